@@ -1,0 +1,33 @@
+"""Settings for the test suite: the real settings, with fast hashing and an
+isolated var/ directory. ``DATABASE_URL`` and ``CELERY_BROKER_URL`` from the
+environment still apply, so CI runs the same suite on PostgreSQL and Redis."""
+
+import os
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("PARAEVAL_VAR_DIR", tempfile.mkdtemp(prefix="paraeval-test-"))
+# Playwright's sync API runs an event loop in the test thread; the ORM calls made
+# by fixtures in that same thread are safe because nothing else runs there.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+from .settings import *  # noqa: E402,F401,F403
+from .settings import VAR_DIR  # noqa: E402
+
+if "CELERY_BROKER_URL" not in os.environ:
+    # An in-process broker for the embedded-default run; tests that need a real
+    # worker start one in a thread (celery.contrib.testing.worker).
+    CELERY_BROKER_URL = "memory://"
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    # A test database in a file, not in memory: in-memory SQLite with a shared cache
+    # answers concurrent connections (a worker thread, the live server) with "database
+    # table is locked" at once instead of waiting. A file behaves like production:
+    # WAL, IMMEDIATE transactions and the busy timeout from config/settings.py.
+    DATABASES["default"]["TEST"] = {"NAME": str(Path(VAR_DIR) / "test-db.sqlite3")}  # noqa: F405
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+MEDIA_ROOT = Path(VAR_DIR) / "media"
+PARAEVAL_CACHE_DIR = Path(os.environ.get("PARAEVAL_CACHE_DIR", Path(VAR_DIR) / "cache"))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}

@@ -1,0 +1,31 @@
+"""Top-level routes. Each app owns its pages (mounted at the root, full paths in
+its own ``urls.py``) and its API (mounted under ``/api/`` from ``api_urls.py``)."""
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.contrib.staticfiles.storage import staticfiles_storage
+from django.http import HttpResponsePermanentRedirect
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+
+from annotation import views as annotation_views
+
+from .auth import ThrottledLoginView, ThrottledObtainAuthToken
+
+APPS = ["annotation", "annotation.judging", "annotation.alignment", "metrics", "metrics.reports"]
+
+api_patterns = [
+    path("auth/token/", ThrottledObtainAuthToken.as_view(), name="api_token"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api_docs"),
+] + [path("", include(f"{app}.api_urls")) for app in APPS]
+
+urlpatterns = [
+    path("", annotation_views.home, name="home"),
+    path("favicon.ico", lambda request: HttpResponsePermanentRedirect(staticfiles_storage.url("favicon.svg")), name="favicon"),
+    path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/", admin.site.urls),
+    path("api/", include(api_patterns)),
+    path("api-auth/", include("rest_framework.urls")),
+] + [path("", include(f"{app}.urls")) for app in APPS]

@@ -1,0 +1,61 @@
+"""Hostile requests end in a 400, never a 500: deep JSON, NUL characters, odd line breaks."""
+
+import json
+
+import pytest
+
+
+@pytest.fixture
+def logged_in(api_client, researcher):
+    api_client.force_authenticate(researcher)
+    return api_client
+
+
+def test_deeply_nested_json_is_a_400(logged_in, study):
+    body = "[" * 5000 + "]" * 5000
+    r = logged_in.post("/api/studies/create/", body, content_type="application/json")
+    assert r.status_code == 400 and "nested too deeply" in r.json()["detail"]
+
+
+def test_nul_in_json_strings_is_a_400(logged_in):
+    r = logged_in.post("/api/studies/create/", json.dumps({"name": "a\x00b"}), content_type="application/json")
+    assert r.status_code == 400 and "NUL" in r.json()["detail"]
+
+
+def test_nul_in_urls_queries_and_forms_is_a_400(client, researcher, study):
+    client.force_login(researcher)
+    assert client.get(f"/studies/{study.pk}/?q=%00").status_code == 400
+    assert client.get("/judge/studies/1/items/%00/").status_code == 400
+    assert client.post("/studies/new/", {"name": "x\x00"}).status_code == 400
+
+
+def test_jsonl_study_import_refuses_nul_and_deep_nesting_with_line_numbers(study):
+    from annotation.importing import StudyImportError, parse_study_file
+
+    nul = '{"original_id": "1", "original": "a\\u0000b", "system": "s", "candidate": "c"}\n'
+    with pytest.raises(StudyImportError, match="line 1: contains a NUL character"):
+        parse_study_file(nul.encode(), filename="d.jsonl")
+    deep = '{"original_id": "1", "original": "a", "system": "s", "candidate": "c"}\n' + "[" * 5000 + "]" * 5000 + "\n"
+    with pytest.raises(StudyImportError, match="line 2: JSON nested too deeply"):
+        parse_study_file(deep.encode(), filename="d.jsonl")
+
+
+def test_jsonl_lines_may_hold_unicode_line_separators_inside_strings():
+    from annotation.importing import parse_study_file
+
+    row = {"original_id": "1", "original": "first\u2028second\u0085third", "system": "s", "candidate": "c\u2029d"}
+    parsed = parse_study_file((json.dumps(row, ensure_ascii=False) + "\n").encode(), filename="d.jsonl")
+    assert parsed.originals["1"].text == "first\u2028second\u0085third"
+
+
+def test_alignment_json_readers_refuse_deep_nesting_and_keep_unicode_separators():
+    from metrics.core.alignment import FormatError, read_json
+
+    with pytest.raises(FormatError, match="nested too deeply"):
+        read_json("[" * 5000 + "]" * 5000)
+    # U+2028 raw inside a JSON string does not end the line: the reader gets to judge
+    # the token itself (a token may not hold a space of any kind) instead of failing on
+    # half a line of JSON.
+    line = json.dumps({"tokens1": ["a\u2028b"], "tokens2": ["c"], "sure": [[0, 0]], "possible": []}, ensure_ascii=False)
+    with pytest.raises(FormatError, match="tokens1 holds"):
+        read_json(line + "\n", jsonl=True)
