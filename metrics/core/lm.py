@@ -1,0 +1,484 @@
+"""N-gram language models for PEM's fluency feature (Liu et al. 2010, §4.4).
+
+Estimation: interpolated modified Kneser–Ney smoothing (Chen & Goodman 1998,
+*An Empirical Study of Smoothing Techniques for Language Modeling*, TR-10-98,
+§3.4 and eq. 26), vectorised with numpy/pandas, written as a standard ARPA file
+that KenLM (``import kenlm``) queries. Definitions, for order n and an n-gram
+h·w with context h:
+
+* Sentences are padded as ``<s> w1 … wk </s>``; ``<s>`` is only a context.
+* Adjusted counts a(·): at the highest order the raw counts c(hw); at lower
+  orders the continuation counts N1+(• hw) = |{v : c(v h w) > 0}|, except for
+  n-grams that begin with ``<s>``, which nothing can precede and which keep
+  their raw counts (as in Chen & Goodman's implementation and KenLM's lmplz).
+* Discounts per order from the counts-of-counts n_k = |{g : a(g) = k}|:
+  Y = n1 / (n1 + 2 n2), D1 = 1 − 2Y n2/n1, D2 = 2 − 3Y n3/n2, D3+ = 3 − 4Y n4/n3.
+  When some n_k is 0 or a discount falls outside (0, k] (tiny corpora), the
+  order uses the fallback (0.5, 1.0, 1.5) — KenLM's ``--discount_fallback``
+  default — and the model records it in ``fallback_orders``.
+* p(w | h) = (a(hw) − D(a(hw))) / Σ_v a(hv) + γ(h) p(w | h′),
+  γ(h) = (D1 N1(h•) + D2 N2(h•) + D3+ N3+(h•)) / Σ_v a(hv), h′ = h without its
+  first word; N_k(h•) counts the words v with a(hv) = k (3+: ≥ 3).
+* The unigram level interpolates with the uniform distribution over the
+  predictable vocabulary V (every training word, ``</s>`` and ``<unk>``; not
+  ``<s>``): p(w) = (a(w) − D) / Σ a + γ / |V|, so ``<unk>`` gets γ / |V|.
+
+The interpolated model is exactly a backoff model: a seen n-gram stores its
+interpolated probability, and a context h stores γ(h) as its backoff weight,
+because p(w | h) = γ(h) p(w | h′) for every w unseen after h. That is what the
+ARPA file holds (log10; ``<s>`` gets the conventional −99).
+"""
+
+from __future__ import annotations
+
+import gzip
+import lzma
+import os
+import tempfile
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from metrics.core.base import (
+    REPO_ROOT,
+    Metric,
+    MetricError,
+    Param,
+    ResourceSpec,
+    ResourceUnavailable,
+    file_fingerprint,
+)
+from metrics.core.registry import register
+from metrics.core.text import tokenize
+
+__all__ = [
+    "BOS",
+    "EOS",
+    "UNK",
+    "LM_VERSION",
+    "FALLBACK_DISCOUNTS",
+    "KneserNeyModel",
+    "estimate_kneser_ney",
+    "modified_kn_discounts",
+    "lm_tokens",
+    "read_sentences",
+    "cache_dir",
+    "cached_arpa",
+    "load_kenlm",
+    "normalized_logprob",
+    "LmFluency",
+]
+
+BOS, EOS, UNK = "<s>", "</s>", "<unk>"
+#: Bump when estimation can change a probability (names cached ARPA files).
+LM_VERSION = "mkn-1"
+FALLBACK_DISCOUNTS = (0.5, 1.0, 1.5)
+_LOG10_ZERO = -99.0  # ARPA convention for "never predicted" (<s>)
+
+
+def lm_tokens(sentence: str, *, lowercase: bool = True) -> list[str]:
+    """Tokens an LM sees for a sentence: :func:`text.tokenize`, lower-cased by default."""
+    return tokenize(sentence, lowercase=lowercase)
+
+
+def read_sentences(path: str | Path) -> Iterable[list[str]]:
+    """Yield the space-separated tokens of each non-empty line of a text file (plain, .gz, .xz)."""
+    path = Path(path)
+    opener = {".xz": lzma.open, ".gz": gzip.open}.get(path.suffix, open)
+    with opener(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            toks = line.split()
+            if toks:
+                yield toks
+
+
+def modified_kn_discounts(counts_of_counts: Sequence[int]) -> tuple[float, float, float] | None:
+    """(D1, D2, D3+) of Chen & Goodman (1998, eq. 26) from n1..n4, or None when undefined.
+
+    Y = n1 / (n1 + 2 n2); D1 = 1 − 2Y n2/n1; D2 = 2 − 3Y n3/n2; D3+ = 3 − 4Y n4/n3.
+    Undefined when any n_k is 0 or a discount leaves (0, k].
+    """
+    n1, n2, n3, n4 = (int(x) for x in counts_of_counts)
+    if min(n1, n2, n3, n4) <= 0:
+        return None
+    y = n1 / (n1 + 2 * n2)
+    d = (1 - 2 * y * n2 / n1, 2 - 3 * y * n3 / n2, 3 - 4 * y * n4 / n3)
+    if not all(0 < dk <= k for k, dk in enumerate(d, 1)):
+        return None
+    return d
+
+
+@dataclass
+class KneserNeyModel:
+    """An estimated interpolated modified-KN model in backoff form.
+
+    ``tables[n - 1]`` is a DataFrame of every n-gram: integer word columns
+    ``w0 … w{n-1}``, ``logp`` (log10 p(w | h)) and ``bow`` (log10 γ of the n-gram
+    as a context; 0.0 when it has no continuation or n is the highest order).
+    ``vocab[i]`` is the word of id i (0 = ``<s>``, 1 = ``</s>``, 2 = ``<unk>``).
+    """
+
+    order: int
+    vocab: list[str]
+    tables: list[pd.DataFrame]
+    discounts: list[tuple[float, float, float]]
+    fallback_orders: list[int] = field(default_factory=list)
+    _lookup: list[dict] | None = field(default=None, repr=False)
+    _ids: dict[str, int] | None = field(default=None, repr=False)
+
+    # -- querying: the model's own backoff arithmetic, independent of KenLM --
+    def _prepare(self) -> None:
+        if self._lookup is None:
+            self._ids = {w: i for i, w in enumerate(self.vocab)}
+            self._lookup = []
+            for n, df in enumerate(self.tables, 1):
+                keys = zip(*(df[f"w{k}"].tolist() for k in range(n)))
+                self._lookup.append(dict(zip(keys, zip(df["logp"].tolist(), df["bow"].tolist()))))
+
+    def word_id(self, word: str) -> int:
+        """Id of ``word``; unknown words map to ``<unk>``."""
+        self._prepare()
+        return self._ids.get(word, 2)
+
+    def logprob(self, word: str, context: Sequence[str] = ()) -> float:
+        """log10 p(word | context): the longest stored n-gram times the skipped contexts' γ."""
+        self._prepare()
+        ids = tuple(self.word_id(t) for t in context)
+        ids = ids[max(0, len(ids) - (self.order - 1)):] if self.order > 1 else ()
+        return self._logprob_ids(self.word_id(word), ids)
+
+    def _logprob_ids(self, w: int, ctx: tuple[int, ...]) -> float:
+        total_bow = 0.0
+        for k in range(len(ctx), -1, -1):
+            h = ctx[len(ctx) - k:]
+            hit = self._lookup[k].get(h + (w,))
+            if hit is not None:
+                return total_bow + hit[0]
+            hb = self._lookup[k - 1].get(h) if k > 0 else None
+            if hb is not None:
+                total_bow += hb[1]
+        raise KeyError(w)  # unreachable: every id is a unigram
+
+    def sentence_logprob(self, tokens: Sequence[str]) -> float:
+        """log10 Pr(<s> tokens </s>) = Σ log10 p(w_i | history), </s> included."""
+        self._prepare()
+        ids = [0] + [self.word_id(t) for t in tokens] + [1]
+        total = 0.0
+        for i in range(1, len(ids)):
+            total += self._logprob_ids(ids[i], tuple(ids[max(0, i - self.order + 1):i]))
+        return total
+
+    # -- ARPA ---------------------------------------------------------------
+    def write_arpa(self, path: str | Path) -> Path:
+        """Write the model as an ARPA file (log10 probabilities and backoffs, 7 significant digits)."""
+        path = Path(path)
+        words = np.array(self.vocab, dtype=object)
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write("\\data\\\n")
+            for n, df in enumerate(self.tables, 1):
+                fh.write(f"ngram {n}={len(df)}\n")
+            for n, df in enumerate(self.tables, 1):
+                fh.write(f"\n\\{n}-grams:\n")
+                text = words[df["w0"].to_numpy()]
+                for k in range(1, n):
+                    text = text + " " + words[df[f"w{k}"].to_numpy()]
+                lines = np.char.mod("%.7g", df["logp"].to_numpy()).astype(object) + "\t" + text
+                if n < self.order:
+                    bow = df["bow"].to_numpy()
+                    suffix = np.where(bow != 0.0, np.char.mod("\t%.7g", bow), "").astype(object)
+                    lines = lines + suffix
+                fh.write("\n".join(lines.tolist()))
+                fh.write("\n")
+            fh.write("\n\\end\\\n")
+        return path
+
+
+def _ngram_frame(flat: np.ndarray, sid: np.ndarray, n: int) -> pd.DataFrame:
+    """Raw counts ``c`` of every n-gram window lying inside one sentence (columns w0..)."""
+    cols = [f"w{k}" for k in range(n)]
+    m = len(flat) - n + 1
+    start = np.arange(max(m, 0))
+    start = start[sid[start] == sid[start + n - 1]] if m > 0 else start
+    df = pd.DataFrame({c: flat[start + k] for k, c in enumerate(cols)})
+    return df.groupby(cols, sort=True).size().rename("c").reset_index()
+
+
+def estimate_kneser_ney(sentences: Iterable[Sequence[str]], *, order: int = 4) -> KneserNeyModel:
+    """Estimate an interpolated modified Kneser–Ney model (module docstring; Chen & Goodman 1998).
+
+    ``sentences`` yields token lists, tokenised as the model will be queried
+    (e.g. :func:`lm_tokens`). ``<s>``/``</s>`` may not occur inside a sentence;
+    a literal ``<unk>`` is counted as the unknown word. Raises ``ValueError`` for
+    an empty corpus or an order below 1.
+    """
+    if order < 1:
+        raise ValueError("order must be at least 1")
+    ids: dict[str, int] = {BOS: 0, EOS: 1, UNK: 2}
+    seq: list[int] = []
+    sid_list: list[int] = []
+    n_sent = 0
+    for sent in sentences:
+        row = [0]
+        for tok in sent:
+            if tok in (BOS, EOS):
+                raise ValueError(f"sentence {n_sent + 1} contains the reserved token {tok!r}")
+            i = ids.get(tok)
+            if i is None:
+                i = ids[tok] = len(ids)
+            row.append(i)
+        row.append(1)
+        seq.extend(row)
+        sid_list.extend([n_sent] * len(row))
+        n_sent += 1
+    if n_sent == 0:
+        raise ValueError("cannot estimate a language model from an empty corpus")
+    vocab = [""] * len(ids)
+    for w, i in ids.items():
+        vocab[i] = w
+    flat = np.asarray(seq, dtype=np.int64)
+    sid = np.asarray(sid_list, dtype=np.int64)
+
+    raw = [_ngram_frame(flat, sid, n) for n in range(1, order + 1)]
+    # The unigram level lists the whole predictable vocabulary — <unk> too, even
+    # unseen — and not <s>, which is never predicted.
+    uni = raw[0][raw[0]["w0"] != 0]
+    missing = sorted(set(range(1, len(vocab))) - set(uni["w0"].tolist()))
+    if missing:
+        uni = pd.concat([uni, pd.DataFrame({"w0": np.asarray(missing, np.int64), "c": 0})], ignore_index=True)
+    raw[0] = uni.sort_values("w0", ignore_index=True)
+
+    # Adjusted counts a(g): raw at the top order and for n-grams starting with
+    # <s>; elsewhere the number of distinct words seen before g.
+    adjusted: list[pd.DataFrame] = []
+    for n in range(1, order + 1):
+        df = raw[n - 1]
+        cols = [f"w{k}" for k in range(n)]
+        if n == order:
+            df = df.assign(a=df["c"])
+        else:
+            cont = raw[n].groupby([f"w{k}" for k in range(1, n + 1)], sort=False).size().reset_index()
+            cont.columns = cols + ["cont"]
+            df = df.merge(cont, on=cols, how="left")
+            cont_v = df["cont"].fillna(0).to_numpy(dtype=np.int64)
+            df = df.drop(columns="cont").assign(a=np.where(df["w0"].to_numpy() == 0, df["c"].to_numpy(), cont_v))
+        adjusted.append(df)
+
+    discounts: list[tuple[float, float, float]] = []
+    fallback: list[int] = []
+    for n, df in enumerate(adjusted, 1):
+        a = df["a"].to_numpy()
+        d = modified_kn_discounts([int(np.sum(a == k)) for k in (1, 2, 3, 4)])
+        if d is None:
+            d = FALLBACK_DISCOUNTS
+            fallback.append(n)
+        discounts.append(d)
+
+    # Interpolated probabilities, lowest order first.
+    vsize = len(vocab) - 1  # predictable vocabulary: all but <s>
+    probs: list[pd.DataFrame] = []
+    gammas: list[pd.DataFrame] = []  # gammas[n-1]: log10 γ of each n-gram as a context
+    for n, df in enumerate(adjusted, 1):
+        d1, d2, d3 = discounts[n - 1]
+        a = df["a"].to_numpy().astype(np.float64)
+        num = a - np.select([a == 0, a == 1, a == 2], [0.0, d1, d2], default=d3)
+        cols = [f"w{k}" for k in range(n)]
+        if n == 1:
+            denom = a.sum()
+            gamma = (d1 * np.sum(a == 1) + d2 * np.sum(a == 2) + d3 * np.sum(a >= 3)) / denom
+            probs.append(df[cols].assign(p=num / denom + gamma / vsize))
+            continue
+        ctx = cols[:-1]
+        agg = (
+            df[ctx]
+            .assign(a=a, n1=(a == 1) * 1.0, n2=(a == 2) * 1.0, n3=(a >= 3) * 1.0)
+            .groupby(ctx, sort=False)
+            .sum()
+            .reset_index()
+        )
+        agg["gamma"] = (d1 * agg["n1"] + d2 * agg["n2"] + d3 * agg["n3"]) / agg["a"]
+        merged = df[cols].assign(num=num).merge(agg[ctx + ["a", "gamma"]], on=ctx, how="left")
+        lower = probs[n - 2].rename(columns={f"w{k}": f"w{k + 1}" for k in range(n - 1)} | {"p": "p_lower"})
+        merged = merged.merge(lower, on=cols[1:], how="left")
+        if merged["p_lower"].isna().any():
+            raise AssertionError("an n-gram's suffix is missing from the order below")
+        probs.append(merged[cols].assign(p=merged["num"] / merged["a"] + merged["gamma"] * merged["p_lower"]))
+        g = agg[ctx].copy()
+        g.columns = [f"w{k}" for k in range(n - 1)]
+        gammas.append(g.assign(bow=np.log10(agg["gamma"].to_numpy())))
+
+    # Backoff form: log10 p, and log10 γ of each n-gram as a context one order up.
+    tables: list[pd.DataFrame] = []
+    for n, df in enumerate(probs, 1):
+        cols = [f"w{k}" for k in range(n)]
+        if n == 1:
+            # <s> is a context only: its unigram row carries the ARPA −99.
+            df = pd.concat([pd.DataFrame({"w0": np.asarray([0], np.int64), "p": [0.0]}), df], ignore_index=True)
+        p = df["p"].to_numpy()
+        with np.errstate(divide="ignore"):
+            df = df[cols].assign(logp=np.where(p > 0, np.log10(np.where(p > 0, p, 1.0)), _LOG10_ZERO))
+        if n < order:
+            df = df.merge(gammas[n - 1], on=cols, how="left")
+            df["bow"] = df["bow"].fillna(0.0)
+        else:
+            df = df.assign(bow=0.0)
+        tables.append(df.sort_values(cols, ignore_index=True))
+    return KneserNeyModel(order=order, vocab=vocab, tables=tables, discounts=discounts, fallback_orders=fallback)
+
+
+# --------------------------------------------------------------------------- KenLM and the model cache
+
+
+def cache_dir() -> Path:
+    """Where built models are cached: ``$PARAEVAL_CACHE_DIR``, else ``<repo>/var/cache``."""
+    return Path(os.environ.get("PARAEVAL_CACHE_DIR") or REPO_ROOT / "var" / "cache")
+
+
+_build_lock = threading.Lock()
+
+
+def cached_arpa(text_path: str | Path, *, order: int = 4) -> Path:
+    """The ARPA model of a training text, estimated on first use and cached.
+
+    The file is ``lm_<sha256 prefix of the text>_o<order>_<LM_VERSION>.arpa`` in
+    :func:`cache_dir`. Side effects: creates the directory and the file, written
+    under a temporary name and renamed so that concurrent workers never read a
+    half-written model.
+    """
+    text_path = Path(text_path)
+    target = cache_dir() / f"lm_{file_fingerprint(text_path)}_o{order}_{LM_VERSION}.arpa"
+    if target.exists():
+        return target
+    with _build_lock:
+        if target.exists():
+            return target
+        target.parent.mkdir(parents=True, exist_ok=True)
+        model = estimate_kneser_ney(read_sentences(text_path), order=order)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
+        os.close(fd)
+        try:
+            model.write_arpa(tmp)
+            os.chmod(tmp, 0o644)  # mkstemp makes it private; web and worker may run as other users
+            os.replace(tmp, target)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    return target
+
+
+_MODEL_SUFFIXES = (".arpa", ".bin", ".binary", ".klm")
+_COMPRESSED_ARPA = (".arpa.gz", ".arpa.xz")
+
+
+def _decompressed_arpa(path: Path) -> Path:
+    """A plain copy of a compressed ARPA file in the cache (this KenLM build reads no gzip/xz)."""
+    target = cache_dir() / f"lm_{file_fingerprint(path)}_{path.name.rsplit('.', 1)[0]}"
+    if target.exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    opener = gzip.open if path.suffix == ".gz" else lzma.open
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out, opener(path, "rb") as src:
+            for block in iter(lambda: src.read(1 << 20), b""):
+                out.write(block)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return target
+_kenlm_cache: dict[tuple[str, int], object] = {}
+
+
+def load_kenlm(path: str | Path, *, order: int = 4):
+    """A ``kenlm.Model`` for an ARPA/KenLM-binary file, or for a training text.
+
+    A path ending in ``.arpa``, ``.bin``, ``.binary`` or ``.klm`` is loaded as
+    it is; ``.arpa.gz``/``.arpa.xz`` are first decompressed into the cache (the
+    KenLM wheel reads no compressed files); anything else is read as training
+    text (one tokenised sentence a line, plain/.gz/.xz) and estimated through
+    :func:`cached_arpa`.
+    Models stay loaded per (path, order) for the life of the process. Raises
+    :class:`~metrics.core.base.ResourceUnavailable` when KenLM cannot read it.
+    """
+    import kenlm
+
+    path = Path(path)
+    key = (str(path.resolve()), order)
+    if key not in _kenlm_cache:
+        name = path.name.lower()
+        if name.endswith(_MODEL_SUFFIXES):
+            model_path = path
+        elif name.endswith(_COMPRESSED_ARPA):
+            model_path = _decompressed_arpa(path)
+        else:
+            model_path = cached_arpa(path, order=order)
+        config = kenlm.Config()
+        config.show_progress = False  # KenLM would draw a progress bar on stderr in every worker
+        try:
+            _kenlm_cache[key] = kenlm.Model(str(model_path), config)
+        except (OSError, RuntimeError) as exc:
+            raise ResourceUnavailable(f"KenLM cannot load {str(model_path)!r}: {exc}") from None
+    return _kenlm_cache[key]
+
+
+def normalized_logprob(model, tokens: Sequence[str]) -> tuple[float, int]:
+    """(log10 Pr(S), length(S)) of PEM's fluency Pn = log Pr(S) / length(S) (§4.4).
+
+    Pr(S) is the probability of ``<s> S </s>`` under ``model`` (anything with
+    KenLM's ``score(sentence, bos=True, eos=True)``), end of sentence included, as
+    a standard n-gram LM's sentence probability is. length(S) counts the tokens
+    of S plus ``</s>`` — every predicted event — so Pn is the mean log10
+    probability per prediction (−log10 of SRILM's ``ppl``) and is defined for an
+    empty sentence. Log base 10 as ARPA/KenLM/SRILM report it; the paper names
+    no base, and a base is only a scale factor that PEM's feature scaling removes.
+    """
+    return float(model.score(" ".join(tokens), bos=True, eos=True)), len(tokens) + 1
+
+
+@register
+class LmFluency(Metric):
+    """Registered ``lm-fluency``: PEM's fluency feature Pn of the candidate (§4.4).
+
+    Statistics per segment ``[log10 Pr(P), length(P)]``; the sentence score is
+    their ratio and the corpus score Σ log10 Pr / Σ length (a length-weighted
+    mean). Higher (closer to 0) is more fluent.
+    """
+
+    slug = "lm-fluency"
+    description = "PEM fluency: log10 Pr(P) / length(P) under a 4-gram modified Kneser-Ney LM (KenLM)."
+    version = "1"
+    params = {
+        "order": Param("order", int, 4, "n-gram order when the model is built from training text",
+                       minimum=1, maximum=8),
+        "lowercase": Param("lowercase", bool, True, "lower-case tokens (must match the model's training text)"),
+    }
+    resources = {
+        "model": ResourceSpec(
+            "model",
+            "an ARPA/KenLM model, or tokenised training text (one sentence a line) that is built once into "
+            "the cache ($PARAEVAL_CACHE_DIR, default var/cache)",
+            default="fixtures/resources/lm_bible_en_train.txt.xz",
+        ),
+    }
+    stat_names = ("log10_prob", "length")
+
+    def _segment_stats(self, originals, candidates, references):
+        path = self.resource_path("model")
+        try:
+            model = load_kenlm(path, order=self.param_values["order"])
+        except MetricError:
+            raise
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            raise ResourceUnavailable(f"resource 'model': cannot use {str(path)!r}: {exc}") from None
+        low = self.param_values["lowercase"]
+        return np.array([normalized_logprob(model, lm_tokens(c, lowercase=low)) for c in candidates])
+
+    def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
+        """Pn = Σ log10 Pr / Σ length."""
+        sums = np.asarray(sums, dtype=np.float64)
+        return sums[:, 0] / sums[:, 1]

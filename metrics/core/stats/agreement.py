@@ -1,0 +1,680 @@
+"""Inter-judge agreement per criterion: Krippendorff's α, Fleiss' κ, Cohen's κ, ICC.
+
+Ratings come as a judges × items array with NaN for "not rated" (Krippendorff's
+reliability-data layout; see :func:`metrics.core.stats.data.rating_matrix`).
+
+Confidence intervals are percentile bootstraps over items (Efron & Tibshirani 1993):
+items are resampled with replacement, seeded, and each coefficient is recomputed.
+Each coefficient is a function of per-item sufficient statistics (coincidence
+matrices for α, category counts for Fleiss' κ, confusion counts for Cohen's κ, row
+sums for the ICC), so a resample is a weighted sum: ``weights @ per_item_stats``,
+vectorised over many resamples at once instead of re-running the estimator.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+import krippendorff
+import numpy as np
+import pandas as pd
+from scipy import sparse
+from scipy import stats as sps
+from statsmodels.stats.inter_rater import fleiss_kappa as _sm_fleiss_kappa
+
+from .correlation import pearson
+from .data import RatingMatrix, rating_matrix, validate_judgments
+from .results import AgreementResult, ICCResult, jsonable
+
+__all__ = [
+    "ALPHA_LEVELS",
+    "CriterionAgreement",
+    "ICC_FORMS",
+    "IncompleteDesignError",
+    "MAX_CATEGORIES",
+    "JudgePairResult",
+    "agreement_by_criterion",
+    "cohen_kappa",
+    "criterion_agreement",
+    "fleiss_kappa",
+    "icc",
+    "krippendorff_alpha",
+    "krippendorff_alphas",
+    "pairwise_cohen_kappa",
+    "pairwise_pearson",
+]
+
+ALPHA_LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval")
+KAPPA_WEIGHTS: tuple[str, ...] = ("unweighted", "linear", "quadratic")
+ICC_FORMS: tuple[str, ...] = ("ICC(1,1)", "ICC(2,1)", "ICC(3,1)", "ICC(1,k)", "ICC(2,k)", "ICC(3,k)")
+
+
+class IncompleteDesignError(ValueError):
+    """The coefficient needs a design the data does not have (reason in the message)."""
+
+
+# ---------------------------------------------------------------------------
+# bootstrap plumbing
+
+
+def _as_ratings(ratings) -> np.ndarray:
+    if isinstance(ratings, RatingMatrix):
+        ratings = ratings.values
+    arr = np.asarray(ratings, dtype=float)
+    if arr.ndim != 2:
+        raise ValueError(f"ratings must be a 2-D judges × items array, got shape {arr.shape}")
+    return arr
+
+
+def _weight_chunks(n_items: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
+    """Yield (chunk, n_items) resampling-count matrices, ``n_boot`` rows in total.
+
+    Row b holds how often each item appears in bootstrap sample b; rows sum to n_items.
+    The chunk size depends only on n_items, so a seed always gives the same samples.
+    """
+    rng = np.random.default_rng(seed)
+    chunk = max(1, min(n_boot, 2_000_000 // max(n_items, 1)))
+    done = 0
+    while done < n_boot:
+        b = min(chunk, n_boot - done)
+        # int32 halves the cost of drawing; b · n_items ≤ 2e6 always fits.
+        draws = rng.integers(0, n_items, size=(b, n_items), dtype=np.int32)
+        draws += (np.arange(b, dtype=np.int32) * n_items)[:, None]
+        yield np.bincount(draws.ravel(), minlength=b * n_items).reshape(b, n_items).astype(float)
+        done += b
+
+
+def _percentile_ci(values: np.ndarray, confidence_level: float) -> tuple[float | None, float | None]:
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return None, None
+    tail = (1 - confidence_level) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+# ---------------------------------------------------------------------------
+# Krippendorff's alpha
+
+
+def _value_domain(values: np.ndarray) -> np.ndarray:
+    return np.unique(values[~np.isnan(values)])
+
+
+def _unit_coincidences(values: np.ndarray, domain: np.ndarray) -> np.ndarray:
+    """Per-item coincidence matrices, flattened: (n_items, V·V).
+
+    Krippendorff (2011, eq. for o_ck): item u with m_u ≥ 2 values contributes
+    (n_uc n_uk − [c = k] n_uc) / (m_u − 1); items with fewer values contribute nothing.
+    """
+    counts = np.stack([(values == v).sum(axis=0) for v in domain], axis=1).astype(float)
+    m = counts.sum(axis=1)
+    outer = counts[:, :, None] * counts[:, None, :]
+    idx = np.arange(domain.size)
+    outer[:, idx, idx] -= counts
+    denom = np.where(m >= 2, m - 1, np.inf)
+    return (outer / denom[:, None, None]).reshape(counts.shape[0], -1)
+
+
+def _distance(domain: np.ndarray, n_v: np.ndarray, level: str) -> np.ndarray:
+    """δ²(c, k) for each resample: (B, V, V).  ``n_v`` is (B, V).
+
+    nominal: [c ≠ k]; interval: (c − k)²; ordinal: (Σ_{g=c..k} n_g − (n_c + n_k)/2)²
+    (Krippendorff 2011).
+    """
+    b, v = n_v.shape
+    if level == "nominal":
+        return np.broadcast_to(1.0 - np.eye(v), (b, v, v))
+    if level == "interval":
+        diff = domain[:, None] - domain[None, :]
+        return np.broadcast_to(diff**2, (b, v, v))
+    if level == "ordinal":
+        cum = np.concatenate([np.zeros((b, 1)), np.cumsum(n_v, axis=1)], axis=1)
+        lo = np.minimum.outer(np.arange(v), np.arange(v))
+        hi = np.maximum.outer(np.arange(v), np.arange(v))
+        between = cum[:, hi + 1] - cum[:, lo]
+        return (between - (n_v[:, :, None] + n_v[:, None, :]) / 2) ** 2
+    raise ValueError(f"unknown level of measurement {level!r}; choose from {', '.join(ALPHA_LEVELS)}")
+
+
+def _alpha_from_coincidences(o: np.ndarray, domain: np.ndarray, level: str) -> np.ndarray:
+    """α = 1 − D_o / D_e for each coincidence matrix in ``o`` (B, V, V)."""
+    n_v = o.sum(axis=1)
+    n = n_v.sum(axis=1)
+    e = (n_v[:, :, None] * n_v[:, None, :] - n_v[:, :, None] * np.eye(domain.size)) / (n - 1)[:, None, None]
+    d = _distance(domain, n_v, level)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1.0 - (o * d).sum(axis=(1, 2)) / (e * d).sum(axis=(1, 2))
+
+
+# Above this many distinct score values the scores are treated as continuous: the
+# category-based coefficients (nominal/ordinal α, Fleiss' κ, Cohen's κ) are not
+# computed, and interval α uses the closed form below instead of a V × V matrix.
+MAX_CATEGORIES = 50
+
+
+def _interval_unit_sums(values: np.ndarray) -> np.ndarray:
+    """Per pairable item: (m_u, S1_u, S2_u, (m_u S2_u − S1_u²)/(m_u − 1)), shape (n, 4)."""
+    present = ~np.isnan(values)
+    m = present.sum(axis=0).astype(float)
+    x = np.where(present, values, 0.0)
+    s1, s2 = x.sum(axis=0), (x**2).sum(axis=0)
+    return np.column_stack([m, s1, s2, (m * s2 - s1**2) / (m - 1)])
+
+
+def _interval_alpha_from_sums(sums: np.ndarray) -> np.ndarray:
+    """Interval α from summed unit statistics (B, 4).
+
+    With squared differences, Σ_{i≠j∈u}(x_i − x_j)² = 2(m_u S2_u − S1_u²), so
+    α = 1 − (n − 1) Σ_u (m_u S2_u − S1_u²)/(m_u − 1) / (n S2 − S1²), n = Σ m_u: the
+    coincidence-matrix definition without enumerating the value domain.
+    """
+    n, s1, s2, within = sums[:, 0], sums[:, 1], sums[:, 2], sums[:, 3]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1.0 - (n - 1) * within / (n * s2 - s1**2)
+
+
+def krippendorff_alphas(
+    ratings,
+    *,
+    levels: Sequence[str] = ALPHA_LEVELS,
+    n_boot: int = 1000,
+    confidence_level: float = 0.95,
+    seed: int = 0,
+    value_domain: Sequence[float] | None = None,
+) -> dict[str, AgreementResult]:
+    """Krippendorff's α at several levels of measurement, sharing one bootstrap.
+
+    α = 1 − D_o / D_e, with D_o = Σ_ck o_ck δ²_ck / n and D_e = Σ_ck n_c n_k δ²_ck /
+    (n(n − 1)) over the coincidence matrix o of pairable values (Krippendorff 2011,
+    "Computing Krippendorff's alpha-reliability").  Point estimates come from the
+    ``krippendorff`` package; missing ratings and incomplete designs are allowed.
+    ``n_items`` counts items with at least two ratings (the pairable ones).
+
+    Scores with more than ``MAX_CATEGORIES`` distinct values (e.g. a 0–100 slider)
+    are continuous: interval α then uses the equivalent closed form of
+    :func:`_interval_alpha_from_sums`, and nominal/ordinal α are NaN with a ``note``.
+    """
+    values = _as_ratings(ratings)
+    for level in levels:
+        if level not in ALPHA_LEVELS:
+            raise ValueError(f"unknown level of measurement {level!r}; choose from {', '.join(ALPHA_LEVELS)}")
+    domain = np.asarray(value_domain, dtype=float) if value_domain is not None else _value_domain(values)
+    pairable = (~np.isnan(values)).sum(axis=0) >= 2
+    values = values[:, pairable]
+    n_items = int(pairable.sum())
+    n_judges = int((~np.isnan(values)).any(axis=1).sum())
+
+    def result(level, stat, low=None, high=None, note=None):
+        return AgreementResult(
+            stat, n_items, n_judges, "krippendorff_alpha", level, low, high,
+            n_boot if low is not None else 0, confidence_level, note,
+        )
+
+    if domain.size < 2 or n_items == 0:
+        note = "no item has two ratings" if n_items == 0 else "every rating has the same value"
+        return {level: result(level, math.nan, note=note) for level in levels}
+
+    continuous = domain.size > MAX_CATEGORIES
+    points: dict[str, float] = {}
+    notes: dict[str, str] = {}
+    for level in levels:
+        if continuous and level != "interval":
+            notes[level] = f"scores are not categorical ({domain.size} distinct values)"
+            points[level] = math.nan
+        elif continuous:
+            points[level] = float(_interval_alpha_from_sums(_interval_unit_sums(values).sum(axis=0)[None])[0])
+        else:
+            points[level] = float(
+                krippendorff.alpha(reliability_data=values, value_domain=domain, level_of_measurement=level)
+            )
+    boots: dict[str, list[np.ndarray]] = {level: [] for level in levels if level not in notes}
+    if n_boot > 0 and boots:
+        if continuous:
+            unit = _interval_unit_sums(values)
+            for w in _weight_chunks(n_items, n_boot, seed):
+                boots["interval"].append(_interval_alpha_from_sums(w @ unit))
+        else:
+            unit = _unit_coincidences(values, domain)
+            v = domain.size
+            for w in _weight_chunks(n_items, n_boot, seed):
+                o = (w @ unit).reshape(-1, v, v)
+                for level in boots:
+                    boots[level].append(_alpha_from_coincidences(o, domain, level))
+    out = {}
+    for level in levels:
+        low = high = None
+        if level in boots and boots[level]:
+            low, high = _percentile_ci(np.concatenate(boots[level]), confidence_level)
+        out[level] = result(level, points[level], low, high, notes.get(level))
+    return out
+
+
+def krippendorff_alpha(
+    ratings,
+    *,
+    level: str = "interval",
+    n_boot: int = 1000,
+    confidence_level: float = 0.95,
+    seed: int = 0,
+    value_domain: Sequence[float] | None = None,
+) -> AgreementResult:
+    """Krippendorff's α at one level of measurement; see :func:`krippendorff_alphas`."""
+    return krippendorff_alphas(
+        ratings,
+        levels=(level,),
+        n_boot=n_boot,
+        confidence_level=confidence_level,
+        seed=seed,
+        value_domain=value_domain,
+    )[level]
+
+
+# ---------------------------------------------------------------------------
+# Fleiss' kappa
+
+
+def fleiss_kappa(
+    ratings, *, n_boot: int = 0, confidence_level: float = 0.95, seed: int = 0
+) -> AgreementResult:
+    """Fleiss' (1971) κ = (P̄ − P̄_e) / (1 − P̄_e) for nominal categories.
+
+    P_i = (Σ_j n_ij² − n) / (n(n − 1)) is the agreement on item i among its n ratings,
+    P̄ their mean, P̄_e = Σ_j p_j² with p_j the share of all ratings in category j.
+    The point estimate is statsmodels' ``fleiss_kappa`` on the item × category table.
+
+    Precondition: every rated item has the same number n ≥ 2 of ratings (Fleiss
+    allows different judges per item, but not different counts).  Otherwise raises
+    :class:`IncompleteDesignError`; use Krippendorff's α for such designs.
+    """
+    values = _as_ratings(ratings)
+    counts_per_item = (~np.isnan(values)).sum(axis=0)
+    rated = counts_per_item > 0
+    values, counts_per_item = values[:, rated], counts_per_item[rated]
+    if values.shape[1] == 0:
+        raise IncompleteDesignError("Fleiss' kappa: no item has any rating")
+    lo, hi = int(counts_per_item.min()), int(counts_per_item.max())
+    if lo != hi:
+        raise IncompleteDesignError(
+            f"Fleiss' kappa needs the same number of ratings on every item; items have {lo} to {hi} "
+            "(incomplete design: use Krippendorff's alpha)"
+        )
+    if lo < 2:
+        raise IncompleteDesignError("Fleiss' kappa needs at least two ratings per item")
+    domain = _value_domain(values)
+    if domain.size > MAX_CATEGORIES:
+        raise ValueError(f"Fleiss' kappa needs categorical scores; found {domain.size} distinct values")
+    table = np.stack([(values == v).sum(axis=0) for v in domain], axis=1).astype(float)
+    n_judges = int((~np.isnan(values)).any(axis=1).sum())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        point = float(_sm_fleiss_kappa(table, method="fleiss")) if domain.size > 1 else math.nan
+    low = high = None
+    if n_boot > 0 and domain.size > 1:
+        n_items, n = table.shape[0], lo
+        p_item = ((table**2).sum(axis=1) - n) / (n * (n - 1))
+        boots = []
+        for w in _weight_chunks(n_items, n_boot, seed):
+            p_bar = (w @ p_item) / n_items
+            p_cat = (w @ table) / (n_items * n)
+            p_exp = (p_cat**2).sum(axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                boots.append((p_bar - p_exp) / (1 - p_exp))
+        low, high = _percentile_ci(np.concatenate(boots), confidence_level)
+    return AgreementResult(
+        point, int(table.shape[0]), n_judges, "fleiss_kappa", "nominal", low, high, n_boot, confidence_level
+    )
+
+
+# ---------------------------------------------------------------------------
+# Cohen's kappa
+
+
+def _kappa_weights(n_labels: int, weights: str) -> np.ndarray:
+    idx = np.arange(n_labels)
+    diff = np.abs(idx[:, None] - idx[None, :]).astype(float)
+    if weights == "unweighted":
+        return (diff > 0).astype(float)
+    if weights == "linear":
+        return diff
+    if weights == "quadratic":
+        return diff**2
+    raise ValueError(f"unknown kappa weighting {weights!r}; choose from {', '.join(KAPPA_WEIGHTS)}")
+
+
+def _kappa_from_confusion(conf: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """κ_w = 1 − Σ w_ij O_ij / Σ w_ij E_ij, E = outer(row sums, column sums) / n; conf is (B, L, L)."""
+    n = conf.sum(axis=(1, 2))
+    expected = conf.sum(axis=2)[:, :, None] * conf.sum(axis=1)[:, None, :] / n[:, None, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1.0 - (conf * w).sum(axis=(1, 2)) / (expected * w).sum(axis=(1, 2))
+
+
+def cohen_kappa(
+    a,
+    b,
+    *,
+    weights: str | None = None,
+    labels: Sequence[float] | None = None,
+    n_boot: int = 0,
+    confidence_level: float = 0.95,
+    seed: int = 0,
+) -> AgreementResult:
+    """Cohen's (1960) κ between two judges, optionally weighted (Cohen 1968).
+
+    κ_w = 1 − Σ w_ij O_ij / Σ w_ij E_ij over the confusion matrix O of the items both
+    judges rated (NaN = not rated) and its chance expectation E; w_ij = [i ≠ j]
+    (unweighted), |i − j| (linear) or (i − j)² (quadratic), where i, j are positions
+    in ``labels`` (default: the values either judge used, sorted).  This is exactly
+    scikit-learn's ``cohen_kappa_score``, which the tests check.
+    """
+    level = weights or "unweighted"
+    x = np.asarray(a, dtype=float).ravel()
+    y = np.asarray(b, dtype=float).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"a and b differ in length ({x.size} != {y.size})")
+    keep = ~(np.isnan(x) | np.isnan(y))
+    x, y = x[keep], y[keep]
+    lab = np.unique(np.concatenate([x, y])) if labels is None else np.asarray(labels, dtype=float)
+    if lab.size > MAX_CATEGORIES:
+        raise ValueError(f"Cohen's kappa needs categorical scores; found {lab.size} distinct values")
+    wmat = _kappa_weights(lab.size, level)
+    if x.size == 0 or lab.size < 2:
+        return AgreementResult(math.nan, int(x.size), 2, "cohen_kappa", level)
+    xi, yi = np.searchsorted(lab, x), np.searchsorted(lab, y)
+    if (xi >= lab.size).any() or (yi >= lab.size).any() or (lab[xi] != x).any() or (lab[yi] != y).any():
+        raise ValueError("a or b contains a value not in labels")
+    cell = xi * lab.size + yi
+    conf = np.bincount(cell, minlength=lab.size**2).reshape(1, lab.size, lab.size).astype(float)
+    point = float(_kappa_from_confusion(conf, wmat)[0])
+    low = high = None
+    if n_boot > 0:
+        onehot = sparse.csr_matrix(
+            (np.ones(cell.size), (np.arange(cell.size), cell)), shape=(cell.size, lab.size**2)
+        )
+        boots = []
+        for w in _weight_chunks(x.size, n_boot, seed):
+            confs = np.asarray((onehot.T @ w.T).T).reshape(-1, lab.size, lab.size)
+            boots.append(_kappa_from_confusion(confs, wmat))
+        low, high = _percentile_ci(np.concatenate(boots), confidence_level)
+    return AgreementResult(point, int(x.size), 2, "cohen_kappa", level, low, high, n_boot, confidence_level)
+
+
+@dataclass(frozen=True)
+class JudgePairResult:
+    """Results for one pair of judges over the ``n_shared`` items both rated."""
+
+    judge_a: str
+    judge_b: str
+    n_shared: int
+    results: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"judges": [a, b], "n_shared": n, <name>: <result dict>, ...}``."""
+        out: dict[str, Any] = {"judges": [self.judge_a, self.judge_b], "n_shared": self.n_shared}
+        out.update({k: jsonable(v) for k, v in self.results.items()})
+        return out
+
+
+def _judge_pairs(values: np.ndarray, judges: Sequence[str], min_shared: int):
+    present = ~np.isnan(values)
+    shared = present.astype(np.int32) @ present.T.astype(np.int32)
+    for i, j in combinations(range(len(judges)), 2):
+        if shared[i, j] >= min_shared:
+            yield i, j, int(shared[i, j])
+
+
+def pairwise_cohen_kappa(
+    ratings,
+    *,
+    judges: Sequence[str] | None = None,
+    weightings: Sequence[str] = KAPPA_WEIGHTS,
+    labels: Sequence[float] | None = None,
+    min_shared: int = 2,
+) -> tuple[JudgePairResult, ...]:
+    """Cohen's κ for every pair of judges sharing ≥ ``min_shared`` items, each weighting.
+
+    ``labels`` defaults to every value any judge used, so that all pairs weight the
+    same scale.  Results are keyed by weighting (``unweighted``, ``linear``,
+    ``quadratic``).
+    """
+    values = _as_ratings(ratings)
+    names = _judge_names(ratings, judges, values.shape[0])
+    lab = _value_domain(values) if labels is None else np.asarray(labels, dtype=float)
+    out = []
+    for i, j, n in _judge_pairs(values, names, min_shared):
+        res = {w: cohen_kappa(values[i], values[j], weights=w, labels=lab) for w in weightings}
+        out.append(JudgePairResult(names[i], names[j], n, res))
+    return tuple(out)
+
+
+def pairwise_pearson(
+    ratings, *, judges: Sequence[str] | None = None, min_shared: int = 3
+) -> tuple[JudgePairResult, ...]:
+    """Pearson's r for every pair of judges over the items both rated (key ``pearson``)."""
+    values = _as_ratings(ratings)
+    names = _judge_names(ratings, judges, values.shape[0])
+    return tuple(
+        JudgePairResult(names[i], names[j], n, {"pearson": pearson(values[i], values[j])})
+        for i, j, n in _judge_pairs(values, names, min_shared)
+    )
+
+
+def _judge_names(ratings, judges, n: int) -> tuple[str, ...]:
+    if judges is not None:
+        names = tuple(map(str, judges))
+    elif isinstance(ratings, RatingMatrix):
+        names = ratings.judges
+    else:
+        names = tuple(str(i) for i in range(n))
+    if len(names) != n:
+        raise ValueError(f"{len(names)} judge names for {n} rows of ratings")
+    return names
+
+
+# ---------------------------------------------------------------------------
+# Intraclass correlation
+
+
+def _icc_from_sums(n, k, g, row_sq_dev, col_sq_dev, total_sq_dev):
+    """All six Shrout & Fleiss ICCs from the two-way ANOVA sums of squares."""
+    ssr, ssc, sst = row_sq_dev, col_sq_dev, total_sq_dev
+    sse = sst - ssr - ssc
+    bms = ssr / (n - 1)
+    wms = (sst - ssr) / (n * (k - 1))
+    jms = ssc / (k - 1)
+    ems = sse / ((n - 1) * (k - 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return {
+            "ICC(1,1)": (bms - wms) / (bms + (k - 1) * wms),
+            "ICC(2,1)": (bms - ems) / (bms + (k - 1) * ems + k * (jms - ems) / n),
+            "ICC(3,1)": (bms - ems) / (bms + (k - 1) * ems),
+            "ICC(1,k)": (bms - wms) / bms,
+            "ICC(2,k)": (bms - ems) / (bms + (jms - ems) / n),
+            "ICC(3,k)": (bms - ems) / bms,
+        }, (bms, wms, jms, ems)
+
+
+def icc(
+    ratings, *, n_boot: int = 0, confidence_level: float = 0.95, seed: int = 0
+) -> dict[str, ICCResult]:
+    """The six intraclass correlations of Shrout & Fleiss (1979), keyed ``ICC(1,1)`` …
+
+    From the two-way ANOVA of n items × k judges: BMS (between items), WMS (within
+    items), JMS (between judges), EMS (residual) mean squares;
+    ICC(1,1) = (BMS − WMS) / (BMS + (k−1)WMS);
+    ICC(2,1) = (BMS − EMS) / (BMS + (k−1)EMS + k(JMS − EMS)/n);
+    ICC(3,1) = (BMS − EMS) / (BMS + (k−1)EMS);
+    ICC(1,k) = (BMS − WMS) / BMS; ICC(2,k) = (BMS − EMS) / (BMS + (JMS − EMS)/n);
+    ICC(3,k) = (BMS − EMS) / BMS.
+    The ANOVA needs every judge on every item, so only items rated by all judges are
+    used (listwise deletion; ``n_items`` says how many).  Raises
+    :class:`IncompleteDesignError` when fewer than two judges or items remain.
+    """
+    values = _as_ratings(ratings)
+    values = values[~np.isnan(values).all(axis=1)]
+    complete = ~np.isnan(values).any(axis=0)
+    x = values[:, complete].T  # items × judges
+    n, k = x.shape
+    if k < 2 or n < 2:
+        raise IncompleteDesignError(
+            f"ICC needs at least 2 judges who all rated at least 2 common items; {n} items are complete"
+        )
+    g = x.mean()
+    row = x.mean(axis=1)
+    col = x.mean(axis=0)
+    ssr = k * ((row - g) ** 2).sum()
+    ssc = n * ((col - g) ** 2).sum()
+    sst = ((x - g) ** 2).sum()
+    point, (bms, wms, jms, ems) = _icc_from_sums(n, k, g, ssr, ssc, sst)
+    boots: dict[str, list[np.ndarray]] = {f: [] for f in ICC_FORMS}
+    if n_boot > 0:
+        rowsum, rowsumsq = x.sum(axis=1), (x**2).sum(axis=1)
+        for w in _weight_chunks(n, n_boot, seed):
+            gb = (w @ rowsum) / (n * k)
+            rb = (w @ (row**2)) - n * gb**2
+            cb = (w @ x) / n
+            sums, _ = _icc_from_sums(
+                n, k, gb, k * rb, n * ((cb**2).sum(axis=1) - k * gb**2), (w @ rowsumsq) - n * k * gb**2
+            )
+            for f in ICC_FORMS:
+                boots[f].append(sums[f])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f1 = bms / wms
+        f23 = bms / ems
+    df_w, df_e = n * (k - 1), (n - 1) * (k - 1)
+    p1 = float(sps.f.sf(f1, n - 1, df_w)) if np.isfinite(f1) else math.nan
+    p23 = float(sps.f.sf(f23, n - 1, df_e)) if np.isfinite(f23) else math.nan
+    out = {}
+    for form in ICC_FORMS:
+        one = form.startswith("ICC(1")
+        low = high = None
+        if n_boot > 0:
+            low, high = _percentile_ci(np.concatenate(boots[form]), confidence_level)
+        label = form.replace(",k)", f",{k})")
+        out[form] = ICCResult(
+            float(point[form]),
+            label,
+            int(n),
+            int(k),
+            float(f1 if one else f23),
+            int(n - 1),
+            int(df_w if one else df_e),
+            p1 if one else p23,
+            low,
+            high,
+            n_boot,
+            confidence_level,
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------
+# everything for one criterion
+
+
+@dataclass(frozen=True)
+class CriterionAgreement:
+    """All agreement figures for one criterion (see the module docstring).
+
+    ``fleiss_kappa`` / ``icc`` are None when the design does not allow them; the
+    reason is then in ``fleiss_kappa_reason`` / ``icc_reason``.
+    """
+
+    criterion: str
+    n_items: int
+    n_judges: int
+    krippendorff_alpha: dict[str, AgreementResult]
+    fleiss_kappa: AgreementResult | None
+    fleiss_kappa_reason: str | None
+    icc: dict[str, ICCResult] | None
+    icc_reason: str | None
+    cohen_kappa: tuple[JudgePairResult, ...]
+    pearson: tuple[JudgePairResult, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable dict with the same keys as the fields."""
+        return {
+            "criterion": self.criterion,
+            "n_items": self.n_items,
+            "n_judges": self.n_judges,
+            "krippendorff_alpha": jsonable(self.krippendorff_alpha),
+            "fleiss_kappa": jsonable(self.fleiss_kappa),
+            "fleiss_kappa_reason": self.fleiss_kappa_reason,
+            "icc": jsonable(self.icc),
+            "icc_reason": self.icc_reason,
+            "cohen_kappa": [p.to_dict() for p in self.cohen_kappa],
+            "pearson": [p.to_dict() for p in self.pearson],
+        }
+
+
+def criterion_agreement(
+    matrix: RatingMatrix,
+    criterion: str,
+    *,
+    n_boot: int = 1000,
+    confidence_level: float = 0.95,
+    seed: int = 0,
+    pairwise: bool = True,
+) -> CriterionAgreement:
+    """Krippendorff's α (three levels), Fleiss' κ, ICC and pairwise Cohen's κ / Pearson
+    for one criterion's judges × items matrix.  Bootstrap CIs (``n_boot`` resamples of
+    items) for α, Fleiss' κ and ICC; pairwise figures are point estimates."""
+    values = matrix.values
+    alphas = krippendorff_alphas(values, n_boot=n_boot, confidence_level=confidence_level, seed=seed)
+    try:
+        fk, fk_reason = fleiss_kappa(values, n_boot=n_boot, confidence_level=confidence_level, seed=seed), None
+    except ValueError as exc:  # IncompleteDesignError, or scores that are not categorical
+        fk, fk_reason = None, str(exc)
+    try:
+        ic, ic_reason = icc(values, n_boot=n_boot, confidence_level=confidence_level, seed=seed), None
+    except IncompleteDesignError as exc:
+        ic, ic_reason = None, str(exc)
+    categorical = _value_domain(values).size <= MAX_CATEGORIES
+    ck = pairwise_cohen_kappa(values, judges=matrix.judges) if pairwise and categorical else ()
+    pr = pairwise_pearson(values, judges=matrix.judges) if pairwise else ()
+    return CriterionAgreement(
+        criterion,
+        int(((~np.isnan(values)).sum(axis=0) >= 1).sum()),
+        matrix.n_judges,
+        alphas,
+        fk,
+        fk_reason,
+        ic,
+        ic_reason,
+        ck,
+        pr,
+    )
+
+
+def agreement_by_criterion(
+    judgments: pd.DataFrame,
+    *,
+    criteria: Sequence[str] | None = None,
+    include_controls: bool = False,
+    n_boot: int = 1000,
+    confidence_level: float = 0.95,
+    seed: int = 0,
+    pairwise: bool = True,
+) -> dict[str, CriterionAgreement]:
+    """:func:`criterion_agreement` for each criterion of a canonical judgment frame.
+
+    Controls are left out by default: their expected scores are extreme and easy, so
+    they would inflate agreement (the reason PEM §5.2 drops them from Table 1).
+    """
+    frame = validate_judgments(judgments)
+    names = list(criteria) if criteria is not None else sorted(frame["criterion"].unique())
+    return {
+        c: criterion_agreement(
+            rating_matrix(frame, c, include_controls=include_controls),
+            c,
+            n_boot=n_boot,
+            confidence_level=confidence_level,
+            seed=seed,
+            pairwise=pairwise,
+        )
+        for c in names
+    }

@@ -1,0 +1,88 @@
+"""Tokenization and stemming shared by every metric, the aligner and the grid.
+
+The tokenizer is deliberately simple and documented so that a researcher can
+reproduce a token index from the text alone (alignment links refer to token
+indices, so the tokenizer is part of the data format):
+
+* a *word* is a run of letters/digits, possibly joined by internal apostrophes
+  (``’`` or ``'``), hyphens or periods between digits: ``God’s``, ``well-known``,
+  ``3.14``;
+* every other non-space character is a token by itself (punctuation, symbols);
+* whitespace only separates.
+
+Text is NFC-normalised first so that the same visible sentence always gives the
+same tokens.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+__all__ = ["TOKENIZER_VERSION", "tokenize", "stem", "stem_tokens", "normalize", "has_nul"]
+
+#: Recorded in metric signatures and alignment exports; bump when the rules change.
+TOKENIZER_VERSION = "paraeval-tok-1"
+
+_TOKEN_RE = re.compile(
+    r"""
+    [^\W_]+(?:['’\-][^\W_]+)*(?:\.[0-9]+)*   # words, with internal ' ’ - ; decimals
+    | [^\w\s]                               # any single non-space symbol
+    | _                                     # underscore is \w but not a letter
+    """,
+    re.VERBOSE,
+)
+
+
+def normalize(text: str) -> str:
+    """Return ``text`` in Unicode NFC with runs of whitespace collapsed to one space."""
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def tokenize(text: str, *, lowercase: bool = False) -> list[str]:
+    """Split ``text`` into tokens by the rules in the module docstring.
+
+    >>> tokenize("In the beginning, God’s Spirit moved.")
+    ['In', 'the', 'beginning', ',', 'God’s', 'Spirit', 'moved', '.']
+    """
+    tokens = _TOKEN_RE.findall(normalize(text))
+    if lowercase:
+        tokens = [t.lower() for t in tokens]
+    return tokens
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    # Imported lazily: nltk is heavy and most callers never stem.
+    from nltk.stem.porter import PorterStemmer
+
+    # ORIGINAL_ALGORITHM is Porter (1980) as published, which is what PEM (Liu et
+    # al. 2010, §4) means by "Porter-stemmed"; NLTK's default adds extensions.
+    return PorterStemmer(mode=PorterStemmer.ORIGINAL_ALGORITHM)
+
+
+@lru_cache(maxsize=200_000)
+def stem(token: str) -> str:
+    """Porter (1980) stem of a lower-cased token; punctuation is returned as is."""
+    low = token.lower()
+    if not any(ch.isalpha() for ch in low):
+        return low
+    return _stemmer().stem(low)
+
+
+def stem_tokens(tokens: list[str]) -> list[str]:
+    """Stem each token (see :func:`stem`)."""
+    return [stem(t) for t in tokens]
+
+
+def has_nul(value) -> bool:
+    """Whether any string in ``value`` (a str, or parsed JSON: dicts and lists of them)
+    holds a NUL character — which no text needs and PostgreSQL cannot store."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(has_nul(k) or has_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(has_nul(v) for v in value)
+    return False

@@ -1,0 +1,104 @@
+import json
+
+import pytest
+
+from metrics.core.stats import REPORT_SCHEMA, build_report, simulate_judgments, simulate_metric_scores
+
+
+@pytest.fixture(scope="module")
+def pem_study():
+    # PEM §5.1's size: 300 originals × (4 systems + 3 controls) × 3 judges, plus one
+    # random clicker who should be caught and can be excluded.
+    return simulate_judgments(n_originals=300, n_judges=4, n_random_clickers=1, seed=7)
+
+
+@pytest.fixture(scope="module")
+def report(pem_study):
+    metrics = simulate_metric_scores(pem_study[pem_study["judge"] != "j04"], seed=3)
+    return build_report(pem_study, metrics, excluded_judges=["j04"], n_boot=200, seed=1)
+
+
+def test_report_is_json_and_has_every_section(report):
+    text = json.dumps(report, allow_nan=False)
+    assert json.loads(text) == report
+    assert report["schema"] == REPORT_SCHEMA
+    assert set(report) == {
+        "schema", "summary", "table1", "table2", "table3", "agreement", "judge_qc",
+        "system_ranking", "metric_leaderboard", "settings", "versions",
+    }
+    summary = report["summary"]
+    assert summary["n_judges"] == 3 and summary["excluded_judges"] == ["j04"]
+    assert summary["n_genuine_items"] == 1200 and summary["n_control_items"] == 900
+    assert summary["n_judgments"] == 2100 * 3 * 4
+
+
+def test_table1_inter_judge_correlation_is_pem_like(report):
+    pairs = report["table1"]["pairs"]
+    assert [p["judges"] for p in pairs] == [["j01", "j02"], ["j01", "j03"], ["j02", "j03"]]
+    for p in pairs:
+        assert p["n_shared"] == 1200
+        assert 0.4 < p["sentence"]["pearson"]["statistic"] < 0.85  # PEM: 0.60–0.67
+        assert p["system"]["pearson"]["statistic"] > 0.95  # PEM: above 0.99
+
+
+def test_table2_has_both_levels_and_the_filtered_subset(report):
+    rows = {(r["criterion"], r["subset"]): r for r in report["table2"]["rows"]}
+    assert set(rows) == {
+        (c, s) for c in ("adequacy", "fluency", "dissimilarity") for s in ("all", "adequacy>=4,fluency>=4")
+    }
+    assert rows[("adequacy", "all")]["sentence"]["pearson"]["statistic"] > 0.5
+    assert rows[("dissimilarity", "adequacy>=4,fluency>=4")]["sentence"]["pearson"]["statistic"] > 0.5
+    assert rows[("adequacy", "all")]["n_systems"] == 7
+
+
+def test_table3_has_every_metric_against_mean_and_each_judge(report):
+    rows = report["table3"]["rows"]
+    keys = {(r["metric"], r["human"], r["level"]) for r in rows}
+    assert len(keys) == 3 * 4 * 2
+    assert all({"pearson", "spearman", "kendall_b", "kendall_c", "accuracy"} <= set(r) for r in rows)
+    mean_seg = {r["metric"]: r["pearson"]["statistic"] for r in rows if r["human"] == "mean" and r["level"] == "segment"}
+    assert mean_seg["metric_good"] > mean_seg["metric_fair"] > mean_seg["metric_poor"]
+    assert not any(r["human"] == "j04" for r in rows)
+
+
+def test_agreement_per_criterion_has_cis(report):
+    for criterion in ("adequacy", "fluency", "dissimilarity", "overall"):
+        block = report["agreement"][criterion]
+        alpha = block["krippendorff_alpha"]["interval"]
+        assert alpha["ci_low"] < alpha["statistic"] < alpha["ci_high"]
+        assert 0.2 < alpha["statistic"] < 0.9
+        assert block["fleiss_kappa"]["n_items"] == 1200
+        assert block["icc"]["ICC(2,1)"]["n_judges"] == 3
+        assert len(block["cohen_kappa"]) == 3
+
+
+def test_judge_qc_flags_the_clicker_and_marks_exclusion(report):
+    qc = {q["judge"]: q for q in report["judge_qc"]}
+    assert qc["j04"]["passed"] is False and qc["j04"]["excluded"] is True
+    assert all(qc[j]["passed"] for j in ("j01", "j02", "j03"))
+
+
+def test_ranking_and_leaderboard(report):
+    systems = [s["system"] for s in report["system_ranking"]["systems"]]
+    assert systems[:2] in (["human1", "human2"], ["human2", "human1"])
+    assert systems[2:] == ["machine1", "machine2"]
+    clusters = [s["cluster"] for s in report["system_ranking"]["systems"]]
+    assert clusters == sorted(clusters) and clusters[-1] > clusters[0]
+    seg = report["metric_leaderboard"]["segment"]
+    assert seg[0]["metric"] == "metric_good" and seg[0]["williams_pvalue"] is None
+    assert all(r["significantly_worse"] for r in seg[1:])
+
+
+def test_report_settings_make_it_reproducible(pem_study):
+    small = pem_study[pem_study["original"] < "o00040"]
+    a = build_report(small, n_boot=50, seed=3)
+    b = build_report(small, n_boot=50, seed=3)
+    assert a == b
+    assert a["table3"] is None and a["metric_leaderboard"] is None
+    assert a["settings"]["n_boot"] == 50 and a["settings"]["seed"] == 3
+    assert {"numpy", "scipy", "krippendorff", "statsmodels"} <= set(a["versions"])
+
+
+def test_report_refuses_unknown_excluded_judges(pem_study):
+    with pytest.raises(ValueError, match="not in the judgments"):
+        build_report(pem_study, excluded_judges=["nobody"], n_boot=0)
