@@ -1,0 +1,12 @@
+from django.urls import path
+
+from . import apis
+
+app_name = "annotation-api"
+urlpatterns = [
+    path("studies/", apis.StudyListApi.as_view(), name="study_list"),
+    path("studies/create/", apis.StudyCreateApi.as_view(), name="study_create"),
+    path("studies/<int:study_id>/", apis.StudyDetailApi.as_view(), name="study_detail"),
+    path("studies/<int:study_id>/import/", apis.StudyImportApi.as_view(), name="study_import"),
+    path("studies/<int:study_id>/imports/<int:job_id>/", apis.ImportJobDetailApi.as_view(), name="import_job"),
+]

@@ -1,0 +1,146 @@
+"""Studies and their data: originals, systems, candidates, membership, imports.
+
+Judging lives in ``annotation.judging``, word alignment in ``annotation.alignment``.
+"""
+
+from django.conf import settings
+from django.db import models
+
+from .enums import ImportFormat, JobStatus, Role, StudyStatus, SystemKind
+
+
+class TimeStampedModel(models.Model):
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class BackgroundJob(TimeStampedModel):
+    """State of work done by a Celery worker, kept in our own tables.
+
+    A worker updates ``progress_done``/``progress_total`` as it goes; pages poll it.
+    No Celery result backend is involved, so a lab can use any broker.
+    """
+
+    status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    phase = models.CharField(max_length=64, blank=True)
+    error = models.TextField(blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in {JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED}
+
+    @property
+    def percent(self) -> int:
+        if self.status == JobStatus.SUCCEEDED:
+            return 100
+        if not self.progress_total:
+            return 0
+        return min(100, int(100 * self.progress_done / self.progress_total))
+
+
+class Study(TimeStampedModel):
+    name = models.CharField(max_length=200, unique=True)
+    description = models.TextField(blank=True)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_studies")
+    status = models.CharField(max_length=16, choices=StudyStatus.choices, default=StudyStatus.DRAFT)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "studies"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class StudyMembership(TimeStampedModel):
+    """A user's role in one study. Owners are researchers implicitly."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="study_memberships")
+    role = models.CharField(max_length=16, choices=Role.choices)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["study", "user", "role"], name="uniq_membership_role")]
+
+    def __str__(self) -> str:
+        return f"{self.user} as {self.role} in {self.study}"
+
+
+class Original(TimeStampedModel):
+    """A source sentence R, identified within its study by the importer's id."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="originals")
+    external_id = models.CharField(max_length=200)
+    text = models.TextField()
+    reference = models.TextField(blank=True)
+    group = models.CharField(max_length=200, blank=True)
+    document = models.CharField(max_length=200, blank=True)
+    position = models.PositiveIntegerField(default=0, help_text="Order in the imported file.")
+
+    class Meta:
+        ordering = ["study", "position"]
+        constraints = [models.UniqueConstraint(fields=["study", "external_id"], name="uniq_original_external_id")]
+
+    def __str__(self) -> str:
+        return f"{self.external_id}: {self.text[:60]}"
+
+
+class System(TimeStampedModel):
+    """Where candidates come from. Never shown to judges."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="systems")
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=32, choices=SystemKind.choices, default=SystemKind.IMPORTED)
+    description = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["study", "name"]
+        constraints = [models.UniqueConstraint(fields=["study", "name"], name="uniq_system_name")]
+
+    @property
+    def is_control(self) -> bool:
+        return self.kind in SystemKind.control_kinds()
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Candidate(TimeStampedModel):
+    """A paraphrase P of one original by one system."""
+
+    original = models.ForeignKey(Original, on_delete=models.CASCADE, related_name="candidates")
+    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="candidates")
+    text = models.TextField()
+
+    class Meta:
+        ordering = ["original", "system"]
+        constraints = [models.UniqueConstraint(fields=["original", "system"], name="uniq_candidate_original_system")]
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+
+class ImportJob(BackgroundJob):
+    """One upload of study data, parsed and written all or nothing."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="import_jobs")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    file = models.FileField(upload_to="imports/%Y/%m/", blank=True)
+    filename = models.CharField(max_length=255)
+    format = models.CharField(max_length=8, choices=ImportFormat.choices)
+    replace = models.BooleanField(default=False)
+    row_count = models.PositiveIntegerField(default=0)
+    summary = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]

@@ -1,0 +1,247 @@
+"""Writes: studies, membership and imports. Views, APIs, tasks and commands call these."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import Group, User
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.db.models import ProtectedError, Q
+from django.utils import timezone
+
+from .enums import JobStatus, Role, SystemKind
+from .importing import ImportIssue, ParsedStudyData, StudyImportError, parse_study_file
+from .models import Candidate, ImportJob, Original, Study, StudyMembership, System
+from .selectors import RESEARCHERS_GROUP
+
+logger = logging.getLogger(__name__)
+
+
+def researcher_grant(*, user: User) -> None:
+    """Let ``user`` create studies (membership of the 'researchers' group)."""
+    group, _ = Group.objects.get_or_create(name=RESEARCHERS_GROUP)
+    user.groups.add(group)
+
+
+@transaction.atomic
+def study_create(*, name: str, owner: User, description: str = "") -> Study:
+    study = Study(name=name.strip(), owner=owner, description=description)
+    study.full_clean()
+    study.save()
+    StudyMembership.objects.get_or_create(study=study, user=owner, role=Role.RESEARCHER)
+    return study
+
+
+@transaction.atomic
+def study_member_add(*, study: Study, user: User, role: str) -> StudyMembership:
+    """Give ``user`` a role in ``study`` (idempotent).
+
+    Other apps react to new judges/annotators through their own services (e.g.
+    building a late judge's assignment), called by the view that adds members.
+    """
+    membership = StudyMembership(study=study, user=user, role=role)
+    membership.full_clean(validate_constraints=False)
+    membership, _ = StudyMembership.objects.get_or_create(study=study, user=user, role=role)
+    return membership
+
+
+@transaction.atomic
+def study_member_remove(*, study: Study, user: User, role: str) -> None:
+    StudyMembership.objects.filter(study=study, user=user, role=role).delete()
+
+
+def study_import_parsed(*, study: Study, parsed: ParsedStudyData, replace: bool = False) -> dict:
+    """Write a parsed file into ``study`` in one transaction: all of it or nothing.
+
+    Without ``replace`` the import may add systems to originals the study already
+    has (same id and same text), but may not change an original's text or
+    overwrite an existing candidate. With ``replace`` the study's imported data
+    (originals, systems, candidates) is deleted first; that is refused once
+    judgments or other work depend on it.
+    Returns a summary dict of what was written.
+    """
+    with transaction.atomic():
+        if replace:
+            try:
+                Original.objects.filter(study=study).delete()
+                System.objects.filter(study=study).delete()
+            except ProtectedError:
+                raise StudyImportError(
+                    parsed.filename,
+                    [ImportIssue(f"study '{study.name}' already has judgments or other work on its data; it cannot be replaced")],
+                ) from None
+        existing = {o.external_id: o for o in Original.objects.filter(study=study)}
+        systems = {s.name: s for s in System.objects.filter(study=study)}
+        issues: list[ImportIssue] = []
+        for oid, odata in parsed.originals.items():
+            old = existing.get(oid)
+            if old is not None and old.text != odata.text:
+                issues.append(ImportIssue(
+                    f"study '{study.name}' already holds original '{oid}' with a different text; pass replace to replace the study's data",
+                    line=odata.line, column="original"))
+        existing_pairs = set(
+            Candidate.objects.filter(original__study=study).values_list("original__external_id", "system__name")
+        )
+        for cand in parsed.candidates:
+            if (cand.original_id, cand.system) in existing_pairs:
+                issues.append(ImportIssue(
+                    f"study '{study.name}' already holds a candidate for original '{cand.original_id}' and system '{cand.system}'; pass replace to replace the study's data",
+                    line=cand.line))
+            if len(issues) >= 50:
+                break
+        for name in parsed.systems:
+            if name in systems and systems[name].kind != SystemKind.IMPORTED:
+                issues.append(ImportIssue(f"system '{name}' is not an imported system and cannot receive imported candidates"))
+        if issues:
+            raise StudyImportError(parsed.filename, issues)
+
+        next_pos = len(existing)
+        new_originals = []
+        for oid, odata in parsed.originals.items():
+            if oid not in existing:
+                new_originals.append(Original(
+                    study=study, external_id=oid, text=odata.text, reference=odata.reference,
+                    group=odata.group, document=odata.document, position=next_pos + odata.position))
+        Original.objects.bulk_create(new_originals, batch_size=2000)
+        new_systems = [System(study=study, name=name, kind=SystemKind.IMPORTED) for name in parsed.systems if name not in systems]
+        System.objects.bulk_create(new_systems, batch_size=500)
+        original_ids = dict(Original.objects.filter(study=study).values_list("external_id", "id"))
+        system_ids = dict(System.objects.filter(study=study).values_list("name", "id"))
+        Candidate.objects.bulk_create(
+            [Candidate(original_id=original_ids[c.original_id], system_id=system_ids[c.system], text=c.text) for c in parsed.candidates],
+            batch_size=2000,
+        )
+        return {
+            "rows": parsed.row_count,
+            "layout": parsed.layout,
+            "format": parsed.format,
+            "originals_added": len(new_originals),
+            "systems_added": len(new_systems),
+            "candidates_added": len(parsed.candidates),
+            "replaced": replace,
+        }
+
+
+def study_import_file(
+    *,
+    study: Study,
+    data: bytes,
+    filename: str,
+    fmt: str | None = None,
+    replace: bool = False,
+    user: User | None = None,
+    background: bool | None = None,
+) -> ImportJob:
+    """Import a study file through the one path shared by CLI, form and API.
+
+    Small files are parsed and written now; a :class:`StudyImportError` propagates
+    and nothing is written. Files with more rows than
+    ``PARAEVAL_IMPORT_BACKGROUND_ROWS`` (or ``background=True``) are stored and a
+    Celery worker imports them; the returned job reports progress and errors.
+    The size limit is checked before anything else.
+    """
+    max_bytes = settings.PARAEVAL_IMPORT_MAX_BYTES
+    if len(data) > max_bytes:
+        raise StudyImportError(filename, [ImportIssue(
+            f"the file is {len(data):,} bytes; the limit is {max_bytes:,} (PARAEVAL_IMPORT_MAX_BYTES)")])
+    from .importing import detect_format
+
+    fmt = detect_format(filename, fmt)
+    if background is None:
+        background = data.count(b"\n") > settings.PARAEVAL_IMPORT_BACKGROUND_ROWS
+    if not background:
+        parsed = parse_study_file(data, filename=filename, fmt=fmt, max_bytes=max_bytes)
+        with transaction.atomic():
+            summary = study_import_parsed(study=study, parsed=parsed, replace=replace)
+            now = timezone.now()
+            return ImportJob.objects.create(
+                study=study, created_by=user, filename=filename, format=fmt, replace=replace,
+                row_count=parsed.row_count, summary=summary, status=JobStatus.SUCCEEDED,
+                progress_done=parsed.row_count, progress_total=parsed.row_count, started_at=now, finished_at=now,
+            )
+    with transaction.atomic():
+        job = ImportJob(study=study, created_by=user, filename=filename, format=fmt, replace=replace,
+                        progress_total=max(1, data.count(b"\n")), phase="queued")
+        job.file.save(filename, ContentFile(data), save=False)
+        job.save()
+        from .tasks import import_job_run_task
+
+        transaction.on_commit(lambda: job_enqueue(import_job_run_task, job.pk))
+    return job
+
+
+def job_enqueue(task, *args) -> bool:
+    """Send a task to the broker; if the broker is away, log and leave the job queued.
+
+    A web request must never fail because the broker is down: the job row already
+    exists, and ``manage.py requeue_jobs`` (or the next worker start) sends it again.
+    """
+    try:
+        task.apply_async(args=args)
+        return True
+    except Exception:  # kombu raises many kinds of connection errors
+        logger.warning("broker unavailable; %s%r stays queued", task.name, args, exc_info=True)
+        return False
+
+
+def _job_update(job_id: int, **fields) -> None:
+    ImportJob.objects.filter(pk=job_id).update(**fields, updated_at=timezone.now())
+
+
+def import_job_run(*, job_id: int, progress_every: int = 1000) -> ImportJob:
+    """Run a queued import (the worker's side). Safe to run twice: a finished job is left alone."""
+    job = ImportJob.objects.select_related("study").get(pk=job_id)
+    if job.is_finished:
+        return job
+    _job_update(job.pk, status=JobStatus.RUNNING, phase="reading", started_at=timezone.now(), error="")
+    try:
+        with job.file.open("rb") as fh:
+            data = fh.read()
+
+        def progress(n: int) -> None:
+            _job_update(job.pk, progress_done=n)
+
+        parsed = parse_study_file(data, filename=job.filename, fmt=job.format,
+                                  max_bytes=settings.PARAEVAL_IMPORT_MAX_BYTES, progress=progress)
+        _job_update(job.pk, phase="writing", progress_done=parsed.row_count, progress_total=parsed.row_count)
+        with transaction.atomic():
+            locked = ImportJob.objects.select_for_update().get(pk=job.pk)
+            if locked.status == JobStatus.SUCCEEDED:
+                return locked  # another worker finished it meanwhile
+            summary = study_import_parsed(study=job.study, parsed=parsed, replace=job.replace)
+            ImportJob.objects.filter(pk=job.pk).update(
+                status=JobStatus.SUCCEEDED, phase="done", summary=summary, row_count=parsed.row_count,
+                finished_at=timezone.now(), updated_at=timezone.now())
+    except StudyImportError as exc:
+        _job_update(job.pk, status=JobStatus.FAILED, phase="failed", error=exc.describe(), finished_at=timezone.now())
+    job.refresh_from_db()
+    return job
+
+
+def jobs_to_resend(model, *, stale_after: timedelta | None = None):
+    """Ids of ``model`` jobs to send to the broker again: every queued one, and with
+    ``stale_after`` every running one not updated for that long — its worker died
+    (a whole worker killed takes its unacknowledged task with it on some brokers).
+    Every task is idempotent, so resending a job that is merely slow costs only time.
+    """
+    q = Q(status=JobStatus.QUEUED)
+    if stale_after is not None:
+        q |= Q(status=JobStatus.RUNNING, updated_at__lt=timezone.now() - stale_after)
+    return model.objects.filter(q).values_list("pk", flat=True)
+
+
+def jobs_requeue_stale(*, stale_after: timedelta | None = None) -> int:
+    """Send queued (and, with ``stale_after``, stalled running) import and generation jobs again."""
+    from .tasks import import_job_run_task, system_generate_run_task
+
+    n = 0
+    for pk in jobs_to_resend(ImportJob, stale_after=stale_after):
+        job = ImportJob.objects.get(pk=pk)
+        # Generation jobs reuse ImportJob for their progress; they carry their request in summary.
+        task = system_generate_run_task if "request" in (job.summary or {}) else import_job_run_task
+        n += job_enqueue(task, pk)
+    return n
+

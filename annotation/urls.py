@@ -1,0 +1,17 @@
+from django.urls import path
+
+from . import views
+
+app_name = "annotation"
+urlpatterns = [
+    path("studies/", views.study_list, name="study_list"),
+    path("studies/new/", views.study_create, name="study_create"),
+    path("studies/<int:study_id>/", views.study_detail, name="study_detail"),
+    path("studies/<int:study_id>/members/", views.study_member_add, name="study_member_add"),
+    path("studies/<int:study_id>/imports/<int:job_id>/", views.import_job_status, name="import_job_status"),
+]
+
+# Baseline paraphrasers: add a generated system to a study (annotation/generation.py).
+from .generation import study_generate  # noqa: E402
+
+urlpatterns += [path("studies/<int:study_id>/generate/", study_generate, name="study_generate")]

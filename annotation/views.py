@@ -1,0 +1,180 @@
+"""Researcher pages for studies, import and membership; the role-aware home page."""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import NoReverseMatch, reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from . import selectors, services
+from .enums import Role
+from .forms import MemberAddForm, StudyCreateForm, StudyImportForm
+from .importing import StudyImportError
+from .models import ImportJob, Study
+
+#: Sections other apps add to a study page: (url name, label). Missing ones are skipped.
+STUDY_TABS = (
+    ("annotation:study_detail", "Data"),
+    ("annotation:study_generate", "Add a system"),
+    ("judging:design", "Judging design"),
+    ("judging:progress", "Judging progress"),
+    ("judging:qc", "Judge QC"),
+    ("alignment:study", "Alignment"),
+    ("metrics:runs", "Metrics"),
+    ("reports:detail", "Report"),
+)
+
+
+def _tabs(study: Study) -> list[dict]:
+    tabs = []
+    for name, label in STUDY_TABS:
+        try:
+            tabs.append({"url": reverse(name, kwargs={"study_id": study.pk}), "label": label, "name": name})
+        except NoReverseMatch:
+            continue
+    return tabs
+
+
+def study_context(study: Study, **extra) -> dict:
+    """Context every researcher page of a study needs (header and tabs)."""
+    return {"study": study, "study_tabs": _tabs(study), **extra}
+
+
+def researcher_study_required(view):
+    """Load ``study_id`` and allow only the study's researchers (403 for anyone else)."""
+
+    @login_required
+    @wraps(view)
+    def wrapper(request, study_id: int, *args, **kwargs):
+        study = get_object_or_404(Study, pk=study_id)
+        if not selectors.user_can_manage_study(study=study, user=request.user):
+            raise PermissionDenied("Only this study's researchers may open this page.")
+        return view(request, study, *args, **kwargs)
+
+    return wrapper
+
+
+def _first_url(*names: str) -> str | None:
+    for name in names:
+        try:
+            return reverse(name)
+        except NoReverseMatch:
+            continue
+    return None
+
+
+@login_required
+def home(request):
+    """Send each person where their work is; show a chooser if they have several roles."""
+    user = request.user
+    is_researcher = selectors.user_is_researcher(user) or user.study_memberships.filter(role=Role.RESEARCHER).exists()
+    judge_url = _first_url("judging:home") if selectors.studies_for_member(user=user, role=Role.JUDGE).exists() else None
+    annot_url = _first_url("alignment:home") if selectors.studies_for_member(user=user, role=Role.ANNOTATOR).exists() else None
+    choices = [u for u in (is_researcher and reverse("annotation:study_list"), judge_url, annot_url) if u]
+    if len(choices) == 1:
+        return redirect(choices[0])
+    return render(request, "annotation/home.html", {
+        "is_researcher": is_researcher, "judge_url": judge_url, "annotator_url": annot_url,
+    })
+
+
+@login_required
+def study_list(request):
+    if not (selectors.user_is_researcher(request.user) or request.user.study_memberships.filter(role=Role.RESEARCHER).exists()):
+        raise PermissionDenied("Only researchers see the study list.")
+    return render(request, "annotation/study_list.html", {
+        "studies": selectors.study_list_for_researcher(request.user),
+        "can_create": selectors.user_is_researcher(request.user),
+    })
+
+
+@login_required
+def study_create(request):
+    if not selectors.user_is_researcher(request.user):
+        raise PermissionDenied("Only researchers may create studies.")
+    form = StudyCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            study = services.study_create(owner=request.user, **form.cleaned_data)
+        except (ValidationError, IntegrityError) as exc:
+            form.add_error("name", getattr(exc, "messages", ["A study with this name exists."])[0])
+        else:
+            messages.success(request, f"Study “{study.name}” created. Import its data below.")
+            return redirect("annotation:study_detail", study_id=study.pk)
+    return render(request, "annotation/study_create.html", {"form": form})
+
+
+@researcher_study_required
+def study_detail(request, study):
+    import_form = StudyImportForm()
+    member_form = MemberAddForm()
+    import_errors: list[str] = []
+    if request.method == "POST" and request.POST.get("action") == "import":
+        import_form = StudyImportForm(request.POST, request.FILES)
+        if import_form.is_valid():
+            upload = import_form.cleaned_data["file"]
+            try:
+                job = services.study_import_file(
+                    study=study, data=upload.read(), filename=upload.name,
+                    fmt=import_form.cleaned_data["format"] or None,
+                    replace=import_form.cleaned_data["replace"], user=request.user,
+                )
+            except StudyImportError as exc:
+                import_errors = [i.render(exc.filename) for i in exc.issues]
+            else:
+                if job.is_finished:
+                    s = job.summary
+                    messages.success(request, f"Imported {upload.name}: {s['originals_added']} originals, "
+                                              f"{s['systems_added']} systems, {s['candidates_added']} candidates.")
+                else:
+                    messages.info(request, f"{upload.name} is being imported in the background.")
+                return redirect("annotation:study_detail", study_id=study.pk)
+    return render(request, "annotation/study_detail.html", study_context(
+        study,
+        counts=selectors.study_counts(study=study),
+        members=selectors.study_members(study=study),
+        jobs=selectors.import_jobs_for_study(study=study),
+        import_form=import_form,
+        import_errors=import_errors,
+        member_form=member_form,
+    ))
+
+
+@researcher_study_required
+@require_POST
+def study_member_add(request, study):
+    form = MemberAddForm(request.POST)
+    if form.is_valid():
+        user = User.objects.filter(username=form.cleaned_data["username"]).first()
+        if user is None:
+            messages.error(request, f"No user named “{form.cleaned_data['username']}”. Create the account in the admin first.")
+        else:
+            role = form.cleaned_data["role"]
+            services.study_member_add(study=study, user=user, role=role)
+            note = ""
+            if role == Role.JUDGE:
+                # A judge added after judging opened gets their own list at once.
+                from annotation.judging.services import assignment_ensure_for_judge
+
+                if assignment_ensure_for_judge(study=study, judge=user) is not None:
+                    note = " Their list of items is ready."
+            messages.success(request, f"{user.username} is now a {role} in this study.{note}")
+    return redirect("annotation:study_detail", study_id=study.pk)
+
+
+@researcher_study_required
+@require_GET
+def import_job_status(request, study, job_id: int):
+    job = get_object_or_404(ImportJob, pk=job_id, study=study)
+    return JsonResponse({
+        "id": job.pk, "status": job.status, "phase": job.phase, "percent": job.percent,
+        "done": job.progress_done, "total": job.progress_total, "error": job.error, "summary": job.summary,
+    })

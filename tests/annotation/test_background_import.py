@@ -1,0 +1,64 @@
+"""Large imports run in a real Celery worker and report progress in our own table."""
+
+import time
+
+import pytest
+
+from annotation import services
+from annotation.models import Candidate, ImportJob
+
+
+def _wait_for(job_id, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = ImportJob.objects.get(pk=job_id)
+        if job.is_finished:
+            return job
+        time.sleep(0.2)
+    raise AssertionError(f"import job {job_id} did not finish: {ImportJob.objects.get(pk=job_id).status}")
+
+
+def _big_file(n):
+    lines = ["original_id,original,system,candidate"]
+    lines += [f"{i},Original sentence number {i}.,human,Paraphrase number {i}." for i in range(n)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_import_over_the_threshold_runs_in_a_real_worker(celery_worker, researcher, settings):
+    settings.PARAEVAL_IMPORT_BACKGROUND_ROWS = 100
+    study = services.study_create(name="Big", owner=researcher)
+    job = services.study_import_file(study=study, data=_big_file(2500), filename="big.csv", user=researcher)
+    assert job.status == "queued"
+    job = _wait_for(job.pk)
+    assert job.status == "succeeded", job.error
+    assert job.percent == 100 and job.progress_done == 2500
+    assert Candidate.objects.filter(original__study=study).count() == 2500
+
+
+@pytest.mark.django_db(transaction=True)
+def test_failed_background_import_records_the_error_and_writes_nothing(celery_worker, researcher, settings):
+    settings.PARAEVAL_IMPORT_BACKGROUND_ROWS = 10
+    study = services.study_create(name="Bad big", owner=researcher)
+    data = _big_file(50) + b"x,,human,oops\n"
+    job = _wait_for(services.study_import_file(study=study, data=data, filename="big.csv").pk)
+    assert job.status == "failed"
+    assert "big.csv, line 52, column 'original': empty text" in job.error
+    assert Candidate.objects.filter(original__study=study).count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_running_the_same_import_job_twice_writes_once(researcher, settings):
+    settings.PARAEVAL_IMPORT_BACKGROUND_ROWS = 10
+    study = services.study_create(name="Twice", owner=researcher)
+    job = services.study_import_file(study=study, data=_big_file(30), filename="t.csv")
+    services.import_job_run(job_id=job.pk)
+    services.import_job_run(job_id=job.pk)
+    assert Candidate.objects.filter(original__study=study).count() == 30
+
+
+def test_progress_page_endpoint_reports_percent(client, researcher, study):
+    job = services.study_import_file(study=study, data=_big_file(5).replace(b"human", b"new"), filename="s.csv")
+    client.force_login(researcher)
+    r = client.get(f"/studies/{study.pk}/imports/{job.pk}/").json()
+    assert r["status"] == "succeeded" and r["percent"] == 100

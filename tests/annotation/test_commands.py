@@ -1,0 +1,97 @@
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation.demo import DEMO_STUDY_NAME
+from annotation.models import Candidate, Original, Study
+
+
+def test_import_study_command_imports_and_reports(researcher, tmp_path, capsys):
+    f = tmp_path / "d.tsv"
+    f.write_text("original_id\toriginal\thuman\n1\tHello there.\tHi there.\n", encoding="utf-8")
+    call_command("import_study", str(f), "--study", "CLI study", "--create", "--owner", researcher.username)
+    study = Study.objects.get(name="CLI study")
+    assert Candidate.objects.filter(original__study=study).count() == 1
+    assert "1 candidates" in capsys.readouterr().out
+
+
+def test_import_study_command_fails_with_line_numbers_and_writes_nothing(researcher, tmp_path):
+    f = tmp_path / "d.csv"
+    f.write_text("original_id,original,system,candidate\n1,a,s,b\n2,,s,c\n", encoding="utf-8")
+    with pytest.raises(CommandError) as info:
+        call_command("import_study", str(f), "--study", "X", "--create", "--owner", researcher.username)
+    assert "d.csv, line 3, column 'original': empty text" in str(info.value)
+    assert Original.objects.count() == 0
+
+
+def test_import_study_command_exits_non_zero_for_unknown_study(tmp_path):
+    import subprocess
+    import sys
+
+    f = tmp_path / "d.csv"
+    f.write_text("original_id,original,system,candidate\n1,a,s,b\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "manage.py", "import_study", str(f), "--study", "nope"],
+                          capture_output=True, text=True, env=_env(tmp_path))
+    assert proc.returncode != 0
+    assert "no study named 'nope'" in proc.stderr
+
+
+def _env(tmp_path):
+    import os
+
+    env = dict(os.environ)
+    env["PARAEVAL_VAR_DIR"] = str(tmp_path / "var")
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    # The subprocess cannot see the test database; it gets a migrated SQLite file of its own.
+    env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'cli.sqlite3'}"
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], check=True, env=env)
+    return env
+
+
+def test_load_demo_creates_accounts_and_the_300_verse_study_once(db, capsys):
+    call_command("load_demo")
+    out = capsys.readouterr().out
+    assert "judge1" in out and "researcher-demo" in out
+    study = Study.objects.get(name=DEMO_STUDY_NAME)
+    assert Original.objects.filter(study=study).count() == 300
+    assert Candidate.objects.filter(original__study=study, system__name="human").count() == 300
+    call_command("load_demo")
+    assert Study.objects.filter(name=DEMO_STUDY_NAME).count() == 1
+    assert "Already loaded" in capsys.readouterr().out
+
+
+def test_requeue_jobs_resends_every_kind_of_queued_work(researcher, capsys):
+    from annotation import services
+
+    study = services.study_create(name="Requeue", owner=researcher)
+    services.study_import_file(study=study, data=b"original_id,original,system,candidate\n1,a,s,b\n",
+                               filename="q.csv", background=True)
+    call_command("requeue_jobs")
+    out = capsys.readouterr().out
+    assert "requeued 1 import/generation job(s)" in out
+    for what in ("alignment scoring/aligner run(s)", "metric run(s)", "report(s)"):
+        assert what in out
+
+
+def test_requeue_jobs_resends_work_stuck_running_after_its_worker_died(researcher, capsys):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from annotation import services
+    from annotation.models import ImportJob
+
+    study = services.study_create(name="Stuck", owner=researcher)
+    job = services.study_import_file(study=study, data=b"original_id,original,system,candidate\n1,a,s,b\n",
+                                     filename="q.csv", background=True)
+    ImportJob.objects.filter(pk=job.pk).update(status="running", updated_at=timezone.now() - timedelta(hours=2))
+    call_command("requeue_jobs", "--stale-minutes", "0")
+    assert "requeued 0 import/generation job(s)" in capsys.readouterr().out
+    call_command("requeue_jobs", "--stale-minutes", "60")
+    assert "requeued 1 import/generation job(s)" in capsys.readouterr().out
+    # the resent job, run by a worker, completes the import once
+    services.import_job_run(job_id=job.pk)
+    assert ImportJob.objects.get(pk=job.pk).status == "succeeded"

@@ -1,0 +1,69 @@
+"""Imports write everything or nothing, through the one service all doors use."""
+
+import pytest
+
+from annotation import services
+from annotation.importing import StudyImportError
+from annotation.models import Candidate, ImportJob, Original, System
+
+GOOD = b"original_id,original,system,candidate\n1,The cat sat.,human,A cat was sitting.\n1,The cat sat.,mt,The cat sits.\n2,Go home.,human,Return home.\n"
+
+
+def counts(study):
+    return (Original.objects.filter(study=study).count(), System.objects.filter(study=study).count(),
+            Candidate.objects.filter(original__study=study).count())
+
+
+@pytest.fixture
+def empty_study(researcher):
+    return services.study_create(name="Empty", owner=researcher)
+
+
+def test_small_import_writes_originals_systems_candidates(empty_study):
+    job = services.study_import_file(study=empty_study, data=GOOD, filename="d.csv")
+    assert job.status == "succeeded"
+    assert counts(empty_study) == (2, 2, 3)
+    assert job.summary["candidates_added"] == 3
+
+
+@pytest.mark.parametrize("bad", [
+    b"original_id,original,system,candidate\n1,a,s,b\n2,c,s,\n",  # empty text late in the file
+    b"original_id,original,system,candidate\n1,a,s,b\n1,a,s,c\n",  # duplicate
+    b"original_id,original,system,candidate\n1,a,s,b\n1,zz,t,c\n",  # two texts
+    b"original_id,original,system\n1,a,s\n",  # missing column
+    b"original_id,original,system,candidate\n1,a,s,b\n2,\xff,s,c\n",  # encoding
+])
+def test_bad_file_leaves_row_counts_unchanged(empty_study, bad):
+    services.study_import_file(study=empty_study, data=GOOD, filename="d.csv")
+    before = counts(empty_study)
+    with pytest.raises(StudyImportError):
+        services.study_import_file(study=empty_study, data=bad, filename="d.csv")
+    assert counts(empty_study) == before
+    assert ImportJob.objects.filter(study=empty_study).count() == 1
+
+
+def test_study_that_already_holds_the_data_refuses_unless_replace(empty_study):
+    services.study_import_file(study=empty_study, data=GOOD, filename="d.csv")
+    with pytest.raises(StudyImportError, match="already holds a candidate for original '1' and system 'human'"):
+        services.study_import_file(study=empty_study, data=GOOD, filename="d.csv")
+    changed = GOOD.replace(b"Go home.", b"Go away.")
+    with pytest.raises(StudyImportError, match="different text"):
+        services.study_import_file(study=empty_study, data=changed, filename="d.csv")
+    assert counts(empty_study) == (2, 2, 3)
+    services.study_import_file(study=empty_study, data=changed, filename="d.csv", replace=True)
+    assert counts(empty_study) == (2, 2, 3)
+    assert Original.objects.get(study=empty_study, external_id="2").text == "Go away."
+
+
+def test_a_new_system_can_be_added_to_existing_originals(empty_study):
+    services.study_import_file(study=empty_study, data=GOOD, filename="d.csv")
+    more = b"original_id,original,pg1\n1,The cat sat.,The feline sat.\n2,Go home.,Go house.\n"
+    services.study_import_file(study=empty_study, data=more, filename="more.csv")
+    assert counts(empty_study) == (2, 3, 5)
+
+
+def test_size_limit_is_configurable(empty_study, settings):
+    settings.PARAEVAL_IMPORT_MAX_BYTES = 20
+    with pytest.raises(StudyImportError, match="the limit is 20"):
+        services.study_import_file(study=empty_study, data=GOOD, filename="d.csv")
+    assert counts(empty_study) == (0, 0, 0)
