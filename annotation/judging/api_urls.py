@@ -1,0 +1,27 @@
+"""Judging API (mounted under /api/)."""
+
+from django.urls import path
+
+from . import apis
+
+app_name = "judging-api"
+S = "judging/studies/<int:study_id>/"
+urlpatterns = [
+    # the judge's own assignment
+    path(S + "items/next/", apis.JudgingNextItemApi.as_view(), name="item_next"),
+    path(S + "items/last/", apis.JudgingLastItemApi.as_view(), name="item_last"),
+    path(S + "items/<str:token>/", apis.JudgingItemDetailApi.as_view(), name="item_detail"),
+    path(S + "items/<str:token>/previous/", apis.JudgingItemPreviousApi.as_view(), name="item_previous"),
+    path(S + "judgments/", apis.JudgingSubmitApi.as_view(), name="judgment_submit"),
+    # researchers
+    path(S + "design/", apis.JudgingDesignApi.as_view(), name="design"),
+    path(S + "design/update/", apis.JudgingDesignUpdateApi.as_view(), name="design_update"),
+    path(S + "open/", apis.JudgingOpenApi.as_view(), name="open"),
+    path(S + "close/", apis.JudgingCloseApi.as_view(), name="close"),
+    path(S + "progress/", apis.JudgingProgressApi.as_view(), name="progress"),
+    path(S + "qc/", apis.JudgingQCApi.as_view(), name="qc"),
+    path(S + "judges/<str:username>/exclude/", apis.JudgingJudgeExcludeApi.as_view(), name="judge_exclude"),
+    path(S + "judges/<str:username>/include/", apis.JudgingJudgeIncludeApi.as_view(), name="judge_include"),
+    path(S + "export/tidy/", apis.JudgingExportTidyApi.as_view(), name="export_tidy"),
+    path(S + "export/wide/", apis.JudgingExportWideApi.as_view(), name="export_wide"),
+]

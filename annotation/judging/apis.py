@@ -1,0 +1,480 @@
+"""Judging REST API: one view per operation, explicit serializers.
+
+Judge endpoints answer only about the requesting judge's own assignment and expose
+items by opaque tokens; a study the user does not judge is a 404. Researcher
+endpoints need the study's researcher role (403 otherwise).
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.apis import get_managed_study
+from annotation.enums import Role, StudyStatus
+from annotation.models import Study
+from metrics.core.controls import CONTROL_KINDS
+
+from . import selectors, services
+from .enums import CRITERIA, SCORE_MAX, SCORE_MIN, JudgesMode, JudgmentSource
+from .errors import JudgingError, StudyNotOpen
+from .selectors import JudgeItem
+from .views import csv_response, export_filename
+
+TAG_JUDGE = ["judging (judge)"]
+TAG_RESEARCHER = ["judging (researcher)"]
+
+
+def judging_error(exc: JudgingError) -> Response:
+    body = {"detail": exc.message}
+    if exc.field_errors:
+        body["errors"] = exc.field_errors
+    return Response(body, status=exc.status_code)
+
+
+def get_judged_study(request, study_id: int) -> Study:
+    """The study, if the requesting user judges it; 404 otherwise (existence is not revealed)."""
+    study = Study.objects.filter(pk=study_id, memberships__user=request.user, memberships__role=Role.JUDGE).first()
+    if study is None:
+        raise NotFound("You are not a judge of this study.")
+    return study
+
+
+# --- serializers ----------------------------------------------------------------------------
+
+class JudgingScoresSerializer(serializers.Serializer):
+    adequacy = serializers.IntegerField(min_value=SCORE_MIN, max_value=SCORE_MAX)
+    fluency = serializers.IntegerField(min_value=SCORE_MIN, max_value=SCORE_MAX)
+    dissimilarity = serializers.IntegerField(min_value=SCORE_MIN, max_value=SCORE_MAX)
+    overall = serializers.IntegerField(min_value=SCORE_MIN, max_value=SCORE_MAX)
+
+    def to_internal_value(self, data):
+        extra = sorted(map(str, set(data) - set(CRITERIA))) if isinstance(data, dict) else []
+        if extra:
+            raise serializers.ValidationError(
+                {name: [f"unknown criterion; the criteria are {', '.join(CRITERIA)}"] for name in extra})
+        return super().to_internal_value(data)
+
+
+class JudgingItemSerializer(serializers.Serializer):
+    token = serializers.CharField(help_text="Opaque id of this item in your assignment.")
+    position = serializers.IntegerField(help_text="1-based place in your order.")
+    total = serializers.IntegerField()
+    done = serializers.IntegerField(help_text="Items you have rated so far.")
+    original = serializers.CharField()
+    paraphrase = serializers.CharField()
+    scores = JudgingScoresSerializer(allow_null=True, help_text="Your latest scores, if you rated it before.")
+    revision = serializers.IntegerField(help_text="How many times you rated it (0: not yet).")
+    previous = serializers.CharField(allow_null=True, source="previous_token", help_text="Token of the item before it.")
+    serve_stamp = serializers.CharField(help_text="Send it back with your judgment: the server times you with it.")
+
+
+class JudgingNextSerializer(serializers.Serializer):
+    finished = serializers.BooleanField()
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+    item = JudgingItemSerializer(allow_null=True)
+
+
+class JudgingSubmitInputSerializer(serializers.Serializer):
+    item = serializers.CharField(max_length=64, help_text="The item's token.")
+    key = serializers.CharField(
+        min_length=services.KEY_MIN_LENGTH, max_length=services.KEY_MAX_LENGTH,
+        help_text="Your idempotency key: a new random string per judgment, the same on a retry.")
+    scores = JudgingScoresSerializer()
+    serve_stamp = serializers.CharField(max_length=400)
+    active_seconds = serializers.FloatField(required=False, allow_null=True, min_value=0)
+
+
+class JudgingSubmitOutputSerializer(serializers.Serializer):
+    item = serializers.CharField()
+    revision = serializers.IntegerField()
+    created = serializers.BooleanField(help_text="False when this key was already stored (a retry).")
+    scores = JudgingScoresSerializer()
+    submitted_at = serializers.DateTimeField()
+    seconds = serializers.FloatField()
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+def _item_payload(item: JudgeItem) -> dict:
+    return JudgingItemSerializer(item).data
+
+
+def _judge_assignment(request, study: Study):
+    if study.status != StudyStatus.OPEN:
+        raise StudyNotOpen("This study is not open for judging.")
+    assignment = services.assignment_ensure_for_judge(study=study, judge=request.user)
+    if assignment is None:
+        raise StudyNotOpen("This study is not open for judging yet.")
+    return assignment
+
+
+# --- judge endpoints ------------------------------------------------------------------------
+
+class JudgingNextItemApi(APIView):
+    @extend_schema(tags=TAG_JUDGE, responses={200: JudgingNextSerializer, 404: OpenApiResponse(description="not your study"),
+                                              409: OpenApiResponse(description="study not open")},
+                   summary="Your next item to rate (the resume point)")
+    def get(self, request, study_id: int):
+        study = get_judged_study(request, study_id)
+        try:
+            assignment = _judge_assignment(request, study)
+        except JudgingError as exc:
+            return judging_error(exc)
+        item = selectors.item_next_for_judge(assignment=assignment)
+        done = item.done if item else selectors.assignment_done_count(assignment=assignment)
+        return Response(JudgingNextSerializer(
+            {"finished": item is None, "done": done, "total": assignment.n_items, "item": item}).data)
+
+
+class JudgingItemDetailApi(APIView):
+    @extend_schema(tags=TAG_JUDGE, responses={200: JudgingItemSerializer, 404: OpenApiResponse(description="not in your assignment")},
+                   summary="One item of your assignment (to revise it)")
+    def get(self, request, study_id: int, token: str):
+        study = get_judged_study(request, study_id)
+        try:
+            return Response(_item_payload(selectors.item_for_judge(study=study, judge=request.user, token=token)))
+        except JudgingError as exc:
+            return judging_error(exc)
+
+
+class JudgingItemPreviousApi(APIView):
+    @extend_schema(tags=TAG_JUDGE, responses={200: JudgingItemSerializer, 404: OpenApiResponse(description="no previous item")},
+                   summary="The item before the given one (to go back and revise it)")
+    def get(self, request, study_id: int, token: str):
+        study = get_judged_study(request, study_id)
+        try:
+            item = selectors.item_previous_for_judge(study=study, judge=request.user, token=token)
+        except JudgingError as exc:
+            return judging_error(exc)
+        if item is None:
+            return Response({"detail": "This is the first item; there is none before it."}, status=status.HTTP_404_NOT_FOUND)
+        return Response(_item_payload(item))
+
+
+class JudgingLastItemApi(APIView):
+    @extend_schema(tags=TAG_JUDGE, responses={200: JudgingItemSerializer, 404: OpenApiResponse(description="nothing rated yet")},
+                   summary="The item before your resume point (the last one you rated)")
+    def get(self, request, study_id: int):
+        study = get_judged_study(request, study_id)
+        try:
+            item = selectors.item_previous_for_judge(study=study, judge=request.user)
+        except JudgingError as exc:
+            return judging_error(exc)
+        if item is None:
+            return Response({"detail": "You have not rated any item yet."}, status=status.HTTP_404_NOT_FOUND)
+        return Response(_item_payload(item))
+
+
+class JudgingSubmitApi(APIView):
+    @extend_schema(
+        tags=TAG_JUDGE, request=JudgingSubmitInputSerializer,
+        responses={201: JudgingSubmitOutputSerializer, 200: JudgingSubmitOutputSerializer,
+                   400: OpenApiResponse(description="invalid scores or stamp"), 404: OpenApiResponse(description="not your item"),
+                   409: OpenApiResponse(description="study not open, or key reused for another submission")},
+        summary="Submit (or revise) your four scores for an item",
+        description="Idempotent on `key`: sending the same key again returns the stored judgment with 200. "
+                    "Rating an item again stores a new revision; the latest counts.")
+    def post(self, request, study_id: int):
+        study = get_judged_study(request, study_id)
+        data = JudgingSubmitInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        try:
+            result = services.judgment_submit(
+                study=study, judge=request.user, token=v["item"], key=v["key"], scores=dict(v["scores"]),
+                serve_stamp=v["serve_stamp"], active_seconds=v.get("active_seconds"), source=JudgmentSource.API)
+        except JudgingError as exc:
+            return judging_error(exc)
+        j = result.judgment
+        assignment = j.item.assignment
+        payload = {"item": v["item"], "revision": j.revision, "created": result.created, "scores": j.scores,
+                   "submitted_at": j.submitted_at, "seconds": j.seconds,
+                   "done": selectors.assignment_done_count(assignment=assignment), "total": assignment.n_items}
+        return Response(JudgingSubmitOutputSerializer(payload).data,
+                        status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+
+
+# --- researcher endpoints ---------------------------------------------------------------------
+
+class JudgingCriterionSerializer(serializers.Serializer):
+    slug = serializers.ChoiceField(choices=CRITERIA)
+    name = serializers.CharField(max_length=60)
+    help = serializers.CharField(max_length=600, allow_blank=True)
+    labels = serializers.ListField(child=serializers.CharField(max_length=60), min_length=5, max_length=5)
+
+
+class JudgingControlCountsSerializer(serializers.Serializer):
+    identical = serializers.IntegerField(min_value=0, max_value=5)
+    random = serializers.IntegerField(min_value=0, max_value=5)
+    unigram = serializers.IntegerField(min_value=0, max_value=5)
+
+
+class JudgingExpectedScoresSerializer(serializers.Serializer):
+    identical = JudgingScoresSerializer()
+    random = JudgingScoresSerializer()
+    unigram = JudgingScoresSerializer()
+
+
+class JudgingDesignSerializer(serializers.Serializer):
+    criteria = JudgingCriterionSerializer(many=True)
+    judges_mode = serializers.ChoiceField(choices=JudgesMode.choices)
+    judges_per_item = serializers.IntegerField(min_value=1)
+    control_counts = JudgingControlCountsSerializer()
+    expected_scores = JudgingExpectedScoresSerializer()
+    seed = serializers.IntegerField(min_value=0)
+    qc_alpha = serializers.FloatField(min_value=0.0001, max_value=0.5)
+    frozen = serializers.BooleanField(read_only=True, source="is_frozen")
+    opened_at = serializers.DateTimeField(read_only=True, allow_null=True)
+
+
+class JudgingDesignApi(APIView):
+    @extend_schema(tags=TAG_RESEARCHER, responses=JudgingDesignSerializer, summary="The study's judging design")
+    def get(self, request, study_id: int):
+        study = get_managed_study(request, study_id)
+        return Response(JudgingDesignSerializer(services.design_get_or_create(study=study)).data)
+
+
+class JudgingDesignUpdateApi(APIView):
+    @extend_schema(tags=TAG_RESEARCHER, request=JudgingDesignSerializer, responses={
+        200: JudgingDesignSerializer, 400: OpenApiResponse(description="invalid design"),
+        409: OpenApiResponse(description="design frozen")},
+        summary="Change the judging design (partial)",
+        description="Only the fields given change. Once the study is open, only `expected_scores` and `qc_alpha` may change.")
+    def patch(self, request, study_id: int):
+        study = get_managed_study(request, study_id)
+        data = JudgingDesignSerializer(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        current = services.design_get_or_create(study=study)
+        changes = {}
+        for field, value in data.validated_data.items():
+            # Nested objects merge into the current design, so a client can send
+            # just {"expected_scores": {"identical": {"overall": 3}}}.
+            if field == "criteria":
+                value = [dict(c) for c in value]
+            elif field == "control_counts":
+                value = dict(current.control_counts) | {k: int(v) for k, v in value.items()}
+            elif field == "expected_scores":
+                value = {k: dict(current.expected_scores.get(k, {})) | dict(value.get(k, {})) for k in CONTROL_KINDS}
+            changes[field] = value
+        try:
+            design = services.design_update(study=study, changes=changes)
+        except JudgingError as exc:
+            return judging_error(exc)
+        return Response(JudgingDesignSerializer(design).data)
+
+
+class JudgingOpenOutputSerializer(serializers.Serializer):
+    controls_created = serializers.IntegerField()
+    items = serializers.IntegerField()
+    judges = serializers.IntegerField()
+    assignment_items = serializers.IntegerField()
+
+
+class JudgingOpenApi(APIView):
+    @extend_schema(tags=TAG_RESEARCHER, request=None, responses={201: JudgingOpenOutputSerializer, 409: OpenApiResponse(description="cannot open")},
+                   summary="Open the study: build controls and assignments")
+    def post(self, request, study_id: int):
+        study = get_managed_study(request, study_id)
+        try:
+            summary = services.study_judging_open(study=study, user=request.user)
+        except JudgingError as exc:
+            return judging_error(exc)
+        return Response(JudgingOpenOutputSerializer(summary).data, status=status.HTTP_201_CREATED)
+
+
+class JudgingStatusOutputSerializer(serializers.Serializer):
+    status = serializers.CharField()
+
+
+class JudgingCloseApi(APIView):
+    @extend_schema(tags=TAG_RESEARCHER, request=None, responses={200: JudgingStatusOutputSerializer, 409: OpenApiResponse(description="not open")},
+                   summary="Close judging (no more judgments accepted)")
+    def post(self, request, study_id: int):
+        study = get_managed_study(request, study_id)
+        try:
+            study = services.study_judging_close(study=study)
+        except JudgingError as exc:
+            return judging_error(exc)
+        return Response(JudgingStatusOutputSerializer({"status": study.status}).data)
+
+
+class JudgingJudgeProgressSerializer(serializers.Serializer):
+    judge = serializers.CharField()
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+    percent = serializers.IntegerField()
+    last_submitted_at = serializers.DateTimeField(allow_null=True)
+    excluded = serializers.BooleanField()
+    joined_late = serializers.BooleanField()
+
+
+class JudgingSystemProgressSerializer(serializers.Serializer):
+    system = serializers.CharField()
+    kind = serializers.CharField()
+    is_control = serializers.BooleanField()
+    assigned = serializers.IntegerField()
+    rated = serializers.IntegerField()
+
+
+class JudgingProgressSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+    judgments = serializers.IntegerField()
+    revisions = serializers.IntegerField()
+    judges = JudgingJudgeProgressSerializer(many=True)
+    judges_without_assignment = serializers.ListField(child=serializers.CharField())
+    systems = JudgingSystemProgressSerializer(many=True)
+
+
+class JudgingProgressApi(APIView):
+    @extend_schema(tags=TAG_RESEARCHER, responses=JudgingProgressSerializer, summary="Progress per judge and per system")
+    def get(self, request, study_id: int):
+        study = get_managed_study(request, study_id)
+        return Response(JudgingProgressSerializer(selectors.study_progress(study=study)).data)
+
+
+class JudgingControlTestSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    criterion = serializers.CharField()
+    control_kinds = serializers.ListField(child=serializers.CharField())
+    statistic = serializers.FloatField(allow_null=True)
+    pvalue = serializers.FloatField(allow_null=True)
+    n_control = serializers.IntegerField()
+    n_genuine = serializers.IntegerField()
+    passed = serializers.BooleanField(allow_null=True)
+
+
+class JudgingJudgeQCSerializer(serializers.Serializer):
+    judge = serializers.CharField()
+    excluded = serializers.BooleanField()
+    rated = serializers.BooleanField(help_text="False for a judge who has rated nothing (no statistics).")
+    passed = serializers.BooleanField(allow_null=True)
+    flags = serializers.ListField(child=serializers.CharField())
+    n_items = serializers.IntegerField()
+    n_controls = serializers.IntegerField()
+    control_mad = serializers.DictField(child=serializers.FloatField())
+    tests = JudgingControlTestSerializer(many=True)
+    median_seconds = serializers.FloatField(allow_null=True)
+    straightlining = serializers.DictField(child=serializers.FloatField())
+
+
+class JudgingQCOutputSerializer(serializers.Serializer):
+    alpha = serializers.FloatField()
+    fingerprint = serializers.CharField()
+    judges = JudgingJudgeQCSerializer(many=True)
+
+
+class JudgingQCApi(APIView):
+    @extend_schema(tags=TAG_RESEARCHER, responses=JudgingQCOutputSerializer, summary="Judge quality control")
+    def get(self, request, study_id: int):
+        study = get_managed_study(request, study_id)
+        design = selectors.design_for_study(study=study)
+        judges = []
+        for row in selectors.judge_qc(study=study):
+            qc = row["qc"]
+            base = {"judge": row["judge"], "excluded": row["excluded"]}
+            if qc is None:
+                judges.append(base | {"rated": False, "passed": None, "flags": [], "n_items": 0, "n_controls": 0,
+                                      "control_mad": {}, "tests": [], "median_seconds": None, "straightlining": {}})
+            else:
+                d = qc.to_dict()
+                judges.append(base | {"rated": True, "passed": d["passed"], "flags": d["flags"], "n_items": d["n_items"],
+                                      "n_controls": d["n_controls"], "control_mad": d["control_mad"], "tests": d["tests"],
+                                      "median_seconds": d["median_seconds"], "straightlining": d["straightlining"]})
+        return Response(JudgingQCOutputSerializer({
+            "alpha": design.qc_alpha if design else 0.05, "fingerprint": selectors.judgments_fingerprint(study=study),
+            "judges": judges}).data)
+
+
+class JudgingExclusionInputSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+
+
+class JudgingExclusionOutputSerializer(serializers.Serializer):
+    judge = serializers.CharField()
+    excluded = serializers.BooleanField()
+    changed = serializers.BooleanField(help_text="False when the judge was already in that state.")
+    fingerprint = serializers.CharField()
+
+
+class _JudgeExclusionBase(APIView):
+    excluded: bool
+
+    def post(self, request, study_id: int, username: str):
+        study = get_managed_study(request, study_id)
+        judge = get_object_or_404(User, username=username)
+        data = JudgingExclusionInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            row = services.judge_exclusion_set(study=study, judge=judge, excluded=self.excluded, decided_by=request.user,
+                                               reason=data.validated_data["reason"])
+        except JudgingError as exc:
+            return judging_error(exc)
+        return Response(JudgingExclusionOutputSerializer({
+            "judge": judge.username, "excluded": self.excluded, "changed": row is not None,
+            "fingerprint": selectors.judgments_fingerprint(study=study)}).data)
+
+
+class JudgingJudgeExcludeApi(_JudgeExclusionBase):
+    excluded = True
+
+    @extend_schema(tags=TAG_RESEARCHER, request=JudgingExclusionInputSerializer, responses=JudgingExclusionOutputSerializer,
+                   summary="Exclude a judge from every statistic of the study (recorded, reversible)")
+    def post(self, request, study_id: int, username: str):
+        return super().post(request, study_id, username)
+
+
+class JudgingJudgeIncludeApi(_JudgeExclusionBase):
+    excluded = False
+
+    @extend_schema(tags=TAG_RESEARCHER, request=JudgingExclusionInputSerializer, responses=JudgingExclusionOutputSerializer,
+                   summary="Include an excluded judge again")
+    def post(self, request, study_id: int, username: str):
+        return super().post(request, study_id, username)
+
+
+class CSVRenderer(BaseRenderer):
+    """Lets clients ask for ``Accept: text/csv``; the export views stream the CSV themselves
+    and only error bodies (dicts) pass through here."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        if isinstance(data, (bytes, str)):
+            return data
+        import json
+
+        return json.dumps(data)
+
+
+class JudgingExportTidyApi(APIView):
+    renderer_classes = [JSONRenderer, CSVRenderer]
+
+    @extend_schema(tags=TAG_RESEARCHER, responses={(200, "text/csv"): OpenApiTypes.STR},
+                   summary="Judgments as tidy CSV (one row per judge × item × criterion)")
+    def get(self, request, study_id: int):
+        study = get_managed_study(request, study_id)
+        return csv_response(selectors.export_tidy_rows(study=study), export_filename(study, "tidy"))
+
+
+class JudgingExportWideApi(APIView):
+    renderer_classes = [JSONRenderer, CSVRenderer]
+
+    @extend_schema(tags=TAG_RESEARCHER, responses={(200, "text/csv"): OpenApiTypes.STR},
+                   summary="Judgments as wide CSV (one row per item, a column per judge × criterion)")
+    def get(self, request, study_id: int):
+        study = get_managed_study(request, study_id)
+        return csv_response(selectors.export_wide_rows(study=study), export_filename(study, "wide"))
+

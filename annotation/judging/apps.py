@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class JudgingConfig(AppConfig):
+    name = "annotation.judging"
+    label = "judging"

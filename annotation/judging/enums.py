@@ -1,0 +1,33 @@
+"""Choices and fixed vocabularies of judging."""
+
+from django.db import models
+
+from annotation.enums import SystemKind
+
+#: The four PEM criteria (Liu et al. 2010, §5.1), by slug, in presentation order.
+CRITERIA: tuple[str, ...] = ("adequacy", "fluency", "dissimilarity", "overall")
+SCORE_MIN, SCORE_MAX = 1, 5
+
+#: Control kind (as in judgments frames and metrics.core.controls) ↔ system kind and name.
+CONTROL_SYSTEM_KIND = {
+    "identical": SystemKind.CONTROL_IDENTICAL,
+    "random": SystemKind.CONTROL_RANDOM,
+    "unigram": SystemKind.CONTROL_UNIGRAM,
+}
+CONTROL_KIND_OF_SYSTEM_KIND = {v.value: k for k, v in CONTROL_SYSTEM_KIND.items()}
+CONTROL_SYSTEM_PREFIX = "control:"
+
+
+def control_system_name(kind: str, copy: int = 1) -> str:
+    """``control:random`` for the first copy, ``control:random:2`` for the second, …"""
+    return f"{CONTROL_SYSTEM_PREFIX}{kind}" if copy == 1 else f"{CONTROL_SYSTEM_PREFIX}{kind}:{copy}"
+
+
+class JudgesMode(models.TextChoices):
+    FULLY_CROSSED = "crossed", "Every judge rates every item (fully crossed, as in PEM)"
+    K_PER_ITEM = "k", "Exactly k judges per item, loads balanced"
+
+
+class JudgmentSource(models.TextChoices):
+    PAGE = "page", "Judge's page"
+    API = "api", "API"

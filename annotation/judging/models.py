@@ -1,0 +1,210 @@
+"""Judging: a study's design, judges' assignments, their judgments, and exclusions.
+
+An *item* is one candidate as presented to one judge: an ``AssignmentItem`` row,
+addressed in URLs and JSON only by its random ``token`` (never by a database id),
+so nothing a judge's browser receives identifies the candidate, its system or
+whether it is a control.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+
+from annotation.models import Candidate, Study, TimeStampedModel
+from metrics.core.controls import CONTROL_KINDS
+
+from . import defaults
+from .enums import CRITERIA, SCORE_MAX, SCORE_MIN, JudgesMode, JudgmentSource
+
+MAX_CONTROLS_PER_KIND = 5
+
+
+def _score_field(help_text: str) -> models.PositiveSmallIntegerField:
+    return models.PositiveSmallIntegerField(
+        validators=[MinValueValidator(SCORE_MIN), MaxValueValidator(SCORE_MAX)], help_text=help_text)
+
+
+class JudgingDesign(TimeStampedModel):
+    """How a study is judged. Frozen (except expected scores and α) once opened."""
+
+    study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="judging_design")
+    criteria = models.JSONField(
+        default=defaults.default_criteria,
+        help_text="Per criterion (adequacy, fluency, dissimilarity, overall): name, help text, five point labels.")
+    judges_mode = models.CharField(max_length=16, choices=JudgesMode.choices, default=JudgesMode.FULLY_CROSSED)
+    judges_per_item = models.PositiveSmallIntegerField(
+        default=2, validators=[MinValueValidator(1)], help_text="Used when the mode is 'exactly k judges per item'.")
+    control_counts = models.JSONField(
+        default=defaults.default_control_counts, help_text="Controls of each kind per original (0 = none).")
+    expected_scores = models.JSONField(
+        default=defaults.default_expected_scores, help_text="Expected score per control kind and criterion.")
+    seed = models.BigIntegerField(default=defaults.new_seed, validators=[MinValueValidator(0)])
+    qc_alpha = models.FloatField(
+        default=0.05, validators=[MinValueValidator(0.0001), MaxValueValidator(0.5)],
+        help_text="Significance level of the judge quality-control tests.")
+    opened_at = models.DateTimeField(null=True, blank=True)
+    opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                  related_name="+")
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(qc_alpha__gt=0) & Q(qc_alpha__lt=1), name="judging_design_alpha_range"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Judging design of {self.study}"
+
+    @property
+    def is_frozen(self) -> bool:
+        return self.opened_at is not None
+
+    def criterion(self, slug: str) -> dict:
+        return next(c for c in self.criteria if c["slug"] == slug)
+
+    def clean(self) -> None:
+        errors: dict[str, list[str]] = {}
+        crit = self.criteria
+        if not isinstance(crit, list) or [c.get("slug") if isinstance(c, dict) else None for c in crit] != list(CRITERIA):
+            errors.setdefault("criteria", []).append(
+                f"criteria must list {', '.join(CRITERIA)} in this order, each with a name, a help text and five labels")
+        else:
+            for c in crit:
+                if not str(c.get("name", "")).strip():
+                    errors.setdefault("criteria", []).append(f"criterion '{c['slug']}' needs a name")
+                labels = c.get("labels")
+                if not isinstance(labels, list) or len(labels) != SCORE_MAX - SCORE_MIN + 1 or not all(
+                        isinstance(lbl, str) and lbl.strip() for lbl in labels):
+                    errors.setdefault("criteria", []).append(f"criterion '{c['slug']}' needs five non-empty point labels")
+                if not isinstance(c.get("help", ""), str):
+                    errors.setdefault("criteria", []).append(f"criterion '{c['slug']}' help text must be text")
+        counts = self.control_counts
+        if not isinstance(counts, dict) or set(counts) - set(CONTROL_KINDS):
+            errors.setdefault("control_counts", []).append(f"control counts are per kind: {', '.join(CONTROL_KINDS)}")
+        else:
+            for kind, n in counts.items():
+                if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= MAX_CONTROLS_PER_KIND:
+                    errors.setdefault("control_counts", []).append(
+                        f"the number of '{kind}' controls per original must be a whole number from 0 to {MAX_CONTROLS_PER_KIND}")
+        exp = self.expected_scores
+        if not isinstance(exp, dict) or set(exp) != set(CONTROL_KINDS):
+            errors.setdefault("expected_scores", []).append(f"expected scores are needed for {', '.join(CONTROL_KINDS)}")
+        else:
+            for kind, scores in exp.items():
+                if not isinstance(scores, dict) or set(scores) != set(CRITERIA) or not all(
+                        isinstance(v, int) and not isinstance(v, bool) and SCORE_MIN <= v <= SCORE_MAX for v in scores.values()):
+                    errors.setdefault("expected_scores", []).append(
+                        f"expected scores of '{kind}' controls need a whole number from {SCORE_MIN} to {SCORE_MAX} "
+                        f"for each of {', '.join(CRITERIA)}")
+        if self.judges_mode == JudgesMode.K_PER_ITEM and not self.judges_per_item:
+            errors.setdefault("judges_per_item", []).append("give the number of judges per item")
+        if errors:
+            raise ValidationError(errors)
+
+
+class Assignment(TimeStampedModel):
+    """One judge's ordered list of items in one study, and the seed that ordered it."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="judging_assignments")
+    judge = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="judging_assignments")
+    seed = models.BigIntegerField(help_text="The per-judge seed the order was drawn from.")
+    n_items = models.PositiveIntegerField(default=0)
+    joined_late = models.BooleanField(default=False, help_text="Built after the study was opened.")
+    instructions_seen_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["study", "judge__username"]
+        constraints = [models.UniqueConstraint(fields=["study", "judge"], name="judging_uniq_assignment")]
+
+    def __str__(self) -> str:
+        return f"{self.judge} in {self.study}"
+
+
+class AssignmentItem(TimeStampedModel):
+    """One candidate in one judge's order, addressed by an opaque random token."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="items")
+    # PROTECT: a candidate someone is assigned to rate cannot silently disappear
+    # (the study import's "replace" reports this as work that depends on the data).
+    candidate = models.ForeignKey(Candidate, on_delete=models.PROTECT, related_name="judging_items")
+    position = models.PositiveIntegerField(help_text="1-based place in the judge's order.")
+    token = models.CharField(max_length=32, unique=True)
+    done_at = models.DateTimeField(null=True, blank=True, help_text="First submission.")
+
+    class Meta:
+        ordering = ["assignment", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "position"], name="judging_uniq_item_position"),
+            models.UniqueConstraint(fields=["assignment", "candidate"], name="judging_uniq_item_candidate"),
+        ]
+        indexes = [
+            # "The judge's next item" reads only unrated rows, in order.
+            models.Index(fields=["assignment", "position"], condition=Q(done_at__isnull=True), name="judging_item_todo"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.position} of {self.assignment}"
+
+
+class Judgment(TimeStampedModel):
+    """One submission of four scores for one item. Revisions add rows; the latest counts."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="judgments")
+    item = models.ForeignKey(AssignmentItem, on_delete=models.CASCADE, related_name="judgments")
+    judge = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="judgments")
+    key = models.CharField(max_length=64, help_text="Client-generated idempotency key.")
+    revision = models.PositiveIntegerField(default=1)
+    is_latest = models.BooleanField(default=True)
+    adequacy = _score_field("Is the meaning kept? 1–5")
+    fluency = _score_field("Is the paraphrase fluent English? 1–5")
+    dissimilarity = _score_field("How much did the wording change? 1–5")
+    overall = _score_field("Overall quality as a paraphrase, 1–5")
+    served_at = models.DateTimeField(help_text="When the server sent the item to the judge.")
+    submitted_at = models.DateTimeField()
+    seconds = models.FloatField(help_text="Server time from serving to submitting.")
+    active_seconds = models.FloatField(null=True, blank=True, help_text="Time the page was visible and focused (client).")
+    source = models.CharField(max_length=8, choices=JudgmentSource.choices, default=JudgmentSource.API)
+
+    class Meta:
+        ordering = ["study", "judge", "item", "revision"]
+        constraints = [
+            models.UniqueConstraint(fields=["judge", "key"], name="judging_uniq_judgment_key"),
+            models.UniqueConstraint(fields=["item", "revision"], name="judging_uniq_judgment_revision"),
+            models.UniqueConstraint(fields=["item"], condition=Q(is_latest=True), name="judging_one_latest_judgment"),
+            *[
+                models.CheckConstraint(condition=Q(**{f"{c}__gte": SCORE_MIN, f"{c}__lte": SCORE_MAX}),
+                                       name=f"judging_{c}_range")
+                for c in CRITERIA
+            ],
+        ]
+        indexes = [models.Index(fields=["study", "is_latest"], name="judging_judgment_latest")]
+
+    def __str__(self) -> str:
+        return f"{self.judge} on {self.item_id} (rev. {self.revision})"
+
+    @property
+    def scores(self) -> dict[str, int]:
+        return {c: getattr(self, c) for c in CRITERIA}
+
+
+class JudgeExclusion(TimeStampedModel):
+    """A researcher's decision to exclude (or re-include) a judge from statistics.
+
+    An event log: the latest row per (study, judge) is the current state, and the
+    history shows who decided what, when and why.
+    """
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="judge_exclusions")
+    judge = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    excluded = models.BooleanField()
+    reason = models.TextField(blank=True)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+
+    class Meta:
+        ordering = ["study", "judge", "-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.judge} {'excluded from' if self.excluded else 'included in'} {self.study}"

@@ -1,0 +1,342 @@
+"""Reads for judging: a judge's items (blinded), progress, the canonical judgments
+frame, exclusions, QC and exports.
+
+What a judge receives is built only by :func:`item_next_for_judge`,
+:func:`item_for_judge` and :func:`item_previous_for_judge` as :class:`JudgeItem`
+values, which hold texts, positions and opaque tokens — never a system, a control
+kind, an expected score or a database id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+
+import pandas as pd
+from django.contrib.auth.models import User
+from django.db.models import Count, Max, Q
+
+from annotation.enums import Role, StudyStatus, SystemKind
+from annotation.models import Candidate, Study
+from metrics.core.stats.qc import judge_qc as _judge_qc
+from metrics.core.stats.results import JudgeQC
+
+from .enums import CONTROL_KIND_OF_SYSTEM_KIND, CRITERIA
+from .errors import ItemNotFound
+from .models import Assignment, AssignmentItem, JudgeExclusion, JudgingDesign, Judgment
+from .tokens import serve_stamp_make
+
+#: Straight-lining: one value for at least this share of a criterion's scores, among
+#: judges with at least this many scores (the QC page and :func:`judge_qc` agree).
+STRAIGHTLINE_THRESHOLD = 0.9
+STRAIGHTLINE_MIN_SCORES = 10
+
+JUDGMENT_FRAME_COLUMNS = ("judge", "item", "original", "system", "is_control", "control_kind", "criterion", "score",
+                          "seconds", "submitted_at")
+
+
+# --- the judge's side -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class JudgeItem:
+    """One item as a judge sees it. Safe to render or serialise for the judge."""
+
+    token: str
+    position: int
+    total: int
+    done: int
+    original: str
+    paraphrase: str
+    scores: dict[str, int] | None  # the latest scores when the item was rated before
+    revision: int  # how many times it was rated (0: not yet)
+    previous_token: str | None
+    serve_stamp: str
+
+    @property
+    def is_revision(self) -> bool:
+        return self.revision > 0
+
+
+def design_for_study(*, study: Study) -> JudgingDesign | None:
+    return JudgingDesign.objects.filter(study=study).first()
+
+
+def assignment_for_judge(*, study: Study, judge: User) -> Assignment | None:
+    return Assignment.objects.filter(study=study, judge=judge).first()
+
+
+def assignment_done_count(*, assignment: Assignment) -> int:
+    return AssignmentItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
+
+
+def _items_with_texts():
+    return AssignmentItem.objects.select_related("candidate__original").defer(
+        "candidate__created_at", "candidate__updated_at", "candidate__original__reference")
+
+
+def _judge_item(item: AssignmentItem, *, assignment: Assignment, done: int) -> JudgeItem:
+    """``item`` must come from :func:`_items_with_texts` (its texts are loaded with it)."""
+    latest = Judgment.objects.filter(item=item, is_latest=True).first() if item.done_at is not None else None
+    previous = None
+    if item.position > 1:
+        previous = AssignmentItem.objects.filter(assignment=assignment, position=item.position - 1).values_list(
+            "token", flat=True).first()
+    cand = item.candidate
+    return JudgeItem(
+        token=item.token, position=item.position, total=assignment.n_items, done=done,
+        original=cand.original.text, paraphrase=cand.text,
+        scores=latest.scores if latest else None, revision=latest.revision if latest else 0,
+        previous_token=previous, serve_stamp=serve_stamp_make(item.token),
+    )
+
+
+def item_next_for_judge(*, assignment: Assignment) -> JudgeItem | None:
+    """The first item in the judge's order not yet rated (None when all are rated).
+
+    This is the resume point: it lives in the database, so a reload or another
+    device continues exactly here.
+    """
+    item = _items_with_texts().filter(assignment=assignment, done_at__isnull=True).order_by("position").first()
+    if item is None:
+        return None
+    return _judge_item(item, assignment=assignment, done=assignment_done_count(assignment=assignment))
+
+
+def _own_item(*, study: Study, judge: User, token: str) -> tuple[AssignmentItem, Assignment]:
+    item = (_items_with_texts().select_related("assignment")
+            .filter(token=token, assignment__study=study, assignment__judge=judge).first()
+            if isinstance(token, str) else None)
+    if item is None:
+        raise ItemNotFound("There is no such item in your assignment for this study.")
+    return item, item.assignment
+
+
+def item_for_judge(*, study: Study, judge: User, token: str) -> JudgeItem:
+    """One item of this judge's assignment (to revise it). :class:`ItemNotFound` otherwise."""
+    item, assignment = _own_item(study=study, judge=judge, token=token)
+    return _judge_item(item, assignment=assignment, done=assignment_done_count(assignment=assignment))
+
+
+def item_previous_for_judge(*, study: Study, judge: User, token: str | None = None) -> JudgeItem | None:
+    """The item before ``token`` — or, without a token, before the resume point (the
+    last item when all are rated). None at the start of the order."""
+    if token is not None:
+        item, assignment = _own_item(study=study, judge=judge, token=token)
+        position = item.position - 1
+    else:
+        assignment = assignment_for_judge(study=study, judge=judge)
+        if assignment is None:
+            raise ItemNotFound("You have no assignment in this study.")
+        nxt = AssignmentItem.objects.filter(assignment=assignment, done_at__isnull=True).order_by("position").first()
+        position = (nxt.position if nxt else assignment.n_items + 1) - 1
+    if position < 1:
+        return None
+    prev = _items_with_texts().get(assignment=assignment, position=position)
+    return _judge_item(prev, assignment=assignment, done=assignment_done_count(assignment=assignment))
+
+
+def studies_for_judge(*, judge: User) -> list[dict]:
+    """The judge's studies with their status and the judge's progress, open ones first."""
+    studies = Study.objects.filter(memberships__user=judge, memberships__role=Role.JUDGE).distinct()
+    assignments = {a.study_id: a for a in Assignment.objects.filter(judge=judge)}
+    done = dict(AssignmentItem.objects.filter(assignment__judge=judge, done_at__isnull=False)
+                .values("assignment__study_id").annotate(n=Count("id")).values_list("assignment__study_id", "n"))
+    rows = []
+    for s in studies:
+        a = assignments.get(s.pk)
+        rows.append({"study": s, "is_open": s.status == StudyStatus.OPEN, "assignment": a,
+                     "done": done.get(s.pk, 0), "total": a.n_items if a else 0})
+    rows.sort(key=lambda r: (not r["is_open"], r["study"].name))
+    return rows
+
+
+# --- the researcher's side --------------------------------------------------------------
+
+def study_has_judgments(*, study: Study) -> bool:
+    return Judgment.objects.filter(study=study).exists()
+
+
+def study_progress(*, study: Study) -> dict:
+    """Per judge: done/total and last submission; per system: items and latest judgments.
+
+    Returns ``{"judges": [...], "systems": [...], "done": n, "total": n, "judgments": n,
+    "revisions": n, "status": str}``.
+    """
+    judges = []
+    excluded = judges_excluded(study=study)
+    per_assignment = (
+        Assignment.objects.filter(study=study).select_related("judge")
+        .annotate(done=Count("items", filter=Q(items__done_at__isnull=False)))
+        .order_by("judge__username"))
+    last = dict(Judgment.objects.filter(study=study).values("judge_id").annotate(t=Max("submitted_at"))
+                .values_list("judge_id", "t"))
+    for a in per_assignment:
+        judges.append({"judge": a.judge.username, "done": a.done, "total": a.n_items,
+                       "percent": int(100 * a.done / a.n_items) if a.n_items else 0,
+                       "last_submitted_at": last.get(a.judge_id), "excluded": a.judge.username in excluded,
+                       "joined_late": a.joined_late})
+    assigned_users = {a.judge_id for a in per_assignment}
+    waiting = list(User.objects.filter(study_memberships__study=study, study_memberships__role=Role.JUDGE)
+                   .exclude(pk__in=assigned_users).distinct().order_by("username").values_list("username", flat=True))
+    assigned = dict(AssignmentItem.objects.filter(assignment__study=study).values("candidate__system__name")
+                    .annotate(n=Count("id")).values_list("candidate__system__name", "n"))
+    rated = dict(Judgment.objects.filter(study=study, is_latest=True).values("item__candidate__system__name")
+                 .annotate(n=Count("id")).values_list("item__candidate__system__name", "n"))
+    systems = []
+    for name, kind in study.systems.order_by("kind", "name").values_list("name", "kind"):
+        systems.append({"system": name, "kind": kind, "is_control": kind in SystemKind.control_kinds(),
+                        "assigned": assigned.get(name, 0), "rated": rated.get(name, 0)})
+    totals = Judgment.objects.filter(study=study).aggregate(n=Count("id"), latest=Count("id", filter=Q(is_latest=True)))
+    return {
+        "status": study.status,
+        "judges": judges,
+        "judges_without_assignment": waiting,
+        "systems": systems,
+        "done": sum(j["done"] for j in judges),
+        "total": sum(j["total"] for j in judges),
+        "judgments": totals["latest"],
+        "revisions": totals["n"] - totals["latest"],
+    }
+
+
+def _frame_rows(study: Study) -> list[tuple]:
+    return list(
+        Judgment.objects.filter(study=study, is_latest=True)
+        .order_by("judge__username", "item__candidate_id")
+        .values_list("judge__username", "item__candidate_id", "item__candidate__original__external_id",
+                     "item__candidate__system__name", "item__candidate__system__kind",
+                     *CRITERIA, "seconds", "submitted_at", "revision", "active_seconds"))
+
+
+def judgments_frame(*, study: Study, include_excluded_judges: bool = False) -> pd.DataFrame:
+    """The study's judgments in the canonical tidy shape (``metrics.core.stats.data``).
+
+    One row per (judge, item, criterion) from each item's *latest* revision, with
+    columns ``judge`` (username), ``item`` (str of the candidate's id: the same item
+    for every judge), ``original`` (the original's external id), ``system`` (system
+    name), ``is_control`` (bool), ``control_kind`` ("identical"/"random"/"unigram" or
+    None), ``criterion`` (slug), ``score`` (int), ``seconds`` (float, server time
+    from serving to submitting), ``submitted_at`` (aware datetime). Judges excluded
+    by a researcher are left out unless ``include_excluded_judges``. Sorted by judge,
+    item, criterion order.
+    """
+    excluded = set() if include_excluded_judges else judges_excluded(study=study)
+    records = []
+    for (judge, cand, original, system, kind, *rest) in _frame_rows(study):
+        if judge in excluded:
+            continue
+        scores, (seconds, submitted_at, _rev, _active) = rest[: len(CRITERIA)], rest[len(CRITERIA):]
+        control_kind = CONTROL_KIND_OF_SYSTEM_KIND.get(kind)
+        for crit, score in zip(CRITERIA, scores):
+            records.append((judge, str(cand), original, system, control_kind is not None, control_kind, crit,
+                            int(score), float(seconds), submitted_at))
+    frame = pd.DataFrame.from_records(records, columns=list(JUDGMENT_FRAME_COLUMNS))
+    return frame.astype({"judge": object, "item": object, "original": object, "system": object,
+                         "is_control": bool, "control_kind": object, "criterion": object, "score": "int64",
+                         "seconds": "float64"})
+
+
+def study_control_expected(*, study: Study) -> dict[str, dict[str, int]]:
+    """Expected score per control kind and criterion, from the design (PEM's defaults if none)."""
+    design = design_for_study(study=study)
+    if design is None:
+        from .defaults import default_expected_scores
+
+        return default_expected_scores()
+    return {k: {c: int(v) for c, v in scores.items()} for k, scores in design.expected_scores.items()}
+
+
+def judges_excluded(*, study: Study) -> set[str]:
+    """Usernames of judges whose latest exclusion decision is 'excluded'."""
+    state: dict[str, bool] = {}
+    for username, excluded in (JudgeExclusion.objects.filter(study=study)
+                               .order_by("judge__username", "-created_at", "-id")
+                               .values_list("judge__username", "excluded")):
+        state.setdefault(username, excluded)
+    return {u for u, e in state.items() if e}
+
+
+def judge_exclusion_history(*, study: Study) -> list[JudgeExclusion]:
+    return list(JudgeExclusion.objects.filter(study=study).select_related("judge", "decided_by")
+                .order_by("-created_at", "-id"))
+
+
+def judgments_fingerprint(*, study: Study) -> str:
+    """A short hash that changes whenever a judgment is added or revised, a judge is
+    excluded or re-included, or the controls' expected scores change.
+
+    Reports built from :func:`judgments_frame` store it and compare to know they are stale.
+    """
+    j = Judgment.objects.filter(study=study).aggregate(n=Count("id"), last=Max("id"))
+    e = JudgeExclusion.objects.filter(study=study).aggregate(n=Count("id"), last=Max("id"))
+    parts = {"judgments": [j["n"], j["last"]], "exclusions": [e["n"], e["last"]],
+             "expected": study_control_expected(study=study)}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def judge_qc(*, study: Study) -> list[dict]:
+    """Quality control per judge (``metrics.core.stats.qc.judge_qc``) with exclusion state.
+
+    Every judge with an assignment appears, including excluded ones (so the
+    researcher can re-include them). Returns dicts ``{"judge", "excluded", "qc"}``
+    where ``qc`` is a :class:`JudgeQC` or None for a judge who has rated nothing.
+    """
+    design = design_for_study(study=study)
+    alpha = design.qc_alpha if design else 0.05
+    frame = judgments_frame(study=study, include_excluded_judges=True)
+    results: dict[str, JudgeQC] = {}
+    if len(frame):
+        results = {r.judge: r for r in _judge_qc(
+            frame, control_expected=study_control_expected(study=study), alpha=alpha,
+            straightline_threshold=STRAIGHTLINE_THRESHOLD, min_scores_for_straightlining=STRAIGHTLINE_MIN_SCORES)}
+    excluded = judges_excluded(study=study)
+    names = sorted(set(Assignment.objects.filter(study=study).values_list("judge__username", flat=True)) | set(results))
+    return [{"judge": n, "excluded": n in excluded, "qc": results.get(n)} for n in names]
+
+
+# --- exports ------------------------------------------------------------------------------
+
+TIDY_EXPORT_COLUMNS = ("study", "judge", "item", "original_id", "system", "is_control", "control_kind", "criterion",
+                       "score", "seconds", "active_seconds", "submitted_at", "revision", "judge_excluded")
+
+
+def _iso(dt: datetime | None) -> str:
+    return dt.isoformat() if dt else ""
+
+
+def export_tidy_rows(*, study: Study) -> Iterator[list]:
+    """Header, then one row per judge × item × criterion (latest revisions, every judge)."""
+    excluded = judges_excluded(study=study)
+    yield list(TIDY_EXPORT_COLUMNS)
+    for (judge, cand, original, system, kind, *rest) in _frame_rows(study):
+        scores, (seconds, submitted_at, rev, active) = rest[: len(CRITERIA)], rest[len(CRITERIA):]
+        control_kind = CONTROL_KIND_OF_SYSTEM_KIND.get(kind, "")
+        for crit, score in zip(CRITERIA, scores):
+            yield [study.name, judge, cand, original, system, str(bool(control_kind)).lower(), control_kind, crit, score,
+                   f"{seconds:.3f}", "" if active is None else f"{active:.3f}", _iso(submitted_at), rev,
+                   str(judge in excluded).lower()]
+
+
+def export_wide_rows(*, study: Study) -> Iterator[list]:
+    """Header, then one row per item: its texts and a column ``judge:criterion`` per
+    judge × criterion (empty where that judge did not rate the item)."""
+    rows = _frame_rows(study)
+    judges = sorted({r[0] for r in rows})
+    by_item: dict[int, dict[str, list[int]]] = {}
+    for (judge, cand, _o, _s, _k, *rest) in rows:
+        by_item.setdefault(cand, {})[judge] = rest[: len(CRITERIA)]
+    yield ["study", "item", "original_id", "system", "is_control", "control_kind", "original", "candidate",
+           *[f"{j}:{c}" for j in judges for c in CRITERIA]]
+    cands = (Candidate.objects.filter(original__study=study, pk__in=list(by_item))
+             .select_related("original", "system").order_by("original__position", "original__external_id", "system__name"))
+    for cand in cands:
+        kind = CONTROL_KIND_OF_SYSTEM_KIND.get(cand.system.kind, "")
+        scores = by_item.get(cand.pk, {})
+        cells = []
+        for j in judges:
+            cells.extend(scores.get(j, [""] * len(CRITERIA)))
+        yield [study.name, cand.pk, cand.original.external_id, cand.system.name, str(bool(kind)).lower(), kind,
+               cand.original.text, cand.text, *cells]

@@ -1,0 +1,467 @@
+"""Writes for judging: design, opening (controls + assignments), submitting, exclusions.
+
+Views, APIs, the demo and management commands call these; nothing else writes
+judging rows. Every function is keyword-only and runs inside ``transaction.atomic``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from annotation.enums import Role, StudyStatus, SystemKind
+from annotation.models import Candidate, Original, Study, StudyMembership, System
+from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
+from metrics.core.controls import CONTROL_KINDS, build_controls
+
+from .enums import CONTROL_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX, CRITERIA, SCORE_MAX, SCORE_MIN, JudgesMode, JudgmentSource, control_system_name
+from .errors import CannotOpen, DesignFrozen, DesignInvalid, ItemNotFound, JudgmentInvalid, KeyReused, StudyNotOpen
+from .models import Assignment, AssignmentItem, JudgeExclusion, JudgingDesign, Judgment
+from .tokens import item_token_new, serve_stamp_read
+
+logger = logging.getLogger(__name__)
+
+#: Design fields that may still change after judging has started: they only
+#: affect statistics, never what a judge sees or who sees what.
+EDITABLE_WHEN_FROZEN = frozenset({"expected_scores", "qc_alpha"})
+DESIGN_FIELDS = ("criteria", "judges_mode", "judges_per_item", "control_counts", "expected_scores", "seed", "qc_alpha")
+KEY_MIN_LENGTH, KEY_MAX_LENGTH = 8, 64
+BULK_BATCH = 5000
+
+
+# --- design -----------------------------------------------------------------------
+
+def design_get_or_create(*, study: Study) -> JudgingDesign:
+    """The study's judging design, created with the defaults on first use."""
+    design, _ = JudgingDesign.objects.get_or_create(study=study)
+    return design
+
+
+@transaction.atomic
+def design_update(*, study: Study, changes: Mapping[str, object]) -> JudgingDesign:
+    """Change design fields (any of ``DESIGN_FIELDS``); validate; save.
+
+    Once the study has been opened, only ``expected_scores`` and ``qc_alpha`` may
+    change (:class:`DesignFrozen` otherwise); fields given with their current value
+    are accepted, so a form can post the whole design back.
+    """
+    unknown = sorted(set(changes) - set(DESIGN_FIELDS))
+    if unknown:
+        raise DesignInvalid(f"unknown design field(s): {', '.join(unknown)}")
+    design_get_or_create(study=study)
+    design = JudgingDesign.objects.select_for_update().get(study=study)
+    if design.is_frozen:
+        blocked = sorted(f for f, v in changes.items() if f not in EDITABLE_WHEN_FROZEN and getattr(design, f) != v)
+        if blocked:
+            raise DesignFrozen(
+                "Judging has started, so the design is frozen: "
+                f"{', '.join(blocked)} can no longer change. Only the controls' expected scores and the "
+                "QC significance level can still be edited.")
+    for field, value in changes.items():
+        setattr(design, field, value)
+    try:
+        design.full_clean()
+    except ValidationError as exc:
+        raise DesignInvalid("The design is not valid.", field_errors=exc.message_dict) from None
+    design.save()
+    return design
+
+
+# --- opening: controls and assignments -------------------------------------------------
+
+@dataclass(frozen=True)
+class OpenSummary:
+    controls_created: int
+    items: int
+    judges: int
+    assignment_items: int
+
+
+def _judge_users(study: Study) -> list[User]:
+    return list(User.objects.filter(study_memberships__study=study, study_memberships__role=Role.JUDGE)
+                .distinct().order_by("username"))
+
+
+def _controls_create(*, study: Study, design: JudgingDesign) -> int:
+    if System.objects.filter(study=study, name__startswith=CONTROL_SYSTEM_PREFIX).exists():
+        raise CannotOpen("This study already has control systems; reset judging before opening it again.")
+    counts = {k: int(design.control_counts.get(k, 0)) for k in CONTROL_KINDS}
+    if not any(counts.values()):
+        return 0
+    originals = dict(Original.objects.filter(study=study).values_list("external_id", "text"))
+    corpus = Candidate.objects.filter(original__study=study).values_list("text", flat=True)
+    try:
+        controls = build_controls(originals, counts=counts, seed=derive_seed(design.seed, "controls"), corpus=corpus)
+    except ValueError as exc:
+        raise CannotOpen(f"The controls cannot be built: {exc}.") from None
+    systems = {}
+    for kind, n in counts.items():
+        for copy in range(1, n + 1):
+            systems[(kind, copy)] = System(
+                study=study, name=control_system_name(kind, copy), kind=CONTROL_SYSTEM_KIND[kind],
+                description=f"Built by paraeval when judging opened (seeded {design.seed}).")
+    System.objects.bulk_create(systems.values())
+    system_ids = dict(System.objects.filter(study=study, name__startswith=CONTROL_SYSTEM_PREFIX).values_list("name", "id"))
+    original_ids = dict(Original.objects.filter(study=study).values_list("external_id", "id"))
+    Candidate.objects.bulk_create(
+        [Candidate(original_id=original_ids[c.original], system_id=system_ids[control_system_name(c.kind, c.copy)],
+                   text=c.text) for c in controls],
+        batch_size=BULK_BATCH)
+    return len(controls)
+
+
+def _item_key(external_id: str, system: str) -> str:
+    # Plans are drawn over (original id, system name), not database ids, so the same
+    # seed reproduces the same order even after the rows were rebuilt (e.g. a reset).
+    return f"{external_id}\x1f{system}"
+
+
+def _study_items(study: Study, *, candidate_ids=None) -> tuple[list[str], dict[str, str], dict[str, int]]:
+    """Candidates of the study (controls included) as stable item keys.
+
+    Returns (items sorted, item → original id, item → candidate pk). With
+    ``candidate_ids`` only those candidates.
+    """
+    qs = Candidate.objects.filter(original__study=study)
+    if candidate_ids is not None:
+        qs = qs.filter(pk__in=candidate_ids)
+    rows = qs.values_list("id", "original__external_id", "system__name")
+    pks = {_item_key(o, s): c for c, o, s in rows}
+    groups = {key: key.split("\x1f", 1)[0] for key in pks}
+    return sorted(pks), groups, pks
+
+
+def _assignment_write(*, study: Study, judge: User, seed: int, candidate_ids: list[int], late: bool) -> Assignment:
+    assignment = Assignment.objects.create(study=study, judge=judge, seed=seed, n_items=len(candidate_ids), joined_late=late)
+    _assignment_items_insert(assignment.pk, candidate_ids)
+    return assignment
+
+
+def _assignment_items_insert(assignment_id: int, candidate_ids: list[int]) -> None:
+    """Insert a judge's items as plain tuples: ``COPY`` on PostgreSQL, ``executemany`` elsewhere.
+
+    An assignment of 10,000 items would spend most of its time building model
+    instances in ``bulk_create`` (and psycopg's executemany sends one statement per
+    row); these rows need no Python-side logic, so they go to the database directly
+    (same columns, same constraints).
+    """
+    meta = AssignmentItem._meta
+    qn = connection.ops.quote_name
+    fields = ["created_at", "updated_at", "assignment", "candidate", "position", "token", "done_at"]
+    columns = ", ".join(qn(meta.get_field(f).column) for f in fields)
+    now = timezone.now()
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor, cursor.cursor.copy(
+                f"COPY {qn(meta.db_table)} ({columns}) FROM STDIN") as copy:
+            for i, c in enumerate(candidate_ids, 1):
+                copy.write_row((now, now, assignment_id, c, i, item_token_new(), None))
+        return
+    stamp = connection.ops.adapt_datetimefield_value(now)
+    sql = f"INSERT INTO {qn(meta.db_table)} ({columns}) VALUES ({', '.join(['%s'] * len(fields))})"
+    rows = [(stamp, stamp, assignment_id, c, i, item_token_new(), None) for i, c in enumerate(candidate_ids, 1)]
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), BULK_BATCH):
+            cursor.executemany(sql, rows[start:start + BULK_BATCH])
+
+
+@transaction.atomic
+def study_judging_open(*, study: Study, user: User | None = None) -> OpenSummary:
+    """Open a draft study for judging: build its controls and every judge's assignment.
+
+    Controls are candidates of systems ``control:identical``, ``control:random``,
+    ``control:unigram`` (``:2``, ``:3`` … for further copies), generated by
+    :func:`metrics.core.controls.build_controls` from the design's seed. Assignments
+    come from :func:`metrics.core.assignment.plan_assignments`; each judge's seed is
+    recorded on their assignment. Judges added later get theirs from
+    :func:`assignment_ensure_for_judge`. Afterwards the design is frozen.
+    """
+    design_get_or_create(study=study)
+    design = JudgingDesign.objects.select_for_update().get(study=study)
+    study = Study.objects.select_for_update().get(pk=study.pk)
+    if design.is_frozen:
+        raise CannotOpen("Judging of this study has already been opened.")
+    if study.status == StudyStatus.CLOSED:
+        raise CannotOpen("This study is closed.")
+    if not Original.objects.filter(study=study).exists():
+        raise CannotOpen("The study has no originals yet; import its data first.")
+    if not Candidate.objects.filter(original__study=study, system__kind=SystemKind.IMPORTED).exists() \
+            and not any(design.control_counts.values()):
+        raise CannotOpen("The study has no candidates to judge; import its data first.")
+    judges = _judge_users(study)
+    k = design.judges_per_item if design.judges_mode == JudgesMode.K_PER_ITEM else None
+    if k is not None and len(judges) < k:
+        raise CannotOpen(f"Exactly {k} judges per item needs at least {k} judges; the study has {len(judges)}. "
+                         "Add judges first, or choose the fully crossed mode.")
+    n_controls = _controls_create(study=study, design=design)
+    items, groups, pks = _study_items(study)
+    n_written = 0
+    if judges:
+        by_name = {u.username: u for u in judges}
+        plan = plan_assignments(items, groups, list(by_name), seed=design.seed, judges_per_item=k)
+        for order in plan.orders:
+            _assignment_write(study=study, judge=by_name[order.judge], seed=order.seed,
+                              candidate_ids=[pks[i] for i in order.items], late=False)
+            n_written += len(order.items)
+    design.opened_at = timezone.now()
+    design.opened_by = user
+    design.save(update_fields=["opened_at", "opened_by", "updated_at"])
+    study.status = StudyStatus.OPEN
+    study.save(update_fields=["status", "updated_at"])
+    return OpenSummary(controls_created=n_controls, items=len(items), judges=len(judges), assignment_items=n_written)
+
+
+def assignment_ensure_for_judge(*, study: Study, judge: User) -> Assignment | None:
+    """The judge's assignment, built now if the study was opened after they were added.
+
+    Returns None if judging has not been opened or the user is not a judge of the
+    study. Fully crossed: the late judge gets every item in their own seeded order.
+    Exactly k per item: they get as many items as the lightest-loaded judge, taken
+    from the items with the fewest judges (so some items gain a (k+1)-th judge;
+    nobody loses one). Safe to call concurrently: one assignment per judge.
+    """
+    existing = Assignment.objects.filter(study=study, judge=judge).first()
+    if existing is not None:
+        return existing
+    if not StudyMembership.objects.filter(study=study, user=judge, role=Role.JUDGE).exists():
+        return None
+    with transaction.atomic():
+        # The design row serialises late builds, so k-mode counts are read consistently.
+        design = JudgingDesign.objects.select_for_update().filter(study=study).first()
+        if design is None or not design.is_frozen:
+            return None
+        existing = Assignment.objects.filter(study=study, judge=judge).first()
+        if existing is not None:
+            return existing
+        assigned = Counter(dict(
+            AssignmentItem.objects.filter(assignment__study=study).values("candidate_id")
+            .annotate(n=Count("id")).values_list("candidate_id", "n")))
+        # A late judge rates the items the others have (not data imported since).
+        items, groups, pks = _study_items(study, candidate_ids=list(assigned) if assigned else None)
+        seed = derive_seed(design.seed, "order", judge.username)
+        if design.judges_mode == JudgesMode.K_PER_ITEM and assigned:
+            loads = Assignment.objects.filter(study=study).values_list("n_items", flat=True)
+            counts = {key: assigned.get(pks[key], 0) for key in items}
+            items = late_judge_items(counts, n_items=min(loads), seed=derive_seed(design.seed, "late", judge.username))
+        order = order_items(items, groups, seed=seed)
+        try:
+            with transaction.atomic():
+                return _assignment_write(study=study, judge=judge, seed=seed, candidate_ids=[pks[i] for i in order],
+                                         late=True)
+        except IntegrityError:
+            return Assignment.objects.get(study=study, judge=judge)
+
+
+def assignments_ensure_all(*, study: Study) -> int:
+    """Build assignments for every judge of an open study who has none. Returns how many."""
+    n = 0
+    have = set(Assignment.objects.filter(study=study).values_list("judge_id", flat=True))
+    for judge in _judge_users(study):
+        if judge.pk not in have and assignment_ensure_for_judge(study=study, judge=judge) is not None:
+            n += 1
+    return n
+
+
+@transaction.atomic
+def study_judging_close(*, study: Study) -> Study:
+    """Stop accepting judgments (the data stays; reopening is possible)."""
+    study = Study.objects.select_for_update().get(pk=study.pk)
+    if study.status != StudyStatus.OPEN:
+        raise CannotOpen("Only an open study can be closed.")
+    study.status = StudyStatus.CLOSED
+    study.save(update_fields=["status", "updated_at"])
+    return study
+
+
+@transaction.atomic
+def study_judging_reopen(*, study: Study) -> Study:
+    study = Study.objects.select_for_update().get(pk=study.pk)
+    design = JudgingDesign.objects.filter(study=study).first()
+    if study.status != StudyStatus.CLOSED or design is None or not design.is_frozen:
+        raise CannotOpen("Only a closed study whose judging was opened can be reopened.")
+    study.status = StudyStatus.OPEN
+    study.save(update_fields=["status", "updated_at"])
+    return study
+
+
+@transaction.atomic
+def study_judging_reset(*, study: Study) -> None:
+    """Undo opening while nobody has judged yet: delete assignments and controls, back to draft.
+
+    Refused (:class:`CannotOpen`) once a single judgment exists: from then on the
+    design and the assignments are part of the record.
+    """
+    study = Study.objects.select_for_update().get(pk=study.pk)
+    if Judgment.objects.filter(study=study).exists():
+        raise CannotOpen("Judges have already submitted judgments; the design can no longer be reset.")
+    AssignmentItem.objects.filter(assignment__study=study).delete()
+    Assignment.objects.filter(study=study).delete()
+    System.objects.filter(study=study, name__startswith=CONTROL_SYSTEM_PREFIX).delete()
+    JudgingDesign.objects.filter(study=study).update(opened_at=None, opened_by=None, updated_at=timezone.now())
+    study.status = StudyStatus.DRAFT
+    study.save(update_fields=["status", "updated_at"])
+
+
+@transaction.atomic
+def instructions_mark_seen(*, assignment: Assignment) -> None:
+    if assignment.instructions_seen_at is None:
+        assignment.instructions_seen_at = timezone.now()
+        Assignment.objects.filter(pk=assignment.pk, instructions_seen_at__isnull=True).update(
+            instructions_seen_at=assignment.instructions_seen_at)
+
+
+# --- submitting ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SubmitResult:
+    judgment: Judgment
+    created: bool  # False: the key was seen before and this is the stored judgment
+
+
+def _clean_scores(scores: Mapping[str, object]) -> dict[str, int]:
+    if not isinstance(scores, Mapping):
+        raise JudgmentInvalid("scores must map each criterion to a whole number from 1 to 5")
+    errors: dict[str, list[str]] = {}
+    for name in scores:
+        if name not in CRITERIA:
+            errors.setdefault(str(name), []).append(f"unknown criterion; the criteria are {', '.join(CRITERIA)}")
+    out = {}
+    for c in CRITERIA:
+        v = scores.get(c)
+        if v is None:
+            errors.setdefault(c, []).append("this criterion needs a score")
+        elif isinstance(v, bool) or not isinstance(v, int) or not SCORE_MIN <= v <= SCORE_MAX:
+            errors.setdefault(c, []).append(f"the score must be a whole number from {SCORE_MIN} to {SCORE_MAX}")
+        else:
+            out[c] = v
+    if errors:
+        missing = [c for c in CRITERIA if c not in out]
+        raise JudgmentInvalid(
+            f"Rate all four criteria with a whole number from {SCORE_MIN} to {SCORE_MAX} "
+            f"(problem with: {', '.join(missing or sorted(errors))}).", field_errors=errors)
+    return out
+
+
+def _clean_key(key: object) -> str:
+    if not isinstance(key, str) or not KEY_MIN_LENGTH <= len(key) <= KEY_MAX_LENGTH or not all(
+            ch.isascii() and (ch.isalnum() or ch in "-_") for ch in key):
+        raise JudgmentInvalid(
+            f"key must be {KEY_MIN_LENGTH}–{KEY_MAX_LENGTH} characters of letters, digits, '-' or '_'",
+            field_errors={"key": ["invalid idempotency key"]})
+    return key
+
+
+def judgment_submit(
+    *,
+    study: Study,
+    judge: User,
+    token: str,
+    key: str,
+    scores: Mapping[str, object],
+    serve_stamp: str,
+    active_seconds: float | None = None,
+    source: str = JudgmentSource.API,
+) -> SubmitResult:
+    """Store one judge's four scores for one item of their assignment.
+
+    Checks, in order: the key's form, the scores (each criterion an integer 1–5, all
+    four present), that the item is in *this judge's* assignment of *this study*
+    (:class:`ItemNotFound` otherwise — also for other judges' items), the serve stamp.
+    Idempotent on ``(judge, key)``: the same key again returns the stored judgment
+    (``created=False``) even if the study has closed since; the same key with other
+    scores or another item is :class:`KeyReused`. Otherwise the study must be open
+    (:class:`StudyNotOpen`). A second judgment of an item is a new revision; earlier
+    ones are kept and the latest counts.
+
+    Concurrency: the item row is locked (``SELECT … FOR UPDATE``; on SQLite the
+    IMMEDIATE transaction holds the database write lock), so revisions of one item
+    are numbered without gaps and one key gives one row; the unique constraint on
+    ``(judge, key)`` settles a key raced across two items.
+    """
+    key = _clean_key(key)
+    clean = _clean_scores(scores)
+    if active_seconds is not None:
+        try:
+            active_seconds = float(active_seconds)
+        except (TypeError, ValueError):
+            raise JudgmentInvalid("active_seconds must be a number of seconds") from None
+        if not math.isfinite(active_seconds) or active_seconds < 0:
+            raise JudgmentInvalid("active_seconds must be a non-negative number of seconds")
+    with transaction.atomic():
+        item = (AssignmentItem.objects.select_for_update(of=("self",)).select_related("assignment")
+                .filter(token=token, assignment__study=study, assignment__judge=judge).first()
+                if isinstance(token, str) else None)
+        if item is None:
+            raise ItemNotFound("There is no such item in your assignment for this study.")
+        existing = Judgment.objects.filter(judge=judge, key=key).first()
+        if existing is not None:
+            return _replay(existing, item=item, scores=clean)
+        if Study.objects.filter(pk=study.pk).values_list("status", flat=True).first() != StudyStatus.OPEN:
+            raise StudyNotOpen("This study is not open for judging.")
+        served_at = serve_stamp_read(serve_stamp, token) if isinstance(serve_stamp, str) else None
+        if served_at is None:
+            raise JudgmentInvalid("The serve stamp is missing or does not belong to this item; reload the item.",
+                                  field_errors={"serve_stamp": ["missing or invalid"]})
+        now = timezone.now()
+        latest = Judgment.objects.filter(item=item, is_latest=True).first()
+        if latest is not None:
+            Judgment.objects.filter(pk=latest.pk).update(is_latest=False)
+        judgment = Judgment(
+            study=study, item=item, judge=judge, key=key, revision=(latest.revision + 1) if latest else 1,
+            is_latest=True, served_at=served_at, submitted_at=now,
+            seconds=max(0.0, (now - served_at).total_seconds()), active_seconds=active_seconds, source=source, **clean)
+        # Field validation only: the uniqueness rules are enforced by the database
+        # constraints below, which (unlike a query first) hold under concurrency, and
+        # the three foreign keys are rows we have just read.
+        judgment.full_clean(exclude=["study", "item", "judge"], validate_unique=False, validate_constraints=False)
+        try:
+            with transaction.atomic():
+                judgment.save(force_insert=True)
+        except IntegrityError:
+            # The same key was used concurrently for another item and committed first.
+            existing = Judgment.objects.filter(judge=judge, key=key).first()
+            if existing is None:
+                raise
+            if latest is not None:
+                Judgment.objects.filter(pk=latest.pk).update(is_latest=True)
+            return _replay(existing, item=item, scores=clean)
+        if item.done_at is None:
+            AssignmentItem.objects.filter(pk=item.pk).update(done_at=now, updated_at=now)
+        return SubmitResult(judgment=judgment, created=True)
+
+
+def _replay(existing: Judgment, *, item: AssignmentItem, scores: dict[str, int]) -> SubmitResult:
+    if existing.item_id != item.pk or existing.scores != scores:
+        raise KeyReused("This key was already used for a different submission; send a new key for a new judgment.")
+    existing.item = item  # the locked row, with its assignment loaded
+    return SubmitResult(judgment=existing, created=False)
+
+
+# --- exclusions ------------------------------------------------------------------------
+
+@transaction.atomic
+def judge_exclusion_set(*, study: Study, judge: User, excluded: bool, decided_by: User | None, reason: str = "") -> JudgeExclusion | None:
+    """Exclude a judge from (or re-include them in) every statistic of the study.
+
+    Recorded as a new :class:`JudgeExclusion` row (the history is kept); a decision
+    equal to the current state records nothing and returns None. The judge's
+    judgments are untouched either way.
+    """
+    if not Assignment.objects.filter(study=study, judge=judge).exists() and not StudyMembership.objects.filter(
+            study=study, user=judge, role=Role.JUDGE).exists():
+        raise CannotOpen(f"{judge.username} is not a judge of this study.")
+    current = JudgeExclusion.objects.filter(study=study, judge=judge).order_by("-created_at", "-id").first()
+    if (current.excluded if current else False) == bool(excluded):
+        return None
+    row = JudgeExclusion(study=study, judge=judge, excluded=bool(excluded), reason=reason.strip(), decided_by=decided_by)
+    row.full_clean()
+    row.save()
+    return row

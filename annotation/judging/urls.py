@@ -1,0 +1,29 @@
+"""Judging pages (mounted at the site root; full paths here)."""
+
+from django.urls import path
+
+from . import views
+
+app_name = "judging"
+urlpatterns = [
+    # the judge's pages
+    path("judge/", views.judge_home, name="home"),
+    path("judge/studies/<int:study_id>/", views.rate, name="rate"),
+    path("judge/studies/<int:study_id>/instructions/", views.instructions, name="instructions"),
+    path("judge/studies/<int:study_id>/items/<str:token>/", views.revise, name="revise"),
+    path("judge/studies/<int:study_id>/submit/", views.submit, name="submit"),
+    path("judge/studies/<int:study_id>/done/", views.finished, name="finished"),
+    # the researcher's pages
+    path("studies/<int:study_id>/judging/design/", views.design, name="design"),
+    path("studies/<int:study_id>/judging/open/", views.open_study, name="open"),
+    path("studies/<int:study_id>/judging/close/", views.close_study, name="close"),
+    path("studies/<int:study_id>/judging/reopen/", views.reopen_study, name="reopen"),
+    path("studies/<int:study_id>/judging/reset/", views.reset_study, name="reset"),
+    path("studies/<int:study_id>/judging/assign/", views.assign_late, name="assign_late"),
+    path("studies/<int:study_id>/judging/progress/", views.progress, name="progress"),
+    path("studies/<int:study_id>/judging/progress.json", views.progress_json, name="progress_json"),
+    path("studies/<int:study_id>/judging/qc/", views.qc, name="qc"),
+    path("studies/<int:study_id>/judging/judges/<str:username>/exclusion/", views.exclusion, name="exclusion"),
+    path("studies/<int:study_id>/judging/export/tidy.csv", views.export_tidy, name="export_tidy"),
+    path("studies/<int:study_id>/judging/export/wide.csv", views.export_wide, name="export_wide"),
+]

@@ -1,0 +1,369 @@
+"""Judging pages: the judge's rating pages and the researcher's design, progress and QC.
+
+Judge pages render only :class:`~annotation.judging.selectors.JudgeItem` values and
+the design's criteria texts: no system, control kind, expected score or database
+id of a candidate, original or system reaches the judge's browser.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.core.serializers.json import DjangoJSONEncoder
+from django.http import Http404, JsonResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotation.enums import Role, StudyStatus
+from annotation.models import Candidate, Original, Study
+from annotation.views import researcher_study_required, study_context
+
+from . import selectors, services
+from .enums import CRITERIA, JudgmentSource
+from .errors import ItemNotFound, JudgingError
+from .exports import csv_lines
+from .forms import POINTS, DesignForm, ExclusionForm, JudgmentForm
+from .tokens import idempotency_key_new
+
+
+def _n(value: int) -> str:
+    return f"{value:,}"
+
+
+# --- the judge's pages ------------------------------------------------------------------
+
+def _judge_study(request, study_id: int) -> Study:
+    """The study, if the user judges it; 404 for everyone else (no hint that it exists)."""
+    study = Study.objects.filter(pk=study_id, memberships__user=request.user, memberships__role=Role.JUDGE).first()
+    if study is None:
+        raise Http404("You are not a judge of this study.")
+    return study
+
+
+def _criteria_for_judge(study: Study) -> list[dict]:
+    design = selectors.design_for_study(study=study)
+    from .defaults import default_criteria
+
+    criteria = design.criteria if design else default_criteria()
+    return [{"slug": c["slug"], "name": c["name"], "help": c.get("help", ""),
+             "points": [{"value": p, "label": lbl} for p, lbl in zip(POINTS, c["labels"])]} for c in criteria]
+
+
+@login_required
+def judge_home(request):
+    rows = selectors.studies_for_judge(judge=request.user)
+    for row in rows:
+        if row["is_open"] and row["assignment"] is None:
+            # Added after the study opened: build their assignment now.
+            services.assignment_ensure_for_judge(study=row["study"], judge=request.user)
+    if any(r["is_open"] and r["assignment"] is None for r in rows):
+        rows = selectors.studies_for_judge(judge=request.user)
+    return render(request, "judging/home.html", {"rows": [
+        dict(r, done_text=_n(r["done"]), total_text=_n(r["total"])) for r in rows]})
+
+
+def _assignment_or_page(request, study: Study):
+    """(assignment, None) when the judge may rate now, else (None, response)."""
+    if study.status != StudyStatus.OPEN:
+        return None, render(request, "judging/not_open.html", {"study": study})
+    assignment = services.assignment_ensure_for_judge(study=study, judge=request.user)
+    if assignment is None:
+        return None, render(request, "judging/not_open.html", {"study": study})
+    return assignment, None
+
+
+def _render_item(request, study, item, *, error=None, field_errors=None, posted=None, status=200):
+    scores = posted if posted is not None else (item.scores or {})
+    criteria = _criteria_for_judge(study)
+    for c in criteria:
+        c["checked"] = scores.get(c["slug"])
+        c["errors"] = (field_errors or {}).get(c["slug"], [])
+    return render(request, "judging/rate.html", {
+        "study": study,
+        "item": item,
+        "criteria": criteria,
+        "key": idempotency_key_new(),
+        "position_text": _n(item.position),
+        "total_text": _n(item.total),
+        "done_text": _n(item.done),
+        "error": error,
+    }, status=status)
+
+
+@login_required
+@require_GET
+def rate(request, study_id: int):
+    """The judge's current item: the first one not yet rated (the resume point)."""
+    study = _judge_study(request, study_id)
+    assignment, page = _assignment_or_page(request, study)
+    if page is not None:
+        return page
+    if assignment.instructions_seen_at is None:
+        return redirect("judging:instructions", study_id=study.pk)
+    item = selectors.item_next_for_judge(assignment=assignment)
+    if item is None:
+        return redirect("judging:finished", study_id=study.pk)
+    return _render_item(request, study, item)
+
+
+@login_required
+@require_GET
+def revise(request, study_id: int, token: str):
+    """One earlier item of the judge's own assignment, to change its scores."""
+    study = _judge_study(request, study_id)
+    assignment, page = _assignment_or_page(request, study)
+    if page is not None:
+        return page
+    try:
+        item = selectors.item_for_judge(study=study, judge=request.user, token=token)
+    except ItemNotFound as exc:
+        raise Http404(exc.message) from None
+    return _render_item(request, study, item)
+
+
+@login_required
+@require_POST
+def submit(request, study_id: int):
+    """The rating form's POST: the same service as the API, then back to the resume point."""
+    study = _judge_study(request, study_id)
+    form = JudgmentForm(request.POST)
+    token = request.POST.get("token", "")
+    if not form.is_valid():
+        error = "Every score must be a whole number from 1 to 5."
+        field_errors, posted = form.errors, {}
+    else:
+        try:
+            services.judgment_submit(
+                study=study, judge=request.user, token=form.cleaned_data["token"], key=form.cleaned_data["key"],
+                scores=form.scores(), serve_stamp=form.cleaned_data["serve"],
+                active_seconds=form.cleaned_data.get("active_seconds"), source=JudgmentSource.PAGE)
+        except ItemNotFound as exc:
+            raise Http404(exc.message) from None
+        except JudgingError as exc:
+            if study.status != StudyStatus.OPEN:
+                return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
+            error, field_errors, posted = exc.message, exc.field_errors, form.scores()
+        else:
+            return redirect("judging:rate", study_id=study.pk)
+    try:
+        item = selectors.item_for_judge(study=study, judge=request.user, token=token)
+    except ItemNotFound as exc:
+        raise Http404(exc.message) from None
+    return _render_item(request, study, item, error=error, field_errors=field_errors, posted=posted, status=400)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def instructions(request, study_id: int):
+    """Shown before the first item, and whenever the judge asks (the "?" key)."""
+    study = _judge_study(request, study_id)
+    assignment, page = _assignment_or_page(request, study)
+    if page is not None:
+        return page
+    if request.method == "POST":
+        services.instructions_mark_seen(assignment=assignment)
+        return redirect("judging:rate", study_id=study.pk)
+    return render(request, "judging/instructions.html", {
+        "study": study, "criteria": _criteria_for_judge(study), "first_visit": assignment.instructions_seen_at is None,
+        "total_text": _n(assignment.n_items),
+    })
+
+
+@login_required
+@require_GET
+def finished(request, study_id: int):
+    study = _judge_study(request, study_id)
+    assignment, page = _assignment_or_page(request, study)
+    if page is not None:
+        return page
+    if selectors.item_next_for_judge(assignment=assignment) is not None:
+        return redirect("judging:rate", study_id=study.pk)
+    last = selectors.item_previous_for_judge(study=study, judge=request.user)
+    return render(request, "judging/finished.html", {
+        "study": study, "total_text": _n(assignment.n_items), "last": last})
+
+
+# --- the researcher's pages ------------------------------------------------------------
+
+@researcher_study_required
+@require_http_methods(["GET", "POST"])
+def design(request, study):
+    design = services.design_get_or_create(study=study)
+    form = DesignForm(request.POST or None, design=design)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.design_update(study=study, changes=form.changes())
+        except JudgingError as exc:
+            form.add_error(None, exc.message)
+            for field, errs in exc.field_errors.items():
+                for e in errs:
+                    form.add_error(None, f"{field}: {e}")
+        else:
+            messages.success(request, "Design saved.")
+            return redirect("judging:design", study_id=study.pk)
+    n_originals = Original.objects.filter(study=study).count()
+    n_candidates = Candidate.objects.filter(original__study=study).count()
+    n_judges = User.objects.filter(study_memberships__study=study, study_memberships__role=Role.JUDGE).distinct().count()
+    n_controls = 0 if design.is_frozen else n_originals * sum(int(v) for v in design.control_counts.values())
+    return render(request, "judging/design.html", study_context(
+        study, design=design, form=form, n_originals=n_originals, n_candidates=n_candidates, n_judges=n_judges,
+        n_items=n_candidates + n_controls, n_controls=n_controls,
+        has_judgments=selectors.study_has_judgments(study=study),
+    ))
+
+
+def _post_action(request, study, action, success: str, target: str = "judging:design"):
+    try:
+        result = action()
+    except JudgingError as exc:
+        messages.error(request, exc.message)
+        return redirect(target, study_id=study.pk)
+    messages.success(request, success.format(result=result))
+    return redirect(target, study_id=study.pk)
+
+
+@researcher_study_required
+@require_POST
+def open_study(request, study):
+    try:
+        summary = services.study_judging_open(study=study, user=request.user)
+    except JudgingError as exc:
+        messages.error(request, exc.message)
+        return redirect("judging:design", study_id=study.pk)
+    messages.success(request, f"Judging is open: {summary.controls_created:,} controls built, "
+                              f"{summary.judges} judge(s) assigned {summary.assignment_items:,} items in all.")
+    return redirect("judging:progress", study_id=study.pk)
+
+
+@researcher_study_required
+@require_POST
+def close_study(request, study):
+    return _post_action(request, study, lambda: services.study_judging_close(study=study),
+                        "Judging is closed; no more judgments are accepted.", "judging:progress")
+
+
+@researcher_study_required
+@require_POST
+def reopen_study(request, study):
+    return _post_action(request, study, lambda: services.study_judging_reopen(study=study),
+                        "Judging is open again.", "judging:progress")
+
+
+@researcher_study_required
+@require_POST
+def reset_study(request, study):
+    return _post_action(request, study, lambda: services.study_judging_reset(study=study),
+                        "Judging was reset: assignments and controls are deleted and the design can be edited again.")
+
+
+@researcher_study_required
+@require_POST
+def assign_late(request, study):
+    return _post_action(request, study, lambda: services.assignments_ensure_all(study=study),
+                        "{result} new judge assignment(s) built.", "judging:progress")
+
+
+@researcher_study_required
+@require_GET
+def progress(request, study):
+    return render(request, "judging/progress.html", study_context(
+        study, progress=selectors.study_progress(study=study), design=selectors.design_for_study(study=study)))
+
+
+@researcher_study_required
+@require_GET
+def progress_json(request, study):
+    return JsonResponse(selectors.study_progress(study=study), encoder=DjangoJSONEncoder)
+
+
+#: Column headings of the three PEM control tests (``metrics.core.stats.qc.DEFAULT_QC_TESTS``).
+QC_TEST_LABELS = {
+    "adequacy_of_random_and_unigram": "Adequacy of random & unigram controls",
+    "fluency_of_unigram": "Fluency of unigram controls",
+    "dissimilarity_of_identical": "Dissimilarity of identical controls",
+}
+
+
+def _qc_display(row: dict) -> dict:
+    """Format one judge's QC result for the table (numbers as text, flags as a list)."""
+    qc = row["qc"]
+    out = {"judge": row["judge"], "excluded": row["excluded"]}
+    if qc is None:
+        return out | {"verdict": "none", "flags": [], "n_items": 0, "n_controls": 0, "mad": ["—"] * len(CRITERIA),
+                      "tests": [{"label": label, "passed": None, "p": "—"} for label in QC_TEST_LABELS.values()],
+                      "median": "—", "straight": "—", "straight_flagged": False}
+    tested = any(t.passed is not None for t in qc.tests)
+    top = max(qc.straightlining.items(), key=lambda kv: kv[1], default=None)
+    return out | {
+        # "pass" only when a test could run: no flags on a handful of items means little
+        "verdict": "fail" if qc.flags else ("pass" if tested else "none"),
+        "flags": list(qc.flags),
+        "n_items": qc.n_items,
+        "n_controls": qc.n_controls,
+        "mad": [f"{qc.control_mad[c]:.2f}" if c in qc.control_mad else "—" for c in CRITERIA],
+        "tests": [{"label": QC_TEST_LABELS.get(t.name, t.name), "passed": t.passed,
+                   "p": "—" if t.pvalue is None else f"{t.pvalue:.3g}"} for t in qc.tests],
+        "median": "—" if qc.median_seconds is None else f"{qc.median_seconds:.1f}",
+        "straight": f"{top[1]:.0%} ({top[0]})" if top else "—",
+        "straight_flagged": bool(top) and top[1] >= selectors.STRAIGHTLINE_THRESHOLD
+        and qc.n_items >= selectors.STRAIGHTLINE_MIN_SCORES,
+    }
+
+
+@researcher_study_required
+@require_GET
+def qc(request, study):
+    design = selectors.design_for_study(study=study)
+    rows = [_qc_display(r) for r in selectors.judge_qc(study=study)]
+    return render(request, "judging/qc.html", study_context(
+        study, rows=rows, alpha=design.qc_alpha if design else 0.05, criteria=CRITERIA,
+        test_labels=list(QC_TEST_LABELS.values()),
+        history=selectors.judge_exclusion_history(study=study),
+        fingerprint=selectors.judgments_fingerprint(study=study)))
+
+
+@researcher_study_required
+@require_POST
+def exclusion(request, study, username: str):
+    judge = get_object_or_404(User, username=username)
+    form = ExclusionForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose to exclude or include the judge.")
+        return redirect("judging:qc", study_id=study.pk)
+    try:
+        row = services.judge_exclusion_set(study=study, judge=judge, excluded=form.cleaned_data["excluded"],
+                                           decided_by=request.user, reason=form.cleaned_data["reason"])
+    except JudgingError as exc:
+        messages.error(request, exc.message)
+    else:
+        if row is None:
+            messages.info(request, f"{judge.username} was already {'excluded' if form.cleaned_data['excluded'] else 'included'}.")
+        else:
+            messages.success(request, f"{judge.username} is now {'excluded from' if row.excluded else 'included in'} "
+                                      "every statistic of this study.")
+    return redirect(reverse("judging:qc", kwargs={"study_id": study.pk}))
+
+
+def csv_response(rows, filename: str) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(csv_lines(rows), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def export_filename(study: Study, kind: str) -> str:
+    return f"{slugify(study.name) or 'study'}-judgments-{kind}.csv"
+
+
+@researcher_study_required
+@require_GET
+def export_tidy(request, study):
+    return csv_response(selectors.export_tidy_rows(study=study), export_filename(study, "tidy"))
+
+
+@researcher_study_required
+@require_GET
+def export_wide(request, study):
+    return csv_response(selectors.export_wide_rows(study=study), export_filename(study, "wide"))

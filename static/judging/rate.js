@@ -1,0 +1,154 @@
+// The judge's rating page: keyboard-only rating, active-time measurement and
+// double-submit protection. The page works without this script (plain form).
+//
+// Keys: 1-5 score the current criterion and move to the next one; Enter submits
+// once all criteria are scored; B or Backspace goes back to the previous item;
+// ? opens the instructions.
+
+const form = document.getElementById("rating-form");
+const groups = form ? Array.from(form.querySelectorAll('[role="radiogroup"]')) : [];
+const statusLine = document.getElementById("rate-status");
+const previousLink = document.getElementById("previous-link");
+const instructionsLink = document.getElementById("instructions-link");
+let current = 0;
+
+function radiosOf(group) {
+  return Array.from(group.querySelectorAll('input[type="radio"]'));
+}
+
+function valueOf(group) {
+  const checked = group.querySelector('input[type="radio"]:checked');
+  return checked ? checked.value : null;
+}
+
+function firstUnset() {
+  return groups.findIndex((g) => valueOf(g) === null);
+}
+
+function allSet() {
+  return groups.length > 0 && firstUnset() === -1;
+}
+
+function say(text) {
+  if (statusLine) statusLine.textContent = text;
+}
+
+function setCurrent(index, { focus = true } = {}) {
+  current = Math.max(0, Math.min(index, groups.length - 1));
+  groups.forEach((g, i) => g.classList.toggle("is-current", i === current));
+  if (focus) {
+    const radios = radiosOf(groups[current]);
+    const target = radios.find((r) => r.checked) || radios[0];
+    if (target) target.focus({ preventScroll: false });
+  }
+}
+
+function groupIndexOf(element) {
+  return groups.findIndex((g) => g.contains(element));
+}
+
+function score(value) {
+  const radio = radiosOf(groups[current]).find((r) => r.value === value);
+  if (!radio) return;
+  radio.checked = true;
+  radio.dispatchEvent(new Event("change", { bubbles: true }));
+  if (current < groups.length - 1) {
+    setCurrent(current + 1);
+  } else {
+    groups.forEach((g) => g.classList.remove("is-current"));
+    document.getElementById("submit-button").focus();
+  }
+  say(allSet() ? "All four scored: press Enter to submit." : "");
+}
+
+function submitIfComplete() {
+  if (!allSet()) {
+    const missing = firstUnset();
+    say("Score every criterion first (1 to 5).");
+    setCurrent(missing);
+    return;
+  }
+  if (typeof form.requestSubmit === "function") form.requestSubmit();
+  else form.submit();
+}
+
+// --- active time: the page counts only while it is visible and focused ----------------
+let activeMs = 0;
+let activeSince = document.visibilityState === "visible" && document.hasFocus() ? performance.now() : null;
+
+function pauseClock() {
+  if (activeSince !== null) {
+    activeMs += performance.now() - activeSince;
+    activeSince = null;
+  }
+}
+
+function resumeClock() {
+  if (activeSince === null && document.visibilityState === "visible") activeSince = performance.now();
+}
+
+window.addEventListener("blur", pauseClock);
+window.addEventListener("focus", resumeClock);
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible") resumeClock();
+  else pauseClock();
+});
+
+if (form) {
+  let sent = false;
+  form.addEventListener("submit", (event) => {
+    if (sent) {
+      event.preventDefault(); // a double press; the server would also ignore it (same key)
+      return;
+    }
+    if (!allSet()) {
+      event.preventDefault();
+      submitIfComplete();
+      return;
+    }
+    pauseClock();
+    form.elements.active_seconds.value = (activeMs / 1000).toFixed(2);
+    sent = true;
+    document.getElementById("submit-button").setAttribute("aria-disabled", "true");
+    say("Saving…");
+  });
+
+  form.addEventListener("focusin", (event) => {
+    const index = groupIndexOf(event.target);
+    if (index >= 0) setCurrent(index, { focus: false });
+  });
+
+  form.addEventListener("change", () => {
+    say(allSet() ? "All four scored: press Enter to submit." : "");
+  });
+
+  const start = firstUnset();
+  setCurrent(start === -1 ? 0 : start);
+}
+
+document.addEventListener("keydown", (event) => {
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  const tag = event.target && event.target.tagName;
+  if (tag === "TEXTAREA" || (tag === "INPUT" && event.target.type !== "radio")) return;
+  const key = event.key;
+  if (form && /^[1-5]$/.test(key)) {
+    event.preventDefault();
+    const index = groupIndexOf(document.activeElement);
+    if (index >= 0) current = index;
+    score(key);
+  } else if (form && key === "Enter") {
+    if (event.target && event.target.tagName === "A") return; // follow links normally
+    event.preventDefault();
+    submitIfComplete();
+  } else if (key === "b" || key === "B" || key === "Backspace") {
+    if (previousLink) {
+      event.preventDefault();
+      window.location.assign(previousLink.href);
+    }
+  } else if (key === "?") {
+    if (instructionsLink) {
+      event.preventDefault();
+      window.location.assign(instructionsLink.href);
+    }
+  }
+});
