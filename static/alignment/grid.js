@@ -1,0 +1,518 @@
+// The word-alignment grid (ParaMetric's Figure 1, made clickable).
+//
+// Rows are the tokens of sentence 1, columns those of sentence 2; each cell is a
+// <button> whose accessible name gives both words and the link. The page's data
+// comes from a json_script block (the CSP forbids inline scripts). One listener
+// per event type sits on the table (event delegation), so a 60 × 60 grid costs
+// no more to wire than a 5 × 5 one; the state lives in one Uint8Array.
+(function () {
+  "use strict";
+  var dataEl = document.getElementById("grid-data");
+  var table = document.getElementById("align-grid");
+  if (!dataEl || !table) return;
+  var data = JSON.parse(dataEl.textContent);
+  var t1 = data.tokens1, t2 = data.tokens2, n1 = t1.length, n2 = t2.length;
+  var NONE = 0, SURE = 1, POSSIBLE = 2;
+  var STATE_TEXT = ["no link", "sure link", "possible link"];
+  var readonly = !!data.readonly;
+  var state = new Uint8Array(n1 * n2);
+  load(state, data);
+
+  function load(target, links) {
+    target.fill(NONE);
+    (links.possible || []).forEach(function (l) { target[l[0] * n2 + l[1]] = POSSIBLE; });
+    (links.sure || []).forEach(function (l) { target[l[0] * n2 + l[1]] = SURE; });
+  }
+
+  // A repeated word gets its occurrence number, so that every cell's name is unique.
+  function labels(tokens) {
+    var count = {}, seen = {};
+    tokens.forEach(function (t) { count[t] = (count[t] || 0) + 1; });
+    return tokens.map(function (t) {
+      if (count[t] === 1) return t;
+      seen[t] = (seen[t] || 0) + 1;
+      return t + " (" + seen[t] + ")";
+    });
+  }
+  var lab1 = labels(t1), lab2 = labels(t2);
+
+  // ---------------------------------------------------------------- build the table
+  var cells = new Array(n1 * n2), rows = [], rowHeads = [], cols = [], colHeads = [];
+  (function build() {
+    var colgroup = document.createElement("colgroup");
+    colgroup.appendChild(document.createElement("col"));
+    var thead = document.createElement("thead"), htr = document.createElement("tr");
+    var corner = document.createElement("th");
+    corner.className = "corner";
+    corner.scope = "col";
+    var cornerText = document.createElement("span");
+    cornerText.className = "visually-hidden";
+    cornerText.textContent = "Sentence 1 \\ sentence 2";
+    corner.appendChild(cornerText);
+    htr.appendChild(corner);
+    for (var j = 0; j < n2; j++) {
+      var col = document.createElement("col");
+      cols.push(col);
+      colgroup.appendChild(col);
+      var th = document.createElement("th");
+      th.scope = "col";
+      th.className = "colhead";
+      th.dataset.j = j;
+      th.title = lab2[j];
+      var span = document.createElement("span");
+      span.textContent = t2[j];
+      th.appendChild(span);
+      colHeads.push(th);
+      htr.appendChild(th);
+    }
+    thead.appendChild(htr);
+    var tbody = document.createElement("tbody");
+    for (var i = 0; i < n1; i++) {
+      var tr = document.createElement("tr");
+      var rh = document.createElement("th");
+      rh.scope = "row";
+      rh.className = "rowhead";
+      rh.dataset.i = i;
+      rh.title = lab1[i];
+      rh.textContent = t1[i];
+      tr.appendChild(rh);
+      rowHeads.push(rh);
+      for (var k = 0; k < n2; k++) {
+        var td = document.createElement("td");
+        var b = document.createElement("button");
+        b.type = "button";
+        b.tabIndex = -1;
+        b.dataset.i = i;
+        b.dataset.j = k;
+        cells[i * n2 + k] = b;
+        td.appendChild(b);
+        tr.appendChild(td);
+      }
+      rows.push(tr);
+      tbody.appendChild(tr);
+    }
+    table.appendChild(colgroup);
+    table.appendChild(thead);
+    table.appendChild(tbody);
+    for (var idx = 0; idx < cells.length; idx++) paint(idx);
+    if (cells.length) cells[0].tabIndex = 0;
+    if (readonly) table.classList.add("readonly");
+  })();
+
+  var scroller = document.getElementById("grid-scroll");
+  function fitScrollPadding() {
+    // Keep a focused cell clear of the sticky headers when the browser scrolls to it.
+    if (!scroller || !n1 || !n2) return;
+    scroller.style.scrollPaddingTop = colHeads[0].offsetHeight + "px";
+    scroller.style.scrollPaddingLeft = rowHeads[0].offsetWidth + "px";
+  }
+  fitScrollPadding();
+
+  function paint(idx) {
+    var v = state[idx], b = cells[idx];
+    b.className = v === SURE ? "cell s" : v === POSSIBLE ? "cell p" : "cell";
+    b.setAttribute("aria-label", lab1[(idx / n2) | 0] + " × " + lab2[idx % n2] + ", " + STATE_TEXT[v]);
+  }
+
+  // ---------------------------------------------------------------- words as running text
+  var toks1 = [], toks2 = [];
+  document.querySelectorAll(".sentences .tok").forEach(function (el) {
+    (el.dataset.side === "1" ? toks1 : toks2)[+el.dataset.k] = el;
+  });
+
+  function refreshLinkedWords() {
+    var linked1 = new Uint8Array(n1), linked2 = new Uint8Array(n2);
+    for (var idx = 0; idx < state.length; idx++) {
+      if (state[idx]) { linked1[(idx / n2) | 0] = 1; linked2[idx % n2] = 1; }
+    }
+    toks1.forEach(function (el, i) { if (el) el.classList.toggle("linked", !!linked1[i]); });
+    toks2.forEach(function (el, j) { if (el) el.classList.toggle("linked", !!linked2[j]); });
+  }
+  refreshLinkedWords();
+
+  // ---------------------------------------------------------------- highlighting
+  var summary = document.getElementById("link-summary");
+  var marked = [];
+  var hover = null;
+
+  function mark(el, cls) { if (el) { el.classList.add(cls); marked.push([el, cls]); } }
+  function partnersOfRow(i) { var out = []; for (var j = 0; j < n2; j++) if (state[i * n2 + j]) out.push(j); return out; }
+  function partnersOfCol(j) { var out = []; for (var i = 0; i < n1; i++) if (state[i * n2 + j]) out.push(i); return out; }
+
+  function highlight(i, j) {
+    marked.forEach(function (m) { m[0].classList.remove(m[1]); });
+    marked = [];
+    hover = i < 0 && j < 0 ? null : { i: i, j: j };
+    if (!hover) return;
+    if (i >= 0) {
+      mark(rows[i], "hl"); mark(rowHeads[i], "hl"); mark(toks1[i], "hl");
+      partnersOfRow(i).forEach(function (pj) { if (pj !== j) { mark(toks2[pj], "partner"); mark(colHeads[pj], "partner"); } });
+    }
+    if (j >= 0) {
+      mark(cols[j], "hl"); mark(colHeads[j], "hl"); mark(toks2[j], "hl");
+      partnersOfCol(j).forEach(function (pi) { if (pi !== i) { mark(toks1[pi], "partner"); mark(rowHeads[pi], "partner"); } });
+    }
+    describe(i, j);
+  }
+
+  // Text built with textContent only: tokens are user data.
+  function describe(i, j) {
+    if (!summary) return;
+    summary.textContent = "";
+    function strong(text) { var s = document.createElement("strong"); s.textContent = text; summary.appendChild(s); }
+    function plain(text) { summary.appendChild(document.createTextNode(text)); }
+    function list(idxs, lab) { return idxs.length ? idxs.map(function (k) { return lab[k]; }).join(", ") : "nothing"; }
+    if (i >= 0 && j >= 0) {
+      strong(lab1[i]); plain(" × "); strong(lab2[j]); plain(": " + STATE_TEXT[state[i * n2 + j]] + ". ");
+    }
+    if (i >= 0) { strong(lab1[i]); plain(" is linked to " + list(partnersOfRow(i), lab2) + ". "); }
+    if (j >= 0) { strong(lab2[j]); plain(" is linked to " + list(partnersOfCol(j), lab1) + "."); }
+  }
+
+  function cellOf(el) { var b = el && el.closest ? el.closest("button.cell") : null; return b && table.contains(b) ? b : null; }
+  function idxOf(b) { return +b.dataset.i * n2 + +b.dataset.j; }
+
+  table.addEventListener("pointerover", function (e) {
+    if (drag) return;
+    var b = cellOf(e.target);
+    if (b) return highlight(+b.dataset.i, +b.dataset.j);
+    var th = e.target.closest("th");
+    if (th && th.dataset.i !== undefined) highlight(+th.dataset.i, -1);
+    else if (th && th.dataset.j !== undefined) highlight(-1, +th.dataset.j);
+  });
+  var sentences = document.querySelector(".sentences");
+  if (sentences) {
+    sentences.addEventListener("pointerover", function (e) {
+      var tok = e.target.closest(".tok");
+      if (!tok) return;
+      if (tok.dataset.side === "1") highlight(+tok.dataset.k, -1); else highlight(-1, +tok.dataset.k);
+    });
+  }
+
+  // ---------------------------------------------------------------- focus (roving tabindex)
+  var focusIdx = 0;
+  function setFocus(idx, move) {
+    if (idx < 0 || idx >= cells.length) return;
+    cells[focusIdx].tabIndex = -1;
+    focusIdx = idx;
+    cells[idx].tabIndex = 0;
+    if (move) cells[idx].focus();
+  }
+  table.addEventListener("focusin", function (e) {
+    var b = cellOf(e.target);
+    if (!b) return;
+    var idx = idxOf(b);
+    if (idx !== focusIdx) setFocus(idx, false);
+    highlight(+b.dataset.i, +b.dataset.j);
+  });
+
+  // ---------------------------------------------------------------- edits, undo, redo
+  var undoStack = [], redoStack = [];
+  var announcer = document.getElementById("grid-announce");
+  function announce(text) { if (announcer) announcer.textContent = text; }
+
+  // changes: array of [idx, newValue]; one call is one undo step.
+  function commit(changes, message) {
+    var diff = [];
+    changes.forEach(function (c) { if (state[c[0]] !== c[1]) diff.push([c[0], state[c[0]], c[1]]); });
+    if (!diff.length) return;
+    apply(diff, false);
+    undoStack.push(diff);
+    redoStack.length = 0;
+    changed(message);
+  }
+  function apply(diff, reverse) {
+    diff.forEach(function (d) { state[d[0]] = reverse ? d[1] : d[2]; paint(d[0]); });
+    refreshLinkedWords();
+  }
+  function undo() {
+    var d = undoStack.pop();
+    if (!d) return;
+    apply(d, true);
+    redoStack.push(d);
+    changed("Undone");
+  }
+  function redo() {
+    var d = redoStack.pop();
+    if (!d) return;
+    apply(d, false);
+    undoStack.push(d);
+    changed("Redone");
+  }
+  function changed(message) {
+    updateButtons();
+    if (hover) highlight(hover.i, hover.j);
+    announce(message);
+    scheduleSave();
+  }
+  function toggle(idx, kind) {
+    var next = state[idx] === kind ? NONE : kind;
+    var name = lab1[(idx / n2) | 0] + " × " + lab2[idx % n2];
+    commit([[idx, next]], next === NONE ? "Removed the link " + name : "Linked " + name + " (" + STATE_TEXT[kind] + ")");
+  }
+
+  // ---------------------------------------------------------------- mouse: click and drag
+  var mode = SURE;
+  document.querySelectorAll('input[name="link-mode"]').forEach(function (r) {
+    r.addEventListener("change", function () { if (r.checked) mode = r.value === "possible" ? POSSIBLE : SURE; });
+  });
+
+  var drag = null, previewed = [];
+  function clearPreview() {
+    previewed.forEach(function (idx) { cells[idx].classList.remove("pv", "pv-erase"); });
+    previewed = [];
+  }
+  function showPreview() {
+    clearPreview();
+    var cls = drag.erase ? "pv-erase" : "pv";
+    var ia = Math.min(drag.i0, drag.i1), ib = Math.max(drag.i0, drag.i1);
+    var ja = Math.min(drag.j0, drag.j1), jb = Math.max(drag.j0, drag.j1);
+    for (var i = ia; i <= ib; i++) for (var j = ja; j <= jb; j++) {
+      cells[i * n2 + j].classList.add(cls);
+      previewed.push(i * n2 + j);
+    }
+  }
+  table.addEventListener("pointerdown", function (e) {
+    if (readonly || e.button !== 0) return;
+    var b = cellOf(e.target);
+    if (!b) return;
+    e.preventDefault(); // no text selection; focus is moved by hand below
+    var i = +b.dataset.i, j = +b.dataset.j, idx = i * n2 + j;
+    setFocus(idx, false);
+    b.focus({ preventScroll: true });
+    var kind = e.shiftKey || e.altKey || mode === POSSIBLE ? POSSIBLE : SURE;
+    drag = { i0: i, j0: j, i1: i, j1: j, kind: kind, erase: state[idx] === kind };
+  });
+  document.addEventListener("pointermove", function (e) {
+    if (!drag) return;
+    // elementFromPoint works for touch too, where the pointer is captured by the first cell.
+    var b = cellOf(document.elementFromPoint(e.clientX, e.clientY));
+    if (!b) return;
+    var i = +b.dataset.i, j = +b.dataset.j;
+    if (i === drag.i1 && j === drag.j1) return;
+    drag.i1 = i;
+    drag.j1 = j;
+    showPreview();
+    highlight(i, j);
+  });
+  document.addEventListener("pointerup", function () {
+    if (!drag) return;
+    var d = drag;
+    drag = null;
+    clearPreview();
+    if (d.i0 === d.i1 && d.j0 === d.j1) return toggle(d.i0 * n2 + d.j0, d.kind);
+    var changes = [];
+    var ia = Math.min(d.i0, d.i1), ib = Math.max(d.i0, d.i1), ja = Math.min(d.j0, d.j1), jb = Math.max(d.j0, d.j1);
+    for (var i = ia; i <= ib; i++) for (var j = ja; j <= jb; j++) changes.push([i * n2 + j, d.erase ? NONE : d.kind]);
+    var size = (ib - ia + 1) + " × " + (jb - ja + 1);
+    commit(changes, d.erase ? "Removed the links of a " + size + " block" : "Linked a " + size + " block (" + STATE_TEXT[d.kind] + "s)");
+  });
+  // On touch screens a swipe scrolls the grid (touch-action: manipulation): the browser
+  // then cancels the pointer, and the would-be drag is dropped; a tap still toggles.
+  document.addEventListener("pointercancel", function () { drag = null; clearPreview(); });
+
+  // Screen readers activate buttons with a synthetic click (detail 0) and no pointer
+  // events; our own keys are handled on keydown and suppress their click.
+  var keyClickUntil = 0;
+  table.addEventListener("click", function (e) {
+    var b = cellOf(e.target);
+    if (!b || readonly || e.detail !== 0 || Date.now() < keyClickUntil) return;
+    toggle(idxOf(b), mode);
+  });
+
+  // ---------------------------------------------------------------- keyboard
+  table.addEventListener("keydown", function (e) {
+    var b = cellOf(e.target);
+    if (!b) return;
+    var i = +b.dataset.i, j = +b.dataset.j, to = -1;
+    var plainKey = !e.ctrlKey && !e.metaKey && !e.altKey;
+    switch (e.key) {
+      case "ArrowUp": to = Math.max(0, i - 1) * n2 + j; break;
+      case "ArrowDown": to = Math.min(n1 - 1, i + 1) * n2 + j; break;
+      case "ArrowLeft": to = i * n2 + Math.max(0, j - 1); break;
+      case "ArrowRight": to = i * n2 + Math.min(n2 - 1, j + 1); break;
+      case "Home": to = e.ctrlKey ? 0 : i * n2; break;
+      case "End": to = e.ctrlKey ? cells.length - 1 : i * n2 + n2 - 1; break;
+      case "PageUp": to = Math.max(0, i - 10) * n2 + j; break;
+      case "PageDown": to = Math.min(n1 - 1, i + 10) * n2 + j; break;
+      case " ":
+      case "Spacebar":
+        if (!plainKey) return;
+        e.preventDefault();
+        keyClickUntil = Date.now() + 400;
+        if (!readonly) toggle(i * n2 + j, SURE);
+        return;
+      case "p":
+      case "P":
+        if (!plainKey) return;
+        e.preventDefault();
+        if (!readonly) toggle(i * n2 + j, POSSIBLE);
+        return;
+      case "Enter":
+        e.preventDefault();
+        keyClickUntil = Date.now() + 400;
+        if (!readonly) submit();
+        return;
+      case "Escape":
+        if (drag) { drag = null; clearPreview(); e.preventDefault(); }
+        return;
+      default:
+        return;
+    }
+    e.preventDefault();
+    setFocus(to, true);
+  });
+  table.addEventListener("keyup", function (e) {
+    if (e.key === " " && cellOf(e.target)) e.preventDefault();
+  });
+
+  document.addEventListener("keydown", function (e) {
+    if (readonly || !(e.ctrlKey || e.metaKey) || e.altKey) return;
+    var tag = e.target && e.target.tagName;
+    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
+    var key = e.key.toLowerCase();
+    if (key === "z" && !e.shiftKey) { e.preventDefault(); undo(); }
+    else if ((key === "z" && e.shiftKey) || key === "y") { e.preventDefault(); redo(); }
+  });
+
+  // ---------------------------------------------------------------- toolbar
+  var undoBtn = document.getElementById("undo-button");
+  var redoBtn = document.getElementById("redo-button");
+  var resetBtn = document.getElementById("reset-button");
+  var clearBtn = document.getElementById("clear-button");
+  var submitBtn = document.getElementById("submit-button");
+  var statusEl = document.getElementById("save-status");
+  var badge = document.getElementById("assignment-status");
+  function updateButtons() {
+    if (undoBtn) undoBtn.disabled = !undoStack.length;
+    if (redoBtn) redoBtn.disabled = !redoStack.length;
+  }
+  if (undoBtn) undoBtn.addEventListener("click", undo);
+  if (redoBtn) redoBtn.addEventListener("click", redo);
+  if (clearBtn) clearBtn.addEventListener("click", function () {
+    var changes = [];
+    for (var idx = 0; idx < state.length; idx++) changes.push([idx, NONE]);
+    commit(changes, "Cleared every link");
+  });
+  if (resetBtn && data.automatic) resetBtn.addEventListener("click", function () {
+    var auto = new Uint8Array(state.length);
+    load(auto, data.automatic);
+    var changes = [];
+    for (var idx = 0; idx < state.length; idx++) changes.push([idx, auto[idx]]);
+    commit(changes, "Reset to the automatic alignment");
+  });
+  if (submitBtn) submitBtn.addEventListener("click", submit);
+
+  // ---------------------------------------------------------------- timing
+  // Active time: seconds while the page is visible and was used in the last minute.
+  var active = +data.active_seconds || 0, lastActivity = Date.now();
+  ["pointermove", "pointerdown", "keydown", "wheel"].forEach(function (type) {
+    document.addEventListener(type, function () { lastActivity = Date.now(); }, { passive: true });
+  });
+  if (!readonly) {
+    window.setInterval(function () {
+      if (document.visibilityState === "visible" && Date.now() - lastActivity < 60000) active += 1;
+    }, 1000);
+  }
+
+  // ---------------------------------------------------------------- saving
+  var revision = data.revision, dirty = false, timer = null, blocked = false, submitting = false;
+  var queue = Promise.resolve();
+  function setStatus(text, isError) {
+    if (!statusEl) return;
+    statusEl.textContent = text;
+    statusEl.classList.toggle("error", !!isError);
+  }
+  function links() {
+    var sure = [], possible = [];
+    for (var idx = 0; idx < state.length; idx++) {
+      if (state[idx] === SURE) sure.push([(idx / n2) | 0, idx % n2]);
+      else if (state[idx] === POSSIBLE) possible.push([(idx / n2) | 0, idx % n2]);
+    }
+    return { sure: sure, possible: possible, revision: revision, active_seconds: Math.round(active) };
+  }
+  function send(url, method, body, keepalive) {
+    return fetch(url, {
+      method: method, credentials: "same-origin", keepalive: !!keepalive,
+      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": data.csrf_token },
+      body: JSON.stringify(body),
+    }).then(function (r) {
+      return r.json().catch(function () { return {}; }).then(function (json) { return { ok: r.ok, status: r.status, body: json }; });
+    });
+  }
+  function conflict(detail) {
+    blocked = true;
+    setStatus((detail || "This pair changed elsewhere.") + " Reload the page to continue.", true);
+    if (submitBtn) submitBtn.disabled = true;
+  }
+  function scheduleSave() {
+    if (readonly || blocked) return;
+    dirty = true;
+    setStatus("Unsaved changes…");
+    window.clearTimeout(timer);
+    timer = window.setTimeout(saveNow, 600);
+  }
+  // Saves run one at a time (each needs the revision the previous one returned).
+  function saveNow() {
+    window.clearTimeout(timer);
+    queue = queue.then(function () {
+      if (!dirty || blocked || submitting) return;
+      dirty = false;
+      setStatus("Saving…");
+      return send(data.urls.draft, "PUT", links()).then(function (res) {
+        if (res.ok) {
+          revision = res.body.revision;
+          if (badge) badge.textContent = "Draft saved";
+          if (dirty) { setStatus("Unsaved changes…"); timer = window.setTimeout(saveNow, 600); }
+          else setStatus("Saved");
+        } else if (res.status === 409) {
+          conflict(res.body.detail);
+        } else {
+          dirty = true;
+          setStatus("Not saved: " + (res.body.detail || "error " + res.status), true);
+        }
+      }, function () {
+        dirty = true;
+        setStatus("Not saved (no connection); retrying…", true);
+        timer = window.setTimeout(saveNow, 3000);
+      });
+    });
+    return queue;
+  }
+  function submit() {
+    if (readonly || blocked || submitting) return;
+    submitting = true;
+    if (submitBtn) submitBtn.disabled = true;
+    window.clearTimeout(timer);
+    setStatus("Submitting…");
+    queue = queue.then(function () {
+      return send(data.urls.submit, "POST", links()).then(function (res) {
+        if (res.ok) {
+          dirty = false;
+          setStatus("Submitted");
+          window.location.assign(res.body.next_url || data.urls.after_submit);
+          return;
+        }
+        submitting = false;
+        if (res.status === 409) return conflict(res.body.detail);
+        if (submitBtn) submitBtn.disabled = false;
+        setStatus("Not submitted: " + (res.body.detail || "error " + res.status), true);
+      }, function () {
+        submitting = false;
+        if (submitBtn) submitBtn.disabled = false;
+        setStatus("Not submitted (no connection); try again.", true);
+      });
+    });
+  }
+  if (!readonly) {
+    // Leaving with unsaved edits: send them on the way out, and ask if one is still pending.
+    window.addEventListener("pagehide", function () {
+      if (dirty && !blocked && !submitting) send(data.urls.draft, "PUT", links(), true).catch(function () {});
+    });
+    window.addEventListener("beforeunload", function (e) {
+      if (dirty && !blocked && !submitting) { e.preventDefault(); e.returnValue = ""; }
+    });
+  }
+  updateButtons();
+  window.paraevalGrid = { state: state, n1: n1, n2: n2, save: saveNow };
+})();
