@@ -1,0 +1,247 @@
+"""The report's figures as SVG text, drawn with matplotlib (no pyplot, no display).
+
+Figures are built on :class:`matplotlib.figure.Figure` directly, so nothing touches
+pyplot's global state and two builds in one worker process cannot interfere. Text
+stays text in the SVG (``svg.fonttype = none``): the files are small and the words
+searchable. Scatter plots draw at most :data:`MAX_POINTS` points per panel (a seeded
+sample, said in the caption), so a 25,000-item study still gives an SVG a browser
+opens quickly. Output is deterministic for a given seed (fixed hash salt, no date).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import matplotlib
+
+matplotlib.use("Agg")  # a worker has no display; set before anything draws
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from django.utils.text import slugify  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+MAX_POINTS = 4000
+PALETTE = ("#1f5fbf", "#c2410c", "#1e7a3c", "#7c3aed", "#b3261e", "#0e7490", "#9a6200", "#be185d", "#4b5563",
+           "#65a30d")
+
+
+@dataclass(frozen=True)
+class Plot:
+    slug: str
+    title: str
+    caption: str
+    svg: str
+
+
+def _svg(fig: Figure, salt: str) -> str:
+    buf = io.StringIO()
+    with matplotlib.rc_context({"svg.hashsalt": salt, "svg.fonttype": "none"}):
+        fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")
+    return buf.getvalue()
+
+
+def _figure(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height), dpi=100)
+    fig.set_facecolor("white")
+    return fig
+
+
+def _sample(n: int, rng: np.random.Generator) -> np.ndarray:
+    """Indices of at most MAX_POINTS of n points (all of them, in order, when n is small)."""
+    if n <= MAX_POINTS:
+        return np.arange(n)
+    return np.sort(rng.choice(n, size=MAX_POINTS, replace=False))
+
+
+def _jitter(values: np.ndarray, rng: np.random.Generator, share: float = 0.025) -> np.ndarray:
+    """Small uniform noise so that tied (discrete) scores show as clouds, not single dots."""
+    finite = values[np.isfinite(values)]
+    span = float(finite.max() - finite.min()) if finite.size else 1.0
+    return values + rng.uniform(-1, 1, size=values.shape) * share * (span or 1.0)
+
+
+def _fmt(x) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and not np.isfinite(x)) else f"{x:.3f}"
+
+
+def _sampled_note(n: int) -> str:
+    return f" {MAX_POINTS:,} of the {n:,} points are drawn (a seeded random sample)." if n > MAX_POINTS else ""
+
+
+def criterion_vs_target(ref: pd.DataFrame, *, target: str, criteria: Sequence[str], table2: Mapping | None,
+                        units: str, seed: int) -> Plot | None:
+    """Each criterion's human reference against the target criterion's, per genuine item, with jitter."""
+    genuine = ref.loc[~ref["is_control"].astype(bool)]
+    others = [c for c in criteria if c != target and c in genuine.columns]
+    if genuine.empty or target not in genuine.columns or not others:
+        return None
+    r_of = {}
+    for row in (table2 or {}).get("rows", []):
+        if row.get("subset") == "all":
+            r_of[row["criterion"]] = ((row.get("sentence") or {}).get("pearson") or {}).get("statistic")
+    rng = np.random.default_rng(seed)
+    fig = _figure(4.2 * len(others), 4.0)
+    axes = fig.subplots(1, len(others), squeeze=False)[0]
+    y_all = genuine[target].to_numpy(dtype=float)
+    idx = _sample(len(genuine), rng)
+    for ax, crit in zip(axes, others):
+        x = genuine[crit].to_numpy(dtype=float)[idx]
+        y = y_all[idx]
+        ax.scatter(_jitter(x, rng), _jitter(y, rng), s=9, alpha=0.45, color=PALETTE[0], linewidths=0)
+        ax.set_xlabel(f"{crit} ({units})")
+        ax.set_ylabel(f"{target} ({units})")
+        ax.set_title(f"{crit} vs {target}: r = {_fmt(r_of.get(crit))}", fontsize=10)
+        ax.grid(True, alpha=0.25)
+    caption = (f"Human reference (mean of the judges, {units}) of each genuine item: each criterion against "
+               f"{target}, with a little jitter so tied scores stay visible; r is the sentence-level Pearson "
+               f"correlation of Table 2 (all items, controls as in Table 2).{_sampled_note(len(genuine))}")
+    return Plot("criterion-vs-overall", f"Criteria vs {target}", caption, _svg(fig, f"criterion-{seed}"))
+
+
+def metric_vs_human(name: str, scores: pd.Series, ref: pd.DataFrame, *, target: str, table3: Mapping | None,
+                    include_controls: bool, units: str, seed: int, slug: str) -> Plot | None:
+    """One metric against the human reference: segment level (items) and system level (system means)."""
+    use = ref if include_controls else ref.loc[~ref["is_control"].astype(bool)]
+    joined = use.assign(metric=scores.reindex(use.index)).dropna(subset=["metric", target])
+    if joined.empty:
+        return None
+    r_of = {}
+    for row in (table3 or {}).get("rows", []):
+        if row.get("metric") == name and row.get("human") == "mean":
+            r_of[row["level"]] = (row.get("pearson") or {}).get("statistic")
+    rng = np.random.default_rng(seed)
+    fig = _figure(9.0, 4.0)
+    seg, sysax = fig.subplots(1, 2)
+    idx = _sample(len(joined), rng)
+    part = joined.iloc[idx]
+    controls = part["is_control"].astype(bool).to_numpy()
+    x = part["metric"].to_numpy(dtype=float)
+    y = _jitter(part[target].to_numpy(dtype=float), rng)
+    seg.scatter(x[~controls], y[~controls], s=9, alpha=0.45, color=PALETTE[0], linewidths=0, label="candidates")
+    if controls.any():
+        seg.scatter(x[controls], y[controls], s=14, alpha=0.6, color=PALETTE[1], marker="x", linewidths=0.8,
+                    label="controls")
+        seg.legend(loc="best", fontsize=8)
+    seg.set_xlabel(name)
+    seg.set_ylabel(f"human {target} ({units})")
+    seg.set_title(f"segment level: r = {_fmt(r_of.get('segment'))}", fontsize=10)
+    seg.grid(True, alpha=0.25)
+    means = joined.groupby("system", sort=True).agg(metric=("metric", "mean"), human=(target, "mean"),
+                                                    control=("is_control", "first"))
+    for i, (system, row) in enumerate(means.iterrows()):
+        colour = PALETTE[1] if bool(row["control"]) else PALETTE[0]
+        sysax.scatter([row["metric"]], [row["human"]], s=36, color=colour, marker="x" if row["control"] else "o")
+        sysax.annotate(str(system), (row["metric"], row["human"]), textcoords="offset points", xytext=(4, 4),
+                       fontsize=8)
+    sysax.set_xlabel(f"mean {name}")
+    sysax.set_ylabel(f"mean human {target}")
+    sysax.set_title(f"system level: r = {_fmt(r_of.get('system'))}", fontsize=10)
+    sysax.grid(True, alpha=0.25)
+    caption = (f"{name} against the human reference on {target} ({units}), controls "
+               f"{'included at their expected scores' if include_controls else 'left out'}. Left: one point per "
+               f"item (human scores jittered slightly); right: per-system means. r: Pearson, as in Table 3."
+               f"{_sampled_note(len(joined))}")
+    return Plot(slug, f"{name} vs human {target}", caption, _svg(fig, f"{slug}-{seed}"))
+
+
+def judge_distributions(frame: pd.DataFrame, *, criteria: Sequence[str], excluded: Sequence[str]) -> Plot | None:
+    """Per judge and criterion, the share of each score on genuine items (raw scores)."""
+    genuine = frame.loc[~frame["is_control"].astype(bool)]
+    if genuine.empty:
+        return None
+    judges = sorted(genuine["judge"].unique().tolist())
+    values = np.sort(genuine["score"].unique())
+    crits = [c for c in criteria if c in set(genuine["criterion"])]
+    cols = min(2, len(crits))
+    rows = int(np.ceil(len(crits) / cols))
+    fig = _figure(5.2 * cols, 3.3 * rows)
+    axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
+    width = 0.8 / max(1, len(judges))
+    excluded_set = set(excluded)
+    for ax, crit in zip(axes, crits):
+        part = genuine.loc[genuine["criterion"] == crit]
+        for j, judge in enumerate(judges):
+            scores = part.loc[part["judge"] == judge, "score"]
+            if scores.empty:
+                continue
+            shares = scores.value_counts(normalize=True).reindex(values, fill_value=0.0).to_numpy()
+            label = f"{judge} (excluded)" if judge in excluded_set else judge
+            ax.bar(np.arange(len(values)) + (j - (len(judges) - 1) / 2) * width, shares, width=width,
+                   color=PALETTE[j % len(PALETTE)], hatch="//" if judge in excluded_set else None,
+                   edgecolor="white", linewidth=0.3, label=label)
+        ax.set_xticks(np.arange(len(values)))
+        ax.set_xticklabels([f"{v:g}" for v in values])
+        ax.set_title(crit, fontsize=10)
+        ax.set_ylabel("share of the judge's scores")
+        ax.grid(True, axis="y", alpha=0.25)
+    for ax in axes[len(crits):]:
+        ax.set_visible(False)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(judges), 6), fontsize=8, frameon=False,
+               bbox_to_anchor=(0.5, 0.92))
+    fig.subplots_adjust(top=0.86, hspace=0.45)
+    caption = ("How often each judge gave each score, per criterion, on genuine items (controls left out; raw "
+               "scores). A judge far from the others is lenient or harsh; one tall bar is straight-lining. "
+               "Excluded judges are hatched.")
+    return Plot("judge-distributions", "Score distributions per judge", caption, _svg(fig, "judges"))
+
+
+def system_ranking(ranking: Mapping | None, *, units: str) -> Plot | None:
+    """System means with bootstrap CIs, coloured by significance cluster."""
+    systems = (ranking or {}).get("systems") or []
+    if not systems:
+        return None
+    target = (ranking or {}).get("criterion", "overall")
+    fig = _figure(6.5, 0.9 + 0.45 * len(systems))
+    ax = fig.subplots()
+    ys = np.arange(len(systems))[::-1]
+    for y, s in zip(ys, systems):
+        mean = s.get("mean")
+        if mean is None:
+            continue
+        low = s.get("ci_low") if s.get("ci_low") is not None else mean
+        high = s.get("ci_high") if s.get("ci_high") is not None else mean
+        colour = PALETTE[(int(s.get("cluster") or 1) - 1) % len(PALETTE)]
+        ax.errorbar([mean], [y], xerr=[[mean - low], [high - mean]], fmt="o", color=colour, capsize=3)
+    ax.set_yticks(ys)
+    ax.set_yticklabels([f"{s['rank']}. {s['system']} (cluster {s['cluster']})" for s in systems], fontsize=9)
+    ax.set_xlabel(f"mean human {target} ({units})")
+    ax.grid(True, axis="x", alpha=0.25)
+    caption = ("Genuine systems by mean human score with bootstrap confidence intervals (resampling originals); "
+               "systems in one cluster (one colour) are not significantly different from their neighbours "
+               "(paired bootstrap).")
+    return Plot("system-ranking", f"System ranking on {target}", caption, _svg(fig, "ranking"))
+
+
+def report_plots(*, frame: pd.DataFrame, ref: pd.DataFrame, metric_wide: pd.DataFrame | None, result: Mapping,
+                 excluded: Sequence[str], target: str, include_controls: bool, normalized: bool,
+                 seed: int) -> list[Plot]:
+    """Every figure of a report, in page order (figures without data are left out).
+
+    ``frame``: the validated judgments (excluded judges included, for their
+    distribution); ``ref``: the human reference of the included judges
+    (``metrics.core.stats.reference.human_reference``); ``metric_wide``: item ×
+    metric scores as used in Table 3 (or None); ``result``: ``build_report``'s dict.
+    """
+    units = "per-judge z-scores" if normalized else "1–5"
+    criteria = result.get("summary", {}).get("criteria") or sorted(frame["criterion"].unique())
+    plots = [
+        criterion_vs_target(ref, target=target, criteria=criteria, table2=result.get("table2"), units=units,
+                            seed=seed),
+        system_ranking(result.get("system_ranking"), units=units),
+        judge_distributions(frame, criteria=criteria, excluded=excluded),
+    ]
+    if metric_wide is not None:
+        used: set[str] = set()
+        for name in metric_wide.columns:
+            base = f"metric-{slugify(str(name))[:80] or 'metric'}"
+            slug, k = base, 2
+            while slug in used:
+                slug, k = f"{base}-{k}", k + 1
+            used.add(slug)
+            plots.append(metric_vs_human(str(name), metric_wide[name], ref, target=target, table3=result.get("table3"),
+                                         include_controls=include_controls, units=units, seed=seed, slug=slug))
+    return [p for p in plots if p is not None]

@@ -1,0 +1,154 @@
+"""``manage.py agreement`` and ``manage.py correlate`` (no database needed)."""
+
+import json
+from io import StringIO
+
+import krippendorff
+import numpy as np
+import pandas as pd
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from scipy import stats as sps
+from sklearn.metrics import cohen_kappa_score
+
+from metrics.core.stats import simulate_judgments, williams_test
+
+
+def run(name, *args):
+    buf = StringIO()
+    call_command(name, *args, stdout=buf)
+    return buf.getvalue()
+
+
+@pytest.fixture
+def ratings(tmp_path):
+    frame = simulate_judgments(n_originals=25, n_judges=3, controls=(), criteria=("adequacy", "overall"), seed=2)
+    path = tmp_path / "ratings.csv"
+    frame[["judge", "item", "criterion", "score"]].to_csv(path, index=False)
+    return frame, path
+
+
+def test_agreement_json_matches_the_libraries(ratings):
+    frame, path = ratings
+    out = json.loads(run("agreement", "--input", str(path), "--json"))
+    assert set(out) == {"adequacy", "overall"}
+    overall = frame[frame["criterion"] == "overall"].pivot(index="judge", columns="item", values="score")
+    values = overall.to_numpy(dtype=float)
+    for level in ("nominal", "ordinal", "interval"):
+        assert out["overall"]["krippendorff_alpha"][level] == pytest.approx(
+            krippendorff.alpha(values, level_of_measurement=level)
+        )
+    assert out["overall"]["fleiss_kappa"] is not None
+    first = out["overall"]["cohen_kappa"][0]
+    assert first["judges"] == ["j01", "j02"] and first["n"] == 100
+    assert first["quadratic"] == pytest.approx(
+        cohen_kappa_score(values[0], values[1], weights="quadratic", labels=np.unique(values))
+    )
+    assert out["overall"]["pearson"][2]["statistic"] == pytest.approx(sps.pearsonr(values[1], values[2]).statistic)
+
+
+def test_agreement_without_criterion_column_uses_one_named_score(tmp_path):
+    path = tmp_path / "r.tsv"
+    rows = ["judge\titem\tscore"] + [f"{j}\ti{i}\t{(i + k) % 3 + 1}" for i in range(12) for k, j in enumerate("ab")]
+    rows += ["c\ti0\t1"]  # an incomplete design: Fleiss is not defined
+    path.write_text("\n".join(rows) + "\n")
+    out = json.loads(run("agreement", "--input", str(path), "--json"))
+    assert list(out) == ["score"]
+    assert out["score"]["fleiss_kappa"] is None
+    assert "same number of ratings" in out["score"]["fleiss_kappa_reason"]
+    text = run("agreement", "--input", str(path))
+    assert "criterion score" in text and "Fleiss' kappa         n/a" in text
+
+
+def test_agreement_bootstrap_adds_an_interval(ratings):
+    _, path = ratings
+    out = json.loads(run("agreement", "--input", str(path), "--json", "--n-boot", "50"))
+    low, high = out["adequacy"]["krippendorff_alpha_ci"]["interval"]
+    assert low < out["adequacy"]["krippendorff_alpha"]["interval"] < high
+
+
+@pytest.mark.parametrize(
+    "content, name, message",
+    [
+        ("judge,item\na,b\n", "x.csv", "missing column"),
+        ("judge,item,score\na,i,good\n", "x.csv", "not numeric"),
+        ("judge,item,score\na,i,1\na,i,2\n", "x.csv", "twice"),
+        ("judge,item,score\n", "x.csv", "no data rows"),
+        ("judge,item,score\na,i,1\n", "x.xlsx", "unknown file type"),
+    ],
+)
+def test_agreement_bad_input_is_a_command_error(tmp_path, content, name, message):
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(CommandError, match=message):
+        run("agreement", "--input", str(path))
+
+
+def test_agreement_unreadable_file_is_a_command_error(tmp_path):
+    with pytest.raises(CommandError, match="no such file"):
+        run("agreement", "--input", str(tmp_path / "missing.csv"))
+
+
+@pytest.fixture
+def scored(tmp_path):
+    rng = np.random.default_rng(0)
+    systems = np.repeat(["s1", "s2", "s3", "s4", "s5"], 40)
+    quality = pd.Series({"s1": 1.0, "s2": 2.0, "s3": 3.0, "s4": 4.0, "s5": 5.0})[systems].to_numpy()
+    human = quality + rng.normal(0, 1, systems.size)
+    frame = pd.DataFrame(
+        {
+            "system": systems, "item": [f"i{k}" for k in range(systems.size)], "human": human,
+            "good": human + rng.normal(0, 0.5, systems.size), "poor": human + rng.normal(0, 2, systems.size),
+        }
+    )
+    path = tmp_path / "scores.csv"
+    frame.to_csv(path, index=False)
+    return frame, path
+
+
+def test_correlate_json_has_both_levels_and_williams(scored):
+    frame, path = scored
+    out = json.loads(run("correlate", "--input", str(path), "--human", "human", "--metric", "good", "--metric", "poor", "--json"))
+    seg = out["metrics"]["good"]["segment"]
+    assert seg["pearson"]["statistic"] == pytest.approx(sps.pearsonr(frame["human"], frame["good"]).statistic)
+    assert seg["kendall_b"]["statistic"] == pytest.approx(sps.kendalltau(frame["human"], frame["good"]).statistic)
+    means = frame.groupby("system")[["human", "poor"]].mean()
+    sysl = out["metrics"]["poor"]["system"]
+    assert sysl["spearman"]["statistic"] == pytest.approx(sps.spearmanr(means["human"], means["poor"]).statistic)
+    assert sysl["pearson"]["n"] == 5
+    (w,) = out["williams"]
+    r12 = sps.pearsonr(frame["human"], frame["good"]).statistic
+    r13 = sps.pearsonr(frame["human"], frame["poor"]).statistic
+    r23 = sps.pearsonr(frame["good"], frame["poor"]).statistic
+    assert w["better"] == "good"
+    assert w["williams_pvalue"] == pytest.approx(williams_test(r12, r13, r23, 200).pvalue)
+    text = run("correlate", "--input", str(path), "--human", "human", "--metric", "good", "--metric", "poor")
+    assert "Williams: good better than poor?" in text
+
+
+def test_correlate_bad_input_is_a_command_error(scored, tmp_path):
+    _, path = scored
+    with pytest.raises(CommandError, match="missing column"):
+        run("correlate", "--input", str(path), "--human", "human", "--metric", "nope")
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("system\titem\thuman\tm\ns\ti\t1\tx\n")
+    with pytest.raises(CommandError, match="not numeric"):
+        run("correlate", "--input", str(bad), "--human", "human", "--metric", "m")
+
+
+def test_bad_input_exits_non_zero_with_one_line_on_stderr(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    path = tmp_path / "x.csv"
+    path.write_text("judge,item\na,b\n")
+    proc = subprocess.run(
+        [sys.executable, str(root / "manage.py"), "agreement", "--input", str(path)],
+        capture_output=True, text=True, cwd=root,
+    )
+    assert proc.returncode != 0
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "missing column(s) score" in lines[0]

@@ -1,0 +1,182 @@
+"""Training PEM on a study's judgments, and scoring other studies with the trained model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
+
+from annotation.models import Candidate
+from metrics import selectors, services
+from metrics.core.pem import PemModel as CorePemModel
+from metrics.core.pem import pem_features
+from metrics.models import MetricScore, PemModel
+
+from .conftest import make_study
+from .sentences import HUMAN, MACHINE, ORIGINALS, REFERENCES
+
+pytestmark = pytest.mark.django_db
+
+PHRASE_TABLE = (
+    "english\tpivot\tcount\ncat\tgato\t5\nthe cat\tel gato\t3\nthe\tel\t10\nthe\tla\t8\nriver\trio\t4\n"
+    "boat\tbarca\t3\nboat\tbote\t2\nbread\tpan\t6\nfresh\tfresco\t2\nletter\tcarta\t5\nwindow\tventana\t4\n"
+)
+#: Judges' overall scores per system (two judges); the control's judges disagree with its fixed score.
+OVERALL = {"human": (5, 4), "machine": (2, 3), "control:identical": (4, 4)}
+
+
+@pytest.fixture
+def feature_resources(researcher, metric_study):
+    text = "\n".join(s.lower() for s in ORIGINALS + HUMAN + MACHINE + REFERENCES) + "\n"
+    table = services.metric_resource_create(
+        name="toy table", kind="phrase_table", file=ContentFile(PHRASE_TABLE.encode(), name="table.tsv"),
+        owner=researcher, study=metric_study)
+    lm = services.metric_resource_create(
+        name="toy LM text", kind="language_model", file=ContentFile(text.encode(), name="lm-text.txt"),
+        owner=researcher, study=metric_study)
+    return {"phrase_table": table.pk, "lm": lm.pk}
+
+
+def _synthetic_frame(study) -> pd.DataFrame:
+    rows = []
+    cands = Candidate.objects.filter(original__study=study).select_related("original", "system")
+    for c in cands:
+        is_control = c.system.is_control
+        for judge, score in zip(("j1", "j2"), OVERALL[c.system.name]):
+            for criterion in ("adequacy", "fluency", "dissimilarity", "overall"):
+                rows.append({
+                    "judge": judge, "item": str(c.pk), "original": c.original.external_id, "system": c.system.name,
+                    "is_control": is_control, "control_kind": "identical" if is_control else None,
+                    "criterion": criterion, "score": score if criterion == "overall" else 3, "seconds": 10.0,
+                    "submitted_at": pd.Timestamp("2026-01-01", tz="UTC"),
+                })
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture
+def judged(monkeypatch, metric_study):
+    """The judging app's frame, synthesised: two judges rate every candidate."""
+    import annotation.judging.selectors as judging
+
+    frames = {metric_study.pk: _synthetic_frame(metric_study)}
+    monkeypatch.setattr(judging, "judgments_frame",
+                        lambda *, study, include_excluded_judges=False: frames.get(study.pk, pd.DataFrame()))
+    return metric_study
+
+
+def test_training_targets_are_judge_means_and_fixed_scores_for_controls(judged):
+    targets = selectors.pem_training_targets(study=judged)
+    assert list(targets.columns) == ["item", "original", "is_control", "control_kind", "n_judgments", "target"]
+    assert len(targets) == 21 and (targets["n_judgments"] == 2).all()
+    by_system = dict(zip(
+        Candidate.objects.filter(original__study=judged).values_list("pk", flat=True).iterator(),
+        Candidate.objects.filter(original__study=judged).values_list("system__name", flat=True).iterator()))
+    got = {by_system[int(i)]: t for i, t in zip(targets["item"], targets["target"])}
+    assert got == {"human": 4.5, "machine": 2.5, "control:identical": 2.0}  # PEM: the original itself is O2
+
+
+def test_a_pem_model_trains_on_judgments_splits_by_original_and_scores_another_study(
+        judged, researcher, feature_resources):
+    model = services.pem_model_create(study=judged, name="toy", created_by=researcher,
+                                      feature_resources=feature_resources, test_share=0.3, seed=1, enqueue=False)
+    assert model.status == "queued"
+    model = services.pem_model_train(pem_model_id=model.pk)
+    assert model.status == "succeeded", model.error
+    assert (model.n_train, model.n_test) == (15, 6)  # 5 and 2 whole originals, 3 candidates each
+    assert model.signature.startswith("pem|format:1|") and model.test_pearson is not None
+    assert set(model.hyperparameters) == {"svr__C", "svr__gamma", "svr__epsilon"}
+    assert model.summary["n_controls"] == 7 and model.summary["n_originals"] == 7
+    resource = model.resource
+    assert resource.kind == "pem_model"
+    saved = CorePemModel.load(resource.file.path)
+    assert saved.signature == model.signature
+    assert saved.test_pearson.statistic == pytest.approx(model.test_pearson)
+
+    # Reused on another study: a pem run with the model and the same feature resources.
+    other = make_study(researcher, name="Other study", with_control=False)
+    run = services.pem_model_run_create(pem_model=model, study=other, created_by=researcher, enqueue=False)
+    run = services.metric_run_execute(run_id=run.pk)
+    assert run.status == "succeeded", run.error
+    cands = list(Candidate.objects.filter(original__study=other).select_related("original").order_by("pk"))
+    res = selectors.metric_resources_by_id(ids=feature_resources.values())
+    feats, _ = pem_features([c.original.text for c in cands], [c.text for c in cands],
+                            phrase_table=res[feature_resources["phrase_table"]].file.path,
+                            lm=res[feature_resources["lm"]].file.path)
+    expected = saved.predict(feats)
+    stored = [MetricScore.objects.get(run=run, candidate=c).score for c in cands]
+    np.testing.assert_allclose(stored, expected, rtol=1e-12)
+    assert run.corpus_score == pytest.approx(float(np.mean(expected)))
+
+
+def test_a_pem_model_appears_on_the_metrics_page_with_its_test_correlation(
+        client, judged, researcher, feature_resources):
+    model = services.pem_model_train(pem_model_id=services.pem_model_create(
+        study=judged, name="shown model", created_by=researcher, feature_resources=feature_resources,
+        test_share=0.3, enqueue=False).pk)
+    client.force_login(researcher)
+    html = client.get(f"/studies/{judged.pk}/metrics/").content.decode()
+    assert "shown model" in html and f"{model.test_pearson:.3f}" in html and "Score this study" in html
+
+
+def test_training_is_refused_before_any_overall_judgment_exists(monkeypatch, metric_study, researcher):
+    import annotation.judging.selectors as judging
+
+    monkeypatch.setattr(judging, "judgments_frame", lambda *, study, include_excluded_judges=False: pd.DataFrame())
+    with pytest.raises(ValidationError, match="no overall judgments"):
+        services.pem_model_create(study=metric_study, name="none", created_by=researcher, enqueue=False)
+    assert not PemModel.objects.exists()
+
+
+def test_training_with_too_few_originals_fails_with_the_reason(monkeypatch, researcher, feature_resources):
+    import annotation.judging.selectors as judging
+
+    tiny = make_study(researcher, name="Two originals", with_control=False)
+    Candidate.objects.filter(original__study=tiny).exclude(original__external_id__in=["v0", "v1"]).delete()
+    monkeypatch.setattr(judging, "judgments_frame",
+                        lambda *, study, include_excluded_judges=False: _synthetic_frame(study))
+    model = services.pem_model_create(study=tiny, name="tiny", created_by=researcher,
+                                      feature_resources=feature_resources, test_share=0.5, enqueue=False)
+    model = services.pem_model_train(pem_model_id=model.pk)
+    assert model.status == "failed" and "at least two training originals" in model.error
+
+
+def test_pem_trains_on_judgments_submitted_through_the_judging_app(researcher, make_user, feature_resources):
+    """Real judgments: the study is opened (controls and assignments built), two judges rate every item."""
+    from annotation.judging import selectors as judging_selectors
+    from annotation.judging import services as judging
+    from annotation.judging.models import AssignmentItem
+    from annotation.services import study_member_add
+
+    study = make_study(researcher, name="Judged study", with_control=False)
+    judges = [make_user(name) for name in ("jo", "kim")]
+    for judge in judges:
+        study_member_add(study=study, user=judge, role="judge")
+    judging.design_update(study=study, changes={"seed": 7})
+    judging.study_judging_open(study=study)
+    overall = {"human": (5, 4), "machine": (2, 3)}
+    for j, judge in enumerate(judges):
+        assignment = judging_selectors.assignment_for_judge(study=study, judge=judge)
+        n = 0
+        while (item := judging_selectors.item_next_for_judge(assignment=assignment)) is not None:
+            system = AssignmentItem.objects.get(token=item.token).candidate.system.name
+            o = overall.get(system, (3, 3))[j]  # judges rate controls 3; PEM trains on their fixed score
+            judging.judgment_submit(study=study, judge=judge, token=item.token, key=f"k-{judge.pk}-{n:04d}",
+                                    scores={"adequacy": 3, "fluency": 3, "dissimilarity": 3, "overall": o},
+                                    serve_stamp=item.serve_stamp)
+            n += 1
+        assert n == 35  # 7 originals × (2 systems + 3 controls)
+
+    targets = selectors.pem_training_targets(study=study)
+    assert len(targets) == 35 and targets["n_judgments"].eq(2).all()
+    fixed = targets[targets["is_control"]].groupby("control_kind")["target"].unique().to_dict()
+    assert {k: list(v) for k, v in fixed.items()} == {"identical": [2.0], "random": [1.0], "unigram": [1.0]}
+    assert sorted(targets.loc[~targets["is_control"], "target"].unique()) == [2.5, 4.5]
+
+    model = services.pem_model_create(study=study, name="judged", created_by=researcher,
+                                      feature_resources=feature_resources, test_share=0.3, seed=3, enqueue=False)
+    model = services.pem_model_train(pem_model_id=model.pk)
+    assert model.status == "succeeded", model.error
+    assert model.n_train + model.n_test == 35 and model.n_test == 10  # two whole originals held out
+    assert model.summary["n_controls"] == 21 and -1 <= model.test_pearson <= 1
