@@ -1,0 +1,157 @@
+"""Fixtures shared by the whole suite: people, API clients, a real Celery worker,
+and real Chromium driven by Playwright."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from annotation.enums import Role
+
+CHROMIUM = os.environ.get("PARAEVAL_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+]
+SCREENSHOT_DIR = Path(os.environ.get("PARAEVAL_SCREENSHOT_DIR", Path(__file__).resolve().parent.parent / "var" / "screenshots"))
+
+
+def chromium_available() -> bool:
+    return Path(CHROMIUM).exists()
+
+
+def pytest_report_header(config):
+    if not chromium_available():
+        return [f"!!! BROWSER TESTS SKIPPED: no Chromium at {CHROMIUM} (apt-get install chromium, or set PARAEVAL_CHROMIUM) !!!"]
+    return [f"browser tests: Chromium at {CHROMIUM}"]
+
+
+def pytest_collection_modifyitems(config, items):
+    if chromium_available():
+        return
+    skip = pytest.mark.skip(reason=f"no Chromium at {CHROMIUM}")
+    for item in items:
+        if "browser" in item.keywords:
+            item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not chromium_available():
+        terminalreporter.write_line(
+            f"!!! Browser tests were SKIPPED: no Chromium at {CHROMIUM}. Install Debian's chromium to run them. !!!",
+            red=True, bold=True)
+
+
+# --- people -----------------------------------------------------------------
+
+@pytest.fixture
+def make_user(db):
+    from django.contrib.auth.models import User
+
+    def make(username: str, *, password: str = "pw", researcher: bool = False) -> User:
+        user = User.objects.create_user(username=username, password=password)
+        if researcher:
+            from annotation.services import researcher_grant
+
+            researcher_grant(user=user)
+        return user
+
+    return make
+
+
+@pytest.fixture
+def researcher(make_user):
+    return make_user("rita", researcher=True)
+
+
+@pytest.fixture
+def study(researcher):
+    """A study owned by ``researcher`` with 5 originals × 2 systems."""
+    from tests.factories import study_with_data
+
+    return study_with_data(owner=researcher, name="Fixture study")
+
+
+@pytest.fixture
+def judge(make_user, study):
+    from annotation.services import study_member_add
+
+    user = make_user("jude")
+    study_member_add(study=study, user=user, role=Role.JUDGE)
+    return user
+
+
+@pytest.fixture
+def annotator(make_user, study):
+    from annotation.services import study_member_add
+
+    user = make_user("anna")
+    study_member_add(study=study, user=user, role=Role.ANNOTATOR)
+    return user
+
+
+@pytest.fixture
+def api_client():
+    from rest_framework.test import APIClient
+
+    return APIClient()
+
+
+# --- a real Celery worker ------------------------------------------------------
+
+@pytest.fixture
+def celery_worker(transactional_db):
+    """A real Celery worker consuming from the configured broker in a thread."""
+    from celery.contrib.testing.worker import start_worker
+
+    from config.celery import app
+
+    with start_worker(app, perform_ping_check=False, shutdown_timeout=20, loglevel="WARNING") as worker:
+        yield worker
+
+
+# --- real Chromium ---------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def browser():
+    if not chromium_available():
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, live_server):
+    """A fresh browser context (no cookies) whose relative URLs go to the live server."""
+    context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(15_000)
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.js_errors = errors
+    yield pg
+    context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def browser_login(page, username: str, password: str = "pw") -> None:
+    """Log in through the real login form."""
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_load_state()
+
+
+def screenshot(page, name: str, *, full_page: bool = True) -> Path:
+    """Save a screenshot for the README tour (var/screenshots/NAME.png)."""
+    SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOT_DIR / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    return path

@@ -1,0 +1,132 @@
+"""Every URL pattern of the project, with the people allowed to use it and real
+parameters to call it with.
+
+:func:`all_routes` walks ``get_resolver().url_patterns`` recursively (namespaces
+and converters included). :func:`access_rule` says who may use a route, from its
+name — the table is in :mod:`tests.hardening.test_authorization_matrix`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+#: Everyone the matrix tries. The study and its objects belong to ``owner``; the
+#: item-level parameters (an item token, an alignment assignment) belong to
+#: ``judge`` and ``annotator``; ``other_judge``/``other_annotator`` work on the same
+#: study with their own items.
+ROLES = ("owner", "other_researcher", "judge", "other_judge", "annotator", "other_annotator", "anonymous")
+UNSAFE = ("post", "put", "patch", "delete")
+
+
+@dataclass(frozen=True)
+class Route:
+    name: str
+    pattern: str
+    params: tuple[str, ...]
+    methods: tuple[str, ...]
+
+    @property
+    def namespace(self) -> str:
+        return self.name.rpartition(":")[0]
+
+    @property
+    def short(self) -> str:
+        return self.name.rpartition(":")[2]
+
+
+def _methods(callback) -> tuple[str, ...]:
+    cls = getattr(callback, "cls", None) or getattr(callback, "view_class", None)
+    if cls is None:
+        # Function views: GET and POST, whatever the decorators allow; a wrong
+        # method must be refused like anything else.
+        return ("get", "post")
+    return tuple(m for m in ("get", "post", "put", "patch", "delete") if hasattr(cls, m))
+
+
+def _walk(patterns, prefix: str = "", namespace: str | None = None, params: tuple = ()):
+    for p in patterns:
+        names = tuple(getattr(p.pattern, "converters", {})) or tuple(p.pattern.regex.groupindex)
+        if isinstance(p, URLResolver):
+            ns = ":".join(x for x in (namespace, p.namespace) if x) or None
+            yield from _walk(p.url_patterns, prefix + str(p.pattern), ns, params + names)
+        elif isinstance(p, URLPattern):
+            name = f"{namespace}:{p.name}" if namespace and p.name else (p.name or "")
+            yield Route(name, prefix + str(p.pattern), params + names, _methods(p.callback))
+
+
+def all_routes() -> list[Route]:
+    """Every URL pattern of the project, named or not (unnamed ones have name '')."""
+    return list(_walk(get_resolver().url_patterns))
+
+
+# --- who may use what --------------------------------------------------------------------
+
+PUBLIC = {"login", "logout", "api_token", "schema", "api_docs", "rest_framework:login", "rest_framework:logout",
+          "admin:login", "admin:logout", "favicon"}
+#: Any signed-in person; these pages and lists show only that person's own things.
+AUTHENTICATED = {"home", "judging:home", "alignment:home", "alignment:next", "alignment:guidelines",
+                 "annotation-api:study_list", "alignment-api:assignment_list", "metrics-api:metric_list",
+                 "metrics-api:resource_list", "metrics-api:pem_model_list"}
+#: Members of the 'researchers' group (creating studies, the list of studies one manages).
+RESEARCHERS = {"annotation:study_list", "annotation:study_create", "annotation-api:study_create"}
+#: A judge of the study, on their own assignment.
+STUDY_JUDGE = {"judging:rate", "judging:instructions", "judging:submit", "judging:finished",
+               "judging-api:item_next", "judging-api:item_last", "judging-api:judgment_submit"}
+#: A judge, on an item of their own assignment (``token``).
+JUDGE_ITEM = {"judging:revise", "judging-api:item_detail", "judging-api:item_previous"}
+#: An annotator, on their own assignment (``assignment_id``).
+ANNOTATOR_ITEM = {"alignment:grid", "alignment-api:assignment_detail", "alignment-api:assignment_draft",
+                  "alignment-api:assignment_submit"}
+
+ALLOWED = {
+    "public": set(ROLES),
+    "authenticated": set(ROLES) - {"anonymous"},
+    "researchers": {"owner", "other_researcher"},
+    "study researcher": {"owner"},
+    "study judge": {"judge", "other_judge"},
+    "judge's own item": {"judge"},
+    "annotator's own item": {"annotator"},
+    "staff": set(),
+}
+
+
+def access_rule(route: Route) -> str | None:
+    """The rule of a route (a key of :data:`ALLOWED`), or None when no rule covers it."""
+    for names, rule in ((PUBLIC, "public"), (AUTHENTICATED, "authenticated"), (RESEARCHERS, "researchers"),
+                        (STUDY_JUDGE, "study judge"), (JUDGE_ITEM, "judge's own item"),
+                        (ANNOTATOR_ITEM, "annotator's own item")):
+        if route.name in names:
+            return rule
+    if route.namespace == "admin":
+        return "staff"
+    # Everything else under a study is the study's researchers' (pages and API alike).
+    if "study_id" in route.params and route.namespace in {
+            "annotation", "annotation-api", "judging", "judging-api", "alignment", "alignment-api", "metrics",
+            "metrics-api", "reports", "reports-api"}:
+        return "study researcher"
+    return None
+
+
+# --- parameters ------------------------------------------------------------------------------
+
+def url_for(route: Route, world: SimpleNamespace) -> str | None:
+    """The route's URL with real objects of the world; None if the world lacks one."""
+    if route.namespace == "admin":
+        values = {"object_id": "1", "id": "1", "app_label": "annotation", "content_type_id": 1}
+    else:
+        run = world.metric_run
+        if route.namespace in {"alignment", "alignment-api"}:
+            run = world.aligner_run if route.short == "aligner_run_status" else world.scoring_run
+        fmt = {"alignment:pairs_export": "jsonl", "alignment:run_export": "csv", "metrics:run_export": "csv",
+               "reports:export": "json"}.get(route.name, "csv")
+        values = {"study_id": world.study, "job_id": world.job, "token": world.token, "username": "w-judge",
+                  "assignment_id": world.assignment, "pair_id": world.pair, "system_id": world.alignment_system,
+                  "pem_id": world.pem, "report_id": world.report, "slug": world.plot, "table": world.table,
+                  "run_id": run, "fmt": fmt}
+    kwargs = {p: values.get(p) for p in route.params}
+    if any(v is None for v in kwargs.values()):
+        return None
+    return reverse(route.name, kwargs=kwargs)
