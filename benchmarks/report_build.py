@@ -1,0 +1,119 @@
+"""Time a study report as the worker builds it: database → statistics → figures → exports.
+
+``benchmarks/report_scale.py`` times ``build_report`` alone on an in-memory frame; this
+times what the Report tab costs end to end on a real database: a study of
+ORIGINALS × (4 systems + 3 controls) items, opened for judging and filled by JUDGES
+simulated judges through the judging models (``simulate_judges``), with a BLEU run,
+then ``report_build`` (read judgments and metric scores, ``build_report``, five
+figures, save) and every export (ZIP of JSON, LaTeX, HTML, CSVs, SVGs).
+
+Usage::
+
+    .venv/bin/python benchmarks/report_build.py [--originals 3000] [--judges 10] [--n-boot 1000]
+        [--database-url postgres://…]
+
+Runs in a fresh temporary var/ directory (SQLite file unless ``--database-url``);
+prints one line per phase with wall and CPU seconds, and the peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+class Timer:
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, float, float]] = []
+
+    def __call__(self, label: str):
+        timer = self
+
+        class _Block:
+            def __enter__(self):
+                self.wall, self.cpu = time.perf_counter(), time.process_time()
+
+            def __exit__(self, *exc):
+                row = (label, time.perf_counter() - self.wall, time.process_time() - self.cpu)
+                timer.rows.append(row)
+                peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+                print(f"{row[0]:<48} {row[1]:8.1f} s wall {row[2]:8.1f} s CPU   peak RSS so far {peak:6.0f} MiB",
+                      flush=True)
+
+        return _Block()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--originals", type=int, default=3000)
+    parser.add_argument("--judges", type=int, default=10)
+    parser.add_argument("--n-boot", type=int, default=None)
+    parser.add_argument("--database-url", default=None)
+    args = parser.parse_args()
+
+    var = tempfile.mkdtemp(prefix="paraeval-bench-report-")
+    os.environ["PARAEVAL_VAR_DIR"] = var
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    if args.database_url:
+        os.environ["DATABASE_URL"] = args.database_url
+    import django
+
+    django.setup()
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+
+    from annotation.judging import selectors as judging_selectors
+    from annotation.judging import services as judging_services
+    from annotation.models import Candidate, Original, System
+    from annotation.services import study_create
+    from metrics import services as metric_services
+    from metrics.reports import exports, selectors, services
+
+    call_command("migrate", verbosity=0)
+    timer = Timer()
+    owner = User.objects.create_user("bench")
+    with timer("study data (bulk insert)"):
+        study = study_create(name=f"bench-{int(time.time())}", owner=owner)
+        systems = System.objects.bulk_create([System(study=study, name=n)
+                                              for n in ("human1", "human2", "machine1", "machine2")])
+        originals = Original.objects.bulk_create([
+            Original(study=study, external_id=f"o{i:06d}", text=f"the original sentence number {i} says what it says",
+                     position=i) for i in range(args.originals)], batch_size=5000)
+        Candidate.objects.bulk_create([
+            Candidate(original=o, system=s, text=f"sentence {o.position} of {s.name} says it {k} times over")
+            for o in originals for k, s in enumerate(systems)], batch_size=5000)
+    with timer("open judging (controls)"):
+        judging_services.study_judging_open(study=study)
+        study.refresh_from_db()
+    with timer(f"simulate {args.judges} judges"):
+        summary = services.simulated_judges_fill(study=study, n_judges=args.judges, seed=1)
+    n_items = summary.items
+    print(f"  {summary.judgments_created:,} judgments = {summary.judgments_created * 4:,} scores on {n_items:,} items",
+          flush=True)
+    with timer("BLEU run (in-process)"):
+        run = metric_services.metric_run_create(study=study, metric="bleu", enqueue=False)
+        metric_services.metric_run_execute(run_id=run.pk)
+    with timer("read the judgments frame (alone)"):
+        selectors.report_judgment_inputs(study=study)
+    report = services.report_create(study=study, settings={"n_boot": args.n_boot}, enqueue=False)
+    with timer("report_build (read, statistics, figures, save)"):
+        report = services.report_build(report_id=report.pk)
+    assert report.status == "succeeded", report.error
+    with timer("exports (ZIP of everything)"):
+        data = exports.report_zip(report)
+    print(f"  ZIP {len(data) / 2**20:.1f} MiB; judgments fingerprint {judging_selectors.judgments_fingerprint(study=study)}")
+    print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB; "
+          f"n_boot {report.result['settings']['n_boot']}; database {report._state.db} "
+          f"({'PostgreSQL' if args.database_url else 'SQLite file'})")
+
+
+if __name__ == "__main__":
+    main()
