@@ -7,7 +7,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKER_CONCURRENCY ?= 2
 
-.PHONY: run test tour venv install install-dev migrate demo web worker clean help
+.PHONY: run test tour venv install install-dev migrate demo web worker beat clean help
 
 help:
 	@echo "make run   - set up everything and serve the demo study at http://$(HOST):$(PORT)/"
@@ -35,21 +35,33 @@ migrate: install
 demo: migrate
 	$(PY) manage.py load_demo
 
-# Web server and one Celery worker; Ctrl-C stops both.
+# Web server and one Celery worker with Celery beat inside it (-B: the periodic pass
+# that resends work whose worker died; its schedule file is var/celerybeat-schedule).
+# Ctrl-C stops both.
 run: demo
 	@echo ""
 	@echo "paraeval is starting at http://$(HOST):$(PORT)/  (Ctrl-C stops the server and the worker)"
 	@echo ""
 	@trap 'kill 0' INT TERM EXIT; \
-	$(VENV)/bin/celery -A config worker --loglevel=INFO --concurrency=$(WORKER_CONCURRENCY) & \
+	$(VENV)/bin/celery -A config worker -B --loglevel=INFO --concurrency=$(WORKER_CONCURRENCY) & \
 	$(PY) manage.py runserver --noreload $(HOST):$(PORT) & \
 	wait
 
 web: migrate
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
+# One more worker (start as many as you like, on any machine). It does not run Celery
+# beat: run `make beat` exactly once for the whole lab (on one machine), or stuck work
+# is never resent by itself. (`make run` already has beat inside its own worker.)
 worker: install
+	@echo "Reminder: exactly one 'make beat' (or one 'make run') must run for the whole lab."
 	$(VENV)/bin/celery -A config worker --loglevel=INFO --concurrency=$(WORKER_CONCURRENCY)
+
+# Celery beat alone: the periodic requeue pass (PARAEVAL_REQUEUE_INTERVAL_SECONDS).
+# Run it once per lab, next to workers started with `make worker`; two beats only
+# send duplicate messages, which the workers drop, but there is no need for it.
+beat: install
+	$(VENV)/bin/celery -A config beat --loglevel=INFO
 
 test: install-dev
 	$(PY) -m pytest $(PYTEST_ARGS)

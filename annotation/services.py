@@ -221,27 +221,28 @@ def import_job_run(*, job_id: int, progress_every: int = 1000) -> ImportJob:
     return job
 
 
-def jobs_to_resend(model, *, stale_after: timedelta | None = None):
-    """Ids of ``model`` jobs to send to the broker again: every queued one, and with
-    ``stale_after`` every running one not updated for that long — its worker died
-    (a whole worker killed takes its unacknowledged task with it on some brokers).
-    Every task is idempotent, so resending a job that is merely slow costs only time.
+def jobs_to_resend(model, *, stale_after: timedelta | None = None, queued_after: timedelta | None = None) -> list[int]:
+    """Ids of ``model`` jobs to send to the broker again: queued ones, and with
+    ``stale_after`` running ones whose worker stopped its heartbeat that long ago.
+    See :func:`config.recovery.jobs_to_resend`."""
+    from config.recovery import jobs_to_resend
+
+    return jobs_to_resend(model, stale_after=stale_after, queued_after=queued_after)
+
+
+def jobs_requeue_stale(*, stale_after: timedelta | None = None, queued_after: timedelta | None = None) -> int:
+    """Send queued (and, with ``stale_after``, stalled running) import and generation jobs again.
+
+    Each is a resent message: it runs only if it can claim its job (``config.recovery``).
     """
-    q = Q(status=JobStatus.QUEUED)
-    if stale_after is not None:
-        q |= Q(status=JobStatus.RUNNING, updated_at__lt=timezone.now() - stale_after)
-    return model.objects.filter(q).values_list("pk", flat=True)
+    from config.recovery import job_resend
 
-
-def jobs_requeue_stale(*, stale_after: timedelta | None = None) -> int:
-    """Send queued (and, with ``stale_after``, stalled running) import and generation jobs again."""
     from .tasks import import_job_run_task, system_generate_run_task
 
     n = 0
-    for pk in jobs_to_resend(ImportJob, stale_after=stale_after):
+    for pk in jobs_to_resend(ImportJob, stale_after=stale_after, queued_after=queued_after):
         job = ImportJob.objects.get(pk=pk)
         # Generation jobs reuse ImportJob for their progress; they carry their request in summary.
         task = system_generate_run_task if "request" in (job.summary or {}) else import_job_run_task
-        n += job_enqueue(task, pk)
+        n += job_resend(task, pk, stale_after=stale_after)
     return n
-

@@ -120,6 +120,32 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 # gives up quickly and the job stays queued in our own tables (see jobs).
 CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
+# Recovery of background work (config/recovery.py). While a worker runs a job it
+# touches the job's row every PARAEVAL_JOB_HEARTBEAT_SECONDS. A job 'running' whose
+# row has not been touched for PARAEVAL_REQUEUE_STALE_SECONDS lost its worker; a
+# job 'queued' that long was probably never delivered. Celery beat (``make run``
+# embeds it in its worker; ``make beat`` runs it alone) sends both again every
+# PARAEVAL_REQUEUE_INTERVAL_SECONDS; a resent job runs only if it can claim the job,
+# so a live slow job is never run twice at once. Every worker also sends the jobs
+# still queued when it starts (PARAEVAL_REQUEUE_ON_WORKER_START=off disables that).
+PARAEVAL_JOB_HEARTBEAT_SECONDS = env.float("PARAEVAL_JOB_HEARTBEAT_SECONDS", default=30)
+PARAEVAL_REQUEUE_STALE_SECONDS = env.float("PARAEVAL_REQUEUE_STALE_SECONDS", default=300)
+PARAEVAL_REQUEUE_INTERVAL_SECONDS = env.float("PARAEVAL_REQUEUE_INTERVAL_SECONDS", default=120)
+PARAEVAL_REQUEUE_ON_WORKER_START = env.bool("PARAEVAL_REQUEUE_ON_WORKER_START", default=True)
+if PARAEVAL_JOB_HEARTBEAT_SECONDS <= 0 or PARAEVAL_REQUEUE_INTERVAL_SECONDS <= 0:
+    raise ImproperlyConfigured("PARAEVAL_JOB_HEARTBEAT_SECONDS and PARAEVAL_REQUEUE_INTERVAL_SECONDS must be positive")
+if PARAEVAL_REQUEUE_STALE_SECONDS < 3 * PARAEVAL_JOB_HEARTBEAT_SECONDS:
+    raise ImproperlyConfigured("PARAEVAL_REQUEUE_STALE_SECONDS must be at least 3 x PARAEVAL_JOB_HEARTBEAT_SECONDS "
+                               "(a live job would look stale between two heartbeats)")
+CELERY_BEAT_SCHEDULE = {
+    "paraeval-requeue-stale-jobs": {
+        "task": "paraeval.requeue_stale_jobs",
+        "schedule": PARAEVAL_REQUEUE_INTERVAL_SECONDS,
+        # If every worker is busy, one pending pass is enough: older ones expire unrun.
+        "options": {"expires": PARAEVAL_REQUEUE_INTERVAL_SECONDS},
+    },
+}
+CELERY_BEAT_SCHEDULE_FILENAME = env.str("CELERY_BEAT_SCHEDULE_FILENAME", default=str(VAR_DIR / "celerybeat-schedule"))
 
 # --- auth, sessions, security --------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [

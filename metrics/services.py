@@ -318,17 +318,19 @@ def metric_run_retry(*, run: MetricRun) -> MetricRun:
     return locked
 
 
-def metric_runs_requeue_stale(*, stale_after=None) -> int:
+def metric_runs_requeue_stale(*, stale_after=None, queued_after=None) -> int:
     """Send the start task again for every queued run (after a broker outage) and, with
-    ``stale_after``, for every running run not updated for that long (its worker died
-    holding a chunk). The start task re-sends only the chunks not done yet."""
-    from annotation.services import jobs_to_resend
+    ``stale_after``, for every running run whose heartbeat stopped that long ago (its
+    worker died holding a chunk; chunk tasks keep the run's heartbeat). The start task
+    re-sends only the chunks not done yet, and a chunk counts once however often it runs.
+    Each start is a resent message: it runs only if it can claim the run (``config.recovery``)."""
+    from config.recovery import job_resend, jobs_to_resend
 
     from .tasks import metric_run_start_task
 
     n = 0
-    for pk in jobs_to_resend(MetricRun, stale_after=stale_after):
-        n += job_enqueue(metric_run_start_task, pk)
+    for pk in jobs_to_resend(MetricRun, stale_after=stale_after, queued_after=queued_after):
+        n += job_resend(metric_run_start_task, pk, stale_after=stale_after)
     return n
 
 

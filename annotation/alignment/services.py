@@ -730,12 +730,16 @@ def _agreement_dict(ag) -> dict:
             "observed": _nan_none(ag.observed), "n_pairs": ag.n_pairs, "n_cells": ag.n_cells}
 
 
-def jobs_requeue_stale(*, stale_after=None) -> int:
-    """Send queued (and, with ``stale_after``, stalled running) scoring and aligner runs again."""
-    from annotation.services import jobs_to_resend
+def jobs_requeue_stale(*, stale_after=None, queued_after=None) -> int:
+    """Send queued (and, with ``stale_after``, stalled running) scoring and aligner runs again.
+
+    Each is a resent message: it runs only if it can claim its run (``config.recovery``).
+    """
+    from config.recovery import job_resend, jobs_to_resend
 
     from .tasks import aligner_run_task, scoring_run_task
 
-    n = sum(job_enqueue(scoring_run_task, pk) for pk in jobs_to_resend(ScoringRun, stale_after=stale_after))
-    return n + sum(job_enqueue(aligner_run_task, pk) for pk in jobs_to_resend(AlignerRun, stale_after=stale_after))
-
+    n = sum(job_resend(scoring_run_task, pk, stale_after=stale_after)
+            for pk in jobs_to_resend(ScoringRun, stale_after=stale_after, queued_after=queued_after))
+    return n + sum(job_resend(aligner_run_task, pk, stale_after=stale_after)
+                   for pk in jobs_to_resend(AlignerRun, stale_after=stale_after, queued_after=queued_after))

@@ -301,17 +301,17 @@ def report_rebuild(*, report: Report, created_by: User | None = None, enqueue: b
     return report_create(study=report.study, created_by=created_by, settings=report.settings, enqueue=enqueue)
 
 
-def reports_requeue_stale(*, stale_after=None) -> int:
+def reports_requeue_stale(*, stale_after=None, queued_after=None) -> int:
     """Send the build task again for every queued report (after a broker outage) and, with
-    ``stale_after``, for every running one not updated for that long (its worker died).
-    Returns how many."""
-    from annotation.services import jobs_to_resend
+    ``stale_after``, for every running one whose heartbeat stopped that long ago (its
+    worker died). Each is a resent message: it runs only if it can claim the report
+    (``config.recovery``). Returns how many were sent."""
+    from config.recovery import job_resend, jobs_to_resend
 
-    n = 0
-    for report_id in jobs_to_resend(Report, stale_after=stale_after):
-        _enqueue_build(report_id)
-        n += 1
-    return n
+    from .tasks import report_build_task
+
+    return sum(job_resend(report_build_task, report_id, stale_after=stale_after)
+               for report_id in jobs_to_resend(Report, stale_after=stale_after, queued_after=queued_after))
 
 
 # --- the judge simulator ------------------------------------------------------------

@@ -1,31 +1,40 @@
-import importlib
 from datetime import timedelta
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 #: (module, function, what it resends) — every kind of worker-run job paraeval has.
+#: Each function takes ``stale_after`` (and may take ``queued_after``); ``config.recovery`` calls them all.
 REQUEUERS = (
     ("annotation.services", "jobs_requeue_stale", "import/generation job(s)"),
     ("annotation.alignment.services", "jobs_requeue_stale", "alignment scoring/aligner run(s)"),
     ("metrics.services", "metric_runs_requeue_stale", "metric run(s)"),
     ("metrics.reports.services", "reports_requeue_stale", "report(s)"),
+    ("annotation.judging.services", "jobs_requeue_stale", "judging opening(s)"),
 )
 
 
 class Command(BaseCommand):
     help = ("Send queued background work to the broker again (after a broker outage): imports, alignment runs, "
-            "metric runs and reports; and work stuck 'running' because its worker died. Safe to run any time "
-            "(every task is idempotent), e.g. from cron every few minutes.")
+            "metric runs and reports; and work stuck 'running' because its worker died. Workers do this by "
+            "themselves (Celery beat runs the same pass every PARAEVAL_REQUEUE_INTERVAL_SECONDS); this command "
+            "is for doing it now. Safe to run any time: a resent job runs only if no live worker holds it.")
 
     def add_arguments(self, parser):
-        parser.add_argument("--stale-minutes", type=float, default=30,
-                            help="also resend running jobs not updated for this many minutes (0: queued jobs only; "
-                                 "default 30)")
+        parser.add_argument("--stale-minutes", type=float, default=None,
+                            help="also resend running jobs without a heartbeat for this many minutes (0: queued "
+                                 "jobs only; default PARAEVAL_REQUEUE_STALE_SECONDS, "
+                                 f"now {settings.PARAEVAL_REQUEUE_STALE_SECONDS / 60:g})")
 
     def handle(self, *args, **opts):
-        if opts["stale_minutes"] < 0:
+        from config.recovery import requeue_jobs, stale_after_default
+
+        minutes = opts["stale_minutes"]
+        if minutes is not None and minutes < 0:
             raise CommandError("--stale-minutes must not be negative")
-        stale = timedelta(minutes=opts["stale_minutes"]) if opts["stale_minutes"] else None
-        for module, func, what in REQUEUERS:
-            n = getattr(importlib.import_module(module), func)(stale_after=stale)
+        if minutes is None:
+            stale = stale_after_default()
+        else:
+            stale = timedelta(minutes=minutes) if minutes else None
+        for n, what in requeue_jobs(stale_after=stale):
             self.stdout.write(f"requeued {n} {what}")
