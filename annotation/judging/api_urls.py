@@ -17,6 +17,7 @@ urlpatterns = [
     path(S + "design/", apis.JudgingDesignApi.as_view(), name="design"),
     path(S + "design/update/", apis.JudgingDesignUpdateApi.as_view(), name="design_update"),
     path(S + "open/", apis.JudgingOpenApi.as_view(), name="open"),
+    path(S + "open/<int:job_id>/", apis.JudgingOpenJobApi.as_view(), name="open_job"),
     path(S + "close/", apis.JudgingCloseApi.as_view(), name="close"),
     path(S + "progress/", apis.JudgingProgressApi.as_view(), name="progress"),
     path(S + "qc/", apis.JudgingQCApi.as_view(), name="qc"),

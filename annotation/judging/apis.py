@@ -18,7 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.apis import get_managed_study
-from annotation.enums import Role, StudyStatus
+from annotation.enums import JobStatus, Role, StudyStatus
 from annotation.models import Study
 from metrics.core.controls import CONTROL_KINDS
 
@@ -26,7 +26,8 @@ from . import selectors, services
 from .enums import CRITERIA, SCORE_MAX, SCORE_MIN, JudgesMode, JudgmentSource
 from .errors import JudgingError, StudyNotOpen
 from .selectors import JudgeItem
-from .views import csv_response, export_filename
+from .models import OpenJob
+from .views import csv_response, export_filename, open_job_payload
 
 TAG_JUDGE = ["judging (judge)"]
 TAG_RESEARCHER = ["judging (researcher)"]
@@ -272,23 +273,51 @@ class JudgingDesignUpdateApi(APIView):
         return Response(JudgingDesignSerializer(design).data)
 
 
-class JudgingOpenOutputSerializer(serializers.Serializer):
+class JudgingOpenSummarySerializer(serializers.Serializer):
     controls_created = serializers.IntegerField()
     items = serializers.IntegerField()
     judges = serializers.IntegerField()
     assignment_items = serializers.IntegerField()
 
 
+class JudgingOpenJobSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The opening job; poll GET open/<id>/ until it has finished.")
+    status = serializers.ChoiceField(choices=["queued", "running", "succeeded", "failed"])
+    phase = serializers.CharField()
+    percent = serializers.IntegerField()
+    done = serializers.IntegerField(help_text="Judges whose assignment is written.")
+    total = serializers.IntegerField(help_text="Judges to assign.")
+    error = serializers.CharField(help_text="Why it failed (nothing was opened), else empty.")
+    summary = JudgingOpenSummarySerializer(allow_null=True, help_text="Once succeeded: what was built.")
+
+
 class JudgingOpenApi(APIView):
-    @extend_schema(tags=TAG_RESEARCHER, request=None, responses={201: JudgingOpenOutputSerializer, 409: OpenApiResponse(description="cannot open")},
-                   summary="Open the study: build controls and assignments")
+    @extend_schema(
+        tags=TAG_RESEARCHER, request=None,
+        responses={201: JudgingOpenJobSerializer, 202: JudgingOpenJobSerializer,
+                   409: OpenApiResponse(description="cannot open (the reason is in detail)")},
+        summary="Open the study: build controls and assignments",
+        description="Small studies are opened at once (201, status succeeded, with the summary). Larger ones "
+                    "(more than PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS assignment items) are opened by a worker: "
+                    "202 with a queued job; poll GET open/<id>/ until its status is succeeded or failed. Judges "
+                    "see the study as not started until it has succeeded.")
     def post(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         try:
-            summary = services.study_judging_open(study=study, user=request.user)
+            job = services.study_judging_open_start(study=study, user=request.user)
         except JudgingError as exc:
             return judging_error(exc)
-        return Response(JudgingOpenOutputSerializer(summary).data, status=status.HTTP_201_CREATED)
+        code = status.HTTP_201_CREATED if job.status == JobStatus.SUCCEEDED else status.HTTP_202_ACCEPTED
+        return Response(JudgingOpenJobSerializer(open_job_payload(job)).data, status=code)
+
+
+class JudgingOpenJobApi(APIView):
+    @extend_schema(tags=TAG_RESEARCHER, responses={200: JudgingOpenJobSerializer, 404: OpenApiResponse(description="no such job")},
+                   summary="Progress and outcome of opening the study")
+    def get(self, request, study_id: int, job_id: int):
+        study = get_managed_study(request, study_id)
+        job = get_object_or_404(OpenJob, pk=job_id, study=study)
+        return Response(JudgingOpenJobSerializer(open_job_payload(job)).data)
 
 
 class JudgingStatusOutputSerializer(serializers.Serializer):

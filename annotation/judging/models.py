@@ -14,7 +14,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-from annotation.models import Candidate, Study, TimeStampedModel
+from annotation.models import BackgroundJob, Candidate, Study, TimeStampedModel
 from metrics.core.controls import CONTROL_KINDS
 
 from . import defaults
@@ -208,3 +208,36 @@ class JudgeExclusion(TimeStampedModel):
 
     def __str__(self) -> str:
         return f"{self.judge} {'excluded from' if self.excluded else 'included in'} {self.study}"
+
+
+class OpenJob(BackgroundJob):
+    """Opening a study's judging in a Celery worker: controls, then one assignment per judge.
+
+    Progress counts judges whose assignment is written (``progress_total`` = judges).
+    The study stays a draft (judges see "not started") until the last step marks it
+    open, so nobody sees a partial set of assignments. The judges and the items are
+    fixed when the worker starts (``judges``, ``items_fingerprint``): a resumed run
+    (a requeue after its worker died) writes exactly the assignments the first run
+    would have. At most one job per study is queued or running at a time.
+    """
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="judging_open_jobs")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                   related_name="+")
+    judges = models.JSONField(default=list, blank=True, help_text="Usernames of the judges assigned (fixed at start).")
+    items_fingerprint = models.CharField(max_length=64, blank=True,
+                                         help_text="SHA-256 of the item keys planned at start.")
+    controls_created = models.PositiveIntegerField(null=True, blank=True,
+                                                   help_text="Set once the controls are built (null: not yet).")
+    summary = models.JSONField(default=dict, blank=True,
+                               help_text="controls_created, items, judges, assignment_items once succeeded.")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["study"], condition=Q(status__in=["queued", "running"]),
+                                    name="judging_one_active_open_job"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Opening judging of {self.study} ({self.status})"

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation.enums import Role, StudyStatus
+from annotation.enums import JobStatus, Role, StudyStatus
 from annotation.models import Candidate, Original, Study
 from annotation.views import researcher_study_required, study_context
 
@@ -26,6 +26,7 @@ from .enums import CRITERIA, JudgmentSource
 from .errors import ItemNotFound, JudgingError
 from .exports import csv_lines
 from .forms import POINTS, DesignForm, ExclusionForm, JudgmentForm
+from .models import OpenJob
 from .tokens import idempotency_key_new
 
 
@@ -208,10 +209,21 @@ def design(request, study):
     n_candidates = Candidate.objects.filter(original__study=study).count()
     n_judges = User.objects.filter(study_memberships__study=study, study_memberships__role=Role.JUDGE).distinct().count()
     n_controls = 0 if design.is_frozen else n_originals * sum(int(v) for v in design.control_counts.values())
+    open_job = OpenJob.objects.filter(study=study).first()  # the latest
+    if open_job is not None and not open_job.is_finished:
+        open_state = "running"
+    elif open_job is not None and open_job.status == JobStatus.FAILED and not design.is_frozen:
+        open_state = "failed"
+    elif open_job is not None and open_job.status == JobStatus.SUCCEEDED and design.is_frozen:
+        open_state = "succeeded"
+    else:
+        open_state = None
     return render(request, "judging/design.html", study_context(
         study, design=design, form=form, n_originals=n_originals, n_candidates=n_candidates, n_judges=n_judges,
         n_items=n_candidates + n_controls, n_controls=n_controls,
         has_judgments=selectors.study_has_judgments(study=study),
+        open_job=open_job, open_state=open_state,
+        open_summary=open_summary_text(open_job.summary) if open_state == "succeeded" else "",
     ))
 
 
@@ -225,17 +237,40 @@ def _post_action(request, study, action, success: str, target: str = "judging:de
     return redirect(target, study_id=study.pk)
 
 
+def open_summary_text(summary: dict) -> str:
+    return (f"Judging is open: {summary['controls_created']:,} controls built, "
+            f"{summary['judges']} judge(s) assigned {summary['assignment_items']:,} items in all.")
+
+
 @researcher_study_required
 @require_POST
 def open_study(request, study):
+    """Open judging: small studies at once (to the progress page), large ones in a worker (back to the design
+    page, which shows the job's progress and then its outcome)."""
     try:
-        summary = services.study_judging_open(study=study, user=request.user)
+        job = services.study_judging_open_start(study=study, user=request.user)
     except JudgingError as exc:
         messages.error(request, exc.message)
         return redirect("judging:design", study_id=study.pk)
-    messages.success(request, f"Judging is open: {summary.controls_created:,} controls built, "
-                              f"{summary.judges} judge(s) assigned {summary.assignment_items:,} items in all.")
-    return redirect("judging:progress", study_id=study.pk)
+    if job.status == JobStatus.SUCCEEDED:
+        messages.success(request, open_summary_text(job.summary))
+        return redirect("judging:progress", study_id=study.pk)
+    messages.info(request, "Judging is being opened in the background. Judges can start once every judge's list "
+                           "is built; this page shows the progress.")
+    return redirect("judging:design", study_id=study.pk)
+
+
+def open_job_payload(job: OpenJob) -> dict:
+    return {"id": job.pk, "status": job.status, "phase": job.phase, "percent": job.percent,
+            "done": job.progress_done, "total": job.progress_total, "error": job.error,
+            "summary": job.summary if job.status == JobStatus.SUCCEEDED else None}
+
+
+@researcher_study_required
+@require_GET
+def open_job_status(request, study, job_id: int):
+    job = get_object_or_404(OpenJob, pk=job_id, study=study)
+    return JsonResponse(open_job_payload(job))
 
 
 @researcher_study_required

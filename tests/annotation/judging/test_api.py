@@ -121,7 +121,10 @@ def test_design_get_update_open_and_frozen(rita_api, study, add_judge):
     assert r.status_code == 200
     assert r.json()["expected_scores"]["identical"] == {"adequacy": 5, "fluency": 5, "dissimilarity": 1, "overall": 3}
     r = rita_api.post(base + "open/")
-    assert r.status_code == 201 and r.json() == {"controls_created": 15, "items": 25, "judges": 1, "assignment_items": 25}
+    # a small study opens at once: 201 with the finished job and its summary
+    assert r.status_code == 201 and r.json()["status"] == "succeeded"
+    assert r.json()["summary"] == {"controls_created": 15, "items": 25, "judges": 1, "assignment_items": 25}
+    assert rita_api.get(base + f"open/{r.json()['id']}/").json() == r.json()
     r = rita_api.patch(base + "design/update/", {"seed": 6}, format="json")
     assert r.status_code == 409 and "frozen" in r.json()["detail"]
     r = rita_api.patch(base + "design/update/", {"qc_alpha": 0.01}, format="json")

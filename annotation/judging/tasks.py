@@ -1,0 +1,18 @@
+"""Celery tasks of judging: thin wrappers that take ids and call one service.
+
+Only a lost database connection is retried (the run resumes where it stopped); a
+refusal or another error fails the job, whose error the researcher's page shows.
+A finished job is left alone, so a redelivered message changes nothing.
+"""
+
+from celery import shared_task
+from django.db import InterfaceError, OperationalError
+
+from . import services
+
+RETRY = {"autoretry_for": (OperationalError, InterfaceError), "retry_backoff": 2, "max_retries": 3}
+
+
+@shared_task(name="judging.open_job_run", acks_late=True, **RETRY)
+def open_job_run_task(job_id: int) -> None:
+    services.open_job_run(job_id=job_id)

@@ -1,0 +1,313 @@
+"""Opening judging as a background job: the rule, the job's steps, idempotency, resuming,
+failures, what judges see meanwhile, the researcher's page and API, and a real worker."""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import User
+
+from annotation.enums import StudyStatus
+from annotation.judging import services
+from annotation.judging.enums import JudgesMode
+from annotation.judging.errors import CannotOpen, DesignFrozen
+from annotation.judging.models import Assignment, AssignmentItem, JudgingDesign, OpenJob
+from annotation.models import Candidate, Original, System
+
+from .conftest import api_login
+
+
+def snapshot(study):
+    """Controls and every judge's order, by stable keys (not database ids)."""
+    controls = sorted(Candidate.objects.filter(original__study=study, system__name__startswith="control:")
+                      .values_list("original__external_id", "system__name", "text"))
+    orders = {}
+    for a in Assignment.objects.filter(study=study).select_related("judge"):
+        orders[a.judge.username] = (a.seed, a.joined_late, list(
+            AssignmentItem.objects.filter(assignment=a).order_by("position")
+            .values_list("candidate__original__external_id", "candidate__system__name")))
+    return controls, orders
+
+
+def counts(study):
+    return (System.objects.filter(study=study, name__startswith="control:").count(),
+            Candidate.objects.filter(original__study=study, system__name__startswith="control:").count(),
+            Assignment.objects.filter(study=study).count(),
+            AssignmentItem.objects.filter(assignment__study=study).count())
+
+
+@pytest.fixture
+def three_judges(study, add_judge):
+    for name in ("ann", "bob", "cy"):
+        add_judge(study, name)
+    services.design_update(study=study, changes={"seed": 4242})
+    return study
+
+
+def reference(study):
+    """What opening in one transaction builds for this study (then undone)."""
+    summary = services.study_judging_open(study=study)
+    snap = snapshot(study)
+    services.study_judging_reset(study=study)
+    return summary, snap
+
+
+# --- the rule: small at once, large in a worker ---------------------------------------------------
+
+@pytest.mark.django_db
+def test_a_small_study_opens_in_the_request_with_a_finished_job(three_judges, researcher):
+    study = three_judges
+    job = services.study_judging_open_start(study=study, user=researcher)
+    assert job.status == "succeeded" and job.percent == 100 and job.progress_done == job.progress_total == 3
+    assert job.summary == {"controls_created": 15, "items": 25, "judges": 3, "assignment_items": 75}
+    study.refresh_from_db()
+    assert study.status == StudyStatus.OPEN and JudgingDesign.objects.get(study=study).opened_by == researcher
+
+
+@pytest.mark.django_db
+def test_over_the_threshold_the_job_is_queued_and_nothing_is_written_yet(three_judges, researcher, settings):
+    study = three_judges
+    settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 74  # 3 judges × 25 items = 75 assignment items
+    job = services.study_judging_open_start(study=study, user=researcher)
+    assert job.status == "queued" and job.progress_total == 3 and job.progress_done == 0
+    assert counts(study) == (0, 0, 0, 0)
+    study.refresh_from_db()
+    assert study.status == StudyStatus.DRAFT
+
+
+@pytest.mark.django_db
+def test_k_mode_size_counts_k_judges_per_item(study, add_judge, settings):
+    for name in ("ann", "bob", "cy", "dee"):
+        add_judge(study, name)
+    services.design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 2})
+    settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 50  # 2 × 25 = 50: not more than the threshold
+    assert services.study_judging_open_start(study=study).status == "succeeded"
+
+
+# --- up-front refusals stay in the request --------------------------------------------------------
+
+@pytest.mark.django_db
+def test_refusals_are_raised_before_any_job_exists(study, add_judge, researcher):
+    from tests.factories import StudyFactory
+
+    with pytest.raises(CannotOpen, match="no originals"):
+        services.study_judging_open_start(study=StudyFactory(owner=researcher), background=True)
+    add_judge(study, "ann")
+    services.design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 2})
+    with pytest.raises(CannotOpen, match="needs at least 2 judges"):
+        services.study_judging_open_start(study=study, background=True)
+    assert not OpenJob.objects.exists()
+
+
+# --- while the job is queued or running -----------------------------------------------------------
+
+@pytest.mark.django_db
+def test_while_opening_nothing_else_can_open_reset_or_change_the_design(three_judges):
+    study = three_judges
+    services.study_judging_open_start(study=study, background=True)
+    with pytest.raises(CannotOpen, match="being opened"):
+        services.study_judging_open_start(study=study, background=True)
+    with pytest.raises(CannotOpen, match="being opened"):
+        services.study_judging_open_start(study=study)
+    with pytest.raises(CannotOpen, match="being opened"):
+        services.study_judging_open(study=study)
+    with pytest.raises(CannotOpen, match="being opened"):
+        services.study_judging_reset(study=study)
+    with pytest.raises(DesignFrozen, match="being opened"):
+        services.design_update(study=study, changes={"seed": 1})
+    assert OpenJob.objects.filter(study=study).count() == 1
+
+
+@pytest.mark.django_db
+def test_judges_see_a_study_not_started_until_every_assignment_is_written(three_judges, client, api_client):
+    study = three_judges
+    job = services.study_judging_open_start(study=study, background=True)
+    job = services._open_job_begin(job.pk)
+    assert services._open_job_write(job, limit=1) == 1  # a worker died after the first judge
+    job.refresh_from_db()
+    assert job.status == "running" and job.progress_done == 1 and job.progress_total == 3
+    written = Assignment.objects.get(study=study).judge
+    study.refresh_from_db()
+    assert study.status == StudyStatus.DRAFT
+    for judge in User.objects.filter(username__in=["ann", "bob", "cy"]):
+        # no assignment is handed out, built late, or shown, whether written or not
+        assert services.assignment_ensure_for_judge(study=study, judge=judge) is None
+        client.force_login(judge)
+        home = client.get("/judge/").content.decode()
+        assert "Rating has not started yet" in home and " rated" not in home
+        r = api_login(api_client, judge).get(f"/api/judging/studies/{study.pk}/items/next/")
+        assert r.status_code == 409 and "not open" in r.json()["detail"]
+    assert Assignment.objects.filter(study=study).count() == 1 and Assignment.objects.get(study=study).judge == written
+
+
+@pytest.mark.django_db
+def test_the_rating_page_says_not_open_while_opening(three_judges, client):
+    study = three_judges
+    job = services._open_job_begin(services.study_judging_open_start(study=study, background=True).pk)
+    services._open_job_write(job, limit=2)
+    client.force_login(User.objects.get(username="ann"))
+    page = client.get(f"/judge/studies/{study.pk}/")
+    assert page.status_code == 200 and "Rating in this study has not started yet" in page.content.decode()
+    assert not Assignment.objects.filter(study=study, judge__username="ann", instructions_seen_at__isnull=False).exists()
+
+
+# --- the job: same result, idempotent, resumable --------------------------------------------------
+
+@pytest.mark.django_db
+def test_the_job_builds_what_opening_in_one_transaction_builds(three_judges, researcher):
+    study = three_judges
+    summary, expected = reference(study)
+    job = services.study_judging_open_start(study=study, user=researcher, background=True)
+    job = services.open_job_run(job_id=job.pk)
+    assert job.status == "succeeded", job.error
+    assert job.summary == {"controls_created": summary.controls_created, "items": summary.items,
+                           "judges": summary.judges, "assignment_items": summary.assignment_items}
+    assert job.progress_done == job.progress_total == 3 and job.percent == 100 and job.finished_at
+    assert snapshot(study) == expected
+    study.refresh_from_db()
+    design = JudgingDesign.objects.get(study=study)
+    assert study.status == StudyStatus.OPEN and design.is_frozen and design.opened_by == researcher
+
+
+@pytest.mark.django_db
+def test_running_the_job_twice_writes_once(three_judges):
+    study = three_judges
+    job = services.study_judging_open_start(study=study, background=True)
+    services.open_job_run(job_id=job.pk)
+    before = (counts(study), snapshot(study))
+    again = services.open_job_run(job_id=job.pk)
+    assert again.status == "succeeded" and (counts(study), snapshot(study)) == before
+    assert counts(study) == (3, 15, 3, 75)
+
+
+@pytest.mark.django_db
+def test_a_job_requeued_after_its_worker_died_resumes_and_builds_the_same(three_judges):
+    study = three_judges
+    _, expected = reference(study)
+    job = services.study_judging_open_start(study=study, background=True)
+    job = services._open_job_begin(job.pk)
+    services._open_job_write(job, limit=2)  # the worker died here
+    # a later judge joins meanwhile: the job keeps the judges it started with
+    from annotation.services import study_member_add
+    from tests.factories import UserFactory
+
+    late = UserFactory(username="late")
+    study_member_add(study=study, user=late, role="judge")
+    assert services.jobs_requeue_stale(stale_after=None) == 0  # running, not queued
+    OpenJob.objects.filter(pk=job.pk).update(updated_at=job.updated_at - timedelta(hours=1))
+    assert services.jobs_requeue_stale(stale_after=timedelta(minutes=30)) == 1
+    # the resent message's run (a second begin must not rebuild the controls)
+    job = services.open_job_run(job_id=job.pk)
+    assert job.status == "succeeded", job.error
+    assert snapshot(study) == expected and counts(study) == (3, 15, 3, 75)
+    assert job.summary["judges"] == 3
+    # the late judge gets their own list when they come, as after any opening
+    assert services.assignment_ensure_for_judge(study=study, judge=late).joined_late
+
+
+@pytest.mark.django_db
+def test_two_runs_of_one_job_interleaved_write_each_assignment_once(three_judges):
+    study = three_judges
+    job = services.study_judging_open_start(study=study, background=True)
+    first = services._open_job_begin(job.pk)
+    second = services._open_job_begin(job.pk)  # a duplicate delivery starts before the first wrote anything
+    assert services._open_job_write(first, limit=1) == 1
+    assert services._open_job_write(second) == 2  # skips the one already written
+    assert services._open_job_write(first) == 0
+    assert services.open_job_run(job_id=job.pk).status == "succeeded"
+    assert counts(study) == (3, 15, 3, 75)
+
+
+@pytest.mark.django_db
+def test_queued_jobs_are_resent_and_finished_ones_are_not(three_judges):
+    study = three_judges
+    job = services.study_judging_open_start(study=study, background=True)
+    assert services.jobs_requeue_stale() == 1
+    services.open_job_run(job_id=job.pk)
+    assert services.jobs_requeue_stale(stale_after=timedelta(0)) == 0
+
+
+# --- failures in the job ----------------------------------------------------------------------------
+
+@pytest.mark.django_db
+def test_controls_that_cannot_be_built_fail_the_job_and_leave_a_draft(researcher, add_judge):
+    from tests.factories import study_with_data
+
+    lonely = study_with_data(n_originals=1, owner=researcher, name="Lonely")  # no other original for a random control
+    add_judge(lonely, "ann")
+    job = services.study_judging_open_start(study=lonely, background=True)
+    job = services.open_job_run(job_id=job.pk)
+    assert job.status == "failed" and "controls cannot be built" in job.error and job.finished_at
+    lonely.refresh_from_db()
+    assert lonely.status == StudyStatus.DRAFT and not JudgingDesign.objects.get(study=lonely).is_frozen
+    assert counts(lonely) == (0, 0, 0, 0)
+    # the failure does not block: fix the design and open again
+    services.design_update(study=lonely, changes={"control_counts": {"identical": 1, "random": 0, "unigram": 1}})
+    assert services.open_job_run(job_id=services.study_judging_open_start(study=lonely, background=True).pk).status == "succeeded"
+
+
+@pytest.mark.django_db
+def test_data_changed_while_opening_fails_the_job_and_undoes_its_writes(three_judges):
+    study = three_judges
+    job = services._open_job_begin(services.study_judging_open_start(study=study, background=True).pk)
+    services._open_job_write(job, limit=1)
+    assert counts(study) != (0, 0, 0, 0)
+    original = Original.objects.filter(study=study).first()
+    Candidate.objects.create(original=original, system=System.objects.create(study=study, name="new"), text="New text.")
+    job = services.open_job_run(job_id=job.pk)
+    assert job.status == "failed" and "data changed" in job.error
+    assert counts(study) == (0, 0, 0, 0)
+    study.refresh_from_db()
+    assert study.status == StudyStatus.DRAFT
+
+
+# --- a real worker ------------------------------------------------------------------------------------
+
+def _wait(job_id: int, timeout: float = 90) -> OpenJob:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = OpenJob.objects.get(pk=job_id)
+        if job.is_finished:
+            return job
+        time.sleep(0.2)
+    raise AssertionError(f"open job {job_id} did not finish: {OpenJob.objects.get(pk=job_id).status}")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_opens_a_large_study(celery_worker, researcher, add_judge, settings):
+    from tests.factories import study_with_data
+
+    settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 1000
+    big = study_with_data(n_originals=100, systems=("s1", "s2"), owner=researcher, name="Worker big")
+    for i in range(6):
+        add_judge(big, f"j{i}")
+    job = services.study_judging_open_start(study=big, user=researcher)
+    assert job.status == "queued"
+    job = _wait(job.pk)
+    assert job.status == "succeeded", job.error
+    assert job.summary == {"controls_created": 300, "items": 500, "judges": 6, "assignment_items": 3000}
+    assert AssignmentItem.objects.filter(assignment__study=big).count() == 3000
+    big.refresh_from_db()
+    assert big.status == StudyStatus.OPEN
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_resumes_a_requeued_job_and_reports_failures(celery_worker, three_judges, researcher):
+    study = three_judges
+    job = services._open_job_begin(services.study_judging_open_start(study=study, background=True).pk)
+    services._open_job_write(job, limit=1)  # as if its worker died after one judge
+    OpenJob.objects.filter(pk=job.pk).update(updated_at=job.updated_at - timedelta(hours=1))
+    from django.core.management import call_command
+
+    call_command("requeue_jobs", "--stale-minutes", "30")
+    job = _wait(job.pk)
+    assert job.status == "succeeded", job.error
+    assert counts(study) == (3, 15, 3, 75)
+
+    from tests.factories import study_with_data
+
+    lonely = study_with_data(n_originals=1, owner=researcher, name="Lonely worker")
+    job = _wait(services.study_judging_open_start(study=lonely, background=True).pk)
+    assert job.status == "failed" and "controls cannot be built" in job.error
