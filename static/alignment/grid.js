@@ -251,13 +251,32 @@
     commit([[idx, next]], next === NONE ? "Removed the link " + name : "Linked " + name + " (" + STATE_TEXT[kind] + ")");
   }
 
-  // ---------------------------------------------------------------- mouse: click and drag
+  // ---------------------------------------------------------------- pointer: tap, click and drag
+  // Pointer Events serve the mouse, a pen and a finger alike:
+  //  - mouse: a click toggles a cell, a drag paints a block at once (as before);
+  //  - touch and pen: a tap toggles a cell and a swipe scrolls the grid as usual; a
+  //    touch held still for LONG_PRESS ms starts painting, and the drag that follows
+  //    paints a block (a touchmove listener then stops the browser from scrolling);
+  //  - the "Paint blocks" toggle (touch screens) makes every touch drag paint at once;
+  //    the grid then has touch-action: none, so the page scrolls outside the grid.
+  // While a drag is near an edge of the grid's visible area, or beyond it, the grid
+  // (or the window, when the grid is cut off by the window) scrolls.
   var mode = SURE;
   document.querySelectorAll('input[name="link-mode"]').forEach(function (r) {
     r.addEventListener("change", function () { if (r.checked) mode = r.value === "possible" ? POSSIBLE : SURE; });
   });
 
-  var drag = null, previewed = [];
+  var LONG_PRESS = 350, SLOP = 10;
+  var paintMode = false;
+  var paintBtn = document.getElementById("paint-button");
+  if (paintBtn) paintBtn.addEventListener("click", function () {
+    paintMode = !paintMode;
+    paintBtn.setAttribute("aria-pressed", paintMode ? "true" : "false");
+    table.classList.toggle("paint-mode", paintMode);
+    announce(paintMode ? "Paint blocks on: a drag on the grid paints" : "Paint blocks off: a swipe scrolls the grid");
+  });
+
+  var drag = null, pending = null, previewed = [];
   function clearPreview() {
     previewed.forEach(function (idx) { cells[idx].classList.remove("pv", "pv-erase"); });
     previewed = [];
@@ -272,8 +291,25 @@
       previewed.push(i * n2 + j);
     }
   }
+  function startDrag(p) {
+    drag = { id: p.id, type: p.type, i0: p.i, j0: p.j, i1: p.i, j1: p.j, kind: p.kind, erase: p.erase, x: p.x, y: p.y };
+    table.classList.add("painting");
+    showPreview();
+    startAutoScroll();
+  }
+  function endDrag() {
+    drag = null;
+    table.classList.remove("painting");
+    clearPreview();
+    stopAutoScroll();
+  }
+  function cancelPending() {
+    if (pending) window.clearTimeout(pending.timer);
+    pending = null;
+  }
+
   table.addEventListener("pointerdown", function (e) {
-    if (readonly || e.button !== 0) return;
+    if (readonly || e.button !== 0 || !e.isPrimary || drag) return;
     var b = cellOf(e.target);
     if (!b) return;
     e.preventDefault(); // no text selection; focus is moved by hand below
@@ -281,25 +317,36 @@
     setFocus(idx, false);
     b.focus({ preventScroll: true });
     var kind = e.shiftKey || e.altKey || mode === POSSIBLE ? POSSIBLE : SURE;
-    drag = { i0: i, j0: j, i1: i, j1: j, kind: kind, erase: state[idx] === kind };
+    var p = { id: e.pointerId, type: e.pointerType, i: i, j: j, kind: kind, erase: state[idx] === kind, x: e.clientX, y: e.clientY };
+    cancelPending();
+    if (e.pointerType === "mouse" || paintMode) {
+      // Moves and the release reach us even outside the window.
+      try { b.setPointerCapture(e.pointerId); } catch (err) { /* not capturable: fine */ }
+      return startDrag(p);
+    }
+    pending = p;
+    p.timer = window.setTimeout(function () { if (pending === p) { pending = null; startDrag(p); } }, LONG_PRESS);
   });
   document.addEventListener("pointermove", function (e) {
-    if (!drag) return;
-    // elementFromPoint works for touch too, where the pointer is captured by the first cell.
-    var b = cellOf(document.elementFromPoint(e.clientX, e.clientY));
-    if (!b) return;
-    var i = +b.dataset.i, j = +b.dataset.j;
-    if (i === drag.i1 && j === drag.j1) return;
-    drag.i1 = i;
-    drag.j1 = j;
-    showPreview();
-    highlight(i, j);
+    if (pending && e.pointerId === pending.id) {
+      // The finger moved before the long press: it is a swipe, and the browser scrolls.
+      if (Math.abs(e.clientX - pending.x) > SLOP || Math.abs(e.clientY - pending.y) > SLOP) cancelPending();
+      return;
+    }
+    if (!drag || e.pointerId !== drag.id) return;
+    drag.x = e.clientX;
+    drag.y = e.clientY;
+    track();
   });
-  document.addEventListener("pointerup", function () {
-    if (!drag) return;
+  document.addEventListener("pointerup", function (e) {
+    if (pending && e.pointerId === pending.id) {
+      var p = pending;
+      cancelPending();
+      return toggle(p.i * n2 + p.j, p.kind); // a tap
+    }
+    if (!drag || e.pointerId !== drag.id) return;
     var d = drag;
-    drag = null;
-    clearPreview();
+    endDrag();
     if (d.i0 === d.i1 && d.j0 === d.j1) return toggle(d.i0 * n2 + d.j0, d.kind);
     var changes = [];
     var ia = Math.min(d.i0, d.i1), ib = Math.max(d.i0, d.i1), ja = Math.min(d.j0, d.j1), jb = Math.max(d.j0, d.j1);
@@ -307,9 +354,105 @@
     var size = (ib - ia + 1) + " × " + (jb - ja + 1);
     commit(changes, d.erase ? "Removed the links of a " + size + " block" : "Linked a " + size + " block (" + STATE_TEXT[d.kind] + "s)");
   });
-  // On touch screens a swipe scrolls the grid (touch-action: manipulation): the browser
-  // then cancels the pointer, and the would-be drag is dropped; a tap still toggles.
-  document.addEventListener("pointercancel", function () { drag = null; clearPreview(); });
+  // A swipe that the browser turns into a scroll cancels the pointer: nothing is painted.
+  document.addEventListener("pointercancel", function (e) {
+    if (pending && e.pointerId === pending.id) cancelPending();
+    if (drag && e.pointerId === drag.id) endDrag();
+  });
+  // Once a touch paints, its moves must not scroll the page (this listener has to be
+  // registered up front and not passive, or the browser would not wait for it).
+  table.addEventListener("touchmove", function (e) {
+    if (drag && drag.type === "touch" && e.cancelable) e.preventDefault();
+  }, { passive: false });
+  // A long press would otherwise open the context menu on some phones.
+  table.addEventListener("contextmenu", function (e) {
+    if (drag || pending || (e.pointerType && e.pointerType !== "mouse")) e.preventDefault();
+  });
+
+  // The cell under a point; a point outside the grid's visible cells is first pulled
+  // onto its nearest edge, so a drag past the edge reaches the outermost visible cell.
+  function visibleArea() {
+    var r = scroller.getBoundingClientRect();
+    var top = r.top + scroller.clientTop, left = r.left + scroller.clientLeft;
+    var vw = document.documentElement.clientWidth, vh = document.documentElement.clientHeight;
+    var area = {
+      top: top + (n2 ? colHeads[0].offsetHeight : 0), left: left + (n1 ? rowHeads[0].offsetWidth : 0),
+      bottom: top + scroller.clientHeight, right: left + scroller.clientWidth, vw: vw, vh: vh,
+    };
+    area.vTop = Math.max(area.top, 0); area.vBottom = Math.min(area.bottom, vh);
+    area.vLeft = Math.max(area.left, 0); area.vRight = Math.min(area.right, vw);
+    return area;
+  }
+  function clamp(v, lo, hi) { return v < lo ? lo : v > hi ? hi : v; }
+  function track() {
+    var b;
+    if (scroller) {
+      var a = visibleArea();
+      if (a.vBottom - a.vTop < 2 || a.vRight - a.vLeft < 2) return;
+      var x = clamp(drag.x, a.vLeft + 1, a.vRight - 2), y = clamp(drag.y, a.vTop + 1, a.vBottom - 2);
+      var el = document.elementFromPoint(x, y);
+      b = cellOf(el) || (el && el.tagName === "TD" && table.contains(el) ? el.querySelector("button.cell") : null);
+    } else {
+      b = cellOf(document.elementFromPoint(drag.x, drag.y));
+    }
+    if (!b) return;
+    var i = +b.dataset.i, j = +b.dataset.j;
+    if (i === drag.i1 && j === drag.j1) return;
+    drag.i1 = i;
+    drag.j1 = j;
+    showPreview();
+    highlight(i, j);
+  }
+
+  // ---------------------------------------------------------------- auto-scroll while dragging
+  var EDGE = 36, MAX_SPEED = 1400; // px from the edge where scrolling starts; px/s at full speed
+  var scrollFrame = 0, lastFrame = 0, carry = { x: 0, y: 0 };
+  // Speed (px/s, signed) for a pointer at p between edges lo and hi: it grows as the
+  // pointer nears an edge, and is fastest EDGE px beyond it.
+  function speed(p, lo, hi) {
+    var depth = p < lo + EDGE ? -(lo + EDGE - p) : p > hi - EDGE ? p - (hi - EDGE) : 0;
+    if (!depth) return 0;
+    return Math.max(-1, Math.min(1, depth / (2 * EDGE))) * MAX_SPEED;
+  }
+  function startAutoScroll() {
+    if (!scroller || scrollFrame) return;
+    lastFrame = 0;
+    carry.x = carry.y = 0;
+    scrollFrame = window.requestAnimationFrame(autoScroll);
+  }
+  function stopAutoScroll() {
+    if (scrollFrame) window.cancelAnimationFrame(scrollFrame);
+    scrollFrame = 0;
+  }
+  // One axis: scroll the window if the grid is cut off by the window on that side and
+  // the window can move, else the grid's own scroll container.
+  function scrollAxis(axis, v, dt, a) {
+    var px = v * dt / 1000 + carry[axis];
+    var step = px < 0 ? Math.ceil(px) : Math.floor(px);
+    carry[axis] = px - step;
+    if (!step) return false;
+    var y = axis === "y";
+    var cutOff = step > 0 ? (y ? a.bottom > a.vh : a.right > a.vw) : (y ? a.top < 0 : a.left < 0);
+    if (cutOff) {
+      var before = y ? window.scrollY : window.scrollX;
+      window.scrollBy(y ? 0 : step, y ? step : 0);
+      if ((y ? window.scrollY : window.scrollX) !== before) return true;
+    }
+    var prop = y ? "scrollTop" : "scrollLeft", was = scroller[prop];
+    scroller[prop] = was + step;
+    return scroller[prop] !== was;
+  }
+  function autoScroll(now) {
+    scrollFrame = 0;
+    if (!drag) return;
+    var dt = lastFrame ? Math.min(now - lastFrame, 100) : 16;
+    lastFrame = now;
+    var a = visibleArea();
+    var moved = scrollAxis("x", speed(drag.x, a.vLeft, a.vRight), dt, a);
+    moved = scrollAxis("y", speed(drag.y, a.vTop, a.vBottom), dt, a) || moved;
+    if (moved) track();
+    scrollFrame = window.requestAnimationFrame(autoScroll);
+  }
 
   // Screen readers activate buttons with a synthetic click (detail 0) and no pointer
   // events; our own keys are handled on keydown and suppress their click.
@@ -354,7 +497,7 @@
         if (!readonly) submit();
         return;
       case "Escape":
-        if (drag) { drag = null; clearPreview(); e.preventDefault(); }
+        if (drag || pending) { cancelPending(); if (drag) endDrag(); e.preventDefault(); }
         return;
       default:
         return;
