@@ -13,13 +13,17 @@ Usage::
         [--database-url postgres://…]
 
 Runs in a fresh temporary var/ directory (SQLite file unless ``--database-url``);
-prints one line per phase with wall and CPU seconds, and the peak RSS.
+prints one line per phase with wall and CPU seconds, the resident memory when the
+phase started, the phase's own peak (Linux: the high-water mark is reset before each
+phase through ``/proc/self/clear_refs``, so an earlier phase's peak does not hide a
+later one) and the process's peak so far.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import sys
 import tempfile
@@ -30,23 +34,51 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+def _status_mib(field: str) -> float | None:
+    """``VmRSS`` or ``VmHWM`` of this process in MiB (None off Linux)."""
+    try:
+        with open("/proc/self/status") as fh:
+            m = re.search(rf"^{field}:\s+(\d+) kB", fh.read(), re.M)
+    except OSError:
+        return None
+    return int(m.group(1)) / 1024 if m else None
+
+
+def _reset_peak() -> bool:
+    """Reset the process's resident high-water mark (Linux ≥ 4.0); False if impossible."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
 class Timer:
     def __init__(self) -> None:
         self.rows: list[tuple[str, float, float]] = []
+        self.peak = 0.0  # MiB, the largest phase peak (ru_maxrss follows the reset high-water mark)
 
     def __call__(self, label: str):
         timer = self
 
         class _Block:
             def __enter__(self):
+                self.start_rss = _status_mib("VmRSS")
+                self.reset = _reset_peak()
                 self.wall, self.cpu = time.perf_counter(), time.process_time()
 
             def __exit__(self, *exc):
                 row = (label, time.perf_counter() - self.wall, time.process_time() - self.cpu)
                 timer.rows.append(row)
-                peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-                print(f"{row[0]:<48} {row[1]:8.1f} s wall {row[2]:8.1f} s CPU   peak RSS so far {peak:6.0f} MiB",
-                      flush=True)
+                phase_peak = _status_mib("VmHWM") if self.reset else None
+                timer.peak = max(timer.peak, phase_peak or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+                so_far = timer.peak
+                mem = f"peak RSS so far {so_far:6.0f} MiB"
+                if phase_peak is not None and self.start_rss is not None:
+                    mem = (f"RSS at start {self.start_rss:6.0f} MiB, phase peak {phase_peak:6.0f} MiB "
+                           f"(+{phase_peak - self.start_rss:.0f}), {mem}")
+                print(f"{row[0]:<48} {row[1]:8.1f} s wall {row[2]:8.1f} s CPU   {mem}", flush=True)
 
         return _Block()
 
@@ -110,7 +142,7 @@ def main() -> None:
     with timer("exports (ZIP of everything)"):
         data = exports.report_zip(report)
     print(f"  ZIP {len(data) / 2**20:.1f} MiB; judgments fingerprint {judging_selectors.judgments_fingerprint(study=study)}")
-    print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB; "
+    print(f"peak RSS {timer.peak:.0f} MiB; "
           f"n_boot {report.result['settings']['n_boot']}; database {report._state.db} "
           f"({'PostgreSQL' if args.database_url else 'SQLite file'})")
 

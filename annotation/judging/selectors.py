@@ -14,7 +14,9 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import islice
 
+import numpy as np
 import pandas as pd
 from django.contrib.auth.models import User
 from django.db.models import Count, Max, Q
@@ -202,6 +204,17 @@ def study_progress(*, study: Study) -> dict:
     }
 
 
+def _frame_queryset(study: Study):
+    """One row per latest judgment, in the frame's order (judge, candidate): username,
+    candidate id, original's external id, system name and kind, the criteria's scores,
+    seconds, submitted_at."""
+    return (Judgment.objects.filter(study=study, is_latest=True)
+            .order_by("judge__username", "item__candidate_id")
+            .values_list("judge__username", "item__candidate_id", "item__candidate__original__external_id",
+                         "item__candidate__system__name", "item__candidate__system__kind",
+                         *CRITERIA, "seconds", "submitted_at"))
+
+
 def _frame_rows(study: Study) -> list[tuple]:
     return list(
         Judgment.objects.filter(study=study, is_latest=True)
@@ -211,32 +224,115 @@ def _frame_rows(study: Study) -> list[tuple]:
                      *CRITERIA, "seconds", "submitted_at", "revision", "active_seconds"))
 
 
+#: Judgments read per database round trip by :func:`judgments_frame` (bounds its
+#: transient Python objects: one tuple and a few strings per judgment in a chunk).
+FRAME_CHUNK_SIZE = 20_000
+
+
+def _missing_like_pandas() -> object:
+    """What pandas puts for a None among strings after inferring the column and casting
+    it back to object: None under pandas 2, NaN under pandas 3's string inference. The
+    frame was first built by ``from_records``, so its ``control_kind`` holds this value
+    for non-controls in a frame that also has controls (and None in one without)."""
+    return pd.DataFrame.from_records([("x",), (None,)], columns=["k"]).astype(object)["k"].iloc[1]
+
+
+class _Codes(dict):
+    """Value → dense integer code, in order of first appearance."""
+
+    def codes(self, values) -> np.ndarray:
+        get = self.setdefault
+        return np.fromiter((get(v, len(self)) for v in values), dtype=np.int64, count=len(values))
+
+    def values_array(self) -> np.ndarray:
+        out = np.empty(len(self), dtype=object)
+        out[:] = list(self)
+        return out
+
+
+def _object_series(values: np.ndarray) -> pd.Series:
+    # dtype=object explicitly: pandas 3 would otherwise infer its own string dtype.
+    return pd.Series(values, dtype=object, copy=False)
+
+
 def judgments_frame(*, study: Study, include_excluded_judges: bool = False) -> pd.DataFrame:
     """The study's judgments in the canonical tidy shape (``metrics.core.stats.data``).
 
     One row per (judge, item, criterion) from each item's *latest* revision, with
     columns ``judge`` (username), ``item`` (str of the candidate's id: the same item
     for every judge), ``original`` (the original's external id), ``system`` (system
-    name), ``is_control`` (bool), ``control_kind`` ("identical"/"random"/"unigram" or
-    None), ``criterion`` (slug), ``score`` (int), ``seconds`` (float, server time
+    name), ``is_control`` (bool), ``control_kind`` ("identical"/"random"/"unigram";
+    missing for other systems: None, or NaN under pandas 3 when the frame has
+    controls), ``criterion`` (slug), ``score`` (int), ``seconds`` (float, server time
     from serving to submitting), ``submitted_at`` (aware datetime). Judges excluded
     by a researcher are left out unless ``include_excluded_judges``. Sorted by judge,
     item, criterion order.
+
+    Built column-wise: the rows are read in chunks of :data:`FRAME_CHUNK_SIZE` from one
+    query into typed arrays (strings as codes into their distinct values), then spread
+    over the criteria; string columns hold references to one Python string per
+    distinct value, not one per row.
     """
     excluded = set() if include_excluded_judges else judges_excluded(study=study)
-    records = []
-    for (judge, cand, original, system, kind, *rest) in _frame_rows(study):
-        if judge in excluded:
-            continue
-        scores, (seconds, submitted_at, _rev, _active) = rest[: len(CRITERIA)], rest[len(CRITERIA):]
-        control_kind = CONTROL_KIND_OF_SYSTEM_KIND.get(kind)
-        for crit, score in zip(CRITERIA, scores):
-            records.append((judge, str(cand), original, system, control_kind is not None, control_kind, crit,
-                            int(score), float(seconds), submitted_at))
-    frame = pd.DataFrame.from_records(records, columns=list(JUDGMENT_FRAME_COLUMNS))
-    return frame.astype({"judge": object, "item": object, "original": object, "system": object,
-                         "is_control": bool, "control_kind": object, "criterion": object, "score": "int64",
-                         "seconds": "float64"})
+    qs = _frame_queryset(study)
+    if excluded:
+        qs = qs.exclude(judge__username__in=excluded)
+    judges, originals, systems = _Codes(), _Codes(), _Codes()
+    parts: dict[str, list] = {"judge": [], "cand": [], "original": [], "system": [], "scores": [], "seconds": [],
+                              "submitted_at": []}
+    n_crit = len(CRITERIA)
+    rows = iter(qs.iterator(chunk_size=FRAME_CHUNK_SIZE))
+    while chunk := list(islice(rows, FRAME_CHUNK_SIZE)):
+        cols = list(zip(*chunk))
+        del chunk
+        n = len(cols[0])
+        parts["judge"].append(judges.codes(cols[0]))
+        parts["cand"].append(np.fromiter(cols[1], dtype=np.int64, count=n))
+        parts["original"].append(originals.codes(cols[2]))
+        parts["system"].append(systems.codes(list(zip(cols[3], cols[4]))))
+        parts["scores"].append(np.array(cols[5:5 + n_crit], dtype=np.int64).T)
+        parts["seconds"].append(np.fromiter(cols[5 + n_crit], dtype=np.float64, count=n))
+        # The same inference from_records applies to a column of aware datetimes.
+        parts["submitted_at"].append(pd.Series(cols[6 + n_crit], dtype=None))
+        del cols
+    if not parts["judge"]:
+        frame = pd.DataFrame.from_records([], columns=list(JUDGMENT_FRAME_COLUMNS))
+        return frame.astype({"judge": object, "item": object, "original": object, "system": object,
+                             "is_control": bool, "control_kind": object, "criterion": object, "score": "int64",
+                             "seconds": "float64"})
+
+    def per_row(name: str) -> np.ndarray:
+        return np.repeat(np.concatenate(parts.pop(name)), n_crit)
+
+    cand_ids, cand_codes = np.unique(np.concatenate(parts.pop("cand")), return_inverse=True)
+    item_names = np.empty(len(cand_ids), dtype=object)
+    item_names[:] = [str(c) for c in cand_ids.tolist()]
+    system_kinds = [CONTROL_KIND_OF_SYSTEM_KIND.get(kind) for _name, kind in systems]
+    system_names = np.empty(len(systems), dtype=object)
+    system_names[:] = [name for name, _kind in systems]
+    system_is_control = np.array([k is not None for k in system_kinds], dtype=bool)
+    missing = _missing_like_pandas() if system_is_control.any() else None
+    system_control_kind = np.empty(len(systems), dtype=object)
+    system_control_kind[:] = [missing if k is None else k for k in system_kinds]
+    system_codes = per_row("system")
+    submitted = pd.concat(parts.pop("submitted_at"), ignore_index=True)
+    n_rows = len(submitted) * n_crit
+    criteria = np.empty(n_crit, dtype=object)
+    criteria[:] = list(CRITERIA)
+    columns = {
+        "judge": _object_series(judges.values_array()[per_row("judge")]),
+        "item": _object_series(item_names[np.repeat(cand_codes, n_crit)]),
+        "original": _object_series(originals.values_array()[per_row("original")]),
+        "system": _object_series(system_names[system_codes]),
+        "is_control": pd.Series(system_is_control[system_codes], copy=False),
+        "control_kind": _object_series(system_control_kind[system_codes]),
+        "criterion": _object_series(np.tile(criteria, n_rows // n_crit)),
+        "score": pd.Series(np.concatenate(parts.pop("scores")).reshape(-1), copy=False),
+        "seconds": pd.Series(per_row("seconds"), copy=False),
+        "submitted_at": submitted.repeat(n_crit).reset_index(drop=True),
+    }
+    del system_codes, submitted, cand_codes
+    return pd.DataFrame(columns, columns=list(JUDGMENT_FRAME_COLUMNS), copy=False)
 
 
 def study_control_expected(*, study: Study) -> dict[str, dict[str, int]]:

@@ -12,7 +12,7 @@ import logging
 import math
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from importlib import metadata
 from typing import Any
@@ -232,6 +232,10 @@ def report_build(*, report_id: int) -> Report:
         judged = selectors.report_judgment_inputs(study=report.study)
         if judged.frame.empty:
             raise ValueError("the study has no judgments")
+        # Validate once: build_report and the figures take the validated copy as it is
+        # (it carries validate_judgments' marker), and the database frame is let go
+        # instead of living on beside one validated copy per consumer.
+        judged = replace(judged, frame=validate_judgments(judged.frame))
         _phase(report_id, 1)
         metric_inputs = selectors.MetricInputs()
         if s.get("include_metrics", True):
@@ -256,7 +260,7 @@ def report_build(*, report_id: int) -> Report:
         _phase(report_id, 3)
         from .plots import report_plots  # matplotlib: only where figures are drawn
 
-        frame = validate_judgments(judged.frame)
+        frame = judged.frame  # validated above
         ref = human_reference(frame, control_expected=judged.control_expected, normalize=s["normalize"],
                               excluded_judges=judged.excluded)
         wide = None

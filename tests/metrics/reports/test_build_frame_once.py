@@ -1,0 +1,68 @@
+"""``report_build`` validates the judgments frame once and hands that copy to
+``build_report`` and the figures: the stored numbers and figures are those of the
+path that validated the database frame separately for each."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotation.judging import selectors as judging_selectors
+from annotation.judging import services as judging_services
+from metrics.core.stats.data import validate_judgments, validate_metric_scores
+from metrics.reports import selectors, services
+from metrics.reports.models import ReportPlot
+from metrics.reports.plots import report_plots
+
+from .conftest import make_judged_study, run_metric
+
+pytestmark = pytest.mark.django_db
+
+
+def test_report_with_an_excluded_judge_equals_the_separately_validated_path(researcher):
+    from django.contrib.auth.models import User
+
+    study = make_judged_study(researcher, n_originals=10, systems=("human", "machine", "mt"), n_judges=4,
+                              random_clickers=1)
+    run_metric(study, "bleu")
+    run_metric(study, "ter")
+    clicker = User.objects.filter(username__startswith=services.SIM_JUDGE_PREFIX).order_by("username").last()
+    judging_services.judge_exclusion_set(study=study, judge=clicker, excluded=True, decided_by=researcher)
+
+    report = services.report_create(study=study, settings={"n_boot": 50, "normalize": "z"}, enqueue=False)
+    report = services.report_build(report_id=report.pk)
+    assert report.status == "succeeded", report.error
+    assert report.excluded_judges == [clicker.username]
+
+    # The former path: build_report on the database frame, then validate it again for the figures.
+    s = {**services.DEFAULT_SETTINGS, **report.settings}
+    judged = selectors.report_judgment_inputs(study=study)
+    assert judged.excluded == [clicker.username]
+    metric_inputs = selectors.report_metric_inputs(study=study, judged_items=set(judged.frame["item"]))
+    direct = services.build_report(
+        judged.frame, metric_inputs.scores or None, excluded_judges=judged.excluded,
+        control_expected=judged.control_expected, criterion=s["criterion"], criteria=judged.criteria,
+        normalize=s["normalize"], include_controls_in_mean=s["include_controls_in_mean"],
+        subset_min=services._subset_in_criteria_order(s["subset_min"]), n_boot=s["n_boot"],
+        confidence_level=s["confidence_level"], significance_level=s["significance_level"], seed=s["seed"],
+        qc_alpha=judged.qc_alpha)
+    for key in ("summary", "table1", "table2", "table3", "agreement", "judge_qc", "system_ranking",
+                "metric_leaderboard", "settings"):
+        assert report.result[key] == direct[key], key
+    assert report.build_info["n_judgment_rows"] == len(judged.frame)
+
+    frame = validate_judgments(judged.frame)
+    ref = services.human_reference(frame, control_expected=judged.control_expected, normalize=s["normalize"],
+                                   excluded_judges=judged.excluded)
+    long = validate_metric_scores(metric_inputs.scores)
+    wide = long.loc[long["item"].isin(ref.index)].pivot(index="item", columns="metric", values="score")
+    plots = report_plots(frame=frame, ref=ref, metric_wide=wide, result=direct, excluded=judged.excluded,
+                         target=s["criterion"], include_controls=s["include_controls_in_mean"],
+                         normalized=s["normalize"] == "z", seed=s["seed"])
+    stored = list(ReportPlot.objects.filter(report=report).order_by("position"))
+    assert [p.slug for p in stored] == [p.slug for p in plots]
+    for got, want in zip(stored, plots):
+        assert (got.title, got.caption, got.svg) == (want.title, want.caption, want.svg), want.slug
+    # The judge left out of the tables is still in QC.
+    assert clicker.username in {q["judge"] for q in report.result["judge_qc"]}
+    assert clicker.username not in report.result["summary"]["judges"]
+    assert judging_selectors.judgments_fingerprint(study=study) == report.fingerprint
