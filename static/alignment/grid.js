@@ -309,9 +309,10 @@
   }
 
   table.addEventListener("pointerdown", function (e) {
-    if (readonly || e.button !== 0 || !e.isPrimary || drag) return;
+    if (readonly || e.button !== 0 || !e.isPrimary) return;
     var b = cellOf(e.target);
     if (!b) return;
+    if (drag) endDrag(); // a drag whose release never reached us
     e.preventDefault(); // no text selection; focus is moved by hand below
     var i = +b.dataset.i, j = +b.dataset.j, idx = i * n2 + j;
     setFocus(idx, false);

@@ -131,6 +131,8 @@ def test_on_a_phone_a_tap_toggles_a_swipe_scrolls_and_a_long_press_drag_paints(p
     assert page.evaluate("(() => { const s = document.getElementById('grid-scroll'); "
                          "return s.scrollWidth > s.clientWidth && s.scrollHeight > s.clientHeight; })()")
     expect(page.locator("#paint-button")).to_be_visible()
+    page.evaluate("window.scrollTo(0, document.querySelector('.grid-toolbar').getBoundingClientRect().top + window.scrollY - 8)")
+    screenshot(page, "annotator-grid-phone", full_page=False)  # a full-page shot drops the touch emulation
     show_grid(page)
     finger = Finger(page)
 
@@ -201,6 +203,7 @@ def test_a_mouse_drag_past_the_edge_scrolls_the_grid_and_paints_the_cells_passed
     browser_login(page, "anna")
     page.goto(f"/alignment/tasks/{task.pk}/")
     status = page.locator("#save-status")
+    expect(page.locator("#paint-button")).to_be_hidden()  # only shown on touch screens
     page.locator("#grid-scroll").scroll_into_view_if_needed()
     box = page.locator("#grid-scroll").bounding_box()
     assert not page.locator('#align-grid button.cell[data-i="45"][data-j="45"]').evaluate(
