@@ -9,7 +9,7 @@ from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import ProtectedError, Q
+from django.db.models import ProtectedError
 from django.utils import timezone
 
 from .enums import JobStatus, Role, SystemKind

@@ -187,16 +187,17 @@ class JobTask(Task):
 # --------------------------------------------------------------------------- requeue
 
 
-def job_resend(task, pk: int, *, stale_after: timedelta | None) -> bool:
+def job_resend(task, pk: int, *, stale_after: timedelta | None, **options) -> bool:
     """Send a job's task again, marked as resent (see :func:`job_claim`).
 
     ``stale_after`` is the period after which a running job counts as abandoned
-    (``None``: the default setting). Like ``annotation.services.job_enqueue``, a
+    (``None``: the default setting); ``options`` go to ``apply_async``. Like
+    ``annotation.services.job_enqueue``, a
     broker that is away is logged, not raised: the job stays as it is for the next pass.
     """
     seconds = (stale_after or stale_after_default()).total_seconds()
     try:
-        task.apply_async(args=(pk,), headers={REQUEUE_HEADER: seconds})
+        task.apply_async(args=(pk,), headers={REQUEUE_HEADER: seconds}, **options)
         return True
     except Exception:  # kombu raises many kinds of connection errors
         logger.warning("broker unavailable; %s(%r) not resent", task.name, pk, exc_info=True)
