@@ -314,9 +314,9 @@ class JudgingOpenApi(APIView):
 class JudgingOpenJobApi(APIView):
     @extend_schema(tags=TAG_RESEARCHER, responses={200: JudgingOpenJobSerializer, 404: OpenApiResponse(description="no such job")},
                    summary="Progress and outcome of opening the study")
-    def get(self, request, study_id: int, job_id: int):
+    def get(self, request, study_id: int, open_job_id: int):
         study = get_managed_study(request, study_id)
-        job = get_object_or_404(OpenJob, pk=job_id, study=study)
+        job = get_object_or_404(OpenJob, pk=open_job_id, study=study)
         return Response(JudgingOpenJobSerializer(open_job_payload(job)).data)
 
 

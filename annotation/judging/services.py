@@ -261,8 +261,10 @@ def study_judging_open(*, study: Study, user: User | None = None) -> OpenSummary
 
 #: Studies whose opening writes more assignment items (judges × items, or k × items)
 #: than this are opened by a Celery worker; settings may override.
-DEFAULT_OPEN_BACKGROUND_ITEMS = 20_000
+DEFAULT_OPEN_BACKGROUND_ITEMS = 10_000
 ACTIVE_JOB_STATUSES = (JobStatus.QUEUED, JobStatus.RUNNING)
+#: The background opening commits (and reports progress) after about this many assignment items.
+OPEN_JOB_ITEMS_PER_TRANSACTION = 20_000
 
 
 def open_background_threshold() -> int:
@@ -284,7 +286,7 @@ def study_judging_open_start(*, study: Study, user: User | None = None, backgrou
     The checks that need no writing (already open, closed, no data, too few judges
     for k per item, an opening already under way) run here and raise
     :class:`CannotOpen`. Then a study whose opening writes at most
-    ``PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS`` assignment items (default 20,000;
+    ``PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS`` assignment items (default 10,000;
     about half a second) is opened now by :func:`study_judging_open` and the
     returned job has already succeeded; larger ones (or ``background=True``) get a
     queued :class:`OpenJob` that a worker runs (:func:`open_job_run`). Its progress
@@ -348,7 +350,7 @@ def _open_job_begin(job_id: int) -> OpenJob:
 
 
 def _open_job_write(job: OpenJob, *, limit: int | None = None) -> int:
-    """Step 2: write the assignments still missing, one judge per transaction. Returns how many were written.
+    """Step 2: write the assignments still missing, a few judges per transaction. Returns how many were written.
 
     The plan is drawn again from the design's seed, the judges fixed in step 1 and
     the study's items, so a resumed run writes what the first run would have.
@@ -369,23 +371,28 @@ def _open_job_write(job: OpenJob, *, limit: int | None = None) -> int:
         return 0
     plan = plan_assignments(items, groups, list(job.judges), seed=design.seed, judges_per_item=_judges_per_item(design))
     orders = {o.judge: o for o in plan.orders}
-    written = 0
-    for name in todo:
+    # A few judges per transaction: one commit per judge would cost more than their rows on SQLite.
+    per_tx = max(1, OPEN_JOB_ITEMS_PER_TRANSACTION // max(1, max((len(o.items) for o in plan.orders), default=1)))
+    written, done = 0, len(job.judges) - len(todo)
+    for start in range(0, len(todo), per_tx):
         if limit is not None and written >= limit:
             break
-        order = orders[name]
         with transaction.atomic():
-            locked = _job_locked(job.pk)  # serialises with a second run of the same job and with a failure
-            try:
-                with transaction.atomic():
-                    _assignment_write(study=study, judge=users[name], seed=order.seed,
-                                      candidate_ids=[pks[i] for i in order.items], late=False)
-            except IntegrityError:  # another run of this job wrote it first
-                pass
-            else:
-                written += 1
-            done = Assignment.objects.filter(study=study, judge__username__in=job.judges).count()
-            OpenJob.objects.filter(pk=locked.pk).update(progress_done=done, updated_at=timezone.now())
+            _job_locked(job.pk)  # serialises with a second run of the same job and with a failure
+            for name in todo[start:start + per_tx]:
+                if limit is not None and written >= limit:
+                    break
+                order = orders[name]
+                try:
+                    with transaction.atomic():
+                        _assignment_write(study=study, judge=users[name], seed=order.seed,
+                                          candidate_ids=[pks[i] for i in order.items], late=False)
+                except IntegrityError:  # another run of this job wrote it first
+                    pass
+                else:
+                    written += 1
+                done += 1
+            OpenJob.objects.filter(pk=job.pk).update(progress_done=done, updated_at=timezone.now())
     return written
 
 

@@ -16,7 +16,7 @@ urlpatterns = [
     # the researcher's pages
     path("studies/<int:study_id>/judging/design/", views.design, name="design"),
     path("studies/<int:study_id>/judging/open/", views.open_study, name="open"),
-    path("studies/<int:study_id>/judging/open/<int:job_id>/", views.open_job_status, name="open_job_status"),
+    path("studies/<int:study_id>/judging/open/<int:open_job_id>/", views.open_job_status, name="open_job_status"),
     path("studies/<int:study_id>/judging/close/", views.close_study, name="close"),
     path("studies/<int:study_id>/judging/reopen/", views.reopen_study, name="reopen"),
     path("studies/<int:study_id>/judging/reset/", views.reset_study, name="reset"),

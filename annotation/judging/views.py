@@ -268,8 +268,8 @@ def open_job_payload(job: OpenJob) -> dict:
 
 @researcher_study_required
 @require_GET
-def open_job_status(request, study, job_id: int):
-    job = get_object_or_404(OpenJob, pk=job_id, study=study)
+def open_job_status(request, study, open_job_id: int):
+    job = get_object_or_404(OpenJob, pk=open_job_id, study=study)
     return JsonResponse(open_job_payload(job))
 
 
