@@ -1,7 +1,9 @@
 """Writes for judging: design, opening (controls + assignments), submitting, exclusions.
 
-Views, APIs, the demo and management commands call these; nothing else writes
-judging rows. Every function is keyword-only and runs inside ``transaction.atomic``.
+Views, APIs, the demo, management commands and the Celery task call these; nothing
+else writes judging rows. Every function is keyword-only and runs inside
+``transaction.atomic``, except the background opening (:func:`open_job_run`), which
+commits step by step so its progress shows and a requeued run can resume.
 """
 
 from __future__ import annotations

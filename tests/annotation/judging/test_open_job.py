@@ -421,3 +421,36 @@ def test_api_open_refusals_are_409_and_create_no_job(api_client, researcher, stu
     r = api_login(api_client, researcher).post(f"/api/judging/studies/{study.pk}/open/")
     assert r.status_code == 409 and "needs at least 3 judges" in r.json()["detail"]
     assert not OpenJob.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_the_broker_down_the_request_answers_and_requeue_runs_the_job_later(
+        api_client, researcher, three_judges, settings):
+    from celery.contrib.testing.worker import start_worker
+    from django.core.management import call_command
+
+    from config.celery import app
+    from tests.hardening.test_broker_down import broker_at, dead_broker_url
+
+    settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 10
+    with broker_at(dead_broker_url()):
+        r = api_login(api_client, researcher).post(f"/api/judging/studies/{three_judges.pk}/open/")
+    assert r.status_code == 202 and r.json()["status"] == "queued"
+    with start_worker(app, perform_ping_check=False, shutdown_timeout=20, loglevel="WARNING"):
+        call_command("requeue_jobs", "--stale-minutes", "0")
+        job = _wait(r.json()["id"])
+    assert job.status == "succeeded", job.error
+    assert counts(three_judges) == (3, 15, 3, 75)
+
+
+@pytest.mark.django_db
+def test_a_resumed_job_in_k_mode_builds_the_same_balanced_plan(study, add_judge):
+    for name in ("ann", "bob", "cy", "dee", "eve"):
+        add_judge(study, name)
+    services.design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 2, "seed": 9})
+    _, expected = reference(study)
+    job = services._open_job_begin(services.study_judging_open_start(study=study, background=True).pk)
+    services._open_job_write(job, limit=3)
+    job = services.open_job_run(job_id=job.pk)
+    assert job.status == "succeeded" and job.summary["assignment_items"] == 50
+    assert snapshot(study) == expected
