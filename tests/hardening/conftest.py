@@ -114,7 +114,9 @@ def build_world() -> SimpleNamespace:
             c["help"] = c.get("help", "") + " " + " ".join(MARKUP)
             c["labels"] = [f"{lbl[:20]} {MARKUP[k % 3][:38]}" for k, lbl in enumerate(c["labels"])]
         judging_services.design_update(study=study, changes={"criteria": criteria, "seed": 5})
-        judging_services.study_judging_open(study=study, user=owner)
+        # through the researcher's path, so an opening job (done at once: a small study) exists too
+        open_job = judging_services.study_judging_open_start(study=study, user=owner, background=False)
+        assert open_job.status == JobStatus.SUCCEEDED, open_job.error
         tokens = {}
         for n, u in enumerate((judge, judge2, judge3)):
             assignment = judging_selectors.assignment_for_judge(study=study, judge=u)
@@ -165,7 +167,7 @@ def build_world() -> SimpleNamespace:
                                       error="no phrase table")
 
     world = SimpleNamespace(
-        study=study.pk, other_study=other_study.pk, job=job.pk,
+        study=study.pk, other_study=other_study.pk, job=job.pk, open_job=open_job.pk,
         users={"owner": "w-owner", "other_researcher": "w-other", "judge": "w-judge", "other_judge": "w-judge2",
                "annotator": "w-annot", "other_annotator": "w-annot2"},
         token=tokens["w-judge"], other_token=tokens["w-judge2"],

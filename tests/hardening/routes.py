@@ -124,7 +124,7 @@ def url_for(route: Route, world: SimpleNamespace) -> str | None:
                "reports:export": "json"}.get(route.name, "csv")
         values = {"study_id": world.study, "job_id": world.job, "token": world.token, "username": "w-judge",
                   "assignment_id": world.assignment, "pair_id": world.pair, "system_id": world.alignment_system,
-                  "pem_id": world.pem, "report_id": world.report, "slug": world.plot, "table": world.table,
+                  "pem_id": world.pem, "open_job_id": world.open_job, "report_id": world.report, "slug": world.plot, "table": world.table,
                   "run_id": run, "fmt": fmt}
     kwargs = {p: values.get(p) for p in route.params}
     if any(v is None for v in kwargs.values()):
