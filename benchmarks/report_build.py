@@ -10,13 +10,16 @@ figures, save) and every export (ZIP of JSON, LaTeX, HTML, CSVs, SVGs).
 Usage::
 
     .venv/bin/python benchmarks/report_build.py [--originals 3000] [--judges 10] [--n-boot 1000]
-        [--database-url postgres://…]
+        [--database-url postgres://…] [--no-fresh]
 
 Runs in a fresh temporary var/ directory (SQLite file unless ``--database-url``);
 prints one line per phase with wall and CPU seconds, the resident memory when the
 phase started, the phase's own peak (Linux: the high-water mark is reset before each
 phase through ``/proc/self/clear_refs``, so an earlier phase's peak does not hide a
-later one) and the process's peak so far.
+later one) and the process's peak so far. Then, unless ``--no-fresh``, reading the
+frame and ``report_build`` are timed again each in a fresh child process on the same
+study (imports done first), where memory the earlier phases freed but the allocator
+kept cannot hide what the step itself needs.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import argparse
 import os
 import re
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -83,13 +87,43 @@ class Timer:
         return _Block()
 
 
+def child(step: str, study_id: int, n_boot: int | None) -> None:
+    """One step in a fresh process (``--child``): the study and database come from the
+    parent through ``--study`` and the environment."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from annotation.judging.models import Judgment
+    from annotation.models import Study
+    from metrics.reports import plots, selectors, services  # noqa: F401  (imports before measuring)
+
+    study = Study.objects.get(pk=study_id)
+    Judgment.objects.filter(study=study).exists()  # the connection is open before measuring
+    timer = Timer()
+    if step == "frame":
+        with timer("fresh process: read the judgments frame"):
+            selectors.report_judgment_inputs(study=study)
+    else:
+        report = services.report_create(study=study, settings={"n_boot": n_boot}, enqueue=False)
+        with timer("fresh process: report_build"):
+            report = services.report_build(report_id=report.pk)
+        assert report.status == "succeeded", report.error
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--originals", type=int, default=3000)
     parser.add_argument("--judges", type=int, default=10)
     parser.add_argument("--n-boot", type=int, default=None)
     parser.add_argument("--database-url", default=None)
+    parser.add_argument("--no-fresh", action="store_true", help="skip the fresh-process measurements")
+    parser.add_argument("--child", choices=["frame", "report"], help=argparse.SUPPRESS)
+    parser.add_argument("--study", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        child(args.child, args.study, args.n_boot)
+        return
 
     var = tempfile.mkdtemp(prefix="paraeval-bench-report-")
     os.environ["PARAEVAL_VAR_DIR"] = var
@@ -144,7 +178,17 @@ def main() -> None:
     print(f"  ZIP {len(data) / 2**20:.1f} MiB; judgments fingerprint {judging_selectors.judgments_fingerprint(study=study)}")
     print(f"peak RSS {timer.peak:.0f} MiB; "
           f"n_boot {report.result['settings']['n_boot']}; database {report._state.db} "
-          f"({'PostgreSQL' if args.database_url else 'SQLite file'})")
+          f"({'PostgreSQL' if args.database_url else 'SQLite file'})", flush=True)
+    if not args.no_fresh:
+        from django.db import connections
+
+        connections.close_all()
+        for step in ("frame", "report"):
+            cmd = [sys.executable, str(Path(__file__).resolve()), "--child", step, "--study", str(study.pk)]
+            if args.n_boot is not None:
+                cmd += ["--n-boot", str(args.n_boot)]
+            # cwd: Celery's Django fixup puts the working directory first on sys.path.
+            subprocess.run(cmd, check=True, cwd=ROOT, env=dict(os.environ))
 
 
 if __name__ == "__main__":
