@@ -193,6 +193,11 @@ class Workers:
     def stop_all(self) -> None:
         for proc in self.procs:
             self.kill(proc)
+        if self.broker.startswith(("amqp", "pyamqp")):
+            from kombu import Connection
+
+            with Connection(self.broker) as conn:
+                conn.default_channel.queue_delete(self.queue)
         if self.broker.startswith("redis"):
             import redis
 
@@ -324,7 +329,8 @@ def test_a_whole_worker_killed_mid_run_is_recovered_by_beat_in_the_next_worker(w
     """Real ``celery worker -B`` processes: the first is SIGKILLed (with its pool and
     beat) while a chunk is in flight, and its message is lost (the SQLite-file broker
     never delivers it again; Redis only after an hour). The next worker's beat finds the
-    run without a heartbeat and sends it again; it ends with every score once."""
+    run without a heartbeat and sends it again; it ends with every score once. (RabbitMQ
+    delivers the message again itself; the run must end the same.)"""
     from metrics import services
     from metrics.models import MetricRun, MetricRunChunk
 
@@ -345,7 +351,10 @@ def test_a_whole_worker_killed_mid_run_is_recovered_by_beat_in_the_next_worker(w
     run = wait_for(lambda: finished(MetricRun, run.pk), 120, "the run to finish", log=w.log)
     assert_scored_once_and_right(run.pk)
     assert MetricRunChunk.objects.get(pk=victim.pk).attempts >= 2, w.log()
-    assert "requeued 1 metric run(s)" in w.log("second"), w.log()
+    if not w.broker.startswith(("amqp", "pyamqp")):
+        # (RabbitMQ hands a dead connection's unacknowledged message out again at once:
+        # there the run finishes by itself, before it can look stale)
+        assert "requeued 1 metric run(s)" in w.log("second"), w.log()
 
 
 # --------------------------------------------------------------------------- a live slow job
