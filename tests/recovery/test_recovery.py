@@ -433,3 +433,19 @@ def test_a_starting_worker_sends_the_jobs_queued_while_the_broker_was_down(worke
     assert_scored_once_and_right(sent.pk)
     assert set(MetricRunChunk.objects.filter(run=sent).values_list("attempts", flat=True)) == {1}, w.log()
     wait_for(lambda: "worker start: sent" in w.log(), 30, "the worker-start log line", log=w.log)
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def test_settings_refuse_a_stale_period_shorter_than_three_heartbeats(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL"}}
+    env.update(DJANGO_SETTINGS_MODULE="config.settings", PARAEVAL_VAR_DIR=str(tmp_path),
+               PARAEVAL_JOB_HEARTBEAT_SECONDS="10", PARAEVAL_REQUEUE_STALE_SECONDS="20")
+    code = "import django; django.setup(); from django.conf import settings; print(settings.CELERY_BEAT_SCHEDULE)"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0 and "PARAEVAL_REQUEUE_STALE_SECONDS must be at least 3" in proc.stderr
+    env.update(PARAEVAL_REQUEUE_STALE_SECONDS="30", PARAEVAL_REQUEUE_INTERVAL_SECONDS="45")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "'task': 'paraeval.requeue_stale_jobs', 'schedule': 45.0" in proc.stdout
