@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import socket
 import time
 
@@ -34,21 +35,39 @@ def dead_broker_url() -> str:
 
 @contextlib.contextmanager
 def broker_at(url: str):
-    """Point the Celery app's publishing at ``url`` (its connection pools are rebuilt)."""
+    """Point the Celery app's publishing at ``url`` (its connection pools are rebuilt).
+
+    Celery reads ``CELERY_BROKER_URL`` from the environment before its own setting
+    (CI's Redis and RabbitMQ runs set it), so the environment is switched too."""
     from config.celery import app
 
     def reset():
         app._pool = None
         app.amqp._producer_pool = None
 
-    old = app.conf.broker_url
+    old, old_env = app.conf.broker_url, os.environ.get("CELERY_BROKER_URL")
     app.conf.broker_url = url
+    if old_env is not None:
+        os.environ["CELERY_BROKER_URL"] = url
     reset()
     try:
         yield
     finally:
         app.conf.broker_url = old
+        if old_env is not None:
+            os.environ["CELERY_BROKER_URL"] = old_env
         reset()
+
+
+def assert_broker_unreachable() -> None:
+    """The outage is real: the app's publishing connection goes to nothing."""
+    from kombu.exceptions import OperationalError
+
+    from config.celery import app
+
+    with app.connection_for_write() as conn:
+        with pytest.raises((OperationalError, ConnectionError, OSError)):
+            conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=2)
 
 
 def wait_finished(model, pk: int, timeout: float = 90):
@@ -88,6 +107,7 @@ def test_judging_goes_on_while_the_broker_is_down_and_queued_work_runs_when_it_i
     s = study.pk
 
     with broker_at(dead_broker_url()):
+        assert_broker_unreachable()
         # the judge: instructions, the rating page, a judgment by form and one by the API
         assert client.post(f"/judge/studies/{s}/instructions/").status_code == 302
         assert client.get(f"/judge/studies/{s}/").status_code == 200
