@@ -63,8 +63,7 @@ JOB_TASKS: dict[str, JobTaskSpec] = {
     # They keep their run's heartbeat going.
     "metrics.metric_run_chunk": JobTaskSpec("metrics.MetricRun", claims=False),
     "reports.report_build": JobTaskSpec("reports.Report"),
-    # Judging's own service resends it unmarked; the heartbeat keeps a live one from looking stale.
-    "judging.open_job_run": JobTaskSpec("judging.OpenJob", claims=False),
+    "judging.open_job_run": JobTaskSpec("judging.OpenJob"),
 }
 
 

@@ -462,15 +462,18 @@ def jobs_requeue_stale(*, stale_after: timedelta | None = None, queued_after: ti
     """Send queued (and, with ``stale_after``, stalled running) openings to the broker again.
 
     ``queued_after`` (only those queued that long ago) is passed on to
-    ``annotation.services.jobs_to_resend`` when given. Resending is always safe:
-    :func:`open_job_run` leaves a finished job alone and resumes a stalled one.
+    ``annotation.services.jobs_to_resend`` when given. Each is a resent message: it
+    runs only if it can claim its job (``config.recovery``), so a live opening is
+    never run twice at once; and :func:`open_job_run` leaves a finished job alone
+    and resumes a stalled one.
     """
     from annotation.services import jobs_to_resend
+    from config.recovery import job_resend
 
     from .tasks import open_job_run_task
 
     kwargs = {"stale_after": stale_after} | ({"queued_after": queued_after} if queued_after is not None else {})
-    return sum(job_enqueue(open_job_run_task, pk) for pk in jobs_to_resend(OpenJob, **kwargs))
+    return sum(job_resend(open_job_run_task, pk, stale_after=stale_after) for pk in jobs_to_resend(OpenJob, **kwargs))
 
 
 def assignment_ensure_for_judge(*, study: Study, judge: User) -> Assignment | None:

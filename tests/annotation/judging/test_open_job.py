@@ -221,6 +221,28 @@ def test_two_runs_of_one_job_interleaved_write_each_assignment_once(three_judges
 
 
 @pytest.mark.django_db
+def test_a_resent_opening_claims_its_job_so_a_live_one_is_not_run_twice(three_judges):
+    from config.recovery import REQUEUE_HEADER
+
+    from annotation.judging.tasks import open_job_run_task
+
+    study = three_judges
+    job = services.study_judging_open_start(study=study, background=True)
+    job = services._open_job_begin(job.pk)
+    services._open_job_write(job, limit=1)  # a live worker is writing; its heartbeat is fresh
+    resent = {REQUEUE_HEADER: 300.0}
+    open_job_run_task.apply(args=(job.pk,), headers=resent)  # e.g. beat and a starting worker both resent it
+    job.refresh_from_db()
+    assert job.status == "running" and counts(study)[2] == 1  # dropped: nothing more written, not finished
+    # Its worker died: no heartbeat for longer than the stale period, so the resent copy takes over.
+    OpenJob.objects.filter(pk=job.pk).update(updated_at=job.updated_at - timedelta(hours=1))
+    open_job_run_task.apply(args=(job.pk,), headers=resent)
+    job.refresh_from_db()
+    assert job.status == "succeeded", job.error
+    assert counts(study) == (3, 15, 3, 75)
+
+
+@pytest.mark.django_db
 def test_queued_jobs_are_resent_and_finished_ones_are_not(three_judges):
     study = three_judges
     job = services.study_judging_open_start(study=study, background=True)
