@@ -229,6 +229,8 @@ PARAEVAL_IMPORT_MAX_BYTES = env.int("PARAEVAL_IMPORT_MAX_BYTES", default=50 * 10
 PARAEVAL_IMPORT_BACKGROUND_ROWS = env.int("PARAEVAL_IMPORT_BACKGROUND_ROWS", default=2000)
 #: Generating a system for more originals than this runs in a Celery worker.
 PARAEVAL_GENERATE_BACKGROUND_ORIGINALS = env.int("PARAEVAL_GENERATE_BACKGROUND_ORIGINALS", default=100)
+#: Opening judging that writes more assignment items (judges x items) runs in a worker.
+PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = env.int("PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS", default=10000)
 #: Where built resources (language models, trained classifiers) are cached.
 PARAEVAL_CACHE_DIR = Path(env.str("PARAEVAL_CACHE_DIR", default=str(VAR_DIR / "cache")))
 
