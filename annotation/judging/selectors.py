@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import islice
+from itertools import groupby, islice
 
 import numpy as np
 import pandas as pd
@@ -215,13 +215,20 @@ def _frame_queryset(study: Study):
                          *CRITERIA, "seconds", "submitted_at"))
 
 
-def _frame_rows(study: Study) -> list[tuple]:
-    return list(
+#: Rows fetched per database round trip by the CSV exports, which stream: their memory
+#: does not grow with the study.
+EXPORT_CHUNK_SIZE = 2_000
+
+
+def _export_rows(study: Study) -> Iterator[tuple]:
+    """The latest judgments, by judge then item, read in chunks (for the tidy export)."""
+    return (
         Judgment.objects.filter(study=study, is_latest=True)
         .order_by("judge__username", "item__candidate_id")
         .values_list("judge__username", "item__candidate_id", "item__candidate__original__external_id",
                      "item__candidate__system__name", "item__candidate__system__kind",
-                     *CRITERIA, "seconds", "submitted_at", "revision", "active_seconds"))
+                     *CRITERIA, "seconds", "submitted_at", "revision", "active_seconds")
+        .iterator(chunk_size=EXPORT_CHUNK_SIZE))
 
 
 #: Judgments read per database round trip by :func:`judgments_frame` (bounds its
@@ -404,10 +411,12 @@ def _iso(dt: datetime | None) -> str:
 
 
 def export_tidy_rows(*, study: Study) -> Iterator[list]:
-    """Header, then one row per judge × item × criterion (latest revisions, every judge)."""
+    """Header, then one row per judge × item × criterion (latest revisions, every judge).
+
+    Streams: judgments are read from the database in chunks as the rows are written."""
     excluded = judges_excluded(study=study)
     yield list(TIDY_EXPORT_COLUMNS)
-    for (judge, cand, original, system, kind, *rest) in _frame_rows(study):
+    for (judge, cand, original, system, kind, *rest) in _export_rows(study):
         scores, (seconds, submitted_at, rev, active) = rest[: len(CRITERIA)], rest[len(CRITERIA):]
         control_kind = CONTROL_KIND_OF_SYSTEM_KIND.get(kind, "")
         for crit, score in zip(CRITERIA, scores):
@@ -418,21 +427,30 @@ def export_tidy_rows(*, study: Study) -> Iterator[list]:
 
 def export_wide_rows(*, study: Study) -> Iterator[list]:
     """Header, then one row per item: its texts and a column ``judge:criterion`` per
-    judge × criterion (empty where that judge did not rate the item)."""
-    rows = _frame_rows(study)
-    judges = sorted({r[0] for r in rows})
-    by_item: dict[int, dict[str, list[int]]] = {}
-    for (judge, cand, _o, _s, _k, *rest) in rows:
-        by_item.setdefault(cand, {})[judge] = rest[: len(CRITERIA)]
+    judge × criterion (empty where that judge did not rate the item).
+
+    Streams: judgments are read in item order, in chunks, and each item's row is
+    written once its judgments have been read."""
+    latest = Judgment.objects.filter(study=study, is_latest=True)
+    judges = sorted(set(latest.values_list("judge__username", flat=True).distinct()))
     yield ["study", "item", "original_id", "system", "is_control", "control_kind", "original", "candidate",
            *[f"{j}:{c}" for j in judges for c in CRITERIA]]
-    cands = (Candidate.objects.filter(original__study=study, pk__in=list(by_item))
-             .select_related("original", "system").order_by("original__position", "original__external_id", "system__name"))
-    for cand in cands:
-        kind = CONTROL_KIND_OF_SYSTEM_KIND.get(cand.system.kind, "")
-        scores = by_item.get(cand.pk, {})
+    rows = (latest.order_by("item__candidate__original__position", "item__candidate__original__external_id",
+                            "item__candidate__system__name", "item__candidate_id", "judge__username")
+            .values_list("item__candidate_id", "judge__username", *CRITERIA,
+                         "item__candidate__original__external_id", "item__candidate__system__name",
+                         "item__candidate__system__kind", "item__candidate__original__text", "item__candidate__text")
+            .iterator(chunk_size=EXPORT_CHUNK_SIZE))
+    blank = [""] * len(CRITERIA)
+    n = len(CRITERIA)
+    for cand, group in groupby(rows, key=lambda r: r[0]):
+        scores: dict[str, list] = {}
+        for r in group:
+            scores[r[1]] = list(r[2:2 + n])
+            external_id, system, kind, original_text, candidate_text = r[2 + n:]
+        control_kind = CONTROL_KIND_OF_SYSTEM_KIND.get(kind, "")
         cells = []
         for j in judges:
-            cells.extend(scores.get(j, [""] * len(CRITERIA)))
-        yield [study.name, cand.pk, cand.original.external_id, cand.system.name, str(bool(kind)).lower(), kind,
-               cand.original.text, cand.text, *cells]
+            cells.extend(scores.get(j, blank))
+        yield [study.name, cand, external_id, system, str(bool(control_kind)).lower(), control_kind,
+               original_text, candidate_text, *cells]

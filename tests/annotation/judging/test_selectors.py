@@ -139,6 +139,48 @@ def test_wide_export_has_a_row_per_item_and_a_column_per_judge_and_criterion(ope
     assert all(r[8:] == ["3", "4", "2", "3", "1", "2", "3", "4"] for r in body)
 
 
+def test_the_streamed_exports_equal_a_reference_built_from_the_models(opened_study, researcher, monkeypatch):
+    """Judges who rated different items, with revisions and an excluded judge; tiny read
+    chunks, so the streaming crosses chunk boundaries inside an item and a judge."""
+    from annotation.judging.models import Judgment
+
+    monkeypatch.setattr(selectors, "EXPORT_CHUNK_SIZE", 3)
+    ann, bob = User.objects.get(username="ann"), User.objects.get(username="bob")
+    rate_all_via_service(opened_study, ann, score_fn=lambda item: scores(*(1 + len(item.paraphrase) % 5,) * 4))
+    bob_list = selectors.assignment_for_judge(study=opened_study, judge=bob)
+    for k in range(9):  # bob stops part-way, and revises one
+        item = selectors.item_next_for_judge(assignment=bob_list)
+        services.judgment_submit(study=opened_study, judge=bob, token=item.token, key=new_key(),
+                                 scores=scores(k % 5 + 1, 2, 3, 4), serve_stamp=item.serve_stamp)
+    services.judgment_submit(study=opened_study, judge=bob, token=item.token, key=new_key(), scores=scores(5, 5, 5, 5),
+                             serve_stamp=item.serve_stamp)
+    services.judge_exclusion_set(study=opened_study, judge=bob, excluded=True, decided_by=researcher)
+
+    latest = list(Judgment.objects.filter(study=opened_study, is_latest=True)
+                  .select_related("judge", "item__candidate__original", "item__candidate__system"))
+    crits = ("adequacy", "fluency", "dissimilarity", "overall")
+    # tidy: one row per judgment × criterion, by judge then item
+    tidy = list(csv.DictReader(io.StringIO("".join(csv_lines(selectors.export_tidy_rows(study=opened_study))))))
+    expected = sorted(((j.judge.username, j.item.candidate_id, c, getattr(j, c)) for j in latest for c in crits),
+                      key=lambda t: (t[0], t[1]))
+    assert [(r["judge"], int(r["item"]), r["criterion"], int(r["score"])) for r in tidy] == expected
+    assert {r["judge_excluded"] for r in tidy if r["judge"] == "bob"} == {"true"}
+    # wide: one row per judged item in study order, each judge's scores or blanks
+    wide = list(csv.reader(io.StringIO("".join(csv_lines(selectors.export_wide_rows(study=opened_study))))))
+    cands = sorted({j.item.candidate for j in latest},
+                   key=lambda c: (c.original.position, c.original.external_id, c.system.name, c.pk))
+    by = {(j.item.candidate_id, j.judge.username): [str(getattr(j, c)) for c in crits] for j in latest}
+    assert wide[0][8:] == [f"{u}:{c}" for u in ("ann", "bob") for c in crits]
+    assert [r[:2] for r in wide[1:]] == [[opened_study.name, str(c.pk)] for c in cands]
+    for row, cand in zip(wide[1:], cands):
+        control = cand.system.kind.startswith("control_")
+        assert row[2:8] == [cand.original.external_id, cand.system.name, str(control).lower(),
+                            cand.system.kind.removeprefix("control_") if control else "", cand.original.text, cand.text]
+        assert row[8:] == by.get((cand.pk, "ann"), [""] * 4) + by.get((cand.pk, "bob"), [""] * 4)
+    assert sum(1 for r in wide[1:] if r[12] != "") == 9  # bob's nine items, the revised one at its latest scores
+    assert ["5", "5", "5", "5"] in [r[12:] for r in wide[1:]]
+
+
 @pytest.mark.parametrize("value", ["=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)", "\tx", "\rx"])
 def test_csv_cells_that_spreadsheets_would_run_are_neutralised(value):
     assert csv_safe(value) == "'" + value
