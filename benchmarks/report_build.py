@@ -5,7 +5,8 @@ times what the Report tab costs end to end on a real database: a study of
 ORIGINALS × (4 systems + 3 controls) items, opened for judging and filled by JUDGES
 simulated judges through the judging models (``simulate_judges``), with a BLEU run,
 then ``report_build`` (read judgments and metric scores, ``build_report``, five
-figures, save) and every export (ZIP of JSON, LaTeX, HTML, CSVs, SVGs).
+figures, save) and every export (ZIP of JSON, LaTeX, HTML, CSVs, SVGs), and the
+judgments' tidy and wide CSV exports.
 
 Usage::
 
@@ -17,7 +18,7 @@ prints one line per phase with wall and CPU seconds, the resident memory when th
 phase started, the phase's own peak (Linux: the high-water mark is reset before each
 phase through ``/proc/self/clear_refs``, so an earlier phase's peak does not hide a
 later one) and the process's peak so far. Then, unless ``--no-fresh``, reading the
-frame and ``report_build`` are timed again each in a fresh child process on the same
+frame, ``report_build`` and the two judgments CSV exports are timed each in a fresh child process on the same
 study (imports done first), where memory the earlier phases freed but the allocator
 kept cannot hide what the step itself needs.
 """
@@ -104,6 +105,14 @@ def child(step: str, study_id: int, n_boot: int | None) -> None:
     if step == "frame":
         with timer("fresh process: read the judgments frame"):
             selectors.report_judgment_inputs(study=study)
+    elif step in ("export-tidy", "export-wide"):
+        from annotation.judging import selectors as judging_selectors
+        from annotation.judging.exports import csv_lines
+
+        rows = judging_selectors.export_tidy_rows if step == "export-tidy" else judging_selectors.export_wide_rows
+        with timer(f"fresh process: judgments CSV, {step[7:]} (streamed)"), open(os.devnull, "w") as sink:
+            size = sum(sink.write(line) for line in csv_lines(rows(study=study)))
+        print(f"  {size / 2**20:.1f} MiB of CSV", flush=True)
     else:
         report = services.report_create(study=study, settings={"n_boot": n_boot}, enqueue=False)
         with timer("fresh process: report_build"):
@@ -118,7 +127,7 @@ def main() -> None:
     parser.add_argument("--n-boot", type=int, default=None)
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--no-fresh", action="store_true", help="skip the fresh-process measurements")
-    parser.add_argument("--child", choices=["frame", "report"], help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=["frame", "report", "export-tidy", "export-wide"], help=argparse.SUPPRESS)
     parser.add_argument("--study", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -183,7 +192,7 @@ def main() -> None:
         from django.db import connections
 
         connections.close_all()
-        for step in ("frame", "report"):
+        for step in ("frame", "report", "export-tidy", "export-wide"):
             cmd = [sys.executable, str(Path(__file__).resolve()), "--child", step, "--study", str(study.pk)]
             if args.n_boot is not None:
                 cmd += ["--n-boot", str(args.n_boot)]
