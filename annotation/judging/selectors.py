@@ -22,7 +22,7 @@ from django.contrib.auth.models import User
 from django.db.models import Count, Max, Q
 
 from annotation.enums import Role, StudyStatus, SystemKind
-from annotation.models import Candidate, Study
+from annotation.models import Study
 from metrics.core.stats.qc import judge_qc as _judge_qc
 from metrics.core.stats.results import JudgeQC
 

@@ -12,62 +12,16 @@ exactly one score per candidate, the report and the aligner run succeed.
 
 from __future__ import annotations
 
-import contextlib
 import io
-import os
-import socket
 import time
 
 import pytest
 from django.core.management import call_command
 
 from annotation.enums import JobStatus
+from tests.brokers import assert_broker_unreachable, broker_at, dead_broker_url
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-
-
-def dead_broker_url() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"redis://127.0.0.1:{port}/0"  # the port was free a moment ago: nothing listens there
-
-
-@contextlib.contextmanager
-def broker_at(url: str):
-    """Point the Celery app's publishing at ``url`` (its connection pools are rebuilt).
-
-    Celery reads ``CELERY_BROKER_URL`` from the environment before its own setting
-    (CI's Redis and RabbitMQ runs set it), so the environment is switched too."""
-    from config.celery import app
-
-    def reset():
-        app._pool = None
-        app.amqp._producer_pool = None
-
-    old, old_env = app.conf.broker_url, os.environ.get("CELERY_BROKER_URL")
-    app.conf.broker_url = url
-    if old_env is not None:
-        os.environ["CELERY_BROKER_URL"] = url
-    reset()
-    try:
-        yield
-    finally:
-        app.conf.broker_url = old
-        if old_env is not None:
-            os.environ["CELERY_BROKER_URL"] = old_env
-        reset()
-
-
-def assert_broker_unreachable() -> None:
-    """The outage is real: the app's publishing connection goes to nothing."""
-    from kombu.exceptions import OperationalError
-
-    from config.celery import app
-
-    with app.connection_for_write() as conn:
-        with pytest.raises((OperationalError, ConnectionError, OSError)):
-            conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=2)
 
 
 def wait_finished(model, pk: int, timeout: float = 90):

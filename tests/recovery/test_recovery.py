@@ -32,6 +32,7 @@ import pytest
 from django.utils import timezone
 
 from annotation.enums import JobStatus
+from tests.brokers import broker_at, dead_broker_url
 
 ROOT = Path(__file__).resolve().parents[2]
 WORDS = "in the beginning was the word and the word was with god and the word was god".split()
@@ -101,41 +102,6 @@ def slow_run(study):
 def backdate(model, pk, *, hours: float = 1) -> None:
     """What a dead worker leaves: no heartbeat since it died."""
     model.objects.filter(pk=pk).update(updated_at=timezone.now() - timedelta(hours=hours))
-
-
-@contextlib.contextmanager
-def broker_at(url: str):
-    """Point this process's Celery app at ``url`` (its connection pools are rebuilt).
-
-    Celery reads ``CELERY_BROKER_URL`` from the environment before its own setting,
-    so when the environment names a broker, that is switched too."""
-    from config.celery import app
-
-    def reset():
-        app._pool = None
-        app.amqp._producer_pool = None
-
-    old, old_env = app.conf.broker_url, os.environ.get("CELERY_BROKER_URL")
-    app.conf.broker_url = url
-    if old_env is not None:
-        os.environ["CELERY_BROKER_URL"] = url
-    reset()
-    try:
-        yield
-    finally:
-        app.conf.broker_url = old
-        if old_env is not None:
-            os.environ["CELERY_BROKER_URL"] = old_env
-        reset()
-
-
-def dead_broker_url() -> str:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"redis://127.0.0.1:{port}/0"  # nothing listens there
 
 
 class Workers:
@@ -331,7 +297,6 @@ def test_a_whole_worker_killed_mid_run_is_recovered_by_beat_in_the_next_worker(w
     never delivers it again; Redis only after an hour). The next worker's beat finds the
     run without a heartbeat and sends it again; it ends with every score once. (RabbitMQ
     delivers the message again itself; the run must end the same.)"""
-    from metrics import services
     from metrics.models import MetricRun, MetricRunChunk
 
     w = workers(PARAEVAL_JOB_HEARTBEAT_SECONDS=0.3, PARAEVAL_REQUEUE_STALE_SECONDS=2,

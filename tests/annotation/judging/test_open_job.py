@@ -452,7 +452,7 @@ def test_with_the_broker_down_the_request_answers_and_requeue_runs_the_job_later
     from django.core.management import call_command
 
     from config.celery import app
-    from tests.hardening.test_broker_down import broker_at, dead_broker_url
+    from tests.brokers import broker_at, dead_broker_url
 
     settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 10
     with broker_at(dead_broker_url()):
