@@ -91,7 +91,6 @@ def order_items(items: Sequence[str], groups: Mapping[str, str], *, seed: int) -
     for item in items:
         members[groups[item]].append(item)
     group_names = sorted(members)  # sorted: the result must not depend on input order of groups
-    gindex = {g: i for i, g in enumerate(group_names)}
     queues: list[list[str]] = []
     for g in group_names:
         q = sorted(members[g])

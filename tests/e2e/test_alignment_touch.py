@@ -125,7 +125,6 @@ def test_on_a_phone_a_tap_toggles_a_swipe_scrolls_and_a_long_press_drag_paints(p
     browser_login(page, "anna")
     page.goto(f"/alignment/tasks/{task.pk}/")
     status = page.locator("#save-status")
-    scroller = page.locator("#grid-scroll")
     # The page fits a phone: nothing sticks out sideways, the grid scrolls inside its box.
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
     assert page.evaluate("(() => { const s = document.getElementById('grid-scroll'); "

@@ -179,7 +179,7 @@ def rate_everything(study, judge, score_fn):
 
 
 def test_researcher_opens_the_study_and_watches_progress_and_qc(page, study, make_user):
-    from annotation.judging import selectors, services
+    from annotation.judging import selectors
 
     ann, bob = make_user("ann"), make_user("bob")
     for judge in (ann, bob):
