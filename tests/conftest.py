@@ -101,14 +101,34 @@ def api_client():
 
 # --- a real Celery worker ------------------------------------------------------
 
+def thread_worker(app, **kwargs):
+    """``start_worker`` for a real Celery worker in a thread of the test process.
+
+    Its solo pool runs Celery's plain loop (``synloop``: drain the connection, run,
+    acknowledge) on every broker. On brokers with an asynchronous transport (Redis,
+    RabbitMQ) Celery would otherwise pick its event-loop hub, which in a lone thread
+    with no pool pipes to wake it sends acknowledgements and notices the stop only
+    when a timer fires, about every 10 s on RabbitMQ. The tests that start real
+    ``celery worker`` processes (tests/recovery, test_worker_kill, test_embedded_stack)
+    keep the hub, as in production."""
+    from celery.contrib.testing.worker import TestWorkController, start_worker
+
+    class PlainLoopWorkController(TestWorkController):
+        __test__ = False
+
+        def should_use_eventloop(self):
+            return False
+
+    kwargs = {"perform_ping_check": False, "shutdown_timeout": 20, "loglevel": "WARNING", **kwargs}
+    return start_worker(app, WorkController=PlainLoopWorkController, **kwargs)
+
+
 @pytest.fixture
 def celery_worker(transactional_db):
     """A real Celery worker consuming from the configured broker in a thread."""
-    from celery.contrib.testing.worker import start_worker
-
     from config.celery import app
 
-    with start_worker(app, perform_ping_check=False, shutdown_timeout=20, loglevel="WARNING") as worker:
+    with thread_worker(app) as worker:
         yield worker
 
 

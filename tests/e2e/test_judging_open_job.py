@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def test_researcher_opens_judging_in_the_background_and_sees_progress_then_the_outcome(
         page, browser, live_server, study, make_user, settings):
-    from celery.contrib.testing.worker import start_worker
+    from tests.conftest import thread_worker
 
     from annotation.judging.models import OpenJob
     from config.celery import app
@@ -44,7 +44,7 @@ def test_researcher_opens_judging_in_the_background_and_sees_progress_then_the_o
     expect(judge_page.get_by_text("Rating has not started yet")).to_be_visible()
 
     # A worker comes up, runs the job; the page polls, reloads and shows the outcome.
-    with start_worker(app, perform_ping_check=False, shutdown_timeout=20, loglevel="WARNING"):
+    with thread_worker(app):
         expect(page.get_by_text("Judging is open: 15 controls built, 3 judge(s) assigned 75 items in all.")) \
             .to_be_visible(timeout=60_000)
     assert OpenJob.objects.get(study=study).status == "succeeded"

@@ -37,7 +37,7 @@ def wait_finished(model, pk: int, timeout: float = 90):
 
 def test_judging_goes_on_while_the_broker_is_down_and_queued_work_runs_when_it_is_back(
         researcher, study, judge, settings, client):
-    from celery.contrib.testing.worker import start_worker
+    from tests.conftest import thread_worker
     from rest_framework.test import APIClient
 
     from annotation.alignment import services as alignment_services
@@ -102,7 +102,7 @@ def test_judging_goes_on_while_the_broker_is_down_and_queued_work_runs_when_it_i
         assert MetricRun.objects.get(pk=run_id).status == JobStatus.QUEUED
 
     # The broker is back: a worker runs, the waiting jobs are sent again.
-    with start_worker(app, perform_ping_check=False, shutdown_timeout=20, loglevel="WARNING"):
+    with thread_worker(app):
         out = io.StringIO()
         call_command("requeue_jobs", stdout=out)
         # (Counts are not checked: on a shared broker another test's leftover message may

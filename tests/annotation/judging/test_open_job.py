@@ -448,7 +448,7 @@ def test_api_open_refusals_are_409_and_create_no_job(api_client, researcher, stu
 @pytest.mark.django_db(transaction=True)
 def test_with_the_broker_down_the_request_answers_and_requeue_runs_the_job_later(
         api_client, researcher, three_judges, settings):
-    from celery.contrib.testing.worker import start_worker
+    from tests.conftest import thread_worker
     from django.core.management import call_command
 
     from config.celery import app
@@ -458,7 +458,7 @@ def test_with_the_broker_down_the_request_answers_and_requeue_runs_the_job_later
     with broker_at(dead_broker_url()):
         r = api_login(api_client, researcher).post(f"/api/judging/studies/{three_judges.pk}/open/")
     assert r.status_code == 202 and r.json()["status"] == "queued"
-    with start_worker(app, perform_ping_check=False, shutdown_timeout=20, loglevel="WARNING"):
+    with thread_worker(app):
         call_command("requeue_jobs", "--stale-minutes", "0")
         job = _wait(r.json()["id"])
     assert job.status == "succeeded", job.error
