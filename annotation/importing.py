@@ -134,7 +134,7 @@ def decode_utf8(data: bytes, filename: str) -> str:
     return text
 
 
-def _records_delimited(text: str, delimiter: str, filename: str):
+def csv_records(text: str, delimiter: str, filename: str):
     """Yield (line_of_record_start, header_or_row_list)."""
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     prev_end = 0
@@ -200,7 +200,7 @@ def _iter_rows(text: str, fmt: str, filename: str, issues: list[ImportIssue]):
         return
 
     delimiter = "," if fmt == "csv" else "\t"
-    records = _records_delimited(text, delimiter, filename)
+    records = csv_records(text, delimiter, filename)
     try:
         header_line, header = next(records)
     except StopIteration:

@@ -27,11 +27,16 @@ sentence 1). Given tokens are used as they are (and must not contain spaces).
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass, field
 
-from annotation.importing import ImportIssue, StudyImportError, decode_utf8, detect_format, jsonl_objects
+from annotation.importing import (
+    ImportIssue,
+    StudyImportError,
+    csv_records,
+    decode_utf8,
+    detect_format,
+    jsonl_objects,
+)
 from metrics.core.text import tokenize
 
 from .models import MAX_TOKENS
@@ -96,20 +101,8 @@ def _text(value, line: int, column: str, issues: list[ImportIssue]) -> str:
 
 
 def _delimited_rows(text: str, delimiter: str, filename: str, issues: list[ImportIssue]):
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    prev_end = 0
     header = None
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            raise StudyImportError(filename, [ImportIssue(f"malformed {'CSV' if delimiter == ',' else 'TSV'}: {exc}", line=prev_end + 1)]) from None
-        line = prev_end + 1
-        prev_end = reader.line_num
-        if not row or all(not c.strip() for c in row):
-            continue
+    for line, row in csv_records(text, delimiter, filename):
         if header is None:
             header = [h.strip() for h in row]
             for name in header:
