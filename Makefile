@@ -63,8 +63,10 @@ worker: install
 beat: install
 	$(VENV)/bin/celery -A config beat --loglevel=INFO
 
+# TEST_WORKERS: pytest-xdist processes (0 runs in this process only).
+TEST_WORKERS ?= 2
 test: install-dev
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # Walk the README tour in Chromium and refresh its screenshots in docs/tour/.
 tour: install-dev

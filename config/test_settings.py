@@ -11,6 +11,29 @@ os.environ.setdefault("PARAEVAL_VAR_DIR", tempfile.mkdtemp(prefix="paraeval-test
 # by fixtures in that same thread are safe because nothing else runs there.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
+
+def _broker_for_xdist_worker(url: str, worker: str) -> str:
+    """Under pytest-xdist every worker process gets a Redis database of its own
+    (base, base-1, ...): the real Celery workers that one test process starts must
+    never take the tasks of another's test database. Other brokers are left alone
+    (the embedded default and the in-memory broker are per process already; the
+    RabbitMQ pass runs without xdist)."""
+    import re
+
+    match = re.fullmatch(r"(rediss?://[^/]*)(?:/(\d*))?", url)
+    index = int(worker.removeprefix("gw") or 0) if worker.startswith("gw") else 0
+    if not match or not index:
+        return url
+    base = int(match.group(2) or 0)
+    return f"{match.group(1)}/{(base - index) % 16}"
+
+
+if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("CELERY_BROKER_URL"):
+    # Set in the environment, not only in settings: Celery and the worker
+    # subprocesses that tests start read CELERY_BROKER_URL from there first.
+    os.environ["CELERY_BROKER_URL"] = _broker_for_xdist_worker(
+        os.environ["CELERY_BROKER_URL"], os.environ["PYTEST_XDIST_WORKER"])
+
 from .settings import *  # noqa: E402,F401,F403
 from .settings import VAR_DIR  # noqa: E402
 
