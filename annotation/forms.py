@@ -4,8 +4,20 @@ from django.conf import settings
 from .importing import FORMATS
 
 
+PARTICIPANT_TITLE_HELP = ("What judges and annotators see instead of the study's name. Keep it neutral: "
+                          "never name a system, a source or a control.")
+
+
 class StudyCreateForm(forms.Form):
-    name = forms.CharField(max_length=200)
+    name = forms.CharField(max_length=200, help_text="Your own label; judges and annotators never see it.")
+    participant_title = forms.CharField(max_length=120, required=False, label="Title for judges and annotators",
+                                        help_text=PARTICIPANT_TITLE_HELP + " Empty: “Paraphrase evaluation”.")
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+
+
+class StudySettingsForm(forms.Form):
+    name = forms.CharField(max_length=200, help_text="Your own label; judges and annotators never see it.")
+    participant_title = forms.CharField(max_length=120, label="Title for judges and annotators", help_text=PARTICIPANT_TITLE_HELP)
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
 
 
@@ -22,6 +34,11 @@ class StudyImportForm(forms.Form):
         if f.size > limit:
             raise forms.ValidationError(f"The file is {f.size:,} bytes; the limit is {limit:,}.")
         return f
+
+
+class MemberRemoveForm(forms.Form):
+    username = forms.CharField(max_length=150)
+    role = forms.ChoiceField(choices=[("judge", "Judge"), ("annotator", "Annotator"), ("researcher", "Researcher")])
 
 
 class MemberAddForm(forms.Form):

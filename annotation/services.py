@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import Group, User
+from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import transaction
 from django.db.models import ProtectedError
@@ -27,30 +28,88 @@ def researcher_grant(*, user: User) -> None:
 
 
 @transaction.atomic
-def study_create(*, name: str, owner: User, description: str = "") -> Study:
+def study_create(*, name: str, owner: User, description: str = "", participant_title: str = "") -> Study:
     study = Study(name=name.strip(), owner=owner, description=description)
+    if participant_title.strip():
+        study.participant_title = participant_title.strip()
     study.full_clean()
     study.save()
     StudyMembership.objects.get_or_create(study=study, user=owner, role=Role.RESEARCHER)
     return study
 
 
+#: Fields a researcher may change with :func:`study_update`.
+STUDY_EDITABLE_FIELDS = ("name", "description", "participant_title")
+
+
+@transaction.atomic
+def study_update(*, study: Study, changes: dict) -> Study:
+    """Change a study's name, description or participant title (others in ``changes`` are refused).
+
+    Raises ``ValidationError`` (field-keyed) for unknown fields, an empty title or a
+    name another study has; nothing is saved then.
+    """
+    unknown = sorted(set(changes) - set(STUDY_EDITABLE_FIELDS))
+    if unknown:
+        raise ValidationError({f: "This field cannot be changed here." for f in unknown})
+    study = Study.objects.select_for_update().get(pk=study.pk)
+    for field, value in changes.items():
+        setattr(study, field, value.strip() if isinstance(value, str) and field != "description" else value)
+    study.full_clean()
+    study.save()
+    return study
+
+
+#: Roles one account may not hold together in one study. An annotator sees several
+#: candidates of one original side by side (and, before, the researcher's pair ids);
+#: as a judge of the same study they could tell which system wrote what.
+EXCLUSIVE_ROLES = frozenset({Role.JUDGE, Role.ANNOTATOR})
+
+
+class RoleConflict(ValidationError):
+    """Raised when a membership would make one account both judge and annotator of a study."""
+
+
+def role_conflict_message(*, username: str, held: str, wanted: str) -> str:
+    return (f"{username} is already {'an' if held == Role.ANNOTATOR else 'a'} {held} in this study and cannot also be "
+            f"{'an' if wanted == Role.ANNOTATOR else 'a'} {wanted}: one account may not both rate candidates and align "
+            f"them, or it could tell the systems apart. Remove the {held} role first, or use another account.")
+
+
 @transaction.atomic
 def study_member_add(*, study: Study, user: User, role: str) -> StudyMembership:
     """Give ``user`` a role in ``study`` (idempotent).
 
+    Refuses (:class:`RoleConflict`) making one account both judge and annotator of
+    the same study. The study row is locked first, so two requests adding the two
+    roles at once cannot both pass the check.
     Other apps react to new judges/annotators through their own services (e.g.
     building a late judge's assignment), called by the view that adds members.
     """
     membership = StudyMembership(study=study, user=user, role=role)
     membership.full_clean(validate_constraints=False)
+    Study.objects.select_for_update().filter(pk=study.pk).first()
+    if role in EXCLUSIVE_ROLES:
+        held = set(StudyMembership.objects.filter(study=study, user=user, role__in=EXCLUSIVE_ROLES - {role})
+                   .values_list("role", flat=True))
+        if held:
+            raise RoleConflict(role_conflict_message(username=user.username, held=held.pop(), wanted=role), code="role_conflict")
     membership, _ = StudyMembership.objects.get_or_create(study=study, user=user, role=role)
     return membership
 
 
 @transaction.atomic
-def study_member_remove(*, study: Study, user: User, role: str) -> None:
-    StudyMembership.objects.filter(study=study, user=user, role=role).delete()
+def study_member_remove(*, study: Study, user: User, role: str) -> bool:
+    """Take ``role`` in ``study`` away from ``user``. Returns whether there was such a membership.
+
+    The owner's researcher role cannot be removed (``ValidationError``): a study
+    always keeps someone who can manage it. Work already done (judgments,
+    alignments) stays; it is the researcher's data.
+    """
+    if role == Role.RESEARCHER and study.owner_id == user.pk:
+        raise ValidationError(f"{user.username} owns this study and stays one of its researchers.")
+    deleted, _ = StudyMembership.objects.filter(study=study, user=user, role=role).delete()
+    return bool(deleted)
 
 
 def study_import_parsed(*, study: Study, parsed: ParsedStudyData, replace: bool = False) -> dict:

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from . import selectors, services
 from .enums import Role
-from .forms import MemberAddForm, StudyCreateForm, StudyImportForm
+from .forms import MemberAddForm, MemberRemoveForm, StudyCreateForm, StudyImportForm, StudySettingsForm
 from .importing import StudyImportError
 from .models import ImportJob, Study
 
@@ -112,11 +112,31 @@ def study_create(request):
     return render(request, "annotation/study_create.html", {"form": form})
 
 
+def _settings_form(study: Study) -> StudySettingsForm:
+    return StudySettingsForm(prefix="settings", initial={
+        "name": study.name, "participant_title": study.participant_title, "description": study.description})
+
+
 @researcher_study_required
 def study_detail(request, study):
     import_form = StudyImportForm()
     member_form = MemberAddForm()
+    settings_form = _settings_form(study)
     import_errors: list[str] = []
+    status = 200
+    if request.method == "POST" and request.POST.get("action") == "settings":
+        settings_form = StudySettingsForm(request.POST, prefix="settings")
+        if settings_form.is_valid():
+            try:
+                services.study_update(study=study, changes=settings_form.cleaned_data)
+            except ValidationError as exc:
+                for field, errors in exc.message_dict.items():
+                    settings_form.add_error(field if field in settings_form.fields else None, errors)
+            else:
+                messages.success(request, "Study settings saved.")
+                return redirect("annotation:study_detail", study_id=study.pk)
+        status = 400
+        study.refresh_from_db()
     if request.method == "POST" and request.POST.get("action") == "import":
         import_form = StudyImportForm(request.POST, request.FILES)
         if import_form.is_valid():
@@ -141,11 +161,13 @@ def study_detail(request, study):
         study,
         counts=selectors.study_counts(study=study),
         members=selectors.study_members(study=study),
+        role_conflicts=selectors.study_role_conflicts(study=study),
         jobs=selectors.import_jobs_for_study(study=study),
         import_form=import_form,
         import_errors=import_errors,
         member_form=member_form,
-    ))
+        settings_form=settings_form,
+    ), status=status)
 
 
 @researcher_study_required
@@ -158,7 +180,11 @@ def study_member_add(request, study):
             messages.error(request, f"No user named “{form.cleaned_data['username']}”. Create the account in the admin first.")
         else:
             role = form.cleaned_data["role"]
-            services.study_member_add(study=study, user=user, role=role)
+            try:
+                services.study_member_add(study=study, user=user, role=role)
+            except services.RoleConflict as exc:
+                messages.error(request, exc.messages[0])
+                return redirect("annotation:study_detail", study_id=study.pk)
             note = ""
             if role == Role.JUDGE:
                 # A judge added after judging opened gets their own list at once.
@@ -167,6 +193,28 @@ def study_member_add(request, study):
                 if assignment_ensure_for_judge(study=study, judge=user) is not None:
                     note = " Their list of items is ready."
             messages.success(request, f"{user.username} is now a {role} in this study.{note}")
+    return redirect("annotation:study_detail", study_id=study.pk)
+
+
+@researcher_study_required
+@require_POST
+def study_member_remove(request, study):
+    """Take one role away from one member (how a researcher resolves a judge+annotator conflict)."""
+    form = MemberRemoveForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Say whose role to remove, and which role.")
+        return redirect("annotation:study_detail", study_id=study.pk)
+    username, role = form.cleaned_data["username"], form.cleaned_data["role"]
+    user = User.objects.filter(username=username).first()
+    try:
+        removed = user is not None and services.study_member_remove(study=study, user=user, role=role)
+    except ValidationError as exc:
+        messages.error(request, exc.messages[0])
+    else:
+        if removed:
+            messages.success(request, f"{username} is no longer a {role} in this study.")
+        else:
+            messages.error(request, f"{username} is not a {role} in this study.")
     return redirect("annotation:study_detail", study_id=study.pk)
 
 
