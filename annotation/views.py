@@ -196,6 +196,10 @@ def study_member_add(request, study):
     return redirect("annotation:study_detail", study_id=study.pk)
 
 
+def _a(role: str) -> str:
+    return f"an {role}" if role[:1] in "aeiou" else f"a {role}"
+
+
 @researcher_study_required
 @require_POST
 def study_member_remove(request, study):
@@ -212,9 +216,9 @@ def study_member_remove(request, study):
         messages.error(request, exc.messages[0])
     else:
         if removed:
-            messages.success(request, f"{username} is no longer a {role} in this study.")
+            messages.success(request, f"{username} is no longer {_a(role)} in this study.")
         else:
-            messages.error(request, f"{username} is not a {role} in this study.")
+            messages.error(request, f"{username} is not {_a(role)} in this study.")
     return redirect("annotation:study_detail", study_id=study.pk)
 
 
