@@ -194,3 +194,12 @@ def test_annotators_see_their_own_pair_numbers_never_the_researchers_pair_ids(cl
     assert "<h1>Pair 2 <span" in bodies[2] and "Align pair 2 " in bodies[2]
     assert [row["pair_number"] for row in listed.json()] == [1, 2]
     assert detail.json()["pair_number"] == 2 and detail.json()["study_title"] == study.participant_title
+
+
+def test_the_admin_refuses_the_second_role_with_the_same_message(study, judge):
+    from annotation.admin import MembershipForm
+
+    form = MembershipForm(data={"study": study.pk, "user": judge.pk, "role": "annotator"})
+    assert not form.is_valid()
+    assert "jude is already a judge in this study and cannot also be an annotator" in str(form.errors)
+    assert MembershipForm(data={"study": study.pk, "user": judge.pk, "role": "researcher"}).is_valid()
