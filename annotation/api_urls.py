@@ -11,6 +11,8 @@ urlpatterns = [
     path("studies/<int:study_id>/members/", apis.StudyMemberListApi.as_view(), name="member_list"),
     path("studies/<int:study_id>/members/add/", apis.StudyMemberAddApi.as_view(), name="member_add"),
     path("studies/<int:study_id>/members/remove/", apis.StudyMemberRemoveApi.as_view(), name="member_remove"),
+    path("studies/<int:study_id>/people/add/", apis.StudyPeopleAddApi.as_view(), name="people_add"),
+    path("studies/<int:study_id>/people/create/", apis.StudyPeopleCreateApi.as_view(), name="people_create"),
     path("studies/<int:study_id>/import/", apis.StudyImportApi.as_view(), name="study_import"),
     path("studies/<int:study_id>/imports/<int:job_id>/", apis.ImportJobDetailApi.as_view(), name="import_job"),
 ]

@@ -243,3 +243,79 @@ class ImportJobDetailApi(APIView):
         study = get_managed_study(request, study_id)
         job = get_object_or_404(ImportJob, pk=job_id, study=study)
         return Response(_job_payload(job))
+
+
+class PeopleErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    errors = serializers.ListField(child=serializers.CharField())
+
+
+def _people_error(exc: services.PeopleError) -> Response:
+    return Response({"detail": "Nobody was added; fix these lines and send the list again.", "errors": exc.issues},
+                    status=status.HTTP_400_BAD_REQUEST)
+
+
+class StudyPeopleAddApi(APIView):
+    class PeopleAddInputSerializer(serializers.Serializer):
+        role = serializers.ChoiceField(choices=services.PARTICIPANT_ROLES)
+        usernames = serializers.ListField(child=serializers.CharField(max_length=150), min_length=1, max_length=5000)
+
+    class PeopleAddOutputSerializer(serializers.Serializer):
+        role = serializers.CharField()
+        added = serializers.ListField(child=serializers.CharField())
+
+    @extend_schema(request=PeopleAddInputSerializer, responses={200: PeopleAddOutputSerializer, 400: PeopleErrorSerializer},
+                   summary="Give existing accounts a role in a study (all or none)",
+                   description="Unknown names, duplicates and accounts that would become both judge and annotator "
+                   "of the study are refused together, each with its position in the list.")
+    def post(self, request, study_id: int):
+        study = get_managed_study(request, study_id)
+        data = self.PeopleAddInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        role = data.validated_data["role"]
+        try:
+            users = services.study_people_add_existing(
+                study=study, usernames=list(enumerate(data.validated_data["usernames"], 1)), role=role)
+        except services.PeopleError as exc:
+            return _people_error(exc)
+        return Response({"role": role, "added": [u.username for u in users]})
+
+
+class NewPersonOutputSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    email = serializers.CharField()
+    password = serializers.CharField(allow_null=True, help_text="Shown once; only its hash is stored.")
+    signin_url = serializers.CharField(allow_null=True, help_text="Single-use, expiring; only its hash is stored.")
+
+
+class StudyPeopleCreateApi(APIView):
+    class PeopleCreateInputSerializer(serializers.Serializer):
+        role = serializers.ChoiceField(choices=services.PARTICIPANT_ROLES)
+        people = serializers.ListField(child=serializers.CharField(max_length=254), min_length=1, max_length=5000,
+                                       help_text="Usernames or email addresses.")
+        delivery = serializers.ChoiceField(choices=["password", "link"], default="password")
+
+    @extend_schema(request=PeopleCreateInputSerializer,
+                   responses={201: NewPersonOutputSerializer(many=True), 400: PeopleErrorSerializer},
+                   summary="Make new accounts (all or none) and give them a role in a study",
+                   description="Each new account gets a generated password or a personal single-use sign-in link, "
+                   "returned in this response only (the response is not cacheable; neither is stored in clear).")
+    def post(self, request, study_id: int):
+        from django.urls import reverse
+        from django.utils.cache import add_never_cache_headers
+
+        study = get_managed_study(request, study_id)
+        data = self.PeopleCreateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        try:
+            made = services.study_people_create(study=study, lines=list(enumerate(v["people"], 1)), role=v["role"],
+                                                delivery=v["delivery"], created_by=request.user)
+        except services.PeopleError as exc:
+            return _people_error(exc)
+        rows = [{"username": p.username, "email": p.email, "password": p.password,
+                 "signin_url": request.build_absolute_uri(reverse("annotation:signin_link", kwargs={"token": p.signin_token}))
+                 if p.signin_token else None} for p in made]
+        response = Response(NewPersonOutputSerializer(rows, many=True).data, status=status.HTTP_201_CREATED)
+        add_never_cache_headers(response)
+        return response

@@ -44,3 +44,16 @@ class MemberRemoveForm(forms.Form):
 class MemberAddForm(forms.Form):
     username = forms.CharField(max_length=150)
     role = forms.ChoiceField(choices=[("judge", "Judge"), ("annotator", "Annotator"), ("researcher", "Researcher")])
+
+
+class PeopleAddForm(forms.Form):
+    """Add judges or annotators in bulk: existing accounts, or new ones with a password or a sign-in link."""
+
+    MODES = [("existing", "Existing accounts (usernames)"),
+             ("password", "New accounts, each with a generated password"),
+             ("link", "New accounts, each with a personal sign-in link")]
+    role = forms.ChoiceField(choices=[("judge", "Judges"), ("annotator", "Annotators")])
+    mode = forms.ChoiceField(choices=MODES, initial="password", label="Who")
+    people = forms.CharField(widget=forms.Textarea(attrs={"rows": 5}), max_length=100_000,
+                             label="Usernames or email addresses",
+                             help_text="One per line (commas also separate). New accounts from an email address use it as their username.")

@@ -158,3 +158,26 @@ class ImportJob(BackgroundJob):
 
     class Meta:
         ordering = ["-created_at"]
+
+
+class SignInLink(TimeStampedModel):
+    """A personal, single-use sign-in link, made for a new judge or annotator (or researcher).
+
+    Only the SHA-256 of the link's secret is stored: someone who reads the database
+    cannot sign in with it. The link works once, until ``expires_at``.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="signin_links")
+    token_hash = models.CharField(max_length=64, unique=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+    study = models.ForeignKey(Study, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+                              help_text="The study the person was added to (for the record).")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                   related_name="+")
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"sign-in link for {self.user}"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from functools import wraps
 
+from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -12,11 +14,12 @@ from django.db import IntegrityError
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from . import selectors, services
 from .enums import Role
-from .forms import MemberAddForm, MemberRemoveForm, StudyCreateForm, StudyImportForm, StudySettingsForm
+from .forms import MemberAddForm, MemberRemoveForm, PeopleAddForm, StudyCreateForm, StudyImportForm, StudySettingsForm
 from .importing import StudyImportError
 from .models import ImportJob, Study
 
@@ -119,11 +122,14 @@ def _settings_form(study: Study) -> StudySettingsForm:
 
 @researcher_study_required
 def study_detail(request, study):
+    return _study_detail(request, study)
+
+
+def _study_detail(request, study, *, people_form=None, people_errors=None, status=200):
     import_form = StudyImportForm()
     member_form = MemberAddForm()
     settings_form = _settings_form(study)
     import_errors: list[str] = []
-    status = 200
     if request.method == "POST" and request.POST.get("action") == "settings":
         settings_form = StudySettingsForm(request.POST, prefix="settings")
         if settings_form.is_valid():
@@ -167,6 +173,8 @@ def study_detail(request, study):
         import_errors=import_errors,
         member_form=member_form,
         settings_form=settings_form,
+        people_form=people_form or PeopleAddForm(prefix="people"),
+        people_errors=people_errors or [],
     ), status=status)
 
 
@@ -198,6 +206,53 @@ def study_member_add(request, study):
 
 def _a(role: str) -> str:
     return f"an {role}" if role[:1] in "aeiou" else f"a {role}"
+
+
+@never_cache
+@researcher_study_required
+@require_POST
+def study_people_add(request, study):
+    """Add judges or annotators in bulk. New accounts' passwords or sign-in links are shown
+    on this one response and nowhere else (not stored in clear, not cached)."""
+    form = PeopleAddForm(request.POST, prefix="people")
+    if not form.is_valid():
+        return _study_detail(request, study, people_form=form, status=400)
+    role, mode = form.cleaned_data["role"], form.cleaned_data["mode"]
+    lines = services.people_lines(form.cleaned_data["people"])
+    try:
+        if mode == "existing":
+            users = services.study_people_add_existing(study=study, usernames=lines, role=role)
+        else:
+            made = services.study_people_create(study=study, lines=lines, role=role, delivery=mode,
+                                                created_by=request.user)
+    except services.PeopleError as exc:
+        return _study_detail(request, study, people_form=form, people_errors=exc.issues, status=400)
+    if mode == "existing":
+        messages.success(request, f"{len(users)} {role}{'s' if len(users) != 1 else ''} added: "
+                                  f"{', '.join(u.username for u in users)}.")
+        return redirect("annotation:study_detail", study_id=study.pk)
+    rows = [{"username": p.username, "email": p.email, "password": p.password,
+             "link": request.build_absolute_uri(reverse("annotation:signin_link", kwargs={"token": p.signin_token}))
+             if p.signin_token else None} for p in made]
+    return render(request, "annotation/people_created.html", study_context(
+        study, people=rows, role=role, mode=mode, hours=int(settings.PARAEVAL_SIGNIN_LINK_HOURS)))
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def signin_link(request, token: str):
+    """A personal sign-in link. GET only shows a button: mail scanners and link previews
+    fetch links, and must not use up a single-use one. POST signs in."""
+    if request.method == "GET":
+        return render(request, "annotation/signin_link.html", {"token": token})
+    try:
+        user = services.signin_link_redeem(token=token)
+    except services.SignInLinkInvalid as exc:
+        return render(request, "annotation/signin_link.html", {"error": str(exc)}, status=exc.status)
+    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    messages.success(request, f"Welcome, {user.username}. You are signed in."
+                              + ("" if user.has_usable_password() else " Bookmark this site: the link worked only once."))
+    return redirect("home")
 
 
 @researcher_study_required
