@@ -185,7 +185,7 @@ def study_member_add(request, study):
     if form.is_valid():
         user = User.objects.filter(username=form.cleaned_data["username"]).first()
         if user is None:
-            messages.error(request, f"No user named “{form.cleaned_data['username']}”. Create the account in the admin first.")
+            messages.error(request, f"No user named “{form.cleaned_data['username']}”. Make a new account below (Add judges or annotators in bulk).")
         else:
             role = form.cleaned_data["role"]
             try:
