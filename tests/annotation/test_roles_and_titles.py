@@ -203,3 +203,14 @@ def test_the_admin_refuses_the_second_role_with_the_same_message(study, judge):
     assert not form.is_valid()
     assert "jude is already a judge in this study and cannot also be an annotator" in str(form.errors)
     assert MembershipForm(data={"study": study.pk, "user": judge.pk, "role": "researcher"}).is_valid()
+
+
+def test_the_create_page_and_api_take_a_participant_title(client, api_client, researcher):
+    from annotation.models import Study
+
+    client.force_login(researcher)
+    r = client.post(reverse("annotation:study_create"), {"name": "A vs B", "participant_title": "Sentence pairs"})
+    assert r.status_code == 302 and Study.objects.get(name="A vs B").participant_title == "Sentence pairs"
+    api_client.force_authenticate(researcher)
+    r = api_client.post(reverse("annotation-api:study_create"), {"name": "C vs D"}, format="json")
+    assert r.status_code == 201 and r.json()["participant_title"] == "Paraphrase evaluation"
