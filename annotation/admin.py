@@ -1,17 +1,38 @@
+from django import forms
 from django.contrib import admin
 
 from .models import Candidate, ImportJob, Original, Study, StudyMembership, System
+from .services import EXCLUSIVE_ROLES, role_conflict_message
+
+
+class MembershipForm(forms.ModelForm):
+    """The admin refuses a judge+annotator account like the services do (same message)."""
+
+    class Meta:
+        model = StudyMembership
+        fields = ["study", "user", "role"]
+
+    def clean(self):
+        data = super().clean()
+        study, user, role = data.get("study") or getattr(self.instance, "study", None), data.get("user"), data.get("role")
+        if study is not None and user is not None and role in EXCLUSIVE_ROLES:
+            held = (StudyMembership.objects.filter(study=study, user=user, role__in=EXCLUSIVE_ROLES - {role})
+                    .exclude(pk=self.instance.pk).values_list("role", flat=True).first())
+            if held:
+                raise forms.ValidationError(role_conflict_message(username=user.username, held=held, wanted=role))
+        return data
 
 
 class MembershipInline(admin.TabularInline):
     model = StudyMembership
+    form = MembershipForm
     extra = 0
     autocomplete_fields = ["user"]
 
 
 @admin.register(Study)
 class StudyAdmin(admin.ModelAdmin):
-    list_display = ["name", "owner", "status", "created_at"]
+    list_display = ["name", "participant_title", "owner", "status", "created_at"]
     list_filter = ["status"]
     search_fields = ["name", "description"]
     inlines = [MembershipInline]
@@ -40,6 +61,7 @@ class CandidateAdmin(admin.ModelAdmin):
 
 @admin.register(StudyMembership)
 class StudyMembershipAdmin(admin.ModelAdmin):
+    form = MembershipForm
     list_display = ["study", "user", "role"]
     list_filter = ["role", "study"]
 

@@ -48,8 +48,22 @@ class BackgroundJob(TimeStampedModel):
         return min(100, int(100 * self.progress_done / self.progress_total))
 
 
+#: What judges and annotators see instead of a study's name until the researcher sets a title.
+PARTICIPANT_TITLE_DEFAULT = "Paraphrase evaluation"
+
+
 class Study(TimeStampedModel):
+    """One evaluation campaign.
+
+    ``name`` is the researcher's own label and often names the systems compared
+    ("KJV vs WEB"), so it is never sent to a judge or annotator: they see
+    ``participant_title``, a neutral title the researcher may edit.
+    """
+
     name = models.CharField(max_length=200, unique=True)
+    participant_title = models.CharField(
+        max_length=120, default=PARTICIPANT_TITLE_DEFAULT,
+        help_text="The title judges and annotators see. Keep it neutral: it must not name a system or a control.")
     description = models.TextField(blank=True)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_studies")
     status = models.CharField(max_length=16, choices=StudyStatus.choices, default=StudyStatus.DRAFT)
@@ -144,3 +158,26 @@ class ImportJob(BackgroundJob):
 
     class Meta:
         ordering = ["-created_at"]
+
+
+class SignInLink(TimeStampedModel):
+    """A personal, single-use sign-in link, made for a new judge or annotator (or researcher).
+
+    Only the SHA-256 of the link's secret is stored: someone who reads the database
+    cannot sign in with it. The link works once, until ``expires_at``.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="signin_links")
+    token_hash = models.CharField(max_length=64, unique=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+    study = models.ForeignKey(Study, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+                              help_text="The study the person was added to (for the record).")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                   related_name="+")
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"sign-in link for {self.user}"

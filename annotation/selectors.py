@@ -68,6 +68,39 @@ def study_counts(*, study: Study) -> dict:
     }
 
 
+def study_role_conflicts(*, study: Study) -> list[User]:
+    """Accounts that are both judge and annotator of ``study`` (made before that was refused).
+
+    While an account is listed here it may neither rate nor align in the study
+    (see :func:`user_role_conflict`); a researcher resolves it by removing one role.
+    """
+    judges = StudyMembership.objects.filter(study=study, role=Role.JUDGE).values("user_id")
+    ids = StudyMembership.objects.filter(study=study, role=Role.ANNOTATOR, user_id__in=judges).values("user_id")
+    return list(User.objects.filter(pk__in=ids).order_by("username"))
+
+
+def user_role_conflict(*, study: Study | int, user: User) -> bool:
+    """Is ``user`` both judge and annotator of ``study``? Such an account is held out of both."""
+    if not user.is_authenticated:
+        return False
+    study_id = study if isinstance(study, int) else study.pk
+    roles = set(StudyMembership.objects.filter(study_id=study_id, user=user, role__in=(Role.JUDGE, Role.ANNOTATOR))
+                .values_list("role", flat=True))
+    return len(roles) == 2
+
+
+#: What a held-out account is told (it names only the account's own roles).
+ROLE_CONFLICT_HOLD_MESSAGE = (
+    "Your account is both a judge and an annotator of this study, which is not allowed. "
+    "A researcher of the study must remove one of the two roles before you can continue.")
+
+
+def study_ids_with_role_conflict(*, user: User) -> QuerySet:
+    """Ids of the studies where ``user`` is both judge and annotator (a subquery)."""
+    judged = StudyMembership.objects.filter(user=user, role=Role.JUDGE).values("study_id")
+    return StudyMembership.objects.filter(user=user, role=Role.ANNOTATOR, study_id__in=judged).values("study_id")
+
+
 def study_members(*, study: Study) -> QuerySet[StudyMembership]:
     return StudyMembership.objects.filter(study=study).select_related("user").order_by("role", "user__username")
 

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import secrets
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import Group, User
+from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import transaction
 from django.db.models import ProtectedError
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 from .enums import JobStatus, Role, SystemKind
 from .importing import ImportIssue, ParsedStudyData, StudyImportError, parse_study_file
-from .models import Candidate, ImportJob, Original, Study, StudyMembership, System
+from .models import Candidate, ImportJob, Original, SignInLink, Study, StudyMembership, System
 from .selectors import RESEARCHERS_GROUP
 
 logger = logging.getLogger(__name__)
@@ -27,30 +32,88 @@ def researcher_grant(*, user: User) -> None:
 
 
 @transaction.atomic
-def study_create(*, name: str, owner: User, description: str = "") -> Study:
+def study_create(*, name: str, owner: User, description: str = "", participant_title: str = "") -> Study:
     study = Study(name=name.strip(), owner=owner, description=description)
+    if participant_title.strip():
+        study.participant_title = participant_title.strip()
     study.full_clean()
     study.save()
     StudyMembership.objects.get_or_create(study=study, user=owner, role=Role.RESEARCHER)
     return study
 
 
+#: Fields a researcher may change with :func:`study_update`.
+STUDY_EDITABLE_FIELDS = ("name", "description", "participant_title")
+
+
+@transaction.atomic
+def study_update(*, study: Study, changes: dict) -> Study:
+    """Change a study's name, description or participant title (others in ``changes`` are refused).
+
+    Raises ``ValidationError`` (field-keyed) for unknown fields, an empty title or a
+    name another study has; nothing is saved then.
+    """
+    unknown = sorted(set(changes) - set(STUDY_EDITABLE_FIELDS))
+    if unknown:
+        raise ValidationError({f: "This field cannot be changed here." for f in unknown})
+    study = Study.objects.select_for_update().get(pk=study.pk)
+    for field, value in changes.items():
+        setattr(study, field, value.strip() if isinstance(value, str) and field != "description" else value)
+    study.full_clean()
+    study.save()
+    return study
+
+
+#: Roles one account may not hold together in one study. An annotator sees several
+#: candidates of one original side by side (and, before, the researcher's pair ids);
+#: as a judge of the same study they could tell which system wrote what.
+EXCLUSIVE_ROLES = frozenset({Role.JUDGE, Role.ANNOTATOR})
+
+
+class RoleConflict(ValidationError):
+    """Raised when a membership would make one account both judge and annotator of a study."""
+
+
+def role_conflict_message(*, username: str, held: str, wanted: str) -> str:
+    return (f"{username} is already {'an' if held == Role.ANNOTATOR else 'a'} {held} in this study and cannot also be "
+            f"{'an' if wanted == Role.ANNOTATOR else 'a'} {wanted}: one account may not both rate candidates and align "
+            f"them, or it could tell the systems apart. Remove the {held} role first, or use another account.")
+
+
 @transaction.atomic
 def study_member_add(*, study: Study, user: User, role: str) -> StudyMembership:
     """Give ``user`` a role in ``study`` (idempotent).
 
+    Refuses (:class:`RoleConflict`) making one account both judge and annotator of
+    the same study. The study row is locked first, so two requests adding the two
+    roles at once cannot both pass the check.
     Other apps react to new judges/annotators through their own services (e.g.
     building a late judge's assignment), called by the view that adds members.
     """
     membership = StudyMembership(study=study, user=user, role=role)
     membership.full_clean(validate_constraints=False)
+    Study.objects.select_for_update().filter(pk=study.pk).first()
+    if role in EXCLUSIVE_ROLES:
+        held = set(StudyMembership.objects.filter(study=study, user=user, role__in=EXCLUSIVE_ROLES - {role})
+                   .values_list("role", flat=True))
+        if held:
+            raise RoleConflict(role_conflict_message(username=user.username, held=held.pop(), wanted=role), code="role_conflict")
     membership, _ = StudyMembership.objects.get_or_create(study=study, user=user, role=role)
     return membership
 
 
 @transaction.atomic
-def study_member_remove(*, study: Study, user: User, role: str) -> None:
-    StudyMembership.objects.filter(study=study, user=user, role=role).delete()
+def study_member_remove(*, study: Study, user: User, role: str) -> bool:
+    """Take ``role`` in ``study`` away from ``user``. Returns whether there was such a membership.
+
+    The owner's researcher role cannot be removed (``ValidationError``): a study
+    always keeps someone who can manage it. Work already done (judgments,
+    alignments) stays; it is the researcher's data.
+    """
+    if role == Role.RESEARCHER and study.owner_id == user.pk:
+        raise ValidationError(f"{user.username} owns this study and stays one of its researchers.")
+    deleted, _ = StudyMembership.objects.filter(study=study, user=user, role=role).delete()
+    return bool(deleted)
 
 
 def study_import_parsed(*, study: Study, parsed: ParsedStudyData, replace: bool = False) -> dict:
@@ -246,3 +309,229 @@ def jobs_requeue_stale(*, stale_after: timedelta | None = None, queued_after: ti
         task = system_generate_run_task if "request" in (job.summary or {}) else import_job_run_task
         n += job_resend(task, pk, stale_after=stale_after)
     return n
+
+
+# --- people: accounts and membership without the admin -------------------------------------
+
+#: Roles a researcher gives through the "add people" form, API and command.
+PARTICIPANT_ROLES = (Role.JUDGE, Role.ANNOTATOR)
+#: Generated passwords: 4 groups of 5 from an alphabet without look-alikes (≈ 100 bits).
+_PASSWORD_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+
+
+class PeopleError(ValidationError):
+    """Bulk people operations refused as a whole; ``issues`` says what is wrong with which line."""
+
+    def __init__(self, issues: list[str]):
+        self.issues = issues
+        super().__init__(issues)
+
+
+@dataclass(frozen=True)
+class NewPerson:
+    """An account just made: ``password`` or ``signin_token`` is the one secret to hand over (shown once)."""
+
+    username: str
+    email: str
+    password: str | None = None
+    signin_token: str | None = None
+
+
+def password_generate() -> str:
+    return "-".join("".join(secrets.choice(_PASSWORD_ALPHABET) for _ in range(5)) for _ in range(4))
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def signin_link_create(*, user: User, study: Study | None = None, created_by: User | None = None,
+                       hours: float | None = None) -> str:
+    """Make a single-use sign-in link for ``user``; return its secret (store only its hash).
+
+    The secret is 32 random bytes (URL-safe); the row keeps its SHA-256, so the
+    link cannot be rebuilt from the database. It expires after ``hours``
+    (``PARAEVAL_SIGNIN_LINK_HOURS``, 72 by default).
+    """
+    hours = settings.PARAEVAL_SIGNIN_LINK_HOURS if hours is None else hours
+    token = secrets.token_urlsafe(32)
+    SignInLink.objects.create(user=user, token_hash=_token_hash(token), study=study, created_by=created_by,
+                              expires_at=timezone.now() + timedelta(hours=hours))
+    return token
+
+
+class SignInLinkInvalid(Exception):
+    """A sign-in link that does not exist (404), was used or expired (410); the message says which."""
+
+    def __init__(self, message: str, status: int = 404):
+        super().__init__(message)
+        self.status = status
+
+
+@transaction.atomic
+def signin_link_redeem(*, token: str) -> User:
+    """Use a sign-in link: mark it used and return its user. Raises :class:`SignInLinkInvalid`.
+
+    The row is locked, so two tabs opening the same link cannot both sign in.
+    """
+    if not isinstance(token, str) or not 20 <= len(token) <= 100:
+        raise SignInLinkInvalid("This sign-in link is not valid. Ask the researcher for a new one.")
+    link = SignInLink.objects.select_for_update().select_related("user").filter(token_hash=_token_hash(token)).first()
+    if link is None:
+        raise SignInLinkInvalid("This sign-in link is not valid. Ask the researcher for a new one.")
+    if link.used_at is not None:
+        raise SignInLinkInvalid("This sign-in link was already used; it works only once. Sign in with your password, "
+                                "or ask the researcher for a new link.", status=410)
+    if link.expires_at <= timezone.now() or not link.user.is_active:
+        raise SignInLinkInvalid("This sign-in link has expired. Ask the researcher for a new one.", status=410)
+    link.used_at = timezone.now()
+    link.save(update_fields=["used_at", "updated_at"])
+    return link.user
+
+
+def _line_label(n: int, text: str) -> str:
+    return f"line {n} (“{text}”)"
+
+
+def people_lines(text: str) -> list[tuple[int, str]]:
+    """Non-empty lines of a pasted list (commas and semicolons also separate), numbered from 1."""
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        for part in line.replace(";", ",").split(","):
+            if part.strip():
+                out.append((n, part.strip()))
+    return out
+
+
+def _check_role(role: str) -> None:
+    if role not in PARTICIPANT_ROLES:
+        raise PeopleError([f"role '{role}' is not one of: {', '.join(PARTICIPANT_ROLES)}"])
+
+
+def _role_issues(study: Study, users: list[tuple[int, str, User]], role: str) -> list[str]:
+    """Per-line refusals of the judge+annotator rule for existing accounts."""
+    other = EXCLUSIVE_ROLES - {role}
+    held = set(StudyMembership.objects.filter(study=study, user__in=[u for _, _, u in users], role__in=other)
+               .values_list("user_id", flat=True))
+    return [f"{_line_label(n, text)}: {role_conflict_message(username=u.username, held=next(iter(other)), wanted=role)}"
+            for n, text, u in users if u.pk in held]
+
+
+def _after_members_added(study: Study, users: list[User], role: str) -> None:
+    if role == Role.JUDGE:
+        # A judge added after judging opened gets their own list at once.
+        from annotation.judging.services import assignment_ensure_for_judge
+
+        for user in users:
+            assignment_ensure_for_judge(study=study, judge=user)
+
+
+def study_people_add_existing(*, study: Study, usernames: list[tuple[int, str]] | list[str], role: str) -> list[User]:
+    """Give existing accounts ``role`` in ``study``: all of them, or none.
+
+    ``usernames`` are names (or ``(line number, name)`` pairs, for messages). Unknown
+    names, duplicates and judge+annotator conflicts are refused together, each with
+    its line, and nothing is written.
+    """
+    _check_role(role)
+    numbered = [(n, u) for n, u in (usernames if usernames and isinstance(usernames[0], tuple)
+                                    else enumerate(usernames, 1))]
+    if not numbered:
+        raise PeopleError(["the list is empty: give one username per line"])
+    found = {u.username: u for u in User.objects.filter(username__in=[u for _, u in numbered])}
+    issues, seen, users = [], set(), []
+    for n, name in numbered:
+        if name in seen:
+            issues.append(f"{_line_label(n, name)}: appears twice")
+        elif name not in found:
+            issues.append(f"{_line_label(n, name)}: no user has this name (make a new account instead)")
+        else:
+            users.append((n, name, found[name]))
+        seen.add(name)
+    with transaction.atomic():
+        Study.objects.select_for_update().filter(pk=study.pk).first()
+        issues += _role_issues(study, users, role)
+        if issues:
+            raise PeopleError(issues)
+        for _, _, user in users:
+            StudyMembership.objects.get_or_create(study=study, user=user, role=role)
+        _after_members_added(study, [u for _, _, u in users], role)
+    return [u for _, _, u in users]
+
+
+def study_people_create(*, study: Study | None, lines: list[tuple[int, str]] | list[str], role: str | None,
+                        delivery: str = "password", created_by: User | None = None,
+                        researcher: bool = False) -> list[NewPerson]:
+    """Make new accounts from names or emails, all or none, and give them ``role`` in ``study``.
+
+    Each line is a username or an email address (then it is the username too).
+    ``delivery`` is ``"password"`` (a generated password, returned once, stored only
+    hashed) or ``"link"`` (no usable password; a single-use sign-in link is returned
+    once, stored hashed). Invalid names, duplicates, and names that already exist
+    are refused together, each with its line. ``researcher=True`` (with no study)
+    makes researchers, who may create studies.
+    """
+    from django.contrib.auth.validators import UnicodeUsernameValidator
+    from django.core.validators import validate_email
+
+    if delivery not in ("password", "link"):
+        raise PeopleError([f"delivery '{delivery}' is not 'password' or 'link'"])
+    if study is not None:
+        _check_role(role)
+    numbered = [(n, t) for n, t in (lines if lines and isinstance(lines[0], tuple) else enumerate(lines, 1))]
+    if not numbered:
+        raise PeopleError(["the list is empty: give one name or email address per line"])
+    validator = UnicodeUsernameValidator()
+    issues, seen, wanted = [], set(), []
+    for n, text in numbered:
+        email = ""
+        if "@" in text:  # meant as an email address: it must be one
+            try:
+                validate_email(text)
+            except ValidationError:
+                issues.append(f"{_line_label(n, text)}: not a valid email address")
+                continue
+            email = text.lower()
+        username = email or text
+        if len(username) > 150:
+            issues.append(f"{_line_label(n, text)}: longer than 150 characters")
+            continue
+        try:
+            validator(username)
+        except ValidationError:
+            issues.append(f"{_line_label(n, text)}: a username may hold only letters, digits and @ . + - _")
+            continue
+        if username.lower() in seen:
+            issues.append(f"{_line_label(n, text)}: appears twice")
+            continue
+        seen.add(username.lower())
+        wanted.append((n, text, username, email))
+    # Case-insensitive: "Bob" next to an existing "bob" would be two accounts people confuse.
+    taken = set(User.objects.annotate(lower=Lower("username")).filter(lower__in=[u.lower() for _, _, u, _ in wanted])
+                .values_list("lower", flat=True))
+    issues += [f"{_line_label(n, text)}: an account with this name exists (add it as an existing user instead)"
+               for n, text, username, _ in wanted if username.lower() in taken]
+    if issues:
+        raise PeopleError(issues)
+    made: list[NewPerson] = []
+    with transaction.atomic():
+        users = []
+        for _, _, username, email in wanted:
+            user = User(username=username, email=email)
+            password = password_generate() if delivery == "password" else None
+            if password:
+                user.set_password(password)
+            else:
+                user.set_unusable_password()
+            user.full_clean()
+            user.save()
+            if researcher:
+                researcher_grant(user=user)
+            if study is not None:
+                StudyMembership.objects.create(study=study, user=user, role=role)
+            token = signin_link_create(user=user, study=study, created_by=created_by) if delivery == "link" else None
+            made.append(NewPerson(username=username, email=email, password=password, signin_token=token))
+            users.append(user)
+        if study is not None:
+            _after_members_added(study, users, role)
+    return made

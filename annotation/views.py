@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from functools import wraps
 
+from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -12,11 +14,12 @@ from django.db import IntegrityError
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from . import selectors, services
 from .enums import Role
-from .forms import MemberAddForm, StudyCreateForm, StudyImportForm
+from .forms import MemberAddForm, MemberRemoveForm, PeopleAddForm, StudyCreateForm, StudyImportForm, StudySettingsForm
 from .importing import StudyImportError
 from .models import ImportJob, Study
 
@@ -112,11 +115,34 @@ def study_create(request):
     return render(request, "annotation/study_create.html", {"form": form})
 
 
+def _settings_form(study: Study) -> StudySettingsForm:
+    return StudySettingsForm(prefix="settings", initial={
+        "name": study.name, "participant_title": study.participant_title, "description": study.description})
+
+
 @researcher_study_required
 def study_detail(request, study):
+    return _study_detail(request, study)
+
+
+def _study_detail(request, study, *, people_form=None, people_errors=None, status=200):
     import_form = StudyImportForm()
     member_form = MemberAddForm()
+    settings_form = _settings_form(study)
     import_errors: list[str] = []
+    if request.method == "POST" and request.POST.get("action") == "settings":
+        settings_form = StudySettingsForm(request.POST, prefix="settings")
+        if settings_form.is_valid():
+            try:
+                services.study_update(study=study, changes=settings_form.cleaned_data)
+            except ValidationError as exc:
+                for field, errors in exc.message_dict.items():
+                    settings_form.add_error(field if field in settings_form.fields else None, errors)
+            else:
+                messages.success(request, "Study settings saved.")
+                return redirect("annotation:study_detail", study_id=study.pk)
+        status = 400
+        study.refresh_from_db()
     if request.method == "POST" and request.POST.get("action") == "import":
         import_form = StudyImportForm(request.POST, request.FILES)
         if import_form.is_valid():
@@ -141,11 +167,15 @@ def study_detail(request, study):
         study,
         counts=selectors.study_counts(study=study),
         members=selectors.study_members(study=study),
+        role_conflicts=selectors.study_role_conflicts(study=study),
         jobs=selectors.import_jobs_for_study(study=study),
         import_form=import_form,
         import_errors=import_errors,
         member_form=member_form,
-    ))
+        settings_form=settings_form,
+        people_form=people_form or PeopleAddForm(prefix="people"),
+        people_errors=people_errors or [],
+    ), status=status)
 
 
 @researcher_study_required
@@ -155,10 +185,14 @@ def study_member_add(request, study):
     if form.is_valid():
         user = User.objects.filter(username=form.cleaned_data["username"]).first()
         if user is None:
-            messages.error(request, f"No user named “{form.cleaned_data['username']}”. Create the account in the admin first.")
+            messages.error(request, f"No user named “{form.cleaned_data['username']}”. Make a new account below (Add judges or annotators in bulk).")
         else:
             role = form.cleaned_data["role"]
-            services.study_member_add(study=study, user=user, role=role)
+            try:
+                services.study_member_add(study=study, user=user, role=role)
+            except services.RoleConflict as exc:
+                messages.error(request, exc.messages[0])
+                return redirect("annotation:study_detail", study_id=study.pk)
             note = ""
             if role == Role.JUDGE:
                 # A judge added after judging opened gets their own list at once.
@@ -167,6 +201,79 @@ def study_member_add(request, study):
                 if assignment_ensure_for_judge(study=study, judge=user) is not None:
                     note = " Their list of items is ready."
             messages.success(request, f"{user.username} is now a {role} in this study.{note}")
+    return redirect("annotation:study_detail", study_id=study.pk)
+
+
+def _a(role: str) -> str:
+    return f"an {role}" if role[:1] in "aeiou" else f"a {role}"
+
+
+@never_cache
+@researcher_study_required
+@require_POST
+def study_people_add(request, study):
+    """Add judges or annotators in bulk. New accounts' passwords or sign-in links are shown
+    on this one response and nowhere else (not stored in clear, not cached)."""
+    form = PeopleAddForm(request.POST, prefix="people")
+    if not form.is_valid():
+        return _study_detail(request, study, people_form=form, status=400)
+    role, mode = form.cleaned_data["role"], form.cleaned_data["mode"]
+    lines = services.people_lines(form.cleaned_data["people"])
+    try:
+        if mode == "existing":
+            users = services.study_people_add_existing(study=study, usernames=lines, role=role)
+        else:
+            made = services.study_people_create(study=study, lines=lines, role=role, delivery=mode,
+                                                created_by=request.user)
+    except services.PeopleError as exc:
+        return _study_detail(request, study, people_form=form, people_errors=exc.issues, status=400)
+    if mode == "existing":
+        messages.success(request, f"{len(users)} {role}{'s' if len(users) != 1 else ''} added: "
+                                  f"{', '.join(u.username for u in users)}.")
+        return redirect("annotation:study_detail", study_id=study.pk)
+    rows = [{"username": p.username, "email": p.email, "password": p.password,
+             "link": request.build_absolute_uri(reverse("annotation:signin_link", kwargs={"token": p.signin_token}))
+             if p.signin_token else None} for p in made]
+    return render(request, "annotation/people_created.html", study_context(
+        study, people=rows, role=role, mode=mode, hours=int(settings.PARAEVAL_SIGNIN_LINK_HOURS)))
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def signin_link(request, token: str):
+    """A personal sign-in link. GET only shows a button: mail scanners and link previews
+    fetch links, and must not use up a single-use one. POST signs in."""
+    if request.method == "GET":
+        return render(request, "annotation/signin_link.html", {"token": token})
+    try:
+        user = services.signin_link_redeem(token=token)
+    except services.SignInLinkInvalid as exc:
+        return render(request, "annotation/signin_link.html", {"error": str(exc)}, status=exc.status)
+    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    messages.success(request, f"Welcome, {user.username}. You are signed in."
+                              + ("" if user.has_usable_password() else " Bookmark this site: the link worked only once."))
+    return redirect("home")
+
+
+@researcher_study_required
+@require_POST
+def study_member_remove(request, study):
+    """Take one role away from one member (how a researcher resolves a judge+annotator conflict)."""
+    form = MemberRemoveForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Say whose role to remove, and which role.")
+        return redirect("annotation:study_detail", study_id=study.pk)
+    username, role = form.cleaned_data["username"], form.cleaned_data["role"]
+    user = User.objects.filter(username=username).first()
+    try:
+        removed = user is not None and services.study_member_remove(study=study, user=user, role=role)
+    except ValidationError as exc:
+        messages.error(request, exc.messages[0])
+    else:
+        if removed:
+            messages.success(request, f"{username} is no longer {_a(role)} in this study.")
+        else:
+            messages.error(request, f"{username} is not {_a(role)} in this study.")
     return redirect("annotation:study_detail", study_id=study.pk)
 
 

@@ -220,9 +220,15 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Memberships take any role; the people endpoints only judges and annotators.
+    "ENUM_NAME_OVERRIDES": {"RoleEnum": "annotation.enums.Role", "ParticipantRoleEnum": ["judge", "annotator"]},
 }
 
 # --- paraeval -------------------------------------------------------------
+#: How long a personal sign-in link made for a new account stays valid (it works once).
+PARAEVAL_SIGNIN_LINK_HOURS = env.float("PARAEVAL_SIGNIN_LINK_HOURS", default=72)
+#: Where this site is reached from outside: sign-in links printed by manage.py commands start with it.
+PARAEVAL_BASE_URL = env.str("PARAEVAL_BASE_URL", default="http://localhost:8000")
 #: Uploads above this size are refused before parsing (bytes).
 PARAEVAL_IMPORT_MAX_BYTES = env.int("PARAEVAL_IMPORT_MAX_BYTES", default=50 * 1024 * 1024)
 #: Imports with more rows than this run in a Celery worker with a progress bar.

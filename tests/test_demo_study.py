@@ -70,3 +70,42 @@ def test_every_metric_that_needs_no_trained_model_scores_the_demo_study(tmp_path
         run = MetricRun.objects.get(pk=run.pk)
         assert run.status == "succeeded", run.error
         assert run.scores.count() == Candidate.objects.filter(original__study=study).count()
+
+
+def _character_classes(text: str) -> set[str]:
+    """Unicode categories of ``text`` and each of its non-alphanumeric characters."""
+    import unicodedata
+
+    return {f"category {unicodedata.category(ch)}" for ch in text} | {f"char {ch!r}" for ch in text if not ch.isalnum()}
+
+
+@pytest.mark.django_db
+def test_no_character_class_occurs_in_only_some_systems_candidates_of_the_demo():
+    """A judge must not be able to tell a system by a mark alone (the KJV's "¶", the WEB's “quotes”).
+
+    Every system of the opened demo — the four shipped ones and the three controls —
+    is compared: a Unicode category, or a non-alphanumeric character, must occur in
+    the candidates of all of them or of none.
+    """
+    call_command("load_demo", "--quiet-credentials")
+    study = Study.objects.get(name=DEMO_STUDY_NAME)
+    per_system: dict[str, set[str]] = {}
+    for system, text in Candidate.objects.filter(original__study=study).values_list("system__name", "text"):
+        per_system.setdefault(system, set()).update(_character_classes(text))
+    assert len(per_system) == 7, sorted(per_system)  # human, 3 machine systems, 3 controls
+    everywhere = set.intersection(*per_system.values())
+    somewhere = set.union(*per_system.values())
+    tells = {cls: sorted(s for s, classes in per_system.items() if cls in classes) for cls in somewhere - everywhere}
+    assert tells == {}
+    texts = list(study.originals.values_list("text", "reference"))
+    assert not any("\u00b6" in t or "\u00b6" in r for t, r in texts)
+
+
+def test_demo_normalisation_keeps_apostrophes_and_drops_quotation_marks_and_paragraph_signs():
+    from annotation.demo import demo_text_normalise
+
+    assert demo_text_normalise("\u00b6 And the Jews\u2019 passover was forty-six years.") == \
+        "And the Jews' passover was forty six years."
+    assert demo_text_normalise("He said, \u201cIsn\u2019t this Jesus? \u2018Take up your mat and walk\u2019 ?\u201d") == \
+        "He said, Isn't this Jesus? Take up your mat and walk?"
+    assert demo_text_normalise("out of heaven\u2014not as our fathers") == "out of heaven, not as our fathers"

@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 
 from annotation.apis import get_managed_study
 from annotation.importing import StudyImportError
+from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
 
 from . import exports, selectors, services
 from .enums import ALIGNMENT_FORMATS, ScoringKind
@@ -317,17 +318,23 @@ class AlignmentScoringRunDetailApi(APIView):
 
 def get_own_assignment(request, assignment_id: int) -> AlignmentAssignment:
     """The assignment if it belongs to the requesting annotator (404 if absent, 403 if someone else's)."""
-    get_object_or_404(AlignmentAssignment, pk=assignment_id)
+    found = get_object_or_404(AlignmentAssignment.objects.select_related("pair"), pk=assignment_id)
     assignment = selectors.assignment_for_annotator(assignment_id=assignment_id, user=request.user)
     if assignment is None:
+        if found.annotator_id == request.user.pk and user_role_conflict(study=found.pair.study_id, user=request.user):
+            raise PermissionDenied(ROLE_CONFLICT_HOLD_MESSAGE)
         raise PermissionDenied("This pair is assigned to someone else.")
     return assignment
 
 
 class AlignmentAssignmentOutputSerializer(serializers.Serializer):
+    """One of the annotator's pairs. Never the study's name or the researcher's pair id
+    (either may say where a sentence comes from): the study's participant title and
+    the pair's number in the annotator's own list instead."""
+
     id = serializers.IntegerField()
-    study = serializers.CharField(source="pair.study.name")
-    pair_id = serializers.CharField(source="pair.external_id")
+    study_title = serializers.CharField(source="pair.study.participant_title")
+    pair_number = serializers.SerializerMethodField()
     tokens1 = serializers.ListField(child=serializers.CharField(), source="pair.tokens1")
     tokens2 = serializers.ListField(child=serializers.CharField(), source="pair.tokens2")
     status = serializers.CharField()
@@ -337,6 +344,12 @@ class AlignmentAssignmentOutputSerializer(serializers.Serializer):
     active_seconds = serializers.FloatField()
     server_seconds = serializers.FloatField(allow_null=True)
     submitted_at = serializers.DateTimeField(allow_null=True)
+
+    def get_pair_number(self, assignment) -> int | None:
+        numbers = self.context.get("numbers")
+        if numbers is None:
+            numbers = self.context["numbers"] = selectors.pair_numbers_for_annotator(user=assignment.annotator)
+        return numbers.get(assignment.pk)
 
 
 class AlignmentAssignmentListApi(APIView):

@@ -55,7 +55,7 @@ class LinksMixin(models.Model):
         possible = {tuple(x) for x in self.possible}
         for i, j in sure | possible:
             if i >= n1 or j >= n2:
-                raise ValidationError(f"link {i}-{j} lies outside the {n1}×{n2} grid of pair {pair.external_id}")
+                raise ValidationError(f"link {i}-{j} lies outside the {n1}×{n2} grid of this pair")
         if sure & possible:
             i, j = sorted(sure & possible)[0]
             raise ValidationError(f"link {i}-{j} is both sure and possible")

@@ -6,6 +6,8 @@ services and views never read the link JSON themselves.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from collections import defaultdict
 
 from django.contrib.auth.models import User
@@ -105,16 +107,38 @@ def annotator_progress(*, study: Study) -> list[dict]:
 # ----------------------------------------------------------------------------- annotators
 
 def assignments_for_annotator(*, user: User) -> QuerySet[AlignmentAssignment]:
-    """The user's assignments in studies where they are (still) an annotator, in task order."""
+    """The user's assignments in studies where they are (still) an annotator, in task order.
+
+    Studies where the user is also a judge are left out until a researcher removes
+    one of the two roles (``annotation.selectors.user_role_conflict``).
+    """
+    from annotation.selectors import study_ids_with_role_conflict
+
     return (
         AlignmentAssignment.objects.filter(
             annotator=user,
             pair__study__memberships__user=user, pair__study__memberships__role=Role.ANNOTATOR,
         )
+        .exclude(pair__study_id__in=study_ids_with_role_conflict(user=user))
         .select_related("pair", "pair__study", "pair__group")
         .distinct()
         .order_by("pair__study__name", "pair__position")
     )
+
+
+def pair_numbers_for_annotator(*, user: User) -> dict[int, int]:
+    """Assignment id → the number annotators see for its pair: its place (from 1) in their own list for that study.
+
+    Annotators never see the researcher's pair ids: those are chosen freely and
+    often say where a sentence comes from ("John 1:1 synonyms"), which would let an
+    annotator who also judges tell systems apart.
+    """
+    numbers: dict[int, int] = {}
+    counters: Counter = Counter()
+    for pk, study_id in assignments_for_annotator(user=user).values_list("pk", "pair__study_id"):
+        counters[study_id] += 1
+        numbers[pk] = counters[study_id]
+    return numbers
 
 
 def assignment_for_annotator(*, assignment_id: int, user: User) -> AlignmentAssignment | None:

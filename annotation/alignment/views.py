@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.importing import StudyImportError
+from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
 from annotation.views import researcher_study_required, study_context
 
 from . import exports, selectors, services
@@ -43,9 +44,11 @@ def annotator_assignment_required(view):
     @login_required
     @wraps(view)
     def wrapper(request, assignment_id: int, *args, **kwargs):
-        get_object_or_404(AlignmentAssignment, pk=assignment_id)
+        found = get_object_or_404(AlignmentAssignment.objects.select_related("pair"), pk=assignment_id)
         assignment = selectors.assignment_for_annotator(assignment_id=assignment_id, user=request.user)
         if assignment is None:
+            if found.annotator_id == request.user.pk and user_role_conflict(study=found.pair.study_id, user=request.user):
+                raise PermissionDenied(ROLE_CONFLICT_HOLD_MESSAGE)
             raise PermissionDenied("This pair is assigned to someone else.")
         return view(request, assignment, *args, **kwargs)
 
@@ -56,12 +59,16 @@ def annotator_assignment_required(view):
 def home(request):
     """The annotator's task list: every assigned pair, by study, with its state."""
     assignments = list(selectors.assignments_for_annotator(user=request.user))
+    numbers = selectors.pair_numbers_for_annotator(user=request.user)
     studies: dict[int, dict] = {}
     for a in assignments:
+        a.number = numbers.get(a.pk)
         entry = studies.setdefault(a.pair.study_id, {"study": a.pair.study, "assignments": [], "done": 0})
         entry["assignments"].append(a)
         entry["done"] += a.is_submitted
     nxt = selectors.assignment_next_for_annotator(user=request.user)
+    if nxt is not None:
+        nxt.number = numbers.get(nxt.pk)
     return render(request, "alignment/home.html", {"studies": list(studies.values()), "next": nxt,
                                                    "total": len(assignments)})
 
@@ -80,10 +87,12 @@ def guidelines(request):
     return render(request, "alignment/guidelines.html")
 
 
-def _grid_data(*, pair: AlignmentPair, links: dict, automatic, readonly: bool, revision: int = 0,
+def _grid_data(*, pair: AlignmentPair, label: str, links: dict, automatic, readonly: bool, revision: int = 0,
                active_seconds: float = 0.0, urls: dict | None = None, csrf_token: str = "") -> dict:
+    """What grid.js reads. ``label`` names the pair: the researcher's id on researcher
+    pages, the annotator's own pair number on theirs."""
     return {
-        "pair": pair.external_id, "tokens1": pair.tokens1, "tokens2": pair.tokens2,
+        "pair": label, "tokens1": pair.tokens1, "tokens2": pair.tokens2,
         "sure": links["sure"], "possible": links["possible"], "automatic": _links(automatic),
         "readonly": readonly, "revision": revision, "active_seconds": active_seconds,
         "urls": urls or {}, "csrf_token": csrf_token,
@@ -99,8 +108,10 @@ def grid(request, assignment):
     pair = assignment.pair
     readonly = assignment.is_submitted
     nxt = selectors.assignment_next_for_annotator(user=request.user, after=assignment)
+    mine = list(selectors.assignments_for_annotator(user=request.user).filter(pair__study=pair.study).values_list("pk", flat=True))
+    position = mine.index(assignment.pk) + 1 if assignment.pk in mine else None
     data = _grid_data(
-        pair=pair, links={"sure": assignment.sure, "possible": assignment.possible},
+        pair=pair, label=str(position or ""), links={"sure": assignment.sure, "possible": assignment.possible},
         automatic=selectors.automatic_alignment_for(assignment=assignment), readonly=readonly,
         revision=assignment.revision, active_seconds=assignment.active_seconds, csrf_token=get_token(request),
         urls={
@@ -109,10 +120,9 @@ def grid(request, assignment):
             "after_submit": reverse("alignment:grid", kwargs={"assignment_id": nxt.pk}) if nxt else reverse("alignment:home"),
         },
     )
-    mine = list(selectors.assignments_for_annotator(user=request.user).filter(pair__study=pair.study).values_list("pk", flat=True))
     return render(request, "alignment/grid.html", {
         "assignment": assignment, "pair": pair, "study": pair.study, "grid_data": data, "readonly": readonly,
-        "next": nxt, "position": mine.index(assignment.pk) + 1 if assignment.pk in mine else None, "count": len(mine),
+        "next": nxt, "position": position, "count": len(mine),
     })
 
 
@@ -301,7 +311,7 @@ def pair_view(request, study, pair_id: int):
     following = AlignmentPair.objects.filter(study=study, position__gt=pair.position).order_by("position").first()
     return render(request, "alignment/pair.html", study_context(
         study, pair=pair, sources=sources, source=source, has_alignment=alignment is not None,
-        grid_data=_grid_data(pair=pair, links=links, automatic=None, readonly=True),
+        grid_data=_grid_data(pair=pair, label=pair.external_id, links=links, automatic=None, readonly=True),
         previous=previous, following=following))
 
 

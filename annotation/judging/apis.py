@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 from annotation.apis import get_managed_study
 from annotation.enums import JobStatus, Role, StudyStatus
 from annotation.models import Study
+from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
 from metrics.core.controls import CONTROL_KINDS
 
 from . import selectors, services
@@ -45,6 +46,8 @@ def get_judged_study(request, study_id: int) -> Study:
     study = Study.objects.filter(pk=study_id, memberships__user=request.user, memberships__role=Role.JUDGE).first()
     if study is None:
         raise NotFound("You are not a judge of this study.")
+    if user_role_conflict(study=study, user=request.user):
+        raise PermissionDenied(ROLE_CONFLICT_HOLD_MESSAGE)
     return study
 
 

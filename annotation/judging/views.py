@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -19,6 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation.enums import JobStatus, Role, StudyStatus
 from annotation.models import Candidate, Original, Study
+from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
 from annotation.views import researcher_study_required, study_context
 
 from . import selectors, services
@@ -41,6 +43,8 @@ def _judge_study(request, study_id: int) -> Study:
     study = Study.objects.filter(pk=study_id, memberships__user=request.user, memberships__role=Role.JUDGE).first()
     if study is None:
         raise Http404("You are not a judge of this study.")
+    if user_role_conflict(study=study, user=request.user):
+        raise PermissionDenied(ROLE_CONFLICT_HOLD_MESSAGE)
     return study
 
 

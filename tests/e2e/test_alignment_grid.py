@@ -44,7 +44,7 @@ def drag(page, start, end):
 def test_annotator_aligns_with_mouse_and_keyboard_undoes_reloads_and_submits(page, task):
     browser_login(page, "anna")
     expect(page).to_have_url(re.compile(r"/alignment/$"))
-    page.get_by_role("link", name="ghost", exact=True).click()
+    page.get_by_role("link", name="Pair 1", exact=True).click()  # the annotator's own number, not the id "ghost"
     status = page.locator("#save-status")
 
     # The grid starts from the automatic alignment; Clear and Reset to automatic work.

@@ -65,7 +65,7 @@ def all_routes() -> list[Route]:
 # --- who may use what --------------------------------------------------------------------
 
 PUBLIC = {"login", "logout", "api_token", "schema", "api_docs", "rest_framework:login", "rest_framework:logout",
-          "admin:login", "admin:logout", "favicon"}
+          "admin:login", "admin:logout", "favicon", "annotation:signin_link"}
 #: Any signed-in person; these pages and lists show only that person's own things.
 AUTHENTICATED = {"home", "judging:home", "alignment:home", "alignment:next", "alignment:guidelines",
                  "annotation-api:study_list", "alignment-api:assignment_list", "metrics-api:metric_list",

@@ -8,7 +8,8 @@ its name (:func:`tests.hardening.routes.access_rule`); a route no rule covers fa
 
 | rule                  | routes                                                     | allowed                      |
 |-----------------------|------------------------------------------------------------|------------------------------|
-| public                | login, logout, API token, schema, API docs, DRF login, icon| everyone                     |
+| public                | login, logout, API token, schema, API docs, DRF login,     | everyone                     |
+|                       | icon, personal sign-in link (its secret is the credential) |                              |
 | authenticated         | home, judge home, annotator home/next/guidelines, "my"     | anyone signed in (sees only  |
 |                       | lists (studies I manage, my assignments, metrics, models)  | their own things)            |
 | researchers           | study list, create a study (page and API)                  | owner, other researcher      |

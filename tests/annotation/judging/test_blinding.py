@@ -1,7 +1,9 @@
 """Blinding is a security property: every byte a judge's browser receives — pages,
 JSON, headers, the static CSS/JS those pages load — is scanned for system names,
-control kinds, expected scores and database ids of candidates, originals and
-systems. And an item page must look the same whatever the item is."""
+control kinds, expected scores, the study's name (researchers' names say things like
+"KJV vs WEB") and database ids of candidates, originals and systems. And an item page
+must look the same whatever the item is. A judge who annotates another study is
+scanned on both sides, for study names and the researcher's pair ids too."""
 
 from __future__ import annotations
 
@@ -31,8 +33,9 @@ SENTENCES = [
 ]
 #: A judge who is not careful gives these scores: never one of the expected tuples.
 RATING = {"adequacy": 4, "fluency": 2, "dissimilarity": 3, "overall": 4}
+STUDY_NAME = "Secret-study-name: alpha against beta"
 FORBIDDEN_WORDS = ["control", "identical", "random", "unigram", "expected", "system_", "kind", *SYSTEM_NAMES,
-                   *EXTERNAL_IDS]
+                   *EXTERNAL_IDS, "secret-study-name"]
 EXPECTED_PATTERNS = [
     r"5\s*,\s*5\s*,\s*1\s*,\s*2", r"1\s*,\s*5\s*,\s*5\s*,\s*1", r"1\s*,\s*1\s*,\s*5\s*,\s*1",
     r"A\s*5\s*F\s*5", r"A\s*1\s*F\s*[15]", r"D\s*[15]\s*O\s*[12]",
@@ -43,7 +46,7 @@ EXPECTED_PATTERNS = [
 def secret_study(make_user):
     """A study whose ids are large and distinctive, so any leak of one is findable."""
     owner = make_user("owner", researcher=True)
-    study = Study.objects.create(name="Blind study", owner=owner)
+    study = Study.objects.create(name=STUDY_NAME, owner=owner)
     systems = [System.objects.create(pk=735550001 + i, study=study, name=n) for i, n in enumerate(SYSTEM_NAMES)]
     for i, (ext, text) in enumerate(zip(EXTERNAL_IDS, SENTENCES)):
         o = Original.objects.create(pk=824460001 + i, study=study, external_id=ext, text=text, position=i)
@@ -194,3 +197,76 @@ def test_error_messages_do_not_leak_either(secret_study, make_user):
     assert r.status_code == 404
     body = r.content.decode().lower()
     assert not any(w in body for w in ("control", "sys-", "ann"))
+
+
+# --- a judge who is also an annotator (of another study: never of the same one) ---------------
+
+OTHER_STUDY_NAME = "Other-secret-study: synonyms vs round trip"
+#: The researcher's pair ids, as a researcher might choose them: they say where sentence 2 came from.
+PAIR_IDS = ["pairid-0001 sys-alpha-secret", "pairid-0002 sys-beta-secret"]
+ANNOTATOR_FORBIDDEN = ["secret-study", "pairid-", *SYSTEM_NAMES, *EXTERNAL_IDS]
+
+
+@pytest.fixture
+def judge_annotating_elsewhere(secret_study, make_user):
+    """``secret_study``'s judge is also an annotator of a second study with telling pair ids."""
+    from annotation.alignment import services as alignment_services
+
+    study, judge = secret_study
+    other = Study.objects.create(name=OTHER_STUDY_NAME, owner=study.owner)
+    study_member_add(study=other, user=judge, role=Role.ANNOTATOR)
+    rows = "".join(f"{pid},{SENTENCES[k]},{SENTENCES[k][:-1]} indeed.\n" for k, pid in enumerate(PAIR_IDS))
+    alignment_services.pairs_import_file(study=other, data=("pair_id,sentence1,sentence2\n" + rows).encode(),
+                                         filename="pairs.csv")
+    alignment_services.assignments_create(study=other, annotators=[judge])
+    return study, other, judge
+
+
+def annotator_session(annotator) -> Recorder:
+    """Walk every annotator page and endpoint: home, next, each grid, the API, a draft, an error, a submit."""
+    from django.test import Client
+
+    rec, client, api = Recorder(), Client(), APIClient()
+    client.force_login(annotator)
+    api.force_authenticate(annotator)
+    for path in ("/", "/alignment/", "/alignment/guidelines/"):
+        rec.add(path, client.get(path))
+    rec.add("next", client.get("/alignment/next/"))
+    rec.add("api list", api.get("/api/alignment/assignments/"))
+    for a in annotator.alignment_assignments.order_by("pair__position"):
+        rec.add("grid", client.get(f"/alignment/tasks/{a.pk}/"))
+        rec.add("api detail", api.get(f"/api/alignment/assignments/{a.pk}/"))
+        rec.add("api draft error", api.put(f"/api/alignment/assignments/{a.pk}/draft/",
+                                           {"sure": [[0, 99]], "possible": [], "revision": 0}, format="json"))
+        rec.add("api draft", api.put(f"/api/alignment/assignments/{a.pk}/draft/",
+                                     {"sure": [[0, 0]], "possible": [], "revision": 0}, format="json"))
+        rec.add("api submit", api.post(f"/api/alignment/assignments/{a.pk}/submit/",
+                                       {"sure": [[0, 0]], "possible": [], "revision": 1}, format="json"))
+        rec.add("grid after", client.get(f"/alignment/tasks/{a.pk}/"))
+    rec.add("home after", client.get("/alignment/"))
+    return rec
+
+
+def test_a_judge_who_annotates_another_study_never_receives_a_study_name_or_a_pair_id(judge_annotating_elsewhere):
+    study, other, judge = judge_annotating_elsewhere
+    judged, _ = judge_session(study, judge)
+    annotated = annotator_session(judge)
+    assert sum(1 for where, _ in annotated.blobs if where == "grid") == len(PAIR_IDS)
+    assert any(ref.endswith("grid.js") for ref, _ in annotated.blobs)
+    leaks = []
+    for where, blob in judged.blobs + annotated.blobs:
+        low = blob.lower()
+        leaks += [f"{where}: {w!r}" for w in ANNOTATOR_FORBIDDEN if w.lower() in low]
+        leaks += [f"{where}: {name!r}" for name in (study.name, other.name) if name in blob]
+    assert leaks == []
+    # Both sides show the neutral title instead.
+    assert any(study.participant_title in blob for where, blob in judged.blobs if where == "/judge/")
+    assert any(other.participant_title in blob for where, blob in annotated.blobs if where == "/alignment/")
+
+
+def test_the_judge_cannot_also_become_an_annotator_of_the_study_they_judge(secret_study):
+    from annotation.services import RoleConflict
+
+    study, judge = secret_study
+    with pytest.raises(RoleConflict):
+        study_member_add(study=study, user=judge, role=Role.ANNOTATOR)

@@ -35,7 +35,9 @@ def ann_client(client, opened_study):
 def test_judge_home_lists_the_study_and_home_redirects_a_judge_there(ann_client, opened_study):
     assert ann_client.get("/").url == "/judge/"
     page = ann_client.get("/judge/").content.decode()
-    assert opened_study.name in page and "0 of 25 rated" in page and "Start" in page
+    # The judge sees the study's participant title, never its name (which may name systems).
+    assert opened_study.participant_title in page and opened_study.name not in page
+    assert "0 of 25 rated" in page and "Start" in page
 
 
 def test_instructions_come_first_then_the_first_item(ann_client, opened_study):

@@ -1,0 +1,46 @@
+"""python manage.py add_participants STUDY --role judge|annotator [--new [--link]] [--file F | NAME ...]"""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation import services
+from annotation.models import Study
+
+from ._people import read_names, refuse, write_people
+
+
+class Command(BaseCommand):
+    help = ("Add judges or annotators to a study, all or none: existing accounts by username, or (--new) new accounts "
+            "from names or email addresses, each printed once with a generated password or (--link) a sign-in link.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("study", help="the study's name or id")
+        parser.add_argument("names", nargs="*", help="usernames (or, with --new, names or email addresses)")
+        parser.add_argument("--role", required=True, choices=services.PARTICIPANT_ROLES)
+        parser.add_argument("--file", help="read the names from this file, one per line ('-': standard input)")
+        parser.add_argument("--new", action="store_true", help="make new accounts instead of adding existing ones")
+        parser.add_argument("--link", action="store_true", help="with --new: a sign-in link for each instead of a password")
+        parser.add_argument("--base-url", help="where the site is reached (default: PARAEVAL_BASE_URL)")
+
+    def handle(self, *args, **opts):
+        ref = opts["study"]
+        study = Study.objects.filter(name=ref).first() or (Study.objects.filter(pk=int(ref)).first() if ref.isdigit() else None)
+        if study is None:
+            raise CommandError(f"no study named '{ref}'")
+        if opts["link"] and not opts["new"]:
+            raise CommandError("--link makes new accounts: pass --new too")
+        lines = read_names(opts["names"], opts["file"])
+        if not lines:
+            raise CommandError("give the names on the command line or with --file")
+        try:
+            if opts["new"]:
+                made = services.study_people_create(study=study, lines=lines, role=opts["role"],
+                                                    delivery="link" if opts["link"] else "password")
+            else:
+                users = services.study_people_add_existing(study=study, usernames=lines, role=opts["role"])
+        except services.PeopleError as exc:
+            raise refuse(exc) from None
+        if opts["new"]:
+            write_people(self.stdout, made, opts["base_url"])
+        else:
+            self.stdout.write(self.style.SUCCESS(
+                f"{len(users)} {opts['role']}(s) added to '{study.name}': {', '.join(u.username for u in users)}"))
