@@ -88,14 +88,23 @@ def metric_resource_create(
 ) -> MetricResource:
     """Store an uploaded resource file under MEDIA_ROOT with its SHA-256.
 
-    Raises :class:`ValidationError` for an empty or oversized file or an unknown kind.
+    Raises :class:`ValidationError` for an empty or oversized file, an unknown
+    kind, or a ``pem_model`` that is not a data-only PEM model (an old pickled
+    model is refused here, at upload, and is never unpickled). The declared
+    size (``file.size``, known from the upload's headers and spool) is checked
+    before a byte is read.
     """
+    declared = getattr(file, "size", None)
+    if declared is not None and declared > RESOURCE_MAX_BYTES:
+        raise ValidationError({"file": f"The file is {declared:,} bytes; the limit is {RESOURCE_MAX_BYTES:,}."})
     digest, size = _sha256_of(file)
     if size == 0:
         raise ValidationError({"file": "The file is empty."})
     if size > RESOURCE_MAX_BYTES:
         raise ValidationError({"file": f"The file is {size:,} bytes; the limit is {RESOURCE_MAX_BYTES:,}."})
     filename = (getattr(file, "name", "") or "resource").rsplit("/", 1)[-1]
+    if kind == ResourceKind.PEM_MODEL:
+        _check_pem_model_file(file, filename)
     resource = MetricResource(
         name=name.strip() or filename, kind=kind, filename=filename[:255], sha256=digest, size=size,
         owner=owner, study=study, description=description,
@@ -108,6 +117,20 @@ def metric_resource_create(
         raise
     resource.save()
     return resource
+
+
+def _check_pem_model_file(file, filename: str) -> None:
+    """Refuse a ``pem_model`` upload that :meth:`PemModel.load` would refuse (it never unpickles)."""
+    from metrics.core.pem import PemFileError
+    from metrics.core.pem import PemModel as CorePemModel
+
+    file.seek(0)
+    try:
+        CorePemModel.load(file)
+    except PemFileError as exc:
+        raise ValidationError({"file": str(exc).replace(str(getattr(file, "name", "")), filename, 1)}) from None
+    finally:
+        file.seek(0)
 
 
 # --------------------------------------------------------------------------- metric instances
@@ -666,7 +689,7 @@ def pem_model_train(*, pem_model_id: int) -> PemModel:
     _pem_update(pem_model_id, phase="saving", progress_done=2)
     r = trained.test_pearson
     with tempfile.TemporaryDirectory() as tmp:
-        path = trained.save(Path(tmp) / f"pem-model-{pem_model_id}.pkl")
+        path = trained.save(Path(tmp) / f"pem-model-{pem_model_id}.npz")
         with transaction.atomic():
             locked = PemModel.objects.select_for_update().get(pk=pem_model_id)
             if locked.is_finished:

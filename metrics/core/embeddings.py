@@ -168,7 +168,7 @@ def _read_glove_dir(root: Path, vocab_limit: int | None) -> Embeddings:
     # The index is a one-column parquet table ("index": the word of each row);
     # rows are in GloVe's frequency order, so a prefix is the most frequent words.
     words = pq.read_table(root / _GLOVE_INDEX).column(0).to_pylist()
-    matrix = np.load(root / _GLOVE_MATRIX, mmap_mode="r")
+    matrix = np.load(root / _GLOVE_MATRIX, mmap_mode="r", allow_pickle=False)  # data only, never code
     if len(words) != matrix.shape[0]:
         raise ValueError(f"{root}: {len(words)} words but {matrix.shape[0]} vectors")
     if vocab_limit is not None:
