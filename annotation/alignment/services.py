@@ -419,7 +419,27 @@ def assignment_open(*, assignment: AlignmentAssignment) -> AlignmentAssignment:
     return assignment
 
 
+def links_limit(pair: AlignmentPair) -> int:
+    """Most links one annotator may store on ``pair``: one per grid cell (sure and possible are
+    disjoint), and never more than ``PARAEVAL_ALIGNMENT_MAX_LINKS`` (a draft is stored and
+    re-validated on every autosave, so its size is the cost of a request)."""
+    return min(len(pair.tokens1) * len(pair.tokens2), settings.PARAEVAL_ALIGNMENT_MAX_LINKS)
+
+
+def links_count_check(pair: AlignmentPair, n_links: int) -> None:
+    """Raise ``ValidationError`` when ``n_links`` exceeds :func:`links_limit` — before any
+    coordinate is looked at, so that a million-link draft costs no more than counting it."""
+    limit = links_limit(pair)
+    if n_links > limit:
+        n1, n2 = len(pair.tokens1), len(pair.tokens2)
+        raise ValidationError(
+            f"{n_links:,} links is too many for pair {pair.external_id}: its {n1}×{n2} grid takes at most "
+            f"{limit:,} (one per cell; at most {settings.PARAEVAL_ALIGNMENT_MAX_LINKS:,} per pair)"
+        )
+
+
 def _validated_links(assignment: AlignmentAssignment, sure, possible) -> tuple[list, list]:
+    links_count_check(assignment.pair, len(sure) + len(possible))
     probe = AlignmentAssignment(sure=sure, possible=possible)
     probe.clean_fields(exclude=[f.name for f in AlignmentAssignment._meta.fields if f.name not in ("sure", "possible")])
     probe.links_fit(assignment.pair)

@@ -42,3 +42,71 @@ def test_alignment_files_with_non_ascii_digits_name_the_bad_cell(reader, text):
 
     with pytest.raises(alignment.FormatError, match="line 1|line 2|not a"):
         getattr(alignment, reader)(text)
+
+
+# --------------------------------------------------------------------------- link counts before coordinates
+
+
+@pytest.fixture
+def mine(study, pairs, annotator, system):
+    from annotation.alignment import services
+    from annotation.alignment.models import AlignmentAssignment
+
+    services.alignment_config_update(study=study, prefill_system=system)
+    services.assignments_create(study=study)
+    return AlignmentAssignment.objects.filter(annotator=annotator).order_by("pair__position").first()
+
+
+def _send(api_client, a, verb, body):
+    name = "alignment-api:assignment_draft" if verb == "put" else "alignment-api:assignment_submit"
+    return getattr(api_client, verb)(reverse(name, kwargs={"assignment_id": a.pk}), body, format="json")
+
+
+def test_a_million_link_draft_is_refused_fast_and_changes_nothing(api_client, mine, annotator):
+    import time
+
+    api_client.force_authenticate(annotator)
+    links = ",".join(f"[{i % 7},{i // 7 % 7}]" for i in range(1_000_000))
+    body = ('{"sure": [' + links + '], "possible": [], "revision": 0}').encode()  # ~8 MB, as in the issue
+    url = reverse("alignment-api:assignment_draft", kwargs={"assignment_id": mine.pk})
+    t0 = time.perf_counter()
+    r = api_client.generic("PUT", url, body, content_type="application/json")
+    assert r.status_code == 413 and "at most" in r.json()["detail"]
+    assert time.perf_counter() - t0 < 1  # the issue measured ~9 s of CPU for a 200
+    mine.refresh_from_db()
+    assert mine.revision == 0 and mine.status == "assigned"
+
+
+@pytest.mark.parametrize("verb", ["put", "post"])
+def test_more_links_than_grid_cells_are_refused_before_the_coordinates_are_parsed(
+        api_client, mine, annotator, settings, monkeypatch, verb):
+    from annotation.alignment import apis
+
+    settings.PARAEVAL_JSON_MAX_BYTES = 64 * 1024 * 1024
+    api_client.force_authenticate(annotator)
+    n1, n2 = len(mine.pair.tokens1), len(mine.pair.tokens2)
+    parsed = []
+    real = apis.AlignmentLinksInputSerializer.is_valid
+    monkeypatch.setattr(apis.AlignmentLinksInputSerializer, "is_valid",
+                        lambda self, **kw: parsed.append(1) or real(self, **kw))
+    # One link per cell, plus one: no valid alignment of this pair has that many.
+    cells = [[i, j] for i in range(n1) for j in range(n2)]
+    r = _send(api_client, mine, verb, {"sure": cells, "possible": [["x", "y"]], "revision": 0})
+    assert r.status_code == 400 and f"{n1}×{n2} grid takes at most {n1 * n2}" in r.json()["detail"]
+    assert parsed == []
+    # A huge draft, under the JSON limit here: refused by count, quickly.
+    r = _send(api_client, mine, verb, {"sure": [[0, 0]] * 200_000, "possible": [], "revision": 0})
+    assert r.status_code == 400 and "200,000 links is too many" in r.json()["detail"]
+    assert parsed == []
+    mine.refresh_from_db()
+    assert mine.revision == 0
+    # A full grid is still accepted.
+    r = _send(api_client, mine, verb, {"sure": cells, "possible": [], "revision": 0})
+    assert r.status_code == 200, r.content
+
+
+def test_the_hard_cap_applies_even_to_large_grids(api_client, mine, annotator, settings):
+    settings.PARAEVAL_ALIGNMENT_MAX_LINKS = 5
+    api_client.force_authenticate(annotator)
+    r = _send(api_client, mine, "put", {"sure": [[0, k] for k in range(6)], "possible": [], "revision": 0})
+    assert r.status_code == 400 and "at most 5 per pair" in r.json()["detail"]
