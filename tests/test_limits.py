@@ -82,3 +82,28 @@ def test_json_bodies_over_the_endpoint_limit_answer_413(api_client, researcher, 
     assert r.status_code == 413 and "at most 2,000" in r.json()["detail"]
     r = api_client.post(url, {"metric": "pinc"}, format="json")
     assert r.status_code == 201, r.content
+
+
+def test_a_metric_run_on_a_decompression_bomb_fails_with_the_reason_and_leaves_no_cache_file(
+        researcher, study, tmp_path, monkeypatch):
+    import lzma
+
+    from django.core.files.base import ContentFile
+
+    from metrics import services
+    from metrics.core import compressed
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("PARAEVAL_CACHE_DIR", str(cache))
+    monkeypatch.setattr(compressed, "DECOMPRESSED_MAX_BYTES", 1024 * 1024)
+    services._metric_cache.clear()
+    arpa = b"\\data\\\nngram 1=3\n\n\\1-grams:\n" + b"-1.0\tthe\n" * 500_000  # 4.5 MB unpacked
+    bomb = services.metric_resource_create(name="lm", kind="language_model", owner=researcher, study=study,
+                                           file=ContentFile(lzma.compress(arpa), name="lm.arpa.xz"))
+    assert bomb.size < 50_000
+    run = services.metric_run_create(study=study, metric="lm-fluency", resources={"model": bomb.pk},
+                                     created_by=researcher, enqueue=False)
+    run = services.metric_run_execute(run_id=run.pk)
+    assert run.status == "failed"
+    assert "expands to more than 1,048,576 bytes (PARAEVAL_DECOMPRESSED_MAX_BYTES)" in run.error
+    assert not cache.exists() or list(cache.iterdir()) == []

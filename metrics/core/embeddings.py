@@ -198,16 +198,15 @@ def load_text_vectors(path: str | os.PathLike, *, vocab_limit: int | None = None
     are read through gzip. Raises :class:`ValueError` naming the line when the
     dimensions disagree.
     """
-    import gzip
-
     from metrics.core.base import file_fingerprint
 
+    from metrics.core.compressed import open_resource  # decompresses through the size cap
+
     p = Path(path)
-    opener = gzip.open if p.suffix == ".gz" else open
     words: list[str] = []
     rows: list[np.ndarray] = []
     dim = None
-    with opener(p, "rt", encoding="utf-8") as fh:
+    with open_resource(p, "rt") as fh:
         for lineno, line in enumerate(fh, 1):
             parts = line.rstrip("\n\r").rstrip(" ").split(" ")
             if lineno == 1 and len(parts) == 2 and all(x.isdigit() for x in parts):
