@@ -326,7 +326,7 @@ def metric_run_retry(*, run: MetricRun) -> MetricRun:
     """Queue a failed or cancelled run again; chunks already done are kept.
 
     Scores are upserted, so chunks that ran before leave exactly one score per
-    candidate. Raises :class:`ValidationError` for a run that is not failed or
+    candidate; chunks not done start counting their attempts afresh. Raises :class:`ValidationError` for a run that is not failed or
     cancelled.
     """
     locked = MetricRun.objects.select_for_update().get(pk=run.pk)
@@ -336,6 +336,8 @@ def metric_run_retry(*, run: MetricRun) -> MetricRun:
         status=JobStatus.QUEUED, phase="queued", error="", cancel_requested=False, finished_at=None,
         updated_at=timezone.now(),
     )
+    # A retry gets PARAEVAL_CHUNK_MAX_ATTEMPTS fresh deliveries for every chunk not done.
+    MetricRunChunk.objects.filter(run_id=run.pk, done=False).update(attempts=0, updated_at=timezone.now())
     _enqueue_start(run.pk)
     locked.refresh_from_db()
     return locked
@@ -418,6 +420,8 @@ def metric_run_chunk_execute(*, run_id: int, chunk_id: int) -> bool:
     errors propagate so the task can retry.
     """
     # Every delivery is counted, even one that finds nothing to do (to see duplicates).
+    # The count is committed before any work, so a delivery whose worker process dies
+    # on this chunk (out of memory, a crash in native code) still counts.
     MetricRunChunk.objects.filter(pk=chunk_id, run_id=run_id).update(attempts=F("attempts") + 1)
     run = MetricRun.objects.get(pk=run_id)
     if run.is_finished or run.cancel_requested:
@@ -425,6 +429,20 @@ def metric_run_chunk_execute(*, run_id: int, chunk_id: int) -> bool:
     chunk = MetricRunChunk.objects.get(pk=chunk_id, run_id=run_id)
     if chunk.done:
         return _finalize_if_complete(run_id)
+    max_attempts = int(getattr(settings, "PARAEVAL_CHUNK_MAX_ATTEMPTS", 3))
+    if chunk.attempts > max_attempts:
+        # Earlier deliveries neither finished nor failed: their worker died (a broker
+        # delivers an acks_late message again only then, and recovery resends only
+        # chunks of runs whose heartbeat stopped). Without a cap the chunk would kill
+        # a worker on every redelivery, forever.
+        ids = chunk.candidate_ids
+        where = f", candidates {ids[0]}–{ids[-1]}" if ids else ""
+        metric_run_fail(run_id=run_id, error=(
+            f"chunk {chunk.index + 1} of {run.progress_total}{where} was started {chunk.attempts - 1} times and "
+            f"its worker process died each time (PARAEVAL_CHUNK_MAX_ATTEMPTS={max_attempts}); the run stops here. "
+            "Look at the worker's log (out of memory?), then retry, perhaps with a smaller chunk size."
+        ))
+        return False
 
     t0 = time.perf_counter()
     by_pk = {
