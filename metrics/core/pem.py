@@ -451,7 +451,10 @@ class Pem(MeanMetric):
     description = "PEM (Liu et al. 2010): RBF-SVR from pivot F1, LM fluency and target F1 to the overall score."
     version = "1"
     resources = {
-        "model": ResourceSpec("model", "a PEM model trained by metrics.core.pem.pem_train and saved", loader=_load_model),
+        "model": ResourceSpec(
+            "model", "a PEM model (.npz) trained by metrics.core.pem.pem_train and saved; pickles are refused",
+            loader=_load_model,
+        ),
         "phrase_table": ResourceSpec(
             "phrase_table", "the phrase table of pivot-f1", default="fixtures/resources/phrase_table_bible_en_es.tsv.xz"
         ),
