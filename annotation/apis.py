@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError
@@ -12,6 +13,8 @@ from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
+from config.parsers import read_upload
 
 from . import selectors, services
 from .enums import Role
@@ -218,7 +221,8 @@ class StudyImportApi(APIView):
         upload = data.validated_data["file"]
         try:
             job = services.study_import_file(
-                study=study, data=upload.read(), filename=upload.name, fmt=data.validated_data.get("format"),
+                study=study, data=read_upload(upload, settings.PARAEVAL_IMPORT_MAX_BYTES, "PARAEVAL_IMPORT_MAX_BYTES"),
+                filename=upload.name, fmt=data.validated_data.get("format"),
                 replace=data.validated_data["replace"], user=request.user)
         except StudyImportError as exc:
             return Response({

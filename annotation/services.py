@@ -12,7 +12,7 @@ from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 from django.db.models.functions import Lower
 from django.utils import timezone
@@ -116,7 +116,40 @@ def study_member_remove(*, study: Study, user: User, role: str) -> bool:
     return bool(deleted)
 
 
+def study_import_lock(*, study: Study) -> None:
+    """Hold ``study``'s row lock until the surrounding transaction ends.
+
+    Imports into one study then run one after the other: each reads the rows
+    the previous one committed and refuses duplicates with a message, instead
+    of both inserting and the second dying on the unique constraint (a 500).
+    PostgreSQL: ``SELECT … FOR UPDATE``; SQLite takes the database write lock
+    at ``BEGIN IMMEDIATE`` (settings), which serializes writers anyway.
+    """
+    list(Study.objects.select_for_update().filter(pk=study.pk).values_list("pk", flat=True))
+
+
+#: What a concurrent writer's unique-constraint violation tells the user (the lock makes it rare).
+CONCURRENT_IMPORT_MESSAGE = (
+    "another import into this study wrote the same rows at the same time; nothing of this file was written "
+    "(look at the study's data, then import again if rows are still missing)"
+)
+
+
 def study_import_parsed(*, study: Study, parsed: ParsedStudyData, replace: bool = False) -> dict:
+    """Write a parsed file into ``study`` in one transaction: all of it or nothing.
+
+    See :func:`_study_import_parsed`; a unique-constraint race that slips past
+    :func:`study_import_lock` becomes a :class:`StudyImportError` (a 400), and
+    the transaction is rolled back.
+    """
+    try:
+        return _study_import_parsed(study=study, parsed=parsed, replace=replace)
+    except IntegrityError:
+        logger.warning("import into study %s raced another import", study.pk, exc_info=True)
+        raise StudyImportError(parsed.filename, [ImportIssue(CONCURRENT_IMPORT_MESSAGE)]) from None
+
+
+def _study_import_parsed(*, study: Study, parsed: ParsedStudyData, replace: bool = False) -> dict:
     """Write a parsed file into ``study`` in one transaction: all of it or nothing.
 
     Without ``replace`` the import may add systems to originals the study already
@@ -127,6 +160,7 @@ def study_import_parsed(*, study: Study, parsed: ParsedStudyData, replace: bool 
     Returns a summary dict of what was written.
     """
     with transaction.atomic():
+        study_import_lock(study=study)
         if replace:
             try:
                 Original.objects.filter(study=study).delete()

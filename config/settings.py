@@ -240,6 +240,18 @@ PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = env.int("PARAEVAL_JUDGING_OPEN_BACKGROU
 #: Where built resources (language models, trained classifiers) are cached.
 PARAEVAL_CACHE_DIR = Path(env.str("PARAEVAL_CACHE_DIR", default=str(VAR_DIR / "cache")))
 
+# --- limits before work (docs/limits.md) ------------------------------------
+#: Largest JSON request body an API endpoint reads (bytes); file uploads keep their own limits.
+PARAEVAL_JSON_MAX_BYTES = env.int("PARAEVAL_JSON_MAX_BYTES", default=1024 * 1024)
+#: Most links one alignment draft or submission may hold (besides one per grid cell).
+PARAEVAL_ALIGNMENT_MAX_LINKS = env.int("PARAEVAL_ALIGNMENT_MAX_LINKS", default=10_000)
+#: Uploaded metric resources (phrase tables, LMs, vectors, PEM models) above this size are refused.
+PARAEVAL_RESOURCE_MAX_BYTES = env.int("PARAEVAL_RESOURCE_MAX_BYTES", default=4 * 1024**3)
+#: Most bytes a compressed resource (.xz, .gz, .bz2, .zip) may expand to when unpacked.
+PARAEVAL_DECOMPRESSED_MAX_BYTES = env.int("PARAEVAL_DECOMPRESSED_MAX_BYTES", default=1024**3)
+#: Deliveries of one metric-run chunk (a worker that dies on it counts) before the run fails.
+PARAEVAL_CHUNK_MAX_ATTEMPTS = env.int("PARAEVAL_CHUNK_MAX_ATTEMPTS", default=3)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

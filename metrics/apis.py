@@ -20,6 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.apis import get_managed_study
+from config.parsers import upload_size_check
 
 from . import selectors, services
 from .enums import Against, ResourceKind
@@ -282,6 +283,7 @@ class MetricResourceUploadApi(APIView):
         study = get_managed_study(request, study_id)
         data = self.MetricResourceUploadInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        upload_size_check(data.validated_data["file"], services.RESOURCE_MAX_BYTES, "PARAEVAL_RESOURCE_MAX_BYTES")
         try:
             res = services.metric_resource_create(owner=request.user, study=study, **data.validated_data)
         except DjangoValidationError as exc:

@@ -4,3 +4,12 @@ from django.apps import AppConfig
 class MetricsConfig(AppConfig):
     name = "metrics"
     verbose_name = "Metrics and statistics"
+
+    def ready(self) -> None:
+        # metrics.core cannot read Django settings; hand it the decompression cap
+        # (web and worker processes both load the app).
+        from django.conf import settings
+
+        from metrics.core import compressed
+
+        compressed.DECOMPRESSED_MAX_BYTES = int(settings.PARAEVAL_DECOMPRESSED_MAX_BYTES)

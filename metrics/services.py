@@ -88,14 +88,23 @@ def metric_resource_create(
 ) -> MetricResource:
     """Store an uploaded resource file under MEDIA_ROOT with its SHA-256.
 
-    Raises :class:`ValidationError` for an empty or oversized file or an unknown kind.
+    Raises :class:`ValidationError` for an empty or oversized file, an unknown
+    kind, or a ``pem_model`` that is not a data-only PEM model (an old pickled
+    model is refused here, at upload, and is never unpickled). The declared
+    size (``file.size``, known from the upload's headers and spool) is checked
+    before a byte is read.
     """
+    declared = getattr(file, "size", None)
+    if declared is not None and declared > RESOURCE_MAX_BYTES:
+        raise ValidationError({"file": f"The file is {declared:,} bytes; the limit is {RESOURCE_MAX_BYTES:,}."})
     digest, size = _sha256_of(file)
     if size == 0:
         raise ValidationError({"file": "The file is empty."})
     if size > RESOURCE_MAX_BYTES:
         raise ValidationError({"file": f"The file is {size:,} bytes; the limit is {RESOURCE_MAX_BYTES:,}."})
     filename = (getattr(file, "name", "") or "resource").rsplit("/", 1)[-1]
+    if kind == ResourceKind.PEM_MODEL:
+        _check_pem_model_file(file, filename)
     resource = MetricResource(
         name=name.strip() or filename, kind=kind, filename=filename[:255], sha256=digest, size=size,
         owner=owner, study=study, description=description,
@@ -108,6 +117,20 @@ def metric_resource_create(
         raise
     resource.save()
     return resource
+
+
+def _check_pem_model_file(file, filename: str) -> None:
+    """Refuse a ``pem_model`` upload that :meth:`PemModel.load` would refuse (it never unpickles)."""
+    from metrics.core.pem import PemFileError
+    from metrics.core.pem import PemModel as CorePemModel
+
+    file.seek(0)
+    try:
+        CorePemModel.load(file)
+    except PemFileError as exc:
+        raise ValidationError({"file": str(exc).replace(str(getattr(file, "name", "")), filename, 1)}) from None
+    finally:
+        file.seek(0)
 
 
 # --------------------------------------------------------------------------- metric instances
@@ -303,7 +326,7 @@ def metric_run_retry(*, run: MetricRun) -> MetricRun:
     """Queue a failed or cancelled run again; chunks already done are kept.
 
     Scores are upserted, so chunks that ran before leave exactly one score per
-    candidate. Raises :class:`ValidationError` for a run that is not failed or
+    candidate; chunks not done start counting their attempts afresh. Raises :class:`ValidationError` for a run that is not failed or
     cancelled.
     """
     locked = MetricRun.objects.select_for_update().get(pk=run.pk)
@@ -313,6 +336,8 @@ def metric_run_retry(*, run: MetricRun) -> MetricRun:
         status=JobStatus.QUEUED, phase="queued", error="", cancel_requested=False, finished_at=None,
         updated_at=timezone.now(),
     )
+    # A retry gets PARAEVAL_CHUNK_MAX_ATTEMPTS fresh deliveries for every chunk not done.
+    MetricRunChunk.objects.filter(run_id=run.pk, done=False).update(attempts=0, updated_at=timezone.now())
     _enqueue_start(run.pk)
     locked.refresh_from_db()
     return locked
@@ -395,6 +420,8 @@ def metric_run_chunk_execute(*, run_id: int, chunk_id: int) -> bool:
     errors propagate so the task can retry.
     """
     # Every delivery is counted, even one that finds nothing to do (to see duplicates).
+    # The count is committed before any work, so a delivery whose worker process dies
+    # on this chunk (out of memory, a crash in native code) still counts.
     MetricRunChunk.objects.filter(pk=chunk_id, run_id=run_id).update(attempts=F("attempts") + 1)
     run = MetricRun.objects.get(pk=run_id)
     if run.is_finished or run.cancel_requested:
@@ -402,6 +429,20 @@ def metric_run_chunk_execute(*, run_id: int, chunk_id: int) -> bool:
     chunk = MetricRunChunk.objects.get(pk=chunk_id, run_id=run_id)
     if chunk.done:
         return _finalize_if_complete(run_id)
+    max_attempts = int(getattr(settings, "PARAEVAL_CHUNK_MAX_ATTEMPTS", 3))
+    if chunk.attempts > max_attempts:
+        # Earlier deliveries neither finished nor failed: their worker died (a broker
+        # delivers an acks_late message again only then, and recovery resends only
+        # chunks of runs whose heartbeat stopped). Without a cap the chunk would kill
+        # a worker on every redelivery, forever.
+        ids = chunk.candidate_ids
+        where = f", candidates {ids[0]}–{ids[-1]}" if ids else ""
+        metric_run_fail(run_id=run_id, error=(
+            f"chunk {chunk.index + 1} of {run.progress_total}{where} was started {chunk.attempts - 1} times and "
+            f"its worker process died each time (PARAEVAL_CHUNK_MAX_ATTEMPTS={max_attempts}); the run stops here. "
+            "Look at the worker's log (out of memory?), then retry, perhaps with a smaller chunk size."
+        ))
+        return False
 
     t0 = time.perf_counter()
     by_pk = {
@@ -666,7 +707,7 @@ def pem_model_train(*, pem_model_id: int) -> PemModel:
     _pem_update(pem_model_id, phase="saving", progress_done=2)
     r = trained.test_pearson
     with tempfile.TemporaryDirectory() as tmp:
-        path = trained.save(Path(tmp) / f"pem-model-{pem_model_id}.pkl")
+        path = trained.save(Path(tmp) / f"pem-model-{pem_model_id}.npz")
         with transaction.atomic():
             locked = PemModel.objects.select_for_update().get(pk=pem_model_id)
             if locked.is_finished:

@@ -7,6 +7,7 @@ drafts and submit. The grid page itself uses the draft and submit endpoints.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
@@ -14,17 +15,24 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.apis import get_managed_study
 from annotation.importing import StudyImportError
+from config.parsers import SafeJSONParser, read_upload
 from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
 
 from . import exports, selectors, services
 from .enums import ALIGNMENT_FORMATS, ScoringKind
 from .models import AlignmentAssignment, AlignmentSystem, ScoringRun
+
+
+def _read(upload) -> bytes:
+    """An uploaded file's bytes, refused (413) from its declared size before reading."""
+    return read_upload(upload, settings.PARAEVAL_IMPORT_MAX_BYTES, "PARAEVAL_IMPORT_MAX_BYTES")
+
 
 def _link_list(**kwargs):
     return serializers.ListField(child=serializers.ListField(child=serializers.IntegerField(min_value=0), min_length=2, max_length=2), **kwargs)
@@ -100,7 +108,7 @@ class AlignmentPairsImportApi(APIView):
         upload = data.validated_data["file"]
         try:
             summary = services.pairs_import_file(
-                study=study, data=upload.read(), filename=upload.name, fmt=data.validated_data.get("format"),
+                study=study, data=_read(upload), filename=upload.name, fmt=data.validated_data.get("format"),
                 pretokenized=data.validated_data["pretokenized"], replace=data.validated_data["replace"])
         except StudyImportError as exc:
             return _import_error(exc)
@@ -150,7 +158,7 @@ class AlignmentSystemImportApi(APIView):
         upload = data.validated_data["file"]
         try:
             system = services.system_alignments_import(
-                study=study, name=data.validated_data["name"], data=upload.read(), filename=upload.name,
+                study=study, name=data.validated_data["name"], data=_read(upload), filename=upload.name,
                 fmt=data.validated_data["format"], replace=data.validated_data["replace"])
         except StudyImportError as exc:
             return _import_error(exc)
@@ -267,7 +275,7 @@ class AlignmentScoringRunListApi(APIView):
 
 
 class AlignmentScoringRunCreateApi(APIView):
-    parser_classes = [MultiPartParser, FormParser, JSONParser]
+    parser_classes = [MultiPartParser, FormParser, SafeJSONParser]
 
     class AlignmentScoringRunCreateInputSerializer(serializers.Serializer):
         kind = serializers.ChoiceField(choices=ScoringKind.choices)
@@ -295,7 +303,7 @@ class AlignmentScoringRunCreateApi(APIView):
                                 status=status.HTTP_400_BAD_REQUEST)
             kwargs["system"] = system
         if v["kind"] == ScoringKind.PARAPHRASES and v.get("table") is not None:
-            kwargs["table_data"] = v["table"].read()
+            kwargs["table_data"] = _read(v["table"])
             kwargs["table_filename"] = v["table"].name
         try:
             run = services.scoring_run_create(study=study, user=request.user, kind=v["kind"], **kwargs)
@@ -384,6 +392,14 @@ class AlignmentConflictSerializer(serializers.Serializer):
 
 def _save(request, assignment_id: int, service):
     assignment = get_own_assignment(request, assignment_id)
+    # Count before the serializer walks every coordinate: validating a million
+    # links field by field costs seconds of CPU per request.
+    raw = request.data
+    counted = [raw.get(k) for k in ("sure", "possible")] if hasattr(raw, "get") else []
+    try:
+        services.links_count_check(assignment.pair, sum(len(v) for v in counted if isinstance(v, list)))
+    except DjangoValidationError as exc:
+        return None, _validation_error(exc)
     data = AlignmentLinksInputSerializer(data=request.data)
     data.is_valid(raise_exception=True)
     try:

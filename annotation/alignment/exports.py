@@ -60,11 +60,22 @@ def alignment_sources(*, study: Study) -> list[tuple[str, str]]:
     return out
 
 
+#: A database id in a query string: ASCII digits only, and few enough for a 64-bit column.
+#: ``str.isdigit`` is not enough: it accepts "²" and "١", which ``int()`` then refuses or
+#: reads as another number.
+_ID = re.compile(r"[0-9]{1,18}")
+
+
 def source_alignments(study: Study, source: str) -> tuple[dict[int, Alignment], str]:
+    """The alignments of ``source`` (``gold``, ``system:<id>``, ``annotator:<id>``) by pair id, and its name.
+
+    Raises :class:`ExportError` for anything else, including ids that are not
+    ASCII digits (``system:²``) or too long for the database.
+    """
     if source == "gold":
         return selectors.gold_alignments(study=study), "gold"
     kind, _, ident = source.partition(":")
-    if not ident.isdigit():
+    if not _ID.fullmatch(ident):
         raise ExportError(f"unknown source '{source}'; use gold, system:<id> or annotator:<id>")
     if kind == "system":
         system = AlignmentSystem.objects.filter(study=study, pk=int(ident)).first()

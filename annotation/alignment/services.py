@@ -15,13 +15,13 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.enums import JobStatus
 from annotation.importing import ImportIssue, StudyImportError, decode_utf8
 from annotation.models import Study
-from annotation.services import job_enqueue
+from annotation.services import CONCURRENT_IMPORT_MESSAGE, job_enqueue, study_import_lock
 from metrics.core.alignment import FORMATS as ALIGNMENT_FORMATS
 from metrics.core.alignment import Alignment, FormatError, loads
 from metrics.core.alignment_scoring import (
@@ -118,6 +118,19 @@ def alignment_config_update(
 def pairs_import_parsed(*, study: Study, parsed: ParsedPairs, replace: bool = False) -> dict:
     """Write parsed pairs into ``study`` in one transaction: all or nothing.
 
+    Imports into one study run one after the other (``study_import_lock``); a
+    unique-constraint race that still slips through is a :class:`StudyImportError`.
+    """
+    try:
+        return _pairs_import_parsed(study=study, parsed=parsed, replace=replace)
+    except IntegrityError:
+        logger.warning("pairs import into study %s raced another import", study.pk, exc_info=True)
+        raise StudyImportError(parsed.filename, [ImportIssue(CONCURRENT_IMPORT_MESSAGE)]) from None
+
+
+def _pairs_import_parsed(*, study: Study, parsed: ParsedPairs, replace: bool = False) -> dict:
+    """Write parsed pairs into ``study`` in one transaction: all or nothing.
+
     New pairs go after the study's existing ones. A pair id the study already
     has is refused (its line named). A new pair may join an existing group only
     if it shares the group's key sentence. With ``replace`` every pair, group and
@@ -125,6 +138,7 @@ def pairs_import_parsed(*, study: Study, parsed: ParsedPairs, replace: bool = Fa
     annotator has saved or submitted work.
     """
     with transaction.atomic():
+        study_import_lock(study=study)
         if replace:
             worked = AlignmentAssignment.objects.filter(pair__study=study).exclude(status=AssignmentStatus.ASSIGNED).exists()
             if worked:
@@ -201,9 +215,12 @@ def system_alignments_store(
 
     Creates the system if needed. An existing system's alignments are replaced
     only with ``replace`` (else ``ValidationError``); a system that pre-fills
-    grids keeps doing so with its new links.
+    grids keeps doing so with its new links. Concurrent stores into one study
+    run one after the other (``study_import_lock``), so a second upload of the
+    same name is refused with that message rather than a constraint error.
     """
     name = name.strip()
+    study_import_lock(study=study)
     system = AlignmentSystem.objects.filter(study=study, name=name).first()
     if system is not None:
         if not replace:
@@ -402,7 +419,27 @@ def assignment_open(*, assignment: AlignmentAssignment) -> AlignmentAssignment:
     return assignment
 
 
+def links_limit(pair: AlignmentPair) -> int:
+    """Most links one annotator may store on ``pair``: one per grid cell (sure and possible are
+    disjoint), and never more than ``PARAEVAL_ALIGNMENT_MAX_LINKS`` (a draft is stored and
+    re-validated on every autosave, so its size is the cost of a request)."""
+    return min(len(pair.tokens1) * len(pair.tokens2), settings.PARAEVAL_ALIGNMENT_MAX_LINKS)
+
+
+def links_count_check(pair: AlignmentPair, n_links: int) -> None:
+    """Raise ``ValidationError`` when ``n_links`` exceeds :func:`links_limit` — before any
+    coordinate is looked at, so that a million-link draft costs no more than counting it."""
+    limit = links_limit(pair)
+    if n_links > limit:
+        n1, n2 = len(pair.tokens1), len(pair.tokens2)
+        raise ValidationError(
+            f"{n_links:,} links is too many for pair {pair.external_id}: its {n1}×{n2} grid takes at most "
+            f"{limit:,} (one per cell; at most {settings.PARAEVAL_ALIGNMENT_MAX_LINKS:,} per pair)"
+        )
+
+
 def _validated_links(assignment: AlignmentAssignment, sure, possible) -> tuple[list, list]:
+    links_count_check(assignment.pair, len(sure) + len(possible))
     probe = AlignmentAssignment(sure=sure, possible=possible)
     probe.clean_fields(exclude=[f.name for f in AlignmentAssignment._meta.fields if f.name not in ("sure", "possible")])
     probe.links_fit(assignment.pair)

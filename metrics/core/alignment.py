@@ -277,7 +277,10 @@ def _resolve_count(n_pairs: int | None, pair_tokens, found: int, unit: str) -> i
 
 # --------------------------------------------------------------------------- Pharaoh
 
-_PHARAOH_RE = re.compile(r"^(\d+)([-p])(\d+)$")
+_PHARAOH_RE = re.compile(r"^([0-9]+)([-p])([0-9]+)$")
+#: A non-negative integer in a file: ASCII digits only (``str.isdigit`` also accepts "²", which
+#: ``int`` refuses, and "١", which it reads as 1).
+_UINT_RE = re.compile(r"[0-9]+")
 
 
 def read_pharaoh(
@@ -324,7 +327,7 @@ def write_pharaoh(alignments: Iterable[Alignment]) -> str:
 # --------------------------------------------------------------------------- NAACL
 
 def _positive_int(text: str, what: str, line: int, column: int, *, allow_zero: bool = False) -> int:
-    if not text.isdigit():
+    if not _UINT_RE.fullmatch(text):
         raise FormatError(f"{what} {text!r} is not a {'non-negative' if allow_zero else 'positive'} integer", line, column)
     value = int(text)
     if value == 0 and not allow_zero:
@@ -520,7 +523,7 @@ def read_csv(
             raise FormatError(f"expected 4 cells (pair,i,j,kind), found {len(cells)}", n)
         values = []
         for col, (name, cell) in enumerate(zip(("pair", "i", "j"), cells[:3]), 1):
-            if not cell.isdigit():
+            if not _UINT_RE.fullmatch(cell):
                 raise FormatError(f"{name} {cell!r} is not a non-negative integer", n, col)
             values.append(int(cell))
         kind = cells[3].lower()

@@ -168,7 +168,7 @@ def _read_glove_dir(root: Path, vocab_limit: int | None) -> Embeddings:
     # The index is a one-column parquet table ("index": the word of each row);
     # rows are in GloVe's frequency order, so a prefix is the most frequent words.
     words = pq.read_table(root / _GLOVE_INDEX).column(0).to_pylist()
-    matrix = np.load(root / _GLOVE_MATRIX, mmap_mode="r")
+    matrix = np.load(root / _GLOVE_MATRIX, mmap_mode="r", allow_pickle=False)  # data only, never code
     if len(words) != matrix.shape[0]:
         raise ValueError(f"{root}: {len(words)} words but {matrix.shape[0]} vectors")
     if vocab_limit is not None:
@@ -198,16 +198,15 @@ def load_text_vectors(path: str | os.PathLike, *, vocab_limit: int | None = None
     are read through gzip. Raises :class:`ValueError` naming the line when the
     dimensions disagree.
     """
-    import gzip
-
     from metrics.core.base import file_fingerprint
 
+    from metrics.core.compressed import open_resource  # decompresses through the size cap
+
     p = Path(path)
-    opener = gzip.open if p.suffix == ".gz" else open
     words: list[str] = []
     rows: list[np.ndarray] = []
     dim = None
-    with opener(p, "rt", encoding="utf-8") as fh:
+    with open_resource(p, "rt") as fh:
         for lineno, line in enumerate(fh, 1):
             parts = line.rstrip("\n\r").rstrip(" ").split(" ")
             if lineno == 1 and len(parts) == 2 and all(x.isdigit() for x in parts):

@@ -31,8 +31,6 @@ ARPA file holds (log10; ``<s>`` gets the conventional −99).
 
 from __future__ import annotations
 
-import gzip
-import lzma
 import os
 import tempfile
 import threading
@@ -52,6 +50,7 @@ from metrics.core.base import (
     ResourceUnavailable,
     file_fingerprint,
 )
+from metrics.core.compressed import copy_decompressed, open_resource
 from metrics.core.registry import register
 from metrics.core.text import tokenize
 
@@ -86,10 +85,13 @@ def lm_tokens(sentence: str, *, lowercase: bool = True) -> list[str]:
 
 
 def read_sentences(path: str | Path) -> Iterable[list[str]]:
-    """Yield the space-separated tokens of each non-empty line of a text file (plain, .gz, .xz)."""
+    """Yield the space-separated tokens of each non-empty line of a text file (plain, .gz, .xz, .bz2, .zip).
+
+    Raises :class:`~metrics.core.compressed.DecompressedTooLarge` when a compressed
+    file expands past the cap."""
     path = Path(path)
-    opener = {".xz": lzma.open, ".gz": gzip.open}.get(path.suffix, open)
-    with opener(path, "rt", encoding="utf-8") as fh:
+    # Decompressed through the cap (compressed.open_resource): a training text is user-supplied.
+    with open_resource(path, "rt") as fh:
         for line in fh:
             toks = line.split()
             if toks:
@@ -374,17 +376,20 @@ _COMPRESSED_ARPA = (".arpa.gz", ".arpa.xz")
 
 
 def _decompressed_arpa(path: Path) -> Path:
-    """A plain copy of a compressed ARPA file in the cache (this KenLM build reads no gzip/xz)."""
+    """A plain copy of a compressed ARPA file in the cache (this KenLM build reads no gzip/xz).
+
+    Streamed through the decompression cap (:mod:`metrics.core.compressed`): a
+    file that expands past it raises :class:`DecompressedTooLarge` and the
+    partial copy is deleted, so nothing is left in the cache.
+    """
     target = cache_dir() / f"lm_{file_fingerprint(path)}_{path.name.rsplit('.', 1)[0]}"
     if target.exists():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    opener = gzip.open if path.suffix == ".gz" else lzma.open
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as out, opener(path, "rb") as src:
-            for block in iter(lambda: src.read(1 << 20), b""):
-                out.write(block)
+        with os.fdopen(fd, "wb") as out:
+            copy_decompressed(path, out)
         os.chmod(tmp, 0o644)
         os.replace(tmp, target)
     finally:
@@ -422,6 +427,8 @@ def load_kenlm(path: str | Path, *, order: int = 4):
         try:
             _kenlm_cache[key] = kenlm.Model(str(model_path), config)
         except (OSError, RuntimeError) as exc:
+            if model_path != path:  # our decompressed copy of a bad file: do not keep it in the cache
+                Path(model_path).unlink(missing_ok=True)
             raise ResourceUnavailable(f"KenLM cannot load {str(model_path)!r}: {exc}") from None
     return _kenlm_cache[key]
 

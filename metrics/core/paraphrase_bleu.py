@@ -46,7 +46,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import lzma
 import math
 import os
 import random
@@ -142,11 +141,9 @@ class TrainingCorpus:
 
 
 def _open_text(path: Path):
-    if path.suffix == ".xz":
-        return lzma.open(path, "rt", encoding="utf-8")
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, encoding="utf-8")
+    from metrics.core.compressed import open_resource  # decompresses through the size cap
+
+    return open_resource(path, "rt")
 
 
 def load_training_corpus(path: str | os.PathLike = DEFAULT_CORPUS) -> TrainingCorpus:

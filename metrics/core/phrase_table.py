@@ -19,6 +19,7 @@ default; pivot phrases are lower-cased tokens. No quoting: a ``"`` is a token.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import gzip
 import lzma
@@ -31,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from metrics.core.base import file_fingerprint
+from metrics.core.compressed import COMPRESSED_SUFFIXES, DecompressedTooLarge, open_resource
 from metrics.core.phrases import extract_phrase_pairs
 from metrics.core.text import stem
 
@@ -46,6 +48,9 @@ HEADER = ("english", "pivot", "count")
 
 
 def _open_text(path: Path, mode: str):
+    if mode == "r":
+        # Reads decompress through the cap (compressed.open_resource): tables are uploaded.
+        return open_resource(path, "rt", newline="")
     if path.suffix == ".gz":
         return gzip.open(path, mode + "t", encoding="utf-8", newline="")
     if path.suffix == ".xz":
@@ -131,19 +136,25 @@ class PhraseTable:
             header = fh.readline().rstrip("\r\n").split("\t")
         if tuple(header) != HEADER:
             raise ValueError(f"{path}: header must be {'<TAB>'.join(HEADER)!r}, got {'<TAB>'.join(header)!r}")
-        try:
-            df = pd.read_csv(
-                path,
-                sep="\t",
-                quoting=csv.QUOTE_NONE,
-                dtype={"english": object, "pivot": object, "count": np.float64},
-                keep_default_na=False,  # "nan", "null", "NA" are words here
-                na_filter=False,
-                engine="c",
-                compression="infer",
-            )
-        except (ValueError, pd.errors.ParserError) as exc:
-            raise ValueError(f"{path}: not a phrase table ({exc})") from None
+        # Compressed tables are decompressed through the size cap, not by pandas itself.
+        compressed = path.suffix.lower() in COMPRESSED_SUFFIXES
+        with open_resource(path, "rb") if compressed else contextlib.nullcontext(path) as source:
+            try:
+                df = pd.read_csv(
+                    source,
+                    sep="\t",
+                    quoting=csv.QUOTE_NONE,
+                    dtype={"english": object, "pivot": object, "count": np.float64},
+                    keep_default_na=False,  # "nan", "null", "NA" are words here
+                    na_filter=False,
+                    engine="c",
+                    encoding="utf-8",
+                    compression=None,
+                )
+            except DecompressedTooLarge:
+                raise
+            except (ValueError, pd.errors.ParserError) as exc:
+                raise ValueError(f"{path}: not a phrase table ({exc})") from None
         if df.empty:
             raise ValueError(f"{path}: phrase table has no entries")
         try:

@@ -1,13 +1,17 @@
 """PEM's SVR pipeline: grouped split, grouped CV, persistence, and the registered metric."""
 
 import pickle
+import zipfile
 
 import numpy as np
 import pytest
 
 from metrics.core.base import MetricError
 from metrics.core.lm import estimate_kneser_ney, lm_tokens
-from metrics.core.pem import FEATURES, PEM_FORMAT, Pem, PemModel, pem_features, pem_train, split_by_group
+from metrics.core import pem as pem_module
+from metrics.core.pem import (
+    FEATURES, PEM_FORMAT, Pem, PemFileError, PemModel, RbfSvr, pem_features, pem_train, split_by_group,
+)
 from metrics.core.phrase_table import write_phrase_table
 from metrics.core.pivot import pivot_f1
 from metrics.core.phrase_table import PhraseTable
@@ -83,19 +87,78 @@ def test_training_is_deterministic_for_a_seed():
 def test_save_and_load_round_trip_and_refuse_foreign_files(tmp_path):
     x, y, groups = synthetic(n_groups=20)
     model = pem_train(x, y, groups, param_grid=SMALL_GRID)
-    path = model.save(tmp_path / "pem.pkl")
+    path = model.save(tmp_path / "pem.npz")
+    assert zipfile.is_zipfile(path)
     again = PemModel.load(path)
     np.testing.assert_array_equal(again.predict(x), model.predict(x))
     assert again.signature == model.signature
+    assert again.test_pearson.statistic == model.test_pearson.statistic
+    with open(path, "rb") as fh:  # an open upload reads the same
+        assert PemModel.load(fh).signature == model.signature
 
-    old = tmp_path / "old.pkl"
-    old.write_bytes(pickle.dumps({"kind": "paraeval-pem", "format": PEM_FORMAT + 1, "model": None}))
-    with pytest.raises(ValueError, match="format"):
-        PemModel.load(old)
-    junk = tmp_path / "junk.pkl"
-    junk.write_bytes(b"not a pickle")
-    with pytest.raises(ValueError, match="not a PEM model"):
+    other = tmp_path / "other.npz"
+    np.savez(other, meta=np.frombuffer(b'{"kind": "paraeval-pem", "format": 99}', dtype=np.uint8),
+             **{k: np.zeros(3) for k in ("mean", "scale", "support_vectors", "dual_coef")})
+    with pytest.raises(PemFileError, match="format 99"):
+        PemModel.load(other)
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a model")
+    with pytest.raises(PemFileError, match="not a PEM model"):
         PemModel.load(junk)
+
+
+def test_the_saved_arrays_predict_what_the_fitted_scikit_learn_pipeline_predicts():
+    x, y, groups = synthetic(n_groups=30)
+    model = pem_train(x, y, groups, param_grid=SMALL_GRID)
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVR
+
+    for gamma in ("scale", 0.5):
+        pipe = Pipeline([("scale", StandardScaler()), ("svr", SVR(kernel="rbf", C=10.0, gamma=gamma))]).fit(x, y)
+        np.testing.assert_allclose(RbfSvr.from_pipeline(pipe).predict(x), pipe.predict(x), rtol=0, atol=1e-9)
+    assert model.predict(x).shape == (len(x),)
+
+
+def test_an_old_pickled_model_is_refused_with_a_clear_message_and_never_unpickled(tmp_path):
+    marker = tmp_path / "pwned"
+    bomb = tmp_path / "pem.pkl"
+    bomb.write_bytes(pickle.dumps(_Exploit(str(marker)), protocol=4))
+    with pytest.raises(PemFileError, match="pickled PEM model .* is refused.*retrain"):
+        PemModel.load(bomb)
+    assert not marker.exists()
+    legacy = tmp_path / "legacy.pkl"
+    legacy.write_bytes(pickle.dumps({"kind": "paraeval-pem", "format": 1, "model": None}))
+    with pytest.raises(PemFileError, match="pickled"):
+        PemModel.load(legacy)
+
+
+def test_a_model_file_that_unpacks_beyond_the_cap_or_holds_objects_is_refused(tmp_path, monkeypatch):
+    x, y, groups = synthetic(n_groups=10)
+    path = pem_train(x, y, groups, param_grid=SMALL_GRID, test_fraction=0).save(tmp_path / "pem.npz")
+    monkeypatch.setattr(pem_module, "PEM_MAX_BYTES", 100)
+    with pytest.raises(PemFileError, match="unpacked"):
+        PemModel.load(path)
+    monkeypatch.undo()
+
+    marker = tmp_path / "pwned"
+    sneaky = tmp_path / "sneaky.npz"
+    arrays = {k: np.zeros(3) for k in ("mean", "scale", "support_vectors")}
+    np.savez(sneaky, meta=np.frombuffer(b'{"kind": "paraeval-pem", "format": 2}', dtype=np.uint8),
+             dual_coef=np.array([_Exploit(str(marker))], dtype=object), **arrays)
+    with pytest.raises(PemFileError):
+        PemModel.load(sneaky)
+    assert not marker.exists()
+
+
+class _Exploit:
+    """Unpickling this creates ``marker``: what an attacker's "PEM model" would do."""
+
+    def __init__(self, marker: str):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
 
 
 def test_bad_inputs_are_refused():
@@ -138,7 +201,7 @@ def test_pem_metric_scores_with_a_saved_model_and_checks_its_resources(resources
     y = 1 + 3 * feats[:, 0]
     model = pem_train(feats, y, np.arange(len(y)) % 6, test_fraction=0, param_grid=SMALL_GRID,
                       feature_signatures=sigs)
-    path = model.save(tmp_path / "pem.pkl")
+    path = model.save(tmp_path / "pem.npz")
     m = create_metric("pem", {}, {"model": path, "phrase_table": pt, "lm": arpa})
     assert isinstance(m, Pem)
     res = m.score(originals, candidates)

@@ -85,7 +85,7 @@ def test_a_pem_model_trains_on_judgments_splits_by_original_and_scores_another_s
     model = services.pem_model_train(pem_model_id=model.pk)
     assert model.status == "succeeded", model.error
     assert (model.n_train, model.n_test) == (15, 6)  # 5 and 2 whole originals, 3 candidates each
-    assert model.signature.startswith("pem|format:1|") and model.test_pearson is not None
+    assert model.signature.startswith("pem|format:2|") and model.test_pearson is not None
     assert set(model.hyperparameters) == {"svr__C", "svr__gamma", "svr__epsilon"}
     assert model.summary["n_controls"] == 7 and model.summary["n_originals"] == 7
     resource = model.resource
@@ -180,3 +180,90 @@ def test_pem_trains_on_judgments_submitted_through_the_judging_app(researcher, m
     assert model.status == "succeeded", model.error
     assert model.n_train + model.n_test == 35 and model.n_test == 10  # two whole originals held out
     assert model.summary["n_controls"] == 21 and -1 <= model.test_pearson <= 1
+
+
+# --------------------------------------------------------------------------- model files are data, never code
+
+
+class _Exploit:
+    """Unpickling this creates ``marker``: an attacker's "PEM model" would run a shell instead."""
+
+    def __init__(self, marker: str):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def _pickle_bomb(tmp_path):
+    import pickle
+
+    marker = tmp_path / "pwned"
+    return marker, pickle.dumps({"kind": "paraeval-pem", "format": 1, "model": _Exploit(str(marker))})
+
+
+def test_a_malicious_pickle_uploaded_as_a_pem_model_is_refused_and_never_executed(
+        api_client, client, researcher, metric_study, tmp_path):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from metrics.models import MetricResource
+
+    marker, bomb = _pickle_bomb(tmp_path)
+    api_client.force_authenticate(researcher)
+    r = api_client.post(f"/api/studies/{metric_study.pk}/metric-resources/upload/",
+                        {"file": SimpleUploadedFile("pem-model.pkl", bomb), "kind": "pem_model"}, format="multipart")
+    assert r.status_code == 400, r.content
+    assert "pickled PEM model" in r.json()["file"][0] and "retrain" in r.json()["file"][0]
+    client.force_login(researcher)
+    r = client.post(f"/studies/{metric_study.pk}/metrics/resources/",
+                    {"file": SimpleUploadedFile("pem-model.pkl", bomb), "kind": "pem_model"}, follow=True)
+    assert r.status_code == 200
+    assert "pickled PEM model" in r.content.decode()
+    assert not marker.exists()
+    assert not MetricResource.objects.filter(kind="pem_model").exists()
+
+
+def test_a_pem_run_on_a_pickled_model_stored_before_the_upgrade_fails_with_a_clear_reason(
+        researcher, metric_study, feature_resources, tmp_path):
+    from metrics.models import MetricResource
+
+    services._metric_cache.clear()  # resource ids repeat across test databases; the worker cache keys on ids
+    marker, bomb = _pickle_bomb(tmp_path)
+    # What an older installation stored: bypasses today's upload check on purpose.
+    legacy = MetricResource(name="old model", kind="pem_model", filename="pem.pkl", sha256="0" * 64,
+                            size=len(bomb), owner=researcher, study=metric_study)
+    legacy.file.save("pem.pkl", ContentFile(bomb), save=True)
+    run = services.metric_run_create(study=metric_study, metric="pem", created_by=researcher, enqueue=False,
+                                      resources={"model": legacy.pk, **feature_resources})
+    run = services.metric_run_execute(run_id=run.pk)
+    assert run.status == "failed"
+    assert "pickled PEM model" in run.error and "retrain" in run.error
+    assert not marker.exists()
+
+
+def test_a_trained_model_moves_to_another_installation_as_its_npz_file(
+        api_client, judged, researcher, feature_resources):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    services._metric_cache.clear()  # resource ids repeat across test databases; the worker cache keys on ids
+    model = services.pem_model_train(pem_model_id=services.pem_model_create(
+        study=judged, name="exported", created_by=researcher, feature_resources=feature_resources,
+        test_share=0.3, seed=1, enqueue=False).pk)
+    assert model.status == "succeeded", model.error
+    with model.resource.file.open("rb") as fh:
+        data = fh.read()
+    assert data[:4] == b"PK\x03\x04"  # a zip of .npy arrays and JSON, nothing to unpickle
+
+    other = make_study(researcher, name="Elsewhere", with_control=False)
+    api_client.force_authenticate(researcher)
+    r = api_client.post(f"/api/studies/{other.pk}/metric-resources/upload/",
+                        {"file": SimpleUploadedFile("pem-model.npz", data), "kind": "pem_model"}, format="multipart")
+    assert r.status_code == 201, r.content
+    run = services.metric_run_create(study=other, metric="pem", created_by=researcher, enqueue=False,
+                                     resources={"model": r.json()["id"], **feature_resources})
+    run = services.metric_run_execute(run_id=run.pk)
+    reference = services.metric_run_execute(run_id=services.pem_model_run_create(
+        pem_model=model, study=other, created_by=researcher, enqueue=False).pk)
+    assert run.status == "succeeded", run.error
+    assert reference.status == "succeeded", reference.error
+    assert run.corpus_score == pytest.approx(reference.corpus_score, abs=1e-12)
