@@ -53,14 +53,19 @@ class MetricRunForm(forms.Form):
                 name = _field_name("p", slug, p["name"])
                 self.fields[name] = self._param_field(p)
                 params.append(name)
+            prepare = (m.get("card") or {}).get("prepare")
             for r in m["resources"]:
                 name = _field_name("r", slug, r["name"])
                 empty = "the built-in default" if r["has_default"] else "— choose an uploaded resource —"
+                # A resource without a default must be prepared first: say how (the card's
+                # "prepare" step) rather than the resource's internal description.
+                help_text = prepare if prepare and not r["has_default"] else r["help"]
                 self.fields[name] = forms.ChoiceField(
-                    label=r["name"], required=False, choices=[("", empty)] + resource_choices, help_text=r["help"]
+                    label=r["name"], required=False, choices=[("", empty)] + resource_choices, help_text=help_text
                 )
                 res.append(name)
-            self._groups.append({"slug": slug, "description": m["description"], "params": params, "resources": res})
+            self._groups.append({"slug": slug, "description": m["description"], "card": m.get("card"),
+                                 "params": params, "resources": res})
 
     @staticmethod
     def _param_field(p: dict) -> forms.Field:
@@ -91,6 +96,7 @@ class MetricRunForm(forms.Form):
             {
                 "slug": g["slug"],
                 "description": g["description"],
+                "card": g["card"],
                 "params": [self[n] for n in g["params"]],
                 "resources": [self[n] for n in g["resources"]],
             }
