@@ -41,7 +41,9 @@ class MetricRunForm(forms.Form):
     def __init__(self, *args, catalog: list[dict], resources: list[MetricResource], **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.catalog = catalog
-        self.fields["metric"].choices = [(m["slug"], f"{m['slug']} — {m['description']}") for m in catalog]
+        # Slugs only: the long descriptions were cut off in the drop-down (the chosen
+        # metric's description and card show right below it).
+        self.fields["metric"].choices = [(m["slug"], m["slug"]) for m in catalog]
         resource_choices = [(str(r.pk), f"{r.name} ({r.get_kind_display()}, {r.short_hash})") for r in resources]
         self._groups: list[dict] = []
         for m in catalog:
