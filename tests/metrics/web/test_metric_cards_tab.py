@@ -45,3 +45,13 @@ def test_starting_pem_without_a_model_names_the_train_pem_form_not_a_function(cl
     assert "needs model" in errors and "Train PEM" in errors
     assert "pem_train" not in errors
     assert MetricRun.objects.count() == 0
+
+
+def test_the_metrics_api_returns_each_card(api_client, researcher):
+    api_client.force_authenticate(researcher)
+    r = api_client.get("/api/metrics/")
+    assert r.status_code == 200
+    cards = {m["slug"]: m["card"] for m in r.json()}
+    assert cards["ter"]["direction"] == "lower"
+    assert "Train PEM" in cards["pem"]["prepare"]
+    assert set(cards["bleu"]) == {"measures", "direction", "range", "needs", "reference", "caveats", "prepare"}
