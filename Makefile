@@ -7,11 +7,30 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKER_CONCURRENCY ?= 2
 
-.PHONY: run test tour venv install install-dev migrate demo web worker beat clean help
+.PHONY: run test tour venv install install-dev migrate demo web worker beat clean help docs docs-build docs-cards
+DOCS_HOST ?= 127.0.0.1
+DOCS_PORT ?= 8001
 
 help:
-	@echo "make run   - set up everything and serve the demo study at http://$(HOST):$(PORT)/"
-	@echo "make test  - run the whole test suite"
+	@echo "paraeval: two commands. make run serves the demo; make test runs the suite."
+	@echo ""
+	@echo "Targets:"
+	@echo "  make run          set up everything and serve the demo study at http://$(HOST):$(PORT)/ with one worker"
+	@echo "  make test         run the whole test suite (PYTEST_ARGS='tests/x -q' runs a part)"
+	@echo "  make docs         serve the documentation site at http://$(DOCS_HOST):$(DOCS_PORT)/"
+	@echo "  make docs-build   build the documentation site into site/ (strict: broken links fail)"
+	@echo "  make docs-cards   rewrite docs/metrics-cards.md from the metric cards"
+	@echo "  make tour         walk the tour in Chromium and refresh docs/tour/*.png"
+	@echo "  make web          the web server alone (auto-reload)"
+	@echo "  make worker       one more Celery worker (no beat)"
+	@echo "  make beat         Celery beat alone (once per lab)"
+	@echo "  make install      create $(VENV) and install requirements.txt"
+	@echo "  make install-dev  also install requirements-dev.txt (tests, docs)"
+	@echo "  make clean        delete the demo database, broker file, media and caches under var/"
+	@echo ""
+	@echo "Variables (make run PORT=8001 ...):"
+	@echo "  HOST=$(HOST)  PORT=$(PORT)  WORKER_CONCURRENCY=$(WORKER_CONCURRENCY)"
+	@echo "  DOCS_HOST=$(DOCS_HOST)  DOCS_PORT=$(DOCS_PORT)  PYTEST_ARGS=$(PYTEST_ARGS)  PYTHON=$(PYTHON)  VENV=$(VENV)"
 
 $(VENV)/bin/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "paraeval needs $(PYTHON) (Python 3.11)"; exit 1; }
@@ -36,16 +55,11 @@ demo: migrate
 	$(PY) manage.py load_demo
 
 # Web server and one Celery worker with Celery beat inside it (-B: the periodic pass
-# that resends work whose worker died; its schedule file is var/celerybeat-schedule).
-# Ctrl-C stops both.
-run: demo
-	@echo ""
-	@echo "paraeval is starting at http://$(HOST):$(PORT)/  (Ctrl-C stops the server and the worker)"
-	@echo ""
-	@trap 'kill 0' INT TERM EXIT; \
-	$(VENV)/bin/celery -A config worker -B --loglevel=INFO --concurrency=$(WORKER_CONCURRENCY) & \
-	$(PY) manage.py runserver --noreload $(HOST):$(PORT) & \
-	wait
+# that resends work whose worker died; its schedule file is var/celerybeat-schedule),
+# supervised by config/run.py: a busy port or a second `make run` on the same var/
+# fails with one line before anything starts; Ctrl-C or SIGTERM stops both, quietly.
+run: install
+	@$(PY) -m config.run --prepare --host $(HOST) --port $(PORT) --concurrency $(WORKER_CONCURRENCY)
 
 web: migrate
 	$(PY) manage.py runserver $(HOST):$(PORT)
@@ -72,6 +86,16 @@ test: install-dev
 tour: install-dev
 	$(PY) -m pytest -q tests/e2e/test_tour.py
 	mkdir -p docs/tour && cp var/screenshots/tour-*.png docs/tour/
+
+# The documentation site (MkDocs Material, mkdocs.yml). docs-build is what CI runs.
+docs: install-dev
+	$(VENV)/bin/mkdocs serve --dev-addr $(DOCS_HOST):$(DOCS_PORT)
+
+docs-build: install-dev
+	$(VENV)/bin/mkdocs build --strict --site-dir site
+
+docs-cards: install
+	$(PY) manage.py metrics --markdown > docs/metrics-cards.md
 
 clean:
 	rm -rf var/paraeval.sqlite3* var/celery-broker.sqlite3* var/media var/cache var/staticfiles

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, Q, QuerySet
 
-from .enums import Role
+from .enums import Role, SystemKind
 from .models import Candidate, ImportJob, Original, Study, StudyMembership, System
 
 RESEARCHERS_GROUP = "researchers"
@@ -23,9 +23,12 @@ def study_list_for_researcher(user: User) -> QuerySet[Study]:
     qs = Study.objects.all()
     if not user.is_superuser:
         qs = qs.filter(Q(owner=user) | Q(memberships__user=user, memberships__role=Role.RESEARCHER)).distinct()
+    controls = SystemKind.control_kinds()
+    # Controls are paraeval's own candidates, not systems under evaluation: count apart.
     return qs.select_related("owner").annotate(
         n_originals=Count("originals", distinct=True),
-        n_systems=Count("systems", distinct=True),
+        n_systems=Count("systems", filter=~Q(systems__kind__in=controls), distinct=True),
+        n_controls=Count("systems", filter=Q(systems__kind__in=controls), distinct=True),
     )
 
 
@@ -49,20 +52,24 @@ def studies_for_member(*, user: User, role: str) -> QuerySet[Study]:
 
 
 def study_system_counts(*, study: Study) -> list[dict]:
-    """Per system: name, kind, number of candidates; imported systems first."""
+    """Per system: name, kind, its human-readable ``kind_label``, ``is_control``, number of
+    candidates; imported systems first."""
     rows = (
         System.objects.filter(study=study)
         .annotate(n_candidates=Count("candidates"))
         .order_by("kind", "name")
         .values("id", "name", "kind", "n_candidates")
     )
-    return list(rows)
+    labels = dict(SystemKind.choices)
+    controls = set(SystemKind.control_kinds())
+    return [r | {"kind_label": labels.get(r["kind"], r["kind"]), "is_control": r["kind"] in controls} for r in rows]
 
 
 def study_counts(*, study: Study) -> dict:
     return {
         "originals": Original.objects.filter(study=study).count(),
-        "systems": System.objects.filter(study=study).count(),
+        "systems": System.objects.filter(study=study).exclude(kind__in=SystemKind.control_kinds()).count(),
+        "controls": System.objects.filter(study=study, kind__in=SystemKind.control_kinds()).count(),
         "candidates": Candidate.objects.filter(original__study=study).count(),
         "per_system": study_system_counts(study=study),
     }

@@ -255,7 +255,10 @@ PARAEVAL_CHUNK_MAX_ATTEMPTS = env.int("PARAEVAL_CHUNK_MAX_ATTEMPTS", default=3)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # A refused request (403) is an answer, not a failure: log its one line without the
+    # traceback Django attaches (config.logging_filters.DropPermissionDeniedTraceback).
+    "filters": {"no_403_traceback": {"()": "config.logging_filters.DropPermissionDeniedTraceback"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["no_403_traceback"]}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }

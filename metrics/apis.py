@@ -54,9 +54,22 @@ class MetricResourceInfoSerializer(serializers.Serializer):
     has_default = serializers.BooleanField()
 
 
+class MetricCardSerializer(serializers.Serializer):
+    """The metric's card (metrics.core.cards.MetricCard)."""
+
+    measures = serializers.CharField()
+    direction = serializers.ChoiceField(choices=["higher", "lower", "none"])
+    range = serializers.CharField()
+    needs = serializers.CharField()
+    reference = serializers.CharField()
+    caveats = serializers.CharField(allow_blank=True)
+    prepare = serializers.CharField(allow_blank=True)
+
+
 class MetricInfoSerializer(serializers.Serializer):
     slug = serializers.CharField()
     description = serializers.CharField()
+    card = MetricCardSerializer(allow_null=True)
     higher_is_better = serializers.BooleanField()
     params = MetricParamInfoSerializer(many=True)
     resources = MetricResourceInfoSerializer(many=True)

@@ -41,7 +41,9 @@ class MetricRunForm(forms.Form):
     def __init__(self, *args, catalog: list[dict], resources: list[MetricResource], **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.catalog = catalog
-        self.fields["metric"].choices = [(m["slug"], f"{m['slug']} — {m['description']}") for m in catalog]
+        # Slugs only: the long descriptions were cut off in the drop-down (the chosen
+        # metric's description and card show right below it).
+        self.fields["metric"].choices = [(m["slug"], m["slug"]) for m in catalog]
         resource_choices = [(str(r.pk), f"{r.name} ({r.get_kind_display()}, {r.short_hash})") for r in resources]
         self._groups: list[dict] = []
         for m in catalog:
@@ -53,14 +55,19 @@ class MetricRunForm(forms.Form):
                 name = _field_name("p", slug, p["name"])
                 self.fields[name] = self._param_field(p)
                 params.append(name)
+            prepare = (m.get("card") or {}).get("prepare")
             for r in m["resources"]:
                 name = _field_name("r", slug, r["name"])
                 empty = "the built-in default" if r["has_default"] else "— choose an uploaded resource —"
+                # A resource without a default must be prepared first: say how (the card's
+                # "prepare" step) rather than the resource's internal description.
+                help_text = prepare if prepare and not r["has_default"] else r["help"]
                 self.fields[name] = forms.ChoiceField(
-                    label=r["name"], required=False, choices=[("", empty)] + resource_choices, help_text=r["help"]
+                    label=r["name"], required=False, choices=[("", empty)] + resource_choices, help_text=help_text
                 )
                 res.append(name)
-            self._groups.append({"slug": slug, "description": m["description"], "params": params, "resources": res})
+            self._groups.append({"slug": slug, "description": m["description"], "card": m.get("card"),
+                                 "params": params, "resources": res})
 
     @staticmethod
     def _param_field(p: dict) -> forms.Field:
@@ -91,6 +98,7 @@ class MetricRunForm(forms.Form):
             {
                 "slug": g["slug"],
                 "description": g["description"],
+                "card": g["card"],
                 "params": [self[n] for n in g["params"]],
                 "resources": [self[n] for n in g["resources"]],
             }

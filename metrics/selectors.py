@@ -7,6 +7,7 @@ reports app uses to correlate metrics with human judgments.
 from __future__ import annotations
 
 import math
+from dataclasses import asdict
 from typing import Any
 
 import pandas as pd
@@ -16,6 +17,7 @@ from django.db.models import Q, QuerySet
 from annotation.enums import JobStatus, Role, SystemKind
 from annotation.models import Study
 from metrics.core.base import Metric, ResourceSpec
+from metrics.core.cards import card_rows
 from metrics.core.registry import available_metrics, get_metric
 
 from .models import MetricResource, MetricRun, MetricScore, PemModel
@@ -123,10 +125,18 @@ def _resource_info(spec: ResourceSpec) -> dict[str, Any]:
 
 
 def metric_info(cls: type[Metric]) -> dict[str, Any]:
-    """A registry entry as plain data: slug, description, parameters, resources."""
+    """A registry entry as plain data: slug, description, card, parameters, resources.
+
+    ``card`` is the metric's :class:`~metrics.core.cards.MetricCard` as a dict plus
+    ``rows`` (its (label, text) pairs as every page shows them), or None.
+    """
+    card = None
+    if cls.card is not None:
+        card = asdict(cls.card) | {"rows": card_rows(cls.card)}
     return {
         "slug": cls.slug,
         "description": cls.description,
+        "card": card,
         "higher_is_better": bool(cls.higher_is_better),
         "params": [_param_info(p) for p in cls.params.values()],
         "resources": [_resource_info(r) for r in cls.resources.values()],

@@ -244,6 +244,9 @@ def metric_run_create(
         raise ValidationError(str(exc)) from None
     missing = instance.missing_resources()
     if missing:
+        if cls.card is not None and cls.card.prepare:
+            # Lead the user to the step that prepares the resource, not to internals.
+            raise ValidationError({"resources": f"metric {metric!r} needs {', '.join(missing)}. {cls.card.prepare}"})
         helps = "; ".join(f"{name}: {cls.resources[name].help}" for name in missing)
         raise ValidationError({"resources": f"metric {metric!r} needs resource(s) {', '.join(missing)} ({helps})"})
     normalized = {k: _jsonable(v) for k, v in instance.param_values.items()}

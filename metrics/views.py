@@ -15,6 +15,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.views import researcher_study_required, study_context
 
+from metrics.core.cards import direction_text
+from metrics.core.registry import UnknownMetric
+
 from . import selectors, services
 from .exports import run_export_csv, run_export_json
 from .forms import MetricResourceUploadForm, MetricRunForm, PemTrainForm
@@ -89,9 +92,16 @@ def run_detail(request, study, run_id: int):
     if run.resources:
         found = selectors.metric_resources_by_id(ids=run.resources.values())
         resource_rows = [{"name": k, "resource": found.get(v), "id": v} for k, v in run.resources.items()]
+    try:
+        card = selectors.metric_catalog_entry(run.metric)["card"]
+    except UnknownMetric:
+        card = None  # a run of a metric no longer registered still shows its numbers
+    if card is not None:
+        card = card | {"direction_text": direction_text(card["direction"])}
     return render(request, "metrics/run_detail.html", study_context(
         study,
         run=run,
+        card=card,
         page=page,
         system=system,
         systems=[s["system"] for s in run.system_scores],

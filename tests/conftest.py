@@ -155,9 +155,28 @@ def page(browser, live_server):
     errors: list[str] = []
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
     pg.js_errors = errors
+    csp = watch_console(pg)
     yield pg
     context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
+    assert not csp, f"Content-Security-Policy errors in the console: {csp}"
+
+
+def watch_console(page) -> list[str]:
+    """Collect the console's Content-Security-Policy violations on ``page`` (every page it visits).
+
+    The returned list fills as the page runs; tests (and the ``page`` fixture, at teardown)
+    assert it is empty: a violation means something on the page did not work (a blocked
+    style, script or handler) even when no assertion noticed.
+    """
+    found: list[str] = []
+
+    def on_console(msg):
+        if msg.type == "error" and "Content Security Policy" in msg.text:
+            found.append(f"{page.url}: {msg.text}")
+
+    page.on("console", on_console)
+    return found
 
 
 def browser_login(page, username: str, password: str = "pw") -> None:

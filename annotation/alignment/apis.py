@@ -8,12 +8,14 @@ drafts and submit. The grid page itself uses the draft and submit endpoints.
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib import messages
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
@@ -446,6 +448,11 @@ class AlignmentSubmitApi(APIView):
             return error
         nxt = selectors.assignment_next_for_annotator(user=request.user, after=assignment)
         next_url = reverse("alignment:grid", kwargs={"assignment_id": nxt.pk}) if nxt else reverse("alignment:home")
+        if isinstance(request.successful_authenticator, SessionAuthentication):
+            # The grid page moves on to next_url: confirm there that the pair was submitted.
+            messages.success(request._request, (
+                f"Alignment of pair “{assignment.pair.external_id}” submitted. "
+                + ("Here is your next pair." if nxt else "You have submitted every pair assigned to you.")))
         return Response(AlignmentSubmitOutputSerializer({
             "revision": assignment.revision, "status": assignment.status, "submitted_at": assignment.submitted_at,
             "server_seconds": assignment.server_seconds, "active_seconds": assignment.active_seconds, "next_url": next_url,

@@ -56,6 +56,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from metrics.core.cards import MetricCard
 from metrics.core.text import TOKENIZER_VERSION
 
 __all__ = [
@@ -343,6 +344,10 @@ class Metric(ABC):
     #: Implementation version, recorded in the signature.
     version: ClassVar[str] = "1"
     higher_is_better: ClassVar[bool] = True
+    #: What the metric measures, its direction, range, needs, paper and caveats
+    #: (:class:`~metrics.core.cards.MetricCard`): the one source for the Metrics tab,
+    #: ``manage.py metrics`` and docs/metrics-cards.md. Every registered metric sets it.
+    card: ClassVar[MetricCard | None] = None
     #: Names of the columns of :meth:`segment_stats` (instances may override).
     stat_names: tuple[str, ...] = ()
     #: Whether every segment needs a reference (instances may decide by params).

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from metrics.core.base import Metric, Param
+from metrics.core.cards import MetricCard
 from metrics.core.registry import register
 from metrics.core.sacre import BLEU_PARAMS, bleu_stat_names, make_bleu
 
@@ -38,6 +39,15 @@ class IBleuMetric(Metric):
     }
     version = "1"
     needs_references = True
+    card = MetricCard(
+        measures="How close the candidate is to a reference paraphrase, minus a penalty for staying close to the original.",
+        direction="higher",
+        range="−100 to 100 (BLEU points; with α = 0.9 in practice about −10 to 90)",
+        needs="original (R), candidate (P) and a reference paraphrase (the study's reference column)",
+        reference="Sun & Zhou 2012, Joint Learning of a Dual SMT System for Paraphrase Generation (ACL)",
+        caveats="Without a reference it cannot run. Both BLEU terms are corpus-level BLEU re-summed from "
+                "sentence statistics; a sentence score uses effective-order BLEU and is noisy.",
+    )
 
     def _check_params(self) -> None:
         self._corpus = make_bleu(self.param_values, effective_order=False)

@@ -50,6 +50,7 @@ from metrics.core.base import (
     ResourceUnavailable,
     file_fingerprint,
 )
+from metrics.core.cards import MetricCard
 from metrics.core.compressed import copy_decompressed, open_resource
 from metrics.core.registry import register
 from metrics.core.text import tokenize
@@ -473,6 +474,15 @@ class LmFluency(Metric):
         ),
     }
     stat_names = ("log10_prob", "length")
+    card = MetricCard(
+        measures="How fluent the candidate is: its average log10 probability per word under a 4-gram language model.",
+        direction="higher",
+        range="−∞ to 0 (log10 probability per word; typical sentences −2 to −5)",
+        needs="candidate (P) and a language model (built in: a KenLM model of the Bible's English text)",
+        reference="Liu, Dahlmeier & Ng 2010, PEM: A Paraphrase Evaluation Metric Exploiting Parallel Texts (EMNLP), §4.4",
+        caveats="Rewards common wording in the model's domain: a fluent sentence about an unusual topic scores low. "
+                "Random text drawn from a unigram model scores lowest, as it should.",
+    )
 
     def _segment_stats(self, originals, candidates, references):
         path = self.resource_path("model")

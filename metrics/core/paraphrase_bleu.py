@@ -58,6 +58,7 @@ from pathlib import Path
 import numpy as np
 
 from metrics.core.base import REPO_ROOT, Param, ResourceSpec, file_fingerprint
+from metrics.core.cards import MetricCard
 from metrics.core.registry import register
 from metrics.core.sacre import BLEU_PARAMS, SacreMetric, _AGAINST, against_texts, bleu_stat_names, make_bleu
 from metrics.core.text import normalize, tokenize
@@ -498,6 +499,17 @@ class ParaphraseBleu(SacreMetric):
         ),
     }
     version = "1"
+    card = MetricCard(
+        measures="BLEU of the candidate against the original (or reference) after the latter is rewritten with "
+                 "WordNet synonyms taken from the candidate, where a per-word context classifier accepts them.",
+        direction="higher",
+        range="0–100 (BLEU points)",
+        needs="original (R) or reference, candidate (P); a WordNet synonym table and English training text (both built in)",
+        reference="Kauchak & Barzilay 2006, Paraphrasing for Automatic Evaluation (HLT-NAACL)",
+        caveats="Made for machine-translation evaluation: against the original it forgives synonym changes, so it "
+                "measures how much meaning-preserving rewording was done less than PINC does. The first run trains "
+                "the classifiers (cached afterwards).",
+    )
 
     def _check_params(self) -> None:
         self._corpus = make_bleu(self.param_values, effective_order=False)

@@ -30,6 +30,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from metrics.core.base import MeanMetric, MetricError, ResourceSpec
+from metrics.core.cards import MetricCard
 from metrics.core.registry import register
 from metrics.core.stats.correlation import pearson
 from metrics.core.stats.results import CorrelationResult
@@ -450,6 +451,19 @@ class Pem(MeanMetric):
     slug = "pem"
     description = "PEM (Liu et al. 2010): RBF-SVR from pivot F1, LM fluency and target F1 to the overall score."
     version = "1"
+    card = MetricCard(
+        measures="A prediction of the human overall score (1–5) from three features: pivot-language F1 (adequacy), "
+                 "LM fluency and target-language F1 (lexical dissimilarity).",
+        direction="higher",
+        range="about 1–5 (the human overall scale; the SVR's output is not clipped)",
+        needs="original (R), candidate (P), a trained PEM model, the phrase table and the language model it was trained with",
+        reference="Liu, Dahlmeier & Ng 2010, PEM: A Paraphrase Evaluation Metric Exploiting Parallel Texts (EMNLP)",
+        caveats="Only as good as the judgments it was trained on; score studies of the same domain, with the same "
+                "phrase table and LM (the signature records their hashes).",
+        prepare="Train a model first: on the study's Metrics tab, under “PEM models”, fill in the Train PEM "
+                "form (it needs a judged study); then press “Score this study” next to the model, or choose "
+                "it as the model resource.",
+    )
     resources = {
         "model": ResourceSpec(
             "model", "a PEM model (.npz) trained by metrics.core.pem.pem_train and saved; pickles are refused",

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from metrics.core.base import MeanMetric, Param
+from metrics.core.cards import MetricCard
 from metrics.core.ngram_counts import ngram_overlap
 from metrics.core.registry import register
 from metrics.core.text import tokenize
@@ -75,6 +76,16 @@ class PincMetric(MeanMetric):
         "lowercase": Param("lowercase", bool, True, "lower-case tokens before matching"),
     }
     version = "1"
+    card = MetricCard(
+        measures="How much the wording changed: the share of the candidate's n-grams (n = 1–4) that are not in the "
+                 "original, averaged over n.",
+        direction="none",
+        range="0–1 (0: every n-gram copied; 1: no n-gram shared)",
+        needs="original (R) and candidate (P)",
+        reference="Chen & Dolan 2011, Collecting Highly Parallel Data for Paraphrase Evaluation (ACL), §3.2",
+        caveats="Says nothing about meaning: unrelated text scores 1. Read it next to an adequacy measure "
+                "(pivot-f1, BLEU against a reference, human adequacy).",
+    )
 
     def _sentence_values(self, originals, candidates, references):
         low, max_n = self.param_values["lowercase"], self.param_values["max_n"]

@@ -39,6 +39,7 @@ from functools import lru_cache
 import numpy as np
 
 from metrics.core.base import Metric, Param, ResourceSpec
+from metrics.core.cards import MetricCard
 from metrics.core.phrase_table import PhraseTable
 from metrics.core.registry import register
 from metrics.core.target_f1 import english_tokens, f1_from_sums, overlap_stats
@@ -276,6 +277,16 @@ class PivotF1(Metric):
     slug = "pivot-f1"
     description = "PEM pivot-language F1: agreement of bags of pivot n-grams through a phrase table."
     version = "1"
+    card = MetricCard(
+        measures="Whether the candidate keeps the original's meaning: F1 between the bags of pivot-language "
+                 "(Spanish) n-grams both sentences translate into through a phrase table.",
+        direction="higher",
+        range="0–1",
+        needs="original (R), candidate (P) and an English→pivot phrase table (built in: Bible English→Spanish)",
+        reference="Liu, Dahlmeier & Ng 2010, PEM: A Paraphrase Evaluation Metric Exploiting Parallel Texts (EMNLP), §4.1–4.3",
+        caveats="Only as broad as the phrase table: words it has never seen translate to themselves, so "
+                "out-of-domain text falls back to word overlap.",
+    )
     params = {
         "edge_threshold": Param("edge_threshold", float, 0.1, "keep translations with Pr(f|e) above this",
                                 minimum=0.0, maximum=1.0),

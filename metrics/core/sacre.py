@@ -30,6 +30,7 @@ from sacrebleu.metrics.chrf import CHRF as _SacreCHRF
 from sacrebleu.metrics.ter import TER as _SacreTER
 
 from metrics.core.base import Metric, MissingReference, Param
+from metrics.core.cards import MetricCard
 from metrics.core.ngram_counts import ngram_overlap
 from metrics.core.registry import register
 
@@ -266,6 +267,15 @@ class BleuMetric(SacreMetric):
     description = "BLEU (sacrebleu) of the candidate against the original or the reference."
     params = {"against": _AGAINST, **BLEU_PARAMS}
     version = "1"
+    card = MetricCard(
+        measures="n-gram overlap (n = 1–4) of the candidate with the original or a reference, with a brevity penalty.",
+        direction="higher",
+        range="0–100",
+        needs="original (R) or reference, and candidate (P)",
+        reference="Papineni et al. 2002, BLEU (ACL); computed by sacrebleu (Post 2018, WMT)",
+        caveats="Against the original (the default) a high BLEU means little rewording: the identical control "
+                "scores 100. Choose “against reference” to measure closeness to a reference paraphrase.",
+    )
     higher_is_better = True
 
     def _check_params(self) -> None:
@@ -299,6 +309,15 @@ class ChrfMetric(SacreMetric):
         "eps_smoothing": Param("eps_smoothing", bool, False, "chrF++.py-style epsilon smoothing"),
     }
     version = "1"
+    card = MetricCard(
+        measures="Character n-gram F-score (chrF; with word n-grams, chrF++) of the candidate against the original "
+                 "or a reference.",
+        direction="higher",
+        range="0–100",
+        needs="original (R) or reference, and candidate (P)",
+        reference="Popović 2015, chrF: character n-gram F-score for automatic MT evaluation (WMT); computed by sacrebleu",
+        caveats="Against the original it measures copying, not quality; it forgives inflection changes that BLEU punishes.",
+    )
 
     def _check_params(self) -> None:
         p = self.param_values
@@ -335,6 +354,15 @@ class TerMetric(SacreMetric):
         "case_sensitive": Param("case_sensitive", bool, False, "do not lower-case"),
     }
     version = "1"
+    card = MetricCard(
+        measures="Translation edit rate: word edits (insertions, deletions, substitutions, shifts) needed to turn the "
+                 "candidate into the original or reference, per reference word.",
+        direction="lower",
+        range="0 upwards (can exceed 100 when the candidate is much longer)",
+        needs="original (R) or reference, and candidate (P)",
+        reference="Snover et al. 2006, A Study of Translation Edit Rate with Targeted Human Annotation (AMTA); computed by sacrebleu",
+        caveats="Against the original a high TER means much rewording, which for a paraphrase is not an error.",
+    )
     higher_is_better = False
     stat_names = ("edits", "ref_length")
     _integer_stats = False

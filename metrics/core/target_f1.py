@@ -29,6 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from metrics.core.base import Metric, Param
+from metrics.core.cards import MetricCard
 from metrics.core.ngram_counts import ngram_overlap
 from metrics.core.registry import register
 from metrics.core.text import stem as porter_stem
@@ -94,6 +95,15 @@ class TargetF1(Metric):
         "max_n": Param("max_n", int, 4, "largest n-gram order", minimum=1, maximum=9),
     }
     version = "1"
+    card = MetricCard(
+        measures="How many of the original's words and phrases the candidate reuses: F1 of clipped English n-gram "
+                 "counts (n = 1–4, Porter-stemmed).",
+        direction="none",
+        range="0–1 (1: the same words)",
+        needs="original (R) and candidate (P)",
+        reference="Liu, Dahlmeier & Ng 2010, PEM: A Paraphrase Evaluation Metric Exploiting Parallel Texts (EMNLP), §4.4",
+        caveats="PEM's lexical-dissimilarity feature: a good paraphrase has a low value, but so does unrelated text.",
+    )
     stat_names = ("overlap", "count_candidate", "count_original")
 
     def _segment_stats(self, originals, candidates, references):

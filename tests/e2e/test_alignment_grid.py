@@ -107,6 +107,9 @@ def test_annotator_aligns_with_mouse_and_keyboard_undoes_reloads_and_submits(pag
     cell(page, "He", "He", "sure link").focus()
     page.keyboard.press("Enter")
     expect(page).to_have_url(re.compile(r"/alignment/$"))
+    # The next page confirms the submission (it used to move on without a word).
+    expect(page.get_by_role("status")).to_contain_text(
+        "Alignment of pair “ghost” submitted. You have submitted every pair assigned to you.")
     task.refresh_from_db()
     assert task.status == "submitted"
     block = {(i, j) for i in range(1, 5) for j in (1, 2)}
@@ -123,7 +126,7 @@ def test_a_sixty_by_sixty_grid_keeps_its_headers_in_view(page, study, annotator)
     task = AlignmentAssignment.objects.get(annotator=annotator)
     browser_login(page, "anna")
     page.goto(f"/alignment/tasks/{task.pk}/")
-    assert page.locator("button.cell").count() == 3600
+    expect(page.locator("button.cell")).to_have_count(3600)
     first = cell(page, "a0", "b0", "no link")
     first.focus()
     page.keyboard.press("Control+End")
@@ -157,8 +160,8 @@ def test_researcher_imports_a_system_and_scores_it_in_the_browser(page, celery_w
     expect(page.locator("#results-summary")).to_be_visible(timeout=30_000)
     run = ScoringRun.objects.get()
     # 4 proposed links, 3 of them in the gold (one as possible), 3 gold sure links found.
-    summary = page.locator("#results-summary").inner_text()
-    assert "0.7500" in summary and run.results["summary"]["link_precision"] == 0.75
+    expect(page.locator("#results-summary")).to_contain_text("0.7500")
+    assert run.results["summary"]["link_precision"] == 0.75
     screenshot(page, "researcher-alignment-results")
     deadline = time.monotonic() + 5
     while run.status != "succeeded" and time.monotonic() < deadline:

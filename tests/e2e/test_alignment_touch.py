@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from annotation.alignment import services
 from annotation.alignment.models import AlignmentAssignment
-from tests.conftest import browser_login, screenshot
+from tests.conftest import browser_login, screenshot, watch_console
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -114,9 +114,11 @@ def phone(browser, live_server):
     pg = context.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    csp = watch_console(pg)
     yield pg
     context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
+    assert not csp, f"Content-Security-Policy errors in the console: {csp}"
 
 
 def test_on_a_phone_a_tap_toggles_a_swipe_scrolls_and_a_long_press_drag_paints(phone, study, annotator):
@@ -149,7 +151,7 @@ def test_on_a_phone_a_tap_toggles_a_swipe_scrolls_and_a_long_press_drag_paints(p
     settle(page)
     top, left = grid_scroll(page)
     assert top > 0 and left > 0
-    assert page.locator("#align-grid button.pv, #align-grid button.pv-erase").count() == 0
+    expect(page.locator("#align-grid button.pv, #align-grid button.pv-erase")).to_have_count(0)
     assert painted(page) == {"sure": {(1, 1)}, "possible": set()}
 
     # Touch and hold, then drag: a block is painted, and the grid does not scroll meanwhile.

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from annotation.enums import Role
 from annotation.services import study_member_add
-from tests.conftest import browser_login, screenshot
+from tests.conftest import browser_login, screenshot, watch_console
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -107,10 +107,12 @@ def test_judge_rates_by_keyboard_resumes_revises_and_finishes(page, browser, liv
     at_item(page, "4 of 25")
     other = browser.new_context(base_url=live_server.url)
     other_page = other.new_page()
+    other_csp = watch_console(other_page)
     browser_login(other_page, "ann")
     other_page.goto(f"/judge/studies/{study.pk}/")
     expect(other_page.locator("#item-h")).to_have_text("4 of 25")
     other.close()
+    assert other_csp == []
 
     # B goes back to the previous item, with its scores shown; new scores make a revision
     page.keyboard.press("b")
@@ -145,6 +147,7 @@ def test_the_judge_page_fits_a_phone(browser, live_server, judged_study):
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    csp = watch_console(page)
     browser_login(page, "ann")
     page.get_by_role("link", name="Start").click()
     page.get_by_role("button", name="Start rating").click()
@@ -156,6 +159,7 @@ def test_the_judge_page_fits_a_phone(browser, live_server, judged_study):
     screenshot(page, "judge-mobile")
     context.close()
     assert errors == []
+    assert csp == []
 
 
 def careful(item):

@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 from annotation.enums import Role
 from annotation.services import study_member_add
-from tests.conftest import browser_login, screenshot
+from tests.conftest import browser_login, screenshot, watch_console
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -39,6 +39,7 @@ def test_researcher_opens_judging_in_the_background_and_sees_progress_then_the_o
     # A judge meanwhile: the study has not started.
     judge = browser.new_context(base_url=live_server.url)
     judge_page = judge.new_page()
+    judge_csp = watch_console(judge_page)
     browser_login(judge_page, "ann")
     judge_page.goto("/judge/")
     expect(judge_page.get_by_text("Rating has not started yet")).to_be_visible()
@@ -55,3 +56,4 @@ def test_researcher_opens_judging_in_the_background_and_sees_progress_then_the_o
     judge_page.goto("/judge/")
     expect(judge_page.get_by_text("0 of 25 rated")).to_be_visible()
     judge.close()
+    assert judge_csp == []

@@ -1,6 +1,7 @@
 """In real Chromium: a researcher logs in, uploads a file and sees the study's counts."""
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.conftest import browser_login, screenshot
 
@@ -21,10 +22,11 @@ def test_researcher_uploads_a_file_and_sees_counts(page, researcher, tmp_path):
     page.get_by_role("button", name="Create study").click()
     page.get_by_label("File").set_input_files(str(data))
     page.get_by_role("button", name="Import").click()
-    assert page.locator('[data-count="originals"]').inner_text() == "2"
-    assert page.locator('[data-count="candidates"]').inner_text() == "4"
+    expect(page.locator('[data-count="originals"]')).to_have_text("2")
+    expect(page.locator('[data-count="candidates"]')).to_have_text("4")
     table = page.get_by_role("table", name="Candidates per system")
-    assert "human" in table.inner_text() and "machine" in table.inner_text()
+    expect(table).to_contain_text("human")
+    expect(table).to_contain_text("machine")
     screenshot(page, "researcher-study")
 
 
@@ -36,6 +38,6 @@ def test_researcher_sees_line_numbers_when_the_upload_is_bad(page, study, tmp_pa
     page.get_by_label("File").set_input_files(str(bad))
     page.get_by_role("button", name="Import").click()
     alert = page.locator("#import-errors")
-    assert "Nothing was imported" in alert.inner_text()
-    assert "bad.csv, line 2, column 'candidate': empty text for system 's'" in alert.inner_text()
-    assert page.locator('[data-count="candidates"]').inner_text() == "10"
+    expect(alert).to_contain_text("Nothing was imported")
+    expect(alert).to_contain_text("bad.csv, line 2, column 'candidate': empty text for system 's'")
+    expect(page.locator('[data-count="candidates"]')).to_have_text("10")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from metrics.models import MetricRun
 from tests.conftest import browser_login, screenshot
@@ -19,26 +20,30 @@ def test_researcher_starts_a_run_and_sees_its_score_when_the_worker_is_done(page
     browser_login(page, "rita")
     page.goto(f"/studies/{study.pk}/")
     page.get_by_role("link", name="Metrics").click()
-    assert page.get_by_role("heading", name="Start a run").is_visible()
+    # Auto-waiting assertions throughout: an instant is_visible() right after a
+    # navigation raced the page load and failed now and then.
+    expect(page.get_by_role("heading", name="Start a run")).to_be_visible()
 
-    # Only the chosen metric's parameters are shown.
+    # Only the chosen metric's parameters are shown, with its card.
     page.get_by_label("Metric", exact=True).select_option("chrf")
-    assert page.locator('fieldset[data-metric="chrf"]').is_visible()
-    assert not page.locator('fieldset[data-metric="bleu"]').is_visible()
+    expect(page.locator('fieldset[data-metric="chrf"]')).to_be_visible()
+    expect(page.locator('fieldset[data-metric="chrf"] dl.metric-card')).to_contain_text("Character n-gram F-score")
+    expect(page.locator('fieldset[data-metric="bleu"]')).to_be_hidden()
     page.get_by_label("beta").fill("3")
     page.get_by_role("button", name="Start run").click()
+    expect(page.get_by_text("Run #")).to_be_visible()  # the queued message after the redirect
 
     run = MetricRun.objects.get(study=study)
     assert run.params["beta"] == 3
     row = page.locator(f"#run-{run.pk}")
     # runs.js polls the status and reloads the page when the worker has finished.
-    row.locator(".status-succeeded").wait_for(timeout=30_000)
+    expect(row.locator(".status-succeeded")).to_be_visible(timeout=30_000)
     run.refresh_from_db()
-    assert f"{run.corpus_score:.4f}" in row.inner_text()
+    expect(row).to_contain_text(f"{run.corpus_score:.4f}")
     screenshot(page, "metric-runs")
 
     row.get_by_role("link", name=str(run.pk)).click()
-    assert page.get_by_role("heading", name=f"Run #{run.pk}: chrf").is_visible()
-    assert re.search(r"page 1 of 1 \(21 scores\)", page.content())
-    assert page.locator("#system-scores").get_by_text("control:identical").is_visible()
+    expect(page.get_by_role("heading", name=f"Run #{run.pk}: chrf")).to_be_visible()
+    expect(page.get_by_text(re.compile(r"page 1 of 1 \(21 scores\)"))).to_be_visible()
+    expect(page.locator("#system-scores").get_by_text("control:identical")).to_be_visible()
     screenshot(page, "metric-run-detail")
