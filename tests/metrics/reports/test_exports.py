@@ -49,7 +49,7 @@ def test_table1_csv_holds_the_full_precision_numbers_of_the_report(built_report)
         assert float(row["sentence_pearson"]) == pair["sentence"]["pearson"]["statistic"]
         low, high = float(row["sentence_pearson_ci_low"]), float(row["sentence_pearson_ci_high"])
         assert low < float(row["sentence_pearson"]) < high
-    assert rows[-1]["judge_a"] == "mean of pairs"
+    assert rows[-1]["judge_a"] == "weighted summary (3 of 3 pairs)"
     assert float(rows[-1]["sentence_pearson"]) == pytest.approx(built_report.result["table1"]["mean_pearson"]["sentence"])
 
 
