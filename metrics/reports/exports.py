@@ -143,10 +143,34 @@ def report_tables(result: Mapping[str, Any]) -> list[ReportTable]:
     tables = [_table1(result, level, ci, target), _table2(result, level, ci, target)]
     if result.get("table3"):
         tables.append(_table3(result, level, ci, target))
-    tables += [_agreement(result, ci), _agreement_pairs(result), _judge_qc(result), _ranking(result, ci, target)]
+    tables += [*agreement_tables(result), _judge_qc(result), _ranking(result, ci, target)]
     if result.get("metric_leaderboard"):
         tables.append(_leaderboard(result))
     return tables
+
+
+def agreement_tables(result: Mapping[str, Any]) -> list[ReportTable]:
+    """The agreement tables (per criterion; per pair of judges) of a result dict with
+    ``agreement``, ``summary.criteria`` and ``settings`` — the report's, and the
+    ``agreement`` command's, so that both print the same table."""
+    level = float((result.get("settings") or {}).get("confidence_level", 0.95))
+    return [_agreement(result, _pct(level)), _agreement_pairs(result)]
+
+
+def table_text(table: ReportTable) -> str:
+    """A table as aligned plain text for a terminal: title, header, rows, caption."""
+    header = [c.label for c in table.columns]
+    body = [[format_cell(row.get(c.key), c.kind) for c in table.columns] for row in table.rows]
+    widths = [max(len(h), *(len(r[i]) for r in body)) if body else len(h) for i, h in enumerate(header)]
+    numeric = [c.kind not in ("text", "bool") for c in table.columns]
+
+    def line(cells):
+        return "  ".join(c.rjust(w) if num else c.ljust(w) for c, w, num in zip(cells, widths, numeric)).rstrip()
+
+    out = [table.title, line(header), line(["-" * w for w in widths])]
+    out += [line(r) for r in body] or ["(no rows)"]
+    out.append(table.caption)
+    return "\n".join(out) + "\n"
 
 
 def _table1(result, level, ci, target) -> ReportTable:
