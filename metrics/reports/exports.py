@@ -287,7 +287,7 @@ def _table3(result, level, ci, target) -> ReportTable:
 
 
 _ALPHA_LABEL = {"nominal": "Krippendorff α (nominal)", "ordinal": "Krippendorff α (ordinal)",
-                "interval": "Krippendorff α (interval)"}
+                "interval": "Krippendorff α (interval)", "ratio": "Krippendorff α (ratio)"}
 
 
 def _in_order(mapping: Mapping | None, order: Sequence[str]) -> list[tuple[str, Any]]:
@@ -298,7 +298,7 @@ def _in_order(mapping: Mapping | None, order: Sequence[str]) -> list[tuple[str, 
     return [(k, mapping[k]) for k in keys]
 
 
-_ALPHA_LEVELS = ("nominal", "ordinal", "interval")
+_ALPHA_LEVELS = ("nominal", "ordinal", "interval", "ratio")
 _ICC_FORMS = ("ICC(1,1)", "ICC(2,1)", "ICC(3,1)", "ICC(1,k)", "ICC(2,k)", "ICC(3,k)")
 
 
@@ -339,7 +339,7 @@ def _agreement(result, ci) -> ReportTable:
     n_boot = (result.get("settings") or {}).get("n_boot")
     return ReportTable(
         "agreement", "Agreement per criterion",
-        f"Inter-judge agreement on genuine items (controls excluded): Krippendorff's α at three levels of "
+        f"Inter-judge agreement on genuine items (controls excluded): Krippendorff's α at four levels of "
         f"measurement (missing ratings allowed), Fleiss' κ (complete designs), intraclass correlations (Shrout & "
         f"Fleiss; p from their F test; complete-case analysis, items rated by every judge). CI: {ci} percentile "
         f"bootstrap over items, {n_boot} resamples, for α and κ; F-based (McGraw & Wong 1996) for the ICCs.",

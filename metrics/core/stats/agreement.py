@@ -50,7 +50,7 @@ __all__ = [
     "pairwise_pearson",
 ]
 
-ALPHA_LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval")
+ALPHA_LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio")
 KAPPA_WEIGHTS: tuple[str, ...] = ("unweighted", "linear", "quadratic")
 ICC_FORMS: tuple[str, ...] = ("ICC(1,1)", "ICC(2,1)", "ICC(3,1)", "ICC(1,k)", "ICC(2,k)", "ICC(3,k)")
 
@@ -125,8 +125,8 @@ def _unit_coincidences(values: np.ndarray, domain: np.ndarray) -> np.ndarray:
 def _distance(domain: np.ndarray, n_v: np.ndarray, level: str) -> np.ndarray:
     """δ²(c, k) for each resample: (B, V, V).  ``n_v`` is (B, V).
 
-    nominal: [c ≠ k]; interval: (c − k)²; ordinal: (Σ_{g=c..k} n_g − (n_c + n_k)/2)²
-    (Krippendorff 2011).
+    nominal: [c ≠ k]; interval: (c − k)²; ordinal: (Σ_{g=c..k} n_g − (n_c + n_k)/2)²;
+    ratio: ((c − k)/(c + k))², 0 where c + k = 0 (Krippendorff 2011, sec. "ratio metric").
     """
     b, v = n_v.shape
     if level == "nominal":
@@ -134,6 +134,11 @@ def _distance(domain: np.ndarray, n_v: np.ndarray, level: str) -> np.ndarray:
     if level == "interval":
         diff = domain[:, None] - domain[None, :]
         return np.broadcast_to(diff**2, (b, v, v))
+    if level == "ratio":
+        add = domain[:, None] + domain[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(add != 0, (domain[:, None] - domain[None, :]) / np.where(add != 0, add, 1), 0.0)
+        return np.broadcast_to(ratio**2, (b, v, v))
     if level == "ordinal":
         cum = np.concatenate([np.zeros((b, 1)), np.cumsum(n_v, axis=1)], axis=1)
         lo = np.minimum.outer(np.arange(v), np.arange(v))
@@ -160,12 +165,25 @@ MAX_CATEGORIES = 50
 
 
 def _interval_unit_sums(values: np.ndarray) -> np.ndarray:
-    """Per pairable item: (m_u, S1_u, S2_u, (m_u S2_u − S1_u²)/(m_u − 1)), shape (n, 4)."""
+    """Per pairable item: (m_u, S1_u, S2_u, (m_u S2_u − S1_u²)/(m_u − 1)), shape (n, 4).
+
+    Numerically stable: the values are first centred on their overall mean (α is
+    invariant to a shift), and the within-item term is computed from deviations,
+    m_u S2_u − S1_u² = m_u Σ (x − x̄_u)², instead of subtracting two large sums.
+    Without this, scores offset by 1e8 lost three digits and an offset of 1e10 gave
+    α = 1.06 (issue 12).
+    """
     present = ~np.isnan(values)
     m = present.sum(axis=0).astype(float)
-    x = np.where(present, values, 0.0)
+    finite = values[present]
+    centre = float(finite.mean()) if finite.size else 0.0
+    x = np.where(present, values - centre, 0.0)
     s1, s2 = x.sum(axis=0), (x**2).sum(axis=0)
-    return np.column_stack([m, s1, s2, (m * s2 - s1**2) / (m - 1)])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        unit_mean = np.where(m > 0, s1 / np.where(m > 0, m, 1), 0.0)
+        dev2 = (np.where(present, x - unit_mean, 0.0) ** 2).sum(axis=0)
+        within = m * dev2 / (m - 1)
+    return np.column_stack([m, s1, s2, within])
 
 
 def _interval_alpha_from_sums(sums: np.ndarray) -> np.ndarray:
@@ -173,7 +191,8 @@ def _interval_alpha_from_sums(sums: np.ndarray) -> np.ndarray:
 
     With squared differences, Σ_{i≠j∈u}(x_i − x_j)² = 2(m_u S2_u − S1_u²), so
     α = 1 − (n − 1) Σ_u (m_u S2_u − S1_u²)/(m_u − 1) / (n S2 − S1²), n = Σ m_u: the
-    coincidence-matrix definition without enumerating the value domain.
+    coincidence-matrix definition without enumerating the value domain.  The sums come
+    from centred values (:func:`_interval_unit_sums`), so n S2 − S1² does not cancel.
     """
     n, s1, s2, within = sums[:, 0], sums[:, 1], sums[:, 2], sums[:, 3]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -189,7 +208,8 @@ def krippendorff_alphas(
     seed: int = 0,
     value_domain: Sequence[float] | None = None,
 ) -> dict[str, AgreementResult]:
-    """Krippendorff's α at several levels of measurement, sharing one bootstrap.
+    """Krippendorff's α at several levels of measurement (nominal, ordinal, interval,
+    ratio), sharing one bootstrap.
 
     α = 1 − D_o / D_e, with D_o = Σ_ck o_ck δ²_ck / n and D_e = Σ_ck n_c n_k δ²_ck /
     (n(n − 1)) over the coincidence matrix o of pairable values (Krippendorff 2011,
@@ -225,7 +245,10 @@ def krippendorff_alphas(
     points: dict[str, float] = {}
     notes: dict[str, str] = {}
     for level in levels:
-        if continuous and level != "interval":
+        if level == "ratio" and (domain < 0).any():
+            notes[level] = "ratio level needs scores with a true zero and no negative values"
+            points[level] = math.nan
+        elif continuous and level != "interval":
             notes[level] = f"scores are not categorical ({domain.size} distinct values)"
             points[level] = math.nan
         elif continuous:
@@ -713,7 +736,7 @@ def criterion_agreement(
     pairwise: bool = True,
     min_shared: int = 30,
 ) -> CriterionAgreement:
-    """Krippendorff's α (three levels), Fleiss' κ, ICC and pairwise Cohen's κ / Pearson
+    """Krippendorff's α (four levels), Fleiss' κ, ICC and pairwise Cohen's κ / Pearson
     for one criterion's judges × items matrix.  Bootstrap CIs (``n_boot`` resamples of
     items) for α and Fleiss' κ, F-based ones for the ICC; pairwise figures are point
     estimates.  The ICC is computed on the judges

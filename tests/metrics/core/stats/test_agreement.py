@@ -171,7 +171,7 @@ def test_agreement_by_criterion_excludes_controls_and_reports_every_coefficient(
     assert overall.fleiss_kappa is not None and overall.fleiss_kappa_reason is None
     assert len(overall.cohen_kappa) == 3 and len(overall.pearson) == 3
     d = overall.to_dict()
-    assert set(d["krippendorff_alpha"]) == {"nominal", "ordinal", "interval"}
+    assert set(d["krippendorff_alpha"]) == {"nominal", "ordinal", "interval", "ratio"}
 
 
 def test_incomplete_design_reports_why_fleiss_is_missing():
