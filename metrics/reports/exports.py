@@ -530,17 +530,48 @@ def _latex_number(value: Any, kind: str) -> str:
     return f"$-${text[1:]}" if text.startswith("-") else text
 
 
+# Text columns whose width follows the page: tabularx ``X`` columns, ragged right, so a
+# long judge, metric or system name or a note wraps inside its cell instead of pushing
+# the table off the page.  Short text columns (level, marker) stay ``l``.
+_LATEX_SHORT_TEXT = {"level", "marker"}
+# Tables with more LaTeX columns than this go on a landscape page (pdflscape), in
+# \footnotesize with narrower column gaps: Table 1 has 14 columns, Table 3 twelve.
+LATEX_LANDSCAPE_COLUMNS = 9
+LATEX_PACKAGES = ("booktabs", "tabularx", "pdflscape")
+
+
 def table_latex(table: ReportTable, *, label_prefix: str = "paraeval") -> str:
+    """One table as a booktabs ``tabularx`` at the text width, so it fits an A4 or US
+    letter page: text columns wrap (``X``), wide tables (more than
+    ``LATEX_LANDSCAPE_COLUMNS`` columns) get a landscape page and a smaller font.
+    Needs ``\\usepackage{booktabs,tabularx,pdflscape}``; the tests compile every
+    table on both paper sizes and fail on any overfull box in pdflatex's log."""
     cols = [c for c in table.columns if c.latex is not None]
-    spec = "".join("l" if c.kind in ("text", "bool") else ("c" if c.kind == "ci" else "r") for c in cols)
+    wide = len(cols) > LATEX_LANDSCAPE_COLUMNS
+
+    def spec_of(c: Column) -> str:
+        if c.kind == "text" and c.key not in _LATEX_SHORT_TEXT:
+            return ">{\\raggedright\\arraybackslash}X"
+        if c.kind in ("text", "bool"):
+            return "l"
+        return "c" if c.kind == "ci" else "r"
+
+    spec = "".join(spec_of(c) for c in cols)
+    if "X" not in spec:  # tabularx needs one stretchable column: let the first one take the slack
+        spec = ">{\\raggedright\\arraybackslash}X" + "".join(spec_of(c) for c in cols[1:])
     lines = [
-        f"% {table.title} (paraeval). Needs \\usepackage{{booktabs}}.",
+        f"% {table.title} (paraeval). Needs \\usepackage{{booktabs,tabularx,pdflscape}}.",
+    ]
+    if wide:
+        lines.append("\\begin{landscape}")
+    lines += [
         "\\begin{table}[htbp]",
         "\\centering",
-        "\\small",
+        "\\footnotesize" if wide else "\\small",
+        "\\setlength{\\tabcolsep}{3pt}" if wide else "\\setlength{\\tabcolsep}{4pt}",
         f"\\caption{{{latex_escape(table.caption)}}}",
         f"\\label{{tab:{label_prefix}-{table.slug.replace('_', '-')}}}",
-        f"\\begin{{tabular}}{{{spec}}}",
+        f"\\begin{{tabularx}}{{\\linewidth}}{{{spec}}}",
         "\\toprule",
         " & ".join(c.latex for c in cols) + " \\\\",
         "\\midrule",
@@ -563,7 +594,10 @@ def table_latex(table: ReportTable, *, label_prefix: str = "paraeval") -> str:
                 cell = f"\\textbf{{{cell}}}"
             cells.append(cell)
         lines.append(" & ".join(cells) + " \\\\")
-    lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}", ""]
+    lines += ["\\bottomrule", "\\end{tabularx}", "\\end{table}"]
+    if wide:
+        lines.append("\\end{landscape}")
+    lines.append("")
     return "\n".join(lines)
 
 
@@ -574,7 +608,7 @@ def report_latex(report: Report) -> str:
     name = " ".join(report.study.name.split())
     head = (f"% paraeval report #{report.pk} of study \"{name}\", built "
             f"{_iso(report.finished_at)}.\n% Judgments fingerprint {report.fingerprint}; settings "
-            f"{json.dumps(report.settings, sort_keys=True)}.\n% Requires \\usepackage{{booktabs}}.\n")
+            f"{json.dumps(report.settings, sort_keys=True)}.\n% Requires \\usepackage{{booktabs,tabularx,pdflscape}}.\n")
     head += "".join(f"% {line}\n" for line in warning_lines(report.result or {})) + "\n"
     return head + "\n".join(table_latex(t, label_prefix=f"paraeval-r{report.pk}") for t in tables)
 
