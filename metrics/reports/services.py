@@ -276,8 +276,9 @@ def report_build(*, report_id: int) -> Report:
             long = validate_metric_scores(metric_inputs.scores)
             wide = long.loc[long["item"].isin(ref.index)].pivot(index="item", columns="metric", values="score")
         plots = report_plots(frame=frame, ref=ref, metric_wide=wide, result=result, excluded=judged.excluded,
-                             target=s["criterion"], include_controls=s["include_controls_in_mean"],
-                             normalized=s["normalize"] == "z", seed=s["seed"])
+                             target=s["criterion"], include_controls=False,  # as Table 3's headline
+                             normalized=s["normalize"] == "z", seed=s["seed"],
+                             scale=range(SCORE_MIN, SCORE_MAX + 1))
         _phase(report_id, 4)
     except (OperationalError, InterfaceError):
         raise

@@ -56,8 +56,8 @@ def test_report_with_an_excluded_judge_equals_the_separately_validated_path(rese
     long = validate_metric_scores(metric_inputs.scores)
     wide = long.loc[long["item"].isin(ref.index)].pivot(index="item", columns="metric", values="score")
     plots = report_plots(frame=frame, ref=ref, metric_wide=wide, result=direct, excluded=judged.excluded,
-                         target=s["criterion"], include_controls=s["include_controls_in_mean"],
-                         normalized=s["normalize"] == "z", seed=s["seed"])
+                         target=s["criterion"], include_controls=False,  # Table 3's headline: genuine items
+                         normalized=s["normalize"] == "z", seed=s["seed"], scale=range(1, 6))
     stored = list(ReportPlot.objects.filter(report=report).order_by("position"))
     assert [p.slug for p in stored] == [p.slug for p in plots]
     for got, want in zip(stored, plots):
