@@ -265,6 +265,7 @@ def _table3(result, level, ci, target) -> ReportTable:
             "pearson_ci": _fisher_ci(r.get("pearson"), level),
             "spearman": _stat(r.get("spearman")), "kendall_b": _stat(r.get("kendall_b")),
             "kendall_c": _stat(r.get("kendall_c")), "accuracy": _stat(r.get("accuracy")),
+            "accuracy_tc": _stat(r.get("accuracy_tc")),
             "_class": "" if r["human"] == "mean" else "per-judge",
         })
     controls = "included at their expected scores" if t3.get("controls_in_mean") else "excluded"
@@ -275,13 +276,15 @@ def _table3(result, level, ci, target) -> ReportTable:
         "table3", f"Table 3 — metrics vs human {target}",
         f"Each metric against the human reference (mean of the judges; controls {controls}) and against each "
         f"judge (controls excluded), at segment and system level (PEM Table 3). Accuracy: pairwise ranking "
-        f"accuracy with ties, pairs within an original. CI: {ci} Fisher z.{second}",
+        f"accuracy with ties, pairs within an original; tie-calibrated: the same after treating metric scores "
+        f"closer than the best threshold ε as ties (Deutsch et al. 2023). CI: {ci} Fisher z.{second}",
         (Column("metric", "Metric", latex="Metric"), Column("human", "Human", latex="Human"),
          Column("level", "Level", latex="Level"), Column("n", "n", "int", latex="$n$"),
          Column("pearson", "r", "r", latex="$r$"), Column("pearson_p", "p", "p"),
          Column("pearson_ci", f"{ci} CI", "ci", latex="CI"),
          Column("spearman", "ρ", "r", latex="$\\rho$"), Column("kendall_b", "τb", "r", latex="$\\tau_b$"),
          Column("kendall_c", "τc", "r", latex="$\\tau_c$"), Column("accuracy", "Accuracy", "r", latex="Acc."),
+         Column("accuracy_tc", "Accuracy (tie-cal.)", "r", latex="Acc.$^*$"),
          Column("pearson_with_controls", "r +controls", "r", latex="$r_{+c}$")),
         rows)
 

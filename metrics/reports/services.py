@@ -264,6 +264,7 @@ def report_build(*, report_id: int) -> Report:
             qc_alpha=judged.qc_alpha,
             min_shared=s.get("min_shared") or DEFAULT_SETTINGS["min_shared"],
             metric_runs=metric_inputs.runs,
+            scale=range(SCORE_MIN, SCORE_MAX + 1),
         )
         _phase(report_id, 3)
         from .plots import report_plots  # matplotlib: only where figures are drawn

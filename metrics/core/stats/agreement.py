@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 from scipy import stats as sps
+from statsmodels.stats.inter_rater import cohens_kappa as _sm_cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as _sm_fleiss_kappa
 
 from .correlation import pearson
@@ -394,7 +395,13 @@ def cohen_kappa(
     judges rated (NaN = not rated) and its chance expectation E; w_ij = [i ≠ j]
     (unweighted), |i − j| (linear) or (i − j)² (quadratic), where i, j are positions
     in ``labels`` (default: the values either judge used, sorted).  This is exactly
-    scikit-learn's ``cohen_kappa_score``, which the tests check.
+    scikit-learn's ``cohen_kappa_score``, which the tests check.  Pass the design's
+    scale as ``labels`` (e.g. 1–5) for weighted κ: the weights are positions in
+    ``labels``, so leaving out a value nobody used would shrink every distance past it.
+
+    ``std_error`` is the large-sample standard error of Fleiss, Cohen & Everitt (1969)
+    (statsmodels' ``cohens_kappa(...).std_kappa``); without a bootstrap the interval is
+    κ ± z_{1−α/2}·SE, clipped to κ's range [−1, 1] (``ci_method = "asymptotic"``).
     """
     level = weights or "unweighted"
     x = np.asarray(a, dtype=float).ravel()
@@ -415,8 +422,17 @@ def cohen_kappa(
     cell = xi * lab.size + yi
     conf = np.bincount(cell, minlength=lab.size**2).reshape(1, lab.size, lab.size).astype(float)
     point = float(_kappa_from_confusion(conf, wmat)[0])
-    low = high = None
+    low = high = se = None
+    method = None
+    if x.size >= 2 and math.isfinite(point):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            sm = _sm_cohens_kappa(conf[0], wt=None if level == "unweighted" else level)
+        se = float(sm.std_kappa) if math.isfinite(float(sm.std_kappa)) else None
+        if se is not None and n_boot <= 0:
+            z = float(sps.norm.ppf(0.5 + confidence_level / 2))
+            low, high, method = max(-1.0, point - z * se), min(1.0, point + z * se), "asymptotic"
     if n_boot > 0:
+        method = "bootstrap"
         onehot = sparse.csr_matrix(
             (np.ones(cell.size), (np.arange(cell.size), cell)), shape=(cell.size, lab.size**2)
         )
@@ -425,7 +441,8 @@ def cohen_kappa(
             confs = np.asarray((onehot.T @ w.T).T).reshape(-1, lab.size, lab.size)
             boots.append(_kappa_from_confusion(confs, wmat))
         low, high = _percentile_ci(np.concatenate(boots), confidence_level)
-    return AgreementResult(point, int(x.size), 2, "cohen_kappa", level, low, high, n_boot, confidence_level)
+    return AgreementResult(point, int(x.size), 2, "cohen_kappa", level, low, high, max(n_boot, 0), confidence_level,
+                           None, se, method)
 
 
 @dataclass(frozen=True)
@@ -735,13 +752,16 @@ def criterion_agreement(
     seed: int = 0,
     pairwise: bool = True,
     min_shared: int = 30,
+    scale: Sequence[float] | None = None,
 ) -> CriterionAgreement:
     """Krippendorff's α (four levels), Fleiss' κ, ICC and pairwise Cohen's κ / Pearson
     for one criterion's judges × items matrix.  Bootstrap CIs (``n_boot`` resamples of
     items) for α and Fleiss' κ, F-based ones for the ICC; pairwise figures are point
     estimates.  The ICC is computed on the judges
     :func:`icc_judges_for_complete_items` keeps, and refused (``icc_reason``) when
-    fewer than ``min_shared`` items are complete."""
+    fewer than ``min_shared`` items are complete.  Cohen's κ (with its standard error
+    and asymptotic interval) weighs distances on the design's ``scale`` (e.g. 1–5)
+    when every score lies on it, else on the values observed."""
     values = matrix.values
     alphas = krippendorff_alphas(values, n_boot=n_boot, confidence_level=confidence_level, seed=seed)
     try:
@@ -759,7 +779,12 @@ def criterion_agreement(
         if left_out:
             ic_reason += f" (after leaving out {', '.join(left_out)})"
     categorical = _value_domain(values).size <= MAX_CATEGORIES
-    ck = pairwise_cohen_kappa(values, judges=matrix.judges) if pairwise and categorical else ()
+    if scale is not None:
+        observed = _value_domain(values)
+        scale = np.asarray(sorted(scale), dtype=float)
+        if not np.isin(observed, scale).all():
+            scale = None  # scores off the scale (e.g. z-scores): weigh the values observed
+    ck = pairwise_cohen_kappa(values, judges=matrix.judges, labels=scale) if pairwise and categorical else ()
     pr = pairwise_pearson(values, judges=matrix.judges) if pairwise else ()
     return CriterionAgreement(
         criterion,

@@ -25,7 +25,7 @@ __all__ = ["REPORT_SCHEMA", "auto_n_boot", "build_report"]
 
 REPORT_SCHEMA = "paraeval.stats.report/1"
 
-TABLE3_METHODS: tuple[str, ...] = ("pearson", "spearman", "kendall_b", "kendall_c", "accuracy")
+TABLE3_METHODS: tuple[str, ...] = ("pearson", "spearman", "kendall_b", "kendall_c", "accuracy", "accuracy_tc")
 HUMAN_METHODS: tuple[str, ...] = ("pearson", "spearman", "kendall_b")
 
 
@@ -68,6 +68,7 @@ def build_report(
     max_control_mad: float | None = None,
     min_shared: int = 30,
     metric_runs: Sequence[Mapping[str, Any]] = (),
+    scale: Sequence[float] | None = None,
 ) -> dict[str, Any]:
     """Compute the study report (PEM Tables 1–3, agreement, QC, rankings) as a dict.
 
@@ -121,6 +122,7 @@ def build_report(
             max_control_mad=max_control_mad,
             min_shared=min_shared,
             metric_runs=metric_runs,
+            scale=scale,
         )
 
 
@@ -146,6 +148,7 @@ def _build_report(
     max_control_mad,
     min_shared,
     metric_runs,
+    scale,
 ) -> dict[str, Any]:
     if int(min_shared) < 4:
         raise ValueError("min_shared must be at least 4 (a correlation on 3 items has no Fisher-z weight)")
@@ -218,6 +221,7 @@ def _build_report(
             confidence_level=confidence_level,
             seed=seed,
             min_shared=min_shared,
+            scale=scale,
         ).to_dict()
         for c in crit_names
     }
@@ -286,6 +290,7 @@ def _build_report(
         "max_control_mad": max_control_mad,
         "agreement_controls": "excluded",
         "min_shared": min_shared,
+        "scale": list(scale) if scale is not None else None,
         "metric_controls": "headline on genuine items; controls in the human reference (PEM 5.2) as a second column",
     }
     report = jsonable(

@@ -104,6 +104,7 @@ class CorrelationResult(_ToDict):
     method: str
     ci_low: float | None = None
     ci_high: float | None = None
+    epsilon: float | None = None  # tie-calibrated accuracy only: the chosen tie threshold
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Return the bootstrap interval if one was computed, else a Fisher z interval.
@@ -148,12 +149,14 @@ class AgreementResult(_ToDict):
     n_boot: int = 0
     confidence_level: float = 0.95
     note: str | None = None
+    std_error: float | None = None
+    ci_method: str | None = None
 
     def confidence_interval(self) -> ConfidenceInterval:
-        """Return the bootstrap interval (NaN bounds when no bootstrap was run)."""
+        """Return the interval: bootstrap, or asymptotic (Cohen's κ) as ``ci_method`` says."""
         if self.ci_low is None or self.ci_high is None:
             return ConfidenceInterval(math.nan, math.nan, self.confidence_level, "unavailable")
-        return ConfidenceInterval(self.ci_low, self.ci_high, self.confidence_level, "bootstrap")
+        return ConfidenceInterval(self.ci_low, self.ci_high, self.confidence_level, self.ci_method or "bootstrap")
 
 
 @dataclass(frozen=True)
