@@ -102,6 +102,11 @@ def report_warnings(
         if negative:
             out.append(_w("icc_negative", f"{crit}: {', '.join(negative)} below 0 — the judges disagree more on "
                           "an item than items differ; read as no reliability", crit))
+        wide = sorted(f for f, r in icc.items()
+                      if r.get("ci_low") is not None and r.get("ci_high") is not None and r["ci_high"] - r["ci_low"] > 1)
+        if wide:
+            out.append(_w("wide_interval", f"{crit}: the intervals of {', '.join(wide)} are wider than 1 — too few "
+                          "items to say how reliable the judges are", crit))
         alpha = (a.get("krippendorff_alpha") or {}).get("interval") or {}
         if alpha and alpha.get("statistic") is None:
             out.append(_w("alpha_undefined", f"{crit}: interval α not defined — {alpha.get('note') or 'no data'}",

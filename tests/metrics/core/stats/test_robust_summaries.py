@@ -104,3 +104,9 @@ def test_demo_scenario_headline_weighs_shared_items_and_names_judge1():
     little = [w for w in report["warnings"] if w["code"] == "judge_little_data"]
     assert [w["subject"] for w in little] == ["judge1"]
     assert all(set(w) == {"code", "severity", "message", "subject"} for w in report["warnings"])
+
+
+def test_icc_intervals_too_wide_to_mean_anything_are_a_finding():
+    report = build_report(load_fixture("five_pairs_two_judges.csv"), n_boot=100, min_shared=4)
+    wide = [w for w in report["warnings"] if w["code"] == "wide_interval" and "ICC" in w["message"]]
+    assert wide and "ICC(2,k)" in wide[0]["message"] and wide[0]["subject"] == "overall"
