@@ -17,8 +17,6 @@ with ``system`` and ``candidate`` columns is long; any other file is wide.
 from __future__ import annotations
 
 import csv
-import io
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePath

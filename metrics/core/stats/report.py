@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 from importlib import metadata
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
