@@ -17,12 +17,11 @@ with ``system`` and ``candidate`` columns is long; any other file is wide.
 from __future__ import annotations
 
 import csv
-import io
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from metrics.core import tabular
 from metrics.core.text import has_nul
 
 REQUIRED = ("original_id", "original")
@@ -135,47 +134,32 @@ def decode_utf8(data: bytes, filename: str) -> str:
 
 
 def csv_records(text: str, delimiter: str, filename: str):
-    """Yield (line_of_record_start, header_or_row_list)."""
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    prev_end = 0
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            raise StudyImportError(filename, [ImportIssue(f"malformed {'CSV' if delimiter == ',' else 'TSV'}: {exc}", line=prev_end + 1)]) from None
-        start = prev_end + 1
-        prev_end = reader.line_num
-        if not row or all(not cell.strip() for cell in row):
-            continue  # blank lines carry nothing
-        yield start, row
+    """Yield (line_of_record_start, header_or_row_list).
+
+    The shared reader of :mod:`metrics.core.tabular`: CSV with RFC 4180 quoting, TSV
+    raw (no quoting: a TSV text may start with ``"``), the same errors everywhere.
+    """
+    try:
+        yield from tabular.csv_records(text, "csv" if delimiter == "," else "tsv", filename)
+    except tabular.TabularError as exc:
+        raise StudyImportError(filename, [ImportIssue(i.message, i.line, i.column) for i in exc.issues]) from None
 
 
 def jsonl_objects(text: str, issues: list[ImportIssue]):
     """Yield (line, object) for each non-blank line of a JSON Lines text that holds a
     JSON object; every other line becomes an issue naming it (bad JSON, nesting too
-    deep, not an object, a NUL character). Shared by every JSONL importer."""
-    # Lines end at "\n" only: JSON may hold U+2028/U+2029/U+0085 raw inside strings,
-    # which str.splitlines() would wrongly split on.
-    for lineno, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            issues.append(ImportIssue(f"not valid JSON: {exc.msg} at character {exc.colno}", line=lineno))
-            continue
-        except RecursionError:
-            issues.append(ImportIssue("JSON nested too deeply", line=lineno))
-            continue
-        if not isinstance(obj, dict):
-            issues.append(ImportIssue("each line must be a JSON object", line=lineno))
-            continue
+    deep, not an object, a NUL character). Shared by every JSONL importer; lines end
+    at "\n" only (:func:`metrics.core.tabular.jsonl_objects`)."""
+    found: list[tabular.TabularIssue] = []
+    for lineno, obj in tabular.jsonl_objects(text, found):
+        while found:
+            i = found.pop(0)
+            issues.append(ImportIssue(i.message, i.line, i.column))
         if has_nul(obj):
             issues.append(ImportIssue("contains a NUL character", line=lineno))
             continue
         yield lineno, obj
+    issues.extend(ImportIssue(i.message, i.line, i.column) for i in found)
 
 
 def _iter_rows(text: str, fmt: str, filename: str, issues: list[ImportIssue]):

@@ -45,6 +45,7 @@ from functools import lru_cache
 
 from metrics.core.alignment import Alignment, FormatError
 from metrics.core.phrases import PhrasePair, extract_phrase_pairs
+from metrics.core.tabular import split_lines
 from metrics.core.text import TOKENIZER_VERSION, tokenize
 
 __all__ = [
@@ -444,7 +445,7 @@ def read_paraphrase_table(source: str | Iterable[str]) -> ParaphraseTable:
     the 1-based field as ``column``.
     """
     table = ParaphraseTable()
-    lines = source.splitlines() if isinstance(source, str) else source
+    lines = split_lines(source) if isinstance(source, str) else source
     for n, raw in enumerate(lines, 1):
         line = raw.rstrip("\r\n")
         if not line.strip():

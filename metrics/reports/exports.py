@@ -143,10 +143,34 @@ def report_tables(result: Mapping[str, Any]) -> list[ReportTable]:
     tables = [_table1(result, level, ci, target), _table2(result, level, ci, target)]
     if result.get("table3"):
         tables.append(_table3(result, level, ci, target))
-    tables += [_agreement(result, ci), _agreement_pairs(result), _judge_qc(result), _ranking(result, ci, target)]
+    tables += [*agreement_tables(result), _judge_qc(result), _ranking(result, ci, target)]
     if result.get("metric_leaderboard"):
         tables.append(_leaderboard(result))
     return tables
+
+
+def agreement_tables(result: Mapping[str, Any]) -> list[ReportTable]:
+    """The agreement tables (per criterion; per pair of judges) of a result dict with
+    ``agreement``, ``summary.criteria`` and ``settings`` — the report's, and the
+    ``agreement`` command's, so that both print the same table."""
+    level = float((result.get("settings") or {}).get("confidence_level", 0.95))
+    return [_agreement(result, _pct(level)), _agreement_pairs(result)]
+
+
+def table_text(table: ReportTable) -> str:
+    """A table as aligned plain text for a terminal: title, header, rows, caption."""
+    header = [c.label for c in table.columns]
+    body = [[format_cell(row.get(c.key), c.kind) for c in table.columns] for row in table.rows]
+    widths = [max(len(h), *(len(r[i]) for r in body)) if body else len(h) for i, h in enumerate(header)]
+    numeric = [c.kind not in ("text", "bool") for c in table.columns]
+
+    def line(cells):
+        return "  ".join(c.rjust(w) if num else c.ljust(w) for c, w, num in zip(cells, widths, numeric)).rstrip()
+
+    out = [table.title, line(header), line(["-" * w for w in widths])]
+    out += [line(r) for r in body] or ["(no rows)"]
+    out.append(table.caption)
+    return "\n".join(out) + "\n"
 
 
 def _table1(result, level, ci, target) -> ReportTable:
@@ -162,17 +186,26 @@ def _table1(result, level, ci, target) -> ReportTable:
             "n_systems": _stat(sys_.get("pearson"), "n"),
             "system_pearson": _stat(sys_.get("pearson")), "system_pearson_p": _stat(sys_.get("pearson"), "pvalue"),
             "system_spearman": _stat(sys_.get("spearman")), "system_kendall_b": _stat(sys_.get("kendall_b")),
+            "summarised": p.get("summarised", True),
         })
     mean = t1.get("mean_pearson") or {}
+    summ = t1.get("summary") or {}
+    min_shared = t1.get("min_shared")
     if rows:
-        rows.append({"judge_a": "mean of pairs", "judge_b": "", "sentence_pearson": mean.get("sentence"),
+        used = (summ.get("sentence") or {}).get("n_pairs")
+        label = "weighted summary" if used is None else f"weighted summary ({used} of {len(rows)} pairs)"
+        rows.append({"judge_a": label, "judge_b": "", "sentence_pearson": mean.get("sentence"),
                      "system_pearson": mean.get("system"), "_class": "mean-row"})
+    rule = (f" The summary row is the Fisher-z mean weighted by n − 3 (n: shared items; systems at system level) "
+            f"over the pairs sharing at least {min_shared} items; the others are listed, not summarised."
+            if min_shared is not None else "")
     return ReportTable(
         "table1", "Table 1 — inter-judge correlation",
         f"Correlation between every two judges on {target}, controls excluded (PEM Table 1): sentence level over "
-        f"the items both rated, system level over each judge's per-system means. CI: {ci} Fisher z.",
+        f"the items both rated, system level over each judge's per-system means. CI: {ci} Fisher z.{rule}",
         (Column("judge_a", "Judge A", latex="Judge A"), Column("judge_b", "Judge B", latex="Judge B"),
          Column("n_shared", "Shared items", "int", latex="$n$"),
+         Column("summarised", "In summary", "bool", latex="Sum."),
          Column("sentence_pearson", "Sentence r", "r", latex="$r$"),
          Column("sentence_pearson_p", "p", "p"),
          Column("sentence_pearson_ci", f"{ci} CI", "ci", latex="CI"),
@@ -222,32 +255,42 @@ def _table2(result, level, ci, target) -> ReportTable:
 def _table3(result, level, ci, target) -> ReportTable:
     t3 = result.get("table3") or {}
     rows = []
+    with_controls = {(r["metric"], r["level"]): r for r in t3.get("rows_with_controls") or []}
     for r in t3.get("rows", []):
+        alt = with_controls.get((r["metric"], r["level"])) if r["human"] == "mean" else None
         rows.append({
+            "pearson_with_controls": _stat((alt or {}).get("pearson")),
             "metric": r["metric"], "human": r["human"], "level": r["level"], "n": r.get("n"),
             "pearson": _stat(r.get("pearson")), "pearson_p": _stat(r.get("pearson"), "pvalue"),
             "pearson_ci": _fisher_ci(r.get("pearson"), level),
             "spearman": _stat(r.get("spearman")), "kendall_b": _stat(r.get("kendall_b")),
             "kendall_c": _stat(r.get("kendall_c")), "accuracy": _stat(r.get("accuracy")),
+            "accuracy_tc": _stat(r.get("accuracy_tc")),
             "_class": "" if r["human"] == "mean" else "per-judge",
         })
     controls = "included at their expected scores" if t3.get("controls_in_mean") else "excluded"
+    second = (" Column “r +controls”: the same against the human reference with the controls at their expected "
+              "scores (PEM §5.2's convention), for comparison with the paper." if t3.get("rows_with_controls")
+              else "")
     return ReportTable(
         "table3", f"Table 3 — metrics vs human {target}",
         f"Each metric against the human reference (mean of the judges; controls {controls}) and against each "
         f"judge (controls excluded), at segment and system level (PEM Table 3). Accuracy: pairwise ranking "
-        f"accuracy with ties, pairs within an original. CI: {ci} Fisher z.",
+        f"accuracy with ties, pairs within an original; tie-calibrated: the same after treating metric scores "
+        f"closer than the best threshold ε as ties (Deutsch et al. 2023). CI: {ci} Fisher z.{second}",
         (Column("metric", "Metric", latex="Metric"), Column("human", "Human", latex="Human"),
          Column("level", "Level", latex="Level"), Column("n", "n", "int", latex="$n$"),
          Column("pearson", "r", "r", latex="$r$"), Column("pearson_p", "p", "p"),
          Column("pearson_ci", f"{ci} CI", "ci", latex="CI"),
          Column("spearman", "ρ", "r", latex="$\\rho$"), Column("kendall_b", "τb", "r", latex="$\\tau_b$"),
-         Column("kendall_c", "τc", "r", latex="$\\tau_c$"), Column("accuracy", "Accuracy", "r", latex="Acc.")),
+         Column("kendall_c", "τc", "r", latex="$\\tau_c$"), Column("accuracy", "Accuracy", "r", latex="Acc."),
+         Column("accuracy_tc", "Accuracy (tie-cal.)", "r", latex="Acc.$^*$"),
+         Column("pearson_with_controls", "r +controls", "r", latex="$r_{+c}$")),
         rows)
 
 
 _ALPHA_LABEL = {"nominal": "Krippendorff α (nominal)", "ordinal": "Krippendorff α (ordinal)",
-                "interval": "Krippendorff α (interval)"}
+                "interval": "Krippendorff α (interval)", "ratio": "Krippendorff α (ratio)"}
 
 
 def _in_order(mapping: Mapping | None, order: Sequence[str]) -> list[tuple[str, Any]]:
@@ -258,7 +301,7 @@ def _in_order(mapping: Mapping | None, order: Sequence[str]) -> list[tuple[str, 
     return [(k, mapping[k]) for k in keys]
 
 
-_ALPHA_LEVELS = ("nominal", "ordinal", "interval")
+_ALPHA_LEVELS = ("nominal", "ordinal", "interval", "ratio")
 _ICC_FORMS = ("ICC(1,1)", "ICC(2,1)", "ICC(3,1)", "ICC(1,k)", "ICC(2,k)", "ICC(3,k)")
 
 
@@ -284,17 +327,25 @@ def _agreement(result, ci) -> ReportTable:
         icc = a.get("icc")
         if icc:
             for _, res in _in_order(icc, _ICC_FORMS):
+                note = [res.get("note") or ""]
+                total = res.get("n_items_total")
+                if total is not None and total != res.get("n_items"):
+                    note.append(f"complete-case: {res.get('n_items')} of {total} items")
+                if res.get("judges_left_out"):
+                    note.append(f"without {', '.join(res['judges_left_out'])}")
                 rows.append({"criterion": crit, "coefficient": res.get("form"), "statistic": res.get("statistic"),
                              "ci": (res.get("ci_low"), res.get("ci_high")), "pvalue": res.get("pvalue"),
-                             "n_items": res.get("n_items"), "n_judges": res.get("n_judges"), "note": ""})
+                             "n_items": res.get("n_items"), "n_judges": res.get("n_judges"),
+                             "note": "; ".join(n for n in note if n)})
         else:
             rows.append({"criterion": crit, "coefficient": "ICC", "note": a.get("icc_reason") or ""})
     n_boot = (result.get("settings") or {}).get("n_boot")
     return ReportTable(
         "agreement", "Agreement per criterion",
-        f"Inter-judge agreement on genuine items (controls excluded): Krippendorff's α at three levels of "
+        f"Inter-judge agreement on genuine items (controls excluded): Krippendorff's α at four levels of "
         f"measurement (missing ratings allowed), Fleiss' κ (complete designs), intraclass correlations (Shrout & "
-        f"Fleiss; p from their F test). CI: {ci} percentile bootstrap over items, {n_boot} resamples.",
+        f"Fleiss; p from their F test; complete-case analysis, items rated by every judge). CI: {ci} percentile "
+        f"bootstrap over items, {n_boot} resamples, for α and κ; F-based (McGraw & Wong 1996) for the ICCs.",
         (Column("criterion", "Criterion", latex="Criterion"), Column("coefficient", "Coefficient", latex="Coefficient"),
          Column("statistic", "Value", "r", latex="Value"), Column("ci", f"{ci} CI", "ci", latex="CI"),
          Column("pvalue", "p", "p"), Column("n_items", "Items", "int", latex="Items"),
@@ -379,10 +430,13 @@ def _ranking(result, ci, target) -> ReportTable:
 
 def _leaderboard(result) -> ReportTable:
     lb = result.get("metric_leaderboard") or {}
+    alt = result.get("metric_leaderboard_with_controls") or {}
     alpha = (result.get("settings") or {}).get("significance_level")
     rows = []
     for level in ("segment", "system"):
+        alt_rows = {r["metric"]: r for r in alt.get(level) or []}
         for r in lb.get(level) or []:
+            a = alt_rows.get(r.get("metric")) or {}
             if r.get("williams_pvalue") is None and r.get("rank") == 1:
                 verdict, cls = "best", "winner"
             elif r.get("significantly_worse"):
@@ -393,17 +447,22 @@ def _leaderboard(result) -> ReportTable:
                 verdict, cls = "not tested", ""
             rows.append({"level": level, "rank": r.get("rank"), "metric": r.get("metric"),
                          "pearson": r.get("statistic"), "n": r.get("n"), "williams_pvalue": r.get("williams_pvalue"),
-                         "marker": "*" if r.get("significantly_worse") else "", "verdict": verdict, "_class": cls})
+                         "marker": "*" if r.get("significantly_worse") else "", "verdict": verdict, "_class": cls,
+                         "rank_with_controls": a.get("rank"), "pearson_with_controls": a.get("statistic")})
     return ReportTable(
         "metric_leaderboard", "Metric leaderboard",
-        f"Every metric run by Pearson correlation with the human reference, per level. Williams test (one-tailed) "
+        f"Every metric run by Pearson correlation with the human reference on genuine items (controls excluded), "
+        f"per level; the last two columns rank the same metrics with the controls at their expected scores in the "
+        f"reference (PEM §5.2's convention). Williams test (one-tailed) "
         f"that the best metric correlates better than this one; * marks p < {alpha}. Metrics not significantly "
         f"worse than the best form the winning group (bold in LaTeX).",
         (Column("level", "Level", latex="Level"), Column("rank", "Rank", "int", latex="Rank"),
          Column("metric", "Metric", latex="Metric"), Column("pearson", "r", "r", latex="$r$"),
          Column("n", "n", "int", latex="$n$"), Column("williams_pvalue", "Williams p vs best", "p",
                                                        latex="Williams $p$"),
-         Column("marker", "", latex=""), Column("verdict", "Verdict")),
+         Column("marker", "", latex=""), Column("verdict", "Verdict"),
+         Column("rank_with_controls", "Rank +controls", "int", latex="Rank$_{+c}$"),
+         Column("pearson_with_controls", "r +controls", "r", latex="$r_{+c}$")),
         rows)
 
 
@@ -439,6 +498,18 @@ _LATEX_UNICODE = {"α": r"$\alpha$", "κ": r"$\kappa$", "ρ": r"$\rho$", "τ": r
                   "≥": r"$\geq$", "≤": r"$\leq$", "±": r"$\pm$", "×": r"$\times$", "−": "$-$"}
 
 
+def warning_lines(result: Mapping[str, Any]) -> list[str]:
+    """The report's findings as plain lines (LaTeX comments, ZIP README, CLIs), one per
+    finding, on one line each (a LaTeX comment ends at a line break)."""
+    found = result.get("warnings") or []
+    if not found:
+        return ["Findings: none."]
+    lines = [f"Findings ({len(found)}):"]
+    for w in found:
+        lines.append(" ".join(f"{w['severity'].upper()} [{w['code']}] {w['message']}".split()))
+    return lines
+
+
 def latex_escape(text: str) -> str:
     """Text safe inside a LaTeX table cell or caption (every special character escaped)."""
     out = []
@@ -462,17 +533,48 @@ def _latex_number(value: Any, kind: str) -> str:
     return f"$-${text[1:]}" if text.startswith("-") else text
 
 
+# Text columns whose width follows the page: tabularx ``X`` columns, ragged right, so a
+# long judge, metric or system name or a note wraps inside its cell instead of pushing
+# the table off the page.  Short text columns (level, marker) stay ``l``.
+_LATEX_SHORT_TEXT = {"level", "marker"}
+# Tables with more LaTeX columns than this go on a landscape page (pdflscape), in
+# \footnotesize with narrower column gaps: Table 1 has 14 columns, Table 3 twelve.
+LATEX_LANDSCAPE_COLUMNS = 9
+LATEX_PACKAGES = ("booktabs", "tabularx", "pdflscape")
+
+
 def table_latex(table: ReportTable, *, label_prefix: str = "paraeval") -> str:
+    """One table as a booktabs ``tabularx`` at the text width, so it fits an A4 or US
+    letter page: text columns wrap (``X``), wide tables (more than
+    ``LATEX_LANDSCAPE_COLUMNS`` columns) get a landscape page and a smaller font.
+    Needs ``\\usepackage{booktabs,tabularx,pdflscape}``; the tests compile every
+    table on both paper sizes and fail on any overfull box in pdflatex's log."""
     cols = [c for c in table.columns if c.latex is not None]
-    spec = "".join("l" if c.kind in ("text", "bool") else ("c" if c.kind == "ci" else "r") for c in cols)
+    wide = len(cols) > LATEX_LANDSCAPE_COLUMNS
+
+    def spec_of(c: Column) -> str:
+        if c.kind == "text" and c.key not in _LATEX_SHORT_TEXT:
+            return ">{\\raggedright\\arraybackslash}X"
+        if c.kind in ("text", "bool"):
+            return "l"
+        return "c" if c.kind == "ci" else "r"
+
+    spec = "".join(spec_of(c) for c in cols)
+    if "X" not in spec:  # tabularx needs one stretchable column: let the first one take the slack
+        spec = ">{\\raggedright\\arraybackslash}X" + "".join(spec_of(c) for c in cols[1:])
     lines = [
-        f"% {table.title} (paraeval). Needs \\usepackage{{booktabs}}.",
+        f"% {table.title} (paraeval). Needs \\usepackage{{booktabs,tabularx,pdflscape}}.",
+    ]
+    if wide:
+        lines.append("\\begin{landscape}")
+    lines += [
         "\\begin{table}[htbp]",
         "\\centering",
-        "\\small",
+        "\\footnotesize" if wide else "\\small",
+        "\\setlength{\\tabcolsep}{3pt}" if wide else "\\setlength{\\tabcolsep}{4pt}",
         f"\\caption{{{latex_escape(table.caption)}}}",
         f"\\label{{tab:{label_prefix}-{table.slug.replace('_', '-')}}}",
-        f"\\begin{{tabular}}{{{spec}}}",
+        f"\\begin{{tabularx}}{{\\linewidth}}{{{spec}}}",
         "\\toprule",
         " & ".join(c.latex for c in cols) + " \\\\",
         "\\midrule",
@@ -495,7 +597,10 @@ def table_latex(table: ReportTable, *, label_prefix: str = "paraeval") -> str:
                 cell = f"\\textbf{{{cell}}}"
             cells.append(cell)
         lines.append(" & ".join(cells) + " \\\\")
-    lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}", ""]
+    lines += ["\\bottomrule", "\\end{tabularx}", "\\end{table}"]
+    if wide:
+        lines.append("\\end{landscape}")
+    lines.append("")
     return "\n".join(lines)
 
 
@@ -506,7 +611,8 @@ def report_latex(report: Report) -> str:
     name = " ".join(report.study.name.split())
     head = (f"% paraeval report #{report.pk} of study \"{name}\", built "
             f"{_iso(report.finished_at)}.\n% Judgments fingerprint {report.fingerprint}; settings "
-            f"{json.dumps(report.settings, sort_keys=True)}.\n% Requires \\usepackage{{booktabs}}.\n\n")
+            f"{json.dumps(report.settings, sort_keys=True)}.\n% Requires \\usepackage{{booktabs,tabularx,pdflscape}}.\n")
+    head += "".join(f"% {line}\n" for line in warning_lines(report.result or {})) + "\n"
     return head + "\n".join(table_latex(t, label_prefix=f"paraeval-r{report.pk}") for t in tables)
 
 
@@ -608,6 +714,7 @@ def report_zip(report: Report) -> bytes:
               "             metric runs (with their signatures) and library versions",
               "report.tex   the tables for LaTeX (\\usepackage{booktabs})",
               "report.html  everything in one page, figures included (opens offline)", ""]
+    readme += warning_lines(report.result or {}) + [""]
     readme += [f"tables/{t.slug}.csv  {t.title}" for t in tables]
     readme += [f"plots/{p.slug}.svg  {p.title}" for p in plots]
     files.insert(0, ("README.txt", ("\n".join(readme) + "\n").encode("utf-8")))

@@ -8,7 +8,7 @@ from django import forms
 
 from annotation.judging.enums import CRITERIA
 
-from .services import DEFAULT_SETTINGS, N_BOOT_MAX, N_BOOT_MIN
+from .services import DEFAULT_SETTINGS, MIN_SHARED_MAX, MIN_SHARED_MIN, N_BOOT_MAX, N_BOOT_MIN
 
 
 class ReportSettingsForm(forms.Form):
@@ -19,13 +19,18 @@ class ReportSettingsForm(forms.Form):
         choices=[("", "raw 1–5 scores (as in PEM)"), ("z", "per-judge z-scores (lenient and harsh judges evened out)")])
     include_controls_in_mean = forms.BooleanField(
         label="Controls in the human reference", required=False, initial=True,
-        help_text="Controls enter Tables 2 and 3 at their expected scores (PEM §5.2).")
+        help_text="Controls enter Table 2 at their expected scores (PEM §5.2). Table 3 and the leaderboard always "
+                  "show both: genuine items first, controls in the reference as a second column.")
     include_metrics = forms.BooleanField(label="Correlate the study's metric runs", required=False, initial=True)
     confidence_level = forms.FloatField(label="Confidence level", min_value=0.5, max_value=0.999, initial=0.95)
     significance_level = forms.FloatField(label="Significance level", min_value=0.0001, max_value=0.5, initial=0.05)
     seed = forms.IntegerField(label="Seed (bootstrap, jitter)", min_value=0, max_value=2**32 - 1, initial=0)
     n_boot = forms.IntegerField(label="Bootstrap resamples", required=False, min_value=N_BOOT_MIN, max_value=N_BOOT_MAX,
                                 help_text="Empty: 1,000 (500 above 50,000 items).")
+    min_shared = forms.IntegerField(
+        label="Minimum shared items", required=False, min_value=MIN_SHARED_MIN, max_value=MIN_SHARED_MAX, initial=30,
+        help_text="Two judges enter the inter-judge summary only when they share this many items; an ICC needs "
+                  "this many items rated by every judge.")
     subset_adequacy = forms.FloatField(label="Table 2 subset: mean adequacy ≥", required=False, min_value=1,
                                        max_value=5, initial=4)
     subset_fluency = forms.FloatField(label="Table 2 subset: mean fluency ≥", required=False, min_value=1,
@@ -40,7 +45,7 @@ class ReportSettingsForm(forms.Form):
             "criterion": s["criterion"], "normalize": s["normalize"] or "",
             "include_controls_in_mean": s["include_controls_in_mean"], "include_metrics": s["include_metrics"],
             "confidence_level": s["confidence_level"], "significance_level": s["significance_level"],
-            "seed": s["seed"], "n_boot": s["n_boot"],
+            "seed": s["seed"], "n_boot": s["n_boot"], "min_shared": s.get("min_shared", 30),
             "subset_adequacy": subset.get("adequacy"), "subset_fluency": subset.get("fluency"),
         }
 
@@ -55,4 +60,5 @@ class ReportSettingsForm(forms.Form):
             "include_metrics": bool(d.get("include_metrics")),
             "confidence_level": d["confidence_level"], "significance_level": d["significance_level"],
             "seed": d["seed"], "n_boot": d.get("n_boot"), "subset_min": subset or None,
+            "min_shared": d.get("min_shared") or DEFAULT_SETTINGS["min_shared"],
         }

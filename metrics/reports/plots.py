@@ -3,9 +3,13 @@
 Figures are built on :class:`matplotlib.figure.Figure` directly, so nothing touches
 pyplot's global state and two builds in one worker process cannot interfere. Text
 stays text in the SVG (``svg.fonttype = none``): the files are small and the words
-searchable. Scatter plots draw at most :data:`MAX_POINTS` points per panel (a seeded
-sample, said in the caption), so a 25,000-item study still gives an SVG a browser
-opens quickly. Output is deterministic for a given seed (fixed hash salt, no date).
+searchable. Panels with more than :data:`AGGREGATE_ABOVE` items are drawn as a 2-D
+histogram (one small embedded image: shading = items per cell, said in the caption)
+instead of one SVG element per point, so that the demo's standalone HTML stays under
+1 MB (it was 4 MB with 4,000-point scatter plots); smaller panels keep their points.
+Point labels are nudged apart so that none overlaps another (the system-level panel
+put ``control:random`` on top of ``control:unigram``). Output is deterministic for a
+given seed (fixed hash salt, no date).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from django.utils.text import slugify  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 MAX_POINTS = 4000
+AGGREGATE_ABOVE = 400
 PALETTE = ("#1f5fbf", "#c2410c", "#1e7a3c", "#7c3aed", "#b3261e", "#0e7490", "#9a6200", "#be185d", "#4b5563",
            "#65a30d")
 
@@ -63,6 +68,62 @@ def _jitter(values: np.ndarray, rng: np.random.Generator, share: float = 0.025) 
     return values + rng.uniform(-1, 1, size=values.shape) * share * (span or 1.0)
 
 
+def _edges(values: np.ndarray, bins: int) -> np.ndarray:
+    """Histogram edges: one cell per value when there are few distinct values (human
+    means on a 1–5 scale), else ``bins`` equal cells over the range."""
+    u = np.unique(values[np.isfinite(values)])
+    if u.size == 0:
+        return np.array([0.0, 1.0])
+    if u.size <= 40:
+        mids = (u[1:] + u[:-1]) / 2
+        step = float(np.min(np.diff(u))) if u.size > 1 else 1.0
+        return np.concatenate([[u[0] - step / 2], mids, [u[-1] + step / 2]])
+    lo, hi = float(u[0]), float(u[-1])
+    return np.linspace(lo, hi if hi > lo else lo + 1.0, bins + 1)
+
+
+def _density(fig: Figure, ax, x: np.ndarray, y: np.ndarray, *, bins: int = 40) -> None:
+    """A 2-D histogram of (x, y) as one embedded image: shading = number of items per cell."""
+    keep = np.isfinite(x) & np.isfinite(y)
+    x, y = x[keep], y[keep]
+    xe, ye = _edges(x, bins), _edges(y, bins)
+    counts, _, _ = np.histogram2d(x, y, bins=(xe, ye))
+    shown = np.where(counts > 0, counts, np.nan).T
+    image = ax.pcolormesh(xe, ye, shown, cmap="Blues", shading="flat", rasterized=True, vmin=0)
+    fig.colorbar(image, ax=ax, label="items per cell", fraction=0.05, pad=0.02)
+
+
+def _aggregated_note(n: int) -> str:
+    return (f" The {n:,} items are aggregated (shading: items per cell of a 2-D histogram) rather than drawn one "
+            "by one, to keep the file small." if n > AGGREGATE_ABOVE else "")
+
+
+def _spread_labels(fig: Figure, ax, texts: list) -> None:
+    """Move text labels down (then up) until no two overlap, in display coordinates.
+
+    Hand-written rather than a dependency (adjustText): a few labels per panel, one
+    pass of greedy nudging is enough and keeps the output deterministic.
+    """
+    if len(texts) < 2:
+        return
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    renderer = canvas.get_renderer()
+    placed = []
+    for text in sorted(texts, key=lambda t: (-t.xy[1], t.xy[0])):
+        box = text.get_window_extent(renderer)
+        step = box.height * 1.1
+        offset = list(text.get_position())
+        for _ in range(60):
+            if not any(box.overlaps(other) for other in placed):
+                break
+            offset[1] -= step * 72.0 / fig.dpi
+            text.set_position(tuple(offset))
+            box = text.get_window_extent(renderer)
+        placed.append(box)
+
+
 def _fmt(x) -> str:
     return "n/a" if x is None or (isinstance(x, float) and not np.isfinite(x)) else f"{x:.3f}"
 
@@ -86,18 +147,23 @@ def criterion_vs_target(ref: pd.DataFrame, *, target: str, criteria: Sequence[st
     fig = _figure(4.2 * len(others), 4.0)
     axes = fig.subplots(1, len(others), squeeze=False)[0]
     y_all = genuine[target].to_numpy(dtype=float)
-    idx = _sample(len(genuine), rng)
+    dense = len(genuine) > AGGREGATE_ABOVE
+    idx = np.arange(len(genuine)) if dense else _sample(len(genuine), rng)
     for ax, crit in zip(axes, others):
         x = genuine[crit].to_numpy(dtype=float)[idx]
         y = y_all[idx]
-        ax.scatter(_jitter(x, rng), _jitter(y, rng), s=9, alpha=0.45, color=PALETTE[0], linewidths=0)
+        if dense:
+            _density(fig, ax, x, y)
+        else:
+            ax.scatter(_jitter(x, rng), _jitter(y, rng), s=9, alpha=0.45, color=PALETTE[0], linewidths=0)
         ax.set_xlabel(f"{crit} ({units})")
         ax.set_ylabel(f"{target} ({units})")
         ax.set_title(f"{crit} vs {target}: r = {_fmt(r_of.get(crit))}", fontsize=10)
         ax.grid(True, alpha=0.25)
     caption = (f"Human reference (mean of the judges, {units}) of each genuine item: each criterion against "
                f"{target}, with a little jitter so tied scores stay visible; r is the sentence-level Pearson "
-               f"correlation of Table 2 (all items, controls as in Table 2).{_sampled_note(len(genuine))}")
+               f"correlation of Table 2 (all items, controls as in Table 2)."
+               f"{_aggregated_note(len(genuine)) if dense else _sampled_note(len(genuine))}")
     return Plot("criterion-vs-overall", f"Criteria vs {target}", caption, _svg(fig, f"criterion-{seed}"))
 
 
@@ -115,12 +181,18 @@ def metric_vs_human(name: str, scores: pd.Series, ref: pd.DataFrame, *, target: 
     rng = np.random.default_rng(seed)
     fig = _figure(9.0, 4.0)
     seg, sysax = fig.subplots(1, 2)
-    idx = _sample(len(joined), rng)
+    dense = len(joined) > AGGREGATE_ABOVE
+    idx = np.arange(len(joined)) if dense else _sample(len(joined), rng)
     part = joined.iloc[idx]
     controls = part["is_control"].astype(bool).to_numpy()
     x = part["metric"].to_numpy(dtype=float)
-    y = _jitter(part[target].to_numpy(dtype=float), rng)
-    seg.scatter(x[~controls], y[~controls], s=9, alpha=0.45, color=PALETTE[0], linewidths=0, label="candidates")
+    if dense:
+        _density(fig, seg, x, part[target].to_numpy(dtype=float))
+        controls = np.zeros_like(controls)
+    else:
+        y = _jitter(part[target].to_numpy(dtype=float), rng)
+        seg.scatter(x[~controls], y[~controls], s=9, alpha=0.45, color=PALETTE[0], linewidths=0,
+                    label="candidates")
     if controls.any():
         seg.scatter(x[controls], y[controls], s=14, alpha=0.6, color=PALETTE[1], marker="x", linewidths=0.8,
                     label="controls")
@@ -131,11 +203,13 @@ def metric_vs_human(name: str, scores: pd.Series, ref: pd.DataFrame, *, target: 
     seg.grid(True, alpha=0.25)
     means = joined.groupby("system", sort=True).agg(metric=("metric", "mean"), human=(target, "mean"),
                                                     control=("is_control", "first"))
+    labels = []
     for i, (system, row) in enumerate(means.iterrows()):
         colour = PALETTE[1] if bool(row["control"]) else PALETTE[0]
         sysax.scatter([row["metric"]], [row["human"]], s=36, color=colour, marker="x" if row["control"] else "o")
-        sysax.annotate(str(system), (row["metric"], row["human"]), textcoords="offset points", xytext=(4, 4),
-                       fontsize=8)
+        labels.append(sysax.annotate(str(system), (row["metric"], row["human"]), textcoords="offset points",
+                                     xytext=(4, 4), fontsize=8))
+    _spread_labels(fig, sysax, labels)
     sysax.set_xlabel(f"mean {name}")
     sysax.set_ylabel(f"mean human {target}")
     sysax.set_title(f"system level: r = {_fmt(r_of.get('system'))}", fontsize=10)
@@ -143,17 +217,23 @@ def metric_vs_human(name: str, scores: pd.Series, ref: pd.DataFrame, *, target: 
     caption = (f"{name} against the human reference on {target} ({units}), controls "
                f"{'included at their expected scores' if include_controls else 'left out'}. Left: one point per "
                f"item (human scores jittered slightly); right: per-system means. r: Pearson, as in Table 3."
-               f"{_sampled_note(len(joined))}")
+               f"{_aggregated_note(len(joined)) if dense else _sampled_note(len(joined))}")
     return Plot(slug, f"{name} vs human {target}", caption, _svg(fig, f"{slug}-{seed}"))
 
 
-def judge_distributions(frame: pd.DataFrame, *, criteria: Sequence[str], excluded: Sequence[str]) -> Plot | None:
-    """Per judge and criterion, the share of each score on genuine items (raw scores)."""
+def judge_distributions(frame: pd.DataFrame, *, criteria: Sequence[str], excluded: Sequence[str],
+                        scale: Sequence[float] | None = None) -> Plot | None:
+    """Per judge and criterion, the share of each score on genuine items (raw scores).
+
+    The x axis shows exactly the values of the design's ``scale`` (e.g. 1–5) — a value
+    nobody used keeps its empty slot, and no tick shows a value the scale lacks.
+    Without ``scale`` the values observed are used.
+    """
     genuine = frame.loc[~frame["is_control"].astype(bool)]
     if genuine.empty:
         return None
     judges = sorted(genuine["judge"].unique().tolist())
-    values = np.sort(genuine["score"].unique())
+    values = np.asarray(sorted(scale), dtype=float) if scale is not None else np.sort(genuine["score"].unique())
     crits = [c for c in criteria if c in set(genuine["criterion"])]
     cols = min(2, len(crits))
     rows = int(np.ceil(len(crits) / cols))
@@ -174,6 +254,7 @@ def judge_distributions(frame: pd.DataFrame, *, criteria: Sequence[str], exclude
                    edgecolor="white", linewidth=0.3, label=label)
         ax.set_xticks(np.arange(len(values)))
         ax.set_xticklabels([f"{v:g}" for v in values])
+        ax.set_xlim(-0.5, len(values) - 0.5)
         ax.set_title(crit, fontsize=10)
         ax.set_ylabel("share of the judge's scores")
         ax.grid(True, axis="y", alpha=0.25)
@@ -218,7 +299,7 @@ def system_ranking(ranking: Mapping | None, *, units: str) -> Plot | None:
 
 def report_plots(*, frame: pd.DataFrame, ref: pd.DataFrame, metric_wide: pd.DataFrame | None, result: Mapping,
                  excluded: Sequence[str], target: str, include_controls: bool, normalized: bool,
-                 seed: int) -> list[Plot]:
+                 seed: int, scale: Sequence[float] | None = None) -> list[Plot]:
     """Every figure of a report, in page order (figures without data are left out).
 
     ``frame``: the validated judgments (excluded judges included, for their
@@ -232,7 +313,7 @@ def report_plots(*, frame: pd.DataFrame, ref: pd.DataFrame, metric_wide: pd.Data
         criterion_vs_target(ref, target=target, criteria=criteria, table2=result.get("table2"), units=units,
                             seed=seed),
         system_ranking(result.get("system_ranking"), units=units),
-        judge_distributions(frame, criteria=criteria, excluded=excluded),
+        judge_distributions(frame, criteria=criteria, excluded=excluded, scale=scale),
     ]
     if metric_wide is not None:
         used: set[str] = set()

@@ -51,7 +51,9 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "n_boot": None,
     "subset_min": {"adequacy": 4, "fluency": 4},
     "include_metrics": True,
+    "min_shared": 30,
 }
+MIN_SHARED_MIN, MIN_SHARED_MAX = 4, 100_000
 N_BOOT_MIN, N_BOOT_MAX = 50, 20_000
 PHASES = ("reading judgments", "reading metric scores", "agreement and correlations", "plots", "saving")
 
@@ -94,7 +96,9 @@ def report_settings_clean(raw: Mapping[str, Any] | None) -> dict[str, Any]:
     (0.5–0.999), ``significance_level`` (0–0.5], ``seed``, ``n_boot`` (None = automatic:
     1000 resamples, 500 above 50,000 items; else 50–20,000), ``subset_min`` (PEM Table
     2's subset, e.g. ``{"adequacy": 4, "fluency": 4}``; empty for none),
-    ``include_metrics`` (correlate the study's metric runs).
+    ``include_metrics`` (correlate the study's metric runs), ``min_shared`` (items two
+    judges must share for their pair to enter the inter-judge summary, and items every
+    judge must have rated for an ICC; default 30, at least 4).
     """
     raw = dict(raw or {})
     errors: dict[str, list[str]] = {}
@@ -123,6 +127,8 @@ def report_settings_clean(raw: Mapping[str, Any] | None) -> dict[str, Any]:
         out["n_boot"] = None
     else:
         out["n_boot"] = _as_number(s["n_boot"], "n_boot", errors, low=N_BOOT_MIN, high=N_BOOT_MAX, integer=True)
+    out["min_shared"] = _as_number(s["min_shared"], "min_shared", errors, low=MIN_SHARED_MIN, high=MIN_SHARED_MAX,
+                                   integer=True)
     subset = s["subset_min"]
     if subset in (None, "", {}):
         out["subset_min"] = None
@@ -256,6 +262,9 @@ def report_build(*, report_id: int) -> Report:
             significance_level=s["significance_level"],
             seed=s["seed"],
             qc_alpha=judged.qc_alpha,
+            min_shared=s.get("min_shared") or DEFAULT_SETTINGS["min_shared"],
+            metric_runs=metric_inputs.runs,
+            scale=range(SCORE_MIN, SCORE_MAX + 1),
         )
         _phase(report_id, 3)
         from .plots import report_plots  # matplotlib: only where figures are drawn
@@ -268,8 +277,9 @@ def report_build(*, report_id: int) -> Report:
             long = validate_metric_scores(metric_inputs.scores)
             wide = long.loc[long["item"].isin(ref.index)].pivot(index="item", columns="metric", values="score")
         plots = report_plots(frame=frame, ref=ref, metric_wide=wide, result=result, excluded=judged.excluded,
-                             target=s["criterion"], include_controls=s["include_controls_in_mean"],
-                             normalized=s["normalize"] == "z", seed=s["seed"])
+                             target=s["criterion"], include_controls=False,  # as Table 3's headline
+                             normalized=s["normalize"] == "z", seed=s["seed"],
+                             scale=range(SCORE_MIN, SCORE_MAX + 1))
         _phase(report_id, 4)
     except (OperationalError, InterfaceError):
         raise

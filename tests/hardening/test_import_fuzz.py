@@ -88,6 +88,13 @@ def serialize(table, fmt: str, *, rnd: random.Random, ascii_json: bool | None = 
     if fmt == "jsonl":
         ascii_json = rnd.random() < 0.5 if ascii_json is None else ascii_json
         out = "".join(json.dumps(r, ensure_ascii=ascii_json) + "\n" for r in rows)
+    elif fmt == "tsv":
+        # TSV is read raw (no quoting, issue 12): a field holds anything but a tab or a
+        # line break, and is written as it is.
+        assume(all(not (set(str(v)) & set("\t\r\n")) for r in rows for v in [*r, *r.values()]))
+        end = "\r\n" if rnd.random() < 0.5 else "\n"
+        fields = list(rows[0])
+        out = "".join("\t".join(line) + end for line in [fields, *([str(r[f]) for f in fields] for r in rows)])
     else:
         buf = io.StringIO()
         # "\r\n" ends rows so that a bare "\r" or "\n" inside a text gets quoted (csv.writer
@@ -193,14 +200,21 @@ def test_enormous_fields_are_refused_with_their_column(table, fmt, extra, which,
        change=st.sampled_from([-1, 1, 2]))
 def test_ragged_rows_are_refused_naming_the_line(table, fmt, seed, change):
     rnd = random.Random(seed)
-    rows = list(csv.reader(io.StringIO(serialize(table, fmt, rnd=rnd).decode("utf-8-sig"), newline=""),
-                           delimiter="," if fmt == "csv" else "\t"))
+    text = serialize(table, fmt, rnd=rnd).decode("utf-8-sig")
+    if fmt == "tsv":  # raw TSV: one line a row, fields split on tabs
+        rows = [line.split("\t") for line in text.replace("\r\n", "\n").split("\n") if line]
+    else:
+        rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=","))
     k = rnd.randrange(1, len(rows))
     rows[k] = rows[k][:change] if change < 0 else rows[k] + ["extra"] * change
     assume(len(rows[k]) != len(rows[0]))
-    buf = io.StringIO()
-    csv.writer(buf, delimiter="," if fmt == "csv" else "\t", lineterminator="\n").writerows(rows)
-    exc = parse_or_error(buf.getvalue().encode(), f"f.{fmt}")
+    if fmt == "tsv":
+        out = "".join("\t".join(r) + "\n" for r in rows)
+    else:
+        buf = io.StringIO()
+        csv.writer(buf, delimiter=",", lineterminator="\n").writerows(rows)
+        out = buf.getvalue()
+    exc = parse_or_error(out.encode(), f"f.{fmt}")
     assert isinstance(exc, StudyImportError)
     assert any("fields but the header has" in i.message for i in exc.issues), exc.describe()
 
@@ -295,9 +309,12 @@ def pair_files(draw):
     if fmt == "jsonl":
         text = "".join(json.dumps({"pair_id": k, "sentence1": " ".join(a), "sentence2": " ".join(b)}) + "\n"
                        for k, (a, b) in expected.items())
+    elif fmt == "tsv":  # raw: the tokens hold no tab or line break (category Cc is excluded)
+        text = "pair_id\tsentence1\tsentence2\n" + "".join(
+            f"{k}\t{' '.join(a)}\t{' '.join(b)}\n" for k, (a, b) in expected.items())
     else:
         buf = io.StringIO()
-        w = csv.writer(buf, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
+        w = csv.writer(buf, delimiter=",", lineterminator="\n")
         w.writerow(["pair_id", "sentence1", "sentence2"])
         w.writerows([k, " ".join(a), " ".join(b)] for k, (a, b) in expected.items())
         text = buf.getvalue()

@@ -119,8 +119,9 @@ def test_bad_files_are_one_line_errors(tmp_path):
     no_ref.write_text("original\tcandidate\treference\nx\ty\tz\nx\ty\t\n")
     cases = [
         (missing_col, [], "missing column(s) candidate"),
-        (latin1, [], "not UTF-8"),
-        (ragged, [], ":2: 3 fields, expected 2"),
+        # the shared reader's messages (metrics.core.tabular): file, line, what is wrong
+        (latin1, [], "b.tsv, line 2: not valid UTF-8"),
+        (ragged, [], "c.tsv, line 2: has 3 fields but the header has 2"),
         (no_ref, ["--param", "against=reference"], "line 3 has no reference"),
         (tmp_path / "absent.tsv", [], "no such file"),
         (tmp_path / "x.xlsx", [], "unknown file type '.xlsx'"),
@@ -142,3 +143,19 @@ def test_metrics_lists_every_slug_with_params_and_defaults():
     assert {"name": "alpha", "type": "float", "default": 0.9, "choices": None,
             "help": "weight α of BLEU against the reference"} in ibleu["params"]
     assert [e["slug"] for e in data] == sorted(e["slug"] for e in data)
+
+
+@pytest.mark.parametrize("sep", ["\u2028", "\u0085"])
+def test_score_reads_back_its_own_jsonl_output_when_a_text_holds_a_unicode_line_separator(tmp_path, sep):
+    """Issue 12: JSONL was split with str.splitlines(), which breaks at U+2028/U+0085."""
+    src = tmp_path / "in.jsonl"
+    rows = [{"original": f"The cat{sep}sat on the mat.", "candidate": "A cat sat on a mat."},
+            {"original": "It rains today.", "candidate": "Today it is raining."}]
+    src.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    first = tmp_path / "out.jsonl"
+    run("score", "--metric", "bleu", "--input", str(src), "--output", str(first))
+    second = tmp_path / "again.jsonl"
+    run("score", "--metric", "bleu", "--input", str(first), "--output", str(second))
+    back = [json.loads(line) for line in second.read_text(encoding="utf-8").split("\n") if line]
+    assert [r["original"] for r in back] == [r["original"] for r in rows]
+    assert len(back) == 2 and all(isinstance(r["score"], float) for r in back)

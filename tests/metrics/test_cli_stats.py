@@ -58,7 +58,10 @@ def test_agreement_without_criterion_column_uses_one_named_score(tmp_path):
     assert out["score"]["fleiss_kappa"] is None
     assert "same number of ratings" in out["score"]["fleiss_kappa_reason"]
     text = run("agreement", "--input", str(path))
-    assert "criterion score" in text and "Fleiss' kappa         n/a" in text
+    # The text is the report's agreement table (same builder as the report page).
+    assert text.startswith("Agreement per criterion") and "same number of ratings" in text
+    fleiss = next(line for line in text.splitlines() if "Fleiss κ" in line)
+    assert fleiss.split()[:3] == ["score", "Fleiss", "κ"] and "—" in fleiss
 
 
 def test_agreement_bootstrap_adds_an_interval(ratings):
@@ -152,3 +155,56 @@ def test_bad_input_exits_non_zero_with_one_line_on_stderr(tmp_path):
     assert proc.returncode != 0
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "missing column(s) score" in lines[0]
+
+
+def test_agreement_prints_the_same_agreement_table_as_the_report(ratings):
+    """One code path: the command's table is the report's table for the same ratings."""
+    from metrics.core.stats import build_report
+    from metrics.reports import exports
+
+    frame, path = ratings
+    full = frame.assign(original=frame["item"], system="s", is_control=False, control_kind=None)
+    report = build_report(full, n_boot=60, seed=4)
+    expected = "".join(exports.table_text(t) for t in exports.agreement_tables(report))
+    text = run("agreement", "--input", str(path), "--n-boot", "60", "--seed", "4")
+    assert text.startswith(expected)
+
+
+@pytest.mark.parametrize("ext", ["csv", "tsv", "jsonl"])
+def test_agreement_reads_csv_tsv_and_jsonl_alike(ratings, tmp_path, ext):
+    frame, csv_path = ratings
+    path = tmp_path / f"r.{ext}"
+    cols = frame[["judge", "item", "criterion", "score"]]
+    if ext == "tsv":
+        cols.to_csv(path, sep="\t", index=False)
+    elif ext == "jsonl":
+        cols.to_json(path, orient="records", lines=True)
+    else:
+        path = csv_path
+    out = json.loads(run("agreement", "--input", str(path), "--json"))
+    assert out == json.loads(run("agreement", "--input", str(csv_path), "--json"))
+
+
+def test_a_tsv_field_starting_with_a_quote_does_not_swallow_rows(tmp_path):
+    """Issue 12: read with CSV quoting, the quote opened a field that ran over the next
+    rows and α came out null for two judges who agree."""
+    rows = ["judge\titem\tscore"]
+    for k in range(40):
+        item = f'"quoted {k}' if k == 3 else f"i{k}"
+        rows += [f"a\t{item}\t{k % 5 + 1}", f"b\t{item}\t{k % 5 + 1}"]
+    path = tmp_path / "r.tsv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    out = json.loads(run("agreement", "--input", str(path), "--json"))
+    assert out["score"]["n_items"] == 40
+    assert out["score"]["krippendorff_alpha"]["interval"] == pytest.approx(1.0)
+
+
+def test_bad_rows_are_named_by_file_line_and_column(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"judge": "a", "item": "i", "score": 1}\n{"judge": "b", "item": "i", "score": "high"}\n')
+    with pytest.raises(CommandError, match=r"r\.jsonl, line 2, column 'score': not numeric"):
+        run("agreement", "--input", str(path))
+    csv_path = tmp_path / "r.csv"
+    csv_path.write_text('judge,item,score\na,"unclosed,1\n')
+    with pytest.raises(CommandError, match=r"r\.csv, line 2: malformed CSV"):
+        run("agreement", "--input", str(csv_path))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any
 
@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 from scipy import stats as sps
+from statsmodels.stats.inter_rater import cohens_kappa as _sm_cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as _sm_fleiss_kappa
 
 from .correlation import pearson
@@ -42,13 +43,15 @@ __all__ = [
     "criterion_agreement",
     "fleiss_kappa",
     "icc",
+    "icc_judges_for_complete_items",
+    "icc_range",
     "krippendorff_alpha",
     "krippendorff_alphas",
     "pairwise_cohen_kappa",
     "pairwise_pearson",
 ]
 
-ALPHA_LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval")
+ALPHA_LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio")
 KAPPA_WEIGHTS: tuple[str, ...] = ("unweighted", "linear", "quadratic")
 ICC_FORMS: tuple[str, ...] = ("ICC(1,1)", "ICC(2,1)", "ICC(3,1)", "ICC(1,k)", "ICC(2,k)", "ICC(3,k)")
 
@@ -123,8 +126,8 @@ def _unit_coincidences(values: np.ndarray, domain: np.ndarray) -> np.ndarray:
 def _distance(domain: np.ndarray, n_v: np.ndarray, level: str) -> np.ndarray:
     """δ²(c, k) for each resample: (B, V, V).  ``n_v`` is (B, V).
 
-    nominal: [c ≠ k]; interval: (c − k)²; ordinal: (Σ_{g=c..k} n_g − (n_c + n_k)/2)²
-    (Krippendorff 2011).
+    nominal: [c ≠ k]; interval: (c − k)²; ordinal: (Σ_{g=c..k} n_g − (n_c + n_k)/2)²;
+    ratio: ((c − k)/(c + k))², 0 where c + k = 0 (Krippendorff 2011, sec. "ratio metric").
     """
     b, v = n_v.shape
     if level == "nominal":
@@ -132,6 +135,11 @@ def _distance(domain: np.ndarray, n_v: np.ndarray, level: str) -> np.ndarray:
     if level == "interval":
         diff = domain[:, None] - domain[None, :]
         return np.broadcast_to(diff**2, (b, v, v))
+    if level == "ratio":
+        add = domain[:, None] + domain[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(add != 0, (domain[:, None] - domain[None, :]) / np.where(add != 0, add, 1), 0.0)
+        return np.broadcast_to(ratio**2, (b, v, v))
     if level == "ordinal":
         cum = np.concatenate([np.zeros((b, 1)), np.cumsum(n_v, axis=1)], axis=1)
         lo = np.minimum.outer(np.arange(v), np.arange(v))
@@ -158,12 +166,25 @@ MAX_CATEGORIES = 50
 
 
 def _interval_unit_sums(values: np.ndarray) -> np.ndarray:
-    """Per pairable item: (m_u, S1_u, S2_u, (m_u S2_u − S1_u²)/(m_u − 1)), shape (n, 4)."""
+    """Per pairable item: (m_u, S1_u, S2_u, (m_u S2_u − S1_u²)/(m_u − 1)), shape (n, 4).
+
+    Numerically stable: the values are first centred on their overall mean (α is
+    invariant to a shift), and the within-item term is computed from deviations,
+    m_u S2_u − S1_u² = m_u Σ (x − x̄_u)², instead of subtracting two large sums.
+    Without this, scores offset by 1e8 lost three digits and an offset of 1e10 gave
+    α = 1.06 (issue 12).
+    """
     present = ~np.isnan(values)
     m = present.sum(axis=0).astype(float)
-    x = np.where(present, values, 0.0)
+    finite = values[present]
+    centre = float(finite.mean()) if finite.size else 0.0
+    x = np.where(present, values - centre, 0.0)
     s1, s2 = x.sum(axis=0), (x**2).sum(axis=0)
-    return np.column_stack([m, s1, s2, (m * s2 - s1**2) / (m - 1)])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        unit_mean = np.where(m > 0, s1 / np.where(m > 0, m, 1), 0.0)
+        dev2 = (np.where(present, x - unit_mean, 0.0) ** 2).sum(axis=0)
+        within = m * dev2 / (m - 1)
+    return np.column_stack([m, s1, s2, within])
 
 
 def _interval_alpha_from_sums(sums: np.ndarray) -> np.ndarray:
@@ -171,7 +192,8 @@ def _interval_alpha_from_sums(sums: np.ndarray) -> np.ndarray:
 
     With squared differences, Σ_{i≠j∈u}(x_i − x_j)² = 2(m_u S2_u − S1_u²), so
     α = 1 − (n − 1) Σ_u (m_u S2_u − S1_u²)/(m_u − 1) / (n S2 − S1²), n = Σ m_u: the
-    coincidence-matrix definition without enumerating the value domain.
+    coincidence-matrix definition without enumerating the value domain.  The sums come
+    from centred values (:func:`_interval_unit_sums`), so n S2 − S1² does not cancel.
     """
     n, s1, s2, within = sums[:, 0], sums[:, 1], sums[:, 2], sums[:, 3]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -187,7 +209,8 @@ def krippendorff_alphas(
     seed: int = 0,
     value_domain: Sequence[float] | None = None,
 ) -> dict[str, AgreementResult]:
-    """Krippendorff's α at several levels of measurement, sharing one bootstrap.
+    """Krippendorff's α at several levels of measurement (nominal, ordinal, interval,
+    ratio), sharing one bootstrap.
 
     α = 1 − D_o / D_e, with D_o = Σ_ck o_ck δ²_ck / n and D_e = Σ_ck n_c n_k δ²_ck /
     (n(n − 1)) over the coincidence matrix o of pairable values (Krippendorff 2011,
@@ -223,7 +246,10 @@ def krippendorff_alphas(
     points: dict[str, float] = {}
     notes: dict[str, str] = {}
     for level in levels:
-        if continuous and level != "interval":
+        if level == "ratio" and (domain < 0).any():
+            notes[level] = "ratio level needs scores with a true zero and no negative values"
+            points[level] = math.nan
+        elif continuous and level != "interval":
             notes[level] = f"scores are not categorical ({domain.size} distinct values)"
             points[level] = math.nan
         elif continuous:
@@ -369,7 +395,13 @@ def cohen_kappa(
     judges rated (NaN = not rated) and its chance expectation E; w_ij = [i ≠ j]
     (unweighted), |i − j| (linear) or (i − j)² (quadratic), where i, j are positions
     in ``labels`` (default: the values either judge used, sorted).  This is exactly
-    scikit-learn's ``cohen_kappa_score``, which the tests check.
+    scikit-learn's ``cohen_kappa_score``, which the tests check.  Pass the design's
+    scale as ``labels`` (e.g. 1–5) for weighted κ: the weights are positions in
+    ``labels``, so leaving out a value nobody used would shrink every distance past it.
+
+    ``std_error`` is the large-sample standard error of Fleiss, Cohen & Everitt (1969)
+    (statsmodels' ``cohens_kappa(...).std_kappa``); without a bootstrap the interval is
+    κ ± z_{1−α/2}·SE, clipped to κ's range [−1, 1] (``ci_method = "asymptotic"``).
     """
     level = weights or "unweighted"
     x = np.asarray(a, dtype=float).ravel()
@@ -390,8 +422,17 @@ def cohen_kappa(
     cell = xi * lab.size + yi
     conf = np.bincount(cell, minlength=lab.size**2).reshape(1, lab.size, lab.size).astype(float)
     point = float(_kappa_from_confusion(conf, wmat)[0])
-    low = high = None
+    low = high = se = None
+    method = None
+    if x.size >= 2 and math.isfinite(point):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            sm = _sm_cohens_kappa(conf[0], wt=None if level == "unweighted" else level)
+        se = float(sm.std_kappa) if math.isfinite(float(sm.std_kappa)) else None
+        if se is not None and n_boot <= 0:
+            z = float(sps.norm.ppf(0.5 + confidence_level / 2))
+            low, high, method = max(-1.0, point - z * se), min(1.0, point + z * se), "asymptotic"
     if n_boot > 0:
+        method = "bootstrap"
         onehot = sparse.csr_matrix(
             (np.ones(cell.size), (np.arange(cell.size), cell)), shape=(cell.size, lab.size**2)
         )
@@ -400,7 +441,8 @@ def cohen_kappa(
             confs = np.asarray((onehot.T @ w.T).T).reshape(-1, lab.size, lab.size)
             boots.append(_kappa_from_confusion(confs, wmat))
         low, high = _percentile_ci(np.concatenate(boots), confidence_level)
-    return AgreementResult(point, int(x.size), 2, "cohen_kappa", level, low, high, n_boot, confidence_level)
+    return AgreementResult(point, int(x.size), 2, "cohen_kappa", level, low, high, max(n_boot, 0), confidence_level,
+                           None, se, method)
 
 
 @dataclass(frozen=True)
@@ -498,8 +540,57 @@ def _icc_from_sums(n, k, g, row_sq_dev, col_sq_dev, total_sq_dev):
         }, (bms, wms, jms, ems)
 
 
+def _icc_intervals(n: int, k: int, point: dict, ms: tuple, confidence_level: float) -> dict[str, tuple[float, float]]:
+    """F-based confidence intervals of the six ICCs (McGraw & Wong 1996, Table 7; Shrout
+    & Fleiss 1979 for ICC(1,·) and ICC(3,·)), the formulas pingouin's ``intraclass_corr``
+    uses, at any ``confidence_level`` (pingouin fixes 95 %).
+
+    ICC(1,·)/ICC(3,·): F_L = F / F_{1−α/2}(df1, df2), F_U = F · F_{1−α/2}(df2, df1),
+    bounds (F_L − 1)/(F_L + k − 1) … and 1 − 1/F_L … for the k-judge means.
+    ICC(2,·): Satterthwaite's approximate df v for the two-way random model.
+    Written out (not pingouin itself) because the mean squares are already here and
+    pingouin rebuilds a long frame and an ANOVA for each call; the tests check equality.
+    """
+    bms, wms, jms, ems = ms
+    a = 1 - confidence_level
+    df1, df_w, df_e = n - 1, n * (k - 1), (n - 1) * (k - 1)
+    fq = sps.f.ppf
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        f1, f3 = bms / wms, bms / ems
+        f1l, f1u = f1 / fq(1 - a / 2, df1, df_w), f1 * fq(1 - a / 2, df_w, df1)
+        f3l, f3u = f3 / fq(1 - a / 2, df1, df_e), f3 * fq(1 - a / 2, df_e, df1)
+        icc2 = point["ICC(2,1)"]
+        fj = jms / ems
+        vn = df_e * (k * icc2 * fj + n * (1 + (k - 1) * icc2) - k * icc2) ** 2
+        vd = df1 * k**2 * icc2**2 * fj**2 + (n * (1 + (k - 1) * icc2) - k * icc2) ** 2
+        v = vn / vd
+        f2u, f2l = fq(1 - a / 2, n - 1, v), fq(1 - a / 2, v, n - 1)
+        l2 = n * (bms - f2u * ems) / (f2u * (k * jms + (k * n - k - n) * ems) + n * bms)
+        u2 = n * (f2l * bms - ems) / (k * jms + (k * n - k - n) * ems + n * f2l * bms)
+        return {
+            "ICC(1,1)": ((f1l - 1) / (f1l + k - 1), (f1u - 1) / (f1u + k - 1)),
+            "ICC(2,1)": (l2, u2),
+            "ICC(3,1)": ((f3l - 1) / (f3l + k - 1), (f3u - 1) / (f3u + k - 1)),
+            "ICC(1,k)": (1 - 1 / f1l, 1 - 1 / f1u),
+            "ICC(2,k)": (l2 * k / (1 + l2 * (k - 1)), u2 * k / (1 + u2 * (k - 1))),
+            "ICC(3,k)": (1 - 1 / f3l, 1 - 1 / f3u),
+        }
+
+
+def icc_range(form: str, k: int) -> tuple[float, float]:
+    """The values an ICC can take: [−1/(k−1), 1] for one judge's score (the ANOVA bound
+    BMS ≥ 0), (−∞, 1] for the mean of k judges (Spearman–Brown of the former)."""
+    if form.endswith(",1)"):
+        return -1.0 / (k - 1), 1.0
+    return -math.inf, 1.0
+
+
 def icc(
-    ratings, *, n_boot: int = 0, confidence_level: float = 0.95, seed: int = 0
+    ratings,
+    *,
+    confidence_level: float = 0.95,
+    min_items: int = 2,
+    judges: Sequence[str] | None = None,
 ) -> dict[str, ICCResult]:
     """The six intraclass correlations of Shrout & Fleiss (1979), keyed ``ICC(1,1)`` …
 
@@ -510,18 +601,29 @@ def icc(
     ICC(3,1) = (BMS − EMS) / (BMS + (k−1)EMS);
     ICC(1,k) = (BMS − WMS) / BMS; ICC(2,k) = (BMS − EMS) / (BMS + (JMS − EMS)/n);
     ICC(3,k) = (BMS − EMS) / BMS.
+    Intervals are F-based (McGraw & Wong 1996; :func:`_icc_intervals`), not bootstrap:
+    the method has its own sampling theory, and a bootstrap of a handful of items
+    gives bounds far outside the coefficient's range.
+
     The ANOVA needs every judge on every item, so only items rated by all judges are
-    used (listwise deletion; ``n_items`` says how many).  Raises
-    :class:`IncompleteDesignError` when fewer than two judges or items remain.
+    used (complete-case analysis; ``n_items`` says how many were kept of
+    ``n_items_total``).  Raises :class:`IncompleteDesignError` when fewer than two
+    judges or fewer than ``max(2, min_items)`` complete items remain — an ICC on a
+    few items is noise (the issue's demo: 3 items, CI [−0.33, 0.82]).
     """
     values = _as_ratings(ratings)
-    values = values[~np.isnan(values).all(axis=1)]
+    names = _judge_names(ratings, judges, values.shape[0])
+    rated_rows = ~np.isnan(values).all(axis=1)
+    values, names = values[rated_rows], tuple(n for n, keep in zip(names, rated_rows) if keep)
+    total = int((~np.isnan(values)).any(axis=0).sum())
     complete = ~np.isnan(values).any(axis=0)
     x = values[:, complete].T  # items × judges
     n, k = x.shape
-    if k < 2 or n < 2:
+    need = max(2, int(min_items))
+    if k < 2 or n < need:
         raise IncompleteDesignError(
-            f"ICC needs at least 2 judges who all rated at least 2 common items; {n} items are complete"
+            f"ICC needs at least {need} items rated by every judge ({k} judges); the complete-case "
+            f"analysis keeps {n} of {total} rated items"
         )
     g = x.mean()
     row = x.mean(axis=1)
@@ -529,19 +631,9 @@ def icc(
     ssr = k * ((row - g) ** 2).sum()
     ssc = n * ((col - g) ** 2).sum()
     sst = ((x - g) ** 2).sum()
-    point, (bms, wms, jms, ems) = _icc_from_sums(n, k, g, ssr, ssc, sst)
-    boots: dict[str, list[np.ndarray]] = {f: [] for f in ICC_FORMS}
-    if n_boot > 0:
-        rowsum, rowsumsq = x.sum(axis=1), (x**2).sum(axis=1)
-        for w in _weight_chunks(n, n_boot, seed):
-            gb = (w @ rowsum) / (n * k)
-            rb = (w @ (row**2)) - n * gb**2
-            cb = (w @ x) / n
-            sums, _ = _icc_from_sums(
-                n, k, gb, k * rb, n * ((cb**2).sum(axis=1) - k * gb**2), (w @ rowsumsq) - n * k * gb**2
-            )
-            for f in ICC_FORMS:
-                boots[f].append(sums[f])
+    point, ms = _icc_from_sums(n, k, g, ssr, ssc, sst)
+    bms, wms, jms, ems = ms
+    intervals = _icc_intervals(n, k, point, ms, confidence_level)
     with np.errstate(divide="ignore", invalid="ignore"):
         f1 = bms / wms
         f23 = bms / ems
@@ -551,12 +643,25 @@ def icc(
     out = {}
     for form in ICC_FORMS:
         one = form.startswith("ICC(1")
-        low = high = None
-        if n_boot > 0:
-            low, high = _percentile_ci(np.concatenate(boots[form]), confidence_level)
+        lo_r, hi_r = icc_range(form, k)
+        stat = float(point[form])
+        low, high = (float(v) for v in intervals[form])
+        note = None
+        if not math.isfinite(stat):
+            note = "not defined: every item got the same score from every judge (no variance)"
+            stat = math.nan
+        elif stat < 0:
+            note = ("below 0: judges differ more on the same item than items differ from each other "
+                    "(no reliable variance between items)")
+        if not (math.isfinite(low) and math.isfinite(high)) or low > high:
+            low = high = None
+            note = note or "no F-based interval: a mean square is zero"
+        else:
+            # Numerical noise only: the F-based bounds lie inside the range by construction.
+            low, high = max(low, lo_r), min(high, hi_r)
         label = form.replace(",k)", f",{k})")
         out[form] = ICCResult(
-            float(point[form]),
+            stat,
             label,
             int(n),
             int(k),
@@ -566,10 +671,37 @@ def icc(
             p1 if one else p23,
             low,
             high,
-            n_boot,
+            0,
             confidence_level,
+            "f_test",
+            total,
+            (),
+            note,
         )
     return out
+
+
+def icc_judges_for_complete_items(
+    ratings, *, judges: Sequence[str] | None = None, min_items: int = 30
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Which judges to keep so that the ICC's complete-case analysis keeps ≥ ``min_items``.
+
+    Greedy: while fewer than ``min_items`` items are rated by every kept judge, leave
+    out the judge with the fewest ratings (ties: the later name), as long as two judges
+    remain.  Returns ``(kept, left_out)``.  Why: one judge who rated 7 items would
+    otherwise shrink the ICC of three judges who share 1,200 to those 7 items.
+    """
+    values = _as_ratings(ratings)
+    names = list(_judge_names(ratings, judges, values.shape[0]))
+    present = ~np.isnan(values)
+    keep = [i for i in range(len(names)) if present[i].any()]
+    left: list[str] = [names[i] for i in range(len(names)) if not present[i].any()]
+    while len(keep) > 2 and int(present[keep].all(axis=0).sum()) < min_items:
+        counts = [(int(present[i].sum()), -i) for i in keep]
+        drop = -min(counts)[1]
+        keep.remove(drop)
+        left.append(names[drop])
+    return tuple(names[i] for i in keep), tuple(left)
 
 
 # ---------------------------------------------------------------------------
@@ -619,22 +751,40 @@ def criterion_agreement(
     confidence_level: float = 0.95,
     seed: int = 0,
     pairwise: bool = True,
+    min_shared: int = 30,
+    scale: Sequence[float] | None = None,
 ) -> CriterionAgreement:
-    """Krippendorff's α (three levels), Fleiss' κ, ICC and pairwise Cohen's κ / Pearson
+    """Krippendorff's α (four levels), Fleiss' κ, ICC and pairwise Cohen's κ / Pearson
     for one criterion's judges × items matrix.  Bootstrap CIs (``n_boot`` resamples of
-    items) for α, Fleiss' κ and ICC; pairwise figures are point estimates."""
+    items) for α and Fleiss' κ, F-based ones for the ICC; pairwise figures are point
+    estimates.  The ICC is computed on the judges
+    :func:`icc_judges_for_complete_items` keeps, and refused (``icc_reason``) when
+    fewer than ``min_shared`` items are complete.  Cohen's κ (with its standard error
+    and asymptotic interval) weighs distances on the design's ``scale`` (e.g. 1–5)
+    when every score lies on it, else on the values observed."""
     values = matrix.values
     alphas = krippendorff_alphas(values, n_boot=n_boot, confidence_level=confidence_level, seed=seed)
     try:
         fk, fk_reason = fleiss_kappa(values, n_boot=n_boot, confidence_level=confidence_level, seed=seed), None
     except ValueError as exc:  # IncompleteDesignError, or scores that are not categorical
         fk, fk_reason = None, str(exc)
+    kept, left_out = icc_judges_for_complete_items(values, judges=matrix.judges, min_items=min_shared)
+    rows = [matrix.judges.index(j) for j in kept]
     try:
-        ic, ic_reason = icc(values, n_boot=n_boot, confidence_level=confidence_level, seed=seed), None
+        ic = icc(values[rows], judges=kept, confidence_level=confidence_level, min_items=min_shared)
+        ic = {form: replace(res, judges_left_out=left_out) for form, res in ic.items()}
+        ic_reason = None
     except IncompleteDesignError as exc:
         ic, ic_reason = None, str(exc)
+        if left_out:
+            ic_reason += f" (after leaving out {', '.join(left_out)})"
     categorical = _value_domain(values).size <= MAX_CATEGORIES
-    ck = pairwise_cohen_kappa(values, judges=matrix.judges) if pairwise and categorical else ()
+    if scale is not None:
+        observed = _value_domain(values)
+        scale = np.asarray(sorted(scale), dtype=float)
+        if not np.isin(observed, scale).all():
+            scale = None  # scores off the scale (e.g. z-scores): weigh the values observed
+    ck = pairwise_cohen_kappa(values, judges=matrix.judges, labels=scale) if pairwise and categorical else ()
     pr = pairwise_pearson(values, judges=matrix.judges) if pairwise else ()
     return CriterionAgreement(
         criterion,
@@ -659,6 +809,7 @@ def agreement_by_criterion(
     confidence_level: float = 0.95,
     seed: int = 0,
     pairwise: bool = True,
+    min_shared: int = 30,
 ) -> dict[str, CriterionAgreement]:
     """:func:`criterion_agreement` for each criterion of a canonical judgment frame.
 
@@ -675,6 +826,7 @@ def agreement_by_criterion(
             confidence_level=confidence_level,
             seed=seed,
             pairwise=pairwise,
+            min_shared=min_shared,
         )
         for c in names
     }

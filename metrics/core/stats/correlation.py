@@ -29,6 +29,7 @@ __all__ = [
     "correlations",
     "kendall",
     "pairwise_accuracy",
+    "tie_calibrated_accuracy",
     "pearson",
     "segment_and_system",
     "spearman",
@@ -36,7 +37,8 @@ __all__ = [
 ]
 
 METHODS: tuple[str, ...] = ("pearson", "spearman", "kendall_b", "kendall_c", "accuracy")
-_ALIASES = {"kendall": "kendall_b", "tau_b": "kendall_b", "tau_c": "kendall_c", "acc_eq": "accuracy"}
+_ALIASES = {"kendall": "kendall_b", "tau_b": "kendall_b", "tau_c": "kendall_c", "acc_eq": "accuracy",
+            "acc_eq_tc": "accuracy_tc"}
 
 
 def _paired(x, y) -> tuple[np.ndarray, np.ndarray]:
@@ -193,6 +195,67 @@ def pairwise_accuracy(human, metric, *, groups=None) -> CorrelationResult:
     return CorrelationResult(stat, None, int(h.size), "accuracy")
 
 
+MAX_TC_PAIRS = 5_000_000
+
+
+def tie_calibrated_accuracy(human, metric, *, groups=None) -> CorrelationResult:
+    """Pairwise accuracy with tie calibration, ``acc*_eq`` (Deutsch, Foster & Freitag
+    2023, "Ties Matter", §5; mt-metrics-eval's ``tau_optimization`` with ``acc_23``).
+
+    A metric rarely outputs exact ties, so plain ``acc_eq`` punishes it on every pair
+    the humans tied.  Tie calibration introduces ties: metric scores closer than ε
+    count as tied, and ε is chosen among 0 and every pairwise metric difference to
+    maximise acc_eq = (concordant + tied-in-both) / pairs.  With ``groups`` the
+    objective is the mean of the per-group accuracies (pairs within a group only), as
+    mt-metrics-eval averages over rows.  Returns the best accuracy with ``epsilon``
+    set; the smallest ε wins a tie between thresholds.  Vectorised over pairs (sort
+    the pairs by |m_i − m_j|, a cumulative sum of the change each tie makes) instead of
+    mt-metrics-eval's pair-by-pair loop; the tests check equality with it.
+    """
+    h = np.asarray(human, dtype=float).ravel()
+    m = np.asarray(metric, dtype=float).ravel()
+    if h.shape != m.shape:
+        raise ValueError(f"human and metric differ in length ({h.size} != {m.size})")
+    keep = ~(np.isnan(h) | np.isnan(m))
+    g = np.zeros(h.size, dtype=int) if groups is None else pd.factorize(np.asarray(groups).ravel())[0]
+    if g.shape != keep.shape:
+        raise ValueError("groups must have one entry per score")
+    h, m, g = h[keep], m[keep], g[keep]
+    order = np.argsort(g, kind="stable")
+    h, m, g = h[order], m[order], g[order]
+    sizes = np.bincount(g) if g.size else np.zeros(0, dtype=int)
+    n_pairs = int((sizes * (sizes - 1) // 2).sum())
+    if n_pairs > MAX_TC_PAIRS:
+        raise ValueError(f"tie calibration over {n_pairs:,} pairs is too slow; group the items (e.g. by original)")
+    if n_pairs == 0:
+        return CorrelationResult(math.nan, None, int(h.size), "accuracy_tc")
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    end = (starts + sizes)[g]
+    partners = end - np.arange(g.size) - 1
+    left = np.repeat(np.arange(g.size), partners)
+    first = np.repeat(np.cumsum(partners) - partners, partners)
+    right = left + 1 + (np.arange(left.size) - first)
+    dh = np.sign(h[left] - h[right])
+    dm = m[left] - m[right]
+    base = (dh == np.sign(dm)).astype(float)  # concordant or tied in both
+    tied = (dh == 0).astype(float)  # correct once the metric ties the pair
+    pair_rows = g[left]
+    rows_with_pairs = np.flatnonzero(sizes >= 2)
+    weight = 1.0 / (sizes * (sizes - 1) / 2)[pair_rows] / rows_with_pairs.size
+    diff = np.abs(dm)
+    by = np.argsort(diff, kind="stable")
+    gain = np.cumsum((weight * (tied - base))[by])
+    start = float((weight * base).sum())
+    # Candidate thresholds: 0, then each distinct difference (ties of ε flip together).
+    last_of_run = np.r_[diff[by][1:] != diff[by][:-1], True]
+    thresholds = np.r_[0.0, diff[by][last_of_run]]
+    accs = np.r_[start, start + gain[last_of_run]]
+    if thresholds.size > 1 and thresholds[1] == 0.0:  # ε = 0 already ties the exact ties
+        thresholds, accs = thresholds[1:], accs[1:]
+    best = int(np.argmax(accs))
+    return CorrelationResult(float(accs[best]), None, int(h.size), "accuracy_tc", epsilon=float(thresholds[best]))
+
+
 def correlation(x, y, *, method: str = "pearson", groups=None) -> CorrelationResult:
     """Dispatch to :func:`pearson`, :func:`spearman`, :func:`kendall` (``kendall_b``,
     ``kendall_c``) or :func:`pairwise_accuracy` (``accuracy``; ``groups`` applies only
@@ -208,6 +271,8 @@ def correlation(x, y, *, method: str = "pearson", groups=None) -> CorrelationRes
         return kendall(x, y, variant="c")
     if method == "accuracy":
         return pairwise_accuracy(x, y, groups=groups)
+    if method == "accuracy_tc":
+        return tie_calibrated_accuracy(x, y, groups=groups)
     raise ValueError(f"unknown correlation method {method!r}; choose from {', '.join(METHODS)}")
 
 

@@ -7,24 +7,24 @@ from collections.abc import Mapping, Sequence
 from importlib import metadata
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from .agreement import criterion_agreement
 from .data import DEFAULT_CONTROL_EXPECTED, rating_matrix, validate_judgments, validate_metric_scores
-from .interjudge import interjudge_correlations
+from .interjudge import interjudge_correlations, interjudge_summary
 from .metric_human import _aligned_metrics, metric_human_correlations, metric_leaderboard
 from .qc import judge_qc
 from .reference import DEFAULT_SUBSET_MIN, criterion_correlations, human_reference
 from .results import jsonable
 from .significance import system_ranking
+from .warnings import report_warnings
 
 __all__ = ["REPORT_SCHEMA", "auto_n_boot", "build_report"]
 
 REPORT_SCHEMA = "paraeval.stats.report/1"
 
-TABLE3_METHODS: tuple[str, ...] = ("pearson", "spearman", "kendall_b", "kendall_c", "accuracy")
+TABLE3_METHODS: tuple[str, ...] = ("pearson", "spearman", "kendall_b", "kendall_c", "accuracy", "accuracy_tc")
 HUMAN_METHODS: tuple[str, ...] = ("pearson", "spearman", "kendall_b")
 
 
@@ -65,6 +65,9 @@ def build_report(
     straightline_threshold: float = 0.9,
     min_median_seconds: float | None = None,
     max_control_mad: float | None = None,
+    min_shared: int = 30,
+    metric_runs: Sequence[Mapping[str, Any]] = (),
+    scale: Sequence[float] | None = None,
 ) -> dict[str, Any]:
     """Compute the study report (PEM Tables 1–3, agreement, QC, rankings) as a dict.
 
@@ -116,6 +119,9 @@ def build_report(
             straightline_threshold=straightline_threshold,
             min_median_seconds=min_median_seconds,
             max_control_mad=max_control_mad,
+            min_shared=min_shared,
+            metric_runs=metric_runs,
+            scale=scale,
         )
 
 
@@ -139,7 +145,13 @@ def _build_report(
     straightline_threshold,
     min_median_seconds,
     max_control_mad,
+    min_shared,
+    metric_runs,
+    scale,
 ) -> dict[str, Any]:
+    if int(min_shared) < 4:
+        raise ValueError("min_shared must be at least 4 (a correlation on 3 items has no Fisher-z weight)")
+    min_shared = int(min_shared)
     full = validate_judgments(judgments)
     excluded = sorted({str(j) for j in excluded_judges})
     unknown = sorted(set(excluded) - set(full["judge"].unique()))
@@ -171,13 +183,16 @@ def _build_report(
     }
 
     pairs = interjudge_correlations(frame, criterion=criterion, methods=HUMAN_METHODS)
+    pair_summary, pair_flags = interjudge_summary(pairs, min_shared=min_shared)
     table1 = {
         "criterion": criterion,
         "controls": "excluded",
-        "pairs": [p.to_dict() for p in pairs],
-        "mean_pearson": {
-            level: _nanmean([p.results[level]["pearson"].statistic for p in pairs]) for level in ("sentence", "system")
-        },
+        "min_shared": min_shared,
+        "pairs": [{**p.to_dict(), **flag} for p, flag in zip(pairs, pair_flags)],
+        # The headline: Fisher-z mean weighted by n - 3 over pairs sharing >= min_shared
+        # items (see interjudge_summary); no longer the plain mean of every pair.
+        "mean_pearson": {level: pair_summary[level]["statistic"] for level in ("sentence", "system")},
+        "summary": pair_summary,
     }
 
     ref = human_reference(frame, control_expected=control_expected, normalize=normalize)
@@ -204,6 +219,8 @@ def _build_report(
             n_boot=boots,
             confidence_level=confidence_level,
             seed=seed,
+            min_shared=min_shared,
+            scale=scale,
         ).to_dict()
         for c in crit_names
     }
@@ -228,40 +245,29 @@ def _build_report(
         seed=seed,
     )
 
-    table3 = leaderboard = None
+    table3 = leaderboard = leaderboard_controls = None
     if metric_scores is not None:
         metrics_long = validate_metric_scores(metric_scores)
+        # Headline: genuine items only (controls are easy and extreme and would inflate
+        # any correlation).  Second column: PEM §5.2's convention, the controls at their
+        # expected scores in the human reference, labelled as such.
         rows = metric_human_correlations(
-            frame,
-            metrics_long,
-            criterion=criterion,
-            methods=TABLE3_METHODS,
-            include_controls_in_mean=include_controls_in_mean,
-            accuracy_groups=accuracy_groups,
-            reference=ref,
+            frame, metrics_long, criterion=criterion, methods=TABLE3_METHODS,
+            include_controls_in_mean=False, accuracy_groups=accuracy_groups, reference=ref,
+        )
+        rows_controls = metric_human_correlations(
+            frame, metrics_long, criterion=criterion, methods=TABLE3_METHODS,
+            include_controls_in_mean=True, per_judge=False, accuracy_groups=accuracy_groups, reference=ref,
         )
         table3 = {
             "criterion": criterion,
-            "controls_in_mean": include_controls_in_mean,
+            "controls_in_mean": False,
             "accuracy_groups": accuracy_groups,
             "rows": [r.to_dict() for r in rows],
+            "rows_with_controls": [r.to_dict() for r in rows_controls],
         }
-        mean_ref = ref if include_controls_in_mean else genuine_ref
-        wide = _aligned_metrics(metrics_long, ref).reindex(mean_ref.index)
-        leaderboard = {
-            level: [
-                r.to_dict()
-                for r in metric_leaderboard(
-                    mean_ref[criterion].to_numpy(dtype=float),
-                    wide,
-                    systems=mean_ref["system"].to_numpy(),
-                    level=level,
-                    method="pearson",
-                    significance_level=significance_level,
-                )
-            ]
-            for level in ("segment", "system")
-        }
+        leaderboard = _leaderboards(metrics_long, ref, genuine_ref, criterion, significance_level)
+        leaderboard_controls = _leaderboards(metrics_long, ref, ref, criterion, significance_level)
 
     settings = {
         "criterion": criterion,
@@ -282,8 +288,11 @@ def _build_report(
         "min_median_seconds": min_median_seconds,
         "max_control_mad": max_control_mad,
         "agreement_controls": "excluded",
+        "min_shared": min_shared,
+        "scale": list(scale) if scale is not None else None,
+        "metric_controls": "headline on genuine items; controls in the human reference (PEM 5.2) as a second column",
     }
-    return jsonable(
+    report = jsonable(
         {
             "schema": REPORT_SCHEMA,
             "summary": summary,
@@ -294,13 +303,29 @@ def _build_report(
             "judge_qc": judge_qc_rows,
             "system_ranking": {"criterion": criterion, "systems": [r.to_dict() for r in ranking]},
             "metric_leaderboard": leaderboard,
+            "metric_leaderboard_with_controls": leaderboard_controls,
             "settings": settings,
             "versions": _versions(),
         }
     )
+    report["warnings"] = report_warnings(report, frame=full, metric_runs=metric_runs)
+    return report
 
 
-def _nanmean(values: Sequence[float]) -> float:
-    arr = np.asarray(values, dtype=float)
-    arr = arr[np.isfinite(arr)]
-    return float(arr.mean()) if arr.size else float("nan")
+def _leaderboards(metrics_long, ref, mean_ref, criterion, significance_level) -> dict[str, list[dict]]:
+    wide = _aligned_metrics(metrics_long, ref).reindex(mean_ref.index)
+    return {
+        level: [
+            r.to_dict()
+            for r in metric_leaderboard(
+                mean_ref[criterion].to_numpy(dtype=float),
+                wide,
+                systems=mean_ref["system"].to_numpy(),
+                level=level,
+                method="pearson",
+                significance_level=significance_level,
+            )
+        ]
+        for level in ("segment", "system")
+    }
+

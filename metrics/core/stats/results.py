@@ -104,6 +104,7 @@ class CorrelationResult(_ToDict):
     method: str
     ci_low: float | None = None
     ci_high: float | None = None
+    epsilon: float | None = None  # tie-calibrated accuracy only: the chosen tie threshold
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Return the bootstrap interval if one was computed, else a Fisher z interval.
@@ -148,12 +149,14 @@ class AgreementResult(_ToDict):
     n_boot: int = 0
     confidence_level: float = 0.95
     note: str | None = None
+    std_error: float | None = None
+    ci_method: str | None = None
 
     def confidence_interval(self) -> ConfidenceInterval:
-        """Return the bootstrap interval (NaN bounds when no bootstrap was run)."""
+        """Return the interval: bootstrap, or asymptotic (Cohen's κ) as ``ci_method`` says."""
         if self.ci_low is None or self.ci_high is None:
             return ConfidenceInterval(math.nan, math.nan, self.confidence_level, "unavailable")
-        return ConfidenceInterval(self.ci_low, self.ci_high, self.confidence_level, "bootstrap")
+        return ConfidenceInterval(self.ci_low, self.ci_high, self.confidence_level, self.ci_method or "bootstrap")
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,10 @@ class ICCResult(_ToDict):
 
     ``f_statistic``/``pvalue`` test H0: ICC = 0 with the F ratio Shrout & Fleiss give
     for the form (BMS/WMS for ICC(1,·), BMS/EMS for ICC(2,·) and ICC(3,·)).
+    ``ci_low``/``ci_high`` are the F-based bounds of McGraw & Wong (1996), as pingouin
+    computes them.  ``n_items`` is how many items the complete-case analysis kept of
+    ``n_items_total`` rated ones; ``judges_left_out`` the judges dropped so that enough
+    items are complete; ``note`` says what to make of an odd value (e.g. below 0).
     """
 
     statistic: float
@@ -176,12 +183,16 @@ class ICCResult(_ToDict):
     ci_high: float | None = None
     n_boot: int = 0
     confidence_level: float = 0.95
+    ci_method: str = "f_test"
+    n_items_total: int | None = None
+    judges_left_out: tuple[str, ...] = ()
+    note: str | None = None
 
     def confidence_interval(self) -> ConfidenceInterval:
-        """Return the bootstrap interval (NaN bounds when no bootstrap was run)."""
+        """Return the F-based interval of McGraw & Wong (1996) (NaN bounds when it cannot be made)."""
         if self.ci_low is None or self.ci_high is None:
             return ConfidenceInterval(math.nan, math.nan, self.confidence_level, "unavailable")
-        return ConfidenceInterval(self.ci_low, self.ci_high, self.confidence_level, "bootstrap")
+        return ConfidenceInterval(self.ci_low, self.ci_high, self.confidence_level, self.ci_method)
 
 
 @dataclass(frozen=True)

@@ -29,31 +29,44 @@ import numpy as np
 import pandas as pd
 from django.core.management.base import BaseCommand, CommandError
 
+from metrics.core import tabular
 from metrics.core.stats.agreement import criterion_agreement
 from metrics.core.stats.data import RatingMatrix
 from metrics.core.stats.results import jsonable
+from metrics.core.stats.warnings import report_warnings
 
 DEFAULT_CRITERION = "score"
 
 
 def read_table(path: str) -> pd.DataFrame:
-    """Read a CSV/TSV file chosen by extension; ``CommandError`` on any failure."""
-    suffix = Path(path).suffix.lower()
-    if suffix in (".tsv", ".tab"):
-        sep = "\t"
-    elif suffix == ".csv":
-        sep = ","
-    else:
-        raise CommandError(f"{path}: unknown file type {suffix or '(none)'!r}; use .csv or .tsv")
+    """Read a CSV, TSV or JSON Lines file (by extension) through the shared reader
+    (:mod:`metrics.core.tabular`: CSV quoted, TSV raw, JSONL split on "\\n" only).
+
+    Values are strings (JSON numbers become their text); the frame's ``attrs["lines"]``
+    holds each row's line in the file, for error messages.  ``CommandError`` naming
+    file, line and column on any failure.
+    """
     try:
-        frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_values=[""])
-    except FileNotFoundError:
-        raise CommandError(f"cannot read {path}: no such file") from None
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise CommandError(f"cannot read {path}: {str(exc).splitlines()[0]}") from None
-    frame.columns = [str(c).strip() for c in frame.columns]
-    if frame.empty:
-        raise CommandError(f"{path}: no data rows")
+        table = tabular.read_table_file(path)
+    except tabular.TabularError as exc:
+        msg = str(exc)
+        if "cannot tell the format" in msg:
+            msg = f"{path}: unknown file type {Path(path).suffix or '(none)'!r}; use .csv, .tsv or .jsonl"
+        elif msg.endswith(": no such file"):
+            msg = f"cannot read {path}: no such file"
+        raise CommandError(msg.replace("\n", "; ")) from None
+    records = []
+    for line, row in table.rows:
+        clean = {}
+        for key, value in row.items():
+            if isinstance(value, (dict, list, bool)):
+                raise CommandError(f"{path}, line {line}, column '{key}': must be a string or a number")
+            clean[key] = None if value is None or value == "" else str(value)
+        records.append(clean)
+    frame = pd.DataFrame.from_records(records, columns=table.columns)
+    frame = frame.astype(object).where(frame.notna(), None)
+    frame.attrs["lines"] = [line for line, _ in table.rows]
+    frame.attrs["path"] = path
     return frame
 
 
@@ -64,12 +77,15 @@ def require_columns(frame: pd.DataFrame, columns, path: str) -> None:
 
 
 def numeric_column(frame: pd.DataFrame, column: str, path: str) -> np.ndarray:
-    """The column as floats (empty cells → NaN); ``CommandError`` naming a bad cell."""
+    """The column as floats (empty cells → NaN); ``CommandError`` naming a bad cell's
+    line and column."""
     values = pd.to_numeric(frame[column], errors="coerce")
     bad = values.isna() & frame[column].notna()
     if bad.any():
         row = int(np.flatnonzero(bad.to_numpy())[0])
-        raise CommandError(f"{path}: column {column!r} is not numeric (row {row + 2}: {frame[column].iloc[row]!r})")
+        lines = frame.attrs.get("lines") or []
+        line = lines[row] if row < len(lines) else row + 2
+        raise CommandError(f"{path}, line {line}, column '{column}': not numeric ({frame[column].iloc[row]!r})")
     return values.to_numpy(dtype=float)
 
 
@@ -85,11 +101,15 @@ class Command(BaseCommand):
         parser.add_argument("--n-boot", type=int, default=0, help="bootstrap resamples for α's 95%% CI (default 0: none)")
         parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.add_argument("--min-shared", type=int, default=30,
+                            help="items every judge must have rated for an ICC (default 30, as the report)")
 
     def handle(self, *args, **opts):
         path = opts["input"]
         if opts["n_boot"] < 0:
             raise CommandError("--n-boot must be at least 0")
+        if opts["min_shared"] < 4:
+            raise CommandError("--min-shared must be at least 4")
         frame = read_table(path)
         require_columns(frame, ("judge", "item", "score"), path)
         scores = numeric_column(frame, "score", path)
@@ -105,16 +125,21 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: no scores")
 
         out = {}
+        blocks = {}
         for name, rows in tidy.groupby("criterion", sort=True):
             wide = rows.pivot(index="judge", columns="item", values="score").sort_index().sort_index(axis=1)
             matrix = RatingMatrix(wide.to_numpy(dtype=float), tuple(wide.index), tuple(wide.columns))
-            res = criterion_agreement(matrix, str(name), n_boot=opts["n_boot"], seed=opts["seed"])
+            res = criterion_agreement(matrix, str(name), n_boot=opts["n_boot"], seed=opts["seed"],
+                                      min_shared=opts["min_shared"])
+            blocks[str(name)] = res.to_dict()
             entry = {
                 "n_items": res.n_items,
                 "n_judges": res.n_judges,
                 "krippendorff_alpha": {lvl: r.statistic for lvl, r in res.krippendorff_alpha.items()},
                 "fleiss_kappa": None if res.fleiss_kappa is None else res.fleiss_kappa.statistic,
                 "fleiss_kappa_reason": res.fleiss_kappa_reason,
+                "icc": None if res.icc is None else {f: r.to_dict() for f, r in res.icc.items()},
+                "icc_reason": res.icc_reason,
                 "cohen_kappa": [
                     {"judges": [p.judge_a, p.judge_b], "n": p.n_shared,
                      **{w: r.statistic for w, r in p.results.items()}}
@@ -131,28 +156,23 @@ class Command(BaseCommand):
                     lvl: [r.ci_low, r.ci_high] for lvl, r in res.krippendorff_alpha.items()
                 }
             out[str(name)] = jsonable(entry)
+        # The report's agreement section, built by the same functions as the report's
+        # page and exports (one code path): the same table, the same findings.
+        result = jsonable({
+            "summary": {"criteria": list(blocks)},
+            "settings": {"n_boot": opts["n_boot"], "confidence_level": 0.95, "min_shared": opts["min_shared"]},
+            "agreement": blocks,
+        })
+        found = report_warnings(result)
+        for name in out:
+            out[name]["warnings"] = [w for w in found if w["subject"] == name]
 
         if opts["json"]:
             self.stdout.write(json.dumps(out, indent=2, allow_nan=False))
             return
-        for name, entry in out.items():
-            self.stdout.write(f"criterion {name}: {entry['n_items']} items, {entry['n_judges']} judges")
-            alpha = entry["krippendorff_alpha"]
-            line = "  Krippendorff's alpha  " + "  ".join(f"{lvl} {_fmt(alpha[lvl])}" for lvl in alpha)
-            if "krippendorff_alpha_ci" in entry:
-                lo, hi = entry["krippendorff_alpha_ci"]["interval"]
-                line += f"  (interval 95% CI {_fmt(lo)}–{_fmt(hi)})"
+        from metrics.reports import exports
+
+        for table in exports.agreement_tables(result):
+            self.stdout.write(exports.table_text(table))
+        for line in exports.warning_lines({"warnings": found}):
             self.stdout.write(line)
-            if entry["fleiss_kappa"] is not None:
-                self.stdout.write(f"  Fleiss' kappa         {_fmt(entry['fleiss_kappa'])}")
-            else:
-                self.stdout.write(f"  Fleiss' kappa         n/a: {entry['fleiss_kappa_reason']}")
-            for p in entry["cohen_kappa"]:
-                a, b = p["judges"]
-                self.stdout.write(
-                    f"  Cohen's kappa {a} vs {b} (n={p['n']}): unweighted {_fmt(p['unweighted'])}  "
-                    f"linear {_fmt(p['linear'])}  quadratic {_fmt(p['quadratic'])}"
-                )
-            for p in entry["pearson"]:
-                a, b = p["judges"]
-                self.stdout.write(f"  Pearson {a} vs {b} (n={p['n']}): r {_fmt(p['statistic'])}  p {_fmt(p['pvalue'])}")

@@ -22,6 +22,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from metrics.core.tabular import split_lines
+
 from metrics.core.alignment import FormatError, read_pharaoh
 from metrics.core.alignment_scoring import align_scores, link_scores, paraphrase_scores, read_paraphrase_table
 
@@ -38,7 +40,7 @@ def _read_text(path: str, what: str) -> str:
 def read_pairs(text: str, path: str) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
     """Sentence pairs of a PAIRS file; ``CommandError`` naming the line otherwise."""
     pairs = []
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(split_lines(text), 1):
         fields = line.split("\t")
         if len(fields) != 2:
             raise CommandError(f"{path} line {n}: expected two tab-separated sentences, found {len(fields)} field(s)")

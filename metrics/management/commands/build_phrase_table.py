@@ -22,6 +22,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from metrics.core.tabular import split_lines
+
 from metrics.core.alignment import FormatError, read_pharaoh
 from metrics.core.phrase_table import build_phrase_table, read_moses_phrase_table, write_phrase_table
 from metrics.core.text import tokenize
@@ -39,7 +41,7 @@ def _read_text(path: str, what: str) -> str:
 def read_corpus(text: str, path: str, *, raw: bool) -> list[tuple[list[str], list[str]]]:
     """Sentence pairs of a CORPUS file; ``CommandError`` naming the line otherwise."""
     pairs = []
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(split_lines(text), 1):
         fields = line.split("\t")
         if len(fields) != 2:
             raise CommandError(f"{path} line {n}: expected english<TAB>pivot, found {len(fields)} field(s)")

@@ -56,6 +56,9 @@ class Command(BaseCommand):
         parser.add_argument("--no-metrics", action="store_true", help="do not correlate the study's metric runs")
         parser.add_argument("--subset", default=None, help="Table 2 subset, e.g. adequacy=4,fluency=4 (the default)")
         parser.add_argument("--no-subset", action="store_true", help="no Table 2 subset")
+        parser.add_argument("--min-shared", type=int, default=30,
+                            help="items two judges must share to enter the inter-judge summary, and items every "
+                                 "judge must have rated for an ICC (default 30)")
 
     def handle(self, *args, **opts):
         study = study_from_arg(opts["study"])
@@ -63,7 +66,7 @@ class Command(BaseCommand):
             "criterion": opts["criterion"], "normalize": None if opts["normalize"] == "none" else "z",
             "seed": opts["seed"], "n_boot": opts["n_boot"], "confidence_level": opts["confidence"],
             "significance_level": opts["significance"], "include_controls_in_mean": not opts["no_controls_in_mean"],
-            "include_metrics": not opts["no_metrics"],
+            "include_metrics": not opts["no_metrics"], "min_shared": opts["min_shared"],
         }
         if opts["no_subset"]:
             settings["subset_min"] = None
@@ -87,14 +90,18 @@ class Command(BaseCommand):
                           + (f"; excluded: {', '.join(report.excluded_judges)}" if report.excluded_judges else ""))
         mean = result["table1"]["mean_pearson"]
         target = report.settings["criterion"]
-        self.stdout.write(f"inter-judge Pearson on {target} (mean of pairs): sentence {_num(mean['sentence'])}, "
-                          f"system {_num(mean['system'])}")
+        used_pairs = (result["table1"].get("summary") or {}).get("sentence", {}).get("n_pairs")
+        self.stdout.write(f"inter-judge Pearson on {target} (Fisher-z mean weighted by n-3, {used_pairs} of "
+                          f"{len(result['table1']['pairs'])} pairs sharing >= {result['table1'].get('min_shared')} "
+                          f"items): sentence {_num(mean['sentence'])}, system {_num(mean['system'])}")
         alpha = (result["agreement"].get(target) or {}).get("krippendorff_alpha", {}).get("interval") or {}
         if alpha:
             self.stdout.write(f"Krippendorff's alpha (interval) on {target}: {_num(alpha.get('statistic'))} "
                               f"[{_num(alpha.get('ci_low'))}, {_num(alpha.get('ci_high'))}]")
         used = [r["name"] for r in report.metric_runs if r.get("used")]
         self.stdout.write(f"metrics correlated: {', '.join(used) if used else 'none'}")
+        for line in exports.warning_lines(result):
+            self.stdout.write(line)
         self.stdout.write(f"wrote {len(written)} files to {opts['out']}")
 
 

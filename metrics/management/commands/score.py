@@ -25,19 +25,17 @@ import csv
 import io
 import json
 import math
-import sys
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from metrics.core import tabular
 from metrics.core.base import MetricError
 from metrics.core.registry import UnknownMetric, create_metric
 
 FORMATS = {".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 REQUIRED = ("original", "candidate")
 
-# Texts can be long (whole verses, paragraphs): lift csv's 128 KiB field limit.
-csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 
 
 def file_format(path: str, override: str | None) -> str:
@@ -53,59 +51,21 @@ def file_format(path: str, override: str | None) -> str:
 
 
 def read_rows(path: str, fmt: str) -> tuple[list[str], list[dict[str, str]]]:
-    """The field names and rows of ``path``; ``CommandError`` on any problem."""
+    """The field names and rows of ``path`` through the shared reader
+    (:mod:`metrics.core.tabular`); ``CommandError`` naming file, line and column."""
     try:
-        with open(path, encoding="utf-8-sig", newline="") as fh:
-            text = fh.read()
-    except FileNotFoundError:
-        raise CommandError(f"cannot read {path}: no such file") from None
-    except UnicodeDecodeError as exc:
-        raise CommandError(f"cannot read {path}: not UTF-8 (byte {exc.start})") from None
-    except OSError as exc:
-        raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
+        table = tabular.read_table(tabular.read_text_file(path), fmt, path, required=REQUIRED)
+    except tabular.TabularError as exc:
+        msg = str(exc)
+        if msg.endswith(": no such file"):
+            msg = f"cannot read {path}: no such file"
+        raise CommandError(msg.replace("\n", "; ")) from None
     if fmt == "jsonl":
-        rows, fields = [], []
-        for lineno, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise CommandError(f"{path}:{lineno}: not JSON ({exc.msg})") from None
-            if not isinstance(obj, dict):
-                raise CommandError(f"{path}:{lineno}: each line must be a JSON object")
-            for k in obj:
-                if k not in fields:
-                    fields.append(k)
+        for line, obj in table.rows:
             for k in (*REQUIRED, "reference"):
                 if k in obj and obj[k] is not None and not isinstance(obj[k], str):
-                    raise CommandError(f"{path}:{lineno}: field {k!r} must be a string")
-            rows.append(obj)
-        for lineno, obj in enumerate(rows, 1):
-            missing = [k for k in REQUIRED if k not in obj]
-            if missing:
-                raise CommandError(f"{path}: row {lineno} has no field(s) {', '.join(missing)}")
-        return fields, rows
-    if fmt == "tsv":
-        reader = csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
-    else:
-        reader = csv.reader(io.StringIO(text))
-    try:
-        table = [r for r in reader if r]
-    except csv.Error as exc:
-        raise CommandError(f"cannot read {path}: {exc}") from None
-    if not table:
-        raise CommandError(f"{path}: empty file")
-    fields = [f.strip() for f in table[0]]
-    missing = [c for c in REQUIRED if c not in fields]
-    if missing:
-        raise CommandError(f"{path}: missing column(s) {', '.join(missing)} (found: {', '.join(fields)})")
-    rows = []
-    for lineno, r in enumerate(table[1:], 2):
-        if len(r) != len(fields):
-            raise CommandError(f"{path}:{lineno}: {len(r)} fields, expected {len(fields)}")
-        rows.append(dict(zip(fields, r)))
-    return fields, rows
+                    raise CommandError(f"{path}, line {line}, column '{k}': must be a string")
+    return table.columns, table.records()
 
 
 def write_rows(out, fields: list[str], rows: list[dict], fmt: str) -> None:

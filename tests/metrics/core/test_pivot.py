@@ -219,3 +219,56 @@ def test_metric_instances_share_a_loaded_table_until_the_file_changes(table, tmp
     write_phrase_table({("a", "b"): 1}, path)
     os.utime(path, ns=(0, 10**18))  # a different mtime even on coarse clocks
     assert PivotF1(resources={"phrase_table": path}).resource("phrase_table").english == ("a",)
+
+
+def test_a_phrase_table_typed_as_in_the_paper_gives_its_0_38_through_the_metric(tmp_path):
+    """Issue 12: keys typed as text ("Hello ,", "Morning , sir .") matched nothing once
+    sentences were stemmed and lower-cased, and F1 came out 0.2. The loader now keys
+    them the way pivot-f1 normalises sentences."""
+    raw = {("Morning , sir .", "bonjour , monsieur ."): 10, ("Hello ,", "bonjour ,"): 9, ("Hello ,", "salut ,"): 1,
+           (".", "."): 100, (",", ","): 100, ("Hello", "bonjour"): 3, ("sir", "monsieur"): 5}
+    path = write_phrase_table(raw, tmp_path / "paper.tsv")
+    m = create_metric("pivot-f1", params=OFF, resources={"phrase_table": str(path)})
+    assert round(m.score([R], [P]).corpus, 2) == 0.38
+
+
+def test_a_stemmed_phrase_table_is_refused_with_the_reason_when_stem_is_off(tmp_path):
+    from metrics.core.base import ResourceUnavailable
+    from metrics.core.text import tokenize
+
+    words = sorted({w.lower() for w in tokenize(" ".join(_ENGLISH_WORDS)) if w.isalpha()})
+    counts = {(stem(w), f"p{k}"): 1 for k, w in enumerate(words)}
+    path = write_phrase_table(counts, tmp_path / "stemmed.tsv")
+    m = create_metric("pivot-f1", params={"stem": False}, resources={"phrase_table": str(path)})
+    with pytest.raises(ResourceUnavailable, match="looks Porter-stemmed"):
+        m.score([R], [P])
+    ok = create_metric("pivot-f1", params={"stem": True}, resources={"phrase_table": str(path)})
+    assert 0 <= ok.score([R], [P]).corpus <= 1
+
+
+_ENGLISH_WORDS = (
+    "In the beginning God created the heaven and the earth and the earth was without form and void and darkness "
+    "was upon the face of the deep and the Spirit of God moved upon the face of the waters and God said let there "
+    "be light and there was light and God saw the light that it was good and God divided the light from the "
+    "darkness and God called the light Day and the darkness he called Night and the evening and the morning were "
+    "the first day and God said let there be a firmament in the midst of the waters and let it divide the waters "
+    "from the waters running walked talking houses trees cities nations kingdoms gathered blessed multiplied "
+    "creeping creatures cattle fishes fowls seasons signs lights stars greater lesser ruling dividing yielding "
+    "seeds fruits herbs grasses abundantly moving living having bringing forth replenishing subduing dominion "
+    "everything wherein whales winged kinds beasts creeping thing image likeness male female blessing rested "
+    "finished hosts sanctified generations watered formed breathed nostrils planted eastward pleasant knowledge "
+    "rivers compassed onyx stones parted heads watering dressing keeping commanded freely eating surely dying "
+    "helpers naming deep sleeping ribs closed flesh builded brought leaving cleaving naked ashamed serpents "
+    "subtil touching opened eyes desired wise sewed aprons walking hearing voices hiding afraid telling "
+    "beguiled cursed bellies enmity bruising heels sorrows conceptions desires ruling thistles sweating faces "
+    "returning dust coats skins driving cherubims flaming swords turning guarding ways tilling grounds offering "
+    "firstlings respected wroth fallen countenances accepted sinning lying doors talking rising slaying keepers "
+    "crying bloods receiving fugitives vagabonds punishments bearing marks dwelling building cities begetting "
+    "tents harps organs instructors artificers brasses irons wounding hurting avenged seventies calling names "
+    "prophesying walking translating begotten daughters lived years died comforting toilings repenting grieving "
+    "destroying corrupted filled violence making arks gophers rooms pitching cubits windows stories establishing "
+    "covenants keeping alive gathering foods storing commanded entering clean beasts sevens pairs raining forty "
+    "days nights fountains broken prevailed mountains covered expired remembered assuaged restrained abated "
+    "resting months tops appeared opening ravens doves olives leaves plucked removed coverings drying going "
+    "altars smelling savours imaginations seedtimes harvests colds heats summers winters ceasing"
+).split()

@@ -44,7 +44,7 @@ def test_report_with_an_excluded_judge_equals_the_separately_validated_path(rese
         normalize=s["normalize"], include_controls_in_mean=s["include_controls_in_mean"],
         subset_min=services._subset_in_criteria_order(s["subset_min"]), n_boot=s["n_boot"],
         confidence_level=s["confidence_level"], significance_level=s["significance_level"], seed=s["seed"],
-        qc_alpha=judged.qc_alpha)
+        qc_alpha=judged.qc_alpha, min_shared=s["min_shared"], metric_runs=metric_inputs.runs, scale=range(1, 6))
     for key in ("summary", "table1", "table2", "table3", "agreement", "judge_qc", "system_ranking",
                 "metric_leaderboard", "settings"):
         assert report.result[key] == direct[key], key
@@ -56,8 +56,8 @@ def test_report_with_an_excluded_judge_equals_the_separately_validated_path(rese
     long = validate_metric_scores(metric_inputs.scores)
     wide = long.loc[long["item"].isin(ref.index)].pivot(index="item", columns="metric", values="score")
     plots = report_plots(frame=frame, ref=ref, metric_wide=wide, result=direct, excluded=judged.excluded,
-                         target=s["criterion"], include_controls=s["include_controls_in_mean"],
-                         normalized=s["normalize"] == "z", seed=s["seed"])
+                         target=s["criterion"], include_controls=False,  # Table 3's headline: genuine items
+                         normalized=s["normalize"] == "z", seed=s["seed"], scale=range(1, 6))
     stored = list(ReportPlot.objects.filter(report=report).order_by("position"))
     assert [p.slug for p in stored] == [p.slug for p in plots]
     for got, want in zip(stored, plots):

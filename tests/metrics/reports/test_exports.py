@@ -49,7 +49,7 @@ def test_table1_csv_holds_the_full_precision_numbers_of_the_report(built_report)
         assert float(row["sentence_pearson"]) == pair["sentence"]["pearson"]["statistic"]
         low, high = float(row["sentence_pearson_ci_low"]), float(row["sentence_pearson_ci_high"])
         assert low < float(row["sentence_pearson"]) < high
-    assert rows[-1]["judge_a"] == "mean of pairs"
+    assert rows[-1]["judge_a"] == "weighted summary (3 of 3 pairs)"
     assert float(rows[-1]["sentence_pearson"]) == pytest.approx(built_report.result["table1"]["mean_pearson"]["sentence"])
 
 
@@ -95,11 +95,15 @@ def test_latex_tables_use_booktabs_and_every_row_has_every_column(built_report):
     tables = exports.report_tables(built_report.result)
     assert tex.count("\\begin{table}") == tex.count("\\end{table}") == len(tables)
     assert tex.count("\\toprule") == tex.count("\\bottomrule") == len(tables)
-    assert "\\usepackage{booktabs}" in tex
+    assert "\\usepackage{booktabs,tabularx,pdflscape}" in tex
     body = "\n".join(line for line in tex.splitlines() if not line.startswith("%"))
     assert body.count("{") - body.count("\\{") == body.count("}") - body.count("\\}")
-    for block in re.findall(r"\\begin\{tabular\}\{([lrc]+)\}\n(.*?)\\end\{tabular\}", tex, flags=re.S):
+    blocks = re.findall(r"\\begin\{tabularx\}\{\\linewidth\}\{([^\n]*)\}\n(.*?)\\end\{tabularx\}", tex, flags=re.S)
+    assert len(blocks) == len(tables)
+    for block in blocks:
         spec, content = block
+        spec = re.sub(r">\{[^}]*\}", "", spec)  # >{\raggedright\arraybackslash}X -> X
+        assert set(spec) <= set("lrcX"), spec
         rows = [ln for ln in content.splitlines() if ln.endswith("\\\\")]
         assert rows, spec
         for row in rows:
@@ -201,8 +205,9 @@ def test_tables_read_the_same_whatever_order_the_database_kept_the_keys_in(built
         a["icc"] = dict(sorted(a["icc"].items()))
         a["krippendorff_alpha"] = dict(reversed(list(a["krippendorff_alpha"].items())))
     rows = exports.table_by_slug(result, "agreement").rows
-    assert [r["criterion"] for r in rows][::10] == ["adequacy", "fluency", "dissimilarity", "overall"]
-    assert [r["coefficient"] for r in rows[:10]] == [
-        "Krippendorff α (nominal)", "Krippendorff α (ordinal)", "Krippendorff α (interval)", "Fleiss κ",
+    assert [r["criterion"] for r in rows][::11] == ["adequacy", "fluency", "dissimilarity", "overall"]
+    assert [r["coefficient"] for r in rows[:11]] == [
+        "Krippendorff α (nominal)", "Krippendorff α (ordinal)", "Krippendorff α (interval)",
+        "Krippendorff α (ratio)", "Fleiss κ",
         "ICC(1,1)", "ICC(2,1)", "ICC(3,1)", "ICC(1,3)", "ICC(2,3)", "ICC(3,3)"]
     assert rows == exports.table_by_slug(built_report.result, "agreement").rows

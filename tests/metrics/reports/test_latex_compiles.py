@@ -21,7 +21,7 @@ PDFLATEX = shutil.which("pdflatex")
 needs_pdflatex = pytest.mark.skipif(PDFLATEX is None, reason="pdflatex is not installed (apt-get install "
                                                              "texlive-latex-recommended)")
 
-PREAMBLE = "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n\\usepackage{booktabs}\n"
+PREAMBLE = "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n\\usepackage{booktabs,tabularx,pdflscape}\n"
 
 
 def compile_tex(tmp_path: Path, body: str) -> tuple[int, str, Path]:

@@ -81,7 +81,7 @@ def test_building_from_the_form_queues_a_report_with_those_settings(client, owne
     assert report.status == "queued" and report.created_by == owner
     assert report.settings == {"criterion": "overall", "normalize": "z", "include_controls_in_mean": True,
                                "include_metrics": False, "confidence_level": 0.9, "significance_level": 0.01,
-                               "seed": 4, "n_boot": 200, "subset_min": {"adequacy": 3}}
+                               "seed": 4, "n_boot": 200, "subset_min": {"adequacy": 3}, "min_shared": 30}
     page = client.get(r["Location"]).content.decode()
     assert "is being built" in page and "<progress" in page
     poll = json.loads(re.search(r'<script id="report-poll" type="application/json">(.*?)</script>', page).group(1))

@@ -50,7 +50,10 @@ def test_the_full_report_of_a_pem_sized_simulated_study(researcher):
     t3 = [r for r in result["table3"]["rows"] if r["metric"] == "bleu"]
     assert {(r["human"], r["level"]) for r in t3} == {
         (h, lvl) for h in ("mean", "sim-judge-01", "sim-judge-02", "sim-judge-03") for lvl in ("segment", "system")}
-    assert next(r for r in t3 if r["human"] == "mean" and r["level"] == "segment")["n"] == 2100
+    # Headline on the genuine items; PEM §5.2's controls-in-the-reference as the second column.
+    assert next(r for r in t3 if r["human"] == "mean" and r["level"] == "segment")["n"] == 1200
+    with_controls = [r for r in result["table3"]["rows_with_controls"] if r["metric"] == "bleu"]
+    assert next(r for r in with_controls if r["level"] == "segment")["n"] == 2100
 
     # Agreement: every criterion, α with a bootstrap interval around it; complete design, so Fleiss and ICC exist.
     for crit in ("adequacy", "fluency", "dissimilarity", "overall"):

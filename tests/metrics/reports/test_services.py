@@ -89,13 +89,22 @@ def test_table3_segment_pearson_equals_scipy_on_the_judges_mean(built_report, ju
     human["score"] = [expected[k]["overall"] if isinstance(k, str) else s for s, k in zip(human["score"], human["kind"])]
     run = next(r for r in metric_selectors.study_metric_runs(study=judged_study) if r.metric == "bleu")
     bleu = metric_selectors.metric_scores_frame(run=run).set_index("item")["score"]
-    joined = pd.concat([human["score"], bleu.rename("bleu")], axis=1, join="inner").dropna()
-    row = next(r for r in built_report.result["table3"]["rows"]
+    joined = pd.concat([human["score"], bleu.rename("bleu"), human["kind"]], axis=1, join="inner")
+    joined = joined.dropna(subset=["score", "bleu"])
+    # The second column: controls at their expected scores in the reference (PEM §5.2).
+    row = next(r for r in built_report.result["table3"]["rows_with_controls"]
                if r["metric"] == "bleu" and r["human"] == "mean" and r["level"] == "segment")
     r, p = stats.pearsonr(joined["bleu"], joined["score"])
     assert row["n"] == len(joined) == 72
     assert row["pearson"]["statistic"] == pytest.approx(r, abs=1e-12)
     assert row["pearson"]["pvalue"] == pytest.approx(p, rel=1e-9)
+    # The headline: genuine items only.
+    genuine = joined.loc[joined["kind"].isna()]
+    row = next(r for r in built_report.result["table3"]["rows"]
+               if r["metric"] == "bleu" and r["human"] == "mean" and r["level"] == "segment")
+    r, p = stats.pearsonr(genuine["bleu"], genuine["score"])
+    assert row["n"] == len(genuine) == 36
+    assert row["pearson"]["statistic"] == pytest.approx(r, abs=1e-12)
 
 
 def test_a_lower_is_better_metric_enters_negated_so_all_correlations_point_one_way(built_report, judged_study):
@@ -104,9 +113,11 @@ def test_a_lower_is_better_metric_enters_negated_so_all_correlations_point_one_w
     rows = {(r["metric"], r["level"]): r for r in built_report.result["table3"]["rows"] if r["human"] == "mean"}
     run = next(r for r in metric_selectors.study_metric_runs(study=judged_study) if r.metric == "ter")
     scores = metric_selectors.metric_scores_frame(run=run).set_index("item")["score"]
+    with_controls = {(r["metric"], r["level"]): r for r in built_report.result["table3"]["rows_with_controls"]}
+    assert with_controls[("ter (negated)", "segment")]["n"] == with_controls[("bleu", "segment")]["n"] == len(scores)
     ref = rows[("ter (negated)", "segment")]
     bleu_ref = rows[("bleu", "segment")]
-    assert ref["n"] == bleu_ref["n"] == len(scores)
+    assert ref["n"] == bleu_ref["n"] == 36  # genuine items only
     board = built_report.result["metric_leaderboard"]["segment"]
     assert {r["metric"] for r in board} == {"bleu", "ter (negated)"}
 

@@ -144,7 +144,7 @@ def test_pairwise_cohen_kappa_covers_every_pair_and_weighting():
 def test_icc_reproduces_shrout_and_fleiss_1979_table():
     # Shrout & Fleiss (1979), Table 2: 6 targets rated by 4 judges, and their Table 4.
     table = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]], float)
-    res = icc(table.T, n_boot=100)
+    res = icc(table.T)
     published = {"ICC(1,1)": 0.17, "ICC(2,1)": 0.29, "ICC(3,1)": 0.71, "ICC(1,k)": 0.44, "ICC(2,k)": 0.62, "ICC(3,k)": 0.91}
     for form, value in published.items():
         assert round(res[form].statistic, 2) == value
@@ -171,7 +171,7 @@ def test_agreement_by_criterion_excludes_controls_and_reports_every_coefficient(
     assert overall.fleiss_kappa is not None and overall.fleiss_kappa_reason is None
     assert len(overall.cohen_kappa) == 3 and len(overall.pearson) == 3
     d = overall.to_dict()
-    assert set(d["krippendorff_alpha"]) == {"nominal", "ordinal", "interval"}
+    assert set(d["krippendorff_alpha"]) == {"nominal", "ordinal", "interval", "ratio"}
 
 
 def test_incomplete_design_reports_why_fleiss_is_missing():

@@ -24,7 +24,8 @@ def test_report_is_json_and_has_every_section(report):
     assert report["schema"] == REPORT_SCHEMA
     assert set(report) == {
         "schema", "summary", "table1", "table2", "table3", "agreement", "judge_qc",
-        "system_ranking", "metric_leaderboard", "settings", "versions",
+        "system_ranking", "metric_leaderboard", "metric_leaderboard_with_controls", "settings", "versions",
+        "warnings",
     }
     summary = report["summary"]
     assert summary["n_judges"] == 3 and summary["excluded_judges"] == ["j04"]
@@ -94,7 +95,7 @@ def test_report_settings_make_it_reproducible(pem_study):
     a = build_report(small, n_boot=50, seed=3)
     b = build_report(small, n_boot=50, seed=3)
     assert a == b
-    assert a["table3"] is None and a["metric_leaderboard"] is None
+    assert a["table3"] is None and a["metric_leaderboard"] is None and a["metric_leaderboard_with_controls"] is None
     assert a["settings"]["n_boot"] == 50 and a["settings"]["seed"] == 3
     assert {"numpy", "scipy", "krippendorff", "statsmodels"} <= set(a["versions"])
 
