@@ -118,3 +118,19 @@ def test_recovery_reads_the_requeuers_without_importing_a_management_command():
     recovery_imports = set(imported_modules(ROOT / "config" / "recovery.py"))
     assert "config.requeuers" in recovery_imports
     assert not [m for m in recovery_imports if ".management" in m]
+
+
+def test_ruff_finds_nothing_with_the_agreed_rules():
+    """``ruff check`` (ruff.toml: syntax errors and pyflakes) is clean, as CI requires."""
+    import shutil
+    import subprocess
+    import sys
+
+    import pytest
+
+    ruff = Path(sys.executable).parent / "ruff"
+    command = str(ruff) if ruff.exists() else shutil.which("ruff")
+    if command is None:
+        pytest.skip("ruff is not installed (pip install -r requirements-dev.txt)")
+    proc = subprocess.run([command, "check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
