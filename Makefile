@@ -7,12 +7,11 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKER_CONCURRENCY ?= 2
 
-.PHONY: run test lint tour venv install install-dev migrate demo web worker beat clean help
+.PHONY: run test tour venv install install-dev migrate demo web worker beat clean help
 
 help:
 	@echo "make run   - set up everything and serve the demo study at http://$(HOST):$(PORT)/"
 	@echo "make test  - run the whole test suite"
-	@echo "make lint  - ruff (ruff.toml) and the import contracts (.importlinter)"
 
 $(VENV)/bin/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "paraeval needs $(PYTHON) (Python 3.11)"; exit 1; }
@@ -70,6 +69,7 @@ test: install-dev
 	$(PY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # Lint: ruff's small rule set (ruff.toml) and the layers (.importlinter; docs/architecture.md).
+.PHONY: lint
 lint: install-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
