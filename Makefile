@@ -82,6 +82,12 @@ TEST_WORKERS ?= 2
 test: install-dev
 	$(PY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
+# Lint: ruff's small rule set (ruff.toml) and the layers (.importlinter; docs/architecture.md).
+.PHONY: lint
+lint: install-dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
+
 # Walk the README tour in Chromium and refresh its screenshots in docs/tour/.
 tour: install-dev
 	$(PY) -m pytest -q tests/e2e/test_tour.py

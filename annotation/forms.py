@@ -1,7 +1,9 @@
 from django import forms
 from django.conf import settings
 
-from .importing import FORMATS
+from metrics.core.paraphrasers import ParaphraserError, get_paraphraser
+
+from .importing import FORMATS, MAX_NAME_CHARS
 
 
 PARTICIPANT_TITLE_HELP = ("What judges and annotators see instead of the study's name. Keep it neutral: "
@@ -57,3 +59,51 @@ class PeopleAddForm(forms.Form):
     people = forms.CharField(widget=forms.Textarea(attrs={"rows": 5}), max_length=100_000,
                              label="Usernames or email addresses",
                              help_text="One per line (commas also separate). New accounts from an email address use it as their username.")
+
+
+# The "Add a system" page (annotation.views.study_generate; the service is annotation.generation).
+
+
+def parse_params(text: str) -> dict[str, str]:
+    """``KEY=VALUE`` pairs, one a line (blank lines and ``#`` comments ignored); raises ``ValueError`` naming the line."""
+    out: dict[str, str] = {}
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, value = line.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"line {lineno}: expected KEY=VALUE, got {line!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+class SystemGenerateForm(forms.Form):
+    paraphraser = forms.ChoiceField(choices=())
+    name = forms.CharField(max_length=MAX_NAME_CHARS, required=False,
+                           help_text="The system's name in this study (judges never see it). Default: the paraphraser's name.")
+    seed = forms.IntegerField(initial=0, min_value=0, help_text="The same seed gives the same paraphrases.")
+    params = forms.CharField(
+        label="Parameters", required=False, widget=forms.Textarea(attrs={"rows": 3, "placeholder": "rate=0.5"}),
+        help_text="Optional: one KEY=VALUE a line (see the table for each paraphraser's parameters).")
+
+    def __init__(self, *args, paraphrasers=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["paraphraser"].choices = [
+            (p.slug, p.slug if p.available else f"{p.slug} (unavailable here)") for p in paraphrasers]
+
+    def clean_params(self) -> dict[str, str]:
+        try:
+            return parse_params(self.cleaned_data.get("params") or "")
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+
+    def clean(self):
+        data = super().clean()
+        slug = data.get("paraphraser")
+        if slug and "params" in data:
+            try:
+                get_paraphraser(slug)(data["params"], seed=data.get("seed") or 0)
+            except ParaphraserError as exc:
+                self.add_error("params", str(exc))
+        return data

@@ -2,8 +2,10 @@
 
 The paraphrasers themselves are pure code in :mod:`metrics.core.paraphrasers`; this
 module is the Django side: the service that writes a ``generated`` system and its
-candidates, the Celery task that does it for large studies, and the researcher's
-page ("Add a system").
+candidates and the Celery task that does it for large studies. The researcher's page
+("Add a system") is web layer: ``study_generate`` in :mod:`annotation.views` and
+``SystemGenerateForm`` in :mod:`annotation.forms` (this module imports neither, so
+the import contracts in ``.importlinter`` hold).
 
 Each generation is recorded as an :class:`~annotation.models.ImportJob` (the
 generated candidates are study data written all or nothing, like an import), so
@@ -20,26 +22,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from celery import shared_task
-from django import forms
 from django.conf import settings
-from django.contrib import messages
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.shortcuts import redirect, render
 from django.utils import timezone
 
-from metrics.core.paraphrasers import (
-    ParaphraserError,
-    available_paraphrasers,
-    create_paraphraser,
-    get_paraphraser,
-)
+from metrics.core.paraphrasers import ParaphraserError, create_paraphraser
 
 from .enums import JobStatus, SystemKind
 from .importing import MAX_NAME_CHARS, RESERVED_SYSTEM_PREFIX
 from .models import Candidate, ImportJob, Original, Study, System
 from .services import job_enqueue
-from .views import researcher_study_required, study_context
 
 logger = logging.getLogger(__name__)
 
@@ -234,79 +227,3 @@ def system_generate_run(*, job_id: int) -> ImportJob:
 @shared_task(name="annotation.system_generate_run", acks_late=True, max_retries=3, default_retry_delay=5)
 def system_generate_run_task(job_id: int) -> None:
     system_generate_run(job_id=job_id)
-
-
-# --------------------------------------------------------------------------- the researcher's page
-
-
-def parse_params(text: str) -> dict[str, str]:
-    """``KEY=VALUE`` pairs, one a line (blank lines and ``#`` comments ignored); raises ``ValueError`` naming the line."""
-    out: dict[str, str] = {}
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        key, sep, value = line.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"line {lineno}: expected KEY=VALUE, got {line!r}")
-        out[key.strip()] = value.strip()
-    return out
-
-
-class SystemGenerateForm(forms.Form):
-    paraphraser = forms.ChoiceField(choices=())
-    name = forms.CharField(max_length=MAX_NAME_CHARS, required=False,
-                           help_text="The system's name in this study (judges never see it). Default: the paraphraser's name.")
-    seed = forms.IntegerField(initial=0, min_value=0, help_text="The same seed gives the same paraphrases.")
-    params = forms.CharField(
-        label="Parameters", required=False, widget=forms.Textarea(attrs={"rows": 3, "placeholder": "rate=0.5"}),
-        help_text="Optional: one KEY=VALUE a line (see the table for each paraphraser's parameters).")
-
-    def __init__(self, *args, paraphrasers=(), **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["paraphraser"].choices = [
-            (p.slug, p.slug if p.available else f"{p.slug} (unavailable here)") for p in paraphrasers]
-
-    def clean_params(self) -> dict[str, str]:
-        try:
-            return parse_params(self.cleaned_data.get("params") or "")
-        except ValueError as exc:
-            raise forms.ValidationError(str(exc)) from None
-
-    def clean(self):
-        data = super().clean()
-        slug = data.get("paraphraser")
-        if slug and "params" in data:
-            try:
-                get_paraphraser(slug)(data["params"], seed=data.get("seed") or 0)
-            except ParaphraserError as exc:
-                self.add_error("params", str(exc))
-        return data
-
-
-@researcher_study_required
-def study_generate(request, study):
-    """The "Add a system" page: pick a paraphraser, run it over the study's originals."""
-    paraphrasers = available_paraphrasers()
-    form = SystemGenerateForm(request.POST or None, paraphrasers=paraphrasers)
-    if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
-        try:
-            system = study_system_generate(
-                study=study, paraphraser=data["paraphraser"], params=data["params"], seed=data["seed"],
-                user=request.user, name=data["name"] or None)
-        except SystemGenerateError as exc:
-            form.add_error(None, str(exc))
-        else:
-            n = Candidate.objects.filter(system=system).count()
-            if n:
-                messages.success(request, f"Added system “{system.name}” ({data['paraphraser']}): {n} candidates.")
-            else:
-                messages.info(request, f"System “{system.name}” is being generated in the background; "
-                                       "its progress is under Recent imports.")
-            return redirect("annotation:study_detail", study_id=study.pk)
-    generated = (System.objects.filter(study=study, kind=SystemKind.GENERATED).order_by("name"))
-    return render(request, "annotation/generate.html", study_context(
-        study, form=form, paraphrasers=paraphrasers,
-        generated=[{"name": s.name, "description": s.description, "n": s.candidates.count()} for s in generated],
-    ))

@@ -14,7 +14,5 @@ urlpatterns = [
     path("studies/<int:study_id>/imports/<int:job_id>/", views.import_job_status, name="import_job_status"),
 ]
 
-# Baseline paraphrasers: add a generated system to a study (annotation/generation.py).
-from .generation import study_generate  # noqa: E402
-
-urlpatterns += [path("studies/<int:study_id>/generate/", study_generate, name="study_generate")]
+# Baseline paraphrasers: add a generated system to a study (service: annotation/generation.py).
+urlpatterns += [path("studies/<int:study_id>/generate/", views.study_generate, name="study_generate")]

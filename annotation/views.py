@@ -17,11 +17,15 @@ from django.urls import NoReverseMatch, reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from metrics.core.paraphrasers import available_paraphrasers
+
 from . import selectors, services
-from .enums import Role
-from .forms import MemberAddForm, MemberRemoveForm, PeopleAddForm, StudyCreateForm, StudyImportForm, StudySettingsForm
+from .enums import Role, SystemKind
+from .forms import (MemberAddForm, MemberRemoveForm, PeopleAddForm, StudyCreateForm, StudyImportForm, StudySettingsForm,
+                    SystemGenerateForm)
+from .generation import SystemGenerateError, study_system_generate
 from .importing import StudyImportError
-from .models import ImportJob, Study
+from .models import Candidate, ImportJob, Study, System
 
 #: Sections other apps add to a study page: (url name, label). Missing ones are skipped.
 STUDY_TABS = (
@@ -285,3 +289,34 @@ def import_job_status(request, study, job_id: int):
         "id": job.pk, "status": job.status, "phase": job.phase, "percent": job.percent,
         "done": job.progress_done, "total": job.progress_total, "error": job.error, "summary": job.summary,
     })
+
+
+# The "Add a system" page: a paraphraser run over the study's originals (service: annotation.generation).
+
+
+@researcher_study_required
+def study_generate(request, study):
+    """The "Add a system" page: pick a paraphraser, run it over the study's originals."""
+    paraphrasers = available_paraphrasers()
+    form = SystemGenerateForm(request.POST or None, paraphrasers=paraphrasers)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            system = study_system_generate(
+                study=study, paraphraser=data["paraphraser"], params=data["params"], seed=data["seed"],
+                user=request.user, name=data["name"] or None)
+        except SystemGenerateError as exc:
+            form.add_error(None, str(exc))
+        else:
+            n = Candidate.objects.filter(system=system).count()
+            if n:
+                messages.success(request, f"Added system “{system.name}” ({data['paraphraser']}): {n} candidates.")
+            else:
+                messages.info(request, f"System “{system.name}” is being generated in the background; "
+                                       "its progress is under Recent imports.")
+            return redirect("annotation:study_detail", study_id=study.pk)
+    generated = (System.objects.filter(study=study, kind=SystemKind.GENERATED).order_by("name"))
+    return render(request, "annotation/generate.html", study_context(
+        study, form=form, paraphrasers=paraphrasers,
+        generated=[{"name": s.name, "description": s.description, "n": s.candidates.count()} for s in generated],
+    ))

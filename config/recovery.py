@@ -233,8 +233,8 @@ def jobs_to_resend(model, *, stale_after: timedelta | None = None, queued_after:
 
 
 def requeuers():
-    """(function, what) for every kind of job: ``REQUEUERS`` of the ``requeue_jobs`` command."""
-    from annotation.management.commands.requeue_jobs import REQUEUERS
+    """(function, what) for every kind of job: :data:`config.requeuers.REQUEUERS`."""
+    from config.requeuers import REQUEUERS
 
     return [(getattr(importlib.import_module(module), func), what) for module, func, what in REQUEUERS]
 

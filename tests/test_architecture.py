@@ -44,3 +44,93 @@ def test_metrics_core_really_loads_without_django(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
                           env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root)})
     assert proc.returncode == 0, proc.stderr
+
+
+# --------------------------------------------------------------------------- import contracts
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _lint_imports_command():
+    """``lint-imports`` next to this interpreter (the venv), else on PATH; None if not installed."""
+    import shutil
+    import sys
+
+    here = Path(sys.executable).parent / "lint-imports"
+    if here.exists():
+        return str(here)
+    return shutil.which("lint-imports")
+
+
+def _run_lint_imports(*args, cwd=ROOT):
+    import subprocess
+
+    command = _lint_imports_command()
+    if command is None:
+        import pytest
+
+        pytest.skip("import-linter is not installed (pip install -r requirements-dev.txt)")
+    return subprocess.run([command, "--no-cache", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def test_import_contracts_are_kept():
+    """Every contract in .importlinter holds: the layers of docs/architecture.md."""
+    proc = _run_lint_imports()
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 broken" in proc.stdout
+
+
+def test_import_contracts_cover_the_layers_the_design_names():
+    """The contracts really are there (an empty .importlinter would pass vacuously)."""
+    import configparser
+
+    config = configparser.ConfigParser()
+    config.read(ROOT / ".importlinter", encoding="utf-8")
+    contracts = {name.split(":", 2)[2]: config[name] for name in config.sections() if name.startswith("importlinter:contract:")}
+    assert {"core-no-django", "models-below-logic", "logic-below-web", "human-side-not-metrics-web",
+            "app-layers", "core-acyclic"} <= set(contracts)
+    assert {contracts[c]["type"] for c in contracts} >= {"forbidden", "layers", "independence", "acyclic_siblings"}
+    assert "django" in contracts["core-no-django"]["forbidden_modules"].split()
+    assert "annotation.management" in contracts["logic-below-web"]["forbidden_modules"].split()
+    assert "config.recovery" in contracts["logic-below-web"]["source_modules"].split()
+
+
+def test_import_contracts_catch_a_service_that_imports_a_view(tmp_path):
+    """The contracts fail when a layer is broken: the generation service importing the web layer again."""
+    import shutil
+
+    for name in ("annotation", "metrics", "config"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "migrations"))
+    shutil.copy(ROOT / ".importlinter", tmp_path / ".importlinter")
+    with open(tmp_path / "annotation" / "generation.py", "a", encoding="utf-8") as fh:
+        fh.write("\nfrom .views import researcher_study_required  # the break this branch fixed\n")
+    proc = _run_lint_imports(cwd=tmp_path)
+    assert proc.returncode != 0
+    assert "annotation.generation is not allowed to import annotation.views" in proc.stdout
+
+
+def test_recovery_reads_the_requeuers_without_importing_a_management_command():
+    """config.recovery and the requeue_jobs command share config.requeuers (the command still exports REQUEUERS)."""
+    from annotation.management.commands import requeue_jobs
+    from config import requeuers
+
+    assert requeue_jobs.REQUEUERS is requeuers.REQUEUERS
+    recovery_imports = set(imported_modules(ROOT / "config" / "recovery.py"))
+    assert "config.requeuers" in recovery_imports
+    assert not [m for m in recovery_imports if ".management" in m]
+
+
+def test_ruff_finds_nothing_with_the_agreed_rules():
+    """``ruff check`` (ruff.toml: syntax errors and pyflakes) is clean, as CI requires."""
+    import shutil
+    import subprocess
+    import sys
+
+    import pytest
+
+    ruff = Path(sys.executable).parent / "ruff"
+    command = str(ruff) if ruff.exists() else shutil.which("ruff")
+    if command is None:
+        pytest.skip("ruff is not installed (pip install -r requirements-dev.txt)")
+    proc = subprocess.run([command, "check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -3,15 +3,8 @@ from datetime import timedelta
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-#: (module, function, what it resends) — every kind of worker-run job paraeval has.
-#: Each function takes ``stale_after`` (and may take ``queued_after``); ``config.recovery`` calls them all.
-REQUEUERS = (
-    ("annotation.services", "jobs_requeue_stale", "import/generation job(s)"),
-    ("annotation.alignment.services", "jobs_requeue_stale", "alignment scoring/aligner run(s)"),
-    ("metrics.services", "metric_runs_requeue_stale", "metric run(s)"),
-    ("metrics.reports.services", "reports_requeue_stale", "report(s)"),
-    ("annotation.judging.services", "jobs_requeue_stale", "judging opening(s)"),
-)
+# REQUEUERS lives in config.requeuers (config.recovery uses it too); kept importable from here.
+from config.requeuers import REQUEUERS  # noqa: F401
 
 
 class Command(BaseCommand):
