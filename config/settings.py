@@ -7,6 +7,7 @@ With nothing set, paraeval runs on an embedded default: a SQLite file under
 every variable.
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -49,6 +50,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "annotation",
     "annotation.judging",
     "annotation.alignment",
@@ -67,6 +69,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: turns a login that axes refused into the lockout page/JSON (config.auth.lockout_response).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -150,13 +154,49 @@ CELERY_BEAT_SCHEDULE_FILENAME = env.str("CELERY_BEAT_SCHEDULE_FILENAME", default
 # --- auth, sessions, security --------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+     "OPTIONS": {"min_length": env.int("PARAEVAL_PASSWORD_MIN_LENGTH", default=10)}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
-#: Failed logins per (address, username) within the window before the form refuses (429).
-LOGIN_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=10)
-LOGIN_FAILURE_WINDOW = env.int("LOGIN_FAILURE_WINDOW", default=300)
+#: Django's cache. Without CACHE_URL each process has its own memory; set it to Redis
+#: (e.g. redis://127.0.0.1:6379/1) so that every gunicorn worker shares one cache.
 CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://paraeval")}
+
+# --- brute-force guard (django-axes) and API tokens ------------------------
+# One guard for every way in: axes' backend refuses a locked-out login before any
+# password is checked, and its signal handlers count every failed
+# django.contrib.auth.authenticate() call (login form, admin login, API token).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+#: Failures counted per username and per (username, client address): never per
+#: address alone, so guesses at made-up names from a shared address (a proxy, a
+#: lab's NAT) never lock out anyone else.
+AXES_LOCKOUT_PARAMETERS = ["username", ["username", "ip_address"]]
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=10)
+#: Seconds a locked-out username stays locked after its last failure.
+AXES_COOLOFF_TIME = timedelta(seconds=env.int("LOGIN_LOCKOUT_SECONDS", default=900))
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "config.auth.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "config.auth.client_ip"
+AXES_VERBOSE = False
+#: Counters live where every process sees them: the database, or the cache when
+#: CACHE_URL names a shared one (Redis).
+AXES_HANDLER = ("axes.handlers.cache.AxesCacheHandler" if env.str("CACHE_URL", default="")
+                else "axes.handlers.database.AxesDatabaseHandler")
+#: How many proxies (each appending to X-Forwarded-For) stand between clients and
+#: gunicorn. 0: the header is ignored and the socket's address is the client's.
+PARAEVAL_NUM_PROXIES = env.int("PARAEVAL_NUM_PROXIES", default=0)
+if PARAEVAL_NUM_PROXIES < 0:
+    raise ImproperlyConfigured("PARAEVAL_NUM_PROXIES must be 0 or more")
+#: API tokens expire this many seconds after they were issued (default 30 days).
+PARAEVAL_TOKEN_TTL = env.int("PARAEVAL_TOKEN_TTL", default=30 * 24 * 3600)
+if PARAEVAL_TOKEN_TTL <= 0:
+    raise ImproperlyConfigured("PARAEVAL_TOKEN_TTL must be a positive number of seconds")
+# ---------------------------------------------------------------------------
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 SESSION_COOKIE_HTTPONLY = True
@@ -199,8 +239,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 # --- REST framework -------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # Token first: a request without credentials or with a bad/expired token gets
+        # 401 with a WWW-Authenticate header (403 would say "forbidden", not "sign in").
+        "config.tokens.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -209,7 +251,8 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    "DEFAULT_THROTTLE_RATES": {"login": env.str("LOGIN_THROTTLE_RATE", default="10/min")},
+    # X-Forwarded-For is trusted only as far as PARAEVAL_NUM_PROXIES says (see config.auth.client_ip).
+    "NUM_PROXIES": PARAEVAL_NUM_PROXIES,
     "EXCEPTION_HANDLER": "rest_framework.views.exception_handler",
 }
 SPECTACULAR_SETTINGS = {

@@ -8,8 +8,9 @@ its name (:func:`tests.hardening.routes.access_rule`); a route no rule covers fa
 
 | rule                  | routes                                                     | allowed                      |
 |-----------------------|------------------------------------------------------------|------------------------------|
-| public                | login, logout, API token, schema, API docs, DRF login, icon| everyone                     |
-| authenticated         | home, judge home, annotator home/next/guidelines, "my"     | anyone signed in (sees only  |
+| public                | login, logout, API token, schema, API docs, icon           | everyone                     |
+| authenticated         | home, account page, token revoke (page and API), judge     | anyone signed in (sees only  |
+|                       | home, annotator home/next/guidelines, "my"                 | their own things)            |
 |                       | lists (studies I manage, my assignments, metrics, models)  | their own things)            |
 | researchers           | study list, create a study (page and API)                  | owner, other researcher      |
 | study researcher      | every other page or API under a study (data, import,       | owner only                   |
