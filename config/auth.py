@@ -21,7 +21,9 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
-from rest_framework import status
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.response import Response
@@ -82,6 +84,15 @@ class LoginView(auth_views.LoginView):
 
 # --- API tokens that expire and can be revoked -------------------------------------------
 
+class TokenOutputSerializer(serializers.Serializer):
+    token = serializers.CharField(help_text="Send as `Authorization: Token <token>`.")
+    expires_at = serializers.DateTimeField(help_text="After this instant the token answers 401; ask for a new one.")
+
+
+class TokenRevokeOutputSerializer(serializers.Serializer):
+    revoked = serializers.BooleanField(help_text="False when the caller had no token (revoking is idempotent).")
+
+
 class ObtainExpiringAuthToken(ObtainAuthToken):
     """Exchange username and password for an API token (valid ``PARAEVAL_TOKEN_TTL`` seconds).
 
@@ -89,6 +100,7 @@ class ObtainExpiringAuthToken(ObtainAuthToken):
     ``django.contrib.auth.authenticate``); a locked-out attempt answers 429.
     """
 
+    @extend_schema(request=AuthTokenSerializer, responses={200: TokenOutputSerializer})
     def post(self, request, *args, **kwargs):
         serializer = self.get_serializer(data=request.data)
         if not serializer.is_valid():
@@ -103,9 +115,10 @@ class ObtainExpiringAuthToken(ObtainAuthToken):
 class TokenRevokeApi(APIView):
     """Revoke the caller's API token (also when called with that very token)."""
 
+    @extend_schema(request=None, responses={200: TokenRevokeOutputSerializer})
     def post(self, request):
         revoked = api_token_revoke(user=request.user)
-        return Response({"revoked": revoked})
+        return Response(TokenRevokeOutputSerializer({"revoked": revoked}).data)
 
 
 # --- the account page ------------------------------------------------------------------------

@@ -7,6 +7,8 @@ With nothing set, paraeval runs on an embedded default: a SQLite file under
 every variable.
 """
 
+import os
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -34,7 +36,35 @@ if PRODUCTION:
         raise ImproperlyConfigured("PARAEVAL_ENV=production needs SECRET_KEY to be set")
     if DEBUG:
         raise ImproperlyConfigured("PARAEVAL_ENV=production refuses DEBUG=on")
-SECRET_KEY = env.str("SECRET_KEY", default="paraeval-development-key-not-for-production")
+
+
+# --- secret key ---------------------------------------------------------------
+def _install_secret_key(path: Path) -> str:
+    """This installation's own random key, made on first start and kept in ``var/`` (mode 600).
+
+    Development used to share one key written in this file: anyone could forge
+    sessions, password-reset links and signed values of any install left on it.
+    ``O_EXCL`` makes two processes starting at once agree on a single key.
+    """
+    from django.core.management.utils import get_random_secret_key
+
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        for _ in range(50):  # another process may be writing it right now
+            key = path.read_text(encoding="ascii").strip()
+            if key:
+                return key
+            time.sleep(0.1)
+        raise ImproperlyConfigured(f"{path} is empty: delete it to make a new key")
+    key = get_random_secret_key()
+    with os.fdopen(fd, "w", encoding="ascii") as f:
+        f.write(key + "\n")
+    return key
+
+
+SECRET_KEY = env.str("SECRET_KEY", default="") or _install_secret_key(VAR_DIR / "secret_key")
+# -------------------------------------------------------------------------------
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=[] if PRODUCTION else ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])

@@ -43,3 +43,38 @@ def test_embedded_default_uses_sqlite_wal_and_a_serverless_broker(tmp_path):
     assert out[0] == "django.db.backends.sqlite3"
     assert out[1].startswith("sqla+sqlite:///") and str(tmp_path) in out[1]
     assert out[2] == "wal"
+
+
+def _settings_value(tmp_path, expr: str, **env_overrides) -> str:
+    code = f"import django; django.setup(); from django.conf import settings as s; print({expr})"
+    env = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL"}}
+    env.update({"DJANGO_SETTINGS_MODULE": "config.settings", "PARAEVAL_VAR_DIR": str(tmp_path)}, **env_overrides)
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def test_development_makes_its_own_random_secret_key_under_var_readable_only_by_its_owner(tmp_path):
+    first = _settings_value(tmp_path / "a", "s.SECRET_KEY")
+    assert first == _settings_value(tmp_path / "a", "s.SECRET_KEY")  # kept: sessions survive a restart
+    assert first != _settings_value(tmp_path / "b", "s.SECRET_KEY")  # another install, another key
+    assert len(first) >= 50 and "paraeval" not in first and "insecure" not in first
+    key_file = tmp_path / "a" / "secret_key"
+    assert key_file.read_text().strip() == first
+    assert key_file.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_secret_key_from_the_environment_wins_and_writes_no_file(tmp_path):
+    assert _settings_value(tmp_path, "s.SECRET_KEY", SECRET_KEY="from-the-environment-" + "x" * 40).startswith("from-the-env")
+    assert not (tmp_path / "secret_key").exists()
+
+
+def test_login_failures_are_counted_in_the_database_or_in_the_shared_cache_when_one_is_configured(tmp_path):
+    assert _settings_value(tmp_path, "s.AXES_HANDLER") == "axes.handlers.database.AxesDatabaseHandler"
+    assert _settings_value(tmp_path, "s.AXES_HANDLER", CACHE_URL="redis://127.0.0.1:6379/2") == \
+        "axes.handlers.cache.AxesCacheHandler"
+    assert _settings_value(tmp_path, "s.AXES_LOCKOUT_PARAMETERS") == "['username', ['username', 'ip_address']]"
+
+
+def test_x_forwarded_for_is_ignored_unless_proxies_are_declared(tmp_path):
+    assert _settings_value(tmp_path, "s.REST_FRAMEWORK['NUM_PROXIES']") == "0"
+    assert _settings_value(tmp_path, "s.REST_FRAMEWORK['NUM_PROXIES']", PARAEVAL_NUM_PROXIES="1") == "1"
