@@ -24,13 +24,39 @@ def test_production_refuses_debug(tmp_path):
     assert proc.returncode != 0 and "refuses DEBUG" in proc.stderr
 
 
-def test_production_deploy_check_is_clean(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE"}}
+PRODUCTION_KEY = "k" * 30 + "Zq9!x#Lm2@pR7$wN4%tY6^uI8&oP0*aS"
+
+
+def production_env(tmp_path, **extra):
+    env = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE", "CACHE_URL"}}
     env.update(DJANGO_SETTINGS_MODULE="config.settings", PARAEVAL_VAR_DIR=str(tmp_path), PARAEVAL_ENV="production",
-               SECRET_KEY="k" * 30 + "Zq9!x#Lm2@pR7$wN4%tY6^uI8&oP0*aS", ALLOWED_HOSTS="example.org")
-    proc = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-                          cwd=ROOT, env=env, capture_output=True, text=True)
+               SECRET_KEY=PRODUCTION_KEY, ALLOWED_HOSTS="example.org", **extra)
+    return env
+
+
+def manage(env, *args):
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True)
+
+
+def test_production_deploy_check_refuses_uncollected_static_files(tmp_path):
+    # Before: `check --deploy` was clean and then every HTML page answered 500
+    # (whitenoise's manifest storage has no staticfiles.json without collectstatic).
+    proc = manage(production_env(tmp_path), "check", "--deploy")
+    assert proc.returncode != 0 and "paraeval.E001" in proc.stderr and "make collectstatic" in proc.stderr
+
+
+def test_production_deploy_check_is_clean_after_collectstatic_and_pages_render(tmp_path):
+    # Changed: this test used to run `check --deploy` alone; the deployment steps
+    # now include collectstatic (`make deploy-check`), which the check verifies.
+    env = production_env(tmp_path)
+    assert manage(env, "collectstatic", "--noinput", "-v0").returncode == 0
+    proc = manage(env, "check", "--deploy", "--fail-level", "WARNING")
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    code = ("import django; django.setup(); from django.test import Client;"
+            "r = Client().get('/accounts/login/', HTTP_HOST='example.org', secure=True);"
+            "import re; print(r.status_code, bool(re.search(r'css/paraeval[.][0-9a-f]{12}[.]css', r.content.decode())))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert out.stdout.split() == ["200", "True"], out.stderr[-2000:]
 
 
 def test_embedded_default_uses_sqlite_wal_and_a_serverless_broker(tmp_path):

@@ -37,7 +37,8 @@ Expectations, for every route × method × role:
   rolled-back savepoint): anything but 401/403/5xx;
 * never a 5xx;
 * every response carries the security headers (CSP without inline script, frame
-  denial, nosniff, referrer policy);
+  denial, nosniff, referrer policy), and every response to a signed-in role
+  ``Cache-Control: no-store``;
 * no HTML or SVG response contains the world's markup unescaped;
 * the other researcher and anonymous visitors never receive the owner's data (a
   secret word in every text of the study).
@@ -109,6 +110,9 @@ def test_every_route_has_an_access_rule():
 
 def check_response(response, *, where: str, role: str, method: str, allowed: bool, rule: str) -> list[str]:
     problems = check_headers(response, where)
+    if role != "anonymous" and "no-store" not in response.get("Cache-Control", ""):
+        # Signed-in people's pages, API answers and exports stay out of every cache.
+        problems.append(f"{where}: Cache-Control is {response.get('Cache-Control')!r}, not no-store")
     status = response.status_code
     body = body_of(response)
     if status >= 500:
