@@ -243,6 +243,42 @@ class Walk:
             if r.status != 200:
                 self.problem(f"GET /api/studies/ with a fresh token: {r.status}")
 
+    def researcher_builds_a_report(self, *, wait_seconds: float = 300):
+        """The researcher asks the server for a report; the Celery worker builds it.
+
+        The demo has no judgments yet, so three simulated judges fill it first (the
+        report app's own simulator, as its tests and benchmarks do). The report's
+        pages, figures and exports are then among the walked routes.
+        """
+        from annotation.demo import DEMO_STUDY_NAME
+        from annotation.models import Study
+        from metrics.reports.models import Report
+        from metrics.reports.services import simulated_judges_fill
+
+        study = Study.objects.get(name=DEMO_STUDY_NAME)
+        simulated_judges_fill(study=study, n_judges=3, seed=1)
+        b = Browser(self.base_url, client_address="198.51.100.30")
+        if b.login("researcher", DEMO_PASSWORDS["researcher"]).status != 302:
+            self.problem("the researcher cannot log in to build a report")
+            return
+        fields = {"csrfmiddlewaretoken": b.cookies.get("csrftoken", ""), "criterion": "overall", "normalize": "",
+                  "include_metrics": "on", "confidence_level": "0.95", "significance_level": "0.05", "seed": "1",
+                  "n_boot": "50"}
+        r = b.post_form(f"/studies/{study.pk}/reports/create/", fields)
+        self.check(r, where="POST report create as researcher", signed_in=True)
+        if r.status != 302:
+            self.problem(f"POST /studies/{study.pk}/reports/create/: {r.status} {r.body[:300]!r}")
+            return
+        deadline = time.monotonic() + wait_seconds
+        while time.monotonic() < deadline:
+            report = Report.objects.filter(study=study).order_by("-pk").first()
+            if report is not None and report.status in ("succeeded", "failed"):
+                if report.status == "failed":
+                    self.problem(f"the worker failed the report: {report.error}")
+                return
+            time.sleep(2)
+        self.problem(f"the worker did not finish the report within {wait_seconds:.0f}s")
+
     def pages(self):
         from tests.hardening.routes import all_routes, url_for
 
@@ -285,6 +321,7 @@ def main() -> int:
     walk = Walk(args.base_url)
     walk.static_files()
     walk.brute_force()
+    walk.researcher_builds_a_report()
     n_routes, skipped = walk.pages()
     print(f"production walk: {walk.requests} requests, {n_routes} routes x {len(ROLES)} roles "
           f"in {time.monotonic() - started:.1f}s; slowest {walk.slowest[0]:.2f}s ({walk.slowest[1]})")
