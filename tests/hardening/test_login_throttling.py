@@ -147,3 +147,16 @@ def test_x_forwarded_for_is_trusted_only_behind_a_declared_proxy(rf, settings):
     assert client_ip(request) == "192.0.2.9"  # the address our one proxy appended, not the client's claim
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 2}
     assert client_ip(request) == "6.6.6.6"
+
+
+def test_any_door_that_authenticates_the_ordinary_way_is_guarded(rf, researcher, settings):
+    """A view added later that calls django.contrib.auth.authenticate() needs nothing of its own."""
+    from django.contrib.auth import authenticate
+
+    assert settings.AUTHENTICATION_BACKENDS[0].startswith("axes.backends.")
+    for i in range(LIMIT):
+        request = rf.post("/some/future/login/", REMOTE_ADDR=f"192.0.2.{i + 1}")
+        assert authenticate(request, username="rita", password="wrong") is None
+    request = rf.post("/some/future/login/", REMOTE_ADDR="192.0.2.200")
+    assert authenticate(request, username="rita", password="pw") is None  # locked: the right password is refused
+    assert request.axes_locked_out
