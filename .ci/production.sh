@@ -17,6 +17,7 @@ DB_NAME=${PROD_DB_NAME:-paraeval_production}
 PORT=${PROD_PORT:-9120}
 REDIS_URL=${PROD_REDIS_URL:-redis://127.0.0.1:6379/14}
 start=$(date +%s)
+step() { echo "== production [$(( $(date +%s) - start ))s]: $*"; }
 
 VAR_DIR=$(mktemp -d -t paraeval-production-XXXXXX)
 LOG_DIR=$VAR_DIR/logs
@@ -28,7 +29,7 @@ cleanup() {
     kill -TERM "$pid" 2>/dev/null || true
   done
   for pid in "${pids[@]}"; do
-    for _ in $(seq 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
     kill -KILL "$pid" 2>/dev/null || true
   done
   if [ "$status" != 0 ]; then
@@ -53,16 +54,16 @@ export BEHIND_PROXY=on PARAEVAL_NUM_PROXIES=1
 export LOGIN_FAILURE_LIMIT=${LOGIN_FAILURE_LIMIT:-5}
 unset DJANGO_SETTINGS_MODULE DJANGO_ALLOW_ASYNC_UNSAFE
 
-echo "== production: database $DB_NAME (recreated), Redis $REDIS_URL, gunicorn on 127.0.0.1:$PORT"
+step "database $DB_NAME (recreated), Redis $REDIS_URL, gunicorn on 127.0.0.1:$PORT"
 psql -h 127.0.0.1 -U postgres -q -c "DROP DATABASE IF EXISTS \"$DB_NAME\"" -c "CREATE DATABASE \"$DB_NAME\"" >/dev/null
 
-echo "== production: deployment steps (migrate, collectstatic, check --deploy)"
+step "deployment steps (migrate, collectstatic, check --deploy)"
 timeout 300 $PY manage.py migrate --noinput -v0
 timeout 300 $PY manage.py collectstatic --noinput -v0   # = make collectstatic
 timeout 120 $PY manage.py check --deploy --fail-level WARNING
 
-echo "== production: gunicorn (2 workers) and a Celery worker"
-timeout 900 .venv/bin/gunicorn config.wsgi --workers 2 --threads 2 --bind "127.0.0.1:$PORT" --timeout 120 \
+step "gunicorn (2 workers) and a Celery worker"
+timeout 900 .venv/bin/gunicorn config.wsgi --workers 2 --threads 2 --bind "127.0.0.1:$PORT" --timeout 120 --graceful-timeout 5 \
   --access-logfile "$LOG_DIR/gunicorn-access.log" --error-logfile "$LOG_DIR/gunicorn.log" &
 pids+=($!)
 timeout 900 .venv/bin/celery -A config worker --concurrency=1 --loglevel=WARNING >"$LOG_DIR/worker.log" 2>&1 &
@@ -72,17 +73,17 @@ for _ in $(seq 60); do
   sleep 1
 done
 
-echo "== production: demo"
+step "demo"
 # load_demo refuses production settings (its accounts have published passwords), so
 # the demo is written into the same database by a development-mode command; the
 # server that answers stays in production mode.
 timeout 600 env PARAEVAL_ENV=development $PY manage.py load_demo --quiet-credentials
 
-echo "== production: every page as anonymous, judge, annotator, researcher"
+step "every page as anonymous, judge, annotator, researcher"
 timeout 600 $PY .ci/production_walk.py --base-url "http://127.0.0.1:$PORT"
 
 if grep -q " 50[0-9] " "$LOG_DIR/gunicorn-access.log"; then
-  echo "== production: 5xx in the access log:"; grep " 50[0-9] " "$LOG_DIR/gunicorn-access.log" | head -20
+  step "5xx in the access log:"; grep " 50[0-9] " "$LOG_DIR/gunicorn-access.log" | head -20
   exit 1
 fi
 echo "== production pass finished in $(( $(date +%s) - start ))s"

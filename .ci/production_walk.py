@@ -279,6 +279,39 @@ class Walk:
             time.sleep(2)
         self.problem(f"the worker did not finish the report within {wait_seconds:.0f}s")
 
+    def researcher_runs_alignment_work(self, *, wait_seconds: float = 300):
+        """The researcher starts the built-in aligner and an agreement scoring run; the worker runs them.
+
+        Their status pages and exports are then among the walked routes. A run that
+        ends "failed" (the demo may lack what a run needs) is fine: its pages must still
+        answer without a server error.
+        """
+        from annotation.alignment.models import AlignerRun, ScoringRun
+        from annotation.demo import DEMO_STUDY_NAME
+        from annotation.models import Study
+
+        study = Study.objects.get(name=DEMO_STUDY_NAME)
+        b = Browser(self.base_url, client_address="198.51.100.31")
+        if b.login("researcher", DEMO_PASSWORDS["researcher"]).status != 302:
+            self.problem("the researcher cannot log in to start alignment work")
+            return
+        csrf = b.cookies.get("csrftoken", "")
+        for path, fields in ((f"/studies/{study.pk}/alignment/aligner/",
+                              {"aligner-system_name": "paraeval-aligner-ci", "aligner-use_wordnet": ""}),
+                             (f"/studies/{study.pk}/alignment/scoring/", {"kind": "agreement"})):
+            r = b.post_form(path, {"csrfmiddlewaretoken": csrf, **fields})
+            self.check(r, where=f"POST {path} as researcher", signed_in=True)
+            if r.status >= 500 or r.status in (401, 403):
+                self.problem(f"POST {path}: {r.status}")
+        deadline = time.monotonic() + wait_seconds
+        while time.monotonic() < deadline:
+            pending = [m.__name__ for m in (AlignerRun, ScoringRun)
+                       if m.objects.filter(study=study).exclude(status__in=("succeeded", "failed", "cancelled")).exists()]
+            if not pending:
+                return
+            time.sleep(2)
+        self.problem(f"the worker did not finish {pending} within {wait_seconds:.0f}s")
+
     def pages(self):
         from tests.hardening.routes import all_routes, url_for
 
@@ -322,6 +355,7 @@ def main() -> int:
     walk.static_files()
     walk.brute_force()
     walk.researcher_builds_a_report()
+    walk.researcher_runs_alignment_work()
     n_routes, skipped = walk.pages()
     print(f"production walk: {walk.requests} requests, {n_routes} routes x {len(ROLES)} roles "
           f"in {time.monotonic() - started:.1f}s; slowest {walk.slowest[0]:.2f}s ({walk.slowest[1]})")
