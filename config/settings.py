@@ -216,8 +216,10 @@ AXES_LOCKOUT_CALLABLE = "config.auth.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "config.auth.client_ip"
 AXES_VERBOSE = False
 #: Counters live where every process sees them: the database, or the cache when
-#: CACHE_URL names a shared one (Redis).
-AXES_HANDLER = ("axes.handlers.cache.AxesCacheHandler" if env.str("CACHE_URL", default="")
+#: CACHE_URL names a shared one (Redis, Memcached; not a per-process memory cache).
+_SHARED_CACHE = CACHES["default"]["BACKEND"] not in ("django.core.cache.backends.locmem.LocMemCache",
+                                                     "django.core.cache.backends.dummy.DummyCache")
+AXES_HANDLER = ("axes.handlers.cache.AxesCacheHandler" if env.str("CACHE_URL", default="") and _SHARED_CACHE
                 else "axes.handlers.database.AxesDatabaseHandler")
 #: How many proxies (each appending to X-Forwarded-For) stand between clients and
 #: gunicorn. 0: the header is ignored and the socket's address is the client's.

@@ -98,6 +98,8 @@ def test_login_failures_are_counted_in_the_database_or_in_the_shared_cache_when_
     assert _settings_value(tmp_path, "s.AXES_HANDLER") == "axes.handlers.database.AxesDatabaseHandler"
     assert _settings_value(tmp_path, "s.AXES_HANDLER", CACHE_URL="redis://127.0.0.1:6379/2") == \
         "axes.handlers.cache.AxesCacheHandler"
+    assert _settings_value(tmp_path, "s.AXES_HANDLER", CACHE_URL="locmemcache://x") == \
+        "axes.handlers.database.AxesDatabaseHandler"  # one process's memory is not shared
     assert _settings_value(tmp_path, "s.AXES_LOCKOUT_PARAMETERS") == "['username', ['username', 'ip_address']]"
 
 
