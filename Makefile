@@ -7,7 +7,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKER_CONCURRENCY ?= 2
 
-.PHONY: run test tour venv install install-dev migrate demo web worker beat clean help docs docs-build docs-cards
+.PHONY: run test tour venv install install-dev migrate demo web worker beat clean help docs docs-build docs-cards collectstatic deploy-check production-check
 DOCS_HOST ?= 127.0.0.1
 DOCS_PORT ?= 8001
 
@@ -87,6 +87,21 @@ test: install-dev
 lint: install-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
+
+# Deployment steps (docs/deployment.md), run with the production environment set
+# (PARAEVAL_ENV=production, SECRET_KEY, ALLOWED_HOSTS, DATABASE_URL, ...):
+# copy static files into STATIC_ROOT with hashed names (production pages answer 500
+# without them), then Django's deployment checks plus paraeval's (paraeval.E001).
+collectstatic: install
+	$(PY) manage.py collectstatic --noinput -v0
+
+deploy-check: collectstatic
+	$(PY) manage.py check --deploy --fail-level WARNING
+
+# Production mode for real: gunicorn + a worker on PostgreSQL + Redis, every page as
+# every role (.ci/production.sh; CI runs it after the PostgreSQL + Redis pass).
+production-check: install-dev
+	bash .ci/production.sh
 
 # Walk the README tour in Chromium and refresh its screenshots in docs/tour/.
 tour: install-dev

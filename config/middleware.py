@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.http import HttpResponseBadRequest
+from django.utils.cache import add_never_cache_headers
 
 # No inline script anywhere: pages load small JS modules from /static/ and read
 # their data from <script type="application/json"> blocks (json_script), which
@@ -47,3 +48,23 @@ class RejectNulMiddleware:
 
 def _nul_in(querydict) -> bool:
     return any("\x00" in key or any("\x00" in v for v in values) for key, values in querydict.lists())
+
+
+class PrivateNoStoreMiddleware:
+    """``Cache-Control: no-store`` on every response to a signed-in person.
+
+    Pages, API answers and exports of a signed-in person hold study data, judges'
+    scores or a CSRF token: no shared proxy and no browser cache (a lab's shared
+    computer, the back button after logging out) may keep them. Static files never
+    get here (whitenoise answers them first, with long cache lifetimes).
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            add_never_cache_headers(response)
+        return response

@@ -7,6 +7,9 @@ With nothing set, paraeval runs on an embedded default: a SQLite file under
 every variable.
 """
 
+import os
+import time
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -33,7 +36,35 @@ if PRODUCTION:
         raise ImproperlyConfigured("PARAEVAL_ENV=production needs SECRET_KEY to be set")
     if DEBUG:
         raise ImproperlyConfigured("PARAEVAL_ENV=production refuses DEBUG=on")
-SECRET_KEY = env.str("SECRET_KEY", default="paraeval-development-key-not-for-production")
+
+
+# --- secret key ---------------------------------------------------------------
+def _install_secret_key(path: Path) -> str:
+    """This installation's own random key, made on first start and kept in ``var/`` (mode 600).
+
+    Development used to share one key written in this file: anyone could forge
+    sessions, password-reset links and signed values of any install left on it.
+    ``O_EXCL`` makes two processes starting at once agree on a single key.
+    """
+    from django.core.management.utils import get_random_secret_key
+
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        for _ in range(50):  # another process may be writing it right now
+            key = path.read_text(encoding="ascii").strip()
+            if key:
+                return key
+            time.sleep(0.1)
+        raise ImproperlyConfigured(f"{path} is empty: delete it to make a new key")
+    key = get_random_secret_key()
+    with os.fdopen(fd, "w", encoding="ascii") as f:
+        f.write(key + "\n")
+    return key
+
+
+SECRET_KEY = env.str("SECRET_KEY", default="") or _install_secret_key(VAR_DIR / "secret_key")
+# -------------------------------------------------------------------------------
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=[] if PRODUCTION else ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
@@ -49,6 +80,8 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
+    "config.apps.ParaevalConfig",
     "annotation",
     "annotation.judging",
     "annotation.alignment",
@@ -65,8 +98,11 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "config.middleware.PrivateNoStoreMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: turns a login that axes refused into the lockout page/JSON (config.auth.lockout_response).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -150,13 +186,51 @@ CELERY_BEAT_SCHEDULE_FILENAME = env.str("CELERY_BEAT_SCHEDULE_FILENAME", default
 # --- auth, sessions, security --------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+     "OPTIONS": {"min_length": env.int("PARAEVAL_PASSWORD_MIN_LENGTH", default=10)}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
-#: Failed logins per (address, username) within the window before the form refuses (429).
-LOGIN_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=10)
-LOGIN_FAILURE_WINDOW = env.int("LOGIN_FAILURE_WINDOW", default=300)
+#: Django's cache. Without CACHE_URL each process has its own memory; set it to Redis
+#: (e.g. redis://127.0.0.1:6379/1) so that every gunicorn worker shares one cache.
 CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://paraeval")}
+
+# --- brute-force guard (django-axes) and API tokens ------------------------
+# One guard for every way in: axes' backend refuses a locked-out login before any
+# password is checked, and its signal handlers count every failed
+# django.contrib.auth.authenticate() call (login form, admin login, API token).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+#: Failures counted per username and per (username, client address): never per
+#: address alone, so guesses at made-up names from a shared address (a proxy, a
+#: lab's NAT) never lock out anyone else.
+AXES_LOCKOUT_PARAMETERS = ["username", ["username", "ip_address"]]
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=10)
+#: Seconds a locked-out username stays locked after its last failure.
+AXES_COOLOFF_TIME = timedelta(seconds=env.int("LOGIN_LOCKOUT_SECONDS", default=900))
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "config.auth.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "config.auth.client_ip"
+AXES_VERBOSE = False
+#: Counters live where every process sees them: the database, or the cache when
+#: CACHE_URL names a shared one (Redis, Memcached; not a per-process memory cache).
+_SHARED_CACHE = CACHES["default"]["BACKEND"] not in ("django.core.cache.backends.locmem.LocMemCache",
+                                                     "django.core.cache.backends.dummy.DummyCache")
+AXES_HANDLER = ("axes.handlers.cache.AxesCacheHandler" if env.str("CACHE_URL", default="") and _SHARED_CACHE
+                else "axes.handlers.database.AxesDatabaseHandler")
+#: How many proxies (each appending to X-Forwarded-For) stand between clients and
+#: gunicorn. 0: the header is ignored and the socket's address is the client's.
+PARAEVAL_NUM_PROXIES = env.int("PARAEVAL_NUM_PROXIES", default=0)
+if PARAEVAL_NUM_PROXIES < 0:
+    raise ImproperlyConfigured("PARAEVAL_NUM_PROXIES must be 0 or more")
+#: API tokens expire this many seconds after they were issued (default 30 days).
+PARAEVAL_TOKEN_TTL = env.int("PARAEVAL_TOKEN_TTL", default=30 * 24 * 3600)
+if PARAEVAL_TOKEN_TTL <= 0:
+    raise ImproperlyConfigured("PARAEVAL_TOKEN_TTL must be a positive number of seconds")
+# ---------------------------------------------------------------------------
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 SESSION_COOKIE_HTTPONLY = True
@@ -199,8 +273,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 # --- REST framework -------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # Token first: a request without credentials or with a bad/expired token gets
+        # 401 with a WWW-Authenticate header (403 would say "forbidden", not "sign in").
+        "config.tokens.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -209,7 +285,8 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    "DEFAULT_THROTTLE_RATES": {"login": env.str("LOGIN_THROTTLE_RATE", default="10/min")},
+    # X-Forwarded-For is trusted only as far as PARAEVAL_NUM_PROXIES says (see config.auth.client_ip).
+    "NUM_PROXIES": PARAEVAL_NUM_PROXIES,
     "EXCEPTION_HANDLER": "rest_framework.views.exception_handler",
 }
 SPECTACULAR_SETTINGS = {

@@ -1,5 +1,8 @@
 """Top-level routes. Each app owns its pages (mounted at the root, full paths in
-its own ``urls.py``) and its API (mounted under ``/api/`` from ``api_urls.py``)."""
+its own ``urls.py``) and its API (mounted under ``/api/`` from ``api_urls.py``).
+
+There is no ``/api-auth/`` (DRF's second login form): the browsable API signs in
+through ``/accounts/login/``, so there is one login form fewer to guard."""
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
@@ -10,12 +13,13 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from annotation import views as annotation_views
 
-from .auth import ThrottledLoginView, ThrottledObtainAuthToken
+from . import auth
 
 APPS = ["annotation", "annotation.judging", "annotation.alignment", "metrics", "metrics.reports"]
 
 api_patterns = [
-    path("auth/token/", ThrottledObtainAuthToken.as_view(), name="api_token"),
+    path("auth/token/", auth.ObtainExpiringAuthToken.as_view(), name="api_token"),
+    path("auth/token/revoke/", auth.TokenRevokeApi.as_view(), name="api_token_revoke"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api_docs"),
 ] + [path("", include(f"{app}.api_urls")) for app in APPS]
@@ -23,9 +27,10 @@ api_patterns = [
 urlpatterns = [
     path("", annotation_views.home, name="home"),
     path("favicon.ico", lambda request: HttpResponsePermanentRedirect(staticfiles_storage.url("favicon.svg")), name="favicon"),
-    path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
+    path("accounts/login/", auth.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/", auth.account, name="account"),
+    path("accounts/token/revoke/", auth.account_token_revoke, name="account_token_revoke"),
     path("admin/", admin.site.urls),
     path("api/", include(api_patterns)),
-    path("api-auth/", include("rest_framework.urls")),
 ] + [path("", include(f"{app}.urls")) for app in APPS]

@@ -24,13 +24,39 @@ def test_production_refuses_debug(tmp_path):
     assert proc.returncode != 0 and "refuses DEBUG" in proc.stderr
 
 
-def test_production_deploy_check_is_clean(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE"}}
+PRODUCTION_KEY = "k" * 30 + "Zq9!x#Lm2@pR7$wN4%tY6^uI8&oP0*aS"
+
+
+def production_env(tmp_path, **extra):
+    env = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE", "CACHE_URL"}}
     env.update(DJANGO_SETTINGS_MODULE="config.settings", PARAEVAL_VAR_DIR=str(tmp_path), PARAEVAL_ENV="production",
-               SECRET_KEY="k" * 30 + "Zq9!x#Lm2@pR7$wN4%tY6^uI8&oP0*aS", ALLOWED_HOSTS="example.org")
-    proc = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-                          cwd=ROOT, env=env, capture_output=True, text=True)
+               SECRET_KEY=PRODUCTION_KEY, ALLOWED_HOSTS="example.org", **extra)
+    return env
+
+
+def manage(env, *args):
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True)
+
+
+def test_production_deploy_check_refuses_uncollected_static_files(tmp_path):
+    # Before: `check --deploy` was clean and then every HTML page answered 500
+    # (whitenoise's manifest storage has no staticfiles.json without collectstatic).
+    proc = manage(production_env(tmp_path), "check", "--deploy")
+    assert proc.returncode != 0 and "paraeval.E001" in proc.stderr and "make collectstatic" in proc.stderr
+
+
+def test_production_deploy_check_is_clean_after_collectstatic_and_pages_render(tmp_path):
+    # Changed: this test used to run `check --deploy` alone; the deployment steps
+    # now include collectstatic (`make deploy-check`), which the check verifies.
+    env = production_env(tmp_path)
+    assert manage(env, "collectstatic", "--noinput", "-v0").returncode == 0
+    proc = manage(env, "check", "--deploy", "--fail-level", "WARNING")
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    code = ("import django; django.setup(); from django.test import Client;"
+            "r = Client().get('/accounts/login/', HTTP_HOST='example.org', secure=True);"
+            "import re; print(r.status_code, bool(re.search(r'css/paraeval[.][0-9a-f]{12}[.]css', r.content.decode())))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert out.stdout.split() == ["200", "True"], out.stderr[-2000:]
 
 
 def test_embedded_default_uses_sqlite_wal_and_a_serverless_broker(tmp_path):
@@ -43,3 +69,40 @@ def test_embedded_default_uses_sqlite_wal_and_a_serverless_broker(tmp_path):
     assert out[0] == "django.db.backends.sqlite3"
     assert out[1].startswith("sqla+sqlite:///") and str(tmp_path) in out[1]
     assert out[2] == "wal"
+
+
+def _settings_value(tmp_path, expr: str, **env_overrides) -> str:
+    code = f"import django; django.setup(); from django.conf import settings as s; print({expr})"
+    env = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL"}}
+    env.update({"DJANGO_SETTINGS_MODULE": "config.settings", "PARAEVAL_VAR_DIR": str(tmp_path)}, **env_overrides)
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def test_development_makes_its_own_random_secret_key_under_var_readable_only_by_its_owner(tmp_path):
+    first = _settings_value(tmp_path / "a", "s.SECRET_KEY")
+    assert first == _settings_value(tmp_path / "a", "s.SECRET_KEY")  # kept: sessions survive a restart
+    assert first != _settings_value(tmp_path / "b", "s.SECRET_KEY")  # another install, another key
+    assert len(first) >= 50 and "paraeval" not in first and "insecure" not in first
+    key_file = tmp_path / "a" / "secret_key"
+    assert key_file.read_text().strip() == first
+    assert key_file.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_secret_key_from_the_environment_wins_and_writes_no_file(tmp_path):
+    assert _settings_value(tmp_path, "s.SECRET_KEY", SECRET_KEY="from-the-environment-" + "x" * 40).startswith("from-the-env")
+    assert not (tmp_path / "secret_key").exists()
+
+
+def test_login_failures_are_counted_in_the_database_or_in_the_shared_cache_when_one_is_configured(tmp_path):
+    assert _settings_value(tmp_path, "s.AXES_HANDLER") == "axes.handlers.database.AxesDatabaseHandler"
+    assert _settings_value(tmp_path, "s.AXES_HANDLER", CACHE_URL="redis://127.0.0.1:6379/2") == \
+        "axes.handlers.cache.AxesCacheHandler"
+    assert _settings_value(tmp_path, "s.AXES_HANDLER", CACHE_URL="locmemcache://x") == \
+        "axes.handlers.database.AxesDatabaseHandler"  # one process's memory is not shared
+    assert _settings_value(tmp_path, "s.AXES_LOCKOUT_PARAMETERS") == "['username', ['username', 'ip_address']]"
+
+
+def test_x_forwarded_for_is_ignored_unless_proxies_are_declared(tmp_path):
+    assert _settings_value(tmp_path, "s.REST_FRAMEWORK['NUM_PROXIES']") == "0"
+    assert _settings_value(tmp_path, "s.REST_FRAMEWORK['NUM_PROXIES']", PARAEVAL_NUM_PROXIES="1") == "1"

@@ -64,10 +64,9 @@ def all_routes() -> list[Route]:
 
 # --- who may use what --------------------------------------------------------------------
 
-PUBLIC = {"login", "logout", "api_token", "schema", "api_docs", "rest_framework:login", "rest_framework:logout",
-          "admin:login", "admin:logout", "favicon", "annotation:signin_link"}
+PUBLIC = {"login", "logout", "api_token", "schema", "api_docs", "admin:login", "admin:logout", "favicon", "annotation:signin_link"}
 #: Any signed-in person; these pages and lists show only that person's own things.
-AUTHENTICATED = {"home", "judging:home", "alignment:home", "alignment:next", "alignment:guidelines",
+AUTHENTICATED = {"home", "account", "account_token_revoke", "api_token_revoke", "judging:home", "alignment:home", "alignment:next", "alignment:guidelines",
                  "annotation-api:study_list", "alignment-api:assignment_list", "metrics-api:metric_list",
                  "metrics-api:resource_list", "metrics-api:pem_model_list"}
 #: Members of the 'researchers' group (creating studies, the list of studies one manages).

@@ -8,9 +8,10 @@ its name (:func:`tests.hardening.routes.access_rule`); a route no rule covers fa
 
 | rule                  | routes                                                     | allowed                      |
 |-----------------------|------------------------------------------------------------|------------------------------|
-| public                | login, logout, API token, schema, API docs, DRF login,     | everyone                     |
-|                       | icon, personal sign-in link (its secret is the credential) |                              |
-| authenticated         | home, judge home, annotator home/next/guidelines, "my"     | anyone signed in (sees only  |
+| public                | login, logout, API token, schema, API docs, icon,          | everyone                     |
+|                       | personal sign-in link (its secret is the credential)       |                              |
+| authenticated         | home, account page, token revoke (page and API), judge     | anyone signed in (sees only  |
+|                       | home, annotator home/next/guidelines, "my"                 | their own things)            |
 |                       | lists (studies I manage, my assignments, metrics, models)  | their own things)            |
 | researchers           | study list, create a study (page and API)                  | owner, other researcher      |
 | study researcher      | every other page or API under a study (data, import,       | owner only                   |
@@ -37,7 +38,8 @@ Expectations, for every route × method × role:
   rolled-back savepoint): anything but 401/403/5xx;
 * never a 5xx;
 * every response carries the security headers (CSP without inline script, frame
-  denial, nosniff, referrer policy);
+  denial, nosniff, referrer policy), and every response to a signed-in role
+  ``Cache-Control: no-store``;
 * no HTML or SVG response contains the world's markup unescaped;
 * the other researcher and anonymous visitors never receive the owner's data (a
   secret word in every text of the study).
@@ -109,6 +111,9 @@ def test_every_route_has_an_access_rule():
 
 def check_response(response, *, where: str, role: str, method: str, allowed: bool, rule: str) -> list[str]:
     problems = check_headers(response, where)
+    if role != "anonymous" and "no-store" not in response.get("Cache-Control", ""):
+        # Signed-in people's pages, API answers and exports stay out of every cache.
+        problems.append(f"{where}: Cache-Control is {response.get('Cache-Control')!r}, not no-store")
     status = response.status_code
     body = body_of(response)
     if status >= 500:

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Production mode, for real: the deployment steps (migrate, collectstatic, check
+# --deploy), then gunicorn + one Celery worker with PARAEVAL_ENV=production, DEBUG off,
+# a random SECRET_KEY, PostgreSQL, Redis (broker and cache) and a declared proxy; the
+# demo is loaded and .ci/production_walk.py requests every page as every role.
+# Both servers are stopped on exit, whatever happens; every step is bounded in time.
+#
+# Called by .ci/run after the PostgreSQL + Redis pass; by hand: `make production-check`.
+# Scratch names (the database is DROPPED and recreated):
+#   PROD_DB_NAME   (default paraeval_production) on postgres://postgres@127.0.0.1:5432
+#   PROD_REDIS_URL (default redis://127.0.0.1:6379/14)
+#   PROD_PORT      (default 9120, loopback only)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+DB_NAME=${PROD_DB_NAME:-paraeval_production}
+PORT=${PROD_PORT:-9120}
+REDIS_URL=${PROD_REDIS_URL:-redis://127.0.0.1:6379/14}
+start=$(date +%s)
+step() { echo "== production [$(( $(date +%s) - start ))s]: $*"; }
+
+VAR_DIR=$(mktemp -d -t paraeval-production-XXXXXX)
+LOG_DIR=$VAR_DIR/logs
+mkdir -p "$LOG_DIR"
+pids=()
+cleanup() {
+  status=$?
+  for pid in "${pids[@]}"; do
+    kill -TERM "$pid" 2>/dev/null || true
+  done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  if [ "$status" != 0 ]; then
+    echo "== production pass FAILED; last lines of the server logs:"
+    tail -n 40 "$LOG_DIR"/*.log 2>/dev/null || true
+  fi
+  rm -rf "$VAR_DIR"
+  exit "$status"
+}
+trap cleanup EXIT INT TERM
+
+export PARAEVAL_ENV=production DEBUG=off
+export SECRET_KEY
+SECRET_KEY=$($PY -c 'import secrets; print(secrets.token_urlsafe(64))')
+export PARAEVAL_VAR_DIR=$VAR_DIR
+export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$DB_NAME"
+export CELERY_BROKER_URL=$REDIS_URL CACHE_URL=$REDIS_URL
+export ALLOWED_HOSTS="127.0.0.1,localhost"
+# As behind one TLS-terminating proxy: it sets X-Forwarded-Proto and appends the
+# client's address to X-Forwarded-For (the walker sends both, as such a proxy would).
+export BEHIND_PROXY=on PARAEVAL_NUM_PROXIES=1
+export LOGIN_FAILURE_LIMIT=${LOGIN_FAILURE_LIMIT:-5}
+unset DJANGO_SETTINGS_MODULE DJANGO_ALLOW_ASYNC_UNSAFE
+
+step "database $DB_NAME (recreated), Redis $REDIS_URL, gunicorn on 127.0.0.1:$PORT"
+psql -h 127.0.0.1 -U postgres -q -c "DROP DATABASE IF EXISTS \"$DB_NAME\"" -c "CREATE DATABASE \"$DB_NAME\"" >/dev/null
+
+step "deployment steps (migrate, collectstatic, check --deploy)"
+timeout 300 $PY manage.py migrate --noinput -v0
+timeout 300 $PY manage.py collectstatic --noinput -v0   # = make collectstatic
+timeout 120 $PY manage.py check --deploy --fail-level WARNING
+
+step "gunicorn (2 workers) and a Celery worker"
+timeout 900 .venv/bin/gunicorn config.wsgi --workers 2 --threads 2 --bind "127.0.0.1:$PORT" --timeout 120 --graceful-timeout 5 \
+  --access-logfile "$LOG_DIR/gunicorn-access.log" --error-logfile "$LOG_DIR/gunicorn.log" &
+pids+=($!)
+timeout 900 .venv/bin/celery -A config worker --concurrency=1 --loglevel=WARNING >"$LOG_DIR/worker.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 60); do
+  curl -s -o /dev/null -H "X-Forwarded-Proto: https" "http://127.0.0.1:$PORT/accounts/login/" && break
+  sleep 1
+done
+
+step "demo"
+# load_demo refuses production settings (its accounts have published passwords), so
+# the demo is written into the same database by a development-mode command; the
+# server that answers stays in production mode.
+timeout 600 env PARAEVAL_ENV=development $PY manage.py load_demo --quiet-credentials
+
+step "every page as anonymous, judge, annotator, researcher"
+timeout 600 $PY .ci/production_walk.py --base-url "http://127.0.0.1:$PORT"
+
+if grep -q " 50[0-9] " "$LOG_DIR/gunicorn-access.log"; then
+  step "5xx in the access log:"; grep " 50[0-9] " "$LOG_DIR/gunicorn-access.log" | head -20
+  exit 1
+fi
+echo "== production pass finished in $(( $(date +%s) - start ))s"
