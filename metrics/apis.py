@@ -57,6 +57,9 @@ class MetricInfoSerializer(serializers.Serializer):
     slug = serializers.CharField()
     description = serializers.CharField()
     higher_is_better = serializers.BooleanField()
+    unavailable = serializers.CharField(
+        allow_null=True, help_text="why the metric cannot run here and the command that installs what it needs; null when it can"
+    )
     params = MetricParamInfoSerializer(many=True)
     resources = MetricResourceInfoSerializer(many=True)
 

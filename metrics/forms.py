@@ -41,7 +41,10 @@ class MetricRunForm(forms.Form):
     def __init__(self, *args, catalog: list[dict], resources: list[MetricResource], **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.catalog = catalog
-        self.fields["metric"].choices = [(m["slug"], f"{m['slug']} — {m['description']}") for m in catalog]
+        self.fields["metric"].choices = [
+            (m["slug"], f"{m['slug']} — " + (f"unavailable: {m['unavailable']}" if m.get("unavailable") else m["description"]))
+            for m in catalog
+        ]
         resource_choices = [(str(r.pk), f"{r.name} ({r.get_kind_display()}, {r.short_hash})") for r in resources]
         self._groups: list[dict] = []
         for m in catalog:
@@ -60,7 +63,8 @@ class MetricRunForm(forms.Form):
                     label=r["name"], required=False, choices=[("", empty)] + resource_choices, help_text=r["help"]
                 )
                 res.append(name)
-            self._groups.append({"slug": slug, "description": m["description"], "params": params, "resources": res})
+            self._groups.append({"slug": slug, "description": m["description"], "unavailable": m.get("unavailable"),
+                                 "params": params, "resources": res})
 
     @staticmethod
     def _param_field(p: dict) -> forms.Field:
@@ -91,6 +95,7 @@ class MetricRunForm(forms.Form):
             {
                 "slug": g["slug"],
                 "description": g["description"],
+                "unavailable": g["unavailable"],
                 "params": [self[n] for n in g["params"]],
                 "resources": [self[n] for n in g["resources"]],
             }

@@ -6,7 +6,8 @@ For each metric (sorted by slug): its one-line description, whether higher is
 better, whether it needs a ``reference`` column, its parameters with type,
 default and allowed values, and its resources with their default location (or
 "unavailable" when that default is missing). ``--json`` prints a list of
-objects ``{"slug", "description", "higher_is_better", "params": [{"name",
+objects ``{"slug", "description", "unavailable" (null, or why the metric cannot
+run here with the command that installs what it needs), "higher_is_better", "params": [{"name",
 "type", "default", "choices", "help"}], "resources": [{"name", "help",
 "available"}]}``. No database is needed.
 """
@@ -28,9 +29,11 @@ def _describe(cls) -> dict:
         pass  # a metric whose defaults need resources still lists its parameters
     needs_ref = bool(metric.needs_references) if metric is not None else None
     missing = set(metric.missing_resources()) if metric is not None else set(cls.resources)
+    reason = getattr(cls, "unavailable_reason", None)
     return {
         "slug": cls.slug,
         "description": cls.description,
+        "unavailable": reason() if callable(reason) else None,
         "higher_is_better": cls.higher_is_better,
         "needs_reference": needs_ref,
         "params": [
@@ -71,6 +74,8 @@ class Command(BaseCommand):
             direction = "higher is better" if e["higher_is_better"] else "lower is better"
             ref = "; needs a reference column" if e["needs_reference"] else ""
             self.stdout.write(f"{e['slug']}: {e['description']} ({direction}{ref})")
+            if e["unavailable"]:
+                self.stdout.write(f"    UNAVAILABLE here: {e['unavailable']}")
             for p in e["params"]:
                 choices = f" {{{', '.join(map(str, p['choices']))}}}" if p["choices"] else ""
                 self.stdout.write(f"    {p['name']}={_fmt_default(p['default'])}  ({p['type']}{choices}) {p['help']}")
