@@ -84,10 +84,11 @@ def metric_scores(slug: str, originals, candidates, *, fresh: bool) -> tuple[np.
     path = _cache_path(sig + f"|n={len(candidates)}")
     if path.exists() and not fresh:
         return np.asarray(json.loads(path.read_text())["scores"], dtype=float), sig
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     stats = metric.segment_stats(originals, candidates, [None] * len(candidates))
     scores = np.asarray(metric.sentence_scores(stats), dtype=float)
-    print(f"  {slug}: {len(candidates)} pairs in {time.perf_counter() - t:.1f} s", file=sys.stderr, flush=True)
+    print(f"  {slug}: {len(candidates)} pairs in {time.perf_counter() - t:.1f} s wall, "
+          f"{time.process_time() - c:.1f} CPU-s", file=sys.stderr, flush=True)
     CACHE.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"signature": sig, "scores": scores.tolist()}))
     return scores, sig

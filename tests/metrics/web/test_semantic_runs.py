@@ -106,3 +106,27 @@ def test_parascore_against_references_runs_through_the_api(api_client, researche
     run = services.metric_run_execute(run_id=r.json()["id"])
     assert run.status == "succeeded", run.error
     assert 0.5 < run.corpus_score < 1.05
+
+
+def _pairs(tmp_path):
+    path = tmp_path / "pairs.tsv"
+    path.write_text("original\tcandidate\nThe cat sat on the mat.\tA cat was sitting on the mat.\n"
+                    "He went home early.\tHe left for home early.\n", encoding="utf-8")
+    return str(path)
+
+
+def test_scoring_with_an_unavailable_metric_is_a_one_line_error_naming_the_install_command(tmp_path, without_torch):
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="make install-semantic"):
+        call_command("score", "--metric", "bertscore", "--input", _pairs(tmp_path), "--json", stdout=StringIO())
+
+
+@needs_semantic
+def test_the_score_command_runs_each_semantic_metric(tmp_path):
+    for slug, extra in (("embed-cosine", []), ("bertscore", ["--param", "idf=true"]),
+                        ("parascore", ["--param", "reference_free=true"])):
+        out = StringIO()
+        call_command("score", "--metric", slug, *extra, "--input", _pairs(tmp_path), "--json", stdout=out)
+        body = json.loads(out.getvalue())
+        assert body["metric"] == slug and len(body["scores"]) == 2 and all(0.5 < s < 1.05 for s in body["scores"])
