@@ -173,7 +173,7 @@ def build(args) -> str:
         columns[slug if sign > 0 else f"−{slug}"] = sign * scores
         signatures[slug] = info
     if not args.no_pem:
-        feats = [f"pivot-f1", "lm-fluency", "target-f1"]
+        feats = ["pivot-f1", "lm-fluency", "target-f1"]
         if all(f in columns for f in feats):
             x = np.column_stack([columns[f] for f in feats])
             columns["pem (out-of-fold)"] = pem_out_of_fold(x, human, groups)
