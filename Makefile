@@ -7,7 +7,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKER_CONCURRENCY ?= 2
 
-.PHONY: run test tour venv install install-dev migrate demo web worker beat clean help docs docs-build docs-cards collectstatic deploy-check production-check
+.PHONY: run test tour venv install install-dev migrate demo web worker beat clean help docs docs-build docs-cards collectstatic deploy-check production-check install-semantic
 DOCS_HOST ?= 127.0.0.1
 DOCS_PORT ?= 8001
 
@@ -47,6 +47,14 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed
 
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
+
+# Optional: the semantic metrics (embed-cosine, bertscore, parascore) with torch 2.13.0
+# (CPU). Without it they are listed as unavailable; everything else works.
+$(VENV)/.installed-semantic: requirements-semantic.txt $(VENV)/.installed
+	$(PIP) install -q -r requirements-semantic.txt
+	@touch $@
+
+install-semantic: $(VENV)/.installed-semantic
 
 migrate: install
 	$(PY) manage.py migrate --noinput -v0

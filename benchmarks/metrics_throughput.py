@@ -120,6 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     for cls in [] if args.skip_metrics else available_metrics():
         if args.metric and cls.slug not in args.metric:
             continue
+        reason = getattr(cls, "unavailable_reason", lambda: None)()
+        if reason:  # an optional extra that is not installed (the semantic metrics)
+            print(f"{cls.slug:<17}{'-':>9}{'-':>10}{'-':>12}  skipped: {reason}")
+            continue
         metric = cls()
         missing = metric.missing_resources()
         if missing:

@@ -71,6 +71,9 @@ class MetricInfoSerializer(serializers.Serializer):
     description = serializers.CharField()
     card = MetricCardSerializer(allow_null=True)
     higher_is_better = serializers.BooleanField()
+    unavailable = serializers.CharField(
+        allow_null=True, help_text="why the metric cannot run here and the command that installs what it needs; null when it can"
+    )
     params = MetricParamInfoSerializer(many=True)
     resources = MetricResourceInfoSerializer(many=True)
 

@@ -124,8 +124,14 @@ def _resource_info(spec: ResourceSpec) -> dict[str, Any]:
     return {"name": spec.name, "help": spec.help, "has_default": bool(path is not None and path.exists())}
 
 
+def metric_unavailable_reason(cls: type[Metric]) -> str | None:
+    """Why ``cls`` cannot run on this machine (a missing optional dependency and its install command), else ``None``."""
+    reason = getattr(cls, "unavailable_reason", None)
+    return reason() if callable(reason) else None
+
+
 def metric_info(cls: type[Metric]) -> dict[str, Any]:
-    """A registry entry as plain data: slug, description, card, parameters, resources.
+    """A registry entry as plain data: slug, description, card, availability, parameters, resources.
 
     ``card`` is the metric's :class:`~metrics.core.cards.MetricCard` as a dict plus
     ``rows`` (its (label, text) pairs as every page shows them), or None.
@@ -137,6 +143,7 @@ def metric_info(cls: type[Metric]) -> dict[str, Any]:
         "slug": cls.slug,
         "description": cls.description,
         "card": card,
+        "unavailable": metric_unavailable_reason(cls),
         "higher_is_better": bool(cls.higher_is_better),
         "params": [_param_info(p) for p in cls.params.values()],
         "resources": [_resource_info(r) for r in cls.resources.values()],

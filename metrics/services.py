@@ -250,9 +250,16 @@ def metric_run_create(
         helps = "; ".join(f"{name}: {cls.resources[name].help}" for name in missing)
         raise ValidationError({"resources": f"metric {metric!r} needs resource(s) {', '.join(missing)} ({helps})"})
     normalized = {k: _jsonable(v) for k, v in instance.param_values.items()}
-    chunk_size = int(chunk_size or getattr(settings, "PARAEVAL_METRIC_CHUNK_SIZE", DEFAULT_CHUNK_SIZE))
+    # Heavy metrics (a neural model) ask for larger chunks (``default_chunk_size``);
+    # a metric whose statistics span the corpus (BERTScore's idf) for a single one.
+    chunk_size = int(
+        chunk_size
+        or getattr(cls, "default_chunk_size", None)
+        or getattr(settings, "PARAEVAL_METRIC_CHUNK_SIZE", DEFAULT_CHUNK_SIZE)
+    )
     if chunk_size < 1:
         raise ValidationError({"chunk_size": "chunk_size must be at least 1"})
+    whole_corpus = bool(getattr(instance, "needs_whole_corpus", False))
 
     with transaction.atomic():
         existing = (
@@ -273,6 +280,9 @@ def metric_run_create(
             n_resamples=n_resamples, confidence=confidence, created_by=created_by, phase="queued",
         )
         run.full_clean()
+        if whole_corpus:
+            chunk_size = len(candidate_ids)
+            run.chunk_size = chunk_size
         chunks = [candidate_ids[i : i + chunk_size] for i in range(0, len(candidate_ids), chunk_size)]
         run.progress_total = len(chunks)
         run.save()

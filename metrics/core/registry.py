@@ -46,6 +46,7 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "metrics.core.pivot",
     "metrics.core.lm",
     "metrics.core.pem",
+    "metrics.core.semantic",
 )
 
 

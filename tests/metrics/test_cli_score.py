@@ -93,7 +93,7 @@ def test_csv_and_jsonl_inputs(tmp_path):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--metric", "blue"], "unknown metric 'blue'; known metrics: bleu"),
+        (["--metric", "blue"], "unknown metric 'blue'; known metrics: bertscore, bleu"),
         (["--metric", "bleu", "--param", "colour=red"], "unknown parameter 'colour'"),
         (["--metric", "bleu", "--param", "lowercase"], "--param expects KEY=VALUE"),
         (["--metric", "bleu", "--param", "max_ngram_order=x"], "'max_ngram_order' must be int"),

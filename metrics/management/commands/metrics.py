@@ -8,7 +8,8 @@ direction, range, needs, reference, caveats, what to prepare first; see
 ``metrics.core.cards``), its parameters with type, default and allowed values, and
 its resources with their default location (or "unavailable" when that default is
 missing). ``--json`` prints a list of objects ``{"slug", "description",
-"higher_is_better", "card": {...} | null, "params": [{"name", "type", "default",
+"unavailable" (null, or why the metric cannot run here
+with the command that installs what it needs), "higher_is_better", "card": {...} | null, "params": [{"name", "type", "default",
 "choices", "help"}], "resources": [{"name", "help", "available"}]}``.
 ``--markdown`` prints the documentation page docs/metrics-cards.md (``make
 docs-cards`` writes it). No database is needed.
@@ -33,9 +34,11 @@ def _describe(cls) -> dict:
         pass  # a metric whose defaults need resources still lists its parameters
     needs_ref = bool(metric.needs_references) if metric is not None else None
     missing = set(metric.missing_resources()) if metric is not None else set(cls.resources)
+    reason = getattr(cls, "unavailable_reason", None)
     return {
         "slug": cls.slug,
         "description": cls.description,
+        "unavailable": reason() if callable(reason) else None,
         "higher_is_better": cls.higher_is_better,
         "needs_reference": needs_ref,
         "card": asdict(cls.card) if cls.card is not None else None,
@@ -83,6 +86,8 @@ class Command(BaseCommand):
             direction = "higher is better" if e["higher_is_better"] else "lower is better"
             ref = "; needs a reference column" if e["needs_reference"] else ""
             self.stdout.write(f"{e['slug']}: {e['description']} ({direction}{ref})")
+            if e["unavailable"]:
+                self.stdout.write(f"    UNAVAILABLE here: {e['unavailable']}")
             card = classes[e["slug"]].card
             for label, text in card_rows(card) if card is not None else []:
                 self.stdout.write(f"    {label}: {text}")
