@@ -43,7 +43,7 @@ class MetricRunForm(forms.Form):
         self.catalog = catalog
         # Slugs only: the long descriptions were cut off in the drop-down (the chosen
         # metric's description and card show right below it).
-        self.fields["metric"].choices = [(m["slug"], m["slug"] + (" (unavailable)" if m.get("unavailable") else "")) for m in catalog]
+        self.fields["metric"].choices = [(m["slug"], m["slug"] + (f" — unavailable: {m['unavailable']}" if m.get("unavailable") else "")) for m in catalog]
         resource_choices = [(str(r.pk), f"{r.name} ({r.get_kind_display()}, {r.short_hash})") for r in resources]
         self._groups: list[dict] = []
         for m in catalog:
