@@ -536,7 +536,7 @@ class Metric(ABC):
         statistics are ``W @ stats``, scored by :meth:`scores_from_resampled_sums`.
         """
         stats = np.asarray(stats, dtype=np.float64)
-        return self.scores_from_resampled_sums(counts_from_indices(indices, stats.shape[0]) @ stats)
+        return self.scores_from_resampled_sums(_resampled_sums(indices, stats, _exact_in_float32(stats)))
 
     def scores_from_resampled_sums(self, sums: np.ndarray) -> np.ndarray:
         """Scores of bootstrap-resampled sums (hook: sacrebleu metrics score float32 sums)."""
@@ -674,8 +674,8 @@ def iter_resample_indices(
         done += c
 
 
-def counts_from_indices(indices: np.ndarray, n: int) -> np.ndarray:
-    """How often each of ``n`` segments occurs in each row of ``indices``: ``(m, n)`` float64.
+def counts_from_indices(indices: np.ndarray, n: int, dtype=np.float64) -> np.ndarray:
+    """How often each of ``n`` segments occurs in each row of ``indices``: ``(m, n)``.
 
     One ``bincount`` over the whole block (each row offset by ``r · n``); the
     resampled sums of any statistics matrix are then one matrix product, so a
@@ -683,7 +683,42 @@ def counts_from_indices(indices: np.ndarray, n: int) -> np.ndarray:
     """
     m = indices.shape[0]
     offsets = (np.arange(m, dtype=np.int64) * n)[:, None]
-    return np.bincount((indices + offsets).ravel(), minlength=m * n).reshape(m, n).astype(np.float64)
+    return np.bincount((indices + offsets).ravel(), minlength=m * n).reshape(m, n).astype(dtype)
+
+
+def _exact_in_float32(stats: np.ndarray) -> bool:
+    """Whether every resampled sum of ``stats`` is computed exactly in float32.
+
+    True for non-negative whole-number statistics (counts: BLEU, chrF, TER edits)
+    whose largest possible resampled sum, n · max, is below 2**24: every partial
+    sum of a float32 product is then an integer that float32 holds exactly, in
+    any order. Halves the memory traffic of the count matrix and the product.
+    """
+    if stats.size == 0:
+        return True
+    top = float(stats.max())
+    return float(stats.min()) >= 0 and top * stats.shape[0] < 2**24 and bool(np.all(stats == np.floor(stats)))
+
+
+@lru_cache(maxsize=1)
+def _blas_controller():
+    # Finding the BLAS libraries reads the process's maps (~40 ms): do it once.
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def _one_blas_thread():
+    """Context: one BLAS thread. On a shared 2-core box OpenBLAS's threads spin and
+    cost more CPU than they save (see benchmarks/RESULTS.md, report at scale)."""
+    return _blas_controller().limit(limits=1, user_api="blas")
+
+
+def _resampled_sums(indices: np.ndarray, stats: np.ndarray, exact32: bool) -> np.ndarray:
+    """``W @ stats`` for the count matrix ``W`` of ``indices``, in float64 (exact as said)."""
+    dtype = np.float32 if exact32 else np.float64
+    with _one_blas_thread():
+        return (counts_from_indices(indices, stats.shape[0], dtype) @ stats.astype(dtype, copy=False)).astype(np.float64)
 
 
 def _resampled(metric: Metric, stats_list: list[np.ndarray], n_resamples: int, seed: int | None) -> list[np.ndarray]:
@@ -696,9 +731,10 @@ def _resampled(metric: Metric, stats_list: list[np.ndarray], n_resamples: int, s
     widths = [s.shape[1] for s in stats_list]
     cuts = np.cumsum(widths)[:-1]
     stacked = np.hstack([np.asarray(s, dtype=np.float64) for s in stats_list])
+    exact32 = _exact_in_float32(stacked)
     outs: list[list[np.ndarray]] = [[] for _ in stats_list]
     for idx in iter_resample_indices(n, n_resamples, seed=seed):
-        sums = counts_from_indices(idx, n) @ stacked
+        sums = _resampled_sums(idx, stacked, exact32)
         for out, part in zip(outs, np.split(sums, cuts, axis=1)):
             out.append(metric.scores_from_resampled_sums(part))
     return [np.concatenate(o) for o in outs]
@@ -883,10 +919,12 @@ def pairwise_tests(
     pairs = [(i, j) for i in range(n_sys) for j in range(i + 1, n_sys)]
     counts = np.zeros(len(pairs), dtype=np.int64)
     if test == "bs":
+        exact32 = _exact_in_float32(stacked)
         boot = np.concatenate(
             [
                 np.column_stack(
-                    [metric.scores_from_resampled_sums(part) for part in np.split(counts_from_indices(idx, n) @ stacked, n_sys, axis=1)]
+                    [metric.scores_from_resampled_sums(part)
+                     for part in np.split(_resampled_sums(idx, stacked, exact32), n_sys, axis=1)]
                 )
                 for idx in iter_resample_indices(n, m_total, seed=seed)
             ]
@@ -897,8 +935,11 @@ def pairwise_tests(
     else:
         integer = bool(np.all(stacked == np.round(stacked)))
         totals = stacked.sum(axis=0)
+        exact32 = _exact_in_float32(stacked)
+        dtype = np.float32 if exact32 else np.float64
         for mask in _ar_masks(n, m_total, seed):
-            sel = mask.astype(np.float64) @ stacked  # mask · S_s for every system s
+            with _one_blas_thread():
+                sel = (mask.astype(dtype) @ stacked.astype(dtype, copy=False)).astype(np.float64)  # mask · S_s
             rows_a, rows_b = [], []
             for i, j in pairs:
                 si, sj = sel[:, i * k : (i + 1) * k], sel[:, j * k : (j + 1) * k]
