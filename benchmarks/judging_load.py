@@ -46,6 +46,9 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness  # noqa: E402  (shared start/stop of servers: benchmarks/harness.py)
+
 ROOT = Path(__file__).resolve().parents[1]
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 MAX_JUDGES, MAX_SECONDS = 500, 120
@@ -134,33 +137,14 @@ def build_study(args: argparse.Namespace) -> tuple[int, dict[str, str], float]:
 
 
 def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    return harness.free_port()
 
 
 def start_gunicorn(args: argparse.Namespace, env: dict) -> subprocess.Popen:
+    """gunicorn through the shared harness (``benchmarks/harness.py``)."""
     if not args.port:
-        args.port = free_port()
-    cmd = [str(ROOT / ".venv" / "bin" / "gunicorn"), "config.wsgi", "-b", f"127.0.0.1:{args.port}",
-           "-w", str(args.workers), "-k", "gthread", "--threads", str(args.threads), "--keep-alive", "30",
-           "--log-level", "warning", "--timeout", "60"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **env}, start_new_session=True)
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        if proc.poll() is not None:  # e.g. the port was taken: never measure someone else's server
-            raise RuntimeError(f"gunicorn exited with {proc.returncode}")
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", args.port, timeout=2)
-            conn.request("GET", "/accounts/login/")
-            if conn.getresponse().status == 200:
-                return proc
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError("gunicorn did not come up")
+        args.port = harness.free_port()
+    return harness.start_gunicorn(env, port=args.port, workers=args.workers, threads=args.threads)
 
 
 # --- the simulated judges ------------------------------------------------------------------------
@@ -245,28 +229,8 @@ def run_load(args, study_id: int, tokens: dict[str, str]) -> tuple[list[dict], f
     return results, max(time.time(), until) - start
 
 
-def process_tree_cpu(root_pid: int) -> float:
-    """User + system CPU seconds of ``root_pid`` and its children (Linux /proc)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0.0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        pid, ppid = int(entry.name), int(fields[1])
-        if pid == root_pid or ppid == root_pid:
-            total += (int(fields[11]) + int(fields[12])) / tick
-    return total
-
-
-def load_average() -> str:
-    try:
-        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        return "?"
+process_tree_cpu = harness.process_tree_cpu
+load_average = harness.load_average
 
 
 def pct(values: list[float], q: float) -> float:
@@ -330,12 +294,7 @@ def main() -> int:
         print(("database check OK: " if ok else "database check FAILED: ") + detail)
         return 0 if ok and not errors else 1
     finally:
-        if gunicorn is not None:
-            os.killpg(gunicorn.pid, signal.SIGTERM)
-            try:
-                gunicorn.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(gunicorn.pid, signal.SIGKILL)
+        harness.stop_process(gunicorn)
         try:
             from django.db import connections
 

@@ -236,3 +236,35 @@ def pem_training_targets(*, study: Study) -> pd.DataFrame:
 def metric_resources_by_id(*, ids) -> dict[int, MetricResource]:
     """Resources by primary key (to show what a run used, whoever uploaded it)."""
     return {r.pk: r for r in MetricResource.objects.filter(pk__in=list(ids))}
+
+
+def metric_run_paired_stats(*, run: MetricRun) -> tuple[list[str], dict[str, "np.ndarray"]]:
+    """The stored sufficient statistics of ``run``, aligned for paired tests.
+
+    Returns ``(originals, {system: (n, k) float64 array})``: the external ids of
+    the originals that every non-control system of the run has a score for (in
+    import order) and, per system (sorted by name), its statistics rows in that
+    order — the input of ``metrics.core.stats.metric_pairwise_tests``, read
+    from ``MetricScore.stats`` without re-scoring any text. Controls are left
+    out (they are paraeval's own sentences, not systems under comparison).
+    """
+    import numpy as np
+
+    rows = (
+        MetricScore.objects.filter(run=run)
+        .exclude(candidate__system__kind__in=SystemKind.control_kinds())
+        .order_by("candidate__original__position", "candidate__original__external_id", "candidate__system__name")
+        .values_list("candidate__original__external_id", "candidate__system__name", "stats")
+    )
+    by_original: dict[str, dict[str, list[float]]] = {}
+    systems: set[str] = set()
+    for original, system, stats in rows.iterator(chunk_size=5000):
+        by_original.setdefault(original, {})[system] = stats
+        systems.add(system)
+    names = sorted(systems)
+    complete = [o for o, per in by_original.items() if len(per) == len(names)]
+    out = {
+        s: np.asarray([by_original[o][s] for o in complete], dtype=np.float64).reshape(len(complete), -1)
+        for s in names
+    }
+    return complete, out

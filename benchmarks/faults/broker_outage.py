@@ -238,12 +238,7 @@ def main(argv=None) -> int:
             if obj.status != "succeeded":
                 failures.append(f"{what} {obj.status}")
     finally:
-        if gunicorn is not None:
-            os.killpg(gunicorn.pid, signal.SIGTERM)
-            try:
-                gunicorn.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(gunicorn.pid, signal.SIGKILL)
+        judging_load.harness.stop_process(gunicorn)  # benchmarks/harness.py
         redis_server.kill()
         inst.teardown()
     print("OK" if not failures else f"FAILED: {failures}")

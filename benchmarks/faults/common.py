@@ -104,15 +104,10 @@ class Installation:
     # --- workers -------------------------------------------------------------------------------
 
     def start_worker(self, name: str, *, concurrency: int = 1) -> subprocess.Popen:
-        """A real ``celery worker`` (prefork) in its own process group, logging to a file."""
-        celery = Path(sys.executable).parent / "celery"
-        log = open(self.log_dir / f"{name}.log", "a")
-        proc = subprocess.Popen(
-            [str(celery), "-A", "config", "worker", "--pool=prefork", f"--concurrency={concurrency}",
-             "--loglevel=WARNING", "-n", f"{name}-{os.getpid()}@%h", "--without-gossip", "--without-mingle",
-             "--without-heartbeat"],
-            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        proc.name = name
+        """A real ``celery worker`` (prefork) in its own process group, logging to a file
+        (started by the shared harness, benchmarks/harness.py)."""
+        proc = _harness().start_celery_worker(self.env, name=name, log_path=self.log_dir / f"{name}.log",
+                                              concurrency=concurrency)
         self.workers.append(proc)
         return proc
 
@@ -123,16 +118,7 @@ class Installation:
 
     def kill_worker(self, proc: subprocess.Popen, *, sig=signal.SIGTERM, timeout: float = 30) -> None:
         """Stop a worker and its pool (SIGTERM: warm shutdown; SIGKILL: the machine died)."""
-        if proc.poll() is None:
-            try:
-                os.killpg(proc.pid, sig)
-            except ProcessLookupError:
-                pass
-            try:
-                proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
+        _harness().stop_process(proc, sig=sig, timeout=timeout)
         if proc in self.workers:
             self.workers.remove(proc)
 
@@ -154,9 +140,14 @@ def wait_until(predicate, *, timeout: float, interval: float = 0.05, what: str =
     return None
 
 
-def free_port() -> int:
-    import socket
+def _harness():
+    """benchmarks/harness.py: the one place servers and workers are started and stopped."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import harness
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    return harness
+
+
+def free_port() -> int:
+    """A free port from the shared harness's range."""
+    return _harness().free_port()

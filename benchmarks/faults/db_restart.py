@@ -255,12 +255,7 @@ def main(argv=None) -> int:
         print(("database check OK: " if ok else "database check FAILED: ") + detail)
         return 0 if ok and not gave_up else 1
     finally:
-        if gunicorn is not None:
-            os.killpg(gunicorn.pid, signal.SIGTERM)
-            try:
-                gunicorn.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(gunicorn.pid, signal.SIGKILL)
+        judging_load.harness.stop_process(gunicorn)  # benchmarks/harness.py
         try:
             from django.db import connections
 

@@ -78,6 +78,10 @@ __all__ = [
     "paired_bootstrap",
     "resample_indices",
     "iter_resample_indices",
+    "counts_from_indices",
+    "paired_approximate_randomization",
+    "PairwiseResult",
+    "pairwise_tests",
 ]
 
 #: Recorded in every signature; bump on any change that can move a score.
@@ -532,21 +536,16 @@ class Metric(ABC):
     def resample_scores(self, stats: np.ndarray, indices: np.ndarray) -> np.ndarray:
         """Corpus score of each resample: row ``r`` of ``indices`` lists segment rows.
 
-        Vectorised: each chunk of resamples becomes a count matrix ``W`` (how often
-        each segment was drawn) and the summed statistics are ``W @ stats``.
+        Vectorised: the resamples become a count matrix ``W`` (how often each
+        segment was drawn, :func:`counts_from_indices`) and the summed
+        statistics are ``W @ stats``, scored by :meth:`scores_from_resampled_sums`.
         """
         stats = np.asarray(stats, dtype=np.float64)
-        m, n = indices.shape
-        out = np.empty(m)
-        chunk = max(1, min(m, 4_000_000 // max(n, 1)))
-        for start in range(0, m, chunk):
-            idx = indices[start : start + chunk]
-            c = idx.shape[0]
-            offsets = (np.arange(c) * stats.shape[0])[:, None]
-            w = np.bincount((idx + offsets).ravel(), minlength=c * stats.shape[0])
-            w = w.reshape(c, stats.shape[0]).astype(np.float64)
-            out[start : start + c] = self.scores_from_sums(w @ stats)
-        return out
+        return self.scores_from_resampled_sums(_resampled_sums(indices, stats, _exact_in_float32(stats)))
+
+    def scores_from_resampled_sums(self, sums: np.ndarray) -> np.ndarray:
+        """Scores of bootstrap-resampled sums (hook: sacrebleu metrics score float32 sums)."""
+        return np.asarray(self.scores_from_sums(sums), dtype=np.float64)
 
     # ------------------------------------------------------------- signature
 
@@ -680,12 +679,69 @@ def iter_resample_indices(
         done += c
 
 
+def counts_from_indices(indices: np.ndarray, n: int, dtype=np.float64) -> np.ndarray:
+    """How often each of ``n`` segments occurs in each row of ``indices``: ``(m, n)``.
+
+    One ``bincount`` over the whole block (each row offset by ``r · n``); the
+    resampled sums of any statistics matrix are then one matrix product, so a
+    block of resamples is shared by every system and metric scored on it.
+    """
+    m = indices.shape[0]
+    offsets = (np.arange(m, dtype=np.int64) * n)[:, None]
+    return np.bincount((indices + offsets).ravel(), minlength=m * n).reshape(m, n).astype(dtype)
+
+
+def _exact_in_float32(stats: np.ndarray) -> bool:
+    """Whether every resampled sum of ``stats`` is computed exactly in float32.
+
+    True for non-negative whole-number statistics (counts: BLEU, chrF, TER edits)
+    whose largest possible resampled sum, n · max, is below 2**24: every partial
+    sum of a float32 product is then an integer that float32 holds exactly, in
+    any order. Halves the memory traffic of the count matrix and the product.
+    """
+    if stats.size == 0:
+        return True
+    top = float(stats.max())
+    return float(stats.min()) >= 0 and top * stats.shape[0] < 2**24 and bool(np.all(stats == np.floor(stats)))
+
+
+@lru_cache(maxsize=1)
+def _blas_controller():
+    # Finding the BLAS libraries reads the process's maps (~40 ms): do it once.
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def _one_blas_thread():
+    """Context: one BLAS thread. On a shared 2-core box OpenBLAS's threads spin and
+    cost more CPU than they save (see benchmarks/RESULTS.md, report at scale)."""
+    return _blas_controller().limit(limits=1, user_api="blas")
+
+
+def _resampled_sums(indices: np.ndarray, stats: np.ndarray, exact32: bool) -> np.ndarray:
+    """``W @ stats`` for the count matrix ``W`` of ``indices``, in float64 (exact as said)."""
+    dtype = np.float32 if exact32 else np.float64
+    with _one_blas_thread():
+        return (counts_from_indices(indices, stats.shape[0], dtype) @ stats.astype(dtype, copy=False)).astype(np.float64)
+
+
 def _resampled(metric: Metric, stats_list: list[np.ndarray], n_resamples: int, seed: int | None) -> list[np.ndarray]:
+    """Resampled corpus scores of several systems on the same resamples.
+
+    The systems' statistics are stacked side by side, so each block of
+    resamples costs one count matrix and one matrix product for all of them.
+    """
     n = stats_list[0].shape[0]
+    widths = [s.shape[1] for s in stats_list]
+    cuts = np.cumsum(widths)[:-1]
+    stacked = np.hstack([np.asarray(s, dtype=np.float64) for s in stats_list])
+    exact32 = _exact_in_float32(stacked)
     outs: list[list[np.ndarray]] = [[] for _ in stats_list]
     for idx in iter_resample_indices(n, n_resamples, seed=seed):
-        for out, stats in zip(outs, stats_list):
-            out.append(metric.resample_scores(stats, idx))
+        sums = _resampled_sums(idx, stacked, exact32)
+        for out, part in zip(outs, np.split(sums, cuts, axis=1)):
+            out.append(metric.scores_from_resampled_sums(part))
     return [np.concatenate(o) for o in outs]
 
 
@@ -749,17 +805,165 @@ def paired_bootstrap(
     b = np.asarray(stats_b, dtype=np.float64)
     if a.shape != b.shape:
         raise ValueError(f"paired systems need statistics of one shape, got {a.shape} and {b.shape}")
-    score_a, score_b = metric.aggregate(a), metric.aggregate(b)
-    res_a, res_b = _resampled(metric, [a, b], n_resamples, seed)
-    diffs = np.abs(res_b - res_a)
-    centred = diffs - diffs.mean()
-    count = int(np.sum(centred > abs(score_b - score_a)))
-    return PairedResult(
-        statistic_a=score_a,
-        statistic_b=score_b,
-        delta=score_b - score_a,
-        pvalue=(count + 1) / (n_resamples + 1),
-        n=int(a.shape[0]),
-        n_resamples=n_resamples,
+    if a.ndim != 2 or a.shape[0] == 0:
+        raise MetricError("cannot test an empty batch")
+    res = pairwise_tests(metric, [a, b], test="bs", n_resamples=n_resamples, seed=seed)
+    return res.pair(0, 1)
+
+
+def paired_approximate_randomization(
+    metric: Metric,
+    stats_a: np.ndarray,
+    stats_b: np.ndarray,
+    *,
+    n_trials: int = 10_000,
+    seed: int | None = DEFAULT_SEED,
+) -> PairedResult:
+    """Paired approximate randomization test of B against baseline A (Noreen 1989; Riezler & Maxwell 2005).
+
+    Exactly sacrebleu's ``paired_ar`` (``_paired_ar_test``, after MultEval's
+    ``StratifiedApproximateRandomizationTest``): each trial swaps the two
+    systems' statistics in a random half of the segments — the mask is
+    ``default_rng(seed).integers(2, size=(n_trials, n), dtype=bool)``, drawn
+    here in blocks of whole 32-row multiples, which continue one stream — and
+
+        p = (#{t : |score(shuffled A_t) − score(shuffled B_t)| > δ} + 1) / (n_trials + 1),
+
+    with δ = |score_B − score_A| on the full batch. Scores are computed from
+    exact integer sums, as sacrebleu's are. ``n_resamples`` of the result is
+    the number of trials.
+    """
+    a = np.asarray(stats_a, dtype=np.float64)
+    b = np.asarray(stats_b, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"paired systems need statistics of one shape, got {a.shape} and {b.shape}")
+    if a.ndim != 2 or a.shape[0] == 0:
+        raise MetricError("cannot test an empty batch")
+    return pairwise_tests(metric, [a, b], test="ar", n_resamples=n_trials, seed=seed).pair(0, 1)
+
+
+@dataclass(frozen=True)
+class PairwiseResult:
+    """Every paired test among the systems of one metric's leaderboard.
+
+    ``statistics[i]`` is system i's corpus score; ``pvalues[i][j]`` the p-value
+    of the paired test of systems i and j (symmetric, 1.0 on the diagonal);
+    ``test`` is ``"bs"`` (paired bootstrap) or ``"ar"`` (approximate
+    randomization); ``n_resamples`` the resamples or trials.
+    """
+
+    statistics: tuple[float, ...]
+    pvalues: tuple[tuple[float, ...], ...]
+    test: str
+    n: int
+    n_resamples: int
+    seed: int | None = DEFAULT_SEED
+
+    def pair(self, i: int, j: int) -> PairedResult:
+        """The comparison of system ``j`` against baseline ``i`` as a :class:`PairedResult`."""
+        a, b = self.statistics[i], self.statistics[j]
+        return PairedResult(
+            statistic_a=a, statistic_b=b, delta=b - a, pvalue=self.pvalues[i][j],
+            n=self.n, n_resamples=self.n_resamples, seed=self.seed,
+        )
+
+
+def _ar_masks(n: int, n_trials: int, seed: int | None, max_cells: int = 4_000_000):
+    """sacrebleu's AR swap mask in row blocks (bool draws continue one stream over
+    blocks whose size is a multiple of 32 cells; 32-row blocks always are)."""
+    rng = np.random.default_rng(seed)
+    rows = max(32, (max_cells // max(n, 1)) // 32 * 32)
+    done = 0
+    while done < n_trials:
+        c = min(rows, n_trials - done)
+        yield rng.integers(2, size=(c, n), dtype=bool)
+        done += c
+
+
+def pairwise_tests(
+    metric: Metric,
+    stats: Sequence[np.ndarray] | np.ndarray,
+    *,
+    test: str = "bs",
+    n_resamples: int | None = None,
+    seed: int | None = DEFAULT_SEED,
+) -> PairwiseResult:
+    """Paired tests of every pair of systems, vectorised over resamples and systems.
+
+    ``stats`` holds one ``(n, k)`` statistics matrix per system, rows aligned
+    (segment i of every system is the same original) — as stored by a metric
+    run. All pairs share one set of resamples (``test="bs"``, default 1,000,
+    :func:`paired_bootstrap`'s definition) or swap masks (``test="ar"``,
+    default 10,000 trials, :func:`paired_approximate_randomization`), drawn
+    from ``seed`` as sacrebleu draws them for every system against its
+    baseline, so each p-value equals sacrebleu's for that pair.
+
+    Cost: per block of resamples one count (or mask) matrix and one matrix
+    product with all systems' statistics side by side; every system is scored
+    once per resample for the bootstrap (pairs then only compare), and each
+    pair's two shuffled systems for AR (their sums come from the same product:
+    shuffled A = mask·A + (Σ B − mask·B)).
+    """
+    if test not in ("bs", "ar"):
+        raise ValueError(f"test must be 'bs' or 'ar', got {test!r}")
+    mats = [np.asarray(s, dtype=np.float64) for s in stats]
+    if len(mats) < 2:
+        raise ValueError("paired tests need at least two systems")
+    shape = mats[0].shape
+    if any(m.shape != shape for m in mats) or len(shape) != 2:
+        raise ValueError("every system needs a statistics matrix of one shape (n segments × k)")
+    n, k = shape
+    if n == 0:
+        raise MetricError("cannot test an empty batch")
+    m_total = n_resamples if n_resamples is not None else (1000 if test == "bs" else 10_000)
+    if m_total < 1:
+        raise ValueError("need at least one resample")
+    n_sys = len(mats)
+    scores = np.array([metric.aggregate(x) for x in mats])
+    stacked = np.hstack(mats)  # n × (systems · k)
+    pairs = [(i, j) for i in range(n_sys) for j in range(i + 1, n_sys)]
+    counts = np.zeros(len(pairs), dtype=np.int64)
+    if test == "bs":
+        exact32 = _exact_in_float32(stacked)
+        boot = np.concatenate(
+            [
+                np.column_stack(
+                    [metric.scores_from_resampled_sums(part)
+                     for part in np.split(_resampled_sums(idx, stacked, exact32), n_sys, axis=1)]
+                )
+                for idx in iter_resample_indices(n, m_total, seed=seed)
+            ]
+        )  # resamples × systems
+        for p, (i, j) in enumerate(pairs):
+            diffs = np.abs(boot[:, j] - boot[:, i])
+            counts[p] = int(np.sum((diffs - diffs.mean()) > abs(scores[j] - scores[i])))
+    else:
+        integer = bool(np.all(stacked == np.round(stacked)))
+        totals = stacked.sum(axis=0)
+        exact32 = _exact_in_float32(stacked)
+        dtype = np.float32 if exact32 else np.float64
+        for mask in _ar_masks(n, m_total, seed):
+            with _one_blas_thread():
+                sel = (mask.astype(dtype) @ stacked.astype(dtype, copy=False)).astype(np.float64)  # mask · S_s
+            rows_a, rows_b = [], []
+            for i, j in pairs:
+                si, sj = sel[:, i * k : (i + 1) * k], sel[:, j * k : (j + 1) * k]
+                rows_a.append(si + (totals[j * k : (j + 1) * k] - sj))
+                rows_b.append(sj + (totals[i * k : (i + 1) * k] - si))
+            both = np.vstack(rows_a + rows_b)
+            if integer:
+                both = np.rint(both).astype(np.int64)
+            sc = np.asarray(metric.scores_from_sums(both), dtype=np.float64).reshape(2, len(pairs), -1)
+            diffs = np.abs(sc[0] - sc[1])
+            counts += (diffs > np.abs(scores[[j for _, j in pairs]] - scores[[i for i, _ in pairs]])[:, None]).sum(axis=1)
+    pv = np.ones((n_sys, n_sys))
+    for p, (i, j) in enumerate(pairs):
+        pv[i, j] = pv[j, i] = (counts[p] + 1) / (m_total + 1)
+    return PairwiseResult(
+        statistics=tuple(float(x) for x in scores),
+        pvalues=tuple(tuple(float(x) for x in row) for row in pv),
+        test=test,
+        n=int(n),
+        n_resamples=int(m_total),
         seed=seed,
     )

@@ -63,12 +63,9 @@ class IBleuMetric(Metric):
 
     def _combine(self, backend, rows: np.ndarray) -> np.ndarray:
         alpha = self.param_values["alpha"]
-        ints = np.asarray(rows, dtype=np.float64).astype(np.int64).tolist()
+        ints = np.asarray(rows, dtype=np.float64).astype(np.int64)
         k = self._k
-        return np.array(
-            [alpha * backend.score_of(r[:k]) - (1 - alpha) * backend.score_of(r[k:]) for r in ints],
-            dtype=np.float64,
-        )
+        return alpha * backend.score_many(ints[:, :k]) - (1 - alpha) * backend.score_many(ints[:, k:])
 
     def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
         """α · corpus BLEU(P, refs) − (1 − α) · corpus BLEU(P, R) of each summed row."""

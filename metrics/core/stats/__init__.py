@@ -64,7 +64,9 @@ from .results import (
     WilliamsResult,
 )
 from .significance import (
+    LeaderboardTests,
     document_level_test,
+    metric_pairwise_tests,
     paired_bootstrap,
     permutation_test,
     system_ranking,
@@ -120,6 +122,8 @@ __all__ = [
     "krippendorff_alpha",
     "krippendorff_alphas",
     "metric_human_correlations",
+    "metric_pairwise_tests",
+    "LeaderboardTests",
     "metric_leaderboard",
     "paired_bootstrap",
     "pairwise_accuracy",

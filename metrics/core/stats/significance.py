@@ -6,6 +6,10 @@
 * :func:`paired_bootstrap` — difference in mean score between two systems (Koehn 2004).
 * :func:`document_level_test` — Kauchak & Barzilay's (2006) document protocol.
 * :func:`system_ranking` — ranking with bootstrap CIs and WMT-style clusters.
+* :func:`metric_pairwise_tests` — every pair of systems of a metric's leaderboard
+  compared from the metric's stored sufficient statistics, by paired bootstrap
+  (Koehn 2004) or approximate randomization (Noreen 1989; Riezler & Maxwell 2005),
+  with sacrebleu's p-values (``paired_bs`` / ``paired_ar``) for its seeds.
 
 Everything random is seeded through ``numpy.random.default_rng(seed)``.
 """
@@ -16,6 +20,11 @@ import math
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
+
+from dataclasses import dataclass
+from collections.abc import Mapping
+
+from metrics.core.base import DEFAULT_SEED, Metric, PairwiseResult, pairwise_tests
 
 from .agreement import _percentile_ci, _weight_chunks
 from .correlation import correlation
@@ -28,7 +37,9 @@ from .results import (
 )
 
 __all__ = [
+    "LeaderboardTests",
     "document_level_test",
+    "metric_pairwise_tests",
     "paired_bootstrap",
     "permutation_test",
     "system_ranking",
@@ -309,3 +320,60 @@ def system_ranking(
         if p_next is not None and p_next < significance_level:
             cluster += 1
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class LeaderboardTests:
+    """All pairwise tests of one metric's leaderboard (see :func:`metric_pairwise_tests`).
+
+    ``systems`` in input order; ``statistics[i]`` is system i's corpus score and
+    ``pvalues[i][j]`` the two-sided p-value of systems i and j (symmetric).
+    """
+
+    metric: str
+    systems: tuple[str, ...]
+    statistics: tuple[float, ...]
+    pvalues: tuple[tuple[float, ...], ...]
+    test: str
+    n: int
+    n_resamples: int
+    seed: int | None
+
+    def pvalue(self, a: str, b: str) -> float:
+        """p-value of the test between systems ``a`` and ``b``."""
+        return self.pvalues[self.systems.index(a)][self.systems.index(b)]
+
+
+def metric_pairwise_tests(
+    metric: Metric,
+    stats_by_system: Mapping[str, np.ndarray],
+    *,
+    test: str = "bs",
+    n_resamples: int | None = None,
+    seed: int | None = DEFAULT_SEED,
+) -> LeaderboardTests:
+    """Paired significance tests of every pair of systems from their sufficient statistics.
+
+    ``stats_by_system`` maps each system to its ``(n, k)`` per-segment
+    statistics of ``metric``, rows aligned on the same n originals (what a
+    metric run stores per candidate: ``metrics.selectors.metric_run_paired_stats``).
+    ``test="bs"``: paired bootstrap resampling (Koehn 2004), 1,000 resamples by
+    default, p = (#{r : |Δ*_r| − mean|Δ*| > |Δ|} + 1) / (R + 1), as sacrebleu's
+    ``paired_bs``; ``test="ar"``: approximate randomization (Noreen 1989;
+    Riezler & Maxwell 2005), 10,000 trials by default,
+    p = (#{t : |Δ_t| > |Δ|} + 1) / (T + 1), as sacrebleu's ``paired_ar``. Every
+    pair uses the resamples (or swap masks) sacrebleu draws from ``seed`` for a
+    system against its baseline, so each p-value equals sacrebleu's for that
+    pair. Nothing is re-scored from text: resampled scores are the metric's
+    ``scores_from_sums`` of re-weighted statistics, all systems and many
+    resamples per matrix product (:func:`metrics.core.base.pairwise_tests`).
+    Raises ``ValueError`` for fewer than two systems or misaligned statistics.
+    """
+    names = tuple(str(s) for s in stats_by_system)
+    res: PairwiseResult = pairwise_tests(
+        metric, [stats_by_system[s] for s in stats_by_system], test=test, n_resamples=n_resamples, seed=seed
+    )
+    return LeaderboardTests(
+        metric=metric.slug, systems=names, statistics=res.statistics, pvalues=res.pvalues,
+        test=res.test, n=res.n, n_resamples=res.n_resamples, seed=res.seed,
+    )
