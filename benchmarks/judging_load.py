@@ -36,7 +36,6 @@ import os
 import platform
 import secrets
 import shutil
-import signal
 import statistics
 import subprocess
 import sys

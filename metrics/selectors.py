@@ -10,6 +10,7 @@ import math
 from dataclasses import asdict
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from django.contrib.auth.models import User
 from django.db.models import Q, QuerySet
@@ -238,7 +239,7 @@ def metric_resources_by_id(*, ids) -> dict[int, MetricResource]:
     return {r.pk: r for r in MetricResource.objects.filter(pk__in=list(ids))}
 
 
-def metric_run_paired_stats(*, run: MetricRun) -> tuple[list[str], dict[str, "np.ndarray"]]:
+def metric_run_paired_stats(*, run: MetricRun) -> tuple[list[str], dict[str, np.ndarray]]:
     """The stored sufficient statistics of ``run``, aligned for paired tests.
 
     Returns ``(originals, {system: (n, k) float64 array})``: the external ids of

@@ -25,9 +25,7 @@ import argparse
 import http.client
 import io
 import json
-import os
 import shutil
-import signal
 import subprocess
 import sys
 import time

@@ -38,7 +38,6 @@ import multiprocessing as mp
 import os
 import secrets
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
