@@ -248,7 +248,8 @@ def test_a_pem_sized_study_end_to_end(page, researcher, make_user):
     todo = list(AssignmentItem.objects.filter(assignment=assignment, position__gte=2, position__lt=2100))
     Judgment.objects.bulk_create([
         Judgment(study=study, item=i, judge=ann, key=f"bulk-{i.position:05d}", served_at=now, submitted_at=now,
-                 seconds=5.0, adequacy=4, fluency=4, dissimilarity=3, overall=4) for i in todo], batch_size=1000)
+                 seconds=5.0, values={"adequacy": 4, "fluency": 4, "dissimilarity": 3, "overall": 4}) for i in todo],
+        batch_size=1000)
     AssignmentItem.objects.filter(pk__in=[i.pk for i in todo]).update(done_at=now, updated_at=F("created_at"))
 
     page.reload()
