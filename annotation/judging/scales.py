@@ -163,12 +163,13 @@ def value_clean(scale: Mapping, value: object, *, from_text: bool = False) -> in
     kind = scale["type"]
     if isinstance(value, bool) or value is None:
         raise ValueError(f"the value must be {scale_describe(scale)}")
-    if kind == "categorical" and isinstance(value, str) and not value.strip().lstrip("-").isdigit():
-        names = [c.casefold() for c in scale["categories"]]
-        try:
-            return names.index(value.strip().casefold())
-        except ValueError:
-            raise ValueError(f"unknown category {value!r}; the value must be {scale_describe(scale)}") from None
+    if kind != "slider" and isinstance(value, str) and (from_text or kind == "categorical"):
+        # A category by its name, or (in files and forms) a point by its label.
+        names = [c.strip().casefold() for c in scale_labels(scale)]
+        if value.strip().casefold() in names:
+            return scale_values(scale)[names.index(value.strip().casefold())]
+        if kind == "categorical" and not value.strip().lstrip("-").isdigit():
+            raise ValueError(f"unknown category {value!r}; the value must be {scale_describe(scale)}")
     if isinstance(value, str):
         if not from_text:
             raise ValueError(f"the value must be {scale_describe(scale)}, as a number")
