@@ -11,13 +11,17 @@ from django.contrib.auth.models import User
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from dataclasses import asdict
+
 from rest_framework import serializers, status
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.exceptions import NotFound
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import get_managed_study
+from annotation.apis import ImportErrorSerializer, get_managed_study
+from annotation.importing import FORMATS, StudyImportError
 from annotation.enums import JobStatus, Role, StudyStatus
 from annotation.models import Study
 from metrics.core.controls import CONTROL_KINDS
@@ -525,3 +529,43 @@ class JudgingExportWideApi(APIView):
         study = get_managed_study(request, study_id)
         return csv_response(selectors.export_wide_rows(study=study), export_filename(study, "wide"))
 
+
+
+class JudgingImportSummarySerializer(serializers.Serializer):
+    rows = serializers.IntegerField()
+    judgments = serializers.IntegerField()
+    revisions = serializers.IntegerField(help_text="Judgments that revise an earlier one of the same judge and item.")
+    judges_created = serializers.IntegerField(help_text="Imported participants created for unknown judge names.")
+    judges = serializers.IntegerField()
+    candidates_created = serializers.IntegerField()
+    systems_created = serializers.IntegerField()
+
+
+class JudgingImportApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    class InputSerializer(serializers.Serializer):
+        file = serializers.FileField()
+        format = serializers.ChoiceField(choices=FORMATS, required=False)
+
+    @extend_schema(
+        tags=TAG_RESEARCHER, request={"multipart/form-data": InputSerializer},
+        responses={201: JudgingImportSummarySerializer, 400: ImportErrorSerializer},
+        summary="Import judgments collected elsewhere (all or nothing)",
+        description="Long format: judge, original_id, system (or systems, space-separated, or candidate text), "
+                    "criterion, value, optional seconds; values on the scales of the study's design. Errors name "
+                    "the file, line and column, and nothing is written.")
+    def post(self, request, study_id: int):
+        study = get_managed_study(request, study_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        upload = data.validated_data["file"]
+        try:
+            summary = services.judgments_import_file(study=study, data=upload.read(), filename=upload.name,
+                                                     fmt=data.validated_data.get("format"))
+        except StudyImportError as exc:
+            return Response({
+                "detail": exc.describe(),
+                "errors": [{"line": i.line, "column": i.column, "message": i.message} for i in exc.issues],
+            }, status=status.HTTP_400_BAD_REQUEST)
+        return Response(JudgingImportSummarySerializer(asdict(summary)).data, status=status.HTTP_201_CREATED)

@@ -18,6 +18,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.enums import JobStatus, Role, StudyStatus
+from annotation.importing import StudyImportError
 from annotation.models import Candidate, Original, Study
 from annotation.views import researcher_study_required, study_context
 
@@ -439,3 +440,21 @@ def export_tidy(request, study):
 @require_GET
 def export_wide(request, study):
     return csv_response(selectors.export_wide_rows(study=study), export_filename(study, "wide"))
+
+
+@researcher_study_required
+@require_POST
+def import_judgments(request, study):
+    """The judging design page's upload of judgments collected elsewhere (all or nothing)."""
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, "Choose a judgments file to import.")
+        return redirect("judging:design", study_id=study.pk)
+    try:
+        s = services.judgments_import_file(study=study, data=upload.read(), filename=upload.name)
+    except StudyImportError as exc:
+        messages.error(request, "Nothing was imported:\n" + exc.describe(limit=20))
+        return redirect("judging:design", study_id=study.pk)
+    messages.success(request, f"Imported {s.judgments:,} judgments ({s.revisions:,} revisions) by {s.judges} judges "
+                              f"from {upload.name}; {s.judges_created} imported participants created.")
+    return redirect("judging:design", study_id=study.pk)

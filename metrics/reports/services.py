@@ -280,6 +280,8 @@ def report_build(*, report_id: int) -> Report:
             significance_level=s["significance_level"],
             seed=s["seed"],
             qc_alpha=judged.qc_alpha,
+            scales={c["slug"]: c["scale"]["type"] for c in study_criteria(study=report.study)
+                    if c["slug"] in judged.criteria},
         )
         _phase(report_id, 3)
         from .plots import report_plots  # matplotlib: only where figures are drawn

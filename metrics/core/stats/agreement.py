@@ -37,6 +37,7 @@ __all__ = [
     "IncompleteDesignError",
     "MAX_CATEGORIES",
     "JudgePairResult",
+    "SCALE_ALPHA_LEVEL",
     "agreement_by_criterion",
     "cohen_kappa",
     "criterion_agreement",
@@ -581,7 +582,9 @@ class CriterionAgreement:
     """All agreement figures for one criterion (see the module docstring).
 
     ``fleiss_kappa`` / ``icc`` are None when the design does not allow them; the
-    reason is then in ``fleiss_kappa_reason`` / ``icc_reason``.
+    reason is then in ``fleiss_kappa_reason`` / ``icc_reason``.  ``scale`` is the
+    criterion's scale type when known and ``alpha_level`` the level of measurement
+    that fits it (:data:`SCALE_ALPHA_LEVEL`): the headline α.
     """
 
     criterion: str
@@ -594,6 +597,8 @@ class CriterionAgreement:
     icc_reason: str | None
     cohen_kappa: tuple[JudgePairResult, ...]
     pearson: tuple[JudgePairResult, ...]
+    scale: str | None = None
+    alpha_level: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable dict with the same keys as the fields."""
@@ -608,7 +613,15 @@ class CriterionAgreement:
             "icc_reason": self.icc_reason,
             "cohen_kappa": [p.to_dict() for p in self.cohen_kappa],
             "pearson": [p.to_dict() for p in self.pearson],
+            "scale": self.scale,
+            "alpha_level": self.alpha_level,
         }
+
+
+#: Level of measurement per scale type (Krippendorff 2011, "Computing Krippendorff's
+#: alpha-reliability"): labelled points are ordered categories (ordinal), a 0–100 slider
+#: is interval data (WMT direct assessment, Graham et al. 2013), named categories nominal.
+SCALE_ALPHA_LEVEL = {"points": "ordinal", "slider": "interval", "categorical": "nominal"}
 
 
 def criterion_agreement(
@@ -619,23 +632,39 @@ def criterion_agreement(
     confidence_level: float = 0.95,
     seed: int = 0,
     pairwise: bool = True,
+    scale: str | None = None,
 ) -> CriterionAgreement:
     """Krippendorff's α (three levels), Fleiss' κ, ICC and pairwise Cohen's κ / Pearson
     for one criterion's judges × items matrix.  Bootstrap CIs (``n_boot`` resamples of
-    items) for α, Fleiss' κ and ICC; pairwise figures are point estimates."""
+    items) for α, Fleiss' κ and ICC; pairwise figures are point estimates.
+
+    ``scale`` (``points``, ``slider`` or ``categorical``; None: unknown, compute all)
+    makes the statistics follow the scale: a slider gets α at the interval level, ICC
+    and Pearson, no κ (κ counts exact matches of categories, which 0–100 values
+    seldom are); categories get nominal α and κ, no ICC or Pearson (their codes have
+    no distances); points (ordinal) get every coefficient, with ordinal α first."""
     values = matrix.values
-    alphas = krippendorff_alphas(values, n_boot=n_boot, confidence_level=confidence_level, seed=seed)
-    try:
-        fk, fk_reason = fleiss_kappa(values, n_boot=n_boot, confidence_level=confidence_level, seed=seed), None
-    except ValueError as exc:  # IncompleteDesignError, or scores that are not categorical
-        fk, fk_reason = None, str(exc)
-    try:
-        ic, ic_reason = icc(values, n_boot=n_boot, confidence_level=confidence_level, seed=seed), None
-    except IncompleteDesignError as exc:
-        ic, ic_reason = None, str(exc)
-    categorical = _value_domain(values).size <= MAX_CATEGORIES
+    if scale is not None and scale not in SCALE_ALPHA_LEVEL:
+        raise ValueError(f"unknown scale type {scale!r}; choose from {', '.join(SCALE_ALPHA_LEVEL)}")
+    levels = {"slider": ("interval",), "categorical": ("nominal",)}.get(scale, ALPHA_LEVELS)
+    alphas = krippendorff_alphas(values, levels=levels, n_boot=n_boot, confidence_level=confidence_level, seed=seed)
+    if scale == "slider":
+        fk, fk_reason = None, "κ is for categories or ordered points; this criterion is a 0–100 slider (interval)"
+    else:
+        try:
+            fk, fk_reason = fleiss_kappa(values, n_boot=n_boot, confidence_level=confidence_level, seed=seed), None
+        except ValueError as exc:  # IncompleteDesignError, or scores that are not categorical
+            fk, fk_reason = None, str(exc)
+    if scale == "categorical":
+        ic, ic_reason = None, "the ICC needs distances between values; this criterion's values are named categories"
+    else:
+        try:
+            ic, ic_reason = icc(values, n_boot=n_boot, confidence_level=confidence_level, seed=seed), None
+        except IncompleteDesignError as exc:
+            ic, ic_reason = None, str(exc)
+    categorical = _value_domain(values).size <= MAX_CATEGORIES and scale != "slider"
     ck = pairwise_cohen_kappa(values, judges=matrix.judges) if pairwise and categorical else ()
-    pr = pairwise_pearson(values, judges=matrix.judges) if pairwise else ()
+    pr = pairwise_pearson(values, judges=matrix.judges) if pairwise and scale != "categorical" else ()
     return CriterionAgreement(
         criterion,
         int(((~np.isnan(values)).sum(axis=0) >= 1).sum()),
@@ -647,6 +676,8 @@ def criterion_agreement(
         ic_reason,
         ck,
         pr,
+        scale,
+        SCALE_ALPHA_LEVEL.get(scale) if scale else None,
     )
 
 

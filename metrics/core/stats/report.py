@@ -65,6 +65,7 @@ def build_report(
     straightline_threshold: float = 0.9,
     min_median_seconds: float | None = None,
     max_control_mad: float | None = None,
+    scales: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Compute the study report (PEM Tables 1–3, agreement, QC, rankings) as a dict.
 
@@ -92,6 +93,11 @@ def build_report(
     * ``metric_leaderboard`` — per level, metrics by Pearson with the mean human
       reference, with Williams-test p-values against the best; null without metrics.
     * ``settings``, ``versions`` — everything needed to reproduce the numbers.
+
+    ``scales`` maps criteria to their scale type (``points``, ``slider``,
+    ``categorical``) so that agreement follows the scale
+    (:func:`~metrics.core.stats.agreement.criterion_agreement`); without it every
+    coefficient is computed, as before.
     """
     # One BLAS thread: the report makes thousands of small matrix products, for which
     # thread start-up and contention with other worker processes cost more than they
@@ -116,6 +122,7 @@ def build_report(
             straightline_threshold=straightline_threshold,
             min_median_seconds=min_median_seconds,
             max_control_mad=max_control_mad,
+            scales=scales,
         )
 
 
@@ -139,6 +146,7 @@ def _build_report(
     straightline_threshold,
     min_median_seconds,
     max_control_mad,
+    scales=None,
 ) -> dict[str, Any]:
     full = validate_judgments(judgments)
     excluded = sorted({str(j) for j in excluded_judges})
@@ -204,6 +212,7 @@ def _build_report(
             n_boot=boots,
             confidence_level=confidence_level,
             seed=seed,
+            scale=(scales or {}).get(c),
         ).to_dict()
         for c in crit_names
     }
@@ -282,6 +291,7 @@ def _build_report(
         "min_median_seconds": min_median_seconds,
         "max_control_mad": max_control_mad,
         "agreement_controls": "excluded",
+        "scales": dict(scales) if scales else None,
     }
     return jsonable(
         {

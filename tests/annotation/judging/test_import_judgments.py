@@ -120,3 +120,25 @@ def test_parsing_needs_no_database():
     parsed = parse_judgments_file(b"judge,original_id,candidate,criterion,value\nw,o1,Hi there.,grammar,2\n",
                                   filename="x.csv", criteria=[GRAM])
     assert parsed.rows[0].value == 2 and parsed.rows[0].systems == ()
+
+
+def test_the_api_and_the_design_page_import_judgments(study, researcher, client):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from rest_framework.test import APIClient
+
+    _design(study)
+    api = APIClient()
+    api.force_authenticate(user=researcher)
+    url = f"/api/judging/studies/{study.pk}/judgments/import/"
+    bad = SimpleUploadedFile("j.csv", b"judge,original_id,system,criterion,value\nw1,s0,human,grammar,5\n")
+    r = api.post(url, {"file": bad}, format="multipart")
+    assert r.status_code == 400 and r.json()["errors"][0] == {
+        "line": 2, "column": "value", "message": "the value must be a whole number from 0 to 2 (criterion grammar)"}
+    good = SimpleUploadedFile("j.csv", b"judge,original_id,system,criterion,value\nw1,s0,human,grammar,2\n")
+    r = api.post(url, {"file": good}, format="multipart")
+    assert r.status_code == 201 and r.json()["judgments"] == 1
+    client.force_login(researcher)
+    page = client.post(f"/studies/{study.pk}/judging/import/", {"file": SimpleUploadedFile(
+        "k.tsv", b"judge\toriginal_id\tsystem\tcriterion\tvalue\nw2\ts1\thuman\tsimilarity\t10\n")}, follow=True)
+    assert "Imported 1 judgments" in page.content.decode()
+    assert Judgment.objects.count() == 2
