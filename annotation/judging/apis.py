@@ -72,6 +72,11 @@ class JudgingItemSerializer(serializers.Serializer):
     revision = serializers.IntegerField(help_text="How many times you rated it (0: not yet).")
     previous = serializers.CharField(allow_null=True, source="previous_token", help_text="Token of the item before it.")
     serve_stamp = serializers.CharField(help_text="Send it back with your judgment: the server times you with it.")
+    context_shown = serializers.BooleanField(help_text="Whether this study shows document context.")
+    context_before = serializers.ListField(child=serializers.CharField(),
+                                          help_text="Sentences before the original in its document.")
+    context_after = serializers.ListField(child=serializers.CharField(),
+                                         help_text="Sentences after the original in its document.")
 
 
 class JudgingNextSerializer(serializers.Serializer):

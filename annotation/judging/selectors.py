@@ -22,7 +22,7 @@ from django.contrib.auth.models import User
 from django.db.models import Count, Max, Q
 
 from annotation.enums import Role, StudyStatus, SystemKind
-from annotation.models import Study
+from annotation.models import Original, Study
 from metrics.core.stats.qc import judge_qc as _judge_qc
 from metrics.core.stats.results import JudgeQC
 
@@ -56,10 +56,37 @@ class JudgeItem:
     revision: int  # how many times it was rated (0: not yet)
     previous_token: str | None
     serve_stamp: str
+    # Document context (when the design shows it): the originals just before and after
+    # this one in the same document, in import order. ``context_shown`` says whether the
+    # design shows context at all, so the page can say "no context for this item".
+    context_shown: bool = False
+    context_before: tuple[str, ...] = ()
+    context_after: tuple[str, ...] = ()
 
     @property
     def is_revision(self) -> bool:
         return self.revision > 0
+
+    @property
+    def has_context(self) -> bool:
+        return bool(self.context_before or self.context_after)
+
+
+#: Sentences of context on each side of an item's original.
+CONTEXT_SENTENCES = 2
+
+
+def original_context(original: Original) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The texts of up to :data:`CONTEXT_SENTENCES` originals before and after ``original``
+    in its document (same study and ``document``, by import position); empty without a document."""
+    if not original.document:
+        return (), ()
+    same = Original.objects.filter(study_id=original.study_id, document=original.document)
+    before = list(same.filter(position__lt=original.position).order_by("-position")
+                  .values_list("text", flat=True)[:CONTEXT_SENTENCES])
+    after = list(same.filter(position__gt=original.position).order_by("position")
+                 .values_list("text", flat=True)[:CONTEXT_SENTENCES])
+    return tuple(reversed(before)), tuple(after)
 
 
 def design_for_study(*, study: Study) -> JudgingDesign | None:
@@ -87,11 +114,14 @@ def _judge_item(item: AssignmentItem, *, assignment: Assignment, done: int) -> J
         previous = AssignmentItem.objects.filter(assignment=assignment, position=item.position - 1).values_list(
             "token", flat=True).first()
     cand = item.candidate
+    shown = bool(JudgingDesign.objects.filter(study_id=assignment.study_id, show_context=True).exists())
+    before, after = original_context(cand.original) if shown else ((), ())
     return JudgeItem(
         token=item.token, position=item.position, total=assignment.n_items, done=done,
         original=cand.original.text, paraphrase=cand.text,
         scores=latest.scores if latest else None, revision=latest.revision if latest else 0,
         previous_token=previous, serve_stamp=serve_stamp_make(item.token),
+        context_shown=shown, context_before=before, context_after=after,
     )
 
 
