@@ -28,6 +28,8 @@ def test_judge_rates_with_a_slider_and_points_by_keyboard(page, live_server, stu
     services.design_update(study=study, changes={
         "criteria": [SIM, GRAM], "seed": 7, "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
     services.study_judging_open(study=study)
+    # The shared CI machine can be slow to serve the first page: wait longer than the default.
+    page.set_default_timeout(45_000)
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" and "favicon" not in m.text else None)
     browser_login(page, "ann")

@@ -121,7 +121,7 @@ def test_the_judge_page_renders_a_slider_with_anchors_and_number_keys_for_points
     assert r.status_code == 400 and "from 0 to 100" in r.content.decode()
 
 
-def test_the_api_takes_values_on_the_scales(study, add_judge, ann_api=None):
+def test_the_api_takes_values_on_the_scales(study, add_judge):
     from rest_framework.test import APIClient
 
     ann, item = _open_with(study, add_judge, [SIM, GRAM])
@@ -136,3 +136,31 @@ def test_the_api_takes_values_on_the_scales(study, add_judge, ann_api=None):
     assert r.status_code == 400 and "grammar" in r.json()["scores"]
     design = api.get(f"/api/judging/studies/{study.pk}/design/")
     assert design.status_code in (403, 404)  # a judge does not see the design
+
+
+def test_the_design_page_changes_criteria_through_its_json_and_words_through_fields(client, researcher, study):
+    import json
+    import re
+
+    from .test_views import design_post_data
+
+    client.force_login(researcher)
+    rita_client = client
+    page = rita_client.get(f"/studies/{study.pk}/judging/design/").content.decode()
+    data = design_post_data(page) | {"criteria_json": json.dumps([SIM, GRAM])}
+    r = rita_client.post(f"/studies/{study.pk}/judging/design/", data)
+    assert r.status_code == 302
+    design = services.design_get_or_create(study=study)
+    assert [c["slug"] for c in design.criteria] == ["similarity", "grammar"]
+    page = rita_client.get(f"/studies/{study.pk}/judging/design/").content.decode()
+    assert 'name="similarity_anchor_low"' in page and 'name="grammar_label_2"' in page
+    assert re.search(r'name="expected_identical_grammar"', page)
+    data = design_post_data(page) | {"similarity_anchor_high": "Exactly the same meaning",
+                                     "expected_identical_grammar": "2"}
+    assert rita_client.post(f"/studies/{study.pk}/judging/design/", data).status_code == 302
+    design.refresh_from_db()
+    assert design.criteria[0]["scale"]["anchors"]["high"] == "Exactly the same meaning"
+    assert design.expected_scores["identical"] == {"grammar": 2}
+    bad = design_post_data(page) | {"criteria_json": '[{"slug": "x", "name": "X", "scale": {"type": "stars"}}]'}
+    r = rita_client.post(f"/studies/{study.pk}/judging/design/", bad)
+    assert r.status_code == 200 and "the scale needs a type" in r.content.decode()

@@ -124,7 +124,7 @@ def design_post_data(page: str) -> dict:
     for name, body in re.findall(r'<textarea[^>]*name="([^"]+)"[^>]*>(.*?)</textarea>', page, re.S):
         data[name] = html.unescape(body.strip())  # as a browser posts it
     for name, body in re.findall(r'<select[^>]*name="([^"]+)"[^>]*>(.*?)</select>', page, re.S):
-        data[name] = re.search(r'value="([^"]+)"[^>]*selected', body).group(1)
+        data[name] = re.search(r'value="([^"]*)"[^>]*selected', body).group(1)
     data["judges_mode"] = "crossed"
     data.pop("csrfmiddlewaretoken", None)
     return data
