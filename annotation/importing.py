@@ -371,7 +371,7 @@ def _check_length(row: dict[str, str], line: int, issues: list[ImportIssue]) -> 
 
 JUDGMENT_REQUIRED = ("judge", "original_id", "criterion", "value")
 JUDGMENT_WHICH = ("system", "systems", "candidate")  # at least one
-JUDGMENT_OPTIONAL = ("seconds",)
+JUDGMENT_OPTIONAL = ("seconds", "judgment")
 JUDGMENT_KNOWN = JUDGMENT_REQUIRED + JUDGMENT_WHICH + JUDGMENT_OPTIONAL
 MAX_JUDGE_CHARS = 100
 
@@ -386,6 +386,7 @@ class JudgmentRow:
     criterion: str
     value: int | float
     seconds: float | None
+    judgment: str = ""  # rows sharing it (with the judge and candidate) form one judgment
 
 
 @dataclass
@@ -405,8 +406,10 @@ def parse_judgments_file(
     names allowed), and ``system`` (one name), ``systems`` (names separated by spaces:
     one candidate judged for several systems, as ParaBank's ``sys_id``) and/or
     ``candidate`` (the text; alone it matches the original's candidates with that text);
-    optional ``seconds``. Raises :class:`StudyImportError` listing every problem with its
-    line and column. Nothing here touches the database.
+    optional ``seconds``, and ``judgment``: an id shared by the rows of one judgment
+    (without it, a judge's rows for a candidate form one judgment until a criterion
+    repeats). Raises :class:`StudyImportError` listing every problem with its line and
+    column. Nothing here touches the database.
     """
     from annotation.judging import scales  # the scales module is plain Python
 
@@ -483,7 +486,8 @@ def parse_judgments_file(
                 issues.append(ImportIssue("must be a non-negative number of seconds", line=line, column="seconds"))
                 ok = False
         if ok:
-            parsed.rows.append(JudgmentRow(line, judge, cells["original_id"], systems, candidate, crit, value, seconds))
+            parsed.rows.append(JudgmentRow(line, judge, cells["original_id"], systems, candidate, crit, value, seconds,
+                                           cells.get("judgment", "")))
     if issues:
         raise StudyImportError(filename, issues)
     if not parsed.rows:
@@ -524,8 +528,9 @@ def parabank_files(directory) -> tuple[bytes, bytes]:
     files: a long study file (original_id, original, group, system, candidate: one
     candidate per original × system of ``sys_id``) and a long judgments file (judge,
     original_id, systems, criterion, value), in the file's order so that a worker's
-    repeated judgment of a candidate becomes a later revision. Empty ``human_score``
-    cells (403, all with grammaticality 0) give only the grammaticality row.
+    repeated judgment of a candidate becomes a later revision; the ``judgment`` column
+    (the source line) keeps each source row's two values together. Empty
+    ``human_score`` cells (403, all with grammaticality 0) give only the grammaticality row.
     """
     import lzma
     from pathlib import Path
@@ -540,14 +545,15 @@ def parabank_files(directory) -> tuple[bytes, bytes]:
     ref_len = {r["ref_id"]: r["ref_len"] for r in refs}
     study_rows = [("original_id", "original", "group", "system", "candidate")]
     seen: set[tuple[str, str]] = set()
-    judgment_rows = [("judge", "original_id", "systems", "criterion", "value")]
-    for c in cands:
+    judgment_rows = [("judge", "original_id", "systems", "criterion", "value", "judgment")]
+    for line, c in enumerate(cands, start=2):
         rid = c["ref_id"]
         for system in c["sys_id"].split():
             if (rid, system) not in seen:
                 seen.add((rid, system))
                 study_rows.append((rid, ref_sent[rid], f"len{ref_len[rid]}", system, c["candidate"]))
         if c["human_score"].strip():
-            judgment_rows.append((c["worker_id_anon"], rid, c["sys_id"], "similarity", c["human_score"].strip()))
-        judgment_rows.append((c["worker_id_anon"], rid, c["sys_id"], "grammaticality", c["gm"].strip()))
+            judgment_rows.append((c["worker_id_anon"], rid, c["sys_id"], "similarity", c["human_score"].strip(),
+                                  str(line)))
+        judgment_rows.append((c["worker_id_anon"], rid, c["sys_id"], "grammaticality", c["gm"].strip(), str(line)))
     return _tsv(study_rows), _tsv(judgment_rows)

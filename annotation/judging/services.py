@@ -807,9 +807,9 @@ def judgments_import_parsed(*, study: Study, parsed) -> JudgmentImportSummary:
     Judges: a judge of the study with that username is used; any other name becomes
     an imported participant (:func:`imported_judge_username`, no password). Each
     judge gets an assignment holding the judged items (done), marked as an import.
-    Rows of one judge and candidate form one judgment until a criterion repeats,
-    which starts a new revision (the latest counts, as on the judge's page); file
-    order decides which is latest. Every judgment is stored with ``source=import``.
+    Rows of one judge and candidate form one judgment until a criterion repeats or
+    the ``judgment`` id changes, which starts a new revision (the latest counts, as
+    on the judge's page); file order decides which is latest. Every judgment is stored with ``source=import``.
     """
     from annotation.importing import ImportIssue, StudyImportError
 
@@ -909,8 +909,8 @@ def judgments_import_parsed(*, study: Study, parsed) -> JudgmentImportSummary:
             for key in keys:
                 cand = new_pk[(key[1], key[2])] if isinstance(key, tuple) else key
                 j = current.get((user.pk, cand))
-                if j is None or row.criterion in j["values"]:
-                    j = {"values": {}, "seconds": None}
+                if j is None or row.criterion in j["values"] or j["id"] != row.judgment:
+                    j = {"values": {}, "seconds": None, "id": row.judgment}
                     current[(user.pk, cand)] = j
                     judgments.append((user.pk, cand, j))
                 j["values"][row.criterion] = row.value

@@ -142,3 +142,14 @@ def test_the_api_and_the_design_page_import_judgments(study, researcher, client)
         "k.tsv", b"judge\toriginal_id\tsystem\tcriterion\tvalue\nw2\ts1\thuman\tsimilarity\t10\n")}, follow=True)
     assert "Imported 1 judgments" in page.content.decode()
     assert Judgment.objects.count() == 2
+
+
+def test_a_judgment_column_keeps_each_source_rows_values_together(study):
+    _design(study)
+    # the first judgment lacks a similarity value; the repeat has both: the repeat is the latest, whole
+    s = _import(study, "judge\toriginal_id\tsystem\tcriterion\tvalue\tjudgment\n"
+                       "w1\ts0\thuman\tgrammar\t0\t7\n"
+                       "w1\ts0\thuman\tsimilarity\t70\t9\n"
+                       "w1\ts0\thuman\tgrammar\t2\t9\n")
+    assert (s.judgments, s.revisions) == (2, 1)
+    assert Judgment.objects.get(is_latest=True).values == {"similarity": 70, "grammar": 2}
