@@ -17,6 +17,7 @@ with ``system`` and ``candidate`` columns is long; any other file is wide.
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -343,3 +344,201 @@ def _check_length(row: dict[str, str], line: int, issues: list[ImportIssue]) -> 
     for col, value in row.items():
         if len(value) > MAX_FIELD_CHARS:
             issues.append(ImportIssue(f"{len(value):,} characters; a text may have at most {MAX_FIELD_CHARS:,}", line=line, column=col))
+
+
+# --- judgments ------------------------------------------------------------------------------
+#
+# Long format, one row per (judge, item, criterion): judgments collected elsewhere (a
+# previous paraeval study, MTurk, ParaBank) brought into a study whose design describes
+# the criteria and scales. Parsed here without the database (values against the scales,
+# names, numbers); the judging service then matches originals and candidates and writes
+# everything in one transaction.
+
+JUDGMENT_REQUIRED = ("judge", "original_id", "criterion", "value")
+JUDGMENT_WHICH = ("system", "systems", "candidate")  # at least one
+JUDGMENT_OPTIONAL = ("seconds", "judgment")
+JUDGMENT_KNOWN = JUDGMENT_REQUIRED + JUDGMENT_WHICH + JUDGMENT_OPTIONAL
+MAX_JUDGE_CHARS = 100
+
+
+@dataclass(frozen=True)
+class JudgmentRow:
+    line: int
+    judge: str
+    original_id: str
+    systems: tuple[str, ...]  # empty: match the candidate by its text
+    candidate: str  # empty: match by system
+    criterion: str
+    value: int | float
+    seconds: float | None
+    judgment: str = ""  # rows sharing it (with the judge and candidate) form one judgment
+
+
+@dataclass
+class ParsedJudgments:
+    filename: str
+    format: str
+    rows: list[JudgmentRow] = field(default_factory=list)
+
+
+def parse_judgments_file(
+    data: bytes, *, filename: str, criteria: list[dict], fmt: str | None = None, max_bytes: int | None = None,
+) -> ParsedJudgments:
+    """Parse a long-format judgments file against a design's ``criteria``; all or nothing.
+
+    Columns: ``judge``, ``original_id``, ``criterion`` (a slug of the design), ``value``
+    (on that criterion's scale: :func:`annotation.judging.scales.value_clean`, category
+    names allowed), and ``system`` (one name), ``systems`` (names separated by spaces:
+    one candidate judged for several systems, as ParaBank's ``sys_id``) and/or
+    ``candidate`` (the text; alone it matches the original's candidates with that text);
+    optional ``seconds``, and ``judgment``: an id shared by the rows of one judgment
+    (without it, a judge's rows for a candidate form one judgment until a criterion
+    repeats). Raises :class:`StudyImportError` listing every problem with its line and
+    column. Nothing here touches the database.
+    """
+    from annotation.judging import scales  # the scales module is plain Python
+
+    if max_bytes is not None and len(data) > max_bytes:
+        raise StudyImportError(filename, [ImportIssue(f"the file is {len(data):,} bytes; the limit is {max_bytes:,}")])
+    fmt = detect_format(filename, fmt)
+    text = decode_utf8(data, filename)
+    issues: list[ImportIssue] = []
+    scale_of = {c["slug"]: c["scale"] for c in criteria}
+    rows_iter = _iter_rows(text, fmt, filename, issues)
+    columns = next(rows_iter)
+    missing = [c for c in JUDGMENT_REQUIRED if c not in columns]
+    if missing:
+        issues.append(ImportIssue(f"missing column(s): {', '.join(missing)} (a judgments file needs "
+                                  f"{', '.join(JUDGMENT_REQUIRED)} and one of {', '.join(JUDGMENT_WHICH)})", line=1))
+    if not any(c in columns for c in JUDGMENT_WHICH):
+        issues.append(ImportIssue(f"a judgments file needs a column naming the candidate: "
+                                  f"{', '.join(JUDGMENT_WHICH)}", line=1))
+    unknown = [c for c in columns if c and c not in JUDGMENT_KNOWN]
+    if unknown:
+        issues.append(ImportIssue(f"unknown column(s): {', '.join(unknown)}; the columns are "
+                                  f"{', '.join(JUDGMENT_KNOWN)}", line=1))
+    if issues:
+        raise StudyImportError(filename, issues)
+    parsed = ParsedJudgments(filename=filename, format=fmt)
+    for line, row in rows_iter:
+        if len(issues) >= MAX_ISSUES:
+            break
+        cells = {k: (v or "").strip() for k, v in row.items()}
+        ok = True
+        for col in JUDGMENT_REQUIRED:
+            if not cells.get(col):
+                issues.append(ImportIssue("is empty", line=line, column=col))
+                ok = False
+        judge = cells.get("judge", "")
+        if judge and (len(judge) > MAX_JUDGE_CHARS or not all(ch.isalnum() or ch in "@.+-_" for ch in judge)):
+            issues.append(ImportIssue(f"a judge name is 1–{MAX_JUDGE_CHARS} letters, digits or @ . + - _",
+                                      line=line, column="judge"))
+            ok = False
+        systems = tuple(cells.get("systems", "").split()) or ((cells["system"],) if cells.get("system") else ())
+        if cells.get("system") and cells.get("systems"):
+            issues.append(ImportIssue("give either system or systems, not both", line=line, column="systems"))
+            ok = False
+        for name in systems:
+            ok = _check_system_name(name, line, issues) and ok
+        candidate = row.get("candidate", "") or ""
+        candidate = candidate.strip()
+        if not systems and not candidate:
+            issues.append(ImportIssue("name the candidate: a system (or systems) or its text", line=line,
+                                      column="system" if "system" in columns else "candidate"))
+            ok = False
+        if len(candidate) > MAX_FIELD_CHARS:
+            issues.append(ImportIssue(f"longer than {MAX_FIELD_CHARS:,} characters", line=line, column="candidate"))
+            ok = False
+        crit = cells.get("criterion", "")
+        value = None
+        if crit and crit not in scale_of:
+            issues.append(ImportIssue(f"unknown criterion {crit!r}; the study's criteria are "
+                                      f"{', '.join(scale_of)}", line=line, column="criterion"))
+            ok = False
+        elif crit and cells.get("value"):
+            try:
+                value = scales.value_clean(scale_of[crit], cells["value"], from_text=True)
+            except ValueError as exc:
+                issues.append(ImportIssue(f"{exc} (criterion {crit})", line=line, column="value"))
+                ok = False
+        seconds = None
+        if cells.get("seconds"):
+            try:
+                seconds = float(cells["seconds"])
+            except ValueError:
+                seconds = -1.0
+            if not (seconds >= 0 and seconds < float("inf")):
+                issues.append(ImportIssue("must be a non-negative number of seconds", line=line, column="seconds"))
+                ok = False
+        if ok:
+            parsed.rows.append(JudgmentRow(line, judge, cells["original_id"], systems, candidate, crit, value, seconds,
+                                           cells.get("judgment", "")))
+    if issues:
+        raise StudyImportError(filename, issues)
+    if not parsed.rows:
+        raise StudyImportError(filename, [ImportIssue("holds no judgments")])
+    return parsed
+
+
+# --- ParaBank's crowd evaluation -------------------------------------------------------------
+
+#: ParaBank's two judgments (Hu et al., AAAI 2019) as a paraeval design: semantic
+#: similarity to the original on a 0–100 slider, and a 3-way grammaticality choice
+#: (0 nonsensical, 1 meaningful but ungrammatical, 2 meaningful and grammatical).
+PARABANK_CRITERIA = [
+    {"slug": "similarity", "name": "Similarity",
+     "help": "How close is the meaning of the paraphrase to the original's?",
+     "scale": {"type": "slider", "min": 0, "max": 100,
+               "anchors": {"low": "Completely different meaning", "mid": "Half the meaning",
+                           "high": "Identical meaning"}}},
+    {"slug": "grammaticality", "name": "Grammaticality", "help": "Is the paraphrase meaningful and grammatical?",
+     "scale": {"type": "points", "min": 0, "max": 2,
+               "labels": ["Nonsensical", "Meaningful but ungrammatical", "Meaningful and grammatical"]}},
+]
+
+
+def _tsv(rows) -> bytes:
+    """Rows as TSV (no quoting; ParaBank's texts hold no tabs or newlines — checked)."""
+    out = []
+    for row in rows:
+        for cell in row:
+            if "\t" in cell or "\n" in cell or "\r" in cell:
+                raise ValueError(f"a ParaBank cell holds a tab or a newline: {cell[:60]!r}")
+        out.append("\t".join(row))
+    return ("\n".join(out) + "\n").encode()
+
+
+def parabank_files(directory) -> tuple[bytes, bytes]:
+    """ParaBank's published evaluation (``ref.tsv``, ``candidates.tsv.xz``) as two paraeval
+    files: a long study file (original_id, original, group, system, candidate: one
+    candidate per original × system of ``sys_id``) and a long judgments file (judge,
+    original_id, systems, criterion, value), in the file's order so that a worker's
+    repeated judgment of a candidate becomes a later revision; the ``judgment`` column
+    (the source line) keeps each source row's two values together. Empty
+    ``human_score`` cells (403, all with grammaticality 0) give only the grammaticality row.
+    """
+    import lzma
+    from pathlib import Path
+
+    directory = Path(directory)
+    ref_text = (directory / "ref.tsv").read_text(encoding="utf-8")
+    with lzma.open(directory / "candidates.tsv.xz", "rt", encoding="utf-8", newline="") as fh:
+        cand_text = fh.read()
+    refs = list(csv.DictReader(io.StringIO(ref_text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE))
+    cands = list(csv.DictReader(io.StringIO(cand_text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE))
+    ref_sent = {r["ref_id"]: r["ref_sent"] for r in refs}
+    ref_len = {r["ref_id"]: r["ref_len"] for r in refs}
+    study_rows = [("original_id", "original", "group", "system", "candidate")]
+    seen: set[tuple[str, str]] = set()
+    judgment_rows = [("judge", "original_id", "systems", "criterion", "value", "judgment")]
+    for line, c in enumerate(cands, start=2):
+        rid = c["ref_id"]
+        for system in c["sys_id"].split():
+            if (rid, system) not in seen:
+                seen.add((rid, system))
+                study_rows.append((rid, ref_sent[rid], f"len{ref_len[rid]}", system, c["candidate"]))
+        if c["human_score"].strip():
+            judgment_rows.append((c["worker_id_anon"], rid, c["sys_id"], "similarity", c["human_score"].strip(),
+                                  str(line)))
+        judgment_rows.append((c["worker_id_anon"], rid, c["sys_id"], "grammaticality", c["gm"].strip(), str(line)))
+    return _tsv(study_rows), _tsv(judgment_rows)

@@ -29,7 +29,7 @@ class AssignmentAdmin(admin.ModelAdmin):
 class JudgmentAdmin(admin.ModelAdmin):
     """The record of what judges said: viewable, never edited here (use revisions)."""
 
-    list_display = ["study", "judge", "item", "revision", "is_latest", "adequacy", "fluency", "dissimilarity", "overall",
+    list_display = ["study", "judge", "item", "revision", "is_latest", "values",
                     "seconds", "submitted_at"]
     list_filter = ["study", "is_latest", "source"]
     search_fields = ["judge__username"]

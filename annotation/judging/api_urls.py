@@ -23,6 +23,7 @@ urlpatterns = [
     path(S + "qc/", apis.JudgingQCApi.as_view(), name="qc"),
     path(S + "judges/<str:username>/exclude/", apis.JudgingJudgeExcludeApi.as_view(), name="judge_exclude"),
     path(S + "judges/<str:username>/include/", apis.JudgingJudgeIncludeApi.as_view(), name="judge_include"),
+    path(S + "judgments/import/", apis.JudgingImportApi.as_view(), name="judgments_import"),
     path(S + "export/tidy/", apis.JudgingExportTidyApi.as_view(), name="export_tidy"),
     path(S + "export/wide/", apis.JudgingExportWideApi.as_view(), name="export_wide"),
 ]

@@ -11,21 +11,25 @@ from django.contrib.auth.models import User
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from dataclasses import asdict
+
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import get_managed_study
+from annotation.apis import ImportErrorSerializer, get_managed_study
+from annotation.importing import FORMATS, StudyImportError
 from annotation.enums import JobStatus, Role, StudyStatus
 from annotation.models import Study
 from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
 from metrics.core.controls import CONTROL_KINDS
 
 from . import selectors, services
-from .enums import CRITERIA, SCORE_MAX, SCORE_MIN, JudgesMode, JudgmentSource
-from .errors import JudgingError, StudyNotOpen
+from .enums import JudgesMode, JudgmentSource
+from .errors import JudgingError, JudgmentInvalid, StudyNotOpen
 from .selectors import JudgeItem
 from .models import OpenJob
 from .views import csv_response, export_filename, open_job_payload
@@ -53,18 +57,11 @@ def get_judged_study(request, study_id: int) -> Study:
 
 # --- serializers ----------------------------------------------------------------------------
 
-class JudgingScoresSerializer(serializers.Serializer):
-    adequacy = serializers.IntegerField(min_value=SCORE_MIN, max_value=SCORE_MAX)
-    fluency = serializers.IntegerField(min_value=SCORE_MIN, max_value=SCORE_MAX)
-    dissimilarity = serializers.IntegerField(min_value=SCORE_MIN, max_value=SCORE_MAX)
-    overall = serializers.IntegerField(min_value=SCORE_MIN, max_value=SCORE_MAX)
+class JudgingScoresSerializer(serializers.DictField):
+    """Criterion slug → value on that criterion's scale (the study's design says which
+    criteria and scales; the judging service checks the values and names each problem)."""
 
-    def to_internal_value(self, data):
-        extra = sorted(map(str, set(data) - set(CRITERIA))) if isinstance(data, dict) else []
-        if extra:
-            raise serializers.ValidationError(
-                {name: [f"unknown criterion; the criteria are {', '.join(CRITERIA)}"] for name in extra})
-        return super().to_internal_value(data)
+    child = serializers.JSONField()
 
 
 class JudgingItemSerializer(serializers.Serializer):
@@ -74,10 +71,15 @@ class JudgingItemSerializer(serializers.Serializer):
     done = serializers.IntegerField(help_text="Items you have rated so far.")
     original = serializers.CharField()
     paraphrase = serializers.CharField()
-    scores = JudgingScoresSerializer(allow_null=True, help_text="Your latest scores, if you rated it before.")
+    scores = JudgingScoresSerializer(allow_null=True, help_text="Your latest values, if you rated it before.")
     revision = serializers.IntegerField(help_text="How many times you rated it (0: not yet).")
     previous = serializers.CharField(allow_null=True, source="previous_token", help_text="Token of the item before it.")
     serve_stamp = serializers.CharField(help_text="Send it back with your judgment: the server times you with it.")
+    context_shown = serializers.BooleanField(help_text="Whether this study shows document context.")
+    context_before = serializers.ListField(child=serializers.CharField(),
+                                          help_text="Sentences before the original in its document.")
+    context_after = serializers.ListField(child=serializers.CharField(),
+                                         help_text="Sentences after the original in its document.")
 
 
 class JudgingNextSerializer(serializers.Serializer):
@@ -184,7 +186,7 @@ class JudgingSubmitApi(APIView):
         responses={201: JudgingSubmitOutputSerializer, 200: JudgingSubmitOutputSerializer,
                    400: OpenApiResponse(description="invalid scores or stamp"), 404: OpenApiResponse(description="not your item"),
                    409: OpenApiResponse(description="study not open, or key reused for another submission")},
-        summary="Submit (or revise) your four scores for an item",
+        summary="Submit (or revise) your values (one per criterion of the design) for an item",
         description="Idempotent on `key`: sending the same key again returns the stored judgment with 200. "
                     "Rating an item again stores a new revision; the latest counts.")
     def post(self, request, study_id: int):
@@ -196,6 +198,17 @@ class JudgingSubmitApi(APIView):
             result = services.judgment_submit(
                 study=study, judge=request.user, token=v["item"], key=v["key"], scores=dict(v["scores"]),
                 serve_stamp=v["serve_stamp"], active_seconds=v.get("active_seconds"), source=JudgmentSource.API)
+        except JudgmentInvalid as exc:
+            # Problems with values are reported under "scores", per criterion, as a
+            # serializer would; problems with the key or the stamp under their own names.
+            body = {"detail": exc.message}
+            per_field = {k: v for k, v in exc.field_errors.items() if k in ("key", "serve_stamp")}
+            per_criterion = {k: v for k, v in exc.field_errors.items() if k not in per_field}
+            if per_criterion:
+                body["scores"] = per_criterion
+            if per_field:
+                body["errors"] = per_field
+            return Response(body, status=exc.status_code)
         except JudgingError as exc:
             return judging_error(exc)
         j = result.judgment
@@ -210,10 +223,21 @@ class JudgingSubmitApi(APIView):
 # --- researcher endpoints ---------------------------------------------------------------------
 
 class JudgingCriterionSerializer(serializers.Serializer):
-    slug = serializers.ChoiceField(choices=CRITERIA)
+    slug = serializers.CharField(max_length=40)
     name = serializers.CharField(max_length=60)
-    help = serializers.CharField(max_length=600, allow_blank=True)
-    labels = serializers.ListField(child=serializers.CharField(max_length=60), min_length=5, max_length=5)
+    help = serializers.CharField(max_length=600, allow_blank=True, required=False, default="")
+    scale = serializers.JSONField(
+        required=False,
+        help_text='{"type": "points", "min": 1, "max": 5, "labels": [...]}, '
+                  '{"type": "slider", "min": 0, "max": 100, "anchors": {"low", "mid", "high"}} or '
+                  '{"type": "categorical", "categories": [...]}')
+    labels = serializers.ListField(child=serializers.CharField(max_length=60), required=False, write_only=True,
+                                   help_text="Former shape: labels of a 1..k point scale (instead of scale).")
+
+    def validate(self, attrs):
+        if "scale" not in attrs and "labels" not in attrs:
+            raise serializers.ValidationError("give the criterion a scale")
+        return attrs
 
 
 class JudgingControlCountsSerializer(serializers.Serializer):
@@ -223,9 +247,11 @@ class JudgingControlCountsSerializer(serializers.Serializer):
 
 
 class JudgingExpectedScoresSerializer(serializers.Serializer):
-    identical = JudgingScoresSerializer()
-    random = JudgingScoresSerializer()
-    unigram = JudgingScoresSerializer()
+    """Per control kind: criterion → expected value on its scale (null: unknown)."""
+
+    identical = serializers.DictField(child=serializers.JSONField(allow_null=True), required=False)
+    random = serializers.DictField(child=serializers.JSONField(allow_null=True), required=False)
+    unigram = serializers.DictField(child=serializers.JSONField(allow_null=True), required=False)
 
 
 class JudgingDesignSerializer(serializers.Serializer):
@@ -236,6 +262,7 @@ class JudgingDesignSerializer(serializers.Serializer):
     expected_scores = JudgingExpectedScoresSerializer()
     seed = serializers.IntegerField(min_value=0)
     qc_alpha = serializers.FloatField(min_value=0.0001, max_value=0.5)
+    show_context = serializers.BooleanField(required=False)
     frozen = serializers.BooleanField(read_only=True, source="is_frozen")
     opened_at = serializers.DateTimeField(read_only=True, allow_null=True)
 
@@ -510,3 +537,43 @@ class JudgingExportWideApi(APIView):
         study = get_managed_study(request, study_id)
         return csv_response(selectors.export_wide_rows(study=study), export_filename(study, "wide"))
 
+
+
+class JudgingImportSummarySerializer(serializers.Serializer):
+    rows = serializers.IntegerField()
+    judgments = serializers.IntegerField()
+    revisions = serializers.IntegerField(help_text="Judgments that revise an earlier one of the same judge and item.")
+    judges_created = serializers.IntegerField(help_text="Imported participants created for unknown judge names.")
+    judges = serializers.IntegerField()
+    candidates_created = serializers.IntegerField()
+    systems_created = serializers.IntegerField()
+
+
+class JudgingImportApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    class InputSerializer(serializers.Serializer):
+        file = serializers.FileField()
+        format = serializers.ChoiceField(choices=FORMATS, required=False)
+
+    @extend_schema(
+        tags=TAG_RESEARCHER, request={"multipart/form-data": InputSerializer},
+        responses={201: JudgingImportSummarySerializer, 400: ImportErrorSerializer},
+        summary="Import judgments collected elsewhere (all or nothing)",
+        description="Long format: judge, original_id, system (or systems, space-separated, or candidate text), "
+                    "criterion, value, optional seconds; values on the scales of the study's design. Errors name "
+                    "the file, line and column, and nothing is written.")
+    def post(self, request, study_id: int):
+        study = get_managed_study(request, study_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        upload = data.validated_data["file"]
+        try:
+            summary = services.judgments_import_file(study=study, data=upload.read(), filename=upload.name,
+                                                     fmt=data.validated_data.get("format"))
+        except StudyImportError as exc:
+            return Response({
+                "detail": exc.describe(),
+                "errors": [{"line": i.line, "column": i.column, "message": i.message} for i in exc.issues],
+            }, status=status.HTTP_400_BAD_REQUEST)
+        return Response(JudgingImportSummarySerializer(asdict(summary)).data, status=status.HTTP_201_CREATED)

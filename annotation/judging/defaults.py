@@ -46,7 +46,9 @@ assert tuple(c["slug"] for c in DEFAULT_CRITERIA) == CRITERIA
 
 
 def default_criteria() -> list[dict]:
-    return [dict(c, labels=list(c["labels"])) for c in DEFAULT_CRITERIA]
+    """PEM's four criteria, each on a labelled 1–5 point scale (see :mod:`.scales`)."""
+    return [{"slug": c["slug"], "name": c["name"], "help": c["help"],
+             "scale": {"type": "points", "min": 1, "max": 5, "labels": list(c["labels"])}} for c in DEFAULT_CRITERIA]
 
 
 def default_control_counts() -> dict[str, int]:

@@ -4,7 +4,8 @@ from django.db import models
 
 from annotation.enums import SystemKind
 
-#: The four PEM criteria (Liu et al. 2010, §5.1), by slug, in presentation order.
+#: The four PEM criteria (Liu et al. 2010, §5.1), by slug, in presentation order: the
+#: default design. A study's own criteria are data (``JudgingDesign.criteria``).
 CRITERIA: tuple[str, ...] = ("adequacy", "fluency", "dissimilarity", "overall")
 SCORE_MIN, SCORE_MAX = 1, 5
 
@@ -31,3 +32,4 @@ class JudgesMode(models.TextChoices):
 class JudgmentSource(models.TextChoices):
     PAGE = "page", "Judge's page"
     API = "api", "API"
+    IMPORT = "import", "Imported"

@@ -2,68 +2,101 @@
 
 from __future__ import annotations
 
+import json
+
 from django import forms
 
 from metrics.core.controls import CONTROL_KINDS
 
-from .enums import CRITERIA, SCORE_MAX, SCORE_MIN, JudgesMode
+from . import scales, services
+from .enums import JudgesMode
 from .models import MAX_CONTROLS_PER_KIND, JudgingDesign
 from .services import EDITABLE_WHEN_FROZEN
 
-POINTS = tuple(range(SCORE_MIN, SCORE_MAX + 1))
 CONTROL_LABELS = {
     "identical": "The original itself",
     "random": "Another original of the study",
     "unigram": "A unigram-model sentence of the original's length",
 }
-CRITERION_TITLES = {"adequacy": "Adequacy", "fluency": "Fluency", "dissimilarity": "Lexical dissimilarity", "overall": "Overall"}
+
+
+def _expected_choices(scale: dict) -> list[tuple[str, str]]:
+    values = scales.scale_values(scale)
+    if values is None:
+        return []
+    labels = scales.scale_labels(scale)
+    return [("", "unknown")] + [(str(v), f"{v} ({lbl})" if scale["type"] == "categorical" else str(v))
+                                for v, lbl in zip(values, labels)]
 
 
 class DesignForm(forms.Form):
     """The whole design as flat fields; :meth:`changes` turns it into service input.
 
-    Once the design is frozen, every field but the expected scores and α is
-    disabled (Django then ignores posted values for them).
+    The criteria's wording (name, help, point labels or slider anchors or category
+    names) has one field each, for the design's current criteria; their structure
+    (which criteria, which scales) is edited as JSON in ``criteria_json`` — the same
+    shape the API takes. Once the design is frozen, every field but the expected
+    scores and α is disabled (Django then ignores posted values for them).
     """
 
+    criteria_json = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 8, "spellcheck": "false"}),
+        label="Criteria and scales (JSON)",
+        help_text="1–8 criteria; change it to add, remove or re-scale criteria (see the protocols guide). "
+                  "Leave it as it is to edit only the wording below.")
     judges_mode = forms.ChoiceField(choices=JudgesMode.choices, widget=forms.RadioSelect, label="Judges per item")
     judges_per_item = forms.IntegerField(min_value=1, max_value=100, label="k (judges per item)",
                                          help_text="Only used with 'exactly k judges per item'.")
     seed = forms.IntegerField(min_value=0, max_value=2**62, label="Seed",
                               help_text="Controls and every judge's order are drawn from it; record it in your paper.")
     qc_alpha = forms.FloatField(min_value=0.0001, max_value=0.5, label="QC significance level (α)")
+    show_context = forms.BooleanField(required=False, label="Show each item's document context to judges",
+                                      help_text="The previous and next sentences of the original's document "
+                                                "(from the imported 'document' column), collapsible.")
 
     def __init__(self, *args, design: JudgingDesign, **kwargs):
         initial = {
             "judges_mode": design.judges_mode, "judges_per_item": design.judges_per_item,
-            "seed": design.seed, "qc_alpha": design.qc_alpha,
+            "seed": design.seed, "qc_alpha": design.qc_alpha, "show_context": design.show_context,
+            "criteria_json": json.dumps(design.criteria, indent=1, ensure_ascii=False),
         }
-        for c in design.criteria:
-            initial[f"{c['slug']}_name"] = c["name"]
-            initial[f"{c['slug']}_help"] = c.get("help", "")
-            for p, label in zip(POINTS, c["labels"]):
-                initial[f"{c['slug']}_label_{p}"] = label
+        self.criteria = design.criteria
+        for c in self.criteria:
+            slug, scale = c["slug"], c["scale"]
+            initial[f"{slug}_name"] = c["name"]
+            initial[f"{slug}_help"] = c.get("help", "")
+            for key, text in self._wording(scale):
+                initial[f"{slug}_{key}"] = text
         for kind in CONTROL_KINDS:
             initial[f"controls_{kind}"] = int(design.control_counts.get(kind, 0))
-            for c in CRITERIA:
-                initial[f"expected_{kind}_{c}"] = design.expected_scores[kind][c]
+            for c in self.criteria:
+                v = (design.expected_scores.get(kind) or {}).get(c["slug"])
+                initial[f"expected_{kind}_{c['slug']}"] = "" if v is None else str(v)
         super().__init__(*args, initial=initial, **kwargs)
         self.design = design
-        for c in CRITERIA:
-            title = CRITERION_TITLES[c]
-            self.fields[f"{c}_name"] = forms.CharField(max_length=60, label=f"{title}: name")
-            self.fields[f"{c}_help"] = forms.CharField(
-                max_length=600, required=False, label=f"{title}: help text", widget=forms.Textarea(attrs={"rows": 2}))
-            for p in POINTS:
-                self.fields[f"{c}_label_{p}"] = forms.CharField(max_length=60, label=f"{title}: label of {p}")
+        for c in self.criteria:
+            slug, title = c["slug"], c["name"]
+            self.fields[f"{slug}_name"] = forms.CharField(max_length=scales.MAX_NAME_CHARS, label=f"{title}: name")
+            self.fields[f"{slug}_help"] = forms.CharField(
+                max_length=scales.MAX_HELP_CHARS, required=False, label=f"{title}: help text",
+                widget=forms.Textarea(attrs={"rows": 2}))
+            for key, _text in self._wording(c["scale"]):
+                self.fields[f"{slug}_{key}"] = forms.CharField(
+                    max_length=scales.MAX_LABEL_CHARS, required=key.endswith("mid"),
+                    label=f"{title}: {key.replace('_', ' ')}")
         for kind in CONTROL_KINDS:
             self.fields[f"controls_{kind}"] = forms.IntegerField(
                 min_value=0, max_value=MAX_CONTROLS_PER_KIND, label=f"{CONTROL_LABELS[kind]} ({kind}) per original")
-            for c in CRITERIA:
-                self.fields[f"expected_{kind}_{c}"] = forms.TypedChoiceField(
-                    choices=[(p, p) for p in POINTS], coerce=int, label=f"Expected {c} of {kind} controls")
+            for c in self.criteria:
+                label = f"Expected {c['slug']} of {kind} controls"
+                if c["scale"]["type"] == "slider":
+                    self.fields[f"expected_{kind}_{c['slug']}"] = forms.FloatField(
+                        required=False, min_value=scales.SLIDER_MIN, max_value=scales.SLIDER_MAX, label=label)
+                else:
+                    self.fields[f"expected_{kind}_{c['slug']}"] = forms.ChoiceField(
+                        choices=_expected_choices(c["scale"]), required=False, label=label)
         for name in self.fields:
-            if name.startswith(("controls_", "expected_")) or "_label_" in name:
+            if name.startswith(("controls_", "expected_")) or "_label_" in name or "_anchor_" in name:
                 # rendered in a table or a row of small boxes: name them for screen readers
                 self.fields[name].widget.attrs["aria-label"] = self.fields[name].label
         if design.is_frozen:
@@ -71,44 +104,117 @@ class DesignForm(forms.Form):
                 if not (name.startswith("expected_") or name in EDITABLE_WHEN_FROZEN):
                     field.disabled = True
 
+    @staticmethod
+    def _wording(scale: dict) -> list[tuple[str, str]]:
+        """(field suffix, current text) of a scale's judge-facing words."""
+        if scale["type"] == "points":
+            return [(f"label_{v}", lbl) for v, lbl in zip(scales.scale_values(scale), scale["labels"])]
+        if scale["type"] == "slider":
+            anchors = scale.get("anchors", {})
+            return [(f"anchor_{a}", anchors.get(a, "")) for a in ("low", "mid", "high")]
+        return [(f"category_{i}", name) for i, name in enumerate(scale["categories"])]
+
     # Grouped access for the template.
     def criterion_rows(self):
-        return [{"slug": c, "title": CRITERION_TITLES[c], "name": self[f"{c}_name"], "help": self[f"{c}_help"],
-                 "labels": [self[f"{c}_label_{p}"] for p in POINTS]} for c in CRITERIA]
+        return [{"slug": c["slug"], "title": c["name"], "scale": c["scale"], "name": self[f"{c['slug']}_name"],
+                 "help": self[f"{c['slug']}_help"],
+                 "labels": [self[f"{c['slug']}_{key}"] for key, _ in self._wording(c["scale"])]}
+                for c in self.criteria]
 
     def control_rows(self):
         return [{"kind": k, "label": CONTROL_LABELS[k], "count": self[f"controls_{k}"],
-                 "expected": [self[f"expected_{k}_{c}"] for c in CRITERIA]} for k in CONTROL_KINDS]
+                 "expected": [self[f"expected_{k}_{c['slug']}"] for c in self.criteria]} for k in CONTROL_KINDS]
+
+    def clean_criteria_json(self):
+        text = self.cleaned_data.get("criteria_json") or ""
+        if not text.strip():
+            return None
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise forms.ValidationError(f"not valid JSON: {exc}") from None
+        value = scales.criteria_normalise(value)
+        errors = scales.criteria_errors(value)
+        if errors:
+            raise forms.ValidationError(errors)
+        return value
+
+    def _criteria_from_wording(self) -> list[dict]:
+        d = self.cleaned_data
+        out = []
+        for c in self.criteria:
+            slug, scale = c["slug"], dict(c["scale"])
+            words = [d.get(f"{slug}_{key}", text) for key, text in self._wording(scale)]
+            words = [(w or "").strip() for w in words]
+            if scale["type"] == "points":
+                scale["labels"] = words
+            elif scale["type"] == "slider":
+                scale["anchors"] = {a: w for a, w in zip(("low", "mid", "high"), words) if w or a != "mid"}
+            else:
+                scale["categories"] = words
+            out.append({"slug": slug, "name": d[f"{slug}_name"].strip(), "help": d[f"{slug}_help"].strip(),
+                        "scale": scale})
+        return out
 
     def changes(self) -> dict:
         d = self.cleaned_data
-        return {
-            "criteria": [{"slug": c, "name": d[f"{c}_name"].strip(), "help": d[f"{c}_help"].strip(),
-                          "labels": [d[f"{c}_label_{p}"].strip() for p in POINTS]} for c in CRITERIA],
+        worded = self._criteria_from_wording()
+        structure = d.get("criteria_json")
+        # The JSON wins when it was changed; otherwise the wording fields describe the criteria.
+        criteria = structure if structure is not None and structure != self.criteria else worded
+        expected = {}
+        for k in CONTROL_KINDS:
+            expected[k] = {}
+            for c in self.criteria:
+                v = d.get(f"expected_{k}_{c['slug']}")
+                if v not in (None, ""):
+                    expected[k][c["slug"]] = int(v) if c["scale"]["type"] != "slider" else (
+                        int(v) if float(v).is_integer() else float(v))
+        out = {
+            "criteria": criteria,
             "judges_mode": d["judges_mode"],
             "judges_per_item": d["judges_per_item"],
             "control_counts": {k: d[f"controls_{k}"] for k in CONTROL_KINDS},
-            "expected_scores": {k: {c: d[f"expected_{k}_{c}"] for c in CRITERIA} for k in CONTROL_KINDS},
             "seed": d["seed"],
             "qc_alpha": d["qc_alpha"],
+            "show_context": d.get("show_context", False),
         }
+        if criteria is worded:
+            out["expected_scores"] = expected
+        else:
+            # New structure: keep what still fits (the service drops the rest).
+            out["expected_scores"] = services.expected_kept(expected, criteria)
+        return out
 
 
 class JudgmentForm(forms.Form):
-    """The judge page's POST. Scores are optional here: the service names what is missing."""
+    """The judge page's POST. Values are optional and checked here only as text: the
+    service checks each against its criterion's scale and names what is missing."""
 
     token = forms.CharField(max_length=64)
     serve = forms.CharField(max_length=400)
     key = forms.CharField(max_length=64)
     active_seconds = forms.FloatField(required=False, min_value=0)
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, criteria: list[dict], **kwargs):
         super().__init__(*args, **kwargs)
-        for c in CRITERIA:
-            self.fields[c] = forms.TypedChoiceField(choices=[(p, p) for p in POINTS], coerce=int, required=False)
+        self.criteria = criteria
+        for c in criteria:
+            self.fields[c["slug"]] = forms.CharField(max_length=40, required=False)
 
-    def scores(self) -> dict[str, int]:
-        return {c: self.cleaned_data[c] for c in CRITERIA if self.cleaned_data.get(c) not in (None, "")}
+    def scores(self) -> dict[str, object]:
+        """The posted values, read as numbers on their scales where they can be (the rest
+        stays text, which the service refuses with its reason)."""
+        out = {}
+        for c in self.criteria:
+            text = self.cleaned_data.get(c["slug"])
+            if text in (None, ""):
+                continue
+            try:
+                out[c["slug"]] = scales.value_clean(c["scale"], text, from_text=True)
+            except ValueError:
+                out[c["slug"]] = text
+        return out
 
 
 class ExclusionForm(forms.Form):

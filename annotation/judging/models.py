@@ -17,15 +17,10 @@ from django.db.models import Q
 from annotation.models import BackgroundJob, Candidate, Study, TimeStampedModel
 from metrics.core.controls import CONTROL_KINDS
 
-from . import defaults
-from .enums import CRITERIA, SCORE_MAX, SCORE_MIN, JudgesMode, JudgmentSource
+from . import defaults, scales
+from .enums import JudgesMode, JudgmentSource
 
 MAX_CONTROLS_PER_KIND = 5
-
-
-def _score_field(help_text: str) -> models.PositiveSmallIntegerField:
-    return models.PositiveSmallIntegerField(
-        validators=[MinValueValidator(SCORE_MIN), MaxValueValidator(SCORE_MAX)], help_text=help_text)
 
 
 class JudgingDesign(TimeStampedModel):
@@ -34,18 +29,21 @@ class JudgingDesign(TimeStampedModel):
     study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="judging_design")
     criteria = models.JSONField(
         default=defaults.default_criteria,
-        help_text="Per criterion (adequacy, fluency, dissimilarity, overall): name, help text, five point labels.")
+        help_text="1–8 criteria: slug, name, help text and scale (points, slider or categorical; see scales.py).")
     judges_mode = models.CharField(max_length=16, choices=JudgesMode.choices, default=JudgesMode.FULLY_CROSSED)
     judges_per_item = models.PositiveSmallIntegerField(
         default=2, validators=[MinValueValidator(1)], help_text="Used when the mode is 'exactly k judges per item'.")
     control_counts = models.JSONField(
         default=defaults.default_control_counts, help_text="Controls of each kind per original (0 = none).")
     expected_scores = models.JSONField(
-        default=defaults.default_expected_scores, help_text="Expected score per control kind and criterion.")
+        default=defaults.default_expected_scores,
+        help_text="Expected value per control kind and criterion, on that criterion's scale (missing/null: unknown).")
     seed = models.BigIntegerField(default=defaults.new_seed, validators=[MinValueValidator(0)])
     qc_alpha = models.FloatField(
         default=0.05, validators=[MinValueValidator(0.0001), MaxValueValidator(0.5)],
         help_text="Significance level of the judge quality-control tests.")
+    show_context = models.BooleanField(
+        default=False, help_text="Show judges the previous and next sentences of the original's document.")
     opened_at = models.DateTimeField(null=True, blank=True)
     opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
                                   related_name="+")
@@ -65,22 +63,16 @@ class JudgingDesign(TimeStampedModel):
     def criterion(self, slug: str) -> dict:
         return next(c for c in self.criteria if c["slug"] == slug)
 
+    @property
+    def criterion_slugs(self) -> list[str]:
+        return [c["slug"] for c in self.criteria]
+
     def clean(self) -> None:
         errors: dict[str, list[str]] = {}
-        crit = self.criteria
-        if not isinstance(crit, list) or [c.get("slug") if isinstance(c, dict) else None for c in crit] != list(CRITERIA):
-            errors.setdefault("criteria", []).append(
-                f"criteria must list {', '.join(CRITERIA)} in this order, each with a name, a help text and five labels")
-        else:
-            for c in crit:
-                if not str(c.get("name", "")).strip():
-                    errors.setdefault("criteria", []).append(f"criterion '{c['slug']}' needs a name")
-                labels = c.get("labels")
-                if not isinstance(labels, list) or len(labels) != SCORE_MAX - SCORE_MIN + 1 or not all(
-                        isinstance(lbl, str) and lbl.strip() for lbl in labels):
-                    errors.setdefault("criteria", []).append(f"criterion '{c['slug']}' needs five non-empty point labels")
-                if not isinstance(c.get("help", ""), str):
-                    errors.setdefault("criteria", []).append(f"criterion '{c['slug']}' help text must be text")
+        self.criteria = scales.criteria_normalise(self.criteria)
+        crit_errors = scales.criteria_errors(self.criteria)
+        if crit_errors:
+            errors["criteria"] = crit_errors
         counts = self.control_counts
         if not isinstance(counts, dict) or set(counts) - set(CONTROL_KINDS):
             errors.setdefault("control_counts", []).append(f"control counts are per kind: {', '.join(CONTROL_KINDS)}")
@@ -92,13 +84,28 @@ class JudgingDesign(TimeStampedModel):
         exp = self.expected_scores
         if not isinstance(exp, dict) or set(exp) != set(CONTROL_KINDS):
             errors.setdefault("expected_scores", []).append(f"expected scores are needed for {', '.join(CONTROL_KINDS)}")
-        else:
-            for kind, scores in exp.items():
-                if not isinstance(scores, dict) or set(scores) != set(CRITERIA) or not all(
-                        isinstance(v, int) and not isinstance(v, bool) and SCORE_MIN <= v <= SCORE_MAX for v in scores.values()):
+        elif not crit_errors:
+            by_slug = {c["slug"]: c["scale"] for c in self.criteria}
+            for kind, values in exp.items():
+                if not isinstance(values, dict):
                     errors.setdefault("expected_scores", []).append(
-                        f"expected scores of '{kind}' controls need a whole number from {SCORE_MIN} to {SCORE_MAX} "
-                        f"for each of {', '.join(CRITERIA)}")
+                        f"expected scores of '{kind}' controls map criteria to values")
+                    continue
+                for slug, v in values.items():
+                    if slug not in by_slug:
+                        errors.setdefault("expected_scores", []).append(
+                            f"expected scores of '{kind}' controls name an unknown criterion '{slug}'")
+                    elif v is not None:
+                        # None (or a missing criterion): the expected value is unknown, so these
+                        # controls are judged on this criterion but not scored against anything.
+                        try:
+                            ok = scales.value_clean(by_slug[slug], v) == v and not isinstance(v, str)
+                        except ValueError:
+                            ok = False
+                        if not ok:
+                            errors.setdefault("expected_scores", []).append(
+                                f"the expected {slug} of '{kind}' controls must be "
+                                f"{scales.scale_describe(by_slug[slug])}, or empty when unknown")
         if self.judges_mode == JudgesMode.K_PER_ITEM and not self.judges_per_item:
             errors.setdefault("judges_per_item", []).append("give the number of judges per item")
         if errors:
@@ -150,7 +157,13 @@ class AssignmentItem(TimeStampedModel):
 
 
 class Judgment(TimeStampedModel):
-    """One submission of four scores for one item. Revisions add rows; the latest counts."""
+    """One submission of a value per criterion for one item. Revisions add rows; the latest counts.
+
+    ``values`` maps criterion slug → value on that criterion's scale (int for points and
+    categories, int or float for a slider). A judgment from the judge's page or the API
+    has every criterion of the design; an imported one may lack some (a missing cell in
+    the imported file).
+    """
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="judgments")
     item = models.ForeignKey(AssignmentItem, on_delete=models.CASCADE, related_name="judgments")
@@ -158,13 +171,11 @@ class Judgment(TimeStampedModel):
     key = models.CharField(max_length=64, help_text="Client-generated idempotency key.")
     revision = models.PositiveIntegerField(default=1)
     is_latest = models.BooleanField(default=True)
-    adequacy = _score_field("Is the meaning kept? 1–5")
-    fluency = _score_field("Is the paraphrase fluent English? 1–5")
-    dissimilarity = _score_field("How much did the wording change? 1–5")
-    overall = _score_field("Overall quality as a paraphrase, 1–5")
+    values = models.JSONField(default=dict, help_text="Criterion slug → value on that criterion's scale.")
     served_at = models.DateTimeField(help_text="When the server sent the item to the judge.")
     submitted_at = models.DateTimeField()
-    seconds = models.FloatField(help_text="Server time from serving to submitting.")
+    seconds = models.FloatField(null=True, blank=True,
+                                help_text="Server time from serving to submitting (imported: the file's time, if any).")
     active_seconds = models.FloatField(null=True, blank=True, help_text="Time the page was visible and focused (client).")
     source = models.CharField(max_length=8, choices=JudgmentSource.choices, default=JudgmentSource.API)
 
@@ -174,11 +185,6 @@ class Judgment(TimeStampedModel):
             models.UniqueConstraint(fields=["judge", "key"], name="judging_uniq_judgment_key"),
             models.UniqueConstraint(fields=["item", "revision"], name="judging_uniq_judgment_revision"),
             models.UniqueConstraint(fields=["item"], condition=Q(is_latest=True), name="judging_one_latest_judgment"),
-            *[
-                models.CheckConstraint(condition=Q(**{f"{c}__gte": SCORE_MIN, f"{c}__lte": SCORE_MAX}),
-                                       name=f"judging_{c}_range")
-                for c in CRITERIA
-            ],
         ]
         indexes = [models.Index(fields=["study", "is_latest"], name="judging_judgment_latest")]
 
@@ -186,8 +192,8 @@ class Judgment(TimeStampedModel):
         return f"{self.judge} on {self.item_id} (rev. {self.revision})"
 
     @property
-    def scores(self) -> dict[str, int]:
-        return {c: getattr(self, c) for c in CRITERIA}
+    def scores(self) -> dict[str, int | float]:
+        return dict(self.values)
 
 
 class JudgeExclusion(TimeStampedModel):

@@ -22,11 +22,11 @@ from django.contrib.auth.models import User
 from django.db.models import Count, Max, Q
 
 from annotation.enums import Role, StudyStatus, SystemKind
-from annotation.models import Study
+from annotation.models import Original, Study
 from metrics.core.stats.qc import judge_qc as _judge_qc
 from metrics.core.stats.results import JudgeQC
 
-from .enums import CONTROL_KIND_OF_SYSTEM_KIND, CRITERIA
+from .enums import CONTROL_KIND_OF_SYSTEM_KIND
 from .errors import ItemNotFound
 from .models import Assignment, AssignmentItem, JudgeExclusion, JudgingDesign, Judgment
 from .tokens import serve_stamp_make
@@ -52,14 +52,41 @@ class JudgeItem:
     done: int
     original: str
     paraphrase: str
-    scores: dict[str, int] | None  # the latest scores when the item was rated before
+    scores: dict[str, int | float] | None  # the latest values when the item was rated before
     revision: int  # how many times it was rated (0: not yet)
     previous_token: str | None
     serve_stamp: str
+    # Document context (when the design shows it): the originals just before and after
+    # this one in the same document, in import order. ``context_shown`` says whether the
+    # design shows context at all, so the page can say "no context for this item".
+    context_shown: bool = False
+    context_before: tuple[str, ...] = ()
+    context_after: tuple[str, ...] = ()
 
     @property
     def is_revision(self) -> bool:
         return self.revision > 0
+
+    @property
+    def has_context(self) -> bool:
+        return bool(self.context_before or self.context_after)
+
+
+#: Sentences of context on each side of an item's original.
+CONTEXT_SENTENCES = 2
+
+
+def original_context(original: Original) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The texts of up to :data:`CONTEXT_SENTENCES` originals before and after ``original``
+    in its document (same study and ``document``, by import position); empty without a document."""
+    if not original.document:
+        return (), ()
+    same = Original.objects.filter(study_id=original.study_id, document=original.document)
+    before = list(same.filter(position__lt=original.position).order_by("-position")
+                  .values_list("text", flat=True)[:CONTEXT_SENTENCES])
+    after = list(same.filter(position__gt=original.position).order_by("position")
+                 .values_list("text", flat=True)[:CONTEXT_SENTENCES])
+    return tuple(reversed(before)), tuple(after)
 
 
 def design_for_study(*, study: Study) -> JudgingDesign | None:
@@ -87,11 +114,14 @@ def _judge_item(item: AssignmentItem, *, assignment: Assignment, done: int) -> J
         previous = AssignmentItem.objects.filter(assignment=assignment, position=item.position - 1).values_list(
             "token", flat=True).first()
     cand = item.candidate
+    shown = bool(JudgingDesign.objects.filter(study_id=assignment.study_id, show_context=True).exists())
+    before, after = original_context(cand.original) if shown else ((), ())
     return JudgeItem(
         token=item.token, position=item.position, total=assignment.n_items, done=done,
         original=cand.original.text, paraphrase=cand.text,
         scores=latest.scores if latest else None, revision=latest.revision if latest else 0,
         previous_token=previous, serve_stamp=serve_stamp_make(item.token),
+        context_shown=shown, context_before=before, context_after=after,
     )
 
 
@@ -206,13 +236,13 @@ def study_progress(*, study: Study) -> dict:
 
 def _frame_queryset(study: Study):
     """One row per latest judgment, in the frame's order (judge, candidate): username,
-    candidate id, original's external id, system name and kind, the criteria's scores,
+    candidate id, original's external id, system name and kind, the values map,
     seconds, submitted_at."""
     return (Judgment.objects.filter(study=study, is_latest=True)
             .order_by("judge__username", "item__candidate_id")
             .values_list("judge__username", "item__candidate_id", "item__candidate__original__external_id",
                          "item__candidate__system__name", "item__candidate__system__kind",
-                         *CRITERIA, "seconds", "submitted_at"))
+                         "values", "seconds", "submitted_at"))
 
 
 #: Rows fetched per database round trip by the CSV exports, which stream: their memory
@@ -227,7 +257,7 @@ def _export_rows(study: Study) -> Iterator[tuple]:
         .order_by("judge__username", "item__candidate_id")
         .values_list("judge__username", "item__candidate_id", "item__candidate__original__external_id",
                      "item__candidate__system__name", "item__candidate__system__kind",
-                     *CRITERIA, "seconds", "submitted_at", "revision", "active_seconds")
+                     "values", "seconds", "submitted_at", "revision", "active_seconds")
         .iterator(chunk_size=EXPORT_CHUNK_SIZE))
 
 
@@ -285,9 +315,13 @@ def judgments_frame(*, study: Study, include_excluded_judges: bool = False) -> p
     if excluded:
         qs = qs.exclude(judge__username__in=excluded)
     judges, originals, systems = _Codes(), _Codes(), _Codes()
-    parts: dict[str, list] = {"judge": [], "cand": [], "original": [], "system": [], "scores": [], "seconds": [],
-                              "submitted_at": []}
-    n_crit = len(CRITERIA)
+    # Per judgment: its codes, then how many criteria it has values for (a page or API
+    # judgment has all of them; an imported one may lack some), so the per-judgment
+    # columns are repeated by that count instead of a fixed four.
+    parts: dict[str, list] = {"judge": [], "cand": [], "original": [], "system": [], "crit": [], "score": [],
+                              "n": [], "seconds": [], "submitted_at": []}
+    order = study_criteria_slugs(study=study)
+    rank = {c: i for i, c in enumerate(order)}
     rows = iter(qs.iterator(chunk_size=FRAME_CHUNK_SIZE))
     while chunk := list(islice(rows, FRAME_CHUNK_SIZE)):
         cols = list(zip(*chunk))
@@ -297,19 +331,32 @@ def judgments_frame(*, study: Study, include_excluded_judges: bool = False) -> p
         parts["cand"].append(np.fromiter(cols[1], dtype=np.int64, count=n))
         parts["original"].append(originals.codes(cols[2]))
         parts["system"].append(systems.codes(list(zip(cols[3], cols[4]))))
-        parts["scores"].append(np.array(cols[5:5 + n_crit], dtype=np.int64).T)
-        parts["seconds"].append(np.fromiter(cols[5 + n_crit], dtype=np.float64, count=n))
+        crit, score, counts = [], [], np.empty(n, dtype=np.int64)
+        for i, values in enumerate(cols[5]):
+            for c in values:
+                if c not in rank:  # a value for a criterion no longer in the design: kept, after the others
+                    rank[c] = len(rank)
+            present = sorted(values, key=rank.__getitem__)
+            counts[i] = len(present)
+            for c in present:
+                crit.append(rank[c])
+                score.append(values[c])
+        parts["crit"].append(np.array(crit, dtype=np.int64))
+        parts["score"].append(np.array(score, dtype=np.float64))
+        parts["n"].append(counts)
+        parts["seconds"].append(np.array([np.nan if v is None else v for v in cols[6]], dtype=np.float64))
         # The same inference from_records applies to a column of aware datetimes.
-        parts["submitted_at"].append(pd.Series(cols[6 + n_crit], dtype=None))
+        parts["submitted_at"].append(pd.Series(cols[7], dtype=None))
         del cols
-    if not parts["judge"]:
+    if not parts["judge"] or not sum(len(c) for c in parts["crit"]):
         frame = pd.DataFrame.from_records([], columns=list(JUDGMENT_FRAME_COLUMNS))
         return frame.astype({"judge": object, "item": object, "original": object, "system": object,
                              "is_control": bool, "control_kind": object, "criterion": object, "score": "int64",
                              "seconds": "float64"})
+    repeats = np.concatenate(parts.pop("n"))
 
     def per_row(name: str) -> np.ndarray:
-        return np.repeat(np.concatenate(parts.pop(name)), n_crit)
+        return np.repeat(np.concatenate(parts.pop(name)), repeats)
 
     cand_ids, cand_codes = np.unique(np.concatenate(parts.pop("cand")), return_inverse=True)
     item_names = np.empty(len(cand_ids), dtype=object)
@@ -323,33 +370,52 @@ def judgments_frame(*, study: Study, include_excluded_judges: bool = False) -> p
     system_control_kind[:] = [missing if k is None else k for k in system_kinds]
     system_codes = per_row("system")
     submitted = pd.concat(parts.pop("submitted_at"), ignore_index=True)
-    n_rows = len(submitted) * n_crit
-    criteria = np.empty(n_crit, dtype=object)
-    criteria[:] = list(CRITERIA)
+    criteria = np.empty(len(rank), dtype=object)
+    criteria[:] = sorted(rank, key=rank.get)
+    scores = np.concatenate(parts.pop("score"))
     columns = {
         "judge": _object_series(judges.values_array()[per_row("judge")]),
-        "item": _object_series(item_names[np.repeat(cand_codes, n_crit)]),
+        "item": _object_series(item_names[np.repeat(cand_codes, repeats)]),
         "original": _object_series(originals.values_array()[per_row("original")]),
         "system": _object_series(system_names[system_codes]),
         "is_control": pd.Series(system_is_control[system_codes], copy=False),
         "control_kind": _object_series(system_control_kind[system_codes]),
-        "criterion": _object_series(np.tile(criteria, n_rows // n_crit)),
-        "score": pd.Series(np.concatenate(parts.pop("scores")).reshape(-1), copy=False),
+        "criterion": _object_series(criteria[np.concatenate(parts.pop("crit"))]),
+        # Whole numbers (points, categories, whole slider values) stay int64 as before.
+        "score": pd.Series(scores.astype(np.int64) if np.all(np.mod(scores, 1) == 0) else scores, copy=False),
         "seconds": pd.Series(per_row("seconds"), copy=False),
-        "submitted_at": submitted.repeat(n_crit).reset_index(drop=True),
+        "submitted_at": submitted.repeat(repeats).reset_index(drop=True),
     }
     del system_codes, submitted, cand_codes
     return pd.DataFrame(columns, columns=list(JUDGMENT_FRAME_COLUMNS), copy=False)
 
 
-def study_control_expected(*, study: Study) -> dict[str, dict[str, int]]:
-    """Expected score per control kind and criterion, from the design (PEM's defaults if none)."""
+def study_criteria(*, study: Study) -> list[dict]:
+    """The study's criteria with their scales (PEM's four on 1–5 when it has no design)."""
+    design = design_for_study(study=study)
+    if design is None:
+        from .defaults import default_criteria
+
+        return default_criteria()
+    return design.criteria
+
+
+def study_criteria_slugs(*, study: Study) -> list[str]:
+    return [c["slug"] for c in study_criteria(study=study)]
+
+
+def study_control_expected(*, study: Study) -> dict[str, dict[str, int | float]]:
+    """Expected value per control kind and criterion, from the design (PEM's defaults if none).
+
+    Criteria whose expected value is unknown (a non-PEM criterion nobody filled in) are
+    left out: their controls are judged, but QC and the human reference have no fixed
+    value for them there."""
     design = design_for_study(study=study)
     if design is None:
         from .defaults import default_expected_scores
 
         return default_expected_scores()
-    return {k: {c: int(v) for c, v in scores.items()} for k, scores in design.expected_scores.items()}
+    return {k: {c: v for c, v in scores.items() if v is not None} for k, scores in design.expected_scores.items()}
 
 
 def judges_excluded(*, study: Study) -> set[str]:
@@ -411,46 +477,49 @@ def _iso(dt: datetime | None) -> str:
 
 
 def export_tidy_rows(*, study: Study) -> Iterator[list]:
-    """Header, then one row per judge × item × criterion (latest revisions, every judge).
+    """Header, then one row per judge × item × criterion the judgment has a value for
+    (latest revisions, every judge), criteria in the design's order.
 
     Streams: judgments are read from the database in chunks as the rows are written."""
     excluded = judges_excluded(study=study)
+    order = study_criteria_slugs(study=study)
     yield list(TIDY_EXPORT_COLUMNS)
-    for (judge, cand, original, system, kind, *rest) in _export_rows(study):
-        scores, (seconds, submitted_at, rev, active) = rest[: len(CRITERIA)], rest[len(CRITERIA):]
+    for (judge, cand, original, system, kind, values, seconds, submitted_at, rev, active) in _export_rows(study):
         control_kind = CONTROL_KIND_OF_SYSTEM_KIND.get(kind, "")
-        for crit, score in zip(CRITERIA, scores):
-            yield [study.name, judge, cand, original, system, str(bool(control_kind)).lower(), control_kind, crit, score,
-                   f"{seconds:.3f}", "" if active is None else f"{active:.3f}", _iso(submitted_at), rev,
-                   str(judge in excluded).lower()]
+        for crit in order:
+            if crit not in values:
+                continue
+            yield [study.name, judge, cand, original, system, str(bool(control_kind)).lower(), control_kind, crit,
+                   values[crit], "" if seconds is None else f"{seconds:.3f}",
+                   "" if active is None else f"{active:.3f}", _iso(submitted_at), rev, str(judge in excluded).lower()]
 
 
 def export_wide_rows(*, study: Study) -> Iterator[list]:
     """Header, then one row per item: its texts and a column ``judge:criterion`` per
-    judge × criterion (empty where that judge did not rate the item).
+    judge × criterion of the design (empty where that judge gave the item no value).
 
     Streams: judgments are read in item order, in chunks, and each item's row is
     written once its judgments have been read."""
     latest = Judgment.objects.filter(study=study, is_latest=True)
     judges = sorted(set(latest.values_list("judge__username", flat=True).distinct()))
+    order = study_criteria_slugs(study=study)
     yield ["study", "item", "original_id", "system", "is_control", "control_kind", "original", "candidate",
-           *[f"{j}:{c}" for j in judges for c in CRITERIA]]
+           *[f"{j}:{c}" for j in judges for c in order]]
     rows = (latest.order_by("item__candidate__original__position", "item__candidate__original__external_id",
                             "item__candidate__system__name", "item__candidate_id", "judge__username")
-            .values_list("item__candidate_id", "judge__username", *CRITERIA,
+            .values_list("item__candidate_id", "judge__username", "values",
                          "item__candidate__original__external_id", "item__candidate__system__name",
                          "item__candidate__system__kind", "item__candidate__original__text", "item__candidate__text")
             .iterator(chunk_size=EXPORT_CHUNK_SIZE))
-    blank = [""] * len(CRITERIA)
-    n = len(CRITERIA)
     for cand, group in groupby(rows, key=lambda r: r[0]):
-        scores: dict[str, list] = {}
+        scores: dict[str, dict] = {}
         for r in group:
-            scores[r[1]] = list(r[2:2 + n])
-            external_id, system, kind, original_text, candidate_text = r[2 + n:]
+            scores[r[1]] = r[2]
+            external_id, system, kind, original_text, candidate_text = r[3:]
         control_kind = CONTROL_KIND_OF_SYSTEM_KIND.get(kind, "")
         cells = []
         for j in judges:
-            cells.extend(scores.get(j, blank))
+            values = scores.get(j, {})
+            cells.extend(values.get(c, "") for c in order)
         yield [study.name, cand, external_id, system, str(bool(control_kind)).lower(), control_kind,
                original_text, candidate_text, *cells]

@@ -29,7 +29,9 @@ from annotation.services import job_enqueue
 from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
 from metrics.core.controls import CONTROL_KINDS, build_controls
 
-from .enums import CONTROL_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX, CRITERIA, SCORE_MAX, SCORE_MIN, JudgesMode, JudgmentSource, control_system_name
+from . import scales
+from .defaults import default_criteria
+from .enums import CONTROL_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX, JudgesMode, JudgmentSource, control_system_name
 from .errors import CannotOpen, DesignFrozen, DesignInvalid, ItemNotFound, JudgmentInvalid, KeyReused, StudyNotOpen
 from .models import Assignment, AssignmentItem, JudgeExclusion, JudgingDesign, Judgment, OpenJob
 from .tokens import item_token_new, serve_stamp_read
@@ -39,7 +41,8 @@ logger = logging.getLogger(__name__)
 #: Design fields that may still change after judging has started: they only
 #: affect statistics, never what a judge sees or who sees what.
 EDITABLE_WHEN_FROZEN = frozenset({"expected_scores", "qc_alpha"})
-DESIGN_FIELDS = ("criteria", "judges_mode", "judges_per_item", "control_counts", "expected_scores", "seed", "qc_alpha")
+DESIGN_FIELDS = ("criteria", "judges_mode", "judges_per_item", "control_counts", "expected_scores", "seed", "qc_alpha",
+                 "show_context")
 KEY_MIN_LENGTH, KEY_MAX_LENGTH = 8, 64
 BULK_BATCH = 5000
 
@@ -75,6 +78,14 @@ def design_update(*, study: Study, changes: Mapping[str, object]) -> JudgingDesi
                 "Judging has started, so the design is frozen: "
                 f"{', '.join(blocked)} can no longer change. Only the controls' expected scores and the "
                 "QC significance level can still be edited.")
+    if "criteria" in changes and changes["criteria"] != design.criteria and Judgment.objects.filter(
+            study=study).exists():
+        raise DesignFrozen("This study has judgments (imported ones count), so its criteria can no longer change.")
+    changes = dict(changes)
+    if "criteria" in changes:
+        changes["criteria"] = scales.criteria_normalise(changes["criteria"])
+        if "expected_scores" not in changes and not scales.criteria_errors(changes["criteria"]):
+            changes["expected_scores"] = expected_kept(design.expected_scores, changes["criteria"])
     for field, value in changes.items():
         setattr(design, field, value)
     try:
@@ -83,6 +94,24 @@ def design_update(*, study: Study, changes: Mapping[str, object]) -> JudgingDesi
         raise DesignInvalid("The design is not valid.", field_errors=exc.message_dict) from None
     design.save()
     return design
+
+
+def expected_kept(expected: Mapping, criteria: list[dict]) -> dict:
+    """The controls' expected values that still fit new criteria (same slug, value on the
+    new scale); the others become unknown (missing)."""
+    scale_of = {c["slug"]: c["scale"] for c in criteria}
+    out = {}
+    for kind in CONTROL_KINDS:
+        kept = {}
+        for slug, v in (expected.get(kind) or {}).items() if isinstance(expected, Mapping) else ():
+            if slug in scale_of and v is not None:
+                try:
+                    if scales.value_clean(scale_of[slug], v) == v:
+                        kept[slug] = v
+                except ValueError:
+                    pass
+        out[kind] = kept
+    return out
 
 
 # --- opening: controls and assignments -------------------------------------------------
@@ -591,27 +620,38 @@ class SubmitResult:
     created: bool  # False: the key was seen before and this is the stored judgment
 
 
-def _clean_scores(scores: Mapping[str, object]) -> dict[str, int]:
+def _design_criteria(study: Study) -> list[dict]:
+    design = JudgingDesign.objects.filter(study=study).only("criteria").first()
+    return design.criteria if design is not None else default_criteria()
+
+
+def scores_clean(*, criteria: list[dict], scores: Mapping[str, object]) -> dict[str, int | float]:
+    """Check one judgment's values against the design's criteria and scales.
+
+    Every criterion needs a value on its own scale (:func:`.scales.value_clean`);
+    unknown criteria are refused. Raises :class:`JudgmentInvalid` naming each problem.
+    """
+    slugs = [c["slug"] for c in criteria]
     if not isinstance(scores, Mapping):
-        raise JudgmentInvalid("scores must map each criterion to a whole number from 1 to 5")
+        raise JudgmentInvalid(f"scores must map each criterion ({', '.join(slugs)}) to a value on its scale")
     errors: dict[str, list[str]] = {}
     for name in scores:
-        if name not in CRITERIA:
-            errors.setdefault(str(name), []).append(f"unknown criterion; the criteria are {', '.join(CRITERIA)}")
-    out = {}
-    for c in CRITERIA:
-        v = scores.get(c)
-        if v is None:
-            errors.setdefault(c, []).append("this criterion needs a score")
-        elif isinstance(v, bool) or not isinstance(v, int) or not SCORE_MIN <= v <= SCORE_MAX:
-            errors.setdefault(c, []).append(f"the score must be a whole number from {SCORE_MIN} to {SCORE_MAX}")
-        else:
-            out[c] = v
+        if name not in slugs:
+            errors.setdefault(str(name), []).append(f"unknown criterion; the criteria are {', '.join(slugs)}")
+    out: dict[str, int | float] = {}
+    for c in criteria:
+        v = scores.get(c["slug"])
+        if v is None or v == "":
+            errors.setdefault(c["slug"], []).append("this criterion needs a value")
+            continue
+        try:
+            out[c["slug"]] = scales.value_clean(c["scale"], v)
+        except ValueError as exc:
+            errors.setdefault(c["slug"], []).append(str(exc))
     if errors:
-        missing = [c for c in CRITERIA if c not in out]
         raise JudgmentInvalid(
-            f"Rate all four criteria with a whole number from {SCORE_MIN} to {SCORE_MAX} "
-            f"(problem with: {', '.join(missing or sorted(errors))}).", field_errors=errors)
+            "Rate every criterion on its scale — " + "; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items()) + ".",
+            field_errors=errors)
     return out
 
 
@@ -635,10 +675,10 @@ def judgment_submit(
     active_seconds: float | None = None,
     source: str = JudgmentSource.API,
 ) -> SubmitResult:
-    """Store one judge's four scores for one item of their assignment.
+    """Store one judge's values (one per criterion of the design) for one item of their assignment.
 
-    Checks, in order: the key's form, the scores (each criterion an integer 1–5, all
-    four present), that the item is in *this judge's* assignment of *this study*
+    Checks, in order: the key's form, the scores (every criterion of the design, each
+    on its own scale: :func:`scores_clean`), that the item is in *this judge's* assignment of *this study*
     (:class:`ItemNotFound` otherwise — also for other judges' items), the serve stamp.
     Idempotent on ``(judge, key)``: the same key again returns the stored judgment
     (``created=False``) even if the study has closed since; the same key with other
@@ -652,7 +692,7 @@ def judgment_submit(
     ``(judge, key)`` settles a key raced across two items.
     """
     key = _clean_key(key)
-    clean = _clean_scores(scores)
+    clean = scores_clean(criteria=_design_criteria(study), scores=scores)
     if active_seconds is not None:
         try:
             active_seconds = float(active_seconds)
@@ -682,7 +722,8 @@ def judgment_submit(
         judgment = Judgment(
             study=study, item=item, judge=judge, key=key, revision=(latest.revision + 1) if latest else 1,
             is_latest=True, served_at=served_at, submitted_at=now,
-            seconds=max(0.0, (now - served_at).total_seconds()), active_seconds=active_seconds, source=source, **clean)
+            seconds=max(0.0, (now - served_at).total_seconds()), active_seconds=active_seconds, source=source,
+            values=clean)
         # Field validation only: the uniqueness rules are enforced by the database
         # constraints below, which (unlike a query first) hold under concurrency, and
         # the three foreign keys are rows we have just read.
@@ -730,3 +771,207 @@ def judge_exclusion_set(*, study: Study, judge: User, excluded: bool, decided_by
     row.full_clean()
     row.save()
     return row
+
+
+# --- importing judgments ---------------------------------------------------------------------
+
+#: Imported participants' usernames: ``<name>@s<study id>.imported`` (never a login:
+#: their password is unusable), so two studies' "worker 7" stay two people.
+IMPORTED_JUDGE_SUFFIX = ".imported"
+
+
+def imported_judge_username(study: Study, name: str) -> str:
+    return f"{name}@s{study.pk}{IMPORTED_JUDGE_SUFFIX}"
+
+
+@dataclass(frozen=True)
+class JudgmentImportSummary:
+    rows: int
+    judgments: int
+    revisions: int  # judgments that revise an earlier one of the same judge and candidate
+    judges_created: int
+    judges: int
+    candidates_created: int
+    systems_created: int
+
+
+def judgments_import_parsed(*, study: Study, parsed) -> JudgmentImportSummary:
+    """Write parsed judgments (:func:`annotation.importing.parse_judgments_file`) into
+    ``study``, all or nothing; :class:`~annotation.importing.StudyImportError` names
+    every row that cannot be matched.
+
+    Candidates: ``system``/``systems`` name the study's candidates of that original
+    (with ``candidate`` text too, a missing one is added, under a new imported system
+    if need be); the text alone matches every candidate of the original with that
+    text. A row naming several systems gives each of their candidates the judgment.
+    Judges: a judge of the study with that username is used; any other name becomes
+    an imported participant (:func:`imported_judge_username`, no password). Each
+    judge gets an assignment holding the judged items (done), marked as an import.
+    Rows of one judge and candidate form one judgment until a criterion repeats or
+    the ``judgment`` id changes, which starts a new revision (the latest counts, as
+    on the judge's page); file order decides which is latest. Every judgment is stored with ``source=import``.
+    """
+    from annotation.importing import ImportIssue, StudyImportError
+
+    design_get_or_create(study=study)  # the scales the file was parsed against
+    with transaction.atomic():
+        Study.objects.select_for_update().filter(pk=study.pk).first()
+        originals = dict(Original.objects.filter(study=study).values_list("external_id", "id"))
+        systems = dict(System.objects.filter(study=study).values_list("name", "id"))
+        system_kinds = dict(System.objects.filter(study=study).values_list("name", "kind"))
+        by_system: dict[tuple[int, str], int] = {}
+        by_text: dict[tuple[int, str], list[int]] = {}
+        cand_text: dict[int, str] = {}
+        for pk, oid, sname, text in Candidate.objects.filter(original__study=study).values_list(
+                "id", "original_id", "system__name", "text"):
+            by_system[(oid, sname)] = pk
+            by_text.setdefault((oid, text.strip()), []).append(pk)
+            cand_text[pk] = text
+        issues: list[ImportIssue] = []
+        new_systems: list[str] = []
+        new_cands: dict[tuple[int, str], str] = {}  # (original pk, system) -> text
+        resolved: list[tuple] = []  # (row, [candidate key]) where a key is a pk or ("new", oid, system)
+        for row in parsed.rows:
+            if len(issues) >= 50:
+                break
+            oid = originals.get(row.original_id)
+            if oid is None:
+                issues.append(ImportIssue(f"study '{study.name}' has no original '{row.original_id}'", line=row.line,
+                                          column="original_id"))
+                continue
+            keys: list = []
+            if row.systems:
+                for name in row.systems:
+                    pk = by_system.get((oid, name))
+                    if pk is not None:
+                        if row.candidate and cand_text[pk].strip() != row.candidate:
+                            issues.append(ImportIssue(
+                                f"system '{name}' has another candidate for original '{row.original_id}'",
+                                line=row.line, column="candidate"))
+                        keys.append(pk)
+                    elif name in system_kinds and system_kinds[name] != SystemKind.IMPORTED:
+                        issues.append(ImportIssue(f"system '{name}' is not an imported system", line=row.line,
+                                                  column="system"))
+                    elif row.candidate:
+                        known = new_cands.setdefault((oid, name), row.candidate)
+                        if known != row.candidate:
+                            issues.append(ImportIssue(
+                                f"system '{name}' is given two different candidates for original '{row.original_id}'",
+                                line=row.line, column="candidate"))
+                        if name not in systems and name not in new_systems:
+                            new_systems.append(name)
+                        keys.append(("new", oid, name))
+                    else:
+                        issues.append(ImportIssue(
+                            f"original '{row.original_id}' has no candidate of system '{name}' (give the candidate "
+                            "text to add it)", line=row.line, column="systems" if len(row.systems) > 1 else "system"))
+            else:
+                keys = list(by_text.get((oid, row.candidate), []))
+                if not keys:
+                    issues.append(ImportIssue(
+                        f"original '{row.original_id}' has no candidate with this text (give a system to add it)",
+                        line=row.line, column="candidate"))
+            resolved.append((row, keys))
+        if issues:
+            raise StudyImportError(parsed.filename, issues)
+
+        System.objects.bulk_create([System(study=study, name=n, kind=SystemKind.IMPORTED,
+                                           description="Added by a judgments import.") for n in new_systems])
+        systems = dict(System.objects.filter(study=study).values_list("name", "id"))
+        Candidate.objects.bulk_create([Candidate(original_id=oid, system_id=systems[name], text=text)
+                                       for (oid, name), text in new_cands.items()], batch_size=BULK_BATCH)
+        new_pk = {(oid, name): pk for pk, oid, name in Candidate.objects.filter(
+            original__study=study, system__name__in={n for _, n in new_cands}).values_list(
+            "id", "original_id", "system__name") if (oid, name) in new_cands}
+
+        # Judges: the study's own judges by username, else imported participants.
+        names = list(dict.fromkeys(r.judge for r, _ in resolved))
+        members = {u.username: u for u in User.objects.filter(
+            username__in=names, study_memberships__study=study, study_memberships__role=Role.JUDGE)}
+        imported = {u.username: u for u in User.objects.filter(
+            username__in=[imported_judge_username(study, n) for n in names])}
+        created_judges = 0
+        judges: dict[str, User] = {}
+        for n in names:
+            user = members.get(n) or imported.get(imported_judge_username(study, n))
+            if user is None:
+                user = User(username=imported_judge_username(study, n))
+                user.set_unusable_password()
+                user.save()
+                created_judges += 1
+            judges[n] = user
+
+        # Group rows into judgments per (judge, candidate): a repeated criterion starts a revision.
+        current: dict[tuple[int, int], dict] = {}
+        judgments: list[tuple[int, int, dict]] = []  # (user pk, candidate pk, {values, seconds}) in file order
+        for row, keys in resolved:
+            user = judges[row.judge]
+            for key in keys:
+                cand = new_pk[(key[1], key[2])] if isinstance(key, tuple) else key
+                j = current.get((user.pk, cand))
+                if j is None or row.criterion in j["values"] or j["id"] != row.judgment:
+                    j = {"values": {}, "seconds": None, "id": row.judgment}
+                    current[(user.pk, cand)] = j
+                    judgments.append((user.pk, cand, j))
+                j["values"][row.criterion] = row.value
+                if row.seconds is not None:
+                    j["seconds"] = row.seconds
+
+        now = timezone.now()
+        assignments = {a.judge_id: a for a in Assignment.objects.filter(study=study, judge__in=judges.values())}
+        for user in judges.values():
+            if user.pk not in assignments:
+                assignments[user.pk] = Assignment.objects.create(study=study, judge=user, seed=0, n_items=0,
+                                                                 instructions_seen_at=now)
+        items = {(i.assignment.judge_id, i.candidate_id): i for i in AssignmentItem.objects.filter(
+            assignment__in=assignments.values()).select_related("assignment")}
+        new_items = []
+        next_pos = {a.pk: a.n_items for a in assignments.values()}
+        for user_pk, cand, _j in judgments:
+            if (user_pk, cand) not in items:
+                a = assignments[user_pk]
+                next_pos[a.pk] += 1
+                item = AssignmentItem(assignment=a, candidate_id=cand, position=next_pos[a.pk],
+                                      token=item_token_new(), done_at=now)
+                items[(user_pk, cand)] = item
+                new_items.append(item)
+        AssignmentItem.objects.bulk_create(new_items, batch_size=BULK_BATCH)
+        for a in assignments.values():
+            if next_pos[a.pk] != a.n_items:
+                Assignment.objects.filter(pk=a.pk).update(n_items=next_pos[a.pk], updated_at=now)
+        AssignmentItem.objects.filter(assignment__in=assignments.values(), done_at__isnull=True,
+                                      pk__in=[i.pk for i in items.values()]).update(done_at=now)
+
+        latest_rev = dict(Judgment.objects.filter(item__in=[i.pk for i in items.values()], is_latest=True)
+                          .values_list("item_id", "revision"))
+        Judgment.objects.filter(item_id__in=latest_rev, is_latest=True).update(is_latest=False)
+        last_index: dict[int, int] = {}
+        for idx, (user_pk, cand, _j) in enumerate(judgments):
+            last_index[items[(user_pk, cand)].pk] = idx
+        revision = dict(latest_rev)
+        rows = []
+        revisions = 0
+        for idx, (user_pk, cand, j) in enumerate(judgments):
+            item = items[(user_pk, cand)]
+            rev = revision.get(item.pk, 0) + 1
+            revision[item.pk] = rev
+            revisions += rev > 1
+            rows.append(Judgment(
+                study=study, item=item, judge_id=user_pk, key=f"import-{item_token_new()[:24]}", revision=rev,
+                is_latest=last_index[item.pk] == idx, served_at=now, submitted_at=now, seconds=j["seconds"],
+                source=JudgmentSource.IMPORT, values=j["values"]))
+        Judgment.objects.bulk_create(rows, batch_size=BULK_BATCH)
+        return JudgmentImportSummary(
+            rows=len(parsed.rows), judgments=len(rows), revisions=revisions, judges_created=created_judges,
+            judges=len(judges), candidates_created=len(new_cands), systems_created=len(new_systems))
+
+
+def judgments_import_file(*, study: Study, data: bytes, filename: str, fmt: str | None = None) -> JudgmentImportSummary:
+    """Parse (against the study's design) and write a judgments file: the one path behind
+    the command, the study page and the API. :class:`StudyImportError` on any problem."""
+    from annotation.importing import parse_judgments_file
+
+    design = design_get_or_create(study=study)
+    parsed = parse_judgments_file(data, filename=filename, criteria=design.criteria, fmt=fmt,
+                                  max_bytes=settings.PARAEVAL_IMPORT_MAX_BYTES)
+    return judgments_import_parsed(study=study, parsed=parsed)

@@ -25,6 +25,7 @@ urlpatterns = [
     path("studies/<int:study_id>/judging/progress.json", views.progress_json, name="progress_json"),
     path("studies/<int:study_id>/judging/qc/", views.qc, name="qc"),
     path("studies/<int:study_id>/judging/judges/<str:username>/exclusion/", views.exclusion, name="exclusion"),
+    path("studies/<int:study_id>/judging/import/", views.import_judgments, name="import_judgments"),
     path("studies/<int:study_id>/judging/export/tidy.csv", views.export_tidy, name="export_tidy"),
     path("studies/<int:study_id>/judging/export/wide.csv", views.export_wide, name="export_wide"),
 ]

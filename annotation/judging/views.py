@@ -19,15 +19,17 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.enums import JobStatus, Role, StudyStatus
+from annotation.importing import StudyImportError
 from annotation.models import Candidate, Original, Study
 from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
 from annotation.views import researcher_study_required, study_context
 
 from . import selectors, services
-from .enums import CRITERIA, JudgmentSource
+from . import scales
+from .enums import JudgmentSource
 from .errors import ItemNotFound, JudgingError
 from .exports import csv_lines
-from .forms import POINTS, DesignForm, ExclusionForm, JudgmentForm
+from .forms import DesignForm, ExclusionForm, JudgmentForm
 from .models import OpenJob
 from .tokens import idempotency_key_new
 
@@ -48,13 +50,38 @@ def _judge_study(request, study_id: int) -> Study:
     return study
 
 
-def _criteria_for_judge(study: Study) -> list[dict]:
-    design = selectors.design_for_study(study=study)
-    from .defaults import default_criteria
+def _point_keys(values: list[int]) -> list[str | None]:
+    """Keyboard keys of a discrete scale's points: the digit of the value itself when every
+    value is 0–9 (so 0–2 is typed 0, 1, 2 and 1–5 is typed 1–5), else 1…k for k ≤ 9, else none."""
+    if all(0 <= v <= 9 for v in values):
+        return [str(v) for v in values]
+    if len(values) <= 9:
+        return [str(i) for i in range(1, len(values) + 1)]
+    return [None] * len(values)
 
-    criteria = design.criteria if design else default_criteria()
-    return [{"slug": c["slug"], "name": c["name"], "help": c.get("help", ""),
-             "points": [{"value": p, "label": lbl} for p, lbl in zip(POINTS, c["labels"])]} for c in criteria]
+
+def criteria_for_judge(criteria: list[dict]) -> list[dict]:
+    """The design's criteria as the judge's page renders them: texts, scale type, points
+    (value, label, key) or slider anchors. Nothing else of the design."""
+    out = []
+    for c in criteria:
+        scale = c["scale"]
+        row = {"slug": c["slug"], "name": c["name"], "help": c.get("help", ""), "type": scale["type"]}
+        if scale["type"] == "slider":
+            anchors = scale.get("anchors", {})
+            row |= {"min": scales.SLIDER_MIN, "max": scales.SLIDER_MAX, "low": anchors.get("low", ""),
+                    "mid": anchors.get("mid", ""), "high": anchors.get("high", ""), "points": []}
+        else:
+            values, labels = scales.scale_values(scale), scales.scale_labels(scale)
+            keys = (_point_keys(values) if scale["type"] == "points"
+                    else [str(i + 1) if len(values) <= 9 else None for i in range(len(values))])
+            row["points"] = [{"value": v, "label": lbl, "key": k} for v, lbl, k in zip(values, labels, keys)]
+        out.append(row)
+    return out
+
+
+def _criteria_for_judge(study: Study) -> list[dict]:
+    return criteria_for_judge(selectors.study_criteria(study=study))
 
 
 @login_required
@@ -84,7 +111,13 @@ def _render_item(request, study, item, *, error=None, field_errors=None, posted=
     scores = posted if posted is not None else (item.scores or {})
     criteria = _criteria_for_judge(study)
     for c in criteria:
-        c["checked"] = scores.get(c["slug"])
+        value = scores.get(c["slug"])
+        if isinstance(value, str):  # posted back after an error: compare as the stored type
+            try:
+                value = float(value) if c["type"] == "slider" else int(value)
+            except ValueError:
+                value = None
+        c["checked"] = value
         c["errors"] = (field_errors or {}).get(c["slug"], [])
     return render(request, "judging/rate.html", {
         "study": study,
@@ -134,10 +167,10 @@ def revise(request, study_id: int, token: str):
 def submit(request, study_id: int):
     """The rating form's POST: the same service as the API, then back to the resume point."""
     study = _judge_study(request, study_id)
-    form = JudgmentForm(request.POST)
+    form = JudgmentForm(request.POST, criteria=selectors.study_criteria(study=study))
     token = request.POST.get("token", "")
     if not form.is_valid():
-        error = "Every score must be a whole number from 1 to 5."
+        error = "Give every criterion a value on its scale."
         field_errors, posted = form.errors, {}
     else:
         try:
@@ -326,12 +359,12 @@ QC_TEST_LABELS = {
 }
 
 
-def _qc_display(row: dict) -> dict:
+def _qc_display(row: dict, criteria: list[str]) -> dict:
     """Format one judge's QC result for the table (numbers as text, flags as a list)."""
     qc = row["qc"]
     out = {"judge": row["judge"], "excluded": row["excluded"]}
     if qc is None:
-        return out | {"verdict": "none", "flags": [], "n_items": 0, "n_controls": 0, "mad": ["—"] * len(CRITERIA),
+        return out | {"verdict": "none", "flags": [], "n_items": 0, "n_controls": 0, "mad": ["—"] * len(criteria),
                       "tests": [{"label": label, "passed": None, "p": "—"} for label in QC_TEST_LABELS.values()],
                       "median": "—", "straight": "—", "straight_flagged": False}
     tested = any(t.passed is not None for t in qc.tests)
@@ -342,7 +375,7 @@ def _qc_display(row: dict) -> dict:
         "flags": list(qc.flags),
         "n_items": qc.n_items,
         "n_controls": qc.n_controls,
-        "mad": [f"{qc.control_mad[c]:.2f}" if c in qc.control_mad else "—" for c in CRITERIA],
+        "mad": [f"{qc.control_mad[c]:.2f}" if c in qc.control_mad else "—" for c in criteria],
         "tests": [{"label": QC_TEST_LABELS.get(t.name, t.name), "passed": t.passed,
                    "p": "—" if t.pvalue is None else f"{t.pvalue:.3g}"} for t in qc.tests],
         "median": "—" if qc.median_seconds is None else f"{qc.median_seconds:.1f}",
@@ -356,9 +389,14 @@ def _qc_display(row: dict) -> dict:
 @require_GET
 def qc(request, study):
     design = selectors.design_for_study(study=study)
-    rows = [_qc_display(r) for r in selectors.judge_qc(study=study)]
+    criteria = selectors.study_criteria_slugs(study=study)
+    expected = selectors.study_control_expected(study=study)
+    # Criteria with no expected value for any control kind: their controls are judged
+    # but cannot be checked (the QC page says so).
+    unchecked = [c for c in criteria if not any(c in v for v in expected.values())]
+    rows = [_qc_display(r, criteria) for r in selectors.judge_qc(study=study)]
     return render(request, "judging/qc.html", study_context(
-        study, rows=rows, alpha=design.qc_alpha if design else 0.05, criteria=CRITERIA,
+        study, rows=rows, alpha=design.qc_alpha if design else 0.05, criteria=criteria, unchecked=unchecked,
         test_labels=list(QC_TEST_LABELS.values()),
         history=selectors.judge_exclusion_history(study=study),
         fingerprint=selectors.judgments_fingerprint(study=study)))
@@ -406,3 +444,21 @@ def export_tidy(request, study):
 @require_GET
 def export_wide(request, study):
     return csv_response(selectors.export_wide_rows(study=study), export_filename(study, "wide"))
+
+
+@researcher_study_required
+@require_POST
+def import_judgments(request, study):
+    """The judging design page's upload of judgments collected elsewhere (all or nothing)."""
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, "Choose a judgments file to import.")
+        return redirect("judging:design", study_id=study.pk)
+    try:
+        s = services.judgments_import_file(study=study, data=upload.read(), filename=upload.name)
+    except StudyImportError as exc:
+        messages.error(request, "Nothing was imported:\n" + exc.describe(limit=20))
+        return redirect("judging:design", study_id=study.pk)
+    messages.success(request, f"Imported {s.judgments:,} judgments ({s.revisions:,} revisions) by {s.judges} judges "
+                              f"from {upload.name}; {s.judges_created} imported participants created.")
+    return redirect("judging:design", study_id=study.pk)

@@ -36,6 +36,13 @@ class ReportSettingsForm(forms.Form):
     subset_fluency = forms.FloatField(label="Table 2 subset: mean fluency ≥", required=False, min_value=1,
                                       max_value=5, initial=4)
 
+    def __init__(self, *args, criteria: list[str] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if criteria:  # the study's own criteria (PEM's four by default)
+            self.fields["criterion"].choices = [(c, c) for c in criteria]
+            if "overall" not in criteria:
+                self.fields["criterion"].initial = criteria[0]
+
     @classmethod
     def initial_from(cls, settings: dict[str, Any] | None) -> dict[str, Any]:
         """Form values showing ``settings`` (e.g. those of the report on the page)."""

@@ -10,7 +10,6 @@ from django.db.models import QuerySet
 
 from annotation.enums import JobStatus
 from annotation.judging import selectors as judging_selectors
-from annotation.judging.enums import CRITERIA
 from annotation.models import Study
 from metrics import selectors as metric_selectors
 
@@ -83,7 +82,7 @@ def report_judgment_inputs(*, study: Study) -> JudgmentInputs:
         fingerprint=fingerprint,
         control_expected=judging_selectors.study_control_expected(study=study),
         qc_alpha=float(design.qc_alpha) if design else 0.05,
-        criteria=[c for c in CRITERIA if c in crits],
+        criteria=[c for c in judging_selectors.study_criteria_slugs(study=study) if c in crits],
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from importlib import metadata
@@ -27,7 +27,9 @@ from django.utils import timezone
 
 from annotation.enums import JobStatus, Role, StudyStatus
 from annotation.judging import services as judging_services
-from annotation.judging.enums import CONTROL_KIND_OF_SYSTEM_KIND, CRITERIA, SCORE_MAX, SCORE_MIN, JudgmentSource
+from annotation.judging.defaults import default_criteria
+from annotation.judging.enums import CONTROL_KIND_OF_SYSTEM_KIND, CRITERIA, JudgmentSource
+from annotation.judging.selectors import study_criteria
 from annotation.judging.models import AssignmentItem, JudgingDesign, Judgment
 from annotation.models import Candidate, Original, Study
 from annotation.services import job_enqueue, study_member_add
@@ -87,7 +89,28 @@ def _as_number(value: object, name: str, errors: dict, *, low: float, high: floa
     return int(number) if integer else number
 
 
-def report_settings_clean(raw: Mapping[str, Any] | None) -> dict[str, Any]:
+def _criterion_bounds(c: Mapping) -> tuple[float, float]:
+    scale = c["scale"]
+    if scale["type"] == "categorical":
+        return 0, len(scale["categories"]) - 1
+    return scale.get("min", 0), scale.get("max", 100)
+
+
+def _shared_points_scale(criteria: list[dict]) -> range | None:
+    """The values of the one labelled-point scale every criterion shares (PEM's 1–5),
+    for weighted κ and the score-distribution axes; None when the criteria's scales
+    differ or are not points (then the values observed are used)."""
+    spans = {(c["scale"].get("min"), c["scale"].get("max")) if c["scale"]["type"] == "points" else None
+             for c in criteria}
+    if len(spans) != 1 or None in spans:
+        return None
+    lo, hi = spans.pop()
+    if lo is None or hi is None:
+        return None
+    return range(int(lo), int(hi) + 1)
+
+
+def report_settings_clean(raw: Mapping[str, Any] | None, *, criteria: list[dict] | None = None) -> dict[str, Any]:
     """Fill in defaults and check a report's settings; ``ValidationError`` per field otherwise.
 
     Keys (all optional): ``criterion`` (target criterion, default ``overall``),
@@ -99,17 +122,31 @@ def report_settings_clean(raw: Mapping[str, Any] | None) -> dict[str, Any]:
     ``include_metrics`` (correlate the study's metric runs), ``min_shared`` (items two
     judges must share for their pair to enter the inter-judge summary, and items every
     judge must have rated for an ICC; default 30, at least 4).
+    ``include_metrics`` (correlate the study's metric runs).
+
+    ``criteria`` are the study's criteria with their scales (PEM's four on 1–5 when not
+    given): the target must be one of them (default ``overall``, else the study's first
+    criterion), and the default subset keeps only the criteria the study has.
     """
     raw = dict(raw or {})
+    criteria = criteria if criteria is not None else default_criteria()
+    slugs = [c["slug"] for c in criteria]
+    bounds = {c["slug"]: _criterion_bounds(c) for c in criteria}
     errors: dict[str, list[str]] = {}
     unknown = sorted(set(raw) - set(DEFAULT_SETTINGS))
     if unknown:
         errors["__all__"] = [f"unknown report setting(s): {', '.join(unknown)}"]
-    s = {**DEFAULT_SETTINGS, **{k: v for k, v in raw.items() if k in DEFAULT_SETTINGS}}
+    defaults = dict(DEFAULT_SETTINGS)
+    if defaults["criterion"] not in slugs:
+        defaults["criterion"] = slugs[0]
+    if "subset_min" not in raw:
+        kept = {c: v for c, v in (defaults["subset_min"] or {}).items() if c in slugs}
+        defaults["subset_min"] = kept if len(kept) == len(defaults["subset_min"] or {}) else None
+    s = {**defaults, **{k: v for k, v in raw.items() if k in DEFAULT_SETTINGS}}
     out: dict[str, Any] = {}
     out["criterion"] = s["criterion"]
-    if s["criterion"] not in CRITERIA:
-        errors.setdefault("criterion", []).append(f"must be one of {', '.join(CRITERIA)}")
+    if s["criterion"] not in slugs:
+        errors.setdefault("criterion", []).append(f"must be one of {', '.join(slugs)}")
     normalize = s["normalize"]
     if normalize in (None, "", "none", "raw"):
         out["normalize"] = None
@@ -137,12 +174,13 @@ def report_settings_clean(raw: Mapping[str, Any] | None) -> dict[str, Any]:
     else:
         clean = {}
         for crit, value in subset.items():
-            if crit not in CRITERIA:
+            if crit not in slugs:
                 errors.setdefault("subset_min", []).append(f"unknown criterion {crit!r}")
                 continue
             if value in (None, ""):
                 continue
-            number = _as_number(value, "subset_min", errors, low=SCORE_MIN, high=SCORE_MAX)
+            low, high = bounds[crit]
+            number = _as_number(value, "subset_min", errors, low=low, high=high)
             if number is not None:
                 clean[str(crit)] = int(number) if float(number).is_integer() else number
         out["subset_min"] = clean or None
@@ -169,7 +207,7 @@ def report_create(*, study: Study, created_by: User | None = None, settings: Map
     With ``enqueue`` the build task is sent after the transaction commits; without
     it the caller runs :func:`report_build` (the ``report`` command does).
     """
-    clean = report_settings_clean(settings)
+    clean = report_settings_clean(settings, criteria=study_criteria(study=study))
     if not selectors.study_has_judgments(study=study):
         raise ValidationError("This study has no judgments yet: open judging and let the judges rate (or fill "
                               "the study with simulated judges) before building a report.")
@@ -207,12 +245,13 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def _subset_in_criteria_order(subset: Mapping[str, float] | None) -> dict[str, float] | None:
+def _subset_in_criteria_order(subset: Mapping[str, float] | None,
+                              criteria: Sequence[str] = CRITERIA) -> dict[str, float] | None:
     # PostgreSQL's jsonb does not keep key order; the subset's label ("adequacy>=4,fluency>=4")
     # follows the order given, so restore the criteria's own order.
     if not subset:
         return None
-    return {c: subset[c] for c in CRITERIA if c in subset}
+    return {c: subset[c] for c in criteria if c in subset}
 
 
 def report_build(*, report_id: int) -> Report:
@@ -247,6 +286,7 @@ def report_build(*, report_id: int) -> Report:
         if s.get("include_metrics", True):
             metric_inputs = selectors.report_metric_inputs(study=report.study, judged_items=set(judged.frame["item"]))
         _phase(report_id, 2)
+        criteria_used = [c for c in study_criteria(study=report.study) if c["slug"] in judged.criteria]
         result = build_report(
             judged.frame,
             metric_inputs.scores or None,
@@ -256,7 +296,7 @@ def report_build(*, report_id: int) -> Report:
             criteria=judged.criteria,
             normalize=s["normalize"],
             include_controls_in_mean=s["include_controls_in_mean"],
-            subset_min=_subset_in_criteria_order(s["subset_min"]),
+            subset_min=_subset_in_criteria_order(s["subset_min"], judged.criteria),
             n_boot=s["n_boot"],
             confidence_level=s["confidence_level"],
             significance_level=s["significance_level"],
@@ -264,7 +304,8 @@ def report_build(*, report_id: int) -> Report:
             qc_alpha=judged.qc_alpha,
             min_shared=s.get("min_shared") or DEFAULT_SETTINGS["min_shared"],
             metric_runs=metric_inputs.runs,
-            scale=range(SCORE_MIN, SCORE_MAX + 1),
+            scale=_shared_points_scale(criteria_used),
+            scales={c["slug"]: c["scale"]["type"] for c in criteria_used},
         )
         _phase(report_id, 3)
         from .plots import report_plots  # matplotlib: only where figures are drawn
@@ -279,7 +320,7 @@ def report_build(*, report_id: int) -> Report:
         plots = report_plots(frame=frame, ref=ref, metric_wide=wide, result=result, excluded=judged.excluded,
                              target=s["criterion"], include_controls=False,  # as Table 3's headline
                              normalized=s["normalize"] == "z", seed=s["seed"],
-                             scale=range(SCORE_MIN, SCORE_MAX + 1))
+                             scale=_shared_points_scale([c for c in criteria_used if c["slug"] == s["criterion"]]))
         _phase(report_id, 4)
     except (OperationalError, InterfaceError):
         raise
@@ -440,6 +481,11 @@ def simulated_judges_fill(
                   else "open judging on its Judging design page")
         raise ValidationError(f"Study '{study.name}' is not open for judging (it is {state}); {action} first, "
                               "then run the simulator.")
+    if [c["slug"] for c in design.criteria] != list(CRITERIA) or any(
+            c["scale"].get("type") != "points" or (c["scale"]["min"], c["scale"]["max"]) != (1, 5)
+            for c in design.criteria):
+        raise ValidationError("The simulator simulates PEM's four criteria on 1–5 points; this study's design "
+                              "has other criteria or scales.")
     rng = np.random.default_rng(seed)
 
     judges = [_simulated_judge(i + 1) for i in range(n_judges)]
@@ -537,7 +583,7 @@ def simulated_judges_fill(
             clock = clock + timedelta(seconds=seconds)
             j = Judgment(study=study, item_id=item_pk, judge_id=judge_pk, key=f"sim-{token}", revision=1,
                          is_latest=True, served_at=served, submitted_at=clock, seconds=seconds,
-                         source=JudgmentSource.API, **dict(zip(CRITERIA, values)))
+                         source=JudgmentSource.API, values=dict(zip(CRITERIA, values)))
             # Field checks (scores 1–5, key length) without one query per foreign key.
             j.full_clean(exclude=["study", "item", "judge"], validate_unique=False, validate_constraints=False)
             judgments.append(j)

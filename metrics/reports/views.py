@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.enums import JobStatus
+from annotation.judging.selectors import study_criteria_slugs
 from annotation.models import Candidate
 from annotation.views import researcher_study_required, study_context
 from metrics.core.stats import judges_needed, plan_judges
@@ -57,7 +58,8 @@ def _page(request, study, report: Report | None, form: ReportSettingsForm | None
     has_judgments = selectors.study_has_judgments(study=study)
     active = selectors.report_active(study=study)
     if form is None:
-        form = ReportSettingsForm(initial=ReportSettingsForm.initial_from(report.settings if report else None))
+        form = ReportSettingsForm(initial=ReportSettingsForm.initial_from(report.settings if report else None),
+                                  criteria=study_criteria_slugs(study=study))
     ctx = {
         "report": report,
         "has_judgments": has_judgments,
@@ -104,7 +106,7 @@ def report_detail(request, study, report_id: int):
 @researcher_study_required
 @require_POST
 def create(request, study):
-    form = ReportSettingsForm(request.POST)
+    form = ReportSettingsForm(request.POST, criteria=study_criteria_slugs(study=study))
     if not form.is_valid():
         return _page(request, study, selectors.report_latest(study=study), form=form)
     try:

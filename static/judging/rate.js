@@ -1,12 +1,17 @@
 // The judge's rating page: keyboard-only rating, active-time measurement and
 // double-submit protection. The page works without this script (plain form).
 //
-// Keys: 1-5 score the current criterion and move to the next one; Enter submits
-// once all criteria are scored; B or Backspace goes back to the previous item;
-// ? opens the instructions.
+// Keys: a number key shown beside a choice (data-key) picks it on the current
+// criterion and moves to the next one; on a slider the arrow keys move it (native
+// range input) and Tab moves on; Enter submits once every criterion has a value;
+// B or Backspace goes back to the previous item; ? opens the instructions.
+//
+// A slider that was never touched has no value: its name is taken away until the
+// judge moves it, so an untouched slider is never sent as its midpoint. (Without
+// this script the slider's position is sent as shown.)
 
 const form = document.getElementById("rating-form");
-const groups = form ? Array.from(form.querySelectorAll('[role="radiogroup"]')) : [];
+const groups = form ? Array.from(form.querySelectorAll("[data-criterion]")) : [];
 const statusLine = document.getElementById("rate-status");
 const previousLink = document.getElementById("previous-link");
 const instructionsLink = document.getElementById("instructions-link");
@@ -16,10 +21,43 @@ function radiosOf(group) {
   return Array.from(group.querySelectorAll('input[type="radio"]'));
 }
 
+function sliderOf(group) {
+  return group.querySelector('input[type="range"]');
+}
+
 function valueOf(group) {
+  const slider = sliderOf(group);
+  if (slider) return slider.dataset.unset ? null : slider.value;
   const checked = group.querySelector('input[type="radio"]:checked');
   return checked ? checked.value : null;
 }
+
+function sliderTouched(slider) {
+  if (slider.dataset.unset) {
+    delete slider.dataset.unset;
+    slider.name = slider.dataset.name;
+  }
+  const out = document.getElementById(`${slider.dataset.name}-value`);
+  if (out) out.textContent = slider.value;
+  slider.setAttribute("aria-valuetext", slider.value);
+}
+
+groups.forEach((g) => {
+  const slider = sliderOf(g);
+  if (!slider) return;
+  slider.dataset.name = slider.name;
+  if (slider.dataset.unset) slider.removeAttribute("name");
+  slider.addEventListener("input", () => sliderTouched(slider));
+  slider.addEventListener("change", () => sliderTouched(slider));
+  // Arrow keys on an untouched slider: the first press counts as setting it.
+  slider.addEventListener("keydown", (e) => {
+    if (["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "PageUp", "PageDown", "Home", "End"].includes(e.key)) {
+      setTimeout(() => sliderTouched(slider), 0);
+    }
+  });
+});
+
+const DONE_TEXT = "Every criterion has a value: press Enter to submit.";
 
 function firstUnset() {
   return groups.findIndex((g) => valueOf(g) === null);
@@ -37,6 +75,11 @@ function setCurrent(index, { focus = true } = {}) {
   current = Math.max(0, Math.min(index, groups.length - 1));
   groups.forEach((g, i) => g.classList.toggle("is-current", i === current));
   if (focus) {
+    const slider = sliderOf(groups[current]);
+    if (slider) {
+      slider.focus({ preventScroll: false });
+      return;
+    }
     const radios = radiosOf(groups[current]);
     const target = radios.find((r) => r.checked) || radios[0];
     if (target) target.focus({ preventScroll: false });
@@ -47,8 +90,8 @@ function groupIndexOf(element) {
   return groups.findIndex((g) => g.contains(element));
 }
 
-function score(value) {
-  const radio = radiosOf(groups[current]).find((r) => r.value === value);
+function score(key) {
+  const radio = radiosOf(groups[current]).find((r) => r.dataset.key === key);
   if (!radio) return;
   radio.checked = true;
   radio.dispatchEvent(new Event("change", { bubbles: true }));
@@ -58,13 +101,13 @@ function score(value) {
     groups.forEach((g) => g.classList.remove("is-current"));
     document.getElementById("submit-button").focus();
   }
-  say(allSet() ? "All four scored: press Enter to submit." : "");
+  say(allSet() ? DONE_TEXT : "");
 }
 
 function submitIfComplete() {
   if (!allSet()) {
     const missing = firstUnset();
-    say("Score every criterion first (1 to 5).");
+    say("Give every criterion a value first.");
     setCurrent(missing);
     return;
   }
@@ -119,7 +162,7 @@ if (form) {
   });
 
   form.addEventListener("change", () => {
-    say(allSet() ? "All four scored: press Enter to submit." : "");
+    say(allSet() ? DONE_TEXT : "");
   });
 
   const start = firstUnset();
@@ -129,13 +172,16 @@ if (form) {
 document.addEventListener("keydown", (event) => {
   if (event.altKey || event.ctrlKey || event.metaKey) return;
   const tag = event.target && event.target.tagName;
-  if (tag === "TEXTAREA" || (tag === "INPUT" && event.target.type !== "radio")) return;
+  const onSlider = tag === "INPUT" && event.target.type === "range";
+  if (tag === "TEXTAREA" || (tag === "INPUT" && event.target.type !== "radio" && !onSlider)) return;
   const key = event.key;
-  if (form && /^[1-5]$/.test(key)) {
-    event.preventDefault();
+  if (form && /^[0-9]$/.test(key) && !onSlider) {
     const index = groupIndexOf(document.activeElement);
     if (index >= 0) current = index;
-    score(key);
+    if (radiosOf(groups[current]).some((r) => r.dataset.key === key)) {
+      event.preventDefault();
+      score(key);
+    }
   } else if (form && key === "Enter") {
     if (event.target && event.target.tagName === "A") return; // follow links normally
     event.preventDefault();

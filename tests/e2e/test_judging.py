@@ -89,7 +89,7 @@ def test_judge_rates_by_keyboard_resumes_revises_and_finishes(page, browser, liv
     # Enter before all four are scored does nothing but say so
     page.keyboard.press("4")
     page.keyboard.press("Enter")
-    expect(page.locator("#rate-status")).to_contain_text("Score every criterion first")
+    expect(page.locator("#rate-status")).to_contain_text("Give every criterion a value first")
     expect(page.locator("#item-h")).to_have_text("1 of 25")
     rate_by_keys(page, "423", "2 of 25")  # focus went back to the first unscored criterion (fluency)
     page.keyboard.press("5")
@@ -120,7 +120,7 @@ def test_judge_rates_by_keyboard_resumes_revises_and_finishes(page, browser, liv
     expect(page.get_by_role("radiogroup", name=re.compile("^Overall")).get_by_role("radio", name=re.compile("^3"))).to_be_checked()
     rate_by_keys(page, "1111", "4 of 25")
     revised = Judgment.objects.filter(judge=ann, item__position=3).order_by("revision")
-    assert [(j.revision, j.overall, j.is_latest) for j in revised] == [(1, 3, False), (2, 1, True)]
+    assert [(j.revision, j.values["overall"], j.is_latest) for j in revised] == [(1, 3, False), (2, 1, True)]
     assert Judgment.objects.filter(judge=ann, is_latest=True).count() == 3
     assert all(j.active_seconds is not None for j in Judgment.objects.filter(judge=ann))
 
@@ -252,7 +252,8 @@ def test_a_pem_sized_study_end_to_end(page, researcher, make_user):
     todo = list(AssignmentItem.objects.filter(assignment=assignment, position__gte=2, position__lt=2100))
     Judgment.objects.bulk_create([
         Judgment(study=study, item=i, judge=ann, key=f"bulk-{i.position:05d}", served_at=now, submitted_at=now,
-                 seconds=5.0, adequacy=4, fluency=4, dissimilarity=3, overall=4) for i in todo], batch_size=1000)
+                 seconds=5.0, values={"adequacy": 4, "fluency": 4, "dissimilarity": 3, "overall": 4}) for i in todo],
+        batch_size=1000)
     AssignmentItem.objects.filter(pk__in=[i.pk for i in todo]).update(done_at=now, updated_at=F("created_at"))
 
     page.reload()

@@ -112,7 +112,7 @@ def build_world() -> SimpleNamespace:
         for c in criteria:
             c["name"] = (c["name"] + " " + MARKUP[2])[:60]
             c["help"] = c.get("help", "") + " " + " ".join(MARKUP)
-            c["labels"] = [f"{lbl[:20]} {MARKUP[k % 3][:38]}" for k, lbl in enumerate(c["labels"])]
+            c["scale"]["labels"] = [f"{lbl[:20]} {MARKUP[k % 3][:38]}" for k, lbl in enumerate(c["scale"]["labels"])]
         judging_services.design_update(study=study, changes={"criteria": criteria, "seed": 5})
         # through the researcher's path, so an opening job (done at once: a small study) exists too
         open_job = judging_services.study_judging_open_start(study=study, user=owner, background=False)

@@ -68,6 +68,7 @@ def build_report(
     min_shared: int = 30,
     metric_runs: Sequence[Mapping[str, Any]] = (),
     scale: Sequence[float] | None = None,
+    scales: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Compute the study report (PEM Tables 1–3, agreement, QC, rankings) as a dict.
 
@@ -95,6 +96,11 @@ def build_report(
     * ``metric_leaderboard`` — per level, metrics by Pearson with the mean human
       reference, with Williams-test p-values against the best; null without metrics.
     * ``settings``, ``versions`` — everything needed to reproduce the numbers.
+
+    ``scales`` maps criteria to their scale type (``points``, ``slider``,
+    ``categorical``) so that agreement follows the scale
+    (:func:`~metrics.core.stats.agreement.criterion_agreement`); without it every
+    coefficient is computed, as before.
     """
     # One BLAS thread: the report makes thousands of small matrix products, for which
     # thread start-up and contention with other worker processes cost more than they
@@ -122,6 +128,7 @@ def build_report(
             min_shared=min_shared,
             metric_runs=metric_runs,
             scale=scale,
+            scales=scales,
         )
 
 
@@ -148,6 +155,7 @@ def _build_report(
     min_shared,
     metric_runs,
     scale,
+    scales=None,
 ) -> dict[str, Any]:
     if int(min_shared) < 4:
         raise ValueError("min_shared must be at least 4 (a correlation on 3 items has no Fisher-z weight)")
@@ -221,6 +229,7 @@ def _build_report(
             seed=seed,
             min_shared=min_shared,
             scale=scale,
+            scale_type=(scales or {}).get(c),
         ).to_dict()
         for c in crit_names
     }
@@ -291,6 +300,7 @@ def _build_report(
         "min_shared": min_shared,
         "scale": list(scale) if scale is not None else None,
         "metric_controls": "headline on genuine items; controls in the human reference (PEM 5.2) as a second column",
+        "scales": dict(scales) if scales else None,
     }
     report = jsonable(
         {

@@ -50,7 +50,8 @@ class Command(BaseCommand):
                             help="bootstrap resamples (default 1000, 500 above 50,000 items)")
         parser.add_argument("--confidence", type=float, default=0.95)
         parser.add_argument("--significance", type=float, default=0.05)
-        parser.add_argument("--criterion", default="overall", help="target criterion (default overall)")
+        parser.add_argument("--criterion", default=None,
+                            help="target criterion (default overall, or the study's first criterion without one)")
         parser.add_argument("--no-controls-in-mean", action="store_true",
                             help="leave controls out of the human reference")
         parser.add_argument("--no-metrics", action="store_true", help="do not correlate the study's metric runs")
@@ -68,6 +69,8 @@ class Command(BaseCommand):
             "significance_level": opts["significance"], "include_controls_in_mean": not opts["no_controls_in_mean"],
             "include_metrics": not opts["no_metrics"], "min_shared": opts["min_shared"],
         }
+        if opts["criterion"] is None:
+            del settings["criterion"]  # the study's default target
         if opts["no_subset"]:
             settings["subset_min"] = None
         elif opts["subset"] is not None:

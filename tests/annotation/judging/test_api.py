@@ -28,7 +28,8 @@ def test_judge_loop_next_submit_next(ann_api, opened_study):
     assert body["finished"] is False and body["done"] == 0 and body["total"] == 25
     item = body["item"]
     assert set(item) == {"token", "position", "total", "done", "original", "paraphrase", "scores", "revision",
-                         "previous", "serve_stamp"}
+                         "previous", "serve_stamp", "context_shown", "context_before", "context_after"}
+    assert item["context_shown"] is False and item["context_before"] == item["context_after"] == []
     assert item["position"] == 1 and item["previous"] is None and item["scores"] is None
     r = api_submit(ann_api, opened_study, item, values=scores(4, 4, 2, 3), active_seconds=3.5)
     assert r.status_code == 201, r.json()

@@ -36,7 +36,7 @@ def reference_frame(study, *, include_excluded_judges=False) -> pd.DataFrame:
         control_kind = CONTROL_KIND_OF_SYSTEM_KIND.get(cand.system.kind)
         for crit in CRITERIA:
             records.append((j.judge.username, str(cand.pk), cand.original.external_id, cand.system.name,
-                            control_kind is not None, control_kind, crit, int(getattr(j, crit)), float(j.seconds),
+                            control_kind is not None, control_kind, crit, int(j.values[crit]), float(j.seconds),
                             j.submitted_at))
     frame = pd.DataFrame.from_records(records, columns=list(selectors.JUDGMENT_FRAME_COLUMNS))
     return frame.astype({"judge": object, "item": object, "original": object, "system": object,
@@ -145,7 +145,7 @@ def test_frame_equals_the_reference_on_a_varied_study(varied_study, researcher, 
     for j in latest:
         got = full.loc[(full["judge"] == "ann") & (full["item"] == str(j.item.candidate_id))]
         assert list(got["criterion"]) == list(CRITERIA)
-        assert list(got["score"]) == [getattr(j, c) for c in CRITERIA]
+        assert list(got["score"]) == [j.values[c] for c in CRITERIA]
 
 
 def test_frame_without_control_rows_equals_the_reference(varied_study, researcher):

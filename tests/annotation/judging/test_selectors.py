@@ -161,7 +161,7 @@ def test_the_streamed_exports_equal_a_reference_built_from_the_models(opened_stu
     crits = ("adequacy", "fluency", "dissimilarity", "overall")
     # tidy: one row per judgment × criterion, by judge then item
     tidy = list(csv.DictReader(io.StringIO("".join(csv_lines(selectors.export_tidy_rows(study=opened_study))))))
-    expected = sorted(((j.judge.username, j.item.candidate_id, c, getattr(j, c)) for j in latest for c in crits),
+    expected = sorted(((j.judge.username, j.item.candidate_id, c, j.values[c]) for j in latest for c in crits),
                       key=lambda t: (t[0], t[1]))
     assert [(r["judge"], int(r["item"]), r["criterion"], int(r["score"])) for r in tidy] == expected
     assert {r["judge_excluded"] for r in tidy if r["judge"] == "bob"} == {"true"}
@@ -169,7 +169,7 @@ def test_the_streamed_exports_equal_a_reference_built_from_the_models(opened_stu
     wide = list(csv.reader(io.StringIO("".join(csv_lines(selectors.export_wide_rows(study=opened_study))))))
     cands = sorted({j.item.candidate for j in latest},
                    key=lambda c: (c.original.position, c.original.external_id, c.system.name, c.pk))
-    by = {(j.item.candidate_id, j.judge.username): [str(getattr(j, c)) for c in crits] for j in latest}
+    by = {(j.item.candidate_id, j.judge.username): [str(j.values[c]) for c in crits] for j in latest}
     assert wide[0][8:] == [f"{u}:{c}" for u in ("ann", "bob") for c in crits]
     assert [r[:2] for r in wide[1:]] == [[opened_study.name, str(c.pk)] for c in cands]
     for row, cand in zip(wide[1:], cands):

@@ -35,7 +35,8 @@ pytestmark = pytest.mark.django_db
 def test_a_new_design_has_pems_defaults(study):
     design = services.design_get_or_create(study=study)
     assert [c["slug"] for c in design.criteria] == ["adequacy", "fluency", "dissimilarity", "overall"]
-    assert all(len(c["labels"]) == 5 for c in design.criteria)
+    assert all(c["scale"] == {"type": "points", "min": 1, "max": 5, "labels": c["scale"]["labels"]}
+               and len(c["scale"]["labels"]) == 5 for c in design.criteria)
     assert design.judges_mode == JudgesMode.FULLY_CROSSED
     assert design.control_counts == {"identical": 1, "random": 1, "unigram": 1}
     assert design.expected_scores["identical"] == {"adequacy": 5, "fluency": 5, "dissimilarity": 1, "overall": 2}
@@ -54,7 +55,7 @@ def test_design_update_validates_with_clear_messages(study):
     with pytest.raises(DesignInvalid, match="unknown design field"):
         services.design_update(study=study, changes={"colour": "red"})
     labels = services.design_get_or_create(study=study).criteria
-    labels[0]["labels"] = ["only", "four", "labels", "here"]
+    labels[0]["scale"]["labels"] = ["only", "four", "labels", "here"]
     with pytest.raises(DesignInvalid):
         services.design_update(study=study, changes={"criteria": labels})
 
@@ -297,7 +298,7 @@ def test_revisions_keep_history_and_the_latest_counts(opened_study, ann_item):
     submit(opened_study, ann, item, scores=scores(1, 1, 1, 1))
     submit(opened_study, ann, item, scores=scores(2, 2, 2, 2))
     third = submit(opened_study, ann, item, scores=scores(3, 3, 3, 3)).judgment
-    history = list(Judgment.objects.filter(item__token=item.token).order_by("revision").values_list("revision", "is_latest", "overall"))
+    history = list(Judgment.objects.filter(item__token=item.token).order_by("revision").values_list("revision", "is_latest", "values__overall"))
     assert history == [(1, False, 1), (2, False, 2), (3, True, 3)]
     frame = selectors.judgments_frame(study=opened_study)
     assert list(frame.loc[frame["judge"] == "ann", "score"]) == [3, 3, 3, 3]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -75,7 +76,7 @@ def test_a_missing_score_re_renders_the_item_with_a_message(ann_client, opened_s
     r = post_rating(ann_client, opened_study, page, values)
     assert r.status_code == 400
     body = r.content.decode()
-    assert "Rate all four criteria" in body and "overall" in body
+    assert "Rate every criterion on its scale" in body and "overall: this criterion needs a value" in body
     assert 'id="adequacy-3" value="3" checked' in body  # what was chosen stays chosen
     assert not Judgment.objects.exists()
 
@@ -89,7 +90,7 @@ def test_revising_the_previous_item_through_the_page(ann_client, opened_study):
     revise = ann_client.get(prev_url).content.decode()
     assert "Changing item 1 of 25" in revise and re.search(r'value="1" checked', revise)
     post_rating(ann_client, opened_study, revise, scores(2, 2, 2, 2))
-    assert list(Judgment.objects.order_by("revision").values_list("revision", "overall", "is_latest")) == [
+    assert list(Judgment.objects.order_by("revision").values_list("revision", "values__overall", "is_latest")) == [
         (1, 1, False), (2, 2, True)]
 
 
@@ -123,9 +124,9 @@ def design_post_data(page: str) -> dict:
     for name, value in re.findall(r'<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"', page):
         data[name] = value
     for name, body in re.findall(r'<textarea[^>]*name="([^"]+)"[^>]*>(.*?)</textarea>', page, re.S):
-        data[name] = body.strip()
+        data[name] = html.unescape(body.strip())  # as a browser posts it
     for name, body in re.findall(r'<select[^>]*name="([^"]+)"[^>]*>(.*?)</select>', page, re.S):
-        data[name] = re.search(r'value="([^"]+)"[^>]*selected', body).group(1)
+        data[name] = re.search(r'value="([^"]*)"[^>]*selected', body).group(1)
     data["judges_mode"] = "crossed"
     data.pop("csrfmiddlewaretoken", None)
     return data

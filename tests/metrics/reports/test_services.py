@@ -73,8 +73,10 @@ def test_the_stored_numbers_are_build_report_on_the_studys_judgments(built_repor
         f = f.loc[np.isfinite(f["score"])]
         metrics[run.metric if run.higher_is_better else f"{run.metric} (negated)"] = f.assign(
             score=f["score"] * (1 if run.higher_is_better else -1))[["item", "system", "score"]]
-    direct = build_report(frame, metrics, n_boot=50, criteria=["adequacy", "fluency", "dissimilarity", "overall"],
-                          control_expected=judging_selectors.study_control_expected(study=judged_study))
+    crits = ["adequacy", "fluency", "dissimilarity", "overall"]
+    direct = build_report(frame, metrics, n_boot=50, criteria=crits,
+                          control_expected=judging_selectors.study_control_expected(study=judged_study),
+                          scales={c: "points" for c in crits})  # the study's 1–5 point scales
     stored = built_report.result
     for key in ("summary", "table1", "table2", "table3", "agreement", "judge_qc", "system_ranking",
                 "metric_leaderboard"):

@@ -1,0 +1,201 @@
+"""Criteria and their scales, as data.
+
+A judging design holds 1–8 criteria; each is a dict ``{"slug", "name", "help",
+"scale"}`` whose ``scale`` is one of
+
+* ``{"type": "points", "min": 1, "max": 5, "labels": [...]}`` — a labelled
+  k-point scale, 2 ≤ k ≤ 11 whole numbers from ``min`` to ``max`` (one label per
+  point). Ordinal data: Krippendorff's α at the ordinal level, weighted κ.
+* ``{"type": "slider", "min": 0, "max": 100, "anchors": {"low", "mid", "high"}}`` —
+  a continuous 0–100 slider as WMT's direct assessment (Graham et al. 2013, 2017):
+  end anchors and an optional mid anchor. Interval data: α at the interval level,
+  ICC and Pearson; per-judge z-scores are available for it.
+* ``{"type": "categorical", "categories": ["yes", "no", ...]}`` — named values,
+  stored as their 0-based position. Nominal data: α at the nominal level, Fleiss'
+  and Cohen's κ.
+
+PEM's four criteria on five points (Liu, Dahlmeier & Ng 2010, §5.1) are the default
+(:mod:`.defaults`). Designs saved before scales existed held ``labels`` directly on
+the criterion; :func:`criteria_normalise` still reads that shape, so old clients of
+the API keep working.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+
+SCALE_TYPES = ("points", "slider", "categorical")
+MIN_CRITERIA, MAX_CRITERIA = 1, 8
+MIN_POINTS, MAX_POINTS = 2, 11
+MIN_CATEGORIES, MAX_CATEGORIES = 2, 11
+SLIDER_MIN, SLIDER_MAX = 0, 100
+POINTS_RANGE = (-10, 100)  # a k-point scale's min and max must lie in here
+MAX_LABEL_CHARS, MAX_NAME_CHARS, MAX_HELP_CHARS = 60, 60, 600
+SLUG_RE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+
+#: Krippendorff's level of measurement per scale type.
+ALPHA_LEVEL = {"points": "ordinal", "slider": "interval", "categorical": "nominal"}
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def criteria_normalise(criteria: object) -> object:
+    """Return ``criteria`` with legacy criteria (``labels`` and no ``scale``) turned
+    into 1..k point scales; anything else is returned unchanged for :func:`criteria_errors`."""
+    if not isinstance(criteria, list):
+        return criteria
+    out = []
+    for c in criteria:
+        if isinstance(c, dict) and "scale" not in c and isinstance(c.get("labels"), list):
+            c = {k: v for k, v in c.items() if k != "labels"} | {
+                "scale": {"type": "points", "min": 1, "max": len(c["labels"]), "labels": list(c["labels"])}}
+        out.append(c)
+    return out
+
+
+def scale_errors(scale: object) -> list[str]:
+    """What is wrong with one scale (empty when it is valid)."""
+    if not isinstance(scale, dict) or scale.get("type") not in SCALE_TYPES:
+        return [f"the scale needs a type: one of {', '.join(SCALE_TYPES)}"]
+    kind = scale["type"]
+    errs: list[str] = []
+    if kind == "points":
+        lo, hi, labels = scale.get("min"), scale.get("max"), scale.get("labels")
+        if not (_is_int(lo) and _is_int(hi)) or not POINTS_RANGE[0] <= lo < hi <= POINTS_RANGE[1]:
+            return [f"a point scale needs whole numbers min < max between {POINTS_RANGE[0]} and {POINTS_RANGE[1]}"]
+        k = hi - lo + 1
+        if not MIN_POINTS <= k <= MAX_POINTS:
+            errs.append(f"a point scale has {MIN_POINTS} to {MAX_POINTS} points (this one has {k})")
+        if not isinstance(labels, list) or len(labels) != k or not all(
+                isinstance(lbl, str) and lbl.strip() and len(lbl) <= MAX_LABEL_CHARS for lbl in labels):
+            errs.append(f"a point scale needs one non-empty label (at most {MAX_LABEL_CHARS} characters) "
+                        f"per point: {k} labels")
+    elif kind == "slider":
+        if scale.get("min", SLIDER_MIN) != SLIDER_MIN or scale.get("max", SLIDER_MAX) != SLIDER_MAX:
+            errs.append(f"a slider runs from {SLIDER_MIN} to {SLIDER_MAX}")
+        anchors = scale.get("anchors")
+        if not isinstance(anchors, dict) or set(anchors) - {"low", "mid", "high"} or not all(
+                isinstance(anchors.get(a), str) and anchors[a].strip() for a in ("low", "high")) or not all(
+                isinstance(v, str) and len(v) <= MAX_LABEL_CHARS for v in anchors.values()):
+            errs.append("a slider needs anchors: 'low' and 'high' texts, and optionally 'mid' "
+                        f"(at most {MAX_LABEL_CHARS} characters each)")
+    else:
+        cats = scale.get("categories")
+        if not isinstance(cats, list) or not MIN_CATEGORIES <= len(cats) <= MAX_CATEGORIES or not all(
+                isinstance(x, str) and x.strip() and len(x) <= MAX_LABEL_CHARS for x in cats):
+            errs.append(f"a categorical scale needs {MIN_CATEGORIES} to {MAX_CATEGORIES} non-empty category names")
+        elif len({x.strip().casefold() for x in cats}) != len(cats):
+            errs.append("category names must differ")
+    extra = set(scale) - {"type", "min", "max", "labels", "anchors", "categories"}
+    if extra:
+        errs.append(f"unknown scale field(s): {', '.join(sorted(map(str, extra)))}")
+    return errs
+
+
+def criteria_errors(criteria: object) -> list[str]:
+    """What is wrong with a design's criteria list (empty when it is valid)."""
+    if not isinstance(criteria, list) or not MIN_CRITERIA <= len(criteria) <= MAX_CRITERIA:
+        return [f"a design has {MIN_CRITERIA} to {MAX_CRITERIA} criteria"]
+    errs: list[str] = []
+    seen: set[str] = set()
+    for i, c in enumerate(criteria, 1):
+        if not isinstance(c, dict):
+            errs.append(f"criterion {i} must be an object with slug, name, help and scale")
+            continue
+        slug = c.get("slug")
+        label = f"criterion '{slug}'" if isinstance(slug, str) else f"criterion {i}"
+        if not isinstance(slug, str) or not SLUG_RE.match(slug):
+            errs.append(f"{label} needs a slug of lower-case letters, digits and '_' (starting with a letter)")
+        elif slug in seen:
+            errs.append(f"{label} appears twice")
+        else:
+            seen.add(slug)
+        if not isinstance(c.get("name"), str) or not c["name"].strip() or len(c["name"]) > MAX_NAME_CHARS:
+            errs.append(f"{label} needs a name (at most {MAX_NAME_CHARS} characters)")
+        if not isinstance(c.get("help", ""), str) or len(c.get("help", "")) > MAX_HELP_CHARS:
+            errs.append(f"{label} help text must be text (at most {MAX_HELP_CHARS} characters)")
+        extra = set(c) - {"slug", "name", "help", "scale"}
+        if extra:
+            errs.append(f"{label} has unknown field(s): {', '.join(sorted(map(str, extra)))}")
+        errs.extend(f"{label}: {e}" for e in scale_errors(c.get("scale")))
+    return errs
+
+
+def scale_values(scale: Mapping) -> list[int] | None:
+    """The allowed values of a discrete scale in order (None for a slider)."""
+    if scale["type"] == "points":
+        return list(range(scale["min"], scale["max"] + 1))
+    if scale["type"] == "categorical":
+        return list(range(len(scale["categories"])))
+    return None
+
+
+def scale_labels(scale: Mapping) -> list[str] | None:
+    if scale["type"] == "points":
+        return list(scale["labels"])
+    if scale["type"] == "categorical":
+        return list(scale["categories"])
+    return None
+
+
+def scale_describe(scale: Mapping) -> str:
+    """Short wording of the allowed values, for error messages."""
+    if scale["type"] == "points":
+        return f"a whole number from {scale['min']} to {scale['max']}"
+    if scale["type"] == "slider":
+        return f"a number from {SLIDER_MIN} to {SLIDER_MAX}"
+    return "one of " + ", ".join(f"{i} ({name})" for i, name in enumerate(scale["categories"]))
+
+
+def value_clean(scale: Mapping, value: object, *, from_text: bool = False) -> int | float:
+    """The stored value of ``value`` on ``scale``; ``ValueError`` with the reason otherwise.
+
+    Points and categories are whole numbers (a category may also be given by its
+    name, case-insensitively); slider values are finite numbers from 0 to 100
+    (whole numbers are stored as int, so the same answer compares equal on a retry).
+    Strings holding numbers are accepted only with ``from_text`` (forms and files send
+    text; a JSON client sends numbers, and "3" there is a mistake worth reporting).
+    """
+    kind = scale["type"]
+    if isinstance(value, bool) or value is None:
+        raise ValueError(f"the value must be {scale_describe(scale)}")
+    if kind != "slider" and isinstance(value, str) and (from_text or kind == "categorical"):
+        # A category by its name, or (in files and forms) a point by its label.
+        names = [c.strip().casefold() for c in scale_labels(scale)]
+        if value.strip().casefold() in names:
+            return scale_values(scale)[names.index(value.strip().casefold())]
+        if kind == "categorical" and not value.strip().lstrip("-").isdigit():
+            raise ValueError(f"unknown category {value!r}; the value must be {scale_describe(scale)}")
+    if isinstance(value, str):
+        if not from_text:
+            raise ValueError(f"the value must be {scale_describe(scale)}, as a number")
+        try:
+            value = float(value.strip())
+        except ValueError:
+            raise ValueError(f"the value must be {scale_describe(scale)}") from None
+    if not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"the value must be {scale_describe(scale)}")
+    if kind == "slider":
+        if not SLIDER_MIN <= value <= SLIDER_MAX:
+            raise ValueError(f"the value must be {scale_describe(scale)}")
+        return int(value) if float(value).is_integer() else float(value)
+    if float(value) != int(value) or int(value) not in scale_values(scale):
+        raise ValueError(f"the value must be {scale_describe(scale)}")
+    return int(value)
+
+
+def criteria_slugs(criteria: Sequence[Mapping]) -> list[str]:
+    return [c["slug"] for c in criteria]
+
+
+def alpha_levels(criteria: Sequence[Mapping]) -> dict[str, str]:
+    """Krippendorff's level of measurement per criterion slug, from its scale type."""
+    return {c["slug"]: ALPHA_LEVEL[c["scale"]["type"]] for c in criteria}
+
+
+def scale_types(criteria: Sequence[Mapping]) -> dict[str, str]:
+    return {c["slug"]: c["scale"]["type"] for c in criteria}

@@ -1,0 +1,155 @@
+"""Importing judgments collected elsewhere: long format, all or nothing, errors with line and column."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation.importing import StudyImportError, parse_judgments_file
+from annotation.judging import selectors, services
+from annotation.judging.enums import JudgmentSource
+from annotation.judging.models import Assignment, Judgment
+from annotation.models import Candidate
+
+from .test_scales import GRAM, SIM
+
+pytestmark = pytest.mark.django_db
+
+HEADER = "judge\toriginal_id\tsystem\tcandidate\tcriterion\tvalue\tseconds\n"
+
+
+def _design(study):
+    services.design_update(study=study, changes={"criteria": [SIM, GRAM]})
+
+
+def _import(study, text: str, name="j.tsv"):
+    return services.judgments_import_file(study=study, data=text.encode(), filename=name)
+
+
+def test_a_long_file_imports_as_marked_judgments_of_imported_participants(study):
+    _design(study)
+    s = _import(study, HEADER + "w1\ts0\thuman\t\tsimilarity\t80\t4.5\n"
+                              "w1\ts0\thuman\t\tgrammar\t2\t\n"
+                              "w2\ts0\thuman\t\tsimilarity\t70.5\t\n"
+                              "w2\ts1\tmachine\t\tgrammar\tMeaningful, ungrammatical\t\n")
+    assert (s.rows, s.judgments, s.judges, s.judges_created) == (4, 3, 2, 2)
+    assert set(Judgment.objects.values_list("source", flat=True)) == {JudgmentSource.IMPORT}
+    w1 = Judgment.objects.get(judge__username=services.imported_judge_username(study, "w1"))
+    assert w1.values == {"similarity": 80, "grammar": 2} and w1.seconds == 4.5 and w1.is_latest
+    assert not w1.judge.has_usable_password()
+    frame = selectors.judgments_frame(study=study)
+    assert sorted(frame["criterion"]) == ["grammar", "grammar", "similarity", "similarity"]
+    assert Assignment.objects.filter(study=study).count() == 2
+
+
+def test_a_candidate_listed_for_several_systems_is_judged_for_each_and_repeats_are_revisions(study):
+    _design(study)
+    text = "A shared paraphrase."
+    s = _import(study, "judge\toriginal_id\tsystems\tcandidate\tcriterion\tvalue\n"
+                       f"w1\ts2\tsysA sysB\t{text}\tsimilarity\t60\n"
+                       f"w1\ts2\tsysA sysB\t{text}\tsimilarity\t90\n")
+    assert (s.systems_created, s.candidates_created, s.judgments, s.revisions) == (2, 2, 4, 2)
+    assert set(Candidate.objects.filter(text=text).values_list("system__name", flat=True)) == {"sysA", "sysB"}
+    latest = Judgment.objects.filter(is_latest=True)
+    assert sorted(j.values["similarity"] for j in latest) == [90, 90]
+    # the text alone now finds both candidates
+    s = _import(study, "judge\toriginal_id\tcandidate\tcriterion\tvalue\n" f"w2\ts2\t{text}\tgrammar\t1\n")
+    assert s.judgments == 2
+
+
+def test_bad_rows_are_all_refused_with_file_line_and_column_and_nothing_is_written(study):
+    _design(study)
+    with pytest.raises(StudyImportError) as exc:
+        _import(study, HEADER + "w1\ts0\thuman\t\tsimilarity\t101\t\n"
+                                "w1\ts0\thuman\t\tbeauty\t3\t\n"
+                                "w 1\ts0\thuman\t\tgrammar\t1\t\n"
+                                "w1\ts0\thuman\t\tgrammar\t1\t-3\n", name="bad.tsv")
+    text = exc.value.describe()
+    assert "bad.tsv, line 2, column 'value': the value must be a number from 0 to 100" in text
+    assert "bad.tsv, line 3, column 'criterion': unknown criterion 'beauty'" in text
+    assert "line 4, column 'judge'" in text and "line 5, column 'seconds'" in text
+    with pytest.raises(StudyImportError) as exc:
+        _import(study, HEADER + "w1\ts9\thuman\t\tsimilarity\t10\t\n"
+                                "w1\ts0\tnobody\t\tsimilarity\t10\t\n"
+                                "w1\ts0\thuman\t\tsimilarity\t10\t\n")
+    text = exc.value.describe()
+    assert "line 2, column 'original_id': study 'Fixture study' has no original 's9'" in text
+    assert "line 3, column 'system': original 's0' has no candidate of system 'nobody'" in text
+    assert not Judgment.objects.exists() and not Assignment.objects.exists()
+    with pytest.raises(StudyImportError, match="missing column"):
+        _import(study, "judge\tsystem\tvalue\nw1\thuman\t3\n")
+
+
+def test_imported_judgments_run_through_qc_exports_and_the_report(study):
+    from metrics.reports import services as report_services
+
+    _design(study)
+    rows = [HEADER]
+    for j, bias in (("w1", 0), ("w2", 5), ("w3", -5)):
+        for i in range(5):
+            for k, system in enumerate(("human", "machine")):
+                rows.append(f"{j}\ts{i}\t{system}\t\tsimilarity\t{30 + 10 * i + 20 * k + bias}\t\n")
+                rows.append(f"{j}\ts{i}\t{system}\t\tgrammar\t{(i + k + (j == 'w2')) % 3}\t\n")
+    _import(study, "".join(rows))
+    assert len(selectors.judge_qc(study=study)) == 3
+    tidy = list(selectors.export_tidy_rows(study=study))
+    assert len(tidy) == 1 + 3 * 10 * 2
+    report = report_services.report_create(study=study, settings={"n_boot": 50, "include_metrics": False},
+                                           enqueue=False)
+    assert report.settings["criterion"] == "similarity" and report.settings["subset_min"] is None
+    report = report_services.report_build(report_id=report.pk)
+    assert report.status == "succeeded", report.error
+    ranking = report.result["system_ranking"]["systems"]
+    assert [r["system"] for r in ranking][0] == "machine"
+    assert set(report.result["agreement"]) == {"similarity", "grammar"}
+
+
+def test_the_command_imports_and_reports_errors(study, tmp_path):
+    _design(study)
+    good = tmp_path / "j.csv"
+    good.write_text("judge,original_id,system,criterion,value\nw1,s0,human,similarity,55\n")
+    call_command("import_judgments", str(good), "--study", study.name)
+    assert Judgment.objects.get().values == {"similarity": 55}
+    bad = tmp_path / "bad.csv"
+    bad.write_text("judge,original_id,system,criterion,value\nw1,s0,human,grammar,9\n")
+    with pytest.raises(CommandError, match="bad.csv, line 2, column 'value'"):
+        call_command("import_judgments", str(bad), "--study", study.name)
+
+
+def test_parsing_needs_no_database():
+    parsed = parse_judgments_file(b"judge,original_id,candidate,criterion,value\nw,o1,Hi there.,grammar,2\n",
+                                  filename="x.csv", criteria=[GRAM])
+    assert parsed.rows[0].value == 2 and parsed.rows[0].systems == ()
+
+
+def test_the_api_and_the_design_page_import_judgments(study, researcher, client):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from rest_framework.test import APIClient
+
+    _design(study)
+    api = APIClient()
+    api.force_authenticate(user=researcher)
+    url = f"/api/judging/studies/{study.pk}/judgments/import/"
+    bad = SimpleUploadedFile("j.csv", b"judge,original_id,system,criterion,value\nw1,s0,human,grammar,5\n")
+    r = api.post(url, {"file": bad}, format="multipart")
+    assert r.status_code == 400 and r.json()["errors"][0] == {
+        "line": 2, "column": "value", "message": "the value must be a whole number from 0 to 2 (criterion grammar)"}
+    good = SimpleUploadedFile("j.csv", b"judge,original_id,system,criterion,value\nw1,s0,human,grammar,2\n")
+    r = api.post(url, {"file": good}, format="multipart")
+    assert r.status_code == 201 and r.json()["judgments"] == 1
+    client.force_login(researcher)
+    page = client.post(f"/studies/{study.pk}/judging/import/", {"file": SimpleUploadedFile(
+        "k.tsv", b"judge\toriginal_id\tsystem\tcriterion\tvalue\nw2\ts1\thuman\tsimilarity\t10\n")}, follow=True)
+    assert "Imported 1 judgments" in page.content.decode()
+    assert Judgment.objects.count() == 2
+
+
+def test_a_judgment_column_keeps_each_source_rows_values_together(study):
+    _design(study)
+    # the first judgment lacks a similarity value; the repeat has both: the repeat is the latest, whole
+    s = _import(study, "judge\toriginal_id\tsystem\tcriterion\tvalue\tjudgment\n"
+                       "w1\ts0\thuman\tgrammar\t0\t7\n"
+                       "w1\ts0\thuman\tsimilarity\t70\t9\n"
+                       "w1\ts0\thuman\tgrammar\t2\t9\n")
+    assert (s.judgments, s.revisions) == (2, 1)
+    assert Judgment.objects.get(is_latest=True).values == {"similarity": 70, "grammar": 2}
