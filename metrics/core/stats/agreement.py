@@ -826,7 +826,7 @@ def criterion_agreement(
         ic_reason,
         ck,
         pr,
-        scale,
+        scale_type,
         SCALE_ALPHA_LEVEL.get(scale_type) if scale_type else None,
     )
 

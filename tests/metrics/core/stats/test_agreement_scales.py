@@ -40,7 +40,7 @@ def test_points_keep_every_coefficient_with_ordinal_alpha_as_the_headline():
     values = RNG.integers(1, 6, (3, 30)).astype(float)
     a = criterion_agreement(_matrix(values), "overall", n_boot=0, scale_type="points")
     b = criterion_agreement(_matrix(values), "overall", n_boot=0)
-    assert a.alpha_level == "ordinal" and set(a.krippendorff_alpha) == {"nominal", "ordinal", "interval"}
+    assert a.alpha_level == "ordinal" and set(a.krippendorff_alpha) == {"nominal", "ordinal", "interval", "ratio"}
     assert a.krippendorff_alpha["ordinal"].statistic == b.krippendorff_alpha["ordinal"].statistic
     assert b.alpha_level is None and b.scale is None
     assert SCALE_ALPHA_LEVEL == {"points": "ordinal", "slider": "interval", "categorical": "nominal"}
