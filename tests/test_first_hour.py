@@ -30,8 +30,7 @@ def console_log():
 
 
 def test_a_403_page_says_why_and_what_to_do(client, make_user):
-    make_user("jo")
-    client.login(username="jo", password="pw")
+    client.force_login(make_user("jo"))
     r = client.get(reverse("annotation:study_list"))
     assert r.status_code == 403
     html = r.content.decode()
@@ -42,16 +41,14 @@ def test_a_403_page_says_why_and_what_to_do(client, make_user):
 
 
 def test_a_403_on_a_study_page_names_the_reason(client, make_user, study):
-    make_user("jo")
-    client.login(username="jo", password="pw")
+    client.force_login(make_user("jo"))
     r = client.get(reverse("annotation:study_detail", kwargs={"study_id": study.pk}))
     assert r.status_code == 403
     assert "Only this study&#x27;s researchers may open this page." in r.content.decode()
 
 
 def test_a_403_logs_one_line_and_no_traceback(client, make_user, console_log):
-    make_user("jo")
-    client.login(username="jo", password="pw")
+    client.force_login(make_user("jo"))
     assert client.get(reverse("annotation:study_list")).status_code == 403
     logged = console_log.getvalue()
     assert "Forbidden (Permission denied): /studies/" in logged
