@@ -6,6 +6,7 @@ Runs on whichever database the suite uses; CI runs it on SQLite and on PostgreSQ
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import Counter, defaultdict
 
@@ -110,7 +111,7 @@ def run_and_check(study, requests):
         by_key[(judge, key)].append((status_code, body["revision"], body["scores"]))
     for answers in by_key.values():
         assert sorted(a[0] for a in answers) == ([200, 201] if len(answers) == 2 else [201])
-        assert len({(a[1], str(a[2])) for a in answers}) == 1
+        assert len({(a[1], json.dumps(a[2], sort_keys=True)) for a in answers}) == 1
     # revisions of an item are 1..n without gaps, with exactly one latest
     per_item = defaultdict(list)
     for _, _, token, rev, latest in stored:
