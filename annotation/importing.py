@@ -37,19 +37,8 @@ MAX_NAME_CHARS = 200
 FORMATS = ("csv", "tsv", "jsonl")
 
 
-@dataclass(frozen=True)
-class ImportIssue:
-    message: str
-    line: int | None = None
-    column: str | None = None
-
-    def render(self, filename: str) -> str:
-        where = [filename]
-        if self.line is not None:
-            where.append(f"line {self.line}")
-        if self.column is not None:
-            where.append(f"column '{self.column}'")
-        return f"{', '.join(where)}: {self.message}"
+#: One problem in an import file (message, line, column): the shared reader's issue type.
+ImportIssue = tabular.TabularIssue
 
 
 class StudyImportError(Exception):
