@@ -20,6 +20,7 @@ import pandas as pd
 from scipy import special
 from scipy import stats as sps
 
+from ._common import _percentile_ci, _weight_chunks
 from .results import CorrelationResult
 
 __all__ = [
@@ -183,9 +184,9 @@ def pairwise_accuracy(human, metric, *, groups=None) -> CorrelationResult:
         right = left + 1 + (np.arange(left.size) - first)
         ok = (np.sign(h[left] - h[right]) == np.sign(m[left] - m[right])).astype(float)
         grp = codes[left]
-        correct = np.bincount(grp, weights=ok, minlength=sizes.size)
-        total = np.bincount(grp, minlength=sizes.size).astype(float)
-        accs.append(correct[small] / total[small])
+        correct_by_group = np.bincount(grp, weights=ok, minlength=sizes.size)
+        total_by_group = np.bincount(grp, minlength=sizes.size).astype(float)
+        accs.append(correct_by_group[small] / total_by_group[small])
     for k in np.flatnonzero(sizes > _EXPLICIT_GROUP_LIMIT):
         sl = slice(starts[k], starts[k] + sizes[k])
         correct, total = _accuracy_counts(h[sl], m[sl])
@@ -294,8 +295,6 @@ def correlation_with_ci(
     methods re-run the estimator per resample.  Resamples where the coefficient is
     undefined are dropped.
     """
-    from .agreement import _percentile_ci, _weight_chunks
-
     method = _ALIASES.get(method, method)
     if method == "accuracy" and groups is not None:
         raise ValueError("bootstrap intervals for grouped accuracy are not supported")

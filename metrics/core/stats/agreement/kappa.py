@@ -1,0 +1,160 @@
+"""Fleiss' κ (many judges) and Cohen's κ (two judges, unweighted/linear/quadratic)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import sparse
+from scipy import stats as sps
+from statsmodels.stats.inter_rater import cohens_kappa as _sm_cohens_kappa
+from statsmodels.stats.inter_rater import fleiss_kappa as _sm_fleiss_kappa
+
+from .._common import _percentile_ci, _weight_chunks
+from ..results import AgreementResult
+from ._shared import KAPPA_WEIGHTS, MAX_CATEGORIES, IncompleteDesignError, _as_ratings, _value_domain
+
+# ---------------------------------------------------------------------------
+# Fleiss' kappa
+
+
+def fleiss_kappa(
+    ratings, *, n_boot: int = 0, confidence_level: float = 0.95, seed: int = 0
+) -> AgreementResult:
+    """Fleiss' (1971) κ = (P̄ − P̄_e) / (1 − P̄_e) for nominal categories.
+
+    P_i = (Σ_j n_ij² − n) / (n(n − 1)) is the agreement on item i among its n ratings,
+    P̄ their mean, P̄_e = Σ_j p_j² with p_j the share of all ratings in category j.
+    The point estimate is statsmodels' ``fleiss_kappa`` on the item × category table.
+
+    Precondition: every rated item has the same number n ≥ 2 of ratings (Fleiss
+    allows different judges per item, but not different counts).  Otherwise raises
+    :class:`IncompleteDesignError`; use Krippendorff's α for such designs.
+    """
+    values = _as_ratings(ratings)
+    counts_per_item = (~np.isnan(values)).sum(axis=0)
+    rated = counts_per_item > 0
+    values, counts_per_item = values[:, rated], counts_per_item[rated]
+    if values.shape[1] == 0:
+        raise IncompleteDesignError("Fleiss' kappa: no item has any rating")
+    lo, hi = int(counts_per_item.min()), int(counts_per_item.max())
+    if lo != hi:
+        raise IncompleteDesignError(
+            f"Fleiss' kappa needs the same number of ratings on every item; items have {lo} to {hi} "
+            "(incomplete design: use Krippendorff's alpha)"
+        )
+    if lo < 2:
+        raise IncompleteDesignError("Fleiss' kappa needs at least two ratings per item")
+    domain = _value_domain(values)
+    if domain.size > MAX_CATEGORIES:
+        raise ValueError(f"Fleiss' kappa needs categorical scores; found {domain.size} distinct values")
+    table = np.stack([(values == v).sum(axis=0) for v in domain], axis=1).astype(float)
+    n_judges = int((~np.isnan(values)).any(axis=1).sum())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        point = float(_sm_fleiss_kappa(table, method="fleiss")) if domain.size > 1 else math.nan
+    low = high = None
+    if n_boot > 0 and domain.size > 1:
+        n_items, n = table.shape[0], lo
+        p_item = ((table**2).sum(axis=1) - n) / (n * (n - 1))
+        boots = []
+        for w in _weight_chunks(n_items, n_boot, seed):
+            p_bar = (w @ p_item) / n_items
+            p_cat = (w @ table) / (n_items * n)
+            p_exp = (p_cat**2).sum(axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                boots.append((p_bar - p_exp) / (1 - p_exp))
+        low, high = _percentile_ci(np.concatenate(boots), confidence_level)
+    return AgreementResult(
+        point, int(table.shape[0]), n_judges, "fleiss_kappa", "nominal", low, high, n_boot, confidence_level
+    )
+
+
+# ---------------------------------------------------------------------------
+# Cohen's kappa
+
+
+def _kappa_weights(n_labels: int, weights: str) -> np.ndarray:
+    idx = np.arange(n_labels)
+    diff = np.abs(idx[:, None] - idx[None, :]).astype(float)
+    if weights == "unweighted":
+        return (diff > 0).astype(float)
+    if weights == "linear":
+        return diff
+    if weights == "quadratic":
+        return diff**2
+    raise ValueError(f"unknown kappa weighting {weights!r}; choose from {', '.join(KAPPA_WEIGHTS)}")
+
+
+def _kappa_from_confusion(conf: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """κ_w = 1 − Σ w_ij O_ij / Σ w_ij E_ij, E = outer(row sums, column sums) / n; conf is (B, L, L)."""
+    n = conf.sum(axis=(1, 2))
+    expected = conf.sum(axis=2)[:, :, None] * conf.sum(axis=1)[:, None, :] / n[:, None, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1.0 - (conf * w).sum(axis=(1, 2)) / (expected * w).sum(axis=(1, 2))
+
+
+def cohen_kappa(
+    a,
+    b,
+    *,
+    weights: str | None = None,
+    labels: Sequence[float] | np.ndarray | None = None,
+    n_boot: int = 0,
+    confidence_level: float = 0.95,
+    seed: int = 0,
+) -> AgreementResult:
+    """Cohen's (1960) κ between two judges, optionally weighted (Cohen 1968).
+
+    κ_w = 1 − Σ w_ij O_ij / Σ w_ij E_ij over the confusion matrix O of the items both
+    judges rated (NaN = not rated) and its chance expectation E; w_ij = [i ≠ j]
+    (unweighted), |i − j| (linear) or (i − j)² (quadratic), where i, j are positions
+    in ``labels`` (default: the values either judge used, sorted).  This is exactly
+    scikit-learn's ``cohen_kappa_score``, which the tests check.  Pass the design's
+    scale as ``labels`` (e.g. 1–5) for weighted κ: the weights are positions in
+    ``labels``, so leaving out a value nobody used would shrink every distance past it.
+
+    ``std_error`` is the large-sample standard error of Fleiss, Cohen & Everitt (1969)
+    (statsmodels' ``cohens_kappa(...).std_kappa``); without a bootstrap the interval is
+    κ ± z_{1−α/2}·SE, clipped to κ's range [−1, 1] (``ci_method = "asymptotic"``).
+    """
+    level = weights or "unweighted"
+    x = np.asarray(a, dtype=float).ravel()
+    y = np.asarray(b, dtype=float).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"a and b differ in length ({x.size} != {y.size})")
+    keep = ~(np.isnan(x) | np.isnan(y))
+    x, y = x[keep], y[keep]
+    lab = np.unique(np.concatenate([x, y])) if labels is None else np.asarray(labels, dtype=float)
+    if lab.size > MAX_CATEGORIES:
+        raise ValueError(f"Cohen's kappa needs categorical scores; found {lab.size} distinct values")
+    wmat = _kappa_weights(lab.size, level)
+    if x.size == 0 or lab.size < 2:
+        return AgreementResult(math.nan, int(x.size), 2, "cohen_kappa", level)
+    xi, yi = np.searchsorted(lab, x), np.searchsorted(lab, y)
+    if (xi >= lab.size).any() or (yi >= lab.size).any() or (lab[xi] != x).any() or (lab[yi] != y).any():
+        raise ValueError("a or b contains a value not in labels")
+    cell = xi * lab.size + yi
+    conf = np.bincount(cell, minlength=lab.size**2).reshape(1, lab.size, lab.size).astype(float)
+    point = float(_kappa_from_confusion(conf, wmat)[0])
+    low = high = se = None
+    method = None
+    if x.size >= 2 and math.isfinite(point):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            sm = _sm_cohens_kappa(conf[0], wt=None if level == "unweighted" else level)
+        se = float(sm.std_kappa) if math.isfinite(float(sm.std_kappa)) else None
+        if se is not None and n_boot <= 0:
+            z = float(sps.norm.ppf(0.5 + confidence_level / 2))
+            low, high, method = max(-1.0, point - z * se), min(1.0, point + z * se), "asymptotic"
+    if n_boot > 0:
+        method = "bootstrap"
+        onehot = sparse.csr_matrix(
+            (np.ones(cell.size), (np.arange(cell.size), cell)), shape=(cell.size, lab.size**2)
+        )
+        boots = []
+        for w in _weight_chunks(x.size, n_boot, seed):
+            confs = np.asarray((onehot.T @ w.T).T).reshape(-1, lab.size, lab.size)
+            boots.append(_kappa_from_confusion(confs, wmat))
+        low, high = _percentile_ci(np.concatenate(boots), confidence_level)
+    return AgreementResult(point, int(x.size), 2, "cohen_kappa", level, low, high, max(n_boot, 0), confidence_level,
+                           None, se, method)
