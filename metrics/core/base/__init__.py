@@ -1,0 +1,101 @@
+"""The metric engine: sufficient statistics, signatures, bootstrap and paired tests.
+
+Every automatic metric in paraeval has the shape of sacrebleu's metrics
+(Post 2018, *A Call for Clarity in Reporting BLEU Scores*):
+
+1. :meth:`Metric.segment_stats` turns each (original, candidate, reference)
+   segment into a small vector of *additive* sufficient statistics, so a batch
+   becomes a float matrix of shape ``(n, k)``;
+2. :meth:`Metric.scores_from_sums` turns *summed* statistics into a score, so the
+   corpus score is ``scores_from_sums(stats.sum(0))`` and a bootstrap resample is
+   just another weighted sum of the same rows (no text is ever re-scored);
+3. :meth:`Metric.signature` names the metric, its parameters, the hashes of its
+   resource files, the tokenizer and the paraeval version, so that a number in a
+   paper can be reproduced.
+
+Metrics whose corpus score is the mean of sentence scores (PINC, WEEM4PG, ...)
+subclass :class:`MeanMetric`: their statistics are ``[sentence_score, 1]`` and
+the corpus score is ``Σ score / Σ 1`` — the mean, and still a ratio of sums.
+
+Writing a metric
+----------------
+Subclass :class:`Metric` (or :class:`MeanMetric`), set the class attributes
+``slug``, ``description``, ``params``, ``resources``, ``version``,
+``higher_is_better`` and ``stat_names``, implement ``_segment_stats`` (the
+public :meth:`Metric.segment_stats` validates the input first) and
+``scores_from_sums``, and decorate the class with
+:func:`metrics.core.registry.register`. Parameter values are in
+``self.param_values``; resources are loaded lazily by ``self.resource(name)``.
+
+Signature format (stable; :func:`parse_signature` reads it back)::
+
+    metric:<slug>|version:<metric version>|<param>:<value>|...|<extra>:<value>|...
+    |res:<name>=<sha256 prefix>|...|tok:<TOKENIZER_VERSION>|paraeval:<version>
+
+Fields are separated by ``|`` and split at their first ``:``; in values, ``%``
+and ``|`` are written ``%25`` and ``%7C``. Parameters appear in declaration
+order, booleans as ``true``/``false``. ``<extra>`` fields are metric-specific
+(e.g. ``sacrebleu:`` carries sacrebleu's own signature). ``res:`` repeats once
+per resource, in declaration order; the hash is the first 12 hex digits of the
+SHA-256 of the resource file (of every file, by sorted relative path, for a
+directory), or the ``fingerprint`` of a resource object passed in directly.
+
+Layout
+------
+The package splits the engine along its seams: :mod:`.params` (versions, errors,
+:class:`Param`), :mod:`.resources` (resource specs and fingerprints), :mod:`.signature`
+(escaping and :func:`parse_signature`), :mod:`.results` (result objects),
+:mod:`.metric` (:class:`Metric`, :class:`MeanMetric`) and :mod:`.bootstrap`
+(intervals, paired tests) over :mod:`.resampling`.  The registry stays in
+:mod:`metrics.core.registry`.  Every name is re-exported here, so
+``from metrics.core.base import X`` keeps working.
+"""
+
+from __future__ import annotations
+
+from .bootstrap import _ar_masks as _ar_masks
+from .bootstrap import (
+    bootstrap_ci,
+    paired_approximate_randomization,
+    paired_bootstrap,
+    pairwise_tests,
+)
+from .metric import MeanMetric, Metric
+from .params import DEFAULT_SEED as DEFAULT_SEED
+from .params import (
+    PARAEVAL_VERSION,
+    REPO_ROOT,
+    MetricError,
+    MissingReference,
+    Param,
+    ResourceUnavailable,
+)
+from .resampling import counts_from_indices, iter_resample_indices, resample_indices
+from .resources import ResourceSpec, file_fingerprint
+from .results import BootstrapResult, MetricResult, PairedResult, PairwiseResult
+from .signature import parse_signature
+
+__all__ = [
+    "PARAEVAL_VERSION",
+    "REPO_ROOT",
+    "Param",
+    "ResourceSpec",
+    "MetricError",
+    "ResourceUnavailable",
+    "MissingReference",
+    "Metric",
+    "MeanMetric",
+    "MetricResult",
+    "BootstrapResult",
+    "PairedResult",
+    "parse_signature",
+    "file_fingerprint",
+    "bootstrap_ci",
+    "paired_bootstrap",
+    "resample_indices",
+    "iter_resample_indices",
+    "counts_from_indices",
+    "paired_approximate_randomization",
+    "PairwiseResult",
+    "pairwise_tests",
+]
