@@ -1,39 +1,7 @@
-"""N-gram language models for PEM's fluency feature (Liu et al. 2010, §4.4).
-
-Estimation: interpolated modified Kneser–Ney smoothing (Chen & Goodman 1998,
-*An Empirical Study of Smoothing Techniques for Language Modeling*, TR-10-98,
-§3.4 and eq. 26), vectorised with numpy/pandas, written as a standard ARPA file
-that KenLM (``import kenlm``) queries. Definitions, for order n and an n-gram
-h·w with context h:
-
-* Sentences are padded as ``<s> w1 … wk </s>``; ``<s>`` is only a context.
-* Adjusted counts a(·): at the highest order the raw counts c(hw); at lower
-  orders the continuation counts N1+(• hw) = |{v : c(v h w) > 0}|, except for
-  n-grams that begin with ``<s>``, which nothing can precede and which keep
-  their raw counts (as in Chen & Goodman's implementation and KenLM's lmplz).
-* Discounts per order from the counts-of-counts n_k = |{g : a(g) = k}|:
-  Y = n1 / (n1 + 2 n2), D1 = 1 − 2Y n2/n1, D2 = 2 − 3Y n3/n2, D3+ = 3 − 4Y n4/n3.
-  When some n_k is 0 or a discount falls outside (0, k] (tiny corpora), the
-  order uses the fallback (0.5, 1.0, 1.5) — KenLM's ``--discount_fallback``
-  default — and the model records it in ``fallback_orders``.
-* p(w | h) = (a(hw) − D(a(hw))) / Σ_v a(hv) + γ(h) p(w | h′),
-  γ(h) = (D1 N1(h•) + D2 N2(h•) + D3+ N3+(h•)) / Σ_v a(hv), h′ = h without its
-  first word; N_k(h•) counts the words v with a(hv) = k (3+: ≥ 3).
-* The unigram level interpolates with the uniform distribution over the
-  predictable vocabulary V (every training word, ``</s>`` and ``<unk>``; not
-  ``<s>``): p(w) = (a(w) − D) / Σ a + γ / |V|, so ``<unk>`` gets γ / |V|.
-
-The interpolated model is exactly a backoff model: a seen n-gram stores its
-interpolated probability, and a context h stores γ(h) as its backoff weight,
-because p(w | h) = γ(h) p(w | h′) for every w unseen after h. That is what the
-ARPA file holds (log10; ``<s>`` gets the conventional −99).
-"""
+"""Modified Kneser-Ney estimation (Chen & Goodman 1998) of an n-gram model, written as ARPA."""
 
 from __future__ import annotations
 
-import os
-import tempfile
-import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,42 +9,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from metrics.core.base import (
-    REPO_ROOT,
-    Metric,
-    MetricError,
-    Param,
-    ResourceSpec,
-    ResourceUnavailable,
-    file_fingerprint,
-)
-from metrics.core.cards import MetricCard
-from metrics.core.compressed import copy_decompressed, open_resource
-from metrics.core.registry import register
+from metrics.core.compressed import open_resource
 from metrics.core.text import tokenize
 
-__all__ = [
-    "BOS",
-    "EOS",
-    "UNK",
-    "LM_VERSION",
-    "FALLBACK_DISCOUNTS",
-    "KneserNeyModel",
-    "estimate_kneser_ney",
-    "modified_kn_discounts",
-    "lm_tokens",
-    "read_sentences",
-    "cache_dir",
-    "cached_arpa",
-    "load_kenlm",
-    "normalized_logprob",
-    "LmFluency",
-]
-
 BOS, EOS, UNK = "<s>", "</s>", "<unk>"
+
+
 #: Bump when estimation can change a probability (names cached ARPA files).
 LM_VERSION = "mkn-1"
+
+
 FALLBACK_DISCOUNTS = (0.5, 1.0, 1.5)
+
+
 _LOG10_ZERO = -99.0  # ARPA convention for "never predicted" (<s>)
 
 
@@ -134,18 +79,20 @@ class KneserNeyModel:
     _ids: dict[str, int] | None = field(default=None, repr=False)
 
     # -- querying: the model's own backoff arithmetic, independent of KenLM --
-    def _prepare(self) -> None:
-        if self._lookup is None:
+    def _prepare(self) -> tuple[dict[str, int], list[dict]]:
+        """Build the lookup tables on first use; return ``(word ids, n-gram tables)``."""
+        if self._lookup is None or self._ids is None:
             self._ids = {w: i for i, w in enumerate(self.vocab)}
             self._lookup = []
             for n, df in enumerate(self.tables, 1):
                 keys = zip(*(df[f"w{k}"].tolist() for k in range(n)))
                 self._lookup.append(dict(zip(keys, zip(df["logp"].tolist(), df["bow"].tolist()))))
+        return self._ids, self._lookup
 
     def word_id(self, word: str) -> int:
         """Id of ``word``; unknown words map to ``<unk>``."""
-        self._prepare()
-        return self._ids.get(word, 2)
+        ids, _ = self._prepare()
+        return ids.get(word, 2)
 
     def logprob(self, word: str, context: Sequence[str] = ()) -> float:
         """log10 p(word | context): the longest stored n-gram times the skipped contexts' γ."""
@@ -155,13 +102,14 @@ class KneserNeyModel:
         return self._logprob_ids(self.word_id(word), ids)
 
     def _logprob_ids(self, w: int, ctx: tuple[int, ...]) -> float:
+        _, lookup = self._prepare()
         total_bow = 0.0
         for k in range(len(ctx), -1, -1):
             h = ctx[len(ctx) - k:]
-            hit = self._lookup[k].get(h + (w,))
+            hit = lookup[k].get(h + (w,))
             if hit is not None:
                 return total_bow + hit[0]
-            hb = self._lookup[k - 1].get(h) if k > 0 else None
+            hb = lookup[k - 1].get(h) if k > 0 else None
             if hb is not None:
                 total_bow += hb[1]
         raise KeyError(w)  # unreachable: every id is a unigram
@@ -330,172 +278,3 @@ def estimate_kneser_ney(sentences: Iterable[Sequence[str]], *, order: int = 4) -
             df = df.assign(bow=0.0)
         tables.append(df.sort_values(cols, ignore_index=True))
     return KneserNeyModel(order=order, vocab=vocab, tables=tables, discounts=discounts, fallback_orders=fallback)
-
-
-# --------------------------------------------------------------------------- KenLM and the model cache
-
-
-def cache_dir() -> Path:
-    """Where built models are cached: ``$PARAEVAL_CACHE_DIR``, else ``<repo>/var/cache``."""
-    return Path(os.environ.get("PARAEVAL_CACHE_DIR") or REPO_ROOT / "var" / "cache")
-
-
-_build_lock = threading.Lock()
-
-
-def cached_arpa(text_path: str | Path, *, order: int = 4) -> Path:
-    """The ARPA model of a training text, estimated on first use and cached.
-
-    The file is ``lm_<sha256 prefix of the text>_o<order>_<LM_VERSION>.arpa`` in
-    :func:`cache_dir`. Side effects: creates the directory and the file, written
-    under a temporary name and renamed so that concurrent workers never read a
-    half-written model.
-    """
-    text_path = Path(text_path)
-    target = cache_dir() / f"lm_{file_fingerprint(text_path)}_o{order}_{LM_VERSION}.arpa"
-    if target.exists():
-        return target
-    with _build_lock:
-        if target.exists():
-            return target
-        target.parent.mkdir(parents=True, exist_ok=True)
-        model = estimate_kneser_ney(read_sentences(text_path), order=order)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
-        os.close(fd)
-        try:
-            model.write_arpa(tmp)
-            os.chmod(tmp, 0o644)  # mkstemp makes it private; web and worker may run as other users
-            os.replace(tmp, target)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-    return target
-
-
-_MODEL_SUFFIXES = (".arpa", ".bin", ".binary", ".klm")
-_COMPRESSED_ARPA = (".arpa.gz", ".arpa.xz")
-
-
-def _decompressed_arpa(path: Path) -> Path:
-    """A plain copy of a compressed ARPA file in the cache (this KenLM build reads no gzip/xz).
-
-    Streamed through the decompression cap (:mod:`metrics.core.compressed`): a
-    file that expands past it raises :class:`DecompressedTooLarge` and the
-    partial copy is deleted, so nothing is left in the cache.
-    """
-    target = cache_dir() / f"lm_{file_fingerprint(path)}_{path.name.rsplit('.', 1)[0]}"
-    if target.exists():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            copy_decompressed(path, out)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return target
-_kenlm_cache: dict[tuple[str, int], object] = {}
-
-
-def load_kenlm(path: str | Path, *, order: int = 4):
-    """A ``kenlm.Model`` for an ARPA/KenLM-binary file, or for a training text.
-
-    A path ending in ``.arpa``, ``.bin``, ``.binary`` or ``.klm`` is loaded as
-    it is; ``.arpa.gz``/``.arpa.xz`` are first decompressed into the cache (the
-    KenLM wheel reads no compressed files); anything else is read as training
-    text (one tokenised sentence a line, plain/.gz/.xz) and estimated through
-    :func:`cached_arpa`.
-    Models stay loaded per (path, order) for the life of the process. Raises
-    :class:`~metrics.core.base.ResourceUnavailable` when KenLM cannot read it.
-    """
-    import kenlm
-
-    path = Path(path)
-    key = (str(path.resolve()), order)
-    if key not in _kenlm_cache:
-        name = path.name.lower()
-        if name.endswith(_MODEL_SUFFIXES):
-            model_path = path
-        elif name.endswith(_COMPRESSED_ARPA):
-            model_path = _decompressed_arpa(path)
-        else:
-            model_path = cached_arpa(path, order=order)
-        config = kenlm.Config()
-        config.show_progress = False  # KenLM would draw a progress bar on stderr in every worker
-        try:
-            _kenlm_cache[key] = kenlm.Model(str(model_path), config)
-        except (OSError, RuntimeError) as exc:
-            if model_path != path:  # our decompressed copy of a bad file: do not keep it in the cache
-                Path(model_path).unlink(missing_ok=True)
-            raise ResourceUnavailable(f"KenLM cannot load {str(model_path)!r}: {exc}") from None
-    return _kenlm_cache[key]
-
-
-def normalized_logprob(model, tokens: Sequence[str]) -> tuple[float, int]:
-    """(log10 Pr(S), length(S)) of PEM's fluency Pn = log Pr(S) / length(S) (§4.4).
-
-    Pr(S) is the probability of ``<s> S </s>`` under ``model`` (anything with
-    KenLM's ``score(sentence, bos=True, eos=True)``), end of sentence included, as
-    a standard n-gram LM's sentence probability is. length(S) counts the tokens
-    of S plus ``</s>`` — every predicted event — so Pn is the mean log10
-    probability per prediction (−log10 of SRILM's ``ppl``) and is defined for an
-    empty sentence. Log base 10 as ARPA/KenLM/SRILM report it; the paper names
-    no base, and a base is only a scale factor that PEM's feature scaling removes.
-    """
-    return float(model.score(" ".join(tokens), bos=True, eos=True)), len(tokens) + 1
-
-
-@register
-class LmFluency(Metric):
-    """Registered ``lm-fluency``: PEM's fluency feature Pn of the candidate (§4.4).
-
-    Statistics per segment ``[log10 Pr(P), length(P)]``; the sentence score is
-    their ratio and the corpus score Σ log10 Pr / Σ length (a length-weighted
-    mean). Higher (closer to 0) is more fluent.
-    """
-
-    slug = "lm-fluency"
-    description = "PEM fluency: log10 Pr(P) / length(P) under a 4-gram modified Kneser-Ney LM (KenLM)."
-    version = "1"
-    params = {
-        "order": Param("order", int, 4, "n-gram order when the model is built from training text",
-                       minimum=1, maximum=8),
-        "lowercase": Param("lowercase", bool, True, "lower-case tokens (must match the model's training text)"),
-    }
-    resources = {
-        "model": ResourceSpec(
-            "model",
-            "an ARPA/KenLM model, or tokenised training text (one sentence a line) that is built once into "
-            "the cache ($PARAEVAL_CACHE_DIR, default var/cache)",
-            default="fixtures/resources/lm_bible_en_train.txt.xz",
-        ),
-    }
-    stat_names = ("log10_prob", "length")
-    card = MetricCard(
-        measures="How fluent the candidate is: its average log10 probability per word under a 4-gram language model.",
-        direction="higher",
-        range="−∞ to 0 (log10 probability per word; typical sentences −2 to −5)",
-        needs="candidate (P) and a language model (built in: a KenLM model of the Bible's English text)",
-        reference="Liu, Dahlmeier & Ng 2010, PEM: A Paraphrase Evaluation Metric Exploiting Parallel Texts (EMNLP), §4.4",
-        caveats="Rewards common wording in the model's domain: a fluent sentence about an unusual topic scores low. "
-                "Random text drawn from a unigram model scores lowest, as it should.",
-    )
-
-    def _segment_stats(self, originals, candidates, references):
-        path = self.resource_path("model")
-        try:
-            model = load_kenlm(path, order=self.param_values["order"])
-        except MetricError:
-            raise
-        except (OSError, ValueError, UnicodeDecodeError) as exc:
-            raise ResourceUnavailable(f"resource 'model': cannot use {str(path)!r}: {exc}") from None
-        low = self.param_values["lowercase"]
-        return np.array([normalized_logprob(model, lm_tokens(c, lowercase=low)) for c in candidates])
-
-    def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
-        """Pn = Σ log10 Pr / Σ length."""
-        sums = np.asarray(sums, dtype=np.float64)
-        return sums[:, 0] / sums[:, 1]
