@@ -90,11 +90,13 @@ TEST_WORKERS ?= 2
 test: install-dev
 	$(PY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
-# Lint: ruff's small rule set (ruff.toml) and the layers (.importlinter; docs/architecture.md).
+# Lint: ruff's small rule set (ruff.toml), the layers (.importlinter; docs/architecture.md)
+# and the types (mypy.ini: metrics/core and the services, with django-stubs).
 .PHONY: lint
 lint: install-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 
 # Deployment steps (docs/deployment.md), run with the production environment set
 # (PARAEVAL_ENV=production, SECRET_KEY, ALLOWED_HOSTS, DATABASE_URL, ...):

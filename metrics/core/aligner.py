@@ -297,7 +297,8 @@ def align(
     from scipy.optimize import linear_sum_assignment
 
     rows, cols = linear_sum_assignment(score, maximize=True)
-    sure_links, possible_links = set(), set()
+    sure_links: set[tuple[int, int]] = set()
+    possible_links: set[tuple[int, int]] = set()
     for i, j in zip(rows.tolist(), cols.tolist()):
         if score[i, j] >= min_score and score[i, j] > 0:
             (sure_links if sure[i, j] else possible_links).add((i, j))

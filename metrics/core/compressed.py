@@ -24,7 +24,7 @@ import lzma
 import os
 import zipfile
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 __all__ = ["COMPRESSED_SUFFIXES", "DECOMPRESSED_MAX_BYTES", "DecompressedTooLarge", "open_resource", "copy_decompressed"]
 
@@ -41,7 +41,7 @@ class DecompressedTooLarge(ValueError):
 class _CappedReader(io.RawIOBase):
     """A raw binary stream that counts what it hands out and refuses to go past ``limit``."""
 
-    def __init__(self, raw: IO[bytes], limit: int, name: str, closers: tuple = ()):
+    def __init__(self, raw: io.BufferedIOBase | IO[bytes], limit: int, name: str, closers: tuple = ()):
         self._raw, self._limit, self._name, self._closers = raw, limit, name, closers
         self._count = 0
 
@@ -115,6 +115,7 @@ def open_resource(
         return open(path, "rb") if mode == "rb" else open(path, "r", encoding=encoding, newline=newline)
     limit = DECOMPRESSED_MAX_BYTES if max_bytes is None else int(max_bytes)
     closers: tuple = ()
+    raw: io.BufferedIOBase
     if suffix == ".xz":
         raw = lzma.open(path, "rb")
     elif suffix == ".gz":
@@ -125,7 +126,9 @@ def open_resource(
         raw, closers = _open_zip_member(path, limit)
     capped = _CappedReader(raw, limit, path.name, closers)
     if mode == "rb":
-        return capped  # unbuffered: readers (pandas, copy_decompressed) ask for large blocks
+        # A RawIOBase is a binary file object at run time; unbuffered: readers (pandas,
+        # copy_decompressed) ask for large blocks.
+        return cast(IO[bytes], capped)
     return io.TextIOWrapper(io.BufferedReader(capped, buffer_size=1 << 16), encoding=encoding, newline=newline)
 
 

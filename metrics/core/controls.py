@@ -96,7 +96,7 @@ def unigram_model(texts: Iterable[str]) -> UnigramModel:
     Case is kept: the model should reproduce the study's own surface forms.
     Raises ``ValueError`` when the texts hold no token.
     """
-    counts = Counter()
+    counts: Counter[str] = Counter()
     for text in texts:
         counts.update(tokenize(text))
     if not counts:
@@ -191,7 +191,8 @@ def build_controls(
         if int(n) < 0:
             raise ValueError(f"the number of {kind} controls per original must be ≥ 0, not {n}")
     out: list[ControlSentence] = []
-    model = cdf = None
+    model: UnigramModel | None = None
+    cdf: np.ndarray | None = None
     if counts.get("unigram", 0):
         model = unigram_model([*originals.values(), *corpus])
         cdf = model.cumulative()
@@ -206,6 +207,7 @@ def build_controls(
             for copy, other in enumerate(others, 1):
                 out.append(ControlSentence(oid, "random", copy, originals[other], source=other))
         for copy in range(1, int(counts.get("unigram", 0)) + 1):
+            assert model is not None  # built above whenever unigram controls are asked for
             length = max(1, len(tokenize(text)))
             sentence = unigram_sentence(model, length, seed=derive_seed(seed, "unigram", oid, copy), cdf=cdf)
             out.append(ControlSentence(oid, "unigram", copy, sentence))

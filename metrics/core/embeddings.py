@@ -236,7 +236,8 @@ def load_vectors(path: str | os.PathLike) -> Embeddings:
     """
     p = Path(path)
     if p.is_dir():
-        if glove_root() is not None and p.resolve() == glove_root().resolve():
+        root = glove_root()
+        if root is not None and p.resolve() == root.resolve():
             return load_glove()
         if (p / _GLOVE_MATRIX).exists() and (p / _GLOVE_INDEX).exists():
             return _read_glove_dir(p, None)

@@ -302,7 +302,7 @@ def _check_features(features) -> np.ndarray:
 
 
 def split_by_group(
-    groups: Sequence,
+    groups: Sequence | np.ndarray,
     *,
     test_fraction: float = 1 / 3,
     seed: int = 0,

@@ -218,14 +218,14 @@ def read_table(text: str, fmt: str, filename: str, *, required: Sequence[str] = 
     table = Table(filename, fmt, [])
     if fmt == "jsonl":
         for lineno, obj in jsonl_objects(text, issues):
-            row = {str(k).strip(): v for k, v in obj.items()}
-            for key in row:
+            obj_row = {str(k).strip(): v for k, v in obj.items()}
+            for key in obj_row:
                 if key not in table.columns:
                     table.columns.append(key)
             for key in required:
-                if key not in row:
+                if key not in obj_row:
                     issues.append(TabularIssue("missing", line=lineno, column=key))
-            table.rows.append((lineno, row))
+            table.rows.append((lineno, obj_row))
     elif fmt in ("csv", "tsv"):
         records = csv_records(text, fmt, filename)
         try:

@@ -179,7 +179,7 @@ def metric_leaderboard(
     best = order[0] if order else None
     for rank, k in enumerate(order, start=1):
         p = None
-        if k != best and n > 3 and math.isfinite(stats[k]) and math.isfinite(stats[best]):
+        if best is not None and k != best and n > 3 and math.isfinite(stats[k]) and math.isfinite(stats[best]):
             r23 = correlation(m[:, best], m[:, k], method=method).statistic
             if math.isfinite(r23):
                 try:

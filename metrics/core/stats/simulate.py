@@ -237,7 +237,7 @@ def plan_judges(
             values = frame.pivot(index="judge", columns="item", values="score").to_numpy(dtype=float)
             res = krippendorff_alpha(values, level="interval", n_boot=n_boot, confidence_level=confidence_level, seed=seed)
             alpha = res.statistic
-            width = None if res.ci_low is None else res.ci_high - res.ci_low
+            width = None if res.ci_low is None or res.ci_high is None else res.ci_high - res.ci_low
         rows.append(JudgePlanRow(int(k), float(rel), float(half), alpha, width))
     return tuple(rows)
 
