@@ -199,7 +199,6 @@ def load_text_vectors(path: str | os.PathLike, *, vocab_limit: int | None = None
     dimensions disagree.
     """
     from metrics.core.base import file_fingerprint
-
     from metrics.core.compressed import open_resource  # decompresses through the size cap
 
     p = Path(path)

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import math
-from typing import cast
 from collections.abc import Sequence
+from typing import cast
 
 import krippendorff
 import numpy as np
 
 from .._common import _percentile_ci, _weight_chunks
 from ..results import AgreementResult
-from ._shared import ALPHA_LEVELS, AlphaLevel, MAX_CATEGORIES, _as_ratings, _value_domain
+from ._shared import ALPHA_LEVELS, MAX_CATEGORIES, AlphaLevel, _as_ratings, _value_domain
 
 
 def _unit_coincidences(values: np.ndarray, domain: np.ndarray) -> np.ndarray:
