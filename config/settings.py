@@ -263,7 +263,7 @@ MEDIA_URL = "media/"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
-        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        "BACKEND": "config.storage.ManifestStaticStorage"  # whitenoise + JS module imports
         if PRODUCTION
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },

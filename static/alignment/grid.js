@@ -5,99 +5,36 @@
 // comes from a json_script block (the CSP forbids inline scripts). One listener
 // per event type sits on the table (event delegation), so a 60 × 60 grid costs
 // no more to wire than a 5 × 5 one; the state lives in one Uint8Array.
+//
+// An ES module (<script type="module">), with its parts beside it in grid/: the model
+// without the DOM, building the table, auto-scroll, active time and saving. The imports
+// are relative, so collectstatic's manifest storage rewrites them to the hashed names
+// (config/storage.py). This entry stays above 400 lines on purpose: its handlers (pointer,
+// keyboard, focus, undo) share the drag, the focus and the undo stacks in one closure,
+// and splitting them further would only pass that state around.
+import { buildTable } from "./grid/build.js";
+import { makeAutoScroll } from "./grid/autoscroll.js";
+import { NONE, POSSIBLE, STATE_TEXT, SURE, labels, linkLists, load } from "./grid/model.js";
+import { makeSaver } from "./grid/saving.js";
+import { trackActiveTime } from "./grid/timing.js";
+
 (function () {
-  "use strict";
   var dataEl = document.getElementById("grid-data");
   var table = document.getElementById("align-grid");
   if (!dataEl || !table) return;
   var data = JSON.parse(dataEl.textContent);
   var t1 = data.tokens1, t2 = data.tokens2, n1 = t1.length, n2 = t2.length;
-  var NONE = 0, SURE = 1, POSSIBLE = 2;
-  var STATE_TEXT = ["no link", "sure link", "possible link"];
   var readonly = !!data.readonly;
   var state = new Uint8Array(n1 * n2);
-  load(state, data);
-
-  function load(target, links) {
-    target.fill(NONE);
-    (links.possible || []).forEach(function (l) { target[l[0] * n2 + l[1]] = POSSIBLE; });
-    (links.sure || []).forEach(function (l) { target[l[0] * n2 + l[1]] = SURE; });
-  }
-
-  // A repeated word gets its occurrence number, so that every cell's name is unique.
-  function labels(tokens) {
-    var count = {}, seen = {};
-    tokens.forEach(function (t) { count[t] = (count[t] || 0) + 1; });
-    return tokens.map(function (t) {
-      if (count[t] === 1) return t;
-      seen[t] = (seen[t] || 0) + 1;
-      return t + " (" + seen[t] + ")";
-    });
-  }
+  load(state, data, n2);
   var lab1 = labels(t1), lab2 = labels(t2);
 
   // ---------------------------------------------------------------- build the table
-  var cells = new Array(n1 * n2), rows = [], rowHeads = [], cols = [], colHeads = [];
-  (function build() {
-    var colgroup = document.createElement("colgroup");
-    colgroup.appendChild(document.createElement("col"));
-    var thead = document.createElement("thead"), htr = document.createElement("tr");
-    var corner = document.createElement("th");
-    corner.className = "corner";
-    corner.scope = "col";
-    var cornerText = document.createElement("span");
-    cornerText.className = "visually-hidden";
-    cornerText.textContent = "Sentence 1 \\ sentence 2";
-    corner.appendChild(cornerText);
-    htr.appendChild(corner);
-    for (var j = 0; j < n2; j++) {
-      var col = document.createElement("col");
-      cols.push(col);
-      colgroup.appendChild(col);
-      var th = document.createElement("th");
-      th.scope = "col";
-      th.className = "colhead";
-      th.dataset.j = j;
-      th.title = lab2[j];
-      var span = document.createElement("span");
-      span.textContent = t2[j];
-      th.appendChild(span);
-      colHeads.push(th);
-      htr.appendChild(th);
-    }
-    thead.appendChild(htr);
-    var tbody = document.createElement("tbody");
-    for (var i = 0; i < n1; i++) {
-      var tr = document.createElement("tr");
-      var rh = document.createElement("th");
-      rh.scope = "row";
-      rh.className = "rowhead";
-      rh.dataset.i = i;
-      rh.title = lab1[i];
-      rh.textContent = t1[i];
-      tr.appendChild(rh);
-      rowHeads.push(rh);
-      for (var k = 0; k < n2; k++) {
-        var td = document.createElement("td");
-        var b = document.createElement("button");
-        b.type = "button";
-        b.tabIndex = -1;
-        b.dataset.i = i;
-        b.dataset.j = k;
-        cells[i * n2 + k] = b;
-        td.appendChild(b);
-        tr.appendChild(td);
-      }
-      rows.push(tr);
-      tbody.appendChild(tr);
-    }
-    table.appendChild(colgroup);
-    table.appendChild(thead);
-    table.appendChild(tbody);
-    for (var idx = 0; idx < cells.length; idx++) paint(idx);
-    if (cells.length) cells[0].tabIndex = 0;
-    if (readonly) table.classList.add("readonly");
-  })();
+  var built = buildTable(table, t1, t2, lab1, lab2);
+  var cells = built.cells, rows = built.rows, rowHeads = built.rowHeads, cols = built.cols, colHeads = built.colHeads;
+  for (var idx = 0; idx < cells.length; idx++) paint(idx);
+  if (cells.length) cells[0].tabIndex = 0;
+  if (readonly) table.classList.add("readonly");
 
   var scroller = document.getElementById("grid-scroll");
   function fitScrollPadding() {
@@ -406,54 +343,11 @@
   }
 
   // ---------------------------------------------------------------- auto-scroll while dragging
-  var EDGE = 36, MAX_SPEED = 1400; // px from the edge where scrolling starts; px/s at full speed
-  var scrollFrame = 0, lastFrame = 0, carry = { x: 0, y: 0 };
-  // Speed (px/s, signed) for a pointer at p between edges lo and hi: it grows as the
-  // pointer nears an edge, and is fastest EDGE px beyond it.
-  function speed(p, lo, hi) {
-    var depth = p < lo + EDGE ? -(lo + EDGE - p) : p > hi - EDGE ? p - (hi - EDGE) : 0;
-    if (!depth) return 0;
-    return Math.max(-1, Math.min(1, depth / (2 * EDGE))) * MAX_SPEED;
-  }
-  function startAutoScroll() {
-    if (!scroller || scrollFrame) return;
-    lastFrame = 0;
-    carry.x = carry.y = 0;
-    scrollFrame = window.requestAnimationFrame(autoScroll);
-  }
-  function stopAutoScroll() {
-    if (scrollFrame) window.cancelAnimationFrame(scrollFrame);
-    scrollFrame = 0;
-  }
-  // One axis: scroll the window if the grid is cut off by the window on that side and
-  // the window can move, else the grid's own scroll container.
-  function scrollAxis(axis, v, dt, a) {
-    var px = v * dt / 1000 + carry[axis];
-    var step = px < 0 ? Math.ceil(px) : Math.floor(px);
-    carry[axis] = px - step;
-    if (!step) return false;
-    var y = axis === "y";
-    var cutOff = step > 0 ? (y ? a.bottom > a.vh : a.right > a.vw) : (y ? a.top < 0 : a.left < 0);
-    if (cutOff) {
-      var before = y ? window.scrollY : window.scrollX;
-      window.scrollBy(y ? 0 : step, y ? step : 0);
-      if ((y ? window.scrollY : window.scrollX) !== before) return true;
-    }
-    var prop = y ? "scrollTop" : "scrollLeft", was = scroller[prop];
-    scroller[prop] = was + step;
-    return scroller[prop] !== was;
-  }
-  function autoScroll(now) {
-    scrollFrame = 0;
-    if (!drag) return;
-    var dt = lastFrame ? Math.min(now - lastFrame, 100) : 16;
-    lastFrame = now;
-    var a = visibleArea();
-    var moved = scrollAxis("x", speed(drag.x, a.vLeft, a.vRight), dt, a);
-    moved = scrollAxis("y", speed(drag.y, a.vTop, a.vBottom), dt, a) || moved;
-    if (moved) track();
-    scrollFrame = window.requestAnimationFrame(autoScroll);
-  }
+  var autoScroll = makeAutoScroll(scroller, {
+    pointer: function () { return drag; }, area: visibleArea, track: track,
+  });
+  function startAutoScroll() { autoScroll.start(); }
+  function stopAutoScroll() { autoScroll.stop(); }
 
   // Screen readers activate buttons with a synthetic click (detail 0) and no pointer
   // events; our own keys are handled on keydown and suppress their click.
@@ -540,123 +434,22 @@
   });
   if (resetBtn && data.automatic) resetBtn.addEventListener("click", function () {
     var auto = new Uint8Array(state.length);
-    load(auto, data.automatic);
+    load(auto, data.automatic, n2);
     var changes = [];
     for (var idx = 0; idx < state.length; idx++) changes.push([idx, auto[idx]]);
     commit(changes, "Reset to the automatic alignment");
   });
   if (submitBtn) submitBtn.addEventListener("click", submit);
 
-  // ---------------------------------------------------------------- timing
-  // Active time: seconds while the page is visible and was used in the last minute.
-  var active = +data.active_seconds || 0, lastActivity = Date.now();
-  ["pointermove", "pointerdown", "keydown", "wheel"].forEach(function (type) {
-    document.addEventListener(type, function () { lastActivity = Date.now(); }, { passive: true });
+  // ---------------------------------------------------------------- timing and saving
+  var activeSeconds = trackActiveTime(data.active_seconds, readonly);
+  var saver = makeSaver({
+    data: data, readonly: readonly, statusEl: statusEl, badge: badge, submitBtn: submitBtn,
+    lists: function () { return linkLists(state, n2); }, activeSeconds: activeSeconds,
   });
-  if (!readonly) {
-    window.setInterval(function () {
-      if (document.visibilityState === "visible" && Date.now() - lastActivity < 60000) active += 1;
-    }, 1000);
-  }
-
-  // ---------------------------------------------------------------- saving
-  var revision = data.revision, dirty = false, timer = null, blocked = false, submitting = false;
-  var queue = Promise.resolve();
-  function setStatus(text, isError) {
-    if (!statusEl) return;
-    statusEl.textContent = text;
-    statusEl.classList.toggle("error", !!isError);
-  }
-  function links() {
-    var sure = [], possible = [];
-    for (var idx = 0; idx < state.length; idx++) {
-      if (state[idx] === SURE) sure.push([(idx / n2) | 0, idx % n2]);
-      else if (state[idx] === POSSIBLE) possible.push([(idx / n2) | 0, idx % n2]);
-    }
-    return { sure: sure, possible: possible, revision: revision, active_seconds: Math.round(active) };
-  }
-  function send(url, method, body, keepalive) {
-    return fetch(url, {
-      method: method, credentials: "same-origin", keepalive: !!keepalive,
-      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": data.csrf_token },
-      body: JSON.stringify(body),
-    }).then(function (r) {
-      return r.json().catch(function () { return {}; }).then(function (json) { return { ok: r.ok, status: r.status, body: json }; });
-    });
-  }
-  function conflict(detail) {
-    blocked = true;
-    setStatus((detail || "This pair changed elsewhere.") + " Reload the page to continue.", true);
-    if (submitBtn) submitBtn.disabled = true;
-  }
-  function scheduleSave() {
-    if (readonly || blocked) return;
-    dirty = true;
-    setStatus("Unsaved changes…");
-    window.clearTimeout(timer);
-    timer = window.setTimeout(saveNow, 600);
-  }
-  // Saves run one at a time (each needs the revision the previous one returned).
-  function saveNow() {
-    window.clearTimeout(timer);
-    queue = queue.then(function () {
-      if (!dirty || blocked || submitting) return;
-      dirty = false;
-      setStatus("Saving…");
-      return send(data.urls.draft, "PUT", links()).then(function (res) {
-        if (res.ok) {
-          revision = res.body.revision;
-          if (badge) badge.textContent = "Draft saved";
-          if (dirty) { setStatus("Unsaved changes…"); timer = window.setTimeout(saveNow, 600); }
-          else setStatus("Saved");
-        } else if (res.status === 409) {
-          conflict(res.body.detail);
-        } else {
-          dirty = true;
-          setStatus("Not saved: " + (res.body.detail || "error " + res.status), true);
-        }
-      }, function () {
-        dirty = true;
-        setStatus("Not saved (no connection); retrying…", true);
-        timer = window.setTimeout(saveNow, 3000);
-      });
-    });
-    return queue;
-  }
-  function submit() {
-    if (readonly || blocked || submitting) return;
-    submitting = true;
-    if (submitBtn) submitBtn.disabled = true;
-    window.clearTimeout(timer);
-    setStatus("Submitting…");
-    queue = queue.then(function () {
-      return send(data.urls.submit, "POST", links()).then(function (res) {
-        if (res.ok) {
-          dirty = false;
-          setStatus("Submitted");
-          window.location.assign(res.body.next_url || data.urls.after_submit);
-          return;
-        }
-        submitting = false;
-        if (res.status === 409) return conflict(res.body.detail);
-        if (submitBtn) submitBtn.disabled = false;
-        setStatus("Not submitted: " + (res.body.detail || "error " + res.status), true);
-      }, function () {
-        submitting = false;
-        if (submitBtn) submitBtn.disabled = false;
-        setStatus("Not submitted (no connection); try again.", true);
-      });
-    });
-  }
-  if (!readonly) {
-    // Leaving with unsaved edits: send them on the way out, and ask if one is still pending.
-    window.addEventListener("pagehide", function () {
-      if (dirty && !blocked && !submitting) send(data.urls.draft, "PUT", links(), true).catch(function () {});
-    });
-    window.addEventListener("beforeunload", function (e) {
-      if (dirty && !blocked && !submitting) { e.preventDefault(); e.returnValue = ""; }
-    });
-  }
+  function scheduleSave() { saver.scheduleSave(); }
+  function saveNow() { return saver.saveNow(); }
+  function submit() { saver.submit(); }
   updateButtons();
   window.paraevalGrid = { state: state, n1: n1, n2: n2, save: saveNow };
 })();

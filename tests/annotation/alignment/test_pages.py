@@ -23,7 +23,7 @@ def test_the_grid_page_loads_its_script_and_data_without_inline_code(client, stu
     client.force_login(annotator)
     r = client.get(reverse("alignment:grid", kwargs={"assignment_id": a.pk}))
     html = r.content.decode()
-    assert '<script src="/static/alignment/grid.js" defer></script>' in html
+    assert '<script type="module" src="/static/alignment/grid.js"></script>' in html
     assert '<script id="grid-data" type="application/json">' in html
     assert " style=" not in html and " onclick=" not in html
     assert "script-src 'self'" in r["Content-Security-Policy"]

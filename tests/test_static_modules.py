@@ -1,0 +1,67 @@
+"""ES modules survive collectstatic: in production every relative import of the grid's
+entry module points at a hashed file that collectstatic wrote (config/storage.py).
+
+The browser resolves ``import … from "./grid/model.js"`` against the URL of the
+importing file, so the hashed ``alignment/grid.<hash>.js`` must import
+``./grid/model.<hash>.js``; an unhashed name would be a file served without the release's
+cache lifetime, or a 404 where only hashed files are kept.
+"""
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+from django.core.management import call_command
+from django.test import override_settings
+
+ROOT = Path(__file__).resolve().parents[1]
+MODULES = ["alignment/grid.js", *sorted(f"alignment/grid/{p.name}" for p in (ROOT / "static/alignment/grid").glob("*.js"))]
+IMPORT = re.compile(r"""^\s*(?:import|export)\b[^'"]*?\bfrom\s*["']([^"']+)["']""", re.MULTILINE)
+
+
+def _imports(text: str) -> list[str]:
+    return IMPORT.findall(text)
+
+
+def test_the_grid_is_an_es_module_with_relative_imports():
+    entry = (ROOT / "static/alignment/grid.js").read_text()
+    found = _imports(entry)
+    assert found, "grid.js imports its parts"
+    assert all(spec.startswith("./") and spec.endswith(".js") for spec in found)
+    for spec in found:
+        assert (ROOT / "static/alignment" / spec).is_file(), spec
+    for template in ("grid.html", "pair.html"):
+        html = (ROOT / "templates/alignment" / template).read_text()
+        assert "<script type=\"module\" src=\"{% static 'alignment/grid.js' %}\"></script>" in html
+
+
+def test_collectstatic_rewrites_module_imports_to_hashed_names(tmp_path):
+    # The production storage, over the alignment scripts only (the whole static tree
+    # takes minutes to compress on a busy machine; .ci/production.sh collects it all).
+    source = tmp_path / "source"
+    shutil.copytree(ROOT / "static/alignment", source / "alignment")
+    root = tmp_path / "root"
+    storages = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {"BACKEND": "config.storage.ManifestStaticStorage"},
+    }
+    with override_settings(
+        STATIC_ROOT=root, STORAGES=storages, STATICFILES_DIRS=[source],
+        STATICFILES_FINDERS=["django.contrib.staticfiles.finders.FileSystemFinder"],
+    ):
+        call_command("collectstatic", interactive=False, verbosity=0)
+    tmp_path = root
+    manifest = json.loads((tmp_path / "staticfiles.json").read_text())["paths"]
+    for name in MODULES:
+        hashed = manifest[name]
+        assert hashed != name and re.search(r"\.[0-9a-f]{12}\.js$", hashed), hashed
+        text = (tmp_path / hashed).read_text()
+        source = _imports((ROOT / "static" / name).read_text())
+        rewritten = _imports(text)
+        assert len(rewritten) == len(source)
+        for before, after in zip(source, rewritten, strict=True):
+            target = (Path(name).parent / before).as_posix().replace("/./", "/")
+            # The import now names the hashed file of the same module, which exists.
+            assert (Path(hashed).parent / after).as_posix().replace("/./", "/") == manifest[target]
+            assert (tmp_path / manifest[target]).is_file()
