@@ -223,7 +223,9 @@ def _open_refusal(*, study: Study, design: JudgingDesign, n_judges: int) -> None
             and not any(design.control_counts.values()):
         raise CannotOpen("The study has no candidates to judge; import its data first.")
     k = _judges_per_item(design)
-    if k is not None and n_judges < k:
+    # No judges at all is allowed: a field study's judges all come later through join links,
+    # and each newcomer is given the items with the fewest judges (assignment_build_for_participant).
+    if k is not None and 0 < n_judges < k:
         raise CannotOpen(f"Exactly {k} judges per item needs at least {k} judges; the study has {n_judges}. "
                          "Add judges first, or choose the fully crossed mode.")
 
