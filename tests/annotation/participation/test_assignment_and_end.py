@@ -181,3 +181,17 @@ def test_status_reads_screened_out_from_the_assignment(judge_link, open_study):
     assert selectors.participant_status(participant=p, assignment=a) == "active"
     a.screened_out_at = timezone.now()  # the screening's field (another migration adds the column)
     assert selectors.participant_status(participant=p, assignment=a) == "screened_out"
+
+
+def test_release_command_times_out_idle_participants(judge_link, open_study):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    join(judge_link)
+    Participant.objects.update(consented_at=timezone.now() - timedelta(minutes=judge_link.timeout_minutes + 1))
+    out = StringIO()
+    call_command("release_timed_out", stdout=out)
+    assert out.getvalue().startswith("1 participant(s) timed out")
+    assert Participant.objects.get().timed_out_at is not None
+    assert AssignmentItem.objects.filter(assignment__study=open_study).count() == 0
