@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Min, OuterRef, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -276,12 +276,19 @@ def participants_release_timed_out(*, study: Study | None = None, now: datetime 
     qs = Participant.objects.filter(role=Role.JUDGE, completed_at__isnull=True, timed_out_at__isnull=True)
     if study is not None:
         qs = qs.filter(study=study)
+    # One query: each candidate's last judgment, for everyone who joined before the shortest timeout.
+    shortest = qs.aggregate(m=Min("link__timeout_minutes"))["m"]
+    if shortest is None:
+        return 0
+    last = Judgment.objects.filter(study_id=OuterRef("study_id"), judge_id=OuterRef("user_id")).order_by(
+        "-submitted_at").values("submitted_at")[:1]
+    idle = (qs.filter(consented_at__lte=now - timedelta(minutes=shortest)).annotate(last=Subquery(last))
+            .values_list("pk", "consented_at", "last", "link__timeout_minutes", "study_id", "user_id"))
     n = 0
-    for p in qs.select_related("link"):
-        last = Judgment.objects.filter(study_id=p.study_id, judge_id=p.user_id).aggregate(m=Max("submitted_at"))["m"]
-        idle_since = max(filter(None, (p.consented_at, last)))
-        if idle_since > now - timedelta(minutes=p.link.timeout_minutes):
+    for pk, consented_at, last_at, timeout, study_id, user_id in idle:
+        if max(filter(None, (consented_at, last_at))) > now - timedelta(minutes=timeout):
             continue
+        p = Participant(pk=pk, study_id=study_id, user_id=user_id)
         if getattr(Assignment.objects.filter(study_id=p.study_id, judge_id=p.user_id).first(), "screened_out_at", None):
             continue
         with transaction.atomic():

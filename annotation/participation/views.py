@@ -15,6 +15,7 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
+from django.db import IntegrityError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -104,6 +105,13 @@ def join(request, token: str):
         participant, resume_token = services.participant_join(link=link, ids=ids)
     except services.JoinRefused as exc:
         return _refused(request, exc.message, exc.status, study)
+    except IntegrityError:
+        # The same platform id accepted twice at the same moment (two tabs, two links): the other one won.
+        known = services.participant_for_platform_id(study=study, platform=link.platform, platform_id=ids.platform_id)
+        if known is None:
+            raise
+        _login(request, known)
+        return _continue(known)
     _login(request, participant)
     # Rendered (not redirected): the resume link exists only in this response; only its hash is stored.
     return render(request, "participation/welcome.html", {
