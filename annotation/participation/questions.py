@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from django.utils.translation import gettext as _
+
 QUESTION_TYPES = ("text", "language", "choice", "scale")
 MAX_QUESTIONS = 20
 MAX_TEXT = 2000
@@ -66,12 +68,12 @@ def answers_clean(questions: list[dict], data: dict) -> tuple[dict, dict[str, st
         value = raw.strip() if isinstance(raw, str) else ""
         if not value:
             if q.get("required"):
-                errors[q["name"]] = "This question needs an answer."
+                errors[q["name"]] = _("This question needs an answer.")
             answers[q["name"]] = ""
             continue
         if q["type"] in ("choice", "scale") and value not in q["choices"]:
-            errors[q["name"]] = "Choose one of the answers given."
+            errors[q["name"]] = _("Choose one of the answers given.")
         elif len(value) > (MAX_SHORT if q["type"] == "language" else MAX_TEXT):
-            errors[q["name"]] = "This answer is too long."
+            errors[q["name"]] = _("This answer is too long.")
         answers[q["name"]] = value
     return answers, errors

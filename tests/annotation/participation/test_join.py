@@ -213,3 +213,37 @@ def test_annotator_link_makes_an_annotator_with_pairs(study, researcher):
     assert StudyMembership.objects.filter(study=study, user=user, role="annotator").exists()
     assert AlignmentAssignment.objects.filter(annotator=user).count() == 1
     assert client.get(f"/participate/studies/{study.pk}/")["Location"] == "/alignment/"
+
+
+@pytest.mark.parametrize("bad, field", [
+    ({"ends_at": timezone.now() - timedelta(hours=1)}, "ends_at"),
+    ({"completion_url": "javascript:alert(1)"}, "completion_url"),
+    ({"timeout_minutes": 0}, "timeout_minutes"),
+    ({"role": "researcher"}, "role"),
+    ({"screen_out_code": "a b"}, "screen_out_code"),
+])
+def test_link_creation_refuses_bad_settings(open_study, bad, field):
+    from django.core.exceptions import ValidationError
+
+    with pytest.raises(ValidationError) as err:
+        services.join_link_create(study=open_study, **{"role": "judge", **bad})
+    assert field in err.value.message_dict
+
+
+def test_researcher_makes_and_closes_a_link_on_the_field_study_page(open_study, researcher):
+    from annotation.models import JoinLink
+
+    web = Client()
+    web.force_login(researcher)
+    r = web.post(f"/studies/{open_study.pk}/field/links/", {"role": "judge", "platform": "prolific", "timeout_minutes": 45,
+                                                            "max_participants": 30, "items_per_participant": 4},
+                 follow=True)
+    link = JoinLink.objects.get()
+    assert (link.platform, link.timeout_minutes, link.max_participants, link.items_per_participant) == ("prolific", 45, 30, 4)
+    assert f"/join/{link.token}/" in r.content.decode()
+    web.post(f"/studies/{open_study.pk}/field/links/{link.pk}/close/")
+    link.refresh_from_db()
+    assert link.closed_at is not None
+    r = web.post(f"/studies/{open_study.pk}/field/settings/", {"consent_text": "Agree?", "questions_before": "[oops"},
+                 follow=True)
+    assert "not valid JSON (line 1, column 2)" in r.content.decode()
