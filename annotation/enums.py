@@ -39,3 +39,18 @@ class ImportFormat(models.TextChoices):
     CSV = "csv", "CSV"
     TSV = "tsv", "TSV"
     JSONL = "jsonl", "JSON Lines"
+
+
+class Platform(models.TextChoices):
+    """Where a join link's participants come from (what the link reads from its URL)."""
+
+    LINK = "link", "A plain link (mailing list, class, …)"
+    PROLIFIC = "prolific", "Prolific"
+    MTURK = "mturk", "Amazon Mechanical Turk"
+
+
+class ParticipantStatus(models.TextChoices):
+    ACTIVE = "active", "Active"
+    COMPLETED = "completed", "Completed"
+    SCREENED_OUT = "screened_out", "Screened out"
+    TIMED_OUT = "timed_out", "Timed out"

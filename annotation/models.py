@@ -6,7 +6,7 @@ Judging lives in ``annotation.judging``, word alignment in ``annotation.alignmen
 from django.conf import settings
 from django.db import models
 
-from .enums import ImportFormat, JobStatus, Role, StudyStatus, SystemKind
+from .enums import ImportFormat, JobStatus, Platform, Role, StudyStatus, SystemKind
 
 
 class TimeStampedModel(models.Model):
@@ -181,3 +181,90 @@ class SignInLink(TimeStampedModel):
 
     def __str__(self) -> str:
         return f"sign-in link for {self.user}"
+
+
+# --- field studies: join links and pseudonymous participants (docs/field-studies.md) -----------
+
+class ParticipationSettings(TimeStampedModel):
+    """What every join-link participant of a study sees before and after the work.
+
+    ``questions_before`` / ``questions_after`` are lists of
+    ``{"name", "type": "text"|"choice"|"scale"|"language", "label", "required", "choices"}``
+    (validated by ``annotation.participation.questions``).
+    """
+
+    study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="participation_settings")
+    consent_text = models.TextField(blank=True, help_text="Shown before anything else; the participant must accept it.")
+    questions_before = models.JSONField(default=list, blank=True)
+    questions_after = models.JSONField(default=list, blank=True)
+
+    def __str__(self) -> str:
+        return f"participation settings of {self.study}"
+
+
+class JoinLink(TimeStampedModel):
+    """A link a researcher shares: whoever opens it (and consents) becomes a pseudonymous participant.
+
+    ``token`` is shared with everyone invited, so it is stored as is; it admits no one
+    once ``closed_at``/``ends_at`` passed or ``max_participants`` joined.
+    """
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="join_links")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    platform = models.CharField(max_length=16, choices=Platform.choices, default=Platform.LINK)
+    token = models.CharField(max_length=64, unique=True)
+    label = models.CharField(max_length=120, blank=True)
+    max_participants = models.PositiveIntegerField(null=True, blank=True, help_text="Empty: no cap.")
+    ends_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    timeout_minutes = models.PositiveIntegerField(
+        default=60, help_text="A participant idle this long without finishing releases their unfinished items.")
+    items_per_participant = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Judges: items each participant rates (empty: every item).")
+    completion_url = models.CharField(
+        max_length=500, blank=True, help_text="Where finished participants go; {code} is replaced by the code.")
+    completion_code = models.CharField(max_length=64)
+    screen_out_code = models.CharField(max_length=64)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                   related_name="+")
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.get_platform_display()} {self.role} link of {self.study}"
+
+
+class Participant(TimeStampedModel):
+    """A pseudonymous account made by a join link. No name, no email; ``pseudonym`` is its username.
+
+    ``platform_id`` is Prolific's PROLIFIC_PID or MTurk's workerId (empty on a plain
+    link): one participant per platform id per study. Only the SHA-256 of the
+    personal resume token is stored.
+    """
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="participants")
+    link = models.ForeignKey(JoinLink, on_delete=models.PROTECT, related_name="participants")
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="participant")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    platform = models.CharField(max_length=16, choices=Platform.choices, default=Platform.LINK)
+    platform_id = models.CharField(max_length=64, blank=True)
+    platform_study_id = models.CharField(max_length=64, blank=True, help_text="Prolific STUDY_ID or MTurk hitId.")
+    platform_session_id = models.CharField(max_length=64, blank=True,
+                                           help_text="Prolific SESSION_ID or MTurk assignmentId.")
+    mturk_submit_to = models.CharField(max_length=100, blank=True)
+    resume_token_hash = models.CharField(max_length=64, unique=True)
+    consented_at = models.DateTimeField()
+    answers = models.JSONField(default=dict, blank=True, help_text='{"before": {...}, "after": {...}}')
+    completed_at = models.DateTimeField(null=True, blank=True)
+    timed_out_at = models.DateTimeField(null=True, blank=True, help_text="When their unfinished items were released.")
+
+    class Meta:
+        ordering = ["study", "created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "platform", "platform_id"], condition=~models.Q(platform_id=""),
+                                    name="participant_uniq_platform_id"),
+        ]
+
+    def __str__(self) -> str:
+        return f"participant {self.user_id} of {self.study}"

@@ -35,6 +35,8 @@ STUDY_TABS = (
     ("judging:progress", "Judging progress"),
     ("judging:qc", "Judge QC"),
     ("alignment:study", "Alignment"),
+    ("participation:study", "Field study"),
+    ("participation:participants", "Participants"),
     ("metrics:runs", "Metrics"),
     ("reports:detail", "Report"),
 )

@@ -304,6 +304,9 @@ SPECTACULAR_SETTINGS = {
 # --- paraeval -------------------------------------------------------------
 #: How long a personal sign-in link made for a new account stays valid (it works once).
 PARAEVAL_SIGNIN_LINK_HOURS = env.float("PARAEVAL_SIGNIN_LINK_HOURS", default=72)
+#: Join links (docs/field-studies.md): at most this many new participants per client address per hour
+#: (a guard against a script making accounts; 0 turns it off).
+PARAEVAL_JOIN_PER_ADDRESS_PER_HOUR = env.int("PARAEVAL_JOIN_PER_ADDRESS_PER_HOUR", default=120)
 #: Where this site is reached from outside: sign-in links printed by manage.py commands start with it.
 PARAEVAL_BASE_URL = env.str("PARAEVAL_BASE_URL", default="http://localhost:8000")
 #: Uploads above this size are refused before parsing (bytes).

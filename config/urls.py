@@ -15,7 +15,7 @@ from annotation import views as annotation_views
 
 from . import auth
 
-APPS = ["annotation", "annotation.judging", "annotation.alignment", "metrics", "metrics.reports"]
+APPS = ["annotation", "annotation.judging", "annotation.alignment", "annotation.participation", "metrics", "metrics.reports"]
 
 api_patterns = [
     path("auth/token/", auth.ObtainExpiringAuthToken.as_view(), name="api_token"),

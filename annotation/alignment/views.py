@@ -66,6 +66,11 @@ def home(request):
         entry = studies.setdefault(a.pair.study_id, {"study": a.pair.study, "assignments": [], "done": 0})
         entry["assignments"].append(a)
         entry["done"] += a.is_submitted
+    from annotation.participation.views import end_code_context  # join-link participants: their code
+
+    for entry in studies.values():
+        if entry["done"] == len(entry["assignments"]):
+            entry["end"] = end_code_context(user=request.user, study=entry["study"])
     nxt = selectors.assignment_next_for_annotator(user=request.user)
     if nxt is not None:
         nxt.number = numbers.get(nxt.pk)

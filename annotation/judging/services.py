@@ -223,7 +223,9 @@ def _open_refusal(*, study: Study, design: JudgingDesign, n_judges: int) -> None
             and not any(design.control_counts.values()):
         raise CannotOpen("The study has no candidates to judge; import its data first.")
     k = _judges_per_item(design)
-    if k is not None and n_judges < k:
+    # No judges at all is allowed: a field study's judges all come later through join links,
+    # and each newcomer is given the items with the fewest judges (assignment_build_for_participant).
+    if k is not None and 0 < n_judges < k:
         raise CannotOpen(f"Exactly {k} judges per item needs at least {k} judges; the study has {n_judges}. "
                          "Add judges first, or choose the fully crossed mode.")
 
@@ -975,3 +977,50 @@ def judgments_import_file(*, study: Study, data: bytes, filename: str, fmt: str 
     parsed = parse_judgments_file(data, filename=filename, criteria=design.criteria, fmt=fmt,
                                   max_bytes=settings.PARAEVAL_IMPORT_MAX_BYTES)
     return judgments_import_parsed(study=study, parsed=parsed)
+
+
+# --- join-link participants (annotation.participation) ------------------------------------
+
+def assignment_build_for_participant(*, study: Study, judge: User, n_items: int | None) -> Assignment | None:
+    """Build the assignment of a judge who just came through a join link; None if judging is not open.
+
+    Fully crossed (or ``n_items`` empty): every item the study's judges rate, in the
+    judge's own seeded order. Exactly k per item: ``n_items`` items taken from those
+    with the fewest *live* judges — assigned items that were done or are still held
+    (a timed-out participant's unfinished items were deleted by
+    :func:`assignment_release_unfinished`, so they count again as free). The design
+    row is locked, so two participants arriving together see each other's items.
+    """
+    with transaction.atomic():
+        design = JudgingDesign.objects.select_for_update().filter(study=study).first()
+        if design is None or not design.is_frozen:
+            return None
+        existing = Assignment.objects.filter(study=study, judge=judge).first()
+        if existing is not None:
+            return existing
+        live = Counter(dict(
+            AssignmentItem.objects.filter(assignment__study=study).values("candidate_id")
+            .annotate(n=Count("id")).values_list("candidate_id", "n")))
+        items, groups, pks = _study_items(study)
+        seed = derive_seed(design.seed, "order", judge.username)
+        if n_items is not None and (design.judges_mode == JudgesMode.K_PER_ITEM or n_items < len(items)):
+            counts = {key: live.get(pks[key], 0) for key in items}
+            items = late_judge_items(counts, n_items=min(n_items, len(items)),
+                                     seed=derive_seed(design.seed, "late", judge.username))
+        order = order_items(items, groups, seed=seed)
+        return _assignment_write(study=study, judge=judge, seed=seed, candidate_ids=[pks[i] for i in order], late=True)
+
+
+@transaction.atomic
+def assignment_release_unfinished(*, assignment: Assignment) -> int:
+    """Give back the items ``assignment`` has not rated yet (its judge left); return how many.
+
+    Rated items and their judgments stay. The released rows are deleted, so the next
+    participant to arrive can be given those items (k per item keeps balancing).
+    """
+    assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    deleted, _ = AssignmentItem.objects.filter(assignment=assignment, done_at__isnull=True).delete()
+    if deleted:
+        assignment.n_items = AssignmentItem.objects.filter(assignment=assignment).count()
+        assignment.save(update_fields=["n_items", "updated_at"])
+    return deleted

@@ -220,8 +220,11 @@ def finished(request, study_id: int):
     if selectors.item_next_for_judge(assignment=assignment) is not None:
         return redirect("judging:rate", study_id=study.pk)
     last = selectors.item_previous_for_judge(study=study, judge=request.user)
+    from annotation.participation.views import end_code_context  # join-link participants: their code
+
     return render(request, "judging/finished.html", {
-        "study": study, "total_text": _n(assignment.n_items), "last": last})
+        "study": study, "total_text": _n(assignment.n_items), "last": last,
+        "end": end_code_context(user=request.user, study=study)})
 
 
 # --- the researcher's pages ------------------------------------------------------------

@@ -166,6 +166,12 @@ def build_world() -> SimpleNamespace:
         pem = PemModel.objects.create(study=study, name="pem " + MARKUP[0], created_by=owner, status=JobStatus.FAILED,
                                       error="no phrase table")
 
+    # field studies: a join link and one participant who came through it (their resume link's secret)
+    from annotation.participation import services as participation_services
+
+    join_link = participation_services.join_link_create(study=study, role=Role.JUDGE, created_by=owner)
+    _, resume_token = participation_services.participant_join(link=join_link, ids=participation_services.PlatformIds())
+
     world = SimpleNamespace(
         study=study.pk, other_study=other_study.pk, job=job.pk, open_job=open_job.pk,
         users={"owner": "w-owner", "other_researcher": "w-other", "judge": "w-judge", "other_judge": "w-judge2",
@@ -175,6 +181,7 @@ def build_world() -> SimpleNamespace:
         pair=AlignmentPair.objects.filter(study=study).order_by("position").first().pk,
         alignment_system=system.pk, scoring_run=scoring.pk, aligner_run=aligner.pk,
         metric_run=run.pk, resource=resource.pk, pem=pem.pk, report=None, plot=None, table=None,
+        join_link=join_link.pk, join_token=join_link.token, resume_token=resume_token,
     )
     if apps.is_installed("metrics.reports"):
         _add_report(world, study, owner)

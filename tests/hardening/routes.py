@@ -64,7 +64,9 @@ def all_routes() -> list[Route]:
 
 # --- who may use what --------------------------------------------------------------------
 
-PUBLIC = {"login", "logout", "api_token", "schema", "api_docs", "admin:login", "admin:logout", "favicon", "annotation:signin_link"}
+PUBLIC = {"login", "logout", "api_token", "schema", "api_docs", "admin:login", "admin:logout", "favicon", "annotation:signin_link",
+          # a join link (shared with everyone invited) and a participant's personal resume link (its secret)
+          "participation:join", "participation:resume"}
 #: Any signed-in person; these pages and lists show only that person's own things.
 AUTHENTICATED = {"home", "account", "account_token_revoke", "api_token_revoke", "judging:home", "alignment:home", "alignment:next", "alignment:guidelines",
                  "annotation-api:study_list", "alignment-api:assignment_list", "metrics-api:metric_list",
@@ -77,6 +79,8 @@ STUDY_JUDGE = {"judging:rate", "judging:instructions", "judging:submit", "judgin
 #: A judge, on an item of their own assignment (``token``).
 JUDGE_ITEM = {"judging:revise", "judging-api:item_detail", "judging-api:item_previous"}
 #: An annotator, on their own assignment (``assignment_id``).
+#: A join-link participant's own pages (none of the world's roles is one: all are refused).
+PARTICIPANT_OWN = {"participation:continue", "participation:questions"}
 ANNOTATOR_ITEM = {"alignment:grid", "alignment-api:assignment_detail", "alignment-api:assignment_draft",
                   "alignment-api:assignment_submit"}
 
@@ -88,6 +92,7 @@ ALLOWED = {
     "study judge": {"judge", "other_judge"},
     "judge's own item": {"judge"},
     "annotator's own item": {"annotator"},
+    "participant's own pages": set(),
     "staff": set(),
 }
 
@@ -96,7 +101,7 @@ def access_rule(route: Route) -> str | None:
     """The rule of a route (a key of :data:`ALLOWED`), or None when no rule covers it."""
     for names, rule in ((PUBLIC, "public"), (AUTHENTICATED, "authenticated"), (RESEARCHERS, "researchers"),
                         (STUDY_JUDGE, "study judge"), (JUDGE_ITEM, "judge's own item"),
-                        (ANNOTATOR_ITEM, "annotator's own item")):
+                        (ANNOTATOR_ITEM, "annotator's own item"), (PARTICIPANT_OWN, "participant's own pages")):
         if route.name in names:
             return rule
     if route.namespace == "admin":
@@ -104,7 +109,7 @@ def access_rule(route: Route) -> str | None:
     # Everything else under a study is the study's researchers' (pages and API alike).
     if "study_id" in route.params and route.namespace in {
             "annotation", "annotation-api", "judging", "judging-api", "alignment", "alignment-api", "metrics",
-            "metrics-api", "reports", "reports-api"}:
+            "metrics-api", "reports", "reports-api", "participation", "participation-api"}:
         return "study researcher"
     return None
 
@@ -124,7 +129,11 @@ def url_for(route: Route, world: SimpleNamespace) -> str | None:
         values = {"study_id": world.study, "job_id": world.job, "token": world.token, "username": "w-judge",
                   "assignment_id": world.assignment, "pair_id": world.pair, "system_id": world.alignment_system,
                   "pem_id": world.pem, "open_job_id": world.open_job, "report_id": world.report, "slug": world.plot, "table": world.table,
-                  "run_id": run, "fmt": fmt}
+                  "run_id": run, "fmt": fmt, "link_id": world.join_link, "phase": "before"}
+        if route.name == "participation:join":
+            values["token"] = world.join_token
+        elif route.name == "participation:resume":
+            values["token"] = world.resume_token
     kwargs = {p: values.get(p) for p in route.params}
     if any(v is None for v in kwargs.values()):
         return None
