@@ -93,6 +93,11 @@ def design_for_study(*, study: Study) -> JudgingDesign | None:
     return JudgingDesign.objects.filter(study=study).first()
 
 
+def study_is_comparison(*, study: Study) -> bool:
+    """Whether the study is judged side by side (:mod:`.comparison`) rather than absolutely."""
+    return JudgingDesign.objects.filter(study=study, protocol="comparison").exists()
+
+
 def assignment_for_judge(*, study: Study, judge: User) -> Assignment | None:
     return Assignment.objects.filter(study=study, judge=judge).first()
 

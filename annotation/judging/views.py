@@ -139,6 +139,8 @@ def rate(request, study_id: int):
     assignment, page = _assignment_or_page(request, study)
     if page is not None:
         return page
+    if selectors.study_is_comparison(study=study):
+        return redirect("judging:compare", study_id=study.pk)  # the side-by-side protocol's own page
     if assignment.instructions_seen_at is None:
         return redirect("judging:instructions", study_id=study.pk)
     item = selectors.item_next_for_judge(assignment=assignment)
