@@ -206,6 +206,13 @@ def instructions(request, study_id: int):
     if request.method == "POST":
         services.instructions_mark_seen(assignment=assignment)
         return redirect("judging:rate", study_id=study.pk)
+    design = selectors.design_for_study(study=study)
+    if design is not None and design.protocol == "comparison":
+        from .comparison import questions  # the side-by-side protocol's own instructions
+
+        return render(request, "judging/compare_instructions.html", {
+            "study": study, "questions": questions(design), "first_visit": assignment.instructions_seen_at is None,
+            "total_text": _n(assignment.n_items)})
     return render(request, "judging/instructions.html", {
         "study": study, "criteria": _criteria_for_judge(study), "first_visit": assignment.instructions_seen_at is None,
         "total_text": _n(assignment.n_items),

@@ -106,6 +106,8 @@ def test_the_judges_page_rates_a_pair_and_moves_on(cmp_study, django_user_model,
     ann = django_user_model.objects.get(username="ann")
     client.force_login(ann)
     assert client.get(f"/judge/studies/{cmp_study.pk}/")["Location"].endswith(f"/judge/studies/{cmp_study.pk}/compare/")
+    instructions = client.get(f"/judge/studies/{cmp_study.pk}/instructions/").content.decode()
+    assert "How to compare" in instructions and "Which paraphrase is better?" in instructions
     client.post(f"/judge/studies/{cmp_study.pk}/instructions/")
     page = client.get(f"/judge/studies/{cmp_study.pk}/compare/")
     assert page.status_code == 200
