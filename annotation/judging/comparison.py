@@ -378,3 +378,18 @@ def comparison_export_rows(*, study: Study) -> Iterator[list]:
                    "" if j.seconds is None else round(j.seconds, 3),
                    "" if j.active_seconds is None else round(j.active_seconds, 3)]
 
+
+
+def comparison_qc(*, study: Study) -> list[dict]:
+    """Per judge with answered control pairs: n, answered as expected, accuracy, the binomial
+    p-value against chance and ``passes`` at the design's QC level, and ``excluded``
+    (:func:`metrics.core.stats.comparison.control_accuracy`)."""
+    from metrics.core.stats.comparison import control_accuracy
+
+    design = JudgingDesign.objects.get(study=study)
+    slug = expected_question(design)
+    if slug is None:
+        return []
+    excluded = _excluded(study)
+    rows = control_accuracy(comparison_records(study=study).get(slug, []), qc_alpha=design.qc_alpha)
+    return [r | {"excluded": r["judge"] in excluded} for r in rows]

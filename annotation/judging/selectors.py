@@ -214,7 +214,11 @@ def study_progress(*, study: Study) -> dict:
         .order_by("judge__username"))
     last = dict(Judgment.objects.filter(study=study).values("judge_id").annotate(t=Max("submitted_at"))
                 .values_list("judge_id", "t"))
+    # Side-by-side studies count answered pairs (their assignments hold pairs, not items).
+    cmp_done = dict(ComparisonItem.objects.filter(assignment__study=study, done_at__isnull=False)
+                    .values("assignment_id").annotate(n=Count("id")).values_list("assignment_id", "n"))
     for a in per_assignment:
+        a.done += cmp_done.get(a.pk, 0)
         judges.append({"judge": a.judge.username, "done": a.done, "total": a.n_items,
                        "percent": int(100 * a.done / a.n_items) if a.n_items else 0,
                        "last_submitted_at": last.get(a.judge_id), "excluded": a.judge.username in excluded,

@@ -408,7 +408,17 @@ def qc(request, study):
         study, rows=rows, alpha=design.qc_alpha if design else 0.05, criteria=criteria, unchecked=unchecked,
         test_labels=list(QC_TEST_LABELS.values()),
         history=selectors.judge_exclusion_history(study=study),
-        fingerprint=selectors.judgments_fingerprint(study=study)))
+        fingerprint=selectors.judgments_fingerprint(study=study),
+        comparison_qc=_comparison_qc(study, design)))
+
+
+def _comparison_qc(study, design):
+    """Side-by-side studies: each judge's answers on control pairs (None for absolute studies)."""
+    if design is None or design.protocol != "comparison":
+        return None
+    from .comparison import comparison_qc
+
+    return comparison_qc(study=study)
 
 
 @researcher_study_required

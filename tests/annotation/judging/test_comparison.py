@@ -185,3 +185,32 @@ def test_per_criterion_questions_and_pairs_per_original(researcher, add_judge):
     assert set(per_pair.values()) == {2}
     design = JudgingDesign.objects.get(study=study)
     assert [q["slug"] for q in comparison.questions(design)] == design.criterion_slugs
+
+
+def test_the_qc_page_shows_each_judges_answers_on_control_pairs(cmp_study, django_user_model, client, researcher):
+    ann = django_user_model.objects.get(username="ann")
+    assignment = Assignment.objects.get(study=cmp_study, judge=ann)
+    while (pair := comparison.pair_next_for_judge(assignment=assignment)) is not None:
+        item = ComparisonItem.objects.select_related("left__system").get(token=pair.token)
+        # ann prefers the identical copy: the wrong answer on every control pair
+        answer = ("A" if item.left.system.name.startswith("control:") else "B") if item.is_control else "tie"
+        comparison.comparison_submit(study=cmp_study, judge=ann, token=pair.token, key=new_key(),
+                                     answers={"preference": answer}, serve_stamp=pair.serve_stamp)
+    (row,) = comparison.comparison_qc(study=cmp_study)
+    assert (row["judge"], row["n"], row["correct"], row["passes"]) == ("ann", 4, 0, False)
+    client.force_login(researcher)
+    html = client.get(f"/studies/{cmp_study.pk}/judging/qc/").content.decode()
+    assert "Side-by-side control pairs" in html and 'data-judge="ann"' in html
+
+
+def test_progress_counts_answered_pairs(cmp_study, django_user_model):
+    from annotation.judging import selectors
+
+    ann = django_user_model.objects.get(username="ann")
+    pair = comparison.pair_next_for_judge(assignment=Assignment.objects.get(study=cmp_study, judge=ann))
+    comparison.comparison_submit(study=cmp_study, judge=ann, token=pair.token, key=new_key(),
+                                 answers={"preference": "A"}, serve_stamp=pair.serve_stamp)
+    judges = {j["judge"]: j for j in selectors.study_progress(study=cmp_study)["judges"]}
+    assert (judges["ann"]["done"], judges["ann"]["total"], judges["bob"]["done"]) == (1, 16, 0)
+    home = {r["study"].pk: r for r in selectors.studies_for_judge(judge=ann)}
+    assert home[cmp_study.pk]["done"] == 1
