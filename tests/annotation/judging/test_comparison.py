@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections import Counter
 
 import pytest
@@ -214,3 +215,17 @@ def test_progress_counts_answered_pairs(cmp_study, django_user_model):
     assert (judges["ann"]["done"], judges["ann"]["total"], judges["bob"]["done"]) == (1, 16, 0)
     home = {r["study"].pk: r for r in selectors.studies_for_judge(judge=ann)}
     assert home[cmp_study.pk]["done"] == 1
+
+
+def test_the_design_api_and_page_choose_the_protocol(study, researcher, client):
+    api = APIClient()
+    api.force_authenticate(researcher)
+    base = f"/api/judging/studies/{study.pk}/design/"
+    assert api.get(base).json()["protocol"] == "absolute"  # the default: existing studies keep it
+    r = api.patch(base + "update/", {"protocol": "comparison", "pairs_per_original": 1}, format="json")
+    assert r.status_code == 200, r.content
+    assert (r.json()["protocol"], r.json()["pairs_per_original"]) == ("comparison", 1)
+    assert api.patch(base + "update/", {"protocol": "ranking"}, format="json").status_code == 400
+    client.force_login(researcher)
+    html = client.get(f"/studies/{study.pk}/judging/design/").content.decode()
+    assert re.search(r'<input[^>]*name="protocol"[^>]*value="comparison"[^>]*checked', html)
