@@ -229,3 +229,15 @@ def test_the_design_api_and_page_choose_the_protocol(study, researcher, client):
     client.force_login(researcher)
     html = client.get(f"/studies/{study.pk}/judging/design/").content.decode()
     assert re.search(r'<input[^>]*name="protocol"[^>]*value="comparison"[^>]*checked', html)
+
+
+def test_absolute_judgments_cannot_be_imported_into_a_comparison_study(study):
+    from annotation.importing import StudyImportError
+    from annotation.judging.models import Judgment
+
+    services.design_update(study=study, changes={"protocol": "comparison"})
+    text = "judge\toriginal_id\tsystem\tcriterion\tvalue\nw1\ts0\thuman\toverall\t4\n"
+    with pytest.raises(StudyImportError) as err:
+        services.judgments_import_file(study=study, data=text.encode(), filename="j.tsv")
+    assert "side-by-side comparison" in err.value.describe() and "j.tsv" in err.value.describe()
+    assert not Judgment.objects.exists()
