@@ -22,10 +22,6 @@ from .models import JudgingDesign
 from .tokens import idempotency_key_new
 from .views import _assignment_or_page, _judge_study, _n, csv_response, export_filename
 
-#: Keys of the three answers: ← / 1 = A (left) better, ↓ / 2 = tie, → / 3 = B (right) better.
-ANSWER_KEYS = (("A", "1", "ArrowLeft"), ("tie", "2", "ArrowDown"), ("B", "3", "ArrowRight"))
-
-
 def _questions(study) -> list[dict]:
     return comparison.questions(JudgingDesign.objects.get(study=study))
 
@@ -39,7 +35,7 @@ def _render_pair(request, study, pair, *, error=None, field_errors=None, posted=
     return render(request, "judging/compare.html", {
         "study": study, "pair": pair, "questions": questions, "key": idempotency_key_new(),
         "position_text": _n(pair.position), "total_text": _n(pair.total), "done_text": _n(pair.done),
-        "answer_keys": ANSWER_KEYS, "error": error,
+        "error": error,
     }, status=status)
 
 

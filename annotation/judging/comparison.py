@@ -36,8 +36,8 @@ from metrics.core.stats.comparison import Comparison
 
 from .enums import COMPARISON_ANSWERS, COMPARISON_PREFERENCE, CONTROL_SYSTEM_PREFIX, JudgesMode, JudgmentSource
 from .errors import CannotOpen, ItemNotFound, JudgmentInvalid, KeyReused, StudyNotOpen
-from .models import Assignment, ComparisonItem, ComparisonJudgment, JudgeExclusion, JudgingDesign
-from .selectors import original_context
+from .models import Assignment, ComparisonItem, ComparisonJudgment, JudgingDesign
+from .selectors import judges_excluded, original_context
 from .tokens import item_token_new, serve_stamp_make, serve_stamp_read
 
 KEY_MIN_LENGTH, KEY_MAX_LENGTH = 8, 64
@@ -326,14 +326,6 @@ def _latest(study: Study):
             .order_by("judge__username", "item__assignment_id", "item__position"))
 
 
-def _excluded(study: Study) -> set[str]:
-    latest: dict[str, bool] = {}
-    for username, excluded in (JudgeExclusion.objects.filter(study=study).order_by("judge", "-created_at", "-id")
-                               .values_list("judge__username", "excluded")):
-        latest.setdefault(username, excluded)
-    return {u for u, e in latest.items() if e}
-
-
 def comparison_records(*, study: Study) -> dict[str, list[Comparison]]:
     """Latest answers as :class:`~metrics.core.stats.comparison.Comparison` values, per question.
 
@@ -390,6 +382,6 @@ def comparison_qc(*, study: Study) -> list[dict]:
     slug = expected_question(design)
     if slug is None:
         return []
-    excluded = _excluded(study)
+    excluded = judges_excluded(study=study)
     rows = control_accuracy(comparison_records(study=study).get(slug, []), qc_alpha=design.qc_alpha)
     return [r | {"excluded": r["judge"] in excluded} for r in rows]
