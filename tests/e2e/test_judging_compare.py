@@ -12,6 +12,8 @@ from tests.factories import study_with_data
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 #: The keys pressed in turn, and the answer each one means.
+#: Page loads after Enter may be slow on the shared CI machine: wait this long for the next page.
+LOAD = 30_000
 KEYS = [("ArrowLeft", "A"), ("ArrowDown", "tie"), ("ArrowRight", "B"), ("1", "A"), ("2", "tie"), ("3", "B")]
 
 
@@ -31,7 +33,7 @@ def test_judge_compares_pairs_by_keyboard_and_answers_map_to_the_shown_sides(pag
     browser_login(page, "ann")
     page.goto(f"/judge/studies/{study.pk}/instructions/")
     page.keyboard.press("Enter")
-    expect(page.locator("#item-h")).to_have_text(f"1 of {total}")
+    expect(page.locator("#item-h")).to_have_text(f"1 of {total}", timeout=LOAD)
 
     shown: dict[str, tuple[str, str, str]] = {}  # token → (left text, right text, answer)
     for n in range(total):
@@ -49,8 +51,8 @@ def test_judge_compares_pairs_by_keyboard_and_answers_map_to_the_shown_sides(pag
         page.keyboard.press("Enter")
         shown[token] = (left, right, answer)
         if n + 1 < total:
-            expect(page.locator("#item-h")).to_have_text(f"{n + 2} of {total}")
-    expect(page.locator("#done-h")).to_be_visible()
+            expect(page.locator("#item-h")).to_have_text(f"{n + 2} of {total}", timeout=LOAD)
+    expect(page.locator("#done-h")).to_be_visible(timeout=LOAD)
 
     items = {it.token: it for it in ComparisonItem.objects.filter(assignment__judge=ann)
              .select_related("left", "right")}
@@ -62,10 +64,10 @@ def test_judge_compares_pairs_by_keyboard_and_answers_map_to_the_shown_sides(pag
 
     # B goes back to the last pair; a change there is a revision
     page.keyboard.press("b")
-    expect(page.locator("#item-h")).to_have_text(f"Changing pair {total} of {total}")
+    expect(page.locator("#item-h")).to_have_text(f"Changing pair {total} of {total}", timeout=LOAD)
     last_token = page.locator('#rating-form input[name="token"]').input_value()
     page.keyboard.press("ArrowRight" if shown[last_token][2] != "B" else "ArrowLeft")
     page.keyboard.press("Enter")
-    expect(page.locator("#done-h")).to_be_visible()
+    expect(page.locator("#done-h")).to_be_visible(timeout=LOAD)
     latest = items[last_token].judgments.get(is_latest=True)
     assert latest.revision == 2 and latest.values["preference"] != shown[last_token][2]
