@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import apis
+from . import apis, compare_apis
 
 app_name = "judging-api"
 S = "judging/studies/<int:study_id>/"
@@ -13,6 +13,9 @@ urlpatterns = [
     path(S + "items/<str:token>/", apis.JudgingItemDetailApi.as_view(), name="item_detail"),
     path(S + "items/<str:token>/previous/", apis.JudgingItemPreviousApi.as_view(), name="item_previous"),
     path(S + "judgments/", apis.JudgingSubmitApi.as_view(), name="judgment_submit"),
+    path(S + "pairs/next/", compare_apis.ComparisonNextPairApi.as_view(), name="pair_next"),
+    path(S + "pairs/<str:token>/", compare_apis.ComparisonPairDetailApi.as_view(), name="pair_detail"),
+    path(S + "comparisons/", compare_apis.ComparisonSubmitApi.as_view(), name="comparison_submit"),
     # researchers
     path(S + "design/", apis.JudgingDesignApi.as_view(), name="design"),
     path(S + "design/update/", apis.JudgingDesignUpdateApi.as_view(), name="design_update"),

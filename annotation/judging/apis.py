@@ -28,7 +28,7 @@ from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
 from metrics.core.controls import CONTROL_KINDS
 
 from . import selectors, services
-from .enums import JudgesMode, JudgmentSource
+from .enums import JudgesMode, JudgmentSource, Protocol
 from .errors import JudgingError, JudgmentInvalid, StudyNotOpen
 from .selectors import JudgeItem
 from .models import OpenJob
@@ -263,6 +263,9 @@ class JudgingDesignSerializer(serializers.Serializer):
     seed = serializers.IntegerField(min_value=0)
     qc_alpha = serializers.FloatField(min_value=0.0001, max_value=0.5)
     show_context = serializers.BooleanField(required=False)
+    protocol = serializers.ChoiceField(choices=Protocol.choices, required=False)
+    comparison_per_criterion = serializers.BooleanField(required=False)
+    pairs_per_original = serializers.IntegerField(min_value=1, allow_null=True, required=False)
     frozen = serializers.BooleanField(read_only=True, source="is_frozen")
     opened_at = serializers.DateTimeField(read_only=True, allow_null=True)
 

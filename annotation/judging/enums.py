@@ -33,3 +33,16 @@ class JudgmentSource(models.TextChoices):
     PAGE = "page", "Judge's page"
     API = "api", "API"
     IMPORT = "import", "Imported"
+
+
+class Protocol(models.TextChoices):
+    ABSOLUTE = "absolute", "Absolute: each pair rated on the design's criteria and scales"
+    COMPARISON = "comparison", "Side-by-side comparison: which of two candidates is better"
+
+
+#: A comparison judgment's answers (per question): the left candidate ("A") better, a tie,
+#: or the right one ("B") better. Stored as shown; the item records which system was on
+#: which side.
+COMPARISON_ANSWERS: tuple[str, ...] = ("A", "tie", "B")
+#: The single question of a comparison design that is not per criterion.
+COMPARISON_PREFERENCE = "preference"

@@ -9,7 +9,7 @@ from django import forms
 from metrics.core.controls import CONTROL_KINDS
 
 from . import scales, services
-from .enums import JudgesMode
+from .enums import JudgesMode, Protocol
 from .models import MAX_CONTROLS_PER_KIND, JudgingDesign
 from .services import EDITABLE_WHEN_FROZEN
 
@@ -53,11 +53,21 @@ class DesignForm(forms.Form):
     show_context = forms.BooleanField(required=False, label="Show each item's document context to judges",
                                       help_text="The previous and next sentences of the original's document "
                                                 "(from the imported 'document' column), collapsible.")
+    protocol = forms.ChoiceField(choices=Protocol.choices, widget=forms.RadioSelect, label="Protocol", required=False)
+    comparison_per_criterion = forms.BooleanField(
+        required=False, label="Comparison: ask which is better once per criterion",
+        help_text="Otherwise judges answer one question: which paraphrase is better overall.")
+    pairs_per_original = forms.IntegerField(
+        required=False, min_value=1, max_value=1000, label="Comparison: system pairs per original",
+        help_text="Empty: every pair of systems for every original. A number: that many per original, "
+                  "balanced over system pairs.")
 
     def __init__(self, *args, design: JudgingDesign, **kwargs):
         initial = {
             "judges_mode": design.judges_mode, "judges_per_item": design.judges_per_item,
             "seed": design.seed, "qc_alpha": design.qc_alpha, "show_context": design.show_context,
+            "protocol": design.protocol, "comparison_per_criterion": design.comparison_per_criterion,
+            "pairs_per_original": design.pairs_per_original,
             "criteria_json": json.dumps(design.criteria, indent=1, ensure_ascii=False),
         }
         self.criteria = design.criteria
@@ -178,6 +188,9 @@ class DesignForm(forms.Form):
             "seed": d["seed"],
             "qc_alpha": d["qc_alpha"],
             "show_context": d.get("show_context", False),
+            "protocol": d.get("protocol") or self.design.protocol,
+            "comparison_per_criterion": d.get("comparison_per_criterion", False),
+            "pairs_per_original": d.get("pairs_per_original"),
         }
         if criteria is worded:
             out["expected_scores"] = expected

@@ -18,7 +18,7 @@ from annotation.models import BackgroundJob, Candidate, Study, TimeStampedModel
 from metrics.core.controls import CONTROL_KINDS
 
 from . import defaults, scales
-from .enums import JudgesMode, JudgmentSource
+from .enums import JudgesMode, JudgmentSource, Protocol
 
 MAX_CONTROLS_PER_KIND = 5
 
@@ -44,6 +44,14 @@ class JudgingDesign(TimeStampedModel):
         help_text="Significance level of the judge quality-control tests.")
     show_context = models.BooleanField(
         default=False, help_text="Show judges the previous and next sentences of the original's document.")
+    protocol = models.CharField(
+        max_length=16, choices=Protocol.choices, default=Protocol.ABSOLUTE,
+        help_text="Absolute ratings of each pair, or side-by-side comparison of two candidates.")
+    comparison_per_criterion = models.BooleanField(
+        default=False, help_text="Comparison: ask 'which is better' once per criterion instead of once overall.")
+    pairs_per_original = models.PositiveSmallIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(1)],
+        help_text="Comparison: system pairs shown per original (empty: every pair), balanced over system pairs.")
     opened_at = models.DateTimeField(null=True, blank=True)
     opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
                                   related_name="+")
@@ -247,3 +255,58 @@ class OpenJob(BackgroundJob):
 
     def __str__(self) -> str:
         return f"Opening judging of {self.study} ({self.status})"
+
+
+class ComparisonItem(TimeStampedModel):
+    """One pair of candidates in one judge's order (comparison protocol), as shown.
+
+    ``left`` is the candidate shown on the left ("A"), ``right`` the one on the right
+    ("B"): the side was drawn per judge and item and is recorded here, server-side
+    only. Addressed by an opaque random token like :class:`AssignmentItem`.
+    """
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="comparison_items")
+    left = models.ForeignKey(Candidate, on_delete=models.PROTECT, related_name="+")
+    right = models.ForeignKey(Candidate, on_delete=models.PROTECT, related_name="+")
+    position = models.PositiveIntegerField(help_text="1-based place in the judge's order.")
+    token = models.CharField(max_length=32, unique=True)
+    is_control = models.BooleanField(default=False, help_text="A control candidate against a genuine one.")
+    done_at = models.DateTimeField(null=True, blank=True, help_text="First submission.")
+
+    class Meta:
+        ordering = ["assignment", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "position"], name="judging_uniq_cmp_item_position"),
+            models.CheckConstraint(condition=~Q(left=models.F("right")), name="judging_cmp_item_two_candidates"),
+        ]
+
+    def __str__(self) -> str:
+        return f"pair #{self.position} of {self.assignment}"
+
+
+class ComparisonJudgment(TimeStampedModel):
+    """One submission of answers ("A", "tie" or "B" per question) for one pair. Revisions add rows."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="comparison_judgments")
+    item = models.ForeignKey(ComparisonItem, on_delete=models.CASCADE, related_name="judgments")
+    judge = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="comparison_judgments")
+    key = models.CharField(max_length=64, help_text="Client-generated idempotency key.")
+    revision = models.PositiveIntegerField(default=1)
+    is_latest = models.BooleanField(default=True)
+    values = models.JSONField(default=dict, help_text="Question slug → 'A' (left better), 'tie' or 'B' (right better).")
+    served_at = models.DateTimeField()
+    submitted_at = models.DateTimeField()
+    seconds = models.FloatField(null=True, blank=True)
+    active_seconds = models.FloatField(null=True, blank=True)
+    source = models.CharField(max_length=8, choices=JudgmentSource.choices, default=JudgmentSource.API)
+
+    class Meta:
+        ordering = ["study", "judge", "item", "revision"]
+        constraints = [
+            models.UniqueConstraint(fields=["judge", "key"], name="judging_uniq_cmp_judgment_key"),
+            models.UniqueConstraint(fields=["item", "revision"], name="judging_uniq_cmp_judgment_revision"),
+            models.UniqueConstraint(fields=["item"], condition=Q(is_latest=True), name="judging_one_latest_cmp_judgment"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.judge} on pair {self.item_id} (rev. {self.revision})"

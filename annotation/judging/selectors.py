@@ -28,7 +28,7 @@ from metrics.core.stats.results import JudgeQC
 
 from .enums import CONTROL_KIND_OF_SYSTEM_KIND
 from .errors import ItemNotFound
-from .models import Assignment, AssignmentItem, JudgeExclusion, JudgingDesign, Judgment
+from .models import Assignment, AssignmentItem, ComparisonItem, ComparisonJudgment, JudgeExclusion, JudgingDesign, Judgment
 from .tokens import serve_stamp_make
 
 #: Straight-lining: one value for at least this share of a criterion's scores, among
@@ -91,6 +91,11 @@ def original_context(original: Original) -> tuple[tuple[str, ...], tuple[str, ..
 
 def design_for_study(*, study: Study) -> JudgingDesign | None:
     return JudgingDesign.objects.filter(study=study).first()
+
+
+def study_is_comparison(*, study: Study) -> bool:
+    """Whether the study is judged side by side (:mod:`.comparison`) rather than absolutely."""
+    return JudgingDesign.objects.filter(study=study, protocol="comparison").exists()
 
 
 def assignment_for_judge(*, study: Study, judge: User) -> Assignment | None:
@@ -176,6 +181,9 @@ def studies_for_judge(*, judge: User) -> list[dict]:
     assignments = {a.study_id: a for a in Assignment.objects.filter(judge=judge)}
     done = dict(AssignmentItem.objects.filter(assignment__judge=judge, done_at__isnull=False)
                 .values("assignment__study_id").annotate(n=Count("id")).values_list("assignment__study_id", "n"))
+    # Side-by-side studies count answered pairs instead (a study has one kind or the other).
+    done |= dict(ComparisonItem.objects.filter(assignment__judge=judge, done_at__isnull=False)
+                 .values("assignment__study_id").annotate(n=Count("id")).values_list("assignment__study_id", "n"))
     rows = []
     for s in studies:
         a = assignments.get(s.pk)
@@ -188,7 +196,8 @@ def studies_for_judge(*, judge: User) -> list[dict]:
 # --- the researcher's side --------------------------------------------------------------
 
 def study_has_judgments(*, study: Study) -> bool:
-    return Judgment.objects.filter(study=study).exists()
+    return (Judgment.objects.filter(study=study).exists()
+            or ComparisonJudgment.objects.filter(study=study).exists())
 
 
 def study_progress(*, study: Study) -> dict:
@@ -205,7 +214,11 @@ def study_progress(*, study: Study) -> dict:
         .order_by("judge__username"))
     last = dict(Judgment.objects.filter(study=study).values("judge_id").annotate(t=Max("submitted_at"))
                 .values_list("judge_id", "t"))
+    # Side-by-side studies count answered pairs (their assignments hold pairs, not items).
+    cmp_done = dict(ComparisonItem.objects.filter(assignment__study=study, done_at__isnull=False)
+                    .values("assignment_id").annotate(n=Count("id")).values_list("assignment_id", "n"))
     for a in per_assignment:
+        a.done += cmp_done.get(a.pk, 0)
         judges.append({"judge": a.judge.username, "done": a.done, "total": a.n_items,
                        "percent": int(100 * a.done / a.n_items) if a.n_items else 0,
                        "last_submitted_at": last.get(a.judge_id), "excluded": a.judge.username in excluded,
@@ -443,6 +456,9 @@ def judgments_fingerprint(*, study: Study) -> str:
     e = JudgeExclusion.objects.filter(study=study).aggregate(n=Count("id"), last=Max("id"))
     parts = {"judgments": [j["n"], j["last"]], "exclusions": [e["n"], e["last"]],
              "expected": study_control_expected(study=study)}
+    c = ComparisonJudgment.objects.filter(study=study).aggregate(n=Count("id"), last=Max("id"))
+    if c["n"]:  # only side-by-side studies: absolute studies keep their fingerprints
+        parts["comparisons"] = [c["n"], c["last"]]
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
 
 

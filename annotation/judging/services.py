@@ -29,11 +29,11 @@ from annotation.services import job_enqueue
 from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
 from metrics.core.controls import CONTROL_KINDS, build_controls
 
-from . import scales
+from . import comparison, scales
 from .defaults import default_criteria
-from .enums import CONTROL_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX, JudgesMode, JudgmentSource, control_system_name
+from .enums import CONTROL_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX, JudgesMode, JudgmentSource, Protocol, control_system_name
 from .errors import CannotOpen, DesignFrozen, DesignInvalid, ItemNotFound, JudgmentInvalid, KeyReused, StudyNotOpen
-from .models import Assignment, AssignmentItem, JudgeExclusion, JudgingDesign, Judgment, OpenJob
+from .models import Assignment, AssignmentItem, ComparisonJudgment, JudgeExclusion, JudgingDesign, Judgment, OpenJob
 from .tokens import item_token_new, serve_stamp_read
 
 logger = logging.getLogger(__name__)
@@ -42,7 +42,7 @@ logger = logging.getLogger(__name__)
 #: affect statistics, never what a judge sees or who sees what.
 EDITABLE_WHEN_FROZEN = frozenset({"expected_scores", "qc_alpha"})
 DESIGN_FIELDS = ("criteria", "judges_mode", "judges_per_item", "control_counts", "expected_scores", "seed", "qc_alpha",
-                 "show_context")
+                 "show_context", "protocol", "comparison_per_criterion", "pairs_per_original")
 KEY_MIN_LENGTH, KEY_MAX_LENGTH = 8, 64
 BULK_BATCH = 5000
 
@@ -81,6 +81,8 @@ def design_update(*, study: Study, changes: Mapping[str, object]) -> JudgingDesi
     if "criteria" in changes and changes["criteria"] != design.criteria and Judgment.objects.filter(
             study=study).exists():
         raise DesignFrozen("This study has judgments (imported ones count), so its criteria can no longer change.")
+    if changes.get("protocol", design.protocol) != design.protocol and Judgment.objects.filter(study=study).exists():
+        raise DesignFrozen("This study has judgments (imported ones count), so its protocol can no longer change.")
     changes = dict(changes)
     if "criteria" in changes:
         changes["criteria"] = scales.criteria_normalise(changes["criteria"])
@@ -277,6 +279,10 @@ def study_judging_open(*, study: Study, user: User | None = None) -> OpenSummary
     judges = _judge_users(study)
     _open_refusal(study=study, design=design, n_judges=len(judges))
     n_controls = _controls_create(study=study, design=design)
+    if design.protocol == Protocol.COMPARISON:
+        n_pairs, n_written = comparison.comparison_assignments_write(study=study, design=design, judges=judges)
+        _mark_open(study=study, design=design, user=user)
+        return OpenSummary(controls_created=n_controls, items=n_pairs, judges=len(judges), assignment_items=n_written)
     items, groups, pks = _study_items(study)
     n_written = 0
     if judges:
@@ -331,6 +337,8 @@ def study_judging_open_start(*, study: Study, user: User | None = None, backgrou
         _refuse_while_opening(study)
         n_judges = len(_judge_users(study))
         _open_refusal(study=study, design=design, n_judges=n_judges)
+        if design.protocol == Protocol.COMPARISON:
+            background = False  # comparison studies open in the request (no background path yet)
         if background is None:
             background = _open_size(study=study, design=design, n_judges=n_judges) > open_background_threshold()
         now = timezone.now()
@@ -532,6 +540,8 @@ def assignment_ensure_for_judge(*, study: Study, judge: User) -> Assignment | No
         existing = Assignment.objects.filter(study=study, judge=judge).first()
         if existing is not None:
             return existing
+        if design.protocol == Protocol.COMPARISON:
+            return comparison.comparison_assignment_late(study=study, design=design, judge=judge)
         assigned = Counter(dict(
             AssignmentItem.objects.filter(assignment__study=study).values("candidate_id")
             .annotate(n=Count("id")).values_list("candidate_id", "n")))
@@ -591,7 +601,7 @@ def study_judging_reset(*, study: Study) -> None:
     design and the assignments are part of the record.
     """
     study = Study.objects.select_for_update().get(pk=study.pk)
-    if Judgment.objects.filter(study=study).exists():
+    if Judgment.objects.filter(study=study).exists() or ComparisonJudgment.objects.filter(study=study).exists():
         raise CannotOpen("Judges have already submitted judgments; the design can no longer be reset.")
     _refuse_while_opening(study)
     _opening_undo(study)
@@ -815,7 +825,9 @@ def judgments_import_parsed(*, study: Study, parsed) -> JudgmentImportSummary:
     """
     from annotation.importing import ImportIssue, StudyImportError
 
-    design_get_or_create(study=study)  # the scales the file was parsed against
+    if design_get_or_create(study=study).protocol == Protocol.COMPARISON:  # the scales the file was parsed against
+        raise StudyImportError(parsed.filename, [ImportIssue(message=(
+            "this study's protocol is side-by-side comparison; absolute judgments cannot be imported into it"))])
     with transaction.atomic():
         Study.objects.select_for_update().filter(pk=study.pk).first()
         originals = dict(Original.objects.filter(study=study).values_list("external_id", "id"))

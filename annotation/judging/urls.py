@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from . import compare_views, views
 
 app_name = "judging"
 urlpatterns = [
@@ -13,6 +13,9 @@ urlpatterns = [
     path("judge/studies/<int:study_id>/items/<str:token>/", views.revise, name="revise"),
     path("judge/studies/<int:study_id>/submit/", views.submit, name="submit"),
     path("judge/studies/<int:study_id>/done/", views.finished, name="finished"),
+    path("judge/studies/<int:study_id>/compare/", compare_views.compare, name="compare"),
+    path("judge/studies/<int:study_id>/compare/submit/", compare_views.compare_submit, name="compare_submit"),
+    path("judge/studies/<int:study_id>/compare/<str:token>/", compare_views.compare_revise, name="compare_revise"),
     # the researcher's pages
     path("studies/<int:study_id>/judging/design/", views.design, name="design"),
     path("studies/<int:study_id>/judging/open/", views.open_study, name="open"),
@@ -28,4 +31,6 @@ urlpatterns = [
     path("studies/<int:study_id>/judging/import/", views.import_judgments, name="import_judgments"),
     path("studies/<int:study_id>/judging/export/tidy.csv", views.export_tidy, name="export_tidy"),
     path("studies/<int:study_id>/judging/export/wide.csv", views.export_wide, name="export_wide"),
+    path("studies/<int:study_id>/judging/export/comparisons.csv", compare_views.export_comparisons,
+         name="export_comparisons"),
 ]

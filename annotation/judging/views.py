@@ -139,6 +139,8 @@ def rate(request, study_id: int):
     assignment, page = _assignment_or_page(request, study)
     if page is not None:
         return page
+    if selectors.study_is_comparison(study=study):
+        return redirect("judging:compare", study_id=study.pk)  # the side-by-side protocol's own page
     if assignment.instructions_seen_at is None:
         return redirect("judging:instructions", study_id=study.pk)
     item = selectors.item_next_for_judge(assignment=assignment)
@@ -204,6 +206,13 @@ def instructions(request, study_id: int):
     if request.method == "POST":
         services.instructions_mark_seen(assignment=assignment)
         return redirect("judging:rate", study_id=study.pk)
+    design = selectors.design_for_study(study=study)
+    if design is not None and design.protocol == "comparison":
+        from .comparison import questions  # the side-by-side protocol's own instructions
+
+        return render(request, "judging/compare_instructions.html", {
+            "study": study, "questions": questions(design), "first_visit": assignment.instructions_seen_at is None,
+            "total_text": _n(assignment.n_items)})
     return render(request, "judging/instructions.html", {
         "study": study, "criteria": _criteria_for_judge(study), "first_visit": assignment.instructions_seen_at is None,
         "total_text": _n(assignment.n_items),
@@ -402,7 +411,17 @@ def qc(request, study):
         study, rows=rows, alpha=design.qc_alpha if design else 0.05, criteria=criteria, unchecked=unchecked,
         test_labels=list(QC_TEST_LABELS.values()),
         history=selectors.judge_exclusion_history(study=study),
-        fingerprint=selectors.judgments_fingerprint(study=study)))
+        fingerprint=selectors.judgments_fingerprint(study=study),
+        comparison_qc=_comparison_qc(study, design)))
+
+
+def _comparison_qc(study, design):
+    """Side-by-side studies: each judge's answers on control pairs (None for absolute studies)."""
+    if design is None or design.protocol != "comparison":
+        return None
+    from .comparison import comparison_qc
+
+    return comparison_qc(study=study)
 
 
 @researcher_study_required

@@ -136,6 +136,10 @@ def _pct(level: float) -> str:
 
 def report_tables(result: Mapping[str, Any]) -> list[ReportTable]:
     """The report's tables in page order (Table 3 and the leaderboard only with metrics)."""
+    if result.get("protocol") == "comparison":
+        from .comparison import comparison_tables  # a side-by-side study's report
+
+        return comparison_tables(result)
     st = result.get("settings", {})
     level = float(st.get("confidence_level", 0.95))
     target = st.get("criterion", "overall")

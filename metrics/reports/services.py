@@ -273,6 +273,10 @@ def report_build(*, report_id: int) -> Report:
     _update(report_id, status=JobStatus.RUNNING, started_at=timezone.now(), error="", progress_done=0,
             progress_total=len(PHASES), phase=PHASES[0])
     s = {**DEFAULT_SETTINGS, **(report.settings or {})}
+    if JudgingDesign.objects.filter(study=report.study, protocol="comparison").exists():
+        from .comparison import comparison_report_build  # side-by-side studies: their own tables
+
+        return comparison_report_build(report_id=report_id, settings=s)
     try:
         judged = selectors.report_judgment_inputs(study=report.study)
         if judged.frame.empty:

@@ -87,6 +87,8 @@ def _page(request, study, report: Report | None, form: ReportSettingsForm | None
             metric_runs_used=[r for r in report.metric_runs if r.get("used")],
             metric_runs_unused=[r for r in report.metric_runs if not r.get("used")],
         )
+        if result.get("protocol") == "comparison":
+            ctx["export_formats"] = [("json", "JSON")]
     return render(request, "reports/detail.html", study_context(study, **ctx))
 
 

@@ -1,0 +1,112 @@
+"""Side-by-side comparison pages: the judge's pair page and the researcher's CSV export.
+
+Judge pages render only :class:`~annotation.judging.comparison.JudgePair` values and
+the question texts: no system, control flag or database id reaches the judge's
+browser, and the left/right sides were drawn per judge (recorded server-side).
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from annotation.enums import StudyStatus
+from annotation.views import researcher_study_required
+
+from . import comparison
+from .enums import JudgmentSource
+from .errors import ItemNotFound, JudgingError
+from .models import JudgingDesign
+from .tokens import idempotency_key_new
+from .views import _assignment_or_page, _judge_study, _n, csv_response, export_filename
+
+def _questions(study) -> list[dict]:
+    return comparison.questions(JudgingDesign.objects.get(study=study))
+
+
+def _render_pair(request, study, pair, *, error=None, field_errors=None, posted=None, status=200):
+    answers = posted if posted is not None else (pair.answers or {})
+    questions = _questions(study)
+    for q in questions:
+        q["checked"] = answers.get(q["slug"])
+        q["errors"] = (field_errors or {}).get(q["slug"], [])
+    return render(request, "judging/compare.html", {
+        "study": study, "pair": pair, "questions": questions, "key": idempotency_key_new(),
+        "position_text": _n(pair.position), "total_text": _n(pair.total), "done_text": _n(pair.done),
+        "error": error,
+    }, status=status)
+
+
+def _comparison_study(request, study_id: int):
+    study = _judge_study(request, study_id)
+    if not comparison.is_comparison(study):
+        raise Http404("This study is not a side-by-side comparison.")
+    return study
+
+
+@login_required
+@require_GET
+def compare(request, study_id: int):
+    """The judge's current pair: the first one not yet answered (the resume point)."""
+    study = _comparison_study(request, study_id)
+    assignment, page = _assignment_or_page(request, study)
+    if page is not None:
+        return page
+    if assignment.instructions_seen_at is None:
+        return redirect("judging:instructions", study_id=study.pk)
+    pair = comparison.pair_next_for_judge(assignment=assignment)
+    if pair is None:
+        last = comparison.pair_previous_for_judge(study=study, judge=request.user)
+        return render(request, "judging/compare_done.html", {
+            "study": study, "total_text": _n(assignment.n_items), "last": last})
+    return _render_pair(request, study, pair)
+
+
+@login_required
+@require_GET
+def compare_revise(request, study_id: int, token: str):
+    """One earlier pair of the judge's own assignment, to change the answer."""
+    study = _comparison_study(request, study_id)
+    assignment, page = _assignment_or_page(request, study)
+    if page is not None:
+        return page
+    try:
+        pair = comparison.pair_for_judge(study=study, judge=request.user, token=token)
+    except ItemNotFound as exc:
+        raise Http404(exc.message) from None
+    return _render_pair(request, study, pair)
+
+
+@login_required
+@require_POST
+def compare_submit(request, study_id: int):
+    """The pair form's POST: the same service as the API, then back to the resume point."""
+    study = _comparison_study(request, study_id)
+    token = request.POST.get("token", "")
+    answers = {q["slug"]: request.POST.get(q["slug"]) for q in _questions(study) if request.POST.get(q["slug"])}
+    try:
+        active = request.POST.get("active_seconds") or None
+        comparison.comparison_submit(
+            study=study, judge=request.user, token=token, key=request.POST.get("key", ""), answers=answers,
+            serve_stamp=request.POST.get("serve", ""), active_seconds=active, source=JudgmentSource.PAGE)
+    except ItemNotFound as exc:
+        raise Http404(exc.message) from None
+    except JudgingError as exc:
+        if study.status != StudyStatus.OPEN:
+            return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
+        try:
+            pair = comparison.pair_for_judge(study=study, judge=request.user, token=token)
+        except ItemNotFound as missing:
+            raise Http404(missing.message) from None
+        return _render_pair(request, study, pair, error=exc.message, field_errors=exc.field_errors, posted=answers,
+                            status=400)
+    return redirect("judging:compare", study_id=study.pk)
+
+
+@researcher_study_required
+@require_GET
+def export_comparisons(request, study):
+    """Every latest comparison answer with the systems shown on each side (researchers only)."""
+    return csv_response(comparison.comparison_export_rows(study=study), export_filename(study, "comparisons"))

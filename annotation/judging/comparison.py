@@ -1,0 +1,387 @@
+"""Side-by-side comparison: the second judging protocol (writes and reads).
+
+A comparison study shows each judge the original with two candidates of different
+systems for it and asks which is better ("A better / tie / B better", A on the
+left), once overall or once per criterion of the design. Pairs come from
+:mod:`metrics.core.comparison_plan` (balanced over system pairs), each judge's order
+from :func:`metrics.core.assignment.plan_assignments` and the side of each pair from
+a seeded coin per judge (:func:`~metrics.core.comparison_plan.sides_for_judge`),
+recorded on the :class:`~.models.ComparisonItem` (``left``/``right``).
+
+What a judge receives is built only by :func:`pair_next_for_judge`,
+:func:`pair_for_judge` and :func:`pair_previous_for_judge` as :class:`JudgePair`
+values: texts, positions and opaque tokens, never a system, a control flag or a
+database id. Opening (:func:`comparison_assignments_write`) is called by
+:func:`.services.study_judging_open`, which holds the transaction and the locks.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+from django.utils.translation import gettext
+
+from annotation.enums import StudyStatus
+from annotation.models import Candidate, Study
+from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
+from metrics.core.comparison_plan import pair_key, pair_key_split, plan_control_pairs, plan_pairs, sides_for_judge
+from metrics.core.stats.comparison import Comparison
+
+from .enums import COMPARISON_ANSWERS, COMPARISON_PREFERENCE, CONTROL_SYSTEM_PREFIX, JudgesMode, JudgmentSource
+from .errors import CannotOpen, ItemNotFound, JudgmentInvalid, KeyReused, StudyNotOpen
+from .models import Assignment, ComparisonItem, ComparisonJudgment, JudgingDesign
+from .selectors import judges_excluded, original_context
+from .tokens import item_token_new, serve_stamp_make, serve_stamp_read
+
+KEY_MIN_LENGTH, KEY_MAX_LENGTH = 8, 64
+BULK_BATCH = 5000
+
+
+def questions(design: JudgingDesign) -> list[dict]:
+    """The questions a comparison judge answers: one overall, or one per criterion of the design."""
+    if design.comparison_per_criterion:
+        return [{"slug": c["slug"], "name": c["name"], "help": c.get("help", "")} for c in design.criteria]
+    return [{"slug": COMPARISON_PREFERENCE, "name": gettext("Which paraphrase is better?"),
+             "help": gettext("A good paraphrase keeps the meaning, is fluent, and differs from the original.")}]
+
+
+def expected_question(design: JudgingDesign) -> str | None:
+    """The question on which a control pair has an expected answer (the genuine paraphrase
+    wins): the overall preference, or the criterion ``overall`` when asked per criterion."""
+    if not design.comparison_per_criterion:
+        return COMPARISON_PREFERENCE
+    return "overall" if "overall" in design.criterion_slugs else None
+
+
+# --- opening ---------------------------------------------------------------------------
+
+def _pair_plan(study: Study, design: JudgingDesign) -> tuple[list[str], dict[tuple[str, str], int]]:
+    """Every pair key to judge (genuine and control pairs) and (original, system) → candidate pk."""
+    rows = Candidate.objects.filter(original__study=study).values_list("id", "original__external_id", "system__name")
+    pks: dict[tuple[str, str], int] = {}
+    genuine: dict[str, list[str]] = defaultdict(list)
+    controls: dict[str, list[str]] = defaultdict(list)
+    for pk, original, system in rows:
+        pks[(original, system)] = pk
+        (controls if system.startswith(CONTROL_SYSTEM_PREFIX) else genuine)[original].append(system)
+    keys = plan_pairs(genuine, per_original=design.pairs_per_original, seed=design.seed)
+    keys += plan_control_pairs(controls, genuine, seed=design.seed)
+    return sorted(keys), pks
+
+
+def _items_insert(*, assignment: Assignment, order: list[str], pks: Mapping[tuple[str, str], int]) -> int:
+    sides = sides_for_judge(order, seed=assignment.seed)
+    now = timezone.now()
+    rows = []
+    for position, (key, swap) in enumerate(zip(order, sides), 1):
+        original, a, b = pair_key_split(key)
+        left, right = (b, a) if swap else (a, b)
+        rows.append(ComparisonItem(
+            assignment=assignment, left_id=pks[(original, left)], right_id=pks[(original, right)], position=position,
+            token=item_token_new(), created_at=now, updated_at=now,
+            is_control=a.startswith(CONTROL_SYSTEM_PREFIX) or b.startswith(CONTROL_SYSTEM_PREFIX)))
+    ComparisonItem.objects.bulk_create(rows, batch_size=BULK_BATCH)
+    return len(rows)
+
+
+def comparison_assignments_write(*, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
+    """Write every judge's comparison assignment (controls must exist already). Returns
+    (pairs planned, assignment items written). :class:`CannotOpen` when no original has
+    candidates of two different systems. Runs inside the caller's transaction."""
+    keys, pks = _pair_plan(study, design)
+    if not any(not pair_key_split(k)[1].startswith(CONTROL_SYSTEM_PREFIX) for k in keys):
+        raise CannotOpen(gettext("Side-by-side comparison needs at least one original with candidates of two "
+                                 "different systems; import them first."))
+    groups = {k: pair_key_split(k)[0] for k in keys}
+    written = 0
+    if judges:
+        k_per = design.judges_per_item if design.judges_mode == JudgesMode.K_PER_ITEM else None
+        by_name = {u.username: u for u in judges}
+        plan = plan_assignments(keys, groups, list(by_name), seed=design.seed, judges_per_item=k_per)
+        for order in plan.orders:
+            assignment = Assignment.objects.create(study=study, judge=by_name[order.judge], seed=order.seed,
+                                                   n_items=len(order.items), joined_late=False)
+            written += _items_insert(assignment=assignment, order=list(order.items), pks=pks)
+    return len(keys), written
+
+
+def comparison_assignment_late(*, study: Study, design: JudgingDesign, judge: User) -> Assignment:
+    """A judge added after opening: every pair the others have (fully crossed) or, with
+    k per item, as many as the lightest load from the least-judged pairs. The caller
+    holds the design's row lock."""
+    items = ComparisonItem.objects.filter(assignment__study=study).values_list(
+        "left__original__external_id", "left__system__name", "right__system__name", "left_id", "right_id")
+    pks: dict[tuple[str, str], int] = {}
+    counts: Counter[str] = Counter()
+    for original, ls, rs, lpk, rpk in items:
+        pks[(original, ls)], pks[(original, rs)] = lpk, rpk
+        counts[pair_key(original, ls, rs)] += 1
+    keys = sorted(counts)
+    seed = derive_seed(design.seed, "order", judge.username)
+    if design.judges_mode == JudgesMode.K_PER_ITEM and keys:
+        loads = Assignment.objects.filter(study=study).values_list("n_items", flat=True)
+        keys = late_judge_items(counts, n_items=min(loads), seed=derive_seed(design.seed, "late", judge.username))
+    order = list(order_items(keys, {k: pair_key_split(k)[0] for k in keys}, seed=seed))
+    try:
+        with transaction.atomic():
+            assignment = Assignment.objects.create(study=study, judge=judge, seed=seed, n_items=len(order),
+                                                   joined_late=True)
+            _items_insert(assignment=assignment, order=order, pks=pks)
+            return assignment
+    except IntegrityError:
+        return Assignment.objects.get(study=study, judge=judge)
+
+
+# --- the judge's side ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class JudgePair:
+    """One pair as a judge sees it. Safe to render or serialise for the judge."""
+
+    token: str
+    position: int
+    total: int
+    done: int
+    original: str
+    a: str  # the text shown on the left
+    b: str  # the text shown on the right
+    answers: dict[str, str] | None
+    revision: int
+    previous_token: str | None
+    serve_stamp: str
+    context_shown: bool = False
+    context_before: tuple[str, ...] = ()
+    context_after: tuple[str, ...] = ()
+
+    @property
+    def is_revision(self) -> bool:
+        return self.revision > 0
+
+    @property
+    def has_context(self) -> bool:
+        return bool(self.context_before or self.context_after)
+
+
+def _pairs_with_texts():
+    return ComparisonItem.objects.select_related("left__original", "right")
+
+
+def _done(assignment: Assignment) -> int:
+    return ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
+
+
+def _judge_pair(item: ComparisonItem, *, assignment: Assignment) -> JudgePair:
+    latest = ComparisonJudgment.objects.filter(item=item, is_latest=True).first() if item.done_at else None
+    previous = None
+    if item.position > 1:
+        previous = ComparisonItem.objects.filter(assignment=assignment, position=item.position - 1).values_list(
+            "token", flat=True).first()
+    shown = JudgingDesign.objects.filter(study_id=assignment.study_id, show_context=True).exists()
+    before, after = original_context(item.left.original) if shown else ((), ())
+    return JudgePair(
+        token=item.token, position=item.position, total=assignment.n_items, done=_done(assignment),
+        original=item.left.original.text, a=item.left.text, b=item.right.text,
+        answers=dict(latest.values) if latest else None, revision=latest.revision if latest else 0,
+        previous_token=previous, serve_stamp=serve_stamp_make(item.token),
+        context_shown=shown, context_before=before, context_after=after)
+
+
+def pair_next_for_judge(*, assignment: Assignment) -> JudgePair | None:
+    """The first pair not yet answered (the resume point); None when all are."""
+    item = _pairs_with_texts().filter(assignment=assignment, done_at__isnull=True).order_by("position").first()
+    return None if item is None else _judge_pair(item, assignment=assignment)
+
+
+def _own_pair(*, study: Study, judge: User, token: object) -> ComparisonItem:
+    item = (_pairs_with_texts().select_related("assignment")
+            .filter(token=token, assignment__study=study, assignment__judge=judge).first()
+            if isinstance(token, str) else None)
+    if item is None:
+        raise ItemNotFound(gettext("There is no such item in your assignment for this study."))
+    return item
+
+
+def pair_for_judge(*, study: Study, judge: User, token: str) -> JudgePair:
+    item = _own_pair(study=study, judge=judge, token=token)
+    return _judge_pair(item, assignment=item.assignment)
+
+
+def pair_previous_for_judge(*, study: Study, judge: User, token: str | None = None) -> JudgePair | None:
+    """The pair before ``token`` (or before the resume point); None at the start."""
+    if token is not None:
+        item = _own_pair(study=study, judge=judge, token=token)
+        assignment, position = item.assignment, item.position - 1
+    else:
+        assignment = Assignment.objects.filter(study=study, judge=judge).first()
+        if assignment is None:
+            raise ItemNotFound(gettext("You have no assignment in this study."))
+        nxt = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=True).order_by("position").first()
+        position = (nxt.position if nxt else assignment.n_items + 1) - 1
+    if position < 1:
+        return None
+    return _judge_pair(_pairs_with_texts().get(assignment=assignment, position=position), assignment=assignment)
+
+
+def answers_clean(*, design: JudgingDesign, answers: object) -> dict[str, str]:
+    """Every question answered with "A", "tie" or "B"; unknown questions refused (:class:`JudgmentInvalid`)."""
+    slugs = [q["slug"] for q in questions(design)]
+    if not isinstance(answers, Mapping):
+        raise JudgmentInvalid(gettext("answers must map each question to A, tie or B"))
+    errors: dict[str, list[str]] = {}
+    for name in answers:
+        if name not in slugs:
+            errors.setdefault(str(name), []).append(gettext("unknown question"))
+    out = {}
+    for slug in slugs:
+        v = answers.get(slug)
+        if v not in COMPARISON_ANSWERS:
+            errors.setdefault(slug, []).append(gettext("answer A, tie or B"))
+        else:
+            out[slug] = v
+    if errors:
+        raise JudgmentInvalid(gettext("Answer every question with A, tie or B."), field_errors=errors)
+    return out
+
+
+def _clean_key(key: object) -> str:
+    if not isinstance(key, str) or not KEY_MIN_LENGTH <= len(key) <= KEY_MAX_LENGTH or not all(
+            ch.isascii() and (ch.isalnum() or ch in "-_") for ch in key):
+        raise JudgmentInvalid("key must be 8–64 characters of letters, digits, '-' or '_'",
+                              field_errors={"key": ["invalid idempotency key"]})
+    return key
+
+
+def comparison_submit(*, study: Study, judge: User, token: str, key: str, answers: Mapping[str, object],
+                      serve_stamp: str, active_seconds: float | None = None,
+                      source: str = JudgmentSource.API) -> tuple[ComparisonJudgment, bool]:
+    """Store one judge's answers for one pair of their assignment. Returns (judgment, created).
+
+    Same rules as :func:`.services.judgment_submit`: idempotent on ``(judge, key)``
+    (:class:`KeyReused` for the same key with another submission), the study must be
+    open, the serve stamp must be this pair's, a second submission is a new revision.
+    """
+    key = _clean_key(key)
+    design = JudgingDesign.objects.get(study=study)
+    clean = answers_clean(design=design, answers=answers)
+    if active_seconds is not None:
+        try:
+            active_seconds = float(active_seconds)
+        except (TypeError, ValueError):
+            raise JudgmentInvalid("active_seconds must be a number of seconds") from None
+        if not math.isfinite(active_seconds) or active_seconds < 0:
+            raise JudgmentInvalid("active_seconds must be a non-negative number of seconds")
+    with transaction.atomic():
+        item = (ComparisonItem.objects.select_for_update(of=("self",))
+                .filter(token=token, assignment__study=study, assignment__judge=judge).first()
+                if isinstance(token, str) else None)
+        if item is None:
+            raise ItemNotFound(gettext("There is no such item in your assignment for this study."))
+        existing = ComparisonJudgment.objects.filter(judge=judge, key=key).first()
+        if existing is not None:
+            if existing.item_id != item.pk or existing.values != clean:
+                raise KeyReused("This key was already used for a different submission; send a new key.")
+            return existing, False
+        if Study.objects.filter(pk=study.pk).values_list("status", flat=True).first() != StudyStatus.OPEN:
+            raise StudyNotOpen(gettext("This study is not open for judging."))
+        served_at = serve_stamp_read(serve_stamp, token) if isinstance(serve_stamp, str) else None
+        if served_at is None:
+            raise JudgmentInvalid(gettext("The serve stamp is missing or does not belong to this item; reload it."),
+                                  field_errors={"serve_stamp": ["missing or invalid"]})
+        now = timezone.now()
+        latest = ComparisonJudgment.objects.filter(item=item, is_latest=True).first()
+        if latest is not None:
+            ComparisonJudgment.objects.filter(pk=latest.pk).update(is_latest=False)
+        judgment = ComparisonJudgment(
+            study=study, item=item, judge=judge, key=key, revision=(latest.revision + 1) if latest else 1,
+            is_latest=True, values=clean, served_at=served_at, submitted_at=now,
+            seconds=max(0.0, (now - served_at).total_seconds()), active_seconds=active_seconds, source=source)
+        judgment.full_clean(exclude=["study", "item", "judge"], validate_unique=False, validate_constraints=False)
+        judgment.save(force_insert=True)
+        if item.done_at is None:
+            ComparisonItem.objects.filter(pk=item.pk).update(done_at=now, updated_at=now)
+        return judgment, True
+
+
+# --- the researcher's side --------------------------------------------------------------
+
+def is_comparison(study: Study) -> bool:
+    return JudgingDesign.objects.filter(study=study, protocol="comparison").exists()
+
+
+def study_has_comparisons(*, study: Study) -> bool:
+    return ComparisonJudgment.objects.filter(study=study).exists()
+
+
+def _latest(study: Study):
+    return (ComparisonJudgment.objects.filter(study=study, is_latest=True)
+            .select_related("judge", "item__assignment", "item__left__system", "item__right__system",
+                            "item__left__original")
+            .order_by("judge__username", "item__assignment_id", "item__position"))
+
+
+def comparison_records(*, study: Study) -> dict[str, list[Comparison]]:
+    """Latest answers as :class:`~metrics.core.stats.comparison.Comparison` values, per question.
+
+    A control pair's expected winner (on :func:`expected_question`) is its genuine system.
+    """
+    design = JudgingDesign.objects.get(study=study)
+    expect_on = expected_question(design)
+    out: dict[str, list[Comparison]] = {q["slug"]: [] for q in questions(design)}
+    for j in _latest(study):
+        left, right = j.item.left.system.name, j.item.right.system.name
+        genuine = right if left.startswith(CONTROL_SYSTEM_PREFIX) else left
+        for slug, answer in j.values.items():
+            out.setdefault(slug, []).append(Comparison(
+                judge=j.judge.username, original=j.item.left.original.external_id, left=left, right=right,
+                answer={"A": "left", "tie": "tie", "B": "right"}[answer], is_control=j.item.is_control,
+                expected=genuine if j.item.is_control and slug == expect_on else None))
+    return out
+
+
+def comparison_progress(*, study: Study) -> dict[str, int]:
+    """Pairs answered and assigned over every judge."""
+    agg = ComparisonItem.objects.filter(assignment__study=study).aggregate(
+        total=Count("id"), done=Count("id", filter=Q(done_at__isnull=False)))
+    return {"done": agg["done"], "total": agg["total"]}
+
+
+EXPORT_HEADER = ["judge", "position", "original_id", "left_system", "right_system", "left_text", "right_text",
+                 "question", "answer", "preferred_system", "is_control", "revision", "source", "served_at",
+                 "submitted_at", "seconds", "active_seconds"]
+
+
+def comparison_export_rows(*, study: Study) -> Iterator[list]:
+    """The researcher's CSV: one row per latest answer, with the systems on each side."""
+    yield EXPORT_HEADER
+    for j in _latest(study):
+        left, right = j.item.left, j.item.right
+        for slug, answer in j.values.items():
+            preferred = {"A": left.system.name, "B": right.system.name}.get(answer, "")
+            yield [j.judge.username, j.item.position, left.original.external_id, left.system.name,
+                   right.system.name, left.text, right.text, slug, answer, preferred, j.item.is_control,
+                   j.revision, j.source, j.served_at.isoformat(), j.submitted_at.isoformat(),
+                   "" if j.seconds is None else round(j.seconds, 3),
+                   "" if j.active_seconds is None else round(j.active_seconds, 3)]
+
+
+
+def comparison_qc(*, study: Study) -> list[dict]:
+    """Per judge with answered control pairs: n, answered as expected, accuracy, the binomial
+    p-value against chance and ``passes`` at the design's QC level, and ``excluded``
+    (:func:`metrics.core.stats.comparison.control_accuracy`)."""
+    from metrics.core.stats.comparison import control_accuracy
+
+    design = JudgingDesign.objects.get(study=study)
+    slug = expected_question(design)
+    if slug is None:
+        return []
+    excluded = judges_excluded(study=study)
+    rows = control_accuracy(comparison_records(study=study).get(slug, []), qc_alpha=design.qc_alpha)
+    return [r | {"excluded": r["judge"] in excluded} for r in rows]
