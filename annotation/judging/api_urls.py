@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import apis
+from . import apis, screening_apis
 
 app_name = "judging-api"
 S = "judging/studies/<int:study_id>/"
@@ -13,7 +13,15 @@ urlpatterns = [
     path(S + "items/<str:token>/", apis.JudgingItemDetailApi.as_view(), name="item_detail"),
     path(S + "items/<str:token>/previous/", apis.JudgingItemPreviousApi.as_view(), name="item_previous"),
     path(S + "judgments/", apis.JudgingSubmitApi.as_view(), name="judgment_submit"),
+    path(S + "training/", screening_apis.JudgeTrainingApi.as_view(), name="training"),
+    path(S + "training/answers/", screening_apis.JudgeTrainingAnswerApi.as_view(), name="training_answer"),
+    path(S + "attention/", screening_apis.JudgeAttentionApi.as_view(), name="attention"),
     # researchers
+    path(S + "screening/", screening_apis.ScreeningApi.as_view(), name="screening"),
+    path(S + "screening/update/", screening_apis.ScreeningUpdateApi.as_view(), name="screening_update"),
+    path(S + "training/items/", screening_apis.TrainingItemAddApi.as_view(), name="training_item_add"),
+    path(S + "training/items/import/", screening_apis.TrainingImportApi.as_view(), name="training_import"),
+    path(S + "training/items/<str:token>/", screening_apis.TrainingItemDeleteApi.as_view(), name="training_item_delete"),
     path(S + "design/", apis.JudgingDesignApi.as_view(), name="design"),
     path(S + "design/update/", apis.JudgingDesignUpdateApi.as_view(), name="design_update"),
     path(S + "open/", apis.JudgingOpenApi.as_view(), name="open"),

@@ -27,7 +27,7 @@ from annotation.models import Study
 from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
 from metrics.core.controls import CONTROL_KINDS
 
-from . import selectors, services
+from . import screening, selectors, services
 from .enums import JudgesMode, JudgmentSource
 from .errors import JudgingError, JudgmentInvalid, StudyNotOpen
 from .selectors import JudgeItem
@@ -137,6 +137,10 @@ class JudgingNextItemApi(APIView):
             return judging_error(exc)
         item = selectors.item_next_for_judge(assignment=assignment)
         done = item.done if item else selectors.assignment_done_count(assignment=assignment)
+        try:  # screened out, training first, or an attention check waiting
+            screening.judge_gate_raise(assignment=assignment, done=done)
+        except JudgingError as exc:
+            return judging_error(exc)
         return Response(JudgingNextSerializer(
             {"finished": item is None, "done": done, "total": assignment.n_items, "item": item}).data)
 
@@ -213,6 +217,8 @@ class JudgingSubmitApi(APIView):
             return judging_error(exc)
         j = result.judgment
         assignment = j.item.assignment
+        if result.created:
+            screening.after_judgment(assignment=assignment)
         payload = {"item": v["item"], "revision": j.revision, "created": result.created, "scores": j.scores,
                    "submitted_at": j.submitted_at, "seconds": j.seconds,
                    "done": selectors.assignment_done_count(assignment=assignment), "total": assignment.n_items}

@@ -33,3 +33,14 @@ class JudgmentSource(models.TextChoices):
     PAGE = "page", "Judge's page"
     API = "api", "API"
     IMPORT = "import", "Imported"
+
+
+class ScreenOutRule(models.TextChoices):
+    TRAINING = "training", "Failed the training"
+    ATTENTION = "attention", "Failed attention checks"
+    QC = "qc", "Automatic QC on controls"
+
+
+class AttentionPolicy(models.TextChoices):
+    WARN = "warn", "Warn the judge"
+    END = "end", "Screen out after k failures"
