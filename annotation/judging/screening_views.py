@@ -64,7 +64,7 @@ def training_page(request, study_id: int):
         return redirect("judging:rate", study_id=study.pk)
     error, field_errors, posted = None, {}, {}
     if request.method == "POST":
-        posted = {k: request.POST.get(k, "") for k in request.POST if k not in ("csrfmiddlewaretoken", "token")}
+        posted = {k: request.POST.get(k, "") for k in request.POST if k not in ("csrfmiddlewaretoken", "token", "active_seconds")}
         try:
             training.training_answer_submit(assignment=assignment, token=request.POST.get("token", ""),
                                             scores=posted, from_text=True)
