@@ -96,3 +96,37 @@ def test_a_judge_who_passes_goes_on_to_real_items_by_keyboard(page, training_stu
     assert TrainingAnswer.objects.filter(assignment=ann, correct=True).count() == 3
     assert [j.values for j in Judgment.objects.filter(judge=ann.judge)] == [
         {"adequacy": 4, "fluency": 4, "dissimilarity": 2, "overall": 3}]
+
+
+def test_an_attention_check_is_answered_by_keyboard_between_real_items(page, training_study):
+    from annotation.judging import screening, selectors, services
+    from annotation.judging.models import AttentionCheck, TrainingItem
+
+    TrainingItem.objects.filter(study=training_study).delete()  # no training here: straight to the items
+    screening.screening_settings_update(study=training_study, changes={"attention_count": 1,
+                                                                       "attention_policy": "warn"})
+    start(page, training_study, "ann")
+    expect(page.locator("#item-h")).to_have_text("1 of 25")
+    assignment = selectors.assignment_for_judge(study=training_study, judge=page_user("ann"))
+    check = AttentionCheck.objects.get(assignment=assignment)
+    while (item := selectors.item_next_for_judge(assignment=assignment)) and item.done < check.after_done:
+        services.judgment_submit(study=training_study, judge=assignment.judge, token=item.token,
+                                 key=f"server-{item.position:04d}", scores={"adequacy": 4, "fluency": 4,
+                                                                            "dissimilarity": 3, "overall": 4},
+                                 serve_stamp=item.serve_stamp)
+    page.goto(f"/judge/studies/{training_study.pk}/")
+    expect(page.get_by_role("heading", name="Attention check")).to_be_visible()
+    expect(page.locator("#attention-instruction")).to_contain_text(f"choose {int(check.expected)}")
+    screenshot(page, "judge-attention-check")
+    expect(page.locator(".criterion.is-current")).to_have_count(1)
+    page.keyboard.press(str(int(check.expected)))
+    page.keyboard.press("Enter")
+    expect(page.locator("#item-h")).to_have_text(f"{check.after_done + 1} of 25")
+    check.refresh_from_db()
+    assert check.passed and check.answer == check.expected
+
+
+def page_user(name):
+    from django.contrib.auth.models import User
+
+    return User.objects.get(username=name)

@@ -310,3 +310,14 @@ def test_design_page_section_adds_and_imports_items(opened_study, researcher):
         "qc_auto": "on", "qc_auto_pvalue": "0.01", "qc_auto_min_controls": "5"})
     s = screening.settings_for_study(study=opened_study)
     assert (s.training_criteria, s.attention_policy, s.qc_auto) == (["adequacy", "fluency"], "end", True)
+
+
+def test_qc_page_shows_who_was_screened_out_by_which_rule(one_screened_out, researcher):
+    client = Client()
+    client.force_login(researcher)
+    page = client.get(f"/studies/{one_screened_out.pk}/judging/qc/").content.decode()
+    row = page.split('data-judge="ann"')[1].split("</tr>")[0]
+    assert "screened out (training)" in row and "Training failed." in row
+    assert "never (screened out)" in row and "exclusion-form" not in row
+    bob = page.split('data-judge="bob"')[1].split("</tr>")[0]
+    assert "screened out" not in bob and "exclusion-form" in bob
