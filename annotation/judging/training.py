@@ -29,7 +29,7 @@ from metrics.core import tabular
 
 from . import scales
 from .enums import ScreenOutRule
-from .errors import JudgingError, JudgmentInvalid
+from .errors import JudgingError
 from .models import Assignment, JudgingDesign, ScreeningSettings, TrainingAnswer, TrainingItem
 from .tokens import item_token_new
 
@@ -304,6 +304,6 @@ def training_required(*, study: Study) -> bool:
     return TrainingItem.objects.filter(study=study).exists()
 
 
-__all__ = ["JudgmentInvalid", "TrainingFinished", "TrainingInvalid", "TrainingLocked", "TrainingState",
+__all__ = ["TrainingFinished", "TrainingInvalid", "TrainingLocked", "TrainingState",
            "answer_correct", "training_answer_submit", "training_item_add", "training_item_delete",
            "training_items", "training_items_import", "training_required", "training_state"]

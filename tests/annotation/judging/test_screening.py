@@ -321,3 +321,14 @@ def test_qc_page_shows_who_was_screened_out_by_which_rule(one_screened_out, rese
     assert "never (screened out)" in row and "exclusion-form" not in row
     bob = page.split('data-judge="bob"')[1].split("</tr>")[0]
     assert "screened out" not in bob and "exclusion-form" in bob
+
+
+def test_the_gate_costs_one_query_on_a_study_without_screening(opened_study):
+    """items/next and the rating page are hot paths: a study that uses none of this pays one lookup."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    a = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
+    with CaptureQueriesContext(connection) as ctx:
+        assert screening.judge_gate(assignment=a, done=3) is None
+    assert len(ctx.captured_queries) == 1
