@@ -422,6 +422,9 @@ class JudgingControlTestSerializer(serializers.Serializer):
 class JudgingJudgeQCSerializer(serializers.Serializer):
     judge = serializers.CharField()
     excluded = serializers.BooleanField()
+    screened_out = serializers.CharField(allow_null=True, required=False,
+                                         help_text="The screening rule that screened the judge out (training, "
+                                                   "attention, qc), or null.")
     rated = serializers.BooleanField(help_text="False for a judge who has rated nothing (no statistics).")
     passed = serializers.BooleanField(allow_null=True)
     flags = serializers.ListField(child=serializers.CharField())
@@ -447,7 +450,8 @@ class JudgingQCApi(APIView):
         judges = []
         for row in selectors.judge_qc(study=study):
             qc = row["qc"]
-            base = {"judge": row["judge"], "excluded": row["excluded"]}
+            base = {"judge": row["judge"], "excluded": row["excluded"],
+                    "screened_out": row["screened_out"][0] if row.get("screened_out") else None}
             if qc is None:
                 judges.append(base | {"rated": False, "passed": None, "flags": [], "n_items": 0, "n_controls": 0,
                                       "control_mad": {}, "tests": [], "median_seconds": None, "straightlining": {}})

@@ -332,3 +332,11 @@ def test_the_gate_costs_one_query_on_a_study_without_screening(opened_study):
     with CaptureQueriesContext(connection) as ctx:
         assert screening.judge_gate(assignment=a, done=3) is None
     assert len(ctx.captured_queries) == 1
+
+
+def test_qc_api_names_the_screening_rule(one_screened_out, researcher):
+    api = APIClient()
+    api.force_authenticate(researcher)
+    judges = {j["judge"]: j for j in api.get(f"/api/judging/studies/{one_screened_out.pk}/qc/").json()["judges"]}
+    assert (judges["ann"]["screened_out"], judges["ann"]["excluded"]) == ("training", True)
+    assert judges["bob"]["screened_out"] is None
