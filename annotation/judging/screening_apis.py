@@ -106,17 +106,17 @@ class TrainingItemDeleteApi(APIView):
 class TrainingImportApi(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
-    class InputSerializer(serializers.Serializer):
+    class TrainingImportInputSerializer(serializers.Serializer):
         file = serializers.FileField()
         format = serializers.ChoiceField(choices=FORMATS, required=False)
 
-    @extend_schema(tags=TAG_RESEARCHER, request={"multipart/form-data": InputSerializer},
+    @extend_schema(tags=TAG_RESEARCHER, request={"multipart/form-data": TrainingImportInputSerializer},
                    responses={201: OpenApiResponse(description="{items: n}"),
                               400: OpenApiResponse(description="errors with line and column")},
                    summary="Replace the training items by a CSV/TSV/JSONL file (all or nothing)")
     def post(self, request, study_id: int):
         study = get_managed_study(request, study_id)
-        data = self.InputSerializer(data=request.data)
+        data = self.TrainingImportInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
         try:
@@ -155,16 +155,16 @@ class JudgeTrainingApi(APIView):
 
 
 class JudgeTrainingAnswerApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class TrainingAnswerInputSerializer(serializers.Serializer):
         item = serializers.CharField()
         scores = serializers.DictField(child=serializers.JSONField())
 
-    @extend_schema(tags=TAG_JUDGE, request=InputSerializer, responses={
+    @extend_schema(tags=TAG_JUDGE, request=TrainingAnswerInputSerializer, responses={
         201: OpenApiResponse(description="feedback: right or not, the reference values, the explanation, the state")},
         summary="Answer a training pair and get its feedback")
     def post(self, request, study_id: int):
         study = get_judged_study(request, study_id)
-        data = self.InputSerializer(data=request.data)
+        data = self.TrainingAnswerInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
             assignment = _judge_assignment(request, study)
@@ -178,7 +178,7 @@ class JudgeTrainingAnswerApi(APIView):
 
 
 class JudgeAttentionApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class AttentionAnswerInputSerializer(serializers.Serializer):
         token = serializers.CharField()
         value = serializers.JSONField()
 
@@ -200,11 +200,11 @@ class JudgeAttentionApi(APIView):
                                        f"This is an instruction, not a pair to rate: for “{shown['criterion']['name']}”, "
                                        f"choose {shown['value']} ({shown['label']}).")}})
 
-    @extend_schema(tags=TAG_JUDGE, request=InputSerializer, responses={200: OpenApiResponse(description="result")},
+    @extend_schema(tags=TAG_JUDGE, request=AttentionAnswerInputSerializer, responses={200: OpenApiResponse(description="result")},
                    summary="Answer the attention check")
     def post(self, request, study_id: int):
         study = get_judged_study(request, study_id)
-        data = self.InputSerializer(data=request.data)
+        data = self.AttentionAnswerInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
             assignment = _judge_assignment(request, study)
