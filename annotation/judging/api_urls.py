@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import apis, compare_apis
+from . import apis, compare_apis, screening_apis
 
 app_name = "judging-api"
 S = "judging/studies/<int:study_id>/"
@@ -16,7 +16,15 @@ urlpatterns = [
     path(S + "pairs/next/", compare_apis.ComparisonNextPairApi.as_view(), name="pair_next"),
     path(S + "pairs/<str:token>/", compare_apis.ComparisonPairDetailApi.as_view(), name="pair_detail"),
     path(S + "comparisons/", compare_apis.ComparisonSubmitApi.as_view(), name="comparison_submit"),
+    path(S + "training/", screening_apis.JudgeTrainingApi.as_view(), name="training"),
+    path(S + "training/answers/", screening_apis.JudgeTrainingAnswerApi.as_view(), name="training_answer"),
+    path(S + "attention/", screening_apis.JudgeAttentionApi.as_view(), name="attention"),
     # researchers
+    path(S + "screening/", screening_apis.ScreeningApi.as_view(), name="screening"),
+    path(S + "screening/update/", screening_apis.ScreeningUpdateApi.as_view(), name="screening_update"),
+    path(S + "training/items/", screening_apis.TrainingItemAddApi.as_view(), name="training_item_add"),
+    path(S + "training/items/import/", screening_apis.TrainingImportApi.as_view(), name="training_import"),
+    path(S + "training/items/<str:token>/", screening_apis.TrainingItemDeleteApi.as_view(), name="training_item_delete"),
     path(S + "design/", apis.JudgingDesignApi.as_view(), name="design"),
     path(S + "design/update/", apis.JudgingDesignUpdateApi.as_view(), name="design_update"),
     path(S + "open/", apis.JudgingOpenApi.as_view(), name="open"),

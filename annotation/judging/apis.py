@@ -27,7 +27,7 @@ from annotation.models import Study
 from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
 from metrics.core.controls import CONTROL_KINDS
 
-from . import selectors, services
+from . import screening, selectors, services
 from .enums import JudgesMode, JudgmentSource, Protocol
 from .errors import JudgingError, JudgmentInvalid, StudyNotOpen
 from .selectors import JudgeItem
@@ -137,6 +137,10 @@ class JudgingNextItemApi(APIView):
             return judging_error(exc)
         item = selectors.item_next_for_judge(assignment=assignment)
         done = item.done if item else selectors.assignment_done_count(assignment=assignment)
+        try:  # screened out, training first, or an attention check waiting
+            screening.judge_gate_raise(assignment=assignment, done=done)
+        except JudgingError as exc:
+            return judging_error(exc)
         return Response(JudgingNextSerializer(
             {"finished": item is None, "done": done, "total": assignment.n_items, "item": item}).data)
 
@@ -213,6 +217,8 @@ class JudgingSubmitApi(APIView):
             return judging_error(exc)
         j = result.judgment
         assignment = j.item.assignment
+        if result.created:
+            screening.after_judgment(assignment=assignment)
         payload = {"item": v["item"], "revision": j.revision, "created": result.created, "scores": j.scores,
                    "submitted_at": j.submitted_at, "seconds": j.seconds,
                    "done": selectors.assignment_done_count(assignment=assignment), "total": assignment.n_items}
@@ -419,6 +425,9 @@ class JudgingControlTestSerializer(serializers.Serializer):
 class JudgingJudgeQCSerializer(serializers.Serializer):
     judge = serializers.CharField()
     excluded = serializers.BooleanField()
+    screened_out = serializers.CharField(allow_null=True, required=False,
+                                         help_text="The screening rule that screened the judge out (training, "
+                                                   "attention, qc), or null.")
     rated = serializers.BooleanField(help_text="False for a judge who has rated nothing (no statistics).")
     passed = serializers.BooleanField(allow_null=True)
     flags = serializers.ListField(child=serializers.CharField())
@@ -444,7 +453,8 @@ class JudgingQCApi(APIView):
         judges = []
         for row in selectors.judge_qc(study=study):
             qc = row["qc"]
-            base = {"judge": row["judge"], "excluded": row["excluded"]}
+            base = {"judge": row["judge"], "excluded": row["excluded"],
+                    "screened_out": row["screened_out"][0] if row.get("screened_out") else None}
             if qc is None:
                 judges.append(base | {"rated": False, "passed": None, "flags": [], "n_items": 0, "n_controls": 0,
                                       "control_mad": {}, "tests": [], "median_seconds": None, "straightlining": {}})

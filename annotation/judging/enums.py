@@ -46,3 +46,12 @@ class Protocol(models.TextChoices):
 COMPARISON_ANSWERS: tuple[str, ...] = ("A", "tie", "B")
 #: The single question of a comparison design that is not per criterion.
 COMPARISON_PREFERENCE = "preference"
+class ScreenOutRule(models.TextChoices):
+    TRAINING = "training", "Failed the training"
+    ATTENTION = "attention", "Failed attention checks"
+    QC = "qc", "Automatic QC on controls"
+
+
+class AttentionPolicy(models.TextChoices):
+    WARN = "warn", "Warn the judge"
+    END = "end", "Screen out after k failures"

@@ -18,7 +18,7 @@ from annotation.models import BackgroundJob, Candidate, Study, TimeStampedModel
 from metrics.core.controls import CONTROL_KINDS
 
 from . import defaults, scales
-from .enums import JudgesMode, JudgmentSource, Protocol
+from .enums import AttentionPolicy, JudgesMode, JudgmentSource, Protocol, ScreenOutRule
 
 MAX_CONTROLS_PER_KIND = 5
 
@@ -129,6 +129,12 @@ class Assignment(TimeStampedModel):
     n_items = models.PositiveIntegerField(default=0)
     joined_late = models.BooleanField(default=False, help_text="Built after the study was opened.")
     instructions_seen_at = models.DateTimeField(null=True, blank=True)
+    # Training and screening (annotation/judging/training.py, screening.py).
+    training_passed_at = models.DateTimeField(null=True, blank=True)
+    screened_out_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a screening rule ended this judge's work; their judgments never count.")
+    screened_out_rule = models.CharField(max_length=16, choices=ScreenOutRule.choices, blank=True)
+    screened_out_reason = models.TextField(blank=True)
 
     class Meta:
         ordering = ["study", "judge__username"]
@@ -310,3 +316,84 @@ class ComparisonJudgment(TimeStampedModel):
 
     def __str__(self) -> str:
         return f"{self.judge} on pair {self.item_id} (rev. {self.revision})"
+class ScreeningSettings(TimeStampedModel):
+    """A study's training pass rule, attention checks and automatic QC screen-out.
+
+    Separate from :class:`JudgingDesign` so that these rules can be tuned without
+    touching the frozen design; none of it is ever sent to a judge's browser except
+    a training item's texts, reference answer and explanation (after they answered).
+    """
+
+    study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="screening_settings")
+    training_criteria = models.JSONField(
+        default=list, blank=True, help_text="Criteria the pass rule checks (empty: every criterion with a reference value).")
+    training_tolerance = models.FloatField(
+        default=1, validators=[MinValueValidator(0)], help_text="An answer within ± this of the reference value is right.")
+    training_required = models.PositiveSmallIntegerField(
+        default=0, help_text="Training items that must be right to pass (0: all of them).")
+    training_retries = models.PositiveSmallIntegerField(
+        default=1, validators=[MaxValueValidator(10)], help_text="Further attempts after a failed one.")
+    attention_count = models.PositiveSmallIntegerField(
+        default=0, validators=[MaxValueValidator(50)], help_text="Attention checks per judge (0: none).")
+    attention_policy = models.CharField(max_length=8, choices=AttentionPolicy.choices, default=AttentionPolicy.WARN)
+    attention_max_failures = models.PositiveSmallIntegerField(
+        default=2, validators=[MinValueValidator(1)], help_text="With the 'end' policy: failures that screen out.")
+    qc_auto = models.BooleanField(default=False, help_text="Screen out judges whose control tests fail as they rate.")
+    qc_auto_pvalue = models.FloatField(
+        default=0.01, validators=[MinValueValidator(0.0001), MaxValueValidator(0.5)],
+        help_text="A control test passes when its Mann–Whitney p is below this.")
+    qc_auto_min_controls = models.PositiveSmallIntegerField(
+        default=10, validators=[MinValueValidator(1)], help_text="Controls a judge must have rated before the check runs.")
+
+    def __str__(self) -> str:
+        return f"Screening of {self.study}"
+
+
+class TrainingItem(TimeStampedModel):
+    """A training pair with reference values per criterion and the researcher's explanation."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="training_items")
+    position = models.PositiveIntegerField()
+    token = models.CharField(max_length=32, unique=True)
+    original = models.TextField()
+    candidate = models.TextField()
+    expected = models.JSONField(default=dict, help_text="Criterion slug → reference value on its scale.")
+    explanation = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["study", "position"]
+        constraints = [models.UniqueConstraint(fields=["study", "position"], name="judging_uniq_training_position")]
+
+    def __str__(self) -> str:
+        return f"Training item {self.position} of {self.study}"
+
+
+class TrainingAnswer(TimeStampedModel):
+    """A judge's answer to a training item in one attempt. Never a :class:`Judgment`."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="training_answers")
+    item = models.ForeignKey(TrainingItem, on_delete=models.CASCADE, related_name="answers")
+    attempt = models.PositiveSmallIntegerField()
+    values = models.JSONField(default=dict)
+    correct = models.BooleanField()
+
+    class Meta:
+        ordering = ["assignment", "attempt", "item__position"]
+        constraints = [models.UniqueConstraint(fields=["assignment", "item", "attempt"],
+                                               name="judging_uniq_training_answer")]
+
+
+class AttentionCheck(TimeStampedModel):
+    """An instruction ("select 2 for fluency") shown after ``after_done`` real items. Never a :class:`Judgment`."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="attention_checks")
+    token = models.CharField(max_length=32, unique=True)
+    after_done = models.PositiveIntegerField()
+    criterion = models.CharField(max_length=40)
+    expected = models.FloatField()
+    answer = models.FloatField(null=True, blank=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+    passed = models.BooleanField(null=True)
+
+    class Meta:
+        ordering = ["assignment", "after_done", "id"]

@@ -264,9 +264,10 @@ EXPORT_CHUNK_SIZE = 2_000
 
 
 def _export_rows(study: Study) -> Iterator[tuple]:
-    """The latest judgments, by judge then item, read in chunks (for the tidy export)."""
+    """The latest judgments, by judge then item, read in chunks (for the tidy export);
+    screened-out judges' judgments are kept apart (not exported)."""
     return (
-        Judgment.objects.filter(study=study, is_latest=True)
+        Judgment.objects.filter(study=study, is_latest=True).exclude(item__assignment__screened_out_at__isnull=False)
         .order_by("judge__username", "item__candidate_id")
         .values_list("judge__username", "item__candidate_id", "item__candidate__original__external_id",
                      "item__candidate__system__name", "item__candidate__system__kind",
@@ -432,13 +433,19 @@ def study_control_expected(*, study: Study) -> dict[str, dict[str, int | float]]
 
 
 def judges_excluded(*, study: Study) -> set[str]:
-    """Usernames of judges whose latest exclusion decision is 'excluded'."""
+    """Usernames of judges whose latest exclusion decision is 'excluded', and of judges
+    screened out (training, attention checks, automatic QC: never counted)."""
     state: dict[str, bool] = {}
     for username, excluded in (JudgeExclusion.objects.filter(study=study)
                                .order_by("judge__username", "-created_at", "-id")
                                .values_list("judge__username", "excluded")):
         state.setdefault(username, excluded)
-    return {u for u, e in state.items() if e}
+    return {u for u, e in state.items() if e} | judges_screened_out_names(study=study)
+
+
+def judges_screened_out_names(*, study: Study) -> set[str]:
+    return set(Assignment.objects.filter(study=study, screened_out_at__isnull=False)
+               .values_list("judge__username", flat=True))
 
 
 def judge_exclusion_history(*, study: Study) -> list[JudgeExclusion]:
@@ -459,6 +466,9 @@ def judgments_fingerprint(*, study: Study) -> str:
     c = ComparisonJudgment.objects.filter(study=study).aggregate(n=Count("id"), last=Max("id"))
     if c["n"]:  # only side-by-side studies: absolute studies keep their fingerprints
         parts["comparisons"] = [c["n"], c["last"]]
+    screened = sorted(judges_screened_out_names(study=study))
+    if screened:  # only when there are some, so earlier fingerprints stay valid
+        parts["screened_out"] = screened
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
 
 
@@ -478,8 +488,12 @@ def judge_qc(*, study: Study) -> list[dict]:
             frame, control_expected=study_control_expected(study=study), alpha=alpha,
             straightline_threshold=STRAIGHTLINE_THRESHOLD, min_scores_for_straightlining=STRAIGHTLINE_MIN_SCORES)}
     excluded = judges_excluded(study=study)
+    screened = {u: (rule, reason) for u, rule, reason in Assignment.objects.filter(
+        study=study, screened_out_at__isnull=False).values_list(
+        "judge__username", "screened_out_rule", "screened_out_reason")}
     names = sorted(set(Assignment.objects.filter(study=study).values_list("judge__username", flat=True)) | set(results))
-    return [{"judge": n, "excluded": n in excluded, "qc": results.get(n)} for n in names]
+    return [{"judge": n, "excluded": n in excluded, "qc": results.get(n),
+             "screened_out": screened.get(n)} for n in names]
 
 
 # --- exports ------------------------------------------------------------------------------
@@ -516,7 +530,8 @@ def export_wide_rows(*, study: Study) -> Iterator[list]:
 
     Streams: judgments are read in item order, in chunks, and each item's row is
     written once its judgments have been read."""
-    latest = Judgment.objects.filter(study=study, is_latest=True)
+    latest = Judgment.objects.filter(study=study, is_latest=True).exclude(
+        item__assignment__screened_out_at__isnull=False)  # screened-out judges are kept apart
     judges = sorted(set(latest.values_list("judge__username", flat=True).distinct()))
     order = study_criteria_slugs(study=study)
     yield ["study", "item", "original_id", "system", "is_control", "control_kind", "original", "candidate",

@@ -718,6 +718,10 @@ def judgment_submit(
                 if isinstance(token, str) else None)
         if item is None:
             raise ItemNotFound("There is no such item in your assignment for this study.")
+        if item.assignment.screened_out_at is not None:
+            from .screening import ScreenedOut
+
+            raise ScreenedOut("You were screened out of this study; thank you for your time.")
         existing = Judgment.objects.filter(judge=judge, key=key).first()
         if existing is not None:
             return _replay(existing, item=item, scores=clean)
@@ -776,6 +780,8 @@ def judge_exclusion_set(*, study: Study, judge: User, excluded: bool, decided_by
     if not Assignment.objects.filter(study=study, judge=judge).exists() and not StudyMembership.objects.filter(
             study=study, user=judge, role=Role.JUDGE).exists():
         raise CannotOpen(f"{judge.username} is not a judge of this study.")
+    if not excluded and Assignment.objects.filter(study=study, judge=judge, screened_out_at__isnull=False).exists():
+        raise CannotOpen(f"{judge.username} was screened out by a screening rule; their judgments never count.")
     current = JudgeExclusion.objects.filter(study=study, judge=judge).order_by("-created_at", "-id").first()
     if (current.excluded if current else False) == bool(excluded):
         return None

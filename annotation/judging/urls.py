@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import compare_views, views
+from . import compare_views, screening_views, views
 
 app_name = "judging"
 urlpatterns = [
@@ -16,7 +16,16 @@ urlpatterns = [
     path("judge/studies/<int:study_id>/compare/", compare_views.compare, name="compare"),
     path("judge/studies/<int:study_id>/compare/submit/", compare_views.compare_submit, name="compare_submit"),
     path("judge/studies/<int:study_id>/compare/<str:token>/", compare_views.compare_revise, name="compare_revise"),
+    path("judge/studies/<int:study_id>/training/", screening_views.training_page, name="training"),
+    path("judge/studies/<int:study_id>/training/feedback/", screening_views.training_feedback, name="training_feedback"),
+    path("judge/studies/<int:study_id>/check/", screening_views.attention, name="attention"),
+    path("judge/studies/<int:study_id>/screened-out/", screening_views.screened_out, name="screened_out"),
     # the researcher's pages
+    path("studies/<int:study_id>/judging/screening/", screening_views.screening_settings, name="screening_settings"),
+    path("studies/<int:study_id>/judging/training/", screening_views.training_item_add, name="training_item_add"),
+    path("studies/<int:study_id>/judging/training/import/", screening_views.training_import, name="training_import"),
+    path("studies/<int:study_id>/judging/training/<str:token>/delete/", screening_views.training_item_delete,
+         name="training_item_delete"),
     path("studies/<int:study_id>/judging/design/", views.design, name="design"),
     path("studies/<int:study_id>/judging/open/", views.open_study, name="open"),
     path("studies/<int:study_id>/judging/open/<int:open_job_id>/", views.open_job_status, name="open_job_status"),

@@ -24,7 +24,7 @@ from annotation.models import Candidate, Original, Study
 from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
 from annotation.views import researcher_study_required, study_context
 
-from . import selectors, services
+from . import screening, screening_views, selectors, services
 from . import scales
 from .enums import JudgmentSource
 from .errors import ItemNotFound, JudgingError
@@ -144,6 +144,9 @@ def rate(request, study_id: int):
     if assignment.instructions_seen_at is None:
         return redirect("judging:instructions", study_id=study.pk)
     item = selectors.item_next_for_judge(assignment=assignment)
+    gate = screening_views.gate_page(request, study, assignment, done=item.done if item else assignment.n_items)
+    if gate is not None:  # screened out, training first, or an attention check
+        return gate
     if item is None:
         return redirect("judging:finished", study_id=study.pk)
     return _render_item(request, study, item)
@@ -176,7 +179,7 @@ def submit(request, study_id: int):
         field_errors, posted = form.errors, {}
     else:
         try:
-            services.judgment_submit(
+            result = services.judgment_submit(
                 study=study, judge=request.user, token=form.cleaned_data["token"], key=form.cleaned_data["key"],
                 scores=form.scores(), serve_stamp=form.cleaned_data["serve"],
                 active_seconds=form.cleaned_data.get("active_seconds"), source=JudgmentSource.PAGE)
@@ -187,6 +190,7 @@ def submit(request, study_id: int):
                 return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
             error, field_errors, posted = exc.message, exc.field_errors, form.scores()
         else:
+            screening.after_judgment(assignment=result.judgment.item.assignment)
             return redirect("judging:rate", study_id=study.pk)
     try:
         item = selectors.item_for_judge(study=study, judge=request.user, token=token)
@@ -226,6 +230,8 @@ def finished(request, study_id: int):
     assignment, page = _assignment_or_page(request, study)
     if page is not None:
         return page
+    if assignment.screened_out_at is not None:
+        return redirect("judging:screened_out", study_id=study.pk)
     if selectors.item_next_for_judge(assignment=assignment) is not None:
         return redirect("judging:rate", study_id=study.pk)
     last = selectors.item_previous_for_judge(study=study, judge=request.user)
@@ -273,6 +279,7 @@ def design(request, study):
         has_judgments=selectors.study_has_judgments(study=study),
         open_job=open_job, open_state=open_state,
         open_summary=open_summary_text(open_job.summary) if open_state == "succeeded" else "",
+        **screening_views.screening_context(study),
     ))
 
 
@@ -374,7 +381,7 @@ QC_TEST_LABELS = {
 def _qc_display(row: dict, criteria: list[str]) -> dict:
     """Format one judge's QC result for the table (numbers as text, flags as a list)."""
     qc = row["qc"]
-    out = {"judge": row["judge"], "excluded": row["excluded"]}
+    out = {"judge": row["judge"], "excluded": row["excluded"], "screened_out": row.get("screened_out")}
     if qc is None:
         return out | {"verdict": "none", "flags": [], "n_items": 0, "n_controls": 0, "mad": ["—"] * len(criteria),
                       "tests": [{"label": label, "passed": None, "p": "—"} for label in QC_TEST_LABELS.values()],

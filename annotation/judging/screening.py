@@ -1,0 +1,275 @@
+"""Screening judges out: the settings, the screen-out itself, live attention checks and
+the automatic QC check as judgments arrive.
+
+A screened-out judge's assignment carries ``screened_out_at``, the rule
+(:class:`~annotation.judging.enums.ScreenOutRule`) and a reason. From then on the
+judge sees only the "screened out" page, cannot submit, and
+:func:`annotation.judging.selectors.judges_excluded` lists them, so their judgments
+are kept apart and never counted (judgments frame, reports, agreement, QC verdicts,
+exports); unlike a researcher's exclusion this cannot be undone from the QC page.
+
+Attention checks are :class:`~annotation.judging.models.AttentionCheck` rows: an
+instruction ("for Fluency, choose 2") shown after a seeded number of real items. They
+are not items: they have their own page and token, are stored apart from judgments,
+and nothing on them refers to the study's candidates, systems or controls.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+
+import pandas as pd
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.models import Study
+from metrics.core.assignment import derive_seed
+from metrics.core.stats.qc import judge_qc
+
+from . import scales
+from .enums import CONTROL_KIND_OF_SYSTEM_KIND, AttentionPolicy, ScreenOutRule
+from .errors import DesignInvalid, JudgingError
+from .models import Assignment, AttentionCheck, JudgingDesign, Judgment, ScreeningSettings, TrainingItem
+from .tokens import item_token_new
+
+SETTINGS_FIELDS = ("training_criteria", "training_tolerance", "training_required", "training_retries",
+                   "attention_count", "attention_policy", "attention_max_failures", "qc_auto", "qc_auto_pvalue",
+                   "qc_auto_min_controls")
+#: A slider answer within this distance of the asked value passes an attention check.
+SLIDER_ATTENTION_TOLERANCE = 5
+SLIDER_ATTENTION_VALUES = (0, 25, 50, 75, 100)
+
+
+class ScreenedOut(JudgingError):
+    """The judge was screened out of this study (403)."""
+
+    status_code = 403
+
+
+class TrainingFirst(JudgingError):
+    """The judge must pass the training before rating (403)."""
+
+    status_code = 403
+
+
+class AttentionPending(JudgingError):
+    """An attention check is waiting on the judge's page (409)."""
+
+    status_code = 409
+
+
+def settings_for_study(*, study: Study) -> ScreeningSettings | None:
+    return ScreeningSettings.objects.filter(study=study).first()
+
+
+@transaction.atomic
+def screening_settings_update(*, study: Study, changes: Mapping[str, object]) -> ScreeningSettings:
+    """Change screening settings (any of :data:`SETTINGS_FIELDS`); :class:`DesignInvalid` with errors per field."""
+    unknown = sorted(set(changes) - set(SETTINGS_FIELDS))
+    if unknown:
+        raise DesignInvalid(f"unknown screening field(s): {', '.join(unknown)}")
+    settings, _ = ScreeningSettings.objects.select_for_update().get_or_create(study=study)
+    for f, v in changes.items():
+        setattr(settings, f, v)
+    errors: dict[str, list[str]] = {}
+    design = JudgingDesign.objects.filter(study=study).first()
+    slugs = design.criterion_slugs if design else [c["slug"] for c in _default_criteria()]
+    crit = settings.training_criteria
+    if not isinstance(crit, list) or not all(isinstance(c, str) for c in crit):
+        errors["training_criteria"] = ["a list of criterion slugs"]
+    elif set(crit) - set(slugs):
+        errors["training_criteria"] = [f"unknown criterion; the criteria are {', '.join(slugs)}"]
+    try:
+        settings.full_clean(exclude=["study"])
+    except ValidationError as exc:
+        for k, v in exc.message_dict.items():
+            errors.setdefault(k, []).extend(v)
+    if errors:
+        raise DesignInvalid("The screening settings are not valid.", field_errors=errors)
+    settings.save()
+    return settings
+
+
+def _default_criteria() -> list[dict]:
+    from .defaults import default_criteria
+
+    return default_criteria()
+
+
+# --- screening out ----------------------------------------------------------------------
+
+def screen_out(*, assignment: Assignment, rule: str, reason: str) -> bool:
+    """Mark ``assignment`` screened out (once: a second call changes nothing and returns False)."""
+    now = timezone.now()
+    n = Assignment.objects.filter(pk=assignment.pk, screened_out_at__isnull=True).update(
+        screened_out_at=now, screened_out_rule=rule, screened_out_reason=reason[:2000], updated_at=now)
+    if n:
+        assignment.screened_out_at, assignment.screened_out_rule, assignment.screened_out_reason = now, rule, reason
+    return bool(n)
+
+
+def judges_screened_out(*, study: Study) -> dict[str, Assignment]:
+    """Username → assignment of every judge screened out of ``study``."""
+    return {a.judge.username: a for a in Assignment.objects.filter(
+        study=study, screened_out_at__isnull=False).select_related("judge")}
+
+
+# --- the judge's gate --------------------------------------------------------------------
+
+def judge_gate(*, assignment: Assignment, done: int) -> tuple[str, AttentionCheck | None] | None:
+    """What must come before the judge's next real item, having rated ``done`` items:
+    ``("screened_out", None)``, ``("training", None)``, ``("attention", check)`` or None."""
+    if assignment.screened_out_at is not None:
+        return "screened_out", None
+    settings = ScreeningSettings.objects.filter(study_id=assignment.study_id).first()
+    if settings is None:
+        return None
+    if assignment.training_passed_at is None and TrainingItem.objects.filter(study_id=assignment.study_id).exists():
+        return "training", None
+    if settings.attention_count:
+        attention_plan(assignment=assignment, settings=settings)
+        check = AttentionCheck.objects.filter(assignment=assignment, answered_at__isnull=True,
+                                              after_done__lte=done).order_by("after_done", "id").first()
+        if check is not None:
+            return "attention", check
+    return None
+
+
+def judge_gate_raise(*, assignment: Assignment, done: int) -> None:
+    """:func:`judge_gate` for the API: raise the error that says what to do first."""
+    gate = judge_gate(assignment=assignment, done=done)
+    if gate is None:
+        return
+    if gate[0] == "screened_out":
+        raise ScreenedOut("You were screened out of this study; thank you for your time.")
+    if gate[0] == "training":
+        raise TrainingFirst("Complete the training on the judge's page before rating.")
+    raise AttentionPending("Answer the attention check on the judge's page to continue.")
+
+
+# --- attention checks ----------------------------------------------------------------------
+
+def _attention_criteria(assignment: Assignment) -> list[dict]:
+    design = JudgingDesign.objects.filter(study_id=assignment.study_id).first()
+    return design.criteria if design else _default_criteria()
+
+
+def attention_plan(*, assignment: Assignment, settings: ScreeningSettings) -> int:
+    """Create the judge's attention checks once (seeded by their assignment's seed): after
+    how many real items each appears, which criterion and which value it asks for."""
+    if AttentionCheck.objects.filter(assignment=assignment).exists() or assignment.n_items < 2:
+        return 0
+    rng = random.Random(derive_seed(assignment.seed, "attention"))
+    n = min(settings.attention_count, assignment.n_items - 1)
+    positions = sorted(rng.sample(range(1, assignment.n_items), n))
+    criteria = _attention_criteria(assignment)
+    rows = []
+    for after in positions:
+        c = rng.choice(criteria)
+        values = scales.scale_values(c["scale"]) or list(SLIDER_ATTENTION_VALUES)
+        rows.append(AttentionCheck(assignment=assignment, token=item_token_new(), after_done=after,
+                                   criterion=c["slug"], expected=rng.choice(values)))
+    AttentionCheck.objects.bulk_create(rows)
+    return len(rows)
+
+
+def attention_for_judge(check: AttentionCheck) -> dict:
+    """The check as the judge's page shows it: the criterion (name, scale) and the value to choose."""
+    criteria = _attention_criteria(check.assignment)
+    c = next((c for c in criteria if c["slug"] == check.criterion), criteria[0])
+    value = int(check.expected) if float(check.expected).is_integer() else check.expected
+    labels = scales.scale_labels(c["scale"])
+    label = labels[scales.scale_values(c["scale"]).index(value)] if labels else str(value)
+    return {"token": check.token, "criterion": c, "value": value, "label": label}
+
+
+@transaction.atomic
+def attention_answer(*, assignment: Assignment, token: str, value: object) -> tuple[AttentionCheck, int, bool]:
+    """Record the answer to an attention check: (check, failures so far, screened out now).
+
+    With the ``end`` policy the judge is screened out at ``attention_max_failures``
+    failures; with ``warn`` the page only tells them."""
+    assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    if assignment.screened_out_at is not None:
+        raise ScreenedOut("You were screened out of this study; thank you for your time.")
+    check = AttentionCheck.objects.filter(assignment=assignment, token=token, answered_at__isnull=True).first() \
+        if isinstance(token, str) else None
+    if check is None:
+        raise JudgingError("There is no such attention check waiting.", field_errors={"token": ["unknown"]})
+    criteria = _attention_criteria(assignment)
+    c = next((c for c in criteria if c["slug"] == check.criterion), None)
+    try:
+        answer = scales.value_clean(c["scale"], value, from_text=isinstance(value, str)) if c else None
+    except ValueError as exc:
+        raise JudgingError(str(exc), field_errors={"value": [str(exc)]}) from None
+    tolerance = SLIDER_ATTENTION_TOLERANCE if c and c["scale"]["type"] == "slider" else 0
+    check.answer = answer
+    check.passed = answer is not None and abs(float(answer) - check.expected) <= tolerance
+    check.answered_at = timezone.now()
+    check.save(update_fields=["answer", "passed", "answered_at", "updated_at"])
+    failures = AttentionCheck.objects.filter(assignment=assignment, passed=False).count()
+    settings = ScreeningSettings.objects.filter(study_id=assignment.study_id).first() or ScreeningSettings()
+    ended = False
+    if settings.attention_policy == AttentionPolicy.END and failures >= settings.attention_max_failures:
+        ended = screen_out(assignment=assignment, rule=ScreenOutRule.ATTENTION, reason=(
+            f"Failed {failures} attention check(s) (the limit is {settings.attention_max_failures})."))
+    return check, failures, ended
+
+
+# --- automatic QC -----------------------------------------------------------------------------
+
+def _judge_frame(assignment: Assignment) -> pd.DataFrame:
+    """One judge's latest judgments in the canonical tidy shape (what QC needs)."""
+    rows = []
+    for cand, original, kind, system, values, seconds in Judgment.objects.filter(
+            study_id=assignment.study_id, judge_id=assignment.judge_id, is_latest=True).values_list(
+            "item__candidate_id", "item__candidate__original__external_id", "item__candidate__system__kind",
+            "item__candidate__system__name", "values", "seconds"):
+        control_kind = CONTROL_KIND_OF_SYSTEM_KIND.get(kind)
+        for crit, score in values.items():
+            rows.append((str(assignment.judge_id), str(cand), original, system, control_kind is not None,
+                         control_kind, crit, score, seconds))
+    return pd.DataFrame.from_records(rows, columns=["judge", "item", "original", "system", "is_control",
+                                                    "control_kind", "criterion", "score", "seconds"])
+
+
+def qc_auto_check(*, assignment: Assignment, settings: ScreeningSettings | None = None) -> bool:
+    """Apply the automatic QC rule to one judge; True when it screened them out now.
+
+    The rule: once the judge has rated at least ``qc_auto_min_controls`` controls,
+    each PEM control test (:func:`metrics.core.stats.qc.judge_qc`, one-sided
+    Mann–Whitney U of the known-bad controls' scores below genuine candidates') that
+    can run must reach p < ``qc_auto_pvalue``; a test that does not screens the judge out.
+    """
+    settings = settings or ScreeningSettings.objects.filter(study_id=assignment.study_id).first()
+    if settings is None or not settings.qc_auto or assignment.screened_out_at is not None:
+        return False
+    n_controls = Judgment.objects.filter(
+        study_id=assignment.study_id, judge_id=assignment.judge_id, is_latest=True,
+        item__candidate__system__kind__in=list(CONTROL_KIND_OF_SYSTEM_KIND)).count()
+    if n_controls < settings.qc_auto_min_controls:
+        return False
+    from .selectors import study_control_expected
+
+    frame = _judge_frame(assignment)
+    (result,) = judge_qc(frame, control_expected=study_control_expected(study=Study(pk=assignment.study_id)),
+                         alpha=settings.qc_auto_pvalue, straightline_threshold=1.01)
+    failed = [t for t in result.tests if t.passed is False]
+    if not failed:
+        return False
+    detail = "; ".join(f"{t.criterion} of {'/'.join(t.control_kinds)} controls p = {t.pvalue:.3g}" for t in failed)
+    return screen_out(assignment=assignment, rule=ScreenOutRule.QC, reason=(
+        f"Automatic QC after {n_controls} controls: not rated below genuine candidates at "
+        f"p < {settings.qc_auto_pvalue:g} ({detail})."))
+
+
+def after_judgment(*, assignment: Assignment) -> bool:
+    """Called after a judgment is stored (page and API): the automatic QC rule. True if screened out."""
+    if assignment.screened_out_at is not None:
+        return False
+    settings = ScreeningSettings.objects.filter(study_id=assignment.study_id).first()
+    if settings is None or not settings.qc_auto:
+        return False
+    return qc_auto_check(assignment=assignment, settings=settings)

@@ -1,0 +1,256 @@
+"""Pages of training and screening: the judge's training, feedback, attention check and
+"screened out" pages, and the researcher's training items and screening settings
+(a section of the judging design page).
+
+The judge's pages show a training item's texts and, after the judge answered, its
+reference values and explanation; an attention check shows one criterion and the
+value to choose. Nothing here refers to the study's candidates, systems or controls.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotation.views import researcher_study_required
+from metrics.core.tabular import TabularError
+
+from . import screening, training
+from .enums import AttentionPolicy
+from .errors import JudgingError
+from .models import AttentionCheck, ScreeningSettings
+
+
+def _views():
+    from . import views  # the judge's study and assignment helpers (imported late: views imports us)
+
+    return views
+
+
+def gate_page(request, study, assignment, *, done: int):
+    """A redirect to what must come before the next real item (None: nothing)."""
+    gate = screening.judge_gate(assignment=assignment, done=done)
+    if gate is None:
+        return None
+    target = {"screened_out": "judging:screened_out", "training": "judging:training",
+              "attention": "judging:attention"}[gate[0]]
+    return redirect(target, study_id=study.pk)
+
+
+def _judge_assignment(request, study_id: int):
+    v = _views()
+    study = v._judge_study(request, study_id)
+    assignment, page = v._assignment_or_page(request, study)
+    return study, assignment, page
+
+
+# --- the judge's pages ------------------------------------------------------------------
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def training_page(request, study_id: int):
+    """The next training item (GET) or an answer to it (POST, then the feedback page)."""
+    study, assignment, page = _judge_assignment(request, study_id)
+    if page is not None:
+        return page
+    if assignment.screened_out_at is not None:
+        return redirect("judging:screened_out", study_id=study.pk)
+    state = training.training_state(assignment=assignment)
+    if state.passed or state.next_item is None:
+        return redirect("judging:rate", study_id=study.pk)
+    error, field_errors, posted = None, {}, {}
+    if request.method == "POST":
+        posted = {k: request.POST.get(k, "") for k in request.POST if k not in ("csrfmiddlewaretoken", "token", "active_seconds")}
+        try:
+            training.training_answer_submit(assignment=assignment, token=request.POST.get("token", ""),
+                                            scores=posted, from_text=True)
+        except JudgingError as exc:
+            error, field_errors = exc.message, exc.field_errors
+        else:
+            return redirect("judging:training_feedback", study_id=study.pk)
+    criteria = _views()._criteria_for_judge(study)
+    for c in criteria:
+        value = posted.get(c["slug"])
+        try:
+            c["checked"] = None if value in (None, "") else (float(value) if c["type"] == "slider" else int(value))
+        except ValueError:
+            c["checked"] = None
+        c["errors"] = field_errors.get(c["slug"], [])
+    item = state.next_item
+    number = 1 if state.attempt_finished else state.answered + 1
+    return render(request, "judging/training.html", {
+        "study": study, "item": item, "criteria": criteria, "number": number, "n_items": state.n_items,
+        "attempt": state.attempt + 1 if state.attempt_finished or state.attempt == 0 else state.attempt,
+        "attempts_allowed": state.attempts_allowed, "error": error,
+    }, status=400 if error else 200)
+
+
+@login_required
+@require_GET
+def training_feedback(request, study_id: int):
+    """After each training answer: the judge's values, the reference values, the explanation."""
+    study, assignment, page = _judge_assignment(request, study_id)
+    if page is not None:
+        return page
+    state = training.training_state(assignment=assignment)
+    answer = assignment.training_answers.select_related("item").order_by("-created_at", "-id").first()
+    if answer is None:
+        return redirect("judging:training", study_id=study.pk)
+    rows = []
+    for c in _views()._criteria_for_judge(study):
+        labels = {p["value"]: p["label"] for p in c["points"]}
+
+        def shown(v, labels=labels):
+            return "—" if v is None else (f"{v} ({labels[v]})" if v in labels else str(v))
+
+        rows.append({"name": c["name"], "yours": shown(answer.values.get(c["slug"])),
+                     "reference": shown(answer.item.expected.get(c["slug"]))})
+    return render(request, "judging/training_feedback.html", {
+        "study": study, "answer": answer, "rows": rows, "state": state,
+        "screened_out": assignment.screened_out_at is not None})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def attention(request, study_id: int):
+    """A waiting attention check (GET) or its answer (POST, then back to the items)."""
+    study, assignment, page = _judge_assignment(request, study_id)
+    if page is not None:
+        return page
+    if assignment.screened_out_at is not None:
+        return redirect("judging:screened_out", study_id=study.pk)
+    check = AttentionCheck.objects.filter(assignment=assignment, answered_at__isnull=True).select_related(
+        "assignment").order_by("after_done", "id").first()
+    error = None
+    if request.method == "POST" and check is not None:
+        try:
+            check, failures, ended = screening.attention_answer(
+                assignment=assignment, token=request.POST.get("token", ""), value=request.POST.get("value", ""))
+        except JudgingError as exc:
+            error = exc.message
+        else:
+            if ended:
+                return redirect("judging:screened_out", study_id=study.pk)
+            if not check.passed:
+                messages.warning(request, _("That answer did not follow the attention check's instruction. "
+                                            "Please read each page carefully."))
+            return redirect("judging:rate", study_id=study.pk)
+    if check is None:
+        return redirect("judging:rate", study_id=study.pk)
+    shown = screening.attention_for_judge(check)
+    criterion = _views().criteria_for_judge([shown["criterion"]])[0]
+    return render(request, "judging/attention.html", {
+        "study": study, "check": shown, "criterion": criterion, "error": error}, status=400 if error else 200)
+
+
+@login_required
+@require_GET
+def screened_out(request, study_id: int):
+    study = _views()._judge_study(request, study_id)
+    assignment = study.judging_assignments.filter(judge=request.user).first()
+    if assignment is None or assignment.screened_out_at is None:
+        return redirect("judging:rate", study_id=study.pk)
+    from annotation.participation.views import end_code_context  # join-link participants: their screen-out code
+
+    return render(request, "judging/screened_out.html", {
+        "study": study, "assignment": assignment,
+        "end": end_code_context(user=request.user, study=study, outcome="screened_out")})
+
+
+# --- the researcher's side -------------------------------------------------------------------
+
+class ScreeningForm(forms.ModelForm):
+    training_criteria = forms.CharField(
+        required=False, help_text="Criterion slugs the pass rule checks, separated by commas (empty: all).")
+
+    class Meta:
+        model = ScreeningSettings
+        fields = ["training_criteria", "training_tolerance", "training_required", "training_retries",
+                  "attention_count", "attention_policy", "attention_max_failures", "qc_auto", "qc_auto_pvalue",
+                  "qc_auto_min_controls"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not self.is_bound and self.instance:
+            self.initial["training_criteria"] = ", ".join(self.instance.training_criteria or [])
+
+    def clean_training_criteria(self):
+        return [s.strip() for s in self.cleaned_data["training_criteria"].split(",") if s.strip()]
+
+    def changes(self) -> dict:
+        return {f: self.cleaned_data[f] for f in self.Meta.fields}
+
+
+def screening_context(study) -> dict:
+    """What the design page's "Training and screening" section renders."""
+    settings = screening.settings_for_study(study=study) or ScreeningSettings(study=study)
+    return {"screening_form": ScreeningForm(instance=settings), "training_items": training.training_items(study=study),
+            "screening_settings": settings, "attention_policies": AttentionPolicy}
+
+
+def _back(study):
+    return redirect(f"/studies/{study.pk}/judging/design/#training")
+
+
+@researcher_study_required
+@require_POST
+def screening_settings(request, study):
+    form = ScreeningForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Screening settings not saved: " + "; ".join(
+            f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+        return _back(study)
+    try:
+        screening.screening_settings_update(study=study, changes=form.changes())
+    except JudgingError as exc:
+        messages.error(request, exc.message + " " + "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.field_errors.items()))
+    else:
+        messages.success(request, "Screening settings saved.")
+    return _back(study)
+
+
+@researcher_study_required
+@require_POST
+def training_item_add(request, study):
+    row = {k: v for k, v in request.POST.items() if k != "csrfmiddlewaretoken" and v.strip()}
+    try:
+        training.training_item_add(study=study, row=row, from_text=True)
+    except JudgingError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, "Training item added.")
+    return _back(study)
+
+
+@researcher_study_required
+@require_POST
+def training_item_delete(request, study, token: str):
+    try:
+        training.training_item_delete(study=study, token=token)
+    except JudgingError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, "Training item deleted.")
+    return _back(study)
+
+
+@researcher_study_required
+@require_POST
+def training_import(request, study):
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, "Choose a training items file to import.")
+        return _back(study)
+    try:
+        n = training.training_items_import(study=study, data=upload.read(), filename=upload.name)
+    except TabularError as exc:
+        messages.error(request, "Nothing was imported:\n" + exc.describe(limit=20))
+    except JudgingError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"{n} training items imported from {upload.name} (they replace the earlier ones).")
+    return _back(study)

@@ -1,0 +1,309 @@
+"""Training round: items with reference answers, a pass rule and a retry limit.
+
+A researcher gives training items (original, candidate, a reference value per
+criterion on that criterion's scale, an explanation) on the design page, through the
+API or in a CSV/TSV/JSONL file (read by :mod:`metrics.core.tabular`, all or nothing).
+Before their first real item a judge answers every training item; after each answer
+they see the reference values and the explanation. An *attempt* is one pass over all
+training items. The pass rule (:class:`~annotation.judging.models.ScreeningSettings`):
+an item is right when every checked criterion is within ± ``training_tolerance`` of
+the reference (categories: equal); the attempt passes with at least
+``training_required`` right items (0: all). A failed attempt may be repeated
+``training_retries`` times; failing the last one screens the judge out
+(:func:`annotation.judging.screening.screen_out`).
+
+Training answers are :class:`~annotation.judging.models.TrainingAnswer` rows, never
+judgments: no report, agreement figure or export reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.models import Study
+from metrics.core import tabular
+
+from . import scales
+from .enums import ScreenOutRule
+from .errors import JudgingError
+from .models import Assignment, JudgingDesign, ScreeningSettings, TrainingAnswer, TrainingItem
+from .tokens import item_token_new
+
+MAX_TRAINING_ITEMS = 50
+MAX_TEXT_CHARS, MAX_EXPLANATION_CHARS = 2000, 2000
+TEXT_COLUMNS = ("original", "candidate", "explanation")
+
+
+class TrainingInvalid(JudgingError):
+    """A training item or answer is not valid (400)."""
+
+
+class TrainingLocked(JudgingError):
+    """Judges have started the training, so its items can no longer change (409)."""
+
+    status_code = 409
+
+
+class TrainingFinished(JudgingError):
+    """The judge has no training left to answer (409)."""
+
+    status_code = 409
+
+
+def _criteria(study: Study) -> list[dict]:
+    design = JudgingDesign.objects.filter(study=study).first()
+    if design is None:
+        from .defaults import default_criteria
+
+        return default_criteria()
+    return design.criteria
+
+
+# --- the researcher's items ------------------------------------------------------------
+
+def training_item_errors(*, criteria: list[dict], row: Mapping[str, object], from_text: bool) -> tuple[dict, dict]:
+    """(clean item fields, errors by column) for one training item given as a flat mapping:
+    ``original``, ``candidate``, ``explanation`` and one column per criterion slug (the
+    reference value; empty: none). At least one reference value is needed."""
+    errors: dict[str, list[str]] = {}
+    clean: dict = {"expected": {}}
+    for col in TEXT_COLUMNS:
+        v = row.get(col, "")
+        v = "" if v is None else v
+        limit = MAX_EXPLANATION_CHARS if col == "explanation" else MAX_TEXT_CHARS
+        if not isinstance(v, str):
+            errors.setdefault(col, []).append("must be text")
+        elif col != "explanation" and not v.strip():
+            errors.setdefault(col, []).append("this column needs a text")
+        elif len(v) > limit:
+            errors.setdefault(col, []).append(f"at most {limit} characters")
+        else:
+            clean[col] = v.strip()
+    slugs = [c["slug"] for c in criteria]
+    for c in criteria:
+        v = row.get(c["slug"])
+        if v is None or (isinstance(v, str) and not v.strip()):
+            continue
+        try:
+            clean["expected"][c["slug"]] = scales.value_clean(c["scale"], v, from_text=from_text)
+        except ValueError as exc:
+            errors.setdefault(c["slug"], []).append(str(exc))
+    unknown = sorted(set(row) - set(TEXT_COLUMNS) - set(slugs))
+    for col in unknown:
+        errors.setdefault(col, []).append(f"unknown column; the criteria are {', '.join(slugs)}")
+    if not clean["expected"] and not any(s in errors for s in slugs):
+        errors.setdefault(slugs[0], []).append("give the reference value of at least one criterion")
+    return clean, errors
+
+
+def _refuse_if_started(study: Study) -> None:
+    if TrainingAnswer.objects.filter(item__study=study).exists():
+        raise TrainingLocked("Judges have started the training of this study, so its items can no longer change.")
+
+
+def _settings_ensure(study: Study) -> ScreeningSettings:
+    settings, _ = ScreeningSettings.objects.get_or_create(study=study)
+    return settings
+
+
+@transaction.atomic
+def training_item_add(*, study: Study, row: Mapping[str, object], from_text: bool = False) -> TrainingItem:
+    """Add one training item at the end (:class:`TrainingInvalid` with errors per field)."""
+    Study.objects.select_for_update().filter(pk=study.pk).first()
+    _refuse_if_started(study)
+    clean, errors = training_item_errors(criteria=_criteria(study), row=row, from_text=from_text)
+    if errors:
+        raise TrainingInvalid("The training item is not valid: " + "; ".join(
+            f"{k}: {' '.join(v)}" for k, v in errors.items()) + ".", field_errors=errors)
+    n = TrainingItem.objects.filter(study=study).count()
+    if n >= MAX_TRAINING_ITEMS:
+        raise TrainingInvalid(f"A study has at most {MAX_TRAINING_ITEMS} training items.")
+    last = TrainingItem.objects.filter(study=study).order_by("-position").values_list("position", flat=True).first()
+    _settings_ensure(study)
+    return TrainingItem.objects.create(study=study, position=(last or 0) + 1, token=item_token_new(), **clean)
+
+
+@transaction.atomic
+def training_item_delete(*, study: Study, token: str) -> None:
+    _refuse_if_started(study)
+    deleted, _ = TrainingItem.objects.filter(study=study, token=token).delete()
+    if not deleted:
+        raise JudgingError("There is no such training item.")
+
+
+@transaction.atomic
+def training_items_import(*, study: Study, data: bytes, filename: str, fmt: str | None = None) -> int:
+    """Replace the study's training items by those of a CSV/TSV/JSONL file, all or nothing.
+
+    Columns: ``original``, ``candidate``, ``explanation`` (optional) and one per
+    criterion slug. :class:`metrics.core.tabular.TabularError` names every problem
+    (file, line, column); :class:`TrainingLocked` once judges have started.
+    """
+    Study.objects.select_for_update().filter(pk=study.pk).first()
+    _refuse_if_started(study)
+    fmt = tabular.format_from_name(filename, fmt)
+    text = tabular.decode_text(data, filename)
+    table = tabular.read_table(text, fmt, filename, required=("original", "candidate"))
+    criteria = _criteria(study)
+    issues: list[tabular.TabularIssue] = []
+    items = []
+    for line, row in table.rows:
+        clean, errors = training_item_errors(criteria=criteria, row=row, from_text=fmt != "jsonl")
+        for col, errs in errors.items():
+            issues.extend(tabular.TabularIssue(e, line=line, column=col) for e in errs)
+        items.append(clean)
+    if not items:
+        issues.append(tabular.TabularIssue("the file has no training items"))
+    if len(items) > MAX_TRAINING_ITEMS:
+        issues.append(tabular.TabularIssue(f"a study has at most {MAX_TRAINING_ITEMS} training items"))
+    if issues:
+        raise tabular.TabularError(filename, issues)
+    TrainingItem.objects.filter(study=study).delete()
+    TrainingItem.objects.bulk_create([TrainingItem(study=study, position=i, token=item_token_new(), **c)
+                                      for i, c in enumerate(items, 1)])
+    _settings_ensure(study)
+    return len(items)
+
+
+def training_items(*, study: Study) -> list[TrainingItem]:
+    return list(TrainingItem.objects.filter(study=study).order_by("position"))
+
+
+# --- the pass rule ----------------------------------------------------------------------
+
+def answer_correct(*, values: Mapping, expected: Mapping, criteria: list[dict], checked: list[str],
+                   tolerance: float) -> bool:
+    """Whether one answer is right: every checked criterion that has a reference value
+    is within ± ``tolerance`` of it (a categorical criterion must be equal)."""
+    types = {c["slug"]: c["scale"]["type"] for c in criteria}
+    for slug in checked or list(expected):
+        if slug not in expected or slug not in values:
+            continue
+        if types.get(slug) == "categorical":
+            if values[slug] != expected[slug]:
+                return False
+        elif abs(float(values[slug]) - float(expected[slug])) > tolerance + 1e-9:
+            return False
+    return True
+
+
+def required_right(settings: ScreeningSettings, n_items: int) -> int:
+    return n_items if not settings.training_required else min(settings.training_required, n_items)
+
+
+@dataclass(frozen=True)
+class TrainingState:
+    """Where a judge stands in the training (all of it may be shown to that judge)."""
+
+    n_items: int
+    attempt: int  # the attempt in progress or last finished (1-based; 0: not started)
+    attempts_allowed: int
+    answered: int  # in ``attempt``
+    right: int  # in ``attempt``
+    required: int
+    passed: bool
+    screened_out: bool
+    next_item: TrainingItem | None = None
+    answers: list[TrainingAnswer] = field(default_factory=list)
+
+    @property
+    def attempt_finished(self) -> bool:
+        return self.attempt > 0 and self.answered == self.n_items
+
+    @property
+    def can_retry(self) -> bool:
+        return self.attempt_finished and not self.passed and self.attempt < self.attempts_allowed
+
+
+def training_state(*, assignment: Assignment, settings: ScreeningSettings | None = None) -> TrainingState:
+    settings = settings or ScreeningSettings.objects.filter(study_id=assignment.study_id).first() or ScreeningSettings()
+    items = list(TrainingItem.objects.filter(study_id=assignment.study_id).order_by("position"))
+    answers = list(TrainingAnswer.objects.filter(assignment=assignment).select_related("item")
+                   .order_by("attempt", "item__position"))
+    attempt = max((a.attempt for a in answers), default=0)
+    current = [a for a in answers if a.attempt == attempt]
+    done = {a.item_id for a in current}
+    finished = attempt > 0 and len(current) == len(items)
+    ended = assignment.training_passed_at is not None or assignment.screened_out_at is not None
+    if ended or not items:
+        nxt = None
+    elif finished:  # a failed attempt with a retry left: the next attempt starts from the first item
+        nxt = items[0]
+    else:
+        nxt = next((i for i in items if i.pk not in done), None)
+    return TrainingState(
+        n_items=len(items), attempt=attempt, attempts_allowed=1 + settings.training_retries, answered=len(current),
+        right=sum(a.correct for a in current), required=required_right(settings, len(items)),
+        passed=assignment.training_passed_at is not None, screened_out=assignment.screened_out_at is not None,
+        next_item=nxt, answers=current)
+
+
+@transaction.atomic
+def training_answer_submit(*, assignment: Assignment, token: str, scores: Mapping[str, object],
+                           from_text: bool = False) -> tuple[TrainingAnswer, TrainingState]:
+    """Store a judge's answer to the training item ``token`` in their current attempt.
+
+    Every criterion needs a value on its scale (:class:`JudgmentInvalid`). When the
+    answer completes an attempt the pass rule is applied: passed sets
+    ``training_passed_at``; failed with no attempt left screens the judge out. A new
+    attempt starts with the first answer after a failed one. :class:`TrainingFinished`
+    when the judge passed, was screened out, or answers an item twice in one attempt.
+    """
+    from .screening import screen_out
+    from .services import scores_clean
+
+    assignment = Assignment.objects.select_for_update().select_related("study").get(pk=assignment.pk)
+    if assignment.screened_out_at is not None or assignment.training_passed_at is not None:
+        raise TrainingFinished("Your training is finished.")
+    settings = ScreeningSettings.objects.filter(study_id=assignment.study_id).first() or ScreeningSettings()
+    state = training_state(assignment=assignment, settings=settings)
+    item = TrainingItem.objects.filter(study_id=assignment.study_id, token=token).first() if isinstance(
+        token, str) else None
+    if item is None:
+        raise TrainingInvalid("There is no such training item.")
+    criteria = _criteria(assignment.study)
+    if from_text:  # a form posts text: read each value as its scale reads text
+        scores = {c["slug"]: _from_text(c, scores.get(c["slug"])) for c in criteria}
+    clean = scores_clean(criteria=criteria, scores=scores)
+    attempt = state.attempt + 1 if (state.attempt == 0 or state.attempt_finished) else state.attempt
+    if attempt > state.attempts_allowed:
+        raise TrainingFinished("You have no training attempts left.")
+    if TrainingAnswer.objects.filter(assignment=assignment, item=item, attempt=attempt).exists():
+        raise TrainingFinished("You have already answered this training item.")
+    answer = TrainingAnswer.objects.create(
+        assignment=assignment, item=item, attempt=attempt, values=clean,
+        correct=answer_correct(values=clean, expected=item.expected, criteria=criteria,
+                               checked=list(settings.training_criteria), tolerance=settings.training_tolerance))
+    state = training_state(assignment=assignment, settings=settings)
+    if state.attempt_finished:
+        if state.right >= state.required:
+            assignment.training_passed_at = timezone.now()
+            assignment.save(update_fields=["training_passed_at", "updated_at"])
+        elif attempt >= state.attempts_allowed:
+            screen_out(assignment=assignment, rule=ScreenOutRule.TRAINING, reason=(
+                f"Training failed: {state.right} of {state.n_items} items right (needed {state.required}) "
+                f"in attempt {attempt} of {state.attempts_allowed}."))
+        state = training_state(assignment=assignment, settings=settings)
+    return answer, state
+
+
+def _from_text(criterion: dict, value: object) -> object:
+    if value in (None, ""):
+        return None
+    try:
+        return scales.value_clean(criterion["scale"], value, from_text=True)
+    except ValueError:
+        return value  # scores_clean names the problem
+
+
+def training_required(*, study: Study) -> bool:
+    return TrainingItem.objects.filter(study=study).exists()
+
+
+__all__ = ["TrainingFinished", "TrainingInvalid", "TrainingLocked", "TrainingState",
+           "answer_correct", "training_answer_submit", "training_item_add", "training_item_delete",
+           "training_items", "training_items_import", "training_required", "training_state"]

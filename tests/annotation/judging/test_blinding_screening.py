@@ -1,0 +1,103 @@
+"""The byte scan of test_blinding, extended to training, feedback, attention-check and
+screened-out pages and their API: nothing names a system, a control, an expected score,
+the study or a database id; an attention check shows nothing of any item."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from rest_framework.test import APIClient
+
+from annotation.judging import screening, selectors, training
+from annotation.judging.models import AttentionCheck
+
+from .test_blinding import (EXPECTED_PATTERNS, FORBIDDEN_WORDS, RATING, SENTENCES, Recorder, forbidden_ids, hidden,
+                            secret_study)
+
+pytestmark = pytest.mark.django_db
+__all__ = ["secret_study"]
+
+
+def scan(rec: Recorder, study) -> list[str]:
+    ids = forbidden_ids(study)
+    leaks = []
+    for where, blob in rec.blobs:
+        low = blob.lower()
+        leaks += [f"{where}: {w!r}" for w in FORBIDDEN_WORDS if w.lower() in low]
+        leaks += [f"{where}: id {i}" for i in ids if i in blob]
+        leaks += [f"{where}: expected-score pattern {p!r}" for p in EXPECTED_PATTERNS if re.search(p, blob)]
+    return leaks
+
+
+def test_training_attention_and_screened_out_pages_leak_nothing(secret_study):
+    from django.test import Client
+
+    study, judge = secret_study
+    for i in (1, 2):
+        training.training_item_add(study=study, row={
+            "original": f"Training original {i}.", "candidate": f"Training candidate {i}.", "adequacy": 5,
+            "fluency": 4, "explanation": "The meaning is all there."})
+    screening.screening_settings_update(study=study, changes={
+        "training_required": 2, "training_retries": 0, "attention_count": 4, "attention_policy": "end",
+        "attention_max_failures": 1})
+    rec, client = Recorder(), Client()
+    client.force_login(judge)
+    api = APIClient()
+    api.force_authenticate(judge)
+    base = f"/judge/studies/{study.pk}"
+    client.post(f"{base}/instructions/")
+    rec.add("rate → training", client.get(f"{base}/"))
+    rec.add("api training", api.get(f"/api/judging/studies/{study.pk}/training/"))
+    rec.add("api next before training", api.get(f"/api/judging/studies/{study.pk}/items/next/"))
+    for _ in range(2):
+        page = rec.add("training page", client.get(f"{base}/training/"))
+        rec.add("training answer", client.post(f"{base}/training/", {"token": hidden(page, "token"), **{
+            k: str(v) for k, v in RATING.items()} | {"adequacy": "5", "fluency": "4"}}))
+        rec.add("feedback", client.get(f"{base}/training/feedback/"))
+    assert selectors.assignment_for_judge(study=study, judge=judge).training_passed_at is not None
+
+    # rate real items until the first attention check, and look at it
+    check_pages = []
+    while True:
+        r = client.get(f"{base}/")
+        if r.status_code == 302 and r.url.endswith("/check/"):
+            check_pages.append(rec.add("attention page", client.get(r.url)))
+            rec.add("api attention", api.get(f"/api/judging/studies/{study.pk}/attention/"))
+            break
+        page = rec.add("item page", r)
+        rec.add("submit", client.post(f"{base}/submit/", {
+            "token": hidden(page, "token"), "serve": hidden(page, "serve"), "key": hidden(page, "key"), **RATING}))
+    assert "This page is an instruction" in check_pages[0]
+    assert not any(s[:20] in check_pages[0] for s in SENTENCES)  # no item text on a check
+    check = AttentionCheck.objects.filter(assignment__judge=judge, answered_at__isnull=True).first()
+    wrong = int(check.expected) % 5 + 1
+    rec.add("attention answer", client.post(f"{base}/check/", {"token": check.token, "value": wrong}))
+    rec.add("screened out page", client.get(f"{base}/screened-out/"))
+    rec.add("rate after", client.get(f"{base}/"))
+    rec.add("api next after", api.get(f"/api/judging/studies/{study.pk}/items/next/"))
+    assert selectors.assignment_for_judge(study=study, judge=judge).screened_out_at is not None
+    assert scan(rec, study) == []
+
+
+def test_attention_pages_look_the_same_whatever_comes_next(secret_study):
+    """Two judges' checks differ only in the criterion, value and token: nothing tells
+    what item is next or where the judge is."""
+    from django.test import Client
+
+    study, judge = secret_study
+    screening.screening_settings_update(study=study, changes={"attention_count": 5})
+    a = selectors.assignment_for_judge(study=study, judge=judge)
+    screening.attention_plan(assignment=a, settings=screening.settings_for_study(study=study))
+    client = Client()
+    client.force_login(judge)
+    client.post(f"/judge/studies/{study.pk}/instructions/")
+    shapes = set()
+    for check in AttentionCheck.objects.filter(assignment=a).order_by("after_done"):
+        page = client.get(f"/judge/studies/{study.pk}/check/").content.decode()
+        page = re.sub(r'value="[A-Za-z0-9_\-:.=]{8,}"', 'value="OPAQUE"', page)
+        page = re.sub(r"“[^”]*”, choose \d+ \([^)]*\)", "CRITERION", page)
+        page = re.sub(r'<div class="criterion.*?</div>\s*</div>', "SCALE", page, flags=re.S)
+        shapes.add(page)
+        screening.attention_answer(assignment=a, token=check.token, value=int(check.expected))
+    assert len(shapes) == 1

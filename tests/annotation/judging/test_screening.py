@@ -1,0 +1,342 @@
+"""Screening: attention checks and their policy, automatic QC, "screened-out judgments never
+count", the pages' and API's gates, and who may do what."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from rest_framework.test import APIClient
+
+from annotation.judging import screening, selectors, services, training
+from annotation.judging.errors import CannotOpen
+from annotation.judging.models import AssignmentItem, AttentionCheck, Judgment
+from annotation.enums import SystemKind
+
+from .conftest import api_next, api_submit, scores
+
+pytestmark = pytest.mark.django_db
+
+
+def user(name):
+    return User.objects.get(username=name)
+
+
+def api_as(name):
+    api = APIClient()
+    api.force_authenticate(user(name))
+    return api
+
+
+def page_as(name):
+    client = Client()
+    client.force_login(user(name))
+    return client
+
+
+def is_control(token: str) -> bool:
+    return AssignmentItem.objects.get(token=token).candidate.system.kind != SystemKind.IMPORTED
+
+
+def rate_via_api(study, name, value_fn, limit=None) -> int:
+    api, n = api_as(name), 0
+    while limit is None or n < limit:
+        body = api_next(api, study).json()
+        if body.get("finished", True):
+            break
+        r = api_submit(api, study, body["item"], values=value_fn(body["item"]["token"]))
+        assert r.status_code == 201, r.content
+        n += 1
+    return n
+
+
+def careful(token):  # what PEM expects of a careful judge: known-bad controls rated low
+    return scores(1, 1, 1, 1) if is_control(token) else scores(5, 5, 4, 5)
+
+
+def straight(token):
+    return scores(3, 3, 3, 3)
+
+
+# --- attention checks -------------------------------------------------------------------
+
+def test_attention_checks_are_planned_once_at_seeded_positions(opened_study):
+    screening.screening_settings_update(study=opened_study, changes={"attention_count": 3})
+    a = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
+    settings = screening.settings_for_study(study=opened_study)
+    assert screening.attention_plan(assignment=a, settings=settings) == 3
+    assert screening.attention_plan(assignment=a, settings=settings) == 0  # once
+    first = list(AttentionCheck.objects.filter(assignment=a).values_list("after_done", "criterion", "expected"))
+    AttentionCheck.objects.filter(assignment=a).delete()
+    screening.attention_plan(assignment=a, settings=settings)
+    again = list(AttentionCheck.objects.filter(assignment=a).values_list("after_done", "criterion", "expected"))
+    assert first == again  # seeded by the assignment's seed
+    assert all(1 <= after < a.n_items for after, _, _ in first)
+
+
+def test_warn_policy_counts_failures_but_lets_the_judge_go_on(opened_study):
+    screening.screening_settings_update(study=opened_study, changes={"attention_count": 2, "attention_policy": "warn"})
+    a = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
+    assert screening.judge_gate(assignment=a, done=0) is None  # before any item
+    gate = screening.judge_gate(assignment=a, done=a.n_items)
+    assert gate[0] == "attention"
+    wrong = gate[1].expected % 5 + 1
+    check, failures, ended = screening.attention_answer(assignment=a, token=gate[1].token, value=int(wrong))
+    assert (check.passed, failures, ended) == (False, 1, False)
+    gate = screening.judge_gate(assignment=a, done=a.n_items)
+    screening.attention_answer(assignment=a, token=gate[1].token, value=str(int(wrong)))
+    a.refresh_from_db()
+    assert a.screened_out_at is None and screening.judge_gate(assignment=a, done=a.n_items) is None
+
+
+def test_end_policy_screens_out_after_k_failures_and_a_right_answer_passes(opened_study):
+    screening.screening_settings_update(study=opened_study, changes={
+        "attention_count": 3, "attention_policy": "end", "attention_max_failures": 2})
+    a = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
+    results = []
+    for right in (True, False, False):
+        _, check = screening.judge_gate(assignment=a, done=a.n_items)
+        value = int(check.expected) if right else int(check.expected) % 5 + 1
+        results.append(screening.attention_answer(assignment=a, token=check.token, value=value))
+    assert [(c.passed, f, e) for c, f, e in results] == [(True, 0, False), (False, 1, False), (False, 2, True)]
+    a.refresh_from_db()
+    assert a.screened_out_rule == "attention" and "2 attention" in a.screened_out_reason
+
+
+def test_the_rating_page_shows_a_check_as_an_instruction_then_continues(opened_study):
+    screening.screening_settings_update(study=opened_study, changes={"attention_count": 1})
+    client = page_as("ann")
+    client.post(f"/judge/studies/{opened_study.pk}/instructions/")
+    a = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
+    screening.attention_plan(assignment=a, settings=screening.settings_for_study(study=opened_study))
+    check = AttentionCheck.objects.get(assignment=a)
+    AssignmentItem.objects.filter(assignment=a, position__lte=check.after_done).update(done_at=a.created_at)
+    r = client.get(f"/judge/studies/{opened_study.pk}/")
+    assert r.status_code == 302 and r.url.endswith("/check/")
+    page = client.get(r.url).content.decode()
+    assert "This page is an instruction, not a pair to rate" in page and f"choose {int(check.expected)}" in page
+    r = client.post(f"/judge/studies/{opened_study.pk}/check/", {"token": check.token, "value": int(check.expected)})
+    assert r.status_code == 302
+    check.refresh_from_db()
+    assert check.passed
+    assert client.get(f"/judge/studies/{opened_study.pk}/").status_code == 200  # a real item again
+    assert not Judgment.objects.filter(judge=a.judge).exists()  # checks are never judgments
+
+
+# --- automatic QC -------------------------------------------------------------------------
+
+def test_auto_qc_screens_out_a_straight_liner_after_n_controls_and_keeps_a_careful_judge(opened_study):
+    screening.screening_settings_update(study=opened_study, changes={
+        "qc_auto": True, "qc_auto_pvalue": 0.01, "qc_auto_min_controls": 8})
+    rate_via_api(opened_study, "bob", careful)
+    rated = rate_via_api(opened_study, "ann", straight)
+    ann = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
+    bob = selectors.assignment_for_judge(study=opened_study, judge=user("bob"))
+    assert bob.screened_out_at is None
+    assert ann.screened_out_rule == "qc" and "p < 0.01" in ann.screened_out_reason
+    n_controls = Judgment.objects.filter(judge=ann.judge).exclude(
+        item__candidate__system__kind=SystemKind.IMPORTED).count()
+    assert n_controls == 8  # stopped at the threshold: the rule ran as judgments arrived
+    assert rated < ann.n_items
+    r = api_next(api_as("ann"), opened_study)
+    assert r.status_code == 403
+    # the same rule computed offline by the QC library gives the same verdict
+    from metrics.core.stats.qc import judge_qc
+
+    (qc,) = judge_qc(screening._judge_frame(ann), control_expected=selectors.study_control_expected(
+        study=opened_study), alpha=0.01)
+    assert any(t.passed is False for t in qc.tests)
+
+
+def test_auto_qc_off_screens_nobody(opened_study):
+    rate_via_api(opened_study, "ann", straight)
+    assert selectors.assignment_for_judge(study=opened_study, judge=user("ann")).screened_out_at is None
+
+
+# --- never counted ---------------------------------------------------------------------------
+
+@pytest.fixture
+def one_screened_out(opened_study):
+    from .conftest import rate_all_via_service
+
+    rate_all_via_service(opened_study, user("ann"))
+    rate_all_via_service(opened_study, user("bob"))
+    a = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
+    assert screening.screen_out(assignment=a, rule="training", reason="Training failed.")
+    return opened_study
+
+
+def test_screened_out_judgments_are_never_counted(one_screened_out):
+    study = one_screened_out
+    frame = selectors.judgments_frame(study=study)
+    assert set(frame["judge"]) == {"bob"}
+    assert selectors.judges_excluded(study=study) == {"ann"}
+    from metrics.reports.selectors import report_judgment_inputs
+
+    inputs = report_judgment_inputs(study=study)
+    assert inputs.excluded == ["ann"]
+    tidy = list(csv.reader(io.StringIO("\n".join(",".join(map(str, r)) for r in selectors.export_tidy_rows(
+        study=study)))))
+    assert {row[1] for row in tidy[1:]} == {"bob"}
+    header = next(selectors.export_wide_rows(study=study))
+    assert not any(h.startswith("ann:") for h in header)
+    qc = {r["judge"]: r for r in selectors.judge_qc(study=study)}
+    assert qc["ann"]["screened_out"] == ("training", "Training failed.") and qc["ann"]["excluded"]
+    # a researcher cannot count them again from the QC page
+    with pytest.raises(CannotOpen):
+        services.judge_exclusion_set(study=study, judge=user("ann"), excluded=False, decided_by=None)
+
+
+def test_screening_out_makes_reports_stale(opened_study):
+    before = selectors.judgments_fingerprint(study=opened_study)
+    a = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
+    screening.screen_out(assignment=a, rule="qc", reason="x")
+    assert selectors.judgments_fingerprint(study=opened_study) != before
+
+
+def test_a_screened_out_judge_cannot_submit_and_sees_the_screened_out_page(opened_study):
+    api = api_as("ann")
+    item = api_next(api, opened_study).json()["item"]
+    a = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
+    screening.screen_out(assignment=a, rule="attention", reason="x")
+    assert api_submit(api, opened_study, item).status_code == 403
+    client = page_as("ann")
+    client.post(f"/judge/studies/{opened_study.pk}/instructions/")
+    r = client.get(f"/judge/studies/{opened_study.pk}/")
+    assert r.url.endswith("/screened-out/")
+    page = client.get(r.url)
+    assert page.status_code == 200 and b"Thank you for your time" in page.content
+    assert client.get(f"/judge/studies/{opened_study.pk}/done/").url.endswith("/screened-out/")
+
+
+# --- pages, API, permissions -------------------------------------------------------------------
+
+def test_training_comes_before_items_on_the_page_and_the_api(opened_study):
+    training.training_item_add(study=opened_study, row={"original": "O", "candidate": "C", "adequacy": 5,
+                                                        "explanation": "The meaning is kept."})
+    client = page_as("ann")
+    client.post(f"/judge/studies/{opened_study.pk}/instructions/")
+    r = client.get(f"/judge/studies/{opened_study.pk}/")
+    assert r.url.endswith("/training/")
+    api = api_as("ann")
+    assert api_next(api, opened_study).status_code == 403
+    state = api.get(f"/api/judging/studies/{opened_study.pk}/training/").json()
+    assert state["next"]["original"] == "O" and "reference" not in str(state)  # no answer before answering
+    r = api.post(f"/api/judging/studies/{opened_study.pk}/training/answers/",
+                 {"item": state["next"]["token"], "scores": scores(a=4)}, format="json")
+    assert r.status_code == 201
+    body = r.json()
+    assert body["correct"] and body["reference"] == {"adequacy": 5} and body["explanation"] == "The meaning is kept."
+    assert body["state"]["passed"]
+    assert api_next(api, opened_study).status_code == 200
+
+
+def test_training_page_form_round_trip(opened_study):
+    training.training_item_add(study=opened_study, row={"original": "O", "candidate": "C", "adequacy": 1,
+                                                        "explanation": "Nothing is kept."})
+    screening.screening_settings_update(study=opened_study, changes={"training_retries": 0})
+    client = page_as("ann")
+    page = client.get(f"/judge/studies/{opened_study.pk}/training/").content.decode()
+    token = page.split('name="token" value="')[1].split('"')[0]
+    bad = client.post(f"/judge/studies/{opened_study.pk}/training/", {"token": token, "adequacy": "9"})
+    assert bad.status_code == 400
+    r = client.post(f"/judge/studies/{opened_study.pk}/training/", {"token": token, **{
+        k: str(v) for k, v in scores(a=5).items()}})
+    assert r.url.endswith("/training/feedback/")
+    feedback = client.get(r.url).content.decode()
+    assert "Nothing is kept." in feedback and "screened-out" in feedback
+
+
+def test_researcher_api_sets_rules_adds_items_and_reports_file_errors(opened_study, researcher):
+    api = APIClient()
+    api.force_authenticate(researcher)
+    base = f"/api/judging/studies/{opened_study.pk}"
+    r = api.patch(f"{base}/screening/update/", {"training_required": 4, "training_criteria": ["adequacy"],
+                                                "qc_auto": True}, format="json")
+    assert r.status_code == 200 and r.json()["training_required"] == 4
+    assert api.patch(f"{base}/screening/update/", {"training_criteria": ["colour"]},
+                     format="json").status_code == 400
+    r = api.post(f"{base}/training/items/", {"original": "O", "candidate": "C", "expected": {"adequacy": 4}},
+                 format="json")
+    assert r.status_code == 201
+    token = r.json()["token"]
+    assert api.post(f"{base}/training/items/", {"original": "O", "candidate": "C", "expected": {"adequacy": 6}},
+                    format="json").status_code == 400
+    upload = io.BytesIO(b"original,candidate,adequacy\nA,B,3\nC,D,x\n")
+    upload.name = "items.csv"
+    r = api.post(f"{base}/training/items/import/", {"file": upload}, format="multipart")
+    assert r.status_code == 400
+    assert r.json()["errors"][0] | {"message": ""} == {"file": "items.csv", "line": 3, "column": "adequacy",
+                                                       "message": ""}
+    assert [i["token"] for i in api.get(f"{base}/screening/").json()["training_items"]] == [token]
+    assert api.delete(f"{base}/training/items/{token}/").status_code == 204
+
+
+def test_judges_and_strangers_cannot_touch_the_rules(opened_study, make_user):
+    base = f"/api/judging/studies/{opened_study.pk}"
+    stranger = make_user("eve")
+    for who in (user("ann"), stranger):
+        api = APIClient()
+        api.force_authenticate(who)
+        assert api.get(f"{base}/screening/").status_code == 403
+        assert api.post(f"{base}/training/items/", {"original": "O", "candidate": "C", "expected": {"adequacy": 4}},
+                        format="json").status_code == 403
+        client = Client()
+        client.force_login(who)
+        assert client.post(f"/studies/{opened_study.pk}/judging/training/", {"original": "O"}).status_code == 403
+    api = APIClient()
+    api.force_authenticate(stranger)
+    assert api.get(f"{base}/training/").status_code == 404  # not their study: not revealed
+
+
+def test_design_page_section_adds_and_imports_items(opened_study, researcher):
+    client = Client()
+    client.force_login(researcher)
+    page = client.get(f"/studies/{opened_study.pk}/judging/design/").content.decode()
+    assert 'id="training"' in page and "Import training items" in page
+    client.post(f"/studies/{opened_study.pk}/judging/training/", {"original": "O", "candidate": "C",
+                                                                   "adequacy": "most of the meaning", "explanation": "E"})
+    assert training.training_items(study=opened_study)[0].expected == {"adequacy": 4}  # a label, read as text
+    upload = io.BytesIO(b"original,candidate,fluency\nA,B,9\n")
+    upload.name = "t.csv"
+    r = client.post(f"/studies/{opened_study.pk}/judging/training/import/", {"file": upload}, follow=True)
+    assert "t.csv, line 2, column &#x27;fluency&#x27;" in r.content.decode()
+    client.post(f"/studies/{opened_study.pk}/judging/screening/", {
+        "training_criteria": "adequacy, fluency", "training_tolerance": "0", "training_required": "1",
+        "training_retries": "2", "attention_count": "2", "attention_policy": "end", "attention_max_failures": "1",
+        "qc_auto": "on", "qc_auto_pvalue": "0.01", "qc_auto_min_controls": "5"})
+    s = screening.settings_for_study(study=opened_study)
+    assert (s.training_criteria, s.attention_policy, s.qc_auto) == (["adequacy", "fluency"], "end", True)
+
+
+def test_qc_page_shows_who_was_screened_out_by_which_rule(one_screened_out, researcher):
+    client = Client()
+    client.force_login(researcher)
+    page = client.get(f"/studies/{one_screened_out.pk}/judging/qc/").content.decode()
+    row = page.split('data-judge="ann"')[1].split("</tr>")[0]
+    assert "screened out (training)" in row and "Training failed." in row
+    assert "never (screened out)" in row and "exclusion-form" not in row
+    bob = page.split('data-judge="bob"')[1].split("</tr>")[0]
+    assert "screened out" not in bob and "exclusion-form" in bob
+
+
+def test_the_gate_costs_one_query_on_a_study_without_screening(opened_study):
+    """items/next and the rating page are hot paths: a study that uses none of this pays one lookup."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    a = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
+    with CaptureQueriesContext(connection) as ctx:
+        assert screening.judge_gate(assignment=a, done=3) is None
+    assert len(ctx.captured_queries) == 1
+
+
+def test_qc_api_names_the_screening_rule(one_screened_out, researcher):
+    api = APIClient()
+    api.force_authenticate(researcher)
+    judges = {j["judge"]: j for j in api.get(f"/api/judging/studies/{one_screened_out.pk}/qc/").json()["judges"]}
+    assert (judges["ann"]["screened_out"], judges["ann"]["excluded"]) == ("training", True)
+    assert judges["bob"]["screened_out"] is None
