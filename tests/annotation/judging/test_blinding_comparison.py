@@ -20,6 +20,7 @@ from annotation.models import Candidate, Original, Study, System
 from annotation.services import study_member_add
 from tests.annotation.judging.test_blinding import (
     EXTERNAL_IDS,
+    scrub_random_values,
     FORBIDDEN_WORDS,
     SENTENCES,
     STUDY_NAME,
@@ -107,16 +108,6 @@ def test_nothing_a_comparison_judge_receives_names_a_system_a_control_or_an_id(s
     assert leaks == []
 
 
-def scrub_random_values(blob: str, tokens: set[str]) -> str:
-    """Blank the random values a page legitimately carries (pair tokens, signed serve stamps,
-    idempotency keys, CSRF and session values): drawn from 64 symbols, they may spell a
-    forbidden word such as "kind" by chance, which is no leak."""
-    for t in tokens:
-        blob = blob.replace(t, "TOKEN")
-    blob = re.sub(r"eyJ[A-Za-z0-9_\-]+:[A-Za-z0-9_\-:]+", "STAMP", blob)  # django.core.signing of JSON
-    blob = re.sub(r'(name="key" value="|csrfmiddlewaretoken" value="|csrftoken=|sessionid=)[A-Za-z0-9_\-]+',
-                  r"\1OPAQUE", blob)
-    return re.sub(r'("key": ?")[A-Za-z0-9_\-]+', r"\1OPAQUE", blob)
 
 
 def normalised(page: str) -> str:
