@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/judging_pace.py [--judges 200,500,1000] [--seconds 180] [--ramp 60]
         [--think-median 10] [--originals 100] [--systems 4] [--workers 4] [--threads 4]
         [--pg postgres://postgres@127.0.0.1:5432] [--database paraeval_perf]
-        [--broker redis://127.0.0.1:6379/6] [--json out.json]
+        [--broker redis://127.0.0.1:6379/6] [--gunicorn-args "--preload"] [--json out.json]
 
 Open-loop in the sense that matters for latency: each judge waits a think time drawn
 from a log-normal distribution (median ``--think-median`` s, σ 0.6) between
@@ -58,6 +58,7 @@ def parse_args(argv=None):
     p.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
     p.add_argument("--database", default="paraeval_perf")
     p.add_argument("--broker", default="redis://127.0.0.1:6379/6")
+    p.add_argument("--gunicorn-args", default="", help='more gunicorn options, e.g. "--preload"')
     p.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = p.parse_args(argv)
     args.counts = sorted(int(x) for x in args.judges.split(","))
@@ -135,10 +136,11 @@ def main(argv=None) -> int:
         n_items = args.originals * (args.systems + 3)
         print(f"machine: {platform.machine()}, {os.cpu_count()} cores; {platform.python_version()}; "
               f"study: {n_items} items per judge, opened for {len(tokens)} judges in {opened:.1f} s; "
-              f"gunicorn {args.workers}×{args.threads} gthread, PostgreSQL, Redis broker; think time log-normal "
+              f"gunicorn {args.workers}×{args.threads} gthread {args.gunicorn_args}, PostgreSQL, Redis broker; think time log-normal "
               f"median {args.think_median} s; {args.seconds:.0f} s per run, arrivals over {args.ramp:.0f} s")
         port = harness.free_port()
-        gunicorn = harness.start_gunicorn(env, port=port, workers=args.workers, threads=args.threads, timeout=180)
+        gunicorn = harness.start_gunicorn(env, port=port, workers=args.workers, threads=args.threads, timeout=180,
+                                          extra_args=tuple(args.gunicorn_args.split()))
         for n in args.counts:
             load_before = harness.load_average()
             cpu0 = harness.process_tree_cpu(gunicorn.pid)
