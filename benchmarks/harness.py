@@ -108,6 +108,25 @@ def process_tree_cpu(root_pid: int) -> float:
     return total
 
 
+def process_tree_pss_mib(root_pid: int) -> float:
+    """Proportional set size (MiB) of ``root_pid`` and its direct children: memory the
+    workers share (e.g. after gunicorn's ``--preload``) counts once, split between them."""
+    total_kib = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            if int(entry.name) != root_pid and ppid != root_pid:
+                continue
+            for line in (entry / "smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total_kib += int(line.split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total_kib / 1024
+
+
 def load_average() -> str:
     """The 1/5/15-minute load averages, as text."""
     try:

@@ -19,7 +19,7 @@ crossed), with one API token per judge; gunicorn serves it (``--workers`` ×
 ``--threads``, gthread) with Redis as the Celery broker (``--broker``: use your own
 database number). Each judge count then runs against the same server (the first N
 judges). Printed per run: requests, p50/p95/p99 of ``items/next`` and ``submit``
-(Locust's percentiles), failures, gunicorn CPU per request, the load average; at the
+(Locust's percentiles), failures, gunicorn CPU per request and memory (PSS), the load average; at the
 end the judge count where the p95 first exceeds 150 ms (or that it never did).
 """
 
@@ -150,7 +150,7 @@ def main(argv=None) -> int:
             total = int(agg.get("Request Count", 0) or 0)
             row = {"judges": n, "requests": total, "failures": int(agg.get("Failure Count", 0) or 0),
                    "cpu_ms_per_request": 1000 * cpu / max(1, total), "load_before": load_before,
-                   "load_after": harness.load_average()}
+                   "load_after": harness.load_average(), "gunicorn_pss_mib": harness.process_tree_pss_mib(gunicorn.pid)}
             for name in ("items/next", "submit"):
                 s = stats.get(name, {})
                 row[name] = {q: float(s.get(q, "nan") or "nan") for q in ("50%", "95%", "99%")}
@@ -160,7 +160,7 @@ def main(argv=None) -> int:
                   f"items/next p50/p95/p99 {row['items/next']['50%']:.0f}/{row['items/next']['95%']:.0f}/"
                   f"{row['items/next']['99%']:.0f} ms; submit {row['submit']['50%']:.0f}/{row['submit']['95%']:.0f}/"
                   f"{row['submit']['99%']:.0f} ms; gunicorn CPU {row['cpu_ms_per_request']:.1f} ms/request; "
-                  f"load {load_before} → {row['load_after']}", flush=True)
+                  f"gunicorn memory (PSS) {row['gunicorn_pss_mib']:.0f} MiB; load {load_before} → {row['load_after']}", flush=True)
         crossing = next((r["judges"] for r in results
                          if max(r["items/next"]["95%"], r["submit"]["95%"]) > 150), None)
         print("p95 above 150 ms first at " + (f"{crossing} judges" if crossing else
