@@ -52,14 +52,14 @@ def free_port() -> int:
 
 
 def start_gunicorn(env: dict, *, port: int, workers: int = 4, threads: int = 4, timeout: float = 30,
-                   log_level: str = "warning") -> subprocess.Popen:
+                   log_level: str = "warning", extra_args: tuple[str, ...] = ()) -> subprocess.Popen:
     """gunicorn serving ``config.wsgi`` on 127.0.0.1:``port`` (gthread), in its own
-    process group; returns once ``/accounts/login/`` answers 200. Raises
+    process group (``extra_args``: more gunicorn options, e.g. ``("--preload",)``); returns once ``/accounts/login/`` answers 200. Raises
     ``RuntimeError`` if it exits (e.g. the port was taken: never measure someone
     else's server) or does not come up within ``timeout`` seconds."""
     cmd = [str(ROOT / ".venv" / "bin" / "gunicorn"), "config.wsgi", "-b", f"127.0.0.1:{port}",
            "-w", str(workers), "-k", "gthread", "--threads", str(threads), "--keep-alive", "30",
-           "--log-level", log_level, "--timeout", "60"]
+           "--log-level", log_level, "--timeout", "60", *extra_args]
     proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **env}, start_new_session=True)
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -106,6 +106,25 @@ def process_tree_cpu(root_pid: int) -> float:
         if pid == root_pid or ppid == root_pid:
             total += (int(fields[11]) + int(fields[12])) / tick
     return total
+
+
+def process_tree_pss_mib(root_pid: int) -> float:
+    """Proportional set size (MiB) of ``root_pid`` and its direct children: memory the
+    workers share (e.g. after gunicorn's ``--preload``) counts once, split between them."""
+    total_kib = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            if int(entry.name) != root_pid and ppid != root_pid:
+                continue
+            for line in (entry / "smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total_kib += int(line.split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total_kib / 1024
 
 
 def load_average() -> str:

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/judging_pace.py [--judges 200,500,1000] [--seconds 180] [--ramp 60]
         [--think-median 10] [--originals 100] [--systems 4] [--workers 4] [--threads 4]
         [--pg postgres://postgres@127.0.0.1:5432] [--database paraeval_perf]
-        [--broker redis://127.0.0.1:6379/6] [--json out.json]
+        [--broker redis://127.0.0.1:6379/6] [--gunicorn-args "--preload"] [--json out.json]
 
 Open-loop in the sense that matters for latency: each judge waits a think time drawn
 from a log-normal distribution (median ``--think-median`` s, σ 0.6) between
@@ -19,7 +19,7 @@ crossed), with one API token per judge; gunicorn serves it (``--workers`` ×
 ``--threads``, gthread) with Redis as the Celery broker (``--broker``: use your own
 database number). Each judge count then runs against the same server (the first N
 judges). Printed per run: requests, p50/p95/p99 of ``items/next`` and ``submit``
-(Locust's percentiles), failures, gunicorn CPU per request, the load average; at the
+(Locust's percentiles), failures, gunicorn CPU per request and memory (PSS), the load average; at the
 end the judge count where the p95 first exceeds 150 ms (or that it never did).
 """
 
@@ -58,6 +58,7 @@ def parse_args(argv=None):
     p.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
     p.add_argument("--database", default="paraeval_perf")
     p.add_argument("--broker", default="redis://127.0.0.1:6379/6")
+    p.add_argument("--gunicorn-args", default="", help='more gunicorn options, e.g. "--preload"')
     p.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = p.parse_args(argv)
     args.counts = sorted(int(x) for x in args.judges.split(","))
@@ -135,10 +136,11 @@ def main(argv=None) -> int:
         n_items = args.originals * (args.systems + 3)
         print(f"machine: {platform.machine()}, {os.cpu_count()} cores; {platform.python_version()}; "
               f"study: {n_items} items per judge, opened for {len(tokens)} judges in {opened:.1f} s; "
-              f"gunicorn {args.workers}×{args.threads} gthread, PostgreSQL, Redis broker; think time log-normal "
+              f"gunicorn {args.workers}×{args.threads} gthread {args.gunicorn_args}, PostgreSQL, Redis broker; think time log-normal "
               f"median {args.think_median} s; {args.seconds:.0f} s per run, arrivals over {args.ramp:.0f} s")
         port = harness.free_port()
-        gunicorn = harness.start_gunicorn(env, port=port, workers=args.workers, threads=args.threads, timeout=180)
+        gunicorn = harness.start_gunicorn(env, port=port, workers=args.workers, threads=args.threads, timeout=180,
+                                          extra_args=tuple(args.gunicorn_args.split()))
         for n in args.counts:
             load_before = harness.load_average()
             cpu0 = harness.process_tree_cpu(gunicorn.pid)
@@ -148,7 +150,7 @@ def main(argv=None) -> int:
             total = int(agg.get("Request Count", 0) or 0)
             row = {"judges": n, "requests": total, "failures": int(agg.get("Failure Count", 0) or 0),
                    "cpu_ms_per_request": 1000 * cpu / max(1, total), "load_before": load_before,
-                   "load_after": harness.load_average()}
+                   "load_after": harness.load_average(), "gunicorn_pss_mib": harness.process_tree_pss_mib(gunicorn.pid)}
             for name in ("items/next", "submit"):
                 s = stats.get(name, {})
                 row[name] = {q: float(s.get(q, "nan") or "nan") for q in ("50%", "95%", "99%")}
@@ -158,7 +160,7 @@ def main(argv=None) -> int:
                   f"items/next p50/p95/p99 {row['items/next']['50%']:.0f}/{row['items/next']['95%']:.0f}/"
                   f"{row['items/next']['99%']:.0f} ms; submit {row['submit']['50%']:.0f}/{row['submit']['95%']:.0f}/"
                   f"{row['submit']['99%']:.0f} ms; gunicorn CPU {row['cpu_ms_per_request']:.1f} ms/request; "
-                  f"load {load_before} → {row['load_after']}", flush=True)
+                  f"gunicorn memory (PSS) {row['gunicorn_pss_mib']:.0f} MiB; load {load_before} → {row['load_after']}", flush=True)
         crossing = next((r["judges"] for r in results
                          if max(r["items/next"]["95%"], r["submit"]["95%"]) > 150), None)
         print("p95 above 150 ms first at " + (f"{crossing} judges" if crossing else

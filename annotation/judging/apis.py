@@ -22,9 +22,9 @@ from rest_framework.views import APIView
 
 from annotation.apis import ImportErrorSerializer, get_managed_study
 from annotation.importing import FORMATS, StudyImportError
-from annotation.enums import JobStatus, Role, StudyStatus
+from annotation.enums import JobStatus, StudyStatus
 from annotation.models import Study
-from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
+from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE
 from metrics.core.controls import CONTROL_KINDS
 
 from . import screening, selectors, services
@@ -47,10 +47,12 @@ def judging_error(exc: JudgingError) -> Response:
 
 def get_judged_study(request, study_id: int) -> Study:
     """The study, if the requesting user judges it; 404 otherwise (existence is not revealed)."""
-    study = Study.objects.filter(pk=study_id, memberships__user=request.user, memberships__role=Role.JUDGE).first()
+    # One query on the judge's hot path: being a judge here, and (user_role_conflict's
+    # rule) also being an annotator of the same study, which holds the account out.
+    study = selectors.study_for_judge(study_id=study_id, judge=request.user)
     if study is None:
         raise NotFound("You are not a judge of this study.")
-    if user_role_conflict(study=study, user=request.user):
+    if study.judge_also_annotates:
         raise PermissionDenied(ROLE_CONFLICT_HOLD_MESSAGE)
     return study
 
@@ -117,7 +119,9 @@ def _item_payload(item: JudgeItem) -> dict:
 def _judge_assignment(request, study: Study):
     if study.status != StudyStatus.OPEN:
         raise StudyNotOpen("This study is not open for judging.")
-    assignment = services.assignment_ensure_for_judge(study=study, judge=request.user)
+    # The common case in one query; otherwise the service decides (and may build it).
+    assignment = (selectors.assignment_ready_for_judge(study=study, judge=request.user)
+                  or services.assignment_ensure_for_judge(study=study, judge=request.user))
     if assignment is None:
         raise StudyNotOpen("This study is not open for judging yet.")
     return assignment
@@ -135,8 +139,8 @@ class JudgingNextItemApi(APIView):
             assignment = _judge_assignment(request, study)
         except JudgingError as exc:
             return judging_error(exc)
-        item = selectors.item_next_for_judge(assignment=assignment)
-        done = item.done if item else selectors.assignment_done_count(assignment=assignment)
+        item = selectors.item_next_for_judge_fast(assignment=assignment)
+        done = item.done if item else selectors.assignment_done_count_fast(assignment=assignment)
         try:  # screened out, training first, or an attention check waiting
             screening.judge_gate_raise(assignment=assignment, done=done)
         except JudgingError as exc:
@@ -221,7 +225,7 @@ class JudgingSubmitApi(APIView):
             screening.after_judgment(assignment=assignment)
         payload = {"item": v["item"], "revision": j.revision, "created": result.created, "scores": j.scores,
                    "submitted_at": j.submitted_at, "seconds": j.seconds,
-                   "done": selectors.assignment_done_count(assignment=assignment), "total": assignment.n_items}
+                   "done": selectors.assignment_done_count_fast(assignment=assignment), "total": assignment.n_items}
         return Response(JudgingSubmitOutputSerializer(payload).data,
                         status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
 

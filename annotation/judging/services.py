@@ -20,7 +20,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from annotation.enums import JobStatus, Role, StudyStatus, SystemKind
@@ -633,7 +633,7 @@ class SubmitResult:
 
 
 def _design_criteria(study: Study) -> list[dict]:
-    design = JudgingDesign.objects.filter(study=study).only("criteria").first()
+    design = JudgingDesign.objects.filter(study=study).only("criteria").order_by().first()
     return design.criteria if design is not None else default_criteria()
 
 
@@ -714,25 +714,28 @@ def judgment_submit(
             raise JudgmentInvalid("active_seconds must be a non-negative number of seconds")
     with transaction.atomic():
         item = (AssignmentItem.objects.select_for_update(of=("self",)).select_related("assignment")
-                .filter(token=token, assignment__study=study, assignment__judge=judge).first()
+                .filter(token=token, assignment__study=study, assignment__judge=judge).order_by().first()
                 if isinstance(token, str) else None)
         if item is None:
             raise ItemNotFound("There is no such item in your assignment for this study.")
+        # One query for both: a judgment under this key (a retry) and the item's latest
+        # judgment (which only changes under the item lock we hold).
+        found = list(Judgment.objects.filter(Q(judge=judge, key=key) | Q(item=item, is_latest=True)).order_by())
+        existing = next((j for j in found if j.judge_id == judge.pk and j.key == key), None)
+        if existing is not None:
+            return _replay(existing, item=item, scores=clean)  # an acknowledged retry is answered as before
         if item.assignment.screened_out_at is not None:
             from .screening import ScreenedOut
 
             raise ScreenedOut("You were screened out of this study; thank you for your time.")
-        existing = Judgment.objects.filter(judge=judge, key=key).first()
-        if existing is not None:
-            return _replay(existing, item=item, scores=clean)
-        if Study.objects.filter(pk=study.pk).values_list("status", flat=True).first() != StudyStatus.OPEN:
+        if Study.objects.filter(pk=study.pk).values_list("status", flat=True).order_by().first() != StudyStatus.OPEN:
             raise StudyNotOpen("This study is not open for judging.")
         served_at = serve_stamp_read(serve_stamp, token) if isinstance(serve_stamp, str) else None
         if served_at is None:
             raise JudgmentInvalid("The serve stamp is missing or does not belong to this item; reload the item.",
                                   field_errors={"serve_stamp": ["missing or invalid"]})
         now = timezone.now()
-        latest = Judgment.objects.filter(item=item, is_latest=True).first()
+        latest = next((j for j in found if j.item_id == item.pk and j.is_latest), None)
         if latest is not None:
             Judgment.objects.filter(pk=latest.pk).update(is_latest=False)
         judgment = Judgment(
