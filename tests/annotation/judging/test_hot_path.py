@@ -22,13 +22,15 @@ from .conftest import api_next, api_submit, new_key, scores
 pytestmark = pytest.mark.django_db
 
 #: Queries of ``GET items/next/`` with an API token: the token and its user, the study
-#: with the judge's roles, the assignment, the item with its texts and counts.
-NEXT_QUERIES = 4
+#: with the judge's roles, the assignment, the item with its texts and counts, and the
+#: study's screening rules (training, attention checks, automatic QC; one lookup).
+NEXT_QUERIES = 5
 #: Queries of ``POST judgments/`` (a new judgment): the token, the study, the design's
 #: criteria, the locked item, the key and the item's latest judgment, the study's status,
 #: the insert in its savepoint (3), the item's done_at update, the done count, and the
-#: transaction's own two statements (in a test, the outer transaction is a savepoint too).
-SUBMIT_QUERIES = 13
+#: transaction's own two statements (in a test, the outer transaction is a savepoint too),
+#: and the study's screening rules (the automatic QC rule runs after a new judgment).
+SUBMIT_QUERIES = 14
 
 
 def _token_client(api_client, user):
