@@ -14,6 +14,7 @@ from django.db import IntegrityError
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
+from django.utils import translation
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -26,6 +27,33 @@ from .forms import (MemberAddForm, MemberRemoveForm, PeopleAddForm, StudyCreateF
 from .generation import SystemGenerateError, study_system_generate
 from .importing import StudyImportError
 from .models import Candidate, ImportJob, Study, System
+
+def participant_page(view):
+    """Decorator of a judge's or annotator's page: it renders in its study's language.
+
+    The view (or :func:`study_language_activate`, once it knows the study) activates a
+    language inside this scope; the scope ends with the view, so the researcher pages,
+    served later by the same thread, stay in ``LANGUAGE_CODE``. The view must render
+    eagerly (``render``), not return a lazy ``TemplateResponse``.
+    """
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        with translation.override(settings.LANGUAGE_CODE):
+            return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def study_language_activate(study: Study) -> None:
+    """Switch the current :func:`participant_page` scope to ``study``'s page language."""
+    translation.activate(study.language)
+
+
+def member_language_activate(request, role: str) -> None:
+    """For pages that list several studies: their common language (see selectors.language_for_member)."""
+    translation.activate(selectors.language_for_member(user=request.user, role=role, default=settings.LANGUAGE_CODE))
+
 
 #: Sections other apps add to a study page: (url name, label). Missing ones are skipped.
 STUDY_TABS = (
@@ -121,7 +149,8 @@ def study_create(request):
 
 def _settings_form(study: Study) -> StudySettingsForm:
     return StudySettingsForm(prefix="settings", initial={
-        "name": study.name, "participant_title": study.participant_title, "description": study.description})
+        "name": study.name, "participant_title": study.participant_title, "language": study.language,
+        "description": study.description})
 
 
 @researcher_study_required
