@@ -256,6 +256,7 @@ LANGUAGE_CODE = "en-us"
 LANGUAGES = [
     ("en", "English"),
     ("es", "Español"),
+    ("ar", "العربية"),
 ]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = env.str("TIME_ZONE", default="UTC")

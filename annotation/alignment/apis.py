@@ -406,8 +406,14 @@ def _save(request, assignment_id: int, service):
         return None, _validation_error(exc)
     data = AlignmentLinksInputSerializer(data=request.data)
     data.is_valid(raise_exception=True)
+    # The grid shows the refusal's detail to the annotator: in their study's language.
+    with translation.override(assignment.pair.study.language):
+        return _save_validated(assignment, service, data.validated_data)
+
+
+def _save_validated(assignment, service, validated: dict):
     try:
-        return service(assignment=assignment, **data.validated_data), None
+        return service(assignment=assignment, **validated), None
     except services.AssignmentConflict as exc:
         return None, Response({"detail": str(exc), "revision": exc.current_revision}, status=status.HTTP_409_CONFLICT)
     except services.AssignmentClosed as exc:

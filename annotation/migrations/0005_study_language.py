@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='study',
             name='language',
-            field=models.CharField(choices=[('en', 'English'), ('es', 'Español')], default='en', help_text="The language of the judge and annotator pages (not of the study's sentences).", max_length=16),
+            field=models.CharField(choices=[('en', 'English'), ('es', 'Español'), ('ar', 'العربية')], default='en', help_text="The language of the judge and annotator pages (not of the study's sentences).", max_length=16),
         ),
     ]

@@ -3,6 +3,7 @@ catalogs are complete and compiled, and no judge- or annotator-facing string is 
 
 from __future__ import annotations
 
+import gettext
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -27,6 +28,19 @@ pytestmark = pytest.mark.django_db
 LOCALE = Path(settings.BASE_DIR) / "locale"
 PO_FILES = sorted(LOCALE.glob("*/LC_MESSAGES/django.po"))
 SECOND = "es"
+#: Per shipped language: the page's <html> tag and a few translations each page must show.
+SHIPPED = {
+    "es": {"html": '<html lang="es" dir="ltr">', "instructions": "Evalúe cada par",
+           "rate-error": "Dé a cada criterio un valor en su escala.",
+           "rate": 'data-msg-missing="Primero dé un valor a cada criterio."', "home-status": "Sin empezar",
+           "grid": 'data-msg-draft-saved="Borrador guardado"', "submitted": "enviada. Aquí tiene su siguiente par.",
+           "judge-home": "Sus evaluaciones"},
+    "ar": {"html": '<html lang="ar" dir="rtl">', "instructions": "قيّم كل زوج",
+           "rate-error": "أعطِ كل معيار قيمة على مقياسه.",
+           "rate": 'data-msg-missing="أعطِ كل معيار قيمة أولًا."', "home-status": "لم يبدأ",
+           "grid": 'data-msg-draft-saved="حُفظت المسودة"', "submitted": "هذا زوجك التالي.",
+           "judge-home": "عملك في التقييم"},
+}
 
 #: Words of English UI text that are not Spanish words: one left outside the data means an unmarked string.
 ENGLISH_MARKERS = frozenset("""
@@ -49,9 +63,11 @@ def _catalog(entries) -> dict:
     return out
 
 
-def test_a_second_language_is_shipped_for_the_participant_pages():
-    assert SECOND in dict(settings.LANGUAGES)
-    assert (LOCALE / SECOND / "LC_MESSAGES" / "django.po") in PO_FILES
+def test_the_shipped_languages_are_offered_and_have_catalogs():
+    for lang in SHIPPED:
+        assert lang in dict(settings.LANGUAGES)
+        assert (LOCALE / lang / "LC_MESSAGES" / "django.po") in PO_FILES
+    assert translation.get_language_info("ar")["bidi"] is True
 
 
 @pytest.mark.parametrize("po_path", PO_FILES, ids=lambda p: p.parent.parent.name)
@@ -69,12 +85,15 @@ def test_every_string_is_translated_and_the_committed_mo_matches_the_po(po_path)
 def test_django_serves_the_committed_translations(po_path):
     lang = po_path.parent.parent.name
     po = polib.pofile(str(po_path))
+    # The catalog's own plural rule (Arabic has six forms) says which form n takes.
+    plural_form = gettext.c2py(re.search(r"plural=(.*?);?$", po.metadata["Plural-Forms"]).group(1))
     with translation.override(lang):
         for e in po.translated_entries():
             if e.msgid_plural:
-                got = translation.npgettext(e.msgctxt, e.msgid, e.msgid_plural, 2) if e.msgctxt else (
-                    translation.ngettext(e.msgid, e.msgid_plural, 2))
-                assert got == e.msgstr_plural[1]
+                for n in (1, 2, 5, 11, 100):
+                    got = translation.npgettext(e.msgctxt, e.msgid, e.msgid_plural, n) if e.msgctxt else (
+                        translation.ngettext(e.msgid, e.msgid_plural, n))
+                    assert got == e.msgstr_plural[plural_form(n)], (e.msgid, n)
             else:
                 got = translation.pgettext(e.msgctxt, e.msgid) if e.msgctxt else translation.gettext(e.msgid)
                 assert got == e.msgstr, e.msgid
@@ -152,17 +171,24 @@ def study_data(study) -> set[str]:
     return {d for d in data if d}
 
 
+@pytest.fixture(params=sorted(SHIPPED))
+def lang(request):
+    return request.param
+
+
 @pytest.fixture
-def spanish_study(study, judge, researcher):
-    study_services.study_update(study=study, changes={"language": SECOND})
+def translated_study(study, judge, researcher, lang):
+    study_services.study_update(study=study, changes={"language": lang})
     judging_services.design_update(study=study, changes={"seed": 3})
     judging_services.study_judging_open(study=study)
     study.refresh_from_db()
     return study
 
 
-def test_every_judge_page_renders_in_the_study_language_with_nothing_left_in_english(client, spanish_study, judge):
-    study = spanish_study
+def test_every_judge_page_renders_in_the_study_language_with_nothing_left_in_english(
+        client, translated_study, judge, lang):
+    study = translated_study
+    expected = SHIPPED[lang]
     client.force_login(judge)
     data = study_data(study)
     pages = {"home": client.get(reverse("judging:home"))}
@@ -187,18 +213,18 @@ def test_every_judge_page_renders_in_the_study_language_with_nothing_left_in_eng
     pages["not-open"] = client.get(reverse("judging:rate", kwargs={"study_id": study.pk}))
     for name, response in pages.items():
         html = response.content.decode()
-        assert '<html lang="es" dir="ltr">' in html, name
+        assert expected["html"] in html, name
         assert english_left(html, data) == [], name
-    assert "Evalúe cada par" in pages["instructions"].content.decode()
-    assert "Dé a cada criterio un valor en su escala." in pages["rate-error"].content.decode()
-    assert 'data-msg-missing="Primero dé un valor a cada criterio."' in pages["rate"].content.decode()
+    for name in ("instructions", "rate-error", "rate"):
+        assert expected[name] in pages[name].content.decode(), name
 
 
 def test_every_annotator_page_renders_in_the_study_language_with_nothing_left_in_english(
-        client, study, annotator, researcher):
+        client, study, annotator, researcher, lang):
     from tests.annotation.alignment.conftest import PAIRS_JSONL
 
-    study_services.study_update(study=study, changes={"language": SECOND})
+    expected = SHIPPED[lang]
+    study_services.study_update(study=study, changes={"language": lang})
     alignment_services.pairs_import_file(study=study, data=PAIRS_JSONL.encode(), filename="pairs.jsonl")
     alignment_services.assignments_create(study=study)
     first, second = AlignmentAssignment.objects.filter(annotator=annotator).order_by("pk")[:2]
@@ -210,16 +236,16 @@ def test_every_annotator_page_renders_in_the_study_language_with_nothing_left_in
     pages["submitted"] = client.get(reverse("alignment:grid", kwargs={"assignment_id": second.pk}))
     for name, response in pages.items():
         html = response.content.decode()
-        assert response.status_code == 200 and '<html lang="es" dir="ltr">' in html, name
+        assert response.status_code == 200 and expected["html"] in html, name
         assert english_left(html, data) == [], name
-    assert "Sin empezar" in pages["home"].content.decode()  # the assignment's status label
-    assert 'data-msg-draft-saved="Borrador guardado"' in pages["grid"].content.decode()
+    assert expected["home-status"] in pages["home"].content.decode()  # the assignment's status label
+    assert expected["grid"] in pages["grid"].content.decode()
 
 
-def test_the_submit_confirmation_reaches_the_annotator_in_the_study_language(client, study, annotator):
+def test_the_submit_confirmation_reaches_the_annotator_in_the_study_language(client, study, annotator, lang):
     from tests.annotation.alignment.conftest import PAIRS_JSONL
 
-    study_services.study_update(study=study, changes={"language": SECOND})
+    study_services.study_update(study=study, changes={"language": lang})
     alignment_services.pairs_import_file(study=study, data=PAIRS_JSONL.encode(), filename="pairs.jsonl")
     alignment_services.assignments_create(study=study)
     first = AlignmentAssignment.objects.filter(annotator=annotator).order_by("pk").first()
@@ -228,35 +254,42 @@ def test_the_submit_confirmation_reaches_the_annotator_in_the_study_language(cli
     r = client.post(url, {"sure": [[0, 0]], "possible": [], "revision": 0}, content_type="application/json")
     assert r.status_code == 200, r.content
     html = client.get(r.json()["next_url"]).content.decode()
-    assert "enviada. Aquí tiene su siguiente par." in html
+    assert SHIPPED[lang]["submitted"] in html
+    # A refused save tells the annotator why, in the same language.
+    r = client.post(url, {"sure": [], "possible": [], "revision": 1}, content_type="application/json")
+    with translation.override(lang):
+        assert r.status_code == 409 and r.json()["detail"] == translation.gettext("this pair is already submitted")
+    assert r.json()["detail"] != "this pair is already submitted"
 
 
 def test_researcher_pages_stay_in_the_site_language_after_a_judge_page_on_the_same_thread(
-        client, spanish_study, judge, researcher):
+        client, translated_study, judge, researcher, lang):
     client.force_login(judge)
-    assert "Sus evaluaciones" in client.get(reverse("judging:home")).content.decode()
+    assert SHIPPED[lang]["judge-home"] in client.get(reverse("judging:home")).content.decode()
     assert translation.get_language() == settings.LANGUAGE_CODE  # the judge page's language did not leak
     client.force_login(researcher)
-    html = client.get(reverse("annotation:study_detail", kwargs={"study_id": spanish_study.pk})).content.decode()
+    html = client.get(reverse("annotation:study_detail", kwargs={"study_id": translated_study.pk})).content.decode()
     assert f'<html lang="{settings.LANGUAGE_CODE}" dir="ltr">' in html and "Log out" in html
-    assert "Cerrar sesión" not in html
+    with translation.override(lang):
+        assert translation.gettext("Log out") not in html
 
 
-def test_a_page_listing_several_studies_uses_their_language_only_when_they_share_one(client, spanish_study, judge):
+def test_a_page_listing_several_studies_uses_their_language_only_when_they_share_one(
+        client, translated_study, judge, lang):
     from tests.factories import study_with_data
 
     client.force_login(judge)
-    assert '<html lang="es"' in client.get(reverse("judging:home")).content.decode()
-    other = study_with_data(owner=spanish_study.owner, name="English study")
+    assert f'<html lang="{lang}"' in client.get(reverse("judging:home")).content.decode()
+    other = study_with_data(owner=translated_study.owner, name="English study")
     study_services.study_member_add(study=other, user=judge, role=Role.JUDGE)
     html = client.get(reverse("judging:home")).content.decode()
     assert f'<html lang="{settings.LANGUAGE_CODE}"' in html and "Your rating work" in html
 
 
-def test_study_texts_take_their_own_direction(client, spanish_study, judge):
+def test_study_texts_take_their_own_direction(client, translated_study, judge):
     client.force_login(judge)
-    client.post(reverse("judging:instructions", kwargs={"study_id": spanish_study.pk}))
-    html = client.get(reverse("judging:rate", kwargs={"study_id": spanish_study.pk})).content.decode()
+    client.post(reverse("judging:instructions", kwargs={"study_id": translated_study.pk}))
+    html = client.get(reverse("judging:rate", kwargs={"study_id": translated_study.pk})).content.decode()
     assert html.count('<p class="sentence-text" dir="auto"') == 2
 
 

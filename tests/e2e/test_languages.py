@@ -92,11 +92,42 @@ def test_a_judge_rates_arabic_pairs_on_spanish_pages_by_keyboard(page, arabic_st
     expect(page.get_by_role("heading", name="Cómo evaluar")).to_be_visible()
 
 
+def test_a_judge_rates_on_arabic_pages_that_read_right_to_left(page, arabic_study):
+    from annotation.judging.models import Judgment
+
+    study, ann = arabic_study
+    study_services.study_update(study=study, changes={"language": "ar"})
+    browser_login(page, "ann")
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    page.get_by_role("link", name="ابدأ").click()
+    expect(page.get_by_role("heading", name="كيف تقيّم")).to_be_visible()
+    page.keyboard.press("Enter")
+    expect(page.locator("#item-h")).to_have_text("1 من 25")
+    expect(page.locator(".criterion.is-current")).to_have_count(1)
+    assert direction(page.locator("main")) == "rtl"
+    for k in range(2):
+        assert direction(page.locator(".sentence-text").nth(k)) == "rtl"
+    # Nothing hangs off the page's start edge (an RTL page scrolls toward the left).
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(page, "judge-rtl-arabic")
+    for key in "4523":
+        page.keyboard.press(key)
+    expect(page.locator("#rate-status")).to_have_text("لكل معيار قيمة: اضغط Enter للإرسال.")
+    page.keyboard.press("Enter")
+    expect(page.locator("#item-h")).to_have_text("2 من 25")
+    assert Judgment.objects.get(judge=ann).scores == {"adequacy": 4, "fluency": 5, "dissimilarity": 2, "overall": 3}
+    expect(page.locator(".criterion.is-current")).to_have_count(1)
+    page.keyboard.press("b")
+    expect(page.locator("#item-h")).to_have_text("جارٍ تغيير البند 1 من 25")
+
+
 ARABIC_PAIR = ("ذهب الولد إلى المدرسة صباحا", "الولد ذهب صباحا إلى المدرسة")
 
 
-@pytest.fixture
-def arabic_task(study, annotator):
+@pytest.fixture(params=["en", "ar"])
+def arabic_task(request, study, annotator):
+    """An Arabic pair for annotator 'anna', on English pages and on Arabic (right-to-left) ones."""
+    study_services.study_update(study=study, changes={"language": request.param})
     s1, s2 = ARABIC_PAIR
     alignment_services.pairs_import_file(
         study=study, data=f"pair_id,sentence1,sentence2\nar,{s1},{s2}\n".encode(), filename="p.csv")
@@ -115,10 +146,15 @@ def test_the_alignment_grid_maps_clicks_and_keys_to_the_right_arabic_tokens(page
     browser_login(page, "anna")
     page.goto(f"/alignment/tasks/{arabic_task.pk}/")
 
-    # The two sentences read right to left; the page around them does not.
+    # The two sentences read right to left; the page around them follows its own language;
+    # the grid keeps its geometry (ArrowRight is the next column) either way.
+    rtl_page = arabic_task.pair.study.language == "ar"
+    expect(page.locator("html")).to_have_attribute("dir", "rtl" if rtl_page else "ltr")
     for side in ("#sentence1 .sentence-tokens", "#sentence2 .sentence-tokens"):
         assert direction(page.locator(side)) == "rtl"
-    assert direction(page.locator("main")) == "ltr"
+    assert direction(page.locator("main")) == ("rtl" if rtl_page else "ltr")
+    assert direction(page.locator("#grid-scroll")) == "ltr"
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
     # A click links exactly the two words the cell names: "الولد" (row 1) × "الولد" (column 0).
     target = cell(page, t1[1], t2[0], "no link")
@@ -141,7 +177,7 @@ def test_the_alignment_grid_maps_clicks_and_keys_to_the_right_arabic_tokens(page
     page.keyboard.press("p")
     expect(cell(page, t1[1], t2[1], "possible link")).to_be_visible()
     expect(page.locator("#save-status")).to_have_text("Saved")
-    screenshot(page, "annotator-grid-rtl")
+    screenshot(page, f"annotator-grid-rtl-{arabic_task.pair.study.language}")
 
     # What the server stored is what the cells said.
     arabic_task.refresh_from_db()
