@@ -4,7 +4,11 @@ catalogs are complete and compiled, and no judge- or annotator-facing string is 
 from __future__ import annotations
 
 import gettext
+import os
 import re
+import shutil
+import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -106,6 +110,34 @@ def test_translations_keep_every_placeholder(po_path):
         targets = list(e.msgstr_plural.values()) if e.msgid_plural else [e.msgstr]
         for t in targets:
             assert sorted(set(pattern.findall(t))) == sorted(set(pattern.findall(e.msgid))), e.msgid
+
+
+#: What `make messages` skips (Makefile, I18N_IGNORE): none of it is a judge's or annotator's page.
+_NOT_SCANNED = {".git", ".venv", "var", "tests", "benchmarks", "docs", "site", "static", "fixtures", "locale"}
+
+
+@pytest.mark.skipif(shutil.which("xgettext") is None, reason="needs Debian's gettext (xgettext, msgmerge)")
+def test_the_catalogs_hold_exactly_the_strings_marked_in_the_code(tmp_path):
+    """Fails when a string was marked (or unmarked) without `make messages`: runs makemessages on
+    a copy of the sources, so the repository's catalogs are not touched."""
+    base = Path(settings.BASE_DIR)
+
+    def ignore(directory, names):
+        top = Path(directory) == base
+        return {n for n in names if (top and n in _NOT_SCANNED) or n == "__pycache__"
+                or (Path(directory, n).is_file() and not n.endswith((".py", ".html", ".txt")))}
+
+    shutil.copytree(base, tmp_path / "src", ignore=ignore)
+    shutil.copytree(LOCALE, tmp_path / "src" / "locale")
+    langs = [p.parent.parent.name for p in PO_FILES]
+    subprocess.run([sys.executable, "manage.py", "makemessages", "--no-location", "--no-obsolete",
+                    *[f"-l{lang}" for lang in langs]], cwd=tmp_path / "src", check=True, capture_output=True,
+                   env={**os.environ, "PYTHONPATH": str(tmp_path / "src")})
+    for po_path in PO_FILES:
+        fresh = polib.pofile(str(tmp_path / "src" / po_path.relative_to(base)))
+        committed = polib.pofile(str(po_path))
+        ids = lambda po: {(e.msgctxt, e.msgid) for e in po if not e.obsolete}  # noqa: E731
+        assert ids(fresh) == ids(committed), f"{po_path}: run make messages, translate, make compilemessages"
 
 
 # --- rendering the pages in the study's language ---------------------------------------------------
