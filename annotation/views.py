@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from functools import wraps
 
 from django.conf import settings
@@ -39,20 +40,34 @@ def participant_page(view):
 
     @wraps(view)
     def wrapper(request, *args, **kwargs):
-        with translation.override(settings.LANGUAGE_CODE):
-            return view(request, *args, **kwargs)
+        token = _participant_scope.set(True)
+        try:
+            with translation.override(settings.LANGUAGE_CODE):
+                return view(request, *args, **kwargs)
+        finally:
+            _participant_scope.reset(token)
 
     return wrapper
 
 
+#: True inside a participant_page view: only there may a view switch the thread's language.
+_participant_scope: ContextVar[bool] = ContextVar("participant_scope", default=False)
+
+
 def study_language_activate(study: Study) -> None:
-    """Switch the current :func:`participant_page` scope to ``study``'s page language."""
-    translation.activate(study.language)
+    """Switch the current :func:`participant_page` scope to ``study``'s page language.
+
+    Outside such a scope it does nothing: an activated language would outlive the request
+    on this thread and turn the next (researcher's) page into the study's language."""
+    if _participant_scope.get():
+        translation.activate(study.language)
 
 
 def member_language_activate(request, role: str) -> None:
     """For pages that list several studies: their common language (see selectors.language_for_member)."""
-    translation.activate(selectors.language_for_member(user=request.user, role=role, default=settings.LANGUAGE_CODE))
+    if _participant_scope.get():
+        translation.activate(
+            selectors.language_for_member(user=request.user, role=role, default=settings.LANGUAGE_CODE))
 
 
 #: Sections other apps add to a study page: (url name, label). Missing ones are skipped.

@@ -353,3 +353,15 @@ def test_the_api_creates_reads_and_changes_a_study_language(api_client, study, r
     assert r.status_code == 400 and "language" in r.json()
     detail = api_client.get(reverse("annotation-api:study_detail", kwargs={"study_id": study.pk})).json()
     assert detail["language"] == "es"
+
+
+def test_a_study_language_is_never_switched_on_outside_a_participant_page(study):
+    from annotation.views import participant_page, study_language_activate
+
+    study.language = "ar"
+    study_language_activate(study)  # e.g. a researcher view that borrowed the judge's helper
+    assert translation.get_language() == settings.LANGUAGE_CODE
+
+    seen = []
+    participant_page(lambda request: (study_language_activate(study), seen.append(translation.get_language())))(None)
+    assert seen == ["ar"] and translation.get_language() == settings.LANGUAGE_CODE
