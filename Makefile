@@ -7,7 +7,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKER_CONCURRENCY ?= 2
 
-.PHONY: run test tour venv install install-dev migrate demo web worker beat clean help docs docs-build docs-cards collectstatic deploy-check production-check install-semantic
+.PHONY: run test tour venv install install-dev migrate demo web worker beat clean help docs docs-build docs-cards messages compilemessages collectstatic deploy-check production-check install-semantic
 DOCS_HOST ?= 127.0.0.1
 DOCS_PORT ?= 8001
 
@@ -20,6 +20,8 @@ help:
 	@echo "  make docs         serve the documentation site at http://$(DOCS_HOST):$(DOCS_PORT)/"
 	@echo "  make docs-build   build the documentation site into site/ (strict: broken links fail)"
 	@echo "  make docs-cards   rewrite docs/metrics-cards.md from the metric cards"
+	@echo "  make messages     update locale/*/LC_MESSAGES/django.po from the marked strings (needs gettext)"
+	@echo "  make compilemessages  compile the .po files into the committed .mo files (needs gettext)"
 	@echo "  make tour         walk the tour in Chromium and refresh docs/tour/*.png"
 	@echo "  make web          the web server alone (auto-reload)"
 	@echo "  make worker       one more Celery worker (no beat)"
@@ -127,6 +129,17 @@ docs-build: install-dev
 
 docs-cards: install
 	$(PY) manage.py metrics --markdown > docs/metrics-cards.md
+
+# Translations of the judge and annotator pages (docs/researchers.md, "Languages").
+# Both need Debian's gettext (apt-get install gettext); the compiled .mo files are committed,
+# so `make run` works without it. LANGS=ar makes a new language's catalog.
+LANGS ?= $(shell ls locale)
+I18N_IGNORE := --ignore=.venv --ignore=var --ignore=tests --ignore=benchmarks --ignore=docs --ignore=site --ignore=static
+messages: install
+	$(PY) manage.py makemessages --no-location --no-obsolete $(I18N_IGNORE) $(addprefix -l ,$(LANGS))
+
+compilemessages: install
+	$(PY) manage.py compilemessages $(I18N_IGNORE) $(addprefix -l ,$(LANGS))
 
 clean:
 	rm -rf var/paraeval.sqlite3* var/celery-broker.sqlite3* var/media var/cache var/staticfiles

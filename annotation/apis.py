@@ -41,6 +41,7 @@ class StudyOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     participant_title = serializers.CharField(help_text="What judges and annotators see instead of the name.")
+    language = serializers.CharField(help_text="Language code of the judge and annotator pages (settings.LANGUAGES).")
     description = serializers.CharField()
     status = serializers.CharField()
     owner = serializers.CharField(source="owner.username")
@@ -68,6 +69,8 @@ class StudyCreateApi(APIView):
     class StudyCreateInputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=200)
         participant_title = serializers.CharField(max_length=120, required=False, allow_blank=True, default="")
+        language = serializers.ChoiceField(choices=settings.LANGUAGES, required=False, default="en",
+                                           help_text="Language of the judge and annotator pages.")
         description = serializers.CharField(required=False, allow_blank=True, default="")
 
     @extend_schema(request=StudyCreateInputSerializer, responses={201: StudyOutputSerializer}, summary="Create a study")
@@ -88,7 +91,8 @@ class StudyDetailApi(APIView):
     def get(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         counts = selectors.study_counts(study=study)
-        payload = {f: getattr(study, f) for f in ("id", "name", "participant_title", "description", "status", "owner", "created_at")}
+        payload = {f: getattr(study, f) for f in ("id", "name", "participant_title", "language", "description", "status", "owner",
+                                            "created_at")}
         payload |= {"originals": counts["originals"], "candidates": counts["candidates"], "systems": counts["per_system"],
                     "role_conflicts": [u.username for u in selectors.study_role_conflicts(study=study)]}
         return Response(StudyDetailOutputSerializer(payload).data)
@@ -104,10 +108,12 @@ class StudyUpdateApi(APIView):
     class StudyUpdateInputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=200, required=False)
         participant_title = serializers.CharField(max_length=120, required=False)
+        language = serializers.ChoiceField(choices=settings.LANGUAGES, required=False,
+                                           help_text="Language of the judge and annotator pages.")
         description = serializers.CharField(required=False, allow_blank=True)
 
     @extend_schema(request=StudyUpdateInputSerializer, responses=StudyOutputSerializer,
-                   summary="Change a study's name, participant title or description")
+                   summary="Change a study's name, participant title, language or description")
     def patch(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         data = self.StudyUpdateInputSerializer(data=request.data)

@@ -10,17 +10,31 @@ PARTICIPANT_TITLE_HELP = ("What judges and annotators see instead of the study's
                           "never name a system, a source or a control.")
 
 
+LANGUAGE_HELP = ("The rating, instructions and alignment pages are shown in this language. The sentences, "
+                 "criteria and your texts are shown as you wrote them.")
+
+
 class StudyCreateForm(forms.Form):
     name = forms.CharField(max_length=200, help_text="Your own label; judges and annotators never see it.")
     participant_title = forms.CharField(max_length=120, required=False, label="Title for judges and annotators",
                                         help_text=PARTICIPANT_TITLE_HELP + " Empty: “Paraphrase evaluation”.")
+    language = forms.ChoiceField(choices=settings.LANGUAGES, initial="en", required=False,
+                                 label="Language of the judge and annotator pages", help_text=LANGUAGE_HELP)
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
 
 
 class StudySettingsForm(forms.Form):
     name = forms.CharField(max_length=200, help_text="Your own label; judges and annotators never see it.")
     participant_title = forms.CharField(max_length=120, label="Title for judges and annotators", help_text=PARTICIPANT_TITLE_HELP)
+    language = forms.ChoiceField(choices=settings.LANGUAGES, required=False,
+                                 label="Language of the judge and annotator pages", help_text=LANGUAGE_HELP)
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+
+    def clean(self):
+        data = super().clean()
+        if not data.get("language"):  # not sent (an older form or script): keep the study's language
+            data.pop("language", None)
+        return data
 
 
 class StudyImportForm(forms.Form):

@@ -65,6 +65,9 @@ class Study(TimeStampedModel):
         max_length=120, default=PARTICIPANT_TITLE_DEFAULT,
         help_text="The title judges and annotators see. Keep it neutral: it must not name a system or a control.")
     description = models.TextField(blank=True)
+    language = models.CharField(
+        max_length=16, choices=settings.LANGUAGES, default="en",
+        help_text="The language of the judge and annotator pages (not of the study's sentences).")
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_studies")
     status = models.CharField(max_length=16, choices=StudyStatus.choices, default=StudyStatus.DRAFT)
 

@@ -51,6 +51,14 @@ def studies_for_member(*, user: User, role: str) -> QuerySet[Study]:
     return Study.objects.filter(memberships__user=user, memberships__role=role).distinct()
 
 
+def language_for_member(*, user: User, role: str, default: str) -> str:
+    """The page language of ``user``'s pages that list several studies (their home, the
+    guidelines): the language of their studies in ``role`` when all share one, else ``default``."""
+    languages = set(Study.objects.filter(memberships__user=user, memberships__role=role)
+                    .values_list("language", flat=True).distinct()[:2])
+    return languages.pop() if len(languages) == 1 else default
+
+
 def study_system_counts(*, study: Study) -> list[dict]:
     """Per system: name, kind, its human-readable ``kind_label``, ``is_control``, number of
     candidates; imported systems first."""

@@ -32,8 +32,11 @@ def researcher_grant(*, user: User) -> None:
 
 
 @transaction.atomic
-def study_create(*, name: str, owner: User, description: str = "", participant_title: str = "") -> Study:
+def study_create(*, name: str, owner: User, description: str = "", participant_title: str = "",
+                 language: str = "") -> Study:
     study = Study(name=name.strip(), owner=owner, description=description)
+    if language:
+        study.language = language
     if participant_title.strip():
         study.participant_title = participant_title.strip()
     study.full_clean()
@@ -43,12 +46,12 @@ def study_create(*, name: str, owner: User, description: str = "", participant_t
 
 
 #: Fields a researcher may change with :func:`study_update`.
-STUDY_EDITABLE_FIELDS = ("name", "description", "participant_title")
+STUDY_EDITABLE_FIELDS = ("name", "description", "participant_title", "language")
 
 
 @transaction.atomic
 def study_update(*, study: Study, changes: dict) -> Study:
-    """Change a study's name, description or participant title (others in ``changes`` are refused).
+    """Change a study's name, description, participant title or language (others in ``changes`` are refused).
 
     Raises ``ValidationError`` (field-keyed) for unknown fields, an empty title or a
     name another study has; nothing is saved then.

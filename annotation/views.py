@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from functools import wraps
 
 from django.conf import settings
@@ -14,6 +15,7 @@ from django.db import IntegrityError
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
+from django.utils import translation
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -26,6 +28,47 @@ from .forms import (MemberAddForm, MemberRemoveForm, PeopleAddForm, StudyCreateF
 from .generation import SystemGenerateError, study_system_generate
 from .importing import StudyImportError
 from .models import Candidate, ImportJob, Study, System
+
+def participant_page(view):
+    """Decorator of a judge's or annotator's page: it renders in its study's language.
+
+    The view (or :func:`study_language_activate`, once it knows the study) activates a
+    language inside this scope; the scope ends with the view, so the researcher pages,
+    served later by the same thread, stay in ``LANGUAGE_CODE``. The view must render
+    eagerly (``render``), not return a lazy ``TemplateResponse``.
+    """
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        token = _participant_scope.set(True)
+        try:
+            with translation.override(settings.LANGUAGE_CODE):
+                return view(request, *args, **kwargs)
+        finally:
+            _participant_scope.reset(token)
+
+    return wrapper
+
+
+#: True inside a participant_page view: only there may a view switch the thread's language.
+_participant_scope: ContextVar[bool] = ContextVar("participant_scope", default=False)
+
+
+def study_language_activate(study: Study) -> None:
+    """Switch the current :func:`participant_page` scope to ``study``'s page language.
+
+    Outside such a scope it does nothing: an activated language would outlive the request
+    on this thread and turn the next (researcher's) page into the study's language."""
+    if _participant_scope.get():
+        translation.activate(study.language)
+
+
+def member_language_activate(request, role: str) -> None:
+    """For pages that list several studies: their common language (see selectors.language_for_member)."""
+    if _participant_scope.get():
+        translation.activate(
+            selectors.language_for_member(user=request.user, role=role, default=settings.LANGUAGE_CODE))
+
 
 #: Sections other apps add to a study page: (url name, label). Missing ones are skipped.
 STUDY_TABS = (
@@ -123,7 +166,8 @@ def study_create(request):
 
 def _settings_form(study: Study) -> StudySettingsForm:
     return StudySettingsForm(prefix="settings", initial={
-        "name": study.name, "participant_title": study.participant_title, "description": study.description})
+        "name": study.name, "participant_title": study.participant_title, "language": study.language,
+        "description": study.description})
 
 
 @researcher_study_required

@@ -251,6 +251,14 @@ if PRODUCTION:
 
 # --- i18n, static, media --------------------------------------------------
 LANGUAGE_CODE = "en-us"
+#: The languages a study's judge and annotator pages can be shown in (Study.language).
+#: The researcher pages stay in LANGUAGE_CODE. Adding one: docs/researchers.md, "Languages".
+LANGUAGES = [
+    ("en", "English"),
+    ("es", "Español"),
+    ("ar", "العربية"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = env.str("TIME_ZONE", default="UTC")
 USE_I18N = True
 USE_TZ = True

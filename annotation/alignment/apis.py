@@ -12,6 +12,8 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils import translation
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
@@ -404,8 +406,14 @@ def _save(request, assignment_id: int, service):
         return None, _validation_error(exc)
     data = AlignmentLinksInputSerializer(data=request.data)
     data.is_valid(raise_exception=True)
+    # The grid shows the refusal's detail to the annotator: in their study's language.
+    with translation.override(assignment.pair.study.language):
+        return _save_validated(assignment, service, data.validated_data)
+
+
+def _save_validated(assignment, service, validated: dict):
     try:
-        return service(assignment=assignment, **data.validated_data), None
+        return service(assignment=assignment, **validated), None
     except services.AssignmentConflict as exc:
         return None, Response({"detail": str(exc), "revision": exc.current_revision}, status=status.HTTP_409_CONFLICT)
     except services.AssignmentClosed as exc:
@@ -450,9 +458,11 @@ class AlignmentSubmitApi(APIView):
         next_url = reverse("alignment:grid", kwargs={"assignment_id": nxt.pk}) if nxt else reverse("alignment:home")
         if isinstance(request.successful_authenticator, SessionAuthentication):
             # The grid page moves on to next_url: confirm there that the pair was submitted.
-            messages.success(request._request, (
-                f"Alignment of pair “{assignment.pair.external_id}” submitted. "
-                + ("Here is your next pair." if nxt else "You have submitted every pair assigned to you.")))
+            # Shown on the annotator's next page, so in their study's language.
+            with translation.override(assignment.pair.study.language):
+                messages.success(request._request, (
+                    _("Alignment of pair “%(pair)s” submitted.") % {"pair": assignment.pair.external_id} + " "
+                    + (_("Here is your next pair.") if nxt else _("You have submitted every pair assigned to you."))))
         return Response(AlignmentSubmitOutputSerializer({
             "revision": assignment.revision, "status": assignment.status, "submitted_at": assignment.submitted_at,
             "server_seconds": assignment.server_seconds, "active_seconds": assignment.active_seconds, "next_url": next_url,

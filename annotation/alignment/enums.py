@@ -1,6 +1,7 @@
 """Choices of the alignment app."""
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class AlignmentSystemKind(models.TextChoices):
@@ -12,9 +13,10 @@ class AlignmentSystemKind(models.TextChoices):
 
 
 class AssignmentStatus(models.TextChoices):
-    ASSIGNED = "assigned", "Not started"
-    IN_PROGRESS = "in_progress", "Draft saved"
-    SUBMITTED = "submitted", "Submitted"
+    # Annotators see these labels (their task list, the grid's badge): translated.
+    ASSIGNED = "assigned", _("Not started")
+    IN_PROGRESS = "in_progress", _("Draft saved")
+    SUBMITTED = "submitted", _("Submitted")
 
 
 class ScoringKind(models.TextChoices):

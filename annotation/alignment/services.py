@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.enums import JobStatus
 from annotation.importing import ImportIssue, StudyImportError, decode_utf8
@@ -64,7 +65,8 @@ class AssignmentConflict(Exception):
 
     def __init__(self, current_revision: int):
         self.current_revision = current_revision
-        super().__init__(f"this pair was saved elsewhere (revision {current_revision}); reload to continue")
+        super().__init__(gettext("this pair was saved elsewhere (revision %(revision)s); reload to continue")
+                         % {"revision": current_revision})
 
 
 class AssignmentClosed(Exception):
@@ -459,7 +461,7 @@ def _active(value) -> float:
 def _locked(assignment: AlignmentAssignment, revision: int) -> AlignmentAssignment:
     locked = AlignmentAssignment.objects.select_for_update().select_related("pair").get(pk=assignment.pk)
     if locked.status == AssignmentStatus.SUBMITTED:
-        raise AssignmentClosed("this pair is already submitted")
+        raise AssignmentClosed(gettext("this pair is already submitted"))
     if revision != locked.revision:
         raise AssignmentConflict(locked.revision)
     return locked

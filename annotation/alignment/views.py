@@ -12,11 +12,14 @@ from django.core.paginator import Paginator
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.importing import StudyImportError
 from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
-from annotation.views import researcher_study_required, study_context
+from annotation.enums import Role
+from annotation.views import (member_language_activate, participant_page, researcher_study_required, study_context,
+                              study_language_activate)
 
 from . import exports, selectors, services
 from .enums import ALIGNMENT_FORMATS, ScoringKind
@@ -42,6 +45,7 @@ def annotator_assignment_required(view):
     """Load ``assignment_id``; only its annotator, while still an annotator of the study, may open it (403)."""
 
     @login_required
+    @participant_page
     @wraps(view)
     def wrapper(request, assignment_id: int, *args, **kwargs):
         found = get_object_or_404(AlignmentAssignment.objects.select_related("pair"), pk=assignment_id)
@@ -50,14 +54,17 @@ def annotator_assignment_required(view):
             if found.annotator_id == request.user.pk and user_role_conflict(study=found.pair.study_id, user=request.user):
                 raise PermissionDenied(ROLE_CONFLICT_HOLD_MESSAGE)
             raise PermissionDenied("This pair is assigned to someone else.")
+        study_language_activate(assignment.pair.study)
         return view(request, assignment, *args, **kwargs)
 
     return wrapper
 
 
 @login_required
+@participant_page
 def home(request):
     """The annotator's task list: every assigned pair, by study, with its state."""
+    member_language_activate(request, Role.ANNOTATOR)
     assignments = list(selectors.assignments_for_annotator(user=request.user))
     numbers = selectors.pair_numbers_for_annotator(user=request.user)
     studies: dict[int, dict] = {}
@@ -79,16 +86,20 @@ def home(request):
 
 
 @login_required
+@participant_page
 def next_task(request):
     nxt = selectors.assignment_next_for_annotator(user=request.user)
     if nxt is None:
-        messages.info(request, "You have no pairs left to align. Thank you!")
+        member_language_activate(request, Role.ANNOTATOR)
+        messages.info(request, _("You have no pairs left to align. Thank you!"))
         return redirect("alignment:home")
     return redirect("alignment:grid", assignment_id=nxt.pk)
 
 
 @login_required
+@participant_page
 def guidelines(request):
+    member_language_activate(request, Role.ANNOTATOR)
     return render(request, "alignment/guidelines.html")
 
 

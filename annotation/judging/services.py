@@ -22,6 +22,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.enums import JobStatus, Role, StudyStatus, SystemKind
 from annotation.models import Candidate, Original, Study, StudyMembership, System
@@ -654,7 +655,7 @@ def scores_clean(*, criteria: list[dict], scores: Mapping[str, object]) -> dict[
     for c in criteria:
         v = scores.get(c["slug"])
         if v is None or v == "":
-            errors.setdefault(c["slug"], []).append("this criterion needs a value")
+            errors.setdefault(c["slug"], []).append(gettext("this criterion needs a value"))
             continue
         try:
             out[c["slug"]] = scales.value_clean(c["scale"], v)
@@ -662,7 +663,8 @@ def scores_clean(*, criteria: list[dict], scores: Mapping[str, object]) -> dict[
             errors.setdefault(c["slug"], []).append(str(exc))
     if errors:
         raise JudgmentInvalid(
-            "Rate every criterion on its scale — " + "; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items()) + ".",
+            gettext("Rate every criterion on its scale — %(problems)s.") % {
+                "problems": "; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items())},
             field_errors=errors)
     return out
 
@@ -727,12 +729,12 @@ def judgment_submit(
         if item.assignment.screened_out_at is not None:
             from .screening import ScreenedOut
 
-            raise ScreenedOut("You were screened out of this study; thank you for your time.")
+            raise ScreenedOut(gettext("You were screened out of this study; thank you for your time."))
         if Study.objects.filter(pk=study.pk).values_list("status", flat=True).order_by().first() != StudyStatus.OPEN:
-            raise StudyNotOpen("This study is not open for judging.")
+            raise StudyNotOpen(gettext("This study is not open for judging."))
         served_at = serve_stamp_read(serve_stamp, token) if isinstance(serve_stamp, str) else None
         if served_at is None:
-            raise JudgmentInvalid("The serve stamp is missing or does not belong to this item; reload the item.",
+            raise JudgmentInvalid(gettext("The serve stamp is missing or does not belong to this item; reload the item."),
                                   field_errors={"serve_stamp": ["missing or invalid"]})
         now = timezone.now()
         latest = next((j for j in found if j.item_id == item.pk and j.is_latest), None)
@@ -765,7 +767,8 @@ def judgment_submit(
 
 def _replay(existing: Judgment, *, item: AssignmentItem, scores: dict[str, int]) -> SubmitResult:
     if existing.item_id != item.pk or existing.scores != scores:
-        raise KeyReused("This key was already used for a different submission; send a new key for a new judgment.")
+        raise KeyReused(gettext(
+            "This key was already used for a different submission; send a new key for a new judgment."))
     existing.item = item  # the locked row, with its assignment loaded
     return SubmitResult(judgment=existing, created=False)
 

@@ -16,13 +16,15 @@ from django.http import Http404, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.enums import JobStatus, Role, StudyStatus
 from annotation.importing import StudyImportError
 from annotation.models import Candidate, Original, Study
 from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
-from annotation.views import researcher_study_required, study_context
+from annotation.views import (member_language_activate, participant_page, researcher_study_required, study_context,
+                              study_language_activate)
 
 from . import screening, screening_views, selectors, services
 from . import scales
@@ -47,6 +49,7 @@ def _judge_study(request, study_id: int) -> Study:
         raise Http404("You are not a judge of this study.")
     if user_role_conflict(study=study, user=request.user):
         raise PermissionDenied(ROLE_CONFLICT_HOLD_MESSAGE)
+    study_language_activate(study)  # the rest of the (participant_page) view speaks the study's language
     return study
 
 
@@ -85,7 +88,9 @@ def _criteria_for_judge(study: Study) -> list[dict]:
 
 
 @login_required
+@participant_page
 def judge_home(request):
+    member_language_activate(request, Role.JUDGE)
     rows = selectors.studies_for_judge(judge=request.user)
     for row in rows:
         if row["is_open"] and row["assignment"] is None:
@@ -133,6 +138,7 @@ def _render_item(request, study, item, *, error=None, field_errors=None, posted=
 
 @login_required
 @require_GET
+@participant_page
 def rate(request, study_id: int):
     """The judge's current item: the first one not yet rated (the resume point)."""
     study = _judge_study(request, study_id)
@@ -154,6 +160,7 @@ def rate(request, study_id: int):
 
 @login_required
 @require_GET
+@participant_page
 def revise(request, study_id: int, token: str):
     """One earlier item of the judge's own assignment, to change its scores."""
     study = _judge_study(request, study_id)
@@ -169,13 +176,14 @@ def revise(request, study_id: int, token: str):
 
 @login_required
 @require_POST
+@participant_page
 def submit(request, study_id: int):
     """The rating form's POST: the same service as the API, then back to the resume point."""
     study = _judge_study(request, study_id)
     form = JudgmentForm(request.POST, criteria=selectors.study_criteria(study=study))
     token = request.POST.get("token", "")
     if not form.is_valid():
-        error = "Give every criterion a value on its scale."
+        error = _("Give every criterion a value on its scale.")
         field_errors, posted = form.errors, {}
     else:
         try:
@@ -201,6 +209,7 @@ def submit(request, study_id: int):
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@participant_page
 def instructions(request, study_id: int):
     """Shown before the first item, and whenever the judge asks (the "?" key)."""
     study = _judge_study(request, study_id)
@@ -225,6 +234,7 @@ def instructions(request, study_id: int):
 
 @login_required
 @require_GET
+@participant_page
 def finished(request, study_id: int):
     study = _judge_study(request, study_id)
     assignment, page = _assignment_or_page(request, study)

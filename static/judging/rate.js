@@ -57,7 +57,9 @@ groups.forEach((g) => {
   });
 });
 
-const DONE_TEXT = "Every criterion has a value: press Enter to submit.";
+// The page's language: the template puts each message, translated, in a data-msg-* attribute.
+const msg = (name, fallback) => (form && form.dataset[name]) || fallback;
+const DONE_TEXT = msg("msgDone", "Every criterion has a value: press Enter to submit.");
 
 function firstUnset() {
   return groups.findIndex((g) => valueOf(g) === null);
@@ -107,7 +109,7 @@ function score(key) {
 function submitIfComplete() {
   if (!allSet()) {
     const missing = firstUnset();
-    say("Give every criterion a value first.");
+    say(msg("msgMissing", "Give every criterion a value first."));
     setCurrent(missing);
     return;
   }
@@ -153,7 +155,7 @@ if (form) {
     form.elements.active_seconds.value = (activeMs / 1000).toFixed(2);
     sent = true;
     document.getElementById("submit-button").setAttribute("aria-disabled", "true");
-    say("Saving…");
+    say(msg("msgSaving", "Saving…"));
   });
 
   form.addEventListener("focusin", (event) => {
