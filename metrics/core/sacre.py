@@ -150,7 +150,9 @@ def _preprocess(bleu: _SacreBLEU):
     return prep
 
 
-def bleu_ngram_stats(bleu: _SacreBLEU, hyps: Sequence[str], refs: Sequence[str]) -> np.ndarray:
+def bleu_ngram_stats(
+    bleu: _SacreBLEU, hyps: Sequence[str], refs: Sequence[str], *, ref_cache: dict[str, list[str]] | None = None
+) -> np.ndarray:
     """sacrebleu's BLEU segment statistics for one reference per segment, vectorised.
 
     Row i is exactly ``BLEU._extract_corpus_statistics(hyps, [refs])[i]``:
@@ -159,18 +161,23 @@ def bleu_ngram_stats(bleu: _SacreBLEU, hyps: Sequence[str], refs: Sequence[str])
     ``str.split``), correct_n = Σ_g min(c_hyp(g), c_ref(g)) over n-grams g and
     total_n = max(0, hyp_len − n + 1); the counting is
     :func:`metrics.core.ngram_counts.ngram_overlap` instead of one ``Counter``
-    per sentence.
+    per sentence. Each distinct text is tokenized once per call; ``ref_cache``
+    (text → tokens of this ``bleu``'s preprocessing) keeps the references'
+    tokens across calls, as every system of a leaderboard is scored against
+    the same originals.
     """
     cache: dict[str, list[str]] = {}
     prep = _preprocess(bleu)
 
-    def toks(s: str) -> list[str]:
+    def toks(s: str, cache: dict[str, list[str]]) -> list[str]:
         t = cache.get(s)
         if t is None:
             t = cache[s] = prep(s).split()
         return t
 
-    ov = ngram_overlap([toks(h) for h in hyps], [toks(r) for r in refs], max_n=bleu.max_ngram_order)
+    rc = cache if ref_cache is None else ref_cache
+    hyp_tokens = [toks(h, cache) for h in hyps]
+    ov = ngram_overlap(hyp_tokens, [toks(r, rc) for r in refs], max_n=bleu.max_ngram_order)
     out = np.hstack([ov.hyp_len[:, None], ov.ref_len[:, None], ov.clipped, ov.hyp_total])
     return out.astype(np.float64)
 
@@ -178,16 +185,24 @@ def bleu_ngram_stats(bleu: _SacreBLEU, hyps: Sequence[str], refs: Sequence[str])
 class SacreBackend:
     """A sacrebleu metric object with the two calls paraeval needs."""
 
+    #: Bound of the reference token cache (texts); cleared when passed.
+    REF_CACHE_TEXTS = 200_000
+
     def __init__(self, obj: Any) -> None:
         self.obj = obj
         # paraeval always scores against exactly one text per segment; sacrebleu
         # learns this only when it first sees data, and needs it for signatures.
         obj.num_refs = 1
+        #: BLEU: tokens of the references (originals) seen, shared by later
+        #: calls — every system is scored against the same originals.
+        self._ref_tokens: dict[str, list[str]] = {}
 
     def extract_corpus_statistics(self, hyps: list[str], refs: list[str]) -> np.ndarray:
         """Per-segment statistics, one reference per segment (BLEU: vectorised, identical)."""
         if isinstance(self.obj, _SacreBLEU):
-            return bleu_ngram_stats(self.obj, hyps, refs)
+            if len(self._ref_tokens) > self.REF_CACHE_TEXTS:
+                self._ref_tokens.clear()
+            return bleu_ngram_stats(self.obj, hyps, refs, ref_cache=self._ref_tokens)
         return np.asarray(self.obj._extract_corpus_statistics(hyps, [refs]), dtype=np.float64)
 
     def score_of(self, row: Any) -> float:

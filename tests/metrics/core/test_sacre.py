@@ -169,6 +169,20 @@ def test_stats_are_sacrebleus_segment_statistics():
     assert np.array_equal(stats, np.array(BLEU()._extract_corpus_statistics(["the cat"], [["the cat sat"]])))
 
 
+def test_references_cached_across_calls_give_sacrebleus_statistics_for_each_system():
+    # The same metric scores three systems against one set of originals (the
+    # second and third calls reuse the originals' tokens), and the originals as
+    # candidates (a text cached as a reference is tokenized alike as a hypothesis).
+    kjv, web = bible(300, start=1000)
+    other = web[1:] + web[:1]
+    m = create_metric("bleu", {"lowercase": True})
+    for hyps in (web, other, kjv, EDGE * 2):
+        refs = kjv[: len(hyps)]
+        expected = BLEU(lowercase=True)._extract_corpus_statistics(hyps, [refs])
+        assert np.array_equal(m.segment_stats(refs, hyps), np.array(expected, dtype=np.float64))
+    assert len(m._corpus._ref_tokens) == len(set(kjv))
+
+
 EDGE = [
     "a &amp; b &quot;x&quot; &lt;y&gt; <skipped> well-\nknown\n3.14, 1,000 -5 x-1 end.",
     "",
