@@ -7,7 +7,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKER_CONCURRENCY ?= 2
 
-.PHONY: run test tour venv install install-dev migrate demo web worker beat clean help docs docs-build docs-cards collectstatic deploy-check production-check install-semantic
+.PHONY: run test tour venv install install-dev migrate demo web worker beat clean help docs docs-build docs-cards collectstatic deploy-check production-check install-semantic benchmarks
 DOCS_HOST ?= 127.0.0.1
 DOCS_PORT ?= 8001
 
@@ -20,6 +20,7 @@ help:
 	@echo "  make docs         serve the documentation site at http://$(DOCS_HOST):$(DOCS_PORT)/"
 	@echo "  make docs-build   build the documentation site into site/ (strict: broken links fail)"
 	@echo "  make docs-cards   rewrite docs/metrics-cards.md from the metric cards"
+	@echo "  make benchmarks   metric and significance benchmarks, small size; tables in var/bench/benchmarks.md"
 	@echo "  make tour         walk the tour in Chromium and refresh docs/tour/*.png"
 	@echo "  make web          the web server alone (auto-reload)"
 	@echo "  make worker       one more Celery worker (no beat)"
@@ -122,6 +123,11 @@ docs: install-dev
 
 docs-build: install-dev
 	$(VENV)/bin/mkdocs build --strict --site-dir site
+
+# Metric throughput and paired significance tests at a small size (docs/benchmarks.md);
+# BENCH_ARGS="--size full" for the published sizes, "--root /tmp/before" for a before/after.
+benchmarks: install-dev
+	$(VENV)/bin/python benchmarks/run_benchmarks.py $(BENCH_ARGS)
 
 docs-cards: install
 	$(PY) manage.py metrics --markdown > docs/metrics-cards.md
