@@ -108,8 +108,9 @@ def _make_fast_13a():
     character of one ASCII class with spaces and matches at almost every
     position, which makes ``re.sub`` with a template the hot spot of BLEU. A
     translate table built from sacrebleu's own compiled pattern does the same
-    replacement in C; the other rules are sacrebleu's own compiled patterns.
-    Equality with sacrebleu is tested on the whole Bible and edge cases.
+    replacement in C; the other three rules are done as lookarounds with literal
+    replacements (below), or with sacrebleu's own compiled patterns where those
+    could differ. Equality with sacrebleu is tested on the whole Bible and edge cases.
     """
     from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
 
@@ -118,14 +119,34 @@ def _make_fast_13a():
     # The class is ASCII-only: check every ASCII character against the pattern itself.
     table = {c: f" {chr(c)} " for c in range(128) if first.fullmatch(chr(c))}
     rest = rules[1:]
+    # Rules 2-4 insert spaces around "." and "," next to a non-digit and after a
+    # digit before "-"; their templates (\\1 \\2) make re call a Python function
+    # per match. The same insertions as lookarounds with literal replacements run
+    # in C — equal whenever no two of ".," are adjacent (then no match can start
+    # inside the previous one); lines with such a pair take sacrebleu's rules.
+    expected = [(r"([^0-9])([\.,])", r"\1 \2 "), (r"([\.,])([^0-9])", r" \1 \2"), (r"([0-9])(-)", r"\1 \2 ")]
+    literal = None
+    if [(rx.pattern, repl) for rx, repl in rest] == expected:
+        import re
+
+        literal = [
+            (re.compile(r"(?<=[^0-9])\."), " . "), (re.compile(r"(?<=[^0-9]),"), " , "),
+            (re.compile(r"\.(?=[^0-9])"), " . "), (re.compile(r",(?=[^0-9])"), " , "),
+            (re.compile(r"(?<=[0-9])-"), " - "),
+        ]
+        adjacent = re.compile(r"[.,][.,]").search
 
     def tokenize_13a(line: str) -> str:
         line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
         if "&" in line:
             line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
         line = f" {line} ".translate(table)
-        for rx, repl in rest:
-            line = rx.sub(repl, line)
+        if literal is not None and not adjacent(line):
+            for rx, repl in literal:
+                line = rx.sub(repl, line)
+        else:
+            for rx, repl in rest:
+                line = rx.sub(repl, line)
         return " ".join(line.split())
 
     return tokenize_13a

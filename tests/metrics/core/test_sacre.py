@@ -205,6 +205,23 @@ def test_fast_13a_tokenizer_equals_sacrebleus():
         assert _FAST_13A(line) == tok(line), line
 
 
+def test_fast_13a_tokenizer_equals_sacrebleus_on_random_punctuation_and_digits():
+    # Every mix of digits, letters, ".", ",", "-" and spaces: lines with and
+    # without adjacent ".," (which take sacrebleu's own rules).
+    import random
+
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    from metrics.core.sacre import _FAST_13A
+
+    rng = random.Random(16)
+    tok = Tokenizer13a()
+    lines = ["".join(rng.choice("a1.,- \n") for _ in range(rng.randrange(1, 14))) for _ in range(20_000)]
+    assert sum(("." in x or "," in x) and not any(p in x for p in ("..", ".,", ",.", ",,")) for x in lines) > 5000
+    for line in lines:
+        assert _FAST_13A(line) == tok(line), repr(line)
+
+
 @pytest.mark.parametrize("opts", [{}, {"lowercase": True}, {"max_ngram_order": 6}, {"tokenize": "char"},
                                   {"tokenize": "intl"}])
 def test_vectorised_bleu_statistics_equal_sacrebleus(opts):
