@@ -14,8 +14,11 @@ do not touch the next):
    stored statistics.
 
 ``--size small`` (default, a few minutes on 2 cores): 2,000 pairs per metric,
-2,000 segments, 1 repeat, 1,000 trials of AR; ``--size full``: the figures of
-``docs/benchmarks.md`` (20,000 pairs, 10,000 segments, 3 repeats, 10,000 trials).
+2,000 segments, 1 repeat, 10,000 trials of AR, no leaderboard; ``--size full``:
+the figures of ``docs/benchmarks.md`` (20,000 pairs, 10,000 segments, 3 repeats,
+10,000 trials, the leaderboard on 1,000 segments — its statistics are computed
+from text once, every registered metric including the semantic ones when
+installed, which takes tens of minutes, then cached).
 The tables go to ``--out`` (Markdown: each benchmark's command, its printed
 table, the load average before and after, date and machine). The machine is
 usually shared: compare CPU (process) times, which the scripts print beside wall
@@ -37,7 +40,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 
 SIZES = {
-    "small": {"pairs": 2000, "segments": 2000, "repeat": 1, "trials": 1000, "board": 200},
+    "small": {"pairs": 2000, "segments": 2000, "repeat": 1, "trials": 10_000, "board": None},
     "full": {"pairs": 20_000, "segments": 10_000, "repeat": 3, "trials": 10_000, "board": 1000},
 }
 METRICS = ("bleu", "chrf", "ter", "pinc", "target-f1", "pivot-f1", "paraphrase-bleu")
@@ -55,7 +58,8 @@ def commands(size: str, root: Path | None) -> list[tuple[str, list[str]]]:
     for slug in METRICS:
         throughput += ["--metric", slug]
     significance = [py, str(HERE / "significance.py"), "--segments", str(s["segments"]), "--repeat", str(s["repeat"]),
-                    "--trials", str(s["trials"]), "--board-segments", str(s["board"])]
+                    "--trials", str(s["trials"])]
+    significance += ["--skip-board"] if s["board"] is None else ["--board-segments", str(s["board"])]
     if root is not None:
         significance += ["--root", str(root)]
     return [("Metric throughput", throughput), ("Paired significance tests", significance)]
