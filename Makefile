@@ -7,7 +7,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKER_CONCURRENCY ?= 2
 
-.PHONY: run test tour venv install install-dev migrate demo web worker beat clean help docs docs-build docs-cards messages compilemessages collectstatic deploy-check production-check install-semantic
+.PHONY: run test tour venv install install-dev migrate demo web worker beat clean help docs docs-build docs-cards messages compilemessages collectstatic deploy-check production-check install-semantic benchmarks
 DOCS_HOST ?= 127.0.0.1
 DOCS_PORT ?= 8001
 
@@ -22,6 +22,7 @@ help:
 	@echo "  make docs-cards   rewrite docs/metrics-cards.md from the metric cards"
 	@echo "  make messages     update locale/*/LC_MESSAGES/django.po from the marked strings (needs gettext)"
 	@echo "  make compilemessages  compile the .po files into the committed .mo files (needs gettext)"
+	@echo "  make benchmarks   metric and significance benchmarks, small size; tables in var/bench/benchmarks.md"
 	@echo "  make tour         walk the tour in Chromium and refresh docs/tour/*.png"
 	@echo "  make web          the web server alone (auto-reload)"
 	@echo "  make worker       one more Celery worker (no beat)"
@@ -126,6 +127,11 @@ docs: install-dev
 
 docs-build: install-dev
 	$(VENV)/bin/mkdocs build --strict --site-dir site
+
+# Metric throughput and paired significance tests at a small size (docs/benchmarks.md);
+# BENCH_ARGS="--size full" for the published sizes, "--root /tmp/before" for a before/after.
+benchmarks: install-dev
+	$(VENV)/bin/python benchmarks/run_benchmarks.py $(BENCH_ARGS)
 
 docs-cards: install
 	$(PY) manage.py metrics --markdown > docs/metrics-cards.md

@@ -77,12 +77,14 @@ def take(seq: list[str], n: int) -> list[str]:
     return out
 
 
-def time_metric(metric, originals, candidates) -> float:
-    t0 = time.perf_counter()
+def time_metric(metric, originals, candidates, *, cpu: bool = False) -> float:
+    """Seconds of ``segment_stats`` + ``sentence_scores`` + ``aggregate``: wall, or CPU (process time)."""
+    clock = time.process_time if cpu else time.perf_counter
+    t0 = clock()
     stats = metric.segment_stats(originals, candidates, candidates if metric.needs_references else None)
     metric.sentence_scores(stats)
     metric.aggregate(stats)
-    return time.perf_counter() - t0
+    return clock() - t0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bootstrap-n", type=int, default=10_000, help="segments for the paired bootstrap comparison")
     ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--skip-metrics", action="store_true", help="only the two sacrebleu comparisons")
+    ap.add_argument("--skip-sacrebleu", action="store_true", help="only the metric table")
     args = ap.parse_args(argv)
     os.environ.setdefault("PARAEVAL_CACHE_DIR", str(REPO / "var" / "cache"))
 
@@ -116,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if not args.skip_metrics:
         print("\n## Metric throughput (defaults; segment_stats + sentence_scores + aggregate)")
-        print(f"{'metric':<17}{'pairs':>9}{'seconds':>10}{'pairs/s':>12}  note")
+        print(f"load average {open('/proc/loadavg').read().split()[:3]}; pairs/s by CPU (process) time, wall beside")
+        print(f"{'metric':<17}{'pairs':>9}{'CPU s':>10}{'pairs/s':>12}{'wall s':>10}{'pairs/s':>10}  note")
     for cls in [] if args.skip_metrics else available_metrics():
         if args.metric and cls.slug not in args.metric:
             continue
@@ -141,9 +145,13 @@ def main(argv: list[str] | None = None) -> int:
                 note = f"sampled: {args.n} pairs would take ~{rate_t * args.n:.0f} s"
         else:
             note = "--n-for"
-        secs = time_metric(metric, take(kjv, n), take(web, n))
-        print(f"{cls.slug:<17}{n:>9}{secs:>10.2f}{n / secs:>12,.0f}  {note}")
+        c0, w0 = time.process_time(), time.perf_counter()
+        time_metric(metric, take(kjv, n), take(web, n))
+        secs, wall = time.process_time() - c0, time.perf_counter() - w0
+        print(f"{cls.slug:<17}{n:>9}{secs:>10.2f}{n / secs:>12,.0f}{wall:>10.2f}{n / wall:>10,.0f}  {note}")
 
+    if args.skip_sacrebleu:
+        return 0
     loop_n = args.loop_n or args.n
     o, c = take(kjv, loop_n), take(web, loop_n)
     print(f"\n## Sentence BLEU, {loop_n} pairs: paraeval engine vs a loop over sacrebleu.sentence_bleu")

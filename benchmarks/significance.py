@@ -105,10 +105,12 @@ def main(argv=None) -> int:
             continue
 
         def ours():
-            sa, sb = bleu.segment_stats(o, a), bleu.segment_stats(o, b)
+            # A fresh metric each run: nothing cached from an earlier repeat.
+            fresh = create_metric("bleu")
+            sa, sb = fresh.segment_stats(o, a), fresh.segment_stats(o, b)
             if test == "bs":
-                return base.paired_bootstrap(bleu, sa, sb, n_resamples=m, seed=12345)
-            return base.paired_approximate_randomization(bleu, sa, sb, n_trials=m, seed=12345)
+                return base.paired_bootstrap(fresh, sa, sb, n_resamples=m, seed=12345)
+            return base.paired_approximate_randomization(fresh, sa, sb, n_trials=m, seed=12345)
 
         def theirs():
             _, scores = PairedTest([("a", a), ("b", b)], {"BLEU": BLEU()}, [o], test_type=test, n_samples=m)()

@@ -44,6 +44,13 @@ class NgramOverlap:
     ref_len: np.ndarray
 
 
+def _dense_ids(keys: np.ndarray) -> np.ndarray:
+    """0-based ids of ``keys``, equal ids ⇔ equal keys (``pandas.factorize``, exact on int64)."""
+    import pandas as pd
+
+    return pd.factorize(keys, sort=False)[0].astype(np.int64, copy=False)
+
+
 def ngram_overlap(
     hyp_tokens: Sequence[Sequence[str]], ref_tokens: Sequence[Sequence[str]], *, max_n: int = 4
 ) -> NgramOverlap:
@@ -82,7 +89,7 @@ def ngram_overlap(
             # they are masked out below (remaining < n).
             last = np.zeros_like(ids)
             last[: len(ids) - n + 1] = ids[n - 1 :]
-            gram = np.unique(gram * vocab + last, return_inverse=True)[1].astype(np.int64)
+            gram = _dense_ids(gram * vocab + last)
         ok = remaining >= n
         if not ok.any():
             break
@@ -90,7 +97,7 @@ def ngram_overlap(
         key = seg[ok] * g_max + gram[ok]
         hyp_side = is_hyp[ok]
         # One exact id per distinct (segment, n-gram); its counts on each side.
-        uniques, codes = np.unique(key, return_inverse=True)
+        codes, uniques = pd.factorize(key, sort=False)
         c_h = np.bincount(codes[hyp_side], minlength=len(uniques))
         c_r = np.bincount(codes[~hyp_side], minlength=len(uniques))
         owner = uniques // g_max

@@ -108,9 +108,12 @@ def segment(tokens: Sequence[str], table: PhraseTable, *, max_phrase_len: int = 
     # candidates for one ``end`` arrive longest phrase first, so the strict ``>``
     # keeps the same phrase on ties as scanning each end from its longest phrase.
     # Same floats as best[start] + log N(p) − log Σ N (tested against the plain DP).
+    # Extending a phrase stops as soon as it is no table phrase's proper prefix
+    # (no longer phrase from this start can be in the table).
     n = len(tokens)
     log_total = math.log(table.total)
     log_count = _log_counts(table)
+    prefixes = _phrase_prefixes(table)
     best = [0.0] + [-math.inf] * n
     back = [0] * (n + 1)
     for start in range(n):
@@ -122,6 +125,8 @@ def segment(tokens: Sequence[str], table: PhraseTable, *, max_phrase_len: int = 
             best[start + 1] = score
             back[start + 1] = start
         for end in range(start + 2, min(n, start + max_phrase_len) + 1):
+            if phrase not in prefixes:
+                break
             phrase = phrase + " " + tokens[end - 1]
             lc = log_count(phrase)
             if lc is None:
@@ -143,33 +148,46 @@ _LOG_UNSEEN = math.log(UNSEEN_COUNT)
 _LOG_COUNT_CACHES: dict[int, tuple[PhraseTable, dict]] = {}
 
 
+#: Per phrase table (by identity): every proper prefix (whole words) of its English phrases.
+_PREFIX_CACHES: dict[int, tuple[PhraseTable, frozenset]] = {}
+
+
+def _phrase_prefixes(table: PhraseTable) -> frozenset:
+    """The proper word prefixes of the table's English phrases ("a b c" gives "a", "a b"), per table."""
+    entry = _PREFIX_CACHES.get(id(table))
+    if entry is None or entry[0] is not table:
+        if len(_PREFIX_CACHES) >= 4:
+            _PREFIX_CACHES.pop(next(iter(_PREFIX_CACHES)))
+        out = set()
+        for e in table.english:
+            cut = e.rfind(" ")
+            while cut > 0:
+                e = e[:cut]
+                if e in out:
+                    break  # its own prefixes are in already
+                out.add(e)
+                cut = e.rfind(" ")
+        entry = _PREFIX_CACHES[id(table)] = (table, frozenset(out))
+    return entry[1]
+
+
 def _log_counts(table: PhraseTable):
-    """A function phrase → log N(e) (None when N(e) = 0), remembered per table.
+    """A function phrase → log N(e) (None when N(e) = 0), built once per table.
 
     Why: the segmentation looks up every 1–4-gram of a sentence; going through
     ``count_e`` (a method call, a NumPy scalar, a float) and ``math.log`` each
-    time was a quarter of pivot-f1's time. The values are the same floats.
+    time was a quarter of pivot-f1's time. One dictionary of every table
+    phrase's log count (the same floats: ``math.log(float(N))``) answers the
+    probes; a phrase it lacks is unseen.
     """
     entry = _LOG_COUNT_CACHES.get(id(table))
     if entry is None or entry[0] is not table:
         if len(_LOG_COUNT_CACHES) >= 4:
             _LOG_COUNT_CACHES.pop(next(iter(_LOG_COUNT_CACHES)))
-        entry = _LOG_COUNT_CACHES[id(table)] = (table, {})
-    cache = entry[1]
-    index, n_e = table.index, table.n_e
-    missing = object()
-
-    def log_count(e: str):
-        v = cache.get(e, missing)
-        if v is missing:
-            if len(cache) > 500_000:  # bounded: most entries are unseen n-grams
-                cache.clear()
-            i = index.get(e)
-            c = 0.0 if i is None else float(n_e[i])
-            v = cache[e] = math.log(c) if c > 0 else None
-        return v
-
-    return log_count
+        counts = table.n_e.tolist()
+        logs = {e: math.log(float(counts[i])) for e, i in table.index.items() if float(counts[i]) > 0}
+        entry = _LOG_COUNT_CACHES[id(table)] = (table, logs)
+    return entry[1].get
 
 
 def confusion_network(
@@ -337,31 +355,73 @@ def _window_contributions(slots: Sequence[Slot], max_n: int) -> tuple[tuple[tupl
     ends by slot s + max_n − 1: its n-grams and weights depend on those ≤ max_n
     slots only. Why: verses repeat phrase sequences ("and it came to pass"), and
     enumerating a window's paths was half of pivot-f1's time; replaying the same
-    additions in the same order keeps every weight the same float.
+    additions in the same order keeps every weight the same float. Each slot's
+    own part (its n-grams and the prefixes it leaves open) and its extension
+    table (each alternative's leading n-grams) are computed once per slot.
     """
-    out: list[tuple[tuple[str, ...], float]] = []
-    frontier: dict[tuple[str, ...], float] = defaultdict(float)
-    for words, p in slots[0]:
-        for k in range(len(words)):
-            rest = words[k:]
-            for n in range(1, min(len(rest), max_n) + 1):
-                out.append((rest[:n], p))
-            if len(rest) < max_n:
-                frontier[rest] += p
+    own, opened = _slot_start(slots[0], max_n)
+    out = list(own)
+    if not opened:
+        return tuple(out)
+    app = out.append
+    frontier = opened
     t = 1
     while frontier and t < len(slots):
-        grown: dict[tuple[str, ...], float] = defaultdict(float)
+        grown: dict[tuple[str, ...], float] = {}
+        gget = grown.get
+        ext = _slot_extension(slots[t], max_n)
         for prefix, w in frontier.items():
             room = max_n - len(prefix)
-            for words, p in slots[t]:
+            for words, p, heads in ext:
                 wp = w * p
-                for n in range(1, min(len(words), room) + 1):
-                    out.append((prefix + words[:n], wp))
+                for h in heads[:room]:
+                    app((prefix + h, wp))
                 if len(words) < room:
-                    grown[prefix + words] += wp
+                    g = prefix + words
+                    grown[g] = gget(g, 0.0) + wp
         frontier = grown
         t += 1
     return tuple(out)
+
+
+#: Per slot object (the slot cache shares them; held alongside, so an id is never reused while cached) and max_n.
+_SLOT_STARTS: dict[tuple[int, int], tuple[Slot, tuple, dict]] = {}
+_SLOT_EXTENSIONS: dict[tuple[int, int], tuple[Slot, tuple]] = {}
+
+
+def _slot_start(slot: Slot, max_n: int) -> tuple[tuple, dict]:
+    """The additions of the n-grams inside ``slot`` (in :func:`ngram_bag`'s order) and the
+    open prefixes it hands to the next slot (prefix → summed weight, in insertion order)."""
+    key = (id(slot), max_n)
+    hit = _SLOT_STARTS.get(key)
+    if hit is None or hit[0] is not slot:
+        if len(_SLOT_STARTS) > 100_000:
+            _SLOT_STARTS.clear()
+        out: list[tuple[tuple[str, ...], float]] = []
+        frontier: dict[tuple[str, ...], float] = {}
+        for words, p in slot:
+            for k in range(len(words)):
+                rest = words[k:]
+                for n in range(1, min(len(rest), max_n) + 1):
+                    out.append((rest[:n], p))
+                if len(rest) < max_n:
+                    frontier[rest] = frontier.get(rest, 0.0) + p
+        hit = _SLOT_STARTS[key] = (slot, tuple(out), frontier)
+    # The frontier is grown from, never changed: sharing it is safe.
+    return hit[1], hit[2]
+
+
+def _slot_extension(slot: Slot, max_n: int) -> tuple:
+    """``(words, p, (words[:1], …, words[:min(len, max_n)]))`` for each alternative of ``slot``."""
+    key = (id(slot), max_n)
+    hit = _SLOT_EXTENSIONS.get(key)
+    if hit is None or hit[0] is not slot:
+        if len(_SLOT_EXTENSIONS) > 100_000:
+            _SLOT_EXTENSIONS.clear()
+        hit = _SLOT_EXTENSIONS[key] = (slot, tuple(
+            (words, p, tuple(words[:n] for n in range(1, min(len(words), max_n) + 1))) for words, p in slot
+        ))
+    return hit[1]
 
 
 def bag_overlap_stats(bag_r: Mapping, bag_p: Mapping) -> np.ndarray:

@@ -108,8 +108,9 @@ def _make_fast_13a():
     character of one ASCII class with spaces and matches at almost every
     position, which makes ``re.sub`` with a template the hot spot of BLEU. A
     translate table built from sacrebleu's own compiled pattern does the same
-    replacement in C; the other rules are sacrebleu's own compiled patterns.
-    Equality with sacrebleu is tested on the whole Bible and edge cases.
+    replacement in C; the other three rules are done as lookarounds with literal
+    replacements (below), or with sacrebleu's own compiled patterns where those
+    could differ. Equality with sacrebleu is tested on the whole Bible and edge cases.
     """
     from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
 
@@ -118,14 +119,34 @@ def _make_fast_13a():
     # The class is ASCII-only: check every ASCII character against the pattern itself.
     table = {c: f" {chr(c)} " for c in range(128) if first.fullmatch(chr(c))}
     rest = rules[1:]
+    # Rules 2-4 insert spaces around "." and "," next to a non-digit and after a
+    # digit before "-"; their templates (\\1 \\2) make re call a Python function
+    # per match. The same insertions as lookarounds with literal replacements run
+    # in C — equal whenever no two of ".," are adjacent (then no match can start
+    # inside the previous one); lines with such a pair take sacrebleu's rules.
+    expected = [(r"([^0-9])([\.,])", r"\1 \2 "), (r"([\.,])([^0-9])", r" \1 \2"), (r"([0-9])(-)", r"\1 \2 ")]
+    literal = None
+    if [(rx.pattern, repl) for rx, repl in rest] == expected:
+        import re
+
+        literal = [
+            (re.compile(r"(?<=[^0-9])\."), " . "), (re.compile(r"(?<=[^0-9]),"), " , "),
+            (re.compile(r"\.(?=[^0-9])"), " . "), (re.compile(r",(?=[^0-9])"), " , "),
+            (re.compile(r"(?<=[0-9])-"), " - "),
+        ]
+        adjacent = re.compile(r"[.,][.,]").search
 
     def tokenize_13a(line: str) -> str:
         line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
         if "&" in line:
             line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
         line = f" {line} ".translate(table)
-        for rx, repl in rest:
-            line = rx.sub(repl, line)
+        if literal is not None and not adjacent(line):
+            for rx, repl in literal:
+                line = rx.sub(repl, line)
+        else:
+            for rx, repl in rest:
+                line = rx.sub(repl, line)
         return " ".join(line.split())
 
     return tokenize_13a
@@ -150,7 +171,9 @@ def _preprocess(bleu: _SacreBLEU):
     return prep
 
 
-def bleu_ngram_stats(bleu: _SacreBLEU, hyps: Sequence[str], refs: Sequence[str]) -> np.ndarray:
+def bleu_ngram_stats(
+    bleu: _SacreBLEU, hyps: Sequence[str], refs: Sequence[str], *, ref_cache: dict[str, list[str]] | None = None
+) -> np.ndarray:
     """sacrebleu's BLEU segment statistics for one reference per segment, vectorised.
 
     Row i is exactly ``BLEU._extract_corpus_statistics(hyps, [refs])[i]``:
@@ -159,18 +182,23 @@ def bleu_ngram_stats(bleu: _SacreBLEU, hyps: Sequence[str], refs: Sequence[str])
     ``str.split``), correct_n = Σ_g min(c_hyp(g), c_ref(g)) over n-grams g and
     total_n = max(0, hyp_len − n + 1); the counting is
     :func:`metrics.core.ngram_counts.ngram_overlap` instead of one ``Counter``
-    per sentence.
+    per sentence. Each distinct text is tokenized once per call; ``ref_cache``
+    (text → tokens of this ``bleu``'s preprocessing) keeps the references'
+    tokens across calls, as every system of a leaderboard is scored against
+    the same originals.
     """
     cache: dict[str, list[str]] = {}
     prep = _preprocess(bleu)
 
-    def toks(s: str) -> list[str]:
+    def toks(s: str, cache: dict[str, list[str]]) -> list[str]:
         t = cache.get(s)
         if t is None:
             t = cache[s] = prep(s).split()
         return t
 
-    ov = ngram_overlap([toks(h) for h in hyps], [toks(r) for r in refs], max_n=bleu.max_ngram_order)
+    rc = cache if ref_cache is None else ref_cache
+    hyp_tokens = [toks(h, cache) for h in hyps]
+    ov = ngram_overlap(hyp_tokens, [toks(r, rc) for r in refs], max_n=bleu.max_ngram_order)
     out = np.hstack([ov.hyp_len[:, None], ov.ref_len[:, None], ov.clipped, ov.hyp_total])
     return out.astype(np.float64)
 
@@ -178,16 +206,24 @@ def bleu_ngram_stats(bleu: _SacreBLEU, hyps: Sequence[str], refs: Sequence[str])
 class SacreBackend:
     """A sacrebleu metric object with the two calls paraeval needs."""
 
+    #: Bound of the reference token cache (texts); cleared when passed.
+    REF_CACHE_TEXTS = 200_000
+
     def __init__(self, obj: Any) -> None:
         self.obj = obj
         # paraeval always scores against exactly one text per segment; sacrebleu
         # learns this only when it first sees data, and needs it for signatures.
         obj.num_refs = 1
+        #: BLEU: tokens of the references (originals) seen, shared by later
+        #: calls — every system is scored against the same originals.
+        self._ref_tokens: dict[str, list[str]] = {}
 
     def extract_corpus_statistics(self, hyps: list[str], refs: list[str]) -> np.ndarray:
         """Per-segment statistics, one reference per segment (BLEU: vectorised, identical)."""
         if isinstance(self.obj, _SacreBLEU):
-            return bleu_ngram_stats(self.obj, hyps, refs)
+            if len(self._ref_tokens) > self.REF_CACHE_TEXTS:
+                self._ref_tokens.clear()
+            return bleu_ngram_stats(self.obj, hyps, refs, ref_cache=self._ref_tokens)
         return np.asarray(self.obj._extract_corpus_statistics(hyps, [refs]), dtype=np.float64)
 
     def score_of(self, row: Any) -> float:

@@ -70,6 +70,8 @@ from .params import (
     Param,
     ResourceUnavailable,
 )
+from .resampling import _resampled_sum_matrix as _resampled_sum_matrix
+from .resampling import _SacreChoice as _SacreChoice
 from .resampling import counts_from_indices, iter_resample_indices, resample_indices
 from .resources import ResourceSpec, file_fingerprint
 from .results import BootstrapResult, MetricResult, PairedResult, PairwiseResult

@@ -9,7 +9,7 @@ import numpy as np
 
 from .metric import Metric
 from .params import DEFAULT_SEED, MetricError
-from .resampling import _exact_in_float32, _one_blas_thread, _resampled_sums, iter_resample_indices
+from .resampling import _exact_in_float32, _one_blas_thread, _resampled_sum_matrix
 from .results import BootstrapResult, PairedResult, PairwiseResult
 
 
@@ -23,13 +23,8 @@ def _resampled(metric: Metric, stats_list: list[np.ndarray], n_resamples: int, s
     widths = [s.shape[1] for s in stats_list]
     cuts = np.cumsum(widths)[:-1]
     stacked = np.hstack([np.asarray(s, dtype=np.float64) for s in stats_list])
-    exact32 = _exact_in_float32(stacked)
-    outs: list[list[np.ndarray]] = [[] for _ in stats_list]
-    for idx in iter_resample_indices(n, n_resamples, seed=seed):
-        sums = _resampled_sums(idx, stacked, exact32)
-        for out, part in zip(outs, np.split(sums, cuts, axis=1)):
-            out.append(metric.scores_from_resampled_sums(part))
-    return [np.concatenate(o) for o in outs]
+    sums = _resampled_sum_matrix(n, n_resamples, stacked, seed)
+    return [metric.scores_from_resampled_sums(part) for part in np.split(sums, cuts, axis=1)]
 
 
 def bootstrap_ci(
@@ -185,15 +180,9 @@ def pairwise_tests(
     pairs = [(i, j) for i in range(n_sys) for j in range(i + 1, n_sys)]
     counts = np.zeros(len(pairs), dtype=np.int64)
     if test == "bs":
-        exact32 = _exact_in_float32(stacked)
-        boot = np.concatenate(
-            [
-                np.column_stack(
-                    [metric.scores_from_resampled_sums(part)
-                     for part in np.split(_resampled_sums(idx, stacked, exact32), n_sys, axis=1)]
-                )
-                for idx in iter_resample_indices(n, m_total, seed=seed)
-            ]
+        sums = _resampled_sum_matrix(n, m_total, stacked, seed)
+        boot = np.column_stack(
+            [metric.scores_from_resampled_sums(part) for part in np.split(sums, n_sys, axis=1)]
         )  # resamples × systems
         for p, (i, j) in enumerate(pairs):
             diffs = np.abs(boot[:, j] - boot[:, i])

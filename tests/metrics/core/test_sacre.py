@@ -169,6 +169,20 @@ def test_stats_are_sacrebleus_segment_statistics():
     assert np.array_equal(stats, np.array(BLEU()._extract_corpus_statistics(["the cat"], [["the cat sat"]])))
 
 
+def test_references_cached_across_calls_give_sacrebleus_statistics_for_each_system():
+    # The same metric scores three systems against one set of originals (the
+    # second and third calls reuse the originals' tokens), and the originals as
+    # candidates (a text cached as a reference is tokenized alike as a hypothesis).
+    kjv, web = bible(300, start=1000)
+    other = web[1:] + web[:1]
+    m = create_metric("bleu", {"lowercase": True})
+    for hyps in (web, other, kjv, EDGE * 2):
+        refs = kjv[: len(hyps)]
+        expected = BLEU(lowercase=True)._extract_corpus_statistics(hyps, [refs])
+        assert np.array_equal(m.segment_stats(refs, hyps), np.array(expected, dtype=np.float64))
+    assert len(m._corpus._ref_tokens) == len(set(kjv))
+
+
 EDGE = [
     "a &amp; b &quot;x&quot; &lt;y&gt; <skipped> well-\nknown\n3.14, 1,000 -5 x-1 end.",
     "",
@@ -189,6 +203,23 @@ def test_fast_13a_tokenizer_equals_sacrebleus():
     tok = Tokenizer13a()
     for line in kjv + web + EDGE:
         assert _FAST_13A(line) == tok(line), line
+
+
+def test_fast_13a_tokenizer_equals_sacrebleus_on_random_punctuation_and_digits():
+    # Every mix of digits, letters, ".", ",", "-" and spaces: lines with and
+    # without adjacent ".," (which take sacrebleu's own rules).
+    import random
+
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    from metrics.core.sacre import _FAST_13A
+
+    rng = random.Random(16)
+    tok = Tokenizer13a()
+    lines = ["".join(rng.choice("a1.,- \n") for _ in range(rng.randrange(1, 14))) for _ in range(20_000)]
+    assert sum(("." in x or "," in x) and not any(p in x for p in ("..", ".,", ",.", ",,")) for x in lines) > 5000
+    for line in lines:
+        assert _FAST_13A(line) == tok(line), repr(line)
 
 
 @pytest.mark.parametrize("opts", [{}, {"lowercase": True}, {"max_ngram_order": 6}, {"tokenize": "char"},
