@@ -181,6 +181,7 @@ def english_left(html: str, data: set[str]) -> list[str]:
             continue
         for d in long_data:
             chunk = chunk.replace(d, " ")
+        chunk = re.sub(r"\{\w+\}", " ", chunk)  # a script message's placeholders ({name}, {words}) are code
         words = re.findall(r"[A-Za-z]+", chunk)
         found += [f"{w!r} in {chunk!r}" for w in words if w.lower() in ENGLISH_MARKERS]
     return found
