@@ -13,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.enums import StudyStatus
-from annotation.views import researcher_study_required
+from annotation.views import participant_page, researcher_study_required
 
 from . import comparison
 from .enums import JudgmentSource
@@ -46,6 +46,7 @@ def _comparison_study(request, study_id: int):
     return study
 
 
+@participant_page
 @login_required
 @require_GET
 def compare(request, study_id: int):
@@ -64,6 +65,7 @@ def compare(request, study_id: int):
     return _render_pair(request, study, pair)
 
 
+@participant_page
 @login_required
 @require_GET
 def compare_revise(request, study_id: int, token: str):
@@ -79,6 +81,7 @@ def compare_revise(request, study_id: int, token: str):
     return _render_pair(request, study, pair)
 
 
+@participant_page
 @login_required
 @require_POST
 def compare_submit(request, study_id: int):

@@ -23,6 +23,7 @@ import pandas as pd
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.models import Study
 from metrics.core.assignment import derive_seed
@@ -143,10 +144,10 @@ def judge_gate_raise(*, assignment: Assignment, done: int) -> None:
     if gate is None:
         return
     if gate[0] == "screened_out":
-        raise ScreenedOut("You were screened out of this study; thank you for your time.")
+        raise ScreenedOut(gettext("You were screened out of this study; thank you for your time."))
     if gate[0] == "training":
-        raise TrainingFirst("Complete the training on the judge's page before rating.")
-    raise AttentionPending("Answer the attention check on the judge's page to continue.")
+        raise TrainingFirst(gettext("Complete the training on the judge's page before rating."))
+    raise AttentionPending(gettext("Answer the attention check on the judge's page to continue."))
 
 
 # --- attention checks ----------------------------------------------------------------------
@@ -193,11 +194,11 @@ def attention_answer(*, assignment: Assignment, token: str, value: object) -> tu
     failures; with ``warn`` the page only tells them."""
     assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
     if assignment.screened_out_at is not None:
-        raise ScreenedOut("You were screened out of this study; thank you for your time.")
+        raise ScreenedOut(gettext("You were screened out of this study; thank you for your time."))
     check = AttentionCheck.objects.filter(assignment=assignment, token=token, answered_at__isnull=True).first() \
         if isinstance(token, str) else None
     if check is None:
-        raise JudgingError("There is no such attention check waiting.", field_errors={"token": ["unknown"]})
+        raise JudgingError(gettext("There is no such attention check waiting."), field_errors={"token": ["unknown"]})
     criteria = _attention_criteria(assignment)
     c = next((c for c in criteria if c["slug"] == check.criterion), None)
     try:

@@ -16,7 +16,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation.views import researcher_study_required
+from annotation.views import participant_page, researcher_study_required
 from metrics.core.tabular import TabularError
 
 from . import screening, training
@@ -50,6 +50,7 @@ def _judge_assignment(request, study_id: int):
 
 # --- the judge's pages ------------------------------------------------------------------
 
+@participant_page
 @login_required
 @require_http_methods(["GET", "POST"])
 def training_page(request, study_id: int):
@@ -89,6 +90,7 @@ def training_page(request, study_id: int):
     }, status=400 if error else 200)
 
 
+@participant_page
 @login_required
 @require_GET
 def training_feedback(request, study_id: int):
@@ -114,6 +116,7 @@ def training_feedback(request, study_id: int):
         "screened_out": assignment.screened_out_at is not None})
 
 
+@participant_page
 @login_required
 @require_http_methods(["GET", "POST"])
 def attention(request, study_id: int):
@@ -147,6 +150,7 @@ def attention(request, study_id: int):
         "study": study, "check": shown, "criterion": criterion, "error": error}, status=400 if error else 200)
 
 
+@participant_page
 @login_required
 @require_GET
 def screened_out(request, study_id: int):

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotation.models import Study
 from metrics.core import tabular
@@ -258,22 +259,22 @@ def training_answer_submit(*, assignment: Assignment, token: str, scores: Mappin
 
     assignment = Assignment.objects.select_for_update().select_related("study").get(pk=assignment.pk)
     if assignment.screened_out_at is not None or assignment.training_passed_at is not None:
-        raise TrainingFinished("Your training is finished.")
+        raise TrainingFinished(gettext("Your training is finished."))
     settings = ScreeningSettings.objects.filter(study_id=assignment.study_id).first() or ScreeningSettings()
     state = training_state(assignment=assignment, settings=settings)
     item = TrainingItem.objects.filter(study_id=assignment.study_id, token=token).first() if isinstance(
         token, str) else None
     if item is None:
-        raise TrainingInvalid("There is no such training item.")
+        raise TrainingInvalid(gettext("There is no such training item."))
     criteria = _criteria(assignment.study)
     if from_text:  # a form posts text: read each value as its scale reads text
         scores = {c["slug"]: _from_text(c, scores.get(c["slug"])) for c in criteria}
     clean = scores_clean(criteria=criteria, scores=scores)
     attempt = state.attempt + 1 if (state.attempt == 0 or state.attempt_finished) else state.attempt
     if attempt > state.attempts_allowed:
-        raise TrainingFinished("You have no training attempts left.")
+        raise TrainingFinished(gettext("You have no training attempts left."))
     if TrainingAnswer.objects.filter(assignment=assignment, item=item, attempt=attempt).exists():
-        raise TrainingFinished("You have already answered this training item.")
+        raise TrainingFinished(gettext("You have already answered this training item."))
     answer = TrainingAnswer.objects.create(
         assignment=assignment, item=item, attempt=attempt, values=clean,
         correct=answer_correct(values=clean, expected=item.expected, criteria=criteria,

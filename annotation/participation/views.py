@@ -27,7 +27,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation.enums import ParticipantStatus, Role
 from annotation.judging.views import csv_response
 from annotation.models import JoinLink, Participant, Study
-from annotation.views import researcher_study_required, study_context
+from annotation.views import participant_page, researcher_study_required, study_context, study_language_activate
 from config.auth import client_ip
 
 from . import selectors, services
@@ -66,6 +66,7 @@ def _address_allowed(request) -> bool:
         return True
 
 
+@participant_page
 @never_cache
 @require_http_methods(["GET", "POST"])
 def join(request, token: str):
@@ -74,6 +75,7 @@ def join(request, token: str):
     if link is None:
         return _refused(request, _("This link is not valid. Check that you copied all of it."), 404)
     study = link.study
+    study_language_activate(study)  # the rest of the page (refusals too) speaks the study's language
     params = request.POST if request.method == "POST" else request.GET
     try:
         ids = services.platform_ids_parse(platform=link.platform, params=params)
@@ -119,6 +121,7 @@ def join(request, token: str):
         "next_url": reverse("participation:continue", kwargs={"study_id": study.pk})})
 
 
+@participant_page
 @never_cache
 @require_http_methods(["GET", "POST"])
 def resume(request, token: str):
@@ -127,6 +130,7 @@ def resume(request, token: str):
         participant = services.participant_resume(token=token)
     except services.JoinRefused as exc:
         return _refused(request, exc.message, exc.status)
+    study_language_activate(participant.study)
     if request.method == "POST":
         _login(request, participant)
         return _continue(participant)
@@ -137,6 +141,7 @@ def _participant_or_404(request, study_id: int) -> Participant:
     participant = Participant.objects.select_related("study", "link").filter(study_id=study_id, user=request.user).first()
     if participant is None:
         raise Http404("You are not a participant of this study.")
+    study_language_activate(participant.study)  # inside a participant_page: the study's language
     return participant
 
 
@@ -146,6 +151,7 @@ def _work_url(participant: Participant) -> str:
     return reverse("alignment:home")
 
 
+@participant_page
 @login_required
 @require_GET
 def continue_(request, study_id: int):
@@ -159,6 +165,7 @@ def continue_(request, study_id: int):
     return redirect(_work_url(participant))
 
 
+@participant_page
 @login_required
 @require_http_methods(["GET", "POST"])
 def questions(request, study_id: int, phase: str):
@@ -166,13 +173,17 @@ def questions(request, study_id: int, phase: str):
         raise Http404
     participant = _participant_or_404(request, study_id)
     qs = selectors.questions_for(study=participant.study, phase=phase)
-    form = AnswersForm(request.POST or None, questions=qs)
+    form = AnswersForm(request.POST if request.method == "POST" else None, questions=qs)
     if request.method == "POST":
         errors = services.participant_answers_save(participant=participant, phase=phase, data=request.POST)
         if not errors:
             return redirect("participation:continue", study_id=study_id) if phase == "before" \
                 else redirect(_work_url(participant) if participant.role == Role.ANNOTATOR
                               else reverse("judging:finished", kwargs={"study_id": study_id}))
+        # The service's messages replace Django's own: add_error needs a cleaned form (an empty
+        # POST, or any POST before is_valid, has no cleaned_data and add_error would raise).
+        form.is_valid()
+        form.errors.clear()
         for name, message in errors.items():
             form.add_error(name, message)
     return render(request, "participation/questions.html", {"study": participant.study, "form": form, "phase": phase})

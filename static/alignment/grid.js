@@ -14,7 +14,8 @@
 // and splitting them further would only pass that state around.
 import { buildTable } from "./grid/build.js";
 import { makeAutoScroll } from "./grid/autoscroll.js";
-import { NONE, POSSIBLE, STATE_TEXT, SURE, labels, linkLists, load } from "./grid/model.js";
+import { msg } from "./grid/messages.js";
+import { NONE, POSSIBLE, STATE_TEXT as STATE_TEXT_EN, SURE, labels, linkLists, load } from "./grid/model.js";
 import { makeSaver } from "./grid/saving.js";
 import { trackActiveTime } from "./grid/timing.js";
 
@@ -23,6 +24,10 @@ import { trackActiveTime } from "./grid/timing.js";
   var table = document.getElementById("align-grid");
   if (!dataEl || !table) return;
   var data = JSON.parse(dataEl.textContent);
+  // A link kind's name, and its plural, in the page's language (by NONE, SURE, POSSIBLE).
+  var STATE_TEXT = [msg("msgNoLink", STATE_TEXT_EN[NONE]), msg("msgSureLink", STATE_TEXT_EN[SURE]),
+    msg("msgPossibleLink", STATE_TEXT_EN[POSSIBLE])];
+  var KIND_PLURAL = ["", msg("msgSureLinks", "sure links"), msg("msgPossibleLinks", "possible links")];
   var t1 = data.tokens1, t2 = data.tokens2, n1 = t1.length, n2 = t2.length;
   var readonly = !!data.readonly;
   var state = new Uint8Array(n1 * n2);
@@ -30,7 +35,7 @@ import { trackActiveTime } from "./grid/timing.js";
   var lab1 = labels(t1), lab2 = labels(t2);
 
   // ---------------------------------------------------------------- build the table
-  var built = buildTable(table, t1, t2, lab1, lab2);
+  var built = buildTable(table, t1, t2, lab1, lab2, msg("msgCorner", "Rows: sentence 1; columns: sentence 2"));
   var cells = built.cells, rows = built.rows, rowHeads = built.rowHeads, cols = built.cols, colHeads = built.colHeads;
   for (var idx = 0; idx < cells.length; idx++) paint(idx);
   if (cells.length) cells[0].tabIndex = 0;
@@ -98,12 +103,21 @@ import { trackActiveTime } from "./grid/timing.js";
     summary.textContent = "";
     function strong(text) { var s = document.createElement("strong"); s.textContent = text; summary.appendChild(s); }
     function plain(text) { summary.appendChild(document.createTextNode(text)); }
-    function list(idxs, lab) { return idxs.length ? idxs.map(function (k) { return lab[k]; }).join(", ") : "nothing"; }
+    function list(idxs, lab) { return idxs.length ? idxs.map(function (k) { return lab[k]; }).join(", ") : msg("msgNothing", "nothing"); }
     if (i >= 0 && j >= 0) {
       strong(lab1[i]); plain(" × "); strong(lab2[j]); plain(": " + STATE_TEXT[state[i * n2 + j]] + ". ");
     }
-    if (i >= 0) { strong(lab1[i]); plain(" is linked to " + list(partnersOfRow(i), lab2) + ". "); }
-    if (j >= 0) { strong(lab2[j]); plain(" is linked to " + list(partnersOfCol(j), lab1) + "."); }
+    // "{word} is linked to {words}.": the word goes in bold where the translation puts it.
+    function linkedTo(word, words, end) {
+      var parts = msg("msgLinkedTo", "{word} is linked to {words}.").split("{word}");
+      parts.forEach(function (part, k) {
+        if (k) strong(word);
+        if (part) plain(part.replace("{words}", function () { return words; }));
+      });
+      plain(end);
+    }
+    if (i >= 0) linkedTo(lab1[i], list(partnersOfRow(i), lab2), j >= 0 ? " " : "");
+    if (j >= 0) linkedTo(lab2[j], list(partnersOfCol(j), lab1), "");
   }
 
   function cellOf(el) { var b = el && el.closest ? el.closest("button.cell") : null; return b && table.contains(b) ? b : null; }
@@ -167,14 +181,14 @@ import { trackActiveTime } from "./grid/timing.js";
     if (!d) return;
     apply(d, true);
     redoStack.push(d);
-    changed("Undone");
+    changed(msg("msgUndone", "Undone"));
   }
   function redo() {
     var d = redoStack.pop();
     if (!d) return;
     apply(d, false);
     undoStack.push(d);
-    changed("Redone");
+    changed(msg("msgRedone", "Redone"));
   }
   function changed(message) {
     updateButtons();
@@ -185,7 +199,8 @@ import { trackActiveTime } from "./grid/timing.js";
   function toggle(idx, kind) {
     var next = state[idx] === kind ? NONE : kind;
     var name = lab1[(idx / n2) | 0] + " × " + lab2[idx % n2];
-    commit([[idx, next]], next === NONE ? "Removed the link " + name : "Linked " + name + " (" + STATE_TEXT[kind] + ")");
+    commit([[idx, next]], next === NONE ? msg("msgRemovedLink", "Removed the link {name}", { name: name })
+      : msg("msgLinked", "Linked {name} ({kind})", { name: name, kind: STATE_TEXT[kind] }));
   }
 
   // ---------------------------------------------------------------- pointer: tap, click and drag
@@ -210,7 +225,8 @@ import { trackActiveTime } from "./grid/timing.js";
     paintMode = !paintMode;
     paintBtn.setAttribute("aria-pressed", paintMode ? "true" : "false");
     table.classList.toggle("paint-mode", paintMode);
-    announce(paintMode ? "Paint blocks on: a drag on the grid paints" : "Paint blocks off: a swipe scrolls the grid");
+    announce(paintMode ? msg("msgPaintOn", "Paint blocks on: a drag on the grid paints")
+      : msg("msgPaintOff", "Paint blocks off: a swipe scrolls the grid"));
   });
 
   var drag = null, pending = null, previewed = [];
@@ -290,7 +306,8 @@ import { trackActiveTime } from "./grid/timing.js";
     var ia = Math.min(d.i0, d.i1), ib = Math.max(d.i0, d.i1), ja = Math.min(d.j0, d.j1), jb = Math.max(d.j0, d.j1);
     for (var i = ia; i <= ib; i++) for (var j = ja; j <= jb; j++) changes.push([i * n2 + j, d.erase ? NONE : d.kind]);
     var size = (ib - ia + 1) + " × " + (jb - ja + 1);
-    commit(changes, d.erase ? "Removed the links of a " + size + " block" : "Linked a " + size + " block (" + STATE_TEXT[d.kind] + "s)");
+    commit(changes, d.erase ? msg("msgRemovedBlock", "Removed the links of a {size} block", { size: size })
+      : msg("msgLinkedBlock", "Linked a {size} block ({kind})", { size: size, kind: KIND_PLURAL[d.kind] }));
   });
   // A swipe that the browser turns into a scroll cancels the pointer: nothing is painted.
   document.addEventListener("pointercancel", function (e) {
@@ -430,14 +447,14 @@ import { trackActiveTime } from "./grid/timing.js";
   if (clearBtn) clearBtn.addEventListener("click", function () {
     var changes = [];
     for (var idx = 0; idx < state.length; idx++) changes.push([idx, NONE]);
-    commit(changes, "Cleared every link");
+    commit(changes, msg("msgCleared", "Cleared every link"));
   });
   if (resetBtn && data.automatic) resetBtn.addEventListener("click", function () {
     var auto = new Uint8Array(state.length);
     load(auto, data.automatic, n2);
     var changes = [];
     for (var idx = 0; idx < state.length; idx++) changes.push([idx, auto[idx]]);
-    commit(changes, "Reset to the automatic alignment");
+    commit(changes, msg("msgReset", "Reset to the automatic alignment"));
   });
   if (submitBtn) submitBtn.addEventListener("click", submit);
 

@@ -13,7 +13,9 @@ const groups = form ? Array.from(form.querySelectorAll("[data-criterion]")) : []
 const statusLine = document.getElementById("rate-status");
 const previousLink = document.getElementById("previous-link");
 const instructionsLink = document.getElementById("instructions-link");
-const DONE_TEXT = "Every question has an answer: press Enter to submit.";
+// The page's language: the template puts each message, translated, in a data-msg-* attribute.
+const msg = (name, fallback) => (form && form.dataset[name]) || fallback;
+const DONE_TEXT = msg("msgDone", "Every question has an answer: press Enter to submit.");
 let current = 0;
 
 function radiosOf(group) {
@@ -63,7 +65,7 @@ function answer(match) {
 
 function submitIfComplete() {
   if (!allSet()) {
-    say("Answer every question first.");
+    say(msg("msgMissing", "Answer every question first."));
     setCurrent(firstUnset());
     return;
   }
@@ -109,7 +111,7 @@ if (form) {
     form.elements.active_seconds.value = (activeMs / 1000).toFixed(2);
     sent = true;
     document.getElementById("submit-button").setAttribute("aria-disabled", "true");
-    say("Saving…");
+    say(msg("msgSaving", "Saving…"));
   });
   form.addEventListener("focusin", (event) => {
     const index = groups.findIndex((g) => g.contains(event.target));

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.utils import translation
 from playwright.sync_api import expect
 
 from annotation import services as study_services
@@ -135,8 +136,14 @@ def arabic_task(request, study, annotator):
     return AlignmentAssignment.objects.get(annotator=annotator)
 
 
-def cell(page, w1, w2, state):
-    return page.get_by_role("button", name=f"{w1} × {w2}, {state}", exact=True)
+def in_language(lang: str, text: str) -> str:
+    with translation.override(lang):
+        return translation.gettext(text)
+
+
+def cell(page, w1, w2, state, lang="en"):
+    """A grid cell by its accessible name, which names the link state in the page's language."""
+    return page.get_by_role("button", name=f"{w1} × {w2}, {in_language(lang, state)}", exact=True)
 
 
 def test_the_alignment_grid_maps_clicks_and_keys_to_the_right_arabic_tokens(page, arabic_task):
@@ -148,7 +155,8 @@ def test_the_alignment_grid_maps_clicks_and_keys_to_the_right_arabic_tokens(page
 
     # The two sentences read right to left; the page around them follows its own language;
     # the grid keeps its geometry (ArrowRight is the next column) either way.
-    rtl_page = arabic_task.pair.study.language == "ar"
+    lang = arabic_task.pair.study.language
+    rtl_page = lang == "ar"
     expect(page.locator("html")).to_have_attribute("dir", "rtl" if rtl_page else "ltr")
     for side in ("#sentence1 .sentence-tokens", "#sentence2 .sentence-tokens"):
         assert direction(page.locator(side)) == "rtl"
@@ -157,26 +165,28 @@ def test_the_alignment_grid_maps_clicks_and_keys_to_the_right_arabic_tokens(page
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
     # A click links exactly the two words the cell names: "الولد" (row 1) × "الولد" (column 0).
-    target = cell(page, t1[1], t2[0], "no link")
+    target = cell(page, t1[1], t2[0], "no link", lang)
     expect(target).to_be_visible()
     target.click()
-    expect(cell(page, t1[1], t2[0], "sure link")).to_be_visible()
+    expect(cell(page, t1[1], t2[0], "sure link", lang)).to_be_visible()
     # Pointing at it highlights those same words in the running Arabic text.
-    cell(page, t1[1], t2[0], "sure link").hover()
+    cell(page, t1[1], t2[0], "sure link", lang).hover()
+    # The summary above the grid says it in the page's language too.
+    expect(page.locator("#link-summary")).to_contain_text(in_language(lang, "sure link"))
     expect(page.locator('.tok[data-side="1"][data-k="1"]')).to_have_class(re.compile(r"\bhl\b"))
     expect(page.locator('.tok[data-side="2"][data-k="0"]')).to_have_class(re.compile(r"\bhl\b"))
     expect(page.locator(".tok.hl")).to_have_count(2)
 
     # Keys: from (0, 0), ArrowDown + ArrowRight reach (1, 1); P makes a possible link there; Space a sure one at (0, 1).
-    cell(page, t1[0], t2[0], "no link").focus()
+    cell(page, t1[0], t2[0], "no link", lang).focus()
     page.keyboard.press("ArrowRight")
-    expect(cell(page, t1[0], t2[1], "no link")).to_be_focused()
+    expect(cell(page, t1[0], t2[1], "no link", lang)).to_be_focused()
     page.keyboard.press("Space")
     page.keyboard.press("ArrowDown")
-    expect(cell(page, t1[1], t2[1], "no link")).to_be_focused()
+    expect(cell(page, t1[1], t2[1], "no link", lang)).to_be_focused()
     page.keyboard.press("p")
-    expect(cell(page, t1[1], t2[1], "possible link")).to_be_visible()
-    expect(page.locator("#save-status")).to_have_text("Saved")
+    expect(cell(page, t1[1], t2[1], "possible link", lang)).to_be_visible()
+    expect(page.locator("#save-status")).to_have_text(in_language(lang, "Saved"))
     screenshot(page, f"annotator-grid-rtl-{arabic_task.pair.study.language}")
 
     # What the server stored is what the cells said.

@@ -37,6 +37,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import cast
 
 import choix
 import krippendorff
@@ -124,8 +125,9 @@ def system_win_rates(comparisons: Iterable[Comparison]) -> list[dict]:
             counts[c.system_a][1] += 1
             counts[c.system_b][1] += 1
         else:
-            loser = c.system_b if c.winner == c.system_a else c.system_a
-            counts[c.winner][0] += 1
+            winner = c.system_a if c.outcome == "a" else c.system_b  # not a tie: c.winner, typed str
+            loser = c.system_b if winner == c.system_a else c.system_a
+            counts[winner][0] += 1
             counts[loser][2] += 1
     rows = []
     for s, (w, t, lost) in counts.items():
@@ -159,7 +161,7 @@ class BradleyTerryResult:
                  "ci_low": self.ci_low[i] if self.ci_low else None,
                  "ci_high": self.ci_high[i] if self.ci_high else None}
                 for i, (s, t) in enumerate(zip(self.systems, self.theta))]
-        rows.sort(key=lambda r: (-r["theta"], r["system"]))
+        rows.sort(key=lambda r: (-cast(float, r["theta"]), cast(str, r["system"])))
         for rank, r in enumerate(rows, 1):
             r["rank"] = rank
         return rows

@@ -2,7 +2,7 @@
 // 1's word on every row, and one <button> per cell (tabindex -1: the grid's roving
 // tabindex gives one of them 0). Text goes in with textContent only: tokens are user data.
 
-export function buildTable(table, t1, t2, lab1, lab2) {
+export function buildTable(table, t1, t2, lab1, lab2, cornerLabel) {
   var n1 = t1.length, n2 = t2.length;
   var cells = new Array(n1 * n2), rows = [], rowHeads = [], cols = [], colHeads = [];
   var colgroup = document.createElement("colgroup");
@@ -13,7 +13,7 @@ export function buildTable(table, t1, t2, lab1, lab2) {
   corner.scope = "col";
   var cornerText = document.createElement("span");
   cornerText.className = "visually-hidden";
-  cornerText.textContent = "Sentence 1 \\ sentence 2";
+  cornerText.textContent = cornerLabel || "Sentence 1 \\ sentence 2";
   corner.appendChild(cornerText);
   htr.appendChild(corner);
   for (var j = 0; j < n2; j++) {

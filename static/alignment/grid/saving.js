@@ -5,11 +5,14 @@
 // opts: data (the page's grid-data), readonly, lists() → {sure, possible},
 // activeSeconds() → number, statusEl, badge, submitBtn (each may be null).
 
+import { msg } from "./messages.js";
+
 export function makeSaver(opts) {
   var data = opts.data, readonly = opts.readonly, statusEl = opts.statusEl, badge = opts.badge;
   var submitBtn = opts.submitBtn;
   var revision = data.revision, dirty = false, timer = null, blocked = false, submitting = false;
   var queue = Promise.resolve();
+  function httpError(status) { return msg("msgHttpError", "error {status}", { status: status }); }
   function setStatus(text, isError) {
     if (!statusEl) return;
     statusEl.textContent = text;
@@ -30,13 +33,14 @@ export function makeSaver(opts) {
   }
   function conflict(detail) {
     blocked = true;
-    setStatus((detail || "This pair changed elsewhere.") + " Reload the page to continue.", true);
+    setStatus((detail || msg("msgChangedElsewhere", "This pair changed elsewhere.")) + " "
+      + msg("msgReload", "Reload the page to continue."), true);
     if (submitBtn) submitBtn.disabled = true;
   }
   function scheduleSave() {
     if (readonly || blocked) return;
     dirty = true;
-    setStatus("Unsaved changes…");
+    setStatus(msg("msgUnsaved", "Unsaved changes…"));
     window.clearTimeout(timer);
     timer = window.setTimeout(saveNow, 600);
   }
@@ -46,22 +50,22 @@ export function makeSaver(opts) {
     queue = queue.then(function () {
       if (!dirty || blocked || submitting) return;
       dirty = false;
-      setStatus("Saving…");
+      setStatus(msg("msgSaving", "Saving…"));
       return send(data.urls.draft, "PUT", links()).then(function (res) {
         if (res.ok) {
           revision = res.body.revision;
-          if (badge) badge.textContent = "Draft saved";
-          if (dirty) { setStatus("Unsaved changes…"); timer = window.setTimeout(saveNow, 600); }
-          else setStatus("Saved");
+          if (badge) badge.textContent = msg("msgDraftSaved", "Draft saved");
+          if (dirty) { setStatus(msg("msgUnsaved", "Unsaved changes…")); timer = window.setTimeout(saveNow, 600); }
+          else setStatus(msg("msgSaved", "Saved"));
         } else if (res.status === 409) {
           conflict(res.body.detail);
         } else {
           dirty = true;
-          setStatus("Not saved: " + (res.body.detail || "error " + res.status), true);
+          setStatus(msg("msgNotSaved", "Not saved: {detail}", { detail: res.body.detail || httpError(res.status) }), true);
         }
       }, function () {
         dirty = true;
-        setStatus("Not saved (no connection); retrying…", true);
+        setStatus(msg("msgNotSavedOffline", "Not saved (no connection); retrying…"), true);
         timer = window.setTimeout(saveNow, 3000);
       });
     });
@@ -72,23 +76,23 @@ export function makeSaver(opts) {
     submitting = true;
     if (submitBtn) submitBtn.disabled = true;
     window.clearTimeout(timer);
-    setStatus("Submitting…");
+    setStatus(msg("msgSubmitting", "Submitting…"));
     queue = queue.then(function () {
       return send(data.urls.submit, "POST", links()).then(function (res) {
         if (res.ok) {
           dirty = false;
-          setStatus("Submitted");
+          setStatus(msg("msgSubmitted", "Submitted"));
           window.location.assign(res.body.next_url || data.urls.after_submit);
           return;
         }
         submitting = false;
         if (res.status === 409) return conflict(res.body.detail);
         if (submitBtn) submitBtn.disabled = false;
-        setStatus("Not submitted: " + (res.body.detail || "error " + res.status), true);
+        setStatus(msg("msgNotSubmitted", "Not submitted: {detail}", { detail: res.body.detail || httpError(res.status) }), true);
       }, function () {
         submitting = false;
         if (submitBtn) submitBtn.disabled = false;
-        setStatus("Not submitted (no connection); try again.", true);
+        setStatus(msg("msgNotSubmittedOffline", "Not submitted (no connection); try again."), true);
       });
     });
   }
