@@ -7,7 +7,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKER_CONCURRENCY ?= 2
 
-.PHONY: run test tour venv install install-dev migrate demo web worker beat clean help docs docs-build docs-cards collectstatic deploy-check production-check install-semantic
+.PHONY: run test tour venv install install-dev migrate demo web worker beat clean help docs docs-build docs-cards collectstatic deploy-check production-check install-semantic leaderboard
 DOCS_HOST ?= 127.0.0.1
 DOCS_PORT ?= 8001
 
@@ -20,6 +20,7 @@ help:
 	@echo "  make docs         serve the documentation site at http://$(DOCS_HOST):$(DOCS_PORT)/"
 	@echo "  make docs-build   build the documentation site into site/ (strict: broken links fail)"
 	@echo "  make docs-cards   rewrite docs/metrics-cards.md from the metric cards"
+	@echo "  make leaderboard  import ParaBank as a study, run every metric, write var/parabank-leaderboard.md"
 	@echo "  make tour         walk the tour in Chromium and refresh docs/tour/*.png"
 	@echo "  make web          the web server alone (auto-reload)"
 	@echo "  make worker       one more Celery worker (no beat)"
@@ -55,6 +56,12 @@ $(VENV)/.installed-semantic: requirements-semantic.txt $(VENV)/.installed
 	@touch $@
 
 install-semantic: $(VENV)/.installed-semantic
+
+# ParaBank's meta-evaluation in the product: import ../shared/data/parabank as a study,
+# run every metric (semantic ones when the extra is installed), PEM out of fold, and
+# build the report; the leaderboard lands in var/parabank-leaderboard.md.
+leaderboard: migrate
+	$(PY) manage.py parabank_study --n-boot 200 --out var/parabank-report --markdown var/parabank-leaderboard.md
 
 migrate: install
 	$(PY) manage.py migrate --noinput -v0

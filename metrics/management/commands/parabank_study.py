@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
@@ -65,7 +66,15 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         study = Study.objects.filter(name=opts["study"]).first()
         if study is None:
-            args_ = [opts["directory"], "--study", opts["study"]] + (["--owner", opts["owner"]] if opts["owner"] else [])
+            owner = opts["owner"]
+            if owner is None and not User.objects.filter(is_superuser=True).exists():
+                # `make leaderboard` on a fresh database: an owner who cannot sign in.
+                user, created = User.objects.get_or_create(username="parabank-import")
+                if created:
+                    user.set_unusable_password()
+                    user.save(update_fields=["password"])
+                owner = user.username
+            args_ = [opts["directory"], "--study", opts["study"]] + (["--owner", owner] if owner else [])
             call_command("import_parabank", *args_, stdout=self.stdout)
             study = Study.objects.get(name=opts["study"])
         else:
