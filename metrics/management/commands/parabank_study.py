@@ -107,10 +107,13 @@ class Command(BaseCommand):
     def _run_metrics(self, study: Study, opts) -> list[tuple[str, str]]:
         skipped: list[tuple[str, str]] = []
         wanted = opts["metrics"]
-        for cls in sorted(available_metrics(), key=lambda c: c.slug):
-            slug = cls.slug
-            if slug == "pem" or (wanted is not None and slug not in wanted):
-                continue
+        classes = {c.slug: c for c in available_metrics()}
+        unknown = sorted(set(wanted or ()) - set(classes))
+        if unknown:
+            raise CommandError(f"unknown metric(s): {', '.join(unknown)}")
+        # In the order asked for (cheap ones first, say), else by name.
+        for slug in [s for s in (wanted or sorted(classes)) if s != "pem"]:
+            cls = classes[slug]
             reason = metric_selectors.metric_unavailable_reason(cls)
             if reason:
                 skipped.append((slug, f"unavailable: {reason}"))
