@@ -62,6 +62,8 @@ class Command(BaseCommand):
         parser.add_argument("--out", help="directory for the report's exports")
         parser.add_argument("--markdown", help="write the leaderboard tables to this Markdown file")
         parser.add_argument("--n-boot", type=int, default=None, help="bootstrap resamples of the report")
+        parser.add_argument("--no-report", action="store_true",
+                            help="only import and run metrics (e.g. two processes running different metrics)")
 
     def handle(self, *args, **opts):
         study = Study.objects.filter(name=opts["study"]).first()
@@ -85,6 +87,8 @@ class Command(BaseCommand):
             why = self._run_pem(study, opts)
             if why:
                 skipped.append(("pem", why))
+        if opts["no_report"]:
+            return
 
         settings_ = {"criterion": "similarity", "n_boot": opts["n_boot"], "include_metrics": True}
         try:
