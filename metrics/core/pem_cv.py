@@ -54,7 +54,8 @@ def pem_out_of_fold(
     folds split by (``GroupKFold(folds)`` over every row's original). Targets are
     mapped linearly from ``target_range`` to PEM's 1–5 before training, so that the
     SVR's ε keeps the meaning it has in ``param_grid``, and predictions mapped back.
-    Deterministic. Raises ``ValueError`` with fewer than ``folds`` originals.
+    Identical (original, features, target) rows are trained on once. Deterministic.
+    Raises ``ValueError`` with fewer than ``folds`` originals.
     """
     from sklearn.model_selection import GroupKFold
 
@@ -84,6 +85,12 @@ def pem_out_of_fold(
         if len(np.unique(g[train_rows])) < 2:
             info.append({"fold": k + 1, "n_train": int(train_rows.sum()), "note": "too few training originals"})
             continue
+        # Identical rows (one text that several systems produced, with the same judgments)
+        # are trained on once: they carry no more information, only more SVR time.
+        rows = np.flatnonzero(use)
+        _, first = np.unique(np.column_stack([x[rows], y15[rows], np.unique(g, return_inverse=True)[1][rows]]),
+                             axis=0, return_index=True)
+        use = rows[np.sort(first)]
         model = pem_train(x[use], y15[use], g[use], test_groups=held_groups, param_grid=grid)
         predict = np.isin(g, held_groups) & np.isfinite(x).all(axis=1)
         out[predict] = lo + (model.predict(x[predict]) - 1.0) * (hi - lo) / 4.0

@@ -84,11 +84,15 @@ def _independent() -> dict:
     return out
 
 
-def test_parabank_study_leaderboard_matches_an_independent_computation(make_user, tmp_path):
+def test_parabank_study_leaderboard_matches_an_independent_computation(make_user, tmp_path, monkeypatch):
+    from metrics.core import semantic
+
+    # As on a machine without the extra: the semantic metric is listed with the install command.
+    monkeypatch.setattr(semantic, "missing_requirements", lambda: ["torch"])
     owner = make_user("rita", researcher=True)
     md = tmp_path / "leaderboard.md"
     call_command("parabank_study", str(PARABANK), "--owner", owner.username, "--metric", "bleu", "--metric", "chrf",
-                 "--no-pem", "--n-boot", "50", "--markdown", str(md))
+                 "--metric", "ibleu", "--metric", "embed-cosine", "--no-pem", "--n-boot", "50", "--markdown", str(md))
     study = Study.objects.get(name="ParaBank evaluation")
     assert set(MetricRun.objects.filter(study=study).values_list("metric", flat=True)) == {"bleu", "chrf"}
     report = study.reports.order_by("-pk").first()
@@ -113,5 +117,7 @@ def test_parabank_study_leaderboard_matches_an_independent_computation(make_user
         # chrF is the baseline: bleu's test against it is the same pair's test.
         assert rows["bleu"]["p_vs_baseline"] == pytest.approx(ref[level]["williams"], rel=1e-9, abs=1e-12)
     text = md.read_text()
+    assert "- `ibleu`: needs a reference paraphrase, which ParaBank does not have" in text
+    assert "- `embed-cosine`: unavailable: needs torch: run `make install-semantic`" in text
     assert "| 1 | chrf |" in text or "| 1 | bleu |" in text
     assert "Williams tests against chrf" in text
