@@ -7,7 +7,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKER_CONCURRENCY ?= 2
 
-.PHONY: run test tour venv install install-dev migrate demo web worker beat clean help docs docs-build docs-cards messages compilemessages collectstatic deploy-check production-check install-semantic benchmarks
+.PHONY: run test tour venv install install-dev migrate demo web worker beat clean help docs docs-build docs-cards messages compilemessages collectstatic deploy-check production-check install-semantic benchmarks leaderboard
 DOCS_HOST ?= 127.0.0.1
 DOCS_PORT ?= 8001
 
@@ -23,6 +23,7 @@ help:
 	@echo "  make messages     update locale/*/LC_MESSAGES/django.po from the marked strings (needs gettext)"
 	@echo "  make compilemessages  compile the .po files into the committed .mo files (needs gettext)"
 	@echo "  make benchmarks   metric and significance benchmarks, small size; tables in var/bench/benchmarks.md"
+	@echo "  make leaderboard  import ParaBank as a study, run every metric, write var/parabank-leaderboard.md"
 	@echo "  make tour         walk the tour in Chromium and refresh docs/tour/*.png"
 	@echo "  make web          the web server alone (auto-reload)"
 	@echo "  make worker       one more Celery worker (no beat)"
@@ -58,6 +59,12 @@ $(VENV)/.installed-semantic: requirements-semantic.txt $(VENV)/.installed
 	@touch $@
 
 install-semantic: $(VENV)/.installed-semantic
+
+# ParaBank's meta-evaluation in the product: import ../shared/data/parabank as a study,
+# run every metric (semantic ones when the extra is installed), PEM out of fold, and
+# build the report; the leaderboard lands in var/parabank-leaderboard.md.
+leaderboard: migrate
+	$(PY) manage.py parabank_study --n-boot 200 --out var/parabank-report --markdown var/parabank-leaderboard.md
 
 migrate: install
 	$(PY) manage.py migrate --noinput -v0

@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/semantic_throughput.py [--threads 2] [--device cpu]
         [--pilot 1000] [--n 0] [--batch-sizes 16,32,64,128,256] [--metric SLUG ...]
+        [--precision fp32|bf16]
 
 Needs the optional extra (``make install-semantic``). Data: ParaBank's 5,548 real
 (original, candidate) pairs from ../shared/data/parabank/ (originals repeat, as in
@@ -56,6 +57,8 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=0)
     ap.add_argument("--batch-sizes", default="16,32,64,128,256")
     ap.add_argument("--metric", action="append", choices=("embed-cosine", "bertscore", "parascore"))
+    ap.add_argument("--precision", default="fp32", choices=("fp32", "bf16"),
+                    help="embed-cosine's precision parameter (bf16: autocast, for CPUs with AVX-512 BF16/AMX)")
     args = ap.parse_args(argv)
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -75,10 +78,10 @@ def main(argv=None) -> int:
     originals = [i.original for i in items]
     candidates = [i.candidate for i in items]
     sizes = [int(s) for s in args.batch_sizes.split(",")]
-    extra = {"parascore": {"reference_free": True}}
+    extra = {"parascore": {"reference_free": True}, "embed-cosine": {"precision": args.precision}}
     print(f"# {len(items)} ParaBank pairs, {len(set(originals))} distinct originals; torch {torch.__version__}, "
           f"{args.threads} threads, device {args.device}; {platform.processor() or platform.machine()}, "
-          f"{os.cpu_count()} CPUs visible")
+          f"{os.cpu_count()} CPUs visible; load average {os.getloadavg()[0]:.1f}")
     results = {}
     for slug in args.metric or ["embed-cosine", "bertscore", "parascore"]:
         params = {"device": args.device, **extra.get(slug, {})}
@@ -101,7 +104,8 @@ def main(argv=None) -> int:
                          "pilot_cpu": {str(k): round(v, 1) for k, v in pilot.items()}}
         print(f"{slug:13s} best batch {best}: {n} pairs in {wall:.1f} s wall = {n / wall:.1f} pairs/s; "
               f"{cpu:.1f} CPU-s = {n / (cpu / args.threads):.1f} pairs/s on {args.threads} own cores", flush=True)
-    print(json.dumps({"threads": args.threads, "device": args.device, "torch": torch.__version__, "results": results}))
+    print(json.dumps({"threads": args.threads, "device": args.device, "precision": args.precision,
+                      "loadavg": os.getloadavg(), "torch": torch.__version__, "results": results}))
     return 0
 
 

@@ -333,7 +333,13 @@ class EmbedCosineMetric(SemanticMetric):
     params = {
         "against": _AGAINST,
         "device": _DEVICE,
-        "batch_size": Param("batch_size", int, 128, "sentences per forward pass", minimum=1, maximum=4096),
+        "batch_size": Param("batch_size", int, 32, "sentences per forward pass", minimum=1, maximum=4096),
+        "precision": Param(
+            "precision", str, "fp32",
+            "fp32, or bf16: the encoder's matrix products in bfloat16 (torch autocast), about 1.7x faster on CPUs "
+            "with AVX-512 BF16 or AMX; cosines move by at most about 0.002 (ParaBank); embeddings are kept in fp32",
+            choices=("fp32", "bf16"),
+        ),
     }
     version = "1"
     card = MetricCard(
@@ -364,13 +370,22 @@ class EmbedCosineMetric(SemanticMetric):
         with self._cache_lock:
             todo = [t for t in dict.fromkeys(texts) if t not in self._cache]
         if todo:
-            vectors = model.encode(
-                todo,
-                batch_size=self.param_values["batch_size"],
-                convert_to_numpy=True,
-                normalize_embeddings=True,
-                show_progress_bar=False,
-            )
+            import torch
+
+            # bf16: autocast runs the linear layers (almost all of the time) in bfloat16;
+            # the result is normalised again in fp32 so that cosines stay in [-1, 1].
+            bf16 = self.param_values["precision"] == "bf16"
+            with torch.autocast(self._device.split(":")[0], dtype=torch.bfloat16, enabled=bf16):
+                vectors = model.encode(
+                    todo,
+                    batch_size=self.param_values["batch_size"],
+                    convert_to_numpy=True,
+                    normalize_embeddings=True,
+                    show_progress_bar=False,
+                )
+            vectors = np.asarray(vectors, dtype=np.float32)
+            if bf16:
+                vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
             with self._cache_lock:
                 for t, v in zip(todo, vectors):
                     self._cache[t] = np.asarray(v, dtype=np.float32)

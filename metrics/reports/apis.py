@@ -245,7 +245,7 @@ class ReportTableCsvExportApi(APIView):
         responses={(200, "text/csv"): OpenApiTypes.STR, **_CONFLICT}, summary="One table of the report as CSV",
         description="Numbers at full precision; text cells starting with =, +, -, @ (or a tab or carriage return) "
         "get a leading ' so that spreadsheets do not run them as formulas. Interval columns come as `<name>_low`, "
-        "`<name>_high`. table3 and metric_leaderboard exist only when metric runs were correlated.",
+        "`<name>_high`. table3, metric_leaderboard and metric_meta_evaluation exist only when metric runs were correlated.",
     )
     def get(self, request, study_id: int, report_id: int, table: str):
         report = _get_finished(request, study_id, report_id)

@@ -150,6 +150,8 @@ def report_tables(result: Mapping[str, Any]) -> list[ReportTable]:
     tables += [*agreement_tables(result), _judge_qc(result), _ranking(result, ci, target)]
     if result.get("metric_leaderboard"):
         tables.append(_leaderboard(result))
+    if result.get("metric_meta_evaluation"):
+        tables.append(_meta_evaluation(result))
     return tables
 
 
@@ -470,6 +472,34 @@ def _leaderboard(result) -> ReportTable:
         rows)
 
 
+def _meta_evaluation(result) -> ReportTable:
+    meta = result.get("metric_meta_evaluation") or {}
+    base = (meta.get("segment") or {}).get("baseline")
+    rows = []
+    for level in ("segment", "system"):
+        block = meta.get(level) or {}
+        for r in block.get("rows") or []:
+            rows.append({"level": level, "rank": r.get("rank"), "metric": r.get("metric"), "n": block.get("n"),
+                         "pearson": r.get("pearson"), "spearman": r.get("spearman"), "kendall_b": r.get("kendall_b"),
+                         "accuracy": r.get("accuracy"), "p_vs_best": r.get("p_vs_best"),
+                         "p_vs_baseline": r.get("p_vs_baseline")})
+    vs = (f" p vs {base}: the Williams test between this metric and {base}, H1 that the better-correlated of "
+          "the two correlates better." if base else "")
+    return ReportTable(
+        "metric_meta_evaluation", "Metric meta-evaluation",
+        "Every metric run against the mean human score on genuine items, per level: Pearson r, Spearman ρ, "
+        "Kendall τb and pairwise accuracy (ties count; within each original at segment level). Williams test "
+        f"(one-tailed, Pearson): p vs best, H1 that the best metric correlates better.{vs} The full matrix of "
+        "Williams tests is in the JSON (metric_meta_evaluation.<level>.matrix).",
+        (Column("level", "Level", latex="Level"), Column("rank", "Rank", "int", latex="Rank"),
+         Column("metric", "Metric", latex="Metric"), Column("n", "n", "int", latex="$n$"),
+         Column("pearson", "r", "r", latex="$r$"), Column("spearman", "ρ", "r", latex="$\\rho$"),
+         Column("kendall_b", "τb", "r", latex="$\\tau_b$"), Column("accuracy", "Acc.", "r", latex="Acc."),
+         Column("p_vs_best", "p vs best", "p", latex="$p_{best}$"),
+         Column("p_vs_baseline", f"p vs {base}" if base else "p vs baseline", "p", latex="$p_{base}$")),
+        rows)
+
+
 def table_by_slug(result: Mapping[str, Any], slug: str) -> ReportTable:
     for t in report_tables(result):
         if t.slug == slug:
@@ -478,7 +508,7 @@ def table_by_slug(result: Mapping[str, Any], slug: str) -> ReportTable:
 
 
 TABLE_SLUGS = ("table1", "table2", "table3", "agreement", "agreement_pairs", "judge_qc", "system_ranking",
-               "metric_leaderboard")
+               "metric_leaderboard", "metric_meta_evaluation")
 
 # --- CSV --------------------------------------------------------------------------------
 

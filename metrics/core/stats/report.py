@@ -13,6 +13,7 @@ from threadpoolctl import threadpool_limits
 from .agreement import criterion_agreement
 from .data import DEFAULT_CONTROL_EXPECTED, rating_matrix, validate_judgments, validate_metric_scores
 from .interjudge import interjudge_correlations, interjudge_summary
+from .meta_eval import metric_meta_evaluation
 from .metric_human import _aligned_metrics, metric_human_correlations, metric_leaderboard
 from .qc import judge_qc
 from .reference import DEFAULT_SUBSET_MIN, criterion_correlations, human_reference
@@ -69,6 +70,7 @@ def build_report(
     metric_runs: Sequence[Mapping[str, Any]] = (),
     scale: Sequence[float] | None = None,
     scales: Mapping[str, str] | None = None,
+    baseline_metric: str | None = "chrf",
 ) -> dict[str, Any]:
     """Compute the study report (PEM Tables 1–3, agreement, QC, rankings) as a dict.
 
@@ -95,6 +97,11 @@ def build_report(
       CIs and significance clusters.
     * ``metric_leaderboard`` — per level, metrics by Pearson with the mean human
       reference, with Williams-test p-values against the best; null without metrics.
+    * ``metric_meta_evaluation`` — per level (genuine items), every metric by Pearson,
+      Spearman, Kendall τ-b and pairwise accuracy (within originals at segment level),
+      Williams tests against the best, against ``baseline_metric`` (chrF by default,
+      when it was run) and the full matrix
+      (:func:`~metrics.core.stats.meta_eval.metric_meta_evaluation`); null without metrics.
     * ``settings``, ``versions`` — everything needed to reproduce the numbers.
 
     ``scales`` maps criteria to their scale type (``points``, ``slider``,
@@ -129,6 +136,7 @@ def build_report(
             metric_runs=metric_runs,
             scale=scale,
             scales=scales,
+            baseline_metric=baseline_metric,
         )
 
 
@@ -156,6 +164,7 @@ def _build_report(
     metric_runs,
     scale,
     scales=None,
+    baseline_metric=None,
 ) -> dict[str, Any]:
     if int(min_shared) < 4:
         raise ValueError("min_shared must be at least 4 (a correlation on 3 items has no Fisher-z weight)")
@@ -254,7 +263,7 @@ def _build_report(
         seed=seed,
     )
 
-    table3 = leaderboard = leaderboard_controls = None
+    table3 = leaderboard = leaderboard_controls = meta_evaluation = None
     if metric_scores is not None:
         metrics_long = validate_metric_scores(metric_scores)
         # Headline: genuine items only (controls are easy and extreme and would inflate
@@ -277,6 +286,8 @@ def _build_report(
         }
         leaderboard = _leaderboards(metrics_long, ref, genuine_ref, criterion, significance_level)
         leaderboard_controls = _leaderboards(metrics_long, ref, ref, criterion, significance_level)
+        meta_evaluation = _meta_evaluation(metrics_long, ref, genuine_ref, criterion, significance_level,
+                                           baseline_metric, accuracy_groups)
 
     settings = {
         "criterion": criterion,
@@ -301,6 +312,7 @@ def _build_report(
         "scale": list(scale) if scale is not None else None,
         "metric_controls": "headline on genuine items; controls in the human reference (PEM 5.2) as a second column",
         "scales": dict(scales) if scales else None,
+        "baseline_metric": baseline_metric,
     }
     report = jsonable(
         {
@@ -314,6 +326,7 @@ def _build_report(
             "system_ranking": {"criterion": criterion, "systems": [r.to_dict() for r in ranking]},
             "metric_leaderboard": leaderboard,
             "metric_leaderboard_with_controls": leaderboard_controls,
+            "metric_meta_evaluation": meta_evaluation,
             "settings": settings,
             "versions": _versions(),
         }
@@ -339,3 +352,16 @@ def _leaderboards(metrics_long, ref, mean_ref, criterion, significance_level) ->
         for level in ("segment", "system")
     }
 
+
+
+def _meta_evaluation(metrics_long, ref, mean_ref, criterion, significance_level, baseline, accuracy_groups):
+    wide = _aligned_metrics(metrics_long, ref).reindex(mean_ref.index)
+    human = mean_ref[criterion].to_numpy(dtype=float)
+    return {
+        level: metric_meta_evaluation(
+            human, wide, level=level, systems=mean_ref["system"].to_numpy(),
+            groups=mean_ref[accuracy_groups].to_numpy() if accuracy_groups and level == "segment" else None,
+            baseline=baseline, significance_level=significance_level,
+        )
+        for level in ("segment", "system")
+    }

@@ -37,7 +37,14 @@ WARNING_CODES: dict[str, str] = {
     "metric_run_partial": "a metric run scores only some of the judged items",
     "metric_run_stale": "a metric run is older than the data it scores",
     "control_convention_flip": "the metric ranking differs between genuine items and controls-in-reference",
+    "meta_eval_few_systems": "the system-level metric meta-evaluation rests on fewer than 10 systems",
+    "meta_eval_few_items": "the segment-level metric meta-evaluation rests on fewer than min_shared items",
+    "meta_eval_ties_with_best": "metrics not significantly worse than the best: the ranking among them is not settled",
 }
+
+#: Below this many systems a system-level correlation (and its Williams test, with
+#: n - 3 degrees of freedom) says little; WMT's metrics tasks use 10 or more.
+MIN_SYSTEMS = 10
 
 
 def _w(code: str, message: str, subject: str | None = None, severity: str = "warning") -> dict[str, Any]:
@@ -166,6 +173,30 @@ def report_warnings(
                           f"the ranking with controls in the human reference, PEM §5.2 ({' > '.join(order_b)}); "
                           "the headline is the former", level))
 
+    out.extend(_meta_evaluation_warnings(report.get("metric_meta_evaluation") or {}, min_shared))
+
     order = {"warning": 0, "info": 1}
     return sorted(out, key=lambda w: order[w["severity"]])  # stable: keeps the order above within a severity
 
+
+
+def _meta_evaluation_warnings(meta: Mapping[str, Any], min_shared: int) -> list[dict[str, Any]]:
+    """Thin-data findings of ``report["metric_meta_evaluation"]``."""
+    out = []
+    system = meta.get("system") or {}
+    if system.get("rows") and (system.get("n") or 0) < MIN_SYSTEMS:
+        out.append(_w("meta_eval_few_systems", f"the system-level metric correlations rest on {system.get('n')} "
+                      f"systems (fewer than {MIN_SYSTEMS}): one system can swing them, and a Williams test on them "
+                      "has little power", "system"))
+    segment = meta.get("segment") or {}
+    if segment.get("rows") and (segment.get("n") or 0) < min_shared:
+        out.append(_w("meta_eval_few_items", f"the segment-level metric correlations rest on {segment.get('n')} "
+                      f"items (fewer than min_shared = {min_shared})", "segment"))
+    for level, block in (("segment", segment), ("system", system)):
+        rows = block.get("rows") or []
+        tied = [r["metric"] for r in rows if r.get("rank", 1) > 1 and r.get("significantly_worse") is False]
+        if rows and tied:
+            out.append(_w("meta_eval_ties_with_best",
+                          f"{level} level: {', '.join(tied)} not significantly worse than {rows[0]['metric']} "
+                          "(Williams test): read their order as a tie", level, severity="info"))
+    return out

@@ -149,7 +149,22 @@ def test_the_signature_names_the_model_and_the_hash_of_its_files(model_dir):
     sig = parse_signature(create_metric("embed-cosine").signature())
     assert sig["model"] == "sentence-transformers/all-MiniLM-L6-v2"
     assert sig["res"]["model"] == file_fingerprint(model_dir)
-    assert sig["device"] == "auto" and sig["batch_size"] == "128"
+    assert sig["device"] == "auto" and sig["batch_size"] == "32" and sig["precision"] == "fp32"
+    assert parse_signature(create_metric("embed-cosine", {"precision": "bf16"}).signature())["precision"] == "bf16"
+
+
+@needs_semantic
+def test_embed_cosine_in_bf16_stays_within_0_005_of_fp32_and_ranks_alike(model_dir):
+    import scipy.stats as sps
+
+    originals = ORIGINALS * 4
+    candidates = [c if i % 2 else c.lower() for i, c in enumerate(CANDIDATES * 4)]
+    fp32 = np.asarray(create_metric("embed-cosine", {"device": "cpu"}).score(originals, candidates).scores)
+    bf16 = np.asarray(create_metric("embed-cosine", {"device": "cpu", "precision": "bf16"}).score(
+        originals, candidates).scores)
+    assert not np.array_equal(fp32, bf16)  # it did run in bfloat16
+    assert np.abs(fp32 - bf16).max() < 0.005
+    assert sps.spearmanr(fp32, bf16)[0] > 0.95
 
 
 @needs_semantic

@@ -57,7 +57,8 @@ def test_list_and_detail_say_whether_a_report_is_stale_and_link_every_export(api
     assert all(m["signature"] for m in body["metric_runs"])
     assert [p["slug"] for p in body["plots"]][:3] == ["criterion-vs-overall", "system-ranking", "judge-distributions"]
     assert set(body["exports"]["tables"]) == {"table1", "table2", "table3", "agreement", "agreement_pairs",
-                                              "judge_qc", "system_ranking", "metric_leaderboard"}
+                                              "judge_qc", "system_ranking", "metric_leaderboard",
+                                              "metric_meta_evaluation"}
     submit_as_real_judge(built_report.study, make_user("latecomer"))
     body = api_client.get(_api(built_report.study, f"{built_report.pk}/")).json()
     assert body["stale"] is True and body["stale_reasons"]

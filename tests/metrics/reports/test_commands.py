@@ -35,7 +35,7 @@ def test_the_report_command_builds_synchronously_and_writes_every_export(tmp_pat
     assert files == sorted([
         "report.json", "report.tex", "report.html", f"{stem}.zip",
         *[f"tables/{t}.csv" for t in ("table1", "table2", "table3", "agreement", "agreement_pairs", "judge_qc",
-                                      "system_ranking", "metric_leaderboard")],
+                                      "system_ranking", "metric_leaderboard", "metric_meta_evaluation")],
         *[f"plots/{s}.svg" for s in ("criterion-vs-overall", "system-ranking", "judge-distributions",
                                      "metric-bleu", "metric-ter-negated")]])
     data = json.loads((tmp_path / "report.json").read_text())

@@ -18,14 +18,14 @@ from metrics.reports.models import Report, ReportPlot
 
 pytestmark = pytest.mark.django_db
 
-ALL_TABLES = ["table1", "table2", "table3", "metric_leaderboard", "agreement", "agreement_pairs", "judge_qc",
-              "system_ranking"]
+ALL_TABLES = ["table1", "table2", "table3", "metric_leaderboard", "metric_meta_evaluation", "agreement",
+              "agreement_pairs", "judge_qc", "system_ranking"]
 
 
 def test_the_report_has_every_table_in_page_order(built_report):
     assert [t.slug for t in exports.report_tables(built_report.result)] == [
         "table1", "table2", "table3", "agreement", "agreement_pairs", "judge_qc", "system_ranking",
-        "metric_leaderboard"]
+        "metric_leaderboard", "metric_meta_evaluation"]
 
 
 def test_every_table_is_valid_csv_with_the_columns_it_announces(built_report):

@@ -53,7 +53,7 @@ def test_the_whole_report_compiles_with_pdflatex_and_booktabs(built_report, tmp_
     # Every table became a numbered float with its label: LaTeX wrote one \newlabel per table.
     n_tables = len(exports.report_tables(built_report.result))
     aux = (tmp_path / "paper.aux").read_text()
-    assert n_tables == 8 and aux.count("\\newlabel{tab:paraeval-") == n_tables
+    assert n_tables == 9 and aux.count("\\newlabel{tab:paraeval-") == n_tables
 
 
 @needs_pdflatex

@@ -24,8 +24,8 @@ def test_report_is_json_and_has_every_section(report):
     assert report["schema"] == REPORT_SCHEMA
     assert set(report) == {
         "schema", "summary", "table1", "table2", "table3", "agreement", "judge_qc",
-        "system_ranking", "metric_leaderboard", "metric_leaderboard_with_controls", "settings", "versions",
-        "warnings",
+        "system_ranking", "metric_leaderboard", "metric_leaderboard_with_controls", "metric_meta_evaluation",
+        "settings", "versions", "warnings",
     }
     summary = report["summary"]
     assert summary["n_judges"] == 3 and summary["excluded_judges"] == ["j04"]
