@@ -115,11 +115,14 @@ class ComparisonSubmitApi(APIView):
         summary="Submit (or revise) your answers for a pair: A (left) better, tie, or B (right) better",
         description="Idempotent on `key`, like the absolute protocol's judgments.")
     def post(self, request, study_id: int):
+        try:  # who may answer first (404), then what they sent (400)
+            study = _comparison_study(request, study_id)
+        except JudgingError as exc:
+            return judging_error(exc)
         data = ComparisonSubmitInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
         try:
-            study = _comparison_study(request, study_id)
             judgment, created = comparison.comparison_submit(
                 study=study, judge=request.user, token=v["pair"], key=v["key"], answers=dict(v["answers"]),
                 serve_stamp=v["serve_stamp"], active_seconds=v.get("active_seconds"), source=JudgmentSource.API)

@@ -40,10 +40,9 @@ def _render_pair(request, study, pair, *, error=None, field_errors=None, posted=
 
 
 def _comparison_study(request, study_id: int):
+    """The judge's study, or None when it is not a side-by-side comparison."""
     study = _judge_study(request, study_id)
-    if not comparison.is_comparison(study):
-        raise Http404("This study is not a side-by-side comparison.")
-    return study
+    return study if comparison.is_comparison(study) else None
 
 
 @participant_page
@@ -52,6 +51,8 @@ def _comparison_study(request, study_id: int):
 def compare(request, study_id: int):
     """The judge's current pair: the first one not yet answered (the resume point)."""
     study = _comparison_study(request, study_id)
+    if study is None:  # a study rated one pair at a time: its own rating page
+        return redirect("judging:rate", study_id=study_id)
     assignment, page = _assignment_or_page(request, study)
     if page is not None:
         return page
@@ -71,6 +72,8 @@ def compare(request, study_id: int):
 def compare_revise(request, study_id: int, token: str):
     """One earlier pair of the judge's own assignment, to change the answer."""
     study = _comparison_study(request, study_id)
+    if study is None:  # a study rated one pair at a time: its own rating page
+        return redirect("judging:rate", study_id=study_id)
     assignment, page = _assignment_or_page(request, study)
     if page is not None:
         return page
@@ -87,6 +90,8 @@ def compare_revise(request, study_id: int, token: str):
 def compare_submit(request, study_id: int):
     """The pair form's POST: the same service as the API, then back to the resume point."""
     study = _comparison_study(request, study_id)
+    if study is None:  # a study rated one pair at a time: its own rating page
+        return redirect("judging:rate", study_id=study_id)
     token = request.POST.get("token", "")
     answers = {q["slug"]: request.POST.get(q["slug"]) for q in _questions(study) if request.POST.get(q["slug"])}
     try:

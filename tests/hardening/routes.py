@@ -75,9 +75,18 @@ AUTHENTICATED = {"home", "account", "account_token_revoke", "api_token_revoke", 
 RESEARCHERS = {"annotation:study_list", "annotation:study_create", "annotation-api:study_create"}
 #: A judge of the study, on their own assignment.
 STUDY_JUDGE = {"judging:rate", "judging:instructions", "judging:submit", "judging:finished",
-               "judging-api:item_next", "judging-api:item_last", "judging-api:judgment_submit"}
+               "judging-api:item_next", "judging-api:item_last", "judging-api:judgment_submit",
+               # training, attention checks, screened out; the side-by-side pages, which send a judge of
+               # this (absolute) world's study to its rating page, whatever the pair token
+               "judging:compare", "judging:compare_submit", "judging:compare_revise",
+               "judging:training", "judging:training_feedback", "judging:attention", "judging:screened_out",
+               "judging-api:training", "judging-api:training_answer", "judging-api:attention"}
 #: A judge, on an item of their own assignment (``token``).
 JUDGE_ITEM = {"judging:revise", "judging-api:item_detail", "judging-api:item_previous"}
+#: The side-by-side protocol's API: on this world's absolute study every judge of it gets 409
+#: ("not a side-by-side comparison", the same for any token), everyone else is refused.
+#: Whose pair is whose in a comparison study: tests/annotation/judging/test_comparison.py.
+OTHER_PROTOCOL_API = {"judging-api:pair_next", "judging-api:pair_detail", "judging-api:comparison_submit"}
 #: An annotator, on their own assignment (``assignment_id``).
 #: A join-link participant's own pages (none of the world's roles is one: all are refused).
 PARTICIPANT_OWN = {"participation:continue", "participation:questions"}
@@ -91,6 +100,7 @@ ALLOWED = {
     "study researcher": {"owner"},
     "study judge": {"judge", "other_judge"},
     "judge's own item": {"judge"},
+    "study judge, other protocol": {"judge", "other_judge"},
     "annotator's own item": {"annotator"},
     "participant's own pages": set(),
     "staff": set(),
@@ -101,7 +111,8 @@ def access_rule(route: Route) -> str | None:
     """The rule of a route (a key of :data:`ALLOWED`), or None when no rule covers it."""
     for names, rule in ((PUBLIC, "public"), (AUTHENTICATED, "authenticated"), (RESEARCHERS, "researchers"),
                         (STUDY_JUDGE, "study judge"), (JUDGE_ITEM, "judge's own item"),
-                        (ANNOTATOR_ITEM, "annotator's own item"), (PARTICIPANT_OWN, "participant's own pages")):
+                        (ANNOTATOR_ITEM, "annotator's own item"), (PARTICIPANT_OWN, "participant's own pages"),
+                        (OTHER_PROTOCOL_API, "study judge, other protocol")):
         if route.name in names:
             return rule
     if route.namespace == "admin":
