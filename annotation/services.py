@@ -440,9 +440,15 @@ def people_lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def _check_role(role: str) -> None:
-    if role not in PARTICIPANT_ROLES:
+def _check_role(role: str | None) -> str:
+    if role is None or role not in PARTICIPANT_ROLES:
         raise PeopleError([f"role '{role}' is not one of: {', '.join(PARTICIPANT_ROLES)}"])
+    return role
+
+
+def _numbered(lines: list[tuple[int, str]] | list[str]) -> list[tuple[int, str]]:
+    """``(line number, text)`` pairs: ``lines`` as given when numbered, else numbered from 1."""
+    return [x if isinstance(x, tuple) else (n, x) for n, x in enumerate(lines, 1)]
 
 
 def _role_issues(study: Study, users: list[tuple[int, str, User]], role: str) -> list[str]:
@@ -471,8 +477,7 @@ def study_people_add_existing(*, study: Study, usernames: list[tuple[int, str]] 
     its line, and nothing is written.
     """
     _check_role(role)
-    numbered = [(n, u) for n, u in (usernames if usernames and isinstance(usernames[0], tuple)
-                                    else enumerate(usernames, 1))]
+    numbered = _numbered(usernames)
     if not numbered:
         raise PeopleError(["the list is empty: give one username per line"])
     found = {u.username: u for u in User.objects.filter(username__in=[u for _, u in numbered])}
@@ -513,9 +518,8 @@ def study_people_create(*, study: Study | None, lines: list[tuple[int, str]] | l
 
     if delivery not in ("password", "link"):
         raise PeopleError([f"delivery '{delivery}' is not 'password' or 'link'"])
-    if study is not None:
-        _check_role(role)
-    numbered = [(n, t) for n, t in (lines if lines and isinstance(lines[0], tuple) else enumerate(lines, 1))]
+    study_role = _check_role(role) if study is not None else ""  # used only with a study
+    numbered = _numbered(lines)
     if not numbered:
         raise PeopleError(["the list is empty: give one name or email address per line"])
     validator = UnicodeUsernameValidator()
@@ -565,10 +569,10 @@ def study_people_create(*, study: Study | None, lines: list[tuple[int, str]] | l
             if researcher:
                 researcher_grant(user=user)
             if study is not None:
-                StudyMembership.objects.create(study=study, user=user, role=role)
+                StudyMembership.objects.create(study=study, user=user, role=study_role)
             token = signin_link_create(user=user, study=study, created_by=created_by) if delivery == "link" else None
             made.append(NewPerson(username=username, email=email, password=password, signin_token=token))
             users.append(user)
         if study is not None:
-            _after_members_added(study, users, role)
+            _after_members_added(study, users, study_role)
     return made

@@ -31,8 +31,8 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 from django.conf import settings
@@ -237,7 +237,7 @@ def metric_run_create(
     except UnknownMetric as exc:
         raise ValidationError({"metric": str(exc)}) from None
     params, against = _resolve_params(cls, params or {}, against)
-    resources = {str(k): int(v) for k, v in (resources or {}).items() if v not in (None, "")}
+    resources = {str(k): int(v) for k, v in (resources or {}).items()}
     try:
         instance = create_metric(metric, params, _resource_paths(resources))
     except MetricError as exc:
@@ -252,11 +252,10 @@ def metric_run_create(
     normalized = {k: _jsonable(v) for k, v in instance.param_values.items()}
     # Heavy metrics (a neural model) ask for larger chunks (``default_chunk_size``);
     # a metric whose statistics span the corpus (BERTScore's idf) for a single one.
-    chunk_size = int(
-        chunk_size
-        or getattr(cls, "default_chunk_size", None)
-        or getattr(settings, "PARAEVAL_METRIC_CHUNK_SIZE", DEFAULT_CHUNK_SIZE)
+    default_chunk_size: int = getattr(cls, "default_chunk_size", 0) or getattr(
+        settings, "PARAEVAL_METRIC_CHUNK_SIZE", DEFAULT_CHUNK_SIZE
     )
+    chunk_size = int(chunk_size or default_chunk_size)
     if chunk_size < 1:
         raise ValidationError({"chunk_size": "chunk_size must be at least 1"})
     whole_corpus = bool(getattr(instance, "needs_whole_corpus", False))
@@ -404,7 +403,7 @@ def metric_run_start(*, run_id: int) -> list[int]:
 _SEGMENT = re.compile(r"\bsegment (\d+)\b")
 
 
-def _name_segments(message: str, rows: list[dict]) -> str:
+def _name_segments(message: str, rows: Sequence[Mapping[str, Any]]) -> str:
     """Replace core's 0-based 'segment i' by the candidate it is, for the researcher."""
 
     def name(match: re.Match) -> str:
@@ -514,7 +513,10 @@ def metric_run_chunk_execute(*, run_id: int, chunk_id: int) -> bool:
     return False
 
 
-def _distinct_rows(metric: Metric, rows: list[dict]) -> tuple[list[dict], np.ndarray]:
+_Row = TypeVar("_Row", bound=Mapping[str, Any])
+
+
+def _distinct_rows(metric: Metric, rows: list[_Row]) -> tuple[list[_Row], np.ndarray]:
     """The rows to score, one per distinct (original, candidate, reference), and for
     each of ``rows`` the index of its scored row.
 
@@ -527,7 +529,7 @@ def _distinct_rows(metric: Metric, rows: list[dict]) -> tuple[list[dict], np.nda
     if getattr(metric, "needs_whole_corpus", False):
         return rows, np.arange(len(rows), dtype=np.intp)
     first: dict[tuple, int] = {}
-    scored: list[dict] = []
+    scored: list[_Row] = []
     index = np.empty(len(rows), dtype=np.intp)
     for i, r in enumerate(rows):
         key = (r["original__text"], r["text"], r["original__reference"] or None)
@@ -661,7 +663,7 @@ def pem_model_create(
     """
     from .selectors import pem_training_targets
 
-    feature_resources = {str(k): int(v) for k, v in (feature_resources or {}).items() if v not in (None, "")}
+    feature_resources = {str(k): int(v) for k, v in (feature_resources or {}).items()}
     unknown = sorted(set(feature_resources) - set(PEM_FEATURE_RESOURCES))
     if unknown:
         raise ValidationError({"feature_resources": f"unknown PEM feature resource(s): {', '.join(unknown)}"})

@@ -149,7 +149,7 @@ def _pairs_import_parsed(*, study: Study, parsed: ParsedPairs, replace: bool = F
             AlignmentGroup.objects.filter(study=study).delete()
         existing_ids = set(AlignmentPair.objects.filter(study=study).values_list("external_id", flat=True))
         groups = {g.external_id: g for g in AlignmentGroup.objects.filter(study=study)}
-        group_keys = {}
+        group_keys: dict[str, list[str]] = {}
         for gid, tokens in AlignmentPair.objects.filter(study=study).values_list("group__external_id", "tokens1"):
             group_keys.setdefault(gid, tokens)
         issues = []
@@ -165,7 +165,7 @@ def _pairs_import_parsed(*, study: Study, parsed: ParsedPairs, replace: bool = F
             raise StudyImportError(parsed.filename, issues)
 
         next_group = AlignmentGroup.objects.filter(study=study).count()
-        new_groups = []
+        new_groups: list[AlignmentGroup] = []
         for gid in parsed.group_ids:
             if gid not in groups:
                 g = AlignmentGroup(study=study, external_id=gid, position=next_group + len(new_groups))
@@ -244,7 +244,8 @@ def system_alignments_store(
         pair = pairs.get(pid)
         if pair is None:
             raise ValidationError(f"pair {pid} is not a pair of this study")
-        if a.has_tokens and (list(a.tokens1), list(a.tokens2)) != (pair.tokens1, pair.tokens2):
+        if a.tokens1 is not None and a.tokens2 is not None and (list(a.tokens1), list(a.tokens2)) != (
+                pair.tokens1, pair.tokens2):
             raise ValidationError(f"the alignment of pair '{pair.external_id}' is over other tokens than the pair's")
         row = SystemAlignment(system=system, pair=pair, sure=_links_json(a.sure), possible=_links_json(a.possible))
         row.links_fit(pair)
@@ -385,7 +386,7 @@ def assignments_create(*, study: Study, annotators: Iterable[User] | None = None
     if not people:
         raise ValidationError("the study has no annotators; add people with the role 'annotator' first")
     existing: dict[int, set[int]] = {}
-    load = Counter()
+    load: Counter[int] = Counter()
     for pid, uid in AlignmentAssignment.objects.filter(pair__study=study).values_list("pair_id", "annotator_id"):
         existing.setdefault(pid, set()).add(uid)
         load[uid] += 1
@@ -712,7 +713,8 @@ def _score_paraphrases(run: ScoringRun) -> tuple[dict, str]:
     table = _read_table(data, run.label)
     gold = selectors.gold_alignments(study=run.study)
     groups, pair_count = [], 0
-    current, current_gid = [], None
+    current: list[Alignment] = []
+    current_gid = None
     for pair in selectors.pairs_for_study(study=run.study).order_by("group__position", "position"):
         if pair.group_id != current_gid:
             if current:

@@ -20,7 +20,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Field, Model, Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -86,9 +86,9 @@ def design_update(*, study: Study, changes: Mapping[str, object]) -> JudgingDesi
         raise DesignFrozen("This study has judgments (imported ones count), so its protocol can no longer change.")
     changes = dict(changes)
     if "criteria" in changes:
-        changes["criteria"] = scales.criteria_normalise(changes["criteria"])
-        if "expected_scores" not in changes and not scales.criteria_errors(changes["criteria"]):
-            changes["expected_scores"] = expected_kept(design.expected_scores, changes["criteria"])
+        criteria = changes["criteria"] = scales.criteria_normalise(changes["criteria"])
+        if "expected_scores" not in changes and isinstance(criteria, list) and not scales.criteria_errors(criteria):
+            changes["expected_scores"] = expected_kept(design.expected_scores, criteria)
     for field, value in changes.items():
         setattr(design, field, value)
     try:
@@ -187,6 +187,14 @@ def _assignment_write(*, study: Study, judge: User, seed: int, candidate_ids: li
     return assignment
 
 
+def _db_column(model: type[Model], name: str) -> str:
+    """The database column of ``model``'s concrete field ``name``."""
+    field = model._meta.get_field(name)
+    if not isinstance(field, Field) or not field.column:
+        raise ValueError(f"{model.__name__}.{name} is not a concrete field")
+    return field.column
+
+
 def _assignment_items_insert(assignment_id: int, candidate_ids: list[int]) -> None:
     """Insert a judge's items as plain tuples: ``COPY`` on PostgreSQL, ``executemany`` elsewhere.
 
@@ -198,7 +206,7 @@ def _assignment_items_insert(assignment_id: int, candidate_ids: list[int]) -> No
     meta = AssignmentItem._meta
     qn = connection.ops.quote_name
     fields = ["created_at", "updated_at", "assignment", "candidate", "position", "token", "done_at"]
-    columns = ", ".join(qn(meta.get_field(f).column) for f in fields)
+    columns = ", ".join(qn(_db_column(AssignmentItem, f)) for f in fields)
     now = timezone.now()
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor, cursor.cursor.copy(
@@ -765,7 +773,7 @@ def judgment_submit(
         return SubmitResult(judgment=judgment, created=True)
 
 
-def _replay(existing: Judgment, *, item: AssignmentItem, scores: dict[str, int]) -> SubmitResult:
+def _replay(existing: Judgment, *, item: AssignmentItem, scores: Mapping[str, float]) -> SubmitResult:
     if existing.item_id != item.pk or existing.scores != scores:
         raise KeyReused(gettext(
             "This key was already used for a different submission; send a new key for a new judgment."))
@@ -848,11 +856,11 @@ def judgments_import_parsed(*, study: Study, parsed) -> JudgmentImportSummary:
         by_system: dict[tuple[int, str], int] = {}
         by_text: dict[tuple[int, str], list[int]] = {}
         cand_text: dict[int, str] = {}
-        for pk, oid, sname, text in Candidate.objects.filter(original__study=study).values_list(
+        for cand_pk, cand_oid, sname, text in Candidate.objects.filter(original__study=study).values_list(
                 "id", "original_id", "system__name", "text"):
-            by_system[(oid, sname)] = pk
-            by_text.setdefault((oid, text.strip()), []).append(pk)
-            cand_text[pk] = text
+            by_system[(cand_oid, sname)] = cand_pk
+            by_text.setdefault((cand_oid, text.strip()), []).append(cand_pk)
+            cand_text[cand_pk] = text
         issues: list[ImportIssue] = []
         new_systems: list[str] = []
         new_cands: dict[tuple[int, str], str] = {}  # (original pk, system) -> text

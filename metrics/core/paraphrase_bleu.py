@@ -536,7 +536,7 @@ class ParaphraseBleu(SacreMetric):
         self, originals: Sequence[str], candidates: Sequence[str], references: Sequence[str | None] | None = None
     ) -> list[SyntheticReference]:
         """The rewritten reference of every segment (for inspection and reports)."""
-        refs = list(references) if references is not None else [None] * len(candidates)
+        refs: list[str | None] = list(references) if references is not None else [None] * len(candidates)
         texts = against_texts(self, list(originals), refs, self.param_values["against"])
         table, bank, thr = self.resource("synonyms"), self.bank(), self.param_values["threshold"]
         return [synthetic_reference(r, c, synonyms=table, bank=bank, threshold=thr) for r, c in zip(texts, candidates)]

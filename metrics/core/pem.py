@@ -336,7 +336,7 @@ def split_by_group(
 def pem_train(
     features: np.ndarray,
     targets: np.ndarray,
-    groups: Sequence,
+    groups: Sequence | np.ndarray,
     *,
     test_fraction: float = 1 / 3,
     test_groups: Iterable | None = None,

@@ -90,8 +90,8 @@ def pem_out_of_fold(
         rows = np.flatnonzero(use)
         _, first = np.unique(np.column_stack([x[rows], y15[rows], np.unique(g, return_inverse=True)[1][rows]]),
                              axis=0, return_index=True)
-        use = rows[np.sort(first)]
-        model = pem_train(x[use], y15[use], g[use], test_groups=held_groups, param_grid=grid)
+        keep = rows[np.sort(first)]
+        model = pem_train(x[keep], y15[keep], g[keep], test_groups=held_groups, param_grid=grid)
         predict = np.isin(g, held_groups) & np.isfinite(x).all(axis=1)
         out[predict] = lo + (model.predict(x[predict]) - 1.0) * (hi - lo) / 4.0
         r = model.test_pearson

@@ -318,7 +318,7 @@ def read_moses_phrase_table(
             e_toks = e.split()
             e = " ".join(stem(t) if stem_english else t.lower() for t in e_toks)
             f = " ".join(t.lower() if lowercase_pivot else t for t in f.split())
-            counts[(e, f)] += joint
+            counts[(e, f)] += joint  # type: ignore[assignment]  # typeshed's Counter holds ints; these are float counts
     if not counts:
         raise ValueError(f"{path}: no phrase pairs")
     return counts

@@ -433,7 +433,7 @@ def bag_overlap_stats(bag_r: Mapping, bag_p: Mapping) -> np.ndarray:
     return np.array(overlap_stats(bag_r, bag_p), dtype=np.float64)
 
 
-def f1_from_stats(stats: Sequence[float]) -> F1Result:
+def f1_from_stats(stats: Sequence[float] | np.ndarray) -> F1Result:
     """Precision Σmin/ΣW_P, recall Σmin/ΣW_R and their harmonic mean (0 when a bag is empty)."""
     overlap, w_p, w_r = (float(x) for x in stats)
     precision = overlap / w_p if w_p > 0 else 0.0
@@ -458,8 +458,11 @@ def pivot_f1(
     recall = Σ_g min(W_R(g), W_P(g)) / Σ_g W_R(g), F1 their harmonic mean, over
     the pivot n-gram bags of :func:`pivot_bag`. Symmetric in R and P.
     """
-    opts = dict(stem=stem, edge_threshold=edge_threshold, ngram_threshold=ngram_threshold, max_n=max_n)
-    return f1_from_stats(bag_overlap_stats(pivot_bag(original, table, **opts), pivot_bag(paraphrase, table, **opts)))
+    def bag(sentence: str) -> dict[tuple[str, ...], float]:
+        return pivot_bag(sentence, table, stem=stem, edge_threshold=edge_threshold, ngram_threshold=ngram_threshold,
+                         max_n=max_n)
+
+    return f1_from_stats(bag_overlap_stats(bag(original), bag(paraphrase)))
 
 
 @lru_cache(maxsize=2)

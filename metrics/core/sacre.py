@@ -70,6 +70,8 @@ class SacreMetric(Metric):
 
     #: Whether sacrebleu's statistics are integer counts (BLEU, chrF) or not (TER).
     _integer_stats = True
+    _corpus: SacreBackend
+    _sentence: SacreBackend
 
     @property
     def needs_references(self) -> bool:  # type: ignore[override]
@@ -319,6 +321,7 @@ def _bleu_many(bleu: _SacreBLEU, sums: np.ndarray) -> np.ndarray:
                 smooth = np.where(alive & zero, smooth * 2, smooth)
                 p = np.where(zero, ft(100.0) / (smooth.astype(ft) * t), p)
             elif method == "floor":
+                assert value is not None  # sacrebleu's floor default is 0.1
                 p = np.where(zero, ft(100.0 * value) / t, p)
             else:
                 p = np.where(zero, ft(0.0), p)

@@ -24,7 +24,8 @@ Statistics per segment: ``[overlap, Σ c_P, Σ c_R]`` — the same layout as
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -54,7 +55,7 @@ def ngram_counts(tokens: Sequence[str], *, max_n: int = 4) -> Counter:
     return bag
 
 
-def overlap_stats(bag_r: Counter, bag_p: Counter) -> tuple[int, int, int]:
+def overlap_stats(bag_r: Mapping[Any, float], bag_p: Mapping[Any, float]) -> tuple[float, float, float]:
     """``(Σ_g min(c_R, c_P), Σ c_P, Σ c_R)`` of two n-gram bags."""
     small, large = (bag_p, bag_r) if len(bag_p) < len(bag_r) else (bag_r, bag_p)
     overlap = sum(min(c, large[g]) for g, c in small.items() if g in large)

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from importlib import metadata
-from typing import Any
+from typing import Any, SupportsFloat, SupportsIndex
 
 import numpy as np
 import pandas as pd
@@ -72,7 +72,7 @@ def _as_bool(value: object, name: str, errors: dict) -> bool:
 def _as_number(value: object, name: str, errors: dict, *, low: float, high: float, integer: bool = False,
                low_open: bool = False, high_open: bool = False):
     try:
-        if isinstance(value, bool):
+        if isinstance(value, bool) or not isinstance(value, (str, bytes, SupportsFloat, SupportsIndex)):
             raise TypeError
         number = float(value)
         if integer and (not math.isfinite(number) or number != int(number)):
@@ -104,7 +104,10 @@ def _shared_points_scale(criteria: list[dict]) -> range | None:
              for c in criteria}
     if len(spans) != 1 or None in spans:
         return None
-    lo, hi = spans.pop()
+    span = spans.pop()
+    if span is None:
+        return None
+    lo, hi = span
     if lo is None or hi is None:
         return None
     return range(int(lo), int(hi) + 1)
@@ -480,7 +483,8 @@ def simulated_judges_fill(
         raise ValidationError(errors)
     design = JudgingDesign.objects.filter(study=study).first()
     if study.status != StudyStatus.OPEN or design is None or not design.is_frozen:
-        state = {StudyStatus.DRAFT: "still a draft", StudyStatus.CLOSED: "closed"}.get(study.status, study.status)
+        states: dict[str, str] = {StudyStatus.DRAFT: "still a draft", StudyStatus.CLOSED: "closed"}
+        state = states.get(study.status, study.status)
         action = ("reopen it on its Judging progress page" if study.status == StudyStatus.CLOSED
                   else "open judging on its Judging design page")
         raise ValidationError(f"Study '{study.name}' is not open for judging (it is {state}); {action} first, "
@@ -575,9 +579,8 @@ def simulated_judges_fill(
         rows.sort(key=lambda r: r[4])  # in the judge's order, one after the other
         timed = []
         for item_pk, _, cand_pk, token, _, _ in rows:
-            o, system = cand_info[cand_pk]
-            key = (judge_index[judge_pk], o, system)
-            if o is None or key not in sim_scores:
+            orig_i, system = cand_info[cand_pk]
+            if orig_i is None or (key := (judge_index[judge_pk], orig_i, system)) not in sim_scores:
                 continue
             timed.append((item_pk, token, *sim_scores[key]))
         clock = now - timedelta(seconds=sum(t[3] for t in timed))
@@ -585,12 +588,12 @@ def simulated_judges_fill(
         for item_pk, token, values, seconds in timed:
             served = clock
             clock = clock + timedelta(seconds=seconds)
-            j = Judgment(study=study, item_id=item_pk, judge_id=judge_pk, key=f"sim-{token}", revision=1,
-                         is_latest=True, served_at=served, submitted_at=clock, seconds=seconds,
-                         source=JudgmentSource.API, values=dict(zip(CRITERIA, values)))
+            judgment = Judgment(study=study, item_id=item_pk, judge_id=judge_pk, key=f"sim-{token}", revision=1,
+                                is_latest=True, served_at=served, submitted_at=clock, seconds=seconds,
+                                source=JudgmentSource.API, values=dict(zip(CRITERIA, values)))
             # Field checks (scores 1–5, key length) without one query per foreign key.
-            j.full_clean(exclude=["study", "item", "judge"], validate_unique=False, validate_constraints=False)
-            judgments.append(j)
+            judgment.full_clean(exclude=["study", "item", "judge"], validate_unique=False, validate_constraints=False)
+            judgments.append(judgment)
         try:
             with transaction.atomic():
                 Judgment.objects.bulk_create(judgments, batch_size=2000)

@@ -292,7 +292,7 @@ class MeanMetric(Metric):
     Subclasses implement :meth:`_sentence_values`.
     """
 
-    stat_names = ("score", "count")
+    stat_names: tuple[str, ...] = ("score", "count")
 
     @abstractmethod
     def _sentence_values(

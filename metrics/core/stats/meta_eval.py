@@ -109,7 +109,7 @@ def metric_meta_evaluation(
     for rank, k in enumerate(order, start=1):
         row: dict[str, Any] = {"metric": names[k], "rank": rank}
         row.update({meth: stats[meth][k] for meth in methods})
-        p_best = None if k == best else _williams_p(r_h, r_mm, best, k, n)
+        p_best = None if best is None or k == best else _williams_p(r_h, r_mm, best, k, n)
         row["p_vs_best"] = p_best
         row["significantly_worse"] = None if p_best is None else bool(p_best < significance_level)
         if base is not None:

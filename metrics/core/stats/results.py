@@ -227,12 +227,14 @@ class BootstrapDifferenceResult(_ToDict):
     pvalue: float
     n: int
     n_boot: int
-    ci_low: float
-    ci_high: float
+    ci_low: float | None  # None when no resampled difference is finite (infinite scores)
+    ci_high: float | None
     confidence_level: float = 0.95
 
     def confidence_interval(self) -> ConfidenceInterval:
         """Return the percentile-bootstrap interval of the mean difference."""
+        if self.ci_low is None or self.ci_high is None:
+            return ConfidenceInterval(math.nan, math.nan, self.confidence_level, "unavailable")
         return ConfidenceInterval(self.ci_low, self.ci_high, self.confidence_level, "bootstrap")
 
 

@@ -144,3 +144,12 @@ def test_system_ranking_clusters_systems_that_are_not_significantly_different():
     assert ranking[1].pvalue_vs_next < 0.05 < ranking[0].pvalue_vs_next
     assert ranking[2].pvalue_vs_next is None
     assert all(r.ci_low < r.mean < r.ci_high for r in ranking)
+
+
+def test_paired_bootstrap_without_a_finite_resample_has_no_interval():
+    # An infinite score makes every resampled difference non-finite: the percentile
+    # interval is None (mypy: typed float), and its ConfidenceInterval is NaN, not None.
+    res = paired_bootstrap([math.inf, 1, 2, 3], [0, 0, 0, 0], n_boot=50, seed=0)
+    assert res.ci_low is None and res.ci_high is None
+    ci = res.confidence_interval()
+    assert math.isnan(ci.low) and math.isnan(ci.high) and ci.method == "unavailable"
