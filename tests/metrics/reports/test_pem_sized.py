@@ -71,5 +71,5 @@ def test_the_full_report_of_a_pem_sized_simulated_study(researcher):
 
     assert ReportPlot.objects.filter(report=report).count() == 4
     with zipfile.ZipFile(io.BytesIO(exports.report_zip(report))) as zf:
-        assert zf.testzip() is None and len(zf.namelist()) == 4 + 8 + 4
+        assert zf.testzip() is None and len(zf.namelist()) == 4 + 9 + 4  # README, JSON, LaTeX, HTML; 9 tables (the metric meta-evaluation is the 9th); 4 plots
     print(f"PEM-sized study, report and exports: {time.perf_counter() - t0:.1f} s")
