@@ -24,7 +24,7 @@ help:
 	@echo "  make compilemessages  compile the .po files into the committed .mo files (needs gettext)"
 	@echo "  make benchmarks   metric and significance benchmarks, small size; tables in var/bench/benchmarks.md"
 	@echo "  make leaderboard  import ParaBank as a study, run every metric, write var/parabank-leaderboard.md"
-	@echo "  make tour         walk the tour in Chromium and refresh docs/tour/*.png"
+	@echo "  make tour         walk the tour and a field study in Chromium and refresh docs/tour/*.png"
 	@echo "  make web          the web server alone (auto-reload)"
 	@echo "  make worker       one more Celery worker (no beat)"
 	@echo "  make beat         Celery beat alone (once per lab)"
@@ -127,6 +127,7 @@ production-check: install-dev
 tour: install-dev
 	$(PY) -m pytest -q tests/e2e/test_tour.py
 	mkdir -p docs/tour && cp var/screenshots/tour-*.png docs/tour/
+	PARAEVAL_TOUR=1 $(PY) -m pytest -q tests/e2e/test_field_study_screening.py
 
 # The documentation site (MkDocs Material, mkdocs.yml). docs-build is what CI runs.
 docs: install-dev

@@ -18,20 +18,26 @@ REFERENCE = (5, 1, 3)
 
 @pytest.fixture
 def training_study(study, make_user):
-    from annotation.judging import screening, services, training
+    from annotation.judging import services
 
     for name in ("ann", "bob"):
         study_member_add(study=study, user=make_user(name), role=Role.JUDGE)
     services.design_update(study=study, changes={"seed": 7})
     services.study_judging_open(study=study)
+    training_add(study)
+    return study
+
+
+def training_add(study):
+    """The three training pairs (REFERENCE) and their pass rule: every pair within ±1 on adequacy, no retry."""
+    from annotation.judging import screening, training
+
     for i, a in enumerate(REFERENCE, 1):
         training.training_item_add(study=study, row={
             "original": f"Training original {i}.", "candidate": f"Training paraphrase {i}.", "adequacy": a,
             "explanation": f"Explanation number {i}."})
-    # every pair within ±1 on adequacy, no retry
     screening.screening_settings_update(study=study, changes={
         "training_criteria": ["adequacy"], "training_tolerance": 1, "training_required": 3, "training_retries": 0})
-    return study
 
 
 def start(page, study, who):
