@@ -32,6 +32,7 @@ def test_judge_compares_pairs_by_keyboard_and_answers_map_to_the_shown_sides(pag
     page.set_default_timeout(45_000)
     browser_login(page, "ann")
     page.goto(f"/judge/studies/{study.pk}/instructions/")
+    expect(page.get_by_role("button", name="Start")).to_be_focused()  # autofocus applied: Enter starts
     page.keyboard.press("Enter")
     expect(page.locator("#item-h")).to_have_text(f"1 of {total}", timeout=LOAD)
 
@@ -40,6 +41,8 @@ def test_judge_compares_pairs_by_keyboard_and_answers_map_to_the_shown_sides(pag
         token = page.locator('#rating-form input[name="token"]').input_value()
         left = page.locator("#side-a .sentence-text").inner_text()
         right = page.locator("#side-b .sentence-text").inner_text()
+        # the page's module script has run (it marks the current question) before any key
+        expect(page.locator(".criterion.is-current")).to_have_count(1)
         # Enter before answering is refused and stores nothing
         if n == 0:
             page.keyboard.press("Enter")
@@ -66,6 +69,7 @@ def test_judge_compares_pairs_by_keyboard_and_answers_map_to_the_shown_sides(pag
     page.keyboard.press("b")
     expect(page.locator("#item-h")).to_have_text(f"Changing pair {total} of {total}", timeout=LOAD)
     last_token = page.locator('#rating-form input[name="token"]').input_value()
+    expect(page.locator(".criterion.is-current")).to_have_count(1)
     page.keyboard.press("ArrowRight" if shown[last_token][2] != "B" else "ArrowLeft")
     page.keyboard.press("Enter")
     expect(page.locator("#done-h")).to_be_visible(timeout=LOAD)
