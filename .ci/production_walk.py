@@ -109,7 +109,7 @@ def demo_world():
     from annotation.alignment.models import AlignerRun, AlignmentAssignment, AlignmentPair, AlignmentSystem, ScoringRun
     from annotation.demo import DEMO_STUDY_NAME
     from annotation.judging.models import AssignmentItem, OpenJob
-    from annotation.models import ImportJob, Study
+    from annotation.models import ImportJob, JoinLink, Study
     from metrics.models import MetricRun, PemModel
     from metrics.reports.models import Report, ReportPlot
 
@@ -138,6 +138,11 @@ def demo_world():
         report=report.pk if report else None,
         plot=ReportPlot.objects.filter(report=report).values_list("slug", flat=True).first() if report else None,
         table=table,
+        # field studies: the demo has no join link, so its pages and a participant's resume
+        # link are listed as not requested (they are covered by tests/hardening's matrix)
+        join_link=pk(JoinLink.objects.filter(study=study)),
+        join_token=JoinLink.objects.filter(study=study).order_by("pk").values_list("token", flat=True).first(),
+        resume_token=None,
     )
 
 
