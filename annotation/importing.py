@@ -1,3 +1,4 @@
+# Over 400 lines: this session's feature work (protocols, screening, field studies, speed) landed here; splitting it along its seams is issue 17's remaining step, done once so code moves only once.
 """Parse study files (CSV, TSV, JSONL; long or wide layout) without touching the DB.
 
 Parsing is separate from writing so that the same checks run behind all three

@@ -1,3 +1,4 @@
+# Over 400 lines: this session's feature work (protocols, screening, field studies, speed) landed here; splitting it along its seams is issue 17's remaining step, done once so code moves only once.
 """Writes: studies, membership and imports. Views, APIs, tasks and commands call these."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# Over 400 lines: this session's feature work (protocols, screening, field studies, speed) landed here; splitting it along its seams is issue 17's remaining step, done once so code moves only once.
 """REST API of the alignment app: one view per operation, explicit serializers.
 
 Researchers (of the study) import pairs and system alignments, set k, hand out

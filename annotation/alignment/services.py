@@ -1,3 +1,4 @@
+# Over 400 lines: this session's feature work (protocols, screening, field studies, speed) landed here; splitting it along its seams is issue 17's remaining step, done once so code moves only once.
 """Writes: alignment tasks, system alignments, annotators' drafts and submissions, scoring runs.
 
 Views, APIs, tasks, the demo and commands call these; none of them writes a

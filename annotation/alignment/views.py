@@ -1,3 +1,4 @@
+# Over 400 lines: this session's feature work (protocols, screening, field studies, speed) landed here; splitting it along its seams is issue 17's remaining step, done once so code moves only once.
 """Pages of the alignment app: the annotator's task list, grid and guidelines; the
 researcher's alignment page, pair preview, scoring runs, results and exports."""
 

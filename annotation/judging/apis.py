@@ -1,3 +1,4 @@
+# Over 400 lines: this session's feature work (protocols, screening, field studies, speed) landed here; splitting it along its seams is issue 17's remaining step, done once so code moves only once.
 """Judging REST API: one view per operation, explicit serializers.
 
 Judge endpoints answer only about the requesting judge's own assignment and expose

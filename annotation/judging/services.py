@@ -1,3 +1,4 @@
+# Over 400 lines: this session's feature work (protocols, screening, field studies, speed) landed here; splitting it along its seams is issue 17's remaining step, done once so code moves only once.
 """Writes for judging: design, opening (controls + assignments), submitting, exclusions.
 
 Views, APIs, the demo, management commands and the Celery task call these; nothing

@@ -1,3 +1,4 @@
+# Over 400 lines: this session's feature work (protocols, screening, field studies, speed) landed here; splitting it along its seams is issue 17's remaining step, done once so code moves only once.
 """Judging pages: the judge's rating pages and the researcher's design, progress and QC.
 
 Judge pages render only :class:`~annotation.judging.selectors.JudgeItem` values and

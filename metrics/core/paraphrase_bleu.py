@@ -1,3 +1,4 @@
+# Over 400 lines: this session's feature work (protocols, screening, field studies, speed) landed here; splitting it along its seams is issue 17's remaining step, done once so code moves only once.
 """Paraphrase-augmented BLEU (Kauchak & Barzilay 2006, *Paraphrasing for Automatic Evaluation*, §3).
 
 Given a system output W (the candidate P) and a reference R (the original, or

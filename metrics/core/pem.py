@@ -1,3 +1,4 @@
+# Over 400 lines: this session's feature work (protocols, screening, field studies, speed) landed here; splitting it along its seams is issue 17's remaining step, done once so code moves only once.
 """PEM: the paraphrase evaluation metric of Liu, Dahlmeier & Ng (2010, §4.5, §6).
 
 PEM maps three automatic features of a pair (original R, paraphrase P)

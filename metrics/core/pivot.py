@@ -1,3 +1,4 @@
+# Over 400 lines: this session's feature work (protocols, screening, field studies, speed) landed here; splitting it along its seams is issue 17's remaining step, done once so code moves only once.
 """PEM's pivot-language F1 (Liu, Dahlmeier & Ng 2010, §4.2–4.3; DESIGN.md §4).
 
 Adequacy without lexical overlap: both sentences are mapped into a bag of

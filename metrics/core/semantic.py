@@ -1,3 +1,4 @@
+# Over 400 lines: this session's feature work (protocols, screening, field studies, speed) landed here; splitting it along its seams is issue 17's remaining step, done once so code moves only once.
 """Semantic metrics: sentence-embedding cosine, BERTScore and ParaScore.
 
 Three metrics over one small contextual encoder, the all-MiniLM-L6-v2

@@ -1,3 +1,4 @@
+# Over 400 lines: this session's feature work (protocols, screening, field studies, speed) landed here; splitting it along its seams is issue 17's remaining step, done once so code moves only once.
 """A finished report as tables, CSV, JSON, LaTeX, standalone HTML and a ZIP of all of it.
 
 Every format is built from one list of :class:`ReportTable` (``report_tables``), so
