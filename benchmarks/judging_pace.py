@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/judging_pace.py [--judges 200,500,1000] [--seconds 180] [--ramp 60]
         [--think-median 10] [--originals 100] [--systems 4] [--workers 4] [--threads 4]
         [--pg postgres://postgres@127.0.0.1:5432] [--database paraeval_perf]
-        [--broker redis://127.0.0.1:6379/6] [--gunicorn-args "--preload"] [--json out.json]
+        [--broker redis://127.0.0.1:6379/6] [--gunicorn-args "--preload"] [--client fast|requests]
+        [--json out.json]
 
 Open-loop in the sense that matters for latency: each judge waits a think time drawn
 from a log-normal distribution (median ``--think-median`` s, σ 0.6) between
@@ -19,7 +20,9 @@ crossed), with one API token per judge; gunicorn serves it (``--workers`` ×
 ``--threads``, gthread) with Redis as the Celery broker (``--broker``: use your own
 database number). Each judge count then runs against the same server (the first N
 judges). Printed per run: requests, p50/p95/p99 of ``items/next`` and ``submit``
-(Locust's percentiles), failures, gunicorn CPU per request and memory (PSS), the load average; at the
+(Locust's percentiles), failures, gunicorn CPU per request and memory (PSS), the load
+generator's own CPU per request (Locust shares the machine: ``--client fast``, the
+default, is geventhttpclient; ``requests`` is Locust's classic client), the load average; at the
 end the judge count where the p95 first exceeds 150 ms (or that it never did).
 """
 
@@ -30,6 +33,7 @@ import csv
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -59,6 +63,8 @@ def parse_args(argv=None):
     p.add_argument("--database", default="paraeval_perf")
     p.add_argument("--broker", default="redis://127.0.0.1:6379/6")
     p.add_argument("--gunicorn-args", default="", help='more gunicorn options, e.g. "--preload"')
+    p.add_argument("--client", choices=("fast", "requests"), default="fast",
+                   help="Locust client: fast = FastHttpUser (geventhttpclient), requests = HttpUser")
     p.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = p.parse_args(argv)
     args.counts = sorted(int(x) for x in args.judges.split(","))
@@ -106,23 +112,28 @@ def read_stats(prefix: Path) -> dict[str, dict]:
     return out
 
 
-def run_locust(args, port: int, study_id: int, tokens: list[str], n: int, work: Path) -> dict:
+def run_locust(args, port: int, study_id: int, tokens: list[str], n: int, work: Path) -> tuple[dict, float]:
+    """Run Locust for ``n`` judges; returns its statistics and the CPU seconds it used."""
     tok_file = work / f"tokens_{n}.json"
     tok_file.write_text(json.dumps(tokens[:n]))
     prefix = work / f"locust_{n}"
     env = {**os.environ, "PARAEVAL_LOCUST_TOKENS": str(tok_file), "PARAEVAL_LOCUST_STUDY": str(study_id),
            "PARAEVAL_THINK_MEDIAN": str(args.think_median)}
-    cmd = [str(ROOT / ".venv" / "bin" / "locust"), "-f", str(HERE / "locustfile_judging.py"), "--headless",
+    user_class = "FastJudge" if args.client == "fast" else "Judge"
+    cmd = [str(ROOT / ".venv" / "bin" / "locust"), "-f", str(HERE / "locustfile_judging.py"), user_class, "--headless",
            "-u", str(n), "-r", f"{n / args.ramp:.3f}", "--run-time", f"{int(args.seconds)}s",
            "--host", f"http://127.0.0.1:{port}", "--csv", str(prefix), "--only-summary", "--stop-timeout", "15",
            "--loglevel", "WARNING"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=open(work / f"locust_{n}.log", "w"),
                             start_new_session=True)
     try:
         proc.wait(timeout=args.seconds + 120)
     finally:
         harness.stop_process(proc)
-    return read_stats(prefix)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # Locust, reaped by now
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return read_stats(prefix), cpu
 
 
 def main(argv=None) -> int:
@@ -136,7 +147,7 @@ def main(argv=None) -> int:
         n_items = args.originals * (args.systems + 3)
         print(f"machine: {platform.machine()}, {os.cpu_count()} cores; {platform.python_version()}; "
               f"study: {n_items} items per judge, opened for {len(tokens)} judges in {opened:.1f} s; "
-              f"gunicorn {args.workers}×{args.threads} gthread {args.gunicorn_args}, PostgreSQL, Redis broker; think time log-normal "
+              f"gunicorn {args.workers}×{args.threads} gthread {args.gunicorn_args}, Locust client {args.client}, PostgreSQL, Redis broker; think time log-normal "
               f"median {args.think_median} s; {args.seconds:.0f} s per run, arrivals over {args.ramp:.0f} s")
         port = harness.free_port()
         gunicorn = harness.start_gunicorn(env, port=port, workers=args.workers, threads=args.threads, timeout=180,
@@ -144,12 +155,13 @@ def main(argv=None) -> int:
         for n in args.counts:
             load_before = harness.load_average()
             cpu0 = harness.process_tree_cpu(gunicorn.pid)
-            stats = run_locust(args, port, study_id, tokens, n, work)
+            stats, locust_cpu = run_locust(args, port, study_id, tokens, n, work)
             cpu = harness.process_tree_cpu(gunicorn.pid) - cpu0
             agg = stats.get("Aggregated", {})
             total = int(agg.get("Request Count", 0) or 0)
             row = {"judges": n, "requests": total, "failures": int(agg.get("Failure Count", 0) or 0),
-                   "cpu_ms_per_request": 1000 * cpu / max(1, total), "load_before": load_before,
+                   "cpu_ms_per_request": 1000 * cpu / max(1, total),
+                   "locust_cpu_ms_per_request": 1000 * locust_cpu / max(1, total), "load_before": load_before,
                    "load_after": harness.load_average(), "gunicorn_pss_mib": harness.process_tree_pss_mib(gunicorn.pid)}
             for name in ("items/next", "submit"):
                 s = stats.get(name, {})
@@ -160,6 +172,7 @@ def main(argv=None) -> int:
                   f"items/next p50/p95/p99 {row['items/next']['50%']:.0f}/{row['items/next']['95%']:.0f}/"
                   f"{row['items/next']['99%']:.0f} ms; submit {row['submit']['50%']:.0f}/{row['submit']['95%']:.0f}/"
                   f"{row['submit']['99%']:.0f} ms; gunicorn CPU {row['cpu_ms_per_request']:.1f} ms/request; "
+                  f"Locust ({args.client}) CPU {row['locust_cpu_ms_per_request']:.1f} ms/request; "
                   f"gunicorn memory (PSS) {row['gunicorn_pss_mib']:.0f} MiB; load {load_before} → {row['load_after']}", flush=True)
         crossing = next((r["judges"] for r in results
                          if max(r["items/next"]["95%"], r["submit"]["95%"]) > 150), None)

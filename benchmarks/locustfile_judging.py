@@ -7,6 +7,12 @@ four scores. The think time is log-normal with median ``PARAEVAL_THINK_MEDIAN``
 seconds (default 10) and σ = ``PARAEVAL_THINK_SIGMA`` (default 0.6): most items take
 5–25 s, a few much longer, as reading and rating a paraphrase pair does. Requests
 are named ``items/next`` and ``submit`` in Locust's statistics.
+
+Two user classes with the same behaviour: ``Judge`` (Locust's ``HttpUser``, the
+``requests`` library) and ``FastJudge`` (``FastHttpUser``, geventhttpclient, several
+times less CPU per request in the load generator). ``benchmarks/judging_pace.py``
+picks one by name (``--client``); the cheaper client leaves more of a shared machine
+to the server being measured.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import random
 import secrets
 import threading
 
-from locust import HttpUser, task
+from locust import FastHttpUser, HttpUser
 
 STUDY = int(os.environ.get("PARAEVAL_LOCUST_STUDY", "0"))
 MEDIAN = float(os.environ.get("PARAEVAL_THINK_MEDIAN", "10"))
@@ -34,7 +40,9 @@ def think_time() -> float:
     return random.lognormvariate(math.log(MEDIAN), SIGMA)
 
 
-class Judge(HttpUser):
+class _JudgeBehaviour:
+    """One judge's loop, shared by both user classes below."""
+
     def wait_time(self) -> float:
         return think_time()
 
@@ -46,7 +54,6 @@ class Judge(HttpUser):
         self.item = None
         self.n = 0
 
-    @task
     def rate_one(self) -> None:
         """Submit the item thought about during the last wait (if any), then fetch the next:
         one think time per item."""
@@ -72,3 +79,15 @@ class Judge(HttpUser):
                 self.stop()
                 return
             self.item = body["item"]
+
+
+class Judge(_JudgeBehaviour, HttpUser):
+    """A judge on Locust's ``requests``-based client."""
+
+    tasks = [_JudgeBehaviour.rate_one]  # Locust reads @task only from User classes, not mixins
+
+
+class FastJudge(_JudgeBehaviour, FastHttpUser):
+    """The same judge on ``geventhttpclient`` (Locust's ``FastHttpUser``)."""
+
+    tasks = [_JudgeBehaviour.rate_one]
