@@ -1,5 +1,7 @@
 """ES modules survive collectstatic: in production every relative import of the grid's
-entry module points at a hashed file that collectstatic wrote (config/storage.py).
+entry module, and of the judge's pages' modules (judging/rate.js and judging/compare.js
+import judging/judge_form.js), points at a hashed file that collectstatic wrote
+(config/storage.py).
 
 The browser resolves ``import … from "./grid/model.js"`` against the URL of the
 importing file, so the hashed ``alignment/grid.<hash>.js`` must import
@@ -16,7 +18,8 @@ from django.core.management import call_command
 from django.test import override_settings
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = ["alignment/grid.js", *sorted(f"alignment/grid/{p.name}" for p in (ROOT / "static/alignment/grid").glob("*.js"))]
+MODULES = ["alignment/grid.js", *sorted(f"alignment/grid/{p.name}" for p in (ROOT / "static/alignment/grid").glob("*.js")),
+           *sorted(f"judging/{p.name}" for p in (ROOT / "static/judging").glob("*.js"))]
 IMPORT = re.compile(r"""^\s*(?:import|export)\b[^'"]*?\bfrom\s*["']([^"']+)["']""", re.MULTILINE)
 
 
@@ -36,11 +39,19 @@ def test_the_grid_is_an_es_module_with_relative_imports():
         assert "<script type=\"module\" src=\"{% static 'alignment/grid.js' %}\"></script>" in html
 
 
+def test_the_judge_pages_share_their_form_module_by_relative_import():
+    for page, template in (("rate.js", "rate.html"), ("compare.js", "compare.html")):
+        assert _imports((ROOT / "static/judging" / page).read_text()) == ["./judge_form.js"]
+        html = (ROOT / "templates/judging" / template).read_text()
+        assert f"<script type=\"module\" src=\"{{% static 'judging/{page}' %}}\"></script>" in html
+
+
 def test_collectstatic_rewrites_module_imports_to_hashed_names(tmp_path):
-    # The production storage, over the alignment scripts only (the whole static tree
-    # takes minutes to compress on a busy machine; .ci/production.sh collects it all).
+    # The production storage, over the alignment and judging scripts only (the whole static
+    # tree takes minutes to compress on a busy machine; .ci/production.sh collects it all).
     source = tmp_path / "source"
     shutil.copytree(ROOT / "static/alignment", source / "alignment")
+    shutil.copytree(ROOT / "static/judging", source / "judging")
     root = tmp_path / "root"
     storages = {
         "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

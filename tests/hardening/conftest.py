@@ -259,3 +259,16 @@ def upload_bytes(name: str, data: bytes):
 
 __all__ = ["MARKUP", "MARKUP_TOKENS", "RAW_MARKERS", "FORMULAS", "SECRET", "STUDY_NAME", "hostile", "build_world",
            "login_client", "db_fingerprint", "fingerprint_diff", "upload_bytes"]
+
+
+@pytest.fixture
+def empty_study(db):
+    from django.contrib.auth.models import User
+
+    from annotation import services
+
+    owner = User.objects.create_user("fuzz-owner", password="pw")
+    services.researcher_grant(user=owner)
+    study = services.study_create(name="Fuzzed study", owner=owner)
+    services.study_import_file(study=study, data=b"original_id,original,human\nk1,Kept.,Kept too.\n", filename="k.csv")
+    return study

@@ -1,4 +1,5 @@
-"""Automatic recovery of background work (``config/recovery.py``), with real workers.
+"""Automatic recovery of background work (``config/recovery.py``), with real workers (the
+claims and the settings check, which need none: test_recovery_claims.py).
 
 * A job left 'running' by a dead worker is finished by the periodic pass (the task
   Celery beat runs) with exactly one result per item — once in-process on the
@@ -18,236 +19,22 @@ when set), on a queue of their own, with the fault settings
 
 from __future__ import annotations
 
-import contextlib
-import os
 import signal
-import subprocess
-import sys
 import time
-import uuid
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
-from django.utils import timezone
 
 from annotation.enums import JobStatus
 from tests.brokers import broker_at, dead_broker_url
-
-ROOT = Path(__file__).resolve().parents[2]
-WORDS = "in the beginning was the word and the word was with god and the word was god".split()
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def make_study(owner, name: str, n: int = 8):
-    from annotation.models import Candidate, Original, System
-    from annotation.services import study_create
-
-    study = study_create(name=name, owner=owner)
-    originals = Original.objects.bulk_create([
-        Original(study=study, external_id=f"o{i}", position=i,
-                 text=" ".join(WORDS[(i + k) % len(WORDS)] for k in range(6 + i % 5)) + ".") for i in range(n)])
-    system = System.objects.create(study=study, name="human")
-    Candidate.objects.bulk_create([Candidate(original=o, system=system, text=o.text.replace("word", "saying"))
-                                   for o in originals])
-    return study
-
-
-def wait_for(predicate, timeout: float, what: str, log=None):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}" + (f"\n{log()}" if log else ""))
-
-
-def finished(model, pk):
-    obj = model.objects.get(pk=pk)
-    return obj if obj.is_finished else None
-
-
-def assert_scored_once_and_right(run_id: int) -> None:
-    """One PINC score per candidate of the run, each equal to PINC computed directly; each chunk counted once."""
-    from annotation.models import Candidate
-    from metrics.core.pinc import pinc_score
-    from metrics.core.text import tokenize
-    from metrics.models import MetricRun, MetricRunChunk, MetricScore
-
-    run = MetricRun.objects.get(pk=run_id)
-    assert run.status == JobStatus.SUCCEEDED, (run.status, run.error)
-    rows = list(MetricScore.objects.filter(run=run).values_list("candidate_id", "score"))
-    assert len(rows) == len({c for c, _ in rows}) == run.n
-    scores = dict(rows)
-    for cand in Candidate.objects.filter(pk__in=scores).select_related("original"):
-        expected = pinc_score(tokenize(cand.original.text, lowercase=True), tokenize(cand.text, lowercase=True))
-        assert abs(scores[cand.pk] - expected) < 1e-12
-    assert run.progress_done == run.progress_total == MetricRunChunk.objects.filter(run=run, done=True).count()
-
-
-def slow_run(study):
-    """A queued run of ``pinc-slow`` (PINC with a pause per chunk, registered only in the
-    workers' processes by the fault settings), with no message sent."""
-    from metrics import services
-    from metrics.models import MetricRun
-
-    run = services.metric_run_create(study=study, metric="pinc", chunk_size=2, enqueue=False)
-    MetricRun.objects.filter(pk=run.pk).update(metric="pinc-slow")
-    return run
-
-
-def backdate(model, pk, *, hours: float = 1) -> None:
-    """What a dead worker leaves: no heartbeat since it died."""
-    model.objects.filter(pk=pk).update(updated_at=timezone.now() - timedelta(hours=hours))
-
-
-class Workers:
-    """Real ``celery worker`` processes on this test run's database, a broker they
-    share with this process, and a queue of their own."""
-
-    def __init__(self, tmp_path: Path, **settings):
-        from django.conf import settings as django_settings
-        from django.db import connection
-
-        db = connection.settings_dict
-        if db["ENGINE"].endswith("sqlite3"):
-            database_url = f"sqlite:///{db['NAME']}"
-        else:
-            auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
-            database_url = f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-        self.broker = os.environ.get("CELERY_BROKER_URL") or f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}"
-        self.queue = f"paraeval-recovery-{uuid.uuid4().hex[:10]}"
-        self.log_dir = tmp_path / "logs"
-        self.log_dir.mkdir(exist_ok=True)
-        self.env = {k: v for k, v in os.environ.items()
-                    if k not in {"DJANGO_ALLOW_ASYNC_UNSAFE", "PYTEST_CURRENT_TEST"}}
-        self.env.update(
-            DJANGO_SETTINGS_MODULE="benchmarks.faults.settings", PYTHONPATH=str(ROOT), LOG_LEVEL="INFO",
-            DATABASE_URL=database_url, CELERY_BROKER_URL=self.broker, PARAEVAL_FAULTS_QUEUE=self.queue,
-            PARAEVAL_FAULTS_POLLING_INTERVAL="0.1", PARAEVAL_VAR_DIR=str(django_settings.VAR_DIR),
-            **{k: str(v) for k, v in settings.items()})
-        self.procs: list[subprocess.Popen] = []
-
-    def start(self, name: str, *, beat: bool = False, concurrency: int = 1) -> subprocess.Popen:
-        celery = Path(sys.executable).parent / "celery"
-        log = open(self.log_dir / f"{name}.log", "a")
-        cmd = [str(celery), "-A", "config", "worker", "--pool=prefork", f"--concurrency={concurrency}",
-               "--loglevel=INFO", "-n", f"{name}-{os.getpid()}@%h", "--without-gossip", "--without-mingle",
-               "--without-heartbeat"]
-        if beat:
-            cmd += ["-B", "-s", str(self.log_dir / f"{name}-celerybeat-schedule")]
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-        self.procs.append(proc)
-        return proc
-
-    def kill(self, proc: subprocess.Popen, sig=signal.SIGTERM) -> None:
-        if proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, sig)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)  # beat's process, if it outlived its worker
-
-    def stop_all(self) -> None:
-        for proc in self.procs:
-            self.kill(proc)
-        if self.broker.startswith(("amqp", "pyamqp")):
-            from kombu import Connection
-
-            with Connection(self.broker) as conn:
-                conn.default_channel.queue_delete(self.queue)
-        if self.broker.startswith("redis"):
-            import redis
-
-            r = redis.Redis.from_url(self.broker)
-            # the queue, its bindings, and a killed worker's unacknowledged message for it
-            r.delete(self.queue, f"_kombu.binding.{self.queue}", f"_kombu.binding_permanent.{self.queue}")
-            for tag, raw in r.hgetall("unacked").items():
-                if self.queue.encode() in raw:
-                    r.hdel("unacked", tag)
-                    r.zrem("unacked_index", tag)
-
-    def log(self, name: str | None = None) -> str:
-        paths = [self.log_dir / f"{name}.log"] if name else sorted(self.log_dir.glob("*.log"))
-        return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-6000:]}" for p in paths if p.exists())
-
-    @contextlib.contextmanager
-    def publishing(self):
-        """Send from this process to the workers' broker (use ``queue=self.queue``)."""
-        with broker_at(self.broker):
-            yield
-
-
-@pytest.fixture
-def workers(transactional_db, tmp_path):
-    made = []
-
-    def make(**settings) -> Workers:
-        w = Workers(tmp_path, **settings)
-        made.append(w)
-        return w
-
-    yield make
-    for w in made:
-        w.stop_all()
-
-
-# --------------------------------------------------------------------------- claims (no broker)
-
-
-@pytest.mark.django_db
-def test_a_resent_message_claims_its_job_only_when_no_live_worker_holds_it(researcher, settings):
-    from annotation.models import ImportJob
-    from annotation.services import study_import_file
-    from config.recovery import job_claim, jobs_to_resend
-
-    settings.PARAEVAL_JOB_HEARTBEAT_SECONDS = 1
-    study = make_study(researcher, "Claims", n=1)
-    job = study_import_file(study=study, data=b"original_id,original,system,candidate\nx,a b.,s,b a.\n",
-                            filename="c.csv", background=True)
-    stale = timedelta(minutes=5)
-    # the first message takes a queued job; a resent copy arriving meanwhile finds it held
-    assert job_claim(ImportJob, job.pk, stale_after=None) is True
-    assert ImportJob.objects.get(pk=job.pk).status == JobStatus.RUNNING
-    assert job_claim(ImportJob, job.pk, stale_after=stale) is False
-    # its worker died (no heartbeat for longer than the stale period): exactly one resent copy wins
-    backdate(ImportJob, job.pk)
-    assert jobs_to_resend(ImportJob, stale_after=stale) == [job.pk]
-    assert job_claim(ImportJob, job.pk, stale_after=stale) is True
-    assert job_claim(ImportJob, job.pk, stale_after=stale) is False
-    assert jobs_to_resend(ImportJob, stale_after=stale) == []
-    # a finished job is never claimed, even long after
-    ImportJob.objects.filter(pk=job.pk).update(status=JobStatus.SUCCEEDED)
-    backdate(ImportJob, job.pk)
-    assert job_claim(ImportJob, job.pk, stale_after=stale) is False
-    # the stale period never goes below three heartbeats
-    ImportJob.objects.filter(pk=job.pk).update(status=JobStatus.RUNNING, updated_at=timezone.now() - timedelta(seconds=2))
-    assert job_claim(ImportJob, job.pk, stale_after=timedelta(seconds=1)) is False
-
-
-@pytest.mark.django_db
-def test_the_periodic_pass_resends_a_job_that_waits_its_turn_once_per_stale_period(researcher):
-    from annotation.models import ImportJob
-    from annotation.services import study_import_file
-    from config.recovery import jobs_to_resend
-
-    study = make_study(researcher, "Waiting", n=1)
-    job = study_import_file(study=study, data=b"original_id,original,system,candidate\nx,a b.,s,b a.\n",
-                            filename="w.csv", background=True)
-    period = timedelta(minutes=5)
-    assert jobs_to_resend(ImportJob, stale_after=period, queued_after=period) == []  # just queued
-    backdate(ImportJob, job.pk)
-    assert jobs_to_resend(ImportJob, stale_after=period, queued_after=period) == [job.pk]
-    assert jobs_to_resend(ImportJob, stale_after=period, queued_after=period) == []  # not again right away
-    assert jobs_to_resend(ImportJob, stale_after=None) == [job.pk]  # the command and worker start: every queued job
+from tests.recovery.recovery_helpers import (
+    assert_scored_once_and_right,
+    backdate,
+    finished,
+    make_study,
+    slow_run,
+    wait_for,
+)
 
 
 # --------------------------------------------------------------------------- a dead worker's job
@@ -398,19 +185,3 @@ def test_a_starting_worker_sends_the_jobs_queued_while_the_broker_was_down(worke
     assert_scored_once_and_right(sent.pk)
     assert set(MetricRunChunk.objects.filter(run=sent).values_list("attempts", flat=True)) == {1}, w.log()
     wait_for(lambda: "worker start: sent" in w.log(), 30, "the worker-start log line", log=w.log)
-
-
-# --------------------------------------------------------------------------- settings
-
-
-def test_settings_refuse_a_stale_period_shorter_than_three_heartbeats(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL"}}
-    env.update(DJANGO_SETTINGS_MODULE="config.settings", PARAEVAL_VAR_DIR=str(tmp_path),
-               PARAEVAL_JOB_HEARTBEAT_SECONDS="10", PARAEVAL_REQUEUE_STALE_SECONDS="20")
-    code = "import django; django.setup(); from django.conf import settings; print(settings.CELERY_BEAT_SCHEDULE)"
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
-    assert proc.returncode != 0 and "PARAEVAL_REQUEUE_STALE_SECONDS must be at least 3" in proc.stderr
-    env.update(PARAEVAL_REQUEUE_STALE_SECONDS="30", PARAEVAL_REQUEUE_INTERVAL_SECONDS="45")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0, proc.stderr
-    assert "'task': 'paraeval.requeue_stale_jobs', 'schedule': 45.0" in proc.stdout

@@ -9,6 +9,7 @@ import sqlite3
 import pytest
 
 from annotation.enums import Role
+from annotation.judging import services
 
 _keys = itertools.count(1)
 
@@ -110,3 +111,11 @@ def real_database_file(tmp_path):
             conn.connection.close()
         conn.settings_dict["NAME"] = saved_name
         conn.connection = saved_connection
+
+
+@pytest.fixture
+def three_judges(study, add_judge):
+    for name in ("ann", "bob", "cy"):
+        add_judge(study, name)
+    services.design_update(study=study, changes={"seed": 4242})
+    return study

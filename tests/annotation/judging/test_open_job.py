@@ -1,9 +1,9 @@
 """Opening judging as a background job: the rule, the job's steps, idempotency, resuming,
-failures, what judges see meanwhile, the researcher's page and API, and a real worker."""
+failures and what judges see meanwhile (the researcher's page and API: test_open_job_page.py;
+a real worker: test_open_job_worker.py)."""
 
 from __future__ import annotations
 
-import time
 from datetime import timedelta
 
 import pytest
@@ -13,45 +13,11 @@ from annotation.enums import StudyStatus
 from annotation.judging import services
 from annotation.judging.enums import JudgesMode
 from annotation.judging.errors import CannotOpen, DesignFrozen
-from annotation.judging.models import Assignment, AssignmentItem, JudgingDesign, OpenJob
+from annotation.judging.models import Assignment, JudgingDesign, OpenJob
 from annotation.models import Candidate, Original, System
 
 from .conftest import api_login
-
-
-def snapshot(study):
-    """Controls and every judge's order, by stable keys (not database ids)."""
-    controls = sorted(Candidate.objects.filter(original__study=study, system__name__startswith="control:")
-                      .values_list("original__external_id", "system__name", "text"))
-    orders = {}
-    for a in Assignment.objects.filter(study=study).select_related("judge"):
-        orders[a.judge.username] = (a.seed, a.joined_late, list(
-            AssignmentItem.objects.filter(assignment=a).order_by("position")
-            .values_list("candidate__original__external_id", "candidate__system__name")))
-    return controls, orders
-
-
-def counts(study):
-    return (System.objects.filter(study=study, name__startswith="control:").count(),
-            Candidate.objects.filter(original__study=study, system__name__startswith="control:").count(),
-            Assignment.objects.filter(study=study).count(),
-            AssignmentItem.objects.filter(assignment__study=study).count())
-
-
-@pytest.fixture
-def three_judges(study, add_judge):
-    for name in ("ann", "bob", "cy"):
-        add_judge(study, name)
-    services.design_update(study=study, changes={"seed": 4242})
-    return study
-
-
-def reference(study):
-    """What opening in one transaction builds for this study (then undone)."""
-    summary = services.study_judging_open(study=study)
-    snap = snapshot(study)
-    services.study_judging_reset(study=study)
-    return summary, snap
+from .open_job_helpers import counts, reference, snapshot
 
 
 # --- the rule: small at once, large in a worker ---------------------------------------------------
@@ -284,185 +250,6 @@ def test_data_changed_while_opening_fails_the_job_and_undoes_its_writes(three_ju
     study.refresh_from_db()
     assert study.status == StudyStatus.DRAFT
 
-
-# --- a real worker ------------------------------------------------------------------------------------
-
-def _wait(job_id: int, timeout: float = 90) -> OpenJob:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        job = OpenJob.objects.get(pk=job_id)
-        if job.is_finished:
-            return job
-        time.sleep(0.2)
-    raise AssertionError(f"open job {job_id} did not finish: {OpenJob.objects.get(pk=job_id).status}")
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_real_worker_opens_a_large_study(celery_worker, researcher, add_judge, settings):
-    from tests.factories import study_with_data
-
-    settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 1000
-    big = study_with_data(n_originals=100, systems=("s1", "s2"), owner=researcher, name="Worker big")
-    for i in range(6):
-        add_judge(big, f"j{i}")
-    job = services.study_judging_open_start(study=big, user=researcher)
-    assert job.status == "queued"
-    job = _wait(job.pk)
-    assert job.status == "succeeded", job.error
-    assert job.summary == {"controls_created": 300, "items": 500, "judges": 6, "assignment_items": 3000}
-    assert AssignmentItem.objects.filter(assignment__study=big).count() == 3000
-    big.refresh_from_db()
-    assert big.status == StudyStatus.OPEN
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_real_worker_resumes_a_requeued_job_and_reports_failures(celery_worker, three_judges, researcher):
-    study = three_judges
-    job = services._open_job_begin(services.study_judging_open_start(study=study, background=True).pk)
-    services._open_job_write(job, limit=1)  # as if its worker died after one judge
-    OpenJob.objects.filter(pk=job.pk).update(updated_at=job.updated_at - timedelta(hours=1))
-    from django.core.management import call_command
-
-    call_command("requeue_jobs", "--stale-minutes", "30")
-    job = _wait(job.pk)
-    assert job.status == "succeeded", job.error
-    assert counts(study) == (3, 15, 3, 75)
-
-    from tests.factories import study_with_data
-
-    lonely = study_with_data(n_originals=1, owner=researcher, name="Lonely worker")
-    job = _wait(services.study_judging_open_start(study=lonely, background=True).pk)
-    assert job.status == "failed" and "controls cannot be built" in job.error
-
-
-# --- the researcher's page ------------------------------------------------------------------------
-
-@pytest.fixture
-def rita_client(client, researcher):
-    client.force_login(researcher)
-    return client
-
-
-@pytest.mark.django_db
-def test_the_page_shows_the_queued_job_its_progress_and_then_the_outcome(rita_client, three_judges, settings):
-    study = three_judges
-    settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 10
-    r = rita_client.post(f"/studies/{study.pk}/judging/open/")
-    assert r.status_code == 302 and r.url == f"/studies/{study.pk}/judging/design/"
-    job = OpenJob.objects.get(study=study)
-    page = rita_client.get(r.url).content.decode()
-    assert "being opened in the background" in page  # the one-off message
-    assert 'id="open-job"' in page and f'/judging/open/{job.pk}/"' in page and "js/job_progress.js" in page
-    assert "0 of 3</span> judges" in page and "waiting for a worker" in page
-    assert 'id="open-button"' not in page and "Save design</button>" in page and " disabled>Save design" in page
-    status = rita_client.get(f"/studies/{study.pk}/judging/open/{job.pk}/").json()
-    assert status == {"id": job.pk, "status": "queued", "phase": "waiting for a worker", "percent": 0, "done": 0,
-                      "total": 3, "error": "", "summary": None}
-    services.open_job_run(job_id=job.pk)
-    status = rita_client.get(f"/studies/{study.pk}/judging/open/{job.pk}/").json()
-    assert status["status"] == "succeeded" and status["percent"] == 100 and status["done"] == 3
-    assert status["summary"] == {"controls_created": 15, "items": 25, "judges": 3, "assignment_items": 75}
-    page = rita_client.get(f"/studies/{study.pk}/judging/design/").content.decode()
-    assert 'id="open-job"' not in page and "job_progress.js" not in page
-    assert "Judging is open: 15 controls built, 3 judge(s) assigned 75 items in all." in page
-    assert "The design is frozen" in page
-
-
-@pytest.mark.django_db
-def test_a_failed_job_is_shown_on_the_page_and_the_study_can_be_opened_again(rita_client, researcher, add_judge, settings):
-    from tests.factories import study_with_data
-
-    lonely = study_with_data(n_originals=1, owner=researcher, name="Lonely page")
-    add_judge(lonely, "ann")
-    settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 0
-    rita_client.post(f"/studies/{lonely.pk}/judging/open/")
-    job = services.open_job_run(job_id=OpenJob.objects.get(study=lonely).pk)
-    assert job.status == "failed"
-    page = rita_client.get(f"/studies/{lonely.pk}/judging/design/").content.decode()
-    assert 'id="open-failed"' in page and "Opening judging failed; the study is still a draft." in page
-    assert "The controls cannot be built" in page
-    assert 'id="open-button"' in page  # fix the design and try again
-    status = rita_client.get(f"/studies/{lonely.pk}/judging/open/{job.pk}/").json()
-    assert status["status"] == "failed" and "controls cannot be built" in status["error"] and status["summary"] is None
-
-
-@pytest.mark.django_db
-def test_up_front_refusals_stay_on_the_page_without_a_job(rita_client, study, add_judge, settings):
-    add_judge(study, "ann")
-    services.design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 2})
-    settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 0
-    r = rita_client.post(f"/studies/{study.pk}/judging/open/", follow=True)
-    assert "needs at least 2 judges" in r.content.decode() and not OpenJob.objects.exists()
-
-
-@pytest.mark.django_db
-def test_a_small_study_still_opens_at_once_from_the_page(rita_client, three_judges):
-    r = rita_client.post(f"/studies/{three_judges.pk}/judging/open/", follow=True)
-    assert r.redirect_chain[-1][0] == f"/studies/{three_judges.pk}/judging/progress/"
-    assert "Judging is open: 15 controls built, 3 judge(s) assigned 75 items in all." in r.content.decode()
-
-
-@pytest.mark.django_db
-def test_only_the_studys_researchers_see_its_open_jobs(client, three_judges, make_user, api_client):
-    job = services.study_judging_open_start(study=three_judges, background=True)
-    client.force_login(User.objects.get(username="ann"))
-    assert client.get(f"/studies/{three_judges.pk}/judging/open/{job.pk}/").status_code in (403, 404)
-    other = make_user("otto", researcher=True)
-    assert api_login(api_client, other).get(
-        f"/api/judging/studies/{three_judges.pk}/open/{job.pk}/").status_code == 403
-
-
-# --- the API -----------------------------------------------------------------------------------------
-
-@pytest.mark.django_db
-def test_api_open_answers_202_with_a_job_to_poll(api_client, researcher, three_judges, settings):
-    study = three_judges
-    settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 10
-    rita = api_login(api_client, researcher)
-    base = f"/api/judging/studies/{study.pk}/"
-    r = rita.post(base + "open/")
-    assert r.status_code == 202
-    body = r.json()
-    assert body["status"] == "queued" and body["done"] == 0 and body["total"] == 3 and body["summary"] is None
-    again = rita.post(base + "open/")
-    assert again.status_code == 409 and "being opened" in again.json()["detail"]
-    assert rita.get(base + "design/").json()["frozen"] is False
-    services.open_job_run(job_id=body["id"])
-    done = rita.get(base + f"open/{body['id']}/").json()
-    assert done["status"] == "succeeded" and done["percent"] == 100
-    assert done["summary"] == {"controls_created": 15, "items": 25, "judges": 3, "assignment_items": 75}
-    assert rita.get(base + "design/").json()["frozen"] is True
-    assert rita.get(base + "open/999999/").status_code == 404
-
-
-@pytest.mark.django_db
-def test_api_open_refusals_are_409_and_create_no_job(api_client, researcher, study, add_judge, settings):
-    add_judge(study, "ann")
-    services.design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 3})
-    settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 0
-    r = api_login(api_client, researcher).post(f"/api/judging/studies/{study.pk}/open/")
-    assert r.status_code == 409 and "needs at least 3 judges" in r.json()["detail"]
-    assert not OpenJob.objects.exists()
-
-
-@pytest.mark.django_db(transaction=True)
-def test_with_the_broker_down_the_request_answers_and_requeue_runs_the_job_later(
-        api_client, researcher, three_judges, settings):
-    from tests.conftest import thread_worker
-    from django.core.management import call_command
-
-    from config.celery import app
-    from tests.brokers import broker_at, dead_broker_url
-
-    settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 10
-    with broker_at(dead_broker_url()):
-        r = api_login(api_client, researcher).post(f"/api/judging/studies/{three_judges.pk}/open/")
-    assert r.status_code == 202 and r.json()["status"] == "queued"
-    with thread_worker(app):
-        call_command("requeue_jobs", "--stale-minutes", "0")
-        job = _wait(r.json()["id"])
-    assert job.status == "succeeded", job.error
-    assert counts(three_judges) == (3, 15, 3, 75)
 
 
 @pytest.mark.django_db
