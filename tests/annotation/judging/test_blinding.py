@@ -7,6 +7,7 @@ scanned on both sides, for study names and the researcher's pair ids too."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from pathlib import Path
 
@@ -108,10 +109,23 @@ class Recorder:
         headers = "\n".join(v for _, v in response.items())
         self.blobs.append((where, headers + "\n\n" + text))
         for ref in re.findall(r'(?:src|href)="(/static/[^"]+)"', text):
-            path = finders.find(ref.removeprefix("/static/"))
-            assert path, f"{where} loads {ref}, which does not exist"
-            self.blobs.append((ref, Path(path).read_text(encoding="utf-8")))
+            self.add_static(where, ref.removeprefix("/static/"))
         return text
+
+    def add_static(self, where: str, name: str) -> None:
+        """Record a static file and, for an ES module, every module it imports (the browser
+        fetches those too: ``import ... from "./judge_form.js"``), each once."""
+        if any(ref == "/static/" + name for ref, _ in self.blobs):
+            return
+        path = finders.find(name)
+        assert path, f"{where} loads /static/{name}, which does not exist"
+        text = Path(path).read_text(encoding="utf-8")
+        self.blobs.append(("/static/" + name, text))
+        if name.endswith(".js"):
+            base = name.rsplit("/", 1)[0] if "/" in name else ""
+            for spec in re.findall(r"""(?m)^\s*(?:import|export)\b[^;]*?\bfrom\s*["'](\.{1,2}/[^"']+)["']""", text):
+                target = posixpath.normpath(posixpath.join(base, spec))
+                self.add_static(f"/static/{name}", target)
 
 
 def hidden(html: str, name: str) -> str:
@@ -165,6 +179,8 @@ def test_nothing_a_judge_receives_names_a_system_a_control_an_expected_score_or_
     rec, item_pages = judge_session(study, judge)
     assert len(item_pages) == 6 * 5  # 2 systems + 3 controls per original: controls were served too
     assert any(ref.endswith("rate.js") for ref, _ in rec.blobs) and any(ref.endswith(".css") for ref, _ in rec.blobs)
+    # the modules rate.js imports are what the browser fetches next: they are scanned too
+    assert any(ref.endswith("judging/judge_form.js") for ref, _ in rec.blobs)
     ids = forbidden_ids(study)
     tokens = study_tokens(study)
     leaks = []
