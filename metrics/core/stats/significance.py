@@ -17,12 +17,12 @@ Everything random is seeded through ``numpy.random.default_rng(seed)``.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
-
-from dataclasses import dataclass
-from collections.abc import Mapping
 
 from metrics.core.base import DEFAULT_SEED, Metric, PairwiseResult, pairwise_tests
 

