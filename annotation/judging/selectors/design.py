@@ -13,7 +13,7 @@ def design_for_study(*, study: Study) -> JudgingDesign | None:
 
 
 def study_is_comparison(*, study: Study) -> bool:
-    """Whether the study is judged side by side (:mod:`.comparison`) rather than absolutely."""
+    """Whether the study is judged side by side (:mod:`annotation.judging.comparison`) rather than absolutely."""
     return JudgingDesign.objects.filter(study=study, protocol="comparison").exists()
 
 
