@@ -44,7 +44,7 @@ def _design_criteria(study: Study) -> list[dict]:
 def scores_clean(*, criteria: list[dict], scores: Mapping[str, object]) -> dict[str, int | float]:
     """Check one judgment's values against the design's criteria and scales.
 
-    Every criterion needs a value on its own scale (:func:`.scales.value_clean`);
+    Every criterion needs a value on its own scale (:func:`annotation.judging.scales.value_clean`);
     unknown criteria are refused. Raises :class:`JudgmentInvalid` naming each problem.
     """
     slugs = [c["slug"] for c in criteria]
