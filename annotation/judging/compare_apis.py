@@ -13,7 +13,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from . import comparison
-from .apis import TAG_JUDGE, _judge_assignment, get_judged_study, judging_error
+from .apis._common import TAG_JUDGE, judging_error
+from .apis.judge import _judge_assignment, get_judged_study
 from .enums import COMPARISON_ANSWERS, JudgmentSource
 from .errors import JudgingError, StudyNotOpen
 from .models import ComparisonItem

@@ -20,7 +20,8 @@ from .enums import JudgmentSource
 from .errors import ItemNotFound, JudgingError
 from .models import JudgingDesign
 from .tokens import idempotency_key_new
-from .views import _assignment_or_page, _judge_study, _n, csv_response, export_filename
+from .views.judge import _assignment_or_page, _judge_study, _n
+from .views.results import csv_response, export_filename
 
 def _questions(study) -> list[dict]:
     return comparison.questions(JudgingDesign.objects.get(study=study))

@@ -13,7 +13,8 @@ from annotation.apis import get_managed_study
 from metrics.core.tabular import FORMATS, TabularError
 
 from . import screening, training
-from .apis import TAG_JUDGE, TAG_RESEARCHER, _judge_assignment, get_judged_study, judging_error
+from .apis._common import TAG_JUDGE, TAG_RESEARCHER, judging_error
+from .apis.judge import _judge_assignment, get_judged_study
 from .enums import AttentionPolicy
 from .errors import JudgingError
 from .models import AttentionCheck, ScreeningSettings

@@ -26,9 +26,9 @@ from .models import AttentionCheck, ScreeningSettings
 
 
 def _views():
-    from . import views  # the judge's study and assignment helpers (imported late: views imports us)
+    from .views import judge  # the judge's study and assignment helpers (imported late: views.judge imports us)
 
-    return views
+    return judge
 
 
 def gate_page(request, study, assignment, *, done: int):

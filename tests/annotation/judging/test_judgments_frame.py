@@ -115,7 +115,7 @@ def _judge(name):
 @pytest.mark.parametrize("chunk_size", [None, 7])
 def test_frame_equals_the_reference_on_a_varied_study(varied_study, researcher, monkeypatch, chunk_size):
     if chunk_size is not None:  # chunk boundaries in the middle of judges
-        monkeypatch.setattr(selectors, "FRAME_CHUNK_SIZE", chunk_size)
+        monkeypatch.setattr(selectors.frame, "FRAME_CHUNK_SIZE", chunk_size)  # where judgments_frame reads it
     study = varied_study
     ann, bob, cyd, dan, eve = (_judge(n) for n in JUDGES)
     for i, judge in enumerate((ann, bob, cyd, dan)):

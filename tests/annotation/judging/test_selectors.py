@@ -144,7 +144,7 @@ def test_the_streamed_exports_equal_a_reference_built_from_the_models(opened_stu
     chunks, so the streaming crosses chunk boundaries inside an item and a judge."""
     from annotation.judging.models import Judgment
 
-    monkeypatch.setattr(selectors, "EXPORT_CHUNK_SIZE", 3)
+    monkeypatch.setattr(selectors.export_rows, "EXPORT_CHUNK_SIZE", 3)  # where the exports read it
     ann, bob = User.objects.get(username="ann"), User.objects.get(username="bob")
     rate_all_via_service(opened_study, ann, score_fn=lambda item: scores(*(1 + len(item.paraphrase) % 5,) * 4))
     bob_list = selectors.assignment_for_judge(study=opened_study, judge=bob)

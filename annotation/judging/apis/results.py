@@ -1,0 +1,204 @@
+"""The researcher's endpoints on the judgments: judge QC, excluding and re-including
+judges, the CSV exports and importing judgments collected elsewhere."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from django.contrib.auth.models import User
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.apis import ImportErrorSerializer, get_managed_study
+from annotation.importing import FORMATS, StudyImportError
+
+from .. import selectors, services
+from ..errors import JudgingError
+from ..views.results import csv_response, export_filename
+from ._common import TAG_RESEARCHER, judging_error
+
+
+class JudgingControlTestSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    criterion = serializers.CharField()
+    control_kinds = serializers.ListField(child=serializers.CharField())
+    statistic = serializers.FloatField(allow_null=True)
+    pvalue = serializers.FloatField(allow_null=True)
+    n_control = serializers.IntegerField()
+    n_genuine = serializers.IntegerField()
+    passed = serializers.BooleanField(allow_null=True)
+
+
+class JudgingJudgeQCSerializer(serializers.Serializer):
+    judge = serializers.CharField()
+    excluded = serializers.BooleanField()
+    screened_out = serializers.CharField(allow_null=True, required=False,
+                                         help_text="The screening rule that screened the judge out (training, "
+                                                   "attention, qc), or null.")
+    rated = serializers.BooleanField(help_text="False for a judge who has rated nothing (no statistics).")
+    passed = serializers.BooleanField(allow_null=True)
+    flags = serializers.ListField(child=serializers.CharField())
+    n_items = serializers.IntegerField()
+    n_controls = serializers.IntegerField()
+    control_mad = serializers.DictField(child=serializers.FloatField())
+    tests = JudgingControlTestSerializer(many=True)
+    median_seconds = serializers.FloatField(allow_null=True)
+    straightlining = serializers.DictField(child=serializers.FloatField())
+
+
+class JudgingQCOutputSerializer(serializers.Serializer):
+    alpha = serializers.FloatField()
+    fingerprint = serializers.CharField()
+    judges = JudgingJudgeQCSerializer(many=True)
+
+
+class JudgingQCApi(APIView):
+    @extend_schema(tags=TAG_RESEARCHER, responses=JudgingQCOutputSerializer, summary="Judge quality control")
+    def get(self, request, study_id: int):
+        study = get_managed_study(request, study_id)
+        design = selectors.design_for_study(study=study)
+        judges = []
+        for row in selectors.judge_qc(study=study):
+            qc = row["qc"]
+            base = {"judge": row["judge"], "excluded": row["excluded"],
+                    "screened_out": row["screened_out"][0] if row.get("screened_out") else None}
+            if qc is None:
+                judges.append(base | {"rated": False, "passed": None, "flags": [], "n_items": 0, "n_controls": 0,
+                                      "control_mad": {}, "tests": [], "median_seconds": None, "straightlining": {}})
+            else:
+                d = qc.to_dict()
+                judges.append(base | {"rated": True, "passed": d["passed"], "flags": d["flags"], "n_items": d["n_items"],
+                                      "n_controls": d["n_controls"], "control_mad": d["control_mad"], "tests": d["tests"],
+                                      "median_seconds": d["median_seconds"], "straightlining": d["straightlining"]})
+        return Response(JudgingQCOutputSerializer({
+            "alpha": design.qc_alpha if design else 0.05, "fingerprint": selectors.judgments_fingerprint(study=study),
+            "judges": judges}).data)
+
+
+class JudgingExclusionInputSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+
+
+class JudgingExclusionOutputSerializer(serializers.Serializer):
+    judge = serializers.CharField()
+    excluded = serializers.BooleanField()
+    changed = serializers.BooleanField(help_text="False when the judge was already in that state.")
+    fingerprint = serializers.CharField()
+
+
+class _JudgeExclusionBase(APIView):
+    excluded: bool
+
+    def post(self, request, study_id: int, username: str):
+        study = get_managed_study(request, study_id)
+        judge = get_object_or_404(User, username=username)
+        data = JudgingExclusionInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            row = services.judge_exclusion_set(study=study, judge=judge, excluded=self.excluded, decided_by=request.user,
+                                               reason=data.validated_data["reason"])
+        except JudgingError as exc:
+            return judging_error(exc)
+        return Response(JudgingExclusionOutputSerializer({
+            "judge": judge.username, "excluded": self.excluded, "changed": row is not None,
+            "fingerprint": selectors.judgments_fingerprint(study=study)}).data)
+
+
+class JudgingJudgeExcludeApi(_JudgeExclusionBase):
+    excluded = True
+
+    @extend_schema(tags=TAG_RESEARCHER, request=JudgingExclusionInputSerializer, responses=JudgingExclusionOutputSerializer,
+                   summary="Exclude a judge from every statistic of the study (recorded, reversible)")
+    def post(self, request, study_id: int, username: str):
+        return super().post(request, study_id, username)
+
+
+class JudgingJudgeIncludeApi(_JudgeExclusionBase):
+    excluded = False
+
+    @extend_schema(tags=TAG_RESEARCHER, request=JudgingExclusionInputSerializer, responses=JudgingExclusionOutputSerializer,
+                   summary="Include an excluded judge again")
+    def post(self, request, study_id: int, username: str):
+        return super().post(request, study_id, username)
+
+
+class CSVRenderer(BaseRenderer):
+    """Lets clients ask for ``Accept: text/csv``; the export views stream the CSV themselves
+    and only error bodies (dicts) pass through here."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        if isinstance(data, (bytes, str)):
+            return data
+        import json
+
+        return json.dumps(data)
+
+
+class JudgingExportTidyApi(APIView):
+    renderer_classes = [JSONRenderer, CSVRenderer]
+
+    @extend_schema(tags=TAG_RESEARCHER, responses={(200, "text/csv"): OpenApiTypes.STR},
+                   summary="Judgments as tidy CSV (one row per judge × item × criterion)")
+    def get(self, request, study_id: int):
+        study = get_managed_study(request, study_id)
+        return csv_response(selectors.export_tidy_rows(study=study), export_filename(study, "tidy"))
+
+
+class JudgingExportWideApi(APIView):
+    renderer_classes = [JSONRenderer, CSVRenderer]
+
+    @extend_schema(tags=TAG_RESEARCHER, responses={(200, "text/csv"): OpenApiTypes.STR},
+                   summary="Judgments as wide CSV (one row per item, a column per judge × criterion)")
+    def get(self, request, study_id: int):
+        study = get_managed_study(request, study_id)
+        return csv_response(selectors.export_wide_rows(study=study), export_filename(study, "wide"))
+
+
+class JudgingImportSummarySerializer(serializers.Serializer):
+    rows = serializers.IntegerField()
+    judgments = serializers.IntegerField()
+    revisions = serializers.IntegerField(help_text="Judgments that revise an earlier one of the same judge and item.")
+    judges_created = serializers.IntegerField(help_text="Imported participants created for unknown judge names.")
+    judges = serializers.IntegerField()
+    candidates_created = serializers.IntegerField()
+    systems_created = serializers.IntegerField()
+
+
+class JudgingImportApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    class InputSerializer(serializers.Serializer):
+        file = serializers.FileField()
+        format = serializers.ChoiceField(choices=FORMATS, required=False)
+
+    @extend_schema(
+        tags=TAG_RESEARCHER, request={"multipart/form-data": InputSerializer},
+        responses={201: JudgingImportSummarySerializer, 400: ImportErrorSerializer},
+        summary="Import judgments collected elsewhere (all or nothing)",
+        description="Long format: judge, original_id, system (or systems, space-separated, or candidate text), "
+                    "criterion, value, optional seconds; values on the scales of the study's design. Errors name "
+                    "the file, line and column, and nothing is written.")
+    def post(self, request, study_id: int):
+        study = get_managed_study(request, study_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        upload = data.validated_data["file"]
+        try:
+            summary = services.judgments_import_file(study=study, data=upload.read(), filename=upload.name,
+                                                     fmt=data.validated_data.get("format"))
+        except StudyImportError as exc:
+            return Response({
+                "detail": exc.describe(),
+                "errors": [{"line": i.line, "column": i.column, "message": i.message} for i in exc.issues],
+            }, status=status.HTTP_400_BAD_REQUEST)
+        return Response(JudgingImportSummarySerializer(asdict(summary)).data, status=status.HTTP_201_CREATED)

@@ -1,0 +1,45 @@
+"""The study's judging design as the other reads need it: the design row, the protocol,
+the criteria and the controls' expected values (PEM's defaults without a design)."""
+
+from __future__ import annotations
+
+from annotation.models import Study
+
+from ..models import JudgingDesign
+
+
+def design_for_study(*, study: Study) -> JudgingDesign | None:
+    return JudgingDesign.objects.filter(study=study).first()
+
+
+def study_is_comparison(*, study: Study) -> bool:
+    """Whether the study is judged side by side (:mod:`annotation.judging.comparison`) rather than absolutely."""
+    return JudgingDesign.objects.filter(study=study, protocol="comparison").exists()
+
+
+def study_criteria(*, study: Study) -> list[dict]:
+    """The study's criteria with their scales (PEM's four on 1–5 when it has no design)."""
+    design = design_for_study(study=study)
+    if design is None:
+        from ..defaults import default_criteria
+
+        return default_criteria()
+    return design.criteria
+
+
+def study_criteria_slugs(*, study: Study) -> list[str]:
+    return [c["slug"] for c in study_criteria(study=study)]
+
+
+def study_control_expected(*, study: Study) -> dict[str, dict[str, int | float]]:
+    """Expected value per control kind and criterion, from the design (PEM's defaults if none).
+
+    Criteria whose expected value is unknown (a non-PEM criterion nobody filled in) are
+    left out: their controls are judged, but QC and the human reference have no fixed
+    value for them there."""
+    design = design_for_study(study=study)
+    if design is None:
+        from ..defaults import default_expected_scores
+
+        return default_expected_scores()
+    return {k: {c: v for c, v in scores.items() if v is not None} for k, scores in design.expected_scores.items()}

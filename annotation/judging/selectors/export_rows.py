@@ -1,0 +1,88 @@
+"""The judgments CSV exports' rows (tidy and wide), streamed from the database in chunks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from itertools import groupby
+
+from annotation.models import Study
+
+from ..enums import CONTROL_KIND_OF_SYSTEM_KIND
+from ..models import Judgment
+from .design import study_criteria_slugs
+from .exclusions import judges_excluded
+
+#: Rows fetched per database round trip by the CSV exports, which stream: their memory
+#: does not grow with the study.
+EXPORT_CHUNK_SIZE = 2_000
+
+
+def _export_rows(study: Study) -> Iterator[tuple]:
+    """The latest judgments, by judge then item, read in chunks (for the tidy export);
+    screened-out judges' judgments are kept apart (not exported)."""
+    return (
+        Judgment.objects.filter(study=study, is_latest=True).exclude(item__assignment__screened_out_at__isnull=False)
+        .order_by("judge__username", "item__candidate_id")
+        .values_list("judge__username", "item__candidate_id", "item__candidate__original__external_id",
+                     "item__candidate__system__name", "item__candidate__system__kind",
+                     "values", "seconds", "submitted_at", "revision", "active_seconds")
+        .iterator(chunk_size=EXPORT_CHUNK_SIZE))
+
+
+TIDY_EXPORT_COLUMNS = ("study", "judge", "item", "original_id", "system", "is_control", "control_kind", "criterion",
+                       "score", "seconds", "active_seconds", "submitted_at", "revision", "judge_excluded")
+
+
+def _iso(dt: datetime | None) -> str:
+    return dt.isoformat() if dt else ""
+
+
+def export_tidy_rows(*, study: Study) -> Iterator[list]:
+    """Header, then one row per judge × item × criterion the judgment has a value for
+    (latest revisions, every judge), criteria in the design's order.
+
+    Streams: judgments are read from the database in chunks as the rows are written."""
+    excluded = judges_excluded(study=study)
+    order = study_criteria_slugs(study=study)
+    yield list(TIDY_EXPORT_COLUMNS)
+    for (judge, cand, original, system, kind, values, seconds, submitted_at, rev, active) in _export_rows(study):
+        control_kind = CONTROL_KIND_OF_SYSTEM_KIND.get(kind, "")
+        for crit in order:
+            if crit not in values:
+                continue
+            yield [study.name, judge, cand, original, system, str(bool(control_kind)).lower(), control_kind, crit,
+                   values[crit], "" if seconds is None else f"{seconds:.3f}",
+                   "" if active is None else f"{active:.3f}", _iso(submitted_at), rev, str(judge in excluded).lower()]
+
+
+def export_wide_rows(*, study: Study) -> Iterator[list]:
+    """Header, then one row per item: its texts and a column ``judge:criterion`` per
+    judge × criterion of the design (empty where that judge gave the item no value).
+
+    Streams: judgments are read in item order, in chunks, and each item's row is
+    written once its judgments have been read."""
+    latest = Judgment.objects.filter(study=study, is_latest=True).exclude(
+        item__assignment__screened_out_at__isnull=False)  # screened-out judges are kept apart
+    judges = sorted(set(latest.values_list("judge__username", flat=True).distinct()))
+    order = study_criteria_slugs(study=study)
+    yield ["study", "item", "original_id", "system", "is_control", "control_kind", "original", "candidate",
+           *[f"{j}:{c}" for j in judges for c in order]]
+    rows = (latest.order_by("item__candidate__original__position", "item__candidate__original__external_id",
+                            "item__candidate__system__name", "item__candidate_id", "judge__username")
+            .values_list("item__candidate_id", "judge__username", "values",
+                         "item__candidate__original__external_id", "item__candidate__system__name",
+                         "item__candidate__system__kind", "item__candidate__original__text", "item__candidate__text")
+            .iterator(chunk_size=EXPORT_CHUNK_SIZE))
+    for cand, group in groupby(rows, key=lambda r: r[0]):
+        scores: dict[str, dict] = {}
+        for r in group:
+            scores[r[1]] = r[2]
+            external_id, system, kind, original_text, candidate_text = r[3:]
+        control_kind = CONTROL_KIND_OF_SYSTEM_KIND.get(kind, "")
+        cells = []
+        for j in judges:
+            values = scores.get(j, {})
+            cells.extend(values.get(c, "") for c in order)
+        yield [study.name, cand, external_id, system, str(bool(control_kind)).lower(), control_kind,
+               original_text, candidate_text, *cells]

@@ -1,0 +1,131 @@
+"""A judge's assignment after opening: judges added late, join-link participants (built
+on arrival, released when they time out), and the instructions' "seen" mark."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from annotation.enums import Role
+from annotation.models import Study, StudyMembership
+from metrics.core.assignment import derive_seed, late_judge_items, order_items
+
+from .. import comparison
+from ..enums import JudgesMode, Protocol
+from ..models import Assignment, AssignmentItem, JudgingDesign
+from ._common import _assignment_write, _judge_users, _study_items
+
+
+def assignment_ensure_for_judge(*, study: Study, judge: User) -> Assignment | None:
+    """The judge's assignment, built now if the study was opened after they were added.
+
+    Returns None if judging has not been opened or the user is not a judge of the
+    study. Fully crossed: the late judge gets every item in their own seeded order.
+    Exactly k per item: they get as many items as the lightest-loaded judge, taken
+    from the items with the fewest judges (so some items gain a (k+1)-th judge;
+    nobody loses one). Safe to call concurrently: one assignment per judge.
+    """
+    existing = Assignment.objects.filter(study=study, judge=judge).first()
+    if existing is not None:
+        # While a background opening is writing assignments the design is not frozen yet:
+        # a judge's list is not theirs until every list is written.
+        return existing if (existing.joined_late or JudgingDesign.objects.filter(
+            study=study, opened_at__isnull=False).exists()) else None
+    if not StudyMembership.objects.filter(study=study, user=judge, role=Role.JUDGE).exists():
+        return None
+    with transaction.atomic():
+        # The design row serialises late builds, so k-mode counts are read consistently.
+        design = JudgingDesign.objects.select_for_update().filter(study=study).first()
+        if design is None or not design.is_frozen:
+            return None
+        existing = Assignment.objects.filter(study=study, judge=judge).first()
+        if existing is not None:
+            return existing
+        if design.protocol == Protocol.COMPARISON:
+            return comparison.comparison_assignment_late(study=study, design=design, judge=judge)
+        assigned = Counter(dict(
+            AssignmentItem.objects.filter(assignment__study=study).values("candidate_id")
+            .annotate(n=Count("id")).values_list("candidate_id", "n")))
+        # A late judge rates the items the others have (not data imported since).
+        items, groups, pks = _study_items(study, candidate_ids=list(assigned) if assigned else None)
+        seed = derive_seed(design.seed, "order", judge.username)
+        if design.judges_mode == JudgesMode.K_PER_ITEM and assigned:
+            loads = Assignment.objects.filter(study=study).values_list("n_items", flat=True)
+            counts = {key: assigned.get(pks[key], 0) for key in items}
+            items = late_judge_items(counts, n_items=min(loads), seed=derive_seed(design.seed, "late", judge.username))
+        order = order_items(items, groups, seed=seed)
+        try:
+            with transaction.atomic():
+                return _assignment_write(study=study, judge=judge, seed=seed, candidate_ids=[pks[i] for i in order],
+                                         late=True)
+        except IntegrityError:
+            return Assignment.objects.get(study=study, judge=judge)
+
+
+def assignments_ensure_all(*, study: Study) -> int:
+    """Build assignments for every judge of an open study who has none. Returns how many."""
+    n = 0
+    have = set(Assignment.objects.filter(study=study).values_list("judge_id", flat=True))
+    for judge in _judge_users(study):
+        if judge.pk not in have and assignment_ensure_for_judge(study=study, judge=judge) is not None:
+            n += 1
+    return n
+
+
+@transaction.atomic
+def instructions_mark_seen(*, assignment: Assignment) -> None:
+    if assignment.instructions_seen_at is None:
+        assignment.instructions_seen_at = timezone.now()
+        Assignment.objects.filter(pk=assignment.pk, instructions_seen_at__isnull=True).update(
+            instructions_seen_at=assignment.instructions_seen_at)
+
+
+# --- join-link participants (annotation.participation) ------------------------------------
+
+def assignment_build_for_participant(*, study: Study, judge: User, n_items: int | None) -> Assignment | None:
+    """Build the assignment of a judge who just came through a join link; None if judging is not open.
+
+    Fully crossed (or ``n_items`` empty): every item the study's judges rate, in the
+    judge's own seeded order. Exactly k per item: ``n_items`` items taken from those
+    with the fewest *live* judges — assigned items that were done or are still held
+    (a timed-out participant's unfinished items were deleted by
+    :func:`assignment_release_unfinished`, so they count again as free). The design
+    row is locked, so two participants arriving together see each other's items.
+    """
+    with transaction.atomic():
+        design = JudgingDesign.objects.select_for_update().filter(study=study).first()
+        if design is None or not design.is_frozen:
+            return None
+        existing = Assignment.objects.filter(study=study, judge=judge).first()
+        if existing is not None:
+            return existing
+        live = Counter(dict(
+            AssignmentItem.objects.filter(assignment__study=study).values("candidate_id")
+            .annotate(n=Count("id")).values_list("candidate_id", "n")))
+        items, groups, pks = _study_items(study)
+        seed = derive_seed(design.seed, "order", judge.username)
+        if n_items is not None and (design.judges_mode == JudgesMode.K_PER_ITEM or n_items < len(items)):
+            counts = {key: live.get(pks[key], 0) for key in items}
+            items = late_judge_items(counts, n_items=min(n_items, len(items)),
+                                     seed=derive_seed(design.seed, "late", judge.username))
+        order = order_items(items, groups, seed=seed)
+        return _assignment_write(study=study, judge=judge, seed=seed, candidate_ids=[pks[i] for i in order], late=True)
+
+
+@transaction.atomic
+def assignment_release_unfinished(*, assignment: Assignment) -> int:
+    """Give back the items ``assignment`` has not rated yet (its judge left); return how many.
+
+    Rated items and their judgments stay. The released rows are deleted, so the next
+    participant to arrive can be given those items (k per item keeps balancing).
+    """
+    assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    deleted, _ = AssignmentItem.objects.filter(assignment=assignment, done_at__isnull=True).delete()
+    if deleted:
+        assignment.n_items = AssignmentItem.objects.filter(assignment=assignment).count()
+        assignment.save(update_fields=["n_items", "updated_at"])
+    return deleted

@@ -1,0 +1,223 @@
+"""Importing judgments collected elsewhere (a file, all or nothing): the one path behind
+the command, the study page and the API."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.enums import Role, SystemKind
+from annotation.models import Candidate, Original, Study, System
+
+from ..enums import JudgmentSource, Protocol
+from ..models import Assignment, AssignmentItem, Judgment
+from ..tokens import item_token_new
+from ._common import BULK_BATCH
+from .design import design_get_or_create
+
+#: Imported participants' usernames: ``<name>@s<study id>.imported`` (never a login:
+#: their password is unusable), so two studies' "worker 7" stay two people.
+IMPORTED_JUDGE_SUFFIX = ".imported"
+
+
+def imported_judge_username(study: Study, name: str) -> str:
+    return f"{name}@s{study.pk}{IMPORTED_JUDGE_SUFFIX}"
+
+
+@dataclass(frozen=True)
+class JudgmentImportSummary:
+    rows: int
+    judgments: int
+    revisions: int  # judgments that revise an earlier one of the same judge and candidate
+    judges_created: int
+    judges: int
+    candidates_created: int
+    systems_created: int
+
+
+def judgments_import_parsed(*, study: Study, parsed) -> JudgmentImportSummary:
+    """Write parsed judgments (:func:`annotation.importing.parse_judgments_file`) into
+    ``study``, all or nothing; :class:`~annotation.importing.StudyImportError` names
+    every row that cannot be matched.
+
+    Candidates: ``system``/``systems`` name the study's candidates of that original
+    (with ``candidate`` text too, a missing one is added, under a new imported system
+    if need be); the text alone matches every candidate of the original with that
+    text. A row naming several systems gives each of their candidates the judgment.
+    Judges: a judge of the study with that username is used; any other name becomes
+    an imported participant (:func:`imported_judge_username`, no password). Each
+    judge gets an assignment holding the judged items (done), marked as an import.
+    Rows of one judge and candidate form one judgment until a criterion repeats or
+    the ``judgment`` id changes, which starts a new revision (the latest counts, as
+    on the judge's page); file order decides which is latest. Every judgment is stored with ``source=import``.
+    """
+    from annotation.importing import ImportIssue, StudyImportError
+
+    if design_get_or_create(study=study).protocol == Protocol.COMPARISON:  # the scales the file was parsed against
+        raise StudyImportError(parsed.filename, [ImportIssue(message=(
+            "this study's protocol is side-by-side comparison; absolute judgments cannot be imported into it"))])
+    with transaction.atomic():
+        Study.objects.select_for_update().filter(pk=study.pk).first()
+        originals = dict(Original.objects.filter(study=study).values_list("external_id", "id"))
+        systems = dict(System.objects.filter(study=study).values_list("name", "id"))
+        system_kinds = dict(System.objects.filter(study=study).values_list("name", "kind"))
+        by_system: dict[tuple[int, str], int] = {}
+        by_text: dict[tuple[int, str], list[int]] = {}
+        cand_text: dict[int, str] = {}
+        for cand_pk, cand_oid, sname, text in Candidate.objects.filter(original__study=study).values_list(
+                "id", "original_id", "system__name", "text"):
+            by_system[(cand_oid, sname)] = cand_pk
+            by_text.setdefault((cand_oid, text.strip()), []).append(cand_pk)
+            cand_text[cand_pk] = text
+        issues: list[ImportIssue] = []
+        new_systems: list[str] = []
+        new_cands: dict[tuple[int, str], str] = {}  # (original pk, system) -> text
+        resolved: list[tuple] = []  # (row, [candidate key]) where a key is a pk or ("new", oid, system)
+        for row in parsed.rows:
+            if len(issues) >= 50:
+                break
+            oid = originals.get(row.original_id)
+            if oid is None:
+                issues.append(ImportIssue(f"study '{study.name}' has no original '{row.original_id}'", line=row.line,
+                                          column="original_id"))
+                continue
+            keys: list = []
+            if row.systems:
+                for name in row.systems:
+                    pk = by_system.get((oid, name))
+                    if pk is not None:
+                        if row.candidate and cand_text[pk].strip() != row.candidate:
+                            issues.append(ImportIssue(
+                                f"system '{name}' has another candidate for original '{row.original_id}'",
+                                line=row.line, column="candidate"))
+                        keys.append(pk)
+                    elif name in system_kinds and system_kinds[name] != SystemKind.IMPORTED:
+                        issues.append(ImportIssue(f"system '{name}' is not an imported system", line=row.line,
+                                                  column="system"))
+                    elif row.candidate:
+                        known = new_cands.setdefault((oid, name), row.candidate)
+                        if known != row.candidate:
+                            issues.append(ImportIssue(
+                                f"system '{name}' is given two different candidates for original '{row.original_id}'",
+                                line=row.line, column="candidate"))
+                        if name not in systems and name not in new_systems:
+                            new_systems.append(name)
+                        keys.append(("new", oid, name))
+                    else:
+                        issues.append(ImportIssue(
+                            f"original '{row.original_id}' has no candidate of system '{name}' (give the candidate "
+                            "text to add it)", line=row.line, column="systems" if len(row.systems) > 1 else "system"))
+            else:
+                keys = list(by_text.get((oid, row.candidate), []))
+                if not keys:
+                    issues.append(ImportIssue(
+                        f"original '{row.original_id}' has no candidate with this text (give a system to add it)",
+                        line=row.line, column="candidate"))
+            resolved.append((row, keys))
+        if issues:
+            raise StudyImportError(parsed.filename, issues)
+
+        System.objects.bulk_create([System(study=study, name=n, kind=SystemKind.IMPORTED,
+                                           description="Added by a judgments import.") for n in new_systems])
+        systems = dict(System.objects.filter(study=study).values_list("name", "id"))
+        Candidate.objects.bulk_create([Candidate(original_id=oid, system_id=systems[name], text=text)
+                                       for (oid, name), text in new_cands.items()], batch_size=BULK_BATCH)
+        new_pk = {(oid, name): pk for pk, oid, name in Candidate.objects.filter(
+            original__study=study, system__name__in={n for _, n in new_cands}).values_list(
+            "id", "original_id", "system__name") if (oid, name) in new_cands}
+
+        # Judges: the study's own judges by username, else imported participants.
+        names = list(dict.fromkeys(r.judge for r, _ in resolved))
+        members = {u.username: u for u in User.objects.filter(
+            username__in=names, study_memberships__study=study, study_memberships__role=Role.JUDGE)}
+        imported = {u.username: u for u in User.objects.filter(
+            username__in=[imported_judge_username(study, n) for n in names])}
+        created_judges = 0
+        judges: dict[str, User] = {}
+        for n in names:
+            user = members.get(n) or imported.get(imported_judge_username(study, n))
+            if user is None:
+                user = User(username=imported_judge_username(study, n))
+                user.set_unusable_password()
+                user.save()
+                created_judges += 1
+            judges[n] = user
+
+        # Group rows into judgments per (judge, candidate): a repeated criterion starts a revision.
+        current: dict[tuple[int, int], dict] = {}
+        judgments: list[tuple[int, int, dict]] = []  # (user pk, candidate pk, {values, seconds}) in file order
+        for row, keys in resolved:
+            user = judges[row.judge]
+            for key in keys:
+                cand = new_pk[(key[1], key[2])] if isinstance(key, tuple) else key
+                j = current.get((user.pk, cand))
+                if j is None or row.criterion in j["values"] or j["id"] != row.judgment:
+                    j = {"values": {}, "seconds": None, "id": row.judgment}
+                    current[(user.pk, cand)] = j
+                    judgments.append((user.pk, cand, j))
+                j["values"][row.criterion] = row.value
+                if row.seconds is not None:
+                    j["seconds"] = row.seconds
+
+        now = timezone.now()
+        assignments = {a.judge_id: a for a in Assignment.objects.filter(study=study, judge__in=judges.values())}
+        for user in judges.values():
+            if user.pk not in assignments:
+                assignments[user.pk] = Assignment.objects.create(study=study, judge=user, seed=0, n_items=0,
+                                                                 instructions_seen_at=now)
+        items = {(i.assignment.judge_id, i.candidate_id): i for i in AssignmentItem.objects.filter(
+            assignment__in=assignments.values()).select_related("assignment")}
+        new_items = []
+        next_pos = {a.pk: a.n_items for a in assignments.values()}
+        for user_pk, cand, _j in judgments:
+            if (user_pk, cand) not in items:
+                a = assignments[user_pk]
+                next_pos[a.pk] += 1
+                item = AssignmentItem(assignment=a, candidate_id=cand, position=next_pos[a.pk],
+                                      token=item_token_new(), done_at=now)
+                items[(user_pk, cand)] = item
+                new_items.append(item)
+        AssignmentItem.objects.bulk_create(new_items, batch_size=BULK_BATCH)
+        for a in assignments.values():
+            if next_pos[a.pk] != a.n_items:
+                Assignment.objects.filter(pk=a.pk).update(n_items=next_pos[a.pk], updated_at=now)
+        AssignmentItem.objects.filter(assignment__in=assignments.values(), done_at__isnull=True,
+                                      pk__in=[i.pk for i in items.values()]).update(done_at=now)
+
+        latest_rev = dict(Judgment.objects.filter(item__in=[i.pk for i in items.values()], is_latest=True)
+                          .values_list("item_id", "revision"))
+        Judgment.objects.filter(item_id__in=latest_rev, is_latest=True).update(is_latest=False)
+        last_index: dict[int, int] = {}
+        for idx, (user_pk, cand, _j) in enumerate(judgments):
+            last_index[items[(user_pk, cand)].pk] = idx
+        revision = dict(latest_rev)
+        rows = []
+        revisions = 0
+        for idx, (user_pk, cand, j) in enumerate(judgments):
+            item = items[(user_pk, cand)]
+            rev = revision.get(item.pk, 0) + 1
+            revision[item.pk] = rev
+            revisions += rev > 1
+            rows.append(Judgment(
+                study=study, item=item, judge_id=user_pk, key=f"import-{item_token_new()[:24]}", revision=rev,
+                is_latest=last_index[item.pk] == idx, served_at=now, submitted_at=now, seconds=j["seconds"],
+                source=JudgmentSource.IMPORT, values=j["values"]))
+        Judgment.objects.bulk_create(rows, batch_size=BULK_BATCH)
+        return JudgmentImportSummary(
+            rows=len(parsed.rows), judgments=len(rows), revisions=revisions, judges_created=created_judges,
+            judges=len(judges), candidates_created=len(new_cands), systems_created=len(new_systems))
+
+
+def judgments_import_file(*, study: Study, data: bytes, filename: str, fmt: str | None = None) -> JudgmentImportSummary:
+    """Parse (against the study's design) and write a judgments file: the one path behind
+    the command, the study page and the API. :class:`StudyImportError` on any problem."""
+    from annotation.importing import parse_judgments_file
+
+    design = design_get_or_create(study=study)
+    parsed = parse_judgments_file(data, filename=filename, criteria=design.criteria, fmt=fmt,
+                                  max_bytes=settings.PARAEVAL_IMPORT_MAX_BYTES)
+    return judgments_import_parsed(study=study, parsed=parsed)

@@ -1,0 +1,250 @@
+"""Opening in the background: the shared entry of the researcher's page and the API
+(:func:`study_judging_open_start`), the worker's resumable run (:func:`open_job_run`)
+and the requeue of stalled runs.
+
+The worker commits step by step, so its progress shows and a requeued run can resume.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import asdict
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import IntegrityError, InterfaceError, OperationalError, transaction
+from django.utils import timezone
+
+from annotation.enums import JobStatus
+from annotation.models import Candidate, Original, Study
+from annotation.services import job_enqueue
+from metrics.core.assignment import plan_assignments
+
+from ..enums import Protocol
+from ..errors import CannotOpen
+from ..models import Assignment, JudgingDesign, OpenJob
+from ._common import (_assignment_write, _controls_create, _judge_users, _judges_per_item,
+                      _lock_design_and_study, _mark_open, _open_refusal, _opening_undo, _refuse_while_opening,
+                      _study_items)
+from .opening import OpenSummary, study_judging_open
+
+# The name the log had before the services became a package (alerts may filter on it).
+logger = logging.getLogger("annotation.judging.services")
+
+
+#: Studies whose opening writes more assignment items (judges × items, or k × items)
+#: than this are opened by a Celery worker; settings may override.
+DEFAULT_OPEN_BACKGROUND_ITEMS = 10_000
+#: The background opening commits (and reports progress) after about this many assignment items.
+OPEN_JOB_ITEMS_PER_TRANSACTION = 20_000
+
+
+def open_background_threshold() -> int:
+    return int(getattr(settings, "PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS", DEFAULT_OPEN_BACKGROUND_ITEMS))
+
+
+def _open_size(*, study: Study, design: JudgingDesign, n_judges: int) -> int:
+    """Assignment items that opening will write (what its time grows with)."""
+    n_originals = Original.objects.filter(study=study).count()
+    n_items = (Candidate.objects.filter(original__study=study).count()
+               + n_originals * sum(int(v) for v in design.control_counts.values()))
+    k = _judges_per_item(design)
+    return n_items * (min(k, n_judges) if k is not None else n_judges)
+
+
+def study_judging_open_start(*, study: Study, user: User | None = None, background: bool | None = None) -> OpenJob:
+    """Open ``study`` for judging through the path shared by the researcher's page and the API.
+
+    The checks that need no writing (already open, closed, no data, too few judges
+    for k per item, an opening already under way) run here and raise
+    :class:`CannotOpen`. Then a study whose opening writes at most
+    ``PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS`` assignment items (default 10,000;
+    about half a second) is opened now by :func:`study_judging_open` and the
+    returned job has already succeeded; larger ones (or ``background=True``) get a
+    queued :class:`OpenJob` that a worker runs (:func:`open_job_run`). Its progress
+    counts judges whose assignments are written; its ``summary`` or ``error`` says
+    how it ended.
+    """
+    with transaction.atomic():
+        design, study = _lock_design_and_study(study)
+        _refuse_while_opening(study)
+        n_judges = len(_judge_users(study))
+        _open_refusal(study=study, design=design, n_judges=n_judges)
+        if design.protocol == Protocol.COMPARISON:
+            background = False  # comparison studies open in the request (no background path yet)
+        if background is None:
+            background = _open_size(study=study, design=design, n_judges=n_judges) > open_background_threshold()
+        now = timezone.now()
+        if not background:
+            summary = study_judging_open(study=study, user=user)
+            return OpenJob.objects.create(
+                study=study, created_by=user, status=JobStatus.SUCCEEDED, phase="done", started_at=now,
+                finished_at=now, progress_done=summary.judges, progress_total=summary.judges,
+                controls_created=summary.controls_created, summary=asdict(summary))
+        job = OpenJob.objects.create(study=study, created_by=user, status=JobStatus.QUEUED,
+                                     phase="waiting for a worker", progress_total=n_judges)
+        from ..tasks import open_job_run_task
+
+        transaction.on_commit(lambda: job_enqueue(open_job_run_task, job.pk))
+    return job
+
+
+def _items_fingerprint(items: list[str]) -> str:
+    return hashlib.sha256("\x1e".join(items).encode()).hexdigest()
+
+
+class _OpenJobGone(Exception):
+    """The job finished (or failed) under this run's feet: stop quietly."""
+
+
+def _job_locked(job_id: int) -> OpenJob:
+    job = OpenJob.objects.select_for_update().get(pk=job_id)
+    if job.is_finished:
+        raise _OpenJobGone
+    return job
+
+
+def _open_job_begin(job_id: int) -> OpenJob:
+    """Step 1 (one transaction): check again, fix the judges, build the controls once."""
+    with transaction.atomic():
+        job = _job_locked(job_id)
+        design, study = _lock_design_and_study(job.study)
+        if job.controls_created is None:
+            judges = _judge_users(study)
+            _open_refusal(study=study, design=design, n_judges=len(judges))
+            job.controls_created = _controls_create(study=study, design=design)
+            job.judges = [u.username for u in judges]
+            job.items_fingerprint = _items_fingerprint(_study_items(study)[0])
+            job.started_at = timezone.now()
+        job.status, job.phase, job.error = JobStatus.RUNNING, "writing assignments", ""
+        job.progress_total = len(job.judges)
+        job.progress_done = Assignment.objects.filter(study=study, judge__username__in=job.judges).count()
+        job.save()
+    return job
+
+
+def _open_job_write(job: OpenJob, *, limit: int | None = None) -> int:
+    """Step 2: write the assignments still missing, a few judges per transaction. Returns how many were written.
+
+    The plan is drawn again from the design's seed, the judges fixed in step 1 and
+    the study's items, so a resumed run writes what the first run would have.
+    """
+    study = job.study
+    design = JudgingDesign.objects.get(study=study)
+    items, groups, pks = _study_items(study)
+    if _items_fingerprint(items) != job.items_fingerprint:
+        raise CannotOpen("The study's data changed while judging was being opened, so nothing was opened. "
+                         "Open it again.")
+    users = {u.username: u for u in User.objects.filter(username__in=job.judges)}
+    if len(users) != len(job.judges):
+        raise CannotOpen("A judge's account was deleted while judging was being opened, so nothing was opened. "
+                         "Open it again.")
+    have = set(Assignment.objects.filter(study=study).values_list("judge__username", flat=True))
+    todo = [name for name in job.judges if name not in have]
+    if not todo:
+        return 0
+    plan = plan_assignments(items, groups, list(job.judges), seed=design.seed, judges_per_item=_judges_per_item(design))
+    orders = {o.judge: o for o in plan.orders}
+    # A few judges per transaction: one commit per judge would cost more than their rows on SQLite.
+    per_tx = max(1, OPEN_JOB_ITEMS_PER_TRANSACTION // max(1, max((len(o.items) for o in plan.orders), default=1)))
+    written, done = 0, len(job.judges) - len(todo)
+    for start in range(0, len(todo), per_tx):
+        if limit is not None and written >= limit:
+            break
+        with transaction.atomic():
+            _job_locked(job.pk)  # serialises with a second run of the same job and with a failure
+            for name in todo[start:start + per_tx]:
+                if limit is not None and written >= limit:
+                    break
+                order = orders[name]
+                try:
+                    with transaction.atomic():
+                        _assignment_write(study=study, judge=users[name], seed=order.seed,
+                                          candidate_ids=[pks[i] for i in order.items], late=False)
+                except IntegrityError:  # another run of this job wrote it first
+                    pass
+                else:
+                    written += 1
+                done += 1
+            OpenJob.objects.filter(pk=job.pk).update(progress_done=done, updated_at=timezone.now())
+    return written
+
+
+def _open_job_finish(job_id: int) -> OpenJob:
+    """Step 3 (one transaction): every assignment is there, so mark the study open and the job done."""
+    with transaction.atomic():
+        job = _job_locked(job_id)
+        design, study = _lock_design_and_study(job.study)
+        assignments = Assignment.objects.filter(study=study, judge__username__in=job.judges)
+        if assignments.count() != len(job.judges):
+            raise CannotOpen("Some judges' assignments are missing; nothing was opened. Open it again.")
+        n_written = sum(assignments.values_list("n_items", flat=True))
+        _mark_open(study=study, design=design, user=job.created_by)
+        summary = OpenSummary(controls_created=job.controls_created or 0, items=len(_study_items(study)[0]),
+                              judges=len(job.judges), assignment_items=n_written)
+        job.status, job.phase, job.summary = JobStatus.SUCCEEDED, "done", asdict(summary)
+        job.progress_done = len(job.judges)
+        job.finished_at = timezone.now()
+        job.save()
+    return job
+
+
+def _open_job_fail(job_id: int, message: str) -> None:
+    """Undo a failed opening (assignments and controls written so far) and record why."""
+    with transaction.atomic():
+        try:
+            job = _job_locked(job_id)
+        except _OpenJobGone:
+            return
+        design, study = _lock_design_and_study(job.study)
+        if not design.is_frozen:  # a draft's assignments and controls are this job's work only
+            _opening_undo(study)
+        job.status, job.phase, job.error, job.finished_at = JobStatus.FAILED, "failed", message, timezone.now()
+        job.save()
+
+
+def open_job_run(*, job_id: int) -> OpenJob:
+    """Run a queued opening (the worker's side). Idempotent and resumable.
+
+    A finished job is left alone. A job requeued after its worker died carries
+    on where it stopped (the judges and items are those fixed at its start); two
+    runs of the same job at once write each assignment once (one per judge is a
+    database constraint). A refusal or an unexpected error fails the job, deletes
+    what it wrote and keeps the study a draft; a lost database connection is left
+    to Celery's retry.
+    """
+    try:
+        job = _open_job_begin(job_id)
+        _open_job_write(job)
+        return _open_job_finish(job_id)
+    except _OpenJobGone:
+        pass
+    except CannotOpen as exc:
+        _open_job_fail(job_id, exc.message)
+    except (OperationalError, InterfaceError):
+        raise
+    except Exception:
+        logger.exception("opening judging failed (job %s)", job_id)
+        _open_job_fail(job_id, "Opening judging failed unexpectedly, so nothing was opened; the server log has "
+                               "the details. Try again, or tell the administrator if it keeps failing.")
+    return OpenJob.objects.get(pk=job_id)
+
+
+def jobs_requeue_stale(*, stale_after: timedelta | None = None, queued_after: timedelta | None = None) -> int:
+    """Send queued (and, with ``stale_after``, stalled running) openings to the broker again.
+
+    ``queued_after`` (only those queued that long ago) is passed on to
+    ``annotation.services.jobs_to_resend`` when given. Each is a resent message: it
+    runs only if it can claim its job (``config.recovery``), so a live opening is
+    never run twice at once; and :func:`open_job_run` leaves a finished job alone
+    and resumes a stalled one.
+    """
+    from annotation.services import jobs_to_resend
+    from config.recovery import job_resend
+
+    from ..tasks import open_job_run_task
+
+    kwargs = {"stale_after": stale_after} | ({"queued_after": queued_after} if queued_after is not None else {})
+    return sum(job_resend(open_job_run_task, pk, stale_after=stale_after) for pk in jobs_to_resend(OpenJob, **kwargs))

@@ -1,0 +1,176 @@
+"""Submitting a judgment: values checked against the design's scales, idempotent on the
+judge's key, a new revision when an item is rated again.
+
+:func:`judgment_submit` is on the judge's hot path (every judge, every few seconds),
+with the fast selectors of :mod:`annotation.judging.selectors.hot_path`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext
+
+from annotation.enums import StudyStatus
+from annotation.models import Study
+
+from .. import scales
+from ..defaults import default_criteria
+from ..enums import JudgmentSource
+from ..errors import ItemNotFound, JudgmentInvalid, KeyReused, StudyNotOpen
+from ..models import AssignmentItem, JudgingDesign, Judgment
+from ..tokens import serve_stamp_read
+
+KEY_MIN_LENGTH, KEY_MAX_LENGTH = 8, 64
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    judgment: Judgment
+    created: bool  # False: the key was seen before and this is the stored judgment
+
+
+def _design_criteria(study: Study) -> list[dict]:
+    design = JudgingDesign.objects.filter(study=study).only("criteria").order_by().first()
+    return design.criteria if design is not None else default_criteria()
+
+
+def scores_clean(*, criteria: list[dict], scores: Mapping[str, object]) -> dict[str, int | float]:
+    """Check one judgment's values against the design's criteria and scales.
+
+    Every criterion needs a value on its own scale (:func:`annotation.judging.scales.value_clean`);
+    unknown criteria are refused. Raises :class:`JudgmentInvalid` naming each problem.
+    """
+    slugs = [c["slug"] for c in criteria]
+    if not isinstance(scores, Mapping):
+        raise JudgmentInvalid(f"scores must map each criterion ({', '.join(slugs)}) to a value on its scale")
+    errors: dict[str, list[str]] = {}
+    for name in scores:
+        if name not in slugs:
+            errors.setdefault(str(name), []).append(f"unknown criterion; the criteria are {', '.join(slugs)}")
+    out: dict[str, int | float] = {}
+    for c in criteria:
+        v = scores.get(c["slug"])
+        if v is None or v == "":
+            errors.setdefault(c["slug"], []).append(gettext("this criterion needs a value"))
+            continue
+        try:
+            out[c["slug"]] = scales.value_clean(c["scale"], v)
+        except ValueError as exc:
+            errors.setdefault(c["slug"], []).append(str(exc))
+    if errors:
+        raise JudgmentInvalid(
+            gettext("Rate every criterion on its scale — %(problems)s.") % {
+                "problems": "; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items())},
+            field_errors=errors)
+    return out
+
+
+def _clean_key(key: object) -> str:
+    if not isinstance(key, str) or not KEY_MIN_LENGTH <= len(key) <= KEY_MAX_LENGTH or not all(
+            ch.isascii() and (ch.isalnum() or ch in "-_") for ch in key):
+        raise JudgmentInvalid(
+            f"key must be {KEY_MIN_LENGTH}–{KEY_MAX_LENGTH} characters of letters, digits, '-' or '_'",
+            field_errors={"key": ["invalid idempotency key"]})
+    return key
+
+
+def judgment_submit(
+    *,
+    study: Study,
+    judge: User,
+    token: str,
+    key: str,
+    scores: Mapping[str, object],
+    serve_stamp: str,
+    active_seconds: float | None = None,
+    source: str = JudgmentSource.API,
+) -> SubmitResult:
+    """Store one judge's values (one per criterion of the design) for one item of their assignment.
+
+    Checks, in order: the key's form, the scores (every criterion of the design, each
+    on its own scale: :func:`scores_clean`), that the item is in *this judge's* assignment of *this study*
+    (:class:`ItemNotFound` otherwise — also for other judges' items), the serve stamp.
+    Idempotent on ``(judge, key)``: the same key again returns the stored judgment
+    (``created=False``) even if the study has closed since; the same key with other
+    scores or another item is :class:`KeyReused`. Otherwise the study must be open
+    (:class:`StudyNotOpen`). A second judgment of an item is a new revision; earlier
+    ones are kept and the latest counts.
+
+    Concurrency: the item row is locked (``SELECT … FOR UPDATE``; on SQLite the
+    IMMEDIATE transaction holds the database write lock), so revisions of one item
+    are numbered without gaps and one key gives one row; the unique constraint on
+    ``(judge, key)`` settles a key raced across two items.
+    """
+    key = _clean_key(key)
+    clean = scores_clean(criteria=_design_criteria(study), scores=scores)
+    if active_seconds is not None:
+        try:
+            active_seconds = float(active_seconds)
+        except (TypeError, ValueError):
+            raise JudgmentInvalid("active_seconds must be a number of seconds") from None
+        if not math.isfinite(active_seconds) or active_seconds < 0:
+            raise JudgmentInvalid("active_seconds must be a non-negative number of seconds")
+    with transaction.atomic():
+        item = (AssignmentItem.objects.select_for_update(of=("self",)).select_related("assignment")
+                .filter(token=token, assignment__study=study, assignment__judge=judge).order_by().first()
+                if isinstance(token, str) else None)
+        if item is None:
+            raise ItemNotFound("There is no such item in your assignment for this study.")
+        # One query for both: a judgment under this key (a retry) and the item's latest
+        # judgment (which only changes under the item lock we hold).
+        found = list(Judgment.objects.filter(Q(judge=judge, key=key) | Q(item=item, is_latest=True)).order_by())
+        existing = next((j for j in found if j.judge_id == judge.pk and j.key == key), None)
+        if existing is not None:
+            return _replay(existing, item=item, scores=clean)  # an acknowledged retry is answered as before
+        if item.assignment.screened_out_at is not None:
+            from ..screening import ScreenedOut
+
+            raise ScreenedOut(gettext("You were screened out of this study; thank you for your time."))
+        if Study.objects.filter(pk=study.pk).values_list("status", flat=True).order_by().first() != StudyStatus.OPEN:
+            raise StudyNotOpen(gettext("This study is not open for judging."))
+        served_at = serve_stamp_read(serve_stamp, token) if isinstance(serve_stamp, str) else None
+        if served_at is None:
+            raise JudgmentInvalid(gettext("The serve stamp is missing or does not belong to this item; reload the item."),
+                                  field_errors={"serve_stamp": ["missing or invalid"]})
+        now = timezone.now()
+        latest = next((j for j in found if j.item_id == item.pk and j.is_latest), None)
+        if latest is not None:
+            Judgment.objects.filter(pk=latest.pk).update(is_latest=False)
+        judgment = Judgment(
+            study=study, item=item, judge=judge, key=key, revision=(latest.revision + 1) if latest else 1,
+            is_latest=True, served_at=served_at, submitted_at=now,
+            seconds=max(0.0, (now - served_at).total_seconds()), active_seconds=active_seconds, source=source,
+            values=clean)
+        # Field validation only: the uniqueness rules are enforced by the database
+        # constraints below, which (unlike a query first) hold under concurrency, and
+        # the three foreign keys are rows we have just read.
+        judgment.full_clean(exclude=["study", "item", "judge"], validate_unique=False, validate_constraints=False)
+        try:
+            with transaction.atomic():
+                judgment.save(force_insert=True)
+        except IntegrityError:
+            # The same key was used concurrently for another item and committed first.
+            existing = Judgment.objects.filter(judge=judge, key=key).first()
+            if existing is None:
+                raise
+            if latest is not None:
+                Judgment.objects.filter(pk=latest.pk).update(is_latest=True)
+            return _replay(existing, item=item, scores=clean)
+        if item.done_at is None:
+            AssignmentItem.objects.filter(pk=item.pk).update(done_at=now, updated_at=now)
+        return SubmitResult(judgment=judgment, created=True)
+
+
+def _replay(existing: Judgment, *, item: AssignmentItem, scores: Mapping[str, float]) -> SubmitResult:
+    if existing.item_id != item.pk or existing.scores != scores:
+        raise KeyReused(gettext(
+            "This key was already used for a different submission; send a new key for a new judgment."))
+    existing.item = item  # the locked row, with its assignment loaded
+    return SubmitResult(judgment=existing, created=False)

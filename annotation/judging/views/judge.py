@@ -1,0 +1,241 @@
+"""The judge's pages: their studies, the rating page (the resume point), revising an
+earlier item, submitting, the instructions and the end page.
+
+They render only :class:`~annotation.judging.selectors.JudgeItem` values and the
+design's criteria texts: no system, control kind, expected score or database id of a
+candidate, original or system reaches the judge's browser.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotation.enums import Role, StudyStatus
+from annotation.models import Study
+from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
+from annotation.views import member_language_activate, participant_page, study_language_activate
+
+from .. import scales, screening, screening_views, selectors, services
+from ..enums import JudgmentSource
+from ..errors import ItemNotFound, JudgingError
+from ..forms import JudgmentForm
+from ..tokens import idempotency_key_new
+
+
+def _n(value: int) -> str:
+    return f"{value:,}"
+
+
+def _judge_study(request, study_id: int) -> Study:
+    """The study, if the user judges it; 404 for everyone else (no hint that it exists)."""
+    study = Study.objects.filter(pk=study_id, memberships__user=request.user, memberships__role=Role.JUDGE).first()
+    if study is None:
+        raise Http404("You are not a judge of this study.")
+    if user_role_conflict(study=study, user=request.user):
+        raise PermissionDenied(ROLE_CONFLICT_HOLD_MESSAGE)
+    study_language_activate(study)  # the rest of the (participant_page) view speaks the study's language
+    return study
+
+
+def _point_keys(values: list[int]) -> list[str | None]:
+    """Keyboard keys of a discrete scale's points: the digit of the value itself when every
+    value is 0–9 (so 0–2 is typed 0, 1, 2 and 1–5 is typed 1–5), else 1…k for k ≤ 9, else none."""
+    if all(0 <= v <= 9 for v in values):
+        return [str(v) for v in values]
+    if len(values) <= 9:
+        return [str(i) for i in range(1, len(values) + 1)]
+    return [None] * len(values)
+
+
+def criteria_for_judge(criteria: list[dict]) -> list[dict]:
+    """The design's criteria as the judge's page renders them: texts, scale type, points
+    (value, label, key) or slider anchors. Nothing else of the design."""
+    out = []
+    for c in criteria:
+        scale = c["scale"]
+        row = {"slug": c["slug"], "name": c["name"], "help": c.get("help", ""), "type": scale["type"]}
+        if scale["type"] == "slider":
+            anchors = scale.get("anchors", {})
+            row |= {"min": scales.SLIDER_MIN, "max": scales.SLIDER_MAX, "low": anchors.get("low", ""),
+                    "mid": anchors.get("mid", ""), "high": anchors.get("high", ""), "points": []}
+        else:
+            values, labels = scales.scale_values(scale), scales.scale_labels(scale)
+            keys = (_point_keys(values) if scale["type"] == "points"
+                    else [str(i + 1) if len(values) <= 9 else None for i in range(len(values))])
+            row["points"] = [{"value": v, "label": lbl, "key": k} for v, lbl, k in zip(values, labels, keys)]
+        out.append(row)
+    return out
+
+
+def _criteria_for_judge(study: Study) -> list[dict]:
+    return criteria_for_judge(selectors.study_criteria(study=study))
+
+
+@login_required
+@participant_page
+def judge_home(request):
+    member_language_activate(request, Role.JUDGE)
+    rows = selectors.studies_for_judge(judge=request.user)
+    for row in rows:
+        if row["is_open"] and row["assignment"] is None:
+            # Added after the study opened: build their assignment now.
+            services.assignment_ensure_for_judge(study=row["study"], judge=request.user)
+    if any(r["is_open"] and r["assignment"] is None for r in rows):
+        rows = selectors.studies_for_judge(judge=request.user)
+    return render(request, "judging/home.html", {"rows": [
+        dict(r, done_text=_n(r["done"]), total_text=_n(r["total"])) for r in rows]})
+
+
+def _assignment_or_page(request, study: Study):
+    """(assignment, None) when the judge may rate now, else (None, response)."""
+    if study.status != StudyStatus.OPEN:
+        return None, render(request, "judging/not_open.html", {"study": study})
+    assignment = services.assignment_ensure_for_judge(study=study, judge=request.user)
+    if assignment is None:
+        return None, render(request, "judging/not_open.html", {"study": study})
+    return assignment, None
+
+
+def _render_item(request, study, item, *, error=None, field_errors=None, posted=None, status=200):
+    scores = posted if posted is not None else (item.scores or {})
+    criteria = _criteria_for_judge(study)
+    for c in criteria:
+        value = scores.get(c["slug"])
+        if isinstance(value, str):  # posted back after an error: compare as the stored type
+            try:
+                value = float(value) if c["type"] == "slider" else int(value)
+            except ValueError:
+                value = None
+        c["checked"] = value
+        c["errors"] = (field_errors or {}).get(c["slug"], [])
+    return render(request, "judging/rate.html", {
+        "study": study,
+        "item": item,
+        "criteria": criteria,
+        "key": idempotency_key_new(),
+        "position_text": _n(item.position),
+        "total_text": _n(item.total),
+        "done_text": _n(item.done),
+        "error": error,
+    }, status=status)
+
+
+@login_required
+@require_GET
+@participant_page
+def rate(request, study_id: int):
+    """The judge's current item: the first one not yet rated (the resume point)."""
+    study = _judge_study(request, study_id)
+    assignment, page = _assignment_or_page(request, study)
+    if page is not None:
+        return page
+    if selectors.study_is_comparison(study=study):
+        return redirect("judging:compare", study_id=study.pk)  # the side-by-side protocol's own page
+    if assignment.instructions_seen_at is None:
+        return redirect("judging:instructions", study_id=study.pk)
+    item = selectors.item_next_for_judge(assignment=assignment)
+    gate = screening_views.gate_page(request, study, assignment, done=item.done if item else assignment.n_items)
+    if gate is not None:  # screened out, training first, or an attention check
+        return gate
+    if item is None:
+        return redirect("judging:finished", study_id=study.pk)
+    return _render_item(request, study, item)
+
+
+@login_required
+@require_GET
+@participant_page
+def revise(request, study_id: int, token: str):
+    """One earlier item of the judge's own assignment, to change its scores."""
+    study = _judge_study(request, study_id)
+    assignment, page = _assignment_or_page(request, study)
+    if page is not None:
+        return page
+    try:
+        item = selectors.item_for_judge(study=study, judge=request.user, token=token)
+    except ItemNotFound as exc:
+        raise Http404(exc.message) from None
+    return _render_item(request, study, item)
+
+
+@login_required
+@require_POST
+@participant_page
+def submit(request, study_id: int):
+    """The rating form's POST: the same service as the API, then back to the resume point."""
+    study = _judge_study(request, study_id)
+    form = JudgmentForm(request.POST, criteria=selectors.study_criteria(study=study))
+    token = request.POST.get("token", "")
+    if not form.is_valid():
+        error = _("Give every criterion a value on its scale.")
+        field_errors, posted = form.errors, {}
+    else:
+        try:
+            result = services.judgment_submit(
+                study=study, judge=request.user, token=form.cleaned_data["token"], key=form.cleaned_data["key"],
+                scores=form.scores(), serve_stamp=form.cleaned_data["serve"],
+                active_seconds=form.cleaned_data.get("active_seconds"), source=JudgmentSource.PAGE)
+        except ItemNotFound as exc:
+            raise Http404(exc.message) from None
+        except JudgingError as exc:
+            if study.status != StudyStatus.OPEN:
+                return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
+            error, field_errors, posted = exc.message, exc.field_errors, form.scores()
+        else:
+            screening.after_judgment(assignment=result.judgment.item.assignment)
+            return redirect("judging:rate", study_id=study.pk)
+    try:
+        item = selectors.item_for_judge(study=study, judge=request.user, token=token)
+    except ItemNotFound as exc:
+        raise Http404(exc.message) from None
+    return _render_item(request, study, item, error=error, field_errors=field_errors, posted=posted, status=400)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@participant_page
+def instructions(request, study_id: int):
+    """Shown before the first item, and whenever the judge asks (the "?" key)."""
+    study = _judge_study(request, study_id)
+    assignment, page = _assignment_or_page(request, study)
+    if page is not None:
+        return page
+    if request.method == "POST":
+        services.instructions_mark_seen(assignment=assignment)
+        return redirect("judging:rate", study_id=study.pk)
+    design = selectors.design_for_study(study=study)
+    if design is not None and design.protocol == "comparison":
+        from ..comparison import questions  # the side-by-side protocol's own instructions
+
+        return render(request, "judging/compare_instructions.html", {
+            "study": study, "questions": questions(design), "first_visit": assignment.instructions_seen_at is None,
+            "total_text": _n(assignment.n_items)})
+    return render(request, "judging/instructions.html", {
+        "study": study, "criteria": _criteria_for_judge(study), "first_visit": assignment.instructions_seen_at is None,
+        "total_text": _n(assignment.n_items),
+    })
+
+
+@login_required
+@require_GET
+@participant_page
+def finished(request, study_id: int):
+    study = _judge_study(request, study_id)
+    assignment, page = _assignment_or_page(request, study)
+    if page is not None:
+        return page
+    if assignment.screened_out_at is not None:
+        return redirect("judging:screened_out", study_id=study.pk)
+    if selectors.item_next_for_judge(assignment=assignment) is not None:
+        return redirect("judging:rate", study_id=study.pk)
+    last = selectors.item_previous_for_judge(study=study, judge=request.user)
+    from annotation.participation.views import end_code_context  # join-link participants: their code
+
+    return render(request, "judging/finished.html", {
+        "study": study, "total_text": _n(assignment.n_items), "last": last,
+        "end": end_code_context(user=request.user, study=study)})

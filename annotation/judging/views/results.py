@@ -1,0 +1,144 @@
+"""The researcher's pages on the judgments: judge QC and exclusions, the CSV exports and
+the import of judgments collected elsewhere."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.models import User
+from django.http import StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET, require_POST
+
+from annotation.importing import StudyImportError
+from annotation.models import Study
+from annotation.views import researcher_study_required, study_context
+
+from .. import selectors, services
+from ..errors import JudgingError
+from ..exports import csv_lines
+from ..forms import ExclusionForm
+
+
+#: Column headings of the three PEM control tests (``metrics.core.stats.qc.DEFAULT_QC_TESTS``).
+QC_TEST_LABELS = {
+    "adequacy_of_random_and_unigram": "Adequacy of random & unigram controls",
+    "fluency_of_unigram": "Fluency of unigram controls",
+    "dissimilarity_of_identical": "Dissimilarity of identical controls",
+}
+
+
+def _qc_display(row: dict, criteria: list[str]) -> dict:
+    """Format one judge's QC result for the table (numbers as text, flags as a list)."""
+    qc = row["qc"]
+    out = {"judge": row["judge"], "excluded": row["excluded"], "screened_out": row.get("screened_out")}
+    if qc is None:
+        return out | {"verdict": "none", "flags": [], "n_items": 0, "n_controls": 0, "mad": ["—"] * len(criteria),
+                      "tests": [{"label": label, "passed": None, "p": "—"} for label in QC_TEST_LABELS.values()],
+                      "median": "—", "straight": "—", "straight_flagged": False}
+    tested = any(t.passed is not None for t in qc.tests)
+    top = max(qc.straightlining.items(), key=lambda kv: kv[1], default=None)
+    return out | {
+        # "pass" only when a test could run: no flags on a handful of items means little
+        "verdict": "fail" if qc.flags else ("pass" if tested else "none"),
+        "flags": list(qc.flags),
+        "n_items": qc.n_items,
+        "n_controls": qc.n_controls,
+        "mad": [f"{qc.control_mad[c]:.2f}" if c in qc.control_mad else "—" for c in criteria],
+        "tests": [{"label": QC_TEST_LABELS.get(t.name, t.name), "passed": t.passed,
+                   "p": "—" if t.pvalue is None else f"{t.pvalue:.3g}"} for t in qc.tests],
+        "median": "—" if qc.median_seconds is None else f"{qc.median_seconds:.1f}",
+        "straight": f"{top[1]:.0%} ({top[0]})" if top else "—",
+        "straight_flagged": bool(top) and top[1] >= selectors.STRAIGHTLINE_THRESHOLD
+        and qc.n_items >= selectors.STRAIGHTLINE_MIN_SCORES,
+    }
+
+
+@researcher_study_required
+@require_GET
+def qc(request, study):
+    design = selectors.design_for_study(study=study)
+    criteria = selectors.study_criteria_slugs(study=study)
+    expected = selectors.study_control_expected(study=study)
+    # Criteria with no expected value for any control kind: their controls are judged
+    # but cannot be checked (the QC page says so).
+    unchecked = [c for c in criteria if not any(c in v for v in expected.values())]
+    rows = [_qc_display(r, criteria) for r in selectors.judge_qc(study=study)]
+    return render(request, "judging/qc.html", study_context(
+        study, rows=rows, alpha=design.qc_alpha if design else 0.05, criteria=criteria, unchecked=unchecked,
+        test_labels=list(QC_TEST_LABELS.values()),
+        history=selectors.judge_exclusion_history(study=study),
+        fingerprint=selectors.judgments_fingerprint(study=study),
+        comparison_qc=_comparison_qc(study, design)))
+
+
+def _comparison_qc(study, design):
+    """Side-by-side studies: each judge's answers on control pairs (None for absolute studies)."""
+    if design is None or design.protocol != "comparison":
+        return None
+    from ..comparison import comparison_qc
+
+    return comparison_qc(study=study)
+
+
+@researcher_study_required
+@require_POST
+def exclusion(request, study, username: str):
+    judge = get_object_or_404(User, username=username)
+    form = ExclusionForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose to exclude or include the judge.")
+        return redirect("judging:qc", study_id=study.pk)
+    try:
+        row = services.judge_exclusion_set(study=study, judge=judge, excluded=form.cleaned_data["excluded"],
+                                           decided_by=request.user, reason=form.cleaned_data["reason"])
+    except JudgingError as exc:
+        messages.error(request, exc.message)
+    else:
+        if row is None:
+            messages.info(request, f"{judge.username} was already {'excluded' if form.cleaned_data['excluded'] else 'included'}.")
+        else:
+            messages.success(request, f"{judge.username} is now {'excluded from' if row.excluded else 'included in'} "
+                                      "every statistic of this study.")
+    return redirect(reverse("judging:qc", kwargs={"study_id": study.pk}))
+
+
+def csv_response(rows, filename: str) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(csv_lines(rows), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def export_filename(study: Study, kind: str) -> str:
+    return f"{slugify(study.name) or 'study'}-judgments-{kind}.csv"
+
+
+@researcher_study_required
+@require_GET
+def export_tidy(request, study):
+    return csv_response(selectors.export_tidy_rows(study=study), export_filename(study, "tidy"))
+
+
+@researcher_study_required
+@require_GET
+def export_wide(request, study):
+    return csv_response(selectors.export_wide_rows(study=study), export_filename(study, "wide"))
+
+
+@researcher_study_required
+@require_POST
+def import_judgments(request, study):
+    """The judging design page's upload of judgments collected elsewhere (all or nothing)."""
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, "Choose a judgments file to import.")
+        return redirect("judging:design", study_id=study.pk)
+    try:
+        s = services.judgments_import_file(study=study, data=upload.read(), filename=upload.name)
+    except StudyImportError as exc:
+        messages.error(request, "Nothing was imported:\n" + exc.describe(limit=20))
+        return redirect("judging:design", study_id=study.pk)
+    messages.success(request, f"Imported {s.judgments:,} judgments ({s.revisions:,} revisions) by {s.judges} judges "
+                              f"from {upload.name}; {s.judges_created} imported participants created.")
+    return redirect("judging:design", study_id=study.pk)
