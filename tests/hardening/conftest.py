@@ -89,7 +89,7 @@ def build_world() -> SimpleNamespace:
     judge3 = user("@SUM-1+1")
 
     # Patched where each service looks it up (the services packages re-export it for callers only).
-    with mock.patch("annotation.services.job_enqueue"), \
+    with mock.patch("annotation.services.imports.job_enqueue"), \
             mock.patch("annotation.alignment.services.scoring.job_enqueue"), \
             mock.patch("annotation.alignment.services.systems.job_enqueue"), mock.patch("metrics.services.job_enqueue"):
         study = study_services.study_create(name=STUDY_NAME, owner=owner, description=f"{SECRET} " + " ".join(MARKUP))
