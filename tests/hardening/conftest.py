@@ -88,8 +88,10 @@ def build_world() -> SimpleNamespace:
     # Usernames may start with '@', '+' or '-': a spreadsheet would run this one.
     judge3 = user("@SUM-1+1")
 
-    with mock.patch("annotation.services.job_enqueue"), mock.patch("annotation.alignment.services.job_enqueue"), \
-            mock.patch("metrics.services.job_enqueue"):
+    # Patched where each service looks it up (the services packages re-export it for callers only).
+    with mock.patch("annotation.services.imports.job_enqueue"), \
+            mock.patch("annotation.alignment.services.scoring.job_enqueue"), \
+            mock.patch("annotation.alignment.services.systems.job_enqueue"), mock.patch("metrics.services.job_enqueue"):
         study = study_services.study_create(name=STUDY_NAME, owner=owner, description=f"{SECRET} " + " ".join(MARKUP))
         other_study = study_services.study_create(name="Other researcher's study", owner=other)
         buf = io.StringIO()

@@ -46,7 +46,7 @@ def test_a_queued_run_shows_progress_and_a_failed_run_its_error(client, research
     services.assignments_create(study=study)
     a = AlignmentAssignment.objects.filter(annotator=annotator).first()
     services.assignment_submit(assignment=a, sure=[[0, 0]], possible=[], revision=0, active_seconds=1)
-    monkeypatch.setattr(services, "TABLE_CHECK_IN_REQUEST_BYTES", 0)
+    monkeypatch.setattr(services.scoring, "TABLE_CHECK_IN_REQUEST_BYTES", 0)  # the module that reads it
     run = services.scoring_run_create(study=study, user=researcher, kind="paraphrases", table_data=b"x\n", table_filename="t.tsv")
     client.force_login(researcher)
     url = reverse("alignment:run", kwargs={"study_id": study.pk, "run_id": run.pk})

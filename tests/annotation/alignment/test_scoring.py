@@ -128,7 +128,7 @@ class TestParaphraseScores:
         assert not ScoringRun.objects.exists()
 
     def test_a_large_bad_table_fails_its_run_with_the_line(self, study, researcher, gold, monkeypatch):
-        monkeypatch.setattr(services, "TABLE_CHECK_IN_REQUEST_BYTES", 0)
+        monkeypatch.setattr(services.scoring, "TABLE_CHECK_IN_REQUEST_BYTES", 0)  # the module that reads it
         run = _run(study, researcher, kind="paraphrases", table_data=b"a\tb\nlonely\n", table_filename="big.tsv")
         assert run.status == "failed" and "big.tsv, line 2" in run.error
 

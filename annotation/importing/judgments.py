@@ -1,0 +1,141 @@
+"""Parse judgments files without touching the DB.
+
+Long format, one row per (judge, item, criterion): judgments collected elsewhere (a
+previous paraeval study, MTurk, ParaBank) brought into a study whose design describes
+the criteria and scales. Parsed here without the database (values against the scales,
+names, numbers); the judging service then matches originals and candidates and writes
+everything in one transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ._common import check_system_name, iter_rows
+from .reading import MAX_FIELD_CHARS, MAX_ISSUES, ImportIssue, StudyImportError, decode_utf8, detect_format
+
+
+JUDGMENT_REQUIRED = ("judge", "original_id", "criterion", "value")
+JUDGMENT_WHICH = ("system", "systems", "candidate")  # at least one
+JUDGMENT_OPTIONAL = ("seconds", "judgment")
+JUDGMENT_KNOWN = JUDGMENT_REQUIRED + JUDGMENT_WHICH + JUDGMENT_OPTIONAL
+MAX_JUDGE_CHARS = 100
+
+
+@dataclass(frozen=True)
+class JudgmentRow:
+    line: int
+    judge: str
+    original_id: str
+    systems: tuple[str, ...]  # empty: match the candidate by its text
+    candidate: str  # empty: match by system
+    criterion: str
+    value: int | float
+    seconds: float | None
+    judgment: str = ""  # rows sharing it (with the judge and candidate) form one judgment
+
+
+@dataclass
+class ParsedJudgments:
+    filename: str
+    format: str
+    rows: list[JudgmentRow] = field(default_factory=list)
+
+
+def parse_judgments_file(
+    data: bytes, *, filename: str, criteria: list[dict], fmt: str | None = None, max_bytes: int | None = None,
+) -> ParsedJudgments:
+    """Parse a long-format judgments file against a design's ``criteria``; all or nothing.
+
+    Columns: ``judge``, ``original_id``, ``criterion`` (a slug of the design), ``value``
+    (on that criterion's scale: :func:`annotation.judging.scales.value_clean`, category
+    names allowed), and ``system`` (one name), ``systems`` (names separated by spaces:
+    one candidate judged for several systems, as ParaBank's ``sys_id``) and/or
+    ``candidate`` (the text; alone it matches the original's candidates with that text);
+    optional ``seconds``, and ``judgment``: an id shared by the rows of one judgment
+    (without it, a judge's rows for a candidate form one judgment until a criterion
+    repeats). Raises :class:`StudyImportError` listing every problem with its line and
+    column. Nothing here touches the database.
+    """
+    from annotation.judging import scales  # the scales module is plain Python
+
+    if max_bytes is not None and len(data) > max_bytes:
+        raise StudyImportError(filename, [ImportIssue(f"the file is {len(data):,} bytes; the limit is {max_bytes:,}")])
+    fmt = detect_format(filename, fmt)
+    text = decode_utf8(data, filename)
+    issues: list[ImportIssue] = []
+    scale_of = {c["slug"]: c["scale"] for c in criteria}
+    rows_iter = iter_rows(text, fmt, filename, issues)
+    columns = next(rows_iter)
+    missing = [c for c in JUDGMENT_REQUIRED if c not in columns]
+    if missing:
+        issues.append(ImportIssue(f"missing column(s): {', '.join(missing)} (a judgments file needs "
+                                  f"{', '.join(JUDGMENT_REQUIRED)} and one of {', '.join(JUDGMENT_WHICH)})", line=1))
+    if not any(c in columns for c in JUDGMENT_WHICH):
+        issues.append(ImportIssue(f"a judgments file needs a column naming the candidate: "
+                                  f"{', '.join(JUDGMENT_WHICH)}", line=1))
+    unknown = [c for c in columns if c and c not in JUDGMENT_KNOWN]
+    if unknown:
+        issues.append(ImportIssue(f"unknown column(s): {', '.join(unknown)}; the columns are "
+                                  f"{', '.join(JUDGMENT_KNOWN)}", line=1))
+    if issues:
+        raise StudyImportError(filename, issues)
+    parsed = ParsedJudgments(filename=filename, format=fmt)
+    for line, row in rows_iter:
+        if len(issues) >= MAX_ISSUES:
+            break
+        cells = {k: (v or "").strip() for k, v in row.items()}
+        ok = True
+        for col in JUDGMENT_REQUIRED:
+            if not cells.get(col):
+                issues.append(ImportIssue("is empty", line=line, column=col))
+                ok = False
+        judge = cells.get("judge", "")
+        if judge and (len(judge) > MAX_JUDGE_CHARS or not all(ch.isalnum() or ch in "@.+-_" for ch in judge)):
+            issues.append(ImportIssue(f"a judge name is 1–{MAX_JUDGE_CHARS} letters, digits or @ . + - _",
+                                      line=line, column="judge"))
+            ok = False
+        systems = tuple(cells.get("systems", "").split()) or ((cells["system"],) if cells.get("system") else ())
+        if cells.get("system") and cells.get("systems"):
+            issues.append(ImportIssue("give either system or systems, not both", line=line, column="systems"))
+            ok = False
+        for name in systems:
+            ok = check_system_name(name, line, issues) and ok
+        candidate = row.get("candidate", "") or ""
+        candidate = candidate.strip()
+        if not systems and not candidate:
+            issues.append(ImportIssue("name the candidate: a system (or systems) or its text", line=line,
+                                      column="system" if "system" in columns else "candidate"))
+            ok = False
+        if len(candidate) > MAX_FIELD_CHARS:
+            issues.append(ImportIssue(f"longer than {MAX_FIELD_CHARS:,} characters", line=line, column="candidate"))
+            ok = False
+        crit = cells.get("criterion", "")
+        value = None
+        if crit and crit not in scale_of:
+            issues.append(ImportIssue(f"unknown criterion {crit!r}; the study's criteria are "
+                                      f"{', '.join(scale_of)}", line=line, column="criterion"))
+            ok = False
+        elif crit and cells.get("value"):
+            try:
+                value = scales.value_clean(scale_of[crit], cells["value"], from_text=True)
+            except ValueError as exc:
+                issues.append(ImportIssue(f"{exc} (criterion {crit})", line=line, column="value"))
+                ok = False
+        seconds = None
+        if cells.get("seconds"):
+            try:
+                seconds = float(cells["seconds"])
+            except ValueError:
+                seconds = -1.0
+            if not (seconds >= 0 and seconds < float("inf")):
+                issues.append(ImportIssue("must be a non-negative number of seconds", line=line, column="seconds"))
+                ok = False
+        if ok:
+            parsed.rows.append(JudgmentRow(line, judge, cells["original_id"], systems, candidate, crit, value, seconds,
+                                           cells.get("judgment", "")))
+    if issues:
+        raise StudyImportError(filename, issues)
+    if not parsed.rows:
+        raise StudyImportError(filename, [ImportIssue("holds no judgments")])
+    return parsed

@@ -1,0 +1,53 @@
+"""Background jobs of the study app: sending a task to the broker, and the requeue pass of import and
+generation jobs."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from ..models import ImportJob
+
+# The logger's name from before the split into modules, so that log filters keep matching.
+logger = logging.getLogger("annotation.services")
+
+
+def job_enqueue(task, *args) -> bool:
+    """Send a task to the broker; if the broker is away, log and leave the job queued.
+
+    A web request must never fail because the broker is down: the job row already
+    exists, and ``manage.py requeue_jobs`` (or the next worker start) sends it again.
+    """
+    try:
+        task.apply_async(args=args)
+        return True
+    except Exception:  # kombu raises many kinds of connection errors
+        logger.warning("broker unavailable; %s%r stays queued", task.name, args, exc_info=True)
+        return False
+
+
+def jobs_to_resend(model, *, stale_after: timedelta | None = None, queued_after: timedelta | None = None) -> list[int]:
+    """Ids of ``model`` jobs to send to the broker again: queued ones, and with
+    ``stale_after`` running ones whose worker stopped its heartbeat that long ago.
+    See :func:`config.recovery.jobs_to_resend`."""
+    from config.recovery import jobs_to_resend
+
+    return jobs_to_resend(model, stale_after=stale_after, queued_after=queued_after)
+
+
+def jobs_requeue_stale(*, stale_after: timedelta | None = None, queued_after: timedelta | None = None) -> int:
+    """Send queued (and, with ``stale_after``, stalled running) import and generation jobs again.
+
+    Each is a resent message: it runs only if it can claim its job (``config.recovery``).
+    """
+    from config.recovery import job_resend
+
+    from ..tasks import import_job_run_task, system_generate_run_task
+
+    n = 0
+    for pk in jobs_to_resend(ImportJob, stale_after=stale_after, queued_after=queued_after):
+        job = ImportJob.objects.get(pk=pk)
+        # Generation jobs reuse ImportJob for their progress; they carry their request in summary.
+        task = system_generate_run_task if "request" in (job.summary or {}) else import_job_run_task
+        n += job_resend(task, pk, stale_after=stale_after)
+    return n
