@@ -31,6 +31,7 @@ from metrics.core.pivot.bag import ngram_bag, pivot_bag
 from metrics.core.pivot.f1 import F1Result, bag_overlap_stats, f1_from_stats, pivot_f1
 from metrics.core.pivot.metric import PivotF1
 from metrics.core.pivot.network import UNSEEN_COUNT, Slot, confusion_network, prepare_tokens, segment
+from metrics.core.pivot.table import JUDGE_MIN_WORDS, RAW_SHARE, STEMMED_SHARE, table_for_metric
 
 __all__ = [
     "UNSEEN_COUNT",
@@ -45,4 +46,8 @@ __all__ = [
     "f1_from_stats",
     "pivot_f1",
     "PivotF1",
+    "table_for_metric",
+    "RAW_SHARE",
+    "STEMMED_SHARE",
+    "JUDGE_MIN_WORDS",
 ]

@@ -8,6 +8,7 @@ from metrics.core.base import Metric, Param, ResourceSpec, ResourceUnavailable
 from metrics.core.cards import MetricCard
 from metrics.core.phrase_table import PhraseTable
 from metrics.core.pivot.bag import pivot_bag
+from metrics.core.pivot.batch import VocabularyFull, batch_kernel
 from metrics.core.pivot.f1 import bag_overlap_stats
 from metrics.core.pivot.table import load_table, table_for_metric
 from metrics.core.registry import register
@@ -67,6 +68,13 @@ class PivotF1(Metric):
             table = table_for_metric(self.resource("phrase_table"), stem=self.param_values["stem"])
         except ValueError as exc:
             raise ResourceUnavailable(f"resource 'phrase_table': {exc}") from exc
+        v = self.param_values
+        kernel = batch_kernel(table, v["edge_threshold"], v["max_n"])
+        if kernel.usable:
+            try:
+                return kernel.stats(originals, candidates, stem=v["stem"], ngram_threshold=v["ngram_threshold"])
+            except VocabularyFull:
+                pass  # the words do not fit the n-gram codes (a large max_n): bag by bag below
         cache: dict = {}  # an original is usually shared by several candidates
         rows = [
             bag_overlap_stats(self._bag(r, table, cache), self._bag(p, table, cache))
