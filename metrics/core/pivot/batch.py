@@ -28,7 +28,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from metrics.core.phrase_table import PhraseTable
-from metrics.core.pivot.network import Slot, prepare_tokens, segment, slot_cache
+from metrics.core.pivot._common import ragged
+from metrics.core.pivot.network import Slot, fill_slots, prepare_tokens, segment
 
 #: Pairs per block: bounds the arrays (≈ 200 additions of 3 numbers per sentence).
 BLOCK_PAIRS = 4096
@@ -36,16 +37,6 @@ BLOCK_PAIRS = 4096
 
 class VocabularyFull(Exception):
     """More distinct words than an n-gram code can hold."""
-
-
-def _ragged(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Indices ``starts[i] … starts[i] + counts[i] − 1`` for every i, in order, and the i of each."""
-    total = int(counts.sum())
-    owner = np.repeat(np.arange(counts.size), counts)
-    if not total:
-        return owner, owner
-    ends = np.cumsum(counts)
-    return np.arange(total) + np.repeat(starts - ends + counts, counts), owner
 
 
 class BatchKernel:
@@ -57,7 +48,7 @@ class BatchKernel:
         self.table = table
         self.max_n = max_n
         self.bits = 63 // max_n
-        self.slot_of = slot_cache(table, edge_threshold)
+        self.edge_threshold = edge_threshold
         #: False once a block's own words overflowed the codes (callers then bag sentence by sentence).
         self.usable = True
         self._reset()
@@ -123,9 +114,8 @@ class BatchKernel:
         n_sent = len(index)
 
         # Per sentence (Python): tokens, segmentation, each phrase's slot as a block-local number.
-        table, slot_of = self.table, self.slot_of
+        table = self.table
         local: dict[str, int] = {}
-        slots: list[Slot] = []
         pos_slot: list[int] = []
         lengths: list[int] = []
         for sentence in index:
@@ -135,10 +125,10 @@ class BatchKernel:
                 e = " ".join(tokens[a:b])
                 li = local.get(e)
                 if li is None:
-                    li = local[e] = len(slots)
-                    slots.append(slot_of(e))
+                    li = local[e] = len(local)
                 pos_slot.append(li)
             lengths.append(len(spans))
+        slots = fill_slots(table, self.edge_threshold, list(local))
         if not slots:
             return np.zeros((len(pair_r), 3))
         bits, max_n = self.bits, self.max_n
@@ -163,7 +153,7 @@ class BatchKernel:
 
         # Each slot's own n-grams (slot_start's order: alternative, suffix start k, length n)
         # and the suffixes it leaves open (merged per slot as a dict does).
-        k, sa = _ragged(np.zeros_like(alt_l), alt_l)
+        k, sa = ragged(np.zeros_like(alt_l), alt_l)
         rest = alt_l[sa] - k
         codes = self._codes(wid, (np.cumsum(alt_l) - alt_l)[sa] + k, rest)
         m = np.minimum(rest, max_n)
@@ -189,9 +179,9 @@ class BatchKernel:
         pos_end = np.cumsum(sent_len)[pos_sent] if pos.size else pos
 
         # Depth 1: each window's own n-grams and the prefixes it leaves open.
-        idx, win = _ragged(off_own[pos], cnt_own[pos])
+        idx, win = ragged(off_own[pos], cnt_own[pos])
         add_win, add_code, add_w = [win], [own_c[idx]], [own_w[idx]]
-        idx, f_win = _ragged(off_fr[pos], cnt_fr[pos])
+        idx, f_win = ragged(off_fr[pos], cnt_fr[pos])
         f_code, f_len, f_w = fr_c[idx], fr_l[idx], fr_w[idx]
         for d in range(1, max_n):
             ok = f_win + d < pos_end[f_win]
@@ -199,10 +189,10 @@ class BatchKernel:
             if not f_win.size:
                 break
             nxt = pos[f_win + d]
-            a, e = _ragged(off_alt[nxt], cnt_alt[nxt])  # (prefix, alternative) pairs in loop order
+            a, e = ragged(off_alt[nxt], cnt_alt[nxt])  # (prefix, alternative) pairs in loop order
             wp = f_w[e] * alt_p[a]
             room = max_n - f_len[e]
-            n0, q = _ragged(np.zeros_like(a), np.minimum(alt_hn[a], room))  # heads[:room]
+            n0, q = ragged(np.zeros_like(a), np.minimum(alt_hn[a], room))  # heads[:room]
             add_win.append(f_win[e][q])
             add_code.append((f_code[e][q] << (bits * (n0 + 1))) | heads[a[q], n0])
             add_w.append(wp[q])
@@ -238,7 +228,7 @@ class BatchKernel:
             uniq, cid = np.unique(b_code, return_inverse=True)
             key = b_sent * uniq.size + cid
             sorter = np.argsort(key)
-            si, k = _ragged(start[small], size[small])
+            si, k = ragged(start[small], size[small])
             want = large[k] * uniq.size + cid[si]
             at = sorter[np.minimum(np.searchsorted(key, want, sorter=sorter), key.size - 1)]
             hit = key[at] == want
@@ -247,15 +237,23 @@ class BatchKernel:
 
 
 def _merge(group: np.ndarray, code: np.ndarray, carry: tuple, weights: np.ndarray):
-    """Equal (group, code) entries merged as a dict does: first-occurrence order, the first
-    entry's ``carry`` values, weights summed from 0.0 in array order."""
-    uniq, inverse = np.unique(code, return_inverse=True)
-    key = group * uniq.size + inverse
-    _, first, members = np.unique(key, return_index=True, return_inverse=True)
+    """Equal (group, code) entries merged as a dict per group does: first-occurrence order, the
+    first entry's ``carry`` values, weights summed from 0.0 in array order. ``group`` must be
+    non-decreasing (entries of a group contiguous)."""
+    # Stable by code: equal codes keep their array order, so a group's equal codes are adjacent.
+    order = np.argsort(code, kind="stable")
+    sc, sg = code[order], group[order]
+    new = np.empty(order.size, dtype=bool)
+    new[:1] = True
+    np.not_equal(sc[1:], sc[:-1], out=new[1:])
+    new[1:] |= sg[1:] != sg[:-1]
+    members = np.empty(order.size, dtype=np.int64)
+    members[order] = np.cumsum(new) - 1
+    first = order[new]  # each merged entry's first position
     sums = np.bincount(members, weights=weights, minlength=first.size)
-    order = np.argsort(first)
-    first = first[order]
-    return group[first], tuple(c[first] for c in carry), sums[order]
+    by_first = np.argsort(first)
+    first = first[by_first]
+    return group[first], tuple(c[first] for c in carry), sums[by_first]
 
 
 #: Per phrase table (by identity), edge threshold and max_n: its kernel.

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from metrics.core.phrase_table import PhraseTable
+from metrics.core.pivot._common import ragged
 from metrics.core.target_f1 import english_tokens
 
 #: N(w) of an unseen single word (PEM §4.2).
@@ -47,29 +48,37 @@ def segment(tokens: Sequence[str], table: PhraseTable, *, max_phrase_len: int = 
     # (no longer phrase from this start can be in the table).
     n = len(tokens)
     log_total = math.log(table.total)
-    log_count = _log_counts(table)
-    prefixes = _phrase_prefixes(table)
+    info = _phrase_info(table).get
     best = [0.0] + [-math.inf] * n
     back = [0] * (n + 1)
     for start in range(n):
         base = best[start]
         phrase = tokens[start]
-        lc = log_count(phrase)
-        score = base + (_LOG_UNSEEN if lc is None else lc) - log_total
+        hit = info(phrase)
+        if hit is None:
+            lc, more = _LOG_UNSEEN, False
+        else:
+            lc, more = hit
+            if lc is None:
+                lc = _LOG_UNSEEN
+        score = base + lc - log_total
         if score > best[start + 1]:
             best[start + 1] = score
             back[start + 1] = start
-        for end in range(start + 2, min(n, start + max_phrase_len) + 1):
-            if phrase not in prefixes:
-                break
+        end = start + 2
+        stop = min(n, start + max_phrase_len)
+        while more and end <= stop:
             phrase = phrase + " " + tokens[end - 1]
-            lc = log_count(phrase)
-            if lc is None:
-                continue
-            score = base + lc - log_total
-            if score > best[end]:
-                best[end] = score
-                back[end] = start
+            hit = info(phrase)
+            if hit is None:
+                break  # neither a table phrase nor the start of one
+            lc, more = hit
+            if lc is not None:
+                score = base + lc - log_total
+                if score > best[end]:
+                    best[end] = score
+                    back[end] = start
+            end += 1
     spans = []
     end = n
     while end > 0:
@@ -79,50 +88,40 @@ def segment(tokens: Sequence[str], table: PhraseTable, *, max_phrase_len: int = 
 
 
 _LOG_UNSEEN = math.log(UNSEEN_COUNT)
-#: Per phrase table (by identity): English phrase → log N(e), or None when unseen.
-_LOG_COUNT_CACHES: dict[int, tuple[PhraseTable, dict]] = {}
+#: Per phrase table (by identity): English phrase or proper prefix of one → (log N(e) or None, is a prefix).
+_INFO_CACHES: dict[int, tuple[PhraseTable, dict]] = {}
 
 
-#: Per phrase table (by identity): every proper prefix (whole words) of its English phrases.
-_PREFIX_CACHES: dict[int, tuple[PhraseTable, frozenset]] = {}
+def _phrase_info(table: PhraseTable) -> dict[str, tuple[float | None, bool]]:
+    """Per table, what the segmentation asks of a word sequence in one dictionary probe:
+    its log count (``math.log(float(N))``; None when N = 0 or not a table phrase) and
+    whether it is a proper word prefix of a table phrase ("a b c" gives "a", "a b").
 
-
-def _phrase_prefixes(table: PhraseTable) -> frozenset:
-    """The proper word prefixes of the table's English phrases ("a b c" gives "a", "a b"), per table."""
-    entry = _PREFIX_CACHES.get(id(table))
+    Why: the segmentation probes every 1–4-gram of a sentence that can start a table
+    phrase; one probe per n-gram (instead of a log-count dictionary and a prefix set)
+    and no ``count_e``/``math.log`` per probe. Absent: neither a phrase nor a prefix.
+    """
+    entry = _INFO_CACHES.get(id(table))
     if entry is None or entry[0] is not table:
-        if len(_PREFIX_CACHES) >= 4:
-            _PREFIX_CACHES.pop(next(iter(_PREFIX_CACHES)))
-        out = set()
+        if len(_INFO_CACHES) >= 4:
+            _INFO_CACHES.pop(next(iter(_INFO_CACHES)))
+        counts = table.n_e.tolist()
+        logs = {e: math.log(float(counts[i])) for e, i in table.index.items() if float(counts[i]) > 0}
+        prefixes: set[str] = set()
         for e in table.english:
             cut = e.rfind(" ")
             while cut > 0:
                 e = e[:cut]
-                if e in out:
+                if e in prefixes:
                     break  # its own prefixes are in already
-                out.add(e)
+                prefixes.add(e)
                 cut = e.rfind(" ")
-        entry = _PREFIX_CACHES[id(table)] = (table, frozenset(out))
+        info: dict[str, tuple[float | None, bool]] = {e: (lc, e in prefixes) for e, lc in logs.items()}
+        for e in prefixes:
+            if e not in info:
+                info[e] = (None, True)
+        entry = _INFO_CACHES[id(table)] = (table, info)
     return entry[1]
-
-
-def _log_counts(table: PhraseTable):
-    """A function phrase → log N(e) (None when N(e) = 0), built once per table.
-
-    Why: the segmentation looks up every 1–4-gram of a sentence; going through
-    ``count_e`` (a method call, a NumPy scalar, a float) and ``math.log`` each
-    time was a quarter of pivot-f1's time. One dictionary of every table
-    phrase's log count (the same floats: ``math.log(float(N))``) answers the
-    probes; a phrase it lacks is unseen.
-    """
-    entry = _LOG_COUNT_CACHES.get(id(table))
-    if entry is None or entry[0] is not table:
-        if len(_LOG_COUNT_CACHES) >= 4:
-            _LOG_COUNT_CACHES.pop(next(iter(_LOG_COUNT_CACHES)))
-        counts = table.n_e.tolist()
-        logs = {e: math.log(float(counts[i])) for e, i in table.index.items() if float(counts[i]) > 0}
-        entry = _LOG_COUNT_CACHES[id(table)] = (table, logs)
-    return entry[1].get
 
 
 def confusion_network(
@@ -159,13 +158,7 @@ def slot_cache(table: PhraseTable, edge_threshold: float):
     same key (−Pr, f), so slots are exactly those the plain code builds (tested).
     The table is held alongside its id so the id cannot be reused while cached.
     """
-    key = (id(table), float(edge_threshold))
-    entry = _SLOT_CACHES.get(key)
-    if entry is None or entry[0] is not table:
-        if len(_SLOT_CACHES) >= 4:
-            _SLOT_CACHES.pop(next(iter(_SLOT_CACHES)))
-        entry = _SLOT_CACHES[key] = (table, {})
-    cache = entry[1]
+    cache = _slots(table, edge_threshold)
     index, offsets, pivot, count, n_e = table.index, table.offsets, table.pivot, table.count, table.n_e
 
     def slot_of(e: str) -> Slot:
@@ -190,3 +183,57 @@ def slot_cache(table: PhraseTable, edge_threshold: float):
         return slot
 
     return slot_of
+
+
+def _slots(table: PhraseTable, edge_threshold: float) -> dict[str, Slot]:
+    """The slot cache of a table and threshold (the table is held alongside its id)."""
+    key = (id(table), float(edge_threshold))
+    entry = _SLOT_CACHES.get(key)
+    if entry is None or entry[0] is not table:
+        if len(_SLOT_CACHES) >= 4:
+            _SLOT_CACHES.pop(next(iter(_SLOT_CACHES)))
+        entry = _SLOT_CACHES[key] = (table, {})
+    return entry[1]
+
+
+def fill_slots(table: PhraseTable, edge_threshold: float, phrases: Sequence[str]) -> list[Slot]:
+    """The slots of ``phrases`` (as :func:`slot_cache` gives them), those not cached yet computed together.
+
+    Why: a batch of new text meets thousands of phrases the cache has not seen, and
+    :func:`slot_cache` spends most of a miss in NumPy calls on a few numbers. Here the
+    probabilities of every missing phrase's translations come from one division of the
+    gathered counts by each phrase's N(e) (the same floats as ``count[lo:hi] / n_e[i]``),
+    and only the kept translations are sorted in Python, by the same key.
+    """
+    cache = _slots(table, edge_threshold)
+    index = table.index
+    known: list[str] = []
+    rows: list[int] = []
+    for e in dict.fromkeys(phrases):
+        if e in cache:
+            continue
+        i = index.get(e)
+        if i is None:
+            cache[e] = (((e,), 1.0),)
+        else:
+            known.append(e)
+            rows.append(i)
+    if known:
+        row = np.array(rows, dtype=np.int64)
+        lo = table.offsets[row].astype(np.int64)
+        flat, owner = ragged(lo, table.offsets[row + 1].astype(np.int64) - lo)
+        probs = table.count[flat] / table.n_e[row][owner]
+        keep = np.flatnonzero(probs > edge_threshold)
+        kept = np.bincount(owner[keep], minlength=len(known))
+        fallback = slot_cache(table, edge_threshold)
+        pivot = table.pivot[flat[keep]].tolist()
+        neg = (-probs[keep]).tolist()  # sorting (−Pr, f) pairs is sorting by the key (−Pr, f); −(−p) = p
+        at = 0
+        for e, n in zip(known, kept.tolist()):
+            if not n:
+                fallback(e)  # no translation passes the threshold: the most probable one
+                continue
+            pairs = sorted(zip(neg[at:at + n], pivot[at:at + n])) if n > 1 else [(neg[at], pivot[at])]
+            cache[e] = tuple((tuple(f.split(" ")), -q) for q, f in pairs)
+            at += n
+    return [cache[e] for e in phrases]
