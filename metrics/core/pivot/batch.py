@@ -58,7 +58,7 @@ class BatchKernel:
         #: id(slot) → (slot, its lists); the slot is held so that its id is not reused.
         self.slot_data: dict[int, tuple[Slot, tuple]] = {}
 
-    def _data(self, slot: Slot) -> tuple[list[int], list[int], list[float]]:
+    def _data(self, slot: Slot) -> tuple[tuple[int, ...], tuple[int, ...], tuple[float, ...]]:
         """A slot's alternatives: their word ids (one flat list), lengths and probabilities."""
         hit = self.slot_data.get(id(slot))
         if hit is not None and hit[0] is slot:
@@ -73,7 +73,8 @@ class BatchKernel:
                     if i >= limit:
                         raise VocabularyFull
                 flat.append(i)
-        data = (flat, [len(words) for words, _ in slot], [p for _, p in slot])
+        # Tuples of numbers, not lists: the garbage collector stops tracking them.
+        data = (tuple(flat), tuple([len(words) for words, _ in slot]), tuple([p for _, p in slot]))
         if len(self.slot_data) >= self.MAX_SLOTS:
             self.slot_data.clear()
         self.slot_data[id(slot)] = (slot, data)
