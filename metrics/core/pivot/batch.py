@@ -29,14 +29,24 @@ import numpy as np
 
 from metrics.core.phrase_table import PhraseTable
 from metrics.core.pivot._common import ragged
+from metrics.core.pivot.bag import pivot_bag
+from metrics.core.pivot.f1 import bag_overlap_stats
 from metrics.core.pivot.network import Slot, fill_slots, prepare_tokens, segment
 
-#: Pairs per block: bounds the arrays (≈ 200 additions of 3 numbers per sentence).
-BLOCK_PAIRS = 4096
+#: Pairs per block, and the most (prefix, alternative) pairs and additions one block may hold:
+#: a block is ≈ 350 additions a sentence (1.4 M for 2,048 Bible pairs); a block over the
+#: limit (low thresholds multiply the paths) is split in halves, down to one pair, which is
+#: then bagged sentence by sentence like the plain code (the same statistics, less memory).
+BLOCK_PAIRS = 2048
+MAX_ADDITIONS = 4_000_000
 
 
 class VocabularyFull(Exception):
     """More distinct words than an n-gram code can hold."""
+
+
+class BlockTooLarge(Exception):
+    """A block's arrays would exceed ``MAX_ADDITIONS`` entries."""
 
 
 class BatchKernel:
@@ -93,19 +103,35 @@ class BatchKernel:
     def stats(self, originals: Sequence[str], candidates: Sequence[str], *, stem: bool,
               ngram_threshold: float) -> np.ndarray:
         """Rows ``[Σ_g min(W_R, W_P), Σ W_P, Σ W_R]`` of the pairs (original R, candidate P)."""
-        rows = []
-        for lo in range(0, len(originals), BLOCK_PAIRS):
-            r, p = originals[lo:lo + BLOCK_PAIRS], candidates[lo:lo + BLOCK_PAIRS]
-            try:
-                rows.append(self._block(r, p, stem, ngram_threshold))
-            except VocabularyFull:
-                self._reset()  # words of earlier batches no longer take up codes
-                try:
-                    rows.append(self._block(r, p, stem, ngram_threshold))
-                except VocabularyFull:
-                    self.usable = False  # one block's words alone overflow: do not try again
-                    raise
+        rows = [self._bounded(originals[lo:lo + BLOCK_PAIRS], candidates[lo:lo + BLOCK_PAIRS], stem, ngram_threshold)
+                for lo in range(0, len(originals), BLOCK_PAIRS)]
         return np.vstack(rows) if rows else np.zeros((0, 3))
+
+    def _bounded(self, originals: Sequence[str], candidates: Sequence[str], stem: bool,
+                 ngram_threshold: float) -> np.ndarray:
+        try:
+            return self._coded(originals, candidates, stem, ngram_threshold)
+        except BlockTooLarge:
+            if len(originals) == 1:
+                kw = dict(stem=stem, edge_threshold=self.edge_threshold, ngram_threshold=ngram_threshold,
+                          max_n=self.max_n)
+                return bag_overlap_stats(pivot_bag(originals[0], self.table, **kw),
+                                         pivot_bag(candidates[0], self.table, **kw))[None, :]
+            h = len(originals) // 2
+            return np.vstack([self._bounded(originals[:h], candidates[:h], stem, ngram_threshold),
+                              self._bounded(originals[h:], candidates[h:], stem, ngram_threshold)])
+
+    def _coded(self, originals: Sequence[str], candidates: Sequence[str], stem: bool,
+               ngram_threshold: float) -> np.ndarray:
+        try:
+            return self._block(originals, candidates, stem, ngram_threshold)
+        except VocabularyFull:
+            self._reset()  # words of earlier batches no longer take up codes
+            try:
+                return self._block(originals, candidates, stem, ngram_threshold)
+            except VocabularyFull:
+                self.usable = False  # one block's words alone overflow: do not try again
+                raise
 
     def _block(self, originals: Sequence[str], candidates: Sequence[str], stem: bool,
                ngram_threshold: float) -> np.ndarray:
@@ -180,6 +206,9 @@ class BatchKernel:
         pos_end = np.cumsum(sent_len)[pos_sent] if pos.size else pos
 
         # Depth 1: each window's own n-grams and the prefixes it leaves open.
+        budget = MAX_ADDITIONS - int(cnt_own[pos].sum())
+        if budget < 0:
+            raise BlockTooLarge
         idx, win = ragged(off_own[pos], cnt_own[pos])
         add_win, add_code, add_w = [win], [own_c[idx]], [own_w[idx]]
         idx, f_win = ragged(off_fr[pos], cnt_fr[pos])
@@ -190,10 +219,17 @@ class BatchKernel:
             if not f_win.size:
                 break
             nxt = pos[f_win + d]
+            budget -= int(cnt_alt[nxt].sum())
+            if budget < 0:
+                raise BlockTooLarge
             a, e = ragged(off_alt[nxt], cnt_alt[nxt])  # (prefix, alternative) pairs in loop order
             wp = f_w[e] * alt_p[a]
             room = max_n - f_len[e]
-            n0, q = ragged(np.zeros_like(a), np.minimum(alt_hn[a], room))  # heads[:room]
+            n_heads = np.minimum(alt_hn[a], room)
+            budget -= int(n_heads.sum())
+            if budget < 0:
+                raise BlockTooLarge
+            n0, q = ragged(np.zeros_like(a), n_heads)  # heads[:room]
             add_win.append(f_win[e][q])
             add_code.append((f_code[e][q] << (bits * (n0 + 1))) | heads[a[q], n0])
             add_w.append(wp[q])
