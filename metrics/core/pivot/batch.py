@@ -113,10 +113,10 @@ class BatchKernel:
             return self._coded(originals, candidates, stem, ngram_threshold)
         except BlockTooLarge:
             if len(originals) == 1:
-                kw = dict(stem=stem, edge_threshold=self.edge_threshold, ngram_threshold=ngram_threshold,
-                          max_n=self.max_n)
-                return bag_overlap_stats(pivot_bag(originals[0], self.table, **kw),
-                                         pivot_bag(candidates[0], self.table, **kw))[None, :]
+                r, p = (pivot_bag(s, self.table, stem=stem, edge_threshold=self.edge_threshold,
+                                  ngram_threshold=ngram_threshold, max_n=self.max_n)
+                        for s in (originals[0], candidates[0]))
+                return bag_overlap_stats(r, p)[None, :]
             h = len(originals) // 2
             return np.vstack([self._bounded(originals[:h], candidates[:h], stem, ngram_threshold),
                               self._bounded(originals[h:], candidates[h:], stem, ngram_threshold)])
@@ -222,21 +222,21 @@ class BatchKernel:
             budget -= int(cnt_alt[nxt].sum())
             if budget < 0:
                 raise BlockTooLarge
-            a, e = ragged(off_alt[nxt], cnt_alt[nxt])  # (prefix, alternative) pairs in loop order
-            wp = f_w[e] * alt_p[a]
-            room = max_n - f_len[e]
-            n_heads = np.minimum(alt_hn[a], room)
+            alt, ent = ragged(off_alt[nxt], cnt_alt[nxt])  # (prefix, alternative) pairs in loop order
+            wp = f_w[ent] * alt_p[alt]
+            room = max_n - f_len[ent]
+            n_heads = np.minimum(alt_hn[alt], room)
             budget -= int(n_heads.sum())
             if budget < 0:
                 raise BlockTooLarge
-            n0, q = ragged(np.zeros_like(a), n_heads)  # heads[:room]
-            add_win.append(f_win[e][q])
-            add_code.append((f_code[e][q] << (bits * (n0 + 1))) | heads[a[q], n0])
+            n0, q = ragged(np.zeros_like(alt), n_heads)  # heads[:room]
+            add_win.append(f_win[ent][q])
+            add_code.append((f_code[ent][q] << (bits * (n0 + 1))) | heads[alt[q], n0])
             add_w.append(wp[q])
-            g = alt_l[a] < room
-            e, a, wp = e[g], a[g], wp[g]
-            f_win, f_len = f_win[e], f_len[e] + alt_l[a]
-            f_code = (f_code[e] << (bits * alt_l[a])) | alt_c[a]
+            g = alt_l[alt] < room
+            ent, alt, wp = ent[g], alt[g], wp[g]
+            f_win, f_len = f_win[ent], f_len[ent] + alt_l[alt]
+            f_code = (f_code[ent] << (bits * alt_l[alt])) | alt_c[alt]
             if f_win.size:  # merge equal prefixes of a window, weights summed in order
                 f_win, (f_code, f_len), f_w = _merge(f_win, f_code, (f_code, f_len), wp)
             else:
@@ -260,7 +260,7 @@ class BatchKernel:
         p_small = size[pair_p] < size[pair_r]
         small = np.where(p_small, pair_p, pair_r)
         large = np.where(p_small, pair_r, pair_p)
-        overlap = np.zeros(len(pair_r))
+        overlap: np.ndarray = np.zeros(len(pair_r))
         if b_code.size:
             uniq, cid = np.unique(b_code, return_inverse=True)
             key = b_sent * uniq.size + cid

@@ -58,9 +58,8 @@ def segment(tokens: Sequence[str], table: PhraseTable, *, max_phrase_len: int = 
         if hit is None:
             lc, more = _LOG_UNSEEN, False
         else:
-            lc, more = hit
-            if lc is None:
-                lc = _LOG_UNSEEN
+            known, more = hit
+            lc = _LOG_UNSEEN if known is None else known
         score = base + lc - log_total
         if score > best[start + 1]:
             best[start + 1] = score
@@ -72,9 +71,9 @@ def segment(tokens: Sequence[str], table: PhraseTable, *, max_phrase_len: int = 
             hit = info(phrase)
             if hit is None:
                 break  # neither a table phrase nor the start of one
-            lc, more = hit
-            if lc is not None:
-                score = base + lc - log_total
+            known, more = hit
+            if known is not None:
+                score = base + known - log_total
                 if score > best[end]:
                     best[end] = score
                     back[end] = start
