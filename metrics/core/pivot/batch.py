@@ -31,7 +31,7 @@ from metrics.core.phrase_table import PhraseTable
 from metrics.core.pivot._common import ragged
 from metrics.core.pivot.bag import pivot_bag
 from metrics.core.pivot.f1 import bag_overlap_stats
-from metrics.core.pivot.network import Slot, fill_slots, prepare_tokens, segment
+from metrics.core.pivot.network import fill_slots, prepare_tokens, segment
 
 #: Pairs per block, and the most (prefix, alternative) pairs and additions one block may hold:
 #: a block is ≈ 350 additions a sentence (1.4 M for 2,048 Bible pairs); a block over the
@@ -52,8 +52,6 @@ class BlockTooLarge(Exception):
 class BatchKernel:
     """Per phrase table, edge threshold and max_n: word ids and each slot's arrays, kept across batches."""
 
-    MAX_SLOTS = 300_000
-
     def __init__(self, table: PhraseTable, edge_threshold: float, max_n: int) -> None:
         self.table = table
         self.max_n = max_n
@@ -65,30 +63,23 @@ class BatchKernel:
 
     def _reset(self) -> None:
         self.word_ids: dict[str, int] = {}
-        #: id(slot) → (slot, its lists); the slot is held so that its id is not reused.
-        self.slot_data: dict[int, tuple[Slot, tuple]] = {}
 
-    def _data(self, slot: Slot) -> tuple[tuple[int, ...], tuple[int, ...], tuple[float, ...]]:
-        """A slot's alternatives: their word ids (one flat list), lengths and probabilities."""
-        hit = self.slot_data.get(id(slot))
-        if hit is not None and hit[0] is slot:
-            return hit[1]
-        ids, limit = self.word_ids, 1 << self.bits
-        flat: list[int] = []
-        for words, _ in slot:
-            for w in words:
-                i = ids.get(w)
-                if i is None:
-                    i = ids[w] = len(ids) + 1
-                    if i >= limit:
-                        raise VocabularyFull
-                flat.append(i)
-        # Tuples of numbers, not lists: the garbage collector stops tracking them.
-        data = (tuple(flat), tuple([len(words) for words, _ in slot]), tuple([p for _, p in slot]))
-        if len(self.slot_data) >= self.MAX_SLOTS:
-            self.slot_data.clear()
-        self.slot_data[id(slot)] = (slot, data)
-        return data
+    def _word_ids(self, words: list[str]) -> list[int]:
+        """Each word's id (1 …), new words numbered as they come; ``VocabularyFull`` past the codes' room."""
+        ids = self.word_ids
+        get = ids.get
+        out = [get(w) for w in words]
+        if None in out:
+            limit = 1 << self.bits
+            for j, w in enumerate(words):
+                if out[j] is None:
+                    i = get(w)
+                    if i is None:
+                        i = ids[w] = len(ids) + 1
+                        if i >= limit:
+                            raise VocabularyFull
+                    out[j] = i
+        return out  # type: ignore[return-value]
 
     def _codes(self, wid: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
         """Row i, column n − 1: the code of the n words ``wid[start[i]:start[i] + n]`` (n ≤ length[i], max_n)."""
@@ -149,7 +140,7 @@ class BatchKernel:
             tokens = prepare_tokens(sentence, stem=stem)
             spans = segment(tokens, table)
             for a, b in spans:
-                e = " ".join(tokens[a:b])
+                e = tokens[a] if b - a == 1 else " ".join(tokens[a:b])
                 li = local.get(e)
                 if li is None:
                     li = local[e] = len(local)
@@ -161,16 +152,10 @@ class BatchKernel:
         bits, max_n = self.bits, self.max_n
 
         # Every alternative of the block's slots, slot by slot: word ids, length, Pr(f | e).
-        wid_l: list[int] = []
-        len_l: list[int] = []
-        p_l: list[float] = []
-        n_alt: list[int] = []
-        for slot in slots:
-            w, lens, ps = self._data(slot)
-            wid_l += w
-            len_l += lens
-            p_l += ps
-            n_alt.append(len(lens))
+        wid_l = self._word_ids([w for slot in slots for words, _ in slot for w in words])
+        len_l = [len(words) for slot in slots for words, _ in slot]
+        p_l = [p for slot in slots for _, p in slot]
+        n_alt = [len(slot) for slot in slots]
         wid = np.array(wid_l, dtype=np.int64)
         alt_l = np.array(len_l, dtype=np.int64)
         alt_p = np.array(p_l, dtype=np.float64)

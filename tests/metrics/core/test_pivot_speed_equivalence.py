@@ -207,9 +207,8 @@ def test_a_full_vocabulary_is_reset_between_blocks_and_the_block_recomputed(metr
     table = table_for_metric(metric.resource("phrase_table"), stem=True)
     originals, candidates = _mixed_batch()
     kernel = pivot_batch.batch_kernel(table, 0.1, 4)
-    # Words of earlier batches have taken all but a few codes (and no slot's words are known).
+    # Words of earlier batches have taken all but a few codes.
     kernel.word_ids.clear()
-    kernel.slot_data.clear()
     kernel.word_ids.update({f"<earlier {i}>": i + 1 for i in range((1 << kernel.bits) - 5)})
     fast = kernel.stats(originals, candidates, stem=True, ngram_threshold=0.01)
     assert kernel.usable
