@@ -25,6 +25,11 @@ version: when the table knows a phrase but none of its translations passes
 ``edge_threshold``, the slot keeps the single most probable one (so that no
 slot is empty and the network stays connected); English tokens are lower-cased
 even when not stemmed; an empty bag gives P = R = F1 = 0.
+
+Modules: ``network`` (tokens, segmentation, slots), ``bag`` (the bag of one sentence),
+``batch`` (the statistics of a batch, vectorised with NumPy, the same floats), ``f1``
+(statistics and :func:`pivot_f1`), ``table`` (loading and re-keying phrase tables),
+``metric`` (the registered :class:`PivotF1`); this package re-exports their public names.
 """
 
 from metrics.core.pivot.bag import ngram_bag, pivot_bag

@@ -23,6 +23,7 @@ a reset, e.g. ``max_n`` = 8), the caller falls back to :func:`pivot_bag` per sen
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -50,7 +51,11 @@ class BlockTooLarge(Exception):
 
 
 class BatchKernel:
-    """Per phrase table, edge threshold and max_n: word ids and each slot's arrays, kept across batches."""
+    """Per phrase table, edge threshold and max_n: the word ids of the n-gram codes, kept across batches.
+
+    One batch at a time (a lock): the word ids are numbered as words come, and two threads
+    numbering at once could give two words one id.
+    """
 
     def __init__(self, table: PhraseTable, edge_threshold: float, max_n: int) -> None:
         self.table = table
@@ -59,6 +64,7 @@ class BatchKernel:
         self.edge_threshold = edge_threshold
         #: False once a block's own words overflowed the codes (callers then bag sentence by sentence).
         self.usable = True
+        self._lock = threading.Lock()
         self._reset()
 
     def _reset(self) -> None:
@@ -94,8 +100,9 @@ class BatchKernel:
     def stats(self, originals: Sequence[str], candidates: Sequence[str], *, stem: bool,
               ngram_threshold: float) -> np.ndarray:
         """Rows ``[Σ_g min(W_R, W_P), Σ W_P, Σ W_R]`` of the pairs (original R, candidate P)."""
-        rows = [self._bounded(originals[lo:lo + BLOCK_PAIRS], candidates[lo:lo + BLOCK_PAIRS], stem, ngram_threshold)
-                for lo in range(0, len(originals), BLOCK_PAIRS)]
+        with self._lock:
+            rows = [self._bounded(originals[lo:lo + BLOCK_PAIRS], candidates[lo:lo + BLOCK_PAIRS], stem, ngram_threshold)
+                    for lo in range(0, len(originals), BLOCK_PAIRS)]
         return np.vstack(rows) if rows else np.zeros((0, 3))
 
     def _bounded(self, originals: Sequence[str], candidates: Sequence[str], stem: bool,
