@@ -66,7 +66,9 @@ def test_a_metric_resource_over_the_limit_is_refused_before_it_is_read_or_hashed
     from metrics import services
     from metrics.models import MetricResource
 
+    # The API reads the package's name; the service reads its own module's (metrics.services.resources).
     monkeypatch.setattr(services, "RESOURCE_MAX_BYTES", 100)
+    monkeypatch.setattr(services.resources, "RESOURCE_MAX_BYTES", 100)
     api_client.force_authenticate(researcher)
     r = api_client.post(f"/api/studies/{study.pk}/metric-resources/upload/",
                         {"file": NamedBytes(b"x" * 101, "big.txt"), "kind": "other"}, format="multipart")

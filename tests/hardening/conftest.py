@@ -91,7 +91,8 @@ def build_world() -> SimpleNamespace:
     # Patched where each service looks it up (the services packages re-export it for callers only).
     with mock.patch("annotation.services.imports.job_enqueue"), \
             mock.patch("annotation.alignment.services.scoring.job_enqueue"), \
-            mock.patch("annotation.alignment.services.systems.job_enqueue"), mock.patch("metrics.services.job_enqueue"):
+            mock.patch("annotation.alignment.services.systems.job_enqueue"), \
+            mock.patch("metrics.services.runs.job_enqueue"), mock.patch("metrics.services.pem_models.job_enqueue"):
         study = study_services.study_create(name=STUDY_NAME, owner=owner, description=f"{SECRET} " + " ".join(MARKUP))
         other_study = study_services.study_create(name="Other researcher's study", owner=other)
         buf = io.StringIO()

@@ -1,0 +1,44 @@
+"""A report's tables in page order (:func:`report_tables`), and one of them by slug."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._shared import _pct
+from .agreement import agreement_tables, judge_qc_table
+from .model import ReportTable
+from .pem_tables import pem_table1, pem_table2, pem_table3
+from .rankings import leaderboard_table, meta_evaluation_table, ranking_table
+
+
+def report_tables(result: Mapping[str, Any]) -> list[ReportTable]:
+    """The report's tables in page order (Table 3 and the leaderboard only with metrics)."""
+    if result.get("protocol") == "comparison":
+        from ..comparison import comparison_tables  # a side-by-side study's report
+
+        return comparison_tables(result)
+    st = result.get("settings", {})
+    level = float(st.get("confidence_level", 0.95))
+    target = st.get("criterion", "overall")
+    ci = _pct(level)
+    tables = [pem_table1(result, level, ci, target), pem_table2(result, level, ci, target)]
+    if result.get("table3"):
+        tables.append(pem_table3(result, level, ci, target))
+    tables += [*agreement_tables(result), judge_qc_table(result), ranking_table(result, ci, target)]
+    if result.get("metric_leaderboard"):
+        tables.append(leaderboard_table(result))
+    if result.get("metric_meta_evaluation"):
+        tables.append(meta_evaluation_table(result))
+    return tables
+
+
+def table_by_slug(result: Mapping[str, Any], slug: str) -> ReportTable:
+    for t in report_tables(result):
+        if t.slug == slug:
+            return t
+    raise KeyError(slug)
+
+
+TABLE_SLUGS = ("table1", "table2", "table3", "agreement", "agreement_pairs", "judge_qc", "system_ranking",
+               "metric_leaderboard", "metric_meta_evaluation")

@@ -1,0 +1,235 @@
+"""Create a report, build it (the worker's side), fail, rebuild or requeue it.
+
+Statistics come from ``metrics.core.stats.build_report``; this module gathers the
+study's data, calls it, draws the figures and stores the result.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from importlib import metadata
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.db import InterfaceError, OperationalError, transaction
+from django.utils import timezone
+
+from annotation.enums import JobStatus
+from annotation.judging.enums import CRITERIA
+from annotation.judging.models import JudgingDesign
+from annotation.judging.selectors import study_criteria
+from annotation.models import Study
+from annotation.services import job_enqueue
+from metrics.core.stats import build_report, human_reference
+from metrics.core.stats.data import validate_judgments, validate_metric_scores
+
+from .. import selectors
+from ..models import Report, ReportPlot
+from .report_settings import DEFAULT_SETTINGS, report_settings_clean
+
+logger = logging.getLogger(__name__)
+
+PHASES = ("reading judgments", "reading metric scores", "agreement and correlations", "plots", "saving")
+
+
+def _shared_points_scale(criteria: list[dict]) -> range | None:
+    """The values of the one labelled-point scale every criterion shares (PEM's 1–5),
+    for weighted κ and the score-distribution axes; None when the criteria's scales
+    differ or are not points (then the values observed are used)."""
+    spans = {(c["scale"].get("min"), c["scale"].get("max")) if c["scale"]["type"] == "points" else None
+             for c in criteria}
+    if len(spans) != 1 or None in spans:
+        return None
+    span = spans.pop()
+    if span is None:
+        return None
+    lo, hi = span
+    if lo is None or hi is None:
+        return None
+    return range(int(lo), int(hi) + 1)
+
+
+def _enqueue_build(report_id: int) -> None:
+    from ..tasks import report_build_task
+
+    job_enqueue(report_build_task, report_id)
+
+
+@transaction.atomic
+def report_create(*, study: Study, created_by: User | None = None, settings: Mapping[str, Any] | None = None,
+                  enqueue: bool = True) -> Report:
+    """Queue a report of ``study`` with ``settings`` (see :func:`report_settings_clean`).
+
+    Refused (``ValidationError``) when the study has no judgments yet. A report with
+    the same settings still queued or running is returned instead of a second one.
+    With ``enqueue`` the build task is sent after the transaction commits; without
+    it the caller runs :func:`report_build` (the ``report`` command does).
+    """
+    clean = report_settings_clean(settings, criteria=study_criteria(study=study))
+    if not selectors.study_has_judgments(study=study):
+        raise ValidationError("This study has no judgments yet: open judging and let the judges rate (or fill "
+                              "the study with simulated judges) before building a report.")
+    for active in Report.objects.filter(study=study, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]):
+        if active.settings == clean:
+            return active
+    report = Report(study=study, created_by=created_by, settings=clean, progress_total=len(PHASES))
+    report.full_clean()
+    report.save()
+    if enqueue:
+        transaction.on_commit(lambda: _enqueue_build(report.pk))
+    return report
+
+
+def _update(report_id: int, **fields) -> int:
+    return Report.objects.filter(pk=report_id).update(**fields, updated_at=timezone.now())
+
+
+def _phase(report_id: int, index: int) -> None:
+    _update(report_id, phase=PHASES[index], progress_done=index)
+
+
+def report_fail(*, report_id: int, error: str) -> None:
+    """Mark a report failed with a message the researcher can act on."""
+    _update(report_id, status=JobStatus.FAILED, phase="failed", error=error[:5000], finished_at=timezone.now())
+
+
+def _versions() -> dict[str, str]:
+    out = {}
+    for pkg in ("django", "matplotlib", "celery"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = "unknown"
+    return out
+
+
+def _subset_in_criteria_order(subset: Mapping[str, float] | None,
+                              criteria: Sequence[str] = CRITERIA) -> dict[str, float] | None:
+    # PostgreSQL's jsonb does not keep key order; the subset's label ("adequacy>=4,fluency>=4")
+    # follows the order given, so restore the criteria's own order.
+    if not subset:
+        return None
+    return {c: subset[c] for c in criteria if c in subset}
+
+
+def report_build(*, report_id: int) -> Report:
+    """Build a queued report (the worker's side; the ``report`` command calls it directly).
+
+    Reads the judgments (every judge; the excluded ones are left out of the tables
+    but kept in judge QC) and the metric runs, calls ``build_report`` with the
+    report's settings and the design's expected control scores and QC level, draws
+    the figures and stores everything at once. A finished report is left alone, so
+    a task delivered twice leaves the same rows. Data problems (e.g. every judge
+    excluded) fail the report with their message; transient database errors
+    propagate so the task can retry.
+    """
+    report = Report.objects.select_related("study").get(pk=report_id)
+    if report.is_finished:
+        return report
+    started = time.monotonic()
+    cpu = time.process_time()
+    _update(report_id, status=JobStatus.RUNNING, started_at=timezone.now(), error="", progress_done=0,
+            progress_total=len(PHASES), phase=PHASES[0])
+    s = {**DEFAULT_SETTINGS, **(report.settings or {})}
+    if JudgingDesign.objects.filter(study=report.study, protocol="comparison").exists():
+        from ..comparison import comparison_report_build  # side-by-side studies: their own tables
+
+        return comparison_report_build(report_id=report_id, settings=s)
+    try:
+        judged = selectors.report_judgment_inputs(study=report.study)
+        if judged.frame.empty:
+            raise ValueError("the study has no judgments")
+        # Validate once: build_report and the figures take the validated copy as it is
+        # (it carries validate_judgments' marker), and the database frame is let go
+        # instead of living on beside one validated copy per consumer.
+        judged = replace(judged, frame=validate_judgments(judged.frame))
+        _phase(report_id, 1)
+        metric_inputs = selectors.MetricInputs()
+        if s.get("include_metrics", True):
+            metric_inputs = selectors.report_metric_inputs(study=report.study, judged_items=set(judged.frame["item"]))
+        _phase(report_id, 2)
+        criteria_used = [c for c in study_criteria(study=report.study) if c["slug"] in judged.criteria]
+        result = build_report(
+            judged.frame,
+            metric_inputs.scores or None,
+            excluded_judges=judged.excluded,
+            control_expected=judged.control_expected,
+            criterion=s["criterion"],
+            criteria=judged.criteria,
+            normalize=s["normalize"],
+            include_controls_in_mean=s["include_controls_in_mean"],
+            subset_min=_subset_in_criteria_order(s["subset_min"], judged.criteria),
+            n_boot=s["n_boot"],
+            confidence_level=s["confidence_level"],
+            significance_level=s["significance_level"],
+            seed=s["seed"],
+            qc_alpha=judged.qc_alpha,
+            min_shared=s.get("min_shared") or DEFAULT_SETTINGS["min_shared"],
+            metric_runs=metric_inputs.runs,
+            scale=_shared_points_scale(criteria_used),
+            scales={c["slug"]: c["scale"]["type"] for c in criteria_used},
+        )
+        _phase(report_id, 3)
+        from ..plots import report_plots  # matplotlib: only where figures are drawn
+
+        frame = judged.frame  # validated above
+        ref = human_reference(frame, control_expected=judged.control_expected, normalize=s["normalize"],
+                              excluded_judges=judged.excluded)
+        wide = None
+        if metric_inputs.scores:
+            long = validate_metric_scores(metric_inputs.scores)
+            wide = long.loc[long["item"].isin(ref.index)].pivot(index="item", columns="metric", values="score")
+        plots = report_plots(frame=frame, ref=ref, metric_wide=wide, result=result, excluded=judged.excluded,
+                             target=s["criterion"], include_controls=False,  # as Table 3's headline
+                             normalized=s["normalize"] == "z", seed=s["seed"],
+                             scale=_shared_points_scale([c for c in criteria_used if c["slug"] == s["criterion"]]))
+        _phase(report_id, 4)
+    except (OperationalError, InterfaceError):
+        raise
+    except ValueError as exc:
+        report_fail(report_id=report_id, error=f"The report could not be built: {exc}.")
+        return Report.objects.get(pk=report_id)
+    except Exception as exc:  # anything else is a bug, but the researcher must see the run end
+        logger.exception("report %s failed", report_id)
+        report_fail(report_id=report_id, error=f"Unexpected error while building the report: {exc!r}")
+        return Report.objects.get(pk=report_id)
+    build_info = {
+        "versions": {**result.get("versions", {}), **_versions()},
+        "wall_seconds": round(time.monotonic() - started, 3),
+        "n_judgment_rows": int(len(judged.frame)),
+    }
+    with transaction.atomic():
+        locked = Report.objects.select_for_update().get(pk=report_id)
+        if locked.status == JobStatus.SUCCEEDED:
+            return locked  # another delivery of the task finished first
+        ReportPlot.objects.filter(report_id=report_id).delete()
+        ReportPlot.objects.bulk_create([
+            ReportPlot(report_id=report_id, slug=p.slug, title=p.title, caption=p.caption, position=i, svg=p.svg)
+            for i, p in enumerate(plots)])
+        _update(report_id, status=JobStatus.SUCCEEDED, phase="done", progress_done=len(PHASES), result=result,
+                fingerprint=judged.fingerprint, excluded_judges=judged.excluded, metric_runs=metric_inputs.runs,
+                build_info=build_info, compute_seconds=round(time.process_time() - cpu, 3),
+                finished_at=timezone.now())
+    return Report.objects.get(pk=report_id)
+
+
+def report_rebuild(*, report: Report, created_by: User | None = None, enqueue: bool = True) -> Report:
+    """A new report of the same study with the same settings (the "refresh" of a stale one)."""
+    return report_create(study=report.study, created_by=created_by, settings=report.settings, enqueue=enqueue)
+
+
+def reports_requeue_stale(*, stale_after=None, queued_after=None) -> int:
+    """Send the build task again for every queued report (after a broker outage) and, with
+    ``stale_after``, for every running one whose heartbeat stopped that long ago (its
+    worker died). Each is a resent message: it runs only if it can claim the report
+    (``config.recovery``). Returns how many were sent."""
+    from config.recovery import job_resend, jobs_to_resend
+
+    from ..tasks import report_build_task
+
+    return sum(job_resend(report_build_task, report_id, stale_after=stale_after)
+               for report_id in jobs_to_resend(Report, stale_after=stale_after, queued_after=queued_after))

@@ -1,0 +1,86 @@
+"""Writes for metric runs, their scores, metric resources and PEM models.
+
+Views, APIs, Celery tasks, the demo and management commands call these. The
+numbers come from ``metrics.core`` (the registry's metrics and
+:func:`metrics.core.base.bootstrap_ci`); this module only moves data between
+the database and the metric engine and keeps each run's state.
+
+Life of a run (the tasks in ``metrics/tasks.py`` call the three worker steps):
+
+1. :func:`metric_run_create` (web): validates the slug, parameters and
+   resources by building the metric, snapshots the study's candidate ids into
+   :class:`~metrics.models.MetricRunChunk` rows of ``chunk_size`` and queues the
+   start task on commit.
+2. :func:`metric_run_start` (worker): marks the run running, records its
+   signature and returns the chunks still to do; the task fans them out.
+3. :func:`metric_run_chunk_execute` (worker, many in parallel): scores one
+   chunk, upserts its :class:`~metrics.models.MetricScore` rows and flips the
+   chunk's ``done`` flag and the run's chunk counter in ONE transaction, so a
+   chunk executed twice writes the same rows and counts once.
+4. :func:`metric_run_finalize` (worker, by whichever chunk completed the run):
+   corpus score, bootstrap CI and per-system scores from ALL stored statistics.
+
+Layout
+------
+One module a concern: :mod:`.resources` (uploaded resource files), :mod:`.runs` (create,
+fail, cancel, retry, requeue: the web side), :mod:`.worker` (start, chunk, finalize: the
+worker side), :mod:`.instances` (the per-process cache of metric objects),
+:mod:`.pem_models` (training PEM models and running them) and :mod:`.pem_out_of_fold`
+(PEM's out-of-fold meta-evaluation run), over :mod:`._shared` (helpers they share).
+Every public name is re-exported here, so ``from metrics import services`` and
+``services.metric_run_create(...)`` keep working; the Celery tasks stay in
+``metrics/tasks.py`` (their names are their dotted paths).
+"""
+
+from __future__ import annotations
+
+from ._shared import FINISHED
+from ._shared import _jsonable as _jsonable
+from .instances import _metric_cache as _metric_cache
+from .instances import metric_for_run
+from .pem_models import (
+    PEM_FEATURE_RESOURCES,
+    pem_model_create,
+    pem_model_fail,
+    pem_model_run_create,
+    pem_model_train,
+)
+from .pem_out_of_fold import pem_out_of_fold_run_create
+from .resources import RESOURCE_MAX_BYTES, metric_resource_create
+from .runs import (
+    DEFAULT_CHUNK_SIZE,
+    metric_run_cancel,
+    metric_run_create,
+    metric_run_fail,
+    metric_run_retry,
+    metric_runs_requeue_stale,
+)
+from .worker import (
+    metric_run_chunk_execute,
+    metric_run_execute,
+    metric_run_finalize,
+    metric_run_start,
+)
+
+__all__ = [
+    "DEFAULT_CHUNK_SIZE",
+    "FINISHED",
+    "PEM_FEATURE_RESOURCES",
+    "RESOURCE_MAX_BYTES",
+    "metric_for_run",
+    "metric_resource_create",
+    "metric_run_cancel",
+    "metric_run_chunk_execute",
+    "metric_run_create",
+    "metric_run_execute",
+    "metric_run_fail",
+    "metric_run_finalize",
+    "metric_run_retry",
+    "metric_run_start",
+    "metric_runs_requeue_stale",
+    "pem_model_create",
+    "pem_model_fail",
+    "pem_model_run_create",
+    "pem_model_train",
+    "pem_out_of_fold_run_create",
+]

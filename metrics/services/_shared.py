@@ -1,0 +1,51 @@
+"""Helpers shared by the metric-run service modules (private to the package).
+
+The finished states, the map from a run's resource ids to their stored files, JSON-safe
+parameter values, finite-or-None numbers and the run row's timestamped update.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from django.utils import timezone
+
+from annotation.enums import JobStatus
+from metrics.core.base import MetricError
+
+from ..models import MetricResource, MetricRun
+
+FINISHED = (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED)
+
+
+def _resource_paths(resource_ids: Mapping[str, int]) -> dict[str, str]:
+    """Map resource names to the stored files of :class:`MetricResource` ids."""
+    ids = {name: int(pk) for name, pk in resource_ids.items()}
+    found = {r.pk: r for r in MetricResource.objects.filter(pk__in=ids.values())}
+    paths = {}
+    for name, pk in ids.items():
+        res = found.get(pk)
+        if res is None:
+            raise MetricError(f"resource {name!r}: uploaded resource #{pk} no longer exists")
+        paths[name] = res.file.path
+    return paths
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    return value
+
+
+def _run_update(run_id: int, **fields) -> int:
+    return MetricRun.objects.filter(pk=run_id).update(**fields, updated_at=timezone.now())
+
+
+def _finite(x: float) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None

@@ -1,0 +1,185 @@
+"""PEM models: train one on a study's judgments (the worker's side) and run it on a study.
+
+The trained model file becomes a ``pem_model`` resource (:mod:`.resources`) that ``pem``
+runs on any study can use.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.core.files import File
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.enums import JobStatus
+from annotation.models import Candidate, Study
+from annotation.services import job_enqueue
+from metrics.core.base import MetricError
+
+from ..enums import ResourceKind
+from ..models import MetricResource, MetricRun, PemModel
+from ._shared import _finite, _jsonable, _resource_paths
+from .resources import metric_resource_create
+from .runs import metric_run_create
+
+logger = logging.getLogger(__name__)
+
+
+#: Resources of the PEM feature metrics that a training may name (others are refused).
+PEM_FEATURE_RESOURCES = ("phrase_table", "lm")
+
+
+def pem_model_fail(*, pem_model_id: int, error: str) -> None:
+    """Record ``error`` and end the training as failed (a finished one is left alone)."""
+    PemModel.objects.filter(pk=pem_model_id, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).update(
+        status=JobStatus.FAILED, phase="failed", error=error[:10_000], finished_at=timezone.now(),
+        updated_at=timezone.now(),
+    )
+
+
+def pem_model_create(
+    *,
+    study: Study,
+    name: str,
+    created_by: User | None,
+    feature_resources: Mapping[str, int] | None = None,
+    test_share: float = 0.2,
+    seed: int = 0,
+    enqueue: bool = True,
+) -> PemModel:
+    """Queue the training of a PEM model on ``study``'s judgments.
+
+    ``feature_resources`` maps ``phrase_table`` and/or ``lm`` to
+    :class:`MetricResource` ids (absent ones: the feature metrics' defaults);
+    the caller checks the user may use them. Raises :class:`ValidationError`
+    when the study has no overall judgments yet or an argument is bad.
+    """
+    from ..selectors import pem_training_targets
+
+    feature_resources = {str(k): int(v) for k, v in (feature_resources or {}).items()}
+    unknown = sorted(set(feature_resources) - set(PEM_FEATURE_RESOURCES))
+    if unknown:
+        raise ValidationError({"feature_resources": f"unknown PEM feature resource(s): {', '.join(unknown)}"})
+    missing = sorted(set(feature_resources.values()) - set(
+        MetricResource.objects.filter(pk__in=feature_resources.values()).values_list("pk", flat=True)))
+    if missing:
+        raise ValidationError({"feature_resources": f"no resource #{missing[0]}"})
+    if not 0 < test_share < 1:
+        raise ValidationError({"test_share": "the test share must lie strictly between 0 and 1"})
+    if pem_training_targets(study=study).empty:
+        raise ValidationError(f"study {study.name!r} has no overall judgments yet; PEM trains on them")
+    with transaction.atomic():
+        model = PemModel(
+            study=study, name=name.strip(), created_by=created_by, feature_resources=feature_resources,
+            options={"test_share": float(test_share), "seed": int(seed)}, phase="queued", progress_total=3,
+        )
+        model.full_clean()
+        model.save()
+        if enqueue:
+            from ..tasks import pem_model_train_task
+
+            pk = model.pk
+            transaction.on_commit(lambda: job_enqueue(pem_model_train_task, pk))
+    return model
+
+
+def _pem_update(pem_model_id: int, **fields) -> None:
+    PemModel.objects.filter(pk=pem_model_id).update(**fields, updated_at=timezone.now())
+
+
+def pem_model_train(*, pem_model_id: int) -> PemModel:
+    """Train a queued PEM model (the worker's side); a finished one is returned as is.
+
+    Targets (``selectors.pem_training_targets``): the judges' mean overall
+    score per candidate, controls at their fixed expected overall score.
+    Features: ``metrics.core.pem.pem_features`` (pivot F1, LM fluency, target
+    F1) with the chosen phrase table and LM. ``metrics.core.pem.pem_train``
+    splits train/test by original and picks C, γ, ε by grouped
+    cross-validation. The model file becomes a ``pem_model`` resource that
+    ``pem`` runs on any study can use. Bad data (too few originals, …) fails
+    the training with its message.
+    """
+    import tempfile
+    from pathlib import Path
+
+    from metrics.core.pem import pem_features, pem_train
+
+    from ..selectors import pem_training_targets
+
+    model = PemModel.objects.select_related("study", "created_by").get(pk=pem_model_id)
+    if model.is_finished:
+        return model
+    _pem_update(pem_model_id, status=JobStatus.RUNNING, phase="features", progress_done=0,
+                started_at=model.started_at or timezone.now(), error="")
+    try:
+        targets = pem_training_targets(study=model.study)
+        if targets.empty:
+            raise ValueError("the study has no overall judgments")
+        texts = dict(
+            (str(pk), (orig, cand))
+            for pk, orig, cand in Candidate.objects.filter(pk__in=[int(i) for i in targets["item"]]).values_list(
+                "pk", "original__text", "text")
+        )
+        targets = targets[targets["item"].isin(texts)].reset_index(drop=True)
+        paths = _resource_paths(model.feature_resources)
+        features, signatures = pem_features(
+            [texts[i][0] for i in targets["item"]], [texts[i][1] for i in targets["item"]],
+            phrase_table=paths.get("phrase_table"), lm=paths.get("lm"),
+        )
+        _pem_update(pem_model_id, phase="training", progress_done=1)
+        trained = pem_train(
+            features, targets["target"].to_numpy(dtype=float), targets["original"].to_numpy(dtype=str),
+            test_fraction=float(model.options.get("test_share", 0.2)), seed=int(model.options.get("seed", 0)),
+            feature_signatures=signatures,
+        )
+    except (MetricError, ValueError) as exc:
+        pem_model_fail(pem_model_id=pem_model_id, error=str(exc))
+        return PemModel.objects.get(pk=pem_model_id)
+    except Exception as exc:
+        logger.exception("PEM model %s: training failed", pem_model_id)
+        pem_model_fail(pem_model_id=pem_model_id, error=f"{type(exc).__name__}: {exc}")
+        return PemModel.objects.get(pk=pem_model_id)
+
+    _pem_update(pem_model_id, phase="saving", progress_done=2)
+    r = trained.test_pearson
+    with tempfile.TemporaryDirectory() as tmp:
+        path = trained.save(Path(tmp) / f"pem-model-{pem_model_id}.npz")
+        with transaction.atomic():
+            locked = PemModel.objects.select_for_update().get(pk=pem_model_id)
+            if locked.is_finished:
+                return locked
+            with open(path, "rb") as fh:
+                resource = metric_resource_create(
+                    name=f"PEM model: {model.name}", kind=ResourceKind.PEM_MODEL, file=File(fh, name=path.name),
+                    owner=model.created_by, study=model.study,
+                    description=f"Trained on study {model.study.name!r}; {trained.signature}",
+                )
+            _pem_update(
+                pem_model_id, status=JobStatus.SUCCEEDED, phase="done", progress_done=3, finished_at=timezone.now(),
+                resource=resource, signature=trained.signature,
+                test_pearson=_finite(r.statistic) if r is not None else None,
+                hyperparameters={k: _jsonable(v) for k, v in trained.best_params.items()},
+                n_train=trained.n_train, n_test=trained.n_test,
+                summary={
+                    "cv_mse": _finite(trained.cv_mse),
+                    "test_pvalue": _finite(r.pvalue) if r is not None and r.pvalue is not None else None,
+                    "test_n": r.n if r is not None else 0,
+                    "n_items": int(len(targets)),
+                    "n_controls": int(targets["is_control"].sum()),
+                    "n_originals": int(targets["original"].nunique()),
+                    "feature_signatures": list(signatures),
+                },
+            )
+    return PemModel.objects.get(pk=pem_model_id)
+
+
+def pem_model_run_create(*, pem_model: PemModel, study: Study, created_by: User | None, enqueue: bool = True) -> MetricRun:
+    """A ``pem`` run on ``study`` with a trained model and the resources it was trained with."""
+    if pem_model.status != JobStatus.SUCCEEDED or pem_model.resource_id is None:
+        raise ValidationError("this PEM model has not finished training")
+    resources = {"model": pem_model.resource_id, **pem_model.feature_resources}
+    return metric_run_create(study=study, metric="pem", resources=resources, created_by=created_by, enqueue=enqueue)
