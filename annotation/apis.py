@@ -82,7 +82,8 @@ class StudyCreateApi(APIView):
         try:
             study = services.study_create(owner=request.user, **data.validated_data)
         except (DjangoValidationError, IntegrityError) as exc:
-            raise serializers.ValidationError({"name": getattr(exc, "messages", ["A study with this name exists."])})
+            raise serializers.ValidationError(
+                {"name": getattr(exc, "messages", ["A study with this name exists."])}) from exc
         return Response(StudyOutputSerializer(study).data, status=status.HTTP_201_CREATED)
 
 

@@ -71,7 +71,7 @@ def _model_order() -> dict[str, int]:
     """Models in an order where every FK target comes first (Django's own sort)."""
     from django.core.serializers import sort_dependencies
 
-    app_list = {cfg: None for cfg in apps.get_app_configs()}
+    app_list = dict.fromkeys(apps.get_app_configs())
     ordered = sort_dependencies(app_list.items(), allow_cycles=True)
     return {m._meta.label: i for i, m in enumerate(ordered)}
 

@@ -5,7 +5,6 @@ from metrics.core.paraphrasers import ParaphraserError, get_paraphraser
 
 from .importing import FORMATS, MAX_NAME_CHARS
 
-
 PARTICIPANT_TITLE_HELP = ("What judges and annotators see instead of the study's name. Keep it neutral: "
                           "never name a system, a source or a control.")
 

@@ -23,11 +23,19 @@ from metrics.core.paraphrasers import available_paraphrasers
 
 from . import selectors, services
 from .enums import Role, SystemKind
-from .forms import (MemberAddForm, MemberRemoveForm, PeopleAddForm, StudyCreateForm, StudyImportForm, StudySettingsForm,
-                    SystemGenerateForm)
+from .forms import (
+    MemberAddForm,
+    MemberRemoveForm,
+    PeopleAddForm,
+    StudyCreateForm,
+    StudyImportForm,
+    StudySettingsForm,
+    SystemGenerateForm,
+)
 from .generation import SystemGenerateError, study_system_generate
 from .importing import StudyImportError
 from .models import Candidate, ImportJob, Study, System
+
 
 def participant_page(view):
     """Decorator of a judge's or annotator's page: it renders in its study's language.

@@ -133,7 +133,7 @@ def main(argv=None) -> int:
         ax.text(0.5, 0.5, "run benchmarks/judging_pace.py --json first", ha="center", transform=ax.transAxes)
     ax.set_xlabel("judges (think time median 10 s)"), ax.set_ylabel("latency (ms)"), ax.set_title("judging latency")
     machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-    when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     fig.suptitle(f"paraeval cost curves — {machine} — {when} (shared machine: CPU time is the steady figure)", fontsize=10)
     fig.tight_layout()
     IMG.mkdir(parents=True, exist_ok=True)

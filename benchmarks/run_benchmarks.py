@@ -33,7 +33,7 @@ import platform
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--root", type=Path, default=None, help="older checkout for significance.py's before")
     args = ap.parse_args(argv)
     env = dict(os.environ, PARAEVAL_CACHE_DIR=os.environ.get("PARAEVAL_CACHE_DIR", str(REPO / "var" / "cache")))
-    started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     parts = [
         "# Benchmarks",
         "",

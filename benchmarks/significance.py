@@ -83,9 +83,8 @@ def main(argv=None) -> int:
     from sacrebleu.significance import PairedTest
 
     import metrics.core.base as base
-    from metrics.core.registry import available_metrics, create_metric
-
     from benchmarks.metrics_throughput import load_pairs, take
+    from metrics.core.registry import available_metrics, create_metric
 
     new = hasattr(base, "pairwise_tests")
     print(f"paraeval from {root} ({'with' if new else 'without'} pairwise_tests); machine {platform.machine()}, "

@@ -56,7 +56,7 @@ def _install_secret_key(path: Path) -> str:
             if key:
                 return key
             time.sleep(0.1)
-        raise ImproperlyConfigured(f"{path} is empty: delete it to make a new key")
+        raise ImproperlyConfigured(f"{path} is empty: delete it to make a new key") from None
     key = get_random_secret_key()
     with os.fdopen(fd, "w", encoding="ascii") as f:
         f.write(key + "\n")

@@ -13,8 +13,8 @@ def test_pages_send_a_strict_content_security_policy_and_deny_framing(client, db
 
 
 def test_no_page_template_contains_inline_script(db):
-    from pathlib import Path
     import re
+    from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent / "templates"
     offenders = []

@@ -6,9 +6,7 @@ services and views never read the link JSON themselves.
 
 from __future__ import annotations
 
-from collections import Counter
-
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from django.contrib.auth.models import User
 from django.db.models import Count, Q, QuerySet, Sum

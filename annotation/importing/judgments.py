@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from ._common import check_system_name, iter_rows
 from .reading import MAX_FIELD_CHARS, MAX_ISSUES, ImportIssue, StudyImportError, decode_utf8, detect_format
 
-
 JUDGMENT_REQUIRED = ("judge", "original_id", "criterion", "value")
 JUDGMENT_WHICH = ("system", "systems", "candidate")  # at least one
 JUDGMENT_OPTIONAL = ("seconds", "judgment")

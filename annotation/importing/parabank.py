@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 
-
 #: ParaBank's two judgments (Hu et al., AAAI 2019) as a paraeval design: semantic
 #: similarity to the original on a 0–100 slider, and a 3-way grammaticality choice
 #: (0 nonsensical, 1 meaningful but ungrammatical, 2 meaningful and grammatical).

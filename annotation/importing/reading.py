@@ -12,7 +12,6 @@ from pathlib import PurePath
 from metrics.core import tabular
 from metrics.core.text import has_nul
 
-
 #: Imported systems may not use this prefix: paraeval names its controls with it.
 RESERVED_SYSTEM_PREFIX = "control:"
 MAX_ISSUES = 50

@@ -16,8 +16,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ._common import check_system_name, iter_rows
-from .reading import MAX_FIELD_CHARS, MAX_ISSUES, MAX_NAME_CHARS, ImportIssue, StudyImportError, decode_utf8, detect_format
-
+from .reading import (
+    MAX_FIELD_CHARS,
+    MAX_ISSUES,
+    MAX_NAME_CHARS,
+    ImportIssue,
+    StudyImportError,
+    decode_utf8,
+    detect_format,
+)
 
 REQUIRED = ("original_id", "original")
 LONG_ONLY = ("system", "candidate")
@@ -107,7 +114,7 @@ def parse_study_file(
 
     parsed = ParsedStudyData(filename=filename, format=fmt, layout="long" if long_layout else "wide", row_count=0)
     seen_pairs: dict[tuple[str, str], int] = {}
-    systems_seen: dict[str, None] = {s: None for s in systems_in_header}
+    systems_seen: dict[str, None] = dict.fromkeys(systems_in_header)
     for n, (line, row) in enumerate(rows, start=1):
         parsed.row_count = n
         if progress and n % 1000 == 0:

@@ -23,6 +23,7 @@ from .tokens import idempotency_key_new
 from .views.judge import _assignment_or_page, _judge_study, _n
 from .views.results import csv_response, export_filename
 
+
 def _questions(study) -> list[dict]:
     return comparison.questions(JudgingDesign.objects.get(study=study))
 

@@ -53,7 +53,7 @@ def default_criteria() -> list[dict]:
 
 def default_control_counts() -> dict[str, int]:
     """One control of each kind per original (PEM §5.1)."""
-    return {kind: 1 for kind in CONTROL_KINDS}
+    return dict.fromkeys(CONTROL_KINDS, 1)
 
 
 def default_expected_scores() -> dict[str, dict[str, int]]:

@@ -15,7 +15,13 @@ A test that replaces a name patches the module that looks it up (e.g.
 ``annotation.services.imports.job_enqueue``), not this package.
 """
 
-from .imports import CONCURRENT_IMPORT_MESSAGE, import_job_run, study_import_file, study_import_lock, study_import_parsed
+from .imports import (
+    CONCURRENT_IMPORT_MESSAGE,
+    import_job_run,
+    study_import_file,
+    study_import_lock,
+    study_import_parsed,
+)
 from .jobs import job_enqueue, jobs_requeue_stale, jobs_to_resend
 from .membership import EXCLUSIVE_ROLES, RoleConflict, role_conflict_message, study_member_add, study_member_remove
 from .people import (

@@ -9,7 +9,6 @@ from django.db import transaction
 from ..enums import Role
 from ..models import Study, StudyMembership
 
-
 #: Roles one account may not hold together in one study. An annotator sees several
 #: candidates of one original side by side (and, before, the researcher's pair ids);
 #: as a judge of the same study they could tell which system wrote what.

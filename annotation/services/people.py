@@ -16,7 +16,6 @@ from .membership import EXCLUSIVE_ROLES, role_conflict_message
 from .signin import signin_link_create
 from .studies import researcher_grant
 
-
 #: Roles a researcher gives through the "add people" form, API and command.
 PARTICIPANT_ROLES = (Role.JUDGE, Role.ANNOTATOR)
 #: Generated passwords: 4 groups of 5 from an alphabet without look-alikes (≈ 100 bits).

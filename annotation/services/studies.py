@@ -44,7 +44,7 @@ def study_update(*, study: Study, changes: dict) -> Study:
     """
     unknown = sorted(set(changes) - set(STUDY_EDITABLE_FIELDS))
     if unknown:
-        raise ValidationError({f: "This field cannot be changed here." for f in unknown})
+        raise ValidationError(dict.fromkeys(unknown, "This field cannot be changed here."))
     study = Study.objects.select_for_update().get(pk=study.pk)
     for field, value in changes.items():
         setattr(study, field, value.strip() if isinstance(value, str) and field != "description" else value)

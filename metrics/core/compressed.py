@@ -112,7 +112,7 @@ def open_resource(
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in COMPRESSED_SUFFIXES:
-        return open(path, "rb") if mode == "rb" else open(path, "r", encoding=encoding, newline=newline)
+        return open(path, "rb") if mode == "rb" else open(path, encoding=encoding, newline=newline)
     limit = DECOMPRESSED_MAX_BYTES if max_bytes is None else int(max_bytes)
     closers: tuple = ()
     raw: io.BufferedIOBase

@@ -79,7 +79,7 @@ class PhraseTable:
 
     # -- construction -------------------------------------------------------
     @classmethod
-    def from_counts(cls, counts: Mapping[tuple[str, str], float], *, sha256: str = "") -> "PhraseTable":
+    def from_counts(cls, counts: Mapping[tuple[str, str], float], *, sha256: str = "") -> PhraseTable:
         """Build a table from a mapping ``(english, pivot) -> c(e, f)`` (counts > 0)."""
         if not counts:
             raise ValueError("a phrase table needs at least one entry")
@@ -89,7 +89,7 @@ class PhraseTable:
         return cls._from_columns(es, fs, cs, sha256=sha256)
 
     @classmethod
-    def _from_columns(cls, es: np.ndarray, fs: np.ndarray, cs: np.ndarray, *, sha256: str) -> "PhraseTable":
+    def _from_columns(cls, es: np.ndarray, fs: np.ndarray, cs: np.ndarray, *, sha256: str) -> PhraseTable:
         if not np.all(np.isfinite(cs)) or np.any(cs <= 0):
             raise ValueError("phrase-table counts must be finite and positive")
         for col, name in ((es, "english"), (fs, "pivot")):
@@ -123,7 +123,7 @@ class PhraseTable:
         )
 
     @classmethod
-    def load(cls, path: str | Path) -> "PhraseTable":
+    def load(cls, path: str | Path) -> PhraseTable:
         """Read a phrase-table resource (plain, ``.gz`` or ``.xz`` TSV; see module doc).
 
         Raises ``ValueError`` naming the file for a wrong header, a malformed

@@ -204,7 +204,7 @@ def metric_vs_human(name: str, scores: pd.Series, ref: pd.DataFrame, *, target: 
     means = joined.groupby("system", sort=True).agg(metric=("metric", "mean"), human=(target, "mean"),
                                                     control=("is_control", "first"))
     labels = []
-    for i, (system, row) in enumerate(means.iterrows()):
+    for system, row in means.iterrows():
         colour = PALETTE[1] if bool(row["control"]) else PALETTE[0]
         sysax.scatter([row["metric"]], [row["human"]], s=36, color=colour, marker="x" if row["control"] else "o")
         labels.append(sysax.annotate(str(system), (row["metric"], row["human"]), textcoords="offset points",

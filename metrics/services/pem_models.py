@@ -119,11 +119,11 @@ def pem_model_train(*, pem_model_id: int) -> PemModel:
         targets = pem_training_targets(study=model.study)
         if targets.empty:
             raise ValueError("the study has no overall judgments")
-        texts = dict(
-            (str(pk), (orig, cand))
+        texts = {
+            str(pk): (orig, cand)
             for pk, orig, cand in Candidate.objects.filter(pk__in=[int(i) for i in targets["item"]]).values_list(
                 "pk", "original__text", "text")
-        )
+        }
         targets = targets[targets["item"].isin(texts)].reset_index(drop=True)
         paths = _resource_paths(model.feature_resources)
         features, signatures = pem_features(

@@ -78,7 +78,7 @@ def test_duplicate_original_and_system_names_both_lines():
 
 
 def test_bad_encoding_names_the_line_of_the_first_bad_byte():
-    data = "original_id,original,system,candidate\n1,a,s,b\n".encode() + b"2,caf\xe9,s,c\n"
+    data = b"original_id,original,system,candidate\n1,a,s,b\n" + b"2,caf\xe9,s,c\n"
     err = error_of(data)
     assert err.issues[0].line == 3
     assert "not valid UTF-8" in str(err)

@@ -272,8 +272,8 @@ def test_dragging_near_the_bottom_of_the_window_scrolls_the_window_then_the_grid
     assert page.evaluate("window.scrollY") > 0
     page.mouse.move(x, 300, steps=3)
     settle(page)
-    end = page.evaluate("""(() => { const b = document.elementFromPoint(%f, 300).closest('button.cell');
-        return [+b.dataset.i, +b.dataset.j]; })()""" % x)
+    end = page.evaluate("""(x) => { const b = document.elementFromPoint(x, 300).closest('button.cell');
+        return [+b.dataset.i, +b.dataset.j]; }""", x)
     assert end[1] == 2 and end[0] > 5
     page.mouse.up()
     expect(page.locator("#save-status")).to_have_text("Saved")

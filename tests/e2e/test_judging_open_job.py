@@ -13,10 +13,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def test_researcher_opens_judging_in_the_background_and_sees_progress_then_the_outcome(
         page, browser, live_server, study, make_user, settings):
-    from tests.conftest import thread_worker
-
     from annotation.judging.models import OpenJob
     from config.celery import app
+    from tests.conftest import thread_worker
 
     settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 10  # 3 judges × 25 items: a worker opens it
     for name in ("ann", "bob", "cy"):

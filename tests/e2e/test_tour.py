@@ -7,8 +7,8 @@ to docs/tour/ where the README shows them.
 import re
 
 import pytest
-from playwright.sync_api import expect
 from django.core.management import call_command
+from playwright.sync_api import expect
 
 from annotation.demo import DEMO_STUDY_NAME
 from annotation.models import Study

@@ -37,7 +37,6 @@ def wait_finished(model, pk: int, timeout: float = 90):
 
 def test_judging_goes_on_while_the_broker_is_down_and_queued_work_runs_when_it_is_back(
         researcher, study, judge, settings, client):
-    from tests.conftest import thread_worker
     from rest_framework.test import APIClient
 
     from annotation.alignment import services as alignment_services
@@ -48,6 +47,7 @@ def test_judging_goes_on_while_the_broker_is_down_and_queued_work_runs_when_it_i
     from annotation.models import Candidate, ImportJob
     from config.celery import app
     from metrics.models import MetricRun, MetricScore
+    from tests.conftest import thread_worker
 
     judging_services.design_update(study=study, changes={"seed": 3})
     judging_services.study_judging_open(study=study)

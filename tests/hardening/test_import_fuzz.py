@@ -38,7 +38,6 @@ from annotation.importing import MAX_FIELD_CHARS, StudyImportError, parse_study_
 
 from .fuzz_helpers import FUZZ, mutate, parse_or_error, serialize, study_tables
 
-
 # --- the study importer, parser level ------------------------------------------------------------
 
 @FUZZ

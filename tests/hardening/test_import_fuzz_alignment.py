@@ -19,7 +19,6 @@ from annotation.importing import StudyImportError
 
 from .fuzz_helpers import FUZZ, mutate
 
-
 # --- alignment pairs ------------------------------------------------------------------------------
 
 @st.composite

@@ -71,7 +71,7 @@ def refused_writes_nothing(response, changed, ok=(200, 201, 202, 302)):
 
 
 SCORE = st.one_of(st.integers(1, 5), st.integers(), SCALARS)
-SCORES = shaped({c: SCORE for c in ("adequacy", "fluency", "dissimilarity", "overall")})
+SCORES = shaped(dict.fromkeys(("adequacy", "fluency", "dissimilarity", "overall"), SCORE))
 
 
 def _current_item(world, username="w-judge"):
@@ -139,8 +139,8 @@ CRITERION = shaped({"slug": st.sampled_from(["adequacy", "fluency", "dissimilari
     "criteria": st.lists(CRITERION, max_size=5),
     "judges_mode": st.sampled_from(["crossed", "k", "x"]),
     "judges_per_item": SCALARS,
-    "control_counts": shaped({k: SCALARS for k in ("identical", "random", "unigram")}),
-    "expected_scores": shaped({k: SCORES for k in ("identical", "random", "unigram")}),
+    "control_counts": shaped(dict.fromkeys(("identical", "random", "unigram"), SCALARS)),
+    "expected_scores": shaped(dict.fromkeys(("identical", "random", "unigram"), SCORES)),
     "seed": st.one_of(st.integers(), SCALARS),
     "qc_alpha": SCALARS,
 }), draft=st.booleans())

@@ -36,7 +36,6 @@ from tests.recovery.recovery_helpers import (
     wait_for,
 )
 
-
 # --------------------------------------------------------------------------- a dead worker's job
 
 

@@ -16,7 +16,6 @@ from django.utils import timezone
 from annotation.enums import JobStatus
 from tests.recovery.recovery_helpers import ROOT, backdate, make_study
 
-
 # --------------------------------------------------------------------------- claims (no broker)
 
 

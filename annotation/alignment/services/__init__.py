@@ -30,7 +30,13 @@ from .drafts import (
 from .pairs import pairs_import_file, pairs_import_parsed
 from .requeue import jobs_requeue_stale
 from .scoring import TABLE_CHECK_IN_REQUEST_BYTES, scoring_run_create, scoring_run_execute
-from .systems import aligner_run_create, aligner_run_execute, system_alignments_import, system_alignments_store, system_delete
+from .systems import (
+    aligner_run_create,
+    aligner_run_execute,
+    system_alignments_import,
+    system_alignments_store,
+    system_delete,
+)
 
 __all__ = [
     "TABLE_CHECK_IN_REQUEST_BYTES",

@@ -14,18 +14,52 @@ other judging APIs use (``apis.JudgingSubmitApi``). Its modules:
 """
 
 from ._common import TAG_JUDGE, TAG_RESEARCHER, judging_error
-from .judge import (JudgingItemDetailApi, JudgingItemPreviousApi, JudgingItemSerializer, JudgingLastItemApi,
-                    JudgingNextItemApi, JudgingNextSerializer, JudgingScoresSerializer, JudgingSubmitApi,
-                    JudgingSubmitInputSerializer, JudgingSubmitOutputSerializer, get_judged_study)
-from .results import (CSVRenderer, JudgingControlTestSerializer, JudgingExclusionInputSerializer,
-                      JudgingExclusionOutputSerializer, JudgingExportTidyApi, JudgingExportWideApi, JudgingImportApi,
-                      JudgingImportSummarySerializer, JudgingJudgeExcludeApi, JudgingJudgeIncludeApi,
-                      JudgingJudgeQCSerializer, JudgingQCApi, JudgingQCOutputSerializer)
-from .study import (JudgingCloseApi, JudgingControlCountsSerializer, JudgingCriterionSerializer, JudgingDesignApi,
-                    JudgingDesignSerializer, JudgingDesignUpdateApi, JudgingExpectedScoresSerializer,
-                    JudgingJudgeProgressSerializer, JudgingOpenApi, JudgingOpenJobApi, JudgingOpenJobSerializer,
-                    JudgingOpenSummarySerializer, JudgingProgressApi, JudgingProgressSerializer,
-                    JudgingStatusOutputSerializer, JudgingSystemProgressSerializer)
+from .judge import (
+                    JudgingItemDetailApi,
+                    JudgingItemPreviousApi,
+                    JudgingItemSerializer,
+                    JudgingLastItemApi,
+                    JudgingNextItemApi,
+                    JudgingNextSerializer,
+                    JudgingScoresSerializer,
+                    JudgingSubmitApi,
+                    JudgingSubmitInputSerializer,
+                    JudgingSubmitOutputSerializer,
+                    get_judged_study,
+)
+from .results import (
+                    CSVRenderer,
+                    JudgingControlTestSerializer,
+                    JudgingExclusionInputSerializer,
+                    JudgingExclusionOutputSerializer,
+                    JudgingExportTidyApi,
+                    JudgingExportWideApi,
+                    JudgingImportApi,
+                    JudgingImportSummarySerializer,
+                    JudgingJudgeExcludeApi,
+                    JudgingJudgeIncludeApi,
+                    JudgingJudgeQCSerializer,
+                    JudgingQCApi,
+                    JudgingQCOutputSerializer,
+)
+from .study import (
+                    JudgingCloseApi,
+                    JudgingControlCountsSerializer,
+                    JudgingCriterionSerializer,
+                    JudgingDesignApi,
+                    JudgingDesignSerializer,
+                    JudgingDesignUpdateApi,
+                    JudgingExpectedScoresSerializer,
+                    JudgingJudgeProgressSerializer,
+                    JudgingOpenApi,
+                    JudgingOpenJobApi,
+                    JudgingOpenJobSerializer,
+                    JudgingOpenSummarySerializer,
+                    JudgingProgressApi,
+                    JudgingProgressSerializer,
+                    JudgingStatusOutputSerializer,
+                    JudgingSystemProgressSerializer,
+)
 
 __all__ = [
     "TAG_JUDGE",

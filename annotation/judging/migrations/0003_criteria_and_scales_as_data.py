@@ -6,8 +6,9 @@ designs become PEM's four criteria on 1–5 point scales with their own labels, 
 study keeps working. Reversible while every design is still PEM's four 1–5 criteria.
 """
 
-import annotation.judging.defaults
 from django.db import migrations, models
+
+import annotation.judging.defaults
 
 PEM = ("adequacy", "fluency", "dissimilarity", "overall")
 

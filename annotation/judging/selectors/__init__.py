@@ -28,8 +28,17 @@ from .exclusions import judge_exclusion_history, judges_excluded, judges_screene
 from .export_rows import EXPORT_CHUNK_SIZE, TIDY_EXPORT_COLUMNS, export_tidy_rows, export_wide_rows
 from .frame import FRAME_CHUNK_SIZE, JUDGMENT_FRAME_COLUMNS, judgments_frame
 from .hot_path import assignment_done_count_fast, assignment_ready_for_judge, item_next_for_judge_fast, study_for_judge
-from .judge import (CONTEXT_SENTENCES, JudgeItem, assignment_done_count, assignment_for_judge, item_for_judge,
-                    item_next_for_judge, item_previous_for_judge, original_context, studies_for_judge)
+from .judge import (
+                    CONTEXT_SENTENCES,
+                    JudgeItem,
+                    assignment_done_count,
+                    assignment_for_judge,
+                    item_for_judge,
+                    item_next_for_judge,
+                    item_previous_for_judge,
+                    original_context,
+                    studies_for_judge,
+)
 from .progress import study_has_judgments, study_progress
 from .qc import STRAIGHTLINE_MIN_SCORES, STRAIGHTLINE_THRESHOLD, judge_qc, judgments_fingerprint
 

@@ -19,14 +19,31 @@ The package re-exports every name callers use, so ``services.judgment_submit`` a
 """
 
 from ._common import ACTIVE_JOB_STATUSES, BULK_BATCH
-from .assignments import (assignment_build_for_participant, assignment_ensure_for_judge, assignment_release_unfinished,
-                          assignments_ensure_all, instructions_mark_seen)
+from .assignments import (
+                          assignment_build_for_participant,
+                          assignment_ensure_for_judge,
+                          assignment_release_unfinished,
+                          assignments_ensure_all,
+                          instructions_mark_seen,
+)
 from .design import DESIGN_FIELDS, EDITABLE_WHEN_FROZEN, design_get_or_create, design_update, expected_kept
 from .exclusions import judge_exclusion_set
-from .judgment_import import (IMPORTED_JUDGE_SUFFIX, JudgmentImportSummary, imported_judge_username,
-                              judgments_import_file, judgments_import_parsed)
-from .open_job import (DEFAULT_OPEN_BACKGROUND_ITEMS, OPEN_JOB_ITEMS_PER_TRANSACTION, jobs_requeue_stale,
-                       open_background_threshold, open_job_run, study_judging_open_start)
+from .judgment_import import (
+                          IMPORTED_JUDGE_SUFFIX,
+                          JudgmentImportSummary,
+                          imported_judge_username,
+                          judgments_import_file,
+                          judgments_import_parsed,
+)
+from .open_job import (
+                          DEFAULT_OPEN_BACKGROUND_ITEMS,
+                          OPEN_JOB_ITEMS_PER_TRANSACTION,
+                          jobs_requeue_stale,
+                          open_background_threshold,
+                          open_job_run,
+                          study_judging_open_start,
+)
+
 # The background opening's steps, which tests drive one at a time (a worker dying midway).
 from .open_job import _open_job_begin as _open_job_begin
 from .open_job import _open_job_write as _open_job_write

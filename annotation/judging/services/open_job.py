@@ -25,9 +25,18 @@ from metrics.core.assignment import plan_assignments
 from ..enums import Protocol
 from ..errors import CannotOpen
 from ..models import Assignment, JudgingDesign, OpenJob
-from ._common import (_assignment_write, _controls_create, _judge_users, _judges_per_item,
-                      _lock_design_and_study, _mark_open, _open_refusal, _opening_undo, _refuse_while_opening,
-                      _study_items)
+from ._common import (
+    _assignment_write,
+    _controls_create,
+    _judge_users,
+    _judges_per_item,
+    _lock_design_and_study,
+    _mark_open,
+    _open_refusal,
+    _opening_undo,
+    _refuse_while_opening,
+    _study_items,
+)
 from .opening import OpenSummary, study_judging_open
 
 # The name the log had before the services became a package (alerts may filter on it).

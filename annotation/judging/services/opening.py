@@ -21,8 +21,18 @@ from .. import comparison
 from ..enums import Protocol
 from ..errors import CannotOpen
 from ..models import ComparisonJudgment, JudgingDesign, Judgment
-from ._common import (_assignment_write, _controls_create, _judge_users, _judges_per_item, _lock_design_and_study,
-                      _mark_open, _open_refusal, _opening_undo, _refuse_while_opening, _study_items)
+from ._common import (
+    _assignment_write,
+    _controls_create,
+    _judge_users,
+    _judges_per_item,
+    _lock_design_and_study,
+    _mark_open,
+    _open_refusal,
+    _opening_undo,
+    _refuse_while_opening,
+    _study_items,
+)
 
 
 @dataclass(frozen=True)

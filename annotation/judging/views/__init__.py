@@ -13,10 +13,29 @@ The package re-exports every view and helper that ``urls.py`` and other code use
 """
 
 from .judge import criteria_for_judge, finished, instructions, judge_home, rate, revise, submit
-from .results import (QC_TEST_LABELS, csv_response, export_filename, export_tidy, export_wide, exclusion,
-                      import_judgments, qc)
-from .study import (assign_late, close_study, design, open_job_payload, open_job_status, open_study, open_summary_text,
-                    progress, progress_json, reopen_study, reset_study)
+from .results import (
+                      QC_TEST_LABELS,
+                      csv_response,
+                      exclusion,
+                      export_filename,
+                      export_tidy,
+                      export_wide,
+                      import_judgments,
+                      qc,
+)
+from .study import (
+                      assign_late,
+                      close_study,
+                      design,
+                      open_job_payload,
+                      open_job_status,
+                      open_study,
+                      open_summary_text,
+                      progress,
+                      progress_json,
+                      reopen_study,
+                      reset_study,
+)
 
 __all__ = [
     "QC_TEST_LABELS",

@@ -20,7 +20,6 @@ from ..errors import JudgingError
 from ..exports import csv_lines
 from ..forms import ExclusionForm
 
-
 #: Column headings of the three PEM control tests (``metrics.core.stats.qc.DEFAULT_QC_TESTS``).
 QC_TEST_LABELS = {
     "adequacy_of_random_and_unigram": "Adequacy of random & unigram controls",

@@ -128,6 +128,6 @@ def write_csv(alignments: Iterable[Alignment]) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["pair", "i", "j", "kind"])
     for k, a in enumerate(alignments):
-        for l in a.link_list():
-            w.writerow([k, l.i, l.j, "sure" if l.sure else "possible"])
+        for link in a.link_list():
+            w.writerow([k, link.i, link.j, "sure" if link.sure else "possible"])
     return buf.getvalue()

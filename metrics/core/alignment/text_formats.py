@@ -51,7 +51,7 @@ def write_pharaoh(alignments: Iterable[Alignment]) -> str:
     """Pharaoh text: one line per pair, links sorted by (i, j), ending in a newline."""
     lines = []
     for a in alignments:
-        lines.append(" ".join(f"{l.i}{'-' if l.sure else 'p'}{l.j}" for l in a.link_list()))
+        lines.append(" ".join(f"{link.i}{'-' if link.sure else 'p'}{link.j}" for link in a.link_list()))
     return "".join(line + "\n" for line in lines)
 
 
@@ -120,6 +120,6 @@ def write_naacl(alignments: Iterable[Alignment]) -> str:
     """NAACL text ``sent i j S|P``, 1-based, one link a line, sorted."""
     rows = []
     for k, a in enumerate(alignments, 1):
-        for l in a.link_list():
-            rows.append(f"{k} {l.i + 1} {l.j + 1} {'S' if l.sure else 'P'}\n")
+        for link in a.link_list():
+            rows.append(f"{k} {link.i + 1} {link.j + 1} {'S' if link.sure else 'P'}\n")
     return "".join(rows)

@@ -106,7 +106,7 @@ class Metric(ABC):
                 self._loaded[name] = value
         self._check_params()
 
-    def _check_params(self) -> None:
+    def _check_params(self) -> None:  # noqa: B027 - an optional hook: empty by default, not abstract
         """Hook: cross-parameter validation (raise :class:`MetricError`)."""
 
     # ------------------------------------------------------------- resources

@@ -71,7 +71,7 @@ class RbfSvr:
     gamma: float
 
     @classmethod
-    def from_pipeline(cls, pipeline: Any) -> "RbfSvr":
+    def from_pipeline(cls, pipeline: Any) -> RbfSvr:
         """The arrays of a fitted ``Pipeline([("scale", StandardScaler()), ("svr", SVR(kernel="rbf"))])``."""
         scaler, svr = pipeline.named_steps["scale"], pipeline.named_steps["svr"]
         # ``_gamma`` is the value libsvm used ("scale" resolved to 1 / (n_features · Var X));
@@ -165,7 +165,7 @@ class PemModel:
         return path
 
     @classmethod
-    def load(cls, source: str | Path | BinaryIO) -> "PemModel":
+    def load(cls, source: str | Path | BinaryIO) -> PemModel:
         """Read a model written by :meth:`save` from a path or a binary file object.
 
         Never unpickles: the ``.npz`` is read with ``allow_pickle=False``, its
@@ -185,7 +185,7 @@ class PemModel:
                 fh.close()
 
     @classmethod
-    def _read(cls, fh: BinaryIO, name: str) -> "PemModel":
+    def _read(cls, fh: BinaryIO, name: str) -> PemModel:
         fh.seek(0)
         head = fh.read(4)
         fh.seek(0)
@@ -227,7 +227,7 @@ class PemModel:
             raise PemFileError(f"{name}: an inconsistent PEM model ({exc})") from None
 
     @classmethod
-    def _from_parts(cls, data: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> "PemModel":
+    def _from_parts(cls, data: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> PemModel:
         k = len(FEATURES)
         for key in _ARRAYS:
             if data[key].dtype != np.float64 or not np.all(np.isfinite(data[key])):

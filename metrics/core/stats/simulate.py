@@ -120,7 +120,7 @@ def simulate_judgments(
     ctrl = is_control[pair_item] & ~clicker
     if ctrl.any():
         expected = np.full((n_pairs, n_c), np.nan)
-        for k, kind in enumerate(controls):
+        for kind in controls:
             rows = ctrl & (kind_col[pair_item] == kind)
             for c, crit in enumerate(criteria):
                 e = control_expected.get(kind, {}).get(crit)

@@ -22,10 +22,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from metrics.core.tabular import split_lines
-
 from metrics.core.alignment import FormatError, read_pharaoh
 from metrics.core.alignment_scoring import align_scores, link_scores, paraphrase_scores, read_paraphrase_table
+from metrics.core.tabular import split_lines
 
 
 def _read_text(path: str, what: str) -> str:

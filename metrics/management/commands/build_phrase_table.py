@@ -22,10 +22,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from metrics.core.tabular import split_lines
-
 from metrics.core.alignment import FormatError, read_pharaoh
 from metrics.core.phrase_table import build_phrase_table, read_moses_phrase_table, write_phrase_table
+from metrics.core.tabular import split_lines
 from metrics.core.text import tokenize
 
 

@@ -96,7 +96,7 @@ class Command(BaseCommand):
 
     def _plan(self, study: Study, opts) -> None:
         n_items = Candidate.objects.filter(original__study=study).count()
-        variances = dict(item_sd=opts["item_sd"], judge_bias_sd=opts["judge_bias_sd"], noise_sd=opts["noise_sd"])
+        variances = {"item_sd": opts["item_sd"], "judge_bias_sd": opts["judge_bias_sd"], "noise_sd": opts["noise_sd"]}
         counts = sorted({2, 3, 4, 5, 6, 8, 10, max(2, opts["judges_per_item"] or opts["judges"])})
         rows = plan_judges(n_items=max(n_items, 2), judge_counts=counts, n_boot=200, seed=opts["seed"], **variances)
         self.stdout.write("")

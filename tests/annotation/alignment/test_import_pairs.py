@@ -24,9 +24,9 @@ def test_a_group_line_becomes_one_pair_per_other_sentence_sharing_the_key(study)
 
 
 def test_csv_pairs_with_groups_and_default_ids(study):
-    data = ("sentence1,sentence2,group_id\n"
-            "\"God's love, and peace.\",Love of God and peace.,k\n"
-            "\"God's love, and peace.\",The love of God; peace.,k\n").encode()
+    data = (b"sentence1,sentence2,group_id\n"
+            b"\"God's love, and peace.\",Love of God and peace.,k\n"
+            b"\"God's love, and peace.\",The love of God; peace.,k\n")
     services.pairs_import_file(study=study, data=data, filename="p.csv")
     pairs = list(AlignmentPair.objects.filter(study=study).order_by("position"))
     assert [p.external_id for p in pairs] == ["1", "2"]
@@ -48,11 +48,11 @@ def test_given_tokens_in_jsonl_are_kept(study):
 
 
 def test_every_problem_is_named_by_line_and_nothing_is_written(study):
-    data = ("sentence1,sentence2,pair_id,group_id\n"
-            "A cat.,A feline.,a,g\n"
-            ",Empty first.,b,\n"
-            "Other key.,Something.,c,g\n"
-            "A dog.,A hound.,a,\n").encode()
+    data = (b"sentence1,sentence2,pair_id,group_id\n"
+            b"A cat.,A feline.,a,g\n"
+            b",Empty first.,b,\n"
+            b"Other key.,Something.,c,g\n"
+            b"A dog.,A hound.,a,\n")
     with pytest.raises(StudyImportError) as err:
         services.pairs_import_file(study=study, data=data, filename="bad.csv")
     text = err.value.describe()

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.db import connection
 from django.core.management.color import no_style
+from django.db import connection
 from django.test import Client
 from rest_framework.test import APIClient
 
@@ -20,13 +20,13 @@ from annotation.models import Candidate, Original, Study, System
 from annotation.services import study_member_add
 from tests.annotation.judging.test_blinding import (
     EXTERNAL_IDS,
-    scrub_random_values,
     FORBIDDEN_WORDS,
     SENTENCES,
     STUDY_NAME,
     Recorder,
     forbidden_ids,
     hidden,
+    scrub_random_values,
 )
 
 pytestmark = pytest.mark.django_db

@@ -12,8 +12,18 @@ from rest_framework.test import APIClient
 from annotation.judging import screening, selectors, training
 from annotation.judging.models import AttentionCheck
 
-from .test_blinding import (EXPECTED_PATTERNS, FORBIDDEN_WORDS, RATING, SENTENCES, Recorder, forbidden_ids, hidden,
-                            scrub_random_values, secret_study, study_tokens)
+from .test_blinding import (
+    EXPECTED_PATTERNS,
+    FORBIDDEN_WORDS,
+    RATING,
+    SENTENCES,
+    Recorder,
+    forbidden_ids,
+    hidden,
+    scrub_random_values,
+    secret_study,
+    study_tokens,
+)
 
 pytestmark = pytest.mark.django_db
 __all__ = ["secret_study"]

@@ -19,7 +19,6 @@ from annotation.models import Candidate, Original, System
 from .conftest import api_login
 from .open_job_helpers import counts, reference, snapshot
 
-
 # --- the rule: small at once, large in a worker ---------------------------------------------------
 
 @pytest.mark.django_db
@@ -188,9 +187,8 @@ def test_two_runs_of_one_job_interleaved_write_each_assignment_once(three_judges
 
 @pytest.mark.django_db
 def test_a_resent_opening_claims_its_job_so_a_live_one_is_not_run_twice(three_judges):
-    from config.recovery import REQUEUE_HEADER
-
     from annotation.judging.tasks import open_job_run_task
+    from config.recovery import REQUEUE_HEADER
 
     study = three_judges
     job = services.study_judging_open_start(study=study, background=True)

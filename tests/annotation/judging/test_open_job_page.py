@@ -12,7 +12,6 @@ from annotation.judging.models import OpenJob
 
 from .conftest import api_login
 
-
 # --- the researcher's page ------------------------------------------------------------------------
 
 @pytest.fixture

@@ -15,7 +15,6 @@ from annotation.judging.models import AssignmentItem, OpenJob
 from .conftest import api_login
 from .open_job_helpers import counts
 
-
 # --- a real worker ------------------------------------------------------------------------------------
 
 def _wait(job_id: int, timeout: float = 90) -> OpenJob:
@@ -70,11 +69,11 @@ def test_a_real_worker_resumes_a_requeued_job_and_reports_failures(celery_worker
 @pytest.mark.django_db(transaction=True)
 def test_with_the_broker_down_the_request_answers_and_requeue_runs_the_job_later(
         api_client, researcher, three_judges, settings):
-    from tests.conftest import thread_worker
     from django.core.management import call_command
 
     from config.celery import app
     from tests.brokers import broker_at, dead_broker_url
+    from tests.conftest import thread_worker
 
     settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 10
     with broker_at(dead_broker_url()):

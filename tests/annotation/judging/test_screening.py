@@ -11,10 +11,10 @@ from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
 
+from annotation.enums import SystemKind
 from annotation.judging import screening, selectors, services, training
 from annotation.judging.errors import CannotOpen
 from annotation.judging.models import AssignmentItem, AttentionCheck, Judgment
-from annotation.enums import SystemKind
 
 from .conftest import api_next, api_submit, scores
 

@@ -130,9 +130,9 @@ def test_item_validation_names_each_field(opened_study):
 
 def test_import_csv_replaces_items_and_reads_labels_as_the_scale_does(opened_study):
     training.training_item_add(study=opened_study, row=ITEMS[0])
-    data = ("original,candidate,adequacy,fluency,explanation\n"
-            "\"A, quoted\",B,4,,Close enough.\n"
-            "C,D,2,5,\n").encode()
+    data = (b"original,candidate,adequacy,fluency,explanation\n"
+            b"\"A, quoted\",B,4,,Close enough.\n"
+            b"C,D,2,5,\n")
     assert training.training_items_import(study=opened_study, data=data, filename="t.csv") == 2
     items = training.training_items(study=opened_study)
     assert [(i.original, i.expected) for i in items] == [("A, quoted", {"adequacy": 4}),

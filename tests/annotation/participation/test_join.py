@@ -205,7 +205,7 @@ def test_annotator_link_makes_an_annotator_with_pairs(study, researcher):
     from annotation.alignment.models import AlignmentAssignment
     from annotation.alignment.services import pairs_import_file
 
-    pairs_import_file(study=study, data="pair_id\tsentence1\tsentence2\np1\tThe cat sat .\tA cat was sitting .\n".encode(),
+    pairs_import_file(study=study, data=b"pair_id\tsentence1\tsentence2\np1\tThe cat sat .\tA cat was sitting .\n",
                       filename="pairs.tsv")
     link = services.join_link_create(study=study, role="annotator")
     client, r = join(link)

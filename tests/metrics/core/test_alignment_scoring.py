@@ -9,7 +9,7 @@ from nltk.translate import Alignment as NltkAlignment
 from nltk.translate.metrics import alignment_error_rate
 from sklearn.metrics import cohen_kappa_score
 
-from metrics.core.alignment import Alignment
+from metrics.core.alignment import Alignment, FormatError
 from metrics.core.alignment_scoring import (
     LinkCounts,
     ParaphraseTable,
@@ -22,7 +22,6 @@ from metrics.core.alignment_scoring import (
     read_paraphrase_table,
     reference_paraphrases,
 )
-from metrics.core.alignment import FormatError
 from metrics.core.phrases import PhrasePair
 
 

@@ -8,13 +8,20 @@ import pytest
 
 from metrics.core.base import MetricError
 from metrics.core.lm import estimate_kneser_ney, lm_tokens
-from metrics.core.pem import model as pem_model_module
 from metrics.core.pem import (
-    FEATURES, PEM_FORMAT, Pem, PemFileError, PemModel, RbfSvr, pem_features, pem_train, split_by_group,
+    FEATURES,
+    PEM_FORMAT,
+    Pem,
+    PemFileError,
+    PemModel,
+    RbfSvr,
+    pem_features,
+    pem_train,
+    split_by_group,
 )
-from metrics.core.phrase_table import write_phrase_table
+from metrics.core.pem import model as pem_model_module
+from metrics.core.phrase_table import PhraseTable, write_phrase_table
 from metrics.core.pivot import pivot_f1
-from metrics.core.phrase_table import PhraseTable
 from metrics.core.registry import create_metric
 from metrics.core.target_f1 import target_f1
 

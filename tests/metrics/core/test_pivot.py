@@ -39,7 +39,7 @@ from metrics.core.text import stem
 
 R = "Morning , sir ."
 P = "Hello , Querrien ."
-OFF = dict(edge_threshold=0.0, ngram_threshold=0.0)
+OFF = {"edge_threshold": 0.0, "ngram_threshold": 0.0}
 
 
 def key(text):

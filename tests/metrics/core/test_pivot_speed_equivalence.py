@@ -227,7 +227,7 @@ def test_slots_filled_together_equal_the_slots_one_by_one(metric):
         pivot.network._SLOT_CACHES.clear()
         one_by_one = [slot_cache(table, thr)(e) for e in phrases]
         assert together == one_by_one
-        assert [slot for slot in together] == plain_network_slots(phrases, table, thr)
+        assert list(together) == plain_network_slots(phrases, table, thr)
 
 
 def plain_network_slots(phrases, table, edge_threshold):

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from metrics.core import semantic
-from metrics.core.semantic import metrics as semantic_metrics
 from metrics.core.base import MetricError, MissingReference, file_fingerprint, parse_signature
 from metrics.core.registry import create_metric, get_metric
+from metrics.core.semantic import metrics as semantic_metrics
 
 HAVE_SEMANTIC = not semantic.missing_requirements()
 needs_semantic = pytest.mark.skipif(

@@ -1,5 +1,5 @@
-import lzma
 import json
+import lzma
 
 import pytest
 

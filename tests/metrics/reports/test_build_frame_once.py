@@ -45,7 +45,7 @@ def test_report_with_an_excluded_judge_equals_the_separately_validated_path(rese
         subset_min=services._subset_in_criteria_order(s["subset_min"]), n_boot=s["n_boot"],
         confidence_level=s["confidence_level"], significance_level=s["significance_level"], seed=s["seed"],
         qc_alpha=judged.qc_alpha, min_shared=s["min_shared"], metric_runs=metric_inputs.runs, scale=range(1, 6),
-        scales={c: "points" for c in judged.criteria})  # PEM's four 1–5 scales
+        scales=dict.fromkeys(judged.criteria, "points"))  # PEM's four 1–5 scales
     for key in ("summary", "table1", "table2", "table3", "agreement", "judge_qc", "system_ranking",
                 "metric_leaderboard", "settings"):
         assert report.result[key] == direct[key], key

@@ -8,7 +8,8 @@ import io
 import pandas as pd
 import pytest
 
-from annotation.judging import comparison, services as judging_services
+from annotation.judging import comparison
+from annotation.judging import services as judging_services
 from annotation.judging.models import Assignment
 from metrics.reports import services
 from metrics.reports.exports import report_tables

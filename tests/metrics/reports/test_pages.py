@@ -133,7 +133,7 @@ def test_a_failed_report_shows_why(client, owner, judged_study):
                                    error="The report could not be built: no judgments left after excluding judges.")
     client.force_login(owner)
     page = client.get(f"/studies/{judged_study.pk}/reports/{report.pk}/").content.decode()
-    assert "Report #%d failed" % report.pk in page and "no judgments left after excluding judges" in page
+    assert f"Report #{report.pk} failed" in page and "no judgments left after excluding judges" in page
 
 
 @pytest.mark.parametrize("who", ["judge", "annotator", "other_researcher"])

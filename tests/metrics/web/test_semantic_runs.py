@@ -16,8 +16,8 @@ from django.core.management import call_command
 from annotation.models import Candidate
 from metrics import services
 from metrics.core import semantic
-from metrics.core.semantic import metrics as semantic_metrics
 from metrics.core.registry import create_metric
+from metrics.core.semantic import metrics as semantic_metrics
 from metrics.models import MetricRunChunk, MetricScore
 
 pytestmark = pytest.mark.django_db
