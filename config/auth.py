@@ -54,7 +54,7 @@ def _cooloff_minutes() -> int:
     return max(1, round(settings.AXES_COOLOFF_TIME.total_seconds() / 60)) if settings.AXES_COOLOFF_TIME else 0
 
 
-def _wants_json(request) -> bool:
+def wants_json(request) -> bool:
     accept = request.META.get("HTTP_ACCEPT", "")
     return (request.path.startswith("/api/") or request.META.get("HTTP_X_REQUESTED_WITH") == "XMLHttpRequest"
             or ("application/json" in accept and "text/html" not in accept))
@@ -67,7 +67,7 @@ def lockout_response(request, original_response=None, credentials=None) -> HttpR
     the account exists, so a lockout reveals nothing about either.
     """
     minutes = _cooloff_minutes()
-    if _wants_json(request):
+    if wants_json(request):
         response = JsonResponse({"detail": LOCKOUT_MESSAGE, "retry_after_minutes": minutes}, status=429)
     else:
         response = render(request, "registration/locked_out.html", {"message": LOCKOUT_MESSAGE, "minutes": minutes},

@@ -94,6 +94,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "config.middleware.ContentSecurityPolicyMiddleware",
     "config.middleware.RejectNulMiddleware",
+    # A cache (Redis) or broker outage answers 503 with Retry-After, never a 500 traceback.
+    "config.middleware.ServiceUnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -195,6 +197,12 @@ LOGIN_URL = "login"
 #: Django's cache. Without CACHE_URL each process has its own memory; set it to Redis
 #: (e.g. redis://127.0.0.1:6379/1) so that every gunicorn worker shares one cache.
 CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://paraeval")}
+#: Seconds a request waits for Redis before giving up (a dead or unreachable Redis must
+#: not hang a worker: the request answers 503, see config.middleware.ServiceUnavailableMiddleware).
+PARAEVAL_CACHE_TIMEOUT = env.float("PARAEVAL_CACHE_TIMEOUT", default=1.0)
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    CACHES["default"].setdefault("OPTIONS", {}).update(
+        {"socket_connect_timeout": PARAEVAL_CACHE_TIMEOUT, "socket_timeout": PARAEVAL_CACHE_TIMEOUT})
 
 # --- brute-force guard (django-axes) and API tokens ------------------------
 # One guard for every way in: axes' backend refuses a locked-out login before any
@@ -209,18 +217,19 @@ AUTHENTICATION_BACKENDS = [
 #: lab's NAT) never lock out anyone else.
 AXES_LOCKOUT_PARAMETERS = ["username", ["username", "ip_address"]]
 AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=10)
-#: Seconds a locked-out username stays locked after its last failure.
+#: Seconds a locked-out username stays locked, counted from the failure that locked it.
 AXES_COOLOFF_TIME = timedelta(seconds=env.int("LOGIN_LOCKOUT_SECONDS", default=900))
+#: Attempts made while locked are refused and NOT counted: otherwise one request every
+#: 14 minutes restarts a 15-minute cool-off and keeps the owner out forever (issue 23).
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "config.auth.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "config.auth.client_ip"
 AXES_VERBOSE = False
-#: Counters live where every process sees them: the database, or the cache when
-#: CACHE_URL names a shared one (Redis, Memcached; not a per-process memory cache).
-_SHARED_CACHE = CACHES["default"]["BACKEND"] not in ("django.core.cache.backends.locmem.LocMemCache",
-                                                     "django.core.cache.backends.dummy.DummyCache")
-AXES_HANDLER = ("axes.handlers.cache.AxesCacheHandler" if env.str("CACHE_URL", default="") and _SHARED_CACHE
-                else "axes.handlers.database.AxesDatabaseHandler")
+#: Counters live in the database, which every process shares, whatever CACHE_URL says:
+#: signing in (form, admin, API token) then keeps working while Redis is down
+#: (docs/reliability.md), and a cache flush cannot wipe a lockout.
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
 #: How many proxies (each appending to X-Forwarded-For) stand between clients and
 #: gunicorn. 0: the header is ignored and the socket's address is the client's.
 PARAEVAL_NUM_PROXIES = env.int("PARAEVAL_NUM_PROXIES", default=0)

@@ -94,13 +94,17 @@ def test_a_secret_key_from_the_environment_wins_and_writes_no_file(tmp_path):
     assert not (tmp_path / "secret_key").exists()
 
 
-def test_login_failures_are_counted_in_the_database_or_in_the_shared_cache_when_one_is_configured(tmp_path):
-    assert _settings_value(tmp_path, "s.AXES_HANDLER") == "axes.handlers.database.AxesDatabaseHandler"
-    assert _settings_value(tmp_path, "s.AXES_HANDLER", CACHE_URL="redis://127.0.0.1:6379/2") == \
-        "axes.handlers.cache.AxesCacheHandler"
-    assert _settings_value(tmp_path, "s.AXES_HANDLER", CACHE_URL="locmemcache://x") == \
-        "axes.handlers.database.AxesDatabaseHandler"  # one process's memory is not shared
+def test_login_failures_are_counted_in_the_database_even_when_a_shared_cache_is_configured(tmp_path):
+    """Issue 23 #4: with the counters in Redis, a Redis outage took every sign-in door down."""
+    for env in ({}, {"CACHE_URL": "redis://127.0.0.1:6379/2"}, {"CACHE_URL": "locmemcache://x"}):
+        assert _settings_value(tmp_path, "s.AXES_HANDLER", **env) == "axes.handlers.database.AxesDatabaseHandler"
     assert _settings_value(tmp_path, "s.AXES_LOCKOUT_PARAMETERS") == "['username', ['username', 'ip_address']]"
+    assert _settings_value(tmp_path, "s.AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT") == "False"
+
+
+def test_a_redis_cache_gives_up_within_a_second_when_redis_is_unreachable(tmp_path):
+    options = _settings_value(tmp_path, "s.CACHES['default'].get('OPTIONS')", CACHE_URL="redis://127.0.0.1:6379/2")
+    assert "'socket_connect_timeout': 1.0" in options and "'socket_timeout': 1.0" in options
 
 
 def test_x_forwarded_for_is_ignored_unless_proxies_are_declared(tmp_path):

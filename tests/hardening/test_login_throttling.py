@@ -160,3 +160,24 @@ def test_any_door_that_authenticates_the_ordinary_way_is_guarded(rf, researcher,
     request = rf.post("/some/future/login/", REMOTE_ADDR="192.0.2.200")
     assert authenticate(request, username="rita", password="pw") is None  # locked: the right password is refused
     assert request.axes_locked_out
+
+
+def test_attempts_during_a_lockout_do_not_extend_it(client, researcher, settings):
+    """Issue 23 #3: one request every 14 minutes used to keep an account locked forever.
+
+    The cool-off runs from the failure that locked the account: every attempt made
+    while it is locked (wrong password, right password, another address, the token
+    endpoint) is refused and not counted, and the right password works as soon as the
+    cool-off that started at the lockout is over.
+    """
+    settings.AXES_COOLOFF_TIME = timedelta(seconds=2)
+    for _ in range(LIMIT):
+        form_login(client, "rita", "wrong")
+    locked_at = time.monotonic()
+    time.sleep(1.2)
+    assert form_login(client, "rita", "wrong").status_code == 429
+    assert form_login(Client(), "rita", "pw", REMOTE_ADDR="198.51.100.7").status_code == 429
+    assert token_login(Client(), "rita", "wrong").status_code == 429
+    time.sleep(max(0.0, locked_at + 2.3 - time.monotonic()))
+    r = form_login(client, "rita", "pw")
+    assert r.status_code == 302 and client.session["_auth_user_id"] == str(researcher.pk)
