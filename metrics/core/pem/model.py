@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import numpy as np
+from numpy.lib import format as npy_format
 
 from metrics.core.stats.results import CorrelationResult
 
@@ -206,6 +208,8 @@ class PemModel:
                 total = sum(i.file_size for i in infos)
                 if total > PEM_MAX_BYTES:
                     raise PemFileError(f"{name}: {total:,} bytes unpacked; a PEM model may have {PEM_MAX_BYTES:,}")
+                for info in infos:
+                    _check_npy_header(zf, info, name)
             fh.seek(0)
             with np.load(fh, allow_pickle=False) as npz:
                 data = {k: npz[k] for k in ("meta", *_ARRAYS)}
@@ -259,3 +263,28 @@ class PemModel:
             data_hash=str(meta.get("data_hash", "")),
             sklearn_version=str(meta.get("sklearn_version", "")),
         )
+
+
+def _check_npy_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) -> None:
+    """Refuse a member whose ``.npy`` header claims more data than the member holds.
+
+    ``np.load`` allocates the array its header declares before reading a byte of
+    it, so a few-hundred-byte member claiming a (2**40, 3) array would ask for
+    24 TiB (``MemoryError``). The header is read alone (``numpy.lib.format``,
+    a few hundred bytes) and shape x item size must fit in the member's unpacked
+    size (which :meth:`PemModel._read` has already capped at :data:`PEM_MAX_BYTES`).
+    """
+    member = info.filename.removesuffix(".npy")
+    try:
+        with zf.open(info) as fh:
+            version = npy_format.read_magic(fh)
+            read_header = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
+            shape, _fortran, dtype = read_header(fh)
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+        raise PemFileError(f"{name}: not a readable PEM model (member {member}: {exc})") from None
+    if dtype.hasobject:
+        raise PemFileError(f"{name}: member {member} holds Python objects; a PEM model holds numbers only")
+    declared = math.prod(shape) * dtype.itemsize
+    if declared > min(info.file_size, PEM_MAX_BYTES):
+        raise PemFileError(f"{name}: member {member} claims a {'x'.join(map(str, shape))} array ({declared:,} bytes) "
+                           f"but holds {info.file_size:,} bytes; a PEM model may have {PEM_MAX_BYTES:,}")

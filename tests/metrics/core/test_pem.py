@@ -1,5 +1,6 @@
 """PEM's SVR pipeline: grouped split, grouped CV, persistence, and the registered metric."""
 
+import io
 import pickle
 import zipfile
 
@@ -221,3 +222,32 @@ def test_pem_metric_scores_with_a_saved_model_and_checks_its_resources(resources
     m2 = create_metric("pem", {}, {"model": path, "phrase_table": other, "lm": arpa})
     with pytest.raises(MetricError, match="trained with feature"):
         m2.score(originals, candidates)
+
+
+def _npz_with_member_header(path, member: str, header: dict) -> None:
+    """A saved model whose ``member`` is replaced by an .npy header claiming ``header`` and 24 bytes of data."""
+    from numpy.lib import format as npy_format
+
+    raw = io.BytesIO()
+    npy_format.write_array_header_1_0(raw, header)
+    raw.write(bytes(24))
+    with zipfile.ZipFile(path) as zf:
+        members = {i.filename: zf.read(i) for i in zf.infolist()}
+    members[f"{member}.npy"] = raw.getvalue()
+    with zipfile.ZipFile(path, "w") as zf:
+        for n, data in members.items():
+            zf.writestr(n, data)
+
+
+def test_a_model_whose_header_claims_a_huge_array_is_refused_before_any_allocation(tmp_path, monkeypatch):
+    """Issue 23 #7: a (2**40, 3) header made np.load allocate 24 TiB (500 _ArrayMemoryError)."""
+    x, y, groups = synthetic(n_groups=10)
+    path = pem_train(x, y, groups, param_grid=SMALL_GRID, test_fraction=0).save(tmp_path / "pem.npz")
+    _npz_with_member_header(path, "support_vectors", {"descr": "<f8", "fortran_order": False, "shape": (2**40, 3)})
+
+    def no_load(*args, **kwargs):
+        raise AssertionError("np.load reached: the array would have been allocated")
+
+    monkeypatch.setattr(pem_model_module.np, "load", no_load)
+    with pytest.raises(PemFileError, match="claims a 1099511627776x3 array"):
+        PemModel.load(path)

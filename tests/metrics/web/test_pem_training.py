@@ -267,3 +267,34 @@ def test_a_trained_model_moves_to_another_installation_as_its_npz_file(
     assert run.status == "succeeded", run.error
     assert reference.status == "succeeded", reference.error
     assert run.corpus_score == pytest.approx(reference.corpus_score, abs=1e-12)
+
+
+def test_a_pem_model_whose_header_claims_a_huge_array_gets_a_400_not_a_500(api_client, researcher, metric_study):
+    """Issue 23 #7: the upload answered 500 (_ArrayMemoryError) after trying to allocate 24 TiB."""
+    import io
+    import zipfile
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from numpy.lib import format as npy_format
+
+    from metrics.models import MetricResource
+
+    buf = io.BytesIO()
+    np.savez(buf, meta=np.frombuffer(b'{"kind": "paraeval-pem", "format": 2}', dtype=np.uint8), mean=np.zeros(3),
+             scale=np.ones(3), support_vectors=np.zeros((1, 3)), dual_coef=np.zeros(1))
+    header = io.BytesIO()
+    npy_format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (2**40, 3)})
+    with zipfile.ZipFile(buf) as zf:
+        members = {i.filename: zf.read(i) for i in zf.infolist()}
+    members["support_vectors.npy"] = header.getvalue() + bytes(24)
+    bomb = io.BytesIO()
+    with zipfile.ZipFile(bomb, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    api_client.force_authenticate(researcher)
+    r = api_client.post(f"/api/studies/{metric_study.pk}/metric-resources/upload/",
+                        {"file": SimpleUploadedFile("pem-model.npz", bomb.getvalue()), "kind": "pem_model"},
+                        format="multipart")
+    assert r.status_code == 400, r.content
+    assert "claims a 1099511627776x3 array" in r.json()["file"][0]
+    assert not MetricResource.objects.filter(kind="pem_model").exists()
