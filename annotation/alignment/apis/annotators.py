@@ -151,10 +151,13 @@ class AlignmentSubmitApi(APIView):
         next_url = reverse("alignment:grid", kwargs={"assignment_id": nxt.pk}) if nxt else reverse("alignment:home")
         if isinstance(request.successful_authenticator, SessionAuthentication):
             # The grid page moves on to next_url: confirm there that the pair was submitted.
-            # Shown on the annotator's next page, so in their study's language.
+            # Shown on the annotator's next page, so in their study's language. The pair is
+            # named by the annotator's own number ("Pair 3" on the grid and the task list),
+            # never by the researcher's pair id, which can name a system (docs/people.md).
+            number = selectors.pair_numbers_for_annotator(user=request.user).get(assignment.pk, "")
             with translation.override(assignment.pair.study.language):
                 messages.success(request._request, (
-                    _("Alignment of pair “%(pair)s” submitted.") % {"pair": assignment.pair.external_id} + " "
+                    _("Alignment of pair “%(pair)s” submitted.") % {"pair": number} + " "
                     + (_("Here is your next pair.") if nxt else _("You have submitted every pair assigned to you."))))
         return Response(AlignmentSubmitOutputSerializer({
             "revision": assignment.revision, "status": assignment.status, "submitted_at": assignment.submitted_at,

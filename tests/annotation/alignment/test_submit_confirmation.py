@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from django.db import models
 from django.urls import reverse
 
 from annotation.alignment import services
@@ -28,8 +29,25 @@ def test_the_next_page_confirms_the_submitted_pair(client, mine, annotator):
     r = _submit(client, mine)
     assert r.status_code == 200
     page = client.get(r.json()["next_url"]).content.decode()
-    assert (f'<li class="message success">Alignment of pair “{mine.pair.external_id}” submitted. '
+    assert ('<li class="message success">Alignment of pair “1” submitted. '
             "Here is your next pair.</li>") in page
+
+
+def test_the_confirmation_names_the_annotators_own_pair_number_never_the_researchers_pair_id(
+        client, study, pairs, annotator):
+    """Issue 23 #7: "Alignment of pair “John 1:1 synonyms” submitted" named the system (docs/people.md)."""
+    from annotation.alignment.models import AlignmentPair
+
+    services.assignments_create(study=study)
+    AlignmentPair.objects.filter(study=study).update(external_id=models.functions.Concat(
+        models.Value("synonyms-system "), "external_id"))
+    mine = list(AlignmentAssignment.objects.filter(annotator=annotator).order_by("pair__position"))
+    client.force_login(annotator)
+    _submit(client, mine[0])
+    r = _submit(client, mine[1])
+    page = client.get(r.json()["next_url"]).content.decode()
+    assert "Alignment of pair “2” submitted." in page
+    assert "synonyms-system" not in page and mine[1].pair.external_id not in page
 
 
 def test_the_confirmation_is_shown_once(client, mine, annotator):
