@@ -267,10 +267,34 @@ def qc_auto_check(*, assignment: Assignment, settings: ScreeningSettings | None 
 
 
 def after_judgment(*, assignment: Assignment) -> bool:
-    """Called after a judgment is stored (page and API): the automatic QC rule. True if screened out."""
+    """Called after a judgment is stored (page and API): queue the automatic QC check.
+
+    The check (:func:`qc_auto_check`, ~100 ms of statistics once the judge has rated
+    ``qc_auto_min_controls`` controls) runs in a Celery worker, never in the request:
+    run in the request it made exactly the submits that complete a control count
+    slower, and a judge timing their submits could tell which items were controls
+    (issue 23). Every submit of a study with automatic QC on queues the same task, so
+    the answer to a submit no longer depends on what the item was. The screen-out
+    takes effect on the judge's next page or API call after the worker ran it; a
+    message lost while the broker is down is made up by the next submit's (the check
+    reads all of the judge's judgments). True when the task was sent.
+    """
+    from annotation.services import job_enqueue
+
+    from .tasks import qc_auto_check_task
+
     if assignment.screened_out_at is not None:
         return False
     settings = ScreeningSettings.objects.filter(study_id=assignment.study_id).first()
     if settings is None or not settings.qc_auto:
         return False
-    return qc_auto_check(assignment=assignment, settings=settings)
+    return job_enqueue(qc_auto_check_task, assignment.pk)
+
+
+def qc_auto_check_run(*, assignment_id: int) -> bool:
+    """The worker's side of :func:`after_judgment`: the automatic QC rule for one assignment
+    (gone or already screened out: nothing). True when it screened the judge out now."""
+    assignment = Assignment.objects.filter(pk=assignment_id).first()
+    if assignment is None:
+        return False
+    return qc_auto_check(assignment=assignment)

@@ -16,3 +16,11 @@ RETRY = {"autoretry_for": (OperationalError, InterfaceError), "retry_backoff": 2
 @shared_task(name="judging.open_job_run", acks_late=True, **RETRY)
 def open_job_run_task(job_id: int) -> None:
     services.open_job_run(job_id=job_id)
+
+
+@shared_task(name="judging.qc_auto_check", acks_late=True, **RETRY)
+def qc_auto_check_task(assignment_id: int) -> None:
+    """The automatic QC check after a judgment, off the request path (screening.after_judgment)."""
+    from .screening import qc_auto_check_run
+
+    qc_auto_check_run(assignment_id=assignment_id)

@@ -128,7 +128,16 @@ def test_the_rating_page_shows_a_check_as_an_instruction_then_continues(opened_s
 
 # --- automatic QC -------------------------------------------------------------------------
 
-def test_auto_qc_screens_out_a_straight_liner_after_n_controls_and_keeps_a_careful_judge(opened_study):
+@pytest.fixture
+def worker_runs_tasks_at_once(monkeypatch):
+    """The QC check is a Celery task: here it runs as soon as it is sent, as an idle worker would."""
+    from config.celery import app
+
+    monkeypatch.setitem(app.conf, "task_always_eager", True)
+
+
+def test_auto_qc_screens_out_a_straight_liner_after_n_controls_and_keeps_a_careful_judge(
+        opened_study, worker_runs_tasks_at_once):
     screening.screening_settings_update(study=opened_study, changes={
         "qc_auto": True, "qc_auto_pvalue": 0.01, "qc_auto_min_controls": 8})
     rate_via_api(opened_study, "bob", careful)
@@ -149,6 +158,39 @@ def test_auto_qc_screens_out_a_straight_liner_after_n_controls_and_keeps_a_caref
     (qc,) = judge_qc(screening._judge_frame(ann), control_expected=selectors.study_control_expected(
         study=opened_study), alpha=0.01)
     assert any(t.passed is False for t in qc.tests)
+
+
+def test_the_submit_that_reaches_min_controls_does_the_same_work_as_every_other(opened_study, monkeypatch):
+    """Issue 23 #7: the QC statistics ran inside the submit that completed the control count
+    (100 ms against 14-28 ms), so a judge timing submits could tell which items were controls.
+    Now no submit runs them: each one, control or not, queues the same task, which the
+    worker runs afterwards."""
+    import annotation.services
+    from annotation.judging.tasks import qc_auto_check_task
+
+    screening.screening_settings_update(study=opened_study, changes={
+        "qc_auto": True, "qc_auto_pvalue": 0.01, "qc_auto_min_controls": 8})
+    sent, stats_in_request = [], []
+    monkeypatch.setattr(annotation.services, "job_enqueue", lambda task, *args: sent.append((task.name, args)) or True)
+    real_judge_qc = screening.judge_qc
+    monkeypatch.setattr(screening, "judge_qc", lambda *a, **kw: stats_in_request.append(1) or real_judge_qc(*a, **kw))
+    api, per_submit = api_as("ann"), []
+    while True:
+        body = api_next(api, opened_study).json()
+        if body.get("finished", True):
+            break
+        before = len(sent)
+        assert api_submit(api, opened_study, body["item"], values=straight(body["item"]["token"])).status_code == 201
+        per_submit.append((is_control(body["item"]["token"]), sent[before:]))
+    ann = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
+    n_controls = sum(control for control, _ in per_submit)
+    assert n_controls >= 8 and stats_in_request == []  # the threshold was passed; no submit computed QC
+    assert {tuple(s) for _, s in per_submit} == {(("judging.qc_auto_check", (ann.pk,)),)}  # one and the same each time
+    assert ann.screened_out_at is None  # nothing decided in the request
+    for _name, args in sent[:1]:
+        qc_auto_check_task.apply(args=args)  # the worker's turn
+    ann.refresh_from_db()
+    assert ann.screened_out_rule == "qc" and stats_in_request == [1]
 
 
 def test_auto_qc_off_screens_nobody(opened_study):
