@@ -321,7 +321,8 @@ class ScreeningSettings(TimeStampedModel):
 
     Separate from :class:`JudgingDesign` so that these rules can be tuned without
     touching the frozen design; none of it is ever sent to a judge's browser except
-    a training item's texts, reference answer and explanation (after they answered).
+    a training item's texts and explanation, and how the judge's answer compares with
+    the reference (within range, higher, lower: never the reference value itself).
     """
 
     study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="screening_settings")
@@ -333,6 +334,9 @@ class ScreeningSettings(TimeStampedModel):
         default=0, help_text="Training items that must be right to pass (0: all of them).")
     training_retries = models.PositiveSmallIntegerField(
         default=1, validators=[MaxValueValidator(10)], help_text="Further attempts after a failed one.")
+    training_items_per_attempt = models.PositiveSmallIntegerField(
+        default=0, validators=[MaxValueValidator(50)],
+        help_text="Training items drawn at random from the pool for each attempt (0: every item, in order).")
     attention_count = models.PositiveSmallIntegerField(
         default=0, validators=[MaxValueValidator(50)], help_text="Attention checks per judge (0: none).")
     attention_policy = models.CharField(max_length=8, choices=AttentionPolicy.choices, default=AttentionPolicy.WARN)

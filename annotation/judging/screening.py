@@ -36,6 +36,7 @@ from .models import Assignment, AttentionCheck, JudgingDesign, Judgment, Screeni
 from .tokens import item_token_new
 
 SETTINGS_FIELDS = ("training_criteria", "training_tolerance", "training_required", "training_retries",
+                   "training_items_per_attempt",
                    "attention_count", "attention_policy", "attention_max_failures", "qc_auto", "qc_auto_pvalue",
                    "qc_auto_min_controls")
 #: A slider answer within this distance of the asked value passes an attention check.

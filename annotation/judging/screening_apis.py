@@ -34,6 +34,7 @@ class ScreeningSettingsSerializer(serializers.Serializer):
     training_tolerance = serializers.FloatField(required=False, min_value=0)
     training_required = serializers.IntegerField(required=False, min_value=0)
     training_retries = serializers.IntegerField(required=False, min_value=0, max_value=10)
+    training_items_per_attempt = serializers.IntegerField(required=False, min_value=0, max_value=50)
     attention_count = serializers.IntegerField(required=False, min_value=0, max_value=50)
     attention_policy = serializers.ChoiceField(choices=AttentionPolicy.choices, required=False)
     attention_max_failures = serializers.IntegerField(required=False, min_value=1)
@@ -45,7 +46,10 @@ class ScreeningSettingsSerializer(serializers.Serializer):
 def _settings_payload(study) -> dict:
     settings = screening.settings_for_study(study=study) or ScreeningSettings(study=study)
     out = ScreeningSettingsSerializer(settings).data
-    out["training_items"] = TrainingItemSerializer(training.training_items(study=study), many=True).data
+    items = training.training_items(study=study)
+    out["training_items"] = TrainingItemSerializer(items, many=True).data
+    out["training_pool_warning"] = training.training_pool_warning(
+        n_items=len(items), per_attempt=out.get("training_items_per_attempt") or 0)
     out["screened_out"] = [
         {"judge": name, "rule": a.screened_out_rule, "reason": a.screened_out_reason, "at": a.screened_out_at}
         for name, a in sorted(screening.judges_screened_out(study=study).items())]
@@ -161,7 +165,9 @@ class JudgeTrainingAnswerApi(APIView):
         scores = serializers.DictField(child=serializers.JSONField())
 
     @extend_schema(tags=TAG_JUDGE, request=TrainingAnswerInputSerializer, responses={
-        201: OpenApiResponse(description="feedback: right or not, the reference values, the explanation, the state")},
+        201: OpenApiResponse(description="feedback: right or not, per criterion within / too_high / too_low "
+                                         "(same / different for categories; never the reference value), "
+                                         "the explanation, the state")},
         summary="Answer a training pair and get its feedback")
     def post(self, request, study_id: int):
         study = get_judged_study(request, study_id)
@@ -173,7 +179,8 @@ class JudgeTrainingAnswerApi(APIView):
                 assignment=assignment, token=data.validated_data["item"], scores=dict(data.validated_data["scores"]))
         except JudgingError as exc:
             return judging_error(exc)
-        return Response({"correct": answer.correct, "scores": answer.values, "reference": answer.item.expected,
+        return Response({"correct": answer.correct, "scores": answer.values,
+                         "feedback": training.training_answer_feedback(answer=answer),
                          "explanation": answer.item.explanation, "state": _state_payload(state)},
                         status=status.HTTP_201_CREATED)
 

@@ -2,8 +2,9 @@
 "screened out" pages, and the researcher's training items and screening settings
 (a section of the judging design page).
 
-The judge's pages show a training item's texts and, after the judge answered, its
-reference values and explanation; an attention check shows one criterion and the
+The judge's pages show a training item's texts and, after the judge answered, how
+each of their values compares with the reference (within range, higher, lower: never
+the reference value) and the explanation; an attention check shows one criterion and the
 value to choose. Nothing here refers to the study's candidates, systems or controls.
 """
 
@@ -94,7 +95,7 @@ def training_page(request, study_id: int):
 @login_required
 @require_GET
 def training_feedback(request, study_id: int):
-    """After each training answer: the judge's values, the reference values, the explanation."""
+    """After each training answer: the judge's values, how each compares with the reference, the explanation."""
     study, assignment, page = _judge_assignment(request, study_id)
     if page is not None:
         return page
@@ -102,6 +103,7 @@ def training_feedback(request, study_id: int):
     answer = assignment.training_answers.select_related("item").order_by("-created_at", "-id").first()
     if answer is None:
         return redirect("judging:training", study_id=study.pk)
+    verdicts = training.training_answer_feedback(answer=answer)
     rows = []
     for c in _views()._criteria_for_judge(study):
         labels = {p["value"]: p["label"] for p in c["points"]}
@@ -110,7 +112,7 @@ def training_feedback(request, study_id: int):
             return "—" if v is None else (f"{v} ({labels[v]})" if v in labels else str(v))
 
         rows.append({"name": c["name"], "yours": shown(answer.values.get(c["slug"])),
-                     "reference": shown(answer.item.expected.get(c["slug"]))})
+                     "verdict": verdicts.get(c["slug"], "")})
     return render(request, "judging/training_feedback.html", {
         "study": study, "answer": answer, "rows": rows, "state": state,
         "screened_out": assignment.screened_out_at is not None})
@@ -174,13 +176,17 @@ class ScreeningForm(forms.ModelForm):
     class Meta:
         model = ScreeningSettings
         fields = ["training_criteria", "training_tolerance", "training_required", "training_retries",
-                  "attention_count", "attention_policy", "attention_max_failures", "qc_auto", "qc_auto_pvalue",
+                  "training_items_per_attempt", "attention_count", "attention_policy", "attention_max_failures", "qc_auto", "qc_auto_pvalue",
                   "qc_auto_min_controls"]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields["training_items_per_attempt"].required = False  # empty: 0, every item
         if not self.is_bound and self.instance:
             self.initial["training_criteria"] = ", ".join(self.instance.training_criteria or [])
+
+    def clean_training_items_per_attempt(self):
+        return self.cleaned_data["training_items_per_attempt"] or 0
 
     def clean_training_criteria(self):
         return [s.strip() for s in self.cleaned_data["training_criteria"].split(",") if s.strip()]
@@ -192,8 +198,11 @@ class ScreeningForm(forms.ModelForm):
 def screening_context(study) -> dict:
     """What the design page's "Training and screening" section renders."""
     settings = screening.settings_for_study(study=study) or ScreeningSettings(study=study)
-    return {"screening_form": ScreeningForm(instance=settings), "training_items": training.training_items(study=study),
-            "screening_settings": settings, "attention_policies": AttentionPolicy}
+    items = training.training_items(study=study)
+    return {"screening_form": ScreeningForm(instance=settings), "training_items": items,
+            "screening_settings": settings, "attention_policies": AttentionPolicy,
+            "training_pool_warning": training.training_pool_warning(
+                n_items=len(items), per_attempt=settings.training_items_per_attempt)}
 
 
 def _back(study):

@@ -3,9 +3,16 @@
 A researcher gives training items (original, candidate, a reference value per
 criterion on that criterion's scale, an explanation) on the design page, through the
 API or in a CSV/TSV/JSONL file (read by :mod:`metrics.core.tabular`, all or nothing).
-Before their first real item a judge answers every training item; after each answer
-they see the reference values and the explanation. An *attempt* is one pass over all
-training items. The pass rule (:class:`~annotation.judging.models.ScreeningSettings`):
+Before their first real item a judge answers a training attempt; after each answer
+they see, per criterion, whether their value is within the accepted range, higher or
+lower than the reference (:func:`answer_feedback`), and the explanation — never the
+reference value itself. An *attempt* is one pass over ``training_items_per_attempt``
+items drawn at random (seeded by the judge's assignment and the attempt) from the
+study's pool, or over every item in order when that is 0. Together these keep a
+throw-away participant from learning a key that a fresh participant could replay:
+feedback gives directions, not values, and each attempt shows other items
+(:func:`training_pool_warning` tells the researcher when the pool is too small for
+that). The pass rule (:class:`~annotation.judging.models.ScreeningSettings`):
 an item is right when every checked criterion is within ± ``training_tolerance`` of
 the reference (categories: equal); the attempt passes with at least
 ``training_required`` right items (0: all). A failed attempt may be repeated
@@ -18,6 +25,7 @@ judgments: no report, agreement figure or export reads them.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -27,6 +35,7 @@ from django.utils.translation import gettext
 
 from annotation.models import Study
 from metrics.core import tabular
+from metrics.core.assignment import derive_seed
 
 from . import scales
 from .enums import ScreenOutRule
@@ -192,6 +201,72 @@ def answer_correct(*, values: Mapping, expected: Mapping, criteria: list[dict], 
     return True
 
 
+#: What :func:`answer_feedback` says of one criterion (the judge's page words them).
+WITHIN, TOO_HIGH, TOO_LOW, SAME, DIFFERENT = "within", "too_high", "too_low", "same", "different"
+
+
+def answer_feedback(*, values: Mapping, expected: Mapping, criteria: list[dict], tolerance: float) -> dict[str, str]:
+    """How an answer compares with the reference, per criterion that has a reference value.
+
+    ``within`` (within ± ``tolerance``), ``too_high`` or ``too_low`` on ordered scales;
+    ``same`` or ``different`` on a categorical one. This, and the researcher's
+    explanation, is what a judge learns from a training item: never the reference
+    value, which a throw-away participant could collect and hand on.
+    """
+    types = {c["slug"]: c["scale"]["type"] for c in criteria}
+    out: dict[str, str] = {}
+    for slug, ref in expected.items():
+        if slug not in values:
+            continue
+        if types.get(slug) == "categorical":
+            out[slug] = SAME if values[slug] == ref else DIFFERENT
+            continue
+        diff = float(values[slug]) - float(ref)
+        out[slug] = WITHIN if abs(diff) <= tolerance + 1e-9 else (TOO_HIGH if diff > 0 else TOO_LOW)
+    return out
+
+
+def training_answer_feedback(*, answer: TrainingAnswer) -> dict[str, str]:
+    """:func:`answer_feedback` of a stored answer, with its study's criteria and tolerance."""
+    study_id = answer.item.study_id
+    settings = ScreeningSettings.objects.filter(study_id=study_id).first() or ScreeningSettings()
+    return answer_feedback(values=answer.values, expected=answer.item.expected,
+                           criteria=_criteria(Study.objects.get(pk=study_id)), tolerance=settings.training_tolerance)
+
+
+def attempt_items(*, assignment: Assignment, pool: list[TrainingItem], attempt: int, per_attempt: int) -> list[TrainingItem]:
+    """The training items of one attempt: ``per_attempt`` items of ``pool`` (in position order).
+
+    The pool is shuffled once per judge (seeded by the assignment's seed) and attempt
+    n takes the next ``per_attempt`` items of that order, wrapping around: a judge's
+    attempt is the same on every request, a retry shows items not seen before while
+    the pool lasts, and every judge has a draw of their own. ``per_attempt`` 0, or not
+    smaller than the pool: the whole pool in order.
+    """
+    if not per_attempt or per_attempt >= len(pool):
+        return list(pool)
+    order = list(pool)
+    random.Random(derive_seed(assignment.seed, "training")).shuffle(order)
+    start = (attempt - 1) * per_attempt
+    return [order[(start + i) % len(order)] for i in range(per_attempt)]
+
+
+def training_pool_warning(*, n_items: int, per_attempt: int) -> str | None:
+    """What the researcher is told when the pool is too small to keep answers from being learned
+    (None: large enough). A pool of at least twice the items per attempt is asked for."""
+    if n_items == 0:
+        return None
+    if not per_attempt:
+        return (f"Every judge answers the same {n_items} training item{'s' if n_items != 1 else ''} in every attempt: "
+                "someone who joins once to learn them can pass their way in with a second account. Add more items "
+                "and set 'training items per attempt' so that each attempt draws a few of them at random.")
+    if n_items < 2 * per_attempt:
+        return (f"{n_items} training item{'s' if n_items != 1 else ''} for {per_attempt} per attempt: attempts "
+                f"{'are all the same items' if n_items <= per_attempt else 'share most of their items'}, so answers "
+                f"learned once can be replayed. Give at least {2 * per_attempt} items (twice the number per attempt).")
+    return None
+
+
 def required_right(settings: ScreeningSettings, n_items: int) -> int:
     return n_items if not settings.training_required else min(settings.training_required, n_items)
 
@@ -222,18 +297,24 @@ class TrainingState:
 
 def training_state(*, assignment: Assignment, settings: ScreeningSettings | None = None) -> TrainingState:
     settings = settings or ScreeningSettings.objects.filter(study_id=assignment.study_id).first() or ScreeningSettings()
-    items = list(TrainingItem.objects.filter(study_id=assignment.study_id).order_by("position"))
+    pool = list(TrainingItem.objects.filter(study_id=assignment.study_id).order_by("position"))
     answers = list(TrainingAnswer.objects.filter(assignment=assignment).select_related("item")
-                   .order_by("attempt", "item__position"))
+                   .order_by("attempt", "created_at", "id"))
     attempt = max((a.attempt for a in answers), default=0)
     current = [a for a in answers if a.attempt == attempt]
     done = {a.item_id for a in current}
-    finished = attempt > 0 and len(current) == len(items)
+    per_attempt = settings.training_items_per_attempt
+
+    def draw(n: int) -> list[TrainingItem]:
+        return attempt_items(assignment=assignment, pool=pool, attempt=n, per_attempt=per_attempt)
+
+    items = draw(max(attempt, 1))
+    finished = attempt > 0 and len(current) >= len(items)
     ended = assignment.training_passed_at is not None or assignment.screened_out_at is not None
-    if ended or not items:
+    if ended or not pool:
         nxt = None
-    elif finished:  # a failed attempt with a retry left: the next attempt starts from the first item
-        nxt = items[0]
+    elif finished:  # a failed attempt with a retry left: the next attempt is a new draw
+        nxt = draw(attempt + 1)[0]
     else:
         nxt = next((i for i in items if i.pk not in done), None)
     return TrainingState(
@@ -262,17 +343,19 @@ def training_answer_submit(*, assignment: Assignment, token: str, scores: Mappin
         raise TrainingFinished(gettext("Your training is finished."))
     settings = ScreeningSettings.objects.filter(study_id=assignment.study_id).first() or ScreeningSettings()
     state = training_state(assignment=assignment, settings=settings)
-    item = TrainingItem.objects.filter(study_id=assignment.study_id, token=token).first() if isinstance(
-        token, str) else None
-    if item is None:
+    attempt = state.attempt + 1 if (state.attempt == 0 or state.attempt_finished) else state.attempt
+    if attempt > state.attempts_allowed:
+        raise TrainingFinished(gettext("You have no training attempts left."))
+    pool = list(TrainingItem.objects.filter(study_id=assignment.study_id).order_by("position"))
+    drawn = attempt_items(assignment=assignment, pool=pool, attempt=attempt,
+                          per_attempt=settings.training_items_per_attempt)
+    item = next((i for i in drawn if i.token == token), None) if isinstance(token, str) else None
+    if item is None:  # not a training item, or not one of this attempt's
         raise TrainingInvalid(gettext("There is no such training item."))
     criteria = _criteria(assignment.study)
     if from_text:  # a form posts text: read each value as its scale reads text
         scores = {c["slug"]: _from_text(c, scores.get(c["slug"])) for c in criteria}
     clean = scores_clean(criteria=criteria, scores=scores)
-    attempt = state.attempt + 1 if (state.attempt == 0 or state.attempt_finished) else state.attempt
-    if attempt > state.attempts_allowed:
-        raise TrainingFinished(gettext("You have no training attempts left."))
     if TrainingAnswer.objects.filter(assignment=assignment, item=item, attempt=attempt).exists():
         raise TrainingFinished(gettext("You have already answered this training item."))
     answer = TrainingAnswer.objects.create(
@@ -306,5 +389,5 @@ def training_required(*, study: Study) -> bool:
 
 
 __all__ = ["TrainingFinished", "TrainingInvalid", "TrainingLocked", "TrainingState",
-           "answer_correct", "training_answer_submit", "training_item_add", "training_item_delete",
+           "answer_correct", "answer_feedback", "attempt_items", "training_answer_feedback", "training_answer_submit", "training_pool_warning", "training_item_add", "training_item_delete",
            "training_items", "training_items_import", "training_required", "training_state"]

@@ -105,7 +105,7 @@ def test_two_prolific_participants_one_screened_out_one_completed_and_exported(n
     p1 = new_page()
     join_and_start_training(p1, link, ids1, shots=True)
     answer_pair(p1, 1, "1333", right=False)  # reference 5
-    expect(p1.locator("#feedback-table")).to_contain_text("Our answer")
+    expect(p1.locator("#feedback-table")).to_contain_text("Compared with ours")
     p1.evaluate("window.scrollTo(0, 0)")
     tour_shot(p1, "2-training-feedback")
     p1.keyboard.press("Enter")

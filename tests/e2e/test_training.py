@@ -62,7 +62,7 @@ def test_a_judge_who_fails_the_training_is_screened_out(page, training_study):
 
     start(page, training_study, "bob")
     answer_pair(page, 1, "1333", right=False)  # reference 5
-    expect(page.locator("#feedback-table")).to_contain_text("Our answer")
+    expect(page.locator("#feedback-table")).to_contain_text("Compared with ours")
     page.keyboard.press("Enter")  # "Next training pair" has the focus
     answer_pair(page, 2, "1333", right=True)
     page.keyboard.press("Enter")

@@ -156,3 +156,132 @@ def test_import_refuses_a_file_without_the_required_columns(opened_study):
     with pytest.raises(TabularError) as exc:
         training.training_items_import(study=opened_study, data=b"original,adequacy\nA,3\n", filename="t.csv")
     assert "candidate" in exc.value.describe()
+
+
+# --- training that teaches without leaking a key (issue 23 #6) ------------------------------
+
+#: A pool of twelve items, references at both ends of the adequacy scale.
+POOL = [{"original": f"Pool original {i}.", "candidate": f"Pool candidate {i}.", "adequacy": 5 if i % 2 else 1,
+         "explanation": f"Reason {i}: {'same meaning' if i % 2 else 'another event'}."} for i in range(1, 13)]
+
+
+@pytest.fixture
+def pool_study(opened_study):
+    for row in POOL:
+        training.training_item_add(study=opened_study, row=row)
+    screening.screening_settings_update(study=opened_study, changes={
+        "training_criteria": ["adequacy"], "training_tolerance": 1, "training_required": 0, "training_retries": 1,
+        "training_items_per_attempt": 4})
+    return opened_study
+
+
+def judge_api(study, username):
+    from django.contrib.auth.models import User
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_authenticate(User.objects.get(username=username))
+    base = f"/api/judging/studies/{study.pk}/training/"
+    return api, base
+
+
+def test_answers_learned_by_a_throwaway_participant_do_not_let_a_fresh_one_pass_by_replay(pool_study):
+    """The attack of the issue: a throw-away participant goes through the training, keeps what
+    the server tells it about each pair, and a fresh participant replays it. It used to get
+    every reference value, and the fresh participant saw the very same items."""
+    throwaway, base = judge_api(pool_study, "ann")
+    learned: dict[tuple, dict] = {}
+    seen: list[tuple] = []
+    while True:
+        nxt = throwaway.get(base).json()["next"]
+        if nxt is None:
+            break
+        pair = (nxt["original"], nxt["paraphrase"])
+        seen.append(pair)
+        r = throwaway.post(f"{base}answers/", {"item": nxt["token"], "scores": answer(3)}, format="json")
+        assert r.status_code == 201, r.content
+        body = r.json()
+        assert not {"reference", "expected"} & set(body)  # no reference value in the answer...
+        assert set(body["feedback"].values()) <= {"within", "too_high", "too_low", "same", "different"}
+        learned[pair] = body.get("reference") or body.get("expected") or (answer(3) if body["correct"] else {})
+    assert len(set(seen)) == 8  # two attempts of four items: other items the second time
+    fresh, _ = judge_api(pool_study, "bob")
+    shown = []
+    while True:
+        nxt = fresh.get(base).json()["next"]
+        if nxt is None:
+            break
+        pair = (nxt["original"], nxt["paraphrase"])
+        shown.append(pair)
+        replay = {**answer(3), **learned.get(pair, {})}
+        fresh.post(f"{base}answers/", {"item": nxt["token"], "scores": replay}, format="json")
+    bob = assignment_of(pool_study, "bob")
+    assert bob.training_passed_at is None and bob.screened_out_rule == "training"
+    assert set(shown[:4]) != set(seen[:4]) and len(set(shown)) == 8  # a draw of its own, new items on the retry
+
+
+def test_feedback_says_within_higher_or_lower_with_the_reason_never_the_reference_value(pool_study):
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    client = Client()
+    client.force_login(User.objects.get(username="ann"))
+    base = f"/judge/studies/{pool_study.pk}/training/"
+    page = client.get(base).content.decode()
+    token = page.split('name="token" value="')[1].split('"')[0]
+    item = next(i for i in training.training_items(study=pool_study) if i.token == token)
+    wrong = 5 if item.expected["adequacy"] == 1 else 1
+    r = client.post(base, {"token": token, "adequacy": wrong, "fluency": 4, "dissimilarity": 3, "overall": 3})
+    assert r.status_code == 302
+    feedback = client.get(f"{base}feedback/").content.decode()
+    table = feedback.split('id="feedback-table"')[1].split("</table>")[0]
+    rows = {row.split("</th>")[0].rsplit(">", 1)[1]: row for row in table.split("<tr>")[2:]}
+    expected_word = "Higher than ours" if wrong > item.expected["adequacy"] else "Lower than ours"
+    assert expected_word in rows["Adequacy"]
+    verdict_cell = rows["Adequacy"].split("</td>")[1]
+    assert not any(ch.isdigit() for ch in verdict_cell)  # no reference value, no label of one
+    assert "—" in rows["Fluency"].split("</td>")[1]  # no reference: nothing said
+    assert item.explanation in feedback
+
+
+def test_answer_feedback_gives_directions_within_the_tolerance():
+    crit = [{"slug": "a", "scale": {"type": "points"}}, {"slug": "c", "scale": {"type": "categorical"}},
+            {"slug": "s", "scale": {"type": "slider"}}]
+    exp = {"a": 3, "c": "x", "s": 50}
+    got = training.answer_feedback(values={"a": 5, "c": "y", "s": 50}, expected=exp, criteria=crit, tolerance=1)
+    assert got == {"a": "too_high", "c": "different", "s": "within"}
+    got = training.answer_feedback(values={"a": 2, "c": "x", "s": 10}, expected=exp, criteria=crit, tolerance=1)
+    assert got == {"a": "within", "c": "same", "s": "too_low"}
+
+
+def test_each_attempt_is_a_stable_random_draw_and_only_its_items_are_accepted(pool_study):
+    a = assignment_of(pool_study, "ann")
+    first = training.training_state(assignment=a).next_item
+    assert training.training_state(assignment=a).next_item == first  # the same on every request
+    pool = training.training_items(study=pool_study)
+    drawn = training.attempt_items(assignment=a, pool=pool, attempt=1, per_attempt=4)
+    outside = next(i for i in pool if i not in drawn)
+    with pytest.raises(training.TrainingInvalid):
+        training.training_answer_submit(assignment=a, token=outside.token, scores=answer(3))
+    state = do_attempt(pool_study, a, [3, 3, 3, 3])
+    assert state.n_items == 4 and state.can_retry
+    assert {x.item for x in TrainingAnswer.objects.filter(assignment=a)} == set(drawn)
+    assert training.attempt_items(assignment=a, pool=pool, attempt=2, per_attempt=4) != drawn
+    assert training.attempt_items(assignment=a, pool=pool, attempt=1, per_attempt=0) == pool  # 0: all, in order
+
+
+def test_the_researcher_is_told_when_the_pool_is_too_small(opened_study, researcher):
+    from django.test import Client
+
+    for row in POOL[:5]:
+        training.training_item_add(study=opened_study, row=row)
+    client = Client()
+    client.force_login(researcher)
+    page = client.get(f"/studies/{opened_study.pk}/judging/design/").content.decode()
+    assert 'id="training-pool-warning"' in page and "same 5 training items in every attempt" in page
+    screening.screening_settings_update(study=opened_study, changes={"training_items_per_attempt": 3})
+    r = client.get(f"/api/judging/studies/{opened_study.pk}/screening/")
+    assert "Give at least 6 items" in r.json()["training_pool_warning"]
+    screening.screening_settings_update(study=opened_study, changes={"training_items_per_attempt": 2})
+    assert client.get(f"/api/judging/studies/{opened_study.pk}/screening/").json()["training_pool_warning"] is None
+    assert 'id="training-pool-warning"' not in client.get(f"/studies/{opened_study.pk}/judging/design/").content.decode()
