@@ -16,6 +16,7 @@ and nothing on them refers to the study's candidates, systems or controls.
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Mapping
 
@@ -34,6 +35,8 @@ from .enums import CONTROL_KIND_OF_SYSTEM_KIND, AttentionPolicy, ScreenOutRule
 from .errors import DesignInvalid, JudgingError
 from .models import Assignment, AttentionCheck, JudgingDesign, Judgment, ScreeningSettings, TrainingItem
 from .tokens import item_token_new
+
+logger = logging.getLogger(__name__)
 
 SETTINGS_FIELDS = ("training_criteria", "training_tolerance", "training_required", "training_retries",
                    "training_items_per_attempt",
@@ -278,10 +281,10 @@ def after_judgment(*, assignment: Assignment) -> bool:
     the answer to a submit no longer depends on what the item was. The screen-out
     takes effect on the judge's next page or API call after the worker ran it; a
     message lost while the broker is down is made up by the next submit's (the check
-    reads all of the judge's judgments). True when the task was sent.
+    reads all of the judge's judgments), so the message is sent once, without the
+    publish retries of other jobs (a submit then waits about 0.5 s instead of 1.5 s
+    for a broker that is down). True when the task was sent.
     """
-    from annotation.services import job_enqueue
-
     from .tasks import qc_auto_check_task
 
     if assignment.screened_out_at is not None:
@@ -289,7 +292,12 @@ def after_judgment(*, assignment: Assignment) -> bool:
     settings = ScreeningSettings.objects.filter(study_id=assignment.study_id).first()
     if settings is None or not settings.qc_auto:
         return False
-    return job_enqueue(qc_auto_check_task, assignment.pk)
+    try:
+        qc_auto_check_task.apply_async(args=(assignment.pk,), retry=False)
+    except Exception:  # kombu raises many kinds of connection errors
+        logger.warning("broker unavailable; the QC check of assignment %s waits for the next submit", assignment.pk)
+        return False
+    return True
 
 
 def qc_auto_check_run(*, assignment_id: int) -> bool:

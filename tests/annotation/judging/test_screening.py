@@ -165,13 +165,17 @@ def test_the_submit_that_reaches_min_controls_does_the_same_work_as_every_other(
     (100 ms against 14-28 ms), so a judge timing submits could tell which items were controls.
     Now no submit runs them: each one, control or not, queues the same task, which the
     worker runs afterwards."""
-    import annotation.services
     from annotation.judging.tasks import qc_auto_check_task
 
     screening.screening_settings_update(study=opened_study, changes={
         "qc_auto": True, "qc_auto_pvalue": 0.01, "qc_auto_min_controls": 8})
     sent, stats_in_request = [], []
-    monkeypatch.setattr(annotation.services, "job_enqueue", lambda task, *args: sent.append((task.name, args)) or True)
+    real_apply = qc_auto_check_task.apply
+
+    def publish(args=(), **options):
+        sent.append((qc_auto_check_task.name, tuple(args)))
+
+    monkeypatch.setattr(qc_auto_check_task, "apply_async", publish)
     real_judge_qc = screening.judge_qc
     monkeypatch.setattr(screening, "judge_qc", lambda *a, **kw: stats_in_request.append(1) or real_judge_qc(*a, **kw))
     api, per_submit = api_as("ann"), []
@@ -188,9 +192,18 @@ def test_the_submit_that_reaches_min_controls_does_the_same_work_as_every_other(
     assert {tuple(s) for _, s in per_submit} == {(("judging.qc_auto_check", (ann.pk,)),)}  # one and the same each time
     assert ann.screened_out_at is None  # nothing decided in the request
     for _name, args in sent[:1]:
-        qc_auto_check_task.apply(args=args)  # the worker's turn
+        real_apply(args=args)  # the worker's turn
     ann.refresh_from_db()
     assert ann.screened_out_rule == "qc" and stats_in_request == [1]
+
+
+def test_with_automatic_qc_on_judging_goes_on_while_the_broker_is_down(opened_study):
+    from tests.brokers import broker_at, dead_broker_url
+
+    screening.screening_settings_update(study=opened_study, changes={"qc_auto": True, "qc_auto_min_controls": 1})
+    with broker_at(dead_broker_url()):
+        assert rate_via_api(opened_study, "ann", straight, limit=3) == 3  # each submit answered 201
+    assert selectors.assignment_for_judge(study=opened_study, judge=user("ann")).screened_out_at is None
 
 
 def test_auto_qc_off_screens_nobody(opened_study):
