@@ -33,7 +33,7 @@ from metrics.core.stats.qc import judge_qc
 from . import scales
 from .enums import CONTROL_KIND_OF_SYSTEM_KIND, AttentionPolicy, ScreenOutRule
 from .errors import DesignInvalid, JudgingError
-from .models import Assignment, AttentionCheck, JudgingDesign, Judgment, ScreeningSettings, TrainingItem
+from .models import Assignment, AttentionCheck, JudgingDesign, Judgment, ScreeningSettings, TrainingAnswer, TrainingItem
 from .tokens import item_token_new
 
 logger = logging.getLogger(__name__)
@@ -76,9 +76,15 @@ def screening_settings_update(*, study: Study, changes: Mapping[str, object]) ->
     if unknown:
         raise DesignInvalid(f"unknown screening field(s): {', '.join(unknown)}")
     settings, _ = ScreeningSettings.objects.select_for_update().get_or_create(study=study)
+    errors: dict[str, list[str]] = {}
+    if ("training_items_per_attempt" in changes
+            and changes["training_items_per_attempt"] != settings.training_items_per_attempt
+            and TrainingAnswer.objects.filter(item__study=study).exists()):
+        # A judge's attempt is drawn with this number: changing it would change attempts under way.
+        errors["training_items_per_attempt"] = [
+            "judges have started the training, so the number of items per attempt can no longer change"]
     for f, v in changes.items():
         setattr(settings, f, v)
-    errors: dict[str, list[str]] = {}
     design = JudgingDesign.objects.filter(study=study).first()
     slugs = design.criterion_slugs if design else [c["slug"] for c in _default_criteria()]
     crit = settings.training_criteria

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from annotation.judging import screening, selectors, training
-from annotation.judging.errors import JudgmentInvalid
+from annotation.judging.errors import DesignInvalid, JudgmentInvalid
 from annotation.judging.models import Judgment, TrainingAnswer
 from metrics.core.tabular import TabularError
 
@@ -268,6 +268,10 @@ def test_each_attempt_is_a_stable_random_draw_and_only_its_items_are_accepted(po
     assert {x.item for x in TrainingAnswer.objects.filter(assignment=a)} == set(drawn)
     assert training.attempt_items(assignment=a, pool=pool, attempt=2, per_attempt=4) != drawn
     assert training.attempt_items(assignment=a, pool=pool, attempt=1, per_attempt=0) == pool  # 0: all, in order
+    with pytest.raises(DesignInvalid) as exc:  # the draws of attempts under way must not change
+        screening.screening_settings_update(study=pool_study, changes={"training_items_per_attempt": 6})
+    assert "training_items_per_attempt" in exc.value.field_errors
+    screening.screening_settings_update(study=pool_study, changes={"training_items_per_attempt": 4, "training_retries": 2})
 
 
 def test_the_researcher_is_told_when_the_pool_is_too_small(opened_study, researcher):
