@@ -85,8 +85,10 @@ INSTALLED_APPS = [
     "annotation",
     "annotation.judging",
     "annotation.alignment",
+    "annotation.adaptive",
     "metrics",
     "metrics.reports",
+    "metrics.dashboard",
 ]
 
 MIDDLEWARE = [
