@@ -17,6 +17,14 @@ function cell(tag, text, cls) {
 function rows(tableId, items, build) {
   const body = document.querySelector(`#${tableId} tbody`);
   if (!body) return;
+  if (!items.length) {
+    const td = cell("td", "None yet.", "muted");
+    td.colSpan = document.querySelectorAll(`#${tableId} thead th`).length || 1;
+    const tr = document.createElement("tr");
+    tr.append(td);
+    body.replaceChildren(tr);
+    return;
+  }
   body.replaceChildren(...items.map((item) => {
     const tr = document.createElement("tr");
     build(tr, item);
