@@ -100,7 +100,7 @@ def dashboard_refresh(*, study: Study, force_answers: bool = False) -> Dashboard
     dashboard = dashboard_get_or_create(study=study)
     version = selectors.dashboard_version(study=study)
     live = selectors.dashboard_live(study=study, rate=dashboard.item_rate, currency=dashboard.currency)
-    fields = {}
+    fields: dict[str, object] = {}
     answers = (dashboard.snapshot or {}).get("answers")
     if force_answers or answers is None or _answers_due(dashboard, version):
         answers = study_answers(study)

@@ -152,3 +152,13 @@ def test_the_adaptive_api_turns_it_on_for_researchers_only(researcher, make_user
     judge.force_authenticate(Assignment.objects.filter(study=study).first().judge)
     assert judge.patch(f"/api/dashboard/studies/{study.pk}/adaptive/", {"enabled": False},
                        format="json").status_code == 403
+
+
+def test_a_side_by_side_study_cannot_turn_it_on(researcher, make_user):
+    from django.core.exceptions import ValidationError
+
+    study = make_study_data(researcher, name="Side by side", n_originals=4, systems=("a", "b"))
+    judging_services.design_update(study=study, changes={"protocol": "comparison"})
+    with pytest.raises(ValidationError) as exc:
+        adaptive.adaptive_settings_update(study=study, changes={"enabled": True})
+    assert "absolute ratings" in str(exc.value)
