@@ -156,7 +156,7 @@ def replay(policy: str, items, scores, n_systems: int, *, seed: int, window: int
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, default=10)
-    p.add_argument("--windows", default="3,10", help="comma-separated windows to compare (the study's setting)")
+    p.add_argument("--windows", default="2,3,5,10", help="comma-separated windows to compare (the study's setting)")
     p.add_argument("--refresh", type=int, default=25)
     p.add_argument("--every", type=int, default=100)
     p.add_argument("--level", type=float, default=0.05)

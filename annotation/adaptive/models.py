@@ -23,7 +23,7 @@ class AdaptiveAllocation(TimeStampedModel):
     stop_when_stable = models.BooleanField(default=False, help_text="Release the items left once the ranking is stable.")
     min_judgments = models.PositiveIntegerField(default=30, help_text="Never stop before this many judgments.")
     window = models.PositiveSmallIntegerField(
-        default=10, validators=[MinValueValidator(1), MaxValueValidator(100)],
+        default=2, validators=[MinValueValidator(1), MaxValueValidator(100)],
         help_text="The next item is chosen among this many of the judge's next items in their seeded order.")
     criterion = models.CharField(max_length=40, default="overall")
     priorities = models.JSONField(default=dict, blank=True)

@@ -18,6 +18,7 @@ class AdaptiveForm(forms.Form):
     stop_when_stable = forms.BooleanField(label="Stop by itself when the ranking is stable", required=False)
     level = forms.FloatField(label="Level: P(ranking wrong) at most", min_value=0.001, max_value=0.5, initial=0.05)
     min_judgments = forms.IntegerField(label="Never stop before this many judgments", min_value=0, initial=30)
+    window = forms.IntegerField(label="Choose among the judge's next … items", min_value=1, max_value=100, initial=2)
 
 
 class PlanForm(forms.Form):

@@ -32,7 +32,8 @@ def dashboard(request, study):
     return render(request, "dashboard/dashboard.html", study_context(
         study, dashboard=d, rate_form=RateForm(initial={"item_rate": d.item_rate, "currency": d.currency}),
         adaptive_form=AdaptiveForm(initial={"enabled": a.enabled, "stop_when_stable": a.stop_when_stable,
-                                            "level": a.level, "min_judgments": a.min_judgments} if a else None)))
+                                            "level": a.level, "min_judgments": a.min_judgments, "window": a.window}
+                                   if a else None)))
 
 
 @researcher_study_required

@@ -24,7 +24,7 @@ class Migration(migrations.Migration):
                 ('level', models.FloatField(default=0.05, help_text='Stop when P(the ranking is wrong) is at most this.', validators=[django.core.validators.MinValueValidator(0.001), django.core.validators.MaxValueValidator(0.5)])),
                 ('stop_when_stable', models.BooleanField(default=False, help_text='Release the items left once the ranking is stable.')),
                 ('min_judgments', models.PositiveIntegerField(default=30, help_text='Never stop before this many judgments.')),
-                ('window', models.PositiveSmallIntegerField(default=10, help_text="The next item is chosen among this many of the judge's next items in their seeded order.", validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(100)])),
+                ('window', models.PositiveSmallIntegerField(default=2, help_text="The next item is chosen among this many of the judge's next items in their seeded order.", validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(100)])),
                 ('criterion', models.CharField(default='overall', max_length=40)),
                 ('priorities', models.JSONField(blank=True, default=dict)),
                 ('wrong_bound', models.FloatField(blank=True, null=True)),
