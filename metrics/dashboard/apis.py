@@ -130,14 +130,59 @@ class DashboardPlanInputSerializer(serializers.Serializer):
     system_means = serializers.DictField(child=serializers.FloatField(), required=False, allow_null=True)
 
 
+class DashboardProportionSerializer(serializers.Serializer):
+    estimate = serializers.FloatField(allow_null=True)
+    low = serializers.FloatField(help_text="Wilson 95 % interval over the simulations.")
+    high = serializers.FloatField()
+    n = serializers.IntegerField(help_text="Simulations.")
+
+
+class DashboardPlanOutputSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["computing", "done", "failed"], required=False)
+    error = serializers.CharField(required=False)
+    params = serializers.DictField(required=False, help_text="The request, cleaned.")
+    assumptions = serializers.DictField(required=False, help_text="System means, item sd, judge bias sd, noise sd, "
+                                        "source (pilot or stated).")
+    n_originals = serializers.IntegerField(required=False)
+    n_judges = serializers.IntegerField(required=False)
+    judges_per_item = serializers.IntegerField(required=False, allow_null=True)
+    level = serializers.FloatField(required=False)
+    n_simulations = serializers.IntegerField(required=False)
+    ranking_right = DashboardProportionSerializer(required=False, help_text="P(the final ranking is right).")
+    pairs_separated = DashboardProportionSerializer(required=False,
+                                                    help_text="P(every neighbouring pair separated at the level).")
+    agreement_alpha = serializers.FloatField(required=False, allow_null=True)
+    agreement_width = serializers.FloatField(required=False, allow_null=True,
+                                             help_text="Expected width of α's bootstrap interval.")
+    judgments = serializers.IntegerField(required=False)
+    separation = serializers.ListField(child=serializers.DictField(), required=False,
+                                       help_text="Per k: originals and judgments to separate delta, simulated power.")
+    delta = serializers.FloatField(required=False, allow_null=True)
+
+
+class DashboardAdaptiveOutputSerializer(serializers.Serializer):
+    enabled = serializers.BooleanField()
+    level = serializers.FloatField(required=False)
+    stop_when_stable = serializers.BooleanField(required=False)
+    min_judgments = serializers.IntegerField(required=False)
+    window = serializers.IntegerField(required=False)
+    criterion = serializers.CharField(required=False)
+    wrong_bound = serializers.FloatField(required=False, allow_null=True,
+                                         help_text="Upper bound on P(the ranking is wrong), last refresh.")
+    judgments_seen = serializers.IntegerField(required=False)
+    refreshed_at = serializers.DateTimeField(required=False, allow_null=True)
+    stopped_at = serializers.DateTimeField(required=False, allow_null=True)
+    stop_reason = serializers.CharField(required=False, allow_blank=True)
+
+
 class DashboardPlanApi(APIView):
-    @extend_schema(tags=TAGS, responses={200: serializers.DictField()}, summary="The last plan of a study")
+    @extend_schema(tags=TAGS, responses={200: DashboardPlanOutputSerializer}, summary="The last plan of a study")
     def get(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         return Response(snapshot.dashboard_get_or_create(study=study).plan or {})
 
     @extend_schema(tags=TAGS, request=DashboardPlanInputSerializer,
-                   responses={202: serializers.DictField(), 400: OpenApiResponse(description="bad value")},
+                   responses={202: DashboardPlanOutputSerializer, 400: OpenApiResponse(description="bad value")},
                    summary="Plan the study: simulate it and say how likely its answer is right",
                    description="Queues the simulation; GET returns the plan once `status` is `done`.")
     def post(self, request, study_id: int):
@@ -161,7 +206,7 @@ class DashboardAdaptiveInputSerializer(serializers.Serializer):
 
 class DashboardAdaptiveApi(APIView):
     @extend_schema(tags=TAGS, request=DashboardAdaptiveInputSerializer,
-                   responses={200: serializers.DictField(), 400: OpenApiResponse(description="bad value")},
+                   responses={200: DashboardAdaptiveOutputSerializer, 400: OpenApiResponse(description="bad value")},
                    summary="Turn adaptive allocation on or off, and set when the study stops by itself")
     def patch(self, request, study_id: int):
         study = get_managed_study(request, study_id)

@@ -49,6 +49,9 @@ def test_the_dashboard_follows_a_judge_at_work_and_equals_the_report(page, celer
 
     browser_login(page, "rita")
     page.goto(f"/studies/{study.pk}/dashboard/")
+    page.get_by_label("Cost per judged item").fill("0.12")
+    page.get_by_role("button", name="Save rate").click()
+    expect(page.locator("#dash-projection [data-field='cost_projected']")).to_have_text("17.28", timeout=60_000)
     page.evaluate("() => { window.__sameDocument = true; }")
     totals = page.locator("#dash-totals [data-field='judgments']")
     expect(totals).to_have_text(str(Judgment.objects.filter(study=study, is_latest=True).count()), timeout=60_000)

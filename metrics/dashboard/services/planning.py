@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.enums import SystemKind
+from annotation.judging.enums import JudgesMode
 from annotation.judging.selectors import design_for_study, judgments_frame
 from annotation.models import Study
 from annotation.services import job_enqueue
@@ -60,8 +61,8 @@ def plan_params_clean(raw: Mapping[str, Any], *, study: Study | None = None) -> 
     defaults = {"n_originals": n_orig_default or 50, "n_judges": 3, "judges_per_item": None, "n_simulations": 200,
                 "level": 0.05, "delta": 0.3, "power": 0.8, "seed": 0, "source": "pilot",
                 "item_sd": 0.7, "judge_bias_sd": 0.25, "noise_sd": 0.6, "system_means": None}
-    if design is not None and design.judges_per_item:
-        defaults["judges_per_item"] = design.judges_per_item
+    if design is not None and design.judges_mode == JudgesMode.K_PER_ITEM and design.judges_per_item:
+        defaults["judges_per_item"] = design.judges_per_item  # fully crossed designs: every judge (None)
     for key, default in defaults.items():
         value = raw.get(key, default)
         if value in ("", None):

@@ -116,3 +116,12 @@ def test_the_design_page_shows_the_last_plan_before_opening(researcher, client):
     planning.study_plan_run(study=study, params=params)
     page = client.get(f"/studies/{study.pk}/judging/design/").content.decode()
     assert "P(the ranking is right)" in page
+
+
+def test_a_fully_crossed_design_plans_every_judge_per_item_and_a_k_design_its_k(researcher):
+    study = make_study_data(researcher, name="Crossed", n_originals=4, systems=("a", "b"))
+    assert planning.plan_params_clean({}, study=study)["judges_per_item"] is None
+    from annotation.judging import services as judging_services
+
+    judging_services.design_update(study=study, changes={"judges_mode": "k", "judges_per_item": 2})
+    assert planning.plan_params_clean({"n_judges": 4}, study=study)["judges_per_item"] == 2
