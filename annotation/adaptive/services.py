@@ -6,7 +6,8 @@ and the item served is chosen among the next ``window`` items of the judge's see
 order, so what a judge sees stays a random-looking mix of systems (blinding: nothing
 about a system reaches the page; a control at the head keeps its place).
 
-The hot path pays one cache lookup on a study without the option (:func:`adaptive_publish`)
+The hot path pays one cache lookup (at most one a second per process) on a study without the
+option (:func:`adaptive_publish`)
 and one small query (plus, when the order changes, three updates of the judge's own rows)
 with it.
 The tallies are refreshed by a Celery task at most every :data:`REFRESH_SECONDS`.
@@ -15,6 +16,7 @@ The tallies are refreshed by a Celery task at most every :data:`REFRESH_SECONDS`
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping
 from datetime import timedelta
 
@@ -33,6 +35,10 @@ from metrics.core.adaptive import SystemTally, pick_item, ranking_wrong_bound, s
 REFRESH_SECONDS = 5.0
 #: The Django cache key of the adaptive studies (study id → priorities, window, last refresh).
 CACHE_KEY = "paraeval:adaptive-studies"
+
+#: How long one process reuses what it read from the cache (saves unpickling it on every request).
+MEMO_SECONDS = 1.0
+_MEMO: dict[str, object] = {"at": -math.inf, "studies": {}}
 
 SETTINGS_FIELDS = ("enabled", "level", "stop_when_stable", "min_judgments", "window", "criterion")
 
@@ -53,16 +59,21 @@ def adaptive_publish() -> dict[int, dict]:
         for sid, p, w, r in AdaptiveAllocation.objects.filter(enabled=True, stopped_at__isnull=True)
         .values_list("study_id", "priorities", "window", "refreshed_at")}
     cache.set(CACHE_KEY, studies, timeout=None)
+    _MEMO.update(at=time.monotonic(), studies=studies)
     return studies
 
 
 def adaptive_cache_clear() -> None:
     """Forget the published list (tests)."""
     cache.delete(CACHE_KEY)
+    _MEMO.update(at=-math.inf, studies={})
 
 
 def _adaptive_studies() -> dict[int, dict]:
-    return cache.get(CACHE_KEY) or {}
+    now = time.monotonic()
+    if now - float(_MEMO["at"]) > MEMO_SECONDS:  # type: ignore[arg-type]
+        _MEMO.update(at=now, studies=cache.get(CACHE_KEY) or {})
+    return _MEMO["studies"]  # type: ignore[return-value]
 
 
 def adaptive_study(study_id: int) -> bool:
@@ -176,6 +187,7 @@ def _refresh_request(study_id: int, state: dict) -> None:
     if study_id in studies:
         studies[study_id]["refreshed_at"] = now
         cache.set(CACHE_KEY, studies, timeout=None)
+        _MEMO.update(at=time.monotonic(), studies=studies)
     if claimed:
         transaction.on_commit(lambda: job_enqueue(adaptive_refresh_task, study_id))
 
