@@ -38,7 +38,7 @@ REQUEUE_AFTER = timedelta(seconds=60)
 
 
 def _answers_every() -> float:
-    return float(getattr(settings, "PARAEVAL_DASHBOARD_ANSWERS_SECONDS", 30))
+    return float(settings.PARAEVAL_DASHBOARD_ANSWERS_SECONDS)
 
 
 def _plain(value) -> object:
