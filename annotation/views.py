@@ -84,6 +84,7 @@ STUDY_TABS = (
     ("annotation:study_generate", "Add a system"),
     ("judging:design", "Judging design"),
     ("judging:progress", "Judging progress"),
+    ("dashboard:dashboard", "Dashboard"),
     ("judging:qc", "Judge QC"),
     ("alignment:study", "Alignment"),
     ("participation:study", "Field study"),

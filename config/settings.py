@@ -85,8 +85,10 @@ INSTALLED_APPS = [
     "annotation",
     "annotation.judging",
     "annotation.alignment",
+    "annotation.adaptive",
     "metrics",
     "metrics.reports",
+    "metrics.dashboard",
 ]
 
 MIDDLEWARE = [
@@ -183,6 +185,9 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": PARAEVAL_REQUEUE_INTERVAL_SECONDS},
     },
 }
+#: How often a study dashboard's heavy figures (agreement, ranking, correlations) may be recomputed;
+#: the counts follow every change (docs/dashboard.md).
+PARAEVAL_DASHBOARD_ANSWERS_SECONDS = env.float("PARAEVAL_DASHBOARD_ANSWERS_SECONDS", default=30)
 CELERY_BEAT_SCHEDULE_FILENAME = env.str("CELERY_BEAT_SCHEDULE_FILENAME", default=str(VAR_DIR / "celerybeat-schedule"))
 
 # --- auth, sessions, security --------------------------------------------

@@ -15,7 +15,8 @@ from annotation import views as annotation_views
 
 from . import auth
 
-APPS = ["annotation", "annotation.judging", "annotation.alignment", "annotation.participation", "metrics", "metrics.reports"]
+APPS = ["annotation", "annotation.judging", "annotation.alignment", "annotation.participation", "metrics", "metrics.reports",
+        "metrics.dashboard"]
 
 api_patterns = [
     path("auth/token/", auth.ObtainExpiringAuthToken.as_view(), name="api_token"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db import connection
 
+from annotation.adaptive.services import adaptive_item_promote, adaptive_study
 from annotation.enums import Role
 from annotation.models import Original, Study
 
@@ -82,6 +83,8 @@ def item_next_for_judge_fast(*, assignment: Assignment) -> JudgeItem | None:
     """:func:`item_next_for_judge` in one query: the item, its texts, the judge's done
     count, the token before it and whether the design shows context (the context
     itself, when shown, is read as :func:`original_context` does)."""
+    if adaptive_study(assignment.study_id):  # adaptive allocation: the most informative item first
+        adaptive_item_promote(assignment=assignment)
     with connection.cursor() as cursor:
         cursor.execute(_hot_sql("next"), [assignment.study_id, assignment.pk])
         row = cursor.fetchone()

@@ -1,0 +1,166 @@
+"""Does watching slow judging? Judging p95 at N judges with and without D dashboards open, side by side.
+
+    .venv/bin/python benchmarks/dashboard_load.py [--judges 500] [--dashboards 20] [--seconds 120]
+        [--ramp 60] [--rounds 2] [--think-median 10] [--originals 50] [--workers 2] [--threads 4]
+        [--pg postgres://postgres@127.0.0.1:5432] [--database paraeval_dash]
+        [--broker redis://127.0.0.1:6379/7] [--json out.json]
+
+The set-up of ``benchmarks/judging_pace.py`` (PostgreSQL, Redis, gunicorn, Locust judges with a
+log-normal think time), plus one Celery worker that computes the dashboards' snapshots, and
+``--dashboards`` researchers polling the dashboard API every 3 s
+(``benchmarks/locustfile_dashboard.py``). Runs alternate — without dashboards, with, without,
+with … (``--rounds`` pairs) — against the same server and study, so that drift of the machine
+shows in both. Printed per run: ``items/next`` and ``submit`` p50/p95/p99 (Locust), the
+dashboards' own p95, failures, the load average; then the ratio of the judges' p95 with / without
+(the issue's bar: within 1.10). Measure on an idle machine: the load average is printed so that a
+busy one is seen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT))
+
+import harness  # noqa: E402
+import judging_pace  # noqa: E402
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--judges", type=int, default=500)
+    p.add_argument("--dashboards", type=int, default=20)
+    p.add_argument("--seconds", type=float, default=120)
+    p.add_argument("--ramp", type=float, default=60)
+    p.add_argument("--rounds", type=int, default=2, help="pairs of runs (without, with)")
+    p.add_argument("--think-median", type=float, default=10.0)
+    p.add_argument("--originals", type=int, default=50)
+    p.add_argument("--systems", type=int, default=4)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--threads", type=int, default=4)
+    p.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
+    p.add_argument("--database", default="paraeval_dash")
+    p.add_argument("--broker", default="redis://127.0.0.1:6379/7")
+    p.add_argument("--gunicorn-args", default="--preload --keep-alive 5")
+    p.add_argument("--json", type=Path, default=None)
+    args = p.parse_args(argv)
+    if not 1 <= args.judges <= judging_pace.MAX_JUDGES or not 1 <= args.seconds <= judging_pace.MAX_SECONDS:
+        p.error("judges 1..2000 and seconds 1..600")
+    if not 0 <= args.dashboards <= 200 or not 1 <= args.rounds <= 5:
+        p.error("dashboards 0..200 and rounds 1..5")
+    harness.require_loopback(args.pg)
+    harness.require_loopback(args.broker)
+    args.counts = [args.judges]
+    args.client = "fast"
+    return args
+
+
+def reset_study(study_id: int) -> None:
+    """Back to an unjudged study between runs (each run starts from the same state)."""
+    from annotation.judging.models import AssignmentItem, Judgment
+    from metrics.dashboard.models import Dashboard
+
+    Judgment.objects.filter(study_id=study_id).delete()
+    AssignmentItem.objects.filter(assignment__study_id=study_id).update(done_at=None)
+    Dashboard.objects.filter(study_id=study_id).update(snapshot={}, snapshot_version="", answers_version="",
+                                                       refresh_queued_at=None, answers_at=None)
+
+
+def run(args, port, study_id, tokens, work: Path, *, dashboards: int, researcher_token: str, tag: str) -> dict:
+    tok_file = work / f"tokens_{tag}.json"
+    tok_file.write_text(json.dumps(tokens[:args.judges]))
+    prefix = work / f"locust_{tag}"
+    env = {**os.environ, "PARAEVAL_LOCUST_TOKENS": str(tok_file), "PARAEVAL_LOCUST_STUDY": str(study_id),
+           "PARAEVAL_THINK_MEDIAN": str(args.think_median), "PARAEVAL_DASHBOARDS": str(dashboards),
+           "PARAEVAL_DASHBOARD_TOKEN": researcher_token, "PYTHONPATH": str(HERE)}
+    users = args.judges + dashboards
+    classes = ["FastJudge"] + (["DashboardWatcher"] if dashboards else [])
+    cmd = [str(ROOT / ".venv" / "bin" / "locust"), "-f", str(HERE / "locustfile_dashboard.py"), *classes, "--headless",
+           "-u", str(users), "-r", f"{users / args.ramp:.3f}", "--run-time", f"{int(args.seconds)}s",
+           "--host", f"http://127.0.0.1:{port}", "--csv", str(prefix), "--only-summary", "--stop-timeout", "15",
+           "--loglevel", "WARNING"]
+    load_before = harness.load_average()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=open(work / f"locust_{tag}.log", "w"), start_new_session=True)
+    try:
+        proc.wait(timeout=args.seconds + 120)
+    finally:
+        harness.stop_process(proc)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    stats = judging_pace.read_stats(prefix)
+    row = {"dashboards": dashboards, "load_before": load_before, "load_after": harness.load_average(),
+           "locust_cpu_s": round((after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime), 1),
+           "failures": int(stats.get("Aggregated", {}).get("Failure Count", 0) or 0)}
+    for name in ("items/next", "submit", "dashboard"):
+        s = stats.get(name, {})
+        row[name] = {q: float(s.get(q, "nan") or "nan") for q in ("50%", "95%", "99%")}
+        row[name]["count"] = int(s.get("Request Count", 0) or 0)
+    return row
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="paraeval-dash-"))
+    gunicorn = worker = None
+    try:
+        env = judging_pace.setup(args, work / "var")
+        study_id, tokens, opened = judging_pace.build_study(args)
+        from django.contrib.auth.models import User
+        from rest_framework.authtoken.models import Token
+
+        researcher_token = Token.objects.get_or_create(user=User.objects.get(username="bench-researcher"))[0].key
+        port = harness.free_port()
+        gunicorn = harness.start_gunicorn(env, port=port, workers=args.workers, threads=args.threads, timeout=180,
+                                          extra_args=tuple(args.gunicorn_args.split()))
+        worker = harness.start_celery_worker(env, name="dashboards", log_path=work / "worker.log")
+        print(f"{os.cpu_count()} cores; {args.judges} judges (think median {args.think_median} s), "
+              f"{args.dashboards} dashboards polling every 3 s; {args.seconds:.0f} s per run; "
+              f"gunicorn {args.workers}×{args.threads}; PostgreSQL, Redis, one Celery worker", flush=True)
+        rows = []
+        for r in range(args.rounds):
+            for d in (0, args.dashboards):
+                reset_study(study_id)
+                row = run(args, port, study_id, tokens, work, dashboards=d, researcher_token=researcher_token,
+                          tag=f"{r}_{d}")
+                rows.append(row)
+                print(f"round {r + 1}, {d:>3} dashboards: items/next p50/p95/p99 "
+                      f"{row['items/next']['50%']:.0f}/{row['items/next']['95%']:.0f}/{row['items/next']['99%']:.0f} ms; "
+                      f"submit {row['submit']['50%']:.0f}/{row['submit']['95%']:.0f}/{row['submit']['99%']:.0f} ms; "
+                      f"dashboard p95 {row['dashboard']['95%']:.0f} ms ({row['dashboard']['count']} polls); "
+                      f"{row['failures']} failures; load {row['load_before']} → {row['load_after']}", flush=True)
+        summary = {}
+        for name in ("items/next", "submit"):
+            without = [x[name]["95%"] for x in rows if x["dashboards"] == 0]
+            with_ = [x[name]["95%"] for x in rows if x["dashboards"] == args.dashboards]
+            summary[name] = {"p95_without": without, "p95_with": with_,
+                             "ratio_of_means": (sum(with_) / len(with_)) / max(1e-9, sum(without) / len(without))}
+            print(f"{name}: p95 without {without} ms, with {with_} ms → ratio {summary[name]['ratio_of_means']:.2f} "
+                  f"(bar: ≤ 1.10)")
+        if args.json:
+            args.json.write_text(json.dumps({"runs": rows, "summary": summary, "args": {
+                k: v for k, v in vars(args).items() if k != "json"}}, indent=1, default=str))
+        return 0
+    finally:
+        harness.stop_process(worker)
+        harness.stop_process(gunicorn)
+        try:
+            from django.db import connections
+
+            connections.close_all()
+        except Exception:
+            pass
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

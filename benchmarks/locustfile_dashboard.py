@@ -1,0 +1,36 @@
+"""Locust users for ``benchmarks/dashboard_load.py``: the judges of ``locustfile_judging.py`` and
+researchers who keep a study's dashboard open.
+
+A ``DashboardWatcher`` polls ``GET /api/dashboard/studies/<id>/`` every
+``PARAEVAL_DASHBOARD_EVERY`` seconds (default 3, as the page's dashboard.js does) with the
+researcher's token (``PARAEVAL_DASHBOARD_TOKEN``); there are exactly
+``PARAEVAL_DASHBOARDS`` of them (Locust's ``fixed_count``), the other users are judges.
+Requests are named ``dashboard`` so that the judges' ``items/next`` and ``submit``
+percentiles stay their own.
+"""
+
+from __future__ import annotations
+
+import os
+
+from locust import FastHttpUser, constant
+from locustfile_judging import STUDY, FastJudge  # noqa: F401  (Locust picks user classes by name)
+
+EVERY = float(os.environ.get("PARAEVAL_DASHBOARD_EVERY", "3"))
+TOKEN = os.environ.get("PARAEVAL_DASHBOARD_TOKEN", "")
+
+
+class DashboardWatcher(FastHttpUser):
+    fixed_count = int(os.environ.get("PARAEVAL_DASHBOARDS", "0"))
+    wait_time = constant(EVERY)
+
+    def on_start(self) -> None:
+        self.headers = {"Authorization": f"Token {TOKEN}", "Accept": "application/json"}
+
+    def poll(self) -> None:
+        with self.client.get(f"/api/dashboard/studies/{STUDY}/", headers=self.headers, name="dashboard",
+                             catch_response=True) as r:
+            if r.status_code != 200:
+                r.failure(f"{r.status_code}")
+
+    tasks = [poll]

@@ -1,0 +1,88 @@
+"""The answers a dashboard shows, one small function per protocol.
+
+Each function takes a study and returns the protocol's figures as plain JSON. They are
+the heavy part of a dashboard: the worker calls them (never a poll) and the snapshot
+keeps their result with the version stamp it was computed at. When protocols become
+registered units, each function moves into its unit; :data:`ANSWERS` is the only table
+that names them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from annotation.judging.enums import Protocol
+from annotation.judging.selectors import design_for_study, study_criteria
+from annotation.models import Study
+from metrics.core.stats import build_report
+from metrics.core.stats.data import validate_judgments
+from metrics.reports import selectors as report_selectors
+from metrics.reports.services.build import _shared_points_scale, _subset_in_criteria_order
+from metrics.reports.services.report_settings import DEFAULT_SETTINGS
+
+
+def absolute_answers(study: Study) -> dict:
+    """Agreement with its interval per criterion, the ranking with significance clusters and
+    metric–human correlations of finished metric runs, from ``build_report`` called exactly as
+    a report with the default settings calls it (so the numbers equal that report's)."""
+    judged = report_selectors.report_judgment_inputs(study=study)
+    if judged.frame.empty:
+        return {"available": False, "reason": "No judgments yet."}
+    judged = replace(judged, frame=validate_judgments(judged.frame))
+    s = dict(DEFAULT_SETTINGS)
+    metric_inputs = report_selectors.report_metric_inputs(study=study, judged_items=set(judged.frame["item"]))
+    criteria_used = [c for c in study_criteria(study=study) if c["slug"] in judged.criteria]
+    try:
+        result = build_report(
+            judged.frame, metric_inputs.scores or None, excluded_judges=judged.excluded,
+            control_expected=judged.control_expected, criterion=s["criterion"], criteria=judged.criteria,
+            normalize=s["normalize"], include_controls_in_mean=s["include_controls_in_mean"],
+            subset_min=_subset_in_criteria_order(s["subset_min"], judged.criteria), n_boot=s["n_boot"],
+            confidence_level=s["confidence_level"], significance_level=s["significance_level"], seed=s["seed"],
+            qc_alpha=judged.qc_alpha, min_shared=s["min_shared"], metric_runs=metric_inputs.runs,
+            scale=_shared_points_scale(criteria_used), scales={c["slug"]: c["scale"]["type"] for c in criteria_used})
+    except ValueError as exc:  # e.g. every judge excluded: the report says the same
+        return {"available": False, "reason": f"Not computable yet: {exc}."}
+    agreement = []
+    for criterion, a in result["agreement"].items():
+        level = a.get("alpha_level") or "interval"
+        alpha = (a.get("krippendorff_alpha") or {}).get(level) or {}
+        agreement.append({"criterion": criterion, "level": level, "alpha": alpha.get("statistic"),
+                          "ci_low": alpha.get("ci_low"), "ci_high": alpha.get("ci_high"),
+                          "n_items": a.get("n_items"), "n_judges": a.get("n_judges"), "note": alpha.get("note")})
+    leaderboard = result.get("metric_leaderboard") or {}
+    return {
+        "available": True,
+        "fingerprint": judged.fingerprint,
+        "settings": {k: result["settings"][k] for k in ("criterion", "n_boot", "confidence_level",
+                                                       "significance_level", "seed")},
+        "agreement": agreement,
+        "ranking": result["system_ranking"],
+        "metrics": {"segment": leaderboard.get("segment", []), "system": leaderboard.get("system", []),
+                    "runs": [r for r in metric_inputs.runs if r.get("used")]},
+        "n_judgment_rows": int(result["summary"]["n_judgments"]),
+    }
+
+
+def comparison_answers(study: Study) -> dict:
+    """Side-by-side studies: their Bradley–Terry figures are the report's for now."""
+    return {"available": False,
+            "reason": "The live figures of side-by-side studies come with the protocol units; build the report."}
+
+
+#: Protocol → its answers function (the one place that names protocols here).
+ANSWERS: dict[str, Callable[[Study], dict]] = {
+    Protocol.ABSOLUTE.value: absolute_answers,
+    Protocol.COMPARISON.value: comparison_answers,
+}
+
+
+def study_answers(study: Study) -> dict:
+    design = design_for_study(study=study)
+    if design is None:
+        return {"available": False, "reason": "No judging design yet."}
+    answers = ANSWERS.get(design.protocol)
+    if answers is None:
+        return {"available": False, "reason": f"No live figures for the protocol {design.protocol!r} yet."}
+    return answers(study)

@@ -1,0 +1,138 @@
+"""The cached snapshot of a dashboard: computed by the worker, served as it is.
+
+A poll (:func:`dashboard_poll`) only compares the study's version stamp with the
+snapshot's and, when they differ, queues one refresh (:func:`dashboard_refresh`, in the
+worker). The heavy answers are recomputed at most every
+``PARAEVAL_DASHBOARD_ANSWERS_SECONDS`` (30 s by default); the counts at every refresh.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import timedelta
+from decimal import Decimal, InvalidOperation
+
+from django.conf import settings
+from django.core.cache import cache
+from django.core.exceptions import ValidationError
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from annotation.adaptive.selectors import adaptive_summary
+from annotation.adaptive.services import adaptive_publish
+from annotation.models import Study
+from annotation.services import job_enqueue
+from metrics.core.stats.results import jsonable
+
+from .. import selectors
+from ..models import Dashboard
+from .figures import study_answers
+
+#: Polls of one study share its version stamp for this long (20 open dashboards: one stamp).
+VERSION_TTL_SECONDS = 2.0
+#: A refresh queued this long ago without a result is queued again (a lost message).
+REQUEUE_AFTER = timedelta(seconds=60)
+
+
+def _answers_every() -> float:
+    return float(settings.PARAEVAL_DASHBOARD_ANSWERS_SECONDS)
+
+
+def _plain(value) -> object:
+    return json.loads(json.dumps(jsonable(value), cls=DjangoJSONEncoder))
+
+
+def dashboard_get_or_create(*, study: Study) -> Dashboard:
+    dashboard, _ = Dashboard.objects.get_or_create(study=study)
+    return dashboard
+
+
+def dashboard_version_cached(*, study: Study) -> str:
+    key = f"paraeval:dashboard-version:{study.pk}"
+    found = cache.get(key)
+    if found is not None:
+        return found
+    version = selectors.dashboard_version(study=study)
+    cache.set(key, version, timeout=VERSION_TTL_SECONDS)
+    return version
+
+
+def _answers_due(dashboard: Dashboard, version: str) -> bool:
+    if dashboard.answers_version == version:
+        return False
+    return dashboard.answers_at is None or timezone.now() - dashboard.answers_at >= timedelta(seconds=_answers_every())
+
+
+def dashboard_poll(*, study: Study) -> tuple[Dashboard, str]:
+    """The dashboard as cached and the study's version now; queues a refresh when they differ.
+
+    One refresh at a time per study: the queue mark is claimed by a conditional update,
+    so twenty dashboards open on one study queue one refresh, not twenty.
+    """
+    dashboard = dashboard_get_or_create(study=study)
+    version = dashboard_version_cached(study=study)
+    now = timezone.now()
+    if dashboard.viewed_at is None or now - dashboard.viewed_at > timedelta(seconds=10):
+        Dashboard.objects.filter(pk=dashboard.pk).update(viewed_at=now)
+        adaptive_publish()  # a researcher's process keeps the judges' list of adaptive studies fresh
+    stale = dashboard.snapshot_version != version or _answers_due(dashboard, version)
+    if stale:
+        idle = Q(refresh_queued_at__isnull=True) | Q(refresh_queued_at__lt=now - REQUEUE_AFTER)
+        if dashboard.snapshot_at is not None:
+            idle |= Q(refresh_queued_at__lt=dashboard.snapshot_at)
+        if Dashboard.objects.filter(idle, pk=dashboard.pk).update(refresh_queued_at=now):
+            from ..tasks import dashboard_refresh_task
+
+            transaction.on_commit(lambda: job_enqueue(dashboard_refresh_task, study.pk))
+    return dashboard, version
+
+
+def dashboard_refresh(*, study: Study, force_answers: bool = False) -> Dashboard:
+    """Recompute the snapshot (the worker's side): the live figures always, the answers when
+    the version moved and the last ones are older than the interval (or ``force_answers``).
+
+    The version is read first, so data arriving meanwhile makes the snapshot stale, never lost.
+    """
+    started = time.process_time()
+    dashboard = dashboard_get_or_create(study=study)
+    version = selectors.dashboard_version(study=study)
+    live = selectors.dashboard_live(study=study, rate=dashboard.item_rate, currency=dashboard.currency)
+    fields: dict[str, object] = {}
+    answers = (dashboard.snapshot or {}).get("answers")
+    if force_answers or answers is None or _answers_due(dashboard, version):
+        answers = study_answers(study)
+        fields.update(answers_version=version, answers_at=timezone.now())
+    snapshot = _plain({**live, "answers": answers, "adaptive": adaptive_summary(study=study), "version": version,
+                       "computed_at": timezone.now(),
+                       "answers_at": fields.get("answers_at", dashboard.answers_at),
+                       "answers_current": fields.get("answers_version", dashboard.answers_version) == version})
+    Dashboard.objects.filter(pk=dashboard.pk).update(
+        snapshot=snapshot, snapshot_version=version, snapshot_at=timezone.now(),
+        compute_seconds=round(time.process_time() - started, 3), updated_at=timezone.now(), **fields)
+    cache.delete(f"paraeval:dashboard-version:{study.pk}")
+    dashboard.refresh_from_db()
+    return dashboard
+
+
+@transaction.atomic
+def dashboard_settings_update(*, study: Study, item_rate: object = None, currency: str | None = None) -> Dashboard:
+    """Set the per-item rate (≥ 0, a decimal) and the currency code; ``ValidationError`` otherwise."""
+    dashboard = Dashboard.objects.select_for_update().get(pk=dashboard_get_or_create(study=study).pk)
+    if item_rate is not None:
+        try:
+            dashboard.item_rate = Decimal(str(item_rate))
+        except (InvalidOperation, ValueError):
+            raise ValidationError({"item_rate": ["Enter a number, e.g. 0.12."]}) from None
+        if not dashboard.item_rate.is_finite():
+            raise ValidationError({"item_rate": ["Enter a number, e.g. 0.12."]})
+    if currency is not None:
+        dashboard.currency = currency.strip().upper()
+        if not dashboard.currency.isalpha() or not 1 <= len(dashboard.currency) <= 8:
+            raise ValidationError({"currency": ["Use a currency code of letters, e.g. GBP or USD."]})
+    dashboard.full_clean()
+    dashboard.snapshot_version = ""  # the projection changes: the next poll refreshes
+    dashboard.save()
+    return dashboard

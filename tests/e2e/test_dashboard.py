@@ -1,0 +1,106 @@
+"""In real Chromium, with a real worker: the researcher watches the dashboard while a scripted
+judge works. Counts, QC verdicts and the ranking update without a reload, and the numbers
+equal the report built at the same moment."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from annotation.judging import screening
+from annotation.judging import selectors as judging_selectors
+from annotation.judging import services as judging_services
+from annotation.judging.models import Assignment, Judgment
+from annotation.models import Candidate
+from annotation.services import study_member_add
+from metrics.reports import services as report_services
+from metrics.reports.services import simulated_judges_fill
+from tests.conftest import browser_login, screenshot
+from tests.metrics.reports.conftest import make_study_data, open_judging
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+def _judge_rates(study, judge, n: int, value_of) -> None:
+    """The scripted judge: ``n`` items through the judge's own hot path, one after another."""
+    a = judging_selectors.assignment_for_judge(study=study, judge=judge) or judging_services.assignment_ensure_for_judge(
+        study=study, judge=judge)
+    for _ in range(n):
+        item = judging_selectors.item_next_for_judge_fast(assignment=a)
+        system = Candidate.objects.get(judging_items__token=item.token).system.name
+        v = value_of(system)
+        judging_services.judgment_submit(study=study, judge=judge, token=item.token, key=f"k-{item.token}",
+                                         scores={"adequacy": v, "fluency": v, "dissimilarity": 3, "overall": v},
+                                         serve_stamp=item.serve_stamp, active_seconds=6.5)
+
+
+def _fmt(x) -> str:
+    return "–" if x is None else f"{x:.3f}"
+
+
+def test_the_dashboard_follows_a_judge_at_work_and_equals_the_report(page, celery_worker, researcher, make_user,
+                                                                      settings):
+    settings.PARAEVAL_DASHBOARD_ANSWERS_SECONDS = 0  # answers at every refresh: the test watches them move
+    study = make_study_data(researcher, name="Watched live", n_originals=8, systems=("human", "machine", "mt"))
+    sam = make_user("sam")
+    study_member_add(study=study, user=sam, role="judge")
+    study = open_judging(study)
+    simulated_judges_fill(study=study, n_judges=2, seed=5)
+
+    browser_login(page, "rita")
+    page.goto(f"/studies/{study.pk}/dashboard/")
+    page.get_by_label("Cost per judged item").fill("0.12")
+    page.get_by_role("button", name="Save rate").click()
+    expect(page.locator("#dash-projection [data-field='cost_projected']")).to_have_text("17.28", timeout=60_000)
+    page.evaluate("() => { window.__sameDocument = true; }")
+    totals = page.locator("#dash-totals [data-field='judgments']")
+    expect(totals).to_have_text(str(Judgment.objects.filter(study=study, is_latest=True).count()), timeout=60_000)
+    expect(page.locator("#dash-ranking tbody tr")).to_have_count(3, timeout=60_000)
+    expect(page.locator("#dash-qc tr[data-judge='sim-judge-01']")).to_be_visible()
+
+    # The scripted judge rates: "mt" first by far, "human" last (the simulated judges say otherwise).
+    _judge_rates(study, sam, 12, lambda s: {"mt": 5, "machine": 3, "human": 1}.get(s, 3))
+    expect(totals).to_have_text(str(Judgment.objects.filter(study=study, is_latest=True).count()), timeout=60_000)
+    expect(page.locator("#dash-judges tr[data-judge='sam'] td").nth(1)).to_have_text("12", timeout=60_000)
+    expect(page.locator("#dash-qc tr[data-judge='sam']")).to_be_visible()
+
+    # A QC verdict changes: sam is screened out by the attention rule.
+    screening.screen_out(assignment=Assignment.objects.get(study=study, judge=sam), rule="attention",
+                         reason="Failed 2 attention checks.")
+    sam_qc = page.locator("#dash-qc tr[data-judge='sam']")
+    expect(sam_qc).to_contain_text("screened out", timeout=60_000)
+    expect(sam_qc).to_contain_text("attention: Failed 2 attention checks.")
+
+    # Settled: the page shows the snapshot of the current data; build the report now and compare.
+    page.wait_for_function("() => document.getElementById('dashboard-root').dataset.current === 'true'"
+                           " && !document.getElementById('dash-answers-note').textContent.includes('new judgments')",
+                           timeout=60_000)
+    report = report_services.report_create(study=study, created_by=researcher, enqueue=False)
+    report = report_services.report_build(report_id=report.pk)
+    assert report.status == "succeeded", report.error
+    for r in report.result["system_ranking"]["systems"]:
+        row = page.locator(f"#dash-ranking tr[data-system='{r['system']}'] td")
+        expect(row.nth(0)).to_have_text(str(r["rank"]))
+        expect(row.nth(2)).to_have_text(_fmt(r["mean"]))
+        expect(row.nth(4)).to_have_text(str(r["cluster"]))
+    for criterion, a in report.result["agreement"].items():
+        alpha = a["krippendorff_alpha"][a["alpha_level"]]
+        row = page.locator("#dash-agreement tbody tr").filter(has_text=f"{criterion} (")
+        expect(row.locator("td").nth(1)).to_have_text(_fmt(alpha["statistic"]))
+    assert page.evaluate("() => window.__sameDocument === true")  # never reloaded
+    page.locator("#dash-answers-h").scroll_into_view_if_needed()
+    screenshot(page, "dashboard")
+
+
+def test_the_planner_page_answers_with_its_interval(page, celery_worker, researcher):
+    study = open_judging(make_study_data(researcher, name="Planned", n_originals=10, systems=("human", "machine")))
+    simulated_judges_fill(study=study, n_judges=3, seed=2)
+    browser_login(page, "rita")
+    page.goto(f"/studies/{study.pk}/plan/")
+    page.get_by_label("Originals").fill("30")
+    page.get_by_label("Simulations").fill("40")
+    page.get_by_role("button", name="Plan").click()
+    # plan.js polls the plan and reloads the page when the worker has finished.
+    expect(page.locator("#plan-ranking")).to_be_visible(timeout=90_000)
+    expect(page.locator("#plan-separation tbody tr")).to_have_count(4)
+    screenshot(page, "planning")

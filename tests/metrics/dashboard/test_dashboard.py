@@ -1,0 +1,169 @@
+"""The study dashboard: the cached snapshot, its version stamp, the answers equal to the report,
+the API (researchers only, in the OpenAPI schema) and the page."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from unittest import mock
+
+import pytest
+from django.core.cache import cache
+from django.test import override_settings
+from rest_framework.test import APIClient
+
+from annotation.judging import services as judging_services
+from annotation.judging.models import Assignment, AssignmentItem
+from metrics.dashboard import selectors
+from metrics.dashboard.models import Dashboard
+from metrics.dashboard.services import snapshot
+from metrics.reports import services as report_services
+from tests.metrics.reports.conftest import make_judged_study, open_judging, run_metric
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def judged(researcher):
+    return make_judged_study(researcher, name="Watched", n_originals=10, systems=("human", "machine", "mt"), n_judges=3)
+
+
+def _api(user):
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def test_the_answers_equal_the_report_built_from_the_same_judgments(judged, researcher):
+    run_metric(judged, "bleu")
+    dash = snapshot.dashboard_refresh(study=judged)
+    report = report_services.report_create(study=judged, created_by=researcher, enqueue=False)
+    report = report_services.report_build(report_id=report.pk)
+    answers = dash.snapshot["answers"]
+    assert answers["available"] and answers["fingerprint"] == report.fingerprint
+    assert answers["ranking"] == report.result["system_ranking"]
+    for row in answers["agreement"]:
+        alpha = report.result["agreement"][row["criterion"]]["krippendorff_alpha"][row["level"]]
+        assert (row["alpha"], row["ci_low"], row["ci_high"]) == (alpha["statistic"], alpha["ci_low"], alpha["ci_high"])
+    assert answers["metrics"]["segment"] == report.result["metric_leaderboard"]["segment"]
+    assert [r["metric"] for r in answers["metrics"]["segment"]] == ["bleu"]
+
+
+def test_live_figures_count_progress_coverage_and_qc_per_judge(judged):
+    live = selectors.dashboard_live(study=judged, rate=Decimal("0.10"), currency="USD")
+    n_items = AssignmentItem.objects.filter(assignment__study=judged).count()
+    assert live["totals"]["done"] == live["totals"]["total"] == n_items
+    assert live["coverage"]["coverage"] == 1.0 and live["coverage"]["k"] == 3
+    assert live["coverage"]["items_complete"] == live["coverage"]["items"] == n_items // 3
+    assert {q["judge"] for q in live["qc"]} == {"sim-judge-01", "sim-judge-02", "sim-judge-03"}
+    assert all(q["verdict"] in {"pass", "flagged"} and q["tests"] for q in live["qc"])
+    assert live["projection"]["cost_spent"] == live["projection"]["cost_projected"] == str(
+        (Decimal("0.10") * n_items).quantize(Decimal("0.01")))
+    assert live["projection"]["items_left"] == 0 and live["projection"]["currency"] == "USD"
+
+
+def test_a_screened_out_judge_shows_the_rule_that_fired(judged):
+    from annotation.judging import screening
+
+    a = Assignment.objects.get(study=judged, judge__username="sim-judge-02")
+    screening.screen_out(assignment=a, rule="attention", reason="Failed 2 attention checks.")
+    live = selectors.dashboard_live(study=judged)
+    row = next(q for q in live["qc"] if q["judge"] == "sim-judge-02")
+    assert row["verdict"] == "screened out"
+    assert row["screened_out"] == {"rule": "attention", "reason": "Failed 2 attention checks."}
+
+
+def test_the_version_moves_with_a_new_judgment_and_the_poll_queues_one_refresh(researcher, django_capture_on_commit_callbacks):
+    from metrics.reports.services import simulated_judges_fill
+    from tests.metrics.reports.conftest import make_study_data
+
+    study = open_judging(make_study_data(researcher, name="Moving", n_originals=4))
+    simulated_judges_fill(study=study, n_judges=2, seed=1)
+    snapshot.dashboard_refresh(study=study)
+    before = selectors.dashboard_version(study=study)
+    with django_capture_on_commit_callbacks() as queued:
+        dash, version = snapshot.dashboard_poll(study=study)
+    assert version == before == dash.snapshot_version and not [c for c in queued if "refresh" in repr(c)]
+    simulated_judges_fill(study=study, n_judges=3, seed=2)  # a third judge rates: new judgments
+    cache.delete(f"paraeval:dashboard-version:{study.pk}")  # past the stamp's 2 s shared by polls
+    with mock.patch("metrics.dashboard.services.snapshot.job_enqueue") as enqueue:
+        with django_capture_on_commit_callbacks(execute=True):
+            dash, version = snapshot.dashboard_poll(study=study)
+        with django_capture_on_commit_callbacks(execute=True):
+            snapshot.dashboard_poll(study=study)  # a second dashboard on the same study
+    assert version != before and enqueue.call_count == 1
+    assert enqueue.call_args.args[1] == study.pk
+
+
+@override_settings(PARAEVAL_DASHBOARD_ANSWERS_SECONDS=3600)
+def test_heavy_answers_wait_for_their_interval_while_the_counts_follow(researcher):
+    from metrics.reports.services import simulated_judges_fill
+    from tests.metrics.reports.conftest import make_study_data
+
+    study = open_judging(make_study_data(researcher, name="Interval", n_originals=4))
+    simulated_judges_fill(study=study, n_judges=2, seed=1)
+    first = snapshot.dashboard_refresh(study=study)
+    simulated_judges_fill(study=study, n_judges=3, seed=2)
+    second = snapshot.dashboard_refresh(study=study)
+    assert second.snapshot["totals"]["judgments"] > first.snapshot["totals"]["judgments"]
+    assert second.snapshot["answers"] == first.snapshot["answers"] and not second.snapshot["answers_current"]
+    third = snapshot.dashboard_refresh(study=study, force_answers=True)
+    assert third.snapshot["answers_current"] and third.snapshot["answers"] != first.snapshot["answers"]
+
+
+def test_api_serves_the_snapshot_to_the_studys_researchers_only(judged, researcher, make_user):
+    snapshot.dashboard_refresh(study=judged)
+    r = _api(researcher).get(f"/api/dashboard/studies/{judged.pk}/")
+    assert r.status_code == 200
+    body = r.json()
+    assert body["current"] and body["snapshot"]["totals"]["judgments"] > 0
+    assert body["snapshot"]["answers"]["ranking"]["systems"]
+    stranger = make_user("stranger", researcher=True)
+    assert _api(stranger).get(f"/api/dashboard/studies/{judged.pk}/").status_code == 403
+    judge = judged.memberships.filter(role="judge").first().user
+    assert _api(judge).get(f"/api/dashboard/studies/{judged.pk}/").status_code == 403
+    assert APIClient().get(f"/api/dashboard/studies/{judged.pk}/").status_code in (401, 403)
+    assert _api(researcher).get("/api/dashboard/studies/999999/").status_code == 404
+
+
+def test_the_rate_is_set_through_the_api_and_a_bad_one_is_a_400(judged, researcher):
+    client = _api(researcher)
+    assert client.patch(f"/api/dashboard/studies/{judged.pk}/settings/", {"item_rate": "0.25", "currency": "usd"},
+                        format="json").json() == {"item_rate": "0.2500", "currency": "USD"}
+    for bad in ({"item_rate": "-1"}, {"item_rate": "lots"}, {"currency": "US$"}):
+        r = client.patch(f"/api/dashboard/studies/{judged.pk}/settings/", bad, format="json")
+        assert r.status_code == 400, bad
+    assert Dashboard.objects.get(study=judged).item_rate == Decimal("0.25")
+
+
+def test_the_dashboard_is_in_the_openapi_schema(researcher):
+    schema = _api(researcher).get("/api/schema/?format=json").json()
+    for path in ("/api/dashboard/studies/{study_id}/", "/api/dashboard/studies/{study_id}/plan/",
+                 "/api/dashboard/studies/{study_id}/settings/", "/api/dashboard/studies/{study_id}/adaptive/"):
+        assert path in schema["paths"], path
+    assert "DashboardSnapshot" in schema["components"]["schemas"]
+
+
+def test_the_page_is_for_researchers_and_has_a_tab(judged, researcher, client):
+    client.force_login(researcher)
+    page = client.get(f"/studies/{judged.pk}/dashboard/").content.decode()
+    assert 'id="dashboard-root"' in page and f"/api/dashboard/studies/{judged.pk}/" in page
+    assert "dashboard/dashboard.js" in page and ">Dashboard<" in page
+    judge = judged.memberships.filter(role="judge").first().user
+    client.force_login(judge)
+    assert client.get(f"/studies/{judged.pk}/dashboard/").status_code == 403
+
+
+def test_the_rate_form_saves_and_a_bad_rate_is_named(judged, researcher, client):
+    client.force_login(researcher)
+    r = client.post(f"/studies/{judged.pk}/dashboard/settings/", {"item_rate": "abc", "currency": "GBP"}, follow=True)
+    assert "item_rate" in r.content.decode()
+    client.post(f"/studies/{judged.pk}/dashboard/settings/", {"item_rate": "0.5", "currency": "EUR"})
+    assert Dashboard.objects.get(study=judged).currency == "EUR"
+
+
+def test_released_items_move_the_version(judged):
+    before = selectors.dashboard_version(study=judged)
+    a = Assignment.objects.filter(study=judged).first()
+    AssignmentItem.objects.filter(assignment=a, position=1).update(done_at=None)
+    judging_services.assignment_release_unfinished(assignment=a)
+    assert selectors.dashboard_version(study=judged) != before
