@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.models import User
-from django.http import StreamingHttpResponse
+from django.http import HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
@@ -16,6 +16,7 @@ from annotation.models import Study
 from annotation.views import researcher_study_required, study_context
 
 from .. import selectors, services
+from ..enums import ImportMode
 from ..errors import JudgingError
 from ..exports import csv_lines
 from ..forms import ExclusionForm
@@ -134,10 +135,14 @@ def import_judgments(request, study):
         messages.error(request, "Choose a judgments file to import.")
         return redirect("judging:design", study_id=study.pk)
     try:
-        s = services.judgments_import_file(study=study, data=upload.read(), filename=upload.name)
+        mode = request.POST.get("mode") or ImportMode.REFUSE
+        if mode not in ImportMode.values:
+            return HttpResponseBadRequest(f"unknown import mode; choose one of {', '.join(ImportMode.values)}")
+        s = services.judgments_import_file(study=study, data=upload.read(), filename=upload.name, mode=mode)
     except StudyImportError as exc:
         messages.error(request, "Nothing was imported:\n" + exc.describe(limit=20))
         return redirect("judging:design", study_id=study.pk)
     messages.success(request, f"Imported {s.judgments:,} judgments ({s.revisions:,} revisions) by {s.judges} judges "
-                              f"from {upload.name}; {s.judges_created} imported participants created.")
+                              f"from {upload.name}; {s.judges_created} imported participants created; {s.replaced:,} values "
+                              f"replaced, {s.skipped:,} skipped as already there.")
     return redirect("judging:design", study_id=study.pk)
