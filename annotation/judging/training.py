@@ -6,8 +6,9 @@ API or in a CSV/TSV/JSONL file (read by :mod:`metrics.core.tabular`, all or noth
 Before their first real item a judge answers every training item; after each answer
 they see the reference values and the explanation. An *attempt* is one pass over all
 training items. The pass rule (:class:`~annotation.judging.models.ScreeningSettings`):
-an item is right when every checked criterion is within ± ``training_tolerance`` of
-the reference (categories: equal); the attempt passes with at least
+an item is right when every checked criterion is within its tolerance of the reference,
+on its own scale (``training_tolerances`` per criterion, else ± ``training_tolerance``
+points on point scales, ±10 on a slider; categories: equal); the attempt passes with at least
 ``training_required`` right items (0: all). A failed attempt may be repeated
 ``training_retries`` times; failing the last one screens the judge out
 (:func:`annotation.judging.screening.screen_out`).
@@ -177,17 +178,17 @@ def training_items(*, study: Study) -> list[TrainingItem]:
 # --- the pass rule ----------------------------------------------------------------------
 
 def answer_correct(*, values: Mapping, expected: Mapping, criteria: list[dict], checked: list[str],
-                   tolerance: float) -> bool:
+                   tolerance: float | Mapping[str, float]) -> bool:
     """Whether one answer is right: every checked criterion that has a reference value
-    is within ± ``tolerance`` of it (a categorical criterion must be equal)."""
-    types = {c["slug"]: c["scale"]["type"] for c in criteria}
+    is within its tolerance of it, on its own scale (a number applies to every ordered
+    criterion; a map gives each criterion its own, :func:`.scales.criteria_tolerances`;
+    a categorical criterion must be equal)."""
+    units = scales.criteria_units(criteria)
     for slug in checked or list(expected):
-        if slug not in expected or slug not in values:
+        if slug not in expected or slug not in values or slug not in units:
             continue
-        if types.get(slug) == "categorical":
-            if values[slug] != expected[slug]:
-                return False
-        elif abs(float(values[slug]) - float(expected[slug])) > tolerance + 1e-9:
+        t = tolerance.get(slug, units[slug].default_tolerance) if isinstance(tolerance, Mapping) else tolerance
+        if not units[slug].within(values[slug], expected[slug], t + 1e-9):
             return False
     return True
 
@@ -278,7 +279,9 @@ def training_answer_submit(*, assignment: Assignment, token: str, scores: Mappin
     answer = TrainingAnswer.objects.create(
         assignment=assignment, item=item, attempt=attempt, values=clean,
         correct=answer_correct(values=clean, expected=item.expected, criteria=criteria,
-                               checked=list(settings.training_criteria), tolerance=settings.training_tolerance))
+                               checked=list(settings.training_criteria),
+                               tolerance=scales.criteria_tolerances(criteria, settings.training_tolerances,
+                                                                    points=settings.training_tolerance)))
     state = training_state(assignment=assignment, settings=settings)
     if state.attempt_finished:
         if state.right >= state.required:

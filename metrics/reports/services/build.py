@@ -168,6 +168,7 @@ def report_build(*, report_id: int) -> Report:
             significance_level=s["significance_level"],
             seed=s["seed"],
             qc_alpha=judged.qc_alpha,
+            qc_tests=judged.qc_tests,
             min_shared=s.get("min_shared") or DEFAULT_SETTINGS["min_shared"],
             metric_runs=metric_inputs.runs,
             scale=_shared_points_scale(criteria_used),
