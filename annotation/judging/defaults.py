@@ -45,6 +45,13 @@ DEFAULT_CRITERIA: tuple[dict, ...] = (
 assert tuple(c["slug"] for c in DEFAULT_CRITERIA) == CRITERIA
 
 
+#: PEM's report defaults: Tables 1 and 3 on the overall score, and Table 2 again on the
+#: subset of items with mean adequacy ≥ 4 and mean fluency ≥ 4 (PEM §5.2). A study whose
+#: design lacks these criteria gets its first criterion and no subset.
+PEM_REPORT_TARGET = "overall"
+PEM_TABLE2_SUBSET: dict[str, float] = {"adequacy": 4, "fluency": 4}
+
+
 def default_criteria() -> list[dict]:
     """PEM's four criteria, each on a labelled 1–5 point scale (see :mod:`.scales`)."""
     return [{"slug": c["slug"], "name": c["name"], "help": c["help"],

@@ -55,3 +55,11 @@ class ScreenOutRule(models.TextChoices):
 class AttentionPolicy(models.TextChoices):
     WARN = "warn", "Warn the judge"
     END = "end", "Screen out after k failures"
+
+
+class ImportMode(models.TextChoices):
+    """What a judgments import does where a (judge, item, criterion) already has a value."""
+
+    REFUSE = "refuse", "Refuse the whole file, naming each row that would change a value"
+    ADD = "add", "Add only new values; rows for values already there are skipped (and counted)"
+    REPLACE = "replace", "Replace by key: the file's value becomes the latest (earlier ones kept as history)"

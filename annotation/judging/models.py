@@ -329,7 +329,12 @@ class ScreeningSettings(TimeStampedModel):
     training_criteria = models.JSONField(
         default=list, blank=True, help_text="Criteria the pass rule checks (empty: every criterion with a reference value).")
     training_tolerance = models.FloatField(
-        default=1, validators=[MinValueValidator(0)], help_text="An answer within ± this of the reference value is right.")
+        default=1, validators=[MinValueValidator(0)],
+        help_text="On point scales: an answer within ± this many points of the reference value is right.")
+    training_tolerances = models.JSONField(
+        default=dict, blank=True,
+        help_text="Criterion slug → tolerance on that criterion's scale; a criterion not named uses its scale's "
+                  "default (point scales: training_tolerance; a 0–100 slider: ±10; categories: exact).")
     training_required = models.PositiveSmallIntegerField(
         default=0, help_text="Training items that must be right to pass (0: all of them).")
     training_retries = models.PositiveSmallIntegerField(

@@ -25,6 +25,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from metrics.core.controls import CONTROL_KINDS
 
 SCALE_TYPES = ("points", "slider", "categorical")
 MIN_CRITERIA, MAX_CRITERIA = 1, 8
@@ -199,3 +202,186 @@ def alpha_levels(criteria: Sequence[Mapping]) -> dict[str, str]:
 
 def scale_types(criteria: Sequence[Mapping]) -> dict[str, str]:
     return {c["slug"]: c["scale"]["type"] for c in criteria}
+
+
+# --- the scale as a unit -------------------------------------------------------------------
+# Everything downstream that needs to know what a criterion's values mean (figures, QC,
+# training, attention checks, report settings) asks :func:`scale_unit`, never the
+# criterion's name or a fixed 1–5 range.
+
+#: Default training tolerance per scale type: ±1 point, ±10 on a 0–100 slider, exact for categories.
+DEFAULT_TOLERANCE = {"points": 1.0, "slider": 10.0, "categorical": 0.0}
+#: A slider answer within this distance of the asked value passes an attention check.
+SLIDER_ATTENTION_TOLERANCE = 5
+SLIDER_ATTENTION_VALUES = (0, 25, 50, 75, 100)
+#: A control whose expected value lies in the lowest quarter of an ordered scale is
+#: "known bad" on it, and the judge's control test asks that it be rated below genuine items.
+LOW_SHARE = 0.25
+
+
+@dataclass(frozen=True)
+class ScaleUnit:
+    """What one criterion's scale means, for every consumer.
+
+    ``level`` is the level of measurement (ordinal, interval, nominal); ``ordered``
+    whether higher values mean more of the criterion (direction: points and sliders
+    ascend; categories have no order); ``low``/``high`` the range of stored values;
+    ``values``/``labels`` the discrete values and their wording (None for a slider);
+    ``qc_test`` the control test that fits (one-sided Mann–Whitney U for ordered
+    scales; none for named categories, whose values have no "below")."""
+
+    type: str
+    level: str
+    ordered: bool
+    low: float
+    high: float
+    values: tuple[int, ...] | None
+    labels: tuple[str, ...] | None
+    qc_test: str | None
+    default_tolerance: float
+
+    @property
+    def discrete(self) -> bool:
+        return self.values is not None
+
+    def range_text(self) -> str:
+        """How the values read in a heading: "1–5", "0–100" or "categories"."""
+        if self.type == "categorical":
+            return "categories"
+        return f"{self.low:g}–{self.high:g}"
+
+    def axis_label(self, name: str) -> str:
+        """A figure axis for this criterion's raw values, e.g. "Meaning (0–100)"."""
+        return f"{name} ({self.range_text()})"
+
+    def axis_limits(self) -> tuple[float, float]:
+        """The axis range that shows every possible value with a margin."""
+        pad = 0.5 if self.discrete else (self.high - self.low) * 0.03
+        return self.low - pad, self.high + pad
+
+    def is_low(self, value: float) -> bool:
+        """Whether ``value`` lies in the lowest quarter of an ordered scale (a known-bad control's value)."""
+        if not self.ordered:
+            return False
+        return (float(value) - self.low) / (self.high - self.low) < LOW_SHARE
+
+    def tolerance_errors(self, tolerance: object) -> list[str]:
+        """What is wrong with a training tolerance on this scale (empty when it fits)."""
+        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not math.isfinite(tolerance):
+            return ["a tolerance is a number"]
+        if self.type == "categorical":
+            return [] if tolerance == 0 else ["named categories have no distance: the answer must be exact (0)"]
+        if not 0 <= tolerance < self.high - self.low:
+            return [f"a tolerance on this scale is at least 0 and below {self.high - self.low:g} "
+                    f"(the width of {self.range_text()})"]
+        return []
+
+    def tolerance_text(self, tolerance: float) -> str:
+        if self.type == "categorical" or tolerance == 0:
+            return "exact"
+        return f"±{tolerance:g}" + (" point" + ("s" if tolerance != 1 else "") if self.type == "points" else "")
+
+    def within(self, answer: float, reference: float, tolerance: float) -> bool:
+        """Whether an answer is right against a reference value with this tolerance."""
+        if self.type == "categorical":
+            return answer == reference
+        return abs(float(answer) - float(reference)) <= tolerance
+
+    @property
+    def attention_values(self) -> tuple[float, ...]:
+        """The values an attention check may ask for."""
+        return self.values if self.values is not None else SLIDER_ATTENTION_VALUES
+
+    @property
+    def attention_tolerance(self) -> float:
+        return SLIDER_ATTENTION_TOLERANCE if self.type == "slider" else 0
+
+    def value_text(self, value: float) -> str:
+        """A value as the judge reads it: its label on a labelled scale, else the number."""
+        if self.labels is not None and self.values is not None and value in self.values:
+            return self.labels[self.values.index(int(value))]
+        return f"{value:g}"
+
+
+def scale_unit(scale: Mapping) -> ScaleUnit:
+    """The :class:`ScaleUnit` of a valid scale (see :func:`scale_errors`)."""
+    kind = scale["type"]
+    values = scale_values(scale)
+    labels = scale_labels(scale)
+    if kind == "points":
+        low, high = float(scale["min"]), float(scale["max"])
+    elif kind == "slider":
+        low, high = float(SLIDER_MIN), float(SLIDER_MAX)
+    else:
+        low, high = 0.0, float(len(scale["categories"]) - 1)
+    ordered = kind != "categorical"
+    return ScaleUnit(type=kind, level=ALPHA_LEVEL[kind], ordered=ordered, low=low, high=high,
+                     values=tuple(values) if values is not None else None,
+                     labels=tuple(labels) if labels is not None else None,
+                     qc_test="mann-whitney" if ordered else None, default_tolerance=DEFAULT_TOLERANCE[kind])
+
+
+def criteria_units(criteria: Sequence[Mapping]) -> dict[str, ScaleUnit]:
+    """Criterion slug → its :class:`ScaleUnit`, in the design's order."""
+    return {c["slug"]: scale_unit(c["scale"]) for c in criteria}
+
+
+def criteria_tolerances(criteria: Sequence[Mapping], tolerances: Mapping[str, float] | None = None, *,
+                        points: float | None = None) -> dict[str, float]:
+    """The training tolerance of every criterion, on its own scale: the researcher's
+    ``tolerances[slug]`` if set, else ``points`` for a point scale (the study's
+    single "± points" setting) and the scale's default otherwise (:data:`DEFAULT_TOLERANCE`)."""
+    out = {}
+    for c in criteria:
+        unit = scale_unit(c["scale"])
+        given = (tolerances or {}).get(c["slug"])
+        if given is not None:
+            out[c["slug"]] = float(given)
+        elif unit.type == "points" and points is not None:
+            out[c["slug"]] = float(points)
+        else:
+            out[c["slug"]] = unit.default_tolerance
+    return out
+
+
+def tolerances_errors(criteria: Sequence[Mapping], tolerances: object) -> list[str]:
+    """What is wrong with a per-criterion tolerance map (empty when every entry fits its scale)."""
+    if not isinstance(tolerances, Mapping):
+        return ["a map of criterion slug → tolerance on its scale"]
+    units = criteria_units(criteria)
+    errs = []
+    for slug, t in tolerances.items():
+        if slug not in units:
+            errs.append(f"unknown criterion {slug!r}; the criteria are {', '.join(units)}")
+        elif t is not None:
+            errs.extend(f"{slug}: {e}" for e in units[slug].tolerance_errors(t))
+    return errs
+
+
+def criteria_qc_tests(criteria: Sequence[Mapping], expected: Mapping[str, Mapping[str, float]],
+                      kinds_order: Sequence[str] = CONTROL_KINDS) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """The judge control tests a design supports: ``(name, criterion, control kinds)``.
+
+    For every criterion whose scale has a control test (ordered scales), the control
+    kinds whose expected value there is known-bad (:meth:`ScaleUnit.is_low`) are tested
+    together: their scores must lie below genuine candidates' (one-sided Mann–Whitney U,
+    :func:`metrics.core.stats.qc.judge_qc`). Categorical criteria get none (named
+    categories have no "below"); criteria without expected values get none. For PEM's
+    design this gives adequacy of random and unigram controls, fluency of unigram,
+    dissimilarity of identical and overall of random and unigram controls."""
+    tests = []
+    for c in criteria:
+        unit = scale_unit(c["scale"])
+        if unit.qc_test is None:
+            continue
+        kinds = tuple(k for k in kinds_order
+                      if (expected.get(k) or {}).get(c["slug"]) is not None and unit.is_low(expected[k][c["slug"]]))
+        if kinds:
+            tests.append((f"{c['slug']}_of_{'_and_'.join(kinds)}", c["slug"], kinds))
+    return tuple(tests)
+
+
+def qc_test_label(criteria: Sequence[Mapping], crit: str, kinds: Sequence[str]) -> str:
+    """A QC test's column heading, e.g. "Meaning: random & unigram controls"."""
+    cname = next((c["name"] for c in criteria if c["slug"] == crit), crit)
+    return f"{cname}: {' & '.join(kinds)} control{'s' if len(kinds) > 1 else ''}"

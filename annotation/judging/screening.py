@@ -38,13 +38,10 @@ from .tokens import item_token_new
 
 logger = logging.getLogger(__name__)
 
-SETTINGS_FIELDS = ("training_criteria", "training_tolerance", "training_required", "training_retries",
+SETTINGS_FIELDS = ("training_criteria", "training_tolerance", "training_tolerances", "training_required", "training_retries",
                    "training_items_per_attempt",
                    "attention_count", "attention_policy", "attention_max_failures", "qc_auto", "qc_auto_pvalue",
                    "qc_auto_min_controls")
-#: A slider answer within this distance of the asked value passes an attention check.
-SLIDER_ATTENTION_TOLERANCE = 5
-SLIDER_ATTENTION_VALUES = (0, 25, 50, 75, 100)
 
 
 class ScreenedOut(JudgingError):
@@ -86,7 +83,15 @@ def screening_settings_update(*, study: Study, changes: Mapping[str, object]) ->
     for f, v in changes.items():
         setattr(settings, f, v)
     design = JudgingDesign.objects.filter(study=study).first()
-    slugs = design.criterion_slugs if design else [c["slug"] for c in _default_criteria()]
+    criteria = design.criteria if design else _default_criteria()
+    slugs = [c["slug"] for c in criteria]
+    if settings.training_tolerances in (None, ""):
+        settings.training_tolerances = {}
+    tolerance_problems = scales.tolerances_errors(criteria, settings.training_tolerances)
+    if tolerance_problems:
+        errors["training_tolerances"] = tolerance_problems
+    else:
+        settings.training_tolerances = {k: float(v) for k, v in settings.training_tolerances.items() if v is not None}
     crit = settings.training_criteria
     if not isinstance(crit, list) or not all(isinstance(c, str) for c in crit):
         errors["training_criteria"] = ["a list of criterion slugs"]
@@ -179,7 +184,7 @@ def attention_plan(*, assignment: Assignment, settings: ScreeningSettings) -> in
     rows = []
     for after in positions:
         c = rng.choice(criteria)
-        values = scales.scale_values(c["scale"]) or list(SLIDER_ATTENTION_VALUES)
+        values = list(scales.scale_unit(c["scale"]).attention_values)
         rows.append(AttentionCheck(assignment=assignment, token=item_token_new(), after_done=after,
                                    criterion=c["slug"], expected=rng.choice(values)))
     AttentionCheck.objects.bulk_create(rows)
@@ -215,7 +220,7 @@ def attention_answer(*, assignment: Assignment, token: str, value: object) -> tu
         answer = scales.value_clean(c["scale"], value, from_text=isinstance(value, str)) if c else None
     except ValueError as exc:
         raise JudgingError(str(exc), field_errors={"value": [str(exc)]}) from None
-    tolerance = SLIDER_ATTENTION_TOLERANCE if c and c["scale"]["type"] == "slider" else 0
+    tolerance = scales.scale_unit(c["scale"]).attention_tolerance if c else 0
     check.answer = answer
     check.passed = answer is not None and abs(float(answer) - check.expected) <= tolerance
     check.answered_at = timezone.now()
@@ -250,7 +255,8 @@ def qc_auto_check(*, assignment: Assignment, settings: ScreeningSettings | None 
     """Apply the automatic QC rule to one judge; True when it screened them out now.
 
     The rule: once the judge has rated at least ``qc_auto_min_controls`` controls,
-    each PEM control test (:func:`metrics.core.stats.qc.judge_qc`, one-sided
+    each control test of the design (:func:`annotation.judging.scales.criteria_qc_tests`:
+    every ordered criterion with known-bad controls; :func:`metrics.core.stats.qc.judge_qc`, one-sided
     Mann–Whitney U of the known-bad controls' scores below genuine candidates') that
     can run must reach p < ``qc_auto_pvalue``; a test that does not screens the judge out.
     """
@@ -262,10 +268,11 @@ def qc_auto_check(*, assignment: Assignment, settings: ScreeningSettings | None 
         item__candidate__system__kind__in=list(CONTROL_KIND_OF_SYSTEM_KIND)).count()
     if n_controls < settings.qc_auto_min_controls:
         return False
-    from .selectors import study_control_expected
+    from .selectors import study_control_expected, study_qc_tests
 
     frame = _judge_frame(assignment)
-    (result,) = judge_qc(frame, control_expected=study_control_expected(study=Study(pk=assignment.study_id)),
+    study = Study(pk=assignment.study_id)
+    (result,) = judge_qc(frame, control_expected=study_control_expected(study=study), tests=study_qc_tests(study=study),
                          alpha=settings.qc_auto_pvalue, straightline_threshold=1.01)
     failed = [t for t in result.tests if t.passed is False]
     if not failed:

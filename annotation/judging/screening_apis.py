@@ -31,7 +31,12 @@ class TrainingItemSerializer(serializers.Serializer):
 
 class ScreeningSettingsSerializer(serializers.Serializer):
     training_criteria = serializers.ListField(child=serializers.CharField(), required=False)
-    training_tolerance = serializers.FloatField(required=False, min_value=0)
+    training_tolerance = serializers.FloatField(
+        required=False, min_value=0, help_text="± points on point scales (criteria not in training_tolerances).")
+    training_tolerances = serializers.DictField(
+        child=serializers.FloatField(min_value=0, allow_null=True), required=False,
+        help_text="Criterion slug → tolerance on its scale, e.g. {\"meaning\": 10} for ±10 on a 0–100 slider; "
+                  "categories must be 0 (exact). A criterion not named uses its scale's default.")
     training_required = serializers.IntegerField(required=False, min_value=0)
     training_retries = serializers.IntegerField(required=False, min_value=0, max_value=10)
     training_items_per_attempt = serializers.IntegerField(required=False, min_value=0, max_value=50)

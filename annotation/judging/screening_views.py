@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation.views import participant_page, researcher_study_required
 from metrics.core.tabular import TabularError
 
-from . import screening, training
+from . import scales, screening, selectors, training
 from .enums import AttentionPolicy
 from .errors import JudgingError
 from .models import AttentionCheck, ScreeningSettings
@@ -179,11 +179,25 @@ class ScreeningForm(forms.ModelForm):
                   "training_items_per_attempt", "attention_count", "attention_policy", "attention_max_failures", "qc_auto", "qc_auto_pvalue",
                   "qc_auto_min_controls"]
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, criteria: list[dict] | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["training_items_per_attempt"].required = False  # empty: 0, every item
         if not self.is_bound and self.instance:
             self.initial["training_criteria"] = ", ".join(self.instance.training_criteria or [])
+        self.fields["training_tolerance"].label = "Training tolerance on point scales (± points)"
+        # One tolerance per criterion, on its own scale (empty: the scale's default).
+        self.criteria = criteria or []
+        saved = (self.instance.training_tolerances if self.instance else None) or {}
+        for c in self.criteria:
+            unit = scales.scale_unit(c["scale"])
+            if unit.type == "categorical":
+                continue  # named categories: always exact
+            default = self.instance.training_tolerance if unit.type == "points" and self.instance else \
+                unit.default_tolerance
+            self.fields[f"tolerance_{c['slug']}"] = forms.FloatField(
+                label=f"Tolerance for {c['name']} ({unit.range_text()})", required=False, min_value=0,
+                max_value=unit.high - unit.low, initial=saved.get(c["slug"]),
+                help_text=f"± on its scale; empty: {unit.tolerance_text(default)}.")
 
     def clean_training_items_per_attempt(self):
         return self.cleaned_data["training_items_per_attempt"] or 0
@@ -192,14 +206,20 @@ class ScreeningForm(forms.ModelForm):
         return [s.strip() for s in self.cleaned_data["training_criteria"].split(",") if s.strip()]
 
     def changes(self) -> dict:
-        return {f: self.cleaned_data[f] for f in self.Meta.fields}
+        out = {f: self.cleaned_data[f] for f in self.Meta.fields}
+        if self.criteria:
+            out["training_tolerances"] = {
+                c["slug"]: self.cleaned_data[f"tolerance_{c['slug']}"] for c in self.criteria
+                if self.cleaned_data.get(f"tolerance_{c['slug']}") is not None}
+        return out
 
 
 def screening_context(study) -> dict:
     """What the design page's "Training and screening" section renders."""
     settings = screening.settings_for_study(study=study) or ScreeningSettings(study=study)
+    criteria = selectors.study_criteria(study=study)
     items = training.training_items(study=study)
-    return {"screening_form": ScreeningForm(instance=settings), "training_items": items,
+    return {"screening_form": ScreeningForm(instance=settings, criteria=criteria), "training_items": items,
             "screening_settings": settings, "attention_policies": AttentionPolicy,
             "training_pool_warning": training.training_pool_warning(
                 n_items=len(items), per_attempt=settings.training_items_per_attempt)}
@@ -212,7 +232,8 @@ def _back(study):
 @researcher_study_required
 @require_POST
 def screening_settings(request, study):
-    form = ScreeningForm(request.POST)
+    settings = screening.settings_for_study(study=study) or ScreeningSettings(study=study)
+    form = ScreeningForm(request.POST, instance=settings, criteria=selectors.study_criteria(study=study))
     if not form.is_valid():
         messages.error(request, "Screening settings not saved: " + "; ".join(
             f"{k}: {' '.join(v)}" for k, v in form.errors.items()))

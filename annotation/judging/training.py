@@ -13,8 +13,9 @@ throw-away participant from learning a key that a fresh participant could replay
 feedback gives directions, not values, and each attempt shows other items
 (:func:`training_pool_warning` tells the researcher when the pool is too small for
 that). The pass rule (:class:`~annotation.judging.models.ScreeningSettings`):
-an item is right when every checked criterion is within ± ``training_tolerance`` of
-the reference (categories: equal); the attempt passes with at least
+an item is right when every checked criterion is within its tolerance of the reference,
+on its own scale (``training_tolerances`` per criterion, else ± ``training_tolerance``
+points on point scales, ±10 on a slider; categories: equal); the attempt passes with at least
 ``training_required`` right items (0: all). A failed attempt may be repeated
 ``training_retries`` times; failing the last one screens the judge out
 (:func:`annotation.judging.screening.screen_out`).
@@ -186,17 +187,17 @@ def training_items(*, study: Study) -> list[TrainingItem]:
 # --- the pass rule ----------------------------------------------------------------------
 
 def answer_correct(*, values: Mapping, expected: Mapping, criteria: list[dict], checked: list[str],
-                   tolerance: float) -> bool:
+                   tolerance: float | Mapping[str, float]) -> bool:
     """Whether one answer is right: every checked criterion that has a reference value
-    is within ± ``tolerance`` of it (a categorical criterion must be equal)."""
-    types = {c["slug"]: c["scale"]["type"] for c in criteria}
+    is within its tolerance of it, on its own scale (a number applies to every ordered
+    criterion; a map gives each criterion its own, :func:`.scales.criteria_tolerances`;
+    a categorical criterion must be equal)."""
+    units = scales.criteria_units(criteria)
     for slug in checked or list(expected):
-        if slug not in expected or slug not in values:
+        if slug not in expected or slug not in values or slug not in units:
             continue
-        if types.get(slug) == "categorical":
-            if values[slug] != expected[slug]:
-                return False
-        elif abs(float(values[slug]) - float(expected[slug])) > tolerance + 1e-9:
+        t = tolerance.get(slug, units[slug].default_tolerance) if isinstance(tolerance, Mapping) else tolerance
+        if not units[slug].within(values[slug], expected[slug], t + 1e-9):
             return False
     return True
 
@@ -205,15 +206,18 @@ def answer_correct(*, values: Mapping, expected: Mapping, criteria: list[dict], 
 WITHIN, TOO_HIGH, TOO_LOW, SAME, DIFFERENT = "within", "too_high", "too_low", "same", "different"
 
 
-def answer_feedback(*, values: Mapping, expected: Mapping, criteria: list[dict], tolerance: float) -> dict[str, str]:
+def answer_feedback(*, values: Mapping, expected: Mapping, criteria: list[dict],
+                    tolerance: float | Mapping[str, float]) -> dict[str, str]:
     """How an answer compares with the reference, per criterion that has a reference value.
 
-    ``within`` (within ± ``tolerance``), ``too_high`` or ``too_low`` on ordered scales;
+    ``within`` (within the criterion's tolerance, as :func:`answer_correct` reads
+    ``tolerance``), ``too_high`` or ``too_low`` on ordered scales;
     ``same`` or ``different`` on a categorical one. This, and the researcher's
     explanation, is what a judge learns from a training item: never the reference
     value, which a throw-away participant could collect and hand on.
     """
     types = {c["slug"]: c["scale"]["type"] for c in criteria}
+    units = scales.criteria_units(criteria)
     out: dict[str, str] = {}
     for slug, ref in expected.items():
         if slug not in values:
@@ -222,7 +226,8 @@ def answer_feedback(*, values: Mapping, expected: Mapping, criteria: list[dict],
             out[slug] = SAME if values[slug] == ref else DIFFERENT
             continue
         diff = float(values[slug]) - float(ref)
-        out[slug] = WITHIN if abs(diff) <= tolerance + 1e-9 else (TOO_HIGH if diff > 0 else TOO_LOW)
+        t = tolerance.get(slug, units[slug].default_tolerance) if isinstance(tolerance, Mapping) else tolerance
+        out[slug] = WITHIN if abs(diff) <= t + 1e-9 else (TOO_HIGH if diff > 0 else TOO_LOW)
     return out
 
 
@@ -230,8 +235,10 @@ def training_answer_feedback(*, answer: TrainingAnswer) -> dict[str, str]:
     """:func:`answer_feedback` of a stored answer, with its study's criteria and tolerance."""
     study_id = answer.item.study_id
     settings = ScreeningSettings.objects.filter(study_id=study_id).first() or ScreeningSettings()
-    return answer_feedback(values=answer.values, expected=answer.item.expected,
-                           criteria=_criteria(Study.objects.get(pk=study_id)), tolerance=settings.training_tolerance)
+    criteria = _criteria(Study.objects.get(pk=study_id))
+    return answer_feedback(values=answer.values, expected=answer.item.expected, criteria=criteria,
+                           tolerance=scales.criteria_tolerances(criteria, settings.training_tolerances,
+                                                                points=settings.training_tolerance))
 
 
 def attempt_items(*, assignment: Assignment, pool: list[TrainingItem], attempt: int, per_attempt: int) -> list[TrainingItem]:
@@ -361,7 +368,9 @@ def training_answer_submit(*, assignment: Assignment, token: str, scores: Mappin
     answer = TrainingAnswer.objects.create(
         assignment=assignment, item=item, attempt=attempt, values=clean,
         correct=answer_correct(values=clean, expected=item.expected, criteria=criteria,
-                               checked=list(settings.training_criteria), tolerance=settings.training_tolerance))
+                               checked=list(settings.training_criteria),
+                               tolerance=scales.criteria_tolerances(criteria, settings.training_tolerances,
+                                                                    points=settings.training_tolerance)))
     state = training_state(assignment=assignment, settings=settings)
     if state.attempt_finished:
         if state.right >= state.required:

@@ -18,7 +18,6 @@ from rest_framework.views import APIView
 
 from annotation.apis import get_managed_study
 from annotation.enums import JobStatus
-from annotation.judging.enums import CRITERIA
 
 from . import exports, selectors, services
 from .models import Report, ReportPlot
@@ -165,8 +164,9 @@ class ReportCreateApi(APIView):
     class ReportCreateInputSerializer(serializers.Serializer):
         # A CharField, not a ChoiceField: the judging API already names this choice set, and
         # drf-spectacular warns about two names for one enum. The service checks the value.
-        criterion = serializers.CharField(required=False, default="overall",
-                                          help_text=f"The target criterion: one of {', '.join(CRITERIA)}.")
+        criterion = serializers.CharField(
+            required=False, help_text="The target criterion: one of the study's criterion slugs (default: PEM's "
+                                      "overall when the design has it, else the first criterion).")
         normalize = serializers.ChoiceField(choices=["z"], required=False, allow_null=True, default=None,
                                             help_text="null: raw scores; z: per-judge z-scores.")
         include_controls_in_mean = serializers.BooleanField(required=False, default=True)
@@ -177,7 +177,9 @@ class ReportCreateApi(APIView):
         n_boot = serializers.IntegerField(required=False, allow_null=True, default=None,
                                           help_text="null: 1000 (500 above 50,000 items); else 50–20,000.")
         subset_min = serializers.DictField(child=serializers.FloatField(), required=False, allow_null=True,
-                                           default=None, help_text='e.g. {"adequacy": 4, "fluency": 4}')
+                                           default=None, help_text="Table 2's subset: criterion slug → minimum "
+                                           "mean on its scale (ordered criteria only); default PEM's when the design "
+                                           "has its criteria, else none.")
 
     @extend_schema(
         request=ReportCreateInputSerializer, responses={201: ReportOutputSerializer},
@@ -191,7 +193,7 @@ class ReportCreateApi(APIView):
         data.is_valid(raise_exception=True)
         settings = dict(data.validated_data)
         if "subset_min" not in request.data:
-            settings.pop("subset_min")  # keep the default subset (adequacy ≥ 4, fluency ≥ 4)
+            settings.pop("subset_min")  # keep the design's default subset
         try:
             report = services.report_create(study=study, created_by=request.user, settings=settings)
         except DjangoValidationError as exc:

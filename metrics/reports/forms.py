@@ -1,4 +1,10 @@
-"""The report settings form (what ``services.report_settings_clean`` accepts, as fields)."""
+"""The report settings form (what ``services.report_settings_clean`` accepts, as fields).
+
+Built from the study's own design: the target criterion is one of its criteria, the
+Table 2 subset has one field per ordered criterion with that criterion's range, "raw
+scores" names each criterion's scale, and only the settings the study's protocol reads
+are offered (:func:`~metrics.reports.services.report_settings.report_settings_offered`).
+"""
 
 from __future__ import annotations
 
@@ -6,17 +12,24 @@ from typing import Any
 
 from django import forms
 
-from annotation.judging.enums import CRITERIA
+from annotation.judging.defaults import default_criteria
+from annotation.judging.scales import scale_unit
 
-from .services import DEFAULT_SETTINGS, MIN_SHARED_MAX, MIN_SHARED_MIN, N_BOOT_MAX, N_BOOT_MIN
+from .services import MIN_SHARED_MAX, MIN_SHARED_MIN, N_BOOT_MAX, N_BOOT_MIN
+from .services.report_settings import (
+    DEFAULT_SETTINGS,
+    report_settings_defaults,
+    report_settings_offered,
+    subset_criteria,
+)
+
+SUBSET_PREFIX = "subset_"
 
 
 class ReportSettingsForm(forms.Form):
-    criterion = forms.ChoiceField(label="Target criterion", choices=[(c, c) for c in CRITERIA], initial="overall",
+    criterion = forms.ChoiceField(label="Target criterion",
                                   help_text="Tables 1 and 3, the ranking and the leaderboard use this criterion.")
-    normalize = forms.ChoiceField(
-        label="Human scores", required=False, initial="",
-        choices=[("", "raw 1–5 scores (as in PEM)"), ("z", "per-judge z-scores (lenient and harsh judges evened out)")])
+    normalize = forms.ChoiceField(label="Human scores", required=False, initial="")
     include_controls_in_mean = forms.BooleanField(
         label="Controls in the human reference", required=False, initial=True,
         help_text="Controls enter Table 2 at their expected scores (PEM §5.2). Table 3 and the leaderboard always "
@@ -31,41 +44,53 @@ class ReportSettingsForm(forms.Form):
         label="Minimum shared items", required=False, min_value=MIN_SHARED_MIN, max_value=MIN_SHARED_MAX, initial=30,
         help_text="Two judges enter the inter-judge summary only when they share this many items; an ICC needs "
                   "this many items rated by every judge.")
-    subset_adequacy = forms.FloatField(label="Table 2 subset: mean adequacy ≥", required=False, min_value=1,
-                                       max_value=5, initial=4)
-    subset_fluency = forms.FloatField(label="Table 2 subset: mean fluency ≥", required=False, min_value=1,
-                                      max_value=5, initial=4)
 
-    def __init__(self, *args, criteria: list[str] | None = None, **kwargs):
+    def __init__(self, *args, criteria: list[dict] | None = None, protocol: str | None = None, **kwargs):
         super().__init__(*args, **kwargs)
-        if criteria:  # the study's own criteria (PEM's four by default)
-            self.fields["criterion"].choices = [(c, c) for c in criteria]
-            if "overall" not in criteria:
-                self.fields["criterion"].initial = criteria[0]
+        self.criteria = criteria or default_criteria()
+        self.offered = report_settings_offered(protocol)
+        self.fields["criterion"].choices = [(c["slug"], c["name"]) for c in self.criteria]
+        self.fields["criterion"].initial = report_settings_defaults(self.criteria)["criterion"]
+        ranges = ", ".join(f"{c['name']} {scale_unit(c['scale']).range_text()}" for c in self.criteria)
+        self.fields["normalize"].choices = [
+            ("", f"raw scores, each on its own scale ({ranges})"),
+            ("z", "per-judge z-scores (lenient and harsh judges evened out)")]
+        # Table 2's subset: one minimum per ordered criterion, on that criterion's range.
+        for c in subset_criteria(self.criteria):
+            unit = scale_unit(c["scale"])
+            self.fields[SUBSET_PREFIX + c["slug"]] = forms.FloatField(
+                label=f"Table 2 subset: mean {c['name']} ≥", required=False, min_value=unit.low, max_value=unit.high,
+                help_text=f"{unit.range_text()}; empty: no minimum on {c['name']}.")
+        for name in list(self.fields):
+            key = "subset_min" if name.startswith(SUBSET_PREFIX) else name
+            if key not in self.offered:
+                del self.fields[name]
 
-    @classmethod
-    def initial_from(cls, settings: dict[str, Any] | None) -> dict[str, Any]:
-        """Form values showing ``settings`` (e.g. those of the report on the page)."""
-        s = {**DEFAULT_SETTINGS, **(settings or {})}
+    def initial_from(self, settings: dict[str, Any] | None) -> dict[str, Any]:
+        """Form values showing ``settings`` (e.g. those of the report on the page), or the
+        defaults fitted to this study's design."""
+        s = {**report_settings_defaults(self.criteria), **(settings or {})}
         subset = s.get("subset_min") or {}
-        return {
+        out = {
             "criterion": s["criterion"], "normalize": s["normalize"] or "",
             "include_controls_in_mean": s["include_controls_in_mean"], "include_metrics": s["include_metrics"],
             "confidence_level": s["confidence_level"], "significance_level": s["significance_level"],
             "seed": s["seed"], "n_boot": s["n_boot"], "min_shared": s.get("min_shared", 30),
-            "subset_adequacy": subset.get("adequacy"), "subset_fluency": subset.get("fluency"),
         }
+        out |= {SUBSET_PREFIX + c["slug"]: subset.get(c["slug"]) for c in subset_criteria(self.criteria)}
+        return {k: v for k, v in out.items() if k in self.fields}
 
     def settings(self) -> dict[str, Any]:
-        """The cleaned values as report settings."""
+        """The cleaned values as report settings (only those the protocol reads)."""
         d = self.cleaned_data
-        subset = {k: v for k, v in (("adequacy", d.get("subset_adequacy")), ("fluency", d.get("subset_fluency")))
-                  if v is not None}
-        return {
-            "criterion": d["criterion"], "normalize": d.get("normalize") or None,
+        subset = {c["slug"]: d[SUBSET_PREFIX + c["slug"]] for c in subset_criteria(self.criteria)
+                  if d.get(SUBSET_PREFIX + c["slug"]) is not None}
+        out = {
+            "criterion": d.get("criterion"), "normalize": d.get("normalize") or None,
             "include_controls_in_mean": bool(d.get("include_controls_in_mean")),
             "include_metrics": bool(d.get("include_metrics")),
-            "confidence_level": d["confidence_level"], "significance_level": d["significance_level"],
-            "seed": d["seed"], "n_boot": d.get("n_boot"), "subset_min": subset or None,
+            "confidence_level": d.get("confidence_level"), "significance_level": d.get("significance_level"),
+            "seed": d.get("seed"), "n_boot": d.get("n_boot"), "subset_min": subset or None,
             "min_shared": d.get("min_shared") or DEFAULT_SETTINGS["min_shared"],
         }
+        return {k: v for k, v in out.items() if k in self.offered}

@@ -27,10 +27,39 @@ import pandas as pd  # noqa: E402
 from django.utils.text import slugify  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from annotation.judging.scales import ScaleUnit  # noqa: E402
+
 MAX_POINTS = 4000
 AGGREGATE_ABOVE = 400
 PALETTE = ("#1f5fbf", "#c2410c", "#1e7a3c", "#7c3aed", "#b3261e", "#0e7490", "#9a6200", "#be185d", "#4b5563",
            "#65a30d")
+
+
+@dataclass(frozen=True)
+class Axes:
+    """How one criterion's human scores are labelled and bounded on an axis: from its
+    scale (:class:`~annotation.judging.scales.ScaleUnit`), or "per-judge z-scores"
+    (unbounded) when the report normalises. Without a unit (an old call), just the name."""
+
+    units: Mapping[str, ScaleUnit]
+    normalized: bool = False
+
+    def label(self, crit: str, prefix: str = "") -> str:
+        unit = self.units.get(crit)
+        if self.normalized:
+            return f"{prefix}{crit} (per-judge z-scores)"
+        return f"{prefix}{unit.axis_label(crit) if unit else crit}"
+
+    def limits(self, crit: str) -> tuple[float, float] | None:
+        unit = self.units.get(crit)
+        return None if self.normalized or unit is None else unit.axis_limits()
+
+    def describe(self, crit: str) -> str:
+        """The units in a caption: "per-judge z-scores", "0–100", "1–5"."""
+        unit = self.units.get(crit)
+        if self.normalized:
+            return "per-judge z-scores"
+        return unit.range_text() if unit else "raw scores"
 
 
 @dataclass(frozen=True)
@@ -133,7 +162,7 @@ def _sampled_note(n: int) -> str:
 
 
 def criterion_vs_target(ref: pd.DataFrame, *, target: str, criteria: Sequence[str], table2: Mapping | None,
-                        units: str, seed: int) -> Plot | None:
+                        axes_of: Axes, seed: int) -> Plot | None:
     """Each criterion's human reference against the target criterion's, per genuine item, with jitter."""
     genuine = ref.loc[~ref["is_control"].astype(bool)]
     others = [c for c in criteria if c != target and c in genuine.columns]
@@ -156,11 +185,17 @@ def criterion_vs_target(ref: pd.DataFrame, *, target: str, criteria: Sequence[st
             _density(fig, ax, x, y)
         else:
             ax.scatter(_jitter(x, rng), _jitter(y, rng), s=9, alpha=0.45, color=PALETTE[0], linewidths=0)
-        ax.set_xlabel(f"{crit} ({units})")
-        ax.set_ylabel(f"{target} ({units})")
+        ax.set_xlabel(axes_of.label(crit))
+        ax.set_ylabel(axes_of.label(target))
+        if (xl := axes_of.limits(crit)) is not None:
+            ax.set_xlim(*xl)
+        if (yl := axes_of.limits(target)) is not None:
+            ax.set_ylim(*yl)
         ax.set_title(f"{crit} vs {target}: r = {_fmt(r_of.get(crit))}", fontsize=10)
         ax.grid(True, alpha=0.25)
-    caption = (f"Human reference (mean of the judges, {units}) of each genuine item: each criterion against "
+    caption = (f"Human reference (mean of the judges, each criterion on its own scale: "
+               f"{', '.join(f'{c} {axes_of.describe(c)}' for c in [*others, target])}) of each genuine item: "
+               "each criterion against "
                f"{target}, with a little jitter so tied scores stay visible; r is the sentence-level Pearson "
                f"correlation of Table 2 (all items, controls as in Table 2)."
                f"{_aggregated_note(len(genuine)) if dense else _sampled_note(len(genuine))}")
@@ -168,7 +203,7 @@ def criterion_vs_target(ref: pd.DataFrame, *, target: str, criteria: Sequence[st
 
 
 def metric_vs_human(name: str, scores: pd.Series, ref: pd.DataFrame, *, target: str, table3: Mapping | None,
-                    include_controls: bool, units: str, seed: int, slug: str) -> Plot | None:
+                    include_controls: bool, axes_of: Axes, seed: int, slug: str) -> Plot | None:
     """One metric against the human reference: segment level (items) and system level (system means)."""
     use = ref if include_controls else ref.loc[~ref["is_control"].astype(bool)]
     joined = use.assign(metric=scores.reindex(use.index)).dropna(subset=["metric", target])
@@ -198,7 +233,9 @@ def metric_vs_human(name: str, scores: pd.Series, ref: pd.DataFrame, *, target: 
                     label="controls")
         seg.legend(loc="best", fontsize=8)
     seg.set_xlabel(name)
-    seg.set_ylabel(f"human {target} ({units})")
+    seg.set_ylabel(axes_of.label(target, "human "))
+    if (yl := axes_of.limits(target)) is not None:
+        seg.set_ylim(*yl)
     seg.set_title(f"segment level: r = {_fmt(r_of.get('segment'))}", fontsize=10)
     seg.grid(True, alpha=0.25)
     means = joined.groupby("system", sort=True).agg(metric=("metric", "mean"), human=(target, "mean"),
@@ -211,29 +248,52 @@ def metric_vs_human(name: str, scores: pd.Series, ref: pd.DataFrame, *, target: 
                                      xytext=(4, 4), fontsize=8))
     _spread_labels(fig, sysax, labels)
     sysax.set_xlabel(f"mean {name}")
-    sysax.set_ylabel(f"mean human {target}")
+    sysax.set_ylabel(axes_of.label(target, "mean human "))
     sysax.set_title(f"system level: r = {_fmt(r_of.get('system'))}", fontsize=10)
     sysax.grid(True, alpha=0.25)
-    caption = (f"{name} against the human reference on {target} ({units}), controls "
+    caption = (f"{name} against the human reference on {target} ({axes_of.describe(target)}), controls "
                f"{'included at their expected scores' if include_controls else 'left out'}. Left: one point per "
                f"item (human scores jittered slightly); right: per-system means. r: Pearson, as in Table 3."
                f"{_aggregated_note(len(joined)) if dense else _sampled_note(len(joined))}")
     return Plot(slug, f"{name} vs human {target}", caption, _svg(fig, f"{slug}-{seed}"))
 
 
+#: A slider's score distribution: shares per cell of this width on its 0–100 range.
+SLIDER_BIN = 10
+
+
+def _distribution_axis(unit: ScaleUnit | None, scores: pd.Series, scale: Sequence[float] | None):
+    """One criterion's x axis: (cell edges or None, tick values, tick labels).
+
+    Discrete scales show exactly their values (a value nobody used keeps its empty
+    slot; categories by name); a slider shows cells of :data:`SLIDER_BIN` over its
+    range; without a unit, ``scale`` if given, else the values observed *on this criterion*."""
+    if unit is not None and not unit.discrete:
+        edges = np.arange(unit.low, unit.high + SLIDER_BIN, SLIDER_BIN, dtype=float)
+        return edges, edges[:-1], [f"{lo:g}–{hi:g}" for lo, hi in zip(edges[:-1], edges[1:])]
+    if unit is not None:
+        values = np.asarray(unit.values, dtype=float)
+        labels = list(unit.labels) if unit.type == "categorical" and unit.labels else [f"{v:g}" for v in values]
+        return None, values, labels
+    values = np.asarray(sorted(scale), dtype=float) if scale is not None else np.sort(scores.unique())
+    return None, values, [f"{v:g}" for v in values]
+
+
 def judge_distributions(frame: pd.DataFrame, *, criteria: Sequence[str], excluded: Sequence[str],
-                        scale: Sequence[float] | None = None) -> Plot | None:
+                        scale: Sequence[float] | None = None,
+                        units: Mapping[str, ScaleUnit] | None = None) -> Plot | None:
     """Per judge and criterion, the share of each score on genuine items (raw scores).
 
-    The x axis shows exactly the values of the design's ``scale`` (e.g. 1–5) — a value
-    nobody used keeps its empty slot, and no tick shows a value the scale lacks.
-    Without ``scale`` the values observed are used.
+    Each criterion has its own x axis, from its scale (``units``): a point scale's
+    values (e.g. 1–5), a categorical scale's names, a slider's 0–100 range in cells of
+    ten. Without ``units``, ``scale`` (one shared set of values) or the values observed
+    on each criterion.
     """
     genuine = frame.loc[~frame["is_control"].astype(bool)]
     if genuine.empty:
         return None
     judges = sorted(genuine["judge"].unique().tolist())
-    values = np.asarray(sorted(scale), dtype=float) if scale is not None else np.sort(genuine["score"].unique())
+    units = units or {}
     crits = [c for c in criteria if c in set(genuine["criterion"])]
     cols = min(2, len(crits))
     rows = int(np.ceil(len(crits) / cols))
@@ -243,19 +303,26 @@ def judge_distributions(frame: pd.DataFrame, *, criteria: Sequence[str], exclude
     excluded_set = set(excluded)
     for ax, crit in zip(axes, crits):
         part = genuine.loc[genuine["criterion"] == crit]
+        edges, values, tick_labels = _distribution_axis(units.get(crit), part["score"], scale)
         for j, judge in enumerate(judges):
             scores = part.loc[part["judge"] == judge, "score"]
             if scores.empty:
                 continue
-            shares = scores.value_counts(normalize=True).reindex(values, fill_value=0.0).to_numpy()
+            if edges is not None:
+                counts, _ = np.histogram(scores.to_numpy(dtype=float), bins=edges)
+                shares = counts / counts.sum()
+            else:
+                shares = scores.value_counts(normalize=True).reindex(values, fill_value=0.0).to_numpy()
             label = f"{judge} (excluded)" if judge in excluded_set else judge
             ax.bar(np.arange(len(values)) + (j - (len(judges) - 1) / 2) * width, shares, width=width,
                    color=PALETTE[j % len(PALETTE)], hatch="//" if judge in excluded_set else None,
                    edgecolor="white", linewidth=0.3, label=label)
         ax.set_xticks(np.arange(len(values)))
-        ax.set_xticklabels([f"{v:g}" for v in values])
+        ax.set_xticklabels(tick_labels, rotation=45 if edges is not None else 0, fontsize=8 if edges is not None
+                           else None, ha="right" if edges is not None else "center")
         ax.set_xlim(-0.5, len(values) - 0.5)
-        ax.set_title(crit, fontsize=10)
+        unit = units.get(crit)
+        ax.set_title(unit.axis_label(crit) if unit else crit, fontsize=10)
         ax.set_ylabel("share of the judge's scores")
         ax.grid(True, axis="y", alpha=0.25)
     for ax in axes[len(crits):]:
@@ -265,17 +332,17 @@ def judge_distributions(frame: pd.DataFrame, *, criteria: Sequence[str], exclude
                bbox_to_anchor=(0.5, 0.92))
     fig.subplots_adjust(top=0.86, hspace=0.45)
     caption = ("How often each judge gave each score, per criterion, on genuine items (controls left out; raw "
-               "scores). A judge far from the others is lenient or harsh; one tall bar is straight-lining. "
+               "scores; each criterion on its own scale, a slider in cells of ten). A judge far from the others is lenient or harsh; one tall bar is straight-lining. "
                "Excluded judges are hatched.")
     return Plot("judge-distributions", "Score distributions per judge", caption, _svg(fig, "judges"))
 
 
-def system_ranking(ranking: Mapping | None, *, units: str) -> Plot | None:
+def system_ranking(ranking: Mapping | None, *, axes_of: Axes) -> Plot | None:
     """System means with bootstrap CIs, coloured by significance cluster."""
     systems = (ranking or {}).get("systems") or []
     if not systems:
         return None
-    target = (ranking or {}).get("criterion", "overall")
+    target = str((ranking or {}).get("criterion") or "")
     fig = _figure(6.5, 0.9 + 0.45 * len(systems))
     ax = fig.subplots()
     ys = np.arange(len(systems))[::-1]
@@ -289,7 +356,7 @@ def system_ranking(ranking: Mapping | None, *, units: str) -> Plot | None:
         ax.errorbar([mean], [y], xerr=[[mean - low], [high - mean]], fmt="o", color=colour, capsize=3)
     ax.set_yticks(ys)
     ax.set_yticklabels([f"{s['rank']}. {s['system']} (cluster {s['cluster']})" for s in systems], fontsize=9)
-    ax.set_xlabel(f"mean human {target} ({units})")
+    ax.set_xlabel(axes_of.label(target, "mean human "))
     ax.grid(True, axis="x", alpha=0.25)
     caption = ("Genuine systems by mean human score with bootstrap confidence intervals (resampling originals); "
                "systems in one cluster (one colour) are not significantly different from their neighbours "
@@ -299,21 +366,24 @@ def system_ranking(ranking: Mapping | None, *, units: str) -> Plot | None:
 
 def report_plots(*, frame: pd.DataFrame, ref: pd.DataFrame, metric_wide: pd.DataFrame | None, result: Mapping,
                  excluded: Sequence[str], target: str, include_controls: bool, normalized: bool,
-                 seed: int, scale: Sequence[float] | None = None) -> list[Plot]:
+                 seed: int, scale: Sequence[float] | None = None,
+                 units: Mapping[str, ScaleUnit] | None = None) -> list[Plot]:
     """Every figure of a report, in page order (figures without data are left out).
 
     ``frame``: the validated judgments (excluded judges included, for their
     distribution); ``ref``: the human reference of the included judges
     (``metrics.core.stats.reference.human_reference``); ``metric_wide``: item ×
-    metric scores as used in Table 3 (or None); ``result``: ``build_report``'s dict.
+    metric scores as used in Table 3 (or None); ``result``: ``build_report``'s dict;
+    ``units``: each criterion's scale (:func:`annotation.judging.scales.criteria_units`),
+    which labels and bounds its axes and lays out its score distribution.
     """
-    units = "per-judge z-scores" if normalized else "1–5"
+    axes_of = Axes(units or {}, normalized)
     criteria = result.get("summary", {}).get("criteria") or sorted(frame["criterion"].unique())
     plots = [
-        criterion_vs_target(ref, target=target, criteria=criteria, table2=result.get("table2"), units=units,
+        criterion_vs_target(ref, target=target, criteria=criteria, table2=result.get("table2"), axes_of=axes_of,
                             seed=seed),
-        system_ranking(result.get("system_ranking"), units=units),
-        judge_distributions(frame, criteria=criteria, excluded=excluded, scale=scale),
+        system_ranking(result.get("system_ranking"), axes_of=axes_of),
+        judge_distributions(frame, criteria=criteria, excluded=excluded, scale=scale, units=units),
     ]
     if metric_wide is not None:
         used: set[str] = set()
@@ -324,5 +394,5 @@ def report_plots(*, frame: pd.DataFrame, ref: pd.DataFrame, metric_wide: pd.Data
                 slug, k = f"{base}-{k}", k + 1
             used.add(slug)
             plots.append(metric_vs_human(str(name), metric_wide[name], ref, target=target, table3=result.get("table3"),
-                                         include_controls=include_controls, units=units, seed=seed, slug=slug))
+                                         include_controls=include_controls, axes_of=axes_of, seed=seed, slug=slug))
     return [p for p in plots if p is not None]

@@ -67,6 +67,7 @@ class JudgmentInputs:
     control_expected: dict[str, dict[str, int]]
     qc_alpha: float
     criteria: list[str]
+    qc_tests: tuple = ()  # the design's judge control tests (annotation.judging.scales.criteria_qc_tests)
 
 
 def report_judgment_inputs(*, study: Study) -> JudgmentInputs:
@@ -83,6 +84,7 @@ def report_judgment_inputs(*, study: Study) -> JudgmentInputs:
         control_expected=judging_selectors.study_control_expected(study=study),
         qc_alpha=float(design.qc_alpha) if design else 0.05,
         criteria=[c for c in judging_selectors.study_criteria_slugs(study=study) if c in crits],
+        qc_tests=judging_selectors.study_qc_tests(study=study),
     )
 
 

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.enums import JobStatus
-from annotation.judging.selectors import study_criteria_slugs
+from annotation.judging.selectors import design_for_study, study_criteria
 from annotation.models import Candidate
 from annotation.views import researcher_study_required, study_context
 from metrics.core.stats import judges_needed, plan_judges
@@ -54,12 +54,18 @@ def _planning(study) -> dict:
     return {"rows": rows, "n_items": n_items, "needed_08": judges_needed(0.8), "needed_09": judges_needed(0.9)}
 
 
+def _settings_form(study, data=None) -> ReportSettingsForm:
+    """The settings form of ``study``: its own criteria and scales, its protocol's settings."""
+    design = design_for_study(study=study)
+    return ReportSettingsForm(data, criteria=study_criteria(study=study), protocol=design.protocol if design else None)
+
+
 def _page(request, study, report: Report | None, form: ReportSettingsForm | None = None):
     has_judgments = selectors.study_has_judgments(study=study)
     active = selectors.report_active(study=study)
     if form is None:
-        form = ReportSettingsForm(initial=ReportSettingsForm.initial_from(report.settings if report else None),
-                                  criteria=study_criteria_slugs(study=study))
+        form = _settings_form(study)
+        form.initial = form.initial_from(report.settings if report else None)
     ctx = {
         "report": report,
         "has_judgments": has_judgments,
@@ -87,8 +93,6 @@ def _page(request, study, report: Report | None, form: ReportSettingsForm | None
             metric_runs_used=[r for r in report.metric_runs if r.get("used")],
             metric_runs_unused=[r for r in report.metric_runs if not r.get("used")],
         )
-        if result.get("protocol") == "comparison":
-            ctx["export_formats"] = [("json", "JSON")]
     return render(request, "reports/detail.html", study_context(study, **ctx))
 
 
@@ -108,7 +112,7 @@ def report_detail(request, study, report_id: int):
 @researcher_study_required
 @require_POST
 def create(request, study):
-    form = ReportSettingsForm(request.POST, criteria=study_criteria_slugs(study=study))
+    form = _settings_form(study, request.POST)
     if not form.is_valid():
         return _page(request, study, selectors.report_latest(study=study), form=form)
     try:

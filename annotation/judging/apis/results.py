@@ -19,6 +19,7 @@ from annotation.apis import ImportErrorSerializer, get_managed_study
 from annotation.importing import FORMATS, StudyImportError
 
 from .. import selectors, services
+from ..enums import ImportMode
 from ..errors import JudgingError
 from ..views.results import csv_response, export_filename
 from ._common import TAG_RESEARCHER, judging_error
@@ -172,6 +173,9 @@ class JudgingImportSummarySerializer(serializers.Serializer):
     judges = serializers.IntegerField()
     candidates_created = serializers.IntegerField()
     systems_created = serializers.IntegerField()
+    mode = serializers.CharField(help_text="The import mode used: refuse, add or replace.")
+    skipped = serializers.IntegerField(help_text="Values left out because the judge already had one (mode add).")
+    replaced = serializers.IntegerField(help_text="Values that replaced an earlier latest value (mode replace).")
 
 
 class JudgingImportApi(APIView):
@@ -180,6 +184,10 @@ class JudgingImportApi(APIView):
     class InputSerializer(serializers.Serializer):
         file = serializers.FileField()
         format = serializers.ChoiceField(choices=FORMATS, required=False)
+        mode = serializers.ChoiceField(
+            choices=ImportMode.choices, required=False, default=ImportMode.REFUSE,
+            help_text="Where a judge already has a value for an item and criterion: refuse the file (default), "
+                      "add only the new values, or replace (the file's value becomes the latest; history kept).")
 
     @extend_schema(
         tags=TAG_RESEARCHER, request={"multipart/form-data": InputSerializer},
@@ -195,7 +203,8 @@ class JudgingImportApi(APIView):
         upload = data.validated_data["file"]
         try:
             summary = services.judgments_import_file(study=study, data=upload.read(), filename=upload.name,
-                                                     fmt=data.validated_data.get("format"))
+                                                     fmt=data.validated_data.get("format"),
+                                                     mode=data.validated_data["mode"])
         except StudyImportError as exc:
             return Response({
                 "detail": exc.describe(),

@@ -23,7 +23,14 @@ A test or benchmark that changes a module constant (``FRAME_CHUNK_SIZE``,
 :mod:`.export_rows`), not here.
 """
 
-from .design import design_for_study, study_control_expected, study_criteria, study_criteria_slugs, study_is_comparison
+from .design import (
+    design_for_study,
+    study_control_expected,
+    study_criteria,
+    study_criteria_slugs,
+    study_is_comparison,
+    study_qc_tests,
+)
 from .exclusions import judge_exclusion_history, judges_excluded, judges_screened_out_names
 from .export_rows import EXPORT_CHUNK_SIZE, TIDY_EXPORT_COLUMNS, export_tidy_rows, export_wide_rows
 from .frame import FRAME_CHUNK_SIZE, JUDGMENT_FRAME_COLUMNS, judgments_frame
@@ -71,6 +78,7 @@ __all__ = [
     "original_context",
     "studies_for_judge",
     "study_control_expected",
+    "study_qc_tests",
     "study_criteria",
     "study_criteria_slugs",
     "study_for_judge",

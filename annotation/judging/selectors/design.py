@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from annotation.models import Study
 
+from .. import scales
 from ..models import JudgingDesign
 
 
@@ -43,3 +44,9 @@ def study_control_expected(*, study: Study) -> dict[str, dict[str, int | float]]
 
         return default_expected_scores()
     return {k: {c: v for c, v in scores.items() if v is not None} for k, scores in design.expected_scores.items()}
+
+
+def study_qc_tests(*, study: Study) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """The judge control tests the study's design supports, per criterion and scale
+    (:func:`annotation.judging.scales.criteria_qc_tests`)."""
+    return scales.criteria_qc_tests(study_criteria(study=study), study_control_expected(study=study))

@@ -13,7 +13,7 @@ from metrics.core.stats.qc import judge_qc as _judge_qc
 from metrics.core.stats.results import JudgeQC
 
 from ..models import Assignment, ComparisonJudgment, JudgeExclusion, Judgment
-from .design import design_for_study, study_control_expected
+from .design import design_for_study, study_control_expected, study_qc_tests
 from .exclusions import judges_excluded, judges_screened_out_names
 from .frame import judgments_frame
 
@@ -55,7 +55,7 @@ def judge_qc(*, study: Study) -> list[dict]:
     results: dict[str, JudgeQC] = {}
     if len(frame):
         results = {r.judge: r for r in _judge_qc(
-            frame, control_expected=study_control_expected(study=study), alpha=alpha,
+            frame, control_expected=study_control_expected(study=study), alpha=alpha, tests=study_qc_tests(study=study),
             straightline_threshold=STRAIGHTLINE_THRESHOLD, min_scores_for_straightlining=STRAIGHTLINE_MIN_SCORES)}
     excluded = judges_excluded(study=study)
     screened = {u: (rule, reason) for u, rule, reason in Assignment.objects.filter(

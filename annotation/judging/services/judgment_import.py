@@ -13,7 +13,7 @@ from django.utils import timezone
 from annotation.enums import Role, SystemKind
 from annotation.models import Candidate, Original, Study, System
 
-from ..enums import JudgmentSource, Protocol
+from ..enums import ImportMode, JudgmentSource, Protocol
 from ..models import Assignment, AssignmentItem, Judgment
 from ..tokens import item_token_new
 from ._common import BULK_BATCH
@@ -37,9 +37,12 @@ class JudgmentImportSummary:
     judges: int
     candidates_created: int
     systems_created: int
+    mode: str = ImportMode.REFUSE
+    skipped: int = 0  # values left out because (judge, item, criterion) already had one (mode "add")
+    replaced: int = 0  # values that replaced an earlier latest value (mode "replace")
 
 
-def judgments_import_parsed(*, study: Study, parsed) -> JudgmentImportSummary:
+def judgments_import_parsed(*, study: Study, parsed, mode: str = ImportMode.REFUSE) -> JudgmentImportSummary:
     """Write parsed judgments (:func:`annotation.importing.parse_judgments_file`) into
     ``study``, all or nothing; :class:`~annotation.importing.StudyImportError` names
     every row that cannot be matched.
@@ -54,8 +57,20 @@ def judgments_import_parsed(*, study: Study, parsed) -> JudgmentImportSummary:
     Rows of one judge and candidate form one judgment until a criterion repeats or
     the ``judgment`` id changes, which starts a new revision (the latest counts, as
     on the judge's page); file order decides which is latest. Every judgment is stored with ``source=import``.
+
+    Values already in the study (from the judge's page, the API or an earlier import)
+    are never hidden: each new revision carries forward the latest value of every
+    criterion the file does not give, so there is exactly one latest value per
+    (judge, item, criterion). Where the file gives a value for a (judge, item,
+    criterion) that already has one, ``mode`` decides (:class:`~annotation.judging.enums.ImportMode`):
+    ``refuse`` (the default) refuses the file naming each such row, ``add`` skips those
+    values and adds the rest, ``replace`` makes the file's value the latest.
     """
     from annotation.importing import ImportIssue, StudyImportError
+
+    if mode not in ImportMode.values:
+        raise StudyImportError(parsed.filename, [ImportIssue(message=(
+            f"unknown import mode {mode!r}; choose one of {', '.join(ImportMode.values)}"))])
 
     if design_get_or_create(study=study).protocol == Protocol.COMPARISON:  # the scales the file was parsed against
         raise StudyImportError(parsed.filename, [ImportIssue(message=(
@@ -149,19 +164,50 @@ def judgments_import_parsed(*, study: Study, parsed) -> JudgmentImportSummary:
 
         # Group rows into judgments per (judge, candidate): a repeated criterion starts a revision.
         current: dict[tuple[int, int], dict] = {}
-        judgments: list[tuple[int, int, dict]] = []  # (user pk, candidate pk, {values, seconds}) in file order
+        judgments: list[tuple[int, int, dict]] = []  # (user pk, candidate pk, {values, lines, seconds}) in file order
         for row, keys in resolved:
             user = judges[row.judge]
             for key in keys:
                 cand = new_pk[(key[1], key[2])] if isinstance(key, tuple) else key
                 j = current.get((user.pk, cand))
                 if j is None or row.criterion in j["values"] or j["id"] != row.judgment:
-                    j = {"values": {}, "seconds": None, "id": row.judgment}
+                    j = {"values": {}, "lines": {}, "seconds": None, "id": row.judgment}
                     current[(user.pk, cand)] = j
                     judgments.append((user.pk, cand, j))
                 j["values"][row.criterion] = row.value
+                j["lines"][row.criterion] = row.line
                 if row.seconds is not None:
                     j["seconds"] = row.seconds
+
+        # What the study already holds for these judges and candidates: the latest values.
+        before: dict[tuple[int, int], dict] = {}
+        for judge_pk, cand_pk, values in Judgment.objects.filter(
+                study=study, is_latest=True, judge__in=judges.values(),
+                item__candidate_id__in={c for _, c, _ in judgments}).values_list(
+                "judge_id", "item__candidate_id", "values"):
+            before[(judge_pk, cand_pk)] = dict(values)
+        skipped = replaced = 0
+        if before:
+            name_of = {u.pk: n for n, u in judges.items()}
+            clashes: list[ImportIssue] = []
+            for user_pk, cand, j in judgments:
+                old = before.get((user_pk, cand))
+                if not old:
+                    continue
+                for crit in [c for c in j["values"] if c in old]:
+                    if mode == ImportMode.ADD:
+                        del j["values"][crit]
+                        skipped += 1
+                    elif mode == ImportMode.REPLACE:
+                        replaced += 1
+                    elif len(clashes) < 50:
+                        clashes.append(ImportIssue(
+                            f"judge '{name_of[user_pk]}' already has a {crit} value for this item "
+                            f"({old[crit]}); import with mode 'replace' to revise it or 'add' to skip it",
+                            line=j["lines"][crit], column="criterion"))
+            if clashes:
+                raise StudyImportError(parsed.filename, clashes)
+            judgments = [t for t in judgments if t[2]["values"]]
 
         now = timezone.now()
         assignments = {a.judge_id: a for a in Assignment.objects.filter(study=study, judge__in=judges.values())}
@@ -188,8 +234,10 @@ def judgments_import_parsed(*, study: Study, parsed) -> JudgmentImportSummary:
         AssignmentItem.objects.filter(assignment__in=assignments.values(), done_at__isnull=True,
                                       pk__in=[i.pk for i in items.values()]).update(done_at=now)
 
-        latest_rev = dict(Judgment.objects.filter(item__in=[i.pk for i in items.values()], is_latest=True)
-                          .values_list("item_id", "revision"))
+        # Only the items this file judges get a new latest revision; every other item of
+        # these judges keeps its latest judgment untouched.
+        touched = {items[(user_pk, cand)].pk for user_pk, cand, _j in judgments}
+        latest_rev = dict(Judgment.objects.filter(item__in=touched, is_latest=True).values_list("item_id", "revision"))
         Judgment.objects.filter(item_id__in=latest_rev, is_latest=True).update(is_latest=False)
         last_index: dict[int, int] = {}
         for idx, (user_pk, cand, _j) in enumerate(judgments):
@@ -197,22 +245,28 @@ def judgments_import_parsed(*, study: Study, parsed) -> JudgmentImportSummary:
         revision = dict(latest_rev)
         rows = []
         revisions = 0
+        carried = {items[k].pk: v for k, v in before.items() if k in items}
         for idx, (user_pk, cand, j) in enumerate(judgments):
             item = items[(user_pk, cand)]
             rev = revision.get(item.pk, 0) + 1
             revision[item.pk] = rev
             revisions += rev > 1
+            # A revision keeps the item's other criteria at their latest values.
+            values = {**carried.get(item.pk, {}), **j["values"]}
+            carried[item.pk] = values
             rows.append(Judgment(
                 study=study, item=item, judge_id=user_pk, key=f"import-{item_token_new()[:24]}", revision=rev,
                 is_latest=last_index[item.pk] == idx, served_at=now, submitted_at=now, seconds=j["seconds"],
-                source=JudgmentSource.IMPORT, values=j["values"]))
+                source=JudgmentSource.IMPORT, values=values))
         Judgment.objects.bulk_create(rows, batch_size=BULK_BATCH)
         return JudgmentImportSummary(
             rows=len(parsed.rows), judgments=len(rows), revisions=revisions, judges_created=created_judges,
-            judges=len(judges), candidates_created=len(new_cands), systems_created=len(new_systems))
+            judges=len(judges), candidates_created=len(new_cands), systems_created=len(new_systems), mode=mode,
+            skipped=skipped, replaced=replaced)
 
 
-def judgments_import_file(*, study: Study, data: bytes, filename: str, fmt: str | None = None) -> JudgmentImportSummary:
+def judgments_import_file(*, study: Study, data: bytes, filename: str, fmt: str | None = None,
+                          mode: str = ImportMode.REFUSE) -> JudgmentImportSummary:
     """Parse (against the study's design) and write a judgments file: the one path behind
     the command, the study page and the API. :class:`StudyImportError` on any problem."""
     from annotation.importing import parse_judgments_file
@@ -220,4 +274,4 @@ def judgments_import_file(*, study: Study, data: bytes, filename: str, fmt: str 
     design = design_get_or_create(study=study)
     parsed = parse_judgments_file(data, filename=filename, criteria=design.criteria, fmt=fmt,
                                   max_bytes=settings.PARAEVAL_IMPORT_MAX_BYTES)
-    return judgments_import_parsed(study=study, parsed=parsed)
+    return judgments_import_parsed(study=study, parsed=parsed, mode=mode)

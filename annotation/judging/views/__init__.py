@@ -14,7 +14,6 @@ The package re-exports every view and helper that ``urls.py`` and other code use
 
 from .judge import criteria_for_judge, finished, instructions, judge_home, rate, revise, submit
 from .results import (
-                      QC_TEST_LABELS,
                       csv_response,
                       exclusion,
                       export_filename,
@@ -38,7 +37,6 @@ from .study import (
 )
 
 __all__ = [
-    "QC_TEST_LABELS",
     "assign_late",
     "close_study",
     "criteria_for_judge",

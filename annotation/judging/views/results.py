@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.models import User
-from django.http import StreamingHttpResponse
+from django.http import HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
@@ -15,26 +15,20 @@ from annotation.importing import StudyImportError
 from annotation.models import Study
 from annotation.views import researcher_study_required, study_context
 
-from .. import selectors, services
+from .. import scales, selectors, services
+from ..enums import ImportMode
 from ..errors import JudgingError
 from ..exports import csv_lines
 from ..forms import ExclusionForm
 
-#: Column headings of the three PEM control tests (``metrics.core.stats.qc.DEFAULT_QC_TESTS``).
-QC_TEST_LABELS = {
-    "adequacy_of_random_and_unigram": "Adequacy of random & unigram controls",
-    "fluency_of_unigram": "Fluency of unigram controls",
-    "dissimilarity_of_identical": "Dissimilarity of identical controls",
-}
 
-
-def _qc_display(row: dict, criteria: list[str]) -> dict:
+def _qc_display(row: dict, criteria: list[str], test_labels: dict[str, str]) -> dict:
     """Format one judge's QC result for the table (numbers as text, flags as a list)."""
     qc = row["qc"]
     out = {"judge": row["judge"], "excluded": row["excluded"], "screened_out": row.get("screened_out")}
     if qc is None:
         return out | {"verdict": "none", "flags": [], "n_items": 0, "n_controls": 0, "mad": ["—"] * len(criteria),
-                      "tests": [{"label": label, "passed": None, "p": "—"} for label in QC_TEST_LABELS.values()],
+                      "tests": [{"label": label, "passed": None, "p": "—"} for label in test_labels.values()],
                       "median": "—", "straight": "—", "straight_flagged": False}
     tested = any(t.passed is not None for t in qc.tests)
     top = max(qc.straightlining.items(), key=lambda kv: kv[1], default=None)
@@ -45,7 +39,7 @@ def _qc_display(row: dict, criteria: list[str]) -> dict:
         "n_items": qc.n_items,
         "n_controls": qc.n_controls,
         "mad": [f"{qc.control_mad[c]:.2f}" if c in qc.control_mad else "—" for c in criteria],
-        "tests": [{"label": QC_TEST_LABELS.get(t.name, t.name), "passed": t.passed,
+        "tests": [{"label": test_labels.get(t.name, t.name), "passed": t.passed,
                    "p": "—" if t.pvalue is None else f"{t.pvalue:.3g}"} for t in qc.tests],
         "median": "—" if qc.median_seconds is None else f"{qc.median_seconds:.1f}",
         "straight": f"{top[1]:.0%} ({top[0]})" if top else "—",
@@ -58,15 +52,20 @@ def _qc_display(row: dict, criteria: list[str]) -> dict:
 @require_GET
 def qc(request, study):
     design = selectors.design_for_study(study=study)
-    criteria = selectors.study_criteria_slugs(study=study)
+    design_criteria = selectors.study_criteria(study=study)
+    criteria = [c["slug"] for c in design_criteria]
     expected = selectors.study_control_expected(study=study)
+    # The design's own control tests (per criterion and scale), headed by the criterion's name.
+    test_labels = {name: scales.qc_test_label(design_criteria, crit, kinds)
+                   for name, crit, kinds in selectors.study_qc_tests(study=study)}
     # Criteria with no expected value for any control kind: their controls are judged
     # but cannot be checked (the QC page says so).
     unchecked = [c for c in criteria if not any(c in v for v in expected.values())]
-    rows = [_qc_display(r, criteria) for r in selectors.judge_qc(study=study)]
+    rows = [_qc_display(r, criteria, test_labels) for r in selectors.judge_qc(study=study)]
     return render(request, "judging/qc.html", study_context(
         study, rows=rows, alpha=design.qc_alpha if design else 0.05, criteria=criteria, unchecked=unchecked,
-        test_labels=list(QC_TEST_LABELS.values()),
+        test_labels=list(test_labels.values()), criterion_names=[c["name"] for c in design_criteria],
+        untested=[c["name"] for c in design_criteria if scales.scale_unit(c["scale"]).qc_test is None],
         history=selectors.judge_exclusion_history(study=study),
         fingerprint=selectors.judgments_fingerprint(study=study),
         comparison_qc=_comparison_qc(study, design)))
@@ -134,10 +133,14 @@ def import_judgments(request, study):
         messages.error(request, "Choose a judgments file to import.")
         return redirect("judging:design", study_id=study.pk)
     try:
-        s = services.judgments_import_file(study=study, data=upload.read(), filename=upload.name)
+        mode = request.POST.get("mode") or ImportMode.REFUSE
+        if mode not in ImportMode.values:
+            return HttpResponseBadRequest(f"unknown import mode; choose one of {', '.join(ImportMode.values)}")
+        s = services.judgments_import_file(study=study, data=upload.read(), filename=upload.name, mode=mode)
     except StudyImportError as exc:
         messages.error(request, "Nothing was imported:\n" + exc.describe(limit=20))
         return redirect("judging:design", study_id=study.pk)
     messages.success(request, f"Imported {s.judgments:,} judgments ({s.revisions:,} revisions) by {s.judges} judges "
-                              f"from {upload.name}; {s.judges_created} imported participants created.")
+                              f"from {upload.name}; {s.judges_created} imported participants created; {s.replaced:,} values "
+                              f"replaced, {s.skipped:,} skipped as already there.")
     return redirect("judging:design", study_id=study.pk)

@@ -15,7 +15,7 @@ from .data import DEFAULT_CONTROL_EXPECTED, rating_matrix, validate_judgments, v
 from .interjudge import interjudge_correlations, interjudge_summary
 from .meta_eval import metric_meta_evaluation
 from .metric_human import _aligned_metrics, metric_human_correlations, metric_leaderboard
-from .qc import judge_qc
+from .qc import DEFAULT_QC_TESTS, judge_qc
 from .reference import DEFAULT_SUBSET_MIN, criterion_correlations, human_reference
 from .results import jsonable
 from .significance import system_ranking
@@ -63,6 +63,7 @@ def build_report(
     significance_level: float = 0.05,
     seed: int = 0,
     qc_alpha: float = 0.05,
+    qc_tests: Sequence[tuple[str, str, Sequence[str]]] | None = None,
     straightline_threshold: float = 0.9,
     min_median_seconds: float | None = None,
     max_control_mad: float | None = None,
@@ -92,7 +93,8 @@ def build_report(
     * ``agreement`` — per criterion: Krippendorff's α (nominal/ordinal/interval) with
       bootstrap CIs, Fleiss' κ (or the reason it is missing), ICCs, pairwise Cohen's κ
       and Pearson (controls excluded).
-    * ``judge_qc`` — :func:`~metrics.core.stats.qc.judge_qc` for every judge.
+    * ``judge_qc`` — :func:`~metrics.core.stats.qc.judge_qc` for every judge, with ``qc_tests``
+      (the design's control tests; PEM's three when not given).
     * ``system_ranking`` — genuine systems by mean human ``criterion`` with bootstrap
       CIs and significance clusters.
     * ``metric_leaderboard`` — per level, metrics by Pearson with the mean human
@@ -129,6 +131,7 @@ def build_report(
             significance_level=significance_level,
             seed=seed,
             qc_alpha=qc_alpha,
+            qc_tests=qc_tests,
             straightline_threshold=straightline_threshold,
             min_median_seconds=min_median_seconds,
             max_control_mad=max_control_mad,
@@ -157,6 +160,7 @@ def _build_report(
     significance_level,
     seed,
     qc_alpha,
+    qc_tests,
     straightline_threshold,
     min_median_seconds,
     max_control_mad,
@@ -247,6 +251,7 @@ def _build_report(
         full,
         control_expected=control_expected,
         alpha=qc_alpha,
+        tests=DEFAULT_QC_TESTS if qc_tests is None else qc_tests,
         straightline_threshold=straightline_threshold,
         min_median_seconds=min_median_seconds,
         max_control_mad=max_control_mad,

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from annotation.judging.defaults import PEM_REPORT_TARGET
+
 from ._shared import _pct
 from .agreement import agreement_tables, judge_qc_table
 from .model import ReportTable
@@ -20,7 +22,7 @@ def report_tables(result: Mapping[str, Any]) -> list[ReportTable]:
         return comparison_tables(result)
     st = result.get("settings", {})
     level = float(st.get("confidence_level", 0.95))
-    target = st.get("criterion", "overall")
+    target = st.get("criterion") or PEM_REPORT_TARGET  # reports from before settings named their target
     ci = _pct(level)
     tables = [pem_table1(result, level, ci, target), pem_table2(result, level, ci, target)]
     if result.get("table3"):

@@ -19,8 +19,8 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from annotation.enums import JobStatus
-from annotation.judging.enums import CRITERIA
 from annotation.judging.models import JudgingDesign
+from annotation.judging.scales import criteria_units
 from annotation.judging.selectors import study_criteria
 from annotation.models import Study
 from annotation.services import job_enqueue
@@ -108,7 +108,7 @@ def _versions() -> dict[str, str]:
 
 
 def _subset_in_criteria_order(subset: Mapping[str, float] | None,
-                              criteria: Sequence[str] = CRITERIA) -> dict[str, float] | None:
+                              criteria: Sequence[str]) -> dict[str, float] | None:
     # PostgreSQL's jsonb does not keep key order; the subset's label ("adequacy>=4,fluency>=4")
     # follows the order given, so restore the criteria's own order.
     if not subset:
@@ -168,6 +168,7 @@ def report_build(*, report_id: int) -> Report:
             significance_level=s["significance_level"],
             seed=s["seed"],
             qc_alpha=judged.qc_alpha,
+            qc_tests=judged.qc_tests,
             min_shared=s.get("min_shared") or DEFAULT_SETTINGS["min_shared"],
             metric_runs=metric_inputs.runs,
             scale=_shared_points_scale(criteria_used),
@@ -186,7 +187,7 @@ def report_build(*, report_id: int) -> Report:
         plots = report_plots(frame=frame, ref=ref, metric_wide=wide, result=result, excluded=judged.excluded,
                              target=s["criterion"], include_controls=False,  # as Table 3's headline
                              normalized=s["normalize"] == "z", seed=s["seed"],
-                             scale=_shared_points_scale([c for c in criteria_used if c["slug"] == s["criterion"]]))
+                             units=criteria_units(criteria_used))
         _phase(report_id, 4)
     except (OperationalError, InterfaceError):
         raise

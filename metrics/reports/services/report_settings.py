@@ -8,17 +8,20 @@ from typing import Any, SupportsFloat, SupportsIndex
 
 from django.core.exceptions import ValidationError
 
-from annotation.judging.defaults import default_criteria
+from annotation.judging.defaults import PEM_REPORT_TARGET, PEM_TABLE2_SUBSET, default_criteria
+from annotation.judging.scales import scale_unit
 
+#: The settings of PEM's design; :func:`report_settings_defaults` adapts the target and
+#: the subset to any other design.
 DEFAULT_SETTINGS: dict[str, Any] = {
-    "criterion": "overall",
+    "criterion": PEM_REPORT_TARGET,
     "normalize": None,
     "include_controls_in_mean": True,
     "confidence_level": 0.95,
     "significance_level": 0.05,
     "seed": 0,
     "n_boot": None,
-    "subset_min": {"adequacy": 4, "fluency": 4},
+    "subset_min": dict(PEM_TABLE2_SUBSET),
     "include_metrics": True,
     "min_shared": 30,
 }
@@ -55,11 +58,40 @@ def _as_number(value: object, name: str, errors: dict, *, low: float, high: floa
     return int(number) if integer else number
 
 
+#: The settings each judging protocol's report reads (the rest do not apply to it). One
+#: place to ask, so the form and the API offer only these; to be answered by the
+#: protocol registry once there is one.
+_SETTINGS_OF_PROTOCOL: dict[str, tuple[str, ...]] = {
+    "comparison": ("confidence_level", "seed", "n_boot"),
+}
+
+
+def report_settings_offered(protocol: str | None) -> tuple[str, ...]:
+    """The report settings that mean something for a study judged with ``protocol``."""
+    return _SETTINGS_OF_PROTOCOL.get(protocol or "", tuple(DEFAULT_SETTINGS))
+
+
+def report_settings_defaults(criteria: list[dict]) -> dict[str, Any]:
+    """:data:`DEFAULT_SETTINGS` fitted to a design: the target is PEM's when the design
+    has it, else its first criterion; the Table 2 subset is PEM's only when the design has
+    every criterion of it (else none)."""
+    slugs = [c["slug"] for c in criteria]
+    out = dict(DEFAULT_SETTINGS)
+    if out["criterion"] not in slugs:
+        out["criterion"] = slugs[0]
+    subset = out["subset_min"] or {}
+    out["subset_min"] = dict(subset) if subset and all(c in slugs for c in subset) else None
+    return out
+
+
+def subset_criteria(criteria: list[dict]) -> list[dict]:
+    """The criteria a Table 2 subset may use: ordered scales (a mean of named categories means nothing)."""
+    return [c for c in criteria if scale_unit(c["scale"]).ordered]
+
+
 def _criterion_bounds(c: Mapping) -> tuple[float, float]:
-    scale = c["scale"]
-    if scale["type"] == "categorical":
-        return 0, len(scale["categories"]) - 1
-    return scale.get("min", 0), scale.get("max", 100)
+    unit = scale_unit(c["scale"])
+    return unit.low, unit.high
 
 
 def report_settings_clean(raw: Mapping[str, Any] | None, *, criteria: list[dict] | None = None) -> dict[str, Any]:
@@ -70,7 +102,7 @@ def report_settings_clean(raw: Mapping[str, Any] | None, *, criteria: list[dict]
     (controls at their expected scores in the human reference), ``confidence_level``
     (0.5–0.999), ``significance_level`` (0–0.5], ``seed``, ``n_boot`` (None = automatic:
     1000 resamples, 500 above 50,000 items; else 50–20,000), ``subset_min`` (PEM Table
-    2's subset, e.g. ``{"adequacy": 4, "fluency": 4}``; empty for none),
+    2's subset, e.g. PEM's mean adequacy ≥ 4 and fluency ≥ 4; empty for none),
     ``include_metrics`` (correlate the study's metric runs), ``min_shared`` (items two
     judges must share for their pair to enter the inter-judge summary, and items every
     judge must have rated for an ICC; default 30, at least 4).
@@ -84,16 +116,12 @@ def report_settings_clean(raw: Mapping[str, Any] | None, *, criteria: list[dict]
     criteria = criteria if criteria is not None else default_criteria()
     slugs = [c["slug"] for c in criteria]
     bounds = {c["slug"]: _criterion_bounds(c) for c in criteria}
+    ordered = {c["slug"] for c in subset_criteria(criteria)}
     errors: dict[str, list[str]] = {}
     unknown = sorted(set(raw) - set(DEFAULT_SETTINGS))
     if unknown:
         errors["__all__"] = [f"unknown report setting(s): {', '.join(unknown)}"]
-    defaults = dict(DEFAULT_SETTINGS)
-    if defaults["criterion"] not in slugs:
-        defaults["criterion"] = slugs[0]
-    if "subset_min" not in raw:
-        kept = {c: v for c, v in (defaults["subset_min"] or {}).items() if c in slugs}
-        defaults["subset_min"] = kept if len(kept) == len(defaults["subset_min"] or {}) else None
+    defaults = report_settings_defaults(criteria)
     s = {**defaults, **{k: v for k, v in raw.items() if k in DEFAULT_SETTINGS}}
     out: dict[str, Any] = {}
     out["criterion"] = s["criterion"]
@@ -122,12 +150,16 @@ def report_settings_clean(raw: Mapping[str, Any] | None, *, criteria: list[dict]
     if subset in (None, "", {}):
         out["subset_min"] = None
     elif not isinstance(subset, Mapping):
-        errors.setdefault("subset_min", []).append("must map criteria to minimum mean scores, e.g. {\"adequacy\": 4}")
+        errors.setdefault("subset_min", []).append(f"must map criteria to minimum mean scores, e.g. {{\"{slugs[0]}\": 4}}")
     else:
         clean = {}
         for crit, value in subset.items():
             if crit not in slugs:
                 errors.setdefault("subset_min", []).append(f"unknown criterion {crit!r}")
+                continue
+            if crit not in ordered:
+                errors.setdefault("subset_min", []).append(
+                    f"{crit!r} is categorical: named categories have no mean to set a minimum on")
                 continue
             if value in (None, ""):
                 continue

@@ -50,8 +50,9 @@ def do_attempt(study, assignment, adequacies):
 
 
 def test_answer_correct_applies_the_tolerance_to_the_checked_criteria_only():
-    crit = [{"slug": "adequacy", "scale": {"type": "points"}}, {"slug": "fluency", "scale": {"type": "points"}},
-            {"slug": "c", "scale": {"type": "categorical"}}]
+    five = {"type": "points", "min": 1, "max": 5, "labels": list("abcde")}
+    crit = [{"slug": "adequacy", "scale": five}, {"slug": "fluency", "scale": five},
+            {"slug": "c", "scale": {"type": "categorical", "categories": ["x", "y"]}}]
     exp = {"adequacy": 4, "fluency": 5, "c": 1}
     assert training.answer_correct(values={"adequacy": 3, "fluency": 1, "c": 0}, expected=exp, criteria=crit,
                                    checked=["adequacy"], tolerance=1)

@@ -8,6 +8,7 @@ import pytest
 
 from annotation.judging import selectors as judging_selectors
 from annotation.judging import services as judging_services
+from annotation.judging.scales import criteria_units
 from metrics.core.stats.data import validate_judgments, validate_metric_scores
 from metrics.reports import selectors, services
 from metrics.reports.models import ReportPlot
@@ -42,9 +43,9 @@ def test_report_with_an_excluded_judge_equals_the_separately_validated_path(rese
         judged.frame, metric_inputs.scores or None, excluded_judges=judged.excluded,
         control_expected=judged.control_expected, criterion=s["criterion"], criteria=judged.criteria,
         normalize=s["normalize"], include_controls_in_mean=s["include_controls_in_mean"],
-        subset_min=services._subset_in_criteria_order(s["subset_min"]), n_boot=s["n_boot"],
+        subset_min=services._subset_in_criteria_order(s["subset_min"], judged.criteria), n_boot=s["n_boot"],
         confidence_level=s["confidence_level"], significance_level=s["significance_level"], seed=s["seed"],
-        qc_alpha=judged.qc_alpha, min_shared=s["min_shared"], metric_runs=metric_inputs.runs, scale=range(1, 6),
+        qc_alpha=judged.qc_alpha, qc_tests=judged.qc_tests, min_shared=s["min_shared"], metric_runs=metric_inputs.runs, scale=range(1, 6),
         scales=dict.fromkeys(judged.criteria, "points"))  # PEM's four 1–5 scales
     for key in ("summary", "table1", "table2", "table3", "agreement", "judge_qc", "system_ranking",
                 "metric_leaderboard", "settings"):
@@ -58,7 +59,8 @@ def test_report_with_an_excluded_judge_equals_the_separately_validated_path(rese
     wide = long.loc[long["item"].isin(ref.index)].pivot(index="item", columns="metric", values="score")
     plots = report_plots(frame=frame, ref=ref, metric_wide=wide, result=direct, excluded=judged.excluded,
                          target=s["criterion"], include_controls=False,  # Table 3's headline: genuine items
-                         normalized=s["normalize"] == "z", seed=s["seed"], scale=range(1, 6))
+                         normalized=s["normalize"] == "z", seed=s["seed"],
+                         units=criteria_units(judging_selectors.study_criteria(study=study)))
     stored = list(ReportPlot.objects.filter(report=report).order_by("position"))
     assert [p.slug for p in stored] == [p.slug for p in plots]
     for got, want in zip(stored, plots):

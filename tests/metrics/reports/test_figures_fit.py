@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from annotation.judging.defaults import default_criteria
+from annotation.judging.scales import criteria_units
 from metrics.core.stats import build_report, human_reference
 from metrics.core.stats.data import validate_judgments
 from metrics.reports import exports, plots
@@ -71,7 +73,7 @@ def test_system_labels_never_overlap_even_when_two_controls_sit_on_one_point():
     plots._svg = keep
     try:
         plots.metric_vs_human("m", scores, ref, target="overall", table3=None, include_controls=True,
-                              units="1–5", seed=0, slug="metric-m")
+                              axes_of=plots.Axes(criteria_units(default_criteria())), seed=0, slug="metric-m")
     finally:
         plots._svg = real_svg
     fig = fig_holder["fig"]

@@ -76,7 +76,8 @@ def test_the_stored_numbers_are_build_report_on_the_studys_judgments(built_repor
     crits = ["adequacy", "fluency", "dissimilarity", "overall"]
     direct = build_report(frame, metrics, n_boot=50, criteria=crits,
                           control_expected=judging_selectors.study_control_expected(study=judged_study),
-                          scale=range(1, 6), scales=dict.fromkeys(crits, "points"))  # the study's 1–5 point scales
+                          scale=range(1, 6), scales=dict.fromkeys(crits, "points"),  # the study's 1–5 point scales
+                          qc_tests=judging_selectors.study_qc_tests(study=judged_study))  # the design's control tests
     stored = built_report.result
     for key in ("summary", "table1", "table2", "table3", "agreement", "judge_qc", "system_ranking",
                 "metric_leaderboard"):

@@ -1,7 +1,10 @@
-"""python manage.py import_judgments --study NAME FILE [--format F]
+"""python manage.py import_judgments --study NAME FILE [--format F] [--mode refuse|add|replace]
 
 Long format (judge, original_id, system/systems/candidate, criterion, value[, seconds])
-into a study whose judging design describes the criteria and scales. All or nothing."""
+into a study whose judging design describes the criteria and scales. All or nothing.
+``--mode`` says what happens where a judge already has a value for an item and criterion
+(a second import, or judgments from the judge's page): refuse the file (default), add only
+the new values, or replace by key (the file's value becomes the latest)."""
 
 from pathlib import Path
 
@@ -9,6 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.importing import FORMATS, StudyImportError
 from annotation.judging import services
+from annotation.judging.enums import ImportMode
 from annotation.models import Study
 
 
@@ -20,6 +24,9 @@ class Command(BaseCommand):
         parser.add_argument("file", help="the judgments file")
         parser.add_argument("--study", required=True, help="study name")
         parser.add_argument("--format", choices=FORMATS, help="override the format the extension implies")
+        parser.add_argument("--mode", choices=ImportMode.values, default=ImportMode.REFUSE,
+                            help="where a judge already has a value for an item and criterion: refuse the file "
+                                 "(default), add only new values, or replace (the file's value becomes the latest)")
 
     def handle(self, *args, **opts):
         path = Path(opts["file"])
@@ -31,10 +38,12 @@ class Command(BaseCommand):
         if study is None:
             raise CommandError(f"no study named '{opts['study']}'")
         try:
-            s = services.judgments_import_file(study=study, data=data, filename=path.name, fmt=opts["format"])
+            s = services.judgments_import_file(study=study, data=data, filename=path.name, fmt=opts["format"],
+                                               mode=opts["mode"])
         except StudyImportError as exc:
             raise CommandError("import failed, nothing was written:\n" + exc.describe(limit=50)) from None
         self.stdout.write(self.style.SUCCESS(
             f"Imported {path.name} into '{study.name}': {s.rows:,} rows, {s.judgments:,} judgments "
             f"({s.revisions:,} revisions) by {s.judges} judges ({s.judges_created} new imported participants); "
-            f"{s.candidates_created:,} candidates and {s.systems_created} systems added."))
+            f"{s.candidates_created:,} candidates and {s.systems_created} systems added; "
+            f"{s.replaced:,} values replaced, {s.skipped:,} skipped as already there (mode {s.mode})."))
