@@ -75,7 +75,7 @@ def _rate(study, username, score_fn):
         cand = AssignmentItem.objects.select_related("candidate__system").get(token=item.token).candidate
         services.judgment_submit(study=study, judge=judge, token=item.token, key=new_key(), serve_stamp=item.serve_stamp,
                                  scores=score_fn(cand.system.kind, n))
-        screening.after_judgment(assignment=assignment)
+        screening.qc_auto_check(assignment=assignment)  # what the worker runs after each submit
         assignment.refresh_from_db()
         if assignment.screened_out_at is not None:
             break

@@ -246,12 +246,13 @@ def test_feedback_says_within_higher_or_lower_with_the_reason_never_the_referenc
 
 
 def test_answer_feedback_gives_directions_within_the_tolerance():
-    crit = [{"slug": "a", "scale": {"type": "points"}}, {"slug": "c", "scale": {"type": "categorical"}},
-            {"slug": "s", "scale": {"type": "slider"}}]
-    exp = {"a": 3, "c": "x", "s": 50}
-    got = training.answer_feedback(values={"a": 5, "c": "y", "s": 50}, expected=exp, criteria=crit, tolerance=1)
+    crit = [{"slug": "a", "scale": {"type": "points", "min": 1, "max": 5, "labels": ["1", "2", "3", "4", "5"]}},
+            {"slug": "c", "scale": {"type": "categorical", "categories": ["x", "y"]}},
+            {"slug": "s", "scale": {"type": "slider", "min": 0, "max": 100}}]
+    exp = {"a": 3, "c": 0, "s": 50}
+    got = training.answer_feedback(values={"a": 5, "c": 1, "s": 50}, expected=exp, criteria=crit, tolerance=1)
     assert got == {"a": "too_high", "c": "different", "s": "within"}
-    got = training.answer_feedback(values={"a": 2, "c": "x", "s": 10}, expected=exp, criteria=crit, tolerance=1)
+    got = training.answer_feedback(values={"a": 2, "c": 0, "s": 10}, expected=exp, criteria=crit, tolerance=1)
     assert got == {"a": "within", "c": "same", "s": "too_low"}
 
 
