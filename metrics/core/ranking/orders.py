@@ -57,10 +57,11 @@ def groups_from_json(value: object) -> tuple[tuple[str, ...], ...]:
             if isinstance(name, list):
                 raise ValueError(f"place {pos}: ties are one level of nesting (a list of names), not deeper")
             if not isinstance(name, str) or not name.strip():
-                raise ValueError(f"place {pos}: a system is a non-empty string, not {name!r}")
+                shown = repr(name) if len(repr(name)) <= 40 else repr(name)[:39] + "…"
+                raise ValueError(f"place {pos}: a system is a non-empty string, not {shown}")
             name = name.strip()
             if name in seen:
-                raise ValueError(f"system {name!r} is ranked twice")
+                raise ValueError(f"system {name[:100]!r} is ranked twice")
             seen.add(name)
             group.append(name)
         groups.append(tuple(group))
