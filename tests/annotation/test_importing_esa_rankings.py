@@ -4,6 +4,8 @@ problem named with its line and column."""
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from annotation.importing.esa_spans import MAX_SPANS, parse_esa_spans_file
 from annotation.importing.rankings import parse_rankings_file
@@ -205,3 +207,46 @@ def test_ranking_files_refuse_oversized_and_overlong_input():
     assert "limit" in issues_of(parse_rankings_file, b"x" * 11, max_bytes=10)[0][2]
     long = jsonl({"judge": "j1", "original_id": "o1", "ranking": [f"s{k}" for k in range(500)]})
     assert "at most" in issues_of(parse_rankings_file, long)[0][2]
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["judge", "original_id", "system", "score", "error_spans", "proposed_spans", "start", "end",
+                         "start_i", "end_i", "severity", "side", "missing", "category", "offsets", "candidate",
+                         "ranking", "scores", "seconds", "user_id", "item", "annotation", "tgt", "src", "item_id"]),
+        inner, max_size=6),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_json, min_size=1, max_size=3) | st.binary(max_size=200))
+def test_any_input_either_parses_or_is_refused_with_located_issues(value):
+    data = value if isinstance(value, bytes) else "\n".join(json.dumps(v) for v in value).encode()
+    for parse in (parse_esa_spans_file, parse_rankings_file):
+        try:
+            parse(data, filename="f.jsonl")
+        except StudyImportError as exc:
+            assert exc.issues and all(len(i.message) < 400 for i in exc.issues)
+
+
+@settings(max_examples=300, deadline=None)
+@given(score=_json, spans=st.lists(_json, max_size=3), ranking=_json, item=_json, offsets=_json)
+def test_well_shaped_lines_with_hostile_fields_never_crash(score, spans, ranking, item, offsets):
+    lines = [
+        {"judge": "j1", "original_id": "o1", "system": "human1", "score": score, "error_spans": spans,
+         "candidate": CANDIDATE, "original": ORIGINAL, "offsets": offsets},
+        {"user_id": "u", "item": [{"item_id": "o1", "src": ORIGINAL, "tgt": {"m": CANDIDATE}}, item],
+         "annotation": [{"m": {"score": score, "error_spans": spans}}, {"m": item}]},
+    ]
+    for line in lines:
+        try:
+            parse_esa_spans_file(jsonl(line), filename="f.jsonl")
+        except StudyImportError as exc:
+            assert exc.issues
+    try:
+        parse_rankings_file(jsonl({"judge": "j1", "original_id": "o1", "ranking": ranking, "scores": score}),
+                            filename="r.jsonl")
+    except StudyImportError as exc:
+        assert exc.issues

@@ -29,6 +29,11 @@ the last place of an untied ranking adds nothing.
 Bootstrap intervals resample **originals** with replacement (all rankings of a drawn
 original come along, as many times as it is drawn), refit, and take the percentile
 interval of each β (Efron & Tibshirani 1993); seeded by ``numpy.random.default_rng(seed)``.
+The same resamples test each system against the one ranked just below it: with Δ* the
+resampled β difference, p = min(1, 2 (1 + #{Δ* ≤ 0}) / (1 + B)) (two-sided, the bootstrap
+analogue of :func:`metrics.core.stats.significance.paired_bootstrap`), and, as WMT's
+clusters (Bojar et al. 2013), a new cluster starts below a system whose p is under
+``significance_level``.
 """
 
 from __future__ import annotations
@@ -60,6 +65,8 @@ class PlackettLuceResult:
     probabilities: tuple[float, ...]
     low: tuple[float, ...]
     high: tuple[float, ...]
+    p_next: tuple[float | None, ...]
+    cluster: tuple[int, ...]
     n_rankings: int
     n_originals: int
     n_tied_rankings: int
@@ -72,8 +79,9 @@ class PlackettLuceResult:
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable dict, one row per system under ``systems``."""
         rows = [
-            {"system": s, "param": p, "probability": q, "low": lo, "high": hi}
-            for s, p, q, lo, hi in zip(self.systems, self.params, self.probabilities, self.low, self.high)
+            {"system": s, "param": p, "probability": q, "low": lo, "high": hi, "p_next": pn, "cluster": c}
+            for s, p, q, lo, hi, pn, c in zip(self.systems, self.params, self.probabilities, self.low, self.high,
+                                               self.p_next, self.cluster)
         ]
         return jsonable({
             "systems": rows, "n_rankings": self.n_rankings, "n_originals": self.n_originals,
@@ -117,6 +125,7 @@ def plackett_luce(
     alpha: float = 0.01,
     n_boot: int = 500,
     confidence_level: float = 0.95,
+    significance_level: float = 0.05,
     seed: int = 0,
 ) -> PlackettLuceResult:
     """Fit Plackett–Luce to ``rankings`` (the module docstring) with bootstrap intervals.
@@ -163,12 +172,27 @@ def plackett_luce(
     theta = np.exp(params - params.max())
     prob = theta / theta.sum()
     order = sorted(range(len(systems)), key=lambda j: (-params[j], systems[j]))
+    p_next: list[float | None] = []
+    cluster, clusters = 1, []
+    for pos, j in enumerate(order):
+        clusters.append(cluster)
+        p = None
+        if boots and pos + 1 < len(order):
+            d = arr[:, j] - arr[:, order[pos + 1]]
+            d = d[np.isfinite(d)]
+            if d.size:
+                p = min(1.0, 2 * (1 + int((d <= 0).sum())) / (1 + d.size))
+        p_next.append(p)
+        if p is not None and p < significance_level:
+            cluster += 1
     return PlackettLuceResult(
         systems=tuple(systems[j] for j in order),
         params=tuple(float(params[j]) for j in order),
         probabilities=tuple(float(prob[j]) for j in order),
         low=tuple(low[j] for j in order),
         high=tuple(high[j] for j in order),
+        p_next=tuple(p_next),
+        cluster=tuple(clusters),
         n_rankings=len(rankings),
         n_originals=len(originals),
         n_tied_rankings=sum(r.has_ties for r in rankings),

@@ -104,5 +104,5 @@ def system_win_rates(rankings: Sequence[Ranking]) -> tuple[SystemRecord, ...]:
             firsts[s] = firsts.get(s, 0) + 1
         for s in r.systems:
             seen[s] = seen.get(s, 0) + 1
-    records = [SystemRecord(s, *tally[s], firsts[s], seen[s]) for s in tally]
+    records = [SystemRecord(s, tally[s][0], tally[s][1], tally[s][2], firsts[s], seen[s]) for s in tally]
     return tuple(sorted(records, key=lambda x: (-x.win_rate, x.system)))

@@ -15,6 +15,13 @@ DATA = Path(__file__).parent / "data"
 CASES = sorted(DATA.glob("choix-testcase-rankings-*.json"))
 
 
+def _sample(params, n, seed):
+    """n Plackett–Luce rankings of every item, best first (Gumbel trick: argsort of β + Gumbel noise)."""
+    rng = np.random.default_rng(seed)
+    params = np.asarray(params, dtype=float)
+    return [tuple(np.argsort(-(params + rng.gumbel(size=params.size)))) for _ in range(n)]
+
+
 def _rankings(data, *, judge="j"):
     return [Ranking(judge, f"o{n}", tuple((f"s{i}",) for i in order)) for n, order in enumerate(data)]
 
@@ -84,9 +91,8 @@ def test_systems_always_tied_get_the_same_strength():
 
 
 def test_bootstrap_over_originals_is_seeded_and_brackets_the_estimate():
-    np.random.seed(5)  # choix.generate_rankings draws from numpy's global generator
     truth = {"a": 1.0, "b": 0.3, "c": -0.2, "d": -1.1}
-    sampled = choix.generate_rankings(np.array(list(truth.values())), 60, size=4)
+    sampled = _sample(list(truth.values()), 60, seed=5)
     names = list(truth)
     rankings = [Ranking(f"j{n % 3}", f"o{n // 2}", tuple((names[i],) for i in r)) for n, r in enumerate(sampled)]
     first = plackett_luce(rankings, n_boot=100, seed=7)
@@ -106,3 +112,15 @@ def test_an_unbeaten_system_needs_the_prior_and_gets_a_finite_strength():
         plackett_luce(rankings, alpha=0.0, n_boot=0)
     result = plackett_luce(rankings, n_boot=20)
     assert result.systems == ("a", "b", "c") and all(math.isfinite(p) for p in result.params)
+
+
+def test_bootstrap_orders_clearly_different_systems_into_clusters_and_keeps_close_ones_together():
+    params = [2.0, 0.0, 0.02, -2.0]  # b and c are nearly equal
+    names = ["a", "b", "c", "d"]
+    sampled = _sample(params, 200, seed=11)
+    rankings = [Ranking("j", f"o{n}", tuple((names[i],) for i in r)) for n, r in enumerate(sampled)]
+    result = plackett_luce(rankings, n_boot=200, seed=1)
+    assert result.systems[0] == "a" and result.systems[-1] == "d"
+    assert result.cluster[0] == 1 and result.cluster[1] == 2 and result.cluster[1] == result.cluster[2]
+    assert result.cluster[3] == 3
+    assert result.p_next[0] < 0.05 and result.p_next[1] > 0.05 and result.p_next[-1] is None

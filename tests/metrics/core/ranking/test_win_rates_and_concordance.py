@@ -7,6 +7,7 @@ import pytest
 from scipy import stats as sps
 
 from metrics.core.ranking.concordance import kendalls_w, ranking_concordance
+from metrics.core.ranking.controls import ranking_control_checks
 from metrics.core.ranking.orders import Ranking, groups_from_json, groups_to_json, midranks
 from metrics.core.ranking.win_rates import pairwise_records, system_win_rates
 
@@ -79,3 +80,20 @@ def test_concordance_is_per_original_over_common_candidates():
     assert per["o1"].w == pytest.approx(1.0)
     assert per["o2"].n_candidates == 3 and per["o2"].w == pytest.approx(0.0)
     assert result.mean_w == pytest.approx(0.5)
+
+
+def test_ranking_controls_expect_the_copy_first_and_unrelated_sentences_last():
+    kinds = {"control:identical": "identical", "control:random": "random", "control:unigram": "unigram"}
+    rankings = [
+        Ranking("careful", "o1", (("control:identical", "a"), ("b",), ("control:random",))),
+        Ranking("careless", "o1", (("a",), ("control:identical",), ("control:random", "b"))),
+        Ranking("careless", "o2", (("control:unigram",), ("a",), ("b",))),
+    ]
+    checks = {(c.judge, c.original, c.system): c for c in ranking_control_checks(rankings, kinds)}
+    assert checks[("careful", "o1", "control:identical")].passed
+    assert checks[("careful", "o1", "control:random")].passed
+    assert not checks[("careless", "o1", "control:identical")].passed
+    assert checks[("careless", "o1", "control:random")].passed  # tied last is last
+    unigram = checks[("careless", "o2", "control:unigram")]
+    assert not unigram.passed and (unigram.group, unigram.n_groups) == (1, 3)
+    assert len(checks) == 5

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as sps
 
 from metrics.core.spans.esa import (
     MQM_WEIGHTS,
@@ -15,6 +16,7 @@ from metrics.core.spans.esa import (
 )
 from metrics.core.spans.model import ErrorSpan, EsaAnnotation
 from metrics.core.stats.data import validate_judgments
+from metrics.core.stats.metric_human import metric_human_correlations
 from metrics.core.stats.zscores import judge_zscores
 
 MINOR = ErrorSpan("candidate", 0, 3, "minor")
@@ -113,3 +115,20 @@ def test_controls_are_checked_as_controls():
     assert set(checks) == {"c1", "c2", "c3", "c4", "c5"}
     assert [checks[k].passed for k in ("c1", "c2", "c3", "c4", "c5")] == [True, False, True, True, False]
     assert "identical" in checks["c2"].reason and "75" in checks["c5"].reason
+
+
+def test_metric_human_correlations_run_on_span_based_scores(study):
+    rng = np.random.default_rng(9)
+    items = sorted({a.item for a in study if not a.is_control})
+    mqm_mean = {}
+    for item in items:
+        mine = [a for a in study if a.item == item]
+        mqm_mean[item] = np.mean([mqm_score(a.spans) for a in mine])
+    metric = pd.DataFrame({"item": items, "system": [i.split("-")[1] for i in items],
+                           "score": [mqm_mean[i] + rng.normal(0, 1) for i in items]})
+    results = metric_human_correlations(esa_judgments(study), {"m": metric}, criterion="mqm",
+                                        include_controls_in_mean=False, per_judge=False, methods=("pearson",))
+    segment = next(r for r in results if r.level == "segment" and r.human == "mean")
+    expected = sps.pearsonr(metric["score"], [mqm_mean[i] for i in items]).statistic
+    assert segment.n == len(items)
+    assert segment.results["pearson"].statistic == pytest.approx(expected)
