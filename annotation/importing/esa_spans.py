@@ -269,7 +269,8 @@ def _pearmut_rows(obj: dict, ln: _Line, texts, categories, unit: str) -> list[Es
         if not isinstance(item, dict) or not isinstance(ann, dict) or not isinstance(item.get("tgt"), dict):
             ln.bad("each item is an object with tgt, each annotation an object by model", f"item[{k}]")
             continue
-        prefilled = item.get("error_spans") if isinstance(item.get("error_spans"), dict) else {}
+        raw_prefilled = item.get("error_spans")
+        prefilled: dict = raw_prefilled if isinstance(raw_prefilled, dict) else {}
         for model, response in ann.items():
             if not isinstance(response, dict):
                 ln.bad("an annotation of a model is an object with score and error_spans", f"annotation[{k}].{model[:40]}")
