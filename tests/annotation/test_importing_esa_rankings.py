@@ -10,7 +10,9 @@ from hypothesis import strategies as st
 from annotation.importing.esa_spans import MAX_SPANS, parse_esa_spans_file
 from annotation.importing.rankings import parse_rankings_file
 from annotation.importing.reading import StudyImportError
-from metrics.core.spans.model import ErrorSpan
+from metrics.core.ranking.orders import groups_to_json
+from metrics.core.spans.jsonl import annotation_line
+from metrics.core.spans.model import ErrorSpan, EsaAnnotation
 from metrics.core.spans.offsets import codepoint_to_utf16
 
 ORIGINAL = "I am a tweakment holdout 😀, said the man."
@@ -250,3 +252,32 @@ def test_well_shaped_lines_with_hostile_fields_never_crash(score, spans, ranking
                             filename="r.jsonl")
     except StudyImportError as exc:
         assert exc.issues
+
+
+@pytest.mark.parametrize("style, offsets", [("paraeval", "codepoint"), ("paraeval", "utf16"), ("appraise", "utf16")])
+def test_exported_lines_read_back_to_the_same_spans(style, offsets):
+    candidate = "كَتَبَ الولدُ 😀 الدرسَ 👩‍👩‍👧 بسرعة."
+    s1, e1 = _at(candidate, "الولدُ")
+    s2, e2 = _at(candidate, "👩‍👩‍👧 بسرعة")
+    spans = (ErrorSpan("candidate", s1, e1, "minor", "fluency"), ErrorSpan("candidate", s2, e2, "major"),
+             ErrorSpan.missing_marker("minor"))
+    if style == "paraeval":
+        spans += (ErrorSpan("original", *_at(ORIGINAL, "holdout"), "major", "omission"),)
+    annotation = EsaAnnotation("j1", "o1", "o1", "mt", spans, 35.0, seconds=20.0,
+                               proposed=(ErrorSpan("candidate", s1, e1, "minor", "addition"),))
+    line = annotation_line(annotation, ORIGINAL, candidate, style=style, offsets=offsets)
+    (row,) = parse_esa_spans_file(line.encode("utf-8"), filename="f.jsonl").rows
+    assert row.spans == spans and row.proposed == annotation.proposed
+    assert (row.judge, row.original_id, row.system, row.score, row.seconds) == ("j1", "o1", "mt", 35.0, 20.0)
+
+
+def test_appraise_style_cannot_carry_spans_on_the_original():
+    annotation = EsaAnnotation("j1", "o1", "o1", "mt", (ErrorSpan("original", 0, 1, "minor"),), 35.0)
+    with pytest.raises(ValueError, match="candidate only"):
+        annotation_line(annotation, ORIGINAL, CANDIDATE, style="appraise")
+
+
+def test_a_ranking_written_with_groups_to_json_reads_back():
+    groups = (("human1",), ("mt", "para"), ("lm",))
+    line = jsonl({"judge": "j1", "original_id": "o1", "ranking": groups_to_json(groups)})
+    assert parse_rankings_file(line, filename="r.jsonl").rows[0].groups == groups
