@@ -9,7 +9,8 @@ remaining one:
 The parameters β (centred to mean 0, as choix returns them) are the maximum-likelihood
 estimate computed by I-LSR (Maystre & Grossglauser 2015) in ``choix.ilsr_rankings`` /
 ``choix.ilsr_top1`` (choix 0.4.1). ``alpha`` is choix's regularisation (alpha
-pseudo-transitions between every pair in the LSR Markov chain; Maystre's docs): with
+pseudo-transitions between every pair in the LSR Markov chain; choix's documentation on
+regularization): with
 ``alpha=0`` the result is plain ML and equals choix's own test cases; the default 0.01 is
 a weak prior so that a system that is never beaten keeps a finite strength instead of
 making the chain reducible (choix then raises).

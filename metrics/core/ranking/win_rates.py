@@ -6,9 +6,9 @@ T = with the two tied (same group). The win rate of a over b is
 
     (W + T/2) / (W + T + L),
 
-ties counting half, as WMT's pairwise "wins" with ties split (Bojar et al. 2013, the
-"expected wins" of Koehn 2012 without its normalisation). A system's overall win rate
-pools its outcomes against every other system.
+ties counting half. ``decisive_win_rate`` leaves ties out, W / (W + L): the per-pair term
+of WMT's "expected wins" (Koehn 2012; Bojar et al. 2013), which ignores ties. A system's
+overall win rate pools its outcomes against every other system.
 """
 
 from __future__ import annotations
@@ -43,9 +43,15 @@ class PairRecord:
         """(wins + ties / 2) / n for ``a``; 1 − it is ``b``'s."""
         return (self.wins + self.ties / 2) / self.n if self.n else float("nan")
 
+    @property
+    def decisive_win_rate(self) -> float:
+        """wins / (wins + losses) for ``a``, ties left out; NaN when every meeting was a tie."""
+        decided = self.wins + self.losses
+        return self.wins / decided if decided else float("nan")
+
     def to_dict(self) -> dict[str, Any]:
-        return jsonable({"a": self.a, "b": self.b, "wins": self.wins, "ties": self.ties,
-                         "losses": self.losses, "n": self.n, "win_rate": self.win_rate})
+        return jsonable({"a": self.a, "b": self.b, "wins": self.wins, "ties": self.ties, "losses": self.losses,
+                         "n": self.n, "win_rate": self.win_rate, "decisive_win_rate": self.decisive_win_rate})
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from metrics.core.aligner import align
-from metrics.core.alignment import Alignment
+from metrics.core.alignment.model import Alignment
 from metrics.core.stats.results import jsonable
 
 from .model import ErrorSpan, EsaAnnotation

@@ -37,6 +37,7 @@ def test_win_rates_count_ties_as_half():
     pairs = {(p.a, p.b): p for p in pairwise_records(rankings)}
     ab = pairs[("a", "b")]
     assert (ab.wins, ab.ties, ab.losses) == (2, 1, 0) and ab.win_rate == pytest.approx(2.5 / 3)
+    assert ab.decisive_win_rate == 1.0
     ac = pairs[("a", "c")]
     assert (ac.wins, ac.ties, ac.losses) == (2, 0, 1)
     systems = {s.system: s for s in system_win_rates(rankings)}
