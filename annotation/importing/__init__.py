@@ -15,6 +15,9 @@ here, so ``from annotation.importing import StudyImportError`` keeps working:
 - ``studies``: study files, long or wide layout (:func:`parse_study_file`);
 - ``judgments``: judgments collected elsewhere (:func:`parse_judgments_file`);
 - ``parabank``: ParaBank's crowd evaluation as a design and two files;
+- ``esa_spans``: error-span (ESA) annotations in JSON Lines, paraeval's, Appraise's and
+  Pearmut's span shapes (:func:`~.esa_spans.parse_esa_spans_file`; import it from there);
+- ``rankings``: k-way rankings with ties as nested lists (:func:`~.rankings.parse_rankings_file`);
 - ``_common``: rows of any format as dicts and the system-name check, shared by
   ``studies`` and ``judgments``.
 """

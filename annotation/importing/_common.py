@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from .reading import MAX_NAME_CHARS, RESERVED_SYSTEM_PREFIX, ImportIssue, csv_records, jsonl_objects
 
 
@@ -58,3 +60,30 @@ def check_system_name(name: str, line: int, issues: list[ImportIssue]) -> bool:
         issues.append(ImportIssue(f"system name longer than {MAX_NAME_CHARS} characters", line=line, column=name[:40]))
         return False
     return True
+
+
+def finite_number(value, low: float, high: float | None) -> float | None:
+    """``value`` as a float when it is a JSON number (not a bool) in [low, high] (no upper
+    bound when ``high`` is None), else None: NaN and infinities, which Python's JSON reader
+    accepts, are refused."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:  # an integer too large for a float
+        return None
+    if not math.isfinite(number) or number < low or (high is not None and number > high):
+        return None
+    return number
+
+
+def valid_judge_name(judge, max_chars: int) -> bool:
+    """A judge name is 1–``max_chars`` letters, digits or ``@ . + - _`` (as in judgments files)."""
+    return isinstance(judge, str) and 0 < len(judge) <= max_chars and all(ch.isalnum() or ch in "@.+-_" for ch in judge)
+
+
+def short_repr(value, limit: int = 40) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for messages that quote a bad value
+    (a hostile file must not turn each message into megabytes)."""
+    text = repr(value) if not isinstance(value, (list, dict)) or len(value) < 20 else f"<{type(value).__name__} of {len(value)}>"
+    return text if len(text) <= limit else text[: limit - 1] + "…"

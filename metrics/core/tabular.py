@@ -199,6 +199,11 @@ def jsonl_objects(text: str, issues: list[TabularIssue]) -> Iterator[tuple[int, 
         except RecursionError:
             issues.append(TabularIssue("JSON nested too deeply", line=lineno))
             continue
+        except ValueError:
+            # json.loads raises a plain ValueError (not JSONDecodeError) for an integer of
+            # more than sys.get_int_max_str_digits() digits: a bad line, not a crash.
+            issues.append(TabularIssue("not valid JSON: a number with too many digits", line=lineno))
+            continue
         if not isinstance(obj, dict):
             issues.append(TabularIssue("each line must be a JSON object", line=lineno))
             continue

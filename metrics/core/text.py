@@ -20,7 +20,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["TOKENIZER_VERSION", "tokenize", "stem", "stem_tokens", "normalize", "has_nul"]
+__all__ = ["TOKENIZER_VERSION", "tokenize", "token_offsets", "stem", "stem_tokens", "normalize", "has_nul"]
 
 #: Recorded in metric signatures and alignment exports; bump when the rules change.
 TOKENIZER_VERSION = "paraeval-tok-1"
@@ -50,6 +50,17 @@ def tokenize(text: str, *, lowercase: bool = False) -> list[str]:
     if lowercase:
         tokens = [t.lower() for t in tokens]
     return tokens
+
+
+def token_offsets(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` code-point offsets of each token of ``text`` exactly as given.
+
+    The same rules as :func:`tokenize` but without normalising first, so that the
+    offsets index ``text`` itself (error spans are stored against the stored text); for
+    a text already in :func:`normalize`'s form, ``[text[s:e] for s, e in
+    token_offsets(text)] == tokenize(text)``.
+    """
+    return [m.span() for m in _TOKEN_RE.finditer(text)]
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,344 @@
+"""Parse ESA error-span files (JSON Lines) without touching the DB.
+
+Two line shapes, which may be mixed in one file (docs/protocols-esa-ranking.md):
+
+* **paraeval's**: one judge's annotation of one candidate per line::
+
+    {"judge": "j1", "original_id": "12", "system": "human1", "score": 70,
+     "error_spans": [{"side": "candidate", "start": 8, "end": 14, "severity": "minor"},
+                     {"side": "original", "start": 0, "end": 3, "severity": "major", "category": "omission"},
+                     {"missing": true, "severity": "minor"}]}
+
+  ``start``/``end`` are code points, end exclusive; optional ``proposed_spans`` (what was
+  pre-filled), ``seconds``, ``original``/``candidate`` (the texts, to check offsets against)
+  and ``offsets``: ``"codepoint"`` or ``"utf16"`` (JavaScript string indices); without it,
+  ``start``/``end`` are code points and ``start_i``/``end_i`` UTF-16 units (below).
+* **Pearmut's output** (a line with ``user_id``, ``item`` and ``annotation``): every
+  ``annotation[k][model]`` becomes a row for ``item[k]["item_id"]`` and that model, with
+  the texts from ``src`` and ``tgt[model]`` and the pre-filled ``item[k]["error_spans"][model]``.
+
+Spans may also be written as Appraise and Pearmut write them: ``start_i``/``end_i`` with an
+**inclusive** end, in UTF-16 code units (both pages split the text with JavaScript's
+``split("")``), ``"missing"`` (Appraise) or the index just past the text (Pearmut) for the
+``[missing]`` marker, and ``error_type`` for the category.
+
+All or nothing: every problem is listed with its line and a column that names the field
+(``error_spans[2].end``); the size is checked before anything is decoded. UTF-16 offsets
+are converted to code points with the texts (from the line or from ``texts``, which the
+importing service fills from the study); a span that splits a character, an emoji or a
+combining mark is refused (:func:`metrics.core.spans.offsets.span_problem`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from metrics.core.spans.model import SEVERITIES, ErrorSpan
+from metrics.core.spans.offsets import span_problem, utf16_length, utf16_to_codepoint
+
+from ._common import check_system_name, finite_number, short_repr, valid_judge_name
+from .judgments import MAX_JUDGE_CHARS
+from .reading import (
+    MAX_FIELD_CHARS,
+    MAX_ISSUES,
+    MAX_NAME_CHARS,
+    ImportIssue,
+    StudyImportError,
+    decode_utf8,
+    jsonl_objects,
+)
+
+__all__ = ["MAX_FILE_BYTES", "MAX_SPANS", "EsaSpanRow", "ParsedEsaSpans", "parse_esa_spans_file"]
+
+MAX_FILE_BYTES = 20_000_000
+MAX_SPANS = 200  # per annotation: far beyond any real judge, small enough to bound the work
+MAX_CATEGORY_CHARS = 100
+ROW_KEYS = {"judge", "original_id", "system", "score", "error_spans", "proposed_spans", "seconds", "offsets",
+            "original", "candidate"}
+SPAN_KEYS = {"side", "start", "end", "start_i", "end_i", "severity", "category", "error_type", "missing"}
+OFFSET_UNITS = ("codepoint", "utf16")
+
+
+@dataclass(frozen=True)
+class EsaSpanRow:
+    """One judge's annotation of one candidate, offsets in code points of the texts."""
+
+    line: int
+    judge: str
+    original_id: str
+    system: str
+    score: float | None
+    spans: tuple[ErrorSpan, ...]
+    proposed: tuple[ErrorSpan, ...] = ()
+    seconds: float | None = None
+    original_text: str | None = None
+    candidate_text: str | None = None
+
+
+@dataclass
+class ParsedEsaSpans:
+    filename: str
+    rows: list[EsaSpanRow] = field(default_factory=list)
+
+
+class _Line:
+    """The issues of one line, with the column path prefix of the part being read."""
+
+    def __init__(self, line: int, issues: list[ImportIssue]):
+        self.line = line
+        self.issues = issues
+        self.ok = True
+
+    def bad(self, message: str, column: str | None = None) -> None:
+        self.ok = False
+        self.issues.append(ImportIssue(message, line=self.line, column=column))
+
+
+def _offset(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _spans(
+    raw: Any, where: str, texts: dict[str, str | None], unit: str, categories: Sequence[str] | None, ln: _Line
+) -> tuple[ErrorSpan, ...]:
+    if not isinstance(raw, list):
+        ln.bad("must be a list of spans", where)
+        return ()
+    if len(raw) > MAX_SPANS:
+        ln.bad(f"{len(raw)} spans; an annotation may have at most {MAX_SPANS}", where)
+        return ()
+    out: list[ErrorSpan] = []
+    for k, obj in enumerate(raw):
+        col = f"{where}[{k}]"
+        if not isinstance(obj, dict):
+            ln.bad("a span is an object with start, end and severity", col)
+            continue
+        unknown = sorted(set(obj) - SPAN_KEYS)
+        if unknown:
+            ln.bad(f"unknown key(s) {', '.join(unknown)}; a span has {', '.join(sorted(SPAN_KEYS))}", col)
+            continue
+        span = _span(obj, col, texts, unit, categories, ln)
+        if span is not None:
+            out.append(span)
+    placed = sorted((s for s in out if not s.missing), key=lambda s: (s.side, s.start))
+    for a, b in zip(placed, placed[1:]):
+        if a.side == b.side and b.start < a.end:
+            ln.bad(f"spans [{a.start}, {a.end}) and [{b.start}, {b.end}) of the {a.side} overlap; "
+                   "mark one span or two that do not overlap", where)
+    if sum(s.missing for s in out) > 1:
+        ln.bad("the [missing] marker is marked more than once", where)
+    return tuple(out)
+
+
+def _span(obj: dict, col: str, texts: dict[str, str | None], unit: str, categories: Sequence[str] | None,
+          ln: _Line) -> ErrorSpan | None:
+    severity = obj.get("severity")
+    if not isinstance(severity, str) or severity.strip().lower() not in SEVERITIES:
+        ln.bad(f"severity must be {' or '.join(SEVERITIES)}, not {short_repr(severity)}", f"{col}.severity")
+        return None
+    severity = severity.strip().lower()
+    category = obj.get("category", obj.get("error_type"))
+    if category is not None:
+        if not isinstance(category, str) or len(category) > MAX_CATEGORY_CHARS:
+            ln.bad(f"a category is a string of at most {MAX_CATEGORY_CHARS} characters", f"{col}.category")
+            return None
+        category = category.strip() or None
+        if category and categories is not None and category not in categories:
+            ln.bad(f"unknown category {short_repr(category)}; the study's are {', '.join(categories)}", f"{col}.category")
+            return None
+    side = obj.get("side", "candidate")
+    if side not in ("candidate", "original"):
+        ln.bad(f"side must be candidate or original, not {short_repr(side)}", f"{col}.side")
+        return None
+    inclusive = "start_i" in obj or "end_i" in obj
+    if inclusive and ("start" in obj or "end" in obj):
+        ln.bad("give start/end (end exclusive) or start_i/end_i (end inclusive), not both", col)
+        return None
+    s_key, e_key = ("start_i", "end_i") if inclusive else ("start", "end")
+    if unit == "default":  # Appraise and Pearmut write start_i/end_i in JavaScript's UTF-16 units
+        unit = "utf16" if inclusive else "codepoint"
+    start, end = obj.get(s_key), obj.get(e_key)
+    text = texts.get(side)
+    missing = obj.get("missing") is True or start == "missing" or end == "missing"
+    if not missing and inclusive and side == "candidate" and text is not None and unit == "utf16":
+        missing = start == end == utf16_length(text)  # Pearmut's [missing] token follows the text
+    if missing:
+        if side != "candidate" or not (obj.get("missing") is True or start == end):
+            ln.bad("the [missing] marker is a span of its own on the candidate side", col)
+            return None
+        return ErrorSpan.missing_marker(severity, category)
+    if "missing" in obj and obj["missing"] is not False:
+        ln.bad("missing is true or false", f"{col}.missing")
+        return None
+    start_n, end_n = _offset(start), _offset(end)
+    if start_n is None or end_n is None:
+        ln.bad(f"{s_key} and {e_key} must be whole numbers ≥ 0, got {short_repr(start)} and {short_repr(end)}", col)
+        return None
+    if inclusive:
+        end_n += 1
+    if unit == "utf16":
+        if text is None:
+            ln.bad(f"UTF-16 offsets need the text of the {side} to be converted: add \"{side}\" to the line "
+                   "or import into the study", col)
+            return None
+        try:
+            start_n, end_n = utf16_to_codepoint(text, start_n), utf16_to_codepoint(text, end_n)
+        except ValueError as exc:
+            ln.bad(str(exc), col)
+            return None
+    if text is not None:
+        problem = span_problem(text, start_n, end_n)
+        if problem:
+            ln.bad(problem, col)
+            return None
+    elif end_n <= start_n:
+        ln.bad(f"the span [{start_n}, {end_n}) is empty", col)
+        return None
+    return ErrorSpan(side, start_n, end_n, severity, category)
+
+
+def _text(value: Any, col: str, ln: _Line) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value or len(value) > MAX_FIELD_CHARS:
+        ln.bad(f"a text of 1–{MAX_FIELD_CHARS:,} characters", col)
+        return None
+    return value
+
+
+def _row(obj: dict, ln: _Line, *, judge: Any, original_id: Any, system: Any, prefix: str, judge_col: str,
+         texts: Mapping[tuple[str, str], tuple[str, str]] | None, categories: Sequence[str] | None,
+         line_texts: tuple[Any, Any], proposed_raw: Any, unit: str, seconds: Any) -> EsaSpanRow | None:
+    start_issues = len(ln.issues)
+    if not valid_judge_name(judge, MAX_JUDGE_CHARS):
+        ln.bad(f"a judge name is 1–{MAX_JUDGE_CHARS} letters, digits or @ . + - _", judge_col)
+    if isinstance(original_id, int) and not isinstance(original_id, bool):
+        original_id = str(original_id)
+    if not isinstance(original_id, str) or not original_id.strip() or len(original_id) > MAX_NAME_CHARS:
+        ln.bad(f"an original_id is a string of 1–{MAX_NAME_CHARS} characters",
+               "original_id" if judge_col == "judge" else f"{prefix.split('.')[0].replace('annotation', 'item')}.item_id")
+        original_id = ""
+    original_id = original_id.strip()
+    if not isinstance(system, str) or not system.strip():
+        ln.bad("a system name is a non-empty string", f"{prefix}system" if prefix else "system")
+        system = ""
+    system = system.strip()
+    if system and not check_system_name(system, ln.line, ln.issues):
+        ln.ok = False
+        system = ""  # no further checks against the study's candidates
+    original = _text(line_texts[0], "original", ln)
+    candidate = _text(line_texts[1], "candidate", ln)
+    if texts is not None and original_id and system:
+        known = texts.get((original_id, system))
+        if known is None:
+            ln.bad(f"the study has no candidate of system {system!r} for original {original_id!r}", "original_id")
+        else:
+            for name, given, stored in (("original", original, known[0]), ("candidate", candidate, known[1])):
+                if given is not None and given != stored:
+                    ln.bad(f"this {name} text differs from the study's", name)
+            original, candidate = known
+    score = obj.get("score")
+    if score is not None:
+        score = finite_number(score, 0, 100)
+        if score is None:
+            ln.bad(f"the score is a number from 0 to 100 (or null), not {short_repr(obj.get('score'))}", f"{prefix}score")
+    secs = None
+    if seconds is not None:
+        secs = finite_number(seconds, 0, None)
+        if secs is None:
+            ln.bad("must be a non-negative number of seconds", "seconds")
+    if len(ln.issues) > start_issues:
+        return None
+    side_texts = {"original": original, "candidate": candidate}
+    spans = _spans(obj.get("error_spans"), f"{prefix}error_spans", side_texts, unit, categories, ln)
+    proposed = () if proposed_raw is None else _spans(proposed_raw, "proposed_spans", side_texts, unit, categories, ln)
+    if len(ln.issues) > start_issues:
+        return None
+    return EsaSpanRow(ln.line, judge, original_id, system, score, spans, proposed, secs, original, candidate)
+
+
+def _pearmut_rows(obj: dict, ln: _Line, texts, categories, unit: str) -> list[EsaSpanRow]:
+    items, annotations = obj.get("item"), obj.get("annotation")
+    if not isinstance(items, list) or not isinstance(annotations, list) or len(items) != len(annotations):
+        ln.bad("a Pearmut line has item and annotation lists of the same length", "annotation")
+        return []
+    rows = []
+    for k, (item, ann) in enumerate(zip(items, annotations)):
+        if not isinstance(item, dict) or not isinstance(ann, dict) or not isinstance(item.get("tgt"), dict):
+            ln.bad("each item is an object with tgt, each annotation an object by model", f"item[{k}]")
+            continue
+        raw_prefilled = item.get("error_spans")
+        prefilled: dict = raw_prefilled if isinstance(raw_prefilled, dict) else {}
+        for model, response in ann.items():
+            if not isinstance(response, dict):
+                ln.bad("an annotation of a model is an object with score and error_spans", f"annotation[{k}].{model[:40]}")
+                continue
+            row = _row(response, ln, judge=obj.get("user_id"), original_id=item.get("item_id"), system=model,
+                       prefix=f"annotation[{k}].{model[:40]}.", judge_col="user_id", texts=texts, categories=categories,
+                       line_texts=(item.get("src"), item["tgt"].get(model)), proposed_raw=prefilled.get(model),
+                       unit=unit, seconds=None)
+            if row is not None:
+                rows.append(row)
+    return rows
+
+
+def parse_esa_spans_file(
+    data: bytes,
+    *,
+    filename: str,
+    max_bytes: int = MAX_FILE_BYTES,
+    texts: Mapping[tuple[str, str], tuple[str, str]] | None = None,
+    categories: Sequence[str] | None = None,
+) -> ParsedEsaSpans:
+    """Parse an ESA span file (the module docstring); all or nothing.
+
+    ``texts`` maps (original_id, system) to the study's (original, candidate) texts: offsets
+    are then checked against them and every line must name a candidate of the study;
+    ``categories`` the study's span categories (any category when None). Raises
+    :class:`StudyImportError` listing every problem (at most ``MAX_ISSUES``) with its line
+    and column. Nothing here touches the database.
+    """
+    if len(data) > max_bytes:
+        raise StudyImportError(filename, [ImportIssue(f"the file is {len(data):,} bytes; the limit is {max_bytes:,}")])
+    text = decode_utf8(data, filename)
+    issues: list[ImportIssue] = []
+    parsed = ParsedEsaSpans(filename)
+    seen: dict[tuple[str, str, str], int] = {}
+    for lineno, obj in jsonl_objects(text, issues):
+        if len(issues) >= MAX_ISSUES:
+            break
+        ln = _Line(lineno, issues)
+        unit = obj.get("offsets", "default")
+        if unit != "default" and unit not in OFFSET_UNITS:
+            ln.bad(f"offsets is {' or '.join(OFFSET_UNITS)}, not {short_repr(unit)}", "offsets")
+            continue
+        if {"user_id", "item", "annotation"} <= obj.keys():
+            rows = _pearmut_rows(obj, ln, texts, categories, unit)
+        else:
+            unknown = sorted(set(obj) - ROW_KEYS)
+            if unknown:
+                ln.bad(f"unknown key(s) {', '.join(unknown)}; a line has {', '.join(sorted(ROW_KEYS))} "
+                       "(or is a Pearmut output line)")
+                continue
+            if "error_spans" not in obj:
+                ln.bad("is missing (an empty list when the judge marked nothing)", "error_spans")
+                continue
+            row = _row(obj, ln, judge=obj.get("judge"), original_id=obj.get("original_id"), system=obj.get("system"),
+                       prefix="", judge_col="judge", texts=texts, categories=categories, line_texts=(obj.get("original"), obj.get("candidate")),
+                       proposed_raw=obj.get("proposed_spans"), unit=unit, seconds=obj.get("seconds"))
+            rows = [row] if row is not None else []
+        for row in rows:
+            key = (row.judge, row.original_id, row.system)
+            if key in seen:
+                ln.bad(f"judge {row.judge!r} already annotated original {row.original_id!r} of system "
+                       f"{row.system!r} on line {seen[key]}")
+                continue
+            seen[key] = lineno
+            parsed.rows.append(row)
+    if issues:
+        raise StudyImportError(filename, issues)
+    if not parsed.rows:
+        raise StudyImportError(filename, [ImportIssue("holds no annotations")])
+    return parsed

@@ -1,0 +1,93 @@
+"""WMT z-scores: per judge, per criterion, genuine items only, sample standard deviation."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from metrics.core.stats.zscores import judge_scales, judge_zscores, system_zscores
+
+
+def _frame(rows):
+    return pd.DataFrame(
+        rows, columns=["judge", "item", "original", "system", "is_control", "control_kind", "criterion", "score"]
+    )
+
+
+@pytest.fixture
+def study():
+    rng = np.random.default_rng(3)
+    rows = []
+    for judge, (offset, spread) in {"lenient": (80, 5), "harsh": (30, 20), "middle": (55, 12)}.items():
+        for o in range(12):
+            for system in ("sysA", "sysB", "sysC"):
+                if rng.random() < 0.2:
+                    continue  # an incomplete design, as real data are
+                base = {"sysA": 10, "sysB": 0, "sysC": -10}[system]
+                score = float(np.clip(round(offset + base + rng.normal(0, spread)), 0, 100))
+                rows.append((judge, f"{o}-{system}", str(o), system, False, None, "quality", score))
+                rows.append((judge, f"{o}-{system}", str(o), system, False, None, "fluency", float(rng.integers(0, 101))))
+            rows.append((judge, f"{o}-copy", str(o), "control:identical", True, "identical", "quality", 100.0))
+    return _frame(rows)
+
+
+def test_z_scores_equal_a_hand_computation_with_pandas(study):
+    got = judge_zscores(study)
+    genuine = study[~study["is_control"]]
+    mu = genuine.groupby(["judge", "criterion"])["score"].mean()
+    sd = genuine.groupby(["judge", "criterion"])["score"].std()  # pandas' default: ddof=1, as WMT
+    for row in got.itertuples():
+        expected = (row.score - mu[(row.judge, row.criterion)]) / sd[(row.judge, row.criterion)]
+        assert row.z == pytest.approx(expected)
+    # the raw score stays beside the z-score
+    assert got["score"].tolist() == study["score"].tolist()
+
+
+def test_controls_are_left_out_of_the_judges_mean_and_sd(study):
+    scales = judge_scales(study).set_index(["judge", "criterion"])
+    lenient = study[(study["judge"] == "lenient") & (study["criterion"] == "quality") & ~study["is_control"]]
+    assert scales.loc[("lenient", "quality"), "mu"] == pytest.approx(lenient["score"].mean())
+    assert scales.loc[("lenient", "quality"), "n"] == len(lenient)
+    # a control is put on the judge's genuine scale
+    z = judge_zscores(study)
+    copy = z[(z["judge"] == "lenient") & z["is_control"]].iloc[0]
+    assert copy["z"] == pytest.approx((100 - lenient["score"].mean()) / lenient["score"].std())
+
+
+def test_one_item_or_zero_spread_gives_z_zero_and_controls_nan():
+    frame = _frame([
+        ("single", "i1", "o1", "A", False, None, "quality", 70.0),
+        ("single", "c1", "o1", "control:random", True, "random", "quality", 5.0),
+        ("flat", "i1", "o1", "A", False, None, "quality", 60.0),
+        ("flat", "i2", "o2", "B", False, None, "quality", 60.0),
+        ("flat", "c2", "o2", "control:random", True, "random", "quality", 0.0),
+        ("onlycontrols", "c1", "o1", "control:random", True, "random", "quality", 10.0),
+    ])
+    z = judge_zscores(frame).set_index(["judge", "item"])["z"]
+    assert z[("single", "i1")] == 0.0
+    assert math.isnan(z[("single", "c1")])
+    assert z[("flat", "i1")] == 0.0 and z[("flat", "i2")] == 0.0
+    assert math.isnan(z[("flat", "c2")])
+    assert math.isnan(z[("onlycontrols", "c1")])
+    scales = judge_scales(frame).set_index("judge")
+    assert math.isnan(scales.loc["single", "sigma"]) and scales.loc["flat", "sigma"] == 0.0
+    assert "onlycontrols" not in scales.index
+
+
+def test_criteria_restricts_to_the_0_100_criteria(study):
+    z = judge_zscores(study, criteria=["quality"])
+    assert set(z["criterion"]) == {"quality"}
+
+
+def test_system_z_scores_average_judges_per_original_then_originals(study):
+    table = system_zscores(study, criteria=["quality"]).set_index("system")
+    z = judge_zscores(study, criteria=["quality"])
+    genuine = z[~z["is_control"]]
+    per_original = genuine.groupby(["system", "original"])[["score", "z"]].mean()
+    by_system = per_original.groupby(level="system").mean()
+    for system in ("sysA", "sysB", "sysC"):
+        assert table.loc[system, "z"] == pytest.approx(by_system.loc[system, "z"])
+        assert table.loc[system, "raw"] == pytest.approx(by_system.loc[system, "score"])
+    # the simulated order (sysA > sysB > sysC) comes out, and controls are not systems here
+    assert list(table.index) == ["sysA", "sysB", "sysC"]
