@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.enums import JobStatus
+from annotation.judging.protocols.registry import protocol_for_result
 from annotation.judging.selectors import study_criteria_slugs
 from annotation.models import Candidate
 from annotation.views import researcher_study_required, study_context
@@ -87,8 +88,9 @@ def _page(request, study, report: Report | None, form: ReportSettingsForm | None
             metric_runs_used=[r for r in report.metric_runs if r.get("used")],
             metric_runs_unused=[r for r in report.metric_runs if not r.get("used")],
         )
-        if result.get("protocol") == "comparison":
-            ctx["export_formats"] = [("json", "JSON")]
+        unit = protocol_for_result(result)
+        ctx["export_formats"] = list(unit.report_formats)
+        ctx["protocol_report_template"] = unit.report_template
     return render(request, "reports/detail.html", study_context(study, **ctx))
 
 

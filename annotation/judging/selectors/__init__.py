@@ -23,7 +23,7 @@ A test or benchmark that changes a module constant (``FRAME_CHUNK_SIZE``,
 :mod:`.export_rows`), not here.
 """
 
-from .design import design_for_study, study_control_expected, study_criteria, study_criteria_slugs, study_is_comparison
+from .design import design_for_study, study_control_expected, study_criteria, study_criteria_slugs
 from .exclusions import judge_exclusion_history, judges_excluded, judges_screened_out_names
 from .export_rows import EXPORT_CHUNK_SIZE, TIDY_EXPORT_COLUMNS, export_tidy_rows, export_wide_rows
 from .frame import FRAME_CHUNK_SIZE, JUDGMENT_FRAME_COLUMNS, judgments_frame
@@ -75,6 +75,5 @@ __all__ = [
     "study_criteria_slugs",
     "study_for_judge",
     "study_has_judgments",
-    "study_is_comparison",
     "study_progress",
 ]

@@ -13,8 +13,9 @@ from django.utils import timezone
 from annotation.enums import Role, SystemKind
 from annotation.models import Candidate, Original, Study, System
 
-from ..enums import JudgmentSource, Protocol
+from ..enums import JudgmentSource
 from ..models import Assignment, AssignmentItem, Judgment
+from ..protocols.registry import protocol_for_design
 from ..tokens import item_token_new
 from ._common import BULK_BATCH
 from .design import design_get_or_create
@@ -57,9 +58,10 @@ def judgments_import_parsed(*, study: Study, parsed) -> JudgmentImportSummary:
     """
     from annotation.importing import ImportIssue, StudyImportError
 
-    if design_get_or_create(study=study).protocol == Protocol.COMPARISON:  # the scales the file was parsed against
+    unit = protocol_for_design(design_get_or_create(study=study))  # the scales the file was parsed against
+    if not unit.imports_judgments:
         raise StudyImportError(parsed.filename, [ImportIssue(message=(
-            "this study's protocol is side-by-side comparison; absolute judgments cannot be imported into it"))])
+            f"this study's protocol is {unit.name}; absolute judgments cannot be imported into it"))])
     with transaction.atomic():
         Study.objects.select_for_update().filter(pk=study.pk).first()
         originals = dict(Original.objects.filter(study=study).values_list("external_id", "id"))

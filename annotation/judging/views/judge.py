@@ -24,7 +24,11 @@ from .. import scales, screening, screening_views, selectors, services
 from ..enums import JudgmentSource
 from ..errors import ItemNotFound, JudgingError
 from ..forms import JudgmentForm
+from ..protocols.registry import protocol_for_design, protocol_for_study
 from ..tokens import idempotency_key_new
+
+#: This module's judge page, the one protocols whose ``judge_page`` it is are judged on.
+RATE_PAGE = "judging:rate"
 
 
 def _n(value: int) -> str:
@@ -134,8 +138,9 @@ def rate(request, study_id: int):
     assignment, page = _assignment_or_page(request, study)
     if page is not None:
         return page
-    if selectors.study_is_comparison(study=study):
-        return redirect("judging:compare", study_id=study.pk)  # the side-by-side protocol's own page
+    unit = protocol_for_study(study=study)
+    if unit.judge_page != RATE_PAGE:
+        return redirect(unit.judge_page, study_id=study.pk)  # another protocol's own page
     if assignment.instructions_seen_at is None:
         return redirect("judging:instructions", study_id=study.pk)
     item = selectors.item_next_for_judge(assignment=assignment)
@@ -209,15 +214,11 @@ def instructions(request, study_id: int):
         services.instructions_mark_seen(assignment=assignment)
         return redirect("judging:rate", study_id=study.pk)
     design = selectors.design_for_study(study=study)
-    if design is not None and design.protocol == "comparison":
-        from ..comparison import questions  # the side-by-side protocol's own instructions
-
-        return render(request, "judging/compare_instructions.html", {
-            "study": study, "questions": questions(design), "first_visit": assignment.instructions_seen_at is None,
-            "total_text": _n(assignment.n_items)})
-    return render(request, "judging/instructions.html", {
+    unit = protocol_for_design(design)
+    context = unit.instructions_context(design=design) if design is not None else {}
+    return render(request, unit.instructions_template, {
         "study": study, "criteria": _criteria_for_judge(study), "first_visit": assignment.instructions_seen_at is None,
-        "total_text": _n(assignment.n_items),
+        "total_text": _n(assignment.n_items), "back_keys": unit.back_keys, **context,
     })
 
 
@@ -231,8 +232,11 @@ def finished(request, study_id: int):
         return page
     if assignment.screened_out_at is not None:
         return redirect("judging:screened_out", study_id=study.pk)
-    if selectors.item_next_for_judge(assignment=assignment) is not None:
-        return redirect("judging:rate", study_id=study.pk)
+    unit = protocol_for_study(study=study)
+    if unit.items_remaining(assignment=assignment):  # the completion code only once every item is done
+        return redirect(unit.judge_page, study_id=study.pk)
+    if unit.judge_page != RATE_PAGE:
+        return redirect(unit.judge_page, study_id=study.pk)  # that protocol's own end page
     last = selectors.item_previous_for_judge(study=study, judge=request.user)
     from annotation.participation.views import end_code_context  # join-link participants: their code
 

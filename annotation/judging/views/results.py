@@ -19,6 +19,7 @@ from .. import selectors, services
 from ..errors import JudgingError
 from ..exports import csv_lines
 from ..forms import ExclusionForm
+from ..protocols.registry import protocol_for_design
 
 #: Column headings of the three PEM control tests (``metrics.core.stats.qc.DEFAULT_QC_TESTS``).
 QC_TEST_LABELS = {
@@ -69,16 +70,7 @@ def qc(request, study):
         test_labels=list(QC_TEST_LABELS.values()),
         history=selectors.judge_exclusion_history(study=study),
         fingerprint=selectors.judgments_fingerprint(study=study),
-        comparison_qc=_comparison_qc(study, design)))
-
-
-def _comparison_qc(study, design):
-    """Side-by-side studies: each judge's answers on control pairs (None for absolute studies)."""
-    if design is None or design.protocol != "comparison":
-        return None
-    from ..comparison import comparison_qc
-
-    return comparison_qc(study=study)
+        comparison_qc=protocol_for_design(design).qc_rows(study=study)))
 
 
 @researcher_study_required

@@ -12,12 +12,13 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from . import comparison
-from .apis._common import TAG_JUDGE, judging_error
-from .apis.judge import _judge_assignment, get_judged_study
-from .enums import COMPARISON_ANSWERS, JudgmentSource
-from .errors import JudgingError, StudyNotOpen
-from .models import ComparisonItem
+from ...apis._common import TAG_JUDGE, judging_error
+from ...apis.judge import _judge_assignment, get_judged_study
+from ...enums import COMPARISON_ANSWERS, JudgmentSource
+from ...errors import JudgingError, StudyNotOpen
+from ...models import ComparisonItem
+from . import services as comparison
+from .unit import SIDE_BY_SIDE
 
 
 class ComparisonPairSerializer(serializers.Serializer):
@@ -72,7 +73,7 @@ class ComparisonSubmitOutputSerializer(serializers.Serializer):
 
 def _comparison_study(request, study_id: int):
     study = get_judged_study(request, study_id)
-    if not comparison.is_comparison(study):
+    if not SIDE_BY_SIDE.is_protocol_of(study):
         raise StudyNotOpen("This study is not a side-by-side comparison.")
     return study
 

@@ -15,13 +15,14 @@ from django.views.decorators.http import require_GET, require_POST
 from annotation.enums import StudyStatus
 from annotation.views import participant_page, researcher_study_required
 
-from . import comparison
-from .enums import JudgmentSource
-from .errors import ItemNotFound, JudgingError
-from .models import JudgingDesign
-from .tokens import idempotency_key_new
-from .views.judge import _assignment_or_page, _judge_study, _n
-from .views.results import csv_response, export_filename
+from ...enums import JudgmentSource
+from ...errors import ItemNotFound, JudgingError
+from ...models import JudgingDesign
+from ...tokens import idempotency_key_new
+from ...views.judge import _assignment_or_page, _judge_study, _n
+from ...views.results import csv_response, export_filename
+from . import services as comparison
+from .unit import SIDE_BY_SIDE
 
 
 def _questions(study) -> list[dict]:
@@ -44,7 +45,7 @@ def _render_pair(request, study, pair, *, error=None, field_errors=None, posted=
 def _comparison_study(request, study_id: int):
     """The judge's study, or None when it is not a side-by-side comparison."""
     study = _judge_study(request, study_id)
-    return study if comparison.is_comparison(study) else None
+    return study if SIDE_BY_SIDE.is_protocol_of(study) else None
 
 
 @participant_page
@@ -58,13 +59,18 @@ def compare(request, study_id: int):
     assignment, page = _assignment_or_page(request, study)
     if page is not None:
         return page
+    if assignment.screened_out_at is not None:
+        return redirect("judging:screened_out", study_id=study.pk)
     if assignment.instructions_seen_at is None:
         return redirect("judging:instructions", study_id=study.pk)
     pair = comparison.pair_next_for_judge(assignment=assignment)
     if pair is None:
+        from annotation.participation.views import end_code_context  # join-link participants: their code
+
         last = comparison.pair_previous_for_judge(study=study, judge=request.user)
         return render(request, "judging/compare_done.html", {
-            "study": study, "total_text": _n(assignment.n_items), "last": last})
+            "study": study, "total_text": _n(assignment.n_items), "last": last,
+            "end": end_code_context(user=request.user, study=study)})
     return _render_pair(request, study, pair)
 
 

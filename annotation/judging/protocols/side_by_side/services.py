@@ -34,11 +34,11 @@ from metrics.core.assignment import derive_seed, late_judge_items, order_items, 
 from metrics.core.comparison_plan import pair_key, pair_key_split, plan_control_pairs, plan_pairs, sides_for_judge
 from metrics.core.stats.comparison import Comparison
 
-from .enums import COMPARISON_ANSWERS, COMPARISON_PREFERENCE, CONTROL_SYSTEM_PREFIX, JudgesMode, JudgmentSource
-from .errors import CannotOpen, ItemNotFound, JudgmentInvalid, KeyReused, StudyNotOpen
-from .models import Assignment, ComparisonItem, ComparisonJudgment, JudgingDesign
-from .selectors import judges_excluded, original_context
-from .tokens import item_token_new, serve_stamp_make, serve_stamp_read
+from ...enums import COMPARISON_ANSWERS, COMPARISON_PREFERENCE, CONTROL_SYSTEM_PREFIX, JudgesMode, JudgmentSource
+from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid, KeyReused, StudyNotOpen
+from ...models import Assignment, ComparisonItem, ComparisonJudgment, JudgingDesign
+from ...selectors import judges_excluded, original_context
+from ...tokens import item_token_new, serve_stamp_make, serve_stamp_read
 
 KEY_MIN_LENGTH, KEY_MAX_LENGTH = 8, 64
 BULK_BATCH = 5000
@@ -137,6 +137,45 @@ def comparison_assignment_late(*, study: Study, design: JudgingDesign, judge: Us
             return assignment
     except IntegrityError:
         return Assignment.objects.get(study=study, judge=judge)
+
+
+def comparison_assignment_for_participant(*, study: Study, design: JudgingDesign, judge: User,
+                                          n_items: int | None) -> Assignment:
+    """A join-link participant's pairs: every planned pair (``n_items`` empty) or ``n_items``
+    pairs from those with the fewest *live* judges (answered or still held; a timed-out
+    participant's released pairs count as free again), in the judge's own seeded order
+    and sides. Unlike a late judge, the plan is the study's, not the other judges' pairs:
+    a field study often opens with no judge at all. The caller holds the design's lock."""
+    keys, pks = _pair_plan(study, design)
+    live: Counter[str] = Counter(pair_key(o, ls, rs) for o, ls, rs in ComparisonItem.objects.filter(
+        assignment__study=study).values_list("left__original__external_id", "left__system__name",
+                                             "right__system__name"))
+    seed = derive_seed(design.seed, "order", judge.username)
+    if n_items is not None and (design.judges_mode == JudgesMode.K_PER_ITEM or n_items < len(keys)):
+        counts = {k: live.get(k, 0) for k in keys}
+        keys = late_judge_items(counts, n_items=min(n_items, len(keys)),
+                                seed=derive_seed(design.seed, "late", judge.username))
+    order = list(order_items(keys, {k: pair_key_split(k)[0] for k in keys}, seed=seed))
+    assignment = Assignment.objects.create(study=study, judge=judge, seed=seed, n_items=len(order), joined_late=True)
+    _items_insert(assignment=assignment, order=order, pks=pks)
+    return assignment
+
+
+def comparison_release_unfinished(*, assignment: Assignment) -> int:
+    """Delete the pairs not answered yet (answered ones and their judgments stay); return how many."""
+    deleted, _ = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=True).delete()
+    if deleted:
+        assignment.n_items = ComparisonItem.objects.filter(assignment=assignment).count()
+        assignment.save(update_fields=["n_items", "updated_at"])
+    return deleted
+
+
+def pairs_done(*, assignment: Assignment) -> int:
+    return ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
+
+
+def pairs_remaining(*, assignment: Assignment) -> int:
+    return ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=True).count()
 
 
 # --- the judge's side ------------------------------------------------------------------
@@ -310,10 +349,6 @@ def comparison_submit(*, study: Study, judge: User, token: str, key: str, answer
 
 
 # --- the researcher's side --------------------------------------------------------------
-
-def is_comparison(study: Study) -> bool:
-    return JudgingDesign.objects.filter(study=study, protocol="comparison").exists()
-
 
 def study_has_comparisons(*, study: Study) -> bool:
     return ComparisonJudgment.objects.filter(study=study).exists()
