@@ -115,8 +115,9 @@ class JudgingProtocol:
         per criterion, keyed by the criterion's scale on the rating page."""
         return None
 
-    def instructions_context(self, *, design: JudgingDesign) -> dict:
-        """What the instructions template needs beyond the study (texts only: blinded)."""
+    def instructions_context(self, *, design: JudgingDesign, rtl: bool) -> dict:
+        """What the instructions template needs beyond the study (texts only: blinded);
+        ``rtl``: the page is mirrored (its keys follow the screen)."""
         return {}
 
     # --- quality control ----------------------------------------------------------------

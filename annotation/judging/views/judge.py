@@ -12,6 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils.translation import get_language_bidi
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -20,7 +21,7 @@ from annotation.models import Study
 from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
 from annotation.views import member_language_activate, participant_page, study_language_activate
 
-from .. import scales, screening, screening_views, selectors, services
+from .. import scales, screening_views, selectors, services
 from ..enums import JudgmentSource
 from ..errors import ItemNotFound, JudgingError
 from ..forms import JudgmentForm
@@ -181,7 +182,7 @@ def submit(request, study_id: int):
         field_errors, posted = form.errors, {}
     else:
         try:
-            result = services.judgment_submit(
+            services.judgment_submit(
                 study=study, judge=request.user, token=form.cleaned_data["token"], key=form.cleaned_data["key"],
                 scores=form.scores(), serve_stamp=form.cleaned_data["serve"],
                 active_seconds=form.cleaned_data.get("active_seconds"), source=JudgmentSource.PAGE)
@@ -191,8 +192,7 @@ def submit(request, study_id: int):
             if study.status != StudyStatus.OPEN:
                 return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
             error, field_errors, posted = exc.message, exc.field_errors, form.scores()
-        else:
-            screening.after_judgment(assignment=result.judgment.item.assignment)
+        else:  # the service ran the automatic QC screen-out; the rate page shows its outcome
             return redirect("judging:rate", study_id=study.pk)
     try:
         item = selectors.item_for_judge(study=study, judge=request.user, token=token)
@@ -215,7 +215,7 @@ def instructions(request, study_id: int):
         return redirect("judging:rate", study_id=study.pk)
     design = selectors.design_for_study(study=study)
     unit = protocol_for_design(design)
-    context = unit.instructions_context(design=design) if design is not None else {}
+    context = unit.instructions_context(design=design, rtl=get_language_bidi()) if design is not None else {}
     return render(request, unit.instructions_template, {
         "study": study, "criteria": _criteria_for_judge(study), "first_visit": assignment.instructions_seen_at is None,
         "total_text": _n(assignment.n_items), "back_keys": unit.back_keys, **context,

@@ -17,6 +17,7 @@ from ...apis.judge import _judge_assignment, get_judged_study
 from ...enums import COMPARISON_ANSWERS, JudgmentSource
 from ...errors import JudgingError, StudyNotOpen
 from ...models import ComparisonItem
+from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
 from . import services as comparison
 from .unit import SIDE_BY_SIDE
 
@@ -55,7 +56,7 @@ class ComparisonNextSerializer(serializers.Serializer):
 
 class ComparisonSubmitInputSerializer(serializers.Serializer):
     pair = serializers.CharField(max_length=64, help_text="The pair's token.")
-    key = serializers.CharField(min_length=comparison.KEY_MIN_LENGTH, max_length=comparison.KEY_MAX_LENGTH)
+    key = serializers.CharField(min_length=KEY_MIN_LENGTH, max_length=KEY_MAX_LENGTH)
     answers = serializers.DictField(child=serializers.CharField(), help_text="Question slug → A, tie or B.")
     serve_stamp = serializers.CharField(max_length=400)
     active_seconds = serializers.FloatField(required=False, allow_null=True, min_value=0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import User
+from django.utils.translation import gettext
 
 from annotation.models import Study
 
@@ -62,8 +63,15 @@ class SideBySideProtocol(JudgingProtocol):
         places = (2, 1, 0) if rtl else (0, 1, 2)
         return [AnswerKey(value=v, keys=SCREEN_KEYS[p]) for v, p in zip(("A", "tie", "B"), places)]
 
-    def instructions_context(self, *, design: JudgingDesign) -> dict:
-        return {"questions": questions(design)}
+    def answers_for_page(self, *, design: JudgingDesign, rtl: bool) -> list[dict]:
+        """Each answer as the page draws it: value, translated label, its keys (space
+        separated, for the script), the key printed under it and its digit."""
+        labels = {"A": gettext("A is better"), "tie": gettext("About the same"), "B": gettext("B is better")}
+        return [{"value": k.value, "label": labels[k.value], "keys": " ".join(k.keys), "shown": k.shown,
+                 "digit": k.keys[1]} for k in self.answer_keys(design=design, rtl=rtl)]
+
+    def instructions_context(self, *, design: JudgingDesign, rtl: bool) -> dict:
+        return {"questions": questions(design), "answers": self.answers_for_page(design=design, rtl=rtl)}
 
     def qc_rows(self, *, study: Study) -> list[dict]:
         return comparison_qc(study=study)

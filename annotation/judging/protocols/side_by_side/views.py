@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils.translation import get_language_bidi
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.enums import StudyStatus
@@ -31,14 +32,17 @@ def _questions(study) -> list[dict]:
 
 def _render_pair(request, study, pair, *, error=None, field_errors=None, posted=None, status=200):
     answers = posted if posted is not None else (pair.answers or {})
-    questions = _questions(study)
+    design = JudgingDesign.objects.get(study=study)
+    questions = comparison.questions(design)
     for q in questions:
         q["checked"] = answers.get(q["slug"])
         q["errors"] = (field_errors or {}).get(q["slug"], [])
     return render(request, "judging/compare.html", {
         "study": study, "pair": pair, "questions": questions, "key": idempotency_key_new(),
         "position_text": _n(pair.position), "total_text": _n(pair.total), "done_text": _n(pair.done),
-        "error": error,
+        "error": error, "back_keys": SIDE_BY_SIDE.back_keys,
+        # keys follow the screen: on a mirrored (right-to-left) page A is drawn on the right
+        "answers": SIDE_BY_SIDE.answers_for_page(design=design, rtl=get_language_bidi()),
     }, status=status)
 
 
