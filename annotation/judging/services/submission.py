@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
@@ -28,7 +29,7 @@ from .. import scales
 from ..defaults import default_criteria
 from ..enums import JudgmentSource
 from ..errors import ItemNotFound, JudgmentInvalid, KeyReused, StudyNotOpen
-from ..models import AssignmentItem, ComparisonItem, ComparisonJudgment, JudgingDesign, Judgment
+from ..models import AssignmentItem, ComparisonJudgment, JudgingDesign, Judgment
 from ..screening import ScreenedOut, after_judgment
 from ..tokens import serve_stamp_read
 
@@ -132,14 +133,17 @@ def submission_store(
     *,
     study: Study,
     judge: User,
-    token: object,
+    token: str,
     key: str,
     values: Mapping[str, object],
-    serve_stamp: object,
+    serve_stamp: str,
     active_seconds: float | None,
     source: str,
-    item_model: type[AssignmentItem] | type[ComparisonItem],
-    judgment_model: type[Judgment] | type[ComparisonJudgment],
+    # The protocol's two tables (AssignmentItem and Judgment, ComparisonItem and
+    # ComparisonJudgment, ...): they share the fields used here but no base model, so
+    # they are typed by what the docstring says they hold.
+    item_model: Any,
+    judgment_model: Any,
     after_stored: Callable[..., object] | None = None,
 ) -> SubmitResult:
     """The submission core every protocol shares: store ``values`` (already checked against

@@ -239,9 +239,10 @@ def pair_previous_for_judge(*, study: Study, judge: User, token: str | None = No
         item = _own_pair(study=study, judge=judge, token=token)
         assignment, position = item.assignment, item.position - 1
     else:
-        assignment = Assignment.objects.filter(study=study, judge=judge).first()
-        if assignment is None:
+        found = Assignment.objects.filter(study=study, judge=judge).first()
+        if found is None:
             raise ItemNotFound(gettext("You have no assignment in this study."))
+        assignment = found
         nxt = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=True).order_by("position").first()
         position = (nxt.position if nxt else assignment.n_items + 1) - 1
     if position < 1:
