@@ -56,7 +56,7 @@ def design(request, study):
         has_judgments=selectors.study_has_judgments(study=study),
         open_job=open_job, open_state=open_state,
         open_summary=open_summary_text(open_job.summary) if open_state == "succeeded" else "",
-        protocol_exports=protocol_for_design(design).exports,
+        protocol=protocol_for_design(design), protocol_exports=protocol_for_design(design).exports,
         **screening_views.screening_context(study),
     ))
 

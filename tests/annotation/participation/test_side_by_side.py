@@ -100,3 +100,13 @@ def test_pairs_per_participant_are_balanced_and_a_timed_out_participants_pairs_r
     assert services.participants_release_timed_out(now=timezone.now() + timedelta(hours=1)) == 3
     assert not ComparisonItem.objects.filter(assignment__study=cmp_field_study).exists()
     assert all(a.n_items == 0 for a in Assignment.objects.filter(study=cmp_field_study))
+
+
+def test_the_design_page_says_side_by_side_has_no_training_or_attention_checks_yet(cmp_field_study, researcher):
+    from django.test import Client
+
+    client = Client()
+    client.force_login(researcher)
+    html = client.get(f"/studies/{cmp_field_study.pk}/judging/design/").content.decode()
+    assert 'id="no-screening"' in html and "side-by-side comparison" in html
+    assert f'action="/studies/{cmp_field_study.pk}/judging/screening/"' not in html
