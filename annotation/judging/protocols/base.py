@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
+from django.db.models import Count, Q, Sum
 
 from annotation.models import Study
 
@@ -37,6 +38,18 @@ class AnswerKey:
 #: instructions. A protocol adds its own way back (:attr:`JudgingProtocol.back_keys`)
 #: and its answer keys, none of which may be one of these (a key means one thing).
 NAVIGATION_KEYS: tuple[str, ...] = ("Enter", "?")
+
+
+def judge_progress(*, study: Study, item_model, judgment_model) -> dict[int, tuple[int, int, float]]:
+    """:meth:`JudgingProtocol.progress_by_judge` for a protocol whose items and judgments are
+    ``item_model`` and ``judgment_model`` rows (two grouped queries)."""
+    counts = {judge: (done, total) for judge, done, total in item_model.objects.filter(
+        assignment__study=study).values("assignment__judge_id").annotate(
+        done=Count("id", filter=Q(done_at__isnull=False)), total=Count("id")).values_list(
+        "assignment__judge_id", "done", "total")}
+    active = dict(judgment_model.objects.filter(study=study, is_latest=True).values("judge_id").annotate(
+        s=Sum("active_seconds")).values_list("judge_id", "s"))
+    return {judge: (done, total, float(active.get(judge) or 0.0)) for judge, (done, total) in counts.items()}
 
 
 class JudgingProtocol:
@@ -105,6 +118,11 @@ class JudgingProtocol:
 
     def items_remaining(self, *, assignment: Assignment) -> int:
         """How many of the assignment's items are still unanswered (0: the judge is done)."""
+        raise NotImplementedError
+
+    def progress_by_judge(self, *, study: Study) -> dict[int, tuple[int, int, float]]:
+        """Judge id → (items answered, items assigned, active seconds of the latest answers),
+        in a few queries for the whole study (the researcher's participants table)."""
         raise NotImplementedError
 
     # --- the judge's page ---------------------------------------------------------------

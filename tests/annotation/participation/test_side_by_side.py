@@ -84,6 +84,10 @@ def test_the_completion_code_comes_only_once_every_pair_is_answered(cmp_link, cm
     end = client.get(f"/judge/studies/{cmp_field_study.pk}/compare/")
     assert end.status_code == 200 and CODE in end.content.decode()
     assert Participant.objects.get().completed_at is not None
+    from annotation.participation.selectors import participants_rows
+
+    (row,) = participants_rows(study=cmp_field_study)  # the researcher's table counts pairs
+    assert (row["status"], row["items_done"], row["items_total"]) == ("completed", 5, 5)
     done = client.get(f"/judge/studies/{cmp_field_study.pk}/done/")
     assert done.status_code == 302 and done["Location"].endswith("/compare/")
 

@@ -7,8 +7,8 @@ from django.contrib.auth.models import User
 from annotation.models import Study
 
 from ... import screening
-from ...models import Assignment, AssignmentItem, JudgingDesign
-from ..base import JudgingProtocol
+from ...models import Assignment, AssignmentItem, JudgingDesign, Judgment
+from ..base import JudgingProtocol, judge_progress
 from ..registry import register
 from .services import (
     absolute_assignment_for_participant,
@@ -45,6 +45,9 @@ class AbsoluteProtocol(JudgingProtocol):
 
     def items_done(self, *, assignment: Assignment) -> int:
         return AssignmentItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
+
+    def progress_by_judge(self, *, study: Study) -> dict[int, tuple[int, int, float]]:
+        return judge_progress(study=study, item_model=AssignmentItem, judgment_model=Judgment)
 
     def items_remaining(self, *, assignment: Assignment) -> int:
         return AssignmentItem.objects.filter(assignment=assignment, done_at__isnull=True).count()

@@ -7,8 +7,8 @@ from django.utils.translation import gettext
 
 from annotation.models import Study
 
-from ...models import Assignment, JudgingDesign
-from ..base import AnswerKey, JudgingProtocol
+from ...models import Assignment, ComparisonItem, ComparisonJudgment, JudgingDesign
+from ..base import AnswerKey, JudgingProtocol, judge_progress
 from ..registry import register
 from .services import (
     comparison_assignment_for_participant,
@@ -54,6 +54,9 @@ class SideBySideProtocol(JudgingProtocol):
 
     def items_done(self, *, assignment: Assignment) -> int:
         return pairs_done(assignment=assignment)
+
+    def progress_by_judge(self, *, study: Study) -> dict[int, tuple[int, int, float]]:
+        return judge_progress(study=study, item_model=ComparisonItem, judgment_model=ComparisonJudgment)
 
     def items_remaining(self, *, assignment: Assignment) -> int:
         return pairs_remaining(assignment=assignment)
