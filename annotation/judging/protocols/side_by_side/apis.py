@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from ...apis._common import TAG_JUDGE, judging_error
 from ...apis.judge import _judge_assignment, get_judged_study
 from ...enums import COMPARISON_ANSWERS, JudgmentSource
-from ...errors import JudgingError, StudyNotOpen
+from ...errors import JudgingError, OtherProtocol
 from ...models import ComparisonItem
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
 from . import services as comparison
@@ -75,7 +75,7 @@ class ComparisonSubmitOutputSerializer(serializers.Serializer):
 def _comparison_study(request, study_id: int):
     study = get_judged_study(request, study_id)
     if not SIDE_BY_SIDE.is_protocol_of(study):
-        raise StudyNotOpen("This study is not a side-by-side comparison.")
+        raise OtherProtocol("This study is not a side-by-side comparison.")
     return study
 
 
