@@ -2,7 +2,8 @@
 
 from django.urls import path
 
-from . import apis, compare_apis, screening_apis
+from . import apis, screening_apis
+from .protocols.side_by_side import urls as side_by_side_urls
 
 app_name = "judging-api"
 S = "judging/studies/<int:study_id>/"
@@ -13,9 +14,7 @@ urlpatterns = [
     path(S + "items/<str:token>/", apis.JudgingItemDetailApi.as_view(), name="item_detail"),
     path(S + "items/<str:token>/previous/", apis.JudgingItemPreviousApi.as_view(), name="item_previous"),
     path(S + "judgments/", apis.JudgingSubmitApi.as_view(), name="judgment_submit"),
-    path(S + "pairs/next/", compare_apis.ComparisonNextPairApi.as_view(), name="pair_next"),
-    path(S + "pairs/<str:token>/", compare_apis.ComparisonPairDetailApi.as_view(), name="pair_detail"),
-    path(S + "comparisons/", compare_apis.ComparisonSubmitApi.as_view(), name="comparison_submit"),
+    *side_by_side_urls.api_urls,  # the side-by-side protocol's pairs
     path(S + "training/", screening_apis.JudgeTrainingApi.as_view(), name="training"),
     path(S + "training/answers/", screening_apis.JudgeTrainingAnswerApi.as_view(), name="training_answer"),
     path(S + "attention/", screening_apis.JudgeAttentionApi.as_view(), name="attention"),

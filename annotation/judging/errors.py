@@ -52,3 +52,9 @@ class CannotOpen(JudgingError):
     """The study cannot be opened, closed, reset or assigned as asked (409)."""
 
     status_code = 409
+
+
+class OtherProtocol(JudgingError):
+    """The study is judged with another protocol than this page's or endpoint's (409)."""
+
+    status_code = 409

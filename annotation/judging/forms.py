@@ -9,8 +9,9 @@ from django import forms
 from metrics.core.controls import CONTROL_KINDS
 
 from . import scales, services
-from .enums import JudgesMode, Protocol
+from .enums import JudgesMode
 from .models import MAX_CONTROLS_PER_KIND, JudgingDesign
+from .protocols.registry import protocol_choices
 from .services import EDITABLE_WHEN_FROZEN
 
 CONTROL_LABELS = {
@@ -53,7 +54,7 @@ class DesignForm(forms.Form):
     show_context = forms.BooleanField(required=False, label="Show each item's document context to judges",
                                       help_text="The previous and next sentences of the original's document "
                                                 "(from the imported 'document' column), collapsible.")
-    protocol = forms.ChoiceField(choices=Protocol.choices, widget=forms.RadioSelect, label="Protocol", required=False)
+    protocol = forms.ChoiceField(choices=protocol_choices, widget=forms.RadioSelect, label="Protocol", required=False)
     comparison_per_criterion = forms.BooleanField(
         required=False, label="Comparison: ask which is better once per criterion",
         help_text="Otherwise judges answer one question: which paraphrase is better overall.")

@@ -2,7 +2,8 @@
 
 from django.urls import path
 
-from . import compare_views, screening_views, views
+from . import screening_views, views
+from .protocols.side_by_side import urls as side_by_side_urls
 
 app_name = "judging"
 urlpatterns = [
@@ -13,9 +14,7 @@ urlpatterns = [
     path("judge/studies/<int:study_id>/items/<str:token>/", views.revise, name="revise"),
     path("judge/studies/<int:study_id>/submit/", views.submit, name="submit"),
     path("judge/studies/<int:study_id>/done/", views.finished, name="finished"),
-    path("judge/studies/<int:study_id>/compare/", compare_views.compare, name="compare"),
-    path("judge/studies/<int:study_id>/compare/submit/", compare_views.compare_submit, name="compare_submit"),
-    path("judge/studies/<int:study_id>/compare/<str:token>/", compare_views.compare_revise, name="compare_revise"),
+    *side_by_side_urls.page_urls,  # the side-by-side protocol's pages and export
     path("judge/studies/<int:study_id>/training/", screening_views.training_page, name="training"),
     path("judge/studies/<int:study_id>/training/feedback/", screening_views.training_feedback, name="training_feedback"),
     path("judge/studies/<int:study_id>/check/", screening_views.attention, name="attention"),
@@ -40,6 +39,4 @@ urlpatterns = [
     path("studies/<int:study_id>/judging/import/", views.import_judgments, name="import_judgments"),
     path("studies/<int:study_id>/judging/export/tidy.csv", views.export_tidy, name="export_tidy"),
     path("studies/<int:study_id>/judging/export/wide.csv", views.export_wide, name="export_wide"),
-    path("studies/<int:study_id>/judging/export/comparisons.csv", compare_views.export_comparisons,
-         name="export_comparisons"),
 ]

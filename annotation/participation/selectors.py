@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from urllib.parse import quote
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Q
 
 from annotation.enums import ParticipantStatus, Platform, Role
-from annotation.judging.models import Assignment, Judgment
+from annotation.judging.models import Assignment
+from annotation.judging.protocols.registry import protocol_for_study
 from annotation.judging.selectors import judge_qc
 from annotation.models import JoinLink, Participant, ParticipationSettings, Study
 
@@ -118,10 +119,8 @@ def participants_rows(*, study: Study, sort: str = "joined_at") -> list[dict]:
     if not participants:
         return []
     users = [p.user_id for p in participants]
-    assignments = {a.judge_id: a for a in Assignment.objects.filter(study=study, judge_id__in=users)
-                   .annotate(done=Count("items", filter=Q(items__done_at__isnull=False)), total=Count("items"))}
-    active = dict(Judgment.objects.filter(study=study, judge_id__in=users, is_latest=True)
-                  .values("judge_id").annotate(s=Sum("active_seconds")).values_list("judge_id", "s"))
+    assignments = {a.judge_id: a for a in Assignment.objects.filter(study=study, judge_id__in=users)}
+    progress = protocol_for_study(study=study).progress_by_judge(study=study)  # pairs or items, as judged
     verdicts = _qc_verdicts(study) if assignments else {}
     rows = []
     for p in participants:
@@ -132,9 +131,10 @@ def participants_rows(*, study: Study, sort: str = "joined_at") -> list[dict]:
         rows.append({
             "pseudonym": p.user.username, "role": p.role, "platform": p.platform, "platform_id": p.platform_id,
             "platform_study_id": p.platform_study_id, "platform_session_id": p.platform_session_id,
-            "status": str(status), "joined_at": p.consented_at, "items_done": a.done if a else 0,
-            "items_total": a.total if a else 0,
-            "active_seconds": round(active.get(p.user_id) or 0.0, 1),
+            "status": str(status), "joined_at": p.consented_at,
+            "items_done": progress.get(p.user_id, (0, 0, 0.0))[0] if a else 0,
+            "items_total": progress.get(p.user_id, (0, 0, 0.0))[1] if a else 0,
+            "active_seconds": round(progress.get(p.user_id, (0, 0, 0.0))[2], 1),
             "qc_verdict": verdicts.get(p.user.username, "") if p.role == Role.JUDGE else "",
             "completion_code": code, "answers": p.answers or {},
         })

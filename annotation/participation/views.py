@@ -25,6 +25,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.enums import ParticipantStatus, Role
+from annotation.judging.protocols.registry import protocol_for_study
 from annotation.judging.views import csv_response
 from annotation.models import JoinLink, Participant, Study
 from annotation.views import participant_page, researcher_study_required, study_context, study_language_activate
@@ -146,8 +147,8 @@ def _participant_or_404(request, study_id: int) -> Participant:
 
 
 def _work_url(participant: Participant) -> str:
-    if participant.role == Role.JUDGE:
-        return reverse("judging:rate", kwargs={"study_id": participant.study_id})
+    if participant.role == Role.JUDGE:  # the judge page of the study's protocol
+        return reverse(protocol_for_study(study=participant.study).judge_page, kwargs={"study_id": participant.study_id})
     return reverse("alignment:home")
 
 

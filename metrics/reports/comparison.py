@@ -20,21 +20,19 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.enums import JobStatus
-from annotation.judging import comparison as judging_comparison
 from annotation.judging.models import JudgingDesign
+from annotation.judging.protocols.side_by_side import services as judging_comparison
+from annotation.judging.protocols.side_by_side.unit import SIDE_BY_SIDE
 from annotation.judging.selectors import judges_excluded, judgments_fingerprint
 from metrics.core.stats.comparison import comparison_summary
 
 from .exports import Column, ReportTable
 from .models import Report
 
-PROTOCOL = "comparison"
+#: The protocol whose report this is (stored in the result, so the report pages find its tables).
+PROTOCOL = SIDE_BY_SIDE.slug
 #: Bootstrap resamples of the Bradley–Terry intervals when the settings leave n_boot empty.
 DEFAULT_BT_BOOT = 500
-
-
-def is_comparison_result(result: Mapping[str, Any] | None) -> bool:
-    return bool(result) and result.get("protocol") == PROTOCOL
 
 
 def comparison_result(*, study, settings: Mapping[str, Any]) -> dict:

@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.enums import JobStatus
+from annotation.judging.protocols.registry import protocol_for_result
 from annotation.judging.selectors import design_for_study, study_criteria
 from annotation.models import Candidate
 from annotation.views import researcher_study_required, study_context
@@ -88,11 +89,12 @@ def _page(request, study, report: Report | None, form: ReportSettingsForm | None
             tables={t.slug: t for t in exports.report_tables(result)},
             summary=result.get("summary") or {},
             plots=selectors.report_plot_list(report=report),
-            export_formats=[("html", "Standalone HTML"), ("tex", "LaTeX tables"), ("json", "JSON"),
-                            ("zip", "ZIP of everything")],
             metric_runs_used=[r for r in report.metric_runs if r.get("used")],
             metric_runs_unused=[r for r in report.metric_runs if not r.get("used")],
         )
+        unit = protocol_for_result(result)
+        ctx["export_formats"] = list(unit.report_formats)
+        ctx["protocol_report_template"] = unit.report_template
     return render(request, "reports/detail.html", study_context(study, **ctx))
 
 

@@ -5,7 +5,8 @@
 // The form holds one group per criterion or question ([data-criterion]); the current
 // group is outlined (.is-current). Answering it moves on to the next one; Enter submits
 // once every group has an answer (else says what is missing and goes there); B or
-// Backspace goes back to the previous item; ? opens the instructions. The page's own
+// Backspace (or the previous link's data-keys) goes back to the previous item; ? opens
+// the instructions. The page's own
 // answer keys come in through options.onKey.
 //
 // Messages are in the page's language: the template puts each one, translated, in a
@@ -41,6 +42,10 @@ export function judgeForm({ doneText, missingText, isSet = checkedRadioSet, focu
   const statusLine = document.getElementById("rate-status");
   const previousLink = document.getElementById("previous-link");
   const instructionsLink = document.getElementById("instructions-link");
+  // The way back: the page's own keys (data-keys on the link: a protocol whose answers
+  // use B goes back with Backspace only), else B or Backspace.
+  const backKeys = previousLink && previousLink.dataset.keys ? previousLink.dataset.keys.split(" ")
+    : ["b", "B", "Backspace"];
   const msg = (name, fallback) => (form && form.dataset[name]) || fallback;
   const DONE_TEXT = msg("msgDone", doneText);
   let current = 0;
@@ -172,7 +177,7 @@ export function judgeForm({ doneText, missingText, isSet = checkedRadioSet, focu
       if (tag === "A") return; // follow links normally
       event.preventDefault();
       submitIfComplete();
-    } else if (key === "b" || key === "B" || key === "Backspace") {
+    } else if (backKeys.includes(key)) {
       if (previousLink) {
         event.preventDefault();
         window.location.assign(previousLink.href);

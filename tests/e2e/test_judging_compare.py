@@ -1,5 +1,5 @@
 """In real Chromium: a judge compares pairs side by side by keyboard only (← ↓ → and 1/2/3,
-Enter, B to go back), and the stored answers map "A" to the candidate actually shown on the left."""
+Enter, Backspace to go back), and the stored answers map "A" to the candidate actually shown on the left."""
 
 import pytest
 from playwright.sync_api import expect
@@ -65,8 +65,8 @@ def test_judge_compares_pairs_by_keyboard_and_answers_map_to_the_shown_sides(pag
         assert (it.left.text, it.right.text) == (left, right)  # the recorded sides are the shown ones
         assert it.judgments.get(is_latest=True).values == {"preference": answer}
 
-    # B goes back to the last pair; a change there is a revision
-    page.keyboard.press("b")
+    # Backspace goes back to the last pair (B is an answer's name here, not "back"); a change there is a revision
+    page.keyboard.press("Backspace")
     expect(page.locator("#item-h")).to_have_text(f"Changing pair {total} of {total}", timeout=LOAD)
     last_token = page.locator('#rating-form input[name="token"]').input_value()
     expect(page.locator(".criterion.is-current")).to_have_count(1)

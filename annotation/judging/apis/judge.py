@@ -20,7 +20,9 @@ from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE
 
 from .. import screening, selectors, services
 from ..enums import JudgmentSource
-from ..errors import JudgingError, JudgmentInvalid, StudyNotOpen
+from ..errors import JudgingError, JudgmentInvalid, OtherProtocol, StudyNotOpen
+from ..protocols.absolute.unit import ABSOLUTE
+from ..protocols.registry import protocol_for_study
 from ..selectors import JudgeItem
 from ._common import TAG_JUDGE, judging_error
 
@@ -120,6 +122,9 @@ class JudgingNextItemApi(APIView):
         except JudgingError as exc:
             return judging_error(exc)
         item = selectors.item_next_for_judge_fast(assignment=assignment)
+        if item is None and not ABSOLUTE.is_protocol_of(study):  # not "finished": these are not its items
+            unit = protocol_for_study(study=study)
+            return judging_error(OtherProtocol(f"This study is judged by {unit.name}; use its own endpoints."))
         done = item.done if item else selectors.assignment_done_count_fast(assignment=assignment)
         try:  # screened out, training first, or an attention check waiting
             screening.judge_gate_raise(assignment=assignment, done=done)
@@ -201,8 +206,6 @@ class JudgingSubmitApi(APIView):
             return judging_error(exc)
         j = result.judgment
         assignment = j.item.assignment
-        if result.created:
-            screening.after_judgment(assignment=assignment)
         payload = {"item": v["item"], "revision": j.revision, "created": result.created, "scores": j.scores,
                    "submitted_at": j.submitted_at, "seconds": j.seconds,
                    "done": selectors.assignment_done_count_fast(assignment=assignment), "total": assignment.n_items}

@@ -15,9 +15,10 @@ from annotation.enums import JobStatus
 from metrics.core.controls import CONTROL_KINDS
 
 from .. import selectors, services
-from ..enums import JudgesMode, Protocol
+from ..enums import JudgesMode
 from ..errors import JudgingError
 from ..models import OpenJob
+from ..protocols.registry import protocol_choices
 from ..views.study import open_job_payload
 from ._common import TAG_RESEARCHER, judging_error
 
@@ -63,7 +64,7 @@ class JudgingDesignSerializer(serializers.Serializer):
     seed = serializers.IntegerField(min_value=0)
     qc_alpha = serializers.FloatField(min_value=0.0001, max_value=0.5)
     show_context = serializers.BooleanField(required=False)
-    protocol = serializers.ChoiceField(choices=Protocol.choices, required=False)
+    protocol = serializers.ChoiceField(choices=protocol_choices(), required=False)
     comparison_per_criterion = serializers.BooleanField(required=False)
     pairs_per_original = serializers.IntegerField(min_value=1, allow_null=True, required=False)
     frozen = serializers.BooleanField(read_only=True, source="is_frozen")

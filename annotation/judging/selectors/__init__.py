@@ -28,7 +28,6 @@ from .design import (
     study_control_expected,
     study_criteria,
     study_criteria_slugs,
-    study_is_comparison,
     study_qc_tests,
 )
 from .exclusions import judge_exclusion_history, judges_excluded, judges_screened_out_names
@@ -83,6 +82,5 @@ __all__ = [
     "study_criteria_slugs",
     "study_for_judge",
     "study_has_judgments",
-    "study_is_comparison",
     "study_progress",
 ]

@@ -1,5 +1,6 @@
 """The study's judging design as the other reads need it: the design row, the protocol,
-the criteria and the controls' expected values (PEM's defaults without a design)."""
+the criteria and the controls' expected values (PEM's defaults without a design). The
+protocol is asked of its unit (:mod:`annotation.judging.protocols.registry`)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,6 @@ from ..models import JudgingDesign
 
 def design_for_study(*, study: Study) -> JudgingDesign | None:
     return JudgingDesign.objects.filter(study=study).first()
-
-
-def study_is_comparison(*, study: Study) -> bool:
-    """Whether the study is judged side by side (:mod:`annotation.judging.comparison`) rather than absolutely."""
-    return JudgingDesign.objects.filter(study=study, protocol="comparison").exists()
 
 
 def study_criteria(*, study: Study) -> list[dict]:

@@ -22,18 +22,20 @@ from ..models import Assignment, AssignmentItem, ComparisonItem, JudgingDesign, 
 from ..tokens import serve_stamp_make
 
 
-@dataclass(frozen=True)
-class JudgeItem:
-    """One item as a judge sees it. Safe to render or serialise for the judge."""
+@dataclass(frozen=True, kw_only=True)
+class JudgeEntry:
+    """What every protocol's item shows a judge, whatever it asks: its place in the judge's
+    order, the original, the revision, the serve stamp and the document context. Each
+    protocol adds what it shows (:class:`JudgeItem`: one paraphrase and its scores; the
+    side-by-side ``JudgePair``: two paraphrases and the answers). Safe to render or
+    serialise for the judge: texts, positions and opaque tokens only."""
 
     token: str
     position: int
     total: int
     done: int
     original: str
-    paraphrase: str
-    scores: dict[str, int | float] | None  # the latest values when the item was rated before
-    revision: int  # how many times it was rated (0: not yet)
+    revision: int  # how many times it was answered (0: not yet)
     previous_token: str | None
     serve_stamp: str
     # Document context (when the design shows it): the originals just before and after
@@ -50,6 +52,14 @@ class JudgeItem:
     @property
     def has_context(self) -> bool:
         return bool(self.context_before or self.context_after)
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeItem(JudgeEntry):
+    """One item of the absolute protocol as a judge sees it."""
+
+    paraphrase: str
+    scores: dict[str, int | float] | None  # the latest values when the item was rated before
 
 
 #: Sentences of context on each side of an item's original.

@@ -67,7 +67,7 @@ def _item_key(external_id: str, system: str) -> str:
     return f"{external_id}\x1f{system}"
 
 
-def _study_items(study: Study, *, candidate_ids=None) -> tuple[list[str], dict[str, str], dict[str, int]]:
+def study_items(study: Study, *, candidate_ids=None) -> tuple[list[str], dict[str, str], dict[str, int]]:
     """Candidates of the study (controls included) as stable item keys.
 
     Returns (items sorted, item → original id, item → candidate pk). With
@@ -82,7 +82,7 @@ def _study_items(study: Study, *, candidate_ids=None) -> tuple[list[str], dict[s
     return sorted(pks), groups, pks
 
 
-def _assignment_write(*, study: Study, judge: User, seed: int, candidate_ids: list[int], late: bool) -> Assignment:
+def assignment_write(*, study: Study, judge: User, seed: int, candidate_ids: list[int], late: bool) -> Assignment:
     assignment = Assignment.objects.create(study=study, judge=judge, seed=seed, n_items=len(candidate_ids), joined_late=late)
     _assignment_items_insert(assignment.pk, candidate_ids)
     return assignment
@@ -134,7 +134,7 @@ def _open_refusal(*, study: Study, design: JudgingDesign, n_judges: int) -> None
     if not Candidate.objects.filter(original__study=study, system__kind=SystemKind.IMPORTED).exists() \
             and not any(design.control_counts.values()):
         raise CannotOpen("The study has no candidates to judge; import its data first.")
-    k = _judges_per_item(design)
+    k = judges_per_item(design)
     # No judges at all is allowed: a field study's judges all come later through join links,
     # and each newcomer is given the items with the fewest judges (assignment_build_for_participant).
     if k is not None and 0 < n_judges < k:
@@ -142,7 +142,7 @@ def _open_refusal(*, study: Study, design: JudgingDesign, n_judges: int) -> None
                          "Add judges first, or choose the fully crossed mode.")
 
 
-def _judges_per_item(design: JudgingDesign) -> int | None:
+def judges_per_item(design: JudgingDesign) -> int | None:
     return design.judges_per_item if design.judges_mode == JudgesMode.K_PER_ITEM else None
 
 

@@ -3,21 +3,16 @@ on arrival, released when they time out), and the instructions' "seen" mark."""
 
 from __future__ import annotations
 
-from collections import Counter
-
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
-from django.db.models import Count
+from django.db import transaction
 from django.utils import timezone
 
 from annotation.enums import Role
 from annotation.models import Study, StudyMembership
-from metrics.core.assignment import derive_seed, late_judge_items, order_items
 
-from .. import comparison
-from ..enums import JudgesMode, Protocol
-from ..models import Assignment, AssignmentItem, JudgingDesign
-from ._common import _assignment_write, _judge_users, _study_items
+from ..models import Assignment, JudgingDesign
+from ..protocols.registry import protocol_for_design, protocol_for_study
+from ._common import _judge_users
 
 
 def assignment_ensure_for_judge(*, study: Study, judge: User) -> Assignment | None:
@@ -45,25 +40,7 @@ def assignment_ensure_for_judge(*, study: Study, judge: User) -> Assignment | No
         existing = Assignment.objects.filter(study=study, judge=judge).first()
         if existing is not None:
             return existing
-        if design.protocol == Protocol.COMPARISON:
-            return comparison.comparison_assignment_late(study=study, design=design, judge=judge)
-        assigned = Counter(dict(
-            AssignmentItem.objects.filter(assignment__study=study).values("candidate_id")
-            .annotate(n=Count("id")).values_list("candidate_id", "n")))
-        # A late judge rates the items the others have (not data imported since).
-        items, groups, pks = _study_items(study, candidate_ids=list(assigned) if assigned else None)
-        seed = derive_seed(design.seed, "order", judge.username)
-        if design.judges_mode == JudgesMode.K_PER_ITEM and assigned:
-            loads = Assignment.objects.filter(study=study).values_list("n_items", flat=True)
-            counts = {key: assigned.get(pks[key], 0) for key in items}
-            items = late_judge_items(counts, n_items=min(loads), seed=derive_seed(design.seed, "late", judge.username))
-        order = order_items(items, groups, seed=seed)
-        try:
-            with transaction.atomic():
-                return _assignment_write(study=study, judge=judge, seed=seed, candidate_ids=[pks[i] for i in order],
-                                         late=True)
-        except IntegrityError:
-            return Assignment.objects.get(study=study, judge=judge)
+        return protocol_for_design(design).assignment_late(study=study, design=design, judge=judge)
 
 
 def assignments_ensure_all(*, study: Study) -> int:
@@ -103,17 +80,8 @@ def assignment_build_for_participant(*, study: Study, judge: User, n_items: int 
         existing = Assignment.objects.filter(study=study, judge=judge).first()
         if existing is not None:
             return existing
-        live = Counter(dict(
-            AssignmentItem.objects.filter(assignment__study=study).values("candidate_id")
-            .annotate(n=Count("id")).values_list("candidate_id", "n")))
-        items, groups, pks = _study_items(study)
-        seed = derive_seed(design.seed, "order", judge.username)
-        if n_items is not None and (design.judges_mode == JudgesMode.K_PER_ITEM or n_items < len(items)):
-            counts = {key: live.get(pks[key], 0) for key in items}
-            items = late_judge_items(counts, n_items=min(n_items, len(items)),
-                                     seed=derive_seed(design.seed, "late", judge.username))
-        order = order_items(items, groups, seed=seed)
-        return _assignment_write(study=study, judge=judge, seed=seed, candidate_ids=[pks[i] for i in order], late=True)
+        return protocol_for_design(design).assignment_for_participant(
+            study=study, design=design, judge=judge, n_items=n_items)
 
 
 @transaction.atomic
@@ -124,8 +92,4 @@ def assignment_release_unfinished(*, assignment: Assignment) -> int:
     participant to arrive can be given those items (k per item keeps balancing).
     """
     assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
-    deleted, _ = AssignmentItem.objects.filter(assignment=assignment, done_at__isnull=True).delete()
-    if deleted:
-        assignment.n_items = AssignmentItem.objects.filter(assignment=assignment).count()
-        assignment.save(update_fields=["n_items", "updated_at"])
-    return deleted
+    return protocol_for_study(study=Study(pk=assignment.study_id)).assignment_release_unfinished(assignment=assignment)

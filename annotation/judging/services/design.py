@@ -52,11 +52,10 @@ def design_update(*, study: Study, changes: Mapping[str, object]) -> JudgingDesi
                 "Judging has started, so the design is frozen: "
                 f"{', '.join(blocked)} can no longer change. Only the controls' expected scores and the "
                 "QC significance level can still be edited.")
-    if "criteria" in changes and changes["criteria"] != design.criteria and Judgment.objects.filter(
-            study=study).exists():
-        raise DesignFrozen("This study has judgments (imported ones count), so its criteria can no longer change.")
-    if changes.get("protocol", design.protocol) != design.protocol and Judgment.objects.filter(study=study).exists():
-        raise DesignFrozen("This study has judgments (imported ones count), so its protocol can no longer change.")
+    changed = {f for f, v in changes.items() if hasattr(design, f) and v != getattr(design, f)}
+    for field in ("criteria", "protocol"):
+        if field in changed and Judgment.objects.filter(study=study).exists():
+            raise DesignFrozen(f"This study has judgments (imported ones count), so its {field} can no longer change.")
     changes = dict(changes)
     if "criteria" in changes:
         criteria = changes["criteria"] = scales.criteria_normalise(changes["criteria"])

@@ -13,8 +13,9 @@ from django.utils import timezone
 from annotation.enums import Role, SystemKind
 from annotation.models import Candidate, Original, Study, System
 
-from ..enums import ImportMode, JudgmentSource, Protocol
+from ..enums import ImportMode, JudgmentSource
 from ..models import Assignment, AssignmentItem, Judgment
+from ..protocols.registry import protocol_for_design
 from ..tokens import item_token_new
 from ._common import BULK_BATCH
 from .design import design_get_or_create
@@ -72,9 +73,10 @@ def judgments_import_parsed(*, study: Study, parsed, mode: str = ImportMode.REFU
         raise StudyImportError(parsed.filename, [ImportIssue(message=(
             f"unknown import mode {mode!r}; choose one of {', '.join(ImportMode.values)}"))])
 
-    if design_get_or_create(study=study).protocol == Protocol.COMPARISON:  # the scales the file was parsed against
+    unit = protocol_for_design(design_get_or_create(study=study))  # the scales the file was parsed against
+    if not unit.imports_judgments:
         raise StudyImportError(parsed.filename, [ImportIssue(message=(
-            "this study's protocol is side-by-side comparison; absolute judgments cannot be imported into it"))])
+            f"this study's protocol is {unit.name}; absolute judgments cannot be imported into it"))])
     with transaction.atomic():
         Study.objects.select_for_update().filter(pk=study.pk).first()
         originals = dict(Original.objects.filter(study=study).values_list("external_id", "id"))

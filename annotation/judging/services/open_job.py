@@ -22,20 +22,20 @@ from annotation.models import Candidate, Original, Study
 from annotation.services import job_enqueue
 from metrics.core.assignment import plan_assignments
 
-from ..enums import Protocol
 from ..errors import CannotOpen
 from ..models import Assignment, JudgingDesign, OpenJob
+from ..protocols.registry import protocol_for_design
 from ._common import (
-    _assignment_write,
     _controls_create,
     _judge_users,
-    _judges_per_item,
     _lock_design_and_study,
     _mark_open,
     _open_refusal,
     _opening_undo,
     _refuse_while_opening,
-    _study_items,
+    assignment_write,
+    judges_per_item,
+    study_items,
 )
 from .opening import OpenSummary, study_judging_open
 
@@ -59,7 +59,7 @@ def _open_size(*, study: Study, design: JudgingDesign, n_judges: int) -> int:
     n_originals = Original.objects.filter(study=study).count()
     n_items = (Candidate.objects.filter(original__study=study).count()
                + n_originals * sum(int(v) for v in design.control_counts.values()))
-    k = _judges_per_item(design)
+    k = judges_per_item(design)
     return n_items * (min(k, n_judges) if k is not None else n_judges)
 
 
@@ -81,8 +81,8 @@ def study_judging_open_start(*, study: Study, user: User | None = None, backgrou
         _refuse_while_opening(study)
         n_judges = len(_judge_users(study))
         _open_refusal(study=study, design=design, n_judges=n_judges)
-        if design.protocol == Protocol.COMPARISON:
-            background = False  # comparison studies open in the request (no background path yet)
+        if not protocol_for_design(design).opens_in_background:
+            background = False  # this protocol opens in the request (no background path for it)
         if background is None:
             background = _open_size(study=study, design=design, n_judges=n_judges) > open_background_threshold()
         now = timezone.now()
@@ -125,7 +125,7 @@ def _open_job_begin(job_id: int) -> OpenJob:
             _open_refusal(study=study, design=design, n_judges=len(judges))
             job.controls_created = _controls_create(study=study, design=design)
             job.judges = [u.username for u in judges]
-            job.items_fingerprint = _items_fingerprint(_study_items(study)[0])
+            job.items_fingerprint = _items_fingerprint(study_items(study)[0])
             job.started_at = timezone.now()
         job.status, job.phase, job.error = JobStatus.RUNNING, "writing assignments", ""
         job.progress_total = len(job.judges)
@@ -142,7 +142,7 @@ def _open_job_write(job: OpenJob, *, limit: int | None = None) -> int:
     """
     study = job.study
     design = JudgingDesign.objects.get(study=study)
-    items, groups, pks = _study_items(study)
+    items, groups, pks = study_items(study)
     if _items_fingerprint(items) != job.items_fingerprint:
         raise CannotOpen("The study's data changed while judging was being opened, so nothing was opened. "
                          "Open it again.")
@@ -154,7 +154,7 @@ def _open_job_write(job: OpenJob, *, limit: int | None = None) -> int:
     todo = [name for name in job.judges if name not in have]
     if not todo:
         return 0
-    plan = plan_assignments(items, groups, list(job.judges), seed=design.seed, judges_per_item=_judges_per_item(design))
+    plan = plan_assignments(items, groups, list(job.judges), seed=design.seed, judges_per_item=judges_per_item(design))
     orders = {o.judge: o for o in plan.orders}
     # A few judges per transaction: one commit per judge would cost more than their rows on SQLite.
     per_tx = max(1, OPEN_JOB_ITEMS_PER_TRANSACTION // max(1, max((len(o.items) for o in plan.orders), default=1)))
@@ -170,7 +170,7 @@ def _open_job_write(job: OpenJob, *, limit: int | None = None) -> int:
                 order = orders[name]
                 try:
                     with transaction.atomic():
-                        _assignment_write(study=study, judge=users[name], seed=order.seed,
+                        assignment_write(study=study, judge=users[name], seed=order.seed,
                                           candidate_ids=[pks[i] for i in order.items], late=False)
                 except IntegrityError:  # another run of this job wrote it first
                     pass
@@ -191,7 +191,7 @@ def _open_job_finish(job_id: int) -> OpenJob:
             raise CannotOpen("Some judges' assignments are missing; nothing was opened. Open it again.")
         n_written = sum(assignments.values_list("n_items", flat=True))
         _mark_open(study=study, design=design, user=job.created_by)
-        summary = OpenSummary(controls_created=job.controls_created or 0, items=len(_study_items(study)[0]),
+        summary = OpenSummary(controls_created=job.controls_created or 0, items=len(study_items(study)[0]),
                               judges=len(job.judges), assignment_items=n_written)
         job.status, job.phase, job.summary = JobStatus.SUCCEEDED, "done", asdict(summary)
         job.progress_done = len(job.judges)

@@ -15,23 +15,18 @@ from django.utils import timezone
 
 from annotation.enums import StudyStatus
 from annotation.models import Study
-from metrics.core.assignment import plan_assignments
 
-from .. import comparison
-from ..enums import Protocol
 from ..errors import CannotOpen
 from ..models import ComparisonJudgment, JudgingDesign, Judgment
+from ..protocols.registry import protocol_for_design
 from ._common import (
-    _assignment_write,
     _controls_create,
     _judge_users,
-    _judges_per_item,
     _lock_design_and_study,
     _mark_open,
     _open_refusal,
     _opening_undo,
     _refuse_while_opening,
-    _study_items,
 )
 
 
@@ -63,21 +58,9 @@ def study_judging_open(*, study: Study, user: User | None = None) -> OpenSummary
     judges = _judge_users(study)
     _open_refusal(study=study, design=design, n_judges=len(judges))
     n_controls = _controls_create(study=study, design=design)
-    if design.protocol == Protocol.COMPARISON:
-        n_pairs, n_written = comparison.comparison_assignments_write(study=study, design=design, judges=judges)
-        _mark_open(study=study, design=design, user=user)
-        return OpenSummary(controls_created=n_controls, items=n_pairs, judges=len(judges), assignment_items=n_written)
-    items, groups, pks = _study_items(study)
-    n_written = 0
-    if judges:
-        by_name = {u.username: u for u in judges}
-        plan = plan_assignments(items, groups, list(by_name), seed=design.seed, judges_per_item=_judges_per_item(design))
-        for order in plan.orders:
-            _assignment_write(study=study, judge=by_name[order.judge], seed=order.seed,
-                              candidate_ids=[pks[i] for i in order.items], late=False)
-            n_written += len(order.items)
+    n_items, n_written = protocol_for_design(design).assignments_write(study=study, design=design, judges=judges)
     _mark_open(study=study, design=design, user=user)
-    return OpenSummary(controls_created=n_controls, items=len(items), judges=len(judges), assignment_items=n_written)
+    return OpenSummary(controls_created=n_controls, items=n_items, judges=len(judges), assignment_items=n_written)
 
 
 @transaction.atomic

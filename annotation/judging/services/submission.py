@@ -1,5 +1,9 @@
-"""Submitting a judgment: values checked against the design's scales, idempotent on the
-judge's key, a new revision when an item is rated again.
+"""Submitting a judgment, for every protocol: the shared core (:func:`submission_store`:
+the item lock, idempotency keys and replays, revisions, the serve stamp and active time,
+the screened-out and open checks, the automatic QC screen-out after a new judgment) and
+the absolute protocol's :func:`judgment_submit` on it (values checked against the
+design's scales). The side-by-side protocol's ``comparison_submit``
+(:mod:`annotation.judging.protocols.side_by_side.services`) uses the same core.
 
 :func:`judgment_submit` is on the judge's hot path (every judge, every few seconds),
 with the fast selectors of :mod:`annotation.judging.selectors.hot_path`.
@@ -8,8 +12,9 @@ with the fast selectors of :mod:`annotation.judging.selectors.hot_path`.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
@@ -24,7 +29,8 @@ from .. import scales
 from ..defaults import default_criteria
 from ..enums import JudgmentSource
 from ..errors import ItemNotFound, JudgmentInvalid, KeyReused, StudyNotOpen
-from ..models import AssignmentItem, JudgingDesign, Judgment
+from ..models import AssignmentItem, ComparisonJudgment, JudgingDesign, Judgment
+from ..screening import ScreenedOut, after_judgment
 from ..tokens import serve_stamp_read
 
 KEY_MIN_LENGTH, KEY_MAX_LENGTH = 8, 64
@@ -32,8 +38,9 @@ KEY_MIN_LENGTH, KEY_MAX_LENGTH = 8, 64
 
 @dataclass(frozen=True)
 class SubmitResult:
-    judgment: Judgment
+    judgment: Judgment | ComparisonJudgment
     created: bool  # False: the key was seen before and this is the stored judgment
+    screened_out: bool = False  # the automatic QC screened the judge out after this judgment
 
 
 def _design_criteria(study: Study) -> list[dict]:
@@ -72,13 +79,27 @@ def scores_clean(*, criteria: list[dict], scores: Mapping[str, object]) -> dict[
     return out
 
 
-def _clean_key(key: object) -> str:
+def key_clean(key: object) -> str:
+    """The idempotency key, checked: 8–64 ASCII letters, digits, '-' or '_' (:class:`JudgmentInvalid`)."""
     if not isinstance(key, str) or not KEY_MIN_LENGTH <= len(key) <= KEY_MAX_LENGTH or not all(
             ch.isascii() and (ch.isalnum() or ch in "-_") for ch in key):
         raise JudgmentInvalid(
             f"key must be {KEY_MIN_LENGTH}–{KEY_MAX_LENGTH} characters of letters, digits, '-' or '_'",
             field_errors={"key": ["invalid idempotency key"]})
     return key
+
+
+def active_seconds_clean(active_seconds: object) -> float | None:
+    """The page's active time in seconds (None: not measured); :class:`JudgmentInvalid` otherwise."""
+    if active_seconds is None:
+        return None
+    try:
+        value = float(active_seconds if isinstance(active_seconds, (int, float, str)) else "nan")
+    except ValueError:
+        raise JudgmentInvalid("active_seconds must be a number of seconds") from None
+    if not math.isfinite(value) or value < 0:
+        raise JudgmentInvalid("active_seconds must be a non-negative number of seconds")
+    return value
 
 
 def judgment_submit(
@@ -92,46 +113,72 @@ def judgment_submit(
     active_seconds: float | None = None,
     source: str = JudgmentSource.API,
 ) -> SubmitResult:
-    """Store one judge's values (one per criterion of the design) for one item of their assignment.
+    """Store one judge's values (one per criterion of the design) for one item of their
+    assignment: the absolute protocol's submission, on :func:`submission_store`.
 
-    Checks, in order: the key's form, the scores (every criterion of the design, each
-    on its own scale: :func:`scores_clean`), that the item is in *this judge's* assignment of *this study*
-    (:class:`ItemNotFound` otherwise — also for other judges' items), the serve stamp.
-    Idempotent on ``(judge, key)``: the same key again returns the stored judgment
-    (``created=False``) even if the study has closed since; the same key with other
-    scores or another item is :class:`KeyReused`. Otherwise the study must be open
-    (:class:`StudyNotOpen`). A second judgment of an item is a new revision; earlier
-    ones are kept and the latest counts.
-
-    Concurrency: the item row is locked (``SELECT … FOR UPDATE``; on SQLite the
-    IMMEDIATE transaction holds the database write lock), so revisions of one item
-    are numbered without gaps and one key gives one row; the unique constraint on
-    ``(judge, key)`` settles a key raced across two items.
+    Checks, in order: the key's form, the scores (every criterion of the design, each on
+    its own scale: :func:`scores_clean`), the active time, then what the shared core
+    checks. A new judgment runs the automatic QC screen-out
+    (:func:`annotation.judging.screening.after_judgment`) once it is stored.
     """
-    key = _clean_key(key)
+    key = key_clean(key)
     clean = scores_clean(criteria=_design_criteria(study), scores=scores)
-    if active_seconds is not None:
-        try:
-            active_seconds = float(active_seconds)
-        except (TypeError, ValueError):
-            raise JudgmentInvalid("active_seconds must be a number of seconds") from None
-        if not math.isfinite(active_seconds) or active_seconds < 0:
-            raise JudgmentInvalid("active_seconds must be a non-negative number of seconds")
+    return submission_store(
+        study=study, judge=judge, token=token, key=key, values=clean, serve_stamp=serve_stamp,
+        active_seconds=active_seconds_clean(active_seconds), source=source,
+        item_model=AssignmentItem, judgment_model=Judgment, after_stored=after_judgment)
+
+
+def submission_store(
+    *,
+    study: Study,
+    judge: User,
+    token: str,
+    key: str,
+    values: Mapping[str, object],
+    serve_stamp: str,
+    active_seconds: float | None,
+    source: str,
+    # The protocol's two tables (AssignmentItem and Judgment, ComparisonItem and
+    # ComparisonJudgment, ...): they share the fields used here but no base model, so
+    # they are typed by what the docstring says they hold.
+    item_model: Any,
+    judgment_model: Any,
+    after_stored: Callable[..., object] | None = None,
+) -> SubmitResult:
+    """The submission core every protocol shares: store ``values`` (already checked against
+    the protocol's questions) for the judge's item ``token`` as a new revision.
+
+    ``item_model`` is the protocol's item table (a row per item of an assignment, with
+    ``token``, ``assignment`` and ``done_at``), ``judgment_model`` its judgment table (``item``,
+    ``judge``, ``key``, ``revision``, ``is_latest``, ``values`` and the times). In order: the
+    item must be in *this judge's* assignment of *this study* (:class:`ItemNotFound`); the
+    same key again returns the stored judgment (``created=False``) even if the study has
+    closed since, the same key with other values or another item is :class:`KeyReused`; a
+    screened-out judge is refused (:class:`ScreenedOut`), then a study not open
+    (:class:`StudyNotOpen`) and a serve stamp that is not this item's. A new judgment of
+    an item is a new revision; earlier ones are kept and the latest counts.
+
+    Concurrency: the item row is locked (``SELECT … FOR UPDATE``; on SQLite the IMMEDIATE
+    transaction holds the database write lock), so revisions of one item are numbered
+    without gaps and one key gives one row; the unique constraint on ``(judge, key)``
+    settles a key raced across two items. After the transaction, ``after_stored(assignment=...)``
+    runs for a new judgment: the protocol's automatic QC screen-out (once, here, for the
+    page and the API alike).
+    """
     with transaction.atomic():
-        item = (AssignmentItem.objects.select_for_update(of=("self",)).select_related("assignment")
+        item = (item_model.objects.select_for_update(of=("self",)).select_related("assignment")
                 .filter(token=token, assignment__study=study, assignment__judge=judge).order_by().first()
                 if isinstance(token, str) else None)
         if item is None:
-            raise ItemNotFound("There is no such item in your assignment for this study.")
+            raise ItemNotFound(gettext("There is no such item in your assignment for this study."))
         # One query for both: a judgment under this key (a retry) and the item's latest
         # judgment (which only changes under the item lock we hold).
-        found = list(Judgment.objects.filter(Q(judge=judge, key=key) | Q(item=item, is_latest=True)).order_by())
+        found = list(judgment_model.objects.filter(Q(judge=judge, key=key) | Q(item=item, is_latest=True)).order_by())
         existing = next((j for j in found if j.judge_id == judge.pk and j.key == key), None)
         if existing is not None:
-            return _replay(existing, item=item, scores=clean)  # an acknowledged retry is answered as before
+            return _replay(existing, item=item, values=values)  # an acknowledged retry is answered as before
         if item.assignment.screened_out_at is not None:
-            from ..screening import ScreenedOut
-
             raise ScreenedOut(gettext("You were screened out of this study; thank you for your time."))
         if Study.objects.filter(pk=study.pk).values_list("status", flat=True).order_by().first() != StudyStatus.OPEN:
             raise StudyNotOpen(gettext("This study is not open for judging."))
@@ -142,34 +189,35 @@ def judgment_submit(
         now = timezone.now()
         latest = next((j for j in found if j.item_id == item.pk and j.is_latest), None)
         if latest is not None:
-            Judgment.objects.filter(pk=latest.pk).update(is_latest=False)
-        judgment = Judgment(
+            judgment_model.objects.filter(pk=latest.pk).update(is_latest=False)
+        judgment = judgment_model(
             study=study, item=item, judge=judge, key=key, revision=(latest.revision + 1) if latest else 1,
             is_latest=True, served_at=served_at, submitted_at=now,
             seconds=max(0.0, (now - served_at).total_seconds()), active_seconds=active_seconds, source=source,
-            values=clean)
+            values=dict(values))
         # Field validation only: the uniqueness rules are enforced by the database
-        # constraints below, which (unlike a query first) hold under concurrency, and
-        # the three foreign keys are rows we have just read.
+        # constraints, which (unlike a query first) hold under concurrency, and the three
+        # foreign keys are rows we have just read.
         judgment.full_clean(exclude=["study", "item", "judge"], validate_unique=False, validate_constraints=False)
         try:
             with transaction.atomic():
                 judgment.save(force_insert=True)
         except IntegrityError:
             # The same key was used concurrently for another item and committed first.
-            existing = Judgment.objects.filter(judge=judge, key=key).first()
+            existing = judgment_model.objects.filter(judge=judge, key=key).first()
             if existing is None:
                 raise
             if latest is not None:
-                Judgment.objects.filter(pk=latest.pk).update(is_latest=True)
-            return _replay(existing, item=item, scores=clean)
+                judgment_model.objects.filter(pk=latest.pk).update(is_latest=True)
+            return _replay(existing, item=item, values=values)
         if item.done_at is None:
-            AssignmentItem.objects.filter(pk=item.pk).update(done_at=now, updated_at=now)
-        return SubmitResult(judgment=judgment, created=True)
+            item_model.objects.filter(pk=item.pk).update(done_at=now, updated_at=now)
+    screened_out = bool(after_stored(assignment=item.assignment)) if after_stored is not None else False
+    return SubmitResult(judgment=judgment, created=True, screened_out=screened_out)
 
 
-def _replay(existing: Judgment, *, item: AssignmentItem, scores: Mapping[str, float]) -> SubmitResult:
-    if existing.item_id != item.pk or existing.scores != scores:
+def _replay(existing, *, item, values: Mapping[str, object]) -> SubmitResult:
+    if existing.item_id != item.pk or existing.values != values:
         raise KeyReused(gettext(
             "This key was already used for a different submission; send a new key for a new judgment."))
     existing.item = item  # the locked row, with its assignment loaded

@@ -12,6 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils.translation import get_language_bidi
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -20,11 +21,15 @@ from annotation.models import Study
 from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
 from annotation.views import member_language_activate, participant_page, study_language_activate
 
-from .. import scales, screening, screening_views, selectors, services
+from .. import scales, screening_views, selectors, services
 from ..enums import JudgmentSource
 from ..errors import ItemNotFound, JudgingError
 from ..forms import JudgmentForm
+from ..protocols.registry import protocol_for_design, protocol_for_study
 from ..tokens import idempotency_key_new
+
+#: This module's judge page, the one protocols whose ``judge_page`` it is are judged on.
+RATE_PAGE = "judging:rate"
 
 
 def _n(value: int) -> str:
@@ -134,8 +139,9 @@ def rate(request, study_id: int):
     assignment, page = _assignment_or_page(request, study)
     if page is not None:
         return page
-    if selectors.study_is_comparison(study=study):
-        return redirect("judging:compare", study_id=study.pk)  # the side-by-side protocol's own page
+    unit = protocol_for_study(study=study)
+    if unit.judge_page != RATE_PAGE:
+        return redirect(unit.judge_page, study_id=study.pk)  # another protocol's own page
     if assignment.instructions_seen_at is None:
         return redirect("judging:instructions", study_id=study.pk)
     item = selectors.item_next_for_judge(assignment=assignment)
@@ -176,7 +182,7 @@ def submit(request, study_id: int):
         field_errors, posted = form.errors, {}
     else:
         try:
-            result = services.judgment_submit(
+            services.judgment_submit(
                 study=study, judge=request.user, token=form.cleaned_data["token"], key=form.cleaned_data["key"],
                 scores=form.scores(), serve_stamp=form.cleaned_data["serve"],
                 active_seconds=form.cleaned_data.get("active_seconds"), source=JudgmentSource.PAGE)
@@ -186,8 +192,7 @@ def submit(request, study_id: int):
             if study.status != StudyStatus.OPEN:
                 return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
             error, field_errors, posted = exc.message, exc.field_errors, form.scores()
-        else:
-            screening.after_judgment(assignment=result.judgment.item.assignment)
+        else:  # the service ran the automatic QC screen-out; the rate page shows its outcome
             return redirect("judging:rate", study_id=study.pk)
     try:
         item = selectors.item_for_judge(study=study, judge=request.user, token=token)
@@ -209,15 +214,11 @@ def instructions(request, study_id: int):
         services.instructions_mark_seen(assignment=assignment)
         return redirect("judging:rate", study_id=study.pk)
     design = selectors.design_for_study(study=study)
-    if design is not None and design.protocol == "comparison":
-        from ..comparison import questions  # the side-by-side protocol's own instructions
-
-        return render(request, "judging/compare_instructions.html", {
-            "study": study, "questions": questions(design), "first_visit": assignment.instructions_seen_at is None,
-            "total_text": _n(assignment.n_items)})
-    return render(request, "judging/instructions.html", {
+    unit = protocol_for_design(design)
+    context = unit.instructions_context(design=design, rtl=get_language_bidi()) if design is not None else {}
+    return render(request, unit.instructions_template, {
         "study": study, "criteria": _criteria_for_judge(study), "first_visit": assignment.instructions_seen_at is None,
-        "total_text": _n(assignment.n_items),
+        "total_text": _n(assignment.n_items), "back_keys": unit.back_keys, **context,
     })
 
 
@@ -231,8 +232,11 @@ def finished(request, study_id: int):
         return page
     if assignment.screened_out_at is not None:
         return redirect("judging:screened_out", study_id=study.pk)
-    if selectors.item_next_for_judge(assignment=assignment) is not None:
-        return redirect("judging:rate", study_id=study.pk)
+    unit = protocol_for_study(study=study)
+    if unit.items_remaining(assignment=assignment):  # the completion code only once every item is done
+        return redirect(unit.judge_page, study_id=study.pk)
+    if unit.judge_page != RATE_PAGE:
+        return redirect(unit.judge_page, study_id=study.pk)  # that protocol's own end page
     last = selectors.item_previous_for_judge(study=study, judge=request.user)
     from annotation.participation.views import end_code_context  # join-link participants: their code
 

@@ -20,6 +20,7 @@ from ..enums import ImportMode
 from ..errors import JudgingError
 from ..exports import csv_lines
 from ..forms import ExclusionForm
+from ..protocols.registry import protocol_for_design
 
 
 def _qc_display(row: dict, criteria: list[str], test_labels: dict[str, str]) -> dict:
@@ -68,16 +69,7 @@ def qc(request, study):
         untested=[c["name"] for c in design_criteria if scales.scale_unit(c["scale"]).qc_test is None],
         history=selectors.judge_exclusion_history(study=study),
         fingerprint=selectors.judgments_fingerprint(study=study),
-        comparison_qc=_comparison_qc(study, design)))
-
-
-def _comparison_qc(study, design):
-    """Side-by-side studies: each judge's answers on control pairs (None for absolute studies)."""
-    if design is None or design.protocol != "comparison":
-        return None
-    from ..comparison import comparison_qc
-
-    return comparison_qc(study=study)
+        comparison_qc=protocol_for_design(design).qc_rows(study=study)))
 
 
 @researcher_study_required

@@ -18,6 +18,7 @@ from .. import screening_views, selectors, services
 from ..errors import JudgingError
 from ..forms import DesignForm
 from ..models import OpenJob
+from ..protocols.registry import protocol_for_design
 
 
 @researcher_study_required
@@ -55,6 +56,7 @@ def design(request, study):
         has_judgments=selectors.study_has_judgments(study=study),
         open_job=open_job, open_state=open_state,
         open_summary=open_summary_text(open_job.summary) if open_state == "succeeded" else "",
+        protocol=protocol_for_design(design), protocol_exports=protocol_for_design(design).exports,
         **screening_views.screening_context(study),
     ))
 

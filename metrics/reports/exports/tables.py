@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.utils.module_loading import import_string
+
 from annotation.judging.defaults import PEM_REPORT_TARGET
+from annotation.judging.protocols.registry import protocol_for_result
 
 from ._shared import _pct
 from .agreement import agreement_tables, judge_qc_table
@@ -16,10 +19,9 @@ from .rankings import leaderboard_table, meta_evaluation_table, ranking_table
 
 def report_tables(result: Mapping[str, Any]) -> list[ReportTable]:
     """The report's tables in page order (Table 3 and the leaderboard only with metrics)."""
-    if result.get("protocol") == "comparison":
-        from ..comparison import comparison_tables  # a side-by-side study's report
-
-        return comparison_tables(result)
+    unit = protocol_for_result(result)
+    if unit.report_tables:  # a protocol with its own report (side by side: its own tables)
+        return import_string(unit.report_tables)(result)
     st = result.get("settings", {})
     level = float(st.get("confidence_level", 0.95))
     target = st.get("criterion") or PEM_REPORT_TARGET  # reports from before settings named their target

@@ -17,9 +17,10 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from annotation.enums import JobStatus
-from annotation.judging.models import JudgingDesign
+from annotation.judging.protocols.registry import protocol_for_study
 from annotation.judging.scales import criteria_units
 from annotation.judging.selectors import study_criteria
 from annotation.models import Study
@@ -135,10 +136,9 @@ def report_build(*, report_id: int) -> Report:
     _update(report_id, status=JobStatus.RUNNING, started_at=timezone.now(), error="", progress_done=0,
             progress_total=len(PHASES), phase=PHASES[0])
     s = {**DEFAULT_SETTINGS, **(report.settings or {})}
-    if JudgingDesign.objects.filter(study=report.study, protocol="comparison").exists():
-        from ..comparison import comparison_report_build  # side-by-side studies: their own tables
-
-        return comparison_report_build(report_id=report_id, settings=s)
+    unit = protocol_for_study(study=report.study)
+    if unit.report_builder:  # a protocol with its own report (side by side: its own tables)
+        return import_string(unit.report_builder)(report_id=report_id, settings=s)
     try:
         judged = selectors.report_judgment_inputs(study=report.study)
         if judged.frame.empty:

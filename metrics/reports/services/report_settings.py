@@ -9,6 +9,7 @@ from typing import Any, SupportsFloat, SupportsIndex
 from django.core.exceptions import ValidationError
 
 from annotation.judging.defaults import PEM_REPORT_TARGET, PEM_TABLE2_SUBSET, default_criteria
+from annotation.judging.protocols.registry import DEFAULT_PROTOCOL, protocol_get
 from annotation.judging.scales import scale_unit
 
 #: The settings of PEM's design; :func:`report_settings_defaults` adapts the target and
@@ -58,17 +59,11 @@ def _as_number(value: object, name: str, errors: dict, *, low: float, high: floa
     return int(number) if integer else number
 
 
-#: The settings each judging protocol's report reads (the rest do not apply to it). One
-#: place to ask, so the form and the API offer only these; to be answered by the
-#: protocol registry once there is one.
-_SETTINGS_OF_PROTOCOL: dict[str, tuple[str, ...]] = {
-    "comparison": ("confidence_level", "seed", "n_boot"),
-}
-
-
 def report_settings_offered(protocol: str | None) -> tuple[str, ...]:
-    """The report settings that mean something for a study judged with ``protocol``."""
-    return _SETTINGS_OF_PROTOCOL.get(protocol or "", tuple(DEFAULT_SETTINGS))
+    """The report settings that mean something for a study judged with ``protocol`` (its
+    unit's ``report_settings``; the absolute report's every setting when it names none)."""
+    unit = protocol_get(protocol or DEFAULT_PROTOCOL)
+    return unit.report_settings if unit.report_settings is not None else tuple(DEFAULT_SETTINGS)
 
 
 def report_settings_defaults(criteria: list[dict]) -> dict[str, Any]:

@@ -10,9 +10,10 @@ from collections import Counter
 import pytest
 from rest_framework.test import APIClient
 
-from annotation.judging import comparison, services
+from annotation.judging import services
 from annotation.judging.errors import CannotOpen, JudgmentInvalid, KeyReused
 from annotation.judging.models import Assignment, ComparisonItem, ComparisonJudgment, JudgingDesign
+from annotation.judging.protocols.side_by_side import services as comparison
 from metrics.core.comparison_plan import sides_for_judge
 from tests.annotation.judging.conftest import new_key
 from tests.factories import study_with_data

@@ -8,9 +8,9 @@ import io
 import pandas as pd
 import pytest
 
-from annotation.judging import comparison
 from annotation.judging import services as judging_services
 from annotation.judging.models import Assignment
+from annotation.judging.protocols.side_by_side import services as comparison
 from metrics.reports import services
 from metrics.reports.exports import report_tables
 from tests.annotation.judging.conftest import new_key

@@ -17,10 +17,10 @@ database id. Opening (:func:`comparison_assignments_write`) is called by
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import cast
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
@@ -28,19 +28,19 @@ from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from annotation.enums import StudyStatus
 from annotation.models import Candidate, Study
 from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
 from metrics.core.comparison_plan import pair_key, pair_key_split, plan_control_pairs, plan_pairs, sides_for_judge
 from metrics.core.stats.comparison import Comparison
 
-from .enums import COMPARISON_ANSWERS, COMPARISON_PREFERENCE, CONTROL_SYSTEM_PREFIX, JudgesMode, JudgmentSource
-from .errors import CannotOpen, ItemNotFound, JudgmentInvalid, KeyReused, StudyNotOpen
-from .models import Assignment, ComparisonItem, ComparisonJudgment, JudgingDesign
-from .selectors import judges_excluded, original_context
-from .tokens import item_token_new, serve_stamp_make, serve_stamp_read
+from ...enums import COMPARISON_ANSWERS, COMPARISON_PREFERENCE, CONTROL_SYSTEM_PREFIX, JudgesMode, JudgmentSource
+from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
+from ...models import Assignment, ComparisonItem, ComparisonJudgment, JudgingDesign
+from ...selectors import judges_excluded, original_context
+from ...selectors.judge import JudgeEntry
+from ...services.submission import active_seconds_clean, key_clean, submission_store
+from ...tokens import item_token_new, serve_stamp_make
 
-KEY_MIN_LENGTH, KEY_MAX_LENGTH = 8, 64
 BULK_BATCH = 5000
 
 
@@ -139,34 +139,54 @@ def comparison_assignment_late(*, study: Study, design: JudgingDesign, judge: Us
         return Assignment.objects.get(study=study, judge=judge)
 
 
+def comparison_assignment_for_participant(*, study: Study, design: JudgingDesign, judge: User,
+                                          n_items: int | None) -> Assignment:
+    """A join-link participant's pairs: every planned pair (``n_items`` empty) or ``n_items``
+    pairs from those with the fewest *live* judges (answered or still held; a timed-out
+    participant's released pairs count as free again), in the judge's own seeded order
+    and sides. Unlike a late judge, the plan is the study's, not the other judges' pairs:
+    a field study often opens with no judge at all. The caller holds the design's lock."""
+    keys, pks = _pair_plan(study, design)
+    live: Counter[str] = Counter(pair_key(o, ls, rs) for o, ls, rs in ComparisonItem.objects.filter(
+        assignment__study=study).values_list("left__original__external_id", "left__system__name",
+                                             "right__system__name"))
+    seed = derive_seed(design.seed, "order", judge.username)
+    if n_items is not None and (design.judges_mode == JudgesMode.K_PER_ITEM or n_items < len(keys)):
+        counts = {k: live.get(k, 0) for k in keys}
+        keys = late_judge_items(counts, n_items=min(n_items, len(keys)),
+                                seed=derive_seed(design.seed, "late", judge.username))
+    order = list(order_items(keys, {k: pair_key_split(k)[0] for k in keys}, seed=seed))
+    assignment = Assignment.objects.create(study=study, judge=judge, seed=seed, n_items=len(order), joined_late=True)
+    _items_insert(assignment=assignment, order=order, pks=pks)
+    return assignment
+
+
+def comparison_release_unfinished(*, assignment: Assignment) -> int:
+    """Delete the pairs not answered yet (answered ones and their judgments stay); return how many."""
+    deleted, _ = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=True).delete()
+    if deleted:
+        assignment.n_items = ComparisonItem.objects.filter(assignment=assignment).count()
+        assignment.save(update_fields=["n_items", "updated_at"])
+    return deleted
+
+
+def pairs_done(*, assignment: Assignment) -> int:
+    return ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
+
+
+def pairs_remaining(*, assignment: Assignment) -> int:
+    return ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=True).count()
+
+
 # --- the judge's side ------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class JudgePair:
-    """One pair as a judge sees it. Safe to render or serialise for the judge."""
+@dataclass(frozen=True, kw_only=True)
+class JudgePair(JudgeEntry):
+    """One pair as a judge sees it (the shared :class:`JudgeEntry` and the two texts)."""
 
-    token: str
-    position: int
-    total: int
-    done: int
-    original: str
-    a: str  # the text shown on the left
-    b: str  # the text shown on the right
+    a: str  # the text shown first: on the left, or on the right of a mirrored page
+    b: str  # the text shown second
     answers: dict[str, str] | None
-    revision: int
-    previous_token: str | None
-    serve_stamp: str
-    context_shown: bool = False
-    context_before: tuple[str, ...] = ()
-    context_after: tuple[str, ...] = ()
-
-    @property
-    def is_revision(self) -> bool:
-        return self.revision > 0
-
-    @property
-    def has_context(self) -> bool:
-        return bool(self.context_before or self.context_after)
 
 
 def _pairs_with_texts():
@@ -219,9 +239,10 @@ def pair_previous_for_judge(*, study: Study, judge: User, token: str | None = No
         item = _own_pair(study=study, judge=judge, token=token)
         assignment, position = item.assignment, item.position - 1
     else:
-        assignment = Assignment.objects.filter(study=study, judge=judge).first()
-        if assignment is None:
+        found = Assignment.objects.filter(study=study, judge=judge).first()
+        if found is None:
             raise ItemNotFound(gettext("You have no assignment in this study."))
+        assignment = found
         nxt = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=True).order_by("position").first()
         position = (nxt.position if nxt else assignment.n_items + 1) - 1
     if position < 1:
@@ -250,70 +271,30 @@ def answers_clean(*, design: JudgingDesign, answers: object) -> dict[str, str]:
     return out
 
 
-def _clean_key(key: object) -> str:
-    if not isinstance(key, str) or not KEY_MIN_LENGTH <= len(key) <= KEY_MAX_LENGTH or not all(
-            ch.isascii() and (ch.isalnum() or ch in "-_") for ch in key):
-        raise JudgmentInvalid("key must be 8–64 characters of letters, digits, '-' or '_'",
-                              field_errors={"key": ["invalid idempotency key"]})
-    return key
-
-
 def comparison_submit(*, study: Study, judge: User, token: str, key: str, answers: Mapping[str, object],
                       serve_stamp: str, active_seconds: float | None = None,
                       source: str = JudgmentSource.API) -> tuple[ComparisonJudgment, bool]:
     """Store one judge's answers for one pair of their assignment. Returns (judgment, created).
 
-    Same rules as :func:`.services.judgment_submit`: idempotent on ``(judge, key)``
-    (:class:`KeyReused` for the same key with another submission), the study must be
-    open, the serve stamp must be this pair's, a second submission is a new revision.
+    The answers are checked against the design's questions (:func:`answers_clean`), then
+    stored by the submission core every protocol shares
+    (:func:`annotation.judging.services.submission.submission_store`): idempotent on
+    ``(judge, key)`` (:class:`KeyReused` for the same key with another submission), the
+    study must be open, the serve stamp must be this pair's, a second submission is a
+    new revision. No automatic QC screen-out runs after it: that rule tests absolute
+    scores of controls; a comparison study's QC is its control-pair accuracy (:func:`comparison_qc`).
     """
-    key = _clean_key(key)
+    key = key_clean(key)
     design = JudgingDesign.objects.get(study=study)
     clean = answers_clean(design=design, answers=answers)
-    if active_seconds is not None:
-        try:
-            active_seconds = float(active_seconds)
-        except (TypeError, ValueError):
-            raise JudgmentInvalid("active_seconds must be a number of seconds") from None
-        if not math.isfinite(active_seconds) or active_seconds < 0:
-            raise JudgmentInvalid("active_seconds must be a non-negative number of seconds")
-    with transaction.atomic():
-        item = (ComparisonItem.objects.select_for_update(of=("self",))
-                .filter(token=token, assignment__study=study, assignment__judge=judge).first()
-                if isinstance(token, str) else None)
-        if item is None:
-            raise ItemNotFound(gettext("There is no such item in your assignment for this study."))
-        existing = ComparisonJudgment.objects.filter(judge=judge, key=key).first()
-        if existing is not None:
-            if existing.item_id != item.pk or existing.values != clean:
-                raise KeyReused("This key was already used for a different submission; send a new key.")
-            return existing, False
-        if Study.objects.filter(pk=study.pk).values_list("status", flat=True).first() != StudyStatus.OPEN:
-            raise StudyNotOpen(gettext("This study is not open for judging."))
-        served_at = serve_stamp_read(serve_stamp, token) if isinstance(serve_stamp, str) else None
-        if served_at is None:
-            raise JudgmentInvalid(gettext("The serve stamp is missing or does not belong to this item; reload it."),
-                                  field_errors={"serve_stamp": ["missing or invalid"]})
-        now = timezone.now()
-        latest = ComparisonJudgment.objects.filter(item=item, is_latest=True).first()
-        if latest is not None:
-            ComparisonJudgment.objects.filter(pk=latest.pk).update(is_latest=False)
-        judgment = ComparisonJudgment(
-            study=study, item=item, judge=judge, key=key, revision=(latest.revision + 1) if latest else 1,
-            is_latest=True, values=clean, served_at=served_at, submitted_at=now,
-            seconds=max(0.0, (now - served_at).total_seconds()), active_seconds=active_seconds, source=source)
-        judgment.full_clean(exclude=["study", "item", "judge"], validate_unique=False, validate_constraints=False)
-        judgment.save(force_insert=True)
-        if item.done_at is None:
-            ComparisonItem.objects.filter(pk=item.pk).update(done_at=now, updated_at=now)
-        return judgment, True
+    result = submission_store(
+        study=study, judge=judge, token=token, key=key, values=clean, serve_stamp=serve_stamp,
+        active_seconds=active_seconds_clean(active_seconds), source=source,
+        item_model=ComparisonItem, judgment_model=ComparisonJudgment)
+    return cast(ComparisonJudgment, result.judgment), result.created
 
 
 # --- the researcher's side --------------------------------------------------------------
-
-def is_comparison(study: Study) -> bool:
-    return JudgingDesign.objects.filter(study=study, protocol="comparison").exists()
-
 
 def study_has_comparisons(*, study: Study) -> bool:
     return ComparisonJudgment.objects.filter(study=study).exists()

@@ -12,12 +12,14 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from . import comparison
-from .apis._common import TAG_JUDGE, judging_error
-from .apis.judge import _judge_assignment, get_judged_study
-from .enums import COMPARISON_ANSWERS, JudgmentSource
-from .errors import JudgingError, StudyNotOpen
-from .models import ComparisonItem
+from ...apis._common import TAG_JUDGE, judging_error
+from ...apis.judge import _judge_assignment, get_judged_study
+from ...enums import COMPARISON_ANSWERS, JudgmentSource
+from ...errors import JudgingError, OtherProtocol
+from ...models import ComparisonItem
+from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
+from . import services as comparison
+from .unit import SIDE_BY_SIDE
 
 
 class ComparisonPairSerializer(serializers.Serializer):
@@ -54,7 +56,7 @@ class ComparisonNextSerializer(serializers.Serializer):
 
 class ComparisonSubmitInputSerializer(serializers.Serializer):
     pair = serializers.CharField(max_length=64, help_text="The pair's token.")
-    key = serializers.CharField(min_length=comparison.KEY_MIN_LENGTH, max_length=comparison.KEY_MAX_LENGTH)
+    key = serializers.CharField(min_length=KEY_MIN_LENGTH, max_length=KEY_MAX_LENGTH)
     answers = serializers.DictField(child=serializers.CharField(), help_text="Question slug → A, tie or B.")
     serve_stamp = serializers.CharField(max_length=400)
     active_seconds = serializers.FloatField(required=False, allow_null=True, min_value=0)
@@ -72,8 +74,8 @@ class ComparisonSubmitOutputSerializer(serializers.Serializer):
 
 def _comparison_study(request, study_id: int):
     study = get_judged_study(request, study_id)
-    if not comparison.is_comparison(study):
-        raise StudyNotOpen("This study is not a side-by-side comparison.")
+    if not SIDE_BY_SIDE.is_protocol_of(study):
+        raise OtherProtocol("This study is not a side-by-side comparison.")
     return study
 
 

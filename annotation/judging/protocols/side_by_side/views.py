@@ -10,18 +10,20 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils.translation import get_language_bidi
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.enums import StudyStatus
 from annotation.views import participant_page, researcher_study_required
 
-from . import comparison
-from .enums import JudgmentSource
-from .errors import ItemNotFound, JudgingError
-from .models import JudgingDesign
-from .tokens import idempotency_key_new
-from .views.judge import _assignment_or_page, _judge_study, _n
-from .views.results import csv_response, export_filename
+from ...enums import JudgmentSource
+from ...errors import ItemNotFound, JudgingError
+from ...models import JudgingDesign
+from ...tokens import idempotency_key_new
+from ...views.judge import _assignment_or_page, _judge_study, _n
+from ...views.results import csv_response, export_filename
+from . import services as comparison
+from .unit import SIDE_BY_SIDE
 
 
 def _questions(study) -> list[dict]:
@@ -30,21 +32,24 @@ def _questions(study) -> list[dict]:
 
 def _render_pair(request, study, pair, *, error=None, field_errors=None, posted=None, status=200):
     answers = posted if posted is not None else (pair.answers or {})
-    questions = _questions(study)
+    design = JudgingDesign.objects.get(study=study)
+    questions = comparison.questions(design)
     for q in questions:
         q["checked"] = answers.get(q["slug"])
         q["errors"] = (field_errors or {}).get(q["slug"], [])
     return render(request, "judging/compare.html", {
         "study": study, "pair": pair, "questions": questions, "key": idempotency_key_new(),
         "position_text": _n(pair.position), "total_text": _n(pair.total), "done_text": _n(pair.done),
-        "error": error,
+        "error": error, "back_keys": SIDE_BY_SIDE.back_keys,
+        # keys follow the screen: on a mirrored (right-to-left) page A is drawn on the right
+        "answers": SIDE_BY_SIDE.answers_for_page(design=design, rtl=get_language_bidi()),
     }, status=status)
 
 
 def _comparison_study(request, study_id: int):
     """The judge's study, or None when it is not a side-by-side comparison."""
     study = _judge_study(request, study_id)
-    return study if comparison.is_comparison(study) else None
+    return study if SIDE_BY_SIDE.is_protocol_of(study) else None
 
 
 @participant_page
@@ -58,13 +63,18 @@ def compare(request, study_id: int):
     assignment, page = _assignment_or_page(request, study)
     if page is not None:
         return page
+    if assignment.screened_out_at is not None:
+        return redirect("judging:screened_out", study_id=study.pk)
     if assignment.instructions_seen_at is None:
         return redirect("judging:instructions", study_id=study.pk)
     pair = comparison.pair_next_for_judge(assignment=assignment)
     if pair is None:
+        from annotation.participation.views import end_code_context  # join-link participants: their code
+
         last = comparison.pair_previous_for_judge(study=study, judge=request.user)
         return render(request, "judging/compare_done.html", {
-            "study": study, "total_text": _n(assignment.n_items), "last": last})
+            "study": study, "total_text": _n(assignment.n_items), "last": last,
+            "end": end_code_context(user=request.user, study=study)})
     return _render_pair(request, study, pair)
 
 

@@ -1,0 +1,88 @@
+"""The absolute protocol's assignments: every judge's items at opening, a judge added
+late, a join-link participant, and giving back a timed-out participant's items.
+
+Items are candidates (controls included) keyed by (original id, system name), so the
+same seed reproduces the same orders after a reset. Called through the protocol unit
+(:mod:`.unit`) by the shared services, inside their transaction and locks.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.db.models import Count
+
+from annotation.models import Study
+from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
+
+from ...enums import JudgesMode
+from ...models import Assignment, AssignmentItem, JudgingDesign
+from ...services._common import assignment_write, judges_per_item, study_items
+
+
+def absolute_assignments_write(*, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
+    """Every judge's items (:func:`metrics.core.assignment.plan_assignments`). Returns (items, items written)."""
+    items, groups, pks = study_items(study)
+    n_written = 0
+    if judges:
+        by_name = {u.username: u for u in judges}
+        plan = plan_assignments(items, groups, list(by_name), seed=design.seed, judges_per_item=judges_per_item(design))
+        for order in plan.orders:
+            assignment_write(study=study, judge=by_name[order.judge], seed=order.seed,
+                             candidate_ids=[pks[i] for i in order.items], late=False)
+            n_written += len(order.items)
+    return len(items), n_written
+
+
+def _live_counts(study: Study) -> Counter:
+    return Counter(dict(
+        AssignmentItem.objects.filter(assignment__study=study).values("candidate_id")
+        .annotate(n=Count("id")).values_list("candidate_id", "n")))
+
+
+def absolute_assignment_late(*, study: Study, design: JudgingDesign, judge: User) -> Assignment:
+    """Fully crossed: every item the others have, in the judge's own seeded order. Exactly k
+    per item: as many items as the lightest-loaded judge, from the items with the fewest
+    judges. The caller holds the design's row lock."""
+    assigned = _live_counts(study)
+    # A late judge rates the items the others have (not data imported since).
+    items, groups, pks = study_items(study, candidate_ids=list(assigned) if assigned else None)
+    seed = derive_seed(design.seed, "order", judge.username)
+    if design.judges_mode == JudgesMode.K_PER_ITEM and assigned:
+        loads = Assignment.objects.filter(study=study).values_list("n_items", flat=True)
+        counts = {key: assigned.get(pks[key], 0) for key in items}
+        items = late_judge_items(counts, n_items=min(loads), seed=derive_seed(design.seed, "late", judge.username))
+    order = order_items(items, groups, seed=seed)
+    try:
+        with transaction.atomic():
+            return assignment_write(study=study, judge=judge, seed=seed, candidate_ids=[pks[i] for i in order],
+                                    late=True)
+    except IntegrityError:
+        return Assignment.objects.get(study=study, judge=judge)
+
+
+def absolute_assignment_for_participant(*, study: Study, design: JudgingDesign, judge: User,
+                                        n_items: int | None) -> Assignment:
+    """Fully crossed (or ``n_items`` empty): every item, in the judge's own order. Exactly k
+    per item: ``n_items`` items from those with the fewest *live* judges (done or still
+    held; released items count as free again)."""
+    live = _live_counts(study)
+    items, groups, pks = study_items(study)
+    seed = derive_seed(design.seed, "order", judge.username)
+    if n_items is not None and (design.judges_mode == JudgesMode.K_PER_ITEM or n_items < len(items)):
+        counts = {key: live.get(pks[key], 0) for key in items}
+        items = late_judge_items(counts, n_items=min(n_items, len(items)),
+                                 seed=derive_seed(design.seed, "late", judge.username))
+    order = order_items(items, groups, seed=seed)
+    return assignment_write(study=study, judge=judge, seed=seed, candidate_ids=[pks[i] for i in order], late=True)
+
+
+def absolute_release_unfinished(*, assignment: Assignment) -> int:
+    """Delete the items not rated yet (rated ones and their judgments stay); return how many."""
+    deleted, _ = AssignmentItem.objects.filter(assignment=assignment, done_at__isnull=True).delete()
+    if deleted:
+        assignment.n_items = AssignmentItem.objects.filter(assignment=assignment).count()
+        assignment.save(update_fields=["n_items", "updated_at"])
+    return deleted

@@ -1,0 +1,163 @@
+"""What a judging protocol declares: the :class:`JudgingProtocol` interface.
+
+A protocol package subclasses it once (``absolute/unit.py``, ``side_by_side/unit.py``)
+and registers the instance in :mod:`.registry`. The unit is logic, not web: it names
+its pages by URL name and its report by module path, so services may ask it without
+importing a view (the import contracts of ``.importlinter`` hold).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db.models import Count, Q, Sum
+
+from annotation.models import Study
+
+from ..models import Assignment, JudgingDesign
+
+
+@dataclass(frozen=True)
+class AnswerKey:
+    """One answer of a judge's page and the keys that choose it, as the page lays it out.
+
+    ``keys`` are ``KeyboardEvent.key`` values; ``shown`` is what the page prints under
+    the answer (the first key), so the key under an answer always chooses it.
+    """
+
+    value: str
+    keys: tuple[str, ...]
+
+    @property
+    def shown(self) -> str:
+        return {"ArrowLeft": "←", "ArrowRight": "→", "ArrowDown": "↓", "ArrowUp": "↑"}.get(self.keys[0], self.keys[0])
+
+
+#: The keys every judge's page uses to move around, whatever its protocol: submit, the
+#: instructions. A protocol adds its own way back (:attr:`JudgingProtocol.back_keys`)
+#: and its answer keys, none of which may be one of these (a key means one thing).
+NAVIGATION_KEYS: tuple[str, ...] = ("Enter", "?")
+
+
+def judge_progress(*, study: Study, item_model, judgment_model) -> dict[int, tuple[int, int, float]]:
+    """:meth:`JudgingProtocol.progress_by_judge` for a protocol whose items and judgments are
+    ``item_model`` and ``judgment_model`` rows (two grouped queries)."""
+    counts = {judge: (done, total) for judge, done, total in item_model.objects.filter(
+        assignment__study=study).values("assignment__judge_id").annotate(
+        done=Count("id", filter=Q(done_at__isnull=False)), total=Count("id")).values_list(
+        "assignment__judge_id", "done", "total")}
+    active = dict(judgment_model.objects.filter(study=study, is_latest=True).values("judge_id").annotate(
+        s=Sum("active_seconds")).values_list("judge_id", "s"))
+    return {judge: (done, total, float(active.get(judge) or 0.0)) for judge, (done, total) in counts.items()}
+
+
+class JudgingProtocol:
+    """One judging protocol. Subclasses set the attributes and implement the methods.
+
+    Every method is keyword-only and called by the shared services and doors with the
+    study's design already read; writes run inside the caller's transaction.
+    """
+
+    #: The value stored in :attr:`JudgingDesign.protocol` (never shown to judges).
+    slug: str = ""
+    #: Its short name in messages ("side-by-side comparison").
+    name: str = ""
+    #: The researcher's longer label (design page, docs).
+    label: str = ""
+    #: URL name of the judge's page: the resume point of a judge of this protocol.
+    judge_page: str = ""
+    #: Template of the judge's instructions; :meth:`instructions_context` fills it.
+    instructions_template: str = ""
+    #: Keys that go back to the previous item on the judge's page (never an answer key).
+    back_keys: tuple[str, ...] = ("Backspace",)
+    #: Whether a large opening may run in a worker (:mod:`annotation.judging.services.open_job`).
+    opens_in_background: bool = False
+    #: Whether judgments collected elsewhere can be imported (``manage.py import_judgments``).
+    imports_judgments: bool = False
+    #: Whether training items and attention checks come before the judge's items.
+    has_screening: bool = False
+    #: The protocol's own CSV exports on the design page: (label, URL name) pairs.
+    exports: tuple[tuple[str, str], ...] = ()
+    #: This protocol's report, by dotted path (so the unit imports no report code):
+    #: the builder ``f(*, report_id, settings) -> Report`` the report worker calls, the
+    #: tables ``f(result) -> list[ReportTable]`` every export format reads, and the
+    #: template of its part of the report page. Empty: the absolute report of
+    #: :mod:`metrics.reports` (PEM's tables, agreement, judge QC, rankings).
+    report_builder: str = ""
+    report_tables: str = ""
+    report_template: str = ""
+    #: Report formats the report page links for this protocol's reports.
+    report_formats: tuple[tuple[str, str], ...] = (
+        ("html", "Standalone HTML"), ("tex", "LaTeX tables"), ("json", "JSON"), ("zip", "ZIP of everything"))
+    #: The report settings that mean something for this protocol's reports (the form and
+    #: the API offer only these); None: every setting of the absolute report.
+    report_settings: tuple[str, ...] | None = None
+
+    # --- items and assignment -----------------------------------------------------------
+
+    def assignments_write(self, *, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
+        """Write every judge's assignment at opening (controls exist already). Returns
+        (items planned, assignment items written)."""
+        raise NotImplementedError
+
+    def assignment_late(self, *, study: Study, design: JudgingDesign, judge: User) -> Assignment:
+        """The assignment of a judge added after opening (the caller holds the design's lock)."""
+        raise NotImplementedError
+
+    def assignment_for_participant(self, *, study: Study, design: JudgingDesign, judge: User,
+                                   n_items: int | None) -> Assignment:
+        """The assignment of a join-link participant: ``n_items`` items (None: all) from
+        those with the fewest live judges (the caller holds the design's lock)."""
+        raise NotImplementedError
+
+    def assignment_release_unfinished(self, *, assignment: Assignment) -> int:
+        """Give back the items a timed-out participant has not done; return how many."""
+        raise NotImplementedError
+
+    def items_done(self, *, assignment: Assignment) -> int:
+        """How many of the assignment's items the judge has answered."""
+        raise NotImplementedError
+
+    def items_remaining(self, *, assignment: Assignment) -> int:
+        """How many of the assignment's items are still unanswered (0: the judge is done)."""
+        raise NotImplementedError
+
+    def progress_by_judge(self, *, study: Study) -> dict[int, tuple[int, int, float]]:
+        """Judge id → (items answered, items assigned, active seconds of the latest answers),
+        in a few queries for the whole study (the researcher's participants table)."""
+        raise NotImplementedError
+
+    # --- the judge's page ---------------------------------------------------------------
+
+    def answer_keys(self, *, design: JudgingDesign, rtl: bool) -> list[AnswerKey] | None:
+        """The answers of one question, in the page's source order, each with the keys that
+        choose it where it is drawn (``rtl``: the page is mirrored). None: the answers are
+        per criterion, keyed by the criterion's scale on the rating page."""
+        return None
+
+    def instructions_context(self, *, design: JudgingDesign, rtl: bool) -> dict:
+        """What the instructions template needs beyond the study (texts only: blinded);
+        ``rtl``: the page is mirrored (its keys follow the screen)."""
+        return {}
+
+    # --- quality control ----------------------------------------------------------------
+
+    def qc_rows(self, *, study: Study) -> list[dict] | None:
+        """The protocol's own QC table on the QC page (None: only the shared judge QC)."""
+        return None
+
+    def qc_auto_check(self, *, assignment: Assignment) -> bool:
+        """The automatic QC screen-out after a stored judgment; True if it screened the judge out."""
+        return False
+
+    # --- the registry's question --------------------------------------------------------
+
+    def is_protocol_of(self, study: Study) -> bool:
+        """Whether ``study`` is judged with this protocol (doors of this package check it)."""
+        from .registry import protocol_for_study
+
+        return protocol_for_study(study=study) is self
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.slug}>"

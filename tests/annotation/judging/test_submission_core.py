@@ -1,0 +1,106 @@
+"""One submission core for every protocol (issue 24, item 8): the automatic QC screen-out runs
+in the submission service, once, whichever door the judgment came through; the side-by-side
+protocol stores its answers through the same core (keys, replays, revisions, screened-out)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+
+from annotation.enums import SystemKind
+from annotation.judging import screening, selectors, services
+from annotation.judging.models import Assignment, AssignmentItem, ComparisonJudgment
+from annotation.judging.protocols.side_by_side import services as comparison
+from annotation.judging.screening import ScreenedOut
+from annotation.judging.selectors.judge import JudgeEntry, JudgeItem
+
+from .conftest import new_key, scores
+
+pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _straight_line(study, judge):
+    """Rate every item 3/3/3/3 through the service alone (no page, no API) until screened out."""
+    assignment = selectors.assignment_for_judge(study=study, judge=judge)
+    results = []
+    while (item := selectors.item_next_for_judge(assignment=assignment)) is not None:
+        try:
+            results.append(services.judgment_submit(study=study, judge=judge, token=item.token, key=new_key(),
+                                                    scores=scores(3, 3, 3, 3), serve_stamp=item.serve_stamp))
+        except ScreenedOut:
+            break
+    return results
+
+
+def test_the_submission_service_itself_screens_out_by_automatic_qc(opened_study):
+    screening.screening_settings_update(study=opened_study, changes={
+        "qc_auto": True, "qc_auto_pvalue": 0.01, "qc_auto_min_controls": 8})
+    ann = User.objects.get(username="ann")
+    results = _straight_line(opened_study, ann)
+    assignment = Assignment.objects.get(study=opened_study, judge=ann)
+    assert assignment.screened_out_rule == "qc"
+    # exactly one submission reports the screen-out: the one that reached the 8th control
+    assert [r.screened_out for r in results].count(True) == 1 and results[-1].screened_out
+    controls = sum(AssignmentItem.objects.get(pk=r.judgment.item_id).candidate.system.kind != SystemKind.IMPORTED
+                   for r in results)
+    assert controls == 8
+    assert len(results) < assignment.n_items
+
+
+def test_a_replayed_key_does_not_run_the_screen_out_again(opened_study):
+    screening.screening_settings_update(study=opened_study, changes={
+        "qc_auto": True, "qc_auto_pvalue": 0.01, "qc_auto_min_controls": 1})
+    ann = User.objects.get(username="ann")
+    item = selectors.item_next_for_judge(assignment=selectors.assignment_for_judge(study=opened_study, judge=ann))
+    key = new_key()
+    first = services.judgment_submit(study=opened_study, judge=ann, token=item.token, key=key,
+                                     scores=scores(), serve_stamp=item.serve_stamp)
+    again = services.judgment_submit(study=opened_study, judge=ann, token=item.token, key=key,
+                                     scores=scores(), serve_stamp=item.serve_stamp)
+    assert (first.created, again.created, again.screened_out) == (True, False, False)
+    assert again.judgment.pk == first.judgment.pk
+
+
+def test_the_doors_leave_the_screen_out_to_the_service():
+    for door in ("annotation/judging/views/judge.py", "annotation/judging/apis/judge.py",
+                 "annotation/judging/protocols/side_by_side/views.py",
+                 "annotation/judging/protocols/side_by_side/apis.py"):
+        text = (ROOT / door).read_text(encoding="utf-8")
+        assert "after_judgment" not in text and "qc_auto_check" not in text, door
+
+
+def test_both_protocols_items_share_one_judge_entry():
+    assert issubclass(JudgeItem, JudgeEntry) and issubclass(comparison.JudgePair, JudgeEntry)
+
+
+@pytest.fixture
+def cmp_study(researcher, add_judge):
+    from tests.factories import study_with_data
+
+    study = study_with_data(owner=researcher, n_originals=3, systems=("alpha", "beta"), name="Compare core")
+    add_judge(study, "ann")
+    services.design_update(study=study, changes={"protocol": "comparison", "seed": 5})
+    services.study_judging_open(study=study)
+    study.refresh_from_db()
+    return study
+
+
+def test_a_screened_out_judge_cannot_answer_a_pair_and_a_retry_is_replayed(cmp_study):
+    ann = User.objects.get(username="ann")
+    assignment = Assignment.objects.get(study=cmp_study, judge=ann)
+    pair = comparison.pair_next_for_judge(assignment=assignment)
+    key = new_key()
+    j1, created = comparison.comparison_submit(study=cmp_study, judge=ann, token=pair.token, key=key,
+                                               answers={"preference": "A"}, serve_stamp=pair.serve_stamp)
+    assert created and j1.revision == 1
+    screening.screen_out(assignment=assignment, rule="attention", reason="test")
+    j2, created = comparison.comparison_submit(study=cmp_study, judge=ann, token=pair.token, key=key,
+                                               answers={"preference": "A"}, serve_stamp=pair.serve_stamp)
+    assert (j2.pk, created) == (j1.pk, False)  # an acknowledged retry is answered as before
+    with pytest.raises(ScreenedOut):
+        comparison.comparison_submit(study=cmp_study, judge=ann, token=pair.token, key=new_key(),
+                                     answers={"preference": "B"}, serve_stamp=pair.serve_stamp)
+    assert ComparisonJudgment.objects.filter(judge=ann).count() == 1

@@ -1,0 +1,116 @@
+"""A side-by-side study through a join link (issue 24, item 2): participants are given pairs,
+judge them on the compare page, and get the completion code only once every pair is answered."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from annotation.judging import services as judging
+from annotation.judging.models import Assignment, AssignmentItem, ComparisonItem, ComparisonJudgment
+from annotation.models import Participant
+from annotation.participation import services
+
+from .conftest import join, prolific_params
+
+pytestmark = pytest.mark.django_db
+CODE = "C1A2B3C4"
+
+
+@pytest.fixture
+def cmp_field_study(study):
+    """The fixture study (5 originals × 2 systems) judged side by side, opened with no judges."""
+    judging.design_update(study=study, changes={"protocol": "comparison", "seed": 11,
+                                                "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
+    judging.study_judging_open(study=study)
+    study.refresh_from_db()
+    return study
+
+
+@pytest.fixture
+def cmp_link(cmp_field_study, researcher):
+    return services.join_link_create(study=cmp_field_study, role="judge", platform="prolific", created_by=researcher,
+                                     completion_code=CODE, screen_out_code="SCREEN01")
+
+
+def _answer_on_the_page(client, study, answer="A") -> int:
+    """Answer every pair through the compare page's form; returns how many were answered."""
+    n = 0
+    while True:
+        r = client.get(f"/judge/studies/{study.pk}/compare/")
+        assert r.status_code == 200, r.status_code
+        html = r.content.decode()
+        token = re.search(r'name="token" value="([^"]+)"', html)
+        if token is None:
+            return n
+        form = {k: re.search(rf'name="{k}" value="([^"]*)"', html).group(1) for k in ("serve", "key")}
+        r = client.post(f"/judge/studies/{study.pk}/compare/submit/",
+                        {"token": token.group(1), "preference": answer, **form})
+        assert r.status_code == 302, r.content
+        n += 1
+
+
+def test_a_side_by_side_participant_is_given_pairs_and_sent_to_the_compare_page(cmp_link, cmp_field_study):
+    client, welcome = join(cmp_link, prolific_params())
+    assert welcome.status_code == 200
+    p = Participant.objects.get()
+    assignment = Assignment.objects.get(study=cmp_field_study, judge=p.user)
+    assert ComparisonItem.objects.filter(assignment=assignment).count() == assignment.n_items == 5
+    assert not AssignmentItem.objects.filter(assignment=assignment).exists()  # no rating items
+    go = client.get(welcome.context["next_url"])
+    assert go.status_code == 302 and go["Location"] == f"/judge/studies/{cmp_field_study.pk}/compare/"
+    first = client.get(go["Location"])  # the instructions first, then pairs: never a 500
+    assert first.status_code == 302 and first["Location"].endswith("/instructions/")
+    assert b"Which paraphrase is better?" in client.get(first["Location"]).content
+    client.post(first["Location"])
+    page = client.get(go["Location"])
+    assert page.status_code == 200 and b"Paraphrase A" in page.content
+
+
+def test_the_completion_code_comes_only_once_every_pair_is_answered(cmp_link, cmp_field_study):
+    client, welcome = join(cmp_link, prolific_params())
+    client.post(f"/judge/studies/{cmp_field_study.pk}/instructions/")
+    user = Participant.objects.get().user
+    # the rating door gives nothing away before the pairs are done: no code, no "finished"
+    done = client.get(f"/judge/studies/{cmp_field_study.pk}/done/")
+    assert done.status_code == 302 and done["Location"].endswith("/compare/")
+    r = client.get(f"/api/judging/studies/{cmp_field_study.pk}/items/next/")
+    assert r.status_code == 409 and CODE not in r.content.decode()
+    assert _answer_on_the_page(client, cmp_field_study, answer="B") == 5
+    assert ComparisonJudgment.objects.filter(judge=user, is_latest=True).count() == 5
+    end = client.get(f"/judge/studies/{cmp_field_study.pk}/compare/")
+    assert end.status_code == 200 and CODE in end.content.decode()
+    assert Participant.objects.get().completed_at is not None
+    from annotation.participation.selectors import participants_rows
+
+    (row,) = participants_rows(study=cmp_field_study)  # the researcher's table counts pairs
+    assert (row["status"], row["items_done"], row["items_total"]) == ("completed", 5, 5)
+    done = client.get(f"/judge/studies/{cmp_field_study.pk}/done/")
+    assert done.status_code == 302 and done["Location"].endswith("/compare/")
+
+
+def test_pairs_per_participant_are_balanced_and_a_timed_out_participants_pairs_released(cmp_field_study, researcher):
+    link = services.join_link_create(study=cmp_field_study, role="judge", created_by=researcher,
+                                     items_per_participant=2, timeout_minutes=30)
+    join(link)
+    join(link)
+    join(link)
+    held = list(ComparisonItem.objects.filter(assignment__study=cmp_field_study).values_list("left__original_id",
+                                                                                            flat=True))
+    assert len(held) == 6 and max(held.count(o) for o in set(held)) == 2 and len(set(held)) == 5
+    assert services.participants_release_timed_out(now=timezone.now() + timedelta(hours=1)) == 3
+    assert not ComparisonItem.objects.filter(assignment__study=cmp_field_study).exists()
+    assert all(a.n_items == 0 for a in Assignment.objects.filter(study=cmp_field_study))
+
+
+def test_the_design_page_says_side_by_side_has_no_training_or_attention_checks_yet(cmp_field_study, researcher):
+    from django.test import Client
+
+    client = Client()
+    client.force_login(researcher)
+    html = client.get(f"/studies/{cmp_field_study.pk}/judging/design/").content.decode()
+    assert 'id="no-screening"' in html and "side-by-side comparison" in html
+    assert f'action="/studies/{cmp_field_study.pk}/judging/screening/"' not in html

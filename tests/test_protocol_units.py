@@ -1,0 +1,77 @@
+"""Protocols are units: nothing outside the registry decides by comparing a protocol's name
+(issue 24), and every registered unit answers what the shared code asks of it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Where protocol names may be compared: the registry and the protocol packages themselves,
+#: the stored choices (enums, the model field, migrations).
+ALLOWED = ("annotation/judging/protocols/", "annotation/judging/enums.py", "annotation/judging/models.py",
+           "/migrations/")
+#: A protocol-name test in Python or a template: ``protocol ==``/``!=``/``in``, a protocol
+#: name in quotes compared, a query on the field, ``Protocol.X`` (the stored choices).
+PATTERNS = [
+    re.compile(r"""\bprotocol\b["')\]]*\s*(==|!=|\bin\b|\bnot in\b)"""),
+    re.compile(r"""(==|!=)\s*["'](comparison|absolute|side_by_side)["']"""),
+    re.compile(r"""["'](comparison|absolute|side_by_side)["']\s*(==|!=)"""),
+    re.compile(r"""\bprotocol(__\w+)?\s*=\s*["']"""),
+    re.compile(r"""\bProtocol\.(ABSOLUTE|COMPARISON)\b"""),
+]
+SCANNED = ("annotation", "metrics", "config", "templates", "static")
+
+
+def _offenders() -> list[str]:
+    found = []
+    for top in SCANNED:
+        for path in sorted((ROOT / top).rglob("*")):
+            if path.suffix not in (".py", ".html", ".js", ".txt") or not path.is_file():
+                continue
+            rel = path.relative_to(ROOT).as_posix()
+            if any(a in rel or rel.startswith(a) for a in ALLOWED):
+                continue
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if any(p.search(line) for p in PATTERNS):
+                    found.append(f"{rel}:{n}: {line.strip()}")
+    return found
+
+
+def test_no_code_outside_the_registry_compares_protocol_names():
+    assert _offenders() == []
+
+
+def test_the_check_catches_a_protocol_name_comparison(tmp_path, monkeypatch):
+    """The scan is real: each way of testing a protocol's name is caught."""
+    for line in ('if design.protocol == "comparison":', "if design.protocol != Protocol.COMPARISON:",
+                 'JudgingDesign.objects.filter(study=s, protocol="comparison")',
+                 '{% if report.result.protocol == "comparison" %}', 'if result.get("protocol") == "comparison":'):
+        assert any(p.search(line) for p in PATTERNS), line
+
+
+@pytest.mark.django_db
+def test_every_registered_unit_is_a_stored_choice_and_answers_the_shared_questions():
+    from django.urls import reverse
+
+    from annotation.judging.enums import Protocol
+    from annotation.judging.protocols.base import NAVIGATION_KEYS
+    from annotation.judging.protocols.registry import protocol_get, protocols_all
+
+    units = protocols_all()
+    assert sorted(u.slug for u in units) == sorted(Protocol.values)
+    for unit in units:
+        assert protocol_get(unit.slug) is unit
+        assert reverse(unit.judge_page, kwargs={"study_id": 1})  # a real page
+        for _label, url_name in unit.exports:
+            assert reverse(url_name, kwargs={"study_id": 1})
+        for rtl in (False, True):
+            keys = unit.answer_keys(design=None, rtl=rtl) or []
+            answer = [k for a in keys for k in a.keys]
+            # a key means one thing on a page: no answer key twice, none also a way back or a shared key
+            assert len(answer) == len(set(answer)), unit
+            assert not set(answer) & (set(unit.back_keys) | set(NAVIGATION_KEYS)), unit
+    with pytest.raises(KeyError, match="unknown judging protocol"):
+        protocol_get("ranking")
