@@ -335,7 +335,7 @@ PARAEVAL_SIGNIN_LINK_HOURS = env.float("PARAEVAL_SIGNIN_LINK_HOURS", default=72)
 PARAEVAL_JOIN_PER_ADDRESS_PER_HOUR = env.int("PARAEVAL_JOIN_PER_ADDRESS_PER_HOUR", default=120)
 #: ... and at most this many through one link per minute, from all addresses together (0 turns it off).
 #: The default is above what one server can admit (docs/field-studies.md, "Load"); lower it for a small link.
-PARAEVAL_JOIN_PER_LINK_PER_MINUTE = env.int("PARAEVAL_JOIN_PER_LINK_PER_MINUTE", default=300)
+PARAEVAL_JOIN_PER_LINK_PER_MINUTE = env.int("PARAEVAL_JOIN_PER_LINK_PER_MINUTE", default=600)
 #: Where this site is reached from outside: sign-in links printed by manage.py commands start with it.
 PARAEVAL_BASE_URL = env.str("PARAEVAL_BASE_URL", default="http://localhost:8000")
 #: Uploads above this size are refused before parsing (bytes).
