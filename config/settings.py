@@ -254,6 +254,9 @@ LOGOUT_REDIRECT_URL = "login"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
+#: A stale token on a join or resume page (another tab signed the browser in) sends the browser back
+#: to the page (a GET) instead of a 403; everywhere else Django's 403 (config/csrf.py).
+CSRF_FAILURE_VIEW = "config.csrf.csrf_failure"
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"

@@ -164,6 +164,11 @@ def join(request, token: str):
         params = request.POST
     else:
         params = request.session.get(_params_key(link), {})
+    # This browser's own participant (its session or its signed resume cookie).
+    own = selectors.participant_for_user(study=study, user=request.user) or \
+        selectors.participant_by_id(study=study, pk=_cookie_participant_id(request, study))
+    if own is not None and not params and not (request.method == "POST" and request.POST.get("action") == "decline"):
+        return _resume_or_refuse(request, own, services.PlatformIds())  # the bare link, opened again
     try:
         ids = services.platform_ids_parse(platform=link.platform, params=params)
     except services.JoinRefused as exc:
@@ -177,8 +182,7 @@ def join(request, token: str):
     if ids.platform_id:
         known = services.participant_for_platform_id(study=study, platform=link.platform, platform_id=ids.platform_id)
     else:
-        known = selectors.participant_for_user(study=study, user=request.user) or \
-            selectors.participant_by_id(study=study, pk=_cookie_participant_id(request, study))
+        known = own
     if known is not None:
         return _resume_or_refuse(request, known, ids)
     refusal = services.join_link_admission(link=link)

@@ -6,6 +6,7 @@ X-Forwarded-For does not pass, no chunked body read as empty, no platform id in 
 from __future__ import annotations
 
 import logging
+import re
 import runpy
 from datetime import timedelta
 from pathlib import Path
@@ -117,8 +118,28 @@ def test_a_cross_site_post_to_a_join_link_is_refused_by_csrf(prolific_link, rese
     browser = Client(enforce_csrf_checks=True)
     browser.force_login(researcher)
     r = browser.post(f"/join/{prolific_link.token}/", {**prolific_params(), "action": "accept"})
-    assert r.status_code == 403 and _signed_in(browser) == researcher.pk
-    assert not Participant.objects.exists()
+    # Sent back to the page (a GET, which does nothing), not joined, not signed out.
+    assert r.status_code == 303 and r["Location"] == f"/join/{prolific_link.token}/"
+    assert _signed_in(browser) == researcher.pk and not Participant.objects.exists()
+    # Any other page keeps Django's 403.
+    assert browser.post("/accounts/token/revoke/").status_code == 403
+
+
+def test_a_second_tab_of_the_same_browser_with_a_stale_token_continues_instead_of_403(prolific_link, open_study):
+    """Signing in (the first tab's "I agree") gives the browser a new CSRF secret: the second tab's form is stale."""
+    params = prolific_params()
+    browser = Client(enforce_csrf_checks=True)
+    tokens = []
+    for _tab in range(2):
+        page = browser.get(f"/join/{prolific_link.token}/", params, follow=True)
+        tokens.append(re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.content.decode()).group(1))
+    assert browser.post(f"/join/{prolific_link.token}/", {"action": "accept",
+                                                         "csrfmiddlewaretoken": tokens[0]}).status_code == 200
+    r = browser.post(f"/join/{prolific_link.token}/", {"action": "accept", "csrfmiddlewaretoken": tokens[1]})
+    assert r.status_code == 303 and r["Location"] == f"/join/{prolific_link.token}/"
+    r = browser.get(r["Location"])
+    assert r.status_code == 302 and r["Location"] == f"/participate/studies/{open_study.pk}/"
+    assert _signed_in(browser) == Participant.objects.get().user_id
 
 
 def test_a_second_tab_accepting_while_the_first_one_joins_resumes_instead_of_409(prolific_link, open_study,
