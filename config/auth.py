@@ -53,7 +53,7 @@ def client_ip(request) -> str | None:
     with every request and pass every per-address limit.
     """
     remote = request.META.get("REMOTE_ADDR", "")
-    if not _trusted_proxy(remote):
+    if not trusted_proxy(remote):
         return remote or None
     return BaseThrottle().get_ident(request) or None
 
@@ -63,7 +63,8 @@ def _trusted_networks(spec: tuple[str, ...]) -> tuple:
     return tuple(ipaddress.ip_network(s.strip(), strict=False) for s in spec if s.strip())
 
 
-def _trusted_proxy(address: str) -> bool:
+def trusted_proxy(address: str) -> bool:
+    """Whether ``address`` is in ``PARAEVAL_TRUSTED_PROXIES`` (where a declared proxy may connect from)."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:

@@ -103,14 +103,26 @@ class ProxyHeadersWatchMiddleware:
 
     The first such request of a process logs a warning and leaves a marker file under
     ``var/`` (:data:`config.checks.PROXY_SEEN_MARKER`), which ``check --deploy`` reports
-    (``paraeval.W002``). Costs one dictionary lookup per request otherwise.
+    (``paraeval.W002``). The converse is logged too: with proxies declared, the first
+    ``X-Forwarded-For`` from an address outside ``PARAEVAL_TRUSTED_PROXIES`` (the header
+    is then ignored: a proxy connecting from elsewhere must be listed). Costs a
+    dictionary lookup or two per request otherwise.
     """
 
     def __init__(self, get_response):
         self.get_response = get_response
         self.seen = False
+        self.untrusted_seen = False
 
     def __call__(self, request):
+        if not self.untrusted_seen and settings.PARAEVAL_NUM_PROXIES and "HTTP_X_FORWARDED_FOR" in request.META:
+            from .auth import trusted_proxy
+
+            remote = request.META.get("REMOTE_ADDR", "")
+            if not trusted_proxy(remote):
+                self.untrusted_seen = True
+                proxy_logger.warning("X-Forwarded-For came from %s, which is not in PARAEVAL_TRUSTED_PROXIES, and was "
+                                     "ignored: if that is your proxy, add it (docs/deployment.md)", remote)
         if not self.seen and not settings.PARAEVAL_NUM_PROXIES:
             header = next((h for h in ("HTTP_X_FORWARDED_FOR", "HTTP_FORWARDED") if h in request.META), None)
             if header is not None:

@@ -235,6 +235,16 @@ def test_a_rotating_x_forwarded_for_sent_straight_to_gunicorn_does_not_pass_the_
     assert via_proxy == [200, 200, 200]
 
 
+def test_a_forwarded_header_from_an_address_that_is_not_a_trusted_proxy_is_logged_once(settings, caplog):
+    settings.PARAEVAL_NUM_PROXIES = 1
+    with caplog.at_level(logging.WARNING, logger="paraeval.proxy"):
+        browser = Client(REMOTE_ADDR="203.0.113.7", HTTP_X_FORWARDED_FOR="192.0.2.1")
+        browser.get("/accounts/login/")
+        browser.get("/accounts/login/")
+    lines = [r.getMessage() for r in caplog.records if r.name == "paraeval.proxy"]
+    assert len(lines) == 1 and "203.0.113.7" in lines[0] and "PARAEVAL_TRUSTED_PROXIES" in lines[0]
+
+
 def test_check_deploy_warns_when_a_proxy_is_likely_but_none_is_declared(settings, tmp_path):
     from config.checks import PROXY_SEEN_MARKER, proxy_declared
 
