@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.test import Client
 from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
