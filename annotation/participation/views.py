@@ -46,6 +46,8 @@ PLATFORM_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "workerId", "assign
 RESUME_COOKIE = "paraeval_participant_{study}"
 RESUME_COOKIE_SALT = "paraeval.participation.resume"
 RESUME_COOKIE_MAX_AGE = 90 * 24 * 3600
+#: How long an anonymous visitor's session keeps the platform ids of a join link they opened.
+PARAMS_SESSION_SECONDS = 6 * 3600
 
 
 def _refused(request, message: str, status: int, study: Study | None = None, retry_after: int | None = None):
@@ -71,6 +73,7 @@ def _signed_in(request, participant: Participant, response):
     the signed resume cookie."""
     if not (request.user.is_authenticated and request.user.pk == participant.user_id):
         login(request, participant.user, backend=BACKEND)
+        request.session.set_expiry(None)  # the participant's session lasts as any other (SESSION_COOKIE_AGE)
     response.set_signed_cookie(
         RESUME_COOKIE.format(study=participant.study_id), str(participant.pk), salt=RESUME_COOKIE_SALT,
         max_age=RESUME_COOKIE_MAX_AGE, secure=settings.SESSION_COOKIE_SECURE, httponly=True, samesite="Lax")
@@ -159,6 +162,9 @@ def join(request, token: str):
             return render(request, "participation/preview.html", {"study": study})
         if link.platform != Platform.LINK:
             request.session[_params_key(link)] = {k: request.GET[k] for k in PLATFORM_PARAMS if request.GET.get(k)}
+            if not request.user.is_authenticated:
+                # Someone who neither agrees nor declines leaves their ids for this long only.
+                request.session.set_expiry(PARAMS_SESSION_SECONDS)
         return redirect("participation:join", token=link.token)
     if request.method == "POST" and any(request.POST.get(k) for k in PLATFORM_PARAMS):
         params = request.POST

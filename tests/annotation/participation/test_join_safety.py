@@ -304,9 +304,15 @@ def test_the_join_link_moves_platform_ids_out_of_the_address(prolific_link):
     assert r.status_code == 302 and r["Location"] == f"/join/{prolific_link.token}/"
     page = browser.get(r["Location"])
     assert page.status_code == 200 and b"consent-form" in page.content
+    assert browser.session.get_expiry_age() <= 6 * 3600  # kept for hours, not the session's two weeks
     # Declining forgets them (nothing about the person is kept, not even in the session).
     browser.post(f"/join/{prolific_link.token}/", {"action": "decline"})
     assert params["PROLIFIC_PID"] not in str(dict(browser.session))
+
+
+def test_after_joining_the_participants_session_lasts_as_long_as_any_other(prolific_link):
+    browser, r = join(prolific_link, prolific_params())
+    assert r.status_code == 200 and browser.session.get_expiry_age() == django_settings.SESSION_COOKIE_AGE
 
 
 def test_gunicorn_access_log_lines_never_hold_platform_ids():
