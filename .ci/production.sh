@@ -2,7 +2,8 @@
 # Production mode, for real: the deployment steps (migrate, collectstatic, check
 # --deploy), then gunicorn + one Celery worker with PARAEVAL_ENV=production, DEBUG off,
 # a random SECRET_KEY, PostgreSQL, Redis (broker and cache) and a declared proxy; the
-# demo is loaded and .ci/production_walk.py requests every page as every role.
+# demo is loaded, .ci/production_walk.py requests every page as every role and
+# .ci/attack_walk.py attacks the field-study join flow (each attack must be refused).
 # Both servers are stopped on exit, whatever happens; every step is bounded in time.
 #
 # Called by .ci/run after the PostgreSQL + Redis pass; by hand: `make production-check`.
@@ -63,7 +64,9 @@ timeout 300 $PY manage.py collectstatic --noinput -v0   # = make collectstatic
 timeout 120 $PY manage.py check --deploy --fail-level WARNING
 
 step "gunicorn (2 workers) and a Celery worker"
-timeout 900 .venv/bin/gunicorn config.wsgi --workers 2 --threads 2 --bind "127.0.0.1:$PORT" --timeout 120 --graceful-timeout 5 \
+# -c config/gunicorn.py: the repository's own settings (its access-log redaction of platform ids
+# included); the options after it override its worker counts and address for this pass.
+timeout 900 .venv/bin/gunicorn -c config/gunicorn.py config.wsgi --workers 2 --threads 2 --bind "127.0.0.1:$PORT" --timeout 120 --graceful-timeout 5 \
   --access-logfile "$LOG_DIR/gunicorn-access.log" --error-logfile "$LOG_DIR/gunicorn.log" &
 pids+=($!)
 timeout 900 .venv/bin/celery -A config worker --concurrency=1 --loglevel=WARNING >"$LOG_DIR/worker.log" 2>&1 &
@@ -81,6 +84,16 @@ timeout 600 env PARAEVAL_ENV=development $PY manage.py load_demo --quiet-credent
 
 step "every page as anonymous, judge, annotator, researcher"
 timeout 600 $PY .ci/production_walk.py --base-url "http://127.0.0.1:$PORT"
+
+step "attacks on the field-study join flow (takeover by id, seat hoarding, chunked body, login CSRF, second tab)"
+timeout 600 $PY .ci/attack_walk.py --base-url "http://127.0.0.1:$PORT"
+
+# The attack walk opened join links with Prolific ids in the address: none may be in the access log.
+if grep -Eiq '(PROLIFIC_PID|STUDY_ID|SESSION_ID)=[0-9a-f]{8}' "$LOG_DIR/gunicorn-access.log"; then
+  step "platform ids in the access log:"; grep -Ei '(PROLIFIC_PID|STUDY_ID|SESSION_ID)=[0-9a-f]{8}' "$LOG_DIR/gunicorn-access.log" | head -5
+  exit 1
+fi
+grep -q 'PROLIFIC_PID=REDACTED' "$LOG_DIR/gunicorn-access.log" || { step "no join request with ids in the access log"; exit 1; }
 
 # The status follows the quoted request line ("GET /x HTTP/1.1" 500 ...); the size after it
 # may itself be 500-509 bytes, which is no error.

@@ -10,6 +10,14 @@ def import_job_run_task(job_id: int) -> None:
     services.import_job_run(job_id=job_id)
 
 
+@shared_task(name="participation.release_timed_out", ignore_result=True)
+def participants_release_timed_out_task() -> int:
+    """The periodic pass (Celery beat): seats of join-link participants idle past their link's timeout expire."""
+    from .participation.services import participants_release_timed_out
+
+    return participants_release_timed_out()
+
+
 # Generation of paraeval-made systems lives in its own module; importing its task
 # here registers it with every worker (autodiscovery reads <app>.tasks only).
 from .generation import system_generate_run_task  # noqa: E402,F401

@@ -69,7 +69,9 @@ def setup(args, var_dir: Path) -> tuple[dict, int, str]:
     url = harness.fresh_database(args.pg, args.database)
     env = {"DJANGO_SETTINGS_MODULE": "config.settings", "DATABASE_URL": url, "CELERY_BROKER_URL": "memory://",
            "PARAEVAL_VAR_DIR": str(var_dir), "DEBUG": "off", "LOG_LEVEL": "WARNING", "CONN_MAX_AGE": "600",
-           "PARAEVAL_JOIN_PER_ADDRESS_PER_HOUR": "0"}  # every simulated participant comes from 127.0.0.1
+           # Every simulated participant comes from 127.0.0.1, and the benchmark measures how many joins the
+           # server itself can take: both join limits are off.
+           "PARAEVAL_JOIN_PER_ADDRESS_PER_HOUR": "0", "PARAEVAL_JOIN_PER_LINK_PER_MINUTE": "0"}
     os.environ.update(env)
     sys.path.insert(0, str(ROOT))
     import django
@@ -112,15 +114,17 @@ def participant(port: int, study_id: int, token: str, start_at: float, pause: fl
     rec["pid"] = pid
     rng = random.Random(pid)
 
-    def timed(kind, method, url, **kw):
+    def timed(kind, method, url, follow=False, **kw):
         t = time.perf_counter()
-        r = s.request(method, base + url, timeout=60, allow_redirects=False, **kw)
+        r = s.request(method, base + url, timeout=60, allow_redirects=follow, **kw)
         rec[kind].append(time.perf_counter() - t)
         return r
 
     time.sleep(max(0.0, start_at - time.time()))
     try:
-        r = timed("consent", "GET", f"/join/{token}/", params={"PROLIFIC_PID": pid, "STUDY_ID": sid, "SESSION_ID": sess})
+        # The join page moves the ids into the session and redirects to the bare link: both count as "consent".
+        r = timed("consent", "GET", f"/join/{token}/", follow=True,
+                  params={"PROLIFIC_PID": pid, "STUDY_ID": sid, "SESSION_ID": sess})
         csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', r.text).group(1)
         r = timed("accept", "POST", f"/join/{token}/", data={"csrfmiddlewaretoken": csrf, "action": "accept",
                                                              "PROLIFIC_PID": pid, "STUDY_ID": sid, "SESSION_ID": sess},

@@ -14,6 +14,9 @@ token endpoint's translation of a lockout into a 429.
 
 from __future__ import annotations
 
+import functools
+import ipaddress
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
@@ -38,16 +41,35 @@ LOCKOUT_MESSAGE = "Too many failed attempts for this account. Wait a few minutes
 # --- the brute-force guard's hooks (django-axes) -----------------------------------------
 
 def client_ip(request) -> str | None:
-    """The client's address, trusting ``X-Forwarded-For`` only behind declared proxies.
+    """The client's address, trusting ``X-Forwarded-For`` only from declared proxies.
 
-    Axes calls this (``AXES_CLIENT_IP_CALLABLE``). It is DRF's own rule
-    (``BaseThrottle.get_ident`` with ``REST_FRAMEWORK["NUM_PROXIES"]``, which
-    settings set from ``PARAEVAL_NUM_PROXIES``): with no proxy declared the header is
-    ignored and ``REMOTE_ADDR`` is the address; behind N proxies the N-th address from
-    the right of the header is, so a client cannot choose its own. Using DRF's rule
-    keeps one setting meaning the same thing for axes and for any DRF throttle.
+    Axes calls this (``AXES_CLIENT_IP_CALLABLE``), and so do the join links' limits. It
+    is DRF's own rule (``BaseThrottle.get_ident`` with ``REST_FRAMEWORK["NUM_PROXIES"]``,
+    which settings set from ``PARAEVAL_NUM_PROXIES``): with no proxy declared the header
+    is ignored and ``REMOTE_ADDR`` is the address; behind N proxies the N-th address
+    from the right of the header is, so a client cannot choose its own. One more rule:
+    the header counts only on a connection from ``PARAEVAL_TRUSTED_PROXIES``. Someone who
+    reaches gunicorn directly (a firewall left open) would otherwise pick a new address
+    with every request and pass every per-address limit.
     """
+    remote = request.META.get("REMOTE_ADDR", "")
+    if not trusted_proxy(remote):
+        return remote or None
     return BaseThrottle().get_ident(request) or None
+
+
+@functools.lru_cache(maxsize=1)
+def _trusted_networks(spec: tuple[str, ...]) -> tuple:
+    return tuple(ipaddress.ip_network(s.strip(), strict=False) for s in spec if s.strip())
+
+
+def trusted_proxy(address: str) -> bool:
+    """Whether ``address`` is in ``PARAEVAL_TRUSTED_PROXIES`` (where a declared proxy may connect from)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in net for net in _trusted_networks(tuple(settings.PARAEVAL_TRUSTED_PROXIES)))
 
 
 def _cooloff_minutes() -> int:

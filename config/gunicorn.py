@@ -12,6 +12,9 @@ be overridden from the environment, as below, or on the command line.
   fork from it, sharing its memory pages and starting at once. Database connections
   are opened lazily in each worker (Django does not connect at import), so nothing
   is shared that must not be.
+- ``logger_class``: the access log (``--access-logfile``, off unless given) never holds a
+  participant's Prolific or MTurk ids: they are redacted from the request line and the
+  Referer (config/access_log.py).
 - ``keepalive`` 5 s: the proxy in front (nginx) or a judge's browser reuses its
   connection between the requests of one page; idle connections close soon after.
 """
@@ -30,3 +33,5 @@ graceful_timeout = 30
 # Recycle a worker now and then (jittered, so they do not all restart together).
 max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "20000"))
 max_requests_jitter = 2000
+# Platform ids (PROLIFIC_PID, workerId, ...) never reach the access log.
+logger_class = "config.access_log.RedactingLogger"

@@ -21,3 +21,15 @@ class DropPermissionDeniedTraceback(logging.Filter):
             record.exc_info = None
             record.exc_text = None
         return True
+
+
+class RedactPlatformIds(logging.Filter):
+    """Take participants' platform ids out of the development server's request lines (``django.server``)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from .access_log import redact_platform_ids
+
+        record.msg = redact_platform_ids(record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(redact_platform_ids(a) for a in record.args)
+        return True

@@ -1,9 +1,9 @@
-"""Security headers that Django 5.2 does not set by itself."""
+"""Security headers that Django 5.2 does not set by itself, and requests refused before any view."""
 
 import logging
 
 from django.conf import settings
-from django.http import HttpResponseBadRequest, JsonResponse
+from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import render
 from django.utils.cache import add_never_cache_headers
 from kombu.exceptions import OperationalError as BrokerUnreachable
@@ -122,3 +122,66 @@ class ServiceUnavailableMiddleware:
         response["Retry-After"] = str(SERVICE_UNAVAILABLE_RETRY_SECONDS)
         add_never_cache_headers(response)
         return response
+
+
+class LengthRequiredMiddleware:
+    """Answer 411 to a request body sent without ``Content-Length`` (``Transfer-Encoding: chunked``).
+
+    Django reads a request body only as far as ``Content-Length`` says: gunicorn hands
+    a chunked body to the application, and Django read it as empty. A chunked
+    ``PUT /api/studies/<id>/participation/`` thus saved an empty consent text and no
+    questions. Refusing is what RFC 9110 offers a server that needs the length; every
+    browser and HTTP library sends it for an ordinary body, and nginx adds it itself
+    (it buffers the request body by default). First in ``MIDDLEWARE``: nothing may
+    read the body before.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.META.get("HTTP_TRANSFER_ENCODING") and not request.META.get("CONTENT_LENGTH"):
+            return HttpResponse("Send the request body with a Content-Length header (chunked bodies are not read).\n",
+                                status=411, content_type="text/plain; charset=utf-8")
+        return self.get_response(request)
+
+
+proxy_logger = logging.getLogger("paraeval.proxy")
+
+
+class ProxyHeadersWatchMiddleware:
+    """Notice forwarding headers while ``PARAEVAL_NUM_PROXIES`` is 0: the app is probably behind a proxy
+    that it does not know about, so every client seems to have the proxy's address.
+
+    The first such request of a process logs a warning and leaves a marker file under
+    ``var/`` (:data:`config.checks.PROXY_SEEN_MARKER`), which ``check --deploy`` reports
+    (``paraeval.W002``). The converse is logged too: with proxies declared, the first
+    ``X-Forwarded-For`` from an address outside ``PARAEVAL_TRUSTED_PROXIES`` (the header
+    is then ignored: a proxy connecting from elsewhere must be listed). Costs a
+    dictionary lookup or two per request otherwise.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        self.seen = False
+        self.untrusted_seen = False
+
+    def __call__(self, request):
+        if not self.untrusted_seen and settings.PARAEVAL_NUM_PROXIES and "HTTP_X_FORWARDED_FOR" in request.META:
+            from .auth import trusted_proxy
+
+            remote = request.META.get("REMOTE_ADDR", "")
+            if not trusted_proxy(remote):
+                self.untrusted_seen = True
+                proxy_logger.warning("X-Forwarded-For came from %s, which is not in PARAEVAL_TRUSTED_PROXIES, and was "
+                                     "ignored: if that is your proxy, add it (docs/deployment.md)", remote)
+        if not self.seen and not settings.PARAEVAL_NUM_PROXIES:
+            header = next((h for h in ("HTTP_X_FORWARDED_FOR", "HTTP_FORWARDED") if h in request.META), None)
+            if header is not None:
+                self.seen = True
+                from .checks import proxy_headers_seen_record
+
+                proxy_headers_seen_record(header=header[5:].replace("_", "-").title())
+                proxy_logger.warning("a request came with %s while PARAEVAL_NUM_PROXIES=0: if a proxy stands in front "
+                                     "of paraeval, declare it (docs/deployment.md)", header[5:].replace("_", "-").title())
+        return self.get_response(request)

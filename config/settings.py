@@ -92,7 +92,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: a chunked body (no Content-Length) is refused before anything reads it as empty.
+    "config.middleware.LengthRequiredMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "config.middleware.ProxyHeadersWatchMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "config.middleware.ContentSecurityPolicyMiddleware",
     "config.middleware.RejectNulMiddleware",
@@ -177,12 +180,22 @@ if PARAEVAL_JOB_HEARTBEAT_SECONDS <= 0 or PARAEVAL_REQUEUE_INTERVAL_SECONDS <= 0
 if PARAEVAL_REQUEUE_STALE_SECONDS < 3 * PARAEVAL_JOB_HEARTBEAT_SECONDS:
     raise ImproperlyConfigured("PARAEVAL_REQUEUE_STALE_SECONDS must be at least 3 x PARAEVAL_JOB_HEARTBEAT_SECONDS "
                                "(a live job would look stale between two heartbeats)")
+#: Join links (docs/field-studies.md): how often beat expires the seats of participants idle past
+#: their link's timeout, so that a link filled by people who never came back opens again by itself.
+PARAEVAL_SEAT_RELEASE_INTERVAL_SECONDS = env.float("PARAEVAL_SEAT_RELEASE_INTERVAL_SECONDS", default=60)
+if PARAEVAL_SEAT_RELEASE_INTERVAL_SECONDS <= 0:
+    raise ImproperlyConfigured("PARAEVAL_SEAT_RELEASE_INTERVAL_SECONDS must be positive")
 CELERY_BEAT_SCHEDULE = {
     "paraeval-requeue-stale-jobs": {
         "task": "paraeval.requeue_stale_jobs",
         "schedule": PARAEVAL_REQUEUE_INTERVAL_SECONDS,
         # If every worker is busy, one pending pass is enough: older ones expire unrun.
         "options": {"expires": PARAEVAL_REQUEUE_INTERVAL_SECONDS},
+    },
+    "paraeval-release-timed-out-participants": {
+        "task": "participation.release_timed_out",
+        "schedule": PARAEVAL_SEAT_RELEASE_INTERVAL_SECONDS,
+        "options": {"expires": PARAEVAL_SEAT_RELEASE_INTERVAL_SECONDS},
     },
 }
 #: How often a study dashboard's heavy figures (agreement, ranking, correlations) may be recomputed;
@@ -240,6 +253,11 @@ AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
 PARAEVAL_NUM_PROXIES = env.int("PARAEVAL_NUM_PROXIES", default=0)
 if PARAEVAL_NUM_PROXIES < 0:
     raise ImproperlyConfigured("PARAEVAL_NUM_PROXIES must be 0 or more")
+#: Where a declared proxy may connect from (addresses or networks). X-Forwarded-For is read only on
+#: connections from these; anyone reaching gunicorn directly from elsewhere is known by their socket's
+#: address, whatever header they send. Default: loopback and private networks.
+PARAEVAL_TRUSTED_PROXIES = env.list("PARAEVAL_TRUSTED_PROXIES", default=[
+    "127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"])
 #: API tokens expire this many seconds after they were issued (default 30 days).
 PARAEVAL_TOKEN_TTL = env.int("PARAEVAL_TOKEN_TTL", default=30 * 24 * 3600)
 if PARAEVAL_TOKEN_TTL <= 0:
@@ -250,6 +268,9 @@ LOGOUT_REDIRECT_URL = "login"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
+#: A stale token on a join or resume page (another tab signed the browser in) sends the browser back
+#: to the page (a GET) instead of a 403; everywhere else Django's 403 (config/csrf.py).
+CSRF_FAILURE_VIEW = "config.csrf.csrf_failure"
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
@@ -329,6 +350,9 @@ PARAEVAL_SIGNIN_LINK_HOURS = env.float("PARAEVAL_SIGNIN_LINK_HOURS", default=72)
 #: Join links (docs/field-studies.md): at most this many new participants per client address per hour
 #: (a guard against a script making accounts; 0 turns it off).
 PARAEVAL_JOIN_PER_ADDRESS_PER_HOUR = env.int("PARAEVAL_JOIN_PER_ADDRESS_PER_HOUR", default=120)
+#: ... and at most this many through one link per minute, from all addresses together (0 turns it off).
+#: The default is above what one server can admit (docs/field-studies.md, "Load"); lower it for a small link.
+PARAEVAL_JOIN_PER_LINK_PER_MINUTE = env.int("PARAEVAL_JOIN_PER_LINK_PER_MINUTE", default=600)
 #: Where this site is reached from outside: sign-in links printed by manage.py commands start with it.
 PARAEVAL_BASE_URL = env.str("PARAEVAL_BASE_URL", default="http://localhost:8000")
 #: Uploads above this size are refused before parsing (bytes).
@@ -359,8 +383,16 @@ LOGGING = {
     "disable_existing_loggers": False,
     # A refused request (403) is an answer, not a failure: log its one line without the
     # traceback Django attaches (config.logging_filters.DropPermissionDeniedTraceback).
-    "filters": {"no_403_traceback": {"()": "config.logging_filters.DropPermissionDeniedTraceback"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["no_403_traceback"]}},
+    # Participants' platform ids (?PROLIFIC_PID=...) never reach a log line (config/access_log.py).
+    "filters": {"no_403_traceback": {"()": "config.logging_filters.DropPermissionDeniedTraceback"},
+                "no_platform_ids": {"()": "config.logging_filters.RedactPlatformIds"}},
+    "formatters": {"django.server": {"()": "django.utils.log.ServerFormatter", "format": "[{server_time}] {message}",
+                                     "style": "{"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["no_403_traceback", "no_platform_ids"]},
+                 # Django's own runserver handler, with the same filter.
+                 "django.server": {"level": "INFO", "class": "logging.StreamHandler", "formatter": "django.server",
+                                   "filters": ["no_platform_ids"]}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {"django.db.backends": {"level": "WARNING"},
+                "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False}},
 }

@@ -92,6 +92,12 @@ class ParticipationSettingsApi(APIView):
                    summary="Set the consent text and the questions before and after the work")
     def put(self, request, study_id: int):
         study = get_managed_study(request, study_id)
+        if not request.data:
+            # An empty body is never "clear everything": it is a client that sent nothing (or a body
+            # this server could not read). Clearing takes explicit empty values.
+            return Response({"non_field_errors": ["The request body is empty: send consent_text, questions_before "
+                                                  "and questions_after (empty values clear them)."]},
+                            status=status.HTTP_400_BAD_REQUEST)
         data = ParticipationSettingsSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:

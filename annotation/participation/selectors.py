@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from urllib.parse import quote
 
-from django.db.models import Count, Q
+from django.db.models import Count, Max, Q
 
 from annotation.enums import ParticipantStatus, Platform, Role
-from annotation.judging.models import Assignment
+from annotation.judging.models import Assignment, ComparisonJudgment, Judgment
 from annotation.judging.protocols.registry import protocol_for_study
 from annotation.judging.selectors import judge_qc
 from annotation.models import JoinLink, Participant, ParticipationSettings, Study
@@ -21,6 +22,12 @@ def participant_for_user(*, study: Study, user) -> Participant | None:
     if not getattr(user, "is_authenticated", False):
         return None
     return Participant.objects.select_related("link", "study").filter(study=study, user=user).first()
+
+
+def participant_by_id(*, study: Study, pk: int | None) -> Participant | None:
+    if pk is None:
+        return None
+    return Participant.objects.select_related("link", "study", "user").filter(study=study, pk=pk).first()
 
 
 def settings_for_study(*, study: Study) -> ParticipationSettings | None:
@@ -74,6 +81,36 @@ def end_context(*, participant: Participant, outcome: str) -> dict:
     elif link.completion_url:
         ctx["redirect_url"] = link.completion_url.replace("{code}", quote(code))
     return ctx
+
+
+def join_link_seat_frees_at(*, link: JoinLink) -> datetime | None:
+    """The earliest moment a live seat of ``link`` may expire (None: no seat can, e.g. every one completed).
+
+    A seat expires when its participant stayed idle for the link's timeout: a judge
+    since joining or their last judgment (screened-out judges keep their seat), an
+    annotator who has saved no work since joining
+    (:func:`~annotation.participation.services.participants_release_timed_out`).
+    """
+    from annotation.alignment.models import AlignmentAssignment
+
+    live = list(Participant.objects.filter(link=link, timed_out_at__isnull=True, completed_at__isnull=True)
+                .values_list("user_id", "role", "consented_at"))
+    if not live:
+        return None
+    users = [u for u, _role, _at in live]
+    # (Whatever the study's protocol: its judgments are rows of one of the two tables.)
+    last_judgment: dict[int, datetime] = {}
+    for model in (Judgment, ComparisonJudgment):
+        for judge_id, at in (model.objects.filter(study_id=link.study_id, judge_id__in=users).values("judge_id")
+                             .annotate(m=Max("submitted_at")).values_list("judge_id", "m")):
+            last_judgment[judge_id] = max(at, last_judgment.get(judge_id, at))
+    screened = set(Assignment.objects.filter(study_id=link.study_id, judge_id__in=users, screened_out_at__isnull=False)
+                   .values_list("judge_id", flat=True))
+    working = set(AlignmentAssignment.objects.filter(pair__study_id=link.study_id, annotator_id__in=users).filter(
+        Q(draft_saved_at__isnull=False) | Q(submitted_at__isnull=False)).values_list("annotator_id", flat=True))
+    frees = [max(filter(None, (at, last_judgment.get(u)))) for u, role, at in live
+             if u not in screened and not (role == Role.ANNOTATOR and u in working)]
+    return min(frees) + timedelta(minutes=link.timeout_minutes) if frees else None
 
 
 def join_links_for_study(*, study: Study) -> list[JoinLink]:

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Min, OuterRef, Subquery
+from django.db.models import Exists, Min, OuterRef, Q, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -27,6 +27,7 @@ from annotation.models import JoinLink, Participant, ParticipationSettings, Stud
 from annotation.services import study_member_add
 
 from .questions import answers_clean, questions_errors
+from .selectors import join_link_seat_frees_at
 
 #: MTurk's value of assignmentId while a worker only previews a HIT.
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
@@ -39,12 +40,25 @@ _MTURK_ID = re.compile(r"^[A-Z0-9]{10,40}$")
 
 
 class JoinRefused(Exception):
-    """A join link (or resume link) that cannot admit this person now; ``message`` is for them, ``status`` HTTP."""
+    """A join link (or resume link) that cannot admit this person now; ``message`` is for them, ``status`` HTTP.
 
-    def __init__(self, message: str, status: int = 410):
+    ``retry_at``: when a place may free up (a full link whose seats can still expire), else None.
+    """
+
+    def __init__(self, message: str, status: int = 410, retry_at: datetime | None = None, full: bool = False):
         super().__init__(message)
         self.message = message
         self.status = status
+        self.retry_at = retry_at
+        self.full = full
+
+
+class AlreadyJoined(JoinRefused):
+    """The platform id has a participant in this study already (``participant``): resume, never a second one."""
+
+    def __init__(self, participant: Participant):
+        super().__init__(_("You have already taken part in this study."), status=409)
+        self.participant = participant
 
 
 @dataclass(frozen=True)
@@ -163,17 +177,56 @@ def platform_ids_parse(*, platform: str, params) -> PlatformIds:
 
 
 def join_link_refusal(*, link: JoinLink) -> JoinRefused | None:
-    """Why ``link`` admits nobody new now (None: it does). Timed-out participants do not count against the cap."""
+    """Why ``link`` admits nobody new now (None: it does). Timed-out participants do not count against the cap.
+
+    A full link whose seats may still expire says when (``retry_at``,
+    :func:`~annotation.participation.selectors.join_link_seat_frees_at`).
+    """
     if link.closed_at is not None:
         return JoinRefused(_("This study is closed to new participants. Thank you for your interest."))
     if link.ends_at is not None and link.ends_at <= timezone.now():
         return JoinRefused(_("This study has ended. Thank you for your interest."))
     if link.max_participants is not None and \
             link.participants.filter(timed_out_at__isnull=True).count() >= link.max_participants:
-        return JoinRefused(_("This study is full: every place has been taken. Thank you for your interest."))
+        retry_at = join_link_seat_frees_at(link=link)
+        if retry_at is None:
+            return JoinRefused(_("This study is full: every place has been taken. Thank you for your interest."),
+                               full=True)
+        return JoinRefused(_("This study is full at the moment. A place may free up later: please try again "
+                             "after %(time)s UTC.") % {"time": retry_at.strftime("%H:%M")}, retry_at=retry_at, full=True)
     if link.role == Role.JUDGE and link.study.status != StudyStatus.OPEN:
         return JoinRefused(_("This study is not open at the moment. Please try again later."), status=409)
     return None
+
+
+def join_link_admission(*, link: JoinLink) -> JoinRefused | None:
+    """:func:`join_link_refusal`, after freeing the link's expired seats when it looks full.
+
+    Seats taken by people who never came back (an invented platform id costs nothing)
+    expire after the link's timeout; Celery beat frees them every
+    ``PARAEVAL_SEAT_RELEASE_INTERVAL_SECONDS``, and a join to a link that looks full
+    frees them first, so nobody is turned away by a seat that has already expired.
+    """
+    refusal = join_link_refusal(link=link)
+    if refusal is not None and refusal.full and participants_release_timed_out(study=link.study):
+        refusal = join_link_refusal(link=link)
+    return refusal
+
+
+def participant_session_matches(*, participant: Participant, ids: PlatformIds) -> bool:
+    """Whether ``ids`` carry the platform's own session of ``participant`` (Prolific SESSION_ID and STUDY_ID,
+    MTurk assignmentId and hitId), as stored when they joined.
+
+    A platform id alone (PROLIFIC_PID, workerId) is not a secret: it appears in exports,
+    messages and screenshots. The session id is made by the platform for this one
+    submission and is handed only to the participant's own browser, so it is what a
+    platform link may resume with (besides this browser's session, the signed resume
+    cookie and the personal resume link).
+    """
+    if not ids.platform_id or ids.platform_id != participant.platform_id or not participant.platform_session_id:
+        return False
+    return (secrets.compare_digest(ids.session_id, participant.platform_session_id)
+            and ids.study_id == participant.platform_study_id)
 
 
 def participant_for_platform_id(*, study: Study, platform: str, platform_id: str) -> Participant | None:
@@ -199,8 +252,9 @@ def participant_join(*, link: JoinLink, ids: PlatformIds) -> tuple[Participant, 
     annotator their pairs. First releases the items of participants of the study who
     timed out, so the newcomer can be given them. The link row is locked, so the cap
     holds when many arrive at once. The resume token is returned once; only its hash
-    is stored. Raises :class:`JoinRefused` (closed, ended, full, not open, platform id
-    already used — the caller resumes that participant instead).
+    is stored. Raises :class:`JoinRefused` (closed, ended, full, not open) or
+    :class:`AlreadyJoined` (platform id already used: the caller decides whether this
+    browser may resume that participant, :func:`participant_session_matches`).
     """
     participants_release_timed_out(study=link.study)
     with transaction.atomic():
@@ -209,8 +263,8 @@ def participant_join(*, link: JoinLink, ids: PlatformIds) -> tuple[Participant, 
             raise refusal
         if ids.preview:
             raise JoinRefused(_("Accept the HIT first to take part."), status=400)
-        if participant_for_platform_id(study=link.study, platform=link.platform, platform_id=ids.platform_id):
-            raise JoinRefused(_("You have already taken part in this study."), status=409)
+        if known := participant_for_platform_id(study=link.study, platform=link.platform, platform_id=ids.platform_id):
+            raise AlreadyJoined(known)
         user = User(username=_pseudonym())
         user.set_unusable_password()
         user.save()
@@ -270,8 +324,10 @@ def participants_release_timed_out(*, study: Study | None = None, now: datetime 
 
     Idle means: no judgment submitted (and no join) for ``timeout_minutes``. Their
     done work stays; ``timed_out_at`` is set and they get a "time ran out" page if
-    they come back. Returns how many participants timed out. Also run by
-    ``manage.py participants_release`` (cron) — joining calls it for its study.
+    they come back. Annotators who saved no work within the timeout time out too
+    (their seat frees). Returns how many participants timed out. Run by Celery beat
+    every ``PARAEVAL_SEAT_RELEASE_INTERVAL_SECONDS`` (``participation.release_timed_out``),
+    by ``manage.py release_timed_out``, and by a join to the study.
     """
     now = now or timezone.now()
     qs = Participant.objects.filter(role=Role.JUDGE, completed_at__isnull=True, timed_out_at__isnull=True)
@@ -307,4 +363,26 @@ def participants_release_timed_out(*, study: Study | None = None, now: datetime 
             locked.timed_out_at = now
             locked.save(update_fields=["timed_out_at", "updated_at"])
             n += 1
+    return n + _annotator_seats_release(study=study, now=now)
+
+
+def _annotator_seats_release(*, study: Study | None, now: datetime) -> int:
+    """Time out annotator participants who saved no work at all within their link's timeout (their seat frees).
+
+    Every annotator of a study aligns every pair, so there are no items to hand on;
+    an annotator with any draft or submission keeps their seat.
+    """
+    from annotation.alignment.models import AlignmentAssignment
+
+    qs = Participant.objects.filter(role=Role.ANNOTATOR, completed_at__isnull=True, timed_out_at__isnull=True)
+    if study is not None:
+        qs = qs.filter(study=study)
+    working = AlignmentAssignment.objects.filter(annotator_id=OuterRef("user_id"), pair__study_id=OuterRef("study_id")).filter(
+        Q(draft_saved_at__isnull=False) | Q(submitted_at__isnull=False))
+    n = 0
+    for pk, consented_at, timeout in qs.exclude(Exists(working)).values_list("pk", "consented_at", "link__timeout_minutes"):
+        if consented_at > now - timedelta(minutes=timeout):
+            continue
+        n += Participant.objects.filter(pk=pk, timed_out_at__isnull=True, completed_at__isnull=True).exclude(
+            Exists(working)).update(timed_out_at=now, updated_at=now)
     return n

@@ -7,6 +7,7 @@ import re
 
 import pytest
 from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
@@ -48,10 +49,11 @@ def test_every_field_study_page_renders_in_the_study_language_with_nothing_left_
     data = study_data(study) | {consent, "Nivel", "uno", "dos", "Comentario", "C1A2B3C4"}
     params = prolific_params()
     join_url = reverse("participation:join", args=[link.token])
-    pages = {"consent": client.get(join_url, params)}
+    pages = {"consent": client.get(join_url, params, follow=True)}  # the ids move to the session first
     pages["refused"] = client.get(join_url, {"PROLIFIC_PID": "x"})  # an incomplete platform link
     pages["declined"] = client.post(join_url, {**params, "action": "decline"})
     pages["welcome"] = client.post(join_url, {**params, "action": "accept"})
+    pages["welcome-back"] = Client().get(join_url, params, follow=True)  # the same submission in another browser
     questions_url = reverse("participation:questions", kwargs={"study_id": study.pk, "phase": "before"})
     assert client.get(reverse("participation:continue", kwargs={"study_id": study.pk}))["Location"] == questions_url
     pages["questions"] = client.get(questions_url)

@@ -37,6 +37,10 @@ def test_every_unsafe_route_is_in_the_csrf_cases():
     assert len(CASES) > 40
 
 
+#: Routes whose CSRF refusal is a 303 back to the same page instead of Django's 403 (config/csrf.py).
+BACK_TO_THE_PAGE = {"participation:join", "participation:resume"}
+
+
 @pytest.mark.parametrize(("route", "method"), CASES, ids=lambda v: getattr(v, "name", v))
 def test_a_session_request_without_a_csrf_token_is_refused(route, method, world, db):
     url = url_for(route, world)
@@ -47,8 +51,13 @@ def test_a_session_request_without_a_csrf_token_is_refused(route, method, world,
     client = login_client(world.users.get(role) if role else None, enforce_csrf=True)
     before = db_fingerprint()
     response = send(client, method, url)
-    assert response.status_code == 403, f"{method.upper()} {url} as {role}: {response.status_code}"
-    assert b"CSRF" in response.content
+    if route.name in BACK_TO_THE_PAGE:
+        # A participant's way in: refused by sending the browser back to the page (a GET that changes nothing),
+        # so that a tab whose token went stale when another tab signed in continues (config/csrf.py).
+        assert response.status_code == 303 and response["Location"] == url, f"{method.upper()} {url}"
+    else:
+        assert response.status_code == 403, f"{method.upper()} {url} as {role}: {response.status_code}"
+        assert b"CSRF" in response.content
     assert fingerprint_diff(before, db_fingerprint()) == []
 
     # With a valid token the CSRF check passes (whatever the view then answers).
@@ -58,6 +67,7 @@ def test_a_session_request_without_a_csrf_token_is_refused(route, method, world,
         response = send(client, method, url, HTTP_X_CSRFTOKEN=secret)
         transaction.set_rollback(True)
     assert not (response.status_code == 403 and b"CSRF" in response.content), f"{method.upper()} {url}"
+    assert not (route.name in BACK_TO_THE_PAGE and response.status_code == 303 and response["Location"] == url)
 
 
 def test_token_authenticated_api_calls_need_no_csrf_token(world, db):

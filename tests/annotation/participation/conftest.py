@@ -24,9 +24,19 @@ def join(link, params: dict | None = None, client: Client | None = None) -> tupl
     """Open ``link`` in a (new) browser, accept, and return (client, the welcome response)."""
     client = client or Client()
     params = params or {}
-    r = client.get(f"/join/{link.token}/", params)
+    r = client.get(f"/join/{link.token}/", params, follow=True)  # the ids go to the session, the URL is cleaned
     assert r.status_code == 200 and b"consent-form" in r.content
     return client, client.post(f"/join/{link.token}/", {**params, "action": "accept"})
+
+
+def come_back(link, params: dict | None = None, client: Client | None = None):
+    """Open ``link`` again (with the same platform ids) in ``client`` (a new browser by default): the page offers to
+    continue, without signing in; pressing Continue (a POST) signs in. Returns (client, the POST's response)."""
+    client = client or Client()
+    page = client.get(f"/join/{link.token}/", params or {}, follow=True)
+    assert page.status_code == 200 and b"resume-form" in page.content, page.status_code
+    assert "_auth_user_id" not in client.session  # a GET never signs anyone in
+    return client, client.post(f"/join/{link.token}/", {"action": "resume"})
 
 
 def rate(study, user, n: int | None = None, active: float = 5.0) -> int:

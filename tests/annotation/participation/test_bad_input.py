@@ -20,7 +20,7 @@ from annotation.judging.models import Assignment, AssignmentItem
 from annotation.models import JoinLink, Participant
 from annotation.participation import services
 
-from .conftest import join, mturk_params, prolific_params
+from .conftest import come_back, join, mturk_params, prolific_params
 
 pytestmark = pytest.mark.django_db
 
@@ -96,8 +96,7 @@ def test_an_ended_or_full_link_refuses_accepting_too_but_lets_its_participants_b
     JoinLink.objects.filter(pk=ended.pk).update(ends_at=timezone.now() - timedelta(minutes=1))
     r = Client().post(f"/join/{ended.token}/", {**prolific_params(), "action": "accept"})
     assert r.status_code == 410 and "This study has ended" in r.content.decode()
-    back = Client()
-    r = back.get(f"/join/{ended.token}/", mine)  # the one who joined before the end comes back to their work
+    back, r = come_back(ended, mine)  # the one who joined before the end comes back to their work
     assert r.status_code == 302 and _signed_in(back) == Participant.objects.get().user_id
 
     full = services.join_link_create(study=open_study, role="judge", max_participants=1)
@@ -148,8 +147,8 @@ def test_the_same_prolific_id_in_other_letter_case_is_the_same_participant(proli
 def test_two_tabs_with_the_same_prolific_id_get_one_participant_and_one_assignment(prolific_link, open_study):
     params = prolific_params()
     tab1, tab2 = Client(), Client()
-    assert tab1.get(f"/join/{prolific_link.token}/", params).status_code == 200
-    assert tab2.get(f"/join/{prolific_link.token}/", params).status_code == 200  # both show the consent page
+    assert tab1.get(f"/join/{prolific_link.token}/", params, follow=True).status_code == 200
+    assert tab2.get(f"/join/{prolific_link.token}/", params, follow=True).status_code == 200  # both: consent
     assert tab1.post(f"/join/{prolific_link.token}/", {**params, "action": "accept"}).status_code == 200
     r = tab2.post(f"/join/{prolific_link.token}/", {**params, "action": "accept"})
     assert r.status_code == 302 and r["Location"] == f"/participate/studies/{open_study.pk}/"
@@ -212,9 +211,8 @@ def test_a_platform_id_from_another_study_is_a_separate_participant_and_nothing_
     r = browser.get(f"/participate/studies/{open_study.pk}/")
     assert r.status_code == 404
     # Each study's link (and resume link) brings back that study's participant only.
-    fresh = Client()
-    assert fresh.get(f"/join/{prolific_link.token}/", params).status_code == 302
-    assert _signed_in(fresh) == first.user_id
+    fresh, r = come_back(prolific_link, params)
+    assert r.status_code == 302 and _signed_in(fresh) == first.user_id
     again = Client()
     assert again.post(_resume_path(r2)).status_code == 302 and _signed_in(again) == second.user_id
     # Each researcher export lists its own participant, once.

@@ -14,7 +14,7 @@ from annotation.models import Participant, StudyMembership
 from annotation.participation import services
 from annotation.participation.services import _hash
 
-from .conftest import join, mturk_params, prolific_params
+from .conftest import come_back, join, mturk_params, prolific_params
 
 pytestmark = pytest.mark.django_db
 
@@ -92,9 +92,9 @@ def test_prolific_ids_are_captured_and_a_returning_id_resumes(prolific_link, ope
     p = Participant.objects.get()
     assert (p.platform, p.platform_id, p.platform_study_id, p.platform_session_id) == (
         "prolific", params["PROLIFIC_PID"], params["STUDY_ID"], params["SESSION_ID"])
-    # The same PROLIFIC_PID in a fresh browser resumes the same participant: no second account or assignment.
-    other = Client()
-    r = other.get(f"/join/{prolific_link.token}/", params)
+    # The same Prolific submission (PID, STUDY_ID and SESSION_ID) in a fresh browser resumes the same participant
+    # after pressing Continue: no second account or assignment.
+    other, r = come_back(prolific_link, params)
     assert r.status_code == 302 and int(other.session["_auth_user_id"]) == p.user_id
     assert Participant.objects.count() == 1 and Assignment.objects.count() == 1
 
