@@ -26,8 +26,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from annotation.enums import SystemKind
-from annotation.judging.enums import Protocol
-from annotation.judging.models import Assignment, AssignmentItem, JudgingDesign, Judgment
+from annotation.judging.models import Assignment, AssignmentItem, Judgment
+from annotation.judging.protocols.registry import protocol_for_study
 from annotation.models import Candidate, Study, System
 from metrics.core.adaptive import SystemTally, pick_item, ranking_wrong_bound, system_priorities
 
@@ -92,9 +92,10 @@ def adaptive_settings_update(*, study: Study, changes: Mapping[str, object]):
     unknown = sorted(set(changes) - set(SETTINGS_FIELDS))
     if unknown:
         raise ValidationError({"__all__": [f"unknown setting(s): {', '.join(unknown)}"]})
-    if changes.get("enabled") and JudgingDesign.objects.filter(study=study, protocol=Protocol.COMPARISON).exists():
-        raise ValidationError({"enabled": ["Adaptive allocation works for absolute ratings; this study compares "
-                                           "side by side."]})
+    unit = protocol_for_study(study=study)
+    if changes.get("enabled") and not unit.adaptive_allocation:
+        raise ValidationError({"enabled": [f"Adaptive allocation works for absolute ratings; this study's protocol "
+                                           f"is {unit.name}."]})
     allocation, _ = AdaptiveAllocation.objects.select_for_update().get_or_create(study=study)
     for key, value in changes.items():
         setattr(allocation, key, value)

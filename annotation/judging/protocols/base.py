@@ -90,6 +90,13 @@ class JudgingProtocol:
     #: Report formats the report page links for this protocol's reports.
     report_formats: tuple[tuple[str, str], ...] = (
         ("html", "Standalone HTML"), ("tex", "LaTeX tables"), ("json", "JSON"), ("zip", "ZIP of everything"))
+    #: The live figures of the study dashboard, by dotted path ``f(study) -> dict``
+    #: (:mod:`metrics.dashboard.services.figures`); empty: the dashboard says the
+    #: protocol has none yet and points to the report.
+    dashboard_answers: str = ""
+    #: Whether adaptive allocation (:mod:`annotation.adaptive`) may reorder this
+    #: protocol's items (it reasons about absolute scores of systems).
+    adaptive_allocation: bool = False
     #: The report settings that mean something for this protocol's reports (the form and
     #: the API offer only these); None: every setting of the absolute report.
     report_settings: tuple[str, ...] | None = None

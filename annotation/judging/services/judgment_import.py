@@ -253,9 +253,10 @@ def judgments_import_parsed(*, study: Study, parsed, mode: str = ImportMode.REFU
             rev = revision.get(item.pk, 0) + 1
             revision[item.pk] = rev
             revisions += rev > 1
-            # A revision keeps the item's other criteria at their latest values.
+            # A revision keeps the criteria the file does not give at the values the study
+            # held before this import; within one file each row is a whole judgment, as on
+            # the judge's page (a worker's later row counts as it is, blanks included).
             values = {**carried.get(item.pk, {}), **j["values"]}
-            carried[item.pk] = values
             rows.append(Judgment(
                 study=study, item=item, judge_id=user_pk, key=f"import-{item_token_new()[:24]}", revision=rev,
                 is_latest=last_index[item.pk] == idx, served_at=now, submitted_at=now, seconds=j["seconds"],

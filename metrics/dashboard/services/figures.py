@@ -9,10 +9,11 @@ that names them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 
-from annotation.judging.enums import Protocol
+from django.utils.module_loading import import_string
+
+from annotation.judging.protocols.registry import protocol_for_design
 from annotation.judging.selectors import design_for_study, study_criteria
 from annotation.models import Study
 from metrics.core.stats import build_report
@@ -65,24 +66,11 @@ def absolute_answers(study: Study) -> dict:
     }
 
 
-def comparison_answers(study: Study) -> dict:
-    """Side-by-side studies: their Bradley–Terry figures are the report's for now."""
-    return {"available": False,
-            "reason": "The live figures of side-by-side studies come with the protocol units; build the report."}
-
-
-#: Protocol → its answers function (the one place that names protocols here).
-ANSWERS: dict[str, Callable[[Study], dict]] = {
-    Protocol.ABSOLUTE.value: absolute_answers,
-    Protocol.COMPARISON.value: comparison_answers,
-}
-
-
 def study_answers(study: Study) -> dict:
     design = design_for_study(study=study)
     if design is None:
         return {"available": False, "reason": "No judging design yet."}
-    answers = ANSWERS.get(design.protocol)
-    if answers is None:
-        return {"available": False, "reason": f"No live figures for the protocol {design.protocol!r} yet."}
-    return answers(study)
+    unit = protocol_for_design(design)
+    if not unit.dashboard_answers:
+        return {"available": False, "reason": f"No live figures for {unit.name} studies yet: build the report."}
+    return import_string(unit.dashboard_answers)(study)

@@ -1,5 +1,5 @@
-"""One submission core for every protocol (issue 24, item 8): the automatic QC screen-out runs
-in the submission service, once, whichever door the judgment came through; the side-by-side
+"""One submission core for every protocol (issue 24, item 8): the automatic QC check is queued
+by the submission service, once, whichever door the judgment came through; the side-by-side
 protocol stores its answers through the same core (keys, replays, revisions, screened-out)."""
 
 from __future__ import annotations
@@ -35,22 +35,38 @@ def _straight_line(study, judge):
     return results
 
 
-def test_the_submission_service_itself_screens_out_by_automatic_qc(opened_study):
+@pytest.fixture
+def worker_runs_qc(monkeypatch):
+    """The queued automatic-QC check, run as the worker runs it (here at once, in this
+    process); the list holds the assignment of every check the service queued."""
+    from annotation.judging.tasks import qc_auto_check_task
+
+    sent: list[int] = []
+
+    def run(args, **kwargs):
+        sent.append(args[0])
+        screening.qc_auto_check_run(assignment_id=args[0])
+
+    monkeypatch.setattr(qc_auto_check_task, "apply_async", run)
+    return sent
+
+
+def test_the_submission_service_itself_queues_the_qc_check_that_screens_out(opened_study, worker_runs_qc):
     screening.screening_settings_update(study=opened_study, changes={
         "qc_auto": True, "qc_auto_pvalue": 0.01, "qc_auto_min_controls": 8})
     ann = User.objects.get(username="ann")
     results = _straight_line(opened_study, ann)
     assignment = Assignment.objects.get(study=opened_study, judge=ann)
     assert assignment.screened_out_rule == "qc"
-    # exactly one submission reports the screen-out: the one that reached the 8th control
-    assert [r.screened_out for r in results].count(True) == 1 and results[-1].screened_out
+    # the service (no door) queued one check per stored judgment, every submit alike
+    assert worker_runs_qc == [assignment.pk] * len(results)
     controls = sum(AssignmentItem.objects.get(pk=r.judgment.item_id).candidate.system.kind != SystemKind.IMPORTED
                    for r in results)
-    assert controls == 8
+    assert controls == 8  # screened out by the check that ran after the 8th control
     assert len(results) < assignment.n_items
 
 
-def test_a_replayed_key_does_not_run_the_screen_out_again(opened_study):
+def test_a_replayed_key_does_not_queue_the_check_again(opened_study, worker_runs_qc):
     screening.screening_settings_update(study=opened_study, changes={
         "qc_auto": True, "qc_auto_pvalue": 0.01, "qc_auto_min_controls": 1})
     ann = User.objects.get(username="ann")
@@ -60,7 +76,8 @@ def test_a_replayed_key_does_not_run_the_screen_out_again(opened_study):
                                      scores=scores(), serve_stamp=item.serve_stamp)
     again = services.judgment_submit(study=opened_study, judge=ann, token=item.token, key=key,
                                      scores=scores(), serve_stamp=item.serve_stamp)
-    assert (first.created, again.created, again.screened_out) == (True, False, False)
+    assert (first.created, again.created) == (True, False)
+    assert len(worker_runs_qc) == 1
     assert again.judgment.pk == first.judgment.pk
 
 

@@ -28,6 +28,8 @@ class AbsoluteProtocol(JudgingProtocol):
     back_keys = ("b", "B", "Backspace")
     opens_in_background = True
     imports_judgments = True
+    dashboard_answers = "metrics.dashboard.services.figures.absolute_answers"
+    adaptive_allocation = True
     has_screening = True
 
     def assignments_write(self, *, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:

@@ -33,6 +33,7 @@ from metrics.core.assignment import derive_seed, late_judge_items, order_items, 
 from metrics.core.comparison_plan import pair_key, pair_key_split, plan_control_pairs, plan_pairs, sides_for_judge
 from metrics.core.stats.comparison import Comparison
 
+from ...defaults import PEM_REPORT_TARGET
 from ...enums import COMPARISON_ANSWERS, COMPARISON_PREFERENCE, CONTROL_SYSTEM_PREFIX, JudgesMode, JudgmentSource
 from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
 from ...models import Assignment, ComparisonItem, ComparisonJudgment, JudgingDesign
@@ -57,7 +58,7 @@ def expected_question(design: JudgingDesign) -> str | None:
     wins): the overall preference, or the criterion ``overall`` when asked per criterion."""
     if not design.comparison_per_criterion:
         return COMPARISON_PREFERENCE
-    return "overall" if "overall" in design.criterion_slugs else None
+    return PEM_REPORT_TARGET if PEM_REPORT_TARGET in design.criterion_slugs else None
 
 
 # --- opening ---------------------------------------------------------------------------
