@@ -316,7 +316,11 @@ PARAEVAL_SIGNIN_LINK_HOURS = env.float("PARAEVAL_SIGNIN_LINK_HOURS", default=72)
 #: (a guard against a script making accounts; 0 turns it off).
 PARAEVAL_JOIN_PER_ADDRESS_PER_HOUR = env.int("PARAEVAL_JOIN_PER_ADDRESS_PER_HOUR", default=120)
 #: Where this site is reached from outside: sign-in links printed by manage.py commands start with it.
-PARAEVAL_BASE_URL = env.str("PARAEVAL_BASE_URL", default="http://localhost:8000")
+#: Unset, it is the address the last `make run` on this var/ serves (var/server-url, written by
+#: config/run.py with its HOST and PORT), else http://127.0.0.1:8000, `make run`'s default.
+_SERVER_URL_FILE = VAR_DIR / "server-url"
+PARAEVAL_BASE_URL = env.str("PARAEVAL_BASE_URL", default="") or (
+    _SERVER_URL_FILE.read_text(encoding="utf-8").strip() if _SERVER_URL_FILE.is_file() else "") or "http://127.0.0.1:8000"
 #: Uploads above this size are refused before parsing (bytes).
 PARAEVAL_IMPORT_MAX_BYTES = env.int("PARAEVAL_IMPORT_MAX_BYTES", default=50 * 1024 * 1024)
 #: Imports with more rows than this run in a Celery worker with a progress bar.
