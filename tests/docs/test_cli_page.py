@@ -1,0 +1,26 @@
+"""docs/cli.md names every manage.py command paraeval ships (issue 28, item 3)."""
+
+from pathlib import Path
+
+from django.core.management import get_commands
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def paraeval_commands() -> set[str]:
+    return {name for name, app in get_commands().items() if app.split(".")[0] in {"annotation", "metrics"}}
+
+
+def test_the_command_line_page_lists_every_paraeval_command():
+    page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    commands = paraeval_commands()
+    assert {"create_researcher", "add_participants", "import_judgments", "signin_link", "design",
+            "metric_run"} <= commands
+    missing = sorted(c for c in commands if f"| `{c}`" not in page and f", `{c}`" not in page)
+    assert missing == [], "add these commands to a table of docs/cli.md"
+
+
+def test_the_command_line_page_says_how_to_call_manage_py():
+    page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert "## Calling manage.py" in page
+    assert "make manage ARGS=" in page and ".venv/bin/python manage.py" in page
