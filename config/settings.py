@@ -321,6 +321,8 @@ PARAEVAL_JOIN_PER_ADDRESS_PER_HOUR = env.int("PARAEVAL_JOIN_PER_ADDRESS_PER_HOUR
 _SERVER_URL_FILE = VAR_DIR / "server-url"
 PARAEVAL_BASE_URL = env.str("PARAEVAL_BASE_URL", default="") or (
     _SERVER_URL_FILE.read_text(encoding="utf-8").strip() if _SERVER_URL_FILE.is_file() else "") or "http://127.0.0.1:8000"
+#: Where the documentation site is read; the pages link to it (`make docs` serves it at this default).
+PARAEVAL_DOCS_URL = env.str("PARAEVAL_DOCS_URL", default="http://127.0.0.1:8001/").rstrip("/") + "/"
 #: Uploads above this size are refused before parsing (bytes).
 PARAEVAL_IMPORT_MAX_BYTES = env.int("PARAEVAL_IMPORT_MAX_BYTES", default=50 * 1024 * 1024)
 #: Imports with more rows than this run in a Celery worker with a progress bar.
