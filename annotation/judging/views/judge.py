@@ -215,9 +215,12 @@ def instructions(request, study_id: int):
         return render(request, "judging/compare_instructions.html", {
             "study": study, "questions": questions(design), "first_visit": assignment.instructions_seen_at is None,
             "total_text": _n(assignment.n_items)})
+    criteria = _criteria_for_judge(study)
     return render(request, "judging/instructions.html", {
-        "study": study, "criteria": _criteria_for_judge(study), "first_visit": assignment.instructions_seen_at is None,
+        "study": study, "criteria": criteria, "first_visit": assignment.instructions_seen_at is None,
         "total_text": _n(assignment.n_items),
+        # The slider keys are explained only where the design has a slider.
+        "has_slider": any(c.get("type") == "slider" for c in criteria),
     })
 
 

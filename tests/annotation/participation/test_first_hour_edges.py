@@ -63,3 +63,28 @@ def test_research_forms_have_labels_written_for_people():
             assert field.label, f"{type(form).__name__}.{name} has no label of its own"
     assert ScreeningForm()["qc_auto_pvalue"].label == "QC: p-value threshold"
     assert JoinLinkForm()["timeout_minutes"].label == "Idle timeout (minutes)"
+
+
+def test_the_screen_out_page_thanks_the_participant_once(judge_link, open_study):
+    client, _ = join(judge_link)
+    p = Participant.objects.get()
+    screen_out(assignment=Assignment.objects.get(judge=p.user), rule="attention", reason="3 attention checks failed")
+    html = client.get(f"/judge/studies/{open_study.pk}/screened-out/").content.decode()
+    assert judge_link.screen_out_code in html
+    assert html.count("Thank you for your time") == 1
+
+
+def _instructions(client, study):
+    return client.get(f"/judge/studies/{study.pk}/instructions/").content.decode()
+
+
+def test_the_instructions_mention_sliders_only_when_the_design_has_one(judge_link, open_study, study):
+    from annotation.judging.models import JudgingDesign
+
+    client, _ = join(judge_link)
+    assert "On a slider" not in _instructions(client, open_study)  # PEM's four 1-5 criteria: no slider
+    design = JudgingDesign.objects.get(study=open_study)
+    design.criteria = [*design.criteria, {"slug": "similarity", "name": "Similarity", "help": "", "scale": {
+        "type": "slider", "min": 0, "max": 100, "anchors": {"low": "Different", "mid": "Half", "high": "Same"}}}]
+    design.save(update_fields=["criteria"])  # as a slider design would be: the page reads the design
+    assert "On a slider" in _instructions(client, open_study)
