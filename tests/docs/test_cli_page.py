@@ -24,3 +24,23 @@ def test_the_command_line_page_says_how_to_call_manage_py():
     page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     assert "## Calling manage.py" in page
     assert "make manage ARGS=" in page and ".venv/bin/python manage.py" in page
+
+
+def test_no_page_sends_researchers_to_the_django_admin_to_make_judges():
+    """docs/researchers.md said to create judges in /admin/, docs/people.md that nobody needs it."""
+    import re
+
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        assert not re.search(r"(create|make|add)\s+(them|judges|annotators|accounts)[^.]{0,40}/admin/", text), page.name
+    assert "no Django admin needed" in (ROOT / "docs" / "researchers.md").read_text(encoding="utf-8")
+
+
+def test_the_import_forms_point_to_the_guide_that_has_the_format():
+    from annotation.alignment.forms import PairsImportForm
+    from annotation.forms import StudyImportForm
+
+    study_help = str(StudyImportForm.base_fields["file"].help_text)
+    assert "docs/researchers.md" in study_help and "README" not in study_help
+    assert "## Studies and import" in (ROOT / "docs" / "researchers.md").read_text(encoding="utf-8")
+    assert "docs/annotators.md" in str(PairsImportForm.base_fields["file"].help_text)
