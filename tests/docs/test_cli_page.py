@@ -33,7 +33,7 @@ def test_no_page_sends_researchers_to_the_django_admin_to_make_judges():
     for page in sorted((ROOT / "docs").glob("*.md")):
         text = " ".join(page.read_text(encoding="utf-8").split())
         assert not re.search(r"(create|make|add)\s+(them|judges|annotators|accounts)[^.]{0,40}/admin/", text), page.name
-    assert "no Django admin needed" in (ROOT / "docs" / "researchers.md").read_text(encoding="utf-8")
+    assert "no Django admin needed" in " ".join((ROOT / "docs" / "researchers.md").read_text(encoding="utf-8").split())
 
 
 def test_the_import_forms_point_to_the_guide_that_has_the_format():
