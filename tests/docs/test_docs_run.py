@@ -13,7 +13,8 @@ Blocks that cannot run in CI carry a visible marker on the line before them, wit
     <!-- skip: next "serves forever (make run)" -->
 
 (Sybil's skip directive: `skip: start` … `skip: end` skips several.) Fences tagged `sh`, `bash`,
-`shell`, `console` or `python` are collected; an untagged fence that holds a command fails
+`shell`, `console`, `python` or `http` (API calls: `POST /api/...` and a JSON body, made as the
+demo's researcher) are collected; an untagged fence that holds a command fails
 `test_every_command_block_is_tagged`, so a new command cannot hide from this test.
 """
 
@@ -118,8 +119,45 @@ def run_python(example) -> None:
                              f"--- block\n{example.parsed}--- stderr (tail)\n{proc.stderr[-3000:]}")
 
 
+HTTP_SCRIPT = r"""
+import json, os, re, sys, django
+sys.path.insert(0, os.getcwd())
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+django.setup()
+from django.contrib.auth.models import User
+from django.test import Client
+
+client = Client(HTTP_HOST="127.0.0.1")
+client.force_login(User.objects.get(username=os.environ.get("DOCS_API_USER", "researcher")))
+calls = re.split(r"\n(?=(?:GET|POST|PATCH|PUT|DELETE) /)", sys.stdin.read().strip())
+for call in calls:
+    head, _, body = call.partition("\n")
+    method, path = head.split()[:2]
+    data = body.strip() or None
+    response = getattr(client, method.lower())(path, data=data, content_type="application/json") \
+        if data else getattr(client, method.lower())(path)
+    print(method, path, response.status_code)
+    if response.status_code >= 400:
+        sys.exit(f"{method} {path} answered {response.status_code}: {response.content[:1500].decode(errors='replace')}")
+"""
+
+
+def run_http(example) -> None:
+    """An `http` block: one or more API calls (`METHOD /path`, then an optional JSON body), made
+    as the demo's researcher through Django's test client against the sandbox's database; any
+    4xx or 5xx answer fails."""
+    box: Sandbox = example.namespace["sandbox"]
+    box.ran.append(f"{Path(example.path).name}:{example.line}")
+    proc = subprocess.run([sys.executable, "-c", HTTP_SCRIPT], input=example.parsed, cwd=box.cwd, env=box.env,
+                          capture_output=True, text=True, timeout=BLOCK_TIMEOUT_S)
+    if proc.returncode != 0:
+        raise AssertionError(f"{Path(example.path).name}, line {example.line}: an API call failed\n"
+                             f"--- block\n{example.parsed}--- output\n{proc.stdout[-2000:]}{proc.stderr[-3000:]}")
+
+
 PARSERS = [*(CodeBlockParser(language=lang, evaluator=run_shell) for lang in SHELL_LANGUAGES),
-           CodeBlockParser(language="python", evaluator=run_python), SkipParser()]
+           CodeBlockParser(language="python", evaluator=run_python), CodeBlockParser(language="http", evaluator=run_http),
+           SkipParser()]
 
 
 def semantic_extra() -> bool:
@@ -138,7 +176,7 @@ def parse(path: Path) -> Document:
 
 def collected(path: Path) -> list:
     """The runnable blocks of one file (the skip markers are examples too: left out here)."""
-    return [e for e in parse(path).examples() if e.region.evaluator in (run_shell, run_python)]
+    return [e for e in parse(path).examples() if e.region.evaluator in (run_shell, run_python, run_http)]
 
 
 FILES_WITH_BLOCKS = [p for p in markdown_files() if collected(p)]
@@ -161,7 +199,7 @@ def test_every_command_in_the_docs_runs_against_a_fresh_demo(path, demo_template
     print(f"{path.name}: {len(blocks)} blocks, {len(box.ran)} ran, {len(skipped)} skipped {skipped}")
 
 
-COMMAND = re.compile(r"^\s*(\$ )?(\.venv/bin/|python3? |make |curl |manage\.py )", re.MULTILINE)
+COMMAND = re.compile(r"^\s*(\$ )?(\.venv/bin/|python3? |make |curl |manage\.py |(GET|POST|PATCH|PUT|DELETE) /api/)", re.MULTILINE)
 FENCE = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])?[ \t]*```([^\n`]*)\n(.*?)^[ \t]*```", re.MULTILINE | re.DOTALL)
 
 
