@@ -7,6 +7,11 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKER_CONCURRENCY ?= 2
 
+# `make manage ARGS="signin_link ann"`: any manage.py command with the project's Python (docs/cli.md).
+.PHONY: manage
+manage: install
+	$(PY) manage.py $(ARGS)
+
 .PHONY: run test tour venv install install-dev migrate demo web worker beat clean help docs docs-build docs-cards messages compilemessages collectstatic deploy-check production-check install-semantic benchmarks leaderboard
 DOCS_HOST ?= 127.0.0.1
 DOCS_PORT ?= 8001
@@ -25,6 +30,7 @@ help:
 	@echo "  make benchmarks   metric and significance benchmarks, small size; tables in var/bench/benchmarks.md"
 	@echo "  make leaderboard  import ParaBank as a study, run every metric, write var/parabank-leaderboard.md"
 	@echo "  make tour         walk the tour and a field study in Chromium and refresh docs/tour/*.png"
+	@echo "  make manage ARGS='signin_link ann'  any manage.py command with the project's Python (.venv/bin/python manage.py ...)"
 	@echo "  make web          the web server alone (auto-reload)"
 	@echo "  make worker       one more Celery worker (no beat)"
 	@echo "  make beat         Celery beat alone (once per lab)"

@@ -1,3 +1,5 @@
+from django.conf import settings
+
 from .enums import Role
 from .selectors import studies_for_member, user_is_researcher
 
@@ -8,6 +10,7 @@ def navigation(request):
     if user is None or not user.is_authenticated:
         return {"nav": {}}
     return {
+        "docs_url": settings.PARAEVAL_DOCS_URL,
         "nav": {
             "researcher": user_is_researcher(user) or user.study_memberships.filter(role=Role.RESEARCHER).exists(),
             "judge": studies_for_member(user=user, role=Role.JUDGE).exists(),

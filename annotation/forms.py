@@ -37,7 +37,8 @@ class StudySettingsForm(forms.Form):
 
 
 class StudyImportForm(forms.Form):
-    file = forms.FileField(help_text="CSV, TSV or JSONL, long or wide layout (see the README).")
+    file = forms.FileField(help_text="CSV, TSV or JSONL, long or wide layout: the columns are in the researchers' guide, "
+                                     "“Studies and import” (docs/researchers.md).")
     format = forms.ChoiceField(
         choices=[("", "by extension")] + [(f, f.upper()) for f in FORMATS], required=False
     )

@@ -18,6 +18,12 @@ def user_is_researcher(user: User | AnonymousUser) -> bool:
     return user.is_superuser or user.groups.filter(name=RESEARCHERS_GROUP).exists()
 
 
+def researcher_accounts() -> QuerySet[User]:
+    """Active accounts that may create studies (superusers and the 'researchers' group), oldest first."""
+    return (User.objects.filter(is_active=True)
+            .filter(Q(is_superuser=True) | Q(groups__name=RESEARCHERS_GROUP)).distinct().order_by("pk"))
+
+
 def study_list_for_researcher(user: User) -> QuerySet[Study]:
     """Studies this user owns or manages as a researcher (all of them for superusers)."""
     qs = Study.objects.all()

@@ -108,6 +108,15 @@ def check_port(host: str, port: int) -> None:
             raise LaunchError(f"paraeval: cannot listen on {host}:{port}: {exc.strerror}") from None
 
 
+def record_url(directory: Path, url: str) -> Path:
+    """Write where this server answers to ``var/server-url``: ``manage.py`` commands run beside it
+    (signin_link, create_researcher --link, add_participants --link) print links to this host and
+    port unless PARAEVAL_BASE_URL says otherwise (config/settings.py)."""
+    path = directory / "server-url"
+    path.write_text(url.rstrip("/") + "\n", encoding="utf-8")
+    return path
+
+
 def wait_until_listening(host: str, port: int, proc: subprocess.Popen, timeout: float = 60.0) -> bool:
     """True once something accepts connections on ``host:port`` (False if ``proc`` died)."""
     deadline = time.monotonic() + timeout
@@ -204,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(sig, _raise_stop)
     bin_dir = Path(sys.executable).parent
     url = f"http://{args.host}:{args.port}/"
+    record_url(var_dir(), url)
     try:
         worker = subprocess.Popen(
             [str(bin_dir / "celery"), "-A", "config", "worker", "-B", "--loglevel=INFO",

@@ -354,7 +354,13 @@ PARAEVAL_JOIN_PER_ADDRESS_PER_HOUR = env.int("PARAEVAL_JOIN_PER_ADDRESS_PER_HOUR
 #: The default is above what one server can admit (docs/field-studies.md, "Load"); lower it for a small link.
 PARAEVAL_JOIN_PER_LINK_PER_MINUTE = env.int("PARAEVAL_JOIN_PER_LINK_PER_MINUTE", default=600)
 #: Where this site is reached from outside: sign-in links printed by manage.py commands start with it.
-PARAEVAL_BASE_URL = env.str("PARAEVAL_BASE_URL", default="http://localhost:8000")
+#: Unset, it is the address the last `make run` on this var/ serves (var/server-url, written by
+#: config/run.py with its HOST and PORT), else http://127.0.0.1:8000, `make run`'s default.
+_SERVER_URL_FILE = VAR_DIR / "server-url"
+PARAEVAL_BASE_URL = env.str("PARAEVAL_BASE_URL", default="") or (
+    _SERVER_URL_FILE.read_text(encoding="utf-8").strip() if _SERVER_URL_FILE.is_file() else "") or "http://127.0.0.1:8000"
+#: Where the documentation site is read; the pages link to it (`make docs` serves it at this default).
+PARAEVAL_DOCS_URL = env.str("PARAEVAL_DOCS_URL", default="http://127.0.0.1:8001/").rstrip("/") + "/"
 #: Uploads above this size are refused before parsing (bytes).
 PARAEVAL_IMPORT_MAX_BYTES = env.int("PARAEVAL_IMPORT_MAX_BYTES", default=50 * 1024 * 1024)
 #: Imports with more rows than this run in a Celery worker with a progress bar.

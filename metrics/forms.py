@@ -31,8 +31,20 @@ def _default_text(value: Any) -> str:
     return str(value)
 
 
+class _MetricSelect(forms.Select):
+    """A drop-down whose unavailable metrics are listed but cannot be chosen (``disabled``)."""
+
+    unavailable: frozenset[str] = frozenset()
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        if value in self.unavailable:
+            option["attrs"]["disabled"] = True
+        return option
+
+
 class MetricRunForm(forms.Form):
-    metric = forms.ChoiceField(label="Metric")
+    metric = forms.ChoiceField(label="Metric", widget=_MetricSelect)
     against = forms.ChoiceField(
         label="Compare the candidate with", choices=Against.choices, initial=Against.ORIGINAL,
         help_text="For metrics with an 'against' parameter (BLEU, chrF, TER, …); others use the original.",
@@ -42,8 +54,19 @@ class MetricRunForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.catalog = catalog
         # Slugs only: the long descriptions were cut off in the drop-down (the chosen
-        # metric's description and card show right below it).
-        self.fields["metric"].choices = [(m["slug"], m["slug"] + (f" — unavailable: {m['unavailable']}" if m.get("unavailable") else "")) for m in catalog]
+        # metric's description and card show right below it). A metric that cannot run on
+        # this server (e.g. the semantic ones without the optional extra) is listed last,
+        # disabled and never preselected; why it is unavailable shows below the drop-down.
+        unavailable = [m for m in catalog if m.get("unavailable")]
+        available = [m for m in catalog if not m.get("unavailable")]
+        self.fields["metric"].choices = ([(m["slug"], m["slug"]) for m in available]
+                                         + [(m["slug"], f"{m['slug']} (unavailable)") for m in unavailable])
+        widget = self.fields["metric"].widget
+        assert isinstance(widget, _MetricSelect)
+        widget.unavailable = frozenset(m["slug"] for m in unavailable)
+        self.unavailable = [(m["slug"], m["unavailable"]) for m in unavailable]
+        if available and not self.is_bound:
+            self.fields["metric"].initial = available[0]["slug"]
         resource_choices = [(str(r.pk), f"{r.name} ({r.get_kind_display()}, {r.short_hash})") for r in resources]
         self._groups: list[dict] = []
         for m in catalog:

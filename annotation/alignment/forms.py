@@ -12,7 +12,7 @@ def _size_checked(f):
 
 
 class PairsImportForm(forms.Form):
-    file = forms.FileField(label="Pairs file", help_text="CSV, TSV or JSONL of pairs or groups (see the README).")
+    file = forms.FileField(label="Pairs file", help_text="CSV, TSV or JSONL of pairs or groups: the formats are in the annotators' guide (docs/annotators.md).")
     format = forms.ChoiceField(label="Pairs format", choices=[("", "by extension"), ("csv", "CSV"), ("tsv", "TSV"), ("jsonl", "JSONL")],
                                required=False)
     pretokenized = forms.BooleanField(required=False, label="Already tokenized",

@@ -39,6 +39,9 @@ class ParsedJudgments:
     filename: str
     format: str
     rows: list[JudgmentRow] = field(default_factory=list)
+    #: Rows whose judgment is wrong (criterion, value, seconds) but whose candidate is named well:
+    #: the import still matches them against the study, so every problem is listed at once.
+    rows_to_match: list[JudgmentRow] = field(default_factory=list)
 
 
 def parse_judgments_file(
@@ -85,6 +88,7 @@ def parse_judgments_file(
             break
         cells = {k: (v or "").strip() for k, v in row.items()}
         ok = True
+        n_before = len(issues)
         for col in JUDGMENT_REQUIRED:
             if not cells.get(col):
                 issues.append(ImportIssue("is empty", line=line, column=col))
@@ -109,6 +113,7 @@ def parse_judgments_file(
         if len(candidate) > MAX_FIELD_CHARS:
             issues.append(ImportIssue(f"longer than {MAX_FIELD_CHARS:,} characters", line=line, column="candidate"))
             ok = False
+        names_ok = ok  # judge, original and candidate are well formed: the row can be matched
         crit = cells.get("criterion", "")
         value = None
         if crit and crit not in scale_of:
@@ -133,8 +138,13 @@ def parse_judgments_file(
         if ok:
             parsed.rows.append(JudgmentRow(line, judge, cells["original_id"], systems, candidate, crit, value, seconds,
                                            cells.get("judgment", "")))
+        elif names_ok and len(issues) > n_before:
+            parsed.rows_to_match.append(JudgmentRow(line, judge, cells["original_id"], systems, candidate, crit, None,
+                                                    None, cells.get("judgment", "")))
     if issues:
-        raise StudyImportError(filename, issues)
+        error = StudyImportError(filename, issues)
+        error.parsed = parsed  # type: ignore[attr-defined]  # for judgments_import_file's matching pass
+        raise error
     if not parsed.rows:
         raise StudyImportError(filename, [ImportIssue("holds no judgments")])
     return parsed

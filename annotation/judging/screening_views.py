@@ -171,6 +171,7 @@ def screened_out(request, study_id: int):
 
 class ScreeningForm(forms.ModelForm):
     training_criteria = forms.CharField(
+        label="Training: criteria checked",
         required=False, help_text="Criterion slugs the pass rule checks, separated by commas (empty: all).")
 
     class Meta:
@@ -178,6 +179,18 @@ class ScreeningForm(forms.ModelForm):
         fields = ["training_criteria", "training_tolerance", "training_required", "training_retries",
                   "training_items_per_attempt", "attention_count", "attention_policy", "attention_max_failures", "qc_auto", "qc_auto_pvalue",
                   "qc_auto_min_controls"]
+        # Written for people: Django's defaults read "Qc auto pvalue" (issue 28).
+        labels = {
+            "training_tolerance": "Training: tolerance (± points)",
+            "training_required": "Training: items to get right",
+            "training_retries": "Training: retries",
+            "attention_count": "Attention checks per judge",
+            "attention_policy": "When a judge fails an attention check",
+            "attention_max_failures": "Attention: failures that screen out",
+            "qc_auto": "QC: screen out judges automatically",
+            "qc_auto_pvalue": "QC: p-value threshold",
+            "qc_auto_min_controls": "QC: controls rated before the check",
+        }
 
     def __init__(self, *args, criteria: list[dict] | None = None, **kwargs):
         super().__init__(*args, **kwargs)

@@ -11,21 +11,21 @@ from annotation.enums import Platform, Role
 
 
 class JoinLinkForm(forms.Form):
-    role = forms.ChoiceField(choices=[(Role.JUDGE, "Judges"), (Role.ANNOTATOR, "Annotators")])
-    platform = forms.ChoiceField(choices=Platform.choices)
-    label = forms.CharField(required=False, max_length=120, help_text="For you only (e.g. 'Prolific pilot').")
-    max_participants = forms.IntegerField(required=False, min_value=1, help_text="Empty: no cap.")
-    ends_at = forms.DateTimeField(required=False, help_text="YYYY-MM-DD HH:MM (UTC). Empty: no end date.",
+    role = forms.ChoiceField(label="Who joins", choices=[(Role.JUDGE, "Judges"), (Role.ANNOTATOR, "Annotators")])
+    platform = forms.ChoiceField(label="Platform", choices=Platform.choices)
+    label = forms.CharField(label="Label", required=False, max_length=120, help_text="For you only (e.g. 'Prolific pilot').")
+    max_participants = forms.IntegerField(label="Most participants", required=False, min_value=1, help_text="Empty: no cap.")
+    ends_at = forms.DateTimeField(label="Closes at", required=False, help_text="YYYY-MM-DD HH:MM (UTC). Empty: no end date.",
                                   widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
-    timeout_minutes = forms.IntegerField(min_value=1, initial=60,
+    timeout_minutes = forms.IntegerField(label="Idle timeout (minutes)", min_value=1, initial=60,
                                          help_text="Idle this long without finishing: their unfinished items go to others.")
-    items_per_participant = forms.IntegerField(required=False, min_value=1,
+    items_per_participant = forms.IntegerField(label="Items each participant rates", required=False, min_value=1,
                                                help_text="Judges: items each participant rates. Empty: every item.")
-    completion_url = forms.CharField(required=False, max_length=500,
+    completion_url = forms.CharField(label="Completion address (URL)", required=False, max_length=500,
                                      help_text="Where finished participants go; {code} is replaced by the code. "
                                                "Prolific: empty gives Prolific's completion page.")
-    completion_code = forms.CharField(required=False, max_length=64, help_text="Empty: generated. Prolific: its code.")
-    screen_out_code = forms.CharField(required=False, max_length=64, help_text="Empty: generated.")
+    completion_code = forms.CharField(label="Completion code", required=False, max_length=64, help_text="Empty: generated. Prolific: its code.")
+    screen_out_code = forms.CharField(label="Screen-out code", required=False, max_length=64, help_text="Empty: generated.")
 
 
 def _questions_field(label: str) -> forms.CharField:
@@ -37,7 +37,7 @@ def _questions_field(label: str) -> forms.CharField:
 
 
 class SettingsForm(forms.Form):
-    consent_text = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 8}),
+    consent_text = forms.CharField(label="Consent text", required=False, widget=forms.Textarea(attrs={"rows": 8}),
                                    help_text="Shown before anything else; participants accept or decline.")
     questions_before = _questions_field("Questions before the work")
     questions_after = _questions_field("Questions after the work")

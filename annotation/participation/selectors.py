@@ -121,7 +121,7 @@ def join_links_for_study(*, study: Study) -> list[JoinLink]:
 
 PARTICIPANT_COLUMNS = ("pseudonym", "role", "platform", "platform_id", "platform_study_id", "platform_session_id",
                        "status", "joined_at", "items_done", "items_total", "active_seconds", "qc_verdict",
-                       "completion_code")
+                       "completion_code", "screen_out_rule", "screen_out_reason")
 
 #: Sort keys the participants page offers.
 PARTICIPANT_SORTS = ("joined_at", "pseudonym", "status", "items_done", "active_seconds")
@@ -174,6 +174,10 @@ def participants_rows(*, study: Study, sort: str = "joined_at") -> list[dict]:
             "active_seconds": round(progress.get(p.user_id, (0, 0, 0.0))[2], 1),
             "qc_verdict": verdicts.get(p.user.username, "") if p.role == Role.JUDGE else "",
             "completion_code": code, "answers": p.answers or {},
+            # Why a participant was screened out (the rule and its reason, as the screening stored them).
+            "screen_out_rule": (getattr(a, "screened_out_rule", "") or "") if status == ParticipantStatus.SCREENED_OUT else "",
+            "screen_out_reason": (getattr(a, "screened_out_reason", "") or "")
+            if status == ParticipantStatus.SCREENED_OUT else "",
         })
     key = sort.lstrip("-") if sort.lstrip("-") in PARTICIPANT_SORTS else "joined_at"
     rows.sort(key=lambda r: (r[key], r["pseudonym"]), reverse=sort.startswith("-"))

@@ -21,7 +21,7 @@ from django.db import IntegrityError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
@@ -342,6 +342,19 @@ def link_create(request, study):
         for field, errs in form.errors.items():
             messages.error(request, f"{field}: {' '.join(errs)}")
     return redirect("participation:study", study_id=study.pk)
+
+
+@researcher_study_required
+@require_GET
+def link_preview(request, study, link_id: int):
+    """What a participant sees first through this link (the consent page, in the study's language),
+    for the researcher: nothing is stored, no participant is made, no seat is taken."""
+    link = get_object_or_404(JoinLink, pk=link_id, study=study)
+    consent = selectors.settings_for_study(study=study)
+    with translation.override(study.language or None):  # in the participants' language, for this page only
+        return render(request, "participation/consent.html", {
+            "study": study, "consent_text": consent.consent_text if consent else "", "carried": [],
+            "preview_of": link, "back_url": reverse("participation:study", kwargs={"study_id": study.pk})})
 
 
 @researcher_study_required

@@ -99,7 +99,7 @@ def cards_markdown(metrics) -> str:
         "",
         "Each automatic metric declares what it measures, which way is better, its range, what it",
         "needs, the paper it follows and its caveats. The Metrics tab of a study and",
-        "`python manage.py metrics` show the same cards. The exact definitions and paraeval's",
+        "`.venv/bin/python manage.py metrics` show the same cards. The exact definitions and paraeval's",
         "choices are in [Metrics and statistics](metrics.md).",
         "",
         "| Metric | Direction | Range |",

@@ -97,24 +97,57 @@ class MetricInputs:
     runs: list[dict] = field(default_factory=list)
 
 
+def metric_run_labels(runs) -> dict[int, str]:
+    """A readable name per run: the slug alone when it is the study's only run of that metric,
+    else the slug with the settings that tell its runs apart, e.g. ``bertscore (vs reference)``
+    and ``bertscore (vs original)``, or ``bleu (lowercase=true)``; the run number is added
+    only where settings do not tell two runs apart (a resource or a version changed)."""
+    by_slug: dict[str, list] = {}
+    for run in runs:
+        by_slug.setdefault(run.metric, []).append(run)
+    labels: dict[int, str] = {}
+    for slug, group in by_slug.items():
+        if len(group) == 1:
+            labels[group[0].pk] = slug
+            continue
+        settings_of = {run.pk: {"against": run.against, **(run.params or {})} for run in group}
+        keys = sorted({k for d in settings_of.values() for k in d})
+        differing = [k for k in keys if len({repr(d.get(k)) for d in settings_of.values()}) > 1]
+        for run in group:
+            parts = []
+            for key in differing:
+                value = settings_of[run.pk].get(key)
+                if key == "against":
+                    parts.append(f"vs {value}")
+                else:
+                    shown = str(value).lower() if isinstance(value, bool) else value
+                    parts.append(f"{key}={shown}")
+            labels[run.pk] = f"{slug} ({', '.join(parts)})" if parts else slug
+        seen: dict[str, int] = {}
+        for run in group:
+            seen[labels[run.pk]] = seen.get(labels[run.pk], 0) + 1
+        for run in group:
+            if seen[labels[run.pk]] > 1:
+                labels[run.pk] = f"{labels[run.pk]} #{run.pk}"
+    return labels
+
+
 def report_metric_inputs(*, study: Study, judged_items: set[str]) -> MetricInputs:
     """Scores of the latest succeeded run per metric and signature (``study_metric_runs``).
 
     A metric whose lower scores are better (``higher_is_better`` false, e.g. TER)
     enters negated, named ``"<metric> (negated)"``, so that every correlation in
     the leaderboard points the same way and the Williams test compares like with
-    like. Two runs of one metric with different signatures are told apart by their
-    run number. Undefined (NaN) sentence scores are left out; a run with no score
+    like. Two runs of one metric with different signatures are told apart by the settings
+    that differ (``metric_run_labels``). Undefined (NaN) sentence scores are left out; a run with no score
     on a judged item is listed with ``used: false``.
     """
     runs = metric_selectors.study_metric_runs(study=study)
-    per_slug: dict[str, int] = {}
-    for run in runs:
-        per_slug[run.metric] = per_slug.get(run.metric, 0) + 1
+    labels = metric_run_labels(runs)
     scores: dict[str, pd.DataFrame] = {}
     described = []
     for run in runs:
-        name = run.metric if per_slug[run.metric] == 1 else f"{run.metric} #{run.pk}"
+        name = labels[run.pk]
         negated = not run.higher_is_better
         if negated:
             name = f"{name} (negated)"

@@ -225,7 +225,7 @@ def test_add_participants_adds_existing_or_new_people_all_or_nothing(study, make
     out = io.StringIO()
     call_command("add_participants", str(study.pk), "--role", "judge", "--new", "--link", "--file", str(names), stdout=out)
     lines = out.getvalue().splitlines()
-    assert len(lines) == 3 and lines[2].startswith("n2@lab.org\tn2@lab.org\thttp://localhost:8000/signin/")
+    assert len(lines) == 3 and lines[2].startswith("n2@lab.org\tn2@lab.org\thttp://127.0.0.1:8000/signin/")
     with pytest.raises(CommandError) as info:
         call_command("add_participants", study.name, "e1", "jude", "ghost", "--role", "judge", stdout=io.StringIO())
     text = str(info.value)

@@ -43,7 +43,8 @@ class JudgmentImportSummary:
     replaced: int = 0  # values that replaced an earlier latest value (mode "replace")
 
 
-def judgments_import_parsed(*, study: Study, parsed, mode: str = ImportMode.REFUSE) -> JudgmentImportSummary:
+def judgments_import_parsed(*, study: Study, parsed, mode: str = ImportMode.REFUSE,
+                            check_only: bool = False) -> JudgmentImportSummary | None:
     """Write parsed judgments (:func:`annotation.importing.parse_judgments_file`) into
     ``study``, all or nothing; :class:`~annotation.importing.StudyImportError` names
     every row that cannot be matched.
@@ -137,6 +138,8 @@ def judgments_import_parsed(*, study: Study, parsed, mode: str = ImportMode.REFU
             resolved.append((row, keys))
         if issues:
             raise StudyImportError(parsed.filename, issues)
+        if check_only:  # every row matched: nothing to report, nothing written
+            return None
 
         System.objects.bulk_create([System(study=study, name=n, kind=SystemKind.IMPORTED,
                                            description="Added by a judgments import.") for n in new_systems])
@@ -272,9 +275,24 @@ def judgments_import_file(*, study: Study, data: bytes, filename: str, fmt: str 
                           mode: str = ImportMode.REFUSE) -> JudgmentImportSummary:
     """Parse (against the study's design) and write a judgments file: the one path behind
     the command, the study page and the API. :class:`StudyImportError` on any problem."""
-    from annotation.importing import parse_judgments_file
+    from annotation.importing import StudyImportError, parse_judgments_file
 
     design = design_get_or_create(study=study)
-    parsed = parse_judgments_file(data, filename=filename, criteria=design.criteria, fmt=fmt,
-                                  max_bytes=settings.PARAEVAL_IMPORT_MAX_BYTES)
-    return judgments_import_parsed(study=study, parsed=parsed, mode=mode)
+    try:
+        parsed = parse_judgments_file(data, filename=filename, criteria=design.criteria, fmt=fmt,
+                                      max_bytes=settings.PARAEVAL_IMPORT_MAX_BYTES)
+    except StudyImportError as exc:
+        # Every problem at once: the rows with wrong values are matched against the study too, so
+        # unknown originals and systems are not left for a second round (issue 28).
+        partial = getattr(exc, "parsed", None)
+        if partial is None or not (partial.rows or partial.rows_to_match):
+            raise
+        partial.rows = sorted(partial.rows + partial.rows_to_match, key=lambda r: r.line)
+        try:
+            judgments_import_parsed(study=study, parsed=partial, check_only=True)
+        except StudyImportError as matching:
+            exc.issues = sorted(exc.issues + matching.issues, key=lambda i: (i.line or 0))
+        raise StudyImportError(filename, exc.issues) from None
+    summary = judgments_import_parsed(study=study, parsed=parsed, mode=mode)
+    assert summary is not None
+    return summary

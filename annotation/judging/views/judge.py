@@ -216,9 +216,12 @@ def instructions(request, study_id: int):
     design = selectors.design_for_study(study=study)
     unit = protocol_for_design(design)
     context = unit.instructions_context(design=design, rtl=get_language_bidi()) if design is not None else {}
+    criteria = _criteria_for_judge(study)
     return render(request, unit.instructions_template, {
-        "study": study, "criteria": _criteria_for_judge(study), "first_visit": assignment.instructions_seen_at is None,
-        "total_text": _n(assignment.n_items), "back_keys": unit.back_keys, **context,
+        "study": study, "criteria": criteria, "first_visit": assignment.instructions_seen_at is None,
+        "total_text": _n(assignment.n_items), "back_keys": unit.back_keys,
+        # The slider keys are explained only where the design has a slider.
+        "has_slider": any(c.get("type") == "slider" for c in criteria), **context,
     })
 
 

@@ -12,6 +12,13 @@ class Command(BaseCommand):
     help = ("Add judges or annotators to a study, all or none: existing accounts by username, or (--new) new accounts "
             "from names or email addresses, each printed once with a generated password or (--link) a sign-in link.")
 
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        """Names may come before or after the options (`12 --role judge --new --link c@lab.org d@lab.org`):
+        argparse's intermixed parsing, since plain parsing ends the names at the first option."""
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        parser.parse_args = parser.parse_intermixed_args  # type: ignore[method-assign]
+        return parser
+
     def add_arguments(self, parser):
         parser.add_argument("study", help="the study's name or id")
         parser.add_argument("names", nargs="*", help="usernames (or, with --new, names or email addresses)")

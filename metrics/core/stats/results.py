@@ -29,8 +29,25 @@ __all__ = [
     "PermutationResult",
     "SystemRank",
     "WilliamsResult",
+    "format_pvalue",
     "jsonable",
 ]
+
+#: Below this a p-value is not a number a float can tell from 0 (doubles underflow near 1e-308;
+#: scipy returns 0.0 there): it is printed as "< 1e-300", never as 0.
+P_FLOOR = 1e-300
+
+
+def format_pvalue(p: float | None, *, decimals: int = 4) -> str:
+    """A p-value for people: ``< 1e-300`` where it underflowed (or nearly), scientific
+    notation below 10^-decimals, else fixed decimals; ``n/a`` when missing or not finite."""
+    if p is None or not math.isfinite(p):
+        return "n/a"
+    if p < P_FLOOR:
+        return f"< {P_FLOOR:.0e}"
+    if p < 10 ** -decimals:
+        return f"{p:.1e}"
+    return f"{p:.{decimals}f}"
 
 
 def jsonable(value: Any) -> Any:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +33,7 @@ from django.core.management.base import BaseCommand, CommandError
 from metrics.core import tabular
 from metrics.core.stats.agreement import criterion_agreement
 from metrics.core.stats.data import RatingMatrix
+from metrics.core.stats.interjudge import interjudge_summary
 from metrics.core.stats.results import jsonable
 from metrics.core.stats.warnings import report_warnings
 
@@ -89,6 +91,19 @@ def numeric_column(frame: pd.DataFrame, column: str, path: str) -> np.ndarray:
     return values.to_numpy(dtype=float)
 
 
+def _summary_lines(name: str, entry: dict, min_shared: int) -> list[str]:
+    s = entry["pearson_summary"]
+    head = (f"{name}: Pearson r between judges, weighted summary ({s['weights']}, pairs sharing >= "
+            f"{min_shared} items): ")
+    lines = [head + (f"{_fmt(s['statistic'])} over {s['n_pairs']} of {s['n_pairs_listed']} pairs"
+                     if s["n_pairs"] else f"n/a ({s['note']})")]
+    below = entry["pairs_below_min_shared"]
+    if below:
+        lines.append(f"  pairs below min_shared, listed and not summarised ({len(below)}):")
+        lines += [f"    {p['judges'][0]} – {p['judges'][1]}: {p['reason']}" for p in below]
+    return lines
+
+
 def _fmt(x) -> str:
     return "n/a" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.4f}"
 
@@ -102,7 +117,28 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         parser.add_argument("--min-shared", type=int, default=30,
-                            help="items every judge must have rated for an ICC (default 30, as the report)")
+                            help="items two judges must share for their pair to enter the weighted summary, and "
+                                 "every judge for an ICC (default 30, as the report)")
+        parser.add_argument("--scale", help="the rating scale, e.g. 1-5 (or 1,2,3,4,5): weighted κ weighs distances "
+                                            "on it, not on the values observed (default: the values observed)")
+
+    @staticmethod
+    def _scale(text: str | None) -> list[float] | None:
+        if not text:
+            return None
+        try:
+            if "," in text:
+                values = sorted({float(v) for v in text.split(",")})
+            else:
+                low, sep, high = text.partition("-")
+                if not sep or int(low) >= int(high):
+                    raise ValueError
+                values = [float(v) for v in range(int(low), int(high) + 1)]
+        except ValueError:
+            raise CommandError(f"--scale {text}: write LOW-HIGH (e.g. 1-5) or the values, e.g. 0,1,2") from None
+        if len(values) < 2:
+            raise CommandError(f"--scale {text}: a scale needs at least two values")
+        return values
 
     def handle(self, *args, **opts):
         path = opts["input"]
@@ -110,6 +146,7 @@ class Command(BaseCommand):
             raise CommandError("--n-boot must be at least 0")
         if opts["min_shared"] < 4:
             raise CommandError("--min-shared must be at least 4")
+        scale = self._scale(opts["scale"])
         frame = read_table(path)
         require_columns(frame, ("judge", "item", "score"), path)
         scores = numeric_column(frame, "score", path)
@@ -123,6 +160,12 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: judge {row['judge']!r} scored item {row['item']!r} twice")
         if tidy.empty:
             raise CommandError(f"{path}: no scores")
+        if scale is not None:
+            off = tidy.loc[~tidy["score"].isin(scale)]
+            if len(off):
+                row = off.iloc[0]
+                raise CommandError(f"{path}: judge {row['judge']!r} gave item {row['item']!r} the score "
+                                   f"{row['score']:g}, which is not on --scale {opts['scale']}")
 
         out = {}
         blocks = {}
@@ -130,8 +173,16 @@ class Command(BaseCommand):
             wide = rows.pivot(index="judge", columns="item", values="score").sort_index().sort_index(axis=1)
             matrix = RatingMatrix(wide.to_numpy(dtype=float), tuple(wide.index), tuple(wide.columns))
             res = criterion_agreement(matrix, str(name), n_boot=opts["n_boot"], seed=opts["seed"],
-                                      min_shared=opts["min_shared"])
+                                      min_shared=opts["min_shared"], scale=scale,
+                                      scale_type="points" if scale is not None else None)
             blocks[str(name)] = res.to_dict()
+            # The report's Table 1 summary (one code path): Fisher-z mean weighted by n - 3 over the
+            # pairs sharing >= min_shared items; the others are listed apart with the reason. A ratings
+            # file has no systems: only the sentence (item) level is read.
+            summary, flags = interjudge_summary(
+                [replace(p, results={"sentence": p.results, "system": p.results}) for p in res.pearson],
+                min_shared=opts["min_shared"])
+            pearson_summary = dict(summary["sentence"])
             entry = {
                 "n_items": res.n_items,
                 "n_judges": res.n_judges,
@@ -145,10 +196,16 @@ class Command(BaseCommand):
                      **{w: r.statistic for w, r in p.results.items()}}
                     for p in res.cohen_kappa
                 ],
+                "scale": scale,
+                "pearson_summary": pearson_summary,
                 "pearson": [
                     {"judges": [p.judge_a, p.judge_b], "n": p.n_shared,
-                     "statistic": p.results["pearson"].statistic, "pvalue": p.results["pearson"].pvalue}
-                    for p in res.pearson
+                     "statistic": p.results["pearson"].statistic, "pvalue": p.results["pearson"].pvalue, **flag}
+                    for p, flag in zip(res.pearson, flags)
+                ],
+                "pairs_below_min_shared": [
+                    {"judges": [p.judge_a, p.judge_b], "n": p.n_shared, "reason": flag["reason"]}
+                    for p, flag in zip(res.pearson, flags) if not flag["summarised"]
                 ],
             }
             if opts["n_boot"]:
@@ -174,5 +231,11 @@ class Command(BaseCommand):
 
         for table in exports.agreement_tables(result):
             self.stdout.write(exports.table_text(table))
+        for name, entry in out.items():
+            self.stdout.write(self._summary_text(name, entry, opts["min_shared"]))
         for line in exports.warning_lines({"warnings": found}):
             self.stdout.write(line)
+
+    @staticmethod
+    def _summary_text(name: str, entry: dict, min_shared: int) -> str:
+        return "\n".join(_summary_lines(name, entry, min_shared))

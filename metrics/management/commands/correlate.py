@@ -26,7 +26,7 @@ import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 
 from metrics.core.stats.correlation import segment_and_system
-from metrics.core.stats.results import jsonable
+from metrics.core.stats.results import format_pvalue, jsonable
 from metrics.core.stats.significance import williams_test_scores
 
 from .agreement import numeric_column, read_table, require_columns
@@ -86,10 +86,10 @@ class Command(BaseCommand):
         for m, levels in out["metrics"].items():
             for level, res in levels.items():
                 n = res["pearson"]["n"]
-                cells = "  ".join(f"{k} {_fmt(v['statistic'])} (p {_fmt(v['pvalue'])})" for k, v in res.items())
+                cells = "  ".join(f"{k} {_fmt(v['statistic'])} (p {format_pvalue(v['pvalue'])})" for k, v in res.items())
                 self.stdout.write(f"  {m:<20s} {level:<8s} n={n:<6d} {cells}")
         for w in out["williams"]:
             a, b = w["metrics"]
             worse = b if w["better"] == a else a
-            note = w.get("error") or f"t {_fmt(w['statistic'])}  p {_fmt(w['williams_pvalue'])}"
+            note = w.get("error") or f"t {_fmt(w['statistic'])}  p {format_pvalue(w['williams_pvalue'])}"
             self.stdout.write(f"  Williams: {w['better']} better than {worse}? {note}")

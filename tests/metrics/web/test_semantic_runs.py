@@ -62,8 +62,25 @@ def test_the_catalog_api_says_which_metrics_are_unavailable_and_why(api_client, 
 def test_the_metrics_tab_shows_unavailable_metrics_with_the_install_command(client, researcher, metric_study, without_torch):
     client.force_login(researcher)
     html = client.get(f"/studies/{metric_study.pk}/metrics/").content.decode()
-    assert "bertscore — unavailable: needs torch" in html
+    assert "<strong>bertscore</strong> — needs torch" in html
     assert html.count('class="error metric-unavailable"') == 3 and "make install-semantic" in html
+
+
+def test_the_metrics_tab_never_preselects_an_unavailable_metric(client, researcher, metric_study, without_torch):
+    """Without the extra the first option was 'bertscore — unavailable…', chosen by default (issue 28)."""
+    import re
+
+    client.force_login(researcher)
+    html = client.get(f"/studies/{metric_study.pk}/metrics/").content.decode()
+    select = re.search(r'<select name="metric"[^>]*>(.*?)</select>', html, re.S).group(1)
+    options = re.findall(r"<option ([^>]*)>([^<]*)</option>", select)
+    first_value = re.search(r'value="([^"]+)"', options[0][0]).group(1)
+    assert first_value not in SEMANTIC
+    for attrs, _label in options:
+        value = re.search(r'value="([^"]+)"', attrs).group(1)
+        assert (value in SEMANTIC) == ("disabled" in attrs), (value, attrs)
+        assert not (value in SEMANTIC and "selected" in attrs)
+    assert "bertscore (unavailable)" in select
 
 
 def test_starting_an_unavailable_metric_is_a_400_naming_the_install_command(api_client, researcher, metric_study, without_torch):
