@@ -97,11 +97,9 @@ step "demo"
 # server that answers stays in production mode.
 timeout 600 env PARAEVAL_ENV=development $PY manage.py load_demo --quiet-credentials
 
-step "every page as anonymous, judge, annotator, researcher"
-timeout 600 $PY .ci/production_walk.py --base-url "http://127.0.0.1:$PORT"
-
 step "two short-lived gunicorns: lockout of 6 s on :$LOCKOUT_PORT, cache on a dead Redis port on :$CACHE_DOWN_PORT"
-# As production runs it (same config, same database, broker), one worker each; only the named settings differ.
+# They boot while the page walk runs; as production runs gunicorn (same config, database and
+# broker), one worker each; only the named settings differ.
 timeout 900 env "${LOCKOUT_ENV[@]}" .venv/bin/gunicorn -c config/gunicorn.py config.wsgi --workers 1 --threads 2 \
   --bind "127.0.0.1:$LOCKOUT_PORT" --timeout 60 --graceful-timeout 2 \
   --access-logfile "$LOG_DIR/lockout-access.log" --error-logfile "$LOG_DIR/lockout.log" &
@@ -112,6 +110,10 @@ timeout 900 env CACHE_URL=redis://127.0.0.1:1/0 .venv/bin/gunicorn -c config/gun
   --access-logfile "$LOG_DIR/cache-down-access.log" --error-logfile "$LOG_DIR/cache-down.log" &
 cache_down_pid=$!
 pids+=($cache_down_pid)
+
+step "every page as anonymous, judge, annotator, researcher"
+timeout 600 $PY .ci/production_walk.py --base-url "http://127.0.0.1:$PORT"
+
 wait_up "$LOCKOUT_PORT"
 wait_up "$CACHE_DOWN_PORT"
 
@@ -121,6 +123,7 @@ timeout 600 env "${LOCKOUT_ENV[@]}" $PY .ci/attack_walk.py --base-url "http://12
 stop "$lockout_pid"
 stop "$cache_down_pid"
 
+step "access logs: no platform ids, no 5xx but the cache-down server's 503s"
 ACCESS_LOGS=("$LOG_DIR/gunicorn-access.log" "$LOG_DIR/lockout-access.log" "$LOG_DIR/cache-down-access.log")
 # The attack walk opened join links with Prolific ids in the address: none may be in an access log.
 if grep -Eiq '(PROLIFIC_PID|STUDY_ID|SESSION_ID)=[0-9a-f]{8}' "${ACCESS_LOGS[@]}"; then
