@@ -161,6 +161,10 @@ def check_cache_down(base_url: str, *, username: str, password: str, join_path: 
     visitor = _Browser(base_url, headers)
     query = f"?{urlencode(join_params)}" if join_params else ""
     page = visitor.request("GET", join_path + query)
+    for _ in range(3):  # the join page moves the platform ids into the session and redirects to the bare link
+        if page.status not in (301, 302, 303) or not page.headers.get("Location", "").startswith(join_path):
+            break
+        page = visitor.request("GET", page.headers["Location"])
     if page.status >= 500:
         raise CheckFailed(f"with the cache down the join page answered {page.status}")
     fields = dict(re.findall(rb'<input type="hidden" name="([^"]+)" value="([^"]*)"', page.body))

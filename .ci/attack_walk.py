@@ -15,6 +15,17 @@ Each check is a named function in :data:`CHECKS`, registered with ``@attack("nam
 it returns the problems it found (an empty list: the attack was refused). To add one,
 write a function that takes a :class:`Field` and register it; ``--only`` runs some.
 
+Two checks need a server of their own, started with other settings against the same
+database (``.ci/production.sh`` starts both beside the main one):
+
+- "lockout extension" (``--lockout-base-url``): a server with a small
+  ``LOGIN_FAILURE_LIMIT`` and a short ``LOGIN_LOCKOUT_SECONDS`` (the walker reads both
+  from its environment, which must be that server's);
+- "cache down" (``--cache-down-base-url``): a server whose ``CACHE_URL`` points at a
+  Redis port where nothing listens.
+
+Without its URL such a check is not run (and naming it in ``--only`` is an error).
+
 Exit status 0 when every attack was refused; otherwise every problem is printed and it is 1.
 """
 
@@ -29,7 +40,7 @@ import secrets
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlencode
@@ -41,12 +52,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from production_walk import Browser  # noqa: E402
 
 CHECKS: list[tuple[str, Callable]] = []
+#: The checks that need a server of their own: check name -> that server's name in ``Field.servers``.
+NEEDS_SERVER: dict[str, str] = {}
 
 
-def attack(name: str):
-    """Register a check under ``name`` (run in the order registered)."""
+def attack(name: str, *, server: str | None = None):
+    """Register a check under ``name`` (run in the order registered); ``server``: the one it needs."""
     def register(fn):
         CHECKS.append((name, fn))
+        if server:
+            NEEDS_SERVER[name] = server
         return fn
     return register
 
@@ -69,6 +84,8 @@ class Field:
     study: object
     researcher_password: str
     n_address: int = 0
+    #: The other servers' base URLs by name ("lockout", "cache down"), for the checks that need one.
+    servers: dict = field(default_factory=dict)
 
     def link(self, **kwargs):
         from annotation.participation.services import join_link_create
@@ -110,6 +127,14 @@ class Field:
             return None
         match = re.search(rb"Signed in as <strong>([^<]+)</strong>", r.body)
         return match.group(1).decode().strip() if match else "?"
+
+    def account(self) -> tuple[str, str]:
+        """A new account nobody else uses (a username and its password), for the sign-in checks."""
+        from django.contrib.auth.models import User
+
+        username, password = f"probe-{secrets.token_hex(4)}", secrets.token_urlsafe(16)
+        User.objects.create_user(username=username, password=password)
+        return username, password
 
     def participant(self, ids: dict):
         from annotation.models import Participant
@@ -302,6 +327,36 @@ def second_tab(f: Field) -> list[str]:
     return problems
 
 
+@attack("lockout extension", server="lockout")
+def lockout_extension(f: Field) -> list[str]:
+    """Attempts during a lockout (a wrong password, and the right one) do not extend it; it ends on time."""
+    from attack_checks_auth import CheckFailed, check_lockout_not_extended
+
+    username, password = f.account()
+    try:
+        check_lockout_not_extended(f.servers["lockout"], username=username, password=password,
+                                   failure_limit=int(os.environ["LOGIN_FAILURE_LIMIT"]),
+                                   lockout_seconds=float(os.environ["LOGIN_LOCKOUT_SECONDS"]))
+    except CheckFailed as exc:
+        return [str(exc)]
+    return []
+
+
+@attack("cache down", server="cache down")
+def cache_down(f: Field) -> list[str]:
+    """With Redis unreachable as a cache: login and token keep working, join accept is a 503, never a 500."""
+    from attack_checks_auth import CheckFailed, check_cache_down
+
+    username, password = f.account()
+    link = f.link()
+    try:
+        check_cache_down(f.servers["cache down"], username=username, password=password,
+                         join_path=f"/join/{link.token}/", join_params=prolific_ids())
+    except CheckFailed as exc:
+        return [str(exc)]
+    return []
+
+
 # --- running them ---------------------------------------------------------------------------------
 
 def field_study():
@@ -324,7 +379,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base-url", required=True)
     parser.add_argument("--only", action="append", default=[], help="run only the check of this name (repeatable)")
+    parser.add_argument("--lockout-base-url", help='a server with a small LOGIN_FAILURE_LIMIT and a short '
+                        'LOGIN_LOCKOUT_SECONDS (both also in this environment), for "lockout extension"')
+    parser.add_argument("--cache-down-base-url", help='a server whose CACHE_URL is a dead Redis port, for "cache down"')
     args = parser.parse_args()
+    servers = {name: url for name, url in (("lockout", args.lockout_base_url),
+                                           ("cache down", args.cache_down_base_url)) if url}
+    if servers.get("lockout") and not all(os.environ.get(v) for v in ("LOGIN_FAILURE_LIMIT", "LOGIN_LOCKOUT_SECONDS")):
+        parser.error("--lockout-base-url needs LOGIN_FAILURE_LIMIT and LOGIN_LOCKOUT_SECONDS (the server's) set here")
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
@@ -336,14 +398,21 @@ def main() -> int:
     unknown = [n for n in args.only if n not in names]
     if unknown:
         parser.error(f"no check named {unknown}; the checks are: {', '.join(names)}")
-    field = Field(base_url=args.base_url, study=field_study(), researcher_password=DEMO_ACCOUNTS["researcher"][0])
+    unserved = [n for n in args.only if NEEDS_SERVER.get(n, "") not in ("", *servers)]
+    if unserved:
+        parser.error(f"{unserved} need(s) its own server: give --{NEEDS_SERVER[unserved[0]].replace(' ', '-')}-base-url")
+    walk = Field(base_url=args.base_url, study=field_study(), researcher_password=DEMO_ACCOUNTS["researcher"][0],
+                 servers=servers)
     failed = 0
     for name, check in CHECKS:
         if args.only and name not in args.only:
             continue
+        if NEEDS_SERVER.get(name, "") not in ("", *servers):
+            print(f"attack walk: {name:<28} not run (needs --{NEEDS_SERVER[name].replace(' ', '-')}-base-url)")
+            continue
         started = time.monotonic()
         try:
-            problems = check(field)
+            problems = check(walk)
         except Exception as exc:  # noqa: BLE001 - a check that crashes is a failed check, the others still run
             problems = [f"the check crashed: {exc!r}"]
         status = "refused" if not problems else "NOT REFUSED"

@@ -4,19 +4,25 @@
 # a random SECRET_KEY, PostgreSQL, Redis (broker and cache) and a declared proxy; the
 # demo is loaded, .ci/production_walk.py requests every page as every role and
 # .ci/attack_walk.py attacks the field-study join flow (each attack must be refused).
-# Both servers are stopped on exit, whatever happens; every step is bounded in time.
+# Two more short-lived gunicorns on the same database serve the attacks that need other
+# settings: one with a small login failure limit and a 6 s lockout (PROD_PORT+1), one
+# whose cache is a dead Redis port (PROD_PORT+2); each has its own access log.
+# Every server is stopped on exit, whatever happens; every step is bounded in time.
 #
 # Called by .ci/run after the PostgreSQL + Redis pass; by hand: `make production-check`.
 # Scratch names (the database is DROPPED and recreated):
 #   PROD_DB_NAME   (default paraeval_production) on postgres://postgres@127.0.0.1:5432
 #   PROD_REDIS_URL (default redis://127.0.0.1:6379/14)
-#   PROD_PORT      (default 9120, loopback only)
+#   PROD_PORT      (default 9120, loopback only; PROD_PORT+1 and PROD_PORT+2 are used too)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 DB_NAME=${PROD_DB_NAME:-paraeval_production}
 PORT=${PROD_PORT:-9120}
 REDIS_URL=${PROD_REDIS_URL:-redis://127.0.0.1:6379/14}
+LOCKOUT_PORT=$((PORT + 1)) CACHE_DOWN_PORT=$((PORT + 2))
+# The lockout server's numbers (the attack walk reads them too): small, so the check takes seconds.
+LOCKOUT_ENV=(LOGIN_FAILURE_LIMIT=3 LOGIN_LOCKOUT_SECONDS=6)
 start=$(date +%s)
 step() { echo "== production [$(( $(date +%s) - start ))s]: $*"; }
 
@@ -24,6 +30,18 @@ VAR_DIR=$(mktemp -d -t paraeval-production-XXXXXX)
 LOG_DIR=$VAR_DIR/logs
 mkdir -p "$LOG_DIR"
 pids=()
+stop() {  # stop one server: TERM, then KILL after 15 s
+  kill -TERM "$1" 2>/dev/null || true
+  for _ in $(seq 30); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.5; done
+  kill -KILL "$1" 2>/dev/null || true
+}
+wait_up() {  # wait until something answers on this port (at most 60 s)
+  for _ in $(seq 60); do
+    curl -s -o /dev/null -H "X-Forwarded-Proto: https" "http://127.0.0.1:$1/accounts/login/" && return 0
+    sleep 1
+  done
+  step "nothing answers on port $1"; return 1
+}
 cleanup() {
   status=$?
   for pid in "${pids[@]}"; do
@@ -71,10 +89,7 @@ timeout 900 .venv/bin/gunicorn -c config/gunicorn.py config.wsgi --workers 2 --t
 pids+=($!)
 timeout 900 .venv/bin/celery -A config worker --concurrency=1 --loglevel=WARNING >"$LOG_DIR/worker.log" 2>&1 &
 pids+=($!)
-for _ in $(seq 60); do
-  curl -s -o /dev/null -H "X-Forwarded-Proto: https" "http://127.0.0.1:$PORT/accounts/login/" && break
-  sleep 1
-done
+wait_up "$PORT"
 
 step "demo"
 # load_demo refuses production settings (its accounts have published passwords), so
@@ -82,23 +97,49 @@ step "demo"
 # server that answers stays in production mode.
 timeout 600 env PARAEVAL_ENV=development $PY manage.py load_demo --quiet-credentials
 
+step "two short-lived gunicorns: lockout of 6 s on :$LOCKOUT_PORT, cache on a dead Redis port on :$CACHE_DOWN_PORT"
+# They boot while the page walk runs; as production runs gunicorn (same config, database and
+# broker), one worker each; only the named settings differ.
+timeout 900 env "${LOCKOUT_ENV[@]}" .venv/bin/gunicorn -c config/gunicorn.py config.wsgi --workers 1 --threads 2 \
+  --bind "127.0.0.1:$LOCKOUT_PORT" --timeout 60 --graceful-timeout 2 \
+  --access-logfile "$LOG_DIR/lockout-access.log" --error-logfile "$LOG_DIR/lockout.log" &
+lockout_pid=$!
+pids+=($lockout_pid)
+timeout 900 env CACHE_URL=redis://127.0.0.1:1/0 .venv/bin/gunicorn -c config/gunicorn.py config.wsgi --workers 1 --threads 2 \
+  --bind "127.0.0.1:$CACHE_DOWN_PORT" --timeout 60 --graceful-timeout 2 \
+  --access-logfile "$LOG_DIR/cache-down-access.log" --error-logfile "$LOG_DIR/cache-down.log" &
+cache_down_pid=$!
+pids+=($cache_down_pid)
+
 step "every page as anonymous, judge, annotator, researcher"
 timeout 600 $PY .ci/production_walk.py --base-url "http://127.0.0.1:$PORT"
 
-step "attacks on the field-study join flow (takeover by id, seat hoarding, chunked body, login CSRF, second tab)"
-timeout 600 $PY .ci/attack_walk.py --base-url "http://127.0.0.1:$PORT"
+wait_up "$LOCKOUT_PORT"
+wait_up "$CACHE_DOWN_PORT"
 
-# The attack walk opened join links with Prolific ids in the address: none may be in the access log.
-if grep -Eiq '(PROLIFIC_PID|STUDY_ID|SESSION_ID)=[0-9a-f]{8}' "$LOG_DIR/gunicorn-access.log"; then
-  step "platform ids in the access log:"; grep -Ei '(PROLIFIC_PID|STUDY_ID|SESSION_ID)=[0-9a-f]{8}' "$LOG_DIR/gunicorn-access.log" | head -5
+step "attacks on the field-study join flow (takeover by id, seat hoarding, chunked body, login CSRF, second tab, lockout extension, cache down)"
+timeout 600 env "${LOCKOUT_ENV[@]}" $PY .ci/attack_walk.py --base-url "http://127.0.0.1:$PORT" \
+  --lockout-base-url "http://127.0.0.1:$LOCKOUT_PORT" --cache-down-base-url "http://127.0.0.1:$CACHE_DOWN_PORT"
+stop "$lockout_pid"
+stop "$cache_down_pid"
+
+step "access logs: no platform ids, no 5xx but the cache-down server's 503s"
+ACCESS_LOGS=("$LOG_DIR/gunicorn-access.log" "$LOG_DIR/lockout-access.log" "$LOG_DIR/cache-down-access.log")
+# The attack walk opened join links with Prolific ids in the address: none may be in an access log.
+if grep -Eiq '(PROLIFIC_PID|STUDY_ID|SESSION_ID)=[0-9a-f]{8}' "${ACCESS_LOGS[@]}"; then
+  step "platform ids in an access log:"; grep -Ei '(PROLIFIC_PID|STUDY_ID|SESSION_ID)=[0-9a-f]{8}' "${ACCESS_LOGS[@]}" | head -5
   exit 1
 fi
 grep -q 'PROLIFIC_PID=REDACTED' "$LOG_DIR/gunicorn-access.log" || { step "no join request with ids in the access log"; exit 1; }
 
 # The status follows the quoted request line ("GET /x HTTP/1.1" 500 ...); the size after it
-# may itself be 500-509 bytes, which is no error.
-if grep -Eq '" 50[0-9] ' "$LOG_DIR/gunicorn-access.log"; then
-  step "5xx in the access log:"; grep -E '" 50[0-9] ' "$LOG_DIR/gunicorn-access.log" | head -20
+# may itself be 500-509 bytes, which is no error. The cache-down server answers join accept
+# with a deliberate 503 (the check asked for it); any other 5xx there is an error too.
+server_errors=$( { grep -HE '" 50[0-9] ' "$LOG_DIR/gunicorn-access.log" "$LOG_DIR/lockout-access.log";
+                   grep -HE '" 50[0-9] ' "$LOG_DIR/cache-down-access.log" | grep -vE '" 503 '; } || true)
+if [ -n "$server_errors" ]; then
+  step "5xx in the access logs:"; echo "$server_errors" | head -20
   exit 1
 fi
+grep -qE '" 503 ' "$LOG_DIR/cache-down-access.log" || { step "no 503 from the cache-down server"; exit 1; }
 echo "== production pass finished in $(( $(date +%s) - start ))s"
