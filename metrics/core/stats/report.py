@@ -362,6 +362,8 @@ def _meta_evaluation(metrics_long, ref, mean_ref, criterion, significance_level,
             human, wide, level=level, systems=mean_ref["system"].to_numpy(),
             groups=mean_ref[accuracy_groups].to_numpy() if accuracy_groups and level == "segment" else None,
             baseline=baseline, significance_level=significance_level,
+            # Soft pairwise accuracy's permutation tests pair systems on the same originals.
+            segments=mean_ref["original"].to_numpy() if level == "system" else None,
         )
         for level in ("segment", "system")
     }
