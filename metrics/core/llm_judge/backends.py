@@ -193,15 +193,17 @@ class TransformersModel:
         where = str(p)
         if p.suffix == ".gguf":
             where, kwargs["gguf_file"] = str(p.parent), p.name
-        self._tokenizer = AutoTokenizer.from_pretrained(where, **kwargs)
-        self._model = AutoModelForCausalLM.from_pretrained(where, **kwargs).to(device).eval()
+        # Typed Any: transformers' own annotations of these factories do not describe what they return.
+        self._tokenizer: Any = AutoTokenizer.from_pretrained(where, **kwargs)
+        model: Any = AutoModelForCausalLM.from_pretrained(where, **kwargs)
+        self._model: Any = model.to(device).eval()
         self._device = device
         self._lock = threading.Lock()
 
     def complete(self, model: str, messages: list[dict], decoding: Decoding) -> str:
         import torch
 
-        ids = self._tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt")
+        ids: Any = self._tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt")
         if not isinstance(ids, torch.Tensor):  # newer transformers return a BatchEncoding
             ids = ids["input_ids"]
         ids = ids.to(self._device)

@@ -78,7 +78,7 @@ def human_ceiling(
     rm = rating_matrix(judgments, criterion, include_controls=False)
     values = rm.values
     names = [] if metrics is None else [str(c) for c in metrics.columns]
-    if names:
+    if metrics is not None and names:
         mvals = metrics.reindex(list(rm.items)).to_numpy(dtype=float)
         keep = np.isfinite(mvals).all(axis=1)
         values, mvals = values[:, keep], mvals[keep]
@@ -158,12 +158,15 @@ def judge_pool_agreement(
     """
     level = ALPHA_LEVEL_BY_SCALE.get(scale_type or "", "interval")
     rm = rating_matrix(judgments, criterion, include_controls=False)
-    kwargs = {"level": level, "n_boot": n_boot, "confidence_level": confidence_level, "seed": seed}
-    humans = krippendorff_alpha(rm.values, **kwargs).to_dict()
+    def alpha(values: np.ndarray) -> dict[str, Any]:
+        return krippendorff_alpha(values, level=level, n_boot=n_boot, confidence_level=confidence_level,
+                                  seed=seed).to_dict()
+
+    humans = alpha(rm.values)
     rows = []
     for name, scores in llm_judges.items():
         row = pd.Series(scores).reindex(list(rm.items)).to_numpy(dtype=float)
         pooled = np.vstack([rm.values, row[None, :]])
         rows.append({"judge": str(name), "n_rated": int(np.isfinite(row).sum()),
-                     **krippendorff_alpha(pooled, **kwargs).to_dict()})
+                     **alpha(pooled)})
     return {"criterion": criterion, "level": level, "humans": humans, "with_llm": rows}
