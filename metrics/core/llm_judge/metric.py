@@ -113,7 +113,7 @@ class LLMJudgeMetric(Metric):
             if not base_url:
                 raise MetricError(f"llm-judge: backend=endpoint needs the worker's {ENV_BASE_URL} (e.g. "
                                   "http://127.0.0.1:8080/v1 for llama.cpp's server, http://localhost:11434/v1 for "
-                                  "Ollama)")
+                                  "Ollama); or choose backend=llama-cpp for an in-process model")
             self.model_name = v["model"] or os.environ.get(ENV_MODEL, "")
             if not self.model_name:
                 raise MetricError(f"llm-judge: name the endpoint's model (the model parameter or {ENV_MODEL})")
