@@ -60,20 +60,23 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def llama_server():
+def llama_server(tmp_path_factory):
     """``python -m llama_cpp.server`` with SmolLM2 on a free loopback port; its base URL."""
     port = _free_port()
+    # The server logs a lot: to a file, as a pipe nobody reads would fill and block it.
+    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    log_file = open(log, "w")  # noqa: SIM115 - closed in finally, after the server
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(GGUF), "--model_alias", "smollm2",
          "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "2"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        stdout=log_file, stderr=subprocess.STDOUT, text=True,
     )
     url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 300
         while True:
             if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited: {proc.stderr.read()[-2000:]}")
+                pytest.fail(f"llama_cpp.server exited: {log.read_text()[-2000:]}")
             try:
                 with urllib.request.urlopen(f"{url}/models", timeout=5) as r:
                     if json.loads(r.read())["data"]:
@@ -90,6 +93,7 @@ def llama_server():
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             proc.kill()
+        log_file.close()
 
 
 def _check_stats(stats: np.ndarray, n: int) -> None:
