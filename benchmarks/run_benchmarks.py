@@ -11,7 +11,11 @@ do not touch the next):
 2. ``significance.py`` — paired bootstrap and approximate randomization against
    sacrebleu's ``paired_bs`` / ``paired_ar``, end to end from text and
    resampling alone, same p-values checked, and the 10-system leaderboard from
-   stored statistics.
+   stored statistics;
+3. ``semantic_throughput.py`` (when the semantic extra is installed) — bertscore
+   and reference-free parascore on the same ParaBank pairs, one batch size, on
+   the GPU where torch sees one, with parascore's pairs/s as a fraction of
+   bertscore's (the bar: at least 0.7).
 
 ``--size small`` (default, a few minutes on 2 cores): 2,000 pairs per metric,
 2,000 segments, 1 repeat, 10,000 trials of AR, no leaderboard; ``--size full``:
@@ -28,6 +32,7 @@ times. ``--root`` passes an older checkout to ``significance.py`` (before/after)
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import platform
 import subprocess
@@ -62,7 +67,14 @@ def commands(size: str, root: Path | None) -> list[tuple[str, list[str]]]:
     significance += ["--skip-board"] if s["board"] is None else ["--board-segments", str(s["board"])]
     if root is not None:
         significance += ["--root", str(root)]
-    return [("Metric throughput", throughput), ("Paired significance tests", significance)]
+    out = [("Metric throughput", throughput), ("Paired significance tests", significance)]
+    if importlib.util.find_spec("torch") and importlib.util.find_spec("bert_score"):
+        # bertscore and parascore (reference-free) side by side on the same pairs and
+        # batch size: parascore's bar is >= 0.7x bertscore's pairs/s (issue 27).
+        semantic = [py, str(HERE / "semantic_throughput.py"), "--metric", "bertscore", "--metric", "parascore",
+                    "--device", "auto", "--n", str(s["pairs"]), "--pilot", "300", "--batch-sizes", "64"]
+        out.append(("Semantic metrics: bertscore and parascore", semantic))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

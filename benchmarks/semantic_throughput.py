@@ -104,6 +104,12 @@ def main(argv=None) -> int:
                          "pilot_cpu": {str(k): round(v, 1) for k, v in pilot.items()}}
         print(f"{slug:13s} best batch {best}: {n} pairs in {wall:.1f} s wall = {n / wall:.1f} pairs/s; "
               f"{cpu:.1f} CPU-s = {n / (cpu / args.threads):.1f} pairs/s on {args.threads} own cores", flush=True)
+    if "bertscore" in results and "parascore" in results:
+        for unit in ("cpu", "wall"):
+            ratio = results["parascore"][f"pairs_per_s_{unit}"] / results["bertscore"][f"pairs_per_s_{unit}"]
+            results[f"parascore_over_bertscore_{unit}"] = round(ratio, 2)
+        print(f"parascore / bertscore pairs/s: {results['parascore_over_bertscore_cpu']:.2f} (CPU), "
+              f"{results['parascore_over_bertscore_wall']:.2f} (wall); bar >= 0.70 (issue 27)", flush=True)
     print(json.dumps({"threads": args.threads, "device": args.device, "precision": args.precision,
                       "loadavg": os.getloadavg(), "torch": torch.__version__, "results": results}))
     return 0

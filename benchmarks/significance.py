@@ -145,7 +145,12 @@ def main(argv=None) -> int:
     cache = HERE.parent / "var" / "cache" / f"bench_board_{nb}.npz"
     configs = []
     for cls in available_metrics():
-        metric = cls()
+        if getattr(cls, "takes_study_rubric", False):
+            continue  # an LLM judge: a model call per segment, not part of this board
+        try:
+            metric = cls()
+        except ValueError:  # MetricError: cannot run here (an optional extra missing)
+            continue
         if not metric.missing_resources():
             configs.append((cls.slug, {}))
     extra = [("bleu", {"smooth_method": "floor"}), ("chrf", {"word_order": 2}), ("bleu", {"max_ngram_order": 2}),

@@ -92,6 +92,11 @@ class MetricRun(BackgroundJob):
         return self.status in {JobStatus.QUEUED, JobStatus.RUNNING}
 
     @property
+    def undefined_total(self) -> int:
+        """Candidates without a sentence score (e.g. an LLM judge's unparseable answers)."""
+        return sum(int(s.get("undefined") or 0) for s in self.system_scores or [])
+
+    @property
     def ci_half_width(self) -> float | None:
         if self.ci_low is None or self.ci_high is None:
             return None

@@ -47,6 +47,7 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "metrics.core.lm",
     "metrics.core.pem",
     "metrics.core.semantic",
+    "metrics.core.llm_judge",
 )
 
 

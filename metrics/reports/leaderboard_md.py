@@ -8,7 +8,8 @@ from typing import Any
 
 __all__ = ["meta_evaluation_markdown"]
 
-_METHOD_LABEL = {"pearson": "Pearson", "spearman": "Spearman", "kendall_b": "Kendall τb", "accuracy": "pairwise acc."}
+_METHOD_LABEL = {"pearson": "Pearson", "spearman": "Spearman", "kendall_b": "Kendall τb", "accuracy": "pairwise acc.",
+                 "soft_accuracy": "soft pairwise acc."}
 
 
 def _f(x: Any, digits: int = 3) -> str:
@@ -32,17 +33,19 @@ def meta_evaluation_markdown(result: Mapping[str, Any], *, skipped: Sequence[tup
     if not seg.get("rows"):
         return ""
     methods = seg.get("methods") or ["pearson"]
+    sys_methods = sys_.get("methods") or methods
     by_sys = {r["metric"]: r for r in sys_.get("rows") or []}
     acc_note = " (within original)" if seg.get("accuracy_groups") else ""
     head = ["rank", "metric"] + [f"seg. {_METHOD_LABEL.get(m, m)}" + (acc_note if m == "accuracy" else "")
-                                 for m in methods] + [f"sys. {_METHOD_LABEL.get(m, m)}" for m in methods]
+                                 for m in methods] + [f"sys. {_METHOD_LABEL.get(m, m)}" for m in sys_methods]
     lines = [f"Segment level: {seg['n']} items; system level: {sys_.get('n')} systems. Ranked by segment-level "
              "Pearson r with the mean human score.", "",
-             "| " + " | ".join(head) + " |", "|" + "---:|---|" + "---:|" * (2 * len(methods))]
+             "| " + " | ".join(head) + " |", "|" + "---:|---|" + "---:|" * (len(methods) + len(sys_methods))]
     for r in seg["rows"]:
         s = by_sys.get(r["metric"], {})
         lines.append("| " + " | ".join([str(r["rank"]), r["metric"]] + [_f(r.get(m)) for m in methods]
-                                       + [_f(s.get(m)) for m in methods]) + " |")
+                                       + [_f(s.get(m)) for m in sys_methods]) + " |")
+    lines += _ceiling_lines(seg.get("human_ceiling") or {}) + _pool_lines(meta.get("llm_judge_pool") or [])
     base = seg.get("baseline")
     if base:
         lines += ["", f"Williams tests against {base} (one-tailed, Pearson; H1: the better-correlated of the two "
@@ -68,3 +71,42 @@ def meta_evaluation_markdown(result: Mapping[str, Any], *, skipped: Sequence[tup
     if notes:
         lines += ["", "Warnings:", ""] + [f"- {w['message']}" for w in notes]
     return "\n".join(lines) + "\n"
+
+
+def _ci(low: Any, high: Any) -> str:
+    return "n/a" if low is None or high is None else f"[{_f(low)}, {_f(high)}]"
+
+
+def _ceiling_lines(ceiling: Mapping[str, Any]) -> list[str]:
+    """The human ceiling and each metric as one more judge (segment level)."""
+    human = ceiling.get("human")
+    if not human:
+        return ["", f"Human ceiling: not computed ({ceiling['note']})."] if ceiling.get("note") else []
+    level = int(round(100 * float(ceiling.get("confidence_level") or 0.95)))
+    lines = ["", f"Human ceiling ({ceiling['criterion']}, segment level, leave one judge out, {ceiling['n_judges']} "
+             f"judges, {ceiling['n_items']} items): one judge's Pearson r with the mean of the others, averaged over "
+             f"judges, is **{_f(human['statistic'])}** {_ci(human.get('ci_low'), human.get('ci_high'))} ({level}% "
+             "bootstrap over items). Each metric as one more judge: its r with the same others' means; it reaches "
+             "the ceiling when the difference's interval reaches 0.", "",
+             f"| metric | r as a judge | {level}% CI | − ceiling | {level}% CI | reaches the ceiling |",
+             "|---|---:|---:|---:|---:|---|"]
+    for r in sorted(ceiling.get("metrics") or [], key=lambda r: -(r.get("statistic") or -9)):
+        reaches = "n/a" if r.get("reaches") is None else ("yes" if r["reaches"] else "no")
+        lines.append(f"| {r['metric']} | {_f(r.get('statistic'))} | {_ci(r.get('ci_low'), r.get('ci_high'))} | "
+                     f"{_f(r.get('delta'))} | {_ci(r.get('delta_ci_low'), r.get('delta_ci_high'))} | {reaches} |")
+    return lines
+
+
+def _pool_lines(pools: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Krippendorff's α of the humans, and apart, with each LLM judge added."""
+    lines: list[str] = []
+    for pool in pools:
+        h = pool.get("humans") or {}
+        lines += ["", f"LLM judges in the judge pool ({pool['criterion']}, Krippendorff's α, {pool['level']}): the "
+                  "humans' own α never includes an LLM.", "", "| judges | α | CI | items |", "|---|---:|---:|---:|",
+                  f"| human judges ({h.get('n_judges')}) | {_f(h.get('statistic'))} | "
+                  f"{_ci(h.get('ci_low'), h.get('ci_high'))} | {h.get('n_items')} |"]
+        for r in pool.get("with_llm") or []:
+            lines.append(f"| human judges + {r['judge']} | {_f(r.get('statistic'))} | "
+                         f"{_ci(r.get('ci_low'), r.get('ci_high'))} | {r.get('n_items')} |")
+    return lines

@@ -12,6 +12,7 @@ from annotation.enums import JobStatus
 from annotation.judging import selectors as judging_selectors
 from annotation.models import Study
 from metrics import selectors as metric_selectors
+from metrics.core.registry import UnknownMetric, get_metric
 
 from .models import Report, ReportPlot
 
@@ -132,6 +133,13 @@ def metric_run_labels(runs) -> dict[int, str]:
     return labels
 
 
+def _rates_a_criterion(slug: str) -> bool:
+    try:
+        return bool(getattr(get_metric(slug), "takes_study_rubric", False))
+    except UnknownMetric:
+        return False
+
+
 def report_metric_inputs(*, study: Study, judged_items: set[str]) -> MetricInputs:
     """Scores of the latest succeeded run per metric and signature (``study_metric_runs``).
 
@@ -157,6 +165,9 @@ def report_metric_inputs(*, study: Study, judged_items: set[str]) -> MetricInput
                 "higher_is_better": bool(run.higher_is_better), "negated": negated, "n_scores": int(len(frame)),
                 "corpus_score": run.corpus_score, "finished_at": run.finished_at.isoformat() if run.finished_at else None,
                 "used": bool(len(frame)), "note": "" if len(frame) else "no defined score on a judged item"}
+        if _rates_a_criterion(run.metric):
+            # An LLM judge: the criterion it rated, so the report can add it to that judge pool.
+            info["judge_criterion"] = str(run.params.get("criterion") or "")
         described.append(info)
         if len(frame):
             part = frame.loc[:, ["item", "system", "score"]].copy()

@@ -6,12 +6,13 @@ chunks and queues the start task on commit; the worker's steps are in :mod:`.wor
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.exceptions import ValidationError
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import transaction
 from django.utils import timezone
 
@@ -53,6 +54,15 @@ def _resolve_params(cls: type[Metric], params: Mapping[str, Any], against: str |
     return params, Against.ORIGINAL
 
 
+def _study_rubric(study: Study) -> str:
+    """The study's criteria (names, help texts, scales) as the JSON an LLM judge reads; "" for PEM's."""
+    try:
+        criteria = study.judging_design.criteria
+    except ObjectDoesNotExist:
+        return ""
+    return json.dumps({"criteria": criteria}, sort_keys=True, ensure_ascii=False) if criteria else ""
+
+
 def metric_run_create(
     *,
     study: Study,
@@ -82,6 +92,9 @@ def metric_run_create(
     except UnknownMetric as exc:
         raise ValidationError({"metric": str(exc)}) from None
     params, against = _resolve_params(cls, params or {}, against)
+    if getattr(cls, "takes_study_rubric", False) and not params.get("rubric"):
+        # An LLM judge gets the rubric the human judges got: the study's own criteria.
+        params["rubric"] = _study_rubric(study)
     resources = {str(k): int(v) for k, v in (resources or {}).items()}
     try:
         instance = create_metric(metric, params, _resource_paths(resources))

@@ -262,6 +262,9 @@ def _aggregate(metric: Metric, rows: list[tuple], *, n_resamples: int, confidenc
             "system": name,
             "is_control": bool(controls[mask][0]),
             "n": int(mask.sum()),
+            # Candidates without a sentence score (an LLM judge's unparseable answers, a
+            # metric undefined on empty text): shown on the run's page, never hidden.
+            "undefined": int(mask.sum() - finite.size),
             "mean": _finite(finite.mean()) if finite.size else None,
             "corpus": _finite(metric.aggregate(stats[mask])),
         })

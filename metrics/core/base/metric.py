@@ -250,10 +250,18 @@ class Metric(ABC):
         """Hook: extra metric-specific signature fields (e.g. sacrebleu's own)."""
         return {}
 
+    def signature_params(self) -> Mapping[str, Any]:
+        """Hook: the parameters as the signature shows them (all, verbatim, by default).
+
+        A metric whose parameter holds a long text (an LLM judge's prompt template
+        or rubric) shows its hash instead, so that the signature stays one line.
+        """
+        return self.param_values
+
     def signature(self) -> str:
         """Reproducibility signature (format in the module docstring)."""
         fields = [("metric", self.slug), ("version", str(self.version))]
-        fields += [(k, _format_value(v)) for k, v in self.param_values.items()]
+        fields += [(k, _format_value(v)) for k, v in self.signature_params().items()]
         fields += list(self.signature_extra().items())
         fields += [("res", f"{name}={self.resource_fingerprint(name)}") for name in self.resources]
         fields += [("tok", TOKENIZER_VERSION), ("paraeval", PARAEVAL_VERSION)]

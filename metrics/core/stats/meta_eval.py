@@ -19,6 +19,7 @@ import pandas as pd
 from .correlation import correlation, system_means
 from .results import jsonable
 from .significance import williams_test
+from .soft_pairwise import soft_pairwise_accuracy
 
 __all__ = ["META_METHODS", "metric_meta_evaluation"]
 
@@ -39,6 +40,18 @@ def _williams_p(r_h: Sequence[float], r_mm: np.ndarray, a: int, b: int, n: int) 
         return None
 
 
+def _soft_accuracies(h: np.ndarray, m: np.ndarray, systems: np.ndarray, segments: np.ndarray) -> list[float]:
+    """Soft pairwise accuracy of each metric column, over systems × segments mean-score matrices."""
+    frame = pd.DataFrame({"system": systems, "segment": segments, "human": h})
+    for k in range(m.shape[1]):
+        frame[k] = m[:, k]
+    cells = frame.groupby(["system", "segment"], sort=True).mean()
+    human = cells["human"].unstack("segment")
+    return [soft_pairwise_accuracy(human.to_numpy(dtype=float),
+                                   cells[k].unstack("segment").reindex_like(human).to_numpy(dtype=float)).statistic
+            for k in range(m.shape[1])]
+
+
 def metric_meta_evaluation(
     human,
     metrics: pd.DataFrame,
@@ -49,6 +62,7 @@ def metric_meta_evaluation(
     methods: Sequence[str] = META_METHODS,
     baseline: str | None = None,
     significance_level: float = 0.05,
+    segments=None,
 ) -> dict[str, Any]:
     """Rank the metrics (columns of ``metrics``) by Pearson r with ``human`` at ``level``.
 
@@ -64,6 +78,12 @@ def metric_meta_evaluation(
     correlates better than the other, with ``better_than_baseline`` saying which
     way; ``matrix`` — for metrics in rank order, ``pvalues[i][j]`` (i < j) is the p
     that metric i correlates better than metric j (None on and below the diagonal).
+
+    Soft pairwise accuracy (Thompson et al. 2024;
+    :func:`~metrics.core.stats.soft_pairwise.soft_pairwise_accuracy`): at
+    ``level="system"`` with ``segments`` (each item's segment, e.g. its original),
+    every row also carries ``soft_accuracy``, from the systems × segments matrices
+    of mean human and metric scores, and ``"soft_accuracy"`` joins ``methods``.
 
     Returns a JSON-able dict ``{"level", "n", "methods", "baseline", "rows",
     "matrix": {"metrics", "pvalues"}}``; each row holds ``metric``, ``rank``, one
@@ -81,10 +101,13 @@ def metric_meta_evaluation(
     keep = ~np.isnan(h) & ~np.isnan(m).any(axis=1)
     h, m = h[keep], m[keep]
     g = None
+    soft: list[float] | None = None
     if level == "system":
         if systems is None:
             raise ValueError("a system-level meta-evaluation needs systems")
         s = np.asarray(systems).ravel()[keep]
+        if segments is not None:
+            soft = _soft_accuracies(h, m, s, np.asarray(segments).ravel()[keep])
         hs = system_means(h, s)
         m = np.column_stack([system_means(m[:, k], s).reindex(hs.index).to_numpy() for k in range(m.shape[1])]) \
             if m.shape[1] else m.reshape(len(hs), 0)
@@ -109,6 +132,8 @@ def metric_meta_evaluation(
     for rank, k in enumerate(order, start=1):
         row: dict[str, Any] = {"metric": names[k], "rank": rank}
         row.update({meth: stats[meth][k] for meth in methods})
+        if soft is not None:
+            row["soft_accuracy"] = soft[k]
         p_best = None if best is None or k == best else _williams_p(r_h, r_mm, best, k, n)
         row["p_vs_best"] = p_best
         row["significantly_worse"] = None if p_best is None else bool(p_best < significance_level)
@@ -124,7 +149,8 @@ def metric_meta_evaluation(
     pvalues = [[None if j <= i else _williams_p(r_h, r_mm, order[i], order[j], n) for j in range(len(order))]
                for i in range(len(order))]
     return jsonable({
-        "level": level, "n": n, "methods": list(methods), "baseline": baseline,
+        "level": level, "n": n, "methods": list(methods) + (["soft_accuracy"] if soft is not None else []),
+        "baseline": baseline,
         "accuracy_groups": "original" if g is not None else None,
         "rows": rows, "matrix": {"metrics": [names[k] for k in order], "pvalues": pvalues},
     })

@@ -12,6 +12,7 @@ from threadpoolctl import threadpool_limits
 
 from .agreement import criterion_agreement
 from .data import DEFAULT_CONTROL_EXPECTED, rating_matrix, validate_judgments, validate_metric_scores
+from .human_ceiling import human_ceiling, judge_pool_agreement
 from .interjudge import interjudge_correlations, interjudge_summary
 from .meta_eval import metric_meta_evaluation
 from .metric_human import _aligned_metrics, metric_human_correlations, metric_leaderboard
@@ -103,7 +104,11 @@ def build_report(
       Spearman, Kendall τ-b and pairwise accuracy (within originals at segment level),
       Williams tests against the best, against ``baseline_metric`` (chrF by default,
       when it was run) and the full matrix
-      (:func:`~metrics.core.stats.meta_eval.metric_meta_evaluation`); null without metrics.
+      (:func:`~metrics.core.stats.meta_eval.metric_meta_evaluation`); soft pairwise accuracy at
+      system level; ``segment.human_ceiling``, one judge against the others and each metric
+      as one more judge (:func:`~metrics.core.stats.human_ceiling.human_ceiling`); and
+      ``llm_judge_pool``, α of the humans and apart of the humans plus each LLM judge
+      (``metric_runs`` entries with a ``judge_criterion``); null without metrics.
     * ``settings``, ``versions`` — everything needed to reproduce the numbers.
 
     ``scales`` maps criteria to their scale type (``points``, ``slider``,
@@ -293,6 +298,11 @@ def _build_report(
         leaderboard_controls = _leaderboards(metrics_long, ref, ref, criterion, significance_level)
         meta_evaluation = _meta_evaluation(metrics_long, ref, genuine_ref, criterion, significance_level,
                                            baseline_metric, accuracy_groups)
+        meta_evaluation["segment"]["human_ceiling"] = human_ceiling(
+            frame, _aligned_metrics(metrics_long, ref).reindex(genuine_ref.index), criterion=criterion,
+            min_shared=min_shared, n_boot=boots, confidence_level=confidence_level, seed=seed)
+        meta_evaluation["llm_judge_pool"] = _llm_judge_pools(frame, metrics_long, metric_runs, crit_names, scales,
+                                                             boots, confidence_level, seed)
 
     settings = {
         "criterion": criterion,
@@ -359,6 +369,20 @@ def _leaderboards(metrics_long, ref, mean_ref, criterion, significance_level) ->
 
 
 
+def _llm_judge_pools(frame, metrics_long, metric_runs, crit_names, scales, boots, confidence_level, seed):
+    # LLM judges (runs that rated a criterion of the rubric) added to that criterion's
+    # judge pool, one at a time, apart from the humans' own agreement.
+    by_criterion: dict[str, dict[str, pd.Series]] = {}
+    for run in metric_runs:
+        crit, name = run.get("judge_criterion"), run.get("name")
+        if run.get("used") and crit in crit_names and name in set(metrics_long["metric"]):
+            rows = metrics_long.loc[metrics_long["metric"] == name]
+            by_criterion.setdefault(crit, {})[name] = rows.set_index("item")["score"]
+    return [judge_pool_agreement(frame, judges, criterion=c, scale_type=(scales or {}).get(c), n_boot=boots,
+                                 confidence_level=confidence_level, seed=seed)
+            for c, judges in by_criterion.items()]
+
+
 def _meta_evaluation(metrics_long, ref, mean_ref, criterion, significance_level, baseline, accuracy_groups):
     wide = _aligned_metrics(metrics_long, ref).reindex(mean_ref.index)
     human = mean_ref[criterion].to_numpy(dtype=float)
@@ -367,6 +391,8 @@ def _meta_evaluation(metrics_long, ref, mean_ref, criterion, significance_level,
             human, wide, level=level, systems=mean_ref["system"].to_numpy(),
             groups=mean_ref[accuracy_groups].to_numpy() if accuracy_groups and level == "segment" else None,
             baseline=baseline, significance_level=significance_level,
+            # Soft pairwise accuracy's permutation tests pair systems on the same originals.
+            segments=mean_ref["original"].to_numpy() if level == "system" else None,
         )
         for level in ("segment", "system")
     }

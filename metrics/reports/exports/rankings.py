@@ -63,26 +63,72 @@ def leaderboard_table(result) -> ReportTable:
 def meta_evaluation_table(result) -> ReportTable:
     meta = result.get("metric_meta_evaluation") or {}
     base = (meta.get("segment") or {}).get("baseline")
+    ceiling = (meta.get("segment") or {}).get("human_ceiling") or {}
+    as_judge = {r["metric"]: r for r in ceiling.get("metrics") or []}
     rows = []
+    human = ceiling.get("human")
+    if human:
+        # The human ceiling first: one judge against the others' mean, the figure a metric is read against.
+        rows.append({"level": "segment", "rank": None, "metric": "human judges (ceiling)",
+                     "n": ceiling.get("n_items"), "as_judge": human.get("statistic"),
+                     "as_judge_ci": (human.get("ci_low"), human.get("ci_high"))})
     for level in ("segment", "system"):
         block = meta.get(level) or {}
         for r in block.get("rows") or []:
+            j = as_judge.get(r.get("metric"), {}) if level == "segment" else {}
             rows.append({"level": level, "rank": r.get("rank"), "metric": r.get("metric"), "n": block.get("n"),
                          "pearson": r.get("pearson"), "spearman": r.get("spearman"), "kendall_b": r.get("kendall_b"),
-                         "accuracy": r.get("accuracy"), "p_vs_best": r.get("p_vs_best"),
-                         "p_vs_baseline": r.get("p_vs_baseline")})
+                         "accuracy": r.get("accuracy"), "soft_accuracy": r.get("soft_accuracy"),
+                         "as_judge": j.get("statistic"), "as_judge_ci": (j.get("ci_low"), j.get("ci_high")),
+                         "vs_ceiling": j.get("delta"), "reaches": j.get("reaches"),
+                         "p_vs_best": r.get("p_vs_best"), "p_vs_baseline": r.get("p_vs_baseline")})
     vs = (f" p vs {base}: the Williams test between this metric and {base}, H1 that the better-correlated of "
           "the two correlates better." if base else "")
     return ReportTable(
         "metric_meta_evaluation", "Metric meta-evaluation",
         "Every metric run against the mean human score on genuine items, per level: Pearson r, Spearman ρ, "
-        "Kendall τb and pairwise accuracy (ties count; within each original at segment level). Williams test "
+        "Kendall τb and pairwise accuracy (ties count; within each original at segment level); at system level "
+        "soft pairwise accuracy (Thompson et al. 2024: 1 − the mean gap between the permutation-test p-values of "
+        "humans and metric over system pairs). Human ceiling (segment level, first row): each judge's Pearson r "
+        "with the mean of the other judges, averaged over judges; r as a judge: the metric's r with the same "
+        "others' means, so a metric whose value reaches the ceiling agrees with the judges as well as a judge "
+        "does (− ceiling: the difference; reaches: its bootstrap interval reaches 0). Williams test "
         f"(one-tailed, Pearson): p vs best, H1 that the best metric correlates better.{vs} The full matrix of "
         "Williams tests is in the JSON (metric_meta_evaluation.<level>.matrix).",
         (Column("level", "Level", latex="Level"), Column("rank", "Rank", "int", latex="Rank"),
          Column("metric", "Metric", latex="Metric"), Column("n", "n", "int", latex="$n$"),
          Column("pearson", "r", "r", latex="$r$"), Column("spearman", "ρ", "r", latex="$\\rho$"),
          Column("kendall_b", "τb", "r", latex="$\\tau_b$"), Column("accuracy", "Acc.", "r", latex="Acc."),
+         Column("soft_accuracy", "Soft acc.", "r", latex="SPA"),
+         Column("as_judge", "r as a judge", "r", latex="$r_{judge}$"),
+         Column("as_judge_ci", "CI", "ci", latex="CI"),
+         Column("vs_ceiling", "− ceiling", "r", latex="$\\Delta_{ceil}$"),
+         Column("reaches", "Reaches ceiling", "bool", latex=None),
          Column("p_vs_best", "p vs best", "p", latex="$p_{best}$"),
          Column("p_vs_baseline", f"p vs {base}" if base else "p vs baseline", "p", latex="$p_{base}$")),
+        rows)
+
+
+def llm_judge_pool_table(result) -> ReportTable:
+    """Krippendorff's α of the human judges, and apart, with each LLM judge added to the pool."""
+    rows = []
+    for pool in (result.get("metric_meta_evaluation") or {}).get("llm_judge_pool") or []:
+        humans = pool.get("humans") or {}
+        rows.append({"criterion": pool.get("criterion"), "pool": "human judges", "level": pool.get("level"),
+                     "alpha": humans.get("statistic"), "ci": (humans.get("ci_low"), humans.get("ci_high")),
+                     "n_items": humans.get("n_items"), "n_judges": humans.get("n_judges")})
+        for r in pool.get("with_llm") or []:
+            rows.append({"criterion": pool.get("criterion"), "pool": f"human judges + {r.get('judge')}",
+                         "level": pool.get("level"), "alpha": r.get("statistic"),
+                         "ci": (r.get("ci_low"), r.get("ci_high")), "n_items": r.get("n_items"),
+                         "n_judges": r.get("n_judges")})
+    return ReportTable(
+        "llm_judge_pool", "LLM judges in the judge pool",
+        "Krippendorff's α of the human judges alone (as in the agreement table), and apart, of the human judges "
+        "with one LLM judge added as one more coder. The humans' own α never includes an LLM. An α that holds "
+        "or rises with the LLM added says it rates like one more judge; one that drops says it does not.",
+        (Column("criterion", "Criterion", latex="Criterion"), Column("pool", "Judges", latex="Judges"),
+         Column("level", "Level", latex="Level"), Column("alpha", "α", "r", latex="$\\alpha$"),
+         Column("ci", "CI", "ci", latex="CI"), Column("n_items", "Items", "int", latex="Items"),
+         Column("n_judges", "Coders", "int", latex="Coders")),
         rows)

@@ -14,7 +14,7 @@ from ._shared import _pct
 from .agreement import agreement_tables, judge_qc_table
 from .model import ReportTable
 from .pem_tables import pem_table1, pem_table2, pem_table3
-from .rankings import leaderboard_table, meta_evaluation_table, ranking_table
+from .rankings import leaderboard_table, llm_judge_pool_table, meta_evaluation_table, ranking_table
 
 
 def report_tables(result: Mapping[str, Any]) -> list[ReportTable]:
@@ -34,6 +34,8 @@ def report_tables(result: Mapping[str, Any]) -> list[ReportTable]:
         tables.append(leaderboard_table(result))
     if result.get("metric_meta_evaluation"):
         tables.append(meta_evaluation_table(result))
+        if result["metric_meta_evaluation"].get("llm_judge_pool"):
+            tables.append(llm_judge_pool_table(result))
     return tables
 
 
@@ -45,4 +47,4 @@ def table_by_slug(result: Mapping[str, Any], slug: str) -> ReportTable:
 
 
 TABLE_SLUGS = ("table1", "table2", "table3", "agreement", "agreement_pairs", "judge_qc", "system_ranking",
-               "metric_leaderboard", "metric_meta_evaluation")
+               "metric_leaderboard", "metric_meta_evaluation", "llm_judge_pool")

@@ -151,7 +151,7 @@ def test_the_signature_names_the_model_and_the_hash_of_its_files(model_dir):
     sig = parse_signature(create_metric("embed-cosine").signature())
     assert sig["model"] == "sentence-transformers/all-MiniLM-L6-v2"
     assert sig["res"]["model"] == file_fingerprint(model_dir)
-    assert sig["device"] == "auto" and sig["batch_size"] == "32" and sig["precision"] == "fp32"
+    assert sig["device"] == "auto" and sig["batch_size"] == "0" and sig["precision"] == "fp32"
     assert parse_signature(create_metric("embed-cosine", {"precision": "bf16"}).signature())["precision"] == "bf16"
 
 

@@ -63,7 +63,8 @@ def test_the_metrics_tab_shows_unavailable_metrics_with_the_install_command(clie
     client.force_login(researcher)
     html = client.get(f"/studies/{metric_study.pk}/metrics/").content.decode()
     assert "<strong>bertscore</strong> — needs torch" in html
-    assert html.count('class="error metric-unavailable"') == 3 and "make install-semantic" in html
+    # (llm-judge may be unavailable too, for its own reason: no endpoint set, no in-process model.)
+    assert html.count('class="error metric-unavailable"') >= 3 and "make install-semantic" in html
 
 
 def test_the_metrics_tab_never_preselects_an_unavailable_metric(client, researcher, metric_study, without_torch):
@@ -78,8 +79,8 @@ def test_the_metrics_tab_never_preselects_an_unavailable_metric(client, research
     assert first_value not in SEMANTIC
     for attrs, _label in options:
         value = re.search(r'value="([^"]+)"', attrs).group(1)
-        assert (value in SEMANTIC) == ("disabled" in attrs), (value, attrs)
-        assert not (value in SEMANTIC and "selected" in attrs)
+        assert value not in SEMANTIC or "disabled" in attrs, (value, attrs)
+        assert not ("disabled" in attrs and "selected" in attrs), (value, attrs)
     assert "bertscore (unavailable)" in select
 
 
