@@ -22,7 +22,7 @@ class AdaptiveForm(forms.Form):
 
 
 class PlanForm(forms.Form):
-    source = forms.ChoiceField(label="Assumptions", choices=[("pilot", "from the study's judgments (pilot)"),
+    source = forms.ChoiceField(label="Assumptions", choices=[("pilot", "the study's judgments"),
                                                                ("stated", "stated below")], initial="pilot")
     n_originals = forms.IntegerField(label="Originals", min_value=2, max_value=20_000)
     n_judges = forms.IntegerField(label="Judges", min_value=1, max_value=500, initial=3)

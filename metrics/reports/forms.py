@@ -53,8 +53,10 @@ class ReportSettingsForm(forms.Form):
         self.fields["criterion"].initial = report_settings_defaults(self.criteria)["criterion"]
         ranges = ", ".join(f"{c['name']} {scale_unit(c['scale']).range_text()}" for c in self.criteria)
         self.fields["normalize"].choices = [
-            ("", f"raw scores, each on its own scale ({ranges})"),
-            ("z", "per-judge z-scores (lenient and harsh judges evened out)")]
+            ("", "raw scores, each on its own scale"),
+            ("z", "per-judge z-scores")]
+        self.fields["normalize"].help_text = (
+            f"Raw: {ranges}. Per-judge z-scores even out lenient and harsh judges (WMT's DA normalisation).")
         # Table 2's subset: one minimum per ordered criterion, on that criterion's range.
         for c in subset_criteria(self.criteria):
             unit = scale_unit(c["scale"])

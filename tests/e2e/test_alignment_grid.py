@@ -109,7 +109,7 @@ def test_annotator_aligns_with_mouse_and_keyboard_undoes_reloads_and_submits(pag
     expect(page).to_have_url(re.compile(r"/alignment/$"))
     # The next page confirms the submission (it used to move on without a word).
     expect(page.get_by_role("status")).to_contain_text(
-        "Alignment of pair “ghost” submitted. You have submitted every pair assigned to you.")
+        "Alignment of pair “1” submitted. You have submitted every pair assigned to you.")
     task.refresh_from_db()
     assert task.status == "submitted"
     block = {(i, j) for i in range(1, 5) for j in (1, 2)}

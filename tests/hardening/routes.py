@@ -120,7 +120,7 @@ def access_rule(route: Route) -> str | None:
     # Everything else under a study is the study's researchers' (pages and API alike).
     if "study_id" in route.params and route.namespace in {
             "annotation", "annotation-api", "judging", "judging-api", "alignment", "alignment-api", "metrics",
-            "metrics-api", "reports", "reports-api", "participation", "participation-api"}:
+            "metrics-api", "reports", "reports-api", "participation", "participation-api", "dashboard", "dashboard-api"}:
         return "study researcher"
     return None
 

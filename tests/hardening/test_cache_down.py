@@ -72,7 +72,8 @@ def test_the_lockout_still_holds_while_redis_is_down(redis_down, researcher, set
 def test_join_accept_answers_a_clear_503_with_retry_after_and_stores_nothing(redis_down, link):
     params = prolific_params()
     client = Client(raise_request_exception=False)
-    assert client.get(f"/join/{link.token}/", params).status_code == 200  # the consent page needs no cache
+    # The consent page needs no cache (the ids move into the session, then to the bare link).
+    assert client.get(f"/join/{link.token}/", params, follow=True).status_code == 200
     r = client.post(f"/join/{link.token}/", {**params, "action": "accept"})
     assert r.status_code == 503 and int(r["Retry-After"]) > 0
     assert r["Content-Type"].startswith("text/html")

@@ -51,7 +51,7 @@ def test_the_settings_form_offers_the_studys_own_criteria_and_builds(custom_stud
     assert '<option value="meaning" selected>Meaning</option>' in form
     assert "Table 2 subset: mean Meaning ≥" in form and "Table 2 subset: mean Grammar ≥" in form
     assert "Table 2 subset: mean Topic" not in form  # categories have no mean
-    assert "raw scores, each on its own scale (Meaning 0–100, Grammar 0–2, Topic categories)" in form
+    assert "Raw: Meaning 0–100, Grammar 0–2, Topic categories." in form
     fields = dict(re.findall(r'name="([a-z_]+)" value="([^"]*)"', form))
     fields = {k: v for k, v in fields.items() if k != "csrfmiddlewaretoken"}
     r = client.post(f"/studies/{custom_study.pk}/reports/create/", {
