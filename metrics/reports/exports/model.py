@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from metrics.core.stats.results import P_FLOOR
 from metrics.exports import neutralise_cell
 
 
@@ -46,6 +47,9 @@ class ReportTable:
                 if c.kind == "ci":
                     low, high = value if value else (None, None)
                     cells.extend([_csv_number(low), _csv_number(high)])
+                elif c.kind == "p" and _underflowed(value):
+                    # scipy's 0.0 means "below what a double holds", not zero: say so.
+                    cells.append(f"<{P_FLOOR:.0e}")
                 elif c.kind in ("r", "p", "num"):
                     cells.append(_csv_number(value))
                 elif c.kind == "int":
@@ -65,6 +69,10 @@ class ReportTable:
                      for c in self.columns]
             out.append({"cells": cells, "class": row.get("_class", "")})
         return out
+
+
+def _underflowed(value: Any) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value) and 0 <= value < P_FLOOR
 
 
 def _csv_number(value: Any) -> Any:

@@ -211,3 +211,15 @@ def test_tables_read_the_same_whatever_order_the_database_kept_the_keys_in(built
         "Krippendorff α (ratio)", "Fleiss κ",
         "ICC(1,1)", "ICC(2,1)", "ICC(3,1)", "ICC(1,3)", "ICC(2,3)", "ICC(3,3)"]
     assert rows == exports.table_by_slug(built_report.result, "agreement").rows
+
+
+def test_an_underflowed_p_value_is_written_as_below_the_floor_never_as_zero():
+    """scipy answers 0.0 below about 1e-308: the CSV says ``<1e-300`` there (issue 28), the page
+    ``<0.001``, and an ordinary p-value stays a plain number."""
+    from metrics.reports.exports.model import Column, ReportTable, format_cell
+
+    table = ReportTable("t", "T", "", (Column("metric", "Metric"), Column("p", "p", "p")),
+                        rows=[{"metric": "a", "p": 0.0}, {"metric": "b", "p": 5e-320}, {"metric": "c", "p": 0.0123},
+                              {"metric": "d", "p": None}])
+    assert list(table.csv_rows()) == [["a", "<1e-300"], ["b", "<1e-300"], ["c", "0.0123"], ["d", ""]]
+    assert format_cell(0.0, "p") == "<0.001"
