@@ -89,17 +89,23 @@ function drawAnswers(s) {
     ["dash-agreement", "dash-ranking", "dash-metrics"].forEach((id) => rows(id, [], () => {}));
     return;
   }
-  answersNote.textContent = `Computed ${when(s.answers_at)} (${a.settings.n_boot} bootstrap resamples, level ${a.settings.significance_level})` +
+  const level = a.settings.significance_level === null || a.settings.significance_level === undefined
+    ? `${Math.round(100 * a.settings.confidence_level)} % intervals` : `level ${a.settings.significance_level}`;
+  answersNote.textContent = `Computed ${when(s.answers_at)} (${a.settings.n_boot} bootstrap resamples, ${level})` +
     (s.answers_current ? "." : "; new judgments since — the next refresh includes them.");
+  // What the ranking ranks by: mean scores (absolute), Bradley–Terry strengths (side by side).
+  const measure = document.querySelector("#dash-ranking thead th[data-field='measure']");
+  if (measure) measure.textContent = a.ranking.measure || "Mean";
   rows("dash-agreement", a.agreement, (tr, g) => tr.append(cell("td", `${g.criterion} (${g.level})`),
-    cell("td", fmt(g.alpha), "num"), cell("td", `[${fmt(g.ci_low)}, ${fmt(g.ci_high)}]`), cell("td", g.n_items, "num")));
+    cell("td", fmt(g.alpha), "num"), cell("td", g.ci_low === null && g.ci_high === null ? "—" : `[${fmt(g.ci_low)}, ${fmt(g.ci_high)}]`),
+    cell("td", g.n_items, "num")));
   let last = null;
   rows("dash-ranking", a.ranking.systems, (tr, r) => {
     tr.dataset.system = r.system;
     if (last !== null && r.cluster !== last) tr.className = "cluster-sep";
     last = r.cluster;
     tr.append(cell("td", r.rank, "num"), cell("td", r.system), cell("td", fmt(r.mean), "num"),
-      cell("td", `[${fmt(r.ci_low)}, ${fmt(r.ci_high)}]`), cell("td", r.cluster, "num"),
+      cell("td", `[${fmt(r.ci_low)}, ${fmt(r.ci_high)}]`), cell("td", r.cluster === null ? "—" : r.cluster, "num"),
       cell("td", r.pvalue_vs_next === null ? "—" : fmt(r.pvalue_vs_next), "num"));
   });
   const system = Object.fromEntries((a.metrics.system || []).map((m) => [m.metric, m.statistic]));

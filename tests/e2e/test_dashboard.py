@@ -17,6 +17,7 @@ from metrics.reports import services as report_services
 from metrics.reports.services import simulated_judges_fill
 from tests.conftest import browser_login, screenshot
 from tests.metrics.reports.conftest import make_study_data, open_judging
+from tests.metrics.reports.test_comparison_report import judged_comparison  # noqa: F401 (a fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -90,6 +91,28 @@ def test_the_dashboard_follows_a_judge_at_work_and_equals_the_report(page, celer
     assert page.evaluate("() => window.__sameDocument === true")  # never reloaded
     page.locator("#dash-answers-h").scroll_into_view_if_needed()
     screenshot(page, "dashboard")
+
+
+def test_a_side_by_side_dashboard_shows_its_bradley_terry_ranking_equal_to_the_report(
+        page, celery_worker, researcher, judged_comparison):  # noqa: F811
+    browser_login(page, "rita")
+    page.goto(f"/studies/{judged_comparison.pk}/dashboard/")
+    expect(page.locator("#dash-ranking tbody tr")).to_have_count(3, timeout=60_000)
+    expect(page.locator("#dash-ranking thead th[data-field='measure']")).to_contain_text("Bradley–Terry θ")
+    expect(page.locator("#dash-answers-note")).to_contain_text("95 % intervals")
+    report = report_services.report_create(study=judged_comparison, created_by=researcher, enqueue=False)
+    report = report_services.report_build(report_id=report.pk)
+    assert report.status == "succeeded", report.error
+    summary = report.result["comparison"]["preference"]
+    for i, r in enumerate(summary["bradley_terry"]["ranking"]):
+        row = page.locator(f"#dash-ranking tr[data-system='{r['system']}'] td")
+        expect(row.nth(0)).to_have_text(str(i + 1))
+        expect(row.nth(2)).to_have_text(_fmt(r["theta"]))
+        expect(row.nth(3)).to_have_text(f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]")
+        expect(row.nth(4)).to_have_text("—")  # no significance clusters for Bradley–Terry: none invented
+    agreement = page.locator("#dash-agreement tbody tr").first
+    expect(agreement.locator("td").nth(1)).to_have_text(_fmt(summary["agreement"]["alpha"]))
+    expect(agreement.locator("td").nth(2)).to_have_text("—")
 
 
 def test_the_planner_page_answers_with_its_interval(page, celery_worker, researcher):

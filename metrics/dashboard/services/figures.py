@@ -2,9 +2,8 @@
 
 Each function takes a study and returns the protocol's figures as plain JSON. They are
 the heavy part of a dashboard: the worker calls them (never a poll) and the snapshot
-keeps their result with the version stamp it was computed at. When protocols become
-registered units, each function moves into its unit; :data:`ANSWERS` is the only table
-that names them.
+keeps their result with the version stamp it was computed at. A protocol unit names its
+function by dotted path (``JudgingProtocol.dashboard_answers``).
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from dataclasses import replace
 from django.utils.module_loading import import_string
 
 from annotation.judging.protocols.registry import protocol_for_design
-from annotation.judging.selectors import design_for_study, study_criteria
+from annotation.judging.selectors import design_for_study, judgments_fingerprint, study_criteria
 from annotation.models import Study
 from metrics.core.stats import build_report
 from metrics.core.stats.data import validate_judgments
@@ -63,6 +62,44 @@ def absolute_answers(study: Study) -> dict:
         "metrics": {"segment": leaderboard.get("segment", []), "system": leaderboard.get("system", []),
                     "runs": [r for r in metric_inputs.runs if r.get("used")]},
         "n_judgment_rows": int(result["summary"]["n_judgments"]),
+    }
+
+
+def comparison_answers(study: Study) -> dict:
+    """Side by side: per question, Krippendorff's α (nominal) on the pairs, and the Bradley–Terry
+    ranking of the first question with its bootstrap intervals, from the comparison report's own
+    :func:`~metrics.reports.comparison.comparison_result` with the report's default settings (so
+    the numbers equal a comparison report built at the same moment). α on pairs has no bootstrap
+    interval and Bradley–Terry no significance clusters: those cells stay empty, never guessed."""
+    from metrics.reports.comparison import DEFAULT_BT_BOOT, comparison_result
+
+    settings = {k: DEFAULT_SETTINGS.get(k) for k in ("confidence_level", "seed", "n_boot")}
+    try:
+        result = comparison_result(study=study, settings=settings)
+    except ValueError:
+        return {"available": False, "reason": "No comparisons yet."}
+    n_judges = result["summary"]["n_judges"]
+    agreement = []
+    for q in result["questions"]:
+        a = result["comparison"][q["slug"]]["agreement"]
+        agreement.append({"criterion": q["name"], "level": "nominal", "alpha": a.get("alpha"), "ci_low": None,
+                          "ci_high": None, "n_items": a.get("units"), "n_judges": n_judges,
+                          "note": None if a.get("alpha") is not None else "too few pairs judged twice"})
+    first = result["questions"][0]
+    bt = result["comparison"][first["slug"]].get("bradley_terry")
+    systems = [{"rank": i + 1, "system": r["system"], "mean": r["theta"], "ci_low": r["ci_low"],
+                "ci_high": r["ci_high"], "cluster": None, "pvalue_vs_next": None}
+               for i, r in enumerate(bt["ranking"] if bt else [])]
+    return {
+        "available": True,
+        "fingerprint": judgments_fingerprint(study=study),
+        "settings": {"criterion": first["slug"], "n_boot": bt["n_boot"] if bt else int(settings["n_boot"] or DEFAULT_BT_BOOT),
+                     "confidence_level": result["settings"]["confidence_level"], "significance_level": None,
+                     "seed": result["settings"]["seed"]},
+        "agreement": agreement,
+        "ranking": {"measure": f"Bradley–Terry θ ({first['name']})", "systems": systems},
+        "metrics": {"segment": [], "system": [], "runs": []},
+        "n_judgment_rows": result["summary"]["n_comparisons"],
     }
 
 

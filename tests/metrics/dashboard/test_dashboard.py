@@ -18,6 +18,7 @@ from metrics.dashboard.models import Dashboard
 from metrics.dashboard.services import snapshot
 from metrics.reports import services as report_services
 from tests.metrics.reports.conftest import make_judged_study, open_judging, run_metric
+from tests.metrics.reports.test_comparison_report import judged_comparison  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -167,3 +168,32 @@ def test_released_items_move_the_version(judged):
     AssignmentItem.objects.filter(assignment=a, position=1).update(done_at=None)
     judging_services.assignment_release_unfinished(assignment=a)
     assert selectors.dashboard_version(study=judged) != before
+
+
+def test_a_side_by_side_study_shows_its_bradley_terry_ranking_equal_to_its_report(judged_comparison, researcher):  # noqa: F811
+    """Side by side has live answers too (issue 26): α on pairs and the Bradley–Terry ranking with
+    its intervals, equal to the comparison report built at the same moment; no invented clusters."""
+    dash = snapshot.dashboard_refresh(study=judged_comparison)
+    report = report_services.report_create(study=judged_comparison, created_by=researcher, enqueue=False)
+    report = report_services.report_build(report_id=report.pk)
+    assert report.status == "succeeded", report.error
+    answers = dash.snapshot["answers"]
+    assert answers["available"] and answers["fingerprint"] == report.fingerprint
+    summary = report.result["comparison"]["preference"]
+    assert [(r["system"], r["mean"], r["ci_low"], r["ci_high"]) for r in answers["ranking"]["systems"]] == [
+        (r["system"], r["theta"], r["ci_low"], r["ci_high"]) for r in summary["bradley_terry"]["ranking"]]
+    assert [r["system"] for r in answers["ranking"]["systems"]] == ["a", "b", "c"]
+    assert answers["ranking"]["measure"].startswith("Bradley–Terry θ")
+    assert all(r["cluster"] is None and r["pvalue_vs_next"] is None for r in answers["ranking"]["systems"])
+    (row,) = answers["agreement"]
+    assert row["level"] == "nominal" and row["alpha"] == summary["agreement"]["alpha"]
+    assert row["n_items"] == summary["agreement"]["units"] == 15 and row["ci_low"] is None
+
+
+def test_a_side_by_side_study_without_comparisons_says_so(researcher):
+    from tests.metrics.reports.conftest import make_study_data
+
+    study = make_study_data(researcher, name="Empty side by side", n_originals=3, systems=("a", "b"))
+    judging_services.design_update(study=study, changes={"protocol": "comparison"})
+    dash = snapshot.dashboard_refresh(study=study)
+    assert dash.snapshot["answers"] == {"available": False, "reason": "No comparisons yet."}

@@ -35,6 +35,7 @@ class SideBySideProtocol(JudgingProtocol):
     # "B" is an answer here ("B is better"), so it never means "go back".
     back_keys = ("Backspace",)
     exports = (("Export the comparisons (CSV)", "judging:export_comparisons"),)
+    dashboard_answers = "metrics.dashboard.services.figures.comparison_answers"
     report_builder = "metrics.reports.comparison.comparison_report_build"
     report_settings = ("confidence_level", "seed", "n_boot")
     report_tables = "metrics.reports.comparison.comparison_tables"
