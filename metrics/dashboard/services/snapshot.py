@@ -95,23 +95,32 @@ def dashboard_refresh(*, study: Study, force_answers: bool = False) -> Dashboard
     the version moved and the last ones are older than the interval (or ``force_answers``).
 
     The version is read first, so data arriving meanwhile makes the snapshot stale, never lost.
+    The snapshot is written only if the rate and currency it was computed with are still the
+    dashboard's: a rate saved while a refresh runs makes that refresh compute the live figures
+    again (its answers do not depend on the rate), instead of writing an old projection over
+    the save's request for a new one.
     """
     started = time.process_time()
     dashboard = dashboard_get_or_create(study=study)
     version = selectors.dashboard_version(study=study)
-    live = selectors.dashboard_live(study=study, rate=dashboard.item_rate, currency=dashboard.currency)
     fields: dict[str, object] = {}
     answers = (dashboard.snapshot or {}).get("answers")
     if force_answers or answers is None or _answers_due(dashboard, version):
         answers = study_answers(study)
         fields.update(answers_version=version, answers_at=timezone.now())
-    snapshot = _plain({**live, "answers": answers, "adaptive": adaptive_summary(study=study), "version": version,
-                       "computed_at": timezone.now(),
-                       "answers_at": fields.get("answers_at", dashboard.answers_at),
-                       "answers_current": fields.get("answers_version", dashboard.answers_version) == version})
-    Dashboard.objects.filter(pk=dashboard.pk).update(
-        snapshot=snapshot, snapshot_version=version, snapshot_at=timezone.now(),
-        compute_seconds=round(time.process_time() - started, 3), updated_at=timezone.now(), **fields)
+    for _ in range(3):
+        live = selectors.dashboard_live(study=study, rate=dashboard.item_rate, currency=dashboard.currency)
+        snapshot = _plain({**live, "answers": answers, "adaptive": adaptive_summary(study=study), "version": version,
+                           "computed_at": timezone.now(),
+                           "answers_at": fields.get("answers_at", dashboard.answers_at),
+                           "answers_current": fields.get("answers_version", dashboard.answers_version) == version})
+        written = Dashboard.objects.filter(pk=dashboard.pk, item_rate=dashboard.item_rate,
+                                           currency=dashboard.currency).update(
+            snapshot=snapshot, snapshot_version=version, snapshot_at=timezone.now(),
+            compute_seconds=round(time.process_time() - started, 3), updated_at=timezone.now(), **fields)
+        if written:
+            break
+        dashboard.refresh_from_db()  # the rate or currency changed meanwhile: compute with the new ones
     cache.delete(f"paraeval:dashboard-version:{study.pk}")
     dashboard.refresh_from_db()
     return dashboard
@@ -134,5 +143,6 @@ def dashboard_settings_update(*, study: Study, item_rate: object = None, currenc
             raise ValidationError({"currency": ["Use a currency code of letters, e.g. GBP or USD."]})
     dashboard.full_clean()
     dashboard.snapshot_version = ""  # the projection changes: the next poll refreshes
-    dashboard.save()
+    # Only these fields: a refresh writing the snapshot meanwhile is not overwritten with the old one.
+    dashboard.save(update_fields=["item_rate", "currency", "snapshot_version", "updated_at"])
     return dashboard

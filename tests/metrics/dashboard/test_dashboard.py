@@ -197,3 +197,25 @@ def test_a_side_by_side_study_without_comparisons_says_so(researcher):
     judging_services.design_update(study=study, changes={"protocol": "comparison"})
     dash = snapshot.dashboard_refresh(study=study)
     assert dash.snapshot["answers"] == {"available": False, "reason": "No comparisons yet."}
+
+
+def test_a_rate_saved_while_a_refresh_runs_is_not_overwritten_by_that_refresh(judged):
+    """The race CI met on PostgreSQL: a refresh read the old rate, the researcher saved a new one,
+    and the refresh then wrote its old projection with the current version, so no poll refreshed
+    again and the page showed 0.00 for good. Now the refresh sees the change and computes again."""
+    snapshot.dashboard_refresh(study=judged)
+    real = selectors.dashboard_live
+    rates = []
+
+    def live(*, study, rate, currency):
+        rates.append(rate)
+        if len(rates) == 1:  # the researcher saves a rate while this refresh runs
+            snapshot.dashboard_settings_update(study=study, item_rate="0.12", currency="EUR")
+        return real(study=study, rate=rate, currency=currency)
+
+    with mock.patch.object(selectors, "dashboard_live", side_effect=live):
+        dash = snapshot.dashboard_refresh(study=judged)
+    assert rates == [Decimal("0"), Decimal("0.12")]
+    projection = next(v for v in dash.snapshot.values() if isinstance(v, dict) and "cost_projected" in v)
+    assert (projection["rate"], projection["currency"]) == ("0.1200", "EUR")
+    assert dash.snapshot_version == selectors.dashboard_version(study=judged)
