@@ -76,8 +76,9 @@ def comparison_answers(study: Study) -> dict:
     settings = {k: DEFAULT_SETTINGS.get(k) for k in ("confidence_level", "seed", "n_boot")}
     try:
         result = comparison_result(study=study, settings=settings)
-    except ValueError:
-        return {"available": False, "reason": "No comparisons yet."}
+    except ValueError as exc:  # no answers yet, or not computable: say which, as the report would
+        reason = "No comparisons yet." if "no comparison judgments" in str(exc) else f"Not computable yet: {exc}."
+        return {"available": False, "reason": reason}
     n_judges = result["summary"]["n_judges"]
     agreement = []
     for q in result["questions"]:
