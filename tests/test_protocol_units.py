@@ -17,10 +17,10 @@ ALLOWED = ("annotation/judging/protocols/", "annotation/judging/enums.py", "anno
 #: name in quotes compared, a query on the field, ``Protocol.X`` (the stored choices).
 PATTERNS = [
     re.compile(r"""\bprotocol\b["')\]]*\s*(==|!=|\bin\b|\bnot in\b)"""),
-    re.compile(r"""(==|!=)\s*["'](comparison|absolute|side_by_side)["']"""),
-    re.compile(r"""["'](comparison|absolute|side_by_side)["']\s*(==|!=)"""),
+    re.compile(r"""(==|!=)\s*["'](comparison|absolute|side_by_side|esa|ranking)["']"""),
+    re.compile(r"""["'](comparison|absolute|side_by_side|esa|ranking)["']\s*(==|!=)"""),
     re.compile(r"""\bprotocol(__\w+)?\s*=\s*["']"""),
-    re.compile(r"""\bProtocol\.(ABSOLUTE|COMPARISON)\b"""),
+    re.compile(r"""\bProtocol\.(ABSOLUTE|COMPARISON|ESA|RANKING)\b"""),
 ]
 SCANNED = ("annotation", "metrics", "config", "templates", "static")
 
@@ -74,4 +74,4 @@ def test_every_registered_unit_is_a_stored_choice_and_answers_the_shared_questio
             assert len(answer) == len(set(answer)), unit
             assert not set(answer) & (set(unit.back_keys) | set(NAVIGATION_KEYS)), unit
     with pytest.raises(KeyError, match="unknown judging protocol"):
-        protocol_get("ranking")
+        protocol_get("no-such-protocol")

@@ -11,7 +11,7 @@ import secrets
 
 from metrics.core.controls import CONTROL_KINDS, DEFAULT_EXPECTED_SCORES
 
-from .enums import CRITERIA
+from .enums import CRITERIA, ESA_DEFAULT_CATEGORIES
 
 DEFAULT_CRITERIA: tuple[dict, ...] = (
     {
@@ -65,6 +65,11 @@ def default_control_counts() -> dict[str, int]:
 
 def default_expected_scores() -> dict[str, dict[str, int]]:
     return {kind: dict(scores) for kind, scores in DEFAULT_EXPECTED_SCORES.items()}
+
+
+def default_esa_categories() -> list[str]:
+    """The error categories an ESA study offers unless the researcher sets its own."""
+    return list(ESA_DEFAULT_CATEGORIES)
 
 
 def new_seed() -> int:

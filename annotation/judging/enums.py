@@ -38,6 +38,20 @@ class JudgmentSource(models.TextChoices):
 class Protocol(models.TextChoices):
     ABSOLUTE = "absolute", "Absolute: each pair rated on the design's criteria and scales"
     COMPARISON = "comparison", "Side-by-side comparison: which of two candidates is better"
+    ESA = "esa", "Error spans (ESA): mark what is wrong, minor or major, then score 0–100"
+    RANKING = "ranking", "Ranking: order k candidates of one original at once"
+
+
+class EsaPrefill(models.TextChoices):
+    """Where the spans an ESA judge finds pre-filled come from (Zouhar et al. 2025)."""
+
+    NONE = "none", "No pre-filled spans"
+    ALIGNER = "aligner", "paraeval's word aligner: unaligned words as possible additions and omissions"
+    IMPORTED = "imported", "An imported span file (JSON Lines with character offsets)"
+
+
+#: The error categories an ESA study offers by default (the judge may leave a span uncategorised).
+ESA_DEFAULT_CATEGORIES: tuple[str, ...] = ("meaning changed", "meaning added", "meaning omitted", "fluency")
 
 
 #: A comparison judgment's answers (per question): the left candidate ("A") better, a tie,

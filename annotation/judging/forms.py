@@ -9,7 +9,7 @@ from django import forms
 from metrics.core.controls import CONTROL_KINDS
 
 from . import scales, services
-from .enums import JudgesMode
+from .enums import EsaPrefill, JudgesMode
 from .models import MAX_CONTROLS_PER_KIND, JudgingDesign
 from .protocols.registry import protocol_choices
 from .services import EDITABLE_WHEN_FROZEN
@@ -62,6 +62,14 @@ class DesignForm(forms.Form):
         required=False, min_value=1, max_value=1000, label="Comparison: system pairs per original",
         help_text="Empty: every pair of systems for every original. A number: that many per original, "
                   "balanced over system pairs.")
+    esa_categories = forms.CharField(
+        required=False, max_length=800, label="Error spans: categories",
+        help_text="One per line (at most 12); a judge may give a span one of them, or none. Empty: severity only.",
+        widget=forms.Textarea(attrs={"rows": 4}))
+    esa_prefill = forms.ChoiceField(choices=EsaPrefill.choices, required=False, label="Error spans: pre-filled spans")
+    ranking_k = forms.IntegerField(required=False, min_value=2, max_value=6, label="Ranking: candidates at once",
+                                   help_text="k candidates of one original are ranked together (3–6 is usual).")
+    ranking_scores = forms.BooleanField(required=False, label="Ranking: also ask a 0–100 score for each candidate")
 
     def __init__(self, *args, design: JudgingDesign, **kwargs):
         initial = {
@@ -69,6 +77,8 @@ class DesignForm(forms.Form):
             "seed": design.seed, "qc_alpha": design.qc_alpha, "show_context": design.show_context,
             "protocol": design.protocol, "comparison_per_criterion": design.comparison_per_criterion,
             "pairs_per_original": design.pairs_per_original,
+            "esa_categories": "\n".join(design.esa_categories), "esa_prefill": design.esa_prefill,
+            "ranking_k": design.ranking_k, "ranking_scores": design.ranking_scores,
             "criteria_json": json.dumps(design.criteria, indent=1, ensure_ascii=False),
         }
         self.criteria = design.criteria
@@ -192,6 +202,10 @@ class DesignForm(forms.Form):
             "protocol": d.get("protocol") or self.design.protocol,
             "comparison_per_criterion": d.get("comparison_per_criterion", False),
             "pairs_per_original": d.get("pairs_per_original"),
+            "esa_categories": [line.strip() for line in (d.get("esa_categories") or "").splitlines() if line.strip()],
+            "esa_prefill": d.get("esa_prefill") or self.design.esa_prefill,
+            "ranking_k": d.get("ranking_k") or self.design.ranking_k,
+            "ranking_scores": d.get("ranking_scores", False),
         }
         if criteria is worded:
             out["expected_scores"] = expected

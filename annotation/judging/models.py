@@ -14,11 +14,11 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-from annotation.models import BackgroundJob, Candidate, Study, TimeStampedModel
+from annotation.models import BackgroundJob, Candidate, Original, Study, TimeStampedModel
 from metrics.core.controls import CONTROL_KINDS
 
 from . import defaults, scales
-from .enums import AttentionPolicy, JudgesMode, JudgmentSource, Protocol, ScreenOutRule
+from .enums import AttentionPolicy, EsaPrefill, JudgesMode, JudgmentSource, Protocol, ScreenOutRule
 
 MAX_CONTROLS_PER_KIND = 5
 
@@ -52,6 +52,17 @@ class JudgingDesign(TimeStampedModel):
     pairs_per_original = models.PositiveSmallIntegerField(
         null=True, blank=True, validators=[MinValueValidator(1)],
         help_text="Comparison: system pairs shown per original (empty: every pair), balanced over system pairs.")
+    esa_categories = models.JSONField(
+        default=defaults.default_esa_categories, blank=True,
+        help_text="ESA: the error categories a judge may give a span (empty: severity only).")
+    esa_prefill = models.CharField(
+        max_length=16, choices=EsaPrefill.choices, default=EsaPrefill.NONE,
+        help_text="ESA: where the spans shown pre-filled before the judge starts come from.")
+    ranking_k = models.PositiveSmallIntegerField(
+        default=4, validators=[MinValueValidator(2), MaxValueValidator(6)],
+        help_text="Ranking: candidates of one original ranked at once (3–6 in practice).")
+    ranking_scores = models.BooleanField(
+        default=False, help_text="Ranking: also ask a 0–100 score for each ranked candidate.")
     opened_at = models.DateTimeField(null=True, blank=True)
     opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
                                   related_name="+")
@@ -114,6 +125,11 @@ class JudgingDesign(TimeStampedModel):
                             errors.setdefault("expected_scores", []).append(
                                 f"the expected {slug} of '{kind}' controls must be "
                                 f"{scales.scale_describe(by_slug[slug])}, or empty when unknown")
+        cats = self.esa_categories
+        if not isinstance(cats, list) or len(cats) > 12 or any(
+                not isinstance(c, str) or not c.strip() or len(c) > 60 for c in cats) or len(set(cats)) != len(cats):
+            errors.setdefault("esa_categories", []).append(
+                "give at most 12 different error categories, each 1–60 characters")
         if self.judges_mode == JudgesMode.K_PER_ITEM and not self.judges_per_item:
             errors.setdefault("judges_per_item", []).append("give the number of judges per item")
         if errors:
@@ -406,3 +422,121 @@ class AttentionCheck(TimeStampedModel):
 
     class Meta:
         ordering = ["assignment", "after_done", "id"]
+
+
+class EsaItem(TimeStampedModel):
+    """One candidate in one ESA judge's order (error-span protocol), as shown.
+
+    ``proposed`` holds the spans shown pre-filled to this judge (span dicts as
+    :mod:`metrics.core.spans.model` defines them: side, start, end, severity, category,
+    missing; code-point offsets, end exclusive), copied when the item was written so that
+    what was proposed is known whatever happens to its source later. Addressed by an
+    opaque random token like :class:`AssignmentItem`.
+    """
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="esa_items")
+    candidate = models.ForeignKey(Candidate, on_delete=models.PROTECT, related_name="+")
+    position = models.PositiveIntegerField(help_text="1-based place in the judge's order.")
+    token = models.CharField(max_length=32, unique=True)
+    is_control = models.BooleanField(default=False)
+    proposed = models.JSONField(default=list, blank=True, help_text="Spans shown pre-filled (server-side).")
+    done_at = models.DateTimeField(null=True, blank=True, help_text="First submission.")
+
+    class Meta:
+        ordering = ["assignment", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "position"], name="judging_uniq_esa_item_position"),
+            models.UniqueConstraint(fields=["assignment", "candidate"], name="judging_uniq_esa_item_candidate"),
+        ]
+
+    def __str__(self) -> str:
+        return f"ESA item #{self.position} of {self.assignment}"
+
+
+class EsaJudgment(TimeStampedModel):
+    """One submission of an ESA item: the spans kept, edited or added, and the 0–100 score.
+
+    Revisions add rows; the latest counts (as :class:`Judgment`).
+    """
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="esa_judgments")
+    item = models.ForeignKey(EsaItem, on_delete=models.CASCADE, related_name="judgments")
+    judge = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="esa_judgments")
+    key = models.CharField(max_length=64, help_text="Client-generated idempotency key.")
+    revision = models.PositiveIntegerField(default=1)
+    is_latest = models.BooleanField(default=True)
+    spans = models.JSONField(default=list, help_text="Span dicts (side, start, end, severity, category, missing, proposed).")
+    score = models.FloatField(null=True, blank=True, validators=[MinValueValidator(0), MaxValueValidator(100)])
+    served_at = models.DateTimeField()
+    submitted_at = models.DateTimeField()
+    seconds = models.FloatField(null=True, blank=True)
+    active_seconds = models.FloatField(null=True, blank=True)
+    source = models.CharField(max_length=8, choices=JudgmentSource.choices, default=JudgmentSource.API)
+
+    class Meta:
+        ordering = ["study", "judge", "item", "revision"]
+        constraints = [
+            models.UniqueConstraint(fields=["judge", "key"], name="judging_uniq_esa_judgment_key"),
+            models.UniqueConstraint(fields=["item", "revision"], name="judging_uniq_esa_judgment_revision"),
+            models.UniqueConstraint(fields=["item"], condition=Q(is_latest=True), name="judging_one_latest_esa_judgment"),
+            models.CheckConstraint(condition=Q(score__isnull=True) | (Q(score__gte=0) & Q(score__lte=100)),
+                                   name="judging_esa_score_range"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.judge} on ESA item {self.item_id} (rev. {self.revision})"
+
+
+class RankingItem(TimeStampedModel):
+    """k candidates of one original in one judge's order (ranking protocol), as shown.
+
+    ``candidates`` lists the candidates' ids in the order drawn on the judge's screen (a
+    seeded shuffle per judge and item), server-side only: the page names them 1..k.
+    """
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="ranking_items")
+    original = models.ForeignKey(Original, on_delete=models.PROTECT, related_name="+")
+    candidates = models.JSONField(help_text="Candidate ids in screen order (server-side only).")
+    position = models.PositiveIntegerField(help_text="1-based place in the judge's order.")
+    token = models.CharField(max_length=32, unique=True)
+    is_control = models.BooleanField(default=False, help_text="A control candidate is among the k.")
+    done_at = models.DateTimeField(null=True, blank=True, help_text="First submission.")
+
+    class Meta:
+        ordering = ["assignment", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "position"], name="judging_uniq_rank_item_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"ranking #{self.position} of {self.assignment}"
+
+
+class RankingJudgment(TimeStampedModel):
+    """One submission of a ranking: the candidates' ids best first, ties as groups, and
+    optionally a 0–100 score each. Revisions add rows; the latest counts."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="ranking_judgments")
+    item = models.ForeignKey(RankingItem, on_delete=models.CASCADE, related_name="judgments")
+    judge = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="ranking_judgments")
+    key = models.CharField(max_length=64, help_text="Client-generated idempotency key.")
+    revision = models.PositiveIntegerField(default=1)
+    is_latest = models.BooleanField(default=True)
+    groups = models.JSONField(help_text="Candidate ids best first; a list of ids is a tie.")
+    scores = models.JSONField(default=dict, blank=True, help_text="Candidate id (as text) → 0–100 score, when asked.")
+    served_at = models.DateTimeField()
+    submitted_at = models.DateTimeField()
+    seconds = models.FloatField(null=True, blank=True)
+    active_seconds = models.FloatField(null=True, blank=True)
+    source = models.CharField(max_length=8, choices=JudgmentSource.choices, default=JudgmentSource.API)
+
+    class Meta:
+        ordering = ["study", "judge", "item", "revision"]
+        constraints = [
+            models.UniqueConstraint(fields=["judge", "key"], name="judging_uniq_rank_judgment_key"),
+            models.UniqueConstraint(fields=["item", "revision"], name="judging_uniq_rank_judgment_revision"),
+            models.UniqueConstraint(fields=["item"], condition=Q(is_latest=True), name="judging_one_latest_rank_judgment"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.judge} on ranking {self.item_id} (rev. {self.revision})"

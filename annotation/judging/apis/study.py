@@ -15,7 +15,7 @@ from annotation.enums import JobStatus
 from metrics.core.controls import CONTROL_KINDS
 
 from .. import selectors, services
-from ..enums import JudgesMode
+from ..enums import EsaPrefill, JudgesMode
 from ..errors import JudgingError
 from ..models import OpenJob
 from ..protocols.registry import protocol_choices
@@ -67,6 +67,10 @@ class JudgingDesignSerializer(serializers.Serializer):
     protocol = serializers.ChoiceField(choices=protocol_choices(), required=False)
     comparison_per_criterion = serializers.BooleanField(required=False)
     pairs_per_original = serializers.IntegerField(min_value=1, allow_null=True, required=False)
+    esa_categories = serializers.ListField(child=serializers.CharField(max_length=60), max_length=12, required=False)
+    esa_prefill = serializers.ChoiceField(choices=EsaPrefill.choices, required=False)
+    ranking_k = serializers.IntegerField(min_value=2, max_value=6, required=False)
+    ranking_scores = serializers.BooleanField(required=False)
     frozen = serializers.BooleanField(read_only=True, source="is_frozen")
     opened_at = serializers.DateTimeField(read_only=True, allow_null=True)
 

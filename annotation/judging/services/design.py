@@ -20,7 +20,8 @@ from ._common import _open_job_active
 #: affect statistics, never what a judge sees or who sees what.
 EDITABLE_WHEN_FROZEN = frozenset({"expected_scores", "qc_alpha"})
 DESIGN_FIELDS = ("criteria", "judges_mode", "judges_per_item", "control_counts", "expected_scores", "seed", "qc_alpha",
-                 "show_context", "protocol", "comparison_per_criterion", "pairs_per_original")
+                 "show_context", "protocol", "comparison_per_criterion", "pairs_per_original", "esa_categories",
+                 "esa_prefill", "ranking_k", "ranking_scores")
 
 
 def design_get_or_create(*, study: Study) -> JudgingDesign:
