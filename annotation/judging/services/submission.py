@@ -29,7 +29,7 @@ from .. import scales
 from ..defaults import default_criteria
 from ..enums import JudgmentSource
 from ..errors import ItemNotFound, JudgmentInvalid, KeyReused, StudyNotOpen
-from ..models import AssignmentItem, ComparisonJudgment, JudgingDesign, Judgment
+from ..models import AssignmentItem, JudgingDesign, Judgment
 from ..screening import ScreenedOut, after_judgment
 from ..tokens import serve_stamp_read
 
@@ -38,7 +38,7 @@ KEY_MIN_LENGTH, KEY_MAX_LENGTH = 8, 64
 
 @dataclass(frozen=True)
 class SubmitResult:
-    judgment: Judgment | ComparisonJudgment
+    judgment: Any  # the protocol's judgment row (Judgment, ComparisonJudgment, EsaJudgment, …)
     created: bool  # False: the key was seen before and this is the stored judgment
     screened_out: bool = False  # the automatic QC screened the judge out after this judgment
 
@@ -145,6 +145,9 @@ def submission_store(
     item_model: Any,
     judgment_model: Any,
     after_stored: Callable[..., object] | None = None,
+    fields_of: Callable[[Mapping[str, object]], dict[str, Any]] | None = None,
+    values_of: Callable[[Any], Mapping[str, object]] | None = None,
+    checked_fields: tuple[str, ...] = (),
 ) -> SubmitResult:
     """The submission core every protocol shares: store ``values`` (already checked against
     the protocol's questions) for the judge's item ``token`` as a new revision.
@@ -165,7 +168,14 @@ def submission_store(
     settles a key raced across two items. After the transaction, ``after_stored(assignment=...)``
     runs for a new judgment: the protocol's automatic QC screen-out (once, here, for the
     page and the API alike).
+
+    A protocol whose judgment table stores its answer in other fields than ``values``
+    (the ESA protocol: ``spans`` and ``score``) passes ``fields_of`` (``values`` → the
+    model's fields) and ``values_of`` (a stored judgment → the ``values`` it was stored
+    from, to compare a replayed key's submission), and names in ``checked_fields`` the
+    fields it has checked itself (field validation would refuse an empty list of spans).
     """
+    as_fields = fields_of or (lambda v: {"values": dict(v)})
     with transaction.atomic():
         item = (item_model.objects.select_for_update(of=("self",)).select_related("assignment")
                 .filter(token=token, assignment__study=study, assignment__judge=judge).order_by().first()
@@ -177,7 +187,7 @@ def submission_store(
         found = list(judgment_model.objects.filter(Q(judge=judge, key=key) | Q(item=item, is_latest=True)).order_by())
         existing = next((j for j in found if j.judge_id == judge.pk and j.key == key), None)
         if existing is not None:
-            return _replay(existing, item=item, values=values)  # an acknowledged retry is answered as before
+            return _replay(existing, item=item, values=values, values_of=values_of)  # an acknowledged retry is answered as before
         if item.assignment.screened_out_at is not None:
             raise ScreenedOut(gettext("You were screened out of this study; thank you for your time."))
         if Study.objects.filter(pk=study.pk).values_list("status", flat=True).order_by().first() != StudyStatus.OPEN:
@@ -194,11 +204,11 @@ def submission_store(
             study=study, item=item, judge=judge, key=key, revision=(latest.revision + 1) if latest else 1,
             is_latest=True, served_at=served_at, submitted_at=now,
             seconds=max(0.0, (now - served_at).total_seconds()), active_seconds=active_seconds, source=source,
-            values=dict(values))
+            **as_fields(values))
         # Field validation only: the uniqueness rules are enforced by the database
         # constraints, which (unlike a query first) hold under concurrency, and the three
         # foreign keys are rows we have just read.
-        judgment.full_clean(exclude=["study", "item", "judge"], validate_unique=False, validate_constraints=False)
+        judgment.full_clean(exclude=["study", "item", "judge", *checked_fields], validate_unique=False, validate_constraints=False)
         try:
             with transaction.atomic():
                 judgment.save(force_insert=True)
@@ -216,8 +226,10 @@ def submission_store(
     return SubmitResult(judgment=judgment, created=True, screened_out=screened_out)
 
 
-def _replay(existing, *, item, values: Mapping[str, object]) -> SubmitResult:
-    if existing.item_id != item.pk or existing.values != values:
+def _replay(existing, *, item, values: Mapping[str, object],
+            values_of: Callable[[Any], Mapping[str, object]] | None = None) -> SubmitResult:
+    stored = values_of(existing) if values_of is not None else existing.values
+    if existing.item_id != item.pk or stored != values:
         raise KeyReused(gettext(
             "This key was already used for a different submission; send a new key for a new judgment."))
     existing.item = item  # the locked row, with its assignment loaded

@@ -53,6 +53,7 @@ def _qc_display(row: dict, criteria: list[str], test_labels: dict[str, str]) -> 
 @require_GET
 def qc(request, study):
     design = selectors.design_for_study(study=study)
+    unit = protocol_for_design(design)
     design_criteria = selectors.study_criteria(study=study)
     criteria = [c["slug"] for c in design_criteria]
     expected = selectors.study_control_expected(study=study)
@@ -69,7 +70,7 @@ def qc(request, study):
         untested=[c["name"] for c in design_criteria if scales.scale_unit(c["scale"]).qc_test is None],
         history=selectors.judge_exclusion_history(study=study),
         fingerprint=selectors.judgments_fingerprint(study=study),
-        comparison_qc=protocol_for_design(design).qc_rows(study=study)))
+        comparison_qc=unit.qc_rows(study=study), qc_template=unit.qc_template))
 
 
 @researcher_study_required

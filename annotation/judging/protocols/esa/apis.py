@@ -1,0 +1,145 @@
+"""ESA API: the judge's items (by opaque tokens), their spans and scores.
+
+Same rules as the other protocols' APIs: a study the user does not judge is a 404; an item
+carries only texts, spans, positions and tokens — never a system, a control flag or a
+database id. Offsets are code points of the texts as sent, end exclusive.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ...apis._common import TAG_JUDGE, judging_error
+from ...apis.judge import _judge_assignment, get_judged_study
+from ...enums import JudgmentSource
+from ...errors import JudgingError, OtherProtocol
+from ...models import JudgingDesign
+from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
+from . import services as esa
+from .unit import ESA
+
+
+class EsaSpanSerializer(serializers.Serializer):
+    side = serializers.ChoiceField(choices=["candidate", "original"])
+    start = serializers.IntegerField(help_text="Code point offset of the first character.")
+    end = serializers.IntegerField(help_text="Code point offset after the last character (end exclusive).")
+    severity = serializers.ChoiceField(choices=["minor", "major"])
+    category = serializers.CharField(allow_null=True, required=False)
+    missing = serializers.BooleanField(required=False, help_text="The [missing] marker (start = end = 0).")
+    proposed = serializers.BooleanField(required=False, help_text="A suggested span the judge kept.")
+
+
+class EsaItemSerializer(serializers.Serializer):
+    token = serializers.CharField(help_text="Opaque id of this item in your assignment.")
+    position = serializers.IntegerField()
+    total = serializers.IntegerField()
+    done = serializers.IntegerField(help_text="Items you have annotated so far.")
+    original = serializers.CharField()
+    candidate = serializers.CharField()
+    spans = EsaSpanSerializer(many=True, help_text="Your latest spans, else the suggested ones (proposed: true).")
+    score = serializers.FloatField(allow_null=True, help_text="Your latest score, if you annotated it before.")
+    revision = serializers.IntegerField()
+    previous = serializers.CharField(allow_null=True, source="previous_token")
+    serve_stamp = serializers.CharField()
+    context_shown = serializers.BooleanField()
+    context_before = serializers.ListField(child=serializers.CharField())
+    context_after = serializers.ListField(child=serializers.CharField())
+
+
+class EsaNextSerializer(serializers.Serializer):
+    finished = serializers.BooleanField()
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+    categories = serializers.ListField(child=serializers.CharField())
+    item = EsaItemSerializer(allow_null=True)
+
+
+class EsaSubmitInputSerializer(serializers.Serializer):
+    item = serializers.CharField(max_length=64, help_text="The item's token.")
+    key = serializers.CharField(min_length=KEY_MIN_LENGTH, max_length=KEY_MAX_LENGTH)
+    spans = serializers.JSONField(help_text="A list of spans (side, start, end, severity, category, missing).")
+    score = serializers.JSONField(help_text="0–100.")
+    serve_stamp = serializers.CharField(max_length=400)
+    active_seconds = serializers.FloatField(required=False, allow_null=True, min_value=0)
+
+
+class EsaSubmitOutputSerializer(serializers.Serializer):
+    item = serializers.CharField()
+    revision = serializers.IntegerField()
+    created = serializers.BooleanField()
+    spans = EsaSpanSerializer(many=True)
+    score = serializers.FloatField()
+    submitted_at = serializers.DateTimeField()
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+def _esa_study(request, study_id: int):
+    study = get_judged_study(request, study_id)
+    if not ESA.is_protocol_of(study):
+        raise OtherProtocol("This study is not an error span annotation study.")
+    return study
+
+
+class EsaNextItemApi(APIView):
+    @extend_schema(tags=TAG_JUDGE, responses={200: EsaNextSerializer, 404: OpenApiResponse(description="not your study"),
+                                              409: OpenApiResponse(description="study not open or not ESA")},
+                   summary="Your next item to annotate with error spans (the resume point)")
+    def get(self, request, study_id: int):
+        try:
+            study = _esa_study(request, study_id)
+            assignment = _judge_assignment(request, study)
+        except JudgingError as exc:
+            return judging_error(exc)
+        entry = esa.esa_item_next_for_judge(assignment=assignment)
+        done = entry.done if entry else esa.items_done(assignment=assignment)
+        return Response(EsaNextSerializer({
+            "finished": entry is None, "done": done, "total": assignment.n_items,
+            "categories": esa.categories_allowed(JudgingDesign.objects.get(study=study)), "item": entry}).data)
+
+
+class EsaItemDetailApi(APIView):
+    @extend_schema(tags=TAG_JUDGE, responses={200: EsaItemSerializer, 404: OpenApiResponse(description="not yours")},
+                   summary="One item of your assignment (to revise your spans or score)")
+    def get(self, request, study_id: int, token: str):
+        try:
+            study = _esa_study(request, study_id)
+            entry = esa.esa_item_for_judge(study=study, judge=request.user, token=token)
+        except JudgingError as exc:
+            return judging_error(exc)
+        return Response(EsaItemSerializer(entry).data)
+
+
+class EsaSubmitApi(APIView):
+    @extend_schema(
+        tags=TAG_JUDGE, request=EsaSubmitInputSerializer,
+        responses={201: EsaSubmitOutputSerializer, 200: EsaSubmitOutputSerializer,
+                   400: OpenApiResponse(description="invalid spans, score or stamp"),
+                   404: OpenApiResponse(description="not your item"),
+                   409: OpenApiResponse(description="study not open, or key reused")},
+        summary="Submit (or revise) your error spans and 0–100 score for an item",
+        description="Idempotent on `key`. Offsets are code points, end exclusive; a span must start and end "
+                    "between whole characters (grapheme clusters).")
+    def post(self, request, study_id: int):
+        try:
+            study = _esa_study(request, study_id)
+        except JudgingError as exc:
+            return judging_error(exc)
+        data = EsaSubmitInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        try:
+            judgment, created = esa.esa_submit(
+                study=study, judge=request.user, token=v["item"], key=v["key"], spans=v["spans"], score=v["score"],
+                serve_stamp=v["serve_stamp"], active_seconds=v.get("active_seconds"), source=JudgmentSource.API)
+        except JudgingError as exc:
+            return judging_error(exc)
+        assignment = judgment.item.assignment
+        return Response(EsaSubmitOutputSerializer({
+            "item": v["item"], "revision": judgment.revision, "created": created, "spans": judgment.spans,
+            "score": judgment.score, "submitted_at": judgment.submitted_at,
+            "done": esa.items_done(assignment=assignment), "total": assignment.n_items}).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)

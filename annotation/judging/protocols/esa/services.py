@@ -1,0 +1,446 @@
+"""Error Span Annotation (ESA): the third judging protocol (writes and reads).
+
+An ESA study shows each judge one original and one candidate at a time; the judge marks
+the spans that are wrong (on the candidate: changed, added or not fluent; on the
+original: left out; or the ``[missing]`` marker), each *minor* or *major* with an
+optional category of the design, then gives the candidate a 0–100 score (Kocmi et al.,
+WMT 2024). Items are the study's candidates, controls included, planned and ordered like
+the absolute protocol's (:func:`metrics.core.assignment.plan_assignments`). With
+``esa_prefill == "aligner"`` each item is written with the spans proposed by paraeval's
+word aligner (:func:`metrics.core.spans.prefill.propose_spans`), copied onto the
+:class:`~annotation.judging.models.EsaItem` so that what was proposed stays known.
+
+What a judge receives is built only by :func:`esa_item_next_for_judge`,
+:func:`esa_item_for_judge` and :func:`esa_item_previous_for_judge` as :class:`JudgeEsaItem`
+values: texts, spans, positions and opaque tokens — never a system, a control flag or a
+database id. Offsets are code points of the stored texts, end exclusive
+(:mod:`metrics.core.spans.offsets`); the page converts the browser's UTF-16 offsets
+before sending, and :func:`spans_clean` checks every span with
+:func:`~metrics.core.spans.offsets.span_problem`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+from django.utils.translation import gettext
+
+from annotation.models import Candidate, Study
+from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
+from metrics.core.spans.jsonl import annotation_line
+from metrics.core.spans.model import SEVERITIES, SIDES, ErrorSpan, EsaAnnotation
+from metrics.core.spans.offsets import span_problem
+from metrics.core.spans.prefill import propose_spans
+
+from ...enums import CONTROL_KIND_OF_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX, EsaPrefill, JudgesMode, JudgmentSource
+from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
+from ...models import Assignment, EsaItem, EsaJudgment, JudgingDesign
+from ...selectors import judges_excluded, original_context
+from ...selectors.judge import JudgeEntry
+from ...services._common import judges_per_item, study_items
+from ...services.submission import active_seconds_clean, key_clean, submission_store
+from ...tokens import item_token_new, serve_stamp_make
+
+BULK_BATCH = 5000
+#: The categories the aligner's proposals carry (:mod:`metrics.core.spans.prefill`): a
+#: judge may keep them whatever the design's own categories are.
+PROPOSAL_CATEGORIES = ("addition", "omission")
+#: The most spans one judgment may hold (a sentence rarely has more than a handful).
+MAX_SPANS = 200
+SCORE_MIN, SCORE_MAX = 0, 100
+
+
+# --- opening ---------------------------------------------------------------------------
+
+def proposals_for(*, design: JudgingDesign, original: str, candidate: str) -> list[dict]:
+    """The spans shown pre-filled on an item, as stored span dicts (empty unless the design
+    pre-fills from the aligner). Deterministic: the same texts give the same proposals."""
+    if design.esa_prefill != EsaPrefill.ALIGNER:
+        return []
+    return [span_dict(s) for s in propose_spans(original, candidate).spans]
+
+
+def _items_insert(*, assignment: Assignment, design: JudgingDesign, candidate_ids: Sequence[int],
+                  cache: dict[int, tuple[list[dict], bool]] | None = None) -> int:
+    """Write the assignment's items in order, each with its proposals (``cache`` keeps the
+    proposals of a candidate already computed for another judge)."""
+    cache = {} if cache is None else cache
+    todo = [pk for pk in candidate_ids if pk not in cache]
+    for pk, original, text, system in Candidate.objects.filter(pk__in=todo).values_list(
+            "id", "original__text", "text", "system__name"):
+        cache[pk] = (proposals_for(design=design, original=original, candidate=text),
+                     system.startswith(CONTROL_SYSTEM_PREFIX))
+    now = timezone.now()
+    rows = [EsaItem(assignment=assignment, candidate_id=pk, position=position, token=item_token_new(),
+                    is_control=cache[pk][1], proposed=cache[pk][0], created_at=now, updated_at=now)
+            for position, pk in enumerate(candidate_ids, 1)]
+    EsaItem.objects.bulk_create(rows, batch_size=BULK_BATCH)
+    return len(rows)
+
+
+def esa_assignments_write(*, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
+    """Every judge's ESA items: the study's candidates, control candidates included (they
+    exist already as ``control:`` systems), planned and ordered with the design's seed.
+    Returns (items planned, items written); :class:`CannotOpen` without a genuine candidate."""
+    items, groups, pks = study_items(study)
+    names = dict(Candidate.objects.filter(original__study=study).values_list("id", "system__name"))
+    if not any(not names[pk].startswith(CONTROL_SYSTEM_PREFIX) for pk in pks.values()):
+        raise CannotOpen(gettext("Error span annotation needs candidates to annotate; import them first."))
+    written = 0
+    cache: dict[int, tuple[list[dict], bool]] = {}
+    if judges:
+        by_name = {u.username: u for u in judges}
+        plan = plan_assignments(items, groups, list(by_name), seed=design.seed, judges_per_item=judges_per_item(design))
+        for order in plan.orders:
+            assignment = Assignment.objects.create(study=study, judge=by_name[order.judge], seed=order.seed,
+                                                   n_items=len(order.items), joined_late=False)
+            written += _items_insert(assignment=assignment, design=design,
+                                     candidate_ids=[pks[i] for i in order.items], cache=cache)
+    return len(items), written
+
+
+def _live_counts(study: Study) -> Counter:
+    return Counter(dict(EsaItem.objects.filter(assignment__study=study).values("candidate_id")
+                        .annotate(n=Count("id")).values_list("candidate_id", "n")))
+
+
+def esa_assignment_late(*, study: Study, design: JudgingDesign, judge: User) -> Assignment:
+    """A judge added after opening: every item the others have (fully crossed) or, with k
+    per item, as many as the lightest load from the least-judged items. The caller holds
+    the design's row lock."""
+    assigned = _live_counts(study)
+    items, groups, pks = study_items(study, candidate_ids=list(assigned) if assigned else None)
+    seed = derive_seed(design.seed, "order", judge.username)
+    if design.judges_mode == JudgesMode.K_PER_ITEM and assigned:
+        loads = Assignment.objects.filter(study=study).values_list("n_items", flat=True)
+        counts = {key: assigned.get(pks[key], 0) for key in items}
+        items = late_judge_items(counts, n_items=min(loads), seed=derive_seed(design.seed, "late", judge.username))
+    order = order_items(items, groups, seed=seed)
+    try:
+        with transaction.atomic():
+            assignment = Assignment.objects.create(study=study, judge=judge, seed=seed, n_items=len(order),
+                                                   joined_late=True)
+            _items_insert(assignment=assignment, design=design, candidate_ids=[pks[i] for i in order])
+            return assignment
+    except IntegrityError:
+        return Assignment.objects.get(study=study, judge=judge)
+
+
+def esa_assignment_for_participant(*, study: Study, design: JudgingDesign, judge: User,
+                                   n_items: int | None) -> Assignment:
+    """A join-link participant's items: all (``n_items`` empty) or ``n_items`` from those with
+    the fewest *live* judges (released items count as free again). The caller holds the lock."""
+    live = _live_counts(study)
+    items, groups, pks = study_items(study)
+    seed = derive_seed(design.seed, "order", judge.username)
+    if n_items is not None and (design.judges_mode == JudgesMode.K_PER_ITEM or n_items < len(items)):
+        counts = {key: live.get(pks[key], 0) for key in items}
+        items = late_judge_items(counts, n_items=min(n_items, len(items)),
+                                 seed=derive_seed(design.seed, "late", judge.username))
+    order = order_items(items, groups, seed=seed)
+    assignment = Assignment.objects.create(study=study, judge=judge, seed=seed, n_items=len(order), joined_late=True)
+    _items_insert(assignment=assignment, design=design, candidate_ids=[pks[i] for i in order])
+    return assignment
+
+
+def esa_release_unfinished(*, assignment: Assignment) -> int:
+    """Delete the items not annotated yet (done ones and their judgments stay); return how many."""
+    deleted, _ = EsaItem.objects.filter(assignment=assignment, done_at__isnull=True).delete()
+    if deleted:
+        assignment.n_items = EsaItem.objects.filter(assignment=assignment).count()
+        assignment.save(update_fields=["n_items", "updated_at"])
+    return deleted
+
+
+def items_done(*, assignment: Assignment) -> int:
+    return EsaItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
+
+
+def items_remaining(*, assignment: Assignment) -> int:
+    return EsaItem.objects.filter(assignment=assignment, done_at__isnull=True).count()
+
+
+# --- spans -----------------------------------------------------------------------------
+
+def span_dict(span: ErrorSpan, *, proposed: bool = False) -> dict[str, Any]:
+    """A span as stored and sent: side, start, end, severity, category, missing, proposed."""
+    return {"side": span.side, "start": span.start, "end": span.end, "severity": span.severity,
+            "category": span.category, "missing": span.missing, "proposed": proposed}
+
+
+def span_of(d: Mapping[str, Any]) -> ErrorSpan:
+    """The :class:`ErrorSpan` of a stored span dict."""
+    return ErrorSpan(d["side"], d["start"], d["end"], d["severity"], d.get("category") or None,
+                     missing=bool(d.get("missing")))
+
+
+def categories_allowed(design: JudgingDesign) -> list[str]:
+    """The categories a span may carry: the design's, plus the proposals' when pre-filled."""
+    extra = list(PROPOSAL_CATEGORIES) if design.esa_prefill != EsaPrefill.NONE else []
+    return [*design.esa_categories, *(c for c in extra if c not in design.esa_categories)]
+
+
+def spans_clean(*, spans: object, original: str, candidate: str, categories: Sequence[str]) -> list[dict]:
+    """Check the judge's spans: a list of span objects, each on a side of the item, inside
+    its text on whole characters (:func:`~metrics.core.spans.offsets.span_problem`), with a
+    severity (minor, major) and a category of the design or none. Duplicates are refused.
+    Raises :class:`JudgmentInvalid` naming each bad span by its place in the list."""
+    if not isinstance(spans, list):
+        raise JudgmentInvalid(gettext("spans must be a list of span objects"), field_errors={"spans": ["not a list"]})
+    if len(spans) > MAX_SPANS:
+        raise JudgmentInvalid(gettext("Too many spans (at most %(n)d).") % {"n": MAX_SPANS},
+                              field_errors={"spans": ["too many"]})
+    texts = {"original": original, "candidate": candidate}
+    errors: list[str] = []
+    out: list[dict] = []
+    seen = set()
+    for n, raw in enumerate(spans, 1):
+        if not isinstance(raw, Mapping):
+            errors.append(gettext("span %(n)d: not an object") % {"n": n})
+            continue
+        missing = raw.get("missing") is True
+        side = "candidate" if missing else raw.get("side")
+        severity, category = raw.get("severity"), raw.get("category") or None
+        problem = None
+        if side not in SIDES:
+            problem = gettext("side must be original or candidate")
+        elif severity not in SEVERITIES:
+            problem = gettext("severity must be minor or major")
+        elif category is not None and category not in categories:
+            problem = gettext("unknown category %(c)s") % {"c": repr(category)}
+        elif not isinstance(raw.get("proposed", False), bool):
+            problem = gettext("proposed must be true or false")
+        elif not missing:
+            problem = span_problem(texts[side], raw.get("start"), raw.get("end"))  # type: ignore[arg-type]
+        if problem:
+            errors.append(gettext("span %(n)d: %(problem)s") % {"n": n, "problem": problem})
+            continue
+        span = (ErrorSpan.missing_marker(severity, category) if missing
+                else ErrorSpan(side, raw["start"], raw["end"], severity, category))
+        place = (span.side, span.start, span.end, span.missing)
+        if place in seen:
+            errors.append(gettext("span %(n)d: the same span is marked twice") % {"n": n})
+            continue
+        seen.add(place)
+        out.append(span_dict(span, proposed=bool(raw.get("proposed", False))))
+    if errors:
+        raise JudgmentInvalid(gettext("Some spans are not valid: %(problems)s.") % {"problems": "; ".join(errors)},
+                              field_errors={"spans": errors})
+    return out
+
+
+def score_clean(score: object) -> float:
+    """The 0–100 score, required (:class:`JudgmentInvalid` when absent or out of range)."""
+    if score is None or score == "" or isinstance(score, bool):
+        raise JudgmentInvalid(gettext("Set the score (0–100) before submitting."),
+                              field_errors={"score": ["required"]})
+    try:
+        value = float(score) if isinstance(score, (int, float, str)) else float("nan")
+    except ValueError:
+        value = float("nan")
+    if not SCORE_MIN <= value <= SCORE_MAX:  # NaN fails too
+        raise JudgmentInvalid(gettext("The score must be a number from 0 to 100."),
+                              field_errors={"score": ["out of range"]})
+    return value
+
+
+# --- the judge's side ------------------------------------------------------------------
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeEsaItem(JudgeEntry):
+    """One ESA item as a judge sees it: the shared :class:`JudgeEntry`, the candidate's text,
+    the spans to start from (the latest judgment's, else the proposals, each marked
+    ``proposed``), the latest score, and whether the proposals are still to be decided."""
+
+    candidate: str
+    spans: list[dict]
+    score: float | None
+    proposals_pending: bool
+
+
+def _items_with_texts():
+    return EsaItem.objects.select_related("candidate__original")
+
+
+def _judge_item(item: EsaItem, *, assignment: Assignment) -> JudgeEsaItem:
+    latest = EsaJudgment.objects.filter(item=item, is_latest=True).first() if item.done_at else None
+    previous = None
+    if item.position > 1:
+        previous = EsaItem.objects.filter(assignment=assignment, position=item.position - 1).values_list(
+            "token", flat=True).first()
+    shown = JudgingDesign.objects.filter(study_id=assignment.study_id, show_context=True).exists()
+    original = item.candidate.original
+    before, after = original_context(original) if shown else ((), ())
+    if latest is not None:
+        spans = [dict(s) for s in latest.spans]
+    else:
+        spans = [dict(s, proposed=True) for s in item.proposed]
+    return JudgeEsaItem(
+        token=item.token, position=item.position, total=assignment.n_items, done=items_done(assignment=assignment),
+        original=original.text, candidate=item.candidate.text, spans=spans,
+        score=latest.score if latest else None, proposals_pending=latest is None and bool(item.proposed),
+        revision=latest.revision if latest else 0, previous_token=previous,
+        serve_stamp=serve_stamp_make(item.token), context_shown=shown, context_before=before, context_after=after)
+
+
+def esa_item_next_for_judge(*, assignment: Assignment) -> JudgeEsaItem | None:
+    """The first item not yet annotated (the resume point); None when all are."""
+    item = _items_with_texts().filter(assignment=assignment, done_at__isnull=True).order_by("position").first()
+    return None if item is None else _judge_item(item, assignment=assignment)
+
+
+def _own_item(*, study: Study, judge: User, token: object) -> EsaItem:
+    item = (_items_with_texts().select_related("assignment")
+            .filter(token=token, assignment__study=study, assignment__judge=judge).first()
+            if isinstance(token, str) else None)
+    if item is None:
+        raise ItemNotFound(gettext("There is no such item in your assignment for this study."))
+    return item
+
+
+def esa_item_for_judge(*, study: Study, judge: User, token: str) -> JudgeEsaItem:
+    item = _own_item(study=study, judge=judge, token=token)
+    return _judge_item(item, assignment=item.assignment)
+
+
+def esa_item_previous_for_judge(*, study: Study, judge: User) -> JudgeEsaItem | None:
+    """The item before the resume point (the last one when all are done); None at the start."""
+    assignment = Assignment.objects.filter(study=study, judge=judge).first()
+    if assignment is None:
+        raise ItemNotFound(gettext("You have no assignment in this study."))
+    nxt = EsaItem.objects.filter(assignment=assignment, done_at__isnull=True).order_by("position").first()
+    position = (nxt.position if nxt else assignment.n_items + 1) - 1
+    if position < 1:
+        return None
+    return _judge_item(_items_with_texts().get(assignment=assignment, position=position), assignment=assignment)
+
+
+def _fields_of(values: Mapping[str, object]) -> dict[str, Any]:
+    return {"spans": values["spans"], "score": values["score"]}
+
+
+def _values_of(judgment: EsaJudgment) -> dict[str, Any]:
+    return {"spans": judgment.spans, "score": judgment.score}
+
+
+def esa_submit(*, study: Study, judge: User, token: str, key: str, spans: object, score: object,
+               serve_stamp: str, active_seconds: float | None = None,
+               source: str = JudgmentSource.API) -> tuple[EsaJudgment, bool]:
+    """Store one judge's spans and score for one item of their assignment. Returns (judgment, created).
+
+    The spans are checked against the item's texts and the design's categories
+    (:func:`spans_clean`), the score must be set (:func:`score_clean`); then the submission
+    core every protocol shares stores them (:func:`~annotation.judging.services.submission.submission_store`):
+    idempotent on ``(judge, key)``, the study must be open, the serve stamp must be this
+    item's, a second submission is a new revision.
+    """
+    key = key_clean(key)
+    design = JudgingDesign.objects.get(study=study)
+    item = _own_item(study=study, judge=judge, token=token)
+    clean = spans_clean(spans=spans, original=item.candidate.original.text, candidate=item.candidate.text,
+                        categories=categories_allowed(design))
+    values = {"spans": clean, "score": score_clean(score)}
+    result = submission_store(
+        study=study, judge=judge, token=token, key=key, values=values, serve_stamp=serve_stamp,
+        active_seconds=active_seconds_clean(active_seconds), source=source,
+        item_model=EsaItem, judgment_model=EsaJudgment, fields_of=_fields_of, values_of=_values_of,
+        checked_fields=("spans",))
+    return cast(EsaJudgment, result.judgment), result.created
+
+
+# --- the researcher's side --------------------------------------------------------------
+
+def _latest(study: Study):
+    return (EsaJudgment.objects.filter(study=study, is_latest=True)
+            .select_related("judge", "item__candidate__system", "item__candidate__original")
+            .order_by("judge__username", "item__assignment_id", "item__position"))
+
+
+def _control_kind(system) -> str | None:
+    return CONTROL_KIND_OF_SYSTEM_KIND.get(system.kind) if system.name.startswith(CONTROL_SYSTEM_PREFIX) else None
+
+
+def esa_annotations(*, study: Study, include_excluded: bool = False) -> tuple[list[EsaAnnotation],
+                                                                             dict[str, tuple[str, str]]]:
+    """Latest judgments as :class:`~metrics.core.spans.model.EsaAnnotation` values and the
+    texts of each item (item → (original, candidate)); judges excluded on the QC page are
+    left out unless ``include_excluded``. The item of an annotation is its candidate (so
+    two judges of one candidate share it: span agreement pairs them)."""
+    excluded = set() if include_excluded else judges_excluded(study=study)
+    out, texts = [], {}
+    for j in _latest(study):
+        if j.judge.username in excluded:
+            continue
+        cand = j.item.candidate
+        item = f"c{cand.pk}"
+        texts[item] = (cand.original.text, cand.text)
+        kind = _control_kind(cand.system)
+        out.append(EsaAnnotation(
+            judge=j.judge.username, item=item, original=cand.original.external_id, system=cand.system.name,
+            spans=tuple(span_of(s) for s in j.spans), score=j.score, is_control=j.item.is_control,
+            control_kind=kind, seconds=j.active_seconds if j.active_seconds is not None else j.seconds,
+            proposed=tuple(span_of(s) for s in j.item.proposed)))
+    return out, texts
+
+
+def esa_progress(*, study: Study) -> dict[str, int]:
+    agg = EsaItem.objects.filter(assignment__study=study).aggregate(
+        total=Count("id"), done=Count("id", filter=Q(done_at__isnull=False)))
+    return {"done": agg["done"], "total": agg["total"]}
+
+
+EXPORT_HEADER = ["judge", "position", "original_id", "system", "is_control", "control_kind", "original", "candidate",
+                 "score", "n_minor", "n_major", "spans", "proposed", "revision", "source", "served_at",
+                 "submitted_at", "seconds", "active_seconds"]
+
+
+def esa_export_rows(*, study: Study) -> Iterator[list]:
+    """The researcher's CSV: one row per latest judgment, spans as JSON (code points, end exclusive)."""
+    import json
+
+    yield EXPORT_HEADER
+    for j in _latest(study):
+        cand = j.item.candidate
+        severities = Counter(s["severity"] for s in j.spans)
+        yield [j.judge.username, j.item.position, cand.original.external_id, cand.system.name, j.item.is_control,
+               _control_kind(cand.system) or "", cand.original.text, cand.text,
+               "" if j.score is None else j.score, severities["minor"], severities["major"],
+               json.dumps(j.spans, ensure_ascii=False), json.dumps(j.item.proposed, ensure_ascii=False),
+               j.revision, j.source, j.served_at.isoformat(), j.submitted_at.isoformat(),
+               "" if j.seconds is None else round(j.seconds, 3),
+               "" if j.active_seconds is None else round(j.active_seconds, 3)]
+
+
+def esa_jsonl_lines(*, study: Study, offsets: str = "codepoint") -> Iterator[str]:
+    """Every latest judgment as one JSON line (:func:`metrics.core.spans.jsonl.annotation_line`),
+    excluded judges included (an export is the raw data)."""
+    annotations, texts = esa_annotations(study=study, include_excluded=True)
+    for a in annotations:
+        original, candidate = texts[a.item]
+        yield annotation_line(a, original, candidate, offsets=offsets) + "\n"
+
+
+def esa_qc(*, study: Study) -> list[dict]:
+    """Per judge with annotated controls (:func:`metrics.core.spans.esa.control_checks`): an
+    identical copy should get no major span; an unrelated sentence a major span or a low
+    score. Rows: judge, n, passed, rate, passes (every check passed), failures (reasons), excluded."""
+    from metrics.core.spans.esa import control_checks
+
+    annotations, _ = esa_annotations(study=study, include_excluded=True)
+    excluded = judges_excluded(study=study)
+    rows: dict[str, dict] = {}
+    for c in control_checks(annotations):
+        r = rows.setdefault(c.judge, {"judge": c.judge, "n": 0, "passed": 0, "failures": []})
+        r["n"] += 1
+        r["passed"] += int(c.passed)
+        if not c.passed:
+            r["failures"].append(f"{c.control_kind}: {c.reason}")
+    return [r | {"rate": r["passed"] / r["n"], "passes": r["passed"] == r["n"], "excluded": r["judge"] in excluded}
+            for _, r in sorted(rows.items())]

@@ -1,0 +1,23 @@
+"""The ESA protocol's routes: the judge's page and the researcher's exports (``page_urls``,
+mounted by ``annotation/judging/urls.py``) and the judge's ESA API (``api_urls``, mounted by
+``annotation/judging/api_urls.py``)."""
+
+from django.urls import path
+
+from . import apis, views
+
+S = "judging/studies/<int:study_id>/"
+
+page_urls = [
+    path("judge/studies/<int:study_id>/esa/", views.esa_page, name="esa"),
+    path("judge/studies/<int:study_id>/esa/submit/", views.esa_submit_view, name="esa_submit"),
+    path("judge/studies/<int:study_id>/esa/<str:token>/", views.esa_revise, name="esa_revise"),
+    path("studies/<int:study_id>/judging/export/esa-spans.jsonl", views.export_esa_jsonl, name="export_esa_jsonl"),
+    path("studies/<int:study_id>/judging/export/esa.csv", views.export_esa_csv, name="export_esa_csv"),
+]
+
+api_urls = [
+    path(S + "esa/next/", apis.EsaNextItemApi.as_view(), name="esa_next"),
+    path(S + "esa/items/<str:token>/", apis.EsaItemDetailApi.as_view(), name="esa_item_detail"),
+    path(S + "esa/judgments/", apis.EsaSubmitApi.as_view(), name="esa_submit"),
+]

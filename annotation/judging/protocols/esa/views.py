@@ -1,0 +1,164 @@
+"""ESA pages: the judge's item page (mark spans, score, submit) and the researcher's exports.
+
+Judge pages render only :class:`~.services.JudgeEsaItem` values, the design's categories and
+the page's own words: no system, control flag or database id reaches the judge's browser.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.utils.text import slugify
+from django.utils.translation import get_language_bidi
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from annotation.enums import StudyStatus
+from annotation.views import participant_page, researcher_study_required
+
+from ...enums import JudgmentSource
+from ...errors import ItemNotFound, JudgingError
+from ...models import JudgingDesign
+from ...tokens import idempotency_key_new
+from ...views.judge import _assignment_or_page, _judge_study, _n
+from ...views.results import csv_response, export_filename
+from . import services as esa
+from .unit import ESA
+
+
+def page_words() -> dict[str, str]:
+    """The script's words, translated in the study's language (the page passes them as JSON)."""
+    return {
+        "minor": _("Minor"), "major": _("Major"), "delete": _("Delete"), "accept": _("Accept"),
+        "proposed": _("Suggested"), "missing": _("[missing]"), "original": _("Original"),
+        "candidate": _("Paraphrase"), "no_category": _("No category"), "no_spans": _("No error marked."),
+        "score_missing": _("Set the score (0–100) before submitting."),
+        "pending": _("Accept or delete every suggested span first."),
+        "ready": _("Press Enter to submit."), "saving": _("Saving…"),
+        "selected": _("Selected:"), "choose": _("Press 1 (minor) or 2 (major), or click a button, to mark it."),
+    }
+
+
+def _render_item(request, study, entry, *, error=None, posted=None, status=200):
+    design = JudgingDesign.objects.get(study=study)
+    spans, score = entry.spans, entry.score
+    if posted is not None:  # the judge's own submission, sent back with the error
+        spans, score = posted
+    data = {"original": entry.original, "candidate": entry.candidate, "spans": spans, "score": score,
+            "categories": esa.categories_allowed(design), "pending": entry.proposals_pending and posted is None,
+            "words": page_words()}
+    return render(request, "judging/esa.html", {
+        "study": study, "item": entry, "esa_data": data, "key": idempotency_key_new(),
+        "position_text": _n(entry.position), "total_text": _n(entry.total), "done_text": _n(entry.done),
+        "error": error, "back_keys": ESA.back_keys, "text_dir": "rtl" if get_language_bidi() else "ltr",
+        "score_value": "" if score is None else f"{score:g}",
+    }, status=status)
+
+
+def _esa_study(request, study_id: int):
+    """The judge's study, or None when it is not an ESA study."""
+    study = _judge_study(request, study_id)
+    return study if ESA.is_protocol_of(study) else None
+
+
+@participant_page
+@login_required
+@require_GET
+def esa_page(request, study_id: int):
+    """The judge's current item: the first one not yet annotated (the resume point)."""
+    study = _esa_study(request, study_id)
+    if study is None:
+        return redirect("judging:rate", study_id=study_id)
+    assignment, page = _assignment_or_page(request, study)
+    if page is not None:
+        return page
+    if assignment.screened_out_at is not None:
+        return redirect("judging:screened_out", study_id=study.pk)
+    if assignment.instructions_seen_at is None:
+        return redirect("judging:instructions", study_id=study.pk)
+    entry = esa.esa_item_next_for_judge(assignment=assignment)
+    if entry is None:
+        from annotation.participation.views import end_code_context  # join-link participants: their code
+
+        last = esa.esa_item_previous_for_judge(study=study, judge=request.user)
+        return render(request, "judging/esa_done.html", {
+            "study": study, "total_text": _n(assignment.n_items), "last": last,
+            "end": end_code_context(user=request.user, study=study)})
+    return _render_item(request, study, entry)
+
+
+@participant_page
+@login_required
+@require_GET
+def esa_revise(request, study_id: int, token: str):
+    """One earlier item of the judge's own assignment, to change the spans or the score."""
+    study = _esa_study(request, study_id)
+    if study is None:
+        return redirect("judging:rate", study_id=study_id)
+    assignment, page = _assignment_or_page(request, study)
+    if page is not None:
+        return page
+    try:
+        entry = esa.esa_item_for_judge(study=study, judge=request.user, token=token)
+    except ItemNotFound as exc:
+        raise Http404(exc.message) from None
+    return _render_item(request, study, entry)
+
+
+@participant_page
+@login_required
+@require_POST
+def esa_submit_view(request, study_id: int):
+    """The item form's POST: the same service as the API, then back to the resume point."""
+    study = _esa_study(request, study_id)
+    if study is None:
+        return redirect("judging:rate", study_id=study_id)
+    token = request.POST.get("token", "")
+    try:
+        spans = json.loads(request.POST.get("spans") or "[]")
+    except ValueError:
+        spans = None
+    score = request.POST.get("score") or None
+    try:
+        esa.esa_submit(study=study, judge=request.user, token=token, key=request.POST.get("key", ""), spans=spans,
+                       score=score, serve_stamp=request.POST.get("serve", ""),
+                       active_seconds=request.POST.get("active_seconds") or None, source=JudgmentSource.PAGE)
+    except ItemNotFound as exc:
+        raise Http404(exc.message) from None
+    except JudgingError as exc:
+        if study.status != StudyStatus.OPEN:
+            return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
+        try:
+            entry = esa.esa_item_for_judge(study=study, judge=request.user, token=token)
+        except ItemNotFound as missing:
+            raise Http404(missing.message) from None
+        posted = (spans if isinstance(spans, list) else entry.spans,
+                  None if score is None else _float_or_none(score))
+        return _render_item(request, study, entry, error=exc.message, posted=posted, status=400)
+    return redirect("judging:esa", study_id=study.pk)
+
+
+def _float_or_none(value: str) -> float | None:
+    try:
+        return float(value)
+    except ValueError:
+        return None
+
+
+@researcher_study_required
+@require_GET
+def export_esa_csv(request, study):
+    """Every latest ESA judgment with its system, spans and score (researchers only)."""
+    return csv_response(esa.esa_export_rows(study=study), export_filename(study, "esa"))
+
+
+@researcher_study_required
+@require_GET
+def export_esa_jsonl(request, study):
+    """Every latest ESA judgment as a JSON line (code-point offsets, end exclusive; researchers only)."""
+    response = StreamingHttpResponse(esa.esa_jsonl_lines(study=study), content_type="application/x-ndjson; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{slugify(study.name) or "study"}-esa-spans.jsonl"'
+    return response

@@ -1,0 +1,295 @@
+"""Error span annotation: opening (candidates, controls, aligner proposals), span and score
+checks, submission on the shared core (idempotent, revisions), the judge's page and API,
+QC rows and the exports."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from rest_framework.test import APIClient
+
+from annotation.judging import services
+from annotation.judging.errors import CannotOpen, JudgmentInvalid, KeyReused
+from annotation.judging.models import Assignment, EsaItem, EsaJudgment
+from annotation.judging.protocols.esa import services as esa
+from annotation.judging.protocols.esa.unit import ESA
+from annotation.judging.protocols.registry import protocol_get
+from metrics.core.spans.prefill import propose_spans
+from metrics.core.spans.words import word_offsets
+from tests.annotation.judging.conftest import new_key
+from tests.factories import study_with_data
+
+pytestmark = pytest.mark.django_db
+
+SYSTEMS = ("alpha", "beta")
+
+
+def _open(study, **changes):
+    services.design_update(study=study, changes={"protocol": "esa", "seed": 7, **changes})
+    services.study_judging_open(study=study)
+    study.refresh_from_db()
+    return study
+
+
+@pytest.fixture
+def esa_study(researcher, add_judge):
+    """3 originals × 2 systems, judges ann and bob, an identical copy and an unrelated control per original."""
+    study = study_with_data(owner=researcher, n_originals=3, systems=SYSTEMS, name="ESA study")
+    add_judge(study, "ann")
+    add_judge(study, "bob")
+    return _open(study, control_counts={"identical": 1, "random": 1, "unigram": 0}, esa_prefill="aligner")
+
+
+def _items(study, username):
+    return list(EsaItem.objects.filter(assignment__study=study, assignment__judge__username=username)
+                .select_related("candidate__system", "candidate__original").order_by("position"))
+
+
+def _judge(django_user_model, name):
+    return django_user_model.objects.get(username=name)
+
+
+def test_the_unit_is_registered_as_esa():
+    assert protocol_get("esa") is ESA
+
+
+def test_opening_gives_every_judge_every_candidate_and_the_controls_in_a_seeded_order(esa_study):
+    ann, bob = _items(esa_study, "ann"), _items(esa_study, "bob")
+    assert len(ann) == len(bob) == 3 * 2 + 3 * 2
+    for it in ann:
+        assert it.is_control == it.candidate.system.name.startswith("control:")
+    assert sum(it.is_control for it in ann) == 6
+    assert [it.candidate_id for it in ann] != [it.candidate_id for it in bob]
+    assert Assignment.objects.get(study=esa_study, judge__username="ann").n_items == len(ann)
+    assert ESA.items_remaining(assignment=ann[0].assignment) == len(ann)
+
+
+def test_proposals_are_the_unaligned_words_of_the_alignment_they_came_from(esa_study):
+    seen = 0
+    for it in _items(esa_study, "ann"):
+        original, candidate = it.candidate.original.text, it.candidate.text
+        proposal = propose_spans(original, candidate)
+        links = proposal.alignment.sure | proposal.alignment.possible
+        aligned_o, aligned_c = {i for i, _ in links}, {j for _, j in links}
+        ow, cw = word_offsets(original), word_offsets(candidate)
+        covered = {"candidate": set(), "original": set()}
+        for s in it.proposed:
+            assert s["severity"] == "minor"
+            assert s["category"] == ("addition" if s["side"] == "candidate" else "omission")
+            text = candidate if s["side"] == "candidate" else original
+            assert text[s["start"]:s["end"]].strip() == text[s["start"]:s["end"]]
+            covered[s["side"]].update(range(s["start"], s["end"]))
+            seen += 1
+        # every unaligned word (not punctuation) is inside a proposal, and no aligned word is
+        for side, words, aligned in (("candidate", cw, aligned_c), ("original", ow, aligned_o)):
+            text = candidate if side == "candidate" else original
+            for k, (a, b) in enumerate(words):
+                if not any(ch.isalnum() for ch in text[a:b]):
+                    continue
+                assert (a in covered[side]) == (k not in aligned), (side, text[a:b])
+        assert it.proposed == [esa.span_dict(s) for s in proposal.spans]
+    assert seen > 0
+
+
+def test_identical_copies_get_no_proposal(esa_study):
+    for it in _items(esa_study, "ann"):
+        if it.candidate.text == it.candidate.original.text:
+            assert it.proposed == []
+
+
+def test_no_proposals_without_prefill(researcher, add_judge):
+    study = study_with_data(owner=researcher, n_originals=2, systems=SYSTEMS, name="No prefill")
+    add_judge(study, "ann")
+    _open(study, control_counts={"identical": 0, "random": 0, "unigram": 0})
+    assert all(it.proposed == [] for it in _items(study, "ann"))
+
+
+def test_opening_without_candidates_is_refused(researcher, add_judge):
+    study = study_with_data(owner=researcher, n_originals=0, systems=SYSTEMS, name="Empty")
+    add_judge(study, "ann")
+    services.design_update(study=study, changes={"protocol": "esa"})
+    with pytest.raises(CannotOpen):
+        services.study_judging_open(study=study)
+
+
+def test_a_submission_is_stored_idempotently_and_a_second_is_a_revision(esa_study, django_user_model):
+    ann = _judge(django_user_model, "ann")
+    entry = esa.esa_item_next_for_judge(assignment=Assignment.objects.get(study=esa_study, judge=ann))
+    end = len(entry.candidate.split()[0])
+    spans = [{"side": "candidate", "start": 0, "end": end, "severity": "major", "category": "fluency"},
+             {"side": "candidate", "start": 0, "end": 0, "severity": "minor", "missing": True}]
+    key = new_key()
+    j1, created = esa.esa_submit(study=esa_study, judge=ann, token=entry.token, key=key, spans=spans, score=35,
+                                 serve_stamp=entry.serve_stamp)
+    assert created and j1.score == 35 and j1.revision == 1 and len(j1.spans) == 2
+    j2, created = esa.esa_submit(study=esa_study, judge=ann, token=entry.token, key=key, spans=spans, score=35,
+                                 serve_stamp=entry.serve_stamp)
+    assert not created and j2.pk == j1.pk
+    with pytest.raises(KeyReused):
+        esa.esa_submit(study=esa_study, judge=ann, token=entry.token, key=key, spans=[], score=35,
+                       serve_stamp=entry.serve_stamp)
+    j3, created = esa.esa_submit(study=esa_study, judge=ann, token=entry.token, key=new_key(), spans=[], score=90,
+                                 serve_stamp=entry.serve_stamp)
+    assert created and j3.revision == 2
+    assert list(EsaJudgment.objects.filter(item__token=entry.token, is_latest=True).values_list("score", flat=True)) == [90]
+    again = esa.esa_item_for_judge(study=esa_study, judge=ann, token=entry.token)
+    assert again.is_revision and again.score == 90 and again.spans == []
+
+
+@pytest.mark.parametrize(("spans", "score", "needle"), [
+    ([{"side": "candidate", "start": 0, "end": 999, "severity": "minor"}], 50, "not inside the text"),
+    ([{"side": "nowhere", "start": 0, "end": 1, "severity": "minor"}], 50, "side must be"),
+    ([{"side": "candidate", "start": 0, "end": 1, "severity": "fatal"}], 50, "severity must be"),
+    ([{"side": "candidate", "start": 0, "end": 1, "severity": "minor", "category": "nope"}], 50, "unknown category"),
+    ([{"side": "candidate", "start": 0, "end": 1, "severity": "minor"}] * 2, 50, "marked twice"),
+    ("not a list", 50, "spans must be a list"),
+    ([], None, "Set the score"),
+    ([], 101, "from 0 to 100"),
+    ([], "abc", "from 0 to 100"),
+])
+def test_bad_spans_and_scores_are_refused_with_a_clear_message(esa_study, django_user_model, spans, score, needle):
+    ann = _judge(django_user_model, "ann")
+    entry = esa.esa_item_next_for_judge(assignment=Assignment.objects.get(study=esa_study, judge=ann))
+    with pytest.raises(JudgmentInvalid) as err:
+        esa.esa_submit(study=esa_study, judge=ann, token=entry.token, key=new_key(), spans=spans, score=score,
+                       serve_stamp=entry.serve_stamp)
+    assert needle in err.value.message
+    assert not EsaJudgment.objects.exists()
+
+
+@pytest.mark.parametrize("text", ["Cafe\u0301 au lait 😀 with 👩‍👩‍👧 family.", "هذا نصٌّ عربيٌّ قصير.", "naïve résumé 𝒳 done"])
+def test_unicode_spans_round_trip_and_a_split_character_is_refused(researcher, add_judge, django_user_model, text):
+    study = study_with_data(owner=researcher, n_originals=1, systems=("alpha",), name="Unicode")
+    cand = study.originals.first().candidates.first()
+    cand.text = text
+    cand.save()
+    add_judge(study, "ann")
+    _open(study, control_counts={"identical": 0, "random": 0, "unigram": 0})
+    ann = _judge(django_user_model, "ann")
+    entry = esa.esa_item_next_for_judge(assignment=Assignment.objects.get(study=study, judge=ann))
+    words = word_offsets(text)
+    (a, _), (_, b) = words[1], words[2]
+    spans = [{"side": "candidate", "start": a, "end": b, "severity": "minor", "category": None}]
+    judgment, _ = esa.esa_submit(study=study, judge=ann, token=entry.token, key=new_key(), spans=spans, score=60,
+                                 serve_stamp=entry.serve_stamp)
+    judgment.refresh_from_db()
+    assert text[judgment.spans[0]["start"]:judgment.spans[0]["end"]] == text[a:b]
+    marks = [i for i, ch in enumerate(text) if ch in "\u0301\u064c\u0651" or ch == "\u200d"]
+    if marks:  # a span ending just before a combining mark or inside an emoji sequence splits a character
+        with pytest.raises(JudgmentInvalid, match="splits the character"):
+            esa.esa_submit(study=study, judge=ann, token=entry.token, key=new_key(),
+                           spans=[{"side": "candidate", "start": 0, "end": marks[0], "severity": "minor"}],
+                           score=60, serve_stamp=entry.serve_stamp)
+
+
+def _annotate_all(study, judge, *, score=70, major_on_controls=False):
+    assignment = Assignment.objects.get(study=study, judge=judge)
+    while (entry := esa.esa_item_next_for_judge(assignment=assignment)) is not None:
+        item = EsaItem.objects.select_related("candidate__system").get(token=entry.token)
+        kind = item.candidate.system.name
+        spans = [dict(s, proposed=True) for s in item.proposed]
+        sc = score
+        if "random" in kind:
+            sc = 5 if not major_on_controls else 80
+        if major_on_controls and "identical" in kind:
+            spans = [{"side": "candidate", "start": 0, "end": len(entry.candidate.split()[0]), "severity": "major"}]
+        esa.esa_submit(study=study, judge=judge, token=entry.token, key=new_key(), spans=spans, score=sc,
+                       serve_stamp=entry.serve_stamp)
+
+
+def test_qc_rows_check_the_controls_per_judge(esa_study, django_user_model):
+    _annotate_all(esa_study, _judge(django_user_model, "ann"))
+    _annotate_all(esa_study, _judge(django_user_model, "bob"), major_on_controls=True)
+    rows = {r["judge"]: r for r in ESA.qc_rows(study=esa_study)}
+    assert rows["ann"]["passes"] and rows["ann"]["n"] == 6 and rows["ann"]["passed"] == 6
+    assert not rows["bob"]["passes"] and rows["bob"]["passed"] == 0
+    assert any("identical" in f for f in rows["bob"]["failures"])
+
+
+def test_exports_hold_the_stored_spans(esa_study, django_user_model, client, researcher):
+    _annotate_all(esa_study, _judge(django_user_model, "ann"))
+    client.force_login(researcher)
+    lines = b"".join(client.get(f"/studies/{esa_study.pk}/judging/export/esa-spans.jsonl").streaming_content)
+    rows = [json.loads(x) for x in lines.decode().splitlines()]
+    stored = {(j.item.candidate.original.external_id, j.item.candidate.system.name): j
+              for j in EsaJudgment.objects.filter(study=esa_study).select_related("item__candidate__original",
+                                                                                  "item__candidate__system")}
+    assert len(rows) == len(stored) == 12
+    for r in rows:
+        j = stored[(r["original_id"], r["system"])]
+        assert r["score"] == j.score
+        assert [(s["side"], s["start"], s["end"], s["severity"]) for s in r["error_spans"] if not s.get("missing")] == [
+            (s["side"], s["start"], s["end"], s["severity"]) for s in j.spans if not s["missing"]]
+    csv_text = b"".join(client.get(f"/studies/{esa_study.pk}/judging/export/esa.csv").streaming_content).decode()
+    assert csv_text.splitlines()[0].startswith("judge,position,original_id,system")
+    assert len(csv_text.strip().splitlines()) == 13
+    client.force_login(_judge(django_user_model, "ann"))
+    assert client.get(f"/studies/{esa_study.pk}/judging/export/esa.csv").status_code in (302, 403, 404)
+
+
+# --- the judge's page and API -----------------------------------------------------------
+
+def _start(client, study, user):
+    client.force_login(user)
+    client.post(f"/judge/studies/{study.pk}/instructions/")
+
+
+def _hidden(page: str, name: str) -> str:
+    import re
+
+    return re.search(rf'name="{name}"[^>]*value="([^"]*)"', page).group(1)
+
+
+def test_the_page_submits_and_resumes(esa_study, django_user_model, client):
+    ann = _judge(django_user_model, "ann")
+    _start(client, esa_study, ann)
+    page = client.get(f"/judge/studies/{esa_study.pk}/esa/").content.decode()
+    assert 'id="esa-data"' in page and "esa.js" in page
+    token = _hidden(page, "token")
+    bad = client.post(f"/judge/studies/{esa_study.pk}/esa/submit/", {
+        "token": token, "serve": _hidden(page, "serve"), "key": _hidden(page, "key"), "spans": "[]", "score": ""})
+    assert bad.status_code == 400 and "Set the score" in bad.content.decode()
+    ok = client.post(f"/judge/studies/{esa_study.pk}/esa/submit/", {
+        "token": token, "serve": _hidden(page, "serve"), "key": new_key(), "score": "42",
+        "spans": json.dumps([{"side": "candidate", "start": 0, "end": 1, "severity": "minor"}])})
+    assert ok.status_code == 302
+    assert EsaJudgment.objects.get(item__token=token).score == 42
+    nxt = client.get(f"/judge/studies/{esa_study.pk}/esa/").content.decode()
+    assert _hidden(nxt, "token") != token
+    revise = client.get(f"/judge/studies/{esa_study.pk}/esa/{token}/").content.decode()
+    assert 'value="42"' in revise
+
+
+def test_the_arabic_page_runs_right_to_left(researcher, add_judge, django_user_model, client):
+    study = study_with_data(owner=researcher, n_originals=2, systems=SYSTEMS, name="Arabic")
+    study.language = "ar"
+    study.save()
+    add_judge(study, "ann")
+    _open(study, control_counts={"identical": 0, "random": 0, "unigram": 0})
+    _start(client, study, _judge(django_user_model, "ann"))
+    page = client.get(f"/judge/studies/{study.pk}/esa/").content.decode()
+    assert 'id="esa-candidate" data-side="candidate" dir="rtl"' in page
+
+
+def test_the_api_gives_the_next_item_and_takes_spans_idempotently(esa_study, django_user_model):
+    api = APIClient()
+    api.force_authenticate(_judge(django_user_model, "ann"))
+    nxt = api.get(f"/api/judging/studies/{esa_study.pk}/esa/next/").json()
+    assert not nxt["finished"] and nxt["total"] == 12 and "fluency" in nxt["categories"]
+    item = nxt["item"]
+    assert set(item) >= {"token", "original", "candidate", "spans", "score", "serve_stamp"}
+    body = {"item": item["token"], "key": "esa-api-key-1", "score": 55, "serve_stamp": item["serve_stamp"],
+            "spans": [{"side": "original", "start": 0, "end": len(item["original"].split()[0]), "severity": "major"}]}
+    r1 = api.post(f"/api/judging/studies/{esa_study.pk}/esa/judgments/", body, format="json")
+    assert r1.status_code == 201 and r1.json()["revision"] == 1 and r1.json()["done"] == 1
+    r2 = api.post(f"/api/judging/studies/{esa_study.pk}/esa/judgments/", body, format="json")
+    assert r2.status_code == 200 and not r2.json()["created"]
+    bad = api.post(f"/api/judging/studies/{esa_study.pk}/esa/judgments/", body | {"key": "esa-api-key-2", "spans": [
+        {"side": "candidate", "start": 5, "end": 2, "severity": "minor"}]}, format="json")
+    assert bad.status_code == 400 and "span 1" in json.dumps(bad.json())
+    detail = api.get(f"/api/judging/studies/{esa_study.pk}/esa/items/{item['token']}/").json()
+    assert detail["score"] == 55 and detail["revision"] == 1
+    other = APIClient()
+    other.force_authenticate(_judge(django_user_model, "bob"))
+    assert other.get(f"/api/judging/studies/{esa_study.pk}/esa/items/{item['token']}/").status_code == 404
