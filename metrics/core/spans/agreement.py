@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from itertools import combinations
 from typing import Any
 
@@ -85,7 +85,7 @@ class SpanAgreement:
     word_kappa_severity: float
 
     def to_dict(self) -> dict[str, Any]:
-        return jsonable(self)
+        return jsonable(asdict(self))  # jsonable(self) would call to_dict again
 
 
 def _f1(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -197,7 +197,7 @@ class PrefillTiming:
     confidence_level: float
 
     def to_dict(self) -> dict[str, Any]:
-        return jsonable(self)
+        return jsonable(asdict(self))  # jsonable(self) would call to_dict again
 
 
 def prefill_timing(
