@@ -185,6 +185,9 @@ function addSpan(severity) {
   selection = null;
   cursor = null;
   window.getSelection().removeAllRanges();
+  // Enter on a focused button would press it again: after a mark, Enter submits
+  const active = document.activeElement;
+  if (active && active.tagName === "BUTTON" && active.type === "button") active.blur();
   refresh();
   return true;
 }

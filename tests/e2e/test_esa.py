@@ -1,0 +1,197 @@
+"""Error span annotation in real Chromium: the researcher opens an ESA study (spans pre-filled
+by the aligner), a judge marks spans with the mouse and with the keyboard word cursor, accepts
+and deletes suggested spans, uses the [missing] marker, scores and submits every item; the
+stored spans are what the page showed (code points, across an emoji sequence and combining
+marks); the report is built and shown; both exports are downloaded and hold the stored spans.
+A second test walks the Arabic page: right to left, → moves to the previous word."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from playwright.sync_api import expect
+
+from annotation import services as study_services
+from annotation.enums import Role
+from annotation.services import study_member_add
+from tests.conftest import browser_login
+from tests.factories import study_with_data
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+LOAD = 30_000
+#: Candidates with characters that are not one UTF-16 unit each: an emoji ZWJ family (5 code
+#: points, 8 units), a combining acute accent, a mathematical letter (2 units).
+UNICODE = ["👩\u200d👩\u200d👧 familie\u0301 said something quite different.", "The cafe\u0301 𝒳 spoke plainly, more or less."]
+
+
+def _watch(pg, bad: list[str]) -> None:
+    pg.on("response", lambda r: bad.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+
+
+def _shown_spans(pg) -> list[dict]:
+    return json.loads(pg.locator("#esa-spans-input").input_value())
+
+
+def _annotate_item(pg, n: int) -> None:
+    """Decide the suggestions (accept on even items, delete on odd), mark one span with the mouse
+    (a drag over the paraphrase's first word, major) and one with the keyboard (↓ → Shift+→,
+    minor), the [missing] marker on every third item, then score and submit with Enter."""
+    while pg.locator(".esa-span.is-suggested").count():
+        pg.locator(".esa-span.is-suggested").first.locator(".esa-accept" if n % 2 == 0 else ".esa-delete").click()
+    first = pg.locator("#esa-candidate .seg").first
+    first.scroll_into_view_if_needed()
+    box = first.bounding_box()
+    y = box["y"] + box["height"] / 2
+    pg.mouse.move(box["x"] + 1, y)
+    pg.mouse.down()
+    pg.mouse.move(box["x"] + box["width"] + 3, y, steps=5)  # a drag over the first word, into the space after it
+    pg.mouse.up()
+    expect(pg.locator("#esa-new")).to_be_visible()
+    pg.locator("#esa-add-major").click()
+    pg.locator("#esa-span-list").click(position={"x": 1, "y": 1})  # focus away from the buttons
+    pg.keyboard.press("ArrowDown")
+    pg.keyboard.press("ArrowRight")
+    pg.keyboard.press("Shift+ArrowRight")
+    expect(pg.locator("#esa-new")).to_be_visible()
+    pg.keyboard.press("1")
+    if n % 3 == 0:
+        pg.locator("#esa-missing").click()
+        pg.keyboard.press("2")
+    pg.keyboard.press("Enter")  # no score yet: the page refuses and says so
+    expect(pg.locator("#rate-status")).to_contain_text("score")
+    pg.locator("#esa-score").fill(str(20 + 5 * n))
+
+
+def test_a_judge_marks_scores_and_submits_every_item_and_the_researcher_gets_report_and_exports(
+        page, live_server, researcher, make_user):
+    from annotation.judging import services
+    from annotation.judging.models import EsaItem, EsaJudgment
+    from annotation.models import Candidate
+    from metrics.reports import services as report_services
+
+    study = study_with_data(owner=researcher, n_originals=2, systems=("alpha", "beta"), name="ESA walk")
+    for cand, text in zip(Candidate.objects.filter(original__study=study, system__name="alpha").order_by("pk"), UNICODE):
+        cand.text = text
+        cand.save()
+    study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
+    services.design_update(study=study, changes={
+        "protocol": "esa", "seed": 5, "esa_prefill": "aligner",
+        "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
+    bad: list[str] = []
+    _watch(page, bad)
+    browser_login(page, "rita")
+    page.goto(f"/studies/{study.pk}/judging/design/")
+    page.locator("#open-button").click()
+    page.wait_for_load_state()
+    assert EsaItem.objects.filter(assignment__study=study).count() == 6
+    assert EsaItem.objects.filter(assignment__study=study).exclude(proposed=[]).exists()
+
+    ctx = page.context.browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    _watch(pg, bad)
+    browser_login(pg, "ann")
+    pg.goto(f"/judge/studies/{study.pk}/esa/")
+    pg.locator('form[action$="/instructions/"] button[type="submit"]').click()
+    shown: dict[str, list[dict]] = {}
+    texts: dict[str, dict[str, str]] = {}
+    n = 0
+    while True:
+        expect(pg.locator("#rating-form, #done-h").first).to_be_visible(timeout=LOAD)
+        if pg.locator("#done-h").count():
+            break
+        token = pg.locator('#rating-form input[name="token"]').input_value()
+        _annotate_item(pg, n)
+        shown[token] = _shown_spans(pg)
+        texts[token] = {"original": pg.locator("#esa-original").text_content(),
+                        "candidate": pg.locator("#esa-candidate").text_content()}
+        quoted = pg.locator("#esa-span-list q").all_text_contents()
+        with pg.expect_navigation():
+            pg.keyboard.press("Enter")
+        item = EsaItem.objects.select_related("candidate__original").get(token=token)
+        assert texts[token] == {"original": item.candidate.original.text, "candidate": item.candidate.text}
+        # what the page quoted is what the stored offsets cut from the stored text
+        j = EsaJudgment.objects.get(item=item, is_latest=True)
+        cut = ["[missing]" if s["missing"] else texts[token][s["side"]][s["start"]:s["end"]] for s in j.spans]
+        assert sorted(cut) == sorted(quoted)
+        n += 1
+    assert n == 6 and not errors, errors
+
+    stored = {j.item.token: j for j in EsaJudgment.objects.filter(study=study, is_latest=True).select_related("item")}
+    assert set(stored) == set(shown)
+    for token, spans in shown.items():
+        assert stored[token].spans == spans
+        kinds = [(s["severity"], s["missing"]) for s in spans]
+        assert ("major", False) in kinds and ("minor", False) in kinds
+    assert any(s["proposed"] for j in stored.values() for s in j.spans)  # accepted suggestions are kept
+    # the emoji family: the keyboard span (words 2–3) starts after 5 code points and a space
+    fam = next(t for t, x in texts.items() if x["candidate"].startswith("👩"))
+    minor = next(s for s in stored[fam].spans if s["severity"] == "minor" and s["side"] == "candidate")
+    assert texts[fam]["candidate"][minor["start"]:minor["end"]] == "familie\u0301 said"
+    ctx.close()
+
+    report = report_services.report_create(study=study, created_by=researcher, enqueue=False)
+    report = report_services.report_build(report_id=report.pk)
+    assert report.status == "succeeded", report.error
+    page.goto(f"/studies/{study.pk}/report/")
+    expect(page.locator("#section-esa_systems")).to_be_visible()
+    expect(page.locator("#esa-weights")).to_contain_text("major = 5")
+    assert "nan" not in page.locator("main").inner_text().lower()
+
+    page.goto(f"/studies/{study.pk}/judging/design/")
+    with page.expect_download() as got:
+        page.get_by_role("link", name="Export the error spans (JSON Lines)").click()
+    lines = [json.loads(x) for x in open(got.value.path(), encoding="utf-8").read().splitlines()]
+    assert len(lines) == 6
+    by_text = {(x["original"], x["candidate"]): x for x in lines}
+    for token, j in stored.items():
+        line = by_text[(texts[token]["original"], texts[token]["candidate"])]
+        assert line["score"] == j.score
+        assert [(s.get("side"), s.get("start"), s.get("end"), s["severity"]) for s in line["error_spans"]
+                if not s.get("missing")] == [(s["side"], s["start"], s["end"], s["severity"]) for s in j.spans
+                                             if not s["missing"]]
+    with page.expect_download() as got:
+        page.get_by_role("link", name="Export the ESA judgments (CSV)").click()
+    rows = list(csv.DictReader(io.StringIO(open(got.value.path(), encoding="utf-8").read())))
+    assert len(rows) == 6 and {json.dumps(json.loads(r["spans"]), sort_keys=True) for r in rows} == {
+        json.dumps(j.spans, sort_keys=True) for j in stored.values()}
+    assert bad == []
+
+
+def test_the_arabic_page_runs_right_to_left_and_its_arrows_follow_the_screen(page, live_server, researcher, make_user):
+    from annotation.judging import services
+    from annotation.models import Candidate
+
+    study = study_with_data(owner=researcher, n_originals=1, systems=("alpha",), name="ESA ar")
+    study_services.study_update(study=study, changes={"language": "ar"})
+    cand = Candidate.objects.get(original__study=study)
+    cand.text = "قال الرجلُ كلاماً مختلفاً تماماً."
+    cand.save()
+    study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
+    services.design_update(study=study, changes={"protocol": "esa",
+                                                 "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
+    services.study_judging_open(study=study)
+    browser_login(page, "ann")
+    page.goto(f"/judge/studies/{study.pk}/esa/")
+    page.locator('form[action$="/instructions/"] button[type="submit"]').click()
+    expect(page.locator("#rating-form")).to_be_visible(timeout=LOAD)
+    assert page.evaluate("getComputedStyle(document.getElementById('esa-candidate')).direction") == "rtl"
+    page.keyboard.press("ArrowDown")  # the first word, on the right
+    page.keyboard.press("ArrowLeft")  # leftwards on screen: the next word in reading order
+    expect(page.locator("#esa-new-text")).to_have_text("الرجلُ")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#esa-new-text")).to_have_text("قال")
+    page.keyboard.press("Shift+ArrowLeft")
+    page.keyboard.press("2")
+    page.locator("#esa-score").fill("40")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    from annotation.judging.models import EsaJudgment
+
+    j = EsaJudgment.objects.get(study=study)
+    s = j.spans[0]
+    assert cand.text[s["start"]:s["end"]] == "قال الرجلُ" and s["severity"] == "major" and j.score == 40
