@@ -293,3 +293,43 @@ def test_the_api_gives_the_next_item_and_takes_spans_idempotently(esa_study, dja
     other = APIClient()
     other.force_authenticate(_judge(django_user_model, "bob"))
     assert other.get(f"/api/judging/studies/{esa_study.pk}/esa/items/{item['token']}/").status_code == 404
+
+
+# --- importing span files -----------------------------------------------------------------
+
+def test_a_span_file_is_imported_all_or_nothing_with_lines_and_columns(esa_study, django_user_model):
+    from annotation.importing.reading import StudyImportError
+    from annotation.models import Candidate
+
+    cand = Candidate.objects.select_related("original").get(original__study=esa_study, original__external_id="s0",
+                                                            system__name="alpha")
+    good = {"judge": "ann", "original_id": "s0", "system": "alpha", "score": 61,
+            "error_spans": [{"side": "candidate", "start": 0, "end": len(cand.text.split()[0]), "severity": "major"},
+                            {"missing": True, "severity": "minor"}]}
+    other = {"judge": "carol", "original_id": "s1", "system": "beta", "score": 20, "error_spans": []}
+    bad = {"judge": "ann", "original_id": "s1", "system": "alpha", "score": 61,
+           "error_spans": [{"side": "candidate", "start": 0, "end": 9999, "severity": "minor"}]}
+    data = "\n".join(json.dumps(x) for x in (good, other, bad)).encode()
+    with pytest.raises(StudyImportError) as err:
+        esa.esa_judgments_import(study=esa_study, data=data, filename="spans.jsonl")
+    assert err.value.issues[0].line == 3 and "error_spans[0]" in (err.value.issues[0].column or "")
+    assert not EsaJudgment.objects.exists()
+    data = "\n".join(json.dumps(x) for x in (good, other)).encode()
+    summary = esa.esa_judgments_import(study=esa_study, data=data, filename="spans.jsonl")
+    assert (summary.rows, summary.revisions, summary.judges_created) == (2, 0, 1)
+    j = EsaJudgment.objects.get(judge__username="ann")
+    assert j.source == "import" and j.score == 61 and j.item.candidate_id == cand.pk and j.item.done_at
+    assert [(s["side"], s["start"], s["severity"], s["missing"]) for s in j.spans] == [
+        ("candidate", 0, "major", False), ("candidate", 0, "minor", True)]
+    again = esa.esa_judgments_import(study=esa_study, data=json.dumps(good | {"score": 30}).encode(), filename="b.jsonl")
+    assert again.revisions == 1
+    assert EsaJudgment.objects.get(judge__username="ann", is_latest=True).score == 30
+
+
+def test_the_import_command_refuses_a_study_of_another_protocol(study, tmp_path):
+    from django.core.management import CommandError, call_command
+
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"judge": "x", "original_id": "s0", "system": "human", "score": 1, "error_spans": []}\n')
+    with pytest.raises(CommandError, match="not judged with error span annotation"):
+        call_command("import_esa_spans", str(path), "--study", study.name)
