@@ -333,3 +333,13 @@ def test_the_import_command_refuses_a_study_of_another_protocol(study, tmp_path)
     path.write_text('{"judge": "x", "original_id": "s0", "system": "human", "score": 1, "error_spans": []}\n')
     with pytest.raises(CommandError, match="not judged with error span annotation"):
         call_command("import_esa_spans", str(path), "--study", study.name)
+
+
+def test_the_qc_page_shows_the_control_checks_and_the_design_page_the_exports(esa_study, django_user_model, client,
+                                                                              researcher):
+    _annotate_all(esa_study, _judge(django_user_model, "bob"), major_on_controls=True)
+    client.force_login(researcher)
+    html = client.get(f"/studies/{esa_study.pk}/judging/qc/").content.decode()
+    assert "Error span control checks" in html and 'data-judge="bob"' in html and "flag-fail" in html
+    design = client.get(f"/studies/{esa_study.pk}/judging/design/").content.decode()
+    assert "esa-spans.jsonl" in design and "esa.csv" in design
