@@ -195,3 +195,49 @@ def test_the_arabic_page_runs_right_to_left_and_its_arrows_follow_the_screen(pag
     j = EsaJudgment.objects.get(study=study)
     s = j.spans[0]
     assert cand.text[s["start"]:s["end"]] == "قال الرجلُ" and s["severity"] == "major" and j.score == 40
+    # Backspace goes back to the item, with its spans and score, to revise it
+    expect(page.locator("#done-h")).to_be_visible()
+    with page.expect_navigation():
+        page.keyboard.press("Backspace")
+    expect(page.locator("#esa-score-out")).to_have_text("40")
+    expect(page.locator("#esa-span-list q")).to_have_text(["قال الرجلُ"])
+    page.locator(".esa-span .esa-severity").select_option("minor")
+    page.locator("#esa-span-list").click(position={"x": 1, "y": 1})
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    latest = EsaJudgment.objects.get(study=study, is_latest=True)
+    assert latest.revision == 2 and latest.spans[0]["severity"] == "minor" and latest.score == 40
+
+
+@pytest.mark.parametrize("text", [
+    "Cafe\u0301 au lait 😀 with 👩\u200d👩\u200d👧 family 🇪🇸 done.",
+    "هذا نصٌّ عربيٌّ قصير مع English words.",
+    "𝒳𝒴 naïve re\u0301sume\u0301 👍🏽 ok",
+])
+def test_the_pages_offset_functions_agree_with_the_servers(page, live_server, text):
+    """esa_offsets.js converts UTF-16 ↔ code points as metrics/core/spans/offsets.py does, and a
+    snapped selection never splits a character (span_problem accepts it)."""
+    from metrics.core.spans.offsets import codepoint_to_utf16, span_problem, utf16_length, utf16_to_codepoint
+
+    page.goto("/accounts/login/")
+    got = page.evaluate("""async (text) => {
+        const m = await import('/static/judging/esa_offsets.js');
+        const out = {toCp: [], snapped: []};
+        for (let u = 0; u <= text.length; u += 1) out.toCp.push(m.utf16ToCodePoint(text, u));
+        out.toU = [...Array([...text].length + 1).keys()].map((cp) => m.codePointToUtf16(text, cp));
+        for (let a = 0; a < text.length; a += 3) {
+            for (let b = a + 1; b <= text.length; b += 4) {
+                const s = m.snapSelection(text, a, b);
+                if (s) out.snapped.push(m.spanFromUtf16(text, s[0], s[1]));
+            }
+        }
+        out.words = m.wordOffsets(text).map(([a, b]) => m.spanFromUtf16(text, a, b));
+        return out;
+    }""", text)
+    assert got["toU"] == [codepoint_to_utf16(text, cp) for cp in range(len(text) + 1)]
+    units = utf16_length(text)
+    starts = {codepoint_to_utf16(text, cp) for cp in range(len(text) + 1)}
+    assert [got["toCp"][u] for u in sorted(starts)] == [utf16_to_codepoint(text, u) for u in sorted(starts)]
+    assert len(got["toCp"]) == units + 1
+    assert got["snapped"] and all(span_problem(text, a, b) is None for a, b in got["snapped"])
+    assert all(span_problem(text, a, b) is None for a, b in got["words"])
