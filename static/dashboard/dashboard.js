@@ -92,7 +92,8 @@ function drawAnswers(s) {
   const level = a.settings.significance_level === null || a.settings.significance_level === undefined
     ? `${Math.round(100 * a.settings.confidence_level)} % intervals` : `level ${a.settings.significance_level}`;
   answersNote.textContent = `Computed ${when(s.answers_at)} (${a.settings.n_boot} bootstrap resamples, ${level})` +
-    (s.answers_current ? "." : "; new judgments since — the next refresh includes them.");
+    (s.answers_current ? "." : "; new judgments since — the next refresh includes them.") +
+    (a.note ? ` ${a.note}` : ""); // what a protocol's answers leave out (ESA: span agreement is in the report)
   // What the ranking ranks by: mean scores (absolute), Bradley–Terry strengths (side by side).
   const measure = document.querySelector("#dash-ranking thead th[data-field='measure']");
   if (measure) measure.textContent = a.ranking.measure || "Mean";

@@ -109,3 +109,25 @@ def test_the_report_page_shows_the_esa_sections_and_its_exports(judged_esa, rese
         assert title in html, title
     for fmt in ("json", "tex", "html", "zip"):
         assert client.get(f"/studies/{judged_esa.pk}/reports/{report.pk}/export.{fmt}").status_code == 200, fmt
+
+
+def test_the_dashboard_ranks_by_esa_score_as_the_report_does(judged_esa, researcher):
+    from metrics.dashboard.services import snapshot
+
+    dash = snapshot.dashboard_refresh(study=judged_esa)
+    report = services.report_create(study=judged_esa, created_by=researcher, enqueue=False)
+    report = services.report_build(report_id=report.pk)
+    answers = dash.snapshot["answers"]
+    assert answers["available"] and answers["fingerprint"] == report.fingerprint
+    assert [(r["system"], r["mean"], r["ci_low"], r["ci_high"], r["cluster"]) for r in answers["ranking"]["systems"]] == [
+        (r["system"], r["mean"], r["ci_low"], r["ci_high"], r["cluster"]) for r in report.result["ranking"]]
+    assert answers["ranking"]["measure"] == "ESA score (0–100)" and answers["agreement"] == []
+
+
+def test_the_dashboard_of_an_esa_study_without_judgments_says_so(researcher):
+    from metrics.dashboard.services import snapshot
+
+    study = study_with_data(owner=researcher, n_originals=2, systems=("a", "b"), name="Empty ESA")
+    judging_services.design_update(study=study, changes={"protocol": "esa"})
+    dash = snapshot.dashboard_refresh(study=study)
+    assert dash.snapshot["answers"] == {"available": False, "reason": "No error span judgments yet."}

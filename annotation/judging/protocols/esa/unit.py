@@ -37,7 +37,7 @@ class EsaProtocol(JudgingProtocol):
     report_tables = "metrics.reports.esa.esa_tables"
     report_template = "reports/_esa.html"
     report_settings = ("confidence_level", "seed", "n_boot")
-    dashboard_answers = ""  # none yet: the dashboard points to the report
+    dashboard_answers = "metrics.dashboard.services.figures.esa_answers"
     qc_template = "judging/_esa_qc.html"
 
     def assignments_write(self, *, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
