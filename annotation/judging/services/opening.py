@@ -17,7 +17,7 @@ from annotation.enums import StudyStatus
 from annotation.models import Study
 
 from ..errors import CannotOpen
-from ..models import ComparisonJudgment, JudgingDesign, Judgment
+from ..models import ComparisonJudgment, EsaJudgment, JudgingDesign, Judgment
 from ..protocols.registry import protocol_for_design
 from ._common import (
     _controls_create,
@@ -93,7 +93,8 @@ def study_judging_reset(*, study: Study) -> None:
     design and the assignments are part of the record.
     """
     study = Study.objects.select_for_update().get(pk=study.pk)
-    if Judgment.objects.filter(study=study).exists() or ComparisonJudgment.objects.filter(study=study).exists():
+    if (Judgment.objects.filter(study=study).exists() or ComparisonJudgment.objects.filter(study=study).exists()
+            or EsaJudgment.objects.filter(study=study).exists()):
         raise CannotOpen("Judges have already submitted judgments; the design can no longer be reset.")
     _refuse_while_opening(study)
     _opening_undo(study)

@@ -343,3 +343,33 @@ def test_the_qc_page_shows_the_control_checks_and_the_design_page_the_exports(es
     assert "Error span control checks" in html and 'data-judge="bob"' in html and "flag-fail" in html
     design = client.get(f"/studies/{esa_study.pk}/judging/design/").content.decode()
     assert "esa-spans.jsonl" in design and "esa.csv" in design
+
+
+def test_a_judge_added_late_gets_every_item_with_its_proposals(esa_study, add_judge):
+    late = add_judge(esa_study, "cy")
+    assignment = services.assignment_ensure_for_judge(study=esa_study, judge=late)
+    items = _items(esa_study, "cy")
+    assert assignment.joined_late and len(items) == assignment.n_items == 12
+    ann = {it.candidate_id: it.proposed for it in _items(esa_study, "ann")}
+    assert all(it.proposed == ann[it.candidate_id] for it in items)
+
+
+def test_reset_is_refused_once_an_esa_judgment_exists(esa_study, django_user_model):
+    ann = _judge(django_user_model, "ann")
+    entry = esa.esa_item_next_for_judge(assignment=Assignment.objects.get(study=esa_study, judge=ann))
+    esa.esa_submit(study=esa_study, judge=ann, token=entry.token, key=new_key(), spans=[], score=50,
+                   serve_stamp=entry.serve_stamp)
+    with pytest.raises(CannotOpen):
+        services.study_judging_reset(study=esa_study)
+    assert EsaJudgment.objects.count() == 1
+
+
+def test_a_released_participant_gives_back_unannotated_items(esa_study, django_user_model):
+    ann = _judge(django_user_model, "ann")
+    assignment = Assignment.objects.get(study=esa_study, judge=ann)
+    entry = esa.esa_item_next_for_judge(assignment=assignment)
+    esa.esa_submit(study=esa_study, judge=ann, token=entry.token, key=new_key(), spans=[], score=50,
+                   serve_stamp=entry.serve_stamp)
+    assert ESA.assignment_release_unfinished(assignment=assignment) == 11
+    assignment.refresh_from_db()
+    assert assignment.n_items == 1 and ESA.items_remaining(assignment=assignment) == 0
