@@ -9,7 +9,7 @@ from urllib.parse import quote
 from django.db.models import Count, Max, Q
 
 from annotation.enums import ParticipantStatus, Platform, Role
-from annotation.judging.models import Assignment, ComparisonJudgment, Judgment
+from annotation.judging.models import Assignment, ComparisonJudgment, EsaJudgment, Judgment
 from annotation.judging.protocols.registry import protocol_for_study
 from annotation.judging.selectors import judge_qc
 from annotation.models import JoinLink, Participant, ParticipationSettings, Study
@@ -98,9 +98,9 @@ def join_link_seat_frees_at(*, link: JoinLink) -> datetime | None:
     if not live:
         return None
     users = [u for u, _role, _at in live]
-    # (Whatever the study's protocol: its judgments are rows of one of the two tables.)
+    # (Whatever the study's protocol: its judgments are rows of one of the three tables.)
     last_judgment: dict[int, datetime] = {}
-    for model in (Judgment, ComparisonJudgment):
+    for model in (Judgment, ComparisonJudgment, EsaJudgment):
         for judge_id, at in (model.objects.filter(study_id=link.study_id, judge_id__in=users).values("judge_id")
                              .annotate(m=Max("submitted_at")).values_list("judge_id", "m")):
             last_judgment[judge_id] = max(at, last_judgment.get(judge_id, at))

@@ -18,7 +18,7 @@ from annotation.enums import Role, StudyStatus
 from annotation.models import Original, Study
 
 from ..errors import ItemNotFound
-from ..models import Assignment, AssignmentItem, ComparisonItem, JudgingDesign, Judgment
+from ..models import Assignment, AssignmentItem, ComparisonItem, EsaItem, JudgingDesign, Judgment
 from ..tokens import serve_stamp_make
 
 
@@ -164,6 +164,9 @@ def studies_for_judge(*, judge: User) -> list[dict]:
                 .values("assignment__study_id").annotate(n=Count("id")).values_list("assignment__study_id", "n"))
     # Side-by-side studies count answered pairs instead (a study has one kind or the other).
     done |= dict(ComparisonItem.objects.filter(assignment__judge=judge, done_at__isnull=False)
+                 .values("assignment__study_id").annotate(n=Count("id")).values_list("assignment__study_id", "n"))
+    # ESA studies count annotated ESA items.
+    done |= dict(EsaItem.objects.filter(assignment__judge=judge, done_at__isnull=False)
                  .values("assignment__study_id").annotate(n=Count("id")).values_list("assignment__study_id", "n"))
     rows = []
     for s in studies:
