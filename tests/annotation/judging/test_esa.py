@@ -373,3 +373,20 @@ def test_a_released_participant_gives_back_unannotated_items(esa_study, django_u
     assert ESA.assignment_release_unfinished(assignment=assignment) == 11
     assignment.refresh_from_db()
     assert assignment.n_items == 1 and ESA.items_remaining(assignment=assignment) == 0
+
+
+def test_the_csv_export_neutralises_formulas(researcher, add_judge, django_user_model, client):
+    import csv
+    import io
+
+    study = study_with_data(owner=researcher, n_originals=1, systems=("alpha",), name="Formulas")
+    cand = study.originals.first().candidates.first()
+    cand.text = "=HYPERLINK(\"x\") said plainly"
+    cand.save()
+    add_judge(study, "ann")
+    _open(study, control_counts={"identical": 0, "random": 0, "unigram": 0})
+    _annotate_all(study, _judge(django_user_model, "ann"))
+    client.force_login(researcher)
+    text = b"".join(client.get(f"/studies/{study.pk}/judging/export/esa.csv").streaming_content).decode()
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert rows[0]["candidate"].startswith("'=")
