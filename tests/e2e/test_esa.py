@@ -105,6 +105,7 @@ def test_a_judge_marks_scores_and_submits_every_item_and_the_researcher_gets_rep
         if pg.locator("#done-h").count():
             break
         token = pg.locator('#rating-form input[name="token"]').input_value()
+        expect(pg.locator("#rating-form[data-ready]")).to_be_attached()  # the page's script has run
         _annotate_item(pg, n)
         shown[token] = _shown_spans(pg)
         texts[token] = {"original": pg.locator("#esa-original").text_content(),
@@ -178,7 +179,7 @@ def test_the_arabic_page_runs_right_to_left_and_its_arrows_follow_the_screen(pag
     browser_login(page, "ann")
     page.goto(f"/judge/studies/{study.pk}/esa/")
     page.locator('form[action$="/instructions/"] button[type="submit"]').click()
-    expect(page.locator("#rating-form")).to_be_visible(timeout=LOAD)
+    expect(page.locator("#rating-form[data-ready]")).to_be_attached(timeout=LOAD)
     assert page.evaluate("getComputedStyle(document.getElementById('esa-candidate')).direction") == "rtl"
     page.keyboard.press("ArrowDown")  # the first word, on the right
     page.keyboard.press("ArrowLeft")  # leftwards on screen: the next word in reading order
@@ -199,6 +200,7 @@ def test_the_arabic_page_runs_right_to_left_and_its_arrows_follow_the_screen(pag
     expect(page.locator("#done-h")).to_be_visible()
     with page.expect_navigation():
         page.keyboard.press("Backspace")
+    expect(page.locator("#rating-form[data-ready]")).to_be_attached(timeout=LOAD)
     expect(page.locator("#esa-score-out")).to_have_text("40")
     expect(page.locator("#esa-span-list q")).to_have_text(["قال الرجلُ"])
     page.locator(".esa-span .esa-severity").select_option("minor")
