@@ -268,12 +268,12 @@ judgeForm({
     const tag = event.target && event.target.tagName;
     const onSlider = tag === "INPUT" && event.target.type === "range";
     if (key === "Enter" && (tag === "SELECT" || (tag === "BUTTON" && event.target.type === "button"))) return true;
-    if (tag === "SELECT") return key.startsWith("Arrow");
-    if ((key === "1" || key === "2") && selection) {
+    if ((key === "1" || key === "2") && selection) { // also from the panel's category list
       event.preventDefault();
       addSpan(key === "1" ? "minor" : "major");
       return true;
     }
+    if (tag === "SELECT") return key.startsWith("Arrow");
     if (key === "Escape" && (selection || cursor)) {
       selection = null;
       cursor = null;
