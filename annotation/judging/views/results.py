@@ -27,7 +27,7 @@ def _z_basis_display(scale) -> dict:
     """One judge's z-basis on one slider criterion as the QC table shows it: mean and SD,
     or why their z-scores are undefined (never NaN)."""
     if scale is None:
-        return {"defined": False, "mu": "—", "sigma": "—", "why": "no genuine item"}
+        return {"defined": False, "mu": "—", "sigma": "—", "why": "n = 0"}
     if not scale.defined:
         why = f"n = {scale.n}" if scale.n < 2 else "σ = 0"
         return {"defined": False, "mu": f"{scale.mu:.1f}", "sigma": "—", "why": why}

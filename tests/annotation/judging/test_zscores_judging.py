@@ -109,7 +109,7 @@ def test_qc_shows_each_judges_z_basis_and_says_when_z_is_undefined(slider_study,
     page = client.get(f"/studies/{slider_study.pk}/judging/qc/").content.decode()
     assert page.count('data-field="z-basis"') == 4
     assert f"μ {mu['ann']:.1f}" in page and f"σ {sd['bob']:.1f}" in page
-    assert "z undefined" in page and "σ = 0" in page
+    assert ">no z</abbr>" in page and "σ = 0" in page and "n = 1" in page and "z undefined" in page
     assert "nan" not in page.lower().replace("nance", "")
     assert "μ, σ</abbr> <span class=\"qc-criterion\">Similarity" in page
     assert "Grammaticality</span></th>" in page  # MAD column; no μ, σ column for it
