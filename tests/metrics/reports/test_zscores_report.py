@@ -135,3 +135,25 @@ def test_a_pem_report_has_no_z_anywhere(judged_study, owner):
     assert result["system_scores"] is None
     assert "system_scores" not in [t.slug for t in exports.report_tables(result)]
     assert "mean_z" not in [c.key for c in exports.table_by_slug(result, "system_ranking").columns]
+
+
+def test_the_z_tables_fit_an_a4_page_in_latex(zstudy, tmp_path):
+    import subprocess
+
+    from .test_latex_fits import OVERFULL, PDFLATEX
+
+    if PDFLATEX is None:
+        pytest.skip("pdflatex is not installed")
+    result = _build(zstudy).result
+    body = "\n".join(exports.table_latex(exports.table_by_slug(result, slug))
+                     for slug in ("system_ranking", "system_scores"))
+    (tmp_path / "report.tex").write_text(body, encoding="utf-8")
+    (tmp_path / "paper.tex").write_text(
+        "\\documentclass[a4paper]{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n"
+        "\\usepackage{booktabs,tabularx,pdflscape}\n\\begin{document}\n\\input{report}\n\\end{document}\n",
+        encoding="utf-8")
+    proc = subprocess.run([PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    log = (tmp_path / "paper.log").read_text(encoding="utf-8", errors="replace")
+    assert proc.returncode == 0, log[-3000:]
+    assert not OVERFULL.findall(log)
