@@ -114,3 +114,20 @@ def test_qc_shows_each_judges_z_basis_and_says_when_z_is_undefined(slider_study,
     assert "μ, σ</abbr> <span class=\"qc-criterion\">Similarity" in page
     assert "Grammaticality</span></th>" in page  # MAD column; no μ, σ column for it
     assert page.count("μ, σ</abbr>") == 1
+
+
+def test_the_qc_api_gives_the_z_basis_with_null_for_an_undefined_sigma(slider_study, researcher):
+    from rest_framework.test import APIClient
+
+    frame, mu, sd, n = _hand_basis(slider_study)
+    api = APIClient()
+    api.force_authenticate(user=researcher)
+    r = api.get(f"/api/judging/studies/{slider_study.pk}/qc/")
+    assert r.status_code == 200, r.content
+    judges = {j["judge"]: j for j in r.json()["judges"]}
+    assert judges["ann"]["z_basis"]["similarity"]["mu"] == pytest.approx(mu["ann"])
+    assert judges["bob"]["z_basis"]["similarity"]["sigma"] == pytest.approx(sd["bob"])
+    assert judges["cy"]["z_basis"]["similarity"]["defined"] is False
+    assert set(judges["ann"]["z_basis"]) == {"similarity"}
+    dee = judges["dee"]["z_basis"]["similarity"]
+    assert dee is None or (dee["defined"] is False and dee["sigma"] is None)
