@@ -176,7 +176,8 @@ class JudgeTrainingAnswerApi(APIView):
 
     @extend_schema(tags=TAG_JUDGE, request=TrainingAnswerInputSerializer, responses={
         201: OpenApiResponse(description="feedback: right or not, per criterion within / too_high / too_low "
-                                         "(same / different for categories; never the reference value), "
+                                         "(same / different for categories; agree / disagree per question side by side; never the "
+                                         "reference value), "
                                          "the explanation, the state")},
         summary="Answer a training pair and get its feedback")
     def post(self, request, study_id: int):

@@ -108,8 +108,8 @@ def test_the_pass_rule_counts_the_answers_equal_to_the_reference(trained):
     assert state.passed and state.right == 2
     answers = list(TrainingAnswer.objects.filter(assignment=ann(trained)).order_by("id"))
     assert [a.correct for a in answers] == [True, False, True]
-    assert training.training_answer_feedback(answer=answers[1]) == {"preference": "different"}
-    assert training.training_answer_feedback(answer=answers[0]) == {"preference": "same"}
+    assert training.training_answer_feedback(answer=answers[1]) == {"preference": "disagree"}
+    assert training.training_answer_feedback(answer=answers[0]) == {"preference": "agree"}
 
 
 def test_failing_every_attempt_screens_the_judge_out(trained):
@@ -142,7 +142,7 @@ def test_the_compare_page_sends_a_judge_to_training_first_and_keys_follow_the_sc
     r = client.post(f"{base}/training/", {"token": hidden(page, "token"), "preference": "B"})
     assert r.status_code == 302 and r.url.endswith("/training/feedback/")
     feedback = client.get(r.url).content.decode()
-    assert "Not the one we expected" in feedback and "Because 1." in feedback and "Paraphrase B 1." in feedback
+    assert "Not the same as ours" in feedback and "Because 1." in feedback and "Paraphrase B 1." in feedback
     # on an Arabic page A is drawn on the right: → chooses it
     trained.language = "ar"
     trained.save(update_fields=["language"])

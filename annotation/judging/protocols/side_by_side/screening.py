@@ -6,7 +6,7 @@ without a field of its own: A in ``candidate``, B and the answers in ``expected`
 (``{"b": text, "answers": {question: "A" | "tie" | "B"}}``). It is shown as written (A
 first) and answered like a real pair; an answer is right when every checked question
 that has a reference answer has that answer, and the feedback says per question whether
-the answer is the expected one (never which one it is).
+the answer is the reference's (``agree``) or not (``disagree``), never which one it is.
 
 An attention check is a pair drawn on the judge's own page among the real ones: one
 side a copy of an original of the judge's pairs, the other an unrelated sentence
@@ -39,8 +39,8 @@ from .services import JudgePair, answers_clean, expected_question, questions
 ANSWER_CODES = {"A": 0.0, "tie": 1.0, "B": 2.0}
 MAX_TEXT_CHARS, MAX_EXPLANATION_CHARS = 2000, 2000
 TEXT_COLUMNS = ("original", "a", "b", "explanation")
-#: SAME / DIFFERENT, the verdicts of :func:`annotation.judging.training.answer_feedback` for categories.
-SAME, DIFFERENT = "same", "different"
+#: The feedback's verdict per question: the judge's answer is the reference's or not (never which one it is).
+SAME, DIFFERENT = "agree", "disagree"
 
 
 def _answer_read(value: object) -> str | None:
