@@ -80,15 +80,6 @@ def _unit_and_design(study_id: int):
     return protocol_for_design(design), design
 
 
-def _criteria(study: Study) -> list[dict]:
-    design = JudgingDesign.objects.filter(study=study).first()
-    if design is None:
-        from .defaults import default_criteria
-
-        return default_criteria()
-    return design.criteria
-
-
 # --- the researcher's items ------------------------------------------------------------
 
 def training_item_errors(*, criteria: list[dict], row: Mapping[str, object], from_text: bool) -> tuple[dict, dict]:
