@@ -205,12 +205,17 @@ class ScreeningForm(forms.ModelForm):
             "qc_auto_min_controls": "QC: controls rated before the check",
         }
 
-    def __init__(self, *args, criteria: list[dict] | None = None, **kwargs):
+    def __init__(self, *args, criteria: list[dict] | None = None, tolerances: bool = True, **kwargs):
         super().__init__(*args, **kwargs)
+        if not tolerances:  # answers that are not values on a scale (A, tie, B): right or not, no tolerance
+            del self.fields["training_tolerance"]
+            self.fields["training_criteria"].label = "Training: questions checked"
+            self.fields["training_criteria"].help_text = "Question slugs the pass rule checks, separated by commas (empty: all)."
         self.fields["training_items_per_attempt"].required = False  # empty: 0, every item
         if not self.is_bound and self.instance:
             self.initial["training_criteria"] = ", ".join(self.instance.training_criteria or [])
-        self.fields["training_tolerance"].label = "Training tolerance on point scales (± points)"
+        if tolerances:
+            self.fields["training_tolerance"].label = "Training tolerance on point scales (± points)"
         # One tolerance per criterion, on its own scale (empty: the scale's default).
         self.criteria = criteria or []
         saved = (self.instance.training_tolerances if self.instance else None) or {}
@@ -232,7 +237,7 @@ class ScreeningForm(forms.ModelForm):
         return [s.strip() for s in self.cleaned_data["training_criteria"].split(",") if s.strip()]
 
     def changes(self) -> dict:
-        out = {f: self.cleaned_data[f] for f in self.Meta.fields}
+        out = {f: self.cleaned_data[f] for f in self.Meta.fields if f in self.fields}
         if self.criteria:
             out["training_tolerances"] = {
                 c["slug"]: self.cleaned_data[f"tolerance_{c['slug']}"] for c in self.criteria
@@ -249,7 +254,8 @@ def screening_context(study) -> dict:
     if not unit.training_tolerances:  # answers are not values on a scale: no tolerance per criterion
         criteria = []
     design = JudgingDesign.objects.filter(study=study).first()
-    return {"screening_form": ScreeningForm(instance=settings, criteria=criteria), "training_items": items,
+    return {"screening_form": ScreeningForm(instance=settings, criteria=criteria, tolerances=unit.training_tolerances),
+            "training_items": items,
             "training_questions": unit.training_questions(design=design) if design is not None else [],
             "screening_settings": settings, "attention_policies": AttentionPolicy,
             "training_pool_warning": training.training_pool_warning(
@@ -264,8 +270,9 @@ def _back(study):
 @require_POST
 def screening_settings(request, study):
     settings = screening.settings_for_study(study=study) or ScreeningSettings(study=study)
-    criteria = selectors.study_criteria(study=study) if protocol_for_study(study=study).training_tolerances else []
-    form = ScreeningForm(request.POST, instance=settings, criteria=criteria)
+    tolerances = protocol_for_study(study=study).training_tolerances
+    form = ScreeningForm(request.POST, instance=settings, criteria=selectors.study_criteria(study=study) if tolerances else [],
+                         tolerances=tolerances)
     if not form.is_valid():
         messages.error(request, "Screening settings not saved: " + "; ".join(
             f"{k}: {' '.join(v)}" for k, v in form.errors.items()))

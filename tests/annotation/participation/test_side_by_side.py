@@ -120,7 +120,8 @@ def test_the_design_page_sets_up_side_by_side_training_and_attention_checks(cmp_
     html = client.get(url).content.decode()
     assert 'id="no-screening"' not in html and 'id="training-comparison-note"' in html
     assert 'name="a"' in html and 'name="b"' in html and '<select name="preference"' in html
-    assert 'name="tolerance_' not in html
+    assert 'name="tolerance_' not in html and 'name="training_tolerance"' not in html
+    assert "Training: questions checked" in html
     client.post(f"/studies/{cmp_field_study.pk}/judging/training/", {
         "original": "O.", "a": "A text.", "b": "B text.", "preference": "B", "explanation": "Why."})
     (item,) = training.training_items(study=cmp_field_study)
@@ -128,8 +129,9 @@ def test_the_design_page_sets_up_side_by_side_training_and_attention_checks(cmp_
     html = client.get(url).content.decode()
     assert "A text." in html and "B text." in html and "preference B" in html
     r = client.post(f"/studies/{cmp_field_study.pk}/judging/screening/", {
-        "training_criteria": "", "training_tolerance": "1", "training_required": "0", "training_retries": "1",
+        "training_criteria": "preference", "training_required": "0", "training_retries": "1",
         "training_items_per_attempt": "", "attention_count": "2", "attention_policy": "end",
         "attention_max_failures": "1", "qc_auto_pvalue": "0.01", "qc_auto_min_controls": "10"})
     assert r.status_code == 302
-    assert ScreeningSettings.objects.get(study=cmp_field_study).attention_count == 2
+    saved = ScreeningSettings.objects.get(study=cmp_field_study)
+    assert saved.attention_count == 2 and saved.training_criteria == ["preference"]
