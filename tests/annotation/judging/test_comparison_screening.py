@@ -263,3 +263,27 @@ def test_the_qc_rows_show_each_judges_attention_checks(checked):
     (row,) = [r for r in rows if r["judge"] == "ann"]
     checks = AttentionCheck.objects.filter(assignment=ann(checked))
     assert row["attention"] == (3, sum(c.expected == 0.0 for c in checks))
+
+
+def test_the_training_api_takes_and_serves_training_pairs(cmp_study, researcher):
+    from django.contrib.auth.models import User
+
+    rita, judge = APIClient(), APIClient()
+    rita.force_authenticate(researcher)
+    judge.force_authenticate(User.objects.get(username="ann"))
+    url = f"/api/judging/studies/{cmp_study.pk}/"
+    r = rita.post(url + "training/items/", {"original": "O.", "a": "A text.", "b": "B text.",
+                                            "expected": {"preference": "A"}, "explanation": "Why."}, format="json")
+    assert r.status_code == 201, r.json()
+    assert r.json()["candidate"] == "A text." and r.json()["expected"] == {"b": "B text.", "answers": {"preference": "A"}}
+    r = rita.post(url + "training/items/", {"original": "O.", "a": "A.", "b": "B.", "expected": {"preference": "C"}},
+                  format="json")
+    assert r.status_code == 400
+    assert judge.get(url + "pairs/next/").status_code == 403  # the training first
+    nxt = judge.get(url + "training/").json()["next"]
+    assert nxt == {"token": nxt["token"], "original": "O.", "a": "A text.", "b": "B text."}
+    r = judge.post(url + "training/answers/", {"item": nxt["token"], "scores": {"preference": "B"}}, format="json")
+    assert r.status_code == 201
+    body = r.json()
+    assert body["correct"] is False and body["feedback"] == {"preference": "disagree"} and body["explanation"] == "Why."
+    assert "A" not in str(body["feedback"])  # never the reference answer
