@@ -145,7 +145,7 @@ def esa_summary(annotations: Sequence[EsaAnnotation], *, weights: Mapping[str, f
     w = _weights(weights)
     frame = esa_frame(annotations, weights=w)
     esa = esa_judgments(annotations, weights=w)
-    z = judge_zscores(esa, criteria=["esa"]) if (esa["criterion"] == "esa").any() else None
+    z = judge_zscores(esa, criteria=["esa"]) if esa["criterion"].eq("esa").any() else None
     frame = frame.set_index(["judge", "item"])
     if z is not None:
         frame["esa_z"] = z.set_index(["judge", "item"])["z"].reindex(frame.index)
