@@ -201,6 +201,8 @@ CELERY_BEAT_SCHEDULE = {
 #: How often a study dashboard's heavy figures (agreement, ranking, correlations) may be recomputed;
 #: the counts follow every change (docs/dashboard.md).
 PARAEVAL_DASHBOARD_ANSWERS_SECONDS = env.float("PARAEVAL_DASHBOARD_ANSWERS_SECONDS", default=30)
+# A dashboard's snapshot (counts, judge QC) is recomputed at most this often (docs/dashboard.md).
+PARAEVAL_DASHBOARD_REFRESH_SECONDS = env.float("PARAEVAL_DASHBOARD_REFRESH_SECONDS", default=5)
 CELERY_BEAT_SCHEDULE_FILENAME = env.str("CELERY_BEAT_SCHEDULE_FILENAME", default=str(VAR_DIR / "celerybeat-schedule"))
 
 # --- auth, sessions, security --------------------------------------------

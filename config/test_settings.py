@@ -54,3 +54,6 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+# Tests poll a dashboard right after a change and expect a refresh; the rest between refreshes
+# has its own test (tests/metrics/dashboard/test_dashboard.py).
+PARAEVAL_DASHBOARD_REFRESH_SECONDS = 0

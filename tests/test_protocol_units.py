@@ -75,3 +75,24 @@ def test_every_registered_unit_is_a_stored_choice_and_answers_the_shared_questio
             assert not set(answer) & (set(unit.back_keys) | set(NAVIGATION_KEYS)), unit
     with pytest.raises(KeyError, match="unknown judging protocol"):
         protocol_get("no-such-protocol")
+
+
+@pytest.mark.django_db
+def test_every_unit_with_screening_answers_the_training_and_attention_questions():
+    """Issue 24: the shared training and screening code asks the unit; a unit that says
+    ``has_screening`` answers every one of those questions (none is left to the base)."""
+    import random
+
+    from annotation.judging.protocols.base import JudgingProtocol
+    from annotation.judging.protocols.registry import protocols_all
+
+    methods = ("training_columns", "training_slugs", "training_item_clean", "training_answer_clean",
+               "training_verdicts", "training_correct", "training_item_for_judge", "attention_draw", "attention_score")
+    screened = [u for u in protocols_all() if u.has_screening]
+    assert {u.slug for u in screened} >= {"absolute", "comparison"}
+    for unit in screened:
+        for name in methods:
+            assert getattr(type(unit), name) is not getattr(JudgingProtocol, name), (unit, name)
+        slug, expected = unit.attention_draw(design=None, rng=random.Random(1))
+        assert isinstance(slug, str) and isinstance(expected, (int, float))  # AttentionCheck.expected is a number
+        assert unit.training_columns(design=None)[0] == "original"

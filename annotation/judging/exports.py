@@ -4,7 +4,8 @@ A cell that starts with ``=``, ``+``, ``-`` or ``@`` (or a tab or carriage retur
 is run as a formula by Excel, LibreOffice and Google Sheets ("CSV injection",
 OWASP). Paraphrase texts are written by other people, so every text cell that
 starts with one of those is prefixed with ``'``, which spreadsheets show as text.
-Numbers are written as numbers (scores and seconds are never negative).
+Numbers are written as numbers (scores and seconds are never negative; a z-score may
+be, and is passed as a float, never as text).
 """
 
 from __future__ import annotations

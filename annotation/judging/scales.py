@@ -244,6 +244,13 @@ class ScaleUnit:
     def discrete(self) -> bool:
         return self.values is not None
 
+    @property
+    def zscored(self) -> bool:
+        """Whether per-judge z-scores (WMT's, :mod:`metrics.core.stats.zscores`) are shown
+        for this scale: the 0–100 slider only, an interval scale each judge uses with their
+        own mean and spread. Points and categories keep their raw values only."""
+        return self.type == "slider"
+
     def range_text(self) -> str:
         """How the values read in a heading: "1–5", "0–100" or "categories"."""
         if self.type == "categorical":
@@ -324,6 +331,11 @@ def scale_unit(scale: Mapping) -> ScaleUnit:
 def criteria_units(criteria: Sequence[Mapping]) -> dict[str, ScaleUnit]:
     """Criterion slug → its :class:`ScaleUnit`, in the design's order."""
     return {c["slug"]: scale_unit(c["scale"]) for c in criteria}
+
+
+def criteria_zscored(criteria: Sequence[Mapping]) -> list[str]:
+    """The slugs of the criteria that get per-judge z-scores (:attr:`ScaleUnit.zscored`), in order."""
+    return [c["slug"] for c in criteria if scale_unit(c["scale"]).zscored]
 
 
 def criteria_tolerances(criteria: Sequence[Mapping], tolerances: Mapping[str, float] | None = None, *,

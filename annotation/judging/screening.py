@@ -82,9 +82,10 @@ def screening_settings_update(*, study: Study, changes: Mapping[str, object]) ->
             "judges have started the training, so the number of items per attempt can no longer change"]
     for f, v in changes.items():
         setattr(settings, f, v)
-    design = JudgingDesign.objects.filter(study=study).first()
-    criteria = design.criteria if design else _default_criteria()
-    slugs = [c["slug"] for c in criteria]
+    unit, design = _unit_and_design(study.pk)
+    # Tolerances are on criteria's scales; a protocol whose answers are not (A, tie, B) has none.
+    criteria = (design.criteria if design else _default_criteria()) if unit.training_tolerances else []
+    slugs = unit.training_slugs(design=design)
     if settings.training_tolerances in (None, ""):
         settings.training_tolerances = {}
     tolerance_problems = scales.tolerances_errors(criteria, settings.training_tolerances)
@@ -96,7 +97,7 @@ def screening_settings_update(*, study: Study, changes: Mapping[str, object]) ->
     if not isinstance(crit, list) or not all(isinstance(c, str) for c in crit):
         errors["training_criteria"] = ["a list of criterion slugs"]
     elif set(crit) - set(slugs):
-        errors["training_criteria"] = [f"unknown criterion; the criteria are {', '.join(slugs)}"]
+        errors["training_criteria"] = [f"unknown criterion or question; they are {', '.join(slugs)}"]
     try:
         settings.full_clean(exclude=["study"])
     except ValidationError as exc:
@@ -130,6 +131,15 @@ def judges_screened_out(*, study: Study) -> dict[str, Assignment]:
     """Username → assignment of every judge screened out of ``study``."""
     return {a.judge.username: a for a in Assignment.objects.filter(
         study=study, screened_out_at__isnull=False).select_related("judge")}
+
+
+def attention_results(*, study: Study) -> dict[str, tuple[int, int]]:
+    """Username → (attention checks answered, passed) for every judge of ``study`` who answered one."""
+    from django.db.models import Count, Q
+
+    rows = AttentionCheck.objects.filter(assignment__study=study, answered_at__isnull=False).values(
+        "assignment__judge__username").annotate(n=Count("id"), ok=Count("id", filter=Q(passed=True)))
+    return {r["assignment__judge__username"]: (r["n"], r["ok"]) for r in rows}
 
 
 # --- the judge's gate --------------------------------------------------------------------
@@ -167,6 +177,13 @@ def judge_gate_raise(*, assignment: Assignment, done: int) -> None:
 
 # --- attention checks ----------------------------------------------------------------------
 
+def _unit_and_design(study_id: int):
+    from .protocols.registry import protocol_for_design
+
+    design = JudgingDesign.objects.filter(study_id=study_id).first()
+    return protocol_for_design(design), design
+
+
 def _attention_criteria(assignment: Assignment) -> list[dict]:
     design = JudgingDesign.objects.filter(study_id=assignment.study_id).first()
     return design.criteria if design else _default_criteria()
@@ -180,19 +197,19 @@ def attention_plan(*, assignment: Assignment, settings: ScreeningSettings) -> in
     rng = random.Random(derive_seed(assignment.seed, "attention"))
     n = min(settings.attention_count, assignment.n_items - 1)
     positions = sorted(rng.sample(range(1, assignment.n_items), n))
-    criteria = _attention_criteria(assignment)
+    unit, design = _unit_and_design(assignment.study_id)
     rows = []
     for after in positions:
-        c = rng.choice(criteria)
-        values = list(scales.scale_unit(c["scale"]).attention_values)
+        criterion, expected = unit.attention_draw(design=design, rng=rng)
         rows.append(AttentionCheck(assignment=assignment, token=item_token_new(), after_done=after,
-                                   criterion=c["slug"], expected=rng.choice(values)))
+                                   criterion=criterion, expected=expected))
     AttentionCheck.objects.bulk_create(rows)
     return len(rows)
 
 
 def attention_for_judge(check: AttentionCheck) -> dict:
-    """The check as the judge's page shows it: the criterion (name, scale) and the value to choose."""
+    """The check as the attention page shows it (a protocol whose :attr:`attention_page` is
+    that page): the criterion (name, scale) and the value to choose."""
     criteria = _attention_criteria(check.assignment)
     c = next((c for c in criteria if c["slug"] == check.criterion), criteria[0])
     value = int(check.expected) if float(check.expected).is_integer() else check.expected
@@ -205,6 +222,9 @@ def attention_for_judge(check: AttentionCheck) -> dict:
 def attention_answer(*, assignment: Assignment, token: str, value: object) -> tuple[AttentionCheck, int, bool]:
     """Record the answer to an attention check: (check, failures so far, screened out now).
 
+    What the answer is and whether it is the requested one is the protocol unit's
+    (:meth:`~.protocols.base.JudgingProtocol.attention_score`: a value on a criterion's
+    scale, or the answers to a comparison pair).
     With the ``end`` policy the judge is screened out at ``attention_max_failures``
     failures; with ``warn`` the page only tells them."""
     assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
@@ -214,15 +234,8 @@ def attention_answer(*, assignment: Assignment, token: str, value: object) -> tu
         if isinstance(token, str) else None
     if check is None:
         raise JudgingError(gettext("There is no such attention check waiting."), field_errors={"token": ["unknown"]})
-    criteria = _attention_criteria(assignment)
-    c = next((c for c in criteria if c["slug"] == check.criterion), None)
-    try:
-        answer = scales.value_clean(c["scale"], value, from_text=isinstance(value, str)) if c else None
-    except ValueError as exc:
-        raise JudgingError(str(exc), field_errors={"value": [str(exc)]}) from None
-    tolerance = scales.scale_unit(c["scale"]).attention_tolerance if c else 0
-    check.answer = answer
-    check.passed = answer is not None and abs(float(answer) - check.expected) <= tolerance
+    unit, design = _unit_and_design(assignment.study_id)
+    check.answer, check.passed = unit.attention_score(design=design, check=check, value=value)
     check.answered_at = timezone.now()
     check.save(update_fields=["answer", "passed", "answered_at", "updated_at"])
     failures = AttentionCheck.objects.filter(assignment=assignment, passed=False).count()

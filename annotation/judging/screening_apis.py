@@ -18,14 +18,19 @@ from .apis.judge import _judge_assignment, get_judged_study
 from .enums import AttentionPolicy
 from .errors import JudgingError
 from .models import AttentionCheck, ScreeningSettings
+from .protocols.registry import protocol_for_study
 
 
 class TrainingItemSerializer(serializers.Serializer):
     token = serializers.CharField(read_only=True)
     position = serializers.IntegerField(read_only=True)
     original = serializers.CharField()
-    candidate = serializers.CharField()
-    expected = serializers.DictField(child=serializers.JSONField(), help_text="Criterion slug → reference value.")
+    candidate = serializers.CharField(required=False, help_text="The paraphrase (side by side: paraphrase A).")
+    a = serializers.CharField(required=False, write_only=True, help_text="Side by side: paraphrase A.")
+    b = serializers.CharField(required=False, write_only=True, help_text="Side by side: paraphrase B.")
+    expected = serializers.DictField(child=serializers.JSONField(), help_text=(
+        "Criterion slug → reference value; side by side: question slug → A, tie or B (stored as "
+        "{\"b\": paraphrase B, \"answers\": {...}})."))
     explanation = serializers.CharField(required=False, allow_blank=True, default="")
 
 
@@ -93,8 +98,8 @@ class TrainingItemAddApi(APIView):
         data = TrainingItemSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        row = {"original": v["original"], "candidate": v["candidate"], "explanation": v.get("explanation", ""),
-               **dict(v["expected"])}
+        row = {k: v[k] for k in ("original", "candidate", "a", "b") if k in v}
+        row = {**row, "explanation": v.get("explanation", ""), **dict(v["expected"])}
         try:
             item = training.training_item_add(study=study, row=row)
         except JudgingError as exc:
@@ -143,13 +148,13 @@ class TrainingImportApi(APIView):
 
 # --- the judge's side ----------------------------------------------------------------------
 
-def _state_payload(state: training.TrainingState) -> dict:
+def _state_payload(state: training.TrainingState, study) -> dict:
     item = state.next_item
+    unit = protocol_for_study(study=study)
     return {"items": state.n_items, "attempt": state.attempt, "attempts_allowed": state.attempts_allowed,
             "answered": state.answered, "right": state.right, "required": state.required, "passed": state.passed,
             "screened_out": state.screened_out,
-            "next": None if item is None else {"token": item.token, "original": item.original,
-                                               "paraphrase": item.candidate}}
+            "next": None if item is None else unit.training_item_for_judge(item=item)}
 
 
 class JudgeTrainingApi(APIView):
@@ -161,7 +166,7 @@ class JudgeTrainingApi(APIView):
             assignment = _judge_assignment(request, study)
         except JudgingError as exc:
             return judging_error(exc)
-        return Response(_state_payload(training.training_state(assignment=assignment)))
+        return Response(_state_payload(training.training_state(assignment=assignment), study))
 
 
 class JudgeTrainingAnswerApi(APIView):
@@ -171,7 +176,8 @@ class JudgeTrainingAnswerApi(APIView):
 
     @extend_schema(tags=TAG_JUDGE, request=TrainingAnswerInputSerializer, responses={
         201: OpenApiResponse(description="feedback: right or not, per criterion within / too_high / too_low "
-                                         "(same / different for categories; never the reference value), "
+                                         "(same / different for categories; agree / disagree per question side by side; never the "
+                                         "reference value), "
                                          "the explanation, the state")},
         summary="Answer a training pair and get its feedback")
     def post(self, request, study_id: int):
@@ -186,7 +192,7 @@ class JudgeTrainingAnswerApi(APIView):
             return judging_error(exc)
         return Response({"correct": answer.correct, "scores": answer.values,
                          "feedback": training.training_answer_feedback(answer=answer),
-                         "explanation": answer.item.explanation, "state": _state_payload(state)},
+                         "explanation": answer.item.explanation, "state": _state_payload(state, study)},
                         status=status.HTTP_201_CREATED)
 
 
@@ -203,7 +209,10 @@ class JudgeAttentionApi(APIView):
             assignment = _judge_assignment(request, study)
         except JudgingError as exc:
             return judging_error(exc)
-        done = assignment.items.filter(done_at__isnull=False).count()
+        unit = protocol_for_study(study=study)
+        if unit.attention_page != "judging:attention":  # drawn among the pairs: the pairs API serves them
+            return Response({"check": None})
+        done = unit.items_done(assignment=assignment)
         gate = screening.judge_gate(assignment=assignment, done=done)
         if gate is None or gate[0] != "attention":
             return Response({"check": None})

@@ -14,6 +14,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
+from django.utils.translation import get_language_bidi
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -23,7 +24,8 @@ from metrics.core.tabular import TabularError
 from . import scales, screening, selectors, training
 from .enums import AttentionPolicy
 from .errors import JudgingError
-from .models import AttentionCheck, ScreeningSettings
+from .models import AttentionCheck, JudgingDesign, ScreeningSettings
+from .protocols.registry import protocol_for_study
 
 
 def _views():
@@ -61,9 +63,10 @@ def training_page(request, study_id: int):
         return page
     if assignment.screened_out_at is not None:
         return redirect("judging:screened_out", study_id=study.pk)
+    unit = protocol_for_study(study=study)
     state = training.training_state(assignment=assignment)
     if state.passed or state.next_item is None:
-        return redirect("judging:rate", study_id=study.pk)
+        return redirect(unit.judge_page, study_id=study.pk)
     error, field_errors, posted = None, {}, {}
     if request.method == "POST":
         posted = {k: request.POST.get(k, "") for k in request.POST if k not in ("csrfmiddlewaretoken", "token", "active_seconds")}
@@ -74,18 +77,22 @@ def training_page(request, study_id: int):
             error, field_errors = exc.message, exc.field_errors
         else:
             return redirect("judging:training_feedback", study_id=study.pk)
-    criteria = _views()._criteria_for_judge(study)
-    for c in criteria:
-        value = posted.get(c["slug"])
-        try:
-            c["checked"] = None if value in (None, "") else (float(value) if c["type"] == "slider" else int(value))
-        except ValueError:
-            c["checked"] = None
-        c["errors"] = field_errors.get(c["slug"], [])
     item = state.next_item
+    shown = unit.training_page_context(design=JudgingDesign.objects.filter(study=study).first(), item=item,
+                                       posted=posted, field_errors=field_errors, rtl=get_language_bidi())
+    if shown is None:  # the design's criteria, with the rating page's scale inputs
+        criteria = _views()._criteria_for_judge(study)
+        for c in criteria:
+            value = posted.get(c["slug"])
+            try:
+                c["checked"] = None if value in (None, "") else (float(value) if c["type"] == "slider" else int(value))
+            except ValueError:
+                c["checked"] = None
+            c["errors"] = field_errors.get(c["slug"], [])
+        shown = {"criteria": criteria}
     number = 1 if state.attempt_finished else state.answered + 1
-    return render(request, "judging/training.html", {
-        "study": study, "item": item, "criteria": criteria, "number": number, "n_items": state.n_items,
+    return render(request, unit.training_template, {
+        **shown, "study": study, "item": item, "number": number, "n_items": state.n_items,
         "attempt": state.attempt + 1 if state.attempt_finished or state.attempt == 0 else state.attempt,
         "attempts_allowed": state.attempts_allowed, "error": error,
     }, status=400 if error else 200)
@@ -104,8 +111,10 @@ def training_feedback(request, study_id: int):
     if answer is None:
         return redirect("judging:training", study_id=study.pk)
     verdicts = training.training_answer_feedback(answer=answer)
-    rows = []
-    for c in _views()._criteria_for_judge(study):
+    unit = protocol_for_study(study=study)
+    design = JudgingDesign.objects.filter(study=study).first()
+    rows = unit.training_feedback_rows(design=design, values=answer.values, verdicts=verdicts) or []
+    for c in ([] if rows else _views()._criteria_for_judge(study)):
         labels = {p["value"]: p["label"] for p in c["points"]}
 
         def shown(v, labels=labels):
@@ -115,6 +124,7 @@ def training_feedback(request, study_id: int):
                      "verdict": verdicts.get(c["slug"], "")})
     return render(request, "judging/training_feedback.html", {
         "study": study, "answer": answer, "rows": rows, "state": state,
+        "texts": unit.training_item_for_judge(item=answer.item), "judge_page": unit.judge_page,
         "screened_out": assignment.screened_out_at is not None})
 
 
@@ -128,6 +138,9 @@ def attention(request, study_id: int):
         return page
     if assignment.screened_out_at is not None:
         return redirect("judging:screened_out", study_id=study.pk)
+    unit = protocol_for_study(study=study)
+    if unit.attention_page != "judging:attention":  # its checks are drawn on its own judge page
+        return redirect(unit.attention_page, study_id=study.pk)
     check = AttentionCheck.objects.filter(assignment=assignment, answered_at__isnull=True).select_related(
         "assignment").order_by("after_done", "id").first()
     error = None
@@ -192,12 +205,17 @@ class ScreeningForm(forms.ModelForm):
             "qc_auto_min_controls": "QC: controls rated before the check",
         }
 
-    def __init__(self, *args, criteria: list[dict] | None = None, **kwargs):
+    def __init__(self, *args, criteria: list[dict] | None = None, tolerances: bool = True, **kwargs):
         super().__init__(*args, **kwargs)
+        if not tolerances:  # answers that are not values on a scale (A, tie, B): right or not, no tolerance
+            del self.fields["training_tolerance"]
+            self.fields["training_criteria"].label = "Training: questions checked"
+            self.fields["training_criteria"].help_text = "Question slugs the pass rule checks, separated by commas (empty: all)."
         self.fields["training_items_per_attempt"].required = False  # empty: 0, every item
         if not self.is_bound and self.instance:
             self.initial["training_criteria"] = ", ".join(self.instance.training_criteria or [])
-        self.fields["training_tolerance"].label = "Training tolerance on point scales (± points)"
+        if tolerances:
+            self.fields["training_tolerance"].label = "Training tolerance on point scales (± points)"
         # One tolerance per criterion, on its own scale (empty: the scale's default).
         self.criteria = criteria or []
         saved = (self.instance.training_tolerances if self.instance else None) or {}
@@ -219,7 +237,7 @@ class ScreeningForm(forms.ModelForm):
         return [s.strip() for s in self.cleaned_data["training_criteria"].split(",") if s.strip()]
 
     def changes(self) -> dict:
-        out = {f: self.cleaned_data[f] for f in self.Meta.fields}
+        out = {f: self.cleaned_data[f] for f in self.Meta.fields if f in self.fields}
         if self.criteria:
             out["training_tolerances"] = {
                 c["slug"]: self.cleaned_data[f"tolerance_{c['slug']}"] for c in self.criteria
@@ -232,7 +250,13 @@ def screening_context(study) -> dict:
     settings = screening.settings_for_study(study=study) or ScreeningSettings(study=study)
     criteria = selectors.study_criteria(study=study)
     items = training.training_items(study=study)
-    return {"screening_form": ScreeningForm(instance=settings, criteria=criteria), "training_items": items,
+    unit = protocol_for_study(study=study)
+    if not unit.training_tolerances:  # answers are not values on a scale: no tolerance per criterion
+        criteria = []
+    design = JudgingDesign.objects.filter(study=study).first()
+    return {"screening_form": ScreeningForm(instance=settings, criteria=criteria, tolerances=unit.training_tolerances),
+            "training_items": items,
+            "training_questions": unit.training_questions(design=design) if design is not None else [],
             "screening_settings": settings, "attention_policies": AttentionPolicy,
             "training_pool_warning": training.training_pool_warning(
                 n_items=len(items), per_attempt=settings.training_items_per_attempt)}
@@ -246,7 +270,9 @@ def _back(study):
 @require_POST
 def screening_settings(request, study):
     settings = screening.settings_for_study(study=study) or ScreeningSettings(study=study)
-    form = ScreeningForm(request.POST, instance=settings, criteria=selectors.study_criteria(study=study))
+    tolerances = protocol_for_study(study=study).training_tolerances
+    form = ScreeningForm(request.POST, instance=settings, criteria=selectors.study_criteria(study=study) if tolerances else [],
+                         tolerances=tolerances)
     if not form.is_valid():
         messages.error(request, "Screening settings not saved: " + "; ".join(
             f"{k}: {' '.join(v)}" for k, v in form.errors.items()))

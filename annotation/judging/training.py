@@ -20,6 +20,13 @@ points on point scales, ±10 on a slider; categories: equal); the attempt passes
 ``training_retries`` times; failing the last one screens the judge out
 (:func:`annotation.judging.screening.screen_out`).
 
+That is the absolute protocol's item. What an item holds, how an answer is read and
+when it is right is the protocol unit's (:meth:`~.protocols.base.JudgingProtocol.training_item_clean`
+and the methods after it): a side-by-side item is an original, two candidates (A in
+``candidate``, B in ``expected["b"]``) and the reference answer per question (A, tie
+or B, in ``expected["answers"]``), right when every question with a reference has it.
+This module holds what is shared: the pool, attempts, the pass rule's count, retries.
+
 Training answers are :class:`~annotation.judging.models.TrainingAnswer` rows, never
 judgments: no report, agreement figure or export reads them.
 """
@@ -65,13 +72,12 @@ class TrainingFinished(JudgingError):
     status_code = 409
 
 
-def _criteria(study: Study) -> list[dict]:
-    design = JudgingDesign.objects.filter(study=study).first()
-    if design is None:
-        from .defaults import default_criteria
+def _unit_and_design(study_id: int):
+    """The study's protocol unit and design (None before a design is saved)."""
+    from .protocols.registry import protocol_for_design
 
-        return default_criteria()
-    return design.criteria
+    design = JudgingDesign.objects.filter(study_id=study_id).first()
+    return protocol_for_design(design), design
 
 
 # --- the researcher's items ------------------------------------------------------------
@@ -126,7 +132,8 @@ def training_item_add(*, study: Study, row: Mapping[str, object], from_text: boo
     """Add one training item at the end (:class:`TrainingInvalid` with errors per field)."""
     Study.objects.select_for_update().filter(pk=study.pk).first()
     _refuse_if_started(study)
-    clean, errors = training_item_errors(criteria=_criteria(study), row=row, from_text=from_text)
+    unit, design = _unit_and_design(study.pk)
+    clean, errors = unit.training_item_clean(design=design, row=row, from_text=from_text)
     if errors:
         raise TrainingInvalid("The training item is not valid: " + "; ".join(
             f"{k}: {' '.join(v)}" for k, v in errors.items()) + ".", field_errors=errors)
@@ -158,12 +165,12 @@ def training_items_import(*, study: Study, data: bytes, filename: str, fmt: str 
     _refuse_if_started(study)
     fmt = tabular.format_from_name(filename, fmt)
     text = tabular.decode_text(data, filename)
-    table = tabular.read_table(text, fmt, filename, required=("original", "candidate"))
-    criteria = _criteria(study)
+    unit, design = _unit_and_design(study.pk)
+    table = tabular.read_table(text, fmt, filename, required=unit.training_columns(design=design))
     issues: list[tabular.TabularIssue] = []
     items = []
     for line, row in table.rows:
-        clean, errors = training_item_errors(criteria=criteria, row=row, from_text=fmt != "jsonl")
+        clean, errors = unit.training_item_clean(design=design, row=row, from_text=fmt != "jsonl")
         for col, errs in errors.items():
             issues.extend(tabular.TabularIssue(e, line=line, column=col) for e in errs)
         items.append(clean)
@@ -235,10 +242,9 @@ def training_answer_feedback(*, answer: TrainingAnswer) -> dict[str, str]:
     """:func:`answer_feedback` of a stored answer, with its study's criteria and tolerance."""
     study_id = answer.item.study_id
     settings = ScreeningSettings.objects.filter(study_id=study_id).first() or ScreeningSettings()
-    criteria = _criteria(Study.objects.get(pk=study_id))
-    return answer_feedback(values=answer.values, expected=answer.item.expected, criteria=criteria,
-                           tolerance=scales.criteria_tolerances(criteria, settings.training_tolerances,
-                                                                points=settings.training_tolerance))
+    unit, design = _unit_and_design(study_id)
+    return unit.training_verdicts(design=design, settings=settings, values=answer.values,
+                                  expected=answer.item.expected)
 
 
 def attempt_items(*, assignment: Assignment, pool: list[TrainingItem], attempt: int, per_attempt: int) -> list[TrainingItem]:
@@ -336,14 +342,15 @@ def training_answer_submit(*, assignment: Assignment, token: str, scores: Mappin
                            from_text: bool = False) -> tuple[TrainingAnswer, TrainingState]:
     """Store a judge's answer to the training item ``token`` in their current attempt.
 
-    Every criterion needs a value on its scale (:class:`JudgmentInvalid`). When the
+    The answer is checked as the protocol checks a real one (every criterion a value on
+    its scale, every comparison question A, tie or B: :class:`JudgmentInvalid`) and
+    marked right or not by the protocol's unit. When the
     answer completes an attempt the pass rule is applied: passed sets
     ``training_passed_at``; failed with no attempt left screens the judge out. A new
     attempt starts with the first answer after a failed one. :class:`TrainingFinished`
     when the judge passed, was screened out, or answers an item twice in one attempt.
     """
     from .screening import screen_out
-    from .services import scores_clean
 
     assignment = Assignment.objects.select_for_update().select_related("study").get(pk=assignment.pk)
     if assignment.screened_out_at is not None or assignment.training_passed_at is not None:
@@ -359,18 +366,13 @@ def training_answer_submit(*, assignment: Assignment, token: str, scores: Mappin
     item = next((i for i in drawn if i.token == token), None) if isinstance(token, str) else None
     if item is None:  # not a training item, or not one of this attempt's
         raise TrainingInvalid(gettext("There is no such training item."))
-    criteria = _criteria(assignment.study)
-    if from_text:  # a form posts text: read each value as its scale reads text
-        scores = {c["slug"]: _from_text(c, scores.get(c["slug"])) for c in criteria}
-    clean = scores_clean(criteria=criteria, scores=scores)
+    unit, design = _unit_and_design(assignment.study_id)
+    clean = unit.training_answer_clean(design=design, answers=scores, from_text=from_text)
     if TrainingAnswer.objects.filter(assignment=assignment, item=item, attempt=attempt).exists():
         raise TrainingFinished(gettext("You have already answered this training item."))
     answer = TrainingAnswer.objects.create(
         assignment=assignment, item=item, attempt=attempt, values=clean,
-        correct=answer_correct(values=clean, expected=item.expected, criteria=criteria,
-                               checked=list(settings.training_criteria),
-                               tolerance=scales.criteria_tolerances(criteria, settings.training_tolerances,
-                                                                    points=settings.training_tolerance)))
+        correct=unit.training_correct(design=design, settings=settings, values=clean, expected=item.expected))
     state = training_state(assignment=assignment, settings=settings)
     if state.attempt_finished:
         if state.right >= state.required:
@@ -384,7 +386,9 @@ def training_answer_submit(*, assignment: Assignment, token: str, scores: Mappin
     return answer, state
 
 
-def _from_text(criterion: dict, value: object) -> object:
+def value_from_text(criterion: dict, value: object) -> object:
+    """A form's text value read as ``criterion``'s scale reads text (a bad one is kept: the
+    answer's check names the problem)."""
     if value in (None, ""):
         return None
     try:

@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["meta_evaluation_markdown"]
+__all__ = ["meta_evaluation_markdown", "system_scores_markdown"]
 
 _METHOD_LABEL = {"pearson": "Pearson", "spearman": "Spearman", "kendall_b": "Kendall τb", "accuracy": "pairwise acc.",
                  "soft_accuracy": "soft pairwise acc."}
@@ -71,6 +71,29 @@ def meta_evaluation_markdown(result: Mapping[str, Any], *, skipped: Sequence[tup
     if notes:
         lines += ["", "Warnings:", ""] + [f"- {w['message']}" for w in notes]
     return "\n".join(lines) + "\n"
+
+
+def system_scores_markdown(result: Mapping[str, Any]) -> str:
+    """The human side of the leaderboard: per 0–100 criterion, each genuine system's mean
+    raw score and mean per-judge z-score (``result["system_scores"]``), best z first, and
+    the judges whose z is undefined. Empty string when no criterion is z-scored."""
+    blocks = (result.get("system_scores") or {}).get("criteria") or []
+    lines: list[str] = []
+    for block in blocks:
+        c = block["criterion"]
+        lines += ["", f"Systems on {c} (0–100): mean raw score and mean z-score (per judge, z = (x − μ) / σ over "
+                  "the judge's genuine items, sample SD; controls left out); each original counts once.", "",
+                  f"| system | {c} raw | {c} z | originals | judgments with z |", "|---|---:|---:|---:|---:|"]
+        for r in block.get("systems") or []:
+            z = "undefined" if r.get("z") is None else _f(r.get("z"))
+            lines.append(f"| {r['system']} | {_f(r.get('raw'), 2)} | {z} | {r.get('n_originals')} | "
+                         f"{r.get('n_z')} of {r.get('n_judgments')} |")
+        undefined = block.get("undefined_judges") or []
+        if undefined:
+            lines += ["", f"z undefined for {len(undefined)} judge{'s' if len(undefined) != 1 else ''} on {c} "
+                      f"(fewer than two genuine scores, or all equal): {', '.join(undefined)}. Their scores count in "
+                      "the raw means only."]
+    return "\n".join(lines).lstrip("\n") + "\n" if lines else ""
 
 
 def _ci(low: Any, high: Any) -> str:

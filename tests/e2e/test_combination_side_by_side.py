@@ -5,9 +5,12 @@ the right), the QC page shows each judge's control pairs, the report is built by
 every export is downloaded, no response is a 4xx or 5xx, and every number is checked against the
 answers that went in.
 
-Training and attention checks are the absolute protocol's (reference values and requested
-values on a criterion's scale); the side-by-side protocol has none yet (its unit says so:
-``has_screening = False``), so the Prolific row runs its join link without them.
+The Prolific row runs its join link with training and an attention check, as a field study
+would: two training pairs with reference answers (one right of two is needed; judge 1 gets
+one wrong and still passes), answered by the keys of the screen with the feedback page after
+each, then one attention pair per participant among the real pairs (a copy of the original
+against an unrelated sentence, answered with the copy's side) under the "end" policy; the QC
+page shows each judge's attention result. The researcher row has no screening.
 """
 
 from __future__ import annotations
@@ -50,9 +53,41 @@ def _choose(item, judge_no: int, n: int, controls_seen: int) -> str:
     return "A" if RANK[ls] < RANK[rs] else "B"
 
 
-def _answer_every_pair(pg, study, judge_no: int, rtl: bool) -> dict[str, str]:
-    """Answer the judge's pairs on the compare page by the keys of the screen; token → answer."""
-    from annotation.judging.models import ComparisonItem
+def _press(pg, answer: str, rtl: bool) -> None:
+    a_key, b_key = ("ArrowRight", "ArrowLeft") if rtl else ("ArrowLeft", "ArrowRight")
+    pg.keyboard.press({"A": a_key, "B": b_key, "tie": "ArrowDown"}[answer])
+    expect(pg.locator(f'input[name="preference"][value="{answer}"]')).to_be_checked()
+
+
+def _train(pg, judge_no: int, rtl: bool) -> int:
+    """Answer the training pairs by the keys of the screen (judge 1 gets the first one wrong),
+    going through the feedback page after each; return how many were answered."""
+    from annotation.judging.models import TrainingItem
+
+    n = 0
+    while "/training/" in pg.url:
+        expect(pg.locator("#training-feedback, #rating-form").first).to_be_visible(timeout=LOAD)
+        if pg.locator("#training-feedback").count():
+            expect(pg.locator("#feedback-explanation")).to_be_visible()
+            pg.locator("#continue-button").click()
+            pg.wait_for_url(lambda url: "/feedback/" not in url, timeout=LOAD)
+            continue
+        expect(pg.locator(".criterion.is-current")).to_have_count(1)
+        item = TrainingItem.objects.get(token=pg.locator('#rating-form input[name="token"]').input_value())
+        answer = item.expected["answers"]["preference"]
+        if judge_no == 1 and n == 0:
+            answer = "tie" if answer != "tie" else "A"
+        _press(pg, answer, rtl)
+        pg.keyboard.press("Enter")
+        pg.wait_for_url("**/training/feedback/", timeout=LOAD)
+        n += 1
+    return n
+
+
+def _answer_every_pair(pg, study, judge_no: int, rtl: bool, checks: list[str] | None = None) -> dict[str, str]:
+    """Answer the judge's pairs on the compare page by the keys of the screen; token → answer.
+    An attention pair is answered with its copy's side, its token added to ``checks``."""
+    from annotation.judging.models import AttentionCheck, ComparisonItem
 
     given: dict[str, str] = {}
     controls = 0
@@ -62,6 +97,16 @@ def _answer_every_pair(pg, study, judge_no: int, rtl: bool) -> dict[str, str]:
             return given
         expect(pg.locator(".criterion.is-current")).to_have_count(1)
         token = pg.locator('#rating-form input[name="token"]').input_value()
+        check = AttentionCheck.objects.filter(token=token).first()
+        if check is not None:  # drawn like a pair: the copy of the original is the side to choose
+            original = pg.locator(".compare-original .sentence-text").inner_text()
+            copy_side = "A" if pg.locator("#side-a .sentence-text").inner_text() == original else "B"
+            assert copy_side == ("A" if check.expected == 0.0 else "B")
+            _press(pg, copy_side, rtl)
+            checks.append(token)
+            pg.keyboard.press("Enter")
+            expect(pg.locator(f'input[name="token"][value="{token}"]')).to_have_count(0, timeout=LOAD)
+            continue
         item = ComparisonItem.objects.select_related("left__system", "right__system").get(token=token)
         answer = _choose(item, judge_no, len(given), controls)
         controls += item.is_control
@@ -80,11 +125,17 @@ def _start(pg) -> None:
     expect(pg.locator("#rating-form")).to_be_visible(timeout=LOAD)
 
 
+TRAINING = [{"original": "The meeting was moved to Friday.", "a": "The meeting is now on Friday.",
+             "b": "The meeting was cancelled.", "preference": "A", "explanation": "B changes the meaning."},
+            {"original": "She bought three apples.", "a": "She sold apples.", "b": "She purchased three apples.",
+             "preference": "B", "explanation": "A changes the meaning."}]
+
+
 @pytest.mark.parametrize("lang", ["en", "ar"])
 @pytest.mark.parametrize("judges", ["researcher", "prolific"])
 def test_side_by_side_row_of_the_matrix(page, live_server, celery_worker, researcher, make_user, judges, lang):
-    from annotation.judging import services
-    from annotation.judging.models import ComparisonItem, ComparisonJudgment
+    from annotation.judging import screening, services, training
+    from annotation.judging.models import AttentionCheck, ComparisonItem, ComparisonJudgment, TrainingAnswer
     from annotation.models import Participant
     from annotation.participation import services as participation
     from metrics.reports.models import Report
@@ -100,11 +151,18 @@ def test_side_by_side_row_of_the_matrix(page, live_server, celery_worker, resear
     services.design_update(study=study, changes={
         "protocol": "comparison", "seed": 21, "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
     services.study_judging_open(study=study)
+    if judges == "prolific":  # a field study screens its participants: training and an attention check
+        for row in TRAINING:
+            training.training_item_add(study=study, row=row)
+        screening.screening_settings_update(study=study, changes={
+            "training_required": 1, "training_retries": 0, "attention_count": 1, "attention_policy": "end",
+            "attention_max_failures": 1})
     link = (participation.join_link_create(study=study, role="judge", platform="prolific", created_by=researcher,
                                            completion_code=CODE) if judges == "prolific" else None)
     bad: list[str] = []
     _watch(page, bad)
     answers: dict[str, dict[str, str]] = {}  # judge username → token → answer
+    checks: list[str] = []  # the attention pairs met
     for judge_no in range(2):
         ctx = page.context.browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
         pg = ctx.new_page()
@@ -120,7 +178,9 @@ def test_side_by_side_row_of_the_matrix(page, live_server, celery_worker, resear
         rtl = pg.evaluate("document.documentElement.dir") == "rtl"
         assert rtl == (lang == "ar")
         _start(pg)
-        given = _answer_every_pair(pg, study, judge_no, rtl)
+        if link is not None:
+            assert _train(pg, judge_no, rtl) == 2
+        given = _answer_every_pair(pg, study, judge_no, rtl, checks)
         username = ComparisonItem.objects.get(token=next(iter(given))).assignment.judge.username
         answers[username] = given
         if link is not None:  # the completion code, once every pair is answered
@@ -128,6 +188,12 @@ def test_side_by_side_row_of_the_matrix(page, live_server, celery_worker, resear
         ctx.close()
     if link is not None:
         assert Participant.objects.filter(study=study, completed_at__isnull=False).count() == 2
+        # training: two answers each, judge 1 one wrong, both passed; one attention pair each, passed
+        right = Counter(TrainingAnswer.objects.filter(assignment__study=study, correct=True).values_list(
+            "assignment__judge__username", flat=True))
+        assert sorted(right[u] for u in answers) == [1, 2]
+        assert TrainingAnswer.objects.filter(assignment__study=study).count() == 4
+        assert len(checks) == 2 and all(c.passed for c in AttentionCheck.objects.filter(assignment__study=study))
     n_pairs = 3 * 3 + 3  # three system pairs and one control pair per original
     assert [len(g) for g in answers.values()] == [n_pairs, n_pairs]
     stored = {(j.judge.username, j.item.token): j.values["preference"]
@@ -157,6 +223,7 @@ def test_side_by_side_row_of_the_matrix(page, live_server, celery_worker, resear
         row = page.locator(f'#comparison-qc-table tr[data-judge="{u}"] td')
         expect(row.nth(0)).to_have_text("3")
         expect(row.nth(1)).to_have_text(str(correct[u]))
+        expect(row.nth(5)).to_have_text("1 of 1" if link is not None else "—")
     assert sorted(correct.values()) == [2, 3]
 
     # the protocol's own export, from the design page's link

@@ -3,6 +3,7 @@ judges, the CSV exports and importing judgments collected elsewhere."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict
 
 from django.contrib.auth.models import User
@@ -36,6 +37,13 @@ class JudgingControlTestSerializer(serializers.Serializer):
     passed = serializers.BooleanField(allow_null=True)
 
 
+class JudgingZBasisSerializer(serializers.Serializer):
+    n = serializers.IntegerField(help_text="The judge's genuine scores on the criterion.")
+    mu = serializers.FloatField(help_text="Their mean.")
+    sigma = serializers.FloatField(allow_null=True, help_text="Their sample standard deviation (n − 1); null when n < 2.")
+    defined = serializers.BooleanField(help_text="Whether the judge's z-scores are defined (n ≥ 2 and σ > 0).")
+
+
 class JudgingJudgeQCSerializer(serializers.Serializer):
     judge = serializers.CharField()
     excluded = serializers.BooleanField()
@@ -51,6 +59,10 @@ class JudgingJudgeQCSerializer(serializers.Serializer):
     tests = JudgingControlTestSerializer(many=True)
     median_seconds = serializers.FloatField(allow_null=True)
     straightlining = serializers.DictField(child=serializers.FloatField())
+    z_basis = serializers.DictField(
+        child=JudgingZBasisSerializer(allow_null=True), required=False,
+        help_text="Per 0–100 criterion: the basis of the judge's WMT z-scores (mean and sample SD of their genuine "
+                  "items, controls left out), or null without a genuine score there.")
 
 
 class JudgingQCOutputSerializer(serializers.Serializer):
@@ -68,7 +80,10 @@ class JudgingQCApi(APIView):
         for row in selectors.judge_qc(study=study):
             qc = row["qc"]
             base = {"judge": row["judge"], "excluded": row["excluded"],
-                    "screened_out": row["screened_out"][0] if row.get("screened_out") else None}
+                    "screened_out": row["screened_out"][0] if row.get("screened_out") else None,
+                    "z_basis": {c: None if b is None else {"n": b.n, "mu": b.mu, "defined": b.defined,
+                                                           "sigma": b.sigma if math.isfinite(b.sigma) else None}
+                                for c, b in (row.get("z_basis") or {}).items()}}
             if qc is None:
                 judges.append(base | {"rated": False, "passed": None, "flags": [], "n_items": 0, "n_controls": 0,
                                       "control_mad": {}, "tests": [], "median_seconds": None, "straightlining": {}})

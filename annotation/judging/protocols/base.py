@@ -75,8 +75,19 @@ class JudgingProtocol:
     opens_in_background: bool = False
     #: Whether judgments collected elsewhere can be imported (``manage.py import_judgments``).
     imports_judgments: bool = False
-    #: Whether training items and attention checks come before the judge's items.
+    #: Whether training items and attention checks come before (and among) the judge's
+    #: items; a unit that says so answers the "training and attention checks" methods.
     has_screening: bool = False
+    #: The design page's training items (table, add form, file columns) for this protocol.
+    training_items_template: str = "judging/_training_items.html"
+    #: The judge's training page, filled by :meth:`training_page_context` (or, where that
+    #: returns None, by the design's criteria and their scale inputs).
+    training_template: str = "judging/training.html"
+    #: Where a waiting attention check is answered: its own page (an instruction), or the
+    #: protocol's judge page, where it is drawn like any item (blinded among them).
+    attention_page: str = "judging:attention"
+    #: Whether the training pass rule has tolerances per criterion (the rules form offers them).
+    training_tolerances: bool = True
     #: The protocol's own CSV exports on the design page: (label, URL name) pairs.
     exports: tuple[tuple[str, str], ...] = ()
     #: This protocol's report, by dotted path (so the unit imports no report code):
@@ -160,6 +171,63 @@ class JudgingProtocol:
     def qc_auto_check(self, *, assignment: Assignment) -> bool:
         """The automatic QC screen-out after a stored judgment; True if it screened the judge out."""
         return False
+
+    # --- training and attention checks (only asked when ``has_screening``) -------------------
+
+    def training_columns(self, *, design: JudgingDesign | None) -> tuple[str, ...]:
+        """The text columns of a training item (the file's required ones first)."""
+        raise NotImplementedError
+
+    def training_slugs(self, *, design: JudgingDesign | None) -> list[str]:
+        """The criteria or questions a training reference may be given for (the pass rule's
+        ``training_criteria`` names some of them)."""
+        raise NotImplementedError
+
+    def training_questions(self, *, design: JudgingDesign) -> list[dict]:
+        """What a training item has a reference for, as the design page's add form names them
+        (dicts with ``slug`` and ``name``)."""
+        return [{"slug": c["slug"], "name": c["name"]} for c in design.criteria]
+
+    def training_item_clean(self, *, design: JudgingDesign | None, row, from_text: bool) -> tuple[dict, dict]:
+        """(the :class:`TrainingItem` fields, errors by column) for one item given as a flat
+        mapping (form, API or a file's row)."""
+        raise NotImplementedError
+
+    def training_answer_clean(self, *, design: JudgingDesign | None, answers, from_text: bool) -> dict:
+        """A judge's training answer, checked like a real answer (:class:`JudgmentInvalid`)."""
+        raise NotImplementedError
+
+    def training_verdicts(self, *, design: JudgingDesign | None, settings, values, expected) -> dict[str, str]:
+        """How an answer compares with the reference, per question or criterion with one
+        (``within``/``too_high``/``too_low``/``same``/``different``: never the reference)."""
+        raise NotImplementedError
+
+    def training_correct(self, *, design: JudgingDesign | None, settings, values, expected) -> bool:
+        """Whether a training answer is right under the study's rules."""
+        raise NotImplementedError
+
+    def training_item_for_judge(self, *, item) -> dict:
+        """A training item as the judge's API gives it (texts and token only)."""
+        raise NotImplementedError
+
+    def training_page_context(self, *, design: JudgingDesign, item, posted: dict, field_errors: dict,
+                              rtl: bool) -> dict | None:
+        """What :attr:`training_template` needs for ``item`` beyond the progress (None: the
+        design's criteria with the shared scale inputs, as on the rating page)."""
+        return None
+
+    def training_feedback_rows(self, *, design: JudgingDesign, values: dict, verdicts: dict) -> list[dict] | None:
+        """The feedback table's rows (name, yours, verdict); None: one per criterion of the design."""
+        return None
+
+    def attention_draw(self, *, design: JudgingDesign | None, rng) -> tuple[str, float]:
+        """A new attention check's (question or criterion slug, requested answer as a number)."""
+        raise NotImplementedError
+
+    def attention_score(self, *, design: JudgingDesign | None, check, value) -> tuple[float | None, bool]:
+        """(the answer as stored, whether it is the requested one) for an answer to ``check``;
+        :class:`~annotation.judging.errors.JudgingError` when the answer is not valid."""
+        raise NotImplementedError
 
     # --- the registry's question --------------------------------------------------------
 

@@ -7,10 +7,12 @@ from datetime import datetime
 from itertools import groupby
 
 from annotation.models import Study
+from metrics.core.stats.zscores import JudgeScale, ScaleAccumulator
 
+from .. import scales
 from ..enums import CONTROL_KIND_OF_SYSTEM_KIND
 from ..models import Judgment
-from .design import study_criteria_slugs
+from .design import study_criteria, study_criteria_slugs
 from .exclusions import judges_excluded
 
 #: Rows fetched per database round trip by the CSV exports, which stream: their memory
@@ -31,7 +33,40 @@ def _export_rows(study: Study) -> Iterator[tuple]:
 
 
 TIDY_EXPORT_COLUMNS = ("study", "judge", "item", "original_id", "system", "is_control", "control_kind", "criterion",
-                       "score", "seconds", "active_seconds", "submitted_at", "revision", "judge_excluded")
+                       "score", "seconds", "active_seconds", "submitted_at", "revision", "judge_excluded", "z")
+
+
+def judge_scales_streamed(*, study: Study) -> dict[tuple[str, str], JudgeScale]:
+    """(judge, criterion) → the judge's z-basis (:class:`JudgeScale`: genuine items' mean
+    and sample SD) for every criterion whose scale is z-scored (the 0–100 sliders), over
+    the judgments the tidy export writes (latest revisions, screened-out judges left out).
+
+    One streamed pass over the judgments, in constant memory per judge and criterion
+    (:class:`ScaleAccumulator`); the same numbers as
+    :func:`metrics.core.stats.zscores.judge_scales` on the judgments frame."""
+    zscored = scales.criteria_zscored(study_criteria(study=study))
+    if not zscored:
+        return {}
+    acc: dict[tuple[str, str], ScaleAccumulator] = {}
+    rows = (Judgment.objects.filter(study=study, is_latest=True)
+            .exclude(item__assignment__screened_out_at__isnull=False)
+            .values_list("judge__username", "item__candidate__system__kind", "values")
+            .iterator(chunk_size=EXPORT_CHUNK_SIZE))
+    for judge, kind, values in rows:
+        if kind in CONTROL_KIND_OF_SYSTEM_KIND:  # controls get a z but are not in its basis
+            continue
+        for crit in zscored:
+            if values.get(crit) is not None:
+                acc.setdefault((judge, crit), ScaleAccumulator()).add(values[crit])
+    return {key: a.scale() for key, a in acc.items()}
+
+
+def _z_cell(scale: JudgeScale | None, value) -> float | str:
+    """The tidy export's ``z`` (6 decimals): empty for a criterion without z-scores and
+    where the judge's z is undefined (fewer than two genuine scores, or all equal). A
+    number, not text: a negative z is a number to a spreadsheet, not a formula."""
+    z = scale.z(value) if scale is not None and value is not None else None
+    return "" if z is None else round(z, 6)
 
 
 def _iso(dt: datetime | None) -> str:
@@ -40,11 +75,15 @@ def _iso(dt: datetime | None) -> str:
 
 def export_tidy_rows(*, study: Study) -> Iterator[list]:
     """Header, then one row per judge × item × criterion the judgment has a value for
-    (latest revisions, every judge), criteria in the design's order.
+    (latest revisions, every judge), criteria in the design's order. The last column,
+    ``z``, is the judge's WMT z-score on 0–100 criteria (:func:`judge_scales_streamed`),
+    empty elsewhere and where it is undefined.
 
-    Streams: judgments are read from the database in chunks as the rows are written."""
+    Streams: judgments are read from the database in chunks as the rows are written (a
+    first pass over them gathers each judge's mean and SD)."""
     excluded = judges_excluded(study=study)
     order = study_criteria_slugs(study=study)
+    z_basis = judge_scales_streamed(study=study)
     yield list(TIDY_EXPORT_COLUMNS)
     for (judge, cand, original, system, kind, values, seconds, submitted_at, rev, active) in _export_rows(study):
         control_kind = CONTROL_KIND_OF_SYSTEM_KIND.get(kind, "")
@@ -53,7 +92,8 @@ def export_tidy_rows(*, study: Study) -> Iterator[list]:
                 continue
             yield [study.name, judge, cand, original, system, str(bool(control_kind)).lower(), control_kind, crit,
                    values[crit], "" if seconds is None else f"{seconds:.3f}",
-                   "" if active is None else f"{active:.3f}", _iso(submitted_at), rev, str(judge in excluded).lower()]
+                   "" if active is None else f"{active:.3f}", _iso(submitted_at), rev, str(judge in excluded).lower(),
+                   _z_cell(z_basis.get((judge, crit)), values[crit])]
 
 
 def export_wide_rows(*, study: Study) -> Iterator[list]:

@@ -23,10 +23,22 @@ from ..forms import ExclusionForm
 from ..protocols.registry import protocol_for_design
 
 
+def _z_basis_display(scale) -> dict:
+    """One judge's z-basis on one slider criterion as the QC table shows it: mean and SD,
+    or why their z-scores are undefined (never NaN)."""
+    if scale is None:
+        return {"defined": False, "mu": "—", "sigma": "—", "why": "n = 0"}
+    if not scale.defined:
+        why = f"n = {scale.n}" if scale.n < 2 else "σ = 0"
+        return {"defined": False, "mu": f"{scale.mu:.1f}", "sigma": "—", "why": why}
+    return {"defined": True, "mu": f"{scale.mu:.1f}", "sigma": f"{scale.sigma:.1f}", "why": ""}
+
+
 def _qc_display(row: dict, criteria: list[str], test_labels: dict[str, str]) -> dict:
     """Format one judge's QC result for the table (numbers as text, flags as a list)."""
     qc = row["qc"]
-    out = {"judge": row["judge"], "excluded": row["excluded"], "screened_out": row.get("screened_out")}
+    out = {"judge": row["judge"], "excluded": row["excluded"], "screened_out": row.get("screened_out"),
+           "z_basis": [_z_basis_display(s) for s in (row.get("z_basis") or {}).values()]}
     if qc is None:
         return out | {"verdict": "none", "flags": [], "n_items": 0, "n_controls": 0, "mad": ["—"] * len(criteria),
                       "tests": [{"label": label, "passed": None, "p": "—"} for label in test_labels.values()],
@@ -68,6 +80,7 @@ def qc(request, study):
         study, rows=rows, alpha=design.qc_alpha if design else 0.05, criteria=criteria, unchecked=unchecked,
         test_labels=list(test_labels.values()), criterion_names=[c["name"] for c in design_criteria],
         untested=[c["name"] for c in design_criteria if scales.scale_unit(c["scale"]).qc_test is None],
+        zscored_names=[c["name"] for c in design_criteria if scales.scale_unit(c["scale"]).zscored],
         history=selectors.judge_exclusion_history(study=study),
         fingerprint=selectors.judgments_fingerprint(study=study),
         comparison_qc=unit.qc_rows(study=study), qc_template=unit.qc_template))

@@ -8,7 +8,8 @@
   worse. (MQM's 0.1 for minor punctuation and 25 for non-translation are not used: ESA
   has no categories of its own.)
 * **ESA score** — the judge's 0–100 score; reported raw and as per-judge z-scores
-  (:mod:`metrics.core.stats.zscores`, WMT's way: genuine items, sample SD).
+  (:mod:`metrics.core.stats.zscores`, WMT's way: genuine items, sample SD; undefined,
+  and left out of the z means, for a judge with fewer than two genuine scores or σ = 0).
 * **System ranking** — by any of the three, with bootstrap intervals over originals and
   WMT-style significance clusters (:func:`metrics.core.stats.significance.system_ranking`).
 

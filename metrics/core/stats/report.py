@@ -21,6 +21,7 @@ from .reference import DEFAULT_SUBSET_MIN, criterion_correlations, human_referen
 from .results import jsonable
 from .significance import system_ranking
 from .warnings import report_warnings
+from .zscores import MIN_GENUINE, judge_scales, system_zscores
 
 __all__ = ["REPORT_SCHEMA", "auto_n_boot", "build_report"]
 
@@ -73,6 +74,7 @@ def build_report(
     scale: Sequence[float] | None = None,
     scales: Mapping[str, str] | None = None,
     baseline_metric: str | None = "chrf",
+    zscore_criteria: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Compute the study report (PEM Tables 1–3, agreement, QC, rankings) as a dict.
 
@@ -109,6 +111,11 @@ def build_report(
       as one more judge (:func:`~metrics.core.stats.human_ceiling.human_ceiling`); and
       ``llm_judge_pool``, α of the humans and apart of the humans plus each LLM judge
       (``metric_runs`` entries with a ``judge_criterion``); null without metrics.
+    * ``system_scores`` — for each criterion of ``zscore_criteria`` (the 0–100 ones) that
+      was judged: per genuine system its mean raw score and mean WMT z-score
+      (:func:`~metrics.core.stats.zscores.system_zscores`: per-judge z over genuine items,
+      sample SD; mean over an original's judgments, then over originals) and the judges
+      whose z is undefined there; null when no criterion is z-scored.
     * ``settings``, ``versions`` — everything needed to reproduce the numbers.
 
     ``scales`` maps criteria to their scale type (``points``, ``slider``,
@@ -145,6 +152,7 @@ def build_report(
             scale=scale,
             scales=scales,
             baseline_metric=baseline_metric,
+            zscore_criteria=zscore_criteria,
         )
 
 
@@ -174,6 +182,7 @@ def _build_report(
     scale,
     scales=None,
     baseline_metric=None,
+    zscore_criteria=(),
 ) -> dict[str, Any]:
     if int(min_shared) < 4:
         raise ValueError("min_shared must be at least 4 (a correlation on 3 items has no Fisher-z weight)")
@@ -328,6 +337,7 @@ def _build_report(
         "metric_controls": "headline on genuine items; controls in the human reference (PEM 5.2) as a second column",
         "scales": dict(scales) if scales else None,
         "baseline_metric": baseline_metric,
+        "zscore_criteria": [c for c in zscore_criteria if c in crit_names],
     }
     report = jsonable(
         {
@@ -342,12 +352,39 @@ def _build_report(
             "metric_leaderboard": leaderboard,
             "metric_leaderboard_with_controls": leaderboard_controls,
             "metric_meta_evaluation": meta_evaluation,
+            "system_scores": _system_scores(frame, [c for c in zscore_criteria if c in crit_names]),
             "settings": settings,
             "versions": _versions(),
         }
     )
     report["warnings"] = report_warnings(report, frame=full, metric_runs=metric_runs)
     return report
+
+
+def _system_scores(frame: pd.DataFrame, criteria: Sequence[str]) -> dict[str, Any] | None:
+    """Per z-scored criterion: each genuine system's mean raw score and mean z, and the
+    judges whose z is undefined there (named, so the tables can say so)."""
+    if not criteria:
+        return None
+    table = system_zscores(frame, criteria=criteria)
+    scales = judge_scales(frame, criteria=criteria)
+    defined = {(r.judge, r.criterion) for r in scales.itertuples() if r.defined}
+    blocks = []
+    for c in criteria:
+        judges = sorted(frame.loc[frame["criterion"] == c, "judge"].unique().tolist())
+        rows = table.loc[table["criterion"] == c].drop(columns="criterion")
+        blocks.append({
+            "criterion": c,
+            "undefined_judges": [j for j in judges if (j, c) not in defined],
+            "systems": rows.to_dict(orient="records"),
+        })
+    return {
+        "formula": "z = (x − μ_j) / σ_j per judge j and criterion; μ_j, σ_j over j's genuine items",
+        "ddof": 1,
+        "min_genuine": MIN_GENUINE,
+        "controls": "left out of μ_j and σ_j and of the system means",
+        "criteria": blocks,
+    }
 
 
 def _leaderboards(metrics_long, ref, mean_ref, criterion, significance_level) -> dict[str, list[dict]]:

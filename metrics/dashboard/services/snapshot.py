@@ -3,7 +3,10 @@
 A poll (:func:`dashboard_poll`) only compares the study's version stamp with the
 snapshot's and, when they differ, queues one refresh (:func:`dashboard_refresh`, in the
 worker). The heavy answers are recomputed at most every
-``PARAEVAL_DASHBOARD_ANSWERS_SECONDS`` (30 s by default); the counts at every refresh.
+``PARAEVAL_DASHBOARD_ANSWERS_SECONDS`` (30 s by default); the counts at every refresh, and
+a refresh starts at most every ``PARAEVAL_DASHBOARD_REFRESH_SECONDS`` (5 s by default): with
+hundreds of judges the version moves several times a second, and a worker refreshing without
+pause competes with the judges' requests for the same cores.
 """
 
 from __future__ import annotations
@@ -60,6 +63,10 @@ def dashboard_version_cached(*, study: Study) -> str:
     return version
 
 
+def _refresh_every() -> float:
+    return float(settings.PARAEVAL_DASHBOARD_REFRESH_SECONDS)
+
+
 def _answers_due(dashboard: Dashboard, version: str) -> bool:
     if dashboard.answers_version == version:
         return False
@@ -70,7 +77,8 @@ def dashboard_poll(*, study: Study) -> tuple[Dashboard, str]:
     """The dashboard as cached and the study's version now; queues a refresh when they differ.
 
     One refresh at a time per study: the queue mark is claimed by a conditional update,
-    so twenty dashboards open on one study queue one refresh, not twenty.
+    so twenty dashboards open on one study queue one refresh, not twenty; and none while the
+    snapshot is younger than the refresh interval (the next poll after it queues one).
     """
     dashboard = dashboard_get_or_create(study=study)
     version = dashboard_version_cached(study=study)
@@ -79,7 +87,8 @@ def dashboard_poll(*, study: Study) -> tuple[Dashboard, str]:
         Dashboard.objects.filter(pk=dashboard.pk).update(viewed_at=now)
         adaptive_publish()  # a researcher's process keeps the judges' list of adaptive studies fresh
     stale = dashboard.snapshot_version != version or _answers_due(dashboard, version)
-    if stale:
+    resting = dashboard.snapshot_at is not None and now - dashboard.snapshot_at < timedelta(seconds=_refresh_every())
+    if stale and not resting:
         idle = Q(refresh_queued_at__isnull=True) | Q(refresh_queued_at__lt=now - REQUEUE_AFTER)
         if dashboard.snapshot_at is not None:
             idle |= Q(refresh_queued_at__lt=dashboard.snapshot_at)

@@ -37,7 +37,7 @@ from metrics.core.registry import available_metrics, create_metric
 from metrics.models import MetricRun
 from metrics.reports import exports
 from metrics.reports import services as report_services
-from metrics.reports.leaderboard_md import meta_evaluation_markdown
+from metrics.reports.leaderboard_md import meta_evaluation_markdown, system_scores_markdown
 
 from .simulate_judges import validation_message
 
@@ -103,6 +103,8 @@ class Command(BaseCommand):
             written = exports.report_write_all(report, opts["out"])
             self.stdout.write(f"wrote {len(written)} files to {opts['out']}")
         text = meta_evaluation_markdown(report.result, skipped=skipped)
+        humans = system_scores_markdown(report.result)  # the systems by raw and z similarity
+        text = text + ("\n" if text and humans else "") + humans
         if opts["markdown"]:
             Path(opts["markdown"]).write_text(text, encoding="utf-8")
         self.stdout.write(f"report #{report.pk} of '{study.name}'")

@@ -20,7 +20,7 @@ _LATEX_SPECIAL = {
     "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
     "|": r"\textbar{}",
 }
-_LATEX_UNICODE = {"α": r"$\alpha$", "κ": r"$\kappa$", "ρ": r"$\rho$", "τ": r"$\tau$", "ε": r"$\varepsilon$", "σ": r"$\sigma$", "ω": r"$\omega$", "γ": r"$\gamma$", "—": "---", "–": "--",
+_LATEX_UNICODE = {"α": r"$\alpha$", "κ": r"$\kappa$", "ρ": r"$\rho$", "τ": r"$\tau$", "ε": r"$\varepsilon$", "σ": r"$\sigma$", "μ": r"$\mu$", "ω": r"$\omega$", "γ": r"$\gamma$", "—": "---", "–": "--",
                   "≥": r"$\geq$", "≤": r"$\leq$", "±": r"$\pm$", "×": r"$\times$", "−": "$-$"}
 
 

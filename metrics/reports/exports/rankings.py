@@ -5,20 +5,71 @@ from __future__ import annotations
 from .model import Column, ReportTable
 
 
+def _z_block(result, criterion) -> dict | None:
+    """The report's z-scores of one criterion (``system_scores``), None when it has none."""
+    for block in (result.get("system_scores") or {}).get("criteria") or []:
+        if block.get("criterion") == criterion:
+            return block
+    return None
+
+
+def _undefined_note(block) -> str:
+    """Which judges have no z on the criterion, and why (a sentence; empty when none)."""
+    names = block.get("undefined_judges") or []
+    if not names:
+        return ""
+    shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    return (f" z is undefined for {len(names)} judge{'s' if len(names) != 1 else ''} on {block['criterion']} "
+            f"({shown}: fewer than two genuine scores, or all equal); their scores count in the raw mean only.")
+
+
 def ranking_table(result, ci, target) -> ReportTable:
     sr = result.get("system_ranking") or {}
+    z = _z_block(result, target)
+    z_of = {r.get("system"): r.get("z") for r in (z or {}).get("systems") or []}
     rows = [{"rank": s.get("rank"), "system": s.get("system"), "mean": s.get("mean"),
+             "mean_z": z_of.get(s.get("system")),
              "ci": (s.get("ci_low"), s.get("ci_high")), "n": s.get("n"), "cluster": s.get("cluster"),
              "pvalue_vs_next": s.get("pvalue_vs_next")} for s in sr.get("systems", [])]
     alpha = (result.get("settings") or {}).get("significance_level")
+    z_cols = (Column("mean_z", "Mean z", "num", latex="Mean $z$"),) if z is not None else ()
+    z_text = (" Mean z: the mean per-judge z-score (WMT's; see the system scores table)." + _undefined_note(z)
+              if z is not None else "")
     return ReportTable(
         "system_ranking", f"System ranking on {target}",
         f"Genuine systems by mean human {target} with {ci} bootstrap CIs over originals; p: paired bootstrap "
-        f"against the next system; a new cluster starts where that difference is significant (α = {alpha}).",
+        f"against the next system; a new cluster starts where that difference is significant (α = {alpha}).{z_text}",
         (Column("rank", "Rank", "int", latex="Rank"), Column("system", "System", latex="System"),
-         Column("mean", "Mean", "num", latex="Mean"), Column("ci", f"{ci} CI", "ci", latex="CI"),
+         Column("mean", "Mean", "num", latex="Mean"), *z_cols, Column("ci", f"{ci} CI", "ci", latex="CI"),
          Column("n", "Originals", "int", latex="$n$"), Column("cluster", "Cluster", "int", latex="Cluster"),
          Column("pvalue_vs_next", "p vs next", "p", latex="$p$ vs next")),
+        rows)
+
+
+def system_scores_table(result) -> ReportTable:
+    """Per 0–100 criterion, each genuine system's mean raw score and mean per-judge z-score."""
+    scores = result.get("system_scores") or {}
+    rows, notes = [], []
+    for block in scores.get("criteria") or []:
+        n_undefined = len(block.get("undefined_judges") or [])
+        for r in block.get("systems") or []:
+            rows.append({"criterion": block["criterion"], "system": r.get("system"), "raw": r.get("raw"),
+                         "z": r.get("z"), "n": r.get("n_originals"), "n_judgments": r.get("n_judgments"),
+                         "n_z": r.get("n_z"), "undefined": n_undefined,
+                         "z_note": "" if r.get("z") is not None else "undefined"})
+        notes.append(_undefined_note(block))
+    return ReportTable(
+        "system_scores", "System scores on 0–100 criteria, raw and z",
+        "Per 0–100 criterion, genuine systems by mean per-judge z-score (WMT's direct assessment): each judge's "
+        "score x becomes z = (x − μ) / σ, μ and σ the judge's mean and sample standard deviation (n − 1) over "
+        "their genuine items on that criterion (controls left out); a system's raw and z scores are the mean "
+        "over its originals of the mean over their judgments. Judgments: genuine judgments; with z: those whose "
+        "judge has a defined z." + "".join(notes),
+        (Column("criterion", "Criterion", latex="Criterion"), Column("system", "System", latex="System"),
+         Column("raw", "Mean raw", "num", latex="Raw"), Column("z", "Mean z", "num", latex="$z$"),
+         Column("z_note", "", latex=""), Column("n", "Originals", "int", latex="$n$"),
+         Column("n_judgments", "Judgments", "int", latex="Judg."), Column("n_z", "With z", "int", latex="with $z$"),
+         Column("undefined", "Judges without z", "int", latex="no $z$")),
         rows)
 
 

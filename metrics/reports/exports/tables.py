@@ -14,7 +14,13 @@ from ._shared import _pct
 from .agreement import agreement_tables, judge_qc_table
 from .model import ReportTable
 from .pem_tables import pem_table1, pem_table2, pem_table3
-from .rankings import leaderboard_table, llm_judge_pool_table, meta_evaluation_table, ranking_table
+from .rankings import (
+    leaderboard_table,
+    llm_judge_pool_table,
+    meta_evaluation_table,
+    ranking_table,
+    system_scores_table,
+)
 
 
 def report_tables(result: Mapping[str, Any]) -> list[ReportTable]:
@@ -30,6 +36,8 @@ def report_tables(result: Mapping[str, Any]) -> list[ReportTable]:
     if result.get("table3"):
         tables.append(pem_table3(result, level, ci, target))
     tables += [*agreement_tables(result), judge_qc_table(result), ranking_table(result, ci, target)]
+    if result.get("system_scores"):  # only with a 0–100 criterion: its raw and z-scores
+        tables.append(system_scores_table(result))
     if result.get("metric_leaderboard"):
         tables.append(leaderboard_table(result))
     if result.get("metric_meta_evaluation"):
@@ -47,4 +55,4 @@ def table_by_slug(result: Mapping[str, Any], slug: str) -> ReportTable:
 
 
 TABLE_SLUGS = ("table1", "table2", "table3", "agreement", "agreement_pairs", "judge_qc", "system_ranking",
-               "metric_leaderboard", "metric_meta_evaluation", "llm_judge_pool")
+               "system_scores", "metric_leaderboard", "metric_meta_evaluation", "llm_judge_pool")

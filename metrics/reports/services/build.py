@@ -21,7 +21,7 @@ from django.utils.module_loading import import_string
 
 from annotation.enums import JobStatus
 from annotation.judging.protocols.registry import protocol_for_study
-from annotation.judging.scales import criteria_units
+from annotation.judging.scales import criteria_units, criteria_zscored
 from annotation.judging.selectors import study_criteria
 from annotation.models import Study
 from annotation.services import job_enqueue
@@ -173,6 +173,7 @@ def report_build(*, report_id: int) -> Report:
             metric_runs=metric_inputs.runs,
             scale=_shared_points_scale(criteria_used),
             scales={c["slug"]: c["scale"]["type"] for c in criteria_used},
+            zscore_criteria=criteria_zscored(criteria_used),
         )
         _phase(report_id, 3)
         from ..plots import report_plots  # matplotlib: only where figures are drawn

@@ -120,7 +120,7 @@ def test_tidy_export_has_one_row_per_judge_item_criterion(opened_study, research
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == 100
     assert list(rows[0]) == ["study", "judge", "item", "original_id", "system", "is_control", "control_kind", "criterion",
-                             "score", "seconds", "active_seconds", "submitted_at", "revision", "judge_excluded"]
+                             "score", "seconds", "active_seconds", "submitted_at", "revision", "judge_excluded", "z"]
     frame = selectors.judgments_frame(study=opened_study, include_excluded_judges=True)
     assert sorted((r["item"], r["criterion"], int(r["score"])) for r in rows) == sorted(
         zip(frame["item"], frame["criterion"], frame["score"]))

@@ -106,11 +106,32 @@ def test_pairs_per_participant_are_balanced_and_a_timed_out_participants_pairs_r
     assert all(a.n_items == 0 for a in Assignment.objects.filter(study=cmp_field_study))
 
 
-def test_the_design_page_says_side_by_side_has_no_training_or_attention_checks_yet(cmp_field_study, researcher):
+def test_the_design_page_sets_up_side_by_side_training_and_attention_checks(cmp_field_study, researcher):
+    """Issue 24: the training section takes pairs with reference answers (form and file) and the
+    rules (no tolerance per criterion: answers are A, tie or B)."""
     from django.test import Client
+
+    from annotation.judging import training
+    from annotation.judging.models import ScreeningSettings
 
     client = Client()
     client.force_login(researcher)
-    html = client.get(f"/studies/{cmp_field_study.pk}/judging/design/").content.decode()
-    assert 'id="no-screening"' in html and "side-by-side comparison" in html
-    assert f'action="/studies/{cmp_field_study.pk}/judging/screening/"' not in html
+    url = f"/studies/{cmp_field_study.pk}/judging/design/"
+    html = client.get(url).content.decode()
+    assert 'id="no-screening"' not in html and 'id="training-comparison-note"' in html
+    assert 'name="a"' in html and 'name="b"' in html and '<select name="preference"' in html
+    assert 'name="tolerance_' not in html and 'name="training_tolerance"' not in html
+    assert "Training: questions checked" in html
+    client.post(f"/studies/{cmp_field_study.pk}/judging/training/", {
+        "original": "O.", "a": "A text.", "b": "B text.", "preference": "B", "explanation": "Why."})
+    (item,) = training.training_items(study=cmp_field_study)
+    assert item.expected == {"b": "B text.", "answers": {"preference": "B"}}
+    html = client.get(url).content.decode()
+    assert "A text." in html and "B text." in html and "preference B" in html
+    r = client.post(f"/studies/{cmp_field_study.pk}/judging/screening/", {
+        "training_criteria": "preference", "training_required": "0", "training_retries": "1",
+        "training_items_per_attempt": "", "attention_count": "2", "attention_policy": "end",
+        "attention_max_failures": "1", "qc_auto_pvalue": "0.01", "qc_auto_min_controls": "10"})
+    assert r.status_code == 302
+    saved = ScreeningSettings.objects.get(study=cmp_field_study)
+    assert saved.attention_count == 2 and saved.training_criteria == ["preference"]

@@ -3,6 +3,7 @@ the API (researchers only, in the OpenAPI schema) and the page."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 from unittest import mock
 
@@ -93,6 +94,27 @@ def test_the_version_moves_with_a_new_judgment_and_the_poll_queues_one_refresh(r
             snapshot.dashboard_poll(study=study)  # a second dashboard on the same study
     assert version != before and enqueue.call_count == 1
     assert enqueue.call_args.args[1] == study.pk
+
+
+@override_settings(PARAEVAL_DASHBOARD_REFRESH_SECONDS=60)
+def test_a_fresh_snapshot_rests_for_the_refresh_interval_before_a_poll_queues_another(
+        researcher, django_capture_on_commit_callbacks):
+    from metrics.reports.services import simulated_judges_fill
+    from tests.metrics.reports.conftest import make_study_data
+
+    study = open_judging(make_study_data(researcher, name="Resting", n_originals=4))
+    simulated_judges_fill(study=study, n_judges=2, seed=1)
+    refreshed = snapshot.dashboard_refresh(study=study)
+    simulated_judges_fill(study=study, n_judges=3, seed=2)  # the version moves
+    cache.delete(f"paraeval:dashboard-version:{study.pk}")
+    with mock.patch("metrics.dashboard.services.snapshot.job_enqueue") as enqueue:
+        with django_capture_on_commit_callbacks(execute=True):
+            dash, version = snapshot.dashboard_poll(study=study)
+        assert version != dash.snapshot_version and enqueue.call_count == 0  # stale, but resting
+        Dashboard.objects.filter(pk=refreshed.pk).update(snapshot_at=refreshed.snapshot_at - timedelta(seconds=61))
+        with django_capture_on_commit_callbacks(execute=True):
+            snapshot.dashboard_poll(study=study)
+    assert enqueue.call_count == 1  # past the interval: one refresh
 
 
 @override_settings(PARAEVAL_DASHBOARD_ANSWERS_SECONDS=3600)

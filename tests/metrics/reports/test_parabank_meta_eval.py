@@ -122,3 +122,8 @@ def test_parabank_study_leaderboard_matches_an_independent_computation(make_user
     assert "- `embed-cosine`: unavailable: needs torch: run `make install-semantic`" in text
     assert "| 1 | chrf |" in text or "| 1 | bleu |" in text
     assert "Williams tests against chrf" in text
+    # the human side: every system's raw and z similarity (grammaticality is 0–2: no z)
+    assert "| system | similarity raw | similarity z | originals | judgments with z |" in text
+    assert "grammaticality z" not in text and "nan" not in text.lower()
+    blocks = report.result["system_scores"]["criteria"]
+    assert [b["criterion"] for b in blocks] == ["similarity"] and len(blocks[0]["systems"]) == 36

@@ -6,7 +6,8 @@ from django.contrib.auth.models import User
 
 from annotation.models import Study
 
-from ... import screening
+from ... import scales, screening, training
+from ...errors import JudgingError
 from ...models import Assignment, AssignmentItem, JudgingDesign, Judgment
 from ..base import JudgingProtocol, judge_progress
 from ..registry import register
@@ -16,6 +17,18 @@ from .services import (
     absolute_assignments_write,
     absolute_release_unfinished,
 )
+
+
+def _criteria(design: JudgingDesign | None) -> list[dict]:
+    if design is None:
+        from ...defaults import default_criteria
+
+        return default_criteria()
+    return design.criteria
+
+
+def _tolerance(criteria: list[dict], settings) -> dict[str, float]:
+    return scales.criteria_tolerances(criteria, settings.training_tolerances, points=settings.training_tolerance)
 
 
 class AbsoluteProtocol(JudgingProtocol):
@@ -53,6 +66,51 @@ class AbsoluteProtocol(JudgingProtocol):
 
     def items_remaining(self, *, assignment: Assignment) -> int:
         return AssignmentItem.objects.filter(assignment=assignment, done_at__isnull=True).count()
+
+    # --- training and attention checks: reference values on each criterion's scale -------
+
+    def training_columns(self, *, design: JudgingDesign | None) -> tuple[str, ...]:
+        return ("original", "candidate")
+
+    def training_slugs(self, *, design: JudgingDesign | None) -> list[str]:
+        return [c["slug"] for c in _criteria(design)]
+
+    def training_item_clean(self, *, design: JudgingDesign | None, row, from_text: bool) -> tuple[dict, dict]:
+        return training.training_item_errors(criteria=_criteria(design), row=row, from_text=from_text)
+
+    def training_answer_clean(self, *, design: JudgingDesign | None, answers, from_text: bool) -> dict:
+        from ...services import scores_clean
+
+        criteria = _criteria(design)
+        if from_text:  # a form posts text: read each value as its scale reads text
+            answers = {c["slug"]: training.value_from_text(c, answers.get(c["slug"])) for c in criteria}
+        return scores_clean(criteria=criteria, scores=answers)
+
+    def training_verdicts(self, *, design: JudgingDesign | None, settings, values, expected) -> dict[str, str]:
+        criteria = _criteria(design)
+        return training.answer_feedback(values=values, expected=expected, criteria=criteria,
+                                        tolerance=_tolerance(criteria, settings))
+
+    def training_correct(self, *, design: JudgingDesign | None, settings, values, expected) -> bool:
+        criteria = _criteria(design)
+        return training.answer_correct(values=values, expected=expected, criteria=criteria,
+                                       checked=list(settings.training_criteria), tolerance=_tolerance(criteria, settings))
+
+    def training_item_for_judge(self, *, item) -> dict:
+        return {"token": item.token, "original": item.original, "paraphrase": item.candidate}
+
+    def attention_draw(self, *, design: JudgingDesign | None, rng) -> tuple[str, float]:
+        c = rng.choice(_criteria(design))
+        return c["slug"], rng.choice(list(scales.scale_unit(c["scale"]).attention_values))
+
+    def attention_score(self, *, design: JudgingDesign | None, check, value) -> tuple[float | None, bool]:
+        c = next((c for c in _criteria(design) if c["slug"] == check.criterion), None)
+        try:
+            answer = scales.value_clean(c["scale"], value, from_text=isinstance(value, str)) if c else None
+        except ValueError as exc:
+            raise JudgingError(str(exc), field_errors={"value": [str(exc)]}) from None
+        tolerance = scales.scale_unit(c["scale"]).attention_tolerance if c else 0
+        return answer, answer is not None and abs(float(answer) - check.expected) <= tolerance
 
     def qc_auto_check(self, *, assignment: Assignment) -> bool:
         return screening.after_judgment(assignment=assignment)

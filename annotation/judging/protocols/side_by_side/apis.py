@@ -7,17 +7,20 @@ the right), positions and tokens — never a system, a control flag or a databas
 
 from __future__ import annotations
 
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from ... import screening
 from ...apis._common import TAG_JUDGE, judging_error
 from ...apis.judge import _judge_assignment, get_judged_study
 from ...enums import COMPARISON_ANSWERS, JudgmentSource
 from ...errors import JudgingError, OtherProtocol
 from ...models import ComparisonItem
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
+from . import screening as sbs_screening
 from . import services as comparison
 from .unit import SIDE_BY_SIDE
 
@@ -89,7 +92,16 @@ class ComparisonNextPairApi(APIView):
             assignment = _judge_assignment(request, study)
         except JudgingError as exc:
             return judging_error(exc)
-        pair = comparison.pair_next_for_judge(assignment=assignment)
+        done = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
+        gate = screening.judge_gate(assignment=assignment, done=done)
+        if gate is not None and gate[0] == "attention":  # an attention pair, served like any pair
+            pair = sbs_screening.attention_pair(check=gate[1])
+        else:
+            try:  # screened out, or the training first
+                screening.judge_gate_raise(assignment=assignment, done=done)
+            except JudgingError as exc:
+                return judging_error(exc)
+            pair = comparison.pair_next_for_judge(assignment=assignment)
         done = pair.done if pair else ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
         return Response(ComparisonNextSerializer({
             "finished": pair is None, "done": done, "total": assignment.n_items,
@@ -125,6 +137,20 @@ class ComparisonSubmitApi(APIView):
         data = ComparisonSubmitInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
+        check = sbs_screening.attention_check_of_judge(study_id=study.pk, judge_id=request.user.pk, token=v["pair"])
+        if check is not None:  # an attention pair: answered like a pair, counted as a check
+            try:
+                if check.answered_at is None:
+                    check, _failures, _ended = screening.attention_answer(
+                        assignment=check.assignment, token=check.token, value=dict(v["answers"]))
+            except JudgingError as exc:
+                return judging_error(exc)
+            assignment = check.assignment
+            done = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
+            return Response(ComparisonSubmitOutputSerializer({
+                "pair": v["pair"], "revision": 1, "created": True, "answers": dict(v["answers"]),
+                "submitted_at": check.answered_at or timezone.now(), "done": done,
+                "total": assignment.n_items}).data, status=status.HTTP_201_CREATED)
         try:
             judgment, created = comparison.comparison_submit(
                 study=study, judge=request.user, token=v["pair"], key=v["key"], answers=dict(v["answers"]),

@@ -356,14 +356,18 @@ def comparison_export_rows(*, study: Study) -> Iterator[list]:
 
 def comparison_qc(*, study: Study) -> list[dict]:
     """Per judge with answered control pairs: n, answered as expected, accuracy, the binomial
-    p-value against chance and ``passes`` at the design's QC level, and ``excluded``
-    (:func:`metrics.core.stats.comparison.control_accuracy`)."""
+    p-value against chance and ``passes`` at the design's QC level, ``excluded``
+    (:func:`metrics.core.stats.comparison.control_accuracy`), and ``attention``: (attention
+    pairs answered, passed), None when the judge answered none."""
     from metrics.core.stats.comparison import control_accuracy
 
     design = JudgingDesign.objects.get(study=study)
     slug = expected_question(design)
     if slug is None:
         return []
+    from ...screening import attention_results
+
     excluded = judges_excluded(study=study)
+    attention = attention_results(study=study)
     rows = control_accuracy(comparison_records(study=study).get(slug, []), qc_alpha=design.qc_alpha)
-    return [r | {"excluded": r["judge"] in excluded} for r in rows]
+    return [r | {"excluded": r["judge"] in excluded, "attention": attention.get(r["judge"])} for r in rows]

@@ -10,6 +10,7 @@ from annotation.models import Study
 from ...models import Assignment, ComparisonItem, ComparisonJudgment, JudgingDesign
 from ..base import AnswerKey, JudgingProtocol, judge_progress
 from ..registry import register
+from . import screening as sbs_screening
 from .services import (
     comparison_assignment_for_participant,
     comparison_assignment_late,
@@ -40,6 +41,12 @@ class SideBySideProtocol(JudgingProtocol):
     report_settings = ("confidence_level", "seed", "n_boot")
     report_tables = "metrics.reports.comparison.comparison_tables"
     report_template = "reports/_comparison.html"
+    # Training pairs with reference answers, attention pairs drawn among the real ones (issue 24).
+    has_screening = True
+    training_items_template = "judging/_compare_training_items.html"
+    training_template = "judging/compare_training.html"
+    attention_page = "judging:compare"
+    training_tolerances = False
 
     def assignments_write(self, *, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
         return comparison_assignments_write(study=study, design=design, judges=judges)
@@ -77,6 +84,53 @@ class SideBySideProtocol(JudgingProtocol):
 
     def instructions_context(self, *, design: JudgingDesign, rtl: bool) -> dict:
         return {"questions": questions(design), "answers": self.answers_for_page(design=design, rtl=rtl)}
+
+    # --- training and attention checks (:mod:`.screening`) -----------------------------------
+
+    def training_columns(self, *, design: JudgingDesign | None) -> tuple[str, ...]:
+        return ("original", "a", "b")
+
+    def training_slugs(self, *, design: JudgingDesign | None) -> list[str]:
+        return [q["slug"] for q in questions(design)] if design is not None else []
+
+    def training_questions(self, *, design: JudgingDesign) -> list[dict]:
+        return questions(design)
+
+    def training_item_clean(self, *, design: JudgingDesign | None, row, from_text: bool) -> tuple[dict, dict]:
+        return sbs_screening.training_item_clean(design=design, row=row)
+
+    def training_answer_clean(self, *, design: JudgingDesign | None, answers, from_text: bool) -> dict:
+        return sbs_screening.training_answer_clean(design=design, answers=answers, from_text=from_text)
+
+    def training_verdicts(self, *, design: JudgingDesign | None, settings, values, expected) -> dict[str, str]:
+        return sbs_screening.training_verdicts(values=values, expected=expected)
+
+    def training_correct(self, *, design: JudgingDesign | None, settings, values, expected) -> bool:
+        return sbs_screening.training_correct(checked=list(settings.training_criteria), values=values,
+                                              expected=expected)
+
+    def training_item_for_judge(self, *, item) -> dict:
+        return sbs_screening.training_item_for_judge(item)
+
+    def training_page_context(self, *, design: JudgingDesign, item, posted: dict, field_errors: dict,
+                              rtl: bool) -> dict:
+        qs = questions(design)
+        for q in qs:
+            q["checked"] = posted.get(q["slug"])
+            q["errors"] = field_errors.get(q["slug"], [])
+        return {"questions": qs, "answers": self.answers_for_page(design=design, rtl=rtl),
+                "pair": sbs_screening.training_item_for_judge(item)}
+
+    def training_feedback_rows(self, *, design: JudgingDesign, values: dict, verdicts: dict) -> list[dict]:
+        labels = {a["value"]: a["label"] for a in self.answers_for_page(design=design, rtl=False)}
+        return [{"name": q["name"], "yours": labels.get(values.get(q["slug"]), "—"),
+                 "verdict": verdicts.get(q["slug"], "")} for q in questions(design)]
+
+    def attention_draw(self, *, design: JudgingDesign | None, rng) -> tuple[str, float]:
+        return sbs_screening.attention_draw(design=design, rng=rng)
+
+    def attention_score(self, *, design: JudgingDesign | None, check, value) -> tuple[float | None, bool]:
+        return sbs_screening.attention_score(design=design, check=check, value=value)
 
     def qc_rows(self, *, study: Study) -> list[dict]:
         return comparison_qc(study=study)

@@ -7,21 +7,25 @@ browser, and the left/right sides were drawn per judge (recorded server-side).
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import get_language_bidi
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.enums import StudyStatus
 from annotation.views import participant_page, researcher_study_required
 
+from ... import screening, screening_views
 from ...enums import JudgmentSource
 from ...errors import ItemNotFound, JudgingError
 from ...models import JudgingDesign
 from ...tokens import idempotency_key_new
 from ...views.judge import _assignment_or_page, _judge_study, _n
 from ...views.results import csv_response, export_filename
+from . import screening as sbs_screening
 from . import services as comparison
 from .unit import SIDE_BY_SIDE
 
@@ -67,6 +71,11 @@ def compare(request, study_id: int):
         return redirect("judging:screened_out", study_id=study.pk)
     if assignment.instructions_seen_at is None:
         return redirect("judging:instructions", study_id=study.pk)
+    gate = screening.judge_gate(assignment=assignment, done=comparison.pairs_done(assignment=assignment))
+    if gate is not None and gate[0] == "attention":  # drawn like any pair (blinded among them)
+        return _render_pair(request, study, sbs_screening.attention_pair(check=gate[1]))
+    if gate is not None:  # screened out, or the training first
+        return screening_views.gate_page(request, study, assignment, done=comparison.pairs_done(assignment=assignment))
     pair = comparison.pair_next_for_judge(assignment=assignment)
     if pair is None:
         from annotation.participation.views import end_code_context  # join-link participants: their code
@@ -106,6 +115,9 @@ def compare_submit(request, study_id: int):
         return redirect("judging:rate", study_id=study_id)
     token = request.POST.get("token", "")
     answers = {q["slug"]: request.POST.get(q["slug"]) for q in _questions(study) if request.POST.get(q["slug"])}
+    check = sbs_screening.attention_check_of_judge(study_id=study.pk, judge_id=request.user.pk, token=token)
+    if check is not None:
+        return _attention_submit(request, study, check, answers)
     try:
         active = request.POST.get("active_seconds") or None
         comparison.comparison_submit(
@@ -122,6 +134,29 @@ def compare_submit(request, study_id: int):
             raise Http404(missing.message) from None
         return _render_pair(request, study, pair, error=exc.message, field_errors=exc.field_errors, posted=answers,
                             status=400)
+    return redirect("judging:compare", study_id=study.pk)
+
+
+def _attention_submit(request, study, check, answers):
+    """An attention pair's answer: counted with the study's attention policy, then the next pair."""
+    if check.answered_at is not None:  # a second submit of the same page: already counted
+        return redirect("judging:compare", study_id=study.pk)
+    try:
+        check, _failures, ended = screening.attention_answer(assignment=check.assignment, token=check.token,
+                                                             value=answers)
+    except JudgingError as exc:
+        if study.status != StudyStatus.OPEN:
+            return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
+        if check.assignment.screened_out_at is not None:
+            return redirect("judging:screened_out", study_id=study.pk)
+        return _render_pair(request, study, sbs_screening.attention_pair(check=check), error=exc.message,
+                            field_errors=exc.field_errors, posted=answers, status=400)
+    if ended:
+        return redirect("judging:screened_out", study_id=study.pk)
+    if not check.passed:
+        messages.warning(request, _("That answer was not the one an attentive reader gives: that pair was a check, "
+                                    "one side a copy of the original and the other an unrelated sentence. "
+                                    "Please read each pair carefully."))
     return redirect("judging:compare", study_id=study.pk)
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
 import numpy as np
 from scipy import sparse
 from scipy import stats as sps
-from statsmodels.stats.inter_rater import cohens_kappa as _sm_cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as _sm_fleiss_kappa
 
 from .._common import _percentile_ci, _weight_chunks
@@ -94,6 +94,46 @@ def _kappa_from_confusion(conf: np.ndarray, w: np.ndarray) -> np.ndarray:
         return 1.0 - (conf * w).sum(axis=(1, 2)) / (expected * w).sum(axis=(1, 2))
 
 
+@functools.lru_cache(maxsize=16)
+def _normal_quantile(q: float) -> float:
+    """``scipy.stats.norm.ppf(q)``, remembered: pairwise κ asks it once per judge pair and
+    weighting (19,000 times at 500 judges), always for the same confidence level."""
+    return float(sps.norm.ppf(q))
+
+
+def _kappa_std_error(table: np.ndarray, kappa: float, level: str) -> float:
+    """The large-sample standard error of κ (Fleiss, Cohen & Everitt 1969) on one confusion
+    table: statsmodels' ``cohens_kappa(table, wt=...).std_kappa``, term for term.
+
+    Written out because statsmodels' results object builds two frozen scipy distributions per
+    call (about 1.7 ms): a dashboard's pairwise κ over 500 judges made 18,000 such calls, 35 s of
+    CPU for a standard error. ``tests/metrics/core/stats/test_cohen_kappa_se.py`` checks equality
+    with statsmodels on every weighting.
+    """
+    nobs = table.sum()
+    freqs = table / nobs
+    freq_row, freq_col = table.sum(1) / nobs, table.sum(0) / nobs
+    if level == "unweighted":
+        agree_exp = float((freq_row * freq_col).sum())
+        term_a = (np.diag(freqs) * (1 - (freq_row + freq_col) * (1 - kappa)) ** 2).sum()
+        term_b = freqs * (freq_col[:, None] + freq_row) ** 2
+        np.fill_diagonal(term_b, 0)
+        term_b = (1 - kappa) ** 2 * term_b.sum()
+        term_c = (kappa - agree_exp * (1 - kappa)) ** 2
+        var = (term_a + term_b - term_c) / (1 - agree_exp) ** 2 / nobs
+    else:
+        pos = np.arange(table.shape[0], dtype=float)
+        span = pos[-1] - pos[0]
+        diff = np.abs(pos[:, None] - pos) / span if level == "linear" else (pos[:, None] - pos) ** 2 / span**2
+        w = 1.0 - diff
+        w_row = (freq_col * w).sum(1)
+        w_col = (freq_row[:, None] * w).sum(0)
+        agree_wexp = (w * freq_col * freq_row[:, None]).sum()
+        term_a = freqs * (w - (w_col + w_row[:, None]) * (1 - kappa)) ** 2
+        var = (term_a.sum() - (kappa - agree_wexp * (1 - kappa)) ** 2) / ((1 - agree_wexp) ** 2 * nobs)
+    return float(np.sqrt(var))
+
+
 def cohen_kappa(
     a,
     b,
@@ -115,7 +155,7 @@ def cohen_kappa(
     ``labels``, so leaving out a value nobody used would shrink every distance past it.
 
     ``std_error`` is the large-sample standard error of Fleiss, Cohen & Everitt (1969)
-    (statsmodels' ``cohens_kappa(...).std_kappa``); without a bootstrap the interval is
+    (statsmodels' ``cohens_kappa(...).std_kappa``, computed by :func:`_kappa_std_error`); without a bootstrap the interval is
     κ ± z_{1−α/2}·SE, clipped to κ's range [−1, 1] (``ci_method = "asymptotic"``).
     """
     level = weights or "unweighted"
@@ -141,10 +181,10 @@ def cohen_kappa(
     method = None
     if x.size >= 2 and math.isfinite(point):
         with np.errstate(divide="ignore", invalid="ignore"):
-            sm = _sm_cohens_kappa(conf[0], wt=None if level == "unweighted" else level)
-        se = float(sm.std_kappa) if math.isfinite(float(sm.std_kappa)) else None
+            std = _kappa_std_error(conf[0], point, level)
+        se = std if math.isfinite(std) else None
         if se is not None and n_boot <= 0:
-            z = float(sps.norm.ppf(0.5 + confidence_level / 2))
+            z = _normal_quantile(0.5 + confidence_level / 2)
             low, high, method = max(-1.0, point - z * se), min(1.0, point + z * se), "asymptotic"
     if n_boot > 0:
         method = "bootstrap"

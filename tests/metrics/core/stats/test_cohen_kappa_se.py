@@ -49,3 +49,25 @@ def test_weighted_kappa_uses_the_designs_scale_not_the_values_observed():
     linear = res.cohen_kappa[0].results["linear"].statistic
     assert linear == pytest.approx(cohen_kappa_score(a, b, weights="linear", labels=[1, 2, 3, 4, 5]), abs=1e-12)
     assert linear != pytest.approx(cohen_kappa_score(a, b, weights="linear"), abs=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("wt", [None, "linear", "quadratic"])
+def test_the_written_out_standard_error_equals_statsmodels_on_varied_tables(seed, wt):
+    """κ's standard error is computed without statsmodels' results object (which costs ~1.7 ms
+    a call): equal to it on tables of 2 to 7 labels, small and large, skewed and even."""
+    rng = np.random.default_rng(100 + seed)
+    n_labels = 2 + seed
+    n = int(rng.integers(5, 400))
+    a = rng.integers(0, n_labels, n).astype(float)
+    b = np.where(rng.random(n) < 0.6, a, rng.integers(0, n_labels, n)).astype(float)
+    labels = list(range(n_labels))
+    ours = cohen_kappa(a, b, weights=wt, labels=labels)
+    table = np.zeros((n_labels, n_labels))
+    np.add.at(table, (a.astype(int), b.astype(int)), 1)
+    ref = sm_cohens_kappa(table, wt=wt)
+    assert ours.statistic == pytest.approx(ref.kappa, abs=1e-12)
+    if np.isfinite(ref.std_kappa):
+        assert ours.std_error == pytest.approx(ref.std_kappa, abs=1e-12)
+    else:
+        assert ours.std_error is None

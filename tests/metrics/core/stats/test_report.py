@@ -25,8 +25,9 @@ def test_report_is_json_and_has_every_section(report):
     assert set(report) == {
         "schema", "summary", "table1", "table2", "table3", "agreement", "judge_qc",
         "system_ranking", "metric_leaderboard", "metric_leaderboard_with_controls", "metric_meta_evaluation",
-        "settings", "versions", "warnings",
+        "system_scores", "settings", "versions", "warnings",
     }
+    assert report["system_scores"] is None  # no 0–100 criterion named in zscore_criteria
     summary = report["summary"]
     assert summary["n_judges"] == 3 and summary["excluded_judges"] == ["j04"]
     assert summary["n_genuine_items"] == 1200 and summary["n_control_items"] == 900

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metrics.core.stats.zscores import judge_scales, judge_zscores, system_zscores
+from metrics.core.stats.zscores import ScaleAccumulator, judge_scales, judge_zscores, system_zscores
 
 
 def _frame(rows):
@@ -55,24 +55,57 @@ def test_controls_are_left_out_of_the_judges_mean_and_sd(study):
     assert copy["z"] == pytest.approx((100 - lenient["score"].mean()) / lenient["score"].std())
 
 
-def test_one_item_or_zero_spread_gives_z_zero_and_controls_nan():
+def test_one_item_or_zero_spread_leaves_z_undefined_for_every_item_of_that_judge():
     frame = _frame([
         ("single", "i1", "o1", "A", False, None, "quality", 70.0),
         ("single", "c1", "o1", "control:random", True, "random", "quality", 5.0),
         ("flat", "i1", "o1", "A", False, None, "quality", 60.0),
         ("flat", "i2", "o2", "B", False, None, "quality", 60.0),
         ("flat", "c2", "o2", "control:random", True, "random", "quality", 0.0),
+        ("tenths", "i1", "o1", "A", False, None, "quality", 0.1),
+        ("tenths", "i2", "o2", "B", False, None, "quality", 0.1),
+        ("tenths", "i3", "o3", "B", False, None, "quality", 0.1),
         ("onlycontrols", "c1", "o1", "control:random", True, "random", "quality", 10.0),
     ])
-    z = judge_zscores(frame).set_index(["judge", "item"])["z"]
-    assert z[("single", "i1")] == 0.0
-    assert math.isnan(z[("single", "c1")])
-    assert z[("flat", "i1")] == 0.0 and z[("flat", "i2")] == 0.0
-    assert math.isnan(z[("flat", "c2")])
-    assert math.isnan(z[("onlycontrols", "c1")])
+    z = judge_zscores(frame)
+    # never 0 by convention (Appraise's division by 1), never ±inf: undefined is NaN
+    assert z["z"].isna().all()
     scales = judge_scales(frame).set_index("judge")
     assert math.isnan(scales.loc["single", "sigma"]) and scales.loc["flat", "sigma"] == 0.0
+    assert not scales["defined"].any()
     assert "onlycontrols" not in scales.index
+
+
+def test_the_streaming_accumulator_gives_the_same_scale_and_rule(study):
+    scales = judge_scales(study).set_index(["judge", "criterion"])
+    acc = {}
+    for row in study[~study["is_control"]].itertuples():
+        acc.setdefault((row.judge, row.criterion), ScaleAccumulator()).add(row.score)
+    for key, a in acc.items():
+        s = a.scale()
+        assert s.n == scales.loc[key, "n"] and s.defined
+        assert s.mu == pytest.approx(scales.loc[key, "mu"]) and s.sigma == pytest.approx(scales.loc[key, "sigma"])
+        assert s.z(100) == pytest.approx((100 - s.mu) / s.sigma)
+    one, flat = ScaleAccumulator(), ScaleAccumulator()
+    one.add(50)
+    for x in (0.1, 0.1, 0.1):
+        flat.add(x)
+    assert not one.scale().defined and one.scale().z(50) is None
+    assert not flat.scale().defined and flat.scale().z(0.1) is None
+    assert ScaleAccumulator().scale().z(1) is None
+
+
+def test_system_z_means_skip_undefined_judges_and_count_them():
+    frame = _frame([
+        ("a", "1A", "1", "A", False, None, "q", 80.0), ("a", "1B", "1", "B", False, None, "q", 40.0),
+        ("a", "2A", "2", "A", False, None, "q", 70.0), ("a", "2B", "2", "B", False, None, "q", 30.0),
+        ("flat", "1A", "1", "A", False, None, "q", 50.0), ("flat", "1B", "1", "B", False, None, "q", 50.0),
+    ])
+    table = system_zscores(frame).set_index("system")
+    assert table.loc["A", "n_judgments"] == 3 and table.loc["A", "n_z"] == 2
+    assert table.loc["A", "raw"] == pytest.approx(((80 + 50) / 2 + 70) / 2)
+    zs = judge_zscores(frame).set_index(["judge", "item"])["z"]
+    assert table.loc["A", "z"] == pytest.approx((zs[("a", "1A")] + zs[("a", "2A")]) / 2)
 
 
 def test_criteria_restricts_to_the_0_100_criteria(study):

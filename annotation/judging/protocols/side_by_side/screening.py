@@ -1,0 +1,182 @@
+"""Training items and attention checks of the side-by-side protocol (issue 24).
+
+A training item is an original, two candidates and the reference answer (A, tie or B)
+per question, stored in the shared :class:`~annotation.judging.models.TrainingItem`
+without a field of its own: A in ``candidate``, B and the answers in ``expected``
+(``{"b": text, "answers": {question: "A" | "tie" | "B"}}``). It is shown as written (A
+first) and answered like a real pair; an answer is right when every checked question
+that has a reference answer has that answer, and the feedback says per question whether
+the answer is the reference's (``agree``) or not (``disagree``), never which one it is.
+
+An attention check is a pair drawn on the judge's own page among the real ones: one
+side a copy of an original of the judge's pairs, the other an unrelated sentence
+(another of those originals), and the requested answer is the copy's side, on the
+overall question (the ``overall`` criterion when asked per criterion; else the first
+question). It is an :class:`~annotation.judging.models.AttentionCheck` row: the
+question in ``criterion``, the requested side in ``expected`` (:data:`ANSWER_CODES`);
+which original and sentence it shows is drawn again, the same each time, from the
+judge's seed and the check's token, so nothing more is stored.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+
+from django.utils.translation import gettext
+
+from annotation.models import Original
+from metrics.core.assignment import derive_seed
+
+from ...enums import COMPARISON_ANSWERS
+from ...errors import JudgmentInvalid
+from ...models import AttentionCheck, ComparisonItem, JudgingDesign, TrainingItem
+from ...selectors import original_context
+from ...tokens import serve_stamp_make
+from .services import JudgePair, answers_clean, expected_question, questions
+
+#: An answer as an attention check stores it (its ``expected`` and ``answer`` are numbers).
+ANSWER_CODES = {"A": 0.0, "tie": 1.0, "B": 2.0}
+MAX_TEXT_CHARS, MAX_EXPLANATION_CHARS = 2000, 2000
+TEXT_COLUMNS = ("original", "a", "b", "explanation")
+#: The feedback's verdict per question: the judge's answer is the reference's or not (never which one it is).
+SAME, DIFFERENT = "agree", "disagree"
+
+
+def _answer_read(value: object) -> str | None:
+    """"A", "tie" or "B" from a cell ("a", "Tie", " b "); None when it is none of them."""
+    if not isinstance(value, str):
+        return None
+    v = value.strip()
+    return next((a for a in COMPARISON_ANSWERS if a.lower() == v.lower()), None)
+
+
+def training_item_clean(*, design: JudgingDesign | None, row: Mapping[str, object]) -> tuple[dict, dict]:
+    """(clean :class:`TrainingItem` fields, errors by column) for one item given as a flat
+    mapping: ``original``, ``a``, ``b``, ``explanation`` and one column per question slug
+    (A, tie or B; empty: no reference on that question). At least one reference is needed."""
+    slugs = [q["slug"] for q in questions(design)] if design is not None else []
+    if "a" not in row and "candidate" in row:  # the API's field for the (first) paraphrase
+        row = {("a" if k == "candidate" else k): v for k, v in row.items()}
+    errors: dict[str, list[str]] = {}
+    texts: dict[str, str] = {}
+    for col in TEXT_COLUMNS:
+        v = row.get(col, "")
+        v = "" if v is None else v
+        limit = MAX_EXPLANATION_CHARS if col == "explanation" else MAX_TEXT_CHARS
+        if not isinstance(v, str):
+            errors.setdefault(col, []).append("must be text")
+        elif col != "explanation" and not v.strip():
+            errors.setdefault(col, []).append("this column needs a text")
+        elif len(v) > limit:
+            errors.setdefault(col, []).append(f"at most {limit} characters")
+        else:
+            texts[col] = v.strip()
+    answers: dict[str, str] = {}
+    for slug in slugs:
+        v = row.get(slug)
+        if v is None or (isinstance(v, str) and not v.strip()):
+            continue
+        answer = _answer_read(v)
+        if answer is None:
+            errors.setdefault(slug, []).append("the reference answer is A, tie or B")
+        else:
+            answers[slug] = answer
+    for col in sorted(set(row) - set(TEXT_COLUMNS) - set(slugs)):
+        errors.setdefault(col, []).append(f"unknown column; the questions are {', '.join(slugs)}")
+    if slugs and not answers and not any(s in errors for s in slugs):
+        errors.setdefault(slugs[0], []).append("give the reference answer (A, tie or B) of at least one question")
+    clean = {"original": texts.get("original", ""), "candidate": texts.get("a", ""),
+             "explanation": texts.get("explanation", ""), "expected": {"b": texts.get("b", ""), "answers": answers}}
+    return clean, errors
+
+
+def training_references(item_or_expected) -> dict[str, str]:
+    expected = item_or_expected.expected if isinstance(item_or_expected, TrainingItem) else item_or_expected
+    return dict((expected or {}).get("answers") or {})
+
+
+def training_answer_clean(*, design: JudgingDesign, answers: Mapping[str, object], from_text: bool) -> dict:
+    """Every question answered with A, tie or B, as on a real pair (:class:`JudgmentInvalid`);
+    a form's other fields are left out."""
+    slugs = {q["slug"] for q in questions(design)}
+    if from_text:
+        answers = {k: v for k, v in answers.items() if k in slugs and v not in (None, "")}
+    return answers_clean(design=design, answers=answers)
+
+
+def training_verdicts(*, values: Mapping, expected: Mapping) -> dict[str, str]:
+    return {slug: SAME if values.get(slug) == ref else DIFFERENT
+            for slug, ref in training_references(expected).items() if slug in values}
+
+
+def training_correct(*, checked: list[str], values: Mapping, expected: Mapping) -> bool:
+    verdicts = training_verdicts(values=values, expected=expected)
+    return all(v == SAME for slug, v in verdicts.items() if not checked or slug in checked)
+
+
+def training_item_for_judge(item: TrainingItem) -> dict:
+    return {"token": item.token, "original": item.original, "a": item.candidate, "b": (item.expected or {}).get("b", "")}
+
+
+# --- attention checks -----------------------------------------------------------------------
+
+def attention_question(design: JudgingDesign | None) -> str:
+    """The question an attention pair is checked on: the overall one (see module doc)."""
+    if design is None:
+        from ...enums import COMPARISON_PREFERENCE
+
+        return COMPARISON_PREFERENCE
+    return expected_question(design) or questions(design)[0]["slug"]
+
+
+def attention_draw(*, design: JudgingDesign | None, rng: random.Random) -> tuple[str, float]:
+    """A new check: its question and the side (A or B) where the copy of the original will be."""
+    return attention_question(design), ANSWER_CODES[rng.choice(("A", "B"))]
+
+
+def attention_score(*, design: JudgingDesign, check: AttentionCheck, value: object) -> tuple[float, bool]:
+    """The answer to a check, given as the answers to every question (page, pairs API) or as
+    one answer (the attention API): (stored code, whether it is the copy's side)."""
+    if isinstance(value, Mapping):
+        answer = answers_clean(design=design, answers=value).get(check.criterion)
+    else:
+        answer = _answer_read(value)
+    if answer is None:
+        raise JudgmentInvalid(gettext("Answer every question with A, tie or B."),
+                              field_errors={check.criterion: [gettext("answer A, tie or B")]})
+    return ANSWER_CODES[answer], ANSWER_CODES[answer] == check.expected
+
+
+#: When the judge's pairs have a single original: the unrelated side (in the page's language).
+def _unrelated_fallback() -> str:
+    return gettext("The train to the coast leaves from platform four at seven in the morning.")
+
+
+def attention_pair(*, check: AttentionCheck) -> JudgePair:
+    """The check as the judge receives it: a :class:`JudgePair` like the next real pair (its
+    place, progress, way back, serve stamp and context), its token the check's."""
+    assignment = check.assignment
+    rng = random.Random(derive_seed(assignment.seed, "attention-pair", check.token))
+    ids = sorted(set(ComparisonItem.objects.filter(assignment=assignment).values_list("left__original_id", flat=True)))
+    original = Original.objects.get(pk=rng.choice(ids))
+    others = [i for i in ids if i != original.pk]
+    unrelated = Original.objects.get(pk=rng.choice(others)).text if others else _unrelated_fallback()
+    a, b = (original.text, unrelated) if check.expected == ANSWER_CODES["A"] else (unrelated, original.text)
+    done = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
+    previous = ComparisonItem.objects.filter(assignment=assignment, position=done).values_list(
+        "token", flat=True).first() if done else None
+    shown = JudgingDesign.objects.filter(study_id=assignment.study_id, show_context=True).exists()
+    before, after = original_context(original) if shown else ((), ())
+    return JudgePair(
+        token=check.token, position=done + 1, total=assignment.n_items, done=done, original=original.text, a=a, b=b,
+        answers=None, revision=0, previous_token=previous, serve_stamp=serve_stamp_make(check.token),
+        context_shown=shown, context_before=before, context_after=after)
+
+
+def attention_check_of_judge(*, study_id: int, judge_id: int, token: object) -> AttentionCheck | None:
+    """The judge's attention check with ``token`` (answered or not), or None: a pair's token."""
+    if not isinstance(token, str):
+        return None
+    return AttentionCheck.objects.select_related("assignment").filter(
+        token=token, assignment__study_id=study_id, assignment__judge_id=judge_id).first()

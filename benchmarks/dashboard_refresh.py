@@ -1,0 +1,95 @@
+"""CPU of one dashboard refresh at N judges, by part: the version stamp, the live figures
+(counts, costs, judge QC) and the answers (agreement, ranking, correlations).
+
+    .venv/bin/python benchmarks/dashboard_refresh.py [--judges 500] [--per-item 15]
+        [--originals 50] [--repeat 3] [--root /tmp/before] [--profile live|answers]
+
+Builds, in a fresh SQLite file under a temporary var/, a study of ORIGINALS × 4 systems
+(+ controls) opened fully crossed for JUDGES simulated judges, each item rated by PER-ITEM of
+them (500 × 15: 5,250 judgments of 175,000 assigned items, what a 2-minute burst of 500 judges
+leaves), then times each part ``--repeat`` times and prints the median CPU (process) seconds,
+which holds on a busy machine where wall time does not. ``--root`` runs the same against
+another checkout (e.g. ``git archive <commit> | tar -x -C /tmp/before``) for a before/after.
+``--profile`` prints cProfile's top 25 of that part.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--judges", type=int, default=500)
+    p.add_argument("--per-item", type=int, default=15)
+    p.add_argument("--originals", type=int, default=50)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure (default: this one)")
+    p.add_argument("--profile", choices=["version", "live", "answers"])
+    args = p.parse_args(argv)
+    root = args.root.resolve()
+    sys.path.insert(0, str(root))
+    os.chdir(root)
+    os.environ["PARAEVAL_VAR_DIR"] = tempfile.mkdtemp(prefix="paraeval-bench-dashboard-")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+
+    from annotation.judging import services as judging_services
+    from annotation.judging.models import Judgment
+    from annotation.models import Candidate, Original, System
+    from annotation.services import study_create
+    from metrics.dashboard import selectors
+    from metrics.dashboard.services.figures import study_answers
+    from metrics.reports.services import simulated_judges_fill
+
+    call_command("migrate", verbosity=0)
+    started = time.time()
+    owner = User.objects.create_user("bench")
+    study = study_create(name="dashboard bench", owner=owner)
+    systems = System.objects.bulk_create([System(study=study, name=n) for n in ("sys-a", "sys-b", "sys-c", "sys-d")])
+    originals = Original.objects.bulk_create([
+        Original(study=study, external_id=f"o{i:04d}", text=f"the original sentence number {i} says what it says",
+                 position=i) for i in range(args.originals)])
+    Candidate.objects.bulk_create([
+        Candidate(original=o, system=s, text=f"sentence {o.position} of {s.name} says it {k} times over")
+        for o in originals for k, s in enumerate(systems)])
+    judging_services.design_update(study=study, changes={"seed": 7})
+    judging_services.study_judging_open(study=study)
+    study.refresh_from_db()
+    simulated_judges_fill(study=study, n_judges=args.judges, judges_per_item=args.per_item, seed=1)
+    print(f"study: {args.judges} judges, {Judgment.objects.filter(study=study).count():,} judgments, "
+          f"built in {time.time() - started:.0f} s; checkout {root}", flush=True)
+    parts = {"version": lambda: selectors.dashboard_version(study=study),
+             "live": lambda: selectors.dashboard_live(study=study),
+             "answers": lambda: study_answers(study)}
+    for name, fn in parts.items():
+        times = []
+        for _ in range(args.repeat):
+            t0 = time.process_time()
+            fn()
+            times.append(time.process_time() - t0)
+        print(f"{name:8s} CPU s, median of {args.repeat}: {statistics.median(times):.2f} "
+              f"(min {min(times):.2f}, max {max(times):.2f})", flush=True)
+    if args.profile:
+        prof = cProfile.Profile()
+        prof.runcall(parts[args.profile])
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
