@@ -47,7 +47,6 @@ class EsaPrefill(models.TextChoices):
 
     NONE = "none", "No pre-filled spans"
     ALIGNER = "aligner", "paraeval's word aligner: unaligned words as possible additions and omissions"
-    IMPORTED = "imported", "An imported span file (JSON Lines with character offsets)"
 
 
 #: The error categories an ESA study offers by default (the judge may leave a span uncategorised).

@@ -25,7 +25,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='judgingdesign',
             name='esa_prefill',
-            field=models.CharField(choices=[('none', 'No pre-filled spans'), ('aligner', "paraeval's word aligner: unaligned words as possible additions and omissions"), ('imported', 'An imported span file (JSON Lines with character offsets)')], default='none', help_text='ESA: where the spans shown pre-filled before the judge starts come from.', max_length=16),
+            field=models.CharField(choices=[('none', 'No pre-filled spans'), ('aligner', "paraeval's word aligner: unaligned words as possible additions and omissions")], default='none', help_text='ESA: where the spans shown pre-filled before the judge starts come from.', max_length=16),
         ),
         migrations.AddField(
             model_name='judgingdesign',
