@@ -3,6 +3,7 @@
 from django.urls import path
 
 from . import apis, screening_apis
+from .protocols.ranking import urls as ranking_urls
 from .protocols.side_by_side import urls as side_by_side_urls
 
 app_name = "judging-api"
@@ -15,6 +16,7 @@ urlpatterns = [
     path(S + "items/<str:token>/previous/", apis.JudgingItemPreviousApi.as_view(), name="item_previous"),
     path(S + "judgments/", apis.JudgingSubmitApi.as_view(), name="judgment_submit"),
     *side_by_side_urls.api_urls,  # the side-by-side protocol's pairs
+    *ranking_urls.api_urls,  # the ranking protocol's sets
     path(S + "training/", screening_apis.JudgeTrainingApi.as_view(), name="training"),
     path(S + "training/answers/", screening_apis.JudgeTrainingAnswerApi.as_view(), name="training_answer"),
     path(S + "attention/", screening_apis.JudgeAttentionApi.as_view(), name="attention"),

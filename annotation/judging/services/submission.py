@@ -145,6 +145,7 @@ def submission_store(
     item_model: Any,
     judgment_model: Any,
     after_stored: Callable[..., object] | None = None,
+    stored_fields: Callable[[Mapping[str, object]], dict[str, Any]] | None = None,
 ) -> SubmitResult:
     """The submission core every protocol shares: store ``values`` (already checked against
     the protocol's questions) for the judge's item ``token`` as a new revision.
@@ -165,7 +166,12 @@ def submission_store(
     settles a key raced across two items. After the transaction, ``after_stored(assignment=...)``
     runs for a new judgment: the protocol's automatic QC screen-out (once, here, for the
     page and the API alike).
+
+    ``stored_fields(values)`` gives the judgment's fields that hold ``values`` (default:
+    ``{"values": values}``), for a protocol whose judgment table stores its answer in
+    fields of its own (the ranking's ``groups`` and ``scores``); a retry is compared on them.
     """
+    fields = stored_fields(values) if stored_fields is not None else {"values": dict(values)}
     with transaction.atomic():
         item = (item_model.objects.select_for_update(of=("self",)).select_related("assignment")
                 .filter(token=token, assignment__study=study, assignment__judge=judge).order_by().first()
@@ -177,7 +183,7 @@ def submission_store(
         found = list(judgment_model.objects.filter(Q(judge=judge, key=key) | Q(item=item, is_latest=True)).order_by())
         existing = next((j for j in found if j.judge_id == judge.pk and j.key == key), None)
         if existing is not None:
-            return _replay(existing, item=item, values=values)  # an acknowledged retry is answered as before
+            return _replay(existing, item=item, fields=fields)  # an acknowledged retry is answered as before
         if item.assignment.screened_out_at is not None:
             raise ScreenedOut(gettext("You were screened out of this study; thank you for your time."))
         if Study.objects.filter(pk=study.pk).values_list("status", flat=True).order_by().first() != StudyStatus.OPEN:
@@ -194,7 +200,7 @@ def submission_store(
             study=study, item=item, judge=judge, key=key, revision=(latest.revision + 1) if latest else 1,
             is_latest=True, served_at=served_at, submitted_at=now,
             seconds=max(0.0, (now - served_at).total_seconds()), active_seconds=active_seconds, source=source,
-            values=dict(values))
+            **fields)
         # Field validation only: the uniqueness rules are enforced by the database
         # constraints, which (unlike a query first) hold under concurrency, and the three
         # foreign keys are rows we have just read.
@@ -209,15 +215,15 @@ def submission_store(
                 raise
             if latest is not None:
                 judgment_model.objects.filter(pk=latest.pk).update(is_latest=True)
-            return _replay(existing, item=item, values=values)
+            return _replay(existing, item=item, fields=fields)
         if item.done_at is None:
             item_model.objects.filter(pk=item.pk).update(done_at=now, updated_at=now)
     screened_out = bool(after_stored(assignment=item.assignment)) if after_stored is not None else False
     return SubmitResult(judgment=judgment, created=True, screened_out=screened_out)
 
 
-def _replay(existing, *, item, values: Mapping[str, object]) -> SubmitResult:
-    if existing.item_id != item.pk or existing.values != values:
+def _replay(existing, *, item, fields: Mapping[str, object]) -> SubmitResult:
+    if existing.item_id != item.pk or any(getattr(existing, name) != value for name, value in fields.items()):
         raise KeyReused(gettext(
             "This key was already used for a different submission; send a new key for a new judgment."))
     existing.item = item  # the locked row, with its assignment loaded

@@ -69,7 +69,8 @@ def qc(request, study):
         untested=[c["name"] for c in design_criteria if scales.scale_unit(c["scale"]).qc_test is None],
         history=selectors.judge_exclusion_history(study=study),
         fingerprint=selectors.judgments_fingerprint(study=study),
-        comparison_qc=protocol_for_design(design).qc_rows(study=study)))
+        comparison_qc=protocol_for_design(design).qc_rows(study=study),
+        qc_template=protocol_for_design(design).qc_template))
 
 
 @researcher_study_required
