@@ -79,6 +79,8 @@ STUDY_JUDGE = {"judging:rate", "judging:instructions", "judging:submit", "judgin
                # training, attention checks, screened out; the side-by-side pages, which send a judge of
                # this (absolute) world's study to its rating page, whatever the pair token
                "judging:compare", "judging:compare_submit", "judging:compare_revise",
+               # the ranking pages, which do the same
+               "judging:rank", "judging:rank_submit", "judging:rank_revise",
                "judging:training", "judging:training_feedback", "judging:attention", "judging:screened_out",
                "judging-api:training", "judging-api:training_answer", "judging-api:attention"}
 #: A judge, on an item of their own assignment (``token``).
@@ -86,7 +88,9 @@ JUDGE_ITEM = {"judging:revise", "judging-api:item_detail", "judging-api:item_pre
 #: The side-by-side protocol's API: on this world's absolute study every judge of it gets 409
 #: ("not a side-by-side comparison", the same for any token), everyone else is refused.
 #: Whose pair is whose in a comparison study: tests/annotation/judging/test_comparison.py.
-OTHER_PROTOCOL_API = {"judging-api:pair_next", "judging-api:pair_detail", "judging-api:comparison_submit"}
+OTHER_PROTOCOL_API = {"judging-api:pair_next", "judging-api:pair_detail", "judging-api:comparison_submit",
+                      # the ranking protocol's API: the same ("not a ranking study")
+                      "judging-api:ranking_next", "judging-api:ranking_detail", "judging-api:ranking_submit"}
 #: An annotator, on their own assignment (``assignment_id``).
 #: A join-link participant's own pages (none of the world's roles is one: all are refused).
 PARTICIPANT_OWN = {"participation:continue", "participation:questions"}
