@@ -12,7 +12,7 @@ from annotation.models import Study
 from metrics.core.stats.qc import judge_qc as _judge_qc
 from metrics.core.stats.results import JudgeQC
 
-from ..models import Assignment, ComparisonJudgment, JudgeExclusion, Judgment
+from ..models import Assignment, ComparisonJudgment, JudgeExclusion, Judgment, RankingJudgment
 from .design import design_for_study, study_control_expected, study_qc_tests
 from .exclusions import judges_excluded, judges_screened_out_names
 from .frame import judgments_frame
@@ -36,6 +36,9 @@ def judgments_fingerprint(*, study: Study) -> str:
     c = ComparisonJudgment.objects.filter(study=study).aggregate(n=Count("id"), last=Max("id"))
     if c["n"]:  # only side-by-side studies: absolute studies keep their fingerprints
         parts["comparisons"] = [c["n"], c["last"]]
+    r = RankingJudgment.objects.filter(study=study).aggregate(n=Count("id"), last=Max("id"))
+    if r["n"]:  # only ranking studies, likewise
+        parts["rankings"] = [r["n"], r["last"]]
     screened = sorted(judges_screened_out_names(study=study))
     if screened:  # only when there are some, so earlier fingerprints stay valid
         parts["screened_out"] = screened
