@@ -8,7 +8,15 @@ from django.db.models import Count, Max, Q
 from annotation.enums import Role, SystemKind
 from annotation.models import Study
 
-from ..models import Assignment, AssignmentItem, ComparisonItem, ComparisonJudgment, Judgment, RankingItem, RankingJudgment
+from ..models import (
+    Assignment,
+    AssignmentItem,
+    ComparisonItem,
+    ComparisonJudgment,
+    Judgment,
+    RankingItem,
+    RankingJudgment,
+)
 from .exclusions import judges_excluded
 
 

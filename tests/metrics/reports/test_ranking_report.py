@@ -66,8 +66,8 @@ def test_the_report_counts_what_the_export_says_and_ranks_by_the_judges_taste(re
     rows = list(ranking.ranking_export_rows(study=study))
     df = pd.read_csv(io.StringIO("\n".join(",".join(f'"{c}"' for c in map(str, r)) for r in rows)))
     df = df[~df["system"].str.startswith("control:")]
-    wins = {s: 0 for s in TASTE}
-    ties = {s: 0 for s in TASTE}
+    wins = dict.fromkeys(TASTE, 0)
+    ties = dict.fromkeys(TASTE, 0)
     for _, g in df.groupby(["judge", "position"]):
         for _, x in g.iterrows():
             for _, y in g.iterrows():
