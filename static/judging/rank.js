@@ -154,11 +154,13 @@ if (form && list) {
 
   // --- drag: the card follows the pointer; dropped, it stands alone at its new place ------
   let dragging = null;
+  let before = "";
   list.addEventListener("pointerdown", (event) => {
     const c = event.target.closest(".rank-card");
     if (!c || event.target.closest("input, a, button")) return;
     if (event.pointerType !== "mouse" && !event.target.closest(".rank-handle")) return; // a finger scrolls elsewhere
     dragging = c;
+    before = cards().map(placeOf).join(" ");
     select(placeOf(c));
     c.classList.add("is-dragging");
     try { c.setPointerCapture(event.pointerId); } catch { /* synthetic pointers */ }
@@ -180,6 +182,7 @@ if (form && list) {
     const place = placeOf(dragging);
     dragging.classList.remove("is-dragging");
     dragging = null;
+    if (cards().map(placeOf).join(" ") === before) return; // a click, not a move: the ties stay
     // The new groups: the dropped card alone, the others keep their ties where still adjacent.
     const old = new Map();
     groups.forEach((g, i) => g.forEach((p) => old.set(p, i)));
@@ -198,4 +201,8 @@ if (form && list) {
   };
   list.addEventListener("pointerup", drop);
   list.addEventListener("pointercancel", drop);
+  list.dataset.ready = "true"; // the keys and the drag are live (tests wait for it)
+}
+else {
+  judgeForm({ doneText: "", missingText: "" }); // the end page: Backspace back to the last set, ? the instructions
 }
