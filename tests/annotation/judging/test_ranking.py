@@ -262,3 +262,40 @@ def test_exports_on_the_design_page(rank_study, researcher):
     csv_body = b"".join(client.get(f"/studies/{rank_study.pk}/judging/export/rankings.csv").streaming_content)
     rows = list(csv.DictReader(io.StringIO(csv_body.decode())))
     assert len(rows) == 36 and {r["judge"] for r in rows} == {"ann"}
+
+
+def test_the_jsonl_export_imports_into_another_ranking_study_and_bad_lines_are_named(researcher, add_judge, tmp_path):
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    from annotation.importing import StudyImportError
+    from annotation.judging.protocols.ranking.importing import rankings_import_file
+
+    source = study_with_data(owner=researcher, n_originals=3, systems=SYSTEMS[:3], name="Source")
+    judge = add_judge(source, "ann")
+    _open(source, ranking_k=3, ranking_scores=True, control_counts={"identical": 0, "random": 0, "unigram": 0})
+    assignment = Assignment.objects.get(study=source, judge=judge)
+    while (entry := ranking.ranking_next_for_judge(assignment=assignment)) is not None:
+        ranking.ranking_submit(study=source, judge=judge, token=entry.token, key=new_key(), order=[[2, 3], 1],
+                               scores={"1": 10, "2": 70, "3": 70}, serve_stamp=entry.serve_stamp)
+    lines = "\n".join(json.dumps(x) for x in ranking.ranking_export_lines(study=source)).encode()
+
+    target = study_with_data(owner=researcher, n_originals=3, systems=SYSTEMS[:3], name="Target")
+    services.design_update(study=target, changes={"protocol": "ranking", "ranking_k": 3})
+    bad = lines + b'\n{"judge": "x", "original_id": "nope", "ranking": ["alpha", "beta"]}' \
+                  b'\n{"judge": "x", "original_id": "s0", "ranking": ["alpha", "zeta"]}'
+    with pytest.raises(StudyImportError) as exc:
+        rankings_import_file(study=target, data=bad, filename="r.jsonl")
+    where = [(i.line, i.column) for i in exc.value.issues]
+    assert where == [(4, "original_id"), (5, "ranking")]
+    assert not RankingJudgment.objects.filter(study=target).exists()
+
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(lines)
+    call_command("import_rankings", str(path), "--study", "Target")
+    imported = {(r.judge, r.original, r.groups) for r in ranking.ranking_records(study=target)}
+    exported = {(f"ann@s{target.pk}.imported", r.original, r.groups) for r in ranking.ranking_records(study=source)}
+    assert imported == exported
+    assert {j.source for j in RankingJudgment.objects.filter(study=target)} == {"import"}
+    with pytest.raises(CommandError):
+        call_command("import_rankings", str(path), "--study", "Source-not-there")
