@@ -94,3 +94,19 @@ def test_thin_data_says_not_enough_data_instead_of_nan(researcher, make_user, cl
     html = client.get(f"/studies/{study.pk}/report/").content.decode()
     assert "not enough data" in html and "nan" not in html.lower().replace("nanosecond", "")
     assert "section-pl_ranking" in html and "Every ranking (JSONL)" in html
+
+
+def test_the_dashboard_answers_equal_the_report_with_default_settings(researcher, make_user):
+    from metrics.dashboard.services.figures import study_answers
+    from metrics.reports.ranking import ranking_result
+    from metrics.reports.services.report_settings import DEFAULT_SETTINGS
+
+    study = _judged(researcher, make_user, judges=("ann", "bob"), n_originals=3)
+    answers = study_answers(study)
+    assert answers["available"] and answers["n_judgment_rows"] > 0
+    result = ranking_result(study=study, settings={k: DEFAULT_SETTINGS.get(k) for k in ("confidence_level", "seed",
+                                                                                          "n_boot")})
+    assert [(r["system"], r["mean"], r["ci_low"]) for r in answers["ranking"]["systems"]] == [
+        (r["system"], r["strength"], r["ci_low"]) for r in result["systems"]]
+    assert answers["agreement"][0]["alpha"] == result["concordance"]["mean_w"]
+    json.dumps(answers, allow_nan=False)

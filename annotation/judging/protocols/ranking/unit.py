@@ -29,6 +29,7 @@ class RankingProtocol(JudgingProtocol):
     back_keys = ("Backspace",)
     exports = (("Export the rankings (JSONL)", "judging:export_rankings_jsonl"),
                ("Export the rankings (CSV)", "judging:export_rankings"))
+    dashboard_answers = "metrics.dashboard.services.figures.ranking_answers"
     report_builder = "metrics.reports.ranking.ranking_report_build"
     report_settings = ("confidence_level", "seed", "n_boot")
     report_tables = "metrics.reports.ranking.ranking_tables"
