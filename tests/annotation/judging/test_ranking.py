@@ -299,3 +299,26 @@ def test_the_jsonl_export_imports_into_another_ranking_study_and_bad_lines_are_n
     assert {j.source for j in RankingJudgment.objects.filter(study=target)} == {"import"}
     with pytest.raises(CommandError):
         call_command("import_rankings", str(path), "--study", "Source-not-there")
+
+
+def test_late_judges_and_join_link_participants_get_sets_with_their_own_screen_orders(rank_study, make_user):
+    from annotation.judging.models import JudgingDesign
+    from annotation.judging.protocols.ranking.unit import RANKING
+
+    design = JudgingDesign.objects.get(study=rank_study)
+    late = RANKING.assignment_late(study=rank_study, design=design, judge=make_user("cy"))
+    ann_sets = sorted(sorted(it.candidates) for it in _items(rank_study, "ann"))
+    assert sorted(sorted(it.candidates) for it in _items(rank_study, "cy")) == ann_sets
+    assert late.n_items == len(ann_sets)
+    participant = RANKING.assignment_for_participant(study=rank_study, design=design, judge=make_user("p1"),
+                                                     n_items=3)
+    items = _items(rank_study, "p1")
+    assert participant.n_items == len(items) == 3
+    assert all(sorted(it.candidates) in ann_sets for it in items)
+    entry = ranking.ranking_next_for_judge(assignment=participant)
+    ranking.ranking_submit(study=rank_study, judge=participant.judge, token=entry.token, key=new_key(),
+                           order=[1, 2, 3], serve_stamp=entry.serve_stamp)
+    assert RANKING.assignment_release_unfinished(assignment=participant) == 2
+    assert RANKING.items_done(assignment=participant) == 1 and RANKING.items_remaining(assignment=participant) == 0
+    progress = RANKING.progress_by_judge(study=rank_study)
+    assert progress[participant.judge_id][:2] == (1, 1)
