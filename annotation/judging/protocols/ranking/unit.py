@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 from annotation.models import Study
 
 from ...models import Assignment, JudgingDesign, RankingItem, RankingJudgment
-from ..base import JudgingProtocol, judge_progress
+from ..base import AnswerKey, JudgingProtocol, judge_progress
 from ..registry import register
 from .services import (
     ranking_assignment_for_participant,
@@ -57,6 +57,15 @@ class RankingProtocol(JudgingProtocol):
 
     def progress_by_judge(self, *, study: Study) -> dict[int, tuple[int, int, float]]:
         return judge_progress(study=study, item_model=RankingItem, judgment_model=RankingJudgment)
+
+    def answer_keys(self, *, design: JudgingDesign | None, rtl: bool) -> list[AnswerKey]:
+        """The page's keys: a digit selects the paraphrase that shows it (places on the screen,
+        the same on a mirrored page), the arrows move it along the list (which runs top to
+        bottom whatever the direction), = ties or unties it."""
+        k = design.ranking_k if design is not None else 6
+        return [AnswerKey(value="select", keys=tuple(str(p) for p in range(1, k + 1))),
+                AnswerKey(value="better", keys=("ArrowUp",)), AnswerKey(value="worse", keys=("ArrowDown",)),
+                AnswerKey(value="tie", keys=("=",))]
 
     def instructions_context(self, *, design: JudgingDesign, rtl: bool) -> dict:
         return {"k": design.ranking_k, "asks_scores": design.ranking_scores}
