@@ -43,7 +43,7 @@ if (form && list) {
     for (const g of groups) {
       g.forEach((p, i) => {
         const c = card(p);
-        list.appendChild(c);
+        if (list.children[before + i] !== c) list.insertBefore(c, list.children[before + i] || null);
         c.classList.toggle("is-tied", i > 0);
         c.dataset.rank = String(before + 1);
         rankInput(c).value = String(before + 1);
@@ -164,7 +164,7 @@ if (form && list) {
     select(placeOf(c));
     c.classList.add("is-dragging");
     try { c.setPointerCapture(event.pointerId); } catch { /* synthetic pointers */ }
-    event.preventDefault();
+    if (event.pointerType === "mouse") event.preventDefault(); // no text selection (a finger's handle has touch-action: none)
   });
   list.addEventListener("pointermove", (event) => {
     if (!dragging) return;
