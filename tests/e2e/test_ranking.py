@@ -213,3 +213,26 @@ def test_a_finger_drags_a_paraphrase_by_its_handle_on_a_touch_screen(page, live_
     cands = RankingItem.objects.get(token=token).candidates
     assert RankingJudgment.objects.get(item__token=token).groups == [cands[p - 1] for p in after]
     ctx.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_the_ranking_pages_fit_their_boxes_at_1280_and_375_px(page, live_server, researcher, make_user, lang):
+    from annotation.judging import services
+    from tests.e2e.test_layout_and_policy import OVERFLOW_JS, WIDTHS
+
+    study = study_with_data(owner=researcher, n_originals=2, systems=tuple(TASTE), name=f"Ranking fit {lang}")
+    study_services.study_update(study=study, changes={"language": lang})
+    study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
+    services.design_update(study=study, changes={"protocol": "ranking", "ranking_k": 3, "ranking_scores": True})
+    services.study_judging_open(study=study)
+    browser_login(page, "ann")
+    page.goto(f"/judge/studies/{study.pk}/instructions/")
+    page.locator('form[action$="/instructions/"] button[type="submit"]').click()
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        for url in (f"/judge/studies/{study.pk}/instructions/", f"/judge/studies/{study.pk}/rank/"):
+            page.goto(url)
+            client, scroll, boxes = page.evaluate(OVERFLOW_JS)
+            assert scroll <= client, f"{url} at {width}px scrolls sideways"
+            assert boxes == [], f"{url} at {width}px: content sticks out of {boxes}"
+    page.screenshot(path=f"/tmp/rank-{lang}.png", full_page=True)
