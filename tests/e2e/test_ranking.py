@@ -1,5 +1,5 @@
-"""The ranking protocol in real Chromium, in English and in Arabic (a mirrored page): a study is
-opened with k = 3, scores asked and a control per original; a judge orders every set, by drag
+"""The ranking protocol in real Chromium, in English and in Arabic (a mirrored page): the researcher
+chooses ranking on the design page and opens the study with k = 3, scores asked and a control per original; a judge orders every set, by drag
 (the mouse) on some and by keys (a digit selects the paraphrase that shows it, ↑/↓ move it, =
 ties it) on others, gives the scores, submits with Enter, goes back with Backspace to change the
 last one; what is stored equals what was made on the screen. The researcher then sees the QC
@@ -70,12 +70,24 @@ def test_a_judge_ranks_every_set_by_drag_and_keys_and_the_researcher_gets_the_re
     study = study_with_data(owner=researcher, n_originals=3, systems=tuple(TASTE), name=f"Ranking {lang}")
     study_services.study_update(study=study, changes={"language": lang})
     study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
-    services.design_update(study=study, changes={
-        "protocol": "ranking", "seed": 3, "ranking_k": 3, "ranking_scores": True,
-        "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
-    services.study_judging_open(study=study)
     bad: list[str] = []
     page.on("response", lambda r: bad.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    # the researcher chooses the protocol, k and scores on the design page, and opens the study
+    browser_login(page, "rita")
+    page.goto(f"/studies/{study.pk}/judging/design/")
+    page.locator('input[name="protocol"][value="ranking"]').check()
+    page.locator('input[name="ranking_k"]').fill("3")
+    page.locator('input[name="ranking_scores"]').check()
+    for kind, n in (("identical", "1"), ("random", "0"), ("unigram", "0")):
+        page.locator(f'input[name="controls_{kind}"]').fill(n)
+    page.get_by_role("button", name="Save design").click()
+    page.wait_for_load_state()
+    design = services.design_get_or_create(study=study)
+    assert (design.protocol, design.ranking_k, design.ranking_scores) == ("ranking", 3, True)
+    page.locator("#open-button").click()
+    page.wait_for_load_state()
+    study.refresh_from_db()
+    assert study.status == "open"
 
     ctx = page.context.browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
     pg = ctx.new_page()
@@ -131,18 +143,20 @@ def test_a_judge_ranks_every_set_by_drag_and_keys_and_the_researcher_gets_the_re
     assert js_errors == []
     ctx.close()
 
-    stored = {j.item.token: (j.groups, j.scores)
+    def tied_as_sets(groups):  # the order within a tie means nothing
+        return [sorted(g) if isinstance(g, list) else g for g in groups]
+
+    stored = {j.item.token: (tied_as_sets(j.groups), j.scores)
               for j in RankingJudgment.objects.filter(study=study, is_latest=True).select_related("item")}
     expected = {}
     for token, (order, scores) in made.items():
         cands = RankingItem.objects.get(token=token).candidates
         groups = [[cands[p - 1] for p in g] if isinstance(g, list) else cands[g - 1] for g in order]
-        expected[token] = (groups, {str(cands[p - 1]): s for p, s in scores.items()})
+        expected[token] = (tied_as_sets(groups), {str(cands[p - 1]): s for p, s in scores.items()})
     assert stored == expected
     assert RankingJudgment.objects.filter(study=study).count() == 7  # six rankings and one revision
 
-    browser_login(page, "rita")
-    page.goto(f"/studies/{study.pk}/judging/qc/")
+    page.goto(f"/studies/{study.pk}/judging/qc/")  # the researcher, still signed in
     row = page.locator('#ranking-qc-table tr[data-judge="ann"] td')
     expect(row.nth(0)).to_have_text("3")
     expect(row.nth(1)).to_have_text("3")  # the copy was put first every time
