@@ -11,6 +11,8 @@ from collections import Counter
 
 import pytest
 from django.test import Client
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from annotation.importing.rankings import parse_rankings_file
@@ -322,3 +324,34 @@ def test_late_judges_and_join_link_participants_get_sets_with_their_own_screen_o
     assert RANKING.items_done(assignment=participant) == 1 and RANKING.items_remaining(assignment=participant) == 0
     progress = RANKING.progress_by_judge(study=rank_study)
     assert progress[participant.judge_id][:2] == (1, 1)
+
+
+
+JSONISH = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(min_value=-10**30, max_value=10**30),
+              st.floats(allow_nan=True, allow_infinity=True), st.integers(min_value=0, max_value=4),
+              st.text(max_size=8)),
+    lambda inner: st.one_of(st.lists(inner, max_size=5), st.dictionaries(st.text("123abc", max_size=3), inner,
+                                                                          max_size=4)),
+    max_leaves=12)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(order=JSONISH, scores=JSONISH)
+def test_any_json_order_or_scores_is_answered_without_a_server_error_and_a_refusal_stores_nothing(
+        rank_study, order, scores):
+    ann = Assignment.objects.get(study=rank_study, judge__username="ann").judge
+    entry = _entry(rank_study, ann)
+    if entry is None:
+        return
+    api = APIClient()
+    api.force_authenticate(ann)
+    n = RankingJudgment.objects.count()
+    body = json.dumps({"ranking": entry.token, "key": new_key(), "order": order, "scores": scores,
+                       "serve_stamp": entry.serve_stamp}, allow_nan=True)
+    response = api.post(f"/api/judging/studies/{rank_study.pk}/rankings/", body, content_type="application/json")
+    assert response.status_code < 500
+    if response.status_code >= 400:
+        assert RankingJudgment.objects.count() == n
+    else:
+        assert RankingJudgment.objects.count() == n + 1
