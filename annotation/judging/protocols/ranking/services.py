@@ -349,7 +349,7 @@ def order_clean(*, item: RankingItem, design: JudgingDesign, order: object,
             except (TypeError, ValueError):
                 errors[f"score_{str(name)[:20]}"] = [gettext("unknown place")]
         for place in range(1, k + 1):
-            raw = given.get(str(place), given.get(place))  # type: ignore[call-overload]
+            raw = given.get(str(place), given.get(place))
             try:
                 if isinstance(raw, bool) or raw is None or (isinstance(raw, str) and not raw.strip()):
                     raise ValueError
