@@ -4,6 +4,7 @@ from django.urls import path
 
 from . import apis, screening_apis
 from .protocols.esa import urls as esa_urls
+from .protocols.ranking import urls as ranking_urls
 from .protocols.side_by_side import urls as side_by_side_urls
 
 app_name = "judging-api"
@@ -17,6 +18,7 @@ urlpatterns = [
     path(S + "judgments/", apis.JudgingSubmitApi.as_view(), name="judgment_submit"),
     *side_by_side_urls.api_urls,  # the side-by-side protocol's pairs
     *esa_urls.api_urls,  # the error span annotation protocol's items
+    *ranking_urls.api_urls,  # the ranking protocol's sets
     path(S + "training/", screening_apis.JudgeTrainingApi.as_view(), name="training"),
     path(S + "training/answers/", screening_apis.JudgeTrainingAnswerApi.as_view(), name="training_answer"),
     path(S + "attention/", screening_apis.JudgeAttentionApi.as_view(), name="attention"),

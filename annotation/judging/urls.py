@@ -4,6 +4,7 @@ from django.urls import path
 
 from . import screening_views, views
 from .protocols.esa import urls as esa_urls
+from .protocols.ranking import urls as ranking_urls
 from .protocols.side_by_side import urls as side_by_side_urls
 
 app_name = "judging"
@@ -17,6 +18,7 @@ urlpatterns = [
     path("judge/studies/<int:study_id>/done/", views.finished, name="finished"),
     *side_by_side_urls.page_urls,  # the side-by-side protocol's pages and export
     *esa_urls.page_urls,  # the error span annotation protocol's pages and exports
+    *ranking_urls.page_urls,  # the ranking protocol's pages and exports
     path("judge/studies/<int:study_id>/training/", screening_views.training_page, name="training"),
     path("judge/studies/<int:study_id>/training/feedback/", screening_views.training_feedback, name="training_feedback"),
     path("judge/studies/<int:study_id>/check/", screening_views.attention, name="attention"),

@@ -81,6 +81,8 @@ STUDY_JUDGE = {"judging:rate", "judging:instructions", "judging:submit", "judgin
                "judging:compare", "judging:compare_submit", "judging:compare_revise",
                # the ESA pages, likewise
                "judging:esa", "judging:esa_submit", "judging:esa_revise",
+               # the ranking pages, which do the same
+               "judging:rank", "judging:rank_submit", "judging:rank_revise",
                "judging:training", "judging:training_feedback", "judging:attention", "judging:screened_out",
                "judging-api:training", "judging-api:training_answer", "judging-api:attention"}
 #: A judge, on an item of their own assignment (``token``).
@@ -90,7 +92,9 @@ JUDGE_ITEM = {"judging:revise", "judging-api:item_detail", "judging-api:item_pre
 #: Whose pair is whose in a comparison study: tests/annotation/judging/test_comparison.py.
 OTHER_PROTOCOL_API = {"judging-api:pair_next", "judging-api:pair_detail", "judging-api:comparison_submit",
                       # the ESA protocol's API, likewise (tests/annotation/judging/test_esa.py)
-                      "judging-api:esa_next", "judging-api:esa_item_detail", "judging-api:esa_submit"}
+                      "judging-api:esa_next", "judging-api:esa_item_detail", "judging-api:esa_submit",
+                      # the ranking protocol's API: the same ("not a ranking study")
+                      "judging-api:ranking_next", "judging-api:ranking_detail", "judging-api:ranking_submit"}
 #: An annotator, on their own assignment (``assignment_id``).
 #: A join-link participant's own pages (none of the world's roles is one: all are refused).
 PARTICIPANT_OWN = {"participation:continue", "participation:questions"}

@@ -111,6 +111,8 @@ class JudgingProtocol:
     #: The report settings that mean something for this protocol's reports (the form and
     #: the API offer only these); None: every setting of the absolute report.
     report_settings: tuple[str, ...] | None = None
+    #: Template of the protocol's own QC table on the QC page (the rows of :meth:`qc_rows`).
+    qc_template: str = "judging/_compare_qc.html"
 
     # --- items and assignment -----------------------------------------------------------
 

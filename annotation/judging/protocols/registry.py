@@ -24,6 +24,7 @@ BUILTIN_MODULES = (
     "annotation.judging.protocols.absolute.unit",
     "annotation.judging.protocols.side_by_side.unit",
     "annotation.judging.protocols.esa.unit",
+    "annotation.judging.protocols.ranking.unit",
 )
 #: The protocol of a study without a design, and of reports stored without a protocol.
 DEFAULT_PROTOCOL = "absolute"

@@ -8,14 +8,25 @@ from django.db.models import Count, Max, Q
 from annotation.enums import Role, SystemKind
 from annotation.models import Study
 
-from ..models import Assignment, AssignmentItem, ComparisonItem, ComparisonJudgment, EsaItem, EsaJudgment, Judgment
+from ..models import (
+    Assignment,
+    AssignmentItem,
+    ComparisonItem,
+    ComparisonJudgment,
+    EsaItem,
+    EsaJudgment,
+    Judgment,
+    RankingItem,
+    RankingJudgment,
+)
 from .exclusions import judges_excluded
 
 
 def study_has_judgments(*, study: Study) -> bool:
     return (Judgment.objects.filter(study=study).exists()
             or ComparisonJudgment.objects.filter(study=study).exists()
-            or EsaJudgment.objects.filter(study=study).exists())
+            or EsaJudgment.objects.filter(study=study).exists()
+            or RankingJudgment.objects.filter(study=study).exists())
 
 
 def study_progress(*, study: Study) -> dict:
@@ -35,11 +46,16 @@ def study_progress(*, study: Study) -> dict:
     # Side-by-side studies count answered pairs (their assignments hold pairs, not items).
     cmp_done = dict(ComparisonItem.objects.filter(assignment__study=study, done_at__isnull=False)
                     .values("assignment_id").annotate(n=Count("id")).values_list("assignment_id", "n"))
-    # ESA studies likewise count annotated ESA items.
+    # ESA and ranking studies likewise count annotated ESA items and ranked sets.
     esa_done = dict(EsaItem.objects.filter(assignment__study=study, done_at__isnull=False)
                     .values("assignment_id").annotate(n=Count("id")).values_list("assignment_id", "n"))
+    rank_done = dict(RankingItem.objects.filter(assignment__study=study, done_at__isnull=False)
+                     .values("assignment_id").annotate(n=Count("id")).values_list("assignment_id", "n"))
+    for model in (EsaJudgment, RankingJudgment):
+        last.update(model.objects.filter(study=study).values("judge_id").annotate(t=Max("submitted_at"))
+                    .values_list("judge_id", "t"))
     for a in per_assignment:
-        a.done += cmp_done.get(a.pk, 0) + esa_done.get(a.pk, 0)
+        a.done += cmp_done.get(a.pk, 0) + esa_done.get(a.pk, 0) + rank_done.get(a.pk, 0)
         judges.append({"judge": a.judge.username, "done": a.done, "total": a.n_items,
                        "percent": int(100 * a.done / a.n_items) if a.n_items else 0,
                        "last_submitted_at": last.get(a.judge_id), "excluded": a.judge.username in excluded,

@@ -14,7 +14,7 @@ from metrics.core.stats.results import JudgeQC
 from metrics.core.stats.zscores import JudgeScale, judge_scales
 
 from .. import scales
-from ..models import Assignment, ComparisonJudgment, EsaJudgment, JudgeExclusion, Judgment
+from ..models import Assignment, ComparisonJudgment, EsaJudgment, JudgeExclusion, Judgment, RankingJudgment
 from .design import design_for_study, study_control_expected, study_criteria, study_qc_tests
 from .exclusions import judges_excluded, judges_screened_out_names
 from .frame import judgments_frame
@@ -41,6 +41,9 @@ def judgments_fingerprint(*, study: Study) -> str:
     es = EsaJudgment.objects.filter(study=study).aggregate(n=Count("id"), last=Max("id"))
     if es["n"]:  # only ESA studies, likewise
         parts["esa"] = [es["n"], es["last"]]
+    r = RankingJudgment.objects.filter(study=study).aggregate(n=Count("id"), last=Max("id"))
+    if r["n"]:  # only ranking studies, likewise
+        parts["rankings"] = [r["n"], r["last"]]
     screened = sorted(judges_screened_out_names(study=study))
     if screened:  # only when there are some, so earlier fingerprints stay valid
         parts["screened_out"] = screened

@@ -226,7 +226,7 @@ def test_the_design_api_and_page_choose_the_protocol(study, researcher, client):
     r = api.patch(base + "update/", {"protocol": "comparison", "pairs_per_original": 1}, format="json")
     assert r.status_code == 200, r.content
     assert (r.json()["protocol"], r.json()["pairs_per_original"]) == ("comparison", 1)
-    assert api.patch(base + "update/", {"protocol": "ranking"}, format="json").status_code == 400
+    assert api.patch(base + "update/", {"protocol": "no-such-protocol"}, format="json").status_code == 400
     client.force_login(researcher)
     html = client.get(f"/studies/{study.pk}/judging/design/").content.decode()
     assert re.search(r'<input[^>]*name="protocol"[^>]*value="comparison"[^>]*checked', html)

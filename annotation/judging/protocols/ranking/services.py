@@ -1,0 +1,501 @@
+"""k-way ranking: the fourth judging protocol (writes and reads).
+
+A ranking study shows each judge an original with k candidates of it at once (the
+design's ``ranking_k``) and asks for their order, best first, ties allowed, and, when the
+design's ``ranking_scores`` is set, a 0–100 score for each. Which candidates are ranked
+together comes from :func:`metrics.core.ranking.sets.plan_sets` (balanced over systems,
+controls in sets of their own), each judge's order of the sets from
+:func:`metrics.core.assignment.plan_assignments`, and the order of the candidates on the
+screen from a seeded shuffle per judge and set (:func:`~metrics.core.ranking.sets.screen_order`),
+stored server-side in :attr:`RankingItem.candidates`.
+
+The judge names candidates by their place on the screen only (1..k): what a judge
+receives is built by :func:`ranking_next_for_judge`, :func:`ranking_for_judge` and
+:func:`ranking_previous_for_judge` as :class:`JudgeRanking` values (texts, places,
+positions and opaque tokens). A submitted order of places is turned into candidate ids
+here (:func:`order_clean`) and stored by the shared submission core.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import cast
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+from django.utils.translation import gettext
+
+from annotation.models import Candidate, Study
+from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
+from metrics.core.ranking.orders import Ranking
+from metrics.core.ranking.sets import plan_sets, screen_order, set_key, set_key_split
+
+from ...enums import CONTROL_KIND_OF_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX, JudgesMode, JudgmentSource
+from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
+from ...models import Assignment, JudgingDesign, RankingItem, RankingJudgment
+from ...selectors import judges_excluded, original_context
+from ...selectors.judge import JudgeEntry
+from ...services.submission import active_seconds_clean, key_clean, submission_store
+from ...tokens import item_token_new, serve_stamp_make
+
+BULK_BATCH = 5000
+SCORE_MIN, SCORE_MAX = 0, 100
+
+
+# --- opening ---------------------------------------------------------------------------
+
+def _candidates(study: Study) -> tuple[dict[str, list[str]], dict[str, list[str]], dict[tuple[str, str], int],
+                                       dict[str, int]]:
+    """(genuine systems per original, control systems per original, (original, system) →
+    candidate pk, original external id → original pk)."""
+    rows = Candidate.objects.filter(original__study=study).values_list(
+        "id", "original_id", "original__external_id", "system__name")
+    pks: dict[tuple[str, str], int] = {}
+    originals: dict[str, int] = {}
+    genuine: dict[str, list[str]] = defaultdict(list)
+    controls: dict[str, list[str]] = defaultdict(list)
+    for pk, original_pk, original, system in rows:
+        pks[(original, system)] = pk
+        originals[original] = original_pk
+        (controls if system.startswith(CONTROL_SYSTEM_PREFIX) else genuine)[original].append(system)
+    return genuine, controls, pks, originals
+
+
+def _set_plan(study: Study, design: JudgingDesign):
+    genuine, controls, pks, originals = _candidates(study)
+    keys = plan_sets(genuine, controls, k=design.ranking_k, seed=design.seed)
+    return keys, pks, originals
+
+
+def _items_insert(*, assignment: Assignment, order: list[str], pks: Mapping[tuple[str, str], int],
+                  originals: Mapping[str, int]) -> int:
+    now = timezone.now()
+    rows = []
+    for position, key in enumerate(order, 1):
+        original, systems = set_key_split(key)
+        shown = screen_order(systems, seed=assignment.seed, key=key)
+        rows.append(RankingItem(
+            assignment=assignment, original_id=originals[original], candidates=[pks[(original, s)] for s in shown],
+            position=position, token=item_token_new(), created_at=now, updated_at=now,
+            is_control=any(s.startswith(CONTROL_SYSTEM_PREFIX) for s in systems)))
+    RankingItem.objects.bulk_create(rows, batch_size=BULK_BATCH)
+    return len(rows)
+
+
+def ranking_assignments_write(*, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
+    """Write every judge's ranking assignment (controls must exist already). Returns (sets
+    planned, assignment items written). :class:`CannotOpen` when no original has candidates
+    of two systems. Runs inside the caller's transaction."""
+    keys, pks, originals = _set_plan(study, design)
+    if not any(not any(s.startswith(CONTROL_SYSTEM_PREFIX) for s in set_key_split(k)[1]) for k in keys):
+        raise CannotOpen(gettext("Ranking needs at least one original with candidates of two different systems; "
+                                 "import them first."))
+    groups = {k: set_key_split(k)[0] for k in keys}
+    written = 0
+    if judges:
+        k_per = design.judges_per_item if design.judges_mode == JudgesMode.K_PER_ITEM else None
+        by_name = {u.username: u for u in judges}
+        plan = plan_assignments(keys, groups, list(by_name), seed=design.seed, judges_per_item=k_per)
+        for order in plan.orders:
+            assignment = Assignment.objects.create(study=study, judge=by_name[order.judge], seed=order.seed,
+                                                   n_items=len(order.items), joined_late=False)
+            written += _items_insert(assignment=assignment, order=list(order.items), pks=pks, originals=originals)
+    return len(keys), written
+
+
+def _live_keys(study: Study) -> Counter[str]:
+    """How many judges hold each set now (answered or not)."""
+    names = dict(Candidate.objects.filter(original__study=study).values_list("id", "system__name"))
+    live: Counter[str] = Counter()
+    for original, cands in RankingItem.objects.filter(assignment__study=study).values_list(
+            "original__external_id", "candidates"):
+        live[set_key(original, [names[c] for c in cands])] += 1
+    return live
+
+
+def ranking_assignment_late(*, study: Study, design: JudgingDesign, judge: User) -> Assignment:
+    """A judge added after opening: every set the others have (fully crossed) or, with k per
+    item, as many as the lightest load from the least-judged sets. The caller holds the
+    design's row lock."""
+    _, _, pks, originals = _candidates(study)
+    counts = _live_keys(study)
+    keys = sorted(counts)
+    seed = derive_seed(design.seed, "order", judge.username)
+    if design.judges_mode == JudgesMode.K_PER_ITEM and keys:
+        loads = Assignment.objects.filter(study=study).values_list("n_items", flat=True)
+        keys = late_judge_items(counts, n_items=min(loads), seed=derive_seed(design.seed, "late", judge.username))
+    order = list(order_items(keys, {k: set_key_split(k)[0] for k in keys}, seed=seed))
+    try:
+        with transaction.atomic():
+            assignment = Assignment.objects.create(study=study, judge=judge, seed=seed, n_items=len(order),
+                                                   joined_late=True)
+            _items_insert(assignment=assignment, order=order, pks=pks, originals=originals)
+            return assignment
+    except IntegrityError:
+        return Assignment.objects.get(study=study, judge=judge)
+
+
+def ranking_assignment_for_participant(*, study: Study, design: JudgingDesign, judge: User,
+                                       n_items: int | None) -> Assignment:
+    """A join-link participant's sets: every planned set (``n_items`` empty) or ``n_items`` sets
+    from those with the fewest live judges, in the judge's own seeded order and screen
+    orders. The caller holds the design's lock."""
+    keys, pks, originals = _set_plan(study, design)
+    live = _live_keys(study)
+    seed = derive_seed(design.seed, "order", judge.username)
+    if n_items is not None and (design.judges_mode == JudgesMode.K_PER_ITEM or n_items < len(keys)):
+        counts = {k: live.get(k, 0) for k in keys}
+        keys = late_judge_items(counts, n_items=min(n_items, len(keys)),
+                                seed=derive_seed(design.seed, "late", judge.username))
+    order = list(order_items(keys, {k: set_key_split(k)[0] for k in keys}, seed=seed))
+    assignment = Assignment.objects.create(study=study, judge=judge, seed=seed, n_items=len(order), joined_late=True)
+    _items_insert(assignment=assignment, order=order, pks=pks, originals=originals)
+    return assignment
+
+
+def ranking_release_unfinished(*, assignment: Assignment) -> int:
+    """Delete the sets not answered yet (answered ones and their judgments stay); return how many."""
+    deleted, _ = RankingItem.objects.filter(assignment=assignment, done_at__isnull=True).delete()
+    if deleted:
+        assignment.n_items = RankingItem.objects.filter(assignment=assignment).count()
+        assignment.save(update_fields=["n_items", "updated_at"])
+    return deleted
+
+
+def rankings_done(*, assignment: Assignment) -> int:
+    return RankingItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
+
+
+def rankings_remaining(*, assignment: Assignment) -> int:
+    return RankingItem.objects.filter(assignment=assignment, done_at__isnull=True).count()
+
+
+# --- the judge's side ------------------------------------------------------------------
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeRanking(JudgeEntry):
+    """One set as a judge sees it (the shared :class:`JudgeEntry`, the k texts in screen
+    order, named 1..k by their place) and the judge's latest answer in places."""
+
+    candidates: tuple[str, ...]
+    order: list[int | list[int]] | None  # places best first, ties as lists; None: not answered
+    ranks: dict[int, int]  # place → rank (1 = best; tied places share the best rank of their group)
+    scores: dict[int, float]  # place → score, when answered with scores
+    asks_scores: bool
+
+    @property
+    def places(self) -> list[int]:
+        return list(range(1, len(self.candidates) + 1))
+
+
+def _rank_items():
+    return RankingItem.objects.select_related("original")
+
+
+def _places_of(item: RankingItem, judgment: RankingJudgment) -> tuple[list[int | list[int]], dict[int, int],
+                                                                       dict[int, float]]:
+    """The stored answer in the judge's screen places: order, place → rank, place → score."""
+    place = {cid: i for i, cid in enumerate(item.candidates, 1)}
+    order: list[int | list[int]] = []
+    ranks: dict[int, int] = {}
+    placed = 0
+    for group in judgment.groups:
+        ids = group if isinstance(group, list) else [group]
+        places = [place[c] for c in ids]
+        order.append(places if len(places) > 1 else places[0])
+        for p in places:
+            ranks[p] = placed + 1
+        placed += len(places)
+    scores = {place[int(c)]: v for c, v in (judgment.scores or {}).items()}
+    return order, ranks, scores
+
+
+def _judge_ranking(item: RankingItem, *, assignment: Assignment, design: JudgingDesign) -> JudgeRanking:
+    latest = RankingJudgment.objects.filter(item=item, is_latest=True).first() if item.done_at else None
+    previous = None
+    if item.position > 1:
+        previous = RankingItem.objects.filter(assignment=assignment, position=item.position - 1).values_list(
+            "token", flat=True).first()
+    texts = dict(Candidate.objects.filter(pk__in=item.candidates).values_list("id", "text"))
+    before, after = original_context(item.original) if design.show_context else ((), ())
+    order, ranks, scores = _places_of(item, latest) if latest else (None, {}, {})
+    return JudgeRanking(
+        token=item.token, position=item.position, total=assignment.n_items, done=rankings_done(assignment=assignment),
+        original=item.original.text, candidates=tuple(texts[c] for c in item.candidates), order=order, ranks=ranks,
+        scores=scores, asks_scores=design.ranking_scores, revision=latest.revision if latest else 0,
+        previous_token=previous, serve_stamp=serve_stamp_make(item.token),
+        context_shown=design.show_context, context_before=before, context_after=after)
+
+
+def ranking_next_for_judge(*, assignment: Assignment) -> JudgeRanking | None:
+    """The first set not yet ranked (the resume point); None when all are."""
+    item = _rank_items().filter(assignment=assignment, done_at__isnull=True).order_by("position").first()
+    if item is None:
+        return None
+    return _judge_ranking(item, assignment=assignment, design=JudgingDesign.objects.get(study_id=assignment.study_id))
+
+
+def _own_item(*, study: Study, judge: User, token: object) -> RankingItem:
+    item = (_rank_items().select_related("assignment")
+            .filter(token=token, assignment__study=study, assignment__judge=judge).first()
+            if isinstance(token, str) else None)
+    if item is None:
+        raise ItemNotFound(gettext("There is no such item in your assignment for this study."))
+    return item
+
+
+def ranking_for_judge(*, study: Study, judge: User, token: str) -> JudgeRanking:
+    item = _own_item(study=study, judge=judge, token=token)
+    return _judge_ranking(item, assignment=item.assignment, design=JudgingDesign.objects.get(study=study))
+
+
+def ranking_previous_for_judge(*, study: Study, judge: User, token: str | None = None) -> JudgeRanking | None:
+    """The set before ``token`` (or before the resume point); None at the start."""
+    if token is not None:
+        item = _own_item(study=study, judge=judge, token=token)
+        assignment, position = item.assignment, item.position - 1
+    else:
+        found = Assignment.objects.filter(study=study, judge=judge).first()
+        if found is None:
+            raise ItemNotFound(gettext("You have no assignment in this study."))
+        assignment = found
+        nxt = RankingItem.objects.filter(assignment=assignment, done_at__isnull=True).order_by("position").first()
+        position = (nxt.position if nxt else assignment.n_items + 1) - 1
+    if position < 1:
+        return None
+    return _judge_ranking(_rank_items().get(assignment=assignment, position=position), assignment=assignment,
+                          design=JudgingDesign.objects.get(study=study))
+
+
+def _place(value: object, k: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise ValueError
+    place = int(value)
+    if not 1 <= place <= k:
+        raise ValueError
+    return place
+
+
+def order_from_ranks(ranks: Mapping[str, object], *, k: int) -> list[int | list[int]]:
+    """The order, best first with ties as lists, from a rank (1 = best) per screen place, as the
+    page's form sends it: places with the same rank are tied. :class:`JudgmentInvalid` when a
+    place has no rank or a rank is not a whole number from 1 to k."""
+    errors: dict[str, list[str]] = {}
+    by_rank: dict[int, list[int]] = defaultdict(list)
+    for place in range(1, k + 1):
+        raw = ranks.get(str(place))
+        try:
+            rank = _place(raw.strip() if isinstance(raw, str) else raw, k)
+        except (TypeError, ValueError):
+            errors[f"rank_{place}"] = [gettext("give a rank from 1 to %(k)d") % {"k": k}]
+            continue
+        by_rank[rank].append(place)
+    if errors:
+        raise JudgmentInvalid(gettext("Give every paraphrase a rank from 1 (best) to %(k)d; equal ranks are ties.")
+                              % {"k": k}, field_errors=errors)
+    return [g[0] if len(g) == 1 else g for _, g in sorted(by_rank.items())]
+
+
+def order_clean(*, item: RankingItem, design: JudgingDesign, order: object,
+                scores: object) -> tuple[list[int | list[int]], dict[str, int | float]]:
+    """The judge's order of screen places (best first, ties as lists of places) and scores
+    (place → 0–100), checked and turned into candidate ids: (groups, scores by candidate id
+    as text). Every place 1..k exactly once; scores for every place when the design asks
+    for them, none otherwise. :class:`JudgmentInvalid` naming the problem."""
+    k = len(item.candidates)
+    if not isinstance(order, list) or not order:
+        raise JudgmentInvalid(gettext("order must list the places 1 to %(k)d, best first (ties as lists).") % {"k": k},
+                              field_errors={"order": ["not a list of places"]})
+    groups: list[int | list[int]] = []
+    seen: list[int] = []
+    for element in order:
+        places = element if isinstance(element, list) else [element]
+        if not places:
+            raise JudgmentInvalid(gettext("An empty tie in the order."), field_errors={"order": ["empty tie"]})
+        ids = []
+        for p in places:
+            try:
+                place = _place(p, k)
+            except (TypeError, ValueError):
+                raise JudgmentInvalid(gettext("Places are whole numbers from 1 to %(k)d.") % {"k": k},
+                                      field_errors={"order": [f"not a place: {str(p)[:20]}"]}) from None
+            if place in seen:
+                raise JudgmentInvalid(gettext("Place %(place)d is in the order twice.") % {"place": place},
+                                      field_errors={"order": [f"place {place} twice"]})
+            seen.append(place)
+            ids.append(item.candidates[place - 1])
+        groups.append(ids if len(ids) > 1 else ids[0])
+    missing = sorted(set(range(1, k + 1)) - set(seen))
+    if missing:
+        raise JudgmentInvalid(gettext("Rank every paraphrase: %(places)s missing.") % {
+            "places": ", ".join(map(str, missing))}, field_errors={"order": [f"missing places {missing}"]})
+    clean_scores: dict[str, int | float] = {}
+    given = scores if scores is not None else {}
+    if not isinstance(given, Mapping):
+        raise JudgmentInvalid(gettext("scores must map each place to a score from 0 to 100."),
+                              field_errors={"scores": ["not a mapping"]})
+    if given and not design.ranking_scores:
+        raise JudgmentInvalid(gettext("This study asks for no scores."), field_errors={"scores": ["not asked"]})
+    if design.ranking_scores:
+        errors: dict[str, list[str]] = {}
+        for name in given:
+            try:
+                _place(name, k)
+            except (TypeError, ValueError):
+                errors[f"score_{str(name)[:20]}"] = [gettext("unknown place")]
+        for place in range(1, k + 1):
+            raw = given.get(str(place), given.get(place))
+            try:
+                if isinstance(raw, bool) or raw is None or (isinstance(raw, str) and not raw.strip()):
+                    raise ValueError
+                value = float(raw)
+                if not math.isfinite(value) or not SCORE_MIN <= value <= SCORE_MAX:
+                    raise ValueError
+            except (TypeError, ValueError):
+                errors[f"score_{place}"] = [gettext("give a score from 0 to 100")]
+                continue
+            clean_scores[str(item.candidates[place - 1])] = int(value) if value.is_integer() else value
+        if errors:
+            raise JudgmentInvalid(gettext("Give every paraphrase a score from 0 to 100."), field_errors=errors)
+    return groups, clean_scores
+
+
+def ranking_submit(*, study: Study, judge: User, token: str, key: str, order: object, scores: object = None,
+                   serve_stamp: str, active_seconds: float | None = None,
+                   source: str = JudgmentSource.API) -> tuple[RankingJudgment, bool]:
+    """Store one judge's order (screen places, best first, ties as lists) and scores of one
+    set of their assignment, as candidate ids. Returns (judgment, created).
+
+    The order and scores are checked (:func:`order_clean`), then stored by the submission
+    core every protocol shares (:func:`~annotation.judging.services.submission.submission_store`):
+    idempotent on ``(judge, key)``, the study must be open, the serve stamp must be this
+    set's, a second submission is a new revision.
+    """
+    key = key_clean(key)
+    design = JudgingDesign.objects.get(study=study)
+    item = _own_item(study=study, judge=judge, token=token)
+    groups, clean = order_clean(item=item, design=design, order=order, scores=scores)
+    result = submission_store(
+        study=study, judge=judge, token=token, key=key, values={"groups": groups, "scores": clean},
+        serve_stamp=serve_stamp, active_seconds=active_seconds_clean(active_seconds), source=source,
+        item_model=RankingItem, judgment_model=RankingJudgment, fields_of=dict,
+        values_of=lambda j: {"groups": j.groups, "scores": j.scores})
+    return cast(RankingJudgment, result.judgment), result.created
+
+
+# --- the researcher's side --------------------------------------------------------------
+
+def _latest(study: Study):
+    return (RankingJudgment.objects.filter(study=study, is_latest=True)
+            .select_related("judge", "item__original", "item__assignment")
+            .order_by("judge__username", "item__assignment_id", "item__position"))
+
+
+def _candidate_rows(study: Study) -> dict[int, tuple[str, str, str]]:
+    """Candidate pk → (system name, system kind, text)."""
+    return {pk: (name, kind, text) for pk, name, kind, text in Candidate.objects.filter(
+        original__study=study).values_list("id", "system__name", "system__kind", "text")}
+
+
+def _named(groups: list, names: Mapping[int, str]) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(names[c] for c in (g if isinstance(g, list) else [g])) for g in groups)
+
+
+def ranking_records(*, study: Study) -> list[Ranking]:
+    """Every latest ranking as a :class:`~metrics.core.ranking.orders.Ranking` of system names
+    (controls included, under their ``control:`` names)."""
+    cands = _candidate_rows(study)
+    names = {pk: row[0] for pk, row in cands.items()}
+    return [Ranking(judge=j.judge.username, original=j.item.original.external_id, groups=_named(j.groups, names))
+            for j in _latest(study)]
+
+
+def control_kinds(*, study: Study) -> dict[str, str]:
+    """Control system name → control kind (``identical``, ``random``, ``unigram``)."""
+    from annotation.models import System
+
+    return {name: CONTROL_KIND_OF_SYSTEM_KIND[kind] for name, kind in System.objects.filter(
+        study=study, kind__in=list(CONTROL_KIND_OF_SYSTEM_KIND)).values_list("name", "kind")}
+
+
+def ranking_progress(*, study: Study) -> dict[str, int]:
+    agg = RankingItem.objects.filter(assignment__study=study).aggregate(
+        total=Count("id"), done=Count("id", filter=Q(done_at__isnull=False)))
+    return {"done": agg["done"], "total": agg["total"]}
+
+
+def ranking_export_lines(*, study: Study) -> Iterator[dict]:
+    """The rankings as the file format :func:`annotation.importing.rankings.parse_rankings_file`
+    reads: one dict per latest ranking (judge, original_id, ranking of system names best first
+    with ties nested, scores by system name when asked, seconds). Controls are left out (the
+    format reserves their names; their places are in the CSV and on the QC page), and so is a
+    ranking left with fewer than two systems without them."""
+    cands = _candidate_rows(study)
+    names = {pk: row[0] for pk, row in cands.items()}
+    for j in _latest(study):
+        groups = [[s for s in g if not s.startswith(CONTROL_SYSTEM_PREFIX)] for g in _named(j.groups, names)]
+        groups = [g for g in groups if g]
+        if sum(len(g) for g in groups) < 2:
+            continue
+        line: dict = {"judge": j.judge.username, "original_id": j.item.original.external_id,
+                      "ranking": [g if len(g) > 1 else g[0] for g in groups]}
+        scores = {names[int(c)]: v for c, v in (j.scores or {}).items()
+                  if not names[int(c)].startswith(CONTROL_SYSTEM_PREFIX)}
+        if scores:
+            line["scores"] = scores
+        if j.seconds is not None:
+            line["seconds"] = round(j.seconds, 3)
+        yield line
+
+
+EXPORT_HEADER = ["judge", "position", "original_id", "system", "screen_place", "group", "rank", "score", "text",
+                 "is_control", "revision", "source", "served_at", "submitted_at", "seconds", "active_seconds"]
+
+
+def ranking_export_rows(*, study: Study) -> Iterator[list]:
+    """The researcher's CSV: one row per ranked candidate of each latest ranking: its system, the
+    place it was shown at, its group (1 = best), its mid-rank and score."""
+    from metrics.core.ranking.orders import midranks
+
+    yield EXPORT_HEADER
+    cands = _candidate_rows(study)
+    for j in _latest(study):
+        groups = [g if isinstance(g, list) else [g] for g in j.groups]
+        mid = midranks([[str(c) for c in g] for g in groups])
+        for number, group in enumerate(groups, 1):
+            for c in group:
+                name, kind, text = cands[c]
+                yield [j.judge.username, j.item.position, j.item.original.external_id, name,
+                       j.item.candidates.index(c) + 1, number, mid[str(c)], (j.scores or {}).get(str(c), ""), text,
+                       j.item.is_control, j.revision, j.source, j.served_at.isoformat(), j.submitted_at.isoformat(),
+                       "" if j.seconds is None else round(j.seconds, 3),
+                       "" if j.active_seconds is None else round(j.active_seconds, 3)]
+
+
+def ranking_qc(*, study: Study) -> list[dict]:
+    """Per judge with ranked controls: the controls checked, how many where they belong (a copy
+    of the original in the first group, an unrelated sentence in the last:
+    :func:`metrics.core.ranking.controls.ranking_control_checks`), the share, the one-sided
+    binomial p-value against chance (1/k: a candidate put first, or last, at random), ``passes``
+    when p < the design's QC level, and ``excluded``."""
+    from scipy.stats import binomtest
+
+    from metrics.core.ranking.controls import ranking_control_checks
+
+    design = JudgingDesign.objects.get(study=study)
+    checks = ranking_control_checks(ranking_records(study=study), control_kinds(study=study))
+    excluded = judges_excluded(study=study)
+    per: dict[str, list[bool]] = defaultdict(list)
+    for c in checks:
+        per[c.judge].append(c.passed)
+    rows = []
+    for judge, v in sorted(per.items()):
+        p = float(binomtest(sum(v), len(v), 1 / design.ranking_k, alternative="greater").pvalue)
+        rows.append({"judge": judge, "n": len(v), "correct": sum(v), "accuracy": sum(v) / len(v), "pvalue": p,
+                     "passes": p < design.qc_alpha, "excluded": judge in excluded})
+    return rows

@@ -1,0 +1,148 @@
+"""Ranking pages: the judge's ranking page and the researcher's exports.
+
+Judge pages render only :class:`~.services.JudgeRanking` values: texts named by their
+place on the screen (1..k), never a system, a control flag or a database id; the screen
+order was drawn per judge and set and is stored server-side.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET, require_POST
+
+from annotation.enums import StudyStatus
+from annotation.views import participant_page, researcher_study_required
+
+from ...enums import JudgmentSource
+from ...errors import ItemNotFound, JudgingError
+from ...models import JudgingDesign
+from ...tokens import idempotency_key_new
+from ...views.judge import _assignment_or_page, _judge_study, _n
+from ...views.results import csv_response, export_filename
+from . import services as ranking
+from .unit import RANKING
+
+
+def _render_ranking(request, study, entry, *, error=None, field_errors=None, posted=None, status=200):
+    ranks = dict(entry.ranks)
+    scores = dict(entry.scores)
+    if posted is not None:  # a refused submission: show what the judge sent
+        ranks = {p: posted.get(f"rank_{p}", "") for p in entry.places}
+        scores = {p: posted.get(f"score_{p}", "") for p in entry.places}
+    errors = field_errors or {}
+    candidates = [{"place": p, "text": text, "rank": ranks.get(p, ""), "score": scores.get(p, ""),
+                   "rank_errors": errors.get(f"rank_{p}", []), "score_errors": errors.get(f"score_{p}", [])}
+                  for p, text in zip(entry.places, entry.candidates)]
+    # The list starts in the judge's last order when revising, else in the screen order.
+    candidates.sort(key=lambda c: (c["rank"] if isinstance(c["rank"], int) else len(candidates) + 1, c["place"]))
+    return render(request, "judging/rank.html", {
+        "study": study, "entry": entry, "candidates": candidates, "key": idempotency_key_new(),
+        "position_text": _n(entry.position), "total_text": _n(entry.total), "done_text": _n(entry.done),
+        "k": len(entry.candidates), "error": error, "back_keys": RANKING.back_keys,
+    }, status=status)
+
+
+def _ranking_study(request, study_id: int):
+    """The judge's study, or None when it is not a ranking study."""
+    study = _judge_study(request, study_id)
+    return study if RANKING.is_protocol_of(study) else None
+
+
+@participant_page
+@login_required
+@require_GET
+def rank(request, study_id: int):
+    """The judge's current set: the first one not yet ranked (the resume point)."""
+    study = _ranking_study(request, study_id)
+    if study is None:  # another protocol: its own page
+        return redirect("judging:rate", study_id=study_id)
+    assignment, page = _assignment_or_page(request, study)
+    if page is not None:
+        return page
+    if assignment.screened_out_at is not None:
+        return redirect("judging:screened_out", study_id=study.pk)
+    if assignment.instructions_seen_at is None:
+        return redirect("judging:instructions", study_id=study.pk)
+    entry = ranking.ranking_next_for_judge(assignment=assignment)
+    if entry is None:
+        from annotation.participation.views import end_code_context  # join-link participants: their code
+
+        last = ranking.ranking_previous_for_judge(study=study, judge=request.user)
+        return render(request, "judging/rank_done.html", {
+            "study": study, "total_text": _n(assignment.n_items), "last": last,
+            "end": end_code_context(user=request.user, study=study)})
+    return _render_ranking(request, study, entry)
+
+
+@participant_page
+@login_required
+@require_GET
+def rank_revise(request, study_id: int, token: str):
+    """One earlier set of the judge's own assignment, to change the order."""
+    study = _ranking_study(request, study_id)
+    if study is None:
+        return redirect("judging:rate", study_id=study_id)
+    assignment, page = _assignment_or_page(request, study)
+    if page is not None:
+        return page
+    try:
+        entry = ranking.ranking_for_judge(study=study, judge=request.user, token=token)
+    except ItemNotFound as exc:
+        raise Http404(exc.message) from None
+    return _render_ranking(request, study, entry)
+
+
+@participant_page
+@login_required
+@require_POST
+def rank_submit(request, study_id: int):
+    """The ranking form's POST (a rank 1..k per screen place, equal ranks tied, and the
+    scores): the same service as the API, then back to the resume point."""
+    study = _ranking_study(request, study_id)
+    if study is None:
+        return redirect("judging:rate", study_id=study_id)
+    token = request.POST.get("token", "")
+    posted = {name: request.POST.get(name, "") for name in request.POST if name.startswith(("rank_", "score_"))}
+    try:
+        entry = ranking.ranking_for_judge(study=study, judge=request.user, token=token)
+    except ItemNotFound as exc:
+        raise Http404(exc.message) from None
+    k = len(entry.candidates)
+    design = JudgingDesign.objects.get(study=study)
+    try:
+        order = ranking.order_from_ranks({str(p): posted.get(f"rank_{p}") for p in entry.places}, k=k)
+        scores = {str(p): posted.get(f"score_{p}") for p in entry.places} if design.ranking_scores else None
+        ranking.ranking_submit(
+            study=study, judge=request.user, token=token, key=request.POST.get("key", ""), order=order, scores=scores,
+            serve_stamp=request.POST.get("serve", ""), active_seconds=request.POST.get("active_seconds") or None,
+            source=JudgmentSource.PAGE)
+    except ItemNotFound as exc:
+        raise Http404(exc.message) from None
+    except JudgingError as exc:
+        if study.status != StudyStatus.OPEN:
+            return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
+        return _render_ranking(request, study, entry, error=exc.message, field_errors=exc.field_errors,
+                               posted=posted, status=400)
+    return redirect("judging:rank", study_id=study.pk)
+
+
+@researcher_study_required
+@require_GET
+def export_rankings(request, study):
+    """One row per ranked candidate of every latest ranking, with its system (researchers only)."""
+    return csv_response(ranking.ranking_export_rows(study=study), export_filename(study, "rankings"))
+
+
+@researcher_study_required
+@require_GET
+def export_rankings_jsonl(request, study):
+    """Every latest ranking in the ranking file format (``manage.py import_rankings`` reads it back)."""
+    lines = (json.dumps(line, ensure_ascii=False) + "\n" for line in ranking.ranking_export_lines(study=study))
+    response = StreamingHttpResponse(lines, content_type="application/x-ndjson; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{slugify(study.name) or "study"}-rankings.jsonl"'
+    return response
