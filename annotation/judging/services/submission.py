@@ -219,7 +219,7 @@ def submission_store(
                 raise
             if latest is not None:
                 judgment_model.objects.filter(pk=latest.pk).update(is_latest=True)
-            return _replay(existing, item=item, fields=fields)
+            return _replay(existing, item=item, values=values, values_of=values_of)
         if item.done_at is None:
             item_model.objects.filter(pk=item.pk).update(done_at=now, updated_at=now)
     screened_out = bool(after_stored(assignment=item.assignment)) if after_stored is not None else False
