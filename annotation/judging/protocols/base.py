@@ -163,9 +163,6 @@ class JudgingProtocol:
 
     # --- quality control ----------------------------------------------------------------
 
-    #: The template of the protocol's own QC table (:meth:`qc_rows`) on the QC page.
-    qc_template: str = "judging/_compare_qc.html"
-
     def qc_rows(self, *, study: Study) -> list[dict] | None:
         """The protocol's own QC table on the QC page (None: only the shared judge QC)."""
         return None

@@ -96,7 +96,7 @@ def training_references(item_or_expected) -> dict[str, str]:
     return dict((expected or {}).get("answers") or {})
 
 
-def training_answer_clean(*, design: JudgingDesign, answers: Mapping[str, object], from_text: bool) -> dict:
+def training_answer_clean(*, design: JudgingDesign | None, answers: Mapping[str, object], from_text: bool) -> dict:
     """Every question answered with A, tie or B, as on a real pair (:class:`JudgmentInvalid`);
     a form's other fields are left out."""
     slugs = {q["slug"] for q in questions(design)}
@@ -135,7 +135,7 @@ def attention_draw(*, design: JudgingDesign | None, rng: random.Random) -> tuple
     return attention_question(design), ANSWER_CODES[rng.choice(("A", "B"))]
 
 
-def attention_score(*, design: JudgingDesign, check: AttentionCheck, value: object) -> tuple[float, bool]:
+def attention_score(*, design: JudgingDesign | None, check: AttentionCheck, value: object) -> tuple[float, bool]:
     """The answer to a check, given as the answers to every question (page, pairs API) or as
     one answer (the attention API): (stored code, whether it is the copy's side)."""
     if isinstance(value, Mapping):
