@@ -131,14 +131,19 @@ def main(argv=None) -> int:
         for r in range(args.rounds):
             for d in (0, args.dashboards):
                 reset_study(study_id)
+                cpu_before = {n: harness.process_tree_cpu(pr.pid) for n, pr in (("gunicorn", gunicorn), ("worker", worker))}
                 row = run(args, port, study_id, tokens, work, dashboards=d, researcher_token=researcher_token,
                           tag=f"{r}_{d}")
+                row["server_cpu_s"] = {n: round(harness.process_tree_cpu(pr.pid) - cpu_before[n], 1)
+                                       for n, pr in (("gunicorn", gunicorn), ("worker", worker))}
                 rows.append(row)
                 print(f"round {r + 1}, {d:>3} dashboards: items/next p50/p95/p99 "
                       f"{row['items/next']['50%']:.0f}/{row['items/next']['95%']:.0f}/{row['items/next']['99%']:.0f} ms; "
                       f"submit {row['submit']['50%']:.0f}/{row['submit']['95%']:.0f}/{row['submit']['99%']:.0f} ms; "
                       f"dashboard p95 {row['dashboard']['95%']:.0f} ms ({row['dashboard']['count']} polls); "
-                      f"{row['failures']} failures; load {row['load_before']} → {row['load_after']}", flush=True)
+                      f"{row['failures']} failures; load {row['load_before']} → {row['load_after']}; CPU s: "
+                      f"Locust {row['locust_cpu_s']}, gunicorn {row['server_cpu_s']['gunicorn']}, "
+                      f"Celery worker {row['server_cpu_s']['worker']}", flush=True)
         summary = {}
         for name in ("items/next", "submit"):
             without = [x[name]["95%"] for x in rows if x["dashboards"] == 0]

@@ -1,5 +1,6 @@
 """CPU of one dashboard refresh at N judges, by part: the version stamp, the live figures
-(counts, costs, judge QC) and the answers (agreement, ranking, correlations).
+(counts, costs, judge QC) and the answers (agreement, ranking, correlations); and what one
+poll of the dashboard API costs the web server, with the size of what it serves.
 
     .venv/bin/python benchmarks/dashboard_refresh.py [--judges 500] [--per-item 15]
         [--originals 50] [--repeat 3] [--root /tmp/before] [--profile live|answers]
@@ -35,7 +36,7 @@ def main(argv=None) -> int:
     p.add_argument("--originals", type=int, default=50)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure (default: this one)")
-    p.add_argument("--profile", choices=["version", "live", "answers"])
+    p.add_argument("--profile", choices=["version", "poll", "live", "answers"])
     args = p.parse_args(argv)
     root = args.root.resolve()
     sys.path.insert(0, str(root))
@@ -73,7 +74,17 @@ def main(argv=None) -> int:
     simulated_judges_fill(study=study, n_judges=args.judges, judges_per_item=args.per_item, seed=1)
     print(f"study: {args.judges} judges, {Judgment.objects.filter(study=study).count():,} judgments, "
           f"built in {time.time() - started:.0f} s; checkout {root}", flush=True)
+    from django.test import Client
+
+    from metrics.dashboard.services import snapshot
+
+    snapshot.dashboard_refresh(study=study, force_answers=True)
+    client = Client(HTTP_HOST="localhost")
+    client.force_login(owner)
+    body = client.get(f"/api/dashboard/studies/{study.pk}/").content
+    print(f"snapshot served by the API: {len(body) / 1024:,.0f} KiB", flush=True)
     parts = {"version": lambda: selectors.dashboard_version(study=study),
+             "poll": lambda: client.get(f"/api/dashboard/studies/{study.pk}/"),
              "live": lambda: selectors.dashboard_live(study=study),
              "answers": lambda: study_answers(study)}
     for name, fn in parts.items():

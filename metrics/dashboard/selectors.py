@@ -40,12 +40,13 @@ def dashboard_version(*, study: Study) -> str:
     """A stamp that changes when anything the dashboard shows changes: judgments (added,
     revised, excluded, screened out: :func:`judgments_fingerprint`), assignments and released
     items, attention answers, participants and join links, and finished metric runs."""
-    items = AssignmentItem.objects.filter(assignment__study=study).aggregate(n=Count("id"), last=Max("id"))
+    # Items are counted through their assignments' n_items (kept by every protocol when items are
+    # written, imported or released, with updated_at): counting the item rows themselves scanned
+    # every assigned item of the study (175,000 at 500 judges: 250 ms of PostgreSQL per stamp).
     parts = {
         "judgments": judging_selectors.judgments_fingerprint(study=study),
-        "assignments": list(Assignment.objects.filter(study=study).aggregate(n=Count("id"), last=Max("updated_at"))
-                            .values()),
-        "items": [items["n"], items["last"]],
+        "assignments": list(Assignment.objects.filter(study=study).aggregate(
+            n=Count("id"), last=Max("updated_at"), items=Sum("n_items")).values()),
         "attention": AttentionCheck.objects.filter(assignment__study=study, answered_at__isnull=False).count(),
         "participants": list(Participant.objects.filter(study=study).aggregate(
             n=Count("id"), last=Max("updated_at")).values()),
