@@ -248,7 +248,7 @@ def test_absolute_protocol_combination(browser, live_server, celery_worker, rese
         expect(r.locator("#qc-table thead")).to_contain_text(name)
     # item 5: no number and no "MAD" heading is broken across lines ("52. 22", "M AD M"); a control
     # test's p-value and its verdict stand on two lines by design, the p-value itself on one
-    broken = r.evaluate("""() => [...document.querySelectorAll('#qc-table td.num, #qc-table td.qc-test .qc-p, #qc-table abbr')]
+    broken = r.evaluate("""() => [...document.querySelectorAll('#qc-table td.num, #qc-table td.qc-test .qc-p, #qc-table abbr, #qc-table td.qc-zbasis .qc-mu, #qc-table td.qc-zbasis .qc-sigma')]
         .filter(el => { const range = document.createRange(); range.selectNodeContents(el);
                         return new Set([...range.getClientRects()].map(b => Math.round(b.top))).size > 1; })
         .map(el => el.textContent)""")
