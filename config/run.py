@@ -117,11 +117,12 @@ def record_url(directory: Path, url: str) -> Path:
     return path
 
 
-def wait_until_listening(host: str, port: int, proc: subprocess.Popen, timeout: float = 60.0) -> bool:
-    """True once something accepts connections on ``host:port`` (False if ``proc`` died)."""
+def wait_until_listening(host: str, port: int, proc: subprocess.Popen, timeout: float = 60.0,
+                         stop: _StopRequest | None = None) -> bool:
+    """True once something accepts connections on ``host:port`` (False if ``proc`` died or ``stop`` is set)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if proc.poll() is not None:
+        if proc.poll() is not None or stop:
             return False
         try:
             with socket.create_connection((host, port), timeout=0.5):
@@ -131,12 +132,24 @@ def wait_until_listening(host: str, port: int, proc: subprocess.Popen, timeout: 
     return False
 
 
-class Stop(Exception):
-    """Raised by the signal handler to leave the supervision loop."""
+class _StopRequest:
+    """Set by the signal handler; the supervision loop reads it between its steps.
 
+    The handler only records the signal. It used to raise an exception instead, which
+    could land anywhere, for instance inside ``Popen.poll()`` between taking and
+    releasing the Popen's wait lock: the lock stayed taken and the later ``wait()``
+    of the orderly stop blocked for ever (seen once in CI as a launcher that never
+    exited after SIGTERM).
+    """
 
-def _raise_stop(signum, frame):  # noqa: ARG001 (signal handler signature)
-    raise Stop(signum)
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+    def __call__(self, signum, frame) -> None:  # noqa: ARG002 (signal handler signature)
+        self.signum = signum
+
+    def __bool__(self) -> bool:
+        return self.signum is not None
 
 
 def _take_terminal():
@@ -209,8 +222,9 @@ def main(argv: list[str] | None = None) -> int:
 
     give_back_terminal = _take_terminal()
     worker = web = None
+    stop = _StopRequest()
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, _raise_stop)
+        signal.signal(sig, stop)
     bin_dir = Path(sys.executable).parent
     url = f"http://{args.host}:{args.port}/"
     record_url(var_dir(), url)
@@ -219,13 +233,14 @@ def main(argv: list[str] | None = None) -> int:
             [str(bin_dir / "celery"), "-A", "config", "worker", "-B", "--loglevel=INFO",
              f"--concurrency={args.concurrency}"],
             cwd=ROOT, start_new_session=True)
-        web = subprocess.Popen(
-            [sys.executable, "manage.py", "runserver", "--noreload", f"{args.host}:{args.port}"],
-            cwd=ROOT, start_new_session=True)
-        if wait_until_listening(args.host, args.port, web):
-            print(f"\nparaeval is ready at {url}  (Ctrl-C stops the server and the worker)\n", flush=True)
-        while True:
-            if web.poll() is not None:
+        if not stop:
+            web = subprocess.Popen(
+                [sys.executable, "manage.py", "runserver", "--noreload", f"{args.host}:{args.port}"],
+                cwd=ROOT, start_new_session=True)
+            if wait_until_listening(args.host, args.port, web, stop=stop):
+                print(f"\nparaeval is ready at {url}  (Ctrl-C stops the server and the worker)\n", flush=True)
+        while not stop:
+            if web is not None and web.poll() is not None:
                 print(f"paraeval: the web server stopped (exit code {web.returncode}); stopping the worker",
                       file=sys.stderr, flush=True)
                 _stop(worker)
@@ -235,11 +250,8 @@ def main(argv: list[str] | None = None) -> int:
                       file=sys.stderr, flush=True)
                 _stop(web)
                 return 1
-            time.sleep(0.5)
-    except Stop:
-        # Further signals while stopping must not interrupt the orderly stop.
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(sig, signal.SIG_IGN)
+            time.sleep(0.2)
+        # Further signals while stopping change nothing: the stop below is orderly either way.
         _stop(web)
         _stop(worker)
         print("paraeval stopped.", flush=True)
@@ -250,7 +262,6 @@ def main(argv: list[str] | None = None) -> int:
         for proc in (web, worker):
             _stop(proc)
         give_back_terminal()
-
 
 if __name__ == "__main__":
     sys.exit(main())
