@@ -122,3 +122,27 @@ def test_ctrl_c_or_sigterm_stops_server_and_worker_quietly_with_exit_0(migrated_
     assert _processes_using(migrated_var) == []  # worker, its pool and the web server are gone
     with socket.socket() as s:
         assert s.connect_ex(("127.0.0.1", port)) != 0  # the web server no longer listens
+
+
+@pytest.mark.slow
+def test_sigterm_before_the_server_is_ready_still_stops_everything_with_exit_0(migrated_var):
+    """A signal in the first second (the worker starting, the web server not yet listening) is
+    recorded and acted on between the launcher's steps: it stops both children and exits 0."""
+    launcher = subprocess.Popen(
+        [sys.executable, "-m", "config.run", "--port", str(_free_port()), "--concurrency", "1"],
+        cwd=ROOT, env=_env(migrated_var), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True)
+    try:
+        time.sleep(1.0)
+        launcher.send_signal(signal.SIGTERM)
+        output, _ = launcher.communicate(timeout=60)
+    finally:
+        if launcher.poll() is None:
+            os.killpg(launcher.pid, signal.SIGKILL)
+    assert launcher.returncode == 0, output
+    assert output.rstrip().endswith("paraeval stopped."), output
+    assert "paraeval is ready" not in output
+    deadline = time.monotonic() + 10
+    while _processes_using(migrated_var) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _processes_using(migrated_var) == []
