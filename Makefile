@@ -112,10 +112,12 @@ worker: install
 beat: install
 	$(VENV)/bin/celery -A config beat --loglevel=INFO
 
-# TEST_WORKERS: pytest-xdist processes (0 runs in this process only).
+# TEST_WORKERS: pytest-xdist processes (0 runs in this process only). Work stealing: a
+# worker that runs out takes tests from the other's queue, so a few long browser walks
+# at the end of one queue do not leave the other worker idle.
 TEST_WORKERS ?= 2
 test: install-dev
-	$(PY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 # Lint: ruff's small rule set (ruff.toml), the layers (.importlinter; docs/architecture.md)
 # and the types (mypy.ini: metrics/core and the services, with django-stubs).

