@@ -7,6 +7,7 @@ Serializer names start with ``Dashboard`` so that they stay unique in the OpenAP
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.utils.http import parse_etags
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
@@ -80,17 +81,25 @@ class DashboardOutputSerializer(serializers.Serializer):
 
 
 class DashboardApi(APIView):
-    @extend_schema(tags=TAGS, responses={200: DashboardOutputSerializer, 403: OpenApiResponse(description="not yours")},
+    @extend_schema(tags=TAGS, responses={200: DashboardOutputSerializer, 304: OpenApiResponse(
+                       description="unchanged since the answer whose ETag the poll sent in If-None-Match"),
+                       403: OpenApiResponse(description="not yours")},
                    summary="A study's live dashboard (the cached snapshot; poll it every few seconds)",
                    description="Serves the snapshot the worker computed last. When the study's data moved since, "
                                "`current` is false and one refresh is queued; poll again.")
     def get(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         dashboard, version = snapshot.dashboard_poll(study=study)
+        etag = snapshot.dashboard_etag(dashboard=dashboard, version=version)
+        headers = {"ETag": etag, "Cache-Control": "private, no-cache"}
+        if etag in parse_etags(request.headers.get("If-None-Match", "")):
+            return Response(status=status.HTTP_304_NOT_MODIFIED, headers=headers)
+        # The snapshot is plain JSON already (the worker wrote it so): it is sent as stored,
+        # not walked value by value through the serializer, which documents its shape.
         data = {"version": version, "current": dashboard.snapshot_version == version,
                 "snapshot": dashboard.snapshot or None, "plan": dashboard.plan or {},
                 "item_rate": str(dashboard.item_rate), "currency": dashboard.currency}
-        return Response(DashboardOutputSerializer(data).data)
+        return Response(data, headers=headers)
 
 
 class DashboardSettingsInputSerializer(serializers.Serializer):

@@ -7,10 +7,18 @@ worker). The heavy answers are recomputed at most every
 a refresh starts at most every ``PARAEVAL_DASHBOARD_REFRESH_SECONDS`` (5 s by default): with
 hundreds of judges the version moves several times a second, and a worker refreshing without
 pause competes with the judges' requests for the same cores.
+
+A poll whose answer has not changed since the poller's last one costs no snapshot at all:
+:func:`dashboard_etag` names an answer by the stamps it is made of, and the API answers
+``304 Not Modified`` to a poll that sends that name back (``If-None-Match``, which browsers
+send by themselves for a response marked ``Cache-Control: no-cache``). The poll reads the
+dashboard row without its snapshot (hundreds of KiB at 500 judges: the QC row of every
+judge); only a changed answer loads it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from datetime import timedelta
@@ -73,14 +81,24 @@ def _answers_due(dashboard: Dashboard, version: str) -> bool:
     return dashboard.answers_at is None or timezone.now() - dashboard.answers_at >= timedelta(seconds=_answers_every())
 
 
+def dashboard_etag(*, dashboard: Dashboard, version: str) -> str:
+    """The name of a poll's answer (an HTTP entity tag): it changes when the study's version,
+    the snapshot, the settings or the plan change, and only then."""
+    parts = (version, dashboard.snapshot_version, dashboard.snapshot_at, dashboard.updated_at, dashboard.plan_at,
+             dashboard.item_rate, dashboard.currency)
+    return '"' + hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:32] + '"'
+
+
 def dashboard_poll(*, study: Study) -> tuple[Dashboard, str]:
-    """The dashboard as cached and the study's version now; queues a refresh when they differ.
+    """The dashboard (its snapshot and plan deferred: read them only to send them) and the
+    study's version now; queues a refresh when they differ.
 
     One refresh at a time per study: the queue mark is claimed by a conditional update,
     so twenty dashboards open on one study queue one refresh, not twenty; and none while the
     snapshot is younger than the refresh interval (the next poll after it queues one).
     """
-    dashboard = dashboard_get_or_create(study=study)
+    dashboard = Dashboard.objects.defer("snapshot", "plan").filter(study=study).first() or dashboard_get_or_create(
+        study=study)
     version = dashboard_version_cached(study=study)
     now = timezone.now()
     if dashboard.viewed_at is None or now - dashboard.viewed_at > timedelta(seconds=10):

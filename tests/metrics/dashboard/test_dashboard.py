@@ -148,6 +148,36 @@ def test_api_serves_the_snapshot_to_the_studys_researchers_only(judged, research
     assert _api(researcher).get("/api/dashboard/studies/999999/").status_code == 404
 
 
+def test_an_unchanged_answer_is_a_304_without_a_body_and_any_change_gives_a_new_one(judged, researcher):
+    """A poll that sends back the ETag of its last answer gets 304 (no snapshot) until the study's
+    version, the snapshot, the rate or the plan change; the 200 it gets then equals a fresh poll's."""
+    from metrics.reports.services import simulated_judges_fill
+
+    client, url = _api(researcher), f"/api/dashboard/studies/{judged.pk}/"
+    snapshot.dashboard_refresh(study=judged)
+    first = client.get(url)
+    etag = first.headers["ETag"]
+    assert first.status_code == 200 and "private" in first.headers["Cache-Control"]
+    assert "no-store" in first.headers["Cache-Control"]  # a signed-in person's answers are never stored
+    unchanged = client.get(url, HTTP_IF_NONE_MATCH=etag)
+    assert unchanged.status_code == 304 and unchanged.content == b"" and unchanged.headers["ETag"] == etag
+    assert client.get(url, HTTP_IF_NONE_MATCH='"another"').status_code == 200
+
+    simulated_judges_fill(study=judged, n_judges=4, seed=9)  # a fourth judge: the study's version moves
+    cache.delete(f"paraeval:dashboard-version:{judged.pk}")
+    moved = client.get(url, HTTP_IF_NONE_MATCH=etag)
+    assert moved.status_code == 200 and moved.headers["ETag"] != etag and moved.json()["current"] is False
+    snapshot.dashboard_refresh(study=judged)
+    refreshed = client.get(url, HTTP_IF_NONE_MATCH=moved.headers["ETag"])
+    assert refreshed.status_code == 200 and refreshed.json()["current"] is True
+    assert refreshed.json()["snapshot"]["totals"]["judgments"] > first.json()["snapshot"]["totals"]["judgments"]
+
+    etag = refreshed.headers["ETag"]
+    client.patch(f"{url}settings/", {"item_rate": "0.30"}, format="json")
+    rated = client.get(url, HTTP_IF_NONE_MATCH=etag)
+    assert rated.status_code == 200 and rated.json()["item_rate"] == "0.3000"
+
+
 def test_the_rate_is_set_through_the_api_and_a_bad_one_is_a_400(judged, researcher):
     client = _api(researcher)
     assert client.patch(f"/api/dashboard/studies/{judged.pk}/settings/", {"item_rate": "0.25", "currency": "usd"},
