@@ -51,6 +51,8 @@ def parse_args(argv=None):
     p.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
     p.add_argument("--database", default="paraeval_dash")
     p.add_argument("--broker", default="redis://127.0.0.1:6379/7")
+    p.add_argument("--cache", default="redis://127.0.0.1:6379/9",
+                   help="CACHE_URL, as a deployment sets it (docs/deployment.md): one cache for every process")
     p.add_argument("--gunicorn-args", default="--preload --keep-alive 5")
     p.add_argument("--json", type=Path, default=None)
     args = p.parse_args(argv)

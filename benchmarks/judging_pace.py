@@ -62,6 +62,8 @@ def parse_args(argv=None):
     p.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
     p.add_argument("--database", default="paraeval_perf")
     p.add_argument("--broker", default="redis://127.0.0.1:6379/6")
+    p.add_argument("--cache", default="redis://127.0.0.1:6379/8",
+                   help="CACHE_URL, as a deployment sets it (docs/deployment.md): one cache for every process")
     p.add_argument("--gunicorn-args", default="", help='more gunicorn options, e.g. "--preload"')
     p.add_argument("--client", choices=("fast", "requests"), default="fast",
                    help="Locust client: fast = FastHttpUser (geventhttpclient), requests = HttpUser")
@@ -80,6 +82,7 @@ def setup(args, var_dir: Path) -> dict:
         "DJANGO_SETTINGS_MODULE": "config.settings",
         "DATABASE_URL": harness.fresh_database(args.pg, args.database),
         "CELERY_BROKER_URL": args.broker,
+        "CACHE_URL": args.cache,
         "PARAEVAL_VAR_DIR": str(var_dir),
         "DEBUG": "off",
         "LOG_LEVEL": "WARNING",

@@ -3,7 +3,8 @@ researchers who keep a study's dashboard open.
 
 A ``DashboardWatcher`` polls ``GET /api/dashboard/studies/<id>/`` every
 ``PARAEVAL_DASHBOARD_EVERY`` seconds (default 3, as the page's dashboard.js does) with the
-researcher's token (``PARAEVAL_DASHBOARD_TOKEN``); there are exactly
+researcher's token (``PARAEVAL_DASHBOARD_TOKEN``), sending back the ETag of its last answer
+as the page does (an unchanged answer is a 304 without a body); there are exactly
 ``PARAEVAL_DASHBOARDS`` of them (Locust's ``fixed_count``), the other users are judges.
 Requests are named ``dashboard`` so that the judges' ``items/next`` and ``submit``
 percentiles stay their own.
@@ -26,11 +27,15 @@ class DashboardWatcher(FastHttpUser):
 
     def on_start(self) -> None:
         self.headers = {"Authorization": f"Token {TOKEN}", "Accept": "application/json"}
+        self.etag = ""
 
     def poll(self) -> None:
-        with self.client.get(f"/api/dashboard/studies/{STUDY}/", headers=self.headers, name="dashboard",
+        headers = {**self.headers, "If-None-Match": self.etag} if self.etag else self.headers
+        with self.client.get(f"/api/dashboard/studies/{STUDY}/", headers=headers, name="dashboard",
                              catch_response=True) as r:
-            if r.status_code != 200:
+            if r.status_code == 200:
+                self.etag = r.headers.get("ETag", "")
+            elif r.status_code != 304:
                 r.failure(f"{r.status_code}")
 
     tasks = [poll]
