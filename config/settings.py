@@ -203,6 +203,10 @@ CELERY_BEAT_SCHEDULE = {
 PARAEVAL_DASHBOARD_ANSWERS_SECONDS = env.float("PARAEVAL_DASHBOARD_ANSWERS_SECONDS", default=30)
 # A dashboard's snapshot (counts, judge QC) is recomputed at most this often (docs/dashboard.md).
 PARAEVAL_DASHBOARD_REFRESH_SECONDS = env.float("PARAEVAL_DASHBOARD_REFRESH_SECONDS", default=5)
+#: The share of the time a study's dashboard refreshes may take: after a refresh that took
+#: W seconds (worker and database), the next waits at least W × (1 / duty − 1) — a 2 s refresh
+#: at 500 judges rests 18 s, a 50 ms one the 5 s above (docs/dashboard.md).
+PARAEVAL_DASHBOARD_DUTY = env.float("PARAEVAL_DASHBOARD_DUTY", default=0.1)
 CELERY_BEAT_SCHEDULE_FILENAME = env.str("CELERY_BEAT_SCHEDULE_FILENAME", default=str(VAR_DIR / "celerybeat-schedule"))
 
 # --- auth, sessions, security --------------------------------------------

@@ -57,3 +57,4 @@ STORAGES = {
 # Tests poll a dashboard right after a change and expect a refresh; the rest between refreshes
 # has its own test (tests/metrics/dashboard/test_dashboard.py).
 PARAEVAL_DASHBOARD_REFRESH_SECONDS = 0
+PARAEVAL_DASHBOARD_DUTY = 1.0  # no rest after a refresh however long it took (its own test)

@@ -31,6 +31,9 @@ class Dashboard(TimeStampedModel):
     answers_version = models.CharField(max_length=64, blank=True)
     answers_at = models.DateTimeField(null=True, blank=True)
     compute_seconds = models.FloatField(null=True, blank=True)
+    refresh_wall_seconds = models.FloatField(
+        null=True, blank=True, help_text="Wall time of the last refresh (the worker's and the database's): the "
+        "next one rests in proportion (PARAEVAL_DASHBOARD_DUTY).")
     refresh_queued_at = models.DateTimeField(null=True, blank=True)
     viewed_at = models.DateTimeField(null=True, blank=True, help_text="Last time a researcher polled it.")
     plan = models.JSONField(default=dict, blank=True, help_text="The last planner answer (see docs/planning.md).")

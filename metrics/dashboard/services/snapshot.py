@@ -4,9 +4,11 @@ A poll (:func:`dashboard_poll`) only compares the study's version stamp with the
 snapshot's and, when they differ, queues one refresh (:func:`dashboard_refresh`, in the
 worker). The heavy answers are recomputed at most every
 ``PARAEVAL_DASHBOARD_ANSWERS_SECONDS`` (30 s by default); the counts at every refresh, and
-a refresh starts at most every ``PARAEVAL_DASHBOARD_REFRESH_SECONDS`` (5 s by default): with
-hundreds of judges the version moves several times a second, and a worker refreshing without
-pause competes with the judges' requests for the same cores.
+a refresh starts at most every ``PARAEVAL_DASHBOARD_REFRESH_SECONDS`` (5 s by default), and
+after a long refresh only once the study's refreshes have used no more than
+``PARAEVAL_DASHBOARD_DUTY`` of the time (:func:`refresh_rest`): with hundreds of judges the
+version moves several times a second, and a worker refreshing without pause competes with
+the judges' requests for the same cores and database.
 
 A poll whose answer has not changed since the poller's last one costs no snapshot at all:
 :func:`dashboard_etag` names an answer by the stamps it is made of, and the API answers
@@ -75,6 +77,15 @@ def _refresh_every() -> float:
     return float(settings.PARAEVAL_DASHBOARD_REFRESH_SECONDS)
 
 
+def refresh_rest(*, dashboard: Dashboard) -> timedelta:
+    """How long a snapshot rests before a poll may queue the next refresh: the interval, or
+    longer after a long refresh, so that one study's refreshes take at most the duty share of
+    the time (``PARAEVAL_DASHBOARD_DUTY``) of the worker and database the judges share."""
+    wall = dashboard.refresh_wall_seconds or 0.0
+    duty = min(max(float(settings.PARAEVAL_DASHBOARD_DUTY), 0.01), 1.0)
+    return timedelta(seconds=max(_refresh_every(), wall * (1.0 / duty - 1.0)))
+
+
 def _answers_due(dashboard: Dashboard, version: str) -> bool:
     if dashboard.answers_version == version:
         return False
@@ -105,7 +116,7 @@ def dashboard_poll(*, study: Study) -> tuple[Dashboard, str]:
         Dashboard.objects.filter(pk=dashboard.pk).update(viewed_at=now)
         adaptive_publish()  # a researcher's process keeps the judges' list of adaptive studies fresh
     stale = dashboard.snapshot_version != version or _answers_due(dashboard, version)
-    resting = dashboard.snapshot_at is not None and now - dashboard.snapshot_at < timedelta(seconds=_refresh_every())
+    resting = dashboard.snapshot_at is not None and now - dashboard.snapshot_at < refresh_rest(dashboard=dashboard)
     if stale and not resting:
         idle = Q(refresh_queued_at__isnull=True) | Q(refresh_queued_at__lt=now - REQUEUE_AFTER)
         if dashboard.snapshot_at is not None:
@@ -127,7 +138,7 @@ def dashboard_refresh(*, study: Study, force_answers: bool = False) -> Dashboard
     again (its answers do not depend on the rate), instead of writing an old projection over
     the save's request for a new one.
     """
-    started = time.process_time()
+    started, wall_started = time.process_time(), time.monotonic()
     dashboard = dashboard_get_or_create(study=study)
     version = selectors.dashboard_version(study=study)
     fields: dict[str, object] = {}
@@ -144,7 +155,8 @@ def dashboard_refresh(*, study: Study, force_answers: bool = False) -> Dashboard
         written = Dashboard.objects.filter(pk=dashboard.pk, item_rate=dashboard.item_rate,
                                            currency=dashboard.currency).update(
             snapshot=snapshot, snapshot_version=version, snapshot_at=timezone.now(),
-            compute_seconds=round(time.process_time() - started, 3), updated_at=timezone.now(), **fields)
+            compute_seconds=round(time.process_time() - started, 3),
+            refresh_wall_seconds=round(time.monotonic() - wall_started, 3), updated_at=timezone.now(), **fields)
         if written:
             break
         dashboard.refresh_from_db()  # the rate or currency changed meanwhile: compute with the new ones

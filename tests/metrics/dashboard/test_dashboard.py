@@ -117,6 +117,32 @@ def test_a_fresh_snapshot_rests_for_the_refresh_interval_before_a_poll_queues_an
     assert enqueue.call_count == 1  # past the interval: one refresh
 
 
+@override_settings(PARAEVAL_DASHBOARD_REFRESH_SECONDS=5, PARAEVAL_DASHBOARD_DUTY=0.1)
+def test_after_a_long_refresh_the_snapshot_rests_in_proportion_to_it(researcher, django_capture_on_commit_callbacks):
+    """A refresh that took 2 s (worker and database) is followed by 18 s of rest at a 10 % duty:
+    a poll 10 s later serves the snapshot and queues nothing; one 19 s later queues a refresh."""
+    from metrics.reports.services import simulated_judges_fill
+    from tests.metrics.reports.conftest import make_study_data
+
+    study = open_judging(make_study_data(researcher, name="Duty", n_originals=4))
+    simulated_judges_fill(study=study, n_judges=2, seed=1)
+    refreshed = snapshot.dashboard_refresh(study=study)
+    assert refreshed.refresh_wall_seconds is not None and refreshed.refresh_wall_seconds > 0
+    Dashboard.objects.filter(pk=refreshed.pk).update(refresh_wall_seconds=2.0)
+    assert snapshot.refresh_rest(dashboard=Dashboard.objects.get(pk=refreshed.pk)) == timedelta(seconds=18)
+    Dashboard.objects.filter(pk=refreshed.pk).update(refresh_wall_seconds=0.05)
+    assert snapshot.refresh_rest(dashboard=Dashboard.objects.get(pk=refreshed.pk)) == timedelta(seconds=5)
+    Dashboard.objects.filter(pk=refreshed.pk).update(refresh_wall_seconds=2.0)
+    simulated_judges_fill(study=study, n_judges=3, seed=2)  # the version moves
+    for ago, queued in ((10, 0), (19, 1)):
+        Dashboard.objects.filter(pk=refreshed.pk).update(snapshot_at=refreshed.snapshot_at - timedelta(seconds=ago))
+        cache.delete(f"paraeval:dashboard-version:{study.pk}")
+        with mock.patch("metrics.dashboard.services.snapshot.job_enqueue") as enqueue:
+            with django_capture_on_commit_callbacks(execute=True):
+                snapshot.dashboard_poll(study=study)
+        assert enqueue.call_count == queued, ago
+
+
 @override_settings(PARAEVAL_DASHBOARD_ANSWERS_SECONDS=3600)
 def test_heavy_answers_wait_for_their_interval_while_the_counts_follow(researcher):
     from metrics.reports.services import simulated_judges_fill
