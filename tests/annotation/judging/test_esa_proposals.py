@@ -20,6 +20,7 @@ from annotation.judging.protocols.esa import services as esa
 from annotation.judging.protocols.esa.proposals import esa_proposals_import
 from metrics.core.spans.offsets import utf16_length
 from metrics.core.spans.prefill import proposal_outcomes, propose_spans
+from metrics.reports.esa import esa_result
 from tests.annotation.judging.conftest import new_key
 from tests.factories import study_with_data
 
@@ -245,5 +246,10 @@ def test_the_reports_proposal_precision_counts_the_imported_proposals(study, dja
     annotations, _ = esa.esa_annotations(study=study)
     genuine = [a for a in annotations if not a.is_control]
     outcomes = proposal_outcomes(genuine).to_dict()
-    assert outcomes["proposed"] == 4 and outcomes["accepted"] == 3
+    assert outcomes["proposed"] == 4 and outcomes["accepted"] == 3 and outcomes["deleted"] == 1
     assert outcomes["precision_strict"] == pytest.approx(3 / 4)
+    # the report counts them as it counts the aligner's (its controls' aligner proposals were deleted)
+    on_controls = sum(len(it.proposed) for it in _items(study, "ann") if it.is_control)
+    report = esa_result(study=study, settings={"n_boot": 50})["proposals"]
+    assert report["proposed"] == 4 + on_controls and report["accepted"] == 3
+    assert report["precision_strict"] == pytest.approx(3 / (4 + on_controls))
