@@ -74,8 +74,3 @@ def esa_proposals_import(*, study: Study, data: bytes, filename: str) -> EsaProp
 def imported_proposals(*, candidate_ids: Iterable[int]) -> dict[int, list[dict]]:
     """Candidate pk → its imported proposals (span dicts), for the candidates that have some."""
     return dict(EsaProposal.objects.filter(candidate_id__in=list(candidate_ids)).values_list("candidate_id", "spans"))
-
-
-def esa_proposals_count(*, study: Study) -> int:
-    """How many candidates of ``study`` have imported proposals (for the design page)."""
-    return EsaProposal.objects.filter(study=study).count()
