@@ -7,7 +7,10 @@ nested lists (:mod:`metrics.core.ranking.orders`)::
      "scores": {"human1": 90, "machine1": 60, "machine2": 60, "machine3": 20}, "seconds": 41.5}
 
 ``scores`` (0–100 per ranked system, optional, as contrastive ESA's per-candidate scores)
-and ``seconds`` are optional. All or nothing: every problem is listed with its line and
+and ``seconds`` are optional. ``set`` (an integer from 1, optional, 1 when absent) tells apart
+the several sets one judge ranked of the same original (an original with more than k
+candidates is ranked in several sets, :mod:`metrics.core.ranking.sets`): a judge ranks each
+(original, set) once in a file. All or nothing: every problem is listed with its line and
 column; the size is checked before anything is decoded.
 """
 
@@ -27,7 +30,8 @@ from .reading import MAX_ISSUES, MAX_NAME_CHARS, ImportIssue, StudyImportError, 
 __all__ = ["MAX_K", "ParsedRankings", "RankingRow", "parse_rankings_file"]
 
 MAX_K = 20  # candidates in one ranking: studies use 3–6; more is a malformed file
-ROW_KEYS = {"judge", "original_id", "ranking", "scores", "seconds"}
+ROW_KEYS = {"judge", "original_id", "set", "ranking", "scores", "seconds"}
+MAX_SETS = 1000  # sets of one original for one judge: ⌈n / k⌉ plus one a control
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,7 @@ class RankingRow:
     groups: tuple[tuple[str, ...], ...]
     scores: dict[str, float]
     seconds: float | None = None
+    set_number: int = 1
 
 
 @dataclass
@@ -130,14 +135,18 @@ def parse_rankings_file(
             seconds = finite_number(seconds, 0, None)
             if seconds is None:
                 bad("must be a non-negative number of seconds", "seconds")
+        set_number = obj.get("set", 1)
+        if isinstance(set_number, bool) or not isinstance(set_number, int) or not 1 <= set_number <= MAX_SETS:
+            bad(f"a set is a whole number from 1 to {MAX_SETS}, not {short_repr(set_number)}", "set")
         if len(issues) > before:
             continue
-        key = (judge, original_id)
+        key = (judge, original_id, set_number)
         if key in seen:
-            bad(f"judge {judge!r} already ranked original {original_id!r} on line {seen[key]}")
+            bad(f"judge {judge!r} already ranked set {set_number} of original {original_id!r} on line {seen[key]} "
+                "(several sets of one original are told apart by \"set\")", "set")
             continue
         seen[key] = line
-        parsed.rows.append(RankingRow(line, judge, original_id, groups, scores, seconds))
+        parsed.rows.append(RankingRow(line, judge, original_id, groups, scores, seconds, set_number))
     if issues:
         raise StudyImportError(filename, issues)
     if not parsed.rows:

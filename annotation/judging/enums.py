@@ -47,6 +47,7 @@ class EsaPrefill(models.TextChoices):
 
     NONE = "none", "No pre-filled spans"
     ALIGNER = "aligner", "paraeval's word aligner: unaligned words as possible additions and omissions"
+    IMPORTED = "imported", "An imported file of proposed spans (JSON Lines with character offsets)"
 
 
 #: The error categories an ESA study offers by default (the judge may leave a span uncategorised).

@@ -453,6 +453,22 @@ class EsaItem(TimeStampedModel):
         return f"ESA item #{self.position} of {self.assignment}"
 
 
+class EsaProposal(TimeStampedModel):
+    """The spans an imported proposal file proposes for one candidate of an ESA study (design
+    ``esa_prefill == "imported"``), span dicts as :attr:`EsaItem.proposed`; opening copies
+    them onto each judge's item. A new file replaces the study's proposals as a whole."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="esa_proposals")
+    candidate = models.OneToOneField(Candidate, on_delete=models.CASCADE, related_name="+")
+    spans = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["study", "candidate"]
+
+    def __str__(self) -> str:
+        return f"ESA proposal for candidate {self.candidate_id}"
+
+
 class EsaJudgment(TimeStampedModel):
     """One submission of an ESA item: the spans kept, edited or added, and the 0–100 score.
 

@@ -7,18 +7,26 @@ database id. Offsets are code points of the texts as sent, end exclusive.
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
+from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ...apis._common import TAG_JUDGE, judging_error
+from annotation.apis import ImportErrorSerializer, get_managed_study
+from annotation.importing.reading import ImportIssue, StudyImportError
+
+from ...apis._common import TAG_JUDGE, TAG_RESEARCHER, judging_error
 from ...apis.judge import _judge_assignment, get_judged_study
 from ...enums import JudgmentSource
 from ...errors import JudgingError, OtherProtocol
 from ...models import JudgingDesign
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
 from . import services as esa
+from .proposals import esa_proposals_import
 from .unit import ESA
 
 
@@ -143,3 +151,43 @@ class EsaSubmitApi(APIView):
             "score": judgment.score, "submitted_at": judgment.submitted_at,
             "done": esa.items_done(assignment=assignment), "total": assignment.n_items}).data,
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+# --- the researcher's side --------------------------------------------------------------
+
+class EsaProposalSummarySerializer(serializers.Serializer):
+    candidates = serializers.IntegerField(help_text="Candidates with proposals in the file.")
+    spans = serializers.IntegerField()
+    replaced = serializers.IntegerField(help_text="Candidates whose earlier proposals the file replaced.")
+
+
+class EsaProposalsImportApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    class InputSerializer(serializers.Serializer):
+        file = serializers.FileField()
+
+    @extend_schema(
+        tags=TAG_RESEARCHER, request={"multipart/form-data": InputSerializer},
+        responses={201: EsaProposalSummarySerializer, 400: ImportErrorSerializer},
+        summary="Import the proposed (pre-filled) spans of an ESA study (all or nothing)",
+        description="JSON Lines, one candidate per line keyed by original_id and system as the ESA export keys "
+                    "it, its proposals in error_spans (code-point offsets, end exclusive). Only for a design that "
+                    "pre-fills from an imported file, before opening; a new file replaces the earlier one. Errors "
+                    "name the file, line and column, and nothing is written.")
+    def post(self, request, study_id: int):
+        study = get_managed_study(request, study_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        upload = data.validated_data["file"]
+        try:
+            if upload.size > settings.PARAEVAL_IMPORT_MAX_BYTES:  # before reading it
+                raise StudyImportError(upload.name, [ImportIssue(
+                    f"the file is {upload.size:,} bytes; the limit is {settings.PARAEVAL_IMPORT_MAX_BYTES:,}")])
+            summary = esa_proposals_import(study=study, data=upload.read(), filename=upload.name)
+        except StudyImportError as exc:
+            return Response({
+                "detail": exc.describe(),
+                "errors": [{"line": i.line, "column": i.column, "message": i.message} for i in exc.issues],
+            }, status=status.HTTP_400_BAD_REQUEST)
+        return Response(EsaProposalSummarySerializer(asdict(summary)).data, status=status.HTTP_201_CREATED)

@@ -7,7 +7,8 @@ optional category of the design, then gives the candidate a 0–100 score (Kocmi
 WMT 2024). Items are the study's candidates, controls included, planned and ordered like
 the absolute protocol's (:func:`metrics.core.assignment.plan_assignments`). With
 ``esa_prefill == "aligner"`` each item is written with the spans proposed by paraeval's
-word aligner (:func:`metrics.core.spans.prefill.propose_spans`), copied onto the
+word aligner (:func:`metrics.core.spans.prefill.propose_spans`), with ``"imported"`` with
+those of an imported proposal file (:mod:`.proposals`), copied onto the
 :class:`~annotation.judging.models.EsaItem` so that what was proposed stays known.
 
 What a judge receives is built only by :func:`esa_item_next_for_judge`,
@@ -41,7 +42,7 @@ from metrics.core.spans.prefill import propose_spans
 
 from ...enums import CONTROL_KIND_OF_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX, EsaPrefill, JudgesMode, JudgmentSource
 from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
-from ...models import Assignment, EsaItem, EsaJudgment, JudgingDesign
+from ...models import Assignment, EsaItem, EsaJudgment, EsaProposal, JudgingDesign
 from ...selectors import judges_excluded, original_context
 from ...selectors.judge import JudgeEntry
 from ...services._common import judges_per_item, study_items
@@ -73,10 +74,22 @@ def _items_insert(*, assignment: Assignment, design: JudgingDesign, candidate_id
     proposals of a candidate already computed for another judge)."""
     cache = {} if cache is None else cache
     todo = [pk for pk in candidate_ids if pk not in cache]
+    imported: dict[int, list[dict]] = {}
+    if design.esa_prefill == EsaPrefill.IMPORTED:
+        from .proposals import imported_proposals  # here: that module imports this one
+
+        imported = imported_proposals(candidate_ids=todo)
     for pk, original, text, system in Candidate.objects.filter(pk__in=todo).values_list(
             "id", "original__text", "text", "system__name"):
-        cache[pk] = (proposals_for(design=design, original=original, candidate=text),
-                     system.startswith(CONTROL_SYSTEM_PREFIX))
+        is_control = system.startswith(CONTROL_SYSTEM_PREFIX)
+        if design.esa_prefill == EsaPrefill.IMPORTED:
+            # A control is built at opening, so no file can propose spans for it: it gets the
+            # aligner's, lest an item without proposals give a control away to the judge.
+            proposed = ([span_dict(s) for s in propose_spans(original, text).spans] if is_control
+                        else imported.get(pk, []))
+        else:
+            proposed = proposals_for(design=design, original=original, candidate=text)
+        cache[pk] = (proposed, is_control)
     now = timezone.now()
     rows = [EsaItem(assignment=assignment, candidate_id=pk, position=position, token=item_token_new(),
                     is_control=cache[pk][1], proposed=cache[pk][0], created_at=now, updated_at=now)
@@ -93,6 +106,8 @@ def esa_assignments_write(*, study: Study, design: JudgingDesign, judges: list[U
     names = dict(Candidate.objects.filter(original__study=study).values_list("id", "system__name"))
     if not any(not names[pk].startswith(CONTROL_SYSTEM_PREFIX) for pk in pks.values()):
         raise CannotOpen(gettext("Error span annotation needs candidates to annotate; import them first."))
+    if design.esa_prefill == EsaPrefill.IMPORTED and not EsaProposal.objects.filter(study=study).exists():
+        raise CannotOpen(gettext("The design pre-fills spans from an imported file; import the proposed spans first."))
     written = 0
     cache: dict[int, tuple[list[dict], bool]] = {}
     if judges:

@@ -14,10 +14,12 @@ page_urls = [
     path("judge/studies/<int:study_id>/esa/<str:token>/", views.esa_revise, name="esa_revise"),
     path("studies/<int:study_id>/judging/export/esa-spans.jsonl", views.export_esa_jsonl, name="export_esa_jsonl"),
     path("studies/<int:study_id>/judging/export/esa.csv", views.export_esa_csv, name="export_esa_csv"),
+    path("studies/<int:study_id>/judging/esa/proposals/", views.esa_proposals_upload, name="esa_proposals_upload"),
 ]
 
 api_urls = [
     path(S + "esa/next/", apis.EsaNextItemApi.as_view(), name="esa_next"),
     path(S + "esa/items/<str:token>/", apis.EsaItemDetailApi.as_view(), name="esa_item_detail"),
     path(S + "esa/judgments/", apis.EsaSubmitApi.as_view(), name="esa_submit"),
+    path(S + "esa/proposals/import/", apis.EsaProposalsImportApi.as_view(), name="esa_proposals_import"),
 ]

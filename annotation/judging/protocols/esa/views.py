@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import redirect, render
@@ -17,6 +19,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.enums import StudyStatus
+from annotation.importing.reading import ImportIssue, StudyImportError
 from annotation.views import participant_page, researcher_study_required
 
 from ...enums import JudgmentSource
@@ -26,6 +29,7 @@ from ...tokens import idempotency_key_new
 from ...views.judge import _assignment_or_page, _judge_study, _n
 from ...views.results import csv_response, export_filename
 from . import services as esa
+from .proposals import esa_proposals_import
 from .unit import ESA
 
 
@@ -162,3 +166,25 @@ def export_esa_jsonl(request, study):
     response = StreamingHttpResponse(esa.esa_jsonl_lines(study=study), content_type="application/x-ndjson; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{slugify(study.name) or "study"}-esa-spans.jsonl"'
     return response
+
+
+@researcher_study_required
+@require_POST
+def esa_proposals_upload(request, study):
+    """The design page's upload of proposed spans (all or nothing; size checked before reading)."""
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, "Choose a file of proposed spans to import.")
+        return redirect("judging:design", study_id=study.pk)
+    try:
+        if upload.size > settings.PARAEVAL_IMPORT_MAX_BYTES:
+            raise StudyImportError(upload.name, [ImportIssue(
+                f"the file is {upload.size:,} bytes; the limit is {settings.PARAEVAL_IMPORT_MAX_BYTES:,}")])
+        s = esa_proposals_import(study=study, data=upload.read(), filename=upload.name)
+    except StudyImportError as exc:
+        messages.error(request, "Nothing was imported:\n" + exc.describe(limit=20))
+        return redirect("judging:design", study_id=study.pk)
+    messages.success(request, f"Imported {s.spans:,} proposed spans for {s.candidates:,} candidates from "
+                              f"{upload.name}" + (f", replacing the proposals of {s.replaced:,}" if s.replaced else "")
+                     + ".")
+    return redirect("judging:design", study_id=study.pk)

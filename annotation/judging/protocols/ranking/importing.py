@@ -40,7 +40,9 @@ def rankings_import_file(*, study: Study, data: bytes, filename: str) -> Ranking
     judge of that username, else an imported participant
     (:func:`~annotation.judging.services.judgment_import.imported_judge_username`, no
     password). Each ranking becomes a set of the judge's assignment (an earlier set of the
-    same candidates is revised: the file's ranking becomes the latest), its candidates in
+    same candidates is revised: the file's ranking becomes the latest; the lines of one judge
+    and original with the same candidates but different ``set`` numbers revise or create one
+    set each, never the same one), its candidates in
     the order of the file (the screen order of an import is not known), stored with
     ``source=import``.
     """
@@ -95,15 +97,18 @@ def rankings_import_file(*, study: Study, data: bytes, filename: str) -> Ranking
             judges[n] = user
         now = timezone.now()
         rankings = revisions = 0
-        for row in resolved:
+        claimed: set[int] = set()  # items a line of this file ranked: another set never lands on them
+        # In set order, so that a judge's n-th set of the same candidates revises the n-th such item
+        # (re-importing a file revises, never merges) and new items follow the file's set numbers.
+        for row in sorted(resolved, key=lambda r: (r.judge, r.original_id, r.set_number)):
             user = judges[row.judge]
             assignment = Assignment.objects.filter(study=study, judge=user).first()
             if assignment is None:
                 assignment = Assignment.objects.create(study=study, judge=user, seed=0, n_items=0, joined_late=True)
             ids = [pks[(row.original_id, s)] for g in row.groups for s in g]
             item = next((it for it in RankingItem.objects.filter(
-                assignment=assignment, original_id=originals[row.original_id]) if sorted(it.candidates) == sorted(ids)),
-                None)
+                assignment=assignment, original_id=originals[row.original_id]).order_by("position")
+                if it.pk not in claimed and sorted(it.candidates) == sorted(ids)), None)
             if item is None:
                 position = (RankingItem.objects.filter(assignment=assignment).aggregate(m=Max("position"))["m"] or 0) + 1
                 item = RankingItem.objects.create(
@@ -113,6 +118,7 @@ def rankings_import_file(*, study: Study, data: bytes, filename: str) -> Ranking
                 assignment.save(update_fields=["n_items", "updated_at"])
             elif item.done_at is None:
                 RankingItem.objects.filter(pk=item.pk).update(done_at=now, updated_at=now)
+            claimed.add(item.pk)
             latest = RankingJudgment.objects.filter(item=item, is_latest=True).first()
             if latest is not None:
                 RankingJudgment.objects.filter(pk=latest.pk).update(is_latest=False)

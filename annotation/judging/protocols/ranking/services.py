@@ -434,15 +434,20 @@ def ranking_export_lines(*, study: Study) -> Iterator[dict]:
     reads: one dict per latest ranking (judge, original_id, ranking of system names best first
     with ties nested, scores by system name when asked, seconds). Controls are left out (the
     format reserves their names; their places are in the CSV and on the QC page), and so is a
-    ranking left with fewer than two systems without them."""
+    ranking left with fewer than two systems without them. ``set`` numbers the lines of one
+    judge and original from 1 in the order of the judge's assignment, so that several sets of
+    one original (more than k candidates) come back apart when the file is imported."""
     cands = _candidate_rows(study)
     names = {pk: row[0] for pk, row in cands.items()}
+    sets: Counter[tuple[int, int]] = Counter()
     for j in _latest(study):
         groups = [[s for s in g if not s.startswith(CONTROL_SYSTEM_PREFIX)] for g in _named(j.groups, names)]
         groups = [g for g in groups if g]
         if sum(len(g) for g in groups) < 2:
             continue
+        sets[(j.judge_id, j.item.original_id)] += 1
         line: dict = {"judge": j.judge.username, "original_id": j.item.original.external_id,
+                      "set": sets[(j.judge_id, j.item.original_id)],
                       "ranking": [g if len(g) > 1 else g[0] for g in groups]}
         scores = {names[int(c)]: v for c, v in (j.scores or {}).items()
                   if not names[int(c)].startswith(CONTROL_SYSTEM_PREFIX)}
