@@ -97,10 +97,11 @@ def group_of(order: list) -> dict[int, int]:
 
 def ranks_of(order: list) -> dict[int, int]:
     """Place → its rank as the page shows it (1 = best; tied places share the best rank of their group)."""
-    ranks, placed = {}, 0
+    ranks: dict[int, int] = {}
+    placed = 0
     for element in order:
         places = element if isinstance(element, list) else [element]
-        ranks.update({p: placed + 1 for p in places})
+        ranks.update(dict.fromkeys(places, placed + 1))
         placed += len(places)
     return ranks
 
