@@ -177,6 +177,14 @@ def test_the_rules_form_offers_no_tolerances(rank_study, researcher):
     page = client.get(f"/studies/{rank_study.pk}/judging/design/").content.decode()
     assert 'id="training-add-form"' in page and 'name="reference"' in page and 'name="p3"' in page
     assert 'name="p4"' not in page and "Tolerance for" not in page
+    assert 'name="training_tolerance"' not in page and 'name="training_criteria"' not in page  # one question
+    r = client.post(f"/studies/{rank_study.pk}/judging/screening/", {
+        "training_required": "1", "training_retries": "0", "training_items_per_attempt": "",
+        "attention_count": "2", "attention_policy": "warn", "attention_max_failures": "2",
+        "qc_auto_pvalue": "0.05", "qc_auto_min_controls": "10"})
+    assert r.status_code == 302
+    saved = screening.settings_for_study(study=rank_study)
+    assert (saved.attention_count, saved.training_required, saved.training_criteria) == (2, 1, [])
 
 
 # --- attention checks ---------------------------------------------------------------------------

@@ -43,6 +43,7 @@ class RankingProtocol(JudgingProtocol):
     training_template = "judging/rank_training.html"
     attention_page = "judging:rank"
     training_tolerances = False
+    training_questions_checked = False
 
     def assignments_write(self, *, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
         return ranking_assignments_write(study=study, design=design, judges=judges)
