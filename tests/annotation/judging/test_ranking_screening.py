@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from annotation.judging import screening, services, training
 from annotation.judging.errors import JudgmentInvalid
-from annotation.judging.models import Assignment, AttentionCheck, RankingJudgment
+from annotation.judging.models import Assignment, AttentionCheck, JudgingDesign, RankingJudgment
 from annotation.judging.protocols.ranking import screening as rank_screening
 from annotation.judging.protocols.registry import protocol_get
 from annotation.judging.training import TrainingInvalid
@@ -177,6 +177,7 @@ def test_the_rules_form_offers_no_tolerances(rank_study, researcher):
     page = client.get(f"/studies/{rank_study.pk}/judging/design/").content.decode()
     assert 'id="training-add-form"' in page and 'name="reference"' in page and 'name="p3"' in page
     assert 'name="p4"' not in page and "Tolerance for" not in page
+    assert "training-k-mismatch" not in page
     assert 'name="training_tolerance"' not in page and 'name="training_criteria"' not in page  # one question
     r = client.post(f"/studies/{rank_study.pk}/judging/screening/", {
         "training_required": "1", "training_retries": "0", "training_items_per_attempt": "",
@@ -311,3 +312,11 @@ def test_the_qc_rows_show_each_judges_attention_checks(checked):
     _walk(checked, _right)
     rows = {r["judge"]: r for r in protocol_get("ranking").qc_rows(study=checked)}
     assert rows["ann"]["attention"] == (3, 3)
+
+
+def test_the_design_page_flags_training_sets_left_with_another_k(trained, researcher):
+    JudgingDesign.objects.filter(study=trained).update(ranking_k=4)
+    client = Client()
+    client.force_login(researcher)
+    page = client.get(f"/studies/{trained.pk}/judging/design/").content.decode()
+    assert page.count('class="error training-k-mismatch"') == 2
