@@ -320,3 +320,33 @@ def test_the_design_page_flags_training_sets_left_with_another_k(trained, resear
     client.force_login(researcher)
     page = client.get(f"/studies/{trained.pk}/judging/design/").content.decode()
     assert page.count('class="error training-k-mismatch"') == 2
+
+
+def test_an_attention_set_refuses_what_a_real_set_refuses_and_nothing_more(checked):
+    """Scores asked: a set sent without them is refused, a check too (same status and message);
+    with them both are taken."""
+    JudgingDesign.objects.filter(study=checked).update(ranking_scores=True)
+    api = APIClient()
+    api.force_authenticate(User.objects.get(username="ann"))
+    url = f"/api/judging/studies/{checked.pk}/rankings/"
+    first = AttentionCheck.objects.filter(assignment=ann(checked)).order_by("after_done").first()
+    for _ in range(first.after_done):
+        entry = api.get(url + "next/").json()["ranking"]
+        bare = api.post(url, {"ranking": entry["token"], "key": f"k0-{entry['token']}", "order": [1, 2, 3],
+                              "serve_stamp": entry["serve_stamp"]}, format="json")
+        assert bare.status_code == 400
+        r = api.post(url, {"ranking": entry["token"], "key": f"k1-{entry['token']}", "order": [1, 2, 3],
+                           "scores": {"1": 9, "2": 8, "3": 7}, "serve_stamp": entry["serve_stamp"]}, format="json")
+        assert r.status_code == 201
+    entry = api.get(url + "next/").json()["ranking"]
+    assert entry["token"] == first.token and entry["asks_scores"] is True
+    r = api.post(url, {"ranking": first.token, "key": "k0-check", "order": [1, 2, 3],
+                       "serve_stamp": entry["serve_stamp"]}, format="json")
+    assert r.status_code == 400 and r.json()["detail"] == bare.json()["detail"]
+    first.refresh_from_db()
+    assert first.answered_at is None
+    r = api.post(url, {"ranking": first.token, "key": "k1-check", "order": [1, 2, 3],
+                       "scores": {"1": 9, "2": 8, "3": 7}, "serve_stamp": entry["serve_stamp"]}, format="json")
+    assert r.status_code == 201
+    first.refresh_from_db()
+    assert first.answered_at is not None

@@ -146,7 +146,8 @@ class RankingSubmitApi(APIView):
             try:
                 if check.answered_at is None:
                     check, _failures, _ended = screening.attention_answer(
-                        assignment=check.assignment, token=check.token, value={"order": v["order"]})
+                        assignment=check.assignment, token=check.token,
+                        value={"order": v["order"], "scores": v.get("scores")})
             except JudgingError as exc:
                 return judging_error(exc)
             done = ranking.rankings_done(assignment=check.assignment)

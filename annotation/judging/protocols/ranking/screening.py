@@ -47,7 +47,7 @@ from ...errors import JudgmentInvalid
 from ...models import AttentionCheck, JudgingDesign, RankingItem, TrainingItem
 from ...selectors import original_context
 from ...tokens import serve_stamp_make
-from .services import JudgeRanking, order_from_ranks, rankings_done
+from .services import JudgeRanking, order_clean, order_from_ranks, rankings_done
 
 #: The one "question" of a ranking: the order (the pass rule's ``training_criteria`` may name it).
 QUESTION = "ranking"
@@ -270,16 +270,25 @@ def attention_entry(*, check: AttentionCheck) -> JudgeRanking:
 
 
 def attention_score(*, check: AttentionCheck, value: object) -> tuple[float, bool]:
-    """The answer to a check (``{"order": ...}`` or the page's ``rank_N``; scores are not
-    checked): (the copy's group, whether it passes: see the module doc)."""
+    """The answer to a check, as a real set's: ``{"order": ..., "scores": ...}`` (API) or the
+    page's ``rank_N`` and ``score_N``, checked exactly as a real set's order and scores are
+    (:func:`~.services.order_clean`: the same refusals, so a check answers like a set); the
+    scores are not kept. (the copy's group, whether it passes: see the module doc)."""
     _item, texts, copy_place, unrelated_place = attention_layout(check=check)
-    if not isinstance(value, Mapping):
-        raise JudgmentInvalid(gettext("Rank every paraphrase: %(places)s missing.") % {
-            "places": ", ".join(map(str, range(1, len(texts) + 1)))}, field_errors={"order": ["missing"]})
-    order = answer_clean(k=len(texts), answers=value, from_text="order" not in value)["order"]
-    groups = group_of(order)
-    passed = groups[copy_place] == 1 and groups[unrelated_place] == len(order) and len(order) > 1
-    return float(groups[copy_place]), passed
+    k = len(texts)
+    design = JudgingDesign.objects.get(study_id=check.assignment.study_id)
+    given = value if isinstance(value, Mapping) else {}
+    if "order" in given:
+        order, scores = given["order"], given.get("scores")
+    else:
+        order = order_from_ranks({str(p): given.get(f"rank_{p}") for p in range(1, k + 1)}, k=k)
+        scores = {str(p): given.get(f"score_{p}") for p in range(1, k + 1)} if design.ranking_scores else None
+    # The places stand in for candidate ids: the groups come back as places.
+    groups, _scores = order_clean(item=RankingItem(candidates=list(range(1, k + 1))), design=design, order=order,
+                                  scores=scores)
+    group = group_of(groups)
+    passed = group[copy_place] == 1 and group[unrelated_place] == len(groups) and len(groups) > 1
+    return float(group[copy_place]), passed
 
 
 def attention_check_of_judge(*, study_id: int, judge_id: int, token: object) -> AttentionCheck | None:
