@@ -219,6 +219,7 @@ def test_an_attention_set_holds_a_copy_of_its_original_and_an_unrelated_sentence
         assert len(entry.candidates) == 3 and entry.token == c.token
         assert entry.candidates[copy - 1] == entry.original and entry.candidates[unrelated - 1] != entry.original
         assert rank_screening.attention_entry(check=c).candidates == entry.candidates  # drawn the same again
+        assert not _item.is_control and entry.candidates.count(entry.original) == 1
 
 
 def _walk(study, answer_check):

@@ -20,7 +20,7 @@ researcher's explanation; never the reference order itself.
 
 **An attention check** is a set drawn on the judge's ranking page among the real sets,
 in the same HTML and JSON as a real set (a token like an item's, the next position, the
-same serve stamp): one of the judge's sets is taken again (seeded by the judge's seed and
+same serve stamp): one of the judge's genuine sets is taken again (seeded by the judge's seed and
 the check's token, so the same each time and nothing more is stored), one of its
 candidates is replaced by a copy of its original and another by an unrelated sentence
 (another original of the judge's sets, or a fixed sentence when they have one original).
@@ -241,7 +241,8 @@ def attention_layout(*, check: AttentionCheck) -> tuple[RankingItem, list[str], 
     assignment = check.assignment
     rng = random.Random(derive_seed(assignment.seed, "attention-ranking", check.token))
     items = list(RankingItem.objects.filter(assignment=assignment).select_related("original").order_by("position"))
-    item = rng.choice(items)
+    # A genuine set where there is one: a control set may already hold a copy of its original.
+    item = rng.choice([i for i in items if not i.is_control] or items)
     texts_by_id = dict(Candidate.objects.filter(pk__in=item.candidates).values_list("id", "text"))
     texts = [texts_by_id[c] for c in item.candidates]
     copy_place, unrelated_place = rng.sample(range(1, len(texts) + 1), 2)
