@@ -30,7 +30,8 @@ class TrainingItemSerializer(serializers.Serializer):
     b = serializers.CharField(required=False, write_only=True, help_text="Side by side: paraphrase B.")
     expected = serializers.DictField(child=serializers.JSONField(), help_text=(
         "Criterion slug → reference value; side by side: question slug → A, tie or B (stored as "
-        "{\"b\": paraphrase B, \"answers\": {...}})."))
+        "{\"b\": paraphrase B, \"answers\": {...}}); ranking: {\"candidates\": [paraphrases 2..k], "
+        "\"reference\": [2, [1, 3]]} (stored as {\"others\": [...], \"reference\": [...]})."))
     explanation = serializers.CharField(required=False, allow_blank=True, default="")
 
 

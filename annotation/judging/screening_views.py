@@ -205,14 +205,18 @@ class ScreeningForm(forms.ModelForm):
             "qc_auto_min_controls": "QC: controls rated before the check",
         }
 
-    def __init__(self, *args, criteria: list[dict] | None = None, tolerances: bool = True, **kwargs):
+    def __init__(self, *args, criteria: list[dict] | None = None, tolerances: bool = True, questions: bool = True,
+                 **kwargs):
         super().__init__(*args, **kwargs)
+        if not questions:  # a protocol with one question: nothing to choose
+            del self.fields["training_criteria"]
         if not tolerances:  # answers that are not values on a scale (A, tie, B): right or not, no tolerance
             del self.fields["training_tolerance"]
-            self.fields["training_criteria"].label = "Training: questions checked"
-            self.fields["training_criteria"].help_text = "Question slugs the pass rule checks, separated by commas (empty: all)."
+            if questions:
+                self.fields["training_criteria"].label = "Training: questions checked"
+                self.fields["training_criteria"].help_text = "Question slugs the pass rule checks, separated by commas (empty: all)."
         self.fields["training_items_per_attempt"].required = False  # empty: 0, every item
-        if not self.is_bound and self.instance:
+        if not self.is_bound and self.instance and questions:
             self.initial["training_criteria"] = ", ".join(self.instance.training_criteria or [])
         if tolerances:
             self.fields["training_tolerance"].label = "Training tolerance on point scales (± points)"
@@ -254,7 +258,8 @@ def screening_context(study) -> dict:
     if not unit.training_tolerances:  # answers are not values on a scale: no tolerance per criterion
         criteria = []
     design = JudgingDesign.objects.filter(study=study).first()
-    return {"screening_form": ScreeningForm(instance=settings, criteria=criteria, tolerances=unit.training_tolerances),
+    return {"screening_form": ScreeningForm(instance=settings, criteria=criteria, tolerances=unit.training_tolerances,
+                                              questions=unit.training_questions_checked),
             "training_items": items,
             "training_questions": unit.training_questions(design=design) if design is not None else [],
             "screening_settings": settings, "attention_policies": AttentionPolicy,
@@ -270,9 +275,10 @@ def _back(study):
 @require_POST
 def screening_settings(request, study):
     settings = screening.settings_for_study(study=study) or ScreeningSettings(study=study)
-    tolerances = protocol_for_study(study=study).training_tolerances
+    unit = protocol_for_study(study=study)
+    tolerances = unit.training_tolerances
     form = ScreeningForm(request.POST, instance=settings, criteria=selectors.study_criteria(study=study) if tolerances else [],
-                         tolerances=tolerances)
+                         tolerances=tolerances, questions=unit.training_questions_checked)
     if not form.is_valid():
         messages.error(request, "Screening settings not saved: " + "; ".join(
             f"{k}: {' '.join(v)}" for k, v in form.errors.items()))

@@ -88,6 +88,9 @@ class JudgingProtocol:
     attention_page: str = "judging:attention"
     #: Whether the training pass rule has tolerances per criterion (the rules form offers them).
     training_tolerances: bool = True
+    #: Whether the pass rule may check only some of the questions (the rules form offers
+    #: "criteria checked"); False for a protocol with one question (ranking: the order).
+    training_questions_checked: bool = True
     #: The protocol's own CSV exports on the design page: (label, URL name) pairs.
     exports: tuple[tuple[str, str], ...] = ()
     #: This protocol's report, by dotted path (so the unit imports no report code):

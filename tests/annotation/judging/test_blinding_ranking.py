@@ -139,3 +139,75 @@ def test_the_screen_order_follows_neither_names_nor_ids(secret_ranking):
     assert len(firsts) >= 4  # no system (nor control) is always shown first
     tokens = [it.token for it in items]
     assert tokens != sorted(tokens) and all(re.fullmatch(r"[A-Za-z0-9_\-]{20,}", t) for t in tokens)
+
+
+# --- training sets and attention sets (issue 25) ---------------------------------------------------
+
+def test_ranking_training_and_attention_sets_leak_nothing_and_look_like_sets(secret_ranking):
+    """A ranking judge's training pages, feedback, and the attention sets drawn among the real sets
+    (page and API) name no system, control or id; an attention set's page is the same page as a
+    real set's but for its texts, and its API object has the same fields."""
+    from annotation.judging import screening, training
+    from annotation.judging.models import AttentionCheck
+    from annotation.judging.protocols.ranking.screening import attention_layout
+
+    study, judge = secret_ranking
+    for i in (1, 2):
+        training.training_item_add(study=study, row={
+            "original": f"Training original {i}.", "p1": f"Training one {i}.", "p2": f"Training two {i}.",
+            "p3": f"Training three {i}.", "reference": "1 > 2 = 3", "explanation": "The meaning is all there."},
+            from_text=True)
+    screening.screening_settings_update(study=study, changes={
+        "training_required": 1, "training_retries": 0, "attention_count": 4, "attention_policy": "end",
+        "attention_max_failures": 2})
+    rec, client, api = Recorder(), Client(), APIClient()
+    client.force_login(judge)
+    api.force_authenticate(judge)
+    base = f"/judge/studies/{study.pk}"
+    client.post(f"{base}/instructions/")
+    rec.add("rank → training", client.get(f"{base}/rank/"))
+    rec.add("api training", api.get(f"/api/judging/studies/{study.pk}/training/"))
+    rec.add("api sets before training", api.get(f"/api/judging/studies/{study.pk}/rankings/next/"))
+    for ranks in (("1", "2", "3"), ("3", "2", "1")):  # one right, one wrong
+        page = rec.add("training page", client.get(f"{base}/training/"))
+        rec.add("training answer", client.post(f"{base}/training/", {
+            "token": hidden(page, "token"), **{f"rank_{p}": r for p, r in enumerate(ranks, 1)}}))
+        rec.add("feedback", client.get(f"{base}/training/feedback/"))
+    set_pages, check_pages, api_sets, api_checks = [], [], [], []
+    while True:
+        api_next = api.get(f"/api/judging/studies/{study.pk}/rankings/next/")
+        rec.add("api next", api_next)
+        page = rec.add("rank page", client.get(f"{base}/rank/"))
+        if 'name="token"' not in page:
+            break
+        token = hidden(page, "token")
+        check = AttentionCheck.objects.filter(token=token).first()
+        (check_pages if check else set_pages).append(page)
+        (api_checks if check else api_sets).append(api_next.json()["ranking"])
+        n = page.count('class="rank-card')
+        if check:
+            _item, _texts, copy, unrelated = attention_layout(check=check)
+            rest = [p for p in range(1, n + 1) if p not in (copy, unrelated)]
+            ranks = {f"rank_{p}": str(r) for r, p in enumerate([copy, *rest, unrelated], 1)}
+        else:
+            ranks = {f"rank_{p}": str(p) for p in range(1, n + 1)}
+        rec.add("submit", client.post(f"{base}/rank/submit/", {
+            "token": token, "serve": hidden(page, "serve"), "key": hidden(page, "key"), **ranks,
+            **{f"score_{p}": "50" for p in range(1, n + 1)}}))
+    assert len(check_pages) == 4 and all(c.passed for c in AttentionCheck.objects.filter(assignment__judge=judge))
+    # the same page as a real set's, but for its texts (the first set page has no way back)
+    assert {normalised(p) for p in check_pages} == {normalised(p) for p in set_pages[1:]}
+    assert {tuple(sorted(e)) for e in api_checks} == {tuple(sorted(e)) for e in api_sets}
+
+    ids = forbidden_ids(study)
+    tokens = (set(RankingItem.objects.filter(assignment__study=study).values_list("token", flat=True))
+              | set(AttentionCheck.objects.filter(assignment__study=study).values_list("token", flat=True))
+              | set(study.training_items.values_list("token", flat=True)))
+    leaks = []
+    for where, blob in rec.blobs:
+        blob = scrub_random_values(blob, tokens)
+        low = blob.lower()
+        leaks += [f"{where}: {w!r}" for w in FORBIDDEN if w.lower() in low]
+        leaks += [f"{where}: id {i}" for i in ids if i in blob]
+    assert leaks == []
+    assert any("rank.js" in ref for ref, _ in rec.blobs)

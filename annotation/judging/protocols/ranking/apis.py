@@ -8,16 +8,19 @@ first, ties as lists (``[2, [1, 3], 4]``); scores as place → 0–100.
 
 from __future__ import annotations
 
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from ... import screening
 from ...apis._common import TAG_JUDGE, judging_error
 from ...apis.judge import _judge_assignment, get_judged_study
 from ...enums import JudgmentSource
 from ...errors import JudgingError, OtherProtocol
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
+from . import screening as rank_screening
 from . import services as ranking
 from .unit import RANKING
 
@@ -95,7 +98,15 @@ class RankingNextApi(APIView):
             assignment = _judge_assignment(request, study)
         except JudgingError as exc:
             return judging_error(exc)
-        entry = ranking.ranking_next_for_judge(assignment=assignment)
+        gate = screening.judge_gate(assignment=assignment, done=ranking.rankings_done(assignment=assignment))
+        if gate is not None and gate[0] == "attention":  # an attention set, served like any set
+            entry = rank_screening.attention_entry(check=gate[1])
+        else:
+            try:  # screened out, or the training first
+                screening.judge_gate_raise(assignment=assignment, done=ranking.rankings_done(assignment=assignment))
+            except JudgingError as exc:
+                return judging_error(exc)
+            entry = ranking.ranking_next_for_judge(assignment=assignment)
         done = entry.done if entry else ranking.rankings_done(assignment=assignment)
         return Response(RankingNextSerializer({
             "finished": entry is None, "done": done, "total": assignment.n_items, "ranking": entry}).data)
@@ -130,6 +141,20 @@ class RankingSubmitApi(APIView):
         data = RankingSubmitInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
+        check = rank_screening.attention_check_of_judge(study_id=study.pk, judge_id=request.user.pk, token=v["ranking"])
+        if check is not None:  # an attention set: answered like a set, counted as a check
+            try:
+                if check.answered_at is None:
+                    check, _failures, _ended = screening.attention_answer(
+                        assignment=check.assignment, token=check.token,
+                        value={"order": v["order"], "scores": v.get("scores")})
+            except JudgingError as exc:
+                return judging_error(exc)
+            done = ranking.rankings_done(assignment=check.assignment)
+            return Response(RankingSubmitOutputSerializer({
+                "ranking": v["ranking"], "revision": 1, "created": True, "order": v["order"],
+                "scores": v.get("scores") or {}, "submitted_at": check.answered_at or timezone.now(),
+                "done": done, "total": check.assignment.n_items}).data, status=status.HTTP_201_CREATED)
         try:
             judgment, created = ranking.ranking_submit(
                 study=study, judge=request.user, token=v["ranking"], key=v["key"], order=v["order"],

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import User
+from django.utils.translation import gettext
 
 from annotation.models import Study
 
 from ...models import Assignment, JudgingDesign, RankingItem, RankingJudgment
 from ..base import AnswerKey, JudgingProtocol, judge_progress
 from ..registry import register
+from . import screening as rank_screening
 from .services import (
     ranking_assignment_for_participant,
     ranking_assignment_late,
@@ -35,6 +37,13 @@ class RankingProtocol(JudgingProtocol):
     report_tables = "metrics.reports.ranking.ranking_tables"
     report_template = "reports/_ranking.html"
     qc_template = "judging/_rank_qc.html"
+    # Training sets with a reference order, attention sets drawn among the real ones (:mod:`.screening`).
+    has_screening = True
+    training_items_template = "judging/_rank_training_items.html"
+    training_template = "judging/rank_training.html"
+    attention_page = "judging:rank"
+    training_tolerances = False
+    training_questions_checked = False
 
     def assignments_write(self, *, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
         return ranking_assignments_write(study=study, design=design, judges=judges)
@@ -71,7 +80,54 @@ class RankingProtocol(JudgingProtocol):
         return {"k": design.ranking_k, "asks_scores": design.ranking_scores}
 
     def qc_rows(self, *, study: Study) -> list[dict]:
-        return ranking_qc(study=study)
+        return rank_screening.qc_rows_with_attention(rows=ranking_qc(study=study), study=study)
+
+    # --- training and attention checks (:mod:`.screening`) -----------------------------------
+
+    def training_columns(self, *, design: JudgingDesign | None) -> tuple[str, ...]:
+        return ("original", "p1", "p2", "reference")
+
+    def training_slugs(self, *, design: JudgingDesign | None) -> list[str]:
+        return [rank_screening.QUESTION]
+
+    def training_questions(self, *, design: JudgingDesign) -> list[dict]:
+        return [{"slug": rank_screening.QUESTION, "name": gettext("Order of the paraphrases")}]
+
+    def training_item_clean(self, *, design: JudgingDesign | None, row, from_text: bool) -> tuple[dict, dict]:
+        return rank_screening.training_item_clean(design=design, row=row)
+
+    def training_answer_clean(self, *, design: JudgingDesign | None, answers, from_text: bool) -> dict:
+        return rank_screening.training_answer_clean(design=design, answers=answers, from_text=from_text)
+
+    def training_verdicts(self, *, design: JudgingDesign | None, settings, values, expected) -> dict[str, str]:
+        return rank_screening.training_verdicts(values=values, expected=expected)
+
+    def training_correct(self, *, design: JudgingDesign | None, settings, values, expected) -> bool:
+        return rank_screening.training_correct(values=values, expected=expected)
+
+    def training_item_for_judge(self, *, item) -> dict:
+        return rank_screening.training_item_for_judge(item)
+
+    def training_page_context(self, *, design: JudgingDesign, item, posted: dict, field_errors: dict,
+                              rtl: bool) -> dict:
+        shown = rank_screening.training_item_for_judge(item)
+        candidates = [{"place": c["place"], "text": c["text"], "rank": posted.get(f"rank_{c['place']}", ""),
+                       "rank_errors": field_errors.get(f"rank_{c['place']}", []), "score": "", "score_errors": []}
+                      for c in shown["candidates"]]
+        return {"training": shown, "candidates": candidates, "k": len(candidates),
+                "order_errors": field_errors.get("order", [])}
+
+    def training_feedback_rows(self, *, design: JudgingDesign, values: dict, verdicts: dict) -> list[dict]:
+        ranks = rank_screening.ranks_of(values.get("order") or [])
+        return [{"name": gettext("Paraphrase %(place)s") % {"place": place},
+                 "yours": gettext("rank %(rank)s") % {"rank": ranks.get(int(place), "—")}, "verdict": verdict}
+                for place, verdict in sorted(verdicts.items(), key=lambda kv: int(kv[0]))]
+
+    def attention_draw(self, *, design: JudgingDesign | None, rng) -> tuple[str, float]:
+        return rank_screening.attention_draw(rng=rng)
+
+    def attention_score(self, *, design: JudgingDesign | None, check, value) -> tuple[float | None, bool]:
+        return rank_screening.attention_score(check=check, value=value)
 
 
 RANKING = register(RankingProtocol())

@@ -9,21 +9,25 @@ from __future__ import annotations
 
 import json
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.enums import StudyStatus
 from annotation.views import participant_page, researcher_study_required
 
+from ... import screening, screening_views
 from ...enums import JudgmentSource
 from ...errors import ItemNotFound, JudgingError
 from ...models import JudgingDesign
 from ...tokens import idempotency_key_new
 from ...views.judge import _assignment_or_page, _judge_study, _n
 from ...views.results import csv_response, export_filename
+from . import screening as rank_screening
 from . import services as ranking
 from .unit import RANKING
 
@@ -68,6 +72,12 @@ def rank(request, study_id: int):
         return redirect("judging:screened_out", study_id=study.pk)
     if assignment.instructions_seen_at is None:
         return redirect("judging:instructions", study_id=study.pk)
+    done = ranking.rankings_done(assignment=assignment)
+    gate = screening.judge_gate(assignment=assignment, done=done)
+    if gate is not None and gate[0] == "attention":  # drawn like any set (blinded among them)
+        return _render_ranking(request, study, rank_screening.attention_entry(check=gate[1]))
+    if gate is not None:  # screened out, or the training first
+        return screening_views.gate_page(request, study, assignment, done=done)
     entry = ranking.ranking_next_for_judge(assignment=assignment)
     if entry is None:
         from annotation.participation.views import end_code_context  # join-link participants: their code
@@ -108,6 +118,9 @@ def rank_submit(request, study_id: int):
         return redirect("judging:rate", study_id=study_id)
     token = request.POST.get("token", "")
     posted = {name: request.POST.get(name, "") for name in request.POST if name.startswith(("rank_", "score_"))}
+    check = rank_screening.attention_check_of_judge(study_id=study.pk, judge_id=request.user.pk, token=token)
+    if check is not None:
+        return _attention_submit(request, study, check, posted)
     try:
         entry = ranking.ranking_for_judge(study=study, judge=request.user, token=token)
     except ItemNotFound as exc:
@@ -128,6 +141,29 @@ def rank_submit(request, study_id: int):
             return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
         return _render_ranking(request, study, entry, error=exc.message, field_errors=exc.field_errors,
                                posted=posted, status=400)
+    return redirect("judging:rank", study_id=study.pk)
+
+
+def _attention_submit(request, study, check, posted):
+    """An attention set's order: counted with the study's attention policy, then the next set."""
+    if check.answered_at is not None:  # a second submit of the same page: already counted
+        return redirect("judging:rank", study_id=study.pk)
+    try:
+        check, _failures, ended = screening.attention_answer(assignment=check.assignment, token=check.token,
+                                                             value=posted)
+    except JudgingError as exc:
+        if study.status != StudyStatus.OPEN:
+            return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
+        if check.assignment.screened_out_at is not None:
+            return redirect("judging:screened_out", study_id=study.pk)
+        return _render_ranking(request, study, rank_screening.attention_entry(check=check), error=exc.message,
+                               field_errors=exc.field_errors, posted=posted, status=400)
+    if ended:
+        return redirect("judging:screened_out", study_id=study.pk)
+    if not check.passed:
+        messages.warning(request, _("That order was not the one an attentive reader gives: that set was a check, "
+                                    "one paraphrase a copy of the original and one an unrelated sentence. "
+                                    "Please read each set carefully."))
     return redirect("judging:rank", study_id=study.pk)
 
 
