@@ -118,15 +118,15 @@ def test_the_pass_rule_reads_the_score_range_and_the_major_span(trained):
     assert state.passed and state.right == 2
     answers = list(TrainingAnswer.objects.filter(assignment=ann(trained)).order_by("id"))
     assert [a.correct for a in answers] == [True, False, True]
-    assert training.training_answer_feedback(answer=answers[0]) == {"score": "within", "major": "same"}
-    assert training.training_answer_feedback(answer=answers[1]) == {"score": "within", "major": "different"}
+    assert training.training_answer_feedback(answer=answers[0]) == {"score": "within", "major": "agree"}
+    assert training.training_answer_feedback(answer=answers[1]) == {"score": "within", "major": "disagree"}
 
 
 def test_verdicts_say_higher_or_lower_never_the_reference(trained):
     _answer(trained, MAJOR_ALL, 40)  # too low for 70–100, and a major span where none is expected
     (answer,) = TrainingAnswer.objects.filter(assignment=ann(trained))
     feedback = training.training_answer_feedback(answer=answer)
-    assert feedback == {"score": "too_low", "major": "different"}
+    assert feedback == {"score": "too_low", "major": "disagree"}
     assert not answer.correct and "70" not in json.dumps(feedback)
 
 
@@ -173,7 +173,7 @@ def test_the_esa_page_sends_a_judge_to_training_first_and_the_form_answers_it(tr
     r = client.post(f"{base}/training/", {"token": hidden(page, "token"), "spans": json.dumps(MAJOR_ALL), "score": "40"})
     assert r.status_code == 302 and r.url.endswith("/training/feedback/")
     feedback = client.get(r.url).content.decode()
-    assert "Lower than ours" in feedback and "Not the one we expected" in feedback
+    assert "Lower than ours" in feedback and "Not the same as ours" in feedback
     assert "A copy keeps every meaning." in feedback and "<q dir=\"auto\">The cat</q>" in feedback
     assert "70" not in feedback.split('id="feedback-table"')[1].split("</table>")[0]
 
@@ -200,7 +200,7 @@ def test_the_training_api_takes_and_serves_esa_training_items(esa_study, researc
         "spans": [{"side": "candidate", "start": 0, "end": 1, "severity": "major"}], "score": 95}}, format="json")
     assert r.status_code == 201, r.json()
     body = r.json()
-    assert body["correct"] is False and body["feedback"] == {"score": "too_high", "major": "different"}
+    assert body["correct"] is False and body["feedback"] == {"score": "too_high", "major": "disagree"}
     assert "60" not in json.dumps(body["feedback"]) and body["explanation"] == "Why."
 
 

@@ -12,8 +12,8 @@ form: the range *is* the tolerance.
 A training answer is a full ESA answer — spans with severities (and categories) and the
 0–100 score — checked exactly as a real answer is (:func:`~.services.spans_clean` against the
 item's texts, :func:`~.services.score_clean`). Per reference the verdict is ``within``,
-``too_high`` or ``too_low`` for the score and ``same`` or ``different`` for "a major span
-marked"; an answer is right when every checked verdict is ``within`` or ``same``. The
+``too_high`` or ``too_low`` for the score and ``agree`` or ``disagree`` for "a major span
+marked"; an answer is right when every checked verdict is ``within`` or ``agree``. The
 feedback shows the judge's own spans and score and these verdicts, never the reference.
 
 **An attention check** is an item drawn on the judge's own ESA page among the real ones,
@@ -71,7 +71,8 @@ REFERENCE_COLUMNS = ("score_min", "score_max", "major")
 #: What a training reference may be given for (the pass rule's "questions checked").
 SLUGS = ("score", "major")
 #: Verdicts (the feedback page words them; never the reference itself).
-WITHIN, TOO_HIGH, TOO_LOW, SAME, DIFFERENT = "within", "too_high", "too_low", "same", "different"
+#: (``agree``/``disagree`` for the major span, as side by side words it: no "expected" on a judge's page).
+WITHIN, TOO_HIGH, TOO_LOW, SAME, DIFFERENT = "within", "too_high", "too_low", "agree", "disagree"
 #: Attention checks: the two kinds and their score bounds (the module docstring).
 UNRELATED, COPY = "unrelated", "copy"
 UNRELATED_MAX_SCORE, COPY_MIN_SCORE = 25.0, 50.0
@@ -188,7 +189,7 @@ def _has_major(values: Mapping) -> bool:
 
 def training_verdicts(*, values: Mapping, expected: Mapping) -> dict[str, str]:
     """Per reference given: the score ``within``/``too_high``/``too_low`` its range, a major
-    span marked or not ``same``/``different`` as the reference."""
+    span marked or not ``agree``/``disagree`` with the reference."""
     out: dict[str, str] = {}
     rng = expected.get("score")
     if rng and values.get("score") is not None:
