@@ -125,6 +125,8 @@ def training_feedback(request, study_id: int):
     return render(request, "judging/training_feedback.html", {
         "study": study, "answer": answer, "rows": rows, "state": state,
         "texts": unit.training_item_for_judge(item=answer.item), "judge_page": unit.judge_page,
+        "feedback_template": unit.training_feedback_template,
+        **unit.training_feedback_context(design=design, item=answer.item, values=answer.values),
         "screened_out": assignment.screened_out_at is not None})
 
 

@@ -368,6 +368,7 @@ def training_answer_submit(*, assignment: Assignment, token: str, scores: Mappin
         raise TrainingInvalid(gettext("There is no such training item."))
     unit, design = _unit_and_design(assignment.study_id)
     clean = unit.training_answer_clean(design=design, answers=scores, from_text=from_text)
+    clean = unit.training_answer_check(design=design, item=item, values=clean)
     if TrainingAnswer.objects.filter(assignment=assignment, item=item, attempt=attempt).exists():
         raise TrainingFinished(gettext("You have already answered this training item."))
     answer = TrainingAnswer.objects.create(

@@ -91,6 +91,9 @@ class JudgingProtocol:
     #: Whether the pass rule may check only some of the questions (the rules form offers
     #: "criteria checked"); False for a protocol with one question (ranking: the order).
     training_questions_checked: bool = True
+    #: Included on the training feedback page after the table (empty: nothing), with
+    #: :meth:`training_feedback_context` (the ESA protocol lists the judge's own spans).
+    training_feedback_template: str = ""
     #: The protocol's own CSV exports on the design page: (label, URL name) pairs.
     exports: tuple[tuple[str, str], ...] = ()
     #: This protocol's report, by dotted path (so the unit imports no report code):
@@ -208,6 +211,11 @@ class JudgingProtocol:
         """Whether a training answer is right under the study's rules."""
         raise NotImplementedError
 
+    def training_answer_check(self, *, design: JudgingDesign | None, item, values: dict) -> dict:
+        """A cleaned training answer checked against the item it answers (the ESA protocol:
+        span offsets on the item's texts); :class:`JudgmentInvalid` when it does not fit."""
+        return values
+
     def training_item_for_judge(self, *, item) -> dict:
         """A training item as the judge's API gives it (texts and token only)."""
         raise NotImplementedError
@@ -221,6 +229,10 @@ class JudgingProtocol:
     def training_feedback_rows(self, *, design: JudgingDesign, values: dict, verdicts: dict) -> list[dict] | None:
         """The feedback table's rows (name, yours, verdict); None: one per criterion of the design."""
         return None
+
+    def training_feedback_context(self, *, design: JudgingDesign | None, item, values: dict) -> dict:
+        """What :attr:`training_feedback_template` needs (the judge's own answer beyond the table)."""
+        return {}
 
     def attention_draw(self, *, design: JudgingDesign | None, rng) -> tuple[str, float]:
         """A new attention check's (question or criterion slug, requested answer as a number)."""

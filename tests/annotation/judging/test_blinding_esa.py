@@ -137,3 +137,78 @@ def test_order_and_tokens_follow_neither_names_nor_ids(secret_esa):
     assert tokens != sorted(tokens) and all(re.fullmatch(r"[A-Za-z0-9_\-]{20,}", t) for t in tokens)
     control_positions = [i for i, row in enumerate(items) if row[-1]]
     assert min(control_positions) < len(items) // 3 and max(control_positions) > 2 * len(items) // 3
+
+
+# --- training items and attention items (issue 25) ----------------------------------------------
+
+def test_esa_training_and_attention_items_leak_nothing_and_look_like_items(secret_esa):
+    """An ESA judge's training pages, feedback, and the attention items drawn among the real items
+    (page and API) name no system, control, expected score or id; an attention item's page is the
+    same page as a real item's but for its texts, and its API object has the same fields."""
+    from annotation.judging import screening, selectors, training
+    from annotation.judging.models import AttentionCheck
+
+    study, judge = secret_esa
+    for i, (lo, hi, major) in enumerate(((70, 100, "no"), (0, 20, "yes")), 1):
+        training.training_item_add(study=study, row={
+            "original": f"Training original {i}.", "candidate": f"Training candidate {i}.", "score_min": str(lo),
+            "score_max": str(hi), "major": major, "explanation": "The meaning is all there."})
+    screening.screening_settings_update(study=study, changes={
+        "training_required": 1, "training_retries": 0, "attention_count": 4, "attention_policy": "warn"})
+    rec, client, api = Recorder(), Client(), APIClient()
+    client.force_login(judge)
+    api.force_authenticate(judge)
+    base = f"/judge/studies/{study.pk}"
+    client.post(f"{base}/instructions/")
+    rec.add("esa → training", client.get(f"{base}/esa/"))
+    rec.add("api training", api.get(f"/api/judging/studies/{study.pk}/training/"))
+    rec.add("api next before training", api.get(f"/api/judging/studies/{study.pk}/esa/next/"))
+    for score in ("85", "85"):  # the first right, the second wrong (no major span, too high)
+        page = rec.add("training page", client.get(f"{base}/training/"))
+        rec.add("training error", client.post(f"{base}/training/", {"token": hidden(page, "token"), "spans": "[",
+                                                                    "score": "101"}))
+        rec.add("training answer", client.post(f"{base}/training/", {"token": hidden(page, "token"), "spans": "[]",
+                                                                     "score": score}))
+        rec.add("feedback", client.get(f"{base}/training/feedback/"))
+    assert selectors.assignment_for_judge(study=study, judge=judge).training_passed_at is not None
+
+    item_pages, check_pages, api_items, api_checks = [], [], [], []
+    while True:
+        api_next = rec.add("api next", api.get(f"/api/judging/studies/{study.pk}/esa/next/"))
+        page = rec.add("esa page", client.get(f"{base}/esa/"))
+        if 'name="token"' not in page:
+            break
+        token = hidden(page, "token")
+        check = AttentionCheck.objects.filter(token=token).first()
+        (check_pages if check else item_pages).append(page)
+        (api_checks if check else api_items).append(json.loads(api_next)["item"])
+        data = json.loads(re.search(r'<script id="esa-data" type="application/json">(.*?)</script>', page, re.S).group(1))
+        rec.add("submit", client.post(f"{base}/esa/submit/", {
+            "token": token, "serve": hidden(page, "serve"), "key": hidden(page, "key"),
+            "spans": json.dumps(data["spans"]), "score": "40"}))  # fails every copy check: the warning too
+    rec.add("attention page → esa", client.get(f"{base}/check/"))
+    assert len(check_pages) == 4 and AttentionCheck.objects.filter(assignment__judge=judge, answered_at__isnull=False).count() == 4
+    # the same page as a real item's, but for its texts (the first item page has no way back)
+    # (after a failed check the next page carries the warning: compared without the messages)
+    def shape(p):
+        return re.sub(r"\s+", " ", normalised(re.sub(r'<ul class="messages".*?</ul>', "", p, flags=re.S)))
+
+    assert {shape(p) for p in check_pages} == {shape(p) for p in item_pages[1:]}
+    assert any('class="messages"' in p for p in item_pages)
+    assert {tuple(sorted(p)) for p in api_checks} == {tuple(sorted(p)) for p in api_items}
+    span_fields = {tuple(sorted(s)) for p in api_items for s in p["spans"]}
+    assert {tuple(sorted(s)) for p in api_checks for s in p["spans"]} <= span_fields
+
+    ids = forbidden_ids(study)
+    tokens = (set(EsaItem.objects.filter(assignment__study=study).values_list("token", flat=True))
+              | set(AttentionCheck.objects.filter(assignment__study=study).values_list("token", flat=True))
+              | set(study.training_items.values_list("token", flat=True)))
+    leaks = []
+    for where, blob in rec.blobs:
+        blob = scrub_random_values(blob, tokens)
+        low = blob.lower()
+        leaks += [f"{where}: {w!r}" for w in [*FORBIDDEN, "attention"] if w.lower() in low]
+        leaks += [f"{where}: id {i}" for i in ids if i in blob]
+        leaks += [f"{where}: reference {r!r}" for r in ("score_min", "score_max", '"major": true', '"major": false', "70–100", "0–20")
+                  if r in blob]
+    assert leaks == [], leaks[:10]

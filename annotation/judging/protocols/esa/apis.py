@@ -19,12 +19,14 @@ from rest_framework.views import APIView
 from annotation.apis import ImportErrorSerializer, get_managed_study
 from annotation.importing.reading import ImportIssue, StudyImportError
 
+from ... import screening
 from ...apis._common import TAG_JUDGE, TAG_RESEARCHER, judging_error
 from ...apis.judge import _judge_assignment, get_judged_study
 from ...enums import JudgmentSource
 from ...errors import JudgingError, OtherProtocol
 from ...models import JudgingDesign
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
+from . import screening as esa_screening
 from . import services as esa
 from .proposals import esa_proposals_import
 from .unit import ESA
@@ -102,7 +104,15 @@ class EsaNextItemApi(APIView):
             assignment = _judge_assignment(request, study)
         except JudgingError as exc:
             return judging_error(exc)
-        entry = esa.esa_item_next_for_judge(assignment=assignment)
+        gate = screening.judge_gate(assignment=assignment, done=esa.items_done(assignment=assignment))
+        if gate is not None and gate[0] == "attention":  # an attention item, served like any item
+            entry = esa_screening.attention_item(check=gate[1])
+        else:
+            try:  # screened out, or the training first
+                screening.judge_gate_raise(assignment=assignment, done=esa.items_done(assignment=assignment))
+            except JudgingError as exc:
+                return judging_error(exc)
+            entry = esa.esa_item_next_for_judge(assignment=assignment)
         done = entry.done if entry else esa.items_done(assignment=assignment)
         return Response(EsaNextSerializer({
             "finished": entry is None, "done": done, "total": assignment.n_items,
@@ -139,6 +149,22 @@ class EsaSubmitApi(APIView):
         data = EsaSubmitInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
+        check = esa_screening.attention_check_of_judge(study_id=study.pk, judge_id=request.user.pk, token=v["item"])
+        if check is not None:  # an attention item: answered like an item, counted as a check
+            try:
+                check, _failures, _ended = esa_screening.attention_submit(
+                    check=check, key=v["key"], spans=v["spans"], score=v["score"], serve_stamp=v["serve_stamp"])
+                original, candidate = esa_screening.attention_texts(check)
+                clean = esa_screening.answer_clean(design=JudgingDesign.objects.get(study=study),
+                                                   answers={"spans": v["spans"], "score": v["score"]},
+                                                   from_text=False, original=original.text, candidate=candidate)
+            except JudgingError as exc:
+                return judging_error(exc)
+            assignment = check.assignment
+            return Response(EsaSubmitOutputSerializer({
+                "item": v["item"], "revision": 1, "created": True, "spans": clean["spans"], "score": clean["score"],
+                "submitted_at": check.answered_at, "done": esa.items_done(assignment=assignment),
+                "total": assignment.n_items}).data, status=status.HTTP_201_CREATED)
         try:
             judgment, created = esa.esa_submit(
                 study=study, judge=request.user, token=v["item"], key=v["key"], spans=v["spans"], score=v["score"],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import User
+from django.utils.translation import get_language_bidi
 
 from annotation.models import Study
 
@@ -10,6 +11,7 @@ from ...enums import EsaPrefill
 from ...models import Assignment, EsaItem, EsaJudgment, JudgingDesign
 from ..base import AnswerKey, JudgingProtocol, judge_progress
 from ..registry import register
+from . import screening as esa_screening
 from .services import (
     esa_assignment_for_participant,
     esa_assignment_late,
@@ -39,6 +41,14 @@ class EsaProtocol(JudgingProtocol):
     report_settings = ("confidence_level", "seed", "n_boot")
     dashboard_answers = "metrics.dashboard.services.figures.esa_answers"
     qc_template = "judging/_esa_qc.html"
+    # Training items with a reference score range and major span, attention items drawn
+    # among the real ones (:mod:`.screening`).
+    has_screening = True
+    training_items_template = "judging/_esa_training_items.html"
+    training_template = "judging/esa_training.html"
+    training_feedback_template = "judging/_esa_training_feedback.html"
+    attention_page = "judging:esa"
+    training_tolerances = False
 
     def assignments_write(self, *, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
         return esa_assignments_write(study=study, design=design, judges=judges)
@@ -70,7 +80,62 @@ class EsaProtocol(JudgingProtocol):
         return {"categories": list(design.esa_categories), "prefilled": design.esa_prefill != EsaPrefill.NONE}
 
     def qc_rows(self, *, study: Study) -> list[dict]:
-        return esa_qc(study=study)
+        return esa_screening.qc_rows_with_attention(study=study, rows=esa_qc(study=study))
+
+    # --- training and attention checks (:mod:`.screening`) -----------------------------------
+
+    def training_columns(self, *, design: JudgingDesign | None) -> tuple[str, ...]:
+        return ("original", "candidate")
+
+    def training_slugs(self, *, design: JudgingDesign | None) -> list[str]:
+        return list(esa_screening.SLUGS)
+
+    def training_questions(self, *, design: JudgingDesign) -> list[dict]:
+        return [{"slug": "score", "name": "Score (0–100)"}, {"slug": "major", "name": "A major error span"}]
+
+    def training_item_clean(self, *, design: JudgingDesign | None, row, from_text: bool) -> tuple[dict, dict]:
+        return esa_screening.training_item_clean(row=row)
+
+    def training_answer_clean(self, *, design: JudgingDesign | None, answers, from_text: bool) -> dict:
+        return esa_screening.answer_clean(design=design, answers=answers, from_text=from_text)
+
+    def training_answer_check(self, *, design: JudgingDesign | None, item, values: dict) -> dict:
+        return esa_screening.training_answer_check(design=design, item=item, values=values)
+
+    def training_verdicts(self, *, design: JudgingDesign | None, settings, values, expected) -> dict[str, str]:
+        return esa_screening.training_verdicts(values=values, expected=expected)
+
+    def training_correct(self, *, design: JudgingDesign | None, settings, values, expected) -> bool:
+        return esa_screening.training_correct(checked=list(settings.training_criteria), values=values,
+                                              expected=expected)
+
+    def training_item_for_judge(self, *, item) -> dict:
+        return esa_screening.training_item_for_judge(item)
+
+    def training_page_context(self, *, design: JudgingDesign, item, posted: dict, field_errors: dict,
+                              rtl: bool) -> dict:
+        from .services import categories_allowed
+        from .words import page_words
+
+        spans = esa_screening.posted_spans(posted)
+        score = esa_screening.posted_score(posted)
+        data = {"original": item.original, "candidate": item.candidate, "spans": spans, "score": score,
+                "categories": categories_allowed(design), "pending": False, "words": page_words()}
+        return {"esa_data": data, "text_dir": "rtl" if get_language_bidi() else "ltr",
+                "score_value": "" if score is None else f"{score:g}", "back_keys": self.back_keys,
+                "training_item": esa_screening.training_item_for_judge(item)}
+
+    def training_feedback_rows(self, *, design: JudgingDesign, values: dict, verdicts: dict) -> list[dict]:
+        return esa_screening.training_feedback_rows(values=values, verdicts=verdicts)
+
+    def training_feedback_context(self, *, design: JudgingDesign | None, item, values: dict) -> dict:
+        return {"your_spans": esa_screening.training_feedback_spans(item=item, values=values)}
+
+    def attention_draw(self, *, design: JudgingDesign | None, rng) -> tuple[str, float]:
+        return esa_screening.attention_draw(rng=rng)
+
+    def attention_score(self, *, design: JudgingDesign | None, check, value) -> tuple[float | None, bool]:
+        return esa_screening.attention_score(design=design, check=check, value=value)
 
 
 ESA = register(EsaProtocol())

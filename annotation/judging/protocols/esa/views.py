@@ -22,28 +22,18 @@ from annotation.enums import StudyStatus
 from annotation.importing.reading import ImportIssue, StudyImportError
 from annotation.views import participant_page, researcher_study_required
 
+from ... import screening, screening_views
 from ...enums import JudgmentSource
 from ...errors import ItemNotFound, JudgingError
 from ...models import JudgingDesign
 from ...tokens import idempotency_key_new
 from ...views.judge import _assignment_or_page, _judge_study, _n
 from ...views.results import csv_response, export_filename
+from . import screening as esa_screening
 from . import services as esa
 from .proposals import esa_proposals_import
 from .unit import ESA
-
-
-def page_words() -> dict[str, str]:
-    """The script's words, translated in the study's language (the page passes them as JSON)."""
-    return {
-        "minor": _("Minor"), "major": _("Major"), "delete": _("Delete"), "accept": _("Accept"),
-        "proposed": _("Suggested"), "missing": _("[missing]"), "original": _("Original"),
-        "candidate": _("Paraphrase"), "no_category": _("No category"), "no_spans": _("No error marked."),
-        "score_missing": _("Set the score (0–100) before submitting."),
-        "pending": _("Accept or delete every suggested span first."),
-        "ready": _("Press Enter to submit."), "saving": _("Saving…"),
-        "selected": _("Selected:"), "choose": _("Press 1 (minor) or 2 (major), or click a button, to mark it."),
-    }
+from .words import page_words
 
 
 def _render_item(request, study, entry, *, error=None, posted=None, status=200):
@@ -83,6 +73,12 @@ def esa_page(request, study_id: int):
         return redirect("judging:screened_out", study_id=study.pk)
     if assignment.instructions_seen_at is None:
         return redirect("judging:instructions", study_id=study.pk)
+    done = esa.items_done(assignment=assignment)
+    gate = screening.judge_gate(assignment=assignment, done=done)
+    if gate is not None and gate[0] == "attention":  # drawn like any item (blinded among them)
+        return _render_item(request, study, esa_screening.attention_item(check=gate[1]))
+    if gate is not None:  # screened out, or the training first
+        return screening_views.gate_page(request, study, assignment, done=done)
     entry = esa.esa_item_next_for_judge(assignment=assignment)
     if entry is None:
         from annotation.participation.views import end_code_context  # join-link participants: their code
@@ -126,6 +122,9 @@ def esa_submit_view(request, study_id: int):
     except ValueError:
         spans = None
     score = request.POST.get("score") or None
+    check = esa_screening.attention_check_of_judge(study_id=study.pk, judge_id=request.user.pk, token=token)
+    if check is not None:
+        return _attention_submit(request, study, check, spans, score)
     try:
         esa.esa_submit(study=study, judge=request.user, token=token, key=request.POST.get("key", ""), spans=spans,
                        score=score, serve_stamp=request.POST.get("serve", ""),
@@ -142,6 +141,30 @@ def esa_submit_view(request, study_id: int):
         posted = (spans if isinstance(spans, list) else entry.spans,
                   None if score is None else _float_or_none(score))
         return _render_item(request, study, entry, error=exc.message, posted=posted, status=400)
+    return redirect("judging:esa", study_id=study.pk)
+
+
+def _attention_submit(request, study, check, spans, score):
+    """An attention item's answer: counted with the study's attention policy, then the next item."""
+    if check.answered_at is not None:  # a second submit of the same page: already counted
+        return redirect("judging:esa", study_id=study.pk)
+    try:
+        check, _failures, ended = esa_screening.attention_submit(
+            check=check, key=request.POST.get("key", ""), spans=spans, score=score,
+            serve_stamp=request.POST.get("serve", ""))
+    except JudgingError as exc:
+        if study.status != StudyStatus.OPEN:
+            return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
+        if check.assignment.screened_out_at is not None:
+            return redirect("judging:screened_out", study_id=study.pk)
+        entry = esa_screening.attention_item(check=check)
+        posted = (spans if isinstance(spans, list) else entry.spans, None if score is None else _float_or_none(score))
+        return _render_item(request, study, entry, error=exc.message, posted=posted, status=400)
+    if ended:
+        return redirect("judging:screened_out", study_id=study.pk)
+    if not check.passed:
+        messages.warning(request, _("That answer was not the one an attentive reader gives: that item was a check, "
+                                    "a copy of the original or an unrelated sentence. Please read each item carefully."))
     return redirect("judging:esa", study_id=study.pk)
 
 
