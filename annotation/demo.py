@@ -134,7 +134,7 @@ def demo_verses(*, source: Study) -> list[dict[str, str]]:
     A verse qualifies when the candidates of the four :data:`DEMO_SYSTEMS` differ from one
     another and from the original (each has something to mark or to order) and each of
     the five texts uses exactly the marks space, comma and full stop (:data:`_PLAIN_MARKS`;
-    68 of the 300 verses qualify). Each verse is a
+    70 of the 300 verses qualify). Each verse is a
     dict with ``original_id``, ``original``, ``document`` and one key per system.
     """
     verses: dict[int, dict[str, str]] = {}

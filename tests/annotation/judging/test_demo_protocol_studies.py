@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from annotation.demo import DEMO_STUDY_NAME, DEMO_SYSTEMS
+from annotation.demo import DEMO_STUDY_NAME, DEMO_SYSTEMS, demo_verses
 from annotation.judging.models import EsaItem, JudgingDesign, RankingItem
 from annotation.judging.protocols.esa.demo import ESA_DEMO_NAME
 from annotation.judging.protocols.ranking.demo import RANKING_DEMO_NAME
@@ -34,6 +34,7 @@ def test_load_demo_opens_an_esa_and_a_ranking_study_of_demo_verses_for_the_demo_
     assert ESA_DEMO_NAME in out and RANKING_DEMO_NAME in out and "k = 4" in out
     assert Study.objects.count() == 3
     demo_texts = _texts(demo)
+    assert len(demo_verses(source=demo)) == 70  # the verses a small study may take (demo_verses' docstring)
     for study in (esa, ranking):
         assert study.status == "open" and study.owner.username == "researcher"
         assert set(StudyMembership.objects.filter(study=study, role="judge").values_list("user__username", flat=True)) \
