@@ -29,7 +29,7 @@ help:
 	@echo "  make compilemessages  compile the .po files into the committed .mo files (needs gettext)"
 	@echo "  make benchmarks   metric and significance benchmarks, small size; tables in var/bench/benchmarks.md"
 	@echo "  make leaderboard  import ParaBank as a study, run every metric, write var/parabank-leaderboard.md"
-	@echo "  make tour         walk the tour and a field study in Chromium and refresh docs/tour/*.png"
+	@echo "  make tour         walk the tour, the demo's ESA and ranking studies and a field study in Chromium and refresh docs/tour/*.png"
 	@echo "  make manage ARGS='signin_link ann'  any manage.py command with the project's Python (.venv/bin/python manage.py ...)"
 	@echo "  make web          the web server alone (auto-reload)"
 	@echo "  make worker       one more Celery worker (no beat)"
@@ -142,10 +142,11 @@ deploy-check: collectstatic
 production-check: install-dev
 	bash .ci/production.sh
 
-# Walk the README tour in Chromium and refresh its screenshots in docs/tour/.
+# Walk the README tour and the demo's ESA and ranking studies in Chromium and refresh
+# their screenshots in docs/tour/ (tour-*.png: README; protocol-*.png: docs/protocols.md).
 tour: install-dev
-	$(PY) -m pytest -q tests/e2e/test_tour.py
-	mkdir -p docs/tour && cp var/screenshots/tour-*.png docs/tour/
+	$(PY) -m pytest -q tests/e2e/test_tour.py tests/e2e/test_demo_protocols.py
+	mkdir -p docs/tour && cp var/screenshots/tour-*.png var/screenshots/protocol-*.png docs/tour/
 	PARAEVAL_TOUR=1 $(PY) -m pytest -q tests/e2e/test_field_study_screening.py
 
 # The documentation site (MkDocs Material, mkdocs.yml). docs-build is what CI runs.

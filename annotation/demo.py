@@ -3,6 +3,11 @@
 Other apps add to the demo through a module ``<app>.demo`` with a function
 ``setup(*, study, accounts, stdout)``; it is called after the study is imported,
 once, in the order of ``DEMO_HOOKS``.
+
+Protocols that need a study of their own (error spans, ranking) add a small one through a
+module in ``DEMO_STUDY_HOOKS`` with the same ``setup``: it builds its study from the demo
+study's texts (:func:`demo_study_derive`) once, by name, and is called on every load, so a
+demo loaded before such a hook existed gains its study too.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from django.db import transaction
 
 from . import services
 from .enums import Role
-from .models import Study
+from .models import Candidate, Study
 
 DEMO_STUDY_NAME = "Demo: KJV vs WEB (Gospel of John)"
 DEMO_FILE = Path(settings.BASE_DIR) / "fixtures" / "demo" / "demo_study.csv.gz"
@@ -34,6 +39,14 @@ DEMO_ACCOUNTS = {
     "annotator": ("annotator-demo", Role.ANNOTATOR),
 }
 DEMO_HOOKS = ("annotation.judging.demo", "annotation.alignment.demo", "metrics.demo", "metrics.reports.demo")
+DEMO_STUDY_HOOKS = ("annotation.judging.protocols.esa.demo", "annotation.judging.protocols.ranking.demo")
+#: The systems of the demo study (``human`` is the WEB), in the order the derived studies list them.
+DEMO_SYSTEMS = ("human", "synonyms", "pivot-mt", "embed-nn")
+#: The marks every text of a derived study's verse uses, no more, no fewer: in 12 verses a
+#: ";", ":" or "'" would be found in some systems' candidates only (the KJV, and so the
+#: machine systems, has ";", the WEB has "'"), a tell that the 300 verses of the demo
+#: study even out; with the same marks everywhere, no system can be told by one.
+_PLAIN_MARKS = frozenset(" ,.")
 
 
 #: Columns of the shipped demo files that hold text a judge reads.
@@ -115,11 +128,72 @@ def demo_accounts_ensure() -> dict[str, User]:
     return users
 
 
+def demo_verses(*, source: Study) -> list[dict[str, str]]:
+    """The verses of ``source`` (the demo study) that a small study can show, in the study's order.
+
+    A verse qualifies when the candidates of the four :data:`DEMO_SYSTEMS` differ from one
+    another and from the original (each has something to mark or to order) and each of
+    the five texts uses exactly the marks space, comma and full stop (:data:`_PLAIN_MARKS`;
+    70 of the 300 verses qualify). Each verse is a
+    dict with ``original_id``, ``original``, ``document`` and one key per system.
+    """
+    verses: dict[int, dict[str, str]] = {}
+    for pk, ext, original, document, system, text in Candidate.objects.filter(
+            original__study=source, system__name__in=DEMO_SYSTEMS).order_by("original__position").values_list(
+            "original_id", "original__external_id", "original__text", "original__document", "system__name", "text"):
+        verses.setdefault(pk, {"original_id": ext, "original": original, "document": document})[system] = text
+    out = []
+    for verse in verses.values():
+        texts = [verse.get(s) for s in DEMO_SYSTEMS]
+        if None in texts or len({*texts, verse["original"]}) != len(texts) + 1:
+            continue
+        if all(set(re.sub(r"\w", "", t)) == _PLAIN_MARKS for t in [*texts, verse["original"]]):
+            out.append(verse)
+    return out
+
+
+def demo_study_derive(*, source: Study, accounts: dict[str, User], name: str, participant_title: str,
+                      description: str, verses: list[dict[str, str]]) -> Study | None:
+    """A new study ``name`` owned by the demo researcher, with ``verses`` (from
+    :func:`demo_verses`) and every system's candidate of each, and the demo judges as its
+    judges; still a draft, for the caller to design and open. ``None`` (nothing written)
+    when a study of that name exists. Runs inside the caller's transaction."""
+    if Study.objects.filter(name=name).exists():
+        return None
+    study = services.study_create(name=name, owner=accounts["researcher"], description=description,
+                                  participant_title=participant_title)
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["original_id", "original", "system", "candidate", "document"])
+    for verse in verses:
+        for system in DEMO_SYSTEMS:
+            writer.writerow([verse["original_id"], verse["original"], system, verse[system], verse["document"]])
+    services.study_import_file(study=study, data=buf.getvalue().encode("utf-8"), filename=f"{source.pk}-subset.csv",
+                               background=False)
+    for username, (_, role) in DEMO_ACCOUNTS.items():
+        if role == Role.JUDGE:
+            services.study_member_add(study=study, user=accounts[username], role=role)
+    return study
+
+
+def _hooks_run(hooks: tuple[str, ...], *, study: Study, accounts: dict[str, User], stdout) -> None:
+    for hook in hooks:
+        try:
+            module = importlib.import_module(hook)
+        except ModuleNotFoundError as exc:
+            if exc.name == hook:
+                continue
+            raise
+        module.setup(study=study, accounts=accounts, stdout=stdout)
+
+
 def demo_load(*, stdout=None) -> tuple[Study, bool]:
-    """Create the demo accounts and study once. Returns (study, created)."""
+    """Create the demo accounts and study once, and the protocols' small studies (each once).
+    Returns (the demo study, whether it was created now)."""
     accounts = demo_accounts_ensure()
     existing = Study.objects.filter(name=DEMO_STUDY_NAME).first()
     if existing is not None:
+        _hooks_run(DEMO_STUDY_HOOKS, study=existing, accounts=accounts, stdout=stdout)
         return existing, False
     with transaction.atomic():
         study = services.study_create(
@@ -139,12 +213,6 @@ def demo_load(*, stdout=None) -> tuple[Study, bool]:
         for username, (_, role) in DEMO_ACCOUNTS.items():
             if role in (Role.JUDGE, Role.ANNOTATOR):
                 services.study_member_add(study=study, user=accounts[username], role=role)
-    for hook in DEMO_HOOKS:
-        try:
-            module = importlib.import_module(hook)
-        except ModuleNotFoundError as exc:
-            if exc.name == hook:
-                continue
-            raise
-        module.setup(study=study, accounts=accounts, stdout=stdout)
+    _hooks_run(DEMO_HOOKS, study=study, accounts=accounts, stdout=stdout)
+    _hooks_run(DEMO_STUDY_HOOKS, study=study, accounts=accounts, stdout=stdout)
     return study, True

@@ -4,7 +4,7 @@ from annotation.demo import DEMO_ACCOUNTS, demo_load
 
 
 class Command(BaseCommand):
-    help = "Create the demo accounts and the demo study (once) and print the credentials."
+    help = "Create the demo accounts, the demo study and its small ESA and ranking studies (each once) and print the credentials."
 
     def add_arguments(self, parser):
         parser.add_argument("--quiet-credentials", action="store_true", help="do not print passwords")
