@@ -125,7 +125,7 @@ class EsaItemDetailApi(APIView):
     def get(self, request, study_id: int, token: str):
         try:
             study = _esa_study(request, study_id)
-            entry = esa.esa_item_for_judge(study=study, judge=request.user, token=token)
+            entry = esa_screening.item_for_judge(study=study, judge=request.user, token=token)
         except JudgingError as exc:
             return judging_error(exc)
         return Response(EsaItemSerializer(entry).data)

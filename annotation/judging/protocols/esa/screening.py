@@ -39,6 +39,7 @@ would pre-fill for its texts (:func:`~.services.proposals_for`), as a real item 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections.abc import Mapping
@@ -59,6 +60,7 @@ from .services import (
     SCORE_MIN,
     JudgeEsaItem,
     categories_allowed,
+    esa_item_for_judge,
     items_done,
     proposals_for,
     score_clean,
@@ -350,3 +352,17 @@ def posted_spans(posted: Mapping[str, object]) -> list[dict]:
 
 def posted_score(posted: Mapping[str, object]) -> float | None:
     return _score_read(posted.get("score")) if not _blank(posted.get("score")) else None
+
+
+def item_for_judge(*, study: Study, judge, token: str) -> JudgeEsaItem:
+    """An item of the judge's own assignment by its token (revise page, item API), attention
+    items included: a token the judge was given is answered the same way whatever it stands
+    for (a 404 for a check alone would tell it apart). An answered check shows its score."""
+    check = attention_check_of_judge(study_id=study.pk, judge_id=judge.pk, token=token)
+    if check is None:
+        return esa_item_for_judge(study=study, judge=judge, token=token)
+    entry = attention_item(check=check)
+    if check.answered_at is not None:
+        entry = dataclasses.replace(entry, score=check.answer, revision=1, proposals_pending=False,
+                                    spans=[dict(s, proposed=False) for s in entry.spans])
+    return entry

@@ -102,7 +102,7 @@ def esa_revise(request, study_id: int, token: str):
     if page is not None:
         return page
     try:
-        entry = esa.esa_item_for_judge(study=study, judge=request.user, token=token)
+        entry = esa_screening.item_for_judge(study=study, judge=request.user, token=token)
     except ItemNotFound as exc:
         raise Http404(exc.message) from None
     return _render_item(request, study, entry)

@@ -118,7 +118,7 @@ class RankingDetailApi(APIView):
     def get(self, request, study_id: int, token: str):
         try:
             study = _ranking_study(request, study_id)
-            entry = ranking.ranking_for_judge(study=study, judge=request.user, token=token)
+            entry = rank_screening.entry_for_judge(study=study, judge=request.user, token=token)
         except JudgingError as exc:
             return judging_error(exc)
         return Response(RankingEntrySerializer(entry).data)

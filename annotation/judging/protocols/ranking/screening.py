@@ -34,6 +34,7 @@ copy), and the two are not in the same group. It is an
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 from collections.abc import Mapping
@@ -47,7 +48,7 @@ from ...errors import JudgmentInvalid
 from ...models import AttentionCheck, JudgingDesign, RankingItem, TrainingItem
 from ...selectors import original_context
 from ...tokens import serve_stamp_make
-from .services import JudgeRanking, order_clean, order_from_ranks, rankings_done
+from .services import JudgeRanking, order_clean, order_from_ranks, ranking_for_judge, rankings_done
 
 #: The one "question" of a ranking: the order (the pass rule's ``training_criteria`` may name it).
 QUESTION = "ranking"
@@ -314,3 +315,14 @@ def qc_rows_with_attention(*, rows: list[dict], study: Study) -> list[dict]:
              "excluded": j in excluded,
              "attention": a} for j, a in sorted(attention.items()) if j not in seen]
     return out
+
+
+def entry_for_judge(*, study: Study, judge, token: str) -> JudgeRanking:
+    """A set of the judge's own assignment by its token (revise page, set API), attention sets
+    included: a token the judge was given is answered the same way whatever it stands for (a
+    404 for a check alone would tell it apart)."""
+    check = attention_check_of_judge(study_id=study.pk, judge_id=judge.pk, token=token)
+    if check is None:
+        return ranking_for_judge(study=study, judge=judge, token=token)
+    entry = attention_entry(check=check)
+    return dataclasses.replace(entry, revision=1) if check.answered_at is not None else entry

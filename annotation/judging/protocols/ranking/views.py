@@ -101,7 +101,7 @@ def rank_revise(request, study_id: int, token: str):
     if page is not None:
         return page
     try:
-        entry = ranking.ranking_for_judge(study=study, judge=request.user, token=token)
+        entry = rank_screening.entry_for_judge(study=study, judge=request.user, token=token)
     except ItemNotFound as exc:
         raise Http404(exc.message) from None
     return _render_ranking(request, study, entry)

@@ -114,7 +114,7 @@ class ComparisonPairDetailApi(APIView):
     def get(self, request, study_id: int, token: str):
         try:
             study = _comparison_study(request, study_id)
-            pair = comparison.pair_for_judge(study=study, judge=request.user, token=token)
+            pair = sbs_screening.pair_or_attention_for_judge(study=study, judge=request.user, token=token)
         except JudgingError as exc:
             return judging_error(exc)
         return Response(ComparisonPairSerializer(pair).data)

@@ -20,6 +20,7 @@ judge's seed and the check's token, so nothing more is stored.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Mapping
 
@@ -33,7 +34,7 @@ from ...errors import JudgmentInvalid
 from ...models import AttentionCheck, ComparisonItem, JudgingDesign, TrainingItem
 from ...selectors import original_context
 from ...tokens import serve_stamp_make
-from .services import JudgePair, answers_clean, expected_question, questions
+from .services import JudgePair, answers_clean, expected_question, pair_for_judge, questions
 
 #: An answer as an attention check stores it (its ``expected`` and ``answer`` are numbers).
 ANSWER_CODES = {"A": 0.0, "tie": 1.0, "B": 2.0}
@@ -180,3 +181,17 @@ def attention_check_of_judge(*, study_id: int, judge_id: int, token: object) -> 
         return None
     return AttentionCheck.objects.select_related("assignment").filter(
         token=token, assignment__study_id=study_id, assignment__judge_id=judge_id).first()
+
+
+def pair_or_attention_for_judge(*, study, judge, token: str) -> JudgePair:
+    """A pair of the judge's own assignment by its token (revise page, pair API), attention
+    pairs included: a token the judge was given is answered the same way whatever it stands
+    for (a 404 for a check alone would tell it apart). An answered check shows its answer."""
+    check = attention_check_of_judge(study_id=study.pk, judge_id=judge.pk, token=token)
+    if check is None:
+        return pair_for_judge(study=study, judge=judge, token=token)
+    pair = attention_pair(check=check)
+    if check.answered_at is None:
+        return pair
+    answer = next((a for a, code in ANSWER_CODES.items() if code == check.answer), None)
+    return dataclasses.replace(pair, revision=1, answers={check.criterion: answer} if answer else None)

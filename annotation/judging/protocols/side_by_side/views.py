@@ -99,7 +99,7 @@ def compare_revise(request, study_id: int, token: str):
     if page is not None:
         return page
     try:
-        pair = comparison.pair_for_judge(study=study, judge=request.user, token=token)
+        pair = sbs_screening.pair_or_attention_for_judge(study=study, judge=request.user, token=token)
     except ItemNotFound as exc:
         raise Http404(exc.message) from None
     return _render_pair(request, study, pair)
