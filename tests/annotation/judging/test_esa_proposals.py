@@ -253,3 +253,29 @@ def test_the_reports_proposal_precision_counts_the_imported_proposals(study, dja
     report = esa_result(study=study, settings={"n_boot": 50})["proposals"]
     assert report["proposed"] == 4 + on_controls and report["accepted"] == 3
     assert report["precision_strict"] == pytest.approx(3 / (4 + on_controls))
+
+
+def test_attention_items_of_an_imported_design_get_the_aligners_proposals_as_controls_do(study, django_user_model):
+    """No file can name an attention item (its texts are drawn for the judge): like a control it
+    gets the aligner's proposals, lest the one item without proposals give itself away."""
+    from annotation.judging import screening
+    from annotation.judging.models import AttentionCheck
+    from annotation.judging.protocols.esa import screening as esa_screening
+
+    esa_proposals_import(study=study, data=_file(), filename="proposals.jsonl")
+    _open(study)
+    screening.screening_settings_update(study=study, changes={"attention_count": 2, "attention_policy": "warn"})
+    ann = django_user_model.objects.get(username="ann")
+    assignment = Assignment.objects.get(study=study, judge=ann)
+    for kind, bound in (("copy", 50.0), ("unrelated", 25.0)):
+        check = AttentionCheck.objects.create(assignment=assignment, token=f"tok-{kind}", criterion=kind,
+                                              expected=bound, after_done=0)
+        original, candidate = esa_screening.attention_texts(check)
+        entry = esa_screening.attention_item(check=check)
+        expected = [s | {"proposed": True} for s in esa.proposals_for(
+            design=study.judging_design, original=original.text, candidate=candidate)]
+        assert entry.spans == expected
+        aligner = list(propose_spans(original.text, candidate).spans)
+        assert len(entry.spans) == len(aligner)
+    # an unrelated sentence leaves words of both sides unaligned: the aligner proposes something
+    assert esa_screening.attention_item(check=AttentionCheck.objects.get(token="tok-unrelated")).spans

@@ -61,9 +61,11 @@ SCORE_MIN, SCORE_MAX = 0, 100
 # --- opening ---------------------------------------------------------------------------
 
 def proposals_for(*, design: JudgingDesign, original: str, candidate: str) -> list[dict]:
-    """The spans shown pre-filled on an item, as stored span dicts (empty unless the design
-    pre-fills from the aligner). Deterministic: the same texts give the same proposals."""
-    if design.esa_prefill != EsaPrefill.ALIGNER:
+    """The spans shown pre-filled on an item built from texts alone (a control, an attention
+    item), as stored span dicts: the aligner's whenever the design pre-fills at all. With
+    imported proposals no file can name such an item, and an item without proposals among
+    items with them would give it away. Deterministic: the same texts give the same proposals."""
+    if design.esa_prefill == EsaPrefill.NONE:
         return []
     return [span_dict(s) for s in propose_spans(original, candidate).spans]
 
@@ -85,7 +87,7 @@ def _items_insert(*, assignment: Assignment, design: JudgingDesign, candidate_id
         if design.esa_prefill == EsaPrefill.IMPORTED:
             # A control is built at opening, so no file can propose spans for it: it gets the
             # aligner's, lest an item without proposals give a control away to the judge.
-            proposed = ([span_dict(s) for s in propose_spans(original, text).spans] if is_control
+            proposed = (proposals_for(design=design, original=original, candidate=text) if is_control
                         else imported.get(pk, []))
         else:
             proposed = proposals_for(design=design, original=original, candidate=text)
