@@ -18,8 +18,29 @@ from annotation.enums import Role, StudyStatus
 from annotation.models import Original, Study
 
 from ..errors import ItemNotFound
-from ..models import Assignment, AssignmentItem, ComparisonItem, EsaItem, JudgingDesign, Judgment
+from ..models import Assignment, AssignmentItem, AttentionCheck, ComparisonItem, EsaItem, JudgingDesign, Judgment
 from ..tokens import serve_stamp_make
+
+
+def place_among_checks(*, assignment: Assignment, position: int, done: int,
+                       check: AttentionCheck | None = None) -> tuple[int, int, int]:
+    """(position, total, done) as the judge is shown them where attention checks are drawn on
+    the protocol's own page among the real items (side by side, ESA, ranking): the checks
+    count as items. A check placed after k real items stands at k + 1 plus the checks before
+    it; a real item at ``position`` moves down by the checks before it; the total and the
+    done count include the checks. Without it "5 of 40" would be shown twice, for a check and
+    for the real item after it, which tells a judge, after the fact, which one was a check.
+    ``position`` is ignored for a check; ``done`` counts the real items answered."""
+    checks = sorted(AttentionCheck.objects.filter(assignment=assignment).values_list("after_done", "id", "answered_at"))
+    if not checks:
+        return position, assignment.n_items, done
+    if check is None:
+        before = sum(1 for after, _id, _at in checks if after < position)
+    else:
+        before = sum(1 for after, pk, _at in checks if (after, pk) < (check.after_done, check.pk))
+        position = check.after_done + 1
+    answered = sum(1 for _after, _id, at in checks if at is not None)
+    return position + before, assignment.n_items + len(checks), done + answered
 
 
 @dataclass(frozen=True, kw_only=True)

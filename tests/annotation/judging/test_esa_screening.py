@@ -325,7 +325,11 @@ def test_the_esa_api_serves_attention_items_like_items(checked):
         assert r.status_code == 201
     body = api.get(url + "next/").json()
     real = esa.esa_item_next_for_judge(assignment=a)
-    assert body["item"]["token"] == first.token and body["item"]["position"] == real.position
+    # The check counts as an item: it stands just before the real item that follows it, and the
+    # total counts the checks (the same "n of N" twice would tell a check apart after the fact).
+    n_checks = AttentionCheck.objects.filter(assignment=a).count()
+    assert body["item"]["token"] == first.token and body["item"]["position"] == real.position - 1
+    assert body["item"]["total"] == real.total == a.n_items + n_checks
     assert set(body["item"]) == {"token", "position", "total", "done", "original", "candidate", "spans", "score",
                                  "revision", "previous", "serve_stamp", "context_shown", "context_before",
                                  "context_after"}

@@ -53,6 +53,7 @@ from metrics.core.assignment import derive_seed
 from ...errors import JudgmentInvalid, StudyNotOpen
 from ...models import AttentionCheck, EsaItem, JudgingDesign, TrainingItem
 from ...selectors import original_context
+from ...selectors.judge import place_among_checks
 from ...services.submission import key_clean
 from ...tokens import serve_stamp_make, serve_stamp_read
 from .services import (
@@ -292,7 +293,7 @@ def attention_item(*, check: AttentionCheck) -> JudgeEsaItem:
     before, after = original_context(original) if shown else ((), ())
     proposed = proposals_for(design=design, original=original.text, candidate=candidate)
     return JudgeEsaItem(
-        token=check.token, position=done + 1, total=assignment.n_items, done=done, original=original.text,
+        token=check.token, **_place(check, done), original=original.text,
         candidate=candidate, spans=[dict(s, proposed=True) for s in proposed], score=None,
         proposals_pending=bool(proposed), revision=0, previous_token=previous, serve_stamp=serve_stamp_make(check.token),
         context_shown=shown, context_before=before, context_after=after)
@@ -366,3 +367,10 @@ def item_for_judge(*, study: Study, judge, token: str) -> JudgeEsaItem:
         entry = dataclasses.replace(entry, score=check.answer, revision=1, proposals_pending=False,
                                     spans=[dict(s, proposed=False) for s in entry.spans])
     return entry
+
+
+def _place(check: AttentionCheck, done: int) -> dict[str, int]:
+    """The check's position, total and done count as the judge is shown them (checks count as items)."""
+    position, total, shown_done = place_among_checks(assignment=check.assignment, position=done + 1, done=done,
+                                                     check=check)
+    return {"position": position, "total": total, "done": shown_done}

@@ -44,7 +44,7 @@ from ...enums import CONTROL_KIND_OF_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX, EsaPref
 from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
 from ...models import Assignment, EsaItem, EsaJudgment, EsaProposal, JudgingDesign
 from ...selectors import judges_excluded, original_context
-from ...selectors.judge import JudgeEntry
+from ...selectors.judge import JudgeEntry, place_among_checks
 from ...services._common import judges_per_item, study_items
 from ...services.submission import active_seconds_clean, key_clean, submission_store
 from ...tokens import item_token_new, serve_stamp_make
@@ -299,8 +299,10 @@ def _judge_item(item: EsaItem, *, assignment: Assignment) -> JudgeEsaItem:
         spans = [dict(s) for s in latest.spans]
     else:
         spans = [dict(s, proposed=True) for s in item.proposed]
+    position, total, done = place_among_checks(assignment=assignment, position=item.position,
+                                               done=items_done(assignment=assignment))
     return JudgeEsaItem(
-        token=item.token, position=item.position, total=assignment.n_items, done=items_done(assignment=assignment),
+        token=item.token, position=position, total=total, done=done,
         original=original.text, candidate=item.candidate.text, spans=spans,
         score=latest.score if latest else None, proposals_pending=latest is None and bool(item.proposed),
         revision=latest.revision if latest else 0, previous_token=previous,

@@ -47,6 +47,7 @@ from metrics.core.assignment import derive_seed
 from ...errors import JudgmentInvalid
 from ...models import AttentionCheck, JudgingDesign, RankingItem, TrainingItem
 from ...selectors import original_context
+from ...selectors.judge import place_among_checks
 from ...tokens import serve_stamp_make
 from .services import JudgeRanking, order_clean, order_from_ranks, ranking_for_judge, rankings_done
 
@@ -265,7 +266,7 @@ def attention_entry(*, check: AttentionCheck) -> JudgeRanking:
     design = JudgingDesign.objects.get(study_id=assignment.study_id)
     before, after = original_context(item.original) if design.show_context else ((), ())
     return JudgeRanking(
-        token=check.token, position=done + 1, total=assignment.n_items, done=done, original=item.original.text,
+        token=check.token, **_place(check, done), original=item.original.text,
         candidates=tuple(texts), order=None, ranks={}, scores={}, asks_scores=design.ranking_scores, revision=0,
         previous_token=previous, serve_stamp=serve_stamp_make(check.token), context_shown=design.show_context,
         context_before=before, context_after=after)
@@ -326,3 +327,10 @@ def entry_for_judge(*, study: Study, judge, token: str) -> JudgeRanking:
         return ranking_for_judge(study=study, judge=judge, token=token)
     entry = attention_entry(check=check)
     return dataclasses.replace(entry, revision=1) if check.answered_at is not None else entry
+
+
+def _place(check: AttentionCheck, done: int) -> dict[str, int]:
+    """The check's position, total and done count as the judge is shown them (checks count as items)."""
+    position, total, shown_done = place_among_checks(assignment=check.assignment, position=done + 1, done=done,
+                                                     check=check)
+    return {"position": position, "total": total, "done": shown_done}

@@ -39,7 +39,7 @@ from ...enums import CONTROL_KIND_OF_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX, JudgesM
 from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
 from ...models import Assignment, JudgingDesign, RankingItem, RankingJudgment
 from ...selectors import judges_excluded, original_context
-from ...selectors.judge import JudgeEntry
+from ...selectors.judge import JudgeEntry, place_among_checks
 from ...services.submission import active_seconds_clean, key_clean, submission_store
 from ...tokens import item_token_new, serve_stamp_make
 
@@ -224,8 +224,10 @@ def _judge_ranking(item: RankingItem, *, assignment: Assignment, design: Judging
     texts = dict(Candidate.objects.filter(pk__in=item.candidates).values_list("id", "text"))
     before, after = original_context(item.original) if design.show_context else ((), ())
     order, ranks, scores = _places_of(item, latest) if latest else (None, {}, {})
+    position, total, done = place_among_checks(assignment=assignment, position=item.position,
+                                               done=rankings_done(assignment=assignment))
     return JudgeRanking(
-        token=item.token, position=item.position, total=assignment.n_items, done=rankings_done(assignment=assignment),
+        token=item.token, position=position, total=total, done=done,
         original=item.original.text, candidates=tuple(texts[c] for c in item.candidates), order=order, ranks=ranks,
         scores=scores, asks_scores=design.ranking_scores, revision=latest.revision if latest else 0,
         previous_token=previous, serve_stamp=serve_stamp_make(item.token),

@@ -33,6 +33,7 @@ from ...enums import COMPARISON_ANSWERS
 from ...errors import JudgmentInvalid
 from ...models import AttentionCheck, ComparisonItem, JudgingDesign, TrainingItem
 from ...selectors import original_context
+from ...selectors.judge import place_among_checks
 from ...tokens import serve_stamp_make
 from .services import JudgePair, answers_clean, expected_question, pair_for_judge, questions
 
@@ -170,7 +171,7 @@ def attention_pair(*, check: AttentionCheck) -> JudgePair:
     shown = JudgingDesign.objects.filter(study_id=assignment.study_id, show_context=True).exists()
     before, after = original_context(original) if shown else ((), ())
     return JudgePair(
-        token=check.token, position=done + 1, total=assignment.n_items, done=done, original=original.text, a=a, b=b,
+        token=check.token, **_place(check, done), original=original.text, a=a, b=b,
         answers=None, revision=0, previous_token=previous, serve_stamp=serve_stamp_make(check.token),
         context_shown=shown, context_before=before, context_after=after)
 
@@ -195,3 +196,10 @@ def pair_or_attention_for_judge(*, study, judge, token: str) -> JudgePair:
         return pair
     answer = next((a for a, code in ANSWER_CODES.items() if code == check.answer), None)
     return dataclasses.replace(pair, revision=1, answers={check.criterion: answer} if answer else None)
+
+
+def _place(check: AttentionCheck, done: int) -> dict[str, int]:
+    """The check's position, total and done count as the judge is shown them (checks count as items)."""
+    position, total, shown_done = place_among_checks(assignment=check.assignment, position=done + 1, done=done,
+                                                     check=check)
+    return {"position": position, "total": total, "done": shown_done}

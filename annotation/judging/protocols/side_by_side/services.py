@@ -38,7 +38,7 @@ from ...enums import COMPARISON_ANSWERS, COMPARISON_PREFERENCE, CONTROL_SYSTEM_P
 from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
 from ...models import Assignment, ComparisonItem, ComparisonJudgment, JudgingDesign
 from ...selectors import judges_excluded, original_context
-from ...selectors.judge import JudgeEntry
+from ...selectors.judge import JudgeEntry, place_among_checks
 from ...services.submission import active_seconds_clean, key_clean, submission_store
 from ...tokens import item_token_new, serve_stamp_make
 
@@ -206,8 +206,9 @@ def _judge_pair(item: ComparisonItem, *, assignment: Assignment) -> JudgePair:
             "token", flat=True).first()
     shown = JudgingDesign.objects.filter(study_id=assignment.study_id, show_context=True).exists()
     before, after = original_context(item.left.original) if shown else ((), ())
+    position, total, done = place_among_checks(assignment=assignment, position=item.position, done=_done(assignment))
     return JudgePair(
-        token=item.token, position=item.position, total=assignment.n_items, done=_done(assignment),
+        token=item.token, position=position, total=total, done=done,
         original=item.left.original.text, a=item.left.text, b=item.right.text,
         answers=dict(latest.values) if latest else None, revision=latest.revision if latest else 0,
         previous_token=previous, serve_stamp=serve_stamp_make(item.token),
