@@ -190,11 +190,11 @@ class EsaProposalSummarySerializer(serializers.Serializer):
 class EsaProposalsImportApi(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
-    class InputSerializer(serializers.Serializer):
+    class EsaProposalsInputSerializer(serializers.Serializer):
         file = serializers.FileField()
 
     @extend_schema(
-        tags=TAG_RESEARCHER, request={"multipart/form-data": InputSerializer},
+        tags=TAG_RESEARCHER, request={"multipart/form-data": EsaProposalsInputSerializer},
         responses={201: EsaProposalSummarySerializer, 400: ImportErrorSerializer},
         summary="Import the proposed (pre-filled) spans of an ESA study (all or nothing)",
         description="JSON Lines, one candidate per line keyed by original_id and system as the ESA export keys "
@@ -203,7 +203,7 @@ class EsaProposalsImportApi(APIView):
                     "name the file, line and column, and nothing is written.")
     def post(self, request, study_id: int):
         study = get_managed_study(request, study_id)
-        data = self.InputSerializer(data=request.data)
+        data = self.EsaProposalsInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
         try:
