@@ -132,6 +132,30 @@ def hidden(html: str, name: str) -> str:
     return re.search(rf'name="{name}" value="([^"]*)"', html).group(1)
 
 
+def tokens_answer_alike(*, rec: Recorder, api, client, judge, study, item_model, api_path: str,
+                        page_path: str) -> None:
+    """Asked for again by its token (the revise page, the protocol's API), an attention check drawn
+    among the real items answers as a real item does: 200 with the same fields. A 404 for a check
+    alone would tell a judge which of the tokens they were given was a check. Every answer goes
+    through ``rec`` for the leak scan."""
+    from annotation.judging.models import AttentionCheck
+
+    checks = list(AttentionCheck.objects.filter(assignment__judge=judge).values_list("token", flat=True))
+    reals = list(item_model.objects.filter(assignment__judge=judge).order_by("position").values_list(
+        "token", flat=True)[:4])
+    assert checks and reals
+    keys: dict[str, set] = {}
+    for kind, token in [*(("check", t) for t in checks), *(("real", t) for t in reals)]:
+        r = api.get(f"/api/judging/studies/{study.pk}/{api_path}/{token}/")
+        assert r.status_code == 200, (kind, r.status_code)
+        rec.add(f"api {kind} detail", r)
+        keys.setdefault(kind, set()).add(tuple(sorted(r.json())))
+        page = client.get(f"/judge/studies/{study.pk}/{page_path}/{token}/")
+        assert page.status_code == 200, (kind, page.status_code)
+        rec.add(f"{kind} revise page", page)
+    assert keys["check"] == keys["real"]
+
+
 def judge_session(study, judge) -> tuple[Recorder, list[str]]:
     """Walk every judge page and endpoint a judge can reach; return the recorder and the item pages."""
     from django.test import Client

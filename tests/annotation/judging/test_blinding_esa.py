@@ -28,6 +28,7 @@ from tests.annotation.judging.test_blinding import (
     forbidden_ids,
     hidden,
     scrub_random_values,
+    tokens_answer_alike,
 )
 
 pytestmark = pytest.mark.django_db
@@ -198,21 +199,8 @@ def test_esa_training_and_attention_items_leak_nothing_and_look_like_items(secre
     assert {tuple(sorted(p)) for p in api_checks} == {tuple(sorted(p)) for p in api_items}
     span_fields = {tuple(sorted(s)) for p in api_items for s in p["spans"]}
     assert {tuple(sorted(s)) for p in api_checks for s in p["spans"]} <= span_fields
-    # Asked for again by its token (the revise page, the item API), a check answers as an item does:
-    # a 404 for it alone would tell a judge which of the tokens they were given was a check.
-    check_tokens = list(AttentionCheck.objects.filter(assignment__judge=judge).values_list("token", flat=True))
-    item_tokens = list(EsaItem.objects.filter(assignment__judge=judge).order_by("position").values_list(
-        "token", flat=True)[:4])
-    detail_keys = {}
-    for kind, token in [*(("check", t) for t in check_tokens), *(("item", t) for t in item_tokens)]:
-        r = api.get(f"/api/judging/studies/{study.pk}/esa/items/{token}/")
-        assert r.status_code == 200, (kind, r.status_code)
-        rec.add(f"api {kind} detail", r)
-        detail_keys.setdefault(kind, set()).add(tuple(sorted(r.json())))
-        page = client.get(f"{base}/esa/{token}/")
-        assert page.status_code == 200, (kind, page.status_code)
-        rec.add(f"{kind} revise page", page)
-    assert detail_keys["check"] == detail_keys["item"]
+    tokens_answer_alike(rec=rec, api=api, client=client, judge=judge, study=study, item_model=EsaItem,
+                        api_path="esa/items", page_path="esa")
 
     ids = forbidden_ids(study)
     tokens = (set(EsaItem.objects.filter(assignment__study=study).values_list("token", flat=True))

@@ -27,6 +27,7 @@ from tests.annotation.judging.test_blinding import (
     forbidden_ids,
     hidden,
     scrub_random_values,
+    tokens_answer_alike,
 )
 
 pytestmark = pytest.mark.django_db
@@ -198,21 +199,8 @@ def test_ranking_training_and_attention_sets_leak_nothing_and_look_like_sets(sec
     # the same page as a real set's, but for its texts (the first set page has no way back)
     assert {normalised(p) for p in check_pages} == {normalised(p) for p in set_pages[1:]}
     assert {tuple(sorted(e)) for e in api_checks} == {tuple(sorted(e)) for e in api_sets}
-    # Asked for again by its token (the revise page, the API), a check answers as a real one does:
-    # a 404 for it alone would tell a judge which of the tokens they were given was a check.
-    detail_keys = {}
-    check_tokens = list(AttentionCheck.objects.filter(assignment__judge=judge).values_list("token", flat=True))
-    real_tokens = list(RankingItem.objects.filter(assignment__judge=judge).order_by("position").values_list(
-        "token", flat=True)[:4])
-    for kind, token in [*(("check", t) for t in check_tokens), *(("real", t) for t in real_tokens)]:
-        r = api.get(f"/api/judging/studies/{study.pk}/rankings/{token}/")
-        assert r.status_code == 200, (kind, r.status_code)
-        rec.add(f"api {kind} detail", r)
-        detail_keys.setdefault(kind, set()).add(tuple(sorted(r.json())))
-        page = client.get(f"{base}/rank/{token}/")
-        assert page.status_code == 200, (kind, page.status_code)
-        rec.add(f"{kind} revise page", page)
-    assert detail_keys["check"] == detail_keys["real"]
+    tokens_answer_alike(rec=rec, api=api, client=client, judge=judge, study=study, item_model=RankingItem,
+                        api_path="rankings", page_path="rank")
 
     ids = forbidden_ids(study)
     tokens = (set(RankingItem.objects.filter(assignment__study=study).values_list("token", flat=True))

@@ -25,6 +25,7 @@ from .test_blinding import (
     scrub_random_values,
     secret_study,
     study_tokens,
+    tokens_answer_alike,
 )
 from .test_blinding_comparison import secret_comparison
 
@@ -172,21 +173,8 @@ def test_side_by_side_training_and_attention_pairs_leak_nothing_and_look_like_pa
     # the same page as a real pair's, but for its texts (the first pair page has no way back)
     assert {normalised(p) for p in check_pages} == {normalised(p) for p in pair_pages[1:]}
     assert {tuple(sorted(p)) for p in api_checks} == {tuple(sorted(p)) for p in api_pairs}
-    # Asked for again by its token (the revise page, the API), a check answers as a real one does:
-    # a 404 for it alone would tell a judge which of the tokens they were given was a check.
-    detail_keys = {}
-    check_tokens = list(AttentionCheck.objects.filter(assignment__judge=judge).values_list("token", flat=True))
-    real_tokens = list(ComparisonItem.objects.filter(assignment__judge=judge).order_by("position").values_list(
-        "token", flat=True)[:4])
-    for kind, token in [*(("check", t) for t in check_tokens), *(("real", t) for t in real_tokens)]:
-        r = api.get(f"/api/judging/studies/{study.pk}/pairs/{token}/")
-        assert r.status_code == 200, (kind, r.status_code)
-        rec.add(f"api {kind} detail", r)
-        detail_keys.setdefault(kind, set()).add(tuple(sorted(r.json())))
-        page = client.get(f"{base}/compare/{token}/")
-        assert page.status_code == 200, (kind, page.status_code)
-        rec.add(f"{kind} revise page", page)
-    assert detail_keys["check"] == detail_keys["real"]
+    tokens_answer_alike(rec=rec, api=api, client=client, judge=judge, study=study, item_model=ComparisonItem,
+                        api_path="pairs", page_path="compare")
 
     ids = forbidden_ids(study)
     tokens = (set(ComparisonItem.objects.filter(assignment__study=study).values_list("token", flat=True))
