@@ -214,6 +214,18 @@ def browser_login(page, username: str, password: str = "pw") -> None:
     page.wait_for_load_state()
 
 
+def enter_on_autofocus(page) -> None:
+    """Press Enter once the page's autofocused button has the focus.
+
+    A browser applies ``autofocus`` a moment after the page is shown; a key pressed before goes to the body and
+    does nothing, so a test that presses Enter as soon as a heading is visible is a race.
+    """
+    from playwright.sync_api import expect
+
+    expect(page.locator("[autofocus]")).to_be_focused()
+    page.keyboard.press("Enter")
+
+
 def screenshot(page, name: str, *, full_page: bool = True) -> Path:
     """Save a screenshot for the README tour (var/screenshots/NAME.png)."""
     SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)

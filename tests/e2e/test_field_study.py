@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 from playwright.sync_api import expect
 
-from tests.conftest import screenshot
+from tests.conftest import enter_on_autofocus, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -55,7 +55,7 @@ def test_prolific_participant_walks_from_join_link_to_completion_and_is_exported
     page.get_by_role("button", name="Continue").click()
 
     expect(page.get_by_role("heading", name="How to rate")).to_be_visible()
-    page.keyboard.press("Enter")
+    enter_on_autofocus(page)
     total = 15  # 5 originals × (2 systems + 1 control)
     for n in range(1, total + 1):
         expect(page.locator("#item-h")).to_have_text(f"{n} of {total}")

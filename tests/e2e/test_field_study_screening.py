@@ -20,7 +20,7 @@ import pytest
 from django.test import Client
 from playwright.sync_api import expect
 
-from tests.conftest import browser_login, watch_console
+from tests.conftest import browser_login, enter_on_autofocus, watch_console
 from tests.e2e import test_field_study, test_training
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -87,7 +87,7 @@ def join_and_start_training(page, link, ids: dict, *, shots: bool = False) -> No
     page.get_by_role("radio", name="5").check()
     page.get_by_role("button", name="Continue").click()
     expect(page.get_by_role("heading", name="How to rate")).to_be_visible()
-    page.keyboard.press("Enter")
+    enter_on_autofocus(page)
 
 
 def test_two_prolific_participants_one_screened_out_one_completed_and_exported(new_page, live_server,
@@ -108,12 +108,12 @@ def test_two_prolific_participants_one_screened_out_one_completed_and_exported(n
     expect(p1.locator("#feedback-table")).to_contain_text("Compared with ours")
     p1.evaluate("window.scrollTo(0, 0)")
     tour_shot(p1, "2-training-feedback")
-    p1.keyboard.press("Enter")
+    enter_on_autofocus(p1)
     answer_pair(p1, 2, "1333", right=True)
-    p1.keyboard.press("Enter")
+    enter_on_autofocus(p1)
     answer_pair(p1, 3, "5333", right=False)  # reference 3
     expect(p1.locator("#training-result")).to_contain_text("You got 1 of 3 right")
-    p1.keyboard.press("Enter")
+    enter_on_autofocus(p1)
     expect(p1.locator("#end-code")).to_have_attribute("data-outcome", "screened_out")
     expect(p1.locator("#completion-code")).to_have_text("SCRNWALK1")
     expect(p1.locator("#completion-link")).to_have_attribute(
@@ -129,7 +129,7 @@ def test_two_prolific_participants_one_screened_out_one_completed_and_exported(n
     join_and_start_training(p2, link, ids2)
     for n, keys in enumerate(("4333", "2333", "3333"), 1):
         answer_pair(p2, n, keys, right=True)
-        p2.keyboard.press("Enter")  # next pair, then "Start rating"
+        enter_on_autofocus(p2)  # next pair, then "Start rating"
     expect(p2.locator("#item-h")).to_have_text(re.compile(r"^1 of \d+$"))
     participant2 = Participant.objects.get(platform_id=ids2["PROLIFIC_PID"])
     check = AttentionCheck.objects.get(assignment__judge=participant2.user)

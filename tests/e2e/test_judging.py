@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from annotation.enums import Role
 from annotation.services import study_member_add
-from tests.conftest import browser_login, screenshot, watch_console
+from tests.conftest import browser_login, enter_on_autofocus, screenshot, watch_console
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -77,7 +77,7 @@ def test_judge_rates_by_keyboard_resumes_revises_and_finishes(page, browser, liv
     # first visit: the instructions, then Enter on the focused "Start rating" button
     expect(page.get_by_role("heading", name="How to rate")).to_be_visible()
     screenshot(page, "judge-instructions")
-    page.keyboard.press("Enter")
+    enter_on_autofocus(page)
     at_item(page, "1 of 25")
 
     # the accessible structure: four radio groups named by their criterion, radios by number and label

@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 from annotation.enums import Role
 from annotation.services import study_member_add
-from tests.conftest import browser_login
+from tests.conftest import browser_login, enter_on_autofocus
 from tests.factories import study_with_data
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -32,8 +32,7 @@ def test_judge_compares_pairs_by_keyboard_and_answers_map_to_the_shown_sides(pag
     page.set_default_timeout(45_000)
     browser_login(page, "ann")
     page.goto(f"/judge/studies/{study.pk}/instructions/")
-    expect(page.get_by_role("button", name="Start")).to_be_focused()  # autofocus applied: Enter starts
-    page.keyboard.press("Enter")
+    enter_on_autofocus(page)
     expect(page.locator("#item-h")).to_have_text(f"1 of {total}", timeout=LOAD)
 
     shown: dict[str, tuple[str, str, str]] = {}  # token → (left text, right text, answer)

@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from annotation.enums import Role
 from annotation.services import study_member_add
-from tests.conftest import browser_login
+from tests.conftest import browser_login, enter_on_autofocus
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -35,7 +35,7 @@ def test_judge_rates_with_a_slider_and_points_by_keyboard(page, live_server, stu
     browser_login(page, "ann")
     page.goto(f"/judge/studies/{study.pk}/instructions/")
     expect(page.get_by_text("A slider from 0 (Nothing in common)")).to_be_visible()
-    page.keyboard.press("Enter")
+    enter_on_autofocus(page)
     expect(page.locator("#item-h")).to_have_text("1 of 10")
     slider = page.get_by_role("slider", name="Similarity")
     expect(slider).to_be_focused()

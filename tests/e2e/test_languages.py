@@ -16,7 +16,7 @@ from annotation.alignment.models import AlignmentAssignment, AlignmentPair
 from annotation.enums import Role
 from annotation.models import Candidate, Original
 from annotation.services import study_member_add
-from tests.conftest import browser_login, screenshot
+from tests.conftest import browser_login, enter_on_autofocus, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -59,7 +59,7 @@ def test_a_judge_rates_arabic_pairs_on_spanish_pages_by_keyboard(page, arabic_st
     expect(page.locator("html")).to_have_attribute("lang", "es")
     page.get_by_role("link", name="Empezar").click()
     expect(page.get_by_role("heading", name="Cómo evaluar")).to_be_visible()
-    page.keyboard.press("Enter")
+    enter_on_autofocus(page)
     expect(page.locator("#item-h")).to_have_text("1 de 25")
     expect(page.locator(".criterion.is-current")).to_have_count(1)
 
@@ -102,7 +102,7 @@ def test_a_judge_rates_on_arabic_pages_that_read_right_to_left(page, arabic_stud
     expect(page.locator("html")).to_have_attribute("dir", "rtl")
     page.get_by_role("link", name="ابدأ").click()
     expect(page.get_by_role("heading", name="كيف تقيّم")).to_be_visible()
-    page.keyboard.press("Enter")
+    enter_on_autofocus(page)
     expect(page.locator("#item-h")).to_have_text("1 من 25")
     expect(page.locator(".criterion.is-current")).to_have_count(1)
     assert direction(page.locator("main")) == "rtl"

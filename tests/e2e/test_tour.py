@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from annotation.demo import DEMO_STUDY_NAME
 from annotation.models import Study
-from tests.conftest import browser_login, screenshot
+from tests.conftest import browser_login, enter_on_autofocus, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -32,7 +32,7 @@ def test_the_readme_tour_on_the_demo_study(page, browser, live_server, tmp_path)
         .get_by_role("link", name="Start").click()
     expect(page.get_by_role("heading", name="How to rate")).to_be_visible()
     shot(page, "1-judge-instructions")
-    page.keyboard.press("Enter")
+    enter_on_autofocus(page)
     expect(page.get_by_text(re.compile(r"^1 of 2,100$"))).to_be_visible()
     expect(page.locator(".criterion.is-current")).to_have_count(1)  # the page has taken the keyboard
     for key in "5443":

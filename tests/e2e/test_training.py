@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from annotation.enums import Role
 from annotation.services import study_member_add
-from tests.conftest import browser_login, screenshot
+from tests.conftest import browser_login, enter_on_autofocus, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -44,7 +44,7 @@ def start(page, study, who):
     browser_login(page, who)
     page.goto(f"/judge/studies/{study.pk}/")
     expect(page.get_by_role("heading", name="How to rate")).to_be_visible()
-    page.keyboard.press("Enter")
+    enter_on_autofocus(page)
 
 
 def answer_pair(page, n: int, keys: str, *, right: bool):
@@ -63,9 +63,9 @@ def test_a_judge_who_fails_the_training_is_screened_out(page, training_study):
     start(page, training_study, "bob")
     answer_pair(page, 1, "1333", right=False)  # reference 5
     expect(page.locator("#feedback-table")).to_contain_text("Compared with ours")
-    page.keyboard.press("Enter")  # "Next training pair" has the focus
+    enter_on_autofocus(page)  # "Next training pair" has the focus
     answer_pair(page, 2, "1333", right=True)
-    page.keyboard.press("Enter")
+    enter_on_autofocus(page)
     answer_pair(page, 3, "5333", right=False)  # reference 3
     expect(page.locator("#training-result")).to_contain_text("You got 1 of 3 right")
     page.keyboard.press("Enter")
@@ -90,7 +90,7 @@ def test_a_judge_who_passes_goes_on_to_real_items_by_keyboard(page, training_stu
     page.keyboard.press("Enter")
     answer_pair(page, 3, "3333", right=True)
     expect(page.locator("#training-result")).to_contain_text("Training passed")
-    page.keyboard.press("Enter")  # "Start rating"
+    enter_on_autofocus(page)  # "Start rating"
     expect(page.locator("#item-h")).to_have_text("1 of 25")
     expect(page.locator(".criterion.is-current")).to_have_count(1)
     for key in "4423":
