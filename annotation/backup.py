@@ -37,7 +37,7 @@ class BackupError(Exception):
     pass
 
 
-def _collect(study: Study) -> list[models.Model]:
+def collect(study: Study) -> list[models.Model]:
     """Every row that depends on ``study`` (cascade or protect), then the users they reference."""
     seen: dict[tuple[str, object], models.Model] = {}
     frontier: list[models.Model] = [study]
@@ -78,7 +78,7 @@ def _model_order() -> dict[str, int]:
 
 def study_backup(*, study: Study) -> bytes:
     """A ZIP archive of ``study`` and everything that depends on it."""
-    rows = _collect(study)
+    rows = collect(study)
     order = _model_order()
     rows.sort(key=lambda o: (order.get(o._meta.label, 10_000), str(o.pk)))
     data = serializers.serialize("json", rows, indent=1)

@@ -98,7 +98,7 @@ def test_a_metric_run_on_a_decompression_bomb_fails_with_the_reason_and_leaves_n
     cache = tmp_path / "cache"
     monkeypatch.setenv("PARAEVAL_CACHE_DIR", str(cache))
     monkeypatch.setattr(compressed, "DECOMPRESSED_MAX_BYTES", 1024 * 1024)
-    services._metric_cache.clear()
+    services.metric_cache.clear()
     arpa = b"\\data\\\nngram 1=3\n\n\\1-grams:\n" + b"-1.0\tthe\n" * 500_000  # 4.5 MB unpacked
     bomb = services.metric_resource_create(name="lm", kind="language_model", owner=researcher, study=study,
                                            file=ContentFile(lzma.compress(arpa), name="lm.arpa.xz"))

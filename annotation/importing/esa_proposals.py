@@ -25,7 +25,7 @@ from typing import Any
 from metrics.core.spans.model import ErrorSpan
 
 from ._common import short_repr
-from .esa_spans import MAX_FILE_BYTES, OFFSET_UNITS, _Line, _spans, _text
+from .esa_spans import MAX_FILE_BYTES, OFFSET_UNITS, Line, spans_read, text_read
 from .reading import MAX_ISSUES, MAX_NAME_CHARS, ImportIssue, StudyImportError, decode_utf8, jsonl_objects
 
 __all__ = ["EsaProposalRow", "ParsedEsaProposals", "parse_esa_proposals_file"]
@@ -83,7 +83,7 @@ def parse_esa_proposals_file(
     for lineno, obj in jsonl_objects(text, issues):
         if len(issues) >= MAX_ISSUES:
             break
-        ln = _Line(lineno, issues)
+        ln = Line(lineno, issues)
         unknown = sorted(set(obj) - ROW_KEYS - UNUSED_KEYS)
         if unknown:
             ln.bad(f"unknown key(s) {', '.join(unknown)}; a line has {', '.join(sorted(ROW_KEYS))}")
@@ -105,13 +105,13 @@ def parse_esa_proposals_file(
         if known is None:
             ln.bad(f"the study has no candidate of system {system!r} for original {original_id!r}", "original_id")
             continue
-        for name, given, stored in (("original", _text(obj.get("original"), "original", ln), known[0]),
-                                    ("candidate", _text(obj.get("candidate"), "candidate", ln), known[1])):
+        for name, given, stored in (("original", text_read(obj.get("original"), "original", ln), known[0]),
+                                    ("candidate", text_read(obj.get("candidate"), "candidate", ln), known[1])):
             if given is not None and given != stored:
                 ln.bad(f"this {name} text differs from the study's", name)
         if not ln.ok:
             continue
-        spans = _spans(obj["error_spans"], "error_spans", {"original": known[0], "candidate": known[1]}, unit,
+        spans = spans_read(obj["error_spans"], "error_spans", {"original": known[0], "candidate": known[1]}, unit,
                        categories, ln)
         if not ln.ok:
             continue

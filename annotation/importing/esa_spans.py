@@ -83,7 +83,7 @@ class ParsedEsaSpans:
     rows: list[EsaSpanRow] = field(default_factory=list)
 
 
-class _Line:
+class Line:
     """The issues of one line, with the column path prefix of the part being read."""
 
     def __init__(self, line: int, issues: list[ImportIssue]):
@@ -100,8 +100,8 @@ def _offset(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def _spans(
-    raw: Any, where: str, texts: dict[str, str | None], unit: str, categories: Sequence[str] | None, ln: _Line
+def spans_read(
+    raw: Any, where: str, texts: dict[str, str | None], unit: str, categories: Sequence[str] | None, ln: Line
 ) -> tuple[ErrorSpan, ...]:
     if not isinstance(raw, list):
         ln.bad("must be a list of spans", where)
@@ -133,7 +133,7 @@ def _spans(
 
 
 def _span(obj: dict, col: str, texts: dict[str, str | None], unit: str, categories: Sequence[str] | None,
-          ln: _Line) -> ErrorSpan | None:
+          ln: Line) -> ErrorSpan | None:
     severity = obj.get("severity")
     if not isinstance(severity, str) or severity.strip().lower() not in SEVERITIES:
         ln.bad(f"severity must be {' or '.join(SEVERITIES)}, not {short_repr(severity)}", f"{col}.severity")
@@ -199,7 +199,7 @@ def _span(obj: dict, col: str, texts: dict[str, str | None], unit: str, categori
     return ErrorSpan(side, start_n, end_n, severity, category)
 
 
-def _text(value: Any, col: str, ln: _Line) -> str | None:
+def text_read(value: Any, col: str, ln: Line) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value or len(value) > MAX_FIELD_CHARS:
@@ -208,7 +208,7 @@ def _text(value: Any, col: str, ln: _Line) -> str | None:
     return value
 
 
-def _row(obj: dict, ln: _Line, *, judge: Any, original_id: Any, system: Any, prefix: str, judge_col: str,
+def _row(obj: dict, ln: Line, *, judge: Any, original_id: Any, system: Any, prefix: str, judge_col: str,
          texts: Mapping[tuple[str, str], tuple[str, str]] | None, categories: Sequence[str] | None,
          line_texts: tuple[Any, Any], proposed_raw: Any, unit: str, seconds: Any) -> EsaSpanRow | None:
     start_issues = len(ln.issues)
@@ -228,8 +228,8 @@ def _row(obj: dict, ln: _Line, *, judge: Any, original_id: Any, system: Any, pre
     if system and not check_system_name(system, ln.line, ln.issues):
         ln.ok = False
         system = ""  # no further checks against the study's candidates
-    original = _text(line_texts[0], "original", ln)
-    candidate = _text(line_texts[1], "candidate", ln)
+    original = text_read(line_texts[0], "original", ln)
+    candidate = text_read(line_texts[1], "candidate", ln)
     if texts is not None and original_id and system:
         known = texts.get((original_id, system))
         if known is None:
@@ -252,14 +252,14 @@ def _row(obj: dict, ln: _Line, *, judge: Any, original_id: Any, system: Any, pre
     if len(ln.issues) > start_issues:
         return None
     side_texts = {"original": original, "candidate": candidate}
-    spans = _spans(obj.get("error_spans"), f"{prefix}error_spans", side_texts, unit, categories, ln)
-    proposed = () if proposed_raw is None else _spans(proposed_raw, "proposed_spans", side_texts, unit, categories, ln)
+    spans = spans_read(obj.get("error_spans"), f"{prefix}error_spans", side_texts, unit, categories, ln)
+    proposed = () if proposed_raw is None else spans_read(proposed_raw, "proposed_spans", side_texts, unit, categories, ln)
     if len(ln.issues) > start_issues:
         return None
     return EsaSpanRow(ln.line, judge, original_id, system, score, spans, proposed, secs, original, candidate)
 
 
-def _pearmut_rows(obj: dict, ln: _Line, texts, categories, unit: str) -> list[EsaSpanRow]:
+def _pearmut_rows(obj: dict, ln: Line, texts, categories, unit: str) -> list[EsaSpanRow]:
     items, annotations = obj.get("item"), obj.get("annotation")
     if not isinstance(items, list) or not isinstance(annotations, list) or len(items) != len(annotations):
         ln.bad("a Pearmut line has item and annotation lists of the same length", "annotation")
@@ -309,7 +309,7 @@ def parse_esa_spans_file(
     for lineno, obj in jsonl_objects(text, issues):
         if len(issues) >= MAX_ISSUES:
             break
-        ln = _Line(lineno, issues)
+        ln = Line(lineno, issues)
         unit = obj.get("offsets", "default")
         if unit != "default" and unit not in OFFSET_UNITS:
             ln.bad(f"offsets is {' or '.join(OFFSET_UNITS)}, not {short_repr(unit)}", "offsets")

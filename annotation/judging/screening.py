@@ -249,7 +249,7 @@ def attention_answer(*, assignment: Assignment, token: str, value: object) -> tu
 
 # --- automatic QC -----------------------------------------------------------------------------
 
-def _judge_frame(assignment: Assignment) -> pd.DataFrame:
+def judge_frame(assignment: Assignment) -> pd.DataFrame:
     """One judge's latest judgments in the canonical tidy shape (what QC needs)."""
     rows = []
     for cand, original, kind, system, values, seconds in Judgment.objects.filter(
@@ -283,7 +283,7 @@ def qc_auto_check(*, assignment: Assignment, settings: ScreeningSettings | None 
         return False
     from .selectors import study_control_expected, study_qc_tests
 
-    frame = _judge_frame(assignment)
+    frame = judge_frame(assignment)
     study = Study(pk=assignment.study_id)
     (result,) = judge_qc(frame, control_expected=study_control_expected(study=study), tests=study_qc_tests(study=study),
                          alpha=settings.qc_auto_pvalue, straightline_threshold=1.01)

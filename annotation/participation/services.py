@@ -72,7 +72,7 @@ class PlatformIds:
     preview: bool = False
 
 
-def _hash(token: str) -> str:
+def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
@@ -272,7 +272,7 @@ def participant_join(*, link: JoinLink, ids: PlatformIds) -> tuple[Participant, 
         participant = Participant.objects.create(
             study=link.study, link=link, user=user, role=link.role, platform=link.platform,
             platform_id=ids.platform_id, platform_study_id=ids.study_id, platform_session_id=ids.session_id,
-            mturk_submit_to=ids.submit_to, resume_token_hash=_hash(token), consented_at=timezone.now())
+            mturk_submit_to=ids.submit_to, resume_token_hash=token_hash(token), consented_at=timezone.now())
         study_member_add(study=link.study, user=user, role=link.role)
         if link.role == Role.JUDGE:
             if assignment_build_for_participant(study=link.study, judge=user, n_items=link.items_per_participant) is None:
@@ -289,7 +289,7 @@ def participant_resume(*, token: str) -> Participant:
     if not isinstance(token, str) or not 20 <= len(token) <= 100:
         raise JoinRefused(_("This resume link is not valid."), status=404)
     participant = Participant.objects.select_related("user", "study", "link").filter(
-        resume_token_hash=_hash(token)).first()
+        resume_token_hash=token_hash(token)).first()
     if participant is None or not participant.user.is_active:
         raise JoinRefused(_("This resume link is not valid."), status=404)
     return participant

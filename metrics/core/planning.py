@@ -124,7 +124,7 @@ def assumptions_from_pilot(frame: pd.DataFrame, *, criterion: str = CRITERION, d
         noise_sd=round(math.sqrt(max(noise_var, 0.01)), 4), discrete=discrete, source="pilot")
 
 
-def _simulate(a: PlanAssumptions, *, n_originals: int, n_judges: int, judges_per_item: int | None,
+def simulate(a: PlanAssumptions, *, n_originals: int, n_judges: int, judges_per_item: int | None,
               systems: Mapping[str, float] | None = None, seed: int) -> pd.DataFrame:
     means = systems if systems is not None else a.system_means
     return simulate_judgments(
@@ -133,7 +133,7 @@ def _simulate(a: PlanAssumptions, *, n_originals: int, n_judges: int, judges_per
         judge_bias_sd=a.judge_bias_sd, noise_sd=a.noise_sd, discrete=a.discrete, seconds=False, seed=seed)
 
 
-def _per_original(frame: pd.DataFrame) -> pd.DataFrame:
+def per_original(frame: pd.DataFrame) -> pd.DataFrame:
     """Originals × systems table of mean scores (the report's ranking unit)."""
     return frame.groupby(["original", "system"])["score"].mean().unstack("system")
 
@@ -152,7 +152,7 @@ def ranking_is_right(table: pd.DataFrame, true_means: Mapping[str, float], *, to
     return True
 
 
-def _neighbours_separated(table: pd.DataFrame, true_means: Mapping[str, float], level: float) -> bool:
+def neighbours_separated(table: pd.DataFrame, true_means: Mapping[str, float], level: float) -> bool:
     order = sorted(true_means, key=lambda s: -true_means[s])
     for a, b in zip(order, order[1:], strict=False):
         if true_means[a] - true_means[b] <= 1e-9:
@@ -226,9 +226,9 @@ def separation_table(a: PlanAssumptions, *, delta: float, level: float = 0.05, p
             pair = {"a": 3.0 + delta / 2, "b": 3.0 - delta / 2}
             hits = 0
             for i in range(n_simulations):
-                frame = _simulate(a, n_originals=n, n_judges=max(k, n_judges or k), judges_per_item=k, systems=pair,
+                frame = simulate(a, n_originals=n, n_judges=max(k, n_judges or k), judges_per_item=k, systems=pair,
                                   seed=seed + 7919 * k + i)
-                hits += _neighbours_separated(_per_original(frame), pair, level)
+                hits += neighbours_separated(per_original(frame), pair, level)
             achieved = wilson_interval(hits, n_simulations)
         rows.append(SeparationRow(int(k), int(n), int(n * n_sys * k), achieved))
     return tuple(rows)
@@ -263,10 +263,10 @@ def plan_study(
     right = separated = 0
     widths, alphas = [], []
     for i in range(n_simulations):
-        frame = _simulate(a, n_originals=n_originals, n_judges=n_judges, judges_per_item=judges_per_item, seed=seed + i)
-        table = _per_original(frame)
+        frame = simulate(a, n_originals=n_originals, n_judges=n_judges, judges_per_item=judges_per_item, seed=seed + i)
+        table = per_original(frame)
         right += ranking_is_right(table, a.system_means)
-        separated += _neighbours_separated(table, a.system_means, level)
+        separated += neighbours_separated(table, a.system_means, level)
         if i < n_agreement and (judges_per_item or n_judges) >= 2:
             values = frame.pivot(index="judge", columns="item", values="score").to_numpy(dtype=float)
             res = krippendorff_alpha(values, level="interval", n_boot=n_boot, seed=seed + i)

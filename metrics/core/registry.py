@@ -113,7 +113,7 @@ def create_metric(
     return get_metric(slug)(resources=dict(resources or {}), **dict(params or {}))
 
 
-def _import_builtins() -> None:
+def import_builtins() -> None:
     for name in BUILTIN_MODULES:
         try:
             importlib.import_module(name)
@@ -132,7 +132,7 @@ def _ensure_builtins() -> None:
     if not _builtins_loaded:
         _builtins_loaded = True  # first: a builtin importing the registry must not recurse
         try:
-            _import_builtins()
+            import_builtins()
         except BaseException:
             _builtins_loaded = False
             raise

@@ -70,7 +70,7 @@ class Plot:
     svg: str
 
 
-def _svg(fig: Figure, salt: str) -> str:
+def figure_svg(fig: Figure, salt: str) -> str:
     buf = io.StringIO()
     with matplotlib.rc_context({"svg.hashsalt": salt, "svg.fonttype": "none"}):
         fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")
@@ -199,7 +199,7 @@ def criterion_vs_target(ref: pd.DataFrame, *, target: str, criteria: Sequence[st
                f"{target}, with a little jitter so tied scores stay visible; r is the sentence-level Pearson "
                f"correlation of Table 2 (all items, controls as in Table 2)."
                f"{_aggregated_note(len(genuine)) if dense else _sampled_note(len(genuine))}")
-    return Plot("criterion-vs-overall", f"Criteria vs {target}", caption, _svg(fig, f"criterion-{seed}"))
+    return Plot("criterion-vs-overall", f"Criteria vs {target}", caption, figure_svg(fig, f"criterion-{seed}"))
 
 
 def metric_vs_human(name: str, scores: pd.Series, ref: pd.DataFrame, *, target: str, table3: Mapping | None,
@@ -255,7 +255,7 @@ def metric_vs_human(name: str, scores: pd.Series, ref: pd.DataFrame, *, target: 
                f"{'included at their expected scores' if include_controls else 'left out'}. Left: one point per "
                f"item (human scores jittered slightly); right: per-system means. r: Pearson, as in Table 3."
                f"{_aggregated_note(len(joined)) if dense else _sampled_note(len(joined))}")
-    return Plot(slug, f"{name} vs human {target}", caption, _svg(fig, f"{slug}-{seed}"))
+    return Plot(slug, f"{name} vs human {target}", caption, figure_svg(fig, f"{slug}-{seed}"))
 
 
 #: A slider's score distribution: shares per cell of this width on its 0–100 range.
@@ -334,7 +334,7 @@ def judge_distributions(frame: pd.DataFrame, *, criteria: Sequence[str], exclude
     caption = ("How often each judge gave each score, per criterion, on genuine items (controls left out; raw "
                "scores; each criterion on its own scale, a slider in cells of ten). A judge far from the others is lenient or harsh; one tall bar is straight-lining. "
                "Excluded judges are hatched.")
-    return Plot("judge-distributions", "Score distributions per judge", caption, _svg(fig, "judges"))
+    return Plot("judge-distributions", "Score distributions per judge", caption, figure_svg(fig, "judges"))
 
 
 def system_ranking(ranking: Mapping | None, *, axes_of: Axes) -> Plot | None:
@@ -361,7 +361,7 @@ def system_ranking(ranking: Mapping | None, *, axes_of: Axes) -> Plot | None:
     caption = ("Genuine systems by mean human score with bootstrap confidence intervals (resampling originals); "
                "systems in one cluster (one colour) are not significantly different from their neighbours "
                "(paired bootstrap).")
-    return Plot("system-ranking", f"System ranking on {target}", caption, _svg(fig, "ranking"))
+    return Plot("system-ranking", f"System ranking on {target}", caption, figure_svg(fig, "ranking"))
 
 
 def report_plots(*, frame: pd.DataFrame, ref: pd.DataFrame, metric_wide: pd.DataFrame | None, result: Mapping,

@@ -35,8 +35,8 @@ Every public name is re-exported here, so ``from metrics import services`` and
 from __future__ import annotations
 
 from ._shared import FINISHED
-from ._shared import _jsonable as _jsonable
-from .instances import _metric_cache as _metric_cache
+from ._shared import jsonable as jsonable
+from .instances import metric_cache as metric_cache
 from .instances import metric_for_run
 from .pem_models import (
     PEM_FEATURE_RESOURCES,

@@ -21,7 +21,7 @@ from ..models import MetricResource, MetricRun
 FINISHED = (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED)
 
 
-def _resource_paths(resource_ids: Mapping[str, int]) -> dict[str, str]:
+def resource_paths(resource_ids: Mapping[str, int]) -> dict[str, str]:
     """Map resource names to the stored files of :class:`MetricResource` ids."""
     ids = {name: int(pk) for name, pk in resource_ids.items()}
     found = {r.pk: r for r in MetricResource.objects.filter(pk__in=ids.values())}
@@ -34,7 +34,7 @@ def _resource_paths(resource_ids: Mapping[str, int]) -> dict[str, str]:
     return paths
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     if isinstance(value, (np.integer,)):
         return int(value)
     if isinstance(value, (np.floating,)):
@@ -42,10 +42,10 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def _run_update(run_id: int, **fields) -> int:
+def run_update(run_id: int, **fields) -> int:
     return MetricRun.objects.filter(pk=run_id).update(**fields, updated_at=timezone.now())
 
 
-def _finite(x: float) -> float | None:
+def finite_or_none(x: float) -> float | None:
     x = float(x)
     return x if math.isfinite(x) else None

@@ -14,10 +14,10 @@ from metrics.core.base import Metric
 from metrics.core.registry import create_metric
 
 from ..models import MetricRun
-from ._shared import _resource_paths
+from ._shared import resource_paths
 
 _CACHE_SIZE = 4
-_metric_cache: OrderedDict[tuple, Metric] = OrderedDict()
+metric_cache: OrderedDict[tuple, Metric] = OrderedDict()
 _metric_cache_lock = threading.Lock()
 
 
@@ -31,13 +31,13 @@ def metric_for_run(run: MetricRun) -> Metric:
     """
     key = (run.metric, json.dumps(run.params, sort_keys=True), json.dumps(run.resources, sort_keys=True))
     with _metric_cache_lock:
-        metric = _metric_cache.get(key)
+        metric = metric_cache.get(key)
         if metric is not None:
-            _metric_cache.move_to_end(key)
+            metric_cache.move_to_end(key)
             return metric
-    metric = create_metric(run.metric, run.params, _resource_paths(run.resources))
+    metric = create_metric(run.metric, run.params, resource_paths(run.resources))
     with _metric_cache_lock:
-        _metric_cache[key] = metric
-        while len(_metric_cache) > _CACHE_SIZE:
-            _metric_cache.popitem(last=False)
+        metric_cache[key] = metric
+        while len(metric_cache) > _CACHE_SIZE:
+            metric_cache.popitem(last=False)
     return metric

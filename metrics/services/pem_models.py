@@ -22,7 +22,7 @@ from metrics.core.base import MetricError
 
 from ..enums import ResourceKind
 from ..models import MetricResource, MetricRun, PemModel
-from ._shared import _finite, _jsonable, _resource_paths
+from ._shared import finite_or_none, jsonable, resource_paths
 from .resources import metric_resource_create
 from .runs import metric_run_create
 
@@ -125,7 +125,7 @@ def pem_model_train(*, pem_model_id: int) -> PemModel:
                 "pk", "original__text", "text")
         }
         targets = targets[targets["item"].isin(texts)].reset_index(drop=True)
-        paths = _resource_paths(model.feature_resources)
+        paths = resource_paths(model.feature_resources)
         features, signatures = pem_features(
             [texts[i][0] for i in targets["item"]], [texts[i][1] for i in targets["item"]],
             phrase_table=paths.get("phrase_table"), lm=paths.get("lm"),
@@ -161,12 +161,12 @@ def pem_model_train(*, pem_model_id: int) -> PemModel:
             _pem_update(
                 pem_model_id, status=JobStatus.SUCCEEDED, phase="done", progress_done=3, finished_at=timezone.now(),
                 resource=resource, signature=trained.signature,
-                test_pearson=_finite(r.statistic) if r is not None else None,
-                hyperparameters={k: _jsonable(v) for k, v in trained.best_params.items()},
+                test_pearson=finite_or_none(r.statistic) if r is not None else None,
+                hyperparameters={k: jsonable(v) for k, v in trained.best_params.items()},
                 n_train=trained.n_train, n_test=trained.n_test,
                 summary={
-                    "cv_mse": _finite(trained.cv_mse),
-                    "test_pvalue": _finite(r.pvalue) if r is not None and r.pvalue is not None else None,
+                    "cv_mse": finite_or_none(trained.cv_mse),
+                    "test_pvalue": finite_or_none(r.pvalue) if r is not None and r.pvalue is not None else None,
                     "test_n": r.n if r is not None else 0,
                     "n_items": int(len(targets)),
                     "n_controls": int(targets["is_control"].sum()),

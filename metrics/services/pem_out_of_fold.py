@@ -17,7 +17,7 @@ from annotation.enums import JobStatus
 from annotation.models import Candidate, Study
 
 from ..models import MetricRun, MetricScore
-from ._shared import _finite, _run_update
+from ._shared import finite_or_none, run_update
 
 
 def pem_out_of_fold_run_create(
@@ -99,8 +99,8 @@ def pem_out_of_fold_run_create(
             mask = (systems == name) & finite
             per_system.append({"system": name, "is_control": bool(not genuine[systems == name][0]),
                                "n": int((systems == name).sum()),
-                               "mean": _finite(oof.scores[mask].mean()) if mask.any() else None, "corpus": None})
+                               "mean": finite_or_none(oof.scores[mask].mean()) if mask.any() else None, "corpus": None})
         use = finite & genuine
-        _run_update(run.pk, corpus_score=_finite(oof.scores[use].mean()) if use.any() else None,
+        run_update(run.pk, corpus_score=finite_or_none(oof.scores[use].mean()) if use.any() else None,
                     corpus_n=int(use.sum()), system_scores=per_system)
     return MetricRun.objects.get(pk=run.pk)

@@ -24,7 +24,7 @@ from metrics.core.registry import UnknownMetric, create_metric, get_metric
 
 from ..enums import Against
 from ..models import MetricRun, MetricRunChunk
-from ._shared import _jsonable, _resource_paths
+from ._shared import jsonable, resource_paths
 
 #: Candidates per chunk task when the caller gives no ``chunk_size``.
 DEFAULT_CHUNK_SIZE = 500
@@ -97,7 +97,7 @@ def metric_run_create(
         params["rubric"] = _study_rubric(study)
     resources = {str(k): int(v) for k, v in (resources or {}).items()}
     try:
-        instance = create_metric(metric, params, _resource_paths(resources))
+        instance = create_metric(metric, params, resource_paths(resources))
     except MetricError as exc:
         raise ValidationError(str(exc)) from None
     missing = instance.missing_resources()
@@ -107,7 +107,7 @@ def metric_run_create(
             raise ValidationError({"resources": f"metric {metric!r} needs {', '.join(missing)}. {cls.card.prepare}"})
         helps = "; ".join(f"{name}: {cls.resources[name].help}" for name in missing)
         raise ValidationError({"resources": f"metric {metric!r} needs resource(s) {', '.join(missing)} ({helps})"})
-    normalized = {k: _jsonable(v) for k, v in instance.param_values.items()}
+    normalized = {k: jsonable(v) for k, v in instance.param_values.items()}
     # Heavy metrics (a neural model) ask for larger chunks (``default_chunk_size``);
     # a metric whose statistics span the corpus (BERTScore's idf) for a single one.
     default_chunk_size: int = getattr(cls, "default_chunk_size", 0) or getattr(

@@ -24,7 +24,7 @@ from metrics.core.base import Metric, MetricError, bootstrap_ci
 from metrics.core.registry import UnknownMetric
 
 from ..models import MetricRun, MetricRunChunk, MetricScore
-from ._shared import FINISHED, _finite, _run_update
+from ._shared import FINISHED, finite_or_none, run_update
 from .instances import metric_for_run
 from .runs import metric_run_fail
 
@@ -53,7 +53,7 @@ def metric_run_start(*, run_id: int) -> list[int]:
         fields: dict[str, Any] = {"status": JobStatus.RUNNING, "phase": "scoring", "signature": signature}
         if locked.started_at is None:
             fields["started_at"] = now
-        _run_update(run_id, **fields)
+        run_update(run_id, **fields)
     return list(MetricRunChunk.objects.filter(run_id=run_id, done=False).order_by("index").values_list("pk", flat=True))
 
 
@@ -163,7 +163,7 @@ def metric_run_chunk_execute(*, run_id: int, chunk_id: int) -> bool:
             update_fields=["score", "stats", "updated_at"],
         )
         MetricRunChunk.objects.filter(pk=chunk_id).update(done=True, seconds=seconds, updated_at=now)
-        _run_update(run_id, progress_done=F("progress_done") + 1, compute_seconds=F("compute_seconds") + seconds)
+        run_update(run_id, progress_done=F("progress_done") + 1, compute_seconds=F("compute_seconds") + seconds)
         progress = MetricRun.objects.filter(pk=run_id).values("progress_done", "progress_total").get()
     if progress["progress_done"] >= progress["progress_total"]:
         return metric_run_finalize(run_id=run_id)
@@ -218,7 +218,7 @@ def metric_run_finalize(*, run_id: int) -> bool:
     run = MetricRun.objects.get(pk=run_id)
     if run.status != JobStatus.RUNNING or run.cancel_requested:
         return False
-    _run_update(run_id, phase="aggregating")
+    run_update(run_id, phase="aggregating")
     rows = list(
         MetricScore.objects.filter(run_id=run_id)
         .order_by("candidate_id")
@@ -238,7 +238,7 @@ def metric_run_finalize(*, run_id: int) -> bool:
         if MetricRunChunk.objects.filter(run_id=run_id, done=False).exists():
             return False
         now = timezone.now()
-        _run_update(run_id, status=JobStatus.SUCCEEDED, phase="done", finished_at=now, **fields)
+        run_update(run_id, status=JobStatus.SUCCEEDED, phase="done", finished_at=now, **fields)
     return True
 
 
@@ -265,13 +265,13 @@ def _aggregate(metric: Metric, rows: list[tuple], *, n_resamples: int, confidenc
             # Candidates without a sentence score (an LLM judge's unparseable answers, a
             # metric undefined on empty text): shown on the run's page, never hidden.
             "undefined": int(mask.sum() - finite.size),
-            "mean": _finite(finite.mean()) if finite.size else None,
-            "corpus": _finite(metric.aggregate(stats[mask])),
+            "mean": finite_or_none(finite.mean()) if finite.size else None,
+            "corpus": finite_or_none(metric.aggregate(stats[mask])),
         })
     return {
-        "corpus_score": _finite(ci.statistic),
-        "ci_low": _finite(ci.ci_low),
-        "ci_high": _finite(ci.ci_high),
+        "corpus_score": finite_or_none(ci.statistic),
+        "ci_low": finite_or_none(ci.ci_low),
+        "ci_high": finite_or_none(ci.ci_high),
         "corpus_n": int(corpus_rows.sum()),
         "system_scores": per_system,
     }

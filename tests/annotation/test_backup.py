@@ -8,12 +8,12 @@ from django.core import serializers
 from django.core.management import CommandError, call_command
 
 from annotation import services
-from annotation.backup import _collect
+from annotation.backup import collect
 from annotation.models import Study
 
 
 def snapshot(study):
-    rows = _collect(study)
+    rows = collect(study)
     return sorted(json.loads(serializers.serialize("json", rows)), key=lambda r: (r["model"], str(r["pk"])))
 
 

@@ -45,8 +45,8 @@ from .open_job import (
 )
 
 # The background opening's steps, which tests drive one at a time (a worker dying midway).
-from .open_job import _open_job_begin as _open_job_begin
-from .open_job import _open_job_write as _open_job_write
+from .open_job import open_job_begin as open_job_begin
+from .open_job import open_job_write as open_job_write
 from .opening import OpenSummary, study_judging_close, study_judging_open, study_judging_reopen, study_judging_reset
 from .submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH, SubmitResult, judgment_submit, scores_clean
 

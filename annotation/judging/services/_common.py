@@ -28,12 +28,12 @@ BULK_BATCH = 5000
 ACTIVE_JOB_STATUSES = (JobStatus.QUEUED, JobStatus.RUNNING)
 
 
-def _judge_users(study: Study) -> list[User]:
+def judge_users(study: Study) -> list[User]:
     return list(User.objects.filter(study_memberships__study=study, study_memberships__role=Role.JUDGE)
                 .distinct().order_by("username"))
 
 
-def _controls_create(*, study: Study, design: JudgingDesign) -> int:
+def controls_create(*, study: Study, design: JudgingDesign) -> int:
     if System.objects.filter(study=study, name__startswith=CONTROL_SYSTEM_PREFIX).exists():
         raise CannotOpen("This study already has control systems; reset judging before opening it again.")
     counts = {k: int(design.control_counts.get(k, 0)) for k in CONTROL_KINDS}
@@ -123,7 +123,7 @@ def _assignment_items_insert(assignment_id: int, candidate_ids: list[int]) -> No
             cursor.executemany(sql, rows[start:start + BULK_BATCH])
 
 
-def _open_refusal(*, study: Study, design: JudgingDesign, n_judges: int) -> None:
+def open_refusal(*, study: Study, design: JudgingDesign, n_judges: int) -> None:
     """Raise :class:`CannotOpen` if ``study`` cannot be opened now (checks that need no writing)."""
     if design.is_frozen:
         raise CannotOpen("Judging of this study has already been opened.")
@@ -146,16 +146,16 @@ def judges_per_item(design: JudgingDesign) -> int | None:
     return design.judges_per_item if design.judges_mode == JudgesMode.K_PER_ITEM else None
 
 
-def _open_job_active(study: Study) -> OpenJob | None:
+def open_job_active(study: Study) -> OpenJob | None:
     return OpenJob.objects.filter(study=study, status__in=ACTIVE_JOB_STATUSES).first()
 
 
-def _refuse_while_opening(study: Study) -> None:
-    if _open_job_active(study) is not None:
+def refuse_while_opening(study: Study) -> None:
+    if open_job_active(study) is not None:
         raise CannotOpen("Judging of this study is being opened in the background; wait until it has finished.")
 
 
-def _mark_open(*, study: Study, design: JudgingDesign, user: User | None) -> None:
+def mark_open(*, study: Study, design: JudgingDesign, user: User | None) -> None:
     design.opened_at = timezone.now()
     design.opened_by = user
     design.save(update_fields=["opened_at", "opened_by", "updated_at"])
@@ -163,13 +163,13 @@ def _mark_open(*, study: Study, design: JudgingDesign, user: User | None) -> Non
     study.save(update_fields=["status", "updated_at"])
 
 
-def _lock_design_and_study(study: Study) -> tuple[JudgingDesign, Study]:
+def lock_design_and_study(study: Study) -> tuple[JudgingDesign, Study]:
     JudgingDesign.objects.get_or_create(study=study)  # design.design_get_or_create (imports this module)
     design = JudgingDesign.objects.select_for_update().get(study=study)
     return design, Study.objects.select_for_update().get(pk=study.pk)
 
 
-def _opening_undo(study: Study) -> None:
+def opening_undo(study: Study) -> None:
     AssignmentItem.objects.filter(assignment__study=study).delete()
     Assignment.objects.filter(study=study).delete()
     System.objects.filter(study=study, name__startswith=CONTROL_SYSTEM_PREFIX).delete()

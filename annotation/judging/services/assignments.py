@@ -12,7 +12,7 @@ from annotation.models import Study, StudyMembership
 
 from ..models import Assignment, JudgingDesign
 from ..protocols.registry import protocol_for_design, protocol_for_study
-from ._common import _judge_users
+from ._common import judge_users
 
 
 def assignment_ensure_for_judge(*, study: Study, judge: User) -> Assignment | None:
@@ -47,7 +47,7 @@ def assignments_ensure_all(*, study: Study) -> int:
     """Build assignments for every judge of an open study who has none. Returns how many."""
     n = 0
     have = set(Assignment.objects.filter(study=study).values_list("judge_id", flat=True))
-    for judge in _judge_users(study):
+    for judge in judge_users(study):
         if judge.pk not in have and assignment_ensure_for_judge(study=study, judge=judge) is not None:
             n += 1
     return n

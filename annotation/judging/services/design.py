@@ -14,7 +14,7 @@ from metrics.core.controls import CONTROL_KINDS
 from .. import scales
 from ..errors import DesignFrozen, DesignInvalid
 from ..models import JudgingDesign, Judgment
-from ._common import _open_job_active
+from ._common import open_job_active
 
 #: Design fields that may still change after judging has started: they only
 #: affect statistics, never what a judge sees or who sees what.
@@ -43,7 +43,7 @@ def design_update(*, study: Study, changes: Mapping[str, object]) -> JudgingDesi
         raise DesignInvalid(f"unknown design field(s): {', '.join(unknown)}")
     design_get_or_create(study=study)
     design = JudgingDesign.objects.select_for_update().get(study=study)
-    if not design.is_frozen and _open_job_active(study) is not None:
+    if not design.is_frozen and open_job_active(study) is not None:
         raise DesignFrozen("Judging of this study is being opened in the background, so the design cannot "
                            "change now.")
     if design.is_frozen:

@@ -26,15 +26,15 @@ from ..errors import CannotOpen
 from ..models import Assignment, JudgingDesign, OpenJob
 from ..protocols.registry import protocol_for_design
 from ._common import (
-    _controls_create,
-    _judge_users,
-    _lock_design_and_study,
-    _mark_open,
-    _open_refusal,
-    _opening_undo,
-    _refuse_while_opening,
     assignment_write,
+    controls_create,
+    judge_users,
     judges_per_item,
+    lock_design_and_study,
+    mark_open,
+    open_refusal,
+    opening_undo,
+    refuse_while_opening,
     study_items,
 )
 from .opening import OpenSummary, study_judging_open
@@ -77,10 +77,10 @@ def study_judging_open_start(*, study: Study, user: User | None = None, backgrou
     how it ended.
     """
     with transaction.atomic():
-        design, study = _lock_design_and_study(study)
-        _refuse_while_opening(study)
-        n_judges = len(_judge_users(study))
-        _open_refusal(study=study, design=design, n_judges=n_judges)
+        design, study = lock_design_and_study(study)
+        refuse_while_opening(study)
+        n_judges = len(judge_users(study))
+        open_refusal(study=study, design=design, n_judges=n_judges)
         if not protocol_for_design(design).opens_in_background:
             background = False  # this protocol opens in the request (no background path for it)
         if background is None:
@@ -115,15 +115,15 @@ def _job_locked(job_id: int) -> OpenJob:
     return job
 
 
-def _open_job_begin(job_id: int) -> OpenJob:
+def open_job_begin(job_id: int) -> OpenJob:
     """Step 1 (one transaction): check again, fix the judges, build the controls once."""
     with transaction.atomic():
         job = _job_locked(job_id)
-        design, study = _lock_design_and_study(job.study)
+        design, study = lock_design_and_study(job.study)
         if job.controls_created is None:
-            judges = _judge_users(study)
-            _open_refusal(study=study, design=design, n_judges=len(judges))
-            job.controls_created = _controls_create(study=study, design=design)
+            judges = judge_users(study)
+            open_refusal(study=study, design=design, n_judges=len(judges))
+            job.controls_created = controls_create(study=study, design=design)
             job.judges = [u.username for u in judges]
             job.items_fingerprint = _items_fingerprint(study_items(study)[0])
             job.started_at = timezone.now()
@@ -134,7 +134,7 @@ def _open_job_begin(job_id: int) -> OpenJob:
     return job
 
 
-def _open_job_write(job: OpenJob, *, limit: int | None = None) -> int:
+def open_job_write(job: OpenJob, *, limit: int | None = None) -> int:
     """Step 2: write the assignments still missing, a few judges per transaction. Returns how many were written.
 
     The plan is drawn again from the design's seed, the judges fixed in step 1 and
@@ -185,12 +185,12 @@ def _open_job_finish(job_id: int) -> OpenJob:
     """Step 3 (one transaction): every assignment is there, so mark the study open and the job done."""
     with transaction.atomic():
         job = _job_locked(job_id)
-        design, study = _lock_design_and_study(job.study)
+        design, study = lock_design_and_study(job.study)
         assignments = Assignment.objects.filter(study=study, judge__username__in=job.judges)
         if assignments.count() != len(job.judges):
             raise CannotOpen("Some judges' assignments are missing; nothing was opened. Open it again.")
         n_written = sum(assignments.values_list("n_items", flat=True))
-        _mark_open(study=study, design=design, user=job.created_by)
+        mark_open(study=study, design=design, user=job.created_by)
         summary = OpenSummary(controls_created=job.controls_created or 0, items=len(study_items(study)[0]),
                               judges=len(job.judges), assignment_items=n_written)
         job.status, job.phase, job.summary = JobStatus.SUCCEEDED, "done", asdict(summary)
@@ -207,9 +207,9 @@ def _open_job_fail(job_id: int, message: str) -> None:
             job = _job_locked(job_id)
         except _OpenJobGone:
             return
-        design, study = _lock_design_and_study(job.study)
+        design, study = lock_design_and_study(job.study)
         if not design.is_frozen:  # a draft's assignments and controls are this job's work only
-            _opening_undo(study)
+            opening_undo(study)
         job.status, job.phase, job.error, job.finished_at = JobStatus.FAILED, "failed", message, timezone.now()
         job.save()
 
@@ -225,8 +225,8 @@ def open_job_run(*, job_id: int) -> OpenJob:
     to Celery's retry.
     """
     try:
-        job = _open_job_begin(job_id)
-        _open_job_write(job)
+        job = open_job_begin(job_id)
+        open_job_write(job)
         return _open_job_finish(job_id)
     except _OpenJobGone:
         pass

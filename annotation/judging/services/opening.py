@@ -20,13 +20,13 @@ from ..errors import CannotOpen
 from ..models import ComparisonJudgment, EsaJudgment, JudgingDesign, Judgment
 from ..protocols.registry import protocol_for_design
 from ._common import (
-    _controls_create,
-    _judge_users,
-    _lock_design_and_study,
-    _mark_open,
-    _open_refusal,
-    _opening_undo,
-    _refuse_while_opening,
+    controls_create,
+    judge_users,
+    lock_design_and_study,
+    mark_open,
+    open_refusal,
+    opening_undo,
+    refuse_while_opening,
 )
 
 
@@ -53,13 +53,13 @@ def study_judging_open(*, study: Study, user: User | None = None) -> OpenSummary
     API go through :func:`study_judging_open_start`, which runs large studies in a
     worker (:func:`open_job_run`) with the same result.
     """
-    design, study = _lock_design_and_study(study)
-    _refuse_while_opening(study)
-    judges = _judge_users(study)
-    _open_refusal(study=study, design=design, n_judges=len(judges))
-    n_controls = _controls_create(study=study, design=design)
+    design, study = lock_design_and_study(study)
+    refuse_while_opening(study)
+    judges = judge_users(study)
+    open_refusal(study=study, design=design, n_judges=len(judges))
+    n_controls = controls_create(study=study, design=design)
     n_items, n_written = protocol_for_design(design).assignments_write(study=study, design=design, judges=judges)
-    _mark_open(study=study, design=design, user=user)
+    mark_open(study=study, design=design, user=user)
     return OpenSummary(controls_created=n_controls, items=n_items, judges=len(judges), assignment_items=n_written)
 
 
@@ -96,8 +96,8 @@ def study_judging_reset(*, study: Study) -> None:
     if (Judgment.objects.filter(study=study).exists() or ComparisonJudgment.objects.filter(study=study).exists()
             or EsaJudgment.objects.filter(study=study).exists()):
         raise CannotOpen("Judges have already submitted judgments; the design can no longer be reset.")
-    _refuse_while_opening(study)
-    _opening_undo(study)
+    refuse_while_opening(study)
+    opening_undo(study)
     JudgingDesign.objects.filter(study=study).update(opened_at=None, opened_by=None, updated_at=timezone.now())
     study.status = StudyStatus.DRAFT
     study.save(update_fields=["status", "updated_at"])

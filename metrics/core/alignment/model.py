@@ -145,7 +145,7 @@ class Alignment:
     @classmethod
     def from_dict(cls, obj: dict) -> Alignment:
         """Inverse of :meth:`to_dict` (validated; :class:`FormatError` on a bad object)."""
-        return _from_obj(obj, "alignment", None)
+        return from_obj(obj, "alignment", None)
 
     def to_dict(self) -> dict:
         """The JSON object of the ``json`` format (links sorted)."""
@@ -159,7 +159,7 @@ class Alignment:
 
 # --------------------------------------------------------------------------- helpers
 
-def _lines(source: str | Iterable[str]) -> Iterator[tuple[int, str]]:
+def numbered_lines(source: str | Iterable[str]) -> Iterator[tuple[int, str]]:
     """Yield (1-based line number, line without its end-of-line) from text or lines."""
     # "\n" only: JSON lines may hold U+2028/U+2029/U+0085 raw inside strings. A final
     # "\n" ends the last line rather than starting an empty one (an empty Pharaoh line
@@ -176,7 +176,7 @@ def _lines(source: str | Iterable[str]) -> Iterator[tuple[int, str]]:
         yield n, line.rstrip("\r\n")
 
 
-def _pair_tokens(pairs) -> list[tuple[tuple[str, ...] | None, tuple[str, ...] | None]] | None:
+def pair_tokens_or_none(pairs) -> list[tuple[tuple[str, ...] | None, tuple[str, ...] | None]] | None:
     if pairs is None:
         return None
     out = []
@@ -189,7 +189,7 @@ def _pair_tokens(pairs) -> list[tuple[tuple[str, ...] | None, tuple[str, ...] | 
     return out
 
 
-def _check_in_grid(i: int, j: int, tokens, line: int, column: int | None, pair_label: str, link_text: str):
+def check_in_grid(i: int, j: int, tokens, line: int, column: int | None, pair_label: str, link_text: str):
     t1, t2 = tokens
     if t1 is None:
         return
@@ -202,7 +202,7 @@ def _check_in_grid(i: int, j: int, tokens, line: int, column: int | None, pair_l
         )
 
 
-def _resolve_count(n_pairs: int | None, pair_tokens, found: int, unit: str) -> int:
+def resolve_count(n_pairs: int | None, pair_tokens, found: int, unit: str) -> int:
     """Pair count for link-list formats; ``found`` is 1 + the largest index seen."""
     if pair_tokens is not None:
         if n_pairs is not None and n_pairs != len(pair_tokens):
@@ -217,12 +217,12 @@ def _resolve_count(n_pairs: int | None, pair_tokens, found: int, unit: str) -> i
 
 #: A non-negative integer in a file: ASCII digits only (``str.isdigit`` also accepts "²", which
 #: ``int`` refuses, and "١", which it reads as 1).
-_UINT_RE = re.compile(r"[0-9]+")
+UINT_RE = re.compile(r"[0-9]+")
 
 
 # NAACL counts and indices: 1-based positive integers.
-def _positive_int(text: str, what: str, line: int, column: int, *, allow_zero: bool = False) -> int:
-    if not _UINT_RE.fullmatch(text):
+def positive_int(text: str, what: str, line: int, column: int, *, allow_zero: bool = False) -> int:
+    if not UINT_RE.fullmatch(text):
         raise FormatError(f"{what} {text!r} is not a {'non-negative' if allow_zero else 'positive'} integer", line, column)
     value = int(text)
     if value == 0 and not allow_zero:
@@ -231,7 +231,7 @@ def _positive_int(text: str, what: str, line: int, column: int, *, allow_zero: b
 
 
 # One JSON object ({tokens1, tokens2, sure, possible}) → Alignment: Alignment.from_json and read_json.
-def _from_obj(obj, label: str, line: int | None) -> Alignment:
+def from_obj(obj, label: str, line: int | None) -> Alignment:
     if not isinstance(obj, dict):
         raise FormatError(f"{label} is not a JSON object", line)
     unknown = set(obj) - {"tokens1", "tokens2", "sure", "possible"}

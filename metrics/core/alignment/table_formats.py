@@ -7,7 +7,16 @@ import io
 import json
 from collections.abc import Iterable, Sequence
 
-from .model import _UINT_RE, Alignment, FormatError, _check_in_grid, _from_obj, _lines, _pair_tokens, _resolve_count
+from .model import (
+    UINT_RE,
+    Alignment,
+    FormatError,
+    check_in_grid,
+    from_obj,
+    numbered_lines,
+    pair_tokens_or_none,
+    resolve_count,
+)
 
 # --------------------------------------------------------------------------- JSON
 
@@ -39,12 +48,12 @@ def read_json(source: str | Iterable[str], *, jsonl: bool | None = None) -> list
         except RecursionError:
             raise FormatError("JSON nested too deeply", 1) from None
         if isinstance(doc, dict):
-            return [_from_obj(doc, "pair 0", None)]
+            return [from_obj(doc, "pair 0", None)]
         if not isinstance(doc, list):
             raise FormatError("expected a JSON list of alignment objects", 1)
-        return [_from_obj(obj, f"pair {k}", None) for k, obj in enumerate(doc)]
+        return [from_obj(obj, f"pair {k}", None) for k, obj in enumerate(doc)]
     out: list[Alignment] = []
-    for n, line in _lines(text):
+    for n, line in numbered_lines(text):
         if not line.strip():
             continue
         try:
@@ -53,7 +62,7 @@ def read_json(source: str | Iterable[str], *, jsonl: bool | None = None) -> list
             raise FormatError(f"invalid JSON: {exc.msg}", n, exc.colno) from None
         except RecursionError:
             raise FormatError("JSON nested too deeply", n) from None
-        out.append(_from_obj(obj, f"pair {len(out)}", n))
+        out.append(from_obj(obj, f"pair {len(out)}", n))
     return out
 
 
@@ -76,7 +85,7 @@ def read_csv(
     n_pairs: int | None = None,
 ) -> list[Alignment]:
     """Read ``pair,i,j,kind`` rows (header required; 0-based; kind sure|possible)."""
-    pair_tokens = _pair_tokens(pairs)
+    pair_tokens = pair_tokens_or_none(pairs)
     text = source if isinstance(source, str) else "".join(
         line if line.endswith("\n") else line + "\n" for line in source
     )
@@ -97,7 +106,7 @@ def read_csv(
             raise FormatError(f"expected 4 cells (pair,i,j,kind), found {len(cells)}", n)
         values = []
         for col, (name, cell) in enumerate(zip(("pair", "i", "j"), cells[:3]), 1):
-            if not _UINT_RE.fullmatch(cell):
+            if not UINT_RE.fullmatch(cell):
                 raise FormatError(f"{name} {cell!r} is not a non-negative integer", n, col)
             values.append(int(cell))
         kind = cells[3].lower()
@@ -108,12 +117,12 @@ def read_csv(
         if limit is not None and pair >= limit:
             raise FormatError(f"pair {pair} is beyond the {limit} sentence pairs (pairs are 0-based)", n, 1)
         if pair_tokens is not None:
-            _check_in_grid(i, j, pair_tokens[pair], n, 2, f"pair {pair}", f"{i},{j}")
+            check_in_grid(i, j, pair_tokens[pair], n, 2, f"pair {pair}", f"{i},{j}")
         s, p = found.setdefault(pair, (set(), set()))
         (s if kind == "sure" else p).add((i, j))
     if not header_seen:
         raise FormatError("missing the header 'pair,i,j,kind'", 1)
-    count = _resolve_count(n_pairs, pair_tokens, max(found, default=-1) + 1, "pair count")
+    count = resolve_count(n_pairs, pair_tokens, max(found, default=-1) + 1, "pair count")
     out = []
     for k in range(count):
         s, p = found.get(k, (set(), set()))

@@ -6,7 +6,15 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 
-from .model import Alignment, FormatError, _check_in_grid, _lines, _pair_tokens, _positive_int, _resolve_count
+from .model import (
+    Alignment,
+    FormatError,
+    check_in_grid,
+    numbered_lines,
+    pair_tokens_or_none,
+    positive_int,
+    resolve_count,
+)
 
 # --------------------------------------------------------------------------- Pharaoh
 
@@ -25,9 +33,9 @@ def read_pharaoh(
     those tokens. A trailing end-of-line does not make an extra pair.
     Errors name the line and the 1-based character column of the bad link.
     """
-    pair_tokens = _pair_tokens(pairs)
+    pair_tokens = pair_tokens_or_none(pairs)
     out = []
-    for n, line in _lines(source):
+    for n, line in numbered_lines(source):
         tokens = pair_tokens[n - 1] if pair_tokens is not None and n <= len(pair_tokens) else (None, None)
         if pair_tokens is not None and n > len(pair_tokens):
             raise FormatError(f"more alignment lines than the {len(pair_tokens)} sentence pairs", n)
@@ -39,7 +47,7 @@ def read_pharaoh(
             if not parsed:
                 raise FormatError(f"{item!r} is not a link 'i-j' (sure) or 'ipj' (possible)", n, m.start() + 1)
             i, j = int(parsed.group(1)), int(parsed.group(3))
-            _check_in_grid(i, j, tokens, n, m.start() + 1, f"pair {n}", item)
+            check_in_grid(i, j, tokens, n, m.start() + 1, f"pair {n}", item)
             (sure if parsed.group(2) == "-" else possible).add((i, j))
         out.append(Alignment(tokens[0], tokens[1], frozenset(sure), frozenset(possible)))
     if pair_tokens is not None and len(out) != len(pair_tokens):
@@ -69,9 +77,9 @@ def read_naacl(
     Blank lines are ignored. Returns ``n_pairs`` (or ``len(pairs)``, else the
     largest sentence id) alignments in sentence-id order.
     """
-    pair_tokens = _pair_tokens(pairs)
+    pair_tokens = pair_tokens_or_none(pairs)
     found: dict[int, tuple[set, set]] = {}
-    for n, line in _lines(source):
+    for n, line in numbered_lines(source):
         fields = [(m.group(), m.start() + 1) for m in re.finditer(r"\S+", line)]
         if not fields:
             continue
@@ -79,9 +87,9 @@ def read_naacl(
             raise FormatError(
                 f"expected 'sent i j [S|P] [confidence]', found {len(fields)} fields", n, fields[0][1]
             )
-        sent = _positive_int(fields[0][0], "sentence id", n, fields[0][1])
-        i = _positive_int(fields[1][0], "position_L1", n, fields[1][1], allow_zero=True)
-        j = _positive_int(fields[2][0], "position_L2", n, fields[2][1], allow_zero=True)
+        sent = positive_int(fields[0][0], "sentence id", n, fields[0][1])
+        i = positive_int(fields[1][0], "position_L1", n, fields[1][1], allow_zero=True)
+        j = positive_int(fields[2][0], "position_L2", n, fields[2][1], allow_zero=True)
         sure = True
         rest = fields[3:]
         if rest and rest[0][0] in ("S", "P"):
@@ -104,10 +112,10 @@ def read_naacl(
         if i == 0 or j == 0:
             continue  # a NULL link: the word is unaligned, which needs no cell
         if pair_tokens is not None:
-            _check_in_grid(i - 1, j - 1, pair_tokens[sent - 1], n, fields[1][1], f"sentence {sent}", f"{i} {j}")
+            check_in_grid(i - 1, j - 1, pair_tokens[sent - 1], n, fields[1][1], f"sentence {sent}", f"{i} {j}")
         s, p = found.setdefault(sent, (set(), set()))
         (s if sure else p).add((i - 1, j - 1))
-    count = _resolve_count(n_pairs, pair_tokens, max(found, default=0), "sentence id")
+    count = resolve_count(n_pairs, pair_tokens, max(found, default=0), "sentence id")
     out = []
     for k in range(count):
         s, p = found.get(k + 1, (set(), set()))

@@ -13,18 +13,18 @@ from metrics.core.text import TOKENIZER_VERSION
 SCORING_VERSION = "1"
 
 
-def _ratio(num: float, den: float) -> float:
+def ratio(num: float, den: float) -> float:
     # An empty denominator leaves the score undefined: NaN, never a made-up 0 or 1.
     return num / den if den else math.nan
 
 
-def _f1(p: float, r: float) -> float:
+def f1_of(p: float, r: float) -> float:
     if math.isnan(p) or math.isnan(r):
         return math.nan
     return 2 * p * r / (p + r) if p + r else 0.0
 
 
-def _plain(obj) -> dict:
+def plain(obj) -> dict:
     """``asdict`` with NaN turned into ``None`` so that the result is valid JSON."""
 
     def fix(v):
@@ -43,7 +43,7 @@ def _as_corpus(x: Alignment | Sequence[Alignment]) -> list[Alignment]:
     return [x] if isinstance(x, Alignment) else list(x)
 
 
-def _paired(gold, test, what_gold: str, what_test: str) -> list[tuple[Alignment, Alignment]]:
+def alignments_paired(gold, test, what_gold: str, what_test: str) -> list[tuple[Alignment, Alignment]]:
     gold, test = _as_corpus(gold), _as_corpus(test)
     if len(gold) != len(test):
         raise ValueError(f"{len(gold)} {what_gold} alignments but {len(test)} {what_test} alignments")
@@ -53,14 +53,14 @@ def _paired(gold, test, what_gold: str, what_test: str) -> list[tuple[Alignment,
     return list(zip(gold, test))
 
 
-def _need_tokens(a: Alignment, k: int, what: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def need_tokens(a: Alignment, k: int, what: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """``(tokens1, tokens2)`` of ``a``; ValueError when it has none."""
     if a.tokens1 is None or a.tokens2 is None:  # both or neither: Alignment checks
         raise ValueError(f"pair {k}: the {what} alignment has no tokens (phrase pairs need the sentences)")
     return a.tokens1, a.tokens2
 
 
-def _signature(name: str, max_len: int, use_possible: bool, extra: str = "") -> str:
+def score_signature(name: str, max_len: int, use_possible: bool, extra: str = "") -> str:
     return (
         f"{name}|max_len:{max_len}|links:{'sure+possible' if use_possible else 'sure'}"
         f"{extra}|tok:{TOKENIZER_VERSION}|v:{SCORING_VERSION}"

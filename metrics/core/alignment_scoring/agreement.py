@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from metrics.core.alignment import Alignment
 
-from ._common import _paired, _plain, _ratio
+from ._common import alignments_paired, plain, ratio
 from .links import LinkCounts, LinkScores, link_counts
 
 # =========================================================================== agreement
@@ -33,7 +33,7 @@ class AgreementScores:
     n_pairs: int
 
     def to_dict(self) -> dict:
-        return _plain(self)
+        return plain(self)
 
 
 def cell_labels_kappa(confusion: Sequence[Sequence[int]]) -> float:
@@ -64,7 +64,7 @@ def annotator_agreement(a: Alignment | Sequence[Alignment], b: Alignment | Seque
     is the grid size minus the cells either annotator linked, so long sentences
     cost nothing extra. Needs the tokens (the grid size) of every pair.
     """
-    pairs = _paired(a, b, "first annotator's", "second annotator's")
+    pairs = alignments_paired(a, b, "first annotator's", "second annotator's")
     confusion = [[0] * 3 for _ in range(3)]
     total = LinkCounts()
     n_cells = 0
@@ -86,7 +86,7 @@ def annotator_agreement(a: Alignment | Sequence[Alignment], b: Alignment | Seque
         [confusion[0][0], confusion[0][1] + confusion[0][2]],
         [confusion[1][0] + confusion[2][0], sum(confusion[r][c] for r in (1, 2) for c in (1, 2))],
     ]
-    observed = _ratio(sum(confusion[i][i] for i in range(3)), n_cells)
+    observed = ratio(sum(confusion[i][i] for i in range(3)), n_cells)
     return AgreementScores(
         LinkScores.from_counts(total, len(pairs)),
         cell_labels_kappa(confusion),

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 
 from metrics.core.alignment import Alignment
 
-from ._common import _f1, _paired, _plain, _ratio
+from ._common import alignments_paired, f1_of, plain, ratio
 
 # =========================================================================== links
 
@@ -51,14 +51,14 @@ class LinkScores:
     @classmethod
     def from_counts(cls, counts: LinkCounts, n_pairs: int) -> LinkScores:
         """precision = |A∩P|/|A|, recall = |A∩S|/|S|, AER = 1 − (|A∩S| + |A∩P|)/(|A| + |S|)."""
-        p = _ratio(counts.test_possible, counts.n_test)
-        r = _ratio(counts.test_sure, counts.n_sure)
+        p = ratio(counts.test_possible, counts.n_test)
+        r = ratio(counts.test_sure, counts.n_sure)
         aer_den = counts.n_test + counts.n_sure
         aer = 1.0 - (counts.test_sure + counts.test_possible) / aer_den if aer_den else math.nan
-        return cls(p, r, _f1(p, r), aer, counts, n_pairs)
+        return cls(p, r, f1_of(p, r), aer, counts, n_pairs)
 
     def to_dict(self) -> dict:
-        return _plain(self)
+        return plain(self)
 
 
 def link_counts(gold: Alignment, test: Alignment) -> LinkCounts:
@@ -88,7 +88,7 @@ def link_scores(gold: Alignment | Sequence[Alignment], test: Alignment | Sequenc
     where both sides know them.
     """
     total = LinkCounts()
-    pairs = _paired(gold, test, "gold", "test")
+    pairs = alignments_paired(gold, test, "gold", "test")
     for g, t in pairs:
         total = total + link_counts(g, t)
     return LinkScores.from_counts(total, len(pairs))

@@ -12,7 +12,7 @@ from metrics.core.phrases import extract_phrase_pairs
 from metrics.core.tabular import split_lines
 from metrics.core.text import tokenize
 
-from ._common import _need_tokens, _plain, _ratio, _signature
+from ._common import need_tokens, plain, ratio, score_signature
 
 # =========================================================================== paraphrases
 
@@ -59,7 +59,7 @@ def reference_paraphrases(
     key = group[0].tokens1
     out: dict[str, set[str]] = defaultdict(set)
     for k, a in enumerate(group):
-        t1, t2 = _need_tokens(a, k, "manual")
+        t1, t2 = need_tokens(a, k, "manual")
         if a.tokens1 != key:
             raise ValueError(f"group member {k} does not share the key sentence of member 0")
         links = a.links if use_possible else a.sure
@@ -184,7 +184,7 @@ def paraphrase_table_from_alignments(
     """
     counts: dict[str, Counter] = defaultdict(Counter)
     for k, a in enumerate(alignments):
-        t1, t2 = _need_tokens(a, k, "")
+        t1, t2 = need_tokens(a, k, "")
         low1, low2 = _norm_tokens(t1), _norm_tokens(t2)
         links = a.links if use_possible else a.sure
         for pp in extract_phrase_pairs(links, len(low1), len(low2), max_len=max_len):
@@ -213,7 +213,7 @@ class LengthScores:
     rel_recall: float
 
     def to_dict(self) -> dict:
-        return _plain(self)
+        return plain(self)
 
 
 @dataclass(frozen=True)
@@ -230,7 +230,7 @@ class ParaphraseScores:
     signature: str
 
     def to_dict(self) -> dict:
-        return _plain(self)
+        return plain(self)
 
 
 def _ngrams(tokens: Sequence[str], max_len: int) -> set[str]:
@@ -286,7 +286,7 @@ def paraphrase_scores(
             raise ValueError(f"group {g}: {exc}") from None
         for p, qs in ref.items():
             reference_by[_n_words(p)] += len(qs)
-        for p in _ngrams(_need_tokens(group[0], 0, "")[0], max_len):  # checked by reference_paraphrases
+        for p in _ngrams(need_tokens(group[0], 0, "")[0], max_len):  # checked by reference_paraphrases
             posited = cache.get(p)
             if posited is None:
                 # Common phrases recur in many groups and may have thousands of entries:
@@ -304,19 +304,19 @@ def paraphrase_scores(
             posited_by[n],
             correct_by[n],
             reference_by[n],
-            _ratio(correct_by[n], posited_by[n]),
-            _ratio(correct_by[n], reference_by[n]),
+            ratio(correct_by[n], posited_by[n]),
+            ratio(correct_by[n], reference_by[n]),
         )
         for n in range(1, max_len + 1)
     )
     n_pos, n_cor, n_ref = sum(posited_by.values()), sum(correct_by.values()), sum(reference_by.values())
     return ParaphraseScores(
-        _ratio(n_cor, n_pos),
-        _ratio(n_cor, n_ref),
+        ratio(n_cor, n_pos),
+        ratio(n_cor, n_ref),
         n_pos,
         n_cor,
         n_ref,
         len(groups),
         by_length,
-        _signature("lbprec", max_len, use_possible, f"|min_prob:{min_prob:g}"),
+        score_signature("lbprec", max_len, use_possible, f"|min_prob:{min_prob:g}"),
     )

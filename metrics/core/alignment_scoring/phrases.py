@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from metrics.core.alignment import Alignment
 from metrics.core.phrases import PhrasePair, extract_phrase_pairs
 
-from ._common import _f1, _need_tokens, _paired, _plain, _ratio, _signature
+from ._common import alignments_paired, f1_of, need_tokens, plain, ratio, score_signature
 
 # =========================================================================== phrases
 
@@ -71,7 +71,7 @@ class AlignScores:
     signature: str
 
     def to_dict(self) -> dict:
-        return _plain(self)
+        return plain(self)
 
 
 def align_counts(manual: Alignment, system: Alignment, *, max_len: int = 5, use_possible: bool = True) -> AlignCounts:
@@ -97,12 +97,12 @@ def align_scores(
     as in :func:`phrase_pairs` (span pairs, identical phrases dropped, at most
     ``max_len`` words). Both alignments need their tokens. NaN when a sum is 0.
     """
-    pairs = _paired(manual, system, "manual", "system")
+    pairs = alignments_paired(manual, system, "manual", "system")
     total = AlignCounts()
     for k, (m, s) in enumerate(pairs):
-        _need_tokens(m, k, "manual")
-        _need_tokens(s, k, "system")
+        need_tokens(m, k, "manual")
+        need_tokens(s, k, "system")
         total = total + align_counts(m, s, max_len=max_len, use_possible=use_possible)
-    p = _ratio(total.n_common, total.n_system)
-    r = _ratio(total.n_common, total.n_manual)
-    return AlignScores(p, r, _f1(p, r), total, len(pairs), _signature("alignprec", max_len, use_possible))
+    p = ratio(total.n_common, total.n_system)
+    r = ratio(total.n_common, total.n_manual)
+    return AlignScores(p, r, f1_of(p, r), total, len(pairs), score_signature("alignprec", max_len, use_possible))

@@ -53,7 +53,7 @@ The package splits the engine along its seams: :mod:`.params` (versions, errors,
 
 from __future__ import annotations
 
-from .bootstrap import _ar_masks as _ar_masks
+from .bootstrap import ar_masks as ar_masks
 from .bootstrap import (
     bootstrap_ci,
     paired_approximate_randomization,
@@ -70,9 +70,9 @@ from .params import (
     Param,
     ResourceUnavailable,
 )
-from .resampling import _resampled_sum_matrix as _resampled_sum_matrix
-from .resampling import _SacreChoice as _SacreChoice
+from .resampling import SacreChoice as SacreChoice
 from .resampling import counts_from_indices, iter_resample_indices, resample_indices
+from .resampling import resampled_sum_matrix as resampled_sum_matrix
 from .resources import ResourceSpec, file_fingerprint
 from .results import BootstrapResult, MetricResult, PairedResult, PairwiseResult
 from .signature import parse_signature

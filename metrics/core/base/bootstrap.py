@@ -9,7 +9,7 @@ import numpy as np
 
 from .metric import Metric
 from .params import DEFAULT_SEED, MetricError
-from .resampling import _exact_in_float32, _one_blas_thread, _resampled_sum_matrix
+from .resampling import exact_in_float32, one_blas_thread, resampled_sum_matrix
 from .results import BootstrapResult, PairedResult, PairwiseResult
 
 
@@ -23,7 +23,7 @@ def _resampled(metric: Metric, stats_list: list[np.ndarray], n_resamples: int, s
     widths = [s.shape[1] for s in stats_list]
     cuts = np.cumsum(widths)[:-1]
     stacked = np.hstack([np.asarray(s, dtype=np.float64) for s in stats_list])
-    sums = _resampled_sum_matrix(n, n_resamples, stacked, seed)
+    sums = resampled_sum_matrix(n, n_resamples, stacked, seed)
     return [metric.scores_from_resampled_sums(part) for part in np.split(sums, cuts, axis=1)]
 
 
@@ -124,7 +124,7 @@ def paired_approximate_randomization(
     return pairwise_tests(metric, [a, b], test="ar", n_resamples=n_trials, seed=seed).pair(0, 1)
 
 
-def _ar_masks(n: int, n_trials: int, seed: int | None, max_cells: int = 4_000_000):
+def ar_masks(n: int, n_trials: int, seed: int | None, max_cells: int = 4_000_000):
     """sacrebleu's AR swap mask in row blocks (bool draws continue one stream over
     blocks whose size is a multiple of 32 cells; 32-row blocks always are)."""
     rng = np.random.default_rng(seed)
@@ -180,7 +180,7 @@ def pairwise_tests(
     pairs = [(i, j) for i in range(n_sys) for j in range(i + 1, n_sys)]
     counts = np.zeros(len(pairs), dtype=np.int64)
     if test == "bs":
-        sums = _resampled_sum_matrix(n, m_total, stacked, seed)
+        sums = resampled_sum_matrix(n, m_total, stacked, seed)
         boot = np.column_stack(
             [metric.scores_from_resampled_sums(part) for part in np.split(sums, n_sys, axis=1)]
         )  # resamples × systems
@@ -190,10 +190,10 @@ def pairwise_tests(
     else:
         integer = bool(np.all(stacked == np.round(stacked)))
         totals = stacked.sum(axis=0)
-        exact32 = _exact_in_float32(stacked)
+        exact32 = exact_in_float32(stacked)
         dtype = np.float32 if exact32 else np.float64
-        for mask in _ar_masks(n, m_total, seed):
-            with _one_blas_thread():
+        for mask in ar_masks(n, m_total, seed):
+            with one_blas_thread():
                 sel = (mask.astype(dtype) @ stacked.astype(dtype, copy=False)).astype(np.float64)  # mask · S_s
             rows_a, rows_b = [], []
             for i, j in pairs:

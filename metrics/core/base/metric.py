@@ -15,18 +15,18 @@ from metrics.core.cards import MetricCard
 from metrics.core.text import TOKENIZER_VERSION
 
 from .params import (
-    _RESERVED_KEYS,
     PARAEVAL_VERSION,
+    RESERVED_KEYS,
     MetricError,
     MissingReference,
     Param,
     ResourceUnavailable,
-    _format_value,
+    format_value,
 )
-from .resampling import _exact_in_float32, _resampled_sums
+from .resampling import exact_in_float32, resampled_sums
 from .resources import ResourceSpec, file_fingerprint
 from .results import MetricResult
-from .signature import _escape
+from .signature import escape
 
 # --------------------------------------------------------------------------- metric
 
@@ -59,7 +59,7 @@ class Metric(ABC):
         for name, spec in cls.params.items():
             if name != spec.name:
                 raise TypeError(f"{cls.__name__}.params key {name!r} ≠ Param.name {spec.name!r}")
-            if name in _RESERVED_KEYS or not name.isidentifier():
+            if name in RESERVED_KEYS or not name.isidentifier():
                 raise TypeError(f"{cls.__name__}: {name!r} cannot be a parameter name")
         for name, resource in cls.resources.items():
             if name != resource.name:
@@ -238,7 +238,7 @@ class Metric(ABC):
         statistics are ``W @ stats``, scored by :meth:`scores_from_resampled_sums`.
         """
         stats = np.asarray(stats, dtype=np.float64)
-        return self.scores_from_resampled_sums(_resampled_sums(indices, stats, _exact_in_float32(stats)))
+        return self.scores_from_resampled_sums(resampled_sums(indices, stats, exact_in_float32(stats)))
 
     def scores_from_resampled_sums(self, sums: np.ndarray) -> np.ndarray:
         """Scores of bootstrap-resampled sums (hook: sacrebleu metrics score float32 sums)."""
@@ -261,11 +261,11 @@ class Metric(ABC):
     def signature(self) -> str:
         """Reproducibility signature (format in the module docstring)."""
         fields = [("metric", self.slug), ("version", str(self.version))]
-        fields += [(k, _format_value(v)) for k, v in self.signature_params().items()]
+        fields += [(k, format_value(v)) for k, v in self.signature_params().items()]
         fields += list(self.signature_extra().items())
         fields += [("res", f"{name}={self.resource_fingerprint(name)}") for name in self.resources]
         fields += [("tok", TOKENIZER_VERSION), ("paraeval", PARAEVAL_VERSION)]
-        return "|".join(f"{k}:{_escape(v)}" for k, v in fields)
+        return "|".join(f"{k}:{escape(v)}" for k, v in fields)
 
     # ------------------------------------------------------------- convenience
 

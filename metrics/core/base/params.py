@@ -23,7 +23,7 @@ DEFAULT_SEED = 12345
 
 
 # Signature keys that a parameter may not shadow.
-_RESERVED_KEYS = frozenset({"metric", "version", "res", "tok", "paraeval"})
+RESERVED_KEYS = frozenset({"metric", "version", "res", "tok", "paraeval"})
 _TRUE = frozenset({"true", "1", "yes", "on", "t", "y"})
 _FALSE = frozenset({"false", "0", "no", "off", "f", "n"})
 
@@ -123,7 +123,7 @@ class Param:
         raise TypeError(f"unsupported parameter type {self.type!r}")
 
 
-def _format_value(value: Any) -> str:
+def format_value(value: Any) -> str:
     if value is None:
         return "none"
     if isinstance(value, bool):

@@ -25,7 +25,7 @@ def resample_indices(n: int, n_resamples: int, *, seed: int | None = DEFAULT_SEE
     return rng.choice(n, size=(n_resamples, n), replace=True)
 
 
-class _SacreChoice:
+class SacreChoice:
     """``default_rng(seed).choice(n, size, replace=True)``'s stream, drawn faster.
 
     NumPy draws each index with Lemire's bounded method on 32-bit words
@@ -72,11 +72,11 @@ def iter_resample_indices(
 
     The blocks stacked are exactly the full matrix (tested) — without holding
     ``n_resamples × n`` integers at once (800 MB for 1,000 × 100,000); drawn
-    by :class:`_SacreChoice`.
+    by :class:`SacreChoice`.
     """
     if n < 1 or n_resamples < 1:
         raise ValueError("need at least one segment and one resample")
-    draw = _SacreChoice(n, seed)
+    draw = SacreChoice(n, seed)
     rows = max(1, max_cells // n)
     done = 0
     while done < n_resamples:
@@ -97,7 +97,7 @@ def counts_from_indices(indices: np.ndarray, n: int, dtype=np.float64) -> np.nda
     return np.bincount((indices + offsets).ravel(), minlength=m * n).reshape(m, n).astype(dtype)
 
 
-def _exact_in_float32(stats: np.ndarray) -> bool:
+def exact_in_float32(stats: np.ndarray) -> bool:
     """Whether every resampled sum of ``stats`` is computed exactly in float32.
 
     True for non-negative whole-number statistics (counts: BLEU, chrF, TER edits)
@@ -119,36 +119,36 @@ def _blas_controller():
     return ThreadpoolController()
 
 
-def _one_blas_thread():
+def one_blas_thread():
     """Context: one BLAS thread. On a shared 2-core box OpenBLAS's threads spin and
     cost more CPU than they save (see benchmarks/RESULTS.md, report at scale)."""
     return _blas_controller().limit(limits=1, user_api="blas")
 
 
-def _resampled_sums(indices: np.ndarray, stats: np.ndarray, exact32: bool) -> np.ndarray:
+def resampled_sums(indices: np.ndarray, stats: np.ndarray, exact32: bool) -> np.ndarray:
     """``W @ stats`` for the count matrix ``W`` of ``indices``, in float64 (exact as said)."""
     dtype = np.float32 if exact32 else np.float64
-    with _one_blas_thread():
+    with one_blas_thread():
         return (counts_from_indices(indices, stats.shape[0], dtype) @ stats.astype(dtype, copy=False)).astype(np.float64)
 
 
-def _resampled_sum_matrix(n: int, n_resamples: int, stats: np.ndarray, seed: int | None) -> np.ndarray:
+def resampled_sum_matrix(n: int, n_resamples: int, stats: np.ndarray, seed: int | None) -> np.ndarray:
     """``W @ stats`` for sacrebleu's resamples (``W``: resample × segment counts), ``(R, k)`` float64.
 
     Fused per block of ≈ 80,000 indices (a few rows): draw the block
-    (:class:`_SacreChoice`), count it with one ``bincount`` (each row offset by
+    (:class:`SacreChoice`), count it with one ``bincount`` (each row offset by
     ``r · n``), multiply — so the counts stay in the CPU cache instead of
     streaming an ``R × n`` matrix through memory. float32 when exact
-    (:func:`_exact_in_float32`), as sacrebleu sums its statistics.
+    (:func:`exact_in_float32`), as sacrebleu sums its statistics.
     """
-    exact32 = _exact_in_float32(stats)
+    exact32 = exact_in_float32(stats)
     dtype = np.float32 if exact32 else np.float64
     mat = stats.astype(dtype, copy=False)
     out = np.empty((n_resamples, stats.shape[1]), dtype=dtype)
-    draw = _SacreChoice(n, seed)
+    draw = SacreChoice(n, seed)
     rows = max(1, 80_000 // n)
     offsets = np.repeat(np.arange(rows, dtype=np.int64) * n, n)
-    with _one_blas_thread():
+    with one_blas_thread():
         for start in range(0, n_resamples, rows):
             c = min(rows, n_resamples - start)
             idx = draw.take(c * n)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 
-def _escape(text: str) -> str:
+def escape(text: str) -> str:
     return text.replace("%", "%25").replace("|", "%7C")
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from metrics.core.base import REPO_ROOT, Param, ResourceSpec
 from metrics.core.cards import MetricCard
 from metrics.core.registry import register
-from metrics.core.sacre import _AGAINST, BLEU_PARAMS, SacreMetric, against_texts, bleu_stat_names, make_bleu
+from metrics.core.sacre import AGAINST, BLEU_PARAMS, SacreMetric, against_texts, bleu_stat_names, make_bleu
 from metrics.core.wordnet import DEFAULT_TABLE, load_synonym_table
 
 from .classifiers import FEATURE_VERSION, ClassifierBank
@@ -39,7 +39,7 @@ class ParaphraseBleu(SacreMetric):
         "from the candidate that a context classifier accepts."
     )
     params = {
-        "against": _AGAINST,
+        "against": AGAINST,
         "threshold": Param("threshold", float, 0.5, "accept a synonym when P(fits context) ≥ this",
                            minimum=0.0, maximum=1.0),
         "min_count": Param("min_count", int, 10, "never substitute words in fewer corpus sentences", minimum=1),

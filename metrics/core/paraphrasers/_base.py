@@ -274,7 +274,7 @@ def _format(value: Any) -> str:
     return str(value)
 
 
-def _check_texts(texts: Sequence[str]) -> list[str]:
+def check_texts(texts: Sequence[str]) -> list[str]:
     if isinstance(texts, str):
         raise ParaphraserError("paraphrase_batch takes a sequence of sentences, not one string")
     out = list(texts)
@@ -287,7 +287,7 @@ def _check_texts(texts: Sequence[str]) -> list[str]:
 # --------------------------------------------------------------------------- word substitution
 
 
-_COMMON_PARAMS = {
+COMMON_PARAMS = {
     "rate": Param("rate", float, 1.0, "probability that an eligible word is replaced (seeded)", minimum=0.0, maximum=1.0),
     "content_only": Param("content_only", bool, True, "replace content words only (not stop words)"),
     "keep_names": Param("keep_names", bool, True, "keep capitalised words (names; sentence-initial words too)"),
@@ -317,7 +317,7 @@ class SubstitutionParaphraser(Paraphraser):
     def paraphrase_batch(
         self, texts: Sequence[str], *, progress: Callable[[int], None] | None = None
     ) -> list[Paraphrase]:
-        texts = _check_texts(texts)
+        texts = check_texts(texts)
         self.check_available()
         self._prepare(texts)
         out = []

@@ -13,7 +13,7 @@ from typing import ClassVar
 from metrics.core.base import Param
 from metrics.core.text import normalize
 
-from ._base import Paraphrase, Paraphraser, ParaphraserError, ParaphraserUnavailable, _check_texts
+from ._base import Paraphrase, Paraphraser, ParaphraserError, ParaphraserUnavailable, check_texts
 
 # --------------------------------------------------------------------------- Apertium round trip
 
@@ -133,7 +133,7 @@ class ApertiumRoundTripParaphraser(Paraphraser):
     def paraphrase_batch(
         self, texts: Sequence[str], *, progress: Callable[[int], None] | None = None
     ) -> list[Paraphrase]:
-        texts = _check_texts(texts)
+        texts = check_texts(texts)
         self.check_available()
         out: list[Paraphrase] = []
         step = 1 if self.param_values["isolate"] else self.batch_size

@@ -12,7 +12,7 @@ import numpy as np
 from metrics.core.base import Param
 from metrics.core.text import stem, tokenize
 
-from ._base import _COMMON_PARAMS, OFFENSIVE_WORDS, ParaphraserUnavailable, SubstitutionParaphraser
+from ._base import COMMON_PARAMS, OFFENSIVE_WORDS, ParaphraserUnavailable, SubstitutionParaphraser
 
 # --------------------------------------------------------------------------- PG1–PG3
 
@@ -86,7 +86,7 @@ class EmbeddingNeighbourParaphraser(SubstitutionParaphraser):
 
     rank: ClassVar[int] = 1
     params = MappingProxyType({
-        **_COMMON_PARAMS,
+        **COMMON_PARAMS,
         "skip_same_stem": Param("skip_same_stem", bool, False,
                                 "skip neighbours with the word's Porter stem (answered → answering)"),
         "vocab_limit": Param("vocab_limit", int, None, "search only the most frequent N GloVe words (none = all 400,000)",

@@ -10,7 +10,7 @@ from typing import Any
 
 from metrics.core.base import Param
 
-from ._base import _COMMON_PARAMS, OFFENSIVE_WORDS, ParaphraserUnavailable, SubstitutionParaphraser
+from ._base import COMMON_PARAMS, OFFENSIVE_WORDS, ParaphraserUnavailable, SubstitutionParaphraser
 
 # --------------------------------------------------------------------------- WordNet
 
@@ -74,7 +74,7 @@ class WordNetParaphraser(SubstitutionParaphraser):
     slug = "wordnet"
     description = "WordNet synonym substitution (random synonym in any sense; Kauchak & Barzilay's unfiltered baseline)"
     params = MappingProxyType({
-        **_COMMON_PARAMS,
+        **COMMON_PARAMS,
         "lexicon_size": Param(
             "lexicon_size", int, 100_000,
             "an inflected synonym (larger, strolled) must be among this many most frequent GloVe words "

@@ -11,7 +11,7 @@ __all__ = ["FEATURES"]
 FEATURES = ("pivot-f1", "lm-fluency", "target-f1")
 
 
-def _check_features(features) -> np.ndarray:
+def check_features(features) -> np.ndarray:
     x = np.asarray(features, dtype=np.float64)
     if x.ndim != 2 or x.shape[1] != len(FEATURES):
         raise ValueError(f"features must have shape (n, {len(FEATURES)}), got {x.shape}")

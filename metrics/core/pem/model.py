@@ -21,7 +21,7 @@ from numpy.lib import format as npy_format
 
 from metrics.core.stats.results import CorrelationResult
 
-from ._common import FEATURES, _check_features
+from ._common import FEATURES, check_features
 
 __all__ = ["PEM_FORMAT", "PEM_MAX_BYTES", "PemFileError", "RbfSvr", "PemModel"]
 
@@ -133,7 +133,7 @@ class PemModel:
 
     def predict(self, features: np.ndarray) -> np.ndarray:
         """Predicted overall scores for an ``(n, 3)`` feature matrix (columns :data:`FEATURES`)."""
-        x = _check_features(features)
+        x = check_features(features)
         return self.svr.predict(x) if len(x) else np.zeros(0)
 
     def save(self, path: str | Path) -> Path:

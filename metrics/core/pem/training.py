@@ -10,7 +10,7 @@ import numpy as np
 
 from metrics.core.stats.correlation import pearson
 
-from ._common import _check_features
+from ._common import check_features
 from .model import PemModel, RbfSvr
 
 __all__ = ["DEFAULT_PARAM_GRID", "split_by_group", "pem_train"]
@@ -83,7 +83,7 @@ def pem_train(
     from sklearn.preprocessing import StandardScaler
     from sklearn.svm import SVR
 
-    x = _check_features(features)
+    x = check_features(features)
     y = np.asarray(targets, dtype=np.float64)
     g = np.asarray(groups)
     if y.shape != (len(x),) or g.shape != (len(x),):

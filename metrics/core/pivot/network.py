@@ -143,7 +143,7 @@ def confusion_network(
 
 
 #: Per phrase table (by identity) and edge threshold: English phrase → its slot.
-_SLOT_CACHES: dict[tuple[int, float], tuple[PhraseTable, dict]] = {}
+SLOT_CACHES: dict[tuple[int, float], tuple[PhraseTable, dict]] = {}
 
 
 def slot_cache(table: PhraseTable, edge_threshold: float):
@@ -187,11 +187,11 @@ def slot_cache(table: PhraseTable, edge_threshold: float):
 def _slots(table: PhraseTable, edge_threshold: float) -> dict[str, Slot]:
     """The slot cache of a table and threshold (the table is held alongside its id)."""
     key = (id(table), float(edge_threshold))
-    entry = _SLOT_CACHES.get(key)
+    entry = SLOT_CACHES.get(key)
     if entry is None or entry[0] is not table:
-        if len(_SLOT_CACHES) >= 4:
-            _SLOT_CACHES.pop(next(iter(_SLOT_CACHES)))
-        entry = _SLOT_CACHES[key] = (table, {})
+        if len(SLOT_CACHES) >= 4:
+            SLOT_CACHES.pop(next(iter(SLOT_CACHES)))
+        entry = SLOT_CACHES[key] = (table, {})
     return entry[1]
 
 

@@ -31,9 +31,9 @@ shared options (:data:`BLEU_PARAMS`, ``against``) and the registered ``bleu``,
 from __future__ import annotations
 
 from .backend import SacreBackend
-from .bleu_stats import _FAST_13A as _FAST_13A
+from .bleu_stats import FAST_13A as FAST_13A
 from .bleu_stats import bleu_ngram_stats
-from .metrics import _AGAINST as _AGAINST
+from .metrics import AGAINST as AGAINST
 from .metrics import (
     BLEU_PARAMS,
     BleuMetric,

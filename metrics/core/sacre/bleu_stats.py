@@ -1,6 +1,6 @@
 """sacrebleu's BLEU segment statistics, computed fast and bit for bit.
 
-:data:`_FAST_13A` is sacrebleu's ``13a`` tokenizer with its hot rules done in C
+:data:`FAST_13A` is sacrebleu's ``13a`` tokenizer with its hot rules done in C
 (``str.translate`` and literal replacements); :func:`bleu_ngram_stats` gives
 ``BLEU._extract_corpus_statistics`` for one reference per segment, counting
 n-grams with :func:`metrics.core.ngram_counts.ngram_overlap`.
@@ -69,7 +69,7 @@ def _make_fast_13a():
     return tokenize_13a
 
 
-_FAST_13A = _make_fast_13a()
+FAST_13A = _make_fast_13a()
 
 
 def _preprocess(bleu: _SacreBLEU):
@@ -83,7 +83,7 @@ def _preprocess(bleu: _SacreBLEU):
     def prep(sent: str) -> str:
         if lowercase:
             sent = sent.lower()
-        return _FAST_13A(sent.rstrip())
+        return FAST_13A(sent.rstrip())
 
     return prep
 

@@ -26,7 +26,7 @@ __all__ = ["SacreMetric", "BleuMetric", "ChrfMetric", "TerMetric", "against_text
            "bleu_stat_names", "SACREBLEU_VERSION"]
 
 
-_AGAINST = Param(
+AGAINST = Param(
     "against",
     str,
     "original",
@@ -148,7 +148,7 @@ class BleuMetric(SacreMetric):
 
     slug = "bleu"
     description = "BLEU (sacrebleu) of the candidate against the original or the reference."
-    params = {"against": _AGAINST, **BLEU_PARAMS}
+    params = {"against": AGAINST, **BLEU_PARAMS}
     version = "1"
     card = MetricCard(
         measures="n-gram overlap (n = 1–4) of the candidate with the original or a reference, with a brevity penalty.",
@@ -183,7 +183,7 @@ class ChrfMetric(SacreMetric):
     slug = "chrf"
     description = "chrF/chrF++ (sacrebleu) of the candidate against the original or the reference."
     params = {
-        "against": _AGAINST,
+        "against": AGAINST,
         "char_order": Param("char_order", int, 6, "character n-gram order", minimum=1, maximum=12),
         "word_order": Param("word_order", int, 0, "word n-gram order (2 = chrF++)", minimum=0, maximum=6),
         "beta": Param("beta", int, 2, "recall weight β", minimum=1, maximum=10),
@@ -230,7 +230,7 @@ class TerMetric(SacreMetric):
     slug = "ter"
     description = "TER (sacrebleu) of the candidate against the original or the reference; lower is better."
     params = {
-        "against": _AGAINST,
+        "against": AGAINST,
         "normalized": Param("normalized", bool, False, "Tercom normalisation"),
         "no_punct": Param("no_punct", bool, False, "remove punctuation"),
         "asian_support": Param("asian_support", bool, False, "CJK handling"),

@@ -17,7 +17,7 @@ import numpy as np
 from metrics.core.base import MeanMetric, MetricError, Param, ResourceSpec
 from metrics.core.cards import MetricCard
 from metrics.core.registry import register
-from metrics.core.sacre import _AGAINST, against_texts
+from metrics.core.sacre import AGAINST, against_texts
 
 from .models import (
     DEFAULT_MODEL_NAME,
@@ -124,7 +124,7 @@ class EmbedCosineMetric(SemanticMetric):
     slug = "embed-cosine"
     description = "Cosine of all-MiniLM-L6-v2 sentence embeddings of the candidate and the original (or reference)."
     params = {
-        "against": _AGAINST,
+        "against": AGAINST,
         "device": _DEVICE,
         "batch_size": Param(
             "batch_size", int, 0, "sentences per forward pass; 0: chosen for the device (32 on a CPU, 256 on a GPU)",
@@ -221,7 +221,7 @@ class BertScoreMetric(SemanticMetric):
     slug = "bertscore"
     description = "BERTScore P/R/F1: greedy cosine matching of contextual token embeddings (all-MiniLM-L6-v2, bert-score)."
     params = {
-        "against": _AGAINST,
+        "against": AGAINST,
         "output": Param("output", str, "f1", "which score: f1, precision or recall", choices=("f1", "precision", "recall")),
         "idf": Param("idf", bool, False, "weight tokens by idf over the batch's original/reference side"),
         "num_layers": _LAYERS,

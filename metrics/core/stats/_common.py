@@ -1,8 +1,8 @@
 """Bootstrap plumbing shared by the agreement and correlation statistics (private).
 
-Percentile bootstraps over items (Efron & Tibshirani 1993): :func:`_weight_chunks` draws
+Percentile bootstraps over items (Efron & Tibshirani 1993): :func:`weight_chunks` draws
 seeded resampling-count matrices, so a resampled statistic is ``weights @ per_item_stats``;
-:func:`_percentile_ci` reads the interval off the resampled values.  One module that both
+:func:`percentile_ci` reads the interval off the resampled values.  One module that both
 :mod:`.agreement` and :mod:`.correlation` import, so that neither imports the other's privates.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import numpy as np
 
 
-def _weight_chunks(n_items: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
+def weight_chunks(n_items: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
     """Yield (chunk, n_items) resampling-count matrices, ``n_boot`` rows in total.
 
     Row b holds how often each item appears in bootstrap sample b; rows sum to n_items.
@@ -31,7 +31,7 @@ def _weight_chunks(n_items: int, n_boot: int, seed: int) -> Iterator[np.ndarray]
         done += b
 
 
-def _percentile_ci(values: np.ndarray, confidence_level: float) -> tuple[float | None, float | None]:
+def percentile_ci(values: np.ndarray, confidence_level: float) -> tuple[float | None, float | None]:
     values = values[np.isfinite(values)]
     if values.size == 0:
         return None, None

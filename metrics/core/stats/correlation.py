@@ -20,7 +20,7 @@ import pandas as pd
 from scipy import special
 from scipy import stats as sps
 
-from ._common import _percentile_ci, _weight_chunks
+from ._common import percentile_ci, weight_chunks
 from .results import CorrelationResult
 
 __all__ = [
@@ -306,16 +306,16 @@ def correlation_with_ci(
     if method == "pearson":
         stats = np.column_stack([xs, ys, xs * xs, ys * ys, xs * ys])
         n = xs.size
-        for w in _weight_chunks(n, n_boot, seed):
+        for w in weight_chunks(n, n_boot, seed):
             sx, sy, sxx, syy, sxy = (w @ stats).T / n
             with np.errstate(invalid="ignore", divide="ignore"):
                 boots.append((sxy - sx * sy) / np.sqrt((sxx - sx**2) * (syy - sy**2)))
     else:
-        for w in _weight_chunks(xs.size, n_boot, seed):
+        for w in weight_chunks(xs.size, n_boot, seed):
             for row in w:
                 idx = np.repeat(np.arange(xs.size), row.astype(int))
                 boots.append(np.array([correlation(xs[idx], ys[idx], method=method).statistic]))
-    low, high = _percentile_ci(np.concatenate(boots), confidence_level)
+    low, high = percentile_ci(np.concatenate(boots), confidence_level)
     return CorrelationResult(point.statistic, point.pvalue, point.n, point.method, low, high)
 
 

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._common import _percentile_ci, _weight_chunks
+from ._common import percentile_ci, weight_chunks
 from .agreement import krippendorff_alpha
 from .data import rating_matrix
 
@@ -112,11 +112,11 @@ def human_ceiling(
         return cols / len(judges)
 
     point = agreement(np.ones((1, values.shape[1])))[0]
-    boots = np.vstack([agreement(w) for w in _weight_chunks(values.shape[1], n_boot, seed)]) if n_boot > 0 \
+    boots = np.vstack([agreement(w) for w in weight_chunks(values.shape[1], n_boot, seed)]) if n_boot > 0 \
         else np.zeros((0, 1 + len(names)))
 
     def ci(col: np.ndarray) -> tuple[float | None, float | None]:
-        return _percentile_ci(col, confidence_level) if col.size else (None, None)
+        return percentile_ci(col, confidence_level) if col.size else (None, None)
 
     low, high = ci(boots[:, 0])
     out["human"] = {"statistic": _finite(point[0]), "ci_low": low, "ci_high": high}

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .agreement import JudgePairResult, _judge_pairs
+from .agreement import JudgePairResult, judge_pairs
 from .correlation import correlations
 from .data import rating_matrix, validate_judgments
 
@@ -52,7 +52,7 @@ def interjudge_correlations(
     with np.errstate(invalid="ignore", divide="ignore"):
         sys_means = np.where(counts > 0, sums / counts, np.nan)
     out = []
-    for i, j, n in _judge_pairs(values, matrix.judges, min_shared):
+    for i, j, n in judge_pairs(values, matrix.judges, min_shared):
         out.append(
             JudgePairResult(
                 matrix.judges[i],

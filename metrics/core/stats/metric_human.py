@@ -41,7 +41,7 @@ class MetricHumanCorrelation:
         return out
 
 
-def _aligned_metrics(metrics_long: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
+def aligned_metrics(metrics_long: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
     """Metric scores as an item × metric frame restricted to judged items."""
     known = metrics_long.loc[metrics_long["item"].isin(ref.index)]
     if known.empty:
@@ -93,7 +93,7 @@ def metric_human_correlations(
     )
     if criterion not in ref.columns:
         raise ValueError(f"no judgments on criterion {criterion!r}")
-    wide = _aligned_metrics(metrics_long, ref)
+    wide = aligned_metrics(metrics_long, ref)
 
     targets: list[tuple[str, pd.Series]] = []
     mean_ref = ref if include_controls_in_mean else ref.loc[~ref["is_control"].astype(bool)]

@@ -15,7 +15,7 @@ from .data import DEFAULT_CONTROL_EXPECTED, rating_matrix, validate_judgments, v
 from .human_ceiling import human_ceiling, judge_pool_agreement
 from .interjudge import interjudge_correlations, interjudge_summary
 from .meta_eval import metric_meta_evaluation
-from .metric_human import _aligned_metrics, metric_human_correlations, metric_leaderboard
+from .metric_human import aligned_metrics, metric_human_correlations, metric_leaderboard
 from .qc import DEFAULT_QC_TESTS, judge_qc
 from .reference import DEFAULT_SUBSET_MIN, criterion_correlations, human_reference
 from .results import jsonable
@@ -308,7 +308,7 @@ def _build_report(
         meta_evaluation = _meta_evaluation(metrics_long, ref, genuine_ref, criterion, significance_level,
                                            baseline_metric, accuracy_groups)
         meta_evaluation["segment"]["human_ceiling"] = human_ceiling(
-            frame, _aligned_metrics(metrics_long, ref).reindex(genuine_ref.index), criterion=criterion,
+            frame, aligned_metrics(metrics_long, ref).reindex(genuine_ref.index), criterion=criterion,
             min_shared=min_shared, n_boot=boots, confidence_level=confidence_level, seed=seed)
         meta_evaluation["llm_judge_pool"] = _llm_judge_pools(frame, metrics_long, metric_runs, crit_names, scales,
                                                              boots, confidence_level, seed)
@@ -388,7 +388,7 @@ def _system_scores(frame: pd.DataFrame, criteria: Sequence[str]) -> dict[str, An
 
 
 def _leaderboards(metrics_long, ref, mean_ref, criterion, significance_level) -> dict[str, list[dict]]:
-    wide = _aligned_metrics(metrics_long, ref).reindex(mean_ref.index)
+    wide = aligned_metrics(metrics_long, ref).reindex(mean_ref.index)
     return {
         level: [
             r.to_dict()
@@ -421,7 +421,7 @@ def _llm_judge_pools(frame, metrics_long, metric_runs, crit_names, scales, boots
 
 
 def _meta_evaluation(metrics_long, ref, mean_ref, criterion, significance_level, baseline, accuracy_groups):
-    wide = _aligned_metrics(metrics_long, ref).reindex(mean_ref.index)
+    wide = aligned_metrics(metrics_long, ref).reindex(mean_ref.index)
     human = mean_ref[criterion].to_numpy(dtype=float)
     return {
         level: metric_meta_evaluation(

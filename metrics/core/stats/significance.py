@@ -26,7 +26,7 @@ from scipy import stats as sps
 
 from metrics.core.base import DEFAULT_SEED, Metric, PairwiseResult, pairwise_tests
 
-from .agreement import _percentile_ci, _weight_chunks
+from .agreement import percentile_ci, weight_chunks
 from .correlation import correlation
 from .results import (
     BootstrapDifferenceResult,
@@ -189,8 +189,8 @@ def paired_bootstrap(
     if n == 0:
         raise ValueError("no item has both scores")
     delta = float(d.mean())
-    boots = np.concatenate([(w @ d) / n for w in _weight_chunks(n, n_boot, seed)]) if n_boot > 0 else np.zeros(0)
-    low, high = _percentile_ci(boots, confidence_level) if n_boot > 0 else (math.nan, math.nan)
+    boots = np.concatenate([(w @ d) / n for w in weight_chunks(n, n_boot, seed)]) if n_boot > 0 else np.zeros(0)
+    low, high = percentile_ci(boots, confidence_level) if n_boot > 0 else (math.nan, math.nan)
     hits = int((np.abs(boots - delta) >= abs(delta) - 1e-12).sum()) if delta != 0 else n_boot
     return BootstrapDifferenceResult(delta, (hits + 1) / (n_boot + 1), int(n), n_boot, low, high, confidence_level)
 
@@ -294,7 +294,7 @@ def system_ranking(
     means = filled.sum(axis=0) / present.sum(axis=0)
     boots = []
     if n_boot > 0:
-        for w in _weight_chunks(x.shape[0], n_boot, seed):
+        for w in weight_chunks(x.shape[0], n_boot, seed):
             with np.errstate(invalid="ignore", divide="ignore"):
                 boots.append((w @ filled) / (w @ present))
     boot = np.concatenate(boots) if boots else np.zeros((0, x.shape[1]))
@@ -303,7 +303,7 @@ def system_ranking(
     out = []
     cluster = 1
     for pos, j in enumerate(order):
-        low, high = _percentile_ci(boot[:, j], confidence_level) if n_boot > 0 else (None, None)
+        low, high = percentile_ci(boot[:, j], confidence_level) if n_boot > 0 else (None, None)
         p_next = None
         if pos + 1 < order.size:
             nxt = order[pos + 1]

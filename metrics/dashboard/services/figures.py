@@ -18,7 +18,7 @@ from annotation.models import Study
 from metrics.core.stats import build_report
 from metrics.core.stats.data import validate_judgments
 from metrics.reports import selectors as report_selectors
-from metrics.reports.services.build import _shared_points_scale, _subset_in_criteria_order
+from metrics.reports.services.build import shared_points_scale, subset_in_criteria_order
 from metrics.reports.services.report_settings import DEFAULT_SETTINGS
 
 
@@ -38,10 +38,10 @@ def absolute_answers(study: Study) -> dict:
             judged.frame, metric_inputs.scores or None, excluded_judges=judged.excluded,
             control_expected=judged.control_expected, criterion=s["criterion"], criteria=judged.criteria,
             normalize=s["normalize"], include_controls_in_mean=s["include_controls_in_mean"],
-            subset_min=_subset_in_criteria_order(s["subset_min"], judged.criteria), n_boot=s["n_boot"],
+            subset_min=subset_in_criteria_order(s["subset_min"], judged.criteria), n_boot=s["n_boot"],
             confidence_level=s["confidence_level"], significance_level=s["significance_level"], seed=s["seed"],
             qc_alpha=judged.qc_alpha, min_shared=s["min_shared"], metric_runs=metric_inputs.runs,
-            scale=_shared_points_scale(criteria_used), scales={c["slug"]: c["scale"]["type"] for c in criteria_used})
+            scale=shared_points_scale(criteria_used), scales={c["slug"]: c["scale"]["type"] for c in criteria_used})
     except ValueError as exc:  # e.g. every judge excluded: the report says the same
         return {"available": False, "reason": f"Not computable yet: {exc}."}
     agreement = []

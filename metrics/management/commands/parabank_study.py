@@ -154,7 +154,7 @@ class Command(BaseCommand):
 
     @staticmethod
     def _finished(study: Study, slug: str, metric) -> bool:
-        params = {k: metric_services._jsonable(v) for k, v in metric.param_values.items()}
+        params = {k: metric_services.jsonable(v) for k, v in metric.param_values.items()}
         return MetricRun.objects.filter(study=study, metric=slug, status=JobStatus.SUCCEEDED, params=params,
                                         resources={}).exists()
 

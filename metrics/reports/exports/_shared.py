@@ -10,11 +10,11 @@ from typing import Any
 from metrics.core.stats.results import CorrelationResult
 
 
-def _stat(d: Mapping | None, key: str = "statistic") -> Any:
+def stat(d: Mapping | None, key: str = "statistic") -> Any:
     return None if not d else d.get(key)
 
 
-def _fisher_ci(d: Mapping | None, level: float) -> tuple[float | None, float | None] | None:
+def fisher_ci(d: Mapping | None, level: float) -> tuple[float | None, float | None] | None:
     """The correlation's Fisher-z interval (``CorrelationResult.confidence_interval``)."""
     if not d or d.get("statistic") is None:
         return None
@@ -24,9 +24,9 @@ def _fisher_ci(d: Mapping | None, level: float) -> tuple[float | None, float | N
     return (None if math.isnan(low) else low, None if math.isnan(high) else high)
 
 
-def _pct(level: float) -> str:
+def pct(level: float) -> str:
     return f"{level * 100:g} %"
 
 
-def _iso(dt) -> str | None:
+def iso(dt) -> str | None:
     return dt.isoformat() if dt else None

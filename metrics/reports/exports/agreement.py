@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._shared import _pct, _stat
+from ._shared import pct, stat
 from .model import Column, ReportTable
 
 
@@ -14,7 +14,7 @@ def agreement_tables(result: Mapping[str, Any]) -> list[ReportTable]:
     ``agreement``, ``summary.criteria`` and ``settings`` — the report's, and the
     ``agreement`` command's, so that both print the same table."""
     level = float((result.get("settings") or {}).get("confidence_level", 0.95))
-    return [_agreement(result, _pct(level)), _agreement_pairs(result)]
+    return [_agreement(result, pct(level)), _agreement_pairs(result)]
 
 
 _ALPHA_LABEL = {"nominal": "Krippendorff α (nominal)", "ordinal": "Krippendorff α (ordinal)",
@@ -89,8 +89,8 @@ def _agreement_pairs(result) -> ReportTable:
             pair = tuple(k["judges"])
             pr = (pearson.get(pair) or {}).get("pearson") or {}
             rows.append({"criterion": crit, "judge_a": pair[0], "judge_b": pair[1], "n_shared": k.get("n_shared"),
-                         "unweighted": _stat(k.get("unweighted")), "linear": _stat(k.get("linear")),
-                         "quadratic": _stat(k.get("quadratic")), "pearson": pr.get("statistic"),
+                         "unweighted": stat(k.get("unweighted")), "linear": stat(k.get("linear")),
+                         "quadratic": stat(k.get("quadratic")), "pearson": pr.get("statistic"),
                          "pearson_p": pr.get("pvalue")})
     return ReportTable(
         "agreement_pairs", "Agreement per pair of judges",

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from django.utils import timezone
 
 from ..models import Report
-from ._shared import _iso
+from ._shared import iso
 from .model import ReportTable
 
 EXPORT_SCHEMA = "paraeval.report/1"
@@ -37,9 +37,9 @@ def report_json(report: Report, *, plots: Sequence[Mapping] | None = None, stale
         "report": {
             "id": report.pk,
             "status": report.status,
-            "created_at": _iso(report.created_at),
-            "started_at": _iso(report.started_at),
-            "finished_at": _iso(report.finished_at),
+            "created_at": iso(report.created_at),
+            "started_at": iso(report.started_at),
+            "finished_at": iso(report.finished_at),
             "created_by": report.created_by.username if report.created_by_id and report.created_by else None,
             "settings": report.settings,
             "judgments_fingerprint": report.fingerprint,

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..models import Report
-from ._shared import _iso
+from ._shared import iso
 from .model import Column, ReportTable
 from .tables import report_tables
 
@@ -136,7 +136,7 @@ def report_latex(report: Report) -> str:
     # A comment line ends at a line break: keep the (researcher-typed) name on one line.
     name = " ".join(report.study.name.split())
     head = (f"% paraeval report #{report.pk} of study \"{name}\", built "
-            f"{_iso(report.finished_at)}.\n% Judgments fingerprint {report.fingerprint}; settings "
+            f"{iso(report.finished_at)}.\n% Judgments fingerprint {report.fingerprint}; settings "
             f"{json.dumps(report.settings, sort_keys=True)}.\n% Requires \\usepackage{{booktabs,tabularx,pdflscape}}.\n")
     head += "".join(f"% {line}\n" for line in warning_lines(report.result or {})) + "\n"
     return head + "\n".join(table_latex(t, label_prefix=f"paraeval-r{report.pk}") for t in tables)

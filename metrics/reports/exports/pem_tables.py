@@ -3,7 +3,7 @@ criterion, metrics against the human reference."""
 
 from __future__ import annotations
 
-from ._shared import _fisher_ci, _stat
+from ._shared import fisher_ci, stat
 from .model import Column, ReportTable
 
 
@@ -14,12 +14,12 @@ def pem_table1(result, level, ci, target) -> ReportTable:
         sent, sys_ = p.get("sentence", {}), p.get("system", {})
         rows.append({
             "judge_a": p["judges"][0], "judge_b": p["judges"][1], "n_shared": p.get("n_shared"),
-            "sentence_pearson": _stat(sent.get("pearson")), "sentence_pearson_p": _stat(sent.get("pearson"), "pvalue"),
-            "sentence_pearson_ci": _fisher_ci(sent.get("pearson"), level),
-            "sentence_spearman": _stat(sent.get("spearman")), "sentence_kendall_b": _stat(sent.get("kendall_b")),
-            "n_systems": _stat(sys_.get("pearson"), "n"),
-            "system_pearson": _stat(sys_.get("pearson")), "system_pearson_p": _stat(sys_.get("pearson"), "pvalue"),
-            "system_spearman": _stat(sys_.get("spearman")), "system_kendall_b": _stat(sys_.get("kendall_b")),
+            "sentence_pearson": stat(sent.get("pearson")), "sentence_pearson_p": stat(sent.get("pearson"), "pvalue"),
+            "sentence_pearson_ci": fisher_ci(sent.get("pearson"), level),
+            "sentence_spearman": stat(sent.get("spearman")), "sentence_kendall_b": stat(sent.get("kendall_b")),
+            "n_systems": stat(sys_.get("pearson"), "n"),
+            "system_pearson": stat(sys_.get("pearson")), "system_pearson_p": stat(sys_.get("pearson"), "pvalue"),
+            "system_spearman": stat(sys_.get("spearman")), "system_kendall_b": stat(sys_.get("kendall_b")),
             "summarised": p.get("summarised", True),
         })
     mean = t1.get("mean_pearson") or {}
@@ -60,12 +60,12 @@ def pem_table2(result, level, ci, target) -> ReportTable:
         sent, sys_ = r.get("sentence", {}), r.get("system", {})
         rows.append({
             "criterion": r["criterion"], "subset": r.get("subset"), "n_items": r.get("n_items"),
-            "sentence_pearson": _stat(sent.get("pearson")), "sentence_pearson_p": _stat(sent.get("pearson"), "pvalue"),
-            "sentence_pearson_ci": _fisher_ci(sent.get("pearson"), level),
-            "sentence_spearman": _stat(sent.get("spearman")), "sentence_kendall_b": _stat(sent.get("kendall_b")),
+            "sentence_pearson": stat(sent.get("pearson")), "sentence_pearson_p": stat(sent.get("pearson"), "pvalue"),
+            "sentence_pearson_ci": fisher_ci(sent.get("pearson"), level),
+            "sentence_spearman": stat(sent.get("spearman")), "sentence_kendall_b": stat(sent.get("kendall_b")),
             "n_systems": r.get("n_systems"),
-            "system_pearson": _stat(sys_.get("pearson")), "system_pearson_p": _stat(sys_.get("pearson"), "pvalue"),
-            "system_spearman": _stat(sys_.get("spearman")), "system_kendall_b": _stat(sys_.get("kendall_b")),
+            "system_pearson": stat(sys_.get("pearson")), "system_pearson_p": stat(sys_.get("pearson"), "pvalue"),
+            "system_spearman": stat(sys_.get("spearman")), "system_kendall_b": stat(sys_.get("kendall_b")),
         })
     controls = "included at their expected scores" if t2.get("include_controls") else "excluded"
     return ReportTable(
@@ -93,13 +93,13 @@ def pem_table3(result, level, ci, target) -> ReportTable:
     for r in t3.get("rows", []):
         alt = with_controls.get((r["metric"], r["level"])) if r["human"] == "mean" else None
         rows.append({
-            "pearson_with_controls": _stat((alt or {}).get("pearson")),
+            "pearson_with_controls": stat((alt or {}).get("pearson")),
             "metric": r["metric"], "human": r["human"], "level": r["level"], "n": r.get("n"),
-            "pearson": _stat(r.get("pearson")), "pearson_p": _stat(r.get("pearson"), "pvalue"),
-            "pearson_ci": _fisher_ci(r.get("pearson"), level),
-            "spearman": _stat(r.get("spearman")), "kendall_b": _stat(r.get("kendall_b")),
-            "kendall_c": _stat(r.get("kendall_c")), "accuracy": _stat(r.get("accuracy")),
-            "accuracy_tc": _stat(r.get("accuracy_tc")),
+            "pearson": stat(r.get("pearson")), "pearson_p": stat(r.get("pearson"), "pvalue"),
+            "pearson_ci": fisher_ci(r.get("pearson"), level),
+            "spearman": stat(r.get("spearman")), "kendall_b": stat(r.get("kendall_b")),
+            "kendall_c": stat(r.get("kendall_c")), "accuracy": stat(r.get("accuracy")),
+            "accuracy_tc": stat(r.get("accuracy_tc")),
             "_class": "" if r["human"] == "mean" else "per-judge",
         })
     controls = "included at their expected scores" if t3.get("controls_in_mean") else "excluded"

@@ -10,7 +10,7 @@ from django.utils.module_loading import import_string
 from annotation.judging.defaults import PEM_REPORT_TARGET
 from annotation.judging.protocols.registry import protocol_for_result
 
-from ._shared import _pct
+from ._shared import pct
 from .agreement import agreement_tables, judge_qc_table
 from .model import ReportTable
 from .pem_tables import pem_table1, pem_table2, pem_table3
@@ -31,7 +31,7 @@ def report_tables(result: Mapping[str, Any]) -> list[ReportTable]:
     st = result.get("settings", {})
     level = float(st.get("confidence_level", 0.95))
     target = st.get("criterion") or PEM_REPORT_TARGET  # reports from before settings named their target
-    ci = _pct(level)
+    ci = pct(level)
     tables = [pem_table1(result, level, ci, target), pem_table2(result, level, ci, target)]
     if result.get("table3"):
         tables.append(pem_table3(result, level, ci, target))

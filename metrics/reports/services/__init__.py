@@ -22,7 +22,7 @@ from metrics.core.stats import build_report as build_report
 from metrics.core.stats import human_reference as human_reference
 
 from .build import PHASES, report_build, report_create, report_fail, report_rebuild, reports_requeue_stale
-from .build import _subset_in_criteria_order as _subset_in_criteria_order
+from .build import subset_in_criteria_order as subset_in_criteria_order
 from .report_settings import (
     DEFAULT_SETTINGS,
     MIN_SHARED_MAX,

@@ -37,7 +37,7 @@ logger = logging.getLogger(__name__)
 PHASES = ("reading judgments", "reading metric scores", "agreement and correlations", "plots", "saving")
 
 
-def _shared_points_scale(criteria: list[dict]) -> range | None:
+def shared_points_scale(criteria: list[dict]) -> range | None:
     """The values of the one labelled-point scale every criterion shares (PEM's 1–5),
     for weighted κ and the score-distribution axes; None when the criteria's scales
     differ or are not points (then the values observed are used)."""
@@ -108,7 +108,7 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def _subset_in_criteria_order(subset: Mapping[str, float] | None,
+def subset_in_criteria_order(subset: Mapping[str, float] | None,
                               criteria: Sequence[str]) -> dict[str, float] | None:
     # PostgreSQL's jsonb does not keep key order; the subset's label ("adequacy>=4,fluency>=4")
     # follows the order given, so restore the criteria's own order.
@@ -162,7 +162,7 @@ def report_build(*, report_id: int) -> Report:
             criteria=judged.criteria,
             normalize=s["normalize"],
             include_controls_in_mean=s["include_controls_in_mean"],
-            subset_min=_subset_in_criteria_order(s["subset_min"], judged.criteria),
+            subset_min=subset_in_criteria_order(s["subset_min"], judged.criteria),
             n_boot=s["n_boot"],
             confidence_level=s["confidence_level"],
             significance_level=s["significance_level"],
@@ -171,7 +171,7 @@ def report_build(*, report_id: int) -> Report:
             qc_tests=judged.qc_tests,
             min_shared=s.get("min_shared") or DEFAULT_SETTINGS["min_shared"],
             metric_runs=metric_inputs.runs,
-            scale=_shared_points_scale(criteria_used),
+            scale=shared_points_scale(criteria_used),
             scales={c["slug"]: c["scale"]["type"] for c in criteria_used},
             zscore_criteria=criteria_zscored(criteria_used),
         )

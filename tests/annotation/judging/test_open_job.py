@@ -89,8 +89,8 @@ def test_while_opening_nothing_else_can_open_reset_or_change_the_design(three_ju
 def test_judges_see_a_study_not_started_until_every_assignment_is_written(three_judges, client, api_client):
     study = three_judges
     job = services.study_judging_open_start(study=study, background=True)
-    job = services._open_job_begin(job.pk)
-    assert services._open_job_write(job, limit=1) == 1  # a worker died after the first judge
+    job = services.open_job_begin(job.pk)
+    assert services.open_job_write(job, limit=1) == 1  # a worker died after the first judge
     job.refresh_from_db()
     assert job.status == "running" and job.progress_done == 1 and job.progress_total == 3
     written = Assignment.objects.get(study=study).judge
@@ -110,8 +110,8 @@ def test_judges_see_a_study_not_started_until_every_assignment_is_written(three_
 @pytest.mark.django_db
 def test_the_rating_page_says_not_open_while_opening(three_judges, client):
     study = three_judges
-    job = services._open_job_begin(services.study_judging_open_start(study=study, background=True).pk)
-    services._open_job_write(job, limit=2)
+    job = services.open_job_begin(services.study_judging_open_start(study=study, background=True).pk)
+    services.open_job_write(job, limit=2)
     client.force_login(User.objects.get(username="ann"))
     page = client.get(f"/judge/studies/{study.pk}/")
     assert page.status_code == 200 and "Rating in this study has not started yet" in page.content.decode()
@@ -152,8 +152,8 @@ def test_a_job_requeued_after_its_worker_died_resumes_and_builds_the_same(three_
     study = three_judges
     _, expected = reference(study)
     job = services.study_judging_open_start(study=study, background=True)
-    job = services._open_job_begin(job.pk)
-    services._open_job_write(job, limit=2)  # the worker died here
+    job = services.open_job_begin(job.pk)
+    services.open_job_write(job, limit=2)  # the worker died here
     # a later judge joins meanwhile: the job keeps the judges it started with
     from annotation.services import study_member_add
     from tests.factories import UserFactory
@@ -176,11 +176,11 @@ def test_a_job_requeued_after_its_worker_died_resumes_and_builds_the_same(three_
 def test_two_runs_of_one_job_interleaved_write_each_assignment_once(three_judges):
     study = three_judges
     job = services.study_judging_open_start(study=study, background=True)
-    first = services._open_job_begin(job.pk)
-    second = services._open_job_begin(job.pk)  # a duplicate delivery starts before the first wrote anything
-    assert services._open_job_write(first, limit=1) == 1
-    assert services._open_job_write(second) == 2  # skips the one already written
-    assert services._open_job_write(first) == 0
+    first = services.open_job_begin(job.pk)
+    second = services.open_job_begin(job.pk)  # a duplicate delivery starts before the first wrote anything
+    assert services.open_job_write(first, limit=1) == 1
+    assert services.open_job_write(second) == 2  # skips the one already written
+    assert services.open_job_write(first) == 0
     assert services.open_job_run(job_id=job.pk).status == "succeeded"
     assert counts(study) == (3, 15, 3, 75)
 
@@ -192,8 +192,8 @@ def test_a_resent_opening_claims_its_job_so_a_live_one_is_not_run_twice(three_ju
 
     study = three_judges
     job = services.study_judging_open_start(study=study, background=True)
-    job = services._open_job_begin(job.pk)
-    services._open_job_write(job, limit=1)  # a live worker is writing; its heartbeat is fresh
+    job = services.open_job_begin(job.pk)
+    services.open_job_write(job, limit=1)  # a live worker is writing; its heartbeat is fresh
     resent = {REQUEUE_HEADER: 300.0}
     open_job_run_task.apply(args=(job.pk,), headers=resent)  # e.g. beat and a starting worker both resent it
     job.refresh_from_db()
@@ -237,8 +237,8 @@ def test_controls_that_cannot_be_built_fail_the_job_and_leave_a_draft(researcher
 @pytest.mark.django_db
 def test_data_changed_while_opening_fails_the_job_and_undoes_its_writes(three_judges):
     study = three_judges
-    job = services._open_job_begin(services.study_judging_open_start(study=study, background=True).pk)
-    services._open_job_write(job, limit=1)
+    job = services.open_job_begin(services.study_judging_open_start(study=study, background=True).pk)
+    services.open_job_write(job, limit=1)
     assert counts(study) != (0, 0, 0, 0)
     original = Original.objects.filter(study=study).first()
     Candidate.objects.create(original=original, system=System.objects.create(study=study, name="new"), text="New text.")
@@ -256,8 +256,8 @@ def test_a_resumed_job_in_k_mode_builds_the_same_balanced_plan(study, add_judge)
         add_judge(study, name)
     services.design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 2, "seed": 9})
     _, expected = reference(study)
-    job = services._open_job_begin(services.study_judging_open_start(study=study, background=True).pk)
-    services._open_job_write(job, limit=3)
+    job = services.open_job_begin(services.study_judging_open_start(study=study, background=True).pk)
+    services.open_job_write(job, limit=3)
     job = services.open_job_run(job_id=job.pk)
     assert job.status == "succeeded" and job.summary["assignment_items"] == 50
     assert snapshot(study) == expected

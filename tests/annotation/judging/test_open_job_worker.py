@@ -48,8 +48,8 @@ def test_a_real_worker_opens_a_large_study(celery_worker, researcher, add_judge,
 @pytest.mark.django_db(transaction=True)
 def test_a_real_worker_resumes_a_requeued_job_and_reports_failures(celery_worker, three_judges, researcher):
     study = three_judges
-    job = services._open_job_begin(services.study_judging_open_start(study=study, background=True).pk)
-    services._open_job_write(job, limit=1)  # as if its worker died after one judge
+    job = services.open_job_begin(services.study_judging_open_start(study=study, background=True).pk)
+    services.open_job_write(job, limit=1)  # as if its worker died after one judge
     OpenJob.objects.filter(pk=job.pk).update(updated_at=job.updated_at - timedelta(hours=1))
     from django.core.management import call_command
 

@@ -155,7 +155,7 @@ def test_auto_qc_screens_out_a_straight_liner_after_n_controls_and_keeps_a_caref
     # the same rule computed offline by the QC library gives the same verdict
     from metrics.core.stats.qc import judge_qc
 
-    (qc,) = judge_qc(screening._judge_frame(ann), control_expected=selectors.study_control_expected(
+    (qc,) = judge_qc(screening.judge_frame(ann), control_expected=selectors.study_control_expected(
         study=opened_study), alpha=0.01)
     assert any(t.passed is False for t in qc.tests)
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 from annotation.judging.models import Assignment, AssignmentItem
 from annotation.models import Participant, StudyMembership
 from annotation.participation import services
-from annotation.participation.services import _hash
+from annotation.participation.services import token_hash
 
 from .conftest import come_back, join, mturk_params, prolific_params
 
@@ -61,7 +61,7 @@ def test_accepting_makes_a_pseudonymous_judge_signed_in_with_items(judge_link, o
     url = r.context["resume_url"]
     token = url.rstrip("/").rsplit("/", 1)[1]
     assert token not in str(Participant.objects.values_list().get())
-    assert p.resume_token_hash == _hash(token)
+    assert p.resume_token_hash == token_hash(token)
     # Continuing goes to the rating page.
     r = client.get(r.context["next_url"])
     assert r.status_code == 302 and r["Location"] == f"/judge/studies/{open_study.pk}/"

@@ -303,21 +303,21 @@ def test_resample_blocks_stack_to_the_full_index_matrix():
 @pytest.mark.parametrize("n", [1, 2, 3, 7, 31, 10_000, 1_500_000_001, 2**31 + 5])
 def test_fast_resample_draw_is_numpys_choice_stream(n):
     # 1.5e9: 2**32 mod n rejects ~30 % of words; 2**31 + 5 takes choice itself.
-    from metrics.core.base import _SacreChoice
+    from metrics.core.base import SacreChoice
 
     expected = np.random.default_rng(77).choice(n, size=(9, 1001), replace=True).ravel()
-    draw = _SacreChoice(n, 77)
+    draw = SacreChoice(n, 77)
     got = np.concatenate([draw.take(1), draw.take(2000), draw.take(9 * 1001 - 2001)])
     assert np.array_equal(got, expected)
 
 
 def test_fused_resampled_sums_equal_the_count_matrix_product():
-    from metrics.core.base import _resampled_sum_matrix, counts_from_indices
+    from metrics.core.base import counts_from_indices, resampled_sum_matrix
 
     rng = np.random.default_rng(3)
     stats = rng.integers(0, 40, size=(30_001, 5)).astype(np.float64)  # 3 rows per fused block
     idx = resample_indices(30_001, 10, seed=12345)
     expected = counts_from_indices(idx, 30_001, np.float32) @ stats.astype(np.float32)
-    assert np.array_equal(_resampled_sum_matrix(30_001, 10, stats, 12345), expected.astype(np.float64))
+    assert np.array_equal(resampled_sum_matrix(30_001, 10, stats, 12345), expected.astype(np.float64))
     halves = stats / 2  # not whole counts: float64 throughout
-    assert np.allclose(_resampled_sum_matrix(30_001, 10, halves, 12345), counts_from_indices(idx, 30_001) @ halves)
+    assert np.allclose(resampled_sum_matrix(30_001, 10, halves, 12345), counts_from_indices(idx, 30_001) @ halves)

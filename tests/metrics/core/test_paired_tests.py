@@ -92,11 +92,11 @@ def test_approximate_randomization_p_values_equal_sacrebleus_paired_ar(slug, see
 
 
 def test_ar_masks_drawn_in_blocks_are_sacrebleus_single_draw():
-    from metrics.core.base import _ar_masks
+    from metrics.core.base import ar_masks
 
     for n in (7, 250, 3001):
         full = np.random.default_rng(5).integers(2, size=(1000, n), dtype=bool)
-        blocks = np.vstack(list(_ar_masks(n, 1000, 5, max_cells=40 * n)))
+        blocks = np.vstack(list(ar_masks(n, 1000, 5, max_cells=40 * n)))
         assert np.array_equal(blocks, full)
 
 

@@ -222,9 +222,9 @@ def test_slots_filled_together_equal_the_slots_one_by_one(metric):
     for thr in (0.1, 0.0, 0.5, 0.9):  # 0.9: many phrases keep only their most probable translation
         phrases = list(dict.fromkeys(
             " ".join(prepare_tokens(s)[a:b]) for s in kjv + web for a, b in pivot.segment(prepare_tokens(s), table)))
-        pivot.network._SLOT_CACHES.clear()
+        pivot.network.SLOT_CACHES.clear()
         together = fill_slots(table, thr, phrases)
-        pivot.network._SLOT_CACHES.clear()
+        pivot.network.SLOT_CACHES.clear()
         one_by_one = [slot_cache(table, thr)(e) for e in phrases]
         assert together == one_by_one
         assert list(together) == plain_network_slots(phrases, table, thr)

@@ -93,7 +93,7 @@ def test_builtin_import_skips_only_missing_modules(monkeypatch, tmp_path):
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(registry, "BUILTIN_MODULES", ("zzpkg.absent", "zzpkg.broken"))
     with pytest.raises(ModuleNotFoundError) as exc:
-        registry._import_builtins()
+        registry.import_builtins()
     assert exc.value.name == "zz_no_such_dependency"
     sys.modules.pop("zzpkg", None)
     sys.modules.pop("zzpkg.broken", None)

@@ -197,12 +197,12 @@ EDGE = [
 def test_fast_13a_tokenizer_equals_sacrebleus():
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-    from metrics.core.sacre import _FAST_13A
+    from metrics.core.sacre import FAST_13A
 
     kjv, web = bible(3000)
     tok = Tokenizer13a()
     for line in kjv + web + EDGE:
-        assert _FAST_13A(line) == tok(line), line
+        assert FAST_13A(line) == tok(line), line
 
 
 def test_fast_13a_tokenizer_equals_sacrebleus_on_random_punctuation_and_digits():
@@ -212,14 +212,14 @@ def test_fast_13a_tokenizer_equals_sacrebleus_on_random_punctuation_and_digits()
 
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-    from metrics.core.sacre import _FAST_13A
+    from metrics.core.sacre import FAST_13A
 
     rng = random.Random(16)
     tok = Tokenizer13a()
     lines = ["".join(rng.choice("a1.,- \n") for _ in range(rng.randrange(1, 14))) for _ in range(20_000)]
     assert sum(("." in x or "," in x) and not any(p in x for p in ("..", ".,", ",.", ",,")) for x in lines) > 5000
     for line in lines:
-        assert _FAST_13A(line) == tok(line), repr(line)
+        assert FAST_13A(line) == tok(line), repr(line)
 
 
 @pytest.mark.parametrize("opts", [{}, {"lowercase": True}, {"max_ngram_order": 6}, {"tokenize": "char"},

@@ -10,13 +10,13 @@ import pytest
 
 from metrics.core.planning import (
     PlanAssumptions,
-    _neighbours_separated,
-    _per_original,
-    _simulate,
     assumptions_from_pilot,
+    neighbours_separated,
+    per_original,
     plan_study,
     ranking_is_right,
     separation_table,
+    simulate,
     wilson_interval,
 )
 from metrics.core.stats.simulate import simulate_judgments
@@ -27,8 +27,8 @@ SMALL = PlanAssumptions({"a": 3.3, "b": 3.1, "c": 2.8}, item_sd=0.6, judge_bias_
 def _fresh_rate(a: PlanAssumptions, *, n: int, seed: int, n_originals: int, n_judges: int, k: int | None, check) -> float:
     hits = 0
     for i in range(n):
-        frame = _simulate(a, n_originals=n_originals, n_judges=n_judges, judges_per_item=k, seed=seed + i)
-        hits += check(_per_original(frame))
+        frame = simulate(a, n_originals=n_originals, n_judges=n_judges, judges_per_item=k, seed=seed + i)
+        hits += check(per_original(frame))
     return hits / n
 
 
@@ -45,7 +45,7 @@ def test_the_promised_ranking_probability_is_met_on_200_fresh_simulated_studies(
     fresh_right = _fresh_rate(SMALL, n=200, seed=100_000, n_originals=15, n_judges=3, k=None,
                               check=lambda t: ranking_is_right(t, SMALL.system_means))
     fresh_sep = _fresh_rate(SMALL, n=200, seed=100_000, n_originals=15, n_judges=3, k=None,
-                            check=lambda t: _neighbours_separated(t, SMALL.system_means, 0.05))
+                            check=lambda t: neighbours_separated(t, SMALL.system_means, 0.05))
     assert _within(plan.ranking_right, fresh_right, 200), (plan.ranking_right, fresh_right)
     assert _within(plan.pairs_separated, fresh_sep, 200), (plan.pairs_separated, fresh_sep)
 

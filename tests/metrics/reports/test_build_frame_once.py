@@ -43,7 +43,7 @@ def test_report_with_an_excluded_judge_equals_the_separately_validated_path(rese
         judged.frame, metric_inputs.scores or None, excluded_judges=judged.excluded,
         control_expected=judged.control_expected, criterion=s["criterion"], criteria=judged.criteria,
         normalize=s["normalize"], include_controls_in_mean=s["include_controls_in_mean"],
-        subset_min=services._subset_in_criteria_order(s["subset_min"], judged.criteria), n_boot=s["n_boot"],
+        subset_min=services.subset_in_criteria_order(s["subset_min"], judged.criteria), n_boot=s["n_boot"],
         confidence_level=s["confidence_level"], significance_level=s["significance_level"], seed=s["seed"],
         qc_alpha=judged.qc_alpha, qc_tests=judged.qc_tests, min_shared=s["min_shared"], metric_runs=metric_inputs.runs, scale=range(1, 6),
         scales=dict.fromkeys(judged.criteria, "points"))  # PEM's four 1–5 scales

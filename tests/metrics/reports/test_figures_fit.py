@@ -64,18 +64,18 @@ def test_system_labels_never_overlap_even_when_two_controls_sit_on_one_point():
     ref = pd.DataFrame(rows).set_index("item")
     scores = pd.Series({r["item"]: metric[r["system"]] for r in rows})
     fig_holder = {}
-    real_svg = plots._svg
+    real_svg = plots.figure_svg
 
     def keep(fig, salt):
         fig_holder["fig"] = fig
         return real_svg(fig, salt)
 
-    plots._svg = keep
+    plots.figure_svg = keep
     try:
         plots.metric_vs_human("m", scores, ref, target="overall", table3=None, include_controls=True,
                               axes_of=plots.Axes(criteria_units(default_criteria())), seed=0, slug="metric-m")
     finally:
-        plots._svg = real_svg
+        plots.figure_svg = real_svg
     fig = fig_holder["fig"]
     renderer = FigureCanvasAgg(fig).get_renderer()
     boxes = [t.get_window_extent(renderer) for ax in fig.axes for t in ax.texts if isinstance(t, Annotation)]

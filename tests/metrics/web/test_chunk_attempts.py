@@ -25,7 +25,7 @@ def _deliver(run, chunk):
 def test_a_chunk_that_kills_its_worker_is_tried_max_attempts_times_then_the_run_fails(
         metric_study, monkeypatch, settings):
     settings.PARAEVAL_CHUNK_MAX_ATTEMPTS = 3
-    services._metric_cache.clear()
+    services.metric_cache.clear()
     run = services.metric_run_create(study=metric_study, metric="pinc", chunk_size=7, enqueue=False)
     services.metric_run_start(run_id=run.pk)
     first, second, third = MetricRunChunk.objects.filter(run=run).order_by("index")
@@ -54,7 +54,7 @@ def test_a_chunk_that_kills_its_worker_is_tried_max_attempts_times_then_the_run_
     # After the cause is fixed, a retry gets fresh attempts and completes the run.
     monkeypatch.undo()
     settings.PARAEVAL_CHUNK_MAX_ATTEMPTS = 3
-    services._metric_cache.clear()
+    services.metric_cache.clear()
     services.metric_run_retry(run=run)
     run = services.metric_run_execute(run_id=run.pk)
     assert run.status == "succeeded", run.error

@@ -227,7 +227,7 @@ def test_a_pem_run_on_a_pickled_model_stored_before_the_upgrade_fails_with_a_cle
         researcher, metric_study, feature_resources, tmp_path):
     from metrics.models import MetricResource
 
-    services._metric_cache.clear()  # resource ids repeat across test databases; the worker cache keys on ids
+    services.metric_cache.clear()  # resource ids repeat across test databases; the worker cache keys on ids
     marker, bomb = _pickle_bomb(tmp_path)
     # What an older installation stored: bypasses today's upload check on purpose.
     legacy = MetricResource(name="old model", kind="pem_model", filename="pem.pkl", sha256="0" * 64,
@@ -245,7 +245,7 @@ def test_a_trained_model_moves_to_another_installation_as_its_npz_file(
         api_client, judged, researcher, feature_resources):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    services._metric_cache.clear()  # resource ids repeat across test databases; the worker cache keys on ids
+    services.metric_cache.clear()  # resource ids repeat across test databases; the worker cache keys on ids
     model = services.pem_model_train(pem_model_id=services.pem_model_create(
         study=judged, name="exported", created_by=researcher, feature_resources=feature_resources,
         test_share=0.3, seed=1, enqueue=False).pk)

@@ -184,7 +184,7 @@ def test_a_bug_inside_a_metric_fails_the_run_with_the_exception(metric_study, mo
         raise ZeroDivisionError("tokenizer exploded")
 
     monkeypatch.setattr(BleuMetric, "_segment_stats", boom)
-    services._metric_cache.clear()
+    services.metric_cache.clear()
     run = _run(metric_study)
     assert run.status == "failed"
     assert run.error == "ZeroDivisionError: tokenizer exploded"

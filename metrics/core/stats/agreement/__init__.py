@@ -21,8 +21,8 @@ The bootstrap plumbing is in :mod:`metrics.core.stats._common`.
 from __future__ import annotations
 
 # Private names other modules and tests import from here (explicit re-exports).
-from .._common import _percentile_ci as _percentile_ci
-from .._common import _weight_chunks as _weight_chunks
+from .._common import percentile_ci as percentile_ci
+from .._common import weight_chunks as weight_chunks
 from ._shared import (
     ALPHA_LEVELS,
     ICC_FORMS,
@@ -30,14 +30,14 @@ from ._shared import (
     IncompleteDesignError,
 )
 from ._shared import KAPPA_WEIGHTS as KAPPA_WEIGHTS
-from .alpha import _alpha_from_coincidences as _alpha_from_coincidences
-from .alpha import _unit_coincidences as _unit_coincidences
+from .alpha import alpha_from_coincidences as alpha_from_coincidences
 from .alpha import krippendorff_alpha, krippendorff_alphas
+from .alpha import unit_coincidences as unit_coincidences
 from .criterion import SCALE_ALPHA_LEVEL, CriterionAgreement, agreement_by_criterion, criterion_agreement
 from .icc import icc, icc_judges_for_complete_items, icc_range
 from .kappa import cohen_kappa, fleiss_kappa
 from .pairwise import JudgePairResult, pairwise_cohen_kappa, pairwise_pearson
-from .pairwise import _judge_pairs as _judge_pairs
+from .pairwise import judge_pairs as judge_pairs
 
 __all__ = [
     "ALPHA_LEVELS",

@@ -19,7 +19,7 @@ class IncompleteDesignError(ValueError):
     """The coefficient needs a design the data does not have (reason in the message)."""
 
 
-def _as_ratings(ratings) -> np.ndarray:
+def as_ratings(ratings) -> np.ndarray:
     if isinstance(ratings, RatingMatrix):
         ratings = ratings.values
     arr = np.asarray(ratings, dtype=float)
@@ -28,7 +28,7 @@ def _as_ratings(ratings) -> np.ndarray:
     return arr
 
 
-def _value_domain(values: np.ndarray) -> np.ndarray:
+def values_observed(values: np.ndarray) -> np.ndarray:
     return np.unique(values[~np.isnan(values)])
 
 
@@ -38,7 +38,7 @@ def _value_domain(values: np.ndarray) -> np.ndarray:
 MAX_CATEGORIES = 50
 
 
-def _judge_names(ratings, judges, n: int) -> tuple[str, ...]:
+def judge_names(ratings, judges, n: int) -> tuple[str, ...]:
     if judges is not None:
         names = tuple(map(str, judges))
     elif isinstance(ratings, RatingMatrix):

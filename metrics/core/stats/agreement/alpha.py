@@ -9,12 +9,12 @@ from typing import cast
 import krippendorff
 import numpy as np
 
-from .._common import _percentile_ci, _weight_chunks
+from .._common import percentile_ci, weight_chunks
 from ..results import AgreementResult
-from ._shared import ALPHA_LEVELS, MAX_CATEGORIES, AlphaLevel, _as_ratings, _value_domain
+from ._shared import ALPHA_LEVELS, MAX_CATEGORIES, AlphaLevel, as_ratings, values_observed
 
 
-def _unit_coincidences(values: np.ndarray, domain: np.ndarray) -> np.ndarray:
+def unit_coincidences(values: np.ndarray, domain: np.ndarray) -> np.ndarray:
     """Per-item coincidence matrices, flattened: (n_items, V·V).
 
     Krippendorff (2011, eq. for o_ck): item u with m_u ≥ 2 values contributes
@@ -55,7 +55,7 @@ def _distance(domain: np.ndarray, n_v: np.ndarray, level: str) -> np.ndarray:
     raise ValueError(f"unknown level of measurement {level!r}; choose from {', '.join(ALPHA_LEVELS)}")
 
 
-def _alpha_from_coincidences(o: np.ndarray, domain: np.ndarray, level: str) -> np.ndarray:
+def alpha_from_coincidences(o: np.ndarray, domain: np.ndarray, level: str) -> np.ndarray:
     """α = 1 − D_o / D_e for each coincidence matrix in ``o`` (B, V, V)."""
     n_v = o.sum(axis=1)
     n = n_v.sum(axis=1)
@@ -122,11 +122,11 @@ def krippendorff_alphas(
     are continuous: interval α then uses the equivalent closed form of
     :func:`_interval_alpha_from_sums`, and nominal/ordinal α are NaN with a ``note``.
     """
-    values = _as_ratings(ratings)
+    values = as_ratings(ratings)
     for level in levels:
         if level not in ALPHA_LEVELS:
             raise ValueError(f"unknown level of measurement {level!r}; choose from {', '.join(ALPHA_LEVELS)}")
-    domain = np.asarray(value_domain, dtype=float) if value_domain is not None else _value_domain(values)
+    domain = np.asarray(value_domain, dtype=float) if value_domain is not None else values_observed(values)
     pairable = (~np.isnan(values)).sum(axis=0) >= 2
     values = values[:, pairable]
     n_items = int(pairable.sum())
@@ -165,20 +165,20 @@ def krippendorff_alphas(
     if n_boot > 0 and boots:
         if continuous:
             unit = _interval_unit_sums(values)
-            for w in _weight_chunks(n_items, n_boot, seed):
+            for w in weight_chunks(n_items, n_boot, seed):
                 boots["interval"].append(_interval_alpha_from_sums(w @ unit))
         else:
-            unit = _unit_coincidences(values, domain)
+            unit = unit_coincidences(values, domain)
             v = domain.size
-            for w in _weight_chunks(n_items, n_boot, seed):
+            for w in weight_chunks(n_items, n_boot, seed):
                 o = (w @ unit).reshape(-1, v, v)
                 for level in boots:
-                    boots[level].append(_alpha_from_coincidences(o, domain, level))
+                    boots[level].append(alpha_from_coincidences(o, domain, level))
     out = {}
     for level in levels:
         low = high = None
         if level in boots and boots[level]:
-            low, high = _percentile_ci(np.concatenate(boots[level]), confidence_level)
+            low, high = percentile_ci(np.concatenate(boots[level]), confidence_level)
         out[level] = result(level, points[level], low, high, notes.get(level))
     return out
 

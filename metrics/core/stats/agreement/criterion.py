@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..data import RatingMatrix, rating_matrix, validate_judgments
 from ..results import AgreementResult, ICCResult, jsonable
-from ._shared import ALPHA_LEVELS, MAX_CATEGORIES, IncompleteDesignError, _value_domain
+from ._shared import ALPHA_LEVELS, MAX_CATEGORIES, IncompleteDesignError, values_observed
 from .alpha import krippendorff_alphas
 from .icc import icc, icc_judges_for_complete_items
 from .kappa import fleiss_kappa
@@ -119,10 +119,10 @@ def criterion_agreement(
             ic, ic_reason = None, str(exc)
             if left_out:
                 ic_reason += f" (after leaving out {', '.join(left_out)})"
-    categorical = _value_domain(values).size <= MAX_CATEGORIES and scale_type != "slider"
+    categorical = values_observed(values).size <= MAX_CATEGORIES and scale_type != "slider"
     labels: np.ndarray | None = None
     if scale is not None:
-        observed = _value_domain(values)
+        observed = values_observed(values)
         labels = np.asarray(sorted(scale), dtype=float)
         if not np.isin(observed, labels).all():
             labels = None  # scores off the scale (e.g. z-scores): weigh the values observed

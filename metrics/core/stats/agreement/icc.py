@@ -9,7 +9,7 @@ import numpy as np
 from scipy import stats as sps
 
 from ..results import ICCResult
-from ._shared import ICC_FORMS, IncompleteDesignError, _as_ratings, _judge_names
+from ._shared import ICC_FORMS, IncompleteDesignError, as_ratings, judge_names
 
 # ---------------------------------------------------------------------------
 # Intraclass correlation
@@ -105,8 +105,8 @@ def icc(
     judges or fewer than ``max(2, min_items)`` complete items remain — an ICC on a
     few items is noise (the issue's demo: 3 items, CI [−0.33, 0.82]).
     """
-    values = _as_ratings(ratings)
-    names = _judge_names(ratings, judges, values.shape[0])
+    values = as_ratings(ratings)
+    names = judge_names(ratings, judges, values.shape[0])
     rated_rows = ~np.isnan(values).all(axis=1)
     values, names = values[rated_rows], tuple(n for n, keep in zip(names, rated_rows) if keep)
     total = int((~np.isnan(values)).any(axis=0).sum())
@@ -187,8 +187,8 @@ def icc_judges_for_complete_items(
     remain.  Returns ``(kept, left_out)``.  Why: one judge who rated 7 items would
     otherwise shrink the ICC of three judges who share 1,200 to those 7 items.
     """
-    values = _as_ratings(ratings)
-    names = list(_judge_names(ratings, judges, values.shape[0]))
+    values = as_ratings(ratings)
+    names = list(judge_names(ratings, judges, values.shape[0]))
     present = ~np.isnan(values)
     keep = [i for i in range(len(names)) if present[i].any()]
     left: list[str] = [names[i] for i in range(len(names)) if not present[i].any()]

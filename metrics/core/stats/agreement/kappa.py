@@ -11,9 +11,9 @@ from scipy import sparse
 from scipy import stats as sps
 from statsmodels.stats.inter_rater import fleiss_kappa as _sm_fleiss_kappa
 
-from .._common import _percentile_ci, _weight_chunks
+from .._common import percentile_ci, weight_chunks
 from ..results import AgreementResult
-from ._shared import KAPPA_WEIGHTS, MAX_CATEGORIES, IncompleteDesignError, _as_ratings, _value_domain
+from ._shared import KAPPA_WEIGHTS, MAX_CATEGORIES, IncompleteDesignError, as_ratings, values_observed
 
 # ---------------------------------------------------------------------------
 # Fleiss' kappa
@@ -32,7 +32,7 @@ def fleiss_kappa(
     allows different judges per item, but not different counts).  Otherwise raises
     :class:`IncompleteDesignError`; use Krippendorff's α for such designs.
     """
-    values = _as_ratings(ratings)
+    values = as_ratings(ratings)
     counts_per_item = (~np.isnan(values)).sum(axis=0)
     rated = counts_per_item > 0
     values, counts_per_item = values[:, rated], counts_per_item[rated]
@@ -46,7 +46,7 @@ def fleiss_kappa(
         )
     if lo < 2:
         raise IncompleteDesignError("Fleiss' kappa needs at least two ratings per item")
-    domain = _value_domain(values)
+    domain = values_observed(values)
     if domain.size > MAX_CATEGORIES:
         raise ValueError(f"Fleiss' kappa needs categorical scores; found {domain.size} distinct values")
     table = np.stack([(values == v).sum(axis=0) for v in domain], axis=1).astype(float)
@@ -58,13 +58,13 @@ def fleiss_kappa(
         n_items, n = table.shape[0], lo
         p_item = ((table**2).sum(axis=1) - n) / (n * (n - 1))
         boots = []
-        for w in _weight_chunks(n_items, n_boot, seed):
+        for w in weight_chunks(n_items, n_boot, seed):
             p_bar = (w @ p_item) / n_items
             p_cat = (w @ table) / (n_items * n)
             p_exp = (p_cat**2).sum(axis=1)
             with np.errstate(divide="ignore", invalid="ignore"):
                 boots.append((p_bar - p_exp) / (1 - p_exp))
-        low, high = _percentile_ci(np.concatenate(boots), confidence_level)
+        low, high = percentile_ci(np.concatenate(boots), confidence_level)
     return AgreementResult(
         point, int(table.shape[0]), n_judges, "fleiss_kappa", "nominal", low, high, n_boot, confidence_level
     )
@@ -192,9 +192,9 @@ def cohen_kappa(
             (np.ones(cell.size), (np.arange(cell.size), cell)), shape=(cell.size, lab.size**2)
         )
         boots = []
-        for w in _weight_chunks(x.size, n_boot, seed):
+        for w in weight_chunks(x.size, n_boot, seed):
             confs = np.asarray((onehot.T @ w.T).T).reshape(-1, lab.size, lab.size)
             boots.append(_kappa_from_confusion(confs, wmat))
-        low, high = _percentile_ci(np.concatenate(boots), confidence_level)
+        low, high = percentile_ci(np.concatenate(boots), confidence_level)
     return AgreementResult(point, int(x.size), 2, "cohen_kappa", level, low, high, max(n_boot, 0), confidence_level,
                            None, se, method)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..correlation import pearson
 from ..results import jsonable
-from ._shared import KAPPA_WEIGHTS, _as_ratings, _judge_names, _value_domain
+from ._shared import KAPPA_WEIGHTS, as_ratings, judge_names, values_observed
 from .kappa import cohen_kappa
 
 
@@ -31,7 +31,7 @@ class JudgePairResult:
         return out
 
 
-def _judge_pairs(values: np.ndarray, judges: Sequence[str], min_shared: int):
+def judge_pairs(values: np.ndarray, judges: Sequence[str], min_shared: int):
     present = ~np.isnan(values)
     shared = present.astype(np.int32) @ present.T.astype(np.int32)
     for i, j in combinations(range(len(judges)), 2):
@@ -53,11 +53,11 @@ def pairwise_cohen_kappa(
     same scale.  Results are keyed by weighting (``unweighted``, ``linear``,
     ``quadratic``).
     """
-    values = _as_ratings(ratings)
-    names = _judge_names(ratings, judges, values.shape[0])
-    lab = _value_domain(values) if labels is None else np.asarray(labels, dtype=float)
+    values = as_ratings(ratings)
+    names = judge_names(ratings, judges, values.shape[0])
+    lab = values_observed(values) if labels is None else np.asarray(labels, dtype=float)
     out = []
-    for i, j, n in _judge_pairs(values, names, min_shared):
+    for i, j, n in judge_pairs(values, names, min_shared):
         res = {w: cohen_kappa(values[i], values[j], weights=w, labels=lab) for w in weightings}
         out.append(JudgePairResult(names[i], names[j], n, res))
     return tuple(out)
@@ -67,9 +67,9 @@ def pairwise_pearson(
     ratings, *, judges: Sequence[str] | None = None, min_shared: int = 3
 ) -> tuple[JudgePairResult, ...]:
     """Pearson's r for every pair of judges over the items both rated (key ``pearson``)."""
-    values = _as_ratings(ratings)
-    names = _judge_names(ratings, judges, values.shape[0])
+    values = as_ratings(ratings)
+    names = judge_names(ratings, judges, values.shape[0])
     return tuple(
         JudgePairResult(names[i], names[j], n, {"pearson": pearson(values[i], values[j])})
-        for i, j, n in _judge_pairs(values, names, min_shared)
+        for i, j, n in judge_pairs(values, names, min_shared)
     )

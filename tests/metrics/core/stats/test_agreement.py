@@ -18,7 +18,7 @@ from metrics.core.stats import (
     pairwise_cohen_kappa,
     simulate_judgments,
 )
-from metrics.core.stats.agreement import _alpha_from_coincidences, _unit_coincidences
+from metrics.core.stats.agreement import alpha_from_coincidences, unit_coincidences
 
 
 def _ratings(seed, judges=5, items=60, missing=0.3):
@@ -58,8 +58,8 @@ def test_vectorised_coincidences_give_the_package_alpha(level):
     # The bootstrap re-sums per-item coincidence matrices; at weight 1 it must be α itself.
     values = _ratings(4)
     domain = np.unique(values[~np.isnan(values)])
-    o = _unit_coincidences(values, domain).sum(axis=0).reshape(1, domain.size, domain.size)
-    assert _alpha_from_coincidences(o, domain, level)[0] == pytest.approx(
+    o = unit_coincidences(values, domain).sum(axis=0).reshape(1, domain.size, domain.size)
+    assert alpha_from_coincidences(o, domain, level)[0] == pytest.approx(
         krippendorff.alpha(values, level_of_measurement=level), abs=1e-12
     )
 

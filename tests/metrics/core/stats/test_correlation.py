@@ -132,14 +132,14 @@ def test_to_dict_is_json_safe():
 
 def test_bootstrap_interval_for_pearson_matches_resampling_by_hand():
     from metrics.core.stats import correlation_with_ci
-    from metrics.core.stats.agreement import _weight_chunks
+    from metrics.core.stats.agreement import weight_chunks
 
     rng = np.random.default_rng(3)
     x = rng.normal(size=80)
     y = x + rng.normal(size=80)
     res = correlation_with_ci(x, y, n_boot=200, seed=5)
     by_hand = []
-    for w in _weight_chunks(80, 200, 5):
+    for w in weight_chunks(80, 200, 5):
         for row in w:
             idx = np.repeat(np.arange(80), row.astype(int))
             by_hand.append(sps.pearsonr(x[idx], y[idx]).statistic)
