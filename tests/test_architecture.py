@@ -88,11 +88,101 @@ def test_import_contracts_cover_the_layers_the_design_names():
     config.read(ROOT / ".importlinter", encoding="utf-8")
     contracts = {name.split(":", 2)[2]: config[name] for name in config.sections() if name.startswith("importlinter:contract:")}
     assert {"core-no-django", "models-below-logic", "logic-below-web", "human-side-not-metrics-web",
-            "app-layers", "core-acyclic"} <= set(contracts)
+            "app-layers", "protocol-layers", "config-layers", "core-acyclic"} <= set(contracts)
     assert {contracts[c]["type"] for c in contracts} >= {"forbidden", "layers", "independence", "acyclic_siblings"}
     assert "django" in contracts["core-no-django"]["forbidden_modules"].split()
     assert "annotation.management" in contracts["logic-below-web"]["forbidden_modules"].split()
     assert "config.recovery" in contracts["logic-below-web"]["source_modules"].split()
+
+
+# --------------------------------------------------------------------------- every module in a layer
+
+APPS = ("annotation", "metrics", "config")
+
+
+def app_modules(root: Path = ROOT) -> list[str]:
+    """Every module of the apps, read from the files: each ``.py`` under annotation/, metrics/
+    and config/ (migrations included), a package named by its ``__init__.py``."""
+    names = []
+    for app in APPS:
+        for path in sorted((root / app).rglob("*.py")):
+            parts = path.relative_to(root).with_suffix("").parts
+            if "__pycache__" in parts:
+                continue
+            names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return names
+
+
+def _contracts():
+    import configparser
+
+    config = configparser.ConfigParser()
+    config.read(ROOT / ".importlinter", encoding="utf-8")
+    return {name.split(":", 2)[2]: config[name] for name in config.sections() if name.startswith("importlinter:contract:")}
+
+
+def layers_contracts_places() -> tuple[set[str], set[str]]:
+    """(containers, layer modules) of every layers contract in .importlinter: a layer of a
+    contract with containers is each container plus the layer's name (``annotation`` +
+    ``services``), optional or not."""
+    import re
+
+    containers: set[str] = set()
+    layers: set[str] = set()
+    for contract in _contracts().values():
+        if contract.get("type") != "layers":
+            continue
+        own = contract.get("containers", "").split()
+        names = [name.strip().strip("()") for line in contract["layers"].strip().splitlines()
+                 for name in re.split(r"[|:]", line) if name.strip()]
+        containers.update(own)
+        if own:
+            layers.update(f"{c}.{n}" for c in own for n in names)
+        else:
+            layers.update(names)
+    return containers, layers
+
+
+def modules_in_no_layer(modules: list[str]) -> list[str]:
+    """The modules that no layers contract places: neither a container nor in a layer (a
+    layer spans its package: ``annotation.services.jobs`` is in ``annotation.services``)."""
+    containers, layers = layers_contracts_places()
+
+    def placed(module: str) -> bool:
+        return module in containers or any(module == layer or module.startswith(layer + ".") for layer in layers)
+
+    return [module for module in modules if not placed(module)]
+
+
+def test_every_module_of_the_apps_is_in_a_layer():
+    """The map cannot fall behind: a new module of annotation, metrics or config must be given
+    a layer in .importlinter (or be a sub-app: a container of its own)."""
+    modules = app_modules()
+    assert len(modules) > 300, modules
+    assert {"annotation.participation.services", "annotation.judging.screening_apis",
+            "metrics.reports.comparison", "metrics.core.sacre.bleu_stats", "config.settings"} <= set(modules)
+    assert modules_in_no_layer(modules) == []
+
+
+def test_a_module_in_no_layer_is_named():
+    """The check above is not vacuous: a module the contracts do not place is reported."""
+    strays = ["annotation.judging.newthing", "annotation.participation.newthing", "metrics.newthing.part",
+              "config.newthing", "annotation.judging.protocols.newthing"]
+    assert modules_in_no_layer([*app_modules(), *strays]) == strays
+
+
+def test_the_layers_contracts_exempt_only_sub_apps_from_exhaustiveness():
+    """``exhaustive_ignores`` names sub-apps only: each ignored name, under each container of its
+    contract, is missing or a container itself, so it cannot hide a module from the layers."""
+    containers, _ = layers_contracts_places()
+    modules = set(app_modules())
+    layered = [c for c in _contracts().values() if c.get("type") == "layers"]
+    assert all(c.get("exhaustive") == "true" for c in layered if c.get("containers"))
+    for contract in layered:
+        for name in contract.get("exhaustive_ignores", "").split():
+            for container in contract.get("containers", "").split():
+                module = f"{container}.{name}"
+                assert module not in modules or module in containers, module
 
 
 def test_import_contracts_catch_a_service_that_imports_a_view(tmp_path):
