@@ -4,3 +4,9 @@ from django.apps import AppConfig
 class AnnotationConfig(AppConfig):
     name = "annotation"
     verbose_name = "Studies and annotation"
+
+    def ready(self) -> None:
+        from annotation.services.jobs import jobs_requeue_stale
+        from config.recovery import requeuer_register
+
+        requeuer_register(jobs_requeue_stale, "import/generation job(s)")

@@ -30,10 +30,10 @@ broker delivers again after all changes nothing.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -232,11 +232,24 @@ def jobs_to_resend(model, *, stale_after: timedelta | None = None, queued_after:
     return picked
 
 
-def requeuers():
-    """(function, what) for every kind of job: :data:`config.requeuers.REQUEUERS`."""
-    from config.requeuers import REQUEUERS
+#: (function, what) for every kind of worker-run job, in the order the apps were installed: each app's
+#: ``AppConfig.ready`` adds its own (:func:`requeuer_register`), so this module names and loads no app code.
+_REQUEUERS: list[tuple[Callable[..., int], str]] = []
 
-    return [(getattr(importlib.import_module(module), func), what) for module, func, what in REQUEUERS]
+
+def requeuer_register(func: Callable[..., int], what: str) -> None:
+    """Add the service that resends one kind of job (``func(stale_after=..., [queued_after=...]) -> count``).
+
+    ``what`` names the jobs in the command's output ("requeued 3 metric run(s)"). Registering the same
+    function again changes nothing (``ready`` may run twice in tests).
+    """
+    if all(known is not func for known, _ in _REQUEUERS):
+        _REQUEUERS.append((func, what))
+
+
+def requeuers() -> list[tuple[Callable[..., int], str]]:
+    """(function, what) for every kind of job that registered (:func:`requeuer_register`)."""
+    return list(_REQUEUERS)
 
 
 def requeue_jobs(*, stale_after: timedelta | None, queued_after: timedelta | None = None) -> list[tuple[int, str]]:

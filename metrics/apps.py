@@ -10,6 +10,9 @@ class MetricsConfig(AppConfig):
         # (web and worker processes both load the app).
         from django.conf import settings
 
+        from config.recovery import requeuer_register
         from metrics.core import compressed
+        from metrics.services.runs import metric_runs_requeue_stale
 
         compressed.DECOMPRESSED_MAX_BYTES = int(settings.PARAEVAL_DECOMPRESSED_MAX_BYTES)
+        requeuer_register(metric_runs_requeue_stale, "metric run(s)")

@@ -199,15 +199,24 @@ def test_import_contracts_catch_a_service_that_imports_a_view(tmp_path):
     assert "annotation.generation is not allowed to import annotation.views" in proc.stdout
 
 
-def test_recovery_reads_the_requeuers_without_importing_a_management_command():
-    """config.recovery and the requeue_jobs command share config.requeuers (the command still exports REQUEUERS)."""
-    from annotation.management.commands import requeue_jobs
-    from config import requeuers
+def test_every_kind_of_job_registers_its_requeuer_and_recovery_loads_no_app_code():
+    """Each app's ``ready`` registers the service that resends its jobs (config.recovery.requeuer_register):
+    the requeue pass finds them all without naming a module by a dotted string or importing app code."""
+    from annotation.alignment.services.requeue import jobs_requeue_stale as alignment_requeue
+    from annotation.judging.services.open_job import jobs_requeue_stale as opening_requeue
+    from annotation.services.jobs import jobs_requeue_stale as import_requeue
+    from config.recovery import requeuers
+    from metrics.reports.services.build import reports_requeue_stale
+    from metrics.services.runs import metric_runs_requeue_stale
 
-    assert requeue_jobs.REQUEUERS is requeuers.REQUEUERS
+    registered = dict(requeuers())
+    assert registered == {import_requeue: "import/generation job(s)", opening_requeue: "judging opening(s)",
+                          alignment_requeue: "alignment scoring/aligner run(s)",
+                          metric_runs_requeue_stale: "metric run(s)", reports_requeue_stale: "report(s)"}
     recovery_imports = set(imported_modules(ROOT / "config" / "recovery.py"))
-    assert "config.requeuers" in recovery_imports
-    assert not [m for m in recovery_imports if ".management" in m]
+    # of the apps, only their definitions (JobStatus): no service, task or model module
+    assert not [m for m in recovery_imports if m.split(".")[0] in ("annotation", "metrics") and not m.endswith(".enums")]
+    assert "importlib" not in recovery_imports
 
 
 def test_ruff_finds_nothing_with_the_agreed_rules():

@@ -3,9 +3,6 @@ from datetime import timedelta
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-# REQUEUERS lives in config.requeuers (config.recovery uses it too); kept importable from here.
-from config.requeuers import REQUEUERS  # noqa: F401
-
 
 class Command(BaseCommand):
     help = ("Send queued background work to the broker again (after a broker outage): imports, alignment runs, "
