@@ -18,7 +18,7 @@ from django.utils.translation import get_language_bidi
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation.views import participant_page, researcher_study_required
+from annotation.web import end_code_context, participant_page, researcher_study_required
 from metrics.core.tabular import TabularError
 
 from . import scales, screening, selectors, training
@@ -26,28 +26,12 @@ from .enums import AttentionPolicy
 from .errors import JudgingError
 from .models import AttentionCheck, JudgingDesign, ScreeningSettings
 from .protocols.registry import protocol_for_study
-
-
-def _views():
-    from .views import judge  # the judge's study and assignment helpers (imported late: views.judge imports us)
-
-    return judge
-
-
-def gate_page(request, study, assignment, *, done: int):
-    """A redirect to what must come before the next real item (None: nothing)."""
-    gate = screening.judge_gate(assignment=assignment, done=done)
-    if gate is None:
-        return None
-    target = {"screened_out": "judging:screened_out", "training": "judging:training",
-              "attention": "judging:attention"}[gate[0]]
-    return redirect(target, study_id=study.pk)
+from .web import assignment_or_page, criteria_for_judge, judged_study_or_404, study_criteria_for_judge
 
 
 def _judge_assignment(request, study_id: int):
-    v = _views()
-    study = v._judge_study(request, study_id)
-    assignment, page = v._assignment_or_page(request, study)
+    study = judged_study_or_404(request, study_id)
+    assignment, page = assignment_or_page(request, study)
     return study, assignment, page
 
 
@@ -81,7 +65,7 @@ def training_page(request, study_id: int):
     shown = unit.training_page_context(design=JudgingDesign.objects.filter(study=study).first(), item=item,
                                        posted=posted, field_errors=field_errors, rtl=get_language_bidi())
     if shown is None:  # the design's criteria, with the rating page's scale inputs
-        criteria = _views()._criteria_for_judge(study)
+        criteria = study_criteria_for_judge(study)
         for c in criteria:
             value = posted.get(c["slug"])
             try:
@@ -114,7 +98,7 @@ def training_feedback(request, study_id: int):
     unit = protocol_for_study(study=study)
     design = JudgingDesign.objects.filter(study=study).first()
     rows = unit.training_feedback_rows(design=design, values=answer.values, verdicts=verdicts) or []
-    for c in ([] if rows else _views()._criteria_for_judge(study)):
+    for c in ([] if rows else study_criteria_for_judge(study)):
         labels = {p["value"]: p["label"] for p in c["points"]}
 
         def shown(v, labels=labels):
@@ -162,7 +146,7 @@ def attention(request, study_id: int):
     if check is None:
         return redirect("judging:rate", study_id=study.pk)
     shown = screening.attention_for_judge(check)
-    criterion = _views().criteria_for_judge([shown["criterion"]])[0]
+    criterion = criteria_for_judge([shown["criterion"]])[0]
     return render(request, "judging/attention.html", {
         "study": study, "check": shown, "criterion": criterion, "error": error}, status=400 if error else 200)
 
@@ -171,12 +155,10 @@ def attention(request, study_id: int):
 @login_required
 @require_GET
 def screened_out(request, study_id: int):
-    study = _views()._judge_study(request, study_id)
+    study = judged_study_or_404(request, study_id)
     assignment = study.judging_assignments.filter(judge=request.user).first()
     if assignment is None or assignment.screened_out_at is None:
         return redirect("judging:rate", study_id=study.pk)
-    from annotation.participation.views import end_code_context  # join-link participants: their screen-out code
-
     return render(request, "judging/screened_out.html", {
         "study": study, "assignment": assignment,
         "end": end_code_context(user=request.user, study=study, outcome="screened_out")})

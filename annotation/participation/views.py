@@ -29,9 +29,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation.enums import ParticipantStatus, Platform, Role
 from annotation.judging.protocols.registry import protocol_for_study
-from annotation.judging.views import csv_response
 from annotation.models import JoinLink, Participant, Study
-from annotation.views import participant_page, researcher_study_required, study_context, study_language_activate
+from annotation.web import (
+    csv_response,
+    participant_page,
+    researcher_study_required,
+    study_context,
+    study_language_activate,
+)
 from config.auth import client_ip
 
 from . import selectors, services
@@ -288,30 +293,6 @@ def questions(request, study_id: int, phase: str):
         for name, message in errors.items():
             form.add_error(name, message)
     return render(request, "participation/questions.html", {"study": participant.study, "form": form, "phase": phase})
-
-
-def end_code_context(*, user, study: Study, outcome: str = "completed") -> dict | None:
-    """Context for ``templates/annotation/_end_code.html`` on a finished page (None: not a join-link participant).
-
-    The judge's and the annotator's finished pages call this once the work is done:
-    after-questions still to answer → a link to them; a timed-out participant → that
-    message, no code; else the participant is recorded as completed and gets the
-    code and the way back to the platform (:func:`selectors.end_context`).
-    """
-    participant = selectors.participant_for_user(study=study, user=user)
-    if participant is None:
-        return None
-    status = selectors.participant_status(participant=participant)
-    if status == ParticipantStatus.SCREENED_OUT:
-        outcome = "screened_out"
-    elif status == ParticipantStatus.TIMED_OUT:
-        return {"outcome": "timed_out"}
-    elif selectors.questions_pending(participant=participant, phase="after"):
-        return {"outcome": "questions",
-                "questions_url": reverse("participation:questions", kwargs={"study_id": study.pk, "phase": "after"})}
-    if outcome == "completed":
-        participant = services.participant_complete(participant=participant)
-    return selectors.end_context(participant=participant, outcome=outcome)
 
 
 # --- the researcher's pages ------------------------------------------------------------------

@@ -98,7 +98,8 @@ def _item_payload(item: JudgeItem) -> dict:
     return JudgingItemSerializer(item).data
 
 
-def _judge_assignment(request, study: Study):
+def open_assignment_for_judge(request, study: Study):
+    """The judge's assignment of an open study (built now if need be); StudyNotOpen otherwise."""
     if study.status != StudyStatus.OPEN:
         raise StudyNotOpen("This study is not open for judging.")
     # The common case in one query; otherwise the service decides (and may build it).
@@ -118,7 +119,7 @@ class JudgingNextItemApi(APIView):
     def get(self, request, study_id: int):
         study = get_judged_study(request, study_id)
         try:
-            assignment = _judge_assignment(request, study)
+            assignment = open_assignment_for_judge(request, study)
         except JudgingError as exc:
             return judging_error(exc)
         item = selectors.item_next_for_judge_fast(assignment=assignment)

@@ -5,22 +5,20 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.models import User
-from django.http import HttpResponseBadRequest, StreamingHttpResponse
+from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.importing import StudyImportError
-from annotation.models import Study
-from annotation.views import researcher_study_required, study_context
+from annotation.web import csv_response, researcher_study_required, study_context
 
 from .. import scales, selectors, services
 from ..enums import ImportMode
 from ..errors import JudgingError
-from ..exports import csv_lines
 from ..forms import ExclusionForm
 from ..protocols.registry import protocol_for_design
+from ..web import export_filename
 
 
 def _z_basis_display(scale) -> dict:
@@ -106,16 +104,6 @@ def exclusion(request, study, username: str):
             messages.success(request, f"{judge.username} is now {'excluded from' if row.excluded else 'included in'} "
                                       "every statistic of this study.")
     return redirect(reverse("judging:qc", kwargs={"study_id": study.pk}))
-
-
-def csv_response(rows, filename: str) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(csv_lines(rows), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
-
-
-def export_filename(study: Study, kind: str) -> str:
-    return f"{slugify(study.name) or 'study'}-judgments-{kind}.csv"
 
 
 @researcher_study_required

@@ -12,13 +12,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation.enums import JobStatus, Role
 from annotation.models import Candidate, Original
-from annotation.views import researcher_study_required, study_context
+from annotation.web import researcher_study_required, study_context
 
 from .. import screening_views, selectors, services
 from ..errors import JudgingError
 from ..forms import DesignForm
 from ..models import OpenJob
 from ..protocols.registry import protocol_for_design
+from ..web import open_job_payload
 
 
 @researcher_study_required
@@ -92,12 +93,6 @@ def open_study(request, study):
     messages.info(request, "Judging is being opened in the background. Judges can start once every judge's list "
                            "is built; this page shows the progress.")
     return redirect("judging:design", study_id=study.pk)
-
-
-def open_job_payload(job: OpenJob) -> dict:
-    return {"id": job.pk, "status": job.status, "phase": job.phase, "percent": job.percent,
-            "done": job.progress_done, "total": job.progress_total, "error": job.error,
-            "summary": job.summary if job.status == JobStatus.SUCCEEDED else None}
 
 
 @researcher_study_required

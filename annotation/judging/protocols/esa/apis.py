@@ -21,7 +21,7 @@ from annotation.importing.reading import ImportIssue, StudyImportError
 
 from ... import screening
 from ...apis._common import TAG_JUDGE, TAG_RESEARCHER, judging_error
-from ...apis.judge import _judge_assignment, get_judged_study
+from ...apis.judge import get_judged_study, open_assignment_for_judge
 from ...enums import JudgmentSource
 from ...errors import JudgingError, OtherProtocol
 from ...models import JudgingDesign
@@ -101,7 +101,7 @@ class EsaNextItemApi(APIView):
     def get(self, request, study_id: int):
         try:
             study = _esa_study(request, study_id)
-            assignment = _judge_assignment(request, study)
+            assignment = open_assignment_for_judge(request, study)
         except JudgingError as exc:
             return judging_error(exc)
         gate = screening.judge_gate(assignment=assignment, done=esa.items_done(assignment=assignment))

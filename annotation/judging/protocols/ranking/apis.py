@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from ... import screening
 from ...apis._common import TAG_JUDGE, judging_error
-from ...apis.judge import _judge_assignment, get_judged_study
+from ...apis.judge import get_judged_study, open_assignment_for_judge
 from ...enums import JudgmentSource
 from ...errors import JudgingError, OtherProtocol
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
@@ -95,7 +95,7 @@ class RankingNextApi(APIView):
     def get(self, request, study_id: int):
         try:
             study = _ranking_study(request, study_id)
-            assignment = _judge_assignment(request, study)
+            assignment = open_assignment_for_judge(request, study)
         except JudgingError as exc:
             return judging_error(exc)
         gate = screening.judge_gate(assignment=assignment, done=ranking.rankings_done(assignment=assignment))

@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from ... import screening
 from ...apis._common import TAG_JUDGE, judging_error
-from ...apis.judge import _judge_assignment, get_judged_study
+from ...apis.judge import get_judged_study, open_assignment_for_judge
 from ...enums import COMPARISON_ANSWERS, JudgmentSource
 from ...errors import JudgingError, OtherProtocol
 from ...models import ComparisonItem
@@ -89,7 +89,7 @@ class ComparisonNextPairApi(APIView):
     def get(self, request, study_id: int):
         try:
             study = _comparison_study(request, study_id)
-            assignment = _judge_assignment(request, study)
+            assignment = open_assignment_for_judge(request, study)
         except JudgingError as exc:
             return judging_error(exc)
         done = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
