@@ -196,7 +196,7 @@ class ImportJobOutputSerializer(serializers.Serializer):
 
 class ImportErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
-    errors = serializers.ListField(child=serializers.DictField())
+    errors = serializers.ListField(child=serializers.DictField())  # type: ignore[assignment]  # the API's documented field; DRF's stubs type Serializer.errors as the validation errors
 
 
 class StudyImportApi(APIView):
@@ -251,7 +251,7 @@ class ImportJobDetailApi(APIView):
 
 class PeopleErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
-    errors = serializers.ListField(child=serializers.CharField())
+    errors = serializers.ListField(child=serializers.CharField())  # type: ignore[assignment]  # the API's documented field; DRF's stubs type Serializer.errors as the validation errors
 
 
 def _people_error(exc: services.PeopleError) -> Response:

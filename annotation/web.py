@@ -21,6 +21,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
@@ -34,6 +35,14 @@ from .judging.exports import csv_lines
 from .models import Study
 from .participation import selectors as participation_selectors
 from .participation import services as participation_services
+
+
+class AuthenticatedHttpRequest(HttpRequest):
+    """The request of a page or endpoint behind a login: its user is a :class:`User`, never
+    ``AnonymousUser`` (for the type checker; Django's own class at run time)."""
+
+    user: User
+
 
 # --- the participant's pages: the study's language ------------------------------------------
 
@@ -72,7 +81,7 @@ def study_language_activate(study: Study) -> None:
         translation.activate(study.language)
 
 
-def member_language_activate(request: HttpRequest, role: str) -> None:
+def member_language_activate(request: AuthenticatedHttpRequest, role: str) -> None:
     """For pages that list several studies: their common language (see selectors.language_for_member)."""
     if _participant_scope.get():
         translation.activate(
@@ -117,7 +126,7 @@ def researcher_study_required(view: Callable[..., HttpResponse]) -> Callable[...
 
     @login_required
     @wraps(view)
-    def wrapper(request: HttpRequest, study_id: int, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapper(request: AuthenticatedHttpRequest, study_id: int, *args: Any, **kwargs: Any) -> HttpResponse:
         study = get_object_or_404(Study, pk=study_id)
         if not selectors.user_can_manage_study(study=study, user=request.user):
             raise PermissionDenied("Only this study's researchers may open this page.")
@@ -126,7 +135,7 @@ def researcher_study_required(view: Callable[..., HttpResponse]) -> Callable[...
     return wrapper
 
 
-def get_managed_study(request: HttpRequest, study_id: int) -> Study:
+def get_managed_study(request: AuthenticatedHttpRequest, study_id: int) -> Study:
     """The study, if the requesting user is one of its researchers (API endpoints); 404/403 otherwise."""
     study = get_object_or_404(Study, pk=study_id)
     if not selectors.user_can_manage_study(study=study, user=request.user):

@@ -13,26 +13,27 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import get_language_bidi
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from annotation.models import Study
 from annotation.web import end_code_context, participant_page, researcher_study_required
 from metrics.core.tabular import TabularError
 
 from . import scales, screening, selectors, training
 from .enums import AttentionPolicy
 from .errors import JudgingError
-from .models import AttentionCheck, JudgingDesign, ScreeningSettings
+from .models import Assignment, AttentionCheck, JudgingDesign, ScreeningSettings
 from .protocols.registry import protocol_for_study
 from .web import assignment_or_page, criteria_for_judge, judged_study_or_404, study_criteria_for_judge
 
 
-def _judge_assignment(request, study_id: int):
+def _judge_assignment(request: HttpRequest, study_id: int) -> tuple[Study, Assignment | HttpResponse]:
     study = judged_study_or_404(request, study_id)
-    assignment, page = assignment_or_page(request, study)
-    return study, assignment, page
+    return study, assignment_or_page(request, study)
 
 
 # --- the judge's pages ------------------------------------------------------------------
@@ -42,9 +43,9 @@ def _judge_assignment(request, study_id: int):
 @require_http_methods(["GET", "POST"])
 def training_page(request, study_id: int):
     """The next training item (GET) or an answer to it (POST, then the feedback page)."""
-    study, assignment, page = _judge_assignment(request, study_id)
-    if page is not None:
-        return page
+    study, assignment = _judge_assignment(request, study_id)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     if assignment.screened_out_at is not None:
         return redirect("judging:screened_out", study_id=study.pk)
     unit = protocol_for_study(study=study)
@@ -87,9 +88,9 @@ def training_page(request, study_id: int):
 @require_GET
 def training_feedback(request, study_id: int):
     """After each training answer: the judge's values, how each compares with the reference, the explanation."""
-    study, assignment, page = _judge_assignment(request, study_id)
-    if page is not None:
-        return page
+    study, assignment = _judge_assignment(request, study_id)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     state = training.training_state(assignment=assignment)
     answer = assignment.training_answers.select_related("item").order_by("-created_at", "-id").first()
     if answer is None:
@@ -119,9 +120,9 @@ def training_feedback(request, study_id: int):
 @require_http_methods(["GET", "POST"])
 def attention(request, study_id: int):
     """A waiting attention check (GET) or its answer (POST, then back to the items)."""
-    study, assignment, page = _judge_assignment(request, study_id)
-    if page is not None:
-        return page
+    study, assignment = _judge_assignment(request, study_id)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     if assignment.screened_out_at is not None:
         return redirect("judging:screened_out", study_id=study.pk)
     unit = protocol_for_study(study=study)

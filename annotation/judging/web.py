@@ -24,7 +24,7 @@ from django.utils.text import slugify
 from annotation.enums import JobStatus, Role, StudyStatus
 from annotation.models import Study
 from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
-from annotation.web import study_language_activate
+from annotation.web import AuthenticatedHttpRequest, study_language_activate
 
 from . import scales, screening, selectors, services
 from .models import Assignment, OpenJob
@@ -49,7 +49,7 @@ def open_job_payload(job: OpenJob) -> dict[str, Any]:
 
 # --- the judge's study and assignment ---------------------------------------------------------
 
-def judged_study_or_404(request: HttpRequest, study_id: int) -> Study:
+def judged_study_or_404(request: AuthenticatedHttpRequest, study_id: int) -> Study:
     """The study, if the user judges it; 404 for everyone else (no hint that it exists)."""
     study = Study.objects.filter(pk=study_id, memberships__user=request.user, memberships__role=Role.JUDGE).first()
     if study is None:
@@ -60,16 +60,14 @@ def judged_study_or_404(request: HttpRequest, study_id: int) -> Study:
     return study
 
 
-def assignment_or_page(
-    request: HttpRequest, study: Study,
-) -> tuple[Assignment | None, HttpResponse | None]:
-    """(assignment, None) when the judge may rate now, else (None, response)."""
+def assignment_or_page(request: AuthenticatedHttpRequest, study: Study) -> Assignment | HttpResponse:
+    """The judge's assignment when they may rate now, else the page that says the study is not open."""
     if study.status != StudyStatus.OPEN:
-        return None, render(request, "judging/not_open.html", {"study": study})
+        return render(request, "judging/not_open.html", {"study": study})
     assignment = services.assignment_ensure_for_judge(study=study, judge=request.user)
     if assignment is None:
-        return None, render(request, "judging/not_open.html", {"study": study})
-    return assignment, None
+        return render(request, "judging/not_open.html", {"study": study})
+    return assignment
 
 
 def gate_page(request: HttpRequest, study: Study, assignment: Assignment, *, done: int) -> HttpResponse | None:
@@ -107,6 +105,7 @@ def criteria_for_judge(criteria: list[dict]) -> list[dict[str, Any]]:
                     "mid": anchors.get("mid", ""), "high": anchors.get("high", ""), "points": []}
         else:
             values, labels = scales.scale_values(scale), scales.scale_labels(scale)
+            assert values is not None and labels is not None  # a points or categorical scale has both
             keys = (_point_keys(values) if scale["type"] == "points"
                     else [str(i + 1) if len(values) <= 9 else None for i in range(len(values))])
             row["points"] = [{"value": v, "label": lbl, "key": k} for v, lbl, k in zip(values, labels, keys)]

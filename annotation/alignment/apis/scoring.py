@@ -23,7 +23,7 @@ from ._common import AlignmentImportErrorSerializer, import_error_response, uplo
 class AlignmentScoringRunOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     kind = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # the API's documented field; DRF's stubs type Field.label as its caption
     status = serializers.CharField()
     phase = serializers.CharField()
     percent = serializers.IntegerField()

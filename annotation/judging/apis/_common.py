@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework.response import Response
 
 from ..errors import JudgingError
@@ -11,7 +13,7 @@ TAG_RESEARCHER = ["judging (researcher)"]
 
 
 def judging_error(exc: JudgingError) -> Response:
-    body = {"detail": exc.message}
+    body: dict[str, Any] = {"detail": exc.message}
     if exc.field_errors:
         body["errors"] = exc.field_errors
     return Response(body, status=exc.status_code)

@@ -8,6 +8,8 @@ submit are the judge's hot path (:mod:`annotation.judging.selectors.hot_path`).
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
@@ -34,7 +36,7 @@ def get_judged_study(request, study_id: int) -> Study:
     study = selectors.study_for_judge(study_id=study_id, judge=request.user)
     if study is None:
         raise NotFound("You are not a judge of this study.")
-    if study.judge_also_annotates:
+    if study.judge_also_annotates:  # type: ignore[attr-defined]  # annotated by selectors.study_for_judge
         raise PermissionDenied(ROLE_CONFLICT_HOLD_MESSAGE)
     return study
 
@@ -195,7 +197,7 @@ class JudgingSubmitApi(APIView):
         except JudgmentInvalid as exc:
             # Problems with values are reported under "scores", per criterion, as a
             # serializer would; problems with the key or the stamp under their own names.
-            body = {"detail": exc.message}
+            body: dict[str, Any] = {"detail": exc.message}
             per_field = {k: v for k, v in exc.field_errors.items() if k in ("key", "serve_stamp")}
             per_criterion = {k: v for k, v in exc.field_errors.items() if k not in per_field}
             if per_criterion:

@@ -8,8 +8,11 @@ candidate, original or system reaches the judge's browser.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import get_language_bidi
 from django.utils.translation import gettext as _
@@ -75,9 +78,9 @@ def _render_item(request, study, item, *, error=None, field_errors=None, posted=
 def rate(request, study_id: int):
     """The judge's current item: the first one not yet rated (the resume point)."""
     study = judged_study_or_404(request, study_id)
-    assignment, page = assignment_or_page(request, study)
-    if page is not None:
-        return page
+    assignment = assignment_or_page(request, study)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     unit = protocol_for_study(study=study)
     if unit.judge_page != RATE_PAGE:
         return redirect(unit.judge_page, study_id=study.pk)  # another protocol's own page
@@ -98,9 +101,9 @@ def rate(request, study_id: int):
 def revise(request, study_id: int, token: str):
     """One earlier item of the judge's own assignment, to change its scores."""
     study = judged_study_or_404(request, study_id)
-    assignment, page = assignment_or_page(request, study)
-    if page is not None:
-        return page
+    assignment = assignment_or_page(request, study)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     try:
         item = selectors.item_for_judge(study=study, judge=request.user, token=token)
     except ItemNotFound as exc:
@@ -116,6 +119,7 @@ def submit(request, study_id: int):
     study = judged_study_or_404(request, study_id)
     form = JudgmentForm(request.POST, criteria=selectors.study_criteria(study=study))
     token = request.POST.get("token", "")
+    field_errors: Mapping[str, Any]  # the form's ErrorDict, or the service's per-criterion messages
     if not form.is_valid():
         error = _("Give every criterion a value on its scale.")
         field_errors, posted = form.errors, {}
@@ -146,9 +150,9 @@ def submit(request, study_id: int):
 def instructions(request, study_id: int):
     """Shown before the first item, and whenever the judge asks (the "?" key)."""
     study = judged_study_or_404(request, study_id)
-    assignment, page = assignment_or_page(request, study)
-    if page is not None:
-        return page
+    assignment = assignment_or_page(request, study)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     if request.method == "POST":
         services.instructions_mark_seen(assignment=assignment)
         return redirect("judging:rate", study_id=study.pk)
@@ -169,9 +173,9 @@ def instructions(request, study_id: int):
 @participant_page
 def finished(request, study_id: int):
     study = judged_study_or_404(request, study_id)
-    assignment, page = assignment_or_page(request, study)
-    if page is not None:
-        return page
+    assignment = assignment_or_page(request, study)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     if assignment.screened_out_at is not None:
         return redirect("judging:screened_out", study_id=study.pk)
     unit = protocol_for_study(study=study)

@@ -3,6 +3,8 @@ the import of judgments collected elsewhere."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.models import User
 from django.http import HttpResponseBadRequest
@@ -42,7 +44,7 @@ def _qc_display(row: dict, criteria: list[str], test_labels: dict[str, str]) -> 
                       "tests": [{"label": label, "passed": None, "p": "—"} for label in test_labels.values()],
                       "median": "—", "straight": "—", "straight_flagged": False}
     tested = any(t.passed is not None for t in qc.tests)
-    top = max(qc.straightlining.items(), key=lambda kv: kv[1], default=None)
+    top: tuple[Any, float] | None = max(qc.straightlining.items(), key=lambda kv: kv[1], default=None)
     return out | {
         # "pass" only when a test could run: no flags on a handful of items means little
         "verdict": "fail" if qc.flags else ("pass" if tested else "none"),
@@ -54,7 +56,7 @@ def _qc_display(row: dict, criteria: list[str], test_labels: dict[str, str]) -> 
                    "p": "—" if t.pvalue is None else f"{t.pvalue:.3g}"} for t in qc.tests],
         "median": "—" if qc.median_seconds is None else f"{qc.median_seconds:.1f}",
         "straight": f"{top[1]:.0%} ({top[0]})" if top else "—",
-        "straight_flagged": bool(top) and top[1] >= selectors.STRAIGHTLINE_THRESHOLD
+        "straight_flagged": top is not None and top[1] >= selectors.STRAIGHTLINE_THRESHOLD
         and qc.n_items >= selectors.STRAIGHTLINE_MIN_SCORES,
     }
 

@@ -56,7 +56,7 @@ def design(request, study):
         n_items=n_candidates + n_controls, n_controls=n_controls,
         has_judgments=selectors.study_has_judgments(study=study),
         open_job=open_job, open_state=open_state,
-        open_summary=open_summary_text(open_job.summary) if open_state == "succeeded" else "",
+        open_summary=open_summary_text(open_job.summary) if open_job is not None and open_state == "succeeded" else "",
         protocol=protocol_for_design(design), protocol_exports=protocol_for_design(design).exports,
         **screening_views.screening_context(study),
     ))

@@ -11,7 +11,7 @@ import json
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, StreamingHttpResponse
+from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
@@ -64,9 +64,9 @@ def rank(request, study_id: int):
     study = _ranking_study(request, study_id)
     if study is None:  # another protocol: its own page
         return redirect("judging:rate", study_id=study_id)
-    assignment, page = assignment_or_page(request, study)
-    if page is not None:
-        return page
+    assignment = assignment_or_page(request, study)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     if assignment.screened_out_at is not None:
         return redirect("judging:screened_out", study_id=study.pk)
     if assignment.instructions_seen_at is None:
@@ -94,9 +94,9 @@ def rank_revise(request, study_id: int, token: str):
     study = _ranking_study(request, study_id)
     if study is None:
         return redirect("judging:rate", study_id=study_id)
-    assignment, page = assignment_or_page(request, study)
-    if page is not None:
-        return page
+    assignment = assignment_or_page(request, study)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     try:
         entry = rank_screening.entry_for_judge(study=study, judge=request.user, token=token)
     except ItemNotFound as exc:

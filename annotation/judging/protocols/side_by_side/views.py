@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import get_language_bidi
 from django.utils.translation import gettext as _
@@ -63,9 +63,9 @@ def compare(request, study_id: int):
     study = _comparison_study(request, study_id)
     if study is None:  # a study rated one pair at a time: its own rating page
         return redirect("judging:rate", study_id=study_id)
-    assignment, page = assignment_or_page(request, study)
-    if page is not None:
-        return page
+    assignment = assignment_or_page(request, study)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     if assignment.screened_out_at is not None:
         return redirect("judging:screened_out", study_id=study.pk)
     if assignment.instructions_seen_at is None:
@@ -92,9 +92,9 @@ def compare_revise(request, study_id: int, token: str):
     study = _comparison_study(request, study_id)
     if study is None:  # a study rated one pair at a time: its own rating page
         return redirect("judging:rate", study_id=study_id)
-    assignment, page = assignment_or_page(request, study)
-    if page is not None:
-        return page
+    assignment = assignment_or_page(request, study)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     try:
         pair = sbs_screening.pair_or_attention_for_judge(study=study, judge=request.user, token=token)
     except ItemNotFound as exc:
