@@ -13,12 +13,12 @@ from annotation.web import get_managed_study
 from metrics.core.tabular import FORMATS, TabularError
 
 from . import screening, training
-from .apis._common import TAG_JUDGE, TAG_RESEARCHER, judging_error
 from .apis.judge import get_judged_study, open_assignment_for_judge
 from .enums import AttentionPolicy
 from .errors import JudgingError
 from .models import AttentionCheck, ScreeningSettings
 from .protocols.registry import protocol_for_study
+from .web import TAG_JUDGE, TAG_RESEARCHER, judging_error
 
 
 class TrainingItemSerializer(serializers.Serializer):

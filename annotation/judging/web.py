@@ -1,15 +1,17 @@
-"""The judging web layer's shared helpers: what the judge's pages of every protocol
-(``views.judge``, ``screening_views``, ``protocols.*.views``) and the researcher's
-exports use, below all of them.
+"""The judging web layer's shared helpers: what the judging pages and APIs of every
+protocol (``views``, ``apis``, ``screening_views``, ``screening_apis``, ``protocols.*.views``
+and ``protocols.*.apis``) share, below all of them.
 
 * :func:`judged_study_or_404`, :func:`assignment_or_page`, :func:`gate_page`: the
   judge's study, their assignment, and what must come before their next item;
 * :func:`criteria_for_judge`, :func:`study_criteria_for_judge`: the design's criteria as
   the judge's page renders them;
 * :func:`thousands`, :func:`export_filename`: numbers and file names shown;
-* :func:`open_job_payload`: an opening job's progress (the design page's poll and the API).
+* :func:`open_job_payload`: an opening job's progress (the design page's poll and the API);
+* :data:`TAG_JUDGE`, :data:`TAG_RESEARCHER`, :func:`judging_error`: the API's schema tags and
+  its answer to a judging error.
 
-Views import these from here, never from one another.
+Views and APIs import these from here, never from one another.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
+from rest_framework.response import Response
 
 from annotation.enums import JobStatus, Role, StudyStatus
 from annotation.models import Study
@@ -27,7 +30,20 @@ from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
 from annotation.web import AuthenticatedHttpRequest, study_language_activate
 
 from . import scales, screening, selectors, services
+from .errors import JudgingError
 from .models import Assignment, OpenJob
+
+#: The API schema's tags of the judge's and the researcher's endpoints.
+TAG_JUDGE = ["judging (judge)"]
+TAG_RESEARCHER = ["judging (researcher)"]
+
+
+def judging_error(exc: JudgingError) -> Response:
+    """The API's answer to a judging error: its message, its per-field errors, its status."""
+    body: dict[str, Any] = {"detail": exc.message}
+    if exc.field_errors:
+        body["errors"] = exc.field_errors
+    return Response(body, status=exc.status_code)
 
 
 def thousands(value: int) -> str:

@@ -321,7 +321,7 @@ def link_create(request, study):
             messages.success(request, f"Join link made: {request.build_absolute_uri(reverse('participation:join', args=[link.token]))}")
     else:
         for field, errs in form.errors.items():
-            messages.error(request, f"{field}: {' '.join(errs)}")
+            messages.error(request, f"{field}: {' '.join(str(e) for e in errs)}")
     return redirect("participation:study", study_id=study.pk)
 
 
@@ -360,8 +360,8 @@ def settings_save(request, study):
         else:
             messages.success(request, "Consent text and questions saved.")
     else:
-        for field, errs in form.errors.items():
-            messages.error(request, f"{field}: {' '.join(errs)}")
+        for field, form_errs in form.errors.items():
+            messages.error(request, f"{field}: {' '.join(str(e) for e in form_errs)}")
     return redirect("participation:study", study_id=study.pk)
 
 

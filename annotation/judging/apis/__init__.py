@@ -9,6 +9,7 @@ Import each view from its module (``api_urls.py``: ``from .apis import judge``, 
 
 * :mod:`.judge` — the judge's endpoints (next item, one item, the one before, submit);
 * :mod:`.study` — the researcher's design, opening, closing and progress;
-* :mod:`.results` — judge QC, exclusions, the CSV exports, importing judgments;
-* :mod:`._common` — the schema tags and the answer to a judging error.
+* :mod:`.results` — judge QC, exclusions, the CSV exports, importing judgments.
+
+The schema tags and the answer to a judging error are in :mod:`annotation.judging.web`.
 """

@@ -26,7 +26,7 @@ from ..errors import JudgingError, JudgmentInvalid, OtherProtocol, StudyNotOpen
 from ..protocols.absolute.unit import ABSOLUTE
 from ..protocols.registry import protocol_for_study
 from ..selectors import JudgeItem
-from ._common import TAG_JUDGE, judging_error
+from ..web import TAG_JUDGE, judging_error
 
 
 def get_judged_study(request, study_id: int) -> Study:

@@ -23,8 +23,7 @@ from annotation.web import csv_response, get_managed_study
 from .. import selectors, services
 from ..enums import ImportMode
 from ..errors import JudgingError
-from ..web import export_filename
-from ._common import TAG_RESEARCHER, judging_error
+from ..web import TAG_RESEARCHER, export_filename, judging_error
 
 
 class JudgingControlTestSerializer(serializers.Serializer):

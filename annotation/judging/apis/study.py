@@ -19,8 +19,7 @@ from ..enums import EsaPrefill, JudgesMode
 from ..errors import JudgingError
 from ..models import OpenJob
 from ..protocols.registry import protocol_choices
-from ..web import open_job_payload
-from ._common import TAG_RESEARCHER, judging_error
+from ..web import TAG_RESEARCHER, judging_error, open_job_payload
 
 
 class JudgingCriterionSerializer(serializers.Serializer):

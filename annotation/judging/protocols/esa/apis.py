@@ -20,12 +20,12 @@ from annotation.apis import ImportErrorSerializer, get_managed_study
 from annotation.importing.reading import ImportIssue, StudyImportError
 
 from ... import screening
-from ...apis._common import TAG_JUDGE, TAG_RESEARCHER, judging_error
 from ...apis.judge import get_judged_study, open_assignment_for_judge
 from ...enums import JudgmentSource
 from ...errors import JudgingError, OtherProtocol
 from ...models import JudgingDesign
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
+from ...web import TAG_JUDGE, TAG_RESEARCHER, judging_error
 from . import screening as esa_screening
 from . import services as esa
 from .proposals import esa_proposals_import

@@ -15,11 +15,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ... import screening
-from ...apis._common import TAG_JUDGE, judging_error
 from ...apis.judge import get_judged_study, open_assignment_for_judge
 from ...enums import JudgmentSource
 from ...errors import JudgingError, OtherProtocol
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
+from ...web import TAG_JUDGE, judging_error
 from . import screening as rank_screening
 from . import services as ranking
 from .unit import RANKING
