@@ -217,6 +217,7 @@ class JudgeAttentionApi(APIView):
         gate = screening.judge_gate(assignment=assignment, done=done)
         if gate is None or gate[0] != "attention":
             return Response({"check": None})
+        assert gate[1] is not None  # judge_gate pairs "attention" with its check
         shown = screening.attention_for_judge(gate[1])
         return Response({"check": {"token": shown["token"], "criterion": shown["criterion"]["slug"],
                                    "value": shown["value"], "instruction": (

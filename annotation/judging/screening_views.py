@@ -13,14 +13,14 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import get_language_bidi
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.models import Study
-from annotation.web import end_code_context, participant_page, researcher_study_required
+from annotation.web import AuthenticatedHttpRequest, end_code_context, participant_page, researcher_study_required
 from metrics.core.tabular import TabularError
 
 from . import scales, screening, selectors, training
@@ -31,7 +31,7 @@ from .protocols.registry import protocol_for_study
 from .web import assignment_or_page, criteria_for_judge, judged_study_or_404, study_criteria_for_judge
 
 
-def _judge_assignment(request: HttpRequest, study_id: int) -> tuple[Study, Assignment | HttpResponse]:
+def _judge_assignment(request: AuthenticatedHttpRequest, study_id: int) -> tuple[Study, Assignment | HttpResponse]:
     study = judged_study_or_404(request, study_id)
     return study, assignment_or_page(request, study)
 

@@ -105,7 +105,9 @@ class EsaNextItemApi(APIView):
         except JudgingError as exc:
             return judging_error(exc)
         gate = screening.judge_gate(assignment=assignment, done=esa.items_done(assignment=assignment))
+        entry: esa.JudgeEsaItem | None
         if gate is not None and gate[0] == "attention":  # an attention item, served like any item
+            assert gate[1] is not None  # judge_gate pairs "attention" with its check
             entry = esa_screening.attention_item(check=gate[1])
         else:
             try:  # screened out, or the training first

@@ -75,6 +75,7 @@ def esa_page(request, study_id: int):
     done = esa.items_done(assignment=assignment)
     gate = screening.judge_gate(assignment=assignment, done=done)
     if gate is not None and gate[0] == "attention":  # drawn like any item (blinded among them)
+        assert gate[1] is not None  # judge_gate pairs "attention" with its check
         return _render_item(request, study, esa_screening.attention_item(check=gate[1]))
     if gate is not None:  # screened out, or the training first
         return gate_page(request, study, assignment, done=done)

@@ -99,7 +99,9 @@ class RankingNextApi(APIView):
         except JudgingError as exc:
             return judging_error(exc)
         gate = screening.judge_gate(assignment=assignment, done=ranking.rankings_done(assignment=assignment))
+        entry: ranking.JudgeRanking | None
         if gate is not None and gate[0] == "attention":  # an attention set, served like any set
+            assert gate[1] is not None  # judge_gate pairs "attention" with its check
             entry = rank_screening.attention_entry(check=gate[1])
         else:
             try:  # screened out, or the training first

@@ -74,6 +74,7 @@ def rank(request, study_id: int):
     done = ranking.rankings_done(assignment=assignment)
     gate = screening.judge_gate(assignment=assignment, done=done)
     if gate is not None and gate[0] == "attention":  # drawn like any set (blinded among them)
+        assert gate[1] is not None  # judge_gate pairs "attention" with its check
         return _render_ranking(request, study, rank_screening.attention_entry(check=gate[1]))
     if gate is not None:  # screened out, or the training first
         return gate_page(request, study, assignment, done=done)

@@ -94,7 +94,9 @@ class ComparisonNextPairApi(APIView):
             return judging_error(exc)
         done = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
         gate = screening.judge_gate(assignment=assignment, done=done)
+        pair: comparison.JudgePair | None
         if gate is not None and gate[0] == "attention":  # an attention pair, served like any pair
+            assert gate[1] is not None  # judge_gate pairs "attention" with its check
             pair = sbs_screening.attention_pair(check=gate[1])
         else:
             try:  # screened out, or the training first
