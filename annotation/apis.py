@@ -19,15 +19,8 @@ from config.parsers import read_upload
 from . import selectors, services
 from .enums import Role
 from .importing import FORMATS, StudyImportError
-from .models import ImportJob, Study
-
-
-def get_managed_study(request, study_id: int) -> Study:
-    """The study, if the requesting user is one of its researchers; 404/403 otherwise."""
-    study = get_object_or_404(Study, pk=study_id)
-    if not selectors.user_can_manage_study(study=study, user=request.user):
-        raise PermissionDenied("Only this study's researchers may do this.")
-    return study
+from .models import ImportJob
+from .web import get_managed_study
 
 
 class SystemCountSerializer(serializers.Serializer):
@@ -203,7 +196,7 @@ class ImportJobOutputSerializer(serializers.Serializer):
 
 class ImportErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
-    errors = serializers.ListField(child=serializers.DictField())
+    errors = serializers.ListField(child=serializers.DictField())  # type: ignore[assignment]  # the API's documented field; DRF's stubs type Serializer.errors as the validation errors
 
 
 class StudyImportApi(APIView):
@@ -258,7 +251,7 @@ class ImportJobDetailApi(APIView):
 
 class PeopleErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
-    errors = serializers.ListField(child=serializers.CharField())
+    errors = serializers.ListField(child=serializers.CharField())  # type: ignore[assignment]  # the API's documented field; DRF's stubs type Serializer.errors as the validation errors
 
 
 def _people_error(exc: services.PeopleError) -> Response:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from contextvars import ContextVar
-from functools import wraps
-
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
@@ -15,7 +12,6 @@ from django.db import IntegrityError
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
-from django.utils import translation
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -35,92 +31,7 @@ from .forms import (
 from .generation import SystemGenerateError, study_system_generate
 from .importing import StudyImportError
 from .models import Candidate, ImportJob, Study, System
-
-
-def participant_page(view):
-    """Decorator of a judge's or annotator's page: it renders in its study's language.
-
-    The view (or :func:`study_language_activate`, once it knows the study) activates a
-    language inside this scope; the scope ends with the view, so the researcher pages,
-    served later by the same thread, stay in ``LANGUAGE_CODE``. The view must render
-    eagerly (``render``), not return a lazy ``TemplateResponse``.
-    """
-
-    @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        token = _participant_scope.set(True)
-        try:
-            with translation.override(settings.LANGUAGE_CODE):
-                return view(request, *args, **kwargs)
-        finally:
-            _participant_scope.reset(token)
-
-    return wrapper
-
-
-#: True inside a participant_page view: only there may a view switch the thread's language.
-_participant_scope: ContextVar[bool] = ContextVar("participant_scope", default=False)
-
-
-def study_language_activate(study: Study) -> None:
-    """Switch the current :func:`participant_page` scope to ``study``'s page language.
-
-    Outside such a scope it does nothing: an activated language would outlive the request
-    on this thread and turn the next (researcher's) page into the study's language."""
-    if _participant_scope.get():
-        translation.activate(study.language)
-
-
-def member_language_activate(request, role: str) -> None:
-    """For pages that list several studies: their common language (see selectors.language_for_member)."""
-    if _participant_scope.get():
-        translation.activate(
-            selectors.language_for_member(user=request.user, role=role, default=settings.LANGUAGE_CODE))
-
-
-#: Sections other apps add to a study page: (url name, label). Missing ones are skipped.
-STUDY_TABS = (
-    ("annotation:study_detail", "Data"),
-    ("annotation:study_generate", "Add a system"),
-    ("judging:design", "Judging design"),
-    ("judging:progress", "Judging progress"),
-    ("dashboard:dashboard", "Dashboard"),
-    ("judging:qc", "Judge QC"),
-    ("alignment:study", "Alignment"),
-    ("participation:study", "Field study"),
-    ("participation:participants", "Participants"),
-    ("metrics:runs", "Metrics"),
-    ("reports:detail", "Report"),
-)
-
-
-def _tabs(study: Study) -> list[dict]:
-    tabs = []
-    for name, label in STUDY_TABS:
-        try:
-            tabs.append({"url": reverse(name, kwargs={"study_id": study.pk}), "label": label, "name": name})
-        except NoReverseMatch:
-            continue
-    return tabs
-
-
-def study_context(study: Study, **extra) -> dict:
-    """Context every researcher page of a study needs (header and tabs)."""
-    return {"study": study, "study_tabs": _tabs(study), **extra}
-
-
-def researcher_study_required(view):
-    """Load ``study_id`` and allow only the study's researchers (403 for anyone else)."""
-
-    @login_required
-    @wraps(view)
-    def wrapper(request, study_id: int, *args, **kwargs):
-        study = get_object_or_404(Study, pk=study_id)
-        if not selectors.user_can_manage_study(study=study, user=request.user):
-            raise PermissionDenied("Only this study's researchers may open this page.")
-        return view(request, study, *args, **kwargs)
-
-    return wrapper
+from .web import researcher_study_required, study_context
 
 
 def _first_url(*names: str) -> str | None:

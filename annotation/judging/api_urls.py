@@ -2,7 +2,8 @@
 
 from django.urls import path
 
-from . import apis, screening_apis
+from . import screening_apis
+from .apis import judge, results, study
 from .protocols.esa import urls as esa_urls
 from .protocols.ranking import urls as ranking_urls
 from .protocols.side_by_side import urls as side_by_side_urls
@@ -11,11 +12,11 @@ app_name = "judging-api"
 S = "judging/studies/<int:study_id>/"
 urlpatterns = [
     # the judge's own assignment
-    path(S + "items/next/", apis.JudgingNextItemApi.as_view(), name="item_next"),
-    path(S + "items/last/", apis.JudgingLastItemApi.as_view(), name="item_last"),
-    path(S + "items/<str:token>/", apis.JudgingItemDetailApi.as_view(), name="item_detail"),
-    path(S + "items/<str:token>/previous/", apis.JudgingItemPreviousApi.as_view(), name="item_previous"),
-    path(S + "judgments/", apis.JudgingSubmitApi.as_view(), name="judgment_submit"),
+    path(S + "items/next/", judge.JudgingNextItemApi.as_view(), name="item_next"),
+    path(S + "items/last/", judge.JudgingLastItemApi.as_view(), name="item_last"),
+    path(S + "items/<str:token>/", judge.JudgingItemDetailApi.as_view(), name="item_detail"),
+    path(S + "items/<str:token>/previous/", judge.JudgingItemPreviousApi.as_view(), name="item_previous"),
+    path(S + "judgments/", judge.JudgingSubmitApi.as_view(), name="judgment_submit"),
     *side_by_side_urls.api_urls,  # the side-by-side protocol's pairs
     *esa_urls.api_urls,  # the error span annotation protocol's items
     *ranking_urls.api_urls,  # the ranking protocol's sets
@@ -28,16 +29,16 @@ urlpatterns = [
     path(S + "training/items/", screening_apis.TrainingItemAddApi.as_view(), name="training_item_add"),
     path(S + "training/items/import/", screening_apis.TrainingImportApi.as_view(), name="training_import"),
     path(S + "training/items/<str:token>/", screening_apis.TrainingItemDeleteApi.as_view(), name="training_item_delete"),
-    path(S + "design/", apis.JudgingDesignApi.as_view(), name="design"),
-    path(S + "design/update/", apis.JudgingDesignUpdateApi.as_view(), name="design_update"),
-    path(S + "open/", apis.JudgingOpenApi.as_view(), name="open"),
-    path(S + "open/<int:open_job_id>/", apis.JudgingOpenJobApi.as_view(), name="open_job"),
-    path(S + "close/", apis.JudgingCloseApi.as_view(), name="close"),
-    path(S + "progress/", apis.JudgingProgressApi.as_view(), name="progress"),
-    path(S + "qc/", apis.JudgingQCApi.as_view(), name="qc"),
-    path(S + "judges/<str:username>/exclude/", apis.JudgingJudgeExcludeApi.as_view(), name="judge_exclude"),
-    path(S + "judges/<str:username>/include/", apis.JudgingJudgeIncludeApi.as_view(), name="judge_include"),
-    path(S + "judgments/import/", apis.JudgingImportApi.as_view(), name="judgments_import"),
-    path(S + "export/tidy/", apis.JudgingExportTidyApi.as_view(), name="export_tidy"),
-    path(S + "export/wide/", apis.JudgingExportWideApi.as_view(), name="export_wide"),
+    path(S + "design/", study.JudgingDesignApi.as_view(), name="design"),
+    path(S + "design/update/", study.JudgingDesignUpdateApi.as_view(), name="design_update"),
+    path(S + "open/", study.JudgingOpenApi.as_view(), name="open"),
+    path(S + "open/<int:open_job_id>/", study.JudgingOpenJobApi.as_view(), name="open_job"),
+    path(S + "close/", study.JudgingCloseApi.as_view(), name="close"),
+    path(S + "progress/", study.JudgingProgressApi.as_view(), name="progress"),
+    path(S + "qc/", results.JudgingQCApi.as_view(), name="qc"),
+    path(S + "judges/<str:username>/exclude/", results.JudgingJudgeExcludeApi.as_view(), name="judge_exclude"),
+    path(S + "judges/<str:username>/include/", results.JudgingJudgeIncludeApi.as_view(), name="judge_include"),
+    path(S + "judgments/import/", results.JudgingImportApi.as_view(), name="judgments_import"),
+    path(S + "export/tidy/", results.JudgingExportTidyApi.as_view(), name="export_tidy"),
+    path(S + "export/wide/", results.JudgingExportWideApi.as_view(), name="export_wide"),
 ]

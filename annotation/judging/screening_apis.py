@@ -9,16 +9,16 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import get_managed_study
+from annotation.web import get_managed_study
 from metrics.core.tabular import FORMATS, TabularError
 
 from . import screening, training
-from .apis._common import TAG_JUDGE, TAG_RESEARCHER, judging_error
-from .apis.judge import _judge_assignment, get_judged_study
+from .apis.judge import get_judged_study, open_assignment_for_judge
 from .enums import AttentionPolicy
 from .errors import JudgingError
 from .models import AttentionCheck, ScreeningSettings
 from .protocols.registry import protocol_for_study
+from .web import TAG_JUDGE, TAG_RESEARCHER, judging_error
 
 
 class TrainingItemSerializer(serializers.Serializer):
@@ -164,7 +164,7 @@ class JudgeTrainingApi(APIView):
     def get(self, request, study_id: int):
         study = get_judged_study(request, study_id)
         try:
-            assignment = _judge_assignment(request, study)
+            assignment = open_assignment_for_judge(request, study)
         except JudgingError as exc:
             return judging_error(exc)
         return Response(_state_payload(training.training_state(assignment=assignment), study))
@@ -186,7 +186,7 @@ class JudgeTrainingAnswerApi(APIView):
         data = self.TrainingAnswerInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            assignment = _judge_assignment(request, study)
+            assignment = open_assignment_for_judge(request, study)
             answer, state = training.training_answer_submit(
                 assignment=assignment, token=data.validated_data["item"], scores=dict(data.validated_data["scores"]))
         except JudgingError as exc:
@@ -207,7 +207,7 @@ class JudgeAttentionApi(APIView):
     def get(self, request, study_id: int):
         study = get_judged_study(request, study_id)
         try:
-            assignment = _judge_assignment(request, study)
+            assignment = open_assignment_for_judge(request, study)
         except JudgingError as exc:
             return judging_error(exc)
         unit = protocol_for_study(study=study)
@@ -217,6 +217,7 @@ class JudgeAttentionApi(APIView):
         gate = screening.judge_gate(assignment=assignment, done=done)
         if gate is None or gate[0] != "attention":
             return Response({"check": None})
+        assert gate[1] is not None  # judge_gate pairs "attention" with its check
         shown = screening.attention_for_judge(gate[1])
         return Response({"check": {"token": shown["token"], "criterion": shown["criterion"]["slug"],
                                    "value": shown["value"], "instruction": (
@@ -230,7 +231,7 @@ class JudgeAttentionApi(APIView):
         data = self.AttentionAnswerInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            assignment = _judge_assignment(request, study)
+            assignment = open_assignment_for_judge(request, study)
             check, failures, ended = screening.attention_answer(
                 assignment=assignment, token=data.validated_data["token"], value=data.validated_data["value"])
         except JudgingError as exc:

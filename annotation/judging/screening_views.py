@@ -13,42 +13,27 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import get_language_bidi
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation.views import participant_page, researcher_study_required
+from annotation.models import Study
+from annotation.web import AuthenticatedHttpRequest, end_code_context, participant_page, researcher_study_required
 from metrics.core.tabular import TabularError
 
 from . import scales, screening, selectors, training
 from .enums import AttentionPolicy
 from .errors import JudgingError
-from .models import AttentionCheck, JudgingDesign, ScreeningSettings
+from .models import Assignment, AttentionCheck, JudgingDesign, ScreeningSettings
 from .protocols.registry import protocol_for_study
+from .web import assignment_or_page, criteria_for_judge, judged_study_or_404, study_criteria_for_judge
 
 
-def _views():
-    from .views import judge  # the judge's study and assignment helpers (imported late: views.judge imports us)
-
-    return judge
-
-
-def gate_page(request, study, assignment, *, done: int):
-    """A redirect to what must come before the next real item (None: nothing)."""
-    gate = screening.judge_gate(assignment=assignment, done=done)
-    if gate is None:
-        return None
-    target = {"screened_out": "judging:screened_out", "training": "judging:training",
-              "attention": "judging:attention"}[gate[0]]
-    return redirect(target, study_id=study.pk)
-
-
-def _judge_assignment(request, study_id: int):
-    v = _views()
-    study = v._judge_study(request, study_id)
-    assignment, page = v._assignment_or_page(request, study)
-    return study, assignment, page
+def _judge_assignment(request: AuthenticatedHttpRequest, study_id: int) -> tuple[Study, Assignment | HttpResponse]:
+    study = judged_study_or_404(request, study_id)
+    return study, assignment_or_page(request, study)
 
 
 # --- the judge's pages ------------------------------------------------------------------
@@ -58,9 +43,9 @@ def _judge_assignment(request, study_id: int):
 @require_http_methods(["GET", "POST"])
 def training_page(request, study_id: int):
     """The next training item (GET) or an answer to it (POST, then the feedback page)."""
-    study, assignment, page = _judge_assignment(request, study_id)
-    if page is not None:
-        return page
+    study, assignment = _judge_assignment(request, study_id)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     if assignment.screened_out_at is not None:
         return redirect("judging:screened_out", study_id=study.pk)
     unit = protocol_for_study(study=study)
@@ -81,7 +66,7 @@ def training_page(request, study_id: int):
     shown = unit.training_page_context(design=JudgingDesign.objects.filter(study=study).first(), item=item,
                                        posted=posted, field_errors=field_errors, rtl=get_language_bidi())
     if shown is None:  # the design's criteria, with the rating page's scale inputs
-        criteria = _views()._criteria_for_judge(study)
+        criteria = study_criteria_for_judge(study)
         for c in criteria:
             value = posted.get(c["slug"])
             try:
@@ -103,9 +88,9 @@ def training_page(request, study_id: int):
 @require_GET
 def training_feedback(request, study_id: int):
     """After each training answer: the judge's values, how each compares with the reference, the explanation."""
-    study, assignment, page = _judge_assignment(request, study_id)
-    if page is not None:
-        return page
+    study, assignment = _judge_assignment(request, study_id)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     state = training.training_state(assignment=assignment)
     answer = assignment.training_answers.select_related("item").order_by("-created_at", "-id").first()
     if answer is None:
@@ -114,7 +99,7 @@ def training_feedback(request, study_id: int):
     unit = protocol_for_study(study=study)
     design = JudgingDesign.objects.filter(study=study).first()
     rows = unit.training_feedback_rows(design=design, values=answer.values, verdicts=verdicts) or []
-    for c in ([] if rows else _views()._criteria_for_judge(study)):
+    for c in ([] if rows else study_criteria_for_judge(study)):
         labels = {p["value"]: p["label"] for p in c["points"]}
 
         def shown(v, labels=labels):
@@ -135,9 +120,9 @@ def training_feedback(request, study_id: int):
 @require_http_methods(["GET", "POST"])
 def attention(request, study_id: int):
     """A waiting attention check (GET) or its answer (POST, then back to the items)."""
-    study, assignment, page = _judge_assignment(request, study_id)
-    if page is not None:
-        return page
+    study, assignment = _judge_assignment(request, study_id)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     if assignment.screened_out_at is not None:
         return redirect("judging:screened_out", study_id=study.pk)
     unit = protocol_for_study(study=study)
@@ -162,7 +147,7 @@ def attention(request, study_id: int):
     if check is None:
         return redirect("judging:rate", study_id=study.pk)
     shown = screening.attention_for_judge(check)
-    criterion = _views().criteria_for_judge([shown["criterion"]])[0]
+    criterion = criteria_for_judge([shown["criterion"]])[0]
     return render(request, "judging/attention.html", {
         "study": study, "check": shown, "criterion": criterion, "error": error}, status=400 if error else 200)
 
@@ -171,12 +156,10 @@ def attention(request, study_id: int):
 @login_required
 @require_GET
 def screened_out(request, study_id: int):
-    study = _views()._judge_study(request, study_id)
+    study = judged_study_or_404(request, study_id)
     assignment = study.judging_assignments.filter(judge=request.user).first()
     if assignment is None or assignment.screened_out_at is None:
         return redirect("judging:rate", study_id=study.pk)
-    from annotation.participation.views import end_code_context  # join-link participants: their screen-out code
-
     return render(request, "judging/screened_out.html", {
         "study": study, "assignment": assignment,
         "end": end_code_context(user=request.user, study=study, outcome="screened_out")})

@@ -2,20 +2,21 @@
 
 from django.urls import path
 
-from . import screening_views, views
+from . import screening_views
 from .protocols.esa import urls as esa_urls
 from .protocols.ranking import urls as ranking_urls
 from .protocols.side_by_side import urls as side_by_side_urls
+from .views import judge, results, study
 
 app_name = "judging"
 urlpatterns = [
     # the judge's pages
-    path("judge/", views.judge_home, name="home"),
-    path("judge/studies/<int:study_id>/", views.rate, name="rate"),
-    path("judge/studies/<int:study_id>/instructions/", views.instructions, name="instructions"),
-    path("judge/studies/<int:study_id>/items/<str:token>/", views.revise, name="revise"),
-    path("judge/studies/<int:study_id>/submit/", views.submit, name="submit"),
-    path("judge/studies/<int:study_id>/done/", views.finished, name="finished"),
+    path("judge/", judge.judge_home, name="home"),
+    path("judge/studies/<int:study_id>/", judge.rate, name="rate"),
+    path("judge/studies/<int:study_id>/instructions/", judge.instructions, name="instructions"),
+    path("judge/studies/<int:study_id>/items/<str:token>/", judge.revise, name="revise"),
+    path("judge/studies/<int:study_id>/submit/", judge.submit, name="submit"),
+    path("judge/studies/<int:study_id>/done/", judge.finished, name="finished"),
     *side_by_side_urls.page_urls,  # the side-by-side protocol's pages and export
     *esa_urls.page_urls,  # the error span annotation protocol's pages and exports
     *ranking_urls.page_urls,  # the ranking protocol's pages and exports
@@ -29,18 +30,18 @@ urlpatterns = [
     path("studies/<int:study_id>/judging/training/import/", screening_views.training_import, name="training_import"),
     path("studies/<int:study_id>/judging/training/<str:token>/delete/", screening_views.training_item_delete,
          name="training_item_delete"),
-    path("studies/<int:study_id>/judging/design/", views.design, name="design"),
-    path("studies/<int:study_id>/judging/open/", views.open_study, name="open"),
-    path("studies/<int:study_id>/judging/open/<int:open_job_id>/", views.open_job_status, name="open_job_status"),
-    path("studies/<int:study_id>/judging/close/", views.close_study, name="close"),
-    path("studies/<int:study_id>/judging/reopen/", views.reopen_study, name="reopen"),
-    path("studies/<int:study_id>/judging/reset/", views.reset_study, name="reset"),
-    path("studies/<int:study_id>/judging/assign/", views.assign_late, name="assign_late"),
-    path("studies/<int:study_id>/judging/progress/", views.progress, name="progress"),
-    path("studies/<int:study_id>/judging/progress.json", views.progress_json, name="progress_json"),
-    path("studies/<int:study_id>/judging/qc/", views.qc, name="qc"),
-    path("studies/<int:study_id>/judging/judges/<str:username>/exclusion/", views.exclusion, name="exclusion"),
-    path("studies/<int:study_id>/judging/import/", views.import_judgments, name="import_judgments"),
-    path("studies/<int:study_id>/judging/export/tidy.csv", views.export_tidy, name="export_tidy"),
-    path("studies/<int:study_id>/judging/export/wide.csv", views.export_wide, name="export_wide"),
+    path("studies/<int:study_id>/judging/design/", study.design, name="design"),
+    path("studies/<int:study_id>/judging/open/", study.open_study, name="open"),
+    path("studies/<int:study_id>/judging/open/<int:open_job_id>/", study.open_job_status, name="open_job_status"),
+    path("studies/<int:study_id>/judging/close/", study.close_study, name="close"),
+    path("studies/<int:study_id>/judging/reopen/", study.reopen_study, name="reopen"),
+    path("studies/<int:study_id>/judging/reset/", study.reset_study, name="reset"),
+    path("studies/<int:study_id>/judging/assign/", study.assign_late, name="assign_late"),
+    path("studies/<int:study_id>/judging/progress/", study.progress, name="progress"),
+    path("studies/<int:study_id>/judging/progress.json", study.progress_json, name="progress_json"),
+    path("studies/<int:study_id>/judging/qc/", results.qc, name="qc"),
+    path("studies/<int:study_id>/judging/judges/<str:username>/exclusion/", results.exclusion, name="exclusion"),
+    path("studies/<int:study_id>/judging/import/", results.import_judgments, name="import_judgments"),
+    path("studies/<int:study_id>/judging/export/tidy.csv", results.export_tidy, name="export_tidy"),
+    path("studies/<int:study_id>/judging/export/wide.csv", results.export_wide, name="export_wide"),
 ]

@@ -9,9 +9,9 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import get_managed_study
 from annotation.enums import Platform, Role
 from annotation.models import JoinLink
+from annotation.web import get_managed_study
 
 from . import selectors, services
 

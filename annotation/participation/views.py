@@ -29,9 +29,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation.enums import ParticipantStatus, Platform, Role
 from annotation.judging.protocols.registry import protocol_for_study
-from annotation.judging.views import csv_response
 from annotation.models import JoinLink, Participant, Study
-from annotation.views import participant_page, researcher_study_required, study_context, study_language_activate
+from annotation.web import (
+    csv_response,
+    participant_page,
+    researcher_study_required,
+    study_context,
+    study_language_activate,
+)
 from config.auth import client_ip
 
 from . import selectors, services
@@ -290,30 +295,6 @@ def questions(request, study_id: int, phase: str):
     return render(request, "participation/questions.html", {"study": participant.study, "form": form, "phase": phase})
 
 
-def end_code_context(*, user, study: Study, outcome: str = "completed") -> dict | None:
-    """Context for ``templates/annotation/_end_code.html`` on a finished page (None: not a join-link participant).
-
-    The judge's and the annotator's finished pages call this once the work is done:
-    after-questions still to answer → a link to them; a timed-out participant → that
-    message, no code; else the participant is recorded as completed and gets the
-    code and the way back to the platform (:func:`selectors.end_context`).
-    """
-    participant = selectors.participant_for_user(study=study, user=user)
-    if participant is None:
-        return None
-    status = selectors.participant_status(participant=participant)
-    if status == ParticipantStatus.SCREENED_OUT:
-        outcome = "screened_out"
-    elif status == ParticipantStatus.TIMED_OUT:
-        return {"outcome": "timed_out"}
-    elif selectors.questions_pending(participant=participant, phase="after"):
-        return {"outcome": "questions",
-                "questions_url": reverse("participation:questions", kwargs={"study_id": study.pk, "phase": "after"})}
-    if outcome == "completed":
-        participant = services.participant_complete(participant=participant)
-    return selectors.end_context(participant=participant, outcome=outcome)
-
-
 # --- the researcher's pages ------------------------------------------------------------------
 
 @researcher_study_required
@@ -340,7 +321,7 @@ def link_create(request, study):
             messages.success(request, f"Join link made: {request.build_absolute_uri(reverse('participation:join', args=[link.token]))}")
     else:
         for field, errs in form.errors.items():
-            messages.error(request, f"{field}: {' '.join(errs)}")
+            messages.error(request, f"{field}: {' '.join(str(e) for e in errs)}")
     return redirect("participation:study", study_id=study.pk)
 
 
@@ -379,8 +360,8 @@ def settings_save(request, study):
         else:
             messages.success(request, "Consent text and questions saved.")
     else:
-        for field, errs in form.errors.items():
-            messages.error(request, f"{field}: {' '.join(errs)}")
+        for field, form_errs in form.errors.items():
+            messages.error(request, f"{field}: {' '.join(str(e) for e in form_errs)}")
     return redirect("participation:study", study_id=study.pk)
 
 

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 
 from annotation.alignment.models import AlignmentPair
 from annotation.judging import selectors as judging_selectors
-from annotation.judging.views import criteria_for_judge
+from annotation.judging.web import criteria_for_judge
 
 SECOND = "es"
 #: Per shipped language: the page's <html> tag and a few translations each page must show.

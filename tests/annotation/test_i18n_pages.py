@@ -161,7 +161,7 @@ def test_the_api_creates_reads_and_changes_a_study_language(api_client, study, r
 
 
 def test_a_study_language_is_never_switched_on_outside_a_participant_page(study):
-    from annotation.views import participant_page, study_language_activate
+    from annotation.web import participant_page, study_language_activate
 
     study.language = "ar"
     study_language_activate(study)  # e.g. a researcher view that borrowed the judge's helper

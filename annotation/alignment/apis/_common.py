@@ -22,7 +22,7 @@ def link_list_field(**kwargs):
 
 class AlignmentImportErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
-    errors = serializers.ListField(child=serializers.DictField())
+    errors = serializers.ListField(child=serializers.DictField())  # type: ignore[assignment]  # the API's documented field; DRF's stubs type Serializer.errors as the validation errors
 
 
 class AlignmentErrorSerializer(serializers.Serializer):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
@@ -53,7 +55,9 @@ class AlignmentAssignmentOutputSerializer(serializers.Serializer):
     def get_pair_number(self, assignment) -> int | None:
         numbers = self.context.get("numbers")
         if numbers is None:
-            numbers = self.context["numbers"] = selectors.pair_numbers_for_annotator(user=assignment.annotator)
+            # The serializer's context is the caller's dict: one look-up serves the whole list.
+            numbers = cast("dict[str, Any]", self.context)["numbers"] = selectors.pair_numbers_for_annotator(
+                user=assignment.annotator)
         return numbers.get(assignment.pk)
 
 

@@ -11,8 +11,8 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import get_managed_study
 from annotation.importing import StudyImportError
+from annotation.web import get_managed_study
 
 from .. import exports, selectors, services
 from ..enums import ALIGNMENT_FORMATS

@@ -10,8 +10,8 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import get_managed_study
 from annotation.importing import StudyImportError
+from annotation.web import get_managed_study
 from config.parsers import SafeJSONParser
 
 from .. import selectors, services
@@ -23,7 +23,7 @@ from ._common import AlignmentImportErrorSerializer, import_error_response, uplo
 class AlignmentScoringRunOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     kind = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # the API's documented field; DRF's stubs type Field.label as its caption
     status = serializers.CharField()
     phase = serializers.CharField()
     percent = serializers.IntegerField()

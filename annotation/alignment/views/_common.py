@@ -15,7 +15,7 @@ def download(text: str, filename: str, content_type: str) -> HttpResponse:
     return response
 
 
-def links_dict(alignment) -> dict:
+def links_dict(alignment) -> dict | None:
     if alignment is None:
         return None
     return {"sure": sorted([i, j] for i, j in alignment.sure), "possible": sorted([i, j] for i, j in alignment.possible)}

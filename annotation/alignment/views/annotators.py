@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 from annotation.enums import Role
 from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
-from annotation.views import member_language_activate, participant_page, study_language_activate
+from annotation.web import end_code_context, member_language_activate, participant_page, study_language_activate
 
 from .. import selectors, services
 from ..models import AlignmentAssignment
@@ -52,8 +52,6 @@ def home(request):
         entry = studies.setdefault(a.pair.study_id, {"study": a.pair.study, "assignments": [], "done": 0})
         entry["assignments"].append(a)
         entry["done"] += a.is_submitted
-    from annotation.participation.views import end_code_context  # join-link participants: their code
-
     for entry in studies.values():
         if entry["done"] == len(entry["assignments"]):
             entry["end"] = end_code_context(user=request.user, study=entry["study"])

@@ -7,7 +7,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
-from annotation.views import researcher_study_required, study_context
+from annotation.web import researcher_study_required, study_context
 
 from .. import exports, selectors
 from ..models import AlignmentPair

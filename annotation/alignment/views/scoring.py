@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 
 from annotation.importing import StudyImportError
-from annotation.views import researcher_study_required, study_context
+from annotation.web import researcher_study_required, study_context
 
 from .. import exports, selectors, services
 from ..enums import ScoringKind
@@ -39,6 +39,7 @@ def scoring(request, study):
     kind = request.POST.get("kind")
     params: dict = {}
     overrides: dict = {}
+    form: SystemScoringForm | ParaphraseScoringForm | None
     if kind == ScoringKind.SYSTEM:
         form = SystemScoringForm(request.POST, systems=list(selectors.systems_for_study(study=study)), prefix="sys")
         overrides["system_form"] = form
@@ -113,7 +114,7 @@ def run_detail(request, study, run_id: int):
     run = _run_or_404(study, run_id)
     tables = []
     if run.status == "succeeded":
-        for key, title in exports.RUN_TABLES[run.kind]:
+        for key, title in exports.RUN_TABLES[ScoringKind(run.kind)]:
             header, rows = exports.run_table(run, key)
             if key == "summary" and rows:
                 # One row of many numbers reads better standing up: name, meaning, value.

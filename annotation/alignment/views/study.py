@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.importing import StudyImportError
-from annotation.views import researcher_study_required, study_context
+from annotation.web import researcher_study_required, study_context
 
 from .. import exports, selectors, services
 from ..enums import ALIGNMENT_FORMATS

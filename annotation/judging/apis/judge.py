@@ -8,6 +8,8 @@ submit are the judge's hot path (:mod:`annotation.judging.selectors.hot_path`).
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
@@ -24,7 +26,7 @@ from ..errors import JudgingError, JudgmentInvalid, OtherProtocol, StudyNotOpen
 from ..protocols.absolute.unit import ABSOLUTE
 from ..protocols.registry import protocol_for_study
 from ..selectors import JudgeItem
-from ._common import TAG_JUDGE, judging_error
+from ..web import TAG_JUDGE, judging_error
 
 
 def get_judged_study(request, study_id: int) -> Study:
@@ -34,7 +36,7 @@ def get_judged_study(request, study_id: int) -> Study:
     study = selectors.study_for_judge(study_id=study_id, judge=request.user)
     if study is None:
         raise NotFound("You are not a judge of this study.")
-    if study.judge_also_annotates:
+    if study.judge_also_annotates:  # type: ignore[attr-defined]  # annotated by selectors.study_for_judge
         raise PermissionDenied(ROLE_CONFLICT_HOLD_MESSAGE)
     return study
 
@@ -98,7 +100,8 @@ def _item_payload(item: JudgeItem) -> dict:
     return JudgingItemSerializer(item).data
 
 
-def _judge_assignment(request, study: Study):
+def open_assignment_for_judge(request, study: Study):
+    """The judge's assignment of an open study (built now if need be); StudyNotOpen otherwise."""
     if study.status != StudyStatus.OPEN:
         raise StudyNotOpen("This study is not open for judging.")
     # The common case in one query; otherwise the service decides (and may build it).
@@ -118,7 +121,7 @@ class JudgingNextItemApi(APIView):
     def get(self, request, study_id: int):
         study = get_judged_study(request, study_id)
         try:
-            assignment = _judge_assignment(request, study)
+            assignment = open_assignment_for_judge(request, study)
         except JudgingError as exc:
             return judging_error(exc)
         item = selectors.item_next_for_judge_fast(assignment=assignment)
@@ -194,7 +197,7 @@ class JudgingSubmitApi(APIView):
         except JudgmentInvalid as exc:
             # Problems with values are reported under "scores", per criterion, as a
             # serializer would; problems with the key or the stamp under their own names.
-            body = {"detail": exc.message}
+            body: dict[str, Any] = {"detail": exc.message}
             per_field = {k: v for k, v in exc.field_errors.items() if k in ("key", "serve_stamp")}
             per_criterion = {k: v for k, v in exc.field_errors.items() if k not in per_field}
             if per_criterion:

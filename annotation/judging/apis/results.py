@@ -16,14 +16,14 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import ImportErrorSerializer, get_managed_study
+from annotation.apis import ImportErrorSerializer
 from annotation.importing import FORMATS, StudyImportError
+from annotation.web import csv_response, get_managed_study
 
 from .. import selectors, services
 from ..enums import ImportMode
 from ..errors import JudgingError
-from ..views.results import csv_response, export_filename
-from ._common import TAG_RESEARCHER, judging_error
+from ..web import TAG_RESEARCHER, export_filename, judging_error
 
 
 class JudgingControlTestSerializer(serializers.Serializer):

@@ -10,8 +10,8 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import get_managed_study
 from annotation.enums import JobStatus
+from annotation.web import get_managed_study
 from metrics.core.controls import CONTROL_KINDS
 
 from .. import selectors, services
@@ -19,8 +19,7 @@ from ..enums import EsaPrefill, JudgesMode
 from ..errors import JudgingError
 from ..models import OpenJob
 from ..protocols.registry import protocol_choices
-from ..views.study import open_job_payload
-from ._common import TAG_RESEARCHER, judging_error
+from ..web import TAG_RESEARCHER, judging_error, open_job_payload
 
 
 class JudgingCriterionSerializer(serializers.Serializer):

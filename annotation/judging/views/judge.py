@@ -8,77 +8,29 @@ candidate, original or system reaches the judge's browser.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import get_language_bidi
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.enums import Role, StudyStatus
-from annotation.models import Study
-from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
-from annotation.views import member_language_activate, participant_page, study_language_activate
+from annotation.web import end_code_context, member_language_activate, participant_page
 
-from .. import scales, screening_views, selectors, services
+from .. import selectors, services
 from ..enums import JudgmentSource
 from ..errors import ItemNotFound, JudgingError
 from ..forms import JudgmentForm
 from ..protocols.registry import protocol_for_design, protocol_for_study
 from ..tokens import idempotency_key_new
+from ..web import assignment_or_page, gate_page, judged_study_or_404, study_criteria_for_judge, thousands
 
 #: This module's judge page, the one protocols whose ``judge_page`` it is are judged on.
 RATE_PAGE = "judging:rate"
-
-
-def _n(value: int) -> str:
-    return f"{value:,}"
-
-
-def _judge_study(request, study_id: int) -> Study:
-    """The study, if the user judges it; 404 for everyone else (no hint that it exists)."""
-    study = Study.objects.filter(pk=study_id, memberships__user=request.user, memberships__role=Role.JUDGE).first()
-    if study is None:
-        raise Http404("You are not a judge of this study.")
-    if user_role_conflict(study=study, user=request.user):
-        raise PermissionDenied(ROLE_CONFLICT_HOLD_MESSAGE)
-    study_language_activate(study)  # the rest of the (participant_page) view speaks the study's language
-    return study
-
-
-def _point_keys(values: list[int]) -> list[str | None]:
-    """Keyboard keys of a discrete scale's points: the digit of the value itself when every
-    value is 0–9 (so 0–2 is typed 0, 1, 2 and 1–5 is typed 1–5), else 1…k for k ≤ 9, else none."""
-    if all(0 <= v <= 9 for v in values):
-        return [str(v) for v in values]
-    if len(values) <= 9:
-        return [str(i) for i in range(1, len(values) + 1)]
-    return [None] * len(values)
-
-
-def criteria_for_judge(criteria: list[dict]) -> list[dict]:
-    """The design's criteria as the judge's page renders them: texts, scale type, points
-    (value, label, key) or slider anchors. Nothing else of the design."""
-    out = []
-    for c in criteria:
-        scale = c["scale"]
-        row = {"slug": c["slug"], "name": c["name"], "help": c.get("help", ""), "type": scale["type"]}
-        if scale["type"] == "slider":
-            anchors = scale.get("anchors", {})
-            row |= {"min": scales.SLIDER_MIN, "max": scales.SLIDER_MAX, "low": anchors.get("low", ""),
-                    "mid": anchors.get("mid", ""), "high": anchors.get("high", ""), "points": []}
-        else:
-            values, labels = scales.scale_values(scale), scales.scale_labels(scale)
-            keys = (_point_keys(values) if scale["type"] == "points"
-                    else [str(i + 1) if len(values) <= 9 else None for i in range(len(values))])
-            row["points"] = [{"value": v, "label": lbl, "key": k} for v, lbl, k in zip(values, labels, keys)]
-        out.append(row)
-    return out
-
-
-def _criteria_for_judge(study: Study) -> list[dict]:
-    return criteria_for_judge(selectors.study_criteria(study=study))
 
 
 @login_required
@@ -93,22 +45,12 @@ def judge_home(request):
     if any(r["is_open"] and r["assignment"] is None for r in rows):
         rows = selectors.studies_for_judge(judge=request.user)
     return render(request, "judging/home.html", {"rows": [
-        dict(r, done_text=_n(r["done"]), total_text=_n(r["total"])) for r in rows]})
-
-
-def _assignment_or_page(request, study: Study):
-    """(assignment, None) when the judge may rate now, else (None, response)."""
-    if study.status != StudyStatus.OPEN:
-        return None, render(request, "judging/not_open.html", {"study": study})
-    assignment = services.assignment_ensure_for_judge(study=study, judge=request.user)
-    if assignment is None:
-        return None, render(request, "judging/not_open.html", {"study": study})
-    return assignment, None
+        dict(r, done_text=thousands(r["done"]), total_text=thousands(r["total"])) for r in rows]})
 
 
 def _render_item(request, study, item, *, error=None, field_errors=None, posted=None, status=200):
     scores = posted if posted is not None else (item.scores or {})
-    criteria = _criteria_for_judge(study)
+    criteria = study_criteria_for_judge(study)
     for c in criteria:
         value = scores.get(c["slug"])
         if isinstance(value, str):  # posted back after an error: compare as the stored type
@@ -123,9 +65,9 @@ def _render_item(request, study, item, *, error=None, field_errors=None, posted=
         "item": item,
         "criteria": criteria,
         "key": idempotency_key_new(),
-        "position_text": _n(item.position),
-        "total_text": _n(item.total),
-        "done_text": _n(item.done),
+        "position_text": thousands(item.position),
+        "total_text": thousands(item.total),
+        "done_text": thousands(item.done),
         "error": error,
     }, status=status)
 
@@ -135,17 +77,17 @@ def _render_item(request, study, item, *, error=None, field_errors=None, posted=
 @participant_page
 def rate(request, study_id: int):
     """The judge's current item: the first one not yet rated (the resume point)."""
-    study = _judge_study(request, study_id)
-    assignment, page = _assignment_or_page(request, study)
-    if page is not None:
-        return page
+    study = judged_study_or_404(request, study_id)
+    assignment = assignment_or_page(request, study)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     unit = protocol_for_study(study=study)
     if unit.judge_page != RATE_PAGE:
         return redirect(unit.judge_page, study_id=study.pk)  # another protocol's own page
     if assignment.instructions_seen_at is None:
         return redirect("judging:instructions", study_id=study.pk)
     item = selectors.item_next_for_judge(assignment=assignment)
-    gate = screening_views.gate_page(request, study, assignment, done=item.done if item else assignment.n_items)
+    gate = gate_page(request, study, assignment, done=item.done if item else assignment.n_items)
     if gate is not None:  # screened out, training first, or an attention check
         return gate
     if item is None:
@@ -158,10 +100,10 @@ def rate(request, study_id: int):
 @participant_page
 def revise(request, study_id: int, token: str):
     """One earlier item of the judge's own assignment, to change its scores."""
-    study = _judge_study(request, study_id)
-    assignment, page = _assignment_or_page(request, study)
-    if page is not None:
-        return page
+    study = judged_study_or_404(request, study_id)
+    assignment = assignment_or_page(request, study)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     try:
         item = selectors.item_for_judge(study=study, judge=request.user, token=token)
     except ItemNotFound as exc:
@@ -174,9 +116,10 @@ def revise(request, study_id: int, token: str):
 @participant_page
 def submit(request, study_id: int):
     """The rating form's POST: the same service as the API, then back to the resume point."""
-    study = _judge_study(request, study_id)
+    study = judged_study_or_404(request, study_id)
     form = JudgmentForm(request.POST, criteria=selectors.study_criteria(study=study))
     token = request.POST.get("token", "")
+    field_errors: Mapping[str, Any]  # the form's ErrorDict, or the service's per-criterion messages
     if not form.is_valid():
         error = _("Give every criterion a value on its scale.")
         field_errors, posted = form.errors, {}
@@ -206,20 +149,20 @@ def submit(request, study_id: int):
 @participant_page
 def instructions(request, study_id: int):
     """Shown before the first item, and whenever the judge asks (the "?" key)."""
-    study = _judge_study(request, study_id)
-    assignment, page = _assignment_or_page(request, study)
-    if page is not None:
-        return page
+    study = judged_study_or_404(request, study_id)
+    assignment = assignment_or_page(request, study)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     if request.method == "POST":
         services.instructions_mark_seen(assignment=assignment)
         return redirect("judging:rate", study_id=study.pk)
     design = selectors.design_for_study(study=study)
     unit = protocol_for_design(design)
     context = unit.instructions_context(design=design, rtl=get_language_bidi()) if design is not None else {}
-    criteria = _criteria_for_judge(study)
+    criteria = study_criteria_for_judge(study)
     return render(request, unit.instructions_template, {
         "study": study, "criteria": criteria, "first_visit": assignment.instructions_seen_at is None,
-        "total_text": _n(assignment.n_items), "back_keys": unit.back_keys,
+        "total_text": thousands(assignment.n_items), "back_keys": unit.back_keys,
         # The slider keys are explained only where the design has a slider.
         "has_slider": any(c.get("type") == "slider" for c in criteria), **context,
     })
@@ -229,10 +172,10 @@ def instructions(request, study_id: int):
 @require_GET
 @participant_page
 def finished(request, study_id: int):
-    study = _judge_study(request, study_id)
-    assignment, page = _assignment_or_page(request, study)
-    if page is not None:
-        return page
+    study = judged_study_or_404(request, study_id)
+    assignment = assignment_or_page(request, study)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     if assignment.screened_out_at is not None:
         return redirect("judging:screened_out", study_id=study.pk)
     unit = protocol_for_study(study=study)
@@ -241,8 +184,6 @@ def finished(request, study_id: int):
     if unit.judge_page != RATE_PAGE:
         return redirect(unit.judge_page, study_id=study.pk)  # that protocol's own end page
     last = selectors.item_previous_for_judge(study=study, judge=request.user)
-    from annotation.participation.views import end_code_context  # join-link participants: their code
-
     return render(request, "judging/finished.html", {
-        "study": study, "total_text": _n(assignment.n_items), "last": last,
+        "study": study, "total_text": thousands(assignment.n_items), "last": last,
         "end": end_code_context(user=request.user, study=study)})

@@ -3,24 +3,24 @@ the import of judgments collected elsewhere."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.models import User
-from django.http import HttpResponseBadRequest, StreamingHttpResponse
+from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.importing import StudyImportError
-from annotation.models import Study
-from annotation.views import researcher_study_required, study_context
+from annotation.web import csv_response, researcher_study_required, study_context
 
 from .. import scales, selectors, services
 from ..enums import ImportMode
 from ..errors import JudgingError
-from ..exports import csv_lines
 from ..forms import ExclusionForm
 from ..protocols.registry import protocol_for_design
+from ..web import export_filename
 
 
 def _z_basis_display(scale) -> dict:
@@ -44,7 +44,7 @@ def _qc_display(row: dict, criteria: list[str], test_labels: dict[str, str]) -> 
                       "tests": [{"label": label, "passed": None, "p": "—"} for label in test_labels.values()],
                       "median": "—", "straight": "—", "straight_flagged": False}
     tested = any(t.passed is not None for t in qc.tests)
-    top = max(qc.straightlining.items(), key=lambda kv: kv[1], default=None)
+    top: tuple[Any, float] | None = max(qc.straightlining.items(), key=lambda kv: kv[1], default=None)
     return out | {
         # "pass" only when a test could run: no flags on a handful of items means little
         "verdict": "fail" if qc.flags else ("pass" if tested else "none"),
@@ -56,7 +56,7 @@ def _qc_display(row: dict, criteria: list[str], test_labels: dict[str, str]) -> 
                    "p": "—" if t.pvalue is None else f"{t.pvalue:.3g}"} for t in qc.tests],
         "median": "—" if qc.median_seconds is None else f"{qc.median_seconds:.1f}",
         "straight": f"{top[1]:.0%} ({top[0]})" if top else "—",
-        "straight_flagged": bool(top) and top[1] >= selectors.STRAIGHTLINE_THRESHOLD
+        "straight_flagged": top is not None and top[1] >= selectors.STRAIGHTLINE_THRESHOLD
         and qc.n_items >= selectors.STRAIGHTLINE_MIN_SCORES,
     }
 
@@ -106,16 +106,6 @@ def exclusion(request, study, username: str):
             messages.success(request, f"{judge.username} is now {'excluded from' if row.excluded else 'included in'} "
                                       "every statistic of this study.")
     return redirect(reverse("judging:qc", kwargs={"study_id": study.pk}))
-
-
-def csv_response(rows, filename: str) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(csv_lines(rows), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
-
-
-def export_filename(study: Study, kind: str) -> str:
-    return f"{slugify(study.name) or 'study'}-judgments-{kind}.csv"
 
 
 @researcher_study_required

@@ -12,13 +12,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation.enums import JobStatus, Role
 from annotation.models import Candidate, Original
-from annotation.views import researcher_study_required, study_context
+from annotation.web import researcher_study_required, study_context
 
 from .. import screening_views, selectors, services
 from ..errors import JudgingError
 from ..forms import DesignForm
 from ..models import OpenJob
 from ..protocols.registry import protocol_for_design
+from ..web import open_job_payload
 
 
 @researcher_study_required
@@ -55,7 +56,7 @@ def design(request, study):
         n_items=n_candidates + n_controls, n_controls=n_controls,
         has_judgments=selectors.study_has_judgments(study=study),
         open_job=open_job, open_state=open_state,
-        open_summary=open_summary_text(open_job.summary) if open_state == "succeeded" else "",
+        open_summary=open_summary_text(open_job.summary) if open_job is not None and open_state == "succeeded" else "",
         protocol=protocol_for_design(design), protocol_exports=protocol_for_design(design).exports,
         **screening_views.screening_context(study),
     ))
@@ -92,12 +93,6 @@ def open_study(request, study):
     messages.info(request, "Judging is being opened in the background. Judges can start once every judge's list "
                            "is built; this page shows the progress.")
     return redirect("judging:design", study_id=study.pk)
-
-
-def open_job_payload(job: OpenJob) -> dict:
-    return {"id": job.pk, "status": job.status, "phase": job.phase, "percent": job.percent,
-            "done": job.progress_done, "total": job.progress_total, "error": job.error,
-            "summary": job.summary if job.status == JobStatus.SUCCEEDED else None}
 
 
 @researcher_study_required

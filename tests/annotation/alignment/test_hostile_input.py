@@ -80,7 +80,7 @@ def test_a_million_link_draft_is_refused_fast_and_changes_nothing(api_client, mi
 @pytest.mark.parametrize("verb", ["put", "post"])
 def test_more_links_than_grid_cells_are_refused_before_the_coordinates_are_parsed(
         api_client, mine, annotator, settings, monkeypatch, verb):
-    from annotation.alignment import apis
+    from annotation.alignment.apis import annotators as apis
 
     settings.PARAEVAL_JSON_MAX_BYTES = 64 * 1024 * 1024
     api_client.force_authenticate(annotator)

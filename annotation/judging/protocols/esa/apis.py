@@ -20,12 +20,12 @@ from annotation.apis import ImportErrorSerializer, get_managed_study
 from annotation.importing.reading import ImportIssue, StudyImportError
 
 from ... import screening
-from ...apis._common import TAG_JUDGE, TAG_RESEARCHER, judging_error
-from ...apis.judge import _judge_assignment, get_judged_study
+from ...apis.judge import get_judged_study, open_assignment_for_judge
 from ...enums import JudgmentSource
 from ...errors import JudgingError, OtherProtocol
 from ...models import JudgingDesign
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
+from ...web import TAG_JUDGE, TAG_RESEARCHER, judging_error
 from . import screening as esa_screening
 from . import services as esa
 from .proposals import esa_proposals_import
@@ -101,11 +101,13 @@ class EsaNextItemApi(APIView):
     def get(self, request, study_id: int):
         try:
             study = _esa_study(request, study_id)
-            assignment = _judge_assignment(request, study)
+            assignment = open_assignment_for_judge(request, study)
         except JudgingError as exc:
             return judging_error(exc)
         gate = screening.judge_gate(assignment=assignment, done=esa.items_done(assignment=assignment))
+        entry: esa.JudgeEsaItem | None
         if gate is not None and gate[0] == "attention":  # an attention item, served like any item
+            assert gate[1] is not None  # judge_gate pairs "attention" with its check
             entry = esa_screening.attention_item(check=gate[1])
         else:
             try:  # screened out, or the training first

@@ -11,7 +11,7 @@ import json
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, StreamingHttpResponse
+from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.utils.translation import get_language_bidi
@@ -20,15 +20,14 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.enums import StudyStatus
 from annotation.importing.reading import ImportIssue, StudyImportError
-from annotation.views import participant_page, researcher_study_required
+from annotation.web import csv_response, end_code_context, participant_page, researcher_study_required
 
-from ... import screening, screening_views
+from ... import screening
 from ...enums import JudgmentSource
 from ...errors import ItemNotFound, JudgingError
 from ...models import JudgingDesign
 from ...tokens import idempotency_key_new
-from ...views.judge import _assignment_or_page, _judge_study, _n
-from ...views.results import csv_response, export_filename
+from ...web import assignment_or_page, export_filename, gate_page, judged_study_or_404, thousands
 from . import screening as esa_screening
 from . import services as esa
 from .proposals import esa_proposals_import
@@ -46,7 +45,7 @@ def _render_item(request, study, entry, *, error=None, posted=None, status=200):
             "words": page_words()}
     return render(request, "judging/esa.html", {
         "study": study, "item": entry, "esa_data": data, "key": idempotency_key_new(),
-        "position_text": _n(entry.position), "total_text": _n(entry.total), "done_text": _n(entry.done),
+        "position_text": thousands(entry.position), "total_text": thousands(entry.total), "done_text": thousands(entry.done),
         "error": error, "back_keys": ESA.back_keys, "text_dir": "rtl" if get_language_bidi() else "ltr",
         "score_value": "" if score is None else f"{score:g}",
     }, status=status)
@@ -54,7 +53,7 @@ def _render_item(request, study, entry, *, error=None, posted=None, status=200):
 
 def _esa_study(request, study_id: int):
     """The judge's study, or None when it is not an ESA study."""
-    study = _judge_study(request, study_id)
+    study = judged_study_or_404(request, study_id)
     return study if ESA.is_protocol_of(study) else None
 
 
@@ -66,9 +65,9 @@ def esa_page(request, study_id: int):
     study = _esa_study(request, study_id)
     if study is None:
         return redirect("judging:rate", study_id=study_id)
-    assignment, page = _assignment_or_page(request, study)
-    if page is not None:
-        return page
+    assignment = assignment_or_page(request, study)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     if assignment.screened_out_at is not None:
         return redirect("judging:screened_out", study_id=study.pk)
     if assignment.instructions_seen_at is None:
@@ -76,16 +75,15 @@ def esa_page(request, study_id: int):
     done = esa.items_done(assignment=assignment)
     gate = screening.judge_gate(assignment=assignment, done=done)
     if gate is not None and gate[0] == "attention":  # drawn like any item (blinded among them)
+        assert gate[1] is not None  # judge_gate pairs "attention" with its check
         return _render_item(request, study, esa_screening.attention_item(check=gate[1]))
     if gate is not None:  # screened out, or the training first
-        return screening_views.gate_page(request, study, assignment, done=done)
+        return gate_page(request, study, assignment, done=done)
     entry = esa.esa_item_next_for_judge(assignment=assignment)
     if entry is None:
-        from annotation.participation.views import end_code_context  # join-link participants: their code
-
         last = esa.esa_item_previous_for_judge(study=study, judge=request.user)
         return render(request, "judging/esa_done.html", {
-            "study": study, "total_text": _n(assignment.n_items), "last": last,
+            "study": study, "total_text": thousands(assignment.n_items), "last": last,
             "end": end_code_context(user=request.user, study=study)})
     return _render_item(request, study, entry)
 
@@ -98,9 +96,9 @@ def esa_revise(request, study_id: int, token: str):
     study = _esa_study(request, study_id)
     if study is None:
         return redirect("judging:rate", study_id=study_id)
-    assignment, page = _assignment_or_page(request, study)
-    if page is not None:
-        return page
+    assignment = assignment_or_page(request, study)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     try:
         entry = esa_screening.item_for_judge(study=study, judge=request.user, token=token)
     except ItemNotFound as exc:

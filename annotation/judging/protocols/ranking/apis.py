@@ -15,11 +15,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ... import screening
-from ...apis._common import TAG_JUDGE, judging_error
-from ...apis.judge import _judge_assignment, get_judged_study
+from ...apis.judge import get_judged_study, open_assignment_for_judge
 from ...enums import JudgmentSource
 from ...errors import JudgingError, OtherProtocol
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
+from ...web import TAG_JUDGE, judging_error
 from . import screening as rank_screening
 from . import services as ranking
 from .unit import RANKING
@@ -95,11 +95,13 @@ class RankingNextApi(APIView):
     def get(self, request, study_id: int):
         try:
             study = _ranking_study(request, study_id)
-            assignment = _judge_assignment(request, study)
+            assignment = open_assignment_for_judge(request, study)
         except JudgingError as exc:
             return judging_error(exc)
         gate = screening.judge_gate(assignment=assignment, done=ranking.rankings_done(assignment=assignment))
+        entry: ranking.JudgeRanking | None
         if gate is not None and gate[0] == "attention":  # an attention set, served like any set
+            assert gate[1] is not None  # judge_gate pairs "attention" with its check
             entry = rank_screening.attention_entry(check=gate[1])
         else:
             try:  # screened out, or the training first

@@ -11,22 +11,21 @@ import json
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, StreamingHttpResponse
+from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.enums import StudyStatus
-from annotation.views import participant_page, researcher_study_required
+from annotation.web import csv_response, end_code_context, participant_page, researcher_study_required
 
-from ... import screening, screening_views
+from ... import screening
 from ...enums import JudgmentSource
 from ...errors import ItemNotFound, JudgingError
 from ...models import JudgingDesign
 from ...tokens import idempotency_key_new
-from ...views.judge import _assignment_or_page, _judge_study, _n
-from ...views.results import csv_response, export_filename
+from ...web import assignment_or_page, export_filename, gate_page, judged_study_or_404, thousands
 from . import screening as rank_screening
 from . import services as ranking
 from .unit import RANKING
@@ -46,14 +45,14 @@ def _render_ranking(request, study, entry, *, error=None, field_errors=None, pos
     candidates.sort(key=lambda c: (c["rank"] if isinstance(c["rank"], int) else len(candidates) + 1, c["place"]))
     return render(request, "judging/rank.html", {
         "study": study, "entry": entry, "candidates": candidates, "key": idempotency_key_new(),
-        "position_text": _n(entry.position), "total_text": _n(entry.total), "done_text": _n(entry.done),
+        "position_text": thousands(entry.position), "total_text": thousands(entry.total), "done_text": thousands(entry.done),
         "k": len(entry.candidates), "error": error, "back_keys": RANKING.back_keys,
     }, status=status)
 
 
 def _ranking_study(request, study_id: int):
     """The judge's study, or None when it is not a ranking study."""
-    study = _judge_study(request, study_id)
+    study = judged_study_or_404(request, study_id)
     return study if RANKING.is_protocol_of(study) else None
 
 
@@ -65,9 +64,9 @@ def rank(request, study_id: int):
     study = _ranking_study(request, study_id)
     if study is None:  # another protocol: its own page
         return redirect("judging:rate", study_id=study_id)
-    assignment, page = _assignment_or_page(request, study)
-    if page is not None:
-        return page
+    assignment = assignment_or_page(request, study)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     if assignment.screened_out_at is not None:
         return redirect("judging:screened_out", study_id=study.pk)
     if assignment.instructions_seen_at is None:
@@ -75,16 +74,15 @@ def rank(request, study_id: int):
     done = ranking.rankings_done(assignment=assignment)
     gate = screening.judge_gate(assignment=assignment, done=done)
     if gate is not None and gate[0] == "attention":  # drawn like any set (blinded among them)
+        assert gate[1] is not None  # judge_gate pairs "attention" with its check
         return _render_ranking(request, study, rank_screening.attention_entry(check=gate[1]))
     if gate is not None:  # screened out, or the training first
-        return screening_views.gate_page(request, study, assignment, done=done)
+        return gate_page(request, study, assignment, done=done)
     entry = ranking.ranking_next_for_judge(assignment=assignment)
     if entry is None:
-        from annotation.participation.views import end_code_context  # join-link participants: their code
-
         last = ranking.ranking_previous_for_judge(study=study, judge=request.user)
         return render(request, "judging/rank_done.html", {
-            "study": study, "total_text": _n(assignment.n_items), "last": last,
+            "study": study, "total_text": thousands(assignment.n_items), "last": last,
             "end": end_code_context(user=request.user, study=study)})
     return _render_ranking(request, study, entry)
 
@@ -97,9 +95,9 @@ def rank_revise(request, study_id: int, token: str):
     study = _ranking_study(request, study_id)
     if study is None:
         return redirect("judging:rate", study_id=study_id)
-    assignment, page = _assignment_or_page(request, study)
-    if page is not None:
-        return page
+    assignment = assignment_or_page(request, study)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     try:
         entry = rank_screening.entry_for_judge(study=study, judge=request.user, token=token)
     except ItemNotFound as exc:

@@ -14,12 +14,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ... import screening
-from ...apis._common import TAG_JUDGE, judging_error
-from ...apis.judge import _judge_assignment, get_judged_study
+from ...apis.judge import get_judged_study, open_assignment_for_judge
 from ...enums import COMPARISON_ANSWERS, JudgmentSource
 from ...errors import JudgingError, OtherProtocol
 from ...models import ComparisonItem
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
+from ...web import TAG_JUDGE, judging_error
 from . import screening as sbs_screening
 from . import services as comparison
 from .unit import SIDE_BY_SIDE
@@ -89,12 +89,14 @@ class ComparisonNextPairApi(APIView):
     def get(self, request, study_id: int):
         try:
             study = _comparison_study(request, study_id)
-            assignment = _judge_assignment(request, study)
+            assignment = open_assignment_for_judge(request, study)
         except JudgingError as exc:
             return judging_error(exc)
         done = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
         gate = screening.judge_gate(assignment=assignment, done=done)
+        pair: comparison.JudgePair | None
         if gate is not None and gate[0] == "attention":  # an attention pair, served like any pair
+            assert gate[1] is not None  # judge_gate pairs "attention" with its check
             pair = sbs_screening.attention_pair(check=gate[1])
         else:
             try:  # screened out, or the training first

@@ -9,22 +9,21 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import get_language_bidi
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.enums import StudyStatus
-from annotation.views import participant_page, researcher_study_required
+from annotation.web import csv_response, end_code_context, participant_page, researcher_study_required
 
-from ... import screening, screening_views
+from ... import screening
 from ...enums import JudgmentSource
 from ...errors import ItemNotFound, JudgingError
 from ...models import JudgingDesign
 from ...tokens import idempotency_key_new
-from ...views.judge import _assignment_or_page, _judge_study, _n
-from ...views.results import csv_response, export_filename
+from ...web import assignment_or_page, export_filename, gate_page, judged_study_or_404, thousands
 from . import screening as sbs_screening
 from . import services as comparison
 from .unit import SIDE_BY_SIDE
@@ -43,7 +42,7 @@ def _render_pair(request, study, pair, *, error=None, field_errors=None, posted=
         q["errors"] = (field_errors or {}).get(q["slug"], [])
     return render(request, "judging/compare.html", {
         "study": study, "pair": pair, "questions": questions, "key": idempotency_key_new(),
-        "position_text": _n(pair.position), "total_text": _n(pair.total), "done_text": _n(pair.done),
+        "position_text": thousands(pair.position), "total_text": thousands(pair.total), "done_text": thousands(pair.done),
         "error": error, "back_keys": SIDE_BY_SIDE.back_keys,
         # keys follow the screen: on a mirrored (right-to-left) page A is drawn on the right
         "answers": SIDE_BY_SIDE.answers_for_page(design=design, rtl=get_language_bidi()),
@@ -52,7 +51,7 @@ def _render_pair(request, study, pair, *, error=None, field_errors=None, posted=
 
 def _comparison_study(request, study_id: int):
     """The judge's study, or None when it is not a side-by-side comparison."""
-    study = _judge_study(request, study_id)
+    study = judged_study_or_404(request, study_id)
     return study if SIDE_BY_SIDE.is_protocol_of(study) else None
 
 
@@ -64,9 +63,9 @@ def compare(request, study_id: int):
     study = _comparison_study(request, study_id)
     if study is None:  # a study rated one pair at a time: its own rating page
         return redirect("judging:rate", study_id=study_id)
-    assignment, page = _assignment_or_page(request, study)
-    if page is not None:
-        return page
+    assignment = assignment_or_page(request, study)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     if assignment.screened_out_at is not None:
         return redirect("judging:screened_out", study_id=study.pk)
     if assignment.instructions_seen_at is None:
@@ -75,14 +74,12 @@ def compare(request, study_id: int):
     if gate is not None and gate[0] == "attention":  # drawn like any pair (blinded among them)
         return _render_pair(request, study, sbs_screening.attention_pair(check=gate[1]))
     if gate is not None:  # screened out, or the training first
-        return screening_views.gate_page(request, study, assignment, done=comparison.pairs_done(assignment=assignment))
+        return gate_page(request, study, assignment, done=comparison.pairs_done(assignment=assignment))
     pair = comparison.pair_next_for_judge(assignment=assignment)
     if pair is None:
-        from annotation.participation.views import end_code_context  # join-link participants: their code
-
         last = comparison.pair_previous_for_judge(study=study, judge=request.user)
         return render(request, "judging/compare_done.html", {
-            "study": study, "total_text": _n(assignment.n_items), "last": last,
+            "study": study, "total_text": thousands(assignment.n_items), "last": last,
             "end": end_code_context(user=request.user, study=study)})
     return _render_pair(request, study, pair)
 
@@ -95,9 +92,9 @@ def compare_revise(request, study_id: int, token: str):
     study = _comparison_study(request, study_id)
     if study is None:  # a study rated one pair at a time: its own rating page
         return redirect("judging:rate", study_id=study_id)
-    assignment, page = _assignment_or_page(request, study)
-    if page is not None:
-        return page
+    assignment = assignment_or_page(request, study)
+    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        return assignment
     try:
         pair = sbs_screening.pair_or_attention_for_judge(study=study, judge=request.user, token=token)
     except ItemNotFound as exc:
