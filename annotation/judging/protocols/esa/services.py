@@ -239,6 +239,7 @@ def spans_clean(*, spans: object, original: str, candidate: str, categories: Seq
         if problem:
             errors.append(gettext("span %(n)d: %(problem)s") % {"n": n, "problem": problem})
             continue
+        assert isinstance(side, str) and isinstance(severity, str)  # no problem: one of SIDES and SEVERITIES
         span = (ErrorSpan.missing_marker(severity, category) if missing
                 else ErrorSpan(side, raw["start"], raw["end"], severity, category))
         place = (span.side, span.start, span.end, span.missing)
