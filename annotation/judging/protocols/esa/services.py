@@ -235,7 +235,7 @@ def spans_clean(*, spans: object, original: str, candidate: str, categories: Seq
         elif not isinstance(raw.get("proposed", False), bool):
             problem = gettext("proposed must be true or false")
         elif not missing:
-            problem = span_problem(texts[side], raw.get("start"), raw.get("end"))  # type: ignore[arg-type]
+            problem = span_problem(texts[side], raw.get("start"), raw.get("end"))
         if problem:
             errors.append(gettext("span %(n)d: %(problem)s") % {"n": n, "problem": problem})
             continue
