@@ -125,10 +125,11 @@ def study_restore(*, archive: bytes) -> Study:
     objects = list(serializers.deserialize("json", data))
     clashes = []
     for d in objects:
-        model = type(d.object)
-        if model.objects.filter(pk=d.object.pk).exists():
+        model = type(d.object)  # any model: its default manager is `objects` (no model renames it)
+        if model._default_manager.filter(pk=d.object.pk).exists():
             clashes.append(f"{model._meta.label} #{d.object.pk}")
-        elif model is get_user_model() and model.objects.filter(username=d.object.username).exists():
+        elif (isinstance(d.object, get_user_model())
+              and model._default_manager.filter(username=d.object.username).exists()):
             clashes.append(f"user '{d.object.username}'")
     # Groups are shared (e.g. 'researchers'): reuse an existing group of the same name.
     from django.contrib.auth.models import Group

@@ -18,6 +18,7 @@ import importlib
 import io
 import re
 from pathlib import Path
+from typing import cast
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -108,6 +109,7 @@ def demo_file_normalised(path: Path) -> bytes:
     """A shipped demo CSV (gzip) with :func:`demo_text_normalise` applied to its text columns."""
     reader = csv.DictReader(io.StringIO(gzip.decompress(path.read_bytes()).decode("utf-8")))
     buf = io.StringIO()
+    assert reader.fieldnames is not None  # the shipped files have a header
     writer = csv.DictWriter(buf, fieldnames=reader.fieldnames, lineterminator="\n")
     writer.writeheader()
     for row in reader:
@@ -147,7 +149,8 @@ def demo_verses(*, source: Study) -> list[dict[str, str]]:
         texts = [verse.get(s) for s in DEMO_SYSTEMS]
         if None in texts or len({*texts, verse["original"]}) != len(texts) + 1:
             continue
-        if all(set(re.sub(r"\w", "", t)) == _PLAIN_MARKS for t in [*texts, verse["original"]]):
+        # No None in texts (skipped above), which mypy cannot infer from `None in texts`.
+        if all(set(re.sub(r"\w", "", t)) == _PLAIN_MARKS for t in [*cast(list[str], texts), verse["original"]]):
             out.append(verse)
     return out
 

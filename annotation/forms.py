@@ -31,6 +31,7 @@ class StudySettingsForm(forms.Form):
 
     def clean(self):
         data = super().clean()
+        assert data is not None  # Form.clean returns cleaned_data
         if not data.get("language"):  # not sent (an older form or script): keep the study's language
             data.pop("language", None)
         return data
@@ -103,7 +104,9 @@ class SystemGenerateForm(forms.Form):
 
     def __init__(self, *args, paraphrasers=(), **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["paraphraser"].choices = [
+        paraphraser = self.fields["paraphraser"]
+        assert isinstance(paraphraser, forms.ChoiceField)
+        paraphraser.choices = [
             (p.slug, p.slug if p.available else f"{p.slug} (unavailable here)") for p in paraphrasers]
 
     def clean_params(self) -> dict[str, str]:
@@ -114,6 +117,7 @@ class SystemGenerateForm(forms.Form):
 
     def clean(self):
         data = super().clean()
+        assert data is not None  # Form.clean returns cleaned_data
         slug = data.get("paraphraser")
         if slug and "params" in data:
             try:

@@ -89,6 +89,7 @@ def lockout_response(request, original_response=None, credentials=None) -> HttpR
     the account exists, so a lockout reveals nothing about either.
     """
     minutes = _cooloff_minutes()
+    response: HttpResponse
     if wants_json(request):
         response = JsonResponse({"detail": LOCKOUT_MESSAGE, "retry_after_minutes": minutes}, status=429)
     else:

@@ -114,6 +114,7 @@ class ServiceUnavailableMiddleware:
             return None
         outage_log.error("503 on %s %s: cache or broker unreachable (%s: %s)",
                          request.method, request.path, type(exception).__name__, exception)
+        response: HttpResponse
         if wants_json(request):
             response = JsonResponse({"detail": SERVICE_UNAVAILABLE_MESSAGE,
                                      "retry_after_seconds": SERVICE_UNAVAILABLE_RETRY_SECONDS}, status=503)

@@ -248,6 +248,7 @@ class MetricRunExportApi(APIView):
         run = _get_run(request, study_id, run_id)
         fmt = request.query_params.get("export_format", "csv")
         stem = f"{slugify(run.study.name) or 'study'}-{run.metric}-run{run.pk}"
+        response: HttpResponse
         if fmt == "json":
             response = Response(run_export_json(run=run))
         elif fmt == "csv":

@@ -9,6 +9,7 @@ only the selected metric's fields are read.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django import forms
@@ -59,8 +60,10 @@ class MetricRunForm(forms.Form):
         # disabled and never preselected; why it is unavailable shows below the drop-down.
         unavailable = [m for m in catalog if m.get("unavailable")]
         available = [m for m in catalog if not m.get("unavailable")]
-        self.fields["metric"].choices = ([(m["slug"], m["slug"]) for m in available]
-                                         + [(m["slug"], f"{m['slug']} (unavailable)") for m in unavailable])
+        metric = self.fields["metric"]
+        assert isinstance(metric, forms.ChoiceField)
+        metric.choices = ([(m["slug"], m["slug"]) for m in available]
+                          + [(m["slug"], f"{m['slug']} (unavailable)") for m in unavailable])
         widget = self.fields["metric"].widget
         assert isinstance(widget, _MetricSelect)
         widget.unavailable = frozenset(m["slug"] for m in unavailable)
@@ -177,7 +180,8 @@ class PemTrainForm(forms.Form):
     )
     seed = forms.IntegerField(initial=0, min_value=0, help_text="Seed of the split and of the cross-validation folds.")
 
-    def __init__(self, *args, resource_specs: list[dict] | None = None, resources: list[MetricResource] = (), **kwargs):
+    def __init__(self, *args, resource_specs: list[dict] | None = None, resources: Sequence[MetricResource] = (),
+                 **kwargs):
         super().__init__(*args, **kwargs)
         choices = [(str(r.pk), f"{r.name} ({r.get_kind_display()}, {r.short_hash})") for r in resources]
         self.resource_fields = []

@@ -181,7 +181,7 @@ def resource_upload(request, study):
         else:
             messages.success(request, f"Stored resource “{res.name}” (sha256 {res.short_hash}…).")
     else:
-        errs = [f"{k}: {' '.join(v)}" for k, v in form.errors.items()]
+        errs = [f"{k}: {' '.join(str(e) for e in v)}" for k, v in form.errors.items()]
         messages.error(request, "The resource was not stored: " + "; ".join(errs))
     return redirect("metrics:runs", study_id=study.pk)
 
@@ -202,7 +202,7 @@ def pem_train(request, study):
         else:
             messages.success(request, f"PEM model “{model.name}” is being trained on this study's judgments.")
     else:
-        errs = [f"{k}: {' '.join(v)}" for k, v in form.errors.items()]
+        errs = [f"{k}: {' '.join(str(e) for e in v)}" for k, v in form.errors.items()]
         messages.error(request, "PEM training was not started: " + "; ".join(errs))
     return redirect("metrics:runs", study_id=study.pk)
 

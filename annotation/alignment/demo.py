@@ -16,7 +16,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from metrics.core.alignment import load_groups
+from metrics.core.alignment import Alignment, load_groups
 
 from . import services
 from .enums import AlignmentSystemKind
@@ -37,7 +37,7 @@ def setup(*, study, accounts, stdout=None) -> None:
         return
     groups = load_groups(DEMO_GROUPS)
     parsed = ParsedPairs(filename=DEMO_GROUPS.name, format="jsonl")
-    automatic: dict[str, dict[str, object]] = {name: {} for name in SYSTEMS}
+    automatic: dict[str, dict[str, Alignment]] = {name: {} for name in SYSTEMS}
     for n, g in enumerate(groups, 1):
         key = g["key"]
         for m in g["members"]:

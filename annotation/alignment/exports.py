@@ -129,8 +129,9 @@ def pairs_export(*, study: Study, fmt: str) -> tuple[str, str, str]:
     raise ExportError(f"unknown pairs format '{fmt}'; use jsonl or tsv")
 
 
-#: Tables of each kind of run, for the CSV export: (key in results, title).
-RUN_TABLES = {
+#: Tables of each kind of run, for the CSV export: (key in results, title). Keyed by
+#: ScoringKind, looked up by a run's kind (the stored str, which the member equals).
+RUN_TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     ScoringKind.SYSTEM: (("summary", "Summary"), ("by_length", "By phrase length"), ("per_pair", "Per pair")),
     ScoringKind.PARAPHRASES: (("summary", "Summary"), ("by_length", "By phrase length")),
     ScoringKind.AGREEMENT: (("summary", "Pooled"), ("annotator_pairs", "Per pair of annotators")),
@@ -140,7 +141,7 @@ RUN_TABLES = {
 _LINK = ["link_precision", "link_recall", "link_f1", "aer"]
 #: Column order of each table. Results are stored as JSON objects, and PostgreSQL's
 #: jsonb does not keep key order, so the order is stated here.
-COLUMNS = {
+COLUMNS: dict[tuple[str, str], list[str]] = {
     (ScoringKind.SYSTEM, "summary"): _LINK + ["align_prec", "align_recall", "align_f1", "n_pairs",
                                               "n_pairs_without_system", "n_pairs_with_gold"],
     (ScoringKind.SYSTEM, "by_length"): ["length", "pp_system", "pp_manual", "pp_common", "align_prec", "align_recall"],

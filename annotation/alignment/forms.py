@@ -40,7 +40,9 @@ class AlignmentConfigForm(forms.Form):
 
     def __init__(self, *args, systems=(), **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["prefill_system"].choices = [("", "nothing (empty grid)")] + [(str(s.pk), s.name) for s in systems]
+        prefill_system = self.fields["prefill_system"]
+        assert isinstance(prefill_system, forms.ChoiceField)
+        prefill_system.choices = [("", "nothing (empty grid)")] + [(str(s.pk), s.name) for s in systems]
 
 
 class SystemScoringForm(forms.Form):
@@ -50,7 +52,9 @@ class SystemScoringForm(forms.Form):
 
     def __init__(self, *args, systems=(), **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["system"].choices = [(str(s.pk), s.name) for s in systems]
+        system = self.fields["system"]
+        assert isinstance(system, forms.ChoiceField)
+        system.choices = [(str(s.pk), s.name) for s in systems]
 
 
 class ParaphraseScoringForm(forms.Form):

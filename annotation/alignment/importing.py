@@ -180,7 +180,11 @@ def _delimited_records(text, delimiter, filename, issues, *, pretokenized):
         _check_id(gid, line, "group_id", issues)
         t1 = _tokens(text1, None, pretokenized=pretokenized, line=line, column="sentence1", issues=issues) if text1 else None
         t2 = _tokens(text2, None, pretokenized=pretokenized, line=line, column="sentence2", issues=issues) if text2 else None
-        yield None if len(issues) > before else PairData(pid, gid, text1, text2, t1, t2, line)
+        if len(issues) > before:
+            yield None
+        else:
+            assert t1 is not None and t2 is not None  # no new issue: both sentences have tokens
+            yield PairData(pid, gid, text1, text2, t1, t2, line)
 
 
 def _jsonl_records(text, issues, *, pretokenized):
@@ -213,7 +217,8 @@ def _jsonl_records(text, issues, *, pretokenized):
                 text2 = _text(other, line, column, issues)
                 given = others_tokens[k] if others_tokens is not None else None
                 t2 = _tokens(text2, given, pretokenized=pretokenized, line=line, column=column, issues=issues) if text2 else None
-                pairs.append(PairData(f"{gid}:{k + 2}", gid, key, text2, t1, t2, line))
+                if t1 is not None and t2 is not None:  # else an issue is listed and the group is dropped
+                    pairs.append(PairData(f"{gid}:{k + 2}", gid, key, text2, t1, t2, line))
             if len(issues) == before:
                 yield from pairs
             continue
@@ -222,7 +227,7 @@ def _jsonl_records(text, issues, *, pretokenized):
             if name not in PAIR_KEYS:
                 issues.append(ImportIssue(f"unknown field (expected {', '.join(PAIR_KEYS)}, or a group with key and others)",
                                           line=line, column=name))
-        ids = {}
+        ids: dict[str, str | None] = {}
         for name, default in (("pair_id", str(n)), ("group_id", None)):
             value = obj.get(name)
             if value is None or (isinstance(value, str) and not value.strip()):
@@ -230,12 +235,13 @@ def _jsonl_records(text, issues, *, pretokenized):
             elif isinstance(value, bool) or not isinstance(value, (str, int)):
                 issues.append(ImportIssue("must be a string", line=line, column=name))
             else:
-                ids[name] = str(value).strip()
-                _check_id(ids[name], line, name, issues)
+                ids[name] = given_id = str(value).strip()
+                _check_id(given_id, line, name, issues)
         text1 = _text(obj.get("sentence1"), line, "sentence1", issues)
         text2 = _text(obj.get("sentence2"), line, "sentence2", issues)
         t1 = _tokens(text1, obj.get("tokens1"), pretokenized=pretokenized, line=line, column="tokens1" if "tokens1" in obj else "sentence1", issues=issues) if text1 else None
         t2 = _tokens(text2, obj.get("tokens2"), pretokenized=pretokenized, line=line, column="tokens2" if "tokens2" in obj else "sentence2", issues=issues) if text2 else None
         if len(issues) == before:
             pid = ids["pair_id"]
+            assert pid is not None and t1 is not None and t2 is not None  # no new issue: all given and well formed
             yield PairData(pid, ids.get("group_id") or pid, text1, text2, t1, t2, line)

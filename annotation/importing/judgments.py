@@ -29,7 +29,7 @@ class JudgmentRow:
     systems: tuple[str, ...]  # empty: match the candidate by its text
     candidate: str  # empty: match by system
     criterion: str
-    value: int | float
+    value: int | float | None  # None: no criterion or value given (and in rows_to_match)
     seconds: float | None
     judgment: str = ""  # rows sharing it (with the judge and candidate) form one judgment
 

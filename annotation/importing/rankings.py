@@ -71,7 +71,7 @@ def parse_rankings_file(
     text = decode_utf8(data, filename)
     issues: list[ImportIssue] = []
     parsed = ParsedRankings(filename)
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, str, int], int] = {}  # (judge, original id, set) -> line
     for line, obj in jsonl_objects(text, issues):
         if len(issues) >= MAX_ISSUES:
             break

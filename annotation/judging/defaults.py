@@ -63,7 +63,8 @@ def default_control_counts() -> dict[str, int]:
     return dict.fromkeys(CONTROL_KINDS, 1)
 
 
-def default_expected_scores() -> dict[str, dict[str, int]]:
+def default_expected_scores() -> dict[str, dict[str, int | float]]:
+    # PEM's defaults are whole numbers; a design's expected scores (this dict, edited) may not be.
     return {kind: dict(scores) for kind, scores in DEFAULT_EXPECTED_SCORES.items()}
 
 

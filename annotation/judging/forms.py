@@ -26,6 +26,7 @@ def _expected_choices(scale: dict) -> list[tuple[str, str]]:
     if values is None:
         return []
     labels = scales.scale_labels(scale)
+    assert labels is not None  # a discrete scale has labels as it has values
     return [("", "unknown")] + [(str(v), f"{v} ({lbl})" if scale["type"] == "categorical" else str(v))
                                 for v, lbl in zip(values, labels)]
 
@@ -71,7 +72,7 @@ class DesignForm(forms.Form):
                                    help_text="k candidates of one original are ranked together (3–6 is usual).")
     ranking_scores = forms.BooleanField(required=False, label="Ranking: also ask a 0–100 score for each candidate")
 
-    def __init__(self, *args, design: JudgingDesign, **kwargs):
+    def __init__(self, data=None, files=None, *, design: JudgingDesign, **kwargs):
         initial = {
             "judges_mode": design.judges_mode, "judges_per_item": design.judges_per_item,
             "seed": design.seed, "qc_alpha": design.qc_alpha, "show_context": design.show_context,
@@ -93,7 +94,8 @@ class DesignForm(forms.Form):
             for c in self.criteria:
                 v = (design.expected_scores.get(kind) or {}).get(c["slug"])
                 initial[f"expected_{kind}_{c['slug']}"] = "" if v is None else str(v)
-        super().__init__(*args, initial=initial, **kwargs)
+        # Only data and files positionally: a third positional argument would reach BaseForm's `initial`.
+        super().__init__(data, files, initial=initial, **kwargs)
         self.design = design
         for c in self.criteria:
             slug, title = c["slug"], c["name"]
@@ -129,7 +131,9 @@ class DesignForm(forms.Form):
     def _wording(scale: dict) -> list[tuple[str, str]]:
         """(field suffix, current text) of a scale's judge-facing words."""
         if scale["type"] == "points":
-            return [(f"label_{v}", lbl) for v, lbl in zip(scales.scale_values(scale), scale["labels"])]
+            values = scales.scale_values(scale)
+            assert values is not None  # a point scale
+            return [(f"label_{v}", lbl) for v, lbl in zip(values, scale["labels"])]
         if scale["type"] == "slider":
             anchors = scale.get("anchors", {})
             return [(f"anchor_{a}", anchors.get(a, "")) for a in ("low", "mid", "high")]
@@ -183,7 +187,7 @@ class DesignForm(forms.Form):
         structure = d.get("criteria_json")
         # The JSON wins when it was changed; otherwise the wording fields describe the criteria.
         criteria = structure if structure is not None and structure != self.criteria else worded
-        expected = {}
+        expected: dict[str, dict[str, int | float]] = {}
         for k in CONTROL_KINDS:
             expected[k] = {}
             for c in self.criteria:
@@ -233,7 +237,7 @@ class JudgmentForm(forms.Form):
     def scores(self) -> dict[str, object]:
         """The posted values, read as numbers on their scales where they can be (the rest
         stays text, which the service refuses with its reason)."""
-        out = {}
+        out: dict[str, object] = {}
         for c in self.criteria:
             text = self.cleaned_data.get(c["slug"])
             if text in (None, ""):

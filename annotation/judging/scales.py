@@ -26,6 +26,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from metrics.core.controls import CONTROL_KINDS
 
@@ -42,7 +43,7 @@ SLUG_RE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 ALPHA_LEVEL = {"points": "ordinal", "slider": "interval", "categorical": "nominal"}
 
 
-def _is_int(v) -> bool:
+def _is_int(v: object) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
@@ -168,9 +169,11 @@ def value_clean(scale: Mapping, value: object, *, from_text: bool = False) -> in
         raise ValueError(f"the value must be {scale_describe(scale)}")
     if kind != "slider" and isinstance(value, str) and (from_text or kind == "categorical"):
         # A category by its name, or (in files and forms) a point by its label.
-        names = [c.strip().casefold() for c in scale_labels(scale)]
+        labels, values = scale_labels(scale), scale_values(scale)
+        assert labels is not None and values is not None  # a discrete scale: not a slider
+        names = [c.strip().casefold() for c in labels]
         if value.strip().casefold() in names:
-            return scale_values(scale)[names.index(value.strip().casefold())]
+            return values[names.index(value.strip().casefold())]
         if kind == "categorical" and not value.strip().lstrip("-").isdigit():
             raise ValueError(f"unknown category {value!r}; the value must be {scale_describe(scale)}")
     if isinstance(value, str):
@@ -186,7 +189,9 @@ def value_clean(scale: Mapping, value: object, *, from_text: bool = False) -> in
         if not SLIDER_MIN <= value <= SLIDER_MAX:
             raise ValueError(f"the value must be {scale_describe(scale)}")
         return int(value) if float(value).is_integer() else float(value)
-    if float(value) != int(value) or int(value) not in scale_values(scale):
+    values = scale_values(scale)
+    assert values is not None  # a discrete scale: the slider returned above
+    if float(value) != int(value) or int(value) not in values:
         raise ValueError(f"the value must be {scale_describe(scale)}")
     return int(value)
 

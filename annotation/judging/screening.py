@@ -214,7 +214,12 @@ def attention_for_judge(check: AttentionCheck) -> dict:
     c = next((c for c in criteria if c["slug"] == check.criterion), criteria[0])
     value = int(check.expected) if float(check.expected).is_integer() else check.expected
     labels = scales.scale_labels(c["scale"])
-    label = labels[scales.scale_values(c["scale"]).index(value)] if labels else str(value)
+    if labels:  # a discrete scale: the expected value was drawn from its (whole) values
+        values = scales.scale_values(c["scale"])
+        assert values is not None and isinstance(value, int)
+        label = labels[values.index(value)]
+    else:
+        label = str(value)
     return {"token": check.token, "criterion": c, "value": value, "label": label}
 
 

@@ -76,6 +76,7 @@ class AnswersForm(forms.Form):
         super().__init__(*args, **kwargs)
         for q in questions:
             kind, label, required = q["type"], q["label"], bool(q.get("required"))
+            field: forms.Field
             if kind in ("choice", "scale"):
                 field = forms.ChoiceField(label=label, required=required, choices=[(c, c) for c in q["choices"]],
                                           widget=forms.RadioSelect(attrs={"class": f"q-{kind}"}))

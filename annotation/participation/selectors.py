@@ -48,7 +48,7 @@ def _assignment(participant: Participant) -> Assignment | None:
     return Assignment.objects.filter(study_id=participant.study_id, judge_id=participant.user_id).first()
 
 
-def participant_status(*, participant: Participant, assignment: Assignment | None = None) -> str:
+def participant_status(*, participant: Participant, assignment: Assignment | None = None) -> ParticipantStatus:
     """active, completed, screened out (``Assignment.screened_out_at``, set by screening) or timed out."""
     if participant.role == Role.JUDGE:
         assignment = assignment or _assignment(participant)
@@ -73,8 +73,9 @@ def end_context(*, participant: Participant, outcome: str) -> dict:
         raise ValueError(f"outcome must be one of {', '.join(OUTCOMES)}")
     link = participant.link
     code = link.completion_code if outcome == "completed" else link.screen_out_code
-    ctx = {"outcome": outcome, "code": code, "platform": link.platform, "redirect_url": "", "mturk": None,
-           "platform_name": Platform(link.platform).label if link.platform != Platform.LINK else ""}
+    ctx: dict[str, object] = {
+        "outcome": outcome, "code": code, "platform": link.platform, "redirect_url": "", "mturk": None,
+        "platform_name": Platform(link.platform).label if link.platform != Platform.LINK else ""}
     if link.platform == Platform.MTURK:
         ctx["mturk"] = {"action": f"{participant.mturk_submit_to}/mturk/externalSubmit",
                         "assignment_id": participant.platform_session_id}

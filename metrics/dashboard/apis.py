@@ -123,8 +123,11 @@ class DashboardSettingsApi(APIView):
 
 
 class DashboardPlanInputSerializer(serializers.Serializer):
-    source = serializers.ChoiceField(choices=["pilot", "stated"], default="pilot",
-                                     help_text="pilot: estimate noise and system means from the study's judgments.")
+    # DRF's metaclass takes declared fields off the class, so this does not shadow Field.source at
+    # run time; drf-stubs cannot see that, and the API's field is named "source".
+    source = serializers.ChoiceField(  # type: ignore[assignment]
+        choices=["pilot", "stated"], default="pilot",
+        help_text="pilot: estimate noise and system means from the study's judgments.")
     n_originals = serializers.IntegerField(required=False, help_text="Originals in the planned study.")
     n_judges = serializers.IntegerField(required=False)
     judges_per_item = serializers.IntegerField(required=False, allow_null=True)

@@ -15,6 +15,7 @@ import statistics
 from collections import Counter
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import cast
 
 from django.db.models import Count, Max, Min, Q, Sum
 from django.utils import timezone
@@ -92,7 +93,9 @@ def _links(study: Study) -> list[dict]:
 
 def _time_and_pace(study: Study) -> dict:
     latest = Judgment.objects.filter(study=study, is_latest=True)
-    active = list(latest.exclude(active_seconds__isnull=True).values_list("active_seconds", flat=True))
+    # No None (excluded in the query), which django-stubs cannot tell from the nullable field.
+    active = cast(list[float],
+                  list(latest.exclude(active_seconds__isnull=True).values_list("active_seconds", flat=True)))
     span = latest.aggregate(first=Min("submitted_at"), last=Max("submitted_at"))
     since = timezone.now() - PACE_WINDOW
     recent = latest.filter(submitted_at__gte=since).count()

@@ -44,7 +44,7 @@ def settings_save(request, study):
         snapshot.dashboard_settings_update(study=study, **form.cleaned_data)
         messages.success(request, "Rate saved; the projection follows.")
     else:
-        messages.error(request, "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+        messages.error(request, "; ".join(f"{k}: {' '.join(str(e) for e in v)}" for k, v in form.errors.items()))
     return redirect("dashboard:dashboard", study_id=study.pk)
 
 
@@ -53,7 +53,7 @@ def settings_save(request, study):
 def adaptive_save(request, study):
     form = AdaptiveForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+        messages.error(request, "; ".join(f"{k}: {' '.join(str(e) for e in v)}" for k, v in form.errors.items()))
         return redirect("dashboard:dashboard", study_id=study.pk)
     try:
         adaptive_services.adaptive_settings_update(study=study, changes=form.cleaned_data)
@@ -107,7 +107,7 @@ def bonus(request, study):
             if fmt:
                 return HttpResponse("download must be prolific or mturk", status=400, content_type="text/plain")
     elif form.is_bound and request.GET.get("download"):
-        return HttpResponse("; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()), status=400,
-                            content_type="text/plain")
+        return HttpResponse("; ".join(f"{k}: {' '.join(str(e) for e in v)}" for k, v in form.errors.items()),
+                            status=400, content_type="text/plain")
     return render(request, "dashboard/bonus.html", study_context(study, form=form, lines=lines, sums=sums,
                                                                  query=request.GET.urlencode()))

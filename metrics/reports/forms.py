@@ -49,10 +49,12 @@ class ReportSettingsForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.criteria = criteria or default_criteria()
         self.offered = report_settings_offered(protocol)
-        self.fields["criterion"].choices = [(c["slug"], c["name"]) for c in self.criteria]
+        criterion, normalize = self.fields["criterion"], self.fields["normalize"]
+        assert isinstance(criterion, forms.ChoiceField) and isinstance(normalize, forms.ChoiceField)
+        criterion.choices = [(c["slug"], c["name"]) for c in self.criteria]
         self.fields["criterion"].initial = report_settings_defaults(self.criteria)["criterion"]
         ranges = ", ".join(f"{c['name']} {scale_unit(c['scale']).range_text()}" for c in self.criteria)
-        self.fields["normalize"].choices = [
+        normalize.choices = [
             ("", "raw scores, each on its own scale"),
             ("z", "per-judge z-scores")]
         self.fields["normalize"].help_text = (

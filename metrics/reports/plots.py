@@ -26,6 +26,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from django.utils.text import slugify  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.transforms import Bbox  # noqa: E402
 
 from annotation.judging.scales import ScaleUnit  # noqa: E402
 
@@ -139,7 +140,7 @@ def _spread_labels(fig: Figure, ax, texts: list) -> None:
 
     canvas = FigureCanvasAgg(fig)
     renderer = canvas.get_renderer()
-    placed = []
+    placed: list[Bbox] = []
     for text in sorted(texts, key=lambda t: (-t.xy[1], t.xy[0])):
         box = text.get_window_extent(renderer)
         step = box.height * 1.1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 import numpy as np
 import pandas as pd
@@ -43,7 +44,15 @@ def report_plots(*, report: Report) -> list[ReportPlot]:
     return list(ReportPlot.objects.filter(report=report).order_by("position", "slug"))
 
 
-def report_plot_list(*, report: Report) -> list[dict]:
+class PlotListing(TypedDict):
+    """A report figure without its SVG (one row of :func:`report_plot_list`)."""
+
+    slug: str
+    title: str
+    caption: str
+
+
+def report_plot_list(*, report: Report) -> list[PlotListing]:
     """The report's figures without their SVG: ``{"slug", "title", "caption"}``."""
     return list(ReportPlot.objects.filter(report=report).order_by("position", "slug").values("slug", "title", "caption"))
 
@@ -65,7 +74,7 @@ class JudgmentInputs:
     frame: pd.DataFrame  # every judge, excluded ones included (QC lists them)
     excluded: list[str]  # excluded judges who have judgments
     fingerprint: str
-    control_expected: dict[str, dict[str, int]]
+    control_expected: dict[str, dict[str, int | float]]
     qc_alpha: float
     criteria: list[str]
     qc_tests: tuple = ()  # the design's judge control tests (annotation.judging.scales.criteria_qc_tests)

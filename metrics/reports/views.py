@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, JsonResponse
@@ -67,7 +69,7 @@ def _page(request, study, report: Report | None, form: ReportSettingsForm | None
     if form is None:
         form = _settings_form(study)
         form.initial = form.initial_from(report.settings if report else None)
-    ctx = {
+    ctx: dict[str, Any] = {  # the template's context
         "report": report,
         "has_judgments": has_judgments,
         "form": form,
@@ -175,6 +177,7 @@ def _finished_or_409(report: Report) -> HttpResponse | None:
 def export_response(report: Report, fmt: str) -> HttpResponse:
     """The download of ``report`` in ``fmt`` (json, tex, html, zip); used by the page and the API."""
     content_type, ext = EXPORT_FORMATS[fmt]
+    body: str | bytes
     if fmt == "json":
         body = exports.report_json_text(report, stale=_stale_dict(report))
     elif fmt == "tex":

@@ -102,6 +102,15 @@ def test_design_and_metric_runs_are_set_from_the_command_line_with_labelled_runs
     assert sorted(labels) == ["bleu (lowercase=false)", "bleu (lowercase=true)"]
 
 
+@pytest.mark.django_db
+def test_design_reads_its_json_from_standard_input_with_file_dash(study, monkeypatch):
+    # BaseCommand has no stdin attribute: the command reads sys.stdin itself.
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps({"judges_per_item": 2})))
+    out = io.StringIO()
+    call_command("design", study.name, "--file", "-", stdout=out)
+    assert json.loads(out.getvalue())["judges_per_item"] == 2
+
+
 def test_run_labels_name_the_settings_that_tell_runs_of_one_metric_apart():
     from types import SimpleNamespace as Run
 

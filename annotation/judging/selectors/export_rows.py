@@ -120,7 +120,7 @@ def export_wide_rows(*, study: Study) -> Iterator[list]:
             scores[r[1]] = r[2]
             external_id, system, kind, original_text, candidate_text = r[3:]
         control_kind = CONTROL_KIND_OF_SYSTEM_KIND.get(kind, "")
-        cells = []
+        cells: list[object] = []  # a value per judge and criterion; "" where none
         for j in judges:
             values = scores.get(j, {})
             cells.extend(values.get(c, "") for c in order)

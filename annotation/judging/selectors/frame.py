@@ -140,7 +140,7 @@ def judgments_frame(*, study: Study, include_excluded_judges: bool = False) -> p
     system_codes = per_row("system")
     submitted = pd.concat(parts.pop("submitted_at"), ignore_index=True)
     criteria = np.empty(len(rank), dtype=object)
-    criteria[:] = sorted(rank, key=rank.get)
+    criteria[:] = sorted(rank, key=rank.__getitem__)
     scores = np.concatenate(parts.pop("score"))
     columns = {
         "judge": _object_series(judges.values_array()[per_row("judge")]),

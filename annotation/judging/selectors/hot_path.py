@@ -60,7 +60,8 @@ def study_for_judge(*, study_id: int, judge: User) -> Study | None:
     if not rows:
         return None
     study = rows[0]
-    study.judge_also_annotates = bool(study.judge_also_annotates)
+    # A column of the raw SQL, not a field: the Study type (django-stubs) cannot know it.
+    study.judge_also_annotates = bool(study.judge_also_annotates)  # type: ignore[attr-defined]
     return study
 
 

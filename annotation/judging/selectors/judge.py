@@ -162,6 +162,7 @@ def item_for_judge(*, study: Study, judge: User, token: str) -> JudgeItem:
 def item_previous_for_judge(*, study: Study, judge: User, token: str | None = None) -> JudgeItem | None:
     """The item before ``token`` — or, without a token, before the resume point (the
     last item when all are rated). None at the start of the order."""
+    assignment: Assignment | None
     if token is not None:
         item, assignment = _own_item(study=study, judge=judge, token=token)
         position = item.position - 1
@@ -189,7 +190,7 @@ def studies_for_judge(*, judge: User) -> list[dict]:
     # ESA studies count annotated ESA items.
     done |= dict(EsaItem.objects.filter(assignment__judge=judge, done_at__isnull=False)
                  .values("assignment__study_id").annotate(n=Count("id")).values_list("assignment__study_id", "n"))
-    rows = []
+    rows: list[dict] = []
     for s in studies:
         a = assignments.get(s.pk)
         rows.append({"study": s, "is_open": s.status == StudyStatus.OPEN, "assignment": a,

@@ -36,5 +36,9 @@ def write_people(stdout, made: list[services.NewPerson], base_url: str | None) -
     """One tab-separated line per new account: username, email, password or sign-in link."""
     stdout.write("username\temail\tpassword or sign-in link (shown once)")
     for p in made:
-        secret = p.password if p.password else signin_url(p.signin_token, base_url)
+        if p.password:
+            secret = p.password
+        else:
+            assert p.signin_token is not None  # without a password, the sign-in link is the secret
+            secret = signin_url(p.signin_token, base_url)
         stdout.write(f"{p.username}\t{p.email}\t{secret}")

@@ -16,7 +16,7 @@ class Command(BaseCommand):
         """Names may come before or after the options (`12 --role judge --new --link c@lab.org d@lab.org`):
         argparse's intermixed parsing, since plain parsing ends the names at the first option."""
         parser = super().create_parser(prog_name, subcommand, **kwargs)
-        parser.parse_args = parser.parse_intermixed_args  # type: ignore[method-assign]
+        parser.parse_args = parser.parse_intermixed_args  # type: ignore[method-assign]  # Django calls parse_args
         return parser
 
     def add_arguments(self, parser):

@@ -116,8 +116,8 @@ class Command(BaseCommand):
             for info in available_paraphrasers():
                 state = "" if info.available else f"  [unavailable: {info.unavailable_reason}]"
                 self.stdout.write(f"{info.slug}: {info.description}{state}")
-                for p in info.params:
-                    self.stdout.write(f"    {p.name}={_show(p.default)}  {p.help}")
+                for param in info.params:
+                    self.stdout.write(f"    {param.name}={_show(param.default)}  {param.help}")
             return
         for flag in ("system", "input", "output"):
             if not opts[flag]:

@@ -22,6 +22,7 @@ class Command(BaseCommand):
         minutes = opts["stale_minutes"]
         if minutes is not None and minutes < 0:
             raise CommandError("--stale-minutes must not be negative")
+        stale: timedelta | None
         if minutes is None:
             stale = stale_after_default()
         else:

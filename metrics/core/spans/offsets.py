@@ -98,7 +98,7 @@ def snap_to_graphemes(text: str, start: int, end: int) -> tuple[int, int]:
     return lo, hi
 
 
-def span_problem(text: str, start: int, end: int) -> str | None:
+def span_problem(text: str, start: object, end: object) -> str | None:
     """What is wrong with span ``[start, end)`` of ``text``, or None when it is valid.
 
     Valid: integers with 0 ≤ start < end ≤ len(text), both on grapheme-cluster boundaries.

@@ -43,7 +43,7 @@ def read_pairs(text: str, path: str) -> list[tuple[tuple[str, ...], tuple[str, .
         fields = line.split("\t")
         if len(fields) != 2:
             raise CommandError(f"{path} line {n}: expected two tab-separated sentences, found {len(fields)} field(s)")
-        sides = tuple(tuple(f.split()) for f in fields)
+        sides = (tuple(fields[0].split()), tuple(fields[1].split()))
         for k, side in enumerate(sides, 1):
             if not side:
                 raise CommandError(f"{path} line {n}: sentence {k} is empty")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError
@@ -58,7 +59,8 @@ class Command(BaseCommand):
         scores = {m: numeric_column(frame, m, path) for m in metrics}
         systems = frame["system"].astype(str).to_numpy()
 
-        per_metric = {}
+        # metric -> level -> method -> {"statistic": float, "pvalue": float | None, "n": int}
+        per_metric: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
         for m in metrics:
             levels = segment_and_system(h, scores[m], systems, methods=METHODS)
             per_metric[m] = {

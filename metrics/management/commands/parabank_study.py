@@ -102,6 +102,7 @@ class Command(BaseCommand):
         if opts["out"]:
             written = exports.report_write_all(report, opts["out"])
             self.stdout.write(f"wrote {len(written)} files to {opts['out']}")
+        assert report.result is not None  # a succeeded report has its result
         text = meta_evaluation_markdown(report.result, skipped=skipped)
         humans = system_scores_markdown(report.result)  # the systems by raw and z similarity
         text = text + ("\n" if text and humans else "") + humans

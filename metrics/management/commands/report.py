@@ -87,6 +87,7 @@ class Command(BaseCommand):
             raise CommandError(report.error or f"report #{report.pk} ended {report.status}")
         written = exports.report_write_all(report, opts["out"])
         result = report.result
+        assert result is not None  # a succeeded report has its result
         summary = result["summary"]
         self.stdout.write(f"report #{report.pk} of '{study.name}': {summary['n_judgments']} scores, "
                           f"{summary['n_judges']} judges, {summary['n_items']} items"

@@ -102,7 +102,7 @@ def table_latex(table: ReportTable, *, label_prefix: str = "paraeval") -> str:
         f"\\label{{tab:{label_prefix}-{table.slug.replace('_', '-')}}}",
         f"\\begin{{tabularx}}{{\\linewidth}}{{{spec}}}",
         "\\toprule",
-        " & ".join(c.latex for c in cols) + " \\\\",
+        " & ".join(c.latex for c in cols if c.latex is not None) + " \\\\",  # every one of cols
         "\\midrule",
     ]
     if not table.rows:

@@ -4,6 +4,7 @@ A study's judging design from scripts and notebooks: printed as JSON, or changed
 the same service as the Design page (``design_update``: validated, refused once frozen)."""
 
 import json
+import sys
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -47,7 +48,7 @@ class Command(BaseCommand):
         changes: dict[str, object] = {}
         if opts["file"]:
             try:
-                text = self.stdin.read() if opts["file"] == "-" else Path(opts["file"]).read_text(encoding="utf-8")
+                text = sys.stdin.read() if opts["file"] == "-" else Path(opts["file"]).read_text(encoding="utf-8")
                 loaded = json.loads(text)
             except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
                 raise CommandError(f"{opts['file']}: not a readable JSON file: {exc}") from None

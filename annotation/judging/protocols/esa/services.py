@@ -235,10 +235,11 @@ def spans_clean(*, spans: object, original: str, candidate: str, categories: Seq
         elif not isinstance(raw.get("proposed", False), bool):
             problem = gettext("proposed must be true or false")
         elif not missing:
-            problem = span_problem(texts[side], raw.get("start"), raw.get("end"))  # type: ignore[arg-type]
+            problem = span_problem(texts[side], raw.get("start"), raw.get("end"))
         if problem:
             errors.append(gettext("span %(n)d: %(problem)s") % {"n": n, "problem": problem})
             continue
+        assert isinstance(side, str) and isinstance(severity, str)  # no problem: one of SIDES and SEVERITIES
         span = (ErrorSpan.missing_marker(severity, category) if missing
                 else ErrorSpan(side, raw["start"], raw["end"], severity, category))
         place = (span.side, span.start, span.end, span.missing)

@@ -144,7 +144,9 @@ def training_item_clean(*, design: JudgingDesign | None, row: Mapping[str, objec
             texts.append(v.strip())
         elif col in CANDIDATE_COLUMNS:
             texts.append("")
-    original = row.get("original") if isinstance(row.get("original"), str) else ""
+    original = row.get("original")
+    if not isinstance(original, str):
+        original = ""
     if not (original or "").strip():
         errors.setdefault("original", []).append("this column needs a text")
     while texts and not texts[-1]:

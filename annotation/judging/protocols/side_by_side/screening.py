@@ -101,6 +101,7 @@ def training_references(item_or_expected) -> dict[str, str]:
 def training_answer_clean(*, design: JudgingDesign | None, answers: Mapping[str, object], from_text: bool) -> dict:
     """Every question answered with A, tie or B, as on a real pair (:class:`JudgmentInvalid`);
     a form's other fields are left out."""
+    assert design is not None  # a side-by-side study has a design: its protocol is stored there
     slugs = {q["slug"] for q in questions(design)}
     if from_text:
         answers = {k: v for k, v in answers.items() if k in slugs and v not in (None, "")}
@@ -141,6 +142,7 @@ def attention_score(*, design: JudgingDesign | None, check: AttentionCheck, valu
     """The answer to a check, given as the answers to every question (page, pairs API) or as
     one answer (the attention API): (stored code, whether it is the copy's side)."""
     if isinstance(value, Mapping):
+        assert design is not None  # a side-by-side study has a design: its protocol is stored there
         answer = answers_clean(design=design, answers=value).get(check.criterion)
     else:
         answer = _answer_read(value)
