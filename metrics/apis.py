@@ -19,7 +19,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import get_managed_study
+from annotation.web import get_managed_study
 from config.parsers import upload_size_check
 
 from . import selectors, services

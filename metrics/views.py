@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation.views import researcher_study_required, study_context
+from annotation.web import researcher_study_required, study_context
 from metrics.core.cards import direction_text
 from metrics.core.registry import UnknownMetric
 

@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from annotation.adaptive import services as adaptive_services
 from annotation.adaptive.selectors import adaptive_summary
-from annotation.apis import get_managed_study
+from annotation.web import get_managed_study
 
 from .services import planning, snapshot
 

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotation.adaptive import services as adaptive_services
 from annotation.adaptive.selectors import adaptive_for_study
 from annotation.participation.selectors import participants_rows
-from annotation.views import researcher_study_required, study_context
+from annotation.web import researcher_study_required, study_context
 
 from .bonus import BonusRule, bonus_lines, bonus_sums, mturk_bonus_csv, prolific_bulk_bonus
 from .forms import AdaptiveForm, BonusForm, PlanForm, RateForm

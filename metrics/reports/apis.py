@@ -16,8 +16,8 @@ from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import get_managed_study
 from annotation.enums import JobStatus
+from annotation.web import get_managed_study
 
 from . import exports, selectors, services
 from .models import Report, ReportPlot

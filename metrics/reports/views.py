@@ -15,7 +15,7 @@ from annotation.enums import JobStatus
 from annotation.judging.protocols.registry import protocol_for_result
 from annotation.judging.selectors import design_for_study, study_criteria
 from annotation.models import Candidate
-from annotation.views import researcher_study_required, study_context
+from annotation.web import researcher_study_required, study_context
 from metrics.core.stats import judges_needed, plan_judges
 
 from . import exports, selectors, services

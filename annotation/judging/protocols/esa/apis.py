@@ -16,8 +16,9 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import ImportErrorSerializer, get_managed_study
+from annotation.apis import ImportErrorSerializer
 from annotation.importing.reading import ImportIssue, StudyImportError
+from annotation.web import get_managed_study
 
 from ... import screening
 from ...apis.judge import get_judged_study, open_assignment_for_judge
