@@ -363,14 +363,15 @@ def field_study():
     """A researcher's small study (the demo researcher owns it), opened for judging, for the walker alone."""
     from django.contrib.auth.models import User
 
-    from annotation.judging import services as judging
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
     from tests.factories import study_with_data
 
     owner = User.objects.get(username="researcher")
     study = study_with_data(owner=owner, name=f"attack walk {secrets.token_hex(4)}")
-    judging.design_update(study=study, changes={"control_counts": {"identical": 0, "random": 0, "unigram": 0},
+    design_update(study=study, changes={"control_counts": {"identical": 0, "random": 0, "unigram": 0},
                                                 "seed": 3})
-    judging.study_judging_open(study=study)
+    study_judging_open(study=study)
     study.refresh_from_db()
     return study
 

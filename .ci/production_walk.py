@@ -123,7 +123,7 @@ def demo_world():
     table = None
     if report is not None:
         try:
-            from metrics.reports.exports import report_tables
+            from metrics.reports.exports.tables import report_tables
             table = report_tables(report.result)[0].slug
         except Exception:  # noqa: BLE001 - a report without tables leaves the table routes unvisited
             table = None
@@ -258,7 +258,7 @@ class Walk:
         from annotation.demo import DEMO_STUDY_NAME
         from annotation.models import Study
         from metrics.reports.models import Report
-        from metrics.reports.services import simulated_judges_fill
+        from metrics.reports.services.simulation import simulated_judges_fill
 
         study = Study.objects.get(name=DEMO_STUDY_NAME)
         simulated_judges_fill(study=study, n_judges=3, seed=1)

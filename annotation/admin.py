@@ -1,8 +1,9 @@
 from django import forms
 from django.contrib import admin
 
+from annotation.services.membership import EXCLUSIVE_ROLES, role_conflict_message
+
 from .models import Candidate, ImportJob, Original, Study, StudyMembership, System
-from .services import EXCLUSIVE_ROLES, role_conflict_message
 
 
 class MembershipForm(forms.ModelForm):

@@ -14,11 +14,15 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.importing.reading import FORMATS, StudyImportError
+from annotation.services.imports import study_import_file
+from annotation.services.membership import study_member_add, study_member_remove
+from annotation.services.people import PARTICIPANT_ROLES, PeopleError, study_people_add_existing, study_people_create
+from annotation.services.studies import study_create, study_update
 from config.parsers import read_upload
 
-from . import selectors, services
+from . import selectors
 from .enums import Role
-from .importing import FORMATS, StudyImportError
 from .models import ImportJob
 from .web import get_managed_study
 
@@ -73,7 +77,7 @@ class StudyCreateApi(APIView):
         data = self.StudyCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            study = services.study_create(owner=request.user, **data.validated_data)
+            study = study_create(owner=request.user, **data.validated_data)
         except (DjangoValidationError, IntegrityError) as exc:
             raise serializers.ValidationError(
                 {"name": getattr(exc, "messages", ["A study with this name exists."])}) from exc
@@ -116,7 +120,7 @@ class StudyUpdateApi(APIView):
         if unknown:
             raise serializers.ValidationError({f: ["This field cannot be changed here."] for f in unknown})
         try:
-            study = services.study_update(study=study, changes=data.validated_data)
+            study = study_update(study=study, changes=data.validated_data)
         except DjangoValidationError as exc:
             raise _validation_error(exc) from None
         return Response(StudyOutputSerializer(study).data)
@@ -152,11 +156,11 @@ class StudyMemberAddApi(APIView):
         if user is None:
             raise serializers.ValidationError({"username": [f"No user named '{data.validated_data['username']}'."]})
         try:
-            membership = services.study_member_add(study=study, user=user, role=data.validated_data["role"])
+            membership = study_member_add(study=study, user=user, role=data.validated_data["role"])
         except DjangoValidationError as exc:
             raise _validation_error(exc) from None
         if membership.role == Role.JUDGE:
-            from annotation.judging.services import assignment_ensure_for_judge
+            from annotation.judging.services.assignments import assignment_ensure_for_judge
 
             assignment_ensure_for_judge(study=study, judge=user)
         return Response(MemberOutputSerializer(membership).data, status=status.HTTP_201_CREATED)
@@ -171,7 +175,7 @@ class StudyMemberRemoveApi(APIView):
         data.is_valid(raise_exception=True)
         user = User.objects.filter(username=data.validated_data["username"]).first()
         try:
-            removed = user is not None and services.study_member_remove(
+            removed = user is not None and study_member_remove(
                 study=study, user=user, role=data.validated_data["role"])
         except DjangoValidationError as exc:
             raise _validation_error(exc) from None
@@ -220,7 +224,7 @@ class StudyImportApi(APIView):
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
         try:
-            job = services.study_import_file(
+            job = study_import_file(
                 study=study, data=read_upload(upload, settings.PARAEVAL_IMPORT_MAX_BYTES, "PARAEVAL_IMPORT_MAX_BYTES"),
                 filename=upload.name, fmt=data.validated_data.get("format"),
                 replace=data.validated_data["replace"], user=request.user)
@@ -254,14 +258,14 @@ class PeopleErrorSerializer(serializers.Serializer):
     errors = serializers.ListField(child=serializers.CharField())  # type: ignore[assignment]  # the API's documented field; DRF's stubs type Serializer.errors as the validation errors
 
 
-def _people_error(exc: services.PeopleError) -> Response:
+def _people_error(exc: PeopleError) -> Response:
     return Response({"detail": "Nobody was added; fix these lines and send the list again.", "errors": exc.issues},
                     status=status.HTTP_400_BAD_REQUEST)
 
 
 class StudyPeopleAddApi(APIView):
     class PeopleAddInputSerializer(serializers.Serializer):
-        role = serializers.ChoiceField(choices=services.PARTICIPANT_ROLES)
+        role = serializers.ChoiceField(choices=PARTICIPANT_ROLES)
         usernames = serializers.ListField(child=serializers.CharField(max_length=150), min_length=1, max_length=5000)
 
     class PeopleAddOutputSerializer(serializers.Serializer):
@@ -278,9 +282,9 @@ class StudyPeopleAddApi(APIView):
         data.is_valid(raise_exception=True)
         role = data.validated_data["role"]
         try:
-            users = services.study_people_add_existing(
+            users = study_people_add_existing(
                 study=study, usernames=list(enumerate(data.validated_data["usernames"], 1)), role=role)
-        except services.PeopleError as exc:
+        except PeopleError as exc:
             return _people_error(exc)
         return Response({"role": role, "added": [u.username for u in users]})
 
@@ -294,7 +298,7 @@ class NewPersonOutputSerializer(serializers.Serializer):
 
 class StudyPeopleCreateApi(APIView):
     class PeopleCreateInputSerializer(serializers.Serializer):
-        role = serializers.ChoiceField(choices=services.PARTICIPANT_ROLES)
+        role = serializers.ChoiceField(choices=PARTICIPANT_ROLES)
         people = serializers.ListField(child=serializers.CharField(max_length=254), min_length=1, max_length=5000,
                                        help_text="Usernames or email addresses.")
         delivery = serializers.ChoiceField(choices=["password", "link"], default="password")
@@ -313,9 +317,9 @@ class StudyPeopleCreateApi(APIView):
         data.is_valid(raise_exception=True)
         v = data.validated_data
         try:
-            made = services.study_people_create(study=study, lines=list(enumerate(v["people"], 1)), role=v["role"],
+            made = study_people_create(study=study, lines=list(enumerate(v["people"], 1)), role=v["role"],
                                                 delivery=v["delivery"], created_by=request.user)
-        except services.PeopleError as exc:
+        except PeopleError as exc:
             return _people_error(exc)
         rows = [{"username": p.username, "email": p.email, "password": p.password,
                  "signin_url": request.build_absolute_uri(reverse("annotation:signin_link", kwargs={"token": p.signin_token}))

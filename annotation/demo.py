@@ -24,7 +24,10 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from . import services
+from annotation.services.imports import study_import_file
+from annotation.services.membership import study_member_add
+from annotation.services.studies import researcher_grant, study_create
+
 from .enums import Role
 from .models import Candidate, Study
 
@@ -125,7 +128,7 @@ def demo_accounts_ensure() -> dict[str, User]:
             user.set_password(password)
             user.save()
         if role == Role.RESEARCHER:
-            services.researcher_grant(user=user)
+            researcher_grant(user=user)
         users[username] = user
     return users
 
@@ -163,7 +166,7 @@ def demo_study_derive(*, source: Study, accounts: dict[str, User], name: str, pa
     when a study of that name exists. Runs inside the caller's transaction."""
     if Study.objects.filter(name=name).exists():
         return None
-    study = services.study_create(name=name, owner=accounts["researcher"], description=description,
+    study = study_create(name=name, owner=accounts["researcher"], description=description,
                                   participant_title=participant_title)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
@@ -171,11 +174,11 @@ def demo_study_derive(*, source: Study, accounts: dict[str, User], name: str, pa
     for verse in verses:
         for system in DEMO_SYSTEMS:
             writer.writerow([verse["original_id"], verse["original"], system, verse[system], verse["document"]])
-    services.study_import_file(study=study, data=buf.getvalue().encode("utf-8"), filename=f"{source.pk}-subset.csv",
+    study_import_file(study=study, data=buf.getvalue().encode("utf-8"), filename=f"{source.pk}-subset.csv",
                                background=False)
     for username, (_, role) in DEMO_ACCOUNTS.items():
         if role == Role.JUDGE:
-            services.study_member_add(study=study, user=accounts[username], role=role)
+            study_member_add(study=study, user=accounts[username], role=role)
     return study
 
 
@@ -199,7 +202,7 @@ def demo_load(*, stdout=None) -> tuple[Study, bool]:
         _hooks_run(DEMO_STUDY_HOOKS, study=existing, accounts=accounts, stdout=stdout)
         return existing, False
     with transaction.atomic():
-        study = services.study_create(
+        study = study_create(
             name=DEMO_STUDY_NAME, owner=accounts["researcher"],
             description="300 verses of John: the King James Version as originals; the World English Bible "
             "(an independent translation) as the human system, and three machine systems: WordNet synonyms with a "
@@ -207,15 +210,15 @@ def demo_load(*, stdout=None) -> tuple[Study, bool]:
         )
         # Texts are normalised as they are loaded (demo_text_normalise): the shipped files stay
         # what the build scripts wrote, so fixtures/demo/build_demo_systems.py stays reproducible.
-        services.study_import_file(
+        study_import_file(
             study=study, data=demo_file_normalised(DEMO_FILE), filename="demo_study.csv", background=False)
         # The three machine systems (fixtures/demo/build_demo_systems.py), generated once and shipped.
-        services.study_import_file(
+        study_import_file(
             study=study, data=demo_file_normalised(DEMO_SYSTEMS_FILE), filename="demo_systems.csv",
             background=False)
         for username, (_, role) in DEMO_ACCOUNTS.items():
             if role in (Role.JUDGE, Role.ANNOTATOR):
-                services.study_member_add(study=study, user=accounts[username], role=role)
+                study_member_add(study=study, user=accounts[username], role=role)
     _hooks_run(DEMO_HOOKS, study=study, accounts=accounts, stdout=stdout)
     _hooks_run(DEMO_STUDY_HOOKS, study=study, accounts=accounts, stdout=stdout)
     return study, True

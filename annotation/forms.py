@@ -1,9 +1,9 @@
 from django import forms
 from django.conf import settings
 
-from metrics.core.paraphrasers import ParaphraserError, get_paraphraser
-
-from .importing import FORMATS, MAX_NAME_CHARS
+from annotation.importing.reading import FORMATS, MAX_NAME_CHARS
+from metrics.core.paraphrasers._base import ParaphraserError
+from metrics.core.paraphrasers.registry import get_paraphraser
 
 PARTICIPANT_TITLE_HELP = ("What judges and annotators see instead of the study's name. Keep it neutral: "
                           "never name a system, a source or a control.")

@@ -27,12 +27,13 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from metrics.core.paraphrasers import ParaphraserError, create_paraphraser
+from annotation.importing.reading import MAX_NAME_CHARS, RESERVED_SYSTEM_PREFIX
+from annotation.services.jobs import job_enqueue
+from metrics.core.paraphrasers._base import ParaphraserError
+from metrics.core.paraphrasers.registry import create_paraphraser
 
 from .enums import JobStatus, SystemKind
-from .importing import MAX_NAME_CHARS, RESERVED_SYSTEM_PREFIX
 from .models import Candidate, ImportJob, Original, Study, System
-from .services import job_enqueue
 
 logger = logging.getLogger(__name__)
 

@@ -2,12 +2,12 @@
 
 from celery import shared_task
 
-from . import services
+from annotation.services.imports import import_job_run
 
 
 @shared_task(name="annotation.import_job_run", acks_late=True, max_retries=3, default_retry_delay=5)
 def import_job_run_task(job_id: int) -> None:
-    services.import_job_run(job_id=job_id)
+    import_job_run(job_id=job_id)
 
 
 @shared_task(name="participation.release_timed_out", ignore_result=True)

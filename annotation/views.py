@@ -15,9 +15,16 @@ from django.urls import NoReverseMatch, reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from metrics.core.paraphrasers import available_paraphrasers
+from annotation.importing.reading import StudyImportError
+from annotation.services import membership, studies
+from annotation.services.imports import study_import_file
+from annotation.services.membership import RoleConflict
+from annotation.services.people import PeopleError, people_lines, study_people_add_existing, study_people_create
+from annotation.services.signin import SignInLinkInvalid, signin_link_redeem
+from annotation.services.studies import study_update
+from metrics.core.paraphrasers.registry import available_paraphrasers
 
-from . import selectors, services
+from . import selectors
 from .enums import Role, SystemKind
 from .forms import (
     MemberAddForm,
@@ -29,7 +36,6 @@ from .forms import (
     SystemGenerateForm,
 )
 from .generation import SystemGenerateError, study_system_generate
-from .importing import StudyImportError
 from .models import Candidate, ImportJob, Study, System
 from .web import researcher_study_required, study_context
 
@@ -75,7 +81,7 @@ def study_create(request):
     form = StudyCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            study = services.study_create(owner=request.user, **form.cleaned_data)
+            study = studies.study_create(owner=request.user, **form.cleaned_data)
         except (ValidationError, IntegrityError) as exc:
             form.add_error("name", getattr(exc, "messages", ["A study with this name exists."])[0])
         else:
@@ -104,7 +110,7 @@ def _study_detail(request, study, *, people_form=None, people_errors=None, statu
         settings_form = StudySettingsForm(request.POST, prefix="settings")
         if settings_form.is_valid():
             try:
-                services.study_update(study=study, changes=settings_form.cleaned_data)
+                study_update(study=study, changes=settings_form.cleaned_data)
             except ValidationError as exc:
                 for field, errors in exc.message_dict.items():
                     settings_form.add_error(field if field in settings_form.fields else None, errors)
@@ -118,7 +124,7 @@ def _study_detail(request, study, *, people_form=None, people_errors=None, statu
         if import_form.is_valid():
             upload = import_form.cleaned_data["file"]
             try:
-                job = services.study_import_file(
+                job = study_import_file(
                     study=study, data=upload.read(), filename=upload.name,
                     fmt=import_form.cleaned_data["format"] or None,
                     replace=import_form.cleaned_data["replace"], user=request.user,
@@ -159,14 +165,14 @@ def study_member_add(request, study):
         else:
             role = form.cleaned_data["role"]
             try:
-                services.study_member_add(study=study, user=user, role=role)
-            except services.RoleConflict as exc:
+                membership.study_member_add(study=study, user=user, role=role)
+            except RoleConflict as exc:
                 messages.error(request, exc.messages[0])
                 return redirect("annotation:study_detail", study_id=study.pk)
             note = ""
             if role == Role.JUDGE:
                 # A judge added after judging opened gets their own list at once.
-                from annotation.judging.services import assignment_ensure_for_judge
+                from annotation.judging.services.assignments import assignment_ensure_for_judge
 
                 if assignment_ensure_for_judge(study=study, judge=user) is not None:
                     note = " Their list of items is ready."
@@ -188,14 +194,14 @@ def study_people_add(request, study):
     if not form.is_valid():
         return _study_detail(request, study, people_form=form, status=400)
     role, mode = form.cleaned_data["role"], form.cleaned_data["mode"]
-    lines = services.people_lines(form.cleaned_data["people"])
+    lines = people_lines(form.cleaned_data["people"])
     try:
         if mode == "existing":
-            users = services.study_people_add_existing(study=study, usernames=lines, role=role)
+            users = study_people_add_existing(study=study, usernames=lines, role=role)
         else:
-            made = services.study_people_create(study=study, lines=lines, role=role, delivery=mode,
+            made = study_people_create(study=study, lines=lines, role=role, delivery=mode,
                                                 created_by=request.user)
-    except services.PeopleError as exc:
+    except PeopleError as exc:
         return _study_detail(request, study, people_form=form, people_errors=exc.issues, status=400)
     if mode == "existing":
         messages.success(request, f"{len(users)} {role}{'s' if len(users) != 1 else ''} added: "
@@ -216,8 +222,8 @@ def signin_link(request, token: str):
     if request.method == "GET":
         return render(request, "annotation/signin_link.html", {"token": token})
     try:
-        user = services.signin_link_redeem(token=token)
-    except services.SignInLinkInvalid as exc:
+        user = signin_link_redeem(token=token)
+    except SignInLinkInvalid as exc:
         return render(request, "annotation/signin_link.html", {"error": str(exc)}, status=exc.status)
     login(request, user, backend="django.contrib.auth.backends.ModelBackend")
     messages.success(request, f"Welcome, {user.username}. You are signed in."
@@ -236,7 +242,7 @@ def study_member_remove(request, study):
     username, role = form.cleaned_data["username"], form.cleaned_data["role"]
     user = User.objects.filter(username=username).first()
     try:
-        removed = user is not None and services.study_member_remove(study=study, user=user, role=role)
+        removed = user is not None and membership.study_member_remove(study=study, user=user, role=role)
     except ValidationError as exc:
         messages.error(request, exc.messages[0])
     else:

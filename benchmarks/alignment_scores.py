@@ -40,14 +40,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from metrics.core.aligner import align  # noqa: E402
-from metrics.core.alignment import Alignment  # noqa: E402
-from metrics.core.alignment_scoring import (  # noqa: E402
-    align_scores,
-    link_scores,
-    paraphrase_scores,
-    paraphrase_table_from_alignments,
-    phrase_pairs,
-)
+from metrics.core.alignment.model import Alignment  # noqa: E402
+from metrics.core.alignment_scoring.links import link_scores
+from metrics.core.alignment_scoring.paraphrases import paraphrase_scores, paraphrase_table_from_alignments
+from metrics.core.alignment_scoring.phrases import align_scores, phrase_pairs
 from metrics.core.strongs import DEFAULT_IGNORED_IDS, load_verses, strongs_links, tag_tokens  # noqa: E402
 
 DEFAULT_BIBLE = ROOT.parent / "shared" / "data" / "bible" / "verses.jsonl.xz"

@@ -49,13 +49,14 @@ def main(argv=None) -> int:
     from django.contrib.auth.models import User
     from django.core.management import call_command
 
-    from annotation.judging import services as judging_services
     from annotation.judging.models import Judgment
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
     from annotation.models import Candidate, Original, System
-    from annotation.services import study_create
+    from annotation.services.studies import study_create
     from metrics.dashboard import selectors
     from metrics.dashboard.services.figures import study_answers
-    from metrics.reports.services import simulated_judges_fill
+    from metrics.reports.services.simulation import simulated_judges_fill
 
     call_command("migrate", verbosity=0)
     started = time.time()
@@ -68,8 +69,8 @@ def main(argv=None) -> int:
     Candidate.objects.bulk_create([
         Candidate(original=o, system=s, text=f"sentence {o.position} of {s.name} says it {k} times over")
         for o in originals for k, s in enumerate(systems)])
-    judging_services.design_update(study=study, changes={"seed": 7})
-    judging_services.study_judging_open(study=study)
+    design_update(study=study, changes={"seed": 7})
+    study_judging_open(study=study)
     study.refresh_from_db()
     simulated_judges_fill(study=study, n_judges=args.judges, judges_per_item=args.per_item, seed=1)
     print(f"study: {args.judges} judges, {Judgment.objects.filter(study=study).count():,} judgments, "

@@ -80,10 +80,11 @@ def setup(args, var_dir: Path) -> tuple[dict, int, str]:
     from django.contrib.auth.models import User
     from django.core.management import call_command
 
-    from annotation.judging import services as judging
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
     from annotation.models import Candidate, Original, System
     from annotation.participation.services import join_link_create
-    from annotation.services import study_create
+    from annotation.services.studies import study_create
 
     call_command("migrate", verbosity=0)
     owner = User.objects.create_user("bench-researcher", password=secrets.token_hex(8))
@@ -96,9 +97,9 @@ def setup(args, var_dir: Path) -> tuple[dict, int, str]:
     systems = System.objects.bulk_create([System(study=study, name=f"system{s}") for s in range(args.systems)])
     Candidate.objects.bulk_create([Candidate(original=o, system=s, text=f"{o.text[:-1]} as told by {s.name}.")
                                    for o in originals for s in systems])
-    judging.design_update(study=study, changes={"judges_mode": "k", "judges_per_item": 2,
+    design_update(study=study, changes={"judges_mode": "k", "judges_per_item": 2,
                                                 "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
-    judging.study_judging_open(study=study, user=owner)
+    study_judging_open(study=study, user=owner)
     link = join_link_create(study=study, role="judge", platform="prolific", items_per_participant=args.items,
                             completion_code="BENCH001")
     return env, study.pk, link.token

@@ -112,9 +112,9 @@ def build_study(args: argparse.Namespace) -> tuple[int, dict[str, str], float]:
     from rest_framework.authtoken.models import Token
 
     from annotation.enums import Role
-    from annotation.judging import services as judging
+    from annotation.judging.services.opening import study_judging_open
     from annotation.models import Candidate, Original, StudyMembership, System
-    from annotation.services import study_create
+    from annotation.services.studies import study_create
 
     owner = User.objects.create_user("bench-researcher", password=secrets.token_hex(8))
     study = study_create(name="Judging load", owner=owner)
@@ -131,7 +131,7 @@ def build_study(args: argparse.Namespace) -> tuple[int, dict[str, str], float]:
     StudyMembership.objects.bulk_create([StudyMembership(study=study, user=u, role=Role.JUDGE) for u in users])
     tokens = {u.username: Token.objects.create(user=u).key for u in users}
     start = time.perf_counter()
-    judging.study_judging_open(study=study, user=owner)
+    study_judging_open(study=study, user=owner)
     return study.pk, tokens, time.perf_counter() - start
 
 

@@ -23,7 +23,8 @@ call_command("migrate", verbosity=0)
 from django.contrib.auth.models import User  # noqa: E402
 
 from annotation.enums import Role  # noqa: E402
-from annotation.judging import services  # noqa: E402
+from annotation.judging.services.open_job import open_job_run, study_judging_open_start
+from annotation.judging.services.opening import study_judging_open, study_judging_reset  # noqa: E402
 from annotation.models import Candidate, Original, Study, StudyMembership, System  # noqa: E402
 
 n_judges = int(sys.argv[1]) if len(sys.argv) > 1 else 200
@@ -41,19 +42,19 @@ for j in range(n_judges):
 
 def run_sync():
     t = time.perf_counter()
-    s = services.study_judging_open(study=study)
+    s = study_judging_open(study=study)
     print(f"one transaction (study_judging_open): {time.perf_counter() - t:.2f} s  {s}")
-    services.study_judging_reset(study=study)
+    study_judging_reset(study=study)
 
 
 def run_job():
     t = time.perf_counter()
-    job = services.study_judging_open_start(study=study, background=True)
+    job = study_judging_open_start(study=study, background=True)
     print(f"request part (study_judging_open_start, background): {1000 * (time.perf_counter() - t):.0f} ms")
     t = time.perf_counter()
-    job = services.open_job_run(job_id=job.pk)
+    job = open_job_run(job_id=job.pk)
     print(f"worker part (open_job_run): {time.perf_counter() - t:.2f} s  {job.status} {job.summary}")
-    services.study_judging_reset(study=study)
+    study_judging_reset(study=study)
 
 
 order = os.environ.get("ORDER", "sync,job,sync,job").split(",")

@@ -118,11 +118,12 @@ def build_alignment_study(args: argparse.Namespace) -> tuple[int, dict[str, str]
     from django.contrib.auth.models import User
     from rest_framework.authtoken.models import Token
 
-    from annotation.alignment import services as alignment
     from annotation.alignment.importing import PairData, ParsedPairs
+    from annotation.alignment.services.assignments import alignment_config_update, assignments_create
+    from annotation.alignment.services.pairs import pairs_import_parsed
     from annotation.enums import Role
     from annotation.models import StudyMembership
-    from annotation.services import study_create
+    from annotation.services.studies import study_create
 
     owner = User.objects.create_user("bench-researcher", password=secrets.token_hex(8))
     study = study_create(name="Alignment load", owner=owner)
@@ -133,12 +134,12 @@ def build_alignment_study(args: argparse.Namespace) -> tuple[int, dict[str, str]
         t2 = [words[(3 * k + i) % len(words)] for i in range(7 + k % 11)]
         parsed.pairs.append(PairData(f"p{k}", f"p{k}", " ".join(t1), " ".join(t2), t1, t2, k + 1))
     start = time.perf_counter()
-    alignment.pairs_import_parsed(study=study, parsed=parsed)
+    pairs_import_parsed(study=study, parsed=parsed)
     User.objects.bulk_create([User(username=f"annotator{i:03d}") for i in range(args.users)])
     users = list(User.objects.filter(username__startswith="annotator"))
     StudyMembership.objects.bulk_create([StudyMembership(study=study, user=u, role=Role.ANNOTATOR) for u in users])
-    alignment.alignment_config_update(study=study, annotators_per_pair=1)
-    alignment.assignments_create(study=study)
+    alignment_config_update(study=study, annotators_per_pair=1)
+    assignments_create(study=study)
     tokens = {u.username: Token.objects.create(user=u).key for u in users}
     return study.pk, tokens, time.perf_counter() - start
 

@@ -179,10 +179,10 @@ def wait_runs(run_ids: list[int], timeout: float):
 
 
 def timed_runs(study, owner, slugs: list[str], chunk_size: int, timeout: float) -> tuple[float, list]:
-    from metrics import services
+    from metrics.services.runs import metric_run_create
 
     t0 = time.perf_counter()
-    run_ids = [services.metric_run_create(study=study, metric=s, created_by=owner, chunk_size=chunk_size).pk
+    run_ids = [metric_run_create(study=study, metric=s, created_by=owner, chunk_size=chunk_size).pk
                for s in slugs]
     runs = wait_runs(run_ids, timeout)
     wall = time.perf_counter() - t0
@@ -194,13 +194,13 @@ def timed_runs(study, owner, slugs: list[str], chunk_size: int, timeout: float) 
 
 def kill_check(study, owner, chunk_size: int, timeout: float, log_dir: Path) -> str:
     """Kill one worker's pool process mid-run; the run must still succeed with one score per candidate."""
-    from metrics import services
     from metrics.models import MetricRun, MetricRunChunk, MetricScore
+    from metrics.services.runs import metric_run_create
 
     workers = Workers(2, log_dir)
     try:
         workers.wait_ready(timeout)
-        run = services.metric_run_create(study=study, metric="bleu", created_by=owner, chunk_size=chunk_size,
+        run = metric_run_create(study=study, metric="bleu", created_by=owner, chunk_size=chunk_size,
                                          params={"lowercase": True})
         deadline = time.monotonic() + timeout
         while MetricRun.objects.get(pk=run.pk).progress_done < 2:

@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     from sacrebleu.metrics.bleu import BLEU
     from sacrebleu.significance import PairedTest
 
-    from metrics.core.base import paired_bootstrap
+    from metrics.core.base.bootstrap import paired_bootstrap
     from metrics.core.registry import available_metrics, create_metric
 
     kjv, web, source = load_pairs()

@@ -64,7 +64,7 @@ def _cache_path(signature: str) -> Path:
 
 def metric_scores(slug: str, originals, candidates, *, fresh: bool) -> tuple[np.ndarray | None, str]:
     """Sentence scores of one metric over all pairs (cached by signature), or (None, why skipped)."""
-    from metrics.core.base import MetricError
+    from metrics.core.base.params import MetricError
     from metrics.core.registry import create_metric, get_metric
 
     cls = get_metric(slug)
@@ -109,7 +109,7 @@ def pem_out_of_fold(features: np.ndarray, human: np.ndarray, groups: np.ndarray,
 
     from sklearn.model_selection import GroupKFold
 
-    from metrics.core.pem import pem_train
+    from metrics.core.pem.training import pem_train
 
     key = hashlib.sha256(features.tobytes() + human.tobytes() + repr(PEM_GRID).encode()).hexdigest()[:16]
     path = CACHE / f"pem-oof-{key}.json"

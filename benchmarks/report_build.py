@@ -97,7 +97,9 @@ def child(step: str, study_id: int, n_boot: int | None) -> None:
     django.setup()
     from annotation.judging.models import Judgment
     from annotation.models import Study
-    from metrics.reports import plots, selectors, services  # noqa: F401  (imports before measuring)
+    from metrics.reports import selectors
+    from metrics.reports.services.build import report_build, report_create
+    from metrics.reports.services.simulation import simulated_judges_fill  # noqa: F401  (imports before measuring)
 
     study = Study.objects.get(pk=study_id)
     Judgment.objects.filter(study=study).exists()  # the connection is open before measuring
@@ -106,17 +108,17 @@ def child(step: str, study_id: int, n_boot: int | None) -> None:
         with timer("fresh process: read the judgments frame"):
             selectors.report_judgment_inputs(study=study)
     elif step in ("export-tidy", "export-wide"):
-        from annotation.judging import selectors as judging_selectors
         from annotation.judging.exports import csv_lines
+        from annotation.judging.selectors.export_rows import export_tidy_rows, export_wide_rows
 
-        rows = judging_selectors.export_tidy_rows if step == "export-tidy" else judging_selectors.export_wide_rows
+        rows = export_tidy_rows if step == "export-tidy" else export_wide_rows
         with timer(f"fresh process: judgments CSV, {step[7:]} (streamed)"), open(os.devnull, "w") as sink:
             size = sum(sink.write(line) for line in csv_lines(rows(study=study)))
         print(f"  {size / 2**20:.1f} MiB of CSV", flush=True)
     else:
-        report = services.report_create(study=study, settings={"n_boot": n_boot}, enqueue=False)
+        report = report_create(study=study, settings={"n_boot": n_boot}, enqueue=False)
         with timer("fresh process: report_build"):
-            report = services.report_build(report_id=report.pk)
+            report = report_build(report_id=report.pk)
         assert report.status == "succeeded", report.error
 
 
@@ -145,12 +147,16 @@ def main() -> None:
     from django.contrib.auth.models import User
     from django.core.management import call_command
 
-    from annotation.judging import selectors as judging_selectors
-    from annotation.judging import services as judging_services
+    from annotation.judging.selectors.qc import judgments_fingerprint
+    from annotation.judging.services.opening import study_judging_open
     from annotation.models import Candidate, Original, System
-    from annotation.services import study_create
-    from metrics import services as metric_services
-    from metrics.reports import exports, selectors, services
+    from annotation.services.studies import study_create
+    from metrics.reports import selectors
+    from metrics.reports.exports.bundle import report_zip
+    from metrics.reports.services.build import report_build, report_create
+    from metrics.reports.services.simulation import simulated_judges_fill
+    from metrics.services.runs import metric_run_create
+    from metrics.services.worker import metric_run_execute
 
     call_command("migrate", verbosity=0)
     timer = Timer()
@@ -166,25 +172,25 @@ def main() -> None:
             Candidate(original=o, system=s, text=f"sentence {o.position} of {s.name} says it {k} times over")
             for o in originals for k, s in enumerate(systems)], batch_size=5000)
     with timer("open judging (controls)"):
-        judging_services.study_judging_open(study=study)
+        study_judging_open(study=study)
         study.refresh_from_db()
     with timer(f"simulate {args.judges} judges"):
-        summary = services.simulated_judges_fill(study=study, n_judges=args.judges, seed=1)
+        summary = simulated_judges_fill(study=study, n_judges=args.judges, seed=1)
     n_items = summary.items
     print(f"  {summary.judgments_created:,} judgments = {summary.judgments_created * 4:,} scores on {n_items:,} items",
           flush=True)
     with timer("BLEU run (in-process)"):
-        run = metric_services.metric_run_create(study=study, metric="bleu", enqueue=False)
-        metric_services.metric_run_execute(run_id=run.pk)
+        run = metric_run_create(study=study, metric="bleu", enqueue=False)
+        metric_run_execute(run_id=run.pk)
     with timer("read the judgments frame (alone)"):
         selectors.report_judgment_inputs(study=study)
-    report = services.report_create(study=study, settings={"n_boot": args.n_boot}, enqueue=False)
+    report = report_create(study=study, settings={"n_boot": args.n_boot}, enqueue=False)
     with timer("report_build (read, statistics, figures, save)"):
-        report = services.report_build(report_id=report.pk)
+        report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     with timer("exports (ZIP of everything)"):
-        data = exports.report_zip(report)
-    print(f"  ZIP {len(data) / 2**20:.1f} MiB; judgments fingerprint {judging_selectors.judgments_fingerprint(study=study)}")
+        data = report_zip(report)
+    print(f"  ZIP {len(data) / 2**20:.1f} MiB; judgments fingerprint {judgments_fingerprint(study=study)}")
     print(f"peak RSS {timer.peak:.0f} MiB; "
           f"n_boot {report.result['settings']['n_boot']}; database {report._state.db} "
           f"({'PostgreSQL' if args.database_url else 'SQLite file'})", flush=True)

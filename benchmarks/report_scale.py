@@ -38,8 +38,7 @@ CRITERIA = ("adequacy", "fluency", "dissimilarity", "overall")
 
 
 def make_study(n_originals: int):
-    from metrics.core.stats import simulate_judgments, simulate_metric_scores
-    from metrics.core.stats.simulate import DEFAULT_SYSTEMS
+    from metrics.core.stats.simulate import DEFAULT_SYSTEMS, simulate_judgments, simulate_metric_scores
 
     systems = dict(DEFAULT_SYSTEMS)
     systems["machine3"] = {"adequacy": 3.0, "fluency": 3.0, "dissimilarity": 3.2, "overall": 2.7}
@@ -49,7 +48,7 @@ def make_study(n_originals: int):
 
 
 def run_paraeval(judgments, metrics, n_boot):
-    from metrics.core.stats import build_report
+    from metrics.core.stats.report import build_report
 
     report = build_report(judgments, metrics, n_boot=n_boot)
     return len(json.dumps(report, allow_nan=False))

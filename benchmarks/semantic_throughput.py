@@ -66,7 +66,7 @@ def main(argv=None) -> int:
     import torch
 
     from metrics.core.registry import create_metric
-    from metrics.core.semantic import missing_requirements
+    from metrics.core.semantic.models import missing_requirements
 
     if missing_requirements():
         print(f"needs {', '.join(missing_requirements())}: make install-semantic", file=sys.stderr)

@@ -84,6 +84,7 @@ def main(argv=None) -> int:
 
     import metrics.core.base as base
     from benchmarks.metrics_throughput import load_pairs, take
+    from metrics.core.base.bootstrap import paired_approximate_randomization, paired_bootstrap, pairwise_tests
     from metrics.core.registry import available_metrics, create_metric
 
     new = hasattr(base, "pairwise_tests")
@@ -108,8 +109,8 @@ def main(argv=None) -> int:
             fresh = create_metric("bleu")
             sa, sb = fresh.segment_stats(o, a), fresh.segment_stats(o, b)
             if test == "bs":
-                return base.paired_bootstrap(fresh, sa, sb, n_resamples=m, seed=12345)
-            return base.paired_approximate_randomization(fresh, sa, sb, n_trials=m, seed=12345)
+                return paired_bootstrap(fresh, sa, sb, n_resamples=m, seed=12345)
+            return paired_approximate_randomization(fresh, sa, sb, n_trials=m, seed=12345)
 
         def theirs():
             _, scores = PairedTest([("a", a), ("b", b)], {"BLEU": BLEU()}, [o], test_type=test, n_samples=m)()
@@ -124,8 +125,8 @@ def main(argv=None) -> int:
 
         def ours_resampling():
             if test == "bs":
-                return base.paired_bootstrap(bleu, sa, sb, n_resamples=m, seed=12345)
-            return base.paired_approximate_randomization(bleu, sa, sb, n_trials=m, seed=12345)
+                return paired_bootstrap(bleu, sa, sb, n_resamples=m, seed=12345)
+            return paired_approximate_randomization(bleu, sa, sb, n_trials=m, seed=12345)
 
         r_ours, c_ours, w_ours = _timed(ours, args.repeat)
         p_theirs, c_theirs, w_theirs = _timed(theirs, args.repeat)
@@ -184,9 +185,9 @@ def main(argv=None) -> int:
         for nm, metric in metrics.items():
             mats = list(stats[nm])
             if new:
-                out[nm] = base.pairwise_tests(metric, mats, test=test, n_resamples=m, seed=12345)
+                out[nm] = pairwise_tests(metric, mats, test=test, n_resamples=m, seed=12345)
             else:
-                out[nm] = [base.paired_bootstrap(metric, mats[i], mats[j], n_resamples=m, seed=12345).pvalue
+                out[nm] = [paired_bootstrap(metric, mats[i], mats[j], n_resamples=m, seed=12345).pvalue
                            for i, j in itertools.combinations(range(len(mats)), 2)]
         return out
 
@@ -198,7 +199,7 @@ def main(argv=None) -> int:
         if new and test == "bs":
             # Spot check against the plain pairwise test.
             nm = names[0]
-            p01 = base.paired_bootstrap(metrics[nm], stats[nm][0], stats[nm][1], n_resamples=m, seed=12345).pvalue
+            p01 = paired_bootstrap(metrics[nm], stats[nm][0], stats[nm][1], n_resamples=m, seed=12345).pvalue
             print(f"  check: {nm} s0 vs s1 p = {res[nm].pvalues[0][1]:.4f} = paired_bootstrap {p01:.4f}: "
                   f"{res[nm].pvalues[0][1] == p01}")
     return 0

@@ -21,8 +21,11 @@ from rest_framework.views import APIView
 
 from annotation.web import get_managed_study
 from config.parsers import upload_size_check
+from metrics.services.pem_models import pem_model_create
+from metrics.services.resources import RESOURCE_MAX_BYTES, metric_resource_create
+from metrics.services.runs import metric_run_cancel, metric_run_create, metric_run_retry
 
-from . import selectors, services
+from . import selectors
 from .enums import Against, ResourceKind
 from .exports import run_export_csv, run_export_json
 from .models import MetricRun
@@ -166,7 +169,7 @@ class MetricRunCreateApi(APIView):
             if pk not in usable:
                 raise ValidationError({"resources": [f"resource #{pk} ({name}) does not exist or is not yours to use"]})
         try:
-            run = services.metric_run_create(
+            run = metric_run_create(
                 study=study, metric=args["metric"], params=args["params"], against=args["against"],
                 resources=args["resources"], chunk_size=args["chunk_size"], created_by=request.user)
         except DjangoValidationError as exc:
@@ -183,7 +186,7 @@ class MetricRunDetailApi(APIView):
 class MetricRunCancelApi(APIView):
     @extend_schema(request=None, responses=MetricRunOutputSerializer, summary="Cancel a queued or running run")
     def post(self, request, study_id: int, run_id: int):
-        run = services.metric_run_cancel(run=_get_run(request, study_id, run_id))
+        run = metric_run_cancel(run=_get_run(request, study_id, run_id))
         return Response(MetricRunOutputSerializer(run).data)
 
 
@@ -191,7 +194,7 @@ class MetricRunRetryApi(APIView):
     @extend_schema(request=None, responses=MetricRunOutputSerializer, summary="Queue a failed or cancelled run again")
     def post(self, request, study_id: int, run_id: int):
         try:
-            run = services.metric_run_retry(run=_get_run(request, study_id, run_id))
+            run = metric_run_retry(run=_get_run(request, study_id, run_id))
         except DjangoValidationError as exc:
             raise _drf_error(exc) from None
         return Response(MetricRunOutputSerializer(run).data)
@@ -300,9 +303,9 @@ class MetricResourceUploadApi(APIView):
         study = get_managed_study(request, study_id)
         data = self.MetricResourceUploadInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        upload_size_check(data.validated_data["file"], services.RESOURCE_MAX_BYTES, "PARAEVAL_RESOURCE_MAX_BYTES")
+        upload_size_check(data.validated_data["file"], RESOURCE_MAX_BYTES, "PARAEVAL_RESOURCE_MAX_BYTES")
         try:
-            res = services.metric_resource_create(owner=request.user, study=study, **data.validated_data)
+            res = metric_resource_create(owner=request.user, study=study, **data.validated_data)
         except DjangoValidationError as exc:
             raise _drf_error(exc) from None
         return Response(MetricResourceOutputSerializer(res).data, status=status.HTTP_201_CREATED)
@@ -357,7 +360,7 @@ class PemModelTrainApi(APIView):
             if pk not in usable:
                 raise ValidationError({"feature_resources": [f"resource #{pk} ({name}) is not yours to use"]})
         try:
-            model = services.pem_model_create(study=study, created_by=request.user, **data.validated_data)
+            model = pem_model_create(study=study, created_by=request.user, **data.validated_data)
         except DjangoValidationError as exc:
             raise _drf_error(exc) from None
         return Response(PemModelOutputSerializer(model).data, status=status.HTTP_201_CREATED)

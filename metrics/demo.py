@@ -9,8 +9,8 @@ to start from the page.
 from __future__ import annotations
 
 from metrics.core.registry import available_metrics
-
-from . import services
+from metrics.services.runs import metric_run_create
+from metrics.services.worker import metric_run_execute
 
 DEMO_METRICS = ("bleu", "pinc")
 
@@ -20,9 +20,9 @@ def setup(*, study, accounts, stdout=None) -> None:
     for slug in DEMO_METRICS:
         if slug not in registered:
             continue
-        run = services.metric_run_create(study=study, metric=slug, created_by=accounts.get("researcher"),
+        run = metric_run_create(study=study, metric=slug, created_by=accounts.get("researcher"),
                                          enqueue=False)
-        run = services.metric_run_execute(run_id=run.pk)
+        run = metric_run_execute(run_id=run.pk)
         if stdout is not None:
             score = "—" if run.corpus_score is None else f"{run.corpus_score:.4f}"
             stdout.write(f"  metric run: {slug} on the demo study: {run.status}, corpus score {score}\n")

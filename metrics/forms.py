@@ -165,7 +165,7 @@ class MetricResourceUploadForm(forms.Form):
 
     def clean_file(self):
         f = self.cleaned_data["file"]
-        from .services import RESOURCE_MAX_BYTES
+        from metrics.services.resources import RESOURCE_MAX_BYTES
 
         if f.size > RESOURCE_MAX_BYTES:
             raise forms.ValidationError(f"The file is {f.size:,} bytes; the limit is {RESOURCE_MAX_BYTES:,}.")

@@ -17,7 +17,8 @@ from django.db.models import Q, QuerySet
 
 from annotation.enums import JobStatus, Role, SystemKind
 from annotation.models import Study
-from metrics.core.base import Metric, ResourceSpec
+from metrics.core.base.metric import Metric
+from metrics.core.base.resources import ResourceSpec
 from metrics.core.cards import card_rows
 from metrics.core.registry import available_metrics, get_metric
 
@@ -205,7 +206,8 @@ def pem_training_targets(*, study: Study) -> pd.DataFrame:
     mean plus the controls' fixed scores). ``original`` is the original's
     external id, the group that train and test are split by.
     """
-    from annotation.judging.selectors import judgments_frame, study_control_expected
+    from annotation.judging.selectors.design import study_control_expected
+    from annotation.judging.selectors.frame import judgments_frame
 
     frame = judgments_frame(study=study, include_excluded_judges=False)
     if frame is None or frame.empty:

@@ -35,7 +35,9 @@ from __future__ import annotations
 from celery import group, shared_task
 from django.db import InterfaceError, OperationalError
 
-from . import services
+from metrics.services.pem_models import pem_model_fail, pem_model_train
+from metrics.services.runs import metric_run_fail
+from metrics.services.worker import metric_run_chunk_execute, metric_run_start
 
 # Transient database trouble (SQLite busy beyond its timeout, a dropped
 # PostgreSQL connection) is worth a retry; everything else is recorded on the run.
@@ -45,10 +47,10 @@ _TRANSIENT = (OperationalError, InterfaceError)
 @shared_task(name="metrics.metric_run_start", bind=True, acks_late=True, max_retries=3)
 def metric_run_start_task(self, run_id: int) -> None:
     try:
-        chunk_ids = services.metric_run_start(run_id=run_id)
+        chunk_ids = metric_run_start(run_id=run_id)
     except _TRANSIENT as exc:
         if self.request.retries >= self.max_retries:
-            services.metric_run_fail(run_id=run_id, error=f"database error: {exc}")
+            metric_run_fail(run_id=run_id, error=f"database error: {exc}")
             return
         raise self.retry(exc=exc, countdown=2 ** self.request.retries)
     if chunk_ids:
@@ -58,10 +60,10 @@ def metric_run_start_task(self, run_id: int) -> None:
 @shared_task(name="metrics.metric_run_chunk", bind=True, acks_late=True, max_retries=5)
 def metric_run_chunk_task(self, run_id: int, chunk_id: int) -> None:
     try:
-        services.metric_run_chunk_execute(run_id=run_id, chunk_id=chunk_id)
+        metric_run_chunk_execute(run_id=run_id, chunk_id=chunk_id)
     except _TRANSIENT as exc:
         if self.request.retries >= self.max_retries:
-            services.metric_run_fail(run_id=run_id, error=f"database error in chunk {chunk_id}: {exc}")
+            metric_run_fail(run_id=run_id, error=f"database error in chunk {chunk_id}: {exc}")
             return
         raise self.retry(exc=exc, countdown=1 + 2 ** self.request.retries)
 
@@ -69,9 +71,9 @@ def metric_run_chunk_task(self, run_id: int, chunk_id: int) -> None:
 @shared_task(name="metrics.pem_model_train", bind=True, acks_late=True, max_retries=3)
 def pem_model_train_task(self, pem_model_id: int) -> None:
     try:
-        services.pem_model_train(pem_model_id=pem_model_id)
+        pem_model_train(pem_model_id=pem_model_id)
     except _TRANSIENT as exc:
         if self.request.retries >= self.max_retries:
-            services.pem_model_fail(pem_model_id=pem_model_id, error=f"database error: {exc}")
+            pem_model_fail(pem_model_id=pem_model_id, error=f"database error: {exc}")
             return
         raise self.retry(exc=exc, countdown=2 ** self.request.retries)

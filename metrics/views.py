@@ -16,8 +16,11 @@ from django.views.decorators.http import require_GET, require_POST
 from annotation.web import researcher_study_required, study_context
 from metrics.core.cards import direction_text
 from metrics.core.registry import UnknownMetric
+from metrics.services.pem_models import PEM_FEATURE_RESOURCES, pem_model_create, pem_model_run_create
+from metrics.services.resources import metric_resource_create
+from metrics.services.runs import metric_run_cancel, metric_run_create, metric_run_retry
 
-from . import selectors, services
+from . import selectors
 from .exports import run_export_csv, run_export_json
 from .forms import MetricResourceUploadForm, MetricRunForm, PemTrainForm
 from .models import MetricRun, PemModel
@@ -37,7 +40,7 @@ def _pem_resource_specs() -> list[dict]:
         entry = selectors.metric_catalog_entry("pem")
     except KeyError:
         return []
-    return [r for r in entry["resources"] if r["name"] in services.PEM_FEATURE_RESOURCES]
+    return [r for r in entry["resources"] if r["name"] in PEM_FEATURE_RESOURCES]
 
 
 def _run_status_url(study, run) -> str:
@@ -52,7 +55,7 @@ def runs(request, study):
     form = MetricRunForm(request.POST or None, catalog=catalog, resources=resources)
     if request.method == "POST" and form.is_valid():
         try:
-            run = services.metric_run_create(study=study, created_by=request.user, **form.run_arguments())
+            run = metric_run_create(study=study, created_by=request.user, **form.run_arguments())
         except ValidationError as exc:
             for msg in _messages_of(exc):
                 form.add_error(None, msg)
@@ -128,7 +131,7 @@ def run_status(request, study, run_id: int):
 @require_POST
 def run_cancel(request, study, run_id: int):
     run = get_object_or_404(MetricRun, pk=run_id, study=study)
-    run = services.metric_run_cancel(run=run)
+    run = metric_run_cancel(run=run)
     if run.status == "cancelled":
         messages.info(request, f"Run #{run.pk} of {run.metric} is cancelled.")
     else:
@@ -143,7 +146,7 @@ def run_cancel(request, study, run_id: int):
 def run_retry(request, study, run_id: int):
     run = get_object_or_404(MetricRun, pk=run_id, study=study)
     try:
-        services.metric_run_retry(run=run)
+        metric_run_retry(run=run)
     except ValidationError as exc:
         messages.error(request, " ".join(_messages_of(exc)))
     else:
@@ -173,7 +176,7 @@ def resource_upload(request, study):
     form = MetricResourceUploadForm(request.POST, request.FILES)
     if form.is_valid():
         try:
-            res = services.metric_resource_create(
+            res = metric_resource_create(
                 name=form.cleaned_data["name"], kind=form.cleaned_data["kind"], file=form.cleaned_data["file"],
                 owner=request.user, study=study, description=form.cleaned_data["description"])
         except ValidationError as exc:
@@ -193,7 +196,7 @@ def pem_train(request, study):
     form = PemTrainForm(request.POST, resource_specs=_pem_resource_specs(), resources=resources)
     if form.is_valid():
         try:
-            model = services.pem_model_create(
+            model = pem_model_create(
                 study=study, name=form.cleaned_data["name"], created_by=request.user,
                 feature_resources=form.feature_resources(), test_share=form.cleaned_data["test_share"],
                 seed=form.cleaned_data["seed"])
@@ -220,7 +223,7 @@ def pem_run(request, study, pem_id: int):
     """Score this study with a trained PEM model (trained here or on another study)."""
     model = _usable_pem_model(request, pem_id)
     try:
-        run = services.pem_model_run_create(pem_model=model, study=study, created_by=request.user)
+        run = pem_model_run_create(pem_model=model, study=study, created_by=request.user)
     except ValidationError as exc:
         messages.error(request, "The PEM run was not started: " + " ".join(_messages_of(exc)))
     else:

@@ -79,7 +79,7 @@ def make_user(db):
     def make(username: str, *, password: str = "pw", researcher: bool = False) -> User:
         user = User.objects.create_user(username=username, password=password)
         if researcher:
-            from annotation.services import researcher_grant
+            from annotation.services.studies import researcher_grant
 
             researcher_grant(user=user)
         return user
@@ -102,7 +102,7 @@ def study(researcher):
 
 @pytest.fixture
 def judge(make_user, study):
-    from annotation.services import study_member_add
+    from annotation.services.membership import study_member_add
 
     user = make_user("jude")
     study_member_add(study=study, user=user, role=Role.JUDGE)
@@ -111,7 +111,7 @@ def judge(make_user, study):
 
 @pytest.fixture
 def annotator(make_user, study):
-    from annotation.services import study_member_add
+    from annotation.services.membership import study_member_add
 
     user = make_user("anna")
     study_member_add(study=study, user=user, role=Role.ANNOTATOR)

@@ -57,7 +57,8 @@ def test_every_metric_that_needs_no_trained_model_scores_the_demo_study(tmp_path
     """The demo carries a reference (the WEB) so that reference-based metrics run too."""
     from metrics.core.registry import available_metrics
     from metrics.models import MetricRun
-    from metrics.services import metric_run_create, metric_run_execute
+    from metrics.services.runs import metric_run_create
+    from metrics.services.worker import metric_run_execute
 
     call_command("load_demo", "--quiet-credentials")
     study = Study.objects.get(name=DEMO_STUDY_NAME)

@@ -15,11 +15,12 @@ SCRIPT = """
 import time, django
 django.setup()
 from django.contrib.auth.models import User
-from annotation import services
+from annotation.services.imports import study_import_file
+from annotation.services.studies import study_create
 owner = User.objects.create_user("stack-owner")
-study = services.study_create(name="Stack", owner=owner)
+study = study_create(name="Stack", owner=owner)
 rows = ["original_id,original,system,candidate"] + [f"{i},Sentence {i}.,human,Phrase {i}." for i in range(300)]
-job = services.study_import_file(study=study, data=("\\n".join(rows) + "\\n").encode(), filename="s.csv", background=True)
+job = study_import_file(study=study, data=("\\n".join(rows) + "\\n").encode(), filename="s.csv", background=True)
 assert job.status == "queued", job.status
 deadline = time.monotonic() + 90
 while time.monotonic() < deadline:

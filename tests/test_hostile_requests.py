@@ -30,7 +30,8 @@ def test_nul_in_urls_queries_and_forms_is_a_400(client, researcher, study):
 
 
 def test_jsonl_study_import_refuses_nul_and_deep_nesting_with_line_numbers(study):
-    from annotation.importing import StudyImportError, parse_study_file
+    from annotation.importing.reading import StudyImportError
+    from annotation.importing.studies import parse_study_file
 
     nul = '{"original_id": "1", "original": "a\\u0000b", "system": "s", "candidate": "c"}\n'
     with pytest.raises(StudyImportError, match="line 1: contains a NUL character"):
@@ -41,7 +42,7 @@ def test_jsonl_study_import_refuses_nul_and_deep_nesting_with_line_numbers(study
 
 
 def test_jsonl_lines_may_hold_unicode_line_separators_inside_strings():
-    from annotation.importing import parse_study_file
+    from annotation.importing.studies import parse_study_file
 
     row = {"original_id": "1", "original": "first\u2028second\u0085third", "system": "s", "candidate": "c\u2029d"}
     parsed = parse_study_file((json.dumps(row, ensure_ascii=False) + "\n").encode(), filename="d.jsonl")
@@ -49,7 +50,8 @@ def test_jsonl_lines_may_hold_unicode_line_separators_inside_strings():
 
 
 def test_alignment_json_readers_refuse_deep_nesting_and_keep_unicode_separators():
-    from metrics.core.alignment import FormatError, read_json
+    from metrics.core.alignment.model import FormatError
+    from metrics.core.alignment.table_formats import read_json
 
     with pytest.raises(FormatError, match="nested too deeply"):
         read_json("[" * 5000 + "]" * 5000)

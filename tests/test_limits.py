@@ -63,12 +63,13 @@ def test_api_uploads_over_the_limit_are_refused_from_their_size_before_a_byte_is
 
 def test_a_metric_resource_over_the_limit_is_refused_before_it_is_read_or_hashed(
         api_client, researcher, study, monkeypatch, reads):
-    from metrics import services
+    from metrics import apis
     from metrics.models import MetricResource
+    from metrics.services import resources
 
-    # The API reads the package's name; the service reads its own module's (metrics.services.resources).
-    monkeypatch.setattr(services, "RESOURCE_MAX_BYTES", 100)
-    monkeypatch.setattr(services.resources, "RESOURCE_MAX_BYTES", 100)
+    # The API checks the size with the name it imported; the service reads its own module's.
+    monkeypatch.setattr(apis, "RESOURCE_MAX_BYTES", 100)
+    monkeypatch.setattr(resources, "RESOURCE_MAX_BYTES", 100)
     api_client.force_authenticate(researcher)
     r = api_client.post(f"/api/studies/{study.pk}/metric-resources/upload/",
                         {"file": NamedBytes(b"x" * 101, "big.txt"), "kind": "other"}, format="multipart")
@@ -92,20 +93,23 @@ def test_a_metric_run_on_a_decompression_bomb_fails_with_the_reason_and_leaves_n
 
     from django.core.files.base import ContentFile
 
-    from metrics import services
     from metrics.core import compressed
+    from metrics.services.instances import metric_cache
+    from metrics.services.resources import metric_resource_create
+    from metrics.services.runs import metric_run_create
+    from metrics.services.worker import metric_run_execute
 
     cache = tmp_path / "cache"
     monkeypatch.setenv("PARAEVAL_CACHE_DIR", str(cache))
     monkeypatch.setattr(compressed, "DECOMPRESSED_MAX_BYTES", 1024 * 1024)
-    services.metric_cache.clear()
+    metric_cache.clear()
     arpa = b"\\data\\\nngram 1=3\n\n\\1-grams:\n" + b"-1.0\tthe\n" * 500_000  # 4.5 MB unpacked
-    bomb = services.metric_resource_create(name="lm", kind="language_model", owner=researcher, study=study,
+    bomb = metric_resource_create(name="lm", kind="language_model", owner=researcher, study=study,
                                            file=ContentFile(lzma.compress(arpa), name="lm.arpa.xz"))
     assert bomb.size < 50_000
-    run = services.metric_run_create(study=study, metric="lm-fluency", resources={"model": bomb.pk},
+    run = metric_run_create(study=study, metric="lm-fluency", resources={"model": bomb.pk},
                                      created_by=researcher, enqueue=False)
-    run = services.metric_run_execute(run_id=run.pk)
+    run = metric_run_execute(run_id=run.pk)
     assert run.status == "failed"
     assert "expands to more than 1,048,576 bytes (PARAEVAL_DECOMPRESSED_MAX_BYTES)" in run.error
     assert not cache.exists() or list(cache.iterdir()) == []

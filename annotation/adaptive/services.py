@@ -156,7 +156,7 @@ def adaptive_refresh(*, study: Study) -> dict:
 @transaction.atomic
 def adaptive_stop(*, study: Study, reason: str) -> int:
     """Stop the study's judging here: release every unrated item; returns how many were released."""
-    from annotation.judging.services import assignment_release_unfinished
+    from annotation.judging.services.assignments import assignment_release_unfinished
 
     from .models import AdaptiveAllocation
 
@@ -176,7 +176,7 @@ def _refresh_due(state: dict) -> bool:
 
 def _refresh_request(study_id: int, state: dict) -> None:
     """Queue a refresh if none ran lately; the conditional update lets one process in."""
-    from annotation.services import job_enqueue
+    from annotation.services.jobs import job_enqueue
 
     from .models import AdaptiveAllocation
     from .tasks import adaptive_refresh_task

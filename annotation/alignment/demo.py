@@ -16,9 +16,12 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from metrics.core.alignment import Alignment, load_groups
+from annotation.alignment.services.assignments import alignment_config_update, assignments_create
+from annotation.alignment.services.pairs import pairs_import_parsed
+from annotation.alignment.services.systems import system_alignments_store
+from metrics.core.alignment.io import load_groups
+from metrics.core.alignment.model import Alignment
 
-from . import services
 from .enums import AlignmentSystemKind
 from .importing import PairData, ParsedPairs
 from .models import AlignmentPair
@@ -47,15 +50,15 @@ def setup(*, study, accounts, stdout=None) -> None:
                 if name in m["alignments"]:  # machine members have no Strong's (pivot) alignment
                     automatic[name][pid] = m["alignments"][name]
     with transaction.atomic():
-        services.pairs_import_parsed(study=study, parsed=parsed)
+        pairs_import_parsed(study=study, parsed=parsed)
         ids = dict(AlignmentPair.objects.filter(study=study).values_list("external_id", "pk"))
         systems = {}
         for name, (kind, description) in SYSTEMS.items():
-            systems[name] = services.system_alignments_store(
+            systems[name] = system_alignments_store(
                 study=study, name=name, kind=kind, description=description,
                 alignments={ids[pid]: a for pid, a in automatic[name].items()})
-        services.alignment_config_update(study=study, annotators_per_pair=1, prefill_system=systems[PREFILL])
-        result = services.assignments_create(study=study, annotators=[accounts["annotator"]])
+        alignment_config_update(study=study, annotators_per_pair=1, prefill_system=systems[PREFILL])
+        result = assignments_create(study=study, annotators=[accounts["annotator"]])
     if stdout is not None:
         stdout.write(f"alignment: {len(parsed.pairs)} pairs in {len(groups)} groups, systems "
                      f"{', '.join(SYSTEMS)}; {result['created']} pairs assigned to 'annotator'\n")

@@ -16,7 +16,8 @@ import re
 from django.contrib.auth.models import User
 
 from annotation.models import Study
-from metrics.core.alignment import Alignment, dumps
+from metrics.core.alignment.io import dumps
+from metrics.core.alignment.model import Alignment
 from metrics.core.text import TOKENIZER_VERSION
 
 from . import selectors

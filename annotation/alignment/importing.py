@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from annotation.importing import (
+from annotation.importing.reading import (
     ImportIssue,
     StudyImportError,
     csv_records,

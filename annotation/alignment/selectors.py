@@ -13,7 +13,7 @@ from django.db.models import Count, Q, QuerySet, Sum
 
 from annotation.enums import Role
 from annotation.models import Study, StudyMembership
-from metrics.core.alignment import Alignment
+from metrics.core.alignment.model import Alignment
 
 from .enums import AssignmentStatus
 from .models import (

@@ -8,16 +8,17 @@ a finished run alone, so a redelivered message changes nothing.
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from . import services
+from annotation.alignment.services.scoring import scoring_run_execute
+from annotation.alignment.services.systems import aligner_run_execute
 
 RETRY = {"autoretry_for": (OperationalError, InterfaceError), "retry_backoff": 2, "max_retries": 3}
 
 
 @shared_task(name="alignment.scoring_run", acks_late=True, **RETRY)
 def scoring_run_task(run_id: int) -> None:
-    services.scoring_run_execute(run_id=run_id)
+    scoring_run_execute(run_id=run_id)
 
 
 @shared_task(name="alignment.aligner_run", acks_late=True, **RETRY)
 def aligner_run_task(run_id: int) -> None:
-    services.aligner_run_execute(run_id=run_id)
+    aligner_run_execute(run_id=run_id)

@@ -6,13 +6,13 @@ import json
 
 from django import forms
 
+from annotation.judging.services.design import EDITABLE_WHEN_FROZEN, expected_kept
 from metrics.core.controls import CONTROL_KINDS
 
-from . import scales, services
+from . import scales
 from .enums import EsaPrefill, JudgesMode
 from .models import MAX_CONTROLS_PER_KIND, JudgingDesign
 from .protocols.registry import protocol_choices
-from .services import EDITABLE_WHEN_FROZEN
 
 CONTROL_LABELS = {
     "identical": "The original itself",
@@ -215,7 +215,7 @@ class DesignForm(forms.Form):
             out["expected_scores"] = expected
         else:
             # New structure: keep what still fits (the service drops the rest).
-            out["expected_scores"] = services.expected_kept(expected, criteria)
+            out["expected_scores"] = expected_kept(expected, criteria)
         return out
 
 

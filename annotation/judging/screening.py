@@ -286,7 +286,7 @@ def qc_auto_check(*, assignment: Assignment, settings: ScreeningSettings | None 
         item__candidate__system__kind__in=list(CONTROL_KIND_OF_SYSTEM_KIND)).count()
     if n_controls < settings.qc_auto_min_controls:
         return False
-    from .selectors import study_control_expected, study_qc_tests
+    from annotation.judging.selectors.design import study_control_expected, study_qc_tests
 
     frame = judge_frame(assignment)
     study = Study(pk=assignment.study_id)

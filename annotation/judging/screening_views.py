@@ -19,11 +19,12 @@ from django.utils.translation import get_language_bidi
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from annotation.judging.selectors.design import study_criteria
 from annotation.models import Study
 from annotation.web import AuthenticatedHttpRequest, end_code_context, participant_page, researcher_study_required
 from metrics.core.tabular import TabularError
 
-from . import scales, screening, selectors, training
+from . import scales, screening, training
 from .enums import AttentionPolicy
 from .errors import JudgingError
 from .models import Assignment, AttentionCheck, JudgingDesign, ScreeningSettings
@@ -237,7 +238,7 @@ class ScreeningForm(forms.ModelForm):
 def screening_context(study) -> dict:
     """What the design page's "Training and screening" section renders."""
     settings = screening.settings_for_study(study=study) or ScreeningSettings(study=study)
-    criteria = selectors.study_criteria(study=study)
+    criteria = study_criteria(study=study)
     items = training.training_items(study=study)
     unit = protocol_for_study(study=study)
     if not unit.training_tolerances:  # answers are not values on a scale: no tolerance per criterion
@@ -262,7 +263,7 @@ def screening_settings(request, study):
     settings = screening.settings_for_study(study=study) or ScreeningSettings(study=study)
     unit = protocol_for_study(study=study)
     tolerances = unit.training_tolerances
-    form = ScreeningForm(request.POST, instance=settings, criteria=selectors.study_criteria(study=study) if tolerances else [],
+    form = ScreeningForm(request.POST, instance=settings, criteria=study_criteria(study=study) if tolerances else [],
                          tolerances=tolerances, questions=unit.training_questions_checked)
     if not form.is_valid():
         messages.error(request, "Screening settings not saved: " + "; ".join(

@@ -8,14 +8,14 @@ A finished job is left alone, so a redelivered message changes nothing.
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from . import services
+from annotation.judging.services.open_job import open_job_run
 
 RETRY = {"autoretry_for": (OperationalError, InterfaceError), "retry_backoff": 2, "max_retries": 3}
 
 
 @shared_task(name="judging.open_job_run", acks_late=True, **RETRY)
 def open_job_run_task(job_id: int) -> None:
-    services.open_job_run(job_id=job_id)
+    open_job_run(job_id=job_id)
 
 
 @shared_task(name="judging.qc_auto_check", acks_late=True, **RETRY)

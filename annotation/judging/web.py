@@ -25,11 +25,13 @@ from django.utils.text import slugify
 from rest_framework.response import Response
 
 from annotation.enums import JobStatus, Role, StudyStatus
+from annotation.judging.selectors.design import study_criteria
+from annotation.judging.services.assignments import assignment_ensure_for_judge
 from annotation.models import Study
 from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
 from annotation.web import AuthenticatedHttpRequest, study_language_activate
 
-from . import scales, screening, selectors, services
+from . import scales, screening
 from .errors import JudgingError
 from .models import Assignment, OpenJob
 
@@ -80,7 +82,7 @@ def assignment_or_page(request: AuthenticatedHttpRequest, study: Study) -> Assig
     """The judge's assignment when they may rate now, else the page that says the study is not open."""
     if study.status != StudyStatus.OPEN:
         return render(request, "judging/not_open.html", {"study": study})
-    assignment = services.assignment_ensure_for_judge(study=study, judge=request.user)
+    assignment = assignment_ensure_for_judge(study=study, judge=request.user)
     if assignment is None:
         return render(request, "judging/not_open.html", {"study": study})
     return assignment
@@ -131,4 +133,4 @@ def criteria_for_judge(criteria: list[dict]) -> list[dict[str, Any]]:
 
 def study_criteria_for_judge(study: Study) -> list[dict[str, Any]]:
     """The study's design criteria, as :func:`criteria_for_judge` renders them."""
-    return criteria_for_judge(selectors.study_criteria(study=study))
+    return criteria_for_judge(study_criteria(study=study))

@@ -11,7 +11,7 @@ from django.db.models import Count, Max, Q
 from annotation.enums import ParticipantStatus, Platform, Role
 from annotation.judging.models import Assignment, ComparisonJudgment, EsaJudgment, Judgment
 from annotation.judging.protocols.registry import protocol_for_study
-from annotation.judging.selectors import judge_qc
+from annotation.judging.selectors.qc import judge_qc
 from annotation.models import JoinLink, Participant, ParticipationSettings, Study
 
 #: Outcomes :func:`end_context` knows.

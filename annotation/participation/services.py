@@ -22,9 +22,9 @@ from django.utils.translation import gettext as _
 from annotation.enums import Platform, Role, StudyStatus
 from annotation.judging.models import Assignment, ComparisonJudgment, EsaJudgment, Judgment
 from annotation.judging.protocols.registry import protocol_for_study
-from annotation.judging.services import assignment_build_for_participant, assignment_release_unfinished
+from annotation.judging.services.assignments import assignment_build_for_participant, assignment_release_unfinished
 from annotation.models import JoinLink, Participant, ParticipationSettings, Study
-from annotation.services import study_member_add
+from annotation.services.membership import study_member_add
 
 from .questions import answers_clean, questions_errors
 from .selectors import join_link_seat_frees_at
@@ -278,7 +278,7 @@ def participant_join(*, link: JoinLink, ids: PlatformIds) -> tuple[Participant, 
             if assignment_build_for_participant(study=link.study, judge=user, n_items=link.items_per_participant) is None:
                 raise JoinRefused(_("This study is not open at the moment. Please try again later."), status=409)
         else:
-            from annotation.alignment.services import assignments_create
+            from annotation.alignment.services.assignments import assignments_create
 
             assignments_create(study=link.study, annotators=[user])
     return participant, token

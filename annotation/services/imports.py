@@ -15,8 +15,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 from django.utils import timezone
 
+from annotation.importing.reading import ImportIssue, StudyImportError
+from annotation.importing.studies import ParsedStudyData, parse_study_file
+
 from ..enums import JobStatus, SystemKind
-from ..importing import ImportIssue, ParsedStudyData, StudyImportError, parse_study_file
 from ..models import Candidate, ImportJob, Original, Study, System
 from .jobs import job_enqueue
 
@@ -152,7 +154,7 @@ def study_import_file(
     if len(data) > max_bytes:
         raise StudyImportError(filename, [ImportIssue(
             f"the file is {len(data):,} bytes; the limit is {max_bytes:,} (PARAEVAL_IMPORT_MAX_BYTES)")])
-    from ..importing import detect_format
+    from annotation.importing.reading import detect_format
 
     fmt = detect_format(filename, fmt)
     if background is None:

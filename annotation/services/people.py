@@ -81,7 +81,7 @@ def _role_issues(study: Study, users: list[tuple[int, str, User]], role: str) ->
 def _after_members_added(study: Study, users: list[User], role: str) -> None:
     if role == Role.JUDGE:
         # A judge added after judging opened gets their own list at once.
-        from annotation.judging.services import assignment_ensure_for_judge
+        from annotation.judging.services.assignments import assignment_ensure_for_judge
 
         for user in users:
             assignment_ensure_for_judge(study=study, judge=user)

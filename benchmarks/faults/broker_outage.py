@@ -137,7 +137,7 @@ def main(argv=None) -> int:
         from django.contrib.auth.models import User
         from rest_framework.authtoken.models import Token
 
-        from annotation.services import researcher_grant
+        from annotation.services.studies import researcher_grant
 
         owner = User.objects.get(username="bench-researcher")
         researcher_grant(user=owner)

@@ -80,7 +80,7 @@ def make_study():
     from django.contrib.auth.models import User
 
     from annotation.models import Candidate, Original, System
-    from annotation.services import researcher_grant, study_create
+    from annotation.services.studies import researcher_grant, study_create
 
     owner = User.objects.create_user("faults-researcher")
     researcher_grant(user=owner)
@@ -126,9 +126,9 @@ def check_run(run_id: int) -> tuple[bool, str]:
 
 
 def new_run(study, owner) -> int:
-    from metrics import services
+    from metrics.services.runs import metric_run_create
 
-    return services.metric_run_create(study=study, metric="pinc-slow", created_by=owner,
+    return metric_run_create(study=study, metric="pinc-slow", created_by=owner,
                                       chunk_size=ARGS.chunk_size).pk
 
 
@@ -156,8 +156,8 @@ def scenario_pool(inst: Installation, study, owner) -> tuple[bool, str]:
 
 
 def scenario_worker(inst: Installation, study, owner) -> tuple[bool, str]:
-    from metrics import services
     from metrics.models import MetricRun
+    from metrics.services.runs import metric_run_cancel, metric_run_retry
 
     worker = inst.start_worker("doomed")
     run_id = new_run(study, owner)
@@ -174,8 +174,8 @@ def scenario_worker(inst: Installation, study, owner) -> tuple[bool, str]:
         run = MetricRun.objects.get(pk=run_id)
         how = (f"STALLED {ARGS.stall_seconds:.0f} s at {run.progress_done}/{run.progress_total} chunks "
                f"(the dead worker's message was not delivered again); Cancel + Retry")
-        services.metric_run_cancel(run=run)
-        services.metric_run_retry(run=MetricRun.objects.get(pk=run_id))
+        metric_run_cancel(run=run)
+        metric_run_retry(run=MetricRun.objects.get(pk=run_id))
         if not wait_until(lambda: finished(run_id), timeout=ARGS.timeout, interval=0.2):
             return False, how + ": the run did not finish\n" + inst.log_tail()
     ok, detail = check_run(run_id)
@@ -184,17 +184,19 @@ def scenario_worker(inst: Installation, study, owner) -> tuple[bool, str]:
 
 
 def scenario_report(inst: Installation, study, owner) -> tuple[bool, str]:
-    from annotation.judging import services as judging
-    from metrics.reports import services as reports
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
     from metrics.reports.models import Report, ReportPlot
+    from metrics.reports.services.build import report_create
+    from metrics.reports.services.simulation import simulated_judges_fill
 
-    judging.design_update(study=study, changes={"seed": 1})
-    judging.study_judging_open(study=study)
+    design_update(study=study, changes={"seed": 1})
+    study_judging_open(study=study)
     study.refresh_from_db()
-    reports.simulated_judges_fill(study=study, n_judges=4, seed=2)
+    simulated_judges_fill(study=study, n_judges=4, seed=2)
     worker = inst.start_worker("report")
     # Many bootstrap resamples make the build last long enough to be caught in the middle.
-    report = reports.report_create(study=study, created_by=owner, settings={"n_boot": 20_000})
+    report = report_create(study=study, created_by=owner, settings={"n_boot": 20_000})
     running = wait_until(lambda: Report.objects.filter(pk=report.pk, status="running").exists(), timeout=ARGS.timeout,
                          interval=0.02)
     if not running:
@@ -218,14 +220,14 @@ def scenario_report(inst: Installation, study, owner) -> tuple[bool, str]:
 
 
 def scenario_report_worker(inst: Installation, study, owner) -> tuple[bool, str]:
-    from metrics.reports import services as reports
     from metrics.reports.models import Report
+    from metrics.reports.services.build import report_create
 
     if not Report.objects.filter(study=study, status="succeeded").exists():
         return False, "run the 'report' scenario first (it opens judging and fills the study)"
     worker = inst.start_worker("report-doomed")
     settings = {"n_boot": 20_000, "seed": 7}
-    report = reports.report_create(study=study, created_by=owner, settings=settings)
+    report = report_create(study=study, created_by=owner, settings=settings)
     if not wait_until(lambda: Report.objects.filter(pk=report.pk, status="running").exists(), timeout=ARGS.timeout,
                       interval=0.02):
         return False, "the report never started\n" + inst.log_tail()
@@ -237,7 +239,7 @@ def scenario_report_worker(inst: Installation, study, owner) -> tuple[bool, str]
     if done is not None:
         inst.kill_worker(replacement)
         return done.status == "succeeded", f"whole worker SIGKILLed mid-build: report {done.status} by itself"
-    again = reports.report_create(study=study, created_by=owner, settings=settings)
+    again = report_create(study=study, created_by=owner, settings=settings)
     inst.kill_worker(replacement)
     return False, (f"whole worker SIGKILLed mid-build: report #{report.pk} STALLED in 'running' for "
                    f"{ARGS.stall_seconds:.0f} s (its message was not delivered again); asking again with the same "

@@ -62,7 +62,7 @@ from typing import Protocol
 
 import numpy as np
 
-from metrics.core.alignment import Alignment
+from metrics.core.alignment.model import Alignment
 from metrics.core.text import stem
 
 __all__ = ["ARCHAIC_FORMS", "FUNCTION_WORDS", "Embeddings", "align", "lexical_similarity"]

@@ -173,7 +173,7 @@ def _read_glove_dir(root: Path, vocab_limit: int | None) -> Embeddings:
         raise ValueError(f"{root}: {len(words)} words but {matrix.shape[0]} vectors")
     if vocab_limit is not None:
         words, matrix = words[:vocab_limit], matrix[:vocab_limit]
-    from metrics.core.base import file_fingerprint
+    from metrics.core.base.resources import file_fingerprint
 
     return Embeddings(words, np.array(matrix, dtype=np.float32), fingerprint=file_fingerprint(root))
 
@@ -198,7 +198,7 @@ def load_text_vectors(path: str | os.PathLike, *, vocab_limit: int | None = None
     are read through gzip. Raises :class:`ValueError` naming the line when the
     dimensions disagree.
     """
-    from metrics.core.base import file_fingerprint
+    from metrics.core.base.resources import file_fingerprint
     from metrics.core.compressed import open_resource  # decompresses through the size cap
 
     p = Path(path)

@@ -59,7 +59,7 @@ def pem_out_of_fold(
     """
     from sklearn.model_selection import GroupKFold
 
-    from .pem import pem_train
+    from metrics.core.pem.training import pem_train
 
     x = np.asarray(features, dtype=np.float64)
     y = np.asarray(targets, dtype=np.float64)

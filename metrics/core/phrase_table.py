@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from metrics.core.base import file_fingerprint
+from metrics.core.base.resources import file_fingerprint
 from metrics.core.compressed import COMPRESSED_SUFFIXES, DecompressedTooLarge, open_resource
 from metrics.core.phrases import extract_phrase_pairs
 from metrics.core.text import stem

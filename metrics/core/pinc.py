@@ -22,7 +22,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from metrics.core.base import MeanMetric, Param
+from metrics.core.base.metric import MeanMetric
+from metrics.core.base.params import Param
 from metrics.core.cards import MetricCard
 from metrics.core.ngram_counts import ngram_overlap
 from metrics.core.registry import register

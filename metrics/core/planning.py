@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from metrics.core.stats.agreement import krippendorff_alpha
+from metrics.core.stats.agreement.alpha import krippendorff_alpha
 from metrics.core.stats.simulate import simulate_judgments
 
 __all__ = ["PlanAssumptions", "PlanResult", "Proportion", "SeparationRow", "assumptions_from_pilot",

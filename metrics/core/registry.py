@@ -22,7 +22,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from metrics.core.base import Metric
+from metrics.core.base.metric import Metric
 
 __all__ = [
     "BUILTIN_MODULES",
@@ -37,17 +37,17 @@ _REGISTRY: dict[str, type[Metric]] = {}
 
 #: Modules whose import registers the built-in metrics (missing ones are skipped).
 BUILTIN_MODULES: tuple[str, ...] = (
-    "metrics.core.sacre",
+    "metrics.core.sacre.metrics",
     "metrics.core.pinc",
     "metrics.core.ibleu",
     "metrics.core.target_f1",
     "metrics.core.weem4pg",
-    "metrics.core.paraphrase_bleu",
-    "metrics.core.pivot",
-    "metrics.core.lm",
-    "metrics.core.pem",
-    "metrics.core.semantic",
-    "metrics.core.llm_judge",
+    "metrics.core.paraphrase_bleu.metric",
+    "metrics.core.pivot.metric",
+    "metrics.core.lm.fluency",
+    "metrics.core.pem.metric",
+    "metrics.core.semantic.metrics",
+    "metrics.core.llm_judge.metric",
 )
 
 

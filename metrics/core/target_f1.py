@@ -29,7 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from metrics.core.base import Metric, Param
+from metrics.core.base.metric import Metric
+from metrics.core.base.params import Param
 from metrics.core.cards import MetricCard
 from metrics.core.ngram_counts import ngram_overlap
 from metrics.core.registry import register

@@ -37,7 +37,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from metrics.core.base import MeanMetric, ResourceSpec
+from metrics.core.base.metric import MeanMetric
+from metrics.core.base.resources import ResourceSpec
 from metrics.core.cards import MetricCard
 from metrics.core.embeddings import Embeddings, glove_root, load_vectors
 from metrics.core.registry import register

@@ -142,7 +142,7 @@ def load_synonym_table(path: str | Path = DEFAULT_TABLE) -> SynonymTable:
 
 @lru_cache(maxsize=4)
 def _load(path: str) -> SynonymTable:
-    from metrics.core.base import file_fingerprint
+    from metrics.core.base.resources import file_fingerprint
 
     lemmas: dict[str, dict[str, frozenset[str]]] = {p: {} for p in POS_TAGS}
     exceptions: dict[str, dict[str, tuple[str, ...]]] = {p: {} for p in POS_TAGS}

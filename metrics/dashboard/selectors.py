@@ -21,9 +21,11 @@ from django.db.models import Count, Max, Min, Q, Sum
 from django.utils import timezone
 
 from annotation.enums import SystemKind
-from annotation.judging import selectors as judging_selectors
 from annotation.judging.enums import JudgesMode
 from annotation.judging.models import Assignment, AssignmentItem, AttentionCheck, Judgment
+from annotation.judging.selectors.design import design_for_study
+from annotation.judging.selectors.progress import study_progress
+from annotation.judging.selectors.qc import judge_qc, judgments_fingerprint
 from annotation.models import JoinLink, Participant, Study
 from metrics.reports.selectors import current_metric_run_ids
 
@@ -45,7 +47,7 @@ def dashboard_version(*, study: Study) -> str:
     # written, imported or released, with updated_at): counting the item rows themselves scanned
     # every assigned item of the study (175,000 at 500 judges: 250 ms of PostgreSQL per stamp).
     parts = {
-        "judgments": judging_selectors.judgments_fingerprint(study=study),
+        "judgments": judgments_fingerprint(study=study),
         "assignments": list(Assignment.objects.filter(study=study).aggregate(
             n=Count("id"), last=Max("updated_at"), items=Sum("n_items")).values()),
         "attention": AttentionCheck.objects.filter(assignment__study=study, answered_at__isnull=False).count(),
@@ -134,7 +136,7 @@ def _qc_rows(study: Study) -> list[dict]:
         row["answered"] += 1
         row["failed"] += passed is False
     rows = []
-    for r in judging_selectors.judge_qc(study=study):
+    for r in judge_qc(study=study):
         qc = r["qc"]
         if r["screened_out"]:
             verdict = "screened out"
@@ -164,8 +166,8 @@ def _qc_rows(study: Study) -> list[dict]:
 def dashboard_live(*, study: Study, rate: Decimal = Decimal("0"), currency: str = "GBP") -> dict:
     """Everything but the heavy answers (see the module docstring). JSON-able after ``jsonable``."""
     now = timezone.now()
-    progress = judging_selectors.study_progress(study=study)
-    design = judging_selectors.design_for_study(study=study)
+    progress = study_progress(study=study)
+    design = design_for_study(study=study)
     k = design.judges_per_item if design and design.judges_mode == JudgesMode.K_PER_ITEM else None
     per_judge = {name: (n, secs) for name, n, secs in Judgment.objects.filter(study=study, is_latest=True)
                  .values("judge__username").annotate(n=Count("id"), s=Sum("active_seconds"))

@@ -18,8 +18,12 @@ from rest_framework.views import APIView
 
 from annotation.enums import JobStatus
 from annotation.web import get_managed_study
+from metrics.reports.exports.csv_json import report_json
+from metrics.reports.exports.tables import TABLE_SLUGS, report_tables, table_by_slug
+from metrics.reports.services.build import report_create, report_rebuild
+from metrics.reports.services.report_settings import DEFAULT_SETTINGS
 
-from . import exports, selectors, services
+from . import selectors
 from .models import Report, ReportPlot
 from .views import SVG_CSP, export_response, table_csv_response
 
@@ -117,12 +121,12 @@ def _payload(report: Report, *, state: selectors.StudyDataState | None = None) -
             "html": reverse("reports-api:export_html", kwargs=kw),
             "zip": reverse("reports-api:export_zip", kwargs=kw),
             "tables": {t.slug: reverse("reports-api:export_table", kwargs={**kw, "table": t.slug})
-                       for t in exports.report_tables(report.result or {})},
+                       for t in report_tables(report.result or {})},
         }
     return {
         "id": report.pk, "study": report.study_id, "status": report.status, "phase": report.phase,
         "percent": report.percent, "steps_done": report.progress_done, "steps_total": report.progress_total,
-        "error": report.error, "settings": {**services.DEFAULT_SETTINGS, **report.settings},
+        "error": report.error, "settings": {**DEFAULT_SETTINGS, **report.settings},
         "judgments_fingerprint": report.fingerprint, "excluded_judges": report.excluded_judges,
         "metric_runs": [{**{"note": "", "used": True, "negated": False, "n_scores": 0, "higher_is_better": True},
                          **r} for r in report.metric_runs],
@@ -195,7 +199,7 @@ class ReportCreateApi(APIView):
         if "subset_min" not in request.data:
             settings.pop("subset_min")  # keep the design's default subset
         try:
-            report = services.report_create(study=study, created_by=request.user, settings=settings)
+            report = report_create(study=study, created_by=request.user, settings=settings)
         except DjangoValidationError as exc:
             raise _drf_error(exc) from None
         return Response(ReportOutputSerializer(_payload(report)).data, status=status.HTTP_201_CREATED)
@@ -214,7 +218,7 @@ class ReportRefreshApi(APIView):
     def post(self, request, study_id: int, report_id: int):
         old = _get_report(request, study_id, report_id)
         try:
-            report = services.report_rebuild(report=old, created_by=request.user)
+            report = report_rebuild(report=old, created_by=request.user)
         except DjangoValidationError as exc:
             raise _drf_error(exc) from None
         return Response(ReportOutputSerializer(_payload(report)).data, status=status.HTTP_201_CREATED)
@@ -236,14 +240,14 @@ class ReportJsonExportApi(APIView):
     def get(self, request, study_id: int, report_id: int):
         report = _get_finished(request, study_id, report_id)
         s = selectors.report_staleness(report=report)
-        body = exports.report_json(report, stale={"stale": s.stale, "judgments_changed": s.judgments_changed,
+        body = report_json(report, stale={"stale": s.stale, "judgments_changed": s.judgments_changed,
                                                   "metrics_changed": s.metrics_changed})
         return Response(body)
 
 
 class ReportTableCsvExportApi(APIView):
     @extend_schema(
-        parameters=[OpenApiParameter("table", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(exports.TABLE_SLUGS))],
+        parameters=[OpenApiParameter("table", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(TABLE_SLUGS))],
         responses={(200, "text/csv"): OpenApiTypes.STR, **_CONFLICT}, summary="One table of the report as CSV",
         description="Numbers at full precision; text cells starting with =, +, -, @ (or a tab or carriage return) "
         "get a leading ' so that spreadsheets do not run them as formulas. Interval columns come as `<name>_low`, "
@@ -252,7 +256,7 @@ class ReportTableCsvExportApi(APIView):
     def get(self, request, study_id: int, report_id: int, table: str):
         report = _get_finished(request, study_id, report_id)
         try:
-            exports.table_by_slug(report.result or {}, table)
+            table_by_slug(report.result or {}, table)
         except KeyError:
             raise NotFound(f"this report has no table {table!r}") from None
         return table_csv_response(report, table)

@@ -23,10 +23,11 @@ from annotation.enums import JobStatus
 from annotation.judging.models import JudgingDesign
 from annotation.judging.protocols.side_by_side import services as judging_comparison
 from annotation.judging.protocols.side_by_side.unit import SIDE_BY_SIDE
-from annotation.judging.selectors import judges_excluded, judgments_fingerprint
+from annotation.judging.selectors.exclusions import judges_excluded
+from annotation.judging.selectors.qc import judgments_fingerprint
 from metrics.core.stats.comparison import comparison_summary
+from metrics.reports.exports.model import Column, ReportTable
 
-from .exports import Column, ReportTable
 from .models import Report
 
 #: The protocol whose report this is (stored in the result, so the report pages find its tables).

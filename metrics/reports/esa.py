@@ -28,13 +28,14 @@ from django.utils import timezone
 from annotation.enums import JobStatus
 from annotation.judging.protocols.esa import services as judging_esa
 from annotation.judging.protocols.esa.unit import ESA
-from annotation.judging.selectors import judges_excluded, judgments_fingerprint
+from annotation.judging.selectors.exclusions import judges_excluded
+from annotation.judging.selectors.qc import judgments_fingerprint
 from metrics.core.spans.agreement import pairwise_span_agreement
 from metrics.core.spans.esa import MQM_WEIGHTS, control_checks, errors_by_severity, esa_summary, esa_system_ranking
 from metrics.core.spans.prefill import prefill_timing, proposal_outcomes
 from metrics.core.stats.results import jsonable
+from metrics.reports.exports.model import Column, ReportTable
 
-from .exports import Column, ReportTable
 from .models import Report
 
 #: The protocol whose report this is (stored in the result, so the report pages find its tables).

@@ -14,8 +14,8 @@ from django import forms
 
 from annotation.judging.defaults import default_criteria
 from annotation.judging.scales import scale_unit
+from metrics.reports.services.report_settings import MIN_SHARED_MAX, MIN_SHARED_MIN, N_BOOT_MAX, N_BOOT_MIN
 
-from .services import MIN_SHARED_MAX, MIN_SHARED_MIN, N_BOOT_MAX, N_BOOT_MIN
 from .services.report_settings import (
     DEFAULT_SETTINGS,
     report_settings_defaults,

@@ -28,7 +28,8 @@ from annotation.judging.enums import CONTROL_SYSTEM_PREFIX
 from annotation.judging.models import JudgingDesign
 from annotation.judging.protocols.ranking import services as judging_ranking
 from annotation.judging.protocols.ranking.unit import RANKING
-from annotation.judging.selectors import judges_excluded, judgments_fingerprint
+from annotation.judging.selectors.exclusions import judges_excluded
+from annotation.judging.selectors.qc import judgments_fingerprint
 from metrics.core.ranking.concordance import ranking_concordance
 from metrics.core.ranking.controls import ranking_control_checks
 from metrics.core.ranking.orders import Ranking, midranks
@@ -36,8 +37,8 @@ from metrics.core.ranking.plackett_luce import plackett_luce
 from metrics.core.ranking.sets import set_key, set_key_split
 from metrics.core.ranking.win_rates import pairwise_records, system_win_rates
 from metrics.core.stats.results import jsonable
+from metrics.reports.exports.model import Column, ReportTable
 
-from .exports import Column, ReportTable
 from .models import Report
 
 #: The protocol whose report this is (stored in the result, so the report pages find its tables).

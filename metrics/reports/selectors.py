@@ -10,7 +10,16 @@ import pandas as pd
 from django.db.models import QuerySet
 
 from annotation.enums import JobStatus
-from annotation.judging import selectors as judging_selectors
+from annotation.judging.selectors import progress
+from annotation.judging.selectors.design import (
+    design_for_study,
+    study_control_expected,
+    study_criteria_slugs,
+    study_qc_tests,
+)
+from annotation.judging.selectors.exclusions import judges_excluded
+from annotation.judging.selectors.frame import judgments_frame
+from annotation.judging.selectors.qc import judgments_fingerprint
 from annotation.models import Study
 from metrics import selectors as metric_selectors
 from metrics.core.registry import UnknownMetric, get_metric
@@ -81,20 +90,20 @@ class JudgmentInputs:
 
 
 def report_judgment_inputs(*, study: Study) -> JudgmentInputs:
-    fingerprint = judging_selectors.judgments_fingerprint(study=study)
-    frame = judging_selectors.judgments_frame(study=study, include_excluded_judges=True)
+    fingerprint = judgments_fingerprint(study=study)
+    frame = judgments_frame(study=study, include_excluded_judges=True)
     present = set(frame["judge"]) if len(frame) else set()
-    excluded = sorted(judging_selectors.judges_excluded(study=study) & present)
-    design = judging_selectors.design_for_study(study=study)
+    excluded = sorted(judges_excluded(study=study) & present)
+    design = design_for_study(study=study)
     crits = set(frame["criterion"]) if len(frame) else set()
     return JudgmentInputs(
         frame=frame,
         excluded=excluded,
         fingerprint=fingerprint,
-        control_expected=judging_selectors.study_control_expected(study=study),
+        control_expected=study_control_expected(study=study),
         qc_alpha=float(design.qc_alpha) if design else 0.05,
-        criteria=[c for c in judging_selectors.study_criteria_slugs(study=study) if c in crits],
-        qc_tests=judging_selectors.study_qc_tests(study=study),
+        criteria=[c for c in study_criteria_slugs(study=study) if c in crits],
+        qc_tests=study_qc_tests(study=study),
     )
 
 
@@ -220,7 +229,7 @@ class StudyDataState:
 
 
 def study_data_state(*, study: Study) -> StudyDataState:
-    return StudyDataState(judging_selectors.judgments_fingerprint(study=study), current_metric_run_ids(study=study))
+    return StudyDataState(judgments_fingerprint(study=study), current_metric_run_ids(study=study))
 
 
 def report_staleness(*, report: Report, state: StudyDataState | None = None) -> Staleness:
@@ -244,4 +253,4 @@ def report_staleness(*, report: Report, state: StudyDataState | None = None) -> 
 
 
 def study_has_judgments(*, study: Study) -> bool:
-    return judging_selectors.study_has_judgments(study=study)
+    return progress.study_has_judgments(study=study)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from . import services
+from metrics.reports.services.build import report_build, report_fail
 
 # Transient database trouble (SQLite busy beyond its timeout, a dropped PostgreSQL
 # connection) is worth a retry; everything else is recorded on the report.
@@ -20,9 +20,9 @@ _TRANSIENT = (OperationalError, InterfaceError)
 @shared_task(name="reports.report_build", bind=True, acks_late=True, max_retries=3)
 def report_build_task(self, report_id: int) -> None:
     try:
-        services.report_build(report_id=report_id)
+        report_build(report_id=report_id)
     except _TRANSIENT as exc:
         if self.request.retries >= self.max_retries:
-            services.report_fail(report_id=report_id, error=f"database error: {exc}")
+            report_fail(report_id=report_id, error=f"database error: {exc}")
             return
         raise self.retry(exc=exc, countdown=2 ** self.request.retries)

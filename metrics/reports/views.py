@@ -13,12 +13,19 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.enums import JobStatus
 from annotation.judging.protocols.registry import protocol_for_result
-from annotation.judging.selectors import design_for_study, study_criteria
+from annotation.judging.selectors.design import design_for_study, study_criteria
 from annotation.models import Candidate
 from annotation.web import researcher_study_required, study_context
-from metrics.core.stats import judges_needed, plan_judges
+from metrics.core.stats.simulate import judges_needed, plan_judges
+from metrics.reports.exports import csv_json
+from metrics.reports.exports.bundle import export_stem, report_zip
+from metrics.reports.exports.csv_json import report_json_text
+from metrics.reports.exports.latex import report_latex
+from metrics.reports.exports.standalone_html import report_html
+from metrics.reports.exports.tables import report_tables, table_by_slug
+from metrics.reports.services.build import report_create, report_rebuild
 
-from . import exports, selectors, services
+from . import selectors
 from .forms import ReportSettingsForm
 from .models import Report, ReportPlot
 
@@ -88,7 +95,7 @@ def _page(request, study, report: Report | None, form: ReportSettingsForm | None
         result = report.result
         ctx.update(
             staleness=selectors.report_staleness(report=report),
-            tables={t.slug: t for t in exports.report_tables(result)},
+            tables={t.slug: t for t in report_tables(result)},
             summary=result.get("summary") or {},
             plots=selectors.report_plot_list(report=report),
             metric_runs_used=[r for r in report.metric_runs if r.get("used")],
@@ -120,7 +127,7 @@ def create(request, study):
     if not form.is_valid():
         return _page(request, study, selectors.report_latest(study=study), form=form)
     try:
-        report = services.report_create(study=study, created_by=request.user, settings=form.settings())
+        report = report_create(study=study, created_by=request.user, settings=form.settings())
     except ValidationError as exc:
         for msg in _messages_of(exc):
             form.add_error(None, msg)
@@ -135,7 +142,7 @@ def refresh(request, study, report_id: int):
     """Build the report again with the same settings (a stale report's "refresh")."""
     old = _get_report(study, report_id)
     try:
-        report = services.report_rebuild(report=old, created_by=request.user)
+        report = report_rebuild(report=old, created_by=request.user)
     except ValidationError as exc:
         messages.error(request, " ".join(_messages_of(exc)))
         return redirect("reports:report", study_id=study.pk, report_id=old.pk)
@@ -179,25 +186,25 @@ def export_response(report: Report, fmt: str) -> HttpResponse:
     content_type, ext = EXPORT_FORMATS[fmt]
     body: str | bytes
     if fmt == "json":
-        body = exports.report_json_text(report, stale=_stale_dict(report))
+        body = report_json_text(report, stale=_stale_dict(report))
     elif fmt == "tex":
-        body = exports.report_latex(report)
+        body = report_latex(report)
     elif fmt == "html":
-        body = exports.report_html(report)
+        body = report_html(report)
     else:
-        body = exports.report_zip(report)
+        body = report_zip(report)
     response = HttpResponse(body, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{exports.export_stem(report)}.{ext}"'
+    response["Content-Disposition"] = f'attachment; filename="{export_stem(report)}.{ext}"'
     return response
 
 
 def table_csv_response(report: Report, table: str) -> HttpResponse:
     try:
-        t = exports.table_by_slug(report.result or {}, table)
+        t = table_by_slug(report.result or {}, table)
     except KeyError:
         raise Http404("no such table in this report") from None
-    response = HttpResponse(exports.table_csv(t), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{exports.export_stem(report)}-{t.slug}.csv"'
+    response = HttpResponse(csv_json.table_csv(t), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{export_stem(report)}-{t.slug}.csv"'
     return response
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from django.utils import timezone
 
 from annotation.enums import JobStatus
-from metrics.core.base import MetricError
+from metrics.core.base.params import MetricError
 
 from ..models import MetricResource, MetricRun
 

@@ -10,7 +10,7 @@ import json
 import threading
 from collections import OrderedDict
 
-from metrics.core.base import Metric
+from metrics.core.base.metric import Metric
 from metrics.core.registry import create_metric
 
 from ..models import MetricRun

@@ -17,8 +17,8 @@ from django.utils import timezone
 
 from annotation.enums import JobStatus
 from annotation.models import Candidate, Study
-from annotation.services import job_enqueue
-from metrics.core.base import MetricError
+from annotation.services.jobs import job_enqueue
+from metrics.core.base.params import MetricError
 
 from ..enums import ResourceKind
 from ..models import MetricResource, MetricRun, PemModel
@@ -106,7 +106,8 @@ def pem_model_train(*, pem_model_id: int) -> PemModel:
     import tempfile
     from pathlib import Path
 
-    from metrics.core.pem import pem_features, pem_train
+    from metrics.core.pem.metric import pem_features
+    from metrics.core.pem.training import pem_train
 
     from ..selectors import pem_training_targets
 

@@ -79,8 +79,8 @@ def metric_resource_create(
 
 def _check_pem_model_file(file, filename: str) -> None:
     """Refuse a ``pem_model`` upload that :meth:`PemModel.load` would refuse (it never unpickles)."""
-    from metrics.core.pem import PemFileError
-    from metrics.core.pem import PemModel as CorePemModel
+    from metrics.core.pem.model import PemFileError
+    from metrics.core.pem.model import PemModel as CorePemModel
 
     file.seek(0)
     try:

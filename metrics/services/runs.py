@@ -18,8 +18,9 @@ from django.utils import timezone
 
 from annotation.enums import JobStatus
 from annotation.models import Candidate, Study
-from annotation.services import job_enqueue
-from metrics.core.base import Metric, MetricError
+from annotation.services.jobs import job_enqueue
+from metrics.core.base.metric import Metric
+from metrics.core.base.params import MetricError
 from metrics.core.registry import UnknownMetric, create_metric, get_metric
 
 from ..enums import Against

@@ -20,7 +20,9 @@ from django.utils import timezone
 
 from annotation.enums import JobStatus
 from annotation.models import Candidate
-from metrics.core.base import Metric, MetricError, bootstrap_ci
+from metrics.core.base.bootstrap import bootstrap_ci
+from metrics.core.base.metric import Metric
+from metrics.core.base.params import MetricError
 from metrics.core.registry import UnknownMetric
 
 from ..models import MetricRun, MetricRunChunk, MetricScore

@@ -2,8 +2,9 @@
 
 import pytest
 
-from annotation import services as study_services
-from annotation.judging import services as judging_services
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
+from annotation.services.studies import study_update
 from tests.annotation.i18n_helpers import SHIPPED
 
 
@@ -14,8 +15,8 @@ def lang(request):
 
 @pytest.fixture
 def translated_study(study, judge, researcher, lang):
-    study_services.study_update(study=study, changes={"language": lang})
-    judging_services.design_update(study=study, changes={"seed": 3})
-    judging_services.study_judging_open(study=study)
+    study_update(study=study, changes={"language": lang})
+    design_update(study=study, changes={"seed": 3})
+    study_judging_open(study=study)
     study.refresh_from_db()
     return study

@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 from django.contrib.auth.models import User
 
 from annotation.alignment.models import AlignmentPair
-from annotation.judging import selectors as judging_selectors
+from annotation.judging.selectors.design import study_criteria
 from annotation.judging.web import criteria_for_judge
 
 SECOND = "es"
@@ -90,7 +90,7 @@ def study_data(study) -> set[str]:
     data = {study.participant_title, "paraeval"}
     data |= set(Original.objects.filter(study=study).values_list("text", flat=True))
     data |= set(Candidate.objects.filter(original__study=study).values_list("text", flat=True))
-    for c in criteria_for_judge(judging_selectors.study_criteria(study=study)):
+    for c in criteria_for_judge(study_criteria(study=study)):
         data |= {c["name"], c["help"], c.get("low", ""), c.get("mid", ""), c.get("high", "")}
         data |= {p["label"] for p in c["points"]}
     for pair in AlignmentPair.objects.filter(study=study):

@@ -4,8 +4,9 @@ import time
 
 import pytest
 
-from annotation import services
 from annotation.models import Candidate, ImportJob
+from annotation.services.imports import import_job_run, study_import_file
+from annotation.services.studies import study_create
 
 
 def _wait_for(job_id, timeout=60):
@@ -27,8 +28,8 @@ def _big_file(n):
 @pytest.mark.django_db(transaction=True)
 def test_import_over_the_threshold_runs_in_a_real_worker(celery_worker, researcher, settings):
     settings.PARAEVAL_IMPORT_BACKGROUND_ROWS = 100
-    study = services.study_create(name="Big", owner=researcher)
-    job = services.study_import_file(study=study, data=_big_file(2500), filename="big.csv", user=researcher)
+    study = study_create(name="Big", owner=researcher)
+    job = study_import_file(study=study, data=_big_file(2500), filename="big.csv", user=researcher)
     assert job.status == "queued"
     job = _wait_for(job.pk)
     assert job.status == "succeeded", job.error
@@ -39,9 +40,9 @@ def test_import_over_the_threshold_runs_in_a_real_worker(celery_worker, research
 @pytest.mark.django_db(transaction=True)
 def test_failed_background_import_records_the_error_and_writes_nothing(celery_worker, researcher, settings):
     settings.PARAEVAL_IMPORT_BACKGROUND_ROWS = 10
-    study = services.study_create(name="Bad big", owner=researcher)
+    study = study_create(name="Bad big", owner=researcher)
     data = _big_file(50) + b"x,,human,oops\n"
-    job = _wait_for(services.study_import_file(study=study, data=data, filename="big.csv").pk)
+    job = _wait_for(study_import_file(study=study, data=data, filename="big.csv").pk)
     assert job.status == "failed"
     assert "big.csv, line 52, column 'original': empty text" in job.error
     assert Candidate.objects.filter(original__study=study).count() == 0
@@ -50,15 +51,15 @@ def test_failed_background_import_records_the_error_and_writes_nothing(celery_wo
 @pytest.mark.django_db(transaction=True)
 def test_running_the_same_import_job_twice_writes_once(researcher, settings):
     settings.PARAEVAL_IMPORT_BACKGROUND_ROWS = 10
-    study = services.study_create(name="Twice", owner=researcher)
-    job = services.study_import_file(study=study, data=_big_file(30), filename="t.csv")
-    services.import_job_run(job_id=job.pk)
-    services.import_job_run(job_id=job.pk)
+    study = study_create(name="Twice", owner=researcher)
+    job = study_import_file(study=study, data=_big_file(30), filename="t.csv")
+    import_job_run(job_id=job.pk)
+    import_job_run(job_id=job.pk)
     assert Candidate.objects.filter(original__study=study).count() == 30
 
 
 def test_progress_page_endpoint_reports_percent(client, researcher, study):
-    job = services.study_import_file(study=study, data=_big_file(5).replace(b"human", b"new"), filename="s.csv")
+    job = study_import_file(study=study, data=_big_file(5).replace(b"human", b"new"), filename="s.csv")
     client.force_login(researcher)
     r = client.get(f"/studies/{study.pk}/imports/{job.pk}/").json()
     assert r["status"] == "succeeded" and r["percent"] == 100

@@ -7,9 +7,9 @@ from django.apps import apps
 from django.core import serializers
 from django.core.management import CommandError, call_command
 
-from annotation import services
 from annotation.backup import collect
 from annotation.models import Study
+from annotation.services.imports import study_import_file
 
 
 def snapshot(study):
@@ -29,7 +29,7 @@ def wipe_everything():
 
 @pytest.mark.django_db(transaction=True)
 def test_backup_and_restore_round_trip_keeps_every_row(researcher, judge, study, tmp_path):
-    services.study_import_file(study=study, data=b"original_id,original,extra\ns0,Original sentence 0 says something plain.,Another take.\n",
+    study_import_file(study=study, data=b"original_id,original,extra\ns0,Original sentence 0 says something plain.,Another take.\n",
                                filename="more.csv")
     before = snapshot(study)
     assert {r["model"] for r in before} >= {"auth.user", "annotation.study", "annotation.original", "annotation.candidate",

@@ -64,10 +64,11 @@ def test_load_demo_creates_accounts_and_the_300_verse_study_once(db, capsys):
 
 
 def test_requeue_jobs_resends_every_kind_of_queued_work(researcher, capsys):
-    from annotation import services
+    from annotation.services.imports import study_import_file
+    from annotation.services.studies import study_create
 
-    study = services.study_create(name="Requeue", owner=researcher)
-    services.study_import_file(study=study, data=b"original_id,original,system,candidate\n1,a,s,b\n",
+    study = study_create(name="Requeue", owner=researcher)
+    study_import_file(study=study, data=b"original_id,original,system,candidate\n1,a,s,b\n",
                                filename="q.csv", background=True)
     call_command("requeue_jobs")
     out = capsys.readouterr().out
@@ -81,11 +82,12 @@ def test_requeue_jobs_resends_work_stuck_running_after_its_worker_died(researche
 
     from django.utils import timezone
 
-    from annotation import services
     from annotation.models import ImportJob
+    from annotation.services.imports import import_job_run, study_import_file
+    from annotation.services.studies import study_create
 
-    study = services.study_create(name="Stuck", owner=researcher)
-    job = services.study_import_file(study=study, data=b"original_id,original,system,candidate\n1,a,s,b\n",
+    study = study_create(name="Stuck", owner=researcher)
+    job = study_import_file(study=study, data=b"original_id,original,system,candidate\n1,a,s,b\n",
                                      filename="q.csv", background=True)
     ImportJob.objects.filter(pk=job.pk).update(status="running", updated_at=timezone.now() - timedelta(hours=2))
     call_command("requeue_jobs", "--stale-minutes", "0")
@@ -93,5 +95,5 @@ def test_requeue_jobs_resends_work_stuck_running_after_its_worker_died(researche
     call_command("requeue_jobs", "--stale-minutes", "60")
     assert "requeued 1 import/generation job(s)" in capsys.readouterr().out
     # the resent job, run by a worker, completes the import once
-    services.import_job_run(job_id=job.pk)
+    import_job_run(job_id=job.pk)
     assert ImportJob.objects.get(pk=job.pk).status == "succeeded"

@@ -15,9 +15,9 @@ from django.urls import reverse
 from annotation import generation
 from annotation.enums import JobStatus, Role, SystemKind
 from annotation.generation import SystemGenerateError, study_system_generate, system_generate_run
-from annotation.importing import parse_study_file
+from annotation.importing.studies import parse_study_file
 from annotation.models import Candidate, ImportJob, System
-from annotation.services import study_member_add
+from annotation.services.membership import study_member_add
 
 # The WordNet paraphraser without its GloVe lexicon: fast, and needs nothing but the shipped table.
 WN = {"lexicon_size": "none"}
@@ -138,7 +138,7 @@ def test_unknown_paraphraser_and_missing_apertium_are_refused_with_the_reason(st
 
 
 def test_a_study_without_originals_cannot_generate(researcher):
-    from annotation.services import study_create
+    from annotation.services.studies import study_create
 
     empty = study_create(name="Empty", owner=researcher)
     with pytest.raises(SystemGenerateError, match="has no originals yet"):

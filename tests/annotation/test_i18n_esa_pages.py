@@ -13,9 +13,11 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
-from annotation import services as study_services
 from annotation.enums import Role
-from annotation.judging import services as judging_services
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
+from annotation.services.membership import study_member_add
+from annotation.services.studies import study_update
 from tests.annotation.i18n_helpers import SHIPPED, english_left, study_data
 
 pytestmark = pytest.mark.django_db
@@ -33,12 +35,12 @@ def test_every_esa_page_renders_in_the_study_language_with_nothing_left_in_engli
     from tests.factories import study_with_data
 
     study = study_with_data(owner=researcher, n_originals=2, systems=("alpha", "beta"), name="Errores")
-    study_services.study_update(study=study, changes={"language": lang})
+    study_update(study=study, changes={"language": lang})
     judge = make_user("esa-judge")
-    study_services.study_member_add(study=study, user=judge, role=Role.JUDGE)
-    judging_services.design_update(study=study, changes={
+    study_member_add(study=study, user=judge, role=Role.JUDGE)
+    design_update(study=study, changes={
         "protocol": "esa", "seed": 5, "esa_categories": [], "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
-    judging_services.study_judging_open(study=study)
+    study_judging_open(study=study)
     client.force_login(judge)
     data = study_data(study)
     instructions_url = reverse("judging:instructions", kwargs={"study_id": study.pk})

@@ -11,12 +11,16 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import translation
 
-from annotation import services as study_services
-from annotation.alignment import services as alignment_services
 from annotation.alignment.models import AlignmentAssignment
+from annotation.alignment.services.assignments import assignments_create
+from annotation.alignment.services.drafts import assignment_submit
+from annotation.alignment.services.pairs import pairs_import_file
 from annotation.enums import Role
-from annotation.judging import selectors as judging_selectors
-from annotation.judging import services as judging_services
+from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge, item_previous_for_judge
+from annotation.judging.services.opening import study_judging_close
+from annotation.judging.services.submission import judgment_submit
+from annotation.services.membership import study_member_add
+from annotation.services.studies import study_update
 from tests.annotation.i18n_helpers import SHIPPED, english_left, study_data
 
 pytestmark = pytest.mark.django_db
@@ -38,15 +42,15 @@ def test_every_judge_page_renders_in_the_study_language_with_nothing_left_in_eng
     pages["rate-error"] = client.post(reverse("judging:submit", kwargs={"study_id": study.pk}), {"token": token})
     assert pages["rate-error"].status_code == 400
     # Revising an earlier item, then the finished page.
-    assignment = judging_selectors.assignment_for_judge(study=study, judge=judge)
-    while (item := judging_selectors.item_next_for_judge(assignment=assignment)) is not None:
-        judging_services.judgment_submit(study=study, judge=judge, token=item.token, key=f"es-key-{item.position:06d}",
+    assignment = assignment_for_judge(study=study, judge=judge)
+    while (item := item_next_for_judge(assignment=assignment)) is not None:
+        judgment_submit(study=study, judge=judge, token=item.token, key=f"es-key-{item.position:06d}",
                                          scores={"adequacy": 4, "fluency": 4, "dissimilarity": 3, "overall": 4},
                                          serve_stamp=item.serve_stamp)
-    last = judging_selectors.item_previous_for_judge(study=study, judge=judge)
+    last = item_previous_for_judge(study=study, judge=judge)
     pages["revise"] = client.get(reverse("judging:revise", kwargs={"study_id": study.pk, "token": last.token}))
     pages["finished"] = client.get(reverse("judging:finished", kwargs={"study_id": study.pk}))
-    judging_services.study_judging_close(study=study)
+    study_judging_close(study=study)
     pages["not-open"] = client.get(reverse("judging:rate", kwargs={"study_id": study.pk}))
     for name, response in pages.items():
         html = response.content.decode()
@@ -61,15 +65,15 @@ def test_every_annotator_page_renders_in_the_study_language_with_nothing_left_in
     from tests.annotation.alignment.conftest import PAIRS_JSONL
 
     expected = SHIPPED[lang]
-    study_services.study_update(study=study, changes={"language": lang})
-    alignment_services.pairs_import_file(study=study, data=PAIRS_JSONL.encode(), filename="pairs.jsonl")
-    alignment_services.assignments_create(study=study)
+    study_update(study=study, changes={"language": lang})
+    pairs_import_file(study=study, data=PAIRS_JSONL.encode(), filename="pairs.jsonl")
+    assignments_create(study=study)
     first, second = AlignmentAssignment.objects.filter(annotator=annotator).order_by("pk")[:2]
     client.force_login(annotator)
     data = study_data(study)
     pages = {"home": client.get(reverse("alignment:home")), "guidelines": client.get(reverse("alignment:guidelines")),
              "grid": client.get(reverse("alignment:grid", kwargs={"assignment_id": first.pk}))}
-    alignment_services.assignment_submit(assignment=second, sure=[[0, 0]], possible=[], revision=0, active_seconds=1)
+    assignment_submit(assignment=second, sure=[[0, 0]], possible=[], revision=0, active_seconds=1)
     pages["submitted"] = client.get(reverse("alignment:grid", kwargs={"assignment_id": second.pk}))
     for name, response in pages.items():
         html = response.content.decode()
@@ -82,9 +86,9 @@ def test_every_annotator_page_renders_in_the_study_language_with_nothing_left_in
 def test_the_submit_confirmation_reaches_the_annotator_in_the_study_language(client, study, annotator, lang):
     from tests.annotation.alignment.conftest import PAIRS_JSONL
 
-    study_services.study_update(study=study, changes={"language": lang})
-    alignment_services.pairs_import_file(study=study, data=PAIRS_JSONL.encode(), filename="pairs.jsonl")
-    alignment_services.assignments_create(study=study)
+    study_update(study=study, changes={"language": lang})
+    pairs_import_file(study=study, data=PAIRS_JSONL.encode(), filename="pairs.jsonl")
+    assignments_create(study=study)
     first = AlignmentAssignment.objects.filter(annotator=annotator).order_by("pk").first()
     client.force_login(annotator)
     url = reverse("alignment-api:assignment_submit", kwargs={"assignment_id": first.pk})
@@ -118,7 +122,7 @@ def test_a_page_listing_several_studies_uses_their_language_only_when_they_share
     client.force_login(judge)
     assert f'<html lang="{lang}"' in client.get(reverse("judging:home")).content.decode()
     other = study_with_data(owner=translated_study.owner, name="English study")
-    study_services.study_member_add(study=other, user=judge, role=Role.JUDGE)
+    study_member_add(study=other, user=judge, role=Role.JUDGE)
     html = client.get(reverse("judging:home")).content.decode()
     assert f'<html lang="{settings.LANGUAGE_CODE}"' in html and "Your rating work" in html
 

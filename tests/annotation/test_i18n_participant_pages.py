@@ -11,10 +11,12 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from annotation import services as study_services
 from annotation.enums import Role
-from annotation.judging import selectors as judging_selectors
-from annotation.judging import services as judging_services
+from annotation.judging.selectors.judge import assignment_for_judge
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
+from annotation.services.membership import study_member_add
+from annotation.services.studies import study_update
 from tests.annotation.i18n_helpers import SHIPPED, english_left, study_data
 
 pytestmark = pytest.mark.django_db
@@ -34,10 +36,10 @@ def test_every_field_study_page_renders_in_the_study_language_with_nothing_left_
     from annotation.participation import services as participation_services
     from tests.annotation.participation.conftest import prolific_params, rate
 
-    study_services.study_update(study=study, changes={"language": lang})
-    judging_services.design_update(study=study, changes={
+    study_update(study=study, changes={"language": lang})
+    design_update(study=study, changes={
         "control_counts": {"identical": 0, "random": 0, "unigram": 0}, "seed": 11})
-    judging_services.study_judging_open(study=study)
+    study_judging_open(study=study)
     study.refresh_from_db()
     link = participation_services.join_link_create(study=study, role="judge", platform="prolific",
                                                    created_by=researcher, completion_code="C1A2B3C4")
@@ -120,7 +122,7 @@ def test_training_feedback_attention_and_screened_out_pages_render_in_the_study_
     html = pages["attention"].content.decode()
     token = re.search(r'name="token" value="([^"]*)"', html).group(1)
     chosen = {int(v) for v in re.findall(r'name="value" id="value-(\d+)"', html)}
-    expected = judging_selectors.assignment_for_judge(study=study, judge=judge).attention_checks.get(
+    expected = assignment_for_judge(study=study, judge=judge).attention_checks.get(
         token=token).expected
     wrong = min(chosen - {int(expected)})  # a discrete criterion: any other point fails the check
     client.post(attention_url, {"token": token, "value": wrong})
@@ -134,12 +136,12 @@ def test_every_comparison_page_renders_in_the_study_language_with_nothing_left_i
     from tests.factories import study_with_data
 
     study = study_with_data(owner=researcher, n_originals=2, systems=("alpha", "beta"), name="Comparación")
-    study_services.study_update(study=study, changes={"language": lang})
+    study_update(study=study, changes={"language": lang})
     judge = make_user("cmp-judge")
-    study_services.study_member_add(study=study, user=judge, role=Role.JUDGE)
-    judging_services.design_update(study=study, changes={
+    study_member_add(study=study, user=judge, role=Role.JUDGE)
+    design_update(study=study, changes={
         "protocol": "comparison", "seed": 5, "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
-    judging_services.study_judging_open(study=study)
+    study_judging_open(study=study)
     client.force_login(judge)
     data = study_data(study)
     instructions_url = reverse("judging:instructions", kwargs={"study_id": study.pk})

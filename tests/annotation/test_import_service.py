@@ -2,9 +2,10 @@
 
 import pytest
 
-from annotation import services
-from annotation.importing import StudyImportError
+from annotation.importing.reading import StudyImportError
 from annotation.models import Candidate, ImportJob, Original, System
+from annotation.services.imports import study_import_file
+from annotation.services.studies import study_create
 
 GOOD = b"original_id,original,system,candidate\n1,The cat sat.,human,A cat was sitting.\n1,The cat sat.,mt,The cat sits.\n2,Go home.,human,Return home.\n"
 
@@ -16,11 +17,11 @@ def counts(study):
 
 @pytest.fixture
 def empty_study(researcher):
-    return services.study_create(name="Empty", owner=researcher)
+    return study_create(name="Empty", owner=researcher)
 
 
 def test_small_import_writes_originals_systems_candidates(empty_study):
-    job = services.study_import_file(study=empty_study, data=GOOD, filename="d.csv")
+    job = study_import_file(study=empty_study, data=GOOD, filename="d.csv")
     assert job.status == "succeeded"
     assert counts(empty_study) == (2, 2, 3)
     assert job.summary["candidates_added"] == 3
@@ -34,36 +35,36 @@ def test_small_import_writes_originals_systems_candidates(empty_study):
     b"original_id,original,system,candidate\n1,a,s,b\n2,\xff,s,c\n",  # encoding
 ])
 def test_bad_file_leaves_row_counts_unchanged(empty_study, bad):
-    services.study_import_file(study=empty_study, data=GOOD, filename="d.csv")
+    study_import_file(study=empty_study, data=GOOD, filename="d.csv")
     before = counts(empty_study)
     with pytest.raises(StudyImportError):
-        services.study_import_file(study=empty_study, data=bad, filename="d.csv")
+        study_import_file(study=empty_study, data=bad, filename="d.csv")
     assert counts(empty_study) == before
     assert ImportJob.objects.filter(study=empty_study).count() == 1
 
 
 def test_study_that_already_holds_the_data_refuses_unless_replace(empty_study):
-    services.study_import_file(study=empty_study, data=GOOD, filename="d.csv")
+    study_import_file(study=empty_study, data=GOOD, filename="d.csv")
     with pytest.raises(StudyImportError, match="already holds a candidate for original '1' and system 'human'"):
-        services.study_import_file(study=empty_study, data=GOOD, filename="d.csv")
+        study_import_file(study=empty_study, data=GOOD, filename="d.csv")
     changed = GOOD.replace(b"Go home.", b"Go away.")
     with pytest.raises(StudyImportError, match="different text"):
-        services.study_import_file(study=empty_study, data=changed, filename="d.csv")
+        study_import_file(study=empty_study, data=changed, filename="d.csv")
     assert counts(empty_study) == (2, 2, 3)
-    services.study_import_file(study=empty_study, data=changed, filename="d.csv", replace=True)
+    study_import_file(study=empty_study, data=changed, filename="d.csv", replace=True)
     assert counts(empty_study) == (2, 2, 3)
     assert Original.objects.get(study=empty_study, external_id="2").text == "Go away."
 
 
 def test_a_new_system_can_be_added_to_existing_originals(empty_study):
-    services.study_import_file(study=empty_study, data=GOOD, filename="d.csv")
+    study_import_file(study=empty_study, data=GOOD, filename="d.csv")
     more = b"original_id,original,pg1\n1,The cat sat.,The feline sat.\n2,Go home.,Go house.\n"
-    services.study_import_file(study=empty_study, data=more, filename="more.csv")
+    study_import_file(study=empty_study, data=more, filename="more.csv")
     assert counts(empty_study) == (2, 3, 5)
 
 
 def test_size_limit_is_configurable(empty_study, settings):
     settings.PARAEVAL_IMPORT_MAX_BYTES = 20
     with pytest.raises(StudyImportError, match="the limit is 20"):
-        services.study_import_file(study=empty_study, data=GOOD, filename="d.csv")
+        study_import_file(study=empty_study, data=GOOD, filename="d.csv")
     assert counts(empty_study) == (0, 0, 0)

@@ -2,7 +2,8 @@
 
 import pytest
 
-from annotation.importing import StudyImportError, detect_format, parse_study_file
+from annotation.importing.reading import StudyImportError, detect_format
+from annotation.importing.studies import parse_study_file
 
 
 def parse(text, filename="data.csv", **kw):

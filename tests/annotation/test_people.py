@@ -17,10 +17,11 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation import services
 from annotation.enums import Role
 from annotation.models import SignInLink, StudyMembership
 from annotation.selectors import user_is_researcher
+from annotation.services.people import PeopleError, study_people_add_existing, study_people_create
+from annotation.services.signin import signin_link_create
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +33,7 @@ def roles(study, username: str) -> set[str]:
 # --- services -------------------------------------------------------------------------------
 
 def test_new_accounts_get_a_password_returned_once_and_stored_only_hashed(study):
-    made = services.study_people_create(study=study, lines=["ada", "Bo@Example.org"], role=Role.JUDGE)
+    made = study_people_create(study=study, lines=["ada", "Bo@Example.org"], role=Role.JUDGE)
     assert [p.username for p in made] == ["ada", "bo@example.org"] and made[1].email == "bo@example.org"
     for p in made:
         user = User.objects.get(username=p.username)
@@ -44,8 +45,8 @@ def test_new_accounts_get_a_password_returned_once_and_stored_only_hashed(study)
 
 def test_bulk_creation_is_all_or_nothing_with_an_error_for_each_bad_line(study, make_user):
     make_user("taken")
-    with pytest.raises(services.PeopleError) as info:
-        services.study_people_create(study=study, role=Role.ANNOTATOR, lines=[
+    with pytest.raises(PeopleError) as info:
+        study_people_create(study=study, role=Role.ANNOTATOR, lines=[
             "fine1", "has space", "Taken", "fine1", "bad@", "x" * 151, "fine2"])
     issues = info.value.issues
     assert "line 2 (“has space”): a username may hold only letters, digits and @ . + - _" in issues
@@ -55,36 +56,36 @@ def test_bulk_creation_is_all_or_nothing_with_an_error_for_each_bad_line(study, 
     assert any(i.startswith("line 6 ") and "150 characters" in i for i in issues)
     assert len(issues) == 5
     assert not User.objects.filter(username__in=["fine1", "fine2"]).exists()
-    with pytest.raises(services.PeopleError, match="empty"):
-        services.study_people_create(study=study, lines=[], role=Role.JUDGE)
-    with pytest.raises(services.PeopleError, match="not one of"):
-        services.study_people_create(study=study, lines=["z"], role=Role.RESEARCHER)
+    with pytest.raises(PeopleError, match="empty"):
+        study_people_create(study=study, lines=[], role=Role.JUDGE)
+    with pytest.raises(PeopleError, match="not one of"):
+        study_people_create(study=study, lines=["z"], role=Role.RESEARCHER)
 
 
 def test_adding_existing_accounts_is_all_or_nothing_and_keeps_the_judge_annotator_rule(study, make_user, annotator):
     make_user("jo")
     make_user("kim")
-    with pytest.raises(services.PeopleError) as info:
-        services.study_people_add_existing(study=study, usernames=["jo", "ghost", "anna", "kim"], role=Role.JUDGE)
+    with pytest.raises(PeopleError) as info:
+        study_people_add_existing(study=study, usernames=["jo", "ghost", "anna", "kim"], role=Role.JUDGE)
     issues = info.value.issues
     assert issues[0] == "line 2 (“ghost”): no user has this name (make a new account instead)"
     assert "line 3 (“anna”): anna is already an annotator in this study and cannot also be a judge" in issues[1]
     assert roles(study, "jo") == set() and roles(study, "kim") == set()
-    added = services.study_people_add_existing(study=study, usernames=["jo", "kim"], role=Role.JUDGE)
+    added = study_people_add_existing(study=study, usernames=["jo", "kim"], role=Role.JUDGE)
     assert [u.username for u in added] == ["jo", "kim"] and roles(study, "kim") == {Role.JUDGE}
 
 
 def test_a_judge_added_after_judging_opened_gets_a_list_at_once(study, make_user, judge):
     from annotation.judging.models import Assignment
-    from annotation.judging.services import study_judging_open
+    from annotation.judging.services.opening import study_judging_open
 
     study_judging_open(study=study)
-    services.study_people_create(study=study, lines=["late"], role=Role.JUDGE)
+    study_people_create(study=study, lines=["late"], role=Role.JUDGE)
     assert Assignment.objects.filter(study=study, judge__username="late").exists()
 
 
 def test_a_signin_link_is_stored_hashed_works_once_and_expires(client, study):
-    (person,) = services.study_people_create(study=study, lines=["linda"], role=Role.JUDGE, delivery="link")
+    (person,) = study_people_create(study=study, lines=["linda"], role=Role.JUDGE, delivery="link")
     user = User.objects.get(username="linda")
     assert person.password is None and not user.has_usable_password()
     link = SignInLink.objects.get(user=user)
@@ -103,7 +104,7 @@ def test_a_signin_link_is_stored_hashed_works_once_and_expires(client, study):
     assert again.status_code == 410 and "already used" in again.content.decode()
     assert client.get("/").status_code == 302 and not client.get("/").wsgi_request.user.is_authenticated
     # An expired link, and a made-up one.
-    token = services.signin_link_create(user=user)
+    token = signin_link_create(user=user)
     SignInLink.objects.filter(token_hash=hashlib.sha256(token.encode()).hexdigest()).update(
         expires_at=timezone.now() - timedelta(seconds=1))
     r = client.post(reverse("annotation:signin_link", kwargs={"token": token}))

@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.enums import Role
-from annotation.services import study_member_add
+from annotation.services.membership import study_member_add
 
 
 @pytest.fixture
@@ -61,7 +61,7 @@ def _upload():
 
 def test_a_judge_added_after_judging_opened_gets_a_list_at_once(client, study, researcher, make_user):
     from annotation.judging.models import Assignment
-    from annotation.judging.services import study_judging_open
+    from annotation.judging.services.opening import study_judging_open
 
     study_judging_open(study=study, user=researcher)
     late = make_user("late")

@@ -7,10 +7,11 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotation import services
 from annotation.enums import Role
 from annotation.models import PARTICIPANT_TITLE_DEFAULT, StudyMembership
 from annotation.selectors import study_role_conflicts
+from annotation.services.membership import RoleConflict, study_member_add
+from annotation.services.studies import study_create
 
 pytestmark = pytest.mark.django_db
 
@@ -30,9 +31,9 @@ def _messages(response) -> str:
 @pytest.mark.parametrize("first,second", [(Role.JUDGE, Role.ANNOTATOR), (Role.ANNOTATOR, Role.JUDGE)])
 def test_the_service_refuses_making_one_account_judge_and_annotator_of_one_study(study, make_user, first, second):
     user = make_user("both")
-    services.study_member_add(study=study, user=user, role=first)
-    with pytest.raises(services.RoleConflict) as info:
-        services.study_member_add(study=study, user=user, role=second)
+    study_member_add(study=study, user=user, role=first)
+    with pytest.raises(RoleConflict) as info:
+        study_member_add(study=study, user=user, role=second)
     assert f"both is already {'a' if first == Role.JUDGE else 'an'} {first} in this study and cannot also be" in info.value.messages[0]
     assert "tell the systems apart" in info.value.messages[0]
     assert set(StudyMembership.objects.filter(study=study, user=user).values_list("role", flat=True)) == {first}
@@ -43,10 +44,10 @@ def test_the_same_account_may_judge_one_study_and_annotate_another_and_be_resear
 
     other = study_with_data(owner=researcher, name="Second study")
     user = make_user("both")
-    services.study_member_add(study=study, user=user, role=Role.JUDGE)
-    services.study_member_add(study=other, user=user, role=Role.ANNOTATOR)
-    services.study_member_add(study=study, user=user, role=Role.RESEARCHER)
-    services.study_member_add(study=study, user=user, role=Role.JUDGE)  # idempotent
+    study_member_add(study=study, user=user, role=Role.JUDGE)
+    study_member_add(study=other, user=user, role=Role.ANNOTATOR)
+    study_member_add(study=study, user=user, role=Role.RESEARCHER)
+    study_member_add(study=study, user=user, role=Role.JUDGE)  # idempotent
     assert StudyMembership.objects.filter(user=user).count() == 3
 
 
@@ -76,15 +77,16 @@ def test_the_api_refuses_the_second_role_with_a_400_that_says_why(api_client, st
 @pytest.fixture
 def legacy_conflict(study, make_user):
     """An account made judge and annotator of one study before that was refused."""
-    from annotation.alignment import services as alignment_services
-    from annotation.judging.services import study_judging_open
+    from annotation.alignment.services.assignments import assignments_create
+    from annotation.alignment.services.pairs import pairs_import_file
+    from annotation.judging.services.opening import study_judging_open
 
     user = make_user("twofold")
     StudyMembership.objects.create(study=study, user=user, role=Role.JUDGE)
     StudyMembership.objects.create(study=study, user=user, role=Role.ANNOTATOR)
     study_judging_open(study=study)
-    alignment_services.pairs_import_file(study=study, data=PAIRS.encode(), filename="pairs.csv")
-    alignment_services.assignments_create(study=study, annotators=[user])
+    pairs_import_file(study=study, data=PAIRS.encode(), filename="pairs.csv")
+    assignments_create(study=study, annotators=[user])
     return user
 
 
@@ -135,9 +137,9 @@ def test_the_api_removes_a_role_and_refuses_to_remove_the_owner(api_client, stud
 # --- the participant title ------------------------------------------------------------------
 
 def test_a_new_study_has_a_neutral_participant_title_unless_one_is_given(researcher):
-    plain = services.study_create(name="KJV vs WEB", owner=researcher)
+    plain = study_create(name="KJV vs WEB", owner=researcher)
     assert plain.participant_title == PARTICIPANT_TITLE_DEFAULT == "Paraphrase evaluation"
-    titled = services.study_create(name="KJV vs WEB 2", owner=researcher, participant_title="  Sentence pairs ")
+    titled = study_create(name="KJV vs WEB 2", owner=researcher, participant_title="  Sentence pairs ")
     assert titled.participant_title == "Sentence pairs"
 
 
@@ -162,7 +164,7 @@ def test_researchers_edit_the_participant_title_through_the_api_and_bad_input_is
     assert api_client.patch(url, {"participant_title": ""}, format="json").status_code == 400
     assert api_client.patch(url, {"owner": "someone"}, format="json").status_code == 400
     assert api_client.patch(url, {"participant_title": "x" * 121}, format="json").status_code == 400
-    services.study_create(name="Taken", owner=researcher)
+    study_create(name="Taken", owner=researcher)
     r = api_client.patch(url, {"name": "Taken"}, format="json")
     assert r.status_code == 400 and "name" in r.json()
 
@@ -170,10 +172,11 @@ def test_researchers_edit_the_participant_title_through_the_api_and_bad_input_is
 # --- annotators' pair numbers ------------------------------------------------------------------
 
 def test_annotators_see_their_own_pair_numbers_never_the_researchers_pair_ids(client, api_client, study, annotator):
-    from annotation.alignment import services as alignment_services
+    from annotation.alignment.services.assignments import assignments_create
+    from annotation.alignment.services.pairs import pairs_import_file
 
-    alignment_services.pairs_import_file(study=study, data=PAIRS.encode(), filename="pairs.csv")
-    alignment_services.assignments_create(study=study, annotators=[annotator])
+    pairs_import_file(study=study, data=PAIRS.encode(), filename="pairs.csv")
+    assignments_create(study=study, annotators=[annotator])
     client.force_login(annotator)
     bodies = [client.get(reverse("alignment:home")).content.decode()]
     first, second = annotator.alignment_assignments.order_by("pair__position")

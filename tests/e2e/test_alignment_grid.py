@@ -7,9 +7,12 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from annotation.alignment import services
 from annotation.alignment.models import AlignmentAssignment, AlignmentPair, ScoringRun
-from metrics.core.alignment import Alignment
+from annotation.alignment.services.assignments import alignment_config_update, assignments_create
+from annotation.alignment.services.drafts import assignment_submit
+from annotation.alignment.services.pairs import pairs_import_file
+from annotation.alignment.services.systems import system_alignments_store
+from metrics.core.alignment.model import Alignment
 from tests.conftest import browser_login, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -20,12 +23,12 @@ S2 = "He passed away early in the morning."  # He passed away early in the morni
 
 @pytest.fixture
 def task(study, annotator):
-    services.pairs_import_file(study=study, data=f"pair_id,sentence1,sentence2\nghost,{S1},{S2}\n".encode(), filename="p.csv")
+    pairs_import_file(study=study, data=f"pair_id,sentence1,sentence2\nghost,{S1},{S2}\n".encode(), filename="p.csv")
     pair = AlignmentPair.objects.get(study=study)
-    auto = services.system_alignments_store(study=study, name="auto", alignments={
+    auto = system_alignments_store(study=study, name="auto", alignments={
         pair.pk: Alignment(tuple(pair.tokens1), tuple(pair.tokens2), frozenset({(0, 0), (3, 5)}))})
-    services.alignment_config_update(study=study, prefill_system=auto)
-    services.assignments_create(study=study)
+    alignment_config_update(study=study, prefill_system=auto)
+    assignments_create(study=study)
     return AlignmentAssignment.objects.get(annotator=annotator)
 
 
@@ -121,8 +124,8 @@ def test_annotator_aligns_with_mouse_and_keyboard_undoes_reloads_and_submits(pag
 def test_a_sixty_by_sixty_grid_keeps_its_headers_in_view(page, study, annotator):
     words1 = " ".join(f"a{k}" for k in range(60))
     words2 = " ".join(f"b{k}" for k in range(60))
-    services.pairs_import_file(study=study, data=f"pair_id,sentence1,sentence2\nbig,{words1},{words2}\n".encode(), filename="p.csv")
-    services.assignments_create(study=study)
+    pairs_import_file(study=study, data=f"pair_id,sentence1,sentence2\nbig,{words1},{words2}\n".encode(), filename="p.csv")
+    assignments_create(study=study)
     task = AlignmentAssignment.objects.get(annotator=annotator)
     browser_login(page, "anna")
     page.goto(f"/alignment/tasks/{task.pk}/")
@@ -144,7 +147,7 @@ def test_a_sixty_by_sixty_grid_keeps_its_headers_in_view(page, study, annotator)
 
 
 def test_researcher_imports_a_system_and_scores_it_in_the_browser(page, celery_worker, task, researcher, tmp_path):
-    services.assignment_submit(assignment=task, sure=[[0, 0], [7, 7], [6, 6]], possible=[], revision=0, active_seconds=40)
+    assignment_submit(assignment=task, sure=[[0, 0], [7, 7], [6, 6]], possible=[], revision=0, active_seconds=40)
     pharaoh = tmp_path / "giza.txt"
     pharaoh.write_text("0-0 6-6 7p7 5-5\n", encoding="utf-8")
     browser_login(page, "rita")

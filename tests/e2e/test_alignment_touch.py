@@ -9,8 +9,9 @@ drafts the page saves are read back from the database.
 import pytest
 from playwright.sync_api import expect
 
-from annotation.alignment import services
 from annotation.alignment.models import AlignmentAssignment
+from annotation.alignment.services.assignments import assignments_create
+from annotation.alignment.services.pairs import pairs_import_file
 from tests.conftest import browser_login, screenshot, watch_console
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -19,8 +20,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def big_task(study, n1: int, n2: int) -> AlignmentAssignment:
     words1 = " ".join(f"a{k}" for k in range(n1))
     words2 = " ".join(f"b{k}" for k in range(n2))
-    services.pairs_import_file(study=study, data=f"pair_id,sentence1,sentence2\nbig,{words1},{words2}\n".encode(), filename="p.csv")
-    services.assignments_create(study=study)
+    pairs_import_file(study=study, data=f"pair_id,sentence1,sentence2\nbig,{words1},{words2}\n".encode(), filename="p.csv")
+    assignments_create(study=study)
     return AlignmentAssignment.objects.get(pair__study=study)
 
 

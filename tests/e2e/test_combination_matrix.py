@@ -25,7 +25,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.enums import Role
-from annotation.services import study_member_add
+from annotation.services.membership import study_member_add
 from tests.conftest import browser_login, watch_console
 from tests.factories import study_with_data
 
@@ -54,9 +54,11 @@ def _values(design: str, j: int, n: int, is_control_bad: bool) -> dict:
 
 
 def _make_study(researcher, design: str, entry: str, lang: str):
-    from annotation.judging import screening, services, training
+    from annotation.judging import screening, training
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
     from annotation.participation import services as participation
-    from annotation.services import study_update
+    from annotation.services.studies import study_update
 
     study = study_with_data(owner=researcher, name=f"Matrix {design} {entry} {lang}")
     if lang != "en":
@@ -70,8 +72,8 @@ def _make_study(researcher, design: str, entry: str, lang: str):
         for name in JUDGES:
             user = User.objects.create_user(name, password="pw")
             study_member_add(study=study, user=user, role=Role.JUDGE)
-    services.design_update(study=study, changes=changes)
-    services.study_judging_open(study=study)
+    design_update(study=study, changes=changes)
+    study_judging_open(study=study)
     link = None
     if entry == "prolific":
         reference = ({"adequacy": 4, "fluency": 5}, {"adequacy": 2, "fluency": 4}) if design == "pem" else \

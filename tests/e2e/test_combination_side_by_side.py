@@ -24,9 +24,9 @@ from collections import Counter
 import pytest
 from playwright.sync_api import expect
 
-from annotation import services as study_services
 from annotation.enums import Role
-from annotation.services import study_member_add
+from annotation.services.membership import study_member_add
+from annotation.services.studies import study_update
 from tests.conftest import browser_login
 from tests.factories import study_with_data
 
@@ -134,23 +134,25 @@ TRAINING = [{"original": "The meeting was moved to Friday.", "a": "The meeting i
 @pytest.mark.parametrize("lang", ["en", "ar"])
 @pytest.mark.parametrize("judges", ["researcher", "prolific"])
 def test_side_by_side_row_of_the_matrix(page, live_server, celery_worker, researcher, make_user, judges, lang):
-    from annotation.judging import screening, services, training
+    from annotation.judging import screening, training
     from annotation.judging.models import AttentionCheck, ComparisonItem, ComparisonJudgment, TrainingAnswer
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
     from annotation.models import Participant
     from annotation.participation import services as participation
     from metrics.reports.models import Report
 
     study = study_with_data(owner=researcher, n_originals=3, systems=("alpha", "beta", "gamma"),
                             name=f"Matrix {judges} {lang}")
-    study_services.study_update(study=study, changes={"language": lang})
+    study_update(study=study, changes={"language": lang})
     names = []
     if judges == "researcher":
         for name in ("ann", "bob"):
             study_member_add(study=study, user=make_user(name), role=Role.JUDGE)
             names.append(name)
-    services.design_update(study=study, changes={
+    design_update(study=study, changes={
         "protocol": "comparison", "seed": 21, "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     if judges == "prolific":  # a field study screens its participants: training and an attention check
         for row in TRAINING:
             training.training_item_add(study=study, row=row)

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotation import services as study_services
 from annotation.enums import Role
-from annotation.services import study_member_add
+from annotation.services.membership import study_member_add
+from annotation.services.studies import study_update
 from tests.conftest import browser_login
 from tests.factories import study_with_data
 
@@ -27,16 +27,17 @@ def _x(page, selector: str) -> float:
 
 @pytest.mark.parametrize("lang", ["en", "es", "ar"])
 def test_compare_keys_choose_what_is_drawn_where_the_key_points(page, live_server, researcher, make_user, lang):
-    from annotation.judging import services
     from annotation.judging.models import ComparisonItem, ComparisonJudgment
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
 
     study = study_with_data(owner=researcher, n_originals=2, systems=("alpha", "beta", "gamma"))
-    study_services.study_update(study=study, changes={"language": lang})
+    study_update(study=study, changes={"language": lang})
     ann = make_user("ann")
     study_member_add(study=study, user=ann, role=Role.JUDGE)
-    services.design_update(study=study, changes={
+    design_update(study=study, changes={
         "protocol": "comparison", "seed": 8, "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     total = ComparisonItem.objects.filter(assignment__judge=ann).count()
     page.set_default_timeout(45_000)
     browser_login(page, "ann")

@@ -8,13 +8,15 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.judging import screening
-from annotation.judging import selectors as judging_selectors
-from annotation.judging import services as judging_services
 from annotation.judging.models import Assignment, Judgment
+from annotation.judging.selectors.hot_path import item_next_for_judge_fast
+from annotation.judging.selectors.judge import assignment_for_judge
+from annotation.judging.services.assignments import assignment_ensure_for_judge
+from annotation.judging.services.submission import judgment_submit
 from annotation.models import Candidate
-from annotation.services import study_member_add
-from metrics.reports import services as report_services
-from metrics.reports.services import simulated_judges_fill
+from annotation.services.membership import study_member_add
+from metrics.reports.services.build import report_build, report_create
+from metrics.reports.services.simulation import simulated_judges_fill
 from tests.conftest import browser_login, screenshot
 from tests.metrics.reports.conftest import make_study_data, open_judging
 from tests.metrics.reports.test_comparison_report import judged_comparison  # noqa: F401 (a fixture)
@@ -24,13 +26,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(trans
 
 def _judge_rates(study, judge, n: int, value_of) -> None:
     """The scripted judge: ``n`` items through the judge's own hot path, one after another."""
-    a = judging_selectors.assignment_for_judge(study=study, judge=judge) or judging_services.assignment_ensure_for_judge(
+    a = assignment_for_judge(study=study, judge=judge) or assignment_ensure_for_judge(
         study=study, judge=judge)
     for _ in range(n):
-        item = judging_selectors.item_next_for_judge_fast(assignment=a)
+        item = item_next_for_judge_fast(assignment=a)
         system = Candidate.objects.get(judging_items__token=item.token).system.name
         v = value_of(system)
-        judging_services.judgment_submit(study=study, judge=judge, token=item.token, key=f"k-{item.token}",
+        judgment_submit(study=study, judge=judge, token=item.token, key=f"k-{item.token}",
                                          scores={"adequacy": v, "fluency": v, "dissimilarity": 3, "overall": v},
                                          serve_stamp=item.serve_stamp, active_seconds=6.5)
 
@@ -76,8 +78,8 @@ def test_the_dashboard_follows_a_judge_at_work_and_equals_the_report(page, celer
     page.wait_for_function("() => document.getElementById('dashboard-root').dataset.current === 'true'"
                            " && !document.getElementById('dash-answers-note').textContent.includes('new judgments')",
                            timeout=60_000)
-    report = report_services.report_create(study=study, created_by=researcher, enqueue=False)
-    report = report_services.report_build(report_id=report.pk)
+    report = report_create(study=study, created_by=researcher, enqueue=False)
+    report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     for r in report.result["system_ranking"]["systems"]:
         row = page.locator(f"#dash-ranking tr[data-system='{r['system']}'] td")
@@ -100,8 +102,8 @@ def test_a_side_by_side_dashboard_shows_its_bradley_terry_ranking_equal_to_the_r
     expect(page.locator("#dash-ranking tbody tr")).to_have_count(3, timeout=60_000)
     expect(page.locator("#dash-ranking thead th[data-field='measure']")).to_contain_text("Bradley–Terry θ")
     expect(page.locator("#dash-answers-note")).to_contain_text("95 % intervals")
-    report = report_services.report_create(study=judged_comparison, created_by=researcher, enqueue=False)
-    report = report_services.report_build(report_id=report.pk)
+    report = report_create(study=judged_comparison, created_by=researcher, enqueue=False)
+    report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     summary = report.result["comparison"]["preference"]
     for i, r in enumerate(summary["bradley_terry"]["ranking"]):

@@ -39,10 +39,10 @@ def _start(page, study) -> None:
 
 
 def _report(page, study) -> None:
-    from metrics.reports import services as report_services
+    from metrics.reports.services.build import report_build, report_create
 
-    report = report_services.report_create(study=study, created_by=study.owner, enqueue=False)
-    report = report_services.report_build(report_id=report.pk)
+    report = report_create(study=study, created_by=study.owner, enqueue=False)
+    report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     page.goto(f"/studies/{study.pk}/report/")
     assert "nan" not in page.locator("main").inner_text().lower()

@@ -14,9 +14,9 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from annotation import services as study_services
 from annotation.enums import Role
-from annotation.services import study_member_add
+from annotation.services.membership import study_member_add
+from annotation.services.studies import study_update
 from tests.conftest import browser_login
 from tests.factories import study_with_data
 
@@ -67,17 +67,17 @@ def _annotate_item(pg, n: int) -> None:
 
 def test_a_judge_marks_scores_and_submits_every_item_and_the_researcher_gets_report_and_exports(
         page, live_server, researcher, make_user):
-    from annotation.judging import services
     from annotation.judging.models import EsaItem, EsaJudgment
+    from annotation.judging.services.design import design_update
     from annotation.models import Candidate
-    from metrics.reports import services as report_services
+    from metrics.reports.services.build import report_build, report_create
 
     study = study_with_data(owner=researcher, n_originals=2, systems=("alpha", "beta"), name="ESA walk")
     for cand, text in zip(Candidate.objects.filter(original__study=study, system__name="alpha").order_by("pk"), UNICODE):
         cand.text = text
         cand.save()
     study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
-    services.design_update(study=study, changes={
+    design_update(study=study, changes={
         "protocol": "esa", "seed": 5, "esa_prefill": "aligner",
         "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
     bad: list[str] = []
@@ -135,8 +135,8 @@ def test_a_judge_marks_scores_and_submits_every_item_and_the_researcher_gets_rep
     assert texts[fam]["candidate"][minor["start"]:minor["end"]] == "familie\u0301 said"
     ctx.close()
 
-    report = report_services.report_create(study=study, created_by=researcher, enqueue=False)
-    report = report_services.report_build(report_id=report.pk)
+    report = report_create(study=study, created_by=researcher, enqueue=False)
+    report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     page.goto(f"/studies/{study.pk}/report/")
     expect(page.locator("#section-esa_systems")).to_be_visible()
@@ -164,18 +164,19 @@ def test_a_judge_marks_scores_and_submits_every_item_and_the_researcher_gets_rep
 
 
 def test_the_arabic_page_runs_right_to_left_and_its_arrows_follow_the_screen(page, live_server, researcher, make_user):
-    from annotation.judging import services
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
     from annotation.models import Candidate
 
     study = study_with_data(owner=researcher, n_originals=1, systems=("alpha",), name="ESA ar")
-    study_services.study_update(study=study, changes={"language": "ar"})
+    study_update(study=study, changes={"language": "ar"})
     cand = Candidate.objects.get(original__study=study)
     cand.text = "قال الرجلُ كلاماً مختلفاً تماماً."
     cand.save()
     study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
-    services.design_update(study=study, changes={"protocol": "esa",
+    design_update(study=study, changes={"protocol": "esa",
                                                  "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     browser_login(page, "ann")
     page.goto(f"/judge/studies/{study.pk}/esa/")
     page.locator('form[action$="/instructions/"] button[type="submit"]').click()

@@ -17,11 +17,12 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def field_study(study):
-    from annotation.judging import services as judging
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
     from annotation.participation import services
 
-    judging.design_update(study=study, changes={"seed": 3, "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
-    judging.study_judging_open(study=study)  # no judges: they all come through the link
+    design_update(study=study, changes={"seed": 3, "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
+    study_judging_open(study=study)  # no judges: they all come through the link
     services.participation_settings_update(
         study=study, consent_text="You will rate sentences. We keep your ratings and answers for research.",
         questions_before=[{"name": "native_language", "type": "language", "label": "Your native language", "required": True},

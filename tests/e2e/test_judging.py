@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.enums import Role
-from annotation.services import study_member_add
+from annotation.services.membership import study_member_add
 from tests.conftest import browser_login, enter_on_autofocus, screenshot, watch_console
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -16,12 +16,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def judged_study(study, make_user):
     """The fixture study (5 originals × 2 systems) opened for judge 'ann': 25 items with controls."""
-    from annotation.judging import services
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
 
     ann = make_user("ann")
     study_member_add(study=study, user=ann, role=Role.JUDGE)
-    services.design_update(study=study, changes={"seed": 7})
-    services.study_judging_open(study=study)
+    design_update(study=study, changes={"seed": 7})
+    study_judging_open(study=study)
     return study, ann
 
 
@@ -56,11 +57,12 @@ def rate_by_keys(page, keys: str, expect_next: str):
 
 
 def rate_rest_on_the_server(study, judge, *, leave: int):
-    from annotation.judging import selectors, services
+    from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+    from annotation.judging.services.submission import judgment_submit
 
-    assignment = selectors.assignment_for_judge(study=study, judge=judge)
-    while (item := selectors.item_next_for_judge(assignment=assignment)) and item.total - item.done > leave:
-        services.judgment_submit(study=study, judge=judge, token=item.token, key=f"server-{item.position:04d}",
+    assignment = assignment_for_judge(study=study, judge=judge)
+    while (item := item_next_for_judge(assignment=assignment)) and item.total - item.done > leave:
+        judgment_submit(study=study, judge=judge, token=item.token, key=f"server-{item.position:04d}",
                                  scores={"adequacy": 4, "fluency": 4, "dissimilarity": 3, "overall": 4},
                                  serve_stamp=item.serve_stamp)
 
@@ -172,18 +174,20 @@ def careful(item):
 
 
 def rate_everything(study, judge, score_fn):
-    from annotation.judging import selectors, services
+    from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+    from annotation.judging.services.submission import judgment_submit
 
-    assignment = selectors.assignment_for_judge(study=study, judge=judge)
-    while (item := selectors.item_next_for_judge(assignment=assignment)) is not None:
+    assignment = assignment_for_judge(study=study, judge=judge)
+    while (item := item_next_for_judge(assignment=assignment)) is not None:
         a, f, d, o = score_fn(item)
-        services.judgment_submit(study=study, judge=judge, token=item.token, key=f"{judge.username}-{item.position:04d}",
+        judgment_submit(study=study, judge=judge, token=item.token, key=f"{judge.username}-{item.position:04d}",
                                  scores={"adequacy": a, "fluency": f, "dissimilarity": d, "overall": o},
                                  serve_stamp=item.serve_stamp)
 
 
 def test_researcher_opens_the_study_and_watches_progress_and_qc(page, study, make_user):
-    from annotation.judging import selectors
+    from annotation.judging.selectors.exclusions import judges_excluded
+    from annotation.judging.selectors.frame import judgments_frame
 
     ann, bob = make_user("ann"), make_user("bob")
     for judge in (ann, bob):
@@ -217,8 +221,8 @@ def test_researcher_opens_the_study_and_watches_progress_and_qc(page, study, mak
     page.get_by_role("button", name="Exclude bob").click()
     expect(page.get_by_role("button", name="Include bob")).to_be_visible()
     screenshot(page, "judging-qc")
-    assert selectors.judges_excluded(study=study) == {"bob"}
-    assert set(selectors.judgments_frame(study=study)["judge"]) == {"ann"}
+    assert judges_excluded(study=study) == {"bob"}
+    assert set(judgments_frame(study=study)["judge"]) == {"ann"}
     assert errors == []
 
 
@@ -227,18 +231,20 @@ def test_a_pem_sized_study_end_to_end(page, researcher, make_user):
     from django.db.models import F
     from django.utils import timezone
 
-    from annotation.judging import selectors, services
     from annotation.judging.models import AssignmentItem, Judgment
+    from annotation.judging.selectors.judge import assignment_for_judge
+    from annotation.judging.services.assignments import instructions_mark_seen
+    from annotation.judging.services.opening import study_judging_open
     from tests.factories import study_with_data
 
     study = study_with_data(n_originals=300, systems=("human1", "human2", "machine1", "machine2"), owner=researcher,
                             name="PEM-sized")
     ann = make_user("ann")
     study_member_add(study=study, user=ann, role=Role.JUDGE)
-    summary = services.study_judging_open(study=study)
+    summary = study_judging_open(study=study)
     assert summary.items == 2100 and summary.controls_created == 900
-    assignment = selectors.assignment_for_judge(study=study, judge=ann)
-    services.instructions_mark_seen(assignment=assignment)
+    assignment = assignment_for_judge(study=study, judge=ann)
+    instructions_mark_seen(assignment=assignment)
 
     browser_login(page, "ann")
     page.get_by_role("link", name="Start").click()

@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.enums import Role
-from annotation.services import study_member_add
+from annotation.services.membership import study_member_add
 from tests.conftest import browser_login, enter_on_autofocus
 from tests.factories import study_with_data
 
@@ -18,15 +18,16 @@ KEYS = [("ArrowLeft", "A"), ("ArrowDown", "tie"), ("ArrowRight", "B"), ("1", "A"
 
 
 def test_judge_compares_pairs_by_keyboard_and_answers_map_to_the_shown_sides(page, live_server, researcher, make_user):
-    from annotation.judging import services
     from annotation.judging.models import ComparisonItem, ComparisonJudgment
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
 
     study = study_with_data(owner=researcher, n_originals=3, systems=("alpha", "beta", "gamma"))
     ann = make_user("ann")
     study_member_add(study=study, user=ann, role=Role.JUDGE)
-    services.design_update(study=study, changes={
+    design_update(study=study, changes={
         "protocol": "comparison", "seed": 3, "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     total = ComparisonItem.objects.filter(assignment__judge=ann).count()
     assert total == 3 * 3 + 3
     page.set_default_timeout(45_000)

@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.enums import Role
-from annotation.services import study_member_add
+from annotation.services.membership import study_member_add
 from tests.conftest import browser_login, screenshot, watch_console
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.enums import Role
-from annotation.services import study_member_add
+from annotation.services.membership import study_member_add
 from tests.conftest import browser_login, enter_on_autofocus
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -20,14 +20,15 @@ GRAM = {"slug": "grammar", "name": "Grammaticality", "help": "",
 
 
 def test_judge_rates_with_a_slider_and_points_by_keyboard(page, live_server, study, make_user):
-    from annotation.judging import services
     from annotation.judging.models import Judgment
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
 
     ann = make_user("ann")
     study_member_add(study=study, user=ann, role=Role.JUDGE)
-    services.design_update(study=study, changes={
+    design_update(study=study, changes={
         "criteria": [SIM, GRAM], "seed": 7, "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     # The shared CI machine can be slow to serve the first page: wait longer than the default.
     page.set_default_timeout(45_000)
     errors: list[str] = []

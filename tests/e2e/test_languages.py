@@ -10,12 +10,13 @@ import pytest
 from django.utils import translation
 from playwright.sync_api import expect
 
-from annotation import services as study_services
-from annotation.alignment import services as alignment_services
 from annotation.alignment.models import AlignmentAssignment, AlignmentPair
+from annotation.alignment.services.assignments import assignments_create
+from annotation.alignment.services.pairs import pairs_import_file
 from annotation.enums import Role
 from annotation.models import Candidate, Original
-from annotation.services import study_member_add
+from annotation.services.membership import study_member_add
+from annotation.services.studies import study_update
 from tests.conftest import browser_login, enter_on_autofocus, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -37,17 +38,18 @@ def direction(locator) -> str:
 @pytest.fixture
 def arabic_study(study, make_user):
     """The fixture study with Arabic texts, its pages in Spanish, opened for judge 'ann'."""
-    from annotation.judging import services
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
 
     for o, (original, paraphrase) in zip(Original.objects.filter(study=study).order_by("external_id"), ARABIC):
         o.text = original
         o.save()
         Candidate.objects.filter(original=o).update(text=paraphrase)
-    study_services.study_update(study=study, changes={"language": "es"})
+    study_update(study=study, changes={"language": "es"})
     ann = make_user("ann")
     study_member_add(study=study, user=ann, role=Role.JUDGE)
-    services.design_update(study=study, changes={"seed": 11})
-    services.study_judging_open(study=study)
+    design_update(study=study, changes={"seed": 11})
+    study_judging_open(study=study)
     return study, ann
 
 
@@ -97,7 +99,7 @@ def test_a_judge_rates_on_arabic_pages_that_read_right_to_left(page, arabic_stud
     from annotation.judging.models import Judgment
 
     study, ann = arabic_study
-    study_services.study_update(study=study, changes={"language": "ar"})
+    study_update(study=study, changes={"language": "ar"})
     browser_login(page, "ann")
     expect(page.locator("html")).to_have_attribute("dir", "rtl")
     page.get_by_role("link", name="ابدأ").click()
@@ -128,11 +130,11 @@ ARABIC_PAIR = ("ذهب الولد إلى المدرسة صباحا", "الولد
 @pytest.fixture(params=["en", "ar"])
 def arabic_task(request, study, annotator):
     """An Arabic pair for annotator 'anna', on English pages and on Arabic (right-to-left) ones."""
-    study_services.study_update(study=study, changes={"language": request.param})
+    study_update(study=study, changes={"language": request.param})
     s1, s2 = ARABIC_PAIR
-    alignment_services.pairs_import_file(
+    pairs_import_file(
         study=study, data=f"pair_id,sentence1,sentence2\nar,{s1},{s2}\n".encode(), filename="p.csv")
-    alignment_services.assignments_create(study=study)
+    assignments_create(study=study)
     return AlignmentAssignment.objects.get(annotator=annotator)
 
 

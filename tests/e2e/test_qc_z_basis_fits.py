@@ -13,7 +13,10 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
-from annotation.judging import selectors, services
+from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
+from annotation.judging.services.submission import judgment_submit
 from tests.annotation.judging.conftest import new_key
 from tests.annotation.judging.test_scales import GRAM, SIM
 from tests.conftest import browser_login
@@ -28,24 +31,24 @@ FLUENCY = {"slug": "fluency_da", "name": "Fluency", "help": "",
 @pytest.fixture
 def slider_qc(study, make_user):
     from annotation.enums import Role
-    from annotation.services import study_member_add
+    from annotation.services.membership import study_member_add
 
     for name in ("sim-judge-01", "bob", "cy"):
         study_member_add(study=study, user=make_user(name), role=Role.JUDGE)
-    services.design_update(study=study, changes={"criteria": [SIM, FLUENCY, GRAM], "seed": 3})
-    services.design_update(study=study, changes={"expected_scores": {
+    design_update(study=study, changes={"criteria": [SIM, FLUENCY, GRAM], "seed": 3})
+    design_update(study=study, changes={"expected_scores": {
         "identical": {"similarity": 100, "fluency_da": 100, "grammar": 2},
         "random": {"similarity": 0, "fluency_da": 100, "grammar": 2},
         "unigram": {"similarity": 0, "fluency_da": 0, "grammar": 0}}})
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     for j, name in enumerate(("sim-judge-01", "bob", "cy")):
         judge = User.objects.get(username=name)
-        assignment = selectors.assignment_for_judge(study=study, judge=judge)
+        assignment = assignment_for_judge(study=study, judge=judge)
         k = 0
-        while (item := selectors.item_next_for_judge(assignment=assignment)) is not None:
+        while (item := item_next_for_judge(assignment=assignment)) is not None:
             k += 1
             sim = 50 if name == "cy" else (17 * k + 31 * j) % 101  # cy: σ = 0, "z undefined"
-            services.judgment_submit(study=study, judge=judge, token=item.token, key=new_key(),
+            judgment_submit(study=study, judge=judge, token=item.token, key=new_key(),
                                      serve_stamp=item.serve_stamp,
                                      scores={"similarity": sim, "fluency_da": (k * 7.5) % 100, "grammar": k % 3})
     return study

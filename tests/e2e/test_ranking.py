@@ -15,9 +15,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from annotation import services as study_services
 from annotation.enums import Role
-from annotation.services import study_member_add
+from annotation.services.membership import study_member_add
+from annotation.services.studies import study_update
 from tests.conftest import browser_login
 from tests.factories import study_with_data
 
@@ -63,12 +63,12 @@ def _by_drag(pg, target: list[int]) -> None:
 @pytest.mark.parametrize("lang", ["en", "ar"])
 def test_a_judge_ranks_every_set_by_drag_and_keys_and_the_researcher_gets_the_report(
         page, live_server, celery_worker, researcher, make_user, lang):
-    from annotation.judging import services
     from annotation.judging.models import RankingItem, RankingJudgment
+    from annotation.judging.services.design import design_get_or_create
     from metrics.reports.models import Report
 
     study = study_with_data(owner=researcher, n_originals=3, systems=tuple(TASTE), name=f"Ranking {lang}")
-    study_services.study_update(study=study, changes={"language": lang})
+    study_update(study=study, changes={"language": lang})
     study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
     bad: list[str] = []
     page.on("response", lambda r: bad.append(f"{r.status} {r.url}") if r.status >= 400 else None)
@@ -82,7 +82,7 @@ def test_a_judge_ranks_every_set_by_drag_and_keys_and_the_researcher_gets_the_re
         page.locator(f'input[name="controls_{kind}"]').fill(n)
     page.get_by_role("button", name="Save design").click()
     page.wait_for_load_state()
-    design = services.design_get_or_create(study=study)
+    design = design_get_or_create(study=study)
     assert (design.protocol, design.ranking_k, design.ranking_scores) == ("ranking", 3, True)
     page.locator("#open-button").click()
     page.wait_for_load_state()
@@ -187,15 +187,16 @@ def test_a_judge_ranks_every_set_by_drag_and_keys_and_the_researcher_gets_the_re
 
 
 def test_a_finger_drags_a_paraphrase_by_its_handle_on_a_touch_screen(page, live_server, researcher, make_user):
-    from annotation.judging import services
     from annotation.judging.models import RankingItem, RankingJudgment
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
 
     study = study_with_data(owner=researcher, n_originals=1, systems=tuple(TASTE), name="Ranking touch")
     study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
-    services.design_update(study=study, changes={
+    design_update(study=study, changes={
         "protocol": "ranking", "seed": 3, "ranking_k": 3,
         "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     ctx = page.context.browser.new_context(base_url=live_server.url, viewport={"width": 400, "height": 800},
                                            has_touch=True, is_mobile=True)
     pg = ctx.new_page()
@@ -231,14 +232,15 @@ def test_a_finger_drags_a_paraphrase_by_its_handle_on_a_touch_screen(page, live_
 
 @pytest.mark.parametrize("lang", ["en", "ar"])
 def test_the_ranking_pages_fit_their_boxes_at_1280_and_375_px(page, live_server, researcher, make_user, lang):
-    from annotation.judging import services
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
     from tests.e2e.test_layout_and_policy import OVERFLOW_JS, WIDTHS
 
     study = study_with_data(owner=researcher, n_originals=2, systems=tuple(TASTE), name=f"Ranking fit {lang}")
-    study_services.study_update(study=study, changes={"language": lang})
+    study_update(study=study, changes={"language": lang})
     study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
-    services.design_update(study=study, changes={"protocol": "ranking", "ranking_k": 3, "ranking_scores": True})
-    services.study_judging_open(study=study)
+    design_update(study=study, changes={"protocol": "ranking", "ranking_k": 3, "ranking_scores": True})
+    study_judging_open(study=study)
     browser_login(page, "ann")
     page.goto(f"/judge/studies/{study.pk}/instructions/")
     page.locator('form[action$="/instructions/"] button[type="submit"]').click()

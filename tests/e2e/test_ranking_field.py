@@ -44,16 +44,18 @@ def _by_keys(pg, target: list[int]) -> None:
 
 def test_a_prolific_participant_trains_meets_an_attention_set_and_gets_the_code(
         page, live_server, researcher):
-    from annotation.judging import screening, services, training
+    from annotation.judging import screening, training
     from annotation.judging.models import AttentionCheck, RankingItem, RankingJudgment, TrainingAnswer
     from annotation.judging.protocols.ranking.screening import attention_layout
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
     from annotation.models import Participant
     from annotation.participation import services as participation
 
     study = study_with_data(owner=researcher, n_originals=3, systems=("alpha", "beta", "gamma"), name="Rank field")
-    services.design_update(study=study, changes={
+    design_update(study=study, changes={
         "protocol": "ranking", "ranking_k": 3, "seed": 4, "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     for row in TRAINING:
         training.training_item_add(study=study, row=row, from_text=True)
     screening.screening_settings_update(study=study, changes={

@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.enums import Role
-from annotation.services import study_member_add
+from annotation.services.membership import study_member_add
 from tests.conftest import browser_login, enter_on_autofocus, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -18,12 +18,13 @@ REFERENCE = (5, 1, 3)
 
 @pytest.fixture
 def training_study(study, make_user):
-    from annotation.judging import services
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
 
     for name in ("ann", "bob"):
         study_member_add(study=study, user=make_user(name), role=Role.JUDGE)
-    services.design_update(study=study, changes={"seed": 7})
-    services.study_judging_open(study=study)
+    design_update(study=study, changes={"seed": 7})
+    study_judging_open(study=study)
     training_add(study)
     return study
 
@@ -105,18 +106,20 @@ def test_a_judge_who_passes_goes_on_to_real_items_by_keyboard(page, training_stu
 
 
 def test_an_attention_check_is_answered_by_keyboard_between_real_items(page, training_study):
-    from annotation.judging import screening, selectors, services
+    from annotation.judging import screening
     from annotation.judging.models import AttentionCheck, TrainingItem
+    from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+    from annotation.judging.services.submission import judgment_submit
 
     TrainingItem.objects.filter(study=training_study).delete()  # no training here: straight to the items
     screening.screening_settings_update(study=training_study, changes={"attention_count": 1,
                                                                        "attention_policy": "warn"})
     start(page, training_study, "ann")
     expect(page.locator("#item-h")).to_have_text("1 of 25")
-    assignment = selectors.assignment_for_judge(study=training_study, judge=page_user("ann"))
+    assignment = assignment_for_judge(study=training_study, judge=page_user("ann"))
     check = AttentionCheck.objects.get(assignment=assignment)
-    while (item := selectors.item_next_for_judge(assignment=assignment)) and item.done < check.after_done:
-        services.judgment_submit(study=training_study, judge=assignment.judge, token=item.token,
+    while (item := item_next_for_judge(assignment=assignment)) and item.done < check.after_done:
+        judgment_submit(study=training_study, judge=assignment.judge, token=item.token,
                                  key=f"server-{item.position:04d}", scores={"adequacy": 4, "fluency": 4,
                                                                             "dissimilarity": 3, "overall": 4},
                                  serve_stamp=item.serve_stamp)

@@ -65,21 +65,32 @@ def build_world() -> SimpleNamespace:
     from django.apps import apps
     from django.contrib.auth.models import User
 
-    from annotation import services as study_services
-    from annotation.alignment import services as alignment_services
     from annotation.alignment.enums import ScoringKind
     from annotation.alignment.models import AlignerRun, AlignmentAssignment, AlignmentPair
+    from annotation.alignment.services.assignments import alignment_config_update, assignments_create
+    from annotation.alignment.services.drafts import assignment_draft_save, assignment_submit
+    from annotation.alignment.services.pairs import pairs_import_file
+    from annotation.alignment.services.scoring import scoring_run_create, scoring_run_execute
+    from annotation.alignment.services.systems import system_alignments_import
     from annotation.enums import JobStatus, Role
-    from annotation.judging import selectors as judging_selectors
-    from annotation.judging import services as judging_services
     from annotation.judging.defaults import default_criteria
-    from metrics import services as metric_services
+    from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+    from annotation.judging.services.assignments import instructions_mark_seen
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.open_job import study_judging_open_start
+    from annotation.judging.services.submission import judgment_submit
+    from annotation.services.imports import study_import_file
+    from annotation.services.membership import study_member_add
+    from annotation.services.studies import researcher_grant, study_create
     from metrics.models import PemModel
+    from metrics.services.resources import metric_resource_create
+    from metrics.services.runs import metric_run_create
+    from metrics.services.worker import metric_run_execute
 
     def user(name, *, researcher=False):
         u = User.objects.create_user(name, password="pw")
         if researcher:
-            study_services.researcher_grant(user=u)
+            researcher_grant(user=u)
         return u
 
     owner, other = user("w-owner", researcher=True), user("w-other", researcher=True)
@@ -93,22 +104,22 @@ def build_world() -> SimpleNamespace:
             mock.patch("annotation.alignment.services.scoring.job_enqueue"), \
             mock.patch("annotation.alignment.services.systems.job_enqueue"), \
             mock.patch("metrics.services.runs.job_enqueue"), mock.patch("metrics.services.pem_models.job_enqueue"):
-        study = study_services.study_create(name=STUDY_NAME, owner=owner, description=f"{SECRET} " + " ".join(MARKUP))
-        other_study = study_services.study_create(name="Other researcher's study", owner=other)
+        study = study_create(name=STUDY_NAME, owner=owner, description=f"{SECRET} " + " ".join(MARKUP))
+        other_study = study_create(name="Other researcher's study", owner=other)
         buf = io.StringIO()
         writer = csv.writer(buf)
         writer.writerow(["original_id", "original", "system", "candidate"])
         for i in range(6):
             for s, system in enumerate(("human", "=cmd|' /C calc'!A0 " + MARKUP[1])):
                 writer.writerow([f"{FORMULAS[i % 4][:1]}o{i}", hostile(i), system, hostile(10 * s + i)])
-        job = study_services.study_import_file(
+        job = study_import_file(
             study=study, data=buf.getvalue().encode(), filename=f"data {MARKUP[1]}.csv", user=owner)
         assert job.status == JobStatus.SUCCEEDED, job.error
-        study_services.study_import_file(
+        study_import_file(
             study=other_study, data=b"original_id,original,human\n1,Other text.,Other paraphrase.\n", filename="o.csv")
         for u, role in ((judge, Role.JUDGE), (judge2, Role.JUDGE), (judge3, Role.JUDGE), (annot, Role.ANNOTATOR),
                         (annot2, Role.ANNOTATOR)):
-            study_services.study_member_add(study=study, user=u, role=role)
+            study_member_add(study=study, user=u, role=role)
 
         # judging: hostile criteria texts, opened, two judgments per judge
         criteria = default_criteria()
@@ -116,17 +127,17 @@ def build_world() -> SimpleNamespace:
             c["name"] = (c["name"] + " " + MARKUP[2])[:60]
             c["help"] = c.get("help", "") + " " + " ".join(MARKUP)
             c["scale"]["labels"] = [f"{lbl[:20]} {MARKUP[k % 3][:38]}" for k, lbl in enumerate(c["scale"]["labels"])]
-        judging_services.design_update(study=study, changes={"criteria": criteria, "seed": 5})
+        design_update(study=study, changes={"criteria": criteria, "seed": 5})
         # through the researcher's path, so an opening job (done at once: a small study) exists too
-        open_job = judging_services.study_judging_open_start(study=study, user=owner, background=False)
+        open_job = study_judging_open_start(study=study, user=owner, background=False)
         assert open_job.status == JobStatus.SUCCEEDED, open_job.error
         tokens = {}
         for n, u in enumerate((judge, judge2, judge3)):
-            assignment = judging_selectors.assignment_for_judge(study=study, judge=u)
-            judging_services.instructions_mark_seen(assignment=assignment)
+            assignment = assignment_for_judge(study=study, judge=u)
+            instructions_mark_seen(assignment=assignment)
             for k in range(2):
-                item = judging_selectors.item_next_for_judge(assignment=assignment)
-                judging_services.judgment_submit(
+                item = item_next_for_judge(assignment=assignment)
+                judgment_submit(
                     study=study, judge=u, token=item.token, key=f"world-{n}-{k}-key",
                     scores={"adequacy": 4, "fluency": 3, "dissimilarity": 2, "overall": 3 + k},
                     serve_stamp=item.serve_stamp)
@@ -138,32 +149,32 @@ def build_world() -> SimpleNamespace:
              "sentence1": f"{SECRET} {' '.join(MARKUP_TOKENS)} one", "sentence2": f"{' '.join(MARKUP_TOKENS)} two {k}",
              "tokens1": [SECRET, *MARKUP_TOKENS, "one"], "tokens2": [*MARKUP_TOKENS, "two", str(k)]}
             for k in range(3)]
-        alignment_services.pairs_import_file(
+        pairs_import_file(
             study=study, data="".join(json.dumps(p) + "\n" for p in pairs).encode(), filename="pairs.jsonl")
         pharaoh = "0-0 1-1 2-2\n1-0 3-2\n0-1\n"
-        system = alignment_services.system_alignments_import(
+        system = system_alignments_import(
             study=study, name="=aligner " + MARKUP[0], data=pharaoh.encode(), filename="sys.pharaoh", fmt="pharaoh")
-        alignment_services.alignment_config_update(study=study, annotators_per_pair=2)
-        alignment_services.assignments_create(study=study)
+        alignment_config_update(study=study, annotators_per_pair=2)
+        assignments_create(study=study)
         mine = list(AlignmentAssignment.objects.filter(annotator=annot).order_by("pair__position"))
         theirs = list(AlignmentAssignment.objects.filter(annotator=annot2).order_by("pair__position"))
-        alignment_services.assignment_submit(assignment=mine[0], sure=[[0, 0], [1, 1]], possible=[[2, 2]], revision=0,
+        assignment_submit(assignment=mine[0], sure=[[0, 0], [1, 1]], possible=[[2, 2]], revision=0,
                                              active_seconds=3.0)
-        alignment_services.assignment_draft_save(assignment=mine[1], sure=[[1, 0]], possible=[], revision=0,
+        assignment_draft_save(assignment=mine[1], sure=[[1, 0]], possible=[], revision=0,
                                                  active_seconds=1.0)
-        alignment_services.assignment_submit(assignment=theirs[0], sure=[[0, 0]], possible=[], revision=0,
+        assignment_submit(assignment=theirs[0], sure=[[0, 0]], possible=[], revision=0,
                                              active_seconds=2.0)
-        scoring = alignment_services.scoring_run_create(study=study, user=owner, kind=ScoringKind.SYSTEM, system=system)
-        scoring = alignment_services.scoring_run_execute(run_id=scoring.pk)
+        scoring = scoring_run_create(study=study, user=owner, kind=ScoringKind.SYSTEM, system=system)
+        scoring = scoring_run_execute(run_id=scoring.pk)
         assert scoring.status == JobStatus.SUCCEEDED, scoring.error
         aligner = AlignerRun.objects.create(study=study, created_by=owner, system_name="paraeval-aligner",
                                             status=JobStatus.SUCCEEDED)
 
         # metrics: a run computed inline, a resource, a PEM model record
-        run = metric_services.metric_run_create(study=study, metric="pinc", created_by=owner, enqueue=False)
-        run = metric_services.metric_run_execute(run_id=run.pk)
+        run = metric_run_create(study=study, metric="pinc", created_by=owner, enqueue=False)
+        run = metric_run_execute(run_id=run.pk)
         assert run.status == JobStatus.SUCCEEDED, run.error
-        resource = metric_services.metric_resource_create(
+        resource = metric_resource_create(
             name="=res " + MARKUP[1], kind="other", file=_upload(f"res {MARKUP[2]}.txt", b"a b c\n"), owner=owner,
             study=study, description=" ".join(MARKUP))
         pem = PemModel.objects.create(study=study, name="pem " + MARKUP[0], created_by=owner, status=JobStatus.FAILED,
@@ -193,14 +204,15 @@ def build_world() -> SimpleNamespace:
 
 def _add_report(world: SimpleNamespace, study, owner) -> None:
     """A built report (simulated judges fill the study first, as the demo does)."""
-    from metrics.reports import services as report_services
-    from metrics.reports.exports import report_tables
+    from metrics.reports.exports.tables import report_tables
     from metrics.reports.models import ReportPlot
+    from metrics.reports.services.build import report_build, report_create
+    from metrics.reports.services.simulation import simulated_judges_fill
 
     study.refresh_from_db()
-    report_services.simulated_judges_fill(study=study, n_judges=3, seed=1)
-    report = report_services.report_create(study=study, created_by=owner, settings={"n_boot": 50}, enqueue=False)
-    report = report_services.report_build(report_id=report.pk)
+    simulated_judges_fill(study=study, n_judges=3, seed=1)
+    report = report_create(study=study, created_by=owner, settings={"n_boot": 50}, enqueue=False)
+    report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     world.report = report.pk
     world.plot = ReportPlot.objects.filter(report=report).values_list("slug", flat=True).first()
@@ -268,10 +280,11 @@ __all__ = ["MARKUP", "MARKUP_TOKENS", "RAW_MARKERS", "FORMULAS", "SECRET", "STUD
 def empty_study(db):
     from django.contrib.auth.models import User
 
-    from annotation import services
+    from annotation.services.imports import study_import_file
+    from annotation.services.studies import researcher_grant, study_create
 
     owner = User.objects.create_user("fuzz-owner", password="pw")
-    services.researcher_grant(user=owner)
-    study = services.study_create(name="Fuzzed study", owner=owner)
-    services.study_import_file(study=study, data=b"original_id,original,human\nk1,Kept.,Kept too.\n", filename="k.csv")
+    researcher_grant(user=owner)
+    study = study_create(name="Fuzzed study", owner=owner)
+    study_import_file(study=study, data=b"original_id,original,human\nk1,Kept.,Kept too.\n", filename="k.csv")
     return study

@@ -13,7 +13,8 @@ import random
 from hypothesis import HealthCheck, assume, settings
 from hypothesis import strategies as st
 
-from annotation.importing import StudyImportError, parse_study_file
+from annotation.importing.reading import StudyImportError
+from annotation.importing.studies import parse_study_file
 
 #: Inputs per property; ``PARAEVAL_FUZZ_EXAMPLES=1000`` searches harder (minutes, not seconds).
 MAX_EXAMPLES = int(os.environ.get("PARAEVAL_FUZZ_EXAMPLES", "30"))

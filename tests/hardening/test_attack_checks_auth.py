@@ -48,12 +48,13 @@ def test_the_lockout_check_fails_when_attempts_extend_the_lockout(live_server, m
 
 
 def test_the_cache_down_check_passes_against_a_live_server(live_server, make_user, settings, study, researcher):
-    from annotation.judging import services as judging
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
     from annotation.participation import services
 
     make_user("probe", password="probe-password-1")
-    judging.design_update(study=study, changes={"control_counts": {"identical": 0, "random": 0, "unigram": 0}})
-    judging.study_judging_open(study=study)
+    design_update(study=study, changes={"control_counts": {"identical": 0, "random": 0, "unigram": 0}})
+    study_judging_open(study=study)
     link = services.join_link_create(study=study, role="judge", platform="prolific", created_by=researcher)
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                                    "LOCATION": dead_redis_url(), "OPTIONS": {"socket_connect_timeout": 0.5}}}

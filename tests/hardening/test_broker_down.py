@@ -39,19 +39,20 @@ def test_judging_goes_on_while_the_broker_is_down_and_queued_work_runs_when_it_i
         researcher, study, judge, settings, client):
     from rest_framework.test import APIClient
 
-    from annotation.alignment import services as alignment_services
     from annotation.alignment.models import AlignerRun
-    from annotation.judging import selectors as judging_selectors
-    from annotation.judging import services as judging_services
+    from annotation.alignment.services.pairs import pairs_import_file
     from annotation.judging.models import Judgment
+    from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
     from annotation.models import Candidate, ImportJob
     from config.celery import app
     from metrics.models import MetricRun, MetricScore
     from tests.conftest import thread_worker
 
-    judging_services.design_update(study=study, changes={"seed": 3})
-    judging_services.study_judging_open(study=study)
-    alignment_services.pairs_import_file(study=study, data=b"sentence1,sentence2\nA b c.,A c b.\nD e.,E d.\n",
+    design_update(study=study, changes={"seed": 3})
+    study_judging_open(study=study)
+    pairs_import_file(study=study, data=b"sentence1,sentence2\nA b c.,A c b.\nD e.,E d.\n",
                                          filename="p.csv")
     settings.PARAEVAL_IMPORT_BACKGROUND_ROWS = 3
     judge_api, researcher_api = APIClient(), APIClient()
@@ -65,8 +66,8 @@ def test_judging_goes_on_while_the_broker_is_down_and_queued_work_runs_when_it_i
         # the judge: instructions, the rating page, a judgment by form and one by the API
         assert client.post(f"/judge/studies/{s}/instructions/").status_code == 302
         assert client.get(f"/judge/studies/{s}/").status_code == 200
-        item = judging_selectors.item_next_for_judge(
-            assignment=judging_selectors.assignment_for_judge(study=study, judge=judge))
+        item = item_next_for_judge(
+            assignment=assignment_for_judge(study=study, judge=judge))
         form = {"token": item.token, "serve": item.serve_stamp, "key": "broker-down-form-1", "adequacy": 4,
                 "fluency": 4, "dissimilarity": 2, "overall": 3}
         assert client.post(f"/judge/studies/{s}/submit/", form).status_code == 302

@@ -44,11 +44,12 @@ def redis_down(settings):
 
 @pytest.fixture
 def link(study, researcher):
-    from annotation.judging import services as judging
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
     from annotation.participation import services
 
-    judging.design_update(study=study, changes={"control_counts": {"identical": 0, "random": 0, "unigram": 0}})
-    judging.study_judging_open(study=study)
+    design_update(study=study, changes={"control_counts": {"identical": 0, "random": 0, "unigram": 0}})
+    study_judging_open(study=study)
     return services.join_link_create(study=study, role="judge", platform="prolific", created_by=researcher)
 
 

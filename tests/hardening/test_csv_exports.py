@@ -109,7 +109,7 @@ def test_metric_score_exports_neutralize_formulas(owner, world):
 
 
 def _report_tables(world):
-    from metrics.reports.exports import report_tables
+    from metrics.reports.exports.tables import report_tables
     from metrics.reports.models import Report
 
     return [t.slug for t in report_tables(Report.objects.get(pk=world.report).result)]

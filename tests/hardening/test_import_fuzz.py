@@ -34,7 +34,8 @@ from django.db import transaction
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from annotation.importing import MAX_FIELD_CHARS, StudyImportError, parse_study_file
+from annotation.importing.reading import MAX_FIELD_CHARS, StudyImportError
+from annotation.importing.studies import parse_study_file
 
 from .fuzz_helpers import FUZZ, mutate, parse_or_error, serialize, study_tables
 

@@ -15,7 +15,7 @@ from django.db import transaction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotation.importing import StudyImportError
+from annotation.importing.reading import StudyImportError
 
 from .fuzz_helpers import FUZZ, mutate
 
@@ -113,11 +113,11 @@ def test_pair_imports_through_the_web_are_all_or_nothing(data, name, replace, do
 @pytest.fixture
 def aligned_study(empty_study):
     """The empty study with three pairs: 3×3, 2×4 and 5×1 tokens."""
-    from annotation.alignment import services
+    from annotation.alignment.services.pairs import pairs_import_file
 
     text = "".join(json.dumps({"pair_id": f"p{k}", "sentence1": a, "sentence2": b}) + "\n" for k, (a, b) in enumerate(
         [("a b c", "x y z"), ("a b", "w x y z"), ("a b c d e", "x")]))
-    services.pairs_import_file(study=empty_study, data=text.encode(), filename="p.jsonl", pretokenized=True)
+    pairs_import_file(study=empty_study, data=text.encode(), filename="p.jsonl", pretokenized=True)
     return empty_study
 
 

@@ -77,12 +77,12 @@ SCORES = shaped(dict.fromkeys(("adequacy", "fluency", "dissimilarity", "overall"
 def _current_item(world, username="w-judge"):
     from django.contrib.auth.models import User
 
-    from annotation.judging import selectors
+    from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
     from annotation.models import Study
 
     study = Study.objects.get(pk=world.study)
-    assignment = selectors.assignment_for_judge(study=study, judge=User.objects.get(username=username))
-    return selectors.item_next_for_judge(assignment=assignment)
+    assignment = assignment_for_judge(study=study, judge=User.objects.get(username=username))
+    return item_next_for_judge(assignment=assignment)
 
 
 @FUZZ
@@ -145,7 +145,7 @@ CRITERION = shaped({"slug": st.sampled_from(["adequacy", "fluency", "dissimilari
     "qc_alpha": SCALARS,
 }), draft=st.booleans())
 def test_the_judging_design_api_never_fails(body, draft, world, db):
-    from annotation.judging.services import design_get_or_create
+    from annotation.judging.services.design import design_get_or_create
     from annotation.models import Study
 
     # A draft design is editable, an open one frozen. The design row exists before the
@@ -165,7 +165,7 @@ def test_the_judging_design_api_never_fails(body, draft, world, db):
                      "expected_identical_overall", "expected_unigram_fluency"]),
     st.one_of(st.text(max_size=80), WEIRD_STRINGS, st.integers().map(str)), max_size=12))
 def test_the_judging_design_form_never_fails(fields, world, db):
-    from annotation.judging.services import design_get_or_create
+    from annotation.judging.services.design import design_get_or_create
     from annotation.models import Study
 
     design_get_or_create(study=Study.objects.get(pk=world.other_study))

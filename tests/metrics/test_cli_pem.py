@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from metrics.core.lm import estimate_kneser_ney, lm_tokens
+from metrics.core.lm.estimate import estimate_kneser_ney, lm_tokens
 from metrics.core.phrase_table import PhraseTable, build_phrase_table
 
 CORPUS = "the houses fell\tlas casas cayeron\nthe house stands\tla casa está\n"

@@ -10,7 +10,7 @@ import sacrebleu
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from metrics.core.base import parse_signature
+from metrics.core.base.signature import parse_signature
 
 ORIGINALS = ["The cat sat on the mat.", "In the beginning God created the heaven and the earth."]
 CANDIDATES = ['A cat sat on a "mat".', "In the beginning, God created the heavens and the earth."]

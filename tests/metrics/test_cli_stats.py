@@ -12,7 +12,8 @@ from django.core.management.base import CommandError
 from scipy import stats as sps
 from sklearn.metrics import cohen_kappa_score
 
-from metrics.core.stats import simulate_judgments, williams_test
+from metrics.core.stats.significance import williams_test
+from metrics.core.stats.simulate import simulate_judgments
 
 
 def run(name, *args):
@@ -159,13 +160,14 @@ def test_bad_input_exits_non_zero_with_one_line_on_stderr(tmp_path):
 
 def test_agreement_prints_the_same_agreement_table_as_the_report(ratings):
     """One code path: the command's table is the report's table for the same ratings."""
-    from metrics.core.stats import build_report
-    from metrics.reports import exports
+    from metrics.core.stats.report import build_report
+    from metrics.reports.exports.agreement import agreement_tables
+    from metrics.reports.exports.model import table_text
 
     frame, path = ratings
     full = frame.assign(original=frame["item"], system="s", is_control=False, control_kind=None)
     report = build_report(full, n_boot=60, seed=4)
-    expected = "".join(exports.table_text(t) for t in exports.agreement_tables(report))
+    expected = "".join(table_text(t) for t in agreement_tables(report))
     text = run("agreement", "--input", str(path), "--n-boot", "60", "--seed", "4")
     assert text.startswith(expected)
 

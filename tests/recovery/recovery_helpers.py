@@ -29,7 +29,7 @@ WORDS = "in the beginning was the word and the word was with god and the word wa
 
 def make_study(owner, name: str, n: int = 8):
     from annotation.models import Candidate, Original, System
-    from annotation.services import study_create
+    from annotation.services.studies import study_create
 
     study = study_create(name=name, owner=owner)
     originals = Original.objects.bulk_create([
@@ -77,10 +77,10 @@ def assert_scored_once_and_right(run_id: int) -> None:
 def slow_run(study):
     """A queued run of ``pinc-slow`` (PINC with a pause per chunk, registered only in the
     workers' processes by the fault settings), with no message sent."""
-    from metrics import services
     from metrics.models import MetricRun
+    from metrics.services.runs import metric_run_create
 
-    run = services.metric_run_create(study=study, metric="pinc", chunk_size=2, enqueue=False)
+    run = metric_run_create(study=study, metric="pinc", chunk_size=2, enqueue=False)
     MetricRun.objects.filter(pk=run.pk).update(metric="pinc-slow")
     return run
 

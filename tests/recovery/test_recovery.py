@@ -44,17 +44,18 @@ def test_the_periodic_task_finishes_work_a_dead_worker_left_running_exactly_once
     """In-process worker on the configured broker. What a worker that died mid-run leaves
     behind: the job 'running', no heartbeat since, no message anywhere."""
     from annotation.models import Candidate, ImportJob
-    from annotation.services import study_import_file
+    from annotation.services.imports import study_import_file
     from config.recovery import requeue_stale_jobs_task
-    from metrics import services
     from metrics.models import MetricRun, MetricRunChunk
+    from metrics.services.runs import metric_run_create
+    from metrics.services.worker import metric_run_chunk_execute, metric_run_start
 
     study = make_study(researcher, "Dead worker", n=9)
-    run = services.metric_run_create(study=study, metric="pinc", chunk_size=2, enqueue=False)
-    services.metric_run_start(run_id=run.pk)
+    run = metric_run_create(study=study, metric="pinc", chunk_size=2, enqueue=False)
+    metric_run_start(run_id=run.pk)
     chunks = list(MetricRunChunk.objects.filter(run=run).order_by("index"))
     for chunk in chunks[:2]:  # two chunks were done before the worker died; its third was rolled back
-        services.metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk.pk)
+        metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk.pk)
     backdate(MetricRun, run.pk)
 
     rows = "original_id,original,system,candidate\n" + "".join(f"n{i},New original {i}.,late,Late {i}.\n" for i in range(5))
@@ -153,9 +154,9 @@ def test_a_live_job_slower_than_the_stale_period_is_neither_resent_nor_run_twice
 @pytest.mark.slow
 def test_a_starting_worker_sends_the_jobs_queued_while_the_broker_was_down(workers, researcher):
     from annotation.models import Candidate, ImportJob
-    from annotation.services import study_import_file
-    from metrics import services
+    from annotation.services.imports import study_import_file
     from metrics.models import MetricRun, MetricRunChunk
+    from metrics.services.runs import metric_run_create
     from metrics.tasks import metric_run_start_task
 
     w = workers()
@@ -163,12 +164,12 @@ def test_a_starting_worker_sends_the_jobs_queued_while_the_broker_was_down(worke
     rows = "original_id,original,system,candidate\n" + "".join(f"q{i},Queued original {i}.,late,Late {i}.\n" for i in range(4))
     with broker_at(dead_broker_url()):  # the web requests found the broker down: the jobs stay queued
         job = study_import_file(study=study, data=rows.encode(), filename="q.csv", background=True)
-        run = services.metric_run_create(study=study, metric="pinc", chunk_size=2)
+        run = metric_run_create(study=study, metric="pinc", chunk_size=2)
     # and a run whose start message did reach the broker: the worker may get it twice (its
     # message, and a copy sent at start if it is still queued then); it must run once —
     # a second start would send its unfinished chunks again
     with broker_at(dead_broker_url()):
-        sent = services.metric_run_create(study=make_study(researcher, "Sent", n=6), metric="pinc", chunk_size=2)
+        sent = metric_run_create(study=make_study(researcher, "Sent", n=6), metric="pinc", chunk_size=2)
     with w.publishing():
         metric_run_start_task.apply_async(args=(sent.pk,), queue=w.queue)
     assert ImportJob.objects.get(pk=job.pk).status == JobStatus.QUEUED

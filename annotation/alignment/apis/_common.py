@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from annotation.importing import StudyImportError
+from annotation.importing.reading import StudyImportError
 from config.parsers import read_upload
 
 

@@ -16,9 +16,16 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.alignment.services.drafts import (
+    AssignmentClosed,
+    AssignmentConflict,
+    assignment_draft_save,
+    assignment_submit,
+    links_count_check,
+)
 from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
 
-from .. import selectors, services
+from .. import selectors
 from ..models import AlignmentAssignment
 from ._common import AlignmentErrorSerializer, link_list_field, validation_error_response
 
@@ -98,7 +105,7 @@ def _save(request, assignment_id: int, service):
     raw = request.data
     counted = [raw.get(k) for k in ("sure", "possible")] if hasattr(raw, "get") else []
     try:
-        services.links_count_check(assignment.pair, sum(len(v) for v in counted if isinstance(v, list)))
+        links_count_check(assignment.pair, sum(len(v) for v in counted if isinstance(v, list)))
     except DjangoValidationError as exc:
         return None, validation_error_response(exc)
     data = AlignmentLinksInputSerializer(data=request.data)
@@ -111,9 +118,9 @@ def _save(request, assignment_id: int, service):
 def _save_validated(assignment, service, validated: dict):
     try:
         return service(assignment=assignment, **validated), None
-    except services.AssignmentConflict as exc:
+    except AssignmentConflict as exc:
         return None, Response({"detail": str(exc), "revision": exc.current_revision}, status=status.HTTP_409_CONFLICT)
-    except services.AssignmentClosed as exc:
+    except AssignmentClosed as exc:
         return None, Response({"detail": str(exc), "revision": assignment.revision}, status=status.HTTP_409_CONFLICT)
     except DjangoValidationError as exc:
         return None, validation_error_response(exc)
@@ -125,7 +132,7 @@ class AlignmentDraftSaveApi(APIView):
                    summary="Autosave the draft links of one of your pairs",
                    description="Refused with 409 when `revision` is not the stored one (another tab saved) or the pair is submitted.")
     def put(self, request, assignment_id: int):
-        assignment, error = _save(request, assignment_id, services.assignment_draft_save)
+        assignment, error = _save(request, assignment_id, assignment_draft_save)
         if error is not None:
             return error
         return Response(AlignmentDraftOutputSerializer(
@@ -148,7 +155,7 @@ class AlignmentSubmitApi(APIView):
     def post(self, request, assignment_id: int):
         from django.urls import reverse
 
-        assignment, error = _save(request, assignment_id, services.assignment_submit)
+        assignment, error = _save(request, assignment_id, assignment_submit)
         if error is not None:
             return error
         nxt = selectors.assignment_next_for_annotator(user=request.user, after=assignment)

@@ -11,10 +11,13 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.importing import StudyImportError
+from annotation.alignment.services.assignments import alignment_config_update, assignments_create
+from annotation.alignment.services.pairs import pairs_import_file
+from annotation.alignment.services.systems import system_alignments_import
+from annotation.importing.reading import StudyImportError
 from annotation.web import get_managed_study
 
-from .. import exports, selectors, services
+from .. import exports, selectors
 from ..enums import ALIGNMENT_FORMATS
 from ..models import AlignmentSystem
 from ._common import (
@@ -73,7 +76,7 @@ class AlignmentPairsImportApi(APIView):
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
         try:
-            summary = services.pairs_import_file(
+            summary = pairs_import_file(
                 study=study, data=upload_bytes(upload), filename=upload.name, fmt=data.validated_data.get("format"),
                 pretokenized=data.validated_data["pretokenized"], replace=data.validated_data["replace"])
         except StudyImportError as exc:
@@ -123,7 +126,7 @@ class AlignmentSystemImportApi(APIView):
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
         try:
-            system = services.system_alignments_import(
+            system = system_alignments_import(
                 study=study, name=data.validated_data["name"], data=upload_bytes(upload), filename=upload.name,
                 fmt=data.validated_data["format"], replace=data.validated_data["replace"])
         except StudyImportError as exc:
@@ -168,7 +171,7 @@ class AlignmentConfigUpdateApi(APIView):
             else:
                 kwargs["clear_prefill"] = True
         try:
-            config = services.alignment_config_update(study=study, **kwargs)
+            config = alignment_config_update(study=study, **kwargs)
         except DjangoValidationError as exc:
             return validation_error_response(exc)
         return Response(AlignmentConfigOutputSerializer(config).data)
@@ -187,7 +190,7 @@ class AlignmentAssignApi(APIView):
     def post(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         try:
-            result = services.assignments_create(study=study)
+            result = assignments_create(study=study)
         except DjangoValidationError as exc:
             return validation_error_response(exc)
         return Response(AlignmentAssignOutputSerializer(result).data)

@@ -10,11 +10,12 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.importing import StudyImportError
+from annotation.alignment.services.scoring import scoring_run_create
+from annotation.importing.reading import StudyImportError
 from annotation.web import get_managed_study
 from config.parsers import SafeJSONParser
 
-from .. import selectors, services
+from .. import selectors
 from ..enums import ScoringKind
 from ..models import AlignmentSystem, ScoringRun
 from ._common import AlignmentImportErrorSerializer, import_error_response, upload_bytes
@@ -74,7 +75,7 @@ class AlignmentScoringRunCreateApi(APIView):
             kwargs["table_data"] = upload_bytes(v["table"])
             kwargs["table_filename"] = v["table"].name
         try:
-            run = services.scoring_run_create(study=study, user=request.user, kind=v["kind"], **kwargs)
+            run = scoring_run_create(study=study, user=request.user, kind=v["kind"], **kwargs)
         except StudyImportError as exc:
             return import_error_response(exc)
         except DjangoValidationError as exc:

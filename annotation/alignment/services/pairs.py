@@ -7,9 +7,9 @@ import logging
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from annotation.importing import ImportIssue, StudyImportError
+from annotation.importing.reading import ImportIssue, StudyImportError
 from annotation.models import Study
-from annotation.services import CONCURRENT_IMPORT_MESSAGE, study_import_lock
+from annotation.services.imports import CONCURRENT_IMPORT_MESSAGE, study_import_lock
 
 from ..enums import AssignmentStatus
 from ..importing import ParsedPairs, parse_pairs_file

@@ -17,22 +17,15 @@ from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from annotation.enums import JobStatus
-from annotation.importing import ImportIssue, StudyImportError, decode_utf8
+from annotation.importing.reading import ImportIssue, StudyImportError, decode_utf8
 from annotation.models import Study
-from annotation.services import job_enqueue
-from metrics.core.alignment import Alignment, FormatError
-from metrics.core.alignment_scoring import (
-    SCORING_VERSION,
-    LinkScores,
-    align_counts,
-    align_scores,
-    annotator_agreement,
-    link_counts,
-    link_scores,
-    paraphrase_scores,
-    phrase_pairs,
-    read_paraphrase_table,
-)
+from annotation.services.jobs import job_enqueue
+from metrics.core.alignment.model import Alignment, FormatError
+from metrics.core.alignment_scoring._common import SCORING_VERSION
+from metrics.core.alignment_scoring.agreement import annotator_agreement
+from metrics.core.alignment_scoring.links import LinkScores, link_counts, link_scores
+from metrics.core.alignment_scoring.paraphrases import paraphrase_scores, read_paraphrase_table
+from metrics.core.alignment_scoring.phrases import align_counts, align_scores, phrase_pairs
 from metrics.core.text import TOKENIZER_VERSION
 
 from .. import selectors

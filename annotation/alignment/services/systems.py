@@ -12,11 +12,13 @@ from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from annotation.enums import JobStatus
-from annotation.importing import ImportIssue, StudyImportError, decode_utf8
+from annotation.importing.reading import ImportIssue, StudyImportError, decode_utf8
 from annotation.models import Study
-from annotation.services import job_enqueue, study_import_lock
-from metrics.core.alignment import FORMATS as ALIGNMENT_FORMATS
-from metrics.core.alignment import Alignment, FormatError, loads
+from annotation.services.imports import study_import_lock
+from annotation.services.jobs import job_enqueue
+from metrics.core.alignment.io import loads
+from metrics.core.alignment.model import FORMATS as ALIGNMENT_FORMATS
+from metrics.core.alignment.model import Alignment, FormatError
 
 from .. import selectors
 from ..enums import AlignmentSystemKind

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 
-from annotation.importing import StudyImportError
+from annotation.importing.reading import StudyImportError
 
 from ..models import AlignmentPair
 

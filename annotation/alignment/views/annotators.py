@@ -11,11 +11,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
+from annotation.alignment.services.drafts import assignment_open
 from annotation.enums import Role
 from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
 from annotation.web import end_code_context, member_language_activate, participant_page, study_language_activate
 
-from .. import selectors, services
+from .. import selectors
 from ..models import AlignmentAssignment
 from ._common import grid_payload
 
@@ -85,7 +86,7 @@ def grid(request, assignment):
     """The alignment grid of one assigned pair (editable until submitted)."""
     from django.middleware.csrf import get_token
 
-    services.assignment_open(assignment=assignment)
+    assignment_open(assignment=assignment)
     pair = assignment.pair
     readonly = assignment.is_submitted
     nxt = selectors.assignment_next_for_annotator(user=request.user, after=assignment)

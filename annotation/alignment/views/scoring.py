@@ -7,10 +7,11 @@ from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 
-from annotation.importing import StudyImportError
+from annotation.alignment.services.scoring import scoring_run_create
+from annotation.importing.reading import StudyImportError
 from annotation.web import researcher_study_required, study_context
 
-from .. import exports, selectors, services
+from .. import exports, selectors
 from ..enums import ScoringKind
 from ..forms import ParaphraseScoringForm, SystemScoringForm
 from ..models import AlignmentSystem, ScoringRun
@@ -60,7 +61,7 @@ def scoring(request, study):
     if form is not None and not form.is_valid():
         return _scoring_page(request, study, status=400, **overrides)
     try:
-        run = services.scoring_run_create(study=study, user=request.user, kind=kind, **params)
+        run = scoring_run_create(study=study, user=request.user, kind=kind, **params)
     except ValidationError as exc:
         return _scoring_page(request, study, scoring_errors=exc.messages, status=400, **overrides)
     except StudyImportError as exc:

@@ -8,10 +8,14 @@ from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation.importing import StudyImportError
+from annotation.alignment.services import systems as systems_module
+from annotation.alignment.services.assignments import alignment_config_update, assignments_create
+from annotation.alignment.services.pairs import pairs_import_file
+from annotation.alignment.services.systems import aligner_run_create, system_alignments_import
+from annotation.importing.reading import StudyImportError
 from annotation.web import researcher_study_required, study_context
 
-from .. import exports, selectors, services
+from .. import exports, selectors
 from ..enums import ALIGNMENT_FORMATS
 from ..forms import AlignerRunForm, AlignmentConfigForm, PairsImportForm, SystemImportForm
 from ..models import AlignerRun, AlignmentSystem
@@ -58,7 +62,7 @@ def import_pairs(request, study):
         return _study_page(request, study, pairs_form=form, status=400)
     upload = form.cleaned_data["file"]
     try:
-        summary = services.pairs_import_file(
+        summary = pairs_import_file(
             study=study, data=upload.read(), filename=upload.name, fmt=form.cleaned_data["format"] or None,
             pretokenized=form.cleaned_data["pretokenized"], replace=form.cleaned_data["replace"])
     except StudyImportError as exc:
@@ -75,7 +79,7 @@ def import_system(request, study):
         return _study_page(request, study, system_form=form, status=400)
     upload = form.cleaned_data["file"]
     try:
-        system = services.system_alignments_import(
+        system = system_alignments_import(
             study=study, name=form.cleaned_data["name"], data=upload.read(), filename=upload.name,
             fmt=form.cleaned_data["format"], replace=form.cleaned_data["replace"])
     except StudyImportError as exc:
@@ -91,7 +95,7 @@ def run_aligner(request, study):
     if not form.is_valid():
         return _study_page(request, study, aligner_form=form, status=400)
     try:
-        services.aligner_run_create(study=study, user=request.user, **form.cleaned_data)
+        aligner_run_create(study=study, user=request.user, **form.cleaned_data)
     except ValidationError as exc:
         return _study_page(request, study, aligner_form=form, aligner_errors=exc.messages, status=400)
     messages.info(request, "The aligner is running in the background.")
@@ -115,7 +119,7 @@ def update_settings(request, study):
         return _study_page(request, study, config_form=form, status=400)
     prefill = form.cleaned_data["prefill_system"]
     system = AlignmentSystem.objects.filter(study=study, pk=int(prefill)).first() if prefill else None
-    services.alignment_config_update(study=study, annotators_per_pair=form.cleaned_data["annotators_per_pair"],
+    alignment_config_update(study=study, annotators_per_pair=form.cleaned_data["annotators_per_pair"],
                                      prefill_system=system, clear_prefill=system is None)
     messages.success(request, "Alignment settings saved.")
     return redirect("alignment:study", study_id=study.pk)
@@ -125,7 +129,7 @@ def update_settings(request, study):
 @require_POST
 def assign(request, study):
     try:
-        result = services.assignments_create(study=study)
+        result = assignments_create(study=study)
     except ValidationError as exc:
         messages.error(request, exc.messages[0])
     else:
@@ -140,6 +144,6 @@ def assign(request, study):
 @require_POST
 def system_delete(request, study, system_id: int):
     system = get_object_or_404(AlignmentSystem, pk=system_id, study=study)
-    services.system_delete(system=system)
+    systems_module.system_delete(system=system)
     messages.success(request, f"System “{system.name}” deleted.")
     return redirect("alignment:study", study_id=study.pk)

@@ -17,15 +17,23 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.enums import StudyStatus
+from annotation.judging.selectors.hot_path import (
+    assignment_done_count_fast,
+    assignment_ready_for_judge,
+    item_next_for_judge_fast,
+    study_for_judge,
+)
+from annotation.judging.selectors.judge import JudgeItem, item_for_judge, item_previous_for_judge
+from annotation.judging.services.assignments import assignment_ensure_for_judge
+from annotation.judging.services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH, judgment_submit
 from annotation.models import Study
 from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE
 
-from .. import screening, selectors, services
+from .. import screening
 from ..enums import JudgmentSource
 from ..errors import JudgingError, JudgmentInvalid, OtherProtocol, StudyNotOpen
 from ..protocols.absolute.unit import ABSOLUTE
 from ..protocols.registry import protocol_for_study
-from ..selectors import JudgeItem
 from ..web import TAG_JUDGE, judging_error
 
 
@@ -33,7 +41,7 @@ def get_judged_study(request, study_id: int) -> Study:
     """The study, if the requesting user judges it; 404 otherwise (existence is not revealed)."""
     # One query on the judge's hot path: being a judge here, and (user_role_conflict's
     # rule) also being an annotator of the same study, which holds the account out.
-    study = selectors.study_for_judge(study_id=study_id, judge=request.user)
+    study = study_for_judge(study_id=study_id, judge=request.user)
     if study is None:
         raise NotFound("You are not a judge of this study.")
     if study.judge_also_annotates:  # type: ignore[attr-defined]  # annotated by selectors.study_for_judge
@@ -78,7 +86,7 @@ class JudgingNextSerializer(serializers.Serializer):
 class JudgingSubmitInputSerializer(serializers.Serializer):
     item = serializers.CharField(max_length=64, help_text="The item's token.")
     key = serializers.CharField(
-        min_length=services.KEY_MIN_LENGTH, max_length=services.KEY_MAX_LENGTH,
+        min_length=KEY_MIN_LENGTH, max_length=KEY_MAX_LENGTH,
         help_text="Your idempotency key: a new random string per judgment, the same on a retry.")
     scores = JudgingScoresSerializer()
     serve_stamp = serializers.CharField(max_length=400)
@@ -105,8 +113,8 @@ def open_assignment_for_judge(request, study: Study):
     if study.status != StudyStatus.OPEN:
         raise StudyNotOpen("This study is not open for judging.")
     # The common case in one query; otherwise the service decides (and may build it).
-    assignment = (selectors.assignment_ready_for_judge(study=study, judge=request.user)
-                  or services.assignment_ensure_for_judge(study=study, judge=request.user))
+    assignment = (assignment_ready_for_judge(study=study, judge=request.user)
+                  or assignment_ensure_for_judge(study=study, judge=request.user))
     if assignment is None:
         raise StudyNotOpen("This study is not open for judging yet.")
     return assignment
@@ -124,11 +132,11 @@ class JudgingNextItemApi(APIView):
             assignment = open_assignment_for_judge(request, study)
         except JudgingError as exc:
             return judging_error(exc)
-        item = selectors.item_next_for_judge_fast(assignment=assignment)
+        item = item_next_for_judge_fast(assignment=assignment)
         if item is None and not ABSOLUTE.is_protocol_of(study):  # not "finished": these are not its items
             unit = protocol_for_study(study=study)
             return judging_error(OtherProtocol(f"This study is judged by {unit.name}; use its own endpoints."))
-        done = item.done if item else selectors.assignment_done_count_fast(assignment=assignment)
+        done = item.done if item else assignment_done_count_fast(assignment=assignment)
         try:  # screened out, training first, or an attention check waiting
             screening.judge_gate_raise(assignment=assignment, done=done)
         except JudgingError as exc:
@@ -143,7 +151,7 @@ class JudgingItemDetailApi(APIView):
     def get(self, request, study_id: int, token: str):
         study = get_judged_study(request, study_id)
         try:
-            return Response(_item_payload(selectors.item_for_judge(study=study, judge=request.user, token=token)))
+            return Response(_item_payload(item_for_judge(study=study, judge=request.user, token=token)))
         except JudgingError as exc:
             return judging_error(exc)
 
@@ -154,7 +162,7 @@ class JudgingItemPreviousApi(APIView):
     def get(self, request, study_id: int, token: str):
         study = get_judged_study(request, study_id)
         try:
-            item = selectors.item_previous_for_judge(study=study, judge=request.user, token=token)
+            item = item_previous_for_judge(study=study, judge=request.user, token=token)
         except JudgingError as exc:
             return judging_error(exc)
         if item is None:
@@ -168,7 +176,7 @@ class JudgingLastItemApi(APIView):
     def get(self, request, study_id: int):
         study = get_judged_study(request, study_id)
         try:
-            item = selectors.item_previous_for_judge(study=study, judge=request.user)
+            item = item_previous_for_judge(study=study, judge=request.user)
         except JudgingError as exc:
             return judging_error(exc)
         if item is None:
@@ -191,7 +199,7 @@ class JudgingSubmitApi(APIView):
         data.is_valid(raise_exception=True)
         v = data.validated_data
         try:
-            result = services.judgment_submit(
+            result = judgment_submit(
                 study=study, judge=request.user, token=v["item"], key=v["key"], scores=dict(v["scores"]),
                 serve_stamp=v["serve_stamp"], active_seconds=v.get("active_seconds"), source=JudgmentSource.API)
         except JudgmentInvalid as exc:
@@ -211,6 +219,6 @@ class JudgingSubmitApi(APIView):
         assignment = j.item.assignment
         payload = {"item": v["item"], "revision": j.revision, "created": result.created, "scores": j.scores,
                    "submitted_at": j.submitted_at, "seconds": j.seconds,
-                   "done": selectors.assignment_done_count_fast(assignment=assignment), "total": assignment.n_items}
+                   "done": assignment_done_count_fast(assignment=assignment), "total": assignment.n_items}
         return Response(JudgingSubmitOutputSerializer(payload).data,
                         status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)

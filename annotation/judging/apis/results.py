@@ -17,10 +17,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.apis import ImportErrorSerializer
-from annotation.importing import FORMATS, StudyImportError
+from annotation.importing.reading import FORMATS, StudyImportError
+from annotation.judging.selectors.design import design_for_study
+from annotation.judging.selectors.export_rows import export_tidy_rows, export_wide_rows
+from annotation.judging.selectors.qc import judge_qc, judgments_fingerprint
+from annotation.judging.services.exclusions import judge_exclusion_set
+from annotation.judging.services.judgment_import import judgments_import_file
 from annotation.web import csv_response, get_managed_study
 
-from .. import selectors, services
 from ..enums import ImportMode
 from ..errors import JudgingError
 from ..web import TAG_RESEARCHER, export_filename, judging_error
@@ -75,9 +79,9 @@ class JudgingQCApi(APIView):
     @extend_schema(tags=TAG_RESEARCHER, responses=JudgingQCOutputSerializer, summary="Judge quality control")
     def get(self, request, study_id: int):
         study = get_managed_study(request, study_id)
-        design = selectors.design_for_study(study=study)
+        design = design_for_study(study=study)
         judges = []
-        for row in selectors.judge_qc(study=study):
+        for row in judge_qc(study=study):
             qc = row["qc"]
             base = {"judge": row["judge"], "excluded": row["excluded"],
                     "screened_out": row["screened_out"][0] if row.get("screened_out") else None,
@@ -93,7 +97,7 @@ class JudgingQCApi(APIView):
                                       "n_controls": d["n_controls"], "control_mad": d["control_mad"], "tests": d["tests"],
                                       "median_seconds": d["median_seconds"], "straightlining": d["straightlining"]})
         return Response(JudgingQCOutputSerializer({
-            "alpha": design.qc_alpha if design else 0.05, "fingerprint": selectors.judgments_fingerprint(study=study),
+            "alpha": design.qc_alpha if design else 0.05, "fingerprint": judgments_fingerprint(study=study),
             "judges": judges}).data)
 
 
@@ -117,13 +121,13 @@ class _JudgeExclusionBase(APIView):
         data = JudgingExclusionInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            row = services.judge_exclusion_set(study=study, judge=judge, excluded=self.excluded, decided_by=request.user,
+            row = judge_exclusion_set(study=study, judge=judge, excluded=self.excluded, decided_by=request.user,
                                                reason=data.validated_data["reason"])
         except JudgingError as exc:
             return judging_error(exc)
         return Response(JudgingExclusionOutputSerializer({
             "judge": judge.username, "excluded": self.excluded, "changed": row is not None,
-            "fingerprint": selectors.judgments_fingerprint(study=study)}).data)
+            "fingerprint": judgments_fingerprint(study=study)}).data)
 
 
 class JudgingJudgeExcludeApi(_JudgeExclusionBase):
@@ -167,7 +171,7 @@ class JudgingExportTidyApi(APIView):
                    summary="Judgments as tidy CSV (one row per judge × item × criterion)")
     def get(self, request, study_id: int):
         study = get_managed_study(request, study_id)
-        return csv_response(selectors.export_tidy_rows(study=study), export_filename(study, "tidy"))
+        return csv_response(export_tidy_rows(study=study), export_filename(study, "tidy"))
 
 
 class JudgingExportWideApi(APIView):
@@ -177,7 +181,7 @@ class JudgingExportWideApi(APIView):
                    summary="Judgments as wide CSV (one row per item, a column per judge × criterion)")
     def get(self, request, study_id: int):
         study = get_managed_study(request, study_id)
-        return csv_response(selectors.export_wide_rows(study=study), export_filename(study, "wide"))
+        return csv_response(export_wide_rows(study=study), export_filename(study, "wide"))
 
 
 class JudgingImportSummarySerializer(serializers.Serializer):
@@ -217,7 +221,7 @@ class JudgingImportApi(APIView):
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
         try:
-            summary = services.judgments_import_file(study=study, data=upload.read(), filename=upload.name,
+            summary = judgments_import_file(study=study, data=upload.read(), filename=upload.name,
                                                      fmt=data.validated_data.get("format"),
                                                      mode=data.validated_data["mode"])
         except StudyImportError as exc:

@@ -11,10 +11,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.enums import JobStatus
+from annotation.judging.selectors.progress import study_progress
+from annotation.judging.services.design import design_get_or_create, design_update
+from annotation.judging.services.open_job import study_judging_open_start
+from annotation.judging.services.opening import study_judging_close
 from annotation.web import get_managed_study
 from metrics.core.controls import CONTROL_KINDS
 
-from .. import selectors, services
 from ..enums import EsaPrefill, JudgesMode
 from ..errors import JudgingError
 from ..models import OpenJob
@@ -78,7 +81,7 @@ class JudgingDesignApi(APIView):
     @extend_schema(tags=TAG_RESEARCHER, responses=JudgingDesignSerializer, summary="The study's judging design")
     def get(self, request, study_id: int):
         study = get_managed_study(request, study_id)
-        return Response(JudgingDesignSerializer(services.design_get_or_create(study=study)).data)
+        return Response(JudgingDesignSerializer(design_get_or_create(study=study)).data)
 
 
 class JudgingDesignUpdateApi(APIView):
@@ -91,7 +94,7 @@ class JudgingDesignUpdateApi(APIView):
         study = get_managed_study(request, study_id)
         data = JudgingDesignSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        current = services.design_get_or_create(study=study)
+        current = design_get_or_create(study=study)
         changes = {}
         for field, value in data.validated_data.items():
             # Nested objects merge into the current design, so a client can send
@@ -104,7 +107,7 @@ class JudgingDesignUpdateApi(APIView):
                 value = {k: dict(current.expected_scores.get(k, {})) | dict(value.get(k, {})) for k in CONTROL_KINDS}
             changes[field] = value
         try:
-            design = services.design_update(study=study, changes=changes)
+            design = design_update(study=study, changes=changes)
         except JudgingError as exc:
             return judging_error(exc)
         return Response(JudgingDesignSerializer(design).data)
@@ -141,7 +144,7 @@ class JudgingOpenApi(APIView):
     def post(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         try:
-            job = services.study_judging_open_start(study=study, user=request.user)
+            job = study_judging_open_start(study=study, user=request.user)
         except JudgingError as exc:
             return judging_error(exc)
         code = status.HTTP_201_CREATED if job.status == JobStatus.SUCCEEDED else status.HTTP_202_ACCEPTED
@@ -167,7 +170,7 @@ class JudgingCloseApi(APIView):
     def post(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         try:
-            study = services.study_judging_close(study=study)
+            study = study_judging_close(study=study)
         except JudgingError as exc:
             return judging_error(exc)
         return Response(JudgingStatusOutputSerializer({"status": study.status}).data)
@@ -206,4 +209,4 @@ class JudgingProgressApi(APIView):
     @extend_schema(tags=TAG_RESEARCHER, responses=JudgingProgressSerializer, summary="Progress per judge and per system")
     def get(self, request, study_id: int):
         study = get_managed_study(request, study_id)
-        return Response(JudgingProgressSerializer(selectors.study_progress(study=study)).data)
+        return Response(JudgingProgressSerializer(study_progress(study=study)).data)

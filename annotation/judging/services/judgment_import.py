@@ -68,7 +68,7 @@ def judgments_import_parsed(*, study: Study, parsed, mode: str = ImportMode.REFU
     ``refuse`` (the default) refuses the file naming each such row, ``add`` skips those
     values and adds the rest, ``replace`` makes the file's value the latest.
     """
-    from annotation.importing import ImportIssue, StudyImportError
+    from annotation.importing.reading import ImportIssue, StudyImportError
 
     if mode not in ImportMode.values:
         raise StudyImportError(parsed.filename, [ImportIssue(message=(
@@ -275,7 +275,8 @@ def judgments_import_file(*, study: Study, data: bytes, filename: str, fmt: str 
                           mode: str = ImportMode.REFUSE) -> JudgmentImportSummary:
     """Parse (against the study's design) and write a judgments file: the one path behind
     the command, the study page and the API. :class:`StudyImportError` on any problem."""
-    from annotation.importing import StudyImportError, parse_judgments_file
+    from annotation.importing.judgments import parse_judgments_file
+    from annotation.importing.reading import StudyImportError
 
     design = design_get_or_create(study=study)
     try:

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from annotation.enums import JobStatus
 from annotation.models import Candidate, Original, Study
-from annotation.services import job_enqueue
+from annotation.services.jobs import job_enqueue
 from metrics.core.assignment import plan_assignments
 
 from ..errors import CannotOpen
@@ -250,7 +250,7 @@ def jobs_requeue_stale(*, stale_after: timedelta | None = None, queued_after: ti
     never run twice at once; and :func:`open_job_run` leaves a finished job alone
     and resumes a stalled one.
     """
-    from annotation.services import jobs_to_resend
+    from annotation.services.jobs import jobs_to_resend
     from config.recovery import job_resend
 
     from ..tasks import open_job_run_task

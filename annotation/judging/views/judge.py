@@ -19,9 +19,17 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.enums import Role, StudyStatus
+from annotation.judging.selectors.design import design_for_study, study_criteria
+from annotation.judging.selectors.judge import (
+    item_for_judge,
+    item_next_for_judge,
+    item_previous_for_judge,
+    studies_for_judge,
+)
+from annotation.judging.services.assignments import assignment_ensure_for_judge, instructions_mark_seen
+from annotation.judging.services.submission import judgment_submit
 from annotation.web import end_code_context, member_language_activate, participant_page
 
-from .. import selectors, services
 from ..enums import JudgmentSource
 from ..errors import ItemNotFound, JudgingError
 from ..forms import JudgmentForm
@@ -37,13 +45,13 @@ RATE_PAGE = "judging:rate"
 @participant_page
 def judge_home(request):
     member_language_activate(request, Role.JUDGE)
-    rows = selectors.studies_for_judge(judge=request.user)
+    rows = studies_for_judge(judge=request.user)
     for row in rows:
         if row["is_open"] and row["assignment"] is None:
             # Added after the study opened: build their assignment now.
-            services.assignment_ensure_for_judge(study=row["study"], judge=request.user)
+            assignment_ensure_for_judge(study=row["study"], judge=request.user)
     if any(r["is_open"] and r["assignment"] is None for r in rows):
-        rows = selectors.studies_for_judge(judge=request.user)
+        rows = studies_for_judge(judge=request.user)
     return render(request, "judging/home.html", {"rows": [
         dict(r, done_text=thousands(r["done"]), total_text=thousands(r["total"])) for r in rows]})
 
@@ -86,7 +94,7 @@ def rate(request, study_id: int):
         return redirect(unit.judge_page, study_id=study.pk)  # another protocol's own page
     if assignment.instructions_seen_at is None:
         return redirect("judging:instructions", study_id=study.pk)
-    item = selectors.item_next_for_judge(assignment=assignment)
+    item = item_next_for_judge(assignment=assignment)
     gate = gate_page(request, study, assignment, done=item.done if item else assignment.n_items)
     if gate is not None:  # screened out, training first, or an attention check
         return gate
@@ -105,7 +113,7 @@ def revise(request, study_id: int, token: str):
     if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
         return assignment
     try:
-        item = selectors.item_for_judge(study=study, judge=request.user, token=token)
+        item = item_for_judge(study=study, judge=request.user, token=token)
     except ItemNotFound as exc:
         raise Http404(exc.message) from None
     return _render_item(request, study, item)
@@ -117,7 +125,7 @@ def revise(request, study_id: int, token: str):
 def submit(request, study_id: int):
     """The rating form's POST: the same service as the API, then back to the resume point."""
     study = judged_study_or_404(request, study_id)
-    form = JudgmentForm(request.POST, criteria=selectors.study_criteria(study=study))
+    form = JudgmentForm(request.POST, criteria=study_criteria(study=study))
     token = request.POST.get("token", "")
     field_errors: Mapping[str, Any]  # the form's ErrorDict, or the service's per-criterion messages
     if not form.is_valid():
@@ -125,7 +133,7 @@ def submit(request, study_id: int):
         field_errors, posted = form.errors, {}
     else:
         try:
-            services.judgment_submit(
+            judgment_submit(
                 study=study, judge=request.user, token=form.cleaned_data["token"], key=form.cleaned_data["key"],
                 scores=form.scores(), serve_stamp=form.cleaned_data["serve"],
                 active_seconds=form.cleaned_data.get("active_seconds"), source=JudgmentSource.PAGE)
@@ -138,7 +146,7 @@ def submit(request, study_id: int):
         else:  # the service ran the automatic QC screen-out; the rate page shows its outcome
             return redirect("judging:rate", study_id=study.pk)
     try:
-        item = selectors.item_for_judge(study=study, judge=request.user, token=token)
+        item = item_for_judge(study=study, judge=request.user, token=token)
     except ItemNotFound as exc:
         raise Http404(exc.message) from None
     return _render_item(request, study, item, error=error, field_errors=field_errors, posted=posted, status=400)
@@ -154,9 +162,9 @@ def instructions(request, study_id: int):
     if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
         return assignment
     if request.method == "POST":
-        services.instructions_mark_seen(assignment=assignment)
+        instructions_mark_seen(assignment=assignment)
         return redirect("judging:rate", study_id=study.pk)
-    design = selectors.design_for_study(study=study)
+    design = design_for_study(study=study)
     unit = protocol_for_design(design)
     context = unit.instructions_context(design=design, rtl=get_language_bidi()) if design is not None else {}
     criteria = study_criteria_for_judge(study)
@@ -183,7 +191,7 @@ def finished(request, study_id: int):
         return redirect(unit.judge_page, study_id=study.pk)
     if unit.judge_page != RATE_PAGE:
         return redirect(unit.judge_page, study_id=study.pk)  # that protocol's own end page
-    last = selectors.item_previous_for_judge(study=study, judge=request.user)
+    last = item_previous_for_judge(study=study, judge=request.user)
     return render(request, "judging/finished.html", {
         "study": study, "total_text": thousands(assignment.n_items), "last": last,
         "end": end_code_context(user=request.user, study=study)})

@@ -12,10 +12,21 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation.importing import StudyImportError
+from annotation.importing.reading import StudyImportError
+from annotation.judging.selectors.design import design_for_study, study_control_expected, study_criteria, study_qc_tests
+from annotation.judging.selectors.exclusions import judge_exclusion_history
+from annotation.judging.selectors.export_rows import export_tidy_rows, export_wide_rows
+from annotation.judging.selectors.qc import (
+    STRAIGHTLINE_MIN_SCORES,
+    STRAIGHTLINE_THRESHOLD,
+    judge_qc,
+    judgments_fingerprint,
+)
+from annotation.judging.services.exclusions import judge_exclusion_set
+from annotation.judging.services.judgment_import import judgments_import_file
 from annotation.web import csv_response, researcher_study_required, study_context
 
-from .. import scales, selectors, services
+from .. import scales
 from ..enums import ImportMode
 from ..errors import JudgingError
 from ..forms import ExclusionForm
@@ -56,33 +67,33 @@ def _qc_display(row: dict, criteria: list[str], test_labels: dict[str, str]) -> 
                    "p": "—" if t.pvalue is None else f"{t.pvalue:.3g}"} for t in qc.tests],
         "median": "—" if qc.median_seconds is None else f"{qc.median_seconds:.1f}",
         "straight": f"{top[1]:.0%} ({top[0]})" if top else "—",
-        "straight_flagged": top is not None and top[1] >= selectors.STRAIGHTLINE_THRESHOLD
-        and qc.n_items >= selectors.STRAIGHTLINE_MIN_SCORES,
+        "straight_flagged": top is not None and top[1] >= STRAIGHTLINE_THRESHOLD
+        and qc.n_items >= STRAIGHTLINE_MIN_SCORES,
     }
 
 
 @researcher_study_required
 @require_GET
 def qc(request, study):
-    design = selectors.design_for_study(study=study)
+    design = design_for_study(study=study)
     unit = protocol_for_design(design)
-    design_criteria = selectors.study_criteria(study=study)
+    design_criteria = study_criteria(study=study)
     criteria = [c["slug"] for c in design_criteria]
-    expected = selectors.study_control_expected(study=study)
+    expected = study_control_expected(study=study)
     # The design's own control tests (per criterion and scale), headed by the criterion's name.
     test_labels = {name: scales.qc_test_label(design_criteria, crit, kinds)
-                   for name, crit, kinds in selectors.study_qc_tests(study=study)}
+                   for name, crit, kinds in study_qc_tests(study=study)}
     # Criteria with no expected value for any control kind: their controls are judged
     # but cannot be checked (the QC page says so).
     unchecked = [c for c in criteria if not any(c in v for v in expected.values())]
-    rows = [_qc_display(r, criteria, test_labels) for r in selectors.judge_qc(study=study)]
+    rows = [_qc_display(r, criteria, test_labels) for r in judge_qc(study=study)]
     return render(request, "judging/qc.html", study_context(
         study, rows=rows, alpha=design.qc_alpha if design else 0.05, criteria=criteria, unchecked=unchecked,
         test_labels=list(test_labels.values()), criterion_names=[c["name"] for c in design_criteria],
         untested=[c["name"] for c in design_criteria if scales.scale_unit(c["scale"]).qc_test is None],
         zscored_names=[c["name"] for c in design_criteria if scales.scale_unit(c["scale"]).zscored],
-        history=selectors.judge_exclusion_history(study=study),
-        fingerprint=selectors.judgments_fingerprint(study=study),
+        history=judge_exclusion_history(study=study),
+        fingerprint=judgments_fingerprint(study=study),
         comparison_qc=unit.qc_rows(study=study), qc_template=unit.qc_template))
 
 
@@ -95,7 +106,7 @@ def exclusion(request, study, username: str):
         messages.error(request, "Choose to exclude or include the judge.")
         return redirect("judging:qc", study_id=study.pk)
     try:
-        row = services.judge_exclusion_set(study=study, judge=judge, excluded=form.cleaned_data["excluded"],
+        row = judge_exclusion_set(study=study, judge=judge, excluded=form.cleaned_data["excluded"],
                                            decided_by=request.user, reason=form.cleaned_data["reason"])
     except JudgingError as exc:
         messages.error(request, exc.message)
@@ -111,13 +122,13 @@ def exclusion(request, study, username: str):
 @researcher_study_required
 @require_GET
 def export_tidy(request, study):
-    return csv_response(selectors.export_tidy_rows(study=study), export_filename(study, "tidy"))
+    return csv_response(export_tidy_rows(study=study), export_filename(study, "tidy"))
 
 
 @researcher_study_required
 @require_GET
 def export_wide(request, study):
-    return csv_response(selectors.export_wide_rows(study=study), export_filename(study, "wide"))
+    return csv_response(export_wide_rows(study=study), export_filename(study, "wide"))
 
 
 @researcher_study_required
@@ -132,7 +143,7 @@ def import_judgments(request, study):
         mode = request.POST.get("mode") or ImportMode.REFUSE
         if mode not in ImportMode.values:
             return HttpResponseBadRequest(f"unknown import mode; choose one of {', '.join(ImportMode.values)}")
-        s = services.judgments_import_file(study=study, data=upload.read(), filename=upload.name, mode=mode)
+        s = judgments_import_file(study=study, data=upload.read(), filename=upload.name, mode=mode)
     except StudyImportError as exc:
         messages.error(request, "Nothing was imported:\n" + exc.describe(limit=20))
         return redirect("judging:design", study_id=study.pk)

@@ -11,10 +11,16 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.enums import JobStatus, Role
+from annotation.judging.selectors.design import design_for_study
+from annotation.judging.selectors.progress import study_has_judgments, study_progress
+from annotation.judging.services.assignments import assignments_ensure_all
+from annotation.judging.services.design import design_get_or_create, design_update
+from annotation.judging.services.open_job import study_judging_open_start
+from annotation.judging.services.opening import study_judging_close, study_judging_reopen, study_judging_reset
 from annotation.models import Candidate, Original
 from annotation.web import researcher_study_required, study_context
 
-from .. import screening_views, selectors, services
+from .. import screening_views
 from ..errors import JudgingError
 from ..forms import DesignForm
 from ..models import OpenJob
@@ -25,11 +31,11 @@ from ..web import open_job_payload
 @researcher_study_required
 @require_http_methods(["GET", "POST"])
 def design(request, study):
-    design = services.design_get_or_create(study=study)
+    design = design_get_or_create(study=study)
     form = DesignForm(request.POST or None, design=design)
     if request.method == "POST" and form.is_valid():
         try:
-            services.design_update(study=study, changes=form.changes())
+            design_update(study=study, changes=form.changes())
         except JudgingError as exc:
             form.add_error(None, exc.message)
             for field, errs in exc.field_errors.items():
@@ -54,7 +60,7 @@ def design(request, study):
     return render(request, "judging/design.html", study_context(
         study, design=design, form=form, n_originals=n_originals, n_candidates=n_candidates, n_judges=n_judges,
         n_items=n_candidates + n_controls, n_controls=n_controls,
-        has_judgments=selectors.study_has_judgments(study=study),
+        has_judgments=study_has_judgments(study=study),
         open_job=open_job, open_state=open_state,
         open_summary=open_summary_text(open_job.summary) if open_job is not None and open_state == "succeeded" else "",
         protocol=protocol_for_design(design), protocol_exports=protocol_for_design(design).exports,
@@ -83,7 +89,7 @@ def open_study(request, study):
     """Open judging: small studies at once (to the progress page), large ones in a worker (back to the design
     page, which shows the job's progress and then its outcome)."""
     try:
-        job = services.study_judging_open_start(study=study, user=request.user)
+        job = study_judging_open_start(study=study, user=request.user)
     except JudgingError as exc:
         messages.error(request, exc.message)
         return redirect("judging:design", study_id=study.pk)
@@ -105,28 +111,28 @@ def open_job_status(request, study, open_job_id: int):
 @researcher_study_required
 @require_POST
 def close_study(request, study):
-    return _post_action(request, study, lambda: services.study_judging_close(study=study),
+    return _post_action(request, study, lambda: study_judging_close(study=study),
                         "Judging is closed; no more judgments are accepted.", "judging:progress")
 
 
 @researcher_study_required
 @require_POST
 def reopen_study(request, study):
-    return _post_action(request, study, lambda: services.study_judging_reopen(study=study),
+    return _post_action(request, study, lambda: study_judging_reopen(study=study),
                         "Judging is open again.", "judging:progress")
 
 
 @researcher_study_required
 @require_POST
 def reset_study(request, study):
-    return _post_action(request, study, lambda: services.study_judging_reset(study=study),
+    return _post_action(request, study, lambda: study_judging_reset(study=study),
                         "Judging was reset: assignments and controls are deleted and the design can be edited again.")
 
 
 @researcher_study_required
 @require_POST
 def assign_late(request, study):
-    return _post_action(request, study, lambda: services.assignments_ensure_all(study=study),
+    return _post_action(request, study, lambda: assignments_ensure_all(study=study),
                         "{result} new judge assignment(s) built.", "judging:progress")
 
 
@@ -134,10 +140,10 @@ def assign_late(request, study):
 @require_GET
 def progress(request, study):
     return render(request, "judging/progress.html", study_context(
-        study, progress=selectors.study_progress(study=study), design=selectors.design_for_study(study=study)))
+        study, progress=study_progress(study=study), design=design_for_study(study=study)))
 
 
 @researcher_study_required
 @require_GET
 def progress_json(request, study):
-    return JsonResponse(selectors.study_progress(study=study), encoder=DjangoJSONEncoder)
+    return JsonResponse(study_progress(study=study), encoder=DjangoJSONEncoder)

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.core.management.base import CommandError
 from django.urls import reverse
 
-from annotation import services
+from annotation.services.people import NewPerson, PeopleError, people_lines
 
 
 def read_names(names: list[str], path: str | None) -> list[tuple[int, str]]:
@@ -19,7 +19,7 @@ def read_names(names: list[str], path: str | None) -> list[tuple[int, str]]:
             text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise CommandError(f"{path}: cannot read: {exc}") from None
-        return services.people_lines(text)
+        return people_lines(text)
     return [(n, name.strip()) for n, name in enumerate(names, 1) if name.strip()]
 
 
@@ -28,11 +28,11 @@ def signin_url(token: str, base_url: str | None) -> str:
     return base + reverse("annotation:signin_link", kwargs={"token": token})
 
 
-def refuse(exc: services.PeopleError) -> CommandError:
+def refuse(exc: PeopleError) -> CommandError:
     return CommandError("nothing was written:\n" + "\n".join(f"  {i}" for i in exc.issues))
 
 
-def write_people(stdout, made: list[services.NewPerson], base_url: str | None) -> None:
+def write_people(stdout, made: list[NewPerson], base_url: str | None) -> None:
     """One tab-separated line per new account: username, email, password or sign-in link."""
     stdout.write("username\temail\tpassword or sign-in link (shown once)")
     for p in made:

@@ -2,8 +2,8 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation import services
 from annotation.models import Study
+from annotation.services.people import PARTICIPANT_ROLES, PeopleError, study_people_add_existing, study_people_create
 
 from ._people import read_names, refuse, write_people
 
@@ -22,7 +22,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("study", help="the study's name or id")
         parser.add_argument("names", nargs="*", help="usernames (or, with --new, names or email addresses)")
-        parser.add_argument("--role", required=True, choices=services.PARTICIPANT_ROLES)
+        parser.add_argument("--role", required=True, choices=PARTICIPANT_ROLES)
         parser.add_argument("--file", help="read the names from this file, one per line ('-': standard input)")
         parser.add_argument("--new", action="store_true", help="make new accounts instead of adding existing ones")
         parser.add_argument("--link", action="store_true", help="with --new: a sign-in link for each instead of a password")
@@ -40,11 +40,11 @@ class Command(BaseCommand):
             raise CommandError("give the names on the command line or with --file")
         try:
             if opts["new"]:
-                made = services.study_people_create(study=study, lines=lines, role=opts["role"],
+                made = study_people_create(study=study, lines=lines, role=opts["role"],
                                                     delivery="link" if opts["link"] else "password")
             else:
-                users = services.study_people_add_existing(study=study, usernames=lines, role=opts["role"])
-        except services.PeopleError as exc:
+                users = study_people_add_existing(study=study, usernames=lines, role=opts["role"])
+        except PeopleError as exc:
             raise refuse(exc) from None
         if opts["new"]:
             write_people(self.stdout, made, opts["base_url"])

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
-from annotation import services
+from annotation.services.people import PeopleError, study_people_create
 
 from ._people import refuse, write_people
 
@@ -18,8 +18,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         try:
-            made = services.study_people_create(study=None, lines=[(1, opts["name"])], role=None, researcher=True,
+            made = study_people_create(study=None, lines=[(1, opts["name"])], role=None, researcher=True,
                                                 delivery="link" if opts["link"] else "password")
-        except services.PeopleError as exc:
+        except PeopleError as exc:
             raise refuse(exc) from None
         write_people(self.stdout, made, opts["base_url"])

@@ -5,10 +5,11 @@ from pathlib import Path
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation import services
-from annotation.importing import FORMATS, StudyImportError
+from annotation.importing.reading import FORMATS, StudyImportError
 from annotation.models import Study
 from annotation.selectors import researcher_accounts
+from annotation.services.imports import study_import_file
+from annotation.services.studies import study_create
 
 
 class Command(BaseCommand):
@@ -32,9 +33,9 @@ class Command(BaseCommand):
         if study is None:
             if not opts["create"]:
                 raise CommandError(f"no study named '{opts['study']}' (pass --create to create it)")
-            study = services.study_create(name=opts["study"], owner=self._owner(opts["owner"]))
+            study = study_create(name=opts["study"], owner=self._owner(opts["owner"]))
         try:
-            job = services.study_import_file(
+            job = study_import_file(
                 study=study, data=data, filename=path.name, fmt=opts["format"], replace=opts["replace"],
                 background=False)
         except StudyImportError as exc:

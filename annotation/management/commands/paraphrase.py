@@ -18,7 +18,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from metrics.core.paraphrasers import ParaphraserError, available_paraphrasers, create_paraphraser
+from metrics.core.paraphrasers._base import ParaphraserError
+from metrics.core.paraphrasers.registry import available_paraphrasers, create_paraphraser
 
 FORMATS = {".txt": "txt", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 

@@ -3,7 +3,7 @@
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation import services
+from annotation.services.signin import signin_link_create
 
 from ._people import signin_url
 
@@ -19,4 +19,4 @@ class Command(BaseCommand):
         user = User.objects.filter(username=opts["username"], is_active=True).first()
         if user is None:
             raise CommandError(f"no active user named '{opts['username']}'")
-        self.stdout.write(signin_url(services.signin_link_create(user=user), opts["base_url"]))
+        self.stdout.write(signin_url(signin_link_create(user=user), opts["base_url"]))

@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import asdict
 
-from metrics.core.alignment import Alignment
+from metrics.core.alignment.model import Alignment
 from metrics.core.text import TOKENIZER_VERSION
 
 #: Bump when a definition below changes; part of every ParaMetric signature.

@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from metrics.core.alignment import Alignment
+from metrics.core.alignment.model import Alignment
 
 from ._common import alignments_paired, plain, ratio
 from .links import LinkCounts, LinkScores, link_counts

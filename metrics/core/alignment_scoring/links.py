@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from metrics.core.alignment import Alignment
+from metrics.core.alignment.model import Alignment
 
 from ._common import alignments_paired, f1_of, plain, ratio
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from metrics.core.alignment import Alignment, FormatError
+from metrics.core.alignment.model import Alignment, FormatError
 from metrics.core.phrases import extract_phrase_pairs
 from metrics.core.tabular import split_lines
 from metrics.core.text import tokenize

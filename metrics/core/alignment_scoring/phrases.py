@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from metrics.core.alignment import Alignment
+from metrics.core.alignment.model import Alignment
 from metrics.core.phrases import PhrasePair, extract_phrase_pairs
 
 from ._common import alignments_paired, f1_of, need_tokens, plain, ratio, score_signature

@@ -27,9 +27,3 @@ Layout: :mod:`.rubric` (criteria and scales as data, PEM's default),
 :mod:`.prompt` (template, rendering, parsing), :mod:`.backends` (endpoint and
 in-process models), :mod:`.cache`, :mod:`.metric` (the registered metric).
 """
-
-from __future__ import annotations
-
-from .metric import LLMJudgeMetric
-
-__all__ = ["LLMJudgeMetric"]

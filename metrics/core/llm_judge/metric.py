@@ -11,7 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from metrics.core.base import Metric, MetricError, Param, file_fingerprint
+from metrics.core.base.metric import Metric
+from metrics.core.base.params import MetricError, Param
+from metrics.core.base.resources import file_fingerprint
 from metrics.core.cards import MetricCard
 from metrics.core.registry import register
 

@@ -10,15 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from metrics.core.base import (
-    REPO_ROOT,
-    Metric,
-    MetricError,
-    Param,
-    ResourceSpec,
-    ResourceUnavailable,
-    file_fingerprint,
-)
+from metrics.core.base.metric import Metric
+from metrics.core.base.params import REPO_ROOT, MetricError, Param, ResourceUnavailable
+from metrics.core.base.resources import ResourceSpec, file_fingerprint
 from metrics.core.cards import MetricCard
 from metrics.core.compressed import copy_decompressed
 from metrics.core.registry import register

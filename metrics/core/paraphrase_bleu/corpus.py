@@ -6,7 +6,8 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from metrics.core.base import REPO_ROOT, file_fingerprint
+from metrics.core.base.params import REPO_ROOT
+from metrics.core.base.resources import file_fingerprint
 from metrics.core.text import tokenize
 
 __all__ = ["DEFAULT_CORPUS", "TrainingCorpus", "load_training_corpus"]

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from metrics.core.base import PARAEVAL_VERSION, MetricError, Param
+from metrics.core.base.params import PARAEVAL_VERSION, MetricError, Param
 from metrics.core.text import TOKENIZER_VERSION, normalize, tokenize
 
 SIGNATURE_VERSION = "1"

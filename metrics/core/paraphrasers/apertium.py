@@ -10,7 +10,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import ClassVar
 
-from metrics.core.base import Param
+from metrics.core.base.params import Param
 from metrics.core.text import normalize
 
 from ._base import Paraphrase, Paraphraser, ParaphraserError, ParaphraserUnavailable, check_texts

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from metrics.core.base import Param
+from metrics.core.base.params import Param
 from metrics.core.text import stem, tokenize
 
 from ._base import COMMON_PARAMS, OFFENSIVE_WORDS, ParaphraserUnavailable, SubstitutionParaphraser

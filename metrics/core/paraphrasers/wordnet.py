@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from metrics.core.base import Param
+from metrics.core.base.params import Param
 
 from ._base import COMMON_PARAMS, OFFENSIVE_WORDS, ParaphraserUnavailable, SubstitutionParaphraser
 

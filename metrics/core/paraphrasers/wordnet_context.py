@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Protocol
 
-from metrics.core.base import REPO_ROOT, Param
+from metrics.core.base.params import REPO_ROOT, Param
 
 from .wordnet import WordNetParaphraser
 
@@ -43,7 +43,7 @@ class ClassifierContextModel:
     """
 
     def __init__(self, bank: Any) -> None:
-        from metrics.core.paraphrase_bleu import FEATURE_VERSION
+        from metrics.core.paraphrase_bleu.classifiers import FEATURE_VERSION
 
         self.bank = bank
         self.fingerprint = (f"{bank.corpus.fingerprint}:{FEATURE_VERSION}:min{bank.min_count}:"
@@ -51,7 +51,7 @@ class ClassifierContextModel:
         self._features: tuple[tuple[str, ...], int, list[str]] | None = None
 
     def fit_probability(self, tokens: Sequence[str], position: int, word: str) -> float | None:
-        from metrics.core.paraphrase_bleu import context_features
+        from metrics.core.paraphrase_bleu.classifiers import context_features
 
         clf = self.bank.classifier(word)
         if clf is None:
@@ -73,7 +73,8 @@ def default_context_model(*, corpus: Any = None, min_count: int = 10, max_exampl
     """
     import os
 
-    from metrics.core.paraphrase_bleu import DEFAULT_CORPUS, ClassifierBank, TrainingCorpus, load_training_corpus
+    from metrics.core.paraphrase_bleu.classifiers import ClassifierBank
+    from metrics.core.paraphrase_bleu.corpus import DEFAULT_CORPUS, TrainingCorpus, load_training_corpus
 
     if not isinstance(corpus, TrainingCorpus):
         corpus = load_training_corpus(corpus if corpus is not None else DEFAULT_CORPUS)

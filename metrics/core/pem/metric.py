@@ -8,7 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from metrics.core.base import MeanMetric, MetricError, ResourceSpec
+from metrics.core.base.metric import MeanMetric
+from metrics.core.base.params import MetricError
+from metrics.core.base.resources import ResourceSpec
 from metrics.core.cards import MetricCard
 from metrics.core.registry import register
 
@@ -20,8 +22,8 @@ __all__ = ["pem_features", "Pem"]
 def _feature_metrics(phrase_table: Any, lm: Any) -> tuple:
     # Imported here, not at the top: the registry imports this module while it
     # may still be importing lm/pivot (whichever was imported first).
-    from metrics.core.lm import LmFluency
-    from metrics.core.pivot import PivotF1
+    from metrics.core.lm.fluency import LmFluency
+    from metrics.core.pivot.metric import PivotF1
     from metrics.core.target_f1 import TargetF1
 
     return (

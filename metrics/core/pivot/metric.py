@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics.core.base import Metric, Param, ResourceSpec, ResourceUnavailable
+from metrics.core.base.metric import Metric
+from metrics.core.base.params import Param, ResourceUnavailable
+from metrics.core.base.resources import ResourceSpec
 from metrics.core.cards import MetricCard
 from metrics.core.phrase_table import PhraseTable
 from metrics.core.pivot.bag import pivot_bag

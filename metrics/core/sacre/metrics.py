@@ -16,7 +16,8 @@ from sacrebleu.metrics.bleu import BLEU as _SacreBLEU
 from sacrebleu.metrics.chrf import CHRF as _SacreCHRF
 from sacrebleu.metrics.ter import TER as _SacreTER
 
-from metrics.core.base import Metric, MissingReference, Param
+from metrics.core.base.metric import Metric
+from metrics.core.base.params import MissingReference, Param
 from metrics.core.cards import MetricCard
 from metrics.core.registry import register
 

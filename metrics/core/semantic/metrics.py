@@ -14,10 +14,12 @@ from pathlib import Path
 
 import numpy as np
 
-from metrics.core.base import MeanMetric, MetricError, Param, ResourceSpec
+from metrics.core.base.metric import MeanMetric
+from metrics.core.base.params import MetricError, Param
+from metrics.core.base.resources import ResourceSpec
 from metrics.core.cards import MetricCard
 from metrics.core.registry import register
-from metrics.core.sacre import AGAINST, against_texts
+from metrics.core.sacre.metrics import AGAINST, against_texts
 
 from .models import (
     DEFAULT_MODEL_NAME,

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from metrics.core.base import MetricError
+from metrics.core.base.params import MetricError
 
 __all__ = [
     "SEMANTIC_PACKAGES",

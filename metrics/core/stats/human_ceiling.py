@@ -34,8 +34,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from metrics.core.stats.agreement.alpha import krippendorff_alpha
+
 from ._common import percentile_ci, weight_chunks
-from .agreement import krippendorff_alpha
 from .data import rating_matrix
 
 __all__ = ["human_ceiling", "judge_pool_agreement", "ALPHA_LEVEL_BY_SCALE"]

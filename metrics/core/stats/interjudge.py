@@ -8,7 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .agreement import JudgePairResult, judge_pairs
+from metrics.core.stats.agreement.pairwise import JudgePairResult, judge_pairs
+
 from .correlation import correlations
 from .data import rating_matrix, validate_judgments
 

@@ -10,7 +10,8 @@ from typing import Any
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from .agreement import criterion_agreement
+from metrics.core.stats.agreement.criterion import criterion_agreement
+
 from .data import DEFAULT_CONTROL_EXPECTED, rating_matrix, validate_judgments, validate_metric_scores
 from .human_ceiling import human_ceiling, judge_pool_agreement
 from .interjudge import interjudge_correlations, interjudge_summary

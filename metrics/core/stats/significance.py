@@ -24,9 +24,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from metrics.core.base import DEFAULT_SEED, Metric, PairwiseResult, pairwise_tests
+from metrics.core.base.bootstrap import pairwise_tests
+from metrics.core.base.metric import Metric
+from metrics.core.base.params import DEFAULT_SEED
+from metrics.core.base.results import PairwiseResult
+from metrics.core.stats._common import percentile_ci, weight_chunks
 
-from .agreement import percentile_ci, weight_chunks
 from .correlation import correlation
 from .results import (
     BootstrapDifferenceResult,

@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from .agreement import krippendorff_alpha
+from metrics.core.stats.agreement.alpha import krippendorff_alpha
+
 from .data import CRITERIA, DEFAULT_CONTROL_EXPECTED
 from .results import JudgePlanRow
 

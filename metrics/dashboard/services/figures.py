@@ -13,10 +13,11 @@ from dataclasses import replace
 from django.utils.module_loading import import_string
 
 from annotation.judging.protocols.registry import protocol_for_design
-from annotation.judging.selectors import design_for_study, judgments_fingerprint, study_criteria
+from annotation.judging.selectors.design import design_for_study, study_criteria
+from annotation.judging.selectors.qc import judgments_fingerprint
 from annotation.models import Study
-from metrics.core.stats import build_report
 from metrics.core.stats.data import validate_judgments
+from metrics.core.stats.report import build_report
 from metrics.reports import selectors as report_selectors
 from metrics.reports.services.build import shared_points_scale, subset_in_criteria_order
 from metrics.reports.services.report_settings import DEFAULT_SETTINGS

@@ -13,9 +13,10 @@ from django.utils import timezone
 
 from annotation.enums import SystemKind
 from annotation.judging.enums import JudgesMode
-from annotation.judging.selectors import design_for_study, judgments_frame
+from annotation.judging.selectors.design import design_for_study
+from annotation.judging.selectors.frame import judgments_frame
 from annotation.models import Study
-from annotation.services import job_enqueue
+from annotation.services.jobs import job_enqueue
 from metrics.core.planning import PlanAssumptions, assumptions_from_pilot, plan_study
 from metrics.core.stats.results import jsonable
 

@@ -37,7 +37,7 @@ from django.utils import timezone
 from annotation.adaptive.selectors import adaptive_summary
 from annotation.adaptive.services import adaptive_publish
 from annotation.models import Study
-from annotation.services import job_enqueue
+from annotation.services.jobs import job_enqueue
 from metrics.core.stats.results import jsonable
 
 from .. import selectors

@@ -31,7 +31,7 @@ import pandas as pd
 from django.core.management.base import BaseCommand, CommandError
 
 from metrics.core import tabular
-from metrics.core.stats.agreement import criterion_agreement
+from metrics.core.stats.agreement.criterion import criterion_agreement
 from metrics.core.stats.data import RatingMatrix
 from metrics.core.stats.interjudge import interjudge_summary
 from metrics.core.stats.results import jsonable
@@ -227,13 +227,15 @@ class Command(BaseCommand):
         if opts["json"]:
             self.stdout.write(json.dumps(out, indent=2, allow_nan=False))
             return
-        from metrics.reports import exports
+        from metrics.reports.exports.agreement import agreement_tables
+        from metrics.reports.exports.latex import warning_lines
+        from metrics.reports.exports.model import table_text
 
-        for table in exports.agreement_tables(result):
-            self.stdout.write(exports.table_text(table))
+        for table in agreement_tables(result):
+            self.stdout.write(table_text(table))
         for name, entry in out.items():
             self.stdout.write(self._summary_text(name, entry, opts["min_shared"]))
-        for line in exports.warning_lines({"warnings": found}):
+        for line in warning_lines({"warnings": found}):
             self.stdout.write(line)
 
     @staticmethod

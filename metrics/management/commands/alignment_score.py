@@ -22,8 +22,11 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from metrics.core.alignment import FormatError, read_pharaoh
-from metrics.core.alignment_scoring import align_scores, link_scores, paraphrase_scores, read_paraphrase_table
+from metrics.core.alignment.model import FormatError
+from metrics.core.alignment.text_formats import read_pharaoh
+from metrics.core.alignment_scoring.links import link_scores
+from metrics.core.alignment_scoring.paraphrases import paraphrase_scores, read_paraphrase_table
+from metrics.core.alignment_scoring.phrases import align_scores
 from metrics.core.tabular import split_lines
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from metrics.core.lm import estimate_kneser_ney, lm_tokens, read_sentences
+from metrics.core.lm.estimate import estimate_kneser_ney, lm_tokens, read_sentences
 
 
 class Command(BaseCommand):

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from metrics.core.alignment import FormatError, read_pharaoh
+from metrics.core.alignment.model import FormatError
+from metrics.core.alignment.text_formats import read_pharaoh
 from metrics.core.phrase_table import build_phrase_table, read_moses_phrase_table, write_phrase_table
 from metrics.core.tabular import split_lines
 from metrics.core.text import tokenize

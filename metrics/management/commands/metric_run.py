@@ -9,9 +9,10 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.enums import JobStatus
-from metrics import services as metric_services
 from metrics.models import MetricRun
 from metrics.reports.selectors import metric_run_labels
+from metrics.services.runs import metric_run_create
+from metrics.services.worker import metric_run_execute
 
 from .simulate_judges import study_from_arg, validation_message
 
@@ -42,7 +43,7 @@ class Command(BaseCommand):
             params[key.strip()] = value
         against = params.pop("against", None)
         try:
-            run = metric_services.metric_run_create(study=study, metric=opts["metric"], params=params, against=against,
+            run = metric_run_create(study=study, metric=opts["metric"], params=params, against=against,
                                                     enqueue=not opts["wait"])
         except ValidationError as exc:
             raise CommandError(f"no run started: {validation_message(exc)}") from None
@@ -50,7 +51,7 @@ class Command(BaseCommand):
             self.stdout.write(f"run #{run.pk} of {run.metric} on '{study.name}' is queued ({run.n} candidates); "
                               "a worker (make run, make worker) computes it")
             return
-        run = metric_services.metric_run_execute(run_id=run.pk)
+        run = metric_run_execute(run_id=run.pk)
         if run.status != JobStatus.SUCCEEDED:
             raise CommandError(f"run #{run.pk} of {run.metric} {run.status}: {run.error}")
         label = metric_run_labels(MetricRun.objects.filter(study=study, metric=run.metric,

@@ -32,12 +32,15 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.enums import JobStatus
 from annotation.models import Study
 from metrics import selectors as metric_selectors
-from metrics import services as metric_services
 from metrics.core.registry import available_metrics, create_metric
 from metrics.models import MetricRun
-from metrics.reports import exports
-from metrics.reports import services as report_services
+from metrics.reports.exports.bundle import report_write_all
 from metrics.reports.leaderboard_md import meta_evaluation_markdown, system_scores_markdown
+from metrics.reports.services.build import report_build, report_create
+from metrics.services._shared import jsonable
+from metrics.services.pem_out_of_fold import pem_out_of_fold_run_create
+from metrics.services.runs import metric_run_create
+from metrics.services.worker import metric_run_execute
 
 from .simulate_judges import validation_message
 
@@ -92,15 +95,15 @@ class Command(BaseCommand):
 
         settings_ = {"criterion": "similarity", "n_boot": opts["n_boot"], "include_metrics": True}
         try:
-            report = report_services.report_create(study=study, settings=settings_, enqueue=False)
+            report = report_create(study=study, settings=settings_, enqueue=False)
         except ValidationError as exc:
             raise CommandError(validation_message(exc)) from None
         if report.status == JobStatus.QUEUED:
-            report = report_services.report_build(report_id=report.pk)
+            report = report_build(report_id=report.pk)
         if report.status != JobStatus.SUCCEEDED:
             raise CommandError(report.error or f"report #{report.pk} ended {report.status}")
         if opts["out"]:
-            written = exports.report_write_all(report, opts["out"])
+            written = report_write_all(report, opts["out"])
             self.stdout.write(f"wrote {len(written)} files to {opts['out']}")
         assert report.result is not None  # a succeeded report has its result
         text = meta_evaluation_markdown(report.result, skipped=skipped)
@@ -138,12 +141,12 @@ class Command(BaseCommand):
                 self.stdout.write(f"  {slug}: finished run exists (--fresh runs it again)")
                 continue
             try:
-                run = metric_services.metric_run_create(study=study, metric=slug, params=params, enqueue=False)
+                run = metric_run_create(study=study, metric=slug, params=params, enqueue=False)
             except ValidationError as exc:
                 skipped.append((slug, validation_message(exc)))
                 continue
             t, c = time.perf_counter(), time.process_time()
-            run = metric_services.metric_run_execute(run_id=run.pk)
+            run = metric_run_execute(run_id=run.pk)
             if run.status != JobStatus.SUCCEEDED:
                 skipped.append((slug, f"run #{run.pk} {run.status}: {run.error}"))
                 continue
@@ -155,7 +158,7 @@ class Command(BaseCommand):
 
     @staticmethod
     def _finished(study: Study, slug: str, metric) -> bool:
-        params = {k: metric_services.jsonable(v) for k, v in metric.param_values.items()}
+        params = {k: jsonable(v) for k, v in metric.param_values.items()}
         return MetricRun.objects.filter(study=study, metric=slug, status=JobStatus.SUCCEEDED, params=params,
                                         resources={}).exists()
 
@@ -167,7 +170,7 @@ class Command(BaseCommand):
             return None
         t = time.perf_counter()
         try:
-            run = metric_services.pem_out_of_fold_run_create(study=study, criterion="similarity", folds=opts["folds"])
+            run = pem_out_of_fold_run_create(study=study, criterion="similarity", folds=opts["folds"])
         except ValidationError as exc:
             return validation_message(exc)
         existing.exclude(pk=run.pk).delete()  # one out-of-fold PEM on the board

@@ -17,7 +17,9 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.enums import JobStatus
-from metrics.reports import exports, services
+from metrics.reports.exports.bundle import report_write_all
+from metrics.reports.exports.latex import warning_lines
+from metrics.reports.services.build import report_build, report_create
 
 from .simulate_judges import study_from_arg, validation_message
 
@@ -76,16 +78,16 @@ class Command(BaseCommand):
         elif opts["subset"] is not None:
             settings["subset_min"] = _subset(opts["subset"])
         try:
-            report = services.report_create(study=study, settings=settings, enqueue=False)
+            report = report_create(study=study, settings=settings, enqueue=False)
         except ValidationError as exc:
             raise CommandError(validation_message(exc)) from None
         if report.status != JobStatus.QUEUED:
             raise CommandError(f"report #{report.pk} with these settings is already being built by a worker; "
                                "wait for it or change a setting")
-        report = services.report_build(report_id=report.pk)
+        report = report_build(report_id=report.pk)
         if report.status != JobStatus.SUCCEEDED:
             raise CommandError(report.error or f"report #{report.pk} ended {report.status}")
-        written = exports.report_write_all(report, opts["out"])
+        written = report_write_all(report, opts["out"])
         result = report.result
         assert result is not None  # a succeeded report has its result
         summary = result["summary"]
@@ -104,7 +106,7 @@ class Command(BaseCommand):
                               f"[{_num(alpha.get('ci_low'))}, {_num(alpha.get('ci_high'))}]")
         used = [r["name"] for r in report.metric_runs if r.get("used")]
         self.stdout.write(f"metrics correlated: {', '.join(used) if used else 'none'}")
-        for line in exports.warning_lines(result):
+        for line in warning_lines(result):
             self.stdout.write(line)
         self.stdout.write(f"wrote {len(written)} files to {opts['out']}")
 

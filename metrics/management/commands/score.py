@@ -30,7 +30,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from metrics.core import tabular
-from metrics.core.base import MetricError
+from metrics.core.base.params import MetricError
 from metrics.core.registry import UnknownMetric, create_metric
 
 FORMATS = {".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}

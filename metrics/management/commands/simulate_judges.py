@@ -21,8 +21,8 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Candidate, Study
-from metrics.core.stats import judges_needed, plan_judges
-from metrics.reports import services
+from metrics.core.stats.simulate import judges_needed, plan_judges
+from metrics.reports.services.simulation import simulated_judges_fill
 
 
 def validation_message(exc: ValidationError) -> str:
@@ -78,7 +78,7 @@ class Command(BaseCommand):
         profiles = _read_profile(opts["profile"]) if opts["profile"] else None
         if not opts["plan_only"]:
             try:
-                summary = services.simulated_judges_fill(
+                summary = simulated_judges_fill(
                     study=study, n_judges=opts["judges"], judges_per_item=opts["judges_per_item"],
                     n_random_clickers=opts["random_clickers"], seed=opts["seed"], item_sd=opts["item_sd"],
                     judge_bias_sd=opts["judge_bias_sd"], noise_sd=opts["noise_sd"],

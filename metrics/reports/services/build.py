@@ -22,11 +22,12 @@ from django.utils.module_loading import import_string
 from annotation.enums import JobStatus
 from annotation.judging.protocols.registry import protocol_for_study
 from annotation.judging.scales import criteria_units, criteria_zscored
-from annotation.judging.selectors import study_criteria
+from annotation.judging.selectors.design import study_criteria
 from annotation.models import Study
-from annotation.services import job_enqueue
-from metrics.core.stats import build_report, human_reference
+from annotation.services.jobs import job_enqueue
 from metrics.core.stats.data import validate_judgments, validate_metric_scores
+from metrics.core.stats.reference import human_reference
+from metrics.core.stats.report import build_report
 
 from .. import selectors
 from ..models import Report, ReportPlot

@@ -14,12 +14,12 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from annotation.enums import Role, StudyStatus
-from annotation.judging import services as judging_services
 from annotation.judging.enums import CONTROL_KIND_OF_SYSTEM_KIND, CRITERIA, JudgmentSource
 from annotation.judging.models import AssignmentItem, JudgingDesign, Judgment
+from annotation.judging.services.assignments import assignment_ensure_for_judge
 from annotation.models import Candidate, Original, Study
-from annotation.services import study_member_add
-from metrics.core.stats import DEFAULT_SYSTEMS, simulate_judgments
+from annotation.services.membership import study_member_add
+from metrics.core.stats.simulate import DEFAULT_SYSTEMS, simulate_judgments
 
 SIM_JUDGE_PREFIX = "sim-judge-"
 
@@ -142,7 +142,7 @@ def simulated_judges_fill(
     judges = [_simulated_judge(i + 1) for i in range(n_judges)]
     for user in judges:
         study_member_add(study=study, user=user, role=Role.JUDGE)
-        if judging_services.assignment_ensure_for_judge(study=study, judge=user) is None:
+        if assignment_ensure_for_judge(study=study, judge=user) is None:
             raise ValidationError(f"no assignment could be built for {user.username}")
     clickers = tuple(u.username for u in judges[n_judges - n_random_clickers:]) if n_random_clickers else ()
 

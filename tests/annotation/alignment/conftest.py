@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.alignment import services
 from annotation.alignment.models import AlignmentPair
-from metrics.core.alignment import Alignment
+from annotation.alignment.services.pairs import pairs_import_file
+from annotation.alignment.services.systems import system_alignments_store
+from metrics.core.alignment.model import Alignment
 
 #: Three pairs in two groups: g1 is a key sentence against two others.
 PAIRS_JSONL = (
@@ -25,7 +26,7 @@ def upload(name: str, text: str | bytes, content_type: str = "text/plain"):
 @pytest.fixture
 def pairs(study):
     """The study's three pairs, in task order."""
-    services.pairs_import_file(study=study, data=PAIRS_JSONL.encode(), filename="pairs.jsonl")
+    pairs_import_file(study=study, data=PAIRS_JSONL.encode(), filename="pairs.jsonl")
     return list(AlignmentPair.objects.filter(study=study).order_by("position"))
 
 
@@ -37,7 +38,7 @@ def links(pair, sure=(), possible=()) -> Alignment:
 def system(study, pairs):
     """An imported system with sure and possible links on every pair."""
     p1, p2, p3 = pairs
-    return services.system_alignments_store(study=study, name="fast_align", alignments={
+    return system_alignments_store(study=study, name="fast_align", alignments={
         p1.pk: links(p1, sure={(0, 0), (2, 2), (5, 4)}, possible={(1, 1)}),
         p2.pk: links(p2, sure={(0, 0), (1, 1), (4, 4), (5, 5)}, possible={(2, 2)}),
         p3.pk: links(p3, sure={(0, 0), (1, 1)}, possible={(5, 2)}),
@@ -47,7 +48,7 @@ def system(study, pairs):
 @pytest.fixture
 def second_annotator(make_user, study):
     from annotation.enums import Role
-    from annotation.services import study_member_add
+    from annotation.services.membership import study_member_add
 
     user = make_user("bert")
     study_member_add(study=study, user=user, role=Role.ANNOTATOR)

@@ -6,7 +6,7 @@ import pytest
 
 from annotation.alignment import demo, selectors
 from annotation.alignment.models import AlignmentAssignment, AlignmentPair, AlignmentSystem
-from metrics.core.alignment import load_groups
+from metrics.core.alignment.io import load_groups
 
 pytestmark = pytest.mark.django_db
 

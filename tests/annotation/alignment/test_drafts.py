@@ -5,16 +5,16 @@ import json
 import pytest
 from django.urls import reverse
 
-from annotation.alignment import services
 from annotation.alignment.models import AlignmentAssignment
+from annotation.alignment.services.assignments import alignment_config_update, assignments_create
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def mine(study, pairs, annotator, system):
-    services.alignment_config_update(study=study, prefill_system=system)
-    services.assignments_create(study=study)
+    alignment_config_update(study=study, prefill_system=system)
+    assignments_create(study=study)
     return AlignmentAssignment.objects.filter(annotator=annotator).order_by("pair__position").first()
 
 
@@ -97,7 +97,7 @@ def test_submitting_stores_the_links_and_the_timing_and_freezes_the_pair(client,
 
 
 def test_the_last_submission_sends_the_annotator_back_to_the_task_list(api_client, study, pairs, annotator):
-    services.assignments_create(study=study)
+    assignments_create(study=study)
     api_client.force_authenticate(annotator)
     for a in AlignmentAssignment.objects.filter(annotator=annotator).order_by("pair__position"):
         r = api_client.post(reverse("alignment-api:assignment_submit", kwargs={"assignment_id": a.pk}),

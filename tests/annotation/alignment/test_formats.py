@@ -5,10 +5,12 @@ import json
 import pytest
 from django.urls import reverse
 
-from annotation.alignment import selectors, services
+from annotation.alignment import selectors
 from annotation.alignment.models import AlignmentAssignment, AlignmentPair, AlignmentSystem
-from annotation.services import study_create
-from metrics.core.alignment import FORMATS
+from annotation.alignment.services.assignments import assignments_create
+from annotation.alignment.services.drafts import assignment_submit
+from annotation.services.studies import study_create
+from metrics.core.alignment.model import FORMATS
 
 from .conftest import upload
 
@@ -46,10 +48,10 @@ def test_pharaoh_export_is_one_line_per_pair_with_p_for_possible(client, researc
 
 
 def test_the_gold_round_trips_through_pharaoh(client, researcher, study, pairs, annotator):
-    services.assignments_create(study=study)
+    assignments_create(study=study)
     for a, sure in zip(AlignmentAssignment.objects.filter(annotator=annotator).order_by("pair__position"),
                        ([[0, 0], [5, 4]], [[1, 1]], [[1, 1], [2, 1], [3, 1], [4, 1]])):
-        services.assignment_submit(assignment=a, sure=sure, possible=[[6, 6]] if a.pair.external_id != "p3" else [],
+        assignment_submit(assignment=a, sure=sure, possible=[[6, 6]] if a.pair.external_id != "p3" else [],
                                    revision=0, active_seconds=10)
     client.force_login(researcher)
     text, _ = _export(client, study, "gold", "pharaoh")

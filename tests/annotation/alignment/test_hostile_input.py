@@ -38,10 +38,11 @@ def test_non_ascii_or_overlong_source_ids_fall_back_to_gold_on_the_pair_page(cli
     ("read_pharaoh", "0-0 ١-1\n"),
 ])
 def test_alignment_files_with_non_ascii_digits_name_the_bad_cell(reader, text):
-    from metrics.core import alignment
+    from metrics.core.alignment import table_formats, text_formats
+    from metrics.core.alignment.model import FormatError
 
-    with pytest.raises(alignment.FormatError, match="line 1|line 2|not a"):
-        getattr(alignment, reader)(text)
+    with pytest.raises(FormatError, match="line 1|line 2|not a"):
+        getattr(table_formats if reader == "read_csv" else text_formats, reader)(text)
 
 
 # --------------------------------------------------------------------------- link counts before coordinates
@@ -49,11 +50,11 @@ def test_alignment_files_with_non_ascii_digits_name_the_bad_cell(reader, text):
 
 @pytest.fixture
 def mine(study, pairs, annotator, system):
-    from annotation.alignment import services
     from annotation.alignment.models import AlignmentAssignment
+    from annotation.alignment.services.assignments import alignment_config_update, assignments_create
 
-    services.alignment_config_update(study=study, prefill_system=system)
-    services.assignments_create(study=study)
+    alignment_config_update(study=study, prefill_system=system)
+    assignments_create(study=study)
     return AlignmentAssignment.objects.filter(annotator=annotator).order_by("pair__position").first()
 
 

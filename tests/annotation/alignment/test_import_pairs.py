@@ -3,9 +3,11 @@
 import pytest
 from django.urls import reverse
 
-from annotation.alignment import services
 from annotation.alignment.models import AlignmentGroup, AlignmentPair
-from annotation.importing import StudyImportError
+from annotation.alignment.services.assignments import assignments_create
+from annotation.alignment.services.drafts import assignment_draft_save
+from annotation.alignment.services.pairs import pairs_import_file
+from annotation.importing.reading import StudyImportError
 from metrics.core.text import tokenize
 
 from .conftest import PAIRS_JSONL, upload
@@ -14,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_group_line_becomes_one_pair_per_other_sentence_sharing_the_key(study):
-    summary = services.pairs_import_file(study=study, data=PAIRS_JSONL.encode(), filename="pairs.jsonl")
+    summary = pairs_import_file(study=study, data=PAIRS_JSONL.encode(), filename="pairs.jsonl")
     assert summary == {"pairs_added": 3, "groups_added": 2, "replaced": False, "format": "jsonl"}
     pairs = list(AlignmentPair.objects.filter(study=study).order_by("position"))
     assert [p.external_id for p in pairs] == ["g1:2", "g1:3", "p3"]
@@ -27,7 +29,7 @@ def test_csv_pairs_with_groups_and_default_ids(study):
     data = (b"sentence1,sentence2,group_id\n"
             b"\"God's love, and peace.\",Love of God and peace.,k\n"
             b"\"God's love, and peace.\",The love of God; peace.,k\n")
-    services.pairs_import_file(study=study, data=data, filename="p.csv")
+    pairs_import_file(study=study, data=data, filename="p.csv")
     pairs = list(AlignmentPair.objects.filter(study=study).order_by("position"))
     assert [p.external_id for p in pairs] == ["1", "2"]
     assert pairs[0].tokens1 == ["God's", "love", ",", "and", "peace", "."]
@@ -35,7 +37,7 @@ def test_csv_pairs_with_groups_and_default_ids(study):
 
 
 def test_pretokenized_tsv_is_split_on_spaces_only(study):
-    services.pairs_import_file(study=study, data=b"pair_id\tsentence1\tsentence2\nx\tdo n't go\tstay-put !\n",
+    pairs_import_file(study=study, data=b"pair_id\tsentence1\tsentence2\nx\tdo n't go\tstay-put !\n",
                                filename="p.tsv", pretokenized=True)
     pair = AlignmentPair.objects.get(study=study)
     assert pair.tokens1 == ["do", "n't", "go"] and pair.tokens2 == ["stay-put", "!"]
@@ -43,7 +45,7 @@ def test_pretokenized_tsv_is_split_on_spaces_only(study):
 
 def test_given_tokens_in_jsonl_are_kept(study):
     line = '{"pair_id": "a", "sentence1": "x y", "sentence2": "z", "tokens1": ["x", "y"], "tokens2": ["z"]}\n'
-    services.pairs_import_file(study=study, data=line.encode(), filename="p.jsonl")
+    pairs_import_file(study=study, data=line.encode(), filename="p.jsonl")
     assert AlignmentPair.objects.get(study=study).tokens1 == ["x", "y"]
 
 
@@ -54,7 +56,7 @@ def test_every_problem_is_named_by_line_and_nothing_is_written(study):
             b"Other key.,Something.,c,g\n"
             b"A dog.,A hound.,a,\n")
     with pytest.raises(StudyImportError) as err:
-        services.pairs_import_file(study=study, data=data, filename="bad.csv")
+        pairs_import_file(study=study, data=data, filename="bad.csv")
     text = err.value.describe()
     assert "bad.csv, line 3, column 'sentence1': is empty" in text
     assert "bad.csv, line 4, column 'sentence1': group 'g' has a different sentence 1 here than on line 2" in text
@@ -74,26 +76,26 @@ def test_every_problem_is_named_by_line_and_nothing_is_written(study):
 ])
 def test_bad_files_are_refused_with_where_and_why(study, data, filename, message):
     with pytest.raises(StudyImportError) as err:
-        services.pairs_import_file(study=study, data=data, filename=filename)
+        pairs_import_file(study=study, data=data, filename=filename)
     assert message in err.value.describe()
 
 
 def test_a_second_import_appends_and_refuses_known_ids(study, pairs):
-    services.pairs_import_file(study=study, data=b"pair_id,sentence1,sentence2\nq,One.,Two.\n", filename="more.csv")
+    pairs_import_file(study=study, data=b"pair_id,sentence1,sentence2\nq,One.,Two.\n", filename="more.csv")
     assert AlignmentPair.objects.get(study=study, external_id="q").position == 3
     with pytest.raises(StudyImportError) as err:
-        services.pairs_import_file(study=study, data=b"pair_id,sentence1,sentence2\np3,One.,Two.\n", filename="again.csv")
+        pairs_import_file(study=study, data=b"pair_id,sentence1,sentence2\np3,One.,Two.\n", filename="again.csv")
     assert "again.csv, line 2, column 'pair_id': the study already has a pair 'p3'" in err.value.describe()
 
 
 def test_replace_is_refused_once_an_annotator_saved_work(study, pairs, annotator):
     from annotation.alignment.models import AlignmentAssignment
 
-    services.assignments_create(study=study)
+    assignments_create(study=study)
     a = AlignmentAssignment.objects.filter(annotator=annotator).first()
-    services.assignment_draft_save(assignment=a, sure=[[0, 0]], possible=[], revision=0, active_seconds=3)
+    assignment_draft_save(assignment=a, sure=[[0, 0]], possible=[], revision=0, active_seconds=3)
     with pytest.raises(StudyImportError, match="cannot be replaced"):
-        services.pairs_import_file(study=study, data=b"sentence1,sentence2\na,b\n", filename="r.csv", replace=True)
+        pairs_import_file(study=study, data=b"sentence1,sentence2\na,b\n", filename="r.csv", replace=True)
     assert AlignmentPair.objects.filter(study=study).count() == 3
 
 

@@ -5,6 +5,9 @@ from django.urls import reverse
 
 from annotation.alignment import services
 from annotation.alignment.models import AlignmentAssignment
+from annotation.alignment.services.assignments import assignments_create
+from annotation.alignment.services.drafts import assignment_submit
+from annotation.alignment.services.scoring import scoring_run_create, scoring_run_execute
 
 pytestmark = pytest.mark.django_db
 
@@ -18,7 +21,7 @@ def test_the_guidelines_cover_the_cases_parametric_annotators_had_rules_for(clie
 
 
 def test_the_grid_page_loads_its_script_and_data_without_inline_code(client, study, pairs, annotator):
-    services.assignments_create(study=study)
+    assignments_create(study=study)
     a = AlignmentAssignment.objects.filter(annotator=annotator).first()
     client.force_login(annotator)
     r = client.get(reverse("alignment:grid", kwargs={"assignment_id": a.pk}))
@@ -43,18 +46,18 @@ def test_the_researcher_sees_pairs_and_a_read_only_grid_of_any_source(client, re
 
 
 def test_a_queued_run_shows_progress_and_a_failed_run_its_error(client, researcher, study, pairs, annotator, monkeypatch):
-    services.assignments_create(study=study)
+    assignments_create(study=study)
     a = AlignmentAssignment.objects.filter(annotator=annotator).first()
-    services.assignment_submit(assignment=a, sure=[[0, 0]], possible=[], revision=0, active_seconds=1)
+    assignment_submit(assignment=a, sure=[[0, 0]], possible=[], revision=0, active_seconds=1)
     monkeypatch.setattr(services.scoring, "TABLE_CHECK_IN_REQUEST_BYTES", 0)  # the module that reads it
-    run = services.scoring_run_create(study=study, user=researcher, kind="paraphrases", table_data=b"x\n", table_filename="t.tsv")
+    run = scoring_run_create(study=study, user=researcher, kind="paraphrases", table_data=b"x\n", table_filename="t.tsv")
     client.force_login(researcher)
     url = reverse("alignment:run", kwargs={"study_id": study.pk, "run_id": run.pk})
     html = client.get(url).content.decode()
     assert 'id="run-progress"' in html and "job_progress.js" in html
     status = client.get(reverse("alignment:run_status", kwargs={"study_id": study.pk, "run_id": run.pk})).json()
     assert status["status"] == "queued" and status["percent"] == 0
-    services.scoring_run_execute(run_id=run.pk)
+    scoring_run_execute(run_id=run.pk)
     html = client.get(url).content.decode()
     assert "The run failed." in html and "t.tsv, line 1: expected" in html
     r = client.get(reverse("alignment:run_export", kwargs={"study_id": study.pk, "run_id": run.pk, "fmt": "json"}))

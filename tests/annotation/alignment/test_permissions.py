@@ -3,10 +3,10 @@
 import pytest
 from django.urls import reverse
 
-from annotation.alignment import services
 from annotation.alignment.models import AlignmentAssignment
+from annotation.alignment.services.assignments import alignment_config_update, assignments_create
 from annotation.enums import Role
-from annotation.services import study_member_remove
+from annotation.services.membership import study_member_remove
 
 from .conftest import upload
 
@@ -21,8 +21,8 @@ RESEARCHER_API = ["alignment-api:pair_list", "alignment-api:system_list", "align
 
 @pytest.fixture
 def assigned(study, pairs, annotator, second_annotator, system):
-    services.alignment_config_update(study=study, annotators_per_pair=1, prefill_system=system)
-    services.assignments_create(study=study)
+    alignment_config_update(study=study, annotators_per_pair=1, prefill_system=system)
+    assignments_create(study=study)
     return {u: list(AlignmentAssignment.objects.filter(annotator=u).order_by("pair__position")) for u in (annotator, second_annotator)}
 
 

@@ -11,8 +11,14 @@ from sklearn.metrics import cohen_kappa_score
 
 from annotation.alignment import selectors, services
 from annotation.alignment.models import AlignmentAssignment, AlignmentSystem, ScoringRun
+from annotation.alignment.services.assignments import alignment_config_update, assignments_create
+from annotation.alignment.services.drafts import assignment_submit
+from annotation.alignment.services.scoring import scoring_run_create, scoring_run_execute
+from annotation.alignment.services.systems import aligner_run_create, aligner_run_execute, system_alignments_store
 from metrics.core.aligner import align
-from metrics.core.alignment_scoring import align_scores, link_scores, paraphrase_scores, read_paraphrase_table
+from metrics.core.alignment_scoring.links import link_scores
+from metrics.core.alignment_scoring.paraphrases import paraphrase_scores, read_paraphrase_table
+from metrics.core.alignment_scoring.phrases import align_scores
 
 from .conftest import upload
 
@@ -25,10 +31,10 @@ TABLE = "beginning\tstart\t0.6\nbeginning\tdawn\t0.2\nwas\texisted\t0.5\ngave up
 
 
 def _submit_gold(study, annotator, gold=GOLD):
-    services.assignments_create(study=study)
+    assignments_create(study=study)
     for a in AlignmentAssignment.objects.filter(annotator=annotator).order_by("pair__position"):
         sure, possible = gold[a.pair.position]
-        services.assignment_submit(assignment=a, sure=sure, possible=possible, revision=0, active_seconds=5)
+        assignment_submit(assignment=a, sure=sure, possible=possible, revision=0, active_seconds=5)
 
 
 @pytest.fixture
@@ -38,8 +44,8 @@ def gold(study, pairs, annotator):
 
 
 def _run(study, researcher, **kwargs):
-    run = services.scoring_run_create(study=study, user=researcher, **kwargs)
-    return services.scoring_run_execute(run_id=run.pk)
+    run = scoring_run_create(study=study, user=researcher, **kwargs)
+    return scoring_run_execute(run_id=run.pk)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -90,15 +96,15 @@ class TestSystemScores:
         assert sum(row["n_test"] for row in results["per_pair"]) == results["link_counts"]["n_test"]
 
     def test_pairs_without_gold_are_left_out_and_counted(self, study, researcher, pairs, annotator, system):
-        services.assignments_create(study=study)
+        assignments_create(study=study)
         a = AlignmentAssignment.objects.filter(annotator=annotator).order_by("pair__position").first()
-        services.assignment_submit(assignment=a, sure=[[0, 0]], possible=[], revision=0, active_seconds=1)
+        assignment_submit(assignment=a, sure=[[0, 0]], possible=[], revision=0, active_seconds=1)
         s = _run(study, researcher, kind="system", system=system).results["summary"]
         assert s["n_pairs"] == 1 and s["n_pairs_with_gold"] == 1
 
     def test_no_gold_means_no_run(self, study, researcher, pairs, system):
         with pytest.raises(Exception, match="gold is empty"):
-            services.scoring_run_create(study=study, user=researcher, kind="system", system=system)
+            scoring_run_create(study=study, user=researcher, kind="system", system=system)
 
 
 @pytest.mark.django_db
@@ -135,11 +141,11 @@ class TestParaphraseScores:
 
 @pytest.mark.django_db
 def test_agreement_kappa_equals_sklearn_over_every_grid_cell(study, researcher, pairs, annotator, second_annotator):
-    services.alignment_config_update(study=study, annotators_per_pair=2)
+    alignment_config_update(study=study, annotators_per_pair=2)
     _submit_gold(study, annotator)
     other = {0: ([[0, 0], [1, 1], [2, 2], [5, 4]], [[4, 3], [6, 6]]), 1: (GOLD[1][0][:5], [[6, 6]]), 2: ([[0, 0], [1, 1]], [[5, 2]])}
     for a in AlignmentAssignment.objects.filter(annotator=second_annotator).order_by("pair__position"):
-        services.assignment_submit(assignment=a, sure=other[a.pair.position][0], possible=other[a.pair.position][1],
+        assignment_submit(assignment=a, sure=other[a.pair.position][0], possible=other[a.pair.position][1],
                                    revision=0, active_seconds=5)
     run = _run(study, researcher, kind="agreement")
     labels_a, labels_b = [], []
@@ -162,13 +168,13 @@ def test_agreement_kappa_equals_sklearn_over_every_grid_cell(study, researcher, 
 @pytest.mark.django_db
 def test_agreement_needs_a_pair_aligned_twice(study, researcher, gold):
     with pytest.raises(Exception, match="two annotators"):
-        services.scoring_run_create(study=study, user=researcher, kind="agreement")
+        scoring_run_create(study=study, user=researcher, kind="agreement")
 
 
 @pytest.mark.django_db
 def test_csv_exports_neutralise_formulas_and_json_carries_everything(client, study, researcher, pairs, gold):
     p1 = pairs[0]
-    evil = services.system_alignments_store(study=study, name="=HYPERLINK(\"x\")", alignments={
+    evil = system_alignments_store(study=study, name="=HYPERLINK(\"x\")", alignments={
         p1.pk: selectors.gold_alignments(study=study)[p1.pk]})
     from annotation.alignment.models import AlignmentGroup
 
@@ -212,28 +218,28 @@ def test_the_api_queues_runs_and_reports_bad_requests(api_client, study, researc
 
 @pytest.mark.django_db
 def test_the_aligner_run_writes_an_aligner_system_equal_to_the_core_aligner(study, researcher, pairs):
-    run = services.aligner_run_create(study=study, user=researcher, use_wordnet=False)
-    run = services.aligner_run_execute(run_id=run.pk)
+    run = aligner_run_create(study=study, user=researcher, use_wordnet=False)
+    run = aligner_run_execute(run_id=run.pk)
     assert run.status == "succeeded" and run.progress_done == 3
     system = AlignmentSystem.objects.get(study=study, name="paraeval-aligner")
     stored = selectors.system_alignments(system=system)
     for p in pairs:
         assert stored[p.pk] == align(p.tokens1, p.tokens2, use_wordnet=False)
-    assert services.aligner_run_execute(run_id=run.pk).status == "succeeded"  # a second delivery changes nothing
+    assert aligner_run_execute(run_id=run.pk).status == "succeeded"  # a second delivery changes nothing
     assert AlignmentSystem.objects.filter(study=study).count() == 1
 
 
 @pytest.mark.django_db
 def test_the_aligner_will_not_overwrite_an_imported_system(study, researcher, system):
     with pytest.raises(Exception, match="choose another name"):
-        services.aligner_run_create(study=study, user=researcher, system_name="fast_align")
+        aligner_run_create(study=study, user=researcher, system_name="fast_align")
 
 
 @pytest.mark.django_db
 def test_undefined_scores_are_stored_as_null_not_made_up(study, researcher, pairs, annotator):
     empty = {k: ([], []) for k in GOLD}
     _submit_gold(study, annotator, gold=empty)
-    nothing = services.system_alignments_store(study=study, name="silent", alignments={
+    nothing = system_alignments_store(study=study, name="silent", alignments={
         p.pk: selectors.gold_alignments(study=study)[p.pk] for p in pairs})
     s = _run(study, researcher, kind="system", system=nothing).results["summary"]
     assert s["link_precision"] is None and s["align_prec"] is None and s["n_pairs"] == 3

@@ -6,15 +6,15 @@ import pytest
 from django.db import models
 from django.urls import reverse
 
-from annotation.alignment import services
 from annotation.alignment.models import AlignmentAssignment
+from annotation.alignment.services.assignments import assignments_create
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def mine(study, pairs, annotator):
-    services.assignments_create(study=study)
+    assignments_create(study=study)
     return AlignmentAssignment.objects.filter(annotator=annotator).order_by("pair__position").first()
 
 
@@ -38,7 +38,7 @@ def test_the_confirmation_names_the_annotators_own_pair_number_never_the_researc
     """Issue 23 #7: "Alignment of pair “John 1:1 synonyms” submitted" named the system (docs/people.md)."""
     from annotation.alignment.models import AlignmentPair
 
-    services.assignments_create(study=study)
+    assignments_create(study=study)
     AlignmentPair.objects.filter(study=study).update(external_id=models.functions.Concat(
         models.Value("synonyms-system "), "external_id"))
     mine = list(AlignmentAssignment.objects.filter(annotator=annotator).order_by("pair__position"))

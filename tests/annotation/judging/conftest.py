@@ -9,7 +9,9 @@ import sqlite3
 import pytest
 
 from annotation.enums import Role
-from annotation.judging import services
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
+from annotation.judging.services.submission import judgment_submit
 
 _keys = itertools.count(1)
 
@@ -24,7 +26,7 @@ def scores(a=3, f=4, d=2, o=3) -> dict:
 
 @pytest.fixture
 def add_judge(make_user):
-    from annotation.services import study_member_add
+    from annotation.services.membership import study_member_add
 
     def add(study, username):
         from django.contrib.auth.models import User
@@ -40,12 +42,12 @@ def add_judge(make_user):
 def opened_study(study, add_judge):
     """The fixture study (5 originals × human/machine) with judges ann and bob, opened
     with PEM's default controls (5 × 5 = 25 items per judge, fully crossed)."""
-    from annotation.judging import services
+    from annotation.judging.services.design import design_update
 
     add_judge(study, "ann")
     add_judge(study, "bob")
-    services.design_update(study=study, changes={"seed": 1234})
-    services.study_judging_open(study=study)
+    design_update(study=study, changes={"seed": 1234})
+    study_judging_open(study=study)
     study.refresh_from_db()
     return study
 
@@ -67,13 +69,13 @@ def api_submit(client, study, item: dict, *, key=None, values=None, **extra):
 
 def rate_all_via_service(study, judge, *, score_fn=None):
     """Rate every item of ``judge``'s assignment through the service; returns the count."""
-    from annotation.judging import selectors, services
+    from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
 
-    assignment = selectors.assignment_for_judge(study=study, judge=judge)
+    assignment = assignment_for_judge(study=study, judge=judge)
     n = 0
-    while (item := selectors.item_next_for_judge(assignment=assignment)) is not None:
+    while (item := item_next_for_judge(assignment=assignment)) is not None:
         values = score_fn(item) if score_fn else scores()
-        services.judgment_submit(study=study, judge=judge, token=item.token, key=new_key(), scores=values,
+        judgment_submit(study=study, judge=judge, token=item.token, key=new_key(), scores=values,
                                  serve_stamp=item.serve_stamp)
         n += 1
     return n
@@ -117,5 +119,5 @@ def real_database_file(tmp_path):
 def three_judges(study, add_judge):
     for name in ("ann", "bob", "cy"):
         add_judge(study, name)
-    services.design_update(study=study, changes={"seed": 4242})
+    design_update(study=study, changes={"seed": 4242})
     return study

@@ -4,8 +4,8 @@ The three_judges fixture is in conftest.py."""
 
 from __future__ import annotations
 
-from annotation.judging import services
 from annotation.judging.models import Assignment, AssignmentItem
+from annotation.judging.services.opening import study_judging_open, study_judging_reset
 from annotation.models import Candidate, System
 
 
@@ -30,8 +30,8 @@ def counts(study):
 
 def reference(study):
     """What opening in one transaction builds for this study (then undone)."""
-    summary = services.study_judging_open(study=study)
+    summary = study_judging_open(study=study)
     snap = snapshot(study)
-    services.study_judging_reset(study=study)
+    study_judging_reset(study=study)
     return summary, snap
 

@@ -8,8 +8,8 @@ import io
 import pytest
 from django.contrib.auth.models import User
 
-from annotation.judging import selectors
 from annotation.judging.models import Judgment
+from annotation.judging.selectors.exclusions import judges_excluded
 
 from .conftest import api_login, api_next, api_submit, rate_all_via_service, scores
 
@@ -94,9 +94,9 @@ def test_finished_and_closed(ann_api, opened_study, researcher, api_client):
     rate_all_via_service(opened_study, User.objects.get(username="ann"))
     body = api_next(ann_api, opened_study).json()
     assert body == {"finished": True, "done": 25, "total": 25, "item": None}
-    from annotation.judging import services
+    from annotation.judging.services.opening import study_judging_close
 
-    services.study_judging_close(study=opened_study)
+    study_judging_close(study=opened_study)
     r = api_next(ann_api, opened_study)
     assert r.status_code == 409 and "not open" in r.json()["detail"]
 
@@ -149,7 +149,7 @@ def test_progress_qc_exclusion_and_close(rita_api, opened_study):
     r = rita_api.post(base + "judges/ann/exclude/", {"reason": "flat"}, format="json")
     assert r.status_code == 200 and r.json()["changed"] and r.json()["fingerprint"] != before
     assert rita_api.post(base + "judges/ann/exclude/", {}, format="json").json()["changed"] is False
-    assert selectors.judges_excluded(study=opened_study) == {"ann"}
+    assert judges_excluded(study=opened_study) == {"ann"}
     assert rita_api.post(base + "judges/ann/include/", {}, format="json").json()["excluded"] is False
     assert rita_api.post(base + "judges/nobody/exclude/", {}, format="json").status_code == 404
     assert rita_api.post(base + "close/").json() == {"status": "closed"}

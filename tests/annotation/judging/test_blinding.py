@@ -19,9 +19,10 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from annotation.enums import Role
-from annotation.judging import selectors, services
+from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+from annotation.judging.services.opening import study_judging_open
 from annotation.models import Candidate, Original, Study, System
-from annotation.services import study_member_add
+from annotation.services.membership import study_member_add
 
 pytestmark = pytest.mark.django_db
 
@@ -61,7 +62,7 @@ def secret_study(make_user):
             cursor.execute(sql)
     judge = make_user("ann")
     study_member_add(study=study, user=judge, role=Role.JUDGE)
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     return study, judge
 
 
@@ -237,7 +238,7 @@ def test_an_item_page_looks_the_same_for_controls_and_genuine_candidates(secret_
 
 def test_the_order_does_not_follow_ids_or_systems(secret_study):
     study, judge = secret_study
-    assignment = selectors.assignment_for_judge(study=study, judge=judge)
+    assignment = assignment_for_judge(study=study, judge=judge)
     rows = list(assignment.items.order_by("position").values_list("candidate_id", "candidate__system__name"))
     ids = [c for c, _ in rows]
     assert ids != sorted(ids) and ids != sorted(ids, reverse=True)
@@ -253,7 +254,7 @@ def test_error_messages_do_not_leak_either(secret_study, make_user):
     study, judge = secret_study
     other = make_user("bob")
     study_member_add(study=study, user=other, role=Role.JUDGE)
-    ann_item = selectors.item_next_for_judge(assignment=selectors.assignment_for_judge(study=study, judge=judge))
+    ann_item = item_next_for_judge(assignment=assignment_for_judge(study=study, judge=judge))
     api = APIClient()
     api.force_authenticate(User.objects.get(username="bob"))
     r = api.post(f"/api/judging/studies/{study.pk}/judgments/", {
@@ -275,15 +276,16 @@ ANNOTATOR_FORBIDDEN = ["secret-study", "pairid-", *SYSTEM_NAMES, *EXTERNAL_IDS]
 @pytest.fixture
 def judge_annotating_elsewhere(secret_study, make_user):
     """``secret_study``'s judge is also an annotator of a second study with telling pair ids."""
-    from annotation.alignment import services as alignment_services
+    from annotation.alignment.services.assignments import assignments_create
+    from annotation.alignment.services.pairs import pairs_import_file
 
     study, judge = secret_study
     other = Study.objects.create(name=OTHER_STUDY_NAME, owner=study.owner)
     study_member_add(study=other, user=judge, role=Role.ANNOTATOR)
     rows = "".join(f"{pid},{SENTENCES[k]},{SENTENCES[k][:-1]} indeed.\n" for k, pid in enumerate(PAIR_IDS))
-    alignment_services.pairs_import_file(study=other, data=("pair_id,sentence1,sentence2\n" + rows).encode(),
+    pairs_import_file(study=other, data=("pair_id,sentence1,sentence2\n" + rows).encode(),
                                          filename="pairs.csv")
-    alignment_services.assignments_create(study=other, annotators=[judge])
+    assignments_create(study=other, annotators=[judge])
     return study, other, judge
 
 
@@ -330,7 +332,7 @@ def test_a_judge_who_annotates_another_study_never_receives_a_study_name_or_a_pa
 
 
 def test_the_judge_cannot_also_become_an_annotator_of_the_study_they_judge(secret_study):
-    from annotation.services import RoleConflict
+    from annotation.services.membership import RoleConflict
 
     study, judge = secret_study
     with pytest.raises(RoleConflict):

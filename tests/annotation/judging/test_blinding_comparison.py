@@ -14,10 +14,11 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from annotation.enums import Role
-from annotation.judging import services
 from annotation.judging.models import ComparisonItem
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
 from annotation.models import Candidate, Original, Study, System
-from annotation.services import study_member_add
+from annotation.services.membership import study_member_add
 from tests.annotation.judging.test_blinding import (
     EXTERNAL_IDS,
     FORBIDDEN_WORDS,
@@ -50,9 +51,9 @@ def secret_comparison(make_user):
             cursor.execute(sql)
     judge = make_user("ann")
     study_member_add(study=study, user=judge, role=Role.JUDGE)
-    services.design_update(study=study, changes={"protocol": "comparison",
+    design_update(study=study, changes={"protocol": "comparison",
                                                  "control_counts": {"identical": 1, "random": 1, "unigram": 0}})
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     return study, judge
 
 

@@ -15,10 +15,11 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from annotation.enums import Role
-from annotation.judging import services
 from annotation.judging.models import EsaItem
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
 from annotation.models import Candidate, Original, Study, System
-from annotation.services import study_member_add
+from annotation.services.membership import study_member_add
 from tests.annotation.judging.test_blinding import (
     EXTERNAL_IDS,
     FORBIDDEN_WORDS,
@@ -52,9 +53,9 @@ def secret_esa(make_user):
             cursor.execute(sql)
     judge = make_user("ann")
     study_member_add(study=study, user=judge, role=Role.JUDGE)
-    services.design_update(study=study, changes={"protocol": "esa", "esa_prefill": "aligner",
+    design_update(study=study, changes={"protocol": "esa", "esa_prefill": "aligner",
                                                  "control_counts": {"identical": 1, "random": 1, "unigram": 0}})
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     return study, judge
 
 
@@ -146,8 +147,9 @@ def test_esa_training_and_attention_items_leak_nothing_and_look_like_items(secre
     """An ESA judge's training pages, feedback, and the attention items drawn among the real items
     (page and API) name no system, control, expected score or id; an attention item's page is the
     same page as a real item's but for its texts, and its API object has the same fields."""
-    from annotation.judging import screening, selectors, training
+    from annotation.judging import screening, training
     from annotation.judging.models import AttentionCheck
+    from annotation.judging.selectors.judge import assignment_for_judge
 
     study, judge = secret_esa
     for i, (lo, hi, major) in enumerate(((70, 100, "no"), (0, 20, "yes")), 1):
@@ -171,7 +173,7 @@ def test_esa_training_and_attention_items_leak_nothing_and_look_like_items(secre
         rec.add("training answer", client.post(f"{base}/training/", {"token": hidden(page, "token"), "spans": "[]",
                                                                      "score": score}))
         rec.add("feedback", client.get(f"{base}/training/feedback/"))
-    assert selectors.assignment_for_judge(study=study, judge=judge).training_passed_at is not None
+    assert assignment_for_judge(study=study, judge=judge).training_passed_at is not None
 
     item_pages, check_pages, api_items, api_checks = [], [], [], []
     while True:

@@ -11,8 +11,9 @@ import re
 import pytest
 from rest_framework.test import APIClient
 
-from annotation.judging import screening, selectors, training
+from annotation.judging import screening, training
 from annotation.judging.models import AttentionCheck
+from annotation.judging.selectors.judge import assignment_for_judge
 
 from .test_blinding import (
     EXPECTED_PATTERNS,
@@ -71,7 +72,7 @@ def test_training_attention_and_screened_out_pages_leak_nothing(secret_study):
         rec.add("training answer", client.post(f"{base}/training/", {"token": hidden(page, "token"), **{
             k: str(v) for k, v in RATING.items()} | {"adequacy": "5", "fluency": "4"}}))
         rec.add("feedback", client.get(f"{base}/training/feedback/"))
-    assert selectors.assignment_for_judge(study=study, judge=judge).training_passed_at is not None
+    assert assignment_for_judge(study=study, judge=judge).training_passed_at is not None
 
     # rate real items until the first attention check, and look at it
     check_pages = []
@@ -92,7 +93,7 @@ def test_training_attention_and_screened_out_pages_leak_nothing(secret_study):
     rec.add("screened out page", client.get(f"{base}/screened-out/"))
     rec.add("rate after", client.get(f"{base}/"))
     rec.add("api next after", api.get(f"/api/judging/studies/{study.pk}/items/next/"))
-    assert selectors.assignment_for_judge(study=study, judge=judge).screened_out_at is not None
+    assert assignment_for_judge(study=study, judge=judge).screened_out_at is not None
     assert scan(rec, study) == []
 
 
@@ -103,7 +104,7 @@ def test_attention_pages_look_the_same_whatever_comes_next(secret_study):
 
     study, judge = secret_study
     screening.screening_settings_update(study=study, changes={"attention_count": 5})
-    a = selectors.assignment_for_judge(study=study, judge=judge)
+    a = assignment_for_judge(study=study, judge=judge)
     screening.attention_plan(assignment=a, settings=screening.settings_for_study(study=study))
     client = Client()
     client.force_login(judge)
@@ -151,7 +152,7 @@ def test_side_by_side_training_and_attention_pairs_leak_nothing_and_look_like_pa
         page = rec.add("training page", client.get(f"{base}/training/"))
         rec.add("training answer", client.post(f"{base}/training/", {"token": hidden(page, "token"), "preference": ref}))
         rec.add("feedback", client.get(f"{base}/training/feedback/"))
-    assert selectors.assignment_for_judge(study=study, judge=judge).training_passed_at is not None
+    assert assignment_for_judge(study=study, judge=judge).training_passed_at is not None
 
     pair_pages, check_pages, api_pairs, api_checks = [], [], [], []
     while True:

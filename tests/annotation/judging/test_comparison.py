@@ -10,10 +10,13 @@ from collections import Counter
 import pytest
 from rest_framework.test import APIClient
 
-from annotation.judging import services
 from annotation.judging.errors import CannotOpen, JudgmentInvalid, KeyReused
 from annotation.judging.models import Assignment, ComparisonItem, ComparisonJudgment, JudgingDesign
 from annotation.judging.protocols.side_by_side import services as comparison
+from annotation.judging.services.assignments import assignment_ensure_for_judge
+from annotation.judging.services.design import design_update
+from annotation.judging.services.judgment_import import judgments_import_file
+from annotation.judging.services.opening import study_judging_open, study_judging_reset
 from metrics.core.comparison_plan import sides_for_judge
 from tests.annotation.judging.conftest import new_key
 from tests.factories import study_with_data
@@ -29,9 +32,9 @@ def cmp_study(researcher, add_judge):
     study = study_with_data(owner=researcher, n_originals=4, systems=SYSTEMS, name="Compare study")
     add_judge(study, "ann")
     add_judge(study, "bob")
-    services.design_update(study=study, changes={
+    design_update(study=study, changes={
         "protocol": "comparison", "seed": 99, "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     study.refresh_from_db()
     return study
 
@@ -143,7 +146,7 @@ def test_the_api_serves_pairs_and_takes_answers(cmp_study, django_user_model):
 
 def test_a_late_judge_gets_every_pair_in_their_own_order(cmp_study, add_judge):
     cid = add_judge(cmp_study, "cy")
-    assignment = services.assignment_ensure_for_judge(study=cmp_study, judge=cid)
+    assignment = assignment_ensure_for_judge(study=cmp_study, judge=cid)
     assert assignment.joined_late and assignment.n_items == 16
     pairs = {frozenset((it.left_id, it.right_id)) for it in _items(cmp_study, "cy")}
     assert pairs == {frozenset((it.left_id, it.right_id)) for it in _items(cmp_study, "ann")}
@@ -163,24 +166,24 @@ def test_reset_is_refused_once_a_comparison_exists(cmp_study, django_user_model)
     comparison.comparison_submit(study=cmp_study, judge=ann, token=pair.token, key=new_key(),
                                  answers={"preference": "A"}, serve_stamp=pair.serve_stamp)
     with pytest.raises(CannotOpen):
-        services.study_judging_reset(study=cmp_study)
+        study_judging_reset(study=cmp_study)
 
 
 def test_a_study_with_one_system_cannot_open_side_by_side(researcher, add_judge):
     study = study_with_data(owner=researcher, n_originals=3, systems=("only",))
     add_judge(study, "ann")
-    services.design_update(study=study, changes={"protocol": "comparison"})
+    design_update(study=study, changes={"protocol": "comparison"})
     with pytest.raises(CannotOpen):
-        services.study_judging_open(study=study)
+        study_judging_open(study=study)
 
 
 def test_per_criterion_questions_and_pairs_per_original(researcher, add_judge):
     study = study_with_data(owner=researcher, n_originals=6, systems=("s1", "s2", "s3", "s4"))
     add_judge(study, "ann")
-    services.design_update(study=study, changes={"protocol": "comparison", "comparison_per_criterion": True,
+    design_update(study=study, changes={"protocol": "comparison", "comparison_per_criterion": True,
                                                  "pairs_per_original": 2,
                                                  "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     items = _items(study, "ann")
     assert len(items) == 12
     per_pair = Counter(frozenset((it.left.system.name, it.right.system.name)) for it in items)
@@ -206,15 +209,16 @@ def test_the_qc_page_shows_each_judges_answers_on_control_pairs(cmp_study, djang
 
 
 def test_progress_counts_answered_pairs(cmp_study, django_user_model):
-    from annotation.judging import selectors
+    from annotation.judging.selectors.judge import studies_for_judge
+    from annotation.judging.selectors.progress import study_progress
 
     ann = django_user_model.objects.get(username="ann")
     pair = comparison.pair_next_for_judge(assignment=Assignment.objects.get(study=cmp_study, judge=ann))
     comparison.comparison_submit(study=cmp_study, judge=ann, token=pair.token, key=new_key(),
                                  answers={"preference": "A"}, serve_stamp=pair.serve_stamp)
-    judges = {j["judge"]: j for j in selectors.study_progress(study=cmp_study)["judges"]}
+    judges = {j["judge"]: j for j in study_progress(study=cmp_study)["judges"]}
     assert (judges["ann"]["done"], judges["ann"]["total"], judges["bob"]["done"]) == (1, 16, 0)
-    home = {r["study"].pk: r for r in selectors.studies_for_judge(judge=ann)}
+    home = {r["study"].pk: r for r in studies_for_judge(judge=ann)}
     assert home[cmp_study.pk]["done"] == 1
 
 
@@ -233,12 +237,12 @@ def test_the_design_api_and_page_choose_the_protocol(study, researcher, client):
 
 
 def test_absolute_judgments_cannot_be_imported_into_a_comparison_study(study):
-    from annotation.importing import StudyImportError
+    from annotation.importing.reading import StudyImportError
     from annotation.judging.models import Judgment
 
-    services.design_update(study=study, changes={"protocol": "comparison"})
+    design_update(study=study, changes={"protocol": "comparison"})
     text = "judge\toriginal_id\tsystem\tcriterion\tvalue\nw1\ts0\thuman\toverall\t4\n"
     with pytest.raises(StudyImportError) as err:
-        services.judgments_import_file(study=study, data=text.encode(), filename="j.tsv")
+        judgments_import_file(study=study, data=text.encode(), filename="j.tsv")
     assert "side-by-side comparison" in err.value.describe() and "j.tsv" in err.value.describe()
     assert not Judgment.objects.exists()

@@ -8,12 +8,14 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from annotation.judging import screening, services, training
+from annotation.judging import screening, training
 from annotation.judging.errors import JudgmentInvalid
 from annotation.judging.models import Assignment, AttentionCheck, ComparisonJudgment, TrainingAnswer
 from annotation.judging.protocols.registry import protocol_get
 from annotation.judging.protocols.side_by_side import screening as sbs_screening
 from annotation.judging.protocols.side_by_side import services as comparison
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
 from metrics.core.tabular import TabularError
 from tests.annotation.judging.test_blinding import hidden
 from tests.factories import study_with_data
@@ -28,9 +30,9 @@ ITEMS = [{"original": f"Original {i}.", "a": f"Paraphrase A {i}.", "b": f"Paraph
 def cmp_study(researcher, add_judge):
     study = study_with_data(owner=researcher, n_originals=4, systems=("alpha", "beta", "gamma"), name="Cmp")
     add_judge(study, "ann")
-    services.design_update(study=study, changes={
+    design_update(study=study, changes={
         "protocol": "comparison", "seed": 5, "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     study.refresh_from_db()
     return study
 
@@ -86,7 +88,7 @@ def test_training_pairs_are_imported_from_a_file_all_or_nothing(cmp_study):
 
 def test_per_criterion_designs_take_a_reference_per_criterion(researcher, add_judge):
     study = study_with_data(owner=researcher, n_originals=3, systems=("alpha", "beta"), name="Per criterion")
-    services.design_update(study=study, changes={"protocol": "comparison", "comparison_per_criterion": True})
+    design_update(study=study, changes={"protocol": "comparison", "comparison_per_criterion": True})
     item = training.training_item_add(study=study, row={"original": "O.", "a": "A.", "b": "B.", "adequacy": "A",
                                                         "fluency": "tie"})
     assert item.expected["answers"] == {"adequacy": "A", "fluency": "tie"}

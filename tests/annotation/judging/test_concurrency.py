@@ -16,9 +16,12 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from annotation.enums import Role
-from annotation.judging import selectors, services
 from annotation.judging.models import AssignmentItem, Judgment
-from annotation.services import study_member_add
+from annotation.judging.selectors.frame import judgments_frame
+from annotation.judging.selectors.judge import assignment_for_judge, item_for_judge
+from annotation.judging.services.assignments import assignment_ensure_for_judge
+from annotation.judging.services.opening import study_judging_open
+from annotation.services.membership import study_member_add
 
 from .conftest import real_database_file
 
@@ -33,7 +36,7 @@ def busy_study(study, make_user):
     judges = [make_user(f"judge{i}") for i in range(N_JUDGES)]
     for j in judges:
         study_member_add(study=study, user=j, role=Role.JUDGE)
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     return study, judges
 
 
@@ -43,10 +46,10 @@ def plan_requests(study, judges):
     racing the first rating)."""
     requests = []
     for judge in judges:
-        assignment = selectors.assignment_for_judge(study=study, judge=judge)
+        assignment = assignment_for_judge(study=study, judge=judge)
         items = list(AssignmentItem.objects.filter(assignment=assignment).order_by("position")[:8])
         for n, item in enumerate(items):
-            stamp = selectors.item_for_judge(study=study, judge=judge, token=item.token).serve_stamp
+            stamp = item_for_judge(study=study, judge=judge, token=item.token).serve_stamp
             body = {"item": item.token, "serve_stamp": stamp,
                     "scores": {"adequacy": 1 + n % 5, "fluency": 2, "dissimilarity": 3, "overall": 4}}
             key = f"{judge.username}-item{n}-key"
@@ -122,12 +125,12 @@ def run_and_check(study, requests):
     assert sum(len(v) == 2 for v in per_item.values()) == N_JUDGES  # one raced revision per judge
     # progress agrees with the rows
     assert AssignmentItem.objects.filter(assignment__study=study, done_at__isnull=False).count() == len(per_item)
-    frame = selectors.judgments_frame(study=study)
+    frame = judgments_frame(study=study)
     assert len(frame) == 4 * len(per_item)
 
 
 def test_concurrent_late_judge_builds_make_one_assignment(study, make_user, tmp_path):
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     late = make_user("late")
     study_member_add(study=study, user=late, role=Role.JUDGE)
     with real_database_file(tmp_path):
@@ -141,7 +144,7 @@ def build_concurrently(study, late):
     def build():
         try:
             barrier.wait(timeout=30)
-            services.assignment_ensure_for_judge(study=study, judge=User.objects.get(pk=late.pk))
+            assignment_ensure_for_judge(study=study, judge=User.objects.get(pk=late.pk))
         except Exception as exc:  # noqa: BLE001
             errors.append(repr(exc))
         finally:
@@ -153,5 +156,5 @@ def build_concurrently(study, late):
     for t in threads:
         t.join(timeout=60)
     assert errors == []
-    assignment = selectors.assignment_for_judge(study=study, judge=late)
+    assignment = assignment_for_judge(study=study, judge=late)
     assert AssignmentItem.objects.filter(assignment__judge=late).count() == assignment.n_items == 25

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.judging import selectors, services
+from annotation.judging.selectors.judge import assignment_for_judge, item_for_judge, item_next_for_judge
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
 from annotation.models import Original
 
 pytestmark = pytest.mark.django_db
@@ -17,10 +19,10 @@ def _open(study, add_judge, *, show: bool):
         o.position = i
         o.save()
     ann = add_judge(study, "ann")
-    services.design_update(study=study, changes={"show_context": show, "seed": 3,
+    design_update(study=study, changes={"show_context": show, "seed": 3,
                                                  "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
-    services.study_judging_open(study=study)
-    return ann, selectors.assignment_for_judge(study=study, judge=ann)
+    study_judging_open(study=study)
+    return ann, assignment_for_judge(study=study, judge=ann)
 
 
 def test_the_item_carries_the_neighbouring_sentences_of_its_document(study, add_judge):
@@ -28,7 +30,7 @@ def test_the_item_carries_the_neighbouring_sentences_of_its_document(study, add_
     texts = {o.external_id: o.text for o in Original.objects.filter(study=study)}
     seen = {}
     for item in assignment.items.select_related("candidate__original"):
-        j = selectors.item_for_judge(study=study, judge=ann, token=item.token)
+        j = item_for_judge(study=study, judge=ann, token=item.token)
         seen[item.candidate.original.external_id] = (j.context_before, j.context_after)
         assert j.context_shown
     assert seen["s0"] == ((), (texts["s1"], texts["s2"]))
@@ -50,7 +52,7 @@ def test_the_page_shows_context_collapsible_or_says_there_is_none(client, study,
 
 def test_without_the_setting_no_context_is_sent(client, study, add_judge):
     ann, assignment = _open(study, add_judge, show=False)
-    item = selectors.item_next_for_judge(assignment=assignment)
+    item = item_next_for_judge(assignment=assignment)
     assert not item.context_shown and item.context_before == () and item.context_after == ()
     client.force_login(ann)
     client.post(f"/judge/studies/{study.pk}/instructions/")

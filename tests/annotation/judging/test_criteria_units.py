@@ -7,10 +7,15 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from annotation.judging import scales, screening, selectors, services, training
+from annotation.judging import scales, screening, training
 from annotation.judging.defaults import default_criteria, default_expected_scores
 from annotation.judging.errors import DesignInvalid
 from annotation.judging.models import AssignmentItem
+from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+from annotation.judging.selectors.qc import judge_qc
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
+from annotation.judging.services.submission import judgment_submit
 from metrics.core.controls import CONTROL_KINDS
 
 from .conftest import new_key
@@ -60,20 +65,20 @@ def test_control_tests_follow_each_criterion_scale_not_its_name():
 def slider_study(study, add_judge):
     add_judge(study, "ann")
     add_judge(study, "bob")
-    services.design_update(study=study, changes={"criteria": [MEANING, GRAMMAR, TOPIC], "expected_scores": EXPECTED,
+    design_update(study=study, changes={"criteria": [MEANING, GRAMMAR, TOPIC], "expected_scores": EXPECTED,
                                                  "seed": 7})
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     study.refresh_from_db()
     return study
 
 
 def _rate(study, username, score_fn):
     judge = User.objects.get(username=username)
-    assignment = selectors.assignment_for_judge(study=study, judge=judge)
+    assignment = assignment_for_judge(study=study, judge=judge)
     n = 0
-    while (item := selectors.item_next_for_judge(assignment=assignment)) is not None:
+    while (item := item_next_for_judge(assignment=assignment)) is not None:
         cand = AssignmentItem.objects.select_related("candidate__system").get(token=item.token).candidate
-        services.judgment_submit(study=study, judge=judge, token=item.token, key=new_key(), serve_stamp=item.serve_stamp,
+        judgment_submit(study=study, judge=judge, token=item.token, key=new_key(), serve_stamp=item.serve_stamp,
                                  scores=score_fn(cand.system.kind, n))
         screening.qc_auto_check(assignment=assignment)  # what the worker runs after each submit
         assignment.refresh_from_db()
@@ -96,7 +101,7 @@ def careless(kind: str, n: int) -> dict:
 def test_a_meaning_slider_with_expected_control_values_gets_a_mann_whitney_test(slider_study):
     _rate(slider_study, "ann", careful)
     _rate(slider_study, "bob", careless)
-    rows = {r["judge"]: r["qc"] for r in selectors.judge_qc(study=slider_study)}
+    rows = {r["judge"]: r["qc"] for r in judge_qc(study=slider_study)}
     ann = {t.name: t for t in rows["ann"].tests}
     bob = {t.name: t for t in rows["bob"].tests}
     assert set(ann) == {"meaning_of_random_and_unigram", "grammar_of_unigram"}  # none on the categorical topic
@@ -110,7 +115,7 @@ def test_automatic_screen_out_uses_the_slider_test(slider_study):
     screening.screening_settings_update(study=slider_study, changes={
         "qc_auto": True, "qc_auto_pvalue": 0.05, "qc_auto_min_controls": 8})
     _rate(slider_study, "bob", lambda kind, n: {**careless(kind, n), "grammar": careful(kind, n)["grammar"]})
-    bob = selectors.assignment_for_judge(study=slider_study, judge=User.objects.get(username="bob"))
+    bob = assignment_for_judge(study=slider_study, judge=User.objects.get(username="bob"))
     assert bob.screened_out_rule == "qc" and "meaning of random/unigram controls" in bob.screened_out_reason
     assert "grammar" not in bob.screened_out_reason
 
@@ -162,7 +167,7 @@ def test_the_design_page_offers_a_tolerance_per_ordered_criterion_in_its_units(s
 
 def test_an_attention_check_on_a_slider_asks_a_value_the_slider_can_show(slider_study):
     screening.screening_settings_update(study=slider_study, changes={"attention_count": 6})
-    assignment = selectors.assignment_for_judge(study=slider_study, judge=User.objects.get(username="ann"))
+    assignment = assignment_for_judge(study=slider_study, judge=User.objects.get(username="ann"))
     settings = screening.settings_for_study(study=slider_study)
     screening.attention_plan(assignment=assignment, settings=settings)
     for check in assignment.attention_checks.all():

@@ -9,12 +9,14 @@ import json
 import pytest
 from rest_framework.test import APIClient
 
-from annotation.judging import services
 from annotation.judging.errors import CannotOpen, JudgmentInvalid, KeyReused
 from annotation.judging.models import Assignment, EsaItem, EsaJudgment
 from annotation.judging.protocols.esa import services as esa
 from annotation.judging.protocols.esa.unit import ESA
 from annotation.judging.protocols.registry import protocol_get
+from annotation.judging.services.assignments import assignment_ensure_for_judge
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open, study_judging_reset
 from metrics.core.spans.prefill import propose_spans
 from metrics.core.spans.words import word_offsets
 from tests.annotation.judging.conftest import new_key
@@ -26,8 +28,8 @@ SYSTEMS = ("alpha", "beta")
 
 
 def _open(study, **changes):
-    services.design_update(study=study, changes={"protocol": "esa", "seed": 7, **changes})
-    services.study_judging_open(study=study)
+    design_update(study=study, changes={"protocol": "esa", "seed": 7, **changes})
+    study_judging_open(study=study)
     study.refresh_from_db()
     return study
 
@@ -108,9 +110,9 @@ def test_no_proposals_without_prefill(researcher, add_judge):
 def test_opening_without_candidates_is_refused(researcher, add_judge):
     study = study_with_data(owner=researcher, n_originals=0, systems=SYSTEMS, name="Empty")
     add_judge(study, "ann")
-    services.design_update(study=study, changes={"protocol": "esa"})
+    design_update(study=study, changes={"protocol": "esa"})
     with pytest.raises(CannotOpen):
-        services.study_judging_open(study=study)
+        study_judging_open(study=study)
 
 
 def test_a_submission_is_stored_idempotently_and_a_second_is_a_revision(esa_study, django_user_model):
@@ -347,7 +349,7 @@ def test_the_qc_page_shows_the_control_checks_and_the_design_page_the_exports(es
 
 def test_a_judge_added_late_gets_every_item_with_its_proposals(esa_study, add_judge):
     late = add_judge(esa_study, "cy")
-    assignment = services.assignment_ensure_for_judge(study=esa_study, judge=late)
+    assignment = assignment_ensure_for_judge(study=esa_study, judge=late)
     items = _items(esa_study, "cy")
     assert assignment.joined_late and len(items) == assignment.n_items == 12
     ann = {it.candidate_id: it.proposed for it in _items(esa_study, "ann")}
@@ -360,7 +362,7 @@ def test_reset_is_refused_once_an_esa_judgment_exists(esa_study, django_user_mod
     esa.esa_submit(study=esa_study, judge=ann, token=entry.token, key=new_key(), spans=[], score=50,
                    serve_stamp=entry.serve_stamp)
     with pytest.raises(CannotOpen):
-        services.study_judging_reset(study=esa_study)
+        study_judging_reset(study=esa_study)
     assert EsaJudgment.objects.count() == 1
 
 

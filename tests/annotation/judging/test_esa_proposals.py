@@ -11,13 +11,14 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from rest_framework.test import APIClient
 
-from annotation.importing import StudyImportError
 from annotation.importing.esa_proposals import parse_esa_proposals_file
-from annotation.judging import services
+from annotation.importing.reading import StudyImportError
 from annotation.judging.errors import CannotOpen
 from annotation.judging.models import Assignment, EsaItem, EsaProposal
 from annotation.judging.protocols.esa import services as esa
 from annotation.judging.protocols.esa.proposals import esa_proposals_import
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
 from metrics.core.spans.offsets import utf16_length
 from metrics.core.spans.prefill import proposal_outcomes, propose_spans
 from metrics.reports.esa import esa_result
@@ -68,14 +69,14 @@ def study(researcher, add_judge):
             cand.save()
     add_judge(study, "ann")
     add_judge(study, "bob")
-    services.design_update(study=study, changes={
+    design_update(study=study, changes={
         "protocol": "esa", "seed": 5, "esa_prefill": "imported",
         "control_counts": {"identical": 0, "random": 1, "unigram": 0}})
     return study
 
 
 def _open(study):
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     study.refresh_from_db()
 
 
@@ -151,9 +152,9 @@ def test_an_import_error_names_line_and_column_and_stores_nothing(study):
 
 def test_proposals_are_refused_where_they_cannot_be_used_and_opening_needs_them(study, researcher, add_judge):
     with pytest.raises(CannotOpen, match="import the proposed spans"):
-        services.study_judging_open(study=study)
+        study_judging_open(study=study)
     other = study_with_data(owner=researcher, n_originals=2, systems=SYSTEMS, name="Aligner")
-    services.design_update(study=other, changes={"protocol": "esa", "esa_prefill": "aligner"})
+    design_update(study=other, changes={"protocol": "esa", "esa_prefill": "aligner"})
     with pytest.raises(StudyImportError, match="does not pre-fill from an imported file"):
         esa_proposals_import(study=other, data=_file(), filename="p.jsonl")
     esa_proposals_import(study=study, data=_file(), filename="p.jsonl")

@@ -11,12 +11,14 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from annotation.judging import screening, services, training
+from annotation.judging import screening, training
 from annotation.judging.errors import DesignInvalid, JudgmentInvalid
 from annotation.judging.models import Assignment, AttentionCheck, EsaJudgment, TrainingAnswer
 from annotation.judging.protocols.esa import screening as esa_screening
 from annotation.judging.protocols.esa import services as esa
 from annotation.judging.protocols.registry import protocol_get
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
 from metrics.core.tabular import TabularError
 from tests.annotation.judging.test_blinding import hidden
 from tests.factories import study_with_data
@@ -38,9 +40,9 @@ MAJOR_ALL = [{"side": "candidate", "start": 0, "end": 7, "severity": "major"}]
 def esa_study(researcher, add_judge):
     study = study_with_data(owner=researcher, n_originals=4, systems=("alpha", "beta"), name="ESA screened")
     add_judge(study, "ann")
-    services.design_update(study=study, changes={
+    design_update(study=study, changes={
         "protocol": "esa", "seed": 5, "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     study.refresh_from_db()
     return study
 
@@ -352,9 +354,9 @@ def test_the_qc_rows_show_each_judges_attention_checks(checked):
 def test_a_judge_with_attention_checks_and_no_control_has_a_qc_row(researcher, add_judge):
     study = study_with_data(owner=researcher, n_originals=3, systems=("alpha",), name="No controls")
     add_judge(study, "ann")
-    services.design_update(study=study, changes={
+    design_update(study=study, changes={
         "protocol": "esa", "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     screening.screening_settings_update(study=study, changes={"attention_count": 1})
     _walk(study, lambda c: ("[]", "40"))
     (row,) = protocol_get("esa").qc_rows(study=study)

@@ -12,10 +12,20 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 
 from annotation.enums import Role
-from annotation.judging import selectors, services
+from annotation.judging.selectors.hot_path import (
+    assignment_done_count_fast,
+    assignment_ready_for_judge,
+    item_next_for_judge_fast,
+    study_for_judge,
+)
+from annotation.judging.selectors.judge import assignment_done_count, assignment_for_judge, item_next_for_judge
+from annotation.judging.services.assignments import assignment_ensure_for_judge
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
+from annotation.judging.services.submission import judgment_submit
 from annotation.models import Original, StudyMembership
 from annotation.selectors import user_role_conflict
-from annotation.services import study_member_add
+from annotation.services.membership import study_member_add
 
 from .conftest import api_next, api_submit, new_key, scores
 
@@ -58,21 +68,21 @@ def test_items_next_and_submit_make_a_fixed_number_of_queries(api_client, opened
 
 def test_the_one_query_next_item_equals_the_selector_item_after_item(opened_study):
     ann = User.objects.get(username="ann")
-    assignment = selectors.assignment_for_judge(study=opened_study, judge=ann)
+    assignment = assignment_for_judge(study=opened_study, judge=ann)
     n = 0
-    while (slow := selectors.item_next_for_judge(assignment=assignment)) is not None:
+    while (slow := item_next_for_judge(assignment=assignment)) is not None:
         with CaptureQueriesContext(connection) as ctx:
-            fast = selectors.item_next_for_judge_fast(assignment=assignment)
+            fast = item_next_for_judge_fast(assignment=assignment)
         assert len(ctx.captured_queries) == 1
         assert _without_stamp(fast) == _without_stamp(slow)
-        assert selectors.assignment_done_count_fast(assignment=assignment) == selectors.assignment_done_count(
+        assert assignment_done_count_fast(assignment=assignment) == assignment_done_count(
             assignment=assignment) == n
         # Rate every other item out of order (by token) to leave gaps behind the resume point.
-        services.judgment_submit(study=opened_study, judge=ann, token=fast.token, key=new_key(), scores=scores(),
+        judgment_submit(study=opened_study, judge=ann, token=fast.token, key=new_key(), scores=scores(),
                                  serve_stamp=fast.serve_stamp)
         n += 1
-    assert selectors.item_next_for_judge_fast(assignment=assignment) is None
-    assert selectors.assignment_done_count_fast(assignment=assignment) == assignment.n_items == n
+    assert item_next_for_judge_fast(assignment=assignment) is None
+    assert assignment_done_count_fast(assignment=assignment) == assignment.n_items == n
 
 
 def test_the_one_query_next_item_carries_the_same_context(study, add_judge):
@@ -80,16 +90,16 @@ def test_the_one_query_next_item_carries_the_same_context(study, add_judge):
         o.document, o.position = ("doc-a" if i < 4 else ""), i
         o.save()
     ann = add_judge(study, "ann")
-    services.design_update(study=study, changes={"show_context": True, "seed": 3,
+    design_update(study=study, changes={"show_context": True, "seed": 3,
                                                  "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
-    services.study_judging_open(study=study)
-    assignment = selectors.assignment_for_judge(study=study, judge=ann)
+    study_judging_open(study=study)
+    assignment = assignment_for_judge(study=study, judge=ann)
     seen_context = False
-    while (slow := selectors.item_next_for_judge(assignment=assignment)) is not None:
-        fast = selectors.item_next_for_judge_fast(assignment=assignment)
+    while (slow := item_next_for_judge(assignment=assignment)) is not None:
+        fast = item_next_for_judge_fast(assignment=assignment)
         assert fast.context_shown and _without_stamp(fast) == _without_stamp(slow)
         seen_context |= fast.has_context
-        services.judgment_submit(study=study, judge=ann, token=fast.token, key=new_key(), scores=scores(),
+        judgment_submit(study=study, judge=ann, token=fast.token, key=new_key(), scores=scores(),
                                  serve_stamp=fast.serve_stamp)
     assert seen_context
 
@@ -98,23 +108,23 @@ def test_the_one_query_study_and_assignment_follow_the_role_and_opening_rules(st
     ann = add_judge(study, "ann")
     outsider = make_user("olga")
     # Not opened yet: the study is the judge's, the assignment not yet (the service says None too).
-    got = selectors.study_for_judge(study_id=study.pk, judge=ann)
+    got = study_for_judge(study_id=study.pk, judge=ann)
     assert got == study and got.judge_also_annotates is False
-    assert selectors.study_for_judge(study_id=study.pk, judge=outsider) is None
-    assert selectors.assignment_ready_for_judge(study=study, judge=ann) is None
-    assert services.assignment_ensure_for_judge(study=study, judge=ann) is None
-    services.study_judging_open(study=study)
-    assert selectors.assignment_ready_for_judge(study=study, judge=ann) == selectors.assignment_for_judge(
+    assert study_for_judge(study_id=study.pk, judge=outsider) is None
+    assert assignment_ready_for_judge(study=study, judge=ann) is None
+    assert assignment_ensure_for_judge(study=study, judge=ann) is None
+    study_judging_open(study=study)
+    assert assignment_ready_for_judge(study=study, judge=ann) == assignment_for_judge(
         study=study, judge=ann)
     # A late judge: nothing until the service builds it, then the same row.
     late = add_judge(study, "lena")
-    built = services.assignment_ensure_for_judge(study=study, judge=late)
-    assert built.joined_late and selectors.assignment_ready_for_judge(study=study, judge=late) == built
+    built = assignment_ensure_for_judge(study=study, judge=late)
+    assert built.joined_late and assignment_ready_for_judge(study=study, judge=late) == built
     # Also an annotator (a row from before the services refused it): held out, as
     # user_role_conflict says; and an annotator who is no judge is not let in.
     StudyMembership.objects.create(study=study, user=ann, role=Role.ANNOTATOR)
     assert user_role_conflict(study=study, user=ann)
-    assert selectors.study_for_judge(study_id=study.pk, judge=ann).judge_also_annotates is True
+    assert study_for_judge(study_id=study.pk, judge=ann).judge_also_annotates is True
     annotator = make_user("arno")
     study_member_add(study=study, user=annotator, role=Role.ANNOTATOR)
-    assert selectors.study_for_judge(study_id=study.pk, judge=annotator) is None
+    assert study_for_judge(study_id=study.pk, judge=annotator) is None

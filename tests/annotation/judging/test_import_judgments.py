@@ -5,10 +5,15 @@ from __future__ import annotations
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.importing import StudyImportError, parse_judgments_file
-from annotation.judging import selectors, services
+from annotation.importing.judgments import parse_judgments_file
+from annotation.importing.reading import StudyImportError
 from annotation.judging.enums import JudgmentSource
 from annotation.judging.models import Assignment, Judgment
+from annotation.judging.selectors.export_rows import export_tidy_rows
+from annotation.judging.selectors.frame import judgments_frame
+from annotation.judging.selectors.qc import judge_qc
+from annotation.judging.services.design import design_update
+from annotation.judging.services.judgment_import import imported_judge_username, judgments_import_file
 from annotation.models import Candidate
 
 from .test_scales import GRAM, SIM
@@ -19,11 +24,11 @@ HEADER = "judge\toriginal_id\tsystem\tcandidate\tcriterion\tvalue\tseconds\n"
 
 
 def _design(study):
-    services.design_update(study=study, changes={"criteria": [SIM, GRAM]})
+    design_update(study=study, changes={"criteria": [SIM, GRAM]})
 
 
 def _import(study, text: str, name="j.tsv"):
-    return services.judgments_import_file(study=study, data=text.encode(), filename=name)
+    return judgments_import_file(study=study, data=text.encode(), filename=name)
 
 
 def test_a_long_file_imports_as_marked_judgments_of_imported_participants(study):
@@ -34,10 +39,10 @@ def test_a_long_file_imports_as_marked_judgments_of_imported_participants(study)
                               "w2\ts1\tmachine\t\tgrammar\tMeaningful, ungrammatical\t\n")
     assert (s.rows, s.judgments, s.judges, s.judges_created) == (4, 3, 2, 2)
     assert set(Judgment.objects.values_list("source", flat=True)) == {JudgmentSource.IMPORT}
-    w1 = Judgment.objects.get(judge__username=services.imported_judge_username(study, "w1"))
+    w1 = Judgment.objects.get(judge__username=imported_judge_username(study, "w1"))
     assert w1.values == {"similarity": 80, "grammar": 2} and w1.seconds == 4.5 and w1.is_latest
     assert not w1.judge.has_usable_password()
-    frame = selectors.judgments_frame(study=study)
+    frame = judgments_frame(study=study)
     assert sorted(frame["criterion"]) == ["grammar", "grammar", "similarity", "similarity"]
     assert Assignment.objects.filter(study=study).count() == 2
 
@@ -81,7 +86,7 @@ def test_bad_rows_are_all_refused_with_file_line_and_column_and_nothing_is_writt
 
 
 def test_imported_judgments_run_through_qc_exports_and_the_report(study):
-    from metrics.reports import services as report_services
+    from metrics.reports.services.build import report_build, report_create
 
     _design(study)
     rows = [HEADER]
@@ -91,13 +96,13 @@ def test_imported_judgments_run_through_qc_exports_and_the_report(study):
                 rows.append(f"{j}\ts{i}\t{system}\t\tsimilarity\t{30 + 10 * i + 20 * k + bias}\t\n")
                 rows.append(f"{j}\ts{i}\t{system}\t\tgrammar\t{(i + k + (j == 'w2')) % 3}\t\n")
     _import(study, "".join(rows))
-    assert len(selectors.judge_qc(study=study)) == 3
-    tidy = list(selectors.export_tidy_rows(study=study))
+    assert len(judge_qc(study=study)) == 3
+    tidy = list(export_tidy_rows(study=study))
     assert len(tidy) == 1 + 3 * 10 * 2
-    report = report_services.report_create(study=study, settings={"n_boot": 50, "include_metrics": False},
+    report = report_create(study=study, settings={"n_boot": 50, "include_metrics": False},
                                            enqueue=False)
     assert report.settings["criterion"] == "similarity" and report.settings["subset_min"] is None
-    report = report_services.report_build(report_id=report.pk)
+    report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     ranking = report.result["system_ranking"]["systems"]
     assert [r["system"] for r in ranking][0] == "machine"

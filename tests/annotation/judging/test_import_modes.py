@@ -14,10 +14,12 @@ from django.core.management import CommandError, call_command
 from django.db.models import Count
 from rest_framework.test import APIClient
 
-from annotation.importing import StudyImportError
-from annotation.judging import selectors, services
+from annotation.importing.reading import StudyImportError
 from annotation.judging.models import Judgment
-from metrics.reports import services as report_services
+from annotation.judging.selectors.export_rows import export_tidy_rows
+from annotation.judging.services.design import design_update
+from annotation.judging.services.judgment_import import imported_judge_username, judgments_import_file
+from metrics.reports.services.build import report_build, report_create
 
 from .test_scales import GRAM, SIM
 
@@ -51,7 +53,7 @@ def _alpha_from_input(values: dict[tuple[str, int, int], int], level: str) -> fl
 
 @pytest.fixture
 def imported(study):
-    services.design_update(study=study, changes={"criteria": [SIM, GRAM]})
+    design_update(study=study, changes={"criteria": [SIM, GRAM]})
     call_command("import_judgments", "--study", study.name, str(_write(study, _first_file())))
     return study
 
@@ -66,7 +68,7 @@ def _write(study, text: str):
 
 
 def _tidy(study) -> list:
-    return list(selectors.export_tidy_rows(study=study))
+    return list(export_tidy_rows(study=study))
 
 
 def _api_import(study, researcher, text: str, **extra):
@@ -83,7 +85,7 @@ def test_a_two_row_revision_through_the_api_keeps_every_other_judgment_of_that_j
     r = _api_import(study, researcher, revision, mode="replace")
     assert r.status_code == 201, r.content
     assert (r.json()["judgments"], r.json()["replaced"], r.json()["revisions"]) == (1, 2, 1)
-    w01 = Judgment.objects.filter(judge__username=services.imported_judge_username(study, "w01"))
+    w01 = Judgment.objects.filter(judge__username=imported_judge_username(study, "w01"))
     assert w01.count() == 11 and w01.filter(is_latest=True).count() == 10
     tidy = _tidy(study)
     assert len(tidy) == 1 + 60  # w01 still has 20 latest rows
@@ -104,9 +106,9 @@ def test_a_two_row_revision_through_the_api_keeps_every_other_judgment_of_that_j
     got = {(r["judge"].split("@")[0], r["original_id"], r["system"], r["criterion"]): float(r["score"]) for r in rows}
     assert got == {k: float(v) for k, v in expected.items()}
 
-    report = report_services.report_create(study=study, settings={"n_boot": 50, "include_metrics": False},
+    report = report_create(study=study, settings={"n_boot": 50, "include_metrics": False},
                                            enqueue=False)
-    report = report_services.report_build(report_id=report.pk)
+    report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     assert report.result["summary"]["n_judgments"] == 60
     values = {(name, int(o[1:]), SYSTEMS.index(s)): v for (name, o, s, c), v in expected.items() if c == "similarity"}
@@ -129,11 +131,11 @@ def test_a_second_import_is_refused_by_default_naming_each_row_and_nothing_chang
 def test_add_mode_keeps_the_values_there_and_adds_only_the_new_ones(imported):
     study = imported
     sim, gram = _value(1, 2, 0)
-    s = services.judgments_import_file(
+    s = judgments_import_file(
         study=study, filename="more.csv", mode="add",
         data=(HEADER + f"w02,s2,human,grammar,{(gram + 1) % 3}\nw04,s2,human,grammar,1\n").encode())
     assert (s.skipped, s.judgments, s.judges_created) == (1, 1, 1)
-    w02 = Judgment.objects.get(judge__username=services.imported_judge_username(study, "w02"),
+    w02 = Judgment.objects.get(judge__username=imported_judge_username(study, "w02"),
                                item__candidate__original__external_id="s2", item__candidate__system__name="human")
     assert w02.values == {"similarity": sim, "grammar": gram}
     assert len(_tidy(study)) == 1 + 61
@@ -141,9 +143,9 @@ def test_add_mode_keeps_the_values_there_and_adds_only_the_new_ones(imported):
 
 def test_a_partial_revision_carries_the_other_criteria_forward(imported):
     study = imported
-    services.judgments_import_file(study=study, filename="one.csv", mode="replace",
+    judgments_import_file(study=study, filename="one.csv", mode="replace",
                                    data=(HEADER + "w03,s3,machine,grammar,1\n").encode())
-    latest = Judgment.objects.get(is_latest=True, judge__username=services.imported_judge_username(study, "w03"),
+    latest = Judgment.objects.get(is_latest=True, judge__username=imported_judge_username(study, "w03"),
                                   item__candidate__original__external_id="s3",
                                   item__candidate__system__name="machine")
     assert latest.values == {"similarity": _value(2, 3, 1)[0], "grammar": 1} and latest.revision == 2
@@ -153,7 +155,7 @@ def test_every_item_with_judgments_has_exactly_one_latest_after_any_mix_of_impor
     study = imported
     for mode, text in (("replace", "w01,s0,human,similarity,5\n"), ("add", "w01,s1,human,similarity,6\n"),
                        ("replace", "w02,s0,human,grammar,1\nw02,s0,human,grammar,2\n")):
-        services.judgments_import_file(study=study, filename="x.csv", mode=mode, data=(HEADER + text).encode())
+        judgments_import_file(study=study, filename="x.csv", mode=mode, data=(HEADER + text).encode())
     per_item = Judgment.objects.values("item").annotate(latest=Count("pk", filter=Judgment.objects.filter(
         is_latest=True).query.where)).values_list("latest", flat=True)
     assert set(per_item) == {1}
@@ -172,7 +174,7 @@ def test_the_command_takes_a_mode_and_refuses_an_unknown_one(imported, tmp_path)
     with pytest.raises(CommandError):
         call_command("import_judgments", str(path), "--study", study.name, "--mode", "merge")
     with pytest.raises(StudyImportError, match="unknown import mode"):
-        services.judgments_import_file(study=study, filename="x.csv", mode="merge", data=path.read_bytes())
+        judgments_import_file(study=study, filename="x.csv", mode="merge", data=path.read_bytes())
 
 
 def test_the_design_page_offers_the_three_modes_and_uses_the_one_chosen(imported, researcher, client):
@@ -192,7 +194,7 @@ def test_the_repair_migration_marks_the_highest_revision_of_orphaned_items_lates
     study = imported
     # the state the old import left: an item whose judgments are all unmarked
     item = Judgment.objects.filter(study=study).first().item
-    services.judgments_import_file(study=study, filename="r.csv", mode="replace",
+    judgments_import_file(study=study, filename="r.csv", mode="replace",
                                    data=(HEADER + f"{item.assignment.judge.username.split('@')[0]},"
                                          f"{item.candidate.original.external_id},{item.candidate.system.name},"
                                          "grammar,2\n").encode())

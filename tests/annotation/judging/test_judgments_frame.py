@@ -8,9 +8,16 @@ import random
 import pandas as pd
 import pytest
 
-from annotation.judging import selectors, services
+from annotation.judging import selectors
 from annotation.judging.enums import CONTROL_KIND_OF_SYSTEM_KIND, CRITERIA
 from annotation.judging.models import Judgment
+from annotation.judging.selectors.exclusions import judges_excluded
+from annotation.judging.selectors.frame import JUDGMENT_FRAME_COLUMNS, judgments_frame
+from annotation.judging.selectors.judge import assignment_for_judge, item_for_judge
+from annotation.judging.services.design import design_update
+from annotation.judging.services.exclusions import judge_exclusion_set
+from annotation.judging.services.opening import study_judging_open
+from annotation.judging.services.submission import judgment_submit
 from annotation.models import Candidate
 
 from .conftest import new_key, rate_all_via_service, scores
@@ -24,7 +31,7 @@ def reference_frame(study, *, include_excluded_judges=False) -> pd.DataFrame:
     """One tuple per (judge, item, criterion) from the latest judgment model instances,
     then ``from_records`` — the construction ``judgments_frame`` had before it was
     built column-wise."""
-    excluded = set() if include_excluded_judges else selectors.judges_excluded(study=study)
+    excluded = set() if include_excluded_judges else judges_excluded(study=study)
     records = []
     judgments = (Judgment.objects.filter(study=study, is_latest=True)
                  .select_related("judge", "item__candidate__original", "item__candidate__system")
@@ -38,7 +45,7 @@ def reference_frame(study, *, include_excluded_judges=False) -> pd.DataFrame:
             records.append((j.judge.username, str(cand.pk), cand.original.external_id, cand.system.name,
                             control_kind is not None, control_kind, crit, int(j.values[crit]), float(j.seconds),
                             j.submitted_at))
-    frame = pd.DataFrame.from_records(records, columns=list(selectors.JUDGMENT_FRAME_COLUMNS))
+    frame = pd.DataFrame.from_records(records, columns=list(JUDGMENT_FRAME_COLUMNS))
     return frame.astype({"judge": object, "item": object, "original": object, "system": object,
                          "is_control": bool, "control_kind": object, "criterion": object, "score": "int64",
                          "seconds": "float64"})
@@ -68,25 +75,25 @@ def _score_fn(seed):
 def _revise(study, judge, n, *, seed):
     """Rate ``judge``'s first ``n`` items again (twice for every third one)."""
     rng = random.Random(seed)
-    tokens = list(selectors.assignment_for_judge(study=study, judge=judge).items.order_by("position")
+    tokens = list(assignment_for_judge(study=study, judge=judge).items.order_by("position")
                   .values_list("token", flat=True)[:n])
     for i, token in enumerate(tokens):
         for _ in range(2 if i % 3 == 0 else 1):
-            item = selectors.item_for_judge(study=study, judge=judge, token=token)
-            services.judgment_submit(study=study, judge=judge, token=token, key=new_key(),
+            item = item_for_judge(study=study, judge=judge, token=token)
+            judgment_submit(study=study, judge=judge, token=token, key=new_key(),
                                      scores=scores(*(rng.randint(1, 5) for _ in CRITERIA)),
                                      serve_stamp=item.serve_stamp)
 
 
 def _rate_some(study, judge, *, only=None, limit=None, seed=0):
-    assignment = selectors.assignment_for_judge(study=study, judge=judge)
+    assignment = assignment_for_judge(study=study, judge=judge)
     fn = _score_fn(seed)
     n = 0
     for token in assignment.items.order_by("position").values_list("token", flat=True):
-        item = selectors.item_for_judge(study=study, judge=judge, token=token)
+        item = item_for_judge(study=study, judge=judge, token=token)
         if only is not None and not only(item):
             continue
-        services.judgment_submit(study=study, judge=judge, token=token, key=new_key(), scores=fn(item),
+        judgment_submit(study=study, judge=judge, token=token, key=new_key(), scores=fn(item),
                                  serve_stamp=item.serve_stamp)
         n += 1
         if limit is not None and n >= limit:
@@ -100,8 +107,8 @@ def varied_study(study, add_judge):
     database's order is kept), opened with PEM's default controls (25 items each)."""
     for name in JUDGES:
         add_judge(study, name)
-    services.design_update(study=study, changes={"seed": 99})
-    services.study_judging_open(study=study)
+    design_update(study=study, changes={"seed": 99})
+    study_judging_open(study=study)
     study.refresh_from_db()
     return study
 
@@ -123,20 +130,20 @@ def test_frame_equals_the_reference_on_a_varied_study(varied_study, researcher, 
     _rate_some(study, eve, limit=11, seed=9)  # part of an assignment
     _revise(study, ann, 6, seed=1)
     _revise(study, eve, 4, seed=2)
-    services.judge_exclusion_set(study=study, judge=dan, excluded=True, decided_by=researcher)
-    services.judge_exclusion_set(study=study, judge=cyd, excluded=True, decided_by=researcher)
-    services.judge_exclusion_set(study=study, judge=cyd, excluded=False, decided_by=researcher)  # re-included
+    judge_exclusion_set(study=study, judge=dan, excluded=True, decided_by=researcher)
+    judge_exclusion_set(study=study, judge=cyd, excluded=True, decided_by=researcher)
+    judge_exclusion_set(study=study, judge=cyd, excluded=False, decided_by=researcher)  # re-included
 
     # superseded revisions: ann 2 + 1 + 1 + 2 + 1 + 1, eve 2 + 1 + 1 + 2
     assert Judgment.objects.filter(study=study, is_latest=False).count() == 8 + 6
-    frame = selectors.judgments_frame(study=study)
+    frame = judgments_frame(study=study)
     assert_same_frame(frame, reference_frame(study))
     assert set(frame["judge"]) == {"ann", "Bob", "cyd", "eve"}
     assert len(frame) == (3 * 25 + 11) * len(CRITERIA)
     assert frame["is_control"].any() and (~frame["is_control"]).any()
     assert set(frame.loc[frame["is_control"], "control_kind"]) == {"identical", "random", "unigram"}
 
-    full = selectors.judgments_frame(study=study, include_excluded_judges=True)
+    full = judgments_frame(study=study, include_excluded_judges=True)
     assert_same_frame(full, reference_frame(study, include_excluded_judges=True))
     assert set(full["judge"]) == set(JUDGES) and len(full) == (4 * 25 + 11) * len(CRITERIA)
     # revisions: the latest scores only
@@ -160,21 +167,21 @@ def test_frame_without_control_rows_equals_the_reference(varied_study, researche
 
     _rate_some(study, _judge("ann"), only=not_a_control, seed=3)
     _rate_some(study, _judge("Bob"), only=not_a_control, limit=4, seed=4)
-    frame = selectors.judgments_frame(study=study)
+    frame = judgments_frame(study=study)
     assert len(frame) and not frame["is_control"].any()
     assert_same_frame(frame, reference_frame(study))
 
 
 def test_every_judge_excluded_or_no_judgments_gives_the_reference_empty_frame(varied_study, researcher):
     study = varied_study
-    assert_same_frame(selectors.judgments_frame(study=study), reference_frame(study))
+    assert_same_frame(judgments_frame(study=study), reference_frame(study))
     ann = _judge("ann")
     _rate_some(study, ann, limit=3, seed=5)
-    services.judge_exclusion_set(study=study, judge=ann, excluded=True, decided_by=researcher)
-    frame = selectors.judgments_frame(study=study)
+    judge_exclusion_set(study=study, judge=ann, excluded=True, decided_by=researcher)
+    frame = judgments_frame(study=study)
     assert frame.empty
     assert_same_frame(frame, reference_frame(study))
-    assert_same_frame(selectors.judgments_frame(study=study, include_excluded_judges=True),
+    assert_same_frame(judgments_frame(study=study, include_excluded_judges=True),
                       reference_frame(study, include_excluded_judges=True))
 
 
@@ -182,6 +189,6 @@ def test_string_columns_share_one_object_per_distinct_value(varied_study):
     study = varied_study
     rate_all_via_service(study, _judge("ann"), score_fn=_score_fn(1))
     rate_all_via_service(study, _judge("Bob"), score_fn=_score_fn(2))
-    frame = selectors.judgments_frame(study=study)
+    frame = judgments_frame(study=study)
     for col in ("judge", "item", "original", "system", "criterion"):
         assert len({id(v) for v in frame[col]}) == frame[col].nunique(), col

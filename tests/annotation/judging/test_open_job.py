@@ -10,10 +10,19 @@ import pytest
 from django.contrib.auth.models import User
 
 from annotation.enums import StudyStatus
-from annotation.judging import services
 from annotation.judging.enums import JudgesMode
 from annotation.judging.errors import CannotOpen, DesignFrozen
 from annotation.judging.models import Assignment, JudgingDesign, OpenJob
+from annotation.judging.services.assignments import assignment_ensure_for_judge
+from annotation.judging.services.design import design_update
+from annotation.judging.services.open_job import (
+    jobs_requeue_stale,
+    open_job_begin,
+    open_job_run,
+    open_job_write,
+    study_judging_open_start,
+)
+from annotation.judging.services.opening import study_judging_open, study_judging_reset
 from annotation.models import Candidate, Original, System
 
 from .conftest import api_login
@@ -24,7 +33,7 @@ from .open_job_helpers import counts, reference, snapshot
 @pytest.mark.django_db
 def test_a_small_study_opens_in_the_request_with_a_finished_job(three_judges, researcher):
     study = three_judges
-    job = services.study_judging_open_start(study=study, user=researcher)
+    job = study_judging_open_start(study=study, user=researcher)
     assert job.status == "succeeded" and job.percent == 100 and job.progress_done == job.progress_total == 3
     assert job.summary == {"controls_created": 15, "items": 25, "judges": 3, "assignment_items": 75}
     study.refresh_from_db()
@@ -35,7 +44,7 @@ def test_a_small_study_opens_in_the_request_with_a_finished_job(three_judges, re
 def test_over_the_threshold_the_job_is_queued_and_nothing_is_written_yet(three_judges, researcher, settings):
     study = three_judges
     settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 74  # 3 judges × 25 items = 75 assignment items
-    job = services.study_judging_open_start(study=study, user=researcher)
+    job = study_judging_open_start(study=study, user=researcher)
     assert job.status == "queued" and job.progress_total == 3 and job.progress_done == 0
     assert counts(study) == (0, 0, 0, 0)
     study.refresh_from_db()
@@ -46,9 +55,9 @@ def test_over_the_threshold_the_job_is_queued_and_nothing_is_written_yet(three_j
 def test_k_mode_size_counts_k_judges_per_item(study, add_judge, settings):
     for name in ("ann", "bob", "cy", "dee"):
         add_judge(study, name)
-    services.design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 2})
+    design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 2})
     settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 50  # 2 × 25 = 50: not more than the threshold
-    assert services.study_judging_open_start(study=study).status == "succeeded"
+    assert study_judging_open_start(study=study).status == "succeeded"
 
 
 # --- up-front refusals stay in the request --------------------------------------------------------
@@ -58,11 +67,11 @@ def test_refusals_are_raised_before_any_job_exists(study, add_judge, researcher)
     from tests.factories import StudyFactory
 
     with pytest.raises(CannotOpen, match="no originals"):
-        services.study_judging_open_start(study=StudyFactory(owner=researcher), background=True)
+        study_judging_open_start(study=StudyFactory(owner=researcher), background=True)
     add_judge(study, "ann")
-    services.design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 2})
+    design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 2})
     with pytest.raises(CannotOpen, match="needs at least 2 judges"):
-        services.study_judging_open_start(study=study, background=True)
+        study_judging_open_start(study=study, background=True)
     assert not OpenJob.objects.exists()
 
 
@@ -71,26 +80,26 @@ def test_refusals_are_raised_before_any_job_exists(study, add_judge, researcher)
 @pytest.mark.django_db
 def test_while_opening_nothing_else_can_open_reset_or_change_the_design(three_judges):
     study = three_judges
-    services.study_judging_open_start(study=study, background=True)
+    study_judging_open_start(study=study, background=True)
     with pytest.raises(CannotOpen, match="being opened"):
-        services.study_judging_open_start(study=study, background=True)
+        study_judging_open_start(study=study, background=True)
     with pytest.raises(CannotOpen, match="being opened"):
-        services.study_judging_open_start(study=study)
+        study_judging_open_start(study=study)
     with pytest.raises(CannotOpen, match="being opened"):
-        services.study_judging_open(study=study)
+        study_judging_open(study=study)
     with pytest.raises(CannotOpen, match="being opened"):
-        services.study_judging_reset(study=study)
+        study_judging_reset(study=study)
     with pytest.raises(DesignFrozen, match="being opened"):
-        services.design_update(study=study, changes={"seed": 1})
+        design_update(study=study, changes={"seed": 1})
     assert OpenJob.objects.filter(study=study).count() == 1
 
 
 @pytest.mark.django_db
 def test_judges_see_a_study_not_started_until_every_assignment_is_written(three_judges, client, api_client):
     study = three_judges
-    job = services.study_judging_open_start(study=study, background=True)
-    job = services.open_job_begin(job.pk)
-    assert services.open_job_write(job, limit=1) == 1  # a worker died after the first judge
+    job = study_judging_open_start(study=study, background=True)
+    job = open_job_begin(job.pk)
+    assert open_job_write(job, limit=1) == 1  # a worker died after the first judge
     job.refresh_from_db()
     assert job.status == "running" and job.progress_done == 1 and job.progress_total == 3
     written = Assignment.objects.get(study=study).judge
@@ -98,7 +107,7 @@ def test_judges_see_a_study_not_started_until_every_assignment_is_written(three_
     assert study.status == StudyStatus.DRAFT
     for judge in User.objects.filter(username__in=["ann", "bob", "cy"]):
         # no assignment is handed out, built late, or shown, whether written or not
-        assert services.assignment_ensure_for_judge(study=study, judge=judge) is None
+        assert assignment_ensure_for_judge(study=study, judge=judge) is None
         client.force_login(judge)
         home = client.get("/judge/").content.decode()
         assert "Rating has not started yet" in home and " rated" not in home
@@ -110,8 +119,8 @@ def test_judges_see_a_study_not_started_until_every_assignment_is_written(three_
 @pytest.mark.django_db
 def test_the_rating_page_says_not_open_while_opening(three_judges, client):
     study = three_judges
-    job = services.open_job_begin(services.study_judging_open_start(study=study, background=True).pk)
-    services.open_job_write(job, limit=2)
+    job = open_job_begin(study_judging_open_start(study=study, background=True).pk)
+    open_job_write(job, limit=2)
     client.force_login(User.objects.get(username="ann"))
     page = client.get(f"/judge/studies/{study.pk}/")
     assert page.status_code == 200 and "Rating in this study has not started yet" in page.content.decode()
@@ -124,8 +133,8 @@ def test_the_rating_page_says_not_open_while_opening(three_judges, client):
 def test_the_job_builds_what_opening_in_one_transaction_builds(three_judges, researcher):
     study = three_judges
     summary, expected = reference(study)
-    job = services.study_judging_open_start(study=study, user=researcher, background=True)
-    job = services.open_job_run(job_id=job.pk)
+    job = study_judging_open_start(study=study, user=researcher, background=True)
+    job = open_job_run(job_id=job.pk)
     assert job.status == "succeeded", job.error
     assert job.summary == {"controls_created": summary.controls_created, "items": summary.items,
                            "judges": summary.judges, "assignment_items": summary.assignment_items}
@@ -139,10 +148,10 @@ def test_the_job_builds_what_opening_in_one_transaction_builds(three_judges, res
 @pytest.mark.django_db
 def test_running_the_job_twice_writes_once(three_judges):
     study = three_judges
-    job = services.study_judging_open_start(study=study, background=True)
-    services.open_job_run(job_id=job.pk)
+    job = study_judging_open_start(study=study, background=True)
+    open_job_run(job_id=job.pk)
     before = (counts(study), snapshot(study))
-    again = services.open_job_run(job_id=job.pk)
+    again = open_job_run(job_id=job.pk)
     assert again.status == "succeeded" and (counts(study), snapshot(study)) == before
     assert counts(study) == (3, 15, 3, 75)
 
@@ -151,37 +160,37 @@ def test_running_the_job_twice_writes_once(three_judges):
 def test_a_job_requeued_after_its_worker_died_resumes_and_builds_the_same(three_judges):
     study = three_judges
     _, expected = reference(study)
-    job = services.study_judging_open_start(study=study, background=True)
-    job = services.open_job_begin(job.pk)
-    services.open_job_write(job, limit=2)  # the worker died here
+    job = study_judging_open_start(study=study, background=True)
+    job = open_job_begin(job.pk)
+    open_job_write(job, limit=2)  # the worker died here
     # a later judge joins meanwhile: the job keeps the judges it started with
-    from annotation.services import study_member_add
+    from annotation.services.membership import study_member_add
     from tests.factories import UserFactory
 
     late = UserFactory(username="late")
     study_member_add(study=study, user=late, role="judge")
-    assert services.jobs_requeue_stale(stale_after=None) == 0  # running, not queued
+    assert jobs_requeue_stale(stale_after=None) == 0  # running, not queued
     OpenJob.objects.filter(pk=job.pk).update(updated_at=job.updated_at - timedelta(hours=1))
-    assert services.jobs_requeue_stale(stale_after=timedelta(minutes=30)) == 1
+    assert jobs_requeue_stale(stale_after=timedelta(minutes=30)) == 1
     # the resent message's run (a second begin must not rebuild the controls)
-    job = services.open_job_run(job_id=job.pk)
+    job = open_job_run(job_id=job.pk)
     assert job.status == "succeeded", job.error
     assert snapshot(study) == expected and counts(study) == (3, 15, 3, 75)
     assert job.summary["judges"] == 3
     # the late judge gets their own list when they come, as after any opening
-    assert services.assignment_ensure_for_judge(study=study, judge=late).joined_late
+    assert assignment_ensure_for_judge(study=study, judge=late).joined_late
 
 
 @pytest.mark.django_db
 def test_two_runs_of_one_job_interleaved_write_each_assignment_once(three_judges):
     study = three_judges
-    job = services.study_judging_open_start(study=study, background=True)
-    first = services.open_job_begin(job.pk)
-    second = services.open_job_begin(job.pk)  # a duplicate delivery starts before the first wrote anything
-    assert services.open_job_write(first, limit=1) == 1
-    assert services.open_job_write(second) == 2  # skips the one already written
-    assert services.open_job_write(first) == 0
-    assert services.open_job_run(job_id=job.pk).status == "succeeded"
+    job = study_judging_open_start(study=study, background=True)
+    first = open_job_begin(job.pk)
+    second = open_job_begin(job.pk)  # a duplicate delivery starts before the first wrote anything
+    assert open_job_write(first, limit=1) == 1
+    assert open_job_write(second) == 2  # skips the one already written
+    assert open_job_write(first) == 0
+    assert open_job_run(job_id=job.pk).status == "succeeded"
     assert counts(study) == (3, 15, 3, 75)
 
 
@@ -191,9 +200,9 @@ def test_a_resent_opening_claims_its_job_so_a_live_one_is_not_run_twice(three_ju
     from config.recovery import REQUEUE_HEADER
 
     study = three_judges
-    job = services.study_judging_open_start(study=study, background=True)
-    job = services.open_job_begin(job.pk)
-    services.open_job_write(job, limit=1)  # a live worker is writing; its heartbeat is fresh
+    job = study_judging_open_start(study=study, background=True)
+    job = open_job_begin(job.pk)
+    open_job_write(job, limit=1)  # a live worker is writing; its heartbeat is fresh
     resent = {REQUEUE_HEADER: 300.0}
     open_job_run_task.apply(args=(job.pk,), headers=resent)  # e.g. beat and a starting worker both resent it
     job.refresh_from_db()
@@ -209,10 +218,10 @@ def test_a_resent_opening_claims_its_job_so_a_live_one_is_not_run_twice(three_ju
 @pytest.mark.django_db
 def test_queued_jobs_are_resent_and_finished_ones_are_not(three_judges):
     study = three_judges
-    job = services.study_judging_open_start(study=study, background=True)
-    assert services.jobs_requeue_stale() == 1
-    services.open_job_run(job_id=job.pk)
-    assert services.jobs_requeue_stale(stale_after=timedelta(0)) == 0
+    job = study_judging_open_start(study=study, background=True)
+    assert jobs_requeue_stale() == 1
+    open_job_run(job_id=job.pk)
+    assert jobs_requeue_stale(stale_after=timedelta(0)) == 0
 
 
 # --- failures in the job ----------------------------------------------------------------------------
@@ -223,26 +232,26 @@ def test_controls_that_cannot_be_built_fail_the_job_and_leave_a_draft(researcher
 
     lonely = study_with_data(n_originals=1, owner=researcher, name="Lonely")  # no other original for a random control
     add_judge(lonely, "ann")
-    job = services.study_judging_open_start(study=lonely, background=True)
-    job = services.open_job_run(job_id=job.pk)
+    job = study_judging_open_start(study=lonely, background=True)
+    job = open_job_run(job_id=job.pk)
     assert job.status == "failed" and "controls cannot be built" in job.error and job.finished_at
     lonely.refresh_from_db()
     assert lonely.status == StudyStatus.DRAFT and not JudgingDesign.objects.get(study=lonely).is_frozen
     assert counts(lonely) == (0, 0, 0, 0)
     # the failure does not block: fix the design and open again
-    services.design_update(study=lonely, changes={"control_counts": {"identical": 1, "random": 0, "unigram": 1}})
-    assert services.open_job_run(job_id=services.study_judging_open_start(study=lonely, background=True).pk).status == "succeeded"
+    design_update(study=lonely, changes={"control_counts": {"identical": 1, "random": 0, "unigram": 1}})
+    assert open_job_run(job_id=study_judging_open_start(study=lonely, background=True).pk).status == "succeeded"
 
 
 @pytest.mark.django_db
 def test_data_changed_while_opening_fails_the_job_and_undoes_its_writes(three_judges):
     study = three_judges
-    job = services.open_job_begin(services.study_judging_open_start(study=study, background=True).pk)
-    services.open_job_write(job, limit=1)
+    job = open_job_begin(study_judging_open_start(study=study, background=True).pk)
+    open_job_write(job, limit=1)
     assert counts(study) != (0, 0, 0, 0)
     original = Original.objects.filter(study=study).first()
     Candidate.objects.create(original=original, system=System.objects.create(study=study, name="new"), text="New text.")
-    job = services.open_job_run(job_id=job.pk)
+    job = open_job_run(job_id=job.pk)
     assert job.status == "failed" and "data changed" in job.error
     assert counts(study) == (0, 0, 0, 0)
     study.refresh_from_db()
@@ -254,10 +263,10 @@ def test_data_changed_while_opening_fails_the_job_and_undoes_its_writes(three_ju
 def test_a_resumed_job_in_k_mode_builds_the_same_balanced_plan(study, add_judge):
     for name in ("ann", "bob", "cy", "dee", "eve"):
         add_judge(study, name)
-    services.design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 2, "seed": 9})
+    design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 2, "seed": 9})
     _, expected = reference(study)
-    job = services.open_job_begin(services.study_judging_open_start(study=study, background=True).pk)
-    services.open_job_write(job, limit=3)
-    job = services.open_job_run(job_id=job.pk)
+    job = open_job_begin(study_judging_open_start(study=study, background=True).pk)
+    open_job_write(job, limit=3)
+    job = open_job_run(job_id=job.pk)
     assert job.status == "succeeded" and job.summary["assignment_items"] == 50
     assert snapshot(study) == expected

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from annotation.judging import services
 from annotation.judging.enums import JudgesMode
 from annotation.judging.models import OpenJob
+from annotation.judging.services.design import design_update
+from annotation.judging.services.open_job import open_job_run, study_judging_open_start
 
 from .conftest import api_login
 
@@ -35,7 +36,7 @@ def test_the_page_shows_the_queued_job_its_progress_and_then_the_outcome(rita_cl
     status = rita_client.get(f"/studies/{study.pk}/judging/open/{job.pk}/").json()
     assert status == {"id": job.pk, "status": "queued", "phase": "waiting for a worker", "percent": 0, "done": 0,
                       "total": 3, "error": "", "summary": None}
-    services.open_job_run(job_id=job.pk)
+    open_job_run(job_id=job.pk)
     status = rita_client.get(f"/studies/{study.pk}/judging/open/{job.pk}/").json()
     assert status["status"] == "succeeded" and status["percent"] == 100 and status["done"] == 3
     assert status["summary"] == {"controls_created": 15, "items": 25, "judges": 3, "assignment_items": 75}
@@ -53,7 +54,7 @@ def test_a_failed_job_is_shown_on_the_page_and_the_study_can_be_opened_again(rit
     add_judge(lonely, "ann")
     settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 0
     rita_client.post(f"/studies/{lonely.pk}/judging/open/")
-    job = services.open_job_run(job_id=OpenJob.objects.get(study=lonely).pk)
+    job = open_job_run(job_id=OpenJob.objects.get(study=lonely).pk)
     assert job.status == "failed"
     page = rita_client.get(f"/studies/{lonely.pk}/judging/design/").content.decode()
     assert 'id="open-failed"' in page and "Opening judging failed; the study is still a draft." in page
@@ -66,7 +67,7 @@ def test_a_failed_job_is_shown_on_the_page_and_the_study_can_be_opened_again(rit
 @pytest.mark.django_db
 def test_up_front_refusals_stay_on_the_page_without_a_job(rita_client, study, add_judge, settings):
     add_judge(study, "ann")
-    services.design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 2})
+    design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 2})
     settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 0
     r = rita_client.post(f"/studies/{study.pk}/judging/open/", follow=True)
     assert "needs at least 2 judges" in r.content.decode() and not OpenJob.objects.exists()
@@ -81,7 +82,7 @@ def test_a_small_study_still_opens_at_once_from_the_page(rita_client, three_judg
 
 @pytest.mark.django_db
 def test_only_the_studys_researchers_see_its_open_jobs(client, three_judges, make_user, api_client):
-    job = services.study_judging_open_start(study=three_judges, background=True)
+    job = study_judging_open_start(study=three_judges, background=True)
     client.force_login(User.objects.get(username="ann"))
     assert client.get(f"/studies/{three_judges.pk}/judging/open/{job.pk}/").status_code in (403, 404)
     other = make_user("otto", researcher=True)
@@ -104,7 +105,7 @@ def test_api_open_answers_202_with_a_job_to_poll(api_client, researcher, three_j
     again = rita.post(base + "open/")
     assert again.status_code == 409 and "being opened" in again.json()["detail"]
     assert rita.get(base + "design/").json()["frozen"] is False
-    services.open_job_run(job_id=body["id"])
+    open_job_run(job_id=body["id"])
     done = rita.get(base + f"open/{body['id']}/").json()
     assert done["status"] == "succeeded" and done["percent"] == 100
     assert done["summary"] == {"controls_created": 15, "items": 25, "judges": 3, "assignment_items": 75}
@@ -115,7 +116,7 @@ def test_api_open_answers_202_with_a_job_to_poll(api_client, researcher, three_j
 @pytest.mark.django_db
 def test_api_open_refusals_are_409_and_create_no_job(api_client, researcher, study, add_judge, settings):
     add_judge(study, "ann")
-    services.design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 3})
+    design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 3})
     settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 0
     r = api_login(api_client, researcher).post(f"/api/judging/studies/{study.pk}/open/")
     assert r.status_code == 409 and "needs at least 3 judges" in r.json()["detail"]

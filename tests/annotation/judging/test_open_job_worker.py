@@ -9,8 +9,8 @@ from datetime import timedelta
 import pytest
 
 from annotation.enums import StudyStatus
-from annotation.judging import services
 from annotation.judging.models import AssignmentItem, OpenJob
+from annotation.judging.services.open_job import open_job_begin, open_job_write, study_judging_open_start
 
 from .conftest import api_login
 from .open_job_helpers import counts
@@ -35,7 +35,7 @@ def test_a_real_worker_opens_a_large_study(celery_worker, researcher, add_judge,
     big = study_with_data(n_originals=100, systems=("s1", "s2"), owner=researcher, name="Worker big")
     for i in range(6):
         add_judge(big, f"j{i}")
-    job = services.study_judging_open_start(study=big, user=researcher)
+    job = study_judging_open_start(study=big, user=researcher)
     assert job.status == "queued"
     job = _wait(job.pk)
     assert job.status == "succeeded", job.error
@@ -48,8 +48,8 @@ def test_a_real_worker_opens_a_large_study(celery_worker, researcher, add_judge,
 @pytest.mark.django_db(transaction=True)
 def test_a_real_worker_resumes_a_requeued_job_and_reports_failures(celery_worker, three_judges, researcher):
     study = three_judges
-    job = services.open_job_begin(services.study_judging_open_start(study=study, background=True).pk)
-    services.open_job_write(job, limit=1)  # as if its worker died after one judge
+    job = open_job_begin(study_judging_open_start(study=study, background=True).pk)
+    open_job_write(job, limit=1)  # as if its worker died after one judge
     OpenJob.objects.filter(pk=job.pk).update(updated_at=job.updated_at - timedelta(hours=1))
     from django.core.management import call_command
 
@@ -61,7 +61,7 @@ def test_a_real_worker_resumes_a_requeued_job_and_reports_failures(celery_worker
     from tests.factories import study_with_data
 
     lonely = study_with_data(n_originals=1, owner=researcher, name="Lonely worker")
-    job = _wait(services.study_judging_open_start(study=lonely, background=True).pk)
+    job = _wait(study_judging_open_start(study=lonely, background=True).pk)
     assert job.status == "failed" and "controls cannot be built" in job.error
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from annotation.judging import selectors
 from annotation.judging.models import Judgment
+from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
 
 from .conftest import api_login, api_next, api_submit, new_key, scores
 
@@ -28,8 +28,8 @@ RESEARCHER_API = [
 
 def ann_and_bob_items(study):
     ann, bob = User.objects.get(username="ann"), User.objects.get(username="bob")
-    a = selectors.item_next_for_judge(assignment=selectors.assignment_for_judge(study=study, judge=ann))
-    b = selectors.item_next_for_judge(assignment=selectors.assignment_for_judge(study=study, judge=bob))
+    a = item_next_for_judge(assignment=assignment_for_judge(study=study, judge=ann))
+    b = item_next_for_judge(assignment=assignment_for_judge(study=study, judge=bob))
     return ann, bob, a, b
 
 

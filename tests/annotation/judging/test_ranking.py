@@ -16,10 +16,11 @@ from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from annotation.importing.rankings import parse_rankings_file
-from annotation.judging import services
 from annotation.judging.errors import JudgmentInvalid, KeyReused
 from annotation.judging.models import Assignment, RankingItem, RankingJudgment
 from annotation.judging.protocols.ranking import services as ranking
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
 from annotation.models import Candidate
 from metrics.core.ranking.sets import screen_order, set_key
 from tests.annotation.judging.conftest import new_key
@@ -31,8 +32,8 @@ SYSTEMS = ("alpha", "beta", "gamma", "delta", "eps")
 
 
 def _open(study, **design):
-    services.design_update(study=study, changes={"protocol": "ranking", "seed": 7, **design})
-    services.study_judging_open(study=study)
+    design_update(study=study, changes={"protocol": "ranking", "seed": 7, **design})
+    study_judging_open(study=study)
     study.refresh_from_db()
     return study
 
@@ -270,7 +271,7 @@ def test_the_jsonl_export_imports_into_another_ranking_study_and_bad_lines_are_n
     from django.core.management import call_command
     from django.core.management.base import CommandError
 
-    from annotation.importing import StudyImportError
+    from annotation.importing.reading import StudyImportError
     from annotation.judging.protocols.ranking.importing import rankings_import_file
 
     source = study_with_data(owner=researcher, n_originals=3, systems=SYSTEMS[:3], name="Source")
@@ -283,7 +284,7 @@ def test_the_jsonl_export_imports_into_another_ranking_study_and_bad_lines_are_n
     lines = "\n".join(json.dumps(x) for x in ranking.ranking_export_lines(study=source)).encode()
 
     target = study_with_data(owner=researcher, n_originals=3, systems=SYSTEMS[:3], name="Target")
-    services.design_update(study=target, changes={"protocol": "ranking", "ranking_k": 3})
+    design_update(study=target, changes={"protocol": "ranking", "ranking_k": 3})
     bad = lines + b'\n{"judge": "x", "original_id": "nope", "ranking": ["alpha", "beta"]}' \
                   b'\n{"judge": "x", "original_id": "s0", "ranking": ["alpha", "zeta"]}'
     with pytest.raises(StudyImportError) as exc:

@@ -7,11 +7,12 @@ import json
 
 import pytest
 
-from annotation.importing import StudyImportError
-from annotation.judging import services
+from annotation.importing.reading import StudyImportError
 from annotation.judging.models import Assignment, RankingItem, RankingJudgment
 from annotation.judging.protocols.ranking import services as ranking
 from annotation.judging.protocols.ranking.importing import rankings_import_file
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
 from tests.annotation.judging.conftest import new_key
 from tests.factories import study_with_data
 
@@ -38,10 +39,10 @@ def exported(researcher, add_judge):
     with the identical-copy control), every set ranked by ann and bob."""
     source = study_with_data(owner=researcher, n_originals=3, systems=SYSTEMS, name="Source")
     judges = [add_judge(source, "ann"), add_judge(source, "bob")]
-    services.design_update(study=source, changes={"protocol": "ranking", "seed": 3, "ranking_k": 3,
+    design_update(study=source, changes={"protocol": "ranking", "seed": 3, "ranking_k": 3,
                                                   "ranking_scores": True,
                                                   "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
-    services.study_judging_open(study=source)
+    study_judging_open(study=source)
     for n, judge in enumerate(judges):
         assignment = Assignment.objects.get(study=source, judge=judge)
         while (entry := ranking.ranking_next_for_judge(assignment=assignment)) is not None:
@@ -56,7 +57,7 @@ def target(researcher, add_judge):
     study = study_with_data(owner=researcher, n_originals=3, systems=SYSTEMS, name="Target")
     add_judge(study, "ann")
     add_judge(study, "bob")
-    services.design_update(study=study, changes={"protocol": "ranking", "ranking_k": 3, "ranking_scores": True})
+    design_update(study=study, changes={"protocol": "ranking", "ranking_k": 3, "ranking_scores": True})
     return study
 
 

@@ -11,11 +11,13 @@ from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
 
-from annotation.judging import screening, services, training
+from annotation.judging import screening, training
 from annotation.judging.errors import JudgmentInvalid
 from annotation.judging.models import Assignment, AttentionCheck, JudgingDesign, RankingJudgment
 from annotation.judging.protocols.ranking import screening as rank_screening
 from annotation.judging.protocols.registry import protocol_get
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
 from annotation.judging.training import TrainingInvalid
 from metrics.core.tabular import TabularError
 from tests.annotation.judging.test_blinding import hidden
@@ -35,10 +37,10 @@ ITEMS = [
 def rank_study(researcher, add_judge):
     study = study_with_data(owner=researcher, n_originals=4, systems=("alpha", "beta", "gamma", "delta"), name="Rk")
     add_judge(study, "ann")
-    services.design_update(study=study, changes={
+    design_update(study=study, changes={
         "protocol": "ranking", "seed": 5, "ranking_k": 3,
         "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     study.refresh_from_db()
     return study
 

@@ -11,7 +11,7 @@ from django.db import connection
 
 from annotation.enums import Role
 from annotation.models import StudyMembership
-from annotation.services import RoleConflict, study_member_add
+from annotation.services.membership import RoleConflict, study_member_add
 
 from .conftest import real_database_file
 

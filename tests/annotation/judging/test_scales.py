@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.judging import scales, selectors, services
+from annotation.judging import scales
 from annotation.judging.errors import DesignFrozen, DesignInvalid, JudgmentInvalid
 from annotation.judging.models import Judgment
+from annotation.judging.selectors.design import study_control_expected
+from annotation.judging.selectors.frame import judgments_frame
+from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+from annotation.judging.services.design import design_get_or_create, design_update
+from annotation.judging.services.opening import study_judging_open
+from annotation.judging.services.submission import judgment_submit
 
 from .conftest import new_key
 
@@ -58,47 +64,47 @@ def test_text_values_need_from_text_and_categories_go_by_name():
 
 def test_legacy_criteria_with_labels_become_point_scales(study):
     legacy = [{"slug": "meaning", "name": "Meaning", "help": "", "labels": ["bad", "so-so", "good"]}]
-    design = services.design_update(study=study, changes={"criteria": legacy})
+    design = design_update(study=study, changes={"criteria": legacy})
     assert design.criteria[0]["scale"] == {"type": "points", "min": 1, "max": 3, "labels": ["bad", "so-so", "good"]}
 
 
 def test_a_design_with_a_slider_points_and_categories_keeps_fitting_expected_values(study):
-    design = services.design_update(study=study, changes={"criteria": [SIM, GRAM, TOPIC]})
+    design = design_update(study=study, changes={"criteria": [SIM, GRAM, TOPIC]})
     # PEM's expected scores name criteria the design no longer has: they are dropped (unknown).
     assert design.expected_scores == {"identical": {}, "random": {}, "unigram": {}}
-    design = services.design_update(study=study, changes={"expected_scores": {
+    design = design_update(study=study, changes={"expected_scores": {
         "identical": {"similarity": 100, "grammar": 2}, "random": {"similarity": 0}, "unigram": {"grammar": 0}}})
-    assert selectors.study_control_expected(study=study)["identical"] == {"similarity": 100, "grammar": 2}
+    assert study_control_expected(study=study)["identical"] == {"similarity": 100, "grammar": 2}
     with pytest.raises(DesignInvalid, match="design is not valid") as exc:
-        services.design_update(study=study, changes={"expected_scores": {
+        design_update(study=study, changes={"expected_scores": {
             "identical": {"grammar": 5}, "random": {}, "unigram": {}}})
     assert "grammar" in str(exc.value.field_errors)
 
 
 def _open_with(study, add_judge, criteria):
     add_judge(study, "ann")
-    services.design_update(study=study, changes={"criteria": criteria, "seed": 7,
+    design_update(study=study, changes={"criteria": criteria, "seed": 7,
                                                  "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
-    services.study_judging_open(study=study)
-    assignment = selectors.assignment_for_judge(study=study, judge=study.memberships.get(role="judge").user)
-    return assignment.judge, selectors.item_next_for_judge(assignment=assignment)
+    study_judging_open(study=study)
+    assignment = assignment_for_judge(study=study, judge=study.memberships.get(role="judge").user)
+    return assignment.judge, item_next_for_judge(assignment=assignment)
 
 
 def test_judgments_store_values_on_each_criterions_scale(study, add_judge):
     ann, item = _open_with(study, add_judge, [SIM, GRAM, TOPIC])
-    j = services.judgment_submit(study=study, judge=ann, token=item.token, key=new_key(),
+    j = judgment_submit(study=study, judge=ann, token=item.token, key=new_key(),
                                  scores={"similarity": 62.5, "grammar": 2, "topic": "no"},
                                  serve_stamp=item.serve_stamp).judgment
     assert Judgment.objects.get(pk=j.pk).values == {"similarity": 62.5, "grammar": 2, "topic": 1}
-    frame = selectors.judgments_frame(study=study)
+    frame = judgments_frame(study=study)
     assert list(frame["criterion"]) == ["similarity", "grammar", "topic"]
     assert list(frame["score"]) == [62.5, 2.0, 1.0]
     with pytest.raises(JudgmentInvalid) as exc:
-        services.judgment_submit(study=study, judge=ann, token=item.token, key=new_key(),
+        judgment_submit(study=study, judge=ann, token=item.token, key=new_key(),
                                  scores={"similarity": 101, "grammar": 3}, serve_stamp=item.serve_stamp)
     assert set(exc.value.field_errors) == {"similarity", "grammar", "topic"}
     with pytest.raises(DesignFrozen):
-        services.design_update(study=study, changes={"criteria": [SIM]})
+        design_update(study=study, changes={"criteria": [SIM]})
 
 
 def test_the_judge_page_renders_a_slider_with_anchors_and_number_keys_for_points(client, study, add_judge):
@@ -150,7 +156,7 @@ def test_the_design_page_changes_criteria_through_its_json_and_words_through_fie
     data = design_post_data(page) | {"criteria_json": json.dumps([SIM, GRAM])}
     r = rita_client.post(f"/studies/{study.pk}/judging/design/", data)
     assert r.status_code == 302
-    design = services.design_get_or_create(study=study)
+    design = design_get_or_create(study=study)
     assert [c["slug"] for c in design.criteria] == ["similarity", "grammar"]
     page = rita_client.get(f"/studies/{study.pk}/judging/design/").content.decode()
     assert 'name="similarity_anchor_low"' in page and 'name="grammar_label_2"' in page

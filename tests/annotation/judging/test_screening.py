@@ -12,9 +12,17 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from annotation.enums import SystemKind
-from annotation.judging import screening, selectors, services, training
+from annotation.judging import screening, training
 from annotation.judging.errors import CannotOpen
 from annotation.judging.models import AssignmentItem, AttentionCheck, Judgment
+from annotation.judging.selectors import qc as qc_module
+from annotation.judging.selectors.design import study_control_expected
+from annotation.judging.selectors.exclusions import judges_excluded
+from annotation.judging.selectors.export_rows import export_tidy_rows, export_wide_rows
+from annotation.judging.selectors.frame import judgments_frame
+from annotation.judging.selectors.judge import assignment_for_judge
+from annotation.judging.selectors.qc import judgments_fingerprint
+from annotation.judging.services.exclusions import judge_exclusion_set
 
 from .conftest import api_next, api_submit, scores
 
@@ -65,7 +73,7 @@ def straight(token):
 
 def test_attention_checks_are_planned_once_at_seeded_positions(opened_study):
     screening.screening_settings_update(study=opened_study, changes={"attention_count": 3})
-    a = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
+    a = assignment_for_judge(study=opened_study, judge=user("ann"))
     settings = screening.settings_for_study(study=opened_study)
     assert screening.attention_plan(assignment=a, settings=settings) == 3
     assert screening.attention_plan(assignment=a, settings=settings) == 0  # once
@@ -79,7 +87,7 @@ def test_attention_checks_are_planned_once_at_seeded_positions(opened_study):
 
 def test_warn_policy_counts_failures_but_lets_the_judge_go_on(opened_study):
     screening.screening_settings_update(study=opened_study, changes={"attention_count": 2, "attention_policy": "warn"})
-    a = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
+    a = assignment_for_judge(study=opened_study, judge=user("ann"))
     assert screening.judge_gate(assignment=a, done=0) is None  # before any item
     gate = screening.judge_gate(assignment=a, done=a.n_items)
     assert gate[0] == "attention"
@@ -95,7 +103,7 @@ def test_warn_policy_counts_failures_but_lets_the_judge_go_on(opened_study):
 def test_end_policy_screens_out_after_k_failures_and_a_right_answer_passes(opened_study):
     screening.screening_settings_update(study=opened_study, changes={
         "attention_count": 3, "attention_policy": "end", "attention_max_failures": 2})
-    a = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
+    a = assignment_for_judge(study=opened_study, judge=user("ann"))
     results = []
     for right in (True, False, False):
         _, check = screening.judge_gate(assignment=a, done=a.n_items)
@@ -110,7 +118,7 @@ def test_the_rating_page_shows_a_check_as_an_instruction_then_continues(opened_s
     screening.screening_settings_update(study=opened_study, changes={"attention_count": 1})
     client = page_as("ann")
     client.post(f"/judge/studies/{opened_study.pk}/instructions/")
-    a = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
+    a = assignment_for_judge(study=opened_study, judge=user("ann"))
     screening.attention_plan(assignment=a, settings=screening.settings_for_study(study=opened_study))
     check = AttentionCheck.objects.get(assignment=a)
     AssignmentItem.objects.filter(assignment=a, position__lte=check.after_done).update(done_at=a.created_at)
@@ -142,8 +150,8 @@ def test_auto_qc_screens_out_a_straight_liner_after_n_controls_and_keeps_a_caref
         "qc_auto": True, "qc_auto_pvalue": 0.01, "qc_auto_min_controls": 8})
     rate_via_api(opened_study, "bob", careful)
     rated = rate_via_api(opened_study, "ann", straight)
-    ann = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
-    bob = selectors.assignment_for_judge(study=opened_study, judge=user("bob"))
+    ann = assignment_for_judge(study=opened_study, judge=user("ann"))
+    bob = assignment_for_judge(study=opened_study, judge=user("bob"))
     assert bob.screened_out_at is None
     assert ann.screened_out_rule == "qc" and "p < 0.01" in ann.screened_out_reason
     n_controls = Judgment.objects.filter(judge=ann.judge).exclude(
@@ -155,7 +163,7 @@ def test_auto_qc_screens_out_a_straight_liner_after_n_controls_and_keeps_a_caref
     # the same rule computed offline by the QC library gives the same verdict
     from metrics.core.stats.qc import judge_qc
 
-    (qc,) = judge_qc(screening.judge_frame(ann), control_expected=selectors.study_control_expected(
+    (qc,) = judge_qc(screening.judge_frame(ann), control_expected=study_control_expected(
         study=opened_study), alpha=0.01)
     assert any(t.passed is False for t in qc.tests)
 
@@ -186,7 +194,7 @@ def test_the_submit_that_reaches_min_controls_does_the_same_work_as_every_other(
         before = len(sent)
         assert api_submit(api, opened_study, body["item"], values=straight(body["item"]["token"])).status_code == 201
         per_submit.append((is_control(body["item"]["token"]), sent[before:]))
-    ann = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
+    ann = assignment_for_judge(study=opened_study, judge=user("ann"))
     n_controls = sum(control for control, _ in per_submit)
     assert n_controls >= 8 and stats_in_request == []  # the threshold was passed; no submit computed QC
     assert {tuple(s) for _, s in per_submit} == {(("judging.qc_auto_check", (ann.pk,)),)}  # one and the same each time
@@ -203,12 +211,12 @@ def test_with_automatic_qc_on_judging_goes_on_while_the_broker_is_down(opened_st
     screening.screening_settings_update(study=opened_study, changes={"qc_auto": True, "qc_auto_min_controls": 1})
     with broker_at(dead_broker_url()):
         assert rate_via_api(opened_study, "ann", straight, limit=3) == 3  # each submit answered 201
-    assert selectors.assignment_for_judge(study=opened_study, judge=user("ann")).screened_out_at is None
+    assert assignment_for_judge(study=opened_study, judge=user("ann")).screened_out_at is None
 
 
 def test_auto_qc_off_screens_nobody(opened_study):
     rate_via_api(opened_study, "ann", straight)
-    assert selectors.assignment_for_judge(study=opened_study, judge=user("ann")).screened_out_at is None
+    assert assignment_for_judge(study=opened_study, judge=user("ann")).screened_out_at is None
 
 
 # --- never counted ---------------------------------------------------------------------------
@@ -219,43 +227,43 @@ def one_screened_out(opened_study):
 
     rate_all_via_service(opened_study, user("ann"))
     rate_all_via_service(opened_study, user("bob"))
-    a = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
+    a = assignment_for_judge(study=opened_study, judge=user("ann"))
     assert screening.screen_out(assignment=a, rule="training", reason="Training failed.")
     return opened_study
 
 
 def test_screened_out_judgments_are_never_counted(one_screened_out):
     study = one_screened_out
-    frame = selectors.judgments_frame(study=study)
+    frame = judgments_frame(study=study)
     assert set(frame["judge"]) == {"bob"}
-    assert selectors.judges_excluded(study=study) == {"ann"}
+    assert judges_excluded(study=study) == {"ann"}
     from metrics.reports.selectors import report_judgment_inputs
 
     inputs = report_judgment_inputs(study=study)
     assert inputs.excluded == ["ann"]
-    tidy = list(csv.reader(io.StringIO("\n".join(",".join(map(str, r)) for r in selectors.export_tidy_rows(
+    tidy = list(csv.reader(io.StringIO("\n".join(",".join(map(str, r)) for r in export_tidy_rows(
         study=study)))))
     assert {row[1] for row in tidy[1:]} == {"bob"}
-    header = next(selectors.export_wide_rows(study=study))
+    header = next(export_wide_rows(study=study))
     assert not any(h.startswith("ann:") for h in header)
-    qc = {r["judge"]: r for r in selectors.judge_qc(study=study)}
+    qc = {r["judge"]: r for r in qc_module.judge_qc(study=study)}
     assert qc["ann"]["screened_out"] == ("training", "Training failed.") and qc["ann"]["excluded"]
     # a researcher cannot count them again from the QC page
     with pytest.raises(CannotOpen):
-        services.judge_exclusion_set(study=study, judge=user("ann"), excluded=False, decided_by=None)
+        judge_exclusion_set(study=study, judge=user("ann"), excluded=False, decided_by=None)
 
 
 def test_screening_out_makes_reports_stale(opened_study):
-    before = selectors.judgments_fingerprint(study=opened_study)
-    a = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
+    before = judgments_fingerprint(study=opened_study)
+    a = assignment_for_judge(study=opened_study, judge=user("ann"))
     screening.screen_out(assignment=a, rule="qc", reason="x")
-    assert selectors.judgments_fingerprint(study=opened_study) != before
+    assert judgments_fingerprint(study=opened_study) != before
 
 
 def test_a_screened_out_judge_cannot_submit_and_sees_the_screened_out_page(opened_study):
     api = api_as("ann")
     item = api_next(api, opened_study).json()["item"]
-    a = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
+    a = assignment_for_judge(study=opened_study, judge=user("ann"))
     screening.screen_out(assignment=a, rule="attention", reason="x")
     assert api_submit(api, opened_study, item).status_code == 403
     client = page_as("ann")
@@ -384,7 +392,7 @@ def test_the_gate_costs_one_query_on_a_study_without_screening(opened_study):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    a = selectors.assignment_for_judge(study=opened_study, judge=user("ann"))
+    a = assignment_for_judge(study=opened_study, judge=user("ann"))
     with CaptureQueriesContext(connection) as ctx:
         assert screening.judge_gate(assignment=a, done=3) is None
     assert len(ctx.captured_queries) == 1

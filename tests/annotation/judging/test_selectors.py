@@ -9,8 +9,16 @@ import pandas as pd
 import pytest
 from django.contrib.auth.models import User
 
-from annotation.judging import selectors, services
+from annotation.judging import selectors
 from annotation.judging.exports import csv_lines, csv_safe
+from annotation.judging.selectors.design import study_control_expected
+from annotation.judging.selectors.export_rows import export_tidy_rows, export_wide_rows
+from annotation.judging.selectors.frame import judgments_frame
+from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+from annotation.judging.selectors.qc import judge_qc, judgments_fingerprint
+from annotation.judging.services.design import design_update
+from annotation.judging.services.exclusions import judge_exclusion_set
+from annotation.judging.services.submission import judgment_submit
 from annotation.models import Candidate
 from metrics.core.stats.data import validate_judgments
 
@@ -29,7 +37,7 @@ def by_kind(item):
 def test_judgments_frame_has_the_canonical_columns_and_types(opened_study):
     ann = User.objects.get(username="ann")
     rate_all_via_service(opened_study, ann)
-    frame = selectors.judgments_frame(study=opened_study)
+    frame = judgments_frame(study=opened_study)
     assert list(frame.columns) == ["judge", "item", "original", "system", "is_control", "control_kind", "criterion",
                                    "score", "seconds", "submitted_at"]
     assert len(frame) == 25 * 4
@@ -48,56 +56,56 @@ def test_judgments_frame_has_the_canonical_columns_and_types(opened_study):
 
 def test_the_frame_uses_latest_revisions_and_drops_excluded_judges(opened_study, researcher):
     ann, bob = User.objects.get(username="ann"), User.objects.get(username="bob")
-    item = selectors.item_next_for_judge(assignment=selectors.assignment_for_judge(study=opened_study, judge=ann))
+    item = item_next_for_judge(assignment=assignment_for_judge(study=opened_study, judge=ann))
     for v in (1, 2, 5):
-        services.judgment_submit(study=opened_study, judge=ann, token=item.token, key=new_key(),
+        judgment_submit(study=opened_study, judge=ann, token=item.token, key=new_key(),
                                  scores=scores(v, v, v, v), serve_stamp=item.serve_stamp)
-    bob_item = selectors.item_next_for_judge(assignment=selectors.assignment_for_judge(study=opened_study, judge=bob))
-    services.judgment_submit(study=opened_study, judge=bob, token=bob_item.token, key=new_key(), scores=scores(),
+    bob_item = item_next_for_judge(assignment=assignment_for_judge(study=opened_study, judge=bob))
+    judgment_submit(study=opened_study, judge=bob, token=bob_item.token, key=new_key(), scores=scores(),
                              serve_stamp=bob_item.serve_stamp)
-    frame = selectors.judgments_frame(study=opened_study)
+    frame = judgments_frame(study=opened_study)
     assert list(frame.loc[frame["judge"] == "ann", "score"]) == [5, 5, 5, 5]
     assert set(frame["judge"]) == {"ann", "bob"}
-    services.judge_exclusion_set(study=opened_study, judge=bob, excluded=True, decided_by=researcher)
-    assert set(selectors.judgments_frame(study=opened_study)["judge"]) == {"ann"}
-    assert set(selectors.judgments_frame(study=opened_study, include_excluded_judges=True)["judge"]) == {"ann", "bob"}
+    judge_exclusion_set(study=opened_study, judge=bob, excluded=True, decided_by=researcher)
+    assert set(judgments_frame(study=opened_study)["judge"]) == {"ann"}
+    assert set(judgments_frame(study=opened_study, include_excluded_judges=True)["judge"]) == {"ann", "bob"}
 
 
 def test_empty_frame_keeps_its_columns(opened_study):
-    frame = selectors.judgments_frame(study=opened_study)
+    frame = judgments_frame(study=opened_study)
     assert len(frame) == 0 and "control_kind" in frame.columns
 
 
 def test_control_expected_comes_from_the_design(opened_study, study):
-    exp = selectors.study_control_expected(study=opened_study)
+    exp = study_control_expected(study=opened_study)
     assert exp["unigram"] == {"adequacy": 1, "fluency": 1, "dissimilarity": 5, "overall": 1}
     changed = dict(exp, identical=dict(exp["identical"], overall=3))
-    services.design_update(study=opened_study, changes={"expected_scores": changed})
-    assert selectors.study_control_expected(study=opened_study)["identical"]["overall"] == 3
+    design_update(study=opened_study, changes={"expected_scores": changed})
+    assert study_control_expected(study=opened_study)["identical"]["overall"] == 3
 
 
 def test_fingerprint_changes_on_judgments_revisions_exclusions_and_expected_scores(opened_study, researcher):
     ann = User.objects.get(username="ann")
-    fp = [selectors.judgments_fingerprint(study=opened_study)]
-    assert fp[0] == selectors.judgments_fingerprint(study=opened_study)  # stable when nothing changes
-    item = selectors.item_next_for_judge(assignment=selectors.assignment_for_judge(study=opened_study, judge=ann))
-    services.judgment_submit(study=opened_study, judge=ann, token=item.token, key="fp-key-0001", scores=scores(),
+    fp = [judgments_fingerprint(study=opened_study)]
+    assert fp[0] == judgments_fingerprint(study=opened_study)  # stable when nothing changes
+    item = item_next_for_judge(assignment=assignment_for_judge(study=opened_study, judge=ann))
+    judgment_submit(study=opened_study, judge=ann, token=item.token, key="fp-key-0001", scores=scores(),
                              serve_stamp=item.serve_stamp)
-    fp.append(selectors.judgments_fingerprint(study=opened_study))
-    services.judgment_submit(study=opened_study, judge=ann, token=item.token, key="fp-key-0001", scores=scores(),
+    fp.append(judgments_fingerprint(study=opened_study))
+    judgment_submit(study=opened_study, judge=ann, token=item.token, key="fp-key-0001", scores=scores(),
                              serve_stamp=item.serve_stamp)  # a replay changes nothing
-    assert selectors.judgments_fingerprint(study=opened_study) == fp[-1]
-    services.judgment_submit(study=opened_study, judge=ann, token=item.token, key=new_key(), scores=scores(1, 1, 1, 1),
+    assert judgments_fingerprint(study=opened_study) == fp[-1]
+    judgment_submit(study=opened_study, judge=ann, token=item.token, key=new_key(), scores=scores(1, 1, 1, 1),
                              serve_stamp=item.serve_stamp)
-    fp.append(selectors.judgments_fingerprint(study=opened_study))
-    services.judge_exclusion_set(study=opened_study, judge=ann, excluded=True, decided_by=researcher)
-    fp.append(selectors.judgments_fingerprint(study=opened_study))
-    services.judge_exclusion_set(study=opened_study, judge=ann, excluded=False, decided_by=researcher)
-    fp.append(selectors.judgments_fingerprint(study=opened_study))
-    exp = selectors.study_control_expected(study=opened_study)
+    fp.append(judgments_fingerprint(study=opened_study))
+    judge_exclusion_set(study=opened_study, judge=ann, excluded=True, decided_by=researcher)
+    fp.append(judgments_fingerprint(study=opened_study))
+    judge_exclusion_set(study=opened_study, judge=ann, excluded=False, decided_by=researcher)
+    fp.append(judgments_fingerprint(study=opened_study))
+    exp = study_control_expected(study=opened_study)
     exp["random"]["overall"] = 2
-    services.design_update(study=opened_study, changes={"expected_scores": exp})
-    fp.append(selectors.judgments_fingerprint(study=opened_study))
+    design_update(study=opened_study, changes={"expected_scores": exp})
+    fp.append(judgments_fingerprint(study=opened_study))
     assert len(set(fp)) == len(fp)
 
 
@@ -105,7 +113,7 @@ def test_qc_of_a_careful_and_a_careless_judge(opened_study):
     ann, bob = User.objects.get(username="ann"), User.objects.get(username="bob")
     rate_all_via_service(opened_study, ann, score_fn=by_kind)
     rate_all_via_service(opened_study, bob)  # 3/4/2/3 for everything
-    rows = {r["judge"]: r for r in selectors.judge_qc(study=opened_study)}
+    rows = {r["judge"]: r for r in judge_qc(study=opened_study)}
     careful, careless = rows["ann"]["qc"], rows["bob"]["qc"]
     assert careful.control_mad == {"adequacy": 0.0, "fluency": 0.0, "dissimilarity": 0.0, "overall": 0.0}
     assert all(t.passed for t in careful.tests)
@@ -115,13 +123,13 @@ def test_qc_of_a_careful_and_a_careless_judge(opened_study):
 def test_tidy_export_has_one_row_per_judge_item_criterion(opened_study, researcher):
     ann = User.objects.get(username="ann")
     rate_all_via_service(opened_study, ann)
-    services.judge_exclusion_set(study=opened_study, judge=ann, excluded=True, decided_by=researcher)
-    text = "".join(csv_lines(selectors.export_tidy_rows(study=opened_study)))
+    judge_exclusion_set(study=opened_study, judge=ann, excluded=True, decided_by=researcher)
+    text = "".join(csv_lines(export_tidy_rows(study=opened_study)))
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == 100
     assert list(rows[0]) == ["study", "judge", "item", "original_id", "system", "is_control", "control_kind", "criterion",
                              "score", "seconds", "active_seconds", "submitted_at", "revision", "judge_excluded", "z"]
-    frame = selectors.judgments_frame(study=opened_study, include_excluded_judges=True)
+    frame = judgments_frame(study=opened_study, include_excluded_judges=True)
     assert sorted((r["item"], r["criterion"], int(r["score"])) for r in rows) == sorted(
         zip(frame["item"], frame["criterion"], frame["score"]))
     assert {r["control_kind"] for r in rows if r["is_control"] == "true"} == {"identical", "random", "unigram"}
@@ -131,7 +139,7 @@ def test_tidy_export_has_one_row_per_judge_item_criterion(opened_study, research
 def test_wide_export_has_a_row_per_item_and_a_column_per_judge_and_criterion(opened_study):
     rate_all_via_service(opened_study, User.objects.get(username="ann"))
     rate_all_via_service(opened_study, User.objects.get(username="bob"), score_fn=lambda item: scores(1, 2, 3, 4))
-    rows = list(csv.reader(io.StringIO("".join(csv_lines(selectors.export_wide_rows(study=opened_study))))))
+    rows = list(csv.reader(io.StringIO("".join(csv_lines(export_wide_rows(study=opened_study))))))
     header, body = rows[0], rows[1:]
     assert header[:8] == ["study", "item", "original_id", "system", "is_control", "control_kind", "original", "candidate"]
     assert header[8:] == [f"{j}:{c}" for j in ("ann", "bob") for c in ("adequacy", "fluency", "dissimilarity", "overall")]
@@ -147,26 +155,26 @@ def test_the_streamed_exports_equal_a_reference_built_from_the_models(opened_stu
     monkeypatch.setattr(selectors.export_rows, "EXPORT_CHUNK_SIZE", 3)  # where the exports read it
     ann, bob = User.objects.get(username="ann"), User.objects.get(username="bob")
     rate_all_via_service(opened_study, ann, score_fn=lambda item: scores(*(1 + len(item.paraphrase) % 5,) * 4))
-    bob_list = selectors.assignment_for_judge(study=opened_study, judge=bob)
+    bob_list = assignment_for_judge(study=opened_study, judge=bob)
     for k in range(9):  # bob stops part-way, and revises one
-        item = selectors.item_next_for_judge(assignment=bob_list)
-        services.judgment_submit(study=opened_study, judge=bob, token=item.token, key=new_key(),
+        item = item_next_for_judge(assignment=bob_list)
+        judgment_submit(study=opened_study, judge=bob, token=item.token, key=new_key(),
                                  scores=scores(k % 5 + 1, 2, 3, 4), serve_stamp=item.serve_stamp)
-    services.judgment_submit(study=opened_study, judge=bob, token=item.token, key=new_key(), scores=scores(5, 5, 5, 5),
+    judgment_submit(study=opened_study, judge=bob, token=item.token, key=new_key(), scores=scores(5, 5, 5, 5),
                              serve_stamp=item.serve_stamp)
-    services.judge_exclusion_set(study=opened_study, judge=bob, excluded=True, decided_by=researcher)
+    judge_exclusion_set(study=opened_study, judge=bob, excluded=True, decided_by=researcher)
 
     latest = list(Judgment.objects.filter(study=opened_study, is_latest=True)
                   .select_related("judge", "item__candidate__original", "item__candidate__system"))
     crits = ("adequacy", "fluency", "dissimilarity", "overall")
     # tidy: one row per judgment × criterion, by judge then item
-    tidy = list(csv.DictReader(io.StringIO("".join(csv_lines(selectors.export_tidy_rows(study=opened_study))))))
+    tidy = list(csv.DictReader(io.StringIO("".join(csv_lines(export_tidy_rows(study=opened_study))))))
     expected = sorted(((j.judge.username, j.item.candidate_id, c, j.values[c]) for j in latest for c in crits),
                       key=lambda t: (t[0], t[1]))
     assert [(r["judge"], int(r["item"]), r["criterion"], int(r["score"])) for r in tidy] == expected
     assert {r["judge_excluded"] for r in tidy if r["judge"] == "bob"} == {"true"}
     # wide: one row per judged item in study order, each judge's scores or blanks
-    wide = list(csv.reader(io.StringIO("".join(csv_lines(selectors.export_wide_rows(study=opened_study))))))
+    wide = list(csv.reader(io.StringIO("".join(csv_lines(export_wide_rows(study=opened_study))))))
     cands = sorted({j.item.candidate for j in latest},
                    key=lambda c: (c.original.position, c.original.external_id, c.system.name, c.pk))
     by = {(j.item.candidate_id, j.judge.username): [str(j.values[c]) for c in crits] for j in latest}
@@ -206,7 +214,7 @@ def test_export_command_writes_the_same_csv(opened_study, tmp_path):
     rate_all_via_service(opened_study, User.objects.get(username="ann"))
     out = tmp_path / "tidy.csv"
     call_command("export_judgments", "--study", opened_study.name, "--format", "tidy", "-o", str(out))
-    expected = "".join(csv_lines(selectors.export_tidy_rows(study=opened_study)))
+    expected = "".join(csv_lines(export_tidy_rows(study=opened_study)))
     assert out.read_bytes().decode("utf-8") == expected
     from django.core.management.base import CommandError
 

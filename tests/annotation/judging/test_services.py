@@ -9,7 +9,6 @@ import pytest
 from django.contrib.auth.models import User
 
 from annotation.enums import StudyStatus, SystemKind
-from annotation.judging import selectors, services
 from annotation.judging.enums import JudgesMode
 from annotation.judging.errors import (
     CannotOpen,
@@ -21,6 +20,19 @@ from annotation.judging.errors import (
     StudyNotOpen,
 )
 from annotation.judging.models import Assignment, AssignmentItem, Judgment
+from annotation.judging.selectors.exclusions import judge_exclusion_history, judges_excluded
+from annotation.judging.selectors.frame import judgments_frame
+from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge, item_previous_for_judge
+from annotation.judging.services.assignments import assignment_ensure_for_judge
+from annotation.judging.services.design import design_get_or_create, design_update
+from annotation.judging.services.exclusions import judge_exclusion_set
+from annotation.judging.services.opening import (
+    study_judging_close,
+    study_judging_open,
+    study_judging_reopen,
+    study_judging_reset,
+)
+from annotation.judging.services.submission import judgment_submit
 from annotation.judging.tokens import serve_stamp_make
 from annotation.models import Candidate, System
 from metrics.core.assignment import adjacent_same_group, derive_seed
@@ -33,7 +45,7 @@ pytestmark = pytest.mark.django_db
 # --- design -----------------------------------------------------------------------------
 
 def test_a_new_design_has_pems_defaults(study):
-    design = services.design_get_or_create(study=study)
+    design = design_get_or_create(study=study)
     assert [c["slug"] for c in design.criteria] == ["adequacy", "fluency", "dissimilarity", "overall"]
     assert all(c["scale"] == {"type": "points", "min": 1, "max": 5, "labels": c["scale"]["labels"]}
                and len(c["scale"]["labels"]) == 5 for c in design.criteria)
@@ -47,27 +59,27 @@ def test_a_new_design_has_pems_defaults(study):
 
 def test_design_update_validates_with_clear_messages(study):
     with pytest.raises(DesignInvalid) as exc:
-        services.design_update(study=study, changes={"expected_scores": {"identical": {"adequacy": 9}}})
+        design_update(study=study, changes={"expected_scores": {"identical": {"adequacy": 9}}})
     assert "expected_scores" in exc.value.field_errors
     with pytest.raises(DesignInvalid) as exc:
-        services.design_update(study=study, changes={"control_counts": {"identical": 9}})
+        design_update(study=study, changes={"control_counts": {"identical": 9}})
     assert "0 to 5" in str(exc.value.field_errors)
     with pytest.raises(DesignInvalid, match="unknown design field"):
-        services.design_update(study=study, changes={"colour": "red"})
-    labels = services.design_get_or_create(study=study).criteria
+        design_update(study=study, changes={"colour": "red"})
+    labels = design_get_or_create(study=study).criteria
     labels[0]["scale"]["labels"] = ["only", "four", "labels", "here"]
     with pytest.raises(DesignInvalid):
-        services.design_update(study=study, changes={"criteria": labels})
+        design_update(study=study, changes={"criteria": labels})
 
 
 def test_design_is_frozen_once_opened_except_expected_scores_and_alpha(opened_study):
     with pytest.raises(DesignFrozen, match="frozen"):
-        services.design_update(study=opened_study, changes={"seed": 99})
-    design = services.design_update(study=opened_study, changes={"qc_alpha": 0.01, "seed": 1234})  # same seed: fine
+        design_update(study=opened_study, changes={"seed": 99})
+    design = design_update(study=opened_study, changes={"qc_alpha": 0.01, "seed": 1234})  # same seed: fine
     assert design.qc_alpha == 0.01
     exp = design.expected_scores
     exp["identical"]["overall"] = 3
-    assert services.design_update(study=opened_study, changes={"expected_scores": exp}).expected_scores["identical"]["overall"] == 3
+    assert design_update(study=opened_study, changes={"expected_scores": exp}).expected_scores["identical"]["overall"] == 3
 
 
 # --- opening --------------------------------------------------------------------------------
@@ -105,8 +117,8 @@ def test_opening_builds_a_fully_crossed_seeded_assignment_per_judge(opened_study
 
 def test_the_same_seed_rebuilds_the_same_controls_and_orders(study, add_judge):
     add_judge(study, "ann")
-    services.design_update(study=study, changes={"seed": 77})
-    services.study_judging_open(study=study)
+    design_update(study=study, changes={"seed": 77})
+    study_judging_open(study=study)
 
     def snapshot():
         controls = sorted(Candidate.objects.filter(original__study=study, system__name__startswith="control:")
@@ -116,17 +128,17 @@ def test_the_same_seed_rebuilds_the_same_controls_and_orders(study, add_judge):
         return controls, order
 
     first = snapshot()
-    services.study_judging_reset(study=study)
+    study_judging_reset(study=study)
     assert not System.objects.filter(study=study, name__startswith="control:").exists()
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     assert snapshot() == first
 
 
 def test_k_judges_per_item_is_balanced(study, add_judge):
     for name in ("ann", "bob", "cy", "dee"):
         add_judge(study, name)
-    services.design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 3})
-    summary = services.study_judging_open(study=study)
+    design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 3})
+    summary = study_judging_open(study=study)
     assert summary.items == 25 and summary.assignment_items == 75
     per_item = Counter(AssignmentItem.objects.filter(assignment__study=study).values_list("candidate_id", flat=True))
     assert set(per_item.values()) == {3}
@@ -139,32 +151,32 @@ def test_opening_refuses_with_clear_reasons(study, add_judge, researcher):
 
     empty = StudyFactory(owner=researcher)
     with pytest.raises(CannotOpen, match="no originals"):
-        services.study_judging_open(study=empty)
+        study_judging_open(study=empty)
     add_judge(study, "ann")
-    services.design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 2})
+    design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 2})
     with pytest.raises(CannotOpen, match="needs at least 2 judges"):
-        services.study_judging_open(study=study)
-    services.design_update(study=study, changes={"judges_mode": JudgesMode.FULLY_CROSSED})
-    services.study_judging_open(study=study)
+        study_judging_open(study=study)
+    design_update(study=study, changes={"judges_mode": JudgesMode.FULLY_CROSSED})
+    study_judging_open(study=study)
     with pytest.raises(CannotOpen, match="already been opened"):
-        services.study_judging_open(study=study)
+        study_judging_open(study=study)
 
 
 def test_a_judge_added_later_gets_a_full_assignment(opened_study, add_judge):
     late = add_judge(opened_study, "late")
-    assignment = services.assignment_ensure_for_judge(study=opened_study, judge=late)
+    assignment = assignment_ensure_for_judge(study=opened_study, judge=late)
     assert assignment.joined_late and assignment.n_items == 25
-    assert services.assignment_ensure_for_judge(study=opened_study, judge=late) == assignment  # idempotent
+    assert assignment_ensure_for_judge(study=opened_study, judge=late) == assignment  # idempotent
     assert assignment.seed == derive_seed(1234, "order", "late")
 
 
 def test_a_late_judge_in_k_mode_evens_out_coverage(study, add_judge):
     for name in ("ann", "bob", "cy"):
         add_judge(study, name)
-    services.design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 1})
-    services.study_judging_open(study=study)
+    design_update(study=study, changes={"judges_mode": JudgesMode.K_PER_ITEM, "judges_per_item": 1})
+    study_judging_open(study=study)
     late = add_judge(study, "late")
-    assignment = services.assignment_ensure_for_judge(study=study, judge=late)
+    assignment = assignment_ensure_for_judge(study=study, judge=late)
     loads = dict(Assignment.objects.filter(study=study, joined_late=False).values_list("judge__username", "n_items"))
     assert assignment.n_items == min(loads.values())
     per_item = Counter(AssignmentItem.objects.filter(assignment__study=study).values_list("candidate_id", flat=True))
@@ -173,18 +185,18 @@ def test_a_late_judge_in_k_mode_evens_out_coverage(study, add_judge):
 
 def test_non_judges_and_unopened_studies_get_no_assignment(study, researcher, add_judge):
     ann = add_judge(study, "ann")
-    assert services.assignment_ensure_for_judge(study=study, judge=ann) is None  # not open yet
-    services.study_judging_open(study=study)
-    assert services.assignment_ensure_for_judge(study=study, judge=researcher) is None
+    assert assignment_ensure_for_judge(study=study, judge=ann) is None  # not open yet
+    study_judging_open(study=study)
+    assert assignment_ensure_for_judge(study=study, judge=researcher) is None
 
 
 def test_reset_is_refused_once_someone_judged(opened_study):
     ann = User.objects.get(username="ann")
-    item = selectors.item_next_for_judge(assignment=selectors.assignment_for_judge(study=opened_study, judge=ann))
-    services.judgment_submit(study=opened_study, judge=ann, token=item.token, key=new_key(), scores=scores(),
+    item = item_next_for_judge(assignment=assignment_for_judge(study=opened_study, judge=ann))
+    judgment_submit(study=opened_study, judge=ann, token=item.token, key=new_key(), scores=scores(),
                              serve_stamp=item.serve_stamp)
     with pytest.raises(CannotOpen, match="already submitted"):
-        services.study_judging_reset(study=opened_study)
+        study_judging_reset(study=opened_study)
 
 
 def test_ten_judges_by_two_thousand_items_open_with_bulk_writes(researcher, add_judge, django_assert_max_num_queries):
@@ -193,9 +205,9 @@ def test_ten_judges_by_two_thousand_items_open_with_bulk_writes(researcher, add_
     big = study_with_data(n_originals=400, systems=("s1", "s2"), owner=researcher, name="Big")
     for i in range(10):
         add_judge(big, f"j{i:02d}")
-    services.design_update(study=big, changes={"control_counts": {"identical": 1, "random": 1, "unigram": 1}})
+    design_update(study=big, changes={"control_counts": {"identical": 1, "random": 1, "unigram": 1}})
     with django_assert_max_num_queries(200):  # bulk: the count of queries does not grow with items
-        summary = services.study_judging_open(study=big)
+        summary = study_judging_open(study=big)
     assert summary.items == 2000 and summary.assignment_items == 20000
     assert AssignmentItem.objects.filter(assignment__study=big).count() == 20000
 
@@ -205,14 +217,14 @@ def test_ten_judges_by_two_thousand_items_open_with_bulk_writes(researcher, add_
 @pytest.fixture
 def ann_item(opened_study):
     ann = User.objects.get(username="ann")
-    assignment = selectors.assignment_for_judge(study=opened_study, judge=ann)
-    return ann, selectors.item_next_for_judge(assignment=assignment)
+    assignment = assignment_for_judge(study=opened_study, judge=ann)
+    return ann, item_next_for_judge(assignment=assignment)
 
 
 def submit(study, judge, item, **kw):
     args = {"study": study, "judge": judge, "token": item.token, "key": new_key(), "scores": scores(),
             "serve_stamp": item.serve_stamp} | kw
-    return services.judgment_submit(**args)
+    return judgment_submit(**args)
 
 
 def test_submit_stores_scores_and_timing(opened_study, ann_item):
@@ -287,7 +299,7 @@ def test_a_key_reused_for_a_different_submission_is_refused(opened_study, ann_it
     submit(opened_study, ann, item, key="reused-key-1", scores=scores(1, 1, 1, 1))
     with pytest.raises(KeyReused):
         submit(opened_study, ann, item, key="reused-key-1", scores=scores(5, 5, 5, 5))
-    other = selectors.item_next_for_judge(assignment=selectors.assignment_for_judge(study=opened_study, judge=ann))
+    other = item_next_for_judge(assignment=assignment_for_judge(study=opened_study, judge=ann))
     with pytest.raises(KeyReused):
         submit(opened_study, ann, other, key="reused-key-1", scores=scores(1, 1, 1, 1))
     assert Judgment.objects.count() == 1
@@ -300,7 +312,7 @@ def test_revisions_keep_history_and_the_latest_counts(opened_study, ann_item):
     third = submit(opened_study, ann, item, scores=scores(3, 3, 3, 3)).judgment
     history = list(Judgment.objects.filter(item__token=item.token).order_by("revision").values_list("revision", "is_latest", "values__overall"))
     assert history == [(1, False, 1), (2, False, 2), (3, True, 3)]
-    frame = selectors.judgments_frame(study=opened_study)
+    frame = judgments_frame(study=opened_study)
     assert list(frame.loc[frame["judge"] == "ann", "score"]) == [3, 3, 3, 3]
     assert third.revision == 3
 
@@ -308,18 +320,18 @@ def test_revisions_keep_history_and_the_latest_counts(opened_study, ann_item):
 def test_a_closed_study_refuses_new_judgments_but_replays_old_keys(opened_study, ann_item):
     ann, item = ann_item
     submit(opened_study, ann, item, key="before-close-key")
-    services.study_judging_close(study=opened_study)
+    study_judging_close(study=opened_study)
     with pytest.raises(StudyNotOpen):
         submit(opened_study, ann, item)
     assert not submit(opened_study, ann, item, key="before-close-key").created  # a retry still succeeds
-    services.study_judging_reopen(study=opened_study)
+    study_judging_reopen(study=opened_study)
     assert submit(opened_study, ann, item).created
 
 
 def test_a_draft_study_refuses_judgments(study, add_judge):
     ann = add_judge(study, "ann")
-    services.study_judging_open(study=study)
-    item = selectors.item_next_for_judge(assignment=selectors.assignment_for_judge(study=study, judge=ann))
+    study_judging_open(study=study)
+    item = item_next_for_judge(assignment=assignment_for_judge(study=study, judge=ann))
     type(study).objects.filter(pk=study.pk).update(status=StudyStatus.DRAFT)
     with pytest.raises(StudyNotOpen):
         submit(study, ann, item)
@@ -327,30 +339,30 @@ def test_a_draft_study_refuses_judgments(study, add_judge):
 
 def test_resume_point_moves_through_the_order(opened_study):
     ann = User.objects.get(username="ann")
-    assignment = selectors.assignment_for_judge(study=opened_study, judge=ann)
-    first = selectors.item_next_for_judge(assignment=assignment)
+    assignment = assignment_for_judge(study=opened_study, judge=ann)
+    first = item_next_for_judge(assignment=assignment)
     assert (first.position, first.done, first.previous_token) == (1, 0, None)
     submit(opened_study, ann, first)
-    second = selectors.item_next_for_judge(assignment=assignment)
+    second = item_next_for_judge(assignment=assignment)
     assert (second.position, second.done, second.previous_token) == (2, 1, first.token)
-    back = selectors.item_previous_for_judge(study=opened_study, judge=ann)
+    back = item_previous_for_judge(study=opened_study, judge=ann)
     assert back.token == first.token and back.scores == scores() and back.revision == 1
     assert rate_all_via_service(opened_study, ann) == 24
-    assert selectors.item_next_for_judge(assignment=assignment) is None
-    assert selectors.item_previous_for_judge(study=opened_study, judge=ann).position == 25
+    assert item_next_for_judge(assignment=assignment) is None
+    assert item_previous_for_judge(study=opened_study, judge=ann).position == 25
 
 
 def test_exclusions_are_recorded_and_reversible(opened_study, researcher):
     ann = User.objects.get(username="ann")
-    assert services.judge_exclusion_set(study=opened_study, judge=ann, excluded=True, decided_by=researcher, reason="clicks at random")
-    assert services.judge_exclusion_set(study=opened_study, judge=ann, excluded=True, decided_by=researcher) is None
-    assert selectors.judges_excluded(study=opened_study) == {"ann"}
-    services.judge_exclusion_set(study=opened_study, judge=ann, excluded=False, decided_by=researcher)
-    assert selectors.judges_excluded(study=opened_study) == set()
-    history = selectors.judge_exclusion_history(study=opened_study)
+    assert judge_exclusion_set(study=opened_study, judge=ann, excluded=True, decided_by=researcher, reason="clicks at random")
+    assert judge_exclusion_set(study=opened_study, judge=ann, excluded=True, decided_by=researcher) is None
+    assert judges_excluded(study=opened_study) == {"ann"}
+    judge_exclusion_set(study=opened_study, judge=ann, excluded=False, decided_by=researcher)
+    assert judges_excluded(study=opened_study) == set()
+    history = judge_exclusion_history(study=opened_study)
     assert [h.excluded for h in history] == [False, True] and history[1].reason == "clicks at random"
     with pytest.raises(CannotOpen, match="not a judge"):
-        services.judge_exclusion_set(study=opened_study, judge=researcher, excluded=True, decided_by=researcher)
+        judge_exclusion_set(study=opened_study, judge=researcher, excluded=True, decided_by=researcher)
 
 
 def test_demo_hook_opens_the_study_for_its_judges(study, add_judge, researcher):

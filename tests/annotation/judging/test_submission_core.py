@@ -10,11 +10,14 @@ import pytest
 from django.contrib.auth.models import User
 
 from annotation.enums import SystemKind
-from annotation.judging import screening, selectors, services
+from annotation.judging import screening
 from annotation.judging.models import Assignment, AssignmentItem, ComparisonJudgment
 from annotation.judging.protocols.side_by_side import services as comparison
 from annotation.judging.screening import ScreenedOut
-from annotation.judging.selectors.judge import JudgeEntry, JudgeItem
+from annotation.judging.selectors.judge import JudgeEntry, JudgeItem, assignment_for_judge, item_next_for_judge
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
+from annotation.judging.services.submission import judgment_submit
 
 from .conftest import new_key, scores
 
@@ -24,11 +27,11 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def _straight_line(study, judge):
     """Rate every item 3/3/3/3 through the service alone (no page, no API) until screened out."""
-    assignment = selectors.assignment_for_judge(study=study, judge=judge)
+    assignment = assignment_for_judge(study=study, judge=judge)
     results = []
-    while (item := selectors.item_next_for_judge(assignment=assignment)) is not None:
+    while (item := item_next_for_judge(assignment=assignment)) is not None:
         try:
-            results.append(services.judgment_submit(study=study, judge=judge, token=item.token, key=new_key(),
+            results.append(judgment_submit(study=study, judge=judge, token=item.token, key=new_key(),
                                                     scores=scores(3, 3, 3, 3), serve_stamp=item.serve_stamp))
         except ScreenedOut:
             break
@@ -70,11 +73,11 @@ def test_a_replayed_key_does_not_queue_the_check_again(opened_study, worker_runs
     screening.screening_settings_update(study=opened_study, changes={
         "qc_auto": True, "qc_auto_pvalue": 0.01, "qc_auto_min_controls": 1})
     ann = User.objects.get(username="ann")
-    item = selectors.item_next_for_judge(assignment=selectors.assignment_for_judge(study=opened_study, judge=ann))
+    item = item_next_for_judge(assignment=assignment_for_judge(study=opened_study, judge=ann))
     key = new_key()
-    first = services.judgment_submit(study=opened_study, judge=ann, token=item.token, key=key,
+    first = judgment_submit(study=opened_study, judge=ann, token=item.token, key=key,
                                      scores=scores(), serve_stamp=item.serve_stamp)
-    again = services.judgment_submit(study=opened_study, judge=ann, token=item.token, key=key,
+    again = judgment_submit(study=opened_study, judge=ann, token=item.token, key=key,
                                      scores=scores(), serve_stamp=item.serve_stamp)
     assert (first.created, again.created) == (True, False)
     assert len(worker_runs_qc) == 1
@@ -99,8 +102,8 @@ def cmp_study(researcher, add_judge):
 
     study = study_with_data(owner=researcher, n_originals=3, systems=("alpha", "beta"), name="Compare core")
     add_judge(study, "ann")
-    services.design_update(study=study, changes={"protocol": "comparison", "seed": 5})
-    services.study_judging_open(study=study)
+    design_update(study=study, changes={"protocol": "comparison", "seed": 5})
+    study_judging_open(study=study)
     study.refresh_from_db()
     return study
 

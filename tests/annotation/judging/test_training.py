@@ -6,9 +6,10 @@ import json
 
 import pytest
 
-from annotation.judging import screening, selectors, training
+from annotation.judging import screening, training
 from annotation.judging.errors import DesignInvalid, JudgmentInvalid
 from annotation.judging.models import Judgment, TrainingAnswer
+from annotation.judging.selectors.judge import assignment_for_judge
 from metrics.core.tabular import TabularError
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +37,7 @@ def trained_study(opened_study):
 def assignment_of(study, username):
     from django.contrib.auth.models import User
 
-    return selectors.assignment_for_judge(study=study, judge=User.objects.get(username=username))
+    return assignment_for_judge(study=study, judge=User.objects.get(username=username))
 
 
 def do_attempt(study, assignment, adequacies):

@@ -9,8 +9,13 @@ import pytest
 from django.contrib.auth.models import User
 
 from annotation.enums import StudyStatus
-from annotation.judging import selectors, services
 from annotation.judging.models import Judgment
+from annotation.judging.selectors.design import design_for_study
+from annotation.judging.selectors.exclusions import judges_excluded
+from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+from annotation.judging.services.assignments import instructions_mark_seen
+from annotation.judging.services.opening import study_judging_close
+from annotation.judging.services.submission import judgment_submit
 
 from .conftest import new_key, rate_all_via_service, scores
 
@@ -96,7 +101,7 @@ def test_revising_the_previous_item_through_the_page(ann_client, opened_study):
 
 def test_finishing_shows_the_finished_page(ann_client, opened_study):
     ann = User.objects.get(username="ann")
-    services.instructions_mark_seen(assignment=selectors.assignment_for_judge(study=opened_study, judge=ann))
+    instructions_mark_seen(assignment=assignment_for_judge(study=opened_study, judge=ann))
     rate_all_via_service(opened_study, ann)
     r = ann_client.get(f"/judge/studies/{opened_study.pk}/")
     assert r.url == f"/judge/studies/{opened_study.pk}/done/"
@@ -105,7 +110,7 @@ def test_finishing_shows_the_finished_page(ann_client, opened_study):
 
 
 def test_a_closed_study_tells_the_judge(ann_client, opened_study):
-    services.study_judging_close(study=opened_study)
+    study_judging_close(study=opened_study)
     page = ann_client.get(f"/judge/studies/{opened_study.pk}/").content.decode()
     assert "Rating in this study has ended" in page
 
@@ -139,7 +144,7 @@ def test_researcher_edits_the_design_and_opens_the_study(rita_client, study, add
     data = design_post_data(page) | {"adequacy_name": "Meaning", "seed": "31337", "expected_identical_overall": "3"}
     r = rita_client.post(f"/studies/{study.pk}/judging/design/", data)
     assert r.status_code == 302, r.content.decode()[:2000]
-    design = selectors.design_for_study(study=study)
+    design = design_for_study(study=study)
     assert design.criteria[0]["name"] == "Meaning" and design.seed == 31337
     assert design.expected_scores["identical"]["overall"] == 3
     r = rita_client.post(f"/studies/{study.pk}/judging/open/")
@@ -157,8 +162,8 @@ def test_researcher_edits_the_design_and_opens_the_study(rita_client, study, add
 
 def test_progress_page_and_json(rita_client, opened_study):
     ann = User.objects.get(username="ann")
-    item = selectors.item_next_for_judge(assignment=selectors.assignment_for_judge(study=opened_study, judge=ann))
-    services.judgment_submit(study=opened_study, judge=ann, token=item.token, key=new_key(), scores=scores(),
+    item = item_next_for_judge(assignment=assignment_for_judge(study=opened_study, judge=ann))
+    judgment_submit(study=opened_study, judge=ann, token=item.token, key=new_key(), scores=scores(),
                              serve_stamp=item.serve_stamp)
     page = rita_client.get(f"/studies/{opened_study.pk}/judging/progress/").content.decode()
     assert "Progress per judge" in page and "control:unigram" in page
@@ -174,18 +179,18 @@ def test_qc_page_shows_flags_and_excludes_and_includes(rita_client, opened_study
     assert "Quality control per judge" in page and "fail" in page and "straight-lining" in page
     r = rita_client.post(f"/studies/{opened_study.pk}/judging/judges/ann/exclusion/", {"excluded": "1", "reason": "flat"})
     assert r.status_code == 302
-    assert selectors.judges_excluded(study=opened_study) == {"ann"}
+    assert judges_excluded(study=opened_study) == {"ann"}
     page = rita_client.get(f"/studies/{opened_study.pk}/judging/qc/").content.decode()
     assert "Include ann" in page and "Exclusion history" in page and "flat" in page
     rita_client.post(f"/studies/{opened_study.pk}/judging/judges/ann/exclusion/", {"excluded": "0"})
-    assert selectors.judges_excluded(study=opened_study) == set()
+    assert judges_excluded(study=opened_study) == set()
 
 
 def test_close_reopen_and_late_assignment_buttons(rita_client, opened_study, add_judge):
     add_judge(opened_study, "late")
     assert "Build their lists now" in rita_client.get(f"/studies/{opened_study.pk}/judging/progress/").content.decode()
     rita_client.post(f"/studies/{opened_study.pk}/judging/assign/")
-    assert selectors.assignment_for_judge(study=opened_study, judge=User.objects.get(username="late")) is not None
+    assert assignment_for_judge(study=opened_study, judge=User.objects.get(username="late")) is not None
     rita_client.post(f"/studies/{opened_study.pk}/judging/close/")
     opened_study.refresh_from_db()
     assert opened_study.status == StudyStatus.CLOSED

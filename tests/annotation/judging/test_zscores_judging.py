@@ -11,9 +11,14 @@ import io
 import pytest
 from django.contrib.auth.models import User
 
-from annotation.judging import selectors, services
 from annotation.judging.exports import csv_lines
-from annotation.judging.selectors.export_rows import TIDY_EXPORT_COLUMNS
+from annotation.judging.selectors.export_rows import TIDY_EXPORT_COLUMNS, export_tidy_rows
+from annotation.judging.selectors.frame import judgments_frame
+from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+from annotation.judging.selectors.qc import judge_qc
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
+from annotation.judging.services.submission import judgment_submit
 
 from .conftest import new_key, rate_all_via_service
 from .test_scales import GRAM, SIM, TOPIC
@@ -35,27 +40,27 @@ def _sim(judge: str):
 def slider_study(study, add_judge):
     for name in ("ann", "bob", "cy", "dee"):
         add_judge(study, name)
-    services.design_update(study=study, changes={"criteria": [SIM, GRAM, TOPIC], "seed": 7})
-    services.study_judging_open(study=study)
+    design_update(study=study, changes={"criteria": [SIM, GRAM, TOPIC], "seed": 7})
+    study_judging_open(study=study)
     study.refresh_from_db()
     for name in ("ann", "bob", "cy"):
         rate_all_via_service(study, User.objects.get(username=name), score_fn=_sim(name))
     dee = User.objects.get(username="dee")  # one judgment only: n < 2, z undefined
-    item = selectors.item_next_for_judge(assignment=selectors.assignment_for_judge(study=study, judge=dee))
-    services.judgment_submit(study=study, judge=dee, token=item.token, key=new_key(), serve_stamp=item.serve_stamp,
+    item = item_next_for_judge(assignment=assignment_for_judge(study=study, judge=dee))
+    judgment_submit(study=study, judge=dee, token=item.token, key=new_key(), serve_stamp=item.serve_stamp,
                              scores={"similarity": 40, "grammar": 1, "topic": 0})
     return study
 
 
 def _hand_basis(study):
-    frame = selectors.judgments_frame(study=study, include_excluded_judges=True)
+    frame = judgments_frame(study=study, include_excluded_judges=True)
     genuine = frame[~frame["is_control"] & (frame["criterion"] == "similarity")]
     g = genuine.groupby("judge")["score"]
     return frame, g.mean(), g.std(), g.size()  # pandas' std: ddof=1, as WMT/Appraise
 
 
 def test_the_tidy_export_ends_with_z_equal_to_a_pandas_hand_computation(slider_study):
-    rows = list(csv.DictReader(io.StringIO("".join(csv_lines(selectors.export_tidy_rows(study=slider_study))))))
+    rows = list(csv.DictReader(io.StringIO("".join(csv_lines(export_tidy_rows(study=slider_study))))))
     assert list(rows[0]) == list(TIDY_EXPORT_COLUMNS)
     assert list(TIDY_EXPORT_COLUMNS)[-2:] == ["judge_excluded", "z"]  # added at the end, the rest unchanged
     frame, mu, sd, n = _hand_basis(slider_study)
@@ -94,13 +99,13 @@ def test_controls_are_left_out_of_the_z_basis(slider_study):
 
 def test_a_study_without_sliders_exports_an_empty_z_column(opened_study):
     rate_all_via_service(opened_study, User.objects.get(username="ann"))
-    rows = list(selectors.export_tidy_rows(study=opened_study))
+    rows = list(export_tidy_rows(study=opened_study))
     assert rows[0][-1] == "z" and len(rows) > 1 and all(r[-1] == "" for r in rows[1:])
 
 
 def test_qc_shows_each_judges_z_basis_and_says_when_z_is_undefined(slider_study, researcher, client):
     frame, mu, sd, n = _hand_basis(slider_study)
-    rows = {r["judge"]: r for r in selectors.judge_qc(study=slider_study)}
+    rows = {r["judge"]: r for r in judge_qc(study=slider_study)}
     assert set(rows["ann"]["z_basis"]) == {"similarity"}  # the slider only
     assert rows["ann"]["z_basis"]["similarity"].mu == pytest.approx(mu["ann"])
     assert rows["bob"]["z_basis"]["similarity"].sigma == pytest.approx(sd["bob"])

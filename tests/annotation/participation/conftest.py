@@ -41,17 +41,18 @@ def come_back(link, params: dict | None = None, client: Client | None = None):
 
 def rate(study, user, n: int | None = None, active: float = 5.0) -> int:
     """Rate the next ``n`` items (all when None) of ``user`` through the judging service. Returns how many."""
-    from annotation.judging import selectors, services
     from annotation.judging.models import Assignment
+    from annotation.judging.selectors.judge import item_next_for_judge
+    from annotation.judging.services.submission import judgment_submit
     from annotation.judging.tokens import serve_stamp_make
 
     assignment = Assignment.objects.get(study=study, judge=user)
     done = 0
     while n is None or done < n:
-        item = selectors.item_next_for_judge(assignment=assignment)
+        item = item_next_for_judge(assignment=assignment)
         if item is None:
             break
-        services.judgment_submit(study=study, judge=user, token=item.token, key=f"k-{next(_n):08d}",
+        judgment_submit(study=study, judge=user, token=item.token, key=f"k-{next(_n):08d}",
                                  scores={"adequacy": 4, "fluency": 4, "dissimilarity": 3, "overall": 4},
                                  serve_stamp=serve_stamp_make(item.token), active_seconds=active)
         done += 1
@@ -61,11 +62,12 @@ def rate(study, user, n: int | None = None, active: float = 5.0) -> int:
 @pytest.fixture
 def open_study(study):
     """The fixture study (5 originals × 2 systems), no controls, opened for judging with no judges."""
-    from annotation.judging import services
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
 
-    services.design_update(study=study, changes={"control_counts": {"identical": 0, "random": 0, "unigram": 0},
+    design_update(study=study, changes={"control_counts": {"identical": 0, "random": 0, "unigram": 0},
                                                  "seed": 11})
-    services.study_judging_open(study=study)
+    study_judging_open(study=study)
     study.refresh_from_db()
     return study
 

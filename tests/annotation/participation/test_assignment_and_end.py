@@ -11,8 +11,9 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from annotation.judging import services as judging
 from annotation.judging.models import Assignment, AssignmentItem
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
 from annotation.models import Candidate, Participant
 from annotation.participation import selectors, services
 
@@ -28,9 +29,9 @@ def _live_counts(study) -> list[int]:
 
 @pytest.fixture
 def k_study(study):
-    judging.design_update(study=study, changes={"judges_mode": "k", "judges_per_item": 2, "seed": 5,
+    design_update(study=study, changes={"judges_mode": "k", "judges_per_item": 2, "seed": 5,
                                                 "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
-    judging.study_judging_open(study=study)  # no judges yet: all of them come through the link
+    study_judging_open(study=study)  # no judges yet: all of them come through the link
     study.refresh_from_db()
     return study
 
@@ -131,7 +132,7 @@ def test_questions_before_and_after_are_required_stored_and_exported(prolific_li
     assert row["items_done"] == "10" and row["completion_code"] == "C1A2B3C4" and row["after:comments"] == "Nice."
     assert float(row["active_seconds"]) == 50.0  # 10 judgments × 5 s
     # The QC verdict is the judging QC selector's: every dissimilarity score is 3, so straight-lining is flagged.
-    from annotation.judging.selectors import judge_qc
+    from annotation.judging.selectors.qc import judge_qc
 
     qc = next(r["qc"] for r in judge_qc(study=open_study) if r["judge"] == p.user.username)
     assert row["qc_verdict"] == "flagged: " + ", ".join(qc.flags) and "straight" in row["qc_verdict"]

@@ -190,11 +190,11 @@ def test_two_tabs_accepting_at_the_same_moment_resume_the_one_that_won(prolific_
 
 def test_a_platform_id_from_another_study_is_a_separate_participant_and_nothing_is_mixed(prolific_link, open_study,
                                                                                          researcher):
-    from annotation.judging import services as judging
+    from annotation.judging.services.opening import study_judging_open
     from tests.factories import study_with_data
 
     other = study_with_data(owner=researcher, name="Second study")
-    judging.study_judging_open(study=other)
+    study_judging_open(study=other)
     other_link = services.join_link_create(study=other, role="judge", platform="prolific")
     params = prolific_params()
     browser, r1 = join(prolific_link, params)

@@ -11,8 +11,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotation.judging import services as judging
 from annotation.judging.models import Assignment, AssignmentItem, EsaItem, EsaJudgment
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
 from annotation.models import Participant
 from annotation.participation import services
 
@@ -25,9 +26,9 @@ CODE = "E5A6B7C8"
 @pytest.fixture
 def esa_field_study(study):
     """The fixture study (5 originals × 2 systems) judged with ESA, opened with no judges."""
-    judging.design_update(study=study, changes={"protocol": "esa", "seed": 11, "esa_prefill": "aligner",
+    design_update(study=study, changes={"protocol": "esa", "seed": 11, "esa_prefill": "aligner",
                                                 "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
-    judging.study_judging_open(study=study)
+    study_judging_open(study=study)
     study.refresh_from_db()
     return study
 

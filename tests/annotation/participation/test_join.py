@@ -144,11 +144,11 @@ def test_mturk_ids_are_captured_and_the_submit_host_is_checked(open_study):
 
 
 def test_a_platform_id_may_take_part_in_another_study(prolific_link, researcher):
-    from annotation.judging import services as judging
+    from annotation.judging.services.opening import study_judging_open
     from tests.factories import study_with_data
 
     other = study_with_data(owner=researcher, name="Second study")
-    judging.study_judging_open(study=other)
+    study_judging_open(study=other)
     other_link = services.join_link_create(study=other, role="judge", platform="prolific")
     params = prolific_params()
     join(prolific_link, params)
@@ -203,7 +203,7 @@ def test_joins_from_one_address_are_limited(judge_link, settings):
 
 def test_annotator_link_makes_an_annotator_with_pairs(study, researcher):
     from annotation.alignment.models import AlignmentAssignment
-    from annotation.alignment.services import pairs_import_file
+    from annotation.alignment.services.pairs import pairs_import_file
 
     pairs_import_file(study=study, data=b"pair_id\tsentence1\tsentence2\np1\tThe cat sat .\tA cat was sitting .\n",
                       filename="pairs.tsv")

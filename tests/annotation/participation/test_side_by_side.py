@@ -9,8 +9,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotation.judging import services as judging
 from annotation.judging.models import Assignment, AssignmentItem, ComparisonItem, ComparisonJudgment
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
 from annotation.models import Participant
 from annotation.participation import services
 
@@ -23,9 +24,9 @@ CODE = "C1A2B3C4"
 @pytest.fixture
 def cmp_field_study(study):
     """The fixture study (5 originals × 2 systems) judged side by side, opened with no judges."""
-    judging.design_update(study=study, changes={"protocol": "comparison", "seed": 11,
+    design_update(study=study, changes={"protocol": "comparison", "seed": 11,
                                                 "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
-    judging.study_judging_open(study=study)
+    study_judging_open(study=study)
     study.refresh_from_db()
     return study
 

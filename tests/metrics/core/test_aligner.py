@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from metrics.core.aligner import align, lexical_similarity
-from metrics.core.alignment import Alignment
+from metrics.core.alignment.model import Alignment
 
 
 class TinyEmbeddings:

@@ -6,20 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from metrics.core.alignment import (
-    FORMATS,
-    Alignment,
-    FormatError,
-    Link,
-    dumps,
-    loads,
-    read_csv,
-    read_json,
-    read_naacl,
-    read_pharaoh,
-    write_naacl,
-    write_pharaoh,
-)
+from metrics.core.alignment.io import dumps, loads
+from metrics.core.alignment.model import FORMATS, Alignment, FormatError, Link
+from metrics.core.alignment.table_formats import read_csv, read_json
+from metrics.core.alignment.text_formats import read_naacl, read_pharaoh, write_naacl, write_pharaoh
 
 T1 = ("In", "the", "beginning", "was", "the", "Word")
 T2 = ("The", "Word", "was", "there", "at", "first")

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from metrics.core.alignment import Alignment, FormatError, load_groups
+from metrics.core.alignment.io import load_groups
+from metrics.core.alignment.model import Alignment, FormatError
 from metrics.core.text import TOKENIZER_VERSION, tokenize
 
 DEMO = Path(__file__).resolve().parents[3] / "fixtures" / "alignment" / "demo_groups.jsonl.gz"

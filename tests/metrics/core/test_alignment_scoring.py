@@ -9,19 +9,17 @@ from nltk.translate import Alignment as NltkAlignment
 from nltk.translate.metrics import alignment_error_rate
 from sklearn.metrics import cohen_kappa_score
 
-from metrics.core.alignment import Alignment, FormatError
-from metrics.core.alignment_scoring import (
-    LinkCounts,
+from metrics.core.alignment.model import Alignment, FormatError
+from metrics.core.alignment_scoring.agreement import annotator_agreement
+from metrics.core.alignment_scoring.links import LinkCounts, link_scores
+from metrics.core.alignment_scoring.paraphrases import (
     ParaphraseTable,
-    align_scores,
-    annotator_agreement,
-    link_scores,
     paraphrase_scores,
     paraphrase_table_from_alignments,
-    phrase_pairs,
     read_paraphrase_table,
     reference_paraphrases,
 )
+from metrics.core.alignment_scoring.phrases import align_scores, phrase_pairs
 from metrics.core.phrases import PhrasePair
 
 

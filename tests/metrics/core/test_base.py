@@ -5,21 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metrics.core.base import (
-    PARAEVAL_VERSION,
-    MeanMetric,
-    Metric,
-    MetricError,
-    MissingReference,
-    Param,
-    ResourceSpec,
-    ResourceUnavailable,
-    bootstrap_ci,
-    file_fingerprint,
-    paired_bootstrap,
-    parse_signature,
-    resample_indices,
-)
+from metrics.core.base.bootstrap import bootstrap_ci, paired_bootstrap
+from metrics.core.base.metric import MeanMetric, Metric
+from metrics.core.base.params import PARAEVAL_VERSION, MetricError, MissingReference, Param, ResourceUnavailable
+from metrics.core.base.resampling import resample_indices
+from metrics.core.base.resources import ResourceSpec, file_fingerprint
+from metrics.core.base.signature import parse_signature
 from metrics.core.text import TOKENIZER_VERSION
 
 
@@ -292,7 +283,7 @@ def test_a_large_systematic_difference_is_significant():
 
 
 def test_resample_blocks_stack_to_the_full_index_matrix():
-    from metrics.core.base import iter_resample_indices
+    from metrics.core.base.resampling import iter_resample_indices
 
     full = resample_indices(31, 40, seed=9)
     blocks = list(iter_resample_indices(31, 40, seed=9, max_cells=31 * 7))
@@ -303,7 +294,7 @@ def test_resample_blocks_stack_to_the_full_index_matrix():
 @pytest.mark.parametrize("n", [1, 2, 3, 7, 31, 10_000, 1_500_000_001, 2**31 + 5])
 def test_fast_resample_draw_is_numpys_choice_stream(n):
     # 1.5e9: 2**32 mod n rejects ~30 % of words; 2**31 + 5 takes choice itself.
-    from metrics.core.base import SacreChoice
+    from metrics.core.base.resampling import SacreChoice
 
     expected = np.random.default_rng(77).choice(n, size=(9, 1001), replace=True).ravel()
     draw = SacreChoice(n, 77)
@@ -312,7 +303,7 @@ def test_fast_resample_draw_is_numpys_choice_stream(n):
 
 
 def test_fused_resampled_sums_equal_the_count_matrix_product():
-    from metrics.core.base import counts_from_indices, resampled_sum_matrix
+    from metrics.core.base.resampling import counts_from_indices, resampled_sum_matrix
 
     rng = np.random.default_rng(3)
     stats = rng.integers(0, 40, size=(30_001, 5)).astype(np.float64)  # 3 rows per fused block

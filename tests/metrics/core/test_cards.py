@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from metrics.core.base import Metric
+from metrics.core.base.metric import Metric
 from metrics.core.cards import DIRECTIONS, MetricCard, card_rows, cards_markdown
 from metrics.core.registry import available_metrics
 

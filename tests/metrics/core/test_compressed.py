@@ -71,7 +71,7 @@ def test_a_zip_must_hold_one_file_and_its_declared_size_is_checked_first(tmp_pat
 
 
 def test_a_language_model_bomb_fails_cleanly_and_leaves_nothing_in_the_cache(tmp_path, monkeypatch):
-    from metrics.core.base import MetricError
+    from metrics.core.base.params import MetricError
     from metrics.core.registry import create_metric
 
     cache = tmp_path / "cache"

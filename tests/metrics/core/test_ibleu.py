@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 import sacrebleu
 
-from metrics.core.base import MissingReference, parse_signature
+from metrics.core.base.params import MissingReference
+from metrics.core.base.signature import parse_signature
 from metrics.core.registry import create_metric
 
 R = ["the cat sat on the mat", "it is hard to believe", "God said let there be light"]

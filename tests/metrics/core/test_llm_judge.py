@@ -15,7 +15,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 
-from metrics.core.base import MetricError, parse_signature
+from metrics.core.base.params import MetricError
+from metrics.core.base.signature import parse_signature
 from metrics.core.llm_judge.backends import ChatEndpoint, Decoding, LLMError, redact_url
 from metrics.core.llm_judge.metric import ENV_API_KEY, ENV_BASE_URL, ENV_MODEL
 from metrics.core.llm_judge.prompt import DEFAULT_TEMPLATE, parse_answer, render_messages, template_check

@@ -8,14 +8,9 @@ import kenlm
 import numpy as np
 import pytest
 
-from metrics.core.base import parse_signature
-from metrics.core.lm import (
-    FALLBACK_DISCOUNTS,
-    estimate_kneser_ney,
-    lm_tokens,
-    load_kenlm,
-    modified_kn_discounts,
-)
+from metrics.core.base.signature import parse_signature
+from metrics.core.lm.estimate import FALLBACK_DISCOUNTS, estimate_kneser_ney, lm_tokens, modified_kn_discounts
+from metrics.core.lm.fluency import load_kenlm
 from metrics.core.registry import create_metric
 
 

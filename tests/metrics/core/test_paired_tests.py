@@ -14,16 +14,12 @@ import pytest
 from sacrebleu.metrics import BLEU, CHRF, TER
 from sacrebleu.significance import PairedTest
 
-from metrics.core.base import (
-    MetricError,
-    iter_resample_indices,
-    paired_approximate_randomization,
-    paired_bootstrap,
-    pairwise_tests,
-)
+from metrics.core.base.bootstrap import paired_approximate_randomization, paired_bootstrap, pairwise_tests
+from metrics.core.base.params import MetricError
+from metrics.core.base.resampling import iter_resample_indices
 from metrics.core.registry import create_metric
-from metrics.core.sacre import SacreBackend
-from metrics.core.stats import metric_pairwise_tests
+from metrics.core.sacre.backend import SacreBackend
+from metrics.core.stats.significance import metric_pairwise_tests
 
 HERE = Path(__file__).resolve()
 FIXTURE = HERE.parents[3] / "fixtures" / "resources" / "bible_en.tsv.xz"
@@ -92,7 +88,7 @@ def test_approximate_randomization_p_values_equal_sacrebleus_paired_ar(slug, see
 
 
 def test_ar_masks_drawn_in_blocks_are_sacrebleus_single_draw():
-    from metrics.core.base import ar_masks
+    from metrics.core.base.bootstrap import ar_masks
 
     for n in (7, 250, 3001):
         full = np.random.default_rng(5).integers(2, size=(1000, n), dtype=bool)

@@ -7,14 +7,9 @@ import random
 import pytest
 import sacrebleu
 
-from metrics.core.paraphrase_bleu import (
-    FUNCTION_WORDS,
-    ClassifierBank,
-    TrainingCorpus,
-    context_features,
-    load_training_corpus,
-    synthetic_reference,
-)
+from metrics.core.paraphrase_bleu.classifiers import ClassifierBank, context_features
+from metrics.core.paraphrase_bleu.corpus import TrainingCorpus, load_training_corpus
+from metrics.core.paraphrase_bleu.rewriting import FUNCTION_WORDS, synthetic_reference
 from metrics.core.registry import create_metric
 from metrics.core.text import tokenize
 from metrics.core.wordnet import default_table

@@ -9,24 +9,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from metrics.core.base import parse_signature
+from metrics.core.base.signature import parse_signature
 from metrics.core.embeddings import Embeddings, glove_root
-from metrics.core.paraphrase_bleu import ClassifierBank, TrainingCorpus, context_features
-from metrics.core.paraphrasers import (
+from metrics.core.paraphrase_bleu.classifiers import ClassifierBank, context_features
+from metrics.core.paraphrase_bleu.corpus import TrainingCorpus
+from metrics.core.paraphrasers._base import (
     OFFENSIVE_WORDS,
     STOPWORDS,
-    ApertiumRoundTripParaphraser,
-    ClassifierContextModel,
     Paraphrase,
     ParaphraserError,
     ParaphraserUnavailable,
-    available_paraphrasers,
-    clean_apertium_output,
-    create_paraphraser,
-    get_paraphraser,
     match_case,
-    nearest_neighbours,
 )
+from metrics.core.paraphrasers.apertium import ApertiumRoundTripParaphraser, clean_apertium_output
+from metrics.core.paraphrasers.embedding import nearest_neighbours
+from metrics.core.paraphrasers.registry import available_paraphrasers, create_paraphraser, get_paraphraser
+from metrics.core.paraphrasers.wordnet_context import ClassifierContextModel
 from metrics.core.text import tokenize
 from metrics.core.wordnet import SynonymTable
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from metrics.core.base import bootstrap_ci
+from metrics.core.base.bootstrap import bootstrap_ci
 from metrics.core.pinc import ngram_set, pinc_score
 from metrics.core.registry import create_metric
 

@@ -21,19 +21,12 @@ The counts below realise those probabilities; extra entries ("hello", ",",
 import numpy as np
 import pytest
 
-from metrics.core.base import parse_signature
+from metrics.core.base.signature import parse_signature
 from metrics.core.phrase_table import PhraseTable, write_phrase_table
-from metrics.core.pivot import (
-    PivotF1,
-    bag_overlap_stats,
-    confusion_network,
-    f1_from_stats,
-    ngram_bag,
-    pivot_bag,
-    pivot_f1,
-    prepare_tokens,
-    segment,
-)
+from metrics.core.pivot.bag import ngram_bag, pivot_bag
+from metrics.core.pivot.f1 import bag_overlap_stats, f1_from_stats, pivot_f1
+from metrics.core.pivot.metric import PivotF1
+from metrics.core.pivot.network import confusion_network, prepare_tokens, segment
 from metrics.core.registry import create_metric
 from metrics.core.text import stem
 
@@ -233,7 +226,7 @@ def test_a_phrase_table_typed_as_in_the_paper_gives_its_0_38_through_the_metric(
 
 
 def test_a_stemmed_phrase_table_is_refused_with_the_reason_when_stem_is_off(tmp_path):
-    from metrics.core.base import ResourceUnavailable
+    from metrics.core.base.params import ResourceUnavailable
     from metrics.core.text import tokenize
 
     words = sorted({w.lower() for w in tokenize(" ".join(_ENGLISH_WORDS)) if w.isalpha()})

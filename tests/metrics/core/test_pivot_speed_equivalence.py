@@ -22,9 +22,11 @@ import numpy as np
 import pytest
 
 from metrics.core import pivot
-from metrics.core.pivot import UNSEEN_COUNT, bag_overlap_stats, prepare_tokens, table_for_metric
 from metrics.core.pivot import batch as pivot_batch
-from metrics.core.pivot.network import fill_slots, slot_cache
+from metrics.core.pivot.bag import pivot_bag
+from metrics.core.pivot.f1 import bag_overlap_stats
+from metrics.core.pivot.network import UNSEEN_COUNT, confusion_network, fill_slots, prepare_tokens, segment, slot_cache
+from metrics.core.pivot.table import table_for_metric
 from metrics.core.registry import create_metric
 
 SHARED = Path(__file__).resolve().parents[4] / "shared" / "data" / "bible" / "verses.jsonl.xz"
@@ -141,10 +143,10 @@ def test_fast_segmentation_and_slots_equal_the_plain_ones(metric):
     table = metric.resource("phrase_table")
     for sentence in kjv + web:
         tokens = prepare_tokens(sentence)
-        assert pivot.segment(tokens, table) == plain_segment(tokens, table)
-        assert pivot.confusion_network(tokens, table) == plain_network(tokens, table)
+        assert segment(tokens, table) == plain_segment(tokens, table)
+        assert confusion_network(tokens, table) == plain_network(tokens, table)
         for thr in (0.0, 0.5):
-            assert pivot.confusion_network(tokens, table, edge_threshold=thr) == plain_network(tokens, table, thr)
+            assert confusion_network(tokens, table, edge_threshold=thr) == plain_network(tokens, table, thr)
 
 
 def plain_stats(originals, candidates, table, edge_threshold=0.1, max_n=4, ngram_threshold=0.01):
@@ -187,7 +189,7 @@ def test_a_block_over_the_size_limit_is_split_down_to_pairs_bagged_one_by_one(me
     originals, candidates = _mixed_batch()
     monkeypatch.setattr(pivot_batch, "MAX_ADDITIONS", 2_000)  # a few verses; long verses alone are over
     calls = []
-    monkeypatch.setattr(pivot_batch, "pivot_bag", lambda *a, **k: calls.append(a[0]) or pivot.pivot_bag(*a, **k))
+    monkeypatch.setattr(pivot_batch, "pivot_bag", lambda *a, **k: calls.append(a[0]) or pivot_bag(*a, **k))
     fast = create_metric("pivot-f1").segment_stats(originals, candidates)
     assert calls  # some pairs went the bag-by-bag way
     assert np.array_equal(fast, plain_stats(originals, candidates, table))
@@ -221,7 +223,7 @@ def test_slots_filled_together_equal_the_slots_one_by_one(metric):
     table = metric.resource("phrase_table")
     for thr in (0.1, 0.0, 0.5, 0.9):  # 0.9: many phrases keep only their most probable translation
         phrases = list(dict.fromkeys(
-            " ".join(prepare_tokens(s)[a:b]) for s in kjv + web for a, b in pivot.segment(prepare_tokens(s), table)))
+            " ".join(prepare_tokens(s)[a:b]) for s in kjv + web for a, b in segment(prepare_tokens(s), table)))
         pivot.network.SLOT_CACHES.clear()
         together = fill_slots(table, thr, phrases)
         pivot.network.SLOT_CACHES.clear()

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from metrics.core import registry
-from metrics.core.base import MeanMetric, MetricError, Param
+from metrics.core.base.metric import MeanMetric
+from metrics.core.base.params import MetricError, Param
 from metrics.core.registry import (
     UnknownMetric,
     available_metrics,

@@ -11,7 +11,9 @@ import sacrebleu
 from sacrebleu.metrics.bleu import BLEU
 from sacrebleu.significance import PairedTest
 
-from metrics.core.base import MissingReference, bootstrap_ci, paired_bootstrap, parse_signature
+from metrics.core.base.bootstrap import bootstrap_ci, paired_bootstrap
+from metrics.core.base.params import MissingReference
+from metrics.core.base.signature import parse_signature
 from metrics.core.registry import create_metric
 
 BIBLE = Path(__file__).resolve().parents[3] / "fixtures" / "resources" / "bible_en.tsv.xz"
@@ -197,7 +199,7 @@ EDGE = [
 def test_fast_13a_tokenizer_equals_sacrebleus():
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-    from metrics.core.sacre import FAST_13A
+    from metrics.core.sacre.bleu_stats import FAST_13A
 
     kjv, web = bible(3000)
     tok = Tokenizer13a()
@@ -212,7 +214,7 @@ def test_fast_13a_tokenizer_equals_sacrebleus_on_random_punctuation_and_digits()
 
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-    from metrics.core.sacre import FAST_13A
+    from metrics.core.sacre.bleu_stats import FAST_13A
 
     rng = random.Random(16)
     tok = Tokenizer13a()
@@ -225,7 +227,7 @@ def test_fast_13a_tokenizer_equals_sacrebleus_on_random_punctuation_and_digits()
 @pytest.mark.parametrize("opts", [{}, {"lowercase": True}, {"max_ngram_order": 6}, {"tokenize": "char"},
                                   {"tokenize": "intl"}])
 def test_vectorised_bleu_statistics_equal_sacrebleus(opts):
-    from metrics.core.sacre import bleu_ngram_stats
+    from metrics.core.sacre.bleu_stats import bleu_ngram_stats
 
     kjv, web = bible(1500)
     hyps = web + ["", "", "a a", "a b", "x y z", "the the the the the"] + EDGE

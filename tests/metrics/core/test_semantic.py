@@ -15,12 +15,15 @@ import textwrap
 import numpy as np
 import pytest
 
-from metrics.core import semantic
-from metrics.core.base import MetricError, MissingReference, file_fingerprint, parse_signature
+from metrics.core.base.params import MetricError, MissingReference
+from metrics.core.base.resources import file_fingerprint
+from metrics.core.base.signature import parse_signature
 from metrics.core.registry import create_metric, get_metric
 from metrics.core.semantic import metrics as semantic_metrics
+from metrics.core.semantic.models import default_model_dir, load_bert, load_sentence_transformer, missing_requirements
+from metrics.core.semantic.scores import edit_diversity, idf_weights, sectional_diversity
 
-HAVE_SEMANTIC = not semantic.missing_requirements()
+HAVE_SEMANTIC = not missing_requirements()
 pytestmark = pytest.mark.extras  # the second CI pass runs it (--backend-pass)
 needs_semantic = pytest.mark.skipif(
     not HAVE_SEMANTIC,
@@ -58,7 +61,7 @@ REFERENCES = [
 def model_dir():
     if not HAVE_SEMANTIC:
         pytest.skip("needs the optional semantic extra: make install-semantic")
-    return str(semantic.default_model_dir())
+    return str(default_model_dir())
 
 
 # --------------------------------------------------------------------------- no torch needed
@@ -80,17 +83,17 @@ def test_a_missing_dependency_makes_the_metric_unavailable_with_the_install_comm
 
 
 def test_the_sectional_diversity_is_minus_one_for_a_copy_rises_linearly_and_is_capped_at_gamma():
-    assert semantic.sectional_diversity(0.0) == -1.0
-    assert semantic.sectional_diversity(0.35) == pytest.approx(0.35)
-    assert semantic.sectional_diversity(0.9) == pytest.approx(0.35)
-    assert semantic.sectional_diversity(0.175) == pytest.approx(-1 + (1.35 / 0.35) * 0.175)
-    assert semantic.sectional_diversity(0.2, gamma=0.5) == pytest.approx(-1 + 3 * 0.2)
+    assert sectional_diversity(0.0) == -1.0
+    assert sectional_diversity(0.35) == pytest.approx(0.35)
+    assert sectional_diversity(0.9) == pytest.approx(0.35)
+    assert sectional_diversity(0.175) == pytest.approx(-1 + (1.35 / 0.35) * 0.175)
+    assert sectional_diversity(0.2, gamma=0.5) == pytest.approx(-1 + 3 * 0.2)
 
 
 def test_edit_diversity_is_character_levenshtein_over_the_longer_string():
-    assert semantic.edit_diversity("kitten", "sitting") == pytest.approx(3 / 7)
-    assert semantic.edit_diversity("same", "same") == 0.0
-    assert semantic.edit_diversity("", "") == 0.0
+    assert edit_diversity("kitten", "sitting") == pytest.approx(3 / 7)
+    assert edit_diversity("same", "same") == 0.0
+    assert edit_diversity("", "") == 0.0
 
 
 # --------------------------------------------------------------------------- embed-cosine
@@ -123,7 +126,7 @@ def test_embed_cosine_equals_mean_pooled_minilm_embeddings_computed_by_hand(mode
 @needs_semantic
 def test_embed_cosine_encodes_each_distinct_text_once_per_run(model_dir, monkeypatch):
     metric = create_metric("embed-cosine", {"device": "cpu"})
-    model = semantic.load_sentence_transformer(metric.resource_path("model"), "cpu")
+    model = load_sentence_transformer(metric.resource_path("model"), "cpu")
     encoded: list[str] = []
     real = model.encode
 
@@ -141,10 +144,10 @@ def test_embed_cosine_encodes_each_distinct_text_once_per_run(model_dir, monkeyp
 
 @needs_semantic
 def test_the_model_is_loaded_once_per_process_for_every_metric_instance(model_dir):
-    a = semantic.load_sentence_transformer(model_dir, "cpu")
-    b = semantic.load_sentence_transformer(model_dir, "cpu")
+    a = load_sentence_transformer(model_dir, "cpu")
+    b = load_sentence_transformer(model_dir, "cpu")
     assert a is b
-    assert semantic.load_bert(model_dir, 6, "cpu") is semantic.load_bert(model_dir, 6, "cpu")
+    assert load_bert(model_dir, 6, "cpu") is load_bert(model_dir, 6, "cpu")
 
 
 @needs_semantic
@@ -209,8 +212,8 @@ def test_bertscore_equals_the_bert_score_package_on_the_same_model_and_layer(mod
 def test_bertscore_idf_weights_equal_bert_score_get_idf_dict(model_dir):
     from bert_score.utils import get_idf_dict
 
-    _, tokenizer = semantic.load_bert(model_dir, 6, "cpu")
-    ours = semantic.idf_weights(ORIGINALS, tokenizer)
+    _, tokenizer = load_bert(model_dir, 6, "cpu")
+    ours = idf_weights(ORIGINALS, tokenizer)
     theirs = get_idf_dict(ORIGINALS, tokenizer, nthreads=1)
     assert dict(ours) == pytest.approx(dict(theirs))
     assert ours[123456] == pytest.approx(theirs[123456])  # unseen piece
@@ -268,7 +271,7 @@ def test_parascore_free_equals_the_package_similarity_plus_its_diversity(model_d
 def test_our_diversity_equals_the_parascore_package(model_dir):
     from parascore.utils import diverse
 
-    ours = [semantic.sectional_diversity(semantic.edit_diversity(o, c)) for o, c in zip(ORIGINALS, CANDIDATES)]
+    ours = [sectional_diversity(edit_diversity(o, c)) for o, c in zip(ORIGINALS, CANDIDATES)]
     assert ours == pytest.approx(diverse(CANDIDATES, ORIGINALS))
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from metrics.core.base import MetricError
+from metrics.core.base.params import MetricError
 from metrics.core.registry import create_metric
 from metrics.core.semantic.metrics import AUTO_BATCH_SIZES, auto_batch_size
 from metrics.core.semantic.models import missing_requirements

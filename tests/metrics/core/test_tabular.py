@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from annotation.importing import StudyImportError, parse_study_file
+from annotation.importing.reading import StudyImportError
+from annotation.importing.studies import parse_study_file
 from metrics.core.tabular import TabularError, read_table, split_lines
 
 

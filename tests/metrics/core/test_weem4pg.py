@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from metrics.core.base import parse_signature
+from metrics.core.base.signature import parse_signature
 from metrics.core.embeddings import Embeddings, glove_root
 from metrics.core.registry import create_metric
 from metrics.core.weem4pg import weem4pg_score, weem_words

@@ -11,11 +11,14 @@ from django.test.utils import CaptureQueriesContext
 
 from annotation.adaptive import services as adaptive
 from annotation.adaptive.models import AdaptiveAllocation
-from annotation.judging import selectors as judging_selectors
-from annotation.judging import services as judging_services
 from annotation.judging.models import Assignment, AssignmentItem
-from annotation.services import study_member_add
-from metrics.reports.services import simulated_judges_fill
+from annotation.judging.selectors.hot_path import item_next_for_judge_fast
+from annotation.judging.selectors.judge import assignment_for_judge
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
+from annotation.judging.services.submission import judgment_submit
+from annotation.services.membership import study_member_add
+from metrics.reports.services.simulation import simulated_judges_fill
 from tests.metrics.reports.conftest import make_study_data, open_judging
 
 pytestmark = pytest.mark.django_db
@@ -38,14 +41,14 @@ def _study(researcher, make_user, *, judges=("ann", "bob")):
 def _rate(study, username, value_of, n):
     """``username`` rates their next ``n`` items through the hot path, each item by its system."""
     user = Assignment.objects.get(study=study, judge__username=username).judge
-    a = judging_selectors.assignment_for_judge(study=study, judge=user)
+    a = assignment_for_judge(study=study, judge=user)
     for _ in range(n):
-        item = judging_selectors.item_next_for_judge_fast(assignment=a)
+        item = item_next_for_judge_fast(assignment=a)
         if item is None:
             return
         row = AssignmentItem.objects.select_related("candidate__system").get(token=item.token)
         v = value_of(row.candidate.system.name)
-        judging_services.judgment_submit(study=study, judge=user, token=item.token, key=f"k-{item.token}",
+        judgment_submit(study=study, judge=user, token=item.token, key=f"k-{item.token}",
                                          scores={"adequacy": v, "fluency": v, "dissimilarity": 3, "overall": v},
                                          serve_stamp=item.serve_stamp)
 
@@ -54,7 +57,7 @@ def test_a_study_without_the_option_pays_no_query_for_it(researcher, make_user):
     study = _study(researcher, make_user)
     a = Assignment.objects.filter(study=study).first()
     with CaptureQueriesContext(connection) as ctx:
-        judging_selectors.item_next_for_judge_fast(assignment=a)
+        item_next_for_judge_fast(assignment=a)
     assert len(ctx.captured_queries) == 1
 
 
@@ -70,7 +73,7 @@ def test_the_hook_serves_the_most_informative_item_among_the_judges_next_ones(re
     before = set(AssignmentItem.objects.filter(assignment=a).values_list("candidate_id", flat=True))
     window = list(AssignmentItem.objects.filter(assignment=a).select_related("candidate__system")
                   .order_by("position")[:20])
-    item = judging_selectors.item_next_for_judge_fast(assignment=a)
+    item = item_next_for_judge_fast(assignment=a)
     served = AssignmentItem.objects.select_related("candidate__system").get(token=item.token)
     head = window[0].candidate.system.kind
     if head.startswith("control"):  # a control at the head keeps its place
@@ -97,7 +100,7 @@ def test_refresh_ranks_priorities_and_the_study_stops_by_itself_when_stable(rese
     # Every judge's unrated items were released: judges (and participants) have finished.
     for a in Assignment.objects.filter(study=study):
         assert not AssignmentItem.objects.filter(assignment=a, done_at__isnull=True).exists()
-        assert judging_selectors.item_next_for_judge_fast(assignment=a) is None
+        assert item_next_for_judge_fast(assignment=a) is None
     assert not adaptive.adaptive_study(study.pk)
 
 
@@ -115,8 +118,8 @@ def test_k_per_item_and_balance_hold_after_a_whole_adaptive_study(researcher, ma
     study = make_study_data(researcher, name="Balanced", n_originals=6, systems=("human", "machine"))
     for name in ("ann", "bob", "cat"):
         study_member_add(study=study, user=make_user(name), role="judge")
-    judging_services.design_update(study=study, changes={"judges_mode": "k", "judges_per_item": 2, "seed": 3})
-    judging_services.study_judging_open(study=study)
+    design_update(study=study, changes={"judges_mode": "k", "judges_per_item": 2, "seed": 3})
+    study_judging_open(study=study)
     adaptive.adaptive_settings_update(study=study, changes={"enabled": True})
     for name in ("ann", "bob", "cat"):
         adaptive.adaptive_refresh(study=study)
@@ -158,7 +161,7 @@ def test_a_side_by_side_study_cannot_turn_it_on(researcher, make_user):
     from django.core.exceptions import ValidationError
 
     study = make_study_data(researcher, name="Side by side", n_originals=4, systems=("a", "b"))
-    judging_services.design_update(study=study, changes={"protocol": "comparison"})
+    design_update(study=study, changes={"protocol": "comparison"})
     with pytest.raises(ValidationError) as exc:
         adaptive.adaptive_settings_update(study=study, changes={"enabled": True})
     assert "absolute ratings" in str(exc.value)

@@ -8,8 +8,9 @@ from decimal import Decimal
 
 import pytest
 
-from annotation.judging import selectors as judging_selectors
-from annotation.judging import services as judging_services
+from annotation.judging.selectors.hot_path import item_next_for_judge_fast
+from annotation.judging.selectors.judge import assignment_for_judge
+from annotation.judging.services.submission import judgment_submit
 from annotation.participation import services as participation
 from metrics.dashboard.bonus import BonusRule, bonus_lines, bonus_sums, mturk_bonus_csv, prolific_bulk_bonus
 from tests.metrics.reports.conftest import make_study_data, open_judging
@@ -58,10 +59,10 @@ def test_the_bonus_page_shows_the_sums_before_the_download(researcher, client):
     link = participation.join_link_create(study=study, role="judge", platform="prolific", items_per_participant=4)
     p, _ = participation.participant_join(link=link, ids=participation.PlatformIds(
         platform_id=PID_A, study_id="a" * 24, session_id="b" * 24))
-    a = judging_selectors.assignment_for_judge(study=study, judge=p.user)
+    a = assignment_for_judge(study=study, judge=p.user)
     for _ in range(2):
-        item = judging_selectors.item_next_for_judge_fast(assignment=a)
-        judging_services.judgment_submit(study=study, judge=p.user, token=item.token, key=f"key-{item.token}",
+        item = item_next_for_judge_fast(assignment=a)
+        judgment_submit(study=study, judge=p.user, token=item.token, key=f"key-{item.token}",
                                          scores={"adequacy": 3, "fluency": 3, "dissimilarity": 3, "overall": 3},
                                          serve_stamp=item.serve_stamp)
     client.force_login(researcher)

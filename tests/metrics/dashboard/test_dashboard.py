@@ -12,12 +12,13 @@ from django.core.cache import cache
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from annotation.judging import services as judging_services
 from annotation.judging.models import Assignment, AssignmentItem
+from annotation.judging.services.assignments import assignment_release_unfinished
+from annotation.judging.services.design import design_update
 from metrics.dashboard import selectors
 from metrics.dashboard.models import Dashboard
 from metrics.dashboard.services import snapshot
-from metrics.reports import services as report_services
+from metrics.reports.services.build import report_build, report_create
 from tests.metrics.reports.conftest import make_judged_study, open_judging, run_metric
 from tests.metrics.reports.test_comparison_report import judged_comparison  # noqa: F401 (a fixture)
 
@@ -38,8 +39,8 @@ def _api(user):
 def test_the_answers_equal_the_report_built_from_the_same_judgments(judged, researcher):
     run_metric(judged, "bleu")
     dash = snapshot.dashboard_refresh(study=judged)
-    report = report_services.report_create(study=judged, created_by=researcher, enqueue=False)
-    report = report_services.report_build(report_id=report.pk)
+    report = report_create(study=judged, created_by=researcher, enqueue=False)
+    report = report_build(report_id=report.pk)
     answers = dash.snapshot["answers"]
     assert answers["available"] and answers["fingerprint"] == report.fingerprint
     assert answers["ranking"] == report.result["system_ranking"]
@@ -75,7 +76,7 @@ def test_a_screened_out_judge_shows_the_rule_that_fired(judged):
 
 
 def test_the_version_moves_with_a_new_judgment_and_the_poll_queues_one_refresh(researcher, django_capture_on_commit_callbacks):
-    from metrics.reports.services import simulated_judges_fill
+    from metrics.reports.services.simulation import simulated_judges_fill
     from tests.metrics.reports.conftest import make_study_data
 
     study = open_judging(make_study_data(researcher, name="Moving", n_originals=4))
@@ -99,7 +100,7 @@ def test_the_version_moves_with_a_new_judgment_and_the_poll_queues_one_refresh(r
 @override_settings(PARAEVAL_DASHBOARD_REFRESH_SECONDS=60)
 def test_a_fresh_snapshot_rests_for_the_refresh_interval_before_a_poll_queues_another(
         researcher, django_capture_on_commit_callbacks):
-    from metrics.reports.services import simulated_judges_fill
+    from metrics.reports.services.simulation import simulated_judges_fill
     from tests.metrics.reports.conftest import make_study_data
 
     study = open_judging(make_study_data(researcher, name="Resting", n_originals=4))
@@ -121,7 +122,7 @@ def test_a_fresh_snapshot_rests_for_the_refresh_interval_before_a_poll_queues_an
 def test_after_a_long_refresh_the_snapshot_rests_in_proportion_to_it(researcher, django_capture_on_commit_callbacks):
     """A refresh that took 2 s (worker and database) is followed by 18 s of rest at a 10 % duty:
     a poll 10 s later serves the snapshot and queues nothing; one 19 s later queues a refresh."""
-    from metrics.reports.services import simulated_judges_fill
+    from metrics.reports.services.simulation import simulated_judges_fill
     from tests.metrics.reports.conftest import make_study_data
 
     study = open_judging(make_study_data(researcher, name="Duty", n_originals=4))
@@ -145,7 +146,7 @@ def test_after_a_long_refresh_the_snapshot_rests_in_proportion_to_it(researcher,
 
 @override_settings(PARAEVAL_DASHBOARD_ANSWERS_SECONDS=3600)
 def test_heavy_answers_wait_for_their_interval_while_the_counts_follow(researcher):
-    from metrics.reports.services import simulated_judges_fill
+    from metrics.reports.services.simulation import simulated_judges_fill
     from tests.metrics.reports.conftest import make_study_data
 
     study = open_judging(make_study_data(researcher, name="Interval", n_originals=4))
@@ -177,7 +178,7 @@ def test_api_serves_the_snapshot_to_the_studys_researchers_only(judged, research
 def test_an_unchanged_answer_is_a_304_without_a_body_and_any_change_gives_a_new_one(judged, researcher):
     """A poll that sends back the ETag of its last answer gets 304 (no snapshot) until the study's
     version, the snapshot, the rate or the plan change; the 200 it gets then equals a fresh poll's."""
-    from metrics.reports.services import simulated_judges_fill
+    from metrics.reports.services.simulation import simulated_judges_fill
 
     client, url = _api(researcher), f"/api/dashboard/studies/{judged.pk}/"
     snapshot.dashboard_refresh(study=judged)
@@ -244,7 +245,7 @@ def test_released_items_move_the_version(judged):
     before = selectors.dashboard_version(study=judged)
     a = Assignment.objects.filter(study=judged).first()
     AssignmentItem.objects.filter(assignment=a, position=1).update(done_at=None)
-    judging_services.assignment_release_unfinished(assignment=a)
+    assignment_release_unfinished(assignment=a)
     assert selectors.dashboard_version(study=judged) != before
 
 
@@ -252,8 +253,8 @@ def test_a_side_by_side_study_shows_its_bradley_terry_ranking_equal_to_its_repor
     """Side by side has live answers too (issue 26): α on pairs and the Bradley–Terry ranking with
     its intervals, equal to the comparison report built at the same moment; no invented clusters."""
     dash = snapshot.dashboard_refresh(study=judged_comparison)
-    report = report_services.report_create(study=judged_comparison, created_by=researcher, enqueue=False)
-    report = report_services.report_build(report_id=report.pk)
+    report = report_create(study=judged_comparison, created_by=researcher, enqueue=False)
+    report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     answers = dash.snapshot["answers"]
     assert answers["available"] and answers["fingerprint"] == report.fingerprint
@@ -272,7 +273,7 @@ def test_a_side_by_side_study_without_comparisons_says_so(researcher):
     from tests.metrics.reports.conftest import make_study_data
 
     study = make_study_data(researcher, name="Empty side by side", n_originals=3, systems=("a", "b"))
-    judging_services.design_update(study=study, changes={"protocol": "comparison"})
+    design_update(study=study, changes={"protocol": "comparison"})
     dash = snapshot.dashboard_refresh(study=study)
     assert dash.snapshot["answers"] == {"available": False, "reason": "No comparisons yet."}
 

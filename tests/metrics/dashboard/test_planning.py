@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from metrics.dashboard.models import Dashboard
 from metrics.dashboard.services import planning
-from metrics.reports.services import simulated_judges_fill
+from metrics.reports.services.simulation import simulated_judges_fill
 from tests.metrics.reports.conftest import make_study_data, open_judging
 
 pytestmark = pytest.mark.django_db
@@ -121,7 +121,7 @@ def test_the_design_page_shows_the_last_plan_before_opening(researcher, client):
 def test_a_fully_crossed_design_plans_every_judge_per_item_and_a_k_design_its_k(researcher):
     study = make_study_data(researcher, name="Crossed", n_originals=4, systems=("a", "b"))
     assert planning.plan_params_clean({}, study=study)["judges_per_item"] is None
-    from annotation.judging import services as judging_services
+    from annotation.judging.services.design import design_update
 
-    judging_services.design_update(study=study, changes={"judges_mode": "k", "judges_per_item": 2})
+    design_update(study=study, changes={"judges_mode": "k", "judges_per_item": 2})
     assert planning.plan_params_clean({"n_judges": 4}, study=study)["judges_per_item"] == 2

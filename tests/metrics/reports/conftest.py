@@ -30,7 +30,7 @@ def make_study_data(owner, *, name="Report study", n_originals=12, systems=("hum
     """A study with varied sentences: system k changes about 1 + 2k words of each original,
     so that string metrics (BLEU, TER) vary from candidate to candidate."""
     from annotation.models import Candidate, Original, System
-    from annotation.services import study_create
+    from annotation.services.studies import study_create
 
     rng = random.Random(seed)
     study = study_create(name=name, owner=owner)
@@ -48,10 +48,11 @@ def make_study_data(owner, *, name="Report study", n_originals=12, systems=("hum
 
 
 def open_judging(study):
-    from annotation.judging import services as judging_services
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
 
-    judging_services.design_update(study=study, changes={"seed": 7})
-    judging_services.study_judging_open(study=study)
+    design_update(study=study, changes={"seed": 7})
+    study_judging_open(study=study)
     study.refresh_from_db()
     return study
 
@@ -60,44 +61,46 @@ def make_judged_study(owner, *, name="Report study", n_originals=12, systems=("h
                       random_clickers=0, judges_per_item=None, seed=3):
     """A study of ``n_originals`` × ``systems`` (+ one control of each kind per original),
     opened for judging and rated by ``n_judges`` simulated judges."""
-    from metrics.reports import services
+    from metrics.reports.services.simulation import simulated_judges_fill
 
     study = open_judging(make_study_data(owner, name=name, n_originals=n_originals, systems=systems))
     if n_judges:
-        services.simulated_judges_fill(study=study, n_judges=n_judges, n_random_clickers=random_clickers,
+        simulated_judges_fill(study=study, n_judges=n_judges, n_random_clickers=random_clickers,
                                        judges_per_item=judges_per_item, seed=seed)
     return study
 
 
 def run_metric(study, slug: str, **kwargs):
     """A succeeded metric run of ``slug`` over the study, computed in-process."""
-    from metrics import services as metric_services
+    from metrics.services.runs import metric_run_create
+    from metrics.services.worker import metric_run_execute
 
-    run = metric_services.metric_run_create(study=study, metric=slug, enqueue=False, **kwargs)
-    run = metric_services.metric_run_execute(run_id=run.pk)
+    run = metric_run_create(study=study, metric=slug, enqueue=False, **kwargs)
+    run = metric_run_execute(run_id=run.pk)
     assert run.status == "succeeded", run.error
     return run
 
 
 def build_now(study, user=None, **settings):
     """Create and build a report synchronously (what a worker does), with a small bootstrap."""
-    from metrics.reports import services
+    from metrics.reports.services.build import report_build, report_create
 
     settings.setdefault("n_boot", 50)
-    report = services.report_create(study=study, created_by=user, settings=settings, enqueue=False)
-    return services.report_build(report_id=report.pk)
+    report = report_create(study=study, created_by=user, settings=settings, enqueue=False)
+    return report_build(report_id=report.pk)
 
 
 def submit_as_real_judge(study, user, *, overall=3):
     """One judgment submitted by a real (late-joining) judge through the judging service."""
-    from annotation.judging import selectors as judging_selectors
-    from annotation.judging import services as judging_services
-    from annotation.services import study_member_add
+    from annotation.judging.selectors.judge import item_next_for_judge
+    from annotation.judging.services.assignments import assignment_ensure_for_judge
+    from annotation.judging.services.submission import judgment_submit
+    from annotation.services.membership import study_member_add
 
     study_member_add(study=study, user=user, role=Role.JUDGE)
-    assignment = judging_services.assignment_ensure_for_judge(study=study, judge=user)
-    item = judging_selectors.item_next_for_judge(assignment=assignment)
-    return judging_services.judgment_submit(
+    assignment = assignment_ensure_for_judge(study=study, judge=user)
+    item = item_next_for_judge(assignment=assignment)
+    return judgment_submit(
         study=study, judge=user, token=item.token, key=f"real-{user.username}-0001",
         scores={"adequacy": 4, "fluency": 4, "dissimilarity": 2, "overall": overall}, serve_stamp=item.serve_stamp)
 
@@ -111,7 +114,7 @@ def shared(django_db_setup, django_db_blocker):
     from django.contrib.auth.models import User
     from django.core.management import call_command
 
-    from annotation.services import researcher_grant
+    from annotation.services.studies import researcher_grant
 
     with django_db_blocker.unblock():
         owner = User.objects.create_user("rhea", password="pw")
@@ -152,7 +155,7 @@ def built_report(shared, db):
 @pytest.fixture
 def outsiders(make_user, judged_study):
     """A judge and an annotator of the study, and a researcher of another study."""
-    from annotation.services import study_member_add
+    from annotation.services.membership import study_member_add
 
     judge = make_user("jules")
     study_member_add(study=judged_study, user=judge, role=Role.JUDGE)

@@ -6,13 +6,19 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.judging import selectors as judging_selectors
-from annotation.judging import services as judging_services
 from annotation.judging.scales import criteria_units
+from annotation.judging.selectors.design import study_criteria
+from annotation.judging.selectors.qc import judgments_fingerprint
+from annotation.judging.services.exclusions import judge_exclusion_set
 from metrics.core.stats.data import validate_judgments, validate_metric_scores
-from metrics.reports import selectors, services
+from metrics.core.stats.reference import human_reference
+from metrics.core.stats.report import build_report
+from metrics.reports import selectors
 from metrics.reports.models import ReportPlot
 from metrics.reports.plots import report_plots
+from metrics.reports.services.build import report_build, report_create, subset_in_criteria_order
+from metrics.reports.services.report_settings import DEFAULT_SETTINGS
+from metrics.reports.services.simulation import SIM_JUDGE_PREFIX
 
 from .conftest import make_judged_study, run_metric
 
@@ -26,24 +32,24 @@ def test_report_with_an_excluded_judge_equals_the_separately_validated_path(rese
                               random_clickers=1)
     run_metric(study, "bleu")
     run_metric(study, "ter")
-    clicker = User.objects.filter(username__startswith=services.SIM_JUDGE_PREFIX).order_by("username").last()
-    judging_services.judge_exclusion_set(study=study, judge=clicker, excluded=True, decided_by=researcher)
+    clicker = User.objects.filter(username__startswith=SIM_JUDGE_PREFIX).order_by("username").last()
+    judge_exclusion_set(study=study, judge=clicker, excluded=True, decided_by=researcher)
 
-    report = services.report_create(study=study, settings={"n_boot": 50, "normalize": "z"}, enqueue=False)
-    report = services.report_build(report_id=report.pk)
+    report = report_create(study=study, settings={"n_boot": 50, "normalize": "z"}, enqueue=False)
+    report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     assert report.excluded_judges == [clicker.username]
 
     # The former path: build_report on the database frame, then validate it again for the figures.
-    s = {**services.DEFAULT_SETTINGS, **report.settings}
+    s = {**DEFAULT_SETTINGS, **report.settings}
     judged = selectors.report_judgment_inputs(study=study)
     assert judged.excluded == [clicker.username]
     metric_inputs = selectors.report_metric_inputs(study=study, judged_items=set(judged.frame["item"]))
-    direct = services.build_report(
+    direct = build_report(
         judged.frame, metric_inputs.scores or None, excluded_judges=judged.excluded,
         control_expected=judged.control_expected, criterion=s["criterion"], criteria=judged.criteria,
         normalize=s["normalize"], include_controls_in_mean=s["include_controls_in_mean"],
-        subset_min=services.subset_in_criteria_order(s["subset_min"], judged.criteria), n_boot=s["n_boot"],
+        subset_min=subset_in_criteria_order(s["subset_min"], judged.criteria), n_boot=s["n_boot"],
         confidence_level=s["confidence_level"], significance_level=s["significance_level"], seed=s["seed"],
         qc_alpha=judged.qc_alpha, qc_tests=judged.qc_tests, min_shared=s["min_shared"], metric_runs=metric_inputs.runs, scale=range(1, 6),
         scales=dict.fromkeys(judged.criteria, "points"))  # PEM's four 1–5 scales
@@ -53,14 +59,14 @@ def test_report_with_an_excluded_judge_equals_the_separately_validated_path(rese
     assert report.build_info["n_judgment_rows"] == len(judged.frame)
 
     frame = validate_judgments(judged.frame)
-    ref = services.human_reference(frame, control_expected=judged.control_expected, normalize=s["normalize"],
+    ref = human_reference(frame, control_expected=judged.control_expected, normalize=s["normalize"],
                                    excluded_judges=judged.excluded)
     long = validate_metric_scores(metric_inputs.scores)
     wide = long.loc[long["item"].isin(ref.index)].pivot(index="item", columns="metric", values="score")
     plots = report_plots(frame=frame, ref=ref, metric_wide=wide, result=direct, excluded=judged.excluded,
                          target=s["criterion"], include_controls=False,  # Table 3's headline: genuine items
                          normalized=s["normalize"] == "z", seed=s["seed"],
-                         units=criteria_units(judging_selectors.study_criteria(study=study)))
+                         units=criteria_units(study_criteria(study=study)))
     stored = list(ReportPlot.objects.filter(report=report).order_by("position"))
     assert [p.slug for p in stored] == [p.slug for p in plots]
     for got, want in zip(stored, plots):
@@ -68,4 +74,4 @@ def test_report_with_an_excluded_judge_equals_the_separately_validated_path(rese
     # The judge left out of the tables is still in QC.
     assert clicker.username in {q["judge"] for q in report.result["judge_qc"]}
     assert clicker.username not in report.result["summary"]["judges"]
-    assert judging_selectors.judgments_fingerprint(study=study) == report.fingerprint
+    assert judgments_fingerprint(study=study) == report.fingerprint

@@ -8,11 +8,12 @@ import io
 import pandas as pd
 import pytest
 
-from annotation.judging import services as judging_services
 from annotation.judging.models import Assignment
 from annotation.judging.protocols.side_by_side import services as comparison
-from metrics.reports import services
-from metrics.reports.exports import report_tables
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
+from metrics.reports.exports.tables import report_tables
+from metrics.reports.services.build import report_build, report_create
 from tests.annotation.judging.conftest import new_key
 from tests.factories import study_with_data
 
@@ -25,14 +26,14 @@ RANK = {"a": 0, "b": 1, "c": 2}
 @pytest.fixture
 def judged_comparison(researcher, make_user):
     from annotation.enums import Role
-    from annotation.services import study_member_add
+    from annotation.services.membership import study_member_add
 
     study = study_with_data(owner=researcher, n_originals=5, systems=("a", "b", "c"), name="Cmp report")
     for name in ("ann", "bob", "cy"):
         study_member_add(study=study, user=make_user(name), role=Role.JUDGE)
-    judging_services.design_update(study=study, changes={
+    design_update(study=study, changes={
         "protocol": "comparison", "seed": 5, "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
-    judging_services.study_judging_open(study=study)
+    study_judging_open(study=study)
     for k, assignment in enumerate(Assignment.objects.filter(study=study).select_related("judge")):
         n = 0
         while (pair := comparison.pair_next_for_judge(assignment=assignment)) is not None:
@@ -62,8 +63,8 @@ def _csv(study) -> pd.DataFrame:
 
 
 def test_the_report_counts_wins_and_ties_as_the_export_does(judged_comparison, researcher):
-    report = services.report_create(study=judged_comparison, created_by=researcher, enqueue=False)
-    report = services.report_build(report_id=report.pk)
+    report = report_create(study=judged_comparison, created_by=researcher, enqueue=False)
+    report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     result = report.result
     assert result["protocol"] == "comparison"
@@ -87,8 +88,8 @@ def test_the_report_counts_wins_and_ties_as_the_export_does(judged_comparison, r
 
 
 def test_the_report_page_shows_the_comparison_sections(judged_comparison, researcher, client):
-    report = services.report_create(study=judged_comparison, created_by=researcher, enqueue=False)
-    services.report_build(report_id=report.pk)
+    report = report_create(study=judged_comparison, created_by=researcher, enqueue=False)
+    report_build(report_id=report.pk)
     client.force_login(researcher)
     html = client.get(f"/studies/{judged_comparison.pk}/report/").content.decode()
     for title in ("System ranking (Bradley–Terry)", "Win rates per system pair", "Agreement on pairs",

@@ -8,11 +8,12 @@ import json
 
 import pytest
 
-from annotation.judging import services as judging_services
 from annotation.judging.models import Assignment, EsaItem
 from annotation.judging.protocols.esa import services as esa
-from metrics.reports import services
-from metrics.reports.exports import report_tables
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
+from metrics.reports.exports.tables import report_tables
+from metrics.reports.services.build import report_build, report_create
 from tests.annotation.judging.conftest import new_key
 from tests.factories import study_with_data
 
@@ -40,24 +41,24 @@ def _annotate(study, judge, *, own_span=True):
 @pytest.fixture
 def judged_esa(researcher, make_user):
     from annotation.enums import Role
-    from annotation.services import study_member_add
+    from annotation.services.membership import study_member_add
 
     study = study_with_data(owner=researcher, n_originals=4, systems=("a", "b"), name="ESA report")
     judges = [make_user(n) for n in ("ann", "bob")]
     for u in judges:
         study_member_add(study=study, user=u, role=Role.JUDGE)
-    judging_services.design_update(study=study, changes={
+    design_update(study=study, changes={
         "protocol": "esa", "seed": 3, "esa_prefill": "aligner",
         "control_counts": {"identical": 1, "random": 1, "unigram": 0}})
-    judging_services.study_judging_open(study=study)
+    study_judging_open(study=study)
     for u in judges:
         _annotate(study, u)
     return study
 
 
 def test_the_report_holds_every_figure_and_ranks_the_better_system_first(judged_esa, researcher):
-    report = services.report_create(study=judged_esa, created_by=researcher, enqueue=False)
-    report = services.report_build(report_id=report.pk)
+    report = report_create(study=judged_esa, created_by=researcher, enqueue=False)
+    report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     r = report.result
     assert r["protocol"] == "esa" and r["weights"] == {"minor": 1.0, "major": 5.0}
@@ -79,17 +80,17 @@ def test_the_report_holds_every_figure_and_ranks_the_better_system_first(judged_
 
 def test_thin_data_say_not_enough_data_and_never_nan(researcher, make_user, client):
     from annotation.enums import Role
-    from annotation.services import study_member_add
+    from annotation.services.membership import study_member_add
 
     study = study_with_data(owner=researcher, n_originals=1, systems=("a",), name="Thin ESA")
     ann = make_user("ann")
     study_member_add(study=study, user=ann, role=Role.JUDGE)
-    judging_services.design_update(study=study, changes={
+    design_update(study=study, changes={
         "protocol": "esa", "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
-    judging_services.study_judging_open(study=study)
+    study_judging_open(study=study)
     _annotate(study, ann)
-    report = services.report_create(study=study, created_by=researcher, enqueue=False)
-    report = services.report_build(report_id=report.pk)
+    report = report_create(study=study, created_by=researcher, enqueue=False)
+    report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     assert report.result["ranking"] == [] and report.result["ranking_note"] == "not enough data"
     client.force_login(researcher)
@@ -99,8 +100,8 @@ def test_thin_data_say_not_enough_data_and_never_nan(researcher, make_user, clie
 
 
 def test_the_report_page_shows_the_esa_sections_and_its_exports(judged_esa, researcher, client):
-    report = services.report_create(study=judged_esa, created_by=researcher, enqueue=False)
-    services.report_build(report_id=report.pk)
+    report = report_create(study=judged_esa, created_by=researcher, enqueue=False)
+    report_build(report_id=report.pk)
     client.force_login(researcher)
     html = client.get(f"/studies/{judged_esa.pk}/report/").content.decode()
     for title in ("ESA and MQM-weighted scores per system", "Errors per system by severity", "System ranking by ESA",
@@ -115,8 +116,8 @@ def test_the_dashboard_ranks_by_esa_score_as_the_report_does(judged_esa, researc
     from metrics.dashboard.services import snapshot
 
     dash = snapshot.dashboard_refresh(study=judged_esa)
-    report = services.report_create(study=judged_esa, created_by=researcher, enqueue=False)
-    report = services.report_build(report_id=report.pk)
+    report = report_create(study=judged_esa, created_by=researcher, enqueue=False)
+    report = report_build(report_id=report.pk)
     answers = dash.snapshot["answers"]
     assert answers["available"] and answers["fingerprint"] == report.fingerprint
     assert [(r["system"], r["mean"], r["ci_low"], r["ci_high"], r["cluster"]) for r in answers["ranking"]["systems"]] == [
@@ -128,6 +129,6 @@ def test_the_dashboard_of_an_esa_study_without_judgments_says_so(researcher):
     from metrics.dashboard.services import snapshot
 
     study = study_with_data(owner=researcher, n_originals=2, systems=("a", "b"), name="Empty ESA")
-    judging_services.design_update(study=study, changes={"protocol": "esa"})
+    design_update(study=study, changes={"protocol": "esa"})
     dash = snapshot.dashboard_refresh(study=study)
     assert dash.snapshot["answers"] == {"available": False, "reason": "No error span judgments yet."}

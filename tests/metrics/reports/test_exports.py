@@ -13,7 +13,11 @@ from html.parser import HTMLParser
 
 import pytest
 
-from metrics.reports import exports
+from metrics.reports.exports.bundle import export_stem, report_zip
+from metrics.reports.exports.csv_json import report_json_text, table_csv
+from metrics.reports.exports.latex import latex_escape, report_latex, table_latex
+from metrics.reports.exports.standalone_html import report_html
+from metrics.reports.exports.tables import report_tables, table_by_slug
 from metrics.reports.models import Report, ReportPlot
 
 pytestmark = pytest.mark.django_db
@@ -23,14 +27,14 @@ ALL_TABLES = ["table1", "table2", "table3", "metric_leaderboard", "metric_meta_e
 
 
 def test_the_report_has_every_table_in_page_order(built_report):
-    assert [t.slug for t in exports.report_tables(built_report.result)] == [
+    assert [t.slug for t in report_tables(built_report.result)] == [
         "table1", "table2", "table3", "agreement", "agreement_pairs", "judge_qc", "system_ranking",
         "metric_leaderboard", "metric_meta_evaluation"]
 
 
 def test_every_table_is_valid_csv_with_the_columns_it_announces(built_report):
-    for table in exports.report_tables(built_report.result):
-        rows = list(csv.reader(io.StringIO(exports.table_csv(table))))
+    for table in report_tables(built_report.result):
+        rows = list(csv.reader(io.StringIO(table_csv(table))))
         assert rows[0] == table.csv_header(), table.slug
         assert len(rows) - 1 == len(table.rows) > 0, table.slug
         assert all(len(r) == len(rows[0]) for r in rows), table.slug
@@ -42,7 +46,7 @@ def test_every_table_is_valid_csv_with_the_columns_it_announces(built_report):
 
 
 def test_table1_csv_holds_the_full_precision_numbers_of_the_report(built_report):
-    rows = list(csv.DictReader(io.StringIO(exports.table_csv(exports.table_by_slug(built_report.result, "table1")))))
+    rows = list(csv.DictReader(io.StringIO(table_csv(table_by_slug(built_report.result, "table1")))))
     pairs = built_report.result["table1"]["pairs"]
     assert [(r["judge_a"], r["judge_b"]) for r in rows[:-1]] == [tuple(p["judges"]) for p in pairs]
     for row, pair in zip(rows, pairs):
@@ -61,18 +65,18 @@ def _renamed(result, name):
 
 def test_csv_cells_that_look_like_formulas_are_neutralised_and_numbers_stay_numbers(built_report):
     for evil in ("=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)"):
-        table = exports.table_by_slug(_renamed(built_report.result, evil), "system_ranking")
-        rows = list(csv.DictReader(io.StringIO(exports.table_csv(table))))
+        table = table_by_slug(_renamed(built_report.result, evil), "system_ranking")
+        rows = list(csv.DictReader(io.StringIO(table_csv(table))))
         assert rows[0]["system"] == "'" + evil
         assert float(rows[0]["mean"]) == built_report.result["system_ranking"]["systems"][0]["mean"]
     # A negative correlation is a number, not a formula: no quote.
-    table = exports.table_by_slug(built_report.result, "table2")
-    values = [r["sentence_pearson"] for r in csv.DictReader(io.StringIO(exports.table_csv(table)))]
+    table = table_by_slug(built_report.result, "table2")
+    values = [r["sentence_pearson"] for r in csv.DictReader(io.StringIO(table_csv(table)))]
     assert any(v.startswith("-") for v in values)
 
 
 def test_the_json_export_holds_signatures_versions_settings_and_every_number(built_report):
-    data = json.loads(exports.report_json_text(built_report))
+    data = json.loads(report_json_text(built_report))
     assert data["schema"] == "paraeval.report/1"
     assert data["study"] == {"id": built_report.study_id, "name": built_report.study.name}
     meta = data["report"]
@@ -91,8 +95,8 @@ _UNESCAPED_AMP = re.compile(r"(?<!\\)&")
 
 
 def test_latex_tables_use_booktabs_and_every_row_has_every_column(built_report):
-    tex = exports.report_latex(built_report)
-    tables = exports.report_tables(built_report.result)
+    tex = report_latex(built_report)
+    tables = report_tables(built_report.result)
     assert tex.count("\\begin{table}") == tex.count("\\end{table}") == len(tables)
     assert tex.count("\\toprule") == tex.count("\\bottomrule") == len(tables)
     assert "\\usepackage{booktabs,tabularx,pdflscape}" in tex
@@ -114,13 +118,13 @@ def test_latex_tables_use_booktabs_and_every_row_has_every_column(built_report):
 
 def test_latex_escapes_every_special_character_of_the_data(built_report):
     name = "a_b & c% $x$ #1 {y} ~z^ \\w <v>"
-    table = exports.table_by_slug(_renamed(built_report.result, name), "system_ranking")
-    tex = exports.table_latex(table)
-    escaped = exports.latex_escape(name)
+    table = table_by_slug(_renamed(built_report.result, name), "system_ranking")
+    tex = table_latex(table)
+    escaped = latex_escape(name)
     assert escaped == ("a\\_b \\& c\\% \\$x\\$ \\#1 \\{y\\} \\textasciitilde{}z\\textasciicircum{} "
                        "\\textbackslash{}w \\textless{}v\\textgreater{}")
     assert escaped in tex and name not in tex
-    assert exports.latex_escape("Krippendorff's α ≥ 0.8") == "Krippendorff's $\\alpha$ $\\geq$ 0.8"
+    assert latex_escape("Krippendorff's α ≥ 0.8") == "Krippendorff's $\\alpha$ $\\geq$ 0.8"
 
 
 class _Collector(HTMLParser):
@@ -133,7 +137,7 @@ class _Collector(HTMLParser):
 
 
 def test_the_html_file_is_self_contained_with_its_figures_inline(built_report):
-    html = exports.report_html(built_report)
+    html = report_html(built_report)
     parser = _Collector()
     parser.feed(html)
     tags = [t for t, _ in parser.tags]
@@ -155,11 +159,11 @@ def test_the_html_file_is_self_contained_with_its_figures_inline(built_report):
 
 
 def test_the_zip_bundles_every_export(built_report):
-    data = exports.report_zip(built_report)
+    data = report_zip(built_report)
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         assert zf.testzip() is None
         names = zf.namelist()
-        stem = exports.export_stem(built_report)
+        stem = export_stem(built_report)
         assert all(n.startswith(stem + "/") for n in names)
         short = sorted(n.split("/", 1)[1] for n in names)
         slugs = ReportPlot.objects.filter(report=built_report).values_list("slug", flat=True)
@@ -173,9 +177,9 @@ def test_a_report_without_metric_runs_has_no_table3_anywhere(judged_study, owner
     from .conftest import build_now
 
     report = build_now(judged_study, owner, include_metrics=False)
-    slugs = [t.slug for t in exports.report_tables(report.result)]
+    slugs = [t.slug for t in report_tables(report.result)]
     assert "table3" not in slugs and "metric_leaderboard" not in slugs
-    with zipfile.ZipFile(io.BytesIO(exports.report_zip(report))) as zf:
+    with zipfile.ZipFile(io.BytesIO(report_zip(report))) as zf:
         assert not any(n.endswith("tables/table3.csv") for n in zf.namelist())
     assert "metric-bleu" not in set(ReportPlot.objects.filter(report=report).values_list("slug", flat=True))
 
@@ -187,7 +191,7 @@ def test_page_exports_download_with_names_and_refuse_an_unfinished_report(client
                        ("zip", "application/zip")):
         r = client.get(f"{base}/export.{fmt}")
         assert r.status_code == 200 and r["Content-Type"].startswith(ctype), fmt
-        assert r["Content-Disposition"] == f'attachment; filename="{exports.export_stem(built_report)}.{fmt}"'
+        assert r["Content-Disposition"] == f'attachment; filename="{export_stem(built_report)}.{fmt}"'
     r = client.get(f"{base}/tables/judge_qc.csv")
     assert r.status_code == 200 and r.content.decode().startswith("judge,excluded,passed")
     assert client.get(f"{base}/tables/nonsense.csv").status_code == 404
@@ -204,13 +208,13 @@ def test_tables_read_the_same_whatever_order_the_database_kept_the_keys_in(built
     for a in result["agreement"].values():
         a["icc"] = dict(sorted(a["icc"].items()))
         a["krippendorff_alpha"] = dict(reversed(list(a["krippendorff_alpha"].items())))
-    rows = exports.table_by_slug(result, "agreement").rows
+    rows = table_by_slug(result, "agreement").rows
     assert [r["criterion"] for r in rows][::11] == ["adequacy", "fluency", "dissimilarity", "overall"]
     assert [r["coefficient"] for r in rows[:11]] == [
         "Krippendorff α (nominal)", "Krippendorff α (ordinal)", "Krippendorff α (interval)",
         "Krippendorff α (ratio)", "Fleiss κ",
         "ICC(1,1)", "ICC(2,1)", "ICC(3,1)", "ICC(1,3)", "ICC(2,3)", "ICC(3,3)"]
-    assert rows == exports.table_by_slug(built_report.result, "agreement").rows
+    assert rows == table_by_slug(built_report.result, "agreement").rows
 
 
 def test_an_underflowed_p_value_is_written_as_below_the_floor_never_as_zero():

@@ -12,9 +12,11 @@ import pytest
 
 from annotation.judging.defaults import default_criteria
 from annotation.judging.scales import criteria_units
-from metrics.core.stats import build_report, human_reference
 from metrics.core.stats.data import validate_judgments
-from metrics.reports import exports, plots
+from metrics.core.stats.reference import human_reference
+from metrics.core.stats.report import build_report
+from metrics.reports import plots
+from metrics.reports.exports.standalone_html import report_html
 from metrics.reports.models import Report, ReportPlot
 
 from ..core.stats.test_robust_summaries import load_fixture
@@ -44,7 +46,7 @@ def test_the_demo_standalone_html_is_under_one_megabyte_and_says_it_aggregates(d
     from annotation.models import Study
 
     report = Report(pk=1, study=Study(name="demo"), result=result, settings={}, excluded_judges=[], metric_runs=[])
-    html = exports.report_html(report, plots=[ReportPlot(slug=p.slug, title=p.title, caption=p.caption, svg=p.svg)
+    html = report_html(report, plots=[ReportPlot(slug=p.slug, title=p.title, caption=p.caption, svg=p.svg)
                                               for p in figs])
     assert len(html.encode("utf-8")) < 1_000_000  # was 4.06 MB with 4,000-point scatter plots
     dense = [p for p in figs if p.slug.startswith("metric-") or p.slug == "criterion-vs-overall"]

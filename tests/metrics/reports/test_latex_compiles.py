@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from metrics.reports import exports
+from metrics.reports.exports.latex import report_latex, table_latex
+from metrics.reports.exports.tables import report_tables, table_by_slug
 
 pytestmark = pytest.mark.django_db
 
@@ -46,12 +47,12 @@ def _all_names(result: dict, name: str) -> dict:
 
 @needs_pdflatex
 def test_the_whole_report_compiles_with_pdflatex_and_booktabs(built_report, tmp_path):
-    tex = exports.report_latex(built_report)
+    tex = report_latex(built_report)
     code, log, pdf = compile_tex(tmp_path, tex)
     assert code == 0, log[-3000:]
     assert pdf.exists() and pdf.read_bytes().startswith(b"%PDF")
     # Every table became a numbered float with its label: LaTeX wrote one \newlabel per table.
-    n_tables = len(exports.report_tables(built_report.result))
+    n_tables = len(report_tables(built_report.result))
     aux = (tmp_path / "paper.aux").read_text()
     assert n_tables == 9 and aux.count("\\newlabel{tab:paraeval-") == n_tables
 
@@ -64,8 +65,8 @@ def test_the_whole_report_compiles_with_pdflatex_and_booktabs(built_report, tmp_
     "100% of\tjudges\u00a0agree",                 # tab and no-break space
 ])
 def test_hostile_and_unicode_system_names_compile_and_print_as_text(built_report, tmp_path, name):
-    table = exports.table_by_slug(_all_names(built_report.result, name), "system_ranking")
-    code, log, pdf = compile_tex(tmp_path, exports.table_latex(table))
+    table = table_by_slug(_all_names(built_report.result, name), "system_ranking")
+    code, log, pdf = compile_tex(tmp_path, table_latex(table))
     assert code == 0, log[-3000:]
     assert pdf.exists()
     # pdflatex logs every file it opens as "(path": the name's \input did not run.
@@ -75,5 +76,5 @@ def test_hostile_and_unicode_system_names_compile_and_print_as_text(built_report
 @needs_pdflatex
 def test_a_study_name_with_line_breaks_stays_in_the_comment(built_report, tmp_path):
     built_report.study.name = "Study\n\\bad{}\r\u2028name % here"
-    code, log, _ = compile_tex(tmp_path, exports.report_latex(built_report))
+    code, log, _ = compile_tex(tmp_path, report_latex(built_report))
     assert code == 0, log[-3000:]

@@ -17,8 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from metrics.core.stats import build_report
-from metrics.reports import exports
+from metrics.core.stats.report import build_report
+from metrics.reports.exports.latex import table_latex, warning_lines
+from metrics.reports.exports.tables import report_tables
 
 from ..core.stats.test_robust_summaries import load_fixture
 
@@ -47,8 +48,8 @@ def demo_result() -> dict:
 
 
 def compile_tables(tmp_path: Path, paper: str) -> str:
-    body = "".join(f"% {line}\n" for line in exports.warning_lines(demo_result()))
-    body += "\n".join(exports.table_latex(t) for t in exports.report_tables(demo_result()))
+    body = "".join(f"% {line}\n" for line in warning_lines(demo_result()))
+    body += "\n".join(table_latex(t) for t in report_tables(demo_result()))
     (tmp_path / "report.tex").write_text(body, encoding="utf-8")
     (tmp_path / "paper.tex").write_text(
         f"\\documentclass[{paper}]{{article}}\n\\usepackage[T1]{{fontenc}}\n\\usepackage[utf8]{{inputenc}}\n"
@@ -69,7 +70,7 @@ def test_every_table_fits_the_page_without_an_overfull_box(tmp_path, paper):
 
 
 def test_wide_tables_are_landscape_and_narrow_ones_are_not():
-    tables = {t.slug: exports.table_latex(t) for t in exports.report_tables(demo_result())}
+    tables = {t.slug: table_latex(t) for t in report_tables(demo_result())}
     assert "\\begin{landscape}" in tables["table1"] and "\\begin{landscape}" in tables["table3"]
     assert "\\begin{landscape}" not in tables["system_ranking"]
     assert all("\\begin{tabularx}{\\linewidth}" in tex for tex in tables.values())

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from annotation.judging import services as judging_services
+from annotation.judging.services.exclusions import judge_exclusion_set
 from metrics.reports.models import Report
 
 from .conftest import make_study_data, open_judging, submit_as_real_judge
@@ -118,7 +118,7 @@ def test_an_excluded_judge_is_named_and_struck_through(client, owner, judged_stu
 
     from .conftest import build_now
 
-    judging_services.judge_exclusion_set(study=judged_study, judge=User.objects.get(username="sim-judge-03"),
+    judge_exclusion_set(study=judged_study, judge=User.objects.get(username="sim-judge-03"),
                                          excluded=True, decided_by=owner)
     report = build_now(judged_study, owner, include_metrics=False)
     client.force_login(owner)

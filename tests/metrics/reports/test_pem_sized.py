@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from metrics.reports import exports
+from metrics.reports.exports.bundle import report_zip
 from metrics.reports.models import ReportPlot
 
 from .conftest import build_now, make_judged_study, run_metric
@@ -70,6 +70,6 @@ def test_the_full_report_of_a_pem_sized_simulated_study(researcher):
     assert ranking[0]["cluster"] < ranking[-1]["cluster"]
 
     assert ReportPlot.objects.filter(report=report).count() == 4
-    with zipfile.ZipFile(io.BytesIO(exports.report_zip(report))) as zf:
+    with zipfile.ZipFile(io.BytesIO(report_zip(report))) as zf:
         assert zf.testzip() is None and len(zf.namelist()) == 4 + 9 + 4  # README, JSON, LaTeX, HTML; 9 tables (the metric meta-evaluation is the 9th); 4 plots
     print(f"PEM-sized study, report and exports: {time.perf_counter() - t0:.1f} s")

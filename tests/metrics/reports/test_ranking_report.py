@@ -9,12 +9,13 @@ import json
 import pandas as pd
 import pytest
 
-from annotation.judging import services as judging_services
 from annotation.judging.models import Assignment, RankingItem
 from annotation.judging.protocols.ranking import services as ranking
+from annotation.judging.services.design import design_update
+from annotation.judging.services.opening import study_judging_open
 from annotation.models import Candidate
-from metrics.reports import services
-from metrics.reports.exports import report_tables
+from metrics.reports.exports.tables import report_tables
+from metrics.reports.services.build import report_build, report_create
 from tests.annotation.judging.conftest import new_key
 from tests.factories import study_with_data
 
@@ -25,15 +26,15 @@ TASTE = {"a": 0, "b": 1, "c": 2, "d": 3}  # a best
 
 def _judged(researcher, make_user, *, judges=("ann", "bob", "cy"), n_originals=5, systems=("a", "b", "c", "d")):
     from annotation.enums import Role
-    from annotation.services import study_member_add
+    from annotation.services.membership import study_member_add
 
     study = study_with_data(owner=researcher, n_originals=n_originals, systems=systems, name="Rank report")
     for name in judges:
         study_member_add(study=study, user=make_user(name), role=Role.JUDGE)
-    judging_services.design_update(study=study, changes={
+    design_update(study=study, changes={
         "protocol": "ranking", "seed": 5, "ranking_k": 3,
         "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
-    judging_services.study_judging_open(study=study)
+    study_judging_open(study=study)
     names = dict(Candidate.objects.filter(original__study=study).values_list("id", "system__name"))
     for k, assignment in enumerate(Assignment.objects.filter(study=study).select_related("judge")):
         n = 0
@@ -54,8 +55,8 @@ def _judged(researcher, make_user, *, judges=("ann", "bob", "cy"), n_originals=5
 
 def test_the_report_counts_what_the_export_says_and_ranks_by_the_judges_taste(researcher, make_user):
     study = _judged(researcher, make_user)
-    report = services.report_create(study=study, created_by=researcher, settings={"n_boot": 50}, enqueue=False)
-    report = services.report_build(report_id=report.pk)
+    report = report_create(study=study, created_by=researcher, settings={"n_boot": 50}, enqueue=False)
+    report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     result = report.result
     json.dumps(result, allow_nan=False)  # no NaN anywhere
@@ -85,8 +86,8 @@ def test_the_report_counts_what_the_export_says_and_ranks_by_the_judges_taste(re
 
 def test_thin_data_says_not_enough_data_instead_of_nan(researcher, make_user, client):
     study = _judged(researcher, make_user, judges=("ann",), n_originals=1, systems=("a", "b"))
-    report = services.report_create(study=study, created_by=researcher, settings={"n_boot": 50}, enqueue=False)
-    report = services.report_build(report_id=report.pk)
+    report = report_create(study=study, created_by=researcher, settings={"n_boot": 50}, enqueue=False)
+    report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     text = json.dumps(report.result, allow_nan=False)
     assert "NaN" not in text and "not enough data" in report.result["notes"]["concordance"]

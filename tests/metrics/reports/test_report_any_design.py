@@ -8,9 +8,11 @@ import re
 
 import pytest
 
-from annotation.judging import services as judging_services
-from metrics.reports import services
+from annotation.judging.services.design import design_update
+from annotation.judging.services.judgment_import import judgments_import_file
 from metrics.reports.models import Report, ReportPlot
+from metrics.reports.services.build import report_build, report_create
+from metrics.reports.services.report_settings import DEFAULT_SETTINGS
 
 from .test_comparison_report import judged_comparison  # noqa: F401  (a fixture)
 
@@ -31,7 +33,7 @@ def _values(j: int, i: int, k: int) -> tuple[int, int, int]:
 
 @pytest.fixture
 def custom_study(study):
-    judging_services.design_update(study=study, changes={"criteria": [MEANING, GRAMMAR, TOPIC]})
+    design_update(study=study, changes={"criteria": [MEANING, GRAMMAR, TOPIC]})
     rows = [HEADER]
     for j, name in enumerate(("w1", "w2", "w3")):
         for i in range(5):
@@ -39,7 +41,7 @@ def custom_study(study):
                 m, g, t = _values(j, i, k)
                 rows.append(f"{name},s{i},{system},meaning,{m}\n{name},s{i},{system},grammar,{g}\n"
                             f"{name},s{i},{system},topic,{t}\n")
-    judging_services.judgments_import_file(study=study, data="".join(rows).encode(), filename="j.csv")
+    judgments_import_file(study=study, data="".join(rows).encode(), filename="j.csv")
     return study
 
 
@@ -61,20 +63,20 @@ def test_the_settings_form_offers_the_studys_own_criteria_and_builds(custom_stud
     assert r.status_code == 302, r.content.decode()[:2000]
     report = Report.objects.get(study=custom_study)
     assert report.settings["subset_min"] == {"meaning": 50} and report.settings["criterion"] == "meaning"
-    report = services.report_build(report_id=report.pk)
+    report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     assert report.result["summary"]["n_judgments"] == 3 * 10 * 3
 
 
 def test_a_subset_on_a_categorical_criterion_is_refused_with_the_reason(custom_study):
     with pytest.raises(Exception, match="categorical"):
-        services.report_create(study=custom_study, settings={"subset_min": {"topic": 1}}, enqueue=False)
+        report_create(study=custom_study, settings={"subset_min": {"topic": 1}}, enqueue=False)
 
 
 def test_figures_label_and_bound_each_criterion_on_its_own_scale(custom_study):
-    report = services.report_create(study=custom_study, settings={"n_boot": 50, "criterion": "meaning",
+    report = report_create(study=custom_study, settings={"n_boot": 50, "criterion": "meaning",
                                                                   "include_metrics": False}, enqueue=False)
-    report = services.report_build(report_id=report.pk)
+    report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     svgs = {p.slug: p.svg for p in ReportPlot.objects.filter(report=report)}
     assert all("1–5" not in svg for svg in svgs.values())
@@ -97,8 +99,8 @@ def test_the_comparison_report_offers_its_own_settings_and_every_export(judged_c
     r = client.post(f"/studies/{study.pk}/reports/create/", {"confidence_level": "0.9", "seed": "3", "n_boot": "50"})
     assert r.status_code == 302
     report = Report.objects.get(study=study)
-    assert set(report.settings) <= {"confidence_level", "seed", "n_boot"} | set(services.DEFAULT_SETTINGS)
-    report = services.report_build(report_id=report.pk)
+    assert set(report.settings) <= {"confidence_level", "seed", "n_boot"} | set(DEFAULT_SETTINGS)
+    report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     page = client.get(f"/studies/{study.pk}/reports/{report.pk}/").content.decode()
     for fmt in ("html", "tex", "json", "zip"):

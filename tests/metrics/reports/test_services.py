@@ -8,12 +8,16 @@ import pytest
 from django.core.exceptions import ValidationError
 from scipy import stats
 
-from annotation.judging import selectors as judging_selectors
-from annotation.judging import services as judging_services
+from annotation.judging.selectors.design import study_control_expected, study_qc_tests
+from annotation.judging.selectors.frame import judgments_frame
+from annotation.judging.selectors.qc import judgments_fingerprint
+from annotation.judging.services.exclusions import judge_exclusion_set
 from metrics import selectors as metric_selectors
-from metrics.core.stats import build_report
-from metrics.reports import selectors, services
+from metrics.core.stats.report import build_report
+from metrics.reports import selectors
 from metrics.reports.models import Report, ReportPlot
+from metrics.reports.services.build import PHASES, report_build, report_create, report_rebuild
+from metrics.reports.services.report_settings import DEFAULT_SETTINGS, report_settings_clean
 
 from .conftest import build_now, make_judged_study, make_study_data, open_judging, run_metric, submit_as_real_judge
 
@@ -21,13 +25,13 @@ pytestmark = pytest.mark.django_db
 
 
 def test_settings_get_defaults_and_bad_values_are_named():
-    assert services.report_settings_clean(None) == services.DEFAULT_SETTINGS
-    clean = services.report_settings_clean({"normalize": "z", "n_boot": "200", "include_metrics": "false",
+    assert report_settings_clean(None) == DEFAULT_SETTINGS
+    clean = report_settings_clean({"normalize": "z", "n_boot": "200", "include_metrics": "false",
                                             "subset_min": {"adequacy": "3.5", "fluency": ""}})
     assert clean["normalize"] == "z" and clean["n_boot"] == 200 and clean["include_metrics"] is False
     assert clean["subset_min"] == {"adequacy": 3.5}
     with pytest.raises(ValidationError) as err:
-        services.report_settings_clean({"criterion": "beauty", "confidence_level": 1.0, "n_boot": 3, "seed": -1,
+        report_settings_clean({"criterion": "beauty", "confidence_level": 1.0, "n_boot": 3, "seed": -1,
                                         "normalize": "minmax", "colour": "red"})
     fields = err.value.message_dict
     assert {"criterion", "confidence_level", "n_boot", "seed", "normalize", "__all__"} <= set(fields)
@@ -37,15 +41,15 @@ def test_settings_get_defaults_and_bad_values_are_named():
 def test_a_study_without_judgments_gets_no_report(researcher):
     study = open_judging(make_study_data(researcher, name="Unjudged"))
     with pytest.raises(ValidationError, match="no judgments yet"):
-        services.report_create(study=study, created_by=researcher)
+        report_create(study=study, created_by=researcher)
     assert not Report.objects.filter(study=study).exists()
 
 
 def test_a_report_records_what_it_was_built_from(built_report, judged_study):
     report = built_report
-    assert report.progress_done == report.progress_total == len(services.PHASES) and report.percent == 100
-    assert report.fingerprint == judging_selectors.judgments_fingerprint(study=judged_study)
-    assert report.settings == {**services.DEFAULT_SETTINGS, "n_boot": 50}
+    assert report.progress_done == report.progress_total == len(PHASES) and report.percent == 100
+    assert report.fingerprint == judgments_fingerprint(study=judged_study)
+    assert report.settings == {**DEFAULT_SETTINGS, "n_boot": 50}
     assert report.result["settings"]["n_boot"] == 50 and report.result["settings"]["seed"] == 0
     runs = {r.metric: r for r in metric_selectors.study_metric_runs(study=judged_study)}
     assert [(r["id"], r["metric"], r["name"], r["signature"], r["used"]) for r in report.metric_runs] == [
@@ -66,7 +70,7 @@ def test_a_report_records_what_it_was_built_from(built_report, judged_study):
 
 def test_the_stored_numbers_are_build_report_on_the_studys_judgments(built_report, judged_study):
     """The worker adds nothing of its own: the same frame and settings give the same result."""
-    frame = judging_selectors.judgments_frame(study=judged_study, include_excluded_judges=True)
+    frame = judgments_frame(study=judged_study, include_excluded_judges=True)
     metrics = {}
     for run in metric_selectors.study_metric_runs(study=judged_study):
         f = metric_selectors.metric_scores_frame(run=run)
@@ -75,9 +79,9 @@ def test_the_stored_numbers_are_build_report_on_the_studys_judgments(built_repor
             score=f["score"] * (1 if run.higher_is_better else -1))[["item", "system", "score"]]
     crits = ["adequacy", "fluency", "dissimilarity", "overall"]
     direct = build_report(frame, metrics, n_boot=50, criteria=crits,
-                          control_expected=judging_selectors.study_control_expected(study=judged_study),
+                          control_expected=study_control_expected(study=judged_study),
                           scale=range(1, 6), scales=dict.fromkeys(crits, "points"),  # the study's 1–5 point scales
-                          qc_tests=judging_selectors.study_qc_tests(study=judged_study))  # the design's control tests
+                          qc_tests=study_qc_tests(study=judged_study))  # the design's control tests
     stored = built_report.result
     for key in ("summary", "table1", "table2", "table3", "agreement", "judge_qc", "system_ranking",
                 "metric_leaderboard"):
@@ -85,10 +89,10 @@ def test_the_stored_numbers_are_build_report_on_the_studys_judgments(built_repor
 
 
 def test_table3_segment_pearson_equals_scipy_on_the_judges_mean(built_report, judged_study):
-    frame = judging_selectors.judgments_frame(study=judged_study)
+    frame = judgments_frame(study=judged_study)
     overall = frame.loc[frame["criterion"] == "overall"]
     human = overall.groupby("item").agg(score=("score", "mean"), kind=("control_kind", "first"))
-    expected = judging_selectors.study_control_expected(study=judged_study)
+    expected = study_control_expected(study=judged_study)
     human["score"] = [expected[k]["overall"] if isinstance(k, str) else s for s, k in zip(human["score"], human["kind"])]
     run = next(r for r in metric_selectors.study_metric_runs(study=judged_study) if r.metric == "bleu")
     bleu = metric_selectors.metric_scores_frame(run=run).set_index("item")["score"]
@@ -128,7 +132,7 @@ def test_a_lower_is_better_metric_enters_negated_so_all_correlations_point_one_w
 def test_excluded_judges_are_left_out_of_every_table_but_kept_in_judge_qc(judged_study, researcher):
     from django.contrib.auth.models import User
 
-    judging_services.judge_exclusion_set(study=judged_study, judge=User.objects.get(username="sim-judge-02"),
+    judge_exclusion_set(study=judged_study, judge=User.objects.get(username="sim-judge-02"),
                                          excluded=True, decided_by=researcher, reason="test")
     report = build_now(judged_study, researcher)
     assert report.excluded_judges == ["sim-judge-02"]
@@ -148,8 +152,8 @@ def test_a_report_goes_stale_when_a_judgment_arrives_and_a_refresh_is_fresh(buil
     submit_as_real_judge(judged_study, make_user("late"))
     staleness = selectors.report_staleness(report=built_report)
     assert staleness.stale and staleness.judgments_changed and not staleness.metrics_changed
-    fresh = services.report_rebuild(report=built_report, created_by=researcher, enqueue=False)
-    fresh = services.report_build(report_id=fresh.pk)
+    fresh = report_rebuild(report=built_report, created_by=researcher, enqueue=False)
+    fresh = report_build(report_id=fresh.pk)
     assert fresh.settings == built_report.settings
     assert not selectors.report_staleness(report=fresh).stale
     assert "late" in fresh.result["summary"]["judges"]
@@ -158,7 +162,7 @@ def test_a_report_goes_stale_when_a_judgment_arrives_and_a_refresh_is_fresh(buil
 def test_a_report_goes_stale_on_an_exclusion_and_on_a_new_metric_run(built_report, judged_study, researcher):
     from django.contrib.auth.models import User
 
-    judging_services.judge_exclusion_set(study=judged_study, judge=User.objects.get(username="sim-judge-01"),
+    judge_exclusion_set(study=judged_study, judge=User.objects.get(username="sim-judge-01"),
                                          excluded=True, decided_by=researcher)
     staleness = selectors.report_staleness(report=built_report)
     assert staleness.judgments_changed and not staleness.metrics_changed
@@ -173,9 +177,9 @@ def test_a_report_goes_stale_on_an_exclusion_and_on_a_new_metric_run(built_repor
 
 
 def test_asking_again_while_a_report_is_queued_returns_that_report(judged_study, researcher):
-    first = services.report_create(study=judged_study, created_by=researcher, settings={"seed": 1}, enqueue=False)
-    same = services.report_create(study=judged_study, created_by=researcher, settings={"seed": 1}, enqueue=False)
-    other = services.report_create(study=judged_study, created_by=researcher, settings={"seed": 2}, enqueue=False)
+    first = report_create(study=judged_study, created_by=researcher, settings={"seed": 1}, enqueue=False)
+    same = report_create(study=judged_study, created_by=researcher, settings={"seed": 1}, enqueue=False)
+    other = report_create(study=judged_study, created_by=researcher, settings={"seed": 2}, enqueue=False)
     assert same.pk == first.pk and other.pk != first.pk
 
 
@@ -183,7 +187,7 @@ def test_a_report_with_every_judge_excluded_fails_with_the_reason(judged_study, 
     from django.contrib.auth.models import User
 
     for name in ("sim-judge-01", "sim-judge-02", "sim-judge-03"):
-        judging_services.judge_exclusion_set(study=judged_study, judge=User.objects.get(username=name),
+        judge_exclusion_set(study=judged_study, judge=User.objects.get(username=name),
                                              excluded=True, decided_by=researcher)
     report = build_now(judged_study, researcher)
     assert report.status == "failed" and report.finished_at is not None
@@ -193,10 +197,10 @@ def test_a_report_with_every_judge_excluded_fails_with_the_reason(judged_study, 
 
 def test_building_a_report_twice_leaves_the_same_rows(built_report):
     plots = list(ReportPlot.objects.filter(report=built_report).values_list("slug", "svg"))
-    assert services.report_build(report_id=built_report.pk).finished_at == built_report.finished_at
+    assert report_build(report_id=built_report.pk).finished_at == built_report.finished_at
     # A redelivered task whose first delivery died mid-build (status still running).
     Report.objects.filter(pk=built_report.pk).update(status="running")
-    again = services.report_build(report_id=built_report.pk)
+    again = report_build(report_id=built_report.pk)
     assert again.status == "succeeded"
     assert list(ReportPlot.objects.filter(report=built_report).values_list("slug", "svg")) == plots
     assert again.result == built_report.result

@@ -10,9 +10,11 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
 from annotation.enums import Role
-from annotation.judging import selectors as judging_selectors
-from annotation.judging import services as judging_services
 from annotation.judging.models import AssignmentItem, Judgment
+from annotation.judging.selectors.frame import judgments_frame
+from annotation.judging.selectors.progress import study_progress
+from annotation.judging.selectors.qc import judge_qc
+from annotation.judging.services.opening import study_judging_close
 from annotation.models import Candidate, StudyMembership
 
 from .conftest import make_study_data, open_judging
@@ -32,7 +34,7 @@ def test_the_simulator_refuses_a_study_that_is_not_open(researcher):
                                            r"open judging on its Judging design page first"):
         _simulate(study.pk, "--judges", 2)
     open_judging(study)
-    judging_services.study_judging_close(study=study)
+    study_judging_close(study=study)
     with pytest.raises(CommandError, match="it is closed.*reopen it"):
         _simulate("Draft study", "--judges", 2)
     with pytest.raises(CommandError, match="no study with the name or id 'Nope'"):
@@ -57,9 +59,9 @@ def test_simulated_judges_rate_every_item_of_their_real_assignments(researcher):
     assert judgments.count() == 3 * n_items
     assert set(judgments.values_list("revision", "is_latest").distinct()) == {(1, True)}
     assert all(j.served_at < j.submitted_at and j.seconds > 0 for j in judgments[:50])
-    frame = judging_selectors.judgments_frame(study=study)
+    frame = judgments_frame(study=study)
     assert len(frame) == 3 * n_items * 4 and frame["score"].between(1, 5).all()
-    progress = judging_selectors.study_progress(study=study)
+    progress = study_progress(study=study)
     assert [j["percent"] for j in progress["judges"]] == [100, 100, 100]
     # Careful judges give controls (nearly) their expected scores.
     identical = frame.loc[(frame["control_kind"] == "identical") & (frame["criterion"] == "adequacy"), "score"]
@@ -89,14 +91,14 @@ def test_judge_qc_flags_the_simulated_random_clicker_and_passes_careful_judges(r
     study = open_judging(make_study_data(researcher, name="Clickers", n_originals=40))
     out = _simulate(study.pk, "--judges", 4, "--random-clickers", 1, "--seed", 2)
     assert "random clickers (judge QC should flag them): sim-judge-04" in out
-    verdicts = {row["judge"]: row["qc"].passed for row in judging_selectors.judge_qc(study=study)}
+    verdicts = {row["judge"]: row["qc"].passed for row in judge_qc(study=study)}
     assert verdicts == {"sim-judge-01": True, "sim-judge-02": True, "sim-judge-03": True, "sim-judge-04": False}
 
 
 def test_simulated_systems_keep_their_latent_order(researcher):
     study = open_judging(make_study_data(researcher, name="Order", n_originals=40, systems=("alpha", "omega")))
     _simulate(study.pk, "--judges", 3, "--seed", 5)
-    frame = judging_selectors.judgments_frame(study=study)
+    frame = judgments_frame(study=study)
     means = frame.loc[(frame["criterion"] == "overall") & ~frame["is_control"]].groupby("system")["score"].mean()
     # Two systems get the best (3.9) and the worst (2.5) of the default profiles, in name order.
     assert means["alpha"] - means["omega"] > 0.8

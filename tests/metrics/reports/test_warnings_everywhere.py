@@ -12,7 +12,12 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from metrics.reports import exports, services
+from metrics.reports.exports.bundle import report_zip
+from metrics.reports.exports.csv_json import report_json_text
+from metrics.reports.exports.latex import report_latex
+from metrics.reports.exports.standalone_html import report_html
+from metrics.reports.services.build import report_build, report_create
+from metrics.reports.services.report_settings import report_settings_clean
 
 pytestmark = pytest.mark.django_db
 
@@ -33,7 +38,7 @@ def test_warnings_follow_the_contract(built_report):
 
 
 def test_every_export_and_the_page_carry_the_findings(client, owner, built_report):
-    rebuilt = services.report_build(report_id=services.report_create(
+    rebuilt = report_build(report_id=report_create(
         study=built_report.study, created_by=owner, settings={**built_report.settings, "min_shared": 100},
         enqueue=False).pk)
     found = _findings(rebuilt)
@@ -46,14 +51,14 @@ def test_every_export_and_the_page_carry_the_findings(client, owner, built_repor
     assert 'id="report-warnings"' in page and page.index('id="report-warnings"') < page.index('id="t1-h"')
     assert f'data-code="{found[0]["code"]}"' in page
 
-    html = exports.report_html(rebuilt)
+    html = report_html(rebuilt)
     assert 'id="report-warnings"' in html and html.index("report-warnings") < html.index('id="about"')
-    assert json.loads(exports.report_json_text(rebuilt))["result"]["warnings"] == found
-    tex = exports.report_latex(rebuilt)
+    assert json.loads(report_json_text(rebuilt))["result"]["warnings"] == found
+    tex = report_latex(rebuilt)
     head = tex.split("\n\n")[0]  # the comment block before the first table
     assert all(line.startswith("%") for line in head.splitlines())
     assert f"[{found[0]['code']}]" in head and " ".join(first.split())[:60] in head
-    with zipfile.ZipFile(io.BytesIO(exports.report_zip(rebuilt))) as zf:
+    with zipfile.ZipFile(io.BytesIO(report_zip(rebuilt))) as zf:
         readme = next(zf.read(n).decode() for n in zf.namelist() if n.endswith("README.txt"))
     assert f"Findings ({len(found)}):" in readme and f"[{found[-1]['code']}]" in readme
 
@@ -72,5 +77,5 @@ def test_a_bad_min_shared_is_refused_with_the_reason(bad):
     from django.core.exceptions import ValidationError
 
     with pytest.raises(ValidationError) as info:
-        services.report_settings_clean({"min_shared": bad})
+        report_settings_clean({"min_shared": bad})
     assert "min_shared" in info.value.message_dict

@@ -8,8 +8,8 @@ import zipfile
 
 import pytest
 
-from metrics.reports import services
 from metrics.reports.models import Report, ReportPlot
+from metrics.reports.services.build import report_create
 from metrics.reports.tasks import report_build_task
 
 from .conftest import make_judged_study
@@ -30,7 +30,7 @@ def _wait(report_id: int, timeout: float = 120) -> Report:
 
 def test_a_report_is_built_by_a_worker_and_a_second_delivery_changes_nothing(celery_worker, researcher):
     study = make_judged_study(researcher, n_originals=8, systems=("a", "b", "c"))
-    report = services.report_create(study=study, created_by=researcher, settings={"n_boot": 50})
+    report = report_create(study=study, created_by=researcher, settings={"n_boot": 50})
     report = _wait(report.pk)
     assert report.status == "succeeded", report.error
     assert report.started_at <= report.finished_at and report.progress_done == report.progress_total == 5
@@ -41,7 +41,7 @@ def test_a_report_is_built_by_a_worker_and_a_second_delivery_changes_nothing(cel
     # The same message delivered again, then another report: the worker takes them in
     # order, so when the second report is done the duplicate has been handled.
     report_build_task.delay(report.pk)
-    other = _wait(services.report_create(study=study, created_by=researcher, settings={"n_boot": 60}).pk)
+    other = _wait(report_create(study=study, created_by=researcher, settings={"n_boot": 60}).pk)
     assert other.status == "succeeded"
     again = Report.objects.get(pk=report.pk)
     assert (again.status, again.finished_at, again.result) == ("succeeded", report.finished_at, report.result)

@@ -13,10 +13,14 @@ import re
 import pandas as pd
 import pytest
 
-from annotation.judging import selectors as judging_selectors
-from annotation.judging import services as judging_services
-from metrics.reports import exports, services
+from annotation.judging.selectors.frame import judgments_frame
+from annotation.judging.services.design import design_update
+from annotation.judging.services.judgment_import import judgments_import_file
+from metrics.reports.exports.csv_json import report_json_text, table_csv
+from metrics.reports.exports.latex import table_latex
+from metrics.reports.exports.tables import report_tables, table_by_slug
 from metrics.reports.leaderboard_md import system_scores_markdown
+from metrics.reports.services.build import report_build, report_create
 
 from .test_report_any_design import GRAMMAR, HEADER, MEANING, TOPIC
 
@@ -31,7 +35,7 @@ def _meaning(j: int, i: int, k: int) -> int:
 
 @pytest.fixture
 def zstudy(study):
-    judging_services.design_update(study=study, changes={"criteria": [MEANING, GRAMMAR, TOPIC]})
+    design_update(study=study, changes={"criteria": [MEANING, GRAMMAR, TOPIC]})
     rows = [HEADER]
     for j, name in enumerate(("w1", "w2", "w3")):
         for i in range(5):
@@ -42,21 +46,21 @@ def zstudy(study):
         for system in ("human", "machine"):
             rows.append(f"flat,s{i},{system},meaning,50\nflat,s{i},{system},grammar,1\n")
     rows.append("once,s0,human,meaning,90\n")
-    judging_services.judgments_import_file(study=study, data="".join(rows).encode(), filename="j.csv")
+    judgments_import_file(study=study, data="".join(rows).encode(), filename="j.csv")
     return study
 
 
 def _build(study, criterion="meaning"):
-    report = services.report_create(study=study, settings={"n_boot": 50, "criterion": criterion,
+    report = report_create(study=study, settings={"n_boot": 50, "criterion": criterion,
                                                            "include_metrics": False}, enqueue=False)
-    report = services.report_build(report_id=report.pk)
+    report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     return report
 
 
 def _hand(study) -> pd.DataFrame:
     """Per system: raw and z means computed by hand from the judgments frame."""
-    frame = judging_selectors.judgments_frame(study=study)
+    frame = judgments_frame(study=study)
     m = frame[(frame["criterion"] == "meaning") & ~frame["is_control"]].copy()
     g = m.groupby("judge")["score"]
     mu, sd, n = g.transform("mean"), g.transform("std"), g.transform("size")  # std: ddof=1
@@ -78,7 +82,7 @@ def test_system_z_scores_equal_a_hand_computation_and_only_sliders_get_them(zstu
         assert r["z"] == pytest.approx(hand.loc[r["system"], "z"])
         assert r["n_judgments"] == 5 * 3 + 5 + (r["system"] == "human") and r["n_z"] == 5 * 3
     # the raw mean is the ranking's mean (the same averaging), and z sits beside it
-    ranking = exports.table_by_slug(result, "system_ranking")
+    ranking = table_by_slug(result, "system_ranking")
     assert [c.key for c in ranking.columns][2:4] == ["mean", "mean_z"]
     for row in ranking.rows:
         r = next(s for s in block["systems"] if s["system"] == row["system"])
@@ -89,30 +93,30 @@ def test_system_z_scores_equal_a_hand_computation_and_only_sliders_get_them(zstu
 
 def test_every_export_carries_the_z_column_and_never_nan(zstudy, researcher, client):
     report = _build(zstudy)
-    slugs = [t.slug for t in exports.report_tables(report.result)]
+    slugs = [t.slug for t in report_tables(report.result)]
     assert slugs[slugs.index("system_ranking") + 1] == "system_scores"
-    table = exports.table_by_slug(report.result, "system_scores")
-    rows = list(csv.DictReader(io.StringIO(exports.table_csv(table))))
+    table = table_by_slug(report.result, "system_scores")
+    rows = list(csv.DictReader(io.StringIO(table_csv(table))))
     assert {"criterion", "system", "raw", "z", "n_z", "undefined"} <= set(rows[0])
     assert {r["criterion"] for r in rows} == {"meaning"} and all(float(r["z"]) == float(r["z"]) for r in rows)
     assert {r["undefined"] for r in rows} == {"2"}
-    doc = json.loads(exports.report_json_text(report))
+    doc = json.loads(report_json_text(report))
     assert doc["result"]["system_scores"]["criteria"][0]["criterion"] == "meaning"
-    tex = exports.table_latex(table)
+    tex = table_latex(table)
     assert "$z$" in tex and "Raw" in tex and "flat" in tex and "once" in tex
     client.force_login(researcher)
     page = client.get(f"/studies/{zstudy.pk}/report/").content.decode()
     assert 'id="table-system_scores"' in page and "Mean z" in page and "z is undefined for 2 judges" in page
     r = client.get(f"/studies/{zstudy.pk}/reports/{report.pk}/tables/system_scores.csv")
     assert r.status_code == 200 and b"raw" in b"".join(r.streaming_content if r.streaming else [r.content])
-    for text in (exports.table_csv(table), tex, page, json.dumps(doc)):
+    for text in (table_csv(table), tex, page, json.dumps(doc)):
         assert "nan" not in text.lower().replace("nance", "").replace("financ", ""), text[:200]
         assert not re.search(r"(?<![a-z])-?inf(inity)?(?![a-z])", text.lower()), text[:200]
 
 
 def test_a_points_target_keeps_its_ranking_without_z_and_the_slider_table_stays(zstudy):
     result = _build(zstudy, criterion="grammar").result
-    ranking = exports.table_by_slug(result, "system_ranking")
+    ranking = table_by_slug(result, "system_ranking")
     assert "mean_z" not in [c.key for c in ranking.columns]
     assert [b["criterion"] for b in result["system_scores"]["criteria"]] == ["meaning"]
 
@@ -133,8 +137,8 @@ def test_a_pem_report_has_no_z_anywhere(judged_study, owner):
 
     result = build_now(judged_study, owner, include_metrics=False).result
     assert result["system_scores"] is None
-    assert "system_scores" not in [t.slug for t in exports.report_tables(result)]
-    assert "mean_z" not in [c.key for c in exports.table_by_slug(result, "system_ranking").columns]
+    assert "system_scores" not in [t.slug for t in report_tables(result)]
+    assert "mean_z" not in [c.key for c in table_by_slug(result, "system_ranking").columns]
 
 
 def test_the_z_tables_fit_an_a4_page_in_latex(zstudy, tmp_path):
@@ -145,7 +149,7 @@ def test_the_z_tables_fit_an_a4_page_in_latex(zstudy, tmp_path):
     if PDFLATEX is None:
         pytest.skip("pdflatex is not installed")
     result = _build(zstudy).result
-    body = "\n".join(exports.table_latex(exports.table_by_slug(result, slug))
+    body = "\n".join(table_latex(table_by_slug(result, slug))
                      for slug in ("system_ranking", "system_scores"))
     (tmp_path / "report.tex").write_text(body, encoding="utf-8")
     (tmp_path / "paper.tex").write_text(

@@ -13,7 +13,7 @@ from .sentences import HUMAN, MACHINE, ORIGINALS, REFERENCES
 def make_study(owner, *, with_references=True, with_control=True, missing_reference_at=None, name="Metric study"):
     """7 originals × (human, machine[, control_identical]) = 14 or 21 candidates."""
     study = StudyFactory(owner=owner, name=name)
-    from annotation.services import study_member_add
+    from annotation.services.membership import study_member_add
 
     study_member_add(study=study, user=owner, role="researcher")
     human = SystemFactory(study=study, name="human")

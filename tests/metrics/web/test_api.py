@@ -8,9 +8,11 @@ import io
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.services import study_member_add
-from metrics import services
+from annotation.services.membership import study_member_add
 from metrics.models import MetricResource, MetricRun
+from metrics.services.resources import metric_resource_create
+from metrics.services.runs import metric_run_create
+from metrics.services.worker import metric_run_execute
 
 pytestmark = pytest.mark.django_db
 
@@ -20,8 +22,8 @@ def _base(study):
 
 
 def _finished(study, slug="bleu", **kwargs):
-    run = services.metric_run_create(study=study, metric=slug, enqueue=False, **kwargs)
-    return services.metric_run_execute(run_id=run.pk)
+    run = metric_run_create(study=study, metric=slug, enqueue=False, **kwargs)
+    return metric_run_execute(run_id=run.pk)
 
 
 def test_the_catalog_lists_registered_metrics_with_parameters_and_defaults(api_client, researcher):
@@ -64,7 +66,7 @@ def test_bad_create_requests_are_400_with_the_reason(api_client, researcher, met
 
 
 def test_a_run_can_be_read_listed_cancelled_and_retried(api_client, researcher, metric_study):
-    run = services.metric_run_create(study=metric_study, metric="bleu", enqueue=False)
+    run = metric_run_create(study=metric_study, metric="bleu", enqueue=False)
     api_client.force_authenticate(researcher)
     assert [r["id"] for r in api_client.get(_base(metric_study)).json()] == [run.pk]
     assert api_client.get(f"{_base(metric_study)}{run.pk}/").json()["status"] == "queued"
@@ -117,7 +119,7 @@ def test_a_resource_uploaded_through_the_api_can_be_used_by_a_run(api_client, re
     r = api_client.post(_base(metric_study) + "create/",
                         {"metric": "pivot-f1", "resources": {"phrase_table": res_id}}, format="json")
     assert r.status_code == 201, r.content
-    run = services.metric_run_execute(run_id=r.json()["id"])
+    run = metric_run_execute(run_id=r.json()["id"])
     assert run.status == "succeeded", run.error
     assert f"res:phrase_table={MetricResource.objects.get(pk=res_id).sha256[:12]}" in run.signature
 
@@ -126,7 +128,7 @@ def test_another_researchers_resource_cannot_be_used(api_client, researcher, mak
     from django.core.files.base import ContentFile
 
     stranger = make_user("stranger", researcher=True)
-    theirs = services.metric_resource_create(name="private", kind="other", owner=stranger,
+    theirs = metric_resource_create(name="private", kind="other", owner=stranger,
                                              file=ContentFile(b"x\n", name="x.txt"))
     api_client.force_authenticate(researcher)
     assert api_client.get("/api/metric-resources/").json() == []

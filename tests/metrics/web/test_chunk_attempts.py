@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from metrics import services
 from metrics.core.pinc import PincMetric
 from metrics.models import MetricRunChunk
+from metrics.services.instances import metric_cache
+from metrics.services.runs import metric_run_create, metric_run_retry
+from metrics.services.worker import metric_run_chunk_execute, metric_run_execute, metric_run_start
 
 pytestmark = pytest.mark.django_db
 
@@ -17,7 +19,7 @@ class WorkerDied(BaseException):
 
 def _deliver(run, chunk):
     try:
-        return services.metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk.pk)
+        return metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk.pk)
     except WorkerDied:
         return None
 
@@ -25,11 +27,11 @@ def _deliver(run, chunk):
 def test_a_chunk_that_kills_its_worker_is_tried_max_attempts_times_then_the_run_fails(
         metric_study, monkeypatch, settings):
     settings.PARAEVAL_CHUNK_MAX_ATTEMPTS = 3
-    services.metric_cache.clear()
-    run = services.metric_run_create(study=metric_study, metric="pinc", chunk_size=7, enqueue=False)
-    services.metric_run_start(run_id=run.pk)
+    metric_cache.clear()
+    run = metric_run_create(study=metric_study, metric="pinc", chunk_size=7, enqueue=False)
+    metric_run_start(run_id=run.pk)
     first, second, third = MetricRunChunk.objects.filter(run=run).order_by("index")
-    assert services.metric_run_chunk_execute(run_id=run.pk, chunk_id=first.pk) is False  # a healthy chunk
+    assert metric_run_chunk_execute(run_id=run.pk, chunk_id=first.pk) is False  # a healthy chunk
 
     calls = []
 
@@ -54,22 +56,22 @@ def test_a_chunk_that_kills_its_worker_is_tried_max_attempts_times_then_the_run_
     # After the cause is fixed, a retry gets fresh attempts and completes the run.
     monkeypatch.undo()
     settings.PARAEVAL_CHUNK_MAX_ATTEMPTS = 3
-    services.metric_cache.clear()
-    services.metric_run_retry(run=run)
-    run = services.metric_run_execute(run_id=run.pk)
+    metric_cache.clear()
+    metric_run_retry(run=run)
+    run = metric_run_execute(run_id=run.pk)
     assert run.status == "succeeded", run.error
     assert MetricRunChunk.objects.filter(run=run, done=True).count() == 3
 
 
 def test_duplicate_deliveries_of_a_finished_chunk_never_fail_the_run(metric_study, settings):
     settings.PARAEVAL_CHUNK_MAX_ATTEMPTS = 1
-    run = services.metric_run_create(study=metric_study, metric="pinc", chunk_size=7, enqueue=False)
-    services.metric_run_start(run_id=run.pk)
+    run = metric_run_create(study=metric_study, metric="pinc", chunk_size=7, enqueue=False)
+    metric_run_start(run_id=run.pk)
     chunks = list(MetricRunChunk.objects.filter(run=run).order_by("index"))
-    services.metric_run_chunk_execute(run_id=run.pk, chunk_id=chunks[0].pk)
+    metric_run_chunk_execute(run_id=run.pk, chunk_id=chunks[0].pk)
     for _ in range(3):
-        services.metric_run_chunk_execute(run_id=run.pk, chunk_id=chunks[0].pk)
+        metric_run_chunk_execute(run_id=run.pk, chunk_id=chunks[0].pk)
     for c in chunks[1:]:
-        services.metric_run_chunk_execute(run_id=run.pk, chunk_id=c.pk)
+        metric_run_chunk_execute(run_id=run.pk, chunk_id=c.pk)
     run.refresh_from_db()
     assert run.status == "succeeded", run.error

@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 import sacrebleu
 
-from metrics import services
 from metrics.core.registry import get_metric
 from metrics.models import MetricScore
+from metrics.services.runs import metric_run_create
+from metrics.services.worker import metric_run_execute
 from tests.factories import CandidateFactory, SystemFactory
 
 from .conftest import make_study
@@ -32,8 +33,8 @@ def test_identical_candidates_of_two_systems_are_scored_once_with_the_same_numbe
         return real(self, originals, candidates, references)
 
     monkeypatch.setattr(cls, "segment_stats", counting)
-    run = services.metric_run_create(study=study, metric="chrf", enqueue=False)
-    run = services.metric_run_execute(run_id=run.pk)
+    run = metric_run_create(study=study, metric="chrf", enqueue=False)
+    run = metric_run_execute(run_id=run.pk)
     assert run.status == "succeeded"
     assert run.n == 21 and sum(seen) == 14  # 7 originals × (human, machine); the copies are not scored again
     scores = MetricScore.objects.filter(run=run).select_related("candidate__original", "candidate__system")

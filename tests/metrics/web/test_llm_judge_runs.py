@@ -14,9 +14,10 @@ import pytest
 from django.core.management import call_command
 
 from annotation.judging.models import JudgingDesign
-from metrics import services
 from metrics.core.llm_judge.metric import ENV_API_KEY, ENV_BASE_URL
 from metrics.reports.selectors import report_metric_inputs
+from metrics.services.runs import metric_run_create
+from metrics.services.worker import metric_run_execute
 from tests.metrics.core.test_llm_judge import SECRET, _Server
 
 pytestmark = pytest.mark.django_db
@@ -36,8 +37,8 @@ def endpoint(monkeypatch, tmp_path):
 
 
 def _run(study, **params):
-    run = services.metric_run_create(study=study, metric="llm-judge", params=params, enqueue=False)
-    return services.metric_run_execute(run_id=run.pk)
+    run = metric_run_create(study=study, metric="llm-judge", params=params, enqueue=False)
+    return metric_run_execute(run_id=run.pk)
 
 
 def test_an_llm_judge_run_asks_about_the_studys_own_criterion_on_its_scale(endpoint, metric_study):

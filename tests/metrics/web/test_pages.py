@@ -8,9 +8,10 @@ import json
 
 import pytest
 
-from annotation.services import study_member_add
-from metrics import services
+from annotation.services.membership import study_member_add
 from metrics.models import MetricRun, MetricScore
+from metrics.services.runs import metric_run_create
+from metrics.services.worker import metric_run_execute
 
 pytestmark = pytest.mark.django_db
 
@@ -20,13 +21,13 @@ def _url(study, suffix=""):
 
 
 def _finished_run(study, slug="bleu", **kwargs):
-    run = services.metric_run_create(study=study, metric=slug, enqueue=False, **kwargs)
-    return services.metric_run_execute(run_id=run.pk)
+    run = metric_run_create(study=study, metric=slug, enqueue=False, **kwargs)
+    return metric_run_execute(run_id=run.pk)
 
 
 def test_the_metrics_tab_lists_runs_with_score_progress_and_signature(client, researcher, metric_study):
     done = _finished_run(metric_study)
-    queued = services.metric_run_create(study=metric_study, metric="pinc", enqueue=False)
+    queued = metric_run_create(study=metric_study, metric="pinc", enqueue=False)
     client.force_login(researcher)
     r = client.get(_url(metric_study))
     assert r.status_code == 200
@@ -68,7 +69,7 @@ def test_a_bad_parameter_is_shown_on_the_form_and_nothing_is_queued(client, rese
 
 
 def test_cancel_and_retry_buttons_change_the_run(client, researcher, metric_study):
-    run = services.metric_run_create(study=metric_study, metric="bleu", enqueue=False)
+    run = metric_run_create(study=metric_study, metric="bleu", enqueue=False)
     client.force_login(researcher)
     assert client.post(_url(metric_study, f"runs/{run.pk}/cancel/")).status_code == 302
     run.refresh_from_db()

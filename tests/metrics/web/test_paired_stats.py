@@ -6,17 +6,19 @@ import numpy as np
 import pytest
 
 from annotation.models import Candidate
-from metrics import selectors, services
-from metrics.core.base import paired_bootstrap
+from metrics import selectors
+from metrics.core.base.bootstrap import paired_bootstrap
 from metrics.core.registry import create_metric
-from metrics.core.stats import metric_pairwise_tests
+from metrics.core.stats.significance import metric_pairwise_tests
+from metrics.services.runs import metric_run_create
+from metrics.services.worker import metric_run_execute
 
 pytestmark = pytest.mark.django_db
 
 
 def test_stored_statistics_come_back_aligned_by_original_without_controls(metric_study):
-    run = services.metric_run_create(study=metric_study, metric="bleu", chunk_size=5, enqueue=False)
-    run = services.metric_run_execute(run_id=run.pk)
+    run = metric_run_create(study=metric_study, metric="bleu", chunk_size=5, enqueue=False)
+    run = metric_run_execute(run_id=run.pk)
     originals, stats = selectors.metric_run_paired_stats(run=run)
     assert originals == [f"v{i}" for i in range(7)]
     assert list(stats) == ["human", "machine"]  # the identical-copy control is left out
@@ -36,8 +38,8 @@ def test_stored_statistics_come_back_aligned_by_original_without_controls(metric
 
 
 def test_an_original_missing_for_one_system_is_left_out_of_the_pairing(metric_study):
-    run = services.metric_run_execute(
-        run_id=services.metric_run_create(study=metric_study, metric="pinc", enqueue=False).pk
+    run = metric_run_execute(
+        run_id=metric_run_create(study=metric_study, metric="pinc", enqueue=False).pk
     )
     run.scores.filter(candidate__original__external_id="v3", candidate__system__name="machine").delete()
     originals, stats = selectors.metric_run_paired_stats(run=run)

@@ -9,10 +9,15 @@ from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 
 from annotation.models import Candidate
-from metrics import selectors, services
-from metrics.core.pem import PemModel as CorePemModel
-from metrics.core.pem import pem_features
+from metrics import selectors
+from metrics.core.pem.metric import pem_features
+from metrics.core.pem.model import PemModel as CorePemModel
 from metrics.models import MetricScore, PemModel
+from metrics.services.instances import metric_cache
+from metrics.services.pem_models import pem_model_create, pem_model_run_create, pem_model_train
+from metrics.services.resources import metric_resource_create
+from metrics.services.runs import metric_run_create
+from metrics.services.worker import metric_run_execute
 
 from .conftest import make_study
 from .sentences import HUMAN, MACHINE, ORIGINALS, REFERENCES
@@ -30,10 +35,10 @@ OVERALL = {"human": (5, 4), "machine": (2, 3), "control:identical": (4, 4)}
 @pytest.fixture
 def feature_resources(researcher, metric_study):
     text = "\n".join(s.lower() for s in ORIGINALS + HUMAN + MACHINE + REFERENCES) + "\n"
-    table = services.metric_resource_create(
+    table = metric_resource_create(
         name="toy table", kind="phrase_table", file=ContentFile(PHRASE_TABLE.encode(), name="table.tsv"),
         owner=researcher, study=metric_study)
-    lm = services.metric_resource_create(
+    lm = metric_resource_create(
         name="toy LM text", kind="language_model", file=ContentFile(text.encode(), name="lm-text.txt"),
         owner=researcher, study=metric_study)
     return {"phrase_table": table.pk, "lm": lm.pk}
@@ -58,7 +63,7 @@ def _synthetic_frame(study) -> pd.DataFrame:
 @pytest.fixture
 def judged(monkeypatch, metric_study):
     """The judging app's frame, synthesised: two judges rate every candidate."""
-    import annotation.judging.selectors as judging
+    import annotation.judging.selectors.frame as judging  # where pem_out_of_fold looks the frame up
 
     frames = {metric_study.pk: _synthetic_frame(metric_study)}
     monkeypatch.setattr(judging, "judgments_frame",
@@ -79,10 +84,10 @@ def test_training_targets_are_judge_means_and_fixed_scores_for_controls(judged):
 
 def test_a_pem_model_trains_on_judgments_splits_by_original_and_scores_another_study(
         judged, researcher, feature_resources):
-    model = services.pem_model_create(study=judged, name="toy", created_by=researcher,
+    model = pem_model_create(study=judged, name="toy", created_by=researcher,
                                       feature_resources=feature_resources, test_share=0.3, seed=1, enqueue=False)
     assert model.status == "queued"
-    model = services.pem_model_train(pem_model_id=model.pk)
+    model = pem_model_train(pem_model_id=model.pk)
     assert model.status == "succeeded", model.error
     assert (model.n_train, model.n_test) == (15, 6)  # 5 and 2 whole originals, 3 candidates each
     assert model.signature.startswith("pem|format:2|") and model.test_pearson is not None
@@ -96,8 +101,8 @@ def test_a_pem_model_trains_on_judgments_splits_by_original_and_scores_another_s
 
     # Reused on another study: a pem run with the model and the same feature resources.
     other = make_study(researcher, name="Other study", with_control=False)
-    run = services.pem_model_run_create(pem_model=model, study=other, created_by=researcher, enqueue=False)
-    run = services.metric_run_execute(run_id=run.pk)
+    run = pem_model_run_create(pem_model=model, study=other, created_by=researcher, enqueue=False)
+    run = metric_run_execute(run_id=run.pk)
     assert run.status == "succeeded", run.error
     cands = list(Candidate.objects.filter(original__study=other).select_related("original").order_by("pk"))
     res = selectors.metric_resources_by_id(ids=feature_resources.values())
@@ -112,7 +117,7 @@ def test_a_pem_model_trains_on_judgments_splits_by_original_and_scores_another_s
 
 def test_a_pem_model_appears_on_the_metrics_page_with_its_test_correlation(
         client, judged, researcher, feature_resources):
-    model = services.pem_model_train(pem_model_id=services.pem_model_create(
+    model = pem_model_train(pem_model_id=pem_model_create(
         study=judged, name="shown model", created_by=researcher, feature_resources=feature_resources,
         test_share=0.3, enqueue=False).pk)
     client.force_login(researcher)
@@ -121,48 +126,50 @@ def test_a_pem_model_appears_on_the_metrics_page_with_its_test_correlation(
 
 
 def test_training_is_refused_before_any_overall_judgment_exists(monkeypatch, metric_study, researcher):
-    import annotation.judging.selectors as judging
+    import annotation.judging.selectors.frame as judging  # where pem_out_of_fold looks the frame up
 
     monkeypatch.setattr(judging, "judgments_frame", lambda *, study, include_excluded_judges=False: pd.DataFrame())
     with pytest.raises(ValidationError, match="no overall judgments"):
-        services.pem_model_create(study=metric_study, name="none", created_by=researcher, enqueue=False)
+        pem_model_create(study=metric_study, name="none", created_by=researcher, enqueue=False)
     assert not PemModel.objects.exists()
 
 
 def test_training_with_too_few_originals_fails_with_the_reason(monkeypatch, researcher, feature_resources):
-    import annotation.judging.selectors as judging
+    import annotation.judging.selectors.frame as judging  # where pem_out_of_fold looks the frame up
 
     tiny = make_study(researcher, name="Two originals", with_control=False)
     Candidate.objects.filter(original__study=tiny).exclude(original__external_id__in=["v0", "v1"]).delete()
     monkeypatch.setattr(judging, "judgments_frame",
                         lambda *, study, include_excluded_judges=False: _synthetic_frame(study))
-    model = services.pem_model_create(study=tiny, name="tiny", created_by=researcher,
+    model = pem_model_create(study=tiny, name="tiny", created_by=researcher,
                                       feature_resources=feature_resources, test_share=0.5, enqueue=False)
-    model = services.pem_model_train(pem_model_id=model.pk)
+    model = pem_model_train(pem_model_id=model.pk)
     assert model.status == "failed" and "at least two training originals" in model.error
 
 
 def test_pem_trains_on_judgments_submitted_through_the_judging_app(researcher, make_user, feature_resources):
     """Real judgments: the study is opened (controls and assignments built), two judges rate every item."""
-    from annotation.judging import selectors as judging_selectors
-    from annotation.judging import services as judging
     from annotation.judging.models import AssignmentItem
-    from annotation.services import study_member_add
+    from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
+    from annotation.judging.services.submission import judgment_submit
+    from annotation.services.membership import study_member_add
 
     study = make_study(researcher, name="Judged study", with_control=False)
     judges = [make_user(name) for name in ("jo", "kim")]
     for judge in judges:
         study_member_add(study=study, user=judge, role="judge")
-    judging.design_update(study=study, changes={"seed": 7})
-    judging.study_judging_open(study=study)
+    design_update(study=study, changes={"seed": 7})
+    study_judging_open(study=study)
     overall = {"human": (5, 4), "machine": (2, 3)}
     for j, judge in enumerate(judges):
-        assignment = judging_selectors.assignment_for_judge(study=study, judge=judge)
+        assignment = assignment_for_judge(study=study, judge=judge)
         n = 0
-        while (item := judging_selectors.item_next_for_judge(assignment=assignment)) is not None:
+        while (item := item_next_for_judge(assignment=assignment)) is not None:
             system = AssignmentItem.objects.get(token=item.token).candidate.system.name
             o = overall.get(system, (3, 3))[j]  # judges rate controls 3; PEM trains on their fixed score
-            judging.judgment_submit(study=study, judge=judge, token=item.token, key=f"k-{judge.pk}-{n:04d}",
+            judgment_submit(study=study, judge=judge, token=item.token, key=f"k-{judge.pk}-{n:04d}",
                                     scores={"adequacy": 3, "fluency": 3, "dissimilarity": 3, "overall": o},
                                     serve_stamp=item.serve_stamp)
             n += 1
@@ -174,9 +181,9 @@ def test_pem_trains_on_judgments_submitted_through_the_judging_app(researcher, m
     assert {k: list(v) for k, v in fixed.items()} == {"identical": [2.0], "random": [1.0], "unigram": [1.0]}
     assert sorted(targets.loc[~targets["is_control"], "target"].unique()) == [2.5, 4.5]
 
-    model = services.pem_model_create(study=study, name="judged", created_by=researcher,
+    model = pem_model_create(study=study, name="judged", created_by=researcher,
                                       feature_resources=feature_resources, test_share=0.3, seed=3, enqueue=False)
-    model = services.pem_model_train(pem_model_id=model.pk)
+    model = pem_model_train(pem_model_id=model.pk)
     assert model.status == "succeeded", model.error
     assert model.n_train + model.n_test == 35 and model.n_test == 10  # two whole originals held out
     assert model.summary["n_controls"] == 21 and -1 <= model.test_pearson <= 1
@@ -227,15 +234,15 @@ def test_a_pem_run_on_a_pickled_model_stored_before_the_upgrade_fails_with_a_cle
         researcher, metric_study, feature_resources, tmp_path):
     from metrics.models import MetricResource
 
-    services.metric_cache.clear()  # resource ids repeat across test databases; the worker cache keys on ids
+    metric_cache.clear()  # resource ids repeat across test databases; the worker cache keys on ids
     marker, bomb = _pickle_bomb(tmp_path)
     # What an older installation stored: bypasses today's upload check on purpose.
     legacy = MetricResource(name="old model", kind="pem_model", filename="pem.pkl", sha256="0" * 64,
                             size=len(bomb), owner=researcher, study=metric_study)
     legacy.file.save("pem.pkl", ContentFile(bomb), save=True)
-    run = services.metric_run_create(study=metric_study, metric="pem", created_by=researcher, enqueue=False,
+    run = metric_run_create(study=metric_study, metric="pem", created_by=researcher, enqueue=False,
                                       resources={"model": legacy.pk, **feature_resources})
-    run = services.metric_run_execute(run_id=run.pk)
+    run = metric_run_execute(run_id=run.pk)
     assert run.status == "failed"
     assert "pickled PEM model" in run.error and "retrain" in run.error
     assert not marker.exists()
@@ -245,8 +252,8 @@ def test_a_trained_model_moves_to_another_installation_as_its_npz_file(
         api_client, judged, researcher, feature_resources):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    services.metric_cache.clear()  # resource ids repeat across test databases; the worker cache keys on ids
-    model = services.pem_model_train(pem_model_id=services.pem_model_create(
+    metric_cache.clear()  # resource ids repeat across test databases; the worker cache keys on ids
+    model = pem_model_train(pem_model_id=pem_model_create(
         study=judged, name="exported", created_by=researcher, feature_resources=feature_resources,
         test_share=0.3, seed=1, enqueue=False).pk)
     assert model.status == "succeeded", model.error
@@ -259,10 +266,10 @@ def test_a_trained_model_moves_to_another_installation_as_its_npz_file(
     r = api_client.post(f"/api/studies/{other.pk}/metric-resources/upload/",
                         {"file": SimpleUploadedFile("pem-model.npz", data), "kind": "pem_model"}, format="multipart")
     assert r.status_code == 201, r.content
-    run = services.metric_run_create(study=other, metric="pem", created_by=researcher, enqueue=False,
+    run = metric_run_create(study=other, metric="pem", created_by=researcher, enqueue=False,
                                      resources={"model": r.json()["id"], **feature_resources})
-    run = services.metric_run_execute(run_id=run.pk)
-    reference = services.metric_run_execute(run_id=services.pem_model_run_create(
+    run = metric_run_execute(run_id=run.pk)
+    reference = metric_run_execute(run_id=pem_model_run_create(
         pem_model=model, study=other, created_by=researcher, enqueue=False).pk)
     assert run.status == "succeeded", run.error
     assert reference.status == "succeeded", reference.error

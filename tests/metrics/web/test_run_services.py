@@ -12,10 +12,14 @@ from django.core.files.base import ContentFile
 
 from annotation.enums import SystemKind
 from annotation.models import Candidate
-from metrics import selectors, services
-from metrics.core.base import bootstrap_ci
+from metrics import selectors
+from metrics.core.base.bootstrap import bootstrap_ci
 from metrics.core.registry import create_metric
 from metrics.models import MetricRun, MetricRunChunk, MetricScore
+from metrics.services.instances import metric_cache
+from metrics.services.resources import metric_resource_create
+from metrics.services.runs import metric_run_cancel, metric_run_create, metric_run_fail, metric_run_retry
+from metrics.services.worker import metric_run_chunk_execute, metric_run_execute, metric_run_start
 
 from .conftest import make_study
 
@@ -23,8 +27,8 @@ pytestmark = pytest.mark.django_db
 
 
 def _run(study, slug="bleu", **kwargs):
-    run = services.metric_run_create(study=study, metric=slug, enqueue=False, **kwargs)
-    return services.metric_run_execute(run_id=run.pk)
+    run = metric_run_create(study=study, metric=slug, enqueue=False, **kwargs)
+    return metric_run_execute(run_id=run.pk)
 
 
 def _candidates(study):
@@ -32,7 +36,7 @@ def _candidates(study):
 
 
 def test_a_run_is_split_into_chunks_of_the_requested_size(metric_study):
-    run = services.metric_run_create(study=metric_study, metric="bleu", chunk_size=4, enqueue=False)
+    run = metric_run_create(study=metric_study, metric="bleu", chunk_size=4, enqueue=False)
     chunks = list(MetricRunChunk.objects.filter(run=run).order_by("index"))
     assert run.n == 21 and run.progress_total == 6 == len(chunks)
     assert [len(c.candidate_ids) for c in chunks] == [4, 4, 4, 4, 4, 1]
@@ -90,8 +94,8 @@ def test_a_run_executed_twice_leaves_exactly_one_score_per_candidate(metric_stud
     first = dict(MetricScore.objects.filter(run=run).values_list("candidate_id", "score"))
     # A duplicate delivery of every chunk and of the start task:
     for chunk in MetricRunChunk.objects.filter(run=run):
-        services.metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk.pk)
-    services.metric_run_execute(run_id=run.pk)
+        metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk.pk)
+    metric_run_execute(run_id=run.pk)
     run.refresh_from_db()
     assert MetricScore.objects.filter(run=run).count() == 21
     assert dict(MetricScore.objects.filter(run=run).values_list("candidate_id", "score")) == first
@@ -100,14 +104,14 @@ def test_a_run_executed_twice_leaves_exactly_one_score_per_candidate(metric_stud
 
 def test_a_chunk_whose_transaction_was_lost_is_redone_and_counted_once(metric_study):
     """A worker killed after computing but before its commit: the redelivery redoes the chunk."""
-    run = services.metric_run_create(study=metric_study, metric="bleu", chunk_size=10, enqueue=False)
-    chunk_ids = services.metric_run_start(run_id=run.pk)
-    services.metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk_ids[0])
+    run = metric_run_create(study=metric_study, metric="bleu", chunk_size=10, enqueue=False)
+    chunk_ids = metric_run_start(run_id=run.pk)
+    metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk_ids[0])
     # Simulate scores that a crashed attempt of chunk 2 left behind without committing its done flag.
     second = MetricRunChunk.objects.get(pk=chunk_ids[1])
     MetricScore.objects.create(run=run, candidate_id=second.candidate_ids[0], score=-1.0, stats=[0.0] * 10)
     for chunk_id in chunk_ids[1:]:
-        services.metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk_id)
+        metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk_id)
     run.refresh_from_db()
     assert run.status == "succeeded" and run.progress_done == 3
     assert MetricScore.objects.filter(run=run).count() == 21
@@ -116,47 +120,47 @@ def test_a_chunk_whose_transaction_was_lost_is_redone_and_counted_once(metric_st
 
 def test_finalize_runs_when_the_last_chunk_is_redelivered_after_a_crash(metric_study):
     """All chunks committed but the process died before finalize: a redelivered chunk finishes the run."""
-    run = services.metric_run_create(study=metric_study, metric="bleu", chunk_size=10, enqueue=False)
-    chunk_ids = services.metric_run_start(run_id=run.pk)
+    run = metric_run_create(study=metric_study, metric="bleu", chunk_size=10, enqueue=False)
+    chunk_ids = metric_run_start(run_id=run.pk)
     for chunk_id in chunk_ids:
-        services.metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk_id)
+        metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk_id)
     MetricRun.objects.filter(pk=run.pk).update(status="running", phase="scoring", corpus_score=None)
-    assert services.metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk_ids[-1]) is True
+    assert metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk_ids[-1]) is True
     run.refresh_from_db()
     assert run.status == "succeeded" and run.corpus_score is not None
 
 
 def test_a_cancelled_run_ends_cancelled_and_its_chunks_write_nothing(metric_study):
-    run = services.metric_run_create(study=metric_study, metric="bleu", chunk_size=5, enqueue=False)
-    chunk_ids = services.metric_run_start(run_id=run.pk)
-    services.metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk_ids[0])
-    run = services.metric_run_cancel(run=run)
+    run = metric_run_create(study=metric_study, metric="bleu", chunk_size=5, enqueue=False)
+    chunk_ids = metric_run_start(run_id=run.pk)
+    metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk_ids[0])
+    run = metric_run_cancel(run=run)
     assert run.status == "cancelled" and run.cancel_requested and run.finished_at is not None
     for chunk_id in chunk_ids[1:]:
-        assert services.metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk_id) is False
+        assert metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk_id) is False
     run.refresh_from_db()
     assert run.status == "cancelled" and run.progress_done == 1 and run.corpus_score is None
     assert MetricScore.objects.filter(run=run).count() == 5
 
 
 def test_a_cancelled_run_can_be_retried_and_completes_with_one_score_per_candidate(metric_study):
-    run = services.metric_run_create(study=metric_study, metric="bleu", chunk_size=5, enqueue=False)
-    services.metric_run_chunk_execute(run_id=run.pk, chunk_id=services.metric_run_start(run_id=run.pk)[0])
-    services.metric_run_cancel(run=run)
-    services.metric_run_retry(run=run)
-    run = services.metric_run_execute(run_id=run.pk)
+    run = metric_run_create(study=metric_study, metric="bleu", chunk_size=5, enqueue=False)
+    metric_run_chunk_execute(run_id=run.pk, chunk_id=metric_run_start(run_id=run.pk)[0])
+    metric_run_cancel(run=run)
+    metric_run_retry(run=run)
+    run = metric_run_execute(run_id=run.pk)
     assert run.status == "succeeded" and not run.cancel_requested
     assert MetricScore.objects.filter(run=run).count() == 21
 
 
 def test_cancelling_a_finished_run_changes_nothing(metric_study):
     run = _run(metric_study)
-    assert services.metric_run_cancel(run=run).status == "succeeded"
+    assert metric_run_cancel(run=run).status == "succeeded"
 
 
 def test_retrying_a_succeeded_run_is_refused(metric_study):
     with pytest.raises(ValidationError, match="only failed or cancelled"):
-        services.metric_run_retry(run=_run(metric_study))
+        metric_run_retry(run=_run(metric_study))
 
 
 def test_a_missing_reference_fails_the_run_naming_the_candidate(researcher):
@@ -178,13 +182,13 @@ def test_scoring_against_the_reference_column_uses_it(researcher):
 
 
 def test_a_bug_inside_a_metric_fails_the_run_with_the_exception(metric_study, monkeypatch):
-    from metrics.core.sacre import BleuMetric
+    from metrics.core.sacre.metrics import BleuMetric
 
     def boom(self, originals, candidates, references):
         raise ZeroDivisionError("tokenizer exploded")
 
     monkeypatch.setattr(BleuMetric, "_segment_stats", boom)
-    services.metric_cache.clear()
+    metric_cache.clear()
     run = _run(metric_study)
     assert run.status == "failed"
     assert run.error == "ZeroDivisionError: tokenizer exploded"
@@ -196,7 +200,7 @@ def test_pinc_runs_have_no_against_parameter_and_refuse_the_reference(metric_stu
     control = next(s for s in run.system_scores if s["is_control"])
     assert control["mean"] == pytest.approx(0.0)  # the original itself shares every n-gram
     with pytest.raises(ValidationError, match="no 'against' parameter"):
-        services.metric_run_create(study=metric_study, metric="pinc", against="reference", enqueue=False)
+        metric_run_create(study=metric_study, metric="pinc", against="reference", enqueue=False)
 
 
 @pytest.mark.parametrize(
@@ -210,23 +214,23 @@ def test_pinc_runs_have_no_against_parameter_and_refuse_the_reference(metric_stu
 )
 def test_bad_run_requests_are_refused_with_a_clear_message(metric_study, kwargs, message):
     with pytest.raises(ValidationError) as exc:
-        services.metric_run_create(study=metric_study, enqueue=False, **kwargs)
+        metric_run_create(study=metric_study, enqueue=False, **kwargs)
     assert message in " ".join(exc.value.messages)
     assert not MetricRun.objects.exists()
 
 
 def test_a_study_without_candidates_cannot_be_scored(researcher):
-    from annotation.services import study_create
+    from annotation.services.studies import study_create
 
     empty = study_create(name="Empty", owner=researcher)
     with pytest.raises(ValidationError, match="no candidates"):
-        services.metric_run_create(study=empty, metric="bleu", enqueue=False)
+        metric_run_create(study=empty, metric="bleu", enqueue=False)
 
 
 def test_an_identical_active_run_is_reused_instead_of_duplicated(metric_study):
-    a = services.metric_run_create(study=metric_study, metric="bleu", enqueue=False)
-    b = services.metric_run_create(study=metric_study, metric="bleu", params={"tokenize": "13a"}, enqueue=False)
-    c = services.metric_run_create(study=metric_study, metric="bleu", params={"lowercase": True}, enqueue=False)
+    a = metric_run_create(study=metric_study, metric="bleu", enqueue=False)
+    b = metric_run_create(study=metric_study, metric="bleu", params={"tokenize": "13a"}, enqueue=False)
+    c = metric_run_create(study=metric_study, metric="bleu", params={"lowercase": True}, enqueue=False)
     assert a.pk == b.pk != c.pk
     assert a.params["tokenize"] == "13a" and a.params["lowercase"] is False
 
@@ -246,8 +250,8 @@ def test_study_metric_runs_keeps_the_latest_succeeded_run_per_signature(metric_s
     old = _run(metric_study)
     new = _run(metric_study)
     lower = _run(metric_study, params={"lowercase": True})
-    failed = services.metric_run_create(study=metric_study, metric="pinc", enqueue=False)
-    services.metric_run_fail(run_id=failed.pk, error="x")
+    failed = metric_run_create(study=metric_study, metric="pinc", enqueue=False)
+    metric_run_fail(run_id=failed.pk, error="x")
     runs = selectors.study_metric_runs(study=metric_study)
     assert {r.pk for r in runs} == {new.pk, lower.pk}
     assert old.pk not in {r.pk for r in runs}
@@ -257,13 +261,13 @@ def test_an_uploaded_resource_is_stored_with_its_sha256(metric_study, researcher
     import hashlib
 
     data = b"english\tpivot\tcount\nthe\tel\t3\n"
-    res = services.metric_resource_create(name="tiny", kind="phrase_table", file=ContentFile(data, name="pt.tsv"),
+    res = metric_resource_create(name="tiny", kind="phrase_table", file=ContentFile(data, name="pt.tsv"),
                                           owner=researcher, study=metric_study)
     assert res.sha256 == hashlib.sha256(data).hexdigest() and res.size == len(data)
     with res.file.open("rb") as fh:
         assert fh.read() == data
     with pytest.raises(ValidationError, match="empty"):
-        services.metric_resource_create(name="e", kind="other", file=ContentFile(b"", name="e.txt"), owner=researcher)
+        metric_resource_create(name="e", kind="other", file=ContentFile(b"", name="e.txt"), owner=researcher)
 
 
 def test_undefined_sentence_scores_are_stored_as_missing_not_nan():

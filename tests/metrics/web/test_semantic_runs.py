@@ -14,17 +14,18 @@ import pytest
 from django.core.management import call_command
 
 from annotation.models import Candidate
-from metrics import services
-from metrics.core import semantic
 from metrics.core.registry import create_metric
 from metrics.core.semantic import metrics as semantic_metrics
+from metrics.core.semantic.models import missing_requirements
 from metrics.models import MetricRunChunk, MetricScore
+from metrics.services.runs import metric_run_create
+from metrics.services.worker import metric_run_execute
 
 pytestmark = pytest.mark.django_db
 
 SEMANTIC = ("bertscore", "embed-cosine", "parascore")
 needs_semantic = pytest.mark.skipif(
-    bool(semantic.missing_requirements()),
+    bool(missing_requirements()),
     reason="needs the optional semantic extra (torch, sentence-transformers, bert-score): make install-semantic",
 )
 
@@ -98,9 +99,9 @@ def test_starting_an_unavailable_metric_on_the_tab_shows_the_reason(client, rese
 
 @needs_semantic
 def test_a_semantic_run_scores_every_candidate_in_one_large_chunk_like_the_metric_itself(metric_study):
-    run = services.metric_run_create(study=metric_study, metric="embed-cosine", params={"device": "cpu"}, enqueue=False)
+    run = metric_run_create(study=metric_study, metric="embed-cosine", params={"device": "cpu"}, enqueue=False)
     assert run.chunk_size == 2000 and run.progress_total == 1
-    run = services.metric_run_execute(run_id=run.pk)
+    run = metric_run_execute(run_id=run.pk)
     assert run.status == "succeeded", run.error
     cands = list(Candidate.objects.filter(original__study=metric_study).select_related("original").order_by("pk"))
     stored = dict(MetricScore.objects.filter(run=run).values_list("candidate_id", "score"))
@@ -111,7 +112,7 @@ def test_a_semantic_run_scores_every_candidate_in_one_large_chunk_like_the_metri
 
 @needs_semantic
 def test_bertscore_with_idf_is_never_split_into_chunks(metric_study):
-    run = services.metric_run_create(study=metric_study, metric="bertscore", params={"idf": "true"}, chunk_size=4,
+    run = metric_run_create(study=metric_study, metric="bertscore", params={"idf": "true"}, chunk_size=4,
                                      enqueue=False)
     assert run.progress_total == 1 == MetricRunChunk.objects.filter(run=run).count()
     assert run.chunk_size == run.n == 21
@@ -123,7 +124,7 @@ def test_parascore_against_references_runs_through_the_api(api_client, researche
     r = api_client.post(f"/api/studies/{metric_study.pk}/metric-runs/create/",
                         {"metric": "parascore", "params": {"device": "cpu"}}, format="json")
     assert r.status_code == 201, r.content
-    run = services.metric_run_execute(run_id=r.json()["id"])
+    run = metric_run_execute(run_id=r.json()["id"])
     assert run.status == "succeeded", run.error
     assert 0.5 < run.corpus_score < 1.05
 

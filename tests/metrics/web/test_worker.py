@@ -8,8 +8,9 @@ import pytest
 import sacrebleu
 
 from annotation.models import Candidate
-from metrics import services
 from metrics.models import MetricRun, MetricRunChunk, MetricScore
+from metrics.services.runs import metric_run_cancel, metric_run_create, metric_run_retry
+from metrics.services.worker import metric_run_chunk_execute, metric_run_start
 from metrics.tasks import metric_run_chunk_task, metric_run_start_task
 
 from .conftest import make_study
@@ -39,7 +40,7 @@ def _wait_chunks_attempted(run_id: int, n: int, timeout: float = 60) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_a_run_through_a_real_worker_executed_twice_leaves_one_score_per_candidate(celery_worker, researcher):
     study = make_study(researcher)
-    run = services.metric_run_create(study=study, metric="bleu", chunk_size=4, created_by=researcher)
+    run = metric_run_create(study=study, metric="bleu", chunk_size=4, created_by=researcher)
     assert run.status == "queued" and run.progress_total == 6
     metric_run_start_task.delay(run.pk)  # a duplicate start: every chunk is fanned out twice
     run = _wait(run.pk)
@@ -66,18 +67,18 @@ def test_a_run_through_a_real_worker_executed_twice_leaves_one_score_per_candida
 @pytest.mark.django_db(transaction=True)
 def test_a_cancelled_then_retried_run_through_a_real_worker_scores_every_candidate_once(celery_worker, researcher):
     study = make_study(researcher)
-    run = services.metric_run_create(study=study, metric="pinc", chunk_size=5, created_by=researcher, enqueue=False)
+    run = metric_run_create(study=study, metric="pinc", chunk_size=5, created_by=researcher, enqueue=False)
     # The first attempt got two chunks through before it was cancelled.
-    chunk_ids = services.metric_run_start(run_id=run.pk)
+    chunk_ids = metric_run_start(run_id=run.pk)
     for chunk_id in chunk_ids[:2]:
-        services.metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk_id)
-    services.metric_run_cancel(run=run)
+        metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk_id)
+    metric_run_cancel(run=run)
     # The third chunk arrives while the run is cancelled: it writes nothing.
     metric_run_chunk_task.delay(run.pk, chunk_ids[2])
     _wait_chunks_attempted(run.pk, 3)
     assert MetricScore.objects.filter(run=run).count() == 10
     assert MetricRun.objects.get(pk=run.pk).status == "cancelled"
-    services.metric_run_retry(run=run)
+    metric_run_retry(run=run)
     # ... and chunk 0 is also delivered once more, as a stale duplicate.
     metric_run_chunk_task.delay(run.pk, chunk_ids[0])
     run = _wait(run.pk)
@@ -89,7 +90,7 @@ def test_a_cancelled_then_retried_run_through_a_real_worker_scores_every_candida
 @pytest.mark.django_db(transaction=True)
 def test_a_failure_in_a_worker_is_recorded_with_its_cause(celery_worker, researcher):
     study = make_study(researcher, missing_reference_at=5, with_control=False, name="Refs missing")
-    run = services.metric_run_create(study=study, metric="chrf", against="reference", chunk_size=3)
+    run = metric_run_create(study=study, metric="chrf", against="reference", chunk_size=3)
     run = _wait(run.pk)
     assert run.status == "failed"
     bad = Candidate.objects.get(original__study=study, original__external_id="v5", system__name="human")

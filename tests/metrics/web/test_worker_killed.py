@@ -23,7 +23,7 @@ django.setup()
 from django.contrib.auth.models import User
 from annotation.enums import SystemKind
 from annotation.models import Candidate, Original, Study, System
-from metrics import services
+from metrics.services.runs import metric_run_create
 from metrics.models import MetricRun, MetricRunChunk, MetricScore
 
 owner = User.objects.create_user("killer")
@@ -36,7 +36,7 @@ Original.objects.bulk_create([
 Candidate.objects.bulk_create([
     Candidate(original=o, system=system, text=" ".join(reversed(o.text.split())))
     for o in Original.objects.filter(study=study)])
-run = services.metric_run_create(study=study, metric="ter", chunk_size=100)
+run = metric_run_create(study=study, metric="ter", chunk_size=100)
 
 def pool_children():
     pid = int(os.environ["WORKER_PID"])

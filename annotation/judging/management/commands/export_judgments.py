@@ -2,8 +2,8 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.judging import selectors
 from annotation.judging.exports import csv_lines
+from annotation.judging.selectors.export_rows import export_tidy_rows, export_wide_rows
 from annotation.models import Study
 
 
@@ -20,7 +20,7 @@ class Command(BaseCommand):
         study = Study.objects.filter(name=ref).first() or (Study.objects.filter(pk=int(ref)).first() if ref.isdigit() else None)
         if study is None:
             raise CommandError(f"no study named or numbered {ref!r}")
-        rows = selectors.export_tidy_rows(study=study) if opts["format"] == "tidy" else selectors.export_wide_rows(study=study)
+        rows = export_tidy_rows(study=study) if opts["format"] == "tidy" else export_wide_rows(study=study)
         if opts["output"]:
             with open(opts["output"], "w", encoding="utf-8", newline="") as fh:
                 n = sum(fh.write(line) >= 0 for line in csv_lines(rows)) - 1

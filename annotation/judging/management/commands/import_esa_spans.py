@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.importing import StudyImportError
+from annotation.importing.reading import StudyImportError
 from annotation.judging.protocols.esa.services import esa_judgments_import
 from annotation.models import Study
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.importing import FORMATS, StudyImportError
-from annotation.judging import services
+from annotation.importing.reading import FORMATS, StudyImportError
 from annotation.judging.enums import ImportMode
+from annotation.judging.services.judgment_import import judgments_import_file
 from annotation.models import Study
 
 
@@ -38,7 +38,7 @@ class Command(BaseCommand):
         if study is None:
             raise CommandError(f"no study named '{opts['study']}'")
         try:
-            s = services.judgments_import_file(study=study, data=data, filename=path.name, fmt=opts["format"],
+            s = judgments_import_file(study=study, data=data, filename=path.name, fmt=opts["format"],
                                                mode=opts["mode"])
         except StudyImportError as exc:
             raise CommandError("import failed, nothing was written:\n" + exc.describe(limit=50)) from None

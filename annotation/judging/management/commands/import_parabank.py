@@ -9,10 +9,14 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from annotation import services as study_services
-from annotation.importing import PARABANK_CRITERIA, StudyImportError, parabank_files, parse_study_file
-from annotation.judging import services
+from annotation.importing.parabank import PARABANK_CRITERIA, parabank_files
+from annotation.importing.reading import StudyImportError
+from annotation.importing.studies import parse_study_file
+from annotation.judging.services.design import design_update
+from annotation.judging.services.judgment_import import judgments_import_file
 from annotation.models import Study
+from annotation.services.imports import study_import_parsed
+from annotation.services.studies import study_create
 
 
 class Command(BaseCommand):
@@ -36,15 +40,15 @@ class Command(BaseCommand):
             raise CommandError(f"cannot read ParaBank's files in {opts['directory']}: {exc}") from None
         try:
             with transaction.atomic():
-                study = study_services.study_create(
+                study = study_create(
                     name=opts["study"], owner=owner,
                     description="ParaBank's crowd evaluation (Hu, Rudinger, Post & Van Durme, AAAI 2019).")
-                services.design_update(study=study, changes={
+                design_update(study=study, changes={
                     "criteria": PARABANK_CRITERIA, "control_counts": {"identical": 0, "random": 0, "unigram": 0},
                     "expected_scores": {"identical": {}, "random": {}, "unigram": {}}})
                 parsed = parse_study_file(study_file, filename="parabank-study.tsv")
-                data = study_services.study_import_parsed(study=study, parsed=parsed)
-                summary = services.judgments_import_file(study=study, data=judgments_file,
+                data = study_import_parsed(study=study, parsed=parsed)
+                summary = judgments_import_file(study=study, data=judgments_file,
                                                          filename="parabank-judgments.tsv")
         except StudyImportError as exc:
             raise CommandError("import failed, nothing was written:\n" + exc.describe(limit=50)) from None

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.importing import StudyImportError
+from annotation.importing.reading import StudyImportError
 from annotation.judging.protocols.ranking.importing import rankings_import_file
 from annotation.models import Study
 

@@ -79,7 +79,7 @@ class AbsoluteProtocol(JudgingProtocol):
         return training.training_item_errors(criteria=_criteria(design), row=row, from_text=from_text)
 
     def training_answer_clean(self, *, design: JudgingDesign | None, answers, from_text: bool) -> dict:
-        from ...services import scores_clean
+        from annotation.judging.services.submission import scores_clean
 
         criteria = _criteria(design)
         if from_text:  # a form posts text: read each value as its scale reads text

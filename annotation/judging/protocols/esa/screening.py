@@ -47,12 +47,12 @@ from collections.abc import Mapping
 from django.utils.translation import gettext
 
 from annotation.enums import StudyStatus
+from annotation.judging.selectors.judge import original_context
 from annotation.models import Original, Study
 from metrics.core.assignment import derive_seed
 
 from ...errors import JudgmentInvalid, StudyNotOpen
 from ...models import AttentionCheck, EsaItem, JudgingDesign, TrainingItem
-from ...selectors import original_context
 from ...selectors.judge import place_among_checks
 from ...services.submission import key_clean
 from ...tokens import serve_stamp_make, serve_stamp_read
@@ -329,8 +329,9 @@ def attention_check_of_judge(*, study_id: int, judge_id: int, token: object) -> 
 def qc_rows_with_attention(*, study, rows: list[dict]) -> list[dict]:
     """The QC rows with ``attention`` (answered, passed) per judge; a judge with attention
     checks but no annotated control gets a row of their own."""
+    from annotation.judging.selectors.exclusions import judges_excluded
+
     from ...screening import attention_results
-    from ...selectors import judges_excluded
 
     attention = attention_results(study=study)
     out = [r | {"attention": attention.get(r["judge"])} for r in rows]

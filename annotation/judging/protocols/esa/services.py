@@ -33,6 +33,8 @@ from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from annotation.judging.selectors.exclusions import judges_excluded
+from annotation.judging.selectors.judge import original_context
 from annotation.models import Candidate, Study
 from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
 from metrics.core.spans.jsonl import annotation_line
@@ -43,7 +45,6 @@ from metrics.core.spans.prefill import propose_spans
 from ...enums import CONTROL_KIND_OF_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX, EsaPrefill, JudgesMode, JudgmentSource
 from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
 from ...models import Assignment, EsaItem, EsaJudgment, EsaProposal, JudgingDesign
-from ...selectors import judges_excluded, original_context
 from ...selectors.judge import JudgeEntry, place_among_checks
 from ...services._common import judges_per_item, study_items
 from ...services.submission import active_seconds_clean, key_clean, submission_store

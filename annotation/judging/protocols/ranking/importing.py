@@ -46,8 +46,8 @@ def rankings_import_file(*, study: Study, data: bytes, filename: str) -> Ranking
     the order of the file (the screen order of an import is not known), stored with
     ``source=import``.
     """
-    from annotation.importing import ImportIssue, StudyImportError
     from annotation.importing.rankings import parse_rankings_file
+    from annotation.importing.reading import ImportIssue, StudyImportError
 
     if not RANKING.is_protocol_of(study):
         raise StudyImportError(filename, [ImportIssue(message=(

@@ -41,12 +41,12 @@ from collections.abc import Mapping
 
 from django.utils.translation import gettext
 
+from annotation.judging.selectors.judge import original_context
 from annotation.models import Candidate, Original, Study
 from metrics.core.assignment import derive_seed
 
 from ...errors import JudgmentInvalid
 from ...models import AttentionCheck, JudgingDesign, RankingItem, TrainingItem
-from ...selectors import original_context
 from ...selectors.judge import place_among_checks
 from ...tokens import serve_stamp_make
 from .services import JudgeRanking, order_clean, order_from_ranks, ranking_for_judge, rankings_done
@@ -307,8 +307,9 @@ def attention_check_of_judge(*, study_id: int, judge_id: int, token: object) -> 
 def qc_rows_with_attention(*, rows: list[dict], study: Study) -> list[dict]:
     """The ranking QC rows with ``attention`` (checks answered, passed; None: none answered), and a
     row for a judge who answered checks but has ranked no control yet."""
+    from annotation.judging.selectors.exclusions import judges_excluded
+
     from ...screening import attention_results
-    from ...selectors import judges_excluded
 
     attention = attention_results(study=study)
     excluded = judges_excluded(study=study)

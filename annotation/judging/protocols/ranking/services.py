@@ -30,6 +30,8 @@ from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from annotation.judging.selectors.exclusions import judges_excluded
+from annotation.judging.selectors.judge import original_context
 from annotation.models import Candidate, Study
 from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
 from metrics.core.ranking.orders import Ranking
@@ -38,7 +40,6 @@ from metrics.core.ranking.sets import plan_sets, screen_order, set_key, set_key_
 from ...enums import CONTROL_KIND_OF_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX, JudgesMode, JudgmentSource
 from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
 from ...models import Assignment, JudgingDesign, RankingItem, RankingJudgment
-from ...selectors import judges_excluded, original_context
 from ...selectors.judge import JudgeEntry, place_among_checks
 from ...services.submission import active_seconds_clean, key_clean, submission_store
 from ...tokens import item_token_new, serve_stamp_make

@@ -26,13 +26,13 @@ from collections.abc import Mapping
 
 from django.utils.translation import gettext
 
+from annotation.judging.selectors.judge import original_context
 from annotation.models import Original
 from metrics.core.assignment import derive_seed
 
 from ...enums import COMPARISON_ANSWERS
 from ...errors import JudgmentInvalid
 from ...models import AttentionCheck, ComparisonItem, JudgingDesign, TrainingItem
-from ...selectors import original_context
 from ...selectors.judge import place_among_checks
 from ...tokens import serve_stamp_make
 from .services import JudgePair, answers_clean, expected_question, pair_for_judge, questions

@@ -28,6 +28,8 @@ from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from annotation.judging.selectors.exclusions import judges_excluded
+from annotation.judging.selectors.judge import original_context
 from annotation.models import Candidate, Study
 from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
 from metrics.core.comparison_plan import pair_key, pair_key_split, plan_control_pairs, plan_pairs, sides_for_judge
@@ -37,7 +39,6 @@ from ...defaults import PEM_REPORT_TARGET
 from ...enums import COMPARISON_ANSWERS, COMPARISON_PREFERENCE, CONTROL_SYSTEM_PREFIX, JudgesMode, JudgmentSource
 from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
 from ...models import Assignment, ComparisonItem, ComparisonJudgment, JudgingDesign
-from ...selectors import judges_excluded, original_context
 from ...selectors.judge import JudgeEntry, place_among_checks
 from ...services.submission import active_seconds_clean, key_clean, submission_store
 from ...tokens import item_token_new, serve_stamp_make

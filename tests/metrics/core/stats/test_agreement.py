@@ -7,18 +7,18 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
-from metrics.core.stats import (
-    IncompleteDesignError,
-    agreement_by_criterion,
-    cohen_kappa,
-    fleiss_kappa,
-    icc,
+from metrics.core.stats.agreement._shared import IncompleteDesignError
+from metrics.core.stats.agreement.alpha import (
+    alpha_from_coincidences,
     krippendorff_alpha,
     krippendorff_alphas,
-    pairwise_cohen_kappa,
-    simulate_judgments,
+    unit_coincidences,
 )
-from metrics.core.stats.agreement import alpha_from_coincidences, unit_coincidences
+from metrics.core.stats.agreement.criterion import agreement_by_criterion
+from metrics.core.stats.agreement.icc import icc
+from metrics.core.stats.agreement.kappa import cohen_kappa, fleiss_kappa
+from metrics.core.stats.agreement.pairwise import pairwise_cohen_kappa
+from metrics.core.stats.simulate import simulate_judgments
 
 
 def _ratings(seed, judges=5, items=60, missing=0.3):

@@ -4,7 +4,7 @@ import krippendorff
 import numpy as np
 import pytest
 
-from metrics.core.stats.agreement import SCALE_ALPHA_LEVEL, criterion_agreement
+from metrics.core.stats.agreement.criterion import SCALE_ALPHA_LEVEL, criterion_agreement
 from metrics.core.stats.data import RatingMatrix
 
 RNG = np.random.default_rng(4)

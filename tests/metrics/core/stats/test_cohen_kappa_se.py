@@ -6,7 +6,8 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa as sm_cohens_kappa
 
-from metrics.core.stats.agreement import cohen_kappa, criterion_agreement
+from metrics.core.stats.agreement.criterion import criterion_agreement
+from metrics.core.stats.agreement.kappa import cohen_kappa
 from metrics.core.stats.data import RatingMatrix
 
 

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from metrics.core.stats import DEFAULT_CONTROL_EXPECTED, build_report
+from metrics.core.stats.data import DEFAULT_CONTROL_EXPECTED
+from metrics.core.stats.report import build_report
 
 from .test_robust_summaries import load_fixture
 

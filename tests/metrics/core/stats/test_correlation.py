@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from metrics.core.stats import (
-    CorrelationResult,
+from metrics.core.stats.correlation import (
     correlation,
     kendall,
     pairwise_accuracy,
@@ -15,6 +14,7 @@ from metrics.core.stats import (
     segment_and_system,
     spearman,
 )
+from metrics.core.stats.results import CorrelationResult
 
 
 def _data(seed=0, n=200, missing=0.1):
@@ -131,8 +131,8 @@ def test_to_dict_is_json_safe():
 
 
 def test_bootstrap_interval_for_pearson_matches_resampling_by_hand():
-    from metrics.core.stats import correlation_with_ci
-    from metrics.core.stats.agreement import weight_chunks
+    from metrics.core.stats._common import weight_chunks
+    from metrics.core.stats.correlation import correlation_with_ci
 
     rng = np.random.default_rng(3)
     x = rng.normal(size=80)

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import scipy.stats as sps
 
-from metrics.core.stats.agreement import krippendorff_alpha
+from metrics.core.stats.agreement.alpha import krippendorff_alpha
 from metrics.core.stats.data import rating_matrix, validate_judgments
 from metrics.core.stats.human_ceiling import human_ceiling, judge_pool_agreement
 from metrics.core.stats.report import build_report

@@ -5,16 +5,11 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from metrics.core.stats import (
-    criterion_correlations,
-    human_reference,
-    interjudge_correlations,
-    metric_human_correlations,
-    metric_leaderboard,
-    simulate_judgments,
-    simulate_metric_scores,
-    validate_judgments,
-)
+from metrics.core.stats.data import validate_judgments
+from metrics.core.stats.interjudge import interjudge_correlations
+from metrics.core.stats.metric_human import metric_human_correlations, metric_leaderboard
+from metrics.core.stats.reference import criterion_correlations, human_reference
+from metrics.core.stats.simulate import simulate_judgments, simulate_metric_scores
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from metrics.core.stats import judge_qc, simulate_judgments
+from metrics.core.stats.qc import judge_qc
+from metrics.core.stats.simulate import simulate_judgments
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,8 @@ import json
 
 import pytest
 
-from metrics.core.stats import REPORT_SCHEMA, build_report, simulate_judgments, simulate_metric_scores
+from metrics.core.stats.report import REPORT_SCHEMA, build_report
+from metrics.core.stats.simulate import simulate_judgments, simulate_metric_scores
 
 
 @pytest.fixture(scope="module")

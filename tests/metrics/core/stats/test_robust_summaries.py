@@ -9,9 +9,10 @@ import pandas as pd
 import pingouin
 import pytest
 
-from metrics.core.stats import build_report
-from metrics.core.stats.agreement import IncompleteDesignError, icc, icc_judges_for_complete_items, icc_range
+from metrics.core.stats.agreement._shared import IncompleteDesignError
+from metrics.core.stats.agreement.icc import icc, icc_judges_for_complete_items, icc_range
 from metrics.core.stats.interjudge import fisher_z_mean
+from metrics.core.stats.report import build_report
 
 FIXTURES = Path(__file__).resolve().parents[2] / "reports" / "fixtures"
 

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from metrics.core.stats import (
+from metrics.core.stats.significance import (
     document_level_test,
     paired_bootstrap,
     permutation_test,

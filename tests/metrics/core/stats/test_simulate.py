@@ -1,14 +1,8 @@
 import pandas as pd
 import pytest
 
-from metrics.core.stats import (
-    DEFAULT_CONTROL_EXPECTED,
-    JUDGMENT_COLUMNS,
-    judges_needed,
-    plan_judges,
-    simulate_judgments,
-    validate_judgments,
-)
+from metrics.core.stats.data import DEFAULT_CONTROL_EXPECTED, JUDGMENT_COLUMNS, validate_judgments
+from metrics.core.stats.simulate import judges_needed, plan_judges, simulate_judgments
 
 
 def test_simulator_returns_the_canonical_tidy_frame():

@@ -5,7 +5,7 @@ import krippendorff
 import numpy as np
 import pytest
 
-from metrics.core.stats.agreement import krippendorff_alphas
+from metrics.core.stats.agreement.alpha import krippendorff_alphas
 
 NAN = np.nan
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", the 4 observers ×
