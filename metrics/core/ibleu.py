@@ -23,7 +23,7 @@ from metrics.core.base.metric import Metric
 from metrics.core.base.params import Param
 from metrics.core.cards import MetricCard
 from metrics.core.registry import register
-from metrics.core.sacre.metrics import BLEU_PARAMS, bleu_stat_names, make_bleu
+from metrics.core.sacre.bleu import BLEU_PARAMS, bleu_stat_names, make_bleu
 
 __all__ = ["IBleuMetric"]
 

@@ -4,7 +4,7 @@ Importing this module registers every built-in metric: it imports each module of
 :data:`BUILTIN_MODULES` in turn. A module that does not exist (yet) is skipped;
 any other import error propagates, so a broken metric never disappears silently.
 (When the import comes from a built-in metric module itself — e.g. ``import
-metrics.core.sacre`` first — loading the others waits until the first
+metrics.core.sacre.bleu`` first — loading the others waits until the first
 :func:`get_metric`/:func:`available_metrics` call, so that modules importing
 each other never meet half-initialised.)
 
@@ -37,7 +37,9 @@ _REGISTRY: dict[str, type[Metric]] = {}
 
 #: Modules whose import registers the built-in metrics (missing ones are skipped).
 BUILTIN_MODULES: tuple[str, ...] = (
-    "metrics.core.sacre.metrics",
+    "metrics.core.sacre.bleu",
+    "metrics.core.sacre.chrf",
+    "metrics.core.sacre.ter",
     "metrics.core.pinc",
     "metrics.core.ibleu",
     "metrics.core.target_f1",

@@ -12,7 +12,8 @@ from metrics.core.base.params import REPO_ROOT, Param
 from metrics.core.base.resources import ResourceSpec
 from metrics.core.cards import MetricCard
 from metrics.core.registry import register
-from metrics.core.sacre.metrics import AGAINST, BLEU_PARAMS, SacreMetric, against_texts, bleu_stat_names, make_bleu
+from metrics.core.sacre.bleu import BLEU_PARAMS, bleu_stat_names, make_bleu
+from metrics.core.sacre.metric import AGAINST, SacreMetric, against_texts
 from metrics.core.wordnet import DEFAULT_TABLE, load_synonym_table
 
 from .classifiers import FEATURE_VERSION, ClassifierBank

@@ -19,7 +19,7 @@ from metrics.core.base.params import MetricError, Param
 from metrics.core.base.resources import ResourceSpec
 from metrics.core.cards import MetricCard
 from metrics.core.registry import register
-from metrics.core.sacre.metrics import AGAINST, against_texts
+from metrics.core.sacre.metric import AGAINST, against_texts
 
 from .models import (
     DEFAULT_MODEL_NAME,

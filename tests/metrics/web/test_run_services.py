@@ -182,7 +182,7 @@ def test_scoring_against_the_reference_column_uses_it(researcher):
 
 
 def test_a_bug_inside_a_metric_fails_the_run_with_the_exception(metric_study, monkeypatch):
-    from metrics.core.sacre.metrics import BleuMetric
+    from metrics.core.sacre.bleu import BleuMetric
 
     def boom(self, originals, candidates, references):
         raise ZeroDivisionError("tokenizer exploded")
