@@ -220,7 +220,7 @@ def test_every_kind_of_job_registers_its_requeuer_and_recovery_loads_no_app_code
 
 
 def test_ruff_finds_nothing_with_the_agreed_rules():
-    """``ruff check`` (ruff.toml: syntax errors and pyflakes) is clean, as CI requires."""
+    """``ruff check`` (ruff.toml) is clean and ``ruff format --check`` changes nothing, as CI requires."""
     import shutil
     import subprocess
     import sys
@@ -232,4 +232,8 @@ def test_ruff_finds_nothing_with_the_agreed_rules():
     if command is None:
         pytest.skip("ruff is not installed (pip install -r requirements-dev.txt)")
     proc = subprocess.run([command, "check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # and the tree is as ``ruff format`` leaves it (make lint checks the same)
+    proc = subprocess.run([command, "format", "--check", "--no-cache", "."], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr

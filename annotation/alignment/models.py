@@ -7,6 +7,8 @@ selectors turn rows into ``Alignment`` values, so no other code reads the JSON.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -37,6 +39,11 @@ def _validate_links(value) -> None:
         if (not isinstance(link, list) or len(link) != 2
                 or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in link)):
             raise ValidationError(f"link {link!r} is not [i, j] with non-negative integers")
+
+
+def links_json(links: Iterable[tuple[int, int]]) -> list[list[int]]:
+    """``(i, j)`` links as the sorted ``[[i, j], ...]`` list the ``sure`` and ``possible`` fields store."""
+    return [[i, j] for i, j in sorted(links)]
 
 
 class LinksMixin(models.Model):

@@ -24,7 +24,7 @@ from typing import Any
 
 from metrics.core.spans.model import ErrorSpan
 
-from ._common import short_repr
+from ._shared import short_repr
 from .esa_spans import MAX_FILE_BYTES, OFFSET_UNITS, Line, spans_read, text_read
 from .reading import MAX_ISSUES, MAX_NAME_CHARS, ImportIssue, StudyImportError, decode_utf8, jsonl_objects
 

@@ -38,7 +38,7 @@ from typing import Any
 from metrics.core.spans.model import SEVERITIES, ErrorSpan
 from metrics.core.spans.offsets import span_problem, utf16_length, utf16_to_codepoint
 
-from ._common import check_system_name, finite_number, short_repr, valid_judge_name
+from ._shared import check_system_name, finite_number, short_repr, valid_judge_name
 from .judgments import MAX_JUDGE_CHARS
 from .reading import (
     MAX_FIELD_CHARS,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ._common import check_system_name, iter_rows
+from ._shared import check_system_name, iter_rows
 from .reading import MAX_FIELD_CHARS, MAX_ISSUES, ImportIssue, StudyImportError, decode_utf8, detect_format
 
 JUDGMENT_REQUIRED = ("judge", "original_id", "criterion", "value")

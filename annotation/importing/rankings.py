@@ -22,7 +22,7 @@ from typing import Any
 
 from metrics.core.ranking.orders import groups_from_json
 
-from ._common import check_system_name, finite_number, short_repr, valid_judge_name
+from ._shared import check_system_name, finite_number, short_repr, valid_judge_name
 from .esa_spans import MAX_FILE_BYTES
 from .judgments import MAX_JUDGE_CHARS
 from .reading import MAX_ISSUES, MAX_NAME_CHARS, ImportIssue, StudyImportError, decode_utf8, jsonl_objects

@@ -27,7 +27,7 @@ from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
 
 from .. import selectors
 from ..models import AlignmentAssignment
-from ._common import AlignmentErrorSerializer, link_list_field, validation_error_response
+from ._shared import AlignmentErrorSerializer, link_list_field, validation_error_response
 
 
 def get_own_assignment(request, assignment_id: int) -> AlignmentAssignment:

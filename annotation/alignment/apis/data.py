@@ -20,7 +20,7 @@ from annotation.web import get_managed_study
 from .. import exports, selectors
 from ..enums import ALIGNMENT_FORMATS
 from ..models import AlignmentSystem
-from ._common import (
+from ._shared import (
     AlignmentErrorSerializer,
     AlignmentImportErrorSerializer,
     import_error_response,

@@ -18,7 +18,7 @@ from config.parsers import SafeJSONParser
 from .. import selectors
 from ..enums import ScoringKind
 from ..models import AlignmentSystem, ScoringRun
-from ._common import AlignmentImportErrorSerializer, import_error_response, upload_bytes
+from ._shared import AlignmentImportErrorSerializer, import_error_response, upload_bytes
 
 
 class AlignmentScoringRunOutputSerializer(serializers.Serializer):

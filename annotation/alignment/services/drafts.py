@@ -13,9 +13,10 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from annotation.alignment.models import links_json
+
 from ..enums import AssignmentStatus
 from ..models import AlignmentAssignment, AlignmentPair
-from ._common import links_json
 
 
 class AssignmentConflict(Exception):

@@ -21,7 +21,7 @@ from annotation.importing.reading import ImportIssue, StudyImportError, decode_u
 from annotation.models import Study
 from annotation.services.jobs import job_enqueue
 from metrics.core.alignment.model import Alignment, FormatError
-from metrics.core.alignment_scoring._common import SCORING_VERSION
+from metrics.core.alignment_scoring._shared import SCORING_VERSION
 from metrics.core.alignment_scoring.agreement import annotator_agreement
 from metrics.core.alignment_scoring.links import LinkScores, link_counts, link_scores
 from metrics.core.alignment_scoring.paraphrases import paraphrase_scores, read_paraphrase_table

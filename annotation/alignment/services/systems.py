@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
+from annotation.alignment.models import links_json
 from annotation.enums import JobStatus
 from annotation.importing.reading import ImportIssue, StudyImportError, decode_utf8
 from annotation.models import Study
@@ -23,7 +24,6 @@ from metrics.core.alignment.model import Alignment, FormatError
 from .. import selectors
 from ..enums import AlignmentSystemKind
 from ..models import AlignerRun, AlignmentConfig, AlignmentPair, AlignmentSystem, SystemAlignment
-from ._common import links_json
 
 # The logger's name from before the split into modules, so that log filters keep matching.
 logger = logging.getLogger("annotation.alignment.services")

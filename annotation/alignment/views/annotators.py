@@ -18,7 +18,7 @@ from annotation.web import end_code_context, member_language_activate, participa
 
 from .. import selectors
 from ..models import AlignmentAssignment
-from ._common import grid_payload
+from ._shared import grid_payload
 
 
 def annotator_assignment_required(view):

@@ -11,7 +11,7 @@ from annotation.web import researcher_study_required, study_context
 
 from .. import exports, selectors
 from ..models import AlignmentPair
-from ._common import download, grid_payload, links_dict
+from ._shared import download, grid_payload, links_dict
 
 
 @researcher_study_required

@@ -15,7 +15,7 @@ from .. import exports, selectors
 from ..enums import ScoringKind
 from ..forms import ParaphraseScoringForm, SystemScoringForm
 from ..models import AlignmentSystem, ScoringRun
-from ._common import download, import_issues
+from ._shared import download, import_issues
 
 
 def _scoring_page(request, study, *, status: int = 200, **overrides):

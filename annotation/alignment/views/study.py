@@ -19,7 +19,7 @@ from .. import exports, selectors
 from ..enums import ALIGNMENT_FORMATS
 from ..forms import AlignerRunForm, AlignmentConfigForm, PairsImportForm, SystemImportForm
 from ..models import AlignerRun, AlignmentSystem
-from ._common import import_issues
+from ._shared import import_issues
 
 
 def _study_page(request, study, *, status: int = 200, **overrides):

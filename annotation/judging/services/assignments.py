@@ -12,7 +12,7 @@ from annotation.models import Study, StudyMembership
 
 from ..models import Assignment, JudgingDesign
 from ..protocols.registry import protocol_for_design, protocol_for_study
-from ._common import judge_users
+from ._shared import judge_users
 
 
 def assignment_ensure_for_judge(*, study: Study, judge: User) -> Assignment | None:

@@ -14,7 +14,7 @@ from metrics.core.controls import CONTROL_KINDS
 from .. import scales
 from ..errors import DesignFrozen, DesignInvalid
 from ..models import JudgingDesign, Judgment
-from ._common import open_job_active
+from ._shared import open_job_active
 
 #: Design fields that may still change after judging has started: they only
 #: affect statistics, never what a judge sees or who sees what.

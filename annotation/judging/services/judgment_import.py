@@ -17,7 +17,7 @@ from ..enums import ImportMode, JudgmentSource
 from ..models import Assignment, AssignmentItem, Judgment
 from ..protocols.registry import protocol_for_design
 from ..tokens import item_token_new
-from ._common import BULK_BATCH
+from ._shared import BULK_BATCH
 from .design import design_get_or_create
 
 #: Imported participants' usernames: ``<name>@s<study id>.imported`` (never a login:

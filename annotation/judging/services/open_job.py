@@ -25,7 +25,7 @@ from metrics.core.assignment import plan_assignments
 from ..errors import CannotOpen
 from ..models import Assignment, JudgingDesign, OpenJob
 from ..protocols.registry import protocol_for_design
-from ._common import (
+from ._shared import (
     assignment_write,
     controls_create,
     judge_users,

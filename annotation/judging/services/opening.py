@@ -19,7 +19,7 @@ from annotation.models import Study
 from ..errors import CannotOpen
 from ..models import ComparisonJudgment, EsaJudgment, JudgingDesign, Judgment
 from ..protocols.registry import protocol_for_design
-from ._common import (
+from ._shared import (
     controls_create,
     judge_users,
     lock_design_and_study,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from metrics.core.alignment.model import Alignment
 
-from ._common import alignments_paired, plain, ratio
+from ._shared import alignments_paired, plain, ratio
 from .links import LinkCounts, LinkScores, link_counts
 
 # =========================================================================== agreement

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 
 from metrics.core.alignment.model import Alignment
 
-from ._common import alignments_paired, f1_of, plain, ratio
+from ._shared import alignments_paired, f1_of, plain, ratio
 
 # =========================================================================== links
 

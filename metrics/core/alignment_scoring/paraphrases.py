@@ -12,7 +12,7 @@ from metrics.core.phrases import extract_phrase_pairs
 from metrics.core.tabular import split_lines
 from metrics.core.text import tokenize
 
-from ._common import need_tokens, plain, ratio, score_signature
+from ._shared import need_tokens, plain, ratio, score_signature
 
 # =========================================================================== paraphrases
 

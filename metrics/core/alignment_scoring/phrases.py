@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from metrics.core.alignment.model import Alignment
 from metrics.core.phrases import PhrasePair, extract_phrase_pairs
 
-from ._common import alignments_paired, f1_of, need_tokens, plain, ratio, score_signature
+from ._shared import alignments_paired, f1_of, need_tokens, plain, ratio, score_signature
 
 # =========================================================================== phrases
 

@@ -21,7 +21,7 @@ from numpy.lib import format as npy_format
 
 from metrics.core.stats.results import CorrelationResult
 
-from ._common import FEATURES, check_features
+from ._shared import FEATURES, check_features
 
 __all__ = ["PEM_FORMAT", "PEM_MAX_BYTES", "PemFileError", "RbfSvr", "PemModel"]
 

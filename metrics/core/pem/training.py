@@ -10,7 +10,7 @@ import numpy as np
 
 from metrics.core.stats.correlation import pearson
 
-from ._common import check_features
+from ._shared import check_features
 from .model import PemModel, RbfSvr
 
 __all__ = ["DEFAULT_PARAM_GRID", "split_by_group", "pem_train"]

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from metrics.core.phrase_table import PhraseTable
-from metrics.core.pivot._common import ragged
+from metrics.core.pivot._shared import ragged
 from metrics.core.pivot.bag import pivot_bag
 from metrics.core.pivot.f1 import bag_overlap_stats
 from metrics.core.pivot.network import fill_slots, prepare_tokens, segment

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from metrics.core.phrase_table import PhraseTable
-from metrics.core.pivot._common import ragged
+from metrics.core.pivot._shared import ragged
 from metrics.core.target_f1 import english_tokens
 
 #: N(w) of an unseen single word (PEM §4.2).

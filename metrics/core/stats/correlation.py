@@ -20,7 +20,7 @@ import pandas as pd
 from scipy import special
 from scipy import stats as sps
 
-from ._common import percentile_ci, weight_chunks
+from ._shared import percentile_ci, weight_chunks
 from .results import CorrelationResult
 
 __all__ = [

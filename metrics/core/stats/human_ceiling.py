@@ -36,7 +36,7 @@ import pandas as pd
 
 from metrics.core.stats.agreement.alpha import krippendorff_alpha
 
-from ._common import percentile_ci, weight_chunks
+from ._shared import percentile_ci, weight_chunks
 from .data import rating_matrix
 
 __all__ = ["human_ceiling", "judge_pool_agreement", "ALPHA_LEVEL_BY_SCALE"]

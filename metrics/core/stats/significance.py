@@ -28,7 +28,7 @@ from metrics.core.base.bootstrap import pairwise_tests
 from metrics.core.base.metric import Metric
 from metrics.core.base.params import DEFAULT_SEED
 from metrics.core.base.results import PairwiseResult
-from metrics.core.stats._common import percentile_ci, weight_chunks
+from metrics.core.stats._shared import percentile_ci, weight_chunks
 
 from .correlation import correlation
 from .results import (

@@ -19,7 +19,7 @@ from metrics.core.assignment import derive_seed, late_judge_items, order_items, 
 
 from ...enums import JudgesMode
 from ...models import Assignment, AssignmentItem, JudgingDesign
-from ...services._common import assignment_write, judges_per_item, study_items
+from ...services._shared import assignment_write, judges_per_item, study_items
 
 
 def absolute_assignments_write(*, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:

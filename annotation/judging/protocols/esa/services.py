@@ -46,7 +46,7 @@ from ...enums import CONTROL_KIND_OF_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX, EsaPref
 from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
 from ...models import Assignment, EsaItem, EsaJudgment, EsaProposal, JudgingDesign
 from ...selectors.judge import JudgeEntry, place_among_checks
-from ...services._common import judges_per_item, study_items
+from ...services._shared import judges_per_item, study_items
 from ...services.submission import active_seconds_clean, key_clean, submission_store
 from ...tokens import item_token_new, serve_stamp_make
 

@@ -9,7 +9,7 @@ from typing import cast
 import krippendorff
 import numpy as np
 
-from .._common import percentile_ci, weight_chunks
+from .._shared import percentile_ci, weight_chunks
 from ..results import AgreementResult
 from ._shared import ALPHA_LEVELS, MAX_CATEGORIES, AlphaLevel, as_ratings, values_observed
 

@@ -11,7 +11,7 @@ from scipy import sparse
 from scipy import stats as sps
 from statsmodels.stats.inter_rater import fleiss_kappa as _sm_fleiss_kappa
 
-from .._common import percentile_ci, weight_chunks
+from .._shared import percentile_ci, weight_chunks
 from ..results import AgreementResult
 from ._shared import KAPPA_WEIGHTS, MAX_CATEGORIES, IncompleteDesignError, as_ratings, values_observed
 

@@ -131,7 +131,7 @@ def test_to_dict_is_json_safe():
 
 
 def test_bootstrap_interval_for_pearson_matches_resampling_by_hand():
-    from metrics.core.stats._common import weight_chunks
+    from metrics.core.stats._shared import weight_chunks
     from metrics.core.stats.correlation import correlation_with_ci
 
     rng = np.random.default_rng(3)
