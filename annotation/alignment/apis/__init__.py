@@ -10,5 +10,5 @@ One module per audience and concern; import each name from its module
 - ``data``: the researcher's pairs, systems, settings, assignment and exports;
 - ``scoring``: the researcher's scoring runs;
 - ``annotators``: the annotator's pairs, drafts and submissions;
-- ``_common``: reading an upload, the link-list field and the error bodies.
+- ``_shared``: reading an upload, the link-list field and the error bodies.
 """

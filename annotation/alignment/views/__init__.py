@@ -8,5 +8,5 @@ One module per audience and page family; import each view from its module
 - ``study``: the researcher's alignment page and its forms;
 - ``pairs``: exports, the pair list and one pair's read-only grid;
 - ``scoring``: scoring runs, their results and exports;
-- ``_common``: downloads, the grid's data and import errors, shared by the others.
+- ``_shared``: downloads, the grid's data and import errors, shared by the others.
 """
