@@ -27,60 +27,6 @@ fail, cancel, retry, requeue: the web side), :mod:`.worker` (start, chunk, final
 worker side), :mod:`.instances` (the per-process cache of metric objects),
 :mod:`.pem_models` (training PEM models and running them) and :mod:`.pem_out_of_fold`
 (PEM's out-of-fold meta-evaluation run), over :mod:`._shared` (helpers they share).
-Every public name is re-exported here, so ``from metrics import services`` and
-``services.metric_run_create(...)`` keep working; the Celery tasks stay in
-``metrics/tasks.py`` (their names are their dotted paths).
+Import each name from the module that defines it; this package holds no names of its own. The Celery tasks
+are in ``metrics/tasks.py`` (their names are their dotted paths).
 """
-
-from __future__ import annotations
-
-from ._shared import FINISHED
-from ._shared import jsonable as jsonable
-from .instances import metric_cache as metric_cache
-from .instances import metric_for_run
-from .pem_models import (
-    PEM_FEATURE_RESOURCES,
-    pem_model_create,
-    pem_model_fail,
-    pem_model_run_create,
-    pem_model_train,
-)
-from .pem_out_of_fold import pem_out_of_fold_run_create
-from .resources import RESOURCE_MAX_BYTES, metric_resource_create
-from .runs import (
-    DEFAULT_CHUNK_SIZE,
-    metric_run_cancel,
-    metric_run_create,
-    metric_run_fail,
-    metric_run_retry,
-    metric_runs_requeue_stale,
-)
-from .worker import (
-    metric_run_chunk_execute,
-    metric_run_execute,
-    metric_run_finalize,
-    metric_run_start,
-)
-
-__all__ = [
-    "DEFAULT_CHUNK_SIZE",
-    "FINISHED",
-    "PEM_FEATURE_RESOURCES",
-    "RESOURCE_MAX_BYTES",
-    "metric_for_run",
-    "metric_resource_create",
-    "metric_run_cancel",
-    "metric_run_chunk_execute",
-    "metric_run_create",
-    "metric_run_execute",
-    "metric_run_fail",
-    "metric_run_finalize",
-    "metric_run_retry",
-    "metric_run_start",
-    "metric_runs_requeue_stale",
-    "pem_model_create",
-    "pem_model_fail",
-    "pem_model_run_create",
-    "pem_model_train",
-    "pem_out_of_fold_run_create",
-]

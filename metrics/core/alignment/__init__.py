@@ -45,31 +45,5 @@ Layout
 :mod:`.model` holds :class:`Alignment`, :class:`Link`, :class:`FormatError` and the
 checks every reader shares; :mod:`.text_formats` the line formats (Pharaoh, NAACL);
 :mod:`.table_formats` JSON / JSON Lines and CSV; :mod:`.io` the dispatch by format name
-and alignment groups.  Every public name is re-exported here.
+and alignment groups. Import each name from the module that defines it; this package holds no names of its own.
 """
-
-from __future__ import annotations
-
-from .io import dumps, load_groups, loads
-from .model import FORMATS, Alignment, FormatError, Link
-from .table_formats import read_csv, read_json, write_csv, write_json, write_jsonl
-from .text_formats import read_naacl, read_pharaoh, write_naacl, write_pharaoh
-
-__all__ = [
-    "FORMATS",
-    "Alignment",
-    "FormatError",
-    "Link",
-    "dumps",
-    "load_groups",
-    "loads",
-    "read_csv",
-    "read_json",
-    "read_naacl",
-    "read_pharaoh",
-    "write_csv",
-    "write_json",
-    "write_jsonl",
-    "write_naacl",
-    "write_pharaoh",
-]

@@ -38,46 +38,6 @@ Layout
 ------
 One module a family of scores: :mod:`.links` (link P/R/F1, AER), :mod:`.phrases`
 (consistent phrase pairs), :mod:`.paraphrases` (paraphrase tables and candidate scores),
-:mod:`.agreement` (between annotators); shared ratios and checks in :mod:`._common`.
-Every public name is re-exported here.
+:mod:`.agreement` (between annotators); shared ratios and checks in :mod:`._shared`.
+Import each name from the module that defines it; this package holds no names of its own.
 """
-
-from __future__ import annotations
-
-from ._common import SCORING_VERSION as SCORING_VERSION
-from .agreement import AgreementScores, annotator_agreement, cell_labels_kappa
-from .links import LinkCounts, LinkScores, link_counts, link_scores
-from .paraphrases import (
-    LengthScores,
-    ParaphraseScores,
-    ParaphraseTable,
-    normalize_phrase,
-    paraphrase_scores,
-    paraphrase_table_from_alignments,
-    read_paraphrase_table,
-    reference_paraphrases,
-)
-from .phrases import AlignCounts, AlignScores, align_counts, align_scores, phrase_pairs
-
-__all__ = [
-    "AgreementScores",
-    "AlignCounts",
-    "AlignScores",
-    "LengthScores",
-    "LinkCounts",
-    "LinkScores",
-    "ParaphraseScores",
-    "ParaphraseTable",
-    "align_counts",
-    "align_scores",
-    "annotator_agreement",
-    "cell_labels_kappa",
-    "link_counts",
-    "link_scores",
-    "normalize_phrase",
-    "paraphrase_scores",
-    "paraphrase_table_from_alignments",
-    "phrase_pairs",
-    "read_paraphrase_table",
-    "reference_paraphrases",
-]

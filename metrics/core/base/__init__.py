@@ -47,57 +47,5 @@ The package splits the engine along its seams: :mod:`.params` (versions, errors,
 (escaping and :func:`parse_signature`), :mod:`.results` (result objects),
 :mod:`.metric` (:class:`Metric`, :class:`MeanMetric`) and :mod:`.bootstrap`
 (intervals, paired tests) over :mod:`.resampling`.  The registry stays in
-:mod:`metrics.core.registry`.  Every name is re-exported here, so
-``from metrics.core.base import X`` keeps working.
+:mod:`metrics.core.registry`. Import each name from the module that defines it; this package holds no names of its own.
 """
-
-from __future__ import annotations
-
-from .bootstrap import ar_masks as ar_masks
-from .bootstrap import (
-    bootstrap_ci,
-    paired_approximate_randomization,
-    paired_bootstrap,
-    pairwise_tests,
-)
-from .metric import MeanMetric, Metric
-from .params import DEFAULT_SEED as DEFAULT_SEED
-from .params import (
-    PARAEVAL_VERSION,
-    REPO_ROOT,
-    MetricError,
-    MissingReference,
-    Param,
-    ResourceUnavailable,
-)
-from .resampling import SacreChoice as SacreChoice
-from .resampling import counts_from_indices, iter_resample_indices, resample_indices
-from .resampling import resampled_sum_matrix as resampled_sum_matrix
-from .resources import ResourceSpec, file_fingerprint
-from .results import BootstrapResult, MetricResult, PairedResult, PairwiseResult
-from .signature import parse_signature
-
-__all__ = [
-    "PARAEVAL_VERSION",
-    "REPO_ROOT",
-    "Param",
-    "ResourceSpec",
-    "MetricError",
-    "ResourceUnavailable",
-    "MissingReference",
-    "Metric",
-    "MeanMetric",
-    "MetricResult",
-    "BootstrapResult",
-    "PairedResult",
-    "parse_signature",
-    "file_fingerprint",
-    "bootstrap_ci",
-    "paired_bootstrap",
-    "resample_indices",
-    "iter_resample_indices",
-    "counts_from_indices",
-    "paired_approximate_randomization",
-    "PairwiseResult",
-    "pairwise_tests",
-]

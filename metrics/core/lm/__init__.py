@@ -32,39 +32,5 @@ Layout
 ------
 :mod:`.estimate` estimates the model (pure Python and pandas, no KenLM);
 :mod:`.fluency` caches, loads and scores with KenLM and registers ``lm-fluency``.
-Every public name is re-exported here.
+Import each name from the module that defines it; this package holds no names of its own.
 """
-
-from __future__ import annotations
-
-from .estimate import (
-    BOS,
-    EOS,
-    FALLBACK_DISCOUNTS,
-    LM_VERSION,
-    UNK,
-    KneserNeyModel,
-    estimate_kneser_ney,
-    lm_tokens,
-    modified_kn_discounts,
-    read_sentences,
-)
-from .fluency import LmFluency, cache_dir, cached_arpa, load_kenlm, normalized_logprob
-
-__all__ = [
-    "BOS",
-    "EOS",
-    "UNK",
-    "LM_VERSION",
-    "FALLBACK_DISCOUNTS",
-    "KneserNeyModel",
-    "estimate_kneser_ney",
-    "modified_kn_discounts",
-    "lm_tokens",
-    "read_sentences",
-    "cache_dir",
-    "cached_arpa",
-    "load_kenlm",
-    "normalized_logprob",
-    "LmFluency",
-]

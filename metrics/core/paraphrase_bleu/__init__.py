@@ -46,29 +46,5 @@ Layout
 :mod:`.classifiers` holds the context features and the per-word classifiers
 (:class:`ClassifierBank`, step 2); :mod:`.rewriting` builds the synthetic
 reference (steps 1 and 2); :mod:`.metric` registers ``paraphrase-bleu`` (step 3).
-Every name is re-exported here, so ``from metrics.core.paraphrase_bleu import X``
-keeps working.
+Import each name from the module that defines it; this package holds no names of its own.
 """
-
-from __future__ import annotations
-
-from .classifiers import FEATURE_VERSION, ClassifierBank, ContextClassifier, context_features
-from .classifiers import GAP as GAP
-from .corpus import DEFAULT_CORPUS, TrainingCorpus, load_training_corpus
-from .metric import ParaphraseBleu
-from .rewriting import FUNCTION_WORDS, Substitution, SyntheticReference, synthetic_reference
-
-__all__ = [
-    "DEFAULT_CORPUS",
-    "FEATURE_VERSION",
-    "FUNCTION_WORDS",
-    "TrainingCorpus",
-    "load_training_corpus",
-    "context_features",
-    "ContextClassifier",
-    "ClassifierBank",
-    "Substitution",
-    "SyntheticReference",
-    "synthetic_reference",
-    "ParaphraseBleu",
-]

@@ -21,30 +21,8 @@ Layout
 :mod:`.model` holds the trained regressor (:class:`RbfSvr`, :class:`PemModel`)
 and its data-only file format; :mod:`.training` splits by original and trains
 (:func:`pem_train`); :mod:`.metric` computes the three features
-(:func:`pem_features`) and registers ``pem``; :mod:`._common` holds the feature
-columns and their check. Every name is re-exported here, so
-``from metrics.core.pem import X`` keeps working; a test that lowers
+(:func:`pem_features`) and registers ``pem``; :mod:`._shared` holds the feature
+columns and their check. Import each name from the module that defines it; this package holds no names of its own. A test that lowers
 :data:`PEM_MAX_BYTES` patches it where the reader looks it up,
 ``metrics.core.pem.model``.
 """
-
-from __future__ import annotations
-
-from ._common import FEATURES
-from .metric import Pem, pem_features
-from .model import PEM_FORMAT, PemFileError, PemModel, RbfSvr
-from .model import PEM_MAX_BYTES as PEM_MAX_BYTES
-from .training import DEFAULT_PARAM_GRID, pem_train, split_by_group
-
-__all__ = [
-    "FEATURES",
-    "PEM_FORMAT",
-    "DEFAULT_PARAM_GRID",
-    "PemModel",
-    "PemFileError",
-    "RbfSvr",
-    "pem_features",
-    "pem_train",
-    "split_by_group",
-    "Pem",
-]

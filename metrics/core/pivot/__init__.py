@@ -29,30 +29,5 @@ even when not stemmed; an empty bag gives P = R = F1 = 0.
 Modules: ``network`` (tokens, segmentation, slots), ``bag`` (the bag of one sentence),
 ``batch`` (the statistics of a batch, vectorised with NumPy, the same floats), ``f1``
 (statistics and :func:`pivot_f1`), ``table`` (loading and re-keying phrase tables),
-``metric`` (the registered :class:`PivotF1`); this package re-exports their public names.
+``metric`` (the registered :class:`PivotF1`). Import each name from the module that defines it; this package holds no names of its own.
 """
-
-from metrics.core.pivot.bag import ngram_bag, pivot_bag
-from metrics.core.pivot.f1 import F1Result, bag_overlap_stats, f1_from_stats, pivot_f1
-from metrics.core.pivot.metric import PivotF1
-from metrics.core.pivot.network import UNSEEN_COUNT, Slot, confusion_network, prepare_tokens, segment
-from metrics.core.pivot.table import JUDGE_MIN_WORDS, RAW_SHARE, STEMMED_SHARE, table_for_metric
-
-__all__ = [
-    "UNSEEN_COUNT",
-    "Slot",
-    "F1Result",
-    "prepare_tokens",
-    "segment",
-    "confusion_network",
-    "ngram_bag",
-    "pivot_bag",
-    "bag_overlap_stats",
-    "f1_from_stats",
-    "pivot_f1",
-    "PivotF1",
-    "table_for_metric",
-    "RAW_SHARE",
-    "STEMMED_SHARE",
-    "JUDGE_MIN_WORDS",
-]

@@ -22,29 +22,8 @@ Layout
 :mod:`.bleu_stats` holds sacrebleu's ``13a`` tokenizer done fast and BLEU's
 per-segment statistics (:func:`bleu_ngram_stats`); :mod:`.backend` wraps a
 sacrebleu metric object (:class:`SacreBackend`) and scores many rows of summed
-statistics at once, bit for bit; :mod:`.metrics` holds :class:`SacreMetric`, the
-shared options (:data:`BLEU_PARAMS`, ``against``) and the registered ``bleu``,
-``chrf`` and ``ter``. Every name is re-exported here, so
-``from metrics.core.sacre import X`` keeps working.
+statistics at once, bit for bit; :mod:`.metric` holds :class:`SacreMetric` and the
+shared ``against`` option; one module a metric, as in sacrebleu: :mod:`.bleu` (the
+registered ``bleu``, and :data:`BLEU_PARAMS` that ``ibleu`` and ``paraphrase-bleu``
+share), :mod:`.chrf` and :mod:`.ter`. Import each name from the module that defines it; this package holds no names of its own.
 """
-
-from __future__ import annotations
-
-from .backend import SacreBackend
-from .bleu_stats import FAST_13A as FAST_13A
-from .bleu_stats import bleu_ngram_stats
-from .metrics import AGAINST as AGAINST
-from .metrics import (
-    BLEU_PARAMS,
-    BleuMetric,
-    ChrfMetric,
-    SacreMetric,
-    TerMetric,
-    against_texts,
-    bleu_stat_names,
-    make_bleu,
-)
-from .metrics import SACREBLEU_VERSION as SACREBLEU_VERSION
-
-__all__ = ["SacreBackend", "SacreMetric", "BleuMetric", "ChrfMetric", "TerMetric", "against_texts", "BLEU_PARAMS", "make_bleu",
-           "bleu_stat_names", "bleu_ngram_stats"]

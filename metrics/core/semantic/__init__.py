@@ -55,54 +55,7 @@ Layout
 :mod:`.models` finds the optional packages and the shipped model and loads the
 encoders once per process; :mod:`.scores` holds the BERTScore and ParaScore
 pieces (idf, P/R/F1, edit diversity); :mod:`.metrics` holds the three
-registered metrics. Every name is re-exported here, so
-``from metrics.core.semantic import X`` keeps working; a test that replaces
+registered metrics. Import each name from the module that defines it; this package holds no names of its own. A test that replaces
 :func:`missing_requirements` patches it where the metrics look it up,
 ``metrics.core.semantic.metrics``.
 """
-
-from __future__ import annotations
-
-from .metrics import BertScoreMetric, EmbedCosineMetric, ParaScoreMetric
-from .metrics import SemanticMetric as SemanticMetric
-from .models import DEFAULT_MODEL_NAME as DEFAULT_MODEL_NAME
-from .models import DEFAULT_NUM_LAYERS as DEFAULT_NUM_LAYERS
-from .models import (
-    INSTALL_COMMAND,
-    SEMANTIC_PACKAGES,
-    default_model_dir,
-    load_bert,
-    load_sentence_transformer,
-    missing_requirements,
-)
-from .models import resolve_device as resolve_device
-from .scores import (
-    GAMMA,
-    OMEGA,
-    bertscore_prf,
-    edit_diversities,
-    edit_diversity,
-    idf_weights,
-    sectional_diversities,
-    sectional_diversity,
-)
-
-__all__ = [
-    "SEMANTIC_PACKAGES",
-    "INSTALL_COMMAND",
-    "OMEGA",
-    "GAMMA",
-    "missing_requirements",
-    "default_model_dir",
-    "load_sentence_transformer",
-    "load_bert",
-    "idf_weights",
-    "bertscore_prf",
-    "edit_diversity",
-    "edit_diversities",
-    "sectional_diversity",
-    "sectional_diversities",
-    "EmbedCosineMetric",
-    "BertScoreMetric",
-    "ParaScoreMetric",
-]

@@ -16,42 +16,5 @@ text), one module a family of tables (:mod:`.pem_tables`: PEM Tables 1–3;
 and meta-evaluation) and :mod:`.tables` (all of them in page order, by slug). The
 formats: :mod:`.csv_json`, :mod:`.latex`, :mod:`.standalone_html`, and :mod:`.bundle`
 (the ZIP and the ``report`` command's directory). Helpers they share are in
-:mod:`._shared`. Every public name is re-exported here, so
-``from metrics.reports import exports`` and ``exports.table_csv(...)`` keep working.
+:mod:`._shared`. Import each name from the module that defines it; this package holds no names of its own.
 """
-
-from __future__ import annotations
-
-from .agreement import agreement_tables
-from .bundle import export_stem, report_write_all, report_zip
-from .csv_json import EXPORT_SCHEMA, report_json, report_json_text, table_csv
-from .latex import LATEX_LANDSCAPE_COLUMNS, LATEX_PACKAGES, latex_escape, report_latex, table_latex, warning_lines
-from .model import Column, ReportTable, format_cell, table_text
-from .standalone_html import report_html, svg_data_uri
-from .tables import TABLE_SLUGS, report_tables, table_by_slug
-
-__all__ = [
-    "EXPORT_SCHEMA",
-    "LATEX_LANDSCAPE_COLUMNS",
-    "LATEX_PACKAGES",
-    "TABLE_SLUGS",
-    "Column",
-    "ReportTable",
-    "agreement_tables",
-    "export_stem",
-    "format_cell",
-    "latex_escape",
-    "report_html",
-    "report_json",
-    "report_json_text",
-    "report_latex",
-    "report_tables",
-    "report_write_all",
-    "report_zip",
-    "svg_data_uri",
-    "table_by_slug",
-    "table_csv",
-    "table_latex",
-    "table_text",
-    "warning_lines",
-]

@@ -9,44 +9,6 @@ Layout
 ------
 :mod:`.report_settings` (defaults, bounds, :func:`report_settings_clean`), :mod:`.build`
 (create, build, fail, rebuild, requeue) and :mod:`.simulation` (the judge simulator).
-Every public name is re-exported here, so ``from metrics.reports import services`` and
-``services.report_build(...)`` keep working; the Celery task stays in
+Import each name from the module that defines it; this package holds no names of its own. The Celery task is in
 ``metrics/reports/tasks.py``.
 """
-
-from __future__ import annotations
-
-# Re-exported because callers used them through this module before it was a package
-# (``services.build_report`` in tests/metrics/reports/test_build_frame_once.py).
-from metrics.core.stats import build_report as build_report
-from metrics.core.stats import human_reference as human_reference
-
-from .build import PHASES, report_build, report_create, report_fail, report_rebuild, reports_requeue_stale
-from .build import subset_in_criteria_order as subset_in_criteria_order
-from .report_settings import (
-    DEFAULT_SETTINGS,
-    MIN_SHARED_MAX,
-    MIN_SHARED_MIN,
-    N_BOOT_MAX,
-    N_BOOT_MIN,
-    report_settings_clean,
-)
-from .simulation import SIM_JUDGE_PREFIX, SimulationSummary, simulated_judges_fill
-
-__all__ = [
-    "DEFAULT_SETTINGS",
-    "MIN_SHARED_MAX",
-    "MIN_SHARED_MIN",
-    "N_BOOT_MAX",
-    "N_BOOT_MIN",
-    "PHASES",
-    "SIM_JUDGE_PREFIX",
-    "SimulationSummary",
-    "report_build",
-    "report_create",
-    "report_fail",
-    "report_rebuild",
-    "report_settings_clean",
-    "reports_requeue_stale",
-    "simulated_judges_fill",
-]
