@@ -59,8 +59,12 @@ class _Browser:
 
     def request(self, method: str, path: str, *, body: bytes | None = None, headers: dict | None = None):
         conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
-        h = {"Host": f"{self.host}:{self.port}", "Accept": "text/html,application/json;q=0.9,*/*;q=0.8",
-             **self.headers, **(headers or {})}
+        h = {
+            "Host": f"{self.host}:{self.port}",
+            "Accept": "text/html,application/json;q=0.9,*/*;q=0.8",
+            **self.headers,
+            **(headers or {}),
+        }
         if self.cookies:
             h["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         try:
@@ -80,20 +84,33 @@ class _Browser:
         return SimpleNamespace(status=resp.status, headers=resp.headers, body=data)
 
     def post_form(self, path: str, fields: dict | list):
-        return self.request("POST", path, body=urlencode(fields).encode(), headers={
-            "Content-Type": "application/x-www-form-urlencoded", "Origin": self.origin, "Referer": self.origin + path})
+        return self.request(
+            "POST",
+            path,
+            body=urlencode(fields).encode(),
+            headers={
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Origin": self.origin,
+                "Referer": self.origin + path,
+            },
+        )
 
     def post_json(self, path: str, payload: dict):
-        return self.request("POST", path, body=json.dumps(payload).encode(),
-                            headers={"Content-Type": "application/json", "Accept": "application/json"})
+        return self.request(
+            "POST",
+            path,
+            body=json.dumps(payload).encode(),
+            headers={"Content-Type": "application/json", "Accept": "application/json"},
+        )
 
     def login(self, username: str, password: str):
         page = self.request("GET", "/accounts/login/")
         token = _csrf(page.body)
         if page.status != 200 or token is None:
             raise CheckFailed(f"the login form answered {page.status} without a form")
-        return self.post_form("/accounts/login/", {"csrfmiddlewaretoken": token, "username": username,
-                                                   "password": password})
+        return self.post_form(
+            "/accounts/login/", {"csrfmiddlewaretoken": token, "username": username, "password": password}
+        )
 
 
 def _csrf(body: bytes) -> str | None:
@@ -105,8 +122,15 @@ def _token(browser: _Browser, username: str, password: str):
     return browser.post_json("/api/auth/token/", {"username": username, "password": password})
 
 
-def check_lockout_not_extended(base_url: str, *, username: str, password: str, failure_limit: int,
-                               lockout_seconds: float, headers: dict | None = None) -> str:
+def check_lockout_not_extended(
+    base_url: str,
+    *,
+    username: str,
+    password: str,
+    failure_limit: int,
+    lockout_seconds: float,
+    headers: dict | None = None,
+) -> str:
     """Attempts made while an account is locked do not extend the lock (issue 23 #3).
 
     Locks ``username`` with ``failure_limit`` wrong passwords at the token endpoint;
@@ -125,25 +149,38 @@ def check_lockout_not_extended(base_url: str, *, username: str, password: str, f
     if r.status != 429:
         raise CheckFailed(f"{failure_limit} wrong passwords did not lock {username!r} (last answer {r.status})")
     time.sleep(lockout_seconds * 0.6)
-    for what, r in (("a wrong password at the login form", b.login(username, "wrong-during-lockout")),
-                    ("a wrong password at the token endpoint", _token(b, username, "wrong-during-lockout")),
-                    ("the right password at the token endpoint", _token(b, username, password))):
+    for what, r in (
+        ("a wrong password at the login form", b.login(username, "wrong-during-lockout")),
+        ("a wrong password at the token endpoint", _token(b, username, "wrong-during-lockout")),
+        ("the right password at the token endpoint", _token(b, username, password)),
+    ):
         if r.status != 429:
             raise CheckFailed(f"during the lockout, {what} answered {r.status}, not 429")
     time.sleep(max(0.0, locked_at + lockout_seconds + 1.5 - time.monotonic()))
     r = _token(b, username, password)
     if r.status != 200 or "token" not in json.loads(r.body or b"{}"):
-        raise CheckFailed(f"the lockout was extended: the right password {lockout_seconds:g} s after the lock "
-                          f"answered {r.status} at the token endpoint")
+        raise CheckFailed(
+            f"the lockout was extended: the right password {lockout_seconds:g} s after the lock "
+            f"answered {r.status} at the token endpoint"
+        )
     r = _Browser(base_url, headers).login(username, password)
     if r.status != 302:
         raise CheckFailed(f"after the lockout the login form answered {r.status} to the right password, not 302")
-    return (f"lockout of {username!r} ended {lockout_seconds:g} s after the locking failure although three "
-            f"attempts were made during it")
+    return (
+        f"lockout of {username!r} ended {lockout_seconds:g} s after the locking failure although three "
+        f"attempts were made during it"
+    )
 
 
-def check_cache_down(base_url: str, *, username: str, password: str, join_path: str,
-                     join_params: dict | None = None, headers: dict | None = None) -> str:
+def check_cache_down(
+    base_url: str,
+    *,
+    username: str,
+    password: str,
+    join_path: str,
+    join_params: dict | None = None,
+    headers: dict | None = None,
+) -> str:
     """With the cache (Redis) unreachable, no door answers 500 (issue 23 #4).
 
     The login form (GET, and POST with the right password: 302) and the API token
@@ -172,9 +209,17 @@ def check_cache_down(base_url: str, *, username: str, password: str, join_path: 
     form.update(join_params or {})
     form["action"] = "accept"
     for accept in ("text/html", "application/json"):
-        r = visitor.request("POST", join_path, body=urlencode(form).encode(), headers={
-            "Content-Type": "application/x-www-form-urlencoded", "Origin": visitor.origin,
-            "Referer": visitor.origin + join_path, "Accept": accept})
+        r = visitor.request(
+            "POST",
+            join_path,
+            body=urlencode(form).encode(),
+            headers={
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Origin": visitor.origin,
+                "Referer": visitor.origin + join_path,
+                "Accept": accept,
+            },
+        )
         if r.status != 503:
             raise CheckFailed(f"with the cache down join accept ({accept}) answered {r.status}, not 503")
         if not r.headers.get("Retry-After", "").isdigit():

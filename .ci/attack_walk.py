@@ -58,17 +58,22 @@ NEEDS_SERVER: dict[str, str] = {}
 
 def attack(name: str, *, server: str | None = None):
     """Register a check under ``name`` (run in the order registered); ``server``: the one it needs."""
+
     def register(fn):
         CHECKS.append((name, fn))
         if server:
             NEEDS_SERVER[name] = server
         return fn
+
     return register
 
 
 def prolific_ids() -> dict:
-    return {"PROLIFIC_PID": secrets.token_hex(12), "STUDY_ID": secrets.token_hex(12),
-            "SESSION_ID": secrets.token_hex(12)}
+    return {
+        "PROLIFIC_PID": secrets.token_hex(12),
+        "STUDY_ID": secrets.token_hex(12),
+        "SESSION_ID": secrets.token_hex(12),
+    }
 
 
 def _csrf(body: bytes) -> str | None:
@@ -144,6 +149,7 @@ class Field:
 
 # --- the attacks --------------------------------------------------------------------------------
 
+
 @attack("takeover by a platform id")
 def takeover_by_platform_id(f: Field) -> list[str]:
     """Someone who knows a participant's PROLIFIC_PID (not a secret) opens the link with it."""
@@ -199,12 +205,18 @@ def seat_hoarding(f: Field) -> list[str]:
             problems.append(f"a hoarder could not join: {r.status}")
     refused = f.open(f.browser(), link, prolific_ids())
     retry = refused.headers.get("Retry-After", "")
-    if refused.status != 410 or not retry.isdigit() or not 0 < int(retry) <= 60 or b"try again after" not in refused.body:
+    if (
+        refused.status != 410
+        or not retry.isdigit()
+        or not 0 < int(retry) <= 60
+        or b"try again after" not in refused.body
+    ):
         problems.append(f"a full link: {refused.status}, Retry-After {retry!r} (expected 410 and when to come back)")
 
     def age(ids_list):  # as if the link's timeout (1 minute) had passed since they joined
         Participant.objects.filter(link=link, platform_id__in=[i["PROLIFIC_PID"] for i in ids_list]).update(
-            consented_at=time_ago(minutes=3))
+            consented_at=time_ago(minutes=3)
+        )
 
     # 1. A join to the link that looks full frees the seat that expired: the real participant gets in.
     age(hoarders[:1])
@@ -216,8 +228,9 @@ def seat_hoarding(f: Field) -> list[str]:
     participants_release_timed_out_task.delay()
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
-        if not Participant.objects.filter(link=link, timed_out_at__isnull=True,
-                                          platform_id__in=[i["PROLIFIC_PID"] for i in hoarders]).exists():
+        if not Participant.objects.filter(
+            link=link, timed_out_at__isnull=True, platform_id__in=[i["PROLIFIC_PID"] for i in hoarders]
+        ).exists():
             break
         time.sleep(1)
     else:
@@ -238,22 +251,37 @@ def chunked_body(f: Field) -> list[str]:
 
     problems = []
     api = f.browser()
-    r = api.request("POST", "/api/auth/token/", headers={"Content-Type": "application/json"},
-                    body=json.dumps({"username": "researcher", "password": f.researcher_password}).encode())
+    r = api.request(
+        "POST",
+        "/api/auth/token/",
+        headers={"Content-Type": "application/json"},
+        body=json.dumps({"username": "researcher", "password": f.researcher_password}).encode(),
+    )
     if r.status != 200:
         return [f"the researcher's token: {r.status}"]
-    auth = {"Authorization": f"Token {json.loads(r.body)['token']}", "Content-Type": "application/json",
-            "Accept": "application/json"}
+    auth = {
+        "Authorization": f"Token {json.loads(r.body)['token']}",
+        "Content-Type": "application/json",
+        "Accept": "application/json",
+    }
     path = f"/api/studies/{f.study.pk}/participation/"
-    settings_body = {"consent_text": "We keep your ratings for research.",
-                     "questions_before": [{"name": "a", "type": "text", "label": "A"}], "questions_after": []}
+    settings_body = {
+        "consent_text": "We keep your ratings for research.",
+        "questions_before": [{"name": "a", "type": "text", "label": "A"}],
+        "questions_after": [],
+    }
     r = api.request("PUT", path, body=json.dumps(settings_body).encode(), headers=auth)
     if r.status != 200:
         return [f"PUT {path} with a Content-Length: {r.status} {r.body[:200]!r}"]
     conn = http.client.HTTPConnection(api.host, api.port, timeout=60)
     conn.putrequest("PUT", path, skip_host=True)  # Host is among the headers below (twice is a 400 from gunicorn)
-    for k, v in {**auth, "Host": f"{api.host}:{api.port}", "X-Forwarded-Proto": "https",
-                 "X-Forwarded-For": api.client_address, "Transfer-Encoding": "chunked"}.items():
+    for k, v in {
+        **auth,
+        "Host": f"{api.host}:{api.port}",
+        "X-Forwarded-Proto": "https",
+        "X-Forwarded-For": api.client_address,
+        "Transfer-Encoding": "chunked",
+    }.items():
         conn.putheader(k, v)
     conn.endheaders()
     chunk = json.dumps({"consent_text": "", "questions_before": [], "questions_after": []}).encode()
@@ -285,16 +313,27 @@ def login_csrf(f: Field) -> list[str]:
         if r.status == 302:
             r = researcher.get(r.headers["Location"], headers=cross_site)
         if r.status >= 500 or f.signed_in_as(researcher) != "researcher":
-            problems.append(f"a cross-site GET with {label}: {r.status}; the browser is now "
-                            f"{f.signed_in_as(researcher)!r} (expected still the researcher)")
+            problems.append(
+                f"a cross-site GET with {label}: {r.status}; the browser is now "
+                f"{f.signed_in_as(researcher)!r} (expected still the researcher)"
+            )
     forged = prolific_ids()
-    r = researcher.request("POST", f"/join/{link.token}/", body=urlencode({**forged, "action": "accept"}).encode(),
-                           headers={"Content-Type": "application/x-www-form-urlencoded",
-                                    "Origin": "https://attacker.example", "Referer": "https://attacker.example/"})
+    r = researcher.request(
+        "POST",
+        f"/join/{link.token}/",
+        body=urlencode({**forged, "action": "accept"}).encode(),
+        headers={
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Origin": "https://attacker.example",
+            "Referer": "https://attacker.example/",
+        },
+    )
     # CSRF refuses it: the browser is sent back to the page (303 to a GET, which does nothing).
     if r.status != 303 or f.signed_in_as(researcher) != "researcher" or f.participant(forged) is not None:
-        problems.append(f"a cross-site POST accept: {r.status} (expected 303 back to the page, nothing joined, "
-                        "still the researcher)")
+        problems.append(
+            f"a cross-site POST accept: {r.status} (expected 303 back to the page, nothing joined, "
+            "still the researcher)"
+        )
     return problems
 
 
@@ -320,10 +359,16 @@ def second_tab(f: Field) -> list[str]:
     r1 = f.post(same, link, page1, "accept")
     r2 = f.post(same, link, page2, "accept")
     back = same.get(r2.headers.get("Location", "/")) if r2.status == 303 else r2
-    if r1.status != 200 or r2.status != 303 or back.status != 302 or \
-            "/participate/studies/" not in back.headers.get("Location", ""):
-        problems.append(f"two tabs of one browser: {r1.status}, {r2.status} then {back.status} (expected the welcome "
-                        "page, then back to the link, which continues)")
+    if (
+        r1.status != 200
+        or r2.status != 303
+        or back.status != 302
+        or "/participate/studies/" not in back.headers.get("Location", "")
+    ):
+        problems.append(
+            f"two tabs of one browser: {r1.status}, {r2.status} then {back.status} (expected the welcome "
+            "page, then back to the link, which continues)"
+        )
     return problems
 
 
@@ -334,9 +379,13 @@ def lockout_extension(f: Field) -> list[str]:
 
     username, password = f.account()
     try:
-        check_lockout_not_extended(f.servers["lockout"], username=username, password=password,
-                                   failure_limit=int(os.environ["LOGIN_FAILURE_LIMIT"]),
-                                   lockout_seconds=float(os.environ["LOGIN_LOCKOUT_SECONDS"]))
+        check_lockout_not_extended(
+            f.servers["lockout"],
+            username=username,
+            password=password,
+            failure_limit=int(os.environ["LOGIN_FAILURE_LIMIT"]),
+            lockout_seconds=float(os.environ["LOGIN_LOCKOUT_SECONDS"]),
+        )
     except CheckFailed as exc:
         return [str(exc)]
     return []
@@ -350,14 +399,20 @@ def cache_down(f: Field) -> list[str]:
     username, password = f.account()
     link = f.link()
     try:
-        check_cache_down(f.servers["cache down"], username=username, password=password,
-                         join_path=f"/join/{link.token}/", join_params=prolific_ids())
+        check_cache_down(
+            f.servers["cache down"],
+            username=username,
+            password=password,
+            join_path=f"/join/{link.token}/",
+            join_params=prolific_ids(),
+        )
     except CheckFailed as exc:
         return [str(exc)]
     return []
 
 
 # --- running them ---------------------------------------------------------------------------------
+
 
 def field_study():
     """A researcher's small study (the demo researcher owns it), opened for judging, for the walker alone."""
@@ -369,8 +424,7 @@ def field_study():
 
     owner = User.objects.get(username="researcher")
     study = study_with_data(owner=owner, name=f"attack walk {secrets.token_hex(4)}")
-    design_update(study=study, changes={"control_counts": {"identical": 0, "random": 0, "unigram": 0},
-                                                "seed": 3})
+    design_update(study=study, changes={"control_counts": {"identical": 0, "random": 0, "unigram": 0}, "seed": 3})
     study_judging_open(study=study)
     study.refresh_from_db()
     return study
@@ -380,12 +434,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base-url", required=True)
     parser.add_argument("--only", action="append", default=[], help="run only the check of this name (repeatable)")
-    parser.add_argument("--lockout-base-url", help='a server with a small LOGIN_FAILURE_LIMIT and a short '
-                        'LOGIN_LOCKOUT_SECONDS (both also in this environment), for "lockout extension"')
+    parser.add_argument(
+        "--lockout-base-url",
+        help="a server with a small LOGIN_FAILURE_LIMIT and a short "
+        'LOGIN_LOCKOUT_SECONDS (both also in this environment), for "lockout extension"',
+    )
     parser.add_argument("--cache-down-base-url", help='a server whose CACHE_URL is a dead Redis port, for "cache down"')
     args = parser.parse_args()
-    servers = {name: url for name, url in (("lockout", args.lockout_base_url),
-                                           ("cache down", args.cache_down_base_url)) if url}
+    servers = {
+        name: url for name, url in (("lockout", args.lockout_base_url), ("cache down", args.cache_down_base_url)) if url
+    }
     if servers.get("lockout") and not all(os.environ.get(v) for v in ("LOGIN_FAILURE_LIMIT", "LOGIN_LOCKOUT_SECONDS")):
         parser.error("--lockout-base-url needs LOGIN_FAILURE_LIMIT and LOGIN_LOCKOUT_SECONDS (the server's) set here")
 
@@ -401,9 +459,12 @@ def main() -> int:
         parser.error(f"no check named {unknown}; the checks are: {', '.join(names)}")
     unserved = [n for n in args.only if NEEDS_SERVER.get(n, "") not in ("", *servers)]
     if unserved:
-        parser.error(f"{unserved} need(s) its own server: give --{NEEDS_SERVER[unserved[0]].replace(' ', '-')}-base-url")
-    walk = Field(base_url=args.base_url, study=field_study(), researcher_password=DEMO_ACCOUNTS["researcher"][0],
-                 servers=servers)
+        parser.error(
+            f"{unserved} need(s) its own server: give --{NEEDS_SERVER[unserved[0]].replace(' ', '-')}-base-url"
+        )
+    walk = Field(
+        base_url=args.base_url, study=field_study(), researcher_password=DEMO_ACCOUNTS["researcher"][0], servers=servers
+    )
     failed = 0
     for name, check in CHECKS:
         if args.only and name not in args.only:

@@ -66,8 +66,12 @@ class Browser:
 
     def request(self, method: str, path: str, *, body: bytes | None = None, headers: dict | None = None):
         conn = http.client.HTTPConnection(self.host, self.port, timeout=120)
-        h = {"Host": f"{self.host}:{self.port}", "X-Forwarded-Proto": "https",
-             "X-Forwarded-For": self.client_address, "Accept": "text/html,application/json;q=0.9,*/*;q=0.8"}
+        h = {
+            "Host": f"{self.host}:{self.port}",
+            "X-Forwarded-Proto": "https",
+            "X-Forwarded-For": self.client_address,
+            "Accept": "text/html,application/json;q=0.9,*/*;q=0.8",
+        }
         if self.cookies:
             h["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         h.update(headers or {})
@@ -84,15 +88,18 @@ class Browser:
                     self.cookies.pop(name, None)
                 else:
                     self.cookies[name] = morsel.value
-        return SimpleNamespace(status=resp.status, headers=resp.headers, body=data,
-                               seconds=time.monotonic() - started)
+        return SimpleNamespace(status=resp.status, headers=resp.headers, body=data, seconds=time.monotonic() - started)
 
     def get(self, path: str, **kw):
         return self.request("GET", path, **kw)
 
     def post_form(self, path: str, fields: dict, **kw):
-        headers = {"Content-Type": "application/x-www-form-urlencoded", "Origin": self.origin,
-                   "Referer": self.origin + path, **kw.pop("headers", {})}
+        headers = {
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Origin": self.origin,
+            "Referer": self.origin + path,
+            **kw.pop("headers", {}),
+        }
         return self.request("POST", path, body=urlencode(fields).encode(), headers=headers, **kw)
 
     def login(self, username: str, password: str):
@@ -100,8 +107,10 @@ class Browser:
         match = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page.body)
         if page.status != 200 or not match:
             return page
-        return self.post_form("/accounts/login/", {"csrfmiddlewaretoken": match.group(1).decode(),
-                                                   "username": username, "password": password})
+        return self.post_form(
+            "/accounts/login/",
+            {"csrfmiddlewaretoken": match.group(1).decode(), "username": username, "password": password},
+        )
 
 
 def demo_world():
@@ -124,17 +133,25 @@ def demo_world():
     if report is not None:
         try:
             from metrics.reports.exports.tables import report_tables
+
             table = report_tables(report.result)[0].slug
         except Exception:  # noqa: BLE001 - a report without tables leaves the table routes unvisited
             table = None
     return SimpleNamespace(
-        study=study.pk, job=pk(ImportJob.objects.filter(study=study)), open_job=pk(OpenJob.objects.filter(study=study)),
+        study=study.pk,
+        job=pk(ImportJob.objects.filter(study=study)),
+        open_job=pk(OpenJob.objects.filter(study=study)),
         token=AssignmentItem.objects.filter(assignment__study=study, assignment__judge__username="judge1")
-        .order_by("position").values_list("token", flat=True).first(),
+        .order_by("position")
+        .values_list("token", flat=True)
+        .first(),
         assignment=pk(AlignmentAssignment.objects.filter(pair__study=study, annotator__username="annotator")),
-        pair=pk(AlignmentPair.objects.filter(study=study)), alignment_system=pk(AlignmentSystem.objects.filter(study=study)),
-        scoring_run=pk(ScoringRun.objects.filter(study=study)), aligner_run=pk(AlignerRun.objects.filter(study=study)),
-        metric_run=pk(MetricRun.objects.filter(study=study)), pem=pk(PemModel.objects.filter(study=study)),
+        pair=pk(AlignmentPair.objects.filter(study=study)),
+        alignment_system=pk(AlignmentSystem.objects.filter(study=study)),
+        scoring_run=pk(ScoringRun.objects.filter(study=study)),
+        aligner_run=pk(AlignerRun.objects.filter(study=study)),
+        metric_run=pk(MetricRun.objects.filter(study=study)),
+        pem=pk(PemModel.objects.filter(study=study)),
         report=report.pk if report else None,
         plot=ReportPlot.objects.filter(report=report).values_list("slug", flat=True).first() if report else None,
         table=table,
@@ -199,8 +216,10 @@ class Walk:
             self.requests += 1
             max_age = re.search(r"max-age=(\d+)", r.headers.get("Cache-Control", ""))
             if r.status != 200 or not max_age or int(max_age.group(1)) < 30 * 86400:
-                self.problem(f"GET {path}: {r.status}, Cache-Control {r.headers.get('Cache-Control')!r} "
-                             "(expected 200 and a long max-age)")
+                self.problem(
+                    f"GET {path}: {r.status}, Cache-Control {r.headers.get('Cache-Control')!r} "
+                    "(expected 200 and a long max-age)"
+                )
 
     def brute_force(self):
         from django.conf import settings
@@ -226,24 +245,35 @@ class Walk:
                 Browser(self.base_url, client_address=f"203.0.113.{i + 1}").login(name, "wrong")
             r = Browser(self.base_url, client_address="192.0.2.77").login(name, password)
             if r.status != 429 or b"Too many failed attempts" not in r.body:
-                self.problem(f"{name} after {limit} failures spread over addresses and workers: {r.status} "
-                             "(expected the 429 lockout page)")
+                self.problem(
+                    f"{name} after {limit} failures spread over addresses and workers: {r.status} "
+                    "(expected the 429 lockout page)"
+                )
             api = Browser(self.base_url, client_address="192.0.2.78").request(
-                "POST", "/api/auth/token/", body=json.dumps({"username": name, "password": password}).encode(),
-                headers={"Content-Type": "application/json", "Accept": "application/json"})
+                "POST",
+                "/api/auth/token/",
+                body=json.dumps({"username": name, "password": password}).encode(),
+                headers={"Content-Type": "application/json", "Accept": "application/json"},
+            )
             if api.status != 429 or "Too many failed attempts" not in json.loads(api.body or b"{}").get("detail", ""):
                 self.problem(f"token endpoint for the locked {name}: {api.status} {api.body[:200]!r}")
         finally:
             User.objects.filter(username=name).delete()
         # The token endpoint issues expiring tokens that work and are never cached.
         api = Browser(self.base_url, client_address="192.0.2.79")
-        r = api.request("POST", "/api/auth/token/", headers={"Content-Type": "application/json"},
-                        body=json.dumps({"username": "researcher", "password": DEMO_PASSWORDS["researcher"]}).encode())
+        r = api.request(
+            "POST",
+            "/api/auth/token/",
+            headers={"Content-Type": "application/json"},
+            body=json.dumps({"username": "researcher", "password": DEMO_PASSWORDS["researcher"]}).encode(),
+        )
         body = json.loads(r.body or b"{}")
         if r.status != 200 or not body.get("expires_at"):
             self.problem(f"POST /api/auth/token/: {r.status} {r.body[:200]!r}")
         else:
-            r = api.get("/api/studies/", headers={"Authorization": f"Token {body['token']}", "Accept": "application/json"})
+            r = api.get(
+                "/api/studies/", headers={"Authorization": f"Token {body['token']}", "Accept": "application/json"}
+            )
             self.check(r, where="GET /api/studies/ with a token", signed_in=True)
             if r.status != 200:
                 self.problem(f"GET /api/studies/ with a fresh token: {r.status}")
@@ -266,9 +296,16 @@ class Walk:
         if b.login("researcher", DEMO_PASSWORDS["researcher"]).status != 302:
             self.problem("the researcher cannot log in to build a report")
             return
-        fields = {"csrfmiddlewaretoken": b.cookies.get("csrftoken", ""), "criterion": "overall", "normalize": "",
-                  "include_metrics": "on", "confidence_level": "0.95", "significance_level": "0.05", "seed": "1",
-                  "n_boot": "50"}
+        fields = {
+            "csrfmiddlewaretoken": b.cookies.get("csrftoken", ""),
+            "criterion": "overall",
+            "normalize": "",
+            "include_metrics": "on",
+            "confidence_level": "0.95",
+            "significance_level": "0.05",
+            "seed": "1",
+            "n_boot": "50",
+        }
         r = b.post_form(f"/studies/{study.pk}/reports/create/", fields)
         self.check(r, where="POST report create as researcher", signed_in=True)
         if r.status != 302:
@@ -301,17 +338,24 @@ class Walk:
             self.problem("the researcher cannot log in to start alignment work")
             return
         csrf = b.cookies.get("csrftoken", "")
-        for path, fields in ((f"/studies/{study.pk}/alignment/aligner/",
-                              {"aligner-system_name": "paraeval-aligner-ci", "aligner-use_wordnet": ""}),
-                             (f"/studies/{study.pk}/alignment/scoring/", {"kind": "agreement"})):
+        for path, fields in (
+            (
+                f"/studies/{study.pk}/alignment/aligner/",
+                {"aligner-system_name": "paraeval-aligner-ci", "aligner-use_wordnet": ""},
+            ),
+            (f"/studies/{study.pk}/alignment/scoring/", {"kind": "agreement"}),
+        ):
             r = b.post_form(path, {"csrfmiddlewaretoken": csrf, **fields})
             self.check(r, where=f"POST {path} as researcher", signed_in=True)
             if r.status >= 500 or r.status in (401, 403):
                 self.problem(f"POST {path}: {r.status}")
         deadline = time.monotonic() + wait_seconds
         while time.monotonic() < deadline:
-            pending = [m.__name__ for m in (AlignerRun, ScoringRun)
-                       if m.objects.filter(study=study).exclude(status__in=("succeeded", "failed", "cancelled")).exists()]
+            pending = [
+                m.__name__
+                for m in (AlignerRun, ScoringRun)
+                if m.objects.filter(study=study).exclude(status__in=("succeeded", "failed", "cancelled")).exists()
+            ]
             if not pending:
                 return
             time.sleep(2)
@@ -362,8 +406,10 @@ def main() -> int:
     walk.researcher_builds_a_report()
     walk.researcher_runs_alignment_work()
     n_routes, skipped = walk.pages()
-    print(f"production walk: {walk.requests} requests, {n_routes} routes x {len(ROLES)} roles "
-          f"in {time.monotonic() - started:.1f}s; slowest {walk.slowest[0]:.2f}s ({walk.slowest[1]})")
+    print(
+        f"production walk: {walk.requests} requests, {n_routes} routes x {len(ROLES)} roles "
+        f"in {time.monotonic() - started:.1f}s; slowest {walk.slowest[0]:.2f}s ({walk.slowest[1]})"
+    )
     for role, counter in walk.statuses.items():
         print(f"  {role:<10} " + ", ".join(f"{status}: {n}" for status, n in sorted(counter.items())))
     if skipped:

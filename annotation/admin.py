@@ -16,10 +16,18 @@ class MembershipForm(forms.ModelForm):
     def clean(self):
         data = super().clean()
         assert data is not None  # ModelForm.clean returns cleaned_data
-        study, user, role = data.get("study") or getattr(self.instance, "study", None), data.get("user"), data.get("role")
+        study, user, role = (
+            data.get("study") or getattr(self.instance, "study", None),
+            data.get("user"),
+            data.get("role"),
+        )
         if study is not None and user is not None and role in EXCLUSIVE_ROLES:
-            held = (StudyMembership.objects.filter(study=study, user=user, role__in=EXCLUSIVE_ROLES - {role})
-                    .exclude(pk=self.instance.pk).values_list("role", flat=True).first())
+            held = (
+                StudyMembership.objects.filter(study=study, user=user, role__in=EXCLUSIVE_ROLES - {role})
+                .exclude(pk=self.instance.pk)
+                .values_list("role", flat=True)
+                .first()
+            )
             if held:
                 raise forms.ValidationError(role_conflict_message(username=user.username, held=held, wanted=role))
         return data

@@ -52,7 +52,8 @@ class StudyDetailOutputSerializer(StudyOutputSerializer):
     role_conflicts = serializers.ListField(
         child=serializers.CharField(),
         help_text="Usernames that are both judge and annotator of this study (held out of both until a researcher "
-        "removes one role with the member-remove endpoint).")
+        "removes one role with the member-remove endpoint).",
+    )
 
 
 class StudyListApi(APIView):
@@ -66,8 +67,12 @@ class StudyCreateApi(APIView):
     class StudyCreateInputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=200)
         participant_title = serializers.CharField(max_length=120, required=False, allow_blank=True, default="")
-        language = serializers.ChoiceField(choices=settings.LANGUAGES, required=False, default="en",
-                                           help_text="Language of the judge and annotator pages.")
+        language = serializers.ChoiceField(
+            choices=settings.LANGUAGES,
+            required=False,
+            default="en",
+            help_text="Language of the judge and annotator pages.",
+        )
         description = serializers.CharField(required=False, allow_blank=True, default="")
 
     @extend_schema(request=StudyCreateInputSerializer, responses={201: StudyOutputSerializer}, summary="Create a study")
@@ -80,7 +85,8 @@ class StudyCreateApi(APIView):
             study = study_create(owner=request.user, **data.validated_data)
         except (DjangoValidationError, IntegrityError) as exc:
             raise serializers.ValidationError(
-                {"name": getattr(exc, "messages", ["A study with this name exists."])}) from exc
+                {"name": getattr(exc, "messages", ["A study with this name exists."])}
+            ) from exc
         return Response(StudyOutputSerializer(study).data, status=status.HTTP_201_CREATED)
 
 
@@ -89,10 +95,16 @@ class StudyDetailApi(APIView):
     def get(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         counts = selectors.study_counts(study=study)
-        payload = {f: getattr(study, f) for f in ("id", "name", "participant_title", "language", "description", "status", "owner",
-                                            "created_at")}
-        payload |= {"originals": counts["originals"], "candidates": counts["candidates"], "systems": counts["per_system"],
-                    "role_conflicts": [u.username for u in selectors.study_role_conflicts(study=study)]}
+        payload = {
+            f: getattr(study, f)
+            for f in ("id", "name", "participant_title", "language", "description", "status", "owner", "created_at")
+        }
+        payload |= {
+            "originals": counts["originals"],
+            "candidates": counts["candidates"],
+            "systems": counts["per_system"],
+            "role_conflicts": [u.username for u in selectors.study_role_conflicts(study=study)],
+        }
         return Response(StudyDetailOutputSerializer(payload).data)
 
 
@@ -106,12 +118,16 @@ class StudyUpdateApi(APIView):
     class StudyUpdateInputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=200, required=False)
         participant_title = serializers.CharField(max_length=120, required=False)
-        language = serializers.ChoiceField(choices=settings.LANGUAGES, required=False,
-                                           help_text="Language of the judge and annotator pages.")
+        language = serializers.ChoiceField(
+            choices=settings.LANGUAGES, required=False, help_text="Language of the judge and annotator pages."
+        )
         description = serializers.CharField(required=False, allow_blank=True)
 
-    @extend_schema(request=StudyUpdateInputSerializer, responses=StudyOutputSerializer,
-                   summary="Change a study's name, participant title, language or description")
+    @extend_schema(
+        request=StudyUpdateInputSerializer,
+        responses=StudyOutputSerializer,
+        summary="Change a study's name, participant title, language or description",
+    )
     def patch(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         data = self.StudyUpdateInputSerializer(data=request.data)
@@ -145,9 +161,12 @@ class StudyMemberListApi(APIView):
 
 
 class StudyMemberAddApi(APIView):
-    @extend_schema(request=MemberInputSerializer, responses={201: MemberOutputSerializer},
-                   summary="Give an existing account a role in a study",
-                   description="Refused (400) when it would make one account both judge and annotator of the study.")
+    @extend_schema(
+        request=MemberInputSerializer,
+        responses={201: MemberOutputSerializer},
+        summary="Give an existing account a role in a study",
+        description="Refused (400) when it would make one account both judge and annotator of the study.",
+    )
     def post(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         data = MemberInputSerializer(data=request.data)
@@ -167,16 +186,18 @@ class StudyMemberAddApi(APIView):
 
 
 class StudyMemberRemoveApi(APIView):
-    @extend_schema(request=MemberInputSerializer, responses={204: None},
-                   summary="Take a role in a study away from an account (their work stays)")
+    @extend_schema(
+        request=MemberInputSerializer,
+        responses={204: None},
+        summary="Take a role in a study away from an account (their work stays)",
+    )
     def post(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         data = MemberInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         user = User.objects.filter(username=data.validated_data["username"]).first()
         try:
-            removed = user is not None and study_member_remove(
-                study=study, user=user, role=data.validated_data["role"])
+            removed = user is not None and study_member_remove(study=study, user=user, role=data.validated_data["role"])
         except DjangoValidationError as exc:
             raise _validation_error(exc) from None
         if not removed:
@@ -225,24 +246,41 @@ class StudyImportApi(APIView):
         upload = data.validated_data["file"]
         try:
             job = study_import_file(
-                study=study, data=read_upload(upload, settings.PARAEVAL_IMPORT_MAX_BYTES, "PARAEVAL_IMPORT_MAX_BYTES"),
-                filename=upload.name, fmt=data.validated_data.get("format"),
-                replace=data.validated_data["replace"], user=request.user)
+                study=study,
+                data=read_upload(upload, settings.PARAEVAL_IMPORT_MAX_BYTES, "PARAEVAL_IMPORT_MAX_BYTES"),
+                filename=upload.name,
+                fmt=data.validated_data.get("format"),
+                replace=data.validated_data["replace"],
+                user=request.user,
+            )
         except StudyImportError as exc:
-            return Response({
-                "detail": exc.describe(),
-                "errors": [{"line": i.line, "column": i.column, "message": i.message} for i in exc.issues],
-            }, status=status.HTTP_400_BAD_REQUEST)
+            return Response(
+                {
+                    "detail": exc.describe(),
+                    "errors": [{"line": i.line, "column": i.column, "message": i.message} for i in exc.issues],
+                },
+                status=status.HTTP_400_BAD_REQUEST,
+            )
         code = status.HTTP_201_CREATED if job.is_finished else status.HTTP_202_ACCEPTED
         return Response(_job_payload(job), status=code)
 
 
 def _job_payload(job: ImportJob) -> dict:
-    return ImportJobOutputSerializer({
-        "id": job.pk, "status": job.status, "phase": job.phase, "percent": job.percent,
-        "progress_done": job.progress_done, "progress_total": job.progress_total, "filename": job.filename,
-        "format": job.format, "row_count": job.row_count, "summary": job.summary, "error": job.error,
-    }).data
+    return ImportJobOutputSerializer(
+        {
+            "id": job.pk,
+            "status": job.status,
+            "phase": job.phase,
+            "percent": job.percent,
+            "progress_done": job.progress_done,
+            "progress_total": job.progress_total,
+            "filename": job.filename,
+            "format": job.format,
+            "row_count": job.row_count,
+            "summary": job.summary,
+            "error": job.error,
+        }
+    ).data
 
 
 class ImportJobDetailApi(APIView):
@@ -259,8 +297,10 @@ class PeopleErrorSerializer(serializers.Serializer):
 
 
 def _people_error(exc: PeopleError) -> Response:
-    return Response({"detail": "Nobody was added; fix these lines and send the list again.", "errors": exc.issues},
-                    status=status.HTTP_400_BAD_REQUEST)
+    return Response(
+        {"detail": "Nobody was added; fix these lines and send the list again.", "errors": exc.issues},
+        status=status.HTTP_400_BAD_REQUEST,
+    )
 
 
 class StudyPeopleAddApi(APIView):
@@ -272,10 +312,13 @@ class StudyPeopleAddApi(APIView):
         role = serializers.CharField()
         added = serializers.ListField(child=serializers.CharField())
 
-    @extend_schema(request=PeopleAddInputSerializer, responses={200: PeopleAddOutputSerializer, 400: PeopleErrorSerializer},
-                   summary="Give existing accounts a role in a study (all or none)",
-                   description="Unknown names, duplicates and accounts that would become both judge and annotator "
-                   "of the study are refused together, each with its position in the list.")
+    @extend_schema(
+        request=PeopleAddInputSerializer,
+        responses={200: PeopleAddOutputSerializer, 400: PeopleErrorSerializer},
+        summary="Give existing accounts a role in a study (all or none)",
+        description="Unknown names, duplicates and accounts that would become both judge and annotator "
+        "of the study are refused together, each with its position in the list.",
+    )
     def post(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         data = self.PeopleAddInputSerializer(data=request.data)
@@ -283,7 +326,8 @@ class StudyPeopleAddApi(APIView):
         role = data.validated_data["role"]
         try:
             users = study_people_add_existing(
-                study=study, usernames=list(enumerate(data.validated_data["usernames"], 1)), role=role)
+                study=study, usernames=list(enumerate(data.validated_data["usernames"], 1)), role=role
+            )
         except PeopleError as exc:
             return _people_error(exc)
         return Response({"role": role, "added": [u.username for u in users]})
@@ -299,15 +343,21 @@ class NewPersonOutputSerializer(serializers.Serializer):
 class StudyPeopleCreateApi(APIView):
     class PeopleCreateInputSerializer(serializers.Serializer):
         role = serializers.ChoiceField(choices=PARTICIPANT_ROLES)
-        people = serializers.ListField(child=serializers.CharField(max_length=254), min_length=1, max_length=5000,
-                                       help_text="Usernames or email addresses.")
+        people = serializers.ListField(
+            child=serializers.CharField(max_length=254),
+            min_length=1,
+            max_length=5000,
+            help_text="Usernames or email addresses.",
+        )
         delivery = serializers.ChoiceField(choices=["password", "link"], default="password")
 
-    @extend_schema(request=PeopleCreateInputSerializer,
-                   responses={201: NewPersonOutputSerializer(many=True), 400: PeopleErrorSerializer},
-                   summary="Make new accounts (all or none) and give them a role in a study",
-                   description="Each new account gets a generated password or a personal single-use sign-in link, "
-                   "returned in this response only (the response is not cacheable; neither is stored in clear).")
+    @extend_schema(
+        request=PeopleCreateInputSerializer,
+        responses={201: NewPersonOutputSerializer(many=True), 400: PeopleErrorSerializer},
+        summary="Make new accounts (all or none) and give them a role in a study",
+        description="Each new account gets a generated password or a personal single-use sign-in link, "
+        "returned in this response only (the response is not cacheable; neither is stored in clear).",
+    )
     def post(self, request, study_id: int):
         from django.urls import reverse
         from django.utils.cache import add_never_cache_headers
@@ -317,13 +367,28 @@ class StudyPeopleCreateApi(APIView):
         data.is_valid(raise_exception=True)
         v = data.validated_data
         try:
-            made = study_people_create(study=study, lines=list(enumerate(v["people"], 1)), role=v["role"],
-                                                delivery=v["delivery"], created_by=request.user)
+            made = study_people_create(
+                study=study,
+                lines=list(enumerate(v["people"], 1)),
+                role=v["role"],
+                delivery=v["delivery"],
+                created_by=request.user,
+            )
         except PeopleError as exc:
             return _people_error(exc)
-        rows = [{"username": p.username, "email": p.email, "password": p.password,
-                 "signin_url": request.build_absolute_uri(reverse("annotation:signin_link", kwargs={"token": p.signin_token}))
-                 if p.signin_token else None} for p in made]
+        rows = [
+            {
+                "username": p.username,
+                "email": p.email,
+                "password": p.password,
+                "signin_url": request.build_absolute_uri(
+                    reverse("annotation:signin_link", kwargs={"token": p.signin_token})
+                )
+                if p.signin_token
+                else None,
+            }
+            for p in made
+        ]
         response = Response(NewPersonOutputSerializer(rows, many=True).data, status=status.HTTP_201_CREATED)
         add_never_cache_headers(response)
         return response

@@ -91,9 +91,19 @@ def study_backup(*, study: Study) -> bytes:
                     files.add(str(f))
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("manifest.json", json.dumps({
-            "format": "paraeval-study-backup", "version": FORMAT_VERSION, "study": study.name,
-            "rows": len(rows), "files": sorted(files)}, indent=1))
+        zf.writestr(
+            "manifest.json",
+            json.dumps(
+                {
+                    "format": "paraeval-study-backup",
+                    "version": FORMAT_VERSION,
+                    "study": study.name,
+                    "rows": len(rows),
+                    "files": sorted(files),
+                },
+                indent=1,
+            ),
+        )
         zf.writestr("data.json", data)
         for name in sorted(files):
             with default_storage.open(name, "rb") as fh:
@@ -128,8 +138,10 @@ def study_restore(*, archive: bytes) -> Study:
         model = type(d.object)  # any model: its default manager is `objects` (no model renames it)
         if model._default_manager.filter(pk=d.object.pk).exists():
             clashes.append(f"{model._meta.label} #{d.object.pk}")
-        elif (isinstance(d.object, get_user_model())
-              and model._default_manager.filter(username=d.object.username).exists()):
+        elif (
+            isinstance(d.object, get_user_model())
+            and model._default_manager.filter(username=d.object.username).exists()
+        ):
             clashes.append(f"user '{d.object.username}'")
     # Groups are shared (e.g. 'researchers'): reuse an existing group of the same name.
     from django.contrib.auth.models import Group
@@ -145,8 +157,11 @@ def study_restore(*, archive: bytes) -> Study:
         kept.append(d)
     objects = kept
     if clashes:
-        raise BackupError("the installation already holds rows of this backup: " + ", ".join(clashes[:10])
-                          + (" …" if len(clashes) > 10 else ""))
+        raise BackupError(
+            "the installation already holds rows of this backup: "
+            + ", ".join(clashes[:10])
+            + (" …" if len(clashes) > 10 else "")
+        )
     used_models = {type(d.object) for d in objects}
     with transaction.atomic():
         with connection.constraint_checks_disabled():

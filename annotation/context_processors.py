@@ -15,5 +15,5 @@ def navigation(request):
             "researcher": user_is_researcher(user) or user.study_memberships.filter(role=Role.RESEARCHER).exists(),
             "judge": studies_for_member(user=user, role=Role.JUDGE).exists(),
             "annotator": studies_for_member(user=user, role=Role.ANNOTATOR).exists(),
-        }
+        },
     }

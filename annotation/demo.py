@@ -143,9 +143,13 @@ def demo_verses(*, source: Study) -> list[dict[str, str]]:
     dict with ``original_id``, ``original``, ``document`` and one key per system.
     """
     verses: dict[int, dict[str, str]] = {}
-    for pk, ext, original, document, system, text in Candidate.objects.filter(
-            original__study=source, system__name__in=DEMO_SYSTEMS).order_by("original__position").values_list(
-            "original_id", "original__external_id", "original__text", "original__document", "system__name", "text"):
+    for pk, ext, original, document, system, text in (
+        Candidate.objects.filter(original__study=source, system__name__in=DEMO_SYSTEMS)
+        .order_by("original__position")
+        .values_list(
+            "original_id", "original__external_id", "original__text", "original__document", "system__name", "text"
+        )
+    ):
         verses.setdefault(pk, {"original_id": ext, "original": original, "document": document})[system] = text
     out = []
     for verse in verses.values():
@@ -158,24 +162,33 @@ def demo_verses(*, source: Study) -> list[dict[str, str]]:
     return out
 
 
-def demo_study_derive(*, source: Study, accounts: dict[str, User], name: str, participant_title: str,
-                      description: str, verses: list[dict[str, str]]) -> Study | None:
+def demo_study_derive(
+    *,
+    source: Study,
+    accounts: dict[str, User],
+    name: str,
+    participant_title: str,
+    description: str,
+    verses: list[dict[str, str]],
+) -> Study | None:
     """A new study ``name`` owned by the demo researcher, with ``verses`` (from
     :func:`demo_verses`) and every system's candidate of each, and the demo judges as its
     judges; still a draft, for the caller to design and open. ``None`` (nothing written)
     when a study of that name exists. Runs inside the caller's transaction."""
     if Study.objects.filter(name=name).exists():
         return None
-    study = study_create(name=name, owner=accounts["researcher"], description=description,
-                                  participant_title=participant_title)
+    study = study_create(
+        name=name, owner=accounts["researcher"], description=description, participant_title=participant_title
+    )
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["original_id", "original", "system", "candidate", "document"])
     for verse in verses:
         for system in DEMO_SYSTEMS:
             writer.writerow([verse["original_id"], verse["original"], system, verse[system], verse["document"]])
-    study_import_file(study=study, data=buf.getvalue().encode("utf-8"), filename=f"{source.pk}-subset.csv",
-                               background=False)
+    study_import_file(
+        study=study, data=buf.getvalue().encode("utf-8"), filename=f"{source.pk}-subset.csv", background=False
+    )
     for username, (_, role) in DEMO_ACCOUNTS.items():
         if role == Role.JUDGE:
             study_member_add(study=study, user=accounts[username], role=role)
@@ -203,7 +216,8 @@ def demo_load(*, stdout=None) -> tuple[Study, bool]:
         return existing, False
     with transaction.atomic():
         study = study_create(
-            name=DEMO_STUDY_NAME, owner=accounts["researcher"],
+            name=DEMO_STUDY_NAME,
+            owner=accounts["researcher"],
             description="300 verses of John: the King James Version as originals; the World English Bible "
             "(an independent translation) as the human system, and three machine systems: WordNet synonyms with a "
             "context filter, an English-Spanish-English round trip through Apertium, and nearest GloVe neighbours.",
@@ -211,11 +225,12 @@ def demo_load(*, stdout=None) -> tuple[Study, bool]:
         # Texts are normalised as they are loaded (demo_text_normalise): the shipped files stay
         # what the build scripts wrote, so fixtures/demo/build_demo_systems.py stays reproducible.
         study_import_file(
-            study=study, data=demo_file_normalised(DEMO_FILE), filename="demo_study.csv", background=False)
+            study=study, data=demo_file_normalised(DEMO_FILE), filename="demo_study.csv", background=False
+        )
         # The three machine systems (fixtures/demo/build_demo_systems.py), generated once and shipped.
         study_import_file(
-            study=study, data=demo_file_normalised(DEMO_SYSTEMS_FILE), filename="demo_systems.csv",
-            background=False)
+            study=study, data=demo_file_normalised(DEMO_SYSTEMS_FILE), filename="demo_systems.csv", background=False
+        )
         for username, (_, role) in DEMO_ACCOUNTS.items():
             if role in (Role.JUDGE, Role.ANNOTATOR):
                 study_member_add(study=study, user=accounts[username], role=role)

@@ -60,7 +60,9 @@ def _check_name(*, study: Study, name: str) -> str:
     if len(name) > MAX_NAME_CHARS:
         raise SystemGenerateError(f"a system name may have at most {MAX_NAME_CHARS} characters")
     if name.lower().startswith(RESERVED_SYSTEM_PREFIX):
-        raise SystemGenerateError(f"system names starting with '{RESERVED_SYSTEM_PREFIX}' are reserved for paraeval's controls")
+        raise SystemGenerateError(
+            f"system names starting with '{RESERVED_SYSTEM_PREFIX}' are reserved for paraeval's controls"
+        )
     if System.objects.filter(study=study, name=name).exists():
         raise SystemGenerateError(f"study '{study.name}' already has a system named '{name}'; choose another name")
     return name
@@ -114,25 +116,44 @@ def study_system_generate(
             system = System(study=study, name=name, kind=SystemKind.GENERATED, description=description)
             system.full_clean()
             system.save()
-            written, skipped = _candidates_write(system=system, pairs=[(pk, p.text) for (pk, _), p in zip(originals, paraphrases)])
+            written, skipped = _candidates_write(
+                system=system, pairs=[(pk, p.text) for (pk, _), p in zip(originals, paraphrases)]
+            )
             now = timezone.now()
             ImportJob.objects.create(
-                study=study, created_by=user, filename=_job_filename(name, paraphraser), format="jsonl",
-                row_count=len(originals), status=JobStatus.SUCCEEDED, phase="done",
-                progress_done=len(originals), progress_total=len(originals), started_at=now, finished_at=now,
+                study=study,
+                created_by=user,
+                filename=_job_filename(name, paraphraser),
+                format="jsonl",
+                row_count=len(originals),
+                status=JobStatus.SUCCEEDED,
+                phase="done",
+                progress_done=len(originals),
+                progress_total=len(originals),
+                started_at=now,
+                finished_at=now,
                 summary=_summary(request, n=len(originals), written=written, skipped=skipped, system=system),
             )
         return system
 
     with transaction.atomic():
-        system = System(study=study, name=name, kind=SystemKind.GENERATED,
-                        description=f"{type(instance).description}. Being generated (seed {instance.seed}).")
+        system = System(
+            study=study,
+            name=name,
+            kind=SystemKind.GENERATED,
+            description=f"{type(instance).description}. Being generated (seed {instance.seed}).",
+        )
         system.full_clean()
         system.save()
         # RUNNING, not QUEUED: requeue_jobs would hand a queued job to the import task.
         job = ImportJob.objects.create(
-            study=study, created_by=user, filename=_job_filename(name, paraphraser), format="jsonl",
-            row_count=len(originals), status=JobStatus.RUNNING, phase="waiting for a worker",
+            study=study,
+            created_by=user,
+            filename=_job_filename(name, paraphraser),
+            format="jsonl",
+            row_count=len(originals),
+            status=JobStatus.RUNNING,
+            phase="waiting for a worker",
             progress_total=len(originals),
             summary={"request": {**request, "system_id": system.pk}},
         )
@@ -147,17 +168,27 @@ def _job_filename(name: str, slug: str) -> str:
 def _summary(request: dict, *, n: int, written: int, skipped: int, system: System) -> dict:
     # The keys of an import summary, so the study page shows generations like imports.
     return {
-        "rows": n, "layout": "generated", "format": "paraphraser", "originals_added": 0, "systems_added": 1,
-        "candidates_added": written, "skipped_empty": skipped, "replaced": False,
-        "request": {**request, "system_id": system.pk}, "signature": system.description.rpartition("Signature: ")[2],
+        "rows": n,
+        "layout": "generated",
+        "format": "paraphraser",
+        "originals_added": 0,
+        "systems_added": 1,
+        "candidates_added": written,
+        "skipped_empty": skipped,
+        "replaced": False,
+        "request": {**request, "system_id": system.pk},
+        "signature": system.description.rpartition("Signature: ")[2],
     }
 
 
 def _candidates_write(*, system: System, pairs: list[tuple[int, str]]) -> tuple[int, int]:
     """Bulk-write candidates (original id, text) that the system lacks; returns (written, skipped empty)."""
     have = set(Candidate.objects.filter(system=system).values_list("original_id", flat=True))
-    rows = [Candidate(original_id=oid, system=system, text=text.strip()) for oid, text in pairs
-            if oid not in have and text.strip()]
+    rows = [
+        Candidate(original_id=oid, system=system, text=text.strip())
+        for oid, text in pairs
+        if oid not in have and text.strip()
+    ]
     skipped = sum(1 for _, text in pairs if not text.strip())
     Candidate.objects.bulk_create(rows, batch_size=2000)
     return len(rows), skipped
@@ -193,17 +224,25 @@ def system_generate_run(*, job_id: int) -> ImportJob:
     request = job.summary["request"]
     system = System.objects.filter(pk=request["system_id"]).first()
     if system is None:
-        _job_update(job_id, status=JobStatus.FAILED, phase="failed", error="the system was deleted before it was generated",
-                    finished_at=timezone.now())
+        _job_update(
+            job_id,
+            status=JobStatus.FAILED,
+            phase="failed",
+            error="the system was deleted before it was generated",
+            finished_at=timezone.now(),
+        )
         job.refresh_from_db()
         return job
     _job_update(job_id, status=JobStatus.RUNNING, phase="generating", started_at=timezone.now(), error="")
     try:
         instance = create_paraphraser(request["paraphraser"], request["params"], seed=request["seed"])
-        originals = list(Original.objects.filter(study=system.study).order_by("position", "pk").values_list("pk", "text"))
+        originals = list(
+            Original.objects.filter(study=system.study).order_by("position", "pk").values_list("pk", "text")
+        )
         _job_update(job_id, progress_total=max(1, len(originals)))
         paraphrases = instance.paraphrase_batch(
-            [text for _, text in originals], progress=lambda n: _job_update(job_id, progress_done=n))
+            [text for _, text in originals], progress=lambda n: _job_update(job_id, progress_done=n)
+        )
         description = _description(instance)
     except ParaphraserError as exc:
         _job_fail(job_id, str(exc))
@@ -216,11 +255,23 @@ def system_generate_run(*, job_id: int) -> ImportJob:
             return locked  # another worker finished it meanwhile
         System.objects.filter(pk=system.pk).update(description=description, updated_at=timezone.now())
         system.description = description
-        written, skipped = _candidates_write(system=system, pairs=[(pk, p.text) for (pk, _), p in zip(originals, paraphrases)])
-        _job_update(job_id, status=JobStatus.SUCCEEDED, phase="done", progress_done=len(originals),
-                    summary=_summary({k: v for k, v in request.items() if k != "system_id"}, n=len(originals),
-                                     written=written, skipped=skipped, system=system),
-                    finished_at=timezone.now())
+        written, skipped = _candidates_write(
+            system=system, pairs=[(pk, p.text) for (pk, _), p in zip(originals, paraphrases)]
+        )
+        _job_update(
+            job_id,
+            status=JobStatus.SUCCEEDED,
+            phase="done",
+            progress_done=len(originals),
+            summary=_summary(
+                {k: v for k, v in request.items() if k != "system_id"},
+                n=len(originals),
+                written=written,
+                skipped=skipped,
+                system=system,
+            ),
+            finished_at=timezone.now(),
+        )
     job.refresh_from_db()
     return job
 

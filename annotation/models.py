@@ -62,12 +62,17 @@ class Study(TimeStampedModel):
 
     name = models.CharField(max_length=200, unique=True)
     participant_title = models.CharField(
-        max_length=120, default=PARTICIPANT_TITLE_DEFAULT,
-        help_text="The title judges and annotators see. Keep it neutral: it must not name a system or a control.")
+        max_length=120,
+        default=PARTICIPANT_TITLE_DEFAULT,
+        help_text="The title judges and annotators see. Keep it neutral: it must not name a system or a control.",
+    )
     description = models.TextField(blank=True)
     language = models.CharField(
-        max_length=16, choices=settings.LANGUAGES, default="en",
-        help_text="The language of the judge and annotator pages (not of the study's sentences).")
+        max_length=16,
+        choices=settings.LANGUAGES,
+        default="en",
+        help_text="The language of the judge and annotator pages (not of the study's sentences).",
+    )
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_studies")
     status = models.CharField(max_length=16, choices=StudyStatus.choices, default=StudyStatus.DRAFT)
 
@@ -174,10 +179,17 @@ class SignInLink(TimeStampedModel):
     token_hash = models.CharField(max_length=64, unique=True)
     expires_at = models.DateTimeField()
     used_at = models.DateTimeField(null=True, blank=True)
-    study = models.ForeignKey(Study, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
-                              help_text="The study the person was added to (for the record).")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                   related_name="+")
+    study = models.ForeignKey(
+        Study,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The study the person was added to (for the record).",
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -187,6 +199,7 @@ class SignInLink(TimeStampedModel):
 
 
 # --- field studies: join links and pseudonymous participants (docs/field-studies.md) -----------
+
 
 class ParticipationSettings(TimeStampedModel):
     """What every join-link participant of a study sees before and after the work.
@@ -221,15 +234,19 @@ class JoinLink(TimeStampedModel):
     ends_at = models.DateTimeField(null=True, blank=True)
     closed_at = models.DateTimeField(null=True, blank=True)
     timeout_minutes = models.PositiveIntegerField(
-        default=60, help_text="A participant idle this long without finishing releases their unfinished items.")
+        default=60, help_text="A participant idle this long without finishing releases their unfinished items."
+    )
     items_per_participant = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Judges: items each participant rates (empty: every item).")
+        null=True, blank=True, help_text="Judges: items each participant rates (empty: every item)."
+    )
     completion_url = models.CharField(
-        max_length=500, blank=True, help_text="Where finished participants go; {code} is replaced by the code.")
+        max_length=500, blank=True, help_text="Where finished participants go; {code} is replaced by the code."
+    )
     completion_code = models.CharField(max_length=64)
     screen_out_code = models.CharField(max_length=64)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                   related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -253,8 +270,9 @@ class Participant(TimeStampedModel):
     platform = models.CharField(max_length=16, choices=Platform.choices, default=Platform.LINK)
     platform_id = models.CharField(max_length=64, blank=True)
     platform_study_id = models.CharField(max_length=64, blank=True, help_text="Prolific STUDY_ID or MTurk hitId.")
-    platform_session_id = models.CharField(max_length=64, blank=True,
-                                           help_text="Prolific SESSION_ID or MTurk assignmentId.")
+    platform_session_id = models.CharField(
+        max_length=64, blank=True, help_text="Prolific SESSION_ID or MTurk assignmentId."
+    )
     mturk_submit_to = models.CharField(max_length=100, blank=True)
     resume_token_hash = models.CharField(max_length=64, unique=True)
     consented_at = models.DateTimeField()
@@ -265,8 +283,11 @@ class Participant(TimeStampedModel):
     class Meta:
         ordering = ["study", "created_at", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["study", "platform", "platform_id"], condition=~models.Q(platform_id=""),
-                                    name="participant_uniq_platform_id"),
+            models.UniqueConstraint(
+                fields=["study", "platform", "platform_id"],
+                condition=~models.Q(platform_id=""),
+                name="participant_uniq_platform_id",
+            ),
         ]
 
     def __str__(self) -> str:

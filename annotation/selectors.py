@@ -20,8 +20,12 @@ def user_is_researcher(user: User | AnonymousUser) -> bool:
 
 def researcher_accounts() -> QuerySet[User]:
     """Active accounts that may create studies (superusers and the 'researchers' group), oldest first."""
-    return (User.objects.filter(is_active=True)
-            .filter(Q(is_superuser=True) | Q(groups__name=RESEARCHERS_GROUP)).distinct().order_by("pk"))
+    return (
+        User.objects.filter(is_active=True)
+        .filter(Q(is_superuser=True) | Q(groups__name=RESEARCHERS_GROUP))
+        .distinct()
+        .order_by("pk")
+    )
 
 
 def study_list_for_researcher(user: User) -> QuerySet[Study]:
@@ -60,8 +64,11 @@ def studies_for_member(*, user: User, role: str) -> QuerySet[Study]:
 def language_for_member(*, user: User, role: str, default: str) -> str:
     """The page language of ``user``'s pages that list several studies (their home, the
     guidelines): the language of their studies in ``role`` when all share one, else ``default``."""
-    languages = set(Study.objects.filter(memberships__user=user, memberships__role=role)
-                    .values_list("language", flat=True).distinct()[:2])
+    languages = set(
+        Study.objects.filter(memberships__user=user, memberships__role=role)
+        .values_list("language", flat=True)
+        .distinct()[:2]
+    )
     return languages.pop() if len(languages) == 1 else default
 
 
@@ -105,15 +112,19 @@ def user_role_conflict(*, study: Study | int, user: User) -> bool:
     if not user.is_authenticated:
         return False
     study_id = study if isinstance(study, int) else study.pk
-    roles = set(StudyMembership.objects.filter(study_id=study_id, user=user, role__in=(Role.JUDGE, Role.ANNOTATOR))
-                .values_list("role", flat=True))
+    roles = set(
+        StudyMembership.objects.filter(study_id=study_id, user=user, role__in=(Role.JUDGE, Role.ANNOTATOR)).values_list(
+            "role", flat=True
+        )
+    )
     return len(roles) == 2
 
 
 #: What a held-out account is told (it names only the account's own roles).
 ROLE_CONFLICT_HOLD_MESSAGE = (
     "Your account is both a judge and an annotator of this study, which is not allowed. "
-    "A researcher of the study must remove one of the two roles before you can continue.")
+    "A researcher of the study must remove one of the two roles before you can continue."
+)
 
 
 def study_ids_with_role_conflict(*, user: User) -> QuerySet:

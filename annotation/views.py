@@ -54,24 +54,41 @@ def home(request):
     """Send each person where their work is; show a chooser if they have several roles."""
     user = request.user
     is_researcher = selectors.user_is_researcher(user) or user.study_memberships.filter(role=Role.RESEARCHER).exists()
-    judge_url = _first_url("judging:home") if selectors.studies_for_member(user=user, role=Role.JUDGE).exists() else None
-    annot_url = _first_url("alignment:home") if selectors.studies_for_member(user=user, role=Role.ANNOTATOR).exists() else None
+    judge_url = (
+        _first_url("judging:home") if selectors.studies_for_member(user=user, role=Role.JUDGE).exists() else None
+    )
+    annot_url = (
+        _first_url("alignment:home") if selectors.studies_for_member(user=user, role=Role.ANNOTATOR).exists() else None
+    )
     choices = [u for u in (is_researcher and reverse("annotation:study_list"), judge_url, annot_url) if u]
     if len(choices) == 1:
         return redirect(choices[0])
-    return render(request, "annotation/home.html", {
-        "is_researcher": is_researcher, "judge_url": judge_url, "annotator_url": annot_url,
-    })
+    return render(
+        request,
+        "annotation/home.html",
+        {
+            "is_researcher": is_researcher,
+            "judge_url": judge_url,
+            "annotator_url": annot_url,
+        },
+    )
 
 
 @login_required
 def study_list(request):
-    if not (selectors.user_is_researcher(request.user) or request.user.study_memberships.filter(role=Role.RESEARCHER).exists()):
+    if not (
+        selectors.user_is_researcher(request.user)
+        or request.user.study_memberships.filter(role=Role.RESEARCHER).exists()
+    ):
         raise PermissionDenied("Only researchers see the study list.")
-    return render(request, "annotation/study_list.html", {
-        "studies": selectors.study_list_for_researcher(request.user),
-        "can_create": selectors.user_is_researcher(request.user),
-    })
+    return render(
+        request,
+        "annotation/study_list.html",
+        {
+            "studies": selectors.study_list_for_researcher(request.user),
+            "can_create": selectors.user_is_researcher(request.user),
+        },
+    )
 
 
 @login_required
@@ -91,9 +108,15 @@ def study_create(request):
 
 
 def _settings_form(study: Study) -> StudySettingsForm:
-    return StudySettingsForm(prefix="settings", initial={
-        "name": study.name, "participant_title": study.participant_title, "language": study.language,
-        "description": study.description})
+    return StudySettingsForm(
+        prefix="settings",
+        initial={
+            "name": study.name,
+            "participant_title": study.participant_title,
+            "language": study.language,
+            "description": study.description,
+        },
+    )
 
 
 @researcher_study_required
@@ -125,33 +148,44 @@ def _study_detail(request, study, *, people_form=None, people_errors=None, statu
             upload = import_form.cleaned_data["file"]
             try:
                 job = study_import_file(
-                    study=study, data=upload.read(), filename=upload.name,
+                    study=study,
+                    data=upload.read(),
+                    filename=upload.name,
                     fmt=import_form.cleaned_data["format"] or None,
-                    replace=import_form.cleaned_data["replace"], user=request.user,
+                    replace=import_form.cleaned_data["replace"],
+                    user=request.user,
                 )
             except StudyImportError as exc:
                 import_errors = [i.render(exc.filename) for i in exc.issues]
             else:
                 if job.is_finished:
                     s = job.summary
-                    messages.success(request, f"Imported {upload.name}: {s['originals_added']} originals, "
-                                              f"{s['systems_added']} systems, {s['candidates_added']} candidates.")
+                    messages.success(
+                        request,
+                        f"Imported {upload.name}: {s['originals_added']} originals, "
+                        f"{s['systems_added']} systems, {s['candidates_added']} candidates.",
+                    )
                 else:
                     messages.info(request, f"{upload.name} is being imported in the background.")
                 return redirect("annotation:study_detail", study_id=study.pk)
-    return render(request, "annotation/study_detail.html", study_context(
-        study,
-        counts=selectors.study_counts(study=study),
-        members=selectors.study_members(study=study),
-        role_conflicts=selectors.study_role_conflicts(study=study),
-        jobs=selectors.import_jobs_for_study(study=study),
-        import_form=import_form,
-        import_errors=import_errors,
-        member_form=member_form,
-        settings_form=settings_form,
-        people_form=people_form or PeopleAddForm(prefix="people"),
-        people_errors=people_errors or [],
-    ), status=status)
+    return render(
+        request,
+        "annotation/study_detail.html",
+        study_context(
+            study,
+            counts=selectors.study_counts(study=study),
+            members=selectors.study_members(study=study),
+            role_conflicts=selectors.study_role_conflicts(study=study),
+            jobs=selectors.import_jobs_for_study(study=study),
+            import_form=import_form,
+            import_errors=import_errors,
+            member_form=member_form,
+            settings_form=settings_form,
+            people_form=people_form or PeopleAddForm(prefix="people"),
+            people_errors=people_errors or [],
+        ),
+        status=status,
+    )
 
 
 @researcher_study_required
@@ -161,7 +195,10 @@ def study_member_add(request, study):
     if form.is_valid():
         user = User.objects.filter(username=form.cleaned_data["username"]).first()
         if user is None:
-            messages.error(request, f"No user named “{form.cleaned_data['username']}”. Make a new account below (Add judges or annotators in bulk).")
+            messages.error(
+                request,
+                f"No user named “{form.cleaned_data['username']}”. Make a new account below (Add judges or annotators in bulk).",
+            )
         else:
             role = form.cleaned_data["role"]
             try:
@@ -199,19 +236,31 @@ def study_people_add(request, study):
         if mode == "existing":
             users = study_people_add_existing(study=study, usernames=lines, role=role)
         else:
-            made = study_people_create(study=study, lines=lines, role=role, delivery=mode,
-                                                created_by=request.user)
+            made = study_people_create(study=study, lines=lines, role=role, delivery=mode, created_by=request.user)
     except PeopleError as exc:
         return _study_detail(request, study, people_form=form, people_errors=exc.issues, status=400)
     if mode == "existing":
-        messages.success(request, f"{len(users)} {role}{'s' if len(users) != 1 else ''} added: "
-                                  f"{', '.join(u.username for u in users)}.")
+        messages.success(
+            request,
+            f"{len(users)} {role}{'s' if len(users) != 1 else ''} added: {', '.join(u.username for u in users)}.",
+        )
         return redirect("annotation:study_detail", study_id=study.pk)
-    rows = [{"username": p.username, "email": p.email, "password": p.password,
-             "link": request.build_absolute_uri(reverse("annotation:signin_link", kwargs={"token": p.signin_token}))
-             if p.signin_token else None} for p in made]
-    return render(request, "annotation/people_created.html", study_context(
-        study, people=rows, role=role, mode=mode, hours=int(settings.PARAEVAL_SIGNIN_LINK_HOURS)))
+    rows = [
+        {
+            "username": p.username,
+            "email": p.email,
+            "password": p.password,
+            "link": request.build_absolute_uri(reverse("annotation:signin_link", kwargs={"token": p.signin_token}))
+            if p.signin_token
+            else None,
+        }
+        for p in made
+    ]
+    return render(
+        request,
+        "annotation/people_created.html",
+        study_context(study, people=rows, role=role, mode=mode, hours=int(settings.PARAEVAL_SIGNIN_LINK_HOURS)),
+    )
 
 
 @never_cache
@@ -226,8 +275,11 @@ def signin_link(request, token: str):
     except SignInLinkInvalid as exc:
         return render(request, "annotation/signin_link.html", {"error": str(exc)}, status=exc.status)
     login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-    messages.success(request, f"Welcome, {user.username}. You are signed in."
-                              + ("" if user.has_usable_password() else " Bookmark this site: the link worked only once."))
+    messages.success(
+        request,
+        f"Welcome, {user.username}. You are signed in."
+        + ("" if user.has_usable_password() else " Bookmark this site: the link worked only once."),
+    )
     return redirect("home")
 
 
@@ -257,10 +309,18 @@ def study_member_remove(request, study):
 @require_GET
 def import_job_status(request, study, job_id: int):
     job = get_object_or_404(ImportJob, pk=job_id, study=study)
-    return JsonResponse({
-        "id": job.pk, "status": job.status, "phase": job.phase, "percent": job.percent,
-        "done": job.progress_done, "total": job.progress_total, "error": job.error, "summary": job.summary,
-    })
+    return JsonResponse(
+        {
+            "id": job.pk,
+            "status": job.status,
+            "phase": job.phase,
+            "percent": job.percent,
+            "done": job.progress_done,
+            "total": job.progress_total,
+            "error": job.error,
+            "summary": job.summary,
+        }
+    )
 
 
 # The "Add a system" page: a paraphraser run over the study's originals (service: annotation.generation).
@@ -275,8 +335,13 @@ def study_generate(request, study):
         data = form.cleaned_data
         try:
             system = study_system_generate(
-                study=study, paraphraser=data["paraphraser"], params=data["params"], seed=data["seed"],
-                user=request.user, name=data["name"] or None)
+                study=study,
+                paraphraser=data["paraphraser"],
+                params=data["params"],
+                seed=data["seed"],
+                user=request.user,
+                name=data["name"] or None,
+            )
         except SystemGenerateError as exc:
             form.add_error(None, str(exc))
         else:
@@ -284,11 +349,20 @@ def study_generate(request, study):
             if n:
                 messages.success(request, f"Added system “{system.name}” ({data['paraphraser']}): {n} candidates.")
             else:
-                messages.info(request, f"System “{system.name}” is being generated in the background; "
-                                       "its progress is under Recent imports.")
+                messages.info(
+                    request,
+                    f"System “{system.name}” is being generated in the background; "
+                    "its progress is under Recent imports.",
+                )
             return redirect("annotation:study_detail", study_id=study.pk)
-    generated = (System.objects.filter(study=study, kind=SystemKind.GENERATED).order_by("name"))
-    return render(request, "annotation/generate.html", study_context(
-        study, form=form, paraphrasers=paraphrasers,
-        generated=[{"name": s.name, "description": s.description, "n": s.candidates.count()} for s in generated],
-    ))
+    generated = System.objects.filter(study=study, kind=SystemKind.GENERATED).order_by("name")
+    return render(
+        request,
+        "annotation/generate.html",
+        study_context(
+            study,
+            form=form,
+            paraphrasers=paraphrasers,
+            generated=[{"name": s.name, "description": s.description, "n": s.candidates.count()} for s in generated],
+        ),
+    )

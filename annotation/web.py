@@ -85,7 +85,8 @@ def member_language_activate(request: AuthenticatedHttpRequest, role: str) -> No
     """For pages that list several studies: their common language (see selectors.language_for_member)."""
     if _participant_scope.get():
         translation.activate(
-            selectors.language_for_member(user=request.user, role=role, default=settings.LANGUAGE_CODE))
+            selectors.language_for_member(user=request.user, role=role, default=settings.LANGUAGE_CODE)
+        )
 
 
 # --- the researcher's pages of a study ------------------------------------------------------
@@ -152,6 +153,7 @@ def csv_response(rows: Iterable[list], filename: str) -> StreamingHttpResponse:
 
 # --- the end of a participant's work ---------------------------------------------------------
 
+
 def end_code_context(*, user: Any, study: Study, outcome: str = "completed") -> dict | None:
     """Context for ``templates/annotation/_end_code.html`` on a finished page (None: not a join-link participant).
 
@@ -169,8 +171,10 @@ def end_code_context(*, user: Any, study: Study, outcome: str = "completed") -> 
     elif status == ParticipantStatus.TIMED_OUT:
         return {"outcome": "timed_out"}
     elif participation_selectors.questions_pending(participant=participant, phase="after"):
-        return {"outcome": "questions",
-                "questions_url": reverse("participation:questions", kwargs={"study_id": study.pk, "phase": "after"})}
+        return {
+            "outcome": "questions",
+            "questions_url": reverse("participation:questions", kwargs={"study_id": study.pk, "phase": "after"}),
+        }
     if outcome == "completed":
         participant = participation_services.participant_complete(participant=participant)
     return participation_selectors.end_context(participant=participant, outcome=outcome)

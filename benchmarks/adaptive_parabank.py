@@ -87,7 +87,9 @@ class Tallies:
             return self.total / self.n
 
     def as_tallies(self) -> dict[str, SystemTally]:
-        return {str(k): SystemTally(int(self.n[k]), float(self.total[k]), float(self.sq[k])) for k in range(self.n.size)}
+        return {
+            str(k): SystemTally(int(self.n[k]), float(self.total[k]), float(self.sq[k])) for k in range(self.n.size)
+        }
 
 
 def separated_pairs(t: Tallies, level: float) -> list[tuple[int, int]]:
@@ -113,8 +115,9 @@ def recovered(means: np.ndarray, pairs: list[tuple[int, int]], full_means: np.nd
     return order_ok, bool(tau >= 0.9)
 
 
-def replay(policy: str, items, scores, n_systems: int, *, seed: int, window: int, refresh: int, every: int,
-           pairs, full_means) -> dict:
+def replay(
+    policy: str, items, scores, n_systems: int, *, seed: int, window: int, refresh: int, every: int, pairs, full_means
+) -> dict:
     rng = random.Random(seed)
     left = {i: list(s) for i, s in enumerate(scores)}
     for v in left.values():
@@ -175,34 +178,66 @@ def main(argv=None) -> int:
     pairs = separated_pairs(full, args.level)
     n_pairs = len(names) * (len(names) - 1) // 2
     total = sum(len(v) for v in scores)
-    print(f"ParaBank: {total} judgments of {len(items)} items, {len(names)} systems; the full data separates "
-          f"{len(pairs)} of {n_pairs} pairs at {args.level}; windows {windows}, refresh every {args.refresh}, "
-          f"checked every {args.every}; {args.seeds} replays per policy")
+    print(
+        f"ParaBank: {total} judgments of {len(items)} items, {len(names)} systems; the full data separates "
+        f"{len(pairs)} of {n_pairs} pairs at {args.level}; windows {windows}, refresh every {args.refresh}, "
+        f"checked every {args.every}; {args.seeds} replays per policy"
+    )
     results: dict[str, list[dict]] = {"random": [], **{f"adaptive, window {w}": [] for w in windows}}
     for seed in range(args.seeds):
-        results["random"].append(replay("random", items, scores, len(names), seed=seed, window=1, refresh=args.refresh,
-                                        every=args.every, pairs=pairs, full_means=full.means()))
+        results["random"].append(
+            replay(
+                "random",
+                items,
+                scores,
+                len(names),
+                seed=seed,
+                window=1,
+                refresh=args.refresh,
+                every=args.every,
+                pairs=pairs,
+                full_means=full.means(),
+            )
+        )
         for w in windows:
-            results[f"adaptive, window {w}"].append(replay(
-                "adaptive", items, scores, len(names), seed=seed, window=w, refresh=args.refresh, every=args.every,
-                pairs=pairs, full_means=full.means()))
+            results[f"adaptive, window {w}"].append(
+                replay(
+                    "adaptive",
+                    items,
+                    scores,
+                    len(names),
+                    seed=seed,
+                    window=w,
+                    refresh=args.refresh,
+                    every=args.every,
+                    pairs=pairs,
+                    full_means=full.means(),
+                )
+            )
     summary = {}
     for criterion, label in (("pairs", "every separated pair in order"), ("tau", "Kendall tau >= 0.9")):
         row = {}
         for policy, runs in results.items():
             needed = [r[criterion] for r in runs]
-            row[policy] = {"median": statistics.median(needed), "min": min(needed), "max": max(needed),
-                           "share_of_all": statistics.median(needed) / total}
+            row[policy] = {
+                "median": statistics.median(needed),
+                "min": min(needed),
+                "max": max(needed),
+                "share_of_all": statistics.median(needed) / total,
+            }
         summary[criterion] = row
         print(f"{label}:")
         for policy, r in row.items():
             ratio = r["median"] / row["random"]["median"]
-            print(f"  {policy:>20}: median {r['median']:.0f} judgments ({100 * r['share_of_all']:.0f} % of all; "
-                  f"range {r['min']}–{r['max']}); / random {ratio:.2f}")
+            print(
+                f"  {policy:>20}: median {r['median']:.0f} judgments ({100 * r['share_of_all']:.0f} % of all; "
+                f"range {r['min']}–{r['max']}); / random {ratio:.2f}"
+            )
     print(f"({time.perf_counter() - started:.0f} s)")
     if args.json:
-        args.json.write_text(json.dumps({"summary": summary, "runs": results, "args": vars(args)}, indent=1,
-                                        default=str))
+        args.json.write_text(
+            json.dumps({"summary": summary, "runs": results, "args": vars(args)}, indent=1, default=str)
+        )
     return 0
 
 

@@ -81,8 +81,12 @@ def load_pairs(bible: Path, n: int, book: str | None) -> tuple[list[Alignment], 
         except ValueError:
             continue
         out.append(Alignment(tuple(k), tuple(w), frozenset(strongs_links(kt, wt))))
-        tagged.append(({i for i, t in enumerate(kt) if t - DEFAULT_IGNORED_IDS},
-                       {j for j, t in enumerate(wt) if t - DEFAULT_IGNORED_IDS}))
+        tagged.append(
+            (
+                {i for i, t in enumerate(kt) if t - DEFAULT_IGNORED_IDS},
+                {j for j, t in enumerate(wt) if t - DEFAULT_IGNORED_IDS},
+            )
+        )
         if len(out) == n:
             break
     return out, tagged
@@ -103,7 +107,9 @@ def main() -> None:
     ap.add_argument("--glove", action="store_true", help="give the aligner GloVe 6B 50-d vectors")
     ap.add_argument("--bible", default=str(DEFAULT_BIBLE))
     args = ap.parse_args()
-    print(f"python {platform.python_version()} on {platform.machine()}, {args.n} pairs{' of ' + args.book if args.book else ''}")
+    print(
+        f"python {platform.python_version()} on {platform.machine()}, {args.n} pairs{' of ' + args.book if args.book else ''}"
+    )
 
     with Phase("load + tokenize + pivot links"):
         pivot, tagged = load_pairs(Path(args.bible), args.n, args.book)
@@ -127,7 +133,9 @@ def main() -> None:
         ls = link_scores(pivot, system)
     print(f"  precision {ls.precision:.3f} recall {ls.recall:.3f} F1 {ls.f1:.3f} AER {ls.aer:.3f}")
     lr = link_scores(restrict(pivot, tagged), restrict(system, tagged))
-    print(f"  on tagged tokens only: precision {lr.precision:.3f} recall {lr.recall:.3f} F1 {lr.f1:.3f} AER {lr.aer:.3f}")
+    print(
+        f"  on tagged tokens only: precision {lr.precision:.3f} recall {lr.recall:.3f} F1 {lr.f1:.3f} AER {lr.aer:.3f}"
+    )
 
     with Phase("AlignPrec / AlignRecall"):
         als = align_scores(pivot, system)
@@ -144,7 +152,9 @@ def main() -> None:
         f" Rel-Recall {ps.rel_recall:.3f} (of {ps.n_reference})"
     )
     for b in ps.by_length:
-        print(f"    length {b.length}: LB-P {b.lb_precision:.3f} Rel-R {b.rel_recall:.3f} ({b.n_correct}/{b.n_posited}/{b.n_reference})")
+        print(
+            f"    length {b.length}: LB-P {b.lb_precision:.3f} Rel-R {b.rel_recall:.3f} ({b.n_correct}/{b.n_posited}/{b.n_reference})"
+        )
 
 
 if __name__ == "__main__":

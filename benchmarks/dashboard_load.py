@@ -51,8 +51,11 @@ def parse_args(argv=None):
     p.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
     p.add_argument("--database", default="paraeval_dash")
     p.add_argument("--broker", default="redis://127.0.0.1:6379/7")
-    p.add_argument("--cache", default="redis://127.0.0.1:6379/9",
-                   help="CACHE_URL, as a deployment sets it (docs/deployment.md): one cache for every process")
+    p.add_argument(
+        "--cache",
+        default="redis://127.0.0.1:6379/9",
+        help="CACHE_URL, as a deployment sets it (docs/deployment.md): one cache for every process",
+    )
     p.add_argument("--gunicorn-args", default="--preload --keep-alive 5")
     p.add_argument("--json", type=Path, default=None)
     args = p.parse_args(argv)
@@ -74,36 +77,71 @@ def reset_study(study_id: int) -> None:
 
     Judgment.objects.filter(study_id=study_id).delete()
     AssignmentItem.objects.filter(assignment__study_id=study_id).update(done_at=None)
-    Dashboard.objects.filter(study_id=study_id).update(snapshot={}, snapshot_version="", answers_version="",
-                                                       refresh_queued_at=None, answers_at=None)
+    Dashboard.objects.filter(study_id=study_id).update(
+        snapshot={}, snapshot_version="", answers_version="", refresh_queued_at=None, answers_at=None
+    )
 
 
 def run(args, port, study_id, tokens, work: Path, *, dashboards: int, researcher_token: str, tag: str) -> dict:
     tok_file = work / f"tokens_{tag}.json"
-    tok_file.write_text(json.dumps(tokens[:args.judges]))
+    tok_file.write_text(json.dumps(tokens[: args.judges]))
     prefix = work / f"locust_{tag}"
-    env = {**os.environ, "PARAEVAL_LOCUST_TOKENS": str(tok_file), "PARAEVAL_LOCUST_STUDY": str(study_id),
-           "PARAEVAL_THINK_MEDIAN": str(args.think_median), "PARAEVAL_DASHBOARDS": str(dashboards),
-           "PARAEVAL_DASHBOARD_TOKEN": researcher_token, "PYTHONPATH": str(HERE)}
+    env = {
+        **os.environ,
+        "PARAEVAL_LOCUST_TOKENS": str(tok_file),
+        "PARAEVAL_LOCUST_STUDY": str(study_id),
+        "PARAEVAL_THINK_MEDIAN": str(args.think_median),
+        "PARAEVAL_DASHBOARDS": str(dashboards),
+        "PARAEVAL_DASHBOARD_TOKEN": researcher_token,
+        "PYTHONPATH": str(HERE),
+    }
     users = args.judges + dashboards
     classes = ["FastJudge"] + (["DashboardWatcher"] if dashboards else [])
-    cmd = [str(ROOT / ".venv" / "bin" / "locust"), "-f", str(HERE / "locustfile_dashboard.py"), *classes, "--headless",
-           "-u", str(users), "-r", f"{users / args.ramp:.3f}", "--run-time", f"{int(args.seconds)}s",
-           "--host", f"http://127.0.0.1:{port}", "--csv", str(prefix), "--only-summary", "--stop-timeout", "15",
-           "--loglevel", "WARNING"]
+    cmd = [
+        str(ROOT / ".venv" / "bin" / "locust"),
+        "-f",
+        str(HERE / "locustfile_dashboard.py"),
+        *classes,
+        "--headless",
+        "-u",
+        str(users),
+        "-r",
+        f"{users / args.ramp:.3f}",
+        "--run-time",
+        f"{int(args.seconds)}s",
+        "--host",
+        f"http://127.0.0.1:{port}",
+        "--csv",
+        str(prefix),
+        "--only-summary",
+        "--stop-timeout",
+        "15",
+        "--loglevel",
+        "WARNING",
+    ]
     load_before = harness.load_average()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=open(work / f"locust_{tag}.log", "w"), start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=open(work / f"locust_{tag}.log", "w"),
+        start_new_session=True,
+    )
     try:
         proc.wait(timeout=args.seconds + 120)
     finally:
         harness.stop_process(proc)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     stats = judging_pace.read_stats(prefix)
-    row = {"dashboards": dashboards, "load_before": load_before, "load_after": harness.load_average(),
-           "locust_cpu_s": round((after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime), 1),
-           "failures": int(stats.get("Aggregated", {}).get("Failure Count", 0) or 0)}
+    row = {
+        "dashboards": dashboards,
+        "load_before": load_before,
+        "load_after": harness.load_average(),
+        "locust_cpu_s": round((after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime), 1),
+        "failures": int(stats.get("Aggregated", {}).get("Failure Count", 0) or 0),
+    }
     for name in ("items/next", "submit", "dashboard"):
         s = stats.get(name, {})
         row[name] = {q: float(s.get(q, "nan") or "nan") for q in ("50%", "95%", "99%")}
@@ -123,40 +161,67 @@ def main(argv=None) -> int:
 
         researcher_token = Token.objects.get_or_create(user=User.objects.get(username="bench-researcher"))[0].key
         port = harness.free_port()
-        gunicorn = harness.start_gunicorn(env, port=port, workers=args.workers, threads=args.threads, timeout=180,
-                                          extra_args=tuple(args.gunicorn_args.split()))
+        gunicorn = harness.start_gunicorn(
+            env,
+            port=port,
+            workers=args.workers,
+            threads=args.threads,
+            timeout=180,
+            extra_args=tuple(args.gunicorn_args.split()),
+        )
         worker = harness.start_celery_worker(env, name="dashboards", log_path=work / "worker.log")
-        print(f"{os.cpu_count()} cores; {args.judges} judges (think median {args.think_median} s), "
-              f"{args.dashboards} dashboards polling every 3 s; {args.seconds:.0f} s per run; "
-              f"gunicorn {args.workers}×{args.threads}; PostgreSQL, Redis, one Celery worker", flush=True)
+        print(
+            f"{os.cpu_count()} cores; {args.judges} judges (think median {args.think_median} s), "
+            f"{args.dashboards} dashboards polling every 3 s; {args.seconds:.0f} s per run; "
+            f"gunicorn {args.workers}×{args.threads}; PostgreSQL, Redis, one Celery worker",
+            flush=True,
+        )
         rows = []
         for r in range(args.rounds):
             for d in (0, args.dashboards):
                 reset_study(study_id)
-                cpu_before = {n: harness.process_tree_cpu(pr.pid) for n, pr in (("gunicorn", gunicorn), ("worker", worker))}
-                row = run(args, port, study_id, tokens, work, dashboards=d, researcher_token=researcher_token,
-                          tag=f"{r}_{d}")
-                row["server_cpu_s"] = {n: round(harness.process_tree_cpu(pr.pid) - cpu_before[n], 1)
-                                       for n, pr in (("gunicorn", gunicorn), ("worker", worker))}
+                cpu_before = {
+                    n: harness.process_tree_cpu(pr.pid) for n, pr in (("gunicorn", gunicorn), ("worker", worker))
+                }
+                row = run(
+                    args, port, study_id, tokens, work, dashboards=d, researcher_token=researcher_token, tag=f"{r}_{d}"
+                )
+                row["server_cpu_s"] = {
+                    n: round(harness.process_tree_cpu(pr.pid) - cpu_before[n], 1)
+                    for n, pr in (("gunicorn", gunicorn), ("worker", worker))
+                }
                 rows.append(row)
-                print(f"round {r + 1}, {d:>3} dashboards: items/next p50/p95/p99 "
-                      f"{row['items/next']['50%']:.0f}/{row['items/next']['95%']:.0f}/{row['items/next']['99%']:.0f} ms; "
-                      f"submit {row['submit']['50%']:.0f}/{row['submit']['95%']:.0f}/{row['submit']['99%']:.0f} ms; "
-                      f"dashboard p95 {row['dashboard']['95%']:.0f} ms ({row['dashboard']['count']} polls); "
-                      f"{row['failures']} failures; load {row['load_before']} → {row['load_after']}; CPU s: "
-                      f"Locust {row['locust_cpu_s']}, gunicorn {row['server_cpu_s']['gunicorn']}, "
-                      f"Celery worker {row['server_cpu_s']['worker']}", flush=True)
+                print(
+                    f"round {r + 1}, {d:>3} dashboards: items/next p50/p95/p99 "
+                    f"{row['items/next']['50%']:.0f}/{row['items/next']['95%']:.0f}/{row['items/next']['99%']:.0f} ms; "
+                    f"submit {row['submit']['50%']:.0f}/{row['submit']['95%']:.0f}/{row['submit']['99%']:.0f} ms; "
+                    f"dashboard p95 {row['dashboard']['95%']:.0f} ms ({row['dashboard']['count']} polls); "
+                    f"{row['failures']} failures; load {row['load_before']} → {row['load_after']}; CPU s: "
+                    f"Locust {row['locust_cpu_s']}, gunicorn {row['server_cpu_s']['gunicorn']}, "
+                    f"Celery worker {row['server_cpu_s']['worker']}",
+                    flush=True,
+                )
         summary = {}
         for name in ("items/next", "submit"):
             without = [x[name]["95%"] for x in rows if x["dashboards"] == 0]
             with_ = [x[name]["95%"] for x in rows if x["dashboards"] == args.dashboards]
-            summary[name] = {"p95_without": without, "p95_with": with_,
-                             "ratio_of_means": (sum(with_) / len(with_)) / max(1e-9, sum(without) / len(without))}
-            print(f"{name}: p95 without {without} ms, with {with_} ms → ratio {summary[name]['ratio_of_means']:.2f} "
-                  f"(bar: ≤ 1.10)")
+            summary[name] = {
+                "p95_without": without,
+                "p95_with": with_,
+                "ratio_of_means": (sum(with_) / len(with_)) / max(1e-9, sum(without) / len(without)),
+            }
+            print(
+                f"{name}: p95 without {without} ms, with {with_} ms → ratio {summary[name]['ratio_of_means']:.2f} "
+                f"(bar: ≤ 1.10)"
+            )
         if args.json:
-            args.json.write_text(json.dumps({"runs": rows, "summary": summary, "args": {
-                k: v for k, v in vars(args).items() if k != "json"}}, indent=1, default=str))
+            args.json.write_text(
+                json.dumps(
+                    {"runs": rows, "summary": summary, "args": {k: v for k, v in vars(args).items() if k != "json"}},
+                    indent=1,
+                    default=str,
+                )
+            )
         return 0
     finally:
         harness.stop_process(worker)

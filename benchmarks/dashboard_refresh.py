@@ -63,18 +63,33 @@ def main(argv=None) -> int:
     owner = User.objects.create_user("bench")
     study = study_create(name="dashboard bench", owner=owner)
     systems = System.objects.bulk_create([System(study=study, name=n) for n in ("sys-a", "sys-b", "sys-c", "sys-d")])
-    originals = Original.objects.bulk_create([
-        Original(study=study, external_id=f"o{i:04d}", text=f"the original sentence number {i} says what it says",
-                 position=i) for i in range(args.originals)])
-    Candidate.objects.bulk_create([
-        Candidate(original=o, system=s, text=f"sentence {o.position} of {s.name} says it {k} times over")
-        for o in originals for k, s in enumerate(systems)])
+    originals = Original.objects.bulk_create(
+        [
+            Original(
+                study=study,
+                external_id=f"o{i:04d}",
+                text=f"the original sentence number {i} says what it says",
+                position=i,
+            )
+            for i in range(args.originals)
+        ]
+    )
+    Candidate.objects.bulk_create(
+        [
+            Candidate(original=o, system=s, text=f"sentence {o.position} of {s.name} says it {k} times over")
+            for o in originals
+            for k, s in enumerate(systems)
+        ]
+    )
     design_update(study=study, changes={"seed": 7})
     study_judging_open(study=study)
     study.refresh_from_db()
     simulated_judges_fill(study=study, n_judges=args.judges, judges_per_item=args.per_item, seed=1)
-    print(f"study: {args.judges} judges, {Judgment.objects.filter(study=study).count():,} judgments, "
-          f"built in {time.time() - started:.0f} s; checkout {root}", flush=True)
+    print(
+        f"study: {args.judges} judges, {Judgment.objects.filter(study=study).count():,} judgments, "
+        f"built in {time.time() - started:.0f} s; checkout {root}",
+        flush=True,
+    )
     from django.test import Client
 
     from metrics.dashboard.services import snapshot
@@ -84,18 +99,23 @@ def main(argv=None) -> int:
     client.force_login(owner)
     body = client.get(f"/api/dashboard/studies/{study.pk}/").content
     print(f"snapshot served by the API: {len(body) / 1024:,.0f} KiB", flush=True)
-    parts = {"version": lambda: selectors.dashboard_version(study=study),
-             "poll": lambda: client.get(f"/api/dashboard/studies/{study.pk}/"),
-             "live": lambda: selectors.dashboard_live(study=study),
-             "answers": lambda: study_answers(study)}
+    parts = {
+        "version": lambda: selectors.dashboard_version(study=study),
+        "poll": lambda: client.get(f"/api/dashboard/studies/{study.pk}/"),
+        "live": lambda: selectors.dashboard_live(study=study),
+        "answers": lambda: study_answers(study),
+    }
     for name, fn in parts.items():
         times = []
         for _ in range(args.repeat):
             t0 = time.process_time()
             fn()
             times.append(time.process_time() - t0)
-        print(f"{name:8s} CPU s, median of {args.repeat}: {statistics.median(times):.2f} "
-              f"(min {min(times):.2f}, max {max(times):.2f})", flush=True)
+        print(
+            f"{name:8s} CPU s, median of {args.repeat}: {statistics.median(times):.2f} "
+            f"(min {min(times):.2f}, max {max(times):.2f})",
+            flush=True,
+        )
     if args.profile:
         prof = cProfile.Profile()
         prof.runcall(parts[args.profile])

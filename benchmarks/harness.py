@@ -51,15 +51,39 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_gunicorn(env: dict, *, port: int, workers: int = 4, threads: int = 4, timeout: float = 30,
-                   log_level: str = "warning", extra_args: tuple[str, ...] = ()) -> subprocess.Popen:
+def start_gunicorn(
+    env: dict,
+    *,
+    port: int,
+    workers: int = 4,
+    threads: int = 4,
+    timeout: float = 30,
+    log_level: str = "warning",
+    extra_args: tuple[str, ...] = (),
+) -> subprocess.Popen:
     """gunicorn serving ``config.wsgi`` on 127.0.0.1:``port`` (gthread), in its own
     process group (``extra_args``: more gunicorn options, e.g. ``("--preload",)``); returns once ``/accounts/login/`` answers 200. Raises
     ``RuntimeError`` if it exits (e.g. the port was taken: never measure someone
     else's server) or does not come up within ``timeout`` seconds."""
-    cmd = [str(ROOT / ".venv" / "bin" / "gunicorn"), "config.wsgi", "-b", f"127.0.0.1:{port}",
-           "-w", str(workers), "-k", "gthread", "--threads", str(threads), "--keep-alive", "30",
-           "--log-level", log_level, "--timeout", "60", *extra_args]
+    cmd = [
+        str(ROOT / ".venv" / "bin" / "gunicorn"),
+        "config.wsgi",
+        "-b",
+        f"127.0.0.1:{port}",
+        "-w",
+        str(workers),
+        "-k",
+        "gthread",
+        "--threads",
+        str(threads),
+        "--keep-alive",
+        "30",
+        "--log-level",
+        log_level,
+        "--timeout",
+        "60",
+        *extra_args,
+    ]
     proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **env}, start_new_session=True)
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -160,9 +184,25 @@ def start_celery_worker(env: dict, *, name: str, log_path: Path, concurrency: in
     celery = ROOT / ".venv" / "bin" / "celery"
     log = open(log_path, "a")
     proc = subprocess.Popen(
-        [str(celery), "-A", "config", "worker", "--pool=prefork", f"--concurrency={concurrency}",
-         "--loglevel=WARNING", "-n", f"{name}-{os.getpid()}@%h", "--without-gossip", "--without-mingle",
-         "--without-heartbeat"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        [
+            str(celery),
+            "-A",
+            "config",
+            "worker",
+            "--pool=prefork",
+            f"--concurrency={concurrency}",
+            "--loglevel=WARNING",
+            "-n",
+            f"{name}-{os.getpid()}@%h",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     proc.name = name
     return proc

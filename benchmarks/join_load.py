@@ -67,11 +67,19 @@ def parse_args() -> argparse.Namespace:
 
 def setup(args, var_dir: Path) -> tuple[dict, int, str]:
     url = harness.fresh_database(args.pg, args.database)
-    env = {"DJANGO_SETTINGS_MODULE": "config.settings", "DATABASE_URL": url, "CELERY_BROKER_URL": "memory://",
-           "PARAEVAL_VAR_DIR": str(var_dir), "DEBUG": "off", "LOG_LEVEL": "WARNING", "CONN_MAX_AGE": "600",
-           # Every simulated participant comes from 127.0.0.1, and the benchmark measures how many joins the
-           # server itself can take: both join limits are off.
-           "PARAEVAL_JOIN_PER_ADDRESS_PER_HOUR": "0", "PARAEVAL_JOIN_PER_LINK_PER_MINUTE": "0"}
+    env = {
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": url,
+        "CELERY_BROKER_URL": "memory://",
+        "PARAEVAL_VAR_DIR": str(var_dir),
+        "DEBUG": "off",
+        "LOG_LEVEL": "WARNING",
+        "CONN_MAX_AGE": "600",
+        # Every simulated participant comes from 127.0.0.1, and the benchmark measures how many joins the
+        # server itself can take: both join limits are off.
+        "PARAEVAL_JOIN_PER_ADDRESS_PER_HOUR": "0",
+        "PARAEVAL_JOIN_PER_LINK_PER_MINUTE": "0",
+    }
     os.environ.update(env)
     sys.path.insert(0, str(ROOT))
     import django
@@ -90,18 +98,37 @@ def setup(args, var_dir: Path) -> tuple[dict, int, str]:
     owner = User.objects.create_user("bench-researcher", password=secrets.token_hex(8))
     study = study_create(name="Join load", owner=owner)
     words = "the word was with god and in beginning light life men darkness shineth comprehended it not".split()
-    originals = Original.objects.bulk_create([
-        Original(study=study, external_id=f"o{i}", position=i,
-                 text=" ".join(words[(i * 7 + k) % len(words)] for k in range(8 + i % 9)).capitalize() + ".")
-        for i in range(args.originals)])
+    originals = Original.objects.bulk_create(
+        [
+            Original(
+                study=study,
+                external_id=f"o{i}",
+                position=i,
+                text=" ".join(words[(i * 7 + k) % len(words)] for k in range(8 + i % 9)).capitalize() + ".",
+            )
+            for i in range(args.originals)
+        ]
+    )
     systems = System.objects.bulk_create([System(study=study, name=f"system{s}") for s in range(args.systems)])
-    Candidate.objects.bulk_create([Candidate(original=o, system=s, text=f"{o.text[:-1]} as told by {s.name}.")
-                                   for o in originals for s in systems])
-    design_update(study=study, changes={"judges_mode": "k", "judges_per_item": 2,
-                                                "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
+    Candidate.objects.bulk_create(
+        [
+            Candidate(original=o, system=s, text=f"{o.text[:-1]} as told by {s.name}.")
+            for o in originals
+            for s in systems
+        ]
+    )
+    design_update(
+        study=study,
+        changes={
+            "judges_mode": "k",
+            "judges_per_item": 2,
+            "control_counts": {"identical": 0, "random": 0, "unigram": 0},
+        },
+    )
     study_judging_open(study=study, user=owner)
-    link = join_link_create(study=study, role="judge", platform="prolific", items_per_participant=args.items,
-                            completion_code="BENCH001")
+    link = join_link_create(
+        study=study, role="judge", platform="prolific", items_per_participant=args.items, completion_code="BENCH001"
+    )
     return env, study.pk, link.token
 
 
@@ -124,12 +151,27 @@ def participant(port: int, study_id: int, token: str, start_at: float, pause: fl
     time.sleep(max(0.0, start_at - time.time()))
     try:
         # The join page moves the ids into the session and redirects to the bare link: both count as "consent".
-        r = timed("consent", "GET", f"/join/{token}/", follow=True,
-                  params={"PROLIFIC_PID": pid, "STUDY_ID": sid, "SESSION_ID": sess})
+        r = timed(
+            "consent",
+            "GET",
+            f"/join/{token}/",
+            follow=True,
+            params={"PROLIFIC_PID": pid, "STUDY_ID": sid, "SESSION_ID": sess},
+        )
         csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', r.text).group(1)
-        r = timed("accept", "POST", f"/join/{token}/", data={"csrfmiddlewaretoken": csrf, "action": "accept",
-                                                             "PROLIFIC_PID": pid, "STUDY_ID": sid, "SESSION_ID": sess},
-                  headers={"Referer": base + f"/join/{token}/"})
+        r = timed(
+            "accept",
+            "POST",
+            f"/join/{token}/",
+            data={
+                "csrfmiddlewaretoken": csrf,
+                "action": "accept",
+                "PROLIFIC_PID": pid,
+                "STUDY_ID": sid,
+                "SESSION_ID": sess,
+            },
+            headers={"Referer": base + f"/join/{token}/"},
+        )
         if r.status_code != 200 or "resume-url" not in r.text:
             rec["errors"].append(f"accept {r.status_code}")
             raise StopIteration
@@ -145,11 +187,25 @@ def participant(port: int, study_id: int, token: str, start_at: float, pause: fl
             item = body["item"]
             time.sleep(pause * rng.uniform(0.5, 1.5))
             key = secrets.token_urlsafe(12)
-            scores = {"adequacy": rng.randint(1, 5), "fluency": rng.randint(1, 5), "dissimilarity": rng.randint(1, 5),
-                      "overall": rng.randint(1, 5)}
-            r = timed("submit", "POST", f"/api/judging/studies/{study_id}/judgments/", headers=headers,
-                      json={"item": item["token"], "key": key, "scores": scores, "serve_stamp": item["serve_stamp"],
-                            "active_seconds": 1.0})
+            scores = {
+                "adequacy": rng.randint(1, 5),
+                "fluency": rng.randint(1, 5),
+                "dissimilarity": rng.randint(1, 5),
+                "overall": rng.randint(1, 5),
+            }
+            r = timed(
+                "submit",
+                "POST",
+                f"/api/judging/studies/{study_id}/judgments/",
+                headers=headers,
+                json={
+                    "item": item["token"],
+                    "key": key,
+                    "scores": scores,
+                    "serve_stamp": item["serve_stamp"],
+                    "active_seconds": 1.0,
+                },
+            )
             if r.status_code != 201:
                 rec["errors"].append(f"submit {r.status_code} {r.text[:120]}")
                 break
@@ -194,11 +250,15 @@ def check(study_id: int, results: list[dict], n_items: int) -> list[str]:
     pids = [p for p, _, _ in parts]
     if len(pids) != len(set(pids)) or set(pids) != {r["pid"] for r in results}:
         problems.append("participants do not match the platform ids one to one")
-    per_user = Counter(AssignmentItem.objects.filter(assignment__study_id=study_id).values_list("assignment__judge_id", flat=True))
+    per_user = Counter(
+        AssignmentItem.objects.filter(assignment__study_id=study_id).values_list("assignment__judge_id", flat=True)
+    )
     if any(per_user[u] != n_items for _, u, _ in parts):
         problems.append("a participant does not hold exactly --items items")
     live = Counter(AssignmentItem.objects.filter(assignment__study_id=study_id).values_list("candidate_id", flat=True))
-    counts = [live.get(c, 0) for c in Candidate.objects.filter(original__study_id=study_id).values_list("pk", flat=True)]
+    counts = [
+        live.get(c, 0) for c in Candidate.objects.filter(original__study_id=study_id).values_list("pk", flat=True)
+    ]
     if max(counts) - min(counts) > 1:
         problems.append(f"judges per item unbalanced: {min(counts)}..{max(counts)}")
     acked = [k for r in results for k in r["acked"]]
@@ -221,7 +281,7 @@ def main() -> int:
         proc = harness.start_gunicorn(env, port=port, workers=args.workers, threads=args.threads, timeout=180)
         t0 = time.time() + 2.0
         starts = sorted(t0 + random.Random(1).uniform(0, args.arrive) for _ in range(args.participants))
-        chunks = [starts[i::args.client_procs] for i in range(args.client_procs)]
+        chunks = [starts[i :: args.client_procs] for i in range(args.client_procs)]
         ctx = mp.get_context("fork")
         queue = ctx.Queue()
         procs = [ctx.Process(target=client_process, args=(port, study_id, token, c, args.pause, queue)) for c in chunks]
@@ -234,18 +294,28 @@ def main() -> int:
             p.join(timeout=30)
         wall = time.time() - t0
         cpu = harness.process_tree_cpu(proc.pid)
-        print(f"{args.participants} participants arriving within {args.arrive:.0f} s, {args.items} items each, "
-              f"pause {args.pause:.1f} s ± 50 %; gunicorn {args.workers}×{args.threads} on PostgreSQL; "
-              f"wall {wall:.0f} s, server CPU {cpu:.0f} s; load average {harness.load_average()}")
+        print(
+            f"{args.participants} participants arriving within {args.arrive:.0f} s, {args.items} items each, "
+            f"pause {args.pause:.1f} s ± 50 %; gunicorn {args.workers}×{args.threads} on PostgreSQL; "
+            f"wall {wall:.0f} s, server CPU {cpu:.0f} s; load average {harness.load_average()}"
+        )
         for kind in ("consent", "accept", "next", "submit", "done"):
             values = [v for r in results for v in r[kind]]
-            print(f"  {kind:8s} n={len(values):6d}  p50 {pct(values, .5) * 1000:7.1f} ms  p95 {pct(values, .95) * 1000:7.1f} ms"
-                  f"  max {max(values, default=float('nan')) * 1000:7.1f} ms")
+            print(
+                f"  {kind:8s} n={len(values):6d}  p50 {pct(values, 0.5) * 1000:7.1f} ms  p95 {pct(values, 0.95) * 1000:7.1f} ms"
+                f"  max {max(values, default=float('nan')) * 1000:7.1f} ms"
+            )
         errors = [e for r in results for e in r["errors"]]
         print(f"  errors: {len(errors)}" + (f" (first: {errors[:3]})" if errors else ""))
         problems = check(study_id, results, args.items)
-        print("  database: " + ("consistent (one participant per id, exact shares, balanced, all judgments once)"
-                                if not problems else "; ".join(problems)))
+        print(
+            "  database: "
+            + (
+                "consistent (one participant per id, exact shares, balanced, all judgments once)"
+                if not problems
+                else "; ".join(problems)
+            )
+        )
         return 0 if not errors and not problems else 1
     finally:
         harness.stop_process(proc)

@@ -79,6 +79,7 @@ def parse_args() -> argparse.Namespace:
 
 # --- setup ------------------------------------------------------------------------------------
 
+
 def setup_environment(args: argparse.Namespace, var_dir: Path) -> dict:
     import psycopg
 
@@ -119,13 +120,25 @@ def build_study(args: argparse.Namespace) -> tuple[int, dict[str, str], float]:
     owner = User.objects.create_user("bench-researcher", password=secrets.token_hex(8))
     study = study_create(name="Judging load", owner=owner)
     words = "the word was with god and in beginning light life men darkness shineth comprehended it not".split()
-    originals = Original.objects.bulk_create([
-        Original(study=study, external_id=f"o{i}", position=i,
-                 text=" ".join(words[(i * 7 + k) % len(words)] for k in range(8 + i % 9)).capitalize() + ".")
-        for i in range(args.originals)])
+    originals = Original.objects.bulk_create(
+        [
+            Original(
+                study=study,
+                external_id=f"o{i}",
+                position=i,
+                text=" ".join(words[(i * 7 + k) % len(words)] for k in range(8 + i % 9)).capitalize() + ".",
+            )
+            for i in range(args.originals)
+        ]
+    )
     systems = System.objects.bulk_create([System(study=study, name=f"system{s}") for s in range(args.systems)])
-    Candidate.objects.bulk_create([
-        Candidate(original=o, system=s, text=f"{o.text[:-1]} as told by {s.name}.") for o in originals for s in systems])
+    Candidate.objects.bulk_create(
+        [
+            Candidate(original=o, system=s, text=f"{o.text[:-1]} as told by {s.name}.")
+            for o in originals
+            for s in systems
+        ]
+    )
     users = User.objects.bulk_create([User(username=f"judge{i:03d}") for i in range(args.judges)])
     users = list(User.objects.filter(username__startswith="judge"))
     StudyMembership.objects.bulk_create([StudyMembership(study=study, user=u, role=Role.JUDGE) for u in users])
@@ -147,6 +160,7 @@ def start_gunicorn(args: argparse.Namespace, env: dict) -> subprocess.Popen:
 
 
 # --- the simulated judges ------------------------------------------------------------------------
+
 
 def judge_loop(port: int, study_id: int, token: str, until: float, retry_every: int, out: list, lock: threading.Lock):
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -173,10 +187,21 @@ def judge_loop(port: int, study_id: int, token: str, until: float, retry_every: 
                 break
             item = body["item"]
             n += 1
-            scores = {"adequacy": 1 + n % 5, "fluency": 1 + (n * 3) % 5, "dissimilarity": 1 + (n * 7) % 5,
-                      "overall": 1 + (n * 2) % 5}
-            payload = json.dumps({"item": item["token"], "key": secrets.token_urlsafe(12), "scores": scores,
-                                  "serve_stamp": item["serve_stamp"], "active_seconds": 1.0})
+            scores = {
+                "adequacy": 1 + n % 5,
+                "fluency": 1 + (n * 3) % 5,
+                "dissimilarity": 1 + (n * 7) % 5,
+                "overall": 1 + (n * 2) % 5,
+            }
+            payload = json.dumps(
+                {
+                    "item": item["token"],
+                    "key": secrets.token_urlsafe(12),
+                    "scores": scores,
+                    "serve_stamp": item["serve_stamp"],
+                    "active_seconds": 1.0,
+                }
+            )
             status, data, dt = call("POST", f"/api/judging/studies/{study_id}/judgments/", payload)
             lat_submit.append(dt)
             if status != 201:
@@ -201,8 +226,9 @@ def judge_loop(port: int, study_id: int, token: str, until: float, retry_every: 
 
 def client_process(port, study_id, tokens, until, retry_every, queue):
     out, lock = [], threading.Lock()
-    threads = [threading.Thread(target=judge_loop, args=(port, study_id, tok, until, retry_every, out, lock))
-               for tok in tokens]
+    threads = [
+        threading.Thread(target=judge_loop, args=(port, study_id, tok, until, retry_every, out, lock)) for tok in tokens
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -214,10 +240,15 @@ def run_load(args, study_id: int, tokens: dict[str, str]) -> tuple[list[dict], f
     start = time.time() + 1.0  # let every process start before the clock runs
     until = start + args.seconds
     names = sorted(tokens)
-    chunks = [[tokens[n] for n in names[i::args.client_procs]] for i in range(args.client_procs)]
+    chunks = [[tokens[n] for n in names[i :: args.client_procs]] for i in range(args.client_procs)]
     queue = mp.get_context("fork").Queue()
-    procs = [mp.get_context("fork").Process(target=client_process, args=(args.port, study_id, c, until, args.retry_every, queue))
-             for c in chunks if c]
+    procs = [
+        mp.get_context("fork").Process(
+            target=client_process, args=(args.port, study_id, c, until, args.retry_every, queue)
+        )
+        for c in chunks
+        if c
+    ]
     for p in procs:
         p.start()
     results = []
@@ -246,13 +277,17 @@ def check_database(study_id: int, results: list[dict]) -> tuple[bool, str]:
 
     connection.close()  # gunicorn wrote meanwhile: read fresh
     acked = {key: (token, scores) for r in results for key, token, scores in r["acked"]}
-    stored = {j.key: (j.item.token, j.scores) for j in Judgment.objects.filter(study_id=study_id).select_related("item")}
+    stored = {
+        j.key: (j.item.token, j.scores) for j in Judgment.objects.filter(study_id=study_id).select_related("item")
+    }
     missing = sorted(set(acked) - set(stored))
     extra = sorted(set(stored) - set(acked))
     wrong = sorted(k for k in set(acked) & set(stored) if acked[k] != stored[k])
     ok = not missing and not extra and not wrong
-    return ok, (f"{len(stored)} judgments stored, {len(acked)} acknowledged; missing {len(missing)}, "
-                f"unacknowledged {len(extra)}, different {len(wrong)}")
+    return ok, (
+        f"{len(stored)} judgments stored, {len(acked)} acknowledged; missing {len(missing)}, "
+        f"unacknowledged {len(extra)}, different {len(wrong)}"
+    )
 
 
 def main() -> int:
@@ -263,8 +298,10 @@ def main() -> int:
         env = setup_environment(args, var_dir)
         study_id, tokens, open_seconds = build_study(args)
         n_items = args.originals * (args.systems + 3)
-        print(f"study: {args.originals} originals × ({args.systems} systems + 3 controls) = {n_items} items; "
-              f"{args.judges} judges, fully crossed; opened in {open_seconds:.1f} s")
+        print(
+            f"study: {args.originals} originals × ({args.systems} systems + 3 controls) = {n_items} items; "
+            f"{args.judges} judges, fully crossed; opened in {open_seconds:.1f} s"
+        )
         from django.db import connections
 
         connections.close_all()  # no connection may cross the fork into the client processes
@@ -277,16 +314,24 @@ def main() -> int:
         n_acked = sum(len(r["acked"]) for r in results)
         n_replays = sum(r["replays"] for r in results)
         errors = [e for r in results for e in r["errors"]]
-        print(f"machine: {platform.machine()}, {os.cpu_count()} cores; gunicorn {args.workers} workers × "
-              f"{args.threads} threads; clients {args.client_procs} processes; load {elapsed:.1f} s")
+        print(
+            f"machine: {platform.machine()}, {os.cpu_count()} cores; gunicorn {args.workers} workers × "
+            f"{args.threads} threads; clients {args.client_procs} processes; load {elapsed:.1f} s"
+        )
         for name, lat in (("GET next", lat_next), ("POST submit", lat_submit), ("all requests", lat_next + lat_submit)):
-            print(f"{name:>13}: n = {len(lat):6d}   p50 = {1000 * pct(lat, .5):7.1f} ms   "
-                  f"p95 = {1000 * pct(lat, .95):7.1f} ms   mean = {1000 * statistics.fmean(lat) if lat else 0:7.1f} ms")
-        print(f"submissions acknowledged: {n_acked} ({n_acked / elapsed:.1f} per second); "
-              f"same-key retries answered with the stored judgment: {n_replays}")
+            print(
+                f"{name:>13}: n = {len(lat):6d}   p50 = {1000 * pct(lat, 0.5):7.1f} ms   "
+                f"p95 = {1000 * pct(lat, 0.95):7.1f} ms   mean = {1000 * statistics.fmean(lat) if lat else 0:7.1f} ms"
+            )
+        print(
+            f"submissions acknowledged: {n_acked} ({n_acked / elapsed:.1f} per second); "
+            f"same-key retries answered with the stored judgment: {n_replays}"
+        )
         n_requests = len(lat_next) + len(lat_submit)
-        print(f"gunicorn CPU: {server_cpu:.1f} s = {1000 * server_cpu / max(1, n_requests):.1f} ms per request; "
-              f"load average before/after: {load_before} / {load_average()}")
+        print(
+            f"gunicorn CPU: {server_cpu:.1f} s = {1000 * server_cpu / max(1, n_requests):.1f} ms per request; "
+            f"load average before/after: {load_before} / {load_average()}"
+        )
         if errors:
             print(f"ERRORS ({len(errors)}): " + "; ".join(errors[:5]))
         ok, detail = check_database(study_id, results)

@@ -8,6 +8,7 @@ is what the researcher's request does for a large study (checks, a queued job); 
 "worker part" is the job run in this process, as a worker would run it.
 Figures: benchmarks/RESULTS.md, "Opening judging".
 """
+
 import os
 import sys
 import time
@@ -32,13 +33,19 @@ n_orig = int(sys.argv[2]) if len(sys.argv) > 2 else 525
 owner = User.objects.create(username=f"owner{time.time_ns()}")
 study = Study.objects.create(name=f"measure {time.time_ns()}", owner=owner)
 system = System.objects.create(study=study, name="s1")
-origs = Original.objects.bulk_create([Original(study=study, external_id=f"o{i}", position=i,
-                                               text=f"Original sentence {i} says something plain.") for i in range(n_orig)])
-Candidate.objects.bulk_create([Candidate(original=o, system=system, text=f"Sentence {o.position} put otherwise.")
-                               for o in origs])
+origs = Original.objects.bulk_create(
+    [
+        Original(study=study, external_id=f"o{i}", position=i, text=f"Original sentence {i} says something plain.")
+        for i in range(n_orig)
+    ]
+)
+Candidate.objects.bulk_create(
+    [Candidate(original=o, system=system, text=f"Sentence {o.position} put otherwise.") for o in origs]
+)
 for j in range(n_judges):
     u = User.objects.create(username=f"j{j:03d}-{study.pk}")
     StudyMembership.objects.create(study=study, user=u, role=Role.JUDGE)
+
 
 def run_sync():
     t = time.perf_counter()

@@ -62,11 +62,18 @@ def parse_args(argv=None):
     p.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
     p.add_argument("--database", default="paraeval_perf")
     p.add_argument("--broker", default="redis://127.0.0.1:6379/6")
-    p.add_argument("--cache", default="redis://127.0.0.1:6379/8",
-                   help="CACHE_URL, as a deployment sets it (docs/deployment.md): one cache for every process")
+    p.add_argument(
+        "--cache",
+        default="redis://127.0.0.1:6379/8",
+        help="CACHE_URL, as a deployment sets it (docs/deployment.md): one cache for every process",
+    )
     p.add_argument("--gunicorn-args", default="", help='more gunicorn options, e.g. "--preload"')
-    p.add_argument("--client", choices=("fast", "requests"), default="fast",
-                   help="Locust client: fast = FastHttpUser (geventhttpclient), requests = HttpUser")
+    p.add_argument(
+        "--client",
+        choices=("fast", "requests"),
+        default="fast",
+        help="Locust client: fast = FastHttpUser (geventhttpclient), requests = HttpUser",
+    )
     p.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = p.parse_args(argv)
     args.counts = sorted(int(x) for x in args.judges.split(","))
@@ -120,16 +127,44 @@ def run_locust(args, port: int, study_id: int, tokens: list[str], n: int, work: 
     tok_file = work / f"tokens_{n}.json"
     tok_file.write_text(json.dumps(tokens[:n]))
     prefix = work / f"locust_{n}"
-    env = {**os.environ, "PARAEVAL_LOCUST_TOKENS": str(tok_file), "PARAEVAL_LOCUST_STUDY": str(study_id),
-           "PARAEVAL_THINK_MEDIAN": str(args.think_median)}
+    env = {
+        **os.environ,
+        "PARAEVAL_LOCUST_TOKENS": str(tok_file),
+        "PARAEVAL_LOCUST_STUDY": str(study_id),
+        "PARAEVAL_THINK_MEDIAN": str(args.think_median),
+    }
     user_class = "FastJudge" if args.client == "fast" else "Judge"
-    cmd = [str(ROOT / ".venv" / "bin" / "locust"), "-f", str(HERE / "locustfile_judging.py"), user_class, "--headless",
-           "-u", str(n), "-r", f"{n / args.ramp:.3f}", "--run-time", f"{int(args.seconds)}s",
-           "--host", f"http://127.0.0.1:{port}", "--csv", str(prefix), "--only-summary", "--stop-timeout", "15",
-           "--loglevel", "WARNING"]
+    cmd = [
+        str(ROOT / ".venv" / "bin" / "locust"),
+        "-f",
+        str(HERE / "locustfile_judging.py"),
+        user_class,
+        "--headless",
+        "-u",
+        str(n),
+        "-r",
+        f"{n / args.ramp:.3f}",
+        "--run-time",
+        f"{int(args.seconds)}s",
+        "--host",
+        f"http://127.0.0.1:{port}",
+        "--csv",
+        str(prefix),
+        "--only-summary",
+        "--stop-timeout",
+        "15",
+        "--loglevel",
+        "WARNING",
+    ]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=open(work / f"locust_{n}.log", "w"),
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=open(work / f"locust_{n}.log", "w"),
+        start_new_session=True,
+    )
     try:
         proc.wait(timeout=args.seconds + 120)
     finally:
@@ -148,13 +183,21 @@ def main(argv=None) -> int:
         env = setup(args, work / "var")
         study_id, tokens, opened = build_study(args)
         n_items = args.originals * (args.systems + 3)
-        print(f"machine: {platform.machine()}, {os.cpu_count()} cores; {platform.python_version()}; "
-              f"study: {n_items} items per judge, opened for {len(tokens)} judges in {opened:.1f} s; "
-              f"gunicorn {args.workers}×{args.threads} gthread {args.gunicorn_args}, Locust client {args.client}, PostgreSQL, Redis broker; think time log-normal "
-              f"median {args.think_median} s; {args.seconds:.0f} s per run, arrivals over {args.ramp:.0f} s")
+        print(
+            f"machine: {platform.machine()}, {os.cpu_count()} cores; {platform.python_version()}; "
+            f"study: {n_items} items per judge, opened for {len(tokens)} judges in {opened:.1f} s; "
+            f"gunicorn {args.workers}×{args.threads} gthread {args.gunicorn_args}, Locust client {args.client}, PostgreSQL, Redis broker; think time log-normal "
+            f"median {args.think_median} s; {args.seconds:.0f} s per run, arrivals over {args.ramp:.0f} s"
+        )
         port = harness.free_port()
-        gunicorn = harness.start_gunicorn(env, port=port, workers=args.workers, threads=args.threads, timeout=180,
-                                          extra_args=tuple(args.gunicorn_args.split()))
+        gunicorn = harness.start_gunicorn(
+            env,
+            port=port,
+            workers=args.workers,
+            threads=args.threads,
+            timeout=180,
+            extra_args=tuple(args.gunicorn_args.split()),
+        )
         for n in args.counts:
             load_before = harness.load_average()
             cpu0 = harness.process_tree_cpu(gunicorn.pid)
@@ -162,28 +205,47 @@ def main(argv=None) -> int:
             cpu = harness.process_tree_cpu(gunicorn.pid) - cpu0
             agg = stats.get("Aggregated", {})
             total = int(agg.get("Request Count", 0) or 0)
-            row = {"judges": n, "requests": total, "failures": int(agg.get("Failure Count", 0) or 0),
-                   "cpu_ms_per_request": 1000 * cpu / max(1, total),
-                   "locust_cpu_ms_per_request": 1000 * locust_cpu / max(1, total), "load_before": load_before,
-                   "load_after": harness.load_average(), "gunicorn_pss_mib": harness.process_tree_pss_mib(gunicorn.pid)}
+            row = {
+                "judges": n,
+                "requests": total,
+                "failures": int(agg.get("Failure Count", 0) or 0),
+                "cpu_ms_per_request": 1000 * cpu / max(1, total),
+                "locust_cpu_ms_per_request": 1000 * locust_cpu / max(1, total),
+                "load_before": load_before,
+                "load_after": harness.load_average(),
+                "gunicorn_pss_mib": harness.process_tree_pss_mib(gunicorn.pid),
+            }
             for name in ("items/next", "submit"):
                 s = stats.get(name, {})
                 row[name] = {q: float(s.get(q, "nan") or "nan") for q in ("50%", "95%", "99%")}
                 row[name]["count"] = int(s.get("Request Count", 0) or 0)
             results.append(row)
-            print(f"{n:>5} judges: {total} requests ({total / args.seconds:.1f}/s), {row['failures']} failures; "
-                  f"items/next p50/p95/p99 {row['items/next']['50%']:.0f}/{row['items/next']['95%']:.0f}/"
-                  f"{row['items/next']['99%']:.0f} ms; submit {row['submit']['50%']:.0f}/{row['submit']['95%']:.0f}/"
-                  f"{row['submit']['99%']:.0f} ms; gunicorn CPU {row['cpu_ms_per_request']:.1f} ms/request; "
-                  f"Locust ({args.client}) CPU {row['locust_cpu_ms_per_request']:.1f} ms/request; "
-                  f"gunicorn memory (PSS) {row['gunicorn_pss_mib']:.0f} MiB; load {load_before} → {row['load_after']}", flush=True)
-        crossing = next((r["judges"] for r in results
-                         if max(r["items/next"]["95%"], r["submit"]["95%"]) > 150), None)
-        print("p95 above 150 ms first at " + (f"{crossing} judges" if crossing else
-                                              f"no tested count (up to {args.counts[-1]} judges)"))
+            print(
+                f"{n:>5} judges: {total} requests ({total / args.seconds:.1f}/s), {row['failures']} failures; "
+                f"items/next p50/p95/p99 {row['items/next']['50%']:.0f}/{row['items/next']['95%']:.0f}/"
+                f"{row['items/next']['99%']:.0f} ms; submit {row['submit']['50%']:.0f}/{row['submit']['95%']:.0f}/"
+                f"{row['submit']['99%']:.0f} ms; gunicorn CPU {row['cpu_ms_per_request']:.1f} ms/request; "
+                f"Locust ({args.client}) CPU {row['locust_cpu_ms_per_request']:.1f} ms/request; "
+                f"gunicorn memory (PSS) {row['gunicorn_pss_mib']:.0f} MiB; load {load_before} → {row['load_after']}",
+                flush=True,
+            )
+        crossing = next((r["judges"] for r in results if max(r["items/next"]["95%"], r["submit"]["95%"]) > 150), None)
+        print(
+            "p95 above 150 ms first at "
+            + (f"{crossing} judges" if crossing else f"no tested count (up to {args.counts[-1]} judges)")
+        )
         if args.json:
-            args.json.write_text(json.dumps({"runs": results, "crossing_150ms": crossing, "args": {
-                k: v for k, v in vars(args).items() if k != "json"}}, indent=1, default=str))
+            args.json.write_text(
+                json.dumps(
+                    {
+                        "runs": results,
+                        "crossing_150ms": crossing,
+                        "args": {k: v for k, v in vars(args).items() if k != "json"},
+                    },
+                    indent=1,
+                    default=str,
+                )
+            )
         return 0
     finally:
         harness.stop_process(gunicorn)

@@ -41,19 +41,28 @@ def parse_args(argv=None):
     p.add_argument("--database", default="paraeval_profile")
     p.add_argument("--profile", choices=["next", "submit"], default=None)
     p.add_argument("--html", type=Path, default=None)
-    p.add_argument("--cprofile", choices=["tottime", "cumulative"], default=None,
-                   help="with --profile: cProfile on CPU time (process_time), sorted by this column")
+    p.add_argument(
+        "--cprofile",
+        choices=["tottime", "cumulative"],
+        default=None,
+        help="with --profile: cProfile on CPU time (process_time), sorted by this column",
+    )
     args = p.parse_args(argv)
     harness.require_loopback(args.pg)
     return args
 
 
 def setup(args) -> None:
-    os.environ.update({
-        "DJANGO_SETTINGS_MODULE": "config.settings", "DEBUG": "off", "LOG_LEVEL": "WARNING",
-        "DATABASE_URL": harness.fresh_database(args.pg, args.database), "CONN_MAX_AGE": "600",
-        "PARAEVAL_VAR_DIR": str(Path("/tmp") / f"paraeval-profile-{os.getpid()}"),
-    })
+    os.environ.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DEBUG": "off",
+            "LOG_LEVEL": "WARNING",
+            "DATABASE_URL": harness.fresh_database(args.pg, args.database),
+            "CONN_MAX_AGE": "600",
+            "PARAEVAL_VAR_DIR": str(Path("/tmp") / f"paraeval-profile-{os.getpid()}"),
+        }
+    )
     import django
 
     django.setup()
@@ -85,8 +94,13 @@ def main(argv=None) -> int:
         return r.json()["item"]
 
     def submit(c, item):
-        body = {"item": item["token"], "key": secrets.token_urlsafe(12), "serve_stamp": item["serve_stamp"],
-                "scores": {"adequacy": 3, "fluency": 4, "dissimilarity": 2, "overall": 3}, "active_seconds": 5}
+        body = {
+            "item": item["token"],
+            "key": secrets.token_urlsafe(12),
+            "serve_stamp": item["serve_stamp"],
+            "scores": {"adequacy": 3, "fluency": 4, "dissimilarity": 2, "overall": 3},
+            "active_seconds": 5,
+        }
         r = c.post(base + "judgments/", body, content_type="application/json")
         assert r.status_code == 201, r.content[:300]
 
@@ -109,7 +123,10 @@ def main(argv=None) -> int:
     for k in range(n):
         i = k % len(clients)
         c = clients[i]
-        for name, call in (("submit", lambda: submit(c, pending[i])), ("next", lambda: pending.__setitem__(i, next_item(c)))):
+        for name, call in (
+            ("submit", lambda: submit(c, pending[i])),
+            ("next", lambda: pending.__setitem__(i, next_item(c))),
+        ):
             if profiler and name == args.profile:
                 profiler.start()
             with CaptureQueriesContext(connection) as ctx:
@@ -125,12 +142,16 @@ def main(argv=None) -> int:
             queries[name] = len(ctx.captured_queries)
             if k == n - 1:
                 queries[name + "_sql"] = [q["sql"][:160] for q in ctx.captured_queries]
-    print(f"{n} requests per endpoint, study of {n_items} items × {len(clients)} judges on PostgreSQL; "
-          f"load average {harness.load_average()}")
+    print(
+        f"{n} requests per endpoint, study of {n_items} items × {len(clients)} judges on PostgreSQL; "
+        f"load average {harness.load_average()}"
+    )
     for name in ("next", "submit"):
         cpu, wall, cnt = timings[name]
-        print(f"  {name:>6}: CPU {1000 * cpu / cnt:.2f} ms/request, wall {1000 * wall / cnt:.2f} ms, "
-              f"{queries[name]} queries")
+        print(
+            f"  {name:>6}: CPU {1000 * cpu / cnt:.2f} ms/request, wall {1000 * wall / cnt:.2f} ms, "
+            f"{queries[name]} queries"
+        )
         for sql in queries[name + "_sql"]:
             print(f"          {sql}")
     if profiler and args.cprofile:

@@ -94,11 +94,17 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 # --- setup ------------------------------------------------------------------------------------------
 
+
 def setup_environment(args: argparse.Namespace, var_dir: Path) -> dict:
     if args.backend == "postgres":
         return judging_load.setup_environment(args, var_dir)
-    env = {"DJANGO_SETTINGS_MODULE": "config.settings", "CELERY_BROKER_URL": "memory://",
-           "PARAEVAL_VAR_DIR": str(var_dir), "DEBUG": "off", "LOG_LEVEL": "WARNING"}
+    env = {
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "CELERY_BROKER_URL": "memory://",
+        "PARAEVAL_VAR_DIR": str(var_dir),
+        "DEBUG": "off",
+        "LOG_LEVEL": "WARNING",
+    }
     os.environ.pop("DATABASE_URL", None)
     os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     os.environ.update(env)
@@ -145,6 +151,7 @@ def build_alignment_study(args: argparse.Namespace) -> tuple[int, dict[str, str]
 
 
 # --- the simulated annotators ---------------------------------------------------------------------
+
 
 def random_links(rng: random.Random, n1: int, n2: int) -> tuple[list, list]:
     cells = {(rng.randrange(n1), rng.randrange(n2)) for _ in range(rng.randint(1, min(n1, n2)))}
@@ -196,8 +203,13 @@ def annotator_loop(port: int, token: str, until: float, retry_every: int, out: l
                     raise RuntimeError("stop")
                 revision = json.loads(data)["revision"]
                 prev = acked.get(aid, {"saves": 0})
-                acked[aid] = {"sure": sure, "possible": possible, "revision": revision,
-                              "submitted": step == "submit", "saves": prev["saves"] + 1}
+                acked[aid] = {
+                    "sure": sure,
+                    "possible": possible,
+                    "revision": revision,
+                    "submitted": step == "submit",
+                    "saves": prev["saves"] + 1,
+                }
                 if step == "draft":
                     n_drafts += 1
                     if retry_every and n_drafts % retry_every == 0:
@@ -232,11 +244,12 @@ def run_clients(args, target, per_user: list[tuple]) -> tuple[list[dict], float]
     """Run ``target(port, *per_user[i], until, retry_every, out, lock)`` for every user, in processes."""
     start = time.time() + 1.0
     until = start + args.seconds
-    chunks = [per_user[i::args.client_procs] for i in range(args.client_procs)]
+    chunks = [per_user[i :: args.client_procs] for i in range(args.client_procs)]
     ctx = mp.get_context("fork")
     queue = ctx.Queue()
-    procs = [ctx.Process(target=_clients, args=(target, args.port, c, until, args.retry_every, queue))
-             for c in chunks if c]
+    procs = [
+        ctx.Process(target=_clients, args=(target, args.port, c, until, args.retry_every, queue)) for c in chunks if c
+    ]
     for p in procs:
         p.start()
     results = []
@@ -269,13 +282,16 @@ def check_alignments(study_id: int, results: list[dict]) -> tuple[bool, str]:
             touched.append(aid)
     ok = not (wrong or lost_or_doubled or not_submitted or touched)
     n_saves = sum(a["saves"] for a in acked.values())
-    return ok, (f"{len(acked)} assignments written with {n_saves} acknowledged saves "
-                f"({sum(a['submitted'] for a in acked.values())} submitted); different links {len(wrong)}, "
-                f"revision != acknowledged saves {len(lost_or_doubled)}, not submitted {len(not_submitted)}, "
-                f"written without acknowledgement {len(touched)}")
+    return ok, (
+        f"{len(acked)} assignments written with {n_saves} acknowledged saves "
+        f"({sum(a['submitted'] for a in acked.values())} submitted); different links {len(wrong)}, "
+        f"revision != acknowledged saves {len(lost_or_doubled)}, not submitted {len(not_submitted)}, "
+        f"written without acknowledgement {len(touched)}"
+    )
 
 
 # --- main ---------------------------------------------------------------------------------------------
+
 
 def report_latencies(kinds: dict[str, list[float]]) -> None:
     pct = judging_load.pct
@@ -283,8 +299,10 @@ def report_latencies(kinds: dict[str, list[float]]) -> None:
     for name, lat in list(kinds.items()) + [("all requests", everything)]:
         if not lat:
             continue
-        print(f"{name:>13}: n = {len(lat):7d}   p50 = {1000 * pct(lat, .5):7.1f} ms   p95 = {1000 * pct(lat, .95):7.1f} ms"
-              f"   p99 = {1000 * pct(lat, .99):7.1f} ms   mean = {1000 * statistics.fmean(lat):7.1f} ms")
+        print(
+            f"{name:>13}: n = {len(lat):7d}   p50 = {1000 * pct(lat, 0.5):7.1f} ms   p95 = {1000 * pct(lat, 0.95):7.1f} ms"
+            f"   p99 = {1000 * pct(lat, 0.99):7.1f} ms   mean = {1000 * statistics.fmean(lat):7.1f} ms"
+        )
 
 
 def main(argv=None) -> int:
@@ -295,8 +313,10 @@ def main(argv=None) -> int:
         env = setup_environment(args, var_dir)
         if args.who == "judges":
             study_id, tokens, build_s = judging_load.build_study(args)
-            what = (f"{args.originals} originals × ({args.systems} systems + 3 controls) = "
-                    f"{args.originals * (args.systems + 3)} items per judge, fully crossed")
+            what = (
+                f"{args.originals} originals × ({args.systems} systems + 3 controls) = "
+                f"{args.originals * (args.systems + 3)} items per judge, fully crossed"
+            )
         else:
             study_id, tokens, build_s = build_alignment_study(args)
             what = f"{args.users * args.pairs_per_user} pairs, {args.pairs_per_user} per annotator"
@@ -308,8 +328,10 @@ def main(argv=None) -> int:
         cpu0, load0 = judging_load.process_tree_cpu(gunicorn.pid), judging_load.load_average()
         if args.who == "judges":
             results, elapsed = judging_load.run_load(args, study_id, tokens)
-            kinds = {"GET next": [x for r in results for x in r["next"]],
-                     "POST submit": [x for r in results for x in r["submit"]]}
+            kinds = {
+                "GET next": [x for r in results for x in r["next"]],
+                "POST submit": [x for r in results for x in r["submit"]],
+            }
             acked = sum(len(r["acked"]) for r in results)
             extra = f"same-key retries answered with the stored judgment: {sum(r['replays'] for r in results)}"
             ok, detail = judging_load.check_database(study_id, results)
@@ -325,12 +347,16 @@ def main(argv=None) -> int:
         errors = [e for r in results for e in r["errors"]]
         n_requests = sum(len(v) for v in kinds.values())
         n_5xx = sum(1 for e in errors if any(f" {code} " in f" {e} " for code in range(500, 600)))
-        print(f"machine: {platform.machine()}, {os.cpu_count()} cores; load average {load0} -> "
-              f"{judging_load.load_average()}; gunicorn {args.workers} workers × {args.threads} threads; clients "
-              f"{args.client_procs} processes; load {elapsed:.1f} s")
+        print(
+            f"machine: {platform.machine()}, {os.cpu_count()} cores; load average {load0} -> "
+            f"{judging_load.load_average()}; gunicorn {args.workers} workers × {args.threads} threads; clients "
+            f"{args.client_procs} processes; load {elapsed:.1f} s"
+        )
         report_latencies(kinds)
-        print(f"throughput: {n_requests / elapsed:.1f} requests/s; {acked} {unit} acknowledged "
-              f"({acked / elapsed:.1f}/s); {extra}")
+        print(
+            f"throughput: {n_requests / elapsed:.1f} requests/s; {acked} {unit} acknowledged "
+            f"({acked / elapsed:.1f}/s); {extra}"
+        )
         print(f"gunicorn CPU: {cpu:.1f} s ({1000 * cpu / max(n_requests, 1):.1f} ms per request)")
         print(f"errors: {len(errors)} ({n_5xx} of them 5xx)" + (": " + "; ".join(errors[:5]) if errors else ""))
         print(("database check OK: " if ok else "database check FAILED: ") + detail)

@@ -31,8 +31,9 @@ class DashboardWatcher(FastHttpUser):
 
     def poll(self) -> None:
         headers = {**self.headers, "If-None-Match": self.etag} if self.etag else self.headers
-        with self.client.get(f"/api/dashboard/studies/{STUDY}/", headers=headers, name="dashboard",
-                             catch_response=True) as r:
+        with self.client.get(
+            f"/api/dashboard/studies/{STUDY}/", headers=headers, name="dashboard", catch_response=True
+        ) as r:
             if r.status_code == 200:
                 self.etag = r.headers.get("ETag", "")
             elif r.status_code != 304:

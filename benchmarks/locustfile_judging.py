@@ -30,7 +30,9 @@ from locust import FastHttpUser, HttpUser
 STUDY = int(os.environ.get("PARAEVAL_LOCUST_STUDY", "0"))
 MEDIAN = float(os.environ.get("PARAEVAL_THINK_MEDIAN", "10"))
 SIGMA = float(os.environ.get("PARAEVAL_THINK_SIGMA", "0.6"))
-_TOKENS = json.loads(open(os.environ["PARAEVAL_LOCUST_TOKENS"]).read()) if os.environ.get("PARAEVAL_LOCUST_TOKENS") else []
+_TOKENS = (
+    json.loads(open(os.environ["PARAEVAL_LOCUST_TOKENS"]).read()) if os.environ.get("PARAEVAL_LOCUST_TOKENS") else []
+)
 _NEXT = itertools.count()
 _LOCK = threading.Lock()
 
@@ -60,17 +62,32 @@ class _JudgeBehaviour:
         if self.item is not None:
             self.n += 1
             n = self.n
-            scores = {"adequacy": 1 + n % 5, "fluency": 1 + (n * 3) % 5, "dissimilarity": 1 + (n * 7) % 5,
-                      "overall": 1 + (n * 2) % 5}
-            payload = {"item": self.item["token"], "key": secrets.token_urlsafe(12), "scores": scores,
-                       "serve_stamp": self.item["serve_stamp"], "active_seconds": 8.0}
+            scores = {
+                "adequacy": 1 + n % 5,
+                "fluency": 1 + (n * 3) % 5,
+                "dissimilarity": 1 + (n * 7) % 5,
+                "overall": 1 + (n * 2) % 5,
+            }
+            payload = {
+                "item": self.item["token"],
+                "key": secrets.token_urlsafe(12),
+                "scores": scores,
+                "serve_stamp": self.item["serve_stamp"],
+                "active_seconds": 8.0,
+            }
             self.item = None
-            with self.client.post(f"/api/judging/studies/{STUDY}/judgments/", json=payload, headers=self.headers,
-                                  name="submit", catch_response=True) as r:
+            with self.client.post(
+                f"/api/judging/studies/{STUDY}/judgments/",
+                json=payload,
+                headers=self.headers,
+                name="submit",
+                catch_response=True,
+            ) as r:
                 if r.status_code != 201:
                     r.failure(f"{r.status_code}")
-        with self.client.get(f"/api/judging/studies/{STUDY}/items/next/", headers=self.headers,
-                             name="items/next", catch_response=True) as r:
+        with self.client.get(
+            f"/api/judging/studies/{STUDY}/items/next/", headers=self.headers, name="items/next", catch_response=True
+        ) as r:
             if r.status_code != 200:
                 r.failure(f"{r.status_code}")
                 return

@@ -112,10 +112,12 @@ def make_study(n: int):
     system = System.objects.create(study=study, name="web", kind=SystemKind.IMPORTED)
     Original.objects.bulk_create(
         [Original(study=study, external_id=ref, text=kjv, position=i) for i, (ref, kjv, _) in enumerate(rows)],
-        batch_size=5000)
+        batch_size=5000,
+    )
     ids = dict(Original.objects.filter(study=study).values_list("external_id", "id"))
     Candidate.objects.bulk_create(
-        [Candidate(original_id=ids[ref], system=system, text=web) for ref, _, web in rows], batch_size=5000)
+        [Candidate(original_id=ids[ref], system=system, text=web) for ref, _, web in rows], batch_size=5000
+    )
     return study, owner
 
 
@@ -127,10 +129,28 @@ class Workers:
         celery = Path(sys.executable).parent / "celery"
         for i in range(n):
             log = open(log_dir / f"worker{i + 1}-of-{n}.log", "w")
-            self.procs.append(subprocess.Popen(
-                [str(celery), "-A", "config", "worker", "--pool=prefork", "--concurrency=1", "--loglevel=WARNING",
-                 "-n", f"bench{i + 1}-{os.getpid()}@%h", "--without-gossip", "--without-mingle"],
-                cwd=ROOT, env=os.environ.copy(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+            self.procs.append(
+                subprocess.Popen(
+                    [
+                        str(celery),
+                        "-A",
+                        "config",
+                        "worker",
+                        "--pool=prefork",
+                        "--concurrency=1",
+                        "--loglevel=WARNING",
+                        "-n",
+                        f"bench{i + 1}-{os.getpid()}@%h",
+                        "--without-gossip",
+                        "--without-mingle",
+                    ],
+                    cwd=ROOT,
+                    env=os.environ.copy(),
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            )
 
     def wait_ready(self, timeout: float) -> None:
         from config.celery import app
@@ -182,8 +202,7 @@ def timed_runs(study, owner, slugs: list[str], chunk_size: int, timeout: float) 
     from metrics.services.runs import metric_run_create
 
     t0 = time.perf_counter()
-    run_ids = [metric_run_create(study=study, metric=s, created_by=owner, chunk_size=chunk_size).pk
-               for s in slugs]
+    run_ids = [metric_run_create(study=study, metric=s, created_by=owner, chunk_size=chunk_size).pk for s in slugs]
     runs = wait_runs(run_ids, timeout)
     wall = time.perf_counter() - t0
     for r in runs:
@@ -200,8 +219,9 @@ def kill_check(study, owner, chunk_size: int, timeout: float, log_dir: Path) -> 
     workers = Workers(2, log_dir)
     try:
         workers.wait_ready(timeout)
-        run = metric_run_create(study=study, metric="bleu", created_by=owner, chunk_size=chunk_size,
-                                         params={"lowercase": True})
+        run = metric_run_create(
+            study=study, metric="bleu", created_by=owner, chunk_size=chunk_size, params={"lowercase": True}
+        )
         deadline = time.monotonic() + timeout
         while MetricRun.objects.get(pk=run.pk).progress_done < 2:
             if time.monotonic() > deadline:
@@ -213,8 +233,10 @@ def kill_check(study, owner, chunk_size: int, timeout: float, log_dir: Path) -> 
         n_scores = MetricScore.objects.filter(run=run).count()
         deliveries = sum(MetricRunChunk.objects.filter(run=run).values_list("attempts", flat=True))
         ok = run.status == "succeeded" and n_scores == run.n
-        return (f"killed pool process {victim} mid-run: run {run.status}, {n_scores} scores for {run.n} candidates, "
-                f"{deliveries} chunk deliveries for {run.progress_total} chunks -> {'OK' if ok else 'FAILED'}")
+        return (
+            f"killed pool process {victim} mid-run: run {run.status}, {n_scores} scores for {run.n} candidates, "
+            f"{deliveries} chunk deliveries for {run.progress_total} chunks -> {'OK' if ok else 'FAILED'}"
+        )
     finally:
         workers.stop()
 
@@ -229,8 +251,10 @@ def main() -> None:
     try:
         t = time.perf_counter()
         study, owner = make_study(args.candidates)
-        print(f"study: {args.candidates:,} KJV/WEB pairs written in {time.perf_counter() - t:.1f} s; metrics "
-              f"{', '.join(slugs)}; chunks of {args.chunk_size}")
+        print(
+            f"study: {args.candidates:,} KJV/WEB pairs written in {time.perf_counter() - t:.1f} s; metrics "
+            f"{', '.join(slugs)}; chunks of {args.chunk_size}"
+        )
         walls = {}
         for n_workers in (1, 2):
             workers = Workers(n_workers, log_dir)
@@ -243,7 +267,9 @@ def main() -> None:
             walls[n_workers] = wall
             detail = "; ".join(
                 f"{r.metric} {r.corpus_score:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}] in {r.progress_total} chunks, "
-                f"{r.compute_seconds:.1f} s worker time" for r in runs)
+                f"{r.compute_seconds:.1f} s worker time"
+                for r in runs
+            )
             print(f"{n_workers} worker process{'es' if n_workers > 1 else ''}: {wall:7.2f} s wall  ({detail})")
         print(f"speed-up with two workers: {walls[1] / walls[2]:.2f}x")
         if not args.no_kill_check:

@@ -113,8 +113,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"data: {len(kjv)} KJV/WEB verse pairs from {source}")
     if args.n > len(kjv):
         print(f"note: --n {args.n} > {len(kjv)} verses: the verses are cycled, repeats marked ' (k)'")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"sacrebleu {sacrebleu.__version__}")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"sacrebleu {sacrebleu.__version__}"
+    )
     per_metric = {k: int(v) for k, v in (x.split("=", 1) for x in args.n_for)}
 
     if not args.skip_metrics:
@@ -163,17 +165,17 @@ def main(argv: list[str] | None = None) -> int:
     theirs = [sacrebleu.sentence_bleu(ci, [oi]).score for oi, ci in zip(o, c)]
     t_loop = time.perf_counter() - t0
     same = bool(np.array_equal(ours, np.array(theirs)))
-    print(f"paraeval: {t_ours:.2f} s ({loop_n / t_ours:,.0f} pairs/s); sacrebleu loop: {t_loop:.2f} s "
-          f"({loop_n / t_loop:,.0f} pairs/s); ratio {t_loop / t_ours:.1f}x; identical scores: {same}")
+    print(
+        f"paraeval: {t_ours:.2f} s ({loop_n / t_ours:,.0f} pairs/s); sacrebleu loop: {t_loop:.2f} s "
+        f"({loop_n / t_loop:,.0f} pairs/s); ratio {t_loop / t_ours:.1f}x; identical scores: {same}"
+    )
 
     nb = args.bootstrap_n
     base, o = take(web, nb), take(kjv, nb)
     # A second system that differs from the first both ways, so that p is not
     # at its floor: every 40th candidate replaced by the next verse (worse),
     # every 40th (offset 20) by the original itself (better).
-    weak = [
-        base[i + 1] if i % 40 == 0 and i + 1 < nb else o[i] if i % 40 == 20 else s for i, s in enumerate(base)
-    ]
+    weak = [base[i + 1] if i % 40 == 0 and i + 1 < nb else o[i] if i % 40 == 20 else s for i, s in enumerate(base)]
     print(f"\n## Paired bootstrap, {nb} segments, {args.resamples} resamples, seed 12345 (BLEU, end to end)")
     t0 = time.perf_counter()
     sa, sb = bleu.segment_stats(o, base), bleu.segment_stats(o, weak)
@@ -182,8 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     res = paired_bootstrap(bleu, sa, sb, n_resamples=args.resamples, seed=12345)
     t_resample = time.perf_counter() - t0
     t0 = time.perf_counter()
-    _, scores = PairedTest([("base", base), ("weak", weak)], {"BLEU": BLEU()}, [o], test_type="bs",
-                           n_samples=args.resamples)()
+    _, scores = PairedTest(
+        [("base", base), ("weak", weak)], {"BLEU": BLEU()}, [o], test_type="bs", n_samples=args.resamples
+    )()
     t_sacre = time.perf_counter() - t0
     p_sacre = scores["BLEU"][1].p_value
     t0 = time.perf_counter()
@@ -192,19 +195,27 @@ def main(argv: list[str] | None = None) -> int:
     sacre_bleu._extract_corpus_statistics(weak, [o])
     t_sacre_stats = time.perf_counter() - t0
     t_ours = t_stats + t_resample
-    print(f"paraeval: {t_ours:.2f} s (statistics {t_stats:.2f} s + resampling {t_resample:.2f} s), "
-          f"p = {res.pvalue:.4f}, ΔBLEU = {res.delta:.3f}")
-    print(f"sacrebleu paired_bs: {t_sacre:.2f} s (of which its statistics ≈ {t_sacre_stats:.2f} s, "
-          f"resampling ≈ {t_sacre - t_sacre_stats:.2f} s), p = {p_sacre:.4f}")
-    print(f"ratio end to end {t_sacre / t_ours:.1f}x, resampling alone "
-          f"{(t_sacre - t_sacre_stats) / t_resample:.1f}x; same p-value: {res.pvalue == p_sacre}")
+    print(
+        f"paraeval: {t_ours:.2f} s (statistics {t_stats:.2f} s + resampling {t_resample:.2f} s), "
+        f"p = {res.pvalue:.4f}, ΔBLEU = {res.delta:.3f}"
+    )
+    print(
+        f"sacrebleu paired_bs: {t_sacre:.2f} s (of which its statistics ≈ {t_sacre_stats:.2f} s, "
+        f"resampling ≈ {t_sacre - t_sacre_stats:.2f} s), p = {p_sacre:.4f}"
+    )
+    print(
+        f"ratio end to end {t_sacre / t_ours:.1f}x, resampling alone "
+        f"{(t_sacre - t_sacre_stats) / t_resample:.1f}x; same p-value: {res.pvalue == p_sacre}"
+    )
     # The same check where p is mid-range (10,000 segments detect even this difference).
     o4, b4 = take(kjv, 400), take(web, 400)
     w4 = [b4[i + 1] if i % 40 == 0 else o4[i] if i % 40 == 20 else s for i, s in enumerate(b4)]
     r4 = paired_bootstrap(bleu, bleu.segment_stats(o4, b4), bleu.segment_stats(o4, w4), n_resamples=args.resamples)
     _, s4 = PairedTest([("a", b4), ("b", w4)], {"BLEU": BLEU()}, [o4], test_type="bs", n_samples=args.resamples)()
-    print(f"400 segments: paraeval p = {r4.pvalue:.4f}, sacrebleu p = {s4['BLEU'][1].p_value:.4f}, "
-          f"same: {r4.pvalue == s4['BLEU'][1].p_value}")
+    print(
+        f"400 segments: paraeval p = {r4.pvalue:.4f}, sacrebleu p = {s4['BLEU'][1].p_value:.4f}, "
+        f"same: {r4.pvalue == s4['BLEU'][1].p_value}"
+    )
     return 0
 
 

@@ -87,8 +87,12 @@ def metric_scores(slug: str, originals, candidates, *, fresh: bool) -> tuple[np.
     t, c = time.perf_counter(), time.process_time()
     stats = metric.segment_stats(originals, candidates, [None] * len(candidates))
     scores = np.asarray(metric.sentence_scores(stats), dtype=float)
-    print(f"  {slug}: {len(candidates)} pairs in {time.perf_counter() - t:.1f} s wall, "
-          f"{time.process_time() - c:.1f} CPU-s", file=sys.stderr, flush=True)
+    print(
+        f"  {slug}: {len(candidates)} pairs in {time.perf_counter() - t:.1f} s wall, "
+        f"{time.process_time() - c:.1f} CPU-s",
+        file=sys.stderr,
+        flush=True,
+    )
     CACHE.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"signature": sig, "scores": scores.tolist()}))
     return scores, sig
@@ -120,8 +124,11 @@ def pem_out_of_fold(features: np.ndarray, human: np.ndarray, groups: np.ndarray,
     for k, (_, test) in enumerate(GroupKFold(n_splits=folds).split(features, y, groups)):
         model = pem_train(features, y, groups, test_groups=np.unique(groups[test]), param_grid=PEM_GRID)
         out[test] = model.predict(features[test])
-        print(f"  pem fold {k + 1}/{folds}: {model.best_params} held-out r={model.test_pearson}", file=sys.stderr,
-              flush=True)
+        print(
+            f"  pem fold {k + 1}/{folds}: {model.best_params} held-out r={model.test_pearson}",
+            file=sys.stderr,
+            flush=True,
+        )
     CACHE.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out.tolist()))
     return out
@@ -186,8 +193,10 @@ def build(args) -> str:
     sys_ids = list(h_sys)
     rows = []
     for name, m in columns.items():
-        seg = {meth: correlation(human, m, method=meth, groups=groups if meth == "accuracy" else None)
-               for meth in SEG_METHODS}
+        seg = {
+            meth: correlation(human, m, method=meth, groups=groups if meth == "accuracy" else None)
+            for meth in SEG_METHODS
+        }
         m_sys = system_level(m, item_systems)
         hs = np.array([h_sys[s] for s in sys_ids])
         ms = np.array([m_sys[s] for s in sys_ids])
@@ -202,8 +211,11 @@ def build(args) -> str:
     ]
     for k, (name, seg, sysc, _) in enumerate(rows, 1):
         lines.append(
-            f"| {k} | {name} | " + " | ".join(_f(seg[m].statistic) for m in SEG_METHODS) + " | "
-            + " | ".join(_f(sysc[m].statistic) for m in SEG_METHODS) + " |"
+            f"| {k} | {name} | "
+            + " | ".join(_f(seg[m].statistic) for m in SEG_METHODS)
+            + " | "
+            + " | ".join(_f(sysc[m].statistic) for m in SEG_METHODS)
+            + " |"
         )
     out = [
         f"ParaBank human evaluation: {len(items)} candidates of {len(set(groups))} originals "
@@ -218,16 +230,26 @@ def build(args) -> str:
     hs = np.array([h_sys[s] for s in sys_ids])
     by_name = {r[0]: r for r in rows}
     if "chrf" in columns:
-        out += ["Williams tests against chrF (one-tailed; H1: the better-correlated metric of the pair "
-                "correlates better with the humans, Pearson):", "",
-                "| metric | seg. r − chrF r | seg. p | sys. r − chrF r | sys. p |", "|---|---:|---:|---:|---:|"]
+        out += [
+            "Williams tests against chrF (one-tailed; H1: the better-correlated metric of the pair "
+            "correlates better with the humans, Pearson):",
+            "",
+            "| metric | seg. r − chrF r | seg. p | sys. r − chrF r | sys. p |",
+            "|---|---:|---:|---:|---:|",
+        ]
         chrf_sys = by_name["chrf"][3]
         for name, seg, sysc, ms in rows:
             if name == "chrf":
                 continue
             cells = []
             for hv, a, b, ra, rb in (
-                (human, columns[name], columns["chrf"], seg["pearson"].statistic, by_name["chrf"][1]["pearson"].statistic),
+                (
+                    human,
+                    columns[name],
+                    columns["chrf"],
+                    seg["pearson"].statistic,
+                    by_name["chrf"][1]["pearson"].statistic,
+                ),
                 (hs, ms, chrf_sys, sysc["pearson"].statistic, by_name["chrf"][2]["pearson"].statistic),
             ):
                 try:
@@ -240,9 +262,13 @@ def build(args) -> str:
 
     # Segment-level Williams matrix: p that the row metric correlates better than the column metric.
     names = [r[0] for r in rows]
-    out += ["Segment-level Williams test matrix: p-value that the row metric correlates better with the humans "
-            "than the column metric (Pearson, one-tailed; only above the diagonal, rows ranked best first).", "",
-            "| | " + " | ".join(names[1:]) + " |", "|---|" + "---:|" * (len(names) - 1)]
+    out += [
+        "Segment-level Williams test matrix: p-value that the row metric correlates better with the humans "
+        "than the column metric (Pearson, one-tailed; only above the diagonal, rows ranked best first).",
+        "",
+        "| | " + " | ".join(names[1:]) + " |",
+        "|---|" + "---:|" * (len(names) - 1),
+    ]
     for i, a in enumerate(names[:-1]):
         cells = []
         for j, b in enumerate(names[1:], 1):

@@ -40,8 +40,9 @@ def synthetic_counts(n_entries: int, seed: int) -> dict[tuple[str, str], int]:
     counts: dict[tuple[str, str], int] = {}
     while len(counts) < n_entries:
         k = rng.randint(1, 4)
-        e = " ".join(vocab[min(int(rng.paretovariate(1.1)) - 1, 49_999)] if j == 0 else rng.choice(vocab)
-                     for j in range(k))
+        e = " ".join(
+            vocab[min(int(rng.paretovariate(1.1)) - 1, 49_999)] if j == 0 else rng.choice(vocab) for j in range(k)
+        )
         for _ in range(rng.randint(1, 8)):
             f = " ".join(rng.choice(pvocab) for _ in range(rng.randint(1, 4)))
             counts[(e, f)] = counts.get((e, f), 0) + int(rng.paretovariate(1.5))
@@ -65,12 +66,16 @@ def main() -> None:
     path = args.keep or Path(tempfile.mkdtemp()) / "phrase_table_synthetic.tsv.gz"
     write_phrase_table(counts, path)
     del counts
-    print(f"generated+written {args.entries:,} entries in {time.perf_counter() - t0:.1f} s; "
-          f"file {path.stat().st_size / 2**20:.1f} MiB (gzip)")
+    print(
+        f"generated+written {args.entries:,} entries in {time.perf_counter() - t0:.1f} s; "
+        f"file {path.stat().st_size / 2**20:.1f} MiB (gzip)"
+    )
     # Measure in a fresh process so that the generator's freed memory does not
     # hide the table's own footprint.
-    subprocess.run([sys.executable, __file__, "--load-only", str(path), "--lookups", str(args.lookups),
-                    "--seed", str(args.seed)], check=True)
+    subprocess.run(
+        [sys.executable, __file__, "--load-only", str(path), "--lookups", str(args.lookups), "--seed", str(args.seed)],
+        check=True,
+    )
 
 
 def measure(path: Path, n_lookups: int, seed: int) -> None:
@@ -79,8 +84,7 @@ def measure(path: Path, n_lookups: int, seed: int) -> None:
     table = PhraseTable.load(path)
     load_s = time.perf_counter() - t0
     mem = rss_mb() - before
-    print(f"load: {load_s:.2f} s for {len(table):,} entries / {table.n_english:,} English phrases; "
-          f"RSS +{mem:.0f} MiB")
+    print(f"load: {load_s:.2f} s for {len(table):,} entries / {table.n_english:,} English phrases; RSS +{mem:.0f} MiB")
 
     rng = random.Random(seed + 1)
     known = [rng.choice(table.english) for _ in range(n_lookups)]

@@ -84,8 +84,10 @@ def main() -> None:
         c_tags = _word_tags(proposal.candidate_words, _tag_offsets(candidate, v["web_tagged"]))
         all_o = frozenset().union(*o_tags) if o_tags else frozenset()
         all_c = frozenset().union(*c_tags) if c_tags else frozenset()
-        for side, text, words, tags, other in (("candidate", candidate, proposal.candidate_words, c_tags, all_o),
-                                               ("original", original, proposal.original_words, o_tags, all_c)):
+        for side, text, words, tags, other in (
+            ("candidate", candidate, proposal.candidate_words, c_tags, all_o),
+            ("original", original, proposal.original_words, o_tags, all_c),
+        ):
             spans = [s for s in proposal.spans if s.side == side]
             for (ws, we), ids in zip(words, tags):
                 if not _content(text[ws:we]):
@@ -102,8 +104,9 @@ def main() -> None:
         c = counts[side]
         precision = c["hit"] / c["proposed"] if c["proposed"] else float("nan")
         recall = c["found"] / c["silver"] if c["silver"] else float("nan")
-        print(f"  {name}: proposed {c['proposed']}, silver {c['silver']}, precision {precision:.3f}, "
-              f"recall {recall:.3f}")
+        print(
+            f"  {name}: proposed {c['proposed']}, silver {c['silver']}, precision {precision:.3f}, recall {recall:.3f}"
+        )
     print(f"  spans proposed per pair: {n_spans / args.pairs:.2f}; CPU per pair: {1000 * cpu / args.pairs:.1f} ms")
 
 

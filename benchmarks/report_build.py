@@ -81,8 +81,10 @@ class Timer:
                 so_far = timer.peak
                 mem = f"peak RSS so far {so_far:6.0f} MiB"
                 if phase_peak is not None and self.start_rss is not None:
-                    mem = (f"RSS at start {self.start_rss:6.0f} MiB, phase peak {phase_peak:6.0f} MiB "
-                           f"(+{phase_peak - self.start_rss:.0f}), {mem}")
+                    mem = (
+                        f"RSS at start {self.start_rss:6.0f} MiB, phase peak {phase_peak:6.0f} MiB "
+                        f"(+{phase_peak - self.start_rss:.0f}), {mem}"
+                    )
                 print(f"{row[0]:<48} {row[1]:8.1f} s wall {row[2]:8.1f} s CPU   {mem}", flush=True)
 
         return _Block()
@@ -163,22 +165,39 @@ def main() -> None:
     owner = User.objects.create_user("bench")
     with timer("study data (bulk insert)"):
         study = study_create(name=f"bench-{int(time.time())}", owner=owner)
-        systems = System.objects.bulk_create([System(study=study, name=n)
-                                              for n in ("human1", "human2", "machine1", "machine2")])
-        originals = Original.objects.bulk_create([
-            Original(study=study, external_id=f"o{i:06d}", text=f"the original sentence number {i} says what it says",
-                     position=i) for i in range(args.originals)], batch_size=5000)
-        Candidate.objects.bulk_create([
-            Candidate(original=o, system=s, text=f"sentence {o.position} of {s.name} says it {k} times over")
-            for o in originals for k, s in enumerate(systems)], batch_size=5000)
+        systems = System.objects.bulk_create(
+            [System(study=study, name=n) for n in ("human1", "human2", "machine1", "machine2")]
+        )
+        originals = Original.objects.bulk_create(
+            [
+                Original(
+                    study=study,
+                    external_id=f"o{i:06d}",
+                    text=f"the original sentence number {i} says what it says",
+                    position=i,
+                )
+                for i in range(args.originals)
+            ],
+            batch_size=5000,
+        )
+        Candidate.objects.bulk_create(
+            [
+                Candidate(original=o, system=s, text=f"sentence {o.position} of {s.name} says it {k} times over")
+                for o in originals
+                for k, s in enumerate(systems)
+            ],
+            batch_size=5000,
+        )
     with timer("open judging (controls)"):
         study_judging_open(study=study)
         study.refresh_from_db()
     with timer(f"simulate {args.judges} judges"):
         summary = simulated_judges_fill(study=study, n_judges=args.judges, seed=1)
     n_items = summary.items
-    print(f"  {summary.judgments_created:,} judgments = {summary.judgments_created * 4:,} scores on {n_items:,} items",
-          flush=True)
+    print(
+        f"  {summary.judgments_created:,} judgments = {summary.judgments_created * 4:,} scores on {n_items:,} items",
+        flush=True,
+    )
     with timer("BLEU run (in-process)"):
         run = metric_run_create(study=study, metric="bleu", enqueue=False)
         metric_run_execute(run_id=run.pk)
@@ -191,9 +210,12 @@ def main() -> None:
     with timer("exports (ZIP of everything)"):
         data = report_zip(report)
     print(f"  ZIP {len(data) / 2**20:.1f} MiB; judgments fingerprint {judgments_fingerprint(study=study)}")
-    print(f"peak RSS {timer.peak:.0f} MiB; "
-          f"n_boot {report.result['settings']['n_boot']}; database {report._state.db} "
-          f"({'PostgreSQL' if args.database_url else 'SQLite file'})", flush=True)
+    print(
+        f"peak RSS {timer.peak:.0f} MiB; "
+        f"n_boot {report.result['settings']['n_boot']}; database {report._state.db} "
+        f"({'PostgreSQL' if args.database_url else 'SQLite file'})",
+        flush=True,
+    )
     if not args.no_fresh:
         from django.db import connections
 

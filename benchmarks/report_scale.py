@@ -92,9 +92,7 @@ def run_baseline(judgments, metrics, n_boot):
     for name, part in (("all", ref), ("subset", subset)):
         sm = part.groupby("system")[list(CRITERIA)].mean()
         for crit in ("adequacy", "fluency", "dissimilarity"):
-            out[f"t2/{name}/{crit}"] = (
-                pearsonr(part[crit], part["overall"])[0], pearsonr(sm[crit], sm["overall"])[0]
-            )
+            out[f"t2/{name}/{crit}"] = (pearsonr(part[crit], part["overall"])[0], pearsonr(sm[crit], sm["overall"])[0])
 
     # Table 3: each metric vs mean and each judge, both levels, four coefficients.
     for metric, mframe in metrics.groupby("metric"):
@@ -131,7 +129,11 @@ def run_baseline(judgments, metrics, n_boot):
 
     # Judge QC: Mann–Whitney tests on the controls.
     for judge, rows in judgments.groupby("judge"):
-        for crit, kinds in (("adequacy", ("random", "unigram")), ("fluency", ("unigram",)), ("dissimilarity", ("identical",))):
+        for crit, kinds in (
+            ("adequacy", ("random", "unigram")),
+            ("fluency", ("unigram",)),
+            ("dissimilarity", ("identical",)),
+        ):
             r = rows[rows["criterion"] == crit]
             low = r[r["control_kind"].isin(kinds)]["score"]
             gen = r[~r["is_control"]]["score"]
@@ -152,10 +154,20 @@ def child(variant: str, n_originals: int, n_boot: int) -> None:
     size = (run_paraeval if variant == "paraeval" else run_baseline)(judgments, metrics, n_boot)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({
-        "variant": variant, "judgments": len(judgments), "n_boot": n_boot, "seconds": seconds, "cpu_seconds": cpu,
-        "peak_rss_mib": rss_after / 1024, "rss_before_mib": rss_before / 1024, "output": size,
-    }))
+    print(
+        json.dumps(
+            {
+                "variant": variant,
+                "judgments": len(judgments),
+                "n_boot": n_boot,
+                "seconds": seconds,
+                "cpu_seconds": cpu,
+                "peak_rss_mib": rss_after / 1024,
+                "rss_before_mib": rss_before / 1024,
+                "output": size,
+            }
+        )
+    )
 
 
 def main() -> None:
@@ -170,8 +182,19 @@ def main() -> None:
         return
 
     def run(variant, n_boot):
-        cmd = [sys.executable, __file__, "--child", variant, "--originals", str(args.originals), "--n-boot", str(n_boot)]
-        res = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1])
+        cmd = [
+            sys.executable,
+            __file__,
+            "--child",
+            variant,
+            "--originals",
+            str(args.originals),
+            "--n-boot",
+            str(n_boot),
+        ]
+        res = json.loads(
+            subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
+        )
         print(
             f"{variant:9s} n_boot={n_boot:<5d} {res['judgments']:>9,d} judgments  {res['seconds']:7.1f} s wall "
             f"{res['cpu_seconds']:7.1f} s CPU  "

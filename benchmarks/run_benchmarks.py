@@ -58,12 +58,27 @@ def load() -> str:
 def commands(size: str, root: Path | None) -> list[tuple[str, list[str]]]:
     s = SIZES[size]
     py = sys.executable
-    throughput = [py, str(HERE / "metrics_throughput.py"), "--n", str(s["pairs"]), "--budget", "600",
-                  "--skip-sacrebleu"]
+    throughput = [
+        py,
+        str(HERE / "metrics_throughput.py"),
+        "--n",
+        str(s["pairs"]),
+        "--budget",
+        "600",
+        "--skip-sacrebleu",
+    ]
     for slug in METRICS:
         throughput += ["--metric", slug]
-    significance = [py, str(HERE / "significance.py"), "--segments", str(s["segments"]), "--repeat", str(s["repeat"]),
-                    "--trials", str(s["trials"])]
+    significance = [
+        py,
+        str(HERE / "significance.py"),
+        "--segments",
+        str(s["segments"]),
+        "--repeat",
+        str(s["repeat"]),
+        "--trials",
+        str(s["trials"]),
+    ]
     significance += ["--skip-board"] if s["board"] is None else ["--board-segments", str(s["board"])]
     if root is not None:
         significance += ["--root", str(root)]
@@ -71,8 +86,22 @@ def commands(size: str, root: Path | None) -> list[tuple[str, list[str]]]:
     if importlib.util.find_spec("torch") and importlib.util.find_spec("bert_score"):
         # bertscore and parascore (reference-free) side by side on the same pairs and
         # batch size: parascore's bar is >= 0.7x bertscore's pairs/s (issue 27).
-        semantic = [py, str(HERE / "semantic_throughput.py"), "--metric", "bertscore", "--metric", "parascore",
-                    "--device", "auto", "--n", str(s["pairs"]), "--pilot", "300", "--batch-sizes", "64"]
+        semantic = [
+            py,
+            str(HERE / "semantic_throughput.py"),
+            "--metric",
+            "bertscore",
+            "--metric",
+            "parascore",
+            "--device",
+            "auto",
+            "--n",
+            str(s["pairs"]),
+            "--pilot",
+            "300",
+            "--batch-sizes",
+            "64",
+        ]
         out.append(("Semantic metrics: bertscore and parascore", semantic))
     return out
 

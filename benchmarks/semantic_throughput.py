@@ -57,8 +57,12 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=0)
     ap.add_argument("--batch-sizes", default="16,32,64,128,256")
     ap.add_argument("--metric", action="append", choices=("embed-cosine", "bertscore", "parascore"))
-    ap.add_argument("--precision", default="fp32", choices=("fp32", "bf16"),
-                    help="embed-cosine's precision parameter (bf16: autocast, for CPUs with AVX-512 BF16/AMX)")
+    ap.add_argument(
+        "--precision",
+        default="fp32",
+        choices=("fp32", "bf16"),
+        help="embed-cosine's precision parameter (bf16: autocast, for CPUs with AVX-512 BF16/AMX)",
+    )
     args = ap.parse_args(argv)
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -79,9 +83,11 @@ def main(argv=None) -> int:
     candidates = [i.candidate for i in items]
     sizes = [int(s) for s in args.batch_sizes.split(",")]
     extra = {"parascore": {"reference_free": True}, "embed-cosine": {"precision": args.precision}}
-    print(f"# {len(items)} ParaBank pairs, {len(set(originals))} distinct originals; torch {torch.__version__}, "
-          f"{args.threads} threads, device {args.device}; {platform.processor() or platform.machine()}, "
-          f"{os.cpu_count()} CPUs visible; load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"# {len(items)} ParaBank pairs, {len(set(originals))} distinct originals; torch {torch.__version__}, "
+        f"{args.threads} threads, device {args.device}; {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} CPUs visible; load average {os.getloadavg()[0]:.1f}"
+    )
     results = {}
     for slug in args.metric or ["embed-cosine", "bertscore", "parascore"]:
         params = {"device": args.device, **extra.get(slug, {})}
@@ -93,25 +99,49 @@ def main(argv=None) -> int:
             n = min(args.pilot, len(items))
             wall, cpu = _time(m, originals[:n], candidates[:n])
             pilot[bs] = n / (cpu / args.threads)
-            print(f"{slug:13s} batch {bs:4d}: {n / wall:8.1f} pairs/s wall, {pilot[bs]:8.1f} pairs/s CPU "
-                  f"(pilot of {n})", flush=True)
+            print(
+                f"{slug:13s} batch {bs:4d}: {n / wall:8.1f} pairs/s wall, {pilot[bs]:8.1f} pairs/s CPU (pilot of {n})",
+                flush=True,
+            )
         best = max(pilot, key=pilot.get)
         m = create_metric(slug, {**params, "batch_size": best})
         wall, cpu = _time(m, originals, candidates)
         n = len(items)
-        results[slug] = {"batch_size": best, "pairs": n, "wall_seconds": round(wall, 2), "cpu_seconds": round(cpu, 2),
-                         "pairs_per_s_wall": round(n / wall, 1), "pairs_per_s_cpu": round(n / (cpu / args.threads), 1),
-                         "pilot_cpu": {str(k): round(v, 1) for k, v in pilot.items()}}
-        print(f"{slug:13s} best batch {best}: {n} pairs in {wall:.1f} s wall = {n / wall:.1f} pairs/s; "
-              f"{cpu:.1f} CPU-s = {n / (cpu / args.threads):.1f} pairs/s on {args.threads} own cores", flush=True)
+        results[slug] = {
+            "batch_size": best,
+            "pairs": n,
+            "wall_seconds": round(wall, 2),
+            "cpu_seconds": round(cpu, 2),
+            "pairs_per_s_wall": round(n / wall, 1),
+            "pairs_per_s_cpu": round(n / (cpu / args.threads), 1),
+            "pilot_cpu": {str(k): round(v, 1) for k, v in pilot.items()},
+        }
+        print(
+            f"{slug:13s} best batch {best}: {n} pairs in {wall:.1f} s wall = {n / wall:.1f} pairs/s; "
+            f"{cpu:.1f} CPU-s = {n / (cpu / args.threads):.1f} pairs/s on {args.threads} own cores",
+            flush=True,
+        )
     if "bertscore" in results and "parascore" in results:
         for unit in ("cpu", "wall"):
             ratio = results["parascore"][f"pairs_per_s_{unit}"] / results["bertscore"][f"pairs_per_s_{unit}"]
             results[f"parascore_over_bertscore_{unit}"] = round(ratio, 2)
-        print(f"parascore / bertscore pairs/s: {results['parascore_over_bertscore_cpu']:.2f} (CPU), "
-              f"{results['parascore_over_bertscore_wall']:.2f} (wall); bar >= 0.70 (issue 27)", flush=True)
-    print(json.dumps({"threads": args.threads, "device": args.device, "precision": args.precision,
-                      "loadavg": os.getloadavg(), "torch": torch.__version__, "results": results}))
+        print(
+            f"parascore / bertscore pairs/s: {results['parascore_over_bertscore_cpu']:.2f} (CPU), "
+            f"{results['parascore_over_bertscore_wall']:.2f} (wall); bar >= 0.70 (issue 27)",
+            flush=True,
+        )
+    print(
+        json.dumps(
+            {
+                "threads": args.threads,
+                "device": args.device,
+                "precision": args.precision,
+                "loadavg": os.getloadavg(),
+                "torch": torch.__version__,
+                "results": results,
+            }
+        )
+    )
     return 0
 
 

@@ -57,8 +57,10 @@ def _timed(fn, repeat: int):
 
 def _variant(base, originals, step, offset):
     n = len(base)
-    return [base[i + 1] if i % step == 0 and i + 1 < n else originals[i] if i % step == offset else s
-            for i, s in enumerate(base)]
+    return [
+        base[i + 1] if i % step == 0 and i + 1 < n else originals[i] if i % step == offset else s
+        for i, s in enumerate(base)
+    ]
 
 
 def main(argv=None) -> int:
@@ -88,9 +90,11 @@ def main(argv=None) -> int:
     from metrics.core.registry import available_metrics, create_metric
 
     new = hasattr(base, "pairwise_tests")
-    print(f"paraeval from {root} ({'with' if new else 'without'} pairwise_tests); machine {platform.machine()}, "
-          f"{os.cpu_count()} cores, Python {platform.python_version()}, sacrebleu {sacrebleu.__version__}, "
-          f"numpy {np.__version__}; load {open('/proc/loadavg').read().split()[:3]}")
+    print(
+        f"paraeval from {root} ({'with' if new else 'without'} pairwise_tests); machine {platform.machine()}, "
+        f"{os.cpu_count()} cores, Python {platform.python_version()}, sacrebleu {sacrebleu.__version__}, "
+        f"numpy {np.__version__}; load {open('/proc/loadavg').read().split()[:3]}"
+    )
     kjv, web, source = load_pairs()
     n = args.segments
     o, a = take(kjv, n), take(web, n)
@@ -133,12 +137,18 @@ def main(argv=None) -> int:
         _, c_tstats, w_tstats = _timed(their_stats, args.repeat)
         _, c_res, w_res = _timed(ours_resampling, args.repeat)
         c_their_res = c_theirs - c_tstats
-        print(f"{test} ({m}): sacrebleu end to end CPU {c_theirs:.3f} s (wall {w_theirs:.3f}), of which statistics "
-              f"{c_tstats:.3f} s, resampling {c_their_res:.3f} s; p = {p_theirs:.6f}")
-        print(f"{test} ({m}): paraeval end to end CPU {c_ours:.3f} s (wall {w_ours:.3f}), resampling alone "
-              f"{c_res:.3f} s (wall {w_res:.3f}); p = {r_ours.pvalue:.6f}; same p: {r_ours.pvalue == p_theirs}")
-        print(f"{test}: ratio end to end {c_theirs / c_ours:.1f}x CPU ({w_theirs / w_ours:.1f}x wall), "
-              f"resampling {c_their_res / c_res:.1f}x CPU")
+        print(
+            f"{test} ({m}): sacrebleu end to end CPU {c_theirs:.3f} s (wall {w_theirs:.3f}), of which statistics "
+            f"{c_tstats:.3f} s, resampling {c_their_res:.3f} s; p = {p_theirs:.6f}"
+        )
+        print(
+            f"{test} ({m}): paraeval end to end CPU {c_ours:.3f} s (wall {w_ours:.3f}), resampling alone "
+            f"{c_res:.3f} s (wall {w_res:.3f}); p = {r_ours.pvalue:.6f}; same p: {r_ours.pvalue == p_theirs}"
+        )
+        print(
+            f"{test}: ratio end to end {c_theirs / c_ours:.1f}x CPU ({w_theirs / w_ours:.1f}x wall), "
+            f"resampling {c_their_res / c_res:.1f}x CPU"
+        )
 
     if args.skip_board:
         return 0
@@ -154,8 +164,12 @@ def main(argv=None) -> int:
             continue
         if not metric.missing_resources():
             configs.append((cls.slug, {}))
-    extra = [("bleu", {"smooth_method": "floor"}), ("chrf", {"word_order": 2}), ("bleu", {"max_ngram_order": 2}),
-             ("chrf", {"char_order": 4})]
+    extra = [
+        ("bleu", {"smooth_method": "floor"}),
+        ("chrf", {"word_order": 2}),
+        ("bleu", {"max_ngram_order": 2}),
+        ("chrf", {"char_order": 4}),
+    ]
     while len(configs) < 11 and extra:
         configs.append(extra.pop(0))
     configs = configs[:11]
@@ -176,8 +190,10 @@ def main(argv=None) -> int:
         cache.parent.mkdir(parents=True, exist_ok=True)
         np.savez(cache, names=np.array(names), **{f"m{i}": stats[nm] for i, nm in enumerate(names)})
         print(f"\n## Leaderboard: statistics computed from text in {time.perf_counter() - t0:.1f} s, cached in {cache}")
-    print(f"{len(systems)} systems × {len(names)} metrics ({', '.join(names)}), {nb} segments, "
-          f"{len(systems) * (len(systems) - 1) // 2} pairs each")
+    print(
+        f"{len(systems)} systems × {len(names)} metrics ({', '.join(names)}), {nb} segments, "
+        f"{len(systems) * (len(systems) - 1) // 2} pairs each"
+    )
     metrics = {nm: create_metric(slug, params) for nm, (slug, params) in zip(names, configs)}
 
     def board(test, m):
@@ -187,8 +203,10 @@ def main(argv=None) -> int:
             if new:
                 out[nm] = pairwise_tests(metric, mats, test=test, n_resamples=m, seed=12345)
             else:
-                out[nm] = [paired_bootstrap(metric, mats[i], mats[j], n_resamples=m, seed=12345).pvalue
-                           for i, j in itertools.combinations(range(len(mats)), 2)]
+                out[nm] = [
+                    paired_bootstrap(metric, mats[i], mats[j], n_resamples=m, seed=12345).pvalue
+                    for i, j in itertools.combinations(range(len(mats)), 2)
+                ]
         return out
 
     for test, m in (("bs", 1000), ("ar", 10_000)):
@@ -200,8 +218,10 @@ def main(argv=None) -> int:
             # Spot check against the plain pairwise test.
             nm = names[0]
             p01 = paired_bootstrap(metrics[nm], stats[nm][0], stats[nm][1], n_resamples=m, seed=12345).pvalue
-            print(f"  check: {nm} s0 vs s1 p = {res[nm].pvalues[0][1]:.4f} = paired_bootstrap {p01:.4f}: "
-                  f"{res[nm].pvalues[0][1] == p01}")
+            print(
+                f"  check: {nm} s0 vs s1 p = {res[nm].pvalues[0][1]:.4f} = paired_bootstrap {p01:.4f}: "
+                f"{res[nm].pvalues[0][1] == p01}"
+            )
     return 0
 
 

@@ -40,6 +40,7 @@ LOCKOUT_MESSAGE = "Too many failed attempts for this account. Wait a few minutes
 
 # --- the brute-force guard's hooks (django-axes) -----------------------------------------
 
+
 def client_ip(request) -> str | None:
     """The client's address, trusting ``X-Forwarded-For`` only from declared proxies.
 
@@ -78,8 +79,11 @@ def _cooloff_minutes() -> int:
 
 def wants_json(request) -> bool:
     accept = request.META.get("HTTP_ACCEPT", "")
-    return (request.path.startswith("/api/") or request.META.get("HTTP_X_REQUESTED_WITH") == "XMLHttpRequest"
-            or ("application/json" in accept and "text/html" not in accept))
+    return (
+        request.path.startswith("/api/")
+        or request.META.get("HTTP_X_REQUESTED_WITH") == "XMLHttpRequest"
+        or ("application/json" in accept and "text/html" not in accept)
+    )
 
 
 def lockout_response(request, original_response=None, credentials=None) -> HttpResponse:
@@ -93,8 +97,9 @@ def lockout_response(request, original_response=None, credentials=None) -> HttpR
     if wants_json(request):
         response = JsonResponse({"detail": LOCKOUT_MESSAGE, "retry_after_minutes": minutes}, status=429)
     else:
-        response = render(request, "registration/locked_out.html", {"message": LOCKOUT_MESSAGE, "minutes": minutes},
-                          status=429)
+        response = render(
+            request, "registration/locked_out.html", {"message": LOCKOUT_MESSAGE, "minutes": minutes}, status=429
+        )
     response["Retry-After"] = str(minutes * 60)
     return response
 
@@ -106,6 +111,7 @@ class LoginView(auth_views.LoginView):
 
 
 # --- API tokens that expire and can be revoked -------------------------------------------
+
 
 class TokenOutputSerializer(serializers.Serializer):
     token = serializers.CharField(help_text="Send as `Authorization: Token <token>`.")
@@ -145,6 +151,7 @@ class TokenRevokeApi(APIView):
 
 
 # --- the account page ------------------------------------------------------------------------
+
 
 @login_required
 def account(request):

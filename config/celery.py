@@ -9,6 +9,7 @@ job and keep its heartbeat while they run. ``config.recovery`` also holds the
 periodic requeue task (``CELERY_BEAT_SCHEDULE`` in settings) and the hook that
 sends still-queued jobs when a worker starts.
 """
+
 import os
 
 from celery import Celery

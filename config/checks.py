@@ -41,12 +41,14 @@ def static_files_collected(app_configs, **kwargs):
     manifest = Path(settings.STATIC_ROOT) / "staticfiles.json"
     if manifest.is_file():
         return []
-    return [Error(
-        f"Static files are not collected: {manifest} is missing, so every page would answer 500.",
-        hint="Run `make collectstatic` (python manage.py collectstatic --noinput) with the production "
-             "environment, as part of every deployment.",
-        id="paraeval.E001",
-    )]
+    return [
+        Error(
+            f"Static files are not collected: {manifest} is missing, so every page would answer 500.",
+            hint="Run `make collectstatic` (python manage.py collectstatic --noinput) with the production "
+            "environment, as part of every deployment.",
+            id="paraeval.E001",
+        )
+    ]
 
 
 @register(Tags.security, deploy=True)
@@ -65,10 +67,14 @@ def proxy_declared(app_configs, **kwargs):
         signs.append(f"requests came with forwarding headers ({seen}; remove {_marker()} once fixed)")
     if not signs:
         return []
-    return [Warning(
-        "paraeval looks to be behind a proxy, but PARAEVAL_NUM_PROXIES is 0: " + "; ".join(signs) + ". Every client "
-        "then has the proxy's address, so the per-address join limit caps the whole site.",
-        hint="Set PARAEVAL_NUM_PROXIES to the number of proxies that append to X-Forwarded-For (1 for one nginx or "
-             "Caddy), and PARAEVAL_TRUSTED_PROXIES to where they connect from; see docs/deployment.md.",
-        id="paraeval.W002",
-    )]
+    return [
+        Warning(
+            "paraeval looks to be behind a proxy, but PARAEVAL_NUM_PROXIES is 0: "
+            + "; ".join(signs)
+            + ". Every client "
+            "then has the proxy's address, so the per-address join limit caps the whole site.",
+            hint="Set PARAEVAL_NUM_PROXIES to the number of proxies that append to X-Forwarded-For (1 for one nginx or "
+            "Caddy), and PARAEVAL_TRUSTED_PROXIES to where they connect from; see docs/deployment.md.",
+            id="paraeval.W002",
+        )
+    ]

@@ -50,7 +50,10 @@ class RejectNulMiddleware:
     def __call__(self, request):
         if "\x00" in request.path or _nul_in(request.GET):
             return HttpResponseBadRequest("NUL characters are not allowed in URLs.")
-        if request.method == "POST" and request.content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        if request.method == "POST" and request.content_type in (
+            "application/x-www-form-urlencoded",
+            "multipart/form-data",
+        ):
             if _nul_in(request.POST):
                 return HttpResponseBadRequest("NUL characters are not allowed in form fields.")
         return self.get_response(request)
@@ -82,8 +85,9 @@ class PrivateNoStoreMiddleware:
 
 #: Seconds a client is asked to wait (``Retry-After``) when a shared service is unreachable.
 SERVICE_UNAVAILABLE_RETRY_SECONDS = 30
-SERVICE_UNAVAILABLE_MESSAGE = ("The service is briefly unavailable: a part of it is restarting. "
-                               "Please try again in a minute.")
+SERVICE_UNAVAILABLE_MESSAGE = (
+    "The service is briefly unavailable: a part of it is restarting. Please try again in a minute."
+)
 
 
 #: Errors that mean "the cache (Redis) or the broker cannot be reached", not a bug.
@@ -112,12 +116,19 @@ class ServiceUnavailableMiddleware:
     def process_exception(self, request, exception):
         if not isinstance(exception, OUTAGE_ERRORS):
             return None
-        outage_log.error("503 on %s %s: cache or broker unreachable (%s: %s)",
-                         request.method, request.path, type(exception).__name__, exception)
+        outage_log.error(
+            "503 on %s %s: cache or broker unreachable (%s: %s)",
+            request.method,
+            request.path,
+            type(exception).__name__,
+            exception,
+        )
         response: HttpResponse
         if wants_json(request):
-            response = JsonResponse({"detail": SERVICE_UNAVAILABLE_MESSAGE,
-                                     "retry_after_seconds": SERVICE_UNAVAILABLE_RETRY_SECONDS}, status=503)
+            response = JsonResponse(
+                {"detail": SERVICE_UNAVAILABLE_MESSAGE, "retry_after_seconds": SERVICE_UNAVAILABLE_RETRY_SECONDS},
+                status=503,
+            )
         else:
             response = render(request, "503.html", {"retry_seconds": SERVICE_UNAVAILABLE_RETRY_SECONDS}, status=503)
         response["Retry-After"] = str(SERVICE_UNAVAILABLE_RETRY_SECONDS)
@@ -142,8 +153,11 @@ class LengthRequiredMiddleware:
 
     def __call__(self, request):
         if request.META.get("HTTP_TRANSFER_ENCODING") and not request.META.get("CONTENT_LENGTH"):
-            return HttpResponse("Send the request body with a Content-Length header (chunked bodies are not read).\n",
-                                status=411, content_type="text/plain; charset=utf-8")
+            return HttpResponse(
+                "Send the request body with a Content-Length header (chunked bodies are not read).\n",
+                status=411,
+                content_type="text/plain; charset=utf-8",
+            )
         return self.get_response(request)
 
 
@@ -174,8 +188,11 @@ class ProxyHeadersWatchMiddleware:
             remote = request.META.get("REMOTE_ADDR", "")
             if not trusted_proxy(remote):
                 self.untrusted_seen = True
-                proxy_logger.warning("X-Forwarded-For came from %s, which is not in PARAEVAL_TRUSTED_PROXIES, and was "
-                                     "ignored: if that is your proxy, add it (docs/deployment.md)", remote)
+                proxy_logger.warning(
+                    "X-Forwarded-For came from %s, which is not in PARAEVAL_TRUSTED_PROXIES, and was "
+                    "ignored: if that is your proxy, add it (docs/deployment.md)",
+                    remote,
+                )
         if not self.seen and not settings.PARAEVAL_NUM_PROXIES:
             header = next((h for h in ("HTTP_X_FORWARDED_FOR", "HTTP_FORWARDED") if h in request.META), None)
             if header is not None:
@@ -183,6 +200,9 @@ class ProxyHeadersWatchMiddleware:
                 from .checks import proxy_headers_seen_record
 
                 proxy_headers_seen_record(header=header[5:].replace("_", "-").title())
-                proxy_logger.warning("a request came with %s while PARAEVAL_NUM_PROXIES=0: if a proxy stands in front "
-                                     "of paraeval, declare it (docs/deployment.md)", header[5:].replace("_", "-").title())
+                proxy_logger.warning(
+                    "a request came with %s while PARAEVAL_NUM_PROXIES=0: if a proxy stands in front "
+                    "of paraeval, declare it (docs/deployment.md)",
+                    header[5:].replace("_", "-").title(),
+                )
         return self.get_response(request)

@@ -106,8 +106,9 @@ def job_claim(model, pk: int, *, stale_after: timedelta | None) -> bool:
         return True
     stale_after = max(stale_after, timedelta(seconds=3 * settings.PARAEVAL_JOB_HEARTBEAT_SECONDS))
     return bool(
-        rows.filter(Q(status=JobStatus.QUEUED) | Q(status=JobStatus.RUNNING, updated_at__lt=now - stale_after))
-        .update(status=JobStatus.RUNNING, updated_at=now)
+        rows.filter(Q(status=JobStatus.QUEUED) | Q(status=JobStatus.RUNNING, updated_at__lt=now - stale_after)).update(
+            status=JobStatus.RUNNING, updated_at=now
+        )
     )
 
 
@@ -173,8 +174,9 @@ class JobTask(Task):
             marker = (req.headers or {}).get(REQUEUE_HEADER)
         stale_after = None if marker is None else timedelta(seconds=float(marker))
         if spec.claims and not job_claim(model, pk, stale_after=stale_after):
-            logger.info("%s %s: a resent message found the job finished or claimed by a live worker; dropped",
-                        self.name, pk)
+            logger.info(
+                "%s %s: a resent message found the job finished or claimed by a live worker; dropped", self.name, pk
+            )
             return None
         if req.is_eager:  # run in the caller's thread: nothing to keep alive
             return self.run(*args, **kwargs)
@@ -227,8 +229,11 @@ def jobs_to_resend(model, *, stale_after: timedelta | None = None, queued_after:
     else:
         picked = list(queued.values_list("pk", flat=True))
     if stale_after is not None:
-        picked += list(model.objects.filter(status=JobStatus.RUNNING, updated_at__lt=now - stale_after)
-                       .values_list("pk", flat=True))
+        picked += list(
+            model.objects.filter(status=JobStatus.RUNNING, updated_at__lt=now - stale_after).values_list(
+                "pk", flat=True
+            )
+        )
     return picked
 
 

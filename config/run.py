@@ -104,7 +104,9 @@ def check_port(host: str, port: int) -> None:
                     f"another port: make run PORT={port + 1}"
                 ) from None
             if exc.errno == errno.EACCES:
-                raise LaunchError(f"paraeval: no permission to listen on port {port}; choose a port above 1023: make run PORT=8000") from None
+                raise LaunchError(
+                    f"paraeval: no permission to listen on port {port}; choose a port above 1023: make run PORT=8000"
+                ) from None
             raise LaunchError(f"paraeval: cannot listen on {host}:{port}: {exc.strerror}") from None
 
 
@@ -117,8 +119,9 @@ def record_url(directory: Path, url: str) -> Path:
     return path
 
 
-def wait_until_listening(host: str, port: int, proc: subprocess.Popen, timeout: float = 60.0,
-                         stop: _StopRequest | None = None) -> bool:
+def wait_until_listening(
+    host: str, port: int, proc: subprocess.Popen, timeout: float = 60.0, stop: _StopRequest | None = None
+) -> bool:
     """True once something accepts connections on ``host:port`` (False if ``proc`` died or ``stop`` is set)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -198,8 +201,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
     parser.add_argument("--concurrency", type=int, default=int(os.environ.get("WORKER_CONCURRENCY", "2")))
-    parser.add_argument("--prepare", action="store_true",
-                        help="after the checks, migrate and load the demo study (what `make run` does)")
+    parser.add_argument(
+        "--prepare",
+        action="store_true",
+        help="after the checks, migrate and load the demo study (what `make run` does)",
+    )
     args = parser.parse_args(argv)
 
     try:
@@ -230,24 +236,41 @@ def main(argv: list[str] | None = None) -> int:
     record_url(var_dir(), url)
     try:
         worker = subprocess.Popen(
-            [str(bin_dir / "celery"), "-A", "config", "worker", "-B", "--loglevel=INFO",
-             f"--concurrency={args.concurrency}"],
-            cwd=ROOT, start_new_session=True)
+            [
+                str(bin_dir / "celery"),
+                "-A",
+                "config",
+                "worker",
+                "-B",
+                "--loglevel=INFO",
+                f"--concurrency={args.concurrency}",
+            ],
+            cwd=ROOT,
+            start_new_session=True,
+        )
         if not stop:
             web = subprocess.Popen(
                 [sys.executable, "manage.py", "runserver", "--noreload", f"{args.host}:{args.port}"],
-                cwd=ROOT, start_new_session=True)
+                cwd=ROOT,
+                start_new_session=True,
+            )
             if wait_until_listening(args.host, args.port, web, stop=stop):
                 print(f"\nparaeval is ready at {url}  (Ctrl-C stops the server and the worker)\n", flush=True)
         while not stop:
             if web is not None and web.poll() is not None:
-                print(f"paraeval: the web server stopped (exit code {web.returncode}); stopping the worker",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"paraeval: the web server stopped (exit code {web.returncode}); stopping the worker",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 _stop(worker)
                 return 1
             if worker.poll() is not None:
-                print(f"paraeval: the Celery worker stopped (exit code {worker.returncode}); stopping the web server",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"paraeval: the Celery worker stopped (exit code {worker.returncode}); stopping the web server",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 _stop(web)
                 return 1
             time.sleep(0.2)
@@ -262,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
         for proc in (web, worker):
             _stop(proc)
         give_back_terminal()
+
 
 if __name__ == "__main__":
     sys.exit(main())

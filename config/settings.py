@@ -66,7 +66,9 @@ def _install_secret_key(path: Path) -> str:
 SECRET_KEY = env.str("SECRET_KEY", default="") or _install_secret_key(VAR_DIR / "secret_key")
 # -------------------------------------------------------------------------------
 
-ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=[] if PRODUCTION else ["localhost", "127.0.0.1", "[::1]", "testserver"])
+ALLOWED_HOSTS = env.list(
+    "ALLOWED_HOSTS", default=[] if PRODUCTION else ["localhost", "127.0.0.1", "[::1]", "testserver"]
+)
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
@@ -178,8 +180,10 @@ PARAEVAL_REQUEUE_ON_WORKER_START = env.bool("PARAEVAL_REQUEUE_ON_WORKER_START", 
 if PARAEVAL_JOB_HEARTBEAT_SECONDS <= 0 or PARAEVAL_REQUEUE_INTERVAL_SECONDS <= 0:
     raise ImproperlyConfigured("PARAEVAL_JOB_HEARTBEAT_SECONDS and PARAEVAL_REQUEUE_INTERVAL_SECONDS must be positive")
 if PARAEVAL_REQUEUE_STALE_SECONDS < 3 * PARAEVAL_JOB_HEARTBEAT_SECONDS:
-    raise ImproperlyConfigured("PARAEVAL_REQUEUE_STALE_SECONDS must be at least 3 x PARAEVAL_JOB_HEARTBEAT_SECONDS "
-                               "(a live job would look stale between two heartbeats)")
+    raise ImproperlyConfigured(
+        "PARAEVAL_REQUEUE_STALE_SECONDS must be at least 3 x PARAEVAL_JOB_HEARTBEAT_SECONDS "
+        "(a live job would look stale between two heartbeats)"
+    )
 #: Join links (docs/field-studies.md): how often beat expires the seats of participants idle past
 #: their link's timeout, so that a link filled by people who never came back opens again by itself.
 PARAEVAL_SEAT_RELEASE_INTERVAL_SECONDS = env.float("PARAEVAL_SEAT_RELEASE_INTERVAL_SECONDS", default=60)
@@ -212,8 +216,10 @@ CELERY_BEAT_SCHEDULE_FILENAME = env.str("CELERY_BEAT_SCHEDULE_FILENAME", default
 # --- auth, sessions, security --------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
-     "OPTIONS": {"min_length": env.int("PARAEVAL_PASSWORD_MIN_LENGTH", default=10)}},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": env.int("PARAEVAL_PASSWORD_MIN_LENGTH", default=10)},
+    },
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
@@ -226,7 +232,8 @@ CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://paraeval"
 PARAEVAL_CACHE_TIMEOUT = env.float("PARAEVAL_CACHE_TIMEOUT", default=1.0)
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
     CACHES["default"].setdefault("OPTIONS", {}).update(
-        {"socket_connect_timeout": PARAEVAL_CACHE_TIMEOUT, "socket_timeout": PARAEVAL_CACHE_TIMEOUT})
+        {"socket_connect_timeout": PARAEVAL_CACHE_TIMEOUT, "socket_timeout": PARAEVAL_CACHE_TIMEOUT}
+    )
 
 # --- brute-force guard (django-axes) and API tokens ------------------------
 # One guard for every way in: axes' backend refuses a locked-out login before any
@@ -262,8 +269,10 @@ if PARAEVAL_NUM_PROXIES < 0:
 #: Where a declared proxy may connect from (addresses or networks). X-Forwarded-For is read only on
 #: connections from these; anyone reaching gunicorn directly from elsewhere is known by their socket's
 #: address, whatever header they send. Default: loopback and private networks.
-PARAEVAL_TRUSTED_PROXIES = env.list("PARAEVAL_TRUSTED_PROXIES", default=[
-    "127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"])
+PARAEVAL_TRUSTED_PROXIES = env.list(
+    "PARAEVAL_TRUSTED_PROXIES",
+    default=["127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"],
+)
 #: API tokens expire this many seconds after they were issued (default 30 days).
 PARAEVAL_TOKEN_TTL = env.int("PARAEVAL_TOKEN_TTL", default=30 * 24 * 3600)
 if PARAEVAL_TOKEN_TTL <= 0:
@@ -363,8 +372,11 @@ PARAEVAL_JOIN_PER_LINK_PER_MINUTE = env.int("PARAEVAL_JOIN_PER_LINK_PER_MINUTE",
 #: Unset, it is the address the last `make run` on this var/ serves (var/server-url, written by
 #: config/run.py with its HOST and PORT), else http://127.0.0.1:8000, `make run`'s default.
 _SERVER_URL_FILE = VAR_DIR / "server-url"
-PARAEVAL_BASE_URL = env.str("PARAEVAL_BASE_URL", default="") or (
-    _SERVER_URL_FILE.read_text(encoding="utf-8").strip() if _SERVER_URL_FILE.is_file() else "") or "http://127.0.0.1:8000"
+PARAEVAL_BASE_URL = (
+    env.str("PARAEVAL_BASE_URL", default="")
+    or (_SERVER_URL_FILE.read_text(encoding="utf-8").strip() if _SERVER_URL_FILE.is_file() else "")
+    or "http://127.0.0.1:8000"
+)
 #: Where the documentation site is read; the pages link to it (`make docs` serves it at this default).
 PARAEVAL_DOCS_URL = env.str("PARAEVAL_DOCS_URL", default="http://127.0.0.1:8001/").rstrip("/") + "/"
 #: Uploads above this size are refused before parsing (bytes).
@@ -396,15 +408,26 @@ LOGGING = {
     # A refused request (403) is an answer, not a failure: log its one line without the
     # traceback Django attaches (config.logging_filters.DropPermissionDeniedTraceback).
     # Participants' platform ids (?PROLIFIC_PID=...) never reach a log line (config/access_log.py).
-    "filters": {"no_403_traceback": {"()": "config.logging_filters.DropPermissionDeniedTraceback"},
-                "no_platform_ids": {"()": "config.logging_filters.RedactPlatformIds"}},
-    "formatters": {"django.server": {"()": "django.utils.log.ServerFormatter", "format": "[{server_time}] {message}",
-                                     "style": "{"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["no_403_traceback", "no_platform_ids"]},
-                 # Django's own runserver handler, with the same filter.
-                 "django.server": {"level": "INFO", "class": "logging.StreamHandler", "formatter": "django.server",
-                                   "filters": ["no_platform_ids"]}},
+    "filters": {
+        "no_403_traceback": {"()": "config.logging_filters.DropPermissionDeniedTraceback"},
+        "no_platform_ids": {"()": "config.logging_filters.RedactPlatformIds"},
+    },
+    "formatters": {
+        "django.server": {"()": "django.utils.log.ServerFormatter", "format": "[{server_time}] {message}", "style": "{"}
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["no_403_traceback", "no_platform_ids"]},
+        # Django's own runserver handler, with the same filter.
+        "django.server": {
+            "level": "INFO",
+            "class": "logging.StreamHandler",
+            "formatter": "django.server",
+            "filters": ["no_platform_ids"],
+        },
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"},
-                "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
+    },
 }

@@ -32,7 +32,8 @@ if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("CELERY_BROKER_URL")
     # Set in the environment, not only in settings: Celery and the worker
     # subprocesses that tests start read CELERY_BROKER_URL from there first.
     os.environ["CELERY_BROKER_URL"] = _broker_for_xdist_worker(
-        os.environ["CELERY_BROKER_URL"], os.environ["PYTEST_XDIST_WORKER"])
+        os.environ["CELERY_BROKER_URL"], os.environ["PYTEST_XDIST_WORKER"]
+    )
 
 from .settings import *  # noqa: E402,F401,F403
 from .settings import VAR_DIR  # noqa: E402

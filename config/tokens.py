@@ -57,5 +57,6 @@ class ExpiringTokenAuthentication(TokenAuthentication):
         user, token = super().authenticate_credentials(key)
         if api_token_is_expired(token):
             raise exceptions.AuthenticationFailed(
-                "Token expired: request a new one from /api/auth/token/ with your username and password.")
+                "Token expired: request a new one from /api/auth/token/ with your username and password."
+            )
         return user, token

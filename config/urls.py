@@ -15,8 +15,15 @@ from annotation import views as annotation_views
 
 from . import auth
 
-APPS = ["annotation", "annotation.judging", "annotation.alignment", "annotation.participation", "metrics", "metrics.reports",
-        "metrics.dashboard"]
+APPS = [
+    "annotation",
+    "annotation.judging",
+    "annotation.alignment",
+    "annotation.participation",
+    "metrics",
+    "metrics.reports",
+    "metrics.dashboard",
+]
 
 api_patterns = [
     path("auth/token/", auth.ObtainExpiringAuthToken.as_view(), name="api_token"),
@@ -27,7 +34,11 @@ api_patterns = [
 
 urlpatterns = [
     path("", annotation_views.home, name="home"),
-    path("favicon.ico", lambda request: HttpResponsePermanentRedirect(staticfiles_storage.url("favicon.svg")), name="favicon"),
+    path(
+        "favicon.ico",
+        lambda request: HttpResponsePermanentRedirect(staticfiles_storage.url("favicon.svg")),
+        name="favicon",
+    ),
     path("accounts/login/", auth.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/", auth.account, name="account"),

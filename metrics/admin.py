@@ -8,8 +8,18 @@ class MetricRunAdmin(admin.ModelAdmin):
     list_display = ["id", "metric", "study", "status", "progress_done", "progress_total", "corpus_score", "created_at"]
     list_filter = ["status", "metric"]
     search_fields = ["metric", "signature", "study__name"]
-    readonly_fields = ["signature", "corpus_score", "ci_low", "ci_high", "system_scores", "started_at", "finished_at",
-                       "compute_seconds", "progress_done", "progress_total"]
+    readonly_fields = [
+        "signature",
+        "corpus_score",
+        "ci_low",
+        "ci_high",
+        "system_scores",
+        "started_at",
+        "finished_at",
+        "compute_seconds",
+        "progress_done",
+        "progress_total",
+    ]
     raw_id_fields = ["study", "created_by"]
 
 

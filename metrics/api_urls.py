@@ -12,14 +12,20 @@ urlpatterns = [
     path("studies/<int:study_id>/metric-runs/", apis.MetricRunListApi.as_view(), name="run_list"),
     path("studies/<int:study_id>/metric-runs/create/", apis.MetricRunCreateApi.as_view(), name="run_create"),
     path("studies/<int:study_id>/metric-runs/<int:run_id>/", apis.MetricRunDetailApi.as_view(), name="run_detail"),
-    path("studies/<int:study_id>/metric-runs/<int:run_id>/cancel/", apis.MetricRunCancelApi.as_view(),
-         name="run_cancel"),
+    path(
+        "studies/<int:study_id>/metric-runs/<int:run_id>/cancel/", apis.MetricRunCancelApi.as_view(), name="run_cancel"
+    ),
     path("studies/<int:study_id>/metric-runs/<int:run_id>/retry/", apis.MetricRunRetryApi.as_view(), name="run_retry"),
-    path("studies/<int:study_id>/metric-runs/<int:run_id>/scores/", apis.MetricScoreListApi.as_view(),
-         name="score_list"),
-    path("studies/<int:study_id>/metric-runs/<int:run_id>/export/", apis.MetricRunExportApi.as_view(),
-         name="run_export"),
-    path("studies/<int:study_id>/metric-resources/upload/", apis.MetricResourceUploadApi.as_view(),
-         name="resource_upload"),
+    path(
+        "studies/<int:study_id>/metric-runs/<int:run_id>/scores/", apis.MetricScoreListApi.as_view(), name="score_list"
+    ),
+    path(
+        "studies/<int:study_id>/metric-runs/<int:run_id>/export/", apis.MetricRunExportApi.as_view(), name="run_export"
+    ),
+    path(
+        "studies/<int:study_id>/metric-resources/upload/",
+        apis.MetricResourceUploadApi.as_view(),
+        name="resource_upload",
+    ),
     path("studies/<int:study_id>/pem-models/train/", apis.PemModelTrainApi.as_view(), name="pem_model_train"),
 ]

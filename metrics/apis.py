@@ -75,7 +75,8 @@ class MetricInfoSerializer(serializers.Serializer):
     card = MetricCardSerializer(allow_null=True)
     higher_is_better = serializers.BooleanField()
     unavailable = serializers.CharField(
-        allow_null=True, help_text="why the metric cannot run here and the command that installs what it needs; null when it can"
+        allow_null=True,
+        help_text="why the metric cannot run here and the command that installs what it needs; null when it can",
     )
     params = MetricParamInfoSerializer(many=True)
     resources = MetricResourceInfoSerializer(many=True)
@@ -149,11 +150,13 @@ class MetricRunCreateApi(APIView):
         params = serializers.DictField(child=serializers.JSONField(allow_null=True), required=False, default=dict)
         against = serializers.ChoiceField(choices=Against.choices, required=False, allow_null=True, default=None)
         resources = serializers.DictField(child=serializers.IntegerField(), required=False, default=dict)
-        chunk_size = serializers.IntegerField(min_value=1, max_value=100_000, required=False, allow_null=True,
-                                              default=None)
+        chunk_size = serializers.IntegerField(
+            min_value=1, max_value=100_000, required=False, allow_null=True, default=None
+        )
 
     @extend_schema(
-        request=MetricRunCreateInputSerializer, responses={201: MetricRunOutputSerializer},
+        request=MetricRunCreateInputSerializer,
+        responses={201: MetricRunOutputSerializer},
         summary="Start a metric run over every candidate of the study",
         description="`params` may give any of the metric's parameters (see GET /api/metrics/); the others keep "
         "their defaults. `resources` maps the metric's resource names to uploaded resource ids. An identical run "
@@ -170,8 +173,14 @@ class MetricRunCreateApi(APIView):
                 raise ValidationError({"resources": [f"resource #{pk} ({name}) does not exist or is not yours to use"]})
         try:
             run = metric_run_create(
-                study=study, metric=args["metric"], params=args["params"], against=args["against"],
-                resources=args["resources"], chunk_size=args["chunk_size"], created_by=request.user)
+                study=study,
+                metric=args["metric"],
+                params=args["params"],
+                against=args["against"],
+                resources=args["resources"],
+                chunk_size=args["chunk_size"],
+                created_by=request.user,
+            )
         except DjangoValidationError as exc:
             raise _drf_error(exc) from None
         return Response(MetricRunOutputSerializer(run).data, status=status.HTTP_201_CREATED)
@@ -226,7 +235,8 @@ class MetricScoreListApi(APIView):
     @extend_schema(
         parameters=[
             OpenApiParameter("system", OpenApiTypes.STR, description="only this system's candidates"),
-            OpenApiParameter("page", OpenApiTypes.INT), OpenApiParameter("page_size", OpenApiTypes.INT),
+            OpenApiParameter("page", OpenApiTypes.INT),
+            OpenApiParameter("page_size", OpenApiTypes.INT),
         ],
         responses=MetricScorePageSerializer,
         summary="Per-candidate scores of a run (paginated)",
@@ -281,8 +291,9 @@ class MetricResourceOutputSerializer(serializers.Serializer):
 class MetricResourceListApi(APIView):
     @extend_schema(responses=MetricResourceOutputSerializer(many=True), summary="Metric resources you may use")
     def get(self, request):
-        return Response(MetricResourceOutputSerializer(
-            selectors.metric_resources_for_user(user=request.user), many=True).data)
+        return Response(
+            MetricResourceOutputSerializer(selectors.metric_resources_for_user(user=request.user), many=True).data
+        )
 
 
 class MetricResourceUploadApi(APIView):
@@ -348,7 +359,8 @@ class PemModelTrainApi(APIView):
         seed = serializers.IntegerField(min_value=0, required=False, default=0)
 
     @extend_schema(
-        request=PemModelTrainInputSerializer, responses={201: PemModelOutputSerializer},
+        request=PemModelTrainInputSerializer,
+        responses={201: PemModelOutputSerializer},
         summary="Train a PEM model on the study's judgments (in a worker)",
     )
     def post(self, request, study_id: int):

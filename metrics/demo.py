@@ -20,8 +20,7 @@ def setup(*, study, accounts, stdout=None) -> None:
     for slug in DEMO_METRICS:
         if slug not in registered:
             continue
-        run = metric_run_create(study=study, metric=slug, created_by=accounts.get("researcher"),
-                                         enqueue=False)
+        run = metric_run_create(study=study, metric=slug, created_by=accounts.get("researcher"), enqueue=False)
         run = metric_run_execute(run_id=run.pk)
         if stdout is not None:
             score = "—" if run.corpus_score is None else f"{run.corpus_score:.4f}"

@@ -33,8 +33,13 @@ def run_export_csv(*, run: MetricRun) -> str:
     writer.writerow(CSV_COLUMNS)
     for row in metric_export_rows(run=run):
         cells = [
-            row["item"], row["original_id"], row["system"], "true" if row["is_control"] else "false",
-            row["original"], row["candidate"], "" if row["score"] is None else repr(float(row["score"])),
+            row["item"],
+            row["original_id"],
+            row["system"],
+            "true" if row["is_control"] else "false",
+            row["original"],
+            row["candidate"],
+            "" if row["score"] is None else repr(float(row["score"])),
             json.dumps(row["stats"]),
         ]
         writer.writerow([neutralise_cell(c) if i in (1, 2, 4, 5) else c for i, c in enumerate(cells)])

@@ -47,7 +47,9 @@ class _MetricSelect(forms.Select):
 class MetricRunForm(forms.Form):
     metric = forms.ChoiceField(label="Metric", widget=_MetricSelect)
     against = forms.ChoiceField(
-        label="Compare the candidate with", choices=Against.choices, initial=Against.ORIGINAL,
+        label="Compare the candidate with",
+        choices=Against.choices,
+        initial=Against.ORIGINAL,
         help_text="For metrics with an 'against' parameter (BLEU, chrF, TER, …); others use the original.",
     )
 
@@ -62,8 +64,9 @@ class MetricRunForm(forms.Form):
         available = [m for m in catalog if not m.get("unavailable")]
         metric = self.fields["metric"]
         assert isinstance(metric, forms.ChoiceField)
-        metric.choices = ([(m["slug"], m["slug"]) for m in available]
-                          + [(m["slug"], f"{m['slug']} (unavailable)") for m in unavailable])
+        metric.choices = [(m["slug"], m["slug"]) for m in available] + [
+            (m["slug"], f"{m['slug']} (unavailable)") for m in unavailable
+        ]
         widget = self.fields["metric"].widget
         assert isinstance(widget, _MetricSelect)
         widget.unavailable = frozenset(m["slug"] for m in unavailable)
@@ -92,9 +95,16 @@ class MetricRunForm(forms.Form):
                     label=r["name"], required=False, choices=[("", empty)] + resource_choices, help_text=help_text
                 )
                 res.append(name)
-            self._groups.append({"slug": slug, "description": m["description"], "card": m.get("card"),
-                                 "unavailable": m.get("unavailable"),
-                                 "params": params, "resources": res})
+            self._groups.append(
+                {
+                    "slug": slug,
+                    "description": m["description"],
+                    "card": m.get("card"),
+                    "unavailable": m.get("unavailable"),
+                    "params": params,
+                    "resources": res,
+                }
+            )
 
     @staticmethod
     def _param_field(p: dict) -> forms.Field:
@@ -102,8 +112,11 @@ class MetricRunForm(forms.Form):
         label = p["name"]
         if p["type"] == "bool":
             return forms.ChoiceField(
-                label=label, required=False, help_text=help_text,
-                choices=[("true", "true"), ("false", "false")], initial=_default_text(p["default"]),
+                label=label,
+                required=False,
+                help_text=help_text,
+                choices=[("true", "true"), ("false", "false")],
+                initial=_default_text(p["default"]),
             )
         if p["choices"]:
             choices = [(_default_text(c), _default_text(c)) for c in p["choices"]]
@@ -115,7 +128,10 @@ class MetricRunForm(forms.Form):
             attrs["inputmode"] = "decimal" if p["type"] == "float" else "numeric"
         initial = "" if p["default"] is None else _default_text(p["default"])
         return forms.CharField(
-            label=label, required=False, help_text=help_text, initial=initial,
+            label=label,
+            required=False,
+            help_text=help_text,
+            initial=initial,
             widget=forms.TextInput(attrs=attrs | {"placeholder": _default_text(p["default"])}),
         )
 
@@ -175,13 +191,16 @@ class MetricResourceUploadForm(forms.Form):
 class PemTrainForm(forms.Form):
     name = forms.CharField(max_length=200, help_text="To tell models apart, e.g. 'demo, bible phrase table'.")
     test_share = forms.FloatField(
-        initial=0.2, min_value=0.05, max_value=0.5,
+        initial=0.2,
+        min_value=0.05,
+        max_value=0.5,
         help_text="Share of the originals held out for the test correlation (split by original).",
     )
     seed = forms.IntegerField(initial=0, min_value=0, help_text="Seed of the split and of the cross-validation folds.")
 
-    def __init__(self, *args, resource_specs: list[dict] | None = None, resources: Sequence[MetricResource] = (),
-                 **kwargs):
+    def __init__(
+        self, *args, resource_specs: list[dict] | None = None, resources: Sequence[MetricResource] = (), **kwargs
+    ):
         super().__init__(*args, **kwargs)
         choices = [(str(r.pk), f"{r.name} ({r.get_kind_display()}, {r.short_hash})") for r in resources]
         self.resource_fields = []

@@ -37,7 +37,9 @@ class MetricResource(TimeStampedModel):
     sha256 = models.CharField(max_length=64)
     size = models.PositiveBigIntegerField(default=0)
     description = models.TextField(blank=True)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     study = models.ForeignKey(Study, on_delete=models.SET_NULL, null=True, blank=True, related_name="metric_resources")
 
     class Meta:
@@ -78,7 +80,9 @@ class MetricRun(BackgroundJob):
     chunk_size = models.PositiveIntegerField(default=500)
     compute_seconds = models.FloatField(default=0.0, help_text="Summed worker time of all chunks.")
     cancel_requested = models.BooleanField(default=False)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -171,7 +175,9 @@ class PemModel(BackgroundJob):
     n_train = models.PositiveIntegerField(default=0)
     n_test = models.PositiveIntegerField(default=0)
     summary = models.JSONField(default=dict, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["-created_at"]

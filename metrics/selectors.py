@@ -64,8 +64,13 @@ def metric_scores_frame(*, run: MetricRun) -> pd.DataFrame:
     rows = (
         MetricScore.objects.filter(run=run)
         .order_by("candidate__original__position", "candidate__original__external_id", "candidate__system__name")
-        .values_list("candidate_id", "candidate__original__external_id", "candidate__system__name",
-                     "candidate__system__kind", "score")
+        .values_list(
+            "candidate_id",
+            "candidate__original__external_id",
+            "candidate__system__name",
+            "candidate__system__kind",
+            "score",
+        )
     )
     controls = set(SystemKind.control_kinds())
     data = [
@@ -89,16 +94,18 @@ def metric_export_rows(*, run: MetricRun) -> list[dict[str, Any]]:
     out = []
     for s in metric_scores_page(run=run):
         c = s.candidate
-        out.append({
-            "item": str(c.pk),
-            "original_id": c.original.external_id,
-            "system": c.system.name,
-            "is_control": c.system.is_control,
-            "original": c.original.text,
-            "candidate": c.text,
-            "score": s.score,
-            "stats": s.stats,
-        })
+        out.append(
+            {
+                "item": str(c.pk),
+                "original_id": c.original.external_id,
+                "system": c.system.name,
+                "is_control": c.system.is_control,
+                "original": c.original.text,
+                "candidate": c.text,
+                "score": s.score,
+                "stats": s.stats,
+            }
+        )
     return out
 
 
@@ -166,9 +173,9 @@ def metric_catalog_entry(slug: str) -> dict[str, Any]:
 
 
 def _managed_study_ids(user: User) -> QuerySet:
-    return Study.objects.filter(
-        Q(owner=user) | Q(memberships__user=user, memberships__role=Role.RESEARCHER)
-    ).values("pk")
+    return Study.objects.filter(Q(owner=user) | Q(memberships__user=user, memberships__role=Role.RESEARCHER)).values(
+        "pk"
+    )
 
 
 def metric_resources_for_user(*, user: User) -> QuerySet[MetricResource]:
@@ -215,13 +222,17 @@ def pem_training_targets(*, study: Study) -> pd.DataFrame:
     overall = frame[frame["criterion"] == "overall"]
     if overall.empty:
         return pd.DataFrame(columns=PEM_TARGET_COLUMNS)
-    grouped = overall.groupby("item", sort=True).agg(
-        original=("original", "first"),
-        is_control=("is_control", "first"),
-        control_kind=("control_kind", "first"),
-        n_judgments=("score", "size"),
-        target=("score", "mean"),
-    ).reset_index()
+    grouped = (
+        overall.groupby("item", sort=True)
+        .agg(
+            original=("original", "first"),
+            is_control=("is_control", "first"),
+            control_kind=("control_kind", "first"),
+            n_judgments=("score", "size"),
+            target=("score", "mean"),
+        )
+        .reset_index()
+    )
     expected = study_control_expected(study=study) or {}
     for i in grouped.index[grouped["is_control"].astype(bool)]:
         kind = grouped.at[i, "control_kind"]
@@ -267,7 +278,6 @@ def metric_run_paired_stats(*, run: MetricRun) -> tuple[list[str], dict[str, np.
     names = sorted(systems)
     complete = [o for o, per in by_original.items() if len(per) == len(names)]
     out = {
-        s: np.asarray([by_original[o][s] for o in complete], dtype=np.float64).reshape(len(complete), -1)
-        for s in names
+        s: np.asarray([by_original[o][s] for o in complete], dtype=np.float64).reshape(len(complete), -1) for s in names
     }
     return complete, out

@@ -52,7 +52,7 @@ def metric_run_start_task(self, run_id: int) -> None:
         if self.request.retries >= self.max_retries:
             metric_run_fail(run_id=run_id, error=f"database error: {exc}")
             return
-        raise self.retry(exc=exc, countdown=2 ** self.request.retries)
+        raise self.retry(exc=exc, countdown=2**self.request.retries)
     if chunk_ids:
         group(metric_run_chunk_task.si(run_id, chunk_id) for chunk_id in chunk_ids).apply_async()
 
@@ -65,7 +65,7 @@ def metric_run_chunk_task(self, run_id: int, chunk_id: int) -> None:
         if self.request.retries >= self.max_retries:
             metric_run_fail(run_id=run_id, error=f"database error in chunk {chunk_id}: {exc}")
             return
-        raise self.retry(exc=exc, countdown=1 + 2 ** self.request.retries)
+        raise self.retry(exc=exc, countdown=1 + 2**self.request.retries)
 
 
 @shared_task(name="metrics.pem_model_train", bind=True, acks_late=True, max_retries=3)
@@ -76,4 +76,4 @@ def pem_model_train_task(self, pem_model_id: int) -> None:
         if self.request.retries >= self.max_retries:
             pem_model_fail(pem_model_id=pem_model_id, error=f"database error: {exc}")
             return
-        raise self.retry(exc=exc, countdown=2 ** self.request.retries)
+        raise self.retry(exc=exc, countdown=2**self.request.retries)

@@ -60,28 +60,35 @@ def runs(request, study):
             for msg in _messages_of(exc):
                 form.add_error(None, msg)
         else:
-            messages.success(request, f"Run #{run.pk} of {run.metric} is queued: {run.n} candidates in "
-                                      f"{run.progress_total} chunk(s).")
+            messages.success(
+                request,
+                f"Run #{run.pk} of {run.metric} is queued: {run.n} candidates in {run.progress_total} chunk(s).",
+            )
             return redirect("metrics:runs", study_id=study.pk)
     run_list = list(selectors.metric_runs_for_study(study=study)[:200])
     pem_models = list(selectors.pem_models_for_user(user=request.user))
     active = [{"id": r.pk, "url": _run_status_url(study, r)} for r in run_list if r.is_active]
     active += [
         {"id": f"pem-{m.pk}", "url": reverse("metrics:pem_status", kwargs={"study_id": study.pk, "pem_id": m.pk})}
-        for m in pem_models if m.study_id == study.pk and not m.is_finished
+        for m in pem_models
+        if m.study_id == study.pk and not m.is_finished
     ]
-    return render(request, "metrics/runs.html", study_context(
-        study,
-        runs=run_list,
-        form=form,
-        metric_groups=form.metric_groups(),
-        upload_form=MetricResourceUploadForm(),
-        resources=resources,
-        pem_models=pem_models,
-        pem_available=any(m["slug"] == "pem" for m in catalog),
-        pem_form=PemTrainForm(resource_specs=_pem_resource_specs(), resources=resources),
-        poll=active,
-    ))
+    return render(
+        request,
+        "metrics/runs.html",
+        study_context(
+            study,
+            runs=run_list,
+            form=form,
+            metric_groups=form.metric_groups(),
+            upload_form=MetricResourceUploadForm(),
+            resources=resources,
+            pem_models=pem_models,
+            pem_available=any(m["slug"] == "pem" for m in catalog),
+            pem_form=PemTrainForm(resource_specs=_pem_resource_specs(), resources=resources),
+            poll=active,
+        ),
+    )
 
 
 @researcher_study_required
@@ -89,7 +96,8 @@ def run_detail(request, study, run_id: int):
     run = get_object_or_404(MetricRun, pk=run_id, study=study)
     system = request.GET.get("system") or None
     page = Paginator(selectors.metric_scores_page(run=run, system=system), SCORES_PER_PAGE).get_page(
-        request.GET.get("page"))
+        request.GET.get("page")
+    )
     resource_rows = []
     if run.resources:
         found = selectors.metric_resources_by_id(ids=run.resources.values())
@@ -100,23 +108,35 @@ def run_detail(request, study, run_id: int):
         card = None  # a run of a metric no longer registered still shows its numbers
     if card is not None:
         card = card | {"direction_text": direction_text(card["direction"])}
-    return render(request, "metrics/run_detail.html", study_context(
-        study,
-        run=run,
-        card=card,
-        page=page,
-        system=system,
-        systems=[s["system"] for s in run.system_scores],
-        resource_rows=resource_rows,
-        poll=[{"id": run.pk, "url": _run_status_url(study, run)}] if run.is_active else [],
-    ))
+    return render(
+        request,
+        "metrics/run_detail.html",
+        study_context(
+            study,
+            run=run,
+            card=card,
+            page=page,
+            system=system,
+            systems=[s["system"] for s in run.system_scores],
+            resource_rows=resource_rows,
+            poll=[{"id": run.pk, "url": _run_status_url(study, run)}] if run.is_active else [],
+        ),
+    )
 
 
 def run_status_payload(run: MetricRun) -> dict:
     return {
-        "id": run.pk, "status": run.status, "phase": run.phase, "percent": run.percent,
-        "done": run.progress_done, "total": run.progress_total, "unit": "chunks", "error": run.error,
-        "corpus_score": run.corpus_score, "ci_low": run.ci_low, "ci_high": run.ci_high,
+        "id": run.pk,
+        "status": run.status,
+        "phase": run.phase,
+        "percent": run.percent,
+        "done": run.progress_done,
+        "total": run.progress_total,
+        "unit": "chunks",
+        "error": run.error,
+        "corpus_score": run.corpus_score,
+        "ci_low": run.ci_low,
+        "ci_high": run.ci_high,
     }
 
 
@@ -162,8 +182,10 @@ def run_export(request, study, run_id: int, fmt: str):
     if fmt == "csv":
         response = HttpResponse(run_export_csv(run=run), content_type="text/csv; charset=utf-8")
     elif fmt == "json":
-        response = HttpResponse(json.dumps(run_export_json(run=run), ensure_ascii=False, indent=1),
-                                content_type="application/json; charset=utf-8")
+        response = HttpResponse(
+            json.dumps(run_export_json(run=run), ensure_ascii=False, indent=1),
+            content_type="application/json; charset=utf-8",
+        )
     else:
         raise Http404("unknown export format")
     response["Content-Disposition"] = f'attachment; filename="{stem}.{fmt}"'
@@ -177,8 +199,13 @@ def resource_upload(request, study):
     if form.is_valid():
         try:
             res = metric_resource_create(
-                name=form.cleaned_data["name"], kind=form.cleaned_data["kind"], file=form.cleaned_data["file"],
-                owner=request.user, study=study, description=form.cleaned_data["description"])
+                name=form.cleaned_data["name"],
+                kind=form.cleaned_data["kind"],
+                file=form.cleaned_data["file"],
+                owner=request.user,
+                study=study,
+                description=form.cleaned_data["description"],
+            )
         except ValidationError as exc:
             messages.error(request, "The resource was not stored: " + " ".join(_messages_of(exc)))
         else:
@@ -197,9 +224,13 @@ def pem_train(request, study):
     if form.is_valid():
         try:
             model = pem_model_create(
-                study=study, name=form.cleaned_data["name"], created_by=request.user,
-                feature_resources=form.feature_resources(), test_share=form.cleaned_data["test_share"],
-                seed=form.cleaned_data["seed"])
+                study=study,
+                name=form.cleaned_data["name"],
+                created_by=request.user,
+                feature_resources=form.feature_resources(),
+                test_share=form.cleaned_data["test_share"],
+                seed=form.cleaned_data["seed"],
+            )
         except ValidationError as exc:
             messages.error(request, "PEM training was not started: " + " ".join(_messages_of(exc)))
         else:
@@ -235,8 +266,16 @@ def pem_run(request, study, pem_id: int):
 @require_GET
 def pem_status(request, study, pem_id: int):
     model = get_object_or_404(PemModel, pk=pem_id, study=study)
-    return JsonResponse({
-        "id": model.pk, "status": model.status, "phase": model.phase, "percent": model.percent,
-        "done": model.progress_done, "total": model.progress_total, "unit": "steps", "error": model.error,
-        "test_pearson": model.test_pearson,
-    })
+    return JsonResponse(
+        {
+            "id": model.pk,
+            "status": model.status,
+            "phase": model.phase,
+            "percent": model.percent,
+            "done": model.progress_done,
+            "total": model.progress_total,
+            "unit": "steps",
+            "error": model.error,
+            "test_pearson": model.test_pearson,
+        }
+    )

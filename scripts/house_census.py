@@ -12,6 +12,7 @@
 - files under 40 lines that hold one helper: a module, not an ``__init__``, with exactly one top-level function or
   class.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,8 +26,12 @@ APPS = ("annotation", "metrics", "config")
 
 
 def app_files() -> list[Path]:
-    return sorted(p for app in APPS for p in (ROOT / app).rglob("*.py")
-                  if "migrations" not in p.parts and "__pycache__" not in p.parts)
+    return sorted(
+        p
+        for app in APPS
+        for p in (ROOT / app).rglob("*.py")
+        if "migrations" not in p.parts and "__pycache__" not in p.parts
+    )
 
 
 def module_name(path: Path) -> str:
@@ -176,8 +181,10 @@ def main() -> None:
     loops = circles()
 
     print(f"re-export-only __init__ files: {len(faces)}, names handed on: {sum(map(len, faces.values()))}")
-    print(f"private names imported across app modules: {len(app_private)} in {len(by_module)} modules; "
-          f"by tests: {len(test_private)}")
+    print(
+        f"private names imported across app modules: {len(app_private)} in {len(by_module)} modules; "
+        f"by tests: {len(test_private)}"
+    )
     print(f"circles in the import graph: {len(loops)} (modules in them: {sum(map(len, loops))})")
     print(f"files under 40 lines holding one helper: {len(small)}")
     if args.list:

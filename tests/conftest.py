@@ -12,10 +12,18 @@ from annotation.enums import Role
 
 CHROMIUM = os.environ.get("PARAEVAL_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
 ]
-SCREENSHOT_DIR = Path(os.environ.get("PARAEVAL_SCREENSHOT_DIR", Path(__file__).resolve().parent.parent / "var" / "screenshots"))
+SCREENSHOT_DIR = Path(
+    os.environ.get("PARAEVAL_SCREENSHOT_DIR", Path(__file__).resolve().parent.parent / "var" / "screenshots")
+)
 
 
 def chromium_available() -> bool:
@@ -24,18 +32,22 @@ def chromium_available() -> bool:
 
 def pytest_report_header(config):
     if not chromium_available():
-        return [f"!!! BROWSER TESTS SKIPPED: no Chromium at {CHROMIUM} (apt-get install chromium, or set PARAEVAL_CHROMIUM) !!!"]
+        return [
+            f"!!! BROWSER TESTS SKIPPED: no Chromium at {CHROMIUM} (apt-get install chromium, or set PARAEVAL_CHROMIUM) !!!"
+        ]
     return [f"browser tests: Chromium at {CHROMIUM}"]
 
 
 def pytest_addoption(parser):
     parser.addoption(
-        "--backend-pass", action="store_true",
+        "--backend-pass",
+        action="store_true",
         help="a second pass on other backends (PostgreSQL, Redis, RabbitMQ): leave out the tests of "
         "metrics/core that touch no database. metrics.core is pure Python by an import contract "
         "(.importlinter), so their outcome cannot depend on DATABASE_URL or CELERY_BROKER_URL and the "
         "first pass ran them; those marked `extras` (they need an optional extra that the first pass "
-        "lacked) still run.")
+        "lacked) still run.",
+    )
 
 
 #: The fixtures through which a test reaches the database or a server on it.
@@ -46,8 +58,12 @@ def _pure_core_test(item) -> bool:
     """A test of metrics/core that reaches no database and needs no optional extra."""
     path = Path(str(item.fspath)).resolve()
     core = Path(__file__).resolve().parent / "metrics" / "core"
-    return (core in path.parents and item.get_closest_marker("django_db") is None
-            and item.get_closest_marker("extras") is None and not DB_FIXTURES & set(item.fixturenames))
+    return (
+        core in path.parents
+        and item.get_closest_marker("django_db") is None
+        and item.get_closest_marker("extras") is None
+        and not DB_FIXTURES & set(item.fixturenames)
+    )
 
 
 def pytest_collection_modifyitems(config, items):
@@ -67,10 +83,13 @@ def pytest_terminal_summary(terminalreporter):
     if not chromium_available():
         terminalreporter.write_line(
             f"!!! Browser tests were SKIPPED: no Chromium at {CHROMIUM}. Install Debian's chromium to run them. !!!",
-            red=True, bold=True)
+            red=True,
+            bold=True,
+        )
 
 
 # --- people -----------------------------------------------------------------
+
 
 @pytest.fixture
 def make_user(db):
@@ -127,6 +146,7 @@ def api_client():
 
 # --- a real Celery worker ------------------------------------------------------
 
+
 def thread_worker(app, **kwargs):
     """``start_worker`` for a real Celery worker in a thread of the test process.
 
@@ -159,6 +179,7 @@ def celery_worker(transactional_db):
 
 
 # --- real Chromium ---------------------------------------------------------------
+
 
 @pytest.fixture(scope="session")
 def browser():

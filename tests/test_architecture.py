@@ -41,8 +41,13 @@ def test_metrics_core_really_loads_without_django(tmp_path):
         "assert not bad, bad\n"
     )
     root = Path(__file__).resolve().parent.parent
-    proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
-                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root)})
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root)},
+    )
     assert proc.returncode == 0, proc.stderr
 
 
@@ -86,9 +91,19 @@ def test_import_contracts_cover_the_layers_the_design_names():
 
     config = configparser.ConfigParser()
     config.read(ROOT / ".importlinter", encoding="utf-8")
-    contracts = {name.split(":", 2)[2]: config[name] for name in config.sections() if name.startswith("importlinter:contract:")}
-    assert {"core-no-django", "models-below-logic", "logic-below-web", "human-side-not-metrics-web",
-            "app-layers", "protocol-layers", "config-layers", "core-acyclic"} <= set(contracts)
+    contracts = {
+        name.split(":", 2)[2]: config[name] for name in config.sections() if name.startswith("importlinter:contract:")
+    }
+    assert {
+        "core-no-django",
+        "models-below-logic",
+        "logic-below-web",
+        "human-side-not-metrics-web",
+        "app-layers",
+        "protocol-layers",
+        "config-layers",
+        "core-acyclic",
+    } <= set(contracts)
     assert {contracts[c]["type"] for c in contracts} >= {"forbidden", "layers", "independence", "acyclic_siblings"}
     assert "django" in contracts["core-no-django"]["forbidden_modules"].split()
     assert "annotation.management" in contracts["logic-below-web"]["forbidden_modules"].split()
@@ -118,7 +133,9 @@ def _contracts():
 
     config = configparser.ConfigParser()
     config.read(ROOT / ".importlinter", encoding="utf-8")
-    return {name.split(":", 2)[2]: config[name] for name in config.sections() if name.startswith("importlinter:contract:")}
+    return {
+        name.split(":", 2)[2]: config[name] for name in config.sections() if name.startswith("importlinter:contract:")
+    }
 
 
 def layers_contracts_places() -> tuple[set[str], set[str]]:
@@ -133,8 +150,12 @@ def layers_contracts_places() -> tuple[set[str], set[str]]:
         if contract.get("type") != "layers":
             continue
         own = contract.get("containers", "").split()
-        names = [name.strip().strip("()") for line in contract["layers"].strip().splitlines()
-                 for name in re.split(r"[|:]", line) if name.strip()]
+        names = [
+            name.strip().strip("()")
+            for line in contract["layers"].strip().splitlines()
+            for name in re.split(r"[|:]", line)
+            if name.strip()
+        ]
         containers.update(own)
         if own:
             layers.update(f"{c}.{n}" for c in own for n in names)
@@ -159,15 +180,25 @@ def test_every_module_of_the_apps_is_in_a_layer():
     a layer in .importlinter (or be a sub-app: a container of its own)."""
     modules = app_modules()
     assert len(modules) > 300, modules
-    assert {"annotation.participation.services", "annotation.judging.screening_apis",
-            "metrics.reports.comparison", "metrics.core.sacre.bleu_stats", "config.settings"} <= set(modules)
+    assert {
+        "annotation.participation.services",
+        "annotation.judging.screening_apis",
+        "metrics.reports.comparison",
+        "metrics.core.sacre.bleu_stats",
+        "config.settings",
+    } <= set(modules)
     assert modules_in_no_layer(modules) == []
 
 
 def test_a_module_in_no_layer_is_named():
     """The check above is not vacuous: a module the contracts do not place is reported."""
-    strays = ["annotation.judging.newthing", "annotation.participation.newthing", "metrics.newthing.part",
-              "config.newthing", "annotation.judging.protocols.newthing"]
+    strays = [
+        "annotation.judging.newthing",
+        "annotation.participation.newthing",
+        "metrics.newthing.part",
+        "config.newthing",
+        "annotation.judging.protocols.newthing",
+    ]
     assert modules_in_no_layer([*app_modules(), *strays]) == strays
 
 
@@ -210,12 +241,18 @@ def test_every_kind_of_job_registers_its_requeuer_and_recovery_loads_no_app_code
     from metrics.services.runs import metric_runs_requeue_stale
 
     registered = dict(requeuers())
-    assert registered == {import_requeue: "import/generation job(s)", opening_requeue: "judging opening(s)",
-                          alignment_requeue: "alignment scoring/aligner run(s)",
-                          metric_runs_requeue_stale: "metric run(s)", reports_requeue_stale: "report(s)"}
+    assert registered == {
+        import_requeue: "import/generation job(s)",
+        opening_requeue: "judging opening(s)",
+        alignment_requeue: "alignment scoring/aligner run(s)",
+        metric_runs_requeue_stale: "metric run(s)",
+        reports_requeue_stale: "report(s)",
+    }
     recovery_imports = set(imported_modules(ROOT / "config" / "recovery.py"))
     # of the apps, only their definitions (JobStatus): no service, task or model module
-    assert not [m for m in recovery_imports if m.split(".")[0] in ("annotation", "metrics") and not m.endswith(".enums")]
+    assert not [
+        m for m in recovery_imports if m.split(".")[0] in ("annotation", "metrics") and not m.endswith(".enums")
+    ]
     assert "importlib" not in recovery_imports
 
 
@@ -234,6 +271,7 @@ def test_ruff_finds_nothing_with_the_agreed_rules():
     proc = subprocess.run([command, "check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     # and the tree is as ``ruff format`` leaves it (make lint checks the same)
-    proc = subprocess.run([command, "format", "--check", "--no-cache", "."], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+    proc = subprocess.run(
+        [command, "format", "--check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -35,7 +35,10 @@ def test_other_brokers_are_left_alone(monkeypatch):
     from config.celery import app
 
     declared = []
-    monkeypatch.setattr(app.amqp.queues[app.conf.task_default_queue].__class__, "declare",
-                        lambda self, *a, **k: declared.append(self.name))
+    monkeypatch.setattr(
+        app.amqp.queues[app.conf.task_default_queue].__class__,
+        "declare",
+        lambda self, *a, **k: declared.append(self.name),
+    )
     apps.declare_embedded_broker_queue()  # the test settings' broker is memory://
     assert declared == []

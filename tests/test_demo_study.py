@@ -21,8 +21,16 @@ def test_simulated_demo_report_ranks_human_first_and_embedding_neighbours_last(t
     systems = set(Candidate.objects.filter(original__study=study).values_list("system__name", flat=True))
     assert {"human", "synonyms", "pivot-mt", "embed-nn"} <= systems
     assert study.status == "open"
-    call_command("simulate_judges", DEMO_STUDY_NAME, "--judges", "3", "--seed", "1",
-                 "--profile", str(ROOT / "fixtures" / "demo" / "simulation_profile.json"))
+    call_command(
+        "simulate_judges",
+        DEMO_STUDY_NAME,
+        "--judges",
+        "3",
+        "--seed",
+        "1",
+        "--profile",
+        str(ROOT / "fixtures" / "demo" / "simulation_profile.json"),
+    )
     call_command("report", DEMO_STUDY_NAME, "--out", str(tmp_path), "--n-boot", "100", "--no-metrics")
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     ranking = report["result"]["system_ranking"]
@@ -63,8 +71,19 @@ def test_every_metric_that_needs_no_trained_model_scores_the_demo_study(tmp_path
     call_command("load_demo", "--quiet-credentials")
     study = Study.objects.get(name=DEMO_STUDY_NAME)
     slugs = [m.slug for m in available_metrics()]
-    assert {"bleu", "chrf", "ter", "pinc", "ibleu", "target-f1", "pivot-f1", "lm-fluency", "weem4pg",
-            "paraphrase-bleu", "pem"} <= set(slugs)
+    assert {
+        "bleu",
+        "chrf",
+        "ter",
+        "pinc",
+        "ibleu",
+        "target-f1",
+        "pivot-f1",
+        "lm-fluency",
+        "weem4pg",
+        "paraphrase-bleu",
+        "pem",
+    } <= set(slugs)
     for slug in ("ibleu",):
         run = metric_run_create(study=study, metric=slug, enqueue=False)
         metric_run_execute(run_id=run.pk)
@@ -105,8 +124,12 @@ def test_no_character_class_occurs_in_only_some_systems_candidates_of_the_demo()
 def test_demo_normalisation_keeps_apostrophes_and_drops_quotation_marks_and_paragraph_signs():
     from annotation.demo import demo_text_normalise
 
-    assert demo_text_normalise("\u00b6 And the Jews\u2019 passover was forty-six years.") == \
-        "And the Jews' passover was forty six years."
-    assert demo_text_normalise("He said, \u201cIsn\u2019t this Jesus? \u2018Take up your mat and walk\u2019 ?\u201d") == \
-        "He said, Isn't this Jesus? Take up your mat and walk?"
+    assert (
+        demo_text_normalise("\u00b6 And the Jews\u2019 passover was forty-six years.")
+        == "And the Jews' passover was forty six years."
+    )
+    assert (
+        demo_text_normalise("He said, \u201cIsn\u2019t this Jesus? \u2018Take up your mat and walk\u2019 ?\u201d")
+        == "He said, Isn't this Jesus? Take up your mat and walk?"
+    )
     assert demo_text_normalise("out of heaven\u2014not as our fathers") == "out of heaven, not as our fathers"

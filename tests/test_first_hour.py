@@ -21,8 +21,11 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def console_log():
     """What the console handler of settings.LOGGING writes, as text."""
-    handler = next(h for h in logging.getLogger().handlers if any(
-        type(f).__name__ == "DropPermissionDeniedTraceback" for f in h.filters))
+    handler = next(
+        h
+        for h in logging.getLogger().handlers
+        if any(type(f).__name__ == "DropPermissionDeniedTraceback" for f in h.filters)
+    )
     stream = io.StringIO()
     old = handler.setStream(stream)
     yield stream
@@ -102,7 +105,9 @@ def test_a_pem_run_page_says_what_pem_is_scored_from_not_compared_with_the_origi
 
 def test_a_bleu_run_page_still_says_what_it_was_compared_with(client, researcher):
     study = make_study(researcher)
-    run = MetricRun.objects.create(study=study, metric="bleu", params={"against": "reference"}, against="reference", n=21)
+    run = MetricRun.objects.create(
+        study=study, metric="bleu", params={"against": "reference"}, against="reference", n=21
+    )
     client.force_login(researcher)
     html = client.get(reverse("metrics:run_detail", kwargs={"study_id": study.pk, "run_id": run.pk})).content.decode()
     assert '<dt>Compared with</dt><dd id="compared-with">' in html

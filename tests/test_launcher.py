@@ -20,7 +20,11 @@ NOISE = ("Traceback", "Segmentation fault", "ForkPoolWorker", "SIGTERM", "ERROR"
 
 
 def _env(var_dir: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"}}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    }
     env.update(DJANGO_SETTINGS_MODULE="config.settings", PARAEVAL_VAR_DIR=str(var_dir), PYTHONUNBUFFERED="1")
     return env
 
@@ -32,8 +36,15 @@ def _free_port() -> int:
 
 
 def _launch(var_dir: Path, port: int, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "config.run", "--port", str(port), "--concurrency", "1"],
-                          cwd=ROOT, env=_env(var_dir), capture_output=True, text=True, timeout=30, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "config.run", "--port", str(port), "--concurrency", "1"],
+        cwd=ROOT,
+        env=_env(var_dir),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        **kw,
+    )
 
 
 def _processes_using(var_dir: Path) -> list[int]:
@@ -63,8 +74,10 @@ def test_run_on_a_busy_port_fails_at_once_with_one_line_and_starts_nothing(tmp_p
     assert proc.returncode == 1
     assert time.monotonic() - started < 10
     lines = proc.stderr.strip().splitlines()
-    assert lines == [f"paraeval: port {port} on 127.0.0.1 is already in use; stop what uses it or choose "
-                     f"another port: make run PORT={port + 1}"]
+    assert lines == [
+        f"paraeval: port {port} on 127.0.0.1 is already in use; stop what uses it or choose "
+        f"another port: make run PORT={port + 1}"
+    ]
     assert proc.stdout == ""  # no Celery banner: the worker never started
     assert _processes_using(tmp_path) == []
 
@@ -96,8 +109,13 @@ def test_ctrl_c_or_sigterm_stops_server_and_worker_quietly_with_exit_0(migrated_
     port = _free_port()
     launcher = subprocess.Popen(
         [sys.executable, "-m", "config.run", "--port", str(port), "--concurrency", "1"],
-        cwd=ROOT, env=_env(migrated_var), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        start_new_session=True)
+        cwd=ROOT,
+        env=_env(migrated_var),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         lines = []
         deadline = time.monotonic() + 90
@@ -130,8 +148,13 @@ def test_sigterm_before_the_server_is_ready_still_stops_everything_with_exit_0(m
     recorded and acted on between the launcher's steps: it stops both children and exits 0."""
     launcher = subprocess.Popen(
         [sys.executable, "-m", "config.run", "--port", str(_free_port()), "--concurrency", "1"],
-        cwd=ROOT, env=_env(migrated_var), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        start_new_session=True)
+        cwd=ROOT,
+        env=_env(migrated_var),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         time.sleep(1.0)
         launcher.send_signal(signal.SIGTERM)

@@ -40,15 +40,19 @@ def _upload_endpoints(study_id):
     return [
         (f"/api/studies/{study_id}/import/", {}, "rows.csv", rows),
         (f"/api/alignment/studies/{study_id}/pairs/import/", {}, "pairs.tsv", pairs),
-        (f"/api/alignment/studies/{study_id}/systems/import/", {"name": "s", "format": "pharaoh"}, "a.txt",
-         "0-0\n" * 400),
-        (f"/api/alignment/studies/{study_id}/runs/create/", {"kind": "paraphrases"}, "table.tsv",
-         "a\tb\n" * 400),
+        (
+            f"/api/alignment/studies/{study_id}/systems/import/",
+            {"name": "s", "format": "pharaoh"},
+            "a.txt",
+            "0-0\n" * 400,
+        ),
+        (f"/api/alignment/studies/{study_id}/runs/create/", {"kind": "paraphrases"}, "table.tsv", "a\tb\n" * 400),
     ]
 
 
 def test_api_uploads_over_the_limit_are_refused_from_their_size_before_a_byte_is_read(
-        api_client, researcher, study, settings, reads):
+    api_client, researcher, study, settings, reads
+):
     settings.PARAEVAL_IMPORT_MAX_BYTES = 1000
     api_client.force_authenticate(researcher)
     before = Original.objects.count()
@@ -62,7 +66,8 @@ def test_api_uploads_over_the_limit_are_refused_from_their_size_before_a_byte_is
 
 
 def test_a_metric_resource_over_the_limit_is_refused_before_it_is_read_or_hashed(
-        api_client, researcher, study, monkeypatch, reads):
+    api_client, researcher, study, monkeypatch, reads
+):
     from metrics import apis
     from metrics.models import MetricResource
     from metrics.services import resources
@@ -71,8 +76,11 @@ def test_a_metric_resource_over_the_limit_is_refused_before_it_is_read_or_hashed
     monkeypatch.setattr(apis, "RESOURCE_MAX_BYTES", 100)
     monkeypatch.setattr(resources, "RESOURCE_MAX_BYTES", 100)
     api_client.force_authenticate(researcher)
-    r = api_client.post(f"/api/studies/{study.pk}/metric-resources/upload/",
-                        {"file": NamedBytes(b"x" * 101, "big.txt"), "kind": "other"}, format="multipart")
+    r = api_client.post(
+        f"/api/studies/{study.pk}/metric-resources/upload/",
+        {"file": NamedBytes(b"x" * 101, "big.txt"), "kind": "other"},
+        format="multipart",
+    )
     assert r.status_code == 413 and "the limit is 100" in r.json()["detail"]
     assert reads == [] and not MetricResource.objects.exists()
 
@@ -88,7 +96,8 @@ def test_json_bodies_over_the_endpoint_limit_answer_413(api_client, researcher, 
 
 
 def test_a_metric_run_on_a_decompression_bomb_fails_with_the_reason_and_leaves_no_cache_file(
-        researcher, study, tmp_path, monkeypatch):
+    researcher, study, tmp_path, monkeypatch
+):
     import lzma
 
     from django.core.files.base import ContentFile
@@ -104,11 +113,17 @@ def test_a_metric_run_on_a_decompression_bomb_fails_with_the_reason_and_leaves_n
     monkeypatch.setattr(compressed, "DECOMPRESSED_MAX_BYTES", 1024 * 1024)
     metric_cache.clear()
     arpa = b"\\data\\\nngram 1=3\n\n\\1-grams:\n" + b"-1.0\tthe\n" * 500_000  # 4.5 MB unpacked
-    bomb = metric_resource_create(name="lm", kind="language_model", owner=researcher, study=study,
-                                           file=ContentFile(lzma.compress(arpa), name="lm.arpa.xz"))
+    bomb = metric_resource_create(
+        name="lm",
+        kind="language_model",
+        owner=researcher,
+        study=study,
+        file=ContentFile(lzma.compress(arpa), name="lm.arpa.xz"),
+    )
     assert bomb.size < 50_000
-    run = metric_run_create(study=study, metric="lm-fluency", resources={"model": bomb.pk},
-                                     created_by=researcher, enqueue=False)
+    run = metric_run_create(
+        study=study, metric="lm-fluency", resources={"model": bomb.pk}, created_by=researcher, enqueue=False
+    )
     run = metric_run_execute(run_id=run.pk)
     assert run.status == "failed"
     assert "expands to more than 1,048,576 bytes (PARAEVAL_DECOMPRESSED_MAX_BYTES)" in run.error

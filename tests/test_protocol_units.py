@@ -11,8 +11,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 #: Where protocol names may be compared: the registry and the protocol packages themselves,
 #: the stored choices (enums, the model field, migrations).
-ALLOWED = ("annotation/judging/protocols/", "annotation/judging/enums.py", "annotation/judging/models.py",
-           "/migrations/")
+ALLOWED = (
+    "annotation/judging/protocols/",
+    "annotation/judging/enums.py",
+    "annotation/judging/models.py",
+    "/migrations/",
+)
 #: A protocol-name test in Python or a template: ``protocol ==``/``!=``/``in``, a protocol
 #: name in quotes compared, a query on the field, ``Protocol.X`` (the stored choices).
 PATTERNS = [
@@ -46,9 +50,13 @@ def test_no_code_outside_the_registry_compares_protocol_names():
 
 def test_the_check_catches_a_protocol_name_comparison(tmp_path, monkeypatch):
     """The scan is real: each way of testing a protocol's name is caught."""
-    for line in ('if design.protocol == "comparison":', "if design.protocol != Protocol.COMPARISON:",
-                 'JudgingDesign.objects.filter(study=s, protocol="comparison")',
-                 '{% if report.result.protocol == "comparison" %}', 'if result.get("protocol") == "comparison":'):
+    for line in (
+        'if design.protocol == "comparison":',
+        "if design.protocol != Protocol.COMPARISON:",
+        'JudgingDesign.objects.filter(study=s, protocol="comparison")',
+        '{% if report.result.protocol == "comparison" %}',
+        'if result.get("protocol") == "comparison":',
+    ):
         assert any(p.search(line) for p in PATTERNS), line
 
 
@@ -86,8 +94,17 @@ def test_every_unit_with_screening_answers_the_training_and_attention_questions(
     from annotation.judging.protocols.base import JudgingProtocol
     from annotation.judging.protocols.registry import protocols_all
 
-    methods = ("training_columns", "training_slugs", "training_item_clean", "training_answer_clean",
-               "training_verdicts", "training_correct", "training_item_for_judge", "attention_draw", "attention_score")
+    methods = (
+        "training_columns",
+        "training_slugs",
+        "training_item_clean",
+        "training_answer_clean",
+        "training_verdicts",
+        "training_correct",
+        "training_item_for_judge",
+        "attention_draw",
+        "attention_score",
+    )
     screened = [u for u in protocols_all() if u.has_screening]
     assert {u.slug for u in screened} >= {"absolute", "comparison"}
     for unit in screened:

@@ -48,6 +48,7 @@ def test_login_is_locked_after_repeated_failures_and_unlocked_when_axes_resets(c
     reset(username="rita")  # what `manage.py axes_reset_username rita` does
     assert client.post("/accounts/login/", {"username": "rita", "password": "pw"}).status_code == 302
 
+
 def test_signed_in_pages_and_api_answers_are_never_cached(client, researcher, api_client):
     client.force_login(researcher)
     assert "no-store" in client.get("/studies/")["Cache-Control"]

@@ -29,8 +29,14 @@ PRODUCTION_KEY = "k" * 30 + "Zq9!x#Lm2@pR7$wN4%tY6^uI8&oP0*aS"
 
 def production_env(tmp_path, **extra):
     env = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE", "CACHE_URL"}}
-    env.update(DJANGO_SETTINGS_MODULE="config.settings", PARAEVAL_VAR_DIR=str(tmp_path), PARAEVAL_ENV="production",
-               SECRET_KEY=PRODUCTION_KEY, ALLOWED_HOSTS="example.org", **extra)
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        PARAEVAL_VAR_DIR=str(tmp_path),
+        PARAEVAL_ENV="production",
+        SECRET_KEY=PRODUCTION_KEY,
+        ALLOWED_HOSTS="example.org",
+        **extra,
+    )
     return env
 
 
@@ -52,20 +58,26 @@ def test_production_deploy_check_is_clean_after_collectstatic_and_pages_render(t
     assert manage(env, "collectstatic", "--noinput", "-v0").returncode == 0
     proc = manage(env, "check", "--deploy", "--fail-level", "WARNING")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    code = ("import django; django.setup(); from django.test import Client;"
-            "r = Client().get('/accounts/login/', HTTP_HOST='example.org', secure=True);"
-            "import re; print(r.status_code, bool(re.search(r'css/paraeval[.][0-9a-f]{12}[.]css', r.content.decode())))")
+    code = (
+        "import django; django.setup(); from django.test import Client;"
+        "r = Client().get('/accounts/login/', HTTP_HOST='example.org', secure=True);"
+        "import re; print(r.status_code, bool(re.search(r'css/paraeval[.][0-9a-f]{12}[.]css', r.content.decode())))"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
     assert out.stdout.split() == ["200", "True"], out.stderr[-2000:]
 
 
 def test_embedded_default_uses_sqlite_wal_and_a_serverless_broker(tmp_path):
-    code = ("from django.conf import settings as s; import django; django.setup();"
-            "print(s.DATABASES['default']['ENGINE']); print(s.CELERY_BROKER_URL);"
-            "from django.db import connection; c=connection.cursor(); c.execute('PRAGMA journal_mode'); print(c.fetchone()[0])")
+    code = (
+        "from django.conf import settings as s; import django; django.setup();"
+        "print(s.DATABASES['default']['ENGINE']); print(s.CELERY_BROKER_URL);"
+        "from django.db import connection; c=connection.cursor(); c.execute('PRAGMA journal_mode'); print(c.fetchone()[0])"
+    )
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL"}}
     env.update(DJANGO_SETTINGS_MODULE="config.settings", PARAEVAL_VAR_DIR=str(tmp_path))
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
     assert out[0] == "django.db.backends.sqlite3"
     assert out[1].startswith("sqla+sqlite:///") and str(tmp_path) in out[1]
     assert out[2] == "wal"
@@ -73,10 +85,13 @@ def test_embedded_default_uses_sqlite_wal_and_a_serverless_broker(tmp_path):
 
 def _settings_value(tmp_path, expr: str, **env_overrides) -> str:
     code = f"import django; django.setup(); from django.conf import settings as s; print({expr})"
-    env = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL"}}
+    env = {
+        k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL"}
+    }
     env.update({"DJANGO_SETTINGS_MODULE": "config.settings", "PARAEVAL_VAR_DIR": str(tmp_path)}, **env_overrides)
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                          check=True).stdout.strip()
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def test_development_makes_its_own_random_secret_key_under_var_readable_only_by_its_owner(tmp_path):
@@ -90,7 +105,9 @@ def test_development_makes_its_own_random_secret_key_under_var_readable_only_by_
 
 
 def test_a_secret_key_from_the_environment_wins_and_writes_no_file(tmp_path):
-    assert _settings_value(tmp_path, "s.SECRET_KEY", SECRET_KEY="from-the-environment-" + "x" * 40).startswith("from-the-env")
+    assert _settings_value(tmp_path, "s.SECRET_KEY", SECRET_KEY="from-the-environment-" + "x" * 40).startswith(
+        "from-the-env"
+    )
     assert not (tmp_path / "secret_key").exists()
 
 

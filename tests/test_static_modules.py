@@ -18,8 +18,11 @@ from django.core.management import call_command
 from django.test import override_settings
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = ["alignment/grid.js", *sorted(f"alignment/grid/{p.name}" for p in (ROOT / "static/alignment/grid").glob("*.js")),
-           *sorted(f"judging/{p.name}" for p in (ROOT / "static/judging").glob("*.js"))]
+MODULES = [
+    "alignment/grid.js",
+    *sorted(f"alignment/grid/{p.name}" for p in (ROOT / "static/alignment/grid").glob("*.js")),
+    *sorted(f"judging/{p.name}" for p in (ROOT / "static/judging").glob("*.js")),
+]
 IMPORT = re.compile(r"""^\s*(?:import|export)\b[^'"]*?\bfrom\s*["']([^"']+)["']""", re.MULTILINE)
 
 
@@ -36,14 +39,14 @@ def test_the_grid_is_an_es_module_with_relative_imports():
         assert (ROOT / "static/alignment" / spec).is_file(), spec
     for template in ("grid.html", "pair.html"):
         html = (ROOT / "templates/alignment" / template).read_text()
-        assert "<script type=\"module\" src=\"{% static 'alignment/grid.js' %}\"></script>" in html
+        assert '<script type="module" src="{% static \'alignment/grid.js\' %}"></script>' in html
 
 
 def test_the_judge_pages_share_their_form_module_by_relative_import():
     for page, template in (("rate.js", "rate.html"), ("compare.js", "compare.html")):
         assert _imports((ROOT / "static/judging" / page).read_text()) == ["./judge_form.js"]
         html = (ROOT / "templates/judging" / template).read_text()
-        assert f"<script type=\"module\" src=\"{{% static 'judging/{page}' %}}\"></script>" in html
+        assert f'<script type="module" src="{{% static \'judging/{page}\' %}}"></script>' in html
 
 
 def test_collectstatic_rewrites_module_imports_to_hashed_names(tmp_path):
@@ -58,7 +61,9 @@ def test_collectstatic_rewrites_module_imports_to_hashed_names(tmp_path):
         "staticfiles": {"BACKEND": "config.storage.ManifestStaticStorage"},
     }
     with override_settings(
-        STATIC_ROOT=root, STORAGES=storages, STATICFILES_DIRS=[source],
+        STATIC_ROOT=root,
+        STORAGES=storages,
+        STATICFILES_DIRS=[source],
         STATICFILES_FINDERS=["django.contrib.staticfiles.finders.FileSystemFinder"],
     ):
         call_command("collectstatic", interactive=False, verbosity=0)

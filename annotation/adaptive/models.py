@@ -18,13 +18,20 @@ class AdaptiveAllocation(TimeStampedModel):
 
     study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="adaptive_allocation")
     enabled = models.BooleanField(default=False)
-    level = models.FloatField(default=0.05, validators=[MinValueValidator(0.001), MaxValueValidator(0.5)],
-                              help_text="Stop when P(the ranking is wrong) is at most this.")
-    stop_when_stable = models.BooleanField(default=False, help_text="Release the items left once the ranking is stable.")
+    level = models.FloatField(
+        default=0.05,
+        validators=[MinValueValidator(0.001), MaxValueValidator(0.5)],
+        help_text="Stop when P(the ranking is wrong) is at most this.",
+    )
+    stop_when_stable = models.BooleanField(
+        default=False, help_text="Release the items left once the ranking is stable."
+    )
     min_judgments = models.PositiveIntegerField(default=30, help_text="Never stop before this many judgments.")
     window = models.PositiveSmallIntegerField(
-        default=2, validators=[MinValueValidator(1), MaxValueValidator(100)],
-        help_text="The next item is chosen among this many of the judge's next items in their seeded order.")
+        default=2,
+        validators=[MinValueValidator(1), MaxValueValidator(100)],
+        help_text="The next item is chosen among this many of the judge's next items in their seeded order.",
+    )
     criterion = models.CharField(max_length=40, default="overall")
     priorities = models.JSONField(default=dict, blank=True)
     wrong_bound = models.FloatField(null=True, blank=True)

@@ -16,8 +16,16 @@ def adaptive_summary(*, study: Study) -> dict:
     a = adaptive_for_study(study=study)
     if a is None:
         return {"enabled": False}
-    return {"enabled": a.enabled, "level": a.level, "stop_when_stable": a.stop_when_stable,
-            "min_judgments": a.min_judgments, "window": a.window, "criterion": a.criterion,
-            "wrong_bound": a.wrong_bound, "judgments_seen": a.judgments_seen,
-            "refreshed_at": a.refreshed_at.isoformat() if a.refreshed_at else None,
-            "stopped_at": a.stopped_at.isoformat() if a.stopped_at else None, "stop_reason": a.stop_reason}
+    return {
+        "enabled": a.enabled,
+        "level": a.level,
+        "stop_when_stable": a.stop_when_stable,
+        "min_judgments": a.min_judgments,
+        "window": a.window,
+        "criterion": a.criterion,
+        "wrong_bound": a.wrong_bound,
+        "judgments_seen": a.judgments_seen,
+        "refreshed_at": a.refreshed_at.isoformat() if a.refreshed_at else None,
+        "stopped_at": a.stopped_at.isoformat() if a.stopped_at else None,
+        "stop_reason": a.stop_reason,
+    }

@@ -56,8 +56,10 @@ def adaptive_publish() -> dict[int, dict]:
 
     studies = {
         sid: {"priorities": p or {}, "window": w, "refreshed_at": r}
-        for sid, p, w, r in AdaptiveAllocation.objects.filter(enabled=True, stopped_at__isnull=True)
-        .values_list("study_id", "priorities", "window", "refreshed_at")}
+        for sid, p, w, r in AdaptiveAllocation.objects.filter(enabled=True, stopped_at__isnull=True).values_list(
+            "study_id", "priorities", "window", "refreshed_at"
+        )
+    }
     cache.set(CACHE_KEY, studies, timeout=None)
     _MEMO.update(at=time.monotonic(), studies=studies)
     return studies
@@ -94,8 +96,9 @@ def adaptive_settings_update(*, study: Study, changes: Mapping[str, object]):
         raise ValidationError({"__all__": [f"unknown setting(s): {', '.join(unknown)}"]})
     unit = protocol_for_study(study=study)
     if changes.get("enabled") and not unit.adaptive_allocation:
-        raise ValidationError({"enabled": [f"Adaptive allocation works for absolute ratings; this study's protocol "
-                                           f"is {unit.name}."]})
+        raise ValidationError(
+            {"enabled": [f"Adaptive allocation works for absolute ratings; this study's protocol is {unit.name}."]}
+        )
     allocation, _ = AdaptiveAllocation.objects.select_for_update().get_or_create(study=study)
     for key, value in changes.items():
         setattr(allocation, key, value)
@@ -109,13 +112,16 @@ def adaptive_settings_update(*, study: Study, changes: Mapping[str, object]):
 
 def _tallies(study: Study, criterion: str) -> tuple[dict[str, SystemTally], int]:
     """Per genuine system: (n, Σ score, Σ score²) of the latest judgments on ``criterion``."""
-    systems = list(System.objects.filter(study=study).exclude(kind__in=SystemKind.control_kinds())
-                   .values_list("name", flat=True))
+    systems = list(
+        System.objects.filter(study=study).exclude(kind__in=SystemKind.control_kinds()).values_list("name", flat=True)
+    )
     acc = {s: [0, 0.0, 0.0] for s in systems}
     n_all = 0
-    rows = (Judgment.objects.filter(study=study, is_latest=True)
-            .exclude(item__candidate__system__kind__in=SystemKind.control_kinds())
-            .values_list("item__candidate__system__name", "values"))
+    rows = (
+        Judgment.objects.filter(study=study, is_latest=True)
+        .exclude(item__candidate__system__kind__in=SystemKind.control_kinds())
+        .values_list("item__candidate__system__name", "values")
+    )
     for system, values in rows.iterator(chunk_size=5000):
         n_all += 1
         value = (values or {}).get(criterion)
@@ -140,15 +146,26 @@ def adaptive_refresh(*, study: Study) -> dict:
     tallies, n = _tallies(study, allocation.criterion)
     priorities = system_priorities(tallies)
     bound = ranking_wrong_bound(tallies)
-    stable = (allocation.enabled and allocation.stop_when_stable and allocation.stopped_at is None
-              and n >= allocation.min_judgments and bound <= allocation.level)
+    stable = (
+        allocation.enabled
+        and allocation.stop_when_stable
+        and allocation.stopped_at is None
+        and n >= allocation.min_judgments
+        and bound <= allocation.level
+    )
     with transaction.atomic():
         AdaptiveAllocation.objects.filter(pk=allocation.pk).update(
-            priorities={s: (1e12 if math.isinf(p) else p) for s, p in priorities.items()}, wrong_bound=bound,
-            judgments_seen=n, refreshed_at=timezone.now(), updated_at=timezone.now())
+            priorities={s: (1e12 if math.isinf(p) else p) for s, p in priorities.items()},
+            wrong_bound=bound,
+            judgments_seen=n,
+            refreshed_at=timezone.now(),
+            updated_at=timezone.now(),
+        )
         if stable:
-            adaptive_stop(study=study, reason=f"the ranking is stable: P(wrong) ≤ {bound:.3g} "
-                                              f"≤ {allocation.level:g} after {n} judgments")
+            adaptive_stop(
+                study=study,
+                reason=f"the ranking is stable: P(wrong) ≤ {bound:.3g} ≤ {allocation.level:g} after {n} judgments",
+            )
     adaptive_publish()
     return {"priorities": priorities, "wrong_bound": bound, "judgments": n, "stopped": stable}
 
@@ -163,8 +180,9 @@ def adaptive_stop(*, study: Study, reason: str) -> int:
     released = 0
     for assignment in Assignment.objects.filter(study=study):
         released += assignment_release_unfinished(assignment=assignment)
-    AdaptiveAllocation.objects.filter(study=study).update(stopped_at=timezone.now(), stop_reason=reason,
-                                                          updated_at=timezone.now())
+    AdaptiveAllocation.objects.filter(study=study).update(
+        stopped_at=timezone.now(), stop_reason=reason, updated_at=timezone.now()
+    )
     transaction.on_commit(adaptive_publish)
     return released
 
@@ -183,7 +201,8 @@ def _refresh_request(study_id: int, state: dict) -> None:
 
     now = timezone.now()
     claimed = AdaptiveAllocation.objects.filter(study_id=study_id, refreshed_at=state.get("refreshed_at")).update(
-        refreshed_at=now)
+        refreshed_at=now
+    )
     studies = _adaptive_studies()  # the next requests wait for this refresh, not claim again
     if study_id in studies:
         studies[study_id]["refreshed_at"] = now
@@ -198,12 +217,16 @@ _NEXT_SQL: dict[str, str] = {}
 
 def _next_sql() -> str:
     if not _NEXT_SQL:
-        t = {"item": AssignmentItem._meta.db_table, "candidate": Candidate._meta.db_table,
-             "system": System._meta.db_table}
+        t = {
+            "item": AssignmentItem._meta.db_table,
+            "candidate": Candidate._meta.db_table,
+            "system": System._meta.db_table,
+        }
         _NEXT_SQL["next"] = (
             "SELECT i.id, i.position, s.name, s.kind FROM {item} i JOIN {candidate} c ON c.id = i.candidate_id"
             " JOIN {system} s ON s.id = c.system_id WHERE i.assignment_id = %s AND i.done_at IS NULL"
-            " ORDER BY i.position LIMIT %s").format(**t)
+            " ORDER BY i.position LIMIT %s"
+        ).format(**t)
     return _NEXT_SQL["next"]
 
 

@@ -18,4 +18,4 @@ def adaptive_refresh_task(self, study_id: int) -> None:
     try:
         services.adaptive_refresh(study=study)
     except (OperationalError, InterfaceError) as exc:
-        raise self.retry(exc=exc, countdown=2 ** self.request.retries) from exc
+        raise self.retry(exc=exc, countdown=2**self.request.retries) from exc

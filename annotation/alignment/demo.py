@@ -28,7 +28,10 @@ from .models import AlignmentPair
 
 DEMO_GROUPS = Path(settings.BASE_DIR) / "fixtures" / "alignment" / "demo_groups.jsonl.gz"
 SYSTEMS = {
-    "paraeval-aligner": (AlignmentSystemKind.ALIGNER, "paraeval's monolingual aligner (metrics.core.aligner), default parameters"),
+    "paraeval-aligner": (
+        AlignmentSystemKind.ALIGNER,
+        "paraeval's monolingual aligner (metrics.core.aligner), default parameters",
+    ),
     "pivot": (AlignmentSystemKind.PIVOT, "words of the two translations that carry the same Strong's number"),
 }
 PREFILL = "paraeval-aligner"
@@ -45,7 +48,9 @@ def setup(*, study, accounts, stdout=None) -> None:
         key = g["key"]
         for m in g["members"]:
             pid = f"{g['group']} {m['system']}"
-            parsed.pairs.append(PairData(pid, g["group"], key["text"], m["text"], list(key["tokens"]), list(m["tokens"]), n))
+            parsed.pairs.append(
+                PairData(pid, g["group"], key["text"], m["text"], list(key["tokens"]), list(m["tokens"]), n)
+            )
             for name in SYSTEMS:
                 if name in m["alignments"]:  # machine members have no Strong's (pivot) alignment
                     automatic[name][pid] = m["alignments"][name]
@@ -55,10 +60,16 @@ def setup(*, study, accounts, stdout=None) -> None:
         systems = {}
         for name, (kind, description) in SYSTEMS.items():
             systems[name] = system_alignments_store(
-                study=study, name=name, kind=kind, description=description,
-                alignments={ids[pid]: a for pid, a in automatic[name].items()})
+                study=study,
+                name=name,
+                kind=kind,
+                description=description,
+                alignments={ids[pid]: a for pid, a in automatic[name].items()},
+            )
         alignment_config_update(study=study, annotators_per_pair=1, prefill_system=systems[PREFILL])
         result = assignments_create(study=study, annotators=[accounts["annotator"]])
     if stdout is not None:
-        stdout.write(f"alignment: {len(parsed.pairs)} pairs in {len(groups)} groups, systems "
-                     f"{', '.join(SYSTEMS)}; {result['created']} pairs assigned to 'annotator'\n")
+        stdout.write(
+            f"alignment: {len(parsed.pairs)} pairs in {len(groups)} groups, systems "
+            f"{', '.join(SYSTEMS)}; {result['created']} pairs assigned to 'annotator'\n"
+        )

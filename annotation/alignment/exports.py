@@ -55,9 +55,13 @@ def _slug(text: str) -> str:
 def alignment_sources(*, study: Study) -> list[tuple[str, str]]:
     """(source key, label) of everything that can be exported: gold, each system, each annotator."""
     out = [("gold", "Gold (annotators' submitted alignments, combined)")]
-    out += [(f"system:{s.pk}", f"System {s.name}") for s in AlignmentSystem.objects.filter(study=study).order_by("name")]
-    out += [(f"annotator:{u.pk}", f"Annotator {u.username}") for u in
-            User.objects.filter(alignment_assignments__pair__study=study).distinct().order_by("username")]
+    out += [
+        (f"system:{s.pk}", f"System {s.name}") for s in AlignmentSystem.objects.filter(study=study).order_by("name")
+    ]
+    out += [
+        (f"annotator:{u.pk}", f"Annotator {u.username}")
+        for u in User.objects.filter(alignment_assignments__pair__study=study).distinct().order_by("username")
+    ]
     return out
 
 
@@ -120,9 +124,21 @@ def pairs_export(*, study: Study, fmt: str) -> tuple[str, str, str]:
     """
     pairs = list(selectors.pairs_for_study(study=study))
     if fmt == "jsonl":
-        text = "".join(json.dumps({
-            "pair_id": p.external_id, "group_id": p.group.external_id, "sentence1": p.text1, "sentence2": p.text2,
-            "tokens1": p.tokens1, "tokens2": p.tokens2}, ensure_ascii=False) + "\n" for p in pairs)
+        text = "".join(
+            json.dumps(
+                {
+                    "pair_id": p.external_id,
+                    "group_id": p.group.external_id,
+                    "sentence1": p.text1,
+                    "sentence2": p.text2,
+                    "tokens1": p.tokens1,
+                    "tokens2": p.tokens2,
+                },
+                ensure_ascii=False,
+            )
+            + "\n"
+            for p in pairs
+        )
         return text, f"{_slug(study.name)}-pairs.jsonl", "application/x-ndjson; charset=utf-8"
     if fmt == "tsv":
         text = "".join(" ".join(p.tokens1) + "\t" + " ".join(p.tokens2) + "\n" for p in pairs)
@@ -143,19 +159,45 @@ _LINK = ["link_precision", "link_recall", "link_f1", "aer"]
 #: Column order of each table. Results are stored as JSON objects, and PostgreSQL's
 #: jsonb does not keep key order, so the order is stated here.
 COLUMNS: dict[tuple[str, str], list[str]] = {
-    (ScoringKind.SYSTEM, "summary"): _LINK + ["align_prec", "align_recall", "align_f1", "n_pairs",
-                                              "n_pairs_without_system", "n_pairs_with_gold"],
+    (ScoringKind.SYSTEM, "summary"): _LINK
+    + ["align_prec", "align_recall", "align_f1", "n_pairs", "n_pairs_without_system", "n_pairs_with_gold"],
     (ScoringKind.SYSTEM, "by_length"): ["length", "pp_system", "pp_manual", "pp_common", "align_prec", "align_recall"],
-    (ScoringKind.SYSTEM, "per_pair"): ["pair_id", "group_id", "len1", "len2", "n_test", "n_sure", "n_possible",
-                                       "test_sure", "test_possible"] + _LINK
-                                      + ["pp_system", "pp_manual", "pp_common", "align_prec", "align_recall"],
-    (ScoringKind.PARAPHRASES, "summary"): ["lb_precision", "rel_recall", "n_posited", "n_correct", "n_reference",
-                                           "n_groups", "n_pairs", "n_table_entries"],
-    (ScoringKind.PARAPHRASES, "by_length"): ["length", "n_posited", "n_correct", "n_reference", "lb_precision", "rel_recall"],
-    (ScoringKind.AGREEMENT, "summary"): _LINK + ["kappa", "kappa_linked", "observed", "n_pairs", "n_cells",
-                                                 "n_pairs_distinct", "n_annotator_pairs"],
-    (ScoringKind.AGREEMENT, "annotator_pairs"): ["annotator_a", "annotator_b"] + _LINK
-                                                + ["kappa", "kappa_linked", "observed", "n_pairs", "n_cells"],
+    (ScoringKind.SYSTEM, "per_pair"): [
+        "pair_id",
+        "group_id",
+        "len1",
+        "len2",
+        "n_test",
+        "n_sure",
+        "n_possible",
+        "test_sure",
+        "test_possible",
+    ]
+    + _LINK
+    + ["pp_system", "pp_manual", "pp_common", "align_prec", "align_recall"],
+    (ScoringKind.PARAPHRASES, "summary"): [
+        "lb_precision",
+        "rel_recall",
+        "n_posited",
+        "n_correct",
+        "n_reference",
+        "n_groups",
+        "n_pairs",
+        "n_table_entries",
+    ],
+    (ScoringKind.PARAPHRASES, "by_length"): [
+        "length",
+        "n_posited",
+        "n_correct",
+        "n_reference",
+        "lb_precision",
+        "rel_recall",
+    ],
+    (ScoringKind.AGREEMENT, "summary"): _LINK
+    + ["kappa", "kappa_linked", "observed", "n_pairs", "n_cells", "n_pairs_distinct", "n_annotator_pairs"],
+    (ScoringKind.AGREEMENT, "annotator_pairs"): ["annotator_a", "annotator_b"]
+    + _LINK
+    + ["kappa", "kappa_linked", "observed", "n_pairs", "n_cells"],
 }
 
 
@@ -176,9 +218,17 @@ def run_export(*, run: ScoringRun, fmt: str, table: str = "summary") -> tuple[st
     """A run as JSON (everything: parameters, signature, results) or one of its tables as CSV."""
     base = f"{_slug(run.study.name)}-{run.kind}-{run.pk}"
     if fmt == "json":
-        doc = {"run": run.pk, "study": run.study.name, "kind": run.kind, "label": run.label,
-               "parameters": run.parameters, "signature": run.signature, "tokenizer": TOKENIZER_VERSION,
-               "finished_at": run.finished_at.isoformat() if run.finished_at else None, "results": run.results}
+        doc = {
+            "run": run.pk,
+            "study": run.study.name,
+            "kind": run.kind,
+            "label": run.label,
+            "parameters": run.parameters,
+            "signature": run.signature,
+            "tokenizer": TOKENIZER_VERSION,
+            "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+            "results": run.results,
+        }
         return json.dumps(doc, ensure_ascii=False, indent=2) + "\n", f"{base}.json", "application/json; charset=utf-8"
     if fmt == "csv":
         header, rows = run_table(run, table)

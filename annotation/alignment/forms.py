@@ -12,13 +12,23 @@ def _size_checked(f):
 
 
 class PairsImportForm(forms.Form):
-    file = forms.FileField(label="Pairs file", help_text="CSV, TSV or JSONL of pairs or groups: the formats are in the annotators' guide (docs/annotators.md).")
-    format = forms.ChoiceField(label="Pairs format", choices=[("", "by extension"), ("csv", "CSV"), ("tsv", "TSV"), ("jsonl", "JSONL")],
-                               required=False)
-    pretokenized = forms.BooleanField(required=False, label="Already tokenized",
-                                      help_text="Split the sentences on spaces instead of running paraeval's tokenizer.")
-    replace = forms.BooleanField(required=False, label="Replace the study's pairs",
-                                 help_text="Refused once annotators have saved work.")
+    file = forms.FileField(
+        label="Pairs file",
+        help_text="CSV, TSV or JSONL of pairs or groups: the formats are in the annotators' guide (docs/annotators.md).",
+    )
+    format = forms.ChoiceField(
+        label="Pairs format",
+        choices=[("", "by extension"), ("csv", "CSV"), ("tsv", "TSV"), ("jsonl", "JSONL")],
+        required=False,
+    )
+    pretokenized = forms.BooleanField(
+        required=False,
+        label="Already tokenized",
+        help_text="Split the sentences on spaces instead of running paraeval's tokenizer.",
+    )
+    replace = forms.BooleanField(
+        required=False, label="Replace the study's pairs", help_text="Refused once annotators have saved work."
+    )
 
     def clean_file(self):
         return _size_checked(self.cleaned_data["file"])
@@ -26,7 +36,9 @@ class PairsImportForm(forms.Form):
 
 class SystemImportForm(forms.Form):
     name = forms.CharField(max_length=200, label="System name", help_text="e.g. fast_align, giza, eflomal")
-    file = forms.FileField(label="Alignment file", help_text="One alignment per pair, in the order of the pairs export.")
+    file = forms.FileField(
+        label="Alignment file", help_text="One alignment per pair, in the order of the pairs export."
+    )
     format = forms.ChoiceField(label="Alignment format", choices=[(k, v[0]) for k, v in ALIGNMENT_FORMATS.items()])
     replace = forms.BooleanField(required=False, label="Replace a system of this name")
 
@@ -58,14 +70,20 @@ class SystemScoringForm(forms.Form):
 
 
 class ParaphraseScoringForm(forms.Form):
-    table = forms.FileField(label="Paraphrase table", help_text="phrase<TAB>paraphrase[<TAB>probability], UTF-8, one entry a line.")
-    min_prob = forms.FloatField(min_value=0.0, max_value=1.0, initial=0.0, label="Minimum probability",
-                                help_text="ParaMetric kept paraphrases with probability ≥ 0.01.")
+    table = forms.FileField(
+        label="Paraphrase table", help_text="phrase<TAB>paraphrase[<TAB>probability], UTF-8, one entry a line."
+    )
+    min_prob = forms.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        initial=0.0,
+        label="Minimum probability",
+        help_text="ParaMetric kept paraphrases with probability ≥ 0.01.",
+    )
     max_len = forms.IntegerField(min_value=1, max_value=10, initial=5, label="Longest phrase (words)")
 
     def clean_table(self):
         return _size_checked(self.cleaned_data["table"])
-
 
 
 class AlignerRunForm(forms.Form):

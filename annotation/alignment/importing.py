@@ -71,9 +71,13 @@ class ParsedPairs:
         return list(dict.fromkeys(p.group_id for p in self.pairs))
 
 
-def _tokens(text: str, given, *, pretokenized: bool, line: int, column: str, issues: list[ImportIssue]) -> list[str] | None:
+def _tokens(
+    text: str, given, *, pretokenized: bool, line: int, column: str, issues: list[ImportIssue]
+) -> list[str] | None:
     if given is not None:
-        if not isinstance(given, list) or not all(isinstance(t, str) and t and not any(c.isspace() for c in t) for t in given):
+        if not isinstance(given, list) or not all(
+            isinstance(t, str) and t and not any(c.isspace() for c in t) for t in given
+        ):
             issues.append(ImportIssue("must be a list of non-empty tokens without spaces", line=line, column=column))
             return None
         tokens = list(given)
@@ -83,7 +87,9 @@ def _tokens(text: str, given, *, pretokenized: bool, line: int, column: str, iss
         issues.append(ImportIssue("has no tokens", line=line, column=column))
         return None
     if len(tokens) > MAX_TOKENS:
-        issues.append(ImportIssue(f"has {len(tokens)} tokens; the grid takes at most {MAX_TOKENS}", line=line, column=column))
+        issues.append(
+            ImportIssue(f"has {len(tokens)} tokens; the grid takes at most {MAX_TOKENS}", line=line, column=column)
+        )
         return None
     return tokens
 
@@ -107,7 +113,11 @@ def _delimited_rows(text: str, delimiter: str, filename: str, issues: list[Impor
             header = [h.strip() for h in row]
             for name in header:
                 if name not in PAIR_COLUMNS:
-                    issues.append(ImportIssue(f"unknown column (expected {', '.join(PAIR_COLUMNS)})", line=line, column=name or "(empty)"))
+                    issues.append(
+                        ImportIssue(
+                            f"unknown column (expected {', '.join(PAIR_COLUMNS)})", line=line, column=name or "(empty)"
+                        )
+                    )
             if len(set(header)) != len(header):
                 issues.append(ImportIssue("a column appears twice in the header", line=line))
             for required in ("sentence1", "sentence2"):
@@ -142,15 +152,25 @@ def parse_pairs_file(data: bytes, *, filename: str, fmt: str | None = None, pret
         if pair is None:
             continue
         if pair.external_id in seen_pairs:
-            issues.append(ImportIssue(f"pair id '{pair.external_id}' already appeared on line {seen_pairs[pair.external_id]}",
-                                      line=pair.line, column="pair_id"))
+            issues.append(
+                ImportIssue(
+                    f"pair id '{pair.external_id}' already appeared on line {seen_pairs[pair.external_id]}",
+                    line=pair.line,
+                    column="pair_id",
+                )
+            )
             continue
         seen_pairs[pair.external_id] = pair.line
         key = group_key.setdefault(pair.group_id, (pair.tokens1, pair.line))
         if key[0] != pair.tokens1:
-            issues.append(ImportIssue(
-                f"group '{pair.group_id}' has a different sentence 1 here than on line {key[1]}; "
-                "every pair of a group shares its key sentence", line=pair.line, column="sentence1"))
+            issues.append(
+                ImportIssue(
+                    f"group '{pair.group_id}' has a different sentence 1 here than on line {key[1]}; "
+                    "every pair of a group shares its key sentence",
+                    line=pair.line,
+                    column="sentence1",
+                )
+            )
             continue
         parsed.pairs.append(pair)
     if not parsed.pairs and not issues:
@@ -178,8 +198,16 @@ def _delimited_records(text, delimiter, filename, issues, *, pretokenized):
         text2 = _text(row.get("sentence2"), line, "sentence2", issues)
         _check_id(pid, line, "pair_id", issues)
         _check_id(gid, line, "group_id", issues)
-        t1 = _tokens(text1, None, pretokenized=pretokenized, line=line, column="sentence1", issues=issues) if text1 else None
-        t2 = _tokens(text2, None, pretokenized=pretokenized, line=line, column="sentence2", issues=issues) if text2 else None
+        t1 = (
+            _tokens(text1, None, pretokenized=pretokenized, line=line, column="sentence1", issues=issues)
+            if text1
+            else None
+        )
+        t2 = (
+            _tokens(text2, None, pretokenized=pretokenized, line=line, column="sentence2", issues=issues)
+            if text2
+            else None
+        )
         if len(issues) > before:
             yield None
         else:
@@ -194,7 +222,11 @@ def _jsonl_records(text, issues, *, pretokenized):
         if "key" in obj or "others" in obj:
             for name in obj:
                 if name not in GROUP_KEYS:
-                    issues.append(ImportIssue(f"unknown field in a group (expected {', '.join(GROUP_KEYS)})", line=line, column=name))
+                    issues.append(
+                        ImportIssue(
+                            f"unknown field in a group (expected {', '.join(GROUP_KEYS)})", line=line, column=name
+                        )
+                    )
             gid = obj.get("group_id")
             if not isinstance(gid, (str, int)) or isinstance(gid, bool) or not str(gid).strip():
                 issues.append(ImportIssue("a group needs a group_id", line=line, column="group_id"))
@@ -208,15 +240,27 @@ def _jsonl_records(text, issues, *, pretokenized):
                 continue
             others_tokens = obj.get("others_tokens")
             if others_tokens is not None and (not isinstance(others_tokens, list) or len(others_tokens) != len(others)):
-                issues.append(ImportIssue("must be a list with one token list per sentence of 'others'", line=line, column="others_tokens"))
+                issues.append(
+                    ImportIssue(
+                        "must be a list with one token list per sentence of 'others'", line=line, column="others_tokens"
+                    )
+                )
                 continue
-            t1 = _tokens(key, obj.get("key_tokens"), pretokenized=pretokenized, line=line, column="key", issues=issues) if key else None
+            t1 = (
+                _tokens(key, obj.get("key_tokens"), pretokenized=pretokenized, line=line, column="key", issues=issues)
+                if key
+                else None
+            )
             pairs = []
             for k, other in enumerate(others):
                 column = f"others[{k}]"
                 text2 = _text(other, line, column, issues)
                 given = others_tokens[k] if others_tokens is not None else None
-                t2 = _tokens(text2, given, pretokenized=pretokenized, line=line, column=column, issues=issues) if text2 else None
+                t2 = (
+                    _tokens(text2, given, pretokenized=pretokenized, line=line, column=column, issues=issues)
+                    if text2
+                    else None
+                )
                 if t1 is not None and t2 is not None:  # else an issue is listed and the group is dropped
                     pairs.append(PairData(f"{gid}:{k + 2}", gid, key, text2, t1, t2, line))
             if len(issues) == before:
@@ -225,8 +269,13 @@ def _jsonl_records(text, issues, *, pretokenized):
         n += 1
         for name in obj:
             if name not in PAIR_KEYS:
-                issues.append(ImportIssue(f"unknown field (expected {', '.join(PAIR_KEYS)}, or a group with key and others)",
-                                          line=line, column=name))
+                issues.append(
+                    ImportIssue(
+                        f"unknown field (expected {', '.join(PAIR_KEYS)}, or a group with key and others)",
+                        line=line,
+                        column=name,
+                    )
+                )
         ids: dict[str, str | None] = {}
         for name, default in (("pair_id", str(n)), ("group_id", None)):
             value = obj.get(name)
@@ -239,8 +288,30 @@ def _jsonl_records(text, issues, *, pretokenized):
                 _check_id(given_id, line, name, issues)
         text1 = _text(obj.get("sentence1"), line, "sentence1", issues)
         text2 = _text(obj.get("sentence2"), line, "sentence2", issues)
-        t1 = _tokens(text1, obj.get("tokens1"), pretokenized=pretokenized, line=line, column="tokens1" if "tokens1" in obj else "sentence1", issues=issues) if text1 else None
-        t2 = _tokens(text2, obj.get("tokens2"), pretokenized=pretokenized, line=line, column="tokens2" if "tokens2" in obj else "sentence2", issues=issues) if text2 else None
+        t1 = (
+            _tokens(
+                text1,
+                obj.get("tokens1"),
+                pretokenized=pretokenized,
+                line=line,
+                column="tokens1" if "tokens1" in obj else "sentence1",
+                issues=issues,
+            )
+            if text1
+            else None
+        )
+        t2 = (
+            _tokens(
+                text2,
+                obj.get("tokens2"),
+                pretokenized=pretokenized,
+                line=line,
+                column="tokens2" if "tokens2" in obj else "sentence2",
+                issues=issues,
+            )
+            if text2
+            else None
+        )
         if len(issues) == before:
             pid = ids["pair_id"]
             assert pid is not None and t1 is not None and t2 is not None  # no new issue: all given and well formed

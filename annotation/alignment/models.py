@@ -36,8 +36,11 @@ def _validate_links(value) -> None:
     if not isinstance(value, list):
         raise ValidationError("links must be a list of [i, j]")
     for link in value:
-        if (not isinstance(link, list) or len(link) != 2
-                or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in link)):
+        if (
+            not isinstance(link, list)
+            or len(link) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in link)
+        ):
             raise ValidationError(f"link {link!r} is not [i, j] with non-negative integers")
 
 
@@ -73,11 +76,18 @@ class AlignmentConfig(TimeStampedModel):
 
     study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="alignment_config")
     annotators_per_pair = models.PositiveSmallIntegerField(
-        default=1, validators=[MinValueValidator(1), MaxValueValidator(20)],
-        help_text="How many annotators align each pair (k).")
+        default=1,
+        validators=[MinValueValidator(1), MaxValueValidator(20)],
+        help_text="How many annotators align each pair (k).",
+    )
     prefill_system = models.ForeignKey(
-        "AlignmentSystem", on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
-        help_text="The automatic alignment that pre-fills annotators' grids (and 'Reset to automatic').")
+        "AlignmentSystem",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The automatic alignment that pre-fills annotators' grids (and 'Reset to automatic').",
+    )
 
     def __str__(self) -> str:
         return f"alignment settings of {self.study}"
@@ -169,10 +179,14 @@ class AlignmentAssignment(LinksMixin, TimeStampedModel):
     """
 
     pair = models.ForeignKey(AlignmentPair, on_delete=models.CASCADE, related_name="assignments")
-    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="alignment_assignments")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="alignment_assignments"
+    )
     status = models.CharField(max_length=16, choices=AssignmentStatus.choices, default=AssignmentStatus.ASSIGNED)
     revision = models.PositiveIntegerField(default=0)
-    prefill_system = models.ForeignKey(AlignmentSystem, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    prefill_system = models.ForeignKey(
+        AlignmentSystem, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     active_seconds = models.FloatField(default=0.0)
     opened_at = models.DateTimeField(null=True, blank=True)
     draft_saved_at = models.DateTimeField(null=True, blank=True)
@@ -198,7 +212,9 @@ class ScoringRun(BackgroundJob):
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="alignment_scoring_runs")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
     kind = models.CharField(max_length=16, choices=ScoringKind.choices)
-    system = models.ForeignKey(AlignmentSystem, on_delete=models.SET_NULL, null=True, blank=True, related_name="scoring_runs")
+    system = models.ForeignKey(
+        AlignmentSystem, on_delete=models.SET_NULL, null=True, blank=True, related_name="scoring_runs"
+    )
     label = models.CharField(max_length=255, help_text="What was scored: the system name or the table's file name.")
     table_file = models.FileField(upload_to="alignment/tables/%Y/%m/", blank=True)
     parameters = models.JSONField(default=dict, blank=True)

@@ -31,8 +31,10 @@ from .models import (
 def links_to_alignment(pair: AlignmentPair, row) -> Alignment:
     """The ``Alignment`` of a row with ``sure``/``possible`` over ``pair``'s tokens."""
     return Alignment(
-        tuple(pair.tokens1), tuple(pair.tokens2),
-        frozenset(tuple(x) for x in row.sure), frozenset(tuple(x) for x in row.possible),
+        tuple(pair.tokens1),
+        tuple(pair.tokens2),
+        frozenset(tuple(x) for x in row.sure),
+        frozenset(tuple(x) for x in row.possible),
     )
 
 
@@ -56,8 +58,11 @@ def systems_for_study(*, study: Study) -> QuerySet[AlignmentSystem]:
 
 
 def annotators_of_study(*, study: Study) -> QuerySet[User]:
-    return User.objects.filter(
-        study_memberships__study=study, study_memberships__role=Role.ANNOTATOR).distinct().order_by("username")
+    return (
+        User.objects.filter(study_memberships__study=study, study_memberships__role=Role.ANNOTATOR)
+        .distinct()
+        .order_by("username")
+    )
 
 
 def user_is_study_annotator(*, study: Study, user: User) -> bool:
@@ -69,7 +74,11 @@ def study_alignment_summary(*, study: Study) -> dict:
     pairs = AlignmentPair.objects.filter(study=study)
     shapes = [(len(a), len(b)) for a, b in pairs.values_list("tokens1", "tokens2")]
     by_status = dict(
-        AlignmentAssignment.objects.filter(pair__study=study).values_list("status").annotate(n=Count("id")).values_list("status", "n"))
+        AlignmentAssignment.objects.filter(pair__study=study)
+        .values_list("status")
+        .annotate(n=Count("id"))
+        .values_list("status", "n")
+    )
     return {
         "groups": AlignmentGroup.objects.filter(study=study).count(),
         "pairs": len(shapes),
@@ -97,12 +106,20 @@ def annotator_progress(*, study: Study) -> list[dict]:
     out = []
     for r in rows:
         mean = (r["active"] or 0) / r["submitted"] if r["submitted"] else None
-        out.append({"user_id": r["annotator_id"], "username": r["annotator__username"], "assigned": r["assigned"],
-                    "submitted": r["submitted"], "mean_active_seconds": mean})
+        out.append(
+            {
+                "user_id": r["annotator_id"],
+                "username": r["annotator__username"],
+                "assigned": r["assigned"],
+                "submitted": r["submitted"],
+                "mean_active_seconds": mean,
+            }
+        )
     return out
 
 
 # ----------------------------------------------------------------------------- annotators
+
 
 def assignments_for_annotator(*, user: User) -> QuerySet[AlignmentAssignment]:
     """The user's assignments in studies where they are (still) an annotator, in task order.
@@ -115,7 +132,8 @@ def assignments_for_annotator(*, user: User) -> QuerySet[AlignmentAssignment]:
     return (
         AlignmentAssignment.objects.filter(
             annotator=user,
-            pair__study__memberships__user=user, pair__study__memberships__role=Role.ANNOTATOR,
+            pair__study__memberships__user=user,
+            pair__study__memberships__role=Role.ANNOTATOR,
         )
         .exclude(pair__study_id__in=study_ids_with_role_conflict(user=user))
         .select_related("pair", "pair__study", "pair__group")
@@ -144,7 +162,9 @@ def assignment_for_annotator(*, assignment_id: int, user: User) -> AlignmentAssi
     return assignments_for_annotator(user=user).filter(pk=assignment_id).first()
 
 
-def assignment_next_for_annotator(*, user: User, after: AlignmentAssignment | None = None) -> AlignmentAssignment | None:
+def assignment_next_for_annotator(
+    *, user: User, after: AlignmentAssignment | None = None
+) -> AlignmentAssignment | None:
     """The next unsubmitted assignment: after ``after`` in the same study first, then any."""
     open_ = assignments_for_annotator(user=user).exclude(status=AssignmentStatus.SUBMITTED)
     if after is not None:
@@ -160,10 +180,15 @@ def automatic_alignment_for(*, assignment: AlignmentAssignment) -> Alignment | N
     if assignment.prefill_system_id is None:
         return None
     row = SystemAlignment.objects.filter(system_id=assignment.prefill_system_id, pair=assignment.pair).first()
-    return links_to_alignment(assignment.pair, row) if row else Alignment(tuple(assignment.pair.tokens1), tuple(assignment.pair.tokens2))
+    return (
+        links_to_alignment(assignment.pair, row)
+        if row
+        else Alignment(tuple(assignment.pair.tokens1), tuple(assignment.pair.tokens2))
+    )
 
 
 # ----------------------------------------------------------------------------- alignments of a study
+
 
 def system_alignments(*, system: AlignmentSystem) -> dict[int, Alignment]:
     """pair id → the system's alignment."""
@@ -174,7 +199,9 @@ def system_alignments(*, system: AlignmentSystem) -> dict[int, Alignment]:
 def submitted_alignments(*, study: Study) -> dict[int, dict[int, Alignment]]:
     """pair id → {annotator id → submitted alignment}."""
     out: dict[int, dict[int, Alignment]] = defaultdict(dict)
-    rows = AlignmentAssignment.objects.filter(pair__study=study, status=AssignmentStatus.SUBMITTED).select_related("pair")
+    rows = AlignmentAssignment.objects.filter(pair__study=study, status=AssignmentStatus.SUBMITTED).select_related(
+        "pair"
+    )
     for r in rows:
         out[r.pair_id][r.annotator_id] = links_to_alignment(r.pair, r)
     return dict(out)

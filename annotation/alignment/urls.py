@@ -14,7 +14,11 @@ urlpatterns = [
     path("studies/<int:study_id>/alignment/import-pairs/", study.import_pairs, name="import_pairs"),
     path("studies/<int:study_id>/alignment/import-system/", study.import_system, name="import_system"),
     path("studies/<int:study_id>/alignment/aligner/", study.run_aligner, name="run_aligner"),
-    path("studies/<int:study_id>/alignment/aligner/<int:run_id>/status/", study.aligner_run_status, name="aligner_run_status"),
+    path(
+        "studies/<int:study_id>/alignment/aligner/<int:run_id>/status/",
+        study.aligner_run_status,
+        name="aligner_run_status",
+    ),
     path("studies/<int:study_id>/alignment/settings/", study.update_settings, name="settings"),
     path("studies/<int:study_id>/alignment/assign/", study.assign, name="assign"),
     path("studies/<int:study_id>/alignment/systems/<int:system_id>/delete/", study.system_delete, name="system_delete"),
@@ -25,5 +29,7 @@ urlpatterns = [
     path("studies/<int:study_id>/alignment/scoring/", scoring.scoring, name="scoring"),
     path("studies/<int:study_id>/alignment/scoring/<int:run_id>/", scoring.run_detail, name="run"),
     path("studies/<int:study_id>/alignment/scoring/<int:run_id>/status/", scoring.run_status, name="run_status"),
-    path("studies/<int:study_id>/alignment/scoring/<int:run_id>/export.<str:fmt>", scoring.run_export, name="run_export"),
+    path(
+        "studies/<int:study_id>/alignment/scoring/<int:run_id>/export.<str:fmt>", scoring.run_export, name="run_export"
+    ),
 ]

@@ -54,7 +54,13 @@ def iter_rows(text: str, fmt: str, filename: str, issues: list[ImportIssue]):
 
 def check_system_name(name: str, line: int, issues: list[ImportIssue]) -> bool:
     if name.lower().startswith(RESERVED_SYSTEM_PREFIX):
-        issues.append(ImportIssue(f"system names starting with '{RESERVED_SYSTEM_PREFIX}' are reserved for paraeval's controls", line=line, column=name))
+        issues.append(
+            ImportIssue(
+                f"system names starting with '{RESERVED_SYSTEM_PREFIX}' are reserved for paraeval's controls",
+                line=line,
+                column=name,
+            )
+        )
         return False
     if len(name) > MAX_NAME_CHARS:
         issues.append(ImportIssue(f"system name longer than {MAX_NAME_CHARS} characters", line=line, column=name[:40]))
@@ -85,5 +91,9 @@ def valid_judge_name(judge, max_chars: int) -> bool:
 def short_repr(value, limit: int = 40) -> str:
     """``repr(value)`` cut to ``limit`` characters, for messages that quote a bad value
     (a hostile file must not turn each message into megabytes)."""
-    text = repr(value) if not isinstance(value, (list, dict)) or len(value) < 20 else f"<{type(value).__name__} of {len(value)}>"
+    text = (
+        repr(value)
+        if not isinstance(value, (list, dict)) or len(value) < 20
+        else f"<{type(value).__name__} of {len(value)}>"
+    )
     return text if len(text) <= limit else text[: limit - 1] + "…"

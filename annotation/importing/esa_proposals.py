@@ -105,20 +105,25 @@ def parse_esa_proposals_file(
         if known is None:
             ln.bad(f"the study has no candidate of system {system!r} for original {original_id!r}", "original_id")
             continue
-        for name, given, stored in (("original", text_read(obj.get("original"), "original", ln), known[0]),
-                                    ("candidate", text_read(obj.get("candidate"), "candidate", ln), known[1])):
+        for name, given, stored in (
+            ("original", text_read(obj.get("original"), "original", ln), known[0]),
+            ("candidate", text_read(obj.get("candidate"), "candidate", ln), known[1]),
+        ):
             if given is not None and given != stored:
                 ln.bad(f"this {name} text differs from the study's", name)
         if not ln.ok:
             continue
-        spans = spans_read(obj["error_spans"], "error_spans", {"original": known[0], "candidate": known[1]}, unit,
-                       categories, ln)
+        spans = spans_read(
+            obj["error_spans"], "error_spans", {"original": known[0], "candidate": known[1]}, unit, categories, ln
+        )
         if not ln.ok:
             continue
         key = (original_id, system)
         if key in seen:
-            ln.bad(f"original {original_id!r} of system {system!r} already has proposals on line {seen[key]}",
-                   "original_id")
+            ln.bad(
+                f"original {original_id!r} of system {system!r} already has proposals on line {seen[key]}",
+                "original_id",
+            )
             continue
         seen[key] = lineno
         parsed.rows.append(EsaProposalRow(lineno, original_id, system, spans))

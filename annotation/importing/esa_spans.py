@@ -55,8 +55,18 @@ __all__ = ["MAX_FILE_BYTES", "MAX_SPANS", "EsaSpanRow", "ParsedEsaSpans", "parse
 MAX_FILE_BYTES = 20_000_000
 MAX_SPANS = 200  # per annotation: far beyond any real judge, small enough to bound the work
 MAX_CATEGORY_CHARS = 100
-ROW_KEYS = {"judge", "original_id", "system", "score", "error_spans", "proposed_spans", "seconds", "offsets",
-            "original", "candidate"}
+ROW_KEYS = {
+    "judge",
+    "original_id",
+    "system",
+    "score",
+    "error_spans",
+    "proposed_spans",
+    "seconds",
+    "offsets",
+    "original",
+    "candidate",
+}
 SPAN_KEYS = {"side", "start", "end", "start_i", "end_i", "severity", "category", "error_type", "missing"}
 OFFSET_UNITS = ("codepoint", "utf16")
 
@@ -125,15 +135,19 @@ def spans_read(
     placed = sorted((s for s in out if not s.missing), key=lambda s: (s.side, s.start))
     for a, b in zip(placed, placed[1:]):
         if a.side == b.side and b.start < a.end:
-            ln.bad(f"spans [{a.start}, {a.end}) and [{b.start}, {b.end}) of the {a.side} overlap; "
-                   "mark one span or two that do not overlap", where)
+            ln.bad(
+                f"spans [{a.start}, {a.end}) and [{b.start}, {b.end}) of the {a.side} overlap; "
+                "mark one span or two that do not overlap",
+                where,
+            )
     if sum(s.missing for s in out) > 1:
         ln.bad("the [missing] marker is marked more than once", where)
     return tuple(out)
 
 
-def _span(obj: dict, col: str, texts: dict[str, str | None], unit: str, categories: Sequence[str] | None,
-          ln: Line) -> ErrorSpan | None:
+def _span(
+    obj: dict, col: str, texts: dict[str, str | None], unit: str, categories: Sequence[str] | None, ln: Line
+) -> ErrorSpan | None:
     severity = obj.get("severity")
     if not isinstance(severity, str) or severity.strip().lower() not in SEVERITIES:
         ln.bad(f"severity must be {' or '.join(SEVERITIES)}, not {short_repr(severity)}", f"{col}.severity")
@@ -146,7 +160,9 @@ def _span(obj: dict, col: str, texts: dict[str, str | None], unit: str, categori
             return None
         category = category.strip() or None
         if category and categories is not None and category not in categories:
-            ln.bad(f"unknown category {short_repr(category)}; the study's are {', '.join(categories)}", f"{col}.category")
+            ln.bad(
+                f"unknown category {short_repr(category)}; the study's are {', '.join(categories)}", f"{col}.category"
+            )
             return None
     side = obj.get("side", "candidate")
     if side not in ("candidate", "original"):
@@ -180,8 +196,11 @@ def _span(obj: dict, col: str, texts: dict[str, str | None], unit: str, categori
         end_n += 1
     if unit == "utf16":
         if text is None:
-            ln.bad(f"UTF-16 offsets need the text of the {side} to be converted: add \"{side}\" to the line "
-                   "or import into the study", col)
+            ln.bad(
+                f'UTF-16 offsets need the text of the {side} to be converted: add "{side}" to the line '
+                "or import into the study",
+                col,
+            )
             return None
         try:
             start_n, end_n = utf16_to_codepoint(text, start_n), utf16_to_codepoint(text, end_n)
@@ -208,17 +227,32 @@ def text_read(value: Any, col: str, ln: Line) -> str | None:
     return value
 
 
-def _row(obj: dict, ln: Line, *, judge: Any, original_id: Any, system: Any, prefix: str, judge_col: str,
-         texts: Mapping[tuple[str, str], tuple[str, str]] | None, categories: Sequence[str] | None,
-         line_texts: tuple[Any, Any], proposed_raw: Any, unit: str, seconds: Any) -> EsaSpanRow | None:
+def _row(
+    obj: dict,
+    ln: Line,
+    *,
+    judge: Any,
+    original_id: Any,
+    system: Any,
+    prefix: str,
+    judge_col: str,
+    texts: Mapping[tuple[str, str], tuple[str, str]] | None,
+    categories: Sequence[str] | None,
+    line_texts: tuple[Any, Any],
+    proposed_raw: Any,
+    unit: str,
+    seconds: Any,
+) -> EsaSpanRow | None:
     start_issues = len(ln.issues)
     if not valid_judge_name(judge, MAX_JUDGE_CHARS):
         ln.bad(f"a judge name is 1–{MAX_JUDGE_CHARS} letters, digits or @ . + - _", judge_col)
     if isinstance(original_id, int) and not isinstance(original_id, bool):
         original_id = str(original_id)
     if not isinstance(original_id, str) or not original_id.strip() or len(original_id) > MAX_NAME_CHARS:
-        ln.bad(f"an original_id is a string of 1–{MAX_NAME_CHARS} characters",
-               "original_id" if judge_col == "judge" else f"{prefix.split('.')[0].replace('annotation', 'item')}.item_id")
+        ln.bad(
+            f"an original_id is a string of 1–{MAX_NAME_CHARS} characters",
+            "original_id" if judge_col == "judge" else f"{prefix.split('.')[0].replace('annotation', 'item')}.item_id",
+        )
         original_id = ""
     original_id = original_id.strip()
     if not isinstance(system, str) or not system.strip():
@@ -243,7 +277,9 @@ def _row(obj: dict, ln: Line, *, judge: Any, original_id: Any, system: Any, pref
     if score is not None:
         score = finite_number(score, 0, 100)
         if score is None:
-            ln.bad(f"the score is a number from 0 to 100 (or null), not {short_repr(obj.get('score'))}", f"{prefix}score")
+            ln.bad(
+                f"the score is a number from 0 to 100 (or null), not {short_repr(obj.get('score'))}", f"{prefix}score"
+            )
     secs = None
     if seconds is not None:
         secs = finite_number(seconds, 0, None)
@@ -253,7 +289,9 @@ def _row(obj: dict, ln: Line, *, judge: Any, original_id: Any, system: Any, pref
         return None
     side_texts = {"original": original, "candidate": candidate}
     spans = spans_read(obj.get("error_spans"), f"{prefix}error_spans", side_texts, unit, categories, ln)
-    proposed = () if proposed_raw is None else spans_read(proposed_raw, "proposed_spans", side_texts, unit, categories, ln)
+    proposed = (
+        () if proposed_raw is None else spans_read(proposed_raw, "proposed_spans", side_texts, unit, categories, ln)
+    )
     if len(ln.issues) > start_issues:
         return None
     return EsaSpanRow(ln.line, judge, original_id, system, score, spans, proposed, secs, original, candidate)
@@ -273,12 +311,25 @@ def _pearmut_rows(obj: dict, ln: Line, texts, categories, unit: str) -> list[Esa
         prefilled: dict = raw_prefilled if isinstance(raw_prefilled, dict) else {}
         for model, response in ann.items():
             if not isinstance(response, dict):
-                ln.bad("an annotation of a model is an object with score and error_spans", f"annotation[{k}].{model[:40]}")
+                ln.bad(
+                    "an annotation of a model is an object with score and error_spans", f"annotation[{k}].{model[:40]}"
+                )
                 continue
-            row = _row(response, ln, judge=obj.get("user_id"), original_id=item.get("item_id"), system=model,
-                       prefix=f"annotation[{k}].{model[:40]}.", judge_col="user_id", texts=texts, categories=categories,
-                       line_texts=(item.get("src"), item["tgt"].get(model)), proposed_raw=prefilled.get(model),
-                       unit=unit, seconds=None)
+            row = _row(
+                response,
+                ln,
+                judge=obj.get("user_id"),
+                original_id=item.get("item_id"),
+                system=model,
+                prefix=f"annotation[{k}].{model[:40]}.",
+                judge_col="user_id",
+                texts=texts,
+                categories=categories,
+                line_texts=(item.get("src"), item["tgt"].get(model)),
+                proposed_raw=prefilled.get(model),
+                unit=unit,
+                seconds=None,
+            )
             if row is not None:
                 rows.append(row)
     return rows
@@ -319,21 +370,37 @@ def parse_esa_spans_file(
         else:
             unknown = sorted(set(obj) - ROW_KEYS)
             if unknown:
-                ln.bad(f"unknown key(s) {', '.join(unknown)}; a line has {', '.join(sorted(ROW_KEYS))} "
-                       "(or is a Pearmut output line)")
+                ln.bad(
+                    f"unknown key(s) {', '.join(unknown)}; a line has {', '.join(sorted(ROW_KEYS))} "
+                    "(or is a Pearmut output line)"
+                )
                 continue
             if "error_spans" not in obj:
                 ln.bad("is missing (an empty list when the judge marked nothing)", "error_spans")
                 continue
-            row = _row(obj, ln, judge=obj.get("judge"), original_id=obj.get("original_id"), system=obj.get("system"),
-                       prefix="", judge_col="judge", texts=texts, categories=categories, line_texts=(obj.get("original"), obj.get("candidate")),
-                       proposed_raw=obj.get("proposed_spans"), unit=unit, seconds=obj.get("seconds"))
+            row = _row(
+                obj,
+                ln,
+                judge=obj.get("judge"),
+                original_id=obj.get("original_id"),
+                system=obj.get("system"),
+                prefix="",
+                judge_col="judge",
+                texts=texts,
+                categories=categories,
+                line_texts=(obj.get("original"), obj.get("candidate")),
+                proposed_raw=obj.get("proposed_spans"),
+                unit=unit,
+                seconds=obj.get("seconds"),
+            )
             rows = [row] if row is not None else []
         for row in rows:
             key = (row.judge, row.original_id, row.system)
             if key in seen:
-                ln.bad(f"judge {row.judge!r} already annotated original {row.original_id!r} of system "
-                       f"{row.system!r} on line {seen[key]}")
+                ln.bad(
+                    f"judge {row.judge!r} already annotated original {row.original_id!r} of system "
+                    f"{row.system!r} on line {seen[key]}"
+                )
                 continue
             seen[key] = lineno
             parsed.rows.append(row)

@@ -45,7 +45,12 @@ class ParsedJudgments:
 
 
 def parse_judgments_file(
-    data: bytes, *, filename: str, criteria: list[dict], fmt: str | None = None, max_bytes: int | None = None,
+    data: bytes,
+    *,
+    filename: str,
+    criteria: list[dict],
+    fmt: str | None = None,
+    max_bytes: int | None = None,
 ) -> ParsedJudgments:
     """Parse a long-format judgments file against a design's ``criteria``; all or nothing.
 
@@ -71,15 +76,22 @@ def parse_judgments_file(
     columns = next(rows_iter)
     missing = [c for c in JUDGMENT_REQUIRED if c not in columns]
     if missing:
-        issues.append(ImportIssue(f"missing column(s): {', '.join(missing)} (a judgments file needs "
-                                  f"{', '.join(JUDGMENT_REQUIRED)} and one of {', '.join(JUDGMENT_WHICH)})", line=1))
+        issues.append(
+            ImportIssue(
+                f"missing column(s): {', '.join(missing)} (a judgments file needs "
+                f"{', '.join(JUDGMENT_REQUIRED)} and one of {', '.join(JUDGMENT_WHICH)})",
+                line=1,
+            )
+        )
     if not any(c in columns for c in JUDGMENT_WHICH):
-        issues.append(ImportIssue(f"a judgments file needs a column naming the candidate: "
-                                  f"{', '.join(JUDGMENT_WHICH)}", line=1))
+        issues.append(
+            ImportIssue(f"a judgments file needs a column naming the candidate: {', '.join(JUDGMENT_WHICH)}", line=1)
+        )
     unknown = [c for c in columns if c and c not in JUDGMENT_KNOWN]
     if unknown:
-        issues.append(ImportIssue(f"unknown column(s): {', '.join(unknown)}; the columns are "
-                                  f"{', '.join(JUDGMENT_KNOWN)}", line=1))
+        issues.append(
+            ImportIssue(f"unknown column(s): {', '.join(unknown)}; the columns are {', '.join(JUDGMENT_KNOWN)}", line=1)
+        )
     if issues:
         raise StudyImportError(filename, issues)
     parsed = ParsedJudgments(filename=filename, format=fmt)
@@ -95,8 +107,11 @@ def parse_judgments_file(
                 ok = False
         judge = cells.get("judge", "")
         if judge and (len(judge) > MAX_JUDGE_CHARS or not all(ch.isalnum() or ch in "@.+-_" for ch in judge)):
-            issues.append(ImportIssue(f"a judge name is 1–{MAX_JUDGE_CHARS} letters, digits or @ . + - _",
-                                      line=line, column="judge"))
+            issues.append(
+                ImportIssue(
+                    f"a judge name is 1–{MAX_JUDGE_CHARS} letters, digits or @ . + - _", line=line, column="judge"
+                )
+            )
             ok = False
         systems = tuple(cells.get("systems", "").split()) or ((cells["system"],) if cells.get("system") else ())
         if cells.get("system") and cells.get("systems"):
@@ -107,8 +122,13 @@ def parse_judgments_file(
         candidate = row.get("candidate", "") or ""
         candidate = candidate.strip()
         if not systems and not candidate:
-            issues.append(ImportIssue("name the candidate: a system (or systems) or its text", line=line,
-                                      column="system" if "system" in columns else "candidate"))
+            issues.append(
+                ImportIssue(
+                    "name the candidate: a system (or systems) or its text",
+                    line=line,
+                    column="system" if "system" in columns else "candidate",
+                )
+            )
             ok = False
         if len(candidate) > MAX_FIELD_CHARS:
             issues.append(ImportIssue(f"longer than {MAX_FIELD_CHARS:,} characters", line=line, column="candidate"))
@@ -117,8 +137,13 @@ def parse_judgments_file(
         crit = cells.get("criterion", "")
         value = None
         if crit and crit not in scale_of:
-            issues.append(ImportIssue(f"unknown criterion {crit!r}; the study's criteria are "
-                                      f"{', '.join(scale_of)}", line=line, column="criterion"))
+            issues.append(
+                ImportIssue(
+                    f"unknown criterion {crit!r}; the study's criteria are {', '.join(scale_of)}",
+                    line=line,
+                    column="criterion",
+                )
+            )
             ok = False
         elif crit and cells.get("value"):
             try:
@@ -136,11 +161,25 @@ def parse_judgments_file(
                 issues.append(ImportIssue("must be a non-negative number of seconds", line=line, column="seconds"))
                 ok = False
         if ok:
-            parsed.rows.append(JudgmentRow(line, judge, cells["original_id"], systems, candidate, crit, value, seconds,
-                                           cells.get("judgment", "")))
+            parsed.rows.append(
+                JudgmentRow(
+                    line,
+                    judge,
+                    cells["original_id"],
+                    systems,
+                    candidate,
+                    crit,
+                    value,
+                    seconds,
+                    cells.get("judgment", ""),
+                )
+            )
         elif names_ok and len(issues) > n_before:
-            parsed.rows_to_match.append(JudgmentRow(line, judge, cells["original_id"], systems, candidate, crit, None,
-                                                    None, cells.get("judgment", "")))
+            parsed.rows_to_match.append(
+                JudgmentRow(
+                    line, judge, cells["original_id"], systems, candidate, crit, None, None, cells.get("judgment", "")
+                )
+            )
     if issues:
         error = StudyImportError(filename, issues)
         error.parsed = parsed  # type: ignore[attr-defined]  # for judgments_import_file's matching pass

@@ -9,14 +9,28 @@ import io
 #: similarity to the original on a 0–100 slider, and a 3-way grammaticality choice
 #: (0 nonsensical, 1 meaningful but ungrammatical, 2 meaningful and grammatical).
 PARABANK_CRITERIA = [
-    {"slug": "similarity", "name": "Similarity",
-     "help": "How close is the meaning of the paraphrase to the original's?",
-     "scale": {"type": "slider", "min": 0, "max": 100,
-               "anchors": {"low": "Completely different meaning", "mid": "Half the meaning",
-                           "high": "Identical meaning"}}},
-    {"slug": "grammaticality", "name": "Grammaticality", "help": "Is the paraphrase meaningful and grammatical?",
-     "scale": {"type": "points", "min": 0, "max": 2,
-               "labels": ["Nonsensical", "Meaningful but ungrammatical", "Meaningful and grammatical"]}},
+    {
+        "slug": "similarity",
+        "name": "Similarity",
+        "help": "How close is the meaning of the paraphrase to the original's?",
+        "scale": {
+            "type": "slider",
+            "min": 0,
+            "max": 100,
+            "anchors": {"low": "Completely different meaning", "mid": "Half the meaning", "high": "Identical meaning"},
+        },
+    },
+    {
+        "slug": "grammaticality",
+        "name": "Grammaticality",
+        "help": "Is the paraphrase meaningful and grammatical?",
+        "scale": {
+            "type": "points",
+            "min": 0,
+            "max": 2,
+            "labels": ["Nonsensical", "Meaningful but ungrammatical", "Meaningful and grammatical"],
+        },
+    },
 ]
 
 
@@ -61,7 +75,8 @@ def parabank_files(directory) -> tuple[bytes, bytes]:
                 seen.add((rid, system))
                 study_rows.append((rid, ref_sent[rid], f"len{ref_len[rid]}", system, c["candidate"]))
         if c["human_score"].strip():
-            judgment_rows.append((c["worker_id_anon"], rid, c["sys_id"], "similarity", c["human_score"].strip(),
-                                  str(line)))
+            judgment_rows.append(
+                (c["worker_id_anon"], rid, c["sys_id"], "similarity", c["human_score"].strip(), str(line))
+            )
         judgment_rows.append((c["worker_id_anon"], rid, c["sys_id"], "grammaticality", c["gm"].strip(), str(line)))
     return _tsv(study_rows), _tsv(judgment_rows)

@@ -113,9 +113,18 @@ def parse_rankings_file(
                 bad(f"the study has no original {original_id!r}", "original_id")
             elif set(ranked) != set(expected):
                 extra, absent = sorted(set(ranked) - set(expected)), sorted(set(expected) - set(ranked))
-                bad("ranks " + "; ".join(p for p in (
-                    f"systems the original has no candidate of: {', '.join(extra)}" if extra else "",
-                    f"not the candidates of {', '.join(absent)}" if absent else "") if p), "ranking")
+                bad(
+                    "ranks "
+                    + "; ".join(
+                        p
+                        for p in (
+                            f"systems the original has no candidate of: {', '.join(extra)}" if extra else "",
+                            f"not the candidates of {', '.join(absent)}" if absent else "",
+                        )
+                        if p
+                    ),
+                    "ranking",
+                )
         scores: dict[str, float] = {}
         raw_scores = obj.get("scores")
         if raw_scores is not None:
@@ -142,8 +151,11 @@ def parse_rankings_file(
             continue
         key = (judge, original_id, set_number)
         if key in seen:
-            bad(f"judge {judge!r} already ranked set {set_number} of original {original_id!r} on line {seen[key]} "
-                "(several sets of one original are told apart by \"set\")", "set")
+            bad(
+                f"judge {judge!r} already ranked set {set_number} of original {original_id!r} on line {seen[key]} "
+                '(several sets of one original are told apart by "set")',
+                "set",
+            )
             continue
         seen[key] = line
         parsed.rows.append(RankingRow(line, judge, original_id, groups, scores, seconds, set_number))

@@ -47,14 +47,20 @@ def detect_format(filename: str, explicit: str | None = None) -> str:
     if explicit:
         fmt = explicit.lower().lstrip(".")
         if fmt not in FORMATS:
-            raise StudyImportError(filename, [ImportIssue(f"unknown format '{explicit}'; use one of {', '.join(FORMATS)}")])
+            raise StudyImportError(
+                filename, [ImportIssue(f"unknown format '{explicit}'; use one of {', '.join(FORMATS)}")]
+            )
         return fmt
     suffix = PurePath(filename).suffix.lower()
     mapping = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
     if suffix not in mapping:
         raise StudyImportError(
             filename,
-            [ImportIssue(f"cannot tell the format from the extension '{suffix or '(none)'}'; name the file .csv, .tsv or .jsonl, or pass the format")],
+            [
+                ImportIssue(
+                    f"cannot tell the format from the extension '{suffix or '(none)'}'; name the file .csv, .tsv or .jsonl, or pass the format"
+                )
+            ],
         )
     return mapping[suffix]
 
@@ -68,7 +74,12 @@ def decode_utf8(data: bytes, filename: str) -> str:
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise StudyImportError(
             filename,
-            [ImportIssue(f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at character {col}); save the file as UTF-8", line=line)],
+            [
+                ImportIssue(
+                    f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at character {col}); save the file as UTF-8",
+                    line=line,
+                )
+            ],
         ) from None
     if "\x00" in text:
         line = text[: text.index("\x00")].count("\n") + 1

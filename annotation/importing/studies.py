@@ -77,7 +77,8 @@ def parse_study_file(
     """
     if max_bytes is not None and len(data) > max_bytes:
         raise StudyImportError(
-            filename, [ImportIssue(f"the file is {len(data):,} bytes; the limit is {max_bytes:,} (PARAEVAL_IMPORT_MAX_BYTES)")]
+            filename,
+            [ImportIssue(f"the file is {len(data):,} bytes; the limit is {max_bytes:,} (PARAEVAL_IMPORT_MAX_BYTES)")],
         )
     fmt = detect_format(filename, fmt)
     text = decode_utf8(data, filename)
@@ -96,15 +97,22 @@ def parse_study_file(
         missing += [c for c in LONG_ONLY if c not in colset]
         unknown = [c for c in columns if c and c not in KNOWN]
         for c in unknown:
-            issues.append(ImportIssue(
-                f"unknown column in the long layout (expected {', '.join(KNOWN)})", line=header_line, column=c))
+            issues.append(
+                ImportIssue(
+                    f"unknown column in the long layout (expected {', '.join(KNOWN)})", line=header_line, column=c
+                )
+            )
         systems_in_header: list[str] = []
     else:
         systems_in_header = [c for c in columns if c and c not in KNOWN]
         if not systems_in_header and columns:
-            issues.append(ImportIssue(
-                "no system columns: use the long layout (original_id, original, system, candidate) "
-                "or the wide layout (original_id, original, <system>, <system>, …)", line=header_line))
+            issues.append(
+                ImportIssue(
+                    "no system columns: use the long layout (original_id, original, system, candidate) "
+                    "or the wide layout (original_id, original, <system>, <system>, …)",
+                    line=header_line,
+                )
+            )
     for c in missing:
         issues.append(ImportIssue("required column is missing", line=header_line, column=c))
     if issues:
@@ -136,18 +144,37 @@ def parse_study_file(
         if fmt == "jsonl" and long_layout:
             for key in row:
                 if key not in KNOWN:
-                    issues.append(ImportIssue(f"unknown field in the long layout (expected {', '.join(KNOWN)})", line=line, column=key))
+                    issues.append(
+                        ImportIssue(
+                            f"unknown field in the long layout (expected {', '.join(KNOWN)})", line=line, column=key
+                        )
+                    )
         prev = parsed.originals.get(oid)
         if prev is None:
-            parsed.originals[oid] = OriginalData(oid, otext, extra["reference"], extra["group"], extra["document"], line, len(parsed.originals))
+            parsed.originals[oid] = OriginalData(
+                oid, otext, extra["reference"], extra["group"], extra["document"], line, len(parsed.originals)
+            )
         else:
-            for col, new, old in (("original", otext, prev.text), ("reference", extra["reference"], prev.reference),
-                                  ("group", extra["group"], prev.group), ("document", extra["document"], prev.document)):
+            for col, new, old in (
+                ("original", otext, prev.text),
+                ("reference", extra["reference"], prev.reference),
+                ("group", extra["group"], prev.group),
+                ("document", extra["document"], prev.document),
+            ):
                 if new != old:
-                    issues.append(ImportIssue(
-                        f"original_id '{oid}' has a different {col} here than on line {prev.line}", line=line, column=col))
+                    issues.append(
+                        ImportIssue(
+                            f"original_id '{oid}' has a different {col} here than on line {prev.line}",
+                            line=line,
+                            column=col,
+                        )
+                    )
             if not long_layout:
-                issues.append(ImportIssue(f"original_id '{oid}' already appeared on line {prev.line}", line=line, column="original_id"))
+                issues.append(
+                    ImportIssue(
+                        f"original_id '{oid}' already appeared on line {prev.line}", line=line, column="original_id"
+                    )
+                )
                 continue
         if long_layout:
             pairs = [(row.get("system", "").strip(), row.get("candidate", "").strip(), "candidate")]
@@ -170,9 +197,13 @@ def parse_study_file(
                 continue
             key = (oid, system)
             if key in seen_pairs:
-                issues.append(ImportIssue(
-                    f"duplicate candidate: original '{oid}' and system '{system}' already appeared on line {seen_pairs[key]}",
-                    line=line, column=col))
+                issues.append(
+                    ImportIssue(
+                        f"duplicate candidate: original '{oid}' and system '{system}' already appeared on line {seen_pairs[key]}",
+                        line=line,
+                        column=col,
+                    )
+                )
                 continue
             seen_pairs[key] = line
             parsed.candidates.append(CandidateData(oid, system, ctext, line))
@@ -187,4 +218,8 @@ def parse_study_file(
 def _check_length(row: dict[str, str], line: int, issues: list[ImportIssue]) -> None:
     for col, value in row.items():
         if len(value) > MAX_FIELD_CHARS:
-            issues.append(ImportIssue(f"{len(value):,} characters; a text may have at most {MAX_FIELD_CHARS:,}", line=line, column=col))
+            issues.append(
+                ImportIssue(
+                    f"{len(value):,} characters; a text may have at most {MAX_FIELD_CHARS:,}", line=line, column=col
+                )
+            )

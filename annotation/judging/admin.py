@@ -13,7 +13,16 @@ class JudgingDesignAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         # Same rule as the service: after opening only expected scores and α change.
         if obj is not None and obj.is_frozen:
-            return ["study", "criteria", "judges_mode", "judges_per_item", "control_counts", "seed", "opened_at", "opened_by"]
+            return [
+                "study",
+                "criteria",
+                "judges_mode",
+                "judges_per_item",
+                "control_counts",
+                "seed",
+                "opened_at",
+                "opened_by",
+            ]
         return self.readonly_fields
 
 
@@ -29,8 +38,7 @@ class AssignmentAdmin(admin.ModelAdmin):
 class JudgmentAdmin(admin.ModelAdmin):
     """The record of what judges said: viewable, never edited here (use revisions)."""
 
-    list_display = ["study", "judge", "item", "revision", "is_latest", "values",
-                    "seconds", "submitted_at"]
+    list_display = ["study", "judge", "item", "revision", "is_latest", "values", "seconds", "submitted_at"]
     list_filter = ["study", "is_latest", "source"]
     search_fields = ["judge__username"]
     list_select_related = ["study", "judge", "item"]

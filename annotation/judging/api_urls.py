@@ -28,7 +28,9 @@ urlpatterns = [
     path(S + "screening/update/", screening_apis.ScreeningUpdateApi.as_view(), name="screening_update"),
     path(S + "training/items/", screening_apis.TrainingItemAddApi.as_view(), name="training_item_add"),
     path(S + "training/items/import/", screening_apis.TrainingImportApi.as_view(), name="training_import"),
-    path(S + "training/items/<str:token>/", screening_apis.TrainingItemDeleteApi.as_view(), name="training_item_delete"),
+    path(
+        S + "training/items/<str:token>/", screening_apis.TrainingItemDeleteApi.as_view(), name="training_item_delete"
+    ),
     path(S + "design/", study.JudgingDesignApi.as_view(), name="design"),
     path(S + "design/update/", study.JudgingDesignUpdateApi.as_view(), name="design_update"),
     path(S + "open/", study.JudgingOpenApi.as_view(), name="open"),

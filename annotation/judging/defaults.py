@@ -18,8 +18,13 @@ DEFAULT_CRITERIA: tuple[dict, ...] = (
         "slug": "adequacy",
         "name": "Adequacy",
         "help": "Does the paraphrase say what the original says? Judge the meaning only, not the style.",
-        "labels": ["None of the meaning", "Little of the meaning", "Much of the meaning",
-                   "Most of the meaning", "All of the meaning"],
+        "labels": [
+            "None of the meaning",
+            "Little of the meaning",
+            "Much of the meaning",
+            "Most of the meaning",
+            "All of the meaning",
+        ],
     },
     {
         "slug": "fluency",
@@ -31,14 +36,19 @@ DEFAULT_CRITERIA: tuple[dict, ...] = (
         "slug": "dissimilarity",
         "name": "Lexical dissimilarity",
         "help": "How much has the wording changed from the original? Count changed words, not changed meaning.",
-        "labels": ["Same wording", "A word or two changed", "Some wording changed",
-                   "Much wording changed", "Entirely new wording"],
+        "labels": [
+            "Same wording",
+            "A word or two changed",
+            "Some wording changed",
+            "Much wording changed",
+            "Entirely new wording",
+        ],
     },
     {
         "slug": "overall",
         "name": "Overall",
         "help": "A good paraphrase keeps the meaning, is fluent, and words things as differently from the "
-                "original as it can. 5 is a perfect paraphrase, 1 an unacceptable one.",
+        "original as it can. 5 is a perfect paraphrase, 1 an unacceptable one.",
         "labels": ["Unacceptable", "Poor", "Fair", "Good", "Perfect"],
     },
 )
@@ -54,8 +64,15 @@ PEM_TABLE2_SUBSET: dict[str, float] = {"adequacy": 4, "fluency": 4}
 
 def default_criteria() -> list[dict]:
     """PEM's four criteria, each on a labelled 1–5 point scale (see :mod:`.scales`)."""
-    return [{"slug": c["slug"], "name": c["name"], "help": c["help"],
-             "scale": {"type": "points", "min": 1, "max": 5, "labels": list(c["labels"])}} for c in DEFAULT_CRITERIA]
+    return [
+        {
+            "slug": c["slug"],
+            "name": c["name"],
+            "help": c["help"],
+            "scale": {"type": "points", "min": 1, "max": 5, "labels": list(c["labels"])},
+        }
+        for c in DEFAULT_CRITERIA
+    ]
 
 
 def default_control_counts() -> dict[str, int]:

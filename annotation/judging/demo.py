@@ -11,5 +11,7 @@ def setup(*, study, accounts, stdout=None) -> None:
     design_update(study=study, changes={"seed": 2010})
     summary = study_judging_open(study=study, user=accounts.get("researcher"))
     if stdout is not None:
-        stdout.write(f"judging: opened with {summary.controls_created} controls; {summary.judges} judges × "
-                     f"{summary.items} items (fully crossed)\n")
+        stdout.write(
+            f"judging: opened with {summary.controls_created} controls; {summary.judges} judges × "
+            f"{summary.items} items (fully crossed)\n"
+        )

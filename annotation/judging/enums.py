@@ -60,6 +60,8 @@ ESA_DEFAULT_CATEGORIES: tuple[str, ...] = ("meaning changed", "meaning added", "
 COMPARISON_ANSWERS: tuple[str, ...] = ("A", "tie", "B")
 #: The single question of a comparison design that is not per criterion.
 COMPARISON_PREFERENCE = "preference"
+
+
 class ScreenOutRule(models.TextChoices):
     TRAINING = "training", "Failed the training"
     ATTENTION = "attention", "Failed attention checks"

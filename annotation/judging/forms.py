@@ -27,8 +27,9 @@ def _expected_choices(scale: dict) -> list[tuple[str, str]]:
         return []
     labels = scales.scale_labels(scale)
     assert labels is not None  # a discrete scale has labels as it has values
-    return [("", "unknown")] + [(str(v), f"{v} ({lbl})" if scale["type"] == "categorical" else str(v))
-                                for v, lbl in zip(values, labels)]
+    return [("", "unknown")] + [
+        (str(v), f"{v} ({lbl})" if scale["type"] == "categorical" else str(v)) for v, lbl in zip(values, labels)
+    ]
 
 
 class DesignForm(forms.Form):
@@ -42,44 +43,74 @@ class DesignForm(forms.Form):
     """
 
     criteria_json = forms.CharField(
-        required=False, widget=forms.Textarea(attrs={"rows": 8, "spellcheck": "false"}),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 8, "spellcheck": "false"}),
         label="Criteria and scales (JSON)",
         help_text="1–8 criteria; change it to add, remove or re-scale criteria (see the protocols guide). "
-                  "Leave it as it is to edit only the wording below.")
+        "Leave it as it is to edit only the wording below.",
+    )
     judges_mode = forms.ChoiceField(choices=JudgesMode.choices, widget=forms.RadioSelect, label="Judges per item")
-    judges_per_item = forms.IntegerField(min_value=1, max_value=100, label="k (judges per item)",
-                                         help_text="Only used with 'exactly k judges per item'.")
-    seed = forms.IntegerField(min_value=0, max_value=2**62, label="Seed",
-                              help_text="Controls and every judge's order are drawn from it; record it in your paper.")
+    judges_per_item = forms.IntegerField(
+        min_value=1, max_value=100, label="k (judges per item)", help_text="Only used with 'exactly k judges per item'."
+    )
+    seed = forms.IntegerField(
+        min_value=0,
+        max_value=2**62,
+        label="Seed",
+        help_text="Controls and every judge's order are drawn from it; record it in your paper.",
+    )
     qc_alpha = forms.FloatField(min_value=0.0001, max_value=0.5, label="QC significance level (α)")
-    show_context = forms.BooleanField(required=False, label="Show each item's document context to judges",
-                                      help_text="The previous and next sentences of the original's document "
-                                                "(from the imported 'document' column), collapsible.")
+    show_context = forms.BooleanField(
+        required=False,
+        label="Show each item's document context to judges",
+        help_text="The previous and next sentences of the original's document "
+        "(from the imported 'document' column), collapsible.",
+    )
     protocol = forms.ChoiceField(choices=protocol_choices, widget=forms.RadioSelect, label="Protocol", required=False)
     comparison_per_criterion = forms.BooleanField(
-        required=False, label="Comparison: ask which is better once per criterion",
-        help_text="Otherwise judges answer one question: which paraphrase is better overall.")
+        required=False,
+        label="Comparison: ask which is better once per criterion",
+        help_text="Otherwise judges answer one question: which paraphrase is better overall.",
+    )
     pairs_per_original = forms.IntegerField(
-        required=False, min_value=1, max_value=1000, label="Comparison: system pairs per original",
+        required=False,
+        min_value=1,
+        max_value=1000,
+        label="Comparison: system pairs per original",
         help_text="Empty: every pair of systems for every original. A number: that many per original, "
-                  "balanced over system pairs.")
+        "balanced over system pairs.",
+    )
     esa_categories = forms.CharField(
-        required=False, max_length=800, label="Error spans: categories",
+        required=False,
+        max_length=800,
+        label="Error spans: categories",
         help_text="One per line (at most 12); a judge may give a span one of them, or none. Empty: severity only.",
-        widget=forms.Textarea(attrs={"rows": 4}))
+        widget=forms.Textarea(attrs={"rows": 4}),
+    )
     esa_prefill = forms.ChoiceField(choices=EsaPrefill.choices, required=False, label="Error spans: pre-filled spans")
-    ranking_k = forms.IntegerField(required=False, min_value=2, max_value=6, label="Ranking: candidates at once",
-                                   help_text="k candidates of one original are ranked together (3–6 is usual).")
+    ranking_k = forms.IntegerField(
+        required=False,
+        min_value=2,
+        max_value=6,
+        label="Ranking: candidates at once",
+        help_text="k candidates of one original are ranked together (3–6 is usual).",
+    )
     ranking_scores = forms.BooleanField(required=False, label="Ranking: also ask a 0–100 score for each candidate")
 
     def __init__(self, data=None, files=None, *, design: JudgingDesign, **kwargs):
         initial = {
-            "judges_mode": design.judges_mode, "judges_per_item": design.judges_per_item,
-            "seed": design.seed, "qc_alpha": design.qc_alpha, "show_context": design.show_context,
-            "protocol": design.protocol, "comparison_per_criterion": design.comparison_per_criterion,
+            "judges_mode": design.judges_mode,
+            "judges_per_item": design.judges_per_item,
+            "seed": design.seed,
+            "qc_alpha": design.qc_alpha,
+            "show_context": design.show_context,
+            "protocol": design.protocol,
+            "comparison_per_criterion": design.comparison_per_criterion,
             "pairs_per_original": design.pairs_per_original,
-            "esa_categories": "\n".join(design.esa_categories), "esa_prefill": design.esa_prefill,
-            "ranking_k": design.ranking_k, "ranking_scores": design.ranking_scores,
+            "esa_categories": "\n".join(design.esa_categories),
+            "esa_prefill": design.esa_prefill,
+            "ranking_k": design.ranking_k,
+            "ranking_scores": design.ranking_scores,
             "criteria_json": json.dumps(design.criteria, indent=1, ensure_ascii=False),
         }
         self.criteria = design.criteria
@@ -101,23 +132,31 @@ class DesignForm(forms.Form):
             slug, title = c["slug"], c["name"]
             self.fields[f"{slug}_name"] = forms.CharField(max_length=scales.MAX_NAME_CHARS, label=f"{title}: name")
             self.fields[f"{slug}_help"] = forms.CharField(
-                max_length=scales.MAX_HELP_CHARS, required=False, label=f"{title}: help text",
-                widget=forms.Textarea(attrs={"rows": 2}))
+                max_length=scales.MAX_HELP_CHARS,
+                required=False,
+                label=f"{title}: help text",
+                widget=forms.Textarea(attrs={"rows": 2}),
+            )
             for key, _text in self._wording(c["scale"]):
                 self.fields[f"{slug}_{key}"] = forms.CharField(
-                    max_length=scales.MAX_LABEL_CHARS, required=key.endswith("mid"),
-                    label=f"{title}: {key.replace('_', ' ')}")
+                    max_length=scales.MAX_LABEL_CHARS,
+                    required=key.endswith("mid"),
+                    label=f"{title}: {key.replace('_', ' ')}",
+                )
         for kind in CONTROL_KINDS:
             self.fields[f"controls_{kind}"] = forms.IntegerField(
-                min_value=0, max_value=MAX_CONTROLS_PER_KIND, label=f"{CONTROL_LABELS[kind]} ({kind}) per original")
+                min_value=0, max_value=MAX_CONTROLS_PER_KIND, label=f"{CONTROL_LABELS[kind]} ({kind}) per original"
+            )
             for c in self.criteria:
                 label = f"Expected {c['slug']} of {kind} controls"
                 if c["scale"]["type"] == "slider":
                     self.fields[f"expected_{kind}_{c['slug']}"] = forms.FloatField(
-                        required=False, min_value=scales.SLIDER_MIN, max_value=scales.SLIDER_MAX, label=label)
+                        required=False, min_value=scales.SLIDER_MIN, max_value=scales.SLIDER_MAX, label=label
+                    )
                 else:
                     self.fields[f"expected_{kind}_{c['slug']}"] = forms.ChoiceField(
-                        choices=_expected_choices(c["scale"]), required=False, label=label)
+                        choices=_expected_choices(c["scale"]), required=False, label=label
+                    )
         for name in self.fields:
             if name.startswith(("controls_", "expected_")) or "_label_" in name or "_anchor_" in name:
                 # rendered in a table or a row of small boxes: name them for screen readers
@@ -141,14 +180,28 @@ class DesignForm(forms.Form):
 
     # Grouped access for the template.
     def criterion_rows(self):
-        return [{"slug": c["slug"], "title": c["name"], "scale": c["scale"], "name": self[f"{c['slug']}_name"],
-                 "help": self[f"{c['slug']}_help"],
-                 "labels": [self[f"{c['slug']}_{key}"] for key, _ in self._wording(c["scale"])]}
-                for c in self.criteria]
+        return [
+            {
+                "slug": c["slug"],
+                "title": c["name"],
+                "scale": c["scale"],
+                "name": self[f"{c['slug']}_name"],
+                "help": self[f"{c['slug']}_help"],
+                "labels": [self[f"{c['slug']}_{key}"] for key, _ in self._wording(c["scale"])],
+            }
+            for c in self.criteria
+        ]
 
     def control_rows(self):
-        return [{"kind": k, "label": CONTROL_LABELS[k], "count": self[f"controls_{k}"],
-                 "expected": [self[f"expected_{k}_{c['slug']}"] for c in self.criteria]} for k in CONTROL_KINDS]
+        return [
+            {
+                "kind": k,
+                "label": CONTROL_LABELS[k],
+                "count": self[f"controls_{k}"],
+                "expected": [self[f"expected_{k}_{c['slug']}"] for c in self.criteria],
+            }
+            for k in CONTROL_KINDS
+        ]
 
     def clean_criteria_json(self):
         text = self.cleaned_data.get("criteria_json") or ""
@@ -177,8 +230,9 @@ class DesignForm(forms.Form):
                 scale["anchors"] = {a: w for a, w in zip(("low", "mid", "high"), words) if w or a != "mid"}
             else:
                 scale["categories"] = words
-            out.append({"slug": slug, "name": d[f"{slug}_name"].strip(), "help": d[f"{slug}_help"].strip(),
-                        "scale": scale})
+            out.append(
+                {"slug": slug, "name": d[f"{slug}_name"].strip(), "help": d[f"{slug}_help"].strip(), "scale": scale}
+            )
         return out
 
     def changes(self) -> dict:
@@ -193,8 +247,9 @@ class DesignForm(forms.Form):
             for c in self.criteria:
                 v = d.get(f"expected_{k}_{c['slug']}")
                 if v not in (None, ""):
-                    expected[k][c["slug"]] = int(v) if c["scale"]["type"] != "slider" else (
-                        int(v) if float(v).is_integer() else float(v))
+                    expected[k][c["slug"]] = (
+                        int(v) if c["scale"]["type"] != "slider" else (int(v) if float(v).is_integer() else float(v))
+                    )
         out = {
             "criteria": criteria,
             "judges_mode": d["judges_mode"],

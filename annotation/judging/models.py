@@ -29,43 +29,66 @@ class JudgingDesign(TimeStampedModel):
     study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="judging_design")
     criteria = models.JSONField(
         default=defaults.default_criteria,
-        help_text="1–8 criteria: slug, name, help text and scale (points, slider or categorical; see scales.py).")
+        help_text="1–8 criteria: slug, name, help text and scale (points, slider or categorical; see scales.py).",
+    )
     judges_mode = models.CharField(max_length=16, choices=JudgesMode.choices, default=JudgesMode.FULLY_CROSSED)
     judges_per_item = models.PositiveSmallIntegerField(
-        default=2, validators=[MinValueValidator(1)], help_text="Used when the mode is 'exactly k judges per item'.")
+        default=2, validators=[MinValueValidator(1)], help_text="Used when the mode is 'exactly k judges per item'."
+    )
     control_counts = models.JSONField(
-        default=defaults.default_control_counts, help_text="Controls of each kind per original (0 = none).")
+        default=defaults.default_control_counts, help_text="Controls of each kind per original (0 = none)."
+    )
     expected_scores = models.JSONField(
         default=defaults.default_expected_scores,
-        help_text="Expected value per control kind and criterion, on that criterion's scale (missing/null: unknown).")
+        help_text="Expected value per control kind and criterion, on that criterion's scale (missing/null: unknown).",
+    )
     seed = models.BigIntegerField(default=defaults.new_seed, validators=[MinValueValidator(0)])
     qc_alpha = models.FloatField(
-        default=0.05, validators=[MinValueValidator(0.0001), MaxValueValidator(0.5)],
-        help_text="Significance level of the judge quality-control tests.")
+        default=0.05,
+        validators=[MinValueValidator(0.0001), MaxValueValidator(0.5)],
+        help_text="Significance level of the judge quality-control tests.",
+    )
     show_context = models.BooleanField(
-        default=False, help_text="Show judges the previous and next sentences of the original's document.")
+        default=False, help_text="Show judges the previous and next sentences of the original's document."
+    )
     protocol = models.CharField(
-        max_length=16, choices=Protocol.choices, default=Protocol.ABSOLUTE,
-        help_text="Absolute ratings of each pair, or side-by-side comparison of two candidates.")
+        max_length=16,
+        choices=Protocol.choices,
+        default=Protocol.ABSOLUTE,
+        help_text="Absolute ratings of each pair, or side-by-side comparison of two candidates.",
+    )
     comparison_per_criterion = models.BooleanField(
-        default=False, help_text="Comparison: ask 'which is better' once per criterion instead of once overall.")
+        default=False, help_text="Comparison: ask 'which is better' once per criterion instead of once overall."
+    )
     pairs_per_original = models.PositiveSmallIntegerField(
-        null=True, blank=True, validators=[MinValueValidator(1)],
-        help_text="Comparison: system pairs shown per original (empty: every pair), balanced over system pairs.")
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="Comparison: system pairs shown per original (empty: every pair), balanced over system pairs.",
+    )
     esa_categories = models.JSONField(
-        default=defaults.default_esa_categories, blank=True,
-        help_text="ESA: the error categories a judge may give a span (empty: severity only).")
+        default=defaults.default_esa_categories,
+        blank=True,
+        help_text="ESA: the error categories a judge may give a span (empty: severity only).",
+    )
     esa_prefill = models.CharField(
-        max_length=16, choices=EsaPrefill.choices, default=EsaPrefill.NONE,
-        help_text="ESA: where the spans shown pre-filled before the judge starts come from.")
+        max_length=16,
+        choices=EsaPrefill.choices,
+        default=EsaPrefill.NONE,
+        help_text="ESA: where the spans shown pre-filled before the judge starts come from.",
+    )
     ranking_k = models.PositiveSmallIntegerField(
-        default=4, validators=[MinValueValidator(2), MaxValueValidator(6)],
-        help_text="Ranking: candidates of one original ranked at once (3–6 in practice).")
+        default=4,
+        validators=[MinValueValidator(2), MaxValueValidator(6)],
+        help_text="Ranking: candidates of one original ranked at once (3–6 in practice).",
+    )
     ranking_scores = models.BooleanField(
-        default=False, help_text="Ranking: also ask a 0–100 score for each ranked candidate.")
+        default=False, help_text="Ranking: also ask a 0–100 score for each ranked candidate."
+    )
     opened_at = models.DateTimeField(null=True, blank=True)
-    opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                  related_name="+")
+    opened_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         constraints = [
@@ -99,21 +122,26 @@ class JudgingDesign(TimeStampedModel):
             for kind, n in counts.items():
                 if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= MAX_CONTROLS_PER_KIND:
                     errors.setdefault("control_counts", []).append(
-                        f"the number of '{kind}' controls per original must be a whole number from 0 to {MAX_CONTROLS_PER_KIND}")
+                        f"the number of '{kind}' controls per original must be a whole number from 0 to {MAX_CONTROLS_PER_KIND}"
+                    )
         exp = self.expected_scores
         if not isinstance(exp, dict) or set(exp) != set(CONTROL_KINDS):
-            errors.setdefault("expected_scores", []).append(f"expected scores are needed for {', '.join(CONTROL_KINDS)}")
+            errors.setdefault("expected_scores", []).append(
+                f"expected scores are needed for {', '.join(CONTROL_KINDS)}"
+            )
         elif not crit_errors:
             by_slug = {c["slug"]: c["scale"] for c in self.criteria}
             for kind, values in exp.items():
                 if not isinstance(values, dict):
                     errors.setdefault("expected_scores", []).append(
-                        f"expected scores of '{kind}' controls map criteria to values")
+                        f"expected scores of '{kind}' controls map criteria to values"
+                    )
                     continue
                 for slug, v in values.items():
                     if slug not in by_slug:
                         errors.setdefault("expected_scores", []).append(
-                            f"expected scores of '{kind}' controls name an unknown criterion '{slug}'")
+                            f"expected scores of '{kind}' controls name an unknown criterion '{slug}'"
+                        )
                     elif v is not None:
                         # None (or a missing criterion): the expected value is unknown, so these
                         # controls are judged on this criterion but not scored against anything.
@@ -124,12 +152,18 @@ class JudgingDesign(TimeStampedModel):
                         if not ok:
                             errors.setdefault("expected_scores", []).append(
                                 f"the expected {slug} of '{kind}' controls must be "
-                                f"{scales.scale_describe(by_slug[slug])}, or empty when unknown")
+                                f"{scales.scale_describe(by_slug[slug])}, or empty when unknown"
+                            )
         cats = self.esa_categories
-        if not isinstance(cats, list) or len(cats) > 12 or any(
-                not isinstance(c, str) or not c.strip() or len(c) > 60 for c in cats) or len(set(cats)) != len(cats):
+        if (
+            not isinstance(cats, list)
+            or len(cats) > 12
+            or any(not isinstance(c, str) or not c.strip() or len(c) > 60 for c in cats)
+            or len(set(cats)) != len(cats)
+        ):
             errors.setdefault("esa_categories", []).append(
-                "give at most 12 different error categories, each 1–60 characters")
+                "give at most 12 different error categories, each 1–60 characters"
+            )
         if self.judges_mode == JudgesMode.K_PER_ITEM and not self.judges_per_item:
             errors.setdefault("judges_per_item", []).append("give the number of judges per item")
         if errors:
@@ -148,7 +182,8 @@ class Assignment(TimeStampedModel):
     # Training and screening (annotation/judging/training.py, screening.py).
     training_passed_at = models.DateTimeField(null=True, blank=True)
     screened_out_at = models.DateTimeField(
-        null=True, blank=True, help_text="When a screening rule ended this judge's work; their judgments never count.")
+        null=True, blank=True, help_text="When a screening rule ended this judge's work; their judgments never count."
+    )
     screened_out_rule = models.CharField(max_length=16, choices=ScreenOutRule.choices, blank=True)
     screened_out_reason = models.TextField(blank=True)
 
@@ -179,7 +214,9 @@ class AssignmentItem(TimeStampedModel):
         ]
         indexes = [
             # "The judge's next item" reads only unrated rows, in order.
-            models.Index(fields=["assignment", "position"], condition=Q(done_at__isnull=True), name="judging_item_todo"),
+            models.Index(
+                fields=["assignment", "position"], condition=Q(done_at__isnull=True), name="judging_item_todo"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -204,9 +241,12 @@ class Judgment(TimeStampedModel):
     values = models.JSONField(default=dict, help_text="Criterion slug → value on that criterion's scale.")
     served_at = models.DateTimeField(help_text="When the server sent the item to the judge.")
     submitted_at = models.DateTimeField()
-    seconds = models.FloatField(null=True, blank=True,
-                                help_text="Server time from serving to submitting (imported: the file's time, if any).")
-    active_seconds = models.FloatField(null=True, blank=True, help_text="Time the page was visible and focused (client).")
+    seconds = models.FloatField(
+        null=True, blank=True, help_text="Server time from serving to submitting (imported: the file's time, if any)."
+    )
+    active_seconds = models.FloatField(
+        null=True, blank=True, help_text="Time the page was visible and focused (client)."
+    )
     source = models.CharField(max_length=8, choices=JudgmentSource.choices, default=JudgmentSource.API)
 
     class Meta:
@@ -258,21 +298,26 @@ class OpenJob(BackgroundJob):
     """
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="judging_open_jobs")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                   related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     judges = models.JSONField(default=list, blank=True, help_text="Usernames of the judges assigned (fixed at start).")
-    items_fingerprint = models.CharField(max_length=64, blank=True,
-                                         help_text="SHA-256 of the item keys planned at start.")
-    controls_created = models.PositiveIntegerField(null=True, blank=True,
-                                                   help_text="Set once the controls are built (null: not yet).")
-    summary = models.JSONField(default=dict, blank=True,
-                               help_text="controls_created, items, judges, assignment_items once succeeded.")
+    items_fingerprint = models.CharField(
+        max_length=64, blank=True, help_text="SHA-256 of the item keys planned at start."
+    )
+    controls_created = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Set once the controls are built (null: not yet)."
+    )
+    summary = models.JSONField(
+        default=dict, blank=True, help_text="controls_created, items, judges, assignment_items once succeeded."
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            models.UniqueConstraint(fields=["study"], condition=Q(status__in=["queued", "running"]),
-                                    name="judging_one_active_open_job"),
+            models.UniqueConstraint(
+                fields=["study"], condition=Q(status__in=["queued", "running"]), name="judging_one_active_open_job"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -327,11 +372,15 @@ class ComparisonJudgment(TimeStampedModel):
         constraints = [
             models.UniqueConstraint(fields=["judge", "key"], name="judging_uniq_cmp_judgment_key"),
             models.UniqueConstraint(fields=["item", "revision"], name="judging_uniq_cmp_judgment_revision"),
-            models.UniqueConstraint(fields=["item"], condition=Q(is_latest=True), name="judging_one_latest_cmp_judgment"),
+            models.UniqueConstraint(
+                fields=["item"], condition=Q(is_latest=True), name="judging_one_latest_cmp_judgment"
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.judge} on pair {self.item_id} (rev. {self.revision})"
+
+
 class ScreeningSettings(TimeStampedModel):
     """A study's training pass rule, attention checks and automatic QC screen-out.
 
@@ -343,32 +392,50 @@ class ScreeningSettings(TimeStampedModel):
 
     study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="screening_settings")
     training_criteria = models.JSONField(
-        default=list, blank=True, help_text="Criteria the pass rule checks (empty: every criterion with a reference value).")
+        default=list,
+        blank=True,
+        help_text="Criteria the pass rule checks (empty: every criterion with a reference value).",
+    )
     training_tolerance = models.FloatField(
-        default=1, validators=[MinValueValidator(0)],
-        help_text="On point scales: an answer within ± this many points of the reference value is right.")
+        default=1,
+        validators=[MinValueValidator(0)],
+        help_text="On point scales: an answer within ± this many points of the reference value is right.",
+    )
     training_tolerances = models.JSONField(
-        default=dict, blank=True,
+        default=dict,
+        blank=True,
         help_text="Criterion slug → tolerance on that criterion's scale; a criterion not named uses its scale's "
-                  "default (point scales: training_tolerance; a 0–100 slider: ±10; categories: exact).")
+        "default (point scales: training_tolerance; a 0–100 slider: ±10; categories: exact).",
+    )
     training_required = models.PositiveSmallIntegerField(
-        default=0, help_text="Training items that must be right to pass (0: all of them).")
+        default=0, help_text="Training items that must be right to pass (0: all of them)."
+    )
     training_retries = models.PositiveSmallIntegerField(
-        default=1, validators=[MaxValueValidator(10)], help_text="Further attempts after a failed one.")
+        default=1, validators=[MaxValueValidator(10)], help_text="Further attempts after a failed one."
+    )
     training_items_per_attempt = models.PositiveSmallIntegerField(
-        default=0, validators=[MaxValueValidator(50)],
-        help_text="Training items drawn at random from the pool for each attempt (0: every item, in order).")
+        default=0,
+        validators=[MaxValueValidator(50)],
+        help_text="Training items drawn at random from the pool for each attempt (0: every item, in order).",
+    )
     attention_count = models.PositiveSmallIntegerField(
-        default=0, validators=[MaxValueValidator(50)], help_text="Attention checks per judge (0: none).")
+        default=0, validators=[MaxValueValidator(50)], help_text="Attention checks per judge (0: none)."
+    )
     attention_policy = models.CharField(max_length=8, choices=AttentionPolicy.choices, default=AttentionPolicy.WARN)
     attention_max_failures = models.PositiveSmallIntegerField(
-        default=2, validators=[MinValueValidator(1)], help_text="With the 'end' policy: failures that screen out.")
+        default=2, validators=[MinValueValidator(1)], help_text="With the 'end' policy: failures that screen out."
+    )
     qc_auto = models.BooleanField(default=False, help_text="Screen out judges whose control tests fail as they rate.")
     qc_auto_pvalue = models.FloatField(
-        default=0.01, validators=[MinValueValidator(0.0001), MaxValueValidator(0.5)],
-        help_text="A control test passes when its Mann–Whitney p is below this.")
+        default=0.01,
+        validators=[MinValueValidator(0.0001), MaxValueValidator(0.5)],
+        help_text="A control test passes when its Mann–Whitney p is below this.",
+    )
     qc_auto_min_controls = models.PositiveSmallIntegerField(
-        default=10, validators=[MinValueValidator(1)], help_text="Controls a judge must have rated before the check runs.")
+        default=10,
+        validators=[MinValueValidator(1)],
+        help_text="Controls a judge must have rated before the check runs.",
+    )
 
     def __str__(self) -> str:
         return f"Screening of {self.study}"
@@ -404,8 +471,9 @@ class TrainingAnswer(TimeStampedModel):
 
     class Meta:
         ordering = ["assignment", "attempt", "item__position"]
-        constraints = [models.UniqueConstraint(fields=["assignment", "item", "attempt"],
-                                               name="judging_uniq_training_answer")]
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "item", "attempt"], name="judging_uniq_training_answer")
+        ]
 
 
 class AttentionCheck(TimeStampedModel):
@@ -481,7 +549,9 @@ class EsaJudgment(TimeStampedModel):
     key = models.CharField(max_length=64, help_text="Client-generated idempotency key.")
     revision = models.PositiveIntegerField(default=1)
     is_latest = models.BooleanField(default=True)
-    spans = models.JSONField(default=list, help_text="Span dicts (side, start, end, severity, category, missing, proposed).")
+    spans = models.JSONField(
+        default=list, help_text="Span dicts (side, start, end, severity, category, missing, proposed)."
+    )
     score = models.FloatField(null=True, blank=True, validators=[MinValueValidator(0), MaxValueValidator(100)])
     served_at = models.DateTimeField()
     submitted_at = models.DateTimeField()
@@ -494,9 +564,12 @@ class EsaJudgment(TimeStampedModel):
         constraints = [
             models.UniqueConstraint(fields=["judge", "key"], name="judging_uniq_esa_judgment_key"),
             models.UniqueConstraint(fields=["item", "revision"], name="judging_uniq_esa_judgment_revision"),
-            models.UniqueConstraint(fields=["item"], condition=Q(is_latest=True), name="judging_one_latest_esa_judgment"),
-            models.CheckConstraint(condition=Q(score__isnull=True) | (Q(score__gte=0) & Q(score__lte=100)),
-                                   name="judging_esa_score_range"),
+            models.UniqueConstraint(
+                fields=["item"], condition=Q(is_latest=True), name="judging_one_latest_esa_judgment"
+            ),
+            models.CheckConstraint(
+                condition=Q(score__isnull=True) | (Q(score__gte=0) & Q(score__lte=100)), name="judging_esa_score_range"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -551,7 +624,9 @@ class RankingJudgment(TimeStampedModel):
         constraints = [
             models.UniqueConstraint(fields=["judge", "key"], name="judging_uniq_rank_judgment_key"),
             models.UniqueConstraint(fields=["item", "revision"], name="judging_uniq_rank_judgment_revision"),
-            models.UniqueConstraint(fields=["item"], condition=Q(is_latest=True), name="judging_one_latest_rank_judgment"),
+            models.UniqueConstraint(
+                fields=["item"], condition=Q(is_latest=True), name="judging_one_latest_rank_judgment"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -56,7 +56,8 @@ def criteria_normalise(criteria: object) -> object:
     for c in criteria:
         if isinstance(c, dict) and "scale" not in c and isinstance(c.get("labels"), list):
             c = {k: v for k, v in c.items() if k != "labels"} | {
-                "scale": {"type": "points", "min": 1, "max": len(c["labels"]), "labels": list(c["labels"])}}
+                "scale": {"type": "points", "min": 1, "max": len(c["labels"]), "labels": list(c["labels"])}
+            }
         out.append(c)
     return out
 
@@ -74,23 +75,35 @@ def scale_errors(scale: object) -> list[str]:
         k = hi - lo + 1
         if not MIN_POINTS <= k <= MAX_POINTS:
             errs.append(f"a point scale has {MIN_POINTS} to {MAX_POINTS} points (this one has {k})")
-        if not isinstance(labels, list) or len(labels) != k or not all(
-                isinstance(lbl, str) and lbl.strip() and len(lbl) <= MAX_LABEL_CHARS for lbl in labels):
-            errs.append(f"a point scale needs one non-empty label (at most {MAX_LABEL_CHARS} characters) "
-                        f"per point: {k} labels")
+        if (
+            not isinstance(labels, list)
+            or len(labels) != k
+            or not all(isinstance(lbl, str) and lbl.strip() and len(lbl) <= MAX_LABEL_CHARS for lbl in labels)
+        ):
+            errs.append(
+                f"a point scale needs one non-empty label (at most {MAX_LABEL_CHARS} characters) per point: {k} labels"
+            )
     elif kind == "slider":
         if scale.get("min", SLIDER_MIN) != SLIDER_MIN or scale.get("max", SLIDER_MAX) != SLIDER_MAX:
             errs.append(f"a slider runs from {SLIDER_MIN} to {SLIDER_MAX}")
         anchors = scale.get("anchors")
-        if not isinstance(anchors, dict) or set(anchors) - {"low", "mid", "high"} or not all(
-                isinstance(anchors.get(a), str) and anchors[a].strip() for a in ("low", "high")) or not all(
-                isinstance(v, str) and len(v) <= MAX_LABEL_CHARS for v in anchors.values()):
-            errs.append("a slider needs anchors: 'low' and 'high' texts, and optionally 'mid' "
-                        f"(at most {MAX_LABEL_CHARS} characters each)")
+        if (
+            not isinstance(anchors, dict)
+            or set(anchors) - {"low", "mid", "high"}
+            or not all(isinstance(anchors.get(a), str) and anchors[a].strip() for a in ("low", "high"))
+            or not all(isinstance(v, str) and len(v) <= MAX_LABEL_CHARS for v in anchors.values())
+        ):
+            errs.append(
+                "a slider needs anchors: 'low' and 'high' texts, and optionally 'mid' "
+                f"(at most {MAX_LABEL_CHARS} characters each)"
+            )
     else:
         cats = scale.get("categories")
-        if not isinstance(cats, list) or not MIN_CATEGORIES <= len(cats) <= MAX_CATEGORIES or not all(
-                isinstance(x, str) and x.strip() and len(x) <= MAX_LABEL_CHARS for x in cats):
+        if (
+            not isinstance(cats, list)
+            or not MIN_CATEGORIES <= len(cats) <= MAX_CATEGORIES
+            or not all(isinstance(x, str) and x.strip() and len(x) <= MAX_LABEL_CHARS for x in cats)
+        ):
             errs.append(f"a categorical scale needs {MIN_CATEGORIES} to {MAX_CATEGORIES} non-empty category names")
         elif len({x.strip().casefold() for x in cats}) != len(cats):
             errs.append("category names must differ")
@@ -284,8 +297,10 @@ class ScaleUnit:
         if self.type == "categorical":
             return [] if tolerance == 0 else ["named categories have no distance: the answer must be exact (0)"]
         if not 0 <= tolerance < self.high - self.low:
-            return [f"a tolerance on this scale is at least 0 and below {self.high - self.low:g} "
-                    f"(the width of {self.range_text()})"]
+            return [
+                f"a tolerance on this scale is at least 0 and below {self.high - self.low:g} "
+                f"(the width of {self.range_text()})"
+            ]
         return []
 
     def tolerance_text(self, tolerance: float) -> str:
@@ -327,10 +342,17 @@ def scale_unit(scale: Mapping) -> ScaleUnit:
     else:
         low, high = 0.0, float(len(scale["categories"]) - 1)
     ordered = kind != "categorical"
-    return ScaleUnit(type=kind, level=ALPHA_LEVEL[kind], ordered=ordered, low=low, high=high,
-                     values=tuple(values) if values is not None else None,
-                     labels=tuple(labels) if labels is not None else None,
-                     qc_test="mann-whitney" if ordered else None, default_tolerance=DEFAULT_TOLERANCE[kind])
+    return ScaleUnit(
+        type=kind,
+        level=ALPHA_LEVEL[kind],
+        ordered=ordered,
+        low=low,
+        high=high,
+        values=tuple(values) if values is not None else None,
+        labels=tuple(labels) if labels is not None else None,
+        qc_test="mann-whitney" if ordered else None,
+        default_tolerance=DEFAULT_TOLERANCE[kind],
+    )
 
 
 def criteria_units(criteria: Sequence[Mapping]) -> dict[str, ScaleUnit]:
@@ -343,8 +365,9 @@ def criteria_zscored(criteria: Sequence[Mapping]) -> list[str]:
     return [c["slug"] for c in criteria if scale_unit(c["scale"]).zscored]
 
 
-def criteria_tolerances(criteria: Sequence[Mapping], tolerances: Mapping[str, float] | None = None, *,
-                        points: float | None = None) -> dict[str, float]:
+def criteria_tolerances(
+    criteria: Sequence[Mapping], tolerances: Mapping[str, float] | None = None, *, points: float | None = None
+) -> dict[str, float]:
     """The training tolerance of every criterion, on its own scale: the researcher's
     ``tolerances[slug]`` if set, else ``points`` for a point scale (the study's
     single "± points" setting) and the scale's default otherwise (:data:`DEFAULT_TOLERANCE`)."""
@@ -375,8 +398,9 @@ def tolerances_errors(criteria: Sequence[Mapping], tolerances: object) -> list[s
     return errs
 
 
-def criteria_qc_tests(criteria: Sequence[Mapping], expected: Mapping[str, Mapping[str, float]],
-                      kinds_order: Sequence[str] = CONTROL_KINDS) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+def criteria_qc_tests(
+    criteria: Sequence[Mapping], expected: Mapping[str, Mapping[str, float]], kinds_order: Sequence[str] = CONTROL_KINDS
+) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
     """The judge control tests a design supports: ``(name, criterion, control kinds)``.
 
     For every criterion whose scale has a control test (ordered scales), the control
@@ -391,8 +415,11 @@ def criteria_qc_tests(criteria: Sequence[Mapping], expected: Mapping[str, Mappin
         unit = scale_unit(c["scale"])
         if unit.qc_test is None:
             continue
-        kinds = tuple(k for k in kinds_order
-                      if (expected.get(k) or {}).get(c["slug"]) is not None and unit.is_low(expected[k][c["slug"]]))
+        kinds = tuple(
+            k
+            for k in kinds_order
+            if (expected.get(k) or {}).get(c["slug"]) is not None and unit.is_low(expected[k][c["slug"]])
+        )
         if kinds:
             tests.append((f"{c['slug']}_of_{'_and_'.join(kinds)}", c["slug"], kinds))
     return tuple(tests)

@@ -38,10 +38,20 @@ from .tokens import item_token_new
 
 logger = logging.getLogger(__name__)
 
-SETTINGS_FIELDS = ("training_criteria", "training_tolerance", "training_tolerances", "training_required", "training_retries",
-                   "training_items_per_attempt",
-                   "attention_count", "attention_policy", "attention_max_failures", "qc_auto", "qc_auto_pvalue",
-                   "qc_auto_min_controls")
+SETTINGS_FIELDS = (
+    "training_criteria",
+    "training_tolerance",
+    "training_tolerances",
+    "training_required",
+    "training_retries",
+    "training_items_per_attempt",
+    "attention_count",
+    "attention_policy",
+    "attention_max_failures",
+    "qc_auto",
+    "qc_auto_pvalue",
+    "qc_auto_min_controls",
+)
 
 
 class ScreenedOut(JudgingError):
@@ -74,12 +84,15 @@ def screening_settings_update(*, study: Study, changes: Mapping[str, object]) ->
         raise DesignInvalid(f"unknown screening field(s): {', '.join(unknown)}")
     settings, _ = ScreeningSettings.objects.select_for_update().get_or_create(study=study)
     errors: dict[str, list[str]] = {}
-    if ("training_items_per_attempt" in changes
-            and changes["training_items_per_attempt"] != settings.training_items_per_attempt
-            and TrainingAnswer.objects.filter(item__study=study).exists()):
+    if (
+        "training_items_per_attempt" in changes
+        and changes["training_items_per_attempt"] != settings.training_items_per_attempt
+        and TrainingAnswer.objects.filter(item__study=study).exists()
+    ):
         # A judge's attempt is drawn with this number: changing it would change attempts under way.
         errors["training_items_per_attempt"] = [
-            "judges have started the training, so the number of items per attempt can no longer change"]
+            "judges have started the training, so the number of items per attempt can no longer change"
+        ]
     for f, v in changes.items():
         setattr(settings, f, v)
     unit, design = _unit_and_design(study.pk)
@@ -117,11 +130,13 @@ def _default_criteria() -> list[dict]:
 
 # --- screening out ----------------------------------------------------------------------
 
+
 def screen_out(*, assignment: Assignment, rule: str, reason: str) -> bool:
     """Mark ``assignment`` screened out (once: a second call changes nothing and returns False)."""
     now = timezone.now()
     n = Assignment.objects.filter(pk=assignment.pk, screened_out_at__isnull=True).update(
-        screened_out_at=now, screened_out_rule=rule, screened_out_reason=reason[:2000], updated_at=now)
+        screened_out_at=now, screened_out_rule=rule, screened_out_reason=reason[:2000], updated_at=now
+    )
     if n:
         assignment.screened_out_at, assignment.screened_out_rule, assignment.screened_out_reason = now, rule, reason
     return bool(n)
@@ -129,20 +144,26 @@ def screen_out(*, assignment: Assignment, rule: str, reason: str) -> bool:
 
 def judges_screened_out(*, study: Study) -> dict[str, Assignment]:
     """Username → assignment of every judge screened out of ``study``."""
-    return {a.judge.username: a for a in Assignment.objects.filter(
-        study=study, screened_out_at__isnull=False).select_related("judge")}
+    return {
+        a.judge.username: a
+        for a in Assignment.objects.filter(study=study, screened_out_at__isnull=False).select_related("judge")
+    }
 
 
 def attention_results(*, study: Study) -> dict[str, tuple[int, int]]:
     """Username → (attention checks answered, passed) for every judge of ``study`` who answered one."""
     from django.db.models import Count, Q
 
-    rows = AttentionCheck.objects.filter(assignment__study=study, answered_at__isnull=False).values(
-        "assignment__judge__username").annotate(n=Count("id"), ok=Count("id", filter=Q(passed=True)))
+    rows = (
+        AttentionCheck.objects.filter(assignment__study=study, answered_at__isnull=False)
+        .values("assignment__judge__username")
+        .annotate(n=Count("id"), ok=Count("id", filter=Q(passed=True)))
+    )
     return {r["assignment__judge__username"]: (r["n"], r["ok"]) for r in rows}
 
 
 # --- the judge's gate --------------------------------------------------------------------
+
 
 def judge_gate(*, assignment: Assignment, done: int) -> tuple[str, AttentionCheck | None] | None:
     """What must come before the judge's next real item, having rated ``done`` items:
@@ -156,8 +177,11 @@ def judge_gate(*, assignment: Assignment, done: int) -> tuple[str, AttentionChec
         return "training", None
     if settings.attention_count:
         attention_plan(assignment=assignment, settings=settings)
-        check = AttentionCheck.objects.filter(assignment=assignment, answered_at__isnull=True,
-                                              after_done__lte=done).order_by("after_done", "id").first()
+        check = (
+            AttentionCheck.objects.filter(assignment=assignment, answered_at__isnull=True, after_done__lte=done)
+            .order_by("after_done", "id")
+            .first()
+        )
         if check is not None:
             return "attention", check
     return None
@@ -176,6 +200,7 @@ def judge_gate_raise(*, assignment: Assignment, done: int) -> None:
 
 
 # --- attention checks ----------------------------------------------------------------------
+
 
 def _unit_and_design(study_id: int):
     from .protocols.registry import protocol_for_design
@@ -201,8 +226,11 @@ def attention_plan(*, assignment: Assignment, settings: ScreeningSettings) -> in
     rows = []
     for after in positions:
         criterion, expected = unit.attention_draw(design=design, rng=rng)
-        rows.append(AttentionCheck(assignment=assignment, token=item_token_new(), after_done=after,
-                                   criterion=criterion, expected=expected))
+        rows.append(
+            AttentionCheck(
+                assignment=assignment, token=item_token_new(), after_done=after, criterion=criterion, expected=expected
+            )
+        )
     AttentionCheck.objects.bulk_create(rows)
     return len(rows)
 
@@ -235,8 +263,11 @@ def attention_answer(*, assignment: Assignment, token: str, value: object) -> tu
     assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
     if assignment.screened_out_at is not None:
         raise ScreenedOut(gettext("You were screened out of this study; thank you for your time."))
-    check = AttentionCheck.objects.filter(assignment=assignment, token=token, answered_at__isnull=True).first() \
-        if isinstance(token, str) else None
+    check = (
+        AttentionCheck.objects.filter(assignment=assignment, token=token, answered_at__isnull=True).first()
+        if isinstance(token, str)
+        else None
+    )
     if check is None:
         raise JudgingError(gettext("There is no such attention check waiting."), field_errors={"token": ["unknown"]})
     unit, design = _unit_and_design(assignment.study_id)
@@ -247,26 +278,49 @@ def attention_answer(*, assignment: Assignment, token: str, value: object) -> tu
     settings = ScreeningSettings.objects.filter(study_id=assignment.study_id).first() or ScreeningSettings()
     ended = False
     if settings.attention_policy == AttentionPolicy.END and failures >= settings.attention_max_failures:
-        ended = screen_out(assignment=assignment, rule=ScreenOutRule.ATTENTION, reason=(
-            f"Failed {failures} attention check(s) (the limit is {settings.attention_max_failures})."))
+        ended = screen_out(
+            assignment=assignment,
+            rule=ScreenOutRule.ATTENTION,
+            reason=(f"Failed {failures} attention check(s) (the limit is {settings.attention_max_failures})."),
+        )
     return check, failures, ended
 
 
 # --- automatic QC -----------------------------------------------------------------------------
 
+
 def judge_frame(assignment: Assignment) -> pd.DataFrame:
     """One judge's latest judgments in the canonical tidy shape (what QC needs)."""
     rows = []
     for cand, original, kind, system, values, seconds in Judgment.objects.filter(
-            study_id=assignment.study_id, judge_id=assignment.judge_id, is_latest=True).values_list(
-            "item__candidate_id", "item__candidate__original__external_id", "item__candidate__system__kind",
-            "item__candidate__system__name", "values", "seconds"):
+        study_id=assignment.study_id, judge_id=assignment.judge_id, is_latest=True
+    ).values_list(
+        "item__candidate_id",
+        "item__candidate__original__external_id",
+        "item__candidate__system__kind",
+        "item__candidate__system__name",
+        "values",
+        "seconds",
+    ):
         control_kind = CONTROL_KIND_OF_SYSTEM_KIND.get(kind)
         for crit, score in values.items():
-            rows.append((str(assignment.judge_id), str(cand), original, system, control_kind is not None,
-                         control_kind, crit, score, seconds))
-    return pd.DataFrame.from_records(rows, columns=["judge", "item", "original", "system", "is_control",
-                                                    "control_kind", "criterion", "score", "seconds"])
+            rows.append(
+                (
+                    str(assignment.judge_id),
+                    str(cand),
+                    original,
+                    system,
+                    control_kind is not None,
+                    control_kind,
+                    crit,
+                    score,
+                    seconds,
+                )
+            )
+    return pd.DataFrame.from_records(
+        rows,
+        columns=["judge", "item", "original", "system", "is_control", "control_kind", "criterion", "score", "seconds"],
+    )
 
 
 def qc_auto_check(*, assignment: Assignment, settings: ScreeningSettings | None = None) -> bool:
@@ -282,23 +336,36 @@ def qc_auto_check(*, assignment: Assignment, settings: ScreeningSettings | None 
     if settings is None or not settings.qc_auto or assignment.screened_out_at is not None:
         return False
     n_controls = Judgment.objects.filter(
-        study_id=assignment.study_id, judge_id=assignment.judge_id, is_latest=True,
-        item__candidate__system__kind__in=list(CONTROL_KIND_OF_SYSTEM_KIND)).count()
+        study_id=assignment.study_id,
+        judge_id=assignment.judge_id,
+        is_latest=True,
+        item__candidate__system__kind__in=list(CONTROL_KIND_OF_SYSTEM_KIND),
+    ).count()
     if n_controls < settings.qc_auto_min_controls:
         return False
     from annotation.judging.selectors.design import study_control_expected, study_qc_tests
 
     frame = judge_frame(assignment)
     study = Study(pk=assignment.study_id)
-    (result,) = judge_qc(frame, control_expected=study_control_expected(study=study), tests=study_qc_tests(study=study),
-                         alpha=settings.qc_auto_pvalue, straightline_threshold=1.01)
+    (result,) = judge_qc(
+        frame,
+        control_expected=study_control_expected(study=study),
+        tests=study_qc_tests(study=study),
+        alpha=settings.qc_auto_pvalue,
+        straightline_threshold=1.01,
+    )
     failed = [t for t in result.tests if t.passed is False]
     if not failed:
         return False
     detail = "; ".join(f"{t.criterion} of {'/'.join(t.control_kinds)} controls p = {t.pvalue:.3g}" for t in failed)
-    return screen_out(assignment=assignment, rule=ScreenOutRule.QC, reason=(
-        f"Automatic QC after {n_controls} controls: not rated below genuine candidates at "
-        f"p < {settings.qc_auto_pvalue:g} ({detail})."))
+    return screen_out(
+        assignment=assignment,
+        rule=ScreenOutRule.QC,
+        reason=(
+            f"Automatic QC after {n_controls} controls: not rated below genuine candidates at "
+            f"p < {settings.qc_auto_pvalue:g} ({detail})."
+        ),
+    )
 
 
 def after_judgment(*, assignment: Assignment) -> bool:

@@ -28,21 +28,28 @@ class TrainingItemSerializer(serializers.Serializer):
     candidate = serializers.CharField(required=False, help_text="The paraphrase (side by side: paraphrase A).")
     a = serializers.CharField(required=False, write_only=True, help_text="Side by side: paraphrase A.")
     b = serializers.CharField(required=False, write_only=True, help_text="Side by side: paraphrase B.")
-    expected = serializers.DictField(child=serializers.JSONField(), help_text=(
-        "Criterion slug → reference value; side by side: question slug → A, tie or B (stored as "
-        "{\"b\": paraphrase B, \"answers\": {...}}); ranking: {\"candidates\": [paraphrases 2..k], "
-        "\"reference\": [2, [1, 3]]} (stored as {\"others\": [...], \"reference\": [...]})."))
+    expected = serializers.DictField(
+        child=serializers.JSONField(),
+        help_text=(
+            "Criterion slug → reference value; side by side: question slug → A, tie or B (stored as "
+            '{"b": paraphrase B, "answers": {...}}); ranking: {"candidates": [paraphrases 2..k], '
+            '"reference": [2, [1, 3]]} (stored as {"others": [...], "reference": [...]}).'
+        ),
+    )
     explanation = serializers.CharField(required=False, allow_blank=True, default="")
 
 
 class ScreeningSettingsSerializer(serializers.Serializer):
     training_criteria = serializers.ListField(child=serializers.CharField(), required=False)
     training_tolerance = serializers.FloatField(
-        required=False, min_value=0, help_text="± points on point scales (criteria not in training_tolerances).")
+        required=False, min_value=0, help_text="± points on point scales (criteria not in training_tolerances)."
+    )
     training_tolerances = serializers.DictField(
-        child=serializers.FloatField(min_value=0, allow_null=True), required=False,
-        help_text="Criterion slug → tolerance on its scale, e.g. {\"meaning\": 10} for ±10 on a 0–100 slider; "
-                  "categories must be 0 (exact). A criterion not named uses its scale's default.")
+        child=serializers.FloatField(min_value=0, allow_null=True),
+        required=False,
+        help_text='Criterion slug → tolerance on its scale, e.g. {"meaning": 10} for ±10 on a 0–100 slider; '
+        "categories must be 0 (exact). A criterion not named uses its scale's default.",
+    )
     training_required = serializers.IntegerField(required=False, min_value=0)
     training_retries = serializers.IntegerField(required=False, min_value=0, max_value=10)
     training_items_per_attempt = serializers.IntegerField(required=False, min_value=0, max_value=50)
@@ -60,25 +67,32 @@ def _settings_payload(study) -> dict:
     items = training.training_items(study=study)
     out["training_items"] = TrainingItemSerializer(items, many=True).data
     out["training_pool_warning"] = training.training_pool_warning(
-        n_items=len(items), per_attempt=out.get("training_items_per_attempt") or 0)
+        n_items=len(items), per_attempt=out.get("training_items_per_attempt") or 0
+    )
     out["screened_out"] = [
         {"judge": name, "rule": a.screened_out_rule, "reason": a.screened_out_reason, "at": a.screened_out_at}
-        for name, a in sorted(screening.judges_screened_out(study=study).items())]
+        for name, a in sorted(screening.judges_screened_out(study=study).items())
+    ]
     return out
 
 
 class ScreeningApi(APIView):
-    @extend_schema(tags=TAG_RESEARCHER, responses={200: OpenApiResponse(description="rules, training items, "
-                                                                                   "screened-out judges")},
-                   summary="Training items, screening rules and who was screened out")
+    @extend_schema(
+        tags=TAG_RESEARCHER,
+        responses={200: OpenApiResponse(description="rules, training items, screened-out judges")},
+        summary="Training items, screening rules and who was screened out",
+    )
     def get(self, request, study_id: int):
         return Response(_settings_payload(get_managed_study(request, study_id)))
 
 
 class ScreeningUpdateApi(APIView):
-    @extend_schema(tags=TAG_RESEARCHER, request=ScreeningSettingsSerializer,
-                   responses={200: OpenApiResponse(description="the rules"), 400: OpenApiResponse(description="invalid")},
-                   summary="Change the screening rules (partial)")
+    @extend_schema(
+        tags=TAG_RESEARCHER,
+        request=ScreeningSettingsSerializer,
+        responses={200: OpenApiResponse(description="the rules"), 400: OpenApiResponse(description="invalid")},
+        summary="Change the screening rules (partial)",
+    )
     def patch(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         data = ScreeningSettingsSerializer(data=request.data, partial=True)
@@ -91,9 +105,16 @@ class ScreeningUpdateApi(APIView):
 
 
 class TrainingItemAddApi(APIView):
-    @extend_schema(tags=TAG_RESEARCHER, request=TrainingItemSerializer, responses={
-        201: TrainingItemSerializer, 400: OpenApiResponse(description="invalid item"),
-        409: OpenApiResponse(description="judges have started the training")}, summary="Add a training item")
+    @extend_schema(
+        tags=TAG_RESEARCHER,
+        request=TrainingItemSerializer,
+        responses={
+            201: TrainingItemSerializer,
+            400: OpenApiResponse(description="invalid item"),
+            409: OpenApiResponse(description="judges have started the training"),
+        },
+        summary="Add a training item",
+    )
     def post(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         data = TrainingItemSerializer(data=request.data)
@@ -126,22 +147,35 @@ class TrainingImportApi(APIView):
         file = serializers.FileField()
         format = serializers.ChoiceField(choices=FORMATS, required=False)
 
-    @extend_schema(tags=TAG_RESEARCHER, request={"multipart/form-data": TrainingImportInputSerializer},
-                   responses={201: OpenApiResponse(description="{items: n}"),
-                              400: OpenApiResponse(description="errors with line and column")},
-                   summary="Replace the training items by a CSV/TSV/JSONL file (all or nothing)")
+    @extend_schema(
+        tags=TAG_RESEARCHER,
+        request={"multipart/form-data": TrainingImportInputSerializer},
+        responses={
+            201: OpenApiResponse(description="{items: n}"),
+            400: OpenApiResponse(description="errors with line and column"),
+        },
+        summary="Replace the training items by a CSV/TSV/JSONL file (all or nothing)",
+    )
     def post(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         data = self.TrainingImportInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
         try:
-            n = training.training_items_import(study=study, data=upload.read(), filename=upload.name,
-                                               fmt=data.validated_data.get("format"))
+            n = training.training_items_import(
+                study=study, data=upload.read(), filename=upload.name, fmt=data.validated_data.get("format")
+            )
         except TabularError as exc:
-            return Response({"detail": exc.describe(), "errors": [
-                {"file": exc.filename, "line": i.line, "column": i.column, "message": i.message} for i in exc.issues]},
-                status=status.HTTP_400_BAD_REQUEST)
+            return Response(
+                {
+                    "detail": exc.describe(),
+                    "errors": [
+                        {"file": exc.filename, "line": i.line, "column": i.column, "message": i.message}
+                        for i in exc.issues
+                    ],
+                },
+                status=status.HTTP_400_BAD_REQUEST,
+            )
         except JudgingError as exc:
             return judging_error(exc)
         return Response({"items": n}, status=status.HTTP_201_CREATED)
@@ -149,18 +183,29 @@ class TrainingImportApi(APIView):
 
 # --- the judge's side ----------------------------------------------------------------------
 
+
 def _state_payload(state: training.TrainingState, study) -> dict:
     item = state.next_item
     unit = protocol_for_study(study=study)
-    return {"items": state.n_items, "attempt": state.attempt, "attempts_allowed": state.attempts_allowed,
-            "answered": state.answered, "right": state.right, "required": state.required, "passed": state.passed,
-            "screened_out": state.screened_out,
-            "next": None if item is None else unit.training_item_for_judge(item=item)}
+    return {
+        "items": state.n_items,
+        "attempt": state.attempt,
+        "attempts_allowed": state.attempts_allowed,
+        "answered": state.answered,
+        "right": state.right,
+        "required": state.required,
+        "passed": state.passed,
+        "screened_out": state.screened_out,
+        "next": None if item is None else unit.training_item_for_judge(item=item),
+    }
 
 
 class JudgeTrainingApi(APIView):
-    @extend_schema(tags=TAG_JUDGE, responses={200: OpenApiResponse(description="your training state")},
-                   summary="Your training: progress and the next training pair")
+    @extend_schema(
+        tags=TAG_JUDGE,
+        responses={200: OpenApiResponse(description="your training state")},
+        summary="Your training: progress and the next training pair",
+    )
     def get(self, request, study_id: int):
         study = get_judged_study(request, study_id)
         try:
@@ -175,12 +220,19 @@ class JudgeTrainingAnswerApi(APIView):
         item = serializers.CharField()
         scores = serializers.DictField(child=serializers.JSONField())
 
-    @extend_schema(tags=TAG_JUDGE, request=TrainingAnswerInputSerializer, responses={
-        201: OpenApiResponse(description="feedback: right or not, per criterion within / too_high / too_low "
-                                         "(same / different for categories; agree / disagree per question side by side; never the "
-                                         "reference value), "
-                                         "the explanation, the state")},
-        summary="Answer a training pair and get its feedback")
+    @extend_schema(
+        tags=TAG_JUDGE,
+        request=TrainingAnswerInputSerializer,
+        responses={
+            201: OpenApiResponse(
+                description="feedback: right or not, per criterion within / too_high / too_low "
+                "(same / different for categories; agree / disagree per question side by side; never the "
+                "reference value), "
+                "the explanation, the state"
+            )
+        },
+        summary="Answer a training pair and get its feedback",
+    )
     def post(self, request, study_id: int):
         study = get_judged_study(request, study_id)
         data = self.TrainingAnswerInputSerializer(data=request.data)
@@ -188,13 +240,20 @@ class JudgeTrainingAnswerApi(APIView):
         try:
             assignment = open_assignment_for_judge(request, study)
             answer, state = training.training_answer_submit(
-                assignment=assignment, token=data.validated_data["item"], scores=dict(data.validated_data["scores"]))
+                assignment=assignment, token=data.validated_data["item"], scores=dict(data.validated_data["scores"])
+            )
         except JudgingError as exc:
             return judging_error(exc)
-        return Response({"correct": answer.correct, "scores": answer.values,
-                         "feedback": training.training_answer_feedback(answer=answer),
-                         "explanation": answer.item.explanation, "state": _state_payload(state, study)},
-                        status=status.HTTP_201_CREATED)
+        return Response(
+            {
+                "correct": answer.correct,
+                "scores": answer.values,
+                "feedback": training.training_answer_feedback(answer=answer),
+                "explanation": answer.item.explanation,
+                "state": _state_payload(state, study),
+            },
+            status=status.HTTP_201_CREATED,
+        )
 
 
 class JudgeAttentionApi(APIView):
@@ -202,8 +261,11 @@ class JudgeAttentionApi(APIView):
         token = serializers.CharField()
         value = serializers.JSONField()
 
-    @extend_schema(tags=TAG_JUDGE, responses={200: OpenApiResponse(description="the waiting check, or null")},
-                   summary="The attention check waiting for you (an instruction, not a pair)")
+    @extend_schema(
+        tags=TAG_JUDGE,
+        responses={200: OpenApiResponse(description="the waiting check, or null")},
+        summary="The attention check waiting for you (an instruction, not a pair)",
+    )
     def get(self, request, study_id: int):
         study = get_judged_study(request, study_id)
         try:
@@ -219,13 +281,26 @@ class JudgeAttentionApi(APIView):
             return Response({"check": None})
         assert gate[1] is not None  # judge_gate pairs "attention" with its check
         shown = screening.attention_for_judge(gate[1])
-        return Response({"check": {"token": shown["token"], "criterion": shown["criterion"]["slug"],
-                                   "value": shown["value"], "instruction": (
-                                       f"This is an instruction, not a pair to rate: for “{shown['criterion']['name']}”, "
-                                       f"choose {shown['value']} ({shown['label']}).")}})
+        return Response(
+            {
+                "check": {
+                    "token": shown["token"],
+                    "criterion": shown["criterion"]["slug"],
+                    "value": shown["value"],
+                    "instruction": (
+                        f"This is an instruction, not a pair to rate: for “{shown['criterion']['name']}”, "
+                        f"choose {shown['value']} ({shown['label']})."
+                    ),
+                }
+            }
+        )
 
-    @extend_schema(tags=TAG_JUDGE, request=AttentionAnswerInputSerializer, responses={200: OpenApiResponse(description="result")},
-                   summary="Answer the attention check")
+    @extend_schema(
+        tags=TAG_JUDGE,
+        request=AttentionAnswerInputSerializer,
+        responses={200: OpenApiResponse(description="result")},
+        summary="Answer the attention check",
+    )
     def post(self, request, study_id: int):
         study = get_judged_study(request, study_id)
         data = self.AttentionAnswerInputSerializer(data=request.data)
@@ -233,11 +308,21 @@ class JudgeAttentionApi(APIView):
         try:
             assignment = open_assignment_for_judge(request, study)
             check, failures, ended = screening.attention_answer(
-                assignment=assignment, token=data.validated_data["token"], value=data.validated_data["value"])
+                assignment=assignment, token=data.validated_data["token"], value=data.validated_data["value"]
+            )
         except JudgingError as exc:
             return judging_error(exc)
         return Response({"passed": check.passed, "failures": failures, "screened_out": ended})
 
 
-__all__ = ["AttentionCheck", "JudgeAttentionApi", "JudgeTrainingAnswerApi", "JudgeTrainingApi", "ScreeningApi",
-           "ScreeningUpdateApi", "TrainingImportApi", "TrainingItemAddApi", "TrainingItemDeleteApi"]
+__all__ = [
+    "AttentionCheck",
+    "JudgeAttentionApi",
+    "JudgeTrainingAnswerApi",
+    "JudgeTrainingApi",
+    "ScreeningApi",
+    "ScreeningUpdateApi",
+    "TrainingImportApi",
+    "TrainingItemAddApi",
+    "TrainingItemDeleteApi",
+]

@@ -39,6 +39,7 @@ def _judge_assignment(request: AuthenticatedHttpRequest, study_id: int) -> tuple
 
 # --- the judge's pages ------------------------------------------------------------------
 
+
 @participant_page
 @login_required
 @require_http_methods(["GET", "POST"])
@@ -55,17 +56,27 @@ def training_page(request, study_id: int):
         return redirect(unit.judge_page, study_id=study.pk)
     error, field_errors, posted = None, {}, {}
     if request.method == "POST":
-        posted = {k: request.POST.get(k, "") for k in request.POST if k not in ("csrfmiddlewaretoken", "token", "active_seconds")}
+        posted = {
+            k: request.POST.get(k, "")
+            for k in request.POST
+            if k not in ("csrfmiddlewaretoken", "token", "active_seconds")
+        }
         try:
-            training.training_answer_submit(assignment=assignment, token=request.POST.get("token", ""),
-                                            scores=posted, from_text=True)
+            training.training_answer_submit(
+                assignment=assignment, token=request.POST.get("token", ""), scores=posted, from_text=True
+            )
         except JudgingError as exc:
             error, field_errors = exc.message, exc.field_errors
         else:
             return redirect("judging:training_feedback", study_id=study.pk)
     item = state.next_item
-    shown = unit.training_page_context(design=JudgingDesign.objects.filter(study=study).first(), item=item,
-                                       posted=posted, field_errors=field_errors, rtl=get_language_bidi())
+    shown = unit.training_page_context(
+        design=JudgingDesign.objects.filter(study=study).first(),
+        item=item,
+        posted=posted,
+        field_errors=field_errors,
+        rtl=get_language_bidi(),
+    )
     if shown is None:  # the design's criteria, with the rating page's scale inputs
         criteria = study_criteria_for_judge(study)
         for c in criteria:
@@ -77,11 +88,21 @@ def training_page(request, study_id: int):
             c["errors"] = field_errors.get(c["slug"], [])
         shown = {"criteria": criteria}
     number = 1 if state.attempt_finished else state.answered + 1
-    return render(request, unit.training_template, {
-        **shown, "study": study, "item": item, "number": number, "n_items": state.n_items,
-        "attempt": state.attempt + 1 if state.attempt_finished or state.attempt == 0 else state.attempt,
-        "attempts_allowed": state.attempts_allowed, "error": error,
-    }, status=400 if error else 200)
+    return render(
+        request,
+        unit.training_template,
+        {
+            **shown,
+            "study": study,
+            "item": item,
+            "number": number,
+            "n_items": state.n_items,
+            "attempt": state.attempt + 1 if state.attempt_finished or state.attempt == 0 else state.attempt,
+            "attempts_allowed": state.attempts_allowed,
+            "error": error,
+        },
+        status=400 if error else 200,
+    )
 
 
 @participant_page
@@ -100,20 +121,30 @@ def training_feedback(request, study_id: int):
     unit = protocol_for_study(study=study)
     design = JudgingDesign.objects.filter(study=study).first()
     rows = unit.training_feedback_rows(design=design, values=answer.values, verdicts=verdicts) or []
-    for c in ([] if rows else study_criteria_for_judge(study)):
+    for c in [] if rows else study_criteria_for_judge(study):
         labels = {p["value"]: p["label"] for p in c["points"]}
 
         def shown(v, labels=labels):
             return "—" if v is None else (f"{v} ({labels[v]})" if v in labels else str(v))
 
-        rows.append({"name": c["name"], "yours": shown(answer.values.get(c["slug"])),
-                     "verdict": verdicts.get(c["slug"], "")})
-    return render(request, "judging/training_feedback.html", {
-        "study": study, "answer": answer, "rows": rows, "state": state,
-        "texts": unit.training_item_for_judge(item=answer.item), "judge_page": unit.judge_page,
-        "feedback_template": unit.training_feedback_template,
-        **unit.training_feedback_context(design=design, item=answer.item, values=answer.values),
-        "screened_out": assignment.screened_out_at is not None})
+        rows.append(
+            {"name": c["name"], "yours": shown(answer.values.get(c["slug"])), "verdict": verdicts.get(c["slug"], "")}
+        )
+    return render(
+        request,
+        "judging/training_feedback.html",
+        {
+            "study": study,
+            "answer": answer,
+            "rows": rows,
+            "state": state,
+            "texts": unit.training_item_for_judge(item=answer.item),
+            "judge_page": unit.judge_page,
+            "feedback_template": unit.training_feedback_template,
+            **unit.training_feedback_context(design=design, item=answer.item, values=answer.values),
+            "screened_out": assignment.screened_out_at is not None,
+        },
+    )
 
 
 @participant_page
@@ -129,28 +160,39 @@ def attention(request, study_id: int):
     unit = protocol_for_study(study=study)
     if unit.attention_page != "judging:attention":  # its checks are drawn on its own judge page
         return redirect(unit.attention_page, study_id=study.pk)
-    check = AttentionCheck.objects.filter(assignment=assignment, answered_at__isnull=True).select_related(
-        "assignment").order_by("after_done", "id").first()
+    check = (
+        AttentionCheck.objects.filter(assignment=assignment, answered_at__isnull=True)
+        .select_related("assignment")
+        .order_by("after_done", "id")
+        .first()
+    )
     error = None
     if request.method == "POST" and check is not None:
         try:
             check, failures, ended = screening.attention_answer(
-                assignment=assignment, token=request.POST.get("token", ""), value=request.POST.get("value", ""))
+                assignment=assignment, token=request.POST.get("token", ""), value=request.POST.get("value", "")
+            )
         except JudgingError as exc:
             error = exc.message
         else:
             if ended:
                 return redirect("judging:screened_out", study_id=study.pk)
             if not check.passed:
-                messages.warning(request, _("That answer did not follow the attention check's instruction. "
-                                            "Please read each page carefully."))
+                messages.warning(
+                    request,
+                    _("That answer did not follow the attention check's instruction. Please read each page carefully."),
+                )
             return redirect("judging:rate", study_id=study.pk)
     if check is None:
         return redirect("judging:rate", study_id=study.pk)
     shown = screening.attention_for_judge(check)
     criterion = criteria_for_judge([shown["criterion"]])[0]
-    return render(request, "judging/attention.html", {
-        "study": study, "check": shown, "criterion": criterion, "error": error}, status=400 if error else 200)
+    return render(
+        request,
+        "judging/attention.html",
+        {"study": study, "check": shown, "criterion": criterion, "error": error},
+        status=400 if error else 200,
+    )
 
 
 @participant_page
@@ -161,23 +203,42 @@ def screened_out(request, study_id: int):
     assignment = study.judging_assignments.filter(judge=request.user).first()
     if assignment is None or assignment.screened_out_at is None:
         return redirect("judging:rate", study_id=study.pk)
-    return render(request, "judging/screened_out.html", {
-        "study": study, "assignment": assignment,
-        "end": end_code_context(user=request.user, study=study, outcome="screened_out")})
+    return render(
+        request,
+        "judging/screened_out.html",
+        {
+            "study": study,
+            "assignment": assignment,
+            "end": end_code_context(user=request.user, study=study, outcome="screened_out"),
+        },
+    )
 
 
 # --- the researcher's side -------------------------------------------------------------------
 
+
 class ScreeningForm(forms.ModelForm):
     training_criteria = forms.CharField(
         label="Training: criteria checked",
-        required=False, help_text="Criterion slugs the pass rule checks, separated by commas (empty: all).")
+        required=False,
+        help_text="Criterion slugs the pass rule checks, separated by commas (empty: all).",
+    )
 
     class Meta:
         model = ScreeningSettings
-        fields = ["training_criteria", "training_tolerance", "training_required", "training_retries",
-                  "training_items_per_attempt", "attention_count", "attention_policy", "attention_max_failures", "qc_auto", "qc_auto_pvalue",
-                  "qc_auto_min_controls"]
+        fields = [
+            "training_criteria",
+            "training_tolerance",
+            "training_required",
+            "training_retries",
+            "training_items_per_attempt",
+            "attention_count",
+            "attention_policy",
+            "attention_max_failures",
+            "qc_auto",
+            "qc_auto_pvalue",
+            "qc_auto_min_controls",
+        ]
         # Written for people: Django's defaults read "Qc auto pvalue" (issue 28).
         labels = {
             "training_tolerance": "Training: tolerance (± points)",
@@ -191,8 +252,9 @@ class ScreeningForm(forms.ModelForm):
             "qc_auto_min_controls": "QC: controls rated before the check",
         }
 
-    def __init__(self, *args, criteria: list[dict] | None = None, tolerances: bool = True, questions: bool = True,
-                 **kwargs):
+    def __init__(
+        self, *args, criteria: list[dict] | None = None, tolerances: bool = True, questions: bool = True, **kwargs
+    ):
         super().__init__(*args, **kwargs)
         if not questions:  # a protocol with one question: nothing to choose
             del self.fields["training_criteria"]
@@ -200,7 +262,9 @@ class ScreeningForm(forms.ModelForm):
             del self.fields["training_tolerance"]
             if questions:
                 self.fields["training_criteria"].label = "Training: questions checked"
-                self.fields["training_criteria"].help_text = "Question slugs the pass rule checks, separated by commas (empty: all)."
+                self.fields[
+                    "training_criteria"
+                ].help_text = "Question slugs the pass rule checks, separated by commas (empty: all)."
         self.fields["training_items_per_attempt"].required = False  # empty: 0, every item
         if not self.is_bound and self.instance and questions:
             self.initial["training_criteria"] = ", ".join(self.instance.training_criteria or [])
@@ -213,12 +277,17 @@ class ScreeningForm(forms.ModelForm):
             unit = scales.scale_unit(c["scale"])
             if unit.type == "categorical":
                 continue  # named categories: always exact
-            default = self.instance.training_tolerance if unit.type == "points" and self.instance else \
-                unit.default_tolerance
+            default = (
+                self.instance.training_tolerance if unit.type == "points" and self.instance else unit.default_tolerance
+            )
             self.fields[f"tolerance_{c['slug']}"] = forms.FloatField(
-                label=f"Tolerance for {c['name']} ({unit.range_text()})", required=False, min_value=0,
-                max_value=unit.high - unit.low, initial=saved.get(c["slug"]),
-                help_text=f"± on its scale; empty: {unit.tolerance_text(default)}.")
+                label=f"Tolerance for {c['name']} ({unit.range_text()})",
+                required=False,
+                min_value=0,
+                max_value=unit.high - unit.low,
+                initial=saved.get(c["slug"]),
+                help_text=f"± on its scale; empty: {unit.tolerance_text(default)}.",
+            )
 
     def clean_training_items_per_attempt(self):
         return self.cleaned_data["training_items_per_attempt"] or 0
@@ -230,8 +299,10 @@ class ScreeningForm(forms.ModelForm):
         out = {f: self.cleaned_data[f] for f in self.Meta.fields if f in self.fields}
         if self.criteria:
             out["training_tolerances"] = {
-                c["slug"]: self.cleaned_data[f"tolerance_{c['slug']}"] for c in self.criteria
-                if self.cleaned_data.get(f"tolerance_{c['slug']}") is not None}
+                c["slug"]: self.cleaned_data[f"tolerance_{c['slug']}"]
+                for c in self.criteria
+                if self.cleaned_data.get(f"tolerance_{c['slug']}") is not None
+            }
         return out
 
 
@@ -244,13 +315,21 @@ def screening_context(study) -> dict:
     if not unit.training_tolerances:  # answers are not values on a scale: no tolerance per criterion
         criteria = []
     design = JudgingDesign.objects.filter(study=study).first()
-    return {"screening_form": ScreeningForm(instance=settings, criteria=criteria, tolerances=unit.training_tolerances,
-                                              questions=unit.training_questions_checked),
-            "training_items": items,
-            "training_questions": unit.training_questions(design=design) if design is not None else [],
-            "screening_settings": settings, "attention_policies": AttentionPolicy,
-            "training_pool_warning": training.training_pool_warning(
-                n_items=len(items), per_attempt=settings.training_items_per_attempt)}
+    return {
+        "screening_form": ScreeningForm(
+            instance=settings,
+            criteria=criteria,
+            tolerances=unit.training_tolerances,
+            questions=unit.training_questions_checked,
+        ),
+        "training_items": items,
+        "training_questions": unit.training_questions(design=design) if design is not None else [],
+        "screening_settings": settings,
+        "attention_policies": AttentionPolicy,
+        "training_pool_warning": training.training_pool_warning(
+            n_items=len(items), per_attempt=settings.training_items_per_attempt
+        ),
+    }
 
 
 def _back(study):
@@ -263,16 +342,24 @@ def screening_settings(request, study):
     settings = screening.settings_for_study(study=study) or ScreeningSettings(study=study)
     unit = protocol_for_study(study=study)
     tolerances = unit.training_tolerances
-    form = ScreeningForm(request.POST, instance=settings, criteria=study_criteria(study=study) if tolerances else [],
-                         tolerances=tolerances, questions=unit.training_questions_checked)
+    form = ScreeningForm(
+        request.POST,
+        instance=settings,
+        criteria=study_criteria(study=study) if tolerances else [],
+        tolerances=tolerances,
+        questions=unit.training_questions_checked,
+    )
     if not form.is_valid():
-        messages.error(request, "Screening settings not saved: " + "; ".join(
-            f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+        messages.error(
+            request, "Screening settings not saved: " + "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items())
+        )
         return _back(study)
     try:
         screening.screening_settings_update(study=study, changes=form.changes())
     except JudgingError as exc:
-        messages.error(request, exc.message + " " + "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.field_errors.items()))
+        messages.error(
+            request, exc.message + " " + "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.field_errors.items())
+        )
     else:
         messages.success(request, "Screening settings saved.")
     return _back(study)

@@ -82,6 +82,7 @@ def _unit_and_design(study_id: int):
 
 # --- the researcher's items ------------------------------------------------------------
 
+
 def training_item_errors(*, criteria: list[dict], row: Mapping[str, object], from_text: bool) -> tuple[dict, dict]:
     """(clean item fields, errors by column) for one training item given as a flat mapping:
     ``original``, ``candidate``, ``explanation`` and one column per criterion slug (the
@@ -135,8 +136,10 @@ def training_item_add(*, study: Study, row: Mapping[str, object], from_text: boo
     unit, design = _unit_and_design(study.pk)
     clean, errors = unit.training_item_clean(design=design, row=row, from_text=from_text)
     if errors:
-        raise TrainingInvalid("The training item is not valid: " + "; ".join(
-            f"{k}: {' '.join(v)}" for k, v in errors.items()) + ".", field_errors=errors)
+        raise TrainingInvalid(
+            "The training item is not valid: " + "; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items()) + ".",
+            field_errors=errors,
+        )
     n = TrainingItem.objects.filter(study=study).count()
     if n >= MAX_TRAINING_ITEMS:
         raise TrainingInvalid(f"A study has at most {MAX_TRAINING_ITEMS} training items.")
@@ -181,8 +184,9 @@ def training_items_import(*, study: Study, data: bytes, filename: str, fmt: str 
     if issues:
         raise tabular.TabularError(filename, issues)
     TrainingItem.objects.filter(study=study).delete()
-    TrainingItem.objects.bulk_create([TrainingItem(study=study, position=i, token=item_token_new(), **c)
-                                      for i, c in enumerate(items, 1)])
+    TrainingItem.objects.bulk_create(
+        [TrainingItem(study=study, position=i, token=item_token_new(), **c) for i, c in enumerate(items, 1)]
+    )
     _settings_ensure(study)
     return len(items)
 
@@ -193,8 +197,15 @@ def training_items(*, study: Study) -> list[TrainingItem]:
 
 # --- the pass rule ----------------------------------------------------------------------
 
-def answer_correct(*, values: Mapping, expected: Mapping, criteria: list[dict], checked: list[str],
-                   tolerance: float | Mapping[str, float]) -> bool:
+
+def answer_correct(
+    *,
+    values: Mapping,
+    expected: Mapping,
+    criteria: list[dict],
+    checked: list[str],
+    tolerance: float | Mapping[str, float],
+) -> bool:
     """Whether one answer is right: every checked criterion that has a reference value
     is within its tolerance of it, on its own scale (a number applies to every ordered
     criterion; a map gives each criterion its own, :func:`.scales.criteria_tolerances`;
@@ -213,8 +224,9 @@ def answer_correct(*, values: Mapping, expected: Mapping, criteria: list[dict], 
 WITHIN, TOO_HIGH, TOO_LOW, SAME, DIFFERENT = "within", "too_high", "too_low", "same", "different"
 
 
-def answer_feedback(*, values: Mapping, expected: Mapping, criteria: list[dict],
-                    tolerance: float | Mapping[str, float]) -> dict[str, str]:
+def answer_feedback(
+    *, values: Mapping, expected: Mapping, criteria: list[dict], tolerance: float | Mapping[str, float]
+) -> dict[str, str]:
     """How an answer compares with the reference, per criterion that has a reference value.
 
     ``within`` (within the criterion's tolerance, as :func:`answer_correct` reads
@@ -243,11 +255,12 @@ def training_answer_feedback(*, answer: TrainingAnswer) -> dict[str, str]:
     study_id = answer.item.study_id
     settings = ScreeningSettings.objects.filter(study_id=study_id).first() or ScreeningSettings()
     unit, design = _unit_and_design(study_id)
-    return unit.training_verdicts(design=design, settings=settings, values=answer.values,
-                                  expected=answer.item.expected)
+    return unit.training_verdicts(design=design, settings=settings, values=answer.values, expected=answer.item.expected)
 
 
-def attempt_items(*, assignment: Assignment, pool: list[TrainingItem], attempt: int, per_attempt: int) -> list[TrainingItem]:
+def attempt_items(
+    *, assignment: Assignment, pool: list[TrainingItem], attempt: int, per_attempt: int
+) -> list[TrainingItem]:
     """The training items of one attempt: ``per_attempt`` items of ``pool`` (in position order).
 
     The pool is shuffled once per judge (seeded by the assignment's seed) and attempt
@@ -270,13 +283,17 @@ def training_pool_warning(*, n_items: int, per_attempt: int) -> str | None:
     if n_items == 0:
         return None
     if not per_attempt:
-        return (f"Every judge answers the same {n_items} training item{'s' if n_items != 1 else ''} in every attempt: "
-                "someone who joins once to learn them can pass their way in with a second account. Add more items "
-                "and set 'training items per attempt' so that each attempt draws a few of them at random.")
+        return (
+            f"Every judge answers the same {n_items} training item{'s' if n_items != 1 else ''} in every attempt: "
+            "someone who joins once to learn them can pass their way in with a second account. Add more items "
+            "and set 'training items per attempt' so that each attempt draws a few of them at random."
+        )
     if n_items < 2 * per_attempt:
-        return (f"{n_items} training item{'s' if n_items != 1 else ''} for {per_attempt} per attempt: attempts "
-                f"{'are all the same items' if n_items <= per_attempt else 'share most of their items'}, so answers "
-                f"learned once can be replayed. Give at least {2 * per_attempt} items (twice the number per attempt).")
+        return (
+            f"{n_items} training item{'s' if n_items != 1 else ''} for {per_attempt} per attempt: attempts "
+            f"{'are all the same items' if n_items <= per_attempt else 'share most of their items'}, so answers "
+            f"learned once can be replayed. Give at least {2 * per_attempt} items (twice the number per attempt)."
+        )
     return None
 
 
@@ -311,8 +328,11 @@ class TrainingState:
 def training_state(*, assignment: Assignment, settings: ScreeningSettings | None = None) -> TrainingState:
     settings = settings or ScreeningSettings.objects.filter(study_id=assignment.study_id).first() or ScreeningSettings()
     pool = list(TrainingItem.objects.filter(study_id=assignment.study_id).order_by("position"))
-    answers = list(TrainingAnswer.objects.filter(assignment=assignment).select_related("item")
-                   .order_by("attempt", "created_at", "id"))
+    answers = list(
+        TrainingAnswer.objects.filter(assignment=assignment)
+        .select_related("item")
+        .order_by("attempt", "created_at", "id")
+    )
     attempt = max((a.attempt for a in answers), default=0)
     current = [a for a in answers if a.attempt == attempt]
     done = {a.item_id for a in current}
@@ -331,15 +351,23 @@ def training_state(*, assignment: Assignment, settings: ScreeningSettings | None
     else:
         nxt = next((i for i in items if i.pk not in done), None)
     return TrainingState(
-        n_items=len(items), attempt=attempt, attempts_allowed=1 + settings.training_retries, answered=len(current),
-        right=sum(a.correct for a in current), required=required_right(settings, len(items)),
-        passed=assignment.training_passed_at is not None, screened_out=assignment.screened_out_at is not None,
-        next_item=nxt, answers=current)
+        n_items=len(items),
+        attempt=attempt,
+        attempts_allowed=1 + settings.training_retries,
+        answered=len(current),
+        right=sum(a.correct for a in current),
+        required=required_right(settings, len(items)),
+        passed=assignment.training_passed_at is not None,
+        screened_out=assignment.screened_out_at is not None,
+        next_item=nxt,
+        answers=current,
+    )
 
 
 @transaction.atomic
-def training_answer_submit(*, assignment: Assignment, token: str, scores: Mapping[str, object],
-                           from_text: bool = False) -> tuple[TrainingAnswer, TrainingState]:
+def training_answer_submit(
+    *, assignment: Assignment, token: str, scores: Mapping[str, object], from_text: bool = False
+) -> tuple[TrainingAnswer, TrainingState]:
     """Store a judge's answer to the training item ``token`` in their current attempt.
 
     The answer is checked as the protocol checks a real one (every criterion a value on
@@ -361,8 +389,9 @@ def training_answer_submit(*, assignment: Assignment, token: str, scores: Mappin
     if attempt > state.attempts_allowed:
         raise TrainingFinished(gettext("You have no training attempts left."))
     pool = list(TrainingItem.objects.filter(study_id=assignment.study_id).order_by("position"))
-    drawn = attempt_items(assignment=assignment, pool=pool, attempt=attempt,
-                          per_attempt=settings.training_items_per_attempt)
+    drawn = attempt_items(
+        assignment=assignment, pool=pool, attempt=attempt, per_attempt=settings.training_items_per_attempt
+    )
     item = next((i for i in drawn if i.token == token), None) if isinstance(token, str) else None
     if item is None:  # not a training item, or not one of this attempt's
         raise TrainingInvalid(gettext("There is no such training item."))
@@ -372,17 +401,26 @@ def training_answer_submit(*, assignment: Assignment, token: str, scores: Mappin
     if TrainingAnswer.objects.filter(assignment=assignment, item=item, attempt=attempt).exists():
         raise TrainingFinished(gettext("You have already answered this training item."))
     answer = TrainingAnswer.objects.create(
-        assignment=assignment, item=item, attempt=attempt, values=clean,
-        correct=unit.training_correct(design=design, settings=settings, values=clean, expected=item.expected))
+        assignment=assignment,
+        item=item,
+        attempt=attempt,
+        values=clean,
+        correct=unit.training_correct(design=design, settings=settings, values=clean, expected=item.expected),
+    )
     state = training_state(assignment=assignment, settings=settings)
     if state.attempt_finished:
         if state.right >= state.required:
             assignment.training_passed_at = timezone.now()
             assignment.save(update_fields=["training_passed_at", "updated_at"])
         elif attempt >= state.attempts_allowed:
-            screen_out(assignment=assignment, rule=ScreenOutRule.TRAINING, reason=(
-                f"Training failed: {state.right} of {state.n_items} items right (needed {state.required}) "
-                f"in attempt {attempt} of {state.attempts_allowed}."))
+            screen_out(
+                assignment=assignment,
+                rule=ScreenOutRule.TRAINING,
+                reason=(
+                    f"Training failed: {state.right} of {state.n_items} items right (needed {state.required}) "
+                    f"in attempt {attempt} of {state.attempts_allowed}."
+                ),
+            )
         state = training_state(assignment=assignment, settings=settings)
     return answer, state
 
@@ -402,6 +440,21 @@ def training_required(*, study: Study) -> bool:
     return TrainingItem.objects.filter(study=study).exists()
 
 
-__all__ = ["TrainingFinished", "TrainingInvalid", "TrainingLocked", "TrainingState",
-           "answer_correct", "answer_feedback", "attempt_items", "training_answer_feedback", "training_answer_submit", "training_pool_warning", "training_item_add", "training_item_delete",
-           "training_items", "training_items_import", "training_required", "training_state"]
+__all__ = [
+    "TrainingFinished",
+    "TrainingInvalid",
+    "TrainingLocked",
+    "TrainingState",
+    "answer_correct",
+    "answer_feedback",
+    "attempt_items",
+    "training_answer_feedback",
+    "training_answer_submit",
+    "training_pool_warning",
+    "training_item_add",
+    "training_item_delete",
+    "training_items",
+    "training_items_import",
+    "training_required",
+    "training_state",
+]

@@ -21,15 +21,20 @@ urlpatterns = [
     *esa_urls.page_urls,  # the error span annotation protocol's pages and exports
     *ranking_urls.page_urls,  # the ranking protocol's pages and exports
     path("judge/studies/<int:study_id>/training/", screening_views.training_page, name="training"),
-    path("judge/studies/<int:study_id>/training/feedback/", screening_views.training_feedback, name="training_feedback"),
+    path(
+        "judge/studies/<int:study_id>/training/feedback/", screening_views.training_feedback, name="training_feedback"
+    ),
     path("judge/studies/<int:study_id>/check/", screening_views.attention, name="attention"),
     path("judge/studies/<int:study_id>/screened-out/", screening_views.screened_out, name="screened_out"),
     # the researcher's pages
     path("studies/<int:study_id>/judging/screening/", screening_views.screening_settings, name="screening_settings"),
     path("studies/<int:study_id>/judging/training/", screening_views.training_item_add, name="training_item_add"),
     path("studies/<int:study_id>/judging/training/import/", screening_views.training_import, name="training_import"),
-    path("studies/<int:study_id>/judging/training/<str:token>/delete/", screening_views.training_item_delete,
-         name="training_item_delete"),
+    path(
+        "studies/<int:study_id>/judging/training/<str:token>/delete/",
+        screening_views.training_item_delete,
+        name="training_item_delete",
+    ),
     path("studies/<int:study_id>/judging/design/", study.design, name="design"),
     path("studies/<int:study_id>/judging/open/", study.open_study, name="open"),
     path("studies/<int:study_id>/judging/open/<int:open_job_id>/", study.open_job_status, name="open_job_status"),

@@ -60,12 +60,20 @@ def export_filename(study: Study, kind: str) -> str:
 
 def open_job_payload(job: OpenJob) -> dict[str, Any]:
     """An opening job's state and progress, as the design page polls it and the API returns it."""
-    return {"id": job.pk, "status": job.status, "phase": job.phase, "percent": job.percent,
-            "done": job.progress_done, "total": job.progress_total, "error": job.error,
-            "summary": job.summary if job.status == JobStatus.SUCCEEDED else None}
+    return {
+        "id": job.pk,
+        "status": job.status,
+        "phase": job.phase,
+        "percent": job.percent,
+        "done": job.progress_done,
+        "total": job.progress_total,
+        "error": job.error,
+        "summary": job.summary if job.status == JobStatus.SUCCEEDED else None,
+    }
 
 
 # --- the judge's study and assignment ---------------------------------------------------------
+
 
 def judged_study_or_404(request: AuthenticatedHttpRequest, study_id: int) -> Study:
     """The study, if the user judges it; 404 for everyone else (no hint that it exists)."""
@@ -93,12 +101,14 @@ def gate_page(request: HttpRequest, study: Study, assignment: Assignment, *, don
     gate = screening.judge_gate(assignment=assignment, done=done)
     if gate is None:
         return None
-    target = {"screened_out": "judging:screened_out", "training": "judging:training",
-              "attention": "judging:attention"}[gate[0]]
+    target = {"screened_out": "judging:screened_out", "training": "judging:training", "attention": "judging:attention"}[
+        gate[0]
+    ]
     return redirect(target, study_id=study.pk)
 
 
 # --- the design's criteria on the judge's page -------------------------------------------------
+
 
 def _point_keys(values: list[int]) -> list[str | None]:
     """Keyboard keys of a discrete scale's points: the digit of the value itself when every
@@ -119,13 +129,22 @@ def criteria_for_judge(criteria: list[dict]) -> list[dict[str, Any]]:
         row = {"slug": c["slug"], "name": c["name"], "help": c.get("help", ""), "type": scale["type"]}
         if scale["type"] == "slider":
             anchors = scale.get("anchors", {})
-            row |= {"min": scales.SLIDER_MIN, "max": scales.SLIDER_MAX, "low": anchors.get("low", ""),
-                    "mid": anchors.get("mid", ""), "high": anchors.get("high", ""), "points": []}
+            row |= {
+                "min": scales.SLIDER_MIN,
+                "max": scales.SLIDER_MAX,
+                "low": anchors.get("low", ""),
+                "mid": anchors.get("mid", ""),
+                "high": anchors.get("high", ""),
+                "points": [],
+            }
         else:
             values, labels = scales.scale_values(scale), scales.scale_labels(scale)
             assert values is not None and labels is not None  # a points or categorical scale has both
-            keys = (_point_keys(values) if scale["type"] == "points"
-                    else [str(i + 1) if len(values) <= 9 else None for i in range(len(values))])
+            keys = (
+                _point_keys(values)
+                if scale["type"] == "points"
+                else [str(i + 1) if len(values) <= 9 else None for i in range(len(values))]
+            )
             row["points"] = [{"value": v, "label": lbl, "key": k} for v, lbl, k in zip(values, labels, keys)]
         out.append(row)
     return out

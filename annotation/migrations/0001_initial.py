@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,119 +14,213 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Study',
+            name="Study",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('name', models.CharField(max_length=200, unique=True)),
-                ('description', models.TextField(blank=True)),
-                ('status', models.CharField(choices=[('draft', 'Draft (being set up)'), ('open', 'Open for judging'), ('closed', 'Closed')], default='draft', max_length=16)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='owned_studies', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("name", models.CharField(max_length=200, unique=True)),
+                ("description", models.TextField(blank=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("draft", "Draft (being set up)"), ("open", "Open for judging"), ("closed", "Closed")],
+                        default="draft",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="owned_studies",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'studies',
-                'ordering': ['-created_at'],
+                "verbose_name_plural": "studies",
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='Original',
+            name="Original",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('external_id', models.CharField(max_length=200)),
-                ('text', models.TextField()),
-                ('reference', models.TextField(blank=True)),
-                ('group', models.CharField(blank=True, max_length=200)),
-                ('document', models.CharField(blank=True, max_length=200)),
-                ('position', models.PositiveIntegerField(default=0, help_text='Order in the imported file.')),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='originals', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("external_id", models.CharField(max_length=200)),
+                ("text", models.TextField()),
+                ("reference", models.TextField(blank=True)),
+                ("group", models.CharField(blank=True, max_length=200)),
+                ("document", models.CharField(blank=True, max_length=200)),
+                ("position", models.PositiveIntegerField(default=0, help_text="Order in the imported file.")),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="originals", to="annotation.study"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['study', 'position'],
+                "ordering": ["study", "position"],
             },
         ),
         migrations.CreateModel(
-            name='ImportJob',
+            name="ImportJob",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], default='queued', max_length=16)),
-                ('progress_done', models.PositiveIntegerField(default=0)),
-                ('progress_total', models.PositiveIntegerField(default=0)),
-                ('phase', models.CharField(blank=True, max_length=64)),
-                ('error', models.TextField(blank=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('file', models.FileField(blank=True, upload_to='imports/%Y/%m/')),
-                ('filename', models.CharField(max_length=255)),
-                ('format', models.CharField(choices=[('csv', 'CSV'), ('tsv', 'TSV'), ('jsonl', 'JSON Lines')], max_length=8)),
-                ('replace', models.BooleanField(default=False)),
-                ('row_count', models.PositiveIntegerField(default=0)),
-                ('summary', models.JSONField(blank=True, default=dict)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='import_jobs', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("progress_done", models.PositiveIntegerField(default=0)),
+                ("progress_total", models.PositiveIntegerField(default=0)),
+                ("phase", models.CharField(blank=True, max_length=64)),
+                ("error", models.TextField(blank=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("file", models.FileField(blank=True, upload_to="imports/%Y/%m/")),
+                ("filename", models.CharField(max_length=255)),
+                (
+                    "format",
+                    models.CharField(choices=[("csv", "CSV"), ("tsv", "TSV"), ("jsonl", "JSON Lines")], max_length=8),
+                ),
+                ("replace", models.BooleanField(default=False)),
+                ("row_count", models.PositiveIntegerField(default=0)),
+                ("summary", models.JSONField(blank=True, default=dict)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="import_jobs", to="annotation.study"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='StudyMembership',
+            name="StudyMembership",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('role', models.CharField(choices=[('researcher', 'Researcher'), ('judge', 'Judge'), ('annotator', 'Annotator')], max_length=16)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to='annotation.study')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='study_memberships', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[("researcher", "Researcher"), ("judge", "Judge"), ("annotator", "Annotator")],
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="memberships", to="annotation.study"
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="study_memberships",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='System',
+            name="System",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('name', models.CharField(max_length=200)),
-                ('kind', models.CharField(choices=[('imported', 'Imported'), ('control_identical', 'Control: the original itself'), ('control_random', 'Control: a random other original'), ('control_unigram', 'Control: unigram-model sentence'), ('generated', 'Generated by a paraeval paraphraser')], default='imported', max_length=32)),
-                ('description', models.TextField(blank=True)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='systems', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("imported", "Imported"),
+                            ("control_identical", "Control: the original itself"),
+                            ("control_random", "Control: a random other original"),
+                            ("control_unigram", "Control: unigram-model sentence"),
+                            ("generated", "Generated by a paraeval paraphraser"),
+                        ],
+                        default="imported",
+                        max_length=32,
+                    ),
+                ),
+                ("description", models.TextField(blank=True)),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="systems", to="annotation.study"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['study', 'name'],
+                "ordering": ["study", "name"],
             },
         ),
         migrations.CreateModel(
-            name='Candidate',
+            name="Candidate",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('text', models.TextField()),
-                ('original', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='candidates', to='annotation.original')),
-                ('system', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='candidates', to='annotation.system')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("text", models.TextField()),
+                (
+                    "original",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="candidates", to="annotation.original"
+                    ),
+                ),
+                (
+                    "system",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="candidates", to="annotation.system"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['original', 'system'],
+                "ordering": ["original", "system"],
             },
         ),
         migrations.AddConstraint(
-            model_name='original',
-            constraint=models.UniqueConstraint(fields=('study', 'external_id'), name='uniq_original_external_id'),
+            model_name="original",
+            constraint=models.UniqueConstraint(fields=("study", "external_id"), name="uniq_original_external_id"),
         ),
         migrations.AddConstraint(
-            model_name='studymembership',
-            constraint=models.UniqueConstraint(fields=('study', 'user', 'role'), name='uniq_membership_role'),
+            model_name="studymembership",
+            constraint=models.UniqueConstraint(fields=("study", "user", "role"), name="uniq_membership_role"),
         ),
         migrations.AddConstraint(
-            model_name='system',
-            constraint=models.UniqueConstraint(fields=('study', 'name'), name='uniq_system_name'),
+            model_name="system",
+            constraint=models.UniqueConstraint(fields=("study", "name"), name="uniq_system_name"),
         ),
         migrations.AddConstraint(
-            model_name='candidate',
-            constraint=models.UniqueConstraint(fields=('original', 'system'), name='uniq_candidate_original_system'),
+            model_name="candidate",
+            constraint=models.UniqueConstraint(fields=("original", "system"), name="uniq_candidate_original_system"),
         ),
     ]

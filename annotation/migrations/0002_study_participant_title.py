@@ -4,15 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0001_initial'),
+        ("annotation", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='study',
-            name='participant_title',
-            field=models.CharField(default='Paraphrase evaluation', help_text='The title judges and annotators see. Keep it neutral: it must not name a system or a control.', max_length=120),
+            model_name="study",
+            name="participant_title",
+            field=models.CharField(
+                default="Paraphrase evaluation",
+                help_text="The title judges and annotators see. Keep it neutral: it must not name a system or a control.",
+                max_length=120,
+            ),
         ),
     ]

@@ -6,77 +6,188 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0003_signin_link'),
+        ("annotation", "0003_signin_link"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='JoinLink',
+            name="JoinLink",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('role', models.CharField(choices=[('researcher', 'Researcher'), ('judge', 'Judge'), ('annotator', 'Annotator')], max_length=16)),
-                ('platform', models.CharField(choices=[('link', 'A plain link (mailing list, class, …)'), ('prolific', 'Prolific'), ('mturk', 'Amazon Mechanical Turk')], default='link', max_length=16)),
-                ('token', models.CharField(max_length=64, unique=True)),
-                ('label', models.CharField(blank=True, max_length=120)),
-                ('max_participants', models.PositiveIntegerField(blank=True, help_text='Empty: no cap.', null=True)),
-                ('ends_at', models.DateTimeField(blank=True, null=True)),
-                ('closed_at', models.DateTimeField(blank=True, null=True)),
-                ('timeout_minutes', models.PositiveIntegerField(default=60, help_text='A participant idle this long without finishing releases their unfinished items.')),
-                ('items_per_participant', models.PositiveIntegerField(blank=True, help_text='Judges: items each participant rates (empty: every item).', null=True)),
-                ('completion_url', models.CharField(blank=True, help_text='Where finished participants go; {code} is replaced by the code.', max_length=500)),
-                ('completion_code', models.CharField(max_length=64)),
-                ('screen_out_code', models.CharField(max_length=64)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='join_links', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[("researcher", "Researcher"), ("judge", "Judge"), ("annotator", "Annotator")],
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "platform",
+                    models.CharField(
+                        choices=[
+                            ("link", "A plain link (mailing list, class, …)"),
+                            ("prolific", "Prolific"),
+                            ("mturk", "Amazon Mechanical Turk"),
+                        ],
+                        default="link",
+                        max_length=16,
+                    ),
+                ),
+                ("token", models.CharField(max_length=64, unique=True)),
+                ("label", models.CharField(blank=True, max_length=120)),
+                ("max_participants", models.PositiveIntegerField(blank=True, help_text="Empty: no cap.", null=True)),
+                ("ends_at", models.DateTimeField(blank=True, null=True)),
+                ("closed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "timeout_minutes",
+                    models.PositiveIntegerField(
+                        default=60,
+                        help_text="A participant idle this long without finishing releases their unfinished items.",
+                    ),
+                ),
+                (
+                    "items_per_participant",
+                    models.PositiveIntegerField(
+                        blank=True, help_text="Judges: items each participant rates (empty: every item).", null=True
+                    ),
+                ),
+                (
+                    "completion_url",
+                    models.CharField(
+                        blank=True,
+                        help_text="Where finished participants go; {code} is replaced by the code.",
+                        max_length=500,
+                    ),
+                ),
+                ("completion_code", models.CharField(max_length=64)),
+                ("screen_out_code", models.CharField(max_length=64)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="join_links", to="annotation.study"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='ParticipationSettings',
+            name="ParticipationSettings",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('consent_text', models.TextField(blank=True, help_text='Shown before anything else; the participant must accept it.')),
-                ('questions_before', models.JSONField(blank=True, default=list)),
-                ('questions_after', models.JSONField(blank=True, default=list)),
-                ('study', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='participation_settings', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "consent_text",
+                    models.TextField(
+                        blank=True, help_text="Shown before anything else; the participant must accept it."
+                    ),
+                ),
+                ("questions_before", models.JSONField(blank=True, default=list)),
+                ("questions_after", models.JSONField(blank=True, default=list)),
+                (
+                    "study",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="participation_settings",
+                        to="annotation.study",
+                    ),
+                ),
             ],
             options={
-                'abstract': False,
+                "abstract": False,
             },
         ),
         migrations.CreateModel(
-            name='Participant',
+            name="Participant",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('role', models.CharField(choices=[('researcher', 'Researcher'), ('judge', 'Judge'), ('annotator', 'Annotator')], max_length=16)),
-                ('platform', models.CharField(choices=[('link', 'A plain link (mailing list, class, …)'), ('prolific', 'Prolific'), ('mturk', 'Amazon Mechanical Turk')], default='link', max_length=16)),
-                ('platform_id', models.CharField(blank=True, max_length=64)),
-                ('platform_study_id', models.CharField(blank=True, help_text='Prolific STUDY_ID or MTurk hitId.', max_length=64)),
-                ('platform_session_id', models.CharField(blank=True, help_text='Prolific SESSION_ID or MTurk assignmentId.', max_length=64)),
-                ('mturk_submit_to', models.CharField(blank=True, max_length=100)),
-                ('resume_token_hash', models.CharField(max_length=64, unique=True)),
-                ('consented_at', models.DateTimeField()),
-                ('answers', models.JSONField(blank=True, default=dict, help_text='{"before": {...}, "after": {...}}')),
-                ('completed_at', models.DateTimeField(blank=True, null=True)),
-                ('timed_out_at', models.DateTimeField(blank=True, help_text='When their unfinished items were released.', null=True)),
-                ('link', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='participants', to='annotation.joinlink')),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='participants', to='annotation.study')),
-                ('user', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='participant', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[("researcher", "Researcher"), ("judge", "Judge"), ("annotator", "Annotator")],
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "platform",
+                    models.CharField(
+                        choices=[
+                            ("link", "A plain link (mailing list, class, …)"),
+                            ("prolific", "Prolific"),
+                            ("mturk", "Amazon Mechanical Turk"),
+                        ],
+                        default="link",
+                        max_length=16,
+                    ),
+                ),
+                ("platform_id", models.CharField(blank=True, max_length=64)),
+                (
+                    "platform_study_id",
+                    models.CharField(blank=True, help_text="Prolific STUDY_ID or MTurk hitId.", max_length=64),
+                ),
+                (
+                    "platform_session_id",
+                    models.CharField(blank=True, help_text="Prolific SESSION_ID or MTurk assignmentId.", max_length=64),
+                ),
+                ("mturk_submit_to", models.CharField(blank=True, max_length=100)),
+                ("resume_token_hash", models.CharField(max_length=64, unique=True)),
+                ("consented_at", models.DateTimeField()),
+                ("answers", models.JSONField(blank=True, default=dict, help_text='{"before": {...}, "after": {...}}')),
+                ("completed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "timed_out_at",
+                    models.DateTimeField(blank=True, help_text="When their unfinished items were released.", null=True),
+                ),
+                (
+                    "link",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="participants",
+                        to="annotation.joinlink",
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="participants", to="annotation.study"
+                    ),
+                ),
+                (
+                    "user",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="participant",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['study', 'created_at', 'id'],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('platform_id', ''), _negated=True), fields=('study', 'platform', 'platform_id'), name='participant_uniq_platform_id')],
+                "ordering": ["study", "created_at", "id"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("platform_id", ""), _negated=True),
+                        fields=("study", "platform", "platform_id"),
+                        name="participant_uniq_platform_id",
+                    )
+                ],
             },
         ),
     ]

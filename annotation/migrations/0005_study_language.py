@@ -4,15 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0004_join_links'),
+        ("annotation", "0004_join_links"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='study',
-            name='language',
-            field=models.CharField(choices=[('en', 'English'), ('es', 'Español'), ('ar', 'العربية')], default='en', help_text="The language of the judge and annotator pages (not of the study's sentences).", max_length=16),
+            model_name="study",
+            name="language",
+            field=models.CharField(
+                choices=[("en", "English"), ("es", "Español"), ("ar", "العربية")],
+                default="en",
+                help_text="The language of the judge and annotator pages (not of the study's sentences).",
+                max_length=16,
+            ),
         ),
     ]

@@ -57,11 +57,17 @@ class JoinLinkListApi(APIView):
     @extend_schema(responses=JoinLinkOutputSerializer(many=True), summary="List a study's join links")
     def get(self, request, study_id: int):
         study = get_managed_study(request, study_id)
-        return Response(JoinLinkOutputSerializer(selectors.join_links_for_study(study=study), many=True,
-                                                 context={"request": request}).data)
+        return Response(
+            JoinLinkOutputSerializer(
+                selectors.join_links_for_study(study=study), many=True, context={"request": request}
+            ).data
+        )
 
-    @extend_schema(request=JoinLinkInputSerializer, responses={201: JoinLinkOutputSerializer},
-                   summary="Make a join link for judges or annotators")
+    @extend_schema(
+        request=JoinLinkInputSerializer,
+        responses={201: JoinLinkOutputSerializer},
+        summary="Make a join link for judges or annotators",
+    )
     def post(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         data = JoinLinkInputSerializer(data=request.data)
@@ -70,7 +76,9 @@ class JoinLinkListApi(APIView):
             link = services.join_link_create(study=study, created_by=request.user, **data.validated_data)
         except DjangoValidationError as exc:
             return Response(_field_errors(exc), status=status.HTTP_400_BAD_REQUEST)
-        return Response(JoinLinkOutputSerializer(link, context={"request": request}).data, status=status.HTTP_201_CREATED)
+        return Response(
+            JoinLinkOutputSerializer(link, context={"request": request}).data, status=status.HTTP_201_CREATED
+        )
 
 
 class JoinLinkCloseApi(APIView):
@@ -88,16 +96,25 @@ class ParticipationSettingsSerializer(serializers.Serializer):
 
 
 class ParticipationSettingsApi(APIView):
-    @extend_schema(request=ParticipationSettingsSerializer, responses=ParticipationSettingsSerializer,
-                   summary="Set the consent text and the questions before and after the work")
+    @extend_schema(
+        request=ParticipationSettingsSerializer,
+        responses=ParticipationSettingsSerializer,
+        summary="Set the consent text and the questions before and after the work",
+    )
     def put(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         if not request.data:
             # An empty body is never "clear everything": it is a client that sent nothing (or a body
             # this server could not read). Clearing takes explicit empty values.
-            return Response({"non_field_errors": ["The request body is empty: send consent_text, questions_before "
-                                                  "and questions_after (empty values clear them)."]},
-                            status=status.HTTP_400_BAD_REQUEST)
+            return Response(
+                {
+                    "non_field_errors": [
+                        "The request body is empty: send consent_text, questions_before "
+                        "and questions_after (empty values clear them)."
+                    ]
+                },
+                status=status.HTTP_400_BAD_REQUEST,
+            )
         data = ParticipationSettingsSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
@@ -125,8 +142,10 @@ class ParticipantOutputSerializer(serializers.Serializer):
 
 
 class ParticipantListApi(APIView):
-    @extend_schema(responses=ParticipantOutputSerializer(many=True),
-                   summary="A study's participants: status, work done, active time, QC verdict, code, answers")
+    @extend_schema(
+        responses=ParticipantOutputSerializer(many=True),
+        summary="A study's participants: status, work done, active time, QC verdict, code, answers",
+    )
     def get(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         rows = selectors.participants_rows(study=study, sort=request.query_params.get("sort", "joined_at"))

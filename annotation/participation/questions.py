@@ -48,9 +48,12 @@ def questions_errors(questions: object) -> list[str]:
             errors.append(f"{where}: required is true or false")
         choices = q.get("choices")
         if q.get("type") in ("choice", "scale"):
-            if (not isinstance(choices, list) or not 2 <= len(choices) <= 20
-                    or not all(isinstance(c, str) and c.strip() and len(c) <= 100 for c in choices)
-                    or len(set(choices)) != len(choices)):
+            if (
+                not isinstance(choices, list)
+                or not 2 <= len(choices) <= 20
+                or not all(isinstance(c, str) and c.strip() and len(c) <= 100 for c in choices)
+                or len(set(choices)) != len(choices)
+            ):
                 errors.append(f"{where}: a {q.get('type')} question needs 2–20 different choices (texts)")
         elif choices is not None:
             errors.append(f"{where}: only choice and scale questions have choices")

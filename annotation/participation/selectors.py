@@ -74,11 +74,18 @@ def end_context(*, participant: Participant, outcome: str) -> dict:
     link = participant.link
     code = link.completion_code if outcome == "completed" else link.screen_out_code
     ctx: dict[str, object] = {
-        "outcome": outcome, "code": code, "platform": link.platform, "redirect_url": "", "mturk": None,
-        "platform_name": Platform(link.platform).label if link.platform != Platform.LINK else ""}
+        "outcome": outcome,
+        "code": code,
+        "platform": link.platform,
+        "redirect_url": "",
+        "mturk": None,
+        "platform_name": Platform(link.platform).label if link.platform != Platform.LINK else "",
+    }
     if link.platform == Platform.MTURK:
-        ctx["mturk"] = {"action": f"{participant.mturk_submit_to}/mturk/externalSubmit",
-                        "assignment_id": participant.platform_session_id}
+        ctx["mturk"] = {
+            "action": f"{participant.mturk_submit_to}/mturk/externalSubmit",
+            "assignment_id": participant.platform_session_id,
+        }
     elif link.completion_url:
         ctx["redirect_url"] = link.completion_url.replace("{code}", quote(code))
     return ctx
@@ -94,35 +101,70 @@ def join_link_seat_frees_at(*, link: JoinLink) -> datetime | None:
     """
     from annotation.alignment.models import AlignmentAssignment
 
-    live = list(Participant.objects.filter(link=link, timed_out_at__isnull=True, completed_at__isnull=True)
-                .values_list("user_id", "role", "consented_at"))
+    live = list(
+        Participant.objects.filter(link=link, timed_out_at__isnull=True, completed_at__isnull=True).values_list(
+            "user_id", "role", "consented_at"
+        )
+    )
     if not live:
         return None
     users = [u for u, _role, _at in live]
     # (Whatever the study's protocol: its judgments are rows of one of the three tables.)
     last_judgment: dict[int, datetime] = {}
     for model in (Judgment, ComparisonJudgment, EsaJudgment):
-        for judge_id, at in (model.objects.filter(study_id=link.study_id, judge_id__in=users).values("judge_id")
-                             .annotate(m=Max("submitted_at")).values_list("judge_id", "m")):
+        for judge_id, at in (
+            model.objects.filter(study_id=link.study_id, judge_id__in=users)
+            .values("judge_id")
+            .annotate(m=Max("submitted_at"))
+            .values_list("judge_id", "m")
+        ):
             last_judgment[judge_id] = max(at, last_judgment.get(judge_id, at))
-    screened = set(Assignment.objects.filter(study_id=link.study_id, judge_id__in=users, screened_out_at__isnull=False)
-                   .values_list("judge_id", flat=True))
-    working = set(AlignmentAssignment.objects.filter(pair__study_id=link.study_id, annotator_id__in=users).filter(
-        Q(draft_saved_at__isnull=False) | Q(submitted_at__isnull=False)).values_list("annotator_id", flat=True))
-    frees = [max(filter(None, (at, last_judgment.get(u)))) for u, role, at in live
-             if u not in screened and not (role == Role.ANNOTATOR and u in working)]
+    screened = set(
+        Assignment.objects.filter(
+            study_id=link.study_id, judge_id__in=users, screened_out_at__isnull=False
+        ).values_list("judge_id", flat=True)
+    )
+    working = set(
+        AlignmentAssignment.objects.filter(pair__study_id=link.study_id, annotator_id__in=users)
+        .filter(Q(draft_saved_at__isnull=False) | Q(submitted_at__isnull=False))
+        .values_list("annotator_id", flat=True)
+    )
+    frees = [
+        max(filter(None, (at, last_judgment.get(u))))
+        for u, role, at in live
+        if u not in screened and not (role == Role.ANNOTATOR and u in working)
+    ]
     return min(frees) + timedelta(minutes=link.timeout_minutes) if frees else None
 
 
 def join_links_for_study(*, study: Study) -> list[JoinLink]:
-    return list(JoinLink.objects.filter(study=study).annotate(
-        n_participants=Count("participants"),
-        n_live=Count("participants", filter=Q(participants__timed_out_at__isnull=True))).order_by("-created_at"))
+    return list(
+        JoinLink.objects.filter(study=study)
+        .annotate(
+            n_participants=Count("participants"),
+            n_live=Count("participants", filter=Q(participants__timed_out_at__isnull=True)),
+        )
+        .order_by("-created_at")
+    )
 
 
-PARTICIPANT_COLUMNS = ("pseudonym", "role", "platform", "platform_id", "platform_study_id", "platform_session_id",
-                       "status", "joined_at", "items_done", "items_total", "active_seconds", "qc_verdict",
-                       "completion_code", "screen_out_rule", "screen_out_reason")
+PARTICIPANT_COLUMNS = (
+    "pseudonym",
+    "role",
+    "platform",
+    "platform_id",
+    "platform_study_id",
+    "platform_session_id",
+    "status",
+    "joined_at",
+    "items_done",
+    "items_total",
+    "active_seconds",
+    "qc_verdict",
+    "completion_code",
+    "screen_out_rule",
+    "screen_out_reason",
+)
 
 #: Sort keys the participants page offers.
 PARTICIPANT_SORTS = ("joined_at", "pseudonym", "status", "items_done", "active_seconds")
@@ -164,22 +206,35 @@ def participants_rows(*, study: Study, sort: str = "joined_at") -> list[dict]:
     for p in participants:
         a = assignments.get(p.user_id)
         status = participant_status(participant=p, assignment=a)
-        code = {ParticipantStatus.COMPLETED: p.link.completion_code,
-                ParticipantStatus.SCREENED_OUT: p.link.screen_out_code}.get(status, "")
-        rows.append({
-            "pseudonym": p.user.username, "role": p.role, "platform": p.platform, "platform_id": p.platform_id,
-            "platform_study_id": p.platform_study_id, "platform_session_id": p.platform_session_id,
-            "status": str(status), "joined_at": p.consented_at,
-            "items_done": progress.get(p.user_id, (0, 0, 0.0))[0] if a else 0,
-            "items_total": progress.get(p.user_id, (0, 0, 0.0))[1] if a else 0,
-            "active_seconds": round(progress.get(p.user_id, (0, 0, 0.0))[2], 1),
-            "qc_verdict": verdicts.get(p.user.username, "") if p.role == Role.JUDGE else "",
-            "completion_code": code, "answers": p.answers or {},
-            # Why a participant was screened out (the rule and its reason, as the screening stored them).
-            "screen_out_rule": (getattr(a, "screened_out_rule", "") or "") if status == ParticipantStatus.SCREENED_OUT else "",
-            "screen_out_reason": (getattr(a, "screened_out_reason", "") or "")
-            if status == ParticipantStatus.SCREENED_OUT else "",
-        })
+        code = {
+            ParticipantStatus.COMPLETED: p.link.completion_code,
+            ParticipantStatus.SCREENED_OUT: p.link.screen_out_code,
+        }.get(status, "")
+        rows.append(
+            {
+                "pseudonym": p.user.username,
+                "role": p.role,
+                "platform": p.platform,
+                "platform_id": p.platform_id,
+                "platform_study_id": p.platform_study_id,
+                "platform_session_id": p.platform_session_id,
+                "status": str(status),
+                "joined_at": p.consented_at,
+                "items_done": progress.get(p.user_id, (0, 0, 0.0))[0] if a else 0,
+                "items_total": progress.get(p.user_id, (0, 0, 0.0))[1] if a else 0,
+                "active_seconds": round(progress.get(p.user_id, (0, 0, 0.0))[2], 1),
+                "qc_verdict": verdicts.get(p.user.username, "") if p.role == Role.JUDGE else "",
+                "completion_code": code,
+                "answers": p.answers or {},
+                # Why a participant was screened out (the rule and its reason, as the screening stored them).
+                "screen_out_rule": (getattr(a, "screened_out_rule", "") or "")
+                if status == ParticipantStatus.SCREENED_OUT
+                else "",
+                "screen_out_reason": (getattr(a, "screened_out_reason", "") or "")
+                if status == ParticipantStatus.SCREENED_OUT
+                else "",
+            }
+        )
     key = sort.lstrip("-") if sort.lstrip("-") in PARTICIPANT_SORTS else "joined_at"
     rows.sort(key=lambda r: (r[key], r["pseudonym"]), reverse=sort.startswith("-"))
     return rows
@@ -195,5 +250,6 @@ def participants_export_rows(*, study: Study) -> Iterator[list]:
     columns = answer_columns(study=study)
     yield [*PARTICIPANT_COLUMNS, *(f"{phase}:{name}" for phase, name in columns)]
     for r in participants_rows(study=study):
-        yield [r["joined_at"].isoformat() if c == "joined_at" else r[c] for c in PARTICIPANT_COLUMNS] + \
-              [r["answers"].get(phase, {}).get(name, "") for phase, name in columns]
+        yield [r["joined_at"].isoformat() if c == "joined_at" else r[c] for c in PARTICIPANT_COLUMNS] + [
+            r["answers"].get(phase, {}).get(name, "") for phase, name in columns
+        ]

@@ -82,9 +82,11 @@ def _code() -> str:
 
 # --- researcher side -----------------------------------------------------------------------
 
+
 @transaction.atomic
-def participation_settings_update(*, study: Study, consent_text: str, questions_before: list,
-                                  questions_after: list) -> ParticipationSettings:
+def participation_settings_update(
+    *, study: Study, consent_text: str, questions_before: list, questions_after: list
+) -> ParticipationSettings:
     """Set the consent text and the questions asked before and after the work (checked, all or nothing)."""
     errors = {}
     for field, qs in (("questions_before", questions_before), ("questions_after", questions_after)):
@@ -107,10 +109,21 @@ def _check_completion_url(url: str) -> None:
 
 
 @transaction.atomic
-def join_link_create(*, study: Study, role: str, platform: str = Platform.LINK, created_by: User | None = None,
-                     label: str = "", max_participants: int | None = None, ends_at: datetime | None = None,
-                     timeout_minutes: int = 60, items_per_participant: int | None = None, completion_url: str = "",
-                     completion_code: str = "", screen_out_code: str = "") -> JoinLink:
+def join_link_create(
+    *,
+    study: Study,
+    role: str,
+    platform: str = Platform.LINK,
+    created_by: User | None = None,
+    label: str = "",
+    max_participants: int | None = None,
+    ends_at: datetime | None = None,
+    timeout_minutes: int = 60,
+    items_per_participant: int | None = None,
+    completion_url: str = "",
+    completion_code: str = "",
+    screen_out_code: str = "",
+) -> JoinLink:
     """Make a join link for ``role`` (judge or annotator). Codes are generated unless given (Prolific's own).
 
     A Prolific link without a completion URL sends finished participants to Prolific's
@@ -132,11 +145,21 @@ def join_link_create(*, study: Study, role: str, platform: str = Platform.LINK, 
     for field, code in (("completion_code", completion_code), ("screen_out_code", screen_out_code)):
         if code and not re.match(r"^[A-Za-z0-9_-]{4,64}$", code):
             raise ValidationError({field: "A code is 4–64 letters, digits, - or _."})
-    link = JoinLink(study=study, role=role, platform=platform, token=secrets.token_urlsafe(18), label=label.strip(),
-                    max_participants=max_participants, ends_at=ends_at, timeout_minutes=timeout_minutes,
-                    items_per_participant=items_per_participant if role == Role.JUDGE else None,
-                    completion_url=completion_url, completion_code=completion_code or _code(),
-                    screen_out_code=screen_out_code or _code(), created_by=created_by)
+    link = JoinLink(
+        study=study,
+        role=role,
+        platform=platform,
+        token=secrets.token_urlsafe(18),
+        label=label.strip(),
+        max_participants=max_participants,
+        ends_at=ends_at,
+        timeout_minutes=timeout_minutes,
+        items_per_participant=items_per_participant if role == Role.JUDGE else None,
+        completion_url=completion_url,
+        completion_code=completion_code or _code(),
+        screen_out_code=screen_out_code or _code(),
+        created_by=created_by,
+    )
     link.full_clean()
     link.save()
     return link
@@ -154,10 +177,12 @@ def join_link_close(*, link: JoinLink) -> JoinLink:
 
 # --- the participant's side ---------------------------------------------------------------
 
+
 def platform_ids_parse(*, platform: str, params) -> PlatformIds:
     """Read and check the platform's URL parameters. Raises :class:`JoinRefused` (400) if they are malformed."""
-    bad = JoinRefused(_("This link is incomplete or was changed. Open it again from the study's page on the platform."),
-                      status=400)
+    bad = JoinRefused(
+        _("This link is incomplete or was changed. Open it again from the study's page on the platform."), status=400
+    )
     if platform == Platform.PROLIFIC:
         pid, study_id, session = (params.get(k, "") for k in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"))
         if not all(_PROLIFIC_ID.match(v or "") for v in (pid, study_id, session)):
@@ -168,11 +193,13 @@ def platform_ids_parse(*, platform: str, params) -> PlatformIds:
         if assignment == MTURK_PREVIEW:
             return PlatformIds(preview=True)
         submit_to = params.get("turkSubmitTo", "").rstrip("/")
-        if not all(_MTURK_ID.match(v or "") for v in (worker, assignment, hit)) or \
-                (submit_to and submit_to not in MTURK_SUBMIT_HOSTS):
+        if not all(_MTURK_ID.match(v or "") for v in (worker, assignment, hit)) or (
+            submit_to and submit_to not in MTURK_SUBMIT_HOSTS
+        ):
             raise bad
-        return PlatformIds(platform_id=worker, study_id=hit, session_id=assignment,
-                           submit_to=submit_to or MTURK_SUBMIT_HOSTS[0])
+        return PlatformIds(
+            platform_id=worker, study_id=hit, session_id=assignment, submit_to=submit_to or MTURK_SUBMIT_HOSTS[0]
+        )
     return PlatformIds()
 
 
@@ -186,14 +213,21 @@ def join_link_refusal(*, link: JoinLink) -> JoinRefused | None:
         return JoinRefused(_("This study is closed to new participants. Thank you for your interest."))
     if link.ends_at is not None and link.ends_at <= timezone.now():
         return JoinRefused(_("This study has ended. Thank you for your interest."))
-    if link.max_participants is not None and \
-            link.participants.filter(timed_out_at__isnull=True).count() >= link.max_participants:
+    if (
+        link.max_participants is not None
+        and link.participants.filter(timed_out_at__isnull=True).count() >= link.max_participants
+    ):
         retry_at = join_link_seat_frees_at(link=link)
         if retry_at is None:
-            return JoinRefused(_("This study is full: every place has been taken. Thank you for your interest."),
-                               full=True)
-        return JoinRefused(_("This study is full at the moment. A place may free up later: please try again "
-                             "after %(time)s UTC.") % {"time": retry_at.strftime("%H:%M")}, retry_at=retry_at, full=True)
+            return JoinRefused(
+                _("This study is full: every place has been taken. Thank you for your interest."), full=True
+            )
+        return JoinRefused(
+            _("This study is full at the moment. A place may free up later: please try again after %(time)s UTC.")
+            % {"time": retry_at.strftime("%H:%M")},
+            retry_at=retry_at,
+            full=True,
+        )
     if link.role == Role.JUDGE and link.study.status != StudyStatus.OPEN:
         return JoinRefused(_("This study is not open at the moment. Please try again later."), status=409)
     return None
@@ -225,15 +259,20 @@ def participant_session_matches(*, participant: Participant, ids: PlatformIds) -
     """
     if not ids.platform_id or ids.platform_id != participant.platform_id or not participant.platform_session_id:
         return False
-    return (secrets.compare_digest(ids.session_id, participant.platform_session_id)
-            and ids.study_id == participant.platform_study_id)
+    return (
+        secrets.compare_digest(ids.session_id, participant.platform_session_id)
+        and ids.study_id == participant.platform_study_id
+    )
 
 
 def participant_for_platform_id(*, study: Study, platform: str, platform_id: str) -> Participant | None:
     if not platform_id:
         return None
-    return Participant.objects.select_related("user", "link").filter(
-        study=study, platform=platform, platform_id=platform_id).first()
+    return (
+        Participant.objects.select_related("user", "link")
+        .filter(study=study, platform=platform, platform_id=platform_id)
+        .first()
+    )
 
 
 def _pseudonym() -> str:
@@ -270,12 +309,24 @@ def participant_join(*, link: JoinLink, ids: PlatformIds) -> tuple[Participant, 
         user.save()
         token = secrets.token_urlsafe(32)
         participant = Participant.objects.create(
-            study=link.study, link=link, user=user, role=link.role, platform=link.platform,
-            platform_id=ids.platform_id, platform_study_id=ids.study_id, platform_session_id=ids.session_id,
-            mturk_submit_to=ids.submit_to, resume_token_hash=token_hash(token), consented_at=timezone.now())
+            study=link.study,
+            link=link,
+            user=user,
+            role=link.role,
+            platform=link.platform,
+            platform_id=ids.platform_id,
+            platform_study_id=ids.study_id,
+            platform_session_id=ids.session_id,
+            mturk_submit_to=ids.submit_to,
+            resume_token_hash=token_hash(token),
+            consented_at=timezone.now(),
+        )
         study_member_add(study=link.study, user=user, role=link.role)
         if link.role == Role.JUDGE:
-            if assignment_build_for_participant(study=link.study, judge=user, n_items=link.items_per_participant) is None:
+            if (
+                assignment_build_for_participant(study=link.study, judge=user, n_items=link.items_per_participant)
+                is None
+            ):
                 raise JoinRefused(_("This study is not open at the moment. Please try again later."), status=409)
         else:
             from annotation.alignment.services.assignments import assignments_create
@@ -288,8 +339,9 @@ def participant_resume(*, token: str) -> Participant:
     """The participant whose personal resume link this is. Raises :class:`JoinRefused` (404)."""
     if not isinstance(token, str) or not 20 <= len(token) <= 100:
         raise JoinRefused(_("This resume link is not valid."), status=404)
-    participant = Participant.objects.select_related("user", "study", "link").filter(
-        resume_token_hash=token_hash(token)).first()
+    participant = (
+        Participant.objects.select_related("user", "study", "link").filter(resume_token_hash=token_hash(token)).first()
+    )
     if participant is None or not participant.user.is_active:
         raise JoinRefused(_("This resume link is not valid."), status=404)
     return participant
@@ -338,12 +390,19 @@ def participants_release_timed_out(*, study: Study | None = None, now: datetime 
     if shortest is None:
         return 0
     # (Whatever the study's protocol: its judgments are rows of one of the three tables.)
-    last, last_pair, last_esa = (model.objects.filter(study_id=OuterRef("study_id"), judge_id=OuterRef("user_id")).order_by(
-        "-submitted_at").values("submitted_at")[:1] for model in (Judgment, ComparisonJudgment, EsaJudgment))
-    idle = (qs.filter(consented_at__lte=now - timedelta(minutes=shortest))
-            .annotate(last=Subquery(last), last_pair=Subquery(last_pair), last_esa=Subquery(last_esa))
-            .values_list("pk", "consented_at", "last", "last_pair", "last_esa", "link__timeout_minutes", "study_id",
-                         "user_id"))
+    last, last_pair, last_esa = (
+        model.objects.filter(study_id=OuterRef("study_id"), judge_id=OuterRef("user_id"))
+        .order_by("-submitted_at")
+        .values("submitted_at")[:1]
+        for model in (Judgment, ComparisonJudgment, EsaJudgment)
+    )
+    idle = (
+        qs.filter(consented_at__lte=now - timedelta(minutes=shortest))
+        .annotate(last=Subquery(last), last_pair=Subquery(last_pair), last_esa=Subquery(last_esa))
+        .values_list(
+            "pk", "consented_at", "last", "last_pair", "last_esa", "link__timeout_minutes", "study_id", "user_id"
+        )
+    )
     n = 0
     for pk, consented_at, last_at, last_pair_at, last_esa_at, timeout, study_id, user_id in idle:
         if max(filter(None, (consented_at, last_at, last_pair_at, last_esa_at))) > now - timedelta(minutes=timeout):
@@ -357,7 +416,8 @@ def participants_release_timed_out(*, study: Study | None = None, now: datetime 
                 continue
             assignment = Assignment.objects.filter(study_id=p.study_id, judge_id=p.user_id).first()
             if assignment is not None and not protocol_for_study(study=Study(pk=p.study_id)).items_remaining(
-                    assignment=assignment):
+                assignment=assignment
+            ):
                 continue  # everything answered: they finished, they are not idle
             if assignment is not None:
                 assignment_release_unfinished(assignment=assignment)
@@ -378,12 +438,18 @@ def _annotator_seats_release(*, study: Study | None, now: datetime) -> int:
     qs = Participant.objects.filter(role=Role.ANNOTATOR, completed_at__isnull=True, timed_out_at__isnull=True)
     if study is not None:
         qs = qs.filter(study=study)
-    working = AlignmentAssignment.objects.filter(annotator_id=OuterRef("user_id"), pair__study_id=OuterRef("study_id")).filter(
-        Q(draft_saved_at__isnull=False) | Q(submitted_at__isnull=False))
+    working = AlignmentAssignment.objects.filter(
+        annotator_id=OuterRef("user_id"), pair__study_id=OuterRef("study_id")
+    ).filter(Q(draft_saved_at__isnull=False) | Q(submitted_at__isnull=False))
     n = 0
-    for pk, consented_at, timeout in qs.exclude(Exists(working)).values_list("pk", "consented_at", "link__timeout_minutes"):
+    for pk, consented_at, timeout in qs.exclude(Exists(working)).values_list(
+        "pk", "consented_at", "link__timeout_minutes"
+    ):
         if consented_at > now - timedelta(minutes=timeout):
             continue
-        n += Participant.objects.filter(pk=pk, timed_out_at__isnull=True, completed_at__isnull=True).exclude(
-            Exists(working)).update(timed_out_at=now, updated_at=now)
+        n += (
+            Participant.objects.filter(pk=pk, timed_out_at__isnull=True, completed_at__isnull=True)
+            .exclude(Exists(working))
+            .update(timed_out_at=now, updated_at=now)
+        )
     return n

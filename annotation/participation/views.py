@@ -81,14 +81,21 @@ def _signed_in(request, participant: Participant, response):
         login(request, participant.user, backend=BACKEND)
         request.session.set_expiry(None)  # the participant's session lasts as any other (SESSION_COOKIE_AGE)
     response.set_signed_cookie(
-        RESUME_COOKIE.format(study=participant.study_id), str(participant.pk), salt=RESUME_COOKIE_SALT,
-        max_age=RESUME_COOKIE_MAX_AGE, secure=settings.SESSION_COOKIE_SECURE, httponly=True, samesite="Lax")
+        RESUME_COOKIE.format(study=participant.study_id),
+        str(participant.pk),
+        salt=RESUME_COOKIE_SALT,
+        max_age=RESUME_COOKIE_MAX_AGE,
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
     return response
 
 
 def _cookie_participant_id(request, study: Study) -> int | None:
-    value = request.get_signed_cookie(RESUME_COOKIE.format(study=study.pk), default=None, salt=RESUME_COOKIE_SALT,
-                                      max_age=RESUME_COOKIE_MAX_AGE)
+    value = request.get_signed_cookie(
+        RESUME_COOKIE.format(study=study.pk), default=None, salt=RESUME_COOKIE_SALT, max_age=RESUME_COOKIE_MAX_AGE
+    )
     return int(value) if value and value.isdigit() else None
 
 
@@ -125,17 +132,26 @@ def _params_key(link: JoinLink) -> str:
 def _may_resume(request, participant: Participant, ids: services.PlatformIds) -> bool:
     """Whether this browser proves it is ``participant``: its session, its signed resume cookie, or the
     platform's own session id stored when they joined. A platform id alone is never enough."""
-    return (request.user.is_authenticated and request.user.pk == participant.user_id) \
-        or _cookie_participant_id(request, participant.study) == participant.pk \
+    return (
+        (request.user.is_authenticated and request.user.pk == participant.user_id)
+        or _cookie_participant_id(request, participant.study) == participant.pk
         or services.participant_session_matches(participant=participant, ids=ids)
+    )
 
 
 def _resume_or_refuse(request, participant: Participant, ids: services.PlatformIds):
     """A join link reached someone who already joined: resume them (sign-in on POST only) or refuse."""
     study = participant.study
     if not _may_resume(request, participant, ids):
-        return _refused(request, _("This study was already started with this id in another session. To go on, use "
-                                   "your personal resume link, or open the study again from the platform."), 409, study)
+        return _refused(
+            request,
+            _(
+                "This study was already started with this id in another session. To go on, use "
+                "your personal resume link, or open the study again from the platform."
+            ),
+            409,
+            study,
+        )
     if request.user.is_authenticated and request.user.pk == participant.user_id:
         return _continue(participant)
     if request.method != "POST":
@@ -177,8 +193,9 @@ def join(request, token: str):
     else:
         params = request.session.get(_params_key(link), {})
     # This browser's own participant (its session or its signed resume cookie).
-    own = selectors.participant_for_user(study=study, user=request.user) or \
-        selectors.participant_by_id(study=study, pk=_cookie_participant_id(request, study))
+    own = selectors.participant_for_user(study=study, user=request.user) or selectors.participant_by_id(
+        study=study, pk=_cookie_participant_id(request, study)
+    )
     if own is not None and not params and not (request.method == "POST" and request.POST.get("action") == "decline"):
         return _resume_or_refuse(request, own, services.PlatformIds())  # the bare link, opened again
     try:
@@ -203,9 +220,16 @@ def join(request, token: str):
     if request.method == "GET" or request.POST.get("action") != "accept":
         consent = selectors.settings_for_study(study=study)
         carried = [(k, params[k]) for k in PLATFORM_PARAMS if params.get(k)]
-        return render(request, "participation/consent.html", {
-            "study": study, "consent_text": consent.consent_text if consent else "", "carried": carried,
-            "signed_in_elsewhere": request.user.is_authenticated})
+        return render(
+            request,
+            "participation/consent.html",
+            {
+                "study": study,
+                "consent_text": consent.consent_text if consent else "",
+                "carried": carried,
+                "signed_in_elsewhere": request.user.is_authenticated,
+            },
+        )
     if (limited := _join_rate_refusal(request, link)) is not None:
         return _refused(request, limited[0], 429, study, retry_after=limited[1])
     try:
@@ -222,9 +246,15 @@ def join(request, token: str):
         return _resume_or_refuse(request, known, ids)
     request.session.pop(_params_key(link), None)
     # Rendered (not redirected): the resume link exists only in this response; only its hash is stored.
-    response = render(request, "participation/welcome.html", {
-        "study": study, "resume_url": request.build_absolute_uri(reverse("participation:resume", args=[resume_token])),
-        "next_url": reverse("participation:continue", kwargs={"study_id": study.pk})})
+    response = render(
+        request,
+        "participation/welcome.html",
+        {
+            "study": study,
+            "resume_url": request.build_absolute_uri(reverse("participation:resume", args=[resume_token])),
+            "next_url": reverse("participation:continue", kwargs={"study_id": study.pk}),
+        },
+    )
     return _signed_in(request, participant, response)
 
 
@@ -244,7 +274,9 @@ def resume(request, token: str):
 
 
 def _participant_or_404(request, study_id: int) -> Participant:
-    participant = Participant.objects.select_related("study", "link").filter(study_id=study_id, user=request.user).first()
+    participant = (
+        Participant.objects.select_related("study", "link").filter(study_id=study_id, user=request.user).first()
+    )
     if participant is None:
         raise Http404("You are not a participant of this study.")
     study_language_activate(participant.study)  # inside a participant_page: the study's language
@@ -253,7 +285,9 @@ def _participant_or_404(request, study_id: int) -> Participant:
 
 def _work_url(participant: Participant) -> str:
     if participant.role == Role.JUDGE:  # the judge page of the study's protocol
-        return reverse(protocol_for_study(study=participant.study).judge_page, kwargs={"study_id": participant.study_id})
+        return reverse(
+            protocol_for_study(study=participant.study).judge_page, kwargs={"study_id": participant.study_id}
+        )
     return reverse("alignment:home")
 
 
@@ -264,8 +298,11 @@ def continue_(request, study_id: int):
     """Where a participant stands: questions first, then the work (or a timed-out page)."""
     participant = _participant_or_404(request, study_id)
     if selectors.participant_status(participant=participant) == ParticipantStatus.TIMED_OUT:
-        return render(request, "participation/timed_out.html", {"study": participant.study,
-                                                                  "timed_out_end": {"outcome": "timed_out"}})
+        return render(
+            request,
+            "participation/timed_out.html",
+            {"study": participant.study, "timed_out_end": {"outcome": "timed_out"}},
+        )
     if selectors.questions_pending(participant=participant, phase="before"):
         return redirect("participation:questions", study_id=study_id, phase="before")
     return redirect(_work_url(participant))
@@ -283,9 +320,15 @@ def questions(request, study_id: int, phase: str):
     if request.method == "POST":
         errors = services.participant_answers_save(participant=participant, phase=phase, data=request.POST)
         if not errors:
-            return redirect("participation:continue", study_id=study_id) if phase == "before" \
-                else redirect(_work_url(participant) if participant.role == Role.ANNOTATOR
-                              else reverse("judging:finished", kwargs={"study_id": study_id}))
+            return (
+                redirect("participation:continue", study_id=study_id)
+                if phase == "before"
+                else redirect(
+                    _work_url(participant)
+                    if participant.role == Role.ANNOTATOR
+                    else reverse("judging:finished", kwargs={"study_id": study_id})
+                )
+            )
         # The service's messages replace Django's own: add_error needs a cleaned form (an empty
         # POST, or any POST before is_valid, has no cleaned_data and add_error would raise).
         form.is_valid()
@@ -297,14 +340,22 @@ def questions(request, study_id: int, phase: str):
 
 # --- the researcher's pages ------------------------------------------------------------------
 
+
 @researcher_study_required
 @require_GET
 def study_page(request, study):
     row = selectors.settings_for_study(study=study)
-    return render(request, "participation/study.html", study_context(
-        study, links=selectors.join_links_for_study(study=study), link_form=JoinLinkForm(),
-        settings_form=SettingsForm(instance_row=row),
-        join_base=request.build_absolute_uri("/join/")))
+    return render(
+        request,
+        "participation/study.html",
+        study_context(
+            study,
+            links=selectors.join_links_for_study(study=study),
+            link_form=JoinLinkForm(),
+            settings_form=SettingsForm(instance_row=row),
+            join_base=request.build_absolute_uri("/join/"),
+        ),
+    )
 
 
 @researcher_study_required
@@ -318,7 +369,10 @@ def link_create(request, study):
             for message in exc.messages:
                 messages.error(request, message)
         else:
-            messages.success(request, f"Join link made: {request.build_absolute_uri(reverse('participation:join', args=[link.token]))}")
+            messages.success(
+                request,
+                f"Join link made: {request.build_absolute_uri(reverse('participation:join', args=[link.token]))}",
+            )
     else:
         for field, errs in form.errors.items():
             messages.error(request, f"{field}: {' '.join(str(e) for e in errs)}")
@@ -333,9 +387,17 @@ def link_preview(request, study, link_id: int):
     link = get_object_or_404(JoinLink, pk=link_id, study=study)
     consent = selectors.settings_for_study(study=study)
     with translation.override(study.language or None):  # in the participants' language, for this page only
-        return render(request, "participation/consent.html", {
-            "study": study, "consent_text": consent.consent_text if consent else "", "carried": [],
-            "preview_of": link, "back_url": reverse("participation:study", kwargs={"study_id": study.pk})})
+        return render(
+            request,
+            "participation/consent.html",
+            {
+                "study": study,
+                "consent_text": consent.consent_text if consent else "",
+                "carried": [],
+                "preview_of": link,
+                "back_url": reverse("participation:study", kwargs={"study_id": study.pk}),
+            },
+        )
 
 
 @researcher_study_required
@@ -374,16 +436,27 @@ def participants(request, study):
     for r in rows:
         r["answer_cells"] = [r["answers"].get(p, {}).get(n, "") for p, n in columns]
     counts = {s.value: sum(r["status"] == s.value for r in rows) for s in ParticipantStatus}
-    return render(request, "participation/participants.html", study_context(
-        study, rows=rows, sort=sort, sorts=selectors.PARTICIPANT_SORTS, answer_columns=[f"{p}:{n}" for p, n in columns],
-        counts=counts, statuses=ParticipantStatus))
+    return render(
+        request,
+        "participation/participants.html",
+        study_context(
+            study,
+            rows=rows,
+            sort=sort,
+            sorts=selectors.PARTICIPANT_SORTS,
+            answer_columns=[f"{p}:{n}" for p, n in columns],
+            counts=counts,
+            statuses=ParticipantStatus,
+        ),
+    )
 
 
 @researcher_study_required
 @require_GET
 def participants_csv(request, study):
-    return csv_response(selectors.participants_export_rows(study=study),
-                        f"{slugify(study.name) or 'study'}-participants.csv")
+    return csv_response(
+        selectors.participants_export_rows(study=study), f"{slugify(study.name) or 'study'}-participants.csv"
+    )
 
 
 def questions_json(questions: list) -> str:

@@ -78,7 +78,11 @@ def _study_import_parsed(*, study: Study, parsed: ParsedStudyData, replace: bool
             except ProtectedError:
                 raise StudyImportError(
                     parsed.filename,
-                    [ImportIssue(f"study '{study.name}' already has judgments or other work on its data; it cannot be replaced")],
+                    [
+                        ImportIssue(
+                            f"study '{study.name}' already has judgments or other work on its data; it cannot be replaced"
+                        )
+                    ],
                 ) from None
         existing = {o.external_id: o for o in Original.objects.filter(study=study)}
         systems = {s.name: s for s in System.objects.filter(study=study)}
@@ -86,22 +90,31 @@ def _study_import_parsed(*, study: Study, parsed: ParsedStudyData, replace: bool
         for oid, odata in parsed.originals.items():
             old = existing.get(oid)
             if old is not None and old.text != odata.text:
-                issues.append(ImportIssue(
-                    f"study '{study.name}' already holds original '{oid}' with a different text; pass replace to replace the study's data",
-                    line=odata.line, column="original"))
+                issues.append(
+                    ImportIssue(
+                        f"study '{study.name}' already holds original '{oid}' with a different text; pass replace to replace the study's data",
+                        line=odata.line,
+                        column="original",
+                    )
+                )
         existing_pairs = set(
             Candidate.objects.filter(original__study=study).values_list("original__external_id", "system__name")
         )
         for cand in parsed.candidates:
             if (cand.original_id, cand.system) in existing_pairs:
-                issues.append(ImportIssue(
-                    f"study '{study.name}' already holds a candidate for original '{cand.original_id}' and system '{cand.system}'; pass replace to replace the study's data",
-                    line=cand.line))
+                issues.append(
+                    ImportIssue(
+                        f"study '{study.name}' already holds a candidate for original '{cand.original_id}' and system '{cand.system}'; pass replace to replace the study's data",
+                        line=cand.line,
+                    )
+                )
             if len(issues) >= 50:
                 break
         for name in parsed.systems:
             if name in systems and systems[name].kind != SystemKind.IMPORTED:
-                issues.append(ImportIssue(f"system '{name}' is not an imported system and cannot receive imported candidates"))
+                issues.append(
+                    ImportIssue(f"system '{name}' is not an imported system and cannot receive imported candidates")
+                )
         if issues:
             raise StudyImportError(parsed.filename, issues)
 
@@ -109,16 +122,29 @@ def _study_import_parsed(*, study: Study, parsed: ParsedStudyData, replace: bool
         new_originals = []
         for oid, odata in parsed.originals.items():
             if oid not in existing:
-                new_originals.append(Original(
-                    study=study, external_id=oid, text=odata.text, reference=odata.reference,
-                    group=odata.group, document=odata.document, position=next_pos + odata.position))
+                new_originals.append(
+                    Original(
+                        study=study,
+                        external_id=oid,
+                        text=odata.text,
+                        reference=odata.reference,
+                        group=odata.group,
+                        document=odata.document,
+                        position=next_pos + odata.position,
+                    )
+                )
         Original.objects.bulk_create(new_originals, batch_size=2000)
-        new_systems = [System(study=study, name=name, kind=SystemKind.IMPORTED) for name in parsed.systems if name not in systems]
+        new_systems = [
+            System(study=study, name=name, kind=SystemKind.IMPORTED) for name in parsed.systems if name not in systems
+        ]
         System.objects.bulk_create(new_systems, batch_size=500)
         original_ids = dict(Original.objects.filter(study=study).values_list("external_id", "id"))
         system_ids = dict(System.objects.filter(study=study).values_list("name", "id"))
         Candidate.objects.bulk_create(
-            [Candidate(original_id=original_ids[c.original_id], system_id=system_ids[c.system], text=c.text) for c in parsed.candidates],
+            [
+                Candidate(original_id=original_ids[c.original_id], system_id=system_ids[c.system], text=c.text)
+                for c in parsed.candidates
+            ],
             batch_size=2000,
         )
         return {
@@ -152,8 +178,10 @@ def study_import_file(
     """
     max_bytes = settings.PARAEVAL_IMPORT_MAX_BYTES
     if len(data) > max_bytes:
-        raise StudyImportError(filename, [ImportIssue(
-            f"the file is {len(data):,} bytes; the limit is {max_bytes:,} (PARAEVAL_IMPORT_MAX_BYTES)")])
+        raise StudyImportError(
+            filename,
+            [ImportIssue(f"the file is {len(data):,} bytes; the limit is {max_bytes:,} (PARAEVAL_IMPORT_MAX_BYTES)")],
+        )
     from annotation.importing.reading import detect_format
 
     fmt = detect_format(filename, fmt)
@@ -165,13 +193,29 @@ def study_import_file(
             summary = study_import_parsed(study=study, parsed=parsed, replace=replace)
             now = timezone.now()
             return ImportJob.objects.create(
-                study=study, created_by=user, filename=filename, format=fmt, replace=replace,
-                row_count=parsed.row_count, summary=summary, status=JobStatus.SUCCEEDED,
-                progress_done=parsed.row_count, progress_total=parsed.row_count, started_at=now, finished_at=now,
+                study=study,
+                created_by=user,
+                filename=filename,
+                format=fmt,
+                replace=replace,
+                row_count=parsed.row_count,
+                summary=summary,
+                status=JobStatus.SUCCEEDED,
+                progress_done=parsed.row_count,
+                progress_total=parsed.row_count,
+                started_at=now,
+                finished_at=now,
             )
     with transaction.atomic():
-        job = ImportJob(study=study, created_by=user, filename=filename, format=fmt, replace=replace,
-                        progress_total=max(1, data.count(b"\n")), phase="queued")
+        job = ImportJob(
+            study=study,
+            created_by=user,
+            filename=filename,
+            format=fmt,
+            replace=replace,
+            progress_total=max(1, data.count(b"\n")),
+            phase="queued",
+        )
         job.file.save(filename, ContentFile(data), save=False)
         job.save()
         from ..tasks import import_job_run_task
@@ -197,8 +241,9 @@ def import_job_run(*, job_id: int, progress_every: int = 1000) -> ImportJob:
         def progress(n: int) -> None:
             _job_update(job.pk, progress_done=n)
 
-        parsed = parse_study_file(data, filename=job.filename, fmt=job.format,
-                                  max_bytes=settings.PARAEVAL_IMPORT_MAX_BYTES, progress=progress)
+        parsed = parse_study_file(
+            data, filename=job.filename, fmt=job.format, max_bytes=settings.PARAEVAL_IMPORT_MAX_BYTES, progress=progress
+        )
         _job_update(job.pk, phase="writing", progress_done=parsed.row_count, progress_total=parsed.row_count)
         with transaction.atomic():
             locked = ImportJob.objects.select_for_update().get(pk=job.pk)
@@ -206,8 +251,13 @@ def import_job_run(*, job_id: int, progress_every: int = 1000) -> ImportJob:
                 return locked  # another worker finished it meanwhile
             summary = study_import_parsed(study=job.study, parsed=parsed, replace=job.replace)
             ImportJob.objects.filter(pk=job.pk).update(
-                status=JobStatus.SUCCEEDED, phase="done", summary=summary, row_count=parsed.row_count,
-                finished_at=timezone.now(), updated_at=timezone.now())
+                status=JobStatus.SUCCEEDED,
+                phase="done",
+                summary=summary,
+                row_count=parsed.row_count,
+                finished_at=timezone.now(),
+                updated_at=timezone.now(),
+            )
     except StudyImportError as exc:
         _job_update(job.pk, status=JobStatus.FAILED, phase="failed", error=exc.describe(), finished_at=timezone.now())
     job.refresh_from_db()

@@ -20,9 +20,11 @@ class RoleConflict(ValidationError):
 
 
 def role_conflict_message(*, username: str, held: str, wanted: str) -> str:
-    return (f"{username} is already {'an' if held == Role.ANNOTATOR else 'a'} {held} in this study and cannot also be "
-            f"{'an' if wanted == Role.ANNOTATOR else 'a'} {wanted}: one account may not both rate candidates and align "
-            f"them, or it could tell the systems apart. Remove the {held} role first, or use another account.")
+    return (
+        f"{username} is already {'an' if held == Role.ANNOTATOR else 'a'} {held} in this study and cannot also be "
+        f"{'an' if wanted == Role.ANNOTATOR else 'a'} {wanted}: one account may not both rate candidates and align "
+        f"them, or it could tell the systems apart. Remove the {held} role first, or use another account."
+    )
 
 
 @transaction.atomic
@@ -39,10 +41,15 @@ def study_member_add(*, study: Study, user: User, role: str) -> StudyMembership:
     membership.full_clean(validate_constraints=False)
     Study.objects.select_for_update().filter(pk=study.pk).first()
     if role in EXCLUSIVE_ROLES:
-        held = set(StudyMembership.objects.filter(study=study, user=user, role__in=EXCLUSIVE_ROLES - {role})
-                   .values_list("role", flat=True))
+        held = set(
+            StudyMembership.objects.filter(study=study, user=user, role__in=EXCLUSIVE_ROLES - {role}).values_list(
+                "role", flat=True
+            )
+        )
         if held:
-            raise RoleConflict(role_conflict_message(username=user.username, held=held.pop(), wanted=role), code="role_conflict")
+            raise RoleConflict(
+                role_conflict_message(username=user.username, held=held.pop(), wanted=role), code="role_conflict"
+            )
     membership, _ = StudyMembership.objects.get_or_create(study=study, user=user, role=role)
     return membership
 

@@ -72,10 +72,16 @@ def _numbered(lines: list[tuple[int, str]] | list[str]) -> list[tuple[int, str]]
 def _role_issues(study: Study, users: list[tuple[int, str, User]], role: str) -> list[str]:
     """Per-line refusals of the judge+annotator rule for existing accounts."""
     other = EXCLUSIVE_ROLES - {role}
-    held = set(StudyMembership.objects.filter(study=study, user__in=[u for _, _, u in users], role__in=other)
-               .values_list("user_id", flat=True))
-    return [f"{_line_label(n, text)}: {role_conflict_message(username=u.username, held=next(iter(other)), wanted=role)}"
-            for n, text, u in users if u.pk in held]
+    held = set(
+        StudyMembership.objects.filter(study=study, user__in=[u for _, _, u in users], role__in=other).values_list(
+            "user_id", flat=True
+        )
+    )
+    return [
+        f"{_line_label(n, text)}: {role_conflict_message(username=u.username, held=next(iter(other)), wanted=role)}"
+        for n, text, u in users
+        if u.pk in held
+    ]
 
 
 def _after_members_added(study: Study, users: list[User], role: str) -> None:
@@ -119,9 +125,15 @@ def study_people_add_existing(*, study: Study, usernames: list[tuple[int, str]] 
     return [u for _, _, u in users]
 
 
-def study_people_create(*, study: Study | None, lines: list[tuple[int, str]] | list[str], role: str | None,
-                        delivery: str = "password", created_by: User | None = None,
-                        researcher: bool = False) -> list[NewPerson]:
+def study_people_create(
+    *,
+    study: Study | None,
+    lines: list[tuple[int, str]] | list[str],
+    role: str | None,
+    delivery: str = "password",
+    created_by: User | None = None,
+    researcher: bool = False,
+) -> list[NewPerson]:
     """Make new accounts from names or emails, all or none, and give them ``role`` in ``study``.
 
     Each line is a username or an email address (then it is the username too).
@@ -166,10 +178,16 @@ def study_people_create(*, study: Study | None, lines: list[tuple[int, str]] | l
         seen.add(username.lower())
         wanted.append((n, text, username, email))
     # Case-insensitive: "Bob" next to an existing "bob" would be two accounts people confuse.
-    taken = set(User.objects.annotate(lower=Lower("username")).filter(lower__in=[u.lower() for _, _, u, _ in wanted])
-                .values_list("lower", flat=True))
-    issues += [f"{_line_label(n, text)}: an account with this name exists (add it as an existing user instead)"
-               for n, text, username, _ in wanted if username.lower() in taken]
+    taken = set(
+        User.objects.annotate(lower=Lower("username"))
+        .filter(lower__in=[u.lower() for _, _, u, _ in wanted])
+        .values_list("lower", flat=True)
+    )
+    issues += [
+        f"{_line_label(n, text)}: an account with this name exists (add it as an existing user instead)"
+        for n, text, username, _ in wanted
+        if username.lower() in taken
+    ]
     if issues:
         raise PeopleError(issues)
     made: list[NewPerson] = []

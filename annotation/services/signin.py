@@ -18,8 +18,9 @@ def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def signin_link_create(*, user: User, study: Study | None = None, created_by: User | None = None,
-                       hours: float | None = None) -> str:
+def signin_link_create(
+    *, user: User, study: Study | None = None, created_by: User | None = None, hours: float | None = None
+) -> str:
     """Make a single-use sign-in link for ``user``; return its secret (store only its hash).
 
     The secret is 32 random bytes (URL-safe); the row keeps its SHA-256, so the
@@ -28,8 +29,13 @@ def signin_link_create(*, user: User, study: Study | None = None, created_by: Us
     """
     hours = settings.PARAEVAL_SIGNIN_LINK_HOURS if hours is None else hours
     token = secrets.token_urlsafe(32)
-    SignInLink.objects.create(user=user, token_hash=_token_hash(token), study=study, created_by=created_by,
-                              expires_at=timezone.now() + timedelta(hours=hours))
+    SignInLink.objects.create(
+        user=user,
+        token_hash=_token_hash(token),
+        study=study,
+        created_by=created_by,
+        expires_at=timezone.now() + timedelta(hours=hours),
+    )
     return token
 
 
@@ -53,8 +59,11 @@ def signin_link_redeem(*, token: str) -> User:
     if link is None:
         raise SignInLinkInvalid("This sign-in link is not valid. Ask the researcher for a new one.")
     if link.used_at is not None:
-        raise SignInLinkInvalid("This sign-in link was already used; it works only once. Sign in with your password, "
-                                "or ask the researcher for a new link.", status=410)
+        raise SignInLinkInvalid(
+            "This sign-in link was already used; it works only once. Sign in with your password, "
+            "or ask the researcher for a new link.",
+            status=410,
+        )
     if link.expires_at <= timezone.now() or not link.user.is_active:
         raise SignInLinkInvalid("This sign-in link has expired. Ask the researcher for a new one.", status=410)
     link.used_at = timezone.now()

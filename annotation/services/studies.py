@@ -18,8 +18,9 @@ def researcher_grant(*, user: User) -> None:
 
 
 @transaction.atomic
-def study_create(*, name: str, owner: User, description: str = "", participant_title: str = "",
-                 language: str = "") -> Study:
+def study_create(
+    *, name: str, owner: User, description: str = "", participant_title: str = "", language: str = ""
+) -> Study:
     study = Study(name=name.strip(), owner=owner, description=description)
     if language:
         study.language = language

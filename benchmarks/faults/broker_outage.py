@@ -74,9 +74,24 @@ class Redis:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
-        self.proc = subprocess.Popen([self.exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                                      "--appendonly", "no", "--dir", str(self.dir)],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        self.proc = subprocess.Popen(
+            [
+                self.exe,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.dir),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         import redis
 
         if not wait_until(lambda: _ping(redis, self.url), timeout=20, interval=0.1):
@@ -101,8 +116,14 @@ def api(port: int, token: str, method: str, path: str, body=None, files: bytes |
     headers = {"Authorization": f"Token {token}", "Accept": "application/json"}
     if files is not None:
         boundary = "paraevalfaults"
-        payload = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"late.csv\"\r\n"
-                   f"Content-Type: text/csv\r\n\r\n").encode() + files + f"\r\n--{boundary}--\r\n".encode()
+        payload = (
+            (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="late.csv"\r\n'
+                f"Content-Type: text/csv\r\n\r\n"
+            ).encode()
+            + files
+            + f"\r\n--{boundary}--\r\n".encode()
+        )
         headers["Content-Type"] = f"multipart/form-data; boundary={boundary}"
     else:
         payload = None if body is None else json.dumps(body).encode()
@@ -155,9 +176,20 @@ def main(argv=None) -> int:
         names = sorted(tokens)
         ctx = mp.get_context("fork")
         queue = ctx.Queue()
-        procs = [ctx.Process(target=judging_load.client_process,
-                             args=(args.port, study_id, [tokens[n] for n in names[i::args.client_procs]], until,
-                                   args.retry_every, queue)) for i in range(args.client_procs)]
+        procs = [
+            ctx.Process(
+                target=judging_load.client_process,
+                args=(
+                    args.port,
+                    study_id,
+                    [tokens[n] for n in names[i :: args.client_procs]],
+                    until,
+                    args.retry_every,
+                    queue,
+                ),
+            )
+            for i in range(args.client_procs)
+        ]
         for p in procs:
             p.start()
         time.sleep(max(0.0, start + args.outage_after - time.time()))
@@ -179,19 +211,32 @@ def main(argv=None) -> int:
         rows = buf.getvalue()
         s = study_id
         asked["import"] = api(args.port, owner_token, "POST", f"/api/studies/{s}/import/", files=rows.encode())
-        asked["metric run"] = api(args.port, owner_token, "POST", f"/api/studies/{s}/metric-runs/create/",
-                                  {"metric": "pinc", "chunk_size": 50})
+        asked["metric run"] = api(
+            args.port,
+            owner_token,
+            "POST",
+            f"/api/studies/{s}/metric-runs/create/",
+            {"metric": "pinc", "chunk_size": 50},
+        )
         asked["report"] = api(args.port, owner_token, "POST", f"/api/studies/{s}/reports/create/", {"n_boot": 100})
         for what, (status, body, seconds) in asked.items():
-            print(f"while the broker was down: {what}: HTTP {status} in {seconds:.1f} s"
-                  + ("" if status in (201, 202) else f" {body}"))
+            print(
+                f"while the broker was down: {what}: HTTP {status} in {seconds:.1f} s"
+                + ("" if status in (201, 202) else f" {body}")
+            )
             if status not in (201, 202):
                 failures.append(f"{what} answered {status}")
         time.sleep(max(0.0, down_at + args.outage_seconds - time.monotonic()))
         redis_server.start()
         print(f"broker down for {time.monotonic() - down_at:.1f} s, started again (empty)")
-        requeue = subprocess.run([sys.executable, "manage.py", "requeue_jobs"], cwd=ROOT, env=inst.env,
-                                 capture_output=True, text=True, timeout=120)
+        requeue = subprocess.run(
+            [sys.executable, "manage.py", "requeue_jobs"],
+            cwd=ROOT,
+            env=inst.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         print("requeue_jobs: " + "; ".join(requeue.stdout.split("\n")[:-1]))
 
         results = []
@@ -201,8 +246,10 @@ def main(argv=None) -> int:
             p.join(timeout=30)
         errors = [e for r in results for e in r["errors"]]
         acked = sum(len(r["acked"]) for r in results)
-        print(f"judges: {args.judges} for {args.seconds:.0f} s, {acked} judgments acknowledged, {len(errors)} errors"
-              + (f": {errors[:3]}" if errors else ""))
+        print(
+            f"judges: {args.judges} for {args.seconds:.0f} s, {acked} judgments acknowledged, {len(errors)} errors"
+            + (f": {errors[:3]}" if errors else "")
+        )
         if errors:
             failures.append("judges saw errors")
         ok, detail = judging_load.check_database(study_id, results)
@@ -218,8 +265,9 @@ def main(argv=None) -> int:
         models = {"import": ImportJob, "metric run": MetricRun, "report": Report}
         for what, model in models.items():
             pk = ids.get(what)
-            obj = pk and wait_until(lambda: (o := model.objects.get(pk=pk)).is_finished and o, timeout=args.timeout,
-                                    interval=0.3)
+            obj = pk and wait_until(
+                lambda: (o := model.objects.get(pk=pk)).is_finished and o, timeout=args.timeout, interval=0.3
+            )
             if not obj:
                 failures.append(f"{what} did not finish")
                 print(f"{what}: did not finish\n{inst.log_tail()}")

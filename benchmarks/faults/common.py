@@ -30,19 +30,33 @@ LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
 class Installation:
-    def __init__(self, backend: str, *, pg: str = "postgres://postgres@127.0.0.1:5432",
-                 broker: str = "redis://127.0.0.1:6379/0", visibility_timeout: float | None = None,
-                 polling_interval: float | None = None):
+    def __init__(
+        self,
+        backend: str,
+        *,
+        pg: str = "postgres://postgres@127.0.0.1:5432",
+        broker: str = "redis://127.0.0.1:6379/0",
+        visibility_timeout: float | None = None,
+        polling_interval: float | None = None,
+    ):
         if backend not in ("sqlite", "postgres"):
             raise SystemExit("--backend must be sqlite or postgres")
         self.backend = backend
         self.var_dir = Path(tempfile.mkdtemp(prefix="paraeval-faults-"))
         self.queue = f"paraeval-faults-{uuid.uuid4().hex[:12]}"
-        self.env = {k: v for k, v in os.environ.items()
-                    if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_ALLOW_ASYNC_UNSAFE", "PYTEST_CURRENT_TEST"}}
-        self.env.update(DJANGO_SETTINGS_MODULE="benchmarks.faults.settings", PARAEVAL_VAR_DIR=str(self.var_dir),
-                        PARAEVAL_CACHE_DIR=str(self.var_dir / "cache"), PARAEVAL_FAULTS_QUEUE=self.queue,
-                        LOG_LEVEL="WARNING", PYTHONPATH=str(ROOT))
+        self.env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_ALLOW_ASYNC_UNSAFE", "PYTEST_CURRENT_TEST"}
+        }
+        self.env.update(
+            DJANGO_SETTINGS_MODULE="benchmarks.faults.settings",
+            PARAEVAL_VAR_DIR=str(self.var_dir),
+            PARAEVAL_CACHE_DIR=str(self.var_dir / "cache"),
+            PARAEVAL_FAULTS_QUEUE=self.queue,
+            LOG_LEVEL="WARNING",
+            PYTHONPATH=str(ROOT),
+        )
         if visibility_timeout:
             self.env["PARAEVAL_FAULTS_VISIBILITY_TIMEOUT"] = str(visibility_timeout)
         if polling_interval:
@@ -106,8 +120,9 @@ class Installation:
     def start_worker(self, name: str, *, concurrency: int = 1) -> subprocess.Popen:
         """A real ``celery worker`` (prefork) in its own process group, logging to a file
         (started by the shared harness, benchmarks/harness.py)."""
-        proc = _harness().start_celery_worker(self.env, name=name, log_path=self.log_dir / f"{name}.log",
-                                              concurrency=concurrency)
+        proc = _harness().start_celery_worker(
+            self.env, name=name, log_path=self.log_dir / f"{name}.log", concurrency=concurrency
+        )
         self.workers.append(proc)
         return proc
 

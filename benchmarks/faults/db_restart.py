@@ -80,6 +80,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 # --- a private PostgreSQL cluster -------------------------------------------------------------------
 
+
 class PrivateCluster:
     def __init__(self):
         found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
@@ -104,9 +105,21 @@ class PrivateCluster:
         return f"postgres://postgres@127.0.0.1:{self.port}"
 
     def _ctl(self, *action) -> None:
-        self._as_postgres([self.bin / "pg_ctl", "-D", self.data, "-l", self.dir / "server.log", "-w", "-t", "60",
-                           "-o", f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c max_connections=200",
-                           *action])
+        self._as_postgres(
+            [
+                self.bin / "pg_ctl",
+                "-D",
+                self.data,
+                "-l",
+                self.dir / "server.log",
+                "-w",
+                "-t",
+                "60",
+                "-o",
+                f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c max_connections=200",
+                *action,
+            ]
+        )
 
     def start(self) -> None:
         self._ctl("start")
@@ -127,14 +140,16 @@ class SystemCluster:
         self.url = url
 
     def restart(self, mode: str) -> None:
-        subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", "-m", mode, self.version, self.name, "restart"],
-                       check=True)
+        subprocess.run(
+            ["pg_ctlcluster", "--skip-systemctl-redirect", "-m", mode, self.version, self.name, "restart"], check=True
+        )
 
     def remove(self) -> None:
         pass
 
 
 # --- judges who retry ---------------------------------------------------------------------------------
+
 
 def judge_loop(port, study_id, token, until, give_up, out, lock):
     headers = {"Authorization": f"Token {token}", "Content-Type": "application/json", "Accept": "application/json"}
@@ -181,8 +196,12 @@ def judge_loop(port, study_id, token, until, give_up, out, lock):
         if body["finished"]:
             break
         item, n = body["item"], n + 1
-        scores = {"adequacy": 1 + n % 5, "fluency": 1 + (n * 3) % 5, "dissimilarity": 1 + (n * 7) % 5,
-                  "overall": 1 + (n * 2) % 5}
+        scores = {
+            "adequacy": 1 + n % 5,
+            "fluency": 1 + (n * 3) % 5,
+            "dissimilarity": 1 + (n * 7) % 5,
+            "overall": 1 + (n * 2) % 5,
+        }
         key = secrets.token_urlsafe(12)
         payload = json.dumps({"item": item["token"], "key": key, "scores": scores, "serve_stamp": item["serve_stamp"]})
         status, data, waited = until_ok("POST", f"/api/judging/studies/{study_id}/judgments/", payload)
@@ -226,9 +245,20 @@ def main(argv=None) -> int:
         names = sorted(tokens)
         ctx = mp.get_context("fork")
         queue = ctx.Queue()
-        procs = [ctx.Process(target=_clients, args=(args.port, study_id, [tokens[n] for n in names[i::args.client_procs]],
-                                                    until, args.give_up_after, queue))
-                 for i in range(args.client_procs)]
+        procs = [
+            ctx.Process(
+                target=_clients,
+                args=(
+                    args.port,
+                    study_id,
+                    [tokens[n] for n in names[i :: args.client_procs]],
+                    until,
+                    args.give_up_after,
+                    queue,
+                ),
+            )
+            for i in range(args.client_procs)
+        ]
         for p in procs:
             p.start()
         time.sleep(max(0.0, start + args.restart_after - time.time()))
@@ -244,12 +274,17 @@ def main(argv=None) -> int:
         waits = [w for r in results for w in r["waits"]]
         gave_up = [g for r in results for g in r["gave_up"]]
         acked = sum(len(r["acked"]) for r in results)
-        print(f"{args.judges} judges for {args.seconds:.0f} s on PostgreSQL "
-              f"({'private cluster' if not args.system_cluster else args.system_cluster}); "
-              f"restart -m {args.mode} at {args.restart_after:.0f} s took {restart_s:.1f} s")
+        print(
+            f"{args.judges} judges for {args.seconds:.0f} s on PostgreSQL "
+            f"({'private cluster' if not args.system_cluster else args.system_cluster}); "
+            f"restart -m {args.mode} at {args.restart_after:.0f} s took {restart_s:.1f} s"
+        )
         print("answers: " + ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items(), key=lambda kv: str(kv[0]))))
-        print(f"judgments acknowledged: {acked}; longest wait for one acknowledgement (retries included): "
-              f"{max(waits, default=0):.1f} s; judges who gave up: {len(gave_up)}" + (f" ({gave_up[:3]})" if gave_up else ""))
+        print(
+            f"judgments acknowledged: {acked}; longest wait for one acknowledgement (retries included): "
+            f"{max(waits, default=0):.1f} s; judges who gave up: {len(gave_up)}"
+            + (f" ({gave_up[:3]})" if gave_up else "")
+        )
         ok, detail = judging_load.check_database(study_id, results)
         print(("database check OK: " if ok else "database check FAILED: ") + detail)
         return 0 if ok and not gave_up else 1

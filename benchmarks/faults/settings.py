@@ -26,9 +26,12 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("PARAEVAL_FAULTS_QUEUE", "celery")
 CELERY_WORKER_LOST_WAIT = float(os.environ.get("PARAEVAL_FAULTS_WORKER_LOST_WAIT", "2"))
 if os.environ.get("PARAEVAL_FAULTS_VISIBILITY_TIMEOUT") and CELERY_BROKER_URL.startswith("redis"):
     # ... and sweep for such messages every second (kombu's default: every 100 s).
-    CELERY_BROKER_TRANSPORT_OPTIONS = {**CELERY_BROKER_TRANSPORT_OPTIONS,
-                                       "visibility_timeout": float(os.environ["PARAEVAL_FAULTS_VISIBILITY_TIMEOUT"]),
-                                       "unacked_restore_interval": 1, "unacked_restore_throttle": 1}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        **CELERY_BROKER_TRANSPORT_OPTIONS,
+        "visibility_timeout": float(os.environ["PARAEVAL_FAULTS_VISIBILITY_TIMEOUT"]),
+        "unacked_restore_interval": 1,
+        "unacked_restore_throttle": 1,
+    }
 
 if os.environ.get("PARAEVAL_FAULTS_POLLING_INTERVAL"):
     # Not a transport option: kombu's SQLAlchemy transport hands its options to

@@ -59,16 +59,28 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
     p.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432", help="PostgreSQL server (no db name)")
     p.add_argument("--broker", default="redis://127.0.0.1:6379/0", help="Redis broker (postgres backend)")
-    p.add_argument("--visibility-timeout", type=float, default=None,
-                   help="Redis visibility timeout in seconds (default: kombu's, one hour)")
-    p.add_argument("--polling-interval", type=float, default=0.1,
-                   help="seconds between a worker's polls of the SQLite-file broker (kombu's default: 1)")
+    p.add_argument(
+        "--visibility-timeout",
+        type=float,
+        default=None,
+        help="Redis visibility timeout in seconds (default: kombu's, one hour)",
+    )
+    p.add_argument(
+        "--polling-interval",
+        type=float,
+        default=0.1,
+        help="seconds between a worker's polls of the SQLite-file broker (kombu's default: 1)",
+    )
     p.add_argument("--scenarios", default="pool,worker,report,report-worker")
     p.add_argument("--originals", type=int, default=20)
     p.add_argument("--chunk-size", type=int, default=4)
     p.add_argument("--chunk-seconds", type=float, default=0.5, help="pause of pinc-slow per chunk")
-    p.add_argument("--stall-seconds", type=float, default=20.0,
-                   help="how long to wait for a run to finish by itself after its worker died")
+    p.add_argument(
+        "--stall-seconds",
+        type=float,
+        default=20.0,
+        help="how long to wait for a run to finish by itself after its worker died",
+    )
     p.add_argument("--timeout", type=float, default=180.0)
     args = p.parse_args(argv)
     if not 1 <= args.originals <= 5000 or args.timeout > 900:
@@ -86,13 +98,25 @@ def make_study():
     researcher_grant(user=owner)
     study = study_create(name="Worker faults", owner=owner)
     words = "in the beginning was the word and the word was with god and the word was god".split()
-    originals = Original.objects.bulk_create([
-        Original(study=study, external_id=f"o{i}", position=i,
-                 text=" ".join(words[(i + k) % len(words)] for k in range(6 + i % 7)) + ".") for i in range(ARGS.originals)])
+    originals = Original.objects.bulk_create(
+        [
+            Original(
+                study=study,
+                external_id=f"o{i}",
+                position=i,
+                text=" ".join(words[(i + k) % len(words)] for k in range(6 + i % 7)) + ".",
+            )
+            for i in range(ARGS.originals)
+        ]
+    )
     systems = System.objects.bulk_create([System(study=study, name="human"), System(study=study, name="machine")])
-    Candidate.objects.bulk_create([
-        Candidate(original=o, system=s, text=o.text.replace("word", "saying" if s.name == "human" else "verb"))
-        for o in originals for s in systems])
+    Candidate.objects.bulk_create(
+        [
+            Candidate(original=o, system=s, text=o.text.replace("word", "saying" if s.name == "human" else "verb"))
+            for o in originals
+            for s in systems
+        ]
+    )
     return study, owner
 
 
@@ -116,20 +140,29 @@ def check_run(run_id: int) -> tuple[bool, str]:
     scores = dict(MetricScore.objects.filter(run=run).values_list("candidate_id", "score"))
     n_rows = MetricScore.objects.filter(run=run).count()
     cands = Candidate.objects.filter(pk__in=scores).select_related("original")
-    wrong = [c.pk for c in cands if abs(scores[c.pk] - pinc_score(tokenize(c.original.text, lowercase=True),
-                                                                  tokenize(c.text, lowercase=True))) > 1e-12]
+    wrong = [
+        c.pk
+        for c in cands
+        if abs(scores[c.pk] - pinc_score(tokenize(c.original.text, lowercase=True), tokenize(c.text, lowercase=True)))
+        > 1e-12
+    ]
     deliveries = sum(MetricRunChunk.objects.filter(run=run).values_list("attempts", flat=True))
-    ok = run.status == "succeeded" and n_rows == len(scores) == run.n and not wrong \
+    ok = (
+        run.status == "succeeded"
+        and n_rows == len(scores) == run.n
+        and not wrong
         and run.progress_done == run.progress_total
-    return ok, (f"run {run.status}, {n_rows} scores for {run.n} candidates ({len(wrong)} wrong), "
-                f"{run.progress_done}/{run.progress_total} chunks, {deliveries} chunk deliveries")
+    )
+    return ok, (
+        f"run {run.status}, {n_rows} scores for {run.n} candidates ({len(wrong)} wrong), "
+        f"{run.progress_done}/{run.progress_total} chunks, {deliveries} chunk deliveries"
+    )
 
 
 def new_run(study, owner) -> int:
     from metrics.services.runs import metric_run_create
 
-    return metric_run_create(study=study, metric="pinc-slow", created_by=owner,
-                                      chunk_size=ARGS.chunk_size).pk
+    return metric_run_create(study=study, metric="pinc-slow", created_by=owner, chunk_size=ARGS.chunk_size).pk
 
 
 def finished(run_id: int):
@@ -172,8 +205,10 @@ def scenario_worker(inst: Installation, study, owner) -> tuple[bool, str]:
         how = f"finished by itself {time.monotonic() - killed_at:.0f} s after the kill"
     else:
         run = MetricRun.objects.get(pk=run_id)
-        how = (f"STALLED {ARGS.stall_seconds:.0f} s at {run.progress_done}/{run.progress_total} chunks "
-               f"(the dead worker's message was not delivered again); Cancel + Retry")
+        how = (
+            f"STALLED {ARGS.stall_seconds:.0f} s at {run.progress_done}/{run.progress_total} chunks "
+            f"(the dead worker's message was not delivered again); Cancel + Retry"
+        )
         metric_run_cancel(run=run)
         metric_run_retry(run=MetricRun.objects.get(pk=run_id))
         if not wait_until(lambda: finished(run_id), timeout=ARGS.timeout, interval=0.2):
@@ -197,8 +232,9 @@ def scenario_report(inst: Installation, study, owner) -> tuple[bool, str]:
     worker = inst.start_worker("report")
     # Many bootstrap resamples make the build last long enough to be caught in the middle.
     report = report_create(study=study, created_by=owner, settings={"n_boot": 20_000})
-    running = wait_until(lambda: Report.objects.filter(pk=report.pk, status="running").exists(), timeout=ARGS.timeout,
-                         interval=0.02)
+    running = wait_until(
+        lambda: Report.objects.filter(pk=report.pk, status="running").exists(), timeout=ARGS.timeout, interval=0.02
+    )
     if not running:
         return False, "the report never started\n" + inst.log_tail()
     time.sleep(0.3)
@@ -207,16 +243,21 @@ def scenario_report(inst: Installation, study, owner) -> tuple[bool, str]:
     caught = Report.objects.get(pk=report.pk).status == "running"
     for pid in victims:
         os.kill(pid, signal.SIGKILL)
-    done = wait_until(lambda: Report.objects.filter(pk=report.pk, status__in=["succeeded", "failed"]).first(),
-                      timeout=ARGS.timeout, interval=0.2)
+    done = wait_until(
+        lambda: Report.objects.filter(pk=report.pk, status__in=["succeeded", "failed"]).first(),
+        timeout=ARGS.timeout,
+        interval=0.2,
+    )
     inst.kill_worker(worker)
     if done is None:
         return False, "the report did not finish\n" + inst.log_tail()
     plots = ReportPlot.objects.filter(report=done)
     ok = caught and done.status == "succeeded" and plots.count() == plots.values("slug").distinct().count() > 0
-    return ok, (f"pool process {victims} SIGKILLed {'while' if caught else 'AFTER (too late:'} building "
-                f"({phase!r}{'' if caught else ')'}): report {done.status}, {plots.count()} figures"
-                + (f" — {done.error}" if done.error else ""))
+    return ok, (
+        f"pool process {victims} SIGKILLed {'while' if caught else 'AFTER (too late:'} building "
+        f"({phase!r}{'' if caught else ')'}): report {done.status}, {plots.count()} figures"
+        + (f" — {done.error}" if done.error else "")
+    )
 
 
 def scenario_report_worker(inst: Installation, study, owner) -> tuple[bool, str]:
@@ -228,34 +269,49 @@ def scenario_report_worker(inst: Installation, study, owner) -> tuple[bool, str]
     worker = inst.start_worker("report-doomed")
     settings = {"n_boot": 20_000, "seed": 7}
     report = report_create(study=study, created_by=owner, settings=settings)
-    if not wait_until(lambda: Report.objects.filter(pk=report.pk, status="running").exists(), timeout=ARGS.timeout,
-                      interval=0.02):
+    if not wait_until(
+        lambda: Report.objects.filter(pk=report.pk, status="running").exists(), timeout=ARGS.timeout, interval=0.02
+    ):
         return False, "the report never started\n" + inst.log_tail()
     time.sleep(0.3)
     inst.kill_worker(worker, sig=signal.SIGKILL)
     replacement = inst.start_worker("report-replacement")
-    done = wait_until(lambda: Report.objects.filter(pk=report.pk, status__in=["succeeded", "failed"]).first(),
-                      timeout=ARGS.stall_seconds, interval=0.2)
+    done = wait_until(
+        lambda: Report.objects.filter(pk=report.pk, status__in=["succeeded", "failed"]).first(),
+        timeout=ARGS.stall_seconds,
+        interval=0.2,
+    )
     if done is not None:
         inst.kill_worker(replacement)
         return done.status == "succeeded", f"whole worker SIGKILLed mid-build: report {done.status} by itself"
     again = report_create(study=study, created_by=owner, settings=settings)
     inst.kill_worker(replacement)
-    return False, (f"whole worker SIGKILLed mid-build: report #{report.pk} STALLED in 'running' for "
-                   f"{ARGS.stall_seconds:.0f} s (its message was not delivered again); asking again with the same "
-                   f"settings returns report #{again.pk} ({again.status}), so it cannot be rebuilt")
+    return False, (
+        f"whole worker SIGKILLed mid-build: report #{report.pk} STALLED in 'running' for "
+        f"{ARGS.stall_seconds:.0f} s (its message was not delivered again); asking again with the same "
+        f"settings returns report #{again.pk} ({again.status}), so it cannot be rebuilt"
+    )
 
 
-SCENARIOS = {"pool": scenario_pool, "worker": scenario_worker, "report": scenario_report,
-             "report-worker": scenario_report_worker}
+SCENARIOS = {
+    "pool": scenario_pool,
+    "worker": scenario_worker,
+    "report": scenario_report,
+    "report-worker": scenario_report_worker,
+}
 ARGS: argparse.Namespace
 
 
 def main(argv=None) -> int:
     global ARGS
     ARGS = parse_args(argv)
-    inst = Installation(ARGS.backend, pg=ARGS.pg, broker=ARGS.broker, visibility_timeout=ARGS.visibility_timeout,
-                        polling_interval=ARGS.polling_interval)
+    inst = Installation(
+        ARGS.backend,
+        pg=ARGS.pg,
+        broker=ARGS.broker,
+        visibility_timeout=ARGS.visibility_timeout,
+        polling_interval=ARGS.polling_interval,
+    )
     os.environ["PARAEVAL_FAULTS_CHUNK_SECONDS"] = str(ARGS.chunk_seconds)
     inst.env["PARAEVAL_FAULTS_CHUNK_SECONDS"] = str(ARGS.chunk_seconds)
     failures = 0
@@ -263,8 +319,10 @@ def main(argv=None) -> int:
         inst.setup()
         study, owner = make_study()
         broker = "SQLite-file broker" if ARGS.backend == "sqlite" else f"Redis {ARGS.broker}"
-        print(f"backend: {ARGS.backend} ({broker}); {ARGS.originals * 2} candidates in chunks of {ARGS.chunk_size}, "
-              f"{ARGS.chunk_seconds} s per chunk")
+        print(
+            f"backend: {ARGS.backend} ({broker}); {ARGS.originals * 2} candidates in chunks of {ARGS.chunk_size}, "
+            f"{ARGS.chunk_seconds} s per chunk"
+        )
         for name in [s.strip() for s in ARGS.scenarios.split(",") if s.strip()]:
             from django.apps import apps
 

@@ -104,8 +104,13 @@ def ranking_wrong_bound(tallies: Mapping[str, SystemTally], *, default_variance:
         return 1.0
     pooled = _pooled(tallies, default_variance)
     order = sorted(tallies, key=lambda s: -tallies[s].mean)
-    return min(1.0, sum(pair_wrong_probability(tallies[a], tallies[b], pooled=pooled)
-                        for a, b in zip(order, order[1:], strict=False)))
+    return min(
+        1.0,
+        sum(
+            pair_wrong_probability(tallies[a], tallies[b], pooled=pooled)
+            for a, b in zip(order, order[1:], strict=False)
+        ),
+    )
 
 
 def pick_item(systems: Sequence[str | None], priorities: Mapping[str, float]) -> int:

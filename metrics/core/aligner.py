@@ -99,11 +99,30 @@ def _is_punct(token: str) -> bool:
 #: Early-modern English forms (the KJV's) and the modern word they are compared as.
 #: Function words among them may then link to their modern form ("thou" ~ "you").
 ARCHAIC_FORMS: dict[str, str] = {
-    "thou": "you", "thee": "you", "ye": "you", "thy": "your", "thine": "your",
-    "saith": "says", "sayest": "say", "hath": "has", "hast": "have", "doth": "does",
-    "dost": "do", "doeth": "does", "didst": "did", "shalt": "shall", "wilt": "will", "canst": "can",
-    "wast": "was", "spake": "speak", "unto": "to", "whence": "where", "hither": "here",
-    "thither": "there", "whosoever": "whoever", "whatsoever": "whatever",
+    "thou": "you",
+    "thee": "you",
+    "ye": "you",
+    "thy": "your",
+    "thine": "your",
+    "saith": "says",
+    "sayest": "say",
+    "hath": "has",
+    "hast": "have",
+    "doth": "does",
+    "dost": "do",
+    "doeth": "does",
+    "didst": "did",
+    "shalt": "shall",
+    "wilt": "will",
+    "canst": "can",
+    "wast": "was",
+    "spake": "speak",
+    "unto": "to",
+    "whence": "where",
+    "hither": "here",
+    "thither": "there",
+    "whosoever": "whoever",
+    "whatsoever": "whatever",
 }
 
 

@@ -26,7 +26,13 @@ import zipfile
 from pathlib import Path
 from typing import IO, cast
 
-__all__ = ["COMPRESSED_SUFFIXES", "DECOMPRESSED_MAX_BYTES", "DecompressedTooLarge", "open_resource", "copy_decompressed"]
+__all__ = [
+    "COMPRESSED_SUFFIXES",
+    "DECOMPRESSED_MAX_BYTES",
+    "DecompressedTooLarge",
+    "open_resource",
+    "copy_decompressed",
+]
 
 #: Suffixes :func:`open_resource` decompresses.
 COMPRESSED_SUFFIXES = (".xz", ".gz", ".bz2", ".zip")
@@ -97,7 +103,11 @@ def _open_zip_member(path: Path, limit: int):
 
 
 def open_resource(
-    path: str | os.PathLike, mode: str = "rt", *, encoding: str = "utf-8", newline: str | None = None,
+    path: str | os.PathLike,
+    mode: str = "rt",
+    *,
+    encoding: str = "utf-8",
+    newline: str | None = None,
     max_bytes: int | None = None,
 ) -> IO:
     """Open ``path`` for reading, decompressing by suffix (see :data:`COMPRESSED_SUFFIXES`).

@@ -149,7 +149,8 @@ def random_other_originals(
     if len(pool) < n - len(chosen):
         raise ValueError(
             f"original {original_id!r} needs {n} other original(s) with a different text for random "
-            f"controls; the study has {len(pool) + len(chosen)}")
+            f"controls; the study has {len(pool) + len(chosen)}"
+        )
     return chosen + rng.sample(pool, n - len(chosen))
 
 

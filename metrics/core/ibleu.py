@@ -47,7 +47,7 @@ class IBleuMetric(Metric):
         needs="original (R), candidate (P) and a reference paraphrase (the study's reference column)",
         reference="Sun & Zhou 2012, Joint Learning of a Dual SMT System for Paraphrase Generation (ACL)",
         caveats="Without a reference it cannot run. Both BLEU terms are corpus-level BLEU re-summed from "
-                "sentence statistics; a sentence score uses effective-order BLEU and is noisy.",
+        "sentence statistics; a sentence score uses effective-order BLEU and is noisy.",
     )
 
     def _check_params(self) -> None:

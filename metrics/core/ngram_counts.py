@@ -105,7 +105,7 @@ def ngram_overlap(
         hyp_distinct[:, n - 1] = np.bincount(owner[in_h], minlength=n_seg)
         both = in_h & (c_r > 0)
         common[:, n - 1] = np.bincount(owner[both], minlength=n_seg)
-        clipped[:, n - 1] = np.bincount(
-            owner[both], weights=np.minimum(c_h, c_r)[both], minlength=n_seg
-        ).astype(np.int64)
+        clipped[:, n - 1] = np.bincount(owner[both], weights=np.minimum(c_h, c_r)[both], minlength=n_seg).astype(
+            np.int64
+        )
     return result

@@ -24,7 +24,9 @@ __all__ = ["META_EVAL_GRID", "OutOfFold", "pem_out_of_fold"]
 #: A smaller grid than ``pem.DEFAULT_PARAM_GRID`` (48 settings): ``folds`` outer × 5
 #: inner folds of the full grid are 1,200 SVR fits, too many for a 2-core machine.
 META_EVAL_GRID: Mapping[str, Sequence[Any]] = {
-    "svr__C": (1.0, 10.0), "svr__gamma": ("scale", 0.1), "svr__epsilon": (0.1, 0.25),
+    "svr__C": (1.0, 10.0),
+    "svr__gamma": ("scale", 0.1),
+    "svr__epsilon": (0.1, 0.25),
 }
 
 
@@ -88,16 +90,24 @@ def pem_out_of_fold(
         # Identical rows (one text that several systems produced, with the same judgments)
         # are trained on once: they carry no more information, only more SVR time.
         rows = np.flatnonzero(use)
-        _, first = np.unique(np.column_stack([x[rows], y15[rows], np.unique(g, return_inverse=True)[1][rows]]),
-                             axis=0, return_index=True)
+        _, first = np.unique(
+            np.column_stack([x[rows], y15[rows], np.unique(g, return_inverse=True)[1][rows]]), axis=0, return_index=True
+        )
         keep = rows[np.sort(first)]
         model = pem_train(x[keep], y15[keep], g[keep], test_groups=held_groups, param_grid=grid)
         predict = np.isin(g, held_groups) & np.isfinite(x).all(axis=1)
         out[predict] = lo + (model.predict(x[predict]) - 1.0) * (hi - lo) / 4.0
         r = model.test_pearson
-        info.append({"fold": k + 1, "n_train": int(model.n_train), "n_test": int(model.n_test),
-                     "n_originals_held_out": int(len(held_groups)), "best_params": dict(model.best_params),
-                     "test_pearson": None if r is None else float(r.statistic)})
+        info.append(
+            {
+                "fold": k + 1,
+                "n_train": int(model.n_train),
+                "n_test": int(model.n_test),
+                "n_originals_held_out": int(len(held_groups)),
+                "best_params": dict(model.best_params),
+                "test_pearson": None if r is None else float(r.statistic),
+            }
+        )
     digest = hashlib.sha256()
     for arr in (x, np.nan_to_num(y, nan=-1e300), g):
         digest.update(np.ascontiguousarray(arr).tobytes())

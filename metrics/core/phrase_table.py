@@ -97,9 +97,7 @@ class PhraseTable:
                 raise ValueError(f"phrase table has an empty {name} phrase")
         # Files written by write_phrase_table are already in (english, pivot)
         # order; checking that is linear, while sorting millions of strings is not.
-        strictly_sorted = bool(
-            np.all((es[1:] > es[:-1]) | ((es[1:] == es[:-1]) & (fs[1:] > fs[:-1])))
-        )
+        strictly_sorted = bool(np.all((es[1:] > es[:-1]) | ((es[1:] == es[:-1]) & (fs[1:] > fs[:-1]))))
         if not strictly_sorted:
             order = np.lexsort((fs, es))
             es, fs, cs = es[order], fs[order], cs[order]
@@ -258,9 +256,7 @@ def build_phrase_table(
     for english, pivot, links in pairs:
         e_toks = [stem(t) for t in english] if stem_english else [t.lower() for t in english]
         f_toks = [t.lower() for t in pivot] if lowercase_pivot else list(pivot)
-        for p in extract_phrase_pairs(
-            links, len(e_toks), len(f_toks), max_len=max_len_english, max_len2=max_len_pivot
-        ):
+        for p in extract_phrase_pairs(links, len(e_toks), len(f_toks), max_len=max_len_english, max_len2=max_len_pivot):
             counts[(" ".join(e_toks[p.start1 : p.end1]), " ".join(f_toks[p.start2 : p.end2]))] += 1
     return counts
 

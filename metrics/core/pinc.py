@@ -79,13 +79,13 @@ class PincMetric(MeanMetric):
     version = "1"
     card = MetricCard(
         measures="How much the wording changed: the share of the candidate's n-grams (n = 1–4) that are not in the "
-                 "original, averaged over n.",
+        "original, averaged over n.",
         direction="none",
         range="0–1 (0: every n-gram copied; 1: no n-gram shared)",
         needs="original (R) and candidate (P)",
         reference="Chen & Dolan 2011, Collecting Highly Parallel Data for Paraphrase Evaluation (ACL), §3.2",
         caveats="Says nothing about meaning: unrelated text scores 1. Read it next to an adequacy measure "
-                "(pivot-f1, BLEU against a reference, human adequacy).",
+        "(pivot-f1, BLEU against a reference, human adequacy).",
     )
 
     def _sentence_values(self, originals, candidates, references):

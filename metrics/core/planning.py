@@ -38,8 +38,17 @@ from scipy import stats as sps
 from metrics.core.stats.agreement.alpha import krippendorff_alpha
 from metrics.core.stats.simulate import simulate_judgments
 
-__all__ = ["PlanAssumptions", "PlanResult", "Proportion", "SeparationRow", "assumptions_from_pilot",
-           "plan_study", "ranking_is_right", "separation_table", "wilson_interval"]
+__all__ = [
+    "PlanAssumptions",
+    "PlanResult",
+    "Proportion",
+    "SeparationRow",
+    "assumptions_from_pilot",
+    "plan_study",
+    "ranking_is_right",
+    "separation_table",
+    "wilson_interval",
+]
 
 #: The target criterion a plan is about (the report ranks systems on it).
 CRITERION = "overall"
@@ -94,7 +103,9 @@ class PlanAssumptions:
         return {**asdict(self), "system_means": dict(self.system_means)}
 
 
-def assumptions_from_pilot(frame: pd.DataFrame, *, criterion: str = CRITERION, discrete: bool = True) -> PlanAssumptions:
+def assumptions_from_pilot(
+    frame: pd.DataFrame, *, criterion: str = CRITERION, discrete: bool = True
+) -> PlanAssumptions:
     """Estimate :class:`PlanAssumptions` from pilot judgments (the tidy judgment frame).
 
     Genuine items on ``criterion`` only. By the method of moments on the additive model:
@@ -120,17 +131,38 @@ def assumptions_from_pilot(frame: pd.DataFrame, *, criterion: str = CRITERION, d
     by_original = rows.groupby(["original", "system"])["score"].mean().groupby("system").mean()
     return PlanAssumptions(
         system_means={str(s): round(float(v), 4) for s, v in by_original.items()},
-        item_sd=round(math.sqrt(max(item_var, 0.01)), 4), judge_bias_sd=round(math.sqrt(max(bias_var, 0.0)), 4),
-        noise_sd=round(math.sqrt(max(noise_var, 0.01)), 4), discrete=discrete, source="pilot")
+        item_sd=round(math.sqrt(max(item_var, 0.01)), 4),
+        judge_bias_sd=round(math.sqrt(max(bias_var, 0.0)), 4),
+        noise_sd=round(math.sqrt(max(noise_var, 0.01)), 4),
+        discrete=discrete,
+        source="pilot",
+    )
 
 
-def simulate(a: PlanAssumptions, *, n_originals: int, n_judges: int, judges_per_item: int | None,
-              systems: Mapping[str, float] | None = None, seed: int) -> pd.DataFrame:
+def simulate(
+    a: PlanAssumptions,
+    *,
+    n_originals: int,
+    n_judges: int,
+    judges_per_item: int | None,
+    systems: Mapping[str, float] | None = None,
+    seed: int,
+) -> pd.DataFrame:
     means = systems if systems is not None else a.system_means
     return simulate_judgments(
-        n_originals=n_originals, systems={s: {CRITERION: float(m)} for s, m in means.items()}, n_judges=n_judges,
-        judges_per_item=judges_per_item, criteria=(CRITERION,), controls=(), item_sd=a.item_sd,
-        judge_bias_sd=a.judge_bias_sd, noise_sd=a.noise_sd, discrete=a.discrete, seconds=False, seed=seed)
+        n_originals=n_originals,
+        systems={s: {CRITERION: float(m)} for s, m in means.items()},
+        n_judges=n_judges,
+        judges_per_item=judges_per_item,
+        criteria=(CRITERION,),
+        controls=(),
+        item_sd=a.item_sd,
+        judge_bias_sd=a.judge_bias_sd,
+        noise_sd=a.noise_sd,
+        discrete=a.discrete,
+        seconds=False,
+        seed=seed,
+    )
 
 
 def per_original(frame: pd.DataFrame) -> pd.DataFrame:
@@ -143,7 +175,7 @@ def ranking_is_right(table: pd.DataFrame, true_means: Mapping[str, float], *, to
     observed = table.mean(axis=0)
     names = list(true_means)
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             diff = true_means[a] - true_means[b]
             if abs(diff) <= tol:
                 continue
@@ -206,9 +238,18 @@ class PlanResult:
         return out
 
 
-def separation_table(a: PlanAssumptions, *, delta: float, level: float = 0.05, power: float = 0.8,
-                     judge_counts: Sequence[int] = (1, 2, 3, 5), n_judges: int | None = None,
-                     n_simulations: int = 100, seed: int = 0, n_systems: int | None = None) -> tuple[SeparationRow, ...]:
+def separation_table(
+    a: PlanAssumptions,
+    *,
+    delta: float,
+    level: float = 0.05,
+    power: float = 0.8,
+    judge_counts: Sequence[int] = (1, 2, 3, 5),
+    n_judges: int | None = None,
+    n_simulations: int = 100,
+    seed: int = 0,
+    n_systems: int | None = None,
+) -> tuple[SeparationRow, ...]:
     """For each k: originals needed to separate two systems ``delta`` apart (normal approximation,
     see the module's docstring), and, with ``n_simulations``, the power simulated at that size."""
     if not delta > 0:
@@ -226,8 +267,14 @@ def separation_table(a: PlanAssumptions, *, delta: float, level: float = 0.05, p
             pair = {"a": 3.0 + delta / 2, "b": 3.0 - delta / 2}
             hits = 0
             for i in range(n_simulations):
-                frame = simulate(a, n_originals=n, n_judges=max(k, n_judges or k), judges_per_item=k, systems=pair,
-                                  seed=seed + 7919 * k + i)
+                frame = simulate(
+                    a,
+                    n_originals=n,
+                    n_judges=max(k, n_judges or k),
+                    judges_per_item=k,
+                    systems=pair,
+                    seed=seed + 7919 * k + i,
+                )
                 hits += neighbours_separated(per_original(frame), pair, level)
             achieved = wilson_interval(hits, n_simulations)
         rows.append(SeparationRow(int(k), int(n), int(n * n_sys * k), achieved))
@@ -274,13 +321,34 @@ def plan_study(
                 widths.append(res.ci_high - res.ci_low)
                 alphas.append(res.statistic)
     k = judges_per_item or n_judges
-    sep = separation_table(a, delta=delta, level=level, power=power, n_judges=n_judges,
-                           n_simulations=min(n_simulations, 100), seed=seed) if delta else ()
+    sep = (
+        separation_table(
+            a,
+            delta=delta,
+            level=level,
+            power=power,
+            n_judges=n_judges,
+            n_simulations=min(n_simulations, 100),
+            seed=seed,
+        )
+        if delta
+        else ()
+    )
     return PlanResult(
-        assumptions=a, n_originals=n_originals, n_judges=n_judges, judges_per_item=judges_per_item, level=level,
-        n_simulations=n_simulations, seed=seed, ranking_right=wilson_interval(right, n_simulations),
+        assumptions=a,
+        n_originals=n_originals,
+        n_judges=n_judges,
+        judges_per_item=judges_per_item,
+        level=level,
+        n_simulations=n_simulations,
+        seed=seed,
+        ranking_right=wilson_interval(right, n_simulations),
         pairs_separated=wilson_interval(separated, n_simulations),
         agreement_alpha=float(np.mean(alphas)) if alphas else None,
         agreement_width=float(np.mean(widths)) if widths else None,
         agreement_width_sd=float(np.std(widths, ddof=1)) if len(widths) > 1 else None,
-        judgments=n_originals * len(a.system_means) * k, separation=sep, delta=delta, power=power)
+        judgments=n_originals * len(a.system_means) * k,
+        separation=sep,
+        delta=delta,
+        power=power,
+    )

@@ -72,9 +72,14 @@ def register(cls: type[Metric]) -> type[Metric]:
     if not cls.slug or not cls.description:
         raise TypeError(f"{cls.__name__} needs a slug and a one-line description")
     old = _REGISTRY.get(cls.slug)
-    if old is not None and old is not cls and (old.__module__, old.__qualname__) != (
-        cls.__module__,
-        cls.__qualname__,
+    if (
+        old is not None
+        and old is not cls
+        and (old.__module__, old.__qualname__)
+        != (
+            cls.__module__,
+            cls.__qualname__,
+        )
     ):
         raise ValueError(f"metric slug {cls.slug!r} is already registered by {old.__module__}.{old.__qualname__}")
     _REGISTRY[cls.slug] = cls

@@ -150,9 +150,7 @@ def strongs_links(
             pairs = list(zip(r1, r2))
         else:
             cand = sorted(
-                (abs(_centre(a, n1) - _centre(b, n2)), ia, ib)
-                for ia, a in enumerate(r1)
-                for ib, b in enumerate(r2)
+                (abs(_centre(a, n1) - _centre(b, n2)), ia, ib) for ia, a in enumerate(r1) for ib, b in enumerate(r2)
             )
             used1: set[int] = set()
             used2: set[int] = set()

@@ -47,7 +47,11 @@ __all__ = [
 
 FORMATS: tuple[str, ...] = ("csv", "tsv", "jsonl")
 EXTENSIONS: dict[str, str] = {
-    ".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
 }
 
 # Texts can be long (whole verses, paragraphs): lift csv's 128 KiB field limit once.
@@ -108,13 +112,21 @@ def format_from_name(filename: str, explicit: str | None = None) -> str:
     if explicit:
         fmt = explicit.lower().lstrip(".")
         if fmt not in FORMATS:
-            raise TabularError(filename, [TabularIssue(f"unknown format '{explicit}'; use one of {', '.join(FORMATS)}")])
+            raise TabularError(
+                filename, [TabularIssue(f"unknown format '{explicit}'; use one of {', '.join(FORMATS)}")]
+            )
         return fmt
     suffix = PurePath(filename).suffix.lower()
     if suffix not in EXTENSIONS:
-        raise TabularError(filename, [TabularIssue(
-            f"cannot tell the format from the extension '{suffix or '(none)'}'; name the file .csv, .tsv or "
-            ".jsonl, or give the format")])
+        raise TabularError(
+            filename,
+            [
+                TabularIssue(
+                    f"cannot tell the format from the extension '{suffix or '(none)'}'; name the file .csv, .tsv or "
+                    ".jsonl, or give the format"
+                )
+            ],
+        )
     return EXTENSIONS[suffix]
 
 
@@ -149,9 +161,15 @@ def decode_text(data: bytes, filename: str) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise TabularError(filename, [TabularIssue(
-            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at character {col}); save the file as UTF-8",
-            line=line)]) from None
+        raise TabularError(
+            filename,
+            [
+                TabularIssue(
+                    f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at character {col}); save the file as UTF-8",
+                    line=line,
+                )
+            ],
+        ) from None
     if "\x00" in text:
         line = text[: text.index("\x00")].count("\n") + 1
         raise TabularError(filename, [TabularIssue("contains a NUL character; is this a binary file?", line=line)])
@@ -240,8 +258,9 @@ def read_table(text: str, fmt: str, filename: str, *, required: Sequence[str] = 
         header = [h.strip() for h in header]
         for idx, name in enumerate(header):
             if not name:
-                issues.append(TabularIssue(f"header cell {idx + 1} is empty; every column needs a name",
-                                           line=header_line))
+                issues.append(
+                    TabularIssue(f"header cell {idx + 1} is empty; every column needs a name", line=header_line)
+                )
         seen: set[str] = set()
         for name in header:
             if name and name in seen:
@@ -250,8 +269,9 @@ def read_table(text: str, fmt: str, filename: str, *, required: Sequence[str] = 
         table.columns = header
         missing = [c for c in required if c not in header]
         if missing:
-            issues.append(TabularIssue(
-                f"missing column(s) {', '.join(missing)} (found: {', '.join(header)})", line=header_line))
+            issues.append(
+                TabularIssue(f"missing column(s) {', '.join(missing)} (found: {', '.join(header)})", line=header_line)
+            )
         for line, row in records:
             if len(row) != len(header):
                 hint = ""

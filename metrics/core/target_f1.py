@@ -99,7 +99,7 @@ class TargetF1(Metric):
     version = "1"
     card = MetricCard(
         measures="How many of the original's words and phrases the candidate reuses: F1 of clipped English n-gram "
-                 "counts (n = 1–4, Porter-stemmed).",
+        "counts (n = 1–4, Porter-stemmed).",
         direction="none",
         range="0–1 (1: the same words)",
         needs="original (R) and candidate (P)",
@@ -120,9 +120,9 @@ class TargetF1(Metric):
         # Vectorised: the clipped counts of all orders summed are exactly
         # Σ_g min(c_R, c_P) over the one bag (tested equal to overlap_stats).
         ov = ngram_overlap([toks(p) for p in candidates], [toks(r) for r in originals], max_n=max_n)
-        return np.column_stack(
-            [ov.clipped.sum(axis=1), ov.hyp_total.sum(axis=1), ov.ref_total.sum(axis=1)]
-        ).astype(np.float64)
+        return np.column_stack([ov.clipped.sum(axis=1), ov.hyp_total.sum(axis=1), ov.ref_total.sum(axis=1)]).astype(
+            np.float64
+        )
 
     def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
         """F1 of summed counts (:func:`f1_from_sums`)."""

@@ -99,13 +99,13 @@ class Weem4pgMetric(MeanMetric):
     version = "1"
     card = MetricCard(
         measures="Meaning kept with new words: how close each candidate word is to its nearest original word in a "
-                 "word-vector space, divided by the square root of the number of words both share.",
+        "word-vector space, divided by the square root of the number of words both share.",
         direction="higher",
         range="−1 to 1 (in practice 0–1)",
         needs="original (R), candidate (P) and word vectors (built in: GloVe 6B 50-d)",
         reference="WEEM4PG: a word-embedding evaluation metric for paraphrase generation (weem4pg.txt), §3.3, eq. 1",
         caveats="Penalises shared words so strongly that on the demo the identical control ranks lowest and random "
-                "same-domain text highest: correct by its definition, so never read it alone.",
+        "same-domain text highest: correct by its definition, so never read it alone.",
     )
 
     def _sentence_values(self, originals, candidates, references):

@@ -46,10 +46,18 @@ POS_TAGS: tuple[str, ...] = ("n", "v", "a", "r")
 
 # WordNet's detachment rules (morph.c; nltk's MORPHOLOGICAL_SUBSTITUTIONS).
 _SUBSTITUTIONS: dict[str, tuple[tuple[str, str], ...]] = {
-    "n": (("s", ""), ("ses", "s"), ("ves", "f"), ("xes", "x"), ("zes", "z"),
-          ("ches", "ch"), ("shes", "sh"), ("men", "man"), ("ies", "y")),
-    "v": (("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"),
-          ("ed", ""), ("ing", "e"), ("ing", "")),
+    "n": (
+        ("s", ""),
+        ("ses", "s"),
+        ("ves", "f"),
+        ("xes", "x"),
+        ("zes", "z"),
+        ("ches", "ch"),
+        ("shes", "sh"),
+        ("men", "man"),
+        ("ies", "y"),
+    ),
+    "v": (("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", "")),
     "a": (("er", ""), ("est", ""), ("er", "e"), ("est", "e")),
     "r": (),
 }

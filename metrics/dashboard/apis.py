@@ -54,18 +54,26 @@ class DashboardSnapshotSerializer(serializers.Serializer):
     status = serializers.CharField()
     protocol = serializers.CharField(allow_null=True)
     totals = DashboardTotalsSerializer()
-    judges = serializers.ListField(child=serializers.DictField(), help_text="Per judge: done, total, judgments, "
-                                   "active_seconds, last_submitted_at, excluded, joined_late.")
+    judges = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="Per judge: done, total, judgments, active_seconds, last_submitted_at, excluded, joined_late.",
+    )
     systems = serializers.ListField(child=serializers.DictField(), help_text="Per genuine system: assigned, rated.")
-    coverage = serializers.DictField(help_text="Items, k, items with k judges, coverage share and the histogram "
-                                     "of judges per item.")
+    coverage = serializers.DictField(
+        help_text="Items, k, items with k judges, coverage share and the histogram of judges per item."
+    )
     links = serializers.ListField(child=serializers.DictField(), help_text="Join links: state, seats, taken, joined.")
     time = serializers.DictField(help_text="Active seconds per item (median, mean), total hours, recent pace.")
     projection = DashboardProjectionSerializer()
-    qc = serializers.ListField(child=serializers.DictField(), help_text="Per judge: verdict, flags, control tests "
-                               "with p-values, attention checks, screen-out rule and reason.")
-    answers = serializers.DictField(help_text="The protocol's figures: agreement with its interval per criterion, "
-                                    "the ranking with significance clusters, metric–human correlations.")
+    qc = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="Per judge: verdict, flags, control tests "
+        "with p-values, attention checks, screen-out rule and reason.",
+    )
+    answers = serializers.DictField(
+        help_text="The protocol's figures: agreement with its interval per criterion, "
+        "the ranking with significance clusters, metric–human correlations."
+    )
     answers_at = serializers.DateTimeField(allow_null=True)
     answers_current = serializers.BooleanField(help_text="Whether the answers were computed at this version.")
     adaptive = serializers.DictField()
@@ -81,12 +89,17 @@ class DashboardOutputSerializer(serializers.Serializer):
 
 
 class DashboardApi(APIView):
-    @extend_schema(tags=TAGS, responses={200: DashboardOutputSerializer, 304: OpenApiResponse(
-                       description="unchanged since the answer whose ETag the poll sent in If-None-Match"),
-                       403: OpenApiResponse(description="not yours")},
-                   summary="A study's live dashboard (the cached snapshot; poll it every few seconds)",
-                   description="Serves the snapshot the worker computed last. When the study's data moved since, "
-                               "`current` is false and one refresh is queued; poll again.")
+    @extend_schema(
+        tags=TAGS,
+        responses={
+            200: DashboardOutputSerializer,
+            304: OpenApiResponse(description="unchanged since the answer whose ETag the poll sent in If-None-Match"),
+            403: OpenApiResponse(description="not yours"),
+        },
+        summary="A study's live dashboard (the cached snapshot; poll it every few seconds)",
+        description="Serves the snapshot the worker computed last. When the study's data moved since, "
+        "`current` is false and one refresh is queued; poll again.",
+    )
     def get(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         dashboard, version = snapshot.dashboard_poll(study=study)
@@ -96,9 +109,14 @@ class DashboardApi(APIView):
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers=headers)
         # The snapshot is plain JSON already (the worker wrote it so): it is sent as stored,
         # not walked value by value through the serializer, which documents its shape.
-        data = {"version": version, "current": dashboard.snapshot_version == version,
-                "snapshot": dashboard.snapshot or None, "plan": dashboard.plan or {},
-                "item_rate": str(dashboard.item_rate), "currency": dashboard.currency}
+        data = {
+            "version": version,
+            "current": dashboard.snapshot_version == version,
+            "snapshot": dashboard.snapshot or None,
+            "plan": dashboard.plan or {},
+            "item_rate": str(dashboard.item_rate),
+            "currency": dashboard.currency,
+        }
         return Response(data, headers=headers)
 
 
@@ -108,9 +126,12 @@ class DashboardSettingsInputSerializer(serializers.Serializer):
 
 
 class DashboardSettingsApi(APIView):
-    @extend_schema(tags=TAGS, request=DashboardSettingsInputSerializer,
-                   responses={200: DashboardSettingsInputSerializer, 400: OpenApiResponse(description="bad value")},
-                   summary="Set the per-item rate and currency of the projected cost")
+    @extend_schema(
+        tags=TAGS,
+        request=DashboardSettingsInputSerializer,
+        responses={200: DashboardSettingsInputSerializer, 400: OpenApiResponse(description="bad value")},
+        summary="Set the per-item rate and currency of the projected cost",
+    )
     def patch(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         data = DashboardSettingsInputSerializer(data=request.data)
@@ -126,8 +147,10 @@ class DashboardPlanInputSerializer(serializers.Serializer):
     # DRF's metaclass takes declared fields off the class, so this does not shadow Field.source at
     # run time; drf-stubs cannot see that, and the API's field is named "source".
     source = serializers.ChoiceField(  # type: ignore[assignment]
-        choices=["pilot", "stated"], default="pilot",
-        help_text="pilot: estimate noise and system means from the study's judgments.")
+        choices=["pilot", "stated"],
+        default="pilot",
+        help_text="pilot: estimate noise and system means from the study's judgments.",
+    )
     n_originals = serializers.IntegerField(required=False, help_text="Originals in the planned study.")
     n_judges = serializers.IntegerField(required=False)
     judges_per_item = serializers.IntegerField(required=False, allow_null=True)
@@ -153,22 +176,28 @@ class DashboardPlanOutputSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=["computing", "done", "failed"], required=False)
     error = serializers.CharField(required=False)
     params = serializers.DictField(required=False, help_text="The request, cleaned.")
-    assumptions = serializers.DictField(required=False, help_text="System means, item sd, judge bias sd, noise sd, "
-                                        "source (pilot or stated).")
+    assumptions = serializers.DictField(
+        required=False, help_text="System means, item sd, judge bias sd, noise sd, source (pilot or stated)."
+    )
     n_originals = serializers.IntegerField(required=False)
     n_judges = serializers.IntegerField(required=False)
     judges_per_item = serializers.IntegerField(required=False, allow_null=True)
     level = serializers.FloatField(required=False)
     n_simulations = serializers.IntegerField(required=False)
     ranking_right = DashboardProportionSerializer(required=False, help_text="P(the final ranking is right).")
-    pairs_separated = DashboardProportionSerializer(required=False,
-                                                    help_text="P(every neighbouring pair separated at the level).")
+    pairs_separated = DashboardProportionSerializer(
+        required=False, help_text="P(every neighbouring pair separated at the level)."
+    )
     agreement_alpha = serializers.FloatField(required=False, allow_null=True)
-    agreement_width = serializers.FloatField(required=False, allow_null=True,
-                                             help_text="Expected width of α's bootstrap interval.")
+    agreement_width = serializers.FloatField(
+        required=False, allow_null=True, help_text="Expected width of α's bootstrap interval."
+    )
     judgments = serializers.IntegerField(required=False)
-    separation = serializers.ListField(child=serializers.DictField(), required=False,
-                                       help_text="Per k: originals and judgments to separate delta, simulated power.")
+    separation = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="Per k: originals and judgments to separate delta, simulated power.",
+    )
     delta = serializers.FloatField(required=False, allow_null=True)
 
 
@@ -179,8 +208,9 @@ class DashboardAdaptiveOutputSerializer(serializers.Serializer):
     min_judgments = serializers.IntegerField(required=False)
     window = serializers.IntegerField(required=False)
     criterion = serializers.CharField(required=False)
-    wrong_bound = serializers.FloatField(required=False, allow_null=True,
-                                         help_text="Upper bound on P(the ranking is wrong), last refresh.")
+    wrong_bound = serializers.FloatField(
+        required=False, allow_null=True, help_text="Upper bound on P(the ranking is wrong), last refresh."
+    )
     judgments_seen = serializers.IntegerField(required=False)
     refreshed_at = serializers.DateTimeField(required=False, allow_null=True)
     stopped_at = serializers.DateTimeField(required=False, allow_null=True)
@@ -193,10 +223,13 @@ class DashboardPlanApi(APIView):
         study = get_managed_study(request, study_id)
         return Response(snapshot.dashboard_get_or_create(study=study).plan or {})
 
-    @extend_schema(tags=TAGS, request=DashboardPlanInputSerializer,
-                   responses={202: DashboardPlanOutputSerializer, 400: OpenApiResponse(description="bad value")},
-                   summary="Plan the study: simulate it and say how likely its answer is right",
-                   description="Queues the simulation; GET returns the plan once `status` is `done`.")
+    @extend_schema(
+        tags=TAGS,
+        request=DashboardPlanInputSerializer,
+        responses={202: DashboardPlanOutputSerializer, 400: OpenApiResponse(description="bad value")},
+        summary="Plan the study: simulate it and say how likely its answer is right",
+        description="Queues the simulation; GET returns the plan once `status` is `done`.",
+    )
     def post(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         data = DashboardPlanInputSerializer(data=request.data)
@@ -217,9 +250,12 @@ class DashboardAdaptiveInputSerializer(serializers.Serializer):
 
 
 class DashboardAdaptiveApi(APIView):
-    @extend_schema(tags=TAGS, request=DashboardAdaptiveInputSerializer,
-                   responses={200: DashboardAdaptiveOutputSerializer, 400: OpenApiResponse(description="bad value")},
-                   summary="Turn adaptive allocation on or off, and set when the study stops by itself")
+    @extend_schema(
+        tags=TAGS,
+        request=DashboardAdaptiveInputSerializer,
+        responses={200: DashboardAdaptiveOutputSerializer, 400: OpenApiResponse(description="bad value")},
+        summary="Turn adaptive allocation on or off, and set when the study stops by itself",
+    )
     def patch(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         data = DashboardAdaptiveInputSerializer(data=request.data)

@@ -61,10 +61,19 @@ def bonus_lines(rows: Iterable[Mapping], rule: BonusRule) -> list[BonusLine]:
             continue
         accepted = _accepted(r)
         amount = (rule.per_item * int(r["items_done"]) + (rule.per_completion if accepted else 0)).quantize(
-            CENT, rounding=ROUND_HALF_UP)
+            CENT, rounding=ROUND_HALF_UP
+        )
         if amount > 0:
-            out.append(BonusLine(r["platform"], r["platform_id"], r.get("platform_session_id") or "",
-                                 int(r["items_done"]), accepted, amount))
+            out.append(
+                BonusLine(
+                    r["platform"],
+                    r["platform_id"],
+                    r.get("platform_session_id") or "",
+                    int(r["items_done"]),
+                    accepted,
+                    amount,
+                )
+            )
     return out
 
 

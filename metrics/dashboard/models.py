@@ -21,9 +21,13 @@ class Dashboard(TimeStampedModel):
     """
 
     study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="dashboard")
-    item_rate = models.DecimalField(max_digits=9, decimal_places=4, default=Decimal("0"),
-                                    validators=[MinValueValidator(Decimal("0"))],
-                                    help_text="What one judged item costs (platform fee included, if you like).")
+    item_rate = models.DecimalField(
+        max_digits=9,
+        decimal_places=4,
+        default=Decimal("0"),
+        validators=[MinValueValidator(Decimal("0"))],
+        help_text="What one judged item costs (platform fee included, if you like).",
+    )
     currency = models.CharField(max_length=8, default="GBP")
     snapshot = models.JSONField(default=dict, blank=True)
     snapshot_version = models.CharField(max_length=64, blank=True)
@@ -32,8 +36,11 @@ class Dashboard(TimeStampedModel):
     answers_at = models.DateTimeField(null=True, blank=True)
     compute_seconds = models.FloatField(null=True, blank=True)
     refresh_wall_seconds = models.FloatField(
-        null=True, blank=True, help_text="Wall time of the last refresh (the worker's and the database's): the "
-        "next one rests in proportion (PARAEVAL_DASHBOARD_DUTY).")
+        null=True,
+        blank=True,
+        help_text="Wall time of the last refresh (the worker's and the database's): the "
+        "next one rests in proportion (PARAEVAL_DASHBOARD_DUTY).",
+    )
     refresh_queued_at = models.DateTimeField(null=True, blank=True)
     viewed_at = models.DateTimeField(null=True, blank=True, help_text="Last time a researcher polled it.")
     plan = models.JSONField(default=dict, blank=True, help_text="The last planner answer (see docs/planning.md).")

@@ -48,11 +48,15 @@ def dashboard_version(*, study: Study) -> str:
     # every assigned item of the study (175,000 at 500 judges: 250 ms of PostgreSQL per stamp).
     parts = {
         "judgments": judgments_fingerprint(study=study),
-        "assignments": list(Assignment.objects.filter(study=study).aggregate(
-            n=Count("id"), last=Max("updated_at"), items=Sum("n_items")).values()),
+        "assignments": list(
+            Assignment.objects.filter(study=study)
+            .aggregate(n=Count("id"), last=Max("updated_at"), items=Sum("n_items"))
+            .values()
+        ),
         "attention": AttentionCheck.objects.filter(assignment__study=study, answered_at__isnull=False).count(),
-        "participants": list(Participant.objects.filter(study=study).aggregate(
-            n=Count("id"), last=Max("updated_at")).values()),
+        "participants": list(
+            Participant.objects.filter(study=study).aggregate(n=Count("id"), last=Max("updated_at")).values()
+        ),
         "links": list(JoinLink.objects.filter(study=study).aggregate(n=Count("id"), last=Max("updated_at")).values()),
         "runs": current_metric_run_ids(study=study),
         "status": study.status,
@@ -62,16 +66,29 @@ def dashboard_version(*, study: Study) -> str:
 
 def _coverage(study: Study, k: int | None) -> dict:
     """Per item: how many judges have rated it, against k (fully crossed: every judge)."""
-    done = Counter(dict(AssignmentItem.objects.filter(assignment__study=study, done_at__isnull=False)
-                        .values("candidate_id").annotate(n=Count("id")).values_list("candidate_id", "n")))
-    assigned = Counter(dict(AssignmentItem.objects.filter(assignment__study=study)
-                            .values("candidate_id").annotate(n=Count("id")).values_list("candidate_id", "n")))
+    done = Counter(
+        dict(
+            AssignmentItem.objects.filter(assignment__study=study, done_at__isnull=False)
+            .values("candidate_id")
+            .annotate(n=Count("id"))
+            .values_list("candidate_id", "n")
+        )
+    )
+    assigned = Counter(
+        dict(
+            AssignmentItem.objects.filter(assignment__study=study)
+            .values("candidate_id")
+            .annotate(n=Count("id"))
+            .values_list("candidate_id", "n")
+        )
+    )
     n_items = len(assigned)
     target = k or (Assignment.objects.filter(study=study).count() or 1)
     histogram = Counter(min(done.get(c, 0), target) for c in assigned)
     reached = sum(min(done.get(c, 0), target) for c in assigned)
     return {
-        "items": n_items, "k": target,
+        "items": n_items,
+        "k": target,
         "items_complete": sum(1 for c in assigned if done.get(c, 0) >= target),
         "coverage": round(reached / (n_items * target), 4) if n_items else 0.0,
         "histogram": [{"judges": j, "items": histogram.get(j, 0)} for j in range(target + 1)],
@@ -81,23 +98,47 @@ def _coverage(study: Study, k: int | None) -> dict:
 def _links(study: Study) -> list[dict]:
     now = timezone.now()
     out = []
-    for link in JoinLink.objects.filter(study=study).annotate(
-            n=Count("participants"), live=Count("participants", filter=Q(participants__timed_out_at__isnull=True)),
-            completed=Count("participants", filter=Q(participants__completed_at__isnull=False))).order_by("created_at"):
-        state = ("closed" if link.closed_at else "ended" if link.ends_at and link.ends_at <= now
-                 else "full" if link.max_participants is not None and link.live >= link.max_participants else "open")
-        out.append({"id": link.pk, "label": link.label or f"{link.get_platform_display()} link", "platform": link.platform,
-                    "role": link.role, "state": state, "seats": link.max_participants, "taken": link.live,
-                    "joined": link.n, "completed": link.completed,
-                    "seats_left": None if link.max_participants is None else max(0, link.max_participants - link.live)})
+    for link in (
+        JoinLink.objects.filter(study=study)
+        .annotate(
+            n=Count("participants"),
+            live=Count("participants", filter=Q(participants__timed_out_at__isnull=True)),
+            completed=Count("participants", filter=Q(participants__completed_at__isnull=False)),
+        )
+        .order_by("created_at")
+    ):
+        state = (
+            "closed"
+            if link.closed_at
+            else "ended"
+            if link.ends_at and link.ends_at <= now
+            else "full"
+            if link.max_participants is not None and link.live >= link.max_participants
+            else "open"
+        )
+        out.append(
+            {
+                "id": link.pk,
+                "label": link.label or f"{link.get_platform_display()} link",
+                "platform": link.platform,
+                "role": link.role,
+                "state": state,
+                "seats": link.max_participants,
+                "taken": link.live,
+                "joined": link.n,
+                "completed": link.completed,
+                "seats_left": None if link.max_participants is None else max(0, link.max_participants - link.live),
+            }
+        )
     return out
 
 
 def _time_and_pace(study: Study) -> dict:
     latest = Judgment.objects.filter(study=study, is_latest=True)
     # No None (excluded in the query), which django-stubs cannot tell from the nullable field.
-    active = cast(list[float],
-                  list(latest.exclude(active_seconds__isnull=True).values_list("active_seconds", flat=True)))
+    active = cast(
+        list[float], list(latest.exclude(active_seconds__isnull=True).values_list("active_seconds", flat=True))
+    )
     span = latest.aggregate(first=Min("submitted_at"), last=Max("submitted_at"))
     since = timezone.now() - PACE_WINDOW
     recent = latest.filter(submitted_at__gte=since).count()
@@ -105,8 +146,10 @@ def _time_and_pace(study: Study) -> dict:
         "active_seconds_median": round(statistics.median(active), 2) if active else None,
         "active_seconds_mean": round(statistics.fmean(active), 2) if active else None,
         "active_hours_total": round(sum(active) / 3600, 3) if active else 0.0,
-        "first_judgment_at": span["first"], "last_judgment_at": span["last"],
-        "judgments_last_window": recent, "window_minutes": int(PACE_WINDOW.total_seconds() // 60),
+        "first_judgment_at": span["first"],
+        "last_judgment_at": span["last"],
+        "judgments_last_window": recent,
+        "window_minutes": int(PACE_WINDOW.total_seconds() // 60),
     }
 
 
@@ -116,22 +159,30 @@ def _projection(*, done: int, total: int, pace: dict, rate: Decimal, currency: s
     per_hour = None
     if pace["judgments_last_window"]:
         per_hour = pace["judgments_last_window"] / (PACE_WINDOW.total_seconds() / 3600)
-    elif pace["first_judgment_at"] and pace["last_judgment_at"] and pace["last_judgment_at"] > pace["first_judgment_at"]:
+    elif (
+        pace["first_judgment_at"] and pace["last_judgment_at"] and pace["last_judgment_at"] > pace["first_judgment_at"]
+    ):
         hours = (pace["last_judgment_at"] - pace["first_judgment_at"]).total_seconds() / 3600
         per_hour = done / hours if hours > 0 else None
     left = max(0, total - done)
     finish = now + timedelta(hours=left / per_hour) if per_hour and left else (now if not left and total else None)
-    return {"per_hour": round(per_hour, 1) if per_hour else None, "items_left": left,
-            "finish_at": finish, "rate": str(rate), "currency": currency,
-            "cost_spent": str((rate * done).quantize(Decimal("0.01"))),
-            "cost_projected": str((rate * total).quantize(Decimal("0.01")))}
+    return {
+        "per_hour": round(per_hour, 1) if per_hour else None,
+        "items_left": left,
+        "finish_at": finish,
+        "rate": str(rate),
+        "currency": currency,
+        "cost_spent": str((rate * done).quantize(Decimal("0.01"))),
+        "cost_projected": str((rate * total).quantize(Decimal("0.01"))),
+    }
 
 
 def _qc_rows(study: Study) -> list[dict]:
     """Each judge's QC verdict, control tests (p-values), attention checks and screen-out rule."""
     attention: dict[str, dict] = {}
     for name, passed in AttentionCheck.objects.filter(assignment__study=study, answered_at__isnull=False).values_list(
-            "assignment__judge__username", "passed"):
+        "assignment__judge__username", "passed"
+    ):
         row = attention.setdefault(name, {"answered": 0, "failed": 0})
         row["answered"] += 1
         row["failed"] += passed is False
@@ -150,16 +201,31 @@ def _qc_rows(study: Study) -> list[dict]:
             verdict = "pass"
         else:
             verdict = "not enough data"
-        rows.append({
-            "judge": r["judge"], "verdict": verdict, "excluded": r["excluded"],
-            "flags": list(qc.flags) if qc else [],
-            "controls": qc.n_controls if qc else 0,
-            "tests": [{"name": t.name, "criterion": t.criterion, "pvalue": t.pvalue, "passed": t.passed,
-                       "n_control": t.n_control} for t in qc.tests] if qc else [],
-            "attention": attention.get(r["judge"], {"answered": 0, "failed": 0}),
-            "screened_out": ({"rule": r["screened_out"][0], "reason": r["screened_out"][1]}
-                             if r["screened_out"] else None),
-        })
+        rows.append(
+            {
+                "judge": r["judge"],
+                "verdict": verdict,
+                "excluded": r["excluded"],
+                "flags": list(qc.flags) if qc else [],
+                "controls": qc.n_controls if qc else 0,
+                "tests": [
+                    {
+                        "name": t.name,
+                        "criterion": t.criterion,
+                        "pvalue": t.pvalue,
+                        "passed": t.passed,
+                        "n_control": t.n_control,
+                    }
+                    for t in qc.tests
+                ]
+                if qc
+                else [],
+                "attention": attention.get(r["judge"], {"answered": 0, "failed": 0}),
+                "screened_out": (
+                    {"rule": r["screened_out"][0], "reason": r["screened_out"][1]} if r["screened_out"] else None
+                ),
+            }
+        )
     return rows
 
 
@@ -169,26 +235,42 @@ def dashboard_live(*, study: Study, rate: Decimal = Decimal("0"), currency: str 
     progress = study_progress(study=study)
     design = design_for_study(study=study)
     k = design.judges_per_item if design and design.judges_mode == JudgesMode.K_PER_ITEM else None
-    per_judge = {name: (n, secs) for name, n, secs in Judgment.objects.filter(study=study, is_latest=True)
-                 .values("judge__username").annotate(n=Count("id"), s=Sum("active_seconds"))
-                 .values_list("judge__username", "n", "s")}
-    judges = [{**j, "judgments": per_judge.get(j["judge"], (0, None))[0],
-               "active_seconds": round(per_judge.get(j["judge"], (0, None))[1] or 0.0, 1)} for j in progress["judges"]]
+    per_judge = {
+        name: (n, secs)
+        for name, n, secs in Judgment.objects.filter(study=study, is_latest=True)
+        .values("judge__username")
+        .annotate(n=Count("id"), s=Sum("active_seconds"))
+        .values_list("judge__username", "n", "s")
+    }
+    judges = [
+        {
+            **j,
+            "judgments": per_judge.get(j["judge"], (0, None))[0],
+            "active_seconds": round(per_judge.get(j["judge"], (0, None))[1] or 0.0, 1),
+        }
+        for j in progress["judges"]
+    ]
     pace = _time_and_pace(study)
     genuine = [s for s in progress["systems"] if not s["is_control"]]
     return {
         "status": progress["status"],
         "protocol": design.protocol if design else None,
-        "totals": {"done": progress["done"], "total": progress["total"], "judgments": progress["judgments"],
-                   "revisions": progress["revisions"], "judges": len(judges),
-                   "waiting": progress["judges_without_assignment"]},
+        "totals": {
+            "done": progress["done"],
+            "total": progress["total"],
+            "judgments": progress["judgments"],
+            "revisions": progress["revisions"],
+            "judges": len(judges),
+            "waiting": progress["judges_without_assignment"],
+        },
         "judges": judges,
         "systems": genuine,
         "coverage": _coverage(study, k),
         "links": _links(study),
         "time": pace,
-        "projection": _projection(done=progress["done"], total=progress["total"], pace=pace, rate=rate,
-                                  currency=currency, now=now),
+        "projection": _projection(
+            done=progress["done"], total=progress["total"], pace=pace, rate=rate, currency=currency, now=now
+        ),
         "qc": _qc_rows(study),
         "controls_systems": [s["system"] for s in progress["systems"] if s["kind"] in SystemKind.control_kinds()],
     }

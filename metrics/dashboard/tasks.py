@@ -19,7 +19,7 @@ def dashboard_refresh_task(self, study_id: int) -> None:
     try:
         dashboard_refresh(study=study)
     except (OperationalError, InterfaceError) as exc:
-        raise self.retry(exc=exc, countdown=2 ** self.request.retries)
+        raise self.retry(exc=exc, countdown=2**self.request.retries)
 
 
 @shared_task(name="dashboard.plan", bind=True, acks_late=True, max_retries=2)
@@ -30,4 +30,4 @@ def study_plan_task(self, study_id: int, params: dict) -> None:
     try:
         study_plan_run(study=study, params=params)
     except (OperationalError, InterfaceError) as exc:
-        raise self.retry(exc=exc, countdown=2 ** self.request.retries)
+        raise self.retry(exc=exc, countdown=2**self.request.retries)

@@ -29,11 +29,26 @@ def _errors(exc: ValidationError) -> str:
 def dashboard(request, study):
     d = snapshot.dashboard_get_or_create(study=study)
     a = adaptive_for_study(study=study)
-    return render(request, "dashboard/dashboard.html", study_context(
-        study, dashboard=d, rate_form=RateForm(initial={"item_rate": d.item_rate, "currency": d.currency}),
-        adaptive_form=AdaptiveForm(initial={"enabled": a.enabled, "stop_when_stable": a.stop_when_stable,
-                                            "level": a.level, "min_judgments": a.min_judgments, "window": a.window}
-                                   if a else None)))
+    return render(
+        request,
+        "dashboard/dashboard.html",
+        study_context(
+            study,
+            dashboard=d,
+            rate_form=RateForm(initial={"item_rate": d.item_rate, "currency": d.currency}),
+            adaptive_form=AdaptiveForm(
+                initial={
+                    "enabled": a.enabled,
+                    "stop_when_stable": a.stop_when_stable,
+                    "level": a.level,
+                    "min_judgments": a.min_judgments,
+                    "window": a.window,
+                }
+                if a
+                else None
+            ),
+        ),
+    )
 
 
 @researcher_study_required
@@ -77,8 +92,16 @@ def plan(request, study):
                 messages.error(request, _errors(exc))
     else:
         params = (d.plan or {}).get("params") or {}
-        form = PlanForm(initial={"n_originals": study.originals.count() or 50, **{
-            k: v for k, v in params.items() if k in PlanForm.base_fields and v is not None and k != "system_means"}})
+        form = PlanForm(
+            initial={
+                "n_originals": study.originals.count() or 50,
+                **{
+                    k: v
+                    for k, v in params.items()
+                    if k in PlanForm.base_fields and v is not None and k != "system_means"
+                },
+            }
+        )
     return render(request, "dashboard/plan.html", study_context(study, dashboard=d, plan=d.plan or {}, form=form))
 
 
@@ -99,15 +122,23 @@ def bonus(request, study):
             if fmt in ("prolific", "mturk"):
                 body = prolific_bulk_bonus(lines) if fmt == "prolific" else mturk_bonus_csv(lines, reason=rule.reason)
                 ext = "txt" if fmt == "prolific" else "csv"
-                response = HttpResponse(body, content_type="text/plain; charset=utf-8" if ext == "txt" else
-                                        "text/csv; charset=utf-8")
-                response["Content-Disposition"] = (f'attachment; filename="{slugify(study.name) or "study"}'
-                                                   f'-bonus-{fmt}.{ext}"')
+                response = HttpResponse(
+                    body, content_type="text/plain; charset=utf-8" if ext == "txt" else "text/csv; charset=utf-8"
+                )
+                response["Content-Disposition"] = (
+                    f'attachment; filename="{slugify(study.name) or "study"}-bonus-{fmt}.{ext}"'
+                )
                 return response
             if fmt:
                 return HttpResponse("download must be prolific or mturk", status=400, content_type="text/plain")
     elif form.is_bound and request.GET.get("download"):
-        return HttpResponse("; ".join(f"{k}: {' '.join(str(e) for e in v)}" for k, v in form.errors.items()),
-                            status=400, content_type="text/plain")
-    return render(request, "dashboard/bonus.html", study_context(study, form=form, lines=lines, sums=sums,
-                                                                 query=request.GET.urlencode()))
+        return HttpResponse(
+            "; ".join(f"{k}: {' '.join(str(e) for e in v)}" for k, v in form.errors.items()),
+            status=400,
+            content_type="text/plain",
+        )
+    return render(
+        request,
+        "dashboard/bonus.html",
+        study_context(study, form=form, lines=lines, sums=sums, query=request.GET.urlencode()),
+    )

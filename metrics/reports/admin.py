@@ -19,9 +19,24 @@ class ReportAdmin(admin.ModelAdmin):
     list_display = ("id", "study", "status", "phase", "created_by", "created_at", "finished_at")
     list_filter = ("status",)
     search_fields = ("study__name",)
-    readonly_fields = ("study", "status", "phase", "progress_done", "progress_total", "error", "settings",
-                       "fingerprint", "excluded_judges", "metric_runs", "build_info", "compute_seconds",
-                       "created_by", "created_at", "started_at", "finished_at")
+    readonly_fields = (
+        "study",
+        "status",
+        "phase",
+        "progress_done",
+        "progress_total",
+        "error",
+        "settings",
+        "fingerprint",
+        "excluded_judges",
+        "metric_runs",
+        "build_info",
+        "compute_seconds",
+        "created_by",
+        "created_at",
+        "started_at",
+        "finished_at",
+    )
     exclude = ("result",)
     inlines = [ReportPlotInline]
 

@@ -111,8 +111,10 @@ def _payload(report: Report, *, state: selectors.StudyDataState | None = None) -
     finished = report.status == JobStatus.SUCCEEDED
     plots = []
     if finished:
-        plots = [{**p, "url": reverse("reports-api:plot", kwargs={**kw, "slug": p["slug"]})}
-                 for p in selectors.report_plot_list(report=report)]
+        plots = [
+            {**p, "url": reverse("reports-api:plot", kwargs={**kw, "slug": p["slug"]})}
+            for p in selectors.report_plot_list(report=report)
+        ]
     links = None
     if finished:
         links = {
@@ -120,20 +122,35 @@ def _payload(report: Report, *, state: selectors.StudyDataState | None = None) -
             "latex": reverse("reports-api:export_latex", kwargs=kw),
             "html": reverse("reports-api:export_html", kwargs=kw),
             "zip": reverse("reports-api:export_zip", kwargs=kw),
-            "tables": {t.slug: reverse("reports-api:export_table", kwargs={**kw, "table": t.slug})
-                       for t in report_tables(report.result or {})},
+            "tables": {
+                t.slug: reverse("reports-api:export_table", kwargs={**kw, "table": t.slug})
+                for t in report_tables(report.result or {})
+            },
         }
     return {
-        "id": report.pk, "study": report.study_id, "status": report.status, "phase": report.phase,
-        "percent": report.percent, "steps_done": report.progress_done, "steps_total": report.progress_total,
-        "error": report.error, "settings": {**DEFAULT_SETTINGS, **report.settings},
-        "judgments_fingerprint": report.fingerprint, "excluded_judges": report.excluded_judges,
-        "metric_runs": [{**{"note": "", "used": True, "negated": False, "n_scores": 0, "higher_is_better": True},
-                         **r} for r in report.metric_runs],
-        "stale": staleness.stale, "stale_reasons": staleness.reasons,
-        "plots": plots, "exports": links,
+        "id": report.pk,
+        "study": report.study_id,
+        "status": report.status,
+        "phase": report.phase,
+        "percent": report.percent,
+        "steps_done": report.progress_done,
+        "steps_total": report.progress_total,
+        "error": report.error,
+        "settings": {**DEFAULT_SETTINGS, **report.settings},
+        "judgments_fingerprint": report.fingerprint,
+        "excluded_judges": report.excluded_judges,
+        "metric_runs": [
+            {**{"note": "", "used": True, "negated": False, "n_scores": 0, "higher_is_better": True}, **r}
+            for r in report.metric_runs
+        ],
+        "stale": staleness.stale,
+        "stale_reasons": staleness.reasons,
+        "plots": plots,
+        "exports": links,
         "created_by": report.created_by.username if report.created_by_id and report.created_by else None,
-        "created_at": report.created_at, "started_at": report.started_at, "finished_at": report.finished_at,
+        "created_at": report.created_at,
+        "started_at": report.started_at,
+        "finished_at": report.finished_at,
     }
 
 
@@ -169,24 +186,41 @@ class ReportCreateApi(APIView):
         # A CharField, not a ChoiceField: the judging API already names this choice set, and
         # drf-spectacular warns about two names for one enum. The service checks the value.
         criterion = serializers.CharField(
-            required=False, help_text="The target criterion: one of the study's criterion slugs (default: PEM's "
-                                      "overall when the design has it, else the first criterion).")
-        normalize = serializers.ChoiceField(choices=["z"], required=False, allow_null=True, default=None,
-                                            help_text="null: raw scores; z: per-judge z-scores.")
+            required=False,
+            help_text="The target criterion: one of the study's criterion slugs (default: PEM's "
+            "overall when the design has it, else the first criterion).",
+        )
+        normalize = serializers.ChoiceField(
+            choices=["z"],
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="null: raw scores; z: per-judge z-scores.",
+        )
         include_controls_in_mean = serializers.BooleanField(required=False, default=True)
         include_metrics = serializers.BooleanField(required=False, default=True)
         confidence_level = serializers.FloatField(required=False, default=0.95)
         significance_level = serializers.FloatField(required=False, default=0.05)
         seed = serializers.IntegerField(required=False, default=0)
-        n_boot = serializers.IntegerField(required=False, allow_null=True, default=None,
-                                          help_text="null: 1000 (500 above 50,000 items); else 50–20,000.")
-        subset_min = serializers.DictField(child=serializers.FloatField(), required=False, allow_null=True,
-                                           default=None, help_text="Table 2's subset: criterion slug → minimum "
-                                           "mean on its scale (ordered criteria only); default PEM's when the design "
-                                           "has its criteria, else none.")
+        n_boot = serializers.IntegerField(
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="null: 1000 (500 above 50,000 items); else 50–20,000.",
+        )
+        subset_min = serializers.DictField(
+            child=serializers.FloatField(),
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="Table 2's subset: criterion slug → minimum "
+            "mean on its scale (ordered criteria only); default PEM's when the design "
+            "has its criteria, else none.",
+        )
 
     @extend_schema(
-        request=ReportCreateInputSerializer, responses={201: ReportOutputSerializer},
+        request=ReportCreateInputSerializer,
+        responses={201: ReportOutputSerializer},
         summary="Build a report of the study (in a worker)",
         description="Every setting is optional. A report with the same settings still queued or running is "
         "returned instead of a new one. 400 when the study has no judgments yet.",
@@ -206,15 +240,20 @@ class ReportCreateApi(APIView):
 
 
 class ReportDetailApi(APIView):
-    @extend_schema(responses=ReportOutputSerializer,
-                   summary="One report: status, progress, whether it is stale, its figures and export links")
+    @extend_schema(
+        responses=ReportOutputSerializer,
+        summary="One report: status, progress, whether it is stale, its figures and export links",
+    )
     def get(self, request, study_id: int, report_id: int):
         return Response(ReportOutputSerializer(_payload(_get_report(request, study_id, report_id))).data)
 
 
 class ReportRefreshApi(APIView):
-    @extend_schema(request=None, responses={201: ReportOutputSerializer},
-                   summary="Build the report again with the same settings (refresh a stale report)")
+    @extend_schema(
+        request=None,
+        responses={201: ReportOutputSerializer},
+        summary="Build the report again with the same settings (refresh a stale report)",
+    )
     def post(self, request, study_id: int, report_id: int):
         old = _get_report(request, study_id, report_id)
         try:
@@ -232,7 +271,8 @@ _CONFLICT = {409: OpenApiResponse(description="The report has not finished.")}
 
 class ReportJsonExportApi(APIView):
     @extend_schema(
-        responses={200: OpenApiTypes.OBJECT, **_CONFLICT}, summary="The whole report as JSON",
+        responses={200: OpenApiTypes.OBJECT, **_CONFLICT},
+        summary="The whole report as JSON",
         description="`report` says what it was built from (settings, judgments fingerprint, excluded judges, "
         "metric runs with signatures, library versions, whether it is stale now); `result` holds every number "
         "(schema `paraeval.stats.report/1`).",
@@ -240,15 +280,18 @@ class ReportJsonExportApi(APIView):
     def get(self, request, study_id: int, report_id: int):
         report = _get_finished(request, study_id, report_id)
         s = selectors.report_staleness(report=report)
-        body = report_json(report, stale={"stale": s.stale, "judgments_changed": s.judgments_changed,
-                                                  "metrics_changed": s.metrics_changed})
+        body = report_json(
+            report,
+            stale={"stale": s.stale, "judgments_changed": s.judgments_changed, "metrics_changed": s.metrics_changed},
+        )
         return Response(body)
 
 
 class ReportTableCsvExportApi(APIView):
     @extend_schema(
         parameters=[OpenApiParameter("table", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(TABLE_SLUGS))],
-        responses={(200, "text/csv"): OpenApiTypes.STR, **_CONFLICT}, summary="One table of the report as CSV",
+        responses={(200, "text/csv"): OpenApiTypes.STR, **_CONFLICT},
+        summary="One table of the report as CSV",
         description="Numbers at full precision; text cells starting with =, +, -, @ (or a tab or carriage return) "
         "get a leading ' so that spreadsheets do not run them as formulas. Interval columns come as `<name>_low`, "
         "`<name>_high`. table3, metric_leaderboard and metric_meta_evaluation exist only when metric runs were correlated.",
@@ -263,29 +306,36 @@ class ReportTableCsvExportApi(APIView):
 
 
 class ReportLatexExportApi(APIView):
-    @extend_schema(responses={(200, "application/x-tex"): OpenApiTypes.STR, **_CONFLICT},
-                   summary="Every table as LaTeX (booktabs), ready to paste into a paper")
+    @extend_schema(
+        responses={(200, "application/x-tex"): OpenApiTypes.STR, **_CONFLICT},
+        summary="Every table as LaTeX (booktabs), ready to paste into a paper",
+    )
     def get(self, request, study_id: int, report_id: int):
         return export_response(_get_finished(request, study_id, report_id), "tex")
 
 
 class ReportHtmlExportApi(APIView):
-    @extend_schema(responses={(200, "text/html"): OpenApiTypes.STR, **_CONFLICT},
-                   summary="The report as one self-contained HTML file (figures inline, no external assets)")
+    @extend_schema(
+        responses={(200, "text/html"): OpenApiTypes.STR, **_CONFLICT},
+        summary="The report as one self-contained HTML file (figures inline, no external assets)",
+    )
     def get(self, request, study_id: int, report_id: int):
         return export_response(_get_finished(request, study_id, report_id), "html")
 
 
 class ReportZipExportApi(APIView):
-    @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY, **_CONFLICT},
-                   summary="A ZIP of every export: JSON, LaTeX, HTML, each table as CSV, each figure as SVG")
+    @extend_schema(
+        responses={(200, "application/zip"): OpenApiTypes.BINARY, **_CONFLICT},
+        summary="A ZIP of every export: JSON, LaTeX, HTML, each table as CSV, each figure as SVG",
+    )
     def get(self, request, study_id: int, report_id: int):
         return export_response(_get_finished(request, study_id, report_id), "zip")
 
 
 class ReportPlotApi(APIView):
-    @extend_schema(responses={(200, "image/svg+xml"): OpenApiTypes.STR, **_CONFLICT},
-                   summary="One figure of the report as SVG")
+    @extend_schema(
+        responses={(200, "image/svg+xml"): OpenApiTypes.STR, **_CONFLICT}, summary="One figure of the report as SVG"
+    )
     def get(self, request, study_id: int, report_id: int, slug: str):
         report = _get_finished(request, study_id, report_id)
         try:

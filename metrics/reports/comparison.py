@@ -45,19 +45,33 @@ def comparison_result(*, study, settings: Mapping[str, Any]) -> dict:
     excluded = sorted(judges_excluded(study=study))
     level = float(settings.get("confidence_level") or 0.95)
     per_question = {
-        slug: comparison_summary(rows, excluded_judges=excluded, qc_alpha=design.qc_alpha,
-                                 n_boot=int(settings.get("n_boot") or DEFAULT_BT_BOOT), confidence_level=level,
-                                 seed=int(settings.get("seed") or 0))
-        for slug, rows in records.items() if rows}
-    questions = [{"slug": q["slug"], "name": q["name"]} for q in judging_comparison.questions(design)
-                 if q["slug"] in per_question]
+        slug: comparison_summary(
+            rows,
+            excluded_judges=excluded,
+            qc_alpha=design.qc_alpha,
+            n_boot=int(settings.get("n_boot") or DEFAULT_BT_BOOT),
+            confidence_level=level,
+            seed=int(settings.get("seed") or 0),
+        )
+        for slug, rows in records.items()
+        if rows
+    }
+    questions = [
+        {"slug": q["slug"], "name": q["name"]}
+        for q in judging_comparison.questions(design)
+        if q["slug"] in per_question
+    ]
     first = per_question[questions[0]["slug"]]
     return {
         "protocol": PROTOCOL,
         "questions": questions,
         "comparison": per_question,
-        "summary": {"n_comparisons": first["n_comparisons"], "n_control_comparisons": first["n_control_comparisons"],
-                    "n_judges": first["n_judges"], "systems": sorted(r["system"] for r in first["systems"])},
+        "summary": {
+            "n_comparisons": first["n_comparisons"],
+            "n_control_comparisons": first["n_control_comparisons"],
+            "n_judges": first["n_judges"],
+            "systems": sorted(r["system"] for r in first["systems"]),
+        },
         "settings": {"confidence_level": level, "seed": int(settings.get("seed") or 0)},
         "excluded_judges": excluded,
     }
@@ -71,19 +85,29 @@ def comparison_report_build(*, report_id: int, settings: Mapping[str, Any]) -> R
     try:
         result = comparison_result(study=report.study, settings=settings)
     except ValueError as exc:
-        Report.objects.filter(pk=report_id).update(status=JobStatus.FAILED, error=f"The report could not be built: {exc}.",
-                                                   finished_at=timezone.now())
+        Report.objects.filter(pk=report_id).update(
+            status=JobStatus.FAILED, error=f"The report could not be built: {exc}.", finished_at=timezone.now()
+        )
         return Report.objects.get(pk=report_id)
     with transaction.atomic():
         locked = Report.objects.select_for_update().get(pk=report_id)
         if locked.status == JobStatus.SUCCEEDED:
             return locked
         Report.objects.filter(pk=report_id).update(
-            status=JobStatus.SUCCEEDED, phase="done", progress_done=locked.progress_total, result=result,
-            fingerprint=fingerprint, excluded_judges=result["excluded_judges"], metric_runs=[],
-            build_info={"wall_seconds": round(time.monotonic() - started, 3),
-                        "n_judgment_rows": result["summary"]["n_comparisons"]},
-            compute_seconds=round(time.process_time() - cpu, 3), finished_at=timezone.now())
+            status=JobStatus.SUCCEEDED,
+            phase="done",
+            progress_done=locked.progress_total,
+            result=result,
+            fingerprint=fingerprint,
+            excluded_judges=result["excluded_judges"],
+            metric_runs=[],
+            build_info={
+                "wall_seconds": round(time.monotonic() - started, 3),
+                "n_judgment_rows": result["summary"]["n_comparisons"],
+            },
+            compute_seconds=round(time.process_time() - cpu, 3),
+            finished_at=timezone.now(),
+        )
     return Report.objects.get(pk=report_id)
 
 
@@ -99,45 +123,92 @@ def comparison_tables(result: Mapping[str, Any]) -> list[ReportTable]:
         slug, name = q["slug"], q["name"]
         s = result["comparison"][slug]
         bt = s.get("bradley_terry") or {}
-        tables.append(ReportTable(
-            f"{slug}_bt_ranking", f"System ranking (Bradley–Terry) — {name}",
-            f"θ per system (log-strength, centred on 0; higher is better) fitted with choix's I-LSR "
-            f"(regularisation α = {bt.get('alpha')}); a tie counts as half a win each; {ci} percentile bootstrap "
-            f"intervals over {bt.get('n_boot')} resamples of the {bt.get('n')} comparisons. Controls left out.",
-            (Column("rank", "Rank", "int", latex="Rank"), Column("system", "System", latex="System"),
-             Column("theta", "θ", "num", latex=r"$\theta$"), Column("ci", f"{ci} CI", "ci", latex="CI")),
-            [{"rank": r["rank"], "system": r["system"], "theta": r["theta"], "ci": (r["ci_low"], r["ci_high"])}
-             for r in bt.get("ranking") or []]))
-        tables.append(ReportTable(
-            f"{slug}_system_wins", f"Win rates per system — {name}",
-            "Every genuine comparison of each system: wins, ties and losses; score = (wins + ties/2) / n; "
-            "win rate without ties = wins / (wins + losses).",
-            (Column("system", "System", latex="System"), Column("n", "n", "int", latex="$n$"),
-             Column("wins", "Wins", "int", latex="Wins"), Column("ties", "Ties", "int", latex="Ties"),
-             Column("losses", "Losses", "int", latex="Losses"), Column("score", "Score", "num", latex="Score"),
-             Column("win_rate", "Win rate (no ties)", "num", latex="Win rate")),
-            list(s["systems"])))
-        tables.append(ReportTable(
-            f"{slug}_pair_wins", f"Win rates per system pair — {name}",
-            "Per pair of systems (A, B in name order, whatever side they were shown on): A's wins, ties, B's wins; "
-            "A's score = (A's wins + ties/2) / n.",
-            (Column("system_a", "A", latex="A"), Column("system_b", "B", latex="B"), Column("n", "n", "int"),
-             Column("wins_a", "A wins", "int"), Column("ties", "Ties", "int"), Column("wins_b", "B wins", "int"),
-             Column("score_a", "A's score", "num"), Column("win_rate_a", "A's win rate (no ties)", "num")),
-            list(s["pairs"])))
+        tables.append(
+            ReportTable(
+                f"{slug}_bt_ranking",
+                f"System ranking (Bradley–Terry) — {name}",
+                f"θ per system (log-strength, centred on 0; higher is better) fitted with choix's I-LSR "
+                f"(regularisation α = {bt.get('alpha')}); a tie counts as half a win each; {ci} percentile bootstrap "
+                f"intervals over {bt.get('n_boot')} resamples of the {bt.get('n')} comparisons. Controls left out.",
+                (
+                    Column("rank", "Rank", "int", latex="Rank"),
+                    Column("system", "System", latex="System"),
+                    Column("theta", "θ", "num", latex=r"$\theta$"),
+                    Column("ci", f"{ci} CI", "ci", latex="CI"),
+                ),
+                [
+                    {"rank": r["rank"], "system": r["system"], "theta": r["theta"], "ci": (r["ci_low"], r["ci_high"])}
+                    for r in bt.get("ranking") or []
+                ],
+            )
+        )
+        tables.append(
+            ReportTable(
+                f"{slug}_system_wins",
+                f"Win rates per system — {name}",
+                "Every genuine comparison of each system: wins, ties and losses; score = (wins + ties/2) / n; "
+                "win rate without ties = wins / (wins + losses).",
+                (
+                    Column("system", "System", latex="System"),
+                    Column("n", "n", "int", latex="$n$"),
+                    Column("wins", "Wins", "int", latex="Wins"),
+                    Column("ties", "Ties", "int", latex="Ties"),
+                    Column("losses", "Losses", "int", latex="Losses"),
+                    Column("score", "Score", "num", latex="Score"),
+                    Column("win_rate", "Win rate (no ties)", "num", latex="Win rate"),
+                ),
+                list(s["systems"]),
+            )
+        )
+        tables.append(
+            ReportTable(
+                f"{slug}_pair_wins",
+                f"Win rates per system pair — {name}",
+                "Per pair of systems (A, B in name order, whatever side they were shown on): A's wins, ties, B's wins; "
+                "A's score = (A's wins + ties/2) / n.",
+                (
+                    Column("system_a", "A", latex="A"),
+                    Column("system_b", "B", latex="B"),
+                    Column("n", "n", "int"),
+                    Column("wins_a", "A wins", "int"),
+                    Column("ties", "Ties", "int"),
+                    Column("wins_b", "B wins", "int"),
+                    Column("score_a", "A's score", "num"),
+                    Column("win_rate_a", "A's win rate (no ties)", "num"),
+                ),
+                list(s["pairs"]),
+            )
+        )
         ag = s["agreement"]
-        tables.append(ReportTable(
-            f"{slug}_agreement", f"Agreement on pairs — {name}",
-            "Krippendorff's α (nominal) over the three answers (A better, tie, B better, with A and B the systems "
-            "in name order), units = (original, system pair) judged by at least two judges.",
-            (Column("alpha", "α (nominal)", "r"), Column("units", "Pairs", "int"),
-             Column("judgments", "Judgments", "int")),
-            [ag]))
-        tables.append(ReportTable(
-            f"{slug}_controls", f"Judges on control pairs — {name}",
-            "A control candidate against a genuine paraphrase of the same original; the genuine one is expected "
-            "to win. p: one-sided binomial test against chance (1/3); a judge passes when p < the design's QC level.",
-            (Column("judge", "Judge"), Column("n", "Control pairs", "int"), Column("correct", "As expected", "int"),
-             Column("accuracy", "Accuracy", "num"), Column("pvalue", "p", "p"), Column("passes", "Passes", "bool")),
-            list(s["controls"])))
+        tables.append(
+            ReportTable(
+                f"{slug}_agreement",
+                f"Agreement on pairs — {name}",
+                "Krippendorff's α (nominal) over the three answers (A better, tie, B better, with A and B the systems "
+                "in name order), units = (original, system pair) judged by at least two judges.",
+                (
+                    Column("alpha", "α (nominal)", "r"),
+                    Column("units", "Pairs", "int"),
+                    Column("judgments", "Judgments", "int"),
+                ),
+                [ag],
+            )
+        )
+        tables.append(
+            ReportTable(
+                f"{slug}_controls",
+                f"Judges on control pairs — {name}",
+                "A control candidate against a genuine paraphrase of the same original; the genuine one is expected "
+                "to win. p: one-sided binomial test against chance (1/3); a judge passes when p < the design's QC level.",
+                (
+                    Column("judge", "Judge"),
+                    Column("n", "Control pairs", "int"),
+                    Column("correct", "As expected", "int"),
+                    Column("accuracy", "Accuracy", "num"),
+                    Column("pvalue", "p", "p"),
+                    Column("passes", "Passes", "bool"),
+                ),
+                list(s["controls"]),
+            )
+        )
     return tables

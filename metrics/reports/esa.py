@@ -67,8 +67,12 @@ def esa_result(*, study, settings: Mapping[str, Any]) -> dict:
     ranking: list[dict] = []
     ranking_note = ""
     if len({a.system for a in genuine}) >= 2 and n_originals >= MIN_RANKING_ORIGINALS:
-        ranking = [r.to_dict() for r in esa_system_ranking(
-            annotations, by="esa", weights=weights, n_boot=n_boot, significance_level=1 - level, seed=seed)]
+        ranking = [
+            r.to_dict()
+            for r in esa_system_ranking(
+                annotations, by="esa", weights=weights, n_boot=n_boot, significance_level=1 - level, seed=seed
+            )
+        ]
     else:
         ranking_note = THIN
     agreement = [_note(a.to_dict(), ("char_f1", "word_kappa")) for a in pairwise_span_agreement(annotations, texts)]
@@ -77,8 +81,10 @@ def esa_result(*, study, settings: Mapping[str, Any]) -> dict:
     timing = None
     if any(a.proposed for a in annotations):
         proposals = _note(proposal_outcomes(annotations).to_dict(), ("precision_strict", "recall"))
-        timing = _note(prefill_timing(annotations, n_boot=n_boot, confidence_level=level, seed=seed).to_dict(),
-                       ("saved", "saved_low"))
+        timing = _note(
+            prefill_timing(annotations, n_boot=n_boot, confidence_level=level, seed=seed).to_dict(),
+            ("saved", "saved_low"),
+        )
     judges = {a.judge for a in annotations}
     return {
         "protocol": PROTOCOL,
@@ -92,9 +98,13 @@ def esa_result(*, study, settings: Mapping[str, Any]) -> dict:
         "controls": controls,
         "proposals": proposals,
         "timing": timing,
-        "summary": {"n_judgments": len(genuine), "n_control_judgments": len(annotations) - len(genuine),
-                    "n_judges": len(judges), "n_originals": n_originals,
-                    "systems": sorted({a.system for a in genuine})},
+        "summary": {
+            "n_judgments": len(genuine),
+            "n_control_judgments": len(annotations) - len(genuine),
+            "n_judges": len(judges),
+            "n_originals": n_originals,
+            "systems": sorted({a.system for a in genuine}),
+        },
         "settings": {"confidence_level": level, "seed": seed, "n_boot": n_boot},
         "excluded_judges": sorted(judges_excluded(study=study)),
     }
@@ -108,19 +118,29 @@ def esa_report_build(*, report_id: int, settings: Mapping[str, Any]) -> Report:
     try:
         result = esa_result(study=report.study, settings=settings)
     except ValueError as exc:
-        Report.objects.filter(pk=report_id).update(status=JobStatus.FAILED, error=f"The report could not be built: {exc}.",
-                                                   finished_at=timezone.now())
+        Report.objects.filter(pk=report_id).update(
+            status=JobStatus.FAILED, error=f"The report could not be built: {exc}.", finished_at=timezone.now()
+        )
         return Report.objects.get(pk=report_id)
     with transaction.atomic():
         locked = Report.objects.select_for_update().get(pk=report_id)
         if locked.status == JobStatus.SUCCEEDED:
             return locked
         Report.objects.filter(pk=report_id).update(
-            status=JobStatus.SUCCEEDED, phase="done", progress_done=locked.progress_total, result=result,
-            fingerprint=fingerprint, excluded_judges=result["excluded_judges"], metric_runs=[],
-            build_info={"wall_seconds": round(time.monotonic() - started, 3),
-                        "n_judgment_rows": result["summary"]["n_judgments"] + result["summary"]["n_control_judgments"]},
-            compute_seconds=round(time.process_time() - cpu, 3), finished_at=timezone.now())
+            status=JobStatus.SUCCEEDED,
+            phase="done",
+            progress_done=locked.progress_total,
+            result=result,
+            fingerprint=fingerprint,
+            excluded_judges=result["excluded_judges"],
+            metric_runs=[],
+            build_info={
+                "wall_seconds": round(time.monotonic() - started, 3),
+                "n_judgment_rows": result["summary"]["n_judgments"] + result["summary"]["n_control_judgments"],
+            },
+            compute_seconds=round(time.process_time() - cpu, 3),
+            finished_at=timezone.now(),
+        )
     return Report.objects.get(pk=report_id)
 
 
@@ -138,77 +158,144 @@ def esa_tables(result: Mapping[str, Any]) -> list[ReportTable]:
     w = result.get("weights") or MQM_WEIGHTS
     tables = [
         ReportTable(
-            "esa_systems", "ESA and MQM-weighted scores per system",
+            "esa_systems",
+            "ESA and MQM-weighted scores per system",
             f"ESA: the judges' 0–100 score, raw and as per-judge z-scores; MQM-weighted: −Σ weights of the marked "
             f"spans, minor = {w['minor']:g}, major = {w['major']:g} (0 = no error). Each a mean over originals of the "
             "mean over that original's judges; genuine candidates only (controls left out).",
-            (Column("system", "System", latex="System"), Column("n_originals", "Originals", "int", latex="Orig."),
-             Column("n_judgments", "Judgments", "int", latex="$n$"), Column("esa", "ESA (0–100)", "num", latex="ESA"),
-             Column("esa_z", "ESA z", "num", latex="ESA $z$"), Column("mqm", "MQM-weighted", "num", latex="MQM"),
-             Column("minor_per_judgment", "Minor / judgment", "num", latex="Minor"),
-             Column("major_per_judgment", "Major / judgment", "num", latex="Major"), NOTE),
-            list(result.get("systems") or [])),
+            (
+                Column("system", "System", latex="System"),
+                Column("n_originals", "Originals", "int", latex="Orig."),
+                Column("n_judgments", "Judgments", "int", latex="$n$"),
+                Column("esa", "ESA (0–100)", "num", latex="ESA"),
+                Column("esa_z", "ESA z", "num", latex="ESA $z$"),
+                Column("mqm", "MQM-weighted", "num", latex="MQM"),
+                Column("minor_per_judgment", "Minor / judgment", "num", latex="Minor"),
+                Column("major_per_judgment", "Major / judgment", "num", latex="Major"),
+                NOTE,
+            ),
+            list(result.get("systems") or []),
+        ),
         ReportTable(
-            "esa_errors", "Errors per system by severity",
+            "esa_errors",
+            "Errors per system by severity",
             "Spans marked on genuine candidates: minor and major in all and per judgment; omissions = spans on the "
             "original plus [missing] markers. Fewest major errors per judgment first.",
-            (Column("system", "System", latex="System"), Column("n_judgments", "Judgments", "int", latex="$n$"),
-             Column("minor", "Minor", "int", latex="Minor"), Column("major", "Major", "int", latex="Major"),
-             Column("minor_per_judgment", "Minor / judgment", "num"), Column("major_per_judgment", "Major / judgment", "num"),
-             Column("omissions", "Omissions", "int", latex="Omis.")),
-            list(result.get("errors") or [])),
+            (
+                Column("system", "System", latex="System"),
+                Column("n_judgments", "Judgments", "int", latex="$n$"),
+                Column("minor", "Minor", "int", latex="Minor"),
+                Column("major", "Major", "int", latex="Major"),
+                Column("minor_per_judgment", "Minor / judgment", "num"),
+                Column("major_per_judgment", "Major / judgment", "num"),
+                Column("omissions", "Omissions", "int", latex="Omis."),
+            ),
+            list(result.get("errors") or []),
+        ),
         ReportTable(
-            "esa_ranking", "System ranking by ESA score",
+            "esa_ranking",
+            "System ranking by ESA score",
             f"Mean over originals of the per-original ESA score; {ci} percentile bootstrap intervals over originals "
             f"({settings.get('n_boot', DEFAULT_BOOT)} resamples); a new cluster starts where the paired bootstrap "
             f"finds a system significantly worse than the one above it (p < {1 - float(settings.get('confidence_level', 0.95)):.2f})."
-            + (f" Not shown: {result['ranking_note']} (two systems and two originals at least)."
-               if result.get("ranking_note") else ""),
-            (Column("rank", "Rank", "int", latex="Rank"), Column("cluster", "Cluster", "int", latex="Cl."),
-             Column("system", "System", latex="System"), Column("mean", "ESA", "num", latex="ESA"),
-             Column("ci", f"{ci} CI", "ci", latex="CI"), Column("n", "Originals", "int"),
-             Column("pvalue_vs_next", "p vs next", "p")),
-            [r | {"ci": (r.get("ci_low"), r.get("ci_high"))} for r in result.get("ranking") or []]),
+            + (
+                f" Not shown: {result['ranking_note']} (two systems and two originals at least)."
+                if result.get("ranking_note")
+                else ""
+            ),
+            (
+                Column("rank", "Rank", "int", latex="Rank"),
+                Column("cluster", "Cluster", "int", latex="Cl."),
+                Column("system", "System", latex="System"),
+                Column("mean", "ESA", "num", latex="ESA"),
+                Column("ci", f"{ci} CI", "ci", latex="CI"),
+                Column("n", "Originals", "int"),
+                Column("pvalue_vs_next", "p vs next", "p"),
+            ),
+            [r | {"ci": (r.get("ci_low"), r.get("ci_high"))} for r in result.get("ranking") or []],
+        ),
         ReportTable(
-            "esa_agreement", "Span agreement between judges",
+            "esa_agreement",
+            "Span agreement between judges",
             "Per pair of judges on the genuine items both annotated: character-level precision, recall and F1 "
             "(the first judge as reference), word-level F1, Cohen's κ on words marked or not, and κ on the "
-            "severity (none, minor, major)." + (f" Not shown: {result['agreement_note']} (two judges sharing an item)."
-                                                if result.get("agreement_note") else ""),
-            (Column("judge_a", "Judge A"), Column("judge_b", "Judge B"), Column("n_items", "Items", "int"),
-             Column("char_precision", "Char P", "num"), Column("char_recall", "Char R", "num"),
-             Column("char_f1", "Char F1", "num"), Column("word_f1", "Word F1", "num"),
-             Column("word_kappa", "Word κ", "r"), Column("word_kappa_severity", "Severity κ", "r"), NOTE),
-            list(result.get("agreement") or [])),
+            "severity (none, minor, major)."
+            + (
+                f" Not shown: {result['agreement_note']} (two judges sharing an item)."
+                if result.get("agreement_note")
+                else ""
+            ),
+            (
+                Column("judge_a", "Judge A"),
+                Column("judge_b", "Judge B"),
+                Column("n_items", "Items", "int"),
+                Column("char_precision", "Char P", "num"),
+                Column("char_recall", "Char R", "num"),
+                Column("char_f1", "Char F1", "num"),
+                Column("word_f1", "Word F1", "num"),
+                Column("word_kappa", "Word κ", "r"),
+                Column("word_kappa_severity", "Severity κ", "r"),
+                NOTE,
+            ),
+            list(result.get("agreement") or []),
+        ),
         ReportTable(
-            "esa_controls", "Control checks",
+            "esa_controls",
+            "Control checks",
             "Each annotated control: an identical copy passes with no major span; an unrelated sentence with a "
             "major span or a score of at most 30.",
-            (Column("judge", "Judge"), Column("control_kind", "Control"), Column("passed", "Passed", "bool"),
-             Column("reason", "Why")),
-            list(result.get("controls") or [])),
+            (
+                Column("judge", "Judge"),
+                Column("control_kind", "Control"),
+                Column("passed", "Passed", "bool"),
+                Column("reason", "Why"),
+            ),
+            list(result.get("controls") or []),
+        ),
     ]
     if result.get("proposals"):
         p = result["proposals"]
-        tables.append(ReportTable(
-            "esa_proposals", "Pre-filled spans: what judges did with them",
-            "Proposals from the word aligner (unaligned words). Accepted: kept at the same place (severity may "
-            "change); edited: not kept as is but overlapped by a kept span; deleted: neither; added: kept spans "
-            "overlapping no proposal. Precision (strict) = accepted / proposed; (lenient) = (accepted + edited) / "
-            "proposed; recall = kept spans overlapping a proposal / kept spans.",
-            (Column("n_annotations", "Annotations", "int"), Column("proposed", "Proposed", "int"),
-             Column("accepted", "Accepted", "int"), Column("severity_changed", "Severity changed", "int"),
-             Column("edited", "Edited", "int"), Column("deleted", "Deleted", "int"), Column("added", "Added", "int"),
-             Column("precision_strict", "Precision (strict)", "num"),
-             Column("precision_lenient", "Precision (lenient)", "num"), Column("recall", "Recall", "num"), NOTE),
-            [p]))
+        tables.append(
+            ReportTable(
+                "esa_proposals",
+                "Pre-filled spans: what judges did with them",
+                "Proposals from the word aligner (unaligned words). Accepted: kept at the same place (severity may "
+                "change); edited: not kept as is but overlapped by a kept span; deleted: neither; added: kept spans "
+                "overlapping no proposal. Precision (strict) = accepted / proposed; (lenient) = (accepted + edited) / "
+                "proposed; recall = kept spans overlapping a proposal / kept spans.",
+                (
+                    Column("n_annotations", "Annotations", "int"),
+                    Column("proposed", "Proposed", "int"),
+                    Column("accepted", "Accepted", "int"),
+                    Column("severity_changed", "Severity changed", "int"),
+                    Column("edited", "Edited", "int"),
+                    Column("deleted", "Deleted", "int"),
+                    Column("added", "Added", "int"),
+                    Column("precision_strict", "Precision (strict)", "num"),
+                    Column("precision_lenient", "Precision (lenient)", "num"),
+                    Column("recall", "Recall", "num"),
+                    NOTE,
+                ),
+                [p],
+            )
+        )
         t = result.get("timing") or {}
-        tables.append(ReportTable(
-            "esa_timing", "Time with and without pre-filled spans",
-            f"Active seconds per annotation with proposals and without; saved = without − with, {ci} percentile "
-            "bootstrap interval (two items in each group at least).",
-            (Column("n_with", "With (n)", "int"), Column("n_without", "Without (n)", "int"),
-             Column("seconds_with", "Seconds with", "num"), Column("seconds_without", "Seconds without", "num"),
-             Column("saved", "Saved", "num"), Column("ci", f"{ci} CI", "ci"), NOTE),
-            [t | {"ci": (t.get("saved_low"), t.get("saved_high"))}] if t else []))
+        tables.append(
+            ReportTable(
+                "esa_timing",
+                "Time with and without pre-filled spans",
+                f"Active seconds per annotation with proposals and without; saved = without − with, {ci} percentile "
+                "bootstrap interval (two items in each group at least).",
+                (
+                    Column("n_with", "With (n)", "int"),
+                    Column("n_without", "Without (n)", "int"),
+                    Column("seconds_with", "Seconds with", "num"),
+                    Column("seconds_without", "Seconds without", "num"),
+                    Column("saved", "Saved", "num"),
+                    Column("ci", f"{ci} CI", "ci"),
+                    NOTE,
+                ),
+                [t | {"ci": (t.get("saved_low"), t.get("saved_high"))}] if t else [],
+            )
+        )
     return tables

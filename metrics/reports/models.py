@@ -30,14 +30,16 @@ class Report(BackgroundJob):
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="reports")
     settings = models.JSONField(default=dict, blank=True)
     result = models.JSONField(null=True, blank=True)
-    fingerprint = models.CharField(max_length=64, blank=True,
-                                   help_text="judgments_fingerprint of the data the report was built from.")
+    fingerprint = models.CharField(
+        max_length=64, blank=True, help_text="judgments_fingerprint of the data the report was built from."
+    )
     excluded_judges = models.JSONField(default=list, blank=True, help_text="Judges left out of every table.")
     metric_runs = models.JSONField(default=list, blank=True, help_text="Metric runs considered, with signatures.")
     build_info = models.JSONField(default=dict, blank=True, help_text="Library versions and timings of the build.")
     compute_seconds = models.FloatField(default=0.0)
-    created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                   related_name="+")
+    created_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]

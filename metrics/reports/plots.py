@@ -32,8 +32,7 @@ from annotation.judging.scales import ScaleUnit  # noqa: E402
 
 MAX_POINTS = 4000
 AGGREGATE_ABOVE = 400
-PALETTE = ("#1f5fbf", "#c2410c", "#1e7a3c", "#7c3aed", "#b3261e", "#0e7490", "#9a6200", "#be185d", "#4b5563",
-           "#65a30d")
+PALETTE = ("#1f5fbf", "#c2410c", "#1e7a3c", "#7c3aed", "#b3261e", "#0e7490", "#9a6200", "#be185d", "#4b5563", "#65a30d")
 
 
 @dataclass(frozen=True)
@@ -124,8 +123,12 @@ def _density(fig: Figure, ax, x: np.ndarray, y: np.ndarray, *, bins: int = 40) -
 
 
 def _aggregated_note(n: int) -> str:
-    return (f" The {n:,} items are aggregated (shading: items per cell of a 2-D histogram) rather than drawn one "
-            "by one, to keep the file small." if n > AGGREGATE_ABOVE else "")
+    return (
+        f" The {n:,} items are aggregated (shading: items per cell of a 2-D histogram) rather than drawn one "
+        "by one, to keep the file small."
+        if n > AGGREGATE_ABOVE
+        else ""
+    )
 
 
 def _spread_labels(fig: Figure, ax, texts: list) -> None:
@@ -162,8 +165,9 @@ def _sampled_note(n: int) -> str:
     return f" {MAX_POINTS:,} of the {n:,} points are drawn (a seeded random sample)." if n > MAX_POINTS else ""
 
 
-def criterion_vs_target(ref: pd.DataFrame, *, target: str, criteria: Sequence[str], table2: Mapping | None,
-                        axes_of: Axes, seed: int) -> Plot | None:
+def criterion_vs_target(
+    ref: pd.DataFrame, *, target: str, criteria: Sequence[str], table2: Mapping | None, axes_of: Axes, seed: int
+) -> Plot | None:
     """Each criterion's human reference against the target criterion's, per genuine item, with jitter."""
     genuine = ref.loc[~ref["is_control"].astype(bool)]
     others = [c for c in criteria if c != target and c in genuine.columns]
@@ -194,17 +198,29 @@ def criterion_vs_target(ref: pd.DataFrame, *, target: str, criteria: Sequence[st
             ax.set_ylim(*yl)
         ax.set_title(f"{crit} vs {target}: r = {_fmt(r_of.get(crit))}", fontsize=10)
         ax.grid(True, alpha=0.25)
-    caption = (f"Human reference (mean of the judges, each criterion on its own scale: "
-               f"{', '.join(f'{c} {axes_of.describe(c)}' for c in [*others, target])}) of each genuine item: "
-               "each criterion against "
-               f"{target}, with a little jitter so tied scores stay visible; r is the sentence-level Pearson "
-               f"correlation of Table 2 (all items, controls as in Table 2)."
-               f"{_aggregated_note(len(genuine)) if dense else _sampled_note(len(genuine))}")
+    caption = (
+        f"Human reference (mean of the judges, each criterion on its own scale: "
+        f"{', '.join(f'{c} {axes_of.describe(c)}' for c in [*others, target])}) of each genuine item: "
+        "each criterion against "
+        f"{target}, with a little jitter so tied scores stay visible; r is the sentence-level Pearson "
+        f"correlation of Table 2 (all items, controls as in Table 2)."
+        f"{_aggregated_note(len(genuine)) if dense else _sampled_note(len(genuine))}"
+    )
     return Plot("criterion-vs-overall", f"Criteria vs {target}", caption, figure_svg(fig, f"criterion-{seed}"))
 
 
-def metric_vs_human(name: str, scores: pd.Series, ref: pd.DataFrame, *, target: str, table3: Mapping | None,
-                    include_controls: bool, axes_of: Axes, seed: int, slug: str) -> Plot | None:
+def metric_vs_human(
+    name: str,
+    scores: pd.Series,
+    ref: pd.DataFrame,
+    *,
+    target: str,
+    table3: Mapping | None,
+    include_controls: bool,
+    axes_of: Axes,
+    seed: int,
+    slug: str,
+) -> Plot | None:
     """One metric against the human reference: segment level (items) and system level (system means)."""
     use = ref if include_controls else ref.loc[~ref["is_control"].astype(bool)]
     joined = use.assign(metric=scores.reindex(use.index)).dropna(subset=["metric", target])
@@ -227,11 +243,11 @@ def metric_vs_human(name: str, scores: pd.Series, ref: pd.DataFrame, *, target: 
         controls = np.zeros_like(controls)
     else:
         y = _jitter(part[target].to_numpy(dtype=float), rng)
-        seg.scatter(x[~controls], y[~controls], s=9, alpha=0.45, color=PALETTE[0], linewidths=0,
-                    label="candidates")
+        seg.scatter(x[~controls], y[~controls], s=9, alpha=0.45, color=PALETTE[0], linewidths=0, label="candidates")
     if controls.any():
-        seg.scatter(x[controls], y[controls], s=14, alpha=0.6, color=PALETTE[1], marker="x", linewidths=0.8,
-                    label="controls")
+        seg.scatter(
+            x[controls], y[controls], s=14, alpha=0.6, color=PALETTE[1], marker="x", linewidths=0.8, label="controls"
+        )
         seg.legend(loc="best", fontsize=8)
     seg.set_xlabel(name)
     seg.set_ylabel(axes_of.label(target, "human "))
@@ -239,23 +255,29 @@ def metric_vs_human(name: str, scores: pd.Series, ref: pd.DataFrame, *, target: 
         seg.set_ylim(*yl)
     seg.set_title(f"segment level: r = {_fmt(r_of.get('segment'))}", fontsize=10)
     seg.grid(True, alpha=0.25)
-    means = joined.groupby("system", sort=True).agg(metric=("metric", "mean"), human=(target, "mean"),
-                                                    control=("is_control", "first"))
+    means = joined.groupby("system", sort=True).agg(
+        metric=("metric", "mean"), human=(target, "mean"), control=("is_control", "first")
+    )
     labels = []
     for system, row in means.iterrows():
         colour = PALETTE[1] if bool(row["control"]) else PALETTE[0]
         sysax.scatter([row["metric"]], [row["human"]], s=36, color=colour, marker="x" if row["control"] else "o")
-        labels.append(sysax.annotate(str(system), (row["metric"], row["human"]), textcoords="offset points",
-                                     xytext=(4, 4), fontsize=8))
+        labels.append(
+            sysax.annotate(
+                str(system), (row["metric"], row["human"]), textcoords="offset points", xytext=(4, 4), fontsize=8
+            )
+        )
     _spread_labels(fig, sysax, labels)
     sysax.set_xlabel(f"mean {name}")
     sysax.set_ylabel(axes_of.label(target, "mean human "))
     sysax.set_title(f"system level: r = {_fmt(r_of.get('system'))}", fontsize=10)
     sysax.grid(True, alpha=0.25)
-    caption = (f"{name} against the human reference on {target} ({axes_of.describe(target)}), controls "
-               f"{'included at their expected scores' if include_controls else 'left out'}. Left: one point per "
-               f"item (human scores jittered slightly); right: per-system means. r: Pearson, as in Table 3."
-               f"{_aggregated_note(len(joined)) if dense else _sampled_note(len(joined))}")
+    caption = (
+        f"{name} against the human reference on {target} ({axes_of.describe(target)}), controls "
+        f"{'included at their expected scores' if include_controls else 'left out'}. Left: one point per "
+        f"item (human scores jittered slightly); right: per-system means. r: Pearson, as in Table 3."
+        f"{_aggregated_note(len(joined)) if dense else _sampled_note(len(joined))}"
+    )
     return Plot(slug, f"{name} vs human {target}", caption, figure_svg(fig, f"{slug}-{seed}"))
 
 
@@ -280,9 +302,14 @@ def _distribution_axis(unit: ScaleUnit | None, scores: pd.Series, scale: Sequenc
     return None, values, [f"{v:g}" for v in values]
 
 
-def judge_distributions(frame: pd.DataFrame, *, criteria: Sequence[str], excluded: Sequence[str],
-                        scale: Sequence[float] | None = None,
-                        units: Mapping[str, ScaleUnit] | None = None) -> Plot | None:
+def judge_distributions(
+    frame: pd.DataFrame,
+    *,
+    criteria: Sequence[str],
+    excluded: Sequence[str],
+    scale: Sequence[float] | None = None,
+    units: Mapping[str, ScaleUnit] | None = None,
+) -> Plot | None:
     """Per judge and criterion, the share of each score on genuine items (raw scores).
 
     Each criterion has its own x axis, from its scale (``units``): a point scale's
@@ -315,26 +342,46 @@ def judge_distributions(frame: pd.DataFrame, *, criteria: Sequence[str], exclude
             else:
                 shares = scores.value_counts(normalize=True).reindex(values, fill_value=0.0).to_numpy()
             label = f"{judge} (excluded)" if judge in excluded_set else judge
-            ax.bar(np.arange(len(values)) + (j - (len(judges) - 1) / 2) * width, shares, width=width,
-                   color=PALETTE[j % len(PALETTE)], hatch="//" if judge in excluded_set else None,
-                   edgecolor="white", linewidth=0.3, label=label)
+            ax.bar(
+                np.arange(len(values)) + (j - (len(judges) - 1) / 2) * width,
+                shares,
+                width=width,
+                color=PALETTE[j % len(PALETTE)],
+                hatch="//" if judge in excluded_set else None,
+                edgecolor="white",
+                linewidth=0.3,
+                label=label,
+            )
         ax.set_xticks(np.arange(len(values)))
-        ax.set_xticklabels(tick_labels, rotation=45 if edges is not None else 0, fontsize=8 if edges is not None
-                           else None, ha="right" if edges is not None else "center")
+        ax.set_xticklabels(
+            tick_labels,
+            rotation=45 if edges is not None else 0,
+            fontsize=8 if edges is not None else None,
+            ha="right" if edges is not None else "center",
+        )
         ax.set_xlim(-0.5, len(values) - 0.5)
         unit = units.get(crit)
         ax.set_title(unit.axis_label(crit) if unit else crit, fontsize=10)
         ax.set_ylabel("share of the judge's scores")
         ax.grid(True, axis="y", alpha=0.25)
-    for ax in axes[len(crits):]:
+    for ax in axes[len(crits) :]:
         ax.set_visible(False)
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=min(len(judges), 6), fontsize=8, frameon=False,
-               bbox_to_anchor=(0.5, 0.92))
+    fig.legend(
+        handles,
+        labels,
+        loc="lower center",
+        ncol=min(len(judges), 6),
+        fontsize=8,
+        frameon=False,
+        bbox_to_anchor=(0.5, 0.92),
+    )
     fig.subplots_adjust(top=0.86, hspace=0.45)
-    caption = ("How often each judge gave each score, per criterion, on genuine items (controls left out; raw "
-               "scores; each criterion on its own scale, a slider in cells of ten). A judge far from the others is lenient or harsh; one tall bar is straight-lining. "
-               "Excluded judges are hatched.")
+    caption = (
+        "How often each judge gave each score, per criterion, on genuine items (controls left out; raw "
+        "scores; each criterion on its own scale, a slider in cells of ten). A judge far from the others is lenient or harsh; one tall bar is straight-lining. "
+        "Excluded judges are hatched."
+    )
     return Plot("judge-distributions", "Score distributions per judge", caption, figure_svg(fig, "judges"))
 
 
@@ -359,16 +406,28 @@ def system_ranking(ranking: Mapping | None, *, axes_of: Axes) -> Plot | None:
     ax.set_yticklabels([f"{s['rank']}. {s['system']} (cluster {s['cluster']})" for s in systems], fontsize=9)
     ax.set_xlabel(axes_of.label(target, "mean human "))
     ax.grid(True, axis="x", alpha=0.25)
-    caption = ("Genuine systems by mean human score with bootstrap confidence intervals (resampling originals); "
-               "systems in one cluster (one colour) are not significantly different from their neighbours "
-               "(paired bootstrap).")
+    caption = (
+        "Genuine systems by mean human score with bootstrap confidence intervals (resampling originals); "
+        "systems in one cluster (one colour) are not significantly different from their neighbours "
+        "(paired bootstrap)."
+    )
     return Plot("system-ranking", f"System ranking on {target}", caption, figure_svg(fig, "ranking"))
 
 
-def report_plots(*, frame: pd.DataFrame, ref: pd.DataFrame, metric_wide: pd.DataFrame | None, result: Mapping,
-                 excluded: Sequence[str], target: str, include_controls: bool, normalized: bool,
-                 seed: int, scale: Sequence[float] | None = None,
-                 units: Mapping[str, ScaleUnit] | None = None) -> list[Plot]:
+def report_plots(
+    *,
+    frame: pd.DataFrame,
+    ref: pd.DataFrame,
+    metric_wide: pd.DataFrame | None,
+    result: Mapping,
+    excluded: Sequence[str],
+    target: str,
+    include_controls: bool,
+    normalized: bool,
+    seed: int,
+    scale: Sequence[float] | None = None,
+    units: Mapping[str, ScaleUnit] | None = None,
+) -> list[Plot]:
     """Every figure of a report, in page order (figures without data are left out).
 
     ``frame``: the validated judgments (excluded judges included, for their
@@ -381,8 +440,9 @@ def report_plots(*, frame: pd.DataFrame, ref: pd.DataFrame, metric_wide: pd.Data
     axes_of = Axes(units or {}, normalized)
     criteria = result.get("summary", {}).get("criteria") or sorted(frame["criterion"].unique())
     plots = [
-        criterion_vs_target(ref, target=target, criteria=criteria, table2=result.get("table2"), axes_of=axes_of,
-                            seed=seed),
+        criterion_vs_target(
+            ref, target=target, criteria=criteria, table2=result.get("table2"), axes_of=axes_of, seed=seed
+        ),
         system_ranking(result.get("system_ranking"), axes_of=axes_of),
         judge_distributions(frame, criteria=criteria, excluded=excluded, scale=scale, units=units),
     ]
@@ -394,6 +454,17 @@ def report_plots(*, frame: pd.DataFrame, ref: pd.DataFrame, metric_wide: pd.Data
             while slug in used:
                 slug, k = f"{base}-{k}", k + 1
             used.add(slug)
-            plots.append(metric_vs_human(str(name), metric_wide[name], ref, target=target, table3=result.get("table3"),
-                                         include_controls=include_controls, axes_of=axes_of, seed=seed, slug=slug))
+            plots.append(
+                metric_vs_human(
+                    str(name),
+                    metric_wide[name],
+                    ref,
+                    target=target,
+                    table3=result.get("table3"),
+                    include_controls=include_controls,
+                    axes_of=axes_of,
+                    seed=seed,
+                    slug=slug,
+                )
+            )
     return [p for p in plots if p is not None]

@@ -88,17 +88,28 @@ def ranking_result(*, study, settings: Mapping[str, Any]) -> dict:
             mean_rank[s].append(rank)
     wins = {rec.system: rec for rec in system_win_rates(genuine)}
     system_rows = []
-    for s in (pl["systems"] if pl else []):
+    for s in pl["systems"] if pl else []:
         name = s["system"]
         w = wins.get(name)
         ranks = mean_rank.get(name, [])
-        system_rows.append({
-            "system": name, "strength": _finite(s["param"]), "probability": _finite(s["probability"]),
-            "ci_low": _finite(s["low"]), "ci_high": _finite(s["high"]), "cluster": s["cluster"],
-            "p_next": _finite(s["p_next"]) if s["p_next"] is not None else None,
-            "n_rankings": len(ranks), "mean_rank": sum(ranks) / len(ranks) if ranks else None,
-            "firsts": w.firsts if w else 0, "wins": w.wins if w else 0, "ties": w.ties if w else 0,
-            "losses": w.losses if w else 0, "win_rate": _finite(w.win_rate) if w else None})
+        system_rows.append(
+            {
+                "system": name,
+                "strength": _finite(s["param"]),
+                "probability": _finite(s["probability"]),
+                "ci_low": _finite(s["low"]),
+                "ci_high": _finite(s["high"]),
+                "cluster": s["cluster"],
+                "p_next": _finite(s["p_next"]) if s["p_next"] is not None else None,
+                "n_rankings": len(ranks),
+                "mean_rank": sum(ranks) / len(ranks) if ranks else None,
+                "firsts": w.firsts if w else 0,
+                "wins": w.wins if w else 0,
+                "ties": w.ties if w else 0,
+                "losses": w.losses if w else 0,
+                "win_rate": _finite(w.win_rate) if w else None,
+            }
+        )
     pairs = [p.to_dict() for p in pairwise_records(genuine)]
 
     # Agreement: the unit is one set (an original and the systems shown together), ranked by
@@ -113,26 +124,52 @@ def ranking_result(*, study, settings: Mapping[str, Any]) -> dict:
 
     checks = ranking_control_checks(kept, judging_ranking.control_kinds(study=study))
     qc = {r["judge"]: r for r in judging_ranking.ranking_qc(study=study)}
-    controls = [{"judge": j, "n": r["n"], "correct": r["correct"], "accuracy": r["accuracy"], "pvalue": r["pvalue"],
-                 "passes": r["passes"]} for j, r in qc.items()]
+    controls = [
+        {
+            "judge": j,
+            "n": r["n"],
+            "correct": r["correct"],
+            "accuracy": r["accuracy"],
+            "pvalue": r["pvalue"],
+            "passes": r["passes"],
+        }
+        for j, r in qc.items()
+    ]
     if not checks:
         notes["controls"] = f"{NOT_ENOUGH}: no control was ranked"
-    return jsonable({
-        "protocol": PROTOCOL,
-        "plackett_luce": pl,
-        "systems": system_rows,
-        "pairs": pairs,
-        "concordance": concordance,
-        "controls": controls,
-        "control_checks": [{"judge": c.judge, "original": c.original, "system": c.system, "kind": c.control_kind,
-                            "group": c.group, "n_groups": c.n_groups, "passed": c.passed} for c in checks],
-        "summary": {"n_rankings": len(genuine), "n_control_rankings": sum(r != g for r, g in zip(kept, map(_genuine, kept))),
-                    "n_judges": len({r.judge for r in kept}), "systems": systems, "k": design.ranking_k,
-                    "n_tied_rankings": sum(r.has_ties for r in genuine)},
-        "settings": {"confidence_level": level, "seed": seed, "n_boot": n_boot},
-        "notes": notes,
-        "excluded_judges": excluded,
-    })
+    return jsonable(
+        {
+            "protocol": PROTOCOL,
+            "plackett_luce": pl,
+            "systems": system_rows,
+            "pairs": pairs,
+            "concordance": concordance,
+            "controls": controls,
+            "control_checks": [
+                {
+                    "judge": c.judge,
+                    "original": c.original,
+                    "system": c.system,
+                    "kind": c.control_kind,
+                    "group": c.group,
+                    "n_groups": c.n_groups,
+                    "passed": c.passed,
+                }
+                for c in checks
+            ],
+            "summary": {
+                "n_rankings": len(genuine),
+                "n_control_rankings": sum(r != g for r, g in zip(kept, map(_genuine, kept))),
+                "n_judges": len({r.judge for r in kept}),
+                "systems": systems,
+                "k": design.ranking_k,
+                "n_tied_rankings": sum(r.has_ties for r in genuine),
+            },
+            "settings": {"confidence_level": level, "seed": seed, "n_boot": n_boot},
+            "notes": notes,
+            "excluded_judges": excluded,
+        }
+    )
 
 
 def ranking_report_build(*, report_id: int, settings: Mapping[str, Any]) -> Report:
@@ -143,19 +180,29 @@ def ranking_report_build(*, report_id: int, settings: Mapping[str, Any]) -> Repo
     try:
         result = ranking_result(study=report.study, settings=settings)
     except ValueError as exc:
-        Report.objects.filter(pk=report_id).update(status=JobStatus.FAILED, error=f"The report could not be built: {exc}.",
-                                                   finished_at=timezone.now())
+        Report.objects.filter(pk=report_id).update(
+            status=JobStatus.FAILED, error=f"The report could not be built: {exc}.", finished_at=timezone.now()
+        )
         return Report.objects.get(pk=report_id)
     with transaction.atomic():
         locked = Report.objects.select_for_update().get(pk=report_id)
         if locked.status == JobStatus.SUCCEEDED:
             return locked
         Report.objects.filter(pk=report_id).update(
-            status=JobStatus.SUCCEEDED, phase="done", progress_done=locked.progress_total, result=result,
-            fingerprint=fingerprint, excluded_judges=result["excluded_judges"], metric_runs=[],
-            build_info={"wall_seconds": round(time.monotonic() - started, 3),
-                        "n_judgment_rows": result["summary"]["n_rankings"]},
-            compute_seconds=round(time.process_time() - cpu, 3), finished_at=timezone.now())
+            status=JobStatus.SUCCEEDED,
+            phase="done",
+            progress_done=locked.progress_total,
+            result=result,
+            fingerprint=fingerprint,
+            excluded_judges=result["excluded_judges"],
+            metric_runs=[],
+            build_info={
+                "wall_seconds": round(time.monotonic() - started, 3),
+                "n_judgment_rows": result["summary"]["n_rankings"],
+            },
+            compute_seconds=round(time.process_time() - cpu, 3),
+            finished_at=timezone.now(),
+        )
     return Report.objects.get(pk=report_id)
 
 
@@ -175,56 +222,107 @@ def ranking_tables(result: Mapping[str, Any]) -> list[ReportTable]:
 
     return [
         ReportTable(
-            "pl_ranking", "System ranking (Plackett–Luce)",
-            caption(f"log-strength β per system (θ = e^β, centred by the fit; higher is better) and the probability "
-                    f"of being chosen best among all systems, fitted with choix's I-LSR (regularisation α = "
-                    f"{pl.get('alpha')}; ties as Breslow's); {ci} percentile bootstrap intervals over "
-                    f"{pl.get('n_boot')} resamples of the {pl.get('n_originals')} originals; a new cluster starts "
-                    "below a system whose bootstrap p against the next is under 0.05. Controls left out.",
-                    "plackett_luce"),
-            (Column("cluster", "Cluster", "int", latex="Cl."), Column("system", "System", latex="System"),
-             Column("strength", "β", "num", latex=r"$\beta$"), Column("ci", f"{ci} CI", "ci", latex="CI"),
-             Column("probability", "P(best)", "num", latex="P(best)"), Column("p_next", "p vs next", "p"),
-             Column("mean_rank", "Mean rank", "num", latex="Mean rank"), Column("n_rankings", "Rankings", "int")),
-            [{**r, "ci": (r["ci_low"], r["ci_high"])} for r in result.get("systems", [])]),
+            "pl_ranking",
+            "System ranking (Plackett–Luce)",
+            caption(
+                f"log-strength β per system (θ = e^β, centred by the fit; higher is better) and the probability "
+                f"of being chosen best among all systems, fitted with choix's I-LSR (regularisation α = "
+                f"{pl.get('alpha')}; ties as Breslow's); {ci} percentile bootstrap intervals over "
+                f"{pl.get('n_boot')} resamples of the {pl.get('n_originals')} originals; a new cluster starts "
+                "below a system whose bootstrap p against the next is under 0.05. Controls left out.",
+                "plackett_luce",
+            ),
+            (
+                Column("cluster", "Cluster", "int", latex="Cl."),
+                Column("system", "System", latex="System"),
+                Column("strength", "β", "num", latex=r"$\beta$"),
+                Column("ci", f"{ci} CI", "ci", latex="CI"),
+                Column("probability", "P(best)", "num", latex="P(best)"),
+                Column("p_next", "p vs next", "p"),
+                Column("mean_rank", "Mean rank", "num", latex="Mean rank"),
+                Column("n_rankings", "Rankings", "int"),
+            ),
+            [{**r, "ci": (r["ci_low"], r["ci_high"])} for r in result.get("systems", [])],
+        ),
         ReportTable(
-            "system_wins", "Win rates per system",
+            "system_wins",
+            "Win rates per system",
             "Every pair of systems in each ranking is a meeting: wins, ties (same group) and losses pooled over "
             "every opponent; win rate = (wins + ties/2) / meetings; firsts = rankings where the system is in the "
             "first group; mean rank = the mean of its mid-ranks (1 = best; depends on k).",
-            (Column("system", "System", latex="System"), Column("wins", "Wins", "int", latex="Wins"),
-             Column("ties", "Ties", "int", latex="Ties"), Column("losses", "Losses", "int", latex="Losses"),
-             Column("win_rate", "Win rate", "num", latex="Win rate"), Column("firsts", "Firsts", "int"),
-             Column("mean_rank", "Mean rank", "num")),
-            list(result.get("systems", []))),
+            (
+                Column("system", "System", latex="System"),
+                Column("wins", "Wins", "int", latex="Wins"),
+                Column("ties", "Ties", "int", latex="Ties"),
+                Column("losses", "Losses", "int", latex="Losses"),
+                Column("win_rate", "Win rate", "num", latex="Win rate"),
+                Column("firsts", "Firsts", "int"),
+                Column("mean_rank", "Mean rank", "num"),
+            ),
+            list(result.get("systems", [])),
+        ),
         ReportTable(
-            "pair_wins", "Win rates per system pair",
+            "pair_wins",
+            "Win rates per system pair",
             "A against B (in name order) over the rankings that contain both: A's wins, ties, A's losses; "
             "A's win rate = (wins + ties/2) / n; without ties = wins / (wins + losses).",
-            (Column("a", "A", latex="A"), Column("b", "B", latex="B"), Column("n", "n", "int"),
-             Column("wins", "A wins", "int"), Column("ties", "Ties", "int"), Column("losses", "B wins", "int"),
-             Column("win_rate", "A's win rate", "num"), Column("decisive_win_rate", "Without ties", "num")),
-            list(result.get("pairs", []))),
+            (
+                Column("a", "A", latex="A"),
+                Column("b", "B", latex="B"),
+                Column("n", "n", "int"),
+                Column("wins", "A wins", "int"),
+                Column("ties", "Ties", "int"),
+                Column("losses", "B wins", "int"),
+                Column("win_rate", "A's win rate", "num"),
+                Column("decisive_win_rate", "Without ties", "num"),
+            ),
+            list(result.get("pairs", [])),
+        ),
         ReportTable(
-            "agreement", "Agreement between judges (Kendall's W)",
-            caption("Kendall's W with the tie correction per set of candidates ranked by at least two judges "
-                    "(1: every judge gave the same order; 0: no agreement), with Friedman's χ² test of W = 0.",
-                    "concordance"),
-            (Column("original", "Original"), Column("systems", "Systems"), Column("n_judges", "Judges", "int"),
-             Column("w", "W", "r"), Column("chi2", "χ²", "num"), Column("pvalue", "p", "p")),
-            list((result.get("concordance") or {}).get("originals", []))),
+            "agreement",
+            "Agreement between judges (Kendall's W)",
+            caption(
+                "Kendall's W with the tie correction per set of candidates ranked by at least two judges "
+                "(1: every judge gave the same order; 0: no agreement), with Friedman's χ² test of W = 0.",
+                "concordance",
+            ),
+            (
+                Column("original", "Original"),
+                Column("systems", "Systems"),
+                Column("n_judges", "Judges", "int"),
+                Column("w", "W", "r"),
+                Column("chi2", "χ²", "num"),
+                Column("pvalue", "p", "p"),
+            ),
+            list((result.get("concordance") or {}).get("originals", [])),
+        ),
         ReportTable(
-            "agreement_summary", "Agreement between judges: summary",
+            "agreement_summary",
+            "Agreement between judges: summary",
             caption("Mean and median of Kendall's W over the sets ranked by at least two judges.", "concordance"),
-            (Column("mean_w", "Mean W", "r"), Column("median_w", "Median W", "r"),
-             Column("n_originals", "Sets", "int")),
-            [{k: (result.get("concordance") or {}).get(k) for k in ("mean_w", "median_w", "n_originals")}]),
+            (
+                Column("mean_w", "Mean W", "r"),
+                Column("median_w", "Median W", "r"),
+                Column("n_originals", "Sets", "int"),
+            ),
+            [{k: (result.get("concordance") or {}).get(k) for k in ("mean_w", "median_w", "n_originals")}],
+        ),
         ReportTable(
-            "controls", "Judges on controls",
-            caption("A copy of the original is expected in the first group, an unrelated sentence in the last. "
-                    "p: one-sided binomial test against chance (1/k); a judge passes when p < the design's QC level.",
-                    "controls"),
-            (Column("judge", "Judge"), Column("n", "Controls", "int"), Column("correct", "Where expected", "int"),
-             Column("accuracy", "Share", "num"), Column("pvalue", "p", "p"), Column("passes", "Passes", "bool")),
-            list(result.get("controls", []))),
+            "controls",
+            "Judges on controls",
+            caption(
+                "A copy of the original is expected in the first group, an unrelated sentence in the last. "
+                "p: one-sided binomial test against chance (1/k); a judge passes when p < the design's QC level.",
+                "controls",
+            ),
+            (
+                Column("judge", "Judge"),
+                Column("n", "Controls", "int"),
+                Column("correct", "Where expected", "int"),
+                Column("accuracy", "Share", "num"),
+                Column("pvalue", "p", "p"),
+                Column("passes", "Passes", "bool"),
+            ),
+            list(result.get("controls", [])),
+        ),
     ]

@@ -63,7 +63,9 @@ class PlotListing(TypedDict):
 
 def report_plot_list(*, report: Report) -> list[PlotListing]:
     """The report's figures without their SVG: ``{"slug", "title", "caption"}``."""
-    return list(ReportPlot.objects.filter(report=report).order_by("position", "slug").values("slug", "title", "caption"))
+    return list(
+        ReportPlot.objects.filter(report=report).order_by("position", "slug").values("slug", "title", "caption")
+    )
 
 
 def report_plot_get(*, report: Report, slug: str) -> ReportPlot:
@@ -71,6 +73,7 @@ def report_plot_get(*, report: Report, slug: str) -> ReportPlot:
 
 
 # --- what a build reads ---------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class JudgmentInputs:
@@ -179,10 +182,19 @@ def report_metric_inputs(*, study: Study, judged_items: set[str]) -> MetricInput
             name = f"{name} (negated)"
         frame = metric_selectors.metric_scores_frame(run=run)
         frame = frame.loc[np.isfinite(frame["score"].to_numpy(dtype=float)) & frame["item"].isin(judged_items)]
-        info = {"id": run.pk, "metric": run.metric, "name": name, "signature": run.signature,
-                "higher_is_better": bool(run.higher_is_better), "negated": negated, "n_scores": int(len(frame)),
-                "corpus_score": run.corpus_score, "finished_at": run.finished_at.isoformat() if run.finished_at else None,
-                "used": bool(len(frame)), "note": "" if len(frame) else "no defined score on a judged item"}
+        info = {
+            "id": run.pk,
+            "metric": run.metric,
+            "name": name,
+            "signature": run.signature,
+            "higher_is_better": bool(run.higher_is_better),
+            "negated": negated,
+            "n_scores": int(len(frame)),
+            "corpus_score": run.corpus_score,
+            "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+            "used": bool(len(frame)),
+            "note": "" if len(frame) else "no defined score on a judged item",
+        }
         if _rates_a_criterion(run.metric):
             # An LLM judge: the criterion it rated, so the report can add it to that judge pool.
             info["judge_criterion"] = str(run.params.get("criterion") or "")
@@ -196,6 +208,7 @@ def report_metric_inputs(*, study: Study, judged_items: set[str]) -> MetricInput
 
 
 # --- staleness ------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Staleness:

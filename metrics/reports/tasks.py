@@ -25,4 +25,4 @@ def report_build_task(self, report_id: int) -> None:
         if self.request.retries >= self.max_retries:
             report_fail(report_id=report_id, error=f"database error: {exc}")
             return
-        raise self.retry(exc=exc, countdown=2 ** self.request.retries)
+        raise self.retry(exc=exc, countdown=2**self.request.retries)

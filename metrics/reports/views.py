@@ -82,7 +82,7 @@ def _page(request, study, report: Report | None, form: ReportSettingsForm | None
         "form": form,
         "history": list(selectors.reports_for_study(study=study)[:20]),
         "active": active if active and (report is None or active.pk != report.pk) else None,
-        "simulate_command": f'python manage.py simulate_judges {study.pk} --judges 3 --seed 1',
+        "simulate_command": f"python manage.py simulate_judges {study.pk} --judges 3 --seed 1",
         "poll": [],
     }
     if report is not None and report.is_active:
@@ -154,10 +154,18 @@ def refresh(request, study, report_id: int):
 @require_GET
 def status(request, study, report_id: int):
     report = _get_report(study, report_id)
-    return JsonResponse({
-        "id": report.pk, "status": report.status, "phase": report.phase, "percent": report.percent,
-        "done": report.progress_done, "total": report.progress_total, "unit": "steps", "error": report.error,
-    })
+    return JsonResponse(
+        {
+            "id": report.pk,
+            "status": report.status,
+            "phase": report.phase,
+            "percent": report.percent,
+            "done": report.progress_done,
+            "total": report.progress_total,
+            "unit": "steps",
+            "error": report.error,
+        }
+    )
 
 
 @researcher_study_required
@@ -176,8 +184,11 @@ def plot(request, study, report_id: int, slug: str):
 
 def _finished_or_409(report: Report) -> HttpResponse | None:
     if report.status != JobStatus.SUCCEEDED:
-        return HttpResponse(f"Report #{report.pk} is {report.status}; only a finished report can be exported.",
-                            status=409, content_type="text/plain; charset=utf-8")
+        return HttpResponse(
+            f"Report #{report.pk} is {report.status}; only a finished report can be exported.",
+            status=409,
+            content_type="text/plain; charset=utf-8",
+        )
     return None
 
 

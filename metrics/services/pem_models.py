@@ -36,7 +36,10 @@ PEM_FEATURE_RESOURCES = ("phrase_table", "lm")
 def pem_model_fail(*, pem_model_id: int, error: str) -> None:
     """Record ``error`` and end the training as failed (a finished one is left alone)."""
     PemModel.objects.filter(pk=pem_model_id, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).update(
-        status=JobStatus.FAILED, phase="failed", error=error[:10_000], finished_at=timezone.now(),
+        status=JobStatus.FAILED,
+        phase="failed",
+        error=error[:10_000],
+        finished_at=timezone.now(),
         updated_at=timezone.now(),
     )
 
@@ -64,8 +67,10 @@ def pem_model_create(
     unknown = sorted(set(feature_resources) - set(PEM_FEATURE_RESOURCES))
     if unknown:
         raise ValidationError({"feature_resources": f"unknown PEM feature resource(s): {', '.join(unknown)}"})
-    missing = sorted(set(feature_resources.values()) - set(
-        MetricResource.objects.filter(pk__in=feature_resources.values()).values_list("pk", flat=True)))
+    missing = sorted(
+        set(feature_resources.values())
+        - set(MetricResource.objects.filter(pk__in=feature_resources.values()).values_list("pk", flat=True))
+    )
     if missing:
         raise ValidationError({"feature_resources": f"no resource #{missing[0]}"})
     if not 0 < test_share < 1:
@@ -74,8 +79,13 @@ def pem_model_create(
         raise ValidationError(f"study {study.name!r} has no overall judgments yet; PEM trains on them")
     with transaction.atomic():
         model = PemModel(
-            study=study, name=name.strip(), created_by=created_by, feature_resources=feature_resources,
-            options={"test_share": float(test_share), "seed": int(seed)}, phase="queued", progress_total=3,
+            study=study,
+            name=name.strip(),
+            created_by=created_by,
+            feature_resources=feature_resources,
+            options={"test_share": float(test_share), "seed": int(seed)},
+            phase="queued",
+            progress_total=3,
         )
         model.full_clean()
         model.save()
@@ -114,8 +124,14 @@ def pem_model_train(*, pem_model_id: int) -> PemModel:
     model = PemModel.objects.select_related("study", "created_by").get(pk=pem_model_id)
     if model.is_finished:
         return model
-    _pem_update(pem_model_id, status=JobStatus.RUNNING, phase="features", progress_done=0,
-                started_at=model.started_at or timezone.now(), error="")
+    _pem_update(
+        pem_model_id,
+        status=JobStatus.RUNNING,
+        phase="features",
+        progress_done=0,
+        started_at=model.started_at or timezone.now(),
+        error="",
+    )
     try:
         targets = pem_training_targets(study=model.study)
         if targets.empty:
@@ -123,18 +139,24 @@ def pem_model_train(*, pem_model_id: int) -> PemModel:
         texts = {
             str(pk): (orig, cand)
             for pk, orig, cand in Candidate.objects.filter(pk__in=[int(i) for i in targets["item"]]).values_list(
-                "pk", "original__text", "text")
+                "pk", "original__text", "text"
+            )
         }
         targets = targets[targets["item"].isin(texts)].reset_index(drop=True)
         paths = resource_paths(model.feature_resources)
         features, signatures = pem_features(
-            [texts[i][0] for i in targets["item"]], [texts[i][1] for i in targets["item"]],
-            phrase_table=paths.get("phrase_table"), lm=paths.get("lm"),
+            [texts[i][0] for i in targets["item"]],
+            [texts[i][1] for i in targets["item"]],
+            phrase_table=paths.get("phrase_table"),
+            lm=paths.get("lm"),
         )
         _pem_update(pem_model_id, phase="training", progress_done=1)
         trained = pem_train(
-            features, targets["target"].to_numpy(dtype=float), targets["original"].to_numpy(dtype=str),
-            test_fraction=float(model.options.get("test_share", 0.2)), seed=int(model.options.get("seed", 0)),
+            features,
+            targets["target"].to_numpy(dtype=float),
+            targets["original"].to_numpy(dtype=str),
+            test_fraction=float(model.options.get("test_share", 0.2)),
+            seed=int(model.options.get("seed", 0)),
             feature_signatures=signatures,
         )
     except (MetricError, ValueError) as exc:
@@ -155,16 +177,25 @@ def pem_model_train(*, pem_model_id: int) -> PemModel:
                 return locked
             with open(path, "rb") as fh:
                 resource = metric_resource_create(
-                    name=f"PEM model: {model.name}", kind=ResourceKind.PEM_MODEL, file=File(fh, name=path.name),
-                    owner=model.created_by, study=model.study,
+                    name=f"PEM model: {model.name}",
+                    kind=ResourceKind.PEM_MODEL,
+                    file=File(fh, name=path.name),
+                    owner=model.created_by,
+                    study=model.study,
                     description=f"Trained on study {model.study.name!r}; {trained.signature}",
                 )
             _pem_update(
-                pem_model_id, status=JobStatus.SUCCEEDED, phase="done", progress_done=3, finished_at=timezone.now(),
-                resource=resource, signature=trained.signature,
+                pem_model_id,
+                status=JobStatus.SUCCEEDED,
+                phase="done",
+                progress_done=3,
+                finished_at=timezone.now(),
+                resource=resource,
+                signature=trained.signature,
                 test_pearson=finite_or_none(r.statistic) if r is not None else None,
                 hyperparameters={k: jsonable(v) for k, v in trained.best_params.items()},
-                n_train=trained.n_train, n_test=trained.n_test,
+                n_train=trained.n_train,
+                n_test=trained.n_test,
                 summary={
                     "cv_mse": finite_or_none(trained.cv_mse),
                     "test_pvalue": finite_or_none(r.pvalue) if r is not None and r.pvalue is not None else None,
@@ -178,7 +209,9 @@ def pem_model_train(*, pem_model_id: int) -> PemModel:
     return PemModel.objects.get(pk=pem_model_id)
 
 
-def pem_model_run_create(*, pem_model: PemModel, study: Study, created_by: User | None, enqueue: bool = True) -> MetricRun:
+def pem_model_run_create(
+    *, pem_model: PemModel, study: Study, created_by: User | None, enqueue: bool = True
+) -> MetricRun:
     """A ``pem`` run on ``study`` with a trained model and the resources it was trained with."""
     if pem_model.status != JobStatus.SUCCEEDED or pem_model.resource_id is None:
         raise ValidationError("this PEM model has not finished training")

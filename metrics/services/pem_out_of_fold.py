@@ -71,26 +71,56 @@ def pem_out_of_fold_run_create(
     y = human.reindex(items).to_numpy(dtype=float)
     grid = dict(param_grid or META_EVAL_GRID)
     try:
-        oof = pem_out_of_fold(x, y, columns[0]["original"].to_numpy(), folds=folds, param_grid=grid,
-                              target_range=(float(scale.get("min", 1)), float(scale.get("max", 5))))
+        oof = pem_out_of_fold(
+            x,
+            y,
+            columns[0]["original"].to_numpy(),
+            folds=folds,
+            param_grid=grid,
+            target_range=(float(scale.get("min", 1)), float(scale.get("max", 5))),
+        )
     except ValueError as exc:
         raise ValidationError(str(exc)) from None
-    signature = (f"metric:pem-oof|folds:{folds}|criterion:{criterion}|grid:{json.dumps(grid, sort_keys=True)}"
-                 f"|data:{oof.digest}|" + "|".join(f"feature:{runs[f].signature}" for f in FEATURES))
+    signature = (
+        f"metric:pem-oof|folds:{folds}|criterion:{criterion}|grid:{json.dumps(grid, sort_keys=True)}"
+        f"|data:{oof.digest}|" + "|".join(f"feature:{runs[f].signature}" for f in FEATURES)
+    )
     controls = set(SystemKind.control_kinds())
     now = timezone.now()
     with transaction.atomic():
         run = MetricRun(
-            study=study, metric="pem", params={}, resources={}, higher_is_better=True, n=len(items), chunk_size=max(
-                len(items), 1), created_by=created_by, status=JobStatus.SUCCEEDED, phase="done", signature=signature,
-            progress_total=1, progress_done=1, started_at=now, finished_at=now,
+            study=study,
+            metric="pem",
+            params={},
+            resources={},
+            higher_is_better=True,
+            n=len(items),
+            chunk_size=max(len(items), 1),
+            created_by=created_by,
+            status=JobStatus.SUCCEEDED,
+            phase="done",
+            signature=signature,
+            progress_total=1,
+            progress_done=1,
+            started_at=now,
+            finished_at=now,
         )
         run.full_clean()
         run.save()
-        MetricScore.objects.bulk_create([
-            MetricScore(run=run, candidate_id=int(item), score=MetricScore.clean_score(s),
-                        stats=[float(s), 1.0] if math.isfinite(s) else [0.0, 0.0], created_at=now, updated_at=now)
-            for item, s in zip(items, oof.scores)], batch_size=1000)
+        MetricScore.objects.bulk_create(
+            [
+                MetricScore(
+                    run=run,
+                    candidate_id=int(item),
+                    score=MetricScore.clean_score(s),
+                    stats=[float(s), 1.0] if math.isfinite(s) else [0.0, 0.0],
+                    created_at=now,
+                    updated_at=now,
+                )
+                for item, s in zip(items, oof.scores)
+            ],
+            batch_size=1000,
+        )
         kinds = dict(Candidate.objects.filter(original__study=study).values_list("pk", "system__kind"))
         genuine = np.asarray([kinds.get(int(i)) not in controls for i in items])
         finite = np.isfinite(oof.scores)
@@ -98,10 +128,20 @@ def pem_out_of_fold_run_create(
         systems = columns[0]["system"].to_numpy()
         for name in sorted(set(systems.tolist())):
             mask = (systems == name) & finite
-            per_system.append({"system": name, "is_control": bool(not genuine[systems == name][0]),
-                               "n": int((systems == name).sum()),
-                               "mean": finite_or_none(oof.scores[mask].mean()) if mask.any() else None, "corpus": None})
+            per_system.append(
+                {
+                    "system": name,
+                    "is_control": bool(not genuine[systems == name][0]),
+                    "n": int((systems == name).sum()),
+                    "mean": finite_or_none(oof.scores[mask].mean()) if mask.any() else None,
+                    "corpus": None,
+                }
+            )
         use = finite & genuine
-        run_update(run.pk, corpus_score=finite_or_none(oof.scores[use].mean()) if use.any() else None,
-                    corpus_n=int(use.sum()), system_scores=per_system)
+        run_update(
+            run.pk,
+            corpus_score=finite_or_none(oof.scores[use].mean()) if use.any() else None,
+            corpus_n=int(use.sum()),
+            system_scores=per_system,
+        )
     return MetricRun.objects.get(pk=run.pk)

@@ -64,8 +64,14 @@ def metric_resource_create(
     if kind == ResourceKind.PEM_MODEL:
         _check_pem_model_file(file, filename)
     resource = MetricResource(
-        name=name.strip() or filename, kind=kind, filename=filename[:255], sha256=digest, size=size,
-        owner=owner, study=study, description=description,
+        name=name.strip() or filename,
+        kind=kind,
+        filename=filename[:255],
+        sha256=digest,
+        size=size,
+        owner=owner,
+        study=study,
+        description=description,
     )
     resource.file.save(filename, file, save=False)
     try:

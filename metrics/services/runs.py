@@ -120,10 +120,9 @@ def metric_run_create(
     whole_corpus = bool(getattr(instance, "needs_whole_corpus", False))
 
     with transaction.atomic():
-        existing = (
-            MetricRun.objects.filter(study=study, metric=metric, status__in=[JobStatus.QUEUED, JobStatus.RUNNING])
-            .order_by("-created_at")
-        )
+        existing = MetricRun.objects.filter(
+            study=study, metric=metric, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]
+        ).order_by("-created_at")
         for run in existing:
             if run.params == normalized and run.resources == resources and not run.cancel_requested:
                 return run
@@ -133,9 +132,18 @@ def metric_run_create(
         if not candidate_ids:
             raise ValidationError(f"study {study.name!r} has no candidates to score; import its data first")
         run = MetricRun(
-            study=study, metric=metric, params=normalized, resources=resources, against=against,
-            higher_is_better=bool(cls.higher_is_better), n=len(candidate_ids), chunk_size=chunk_size,
-            n_resamples=n_resamples, confidence=confidence, created_by=created_by, phase="queued",
+            study=study,
+            metric=metric,
+            params=normalized,
+            resources=resources,
+            against=against,
+            higher_is_better=bool(cls.higher_is_better),
+            n=len(candidate_ids),
+            chunk_size=chunk_size,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            created_by=created_by,
+            phase="queued",
         )
         run.full_clean()
         if whole_corpus:
@@ -164,7 +172,10 @@ def _enqueue_start(run_id: int) -> None:
 def metric_run_fail(*, run_id: int, error: str) -> None:
     """Record ``error`` and end the run as failed (a finished run is left alone)."""
     MetricRun.objects.filter(pk=run_id, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).update(
-        status=JobStatus.FAILED, phase="failed", error=error[:10_000], finished_at=timezone.now(),
+        status=JobStatus.FAILED,
+        phase="failed",
+        error=error[:10_000],
+        finished_at=timezone.now(),
         updated_at=timezone.now(),
     )
 
@@ -200,7 +211,11 @@ def metric_run_retry(*, run: MetricRun) -> MetricRun:
     if locked.status not in (JobStatus.FAILED, JobStatus.CANCELLED):
         raise ValidationError(f"only failed or cancelled runs can be retried; this one is {locked.status}")
     MetricRun.objects.filter(pk=run.pk).update(
-        status=JobStatus.QUEUED, phase="queued", error="", cancel_requested=False, finished_at=None,
+        status=JobStatus.QUEUED,
+        phase="queued",
+        error="",
+        cancel_requested=False,
+        finished_at=None,
         updated_at=timezone.now(),
     )
     # A retry gets PARAEVAL_CHUNK_MAX_ATTEMPTS fresh deliveries for every chunk not done.

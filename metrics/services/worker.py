@@ -108,11 +108,14 @@ def metric_run_chunk_execute(*, run_id: int, chunk_id: int) -> bool:
         # a worker on every redelivery, forever.
         ids = chunk.candidate_ids
         where = f", candidates {ids[0]}–{ids[-1]}" if ids else ""
-        metric_run_fail(run_id=run_id, error=(
-            f"chunk {chunk.index + 1} of {run.progress_total}{where} was started {chunk.attempts - 1} times and "
-            f"its worker process died each time (PARAEVAL_CHUNK_MAX_ATTEMPTS={max_attempts}); the run stops here. "
-            "Look at the worker's log (out of memory?), then retry, perhaps with a smaller chunk size."
-        ))
+        metric_run_fail(
+            run_id=run_id,
+            error=(
+                f"chunk {chunk.index + 1} of {run.progress_total}{where} was started {chunk.attempts - 1} times and "
+                f"its worker process died each time (PARAEVAL_CHUNK_MAX_ATTEMPTS={max_attempts}); the run stops here. "
+                "Look at the worker's log (out of memory?), then retry, perhaps with a smaller chunk size."
+            ),
+        )
         return False
 
     t0 = time.perf_counter()
@@ -128,11 +131,14 @@ def metric_run_chunk_execute(*, run_id: int, chunk_id: int) -> bool:
     try:
         metric = metric_for_run(run)
         scored, index = _distinct_rows(metric, rows)
-        stats = np.asarray(metric.segment_stats(
-            [r["original__text"] for r in scored],
-            [r["text"] for r in scored],
-            [r["original__reference"] or None for r in scored],
-        ), dtype=np.float64).reshape(len(scored), -1)
+        stats = np.asarray(
+            metric.segment_stats(
+                [r["original__text"] for r in scored],
+                [r["text"] for r in scored],
+                [r["original__reference"] or None for r in scored],
+            ),
+            dtype=np.float64,
+        ).reshape(len(scored), -1)
         scores = np.asarray(metric.sentence_scores(stats) if len(scored) else np.zeros(0), dtype=np.float64)
         stats, scores = stats[index], scores[index]
     except (MetricError, UnknownMetric) as exc:
@@ -147,8 +153,12 @@ def metric_run_chunk_execute(*, run_id: int, chunk_id: int) -> bool:
     now = timezone.now()
     objs = [
         MetricScore(
-            run_id=run_id, candidate_id=r["pk"], score=MetricScore.clean_score(s),
-            stats=[float(x) for x in row], created_at=now, updated_at=now,
+            run_id=run_id,
+            candidate_id=r["pk"],
+            score=MetricScore.clean_score(s),
+            stats=[float(x) for x in row],
+            created_at=now,
+            updated_at=now,
         )
         for r, s, row in zip(rows, scores, stats)
     ]
@@ -161,7 +171,10 @@ def metric_run_chunk_execute(*, run_id: int, chunk_id: int) -> bool:
         if state["status"] in FINISHED or state["cancel_requested"]:
             return False
         MetricScore.objects.bulk_create(
-            objs, batch_size=1000, update_conflicts=True, unique_fields=["run", "candidate"],
+            objs,
+            batch_size=1000,
+            update_conflicts=True,
+            unique_fields=["run", "candidate"],
             update_fields=["score", "stats", "updated_at"],
         )
         MetricRunChunk.objects.filter(pk=chunk_id).update(done=True, seconds=seconds, updated_at=now)
@@ -260,16 +273,18 @@ def _aggregate(metric: Metric, rows: list[tuple], *, n_resamples: int, confidenc
     for name in sorted(set(systems.tolist())):
         mask = systems == name
         finite = scores[mask][np.isfinite(scores[mask])]
-        per_system.append({
-            "system": name,
-            "is_control": bool(controls[mask][0]),
-            "n": int(mask.sum()),
-            # Candidates without a sentence score (an LLM judge's unparseable answers, a
-            # metric undefined on empty text): shown on the run's page, never hidden.
-            "undefined": int(mask.sum() - finite.size),
-            "mean": finite_or_none(finite.mean()) if finite.size else None,
-            "corpus": finite_or_none(metric.aggregate(stats[mask])),
-        })
+        per_system.append(
+            {
+                "system": name,
+                "is_control": bool(controls[mask][0]),
+                "n": int(mask.sum()),
+                # Candidates without a sentence score (an LLM judge's unparseable answers, a
+                # metric undefined on empty text): shown on the run's page, never hidden.
+                "undefined": int(mask.sum() - finite.size),
+                "mean": finite_or_none(finite.mean()) if finite.size else None,
+                "corpus": finite_or_none(metric.aggregate(stats[mask])),
+            }
+        )
     return {
         "corpus_score": finite_or_none(ci.statistic),
         "ci_low": finite_or_none(ci.ci_low),

@@ -16,27 +16,40 @@ from annotation.judging.web import criteria_for_judge
 SECOND = "es"
 #: Per shipped language: the page's <html> tag and a few translations each page must show.
 SHIPPED = {
-    "es": {"html": '<html lang="es" dir="ltr">', "instructions": "Evalúe cada par",
-           "rate-error": "Dé a cada criterio un valor en su escala.",
-           "rate": 'data-msg-missing="Primero dé un valor a cada criterio."', "home-status": "Sin empezar",
-           "grid": 'data-msg-draft-saved="Borrador guardado"', "submitted": "enviada. Aquí tiene su siguiente par.",
-           "judge-home": "Sus evaluaciones"},
-    "ar": {"html": '<html lang="ar" dir="rtl">', "instructions": "قيّم كل زوج",
-           "rate-error": "أعطِ كل معيار قيمة على مقياسه.",
-           "rate": 'data-msg-missing="أعطِ كل معيار قيمة أولًا."', "home-status": "لم يبدأ",
-           "grid": 'data-msg-draft-saved="حُفظت المسودة"', "submitted": "هذا زوجك التالي.",
-           "judge-home": "عملك في التقييم"},
+    "es": {
+        "html": '<html lang="es" dir="ltr">',
+        "instructions": "Evalúe cada par",
+        "rate-error": "Dé a cada criterio un valor en su escala.",
+        "rate": 'data-msg-missing="Primero dé un valor a cada criterio."',
+        "home-status": "Sin empezar",
+        "grid": 'data-msg-draft-saved="Borrador guardado"',
+        "submitted": "enviada. Aquí tiene su siguiente par.",
+        "judge-home": "Sus evaluaciones",
+    },
+    "ar": {
+        "html": '<html lang="ar" dir="rtl">',
+        "instructions": "قيّم كل زوج",
+        "rate-error": "أعطِ كل معيار قيمة على مقياسه.",
+        "rate": 'data-msg-missing="أعطِ كل معيار قيمة أولًا."',
+        "home-status": "لم يبدأ",
+        "grid": 'data-msg-draft-saved="حُفظت المسودة"',
+        "submitted": "هذا زوجك التالي.",
+        "judge-home": "عملك في التقييم",
+    },
 }
 
 #: Words of English UI text that are not Spanish words: one left outside the data means an unmarked string.
-ENGLISH_MARKERS = frozenset("""
+ENGLISH_MARKERS = frozenset(
+    """
 the your you and of to is are this with pair pairs rate rated rating item items submit back next previous
 sentence sentences words link links saved how keys done log out skip content study studies guidelines alignment
 tasks grid click drag undo redo clear instructions change changes save start continue review paraphrase context
 ended started yet not set every criterion value
-""".split())
+""".split()
+)
 
 # --- rendering the pages in the study's language ---------------------------------------------------
+
 
 class _Text(HTMLParser):
     """Visible text and the attributes a person reads (labels, titles, script messages), minus

@@ -10,7 +10,9 @@ def test_researcher_creates_a_study_and_imports_through_the_api_with_a_token(api
     r = api_client.post("/api/studies/create/", {"name": "API study"}, format="json")
     assert r.status_code == 201, r.content
     sid = r.json()["id"]
-    f = SimpleUploadedFile("d.jsonl", b'{"original_id": "1", "original": "Hi.", "system": "s", "candidate": "Hello."}\n')
+    f = SimpleUploadedFile(
+        "d.jsonl", b'{"original_id": "1", "original": "Hi.", "system": "s", "candidate": "Hello."}\n'
+    )
     r = api_client.post(f"/api/studies/{sid}/import/", {"file": f}, format="multipart")
     assert r.status_code == 201, r.content
     assert r.json()["summary"]["candidates_added"] == 1

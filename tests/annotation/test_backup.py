@@ -29,11 +29,21 @@ def wipe_everything():
 
 @pytest.mark.django_db(transaction=True)
 def test_backup_and_restore_round_trip_keeps_every_row(researcher, judge, study, tmp_path):
-    study_import_file(study=study, data=b"original_id,original,extra\ns0,Original sentence 0 says something plain.,Another take.\n",
-                               filename="more.csv")
+    study_import_file(
+        study=study,
+        data=b"original_id,original,extra\ns0,Original sentence 0 says something plain.,Another take.\n",
+        filename="more.csv",
+    )
     before = snapshot(study)
-    assert {r["model"] for r in before} >= {"auth.user", "annotation.study", "annotation.original", "annotation.candidate",
-                                             "annotation.system", "annotation.studymembership", "annotation.importjob"}
+    assert {r["model"] for r in before} >= {
+        "auth.user",
+        "annotation.study",
+        "annotation.original",
+        "annotation.candidate",
+        "annotation.system",
+        "annotation.studymembership",
+        "annotation.importjob",
+    }
     archive = tmp_path / "study.zip"
     call_command("backup_study", study.name, "--out", str(archive))
     wipe_everything()

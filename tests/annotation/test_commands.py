@@ -29,8 +29,12 @@ def test_import_study_command_exits_non_zero_for_unknown_study(tmp_path):
 
     f = tmp_path / "d.csv"
     f.write_text("original_id,original,system,candidate\n1,a,s,b\n", encoding="utf-8")
-    proc = subprocess.run([sys.executable, "manage.py", "import_study", str(f), "--study", "nope"],
-                          capture_output=True, text=True, env=_env(tmp_path))
+    proc = subprocess.run(
+        [sys.executable, "manage.py", "import_study", str(f), "--study", "nope"],
+        capture_output=True,
+        text=True,
+        env=_env(tmp_path),
+    )
     assert proc.returncode != 0
     assert "no study named 'nope'" in proc.stderr
 
@@ -68,8 +72,9 @@ def test_requeue_jobs_resends_every_kind_of_queued_work(researcher, capsys):
     from annotation.services.studies import study_create
 
     study = study_create(name="Requeue", owner=researcher)
-    study_import_file(study=study, data=b"original_id,original,system,candidate\n1,a,s,b\n",
-                               filename="q.csv", background=True)
+    study_import_file(
+        study=study, data=b"original_id,original,system,candidate\n1,a,s,b\n", filename="q.csv", background=True
+    )
     call_command("requeue_jobs")
     out = capsys.readouterr().out
     assert "requeued 1 import/generation job(s)" in out
@@ -87,8 +92,9 @@ def test_requeue_jobs_resends_work_stuck_running_after_its_worker_died(researche
     from annotation.services.studies import study_create
 
     study = study_create(name="Stuck", owner=researcher)
-    job = study_import_file(study=study, data=b"original_id,original,system,candidate\n1,a,s,b\n",
-                                     filename="q.csv", background=True)
+    job = study_import_file(
+        study=study, data=b"original_id,original,system,candidate\n1,a,s,b\n", filename="q.csv", background=True
+    )
     ImportJob.objects.filter(pk=job.pk).update(status="running", updated_at=timezone.now() - timedelta(hours=2))
     call_command("requeue_jobs", "--stale-minutes", "0")
     assert "requeued 0 import/generation job(s)" in capsys.readouterr().out

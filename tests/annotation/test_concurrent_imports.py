@@ -61,8 +61,11 @@ def _race(researcher, url, filename, data):
 
 
 def test_ten_parallel_imports_of_the_same_rows_give_one_201_and_clear_400s(researcher, study, tmp_path):
-    before = (Original.objects.filter(study=study).count(), System.objects.filter(study=study).count(),
-              Candidate.objects.filter(original__study=study).count())
+    before = (
+        Original.objects.filter(study=study).count(),
+        System.objects.filter(study=study).count(),
+        Candidate.objects.filter(original__study=study).count(),
+    )
     with real_database_file(tmp_path):
         answers = _race(researcher, f"/api/studies/{study.pk}/import/", "rows.csv", STUDY_CSV.encode())
         codes = sorted(code for code, _ in answers)
@@ -70,15 +73,17 @@ def test_ten_parallel_imports_of_the_same_rows_give_one_201_and_clear_400s(resea
         for code, body in answers:
             if code == 400:
                 assert "already holds" in body["detail"] or "at the same time" in body["detail"], body
-        after = (Original.objects.filter(study=study).count(), System.objects.filter(study=study).count(),
-                 Candidate.objects.filter(original__study=study).count())
+        after = (
+            Original.objects.filter(study=study).count(),
+            System.objects.filter(study=study).count(),
+            Candidate.objects.filter(original__study=study).count(),
+        )
         assert after == (before[0] + 40, before[1] + 3, before[2] + 120)
 
 
 def test_ten_parallel_pair_imports_of_the_same_rows_give_one_201_and_clear_400s(researcher, study, tmp_path):
     with real_database_file(tmp_path):
-        answers = _race(researcher, f"/api/alignment/studies/{study.pk}/pairs/import/", "pairs.tsv",
-                        PAIRS_TSV.encode())
+        answers = _race(researcher, f"/api/alignment/studies/{study.pk}/pairs/import/", "pairs.tsv", PAIRS_TSV.encode())
         codes = sorted(code for code, _ in answers)
         assert codes == [201] + [400] * (N_THREADS - 1), answers
         assert AlignmentPair.objects.filter(study=study).count() == 40

@@ -34,9 +34,11 @@ def _texts(system) -> list[str]:
 
 def _fake_apertium(tmp_path: Path, body: str) -> str:
     script = tmp_path / "apertium"
-    script.write_text("#!/bin/sh\n"
-                      'if [ "$1" = "-l" ]; then printf "eng-spa\\nspa-eng\\n"; exit 0; fi\n'
-                      'if [ "$1" = "-V" ]; then echo "fake 1.0"; exit 0; fi\n' + body)
+    script.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = "-l" ]; then printf "eng-spa\\nspa-eng\\n"; exit 0; fi\n'
+        'if [ "$1" = "-V" ]; then echo "fake 1.0"; exit 0; fi\n' + body
+    )
     script.chmod(0o755)
     return str(script)
 
@@ -46,8 +48,11 @@ def _fake_apertium(tmp_path: Path, body: str) -> str:
 
 def test_researcher_adds_a_system_and_the_study_page_counts_its_candidates(client, researcher, study):
     client.force_login(researcher)
-    r = client.post(_url(study), {"paraphraser": "wordnet", "name": "synonyms", "seed": "0",
-                                  "params": "lexicon_size=none"}, follow=True)
+    r = client.post(
+        _url(study),
+        {"paraphraser": "wordnet", "name": "synonyms", "seed": "0", "params": "lexicon_size=none"},
+        follow=True,
+    )
     assert r.status_code == 200
     html = r.content.decode()
     assert "Added system “synonyms” (wordnet): 5 candidates." in html
@@ -83,7 +88,9 @@ def test_bad_parameters_are_shown_on_the_form_and_nothing_is_added(client, resea
 
 def test_a_taken_name_is_refused_on_the_page(client, researcher, study):
     client.force_login(researcher)
-    r = client.post(_url(study), {"paraphraser": "wordnet", "name": "human", "seed": "0", "params": "lexicon_size=none"})
+    r = client.post(
+        _url(study), {"paraphraser": "wordnet", "name": "human", "seed": "0", "params": "lexicon_size=none"}
+    )
     assert "already has a system named &#x27;human&#x27;" in r.content.decode()
 
 
@@ -111,19 +118,23 @@ def test_other_researchers_get_403_and_anonymous_users_are_sent_to_login(client,
 def test_generation_is_deterministic_given_the_seed(study, researcher):
     a = study_system_generate(study=study, paraphraser="wordnet", params=WN, seed=4, user=researcher, name="a")
     b = study_system_generate(study=study, paraphraser="wordnet", params=WN, seed=4, user=researcher, name="b")
-    others = [study_system_generate(study=study, paraphraser="wordnet", params=WN, seed=s, name=f"s{s}")
-              for s in range(5, 9)]
+    others = [
+        study_system_generate(study=study, paraphraser="wordnet", params=WN, seed=s, name=f"s{s}") for s in range(5, 9)
+    ]
     assert _texts(a) == _texts(b)
     assert any(_texts(o) != _texts(a) for o in others)
     originals = list(study.originals.order_by("position").values_list("text", flat=True))
     assert _texts(a) != originals
 
 
-@pytest.mark.parametrize("name, message", [
-    ("human", "already has a system named 'human'"),
-    ("control:me", "reserved for paraeval's controls"),
-    ("x" * 201, "at most 200 characters"),
-])
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("human", "already has a system named 'human'"),
+        ("control:me", "reserved for paraeval's controls"),
+        ("x" * 201, "at most 200 characters"),
+    ],
+)
 def test_unusable_names_are_refused(study, name, message):
     with pytest.raises(SystemGenerateError, match=message):
         study_system_generate(study=study, paraphraser="wordnet", params=WN, name=name)
@@ -132,7 +143,9 @@ def test_unusable_names_are_refused(study, name, message):
 def test_unknown_paraphraser_and_missing_apertium_are_refused_with_the_reason(study):
     with pytest.raises(SystemGenerateError, match="unknown paraphraser 'gpt'"):
         study_system_generate(study=study, paraphraser="gpt")
-    with pytest.raises(SystemGenerateError, match="roundtrip-apertium is unavailable.*apt-get install -y apertium-eng-spa"):
+    with pytest.raises(
+        SystemGenerateError, match="roundtrip-apertium is unavailable.*apt-get install -y apertium-eng-spa"
+    ):
         study_system_generate(study=study, paraphraser="roundtrip-apertium", params={"binary": "/nonexistent/apertium"})
     assert not System.objects.filter(study=study, kind=SystemKind.GENERATED).exists()
 
@@ -147,8 +160,9 @@ def test_a_study_without_originals_cannot_generate(researcher):
 
 def test_roundtrip_system_through_a_stand_in_apertium(study, tmp_path):
     binary = _fake_apertium(tmp_path, "cat\n")  # identity translation: the round trip returns the verse
-    system = study_system_generate(study=study, paraphraser="roundtrip-apertium", params={"binary": binary},
-                                   name="pivot")
+    system = study_system_generate(
+        study=study, paraphraser="roundtrip-apertium", params={"binary": binary}, name="pivot"
+    )
     assert _texts(system) == list(study.originals.order_by("position").values_list("text", flat=True))
 
 
@@ -178,15 +192,17 @@ def test_large_studies_are_generated_by_a_real_worker(celery_worker, researcher,
     assert job.percent == 100 and job.summary["candidates_added"] == 6
     system.refresh_from_db()
     assert "Signature: paraphraser:wordnet|" in system.description
-    inline = study_system_generate(study=study, paraphraser="wordnet", params=WN, seed=1, name="inline",
-                                   background=False)
+    inline = study_system_generate(
+        study=study, paraphraser="wordnet", params=WN, seed=1, name="inline", background=False
+    )
     assert _texts(system) == _texts(inline)
 
 
 def test_background_failure_removes_the_empty_system_and_keeps_the_error(study, tmp_path):
     binary = _fake_apertium(tmp_path, 'echo "transfer crashed" >&2; exit 3\n')
-    system = study_system_generate(study=study, paraphraser="roundtrip-apertium", params={"binary": binary},
-                                   background=True)
+    system = study_system_generate(
+        study=study, paraphraser="roundtrip-apertium", params={"binary": binary}, background=True
+    )
     job = ImportJob.objects.get(study=study)
     assert job.status == JobStatus.RUNNING and job.phase == "waiting for a worker"  # never 'queued'
     job = system_generate_run(job_id=job.pk)
@@ -204,7 +220,8 @@ def test_running_a_generation_job_twice_writes_each_candidate_once(study):
 
 
 def test_an_unreachable_broker_fails_the_job_instead_of_leaving_it_waiting(
-        study, monkeypatch, django_capture_on_commit_callbacks):
+    study, monkeypatch, django_capture_on_commit_callbacks
+):
     monkeypatch.setattr(generation, "job_enqueue", lambda task, *args: False)
     with django_capture_on_commit_callbacks(execute=True):
         system = study_system_generate(study=study, paraphraser="wordnet", params=WN, background=True)
@@ -219,21 +236,36 @@ def test_an_unreachable_broker_fails_the_job_instead_of_leaving_it_waiting(
 def test_paraphrase_command_round_trips_text_csv_and_jsonl(tmp_path):
     src = tmp_path / "in.txt"
     src.write_text("The light shineth in darkness.\n\nAnd the world knew him not.\n", encoding="utf-8")
-    call_command("paraphrase", system="wordnet", input=src, output=tmp_path / "out.csv", seed=2, param=["lexicon_size=none"])
+    call_command(
+        "paraphrase", system="wordnet", input=src, output=tmp_path / "out.csv", seed=2, param=["lexicon_size=none"]
+    )
     with open(tmp_path / "out.csv", encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert [r["original"] for r in rows] == ["The light shineth in darkness.", "", "And the world knew him not."]
     assert rows[1]["candidate"] == "" and rows[0]["candidate"] and rows[0]["candidate"] != rows[0]["original"]
 
     (tmp_path / "in.jsonl").write_text(
-        json.dumps({"id": "v1", "original": "The light shineth in darkness."}) + "\n", encoding="utf-8")
-    call_command("paraphrase", system="wordnet", input=tmp_path / "in.jsonl", output=tmp_path / "out.jsonl",
-                 seed=2, param=["lexicon_size=none"])
+        json.dumps({"id": "v1", "original": "The light shineth in darkness."}) + "\n", encoding="utf-8"
+    )
+    call_command(
+        "paraphrase",
+        system="wordnet",
+        input=tmp_path / "in.jsonl",
+        output=tmp_path / "out.jsonl",
+        seed=2,
+        param=["lexicon_size=none"],
+    )
     row = json.loads((tmp_path / "out.jsonl").read_text(encoding="utf-8"))
     assert row["id"] == "v1" and row["candidate"] == rows[0]["candidate"]  # same seed, same output
 
-    call_command("paraphrase", system="wordnet", input=tmp_path / "out.csv", output=tmp_path / "again.tsv",
-                 seed=2, param=["lexicon_size=none"])
+    call_command(
+        "paraphrase",
+        system="wordnet",
+        input=tmp_path / "out.csv",
+        output=tmp_path / "again.tsv",
+        seed=2,
+        param=["lexicon_size=none"],
+    )
     lines = (tmp_path / "again.tsv").read_text(encoding="utf-8").splitlines()
     assert lines[0] == "original\tcandidate" and lines[1].split("\t")[1] == rows[0]["candidate"]
 
@@ -250,8 +282,13 @@ def test_paraphrase_command_errors_name_the_problem(tmp_path):
     src = tmp_path / "in.txt"
     src.write_text("Hello world.\n", encoding="utf-8")
     with pytest.raises(CommandError, match="roundtrip-apertium is unavailable"):
-        call_command("paraphrase", system="roundtrip-apertium", input=src, output=tmp_path / "o.txt",
-                     param=["binary=/nonexistent/apertium"])
+        call_command(
+            "paraphrase",
+            system="roundtrip-apertium",
+            input=src,
+            output=tmp_path / "o.txt",
+            param=["binary=/nonexistent/apertium"],
+        )
 
 
 def test_paraphrase_command_lists_paraphrasers(capsys):
@@ -264,8 +301,9 @@ def test_paraphrase_command_lists_paraphrasers(capsys):
 
 
 def test_demo_systems_file_has_three_neutral_systems_for_every_demo_original():
-    systems = parse_study_file(gzip.decompress((DEMO_DIR / "demo_systems.csv.gz").read_bytes()),
-                               filename="demo_systems.csv")
+    systems = parse_study_file(
+        gzip.decompress((DEMO_DIR / "demo_systems.csv.gz").read_bytes()), filename="demo_systems.csv"
+    )
     study = parse_study_file(gzip.decompress((DEMO_DIR / "demo_study.csv.gz").read_bytes()), filename="demo_study.csv")
     assert systems.systems == ["pivot-mt", "synonyms", "embed-nn"]
     assert {k: v.text for k, v in systems.originals.items()} == {k: v.text for k, v in study.originals.items()}
@@ -274,8 +312,10 @@ def test_demo_systems_file_has_three_neutral_systems_for_every_demo_original():
     for c in systems.candidates:
         by_system.setdefault(c.system, []).append(c.text)
     for name, texts in by_system.items():
-        changed = sum(t != systems.originals[c.original_id].text
-                      for t, c in zip(texts, [c for c in systems.candidates if c.system == name]))
+        changed = sum(
+            t != systems.originals[c.original_id].text
+            for t, c in zip(texts, [c for c in systems.candidates if c.system == name])
+        )
         assert changed >= 150, (name, changed)  # real paraphrase attempts, not copies
     signatures = (DEMO_DIR / "demo_systems.txt").read_text(encoding="utf-8")
     assert "pivot-mt\tparaphraser:roundtrip-apertium|" in signatures and "embed-nn\tparaphraser:pg1|" in signatures

@@ -26,13 +26,15 @@ PO_FILES = sorted(LOCALE.glob("*/LC_MESSAGES/django.po"))
 
 # --- the catalogs --------------------------------------------------------------------------
 
+
 def _catalog(entries) -> dict:
     out = {}
     for e in entries:
         if e.obsolete or "fuzzy" in e.flags or not e.msgid:
             continue
         out[(e.msgctxt, e.msgid)] = (
-            tuple(e.msgstr_plural[k] for k in sorted(e.msgstr_plural)) if e.msgid_plural else e.msgstr)
+            tuple(e.msgstr_plural[k] for k in sorted(e.msgstr_plural)) if e.msgid_plural else e.msgstr
+        )
     return out
 
 
@@ -51,7 +53,8 @@ def test_every_string_is_translated_and_the_committed_mo_matches_the_po(po_path)
     mo_path = po_path.with_suffix(".mo")
     assert mo_path.exists(), f"{mo_path} is missing: run make compilemessages"
     assert _catalog(polib.mofile(str(mo_path))) == _catalog(po), (
-        f"{mo_path} is stale: run make compilemessages and commit it")
+        f"{mo_path} is stale: run make compilemessages and commit it"
+    )
 
 
 @pytest.mark.parametrize("po_path", PO_FILES, ids=lambda p: p.parent.parent.name)
@@ -64,8 +67,11 @@ def test_django_serves_the_committed_translations(po_path):
         for e in po.translated_entries():
             if e.msgid_plural:
                 for n in (1, 2, 5, 11, 100):
-                    got = translation.npgettext(e.msgctxt, e.msgid, e.msgid_plural, n) if e.msgctxt else (
-                        translation.ngettext(e.msgid, e.msgid_plural, n))
+                    got = (
+                        translation.npgettext(e.msgctxt, e.msgid, e.msgid_plural, n)
+                        if e.msgctxt
+                        else (translation.ngettext(e.msgid, e.msgid_plural, n))
+                    )
                     assert got == e.msgstr_plural[plural_form(n)], (e.msgid, n)
             else:
                 got = translation.pgettext(e.msgctxt, e.msgid) if e.msgctxt else translation.gettext(e.msgid)
@@ -93,18 +99,33 @@ def test_the_catalogs_hold_exactly_the_strings_marked_in_the_code(tmp_path):
 
     def ignore(directory, names):
         top = Path(directory) == base
-        return {n for n in names if (top and n in _NOT_SCANNED) or n == "__pycache__"
-                or (Path(directory, n).is_file() and not n.endswith((".py", ".html", ".txt")))}
+        return {
+            n
+            for n in names
+            if (top and n in _NOT_SCANNED)
+            or n == "__pycache__"
+            or (Path(directory, n).is_file() and not n.endswith((".py", ".html", ".txt")))
+        }
 
     shutil.copytree(base, tmp_path / "src", ignore=ignore)
     shutil.copytree(LOCALE, tmp_path / "src" / "locale")
     langs = [p.parent.parent.name for p in PO_FILES]
-    subprocess.run([sys.executable, "manage.py", "makemessages", "--no-location", "--no-obsolete",
-                    *[f"-l{lang}" for lang in langs]], cwd=tmp_path / "src", check=True, capture_output=True,
-                   env={**os.environ, "PYTHONPATH": str(tmp_path / "src")})
+    subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "makemessages",
+            "--no-location",
+            "--no-obsolete",
+            *[f"-l{lang}" for lang in langs],
+        ],
+        cwd=tmp_path / "src",
+        check=True,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(tmp_path / "src")},
+    )
     for po_path in PO_FILES:
         fresh = polib.pofile(str(tmp_path / "src" / po_path.relative_to(base)))
         committed = polib.pofile(str(po_path))
         ids = lambda po: {(e.msgctxt, e.msgid) for e in po if not e.obsolete}  # noqa: E731
         assert ids(fresh) == ids(committed), f"{po_path}: run make messages, translate, make compilemessages"
-

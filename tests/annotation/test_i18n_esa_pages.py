@@ -28,8 +28,7 @@ def _catalog_has_esa(lang: str) -> bool:
         return translation.gettext("Marked errors") != "Marked errors"
 
 
-def test_every_esa_page_renders_in_the_study_language_with_nothing_left_in_english(client, researcher, make_user,
-                                                                                   lang):
+def test_every_esa_page_renders_in_the_study_language_with_nothing_left_in_english(client, researcher, make_user, lang):
     if not _catalog_has_esa(lang):
         pytest.skip(f"the ESA page's words are not in the {lang} catalog yet (esa.i18n.json, merged with the branch)")
     from tests.factories import study_with_data
@@ -38,8 +37,15 @@ def test_every_esa_page_renders_in_the_study_language_with_nothing_left_in_engli
     study_update(study=study, changes={"language": lang})
     judge = make_user("esa-judge")
     study_member_add(study=study, user=judge, role=Role.JUDGE)
-    design_update(study=study, changes={
-        "protocol": "esa", "seed": 5, "esa_categories": [], "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={
+            "protocol": "esa",
+            "seed": 5,
+            "esa_categories": [],
+            "control_counts": {"identical": 0, "random": 0, "unigram": 0},
+        },
+    )
     study_judging_open(study=study)
     client.force_login(judge)
     data = study_data(study)
@@ -61,7 +67,11 @@ def test_every_esa_page_renders_in_the_study_language_with_nothing_left_in_engli
     for name, response in pages.items():
         page = response.content.decode()
         # the script's words travel as JSON: English left there counts too
-        page = re.sub(r'<script id="esa-data" type="application/json">(.*?)</script>',
-                      lambda m: " ".join(json.loads(m.group(1))["words"].values()), page, flags=re.S)
+        page = re.sub(
+            r'<script id="esa-data" type="application/json">(.*?)</script>',
+            lambda m: " ".join(json.loads(m.group(1))["words"].values()),
+            page,
+            flags=re.S,
+        )
         assert SHIPPED[lang]["html"] in page, name
         assert english_left(page, data) == [], name

@@ -27,7 +27,8 @@ pytestmark = pytest.mark.django_db
 
 
 def test_every_judge_page_renders_in_the_study_language_with_nothing_left_in_english(
-        client, translated_study, judge, lang):
+    client, translated_study, judge, lang
+):
     study = translated_study
     expected = SHIPPED[lang]
     client.force_login(judge)
@@ -44,9 +45,14 @@ def test_every_judge_page_renders_in_the_study_language_with_nothing_left_in_eng
     # Revising an earlier item, then the finished page.
     assignment = assignment_for_judge(study=study, judge=judge)
     while (item := item_next_for_judge(assignment=assignment)) is not None:
-        judgment_submit(study=study, judge=judge, token=item.token, key=f"es-key-{item.position:06d}",
-                                         scores={"adequacy": 4, "fluency": 4, "dissimilarity": 3, "overall": 4},
-                                         serve_stamp=item.serve_stamp)
+        judgment_submit(
+            study=study,
+            judge=judge,
+            token=item.token,
+            key=f"es-key-{item.position:06d}",
+            scores={"adequacy": 4, "fluency": 4, "dissimilarity": 3, "overall": 4},
+            serve_stamp=item.serve_stamp,
+        )
     last = item_previous_for_judge(study=study, judge=judge)
     pages["revise"] = client.get(reverse("judging:revise", kwargs={"study_id": study.pk, "token": last.token}))
     pages["finished"] = client.get(reverse("judging:finished", kwargs={"study_id": study.pk}))
@@ -61,7 +67,8 @@ def test_every_judge_page_renders_in_the_study_language_with_nothing_left_in_eng
 
 
 def test_every_annotator_page_renders_in_the_study_language_with_nothing_left_in_english(
-        client, study, annotator, researcher, lang):
+    client, study, annotator, researcher, lang
+):
     from tests.annotation.alignment.conftest import PAIRS_JSONL
 
     expected = SHIPPED[lang]
@@ -71,8 +78,11 @@ def test_every_annotator_page_renders_in_the_study_language_with_nothing_left_in
     first, second = AlignmentAssignment.objects.filter(annotator=annotator).order_by("pk")[:2]
     client.force_login(annotator)
     data = study_data(study)
-    pages = {"home": client.get(reverse("alignment:home")), "guidelines": client.get(reverse("alignment:guidelines")),
-             "grid": client.get(reverse("alignment:grid", kwargs={"assignment_id": first.pk}))}
+    pages = {
+        "home": client.get(reverse("alignment:home")),
+        "guidelines": client.get(reverse("alignment:guidelines")),
+        "grid": client.get(reverse("alignment:grid", kwargs={"assignment_id": first.pk})),
+    }
     assignment_submit(assignment=second, sure=[[0, 0]], possible=[], revision=0, active_seconds=1)
     pages["submitted"] = client.get(reverse("alignment:grid", kwargs={"assignment_id": second.pk}))
     for name, response in pages.items():
@@ -104,7 +114,8 @@ def test_the_submit_confirmation_reaches_the_annotator_in_the_study_language(cli
 
 
 def test_researcher_pages_stay_in_the_site_language_after_a_judge_page_on_the_same_thread(
-        client, translated_study, judge, researcher, lang):
+    client, translated_study, judge, researcher, lang
+):
     client.force_login(judge)
     assert SHIPPED[lang]["judge-home"] in client.get(reverse("judging:home")).content.decode()
     assert translation.get_language() == settings.LANGUAGE_CODE  # the judge page's language did not leak
@@ -116,7 +127,8 @@ def test_researcher_pages_stay_in_the_site_language_after_a_judge_page_on_the_sa
 
 
 def test_a_page_listing_several_studies_uses_their_language_only_when_they_share_one(
-        client, translated_study, judge, lang):
+    client, translated_study, judge, lang
+):
     from tests.factories import study_with_data
 
     client.force_login(judge)
@@ -137,8 +149,12 @@ def test_study_texts_take_their_own_direction(client, translated_study, judge):
 def test_the_researcher_sets_the_language_on_the_study_page(client, study, researcher):
     client.force_login(researcher)
     url = reverse("annotation:study_detail", kwargs={"study_id": study.pk})
-    form = {"action": "settings", "settings-name": study.name, "settings-participant_title": "Pares",
-            "settings-description": ""}
+    form = {
+        "action": "settings",
+        "settings-name": study.name,
+        "settings-participant_title": "Pares",
+        "settings-description": "",
+    }
     assert client.post(url, form | {"settings-language": "es"}).status_code == 302
     study.refresh_from_db()
     assert study.language == "es"
@@ -153,8 +169,10 @@ def test_the_api_creates_reads_and_changes_a_study_language(api_client, study, r
     api_client.force_authenticate(researcher)
     r = api_client.post(reverse("annotation-api:study_create"), {"name": "Encuesta", "language": "es"}, format="json")
     assert r.status_code == 201 and r.json()["language"] == "es"
-    assert api_client.post(reverse("annotation-api:study_create"), {"name": "Other"}, format="json").json()[
-        "language"] == "en"
+    assert (
+        api_client.post(reverse("annotation-api:study_create"), {"name": "Other"}, format="json").json()["language"]
+        == "en"
+    )
     url = reverse("annotation-api:study_update", kwargs={"study_id": study.pk})
     r = api_client.patch(url, {"language": "es"}, format="json")
     assert r.status_code == 200 and r.json()["language"] == "es"
@@ -174,4 +192,3 @@ def test_a_study_language_is_never_switched_on_outside_a_participant_page(study)
     seen = []
     participant_page(lambda request: (study_language_activate(study), seen.append(translation.get_language())))(None)
     assert seen == ["ar"] and translation.get_language() == settings.LANGUAGE_CODE
-

@@ -24,6 +24,7 @@ pytestmark = pytest.mark.django_db
 
 # --- the field-study, training, screening and comparison pages -----------------------------------
 
+
 def _assert_translated(pages: dict, lang: str, data: set[str]) -> None:
     for name, response in pages.items():
         html = response.content.decode()
@@ -32,22 +33,24 @@ def _assert_translated(pages: dict, lang: str, data: set[str]) -> None:
 
 
 def test_every_field_study_page_renders_in_the_study_language_with_nothing_left_in_english(
-        client, study, researcher, lang):
+    client, study, researcher, lang
+):
     from annotation.participation import services as participation_services
     from tests.annotation.participation.conftest import prolific_params, rate
 
     study_update(study=study, changes={"language": lang})
-    design_update(study=study, changes={
-        "control_counts": {"identical": 0, "random": 0, "unigram": 0}, "seed": 11})
+    design_update(study=study, changes={"control_counts": {"identical": 0, "random": 0, "unigram": 0}, "seed": 11})
     study_judging_open(study=study)
     study.refresh_from_db()
-    link = participation_services.join_link_create(study=study, role="judge", platform="prolific",
-                                                   created_by=researcher, completion_code="C1A2B3C4")
+    link = participation_services.join_link_create(
+        study=study, role="judge", platform="prolific", created_by=researcher, completion_code="C1A2B3C4"
+    )
     consent = "Texto de consentimiento del estudio."
     before = {"name": "level", "type": "choice", "label": "Nivel", "required": True, "choices": ["uno", "dos"]}
     after = {"name": "comment", "type": "text", "label": "Comentario"}
-    participation_services.participation_settings_update(study=study, consent_text=consent,
-                                                         questions_before=[before], questions_after=[after])
+    participation_services.participation_settings_update(
+        study=study, consent_text=consent, questions_before=[before], questions_after=[after]
+    )
     data = study_data(study) | {consent, "Nivel", "uno", "dos", "Comentario", "C1A2B3C4"}
     params = prolific_params()
     join_url = reverse("participation:join", args=[link.token])
@@ -76,16 +79,30 @@ def test_every_field_study_page_renders_in_the_study_language_with_nothing_left_
 
 
 def test_training_feedback_attention_and_screened_out_pages_render_in_the_study_language(
-        client, translated_study, judge, lang):
+    client, translated_study, judge, lang
+):
     from annotation.judging import screening, training
 
     study = translated_study
-    row = {"original": "Oración de práctica.", "candidate": "Frase de práctica.", "adequacy": 5,
-           "explanation": "Significan lo mismo."}
+    row = {
+        "original": "Oración de práctica.",
+        "candidate": "Frase de práctica.",
+        "adequacy": 5,
+        "explanation": "Significan lo mismo.",
+    }
     training.training_item_add(study=study, row=row)
-    screening.screening_settings_update(study=study, changes={
-        "training_criteria": ["adequacy"], "training_tolerance": 0, "training_required": 1, "training_retries": 1,
-        "attention_count": 1, "attention_policy": "end", "attention_max_failures": 1})
+    screening.screening_settings_update(
+        study=study,
+        changes={
+            "training_criteria": ["adequacy"],
+            "training_tolerance": 0,
+            "training_required": 1,
+            "training_retries": 1,
+            "attention_count": 1,
+            "attention_policy": "end",
+            "attention_max_failures": 1,
+        },
+    )
     data = study_data(study) | set(row.values()) - {5}
     client.force_login(judge)
     client.post(reverse("judging:instructions", kwargs={"study_id": study.pk}))
@@ -97,11 +114,13 @@ def test_training_feedback_attention_and_screened_out_pages_render_in_the_study_
 
     def answer(adequacy):
         token = re.search(r'name="token" value="([^"]*)"', client.get(training_url).content.decode()).group(1)
-        return client.post(training_url, {"token": token, "adequacy": adequacy, "fluency": 4, "dissimilarity": 3,
-                                          "overall": 4})
+        return client.post(
+            training_url, {"token": token, "adequacy": adequacy, "fluency": 4, "dissimilarity": 3, "overall": 4}
+        )
 
-    pages["training-error"] = client.post(training_url, {"token": re.search(
-        r'name="token" value="([^"]*)"', pages["training"].content.decode()).group(1)})
+    pages["training-error"] = client.post(
+        training_url, {"token": re.search(r'name="token" value="([^"]*)"', pages["training"].content.decode()).group(1)}
+    )
     assert pages["training-error"].status_code == 400
     assert answer(1)["Location"] == feedback_url
     pages["feedback-retry"] = client.get(feedback_url)
@@ -114,16 +133,24 @@ def test_training_feedback_attention_and_screened_out_pages_render_in_the_study_
             break
         token = re.search(r'name="token" value="([^"]*)"', r.content.decode()).group(1)
         serve = re.search(r'name="serve" value="([^"]*)"', r.content.decode())
-        client.post(reverse("judging:submit", kwargs={"study_id": study.pk}), {
-            "token": token, "serve": serve.group(1) if serve else "", "key": f"i18n-{_:04d}",
-            "adequacy": 4, "fluency": 4, "dissimilarity": 3, "overall": 4})
+        client.post(
+            reverse("judging:submit", kwargs={"study_id": study.pk}),
+            {
+                "token": token,
+                "serve": serve.group(1) if serve else "",
+                "key": f"i18n-{_:04d}",
+                "adequacy": 4,
+                "fluency": 4,
+                "dissimilarity": 3,
+                "overall": 4,
+            },
+        )
     assert r["Location"] == attention_url
     pages["attention"] = client.get(attention_url)
     html = pages["attention"].content.decode()
     token = re.search(r'name="token" value="([^"]*)"', html).group(1)
     chosen = {int(v) for v in re.findall(r'name="value" id="value-(\d+)"', html)}
-    expected = assignment_for_judge(study=study, judge=judge).attention_checks.get(
-        token=token).expected
+    expected = assignment_for_judge(study=study, judge=judge).attention_checks.get(token=token).expected
     wrong = min(chosen - {int(expected)})  # a discrete criterion: any other point fails the check
     client.post(attention_url, {"token": token, "value": wrong})
     pages["screened-out"] = client.get(reverse("judging:screened_out", kwargs={"study_id": study.pk}))
@@ -132,15 +159,18 @@ def test_training_feedback_attention_and_screened_out_pages_render_in_the_study_
 
 
 def test_every_comparison_page_renders_in_the_study_language_with_nothing_left_in_english(
-        client, researcher, make_user, lang):
+    client, researcher, make_user, lang
+):
     from tests.factories import study_with_data
 
     study = study_with_data(owner=researcher, n_originals=2, systems=("alpha", "beta"), name="Comparación")
     study_update(study=study, changes={"language": lang})
     judge = make_user("cmp-judge")
     study_member_add(study=study, user=judge, role=Role.JUDGE)
-    design_update(study=study, changes={
-        "protocol": "comparison", "seed": 5, "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={"protocol": "comparison", "seed": 5, "control_counts": {"identical": 0, "random": 0, "unigram": 0}},
+    )
     study_judging_open(study=study)
     client.force_login(judge)
     data = study_data(study)
@@ -162,4 +192,5 @@ def test_every_comparison_page_renders_in_the_study_language_with_nothing_left_i
     _assert_translated(pages, lang, data)
     with translation.override(lang):
         assert f'data-msg-missing="{translation.gettext("Answer every question first.")}"' in (
-            pages["compare"].content.decode())
+            pages["compare"].content.decode()
+        )

@@ -11,8 +11,11 @@ GOOD = b"original_id,original,system,candidate\n1,The cat sat.,human,A cat was s
 
 
 def counts(study):
-    return (Original.objects.filter(study=study).count(), System.objects.filter(study=study).count(),
-            Candidate.objects.filter(original__study=study).count())
+    return (
+        Original.objects.filter(study=study).count(),
+        System.objects.filter(study=study).count(),
+        Candidate.objects.filter(original__study=study).count(),
+    )
 
 
 @pytest.fixture
@@ -27,13 +30,16 @@ def test_small_import_writes_originals_systems_candidates(empty_study):
     assert job.summary["candidates_added"] == 3
 
 
-@pytest.mark.parametrize("bad", [
-    b"original_id,original,system,candidate\n1,a,s,b\n2,c,s,\n",  # empty text late in the file
-    b"original_id,original,system,candidate\n1,a,s,b\n1,a,s,c\n",  # duplicate
-    b"original_id,original,system,candidate\n1,a,s,b\n1,zz,t,c\n",  # two texts
-    b"original_id,original,system\n1,a,s\n",  # missing column
-    b"original_id,original,system,candidate\n1,a,s,b\n2,\xff,s,c\n",  # encoding
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        b"original_id,original,system,candidate\n1,a,s,b\n2,c,s,\n",  # empty text late in the file
+        b"original_id,original,system,candidate\n1,a,s,b\n1,a,s,c\n",  # duplicate
+        b"original_id,original,system,candidate\n1,a,s,b\n1,zz,t,c\n",  # two texts
+        b"original_id,original,system\n1,a,s\n",  # missing column
+        b"original_id,original,system,candidate\n1,a,s,b\n2,\xff,s,c\n",  # encoding
+    ],
+)
 def test_bad_file_leaves_row_counts_unchanged(empty_study, bad):
     study_import_file(study=empty_study, data=GOOD, filename="d.csv")
     before = counts(empty_study)

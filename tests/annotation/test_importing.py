@@ -25,11 +25,17 @@ def test_long_csv_parses_originals_systems_and_candidates():
     assert p.layout == "long"
     assert list(p.originals) == ["1", "2"]
     assert p.systems == ["human", "mt"]
-    assert [(c.original_id, c.system, c.line) for c in p.candidates] == [("1", "human", 2), ("1", "mt", 3), ("2", "human", 4)]
+    assert [(c.original_id, c.system, c.line) for c in p.candidates] == [
+        ("1", "human", 2),
+        ("1", "mt", 3),
+        ("2", "human", 4),
+    ]
 
 
 def test_wide_tsv_parses_one_column_per_system_with_optional_columns():
-    text = "original_id\toriginal\treference\thuman\tmt\n1\tThe cat sat.\tA cat sat.\tA cat was sitting.\tThe cat sits.\n"
+    text = (
+        "original_id\toriginal\treference\thuman\tmt\n1\tThe cat sat.\tA cat sat.\tA cat was sitting.\tThe cat sits.\n"
+    )
     p = parse(text, "data.tsv")
     assert p.layout == "wide"
     assert p.systems == ["human", "mt"]
@@ -75,7 +81,10 @@ def test_original_id_with_two_texts_names_both_lines():
 
 def test_duplicate_original_and_system_names_both_lines():
     err = error_of("original_id,original,system,candidate\n1,a,s,b\n1,a,s,c\n")
-    assert "line 3, column 'candidate': duplicate candidate: original '1' and system 's' already appeared on line 2" in str(err)
+    assert (
+        "line 3, column 'candidate': duplicate candidate: original '1' and system 's' already appeared on line 2"
+        in str(err)
+    )
 
 
 def test_bad_encoding_names_the_line_of_the_first_bad_byte():

@@ -38,17 +38,32 @@ def _at(text, word):
 def test_paraeval_lines_parse_with_code_point_offsets_both_sides_and_the_missing_marker():
     s, e = _at(CANDIDATE, "refuse")
     os_, oe = _at(ORIGINAL, "holdout")
-    parsed = parse_esa_spans_file(jsonl({
-        "judge": "j1", "original_id": "o1", "system": "human1", "score": 70, "seconds": 12.5,
-        "error_spans": [{"side": "candidate", "start": s, "end": e, "severity": "minor"},
-                        {"side": "original", "start": os_, "end": oe, "severity": "Major", "category": "omission"},
-                        {"missing": True, "severity": "minor"}],
-        "proposed_spans": [{"start": s, "end": e, "severity": "minor", "category": "addition"}],
-    }), filename="f.jsonl", texts=TEXTS)
+    parsed = parse_esa_spans_file(
+        jsonl(
+            {
+                "judge": "j1",
+                "original_id": "o1",
+                "system": "human1",
+                "score": 70,
+                "seconds": 12.5,
+                "error_spans": [
+                    {"side": "candidate", "start": s, "end": e, "severity": "minor"},
+                    {"side": "original", "start": os_, "end": oe, "severity": "Major", "category": "omission"},
+                    {"missing": True, "severity": "minor"},
+                ],
+                "proposed_spans": [{"start": s, "end": e, "severity": "minor", "category": "addition"}],
+            }
+        ),
+        filename="f.jsonl",
+        texts=TEXTS,
+    )
     (row,) = parsed.rows
     assert (row.judge, row.original_id, row.system, row.score, row.seconds) == ("j1", "o1", "human1", 70.0, 12.5)
-    assert row.spans == (ErrorSpan("candidate", s, e, "minor"), ErrorSpan("original", os_, oe, "major", "omission"),
-                         ErrorSpan.missing_marker("minor"))
+    assert row.spans == (
+        ErrorSpan("candidate", s, e, "minor"),
+        ErrorSpan("original", os_, oe, "major", "omission"),
+        ErrorSpan.missing_marker("minor"),
+    )
     assert row.proposed == (ErrorSpan("candidate", s, e, "minor", "addition"),)
     assert row.candidate_text == CANDIDATE
 
@@ -57,31 +72,58 @@ def test_appraise_spans_inclusive_utf16_and_missing_convert_to_code_points():
     s, e = _at(CANDIDATE, "man said")  # after the emoji: UTF-16 and code points differ by one
     u_start, u_end = codepoint_to_utf16(CANDIDATE, s), codepoint_to_utf16(CANDIDATE, e)
     assert u_start == s + 1
-    parsed = parse_esa_spans_file(jsonl({
-        "judge": "j1", "original_id": "o1", "system": "human1", "score": 55, "candidate": CANDIDATE,
-        "error_spans": [{"start_i": u_start, "end_i": u_end - 1, "severity": "major", "error_type": "Accuracy"},
-                        {"start_i": "missing", "end_i": "missing", "severity": "minor"}],
-    }), filename="f.jsonl")
+    parsed = parse_esa_spans_file(
+        jsonl(
+            {
+                "judge": "j1",
+                "original_id": "o1",
+                "system": "human1",
+                "score": 55,
+                "candidate": CANDIDATE,
+                "error_spans": [
+                    {"start_i": u_start, "end_i": u_end - 1, "severity": "major", "error_type": "Accuracy"},
+                    {"start_i": "missing", "end_i": "missing", "severity": "minor"},
+                ],
+            }
+        ),
+        filename="f.jsonl",
+    )
     spans = parsed.rows[0].spans
-    assert CANDIDATE[spans[0].start:spans[0].end] == "man said" and spans[0].category == "Accuracy"
+    assert CANDIDATE[spans[0].start : spans[0].end] == "man said" and spans[0].category == "Accuracy"
     assert spans[1].missing
 
 
 def test_a_pearmut_output_line_becomes_one_row_per_model_with_its_texts_and_prefilled_spans():
     mt_text = "كَتَبَ الولدُ الدرسَ."
     line = {
-        "user_id": "squealing-hit-488", "item_i": 0, "actions": [],
-        "item": [{"item_id": "o1", "src": ORIGINAL, "tgt": {"human1": CANDIDATE, "mt": mt_text},
-                  "error_spans": {"mt": [{"start_i": 0, "end_i": 5, "severity": "minor", "category": None}]}}],
-        "annotation": [{"human1": {"score": 90, "error_spans": [], "textfield": None},
-                        "mt": {"score": 40, "error_spans": [
-                            {"start_i": 0, "end_i": 5, "severity": "major", "category": None},
-                            {"start_i": len(mt_text), "end_i": len(mt_text), "severity": "minor", "category": None}]}}],
+        "user_id": "squealing-hit-488",
+        "item_i": 0,
+        "actions": [],
+        "item": [
+            {
+                "item_id": "o1",
+                "src": ORIGINAL,
+                "tgt": {"human1": CANDIDATE, "mt": mt_text},
+                "error_spans": {"mt": [{"start_i": 0, "end_i": 5, "severity": "minor", "category": None}]},
+            }
+        ],
+        "annotation": [
+            {
+                "human1": {"score": 90, "error_spans": [], "textfield": None},
+                "mt": {
+                    "score": 40,
+                    "error_spans": [
+                        {"start_i": 0, "end_i": 5, "severity": "major", "category": None},
+                        {"start_i": len(mt_text), "end_i": len(mt_text), "severity": "minor", "category": None},
+                    ],
+                },
+            }
+        ],
     }
     rows = {r.system: r for r in parse_esa_spans_file(jsonl(line), filename="f.jsonl").rows}
     assert set(rows) == {"human1", "mt"} and rows["human1"].judge == "squealing-hit-488"
     major, missing = rows["mt"].spans
-    assert mt_text[major.start:major.end] == "كَتَبَ" and missing.missing
+    assert mt_text[major.start : major.end] == "كَتَبَ" and missing.missing
     assert rows["mt"].proposed[0].severity == "minor" and rows["mt"].original_text == ORIGINAL
 
 
@@ -95,8 +137,11 @@ def test_every_problem_is_listed_at_once_with_line_and_column():
         {**good, "judge": "j4", "error_spans": [{"start": 0, "end": 3, "severity": "critical"}]},
         {**good, "judge": "j5", "system": "control:identical"},
         good,
-        {**good, "judge": "j6", "error_spans": [{"start": 0, "end": 4, "severity": "minor"},
-                                                {"start": 2, "end": 6, "severity": "minor"}]},
+        {
+            **good,
+            "judge": "j6",
+            "error_spans": [{"start": 0, "end": 4, "severity": "minor"}, {"start": 2, "end": 6, "severity": "minor"}],
+        },
         {**good, "judge": "j7", "colour": "red"},
         {**good, "judge": "j8", "original_id": "nope"},
     )
@@ -115,17 +160,20 @@ def test_every_problem_is_listed_at_once_with_line_and_column():
     assert by_line[10][0] == "original_id" and "no candidate" in by_line[10][1]
 
 
-@pytest.mark.parametrize("span, words", [
-    ({"start": 0, "end": 1, "severity": "minor"}, "splits the character"),  # kaf without its fatha
-    ({"start": True, "end": 2, "severity": "minor"}, "whole numbers"),
-    ({"start": 0, "end": 2.0, "severity": "minor"}, "whole numbers"),
-    ({"start": 0, "end": 10**30, "severity": "minor"}, "not inside the text"),
-    ({"start": 0, "end": 2, "severity": "minor", "side": "reference"}, "side must be"),
-    ({"start": 0, "end": 2, "start_i": 0, "severity": "minor"}, "not both"),
-    ({"start": 0, "end": 2, "severity": "minor", "category": "x" * 500}, "category"),
-    ({"missing": True, "side": "original", "severity": "minor"}, "candidate side"),
-    ([1, 2], "an object"),
-])
+@pytest.mark.parametrize(
+    "span, words",
+    [
+        ({"start": 0, "end": 1, "severity": "minor"}, "splits the character"),  # kaf without its fatha
+        ({"start": True, "end": 2, "severity": "minor"}, "whole numbers"),
+        ({"start": 0, "end": 2.0, "severity": "minor"}, "whole numbers"),
+        ({"start": 0, "end": 10**30, "severity": "minor"}, "not inside the text"),
+        ({"start": 0, "end": 2, "severity": "minor", "side": "reference"}, "side must be"),
+        ({"start": 0, "end": 2, "start_i": 0, "severity": "minor"}, "not both"),
+        ({"start": 0, "end": 2, "severity": "minor", "category": "x" * 500}, "category"),
+        ({"missing": True, "side": "original", "severity": "minor"}, "candidate side"),
+        ([1, 2], "an object"),
+    ],
+)
 def test_hostile_spans_are_refused_with_a_reason(span, words):
     data = jsonl({"judge": "j1", "original_id": "o1", "system": "mt", "error_spans": [span]})
     ((line, column, message),) = issues_of(parse_esa_spans_file, data, texts=TEXTS)
@@ -135,10 +183,21 @@ def test_hostile_spans_are_refused_with_a_reason(span, words):
 def test_utf16_offsets_inside_a_surrogate_pair_or_without_a_text_are_refused():
     inside = codepoint_to_utf16(CANDIDATE, CANDIDATE.index("😀")) + 1
     data = jsonl(
-        {"judge": "j1", "original_id": "o1", "system": "human1", "offsets": "utf16", "candidate": CANDIDATE,
-         "error_spans": [{"start": 0, "end": inside, "severity": "minor"}]},
-        {"judge": "j2", "original_id": "o1", "system": "human1", "offsets": "utf16",
-         "error_spans": [{"start": 0, "end": 2, "severity": "minor"}]},
+        {
+            "judge": "j1",
+            "original_id": "o1",
+            "system": "human1",
+            "offsets": "utf16",
+            "candidate": CANDIDATE,
+            "error_spans": [{"start": 0, "end": inside, "severity": "minor"}],
+        },
+        {
+            "judge": "j2",
+            "original_id": "o1",
+            "system": "human1",
+            "offsets": "utf16",
+            "error_spans": [{"start": 0, "end": 2, "severity": "minor"}],
+        },
         {"judge": "j3", "original_id": "o1", "system": "human1", "offsets": "bytes", "error_spans": []},
     )
     found = issues_of(parse_esa_spans_file, data)
@@ -155,8 +214,14 @@ def test_hostile_files_are_refused_before_work_or_as_a_whole():
     assert issues_of(parse_esa_spans_file, nan)[0][1] == "score"
     deep = b'{"judge": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     assert issues_of(parse_esa_spans_file, deep)[0][0] == 1
-    many = jsonl({"judge": "j1", "original_id": "o1", "system": "s",
-                  "error_spans": [{"start": k, "end": k + 1, "severity": "minor"} for k in range(MAX_SPANS + 1)]})
+    many = jsonl(
+        {
+            "judge": "j1",
+            "original_id": "o1",
+            "system": "s",
+            "error_spans": [{"start": k, "end": k + 1, "severity": "minor"} for k in range(MAX_SPANS + 1)],
+        }
+    )
     assert "at most" in issues_of(parse_esa_spans_file, many)[0][2]
     bloated = jsonl({"judge": "j1", "original_id": "o1", "system": "s", "score": "x" * 1_000_000, "error_spans": []})
     assert len(issues_of(parse_esa_spans_file, bloated)[0][2]) < 200  # a bad value is quoted short
@@ -165,11 +230,19 @@ def test_hostile_files_are_refused_before_work_or_as_a_whole():
 
 
 def test_rankings_parse_ties_as_nested_lists_with_optional_scores():
-    parsed = parse_rankings_file(jsonl(
-        {"judge": "j1", "original_id": "o1", "ranking": ["human1", ["mt", "para"], "lm"],
-         "scores": {"human1": 90, "mt": 60, "para": 60}, "seconds": 30},
-        {"judge": "j2", "original_id": 7, "ranking": [["a", "b"], "c"]},
-    ), filename="r.jsonl")
+    parsed = parse_rankings_file(
+        jsonl(
+            {
+                "judge": "j1",
+                "original_id": "o1",
+                "ranking": ["human1", ["mt", "para"], "lm"],
+                "scores": {"human1": 90, "mt": 60, "para": 60},
+                "seconds": 30,
+            },
+            {"judge": "j2", "original_id": 7, "ranking": [["a", "b"], "c"]},
+        ),
+        filename="r.jsonl",
+    )
     first, second = parsed.rows
     assert first.groups == (("human1",), ("mt", "para"), ("lm",)) and first.scores["mt"] == 60.0
     assert second.original_id == "7" and second.scores == {}
@@ -213,11 +286,42 @@ def test_ranking_files_refuse_oversized_and_overlong_input():
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-        st.sampled_from(["judge", "original_id", "system", "score", "error_spans", "proposed_spans", "start", "end",
-                         "start_i", "end_i", "severity", "side", "missing", "category", "offsets", "candidate",
-                         "ranking", "scores", "seconds", "user_id", "item", "annotation", "tgt", "src", "item_id"]),
-        inner, max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "judge",
+                    "original_id",
+                    "system",
+                    "score",
+                    "error_spans",
+                    "proposed_spans",
+                    "start",
+                    "end",
+                    "start_i",
+                    "end_i",
+                    "severity",
+                    "side",
+                    "missing",
+                    "category",
+                    "offsets",
+                    "candidate",
+                    "ranking",
+                    "scores",
+                    "seconds",
+                    "user_id",
+                    "item",
+                    "annotation",
+                    "tgt",
+                    "src",
+                    "item_id",
+                ]
+            ),
+            inner,
+            max_size=6,
+        )
+    ),
     max_leaves=25,
 )
 
@@ -237,10 +341,21 @@ def test_any_input_either_parses_or_is_refused_with_located_issues(value):
 @given(score=_json, spans=st.lists(_json, max_size=3), ranking=_json, item=_json, offsets=_json)
 def test_well_shaped_lines_with_hostile_fields_never_crash(score, spans, ranking, item, offsets):
     lines = [
-        {"judge": "j1", "original_id": "o1", "system": "human1", "score": score, "error_spans": spans,
-         "candidate": CANDIDATE, "original": ORIGINAL, "offsets": offsets},
-        {"user_id": "u", "item": [{"item_id": "o1", "src": ORIGINAL, "tgt": {"m": CANDIDATE}}, item],
-         "annotation": [{"m": {"score": score, "error_spans": spans}}, {"m": item}]},
+        {
+            "judge": "j1",
+            "original_id": "o1",
+            "system": "human1",
+            "score": score,
+            "error_spans": spans,
+            "candidate": CANDIDATE,
+            "original": ORIGINAL,
+            "offsets": offsets,
+        },
+        {
+            "user_id": "u",
+            "item": [{"item_id": "o1", "src": ORIGINAL, "tgt": {"m": CANDIDATE}}, item],
+            "annotation": [{"m": {"score": score, "error_spans": spans}}, {"m": item}],
+        },
     ]
     for line in lines:
         try:
@@ -248,8 +363,9 @@ def test_well_shaped_lines_with_hostile_fields_never_crash(score, spans, ranking
         except StudyImportError as exc:
             assert exc.issues
     try:
-        parse_rankings_file(jsonl({"judge": "j1", "original_id": "o1", "ranking": ranking, "scores": score}),
-                            filename="r.jsonl")
+        parse_rankings_file(
+            jsonl({"judge": "j1", "original_id": "o1", "ranking": ranking, "scores": score}), filename="r.jsonl"
+        )
     except StudyImportError as exc:
         assert exc.issues
 
@@ -259,12 +375,23 @@ def test_exported_lines_read_back_to_the_same_spans(style, offsets):
     candidate = "كَتَبَ الولدُ 😀 الدرسَ 👩‍👩‍👧 بسرعة."
     s1, e1 = _at(candidate, "الولدُ")
     s2, e2 = _at(candidate, "👩‍👩‍👧 بسرعة")
-    spans = (ErrorSpan("candidate", s1, e1, "minor", "fluency"), ErrorSpan("candidate", s2, e2, "major"),
-             ErrorSpan.missing_marker("minor"))
+    spans = (
+        ErrorSpan("candidate", s1, e1, "minor", "fluency"),
+        ErrorSpan("candidate", s2, e2, "major"),
+        ErrorSpan.missing_marker("minor"),
+    )
     if style == "paraeval":
         spans += (ErrorSpan("original", *_at(ORIGINAL, "holdout"), "major", "omission"),)
-    annotation = EsaAnnotation("j1", "o1", "o1", "mt", spans, 35.0, seconds=20.0,
-                               proposed=(ErrorSpan("candidate", s1, e1, "minor", "addition"),))
+    annotation = EsaAnnotation(
+        "j1",
+        "o1",
+        "o1",
+        "mt",
+        spans,
+        35.0,
+        seconds=20.0,
+        proposed=(ErrorSpan("candidate", s1, e1, "minor", "addition"),),
+    )
     line = annotation_line(annotation, ORIGINAL, candidate, style=style, offsets=offsets)
     (row,) = parse_esa_spans_file(line.encode("utf-8"), filename="f.jsonl").rows
     assert row.spans == spans and row.proposed == annotation.proposed

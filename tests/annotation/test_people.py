@@ -32,6 +32,7 @@ def roles(study, username: str) -> set[str]:
 
 # --- services -------------------------------------------------------------------------------
 
+
 def test_new_accounts_get_a_password_returned_once_and_stored_only_hashed(study):
     made = study_people_create(study=study, lines=["ada", "Bo@Example.org"], role=Role.JUDGE)
     assert [p.username for p in made] == ["ada", "bo@example.org"] and made[1].email == "bo@example.org"
@@ -46,8 +47,9 @@ def test_new_accounts_get_a_password_returned_once_and_stored_only_hashed(study)
 def test_bulk_creation_is_all_or_nothing_with_an_error_for_each_bad_line(study, make_user):
     make_user("taken")
     with pytest.raises(PeopleError) as info:
-        study_people_create(study=study, role=Role.ANNOTATOR, lines=[
-            "fine1", "has space", "Taken", "fine1", "bad@", "x" * 151, "fine2"])
+        study_people_create(
+            study=study, role=Role.ANNOTATOR, lines=["fine1", "has space", "Taken", "fine1", "bad@", "x" * 151, "fine2"]
+        )
     issues = info.value.issues
     assert "line 2 (“has space”): a username may hold only letters, digits and @ . + - _" in issues
     assert any(i.startswith("line 3 (“Taken”): an account with this name exists") for i in issues)
@@ -106,7 +108,8 @@ def test_a_signin_link_is_stored_hashed_works_once_and_expires(client, study):
     # An expired link, and a made-up one.
     token = signin_link_create(user=user)
     SignInLink.objects.filter(token_hash=hashlib.sha256(token.encode()).hexdigest()).update(
-        expires_at=timezone.now() - timedelta(seconds=1))
+        expires_at=timezone.now() - timedelta(seconds=1)
+    )
     r = client.post(reverse("annotation:signin_link", kwargs={"token": token}))
     assert r.status_code == 410 and "expired" in r.content.decode()
     r = client.post(reverse("annotation:signin_link", kwargs={"token": "x" * 43}))
@@ -116,6 +119,7 @@ def test_a_signin_link_is_stored_hashed_works_once_and_expires(client, study):
 
 
 # --- the study page ----------------------------------------------------------------------------
+
 
 def test_the_study_page_adds_new_people_and_shows_their_passwords_once(client, study, researcher):
     client.force_login(researcher)
@@ -129,8 +133,10 @@ def test_the_study_page_adds_new_people_and_shows_their_passwords_once(client, s
     for username, secret in zip(["p1", "p2", "p3@lab.org"], secrets_shown):
         assert User.objects.get(username=username).check_password(secret)
     # The study page does not show them again.
-    assert not any(s in client.get(reverse("annotation:study_detail", kwargs={"study_id": study.pk})).content.decode()
-                   for s in secrets_shown)
+    assert not any(
+        s in client.get(reverse("annotation:study_detail", kwargs={"study_id": study.pk})).content.decode()
+        for s in secrets_shown
+    )
 
 
 def test_the_study_page_makes_sign_in_links_and_adds_existing_accounts(client, study, researcher, make_user):
@@ -150,7 +156,9 @@ def test_the_study_page_lists_every_bad_line_adds_nobody_and_answers_400(client,
     r = client.post(url, {"people-role": "annotator", "people-mode": "existing", "people-people": "jude\nnope"})
     assert r.status_code == 400
     html = r.content.decode()
-    assert "Nobody was added" in html and "jude is already a judge in this study and cannot also be an annotator" in html
+    assert (
+        "Nobody was added" in html and "jude is already a judge in this study and cannot also be an annotator" in html
+    )
     assert "line 2 (“nope”): no user has this name" in html
     r = client.post(url, {"people-role": "boss", "people-mode": "existing", "people-people": "x"})
     assert r.status_code == 400
@@ -161,13 +169,19 @@ def test_only_the_studys_researchers_may_add_people(client, study, make_user, ju
     url = reverse("annotation:study_people_add", kwargs={"study_id": study.pk})
     for user in (outsider, judge):
         client.force_login(user)
-        assert client.post(url, {"people-role": "judge", "people-mode": "password", "people-people": "z"}).status_code == 403
+        assert (
+            client.post(url, {"people-role": "judge", "people-mode": "password", "people-people": "z"}).status_code
+            == 403
+        )
     assert not User.objects.filter(username="z").exists()
 
 
 # --- the API ----------------------------------------------------------------------------------
 
-def test_the_api_creates_people_with_passwords_or_links_and_adds_existing_ones(api_client, study, researcher, make_user):
+
+def test_the_api_creates_people_with_passwords_or_links_and_adds_existing_ones(
+    api_client, study, researcher, make_user
+):
     api_client.force_authenticate(researcher)
     url = reverse("annotation-api:people_create", kwargs={"study_id": study.pk})
     r = api_client.post(url, {"role": "judge", "people": ["q1", "q2@lab.org"]}, format="json")
@@ -182,7 +196,10 @@ def test_the_api_creates_people_with_passwords_or_links_and_adds_existing_ones(a
     assert r.status_code == 400 and r.json()["errors"][0].startswith("line 1 (“q1”): an account with this name exists")
     assert not User.objects.filter(username="ok").exists()
     assert api_client.post(url, {"role": "judge", "people": []}, format="json").status_code == 400
-    assert api_client.post(url, {"role": "judge", "people": "q9", "delivery": "carrier pigeon"}, format="json").status_code == 400
+    assert (
+        api_client.post(url, {"role": "judge", "people": "q9", "delivery": "carrier pigeon"}, format="json").status_code
+        == 400
+    )
     make_user("r1")
     add = reverse("annotation-api:people_add", kwargs={"study_id": study.pk})
     r = api_client.post(add, {"role": "annotator", "usernames": ["r1"]}, format="json")
@@ -195,6 +212,7 @@ def test_the_api_creates_people_with_passwords_or_links_and_adds_existing_ones(a
 
 
 # --- manage.py ----------------------------------------------------------------------------------
+
 
 def test_create_researcher_makes_the_first_researcher_and_prints_the_password_once(client):
     out = io.StringIO()
@@ -224,7 +242,9 @@ def test_add_participants_adds_existing_or_new_people_all_or_nothing(study, make
     names = tmp_path / "names.txt"
     names.write_text("n1\nn2@lab.org\n\n", encoding="utf-8")
     out = io.StringIO()
-    call_command("add_participants", str(study.pk), "--role", "judge", "--new", "--link", "--file", str(names), stdout=out)
+    call_command(
+        "add_participants", str(study.pk), "--role", "judge", "--new", "--link", "--file", str(names), stdout=out
+    )
     lines = out.getvalue().splitlines()
     assert len(lines) == 3 and lines[2].startswith("n2@lab.org\tn2@lab.org\thttp://127.0.0.1:8000/signin/")
     with pytest.raises(CommandError) as info:

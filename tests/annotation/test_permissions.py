@@ -66,8 +66,11 @@ def test_a_judge_added_after_judging_opened_gets_a_list_at_once(client, study, r
     study_judging_open(study=study, user=researcher)
     late = make_user("late")
     client.force_login(researcher)
-    r = client.post(reverse("annotation:study_member_add", kwargs={"study_id": study.pk}),
-                    {"username": "late", "role": "judge"}, follow=True)
+    r = client.post(
+        reverse("annotation:study_member_add", kwargs={"study_id": study.pk}),
+        {"username": "late", "role": "judge"},
+        follow=True,
+    )
     assert "Their list of items is ready." in r.content.decode()
     assert Assignment.objects.filter(study=study, judge=late).exists()
 

@@ -28,13 +28,17 @@ def _messages(response) -> str:
 
 # --- one account, one of the two roles --------------------------------------------------
 
+
 @pytest.mark.parametrize("first,second", [(Role.JUDGE, Role.ANNOTATOR), (Role.ANNOTATOR, Role.JUDGE)])
 def test_the_service_refuses_making_one_account_judge_and_annotator_of_one_study(study, make_user, first, second):
     user = make_user("both")
     study_member_add(study=study, user=user, role=first)
     with pytest.raises(RoleConflict) as info:
         study_member_add(study=study, user=user, role=second)
-    assert f"both is already {'a' if first == Role.JUDGE else 'an'} {first} in this study and cannot also be" in info.value.messages[0]
+    assert (
+        f"both is already {'a' if first == Role.JUDGE else 'an'} {first} in this study and cannot also be"
+        in info.value.messages[0]
+    )
     assert "tell the systems apart" in info.value.messages[0]
     assert set(StudyMembership.objects.filter(study=study, user=user).values_list("role", flat=True)) == {first}
 
@@ -53,8 +57,11 @@ def test_the_same_account_may_judge_one_study_and_annotate_another_and_be_resear
 
 def test_the_study_page_refuses_the_second_role_and_says_why(client, study, researcher, judge):
     client.force_login(researcher)
-    r = client.post(reverse("annotation:study_member_add", kwargs={"study_id": study.pk}),
-                    {"username": judge.username, "role": "annotator"}, follow=True)
+    r = client.post(
+        reverse("annotation:study_member_add", kwargs={"study_id": study.pk}),
+        {"username": judge.username, "role": "annotator"},
+        follow=True,
+    )
     assert r.status_code == 200
     assert "jude is already a judge in this study and cannot also be an annotator" in _messages(r)
     assert not StudyMembership.objects.filter(study=study, user=judge, role=Role.ANNOTATOR).exists()
@@ -91,13 +98,16 @@ def legacy_conflict(study, make_user):
 
 
 def test_an_existing_judge_and_annotator_is_flagged_and_held_out_of_both_until_a_researcher_removes_one_role(
-        client, api_client, study, researcher, legacy_conflict):
+    client, api_client, study, researcher, legacy_conflict
+):
     user = legacy_conflict
     assert [u.username for u in study_role_conflicts(study=study)] == ["twofold"]
     # The researcher is told, on the page and in the API.
     client.force_login(researcher)
     page = client.get(reverse("annotation:study_detail", kwargs={"study_id": study.pk})).content.decode()
-    assert 'id="role-conflicts"' in page and "both judge and annotator of this study" in page and "Remove as judge" in page
+    assert (
+        'id="role-conflicts"' in page and "both judge and annotator of this study" in page and "Remove as judge" in page
+    )
     api_client.force_authenticate(researcher)
     detail = api_client.get(reverse("annotation-api:study_detail", kwargs={"study_id": study.pk})).json()
     assert detail["role_conflicts"] == ["twofold"]
@@ -111,14 +121,20 @@ def test_an_existing_judge_and_annotator_is_flagged_and_held_out_of_both_until_a
     api_client.force_authenticate(user)
     r = api_client.get(reverse("judging-api:item_next", kwargs={"study_id": study.pk}))
     assert r.status_code == 403 and "both a judge and an annotator" in r.json()["detail"]
-    r = api_client.put(reverse("alignment-api:assignment_draft", kwargs={"assignment_id": assignment.pk}),
-                       {"sure": [], "possible": [], "revision": 0}, format="json")
+    r = api_client.put(
+        reverse("alignment-api:assignment_draft", kwargs={"assignment_id": assignment.pk}),
+        {"sure": [], "possible": [], "revision": 0},
+        format="json",
+    )
     assert r.status_code == 403
     assert api_client.get(reverse("alignment-api:assignment_list")).json() == []
     # The researcher removes the annotator role (on the page): the account judges again.
     client.force_login(researcher)
-    r = client.post(reverse("annotation:study_member_remove", kwargs={"study_id": study.pk}),
-                    {"username": "twofold", "role": "annotator"}, follow=True)
+    r = client.post(
+        reverse("annotation:study_member_remove", kwargs={"study_id": study.pk}),
+        {"username": "twofold", "role": "annotator"},
+        follow=True,
+    )
     assert "twofold is no longer an annotator in this study" in _messages(r)
     assert study_role_conflicts(study=study) == []
     client.force_login(user)
@@ -136,6 +152,7 @@ def test_the_api_removes_a_role_and_refuses_to_remove_the_owner(api_client, stud
 
 # --- the participant title ------------------------------------------------------------------
 
+
 def test_a_new_study_has_a_neutral_participant_title_unless_one_is_given(researcher):
     plain = study_create(name="KJV vs WEB", owner=researcher)
     assert plain.participant_title == PARTICIPANT_TITLE_DEFAULT == "Paraphrase evaluation"
@@ -146,13 +163,27 @@ def test_a_new_study_has_a_neutral_participant_title_unless_one_is_given(researc
 def test_researchers_edit_the_participant_title_on_the_study_page(client, study, researcher):
     client.force_login(researcher)
     url = reverse("annotation:study_detail", kwargs={"study_id": study.pk})
-    r = client.post(url, {"action": "settings", "settings-name": study.name, "settings-participant_title": "Rate these",
-                          "settings-description": ""})
+    r = client.post(
+        url,
+        {
+            "action": "settings",
+            "settings-name": study.name,
+            "settings-participant_title": "Rate these",
+            "settings-description": "",
+        },
+    )
     assert r.status_code == 302
     study.refresh_from_db()
     assert study.participant_title == "Rate these"
-    r = client.post(url, {"action": "settings", "settings-name": study.name, "settings-participant_title": "",
-                          "settings-description": ""})
+    r = client.post(
+        url,
+        {
+            "action": "settings",
+            "settings-name": study.name,
+            "settings-participant_title": "",
+            "settings-description": "",
+        },
+    )
     assert r.status_code == 400 and "This field is required" in r.content.decode()
 
 
@@ -171,6 +202,7 @@ def test_researchers_edit_the_participant_title_through_the_api_and_bad_input_is
 
 # --- annotators' pair numbers ------------------------------------------------------------------
 
+
 def test_annotators_see_their_own_pair_numbers_never_the_researchers_pair_ids(client, api_client, study, annotator):
     from annotation.alignment.services.assignments import assignments_create
     from annotation.alignment.services.pairs import pairs_import_file
@@ -187,8 +219,11 @@ def test_annotators_see_their_own_pair_numbers_never_the_researchers_pair_ids(cl
     bodies.append(listed.content.decode())
     detail = api_client.get(reverse("alignment-api:assignment_detail", kwargs={"assignment_id": second.pk}))
     bodies.append(detail.content.decode())
-    bad = api_client.put(reverse("alignment-api:assignment_draft", kwargs={"assignment_id": first.pk}),
-                         {"sure": [[0, 40]], "possible": [], "revision": 0}, format="json")
+    bad = api_client.put(
+        reverse("alignment-api:assignment_draft", kwargs={"assignment_id": first.pk}),
+        {"sure": [[0, 40]], "possible": [], "revision": 0},
+        format="json",
+    )
     assert bad.status_code == 400
     bodies.append(bad.content.decode())
     for body in bodies:

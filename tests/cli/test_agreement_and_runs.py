@@ -30,7 +30,9 @@ B = [2, 2, 1, 5, 4, 5, 1, 2, 2, 4, 5, 4]
 
 
 def test_weighted_kappa_uses_the_full_scale_given_with_scale(tmp_path):
-    path = _ratings(tmp_path, [("a", f"i{n}", s) for n, s in enumerate(A)] + [("b", f"i{n}", s) for n, s in enumerate(B)])
+    path = _ratings(
+        tmp_path, [("a", f"i{n}", s) for n, s in enumerate(A)] + [("b", f"i{n}", s) for n, s in enumerate(B)]
+    )
     on_scale = _agreement_json(path, "--scale", "1-5", "--min-shared", "4")["cohen_kappa"][0]
     observed = _agreement_json(path, "--min-shared", "4")["cohen_kappa"][0]
     assert on_scale["linear"] == pytest.approx(cohen_kappa_score(A, B, labels=[1, 2, 3, 4, 5], weights="linear"))
@@ -56,8 +58,10 @@ def test_agreement_gives_the_weighted_summary_and_lists_pairs_below_min_shared_a
     ab = next(p for p in data["pearson"] if p["judges"] == ["a", "b"])
     assert summary["statistic"] == pytest.approx(ab["statistic"])  # one pair: the weighted mean is its r
     below = {tuple(p["judges"]): p["reason"] for p in data["pairs_below_min_shared"]}
-    assert below == {("a", "c"): "3 shared items, fewer than min_shared = 30",
-                     ("b", "c"): "3 shared items, fewer than min_shared = 30"}
+    assert below == {
+        ("a", "c"): "3 shared items, fewer than min_shared = 30",
+        ("b", "c"): "3 shared items, fewer than min_shared = 30",
+    }
     text = io.StringIO()
     call_command("agreement", "--input", str(tmp_path / "ratings.csv"), stdout=text)
     assert "weighted summary (Fisher z, weights n - 3" in text.getvalue()
@@ -85,9 +89,26 @@ def test_correlate_prints_an_underflowed_p_value_as_below_1e_300(tmp_path):
 @pytest.mark.django_db
 def test_design_and_metric_runs_are_set_from_the_command_line_with_labelled_runs(study, tmp_path):
     design = tmp_path / "design.json"
-    design.write_text(json.dumps({"criteria": [{"slug": "meaning", "name": "Meaning", "scale": {
-        "type": "slider", "min": 0, "max": 100, "anchors": {"low": "None", "mid": "Half", "high": "All"}}}],
-        "judges_per_item": 2}), encoding="utf-8")
+    design.write_text(
+        json.dumps(
+            {
+                "criteria": [
+                    {
+                        "slug": "meaning",
+                        "name": "Meaning",
+                        "scale": {
+                            "type": "slider",
+                            "min": 0,
+                            "max": 100,
+                            "anchors": {"low": "None", "mid": "Half", "high": "All"},
+                        },
+                    }
+                ],
+                "judges_per_item": 2,
+            }
+        ),
+        encoding="utf-8",
+    )
     out = io.StringIO()
     call_command("design", study.name, "--file", str(design), "--set", "qc_alpha=0.01", stdout=out)
     shown = json.loads(out.getvalue())
@@ -116,10 +137,17 @@ def test_run_labels_name_the_settings_that_tell_runs_of_one_metric_apart():
 
     from metrics.reports.selectors import metric_run_labels
 
-    runs = [Run(pk=16, metric="bertscore", against="reference", params={"idf": False}),
-            Run(pk=17, metric="bertscore", against="original", params={"idf": False}),
-            Run(pk=18, metric="chrf", against="original", params={}),
-            Run(pk=19, metric="bleu", against="original", params={}),
-            Run(pk=20, metric="bleu", against="original", params={})]
-    assert metric_run_labels(runs) == {16: "bertscore (vs reference)", 17: "bertscore (vs original)", 18: "chrf",
-                                       19: "bleu #19", 20: "bleu #20"}
+    runs = [
+        Run(pk=16, metric="bertscore", against="reference", params={"idf": False}),
+        Run(pk=17, metric="bertscore", against="original", params={"idf": False}),
+        Run(pk=18, metric="chrf", against="original", params={}),
+        Run(pk=19, metric="bleu", against="original", params={}),
+        Run(pk=20, metric="bleu", against="original", params={}),
+    ]
+    assert metric_run_labels(runs) == {
+        16: "bertscore (vs reference)",
+        17: "bertscore (vs original)",
+        18: "chrf",
+        19: "bleu #19",
+        20: "bleu #20",
+    }

@@ -50,5 +50,6 @@ def test_add_participants_takes_names_before_the_options_too(study, make_user):
     make_user("ann")
     make_user("bob")
     call_command("add_participants", study.name, "ann", "bob", "--role", "judge")
-    assert set(StudyMembership.objects.filter(study=study, role=Role.JUDGE)
-               .values_list("user__username", flat=True)) >= {"ann", "bob"}
+    assert set(
+        StudyMembership.objects.filter(study=study, role=Role.JUDGE).values_list("user__username", flat=True)
+    ) >= {"ann", "bob"}

@@ -10,12 +10,15 @@ from annotation.judging.models import Judgment
 @pytest.mark.django_db
 def test_value_errors_and_unknown_originals_and_systems_are_listed_together(study, tmp_path):
     f = tmp_path / "j.tsv"
-    f.write_text("judge\toriginal_id\tsystem\tcriterion\tvalue\n"
-                 "w1\ts0\thuman\toverall\t9\n"         # line 2: off the 1-5 scale
-                 "w1\tnope\thuman\toverall\t3\n"       # line 3: no such original
-                 "w1\ts1\tnobody\toverall\t3\n"        # line 4: no such system
-                 "w1\tghost\thuman\tbeauty\t3\n"       # line 5: unknown criterion and unknown original
-                 "w1\ts2\thuman\toverall\t4\n", encoding="utf-8")
+    f.write_text(
+        "judge\toriginal_id\tsystem\tcriterion\tvalue\n"
+        "w1\ts0\thuman\toverall\t9\n"  # line 2: off the 1-5 scale
+        "w1\tnope\thuman\toverall\t3\n"  # line 3: no such original
+        "w1\ts1\tnobody\toverall\t3\n"  # line 4: no such system
+        "w1\tghost\thuman\tbeauty\t3\n"  # line 5: unknown criterion and unknown original
+        "w1\ts2\thuman\toverall\t4\n",
+        encoding="utf-8",
+    )
     with pytest.raises(CommandError) as info:
         call_command("import_judgments", "--study", study.name, str(f))
     text = str(info.value)

@@ -30,8 +30,14 @@ def migrated(tmp_path_factory) -> Path:
 
 def _signin_link(migrated: Path, var: Path, **extra: str) -> str:
     shutil.copy(migrated / "paraeval.sqlite3", var / "paraeval.sqlite3")
-    proc = subprocess.run([sys.executable, "manage.py", "signin_link", "lead@lab.org"], cwd=ROOT,
-                          env=_env(var, **extra), capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "manage.py", "signin_link", "lead@lab.org"],
+        cwd=ROOT,
+        env=_env(var, **extra),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return proc.stdout.strip()
 
 

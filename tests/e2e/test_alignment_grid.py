@@ -17,7 +17,7 @@ from tests.conftest import browser_login, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-S1 = "He gave up the ghost at dawn."     # He gave up the ghost at dawn .
+S1 = "He gave up the ghost at dawn."  # He gave up the ghost at dawn .
 S2 = "He passed away early in the morning."  # He passed away early in the morning .
 
 
@@ -25,8 +25,11 @@ S2 = "He passed away early in the morning."  # He passed away early in the morni
 def task(study, annotator):
     pairs_import_file(study=study, data=f"pair_id,sentence1,sentence2\nghost,{S1},{S2}\n".encode(), filename="p.csv")
     pair = AlignmentPair.objects.get(study=study)
-    auto = system_alignments_store(study=study, name="auto", alignments={
-        pair.pk: Alignment(tuple(pair.tokens1), tuple(pair.tokens2), frozenset({(0, 0), (3, 5)}))})
+    auto = system_alignments_store(
+        study=study,
+        name="auto",
+        alignments={pair.pk: Alignment(tuple(pair.tokens1), tuple(pair.tokens2), frozenset({(0, 0), (3, 5)}))},
+    )
     alignment_config_update(study=study, prefill_system=auto)
     assignments_create(study=study)
     return AlignmentAssignment.objects.get(annotator=annotator)
@@ -112,7 +115,8 @@ def test_annotator_aligns_with_mouse_and_keyboard_undoes_reloads_and_submits(pag
     expect(page).to_have_url(re.compile(r"/alignment/$"))
     # The next page confirms the submission (it used to move on without a word).
     expect(page.get_by_role("status")).to_contain_text(
-        "Alignment of pair “1” submitted. You have submitted every pair assigned to you.")
+        "Alignment of pair “1” submitted. You have submitted every pair assigned to you."
+    )
     task.refresh_from_db()
     assert task.status == "submitted"
     block = {(i, j) for i in range(1, 5) for j in (1, 2)}
@@ -124,7 +128,9 @@ def test_annotator_aligns_with_mouse_and_keyboard_undoes_reloads_and_submits(pag
 def test_a_sixty_by_sixty_grid_keeps_its_headers_in_view(page, study, annotator):
     words1 = " ".join(f"a{k}" for k in range(60))
     words2 = " ".join(f"b{k}" for k in range(60))
-    pairs_import_file(study=study, data=f"pair_id,sentence1,sentence2\nbig,{words1},{words2}\n".encode(), filename="p.csv")
+    pairs_import_file(
+        study=study, data=f"pair_id,sentence1,sentence2\nbig,{words1},{words2}\n".encode(), filename="p.csv"
+    )
     assignments_create(study=study)
     task = AlignmentAssignment.objects.get(annotator=annotator)
     browser_login(page, "anna")

@@ -20,7 +20,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def big_task(study, n1: int, n2: int) -> AlignmentAssignment:
     words1 = " ".join(f"a{k}" for k in range(n1))
     words2 = " ".join(f"b{k}" for k in range(n2))
-    pairs_import_file(study=study, data=f"pair_id,sentence1,sentence2\nbig,{words1},{words2}\n".encode(), filename="p.csv")
+    pairs_import_file(
+        study=study, data=f"pair_id,sentence1,sentence2\nbig,{words1},{words2}\n".encode(), filename="p.csv"
+    )
     assignments_create(study=study)
     return AlignmentAssignment.objects.get(pair__study=study)
 
@@ -98,19 +100,26 @@ def settle(page):
 
 
 def grid_scroll(page) -> tuple[int, int]:
-    return tuple(page.evaluate("(() => { const s = document.getElementById('grid-scroll'); return [s.scrollTop, s.scrollLeft]; })()"))
+    return tuple(
+        page.evaluate(
+            "(() => { const s = document.getElementById('grid-scroll'); return [s.scrollTop, s.scrollLeft]; })()"
+        )
+    )
 
 
 def show_grid(page):
     """Scroll the window so that the grid's box starts at the top of the window."""
-    page.evaluate("window.scrollTo(0, document.getElementById('grid-scroll').getBoundingClientRect().top + window.scrollY - 10)")
+    page.evaluate(
+        "window.scrollTo(0, document.getElementById('grid-scroll').getBoundingClientRect().top + window.scrollY - 10)"
+    )
 
 
 @pytest.fixture
 def phone(browser, live_server):
     """A phone-sized touch-screen browser context (375 px wide)."""
-    context = browser.new_context(base_url=live_server.url, viewport={"width": 375, "height": 740},
-                                  has_touch=True, is_mobile=True)
+    context = browser.new_context(
+        base_url=live_server.url, viewport={"width": 375, "height": 740}, has_touch=True, is_mobile=True
+    )
     context.set_default_timeout(15_000)
     pg = context.new_page()
     errors: list[str] = []
@@ -130,10 +139,14 @@ def test_on_a_phone_a_tap_toggles_a_swipe_scrolls_and_a_long_press_drag_paints(p
     status = page.locator("#save-status")
     # The page fits a phone: nothing sticks out sideways, the grid scrolls inside its box.
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
-    assert page.evaluate("(() => { const s = document.getElementById('grid-scroll'); "
-                         "return s.scrollWidth > s.clientWidth && s.scrollHeight > s.clientHeight; })()")
+    assert page.evaluate(
+        "(() => { const s = document.getElementById('grid-scroll'); "
+        "return s.scrollWidth > s.clientWidth && s.scrollHeight > s.clientHeight; })()"
+    )
     expect(page.locator("#paint-button")).to_be_visible()
-    page.evaluate("window.scrollTo(0, document.querySelector('.grid-toolbar').getBoundingClientRect().top + window.scrollY - 8)")
+    page.evaluate(
+        "window.scrollTo(0, document.querySelector('.grid-toolbar').getBoundingClientRect().top + window.scrollY - 8)"
+    )
     screenshot(page, "annotator-grid-phone", full_page=False)  # a full-page shot drops the touch emulation
     show_grid(page)
     finger = Finger(page)
@@ -210,7 +223,8 @@ def test_a_mouse_drag_past_the_edge_scrolls_the_grid_and_paints_the_cells_passed
     box = page.locator("#grid-scroll").bounding_box()
     assert not page.locator('#align-grid button.cell[data-i="45"][data-j="45"]').evaluate(
         "b => { const r = b.getBoundingClientRect(), s = document.getElementById('grid-scroll').getBoundingClientRect();"
-        " return r.top < s.bottom && r.left < s.right; }"), "the far cell starts out of sight"
+        " return r.top < s.bottom && r.left < s.right; }"
+    ), "the far cell starts out of sight"
 
     # Press on (2, 1), then hold the mouse below and right of the grid until the grid has
     # scrolled far enough for the block to reach row 45 and column 45.
@@ -267,14 +281,20 @@ def test_dragging_near_the_bottom_of_the_window_scrolls_the_window_then_the_grid
     page.mouse.down()
     page.mouse.move(x, 495, steps=5)
     # First the window scrolls until the grid's bottom is in view, then the grid scrolls.
-    page.wait_for_function("""() => {
+    page.wait_for_function(
+        """() => {
         const s = document.getElementById('grid-scroll');
-        return s.getBoundingClientRect().bottom <= innerHeight && s.scrollTop > 100; }""", timeout=30_000)
+        return s.getBoundingClientRect().bottom <= innerHeight && s.scrollTop > 100; }""",
+        timeout=30_000,
+    )
     assert page.evaluate("window.scrollY") > 0
     page.mouse.move(x, 300, steps=3)
     settle(page)
-    end = page.evaluate("""(x) => { const b = document.elementFromPoint(x, 300).closest('button.cell');
-        return [+b.dataset.i, +b.dataset.j]; }""", x)
+    end = page.evaluate(
+        """(x) => { const b = document.elementFromPoint(x, 300).closest('button.cell');
+        return [+b.dataset.i, +b.dataset.j]; }""",
+        x,
+    )
     assert end[1] == 2 and end[0] > 5
     page.mouse.up()
     expect(page.locator("#save-status")).to_have_text("Saved")

@@ -31,12 +31,23 @@ from tests.factories import study_with_data
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-MEANING = {"slug": "meaning", "name": "Meaning", "help": "How much of the meaning is kept?",
-           "scale": {"type": "slider", "min": 0, "max": 100, "anchors": {"low": "None", "high": "All of it"}}}
-TOPIC = {"slug": "topic", "name": "Topic", "help": "Is it about the same thing?",
-         "scale": {"type": "categorical", "categories": ["same", "shifted", "other"]}}
-CUSTOM_EXPECTED = {"identical": {"meaning": 100, "topic": 0}, "random": {"meaning": 5, "topic": 2},
-                   "unigram": {"meaning": 0, "topic": 2}}
+MEANING = {
+    "slug": "meaning",
+    "name": "Meaning",
+    "help": "How much of the meaning is kept?",
+    "scale": {"type": "slider", "min": 0, "max": 100, "anchors": {"low": "None", "high": "All of it"}},
+}
+TOPIC = {
+    "slug": "topic",
+    "name": "Topic",
+    "help": "Is it about the same thing?",
+    "scale": {"type": "categorical", "categories": ["same", "shifted", "other"]},
+}
+CUSTOM_EXPECTED = {
+    "identical": {"meaning": 100, "topic": 0},
+    "random": {"meaning": 5, "topic": 2},
+    "unigram": {"meaning": 0, "topic": 2},
+}
 CONTROLS = {"identical": 1, "random": 1, "unigram": 0}
 JUDGES = ("ann", "bob")
 
@@ -46,8 +57,12 @@ def _values(design: str, j: int, n: int, is_control_bad: bool) -> dict:
     if design == "pem":
         if is_control_bad:
             return {"adequacy": 1, "fluency": 1 + (n + j) % 5, "dissimilarity": 5, "overall": 1}
-        return {"adequacy": 2 + (n + j) % 4, "fluency": 3 + (n * (j + 1)) % 3, "dissimilarity": 1 + (n + 2 * j) % 5,
-                "overall": 2 + (n + j * (n % 2)) % 4}
+        return {
+            "adequacy": 2 + (n + j) % 4,
+            "fluency": 3 + (n * (j + 1)) % 3,
+            "dissimilarity": 1 + (n + 2 * j) % 5,
+            "overall": 2 + (n + j * (n % 2)) % 4,
+        }
     if is_control_bad:
         return {"meaning": 2 + (n + j) % 6, "topic": 2}
     return {"meaning": 40 + (7 * n + 11 * j) % 55, "topic": (n + j * (n % 3 == 0)) % 2}
@@ -76,23 +91,41 @@ def _make_study(researcher, design: str, entry: str, lang: str):
     study_judging_open(study=study)
     link = None
     if entry == "prolific":
-        reference = ({"adequacy": 4, "fluency": 5}, {"adequacy": 2, "fluency": 4}) if design == "pem" else \
-            ({"meaning": 80, "topic": 0}, {"meaning": 20, "topic": 1})
+        reference = (
+            ({"adequacy": 4, "fluency": 5}, {"adequacy": 2, "fluency": 4})
+            if design == "pem"
+            else ({"meaning": 80, "topic": 0}, {"meaning": 20, "topic": 1})
+        )
         for i, ref in enumerate(reference, 1):
-            training.training_item_add(study=study, row={"original": f"Training original {i}.",
-                                                         "candidate": f"Training candidate {i}.", **ref,
-                                                         "explanation": f"Why {i}."})
-        screening.screening_settings_update(study=study, changes={
-            "training_required": 2, "training_retries": 0, "attention_count": 1, "attention_policy": "warn"})
-        link = participation.join_link_create(study=study, role="judge", platform="prolific",
-                                              completion_code="MATRIXOK", screen_out_code="MATRIXNO")
+            training.training_item_add(
+                study=study,
+                row={
+                    "original": f"Training original {i}.",
+                    "candidate": f"Training candidate {i}.",
+                    **ref,
+                    "explanation": f"Why {i}.",
+                },
+            )
+        screening.screening_settings_update(
+            study=study,
+            changes={"training_required": 2, "training_retries": 0, "attention_count": 1, "attention_policy": "warn"},
+        )
+        link = participation.join_link_create(
+            study=study, role="judge", platform="prolific", completion_code="MATRIXOK", screen_out_code="MATRIXNO"
+        )
     return study, link
 
 
 def _watch(page, bad: list):
     """Every response of the live server with a 4xx or 5xx status goes into ``bad``."""
-    page.on("response", lambda r: bad.append(f"{r.status} {r.request.method} {r.url}")
-            if r.status >= 400 and not r.url.endswith("/favicon.ico") else None)
+    page.on(
+        "response",
+        lambda r: (
+            bad.append(f"{r.status} {r.request.method} {r.url}")
+            if r.status >= 400 and not r.url.endswith("/favicon.ico")
+            else None
+        ),
+    )
 
 
 def _ready(page) -> None:
@@ -124,8 +157,9 @@ def _judge(page, study, criteria, design: str, j: int, username_of, sent: dict) 
         if page.locator("#done-h").count():
             break
         if page.locator("#attention-check").count():
-            check = AttentionCheck.objects.get(assignment__study=study, assignment__judge__username=username_of(),
-                                               answered_at__isnull=True)
+            check = AttentionCheck.objects.get(
+                assignment__study=study, assignment__judge__username=username_of(), answered_at__isnull=True
+            )
             c = next(c for c in criteria if c["slug"] == check.criterion)
             instruction = page.locator("#attention-instruction").inner_text()
             value = int(check.expected)
@@ -143,7 +177,8 @@ def _judge(page, study, criteria, design: str, j: int, username_of, sent: dict) 
         _ready(page)
         n += 1
         item = AssignmentItem.objects.select_related("candidate__system", "candidate__original").get(
-            assignment__study=study, assignment__judge__username=username_of(), position=n)
+            assignment__study=study, assignment__judge__username=username_of(), position=n
+        )
         kind = item.candidate.system.kind
         bad = kind in ("control_random", "control_unigram")
         if design == "custom" and n == 1:
@@ -203,8 +238,11 @@ def test_absolute_protocol_combination(browser, live_server, celery_worker, rese
             page.locator("form[action$='/instructions/'] button[type=submit]").click()
             usernames.append(_judge(page, study, criteria, design, j, lambda n=name: n, sent))
             continue
-        ids = {"PROLIFIC_PID": secrets.token_hex(12), "STUDY_ID": secrets.token_hex(12),
-               "SESSION_ID": secrets.token_hex(12)}
+        ids = {
+            "PROLIFIC_PID": secrets.token_hex(12),
+            "STUDY_ID": secrets.token_hex(12),
+            "SESSION_ID": secrets.token_hex(12),
+        }
         page.goto(f"/join/{link.token}/?" + "&".join(f"{k}={v}" for k, v in ids.items()))
         expect(page.locator("html")).to_have_attribute("lang", lang)
         page.locator("#consent-accept").click()
@@ -215,8 +253,9 @@ def test_absolute_protocol_combination(browser, live_server, celery_worker, rese
 
         for item in TrainingItem.objects.filter(study=study).order_by("position"):
             expect(page.locator("#training-h")).to_be_visible()
-            full = {c["slug"]: item.expected.get(c["slug"], 0 if c["scale"]["type"] != "slider" else 50)
-                    for c in criteria}
+            full = {
+                c["slug"]: item.expected.get(c["slug"], 0 if c["scale"]["type"] != "slider" else 50) for c in criteria
+            }
             if design == "pem":
                 full = {**{c["slug"]: 3 for c in criteria}, **item.expected}
             _fill(page, criteria, full)
@@ -232,9 +271,12 @@ def test_absolute_protocol_combination(browser, live_server, celery_worker, rese
         expect(page.locator("#completion-code")).to_have_text("MATRIXOK")
 
     # What the database holds is what the browsers sent.
-    stored = {(j.judge.username, j.item.candidate.original.external_id, j.item.candidate.system.name): j.values
-              for j in Judgment.objects.filter(study=study, is_latest=True).select_related(
-                  "judge", "item__candidate__original", "item__candidate__system")}
+    stored = {
+        (j.judge.username, j.item.candidate.original.external_id, j.item.candidate.system.name): j.values
+        for j in Judgment.objects.filter(study=study, is_latest=True).select_related(
+            "judge", "item__candidate__original", "item__candidate__system"
+        )
+    }
     assert stored == sent and len(sent) == 2 * 5 * 4  # 5 originals × (2 systems + identical + random)
     if entry == "prolific":
         assert AttentionCheck.objects.filter(assignment__study=study, passed=True).count() == 2
@@ -291,8 +333,11 @@ def test_absolute_protocol_combination(browser, live_server, celery_worker, rese
     assert len(tidy) == len(sent) * len(criteria)
     for row in tidy:
         assert float(row["score"]) == float(sent[(row["judge"], row["original_id"], row["system"])][row["criterion"]])
-    result = json.loads(downloads["json"])["result"] if "result" in json.loads(downloads["json"]) else \
-        json.loads(downloads["json"])
+    result = (
+        json.loads(downloads["json"])["result"]
+        if "result" in json.loads(downloads["json"])
+        else json.loads(downloads["json"])
+    )
     assert result["summary"]["n_judgments"] == len(sent) * len(criteria)
     genuine = {(o, s) for (_, o, s) in sent if s in ("human", "machine")}
     levels = {"points": "ordinal", "slider": "interval", "categorical": "nominal"}
@@ -304,8 +349,13 @@ def test_absolute_protocol_combination(browser, live_server, celery_worker, rese
     target = "meaning" if design == "custom" else "adequacy"
     for u in usernames:
         expected = CUSTOM_EXPECTED if design == "custom" else {"random": {"adequacy": 1}, "identical": {"adequacy": 5}}
-        devs = [abs(v[target] - expected[k][target]) for (who, o, s), v in sent.items() if who == u
-                for k in ("identical", "random") if s == f"control:{k}"]
+        devs = [
+            abs(v[target] - expected[k][target])
+            for (who, o, s), v in sent.items()
+            if who == u
+            for k in ("identical", "random")
+            if s == f"control:{k}"
+        ]
         assert qc[u]["control_mad"][target] == pytest.approx(sum(devs) / len(devs))
         tests = {t["name"]: t for t in qc[u]["tests"]}
         assert f"{target}_of_random" in tests or f"{target}_of_random_and_unigram" in tests  # item 5

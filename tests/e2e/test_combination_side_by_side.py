@@ -125,10 +125,22 @@ def _start(pg) -> None:
     expect(pg.locator("#rating-form")).to_be_visible(timeout=LOAD)
 
 
-TRAINING = [{"original": "The meeting was moved to Friday.", "a": "The meeting is now on Friday.",
-             "b": "The meeting was cancelled.", "preference": "A", "explanation": "B changes the meaning."},
-            {"original": "She bought three apples.", "a": "She sold apples.", "b": "She purchased three apples.",
-             "preference": "B", "explanation": "A changes the meaning."}]
+TRAINING = [
+    {
+        "original": "The meeting was moved to Friday.",
+        "a": "The meeting is now on Friday.",
+        "b": "The meeting was cancelled.",
+        "preference": "A",
+        "explanation": "B changes the meaning.",
+    },
+    {
+        "original": "She bought three apples.",
+        "a": "She sold apples.",
+        "b": "She purchased three apples.",
+        "preference": "B",
+        "explanation": "A changes the meaning.",
+    },
+]
 
 
 @pytest.mark.parametrize("lang", ["en", "ar"])
@@ -142,25 +154,40 @@ def test_side_by_side_row_of_the_matrix(page, live_server, celery_worker, resear
     from annotation.participation import services as participation
     from metrics.reports.models import Report
 
-    study = study_with_data(owner=researcher, n_originals=3, systems=("alpha", "beta", "gamma"),
-                            name=f"Matrix {judges} {lang}")
+    study = study_with_data(
+        owner=researcher, n_originals=3, systems=("alpha", "beta", "gamma"), name=f"Matrix {judges} {lang}"
+    )
     study_update(study=study, changes={"language": lang})
     names = []
     if judges == "researcher":
         for name in ("ann", "bob"):
             study_member_add(study=study, user=make_user(name), role=Role.JUDGE)
             names.append(name)
-    design_update(study=study, changes={
-        "protocol": "comparison", "seed": 21, "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={"protocol": "comparison", "seed": 21, "control_counts": {"identical": 1, "random": 0, "unigram": 0}},
+    )
     study_judging_open(study=study)
     if judges == "prolific":  # a field study screens its participants: training and an attention check
         for row in TRAINING:
             training.training_item_add(study=study, row=row)
-        screening.screening_settings_update(study=study, changes={
-            "training_required": 1, "training_retries": 0, "attention_count": 1, "attention_policy": "end",
-            "attention_max_failures": 1})
-    link = (participation.join_link_create(study=study, role="judge", platform="prolific", created_by=researcher,
-                                           completion_code=CODE) if judges == "prolific" else None)
+        screening.screening_settings_update(
+            study=study,
+            changes={
+                "training_required": 1,
+                "training_retries": 0,
+                "attention_count": 1,
+                "attention_policy": "end",
+                "attention_max_failures": 1,
+            },
+        )
+    link = (
+        participation.join_link_create(
+            study=study, role="judge", platform="prolific", created_by=researcher, completion_code=CODE
+        )
+        if judges == "prolific"
+        else None
+    )
     bad: list[str] = []
     _watch(page, bad)
     answers: dict[str, dict[str, str]] = {}  # judge username → token → answer
@@ -191,20 +218,27 @@ def test_side_by_side_row_of_the_matrix(page, live_server, celery_worker, resear
     if link is not None:
         assert Participant.objects.filter(study=study, completed_at__isnull=False).count() == 2
         # training: two answers each, judge 1 one wrong, both passed; one attention pair each, passed
-        right = Counter(TrainingAnswer.objects.filter(assignment__study=study, correct=True).values_list(
-            "assignment__judge__username", flat=True))
+        right = Counter(
+            TrainingAnswer.objects.filter(assignment__study=study, correct=True).values_list(
+                "assignment__judge__username", flat=True
+            )
+        )
         assert sorted(right[u] for u in answers) == [1, 2]
         assert TrainingAnswer.objects.filter(assignment__study=study).count() == 4
         assert len(checks) == 2 and all(c.passed for c in AttentionCheck.objects.filter(assignment__study=study))
     n_pairs = 3 * 3 + 3  # three system pairs and one control pair per original
     assert [len(g) for g in answers.values()] == [n_pairs, n_pairs]
-    stored = {(j.judge.username, j.item.token): j.values["preference"]
-              for j in ComparisonJudgment.objects.filter(study=study, is_latest=True).select_related("judge", "item")}
+    stored = {
+        (j.judge.username, j.item.token): j.values["preference"]
+        for j in ComparisonJudgment.objects.filter(study=study, is_latest=True).select_related("judge", "item")
+    }
     assert stored == {(u, t): a for u, g in answers.items() for t, a in g.items()}
 
     # what went in, as counts: wins and ties per system on genuine pairs; control pairs per judge
-    items = {it.token: it for it in ComparisonItem.objects.filter(assignment__study=study)
-             .select_related("left__system", "right__system")}
+    items = {
+        it.token: it
+        for it in ComparisonItem.objects.filter(assignment__study=study).select_related("left__system", "right__system")
+    }
     wins, ties, correct = Counter(), Counter(), Counter()
     for u, g in answers.items():
         for t, a in g.items():
@@ -252,9 +286,10 @@ def test_side_by_side_row_of_the_matrix(page, live_server, celery_worker, resear
 
     # every export the report page links, and every table as CSV
     links = page.locator("#report-exports a").evaluate_all("els => els.map(e => e.getAttribute('href'))")
-    links += [f"/studies/{study.pk}/reports/{report.pk}/tables/{slug}.csv"
-              for slug in page.locator('[id^="section-"]').evaluate_all(
-                  "els => els.map(e => e.id.slice('section-'.length))")]
+    links += [
+        f"/studies/{study.pk}/reports/{report.pk}/tables/{slug}.csv"
+        for slug in page.locator('[id^="section-"]').evaluate_all("els => els.map(e => e.id.slice('section-'.length))")
+    ]
     assert len(links) >= 5
     for href in links:
         r = page.request.get(href)

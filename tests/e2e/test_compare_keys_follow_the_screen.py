@@ -35,8 +35,10 @@ def test_compare_keys_choose_what_is_drawn_where_the_key_points(page, live_serve
     study_update(study=study, changes={"language": lang})
     ann = make_user("ann")
     study_member_add(study=study, user=ann, role=Role.JUDGE)
-    design_update(study=study, changes={
-        "protocol": "comparison", "seed": 8, "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={"protocol": "comparison", "seed": 8, "control_counts": {"identical": 0, "random": 0, "unigram": 0}},
+    )
     study_judging_open(study=study)
     total = ComparisonItem.objects.filter(assignment__judge=ann).count()
     page.set_default_timeout(45_000)
@@ -57,8 +59,14 @@ def test_compare_keys_choose_what_is_drawn_where_the_key_points(page, live_serve
     expect(page.locator(f'label[for="preference-{right}"] kbd')).to_have_text("→")
     expect(page.locator("#keys-hint")).not_to_contain_text("B goes back")
 
-    presses = [("ArrowLeft", left), ("ArrowRight", right), ("1", left), ("3", right), ("ArrowDown", "tie"),
-               ("2", "tie")]
+    presses = [
+        ("ArrowLeft", left),
+        ("ArrowRight", right),
+        ("1", left),
+        ("3", right),
+        ("ArrowDown", "tie"),
+        ("2", "tie"),
+    ]
     answered: dict[str, str] = {}
     for n in range(total):
         expect(page.locator(".criterion.is-current")).to_have_count(1)  # the script has run
@@ -71,8 +79,10 @@ def test_compare_keys_choose_what_is_drawn_where_the_key_points(page, live_serve
         if n + 1 < total:
             expect(page.locator("#item-h")).to_contain_text(f"{n + 2}", timeout=LOAD)
     expect(page.locator("#done-h")).to_be_visible(timeout=LOAD)
-    stored = {j.item.token: j.values["preference"]
-              for j in ComparisonJudgment.objects.filter(judge=ann, is_latest=True).select_related("item")}
+    stored = {
+        j.item.token: j.values["preference"]
+        for j in ComparisonJudgment.objects.filter(judge=ann, is_latest=True).select_related("item")
+    }
     assert stored == answered
 
     # "b" is not "go back" on this page; Backspace is

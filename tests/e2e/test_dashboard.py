@@ -26,23 +26,29 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(trans
 
 def _judge_rates(study, judge, n: int, value_of) -> None:
     """The scripted judge: ``n`` items through the judge's own hot path, one after another."""
-    a = assignment_for_judge(study=study, judge=judge) or assignment_ensure_for_judge(
-        study=study, judge=judge)
+    a = assignment_for_judge(study=study, judge=judge) or assignment_ensure_for_judge(study=study, judge=judge)
     for _ in range(n):
         item = item_next_for_judge_fast(assignment=a)
         system = Candidate.objects.get(judging_items__token=item.token).system.name
         v = value_of(system)
-        judgment_submit(study=study, judge=judge, token=item.token, key=f"k-{item.token}",
-                                         scores={"adequacy": v, "fluency": v, "dissimilarity": 3, "overall": v},
-                                         serve_stamp=item.serve_stamp, active_seconds=6.5)
+        judgment_submit(
+            study=study,
+            judge=judge,
+            token=item.token,
+            key=f"k-{item.token}",
+            scores={"adequacy": v, "fluency": v, "dissimilarity": 3, "overall": v},
+            serve_stamp=item.serve_stamp,
+            active_seconds=6.5,
+        )
 
 
 def _fmt(x) -> str:
     return "–" if x is None else f"{x:.3f}"
 
 
-def test_the_dashboard_follows_a_judge_at_work_and_equals_the_report(page, celery_worker, researcher, make_user,
-                                                                      settings):
+def test_the_dashboard_follows_a_judge_at_work_and_equals_the_report(
+    page, celery_worker, researcher, make_user, settings
+):
     settings.PARAEVAL_DASHBOARD_ANSWERS_SECONDS = 0  # answers at every refresh: the test watches them move
     study = make_study_data(researcher, name="Watched live", n_originals=8, systems=("human", "machine", "mt"))
     sam = make_user("sam")
@@ -68,16 +74,19 @@ def test_the_dashboard_follows_a_judge_at_work_and_equals_the_report(page, celer
     expect(page.locator("#dash-qc tr[data-judge='sam']")).to_be_visible()
 
     # A QC verdict changes: sam is screened out by the attention rule.
-    screening.screen_out(assignment=Assignment.objects.get(study=study, judge=sam), rule="attention",
-                         reason="Failed 2 attention checks.")
+    screening.screen_out(
+        assignment=Assignment.objects.get(study=study, judge=sam), rule="attention", reason="Failed 2 attention checks."
+    )
     sam_qc = page.locator("#dash-qc tr[data-judge='sam']")
     expect(sam_qc).to_contain_text("screened out", timeout=60_000)
     expect(sam_qc).to_contain_text("attention: Failed 2 attention checks.")
 
     # Settled: the page shows the snapshot of the current data; build the report now and compare.
-    page.wait_for_function("() => document.getElementById('dashboard-root').dataset.current === 'true'"
-                           " && !document.getElementById('dash-answers-note').textContent.includes('new judgments')",
-                           timeout=60_000)
+    page.wait_for_function(
+        "() => document.getElementById('dashboard-root').dataset.current === 'true'"
+        " && !document.getElementById('dash-answers-note').textContent.includes('new judgments')",
+        timeout=60_000,
+    )
     report = report_create(study=study, created_by=researcher, enqueue=False)
     report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
@@ -96,7 +105,11 @@ def test_the_dashboard_follows_a_judge_at_work_and_equals_the_report(page, celer
 
 
 def test_a_side_by_side_dashboard_shows_its_bradley_terry_ranking_equal_to_the_report(
-        page, celery_worker, researcher, judged_comparison):  # noqa: F811
+    page,
+    celery_worker,
+    researcher,
+    judged_comparison,  # noqa: F811 (the fixture imported above)
+):
     browser_login(page, "rita")
     page.goto(f"/studies/{judged_comparison.pk}/dashboard/")
     expect(page.locator("#dash-ranking tbody tr")).to_have_count(3, timeout=60_000)

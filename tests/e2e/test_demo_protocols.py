@@ -90,7 +90,7 @@ def test_judge1_marks_spans_and_ranks_in_the_demo_and_the_researcher_sees_both_r
     shot(page, "esa-judge")
     marked = [s for s in _shown(page) if not s.get("proposed")]
     assert len(marked) == 1 and marked[0]["severity"] == "major"
-    assert candidate[marked[0]["start"]:marked[0]["end"]] == candidate.split()[0]
+    assert candidate[marked[0]["start"] : marked[0]["end"]] == candidate.split()[0]
     while page.locator(".esa-span.is-suggested").count():  # judge1 keeps every suggestion
         page.locator(".esa-span.is-suggested").first.locator(".esa-accept").click()
     with page.expect_navigation():

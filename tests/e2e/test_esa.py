@@ -24,7 +24,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 LOAD = 30_000
 #: Candidates with characters that are not one UTF-16 unit each: an emoji ZWJ family (5 code
 #: points, 8 units), a combining acute accent, a mathematical letter (2 units).
-UNICODE = ["👩\u200d👩\u200d👧 familie\u0301 said something quite different.", "The cafe\u0301 𝒳 spoke plainly, more or less."]
+UNICODE = [
+    "👩\u200d👩\u200d👧 familie\u0301 said something quite different.",
+    "The cafe\u0301 𝒳 spoke plainly, more or less.",
+]
 
 
 def _watch(pg, bad: list[str]) -> None:
@@ -66,20 +69,29 @@ def _annotate_item(pg, n: int) -> None:
 
 
 def test_a_judge_marks_scores_and_submits_every_item_and_the_researcher_gets_report_and_exports(
-        page, live_server, researcher, make_user):
+    page, live_server, researcher, make_user
+):
     from annotation.judging.models import EsaItem, EsaJudgment
     from annotation.judging.services.design import design_update
     from annotation.models import Candidate
     from metrics.reports.services.build import report_build, report_create
 
     study = study_with_data(owner=researcher, n_originals=2, systems=("alpha", "beta"), name="ESA walk")
-    for cand, text in zip(Candidate.objects.filter(original__study=study, system__name="alpha").order_by("pk"), UNICODE):
+    for cand, text in zip(
+        Candidate.objects.filter(original__study=study, system__name="alpha").order_by("pk"), UNICODE
+    ):
         cand.text = text
         cand.save()
     study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
-    design_update(study=study, changes={
-        "protocol": "esa", "seed": 5, "esa_prefill": "aligner",
-        "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={
+            "protocol": "esa",
+            "seed": 5,
+            "esa_prefill": "aligner",
+            "control_counts": {"identical": 1, "random": 0, "unigram": 0},
+        },
+    )
     bad: list[str] = []
     _watch(page, bad)
     browser_login(page, "rita")
@@ -108,8 +120,10 @@ def test_a_judge_marks_scores_and_submits_every_item_and_the_researcher_gets_rep
         expect(pg.locator("#rating-form[data-ready]")).to_be_attached()  # the page's script has run
         _annotate_item(pg, n)
         shown[token] = _shown_spans(pg)
-        texts[token] = {"original": pg.locator("#esa-original").text_content(),
-                        "candidate": pg.locator("#esa-candidate").text_content()}
+        texts[token] = {
+            "original": pg.locator("#esa-original").text_content(),
+            "candidate": pg.locator("#esa-candidate").text_content(),
+        }
         quoted = pg.locator("#esa-span-list q").all_text_contents()
         with pg.expect_navigation():
             pg.keyboard.press("Enter")
@@ -117,7 +131,7 @@ def test_a_judge_marks_scores_and_submits_every_item_and_the_researcher_gets_rep
         assert texts[token] == {"original": item.candidate.original.text, "candidate": item.candidate.text}
         # what the page quoted is what the stored offsets cut from the stored text
         j = EsaJudgment.objects.get(item=item, is_latest=True)
-        cut = ["[missing]" if s["missing"] else texts[token][s["side"]][s["start"]:s["end"]] for s in j.spans]
+        cut = ["[missing]" if s["missing"] else texts[token][s["side"]][s["start"] : s["end"]] for s in j.spans]
         assert sorted(cut) == sorted(quoted)
         n += 1
     assert n == 6 and not errors, errors
@@ -132,7 +146,7 @@ def test_a_judge_marks_scores_and_submits_every_item_and_the_researcher_gets_rep
     # the emoji family: the keyboard span (words 2–3) starts after 5 code points and a space
     fam = next(t for t, x in texts.items() if x["candidate"].startswith("👩"))
     minor = next(s for s in stored[fam].spans if s["severity"] == "minor" and s["side"] == "candidate")
-    assert texts[fam]["candidate"][minor["start"]:minor["end"]] == "familie\u0301 said"
+    assert texts[fam]["candidate"][minor["start"] : minor["end"]] == "familie\u0301 said"
     ctx.close()
 
     report = report_create(study=study, created_by=researcher, enqueue=False)
@@ -152,14 +166,17 @@ def test_a_judge_marks_scores_and_submits_every_item_and_the_researcher_gets_rep
     for token, j in stored.items():
         line = by_text[(texts[token]["original"], texts[token]["candidate"])]
         assert line["score"] == j.score
-        assert [(s.get("side"), s.get("start"), s.get("end"), s["severity"]) for s in line["error_spans"]
-                if not s.get("missing")] == [(s["side"], s["start"], s["end"], s["severity"]) for s in j.spans
-                                             if not s["missing"]]
+        assert [
+            (s.get("side"), s.get("start"), s.get("end"), s["severity"])
+            for s in line["error_spans"]
+            if not s.get("missing")
+        ] == [(s["side"], s["start"], s["end"], s["severity"]) for s in j.spans if not s["missing"]]
     with page.expect_download() as got:
         page.get_by_role("link", name="Export the ESA judgments (CSV)").click()
     rows = list(csv.DictReader(io.StringIO(open(got.value.path(), encoding="utf-8").read())))
     assert len(rows) == 6 and {json.dumps(json.loads(r["spans"]), sort_keys=True) for r in rows} == {
-        json.dumps(j.spans, sort_keys=True) for j in stored.values()}
+        json.dumps(j.spans, sort_keys=True) for j in stored.values()
+    }
     assert bad == []
 
 
@@ -174,8 +191,9 @@ def test_the_arabic_page_runs_right_to_left_and_its_arrows_follow_the_screen(pag
     cand.text = "قال الرجلُ كلاماً مختلفاً تماماً."
     cand.save()
     study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
-    design_update(study=study, changes={"protocol": "esa",
-                                                 "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
+    design_update(
+        study=study, changes={"protocol": "esa", "control_counts": {"identical": 0, "random": 0, "unigram": 0}}
+    )
     study_judging_open(study=study)
     browser_login(page, "ann")
     page.goto(f"/judge/studies/{study.pk}/esa/")
@@ -196,7 +214,7 @@ def test_the_arabic_page_runs_right_to_left_and_its_arrows_follow_the_screen(pag
 
     j = EsaJudgment.objects.get(study=study)
     s = j.spans[0]
-    assert cand.text[s["start"]:s["end"]] == "قال الرجلُ" and s["severity"] == "major" and j.score == 40
+    assert cand.text[s["start"] : s["end"]] == "قال الرجلُ" and s["severity"] == "major" and j.score == 40
     # Backspace goes back to the item, with its spans and score, to revise it
     expect(page.locator("#done-h")).to_be_visible()
     with page.expect_navigation():
@@ -212,18 +230,22 @@ def test_the_arabic_page_runs_right_to_left_and_its_arrows_follow_the_screen(pag
     assert latest.revision == 2 and latest.spans[0]["severity"] == "minor" and latest.score == 40
 
 
-@pytest.mark.parametrize("text", [
-    "Cafe\u0301 au lait 😀 with 👩\u200d👩\u200d👧 family 🇪🇸 done.",
-    "هذا نصٌّ عربيٌّ قصير مع English words.",
-    "𝒳𝒴 naïve re\u0301sume\u0301 👍🏽 ok",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Cafe\u0301 au lait 😀 with 👩\u200d👩\u200d👧 family 🇪🇸 done.",
+        "هذا نصٌّ عربيٌّ قصير مع English words.",
+        "𝒳𝒴 naïve re\u0301sume\u0301 👍🏽 ok",
+    ],
+)
 def test_the_pages_offset_functions_agree_with_the_servers(page, live_server, text):
     """esa_offsets.js converts UTF-16 ↔ code points as metrics/core/spans/offsets.py does, and a
     snapped selection never splits a character (span_problem accepts it)."""
     from metrics.core.spans.offsets import codepoint_to_utf16, span_problem, utf16_length, utf16_to_codepoint
 
     page.goto("/accounts/login/")
-    got = page.evaluate("""async (text) => {
+    got = page.evaluate(
+        """async (text) => {
         const m = await import('/static/judging/esa_offsets.js');
         const out = {toCp: [], snapped: []};
         for (let u = 0; u <= text.length; u += 1) out.toCp.push(m.utf16ToCodePoint(text, u));
@@ -236,7 +258,9 @@ def test_the_pages_offset_functions_agree_with_the_servers(page, live_server, te
         }
         out.words = m.wordOffsets(text).map(([a, b]) => m.spanFromUtf16(text, a, b));
         return out;
-    }""", text)
+    }""",
+        text,
+    )
     assert got["toU"] == [codepoint_to_utf16(text, cp) for cp in range(len(text) + 1)]
     units = utf16_length(text)
     starts = {codepoint_to_utf16(text, cp) for cp in range(len(text) + 1)}

@@ -17,10 +17,20 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 LOAD = 30_000
 CODE = "ESAFIELD1"
 TRAINING = [
-    {"original": "The meeting was moved to Friday.", "candidate": "The meeting is now on Friday.",
-     "score_min": "70", "major": "no", "explanation": "Nothing of the meaning is lost."},
-    {"original": "She bought three apples.", "candidate": "Rivers flow into the sea.",
-     "score_max": "30", "major": "yes", "explanation": "An unrelated sentence keeps nothing."},
+    {
+        "original": "The meeting was moved to Friday.",
+        "candidate": "The meeting is now on Friday.",
+        "score_min": "70",
+        "major": "no",
+        "explanation": "Nothing of the meaning is lost.",
+    },
+    {
+        "original": "She bought three apples.",
+        "candidate": "Rivers flow into the sea.",
+        "score_max": "30",
+        "major": "yes",
+        "explanation": "An unrelated sentence keeps nothing.",
+    },
 ]
 
 
@@ -39,8 +49,7 @@ def _submit(pg, score: int) -> None:
         pg.keyboard.press("Enter")
 
 
-def test_a_prolific_participant_trains_meets_an_attention_item_and_gets_the_code(
-        page, live_server, researcher):
+def test_a_prolific_participant_trains_meets_an_attention_item_and_gets_the_code(page, live_server, researcher):
     from annotation.judging import screening, training
     from annotation.judging.models import AttentionCheck, EsaItem, EsaJudgment, TrainingAnswer
     from annotation.judging.services.design import design_update
@@ -49,16 +58,26 @@ def test_a_prolific_participant_trains_meets_an_attention_item_and_gets_the_code
     from annotation.participation import services as participation
 
     study = study_with_data(owner=researcher, n_originals=3, systems=("alpha", "beta"), name="ESA field")
-    design_update(study=study, changes={
-        "protocol": "esa", "seed": 9, "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={"protocol": "esa", "seed": 9, "control_counts": {"identical": 1, "random": 0, "unigram": 0}},
+    )
     study_judging_open(study=study)
     for row in TRAINING:
         training.training_item_add(study=study, row=row, from_text=True)
-    screening.screening_settings_update(study=study, changes={
-        "training_required": 1, "training_retries": 0, "attention_count": 1, "attention_policy": "end",
-        "attention_max_failures": 1})
-    link = participation.join_link_create(study=study, role="judge", platform="prolific", created_by=researcher,
-                                          completion_code=CODE)
+    screening.screening_settings_update(
+        study=study,
+        changes={
+            "training_required": 1,
+            "training_retries": 0,
+            "attention_count": 1,
+            "attention_policy": "end",
+            "attention_max_failures": 1,
+        },
+    )
+    link = participation.join_link_create(
+        study=study, role="judge", platform="prolific", created_by=researcher, completion_code=CODE
+    )
     bad: list[str] = []
     errors: list[str] = []
     ctx = page.context.browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})

@@ -39,8 +39,7 @@ def researcher_pages(study, run, link) -> list[str]:
     answer 405, exports a file)."""
     pages = ["/studies/", "/studies/new/", "/accounts/"]
     pages += ["/" + r.replace("<int:study_id>", str(study.pk)) for r in _routes() if STUDY_PAGE.match(r)]
-    pages += [f"/studies/{study.pk}/metrics/runs/{run.pk}/",
-              f"/studies/{study.pk}/field/links/{link.pk}/preview/"]
+    pages += [f"/studies/{study.pk}/metrics/runs/{run.pk}/", f"/studies/{study.pk}/field/links/{link.pk}/preview/"]
     client = Client()
     client.force_login(study.owner)
     html = []
@@ -73,8 +72,16 @@ def test_every_researcher_page_fits_its_boxes_at_1280_and_375_px(page, judged): 
         for url in researcher_pages(judged, run, link):
             assert _check(page, url, width)
             seen.append(url)
-    for must in ("/metrics/", "/field/", "/participants/", "/judging/design/", "/judging/qc/", "/report/",
-                 "/alignment/", "/preview/"):
+    for must in (
+        "/metrics/",
+        "/field/",
+        "/participants/",
+        "/judging/design/",
+        "/judging/qc/",
+        "/report/",
+        "/alignment/",
+        "/preview/",
+    ):
         assert any(must in url for url in seen), f"no {must} page was checked: {sorted(set(seen))}"
 
 

@@ -24,20 +24,36 @@ def field_study(study):
     design_update(study=study, changes={"seed": 3, "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
     study_judging_open(study=study)  # no judges: they all come through the link
     services.participation_settings_update(
-        study=study, consent_text="You will rate sentences. We keep your ratings and answers for research.",
-        questions_before=[{"name": "native_language", "type": "language", "label": "Your native language", "required": True},
-                          {"name": "english", "type": "scale", "label": "How well do you read English?",
-                           "required": True, "choices": ["1", "2", "3", "4", "5"]}],
-        questions_after=[{"name": "comments", "type": "text", "label": "Anything you want to tell us?"}])
+        study=study,
+        consent_text="You will rate sentences. We keep your ratings and answers for research.",
+        questions_before=[
+            {"name": "native_language", "type": "language", "label": "Your native language", "required": True},
+            {
+                "name": "english",
+                "type": "scale",
+                "label": "How well do you read English?",
+                "required": True,
+                "choices": ["1", "2", "3", "4", "5"],
+            },
+        ],
+        questions_after=[{"name": "comments", "type": "text", "label": "Anything you want to tell us?"}],
+    )
     return study
 
 
-def test_prolific_participant_walks_from_join_link_to_completion_and_is_exported(page, live_server, field_study, researcher):
+def test_prolific_participant_walks_from_join_link_to_completion_and_is_exported(
+    page, live_server, field_study, researcher
+):
     from annotation.models import Participant
     from annotation.participation import services
 
-    link = services.join_link_create(study=field_study, role="judge", platform="prolific", completion_code="CPL4E2E0",
-                                     completion_url=f"{live_server.url}/accounts/login/?from=prolific&cc={{code}}")
+    link = services.join_link_create(
+        study=field_study,
+        role="judge",
+        platform="prolific",
+        completion_code="CPL4E2E0",
+        completion_url=f"{live_server.url}/accounts/login/?from=prolific&cc={{code}}",
+    )
     pid, sid, sess = (secrets.token_hex(12) for _ in range(3))
     page.goto(f"/join/{link.token}/?PROLIFIC_PID={pid}&STUDY_ID={sid}&SESSION_ID={sess}")
     expect(page.locator("#consent-text")).to_contain_text("We keep your ratings")
@@ -72,7 +88,8 @@ def test_prolific_participant_walks_from_join_link_to_completion_and_is_exported
 
     expect(page.locator("#completion-code")).to_have_text("CPL4E2E0")
     expect(page.locator("#completion-link")).to_have_attribute(
-        "href", f"{live_server.url}/accounts/login/?from=prolific&cc=CPL4E2E0")
+        "href", f"{live_server.url}/accounts/login/?from=prolific&cc=CPL4E2E0"
+    )
     # The page sends the participant back to the platform by itself after a few seconds
     # (here a local page stands in for Prolific's; where it goes from there is not ours).
     with page.expect_request(re.compile(r"/accounts/login/\?from=prolific&cc=CPL4E2E0$"), timeout=20_000) as sent:
@@ -88,7 +105,11 @@ def test_prolific_participant_walks_from_join_link_to_completion_and_is_exported
     assert len(rows) == 1
     row = rows[0]
     assert (row["platform"], row["platform_id"], row["platform_study_id"], row["platform_session_id"]) == (
-        "prolific", pid, sid, sess)
+        "prolific",
+        pid,
+        sid,
+        sess,
+    )
     assert row["status"] == "completed" and row["items_done"] == str(total) and row["items_total"] == str(total)
     assert row["completion_code"] == "CPL4E2E0" and float(row["active_seconds"]) > 0
     assert row["before:native_language"] == "Español" and row["before:english"] == "4"

@@ -69,7 +69,11 @@ def new_page(browser, live_server):
 
 
 def prolific_ids() -> dict:
-    return {"PROLIFIC_PID": secrets.token_hex(12), "STUDY_ID": secrets.token_hex(12), "SESSION_ID": secrets.token_hex(12)}
+    return {
+        "PROLIFIC_PID": secrets.token_hex(12),
+        "STUDY_ID": secrets.token_hex(12),
+        "SESSION_ID": secrets.token_hex(12),
+    }
 
 
 def join_and_start_training(page, link, ids: dict, *, shots: bool = False) -> None:
@@ -90,15 +94,22 @@ def join_and_start_training(page, link, ids: dict, *, shots: bool = False) -> No
     enter_on_autofocus(page)
 
 
-def test_two_prolific_participants_one_screened_out_one_completed_and_exported(new_page, live_server,
-                                                                                screening_study, researcher):
+def test_two_prolific_participants_one_screened_out_one_completed_and_exported(
+    new_page, live_server, screening_study, researcher
+):
     from annotation.judging.models import AttentionCheck, Judgment
     from annotation.models import Participant
     from annotation.participation import services
 
     back = f"{live_server.url}/accounts/login/?from=prolific&cc={{code}}"  # a local page stands in for Prolific's
-    link = services.join_link_create(study=screening_study, role="judge", platform="prolific", completion_url=back,
-                                     completion_code="CPLWALK1", screen_out_code="SCRNWALK1")
+    link = services.join_link_create(
+        study=screening_study,
+        role="judge",
+        platform="prolific",
+        completion_url=back,
+        completion_code="CPLWALK1",
+        screen_out_code="SCRNWALK1",
+    )
 
     # Participant 1 fails the training: the screen-out code, and the way back to Prolific with it.
     ids1 = prolific_ids()
@@ -117,7 +128,8 @@ def test_two_prolific_participants_one_screened_out_one_completed_and_exported(n
     expect(p1.locator("#end-code")).to_have_attribute("data-outcome", "screened_out")
     expect(p1.locator("#completion-code")).to_have_text("SCRNWALK1")
     expect(p1.locator("#completion-link")).to_have_attribute(
-        "href", f"{live_server.url}/accounts/login/?from=prolific&cc=SCRNWALK1")
+        "href", f"{live_server.url}/accounts/login/?from=prolific&cc=SCRNWALK1"
+    )
     tour_shot(p1, "3-screen-out-code")
     p1.goto(f"/judge/studies/{screening_study.pk}/")  # no way back to the items
     expect(p1).to_have_url(re.compile(r"/screened-out/$"))
@@ -154,7 +166,8 @@ def test_two_prolific_participants_one_screened_out_one_completed_and_exported(n
     p2.get_by_role("button", name="Continue").click()  # the one after-question is optional
     expect(p2.locator("#completion-code")).to_have_text("CPLWALK1")
     expect(p2.locator("#completion-link")).to_have_attribute(
-        "href", f"{live_server.url}/accounts/login/?from=prolific&cc=CPLWALK1")
+        "href", f"{live_server.url}/accounts/login/?from=prolific&cc=CPLWALK1"
+    )
     with p2.expect_request(re.compile(r"/accounts/login/\?from=prolific&cc=CPLWALK1$"), timeout=20_000) as sent:
         tour_shot(p2, "5-completion-code")
     assert sent.value.is_navigation_request()
@@ -178,7 +191,10 @@ def test_two_prolific_participants_one_screened_out_one_completed_and_exported(n
     for ids, status, code in ((ids1, "screened_out", "SCRNWALK1"), (ids2, "completed", "CPLWALK1")):
         row = rows[ids["PROLIFIC_PID"]]
         assert (row["platform"], row["platform_study_id"], row["platform_session_id"]) == (
-            "prolific", ids["STUDY_ID"], ids["SESSION_ID"])
+            "prolific",
+            ids["STUDY_ID"],
+            ids["SESSION_ID"],
+        )
         assert row["status"] == status and row["completion_code"] == code
     assert rows[ids2["PROLIFIC_PID"]]["items_done"] == str(total)
     participant1 = Participant.objects.get(platform_id=ids1["PROLIFIC_PID"])

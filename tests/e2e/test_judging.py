@@ -62,9 +62,14 @@ def rate_rest_on_the_server(study, judge, *, leave: int):
 
     assignment = assignment_for_judge(study=study, judge=judge)
     while (item := item_next_for_judge(assignment=assignment)) and item.total - item.done > leave:
-        judgment_submit(study=study, judge=judge, token=item.token, key=f"server-{item.position:04d}",
-                                 scores={"adequacy": 4, "fluency": 4, "dissimilarity": 3, "overall": 4},
-                                 serve_stamp=item.serve_stamp)
+        judgment_submit(
+            study=study,
+            judge=judge,
+            token=item.token,
+            key=f"server-{item.position:04d}",
+            scores={"adequacy": 4, "fluency": 4, "dissimilarity": 3, "overall": 4},
+            serve_stamp=item.serve_stamp,
+        )
 
 
 def test_judge_rates_by_keyboard_resumes_revises_and_finishes(page, browser, live_server, judged_study):
@@ -96,7 +101,9 @@ def test_judge_rates_by_keyboard_resumes_revises_and_finishes(page, browser, liv
     rate_by_keys(page, "423", "2 of 25")  # focus went back to the first unscored criterion (fluency)
     page.keyboard.press("5")
     page.keyboard.press("4")
-    expect(page.get_by_role("radiogroup", name=re.compile("^Adequacy")).get_by_role("radio", name=re.compile("^5"))).to_be_checked()
+    expect(
+        page.get_by_role("radiogroup", name=re.compile("^Adequacy")).get_by_role("radio", name=re.compile("^5"))
+    ).to_be_checked()
     screenshot(page, "judge-rating")
     page.keyboard.press("2")
     page.keyboard.press("3")
@@ -119,7 +126,9 @@ def test_judge_rates_by_keyboard_resumes_revises_and_finishes(page, browser, liv
     # B goes back to the previous item, with its scores shown; new scores make a revision
     page.keyboard.press("b")
     at_item(page, "Changing item 3 of 25")
-    expect(page.get_by_role("radiogroup", name=re.compile("^Overall")).get_by_role("radio", name=re.compile("^3"))).to_be_checked()
+    expect(
+        page.get_by_role("radiogroup", name=re.compile("^Overall")).get_by_role("radio", name=re.compile("^3"))
+    ).to_be_checked()
     rate_by_keys(page, "1111", "4 of 25")
     revised = Judgment.objects.filter(judge=ann, item__position=3).order_by("revision")
     assert [(j.revision, j.values["overall"], j.is_latest) for j in revised] == [(1, 3, False), (2, 1, True)]
@@ -144,8 +153,9 @@ def test_judge_rates_by_keyboard_resumes_revises_and_finishes(page, browser, liv
 
 
 def test_the_judge_page_fits_a_phone(browser, live_server, judged_study):
-    context = browser.new_context(base_url=live_server.url, viewport={"width": 375, "height": 740}, is_mobile=True,
-                                  has_touch=True)
+    context = browser.new_context(
+        base_url=live_server.url, viewport={"width": 375, "height": 740}, is_mobile=True, has_touch=True
+    )
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -169,8 +179,9 @@ def careful(item):
     from annotation.models import Candidate
 
     kind = Candidate.objects.get(text=item.paraphrase, original__text=item.original).system.kind
-    return {"control_identical": (5, 5, 1, 2), "control_random": (1, 5, 5, 1),
-            "control_unigram": (1, 1, 5, 1)}.get(kind, (4, 4, 3, 4))
+    return {"control_identical": (5, 5, 1, 2), "control_random": (1, 5, 5, 1), "control_unigram": (1, 1, 5, 1)}.get(
+        kind, (4, 4, 3, 4)
+    )
 
 
 def rate_everything(study, judge, score_fn):
@@ -180,9 +191,14 @@ def rate_everything(study, judge, score_fn):
     assignment = assignment_for_judge(study=study, judge=judge)
     while (item := item_next_for_judge(assignment=assignment)) is not None:
         a, f, d, o = score_fn(item)
-        judgment_submit(study=study, judge=judge, token=item.token, key=f"{judge.username}-{item.position:04d}",
-                                 scores={"adequacy": a, "fluency": f, "dissimilarity": d, "overall": o},
-                                 serve_stamp=item.serve_stamp)
+        judgment_submit(
+            study=study,
+            judge=judge,
+            token=item.token,
+            key=f"{judge.username}-{item.position:04d}",
+            scores={"adequacy": a, "fluency": f, "dissimilarity": d, "overall": o},
+            serve_stamp=item.serve_stamp,
+        )
 
 
 def test_researcher_opens_the_study_and_watches_progress_and_qc(page, study, make_user):
@@ -237,8 +253,9 @@ def test_a_pem_sized_study_end_to_end(page, researcher, make_user):
     from annotation.judging.services.opening import study_judging_open
     from tests.factories import study_with_data
 
-    study = study_with_data(n_originals=300, systems=("human1", "human2", "machine1", "machine2"), owner=researcher,
-                            name="PEM-sized")
+    study = study_with_data(
+        n_originals=300, systems=("human1", "human2", "machine1", "machine2"), owner=researcher, name="PEM-sized"
+    )
     ann = make_user("ann")
     study_member_add(study=study, user=ann, role=Role.JUDGE)
     summary = study_judging_open(study=study)
@@ -256,10 +273,22 @@ def test_a_pem_sized_study_end_to_end(page, researcher, make_user):
     # service is exercised above and in the unit tests), leaving the last one.
     now = timezone.now()
     todo = list(AssignmentItem.objects.filter(assignment=assignment, position__gte=2, position__lt=2100))
-    Judgment.objects.bulk_create([
-        Judgment(study=study, item=i, judge=ann, key=f"bulk-{i.position:05d}", served_at=now, submitted_at=now,
-                 seconds=5.0, values={"adequacy": 4, "fluency": 4, "dissimilarity": 3, "overall": 4}) for i in todo],
-        batch_size=1000)
+    Judgment.objects.bulk_create(
+        [
+            Judgment(
+                study=study,
+                item=i,
+                judge=ann,
+                key=f"bulk-{i.position:05d}",
+                served_at=now,
+                submitted_at=now,
+                seconds=5.0,
+                values={"adequacy": 4, "fluency": 4, "dissimilarity": 3, "overall": 4},
+            )
+            for i in todo
+        ],
+        batch_size=1000,
+    )
     AssignmentItem.objects.filter(pk__in=[i.pk for i in todo]).update(done_at=now, updated_at=F("created_at"))
 
     page.reload()

@@ -25,8 +25,10 @@ def test_judge_compares_pairs_by_keyboard_and_answers_map_to_the_shown_sides(pag
     study = study_with_data(owner=researcher, n_originals=3, systems=("alpha", "beta", "gamma"))
     ann = make_user("ann")
     study_member_add(study=study, user=ann, role=Role.JUDGE)
-    design_update(study=study, changes={
-        "protocol": "comparison", "seed": 3, "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={"protocol": "comparison", "seed": 3, "control_counts": {"identical": 1, "random": 0, "unigram": 0}},
+    )
     study_judging_open(study=study)
     total = ComparisonItem.objects.filter(assignment__judge=ann).count()
     assert total == 3 * 3 + 3
@@ -57,8 +59,9 @@ def test_judge_compares_pairs_by_keyboard_and_answers_map_to_the_shown_sides(pag
             expect(page.locator("#item-h")).to_have_text(f"{n + 2} of {total}", timeout=LOAD)
     expect(page.locator("#done-h")).to_be_visible(timeout=LOAD)
 
-    items = {it.token: it for it in ComparisonItem.objects.filter(assignment__judge=ann)
-             .select_related("left", "right")}
+    items = {
+        it.token: it for it in ComparisonItem.objects.filter(assignment__judge=ann).select_related("left", "right")
+    }
     assert set(shown) == set(items)
     for token, (left, right, answer) in shown.items():
         it = items[token]

@@ -12,7 +12,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_researcher_opens_judging_in_the_background_and_sees_progress_then_the_outcome(
-        page, browser, live_server, study, make_user, settings):
+    page, browser, live_server, study, make_user, settings
+):
     from annotation.judging.models import OpenJob
     from config.celery import app
     from tests.conftest import thread_worker
@@ -45,8 +46,9 @@ def test_researcher_opens_judging_in_the_background_and_sees_progress_then_the_o
 
     # A worker comes up, runs the job; the page polls, reloads and shows the outcome.
     with thread_worker(app):
-        expect(page.get_by_text("Judging is open: 15 controls built, 3 judge(s) assigned 75 items in all.")) \
-            .to_be_visible(timeout=60_000)
+        expect(
+            page.get_by_text("Judging is open: 15 controls built, 3 judge(s) assigned 75 items in all.")
+        ).to_be_visible(timeout=60_000)
     assert OpenJob.objects.get(study=study).status == "succeeded"
     expect(page.locator("#open-job")).to_have_count(0)
     expect(page.get_by_text("The design is frozen.")).to_be_visible()

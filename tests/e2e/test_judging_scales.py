@@ -11,12 +11,28 @@ from tests.conftest import browser_login, enter_on_autofocus
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-SIM = {"slug": "similarity", "name": "Similarity", "help": "How close in meaning?",
-       "scale": {"type": "slider", "min": 0, "max": 100,
-                 "anchors": {"low": "Nothing in common", "mid": "Half the meaning", "high": "Same meaning"}}}
-GRAM = {"slug": "grammar", "name": "Grammaticality", "help": "",
-        "scale": {"type": "points", "min": 0, "max": 2,
-                  "labels": ["Nonsense", "Meaningful, ungrammatical", "Meaningful and grammatical"]}}
+SIM = {
+    "slug": "similarity",
+    "name": "Similarity",
+    "help": "How close in meaning?",
+    "scale": {
+        "type": "slider",
+        "min": 0,
+        "max": 100,
+        "anchors": {"low": "Nothing in common", "mid": "Half the meaning", "high": "Same meaning"},
+    },
+}
+GRAM = {
+    "slug": "grammar",
+    "name": "Grammaticality",
+    "help": "",
+    "scale": {
+        "type": "points",
+        "min": 0,
+        "max": 2,
+        "labels": ["Nonsense", "Meaningful, ungrammatical", "Meaningful and grammatical"],
+    },
+}
 
 
 def test_judge_rates_with_a_slider_and_points_by_keyboard(page, live_server, study, make_user):
@@ -26,8 +42,10 @@ def test_judge_rates_with_a_slider_and_points_by_keyboard(page, live_server, stu
 
     ann = make_user("ann")
     study_member_add(study=study, user=ann, role=Role.JUDGE)
-    design_update(study=study, changes={
-        "criteria": [SIM, GRAM], "seed": 7, "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={"criteria": [SIM, GRAM], "seed": 7, "control_counts": {"identical": 0, "random": 0, "unigram": 0}},
+    )
     study_judging_open(study=study)
     # The shared CI machine can be slow to serve the first page: wait longer than the default.
     page.set_default_timeout(45_000)

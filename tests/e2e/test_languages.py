@@ -132,8 +132,7 @@ def arabic_task(request, study, annotator):
     """An Arabic pair for annotator 'anna', on English pages and on Arabic (right-to-left) ones."""
     study_update(study=study, changes={"language": request.param})
     s1, s2 = ARABIC_PAIR
-    pairs_import_file(
-        study=study, data=f"pair_id,sentence1,sentence2\nar,{s1},{s2}\n".encode(), filename="p.csv")
+    pairs_import_file(study=study, data=f"pair_id,sentence1,sentence2\nar,{s1},{s2}\n".encode(), filename="p.csv")
     assignments_create(study=study)
     return AlignmentAssignment.objects.get(annotator=annotator)
 

@@ -49,10 +49,15 @@ def judged(researcher):
 
 def _pages(study, run):
     return [
-        "/studies/", f"/studies/{study.pk}/", f"/studies/{study.pk}/metrics/",
-        f"/studies/{study.pk}/metrics/runs/{run.pk}/", f"/studies/{study.pk}/judging/qc/",
-        f"/studies/{study.pk}/judging/progress/", f"/studies/{study.pk}/judging/design/",
-        f"/studies/{study.pk}/alignment/", f"/studies/{study.pk}/report/",
+        "/studies/",
+        f"/studies/{study.pk}/",
+        f"/studies/{study.pk}/metrics/",
+        f"/studies/{study.pk}/metrics/runs/{run.pk}/",
+        f"/studies/{study.pk}/judging/qc/",
+        f"/studies/{study.pk}/judging/progress/",
+        f"/studies/{study.pk}/judging/design/",
+        f"/studies/{study.pk}/alignment/",
+        f"/studies/{study.pk}/report/",
     ]
 
 

@@ -24,8 +24,12 @@ from tests.e2e.test_layout_and_policy import OVERFLOW_JS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-FLUENCY = {"slug": "fluency_da", "name": "Fluency", "help": "",
-           "scale": {"type": "slider", "min": 0, "max": 100, "anchors": {"low": "Broken", "high": "Native"}}}
+FLUENCY = {
+    "slug": "fluency_da",
+    "name": "Fluency",
+    "help": "",
+    "scale": {"type": "slider", "min": 0, "max": 100, "anchors": {"low": "Broken", "high": "Native"}},
+}
 
 
 @pytest.fixture
@@ -36,10 +40,16 @@ def slider_qc(study, make_user):
     for name in ("sim-judge-01", "bob", "cy"):
         study_member_add(study=study, user=make_user(name), role=Role.JUDGE)
     design_update(study=study, changes={"criteria": [SIM, FLUENCY, GRAM], "seed": 3})
-    design_update(study=study, changes={"expected_scores": {
-        "identical": {"similarity": 100, "fluency_da": 100, "grammar": 2},
-        "random": {"similarity": 0, "fluency_da": 100, "grammar": 2},
-        "unigram": {"similarity": 0, "fluency_da": 0, "grammar": 0}}})
+    design_update(
+        study=study,
+        changes={
+            "expected_scores": {
+                "identical": {"similarity": 100, "fluency_da": 100, "grammar": 2},
+                "random": {"similarity": 0, "fluency_da": 100, "grammar": 2},
+                "unigram": {"similarity": 0, "fluency_da": 0, "grammar": 0},
+            }
+        },
+    )
     study_judging_open(study=study)
     for j, name in enumerate(("sim-judge-01", "bob", "cy")):
         judge = User.objects.get(username=name)
@@ -48,9 +58,14 @@ def slider_qc(study, make_user):
         while (item := item_next_for_judge(assignment=assignment)) is not None:
             k += 1
             sim = 50 if name == "cy" else (17 * k + 31 * j) % 101  # cy: σ = 0, "z undefined"
-            judgment_submit(study=study, judge=judge, token=item.token, key=new_key(),
-                                     serve_stamp=item.serve_stamp,
-                                     scores={"similarity": sim, "fluency_da": (k * 7.5) % 100, "grammar": k % 3})
+            judgment_submit(
+                study=study,
+                judge=judge,
+                token=item.token,
+                key=new_key(),
+                serve_stamp=item.serve_stamp,
+                scores={"similarity": sim, "fluency_da": (k * 7.5) % 100, "grammar": k % 3},
+            )
     return study
 
 

@@ -36,8 +36,10 @@ def _wanted(item) -> list[int]:
 
     names = dict(Candidate.objects.filter(pk__in=item.candidates).values_list("id", "system__name"))
     shown = [names[c] for c in item.candidates]
-    return [i + 1 for i in sorted(range(len(shown)), key=lambda i: (not shown[i].startswith("control:"),
-                                                                    TASTE.get(shown[i], 9)))]
+    return [
+        i + 1
+        for i in sorted(range(len(shown)), key=lambda i: (not shown[i].startswith("control:"), TASTE.get(shown[i], 9)))
+    ]
 
 
 def _by_keys(pg, target: list[int]) -> None:
@@ -62,7 +64,8 @@ def _by_drag(pg, target: list[int]) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "ar"])
 def test_a_judge_ranks_every_set_by_drag_and_keys_and_the_researcher_gets_the_report(
-        page, live_server, celery_worker, researcher, make_user, lang):
+    page, live_server, celery_worker, researcher, make_user, lang
+):
     from annotation.judging.models import RankingItem, RankingJudgment
     from annotation.judging.services.design import design_get_or_create
     from metrics.reports.models import Report
@@ -146,8 +149,10 @@ def test_a_judge_ranks_every_set_by_drag_and_keys_and_the_researcher_gets_the_re
     def tied_as_sets(groups):  # the order within a tie means nothing
         return [sorted(g) if isinstance(g, list) else g for g in groups]
 
-    stored = {j.item.token: (tied_as_sets(j.groups), j.scores)
-              for j in RankingJudgment.objects.filter(study=study, is_latest=True).select_related("item")}
+    stored = {
+        j.item.token: (tied_as_sets(j.groups), j.scores)
+        for j in RankingJudgment.objects.filter(study=study, is_latest=True).select_related("item")
+    }
     expected = {}
     for token, (order, scores) in made.items():
         cands = RankingItem.objects.get(token=token).candidates
@@ -176,9 +181,10 @@ def test_a_judge_ranks_every_set_by_drag_and_keys_and_the_researcher_gets_the_re
     report = Report.objects.get(study=study)
     assert report.result["systems"][0]["system"] == "alpha"
     links = page.locator("#report-exports a").evaluate_all("els => els.map(e => e.getAttribute('href'))")
-    links += [f"/studies/{study.pk}/reports/{report.pk}/tables/{slug}.csv"
-              for slug in page.locator('[id^="section-"]').evaluate_all(
-                  "els => els.map(e => e.id.slice('section-'.length))")]
+    links += [
+        f"/studies/{study.pk}/reports/{report.pk}/tables/{slug}.csv"
+        for slug in page.locator('[id^="section-"]').evaluate_all("els => els.map(e => e.id.slice('section-'.length))")
+    ]
     for href in links:
         r = page.request.get(href)
         assert r.status == 200, (href, r.status)
@@ -193,12 +199,19 @@ def test_a_finger_drags_a_paraphrase_by_its_handle_on_a_touch_screen(page, live_
 
     study = study_with_data(owner=researcher, n_originals=1, systems=tuple(TASTE), name="Ranking touch")
     study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
-    design_update(study=study, changes={
-        "protocol": "ranking", "seed": 3, "ranking_k": 3,
-        "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={
+            "protocol": "ranking",
+            "seed": 3,
+            "ranking_k": 3,
+            "control_counts": {"identical": 0, "random": 0, "unigram": 0},
+        },
+    )
     study_judging_open(study=study)
-    ctx = page.context.browser.new_context(base_url=live_server.url, viewport={"width": 400, "height": 800},
-                                           has_touch=True, is_mobile=True)
+    ctx = page.context.browser.new_context(
+        base_url=live_server.url, viewport={"width": 400, "height": 800}, has_touch=True, is_mobile=True
+    )
     pg = ctx.new_page()
     browser_login(pg, "ann")
     pg.goto(f"/judge/studies/{study.pk}/rank/")

@@ -19,11 +19,22 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 LOAD = 30_000
 CODE = "RANKFIELD1"
 TRAINING = [
-    {"original": "The meeting was moved to Friday.", "p1": "The meeting was cancelled.",
-     "p2": "The meeting is now on Friday.", "p3": "On Friday the meeting takes place now.",
-     "reference": "2 = 3 > 1", "explanation": "Paraphrase 1 changes the meaning."},
-    {"original": "She bought three apples.", "p1": "She purchased three apples.", "p2": "She sold apples.",
-     "p3": "Three apples were bought by her.", "reference": "1 = 3 > 2", "explanation": "2 changes the meaning."},
+    {
+        "original": "The meeting was moved to Friday.",
+        "p1": "The meeting was cancelled.",
+        "p2": "The meeting is now on Friday.",
+        "p3": "On Friday the meeting takes place now.",
+        "reference": "2 = 3 > 1",
+        "explanation": "Paraphrase 1 changes the meaning.",
+    },
+    {
+        "original": "She bought three apples.",
+        "p1": "She purchased three apples.",
+        "p2": "She sold apples.",
+        "p3": "Three apples were bought by her.",
+        "reference": "1 = 3 > 2",
+        "explanation": "2 changes the meaning.",
+    },
 ]
 
 
@@ -42,8 +53,7 @@ def _by_keys(pg, target: list[int]) -> None:
     assert _screen(pg) == target
 
 
-def test_a_prolific_participant_trains_meets_an_attention_set_and_gets_the_code(
-        page, live_server, researcher):
+def test_a_prolific_participant_trains_meets_an_attention_set_and_gets_the_code(page, live_server, researcher):
     from annotation.judging import screening, training
     from annotation.judging.models import AttentionCheck, RankingItem, RankingJudgment, TrainingAnswer
     from annotation.judging.protocols.ranking.screening import attention_layout
@@ -53,16 +63,31 @@ def test_a_prolific_participant_trains_meets_an_attention_set_and_gets_the_code(
     from annotation.participation import services as participation
 
     study = study_with_data(owner=researcher, n_originals=3, systems=("alpha", "beta", "gamma"), name="Rank field")
-    design_update(study=study, changes={
-        "protocol": "ranking", "ranking_k": 3, "seed": 4, "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={
+            "protocol": "ranking",
+            "ranking_k": 3,
+            "seed": 4,
+            "control_counts": {"identical": 1, "random": 0, "unigram": 0},
+        },
+    )
     study_judging_open(study=study)
     for row in TRAINING:
         training.training_item_add(study=study, row=row, from_text=True)
-    screening.screening_settings_update(study=study, changes={
-        "training_required": 1, "training_retries": 0, "attention_count": 1, "attention_policy": "end",
-        "attention_max_failures": 1})
-    link = participation.join_link_create(study=study, role="judge", platform="prolific", created_by=researcher,
-                                          completion_code=CODE)
+    screening.screening_settings_update(
+        study=study,
+        changes={
+            "training_required": 1,
+            "training_retries": 0,
+            "attention_count": 1,
+            "attention_policy": "end",
+            "attention_max_failures": 1,
+        },
+    )
+    link = participation.join_link_create(
+        study=study, role="judge", platform="prolific", created_by=researcher, completion_code=CODE
+    )
     bad: list[str] = []
     js_errors: list[str] = []
     ctx = page.context.browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
@@ -127,7 +152,8 @@ def test_a_prolific_participant_trains_meets_an_attention_set_and_gets_the_code(
     browser_login(page, "rita")
     page.goto(f"/studies/{study.pk}/judging/qc/")
     expect(page.locator(f'#ranking-qc-table tr[data-judge="{username}"] td[data-field="attention"]')).to_have_text(
-        "1 of 1")
+        "1 of 1"
+    )
     page.goto(f"/studies/{study.pk}/judging/design/")
     expect(page.locator("#training-items tbody tr")).to_have_count(2)
     expect(page.locator("#training-items")).to_contain_text("2 = 3 > 1")

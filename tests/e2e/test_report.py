@@ -13,8 +13,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_researcher_builds_the_report_and_sees_tables_1_to_3_and_the_figures(page, celery_worker, researcher):
-    study = make_judged_study(researcher, name="Simulated for the browser", n_originals=20,
-                              systems=("human", "machine", "mt"), n_judges=3)
+    study = make_judged_study(
+        researcher, name="Simulated for the browser", n_originals=20, systems=("human", "machine", "mt"), n_judges=3
+    )
     run_metric(study, "bleu")
     browser_login(page, "rita")
     page.goto(f"/studies/{study.pk}/")
@@ -28,9 +29,16 @@ def test_researcher_builds_the_report_and_sees_tables_1_to_3_and_the_figures(pag
     expect(page.locator("#table-table1")).to_be_visible(timeout=60_000)
     report.refresh_from_db()
     assert report.status == "succeeded" and report.result["settings"]["n_boot"] == 100
-    for heading in ("Table 1 — inter-judge correlation", "Table 2 — criteria vs overall",
-                    "Table 3 — metrics vs human overall", "Metric leaderboard", "Agreement per criterion",
-                    "Judge quality control", "System ranking on overall", "Figures"):
+    for heading in (
+        "Table 1 — inter-judge correlation",
+        "Table 2 — criteria vs overall",
+        "Table 3 — metrics vs human overall",
+        "Metric leaderboard",
+        "Agreement per criterion",
+        "Judge quality control",
+        "System ranking on overall",
+        "Figures",
+    ):
         expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
     expect(page.locator("#table-table1")).to_contain_text("sim-judge-01")
     expect(page.locator("#table-table3")).to_contain_text("bleu")
@@ -53,5 +61,6 @@ def test_researcher_without_judgments_is_shown_how_to_get_some(page, researcher)
     page.goto(f"/studies/{study.pk}/report/")
     expect(page.get_by_role("heading", name="No judgments yet")).to_be_visible()
     expect(page.locator("#report-empty").get_by_role("link", name="judging design")).to_have_attribute(
-        "href", f"/studies/{study.pk}/judging/design/")
+        "href", f"/studies/{study.pk}/judging/design/"
+    )
     expect(page.locator("pre.command")).to_contain_text(f"simulate_judges {study.pk} --judges 3")

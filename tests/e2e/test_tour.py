@@ -28,8 +28,9 @@ def test_the_readme_tour_on_the_demo_study(page, browser, live_server, tmp_path)
     # 1. A judge rates, by keyboard only.
     browser_login(page, "judge1", "judge1-demo")
     # judge1 is also a judge of the demo's error-span and ranking studies (their own cards)
-    page.locator("li.card", has=page.get_by_role("heading", name=study.participant_title, exact=True)) \
-        .get_by_role("link", name="Start").click()
+    page.locator("li.card", has=page.get_by_role("heading", name=study.participant_title, exact=True)).get_by_role(
+        "link", name="Start"
+    ).click()
     expect(page.get_by_role("heading", name="How to rate")).to_be_visible()
     shot(page, "1-judge-instructions")
     enter_on_autofocus(page)
@@ -49,9 +50,13 @@ def test_the_readme_tour_on_the_demo_study(page, browser, live_server, tmp_path)
     page.goto("/alignment/next/")
     expect(page.get_by_role("button", name=re.compile(r"^beginning × beginning"))).to_have_count(1)
     # Show a pair where the translations differ (John 1:1 is word for word the same).
-    task = next(a for a in AlignmentAssignment.objects.filter(annotator__username="annotator")
-                .select_related("pair").order_by("pair__position")
-                if a.pair.external_id.endswith(" web") and len(set(a.pair.tokens1) ^ set(a.pair.tokens2)) >= 6)
+    task = next(
+        a
+        for a in AlignmentAssignment.objects.filter(annotator__username="annotator")
+        .select_related("pair")
+        .order_by("pair__position")
+        if a.pair.external_id.endswith(" web") and len(set(a.pair.tokens1) ^ set(a.pair.tokens2)) >= 6
+    )
     page.goto(f"/alignment/tasks/{task.pk}/")
     cell = page.get_by_role("button", name=re.compile(r" × ")).nth(len(task.pair.tokens2) + 1)
     cell.hover()
@@ -67,8 +72,16 @@ def test_the_readme_tour_on_the_demo_study(page, browser, live_server, tmp_path)
     page.get_by_role("link", name="Metrics").click()
     expect(page.get_by_role("heading", name="Start a run")).to_be_visible()
     shot(page, "5-researcher-metrics")
-    call_command("simulate_judges", DEMO_STUDY_NAME, "--judges", "3", "--seed", "1",
-                 "--profile", "fixtures/demo/simulation_profile.json")
+    call_command(
+        "simulate_judges",
+        DEMO_STUDY_NAME,
+        "--judges",
+        "3",
+        "--seed",
+        "1",
+        "--profile",
+        "fixtures/demo/simulation_profile.json",
+    )
     call_command("report", DEMO_STUDY_NAME, "--out", str(tmp_path), "--n-boot", "100")
     page.get_by_role("link", name="Report").click()
     expect(page.get_by_text("Table 1").first).to_be_visible()

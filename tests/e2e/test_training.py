@@ -34,11 +34,24 @@ def training_add(study):
     from annotation.judging import screening, training
 
     for i, a in enumerate(REFERENCE, 1):
-        training.training_item_add(study=study, row={
-            "original": f"Training original {i}.", "candidate": f"Training paraphrase {i}.", "adequacy": a,
-            "explanation": f"Explanation number {i}."})
-    screening.screening_settings_update(study=study, changes={
-        "training_criteria": ["adequacy"], "training_tolerance": 1, "training_required": 3, "training_retries": 0})
+        training.training_item_add(
+            study=study,
+            row={
+                "original": f"Training original {i}.",
+                "candidate": f"Training paraphrase {i}.",
+                "adequacy": a,
+                "explanation": f"Explanation number {i}.",
+            },
+        )
+    screening.screening_settings_update(
+        study=study,
+        changes={
+            "training_criteria": ["adequacy"],
+            "training_tolerance": 1,
+            "training_required": 3,
+            "training_retries": 0,
+        },
+    )
 
 
 def start(page, study, who):
@@ -102,7 +115,8 @@ def test_a_judge_who_passes_goes_on_to_real_items_by_keyboard(page, training_stu
     assert ann.training_passed_at is not None and ann.screened_out_at is None
     assert TrainingAnswer.objects.filter(assignment=ann, correct=True).count() == 3
     assert [j.values for j in Judgment.objects.filter(judge=ann.judge)] == [
-        {"adequacy": 4, "fluency": 4, "dissimilarity": 2, "overall": 3}]
+        {"adequacy": 4, "fluency": 4, "dissimilarity": 2, "overall": 3}
+    ]
 
 
 def test_an_attention_check_is_answered_by_keyboard_between_real_items(page, training_study):
@@ -112,17 +126,22 @@ def test_an_attention_check_is_answered_by_keyboard_between_real_items(page, tra
     from annotation.judging.services.submission import judgment_submit
 
     TrainingItem.objects.filter(study=training_study).delete()  # no training here: straight to the items
-    screening.screening_settings_update(study=training_study, changes={"attention_count": 1,
-                                                                       "attention_policy": "warn"})
+    screening.screening_settings_update(
+        study=training_study, changes={"attention_count": 1, "attention_policy": "warn"}
+    )
     start(page, training_study, "ann")
     expect(page.locator("#item-h")).to_have_text("1 of 25")
     assignment = assignment_for_judge(study=training_study, judge=page_user("ann"))
     check = AttentionCheck.objects.get(assignment=assignment)
     while (item := item_next_for_judge(assignment=assignment)) and item.done < check.after_done:
-        judgment_submit(study=training_study, judge=assignment.judge, token=item.token,
-                                 key=f"server-{item.position:04d}", scores={"adequacy": 4, "fluency": 4,
-                                                                            "dissimilarity": 3, "overall": 4},
-                                 serve_stamp=item.serve_stamp)
+        judgment_submit(
+            study=training_study,
+            judge=assignment.judge,
+            token=item.token,
+            key=f"server-{item.position:04d}",
+            scores={"adequacy": 4, "fluency": 4, "dissimilarity": 3, "overall": 4},
+            serve_stamp=item.serve_stamp,
+        )
     page.goto(f"/judge/studies/{training_study.pk}/")
     expect(page.get_by_role("heading", name="Attention check")).to_be_visible()
     expect(page.locator("#attention-instruction")).to_contain_text(f"choose {int(check.expected)}")

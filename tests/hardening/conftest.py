@@ -36,7 +36,11 @@ import pytest
 #: Markup that would run script or create elements if a page rendered it raw.
 MARKUP = ('<script>alert("xss-1")</script>', '<img src=x onerror=alert("xss-2")>', '"><svg onload=alert("xss-3")>')
 #: The same, without spaces (alignment tokens cannot hold spaces).
-MARKUP_TOKENS = ('<script>alert("xss-4")</script>', '<img/src=x/onerror=alert("xss-5")>', '"><svg/onload=alert("xss-6")>')
+MARKUP_TOKENS = (
+    '<script>alert("xss-4")</script>',
+    '<img/src=x/onerror=alert("xss-5")>',
+    '"><svg/onload=alert("xss-6")>',
+)
 #: Raw fragments whose presence in an HTML page means markup was not escaped.
 RAW_MARKERS = ("<script>alert(", "<img src=x", "<img/src=x", "<svg onload", "<svg/onload")
 #: Cell starts that spreadsheets run as formulas (OWASP CSV injection).
@@ -100,10 +104,13 @@ def build_world() -> SimpleNamespace:
     judge3 = user("@SUM-1+1")
 
     # Patched where each service looks it up (the services packages re-export it for callers only).
-    with mock.patch("annotation.services.imports.job_enqueue"), \
-            mock.patch("annotation.alignment.services.scoring.job_enqueue"), \
-            mock.patch("annotation.alignment.services.systems.job_enqueue"), \
-            mock.patch("metrics.services.runs.job_enqueue"), mock.patch("metrics.services.pem_models.job_enqueue"):
+    with (
+        mock.patch("annotation.services.imports.job_enqueue"),
+        mock.patch("annotation.alignment.services.scoring.job_enqueue"),
+        mock.patch("annotation.alignment.services.systems.job_enqueue"),
+        mock.patch("metrics.services.runs.job_enqueue"),
+        mock.patch("metrics.services.pem_models.job_enqueue"),
+    ):
         study = study_create(name=STUDY_NAME, owner=owner, description=f"{SECRET} " + " ".join(MARKUP))
         other_study = study_create(name="Other researcher's study", owner=other)
         buf = io.StringIO()
@@ -112,13 +119,18 @@ def build_world() -> SimpleNamespace:
         for i in range(6):
             for s, system in enumerate(("human", "=cmd|' /C calc'!A0 " + MARKUP[1])):
                 writer.writerow([f"{FORMULAS[i % 4][:1]}o{i}", hostile(i), system, hostile(10 * s + i)])
-        job = study_import_file(
-            study=study, data=buf.getvalue().encode(), filename=f"data {MARKUP[1]}.csv", user=owner)
+        job = study_import_file(study=study, data=buf.getvalue().encode(), filename=f"data {MARKUP[1]}.csv", user=owner)
         assert job.status == JobStatus.SUCCEEDED, job.error
         study_import_file(
-            study=other_study, data=b"original_id,original,human\n1,Other text.,Other paraphrase.\n", filename="o.csv")
-        for u, role in ((judge, Role.JUDGE), (judge2, Role.JUDGE), (judge3, Role.JUDGE), (annot, Role.ANNOTATOR),
-                        (annot2, Role.ANNOTATOR)):
+            study=other_study, data=b"original_id,original,human\n1,Other text.,Other paraphrase.\n", filename="o.csv"
+        )
+        for u, role in (
+            (judge, Role.JUDGE),
+            (judge2, Role.JUDGE),
+            (judge3, Role.JUDGE),
+            (annot, Role.ANNOTATOR),
+            (annot2, Role.ANNOTATOR),
+        ):
             study_member_add(study=study, user=u, role=role)
 
         # judging: hostile criteria texts, opened, two judgments per judge
@@ -138,47 +150,63 @@ def build_world() -> SimpleNamespace:
             for k in range(2):
                 item = item_next_for_judge(assignment=assignment)
                 judgment_submit(
-                    study=study, judge=u, token=item.token, key=f"world-{n}-{k}-key",
+                    study=study,
+                    judge=u,
+                    token=item.token,
+                    key=f"world-{n}-{k}-key",
                     scores={"adequacy": 4, "fluency": 3, "dissimilarity": 2, "overall": 3 + k},
-                    serve_stamp=item.serve_stamp)
+                    serve_stamp=item.serve_stamp,
+                )
             tokens[u.username] = item.token
 
         # alignment: pairs with hostile tokens and ids, a system, assignments, gold, runs
         pairs = [
-            {"pair_id": f"{FORMULAS[k][:1]}pair{k} {MARKUP[k]}", "group_id": f"@g{k} {MARKUP[k]}",
-             "sentence1": f"{SECRET} {' '.join(MARKUP_TOKENS)} one", "sentence2": f"{' '.join(MARKUP_TOKENS)} two {k}",
-             "tokens1": [SECRET, *MARKUP_TOKENS, "one"], "tokens2": [*MARKUP_TOKENS, "two", str(k)]}
-            for k in range(3)]
+            {
+                "pair_id": f"{FORMULAS[k][:1]}pair{k} {MARKUP[k]}",
+                "group_id": f"@g{k} {MARKUP[k]}",
+                "sentence1": f"{SECRET} {' '.join(MARKUP_TOKENS)} one",
+                "sentence2": f"{' '.join(MARKUP_TOKENS)} two {k}",
+                "tokens1": [SECRET, *MARKUP_TOKENS, "one"],
+                "tokens2": [*MARKUP_TOKENS, "two", str(k)],
+            }
+            for k in range(3)
+        ]
         pairs_import_file(
-            study=study, data="".join(json.dumps(p) + "\n" for p in pairs).encode(), filename="pairs.jsonl")
+            study=study, data="".join(json.dumps(p) + "\n" for p in pairs).encode(), filename="pairs.jsonl"
+        )
         pharaoh = "0-0 1-1 2-2\n1-0 3-2\n0-1\n"
         system = system_alignments_import(
-            study=study, name="=aligner " + MARKUP[0], data=pharaoh.encode(), filename="sys.pharaoh", fmt="pharaoh")
+            study=study, name="=aligner " + MARKUP[0], data=pharaoh.encode(), filename="sys.pharaoh", fmt="pharaoh"
+        )
         alignment_config_update(study=study, annotators_per_pair=2)
         assignments_create(study=study)
         mine = list(AlignmentAssignment.objects.filter(annotator=annot).order_by("pair__position"))
         theirs = list(AlignmentAssignment.objects.filter(annotator=annot2).order_by("pair__position"))
-        assignment_submit(assignment=mine[0], sure=[[0, 0], [1, 1]], possible=[[2, 2]], revision=0,
-                                             active_seconds=3.0)
-        assignment_draft_save(assignment=mine[1], sure=[[1, 0]], possible=[], revision=0,
-                                                 active_seconds=1.0)
-        assignment_submit(assignment=theirs[0], sure=[[0, 0]], possible=[], revision=0,
-                                             active_seconds=2.0)
+        assignment_submit(assignment=mine[0], sure=[[0, 0], [1, 1]], possible=[[2, 2]], revision=0, active_seconds=3.0)
+        assignment_draft_save(assignment=mine[1], sure=[[1, 0]], possible=[], revision=0, active_seconds=1.0)
+        assignment_submit(assignment=theirs[0], sure=[[0, 0]], possible=[], revision=0, active_seconds=2.0)
         scoring = scoring_run_create(study=study, user=owner, kind=ScoringKind.SYSTEM, system=system)
         scoring = scoring_run_execute(run_id=scoring.pk)
         assert scoring.status == JobStatus.SUCCEEDED, scoring.error
-        aligner = AlignerRun.objects.create(study=study, created_by=owner, system_name="paraeval-aligner",
-                                            status=JobStatus.SUCCEEDED)
+        aligner = AlignerRun.objects.create(
+            study=study, created_by=owner, system_name="paraeval-aligner", status=JobStatus.SUCCEEDED
+        )
 
         # metrics: a run computed inline, a resource, a PEM model record
         run = metric_run_create(study=study, metric="pinc", created_by=owner, enqueue=False)
         run = metric_run_execute(run_id=run.pk)
         assert run.status == JobStatus.SUCCEEDED, run.error
         resource = metric_resource_create(
-            name="=res " + MARKUP[1], kind="other", file=_upload(f"res {MARKUP[2]}.txt", b"a b c\n"), owner=owner,
-            study=study, description=" ".join(MARKUP))
-        pem = PemModel.objects.create(study=study, name="pem " + MARKUP[0], created_by=owner, status=JobStatus.FAILED,
-                                      error="no phrase table")
+            name="=res " + MARKUP[1],
+            kind="other",
+            file=_upload(f"res {MARKUP[2]}.txt", b"a b c\n"),
+            owner=owner,
+            study=study,
+            description=" ".join(MARKUP),
+        )
+        pem = PemModel.objects.create(
+            study=study, name="pem " + MARKUP[0], created_by=owner, status=JobStatus.FAILED, error="no phrase table"
+        )
 
     # field studies: a join link and one participant who came through it (their resume link's secret)
     from annotation.participation import services as participation_services
@@ -187,15 +215,36 @@ def build_world() -> SimpleNamespace:
     _, resume_token = participation_services.participant_join(link=join_link, ids=participation_services.PlatformIds())
 
     world = SimpleNamespace(
-        study=study.pk, other_study=other_study.pk, job=job.pk, open_job=open_job.pk,
-        users={"owner": "w-owner", "other_researcher": "w-other", "judge": "w-judge", "other_judge": "w-judge2",
-               "annotator": "w-annot", "other_annotator": "w-annot2"},
-        token=tokens["w-judge"], other_token=tokens["w-judge2"],
-        assignment=mine[1].pk, submitted_assignment=mine[0].pk, other_assignment=theirs[1].pk,
+        study=study.pk,
+        other_study=other_study.pk,
+        job=job.pk,
+        open_job=open_job.pk,
+        users={
+            "owner": "w-owner",
+            "other_researcher": "w-other",
+            "judge": "w-judge",
+            "other_judge": "w-judge2",
+            "annotator": "w-annot",
+            "other_annotator": "w-annot2",
+        },
+        token=tokens["w-judge"],
+        other_token=tokens["w-judge2"],
+        assignment=mine[1].pk,
+        submitted_assignment=mine[0].pk,
+        other_assignment=theirs[1].pk,
         pair=AlignmentPair.objects.filter(study=study).order_by("position").first().pk,
-        alignment_system=system.pk, scoring_run=scoring.pk, aligner_run=aligner.pk,
-        metric_run=run.pk, resource=resource.pk, pem=pem.pk, report=None, plot=None, table=None,
-        join_link=join_link.pk, join_token=join_link.token, resume_token=resume_token,
+        alignment_system=system.pk,
+        scoring_run=scoring.pk,
+        aligner_run=aligner.pk,
+        metric_run=run.pk,
+        resource=resource.pk,
+        pem=pem.pk,
+        report=None,
+        plot=None,
+        table=None,
+        join_link=join_link.pk,
+        join_token=join_link.token,
+        resume_token=resume_token,
     )
     if apps.is_installed("metrics.reports"):
         _add_report(world, study, owner)
@@ -265,15 +314,31 @@ def db_fingerprint() -> dict[str, tuple]:
 
 
 def fingerprint_diff(before: dict, after: dict) -> list[str]:
-    return [f"{k}: {before.get(k)} -> {after.get(k)}" for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)]
+    return [
+        f"{k}: {before.get(k)} -> {after.get(k)}"
+        for k in sorted(set(before) | set(after))
+        if before.get(k) != after.get(k)
+    ]
 
 
 def upload_bytes(name: str, data: bytes):
     return _upload(name, data)
 
 
-__all__ = ["MARKUP", "MARKUP_TOKENS", "RAW_MARKERS", "FORMULAS", "SECRET", "STUDY_NAME", "hostile", "build_world",
-           "login_client", "db_fingerprint", "fingerprint_diff", "upload_bytes"]
+__all__ = [
+    "MARKUP",
+    "MARKUP_TOKENS",
+    "RAW_MARKERS",
+    "FORMULAS",
+    "SECRET",
+    "STUDY_NAME",
+    "hostile",
+    "build_world",
+    "login_client",
+    "db_fingerprint",
+    "fingerprint_diff",
+    "upload_bytes",
+]
 
 
 @pytest.fixture

@@ -18,16 +18,21 @@ from annotation.importing.studies import parse_study_file
 
 #: Inputs per property; ``PARAEVAL_FUZZ_EXAMPLES=1000`` searches harder (minutes, not seconds).
 MAX_EXAMPLES = int(os.environ.get("PARAEVAL_FUZZ_EXAMPLES", "30"))
-FUZZ = settings(max_examples=MAX_EXAMPLES, deadline=None, database=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                                       HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=MAX_EXAMPLES,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 #: Characters ``str.splitlines`` treats as line ends but JSON writes raw (see the module docstring).
 JSONL_LINE_BREAKERS = "\x85\u2028\u2029"
 KNOWN_COLUMNS = {"original_id", "original", "system", "candidate", "reference", "group", "document"}
 
 
 def clean_text(*, alphabet=None, max_size=30):
-    chars = alphabet if alphabet is not None else st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")
+    chars = (
+        alphabet if alphabet is not None else st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")
+    )
     return st.text(chars, min_size=1, max_size=max_size).map(str.strip).filter(bool)
 
 
@@ -39,11 +44,16 @@ def unique_names(n_min, n_max, **kw):
 def study_tables(draw, alphabet=None):
     """(originals {id: (text, reference)}, systems, candidates {(id, system): text}, layout)."""
     ids = draw(unique_names(1, 5, alphabet=alphabet))
-    systems = draw(unique_names(1, 3, alphabet=alphabet).filter(
-        lambda ns: not any(n in KNOWN_COLUMNS or n.lower().startswith("control:") for n in ns)))
+    systems = draw(
+        unique_names(1, 3, alphabet=alphabet).filter(
+            lambda ns: not any(n in KNOWN_COLUMNS or n.lower().startswith("control:") for n in ns)
+        )
+    )
     layout = draw(st.sampled_from(["long", "wide"]))
-    originals = {i: (draw(clean_text(alphabet=alphabet)), draw(st.one_of(st.just(""), clean_text(alphabet=alphabet))))
-                 for i in ids}
+    originals = {
+        i: (draw(clean_text(alphabet=alphabet)), draw(st.one_of(st.just(""), clean_text(alphabet=alphabet))))
+        for i in ids
+    }
     cands = {}
     for i in ids:
         chosen = systems if layout == "wide" else draw(st.lists(st.sampled_from(systems), min_size=1, unique=True))
@@ -58,12 +68,17 @@ def serialize(table, fmt: str, *, rnd: random.Random, ascii_json: bool | None = 
     rows: list[dict] = []
     if layout == "long":
         for (i, s), text in cands.items():
-            rows.append({"original_id": i, "original": originals[i][0], "system": s, "candidate": text}
-                        | ({"reference": originals[i][1]} if with_ref else {}))
+            rows.append(
+                {"original_id": i, "original": originals[i][0], "system": s, "candidate": text}
+                | ({"reference": originals[i][1]} if with_ref else {})
+            )
     else:
         for i, (text, ref) in originals.items():
-            rows.append({"original_id": i, "original": text} | ({"reference": ref} if with_ref else {})
-                        | {s: cands[(i, s)] for s in systems})
+            rows.append(
+                {"original_id": i, "original": text}
+                | ({"reference": ref} if with_ref else {})
+                | {s: cands[(i, s)] for s in systems}
+            )
     if fmt == "jsonl":
         ascii_json = rnd.random() < 0.5 if ascii_json is None else ascii_json
         out = "".join(json.dumps(r, ensure_ascii=ascii_json) + "\n" for r in rows)
@@ -78,8 +93,13 @@ def serialize(table, fmt: str, *, rnd: random.Random, ascii_json: bool | None = 
         buf = io.StringIO()
         # "\r\n" ends rows so that a bare "\r" or "\n" inside a text gets quoted (csv.writer
         # quotes only the characters of its line terminator); Excel writes the same.
-        w = csv.DictWriter(buf, fieldnames=list(rows[0]), delimiter="," if fmt == "csv" else "\t",
-                           lineterminator="\r\n", quoting=rnd.choice([csv.QUOTE_MINIMAL, csv.QUOTE_ALL]))
+        w = csv.DictWriter(
+            buf,
+            fieldnames=list(rows[0]),
+            delimiter="," if fmt == "csv" else "\t",
+            lineterminator="\r\n",
+            quoting=rnd.choice([csv.QUOTE_MINIMAL, csv.QUOTE_ALL]),
+        )
         w.writeheader()
         w.writerows(rows)
         out = buf.getvalue()

@@ -64,42 +64,95 @@ def all_routes() -> list[Route]:
 
 # --- who may use what --------------------------------------------------------------------
 
-PUBLIC = {"login", "logout", "api_token", "schema", "api_docs", "admin:login", "admin:logout", "favicon", "annotation:signin_link",
-          # a join link (shared with everyone invited) and a participant's personal resume link (its secret)
-          "participation:join", "participation:resume"}
+PUBLIC = {
+    "login",
+    "logout",
+    "api_token",
+    "schema",
+    "api_docs",
+    "admin:login",
+    "admin:logout",
+    "favicon",
+    "annotation:signin_link",
+    # a join link (shared with everyone invited) and a participant's personal resume link (its secret)
+    "participation:join",
+    "participation:resume",
+}
 #: Any signed-in person; these pages and lists show only that person's own things.
-AUTHENTICATED = {"home", "account", "account_token_revoke", "api_token_revoke", "judging:home", "alignment:home", "alignment:next", "alignment:guidelines",
-                 "annotation-api:study_list", "alignment-api:assignment_list", "metrics-api:metric_list",
-                 "metrics-api:resource_list", "metrics-api:pem_model_list"}
+AUTHENTICATED = {
+    "home",
+    "account",
+    "account_token_revoke",
+    "api_token_revoke",
+    "judging:home",
+    "alignment:home",
+    "alignment:next",
+    "alignment:guidelines",
+    "annotation-api:study_list",
+    "alignment-api:assignment_list",
+    "metrics-api:metric_list",
+    "metrics-api:resource_list",
+    "metrics-api:pem_model_list",
+}
 #: Members of the 'researchers' group (creating studies, the list of studies one manages).
 RESEARCHERS = {"annotation:study_list", "annotation:study_create", "annotation-api:study_create"}
 #: A judge of the study, on their own assignment.
-STUDY_JUDGE = {"judging:rate", "judging:instructions", "judging:submit", "judging:finished",
-               "judging-api:item_next", "judging-api:item_last", "judging-api:judgment_submit",
-               # training, attention checks, screened out; the side-by-side pages, which send a judge of
-               # this (absolute) world's study to its rating page, whatever the pair token
-               "judging:compare", "judging:compare_submit", "judging:compare_revise",
-               # the ESA pages, likewise
-               "judging:esa", "judging:esa_submit", "judging:esa_revise",
-               # the ranking pages, which do the same
-               "judging:rank", "judging:rank_submit", "judging:rank_revise",
-               "judging:training", "judging:training_feedback", "judging:attention", "judging:screened_out",
-               "judging-api:training", "judging-api:training_answer", "judging-api:attention"}
+STUDY_JUDGE = {
+    "judging:rate",
+    "judging:instructions",
+    "judging:submit",
+    "judging:finished",
+    "judging-api:item_next",
+    "judging-api:item_last",
+    "judging-api:judgment_submit",
+    # training, attention checks, screened out; the side-by-side pages, which send a judge of
+    # this (absolute) world's study to its rating page, whatever the pair token
+    "judging:compare",
+    "judging:compare_submit",
+    "judging:compare_revise",
+    # the ESA pages, likewise
+    "judging:esa",
+    "judging:esa_submit",
+    "judging:esa_revise",
+    # the ranking pages, which do the same
+    "judging:rank",
+    "judging:rank_submit",
+    "judging:rank_revise",
+    "judging:training",
+    "judging:training_feedback",
+    "judging:attention",
+    "judging:screened_out",
+    "judging-api:training",
+    "judging-api:training_answer",
+    "judging-api:attention",
+}
 #: A judge, on an item of their own assignment (``token``).
 JUDGE_ITEM = {"judging:revise", "judging-api:item_detail", "judging-api:item_previous"}
 #: The side-by-side protocol's API: on this world's absolute study every judge of it gets 409
 #: ("not a side-by-side comparison", the same for any token), everyone else is refused.
 #: Whose pair is whose in a comparison study: tests/annotation/judging/test_comparison.py.
-OTHER_PROTOCOL_API = {"judging-api:pair_next", "judging-api:pair_detail", "judging-api:comparison_submit",
-                      # the ESA protocol's API, likewise (tests/annotation/judging/test_esa.py)
-                      "judging-api:esa_next", "judging-api:esa_item_detail", "judging-api:esa_submit",
-                      # the ranking protocol's API: the same ("not a ranking study")
-                      "judging-api:ranking_next", "judging-api:ranking_detail", "judging-api:ranking_submit"}
+OTHER_PROTOCOL_API = {
+    "judging-api:pair_next",
+    "judging-api:pair_detail",
+    "judging-api:comparison_submit",
+    # the ESA protocol's API, likewise (tests/annotation/judging/test_esa.py)
+    "judging-api:esa_next",
+    "judging-api:esa_item_detail",
+    "judging-api:esa_submit",
+    # the ranking protocol's API: the same ("not a ranking study")
+    "judging-api:ranking_next",
+    "judging-api:ranking_detail",
+    "judging-api:ranking_submit",
+}
 #: An annotator, on their own assignment (``assignment_id``).
 #: A join-link participant's own pages (none of the world's roles is one: all are refused).
 PARTICIPANT_OWN = {"participation:continue", "participation:questions"}
-ANNOTATOR_ITEM = {"alignment:grid", "alignment-api:assignment_detail", "alignment-api:assignment_draft",
-                  "alignment-api:assignment_submit"}
+ANNOTATOR_ITEM = {
+    "alignment:grid",
+    "alignment-api:assignment_detail",
+    "alignment-api:assignment_draft",
+    "alignment-api:assignment_submit",
+}
 
 ALLOWED = {
     "public": set(ROLES),
@@ -117,23 +170,43 @@ ALLOWED = {
 
 def access_rule(route: Route) -> str | None:
     """The rule of a route (a key of :data:`ALLOWED`), or None when no rule covers it."""
-    for names, rule in ((PUBLIC, "public"), (AUTHENTICATED, "authenticated"), (RESEARCHERS, "researchers"),
-                        (STUDY_JUDGE, "study judge"), (JUDGE_ITEM, "judge's own item"),
-                        (ANNOTATOR_ITEM, "annotator's own item"), (PARTICIPANT_OWN, "participant's own pages"),
-                        (OTHER_PROTOCOL_API, "study judge, other protocol")):
+    for names, rule in (
+        (PUBLIC, "public"),
+        (AUTHENTICATED, "authenticated"),
+        (RESEARCHERS, "researchers"),
+        (STUDY_JUDGE, "study judge"),
+        (JUDGE_ITEM, "judge's own item"),
+        (ANNOTATOR_ITEM, "annotator's own item"),
+        (PARTICIPANT_OWN, "participant's own pages"),
+        (OTHER_PROTOCOL_API, "study judge, other protocol"),
+    ):
         if route.name in names:
             return rule
     if route.namespace == "admin":
         return "staff"
     # Everything else under a study is the study's researchers' (pages and API alike).
     if "study_id" in route.params and route.namespace in {
-            "annotation", "annotation-api", "judging", "judging-api", "alignment", "alignment-api", "metrics",
-            "metrics-api", "reports", "reports-api", "participation", "participation-api", "dashboard", "dashboard-api"}:
+        "annotation",
+        "annotation-api",
+        "judging",
+        "judging-api",
+        "alignment",
+        "alignment-api",
+        "metrics",
+        "metrics-api",
+        "reports",
+        "reports-api",
+        "participation",
+        "participation-api",
+        "dashboard",
+        "dashboard-api",
+    }:
         return "study researcher"
     return None
 
 
 # --- parameters ------------------------------------------------------------------------------
+
 
 def url_for(route: Route, world: SimpleNamespace) -> str | None:
     """The route's URL with real objects of the world; None if the world lacks one."""
@@ -143,12 +216,30 @@ def url_for(route: Route, world: SimpleNamespace) -> str | None:
         run = world.metric_run
         if route.namespace in {"alignment", "alignment-api"}:
             run = world.aligner_run if route.short == "aligner_run_status" else world.scoring_run
-        fmt = {"alignment:pairs_export": "jsonl", "alignment:run_export": "csv", "metrics:run_export": "csv",
-               "reports:export": "json"}.get(route.name, "csv")
-        values = {"study_id": world.study, "job_id": world.job, "token": world.token, "username": "w-judge",
-                  "assignment_id": world.assignment, "pair_id": world.pair, "system_id": world.alignment_system,
-                  "pem_id": world.pem, "open_job_id": world.open_job, "report_id": world.report, "slug": world.plot, "table": world.table,
-                  "run_id": run, "fmt": fmt, "link_id": world.join_link, "phase": "before"}
+        fmt = {
+            "alignment:pairs_export": "jsonl",
+            "alignment:run_export": "csv",
+            "metrics:run_export": "csv",
+            "reports:export": "json",
+        }.get(route.name, "csv")
+        values = {
+            "study_id": world.study,
+            "job_id": world.job,
+            "token": world.token,
+            "username": "w-judge",
+            "assignment_id": world.assignment,
+            "pair_id": world.pair,
+            "system_id": world.alignment_system,
+            "pem_id": world.pem,
+            "open_job_id": world.open_job,
+            "report_id": world.report,
+            "slug": world.plot,
+            "table": world.table,
+            "run_id": run,
+            "fmt": fmt,
+            "link_id": world.join_link,
+            "phase": "before",
+        }
         if route.name == "participation:join":
             values["token"] = world.join_token
         elif route.name == "participation:resume":

@@ -31,7 +31,8 @@ def test_the_lockout_check_passes_against_a_live_server(live_server, make_user, 
     settings.AXES_COOLOFF_TIME = timedelta(seconds=3)
     make_user("probe", password="probe-password-1")
     done = attack_checks().check_lockout_not_extended(
-        live_server.url, username="probe", password="probe-password-1", failure_limit=3, lockout_seconds=3, headers={})
+        live_server.url, username="probe", password="probe-password-1", failure_limit=3, lockout_seconds=3, headers={}
+    )
     assert "ended" in done
 
 
@@ -43,8 +44,14 @@ def test_the_lockout_check_fails_when_attempts_extend_the_lockout(live_server, m
     make_user("probe", password="probe-password-1")
     checks = attack_checks()
     with pytest.raises(checks.CheckFailed, match="extended|answered"):
-        checks.check_lockout_not_extended(live_server.url, username="probe", password="probe-password-1",
-                                          failure_limit=3, lockout_seconds=3, headers={})
+        checks.check_lockout_not_extended(
+            live_server.url,
+            username="probe",
+            password="probe-password-1",
+            failure_limit=3,
+            lockout_seconds=3,
+            headers={},
+        )
 
 
 def test_the_cache_down_check_passes_against_a_live_server(live_server, make_user, settings, study, researcher):
@@ -56,9 +63,19 @@ def test_the_cache_down_check_passes_against_a_live_server(live_server, make_use
     design_update(study=study, changes={"control_counts": {"identical": 0, "random": 0, "unigram": 0}})
     study_judging_open(study=study)
     link = services.join_link_create(study=study, role="judge", platform="prolific", created_by=researcher)
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                                   "LOCATION": dead_redis_url(), "OPTIONS": {"socket_connect_timeout": 0.5}}}
-    done = attack_checks().check_cache_down(live_server.url, username="probe", password="probe-password-1",
-                                            join_path=f"/join/{link.token}/", join_params=prolific_params(),
-                                            headers={})
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": dead_redis_url(),
+            "OPTIONS": {"socket_connect_timeout": 0.5},
+        }
+    }
+    done = attack_checks().check_cache_down(
+        live_server.url,
+        username="probe",
+        password="probe-password-1",
+        join_path=f"/join/{link.token}/",
+        join_params=prolific_params(),
+        headers={},
+    )
     assert "503" in done

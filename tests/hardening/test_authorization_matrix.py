@@ -126,8 +126,11 @@ def check_response(response, *, where: str, role: str, method: str, allowed: boo
         if method in UNSAFE and status in (401, 403):
             problems.append(f"{where}: allowed ({rule}) but got {status}")
     else:
-        refused = (is_login_redirect(response) or status in (401, 403, 405)) if role == "anonymous" \
+        refused = (
+            (is_login_redirect(response) or status in (401, 403, 405))
+            if role == "anonymous"
             else status in (403, 404, 405)
+        )
         if not refused:
             problems.append(f"{where}: should be refused ({rule}) but got {status}")
     ctype = response.get("Content-Type", "")
@@ -155,8 +158,11 @@ def test_route_is_refused_to_everyone_but_its_allowed_roles(route, world, db):
         for method in route.methods:
             where = f"{method.upper()} {url} as {role}"
             response, error = call(clients[role], method, url)
-            problems += [f"{where}: raised {error}"] if error else check_response(
-                response, where=where, role=role, method=method, allowed=False, rule=rule)
+            problems += (
+                [f"{where}: raised {error}"]
+                if error
+                else check_response(response, where=where, role=role, method=method, allowed=False, rule=rule)
+            )
     changed = fingerprint_diff(before, db_fingerprint())
     if changed:
         problems.append(f"{url}: refused requests changed the database: {changed}")
@@ -167,8 +173,11 @@ def test_route_is_refused_to_everyone_but_its_allowed_roles(route, world, db):
             with transaction.atomic():
                 response, error = call(clients[role], method, url)
                 transaction.set_rollback(True)
-            problems += [f"{where}: raised {error}"] if error else check_response(
-                response, where=where, role=role, method=method, allowed=True, rule=rule)
+            problems += (
+                [f"{where}: raised {error}"]
+                if error
+                else check_response(response, where=where, role=role, method=method, allowed=True, rule=rule)
+            )
     assert not problems, "\n".join(problems)
 
 
@@ -191,12 +200,28 @@ def test_the_admin_is_for_staff_only(role, world, db):
 
 #: Path and query values a person can type into the address bar (NUL included: the
 #: NUL-rejecting middleware answers 400 before any query sees it).
-HOSTILE_VALUES = ("\x00", "a\x00b", "a" * 3000, "..", "%2e%2e", "é", "\u202e", " ", "'", '"><svg onload=alert(1)>', "-1", "9" * 40)
+HOSTILE_VALUES = (
+    "\x00",
+    "a\x00b",
+    "a" * 3000,
+    "..",
+    "%2e%2e",
+    "é",
+    "\u202e",
+    " ",
+    "'",
+    '"><svg onload=alert(1)>',
+    "-1",
+    "9" * 40,
+)
 QUERY_NAMES = ("system", "source", "page", "table", "format", "file_format", "export_format", "next", "kind")
 
 
-@pytest.mark.parametrize("route", [r for r in APP_ROUTES if set(r.params) & {"token", "username", "fmt"}
-                                   or "get" in r.methods], ids=lambda r: r.name)
+@pytest.mark.parametrize(
+    "route",
+    [r for r in APP_ROUTES if set(r.params) & {"token", "username", "fmt"} or "get" in r.methods],
+    ids=lambda r: r.name,
+)
 def test_hostile_path_and_query_values_never_fail(route, world, db):
     from urllib.parse import quote
 
@@ -204,7 +229,8 @@ def test_hostile_path_and_query_values_never_fail(route, world, db):
     if url is None:
         pytest.skip(f"the world has no object for {route.params}")
     role = {"study judge": "judge", "judge's own item": "judge", "annotator's own item": "annotator"}.get(
-        access_rule(route), "owner")
+        access_rule(route), "owner"
+    )
     client = login_client(world.users.get(role))
     urls = []
     for value in HOSTILE_VALUES:

@@ -36,7 +36,8 @@ def wait_finished(model, pk: int, timeout: float = 90):
 
 
 def test_judging_goes_on_while_the_broker_is_down_and_queued_work_runs_when_it_is_back(
-        researcher, study, judge, settings, client):
+    researcher, study, judge, settings, client
+):
     from rest_framework.test import APIClient
 
     from annotation.alignment.models import AlignerRun
@@ -52,8 +53,7 @@ def test_judging_goes_on_while_the_broker_is_down_and_queued_work_runs_when_it_i
 
     design_update(study=study, changes={"seed": 3})
     study_judging_open(study=study)
-    pairs_import_file(study=study, data=b"sentence1,sentence2\nA b c.,A c b.\nD e.,E d.\n",
-                                         filename="p.csv")
+    pairs_import_file(study=study, data=b"sentence1,sentence2\nA b c.,A c b.\nD e.,E d.\n", filename="p.csv")
     settings.PARAEVAL_IMPORT_BACKGROUND_ROWS = 3
     judge_api, researcher_api = APIClient(), APIClient()
     judge_api.force_authenticate(judge)
@@ -66,30 +66,47 @@ def test_judging_goes_on_while_the_broker_is_down_and_queued_work_runs_when_it_i
         # the judge: instructions, the rating page, a judgment by form and one by the API
         assert client.post(f"/judge/studies/{s}/instructions/").status_code == 302
         assert client.get(f"/judge/studies/{s}/").status_code == 200
-        item = item_next_for_judge(
-            assignment=assignment_for_judge(study=study, judge=judge))
-        form = {"token": item.token, "serve": item.serve_stamp, "key": "broker-down-form-1", "adequacy": 4,
-                "fluency": 4, "dissimilarity": 2, "overall": 3}
+        item = item_next_for_judge(assignment=assignment_for_judge(study=study, judge=judge))
+        form = {
+            "token": item.token,
+            "serve": item.serve_stamp,
+            "key": "broker-down-form-1",
+            "adequacy": 4,
+            "fluency": 4,
+            "dissimilarity": 2,
+            "overall": 3,
+        }
         assert client.post(f"/judge/studies/{s}/submit/", form).status_code == 302
         nxt = judge_api.get(f"/api/judging/studies/{s}/items/next/").json()["item"]
-        r = judge_api.post(f"/api/judging/studies/{s}/judgments/", {
-            "item": nxt["token"], "key": "broker-down-api-1", "serve_stamp": nxt["serve_stamp"],
-            "scores": {"adequacy": 5, "fluency": 4, "dissimilarity": 1, "overall": 4}}, format="json")
+        r = judge_api.post(
+            f"/api/judging/studies/{s}/judgments/",
+            {
+                "item": nxt["token"],
+                "key": "broker-down-api-1",
+                "serve_stamp": nxt["serve_stamp"],
+                "scores": {"adequacy": 5, "fluency": 4, "dissimilarity": 1, "overall": 4},
+            },
+            format="json",
+        )
         assert r.status_code == 201, r.content
         assert Judgment.objects.filter(study=study).count() == 2
 
         # the researcher queues work of every kind
-        rows = "original_id,original,late\n" + "".join(f"s{i},Original sentence {i} says something plain.,Late {i}.\n"
-                                                       for i in range(5))
-        r = researcher_api.post(f"/api/studies/{s}/import/", {"file": io.BytesIO(rows.encode()), "format": "csv"},
-                                format="multipart")
+        rows = "original_id,original,late\n" + "".join(
+            f"s{i},Original sentence {i} says something plain.,Late {i}.\n" for i in range(5)
+        )
+        r = researcher_api.post(
+            f"/api/studies/{s}/import/", {"file": io.BytesIO(rows.encode()), "format": "csv"}, format="multipart"
+        )
         assert r.status_code == 202, r.content
         job_id = r.json()["id"]
         r = researcher_api.post(f"/api/studies/{s}/metric-runs/create/", {"metric": "pinc"}, format="json")
         assert r.status_code == 201, r.content
         run_id = r.json()["id"]
         client.force_login(researcher)
-        r = client.post(f"/studies/{s}/alignment/aligner/", {"aligner-system_name": "aligner", "aligner-use_wordnet": ""})
+        r = client.post(
+            f"/studies/{s}/alignment/aligner/", {"aligner-system_name": "aligner", "aligner-use_wordnet": ""}
+        )
         assert r.status_code == 302
         aligner_id = AlignerRun.objects.get(study=study).pk
         report_id = None

@@ -31,9 +31,13 @@ def dead_redis_url() -> str:
 
 @pytest.fixture
 def redis_down(settings):
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                                   "LOCATION": dead_redis_url(),
-                                   "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}}}
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": dead_redis_url(),
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
+    }
     from django.core.cache import cache
     from redis.exceptions import ConnectionError as RedisConnectionError
 
@@ -90,6 +94,11 @@ def test_a_participant_who_joined_before_the_outage_keeps_judging(link, settings
     params = prolific_params()
     client.get(f"/join/{link.token}/", params)
     assert client.post(f"/join/{link.token}/", {**params, "action": "accept"}).status_code == 200
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                                   "LOCATION": dead_redis_url(), "OPTIONS": {"socket_connect_timeout": 0.5}}}
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": dead_redis_url(),
+            "OPTIONS": {"socket_connect_timeout": 0.5},
+        }
+    }
     assert client.get(f"/participate/studies/{study.pk}/", follow=True).status_code == 200

@@ -19,13 +19,25 @@ from .conftest import db_fingerprint, fingerprint_diff, login_client
 from .routes import UNSAFE, access_rule, all_routes, url_for
 
 #: Who sends the request, per access rule (someone the route accepts).
-SENDER = {"public": None, "authenticated": "owner", "researchers": "owner", "study researcher": "owner",
-          "study judge": "judge", "judge's own item": "judge", "annotator's own item": "annotator"}
+SENDER = {
+    "public": None,
+    "authenticated": "owner",
+    "researchers": "owner",
+    "study researcher": "owner",
+    "study judge": "judge",
+    "judge's own item": "judge",
+    "annotator's own item": "annotator",
+}
 #: Public routes that a signed-in person uses (the token endpoint checks CSRF only with a session).
 SIGNED_IN_PUBLIC = {"api_token"}
 
-CASES = [(route, method) for route in all_routes()
-         if route.name and access_rule(route) in SENDER for method in route.methods if method in UNSAFE]
+CASES = [
+    (route, method)
+    for route in all_routes()
+    if route.name and access_rule(route) in SENDER
+    for method in route.methods
+    if method in UNSAFE
+]
 
 
 def send(client, method: str, url: str, **extra):

@@ -65,8 +65,11 @@ def _get(client, url: str, **extra):
 def test_judging_exports_neutralize_formulas(owner, world, kind):
     s = world.study
     check_csv(body(_get(owner, f"/studies/{s}/judging/export/{kind}.csv")), carries_text=True, where=f"page {kind}")
-    check_csv(body(_get(owner, f"/api/judging/studies/{s}/export/{kind}/", HTTP_ACCEPT="text/csv")),
-              carries_text=True, where=f"API {kind}")
+    check_csv(
+        body(_get(owner, f"/api/judging/studies/{s}/export/{kind}/", HTTP_ACCEPT="text/csv")),
+        carries_text=True,
+        where=f"API {kind}",
+    )
 
 
 def test_the_export_judgments_command_neutralizes_formulas(world, db):
@@ -88,10 +91,16 @@ def test_the_judges_username_is_neutralized_too(owner, world):
 def test_alignment_link_exports_hold_no_formulas(owner, world, source):
     src = "gold" if source == "gold" else f"system:{world.alignment_system}"
     s = world.study
-    check_csv(body(_get(owner, f"/studies/{s}/alignment/export/?source={src}&format=csv")), carries_text=False,
-              where="alignment page")
-    check_csv(body(_get(owner, f"/api/alignment/studies/{s}/export/?source={src}&file_format=csv")),
-              carries_text=False, where="alignment API")
+    check_csv(
+        body(_get(owner, f"/studies/{s}/alignment/export/?source={src}&format=csv")),
+        carries_text=False,
+        where="alignment page",
+    )
+    check_csv(
+        body(_get(owner, f"/api/alignment/studies/{s}/export/?source={src}&file_format=csv")),
+        carries_text=False,
+        where="alignment API",
+    )
 
 
 @pytest.mark.parametrize("table", ["summary", "by_length", "per_pair"])
@@ -104,8 +113,11 @@ def test_alignment_scoring_tables_neutralize_formulas(owner, world, table):
 def test_metric_score_exports_neutralize_formulas(owner, world):
     s, r = world.study, world.metric_run
     check_csv(body(_get(owner, f"/studies/{s}/metrics/runs/{r}/export.csv")), carries_text=True, where="metrics page")
-    check_csv(body(_get(owner, f"/api/studies/{s}/metric-runs/{r}/export/?export_format=csv")), carries_text=True,
-              where="metrics API")
+    check_csv(
+        body(_get(owner, f"/api/studies/{s}/metric-runs/{r}/export/?export_format=csv")),
+        carries_text=True,
+        where="metrics API",
+    )
 
 
 def _report_tables(world):

@@ -41,6 +41,7 @@ from .fuzz_helpers import FUZZ, mutate, parse_or_error, serialize, study_tables
 
 # --- the study importer, parser level ------------------------------------------------------------
 
+
 @FUZZ
 @given(data=st.binary(max_size=3000), name=st.sampled_from(["f.csv", "f.tsv", "f.jsonl", "f.txt", "f.xlsx", "f"]))
 def test_random_bytes_end_in_data_or_a_clear_error(data, name):
@@ -48,8 +49,9 @@ def test_random_bytes_end_in_data_or_a_clear_error(data, name):
 
 
 @FUZZ
-@given(table=study_tables(), fmt=st.sampled_from(["csv", "tsv", "jsonl"]), seed=st.integers(0, 2**32),
-       n=st.integers(1, 6))
+@given(
+    table=study_tables(), fmt=st.sampled_from(["csv", "tsv", "jsonl"]), seed=st.integers(0, 2**32), n=st.integers(1, 6)
+)
 def test_mutated_files_end_in_data_or_a_clear_error(table, fmt, seed, n):
     rnd = random.Random(seed)
     parse_or_error(mutate(serialize(table, fmt, rnd=rnd), rnd, n), f"f.{fmt}")
@@ -70,8 +72,12 @@ LATIN1 = st.characters(min_codepoint=0x20, max_codepoint=0xFF, blacklist_charact
 
 
 @FUZZ
-@given(table=study_tables(alphabet=LATIN1), fmt=st.sampled_from(["csv", "tsv", "jsonl"]),
-       encoding=st.sampled_from(["latin-1", "utf-16", "utf-16-le", "utf-16-be"]), seed=st.integers(0, 2**32))
+@given(
+    table=study_tables(alphabet=LATIN1),
+    fmt=st.sampled_from(["csv", "tsv", "jsonl"]),
+    encoding=st.sampled_from(["latin-1", "utf-16", "utf-16-le", "utf-16-be"]),
+    seed=st.integers(0, 2**32),
+)
 def test_files_in_another_encoding_are_refused_not_garbled(table, fmt, encoding, seed):
     originals, systems, cands, layout = table
     assume(encoding.startswith("utf-16") or any(ord(ch) > 127 for t, _ in originals.values() for ch in t))
@@ -83,8 +89,13 @@ def test_files_in_another_encoding_are_refused_not_garbled(table, fmt, encoding,
 
 
 @FUZZ
-@given(table=study_tables(), fmt=st.sampled_from(["csv", "tsv", "jsonl"]), extra=st.integers(1, 3000),
-       which=st.sampled_from(["original", "candidate", "original_id"]), seed=st.integers(0, 2**32))
+@given(
+    table=study_tables(),
+    fmt=st.sampled_from(["csv", "tsv", "jsonl"]),
+    extra=st.integers(1, 3000),
+    which=st.sampled_from(["original", "candidate", "original_id"]),
+    seed=st.integers(0, 2**32),
+)
 def test_enormous_fields_are_refused_with_their_column(table, fmt, extra, which, seed):
     originals, systems, cands, layout = table
     big = "x" * (MAX_FIELD_CHARS + extra)
@@ -103,8 +114,12 @@ def test_enormous_fields_are_refused_with_their_column(table, fmt, extra, which,
 
 
 @FUZZ
-@given(table=study_tables(), fmt=st.sampled_from(["csv", "tsv"]), seed=st.integers(0, 2**32),
-       change=st.sampled_from([-1, 1, 2]))
+@given(
+    table=study_tables(),
+    fmt=st.sampled_from(["csv", "tsv"]),
+    seed=st.integers(0, 2**32),
+    change=st.sampled_from([-1, 1, 2]),
+)
 def test_ragged_rows_are_refused_naming_the_line(table, fmt, seed, change):
     rnd = random.Random(seed)
     text = serialize(table, fmt, rnd=rnd).decode("utf-8-sig")
@@ -128,20 +143,26 @@ def test_ragged_rows_are_refused_naming_the_line(table, fmt, seed, change):
 
 # --- the study importer, through the web ---------------------------------------------------------
 
+
 def _study_counts(study_id: int) -> tuple[int, int, int]:
     from annotation.models import Candidate, Original, System
 
-    return (Original.objects.filter(study_id=study_id).count(), System.objects.filter(study_id=study_id).count(),
-            Candidate.objects.filter(original__study_id=study_id).count())
+    return (
+        Original.objects.filter(study_id=study_id).count(),
+        System.objects.filter(study_id=study_id).count(),
+        Candidate.objects.filter(original__study_id=study_id).count(),
+    )
 
 
 def hostile_files():
     """(bytes, file name): random bytes, mutated valid files, valid files."""
     names = st.sampled_from(["f.csv", "f.tsv", "f.jsonl", "f.txt", "f.bin"])
     valid = st.tuples(study_tables(), st.sampled_from(["csv", "tsv", "jsonl"]), st.integers(0, 2**32)).map(
-        lambda t: (serialize(t[0], t[1], rnd=random.Random(t[2])), f"f.{t[1]}"))
+        lambda t: (serialize(t[0], t[1], rnd=random.Random(t[2])), f"f.{t[1]}")
+    )
     mutated = st.tuples(valid, st.integers(0, 2**32), st.integers(1, 5)).map(
-        lambda t: (mutate(t[0][0], random.Random(t[1]), t[2]), t[0][1]))
+        lambda t: (mutate(t[0][0], random.Random(t[1]), t[2]), t[0][1])
+    )
     return st.one_of(st.tuples(st.binary(max_size=2000), names), mutated, valid)
 
 
@@ -153,7 +174,9 @@ def test_the_import_api_imports_all_or_nothing_and_never_fails(upload, replace, 
     data, name = upload
     client.force_login(empty_study.owner)
     before = _study_counts(empty_study.pk)
-    body = {"file": upload_bytes(name, data), "replace": "true" if replace else "false"} | ({"format": fmt} if fmt else {})
+    body = {"file": upload_bytes(name, data), "replace": "true" if replace else "false"} | (
+        {"format": fmt} if fmt else {}
+    )
     with transaction.atomic():
         response = client.post(f"/api/studies/{empty_study.pk}/import/", body)
         after = _study_counts(empty_study.pk)

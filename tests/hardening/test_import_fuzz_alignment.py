@@ -21,6 +21,7 @@ from .fuzz_helpers import FUZZ, mutate
 
 # --- alignment pairs ------------------------------------------------------------------------------
 
+
 @st.composite
 def pair_files(draw):
     """A valid pairs file: (bytes, format, expected {pair_id: (tokens1, tokens2)}), pretokenized."""
@@ -34,11 +35,14 @@ def pair_files(draw):
         t2 = draw(st.lists(token, min_size=1, max_size=6))
         expected[pid] = (t1, t2)
     if fmt == "jsonl":
-        text = "".join(json.dumps({"pair_id": k, "sentence1": " ".join(a), "sentence2": " ".join(b)}) + "\n"
-                       for k, (a, b) in expected.items())
+        text = "".join(
+            json.dumps({"pair_id": k, "sentence1": " ".join(a), "sentence2": " ".join(b)}) + "\n"
+            for k, (a, b) in expected.items()
+        )
     elif fmt == "tsv":  # raw: the tokens hold no tab or line break (category Cc is excluded)
         text = "pair_id\tsentence1\tsentence2\n" + "".join(
-            f"{k}\t{' '.join(a)}\t{' '.join(b)}\n" for k, (a, b) in expected.items())
+            f"{k}\t{' '.join(a)}\t{' '.join(b)}\n" for k, (a, b) in expected.items()
+        )
     else:
         buf = io.StringIO()
         w = csv.writer(buf, delimiter=",", lineterminator="\n")
@@ -61,10 +65,16 @@ def test_valid_pair_files_import_exactly(files):
 
 
 @FUZZ
-@given(data=st.one_of(st.binary(max_size=2000),
-                      st.tuples(pair_files(), st.integers(0, 2**32), st.integers(1, 5)).map(
-                          lambda t: mutate(t[0][0], random.Random(t[1]), t[2]))),
-       fmt=st.sampled_from(["csv", "tsv", "jsonl"]), pretokenized=st.booleans())
+@given(
+    data=st.one_of(
+        st.binary(max_size=2000),
+        st.tuples(pair_files(), st.integers(0, 2**32), st.integers(1, 5)).map(
+            lambda t: mutate(t[0][0], random.Random(t[1]), t[2])
+        ),
+    ),
+    fmt=st.sampled_from(["csv", "tsv", "jsonl"]),
+    pretokenized=st.booleans(),
+)
 def test_random_pair_files_end_in_pairs_or_a_clear_error(data, fmt, pretokenized):
     from annotation.alignment.importing import parse_pairs_file
 
@@ -77,17 +87,27 @@ def test_random_pair_files_end_in_pairs_or_a_clear_error(data, fmt, pretokenized
 def _alignment_counts(study_id: int) -> tuple[int, int, int, int]:
     from annotation.alignment.models import AlignmentGroup, AlignmentPair, AlignmentSystem, SystemAlignment
 
-    return (AlignmentPair.objects.filter(study_id=study_id).count(), AlignmentGroup.objects.filter(study_id=study_id).count(),
-            AlignmentSystem.objects.filter(study_id=study_id).count(),
-            SystemAlignment.objects.filter(system__study_id=study_id).count())
+    return (
+        AlignmentPair.objects.filter(study_id=study_id).count(),
+        AlignmentGroup.objects.filter(study_id=study_id).count(),
+        AlignmentSystem.objects.filter(study_id=study_id).count(),
+        SystemAlignment.objects.filter(system__study_id=study_id).count(),
+    )
 
 
 @FUZZ
-@given(data=st.one_of(st.binary(max_size=1500), pair_files().map(lambda t: t[0]),
-                      st.tuples(pair_files(), st.integers(0, 2**32), st.integers(1, 5)).map(
-                          lambda t: mutate(t[0][0], random.Random(t[1]), t[2]))),
-       name=st.sampled_from(["p.csv", "p.tsv", "p.jsonl", "p.txt", "p"]), replace=st.booleans(),
-       door=st.sampled_from(["api", "form"]))
+@given(
+    data=st.one_of(
+        st.binary(max_size=1500),
+        pair_files().map(lambda t: t[0]),
+        st.tuples(pair_files(), st.integers(0, 2**32), st.integers(1, 5)).map(
+            lambda t: mutate(t[0][0], random.Random(t[1]), t[2])
+        ),
+    ),
+    name=st.sampled_from(["p.csv", "p.tsv", "p.jsonl", "p.txt", "p"]),
+    replace=st.booleans(),
+    door=st.sampled_from(["api", "form"]),
+)
 def test_pair_imports_through_the_web_are_all_or_nothing(data, name, replace, door, empty_study, client):
     from .conftest import upload_bytes
 
@@ -95,8 +115,10 @@ def test_pair_imports_through_the_web_are_all_or_nothing(data, name, replace, do
     before = _alignment_counts(empty_study.pk)
     with transaction.atomic():
         if door == "api":
-            response = client.post(f"/api/alignment/studies/{empty_study.pk}/pairs/import/",
-                                   {"file": upload_bytes(name, data), "replace": replace})
+            response = client.post(
+                f"/api/alignment/studies/{empty_study.pk}/pairs/import/",
+                {"file": upload_bytes(name, data), "replace": replace},
+            )
         else:
             body = {"pairs-file": upload_bytes(name, data)} | ({"pairs-replace": "on"} if replace else {})
             response = client.post(f"/studies/{empty_study.pk}/alignment/import-pairs/", body)
@@ -110,13 +132,16 @@ def test_pair_imports_through_the_web_are_all_or_nothing(data, name, replace, do
 
 # --- system alignments ----------------------------------------------------------------------------
 
+
 @pytest.fixture
 def aligned_study(empty_study):
     """The empty study with three pairs: 3×3, 2×4 and 5×1 tokens."""
     from annotation.alignment.services.pairs import pairs_import_file
 
-    text = "".join(json.dumps({"pair_id": f"p{k}", "sentence1": a, "sentence2": b}) + "\n" for k, (a, b) in enumerate(
-        [("a b c", "x y z"), ("a b", "w x y z"), ("a b c d e", "x")]))
+    text = "".join(
+        json.dumps({"pair_id": f"p{k}", "sentence1": a, "sentence2": b}) + "\n"
+        for k, (a, b) in enumerate([("a b c", "x y z"), ("a b", "w x y z"), ("a b c d e", "x")])
+    )
     pairs_import_file(study=empty_study, data=text.encode(), filename="p.jsonl", pretokenized=True)
     return empty_study
 
@@ -134,21 +159,33 @@ def alignment_files(draw):
     if fmt == "pharaoh":
         text = "".join(" ".join(f"{i}{'-' if sure else '?'}{j}" for i, j, sure in ls) + "\n" for ls in links)
     elif fmt == "naacl":
-        text = "".join(f"{k + 1} {i + 1} {j + 1} {'S' if sure else 'P'}\n" for k, ls in enumerate(links) for i, j, sure in ls)
+        text = "".join(
+            f"{k + 1} {i + 1} {j + 1} {'S' if sure else 'P'}\n" for k, ls in enumerate(links) for i, j, sure in ls
+        )
     elif fmt == "csv":
-        text = "pair,i,j,kind\n" + "".join(f"{k},{i},{j},{'sure' if sure else 'possible'}\n"
-                                            for k, ls in enumerate(links) for i, j, sure in ls)
+        text = "pair,i,j,kind\n" + "".join(
+            f"{k},{i},{j},{'sure' if sure else 'possible'}\n" for k, ls in enumerate(links) for i, j, sure in ls
+        )
     else:
-        objs = [{"sure": [[i, j] for i, j, s in ls if s], "possible": [[i, j] for i, j, s in ls if not s]} for ls in links]
+        objs = [
+            {"sure": [[i, j] for i, j, s in ls if s], "possible": [[i, j] for i, j, s in ls if not s]} for ls in links
+        ]
         text = json.dumps(objs) if fmt == "json" else "".join(json.dumps(o) + "\n" for o in objs)
     return text, fmt
 
 
 @FUZZ
-@given(upload=st.one_of(alignment_files(),
-                        st.tuples(st.binary(max_size=800).map(lambda b: b.decode("latin-1")),
-                                  st.sampled_from(["pharaoh", "naacl", "json", "jsonl", "csv"]))),
-       encoding=st.sampled_from(["utf-8", "utf-8", "utf-16"]), door=st.sampled_from(["api", "form"]))
+@given(
+    upload=st.one_of(
+        alignment_files(),
+        st.tuples(
+            st.binary(max_size=800).map(lambda b: b.decode("latin-1")),
+            st.sampled_from(["pharaoh", "naacl", "json", "jsonl", "csv"]),
+        ),
+    ),
+    encoding=st.sampled_from(["utf-8", "utf-8", "utf-16"]),
+    door=st.sampled_from(["api", "form"]),
+)
 def test_system_alignment_imports_are_all_or_nothing(upload, encoding, door, aligned_study, client):
     from annotation.alignment import selectors
 
@@ -163,12 +200,15 @@ def test_system_alignment_imports_are_all_or_nothing(upload, encoding, door, ali
     before = _alignment_counts(aligned_study.pk)
     with transaction.atomic():
         if door == "api":
-            response = client.post(f"/api/alignment/studies/{aligned_study.pk}/systems/import/",
-                                   {"name": "fuzz", "format": fmt, "file": upload_bytes(f"a.{fmt}", data)})
+            response = client.post(
+                f"/api/alignment/studies/{aligned_study.pk}/systems/import/",
+                {"name": "fuzz", "format": fmt, "file": upload_bytes(f"a.{fmt}", data)},
+            )
         else:
-            response = client.post(f"/studies/{aligned_study.pk}/alignment/import-system/",
-                                   {"system-name": "fuzz", "system-format": fmt,
-                                    "system-file": upload_bytes(f"a.{fmt}", data)})
+            response = client.post(
+                f"/studies/{aligned_study.pk}/alignment/import-system/",
+                {"system-name": "fuzz", "system-format": fmt, "system-file": upload_bytes(f"a.{fmt}", data)},
+            )
         after = _alignment_counts(aligned_study.pk)
         stored = None
         if response.status_code in (201, 302):

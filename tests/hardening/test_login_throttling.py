@@ -28,8 +28,10 @@ LIMIT = 5
 def axes_store(request, settings):
     """Every test runs with both of axes' shared stores."""
     settings.AXES_FAILURE_LIMIT = LIMIT
-    settings.AXES_HANDLER = {"database": "axes.handlers.database.AxesDatabaseHandler",
-                             "cache": "axes.handlers.cache.AxesCacheHandler"}[request.param]
+    settings.AXES_HANDLER = {
+        "database": "axes.handlers.database.AxesDatabaseHandler",
+        "cache": "axes.handlers.cache.AxesCacheHandler",
+    }[request.param]
     AxesProxyHandler.get_implementation(force=True)
     cache.clear()
     yield request.param

@@ -82,8 +82,12 @@ def test_markup_in_texts_is_inert_for_judges_annotators_and_researchers(page, br
     s = w.study
 
     browser_login(page, "w-judge")
-    for url in ("/judge/", f"/judge/studies/{s}/instructions/", f"/judge/studies/{s}/",
-                f"/judge/studies/{s}/items/{w.token}/"):
+    for url in (
+        "/judge/",
+        f"/judge/studies/{s}/instructions/",
+        f"/judge/studies/{s}/",
+        f"/judge/studies/{s}/items/{w.token}/",
+    ):
         visit.open(url)
     visit.open(f"/judge/studies/{s}/", "rating page")
     page.locator(".criterion.is-current").wait_for()  # the page's script has taken the keyboard
@@ -109,12 +113,20 @@ def test_markup_in_texts_is_inert_for_judges_annotators_and_researchers(page, br
 
     browser_login(page, "w-owner")
     researcher_pages = [
-        "/studies/", f"/studies/{s}/", f"/studies/{s}/generate/", f"/studies/{s}/judging/design/",
-        f"/studies/{s}/judging/progress/", f"/studies/{s}/judging/qc/", f"/studies/{s}/alignment/",
-        f"/studies/{s}/alignment/pairs/", f"/studies/{s}/alignment/pairs/{w.pair}/",
+        "/studies/",
+        f"/studies/{s}/",
+        f"/studies/{s}/generate/",
+        f"/studies/{s}/judging/design/",
+        f"/studies/{s}/judging/progress/",
+        f"/studies/{s}/judging/qc/",
+        f"/studies/{s}/alignment/",
+        f"/studies/{s}/alignment/pairs/",
+        f"/studies/{s}/alignment/pairs/{w.pair}/",
         f"/studies/{s}/alignment/pairs/{w.pair}/?source=system:{w.alignment_system}",
-        f"/studies/{s}/alignment/scoring/", f"/studies/{s}/alignment/scoring/{w.scoring_run}/",
-        f"/studies/{s}/metrics/", f"/studies/{s}/metrics/runs/{w.metric_run}/",
+        f"/studies/{s}/alignment/scoring/",
+        f"/studies/{s}/alignment/scoring/{w.scoring_run}/",
+        f"/studies/{s}/metrics/",
+        f"/studies/{s}/metrics/runs/{w.metric_run}/",
     ]
     if w.report is not None:
         researcher_pages += [f"/studies/{s}/report/", f"/studies/{s}/reports/{w.report}/"]
@@ -123,7 +135,8 @@ def test_markup_in_texts_is_inert_for_judges_annotators_and_researchers(page, br
     # An import that fails shows the uploaded file's name in its error list.
     visit.open(f"/studies/{s}/", "study page")
     page.locator("#import-form input[type=file]").set_input_files(
-        {"name": 'bad <img src=x onerror=alert("xss-7")>.csv', "mimeType": "text/csv", "buffer": b"nonsense\n"})
+        {"name": 'bad <img src=x onerror=alert("xss-7")>.csv', "mimeType": "text/csv", "buffer": b"nonsense\n"}
+    )
     with page.expect_navigation():
         page.locator("#import-form button[type=submit]").click()
     visit.check("study page with import errors")
@@ -132,8 +145,15 @@ def test_markup_in_texts_is_inert_for_judges_annotators_and_researchers(page, br
     assert visit.leave_prompts == []  # every edit was saved before the page was left
     assert visit.problems == []
     # The payloads were on screen as text (escaped), not silently dropped.
-    for label in ("rating page", "rating page after a judgment", "grid", f"/judge/studies/{s}/instructions/",
-                  f"/studies/{s}/", "study page with import errors", f"/studies/{s}/alignment/pairs/{w.pair}/"):
+    for label in (
+        "rating page",
+        "rating page after a judgment",
+        "grid",
+        f"/judge/studies/{s}/instructions/",
+        f"/studies/{s}/",
+        "study page with import errors",
+        f"/studies/{s}/alignment/pairs/{w.pair}/",
+    ):
         assert visit.shown[label], f"{label}: the hostile text is not shown"
 
 

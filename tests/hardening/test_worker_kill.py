@@ -31,14 +31,34 @@ def backend_args() -> list[str]:
         return ["--backend", "sqlite"]
     parts = urlsplit(db)
     server = urlunsplit((parts.scheme, parts.netloc, "", "", ""))
-    return ["--backend", "postgres", "--pg", server,
-            "--broker", os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")]
+    return [
+        "--backend",
+        "postgres",
+        "--pg",
+        server,
+        "--broker",
+        os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0"),
+    ]
 
 
 def test_killed_workers_lose_nothing_and_score_every_candidate_once():
-    cmd = [sys.executable, str(ROOT / "benchmarks" / "faults" / "worker_kill.py"), *backend_args(),
-           "--scenarios", "pool,worker,report", "--originals", "8", "--chunk-size", "2", "--chunk-seconds", "0.4",
-           "--stall-seconds", "5", "--timeout", "120"]
+    cmd = [
+        sys.executable,
+        str(ROOT / "benchmarks" / "faults" / "worker_kill.py"),
+        *backend_args(),
+        "--scenarios",
+        "pool,worker,report",
+        "--originals",
+        "8",
+        "--chunk-size",
+        "2",
+        "--chunk-seconds",
+        "0.4",
+        "--stall-seconds",
+        "5",
+        "--timeout",
+        "120",
+    ]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     out = proc.stdout + proc.stderr[-3000:]
     assert proc.returncode == 0, out

@@ -105,9 +105,21 @@ def test_manage_py_exits_non_zero_with_one_line_on_stderr(tmp_path, files):
     bad = tmp_path / "bad.txt"
     bad.write_text("0-0 9-9\n0-0\n", encoding="utf-8")
     proc = subprocess.run(
-        [sys.executable, "manage.py", "alignment_score", "--pairs", files["pairs"], "--gold", files["gold"],
-         "--test", str(bad)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "manage.py",
+            "alignment_score",
+            "--pairs",
+            files["pairs"],
+            "--gold",
+            files["gold"],
+            "--test",
+            str(bad),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode != 0 and proc.stdout == ""
     assert proc.stderr.strip().count("\n") == 0 and "9-9" in proc.stderr

@@ -29,8 +29,15 @@ def files(tmp_path):
 
 def test_build_phrase_table_counts_what_the_library_counts(files):
     out = files / "pt.tsv.gz"
-    msg = run("build_phrase_table", "--corpus", str(files / "corpus.tsv"), "--alignments", str(files / "align.txt"),
-              "--out", str(out))
+    msg = run(
+        "build_phrase_table",
+        "--corpus",
+        str(files / "corpus.tsv"),
+        "--alignments",
+        str(files / "align.txt"),
+        "--out",
+        str(out),
+    )
     assert "phrase pairs" in msg
     table = PhraseTable.load(out)
     pairs = [(line.split("\t")[0].split(), line.split("\t")[1].split()) for line in CORPUS.splitlines()]
@@ -63,8 +70,15 @@ def test_build_phrase_table_rejects_bad_input_with_one_line(tmp_path, corpus, al
     (tmp_path / "c.tsv").write_text(corpus, encoding="utf-8")
     (tmp_path / "a.txt").write_text(align, encoding="utf-8")
     with pytest.raises(CommandError, match=message) as err:
-        run("build_phrase_table", "--corpus", str(tmp_path / "c.tsv"), "--alignments", str(tmp_path / "a.txt"),
-            "--out", str(tmp_path / "o.tsv"))
+        run(
+            "build_phrase_table",
+            "--corpus",
+            str(tmp_path / "c.tsv"),
+            "--alignments",
+            str(tmp_path / "a.txt"),
+            "--out",
+            str(tmp_path / "o.tsv"),
+        )
     assert "\n" not in str(err.value)
 
 
@@ -72,8 +86,15 @@ def test_build_phrase_table_needs_its_inputs(tmp_path):
     with pytest.raises(CommandError, match="--corpus and --alignments are required"):
         run("build_phrase_table", "--out", str(tmp_path / "o.tsv"))
     with pytest.raises(CommandError, match="cannot read corpus file"):
-        run("build_phrase_table", "--corpus", str(tmp_path / "nope"), "--alignments", str(tmp_path / "nope"),
-            "--out", str(tmp_path / "o.tsv"))
+        run(
+            "build_phrase_table",
+            "--corpus",
+            str(tmp_path / "nope"),
+            "--alignments",
+            str(tmp_path / "nope"),
+            "--out",
+            str(tmp_path / "o.tsv"),
+        )
 
 
 def test_build_lm_writes_an_arpa_that_kenlm_reads(tmp_path):

@@ -42,8 +42,18 @@ def test_json_output_equals_sacrebleu(tsv):
 
 
 def test_params_and_the_reference_column(tsv):
-    out, _ = run("score", "--metric", "bleu", "--param", "against=reference", "--param", "lowercase=true",
-                 "--input", str(tsv), "--json")
+    out, _ = run(
+        "score",
+        "--metric",
+        "bleu",
+        "--param",
+        "against=reference",
+        "--param",
+        "lowercase=true",
+        "--input",
+        str(tsv),
+        "--json",
+    )
     data = json.loads(out)
     assert data["scores"] == [
         sacrebleu.sentence_bleu(c, [r], lowercase=True).score for c, r in zip(CANDIDATES, REFERENCES)
@@ -79,15 +89,20 @@ def test_csv_and_jsonl_inputs(tmp_path):
     jl = tmp_path / "pairs.jsonl"
     jl.write_text("\n".join(json.dumps({"original": o, "candidate": c}) for o, c in zip(ORIGINALS, CANDIDATES)))
     from_jsonl = json.loads(run("score", "--metric", "chrf", "--input", str(jl), "--json")[0])
-    assert from_csv["scores"] == from_jsonl["scores"] == [
-        sacrebleu.sentence_chrf(c, [o]).score for o, c in zip(ORIGINALS, CANDIDATES)
-    ]
+    assert (
+        from_csv["scores"]
+        == from_jsonl["scores"]
+        == [sacrebleu.sentence_chrf(c, [o]).score for o, c in zip(ORIGINALS, CANDIDATES)]
+    )
     out, _ = run("score", "--metric", "chrf", "--input", str(jl))
     assert [json.loads(line)["score"] for line in out.splitlines()] == from_jsonl["scores"]
     # --format overrides the extension.
     odd = tmp_path / "pairs.txt"
     odd.write_text(jl.read_text())
-    assert json.loads(run("score", "--metric", "chrf", "--input", str(odd), "--format", "jsonl", "--json")[0]) == from_jsonl
+    assert (
+        json.loads(run("score", "--metric", "chrf", "--input", str(odd), "--format", "jsonl", "--json")[0])
+        == from_jsonl
+    )
 
 
 @pytest.mark.parametrize(
@@ -140,8 +155,13 @@ def test_metrics_lists_every_slug_with_params_and_defaults():
     data = json.loads(run("metrics", "--json")[0])
     ibleu = next(e for e in data if e["slug"] == "ibleu")
     assert ibleu["needs_reference"] is True
-    assert {"name": "alpha", "type": "float", "default": 0.9, "choices": None,
-            "help": "weight α of BLEU against the reference"} in ibleu["params"]
+    assert {
+        "name": "alpha",
+        "type": "float",
+        "default": 0.9,
+        "choices": None,
+        "help": "weight α of BLEU against the reference",
+    } in ibleu["params"]
     assert [e["slug"] for e in data] == sorted(e["slug"] for e in data)
 
 
@@ -149,8 +169,10 @@ def test_metrics_lists_every_slug_with_params_and_defaults():
 def test_score_reads_back_its_own_jsonl_output_when_a_text_holds_a_unicode_line_separator(tmp_path, sep):
     """Issue 12: JSONL was split with str.splitlines(), which breaks at U+2028/U+0085."""
     src = tmp_path / "in.jsonl"
-    rows = [{"original": f"The cat{sep}sat on the mat.", "candidate": "A cat sat on a mat."},
-            {"original": "It rains today.", "candidate": "Today it is raining."}]
+    rows = [
+        {"original": f"The cat{sep}sat on the mat.", "candidate": "A cat sat on a mat."},
+        {"original": "It rains today.", "candidate": "Today it is raining."},
+    ]
     src.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     first = tmp_path / "out.jsonl"
     run("score", "--metric", "bleu", "--input", str(src), "--output", str(first))

@@ -102,8 +102,11 @@ def scored(tmp_path):
     human = quality + rng.normal(0, 1, systems.size)
     frame = pd.DataFrame(
         {
-            "system": systems, "item": [f"i{k}" for k in range(systems.size)], "human": human,
-            "good": human + rng.normal(0, 0.5, systems.size), "poor": human + rng.normal(0, 2, systems.size),
+            "system": systems,
+            "item": [f"i{k}" for k in range(systems.size)],
+            "human": human,
+            "good": human + rng.normal(0, 0.5, systems.size),
+            "poor": human + rng.normal(0, 2, systems.size),
         }
     )
     path = tmp_path / "scores.csv"
@@ -113,7 +116,9 @@ def scored(tmp_path):
 
 def test_correlate_json_has_both_levels_and_williams(scored):
     frame, path = scored
-    out = json.loads(run("correlate", "--input", str(path), "--human", "human", "--metric", "good", "--metric", "poor", "--json"))
+    out = json.loads(
+        run("correlate", "--input", str(path), "--human", "human", "--metric", "good", "--metric", "poor", "--json")
+    )
     seg = out["metrics"]["good"]["segment"]
     assert seg["pearson"]["statistic"] == pytest.approx(sps.pearsonr(frame["human"], frame["good"]).statistic)
     assert seg["kendall_b"]["statistic"] == pytest.approx(sps.kendalltau(frame["human"], frame["good"]).statistic)
@@ -151,7 +156,9 @@ def test_bad_input_exits_non_zero_with_one_line_on_stderr(tmp_path):
     path.write_text("judge,item\na,b\n")
     proc = subprocess.run(
         [sys.executable, str(root / "manage.py"), "agreement", "--input", str(path)],
-        capture_output=True, text=True, cwd=root,
+        capture_output=True,
+        text=True,
+        cwd=root,
     )
     assert proc.returncode != 0
     lines = [line for line in proc.stderr.splitlines() if line.strip()]

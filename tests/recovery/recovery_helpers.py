@@ -32,12 +32,21 @@ def make_study(owner, name: str, n: int = 8):
     from annotation.services.studies import study_create
 
     study = study_create(name=name, owner=owner)
-    originals = Original.objects.bulk_create([
-        Original(study=study, external_id=f"o{i}", position=i,
-                 text=" ".join(WORDS[(i + k) % len(WORDS)] for k in range(6 + i % 5)) + ".") for i in range(n)])
+    originals = Original.objects.bulk_create(
+        [
+            Original(
+                study=study,
+                external_id=f"o{i}",
+                position=i,
+                text=" ".join(WORDS[(i + k) % len(WORDS)] for k in range(6 + i % 5)) + ".",
+            )
+            for i in range(n)
+        ]
+    )
     system = System.objects.create(study=study, name="human")
-    Candidate.objects.bulk_create([Candidate(original=o, system=system, text=o.text.replace("word", "saying"))
-                                   for o in originals])
+    Candidate.objects.bulk_create(
+        [Candidate(original=o, system=system, text=o.text.replace("word", "saying")) for o in originals]
+    )
     return study
 
 
@@ -108,25 +117,44 @@ class Workers:
         self.queue = f"paraeval-recovery-{uuid.uuid4().hex[:10]}"
         self.log_dir = tmp_path / "logs"
         self.log_dir.mkdir(exist_ok=True)
-        self.env = {k: v for k, v in os.environ.items()
-                    if k not in {"DJANGO_ALLOW_ASYNC_UNSAFE", "PYTEST_CURRENT_TEST"}}
+        self.env = {
+            k: v for k, v in os.environ.items() if k not in {"DJANGO_ALLOW_ASYNC_UNSAFE", "PYTEST_CURRENT_TEST"}
+        }
         self.env.update(
-            DJANGO_SETTINGS_MODULE="benchmarks.faults.settings", PYTHONPATH=str(ROOT), LOG_LEVEL="INFO",
-            DATABASE_URL=database_url, CELERY_BROKER_URL=self.broker, PARAEVAL_FAULTS_QUEUE=self.queue,
-            PARAEVAL_FAULTS_POLLING_INTERVAL="0.1", PARAEVAL_VAR_DIR=str(django_settings.VAR_DIR),
-            **{k: str(v) for k, v in settings.items()})
+            DJANGO_SETTINGS_MODULE="benchmarks.faults.settings",
+            PYTHONPATH=str(ROOT),
+            LOG_LEVEL="INFO",
+            DATABASE_URL=database_url,
+            CELERY_BROKER_URL=self.broker,
+            PARAEVAL_FAULTS_QUEUE=self.queue,
+            PARAEVAL_FAULTS_POLLING_INTERVAL="0.1",
+            PARAEVAL_VAR_DIR=str(django_settings.VAR_DIR),
+            **{k: str(v) for k, v in settings.items()},
+        )
         self.procs: list[subprocess.Popen] = []
 
     def start(self, name: str, *, beat: bool = False, concurrency: int = 1) -> subprocess.Popen:
         celery = Path(sys.executable).parent / "celery"
         log = open(self.log_dir / f"{name}.log", "a")
-        cmd = [str(celery), "-A", "config", "worker", "--pool=prefork", f"--concurrency={concurrency}",
-               "--loglevel=INFO", "-n", f"{name}-{os.getpid()}@%h", "--without-gossip", "--without-mingle",
-               "--without-heartbeat"]
+        cmd = [
+            str(celery),
+            "-A",
+            "config",
+            "worker",
+            "--pool=prefork",
+            f"--concurrency={concurrency}",
+            "--loglevel=INFO",
+            "-n",
+            f"{name}-{os.getpid()}@%h",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ]
         if beat:
             cmd += ["-B", "-s", str(self.log_dir / f"{name}-celerybeat-schedule")]
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            cmd, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         self.procs.append(proc)
         return proc
 

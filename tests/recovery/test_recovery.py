@@ -58,7 +58,9 @@ def test_the_periodic_task_finishes_work_a_dead_worker_left_running_exactly_once
         metric_run_chunk_execute(run_id=run.pk, chunk_id=chunk.pk)
     backdate(MetricRun, run.pk)
 
-    rows = "original_id,original,system,candidate\n" + "".join(f"n{i},New original {i}.,late,Late {i}.\n" for i in range(5))
+    rows = "original_id,original,system,candidate\n" + "".join(
+        f"n{i},New original {i}.,late,Late {i}.\n" for i in range(5)
+    )
     with broker_at(dead_broker_url()):  # its message was lost with the worker
         job = study_import_file(study=study, data=rows.encode(), filename="late.csv", background=True)
     ImportJob.objects.filter(pk=job.pk).update(status=JobStatus.RUNNING, phase="reading")
@@ -86,15 +88,23 @@ def test_a_whole_worker_killed_mid_run_is_recovered_by_beat_in_the_next_worker(w
     delivers the message again itself; the run must end the same.)"""
     from metrics.models import MetricRun, MetricRunChunk
 
-    w = workers(PARAEVAL_JOB_HEARTBEAT_SECONDS=0.3, PARAEVAL_REQUEUE_STALE_SECONDS=2,
-                PARAEVAL_REQUEUE_INTERVAL_SECONDS=0.5, PARAEVAL_FAULTS_CHUNK_SECONDS=1.5)
+    w = workers(
+        PARAEVAL_JOB_HEARTBEAT_SECONDS=0.3,
+        PARAEVAL_REQUEUE_STALE_SECONDS=2,
+        PARAEVAL_REQUEUE_INTERVAL_SECONDS=0.5,
+        PARAEVAL_FAULTS_CHUNK_SECONDS=1.5,
+    )
     study = make_study(researcher, "Killed whole", n=8)
     # Queued with no message: the first worker's start sends it (the worker_ready hook).
     run = slow_run(study)
 
     first = w.start("first", beat=True)
-    victim = wait_for(lambda: MetricRunChunk.objects.filter(run=run, done=False, attempts__gte=1).first(),
-                      90, "a chunk in flight", log=w.log)
+    victim = wait_for(
+        lambda: MetricRunChunk.objects.filter(run=run, done=False, attempts__gte=1).first(),
+        90,
+        "a chunk in flight",
+        log=w.log,
+    )
     w.kill(first, sig=signal.SIGKILL)
     assert not MetricRunChunk.objects.get(pk=victim.pk).done
     assert MetricRun.objects.get(pk=run.pk).status == JobStatus.RUNNING
@@ -122,15 +132,23 @@ def test_a_live_job_slower_than_the_stale_period_is_neither_resent_nor_run_twice
     from metrics.tasks import metric_run_start_task
 
     stale = 1.5
-    w = workers(PARAEVAL_JOB_HEARTBEAT_SECONDS=0.3, PARAEVAL_REQUEUE_STALE_SECONDS=stale,
-                PARAEVAL_FAULTS_CHUNK_SECONDS=6, PARAEVAL_REQUEUE_ON_WORKER_START="off")
+    w = workers(
+        PARAEVAL_JOB_HEARTBEAT_SECONDS=0.3,
+        PARAEVAL_REQUEUE_STALE_SECONDS=stale,
+        PARAEVAL_FAULTS_CHUNK_SECONDS=6,
+        PARAEVAL_REQUEUE_ON_WORKER_START="off",
+    )
     study = make_study(researcher, "Slow but alive", n=4)
     run = slow_run(study)
     w.start("slow", concurrency=3)  # two for the chunks, one free for the copy
     with w.publishing():
         metric_run_start_task.apply_async(args=(run.pk,), queue=w.queue)
-        busy = wait_for(lambda: MetricRunChunk.objects.filter(run=run, done=False, attempts__gte=1).first(),
-                        90, "a chunk in flight", log=w.log)
+        busy = wait_for(
+            lambda: MetricRunChunk.objects.filter(run=run, done=False, attempts__gte=1).first(),
+            90,
+            "a chunk in flight",
+            log=w.log,
+        )
         started = time.monotonic()
         while time.monotonic() - started < 2 * stale:  # well past the stale period, the chunk still computing
             time.sleep(0.1)
@@ -161,7 +179,9 @@ def test_a_starting_worker_sends_the_jobs_queued_while_the_broker_was_down(worke
 
     w = workers()
     study = make_study(researcher, "Queued meanwhile", n=6)
-    rows = "original_id,original,system,candidate\n" + "".join(f"q{i},Queued original {i}.,late,Late {i}.\n" for i in range(4))
+    rows = "original_id,original,system,candidate\n" + "".join(
+        f"q{i},Queued original {i}.,late,Late {i}.\n" for i in range(4)
+    )
     with broker_at(dead_broker_url()):  # the web requests found the broker down: the jobs stay queued
         job = study_import_file(study=study, data=rows.encode(), filename="q.csv", background=True)
         run = metric_run_create(study=study, metric="pinc", chunk_size=2)

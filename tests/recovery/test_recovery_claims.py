@@ -27,8 +27,9 @@ def test_a_resent_message_claims_its_job_only_when_no_live_worker_holds_it(resea
 
     settings.PARAEVAL_JOB_HEARTBEAT_SECONDS = 1
     study = make_study(researcher, "Claims", n=1)
-    job = study_import_file(study=study, data=b"original_id,original,system,candidate\nx,a b.,s,b a.\n",
-                            filename="c.csv", background=True)
+    job = study_import_file(
+        study=study, data=b"original_id,original,system,candidate\nx,a b.,s,b a.\n", filename="c.csv", background=True
+    )
     stale = timedelta(minutes=5)
     # the first message takes a queued job; a resent copy arriving meanwhile finds it held
     assert job_claim(ImportJob, job.pk, stale_after=None) is True
@@ -45,7 +46,9 @@ def test_a_resent_message_claims_its_job_only_when_no_live_worker_holds_it(resea
     backdate(ImportJob, job.pk)
     assert job_claim(ImportJob, job.pk, stale_after=stale) is False
     # the stale period never goes below three heartbeats
-    ImportJob.objects.filter(pk=job.pk).update(status=JobStatus.RUNNING, updated_at=timezone.now() - timedelta(seconds=2))
+    ImportJob.objects.filter(pk=job.pk).update(
+        status=JobStatus.RUNNING, updated_at=timezone.now() - timedelta(seconds=2)
+    )
     assert job_claim(ImportJob, job.pk, stale_after=timedelta(seconds=1)) is False
 
 
@@ -56,8 +59,9 @@ def test_the_periodic_pass_resends_a_job_that_waits_its_turn_once_per_stale_peri
     from config.recovery import jobs_to_resend
 
     study = make_study(researcher, "Waiting", n=1)
-    job = study_import_file(study=study, data=b"original_id,original,system,candidate\nx,a b.,s,b a.\n",
-                            filename="w.csv", background=True)
+    job = study_import_file(
+        study=study, data=b"original_id,original,system,candidate\nx,a b.,s,b a.\n", filename="w.csv", background=True
+    )
     period = timedelta(minutes=5)
     assert jobs_to_resend(ImportJob, stale_after=period, queued_after=period) == []  # just queued
     backdate(ImportJob, job.pk)
@@ -71,8 +75,12 @@ def test_the_periodic_pass_resends_a_job_that_waits_its_turn_once_per_stale_peri
 
 def test_settings_refuse_a_stale_period_shorter_than_three_heartbeats(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL"}}
-    env.update(DJANGO_SETTINGS_MODULE="config.settings", PARAEVAL_VAR_DIR=str(tmp_path),
-               PARAEVAL_JOB_HEARTBEAT_SECONDS="10", PARAEVAL_REQUEUE_STALE_SECONDS="20")
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        PARAEVAL_VAR_DIR=str(tmp_path),
+        PARAEVAL_JOB_HEARTBEAT_SECONDS="10",
+        PARAEVAL_REQUEUE_STALE_SECONDS="20",
+    )
     code = "import django; django.setup(); from django.conf import settings; print(settings.CELERY_BEAT_SCHEDULE)"
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode != 0 and "PARAEVAL_REQUEUE_STALE_SECONDS must be at least 3" in proc.stderr

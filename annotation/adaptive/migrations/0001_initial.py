@@ -6,36 +6,68 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotation', '0005_study_language'),
+        ("annotation", "0005_study_language"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='AdaptiveAllocation',
+            name="AdaptiveAllocation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('enabled', models.BooleanField(default=False)),
-                ('level', models.FloatField(default=0.05, help_text='Stop when P(the ranking is wrong) is at most this.', validators=[django.core.validators.MinValueValidator(0.001), django.core.validators.MaxValueValidator(0.5)])),
-                ('stop_when_stable', models.BooleanField(default=False, help_text='Release the items left once the ranking is stable.')),
-                ('min_judgments', models.PositiveIntegerField(default=30, help_text='Never stop before this many judgments.')),
-                ('window', models.PositiveSmallIntegerField(default=2, help_text="The next item is chosen among this many of the judge's next items in their seeded order.", validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(100)])),
-                ('criterion', models.CharField(default='overall', max_length=40)),
-                ('priorities', models.JSONField(blank=True, default=dict)),
-                ('wrong_bound', models.FloatField(blank=True, null=True)),
-                ('judgments_seen', models.PositiveIntegerField(default=0)),
-                ('refreshed_at', models.DateTimeField(blank=True, null=True)),
-                ('stopped_at', models.DateTimeField(blank=True, null=True)),
-                ('stop_reason', models.TextField(blank=True)),
-                ('study', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='adaptive_allocation', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("enabled", models.BooleanField(default=False)),
+                (
+                    "level",
+                    models.FloatField(
+                        default=0.05,
+                        help_text="Stop when P(the ranking is wrong) is at most this.",
+                        validators=[
+                            django.core.validators.MinValueValidator(0.001),
+                            django.core.validators.MaxValueValidator(0.5),
+                        ],
+                    ),
+                ),
+                (
+                    "stop_when_stable",
+                    models.BooleanField(default=False, help_text="Release the items left once the ranking is stable."),
+                ),
+                (
+                    "min_judgments",
+                    models.PositiveIntegerField(default=30, help_text="Never stop before this many judgments."),
+                ),
+                (
+                    "window",
+                    models.PositiveSmallIntegerField(
+                        default=2,
+                        help_text="The next item is chosen among this many of the judge's next items in their seeded order.",
+                        validators=[
+                            django.core.validators.MinValueValidator(1),
+                            django.core.validators.MaxValueValidator(100),
+                        ],
+                    ),
+                ),
+                ("criterion", models.CharField(default="overall", max_length=40)),
+                ("priorities", models.JSONField(blank=True, default=dict)),
+                ("wrong_bound", models.FloatField(blank=True, null=True)),
+                ("judgments_seen", models.PositiveIntegerField(default=0)),
+                ("refreshed_at", models.DateTimeField(blank=True, null=True)),
+                ("stopped_at", models.DateTimeField(blank=True, null=True)),
+                ("stop_reason", models.TextField(blank=True)),
+                (
+                    "study",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="adaptive_allocation",
+                        to="annotation.study",
+                    ),
+                ),
             ],
             options={
-                'abstract': False,
+                "abstract": False,
             },
         ),
     ]

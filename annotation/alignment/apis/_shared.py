@@ -17,7 +17,9 @@ def upload_bytes(upload) -> bytes:
 
 
 def link_list_field(**kwargs):
-    return serializers.ListField(child=serializers.ListField(child=serializers.IntegerField(min_value=0), min_length=2, max_length=2), **kwargs)
+    return serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField(min_value=0), min_length=2, max_length=2), **kwargs
+    )
 
 
 class AlignmentImportErrorSerializer(serializers.Serializer):
@@ -30,10 +32,13 @@ class AlignmentErrorSerializer(serializers.Serializer):
 
 
 def import_error_response(exc: StudyImportError) -> Response:
-    return Response({
-        "detail": exc.describe(),
-        "errors": [{"line": i.line, "column": i.column, "message": i.message} for i in exc.issues],
-    }, status=status.HTTP_400_BAD_REQUEST)
+    return Response(
+        {
+            "detail": exc.describe(),
+            "errors": [{"line": i.line, "column": i.column, "message": i.message} for i in exc.issues],
+        },
+        status=status.HTTP_400_BAD_REQUEST,
+    )
 
 
 def validation_error_response(exc: DjangoValidationError) -> Response:

@@ -64,14 +64,17 @@ class AlignmentAssignmentOutputSerializer(serializers.Serializer):
         if numbers is None:
             # The serializer's context is the caller's dict: one look-up serves the whole list.
             numbers = cast("dict[str, Any]", self.context)["numbers"] = selectors.pair_numbers_for_annotator(
-                user=assignment.annotator)
+                user=assignment.annotator
+            )
         return numbers.get(assignment.pk)
 
 
 class AlignmentAssignmentListApi(APIView):
     @extend_schema(responses=AlignmentAssignmentOutputSerializer(many=True), summary="Your assigned pairs")
     def get(self, request):
-        return Response(AlignmentAssignmentOutputSerializer(selectors.assignments_for_annotator(user=request.user), many=True).data)
+        return Response(
+            AlignmentAssignmentOutputSerializer(selectors.assignments_for_annotator(user=request.user), many=True).data
+        )
 
 
 class AlignmentAssignmentDetailApi(APIView):
@@ -127,16 +130,25 @@ def _save_validated(assignment, service, validated: dict):
 
 
 class AlignmentDraftSaveApi(APIView):
-    @extend_schema(request=AlignmentLinksInputSerializer,
-                   responses={200: AlignmentDraftOutputSerializer, 400: AlignmentErrorSerializer, 409: AlignmentConflictSerializer},
-                   summary="Autosave the draft links of one of your pairs",
-                   description="Refused with 409 when `revision` is not the stored one (another tab saved) or the pair is submitted.")
+    @extend_schema(
+        request=AlignmentLinksInputSerializer,
+        responses={
+            200: AlignmentDraftOutputSerializer,
+            400: AlignmentErrorSerializer,
+            409: AlignmentConflictSerializer,
+        },
+        summary="Autosave the draft links of one of your pairs",
+        description="Refused with 409 when `revision` is not the stored one (another tab saved) or the pair is submitted.",
+    )
     def put(self, request, assignment_id: int):
         assignment, error = _save(request, assignment_id, assignment_draft_save)
         if error is not None:
             return error
-        return Response(AlignmentDraftOutputSerializer(
-            {"revision": assignment.revision, "status": assignment.status, "saved_at": assignment.draft_saved_at}).data)
+        return Response(
+            AlignmentDraftOutputSerializer(
+                {"revision": assignment.revision, "status": assignment.status, "saved_at": assignment.draft_saved_at}
+            ).data
+        )
 
 
 class AlignmentSubmitOutputSerializer(serializers.Serializer):
@@ -149,9 +161,15 @@ class AlignmentSubmitOutputSerializer(serializers.Serializer):
 
 
 class AlignmentSubmitApi(APIView):
-    @extend_schema(request=AlignmentLinksInputSerializer,
-                   responses={200: AlignmentSubmitOutputSerializer, 400: AlignmentErrorSerializer, 409: AlignmentConflictSerializer},
-                   summary="Submit the final links of one of your pairs")
+    @extend_schema(
+        request=AlignmentLinksInputSerializer,
+        responses={
+            200: AlignmentSubmitOutputSerializer,
+            400: AlignmentErrorSerializer,
+            409: AlignmentConflictSerializer,
+        },
+        summary="Submit the final links of one of your pairs",
+    )
     def post(self, request, assignment_id: int):
         from django.urls import reverse
 
@@ -167,10 +185,23 @@ class AlignmentSubmitApi(APIView):
             # never by the researcher's pair id, which can name a system (docs/people.md).
             number = selectors.pair_numbers_for_annotator(user=request.user).get(assignment.pk, "")
             with translation.override(assignment.pair.study.language):
-                messages.success(request._request, (
-                    _("Alignment of pair “%(pair)s” submitted.") % {"pair": number} + " "
-                    + (_("Here is your next pair.") if nxt else _("You have submitted every pair assigned to you."))))
-        return Response(AlignmentSubmitOutputSerializer({
-            "revision": assignment.revision, "status": assignment.status, "submitted_at": assignment.submitted_at,
-            "server_seconds": assignment.server_seconds, "active_seconds": assignment.active_seconds, "next_url": next_url,
-        }).data)
+                messages.success(
+                    request._request,
+                    (
+                        _("Alignment of pair “%(pair)s” submitted.") % {"pair": number}
+                        + " "
+                        + (_("Here is your next pair.") if nxt else _("You have submitted every pair assigned to you."))
+                    ),
+                )
+        return Response(
+            AlignmentSubmitOutputSerializer(
+                {
+                    "revision": assignment.revision,
+                    "status": assignment.status,
+                    "submitted_at": assignment.submitted_at,
+                    "server_seconds": assignment.server_seconds,
+                    "active_seconds": assignment.active_seconds,
+                    "next_url": next_url,
+                }
+            ).data
+        )

@@ -41,7 +41,9 @@ class AlignmentPairOutputSerializer(serializers.Serializer):
 
 
 class AlignmentPairListApi(APIView):
-    @extend_schema(responses=AlignmentPairOutputSerializer(many=True), summary="The study's alignment pairs in task order")
+    @extend_schema(
+        responses=AlignmentPairOutputSerializer(many=True), summary="The study's alignment pairs in task order"
+    )
     def get(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         return Response(AlignmentPairOutputSerializer(selectors.pairs_for_study(study=study), many=True).data)
@@ -77,8 +79,13 @@ class AlignmentPairsImportApi(APIView):
         upload = data.validated_data["file"]
         try:
             summary = pairs_import_file(
-                study=study, data=upload_bytes(upload), filename=upload.name, fmt=data.validated_data.get("format"),
-                pretokenized=data.validated_data["pretokenized"], replace=data.validated_data["replace"])
+                study=study,
+                data=upload_bytes(upload),
+                filename=upload.name,
+                fmt=data.validated_data.get("format"),
+                pretokenized=data.validated_data["pretokenized"],
+                replace=data.validated_data["replace"],
+            )
         except StudyImportError as exc:
             return import_error_response(exc)
         return Response(AlignmentPairsImportOutputSerializer(summary).data, status=status.HTTP_201_CREATED)
@@ -127,8 +134,13 @@ class AlignmentSystemImportApi(APIView):
         upload = data.validated_data["file"]
         try:
             system = system_alignments_import(
-                study=study, name=data.validated_data["name"], data=upload_bytes(upload), filename=upload.name,
-                fmt=data.validated_data["format"], replace=data.validated_data["replace"])
+                study=study,
+                name=data.validated_data["name"],
+                data=upload_bytes(upload),
+                filename=upload.name,
+                fmt=data.validated_data["format"],
+                replace=data.validated_data["replace"],
+            )
         except StudyImportError as exc:
             return import_error_response(exc)
         system = selectors.systems_for_study(study=study).get(pk=system.pk)
@@ -150,12 +162,15 @@ class AlignmentConfigDetailApi(APIView):
 class AlignmentConfigUpdateApi(APIView):
     class AlignmentConfigUpdateInputSerializer(serializers.Serializer):
         annotators_per_pair = serializers.IntegerField(min_value=1, max_value=20, required=False)
-        prefill_system = serializers.CharField(required=False, allow_blank=True, allow_null=True,
-                                               help_text="A system name; empty or null for no pre-fill.")
+        prefill_system = serializers.CharField(
+            required=False, allow_blank=True, allow_null=True, help_text="A system name; empty or null for no pre-fill."
+        )
 
-    @extend_schema(request=AlignmentConfigUpdateInputSerializer, responses={200: AlignmentConfigOutputSerializer,
-                                                                            400: AlignmentErrorSerializer},
-                   summary="Change k (annotators per pair) and the pre-fill system")
+    @extend_schema(
+        request=AlignmentConfigUpdateInputSerializer,
+        responses={200: AlignmentConfigOutputSerializer, 400: AlignmentErrorSerializer},
+        summary="Change k (annotators per pair) and the pre-fill system",
+    )
     def post(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         data = self.AlignmentConfigUpdateInputSerializer(data=request.data)
@@ -185,8 +200,11 @@ class AlignmentAssignOutputSerializer(serializers.Serializer):
 
 
 class AlignmentAssignApi(APIView):
-    @extend_schema(request=None, responses={200: AlignmentAssignOutputSerializer, 400: AlignmentErrorSerializer},
-                   summary="Give every pair up to k of the study's annotators (idempotent)")
+    @extend_schema(
+        request=None,
+        responses={200: AlignmentAssignOutputSerializer, 400: AlignmentErrorSerializer},
+        summary="Give every pair up to k of the study's annotators (idempotent)",
+    )
     def post(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         try:
@@ -210,8 +228,10 @@ class AlignmentExportApi(APIView):
         study = get_managed_study(request, study_id)
         try:
             text, filename, ctype = exports.alignment_export(
-                study=study, source=request.query_params.get("source", "gold"),
-                fmt=request.query_params.get("file_format", "pharaoh"))
+                study=study,
+                source=request.query_params.get("source", "gold"),
+                fmt=request.query_params.get("file_format", "pharaoh"),
+            )
         except exports.ExportError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         response = HttpResponse(text, content_type=ctype)

@@ -40,7 +40,9 @@ class AlignmentScoringRunListApi(APIView):
     @extend_schema(responses=AlignmentScoringRunOutputSerializer(many=True), summary="The study's recent scoring runs")
     def get(self, request, study_id: int):
         study = get_managed_study(request, study_id)
-        return Response(AlignmentScoringRunOutputSerializer(selectors.scoring_runs_for_study(study=study), many=True).data)
+        return Response(
+            AlignmentScoringRunOutputSerializer(selectors.scoring_runs_for_study(study=study), many=True).data
+        )
 
 
 class AlignmentScoringRunCreateApi(APIView):
@@ -49,7 +51,9 @@ class AlignmentScoringRunCreateApi(APIView):
     class AlignmentScoringRunCreateInputSerializer(serializers.Serializer):
         kind = serializers.ChoiceField(choices=ScoringKind.choices)
         system = serializers.CharField(required=False, help_text="The system's name (kind system).")
-        table = serializers.FileField(required=False, help_text="phrase<TAB>paraphrase[<TAB>probability] (kind paraphrases).")
+        table = serializers.FileField(
+            required=False, help_text="phrase<TAB>paraphrase[<TAB>probability] (kind paraphrases)."
+        )
         max_len = serializers.IntegerField(min_value=1, max_value=10, default=5)
         min_prob = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.0)
         use_possible = serializers.BooleanField(default=True)
@@ -68,8 +72,10 @@ class AlignmentScoringRunCreateApi(APIView):
         if v["kind"] == ScoringKind.SYSTEM:
             system = AlignmentSystem.objects.filter(study=study, name=v.get("system", "")).first()
             if system is None:
-                return Response({"detail": f"no system '{v.get('system', '')}' in this study", "errors": []},
-                                status=status.HTTP_400_BAD_REQUEST)
+                return Response(
+                    {"detail": f"no system '{v.get('system', '')}' in this study", "errors": []},
+                    status=status.HTTP_400_BAD_REQUEST,
+                )
             kwargs["system"] = system
         if v["kind"] == ScoringKind.PARAPHRASES and v.get("table") is not None:
             kwargs["table_data"] = upload_bytes(v["table"])

@@ -9,189 +9,407 @@ import annotation.alignment.models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotation', '0001_initial'),
+        ("annotation", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='AlignmentGroup',
+            name="AlignmentGroup",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('external_id', models.CharField(max_length=200)),
-                ('position', models.PositiveIntegerField(default=0)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='alignment_groups', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("external_id", models.CharField(max_length=200)),
+                ("position", models.PositiveIntegerField(default=0)),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="alignment_groups",
+                        to="annotation.study",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['study', 'position'],
+                "ordering": ["study", "position"],
             },
         ),
         migrations.CreateModel(
-            name='AlignmentPair',
+            name="AlignmentPair",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('external_id', models.CharField(max_length=200)),
-                ('position', models.PositiveIntegerField()),
-                ('text1', models.TextField()),
-                ('text2', models.TextField()),
-                ('tokens1', models.JSONField(validators=[annotation.alignment.models._validate_tokens])),
-                ('tokens2', models.JSONField(validators=[annotation.alignment.models._validate_tokens])),
-                ('group', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='pairs', to='alignment.alignmentgroup')),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='alignment_pairs', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("external_id", models.CharField(max_length=200)),
+                ("position", models.PositiveIntegerField()),
+                ("text1", models.TextField()),
+                ("text2", models.TextField()),
+                ("tokens1", models.JSONField(validators=[annotation.alignment.models._validate_tokens])),
+                ("tokens2", models.JSONField(validators=[annotation.alignment.models._validate_tokens])),
+                (
+                    "group",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="pairs", to="alignment.alignmentgroup"
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="alignment_pairs",
+                        to="annotation.study",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['study', 'position'],
+                "ordering": ["study", "position"],
             },
         ),
         migrations.CreateModel(
-            name='AlignmentSystem',
+            name="AlignmentSystem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('name', models.CharField(max_length=200)),
-                ('kind', models.CharField(choices=[('aligner', "Automatic: paraeval's monolingual aligner"), ('pivot', "Automatic: pivot (shared Strong's numbers)"), ('imported', 'Imported from an external aligner')], default='imported', max_length=16)),
-                ('description', models.TextField(blank=True)),
-                ('parameters', models.JSONField(blank=True, default=dict)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='alignment_systems', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("aligner", "Automatic: paraeval's monolingual aligner"),
+                            ("pivot", "Automatic: pivot (shared Strong's numbers)"),
+                            ("imported", "Imported from an external aligner"),
+                        ],
+                        default="imported",
+                        max_length=16,
+                    ),
+                ),
+                ("description", models.TextField(blank=True)),
+                ("parameters", models.JSONField(blank=True, default=dict)),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="alignment_systems",
+                        to="annotation.study",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['study', 'name'],
+                "ordering": ["study", "name"],
             },
         ),
         migrations.CreateModel(
-            name='AlignmentConfig',
+            name="AlignmentConfig",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('annotators_per_pair', models.PositiveSmallIntegerField(default=1, help_text='How many annotators align each pair (k).', validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(20)])),
-                ('study', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='alignment_config', to='annotation.study')),
-                ('prefill_system', models.ForeignKey(blank=True, help_text="The automatic alignment that pre-fills annotators' grids (and 'Reset to automatic').", null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='alignment.alignmentsystem')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "annotators_per_pair",
+                    models.PositiveSmallIntegerField(
+                        default=1,
+                        help_text="How many annotators align each pair (k).",
+                        validators=[
+                            django.core.validators.MinValueValidator(1),
+                            django.core.validators.MaxValueValidator(20),
+                        ],
+                    ),
+                ),
+                (
+                    "study",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="alignment_config",
+                        to="annotation.study",
+                    ),
+                ),
+                (
+                    "prefill_system",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="The automatic alignment that pre-fills annotators' grids (and 'Reset to automatic').",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="alignment.alignmentsystem",
+                    ),
+                ),
             ],
             options={
-                'abstract': False,
+                "abstract": False,
             },
         ),
         migrations.CreateModel(
-            name='AlignmentAssignment',
+            name="AlignmentAssignment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('sure', models.JSONField(blank=True, default=list, validators=[annotation.alignment.models._validate_links])),
-                ('possible', models.JSONField(blank=True, default=list, validators=[annotation.alignment.models._validate_links])),
-                ('status', models.CharField(choices=[('assigned', 'Not started'), ('in_progress', 'Draft saved'), ('submitted', 'Submitted')], default='assigned', max_length=16)),
-                ('revision', models.PositiveIntegerField(default=0)),
-                ('active_seconds', models.FloatField(default=0.0)),
-                ('opened_at', models.DateTimeField(blank=True, null=True)),
-                ('draft_saved_at', models.DateTimeField(blank=True, null=True)),
-                ('submitted_at', models.DateTimeField(blank=True, null=True)),
-                ('server_seconds', models.FloatField(blank=True, null=True)),
-                ('annotator', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='alignment_assignments', to=settings.AUTH_USER_MODEL)),
-                ('pair', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='alignment.alignmentpair')),
-                ('prefill_system', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='alignment.alignmentsystem')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "sure",
+                    models.JSONField(
+                        blank=True, default=list, validators=[annotation.alignment.models._validate_links]
+                    ),
+                ),
+                (
+                    "possible",
+                    models.JSONField(
+                        blank=True, default=list, validators=[annotation.alignment.models._validate_links]
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("assigned", "Not started"),
+                            ("in_progress", "Draft saved"),
+                            ("submitted", "Submitted"),
+                        ],
+                        default="assigned",
+                        max_length=16,
+                    ),
+                ),
+                ("revision", models.PositiveIntegerField(default=0)),
+                ("active_seconds", models.FloatField(default=0.0)),
+                ("opened_at", models.DateTimeField(blank=True, null=True)),
+                ("draft_saved_at", models.DateTimeField(blank=True, null=True)),
+                ("submitted_at", models.DateTimeField(blank=True, null=True)),
+                ("server_seconds", models.FloatField(blank=True, null=True)),
+                (
+                    "annotator",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="alignment_assignments",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "pair",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="assignments",
+                        to="alignment.alignmentpair",
+                    ),
+                ),
+                (
+                    "prefill_system",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="alignment.alignmentsystem",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['pair__position', 'annotator_id'],
+                "ordering": ["pair__position", "annotator_id"],
             },
         ),
         migrations.CreateModel(
-            name='AlignerRun',
+            name="AlignerRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], default='queued', max_length=16)),
-                ('progress_done', models.PositiveIntegerField(default=0)),
-                ('progress_total', models.PositiveIntegerField(default=0)),
-                ('phase', models.CharField(blank=True, max_length=64)),
-                ('error', models.TextField(blank=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('system_name', models.CharField(max_length=200)),
-                ('parameters', models.JSONField(blank=True, default=dict)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='aligner_runs', to='annotation.study')),
-                ('system', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='alignment.alignmentsystem')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("progress_done", models.PositiveIntegerField(default=0)),
+                ("progress_total", models.PositiveIntegerField(default=0)),
+                ("phase", models.CharField(blank=True, max_length=64)),
+                ("error", models.TextField(blank=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("system_name", models.CharField(max_length=200)),
+                ("parameters", models.JSONField(blank=True, default=dict)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="aligner_runs", to="annotation.study"
+                    ),
+                ),
+                (
+                    "system",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="alignment.alignmentsystem",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='ScoringRun',
+            name="ScoringRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], default='queued', max_length=16)),
-                ('progress_done', models.PositiveIntegerField(default=0)),
-                ('progress_total', models.PositiveIntegerField(default=0)),
-                ('phase', models.CharField(blank=True, max_length=64)),
-                ('error', models.TextField(blank=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('kind', models.CharField(choices=[('system', 'A system alignment against the gold'), ('paraphrases', "A paraphrase table against the gold's reference paraphrases"), ('agreement', 'Agreement between annotators')], max_length=16)),
-                ('label', models.CharField(help_text="What was scored: the system name or the table's file name.", max_length=255)),
-                ('table_file', models.FileField(blank=True, upload_to='alignment/tables/%Y/%m/')),
-                ('parameters', models.JSONField(blank=True, default=dict)),
-                ('results', models.JSONField(blank=True, default=dict)),
-                ('signature', models.CharField(blank=True, max_length=255)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='alignment_scoring_runs', to='annotation.study')),
-                ('system', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='scoring_runs', to='alignment.alignmentsystem')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("progress_done", models.PositiveIntegerField(default=0)),
+                ("progress_total", models.PositiveIntegerField(default=0)),
+                ("phase", models.CharField(blank=True, max_length=64)),
+                ("error", models.TextField(blank=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("system", "A system alignment against the gold"),
+                            ("paraphrases", "A paraphrase table against the gold's reference paraphrases"),
+                            ("agreement", "Agreement between annotators"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "label",
+                    models.CharField(
+                        help_text="What was scored: the system name or the table's file name.", max_length=255
+                    ),
+                ),
+                ("table_file", models.FileField(blank=True, upload_to="alignment/tables/%Y/%m/")),
+                ("parameters", models.JSONField(blank=True, default=dict)),
+                ("results", models.JSONField(blank=True, default=dict)),
+                ("signature", models.CharField(blank=True, max_length=255)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="alignment_scoring_runs",
+                        to="annotation.study",
+                    ),
+                ),
+                (
+                    "system",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="scoring_runs",
+                        to="alignment.alignmentsystem",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='SystemAlignment',
+            name="SystemAlignment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('sure', models.JSONField(blank=True, default=list, validators=[annotation.alignment.models._validate_links])),
-                ('possible', models.JSONField(blank=True, default=list, validators=[annotation.alignment.models._validate_links])),
-                ('pair', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='system_alignments', to='alignment.alignmentpair')),
-                ('system', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='alignments', to='alignment.alignmentsystem')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "sure",
+                    models.JSONField(
+                        blank=True, default=list, validators=[annotation.alignment.models._validate_links]
+                    ),
+                ),
+                (
+                    "possible",
+                    models.JSONField(
+                        blank=True, default=list, validators=[annotation.alignment.models._validate_links]
+                    ),
+                ),
+                (
+                    "pair",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="system_alignments",
+                        to="alignment.alignmentpair",
+                    ),
+                ),
+                (
+                    "system",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="alignments",
+                        to="alignment.alignmentsystem",
+                    ),
+                ),
             ],
         ),
         migrations.AddConstraint(
-            model_name='alignmentgroup',
-            constraint=models.UniqueConstraint(fields=('study', 'external_id'), name='uniq_alignment_group_id'),
+            model_name="alignmentgroup",
+            constraint=models.UniqueConstraint(fields=("study", "external_id"), name="uniq_alignment_group_id"),
         ),
         migrations.AddConstraint(
-            model_name='alignmentpair',
-            constraint=models.UniqueConstraint(fields=('study', 'external_id'), name='uniq_alignment_pair_id'),
+            model_name="alignmentpair",
+            constraint=models.UniqueConstraint(fields=("study", "external_id"), name="uniq_alignment_pair_id"),
         ),
         migrations.AddConstraint(
-            model_name='alignmentpair',
-            constraint=models.UniqueConstraint(fields=('study', 'position'), name='uniq_alignment_pair_position'),
+            model_name="alignmentpair",
+            constraint=models.UniqueConstraint(fields=("study", "position"), name="uniq_alignment_pair_position"),
         ),
         migrations.AddConstraint(
-            model_name='alignmentsystem',
-            constraint=models.UniqueConstraint(fields=('study', 'name'), name='uniq_alignment_system_name'),
+            model_name="alignmentsystem",
+            constraint=models.UniqueConstraint(fields=("study", "name"), name="uniq_alignment_system_name"),
         ),
         migrations.AddIndex(
-            model_name='alignmentassignment',
-            index=models.Index(fields=['annotator', 'status'], name='alignment_assign_user_status'),
+            model_name="alignmentassignment",
+            index=models.Index(fields=["annotator", "status"], name="alignment_assign_user_status"),
         ),
         migrations.AddConstraint(
-            model_name='alignmentassignment',
-            constraint=models.UniqueConstraint(fields=('pair', 'annotator'), name='uniq_alignment_assignment'),
+            model_name="alignmentassignment",
+            constraint=models.UniqueConstraint(fields=("pair", "annotator"), name="uniq_alignment_assignment"),
         ),
         migrations.AddConstraint(
-            model_name='systemalignment',
-            constraint=models.UniqueConstraint(fields=('system', 'pair'), name='uniq_system_alignment'),
+            model_name="systemalignment",
+            constraint=models.UniqueConstraint(fields=("system", "pair"), name="uniq_system_alignment"),
         ),
     ]

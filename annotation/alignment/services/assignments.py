@@ -18,7 +18,10 @@ from ..models import AlignmentAssignment, AlignmentConfig, AlignmentPair, Alignm
 
 @transaction.atomic
 def alignment_config_update(
-    *, study: Study, annotators_per_pair: int | None = None, prefill_system: AlignmentSystem | None = None,
+    *,
+    study: Study,
+    annotators_per_pair: int | None = None,
+    prefill_system: AlignmentSystem | None = None,
     clear_prefill: bool = False,
 ) -> AlignmentConfig:
     """Change the study's k and pre-fill system.
@@ -64,7 +67,9 @@ def assignments_create(*, study: Study, annotators: Iterable[User] | None = None
     """
     config = selectors.alignment_config_get(study=study)
     k = config.annotators_per_pair
-    people = sorted(annotators if annotators is not None else selectors.annotators_of_study(study=study), key=lambda u: u.username)
+    people = sorted(
+        annotators if annotators is not None else selectors.annotators_of_study(study=study), key=lambda u: u.username
+    )
     if not people:
         raise ValidationError("the study has no annotators; add people with the role 'annotator' first")
     existing: dict[int, set[int]] = {}
@@ -88,8 +93,14 @@ def assignments_create(*, study: Study, annotators: Iterable[User] | None = None
         for u in chosen:
             load[u.pk] += 1
             row = prefill.get(pair.pk)
-            new.append(AlignmentAssignment(
-                pair=pair, annotator=u, prefill_system_id=config.prefill_system_id,
-                sure=list(row.sure) if row else [], possible=list(row.possible) if row else []))
+            new.append(
+                AlignmentAssignment(
+                    pair=pair,
+                    annotator=u,
+                    prefill_system_id=config.prefill_system_id,
+                    sure=list(row.sure) if row else [],
+                    possible=list(row.possible) if row else [],
+                )
+            )
     AlignmentAssignment.objects.bulk_create(new, batch_size=1000)
     return {"created": len(new), "pairs_short": short, "annotators_per_pair": k, "annotators": len(people)}

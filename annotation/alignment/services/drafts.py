@@ -24,8 +24,10 @@ class AssignmentConflict(Exception):
 
     def __init__(self, current_revision: int):
         self.current_revision = current_revision
-        super().__init__(gettext("this pair was saved elsewhere (revision %(revision)s); reload to continue")
-                         % {"revision": current_revision})
+        super().__init__(
+            gettext("this pair was saved elsewhere (revision %(revision)s); reload to continue")
+            % {"revision": current_revision}
+        )
 
 
 class AssignmentClosed(Exception):
@@ -36,7 +38,9 @@ def assignment_open(*, assignment: AlignmentAssignment) -> AlignmentAssignment:
     """Record the first time the annotator opened the pair (server clock)."""
     if assignment.opened_at is None:
         now = timezone.now()
-        AlignmentAssignment.objects.filter(pk=assignment.pk, opened_at__isnull=True).update(opened_at=now, updated_at=now)
+        AlignmentAssignment.objects.filter(pk=assignment.pk, opened_at__isnull=True).update(
+            opened_at=now, updated_at=now
+        )
         assignment.refresh_from_db()
     return assignment
 
@@ -89,7 +93,12 @@ def _locked(assignment: AlignmentAssignment, revision: int) -> AlignmentAssignme
 
 @transaction.atomic
 def assignment_draft_save(
-    *, assignment: AlignmentAssignment, sure: list, possible: list, revision: int, active_seconds: float,
+    *,
+    assignment: AlignmentAssignment,
+    sure: list,
+    possible: list,
+    revision: int,
+    active_seconds: float,
 ) -> AlignmentAssignment:
     """Autosave: store the draft links if ``revision`` is the stored one; return the new revision.
 
@@ -113,7 +122,12 @@ def assignment_draft_save(
 
 @transaction.atomic
 def assignment_submit(
-    *, assignment: AlignmentAssignment, sure: list, possible: list, revision: int, active_seconds: float,
+    *,
+    assignment: AlignmentAssignment,
+    sure: list,
+    possible: list,
+    revision: int,
+    active_seconds: float,
 ) -> AlignmentAssignment:
     """Submit the final alignment: it becomes this annotator's gold for the pair and is frozen.
 

@@ -44,10 +44,18 @@ def _pairs_import_parsed(*, study: Study, parsed: ParsedPairs, replace: bool = F
     with transaction.atomic():
         study_import_lock(study=study)
         if replace:
-            worked = AlignmentAssignment.objects.filter(pair__study=study).exclude(status=AssignmentStatus.ASSIGNED).exists()
+            worked = (
+                AlignmentAssignment.objects.filter(pair__study=study).exclude(status=AssignmentStatus.ASSIGNED).exists()
+            )
             if worked:
-                raise StudyImportError(parsed.filename, [ImportIssue(
-                    "annotators have already saved or submitted alignments in this study; its pairs cannot be replaced")])
+                raise StudyImportError(
+                    parsed.filename,
+                    [
+                        ImportIssue(
+                            "annotators have already saved or submitted alignments in this study; its pairs cannot be replaced"
+                        )
+                    ],
+                )
             AlignmentGroup.objects.filter(study=study).delete()
         existing_ids = set(AlignmentPair.objects.filter(study=study).values_list("external_id", flat=True))
         groups = {g.external_id: g for g in AlignmentGroup.objects.filter(study=study)}
@@ -57,10 +65,19 @@ def _pairs_import_parsed(*, study: Study, parsed: ParsedPairs, replace: bool = F
         issues = []
         for p in parsed.pairs:
             if p.external_id in existing_ids:
-                issues.append(ImportIssue(f"the study already has a pair '{p.external_id}'; choose another id or replace the study's pairs",
-                                          line=p.line, column="pair_id"))
+                issues.append(
+                    ImportIssue(
+                        f"the study already has a pair '{p.external_id}'; choose another id or replace the study's pairs",
+                        line=p.line,
+                        column="pair_id",
+                    )
+                )
             elif p.group_id in group_keys and group_keys[p.group_id] != p.tokens1:
-                issues.append(ImportIssue(f"the study's group '{p.group_id}' has another key sentence", line=p.line, column="sentence1"))
+                issues.append(
+                    ImportIssue(
+                        f"the study's group '{p.group_id}' has another key sentence", line=p.line, column="sentence1"
+                    )
+                )
             if len(issues) >= 50:
                 break
         if issues:
@@ -75,12 +92,22 @@ def _pairs_import_parsed(*, study: Study, parsed: ParsedPairs, replace: bool = F
                 new_groups.append(g)
         AlignmentGroup.objects.bulk_create(new_groups)
         groups = {g.external_id: g for g in AlignmentGroup.objects.filter(study=study)}
-        last = AlignmentPair.objects.filter(study=study).order_by("-position").values_list("position", flat=True).first()
+        last = (
+            AlignmentPair.objects.filter(study=study).order_by("-position").values_list("position", flat=True).first()
+        )
         start = 0 if last is None else last + 1
         rows = []
         for k, p in enumerate(parsed.pairs):
-            row = AlignmentPair(study=study, group=groups[p.group_id], external_id=p.external_id, position=start + k,
-                                text1=p.text1, text2=p.text2, tokens1=p.tokens1, tokens2=p.tokens2)
+            row = AlignmentPair(
+                study=study,
+                group=groups[p.group_id],
+                external_id=p.external_id,
+                position=start + k,
+                text1=p.text1,
+                text2=p.text2,
+                tokens1=p.tokens1,
+                tokens2=p.tokens2,
+            )
             row.full_clean(validate_constraints=False, exclude=["group", "study"])
             rows.append(row)
         AlignmentPair.objects.bulk_create(rows, batch_size=1000)
@@ -89,7 +116,13 @@ def _pairs_import_parsed(*, study: Study, parsed: ParsedPairs, replace: bool = F
 
 
 def pairs_import_file(
-    *, study: Study, data: bytes, filename: str, fmt: str | None = None, pretokenized: bool = False, replace: bool = False,
+    *,
+    study: Study,
+    data: bytes,
+    filename: str,
+    fmt: str | None = None,
+    pretokenized: bool = False,
+    replace: bool = False,
 ) -> dict:
     """Parse and import a CSV/TSV/JSONL file of pairs or groups (see ``importing``); all or nothing.
 
@@ -97,6 +130,9 @@ def pairs_import_file(
     """
     limit = settings.PARAEVAL_IMPORT_MAX_BYTES
     if len(data) > limit:
-        raise StudyImportError(filename, [ImportIssue(f"the file is {len(data):,} bytes; the limit is {limit:,} (PARAEVAL_IMPORT_MAX_BYTES)")])
+        raise StudyImportError(
+            filename,
+            [ImportIssue(f"the file is {len(data):,} bytes; the limit is {limit:,} (PARAEVAL_IMPORT_MAX_BYTES)")],
+        )
     parsed = parse_pairs_file(data, filename=filename, fmt=fmt, pretokenized=pretokenized)
     return pairs_import_parsed(study=study, parsed=parsed, replace=replace)

@@ -14,7 +14,11 @@ def jobs_requeue_stale(*, stale_after=None, queued_after=None) -> int:
 
     from ..tasks import aligner_run_task, scoring_run_task
 
-    n = sum(job_resend(scoring_run_task, pk, stale_after=stale_after)
-            for pk in jobs_to_resend(ScoringRun, stale_after=stale_after, queued_after=queued_after))
-    return n + sum(job_resend(aligner_run_task, pk, stale_after=stale_after)
-                   for pk in jobs_to_resend(AlignerRun, stale_after=stale_after, queued_after=queued_after))
+    n = sum(
+        job_resend(scoring_run_task, pk, stale_after=stale_after)
+        for pk in jobs_to_resend(ScoringRun, stale_after=stale_after, queued_after=queued_after)
+    )
+    return n + sum(
+        job_resend(aligner_run_task, pk, stale_after=stale_after)
+        for pk in jobs_to_resend(AlignerRun, stale_after=stale_after, queued_after=queued_after)
+    )

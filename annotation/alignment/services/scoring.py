@@ -82,7 +82,9 @@ def scoring_run_create(
             raise ValidationError("upload a paraphrase table")
         table_filename = table_filename or "paraphrases.tsv"
         if len(table_data) > settings.PARAEVAL_IMPORT_MAX_BYTES:
-            raise ValidationError(f"the table is {len(table_data):,} bytes; the limit is {settings.PARAEVAL_IMPORT_MAX_BYTES:,}")
+            raise ValidationError(
+                f"the table is {len(table_data):,} bytes; the limit is {settings.PARAEVAL_IMPORT_MAX_BYTES:,}"
+            )
         if len(table_data) <= TABLE_CHECK_IN_REQUEST_BYTES:
             _read_table(table_data, table_filename)
         label = table_filename
@@ -94,8 +96,15 @@ def scoring_run_create(
         raise ValidationError(f"unknown scoring kind '{kind}'")
     params = {"max_len": max_len, "min_prob": float(min_prob), "use_possible": bool(use_possible)}
     with transaction.atomic():
-        run = ScoringRun(study=study, created_by=user, kind=kind, system=system if kind == ScoringKind.SYSTEM else None,
-                         label=label[:255], parameters=params, phase="queued")
+        run = ScoringRun(
+            study=study,
+            created_by=user,
+            kind=kind,
+            system=system if kind == ScoringKind.SYSTEM else None,
+            label=label[:255],
+            parameters=params,
+            phase="queued",
+        )
         if kind == ScoringKind.PARAPHRASES:
             run.table_file.save(table_filename, ContentFile(table_data), save=False)
         run.full_clean(exclude=["table_file"])
@@ -111,7 +120,9 @@ def _read_table(data: bytes, filename: str):
     try:
         return read_paraphrase_table(text)
     except FormatError as exc:
-        raise StudyImportError(filename, [ImportIssue(exc.message, line=exc.line, column=None if exc.column is None else str(exc.column))]) from None
+        raise StudyImportError(
+            filename, [ImportIssue(exc.message, line=exc.line, column=None if exc.column is None else str(exc.column))]
+        ) from None
 
 
 def _update(run_id: int, **fields) -> None:
@@ -145,17 +156,31 @@ def scoring_run_execute(*, run_id: int) -> ScoringRun:
         else:
             results, signature = _score_agreement(run)
     except (StudyImportError, ValueError, ValidationError) as exc:
-        message = exc.describe() if isinstance(exc, StudyImportError) else "; ".join(getattr(exc, "messages", [str(exc)]))
+        message = (
+            exc.describe() if isinstance(exc, StudyImportError) else "; ".join(getattr(exc, "messages", [str(exc)]))
+        )
         _update(run.pk, status=JobStatus.FAILED, phase="failed", error=message, finished_at=timezone.now())
     except DatabaseError:
         raise  # the database went away: the task retries (see tasks.py), the run stays unfinished
     except Exception as exc:  # keep the page honest about crashes, then let Celery log them
         logger.exception("scoring run %s crashed", run.pk)
-        _update(run.pk, status=JobStatus.FAILED, phase="failed", error=f"internal error: {exc!r}", finished_at=timezone.now())
+        _update(
+            run.pk,
+            status=JobStatus.FAILED,
+            phase="failed",
+            error=f"internal error: {exc!r}",
+            finished_at=timezone.now(),
+        )
         raise
     else:
-        _update(run.pk, status=JobStatus.SUCCEEDED, phase="done", results=results, signature=signature[:255],
-                finished_at=timezone.now())
+        _update(
+            run.pk,
+            status=JobStatus.SUCCEEDED,
+            phase="done",
+            results=results,
+            signature=signature[:255],
+            finished_at=timezone.now(),
+        )
     run.refresh_from_db()
     return run
 
@@ -165,8 +190,12 @@ def _progress(run: ScoringRun, done: int, total: int, phase: str) -> None:
 
 
 def _link_dict(scores: LinkScores) -> dict:
-    return {"link_precision": _nan_none(scores.precision), "link_recall": _nan_none(scores.recall),
-            "link_f1": _nan_none(scores.f1), "aer": _nan_none(scores.aer)}
+    return {
+        "link_precision": _nan_none(scores.precision),
+        "link_recall": _nan_none(scores.recall),
+        "link_f1": _nan_none(scores.f1),
+        "aer": _nan_none(scores.aer),
+    }
 
 
 def _score_system(run: ScoringRun) -> tuple[dict, str]:
@@ -198,13 +227,25 @@ def _score_system(run: ScoringRun) -> tuple[dict, str]:
             by_len[pp.end1 - pp.start1][1] += 1
         for pp in ps & pm:
             by_len[pp.end1 - pp.start1][2] += 1
-        per_pair.append({
-            "pair_id": pair.external_id, "group_id": pair.group.external_id, "len1": len(pair.tokens1), "len2": len(pair.tokens2),
-            "n_test": lc.n_test, "n_sure": lc.n_sure, "n_possible": lc.n_possible, "test_sure": lc.test_sure,
-            "test_possible": lc.test_possible, **_link_dict(ls),
-            "pp_system": ac.n_system, "pp_manual": ac.n_manual, "pp_common": ac.n_common,
-            "align_prec": _ratio(ac.n_common, ac.n_system), "align_recall": _ratio(ac.n_common, ac.n_manual),
-        })
+        per_pair.append(
+            {
+                "pair_id": pair.external_id,
+                "group_id": pair.group.external_id,
+                "len1": len(pair.tokens1),
+                "len2": len(pair.tokens2),
+                "n_test": lc.n_test,
+                "n_sure": lc.n_sure,
+                "n_possible": lc.n_possible,
+                "test_sure": lc.test_sure,
+                "test_possible": lc.test_possible,
+                **_link_dict(ls),
+                "pp_system": ac.n_system,
+                "pp_manual": ac.n_manual,
+                "pp_common": ac.n_common,
+                "align_prec": _ratio(ac.n_common, ac.n_system),
+                "align_recall": _ratio(ac.n_common, ac.n_manual),
+            }
+        )
         if k % 25 == 0:
             _progress(run, k, total, "scoring pairs")
     _progress(run, total, total, "corpus scores")
@@ -213,16 +254,33 @@ def _score_system(run: ScoringRun) -> tuple[dict, str]:
     align = align_scores(golds, tests, max_len=max_len, use_possible=use_possible)
     summary = {
         **_link_dict(link),
-        "align_prec": _nan_none(align.align_prec), "align_recall": _nan_none(align.align_recall), "align_f1": _nan_none(align.f1),
-        "n_pairs": len(scored), "n_pairs_without_system": len(pairs) - len(scored), "n_pairs_with_gold": len(pairs),
+        "align_prec": _nan_none(align.align_prec),
+        "align_recall": _nan_none(align.align_recall),
+        "align_f1": _nan_none(align.f1),
+        "n_pairs": len(scored),
+        "n_pairs_without_system": len(pairs) - len(scored),
+        "n_pairs_with_gold": len(pairs),
     }
-    by_length = [{"length": n, "pp_system": c[0], "pp_manual": c[1], "pp_common": c[2],
-                  "align_prec": _ratio(c[2], c[0]), "align_recall": _ratio(c[2], c[1])} for n, c in by_len.items()]
+    by_length = [
+        {
+            "length": n,
+            "pp_system": c[0],
+            "pp_manual": c[1],
+            "pp_common": c[2],
+            "align_prec": _ratio(c[2], c[0]),
+            "align_recall": _ratio(c[2], c[1]),
+        }
+        for n, c in by_len.items()
+    ]
     link_sig = f"link-aer|gold:annotators-combined|tok:{TOKENIZER_VERSION}|v:{SCORING_VERSION}"
     results = {
-        "kind": run.kind, "system": run.system.name, "summary": summary,
-        "link_counts": link.counts.to_dict(), "align_counts": align.counts.to_dict(),
-        "by_length": by_length, "per_pair": per_pair,
+        "kind": run.kind,
+        "system": run.system.name,
+        "summary": summary,
+        "link_counts": link.counts.to_dict(),
+        "align_counts": align.counts.to_dict(),
+        "by_length": by_length,
+        "per_pair": per_pair,
         "signatures": {"link": link_sig, "align": align.signature},
     }
     return results, align.signature
@@ -250,20 +308,32 @@ def _score_paraphrases(run: ScoringRun) -> tuple[dict, str]:
     if current:
         groups.append(current)
     _progress(run, 0, 1, "scoring")
-    scores = paraphrase_scores(groups, table, max_len=p.get("max_len", 5), min_prob=p.get("min_prob", 0.0),
-                               use_possible=p.get("use_possible", True))
+    scores = paraphrase_scores(
+        groups,
+        table,
+        max_len=p.get("max_len", 5),
+        min_prob=p.get("min_prob", 0.0),
+        use_possible=p.get("use_possible", True),
+    )
     d = scores.to_dict()
     summary = {k: d[k] for k in ("lb_precision", "rel_recall", "n_posited", "n_correct", "n_reference", "n_groups")}
     summary |= {"n_pairs": pair_count, "n_table_entries": len(table)}
-    results = {"kind": run.kind, "table": run.label, "summary": summary, "by_length": d["by_length"],
-               "signatures": {"paraphrases": scores.signature}}
+    results = {
+        "kind": run.kind,
+        "table": run.label,
+        "summary": summary,
+        "by_length": d["by_length"],
+        "signatures": {"paraphrases": scores.signature},
+    }
     return results, scores.signature
 
 
 def _score_agreement(run: ScoringRun) -> tuple[dict, str]:
     """Per pair of annotators (and pooled): link P/R/F1/AER with the first as gold, Cohen's kappa over cells."""
     subs = selectors.submitted_alignments(study=run.study)
-    names = dict(User.objects.filter(alignment_assignments__pair__study=run.study).values_list("id", "username").distinct())
+    names = dict(
+        User.objects.filter(alignment_assignments__pair__study=run.study).values_list("id", "username").distinct()
+    )
     pairs = {pair.pk: pair for pair in selectors.pairs_for_study(study=run.study) if len(subs.get(pair.pk, {})) >= 2}
     if not pairs:
         raise ValueError("no pair has been submitted by two annotators yet")
@@ -276,7 +346,9 @@ def _score_agreement(run: ScoringRun) -> tuple[dict, str]:
                 a.append(subs[pid][people[x]])
                 b.append(subs[pid][people[y]])
     rows, all_a, all_b = [], [], []
-    for n, ((ua, ub), (la, lb)) in enumerate(sorted(by_people.items(), key=lambda kv: (names[kv[0][0]], names[kv[0][1]]))):
+    for n, ((ua, ub), (la, lb)) in enumerate(
+        sorted(by_people.items(), key=lambda kv: (names[kv[0][0]], names[kv[0][1]]))
+    ):
         ag = annotator_agreement(la, lb)
         rows.append({"annotator_a": names[ua], "annotator_b": names[ub], **_agreement_dict(ag)})
         all_a += la
@@ -284,12 +356,21 @@ def _score_agreement(run: ScoringRun) -> tuple[dict, str]:
         _progress(run, n + 1, len(by_people), "annotator pairs")
     pooled = annotator_agreement(all_a, all_b)
     signature = f"agreement|kappa:cells-none/sure/possible|tok:{TOKENIZER_VERSION}|v:{SCORING_VERSION}"
-    results = {"kind": run.kind, "summary": {**_agreement_dict(pooled), "n_pairs_distinct": len(pairs),
-                                             "n_annotator_pairs": len(rows)},
-               "annotator_pairs": rows, "signatures": {"agreement": signature}}
+    results = {
+        "kind": run.kind,
+        "summary": {**_agreement_dict(pooled), "n_pairs_distinct": len(pairs), "n_annotator_pairs": len(rows)},
+        "annotator_pairs": rows,
+        "signatures": {"agreement": signature},
+    }
     return results, signature
 
 
 def _agreement_dict(ag) -> dict:
-    return {**_link_dict(ag.link), "kappa": _nan_none(ag.kappa), "kappa_linked": _nan_none(ag.kappa_linked),
-            "observed": _nan_none(ag.observed), "n_pairs": ag.n_pairs, "n_cells": ag.n_cells}
+    return {
+        **_link_dict(ag.link),
+        "kappa": _nan_none(ag.kappa),
+        "kappa_linked": _nan_none(ag.kappa_linked),
+        "observed": _nan_none(ag.observed),
+        "n_pairs": ag.n_pairs,
+        "n_cells": ag.n_cells,
+    }

@@ -62,7 +62,9 @@ def system_alignments_store(
         system.save()
         SystemAlignment.objects.filter(system=system).delete()
     else:
-        system = AlignmentSystem(study=study, name=name, kind=kind, description=description, parameters=parameters or {})
+        system = AlignmentSystem(
+            study=study, name=name, kind=kind, description=description, parameters=parameters or {}
+        )
         system.full_clean()
         system.save()
     pairs = {p.pk: p for p in AlignmentPair.objects.filter(study=study, pk__in=list(alignments))}
@@ -71,8 +73,11 @@ def system_alignments_store(
         pair = pairs.get(pid)
         if pair is None:
             raise ValidationError(f"pair {pid} is not a pair of this study")
-        if a.tokens1 is not None and a.tokens2 is not None and (list(a.tokens1), list(a.tokens2)) != (
-                pair.tokens1, pair.tokens2):
+        if (
+            a.tokens1 is not None
+            and a.tokens2 is not None
+            and (list(a.tokens1), list(a.tokens2)) != (pair.tokens1, pair.tokens2)
+        ):
             raise ValidationError(f"the alignment of pair '{pair.external_id}' is over other tokens than the pair's")
         row = SystemAlignment(system=system, pair=pair, sure=links_json(a.sure), possible=links_json(a.possible))
         row.links_fit(pair)
@@ -101,9 +106,14 @@ def system_alignments_import(
     """
     limit = settings.PARAEVAL_IMPORT_MAX_BYTES
     if len(data) > limit:
-        raise StudyImportError(filename, [ImportIssue(f"the file is {len(data):,} bytes; the limit is {limit:,} (PARAEVAL_IMPORT_MAX_BYTES)")])
+        raise StudyImportError(
+            filename,
+            [ImportIssue(f"the file is {len(data):,} bytes; the limit is {limit:,} (PARAEVAL_IMPORT_MAX_BYTES)")],
+        )
     if fmt not in ALIGNMENT_FORMATS:
-        raise StudyImportError(filename, [ImportIssue(f"unknown alignment format '{fmt}'; use one of {', '.join(ALIGNMENT_FORMATS)}")])
+        raise StudyImportError(
+            filename, [ImportIssue(f"unknown alignment format '{fmt}'; use one of {', '.join(ALIGNMENT_FORMATS)}")]
+        )
     name = (name or "").strip()
     if not name:
         raise StudyImportError(filename, [ImportIssue("give the system a name")])
@@ -119,12 +129,19 @@ def system_alignments_import(
     except ValueError as exc:
         raise StudyImportError(filename, [ImportIssue(str(exc))]) from None
     if len(alignments) != len(pairs):
-        raise StudyImportError(filename, [ImportIssue(f"the file holds {len(alignments)} alignments; the study has {len(pairs)} pairs")])
+        raise StudyImportError(
+            filename, [ImportIssue(f"the file holds {len(alignments)} alignments; the study has {len(pairs)} pairs")]
+        )
     try:
         return system_alignments_store(
-            study=study, name=name, alignments={p.pk: a for p, a in zip(pairs, alignments)},
-            kind=AlignmentSystemKind.IMPORTED, description=description or f"imported from {filename}",
-            parameters={"file": filename, "format": fmt}, replace=replace)
+            study=study,
+            name=name,
+            alignments={p.pk: a for p, a in zip(pairs, alignments)},
+            kind=AlignmentSystemKind.IMPORTED,
+            description=description or f"imported from {filename}",
+            parameters={"file": filename, "format": fmt},
+            replace=replace,
+        )
     except ValidationError as exc:
         raise StudyImportError(filename, [ImportIssue(m) for m in exc.messages]) from None
 
@@ -135,7 +152,9 @@ def system_delete(*, system: AlignmentSystem) -> None:
     system.delete()
 
 
-def aligner_run_create(*, study: Study, user: User | None, system_name: str = "paraeval-aligner", use_wordnet: bool = True) -> AlignerRun:
+def aligner_run_create(
+    *, study: Study, user: User | None, system_name: str = "paraeval-aligner", use_wordnet: bool = True
+) -> AlignerRun:
     """Queue paraeval's aligner (``metrics.core.aligner.align``) over every pair of the study.
 
     The worker writes (or rewrites) the aligner system ``system_name``; a system
@@ -144,12 +163,21 @@ def aligner_run_create(*, study: Study, user: User | None, system_name: str = "p
     system_name = system_name.strip()
     if not AlignmentPair.objects.filter(study=study).exists():
         raise ValidationError("the study has no alignment pairs yet")
-    other = AlignmentSystem.objects.filter(study=study, name=system_name).exclude(kind=AlignmentSystemKind.ALIGNER).first()
+    other = (
+        AlignmentSystem.objects.filter(study=study, name=system_name).exclude(kind=AlignmentSystemKind.ALIGNER).first()
+    )
     if other is not None:
-        raise ValidationError(f"system '{system_name}' is an {other.get_kind_display().lower()} system; choose another name")
+        raise ValidationError(
+            f"system '{system_name}' is an {other.get_kind_display().lower()} system; choose another name"
+        )
     with transaction.atomic():
-        run = AlignerRun(study=study, created_by=user, system_name=system_name,
-                         parameters={"use_wordnet": bool(use_wordnet)}, phase="queued")
+        run = AlignerRun(
+            study=study,
+            created_by=user,
+            system_name=system_name,
+            parameters={"use_wordnet": bool(use_wordnet)},
+            phase="queued",
+        )
         run.full_clean()
         run.save()
         from ..tasks import aligner_run_task
@@ -166,8 +194,15 @@ def aligner_run_execute(*, run_id: int) -> AlignerRun:
     if run.is_finished:
         return run
     pairs = list(selectors.pairs_for_study(study=run.study))
-    AlignerRun.objects.filter(pk=run.pk).update(status=JobStatus.RUNNING, phase="aligning", started_at=timezone.now(),
-                                                progress_total=len(pairs), progress_done=0, error="", updated_at=timezone.now())
+    AlignerRun.objects.filter(pk=run.pk).update(
+        status=JobStatus.RUNNING,
+        phase="aligning",
+        started_at=timezone.now(),
+        progress_total=len(pairs),
+        progress_done=0,
+        error="",
+        updated_at=timezone.now(),
+    )
     params = {"use_wordnet": run.parameters.get("use_wordnet", True)}
     try:
         out = {}
@@ -176,20 +211,42 @@ def aligner_run_execute(*, run_id: int) -> AlignerRun:
             if k % 10 == 0:
                 AlignerRun.objects.filter(pk=run.pk).update(progress_done=k, updated_at=timezone.now())
         system = system_alignments_store(
-            study=run.study, name=run.system_name, alignments=out, kind=AlignmentSystemKind.ALIGNER,
-            description="paraeval's monolingual aligner (metrics.core.aligner)", parameters=params, replace=True)
+            study=run.study,
+            name=run.system_name,
+            alignments=out,
+            kind=AlignmentSystemKind.ALIGNER,
+            description="paraeval's monolingual aligner (metrics.core.aligner)",
+            parameters=params,
+            replace=True,
+        )
     except ValidationError as exc:
-        AlignerRun.objects.filter(pk=run.pk).update(status=JobStatus.FAILED, phase="failed", error="; ".join(exc.messages),
-                                                    finished_at=timezone.now(), updated_at=timezone.now())
+        AlignerRun.objects.filter(pk=run.pk).update(
+            status=JobStatus.FAILED,
+            phase="failed",
+            error="; ".join(exc.messages),
+            finished_at=timezone.now(),
+            updated_at=timezone.now(),
+        )
     except DatabaseError:
         raise  # the task retries
     except Exception as exc:
         logger.exception("aligner run %s crashed", run.pk)
-        AlignerRun.objects.filter(pk=run.pk).update(status=JobStatus.FAILED, phase="failed", error=f"internal error: {exc!r}",
-                                                    finished_at=timezone.now(), updated_at=timezone.now())
+        AlignerRun.objects.filter(pk=run.pk).update(
+            status=JobStatus.FAILED,
+            phase="failed",
+            error=f"internal error: {exc!r}",
+            finished_at=timezone.now(),
+            updated_at=timezone.now(),
+        )
         raise
     else:
-        AlignerRun.objects.filter(pk=run.pk).update(status=JobStatus.SUCCEEDED, phase="done", system=system, progress_done=len(pairs),
-                                                    finished_at=timezone.now(), updated_at=timezone.now())
+        AlignerRun.objects.filter(pk=run.pk).update(
+            status=JobStatus.SUCCEEDED,
+            phase="done",
+            system=system,
+            progress_done=len(pairs),
+            finished_at=timezone.now(),
+            updated_at=timezone.now(),
+        )
     run.refresh_from_db()
     return run

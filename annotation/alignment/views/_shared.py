@@ -18,18 +18,38 @@ def download(text: str, filename: str, content_type: str) -> HttpResponse:
 def links_dict(alignment) -> dict | None:
     if alignment is None:
         return None
-    return {"sure": sorted([i, j] for i, j in alignment.sure), "possible": sorted([i, j] for i, j in alignment.possible)}
+    return {
+        "sure": sorted([i, j] for i, j in alignment.sure),
+        "possible": sorted([i, j] for i, j in alignment.possible),
+    }
 
 
-def grid_payload(*, pair: AlignmentPair, label: str, links: dict, automatic, readonly: bool, revision: int = 0,
-                 active_seconds: float = 0.0, urls: dict | None = None, csrf_token: str = "") -> dict:
+def grid_payload(
+    *,
+    pair: AlignmentPair,
+    label: str,
+    links: dict,
+    automatic,
+    readonly: bool,
+    revision: int = 0,
+    active_seconds: float = 0.0,
+    urls: dict | None = None,
+    csrf_token: str = "",
+) -> dict:
     """What grid.js reads. ``label`` names the pair: the researcher's id on researcher
     pages, the annotator's own pair number on theirs."""
     return {
-        "pair": label, "tokens1": pair.tokens1, "tokens2": pair.tokens2,
-        "sure": links["sure"], "possible": links["possible"], "automatic": links_dict(automatic),
-        "readonly": readonly, "revision": revision, "active_seconds": active_seconds,
-        "urls": urls or {}, "csrf_token": csrf_token,
+        "pair": label,
+        "tokens1": pair.tokens1,
+        "tokens2": pair.tokens2,
+        "sure": links["sure"],
+        "possible": links["possible"],
+        "automatic": links_dict(automatic),
+        "readonly": readonly,
+        "revision": revision,
+        "active_seconds": active_seconds,
+        "urls": urls or {},
+        "csrf_token": csrf_token,
     }
 
 

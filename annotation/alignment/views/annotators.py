@@ -31,7 +31,9 @@ def annotator_assignment_required(view):
         found = get_object_or_404(AlignmentAssignment.objects.select_related("pair"), pk=assignment_id)
         assignment = selectors.assignment_for_annotator(assignment_id=assignment_id, user=request.user)
         if assignment is None:
-            if found.annotator_id == request.user.pk and user_role_conflict(study=found.pair.study_id, user=request.user):
+            if found.annotator_id == request.user.pk and user_role_conflict(
+                study=found.pair.study_id, user=request.user
+            ):
                 raise PermissionDenied(ROLE_CONFLICT_HOLD_MESSAGE)
             raise PermissionDenied("This pair is assigned to someone else.")
         study_language_activate(assignment.pair.study)
@@ -59,8 +61,9 @@ def home(request):
     nxt = selectors.assignment_next_for_annotator(user=request.user)
     if nxt is not None:
         nxt.number = numbers.get(nxt.pk)
-    return render(request, "alignment/home.html", {"studies": list(studies.values()), "next": nxt,
-                                                   "total": len(assignments)})
+    return render(
+        request, "alignment/home.html", {"studies": list(studies.values()), "next": nxt, "total": len(assignments)}
+    )
 
 
 @login_required
@@ -90,19 +93,40 @@ def grid(request, assignment):
     pair = assignment.pair
     readonly = assignment.is_submitted
     nxt = selectors.assignment_next_for_annotator(user=request.user, after=assignment)
-    mine = list(selectors.assignments_for_annotator(user=request.user).filter(pair__study=pair.study).values_list("pk", flat=True))
+    mine = list(
+        selectors.assignments_for_annotator(user=request.user)
+        .filter(pair__study=pair.study)
+        .values_list("pk", flat=True)
+    )
     position = mine.index(assignment.pk) + 1 if assignment.pk in mine else None
     data = grid_payload(
-        pair=pair, label=str(position or ""), links={"sure": assignment.sure, "possible": assignment.possible},
-        automatic=selectors.automatic_alignment_for(assignment=assignment), readonly=readonly,
-        revision=assignment.revision, active_seconds=assignment.active_seconds, csrf_token=get_token(request),
+        pair=pair,
+        label=str(position or ""),
+        links={"sure": assignment.sure, "possible": assignment.possible},
+        automatic=selectors.automatic_alignment_for(assignment=assignment),
+        readonly=readonly,
+        revision=assignment.revision,
+        active_seconds=assignment.active_seconds,
+        csrf_token=get_token(request),
         urls={
             "draft": reverse("alignment-api:assignment_draft", kwargs={"assignment_id": assignment.pk}),
             "submit": reverse("alignment-api:assignment_submit", kwargs={"assignment_id": assignment.pk}),
-            "after_submit": reverse("alignment:grid", kwargs={"assignment_id": nxt.pk}) if nxt else reverse("alignment:home"),
+            "after_submit": reverse("alignment:grid", kwargs={"assignment_id": nxt.pk})
+            if nxt
+            else reverse("alignment:home"),
         },
     )
-    return render(request, "alignment/grid.html", {
-        "assignment": assignment, "pair": pair, "study": pair.study, "grid_data": data, "readonly": readonly,
-        "next": nxt, "position": position, "count": len(mine),
-    })
+    return render(
+        request,
+        "alignment/grid.html",
+        {
+            "assignment": assignment,
+            "pair": pair,
+            "study": pair.study,
+            "grid_data": data,
+            "readonly": readonly,
+            "next": nxt,
+            "position": position,
+            "count": len(mine),
+        },
+    )

@@ -19,7 +19,8 @@ from ._shared import download, grid_payload, links_dict
 def export_alignments(request, study):
     try:
         text, filename, ctype = exports.alignment_export(
-            study=study, source=request.GET.get("source", "gold"), fmt=request.GET.get("format", "pharaoh"))
+            study=study, source=request.GET.get("source", "gold"), fmt=request.GET.get("format", "pharaoh")
+        )
     except exports.ExportError as exc:
         return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
     return download(text, filename, ctype)
@@ -44,7 +45,9 @@ def pair_list(request, study):
     from ..enums import AssignmentStatus
 
     qs = selectors.pairs_for_study(study=study).annotate(
-        n_assigned=Count("assignments"), n_submitted=Count("assignments", filter=Q(assignments__status=AssignmentStatus.SUBMITTED)))
+        n_assigned=Count("assignments"),
+        n_submitted=Count("assignments", filter=Q(assignments__status=AssignmentStatus.SUBMITTED)),
+    )
     page = Paginator(qs, 50).get_page(request.GET.get("page"))
     return render(request, "alignment/pairs.html", study_context(study, page=page))
 
@@ -64,7 +67,17 @@ def pair_view(request, study, pair_id: int):
     links = links_dict(alignment) or {"sure": [], "possible": []}
     previous = AlignmentPair.objects.filter(study=study, position__lt=pair.position).order_by("-position").first()
     following = AlignmentPair.objects.filter(study=study, position__gt=pair.position).order_by("position").first()
-    return render(request, "alignment/pair.html", study_context(
-        study, pair=pair, sources=sources, source=source, has_alignment=alignment is not None,
-        grid_data=grid_payload(pair=pair, label=pair.external_id, links=links, automatic=None, readonly=True),
-        previous=previous, following=following))
+    return render(
+        request,
+        "alignment/pair.html",
+        study_context(
+            study,
+            pair=pair,
+            sources=sources,
+            source=source,
+            has_alignment=alignment is not None,
+            grid_data=grid_payload(pair=pair, label=pair.external_id, links=links, automatic=None, readonly=True),
+            previous=previous,
+            following=following,
+        ),
+    )

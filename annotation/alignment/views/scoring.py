@@ -45,15 +45,22 @@ def scoring(request, study):
         form = SystemScoringForm(request.POST, systems=list(selectors.systems_for_study(study=study)), prefix="sys")
         overrides["system_form"] = form
         if form.is_valid():
-            params = {"system": AlignmentSystem.objects.get(study=study, pk=int(form.cleaned_data["system"])),
-                      "max_len": form.cleaned_data["max_len"], "use_possible": not form.cleaned_data["sure_only"]}
+            params = {
+                "system": AlignmentSystem.objects.get(study=study, pk=int(form.cleaned_data["system"])),
+                "max_len": form.cleaned_data["max_len"],
+                "use_possible": not form.cleaned_data["sure_only"],
+            }
     elif kind == ScoringKind.PARAPHRASES:
         form = ParaphraseScoringForm(request.POST, request.FILES, prefix="para")
         overrides["table_form"] = form
         if form.is_valid():
             upload = form.cleaned_data["table"]
-            params = {"table_data": upload.read(), "table_filename": upload.name,
-                      "min_prob": form.cleaned_data["min_prob"], "max_len": form.cleaned_data["max_len"]}
+            params = {
+                "table_data": upload.read(),
+                "table_filename": upload.name,
+                "min_prob": form.cleaned_data["min_prob"],
+                "max_len": form.cleaned_data["max_len"],
+            }
     elif kind == ScoringKind.AGREEMENT:
         form = None
     else:
@@ -119,11 +126,18 @@ def run_detail(request, study, run_id: int):
             header, rows = exports.run_table(run, key)
             if key == "summary" and rows:
                 # One row of many numbers reads better standing up: name, meaning, value.
-                tables.append({"key": key, "title": title, "header": ["measure", "meaning", "value"],
-                               "rows": [[h, SUMMARY_MEANINGS.get(h, ""), _cell(v)] for h, v in zip(header, rows[0])]})
+                tables.append(
+                    {
+                        "key": key,
+                        "title": title,
+                        "header": ["measure", "meaning", "value"],
+                        "rows": [[h, SUMMARY_MEANINGS.get(h, ""), _cell(v)] for h, v in zip(header, rows[0])],
+                    }
+                )
                 continue
-            tables.append({"key": key, "title": title, "header": header,
-                           "rows": [[_cell(v) for v in row] for row in rows]})
+            tables.append(
+                {"key": key, "title": title, "header": header, "rows": [[_cell(v) for v in row] for row in rows]}
+            )
     return render(request, "alignment/run.html", study_context(study, run=run, tables=tables))
 
 
@@ -131,8 +145,17 @@ def run_detail(request, study, run_id: int):
 @require_GET
 def run_status(request, study, run_id: int):
     run = _run_or_404(study, run_id)
-    return JsonResponse({"id": run.pk, "status": run.status, "phase": run.phase, "percent": run.percent,
-                         "done": run.progress_done, "total": run.progress_total, "error": run.error})
+    return JsonResponse(
+        {
+            "id": run.pk,
+            "status": run.status,
+            "phase": run.phase,
+            "percent": run.percent,
+            "done": run.progress_done,
+            "total": run.progress_total,
+            "error": run.error,
+        }
+    )
 
 
 @researcher_study_required

@@ -36,12 +36,19 @@ def _study_page(request, study, *, status: int = 200, **overrides):
         formats=[(k, v[0]) for k, v in ALIGNMENT_FORMATS.items()],
         pairs_form=PairsImportForm(prefix="pairs"),
         system_form=SystemImportForm(prefix="system"),
-        config_form=AlignmentConfigForm(systems=systems, prefix="config", initial={
-            "annotators_per_pair": config.annotators_per_pair,
-            "prefill_system": str(config.prefill_system_id or "")}),
+        config_form=AlignmentConfigForm(
+            systems=systems,
+            prefix="config",
+            initial={
+                "annotators_per_pair": config.annotators_per_pair,
+                "prefill_system": str(config.prefill_system_id or ""),
+            },
+        ),
         aligner_form=AlignerRunForm(prefix="aligner"),
         aligner_runs=selectors.aligner_runs_for_study(study=study),
-        pairs_errors=[], system_errors=[], aligner_errors=[],
+        pairs_errors=[],
+        system_errors=[],
+        aligner_errors=[],
     )
     context.update(overrides)
     return render(request, "alignment/study.html", context, status=status)
@@ -63,11 +70,18 @@ def import_pairs(request, study):
     upload = form.cleaned_data["file"]
     try:
         summary = pairs_import_file(
-            study=study, data=upload.read(), filename=upload.name, fmt=form.cleaned_data["format"] or None,
-            pretokenized=form.cleaned_data["pretokenized"], replace=form.cleaned_data["replace"])
+            study=study,
+            data=upload.read(),
+            filename=upload.name,
+            fmt=form.cleaned_data["format"] or None,
+            pretokenized=form.cleaned_data["pretokenized"],
+            replace=form.cleaned_data["replace"],
+        )
     except StudyImportError as exc:
         return _study_page(request, study, pairs_form=form, pairs_errors=import_issues(exc), status=400)
-    messages.success(request, f"Imported {upload.name}: {summary['pairs_added']} pairs in {summary['groups_added']} new groups.")
+    messages.success(
+        request, f"Imported {upload.name}: {summary['pairs_added']} pairs in {summary['groups_added']} new groups."
+    )
     return redirect("alignment:study", study_id=study.pk)
 
 
@@ -80,8 +94,13 @@ def import_system(request, study):
     upload = form.cleaned_data["file"]
     try:
         system = system_alignments_import(
-            study=study, name=form.cleaned_data["name"], data=upload.read(), filename=upload.name,
-            fmt=form.cleaned_data["format"], replace=form.cleaned_data["replace"])
+            study=study,
+            name=form.cleaned_data["name"],
+            data=upload.read(),
+            filename=upload.name,
+            fmt=form.cleaned_data["format"],
+            replace=form.cleaned_data["replace"],
+        )
     except StudyImportError as exc:
         return _study_page(request, study, system_form=form, system_errors=import_issues(exc), status=400)
     messages.success(request, f"Imported the alignments of system “{system.name}”.")
@@ -106,8 +125,17 @@ def run_aligner(request, study):
 @require_GET
 def aligner_run_status(request, study, run_id: int):
     run = get_object_or_404(AlignerRun, pk=run_id, study=study)
-    return JsonResponse({"id": run.pk, "status": run.status, "phase": run.phase, "percent": run.percent,
-                         "done": run.progress_done, "total": run.progress_total, "error": run.error})
+    return JsonResponse(
+        {
+            "id": run.pk,
+            "status": run.status,
+            "phase": run.phase,
+            "percent": run.percent,
+            "done": run.progress_done,
+            "total": run.progress_total,
+            "error": run.error,
+        }
+    )
 
 
 @researcher_study_required
@@ -119,8 +147,12 @@ def update_settings(request, study):
         return _study_page(request, study, config_form=form, status=400)
     prefill = form.cleaned_data["prefill_system"]
     system = AlignmentSystem.objects.filter(study=study, pk=int(prefill)).first() if prefill else None
-    alignment_config_update(study=study, annotators_per_pair=form.cleaned_data["annotators_per_pair"],
-                                     prefill_system=system, clear_prefill=system is None)
+    alignment_config_update(
+        study=study,
+        annotators_per_pair=form.cleaned_data["annotators_per_pair"],
+        prefill_system=system,
+        clear_prefill=system is None,
+    )
     messages.success(request, "Alignment settings saved.")
     return redirect("alignment:study", study_id=study.pk)
 

@@ -51,6 +51,7 @@ def get_judged_study(request, study_id: int) -> Study:
 
 # --- serializers ----------------------------------------------------------------------------
 
+
 class JudgingScoresSerializer(serializers.DictField):
     """Criterion slug → value on that criterion's scale (the study's design says which
     criteria and scales; the judging service checks the values and names each problem)."""
@@ -70,10 +71,12 @@ class JudgingItemSerializer(serializers.Serializer):
     previous = serializers.CharField(allow_null=True, source="previous_token", help_text="Token of the item before it.")
     serve_stamp = serializers.CharField(help_text="Send it back with your judgment: the server times you with it.")
     context_shown = serializers.BooleanField(help_text="Whether this study shows document context.")
-    context_before = serializers.ListField(child=serializers.CharField(),
-                                          help_text="Sentences before the original in its document.")
-    context_after = serializers.ListField(child=serializers.CharField(),
-                                         help_text="Sentences after the original in its document.")
+    context_before = serializers.ListField(
+        child=serializers.CharField(), help_text="Sentences before the original in its document."
+    )
+    context_after = serializers.ListField(
+        child=serializers.CharField(), help_text="Sentences after the original in its document."
+    )
 
 
 class JudgingNextSerializer(serializers.Serializer):
@@ -86,8 +89,10 @@ class JudgingNextSerializer(serializers.Serializer):
 class JudgingSubmitInputSerializer(serializers.Serializer):
     item = serializers.CharField(max_length=64, help_text="The item's token.")
     key = serializers.CharField(
-        min_length=KEY_MIN_LENGTH, max_length=KEY_MAX_LENGTH,
-        help_text="Your idempotency key: a new random string per judgment, the same on a retry.")
+        min_length=KEY_MIN_LENGTH,
+        max_length=KEY_MAX_LENGTH,
+        help_text="Your idempotency key: a new random string per judgment, the same on a retry.",
+    )
     scores = JudgingScoresSerializer()
     serve_stamp = serializers.CharField(max_length=400)
     active_seconds = serializers.FloatField(required=False, allow_null=True, min_value=0)
@@ -113,8 +118,9 @@ def open_assignment_for_judge(request, study: Study):
     if study.status != StudyStatus.OPEN:
         raise StudyNotOpen("This study is not open for judging.")
     # The common case in one query; otherwise the service decides (and may build it).
-    assignment = (assignment_ready_for_judge(study=study, judge=request.user)
-                  or assignment_ensure_for_judge(study=study, judge=request.user))
+    assignment = assignment_ready_for_judge(study=study, judge=request.user) or assignment_ensure_for_judge(
+        study=study, judge=request.user
+    )
     if assignment is None:
         raise StudyNotOpen("This study is not open for judging yet.")
     return assignment
@@ -122,10 +128,17 @@ def open_assignment_for_judge(request, study: Study):
 
 # --- judge endpoints ------------------------------------------------------------------------
 
+
 class JudgingNextItemApi(APIView):
-    @extend_schema(tags=TAG_JUDGE, responses={200: JudgingNextSerializer, 404: OpenApiResponse(description="not your study"),
-                                              409: OpenApiResponse(description="study not open")},
-                   summary="Your next item to rate (the resume point)")
+    @extend_schema(
+        tags=TAG_JUDGE,
+        responses={
+            200: JudgingNextSerializer,
+            404: OpenApiResponse(description="not your study"),
+            409: OpenApiResponse(description="study not open"),
+        },
+        summary="Your next item to rate (the resume point)",
+    )
     def get(self, request, study_id: int):
         study = get_judged_study(request, study_id)
         try:
@@ -141,13 +154,19 @@ class JudgingNextItemApi(APIView):
             screening.judge_gate_raise(assignment=assignment, done=done)
         except JudgingError as exc:
             return judging_error(exc)
-        return Response(JudgingNextSerializer(
-            {"finished": item is None, "done": done, "total": assignment.n_items, "item": item}).data)
+        return Response(
+            JudgingNextSerializer(
+                {"finished": item is None, "done": done, "total": assignment.n_items, "item": item}
+            ).data
+        )
 
 
 class JudgingItemDetailApi(APIView):
-    @extend_schema(tags=TAG_JUDGE, responses={200: JudgingItemSerializer, 404: OpenApiResponse(description="not in your assignment")},
-                   summary="One item of your assignment (to revise it)")
+    @extend_schema(
+        tags=TAG_JUDGE,
+        responses={200: JudgingItemSerializer, 404: OpenApiResponse(description="not in your assignment")},
+        summary="One item of your assignment (to revise it)",
+    )
     def get(self, request, study_id: int, token: str):
         study = get_judged_study(request, study_id)
         try:
@@ -157,8 +176,11 @@ class JudgingItemDetailApi(APIView):
 
 
 class JudgingItemPreviousApi(APIView):
-    @extend_schema(tags=TAG_JUDGE, responses={200: JudgingItemSerializer, 404: OpenApiResponse(description="no previous item")},
-                   summary="The item before the given one (to go back and revise it)")
+    @extend_schema(
+        tags=TAG_JUDGE,
+        responses={200: JudgingItemSerializer, 404: OpenApiResponse(description="no previous item")},
+        summary="The item before the given one (to go back and revise it)",
+    )
     def get(self, request, study_id: int, token: str):
         study = get_judged_study(request, study_id)
         try:
@@ -166,13 +188,18 @@ class JudgingItemPreviousApi(APIView):
         except JudgingError as exc:
             return judging_error(exc)
         if item is None:
-            return Response({"detail": "This is the first item; there is none before it."}, status=status.HTTP_404_NOT_FOUND)
+            return Response(
+                {"detail": "This is the first item; there is none before it."}, status=status.HTTP_404_NOT_FOUND
+            )
         return Response(_item_payload(item))
 
 
 class JudgingLastItemApi(APIView):
-    @extend_schema(tags=TAG_JUDGE, responses={200: JudgingItemSerializer, 404: OpenApiResponse(description="nothing rated yet")},
-                   summary="The item before your resume point (the last one you rated)")
+    @extend_schema(
+        tags=TAG_JUDGE,
+        responses={200: JudgingItemSerializer, 404: OpenApiResponse(description="nothing rated yet")},
+        summary="The item before your resume point (the last one you rated)",
+    )
     def get(self, request, study_id: int):
         study = get_judged_study(request, study_id)
         try:
@@ -186,13 +213,19 @@ class JudgingLastItemApi(APIView):
 
 class JudgingSubmitApi(APIView):
     @extend_schema(
-        tags=TAG_JUDGE, request=JudgingSubmitInputSerializer,
-        responses={201: JudgingSubmitOutputSerializer, 200: JudgingSubmitOutputSerializer,
-                   400: OpenApiResponse(description="invalid scores or stamp"), 404: OpenApiResponse(description="not your item"),
-                   409: OpenApiResponse(description="study not open, or key reused for another submission")},
+        tags=TAG_JUDGE,
+        request=JudgingSubmitInputSerializer,
+        responses={
+            201: JudgingSubmitOutputSerializer,
+            200: JudgingSubmitOutputSerializer,
+            400: OpenApiResponse(description="invalid scores or stamp"),
+            404: OpenApiResponse(description="not your item"),
+            409: OpenApiResponse(description="study not open, or key reused for another submission"),
+        },
         summary="Submit (or revise) your values (one per criterion of the design) for an item",
         description="Idempotent on `key`: sending the same key again returns the stored judgment with 200. "
-                    "Rating an item again stores a new revision; the latest counts.")
+        "Rating an item again stores a new revision; the latest counts.",
+    )
     def post(self, request, study_id: int):
         study = get_judged_study(request, study_id)
         data = JudgingSubmitInputSerializer(data=request.data)
@@ -200,8 +233,15 @@ class JudgingSubmitApi(APIView):
         v = data.validated_data
         try:
             result = judgment_submit(
-                study=study, judge=request.user, token=v["item"], key=v["key"], scores=dict(v["scores"]),
-                serve_stamp=v["serve_stamp"], active_seconds=v.get("active_seconds"), source=JudgmentSource.API)
+                study=study,
+                judge=request.user,
+                token=v["item"],
+                key=v["key"],
+                scores=dict(v["scores"]),
+                serve_stamp=v["serve_stamp"],
+                active_seconds=v.get("active_seconds"),
+                source=JudgmentSource.API,
+            )
         except JudgmentInvalid as exc:
             # Problems with values are reported under "scores", per criterion, as a
             # serializer would; problems with the key or the stamp under their own names.
@@ -217,8 +257,17 @@ class JudgingSubmitApi(APIView):
             return judging_error(exc)
         j = result.judgment
         assignment = j.item.assignment
-        payload = {"item": v["item"], "revision": j.revision, "created": result.created, "scores": j.scores,
-                   "submitted_at": j.submitted_at, "seconds": j.seconds,
-                   "done": assignment_done_count_fast(assignment=assignment), "total": assignment.n_items}
-        return Response(JudgingSubmitOutputSerializer(payload).data,
-                        status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+        payload = {
+            "item": v["item"],
+            "revision": j.revision,
+            "created": result.created,
+            "scores": j.scores,
+            "submitted_at": j.submitted_at,
+            "seconds": j.seconds,
+            "done": assignment_done_count_fast(assignment=assignment),
+            "total": assignment.n_items,
+        }
+        return Response(
+            JudgingSubmitOutputSerializer(payload).data,
+            status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
+        )

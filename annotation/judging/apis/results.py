@@ -44,16 +44,20 @@ class JudgingControlTestSerializer(serializers.Serializer):
 class JudgingZBasisSerializer(serializers.Serializer):
     n = serializers.IntegerField(help_text="The judge's genuine scores on the criterion.")
     mu = serializers.FloatField(help_text="Their mean.")
-    sigma = serializers.FloatField(allow_null=True, help_text="Their sample standard deviation (n − 1); null when n < 2.")
+    sigma = serializers.FloatField(
+        allow_null=True, help_text="Their sample standard deviation (n − 1); null when n < 2."
+    )
     defined = serializers.BooleanField(help_text="Whether the judge's z-scores are defined (n ≥ 2 and σ > 0).")
 
 
 class JudgingJudgeQCSerializer(serializers.Serializer):
     judge = serializers.CharField()
     excluded = serializers.BooleanField()
-    screened_out = serializers.CharField(allow_null=True, required=False,
-                                         help_text="The screening rule that screened the judge out (training, "
-                                                   "attention, qc), or null.")
+    screened_out = serializers.CharField(
+        allow_null=True,
+        required=False,
+        help_text="The screening rule that screened the judge out (training, attention, qc), or null.",
+    )
     rated = serializers.BooleanField(help_text="False for a judge who has rated nothing (no statistics).")
     passed = serializers.BooleanField(allow_null=True)
     flags = serializers.ListField(child=serializers.CharField())
@@ -64,9 +68,11 @@ class JudgingJudgeQCSerializer(serializers.Serializer):
     median_seconds = serializers.FloatField(allow_null=True)
     straightlining = serializers.DictField(child=serializers.FloatField())
     z_basis = serializers.DictField(
-        child=JudgingZBasisSerializer(allow_null=True), required=False,
+        child=JudgingZBasisSerializer(allow_null=True),
+        required=False,
         help_text="Per 0–100 criterion: the basis of the judge's WMT z-scores (mean and sample SD of their genuine "
-                  "items, controls left out), or null without a genuine score there.")
+        "items, controls left out), or null without a genuine score there.",
+    )
 
 
 class JudgingQCOutputSerializer(serializers.Serializer):
@@ -83,22 +89,62 @@ class JudgingQCApi(APIView):
         judges = []
         for row in judge_qc(study=study):
             qc = row["qc"]
-            base = {"judge": row["judge"], "excluded": row["excluded"],
-                    "screened_out": row["screened_out"][0] if row.get("screened_out") else None,
-                    "z_basis": {c: None if b is None else {"n": b.n, "mu": b.mu, "defined": b.defined,
-                                                           "sigma": b.sigma if math.isfinite(b.sigma) else None}
-                                for c, b in (row.get("z_basis") or {}).items()}}
+            base = {
+                "judge": row["judge"],
+                "excluded": row["excluded"],
+                "screened_out": row["screened_out"][0] if row.get("screened_out") else None,
+                "z_basis": {
+                    c: None
+                    if b is None
+                    else {
+                        "n": b.n,
+                        "mu": b.mu,
+                        "defined": b.defined,
+                        "sigma": b.sigma if math.isfinite(b.sigma) else None,
+                    }
+                    for c, b in (row.get("z_basis") or {}).items()
+                },
+            }
             if qc is None:
-                judges.append(base | {"rated": False, "passed": None, "flags": [], "n_items": 0, "n_controls": 0,
-                                      "control_mad": {}, "tests": [], "median_seconds": None, "straightlining": {}})
+                judges.append(
+                    base
+                    | {
+                        "rated": False,
+                        "passed": None,
+                        "flags": [],
+                        "n_items": 0,
+                        "n_controls": 0,
+                        "control_mad": {},
+                        "tests": [],
+                        "median_seconds": None,
+                        "straightlining": {},
+                    }
+                )
             else:
                 d = qc.to_dict()
-                judges.append(base | {"rated": True, "passed": d["passed"], "flags": d["flags"], "n_items": d["n_items"],
-                                      "n_controls": d["n_controls"], "control_mad": d["control_mad"], "tests": d["tests"],
-                                      "median_seconds": d["median_seconds"], "straightlining": d["straightlining"]})
-        return Response(JudgingQCOutputSerializer({
-            "alpha": design.qc_alpha if design else 0.05, "fingerprint": judgments_fingerprint(study=study),
-            "judges": judges}).data)
+                judges.append(
+                    base
+                    | {
+                        "rated": True,
+                        "passed": d["passed"],
+                        "flags": d["flags"],
+                        "n_items": d["n_items"],
+                        "n_controls": d["n_controls"],
+                        "control_mad": d["control_mad"],
+                        "tests": d["tests"],
+                        "median_seconds": d["median_seconds"],
+                        "straightlining": d["straightlining"],
+                    }
+                )
+        return Response(
+            JudgingQCOutputSerializer(
+                {
+                    "alpha": design.qc_alpha if design else 0.05,
+                    "fingerprint": judgments_fingerprint(study=study),
+                    "judges": judges,
+                }
+            ).data
+        )
 
 
 class JudgingExclusionInputSerializer(serializers.Serializer):
@@ -121,20 +167,36 @@ class _JudgeExclusionBase(APIView):
         data = JudgingExclusionInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            row = judge_exclusion_set(study=study, judge=judge, excluded=self.excluded, decided_by=request.user,
-                                               reason=data.validated_data["reason"])
+            row = judge_exclusion_set(
+                study=study,
+                judge=judge,
+                excluded=self.excluded,
+                decided_by=request.user,
+                reason=data.validated_data["reason"],
+            )
         except JudgingError as exc:
             return judging_error(exc)
-        return Response(JudgingExclusionOutputSerializer({
-            "judge": judge.username, "excluded": self.excluded, "changed": row is not None,
-            "fingerprint": judgments_fingerprint(study=study)}).data)
+        return Response(
+            JudgingExclusionOutputSerializer(
+                {
+                    "judge": judge.username,
+                    "excluded": self.excluded,
+                    "changed": row is not None,
+                    "fingerprint": judgments_fingerprint(study=study),
+                }
+            ).data
+        )
 
 
 class JudgingJudgeExcludeApi(_JudgeExclusionBase):
     excluded = True
 
-    @extend_schema(tags=TAG_RESEARCHER, request=JudgingExclusionInputSerializer, responses=JudgingExclusionOutputSerializer,
-                   summary="Exclude a judge from every statistic of the study (recorded, reversible)")
+    @extend_schema(
+        tags=TAG_RESEARCHER,
+        request=JudgingExclusionInputSerializer,
+        responses=JudgingExclusionOutputSerializer,
+        summary="Exclude a judge from every statistic of the study (recorded, reversible)",
+    )
     def post(self, request, study_id: int, username: str):
         return super().post(request, study_id, username)
 
@@ -142,8 +204,12 @@ class JudgingJudgeExcludeApi(_JudgeExclusionBase):
 class JudgingJudgeIncludeApi(_JudgeExclusionBase):
     excluded = False
 
-    @extend_schema(tags=TAG_RESEARCHER, request=JudgingExclusionInputSerializer, responses=JudgingExclusionOutputSerializer,
-                   summary="Include an excluded judge again")
+    @extend_schema(
+        tags=TAG_RESEARCHER,
+        request=JudgingExclusionInputSerializer,
+        responses=JudgingExclusionOutputSerializer,
+        summary="Include an excluded judge again",
+    )
     def post(self, request, study_id: int, username: str):
         return super().post(request, study_id, username)
 
@@ -167,8 +233,11 @@ class CSVRenderer(BaseRenderer):
 class JudgingExportTidyApi(APIView):
     renderer_classes = [JSONRenderer, CSVRenderer]
 
-    @extend_schema(tags=TAG_RESEARCHER, responses={(200, "text/csv"): OpenApiTypes.STR},
-                   summary="Judgments as tidy CSV (one row per judge × item × criterion)")
+    @extend_schema(
+        tags=TAG_RESEARCHER,
+        responses={(200, "text/csv"): OpenApiTypes.STR},
+        summary="Judgments as tidy CSV (one row per judge × item × criterion)",
+    )
     def get(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         return csv_response(export_tidy_rows(study=study), export_filename(study, "tidy"))
@@ -177,8 +246,11 @@ class JudgingExportTidyApi(APIView):
 class JudgingExportWideApi(APIView):
     renderer_classes = [JSONRenderer, CSVRenderer]
 
-    @extend_schema(tags=TAG_RESEARCHER, responses={(200, "text/csv"): OpenApiTypes.STR},
-                   summary="Judgments as wide CSV (one row per item, a column per judge × criterion)")
+    @extend_schema(
+        tags=TAG_RESEARCHER,
+        responses={(200, "text/csv"): OpenApiTypes.STR},
+        summary="Judgments as wide CSV (one row per item, a column per judge × criterion)",
+    )
     def get(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         return csv_response(export_wide_rows(study=study), export_filename(study, "wide"))
@@ -204,29 +276,41 @@ class JudgingImportApi(APIView):
         file = serializers.FileField()
         format = serializers.ChoiceField(choices=FORMATS, required=False)
         mode = serializers.ChoiceField(
-            choices=ImportMode.choices, required=False, default=ImportMode.REFUSE,
+            choices=ImportMode.choices,
+            required=False,
+            default=ImportMode.REFUSE,
             help_text="Where a judge already has a value for an item and criterion: refuse the file (default), "
-                      "add only the new values, or replace (the file's value becomes the latest; history kept).")
+            "add only the new values, or replace (the file's value becomes the latest; history kept).",
+        )
 
     @extend_schema(
-        tags=TAG_RESEARCHER, request={"multipart/form-data": InputSerializer},
+        tags=TAG_RESEARCHER,
+        request={"multipart/form-data": InputSerializer},
         responses={201: JudgingImportSummarySerializer, 400: ImportErrorSerializer},
         summary="Import judgments collected elsewhere (all or nothing)",
         description="Long format: judge, original_id, system (or systems, space-separated, or candidate text), "
-                    "criterion, value, optional seconds; values on the scales of the study's design. Errors name "
-                    "the file, line and column, and nothing is written.")
+        "criterion, value, optional seconds; values on the scales of the study's design. Errors name "
+        "the file, line and column, and nothing is written.",
+    )
     def post(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
         try:
-            summary = judgments_import_file(study=study, data=upload.read(), filename=upload.name,
-                                                     fmt=data.validated_data.get("format"),
-                                                     mode=data.validated_data["mode"])
+            summary = judgments_import_file(
+                study=study,
+                data=upload.read(),
+                filename=upload.name,
+                fmt=data.validated_data.get("format"),
+                mode=data.validated_data["mode"],
+            )
         except StudyImportError as exc:
-            return Response({
-                "detail": exc.describe(),
-                "errors": [{"line": i.line, "column": i.column, "message": i.message} for i in exc.issues],
-            }, status=status.HTTP_400_BAD_REQUEST)
+            return Response(
+                {
+                    "detail": exc.describe(),
+                    "errors": [{"line": i.line, "column": i.column, "message": i.message} for i in exc.issues],
+                },
+                status=status.HTTP_400_BAD_REQUEST,
+            )
         return Response(JudgingImportSummarySerializer(asdict(summary)).data, status=status.HTTP_201_CREATED)

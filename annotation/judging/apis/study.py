@@ -32,10 +32,15 @@ class JudgingCriterionSerializer(serializers.Serializer):
     scale = serializers.JSONField(
         required=False,
         help_text='{"type": "points", "min": 1, "max": 5, "labels": [...]}, '
-                  '{"type": "slider", "min": 0, "max": 100, "anchors": {"low", "mid", "high"}} or '
-                  '{"type": "categorical", "categories": [...]}')
-    labels = serializers.ListField(child=serializers.CharField(max_length=60), required=False, write_only=True,
-                                   help_text="Former shape: labels of a 1..k point scale (instead of scale).")
+        '{"type": "slider", "min": 0, "max": 100, "anchors": {"low", "mid", "high"}} or '
+        '{"type": "categorical", "categories": [...]}',
+    )
+    labels = serializers.ListField(
+        child=serializers.CharField(max_length=60),
+        required=False,
+        write_only=True,
+        help_text="Former shape: labels of a 1..k point scale (instead of scale).",
+    )
 
     def validate(self, attrs):
         if "scale" not in attrs and "labels" not in attrs:
@@ -85,11 +90,17 @@ class JudgingDesignApi(APIView):
 
 
 class JudgingDesignUpdateApi(APIView):
-    @extend_schema(tags=TAG_RESEARCHER, request=JudgingDesignSerializer, responses={
-        200: JudgingDesignSerializer, 400: OpenApiResponse(description="invalid design"),
-        409: OpenApiResponse(description="design frozen")},
+    @extend_schema(
+        tags=TAG_RESEARCHER,
+        request=JudgingDesignSerializer,
+        responses={
+            200: JudgingDesignSerializer,
+            400: OpenApiResponse(description="invalid design"),
+            409: OpenApiResponse(description="design frozen"),
+        },
         summary="Change the judging design (partial)",
-        description="Only the fields given change. Once the study is open, only `expected_scores` and `qc_alpha` may change.")
+        description="Only the fields given change. Once the study is open, only `expected_scores` and `qc_alpha` may change.",
+    )
     def patch(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         data = JudgingDesignSerializer(data=request.data, partial=True)
@@ -133,14 +144,19 @@ class JudgingOpenJobSerializer(serializers.Serializer):
 
 class JudgingOpenApi(APIView):
     @extend_schema(
-        tags=TAG_RESEARCHER, request=None,
-        responses={201: JudgingOpenJobSerializer, 202: JudgingOpenJobSerializer,
-                   409: OpenApiResponse(description="cannot open (the reason is in detail)")},
+        tags=TAG_RESEARCHER,
+        request=None,
+        responses={
+            201: JudgingOpenJobSerializer,
+            202: JudgingOpenJobSerializer,
+            409: OpenApiResponse(description="cannot open (the reason is in detail)"),
+        },
         summary="Open the study: build controls and assignments",
         description="Small studies are opened at once (201, status succeeded, with the summary). Larger ones "
-                    "(more than PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS assignment items) are opened by a worker: "
-                    "202 with a queued job; poll GET open/<id>/ until its status is succeeded or failed. Judges "
-                    "see the study as not started until it has succeeded.")
+        "(more than PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS assignment items) are opened by a worker: "
+        "202 with a queued job; poll GET open/<id>/ until its status is succeeded or failed. Judges "
+        "see the study as not started until it has succeeded.",
+    )
     def post(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         try:
@@ -152,8 +168,11 @@ class JudgingOpenApi(APIView):
 
 
 class JudgingOpenJobApi(APIView):
-    @extend_schema(tags=TAG_RESEARCHER, responses={200: JudgingOpenJobSerializer, 404: OpenApiResponse(description="no such job")},
-                   summary="Progress and outcome of opening the study")
+    @extend_schema(
+        tags=TAG_RESEARCHER,
+        responses={200: JudgingOpenJobSerializer, 404: OpenApiResponse(description="no such job")},
+        summary="Progress and outcome of opening the study",
+    )
     def get(self, request, study_id: int, open_job_id: int):
         study = get_managed_study(request, study_id)
         job = get_object_or_404(OpenJob, pk=open_job_id, study=study)
@@ -165,8 +184,12 @@ class JudgingStatusOutputSerializer(serializers.Serializer):
 
 
 class JudgingCloseApi(APIView):
-    @extend_schema(tags=TAG_RESEARCHER, request=None, responses={200: JudgingStatusOutputSerializer, 409: OpenApiResponse(description="not open")},
-                   summary="Close judging (no more judgments accepted)")
+    @extend_schema(
+        tags=TAG_RESEARCHER,
+        request=None,
+        responses={200: JudgingStatusOutputSerializer, 409: OpenApiResponse(description="not open")},
+        summary="Close judging (no more judgments accepted)",
+    )
     def post(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         try:
@@ -206,7 +229,9 @@ class JudgingProgressSerializer(serializers.Serializer):
 
 
 class JudgingProgressApi(APIView):
-    @extend_schema(tags=TAG_RESEARCHER, responses=JudgingProgressSerializer, summary="Progress per judge and per system")
+    @extend_schema(
+        tags=TAG_RESEARCHER, responses=JudgingProgressSerializer, summary="Progress per judge and per system"
+    )
     def get(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         return Response(JudgingProgressSerializer(study_progress(study=study)).data)

@@ -9,158 +9,350 @@ import annotation.judging.defaults
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotation', '0001_initial'),
+        ("annotation", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Assignment',
+            name="Assignment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('seed', models.BigIntegerField(help_text='The per-judge seed the order was drawn from.')),
-                ('n_items', models.PositiveIntegerField(default=0)),
-                ('joined_late', models.BooleanField(default=False, help_text='Built after the study was opened.')),
-                ('instructions_seen_at', models.DateTimeField(blank=True, null=True)),
-                ('judge', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='judging_assignments', to=settings.AUTH_USER_MODEL)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judging_assignments', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("seed", models.BigIntegerField(help_text="The per-judge seed the order was drawn from.")),
+                ("n_items", models.PositiveIntegerField(default=0)),
+                ("joined_late", models.BooleanField(default=False, help_text="Built after the study was opened.")),
+                ("instructions_seen_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "judge",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="judging_assignments",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="judging_assignments",
+                        to="annotation.study",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['study', 'judge__username'],
+                "ordering": ["study", "judge__username"],
             },
         ),
         migrations.CreateModel(
-            name='AssignmentItem',
+            name="AssignmentItem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('position', models.PositiveIntegerField(help_text="1-based place in the judge's order.")),
-                ('token', models.CharField(max_length=32, unique=True)),
-                ('done_at', models.DateTimeField(blank=True, help_text='First submission.', null=True)),
-                ('assignment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='items', to='judging.assignment')),
-                ('candidate', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='judging_items', to='annotation.candidate')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("position", models.PositiveIntegerField(help_text="1-based place in the judge's order.")),
+                ("token", models.CharField(max_length=32, unique=True)),
+                ("done_at", models.DateTimeField(blank=True, help_text="First submission.", null=True)),
+                (
+                    "assignment",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="items", to="judging.assignment"
+                    ),
+                ),
+                (
+                    "candidate",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="judging_items",
+                        to="annotation.candidate",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['assignment', 'position'],
+                "ordering": ["assignment", "position"],
             },
         ),
         migrations.CreateModel(
-            name='JudgeExclusion',
+            name="JudgeExclusion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('excluded', models.BooleanField()),
-                ('reason', models.TextField(blank=True)),
-                ('decided_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('judge', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judge_exclusions', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("excluded", models.BooleanField()),
+                ("reason", models.TextField(blank=True)),
+                (
+                    "decided_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "judge",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="judge_exclusions",
+                        to="annotation.study",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['study', 'judge', '-created_at', '-id'],
+                "ordering": ["study", "judge", "-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='JudgingDesign',
+            name="JudgingDesign",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('criteria', models.JSONField(default=annotation.judging.defaults.default_criteria, help_text='Per criterion (adequacy, fluency, dissimilarity, overall): name, help text, five point labels.')),
-                ('judges_mode', models.CharField(choices=[('crossed', 'Every judge rates every item (fully crossed, as in PEM)'), ('k', 'Exactly k judges per item, loads balanced')], default='crossed', max_length=16)),
-                ('judges_per_item', models.PositiveSmallIntegerField(default=2, help_text="Used when the mode is 'exactly k judges per item'.", validators=[django.core.validators.MinValueValidator(1)])),
-                ('control_counts', models.JSONField(default=annotation.judging.defaults.default_control_counts, help_text='Controls of each kind per original (0 = none).')),
-                ('expected_scores', models.JSONField(default=annotation.judging.defaults.default_expected_scores, help_text='Expected score per control kind and criterion.')),
-                ('seed', models.BigIntegerField(default=annotation.judging.defaults.new_seed, validators=[django.core.validators.MinValueValidator(0)])),
-                ('qc_alpha', models.FloatField(default=0.05, help_text='Significance level of the judge quality-control tests.', validators=[django.core.validators.MinValueValidator(0.0001), django.core.validators.MaxValueValidator(0.5)])),
-                ('opened_at', models.DateTimeField(blank=True, null=True)),
-                ('opened_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('study', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='judging_design', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "criteria",
+                    models.JSONField(
+                        default=annotation.judging.defaults.default_criteria,
+                        help_text="Per criterion (adequacy, fluency, dissimilarity, overall): name, help text, five point labels.",
+                    ),
+                ),
+                (
+                    "judges_mode",
+                    models.CharField(
+                        choices=[
+                            ("crossed", "Every judge rates every item (fully crossed, as in PEM)"),
+                            ("k", "Exactly k judges per item, loads balanced"),
+                        ],
+                        default="crossed",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "judges_per_item",
+                    models.PositiveSmallIntegerField(
+                        default=2,
+                        help_text="Used when the mode is 'exactly k judges per item'.",
+                        validators=[django.core.validators.MinValueValidator(1)],
+                    ),
+                ),
+                (
+                    "control_counts",
+                    models.JSONField(
+                        default=annotation.judging.defaults.default_control_counts,
+                        help_text="Controls of each kind per original (0 = none).",
+                    ),
+                ),
+                (
+                    "expected_scores",
+                    models.JSONField(
+                        default=annotation.judging.defaults.default_expected_scores,
+                        help_text="Expected score per control kind and criterion.",
+                    ),
+                ),
+                (
+                    "seed",
+                    models.BigIntegerField(
+                        default=annotation.judging.defaults.new_seed,
+                        validators=[django.core.validators.MinValueValidator(0)],
+                    ),
+                ),
+                (
+                    "qc_alpha",
+                    models.FloatField(
+                        default=0.05,
+                        help_text="Significance level of the judge quality-control tests.",
+                        validators=[
+                            django.core.validators.MinValueValidator(0.0001),
+                            django.core.validators.MaxValueValidator(0.5),
+                        ],
+                    ),
+                ),
+                ("opened_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "opened_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "study",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="judging_design",
+                        to="annotation.study",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Judgment',
+            name="Judgment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('key', models.CharField(help_text='Client-generated idempotency key.', max_length=64)),
-                ('revision', models.PositiveIntegerField(default=1)),
-                ('is_latest', models.BooleanField(default=True)),
-                ('adequacy', models.PositiveSmallIntegerField(help_text='Is the meaning kept? 1–5', validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(5)])),
-                ('fluency', models.PositiveSmallIntegerField(help_text='Is the paraphrase fluent English? 1–5', validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(5)])),
-                ('dissimilarity', models.PositiveSmallIntegerField(help_text='How much did the wording change? 1–5', validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(5)])),
-                ('overall', models.PositiveSmallIntegerField(help_text='Overall quality as a paraphrase, 1–5', validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(5)])),
-                ('served_at', models.DateTimeField(help_text='When the server sent the item to the judge.')),
-                ('submitted_at', models.DateTimeField()),
-                ('seconds', models.FloatField(help_text='Server time from serving to submitting.')),
-                ('active_seconds', models.FloatField(blank=True, help_text='Time the page was visible and focused (client).', null=True)),
-                ('source', models.CharField(choices=[('page', "Judge's page"), ('api', 'API')], default='api', max_length=8)),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judgments', to='judging.assignmentitem')),
-                ('judge', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='judgments', to=settings.AUTH_USER_MODEL)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judgments', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("key", models.CharField(help_text="Client-generated idempotency key.", max_length=64)),
+                ("revision", models.PositiveIntegerField(default=1)),
+                ("is_latest", models.BooleanField(default=True)),
+                (
+                    "adequacy",
+                    models.PositiveSmallIntegerField(
+                        help_text="Is the meaning kept? 1–5",
+                        validators=[
+                            django.core.validators.MinValueValidator(1),
+                            django.core.validators.MaxValueValidator(5),
+                        ],
+                    ),
+                ),
+                (
+                    "fluency",
+                    models.PositiveSmallIntegerField(
+                        help_text="Is the paraphrase fluent English? 1–5",
+                        validators=[
+                            django.core.validators.MinValueValidator(1),
+                            django.core.validators.MaxValueValidator(5),
+                        ],
+                    ),
+                ),
+                (
+                    "dissimilarity",
+                    models.PositiveSmallIntegerField(
+                        help_text="How much did the wording change? 1–5",
+                        validators=[
+                            django.core.validators.MinValueValidator(1),
+                            django.core.validators.MaxValueValidator(5),
+                        ],
+                    ),
+                ),
+                (
+                    "overall",
+                    models.PositiveSmallIntegerField(
+                        help_text="Overall quality as a paraphrase, 1–5",
+                        validators=[
+                            django.core.validators.MinValueValidator(1),
+                            django.core.validators.MaxValueValidator(5),
+                        ],
+                    ),
+                ),
+                ("served_at", models.DateTimeField(help_text="When the server sent the item to the judge.")),
+                ("submitted_at", models.DateTimeField()),
+                ("seconds", models.FloatField(help_text="Server time from serving to submitting.")),
+                (
+                    "active_seconds",
+                    models.FloatField(
+                        blank=True, help_text="Time the page was visible and focused (client).", null=True
+                    ),
+                ),
+                (
+                    "source",
+                    models.CharField(choices=[("page", "Judge's page"), ("api", "API")], default="api", max_length=8),
+                ),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="judgments",
+                        to="judging.assignmentitem",
+                    ),
+                ),
+                (
+                    "judge",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="judgments",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="judgments", to="annotation.study"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['study', 'judge', 'item', 'revision'],
+                "ordering": ["study", "judge", "item", "revision"],
             },
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.UniqueConstraint(fields=('study', 'judge'), name='judging_uniq_assignment'),
+            model_name="assignment",
+            constraint=models.UniqueConstraint(fields=("study", "judge"), name="judging_uniq_assignment"),
         ),
         migrations.AddIndex(
-            model_name='assignmentitem',
-            index=models.Index(condition=models.Q(('done_at__isnull', True)), fields=['assignment', 'position'], name='judging_item_todo'),
+            model_name="assignmentitem",
+            index=models.Index(
+                condition=models.Q(("done_at__isnull", True)),
+                fields=["assignment", "position"],
+                name="judging_item_todo",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='assignmentitem',
-            constraint=models.UniqueConstraint(fields=('assignment', 'position'), name='judging_uniq_item_position'),
+            model_name="assignmentitem",
+            constraint=models.UniqueConstraint(fields=("assignment", "position"), name="judging_uniq_item_position"),
         ),
         migrations.AddConstraint(
-            model_name='assignmentitem',
-            constraint=models.UniqueConstraint(fields=('assignment', 'candidate'), name='judging_uniq_item_candidate'),
+            model_name="assignmentitem",
+            constraint=models.UniqueConstraint(fields=("assignment", "candidate"), name="judging_uniq_item_candidate"),
         ),
         migrations.AddConstraint(
-            model_name='judgingdesign',
-            constraint=models.CheckConstraint(condition=models.Q(('qc_alpha__gt', 0), ('qc_alpha__lt', 1)), name='judging_design_alpha_range'),
+            model_name="judgingdesign",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("qc_alpha__gt", 0), ("qc_alpha__lt", 1)), name="judging_design_alpha_range"
+            ),
         ),
         migrations.AddIndex(
-            model_name='judgment',
-            index=models.Index(fields=['study', 'is_latest'], name='judging_judgment_latest'),
+            model_name="judgment",
+            index=models.Index(fields=["study", "is_latest"], name="judging_judgment_latest"),
         ),
         migrations.AddConstraint(
-            model_name='judgment',
-            constraint=models.UniqueConstraint(fields=('judge', 'key'), name='judging_uniq_judgment_key'),
+            model_name="judgment",
+            constraint=models.UniqueConstraint(fields=("judge", "key"), name="judging_uniq_judgment_key"),
         ),
         migrations.AddConstraint(
-            model_name='judgment',
-            constraint=models.UniqueConstraint(fields=('item', 'revision'), name='judging_uniq_judgment_revision'),
+            model_name="judgment",
+            constraint=models.UniqueConstraint(fields=("item", "revision"), name="judging_uniq_judgment_revision"),
         ),
         migrations.AddConstraint(
-            model_name='judgment',
-            constraint=models.UniqueConstraint(condition=models.Q(('is_latest', True)), fields=('item',), name='judging_one_latest_judgment'),
+            model_name="judgment",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("is_latest", True)), fields=("item",), name="judging_one_latest_judgment"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='judgment',
-            constraint=models.CheckConstraint(condition=models.Q(('adequacy__gte', 1), ('adequacy__lte', 5)), name='judging_adequacy_range'),
+            model_name="judgment",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("adequacy__gte", 1), ("adequacy__lte", 5)), name="judging_adequacy_range"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='judgment',
-            constraint=models.CheckConstraint(condition=models.Q(('fluency__gte', 1), ('fluency__lte', 5)), name='judging_fluency_range'),
+            model_name="judgment",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("fluency__gte", 1), ("fluency__lte", 5)), name="judging_fluency_range"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='judgment',
-            constraint=models.CheckConstraint(condition=models.Q(('dissimilarity__gte', 1), ('dissimilarity__lte', 5)), name='judging_dissimilarity_range'),
+            model_name="judgment",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("dissimilarity__gte", 1), ("dissimilarity__lte", 5)),
+                name="judging_dissimilarity_range",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='judgment',
-            constraint=models.CheckConstraint(condition=models.Q(('overall__gte', 1), ('overall__lte', 5)), name='judging_overall_range'),
+            model_name="judgment",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("overall__gte", 1), ("overall__lte", 5)), name="judging_overall_range"
+            ),
         ),
     ]

@@ -6,37 +6,91 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0001_initial'),
-        ('judging', '0001_initial'),
+        ("annotation", "0001_initial"),
+        ("judging", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='OpenJob',
+            name="OpenJob",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], default='queued', max_length=16)),
-                ('progress_done', models.PositiveIntegerField(default=0)),
-                ('progress_total', models.PositiveIntegerField(default=0)),
-                ('phase', models.CharField(blank=True, max_length=64)),
-                ('error', models.TextField(blank=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('judges', models.JSONField(blank=True, default=list, help_text='Usernames of the judges assigned (fixed at start).')),
-                ('items_fingerprint', models.CharField(blank=True, help_text='SHA-256 of the item keys planned at start.', max_length=64)),
-                ('controls_created', models.PositiveIntegerField(blank=True, help_text='Set once the controls are built (null: not yet).', null=True)),
-                ('summary', models.JSONField(blank=True, default=dict, help_text='controls_created, items, judges, assignment_items once succeeded.')),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judging_open_jobs', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("progress_done", models.PositiveIntegerField(default=0)),
+                ("progress_total", models.PositiveIntegerField(default=0)),
+                ("phase", models.CharField(blank=True, max_length=64)),
+                ("error", models.TextField(blank=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "judges",
+                    models.JSONField(
+                        blank=True, default=list, help_text="Usernames of the judges assigned (fixed at start)."
+                    ),
+                ),
+                (
+                    "items_fingerprint",
+                    models.CharField(blank=True, help_text="SHA-256 of the item keys planned at start.", max_length=64),
+                ),
+                (
+                    "controls_created",
+                    models.PositiveIntegerField(
+                        blank=True, help_text="Set once the controls are built (null: not yet).", null=True
+                    ),
+                ),
+                (
+                    "summary",
+                    models.JSONField(
+                        blank=True,
+                        default=dict,
+                        help_text="controls_created, items, judges, assignment_items once succeeded.",
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="judging_open_jobs",
+                        to="annotation.study",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('status__in', ['queued', 'running'])), fields=('study',), name='judging_one_active_open_job')],
+                "ordering": ["-created_at", "-id"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("status__in", ["queued", "running"])),
+                        fields=("study",),
+                        name="judging_one_active_open_job",
+                    )
+                ],
             },
         ),
     ]

@@ -7,88 +7,161 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0003_signin_link'),
-        ('judging', '0003_criteria_and_scales_as_data'),
+        ("annotation", "0003_signin_link"),
+        ("judging", "0003_criteria_and_scales_as_data"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='judgingdesign',
-            name='comparison_per_criterion',
-            field=models.BooleanField(default=False, help_text="Comparison: ask 'which is better' once per criterion instead of once overall."),
+            model_name="judgingdesign",
+            name="comparison_per_criterion",
+            field=models.BooleanField(
+                default=False, help_text="Comparison: ask 'which is better' once per criterion instead of once overall."
+            ),
         ),
         migrations.AddField(
-            model_name='judgingdesign',
-            name='pairs_per_original',
-            field=models.PositiveSmallIntegerField(blank=True, help_text='Comparison: system pairs shown per original (empty: every pair), balanced over system pairs.', null=True, validators=[django.core.validators.MinValueValidator(1)]),
+            model_name="judgingdesign",
+            name="pairs_per_original",
+            field=models.PositiveSmallIntegerField(
+                blank=True,
+                help_text="Comparison: system pairs shown per original (empty: every pair), balanced over system pairs.",
+                null=True,
+                validators=[django.core.validators.MinValueValidator(1)],
+            ),
         ),
         migrations.AddField(
-            model_name='judgingdesign',
-            name='protocol',
-            field=models.CharField(choices=[('absolute', "Absolute: each pair rated on the design's criteria and scales"), ('comparison', 'Side-by-side comparison: which of two candidates is better')], default='absolute', help_text='Absolute ratings of each pair, or side-by-side comparison of two candidates.', max_length=16),
+            model_name="judgingdesign",
+            name="protocol",
+            field=models.CharField(
+                choices=[
+                    ("absolute", "Absolute: each pair rated on the design's criteria and scales"),
+                    ("comparison", "Side-by-side comparison: which of two candidates is better"),
+                ],
+                default="absolute",
+                help_text="Absolute ratings of each pair, or side-by-side comparison of two candidates.",
+                max_length=16,
+            ),
         ),
         migrations.CreateModel(
-            name='ComparisonItem',
+            name="ComparisonItem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('position', models.PositiveIntegerField(help_text="1-based place in the judge's order.")),
-                ('token', models.CharField(max_length=32, unique=True)),
-                ('is_control', models.BooleanField(default=False, help_text='A control candidate against a genuine one.')),
-                ('done_at', models.DateTimeField(blank=True, help_text='First submission.', null=True)),
-                ('assignment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='comparison_items', to='judging.assignment')),
-                ('left', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='annotation.candidate')),
-                ('right', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='annotation.candidate')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("position", models.PositiveIntegerField(help_text="1-based place in the judge's order.")),
+                ("token", models.CharField(max_length=32, unique=True)),
+                (
+                    "is_control",
+                    models.BooleanField(default=False, help_text="A control candidate against a genuine one."),
+                ),
+                ("done_at", models.DateTimeField(blank=True, help_text="First submission.", null=True)),
+                (
+                    "assignment",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="comparison_items",
+                        to="judging.assignment",
+                    ),
+                ),
+                (
+                    "left",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="annotation.candidate"
+                    ),
+                ),
+                (
+                    "right",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="annotation.candidate"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['assignment', 'position'],
+                "ordering": ["assignment", "position"],
             },
         ),
         migrations.CreateModel(
-            name='ComparisonJudgment',
+            name="ComparisonJudgment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('key', models.CharField(help_text='Client-generated idempotency key.', max_length=64)),
-                ('revision', models.PositiveIntegerField(default=1)),
-                ('is_latest', models.BooleanField(default=True)),
-                ('values', models.JSONField(default=dict, help_text="Question slug → 'A' (left better), 'tie' or 'B' (right better).")),
-                ('served_at', models.DateTimeField()),
-                ('submitted_at', models.DateTimeField()),
-                ('seconds', models.FloatField(blank=True, null=True)),
-                ('active_seconds', models.FloatField(blank=True, null=True)),
-                ('source', models.CharField(choices=[('page', "Judge's page"), ('api', 'API'), ('import', 'Imported')], default='api', max_length=8)),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judgments', to='judging.comparisonitem')),
-                ('judge', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='comparison_judgments', to=settings.AUTH_USER_MODEL)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='comparison_judgments', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("key", models.CharField(help_text="Client-generated idempotency key.", max_length=64)),
+                ("revision", models.PositiveIntegerField(default=1)),
+                ("is_latest", models.BooleanField(default=True)),
+                (
+                    "values",
+                    models.JSONField(
+                        default=dict, help_text="Question slug → 'A' (left better), 'tie' or 'B' (right better)."
+                    ),
+                ),
+                ("served_at", models.DateTimeField()),
+                ("submitted_at", models.DateTimeField()),
+                ("seconds", models.FloatField(blank=True, null=True)),
+                ("active_seconds", models.FloatField(blank=True, null=True)),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[("page", "Judge's page"), ("api", "API"), ("import", "Imported")],
+                        default="api",
+                        max_length=8,
+                    ),
+                ),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="judgments",
+                        to="judging.comparisonitem",
+                    ),
+                ),
+                (
+                    "judge",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="comparison_judgments",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="comparison_judgments",
+                        to="annotation.study",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['study', 'judge', 'item', 'revision'],
+                "ordering": ["study", "judge", "item", "revision"],
             },
         ),
         migrations.AddConstraint(
-            model_name='comparisonitem',
-            constraint=models.UniqueConstraint(fields=('assignment', 'position'), name='judging_uniq_cmp_item_position'),
+            model_name="comparisonitem",
+            constraint=models.UniqueConstraint(
+                fields=("assignment", "position"), name="judging_uniq_cmp_item_position"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='comparisonitem',
-            constraint=models.CheckConstraint(condition=models.Q(('left', models.F('right')), _negated=True), name='judging_cmp_item_two_candidates'),
+            model_name="comparisonitem",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("left", models.F("right")), _negated=True), name="judging_cmp_item_two_candidates"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='comparisonjudgment',
-            constraint=models.UniqueConstraint(fields=('judge', 'key'), name='judging_uniq_cmp_judgment_key'),
+            model_name="comparisonjudgment",
+            constraint=models.UniqueConstraint(fields=("judge", "key"), name="judging_uniq_cmp_judgment_key"),
         ),
         migrations.AddConstraint(
-            model_name='comparisonjudgment',
-            constraint=models.UniqueConstraint(fields=('item', 'revision'), name='judging_uniq_cmp_judgment_revision'),
+            model_name="comparisonjudgment",
+            constraint=models.UniqueConstraint(fields=("item", "revision"), name="judging_uniq_cmp_judgment_revision"),
         ),
         migrations.AddConstraint(
-            model_name='comparisonjudgment',
-            constraint=models.UniqueConstraint(condition=models.Q(('is_latest', True)), fields=('item',), name='judging_one_latest_cmp_judgment'),
+            model_name="comparisonjudgment",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("is_latest", True)), fields=("item",), name="judging_one_latest_cmp_judgment"
+            ),
         ),
     ]

@@ -6,114 +6,232 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0003_signin_link'),
-        ('judging', '0004_comparison_protocol'),
+        ("annotation", "0003_signin_link"),
+        ("judging", "0004_comparison_protocol"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='assignment',
-            name='screened_out_at',
-            field=models.DateTimeField(blank=True, help_text="When a screening rule ended this judge's work; their judgments never count.", null=True),
+            model_name="assignment",
+            name="screened_out_at",
+            field=models.DateTimeField(
+                blank=True,
+                help_text="When a screening rule ended this judge's work; their judgments never count.",
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='assignment',
-            name='screened_out_reason',
+            model_name="assignment",
+            name="screened_out_reason",
             field=models.TextField(blank=True),
         ),
         migrations.AddField(
-            model_name='assignment',
-            name='screened_out_rule',
-            field=models.CharField(blank=True, choices=[('training', 'Failed the training'), ('attention', 'Failed attention checks'), ('qc', 'Automatic QC on controls')], max_length=16),
+            model_name="assignment",
+            name="screened_out_rule",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("training", "Failed the training"),
+                    ("attention", "Failed attention checks"),
+                    ("qc", "Automatic QC on controls"),
+                ],
+                max_length=16,
+            ),
         ),
         migrations.AddField(
-            model_name='assignment',
-            name='training_passed_at',
+            model_name="assignment",
+            name="training_passed_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.CreateModel(
-            name='AttentionCheck',
+            name="AttentionCheck",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('token', models.CharField(max_length=32, unique=True)),
-                ('after_done', models.PositiveIntegerField()),
-                ('criterion', models.CharField(max_length=40)),
-                ('expected', models.FloatField()),
-                ('answer', models.FloatField(blank=True, null=True)),
-                ('answered_at', models.DateTimeField(blank=True, null=True)),
-                ('passed', models.BooleanField(null=True)),
-                ('assignment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='attention_checks', to='judging.assignment')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("token", models.CharField(max_length=32, unique=True)),
+                ("after_done", models.PositiveIntegerField()),
+                ("criterion", models.CharField(max_length=40)),
+                ("expected", models.FloatField()),
+                ("answer", models.FloatField(blank=True, null=True)),
+                ("answered_at", models.DateTimeField(blank=True, null=True)),
+                ("passed", models.BooleanField(null=True)),
+                (
+                    "assignment",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="attention_checks",
+                        to="judging.assignment",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['assignment', 'after_done', 'id'],
+                "ordering": ["assignment", "after_done", "id"],
             },
         ),
         migrations.CreateModel(
-            name='ScreeningSettings',
+            name="ScreeningSettings",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('training_criteria', models.JSONField(blank=True, default=list, help_text='Criteria the pass rule checks (empty: every criterion with a reference value).')),
-                ('training_tolerance', models.FloatField(default=1, help_text='An answer within ± this of the reference value is right.', validators=[django.core.validators.MinValueValidator(0)])),
-                ('training_required', models.PositiveSmallIntegerField(default=0, help_text='Training items that must be right to pass (0: all of them).')),
-                ('training_retries', models.PositiveSmallIntegerField(default=1, help_text='Further attempts after a failed one.', validators=[django.core.validators.MaxValueValidator(10)])),
-                ('attention_count', models.PositiveSmallIntegerField(default=0, help_text='Attention checks per judge (0: none).', validators=[django.core.validators.MaxValueValidator(50)])),
-                ('attention_policy', models.CharField(choices=[('warn', 'Warn the judge'), ('end', 'Screen out after k failures')], default='warn', max_length=8)),
-                ('attention_max_failures', models.PositiveSmallIntegerField(default=2, help_text="With the 'end' policy: failures that screen out.", validators=[django.core.validators.MinValueValidator(1)])),
-                ('qc_auto', models.BooleanField(default=False, help_text='Screen out judges whose control tests fail as they rate.')),
-                ('qc_auto_pvalue', models.FloatField(default=0.01, help_text='A control test passes when its Mann–Whitney p is below this.', validators=[django.core.validators.MinValueValidator(0.0001), django.core.validators.MaxValueValidator(0.5)])),
-                ('qc_auto_min_controls', models.PositiveSmallIntegerField(default=10, help_text='Controls a judge must have rated before the check runs.', validators=[django.core.validators.MinValueValidator(1)])),
-                ('study', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='screening_settings', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "training_criteria",
+                    models.JSONField(
+                        blank=True,
+                        default=list,
+                        help_text="Criteria the pass rule checks (empty: every criterion with a reference value).",
+                    ),
+                ),
+                (
+                    "training_tolerance",
+                    models.FloatField(
+                        default=1,
+                        help_text="An answer within ± this of the reference value is right.",
+                        validators=[django.core.validators.MinValueValidator(0)],
+                    ),
+                ),
+                (
+                    "training_required",
+                    models.PositiveSmallIntegerField(
+                        default=0, help_text="Training items that must be right to pass (0: all of them)."
+                    ),
+                ),
+                (
+                    "training_retries",
+                    models.PositiveSmallIntegerField(
+                        default=1,
+                        help_text="Further attempts after a failed one.",
+                        validators=[django.core.validators.MaxValueValidator(10)],
+                    ),
+                ),
+                (
+                    "attention_count",
+                    models.PositiveSmallIntegerField(
+                        default=0,
+                        help_text="Attention checks per judge (0: none).",
+                        validators=[django.core.validators.MaxValueValidator(50)],
+                    ),
+                ),
+                (
+                    "attention_policy",
+                    models.CharField(
+                        choices=[("warn", "Warn the judge"), ("end", "Screen out after k failures")],
+                        default="warn",
+                        max_length=8,
+                    ),
+                ),
+                (
+                    "attention_max_failures",
+                    models.PositiveSmallIntegerField(
+                        default=2,
+                        help_text="With the 'end' policy: failures that screen out.",
+                        validators=[django.core.validators.MinValueValidator(1)],
+                    ),
+                ),
+                (
+                    "qc_auto",
+                    models.BooleanField(
+                        default=False, help_text="Screen out judges whose control tests fail as they rate."
+                    ),
+                ),
+                (
+                    "qc_auto_pvalue",
+                    models.FloatField(
+                        default=0.01,
+                        help_text="A control test passes when its Mann–Whitney p is below this.",
+                        validators=[
+                            django.core.validators.MinValueValidator(0.0001),
+                            django.core.validators.MaxValueValidator(0.5),
+                        ],
+                    ),
+                ),
+                (
+                    "qc_auto_min_controls",
+                    models.PositiveSmallIntegerField(
+                        default=10,
+                        help_text="Controls a judge must have rated before the check runs.",
+                        validators=[django.core.validators.MinValueValidator(1)],
+                    ),
+                ),
+                (
+                    "study",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="screening_settings",
+                        to="annotation.study",
+                    ),
+                ),
             ],
             options={
-                'abstract': False,
+                "abstract": False,
             },
         ),
         migrations.CreateModel(
-            name='TrainingItem',
+            name="TrainingItem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('position', models.PositiveIntegerField()),
-                ('token', models.CharField(max_length=32, unique=True)),
-                ('original', models.TextField()),
-                ('candidate', models.TextField()),
-                ('expected', models.JSONField(default=dict, help_text='Criterion slug → reference value on its scale.')),
-                ('explanation', models.TextField(blank=True)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='training_items', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("position", models.PositiveIntegerField()),
+                ("token", models.CharField(max_length=32, unique=True)),
+                ("original", models.TextField()),
+                ("candidate", models.TextField()),
+                (
+                    "expected",
+                    models.JSONField(default=dict, help_text="Criterion slug → reference value on its scale."),
+                ),
+                ("explanation", models.TextField(blank=True)),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="training_items",
+                        to="annotation.study",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['study', 'position'],
+                "ordering": ["study", "position"],
             },
         ),
         migrations.CreateModel(
-            name='TrainingAnswer',
+            name="TrainingAnswer",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('attempt', models.PositiveSmallIntegerField()),
-                ('values', models.JSONField(default=dict)),
-                ('correct', models.BooleanField()),
-                ('assignment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='training_answers', to='judging.assignment')),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='answers', to='judging.trainingitem')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("attempt", models.PositiveSmallIntegerField()),
+                ("values", models.JSONField(default=dict)),
+                ("correct", models.BooleanField()),
+                (
+                    "assignment",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="training_answers",
+                        to="judging.assignment",
+                    ),
+                ),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="answers", to="judging.trainingitem"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['assignment', 'attempt', 'item__position'],
+                "ordering": ["assignment", "attempt", "item__position"],
             },
         ),
         migrations.AddConstraint(
-            model_name='trainingitem',
-            constraint=models.UniqueConstraint(fields=('study', 'position'), name='judging_uniq_training_position'),
+            model_name="trainingitem",
+            constraint=models.UniqueConstraint(fields=("study", "position"), name="judging_uniq_training_position"),
         ),
         migrations.AddConstraint(
-            model_name='traininganswer',
-            constraint=models.UniqueConstraint(fields=('assignment', 'item', 'attempt'), name='judging_uniq_training_answer'),
+            model_name="traininganswer",
+            constraint=models.UniqueConstraint(
+                fields=("assignment", "item", "attempt"), name="judging_uniq_training_answer"
+            ),
         ),
     ]

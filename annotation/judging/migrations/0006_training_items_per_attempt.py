@@ -5,15 +5,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('judging', '0005_training_and_screening'),
+        ("judging", "0005_training_and_screening"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='screeningsettings',
-            name='training_items_per_attempt',
-            field=models.PositiveSmallIntegerField(default=0, help_text='Training items drawn at random from the pool for each attempt (0: every item, in order).', validators=[django.core.validators.MaxValueValidator(50)]),
+            model_name="screeningsettings",
+            name="training_items_per_attempt",
+            field=models.PositiveSmallIntegerField(
+                default=0,
+                help_text="Training items drawn at random from the pool for each attempt (0: every item, in order).",
+                validators=[django.core.validators.MaxValueValidator(50)],
+            ),
         ),
     ]

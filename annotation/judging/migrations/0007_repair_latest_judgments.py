@@ -15,14 +15,17 @@ from django.db.models import Max
 def mark_highest_revision_latest(apps, schema_editor):
     Judgment = apps.get_model("judging", "Judgment")
     with_latest = Judgment.objects.filter(is_latest=True).values("item_id")
-    orphans = (Judgment.objects.exclude(item_id__in=with_latest).values("item_id")
-               .annotate(top=Max("revision")).values_list("item_id", "top"))
+    orphans = (
+        Judgment.objects.exclude(item_id__in=with_latest)
+        .values("item_id")
+        .annotate(top=Max("revision"))
+        .values_list("item_id", "top")
+    )
     for item_id, top in orphans.iterator():
         Judgment.objects.filter(item_id=item_id, revision=top).update(is_latest=True)
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("judging", "0006_training_items_per_attempt"),
     ]

@@ -5,20 +5,27 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('judging', '0007_repair_latest_judgments'),
+        ("judging", "0007_repair_latest_judgments"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='screeningsettings',
-            name='training_tolerances',
-            field=models.JSONField(blank=True, default=dict, help_text="Criterion slug → tolerance on that criterion's scale; a criterion not named uses its scale's default (point scales: training_tolerance; a 0–100 slider: ±10; categories: exact)."),
+            model_name="screeningsettings",
+            name="training_tolerances",
+            field=models.JSONField(
+                blank=True,
+                default=dict,
+                help_text="Criterion slug → tolerance on that criterion's scale; a criterion not named uses its scale's default (point scales: training_tolerance; a 0–100 slider: ±10; categories: exact).",
+            ),
         ),
         migrations.AlterField(
-            model_name='screeningsettings',
-            name='training_tolerance',
-            field=models.FloatField(default=1, help_text='On point scales: an answer within ± this many points of the reference value is right.', validators=[django.core.validators.MinValueValidator(0)]),
+            model_name="screeningsettings",
+            name="training_tolerance",
+            field=models.FloatField(
+                default=1,
+                help_text="On point scales: an answer within ± this many points of the reference value is right.",
+                validators=[django.core.validators.MinValueValidator(0)],
+            ),
         ),
     ]

@@ -9,161 +9,298 @@ import annotation.judging.defaults
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0005_study_language'),
-        ('judging', '0008_training_tolerance_per_criterion'),
+        ("annotation", "0005_study_language"),
+        ("judging", "0008_training_tolerance_per_criterion"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='judgingdesign',
-            name='esa_categories',
-            field=models.JSONField(blank=True, default=annotation.judging.defaults.default_esa_categories, help_text='ESA: the error categories a judge may give a span (empty: severity only).'),
+            model_name="judgingdesign",
+            name="esa_categories",
+            field=models.JSONField(
+                blank=True,
+                default=annotation.judging.defaults.default_esa_categories,
+                help_text="ESA: the error categories a judge may give a span (empty: severity only).",
+            ),
         ),
         migrations.AddField(
-            model_name='judgingdesign',
-            name='esa_prefill',
-            field=models.CharField(choices=[('none', 'No pre-filled spans'), ('aligner', "paraeval's word aligner: unaligned words as possible additions and omissions")], default='none', help_text='ESA: where the spans shown pre-filled before the judge starts come from.', max_length=16),
+            model_name="judgingdesign",
+            name="esa_prefill",
+            field=models.CharField(
+                choices=[
+                    ("none", "No pre-filled spans"),
+                    ("aligner", "paraeval's word aligner: unaligned words as possible additions and omissions"),
+                ],
+                default="none",
+                help_text="ESA: where the spans shown pre-filled before the judge starts come from.",
+                max_length=16,
+            ),
         ),
         migrations.AddField(
-            model_name='judgingdesign',
-            name='ranking_k',
-            field=models.PositiveSmallIntegerField(default=4, help_text='Ranking: candidates of one original ranked at once (3–6 in practice).', validators=[django.core.validators.MinValueValidator(2), django.core.validators.MaxValueValidator(6)]),
+            model_name="judgingdesign",
+            name="ranking_k",
+            field=models.PositiveSmallIntegerField(
+                default=4,
+                help_text="Ranking: candidates of one original ranked at once (3–6 in practice).",
+                validators=[django.core.validators.MinValueValidator(2), django.core.validators.MaxValueValidator(6)],
+            ),
         ),
         migrations.AddField(
-            model_name='judgingdesign',
-            name='ranking_scores',
-            field=models.BooleanField(default=False, help_text='Ranking: also ask a 0–100 score for each ranked candidate.'),
+            model_name="judgingdesign",
+            name="ranking_scores",
+            field=models.BooleanField(
+                default=False, help_text="Ranking: also ask a 0–100 score for each ranked candidate."
+            ),
         ),
         migrations.AlterField(
-            model_name='judgingdesign',
-            name='protocol',
-            field=models.CharField(choices=[('absolute', "Absolute: each pair rated on the design's criteria and scales"), ('comparison', 'Side-by-side comparison: which of two candidates is better'), ('esa', 'Error spans (ESA): mark what is wrong, minor or major, then score 0–100'), ('ranking', 'Ranking: order k candidates of one original at once')], default='absolute', help_text='Absolute ratings of each pair, or side-by-side comparison of two candidates.', max_length=16),
+            model_name="judgingdesign",
+            name="protocol",
+            field=models.CharField(
+                choices=[
+                    ("absolute", "Absolute: each pair rated on the design's criteria and scales"),
+                    ("comparison", "Side-by-side comparison: which of two candidates is better"),
+                    ("esa", "Error spans (ESA): mark what is wrong, minor or major, then score 0–100"),
+                    ("ranking", "Ranking: order k candidates of one original at once"),
+                ],
+                default="absolute",
+                help_text="Absolute ratings of each pair, or side-by-side comparison of two candidates.",
+                max_length=16,
+            ),
         ),
         migrations.CreateModel(
-            name='EsaItem',
+            name="EsaItem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('position', models.PositiveIntegerField(help_text="1-based place in the judge's order.")),
-                ('token', models.CharField(max_length=32, unique=True)),
-                ('is_control', models.BooleanField(default=False)),
-                ('proposed', models.JSONField(blank=True, default=list, help_text='Spans shown pre-filled (server-side).')),
-                ('done_at', models.DateTimeField(blank=True, help_text='First submission.', null=True)),
-                ('assignment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='esa_items', to='judging.assignment')),
-                ('candidate', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='annotation.candidate')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("position", models.PositiveIntegerField(help_text="1-based place in the judge's order.")),
+                ("token", models.CharField(max_length=32, unique=True)),
+                ("is_control", models.BooleanField(default=False)),
+                (
+                    "proposed",
+                    models.JSONField(blank=True, default=list, help_text="Spans shown pre-filled (server-side)."),
+                ),
+                ("done_at", models.DateTimeField(blank=True, help_text="First submission.", null=True)),
+                (
+                    "assignment",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="esa_items", to="judging.assignment"
+                    ),
+                ),
+                (
+                    "candidate",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="annotation.candidate"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['assignment', 'position'],
+                "ordering": ["assignment", "position"],
             },
         ),
         migrations.CreateModel(
-            name='EsaJudgment',
+            name="EsaJudgment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('key', models.CharField(help_text='Client-generated idempotency key.', max_length=64)),
-                ('revision', models.PositiveIntegerField(default=1)),
-                ('is_latest', models.BooleanField(default=True)),
-                ('spans', models.JSONField(default=list, help_text='Span dicts (side, start, end, severity, category, missing, proposed).')),
-                ('score', models.FloatField(blank=True, null=True, validators=[django.core.validators.MinValueValidator(0), django.core.validators.MaxValueValidator(100)])),
-                ('served_at', models.DateTimeField()),
-                ('submitted_at', models.DateTimeField()),
-                ('seconds', models.FloatField(blank=True, null=True)),
-                ('active_seconds', models.FloatField(blank=True, null=True)),
-                ('source', models.CharField(choices=[('page', "Judge's page"), ('api', 'API'), ('import', 'Imported')], default='api', max_length=8)),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judgments', to='judging.esaitem')),
-                ('judge', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='esa_judgments', to=settings.AUTH_USER_MODEL)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='esa_judgments', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("key", models.CharField(help_text="Client-generated idempotency key.", max_length=64)),
+                ("revision", models.PositiveIntegerField(default=1)),
+                ("is_latest", models.BooleanField(default=True)),
+                (
+                    "spans",
+                    models.JSONField(
+                        default=list, help_text="Span dicts (side, start, end, severity, category, missing, proposed)."
+                    ),
+                ),
+                (
+                    "score",
+                    models.FloatField(
+                        blank=True,
+                        null=True,
+                        validators=[
+                            django.core.validators.MinValueValidator(0),
+                            django.core.validators.MaxValueValidator(100),
+                        ],
+                    ),
+                ),
+                ("served_at", models.DateTimeField()),
+                ("submitted_at", models.DateTimeField()),
+                ("seconds", models.FloatField(blank=True, null=True)),
+                ("active_seconds", models.FloatField(blank=True, null=True)),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[("page", "Judge's page"), ("api", "API"), ("import", "Imported")],
+                        default="api",
+                        max_length=8,
+                    ),
+                ),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="judgments", to="judging.esaitem"
+                    ),
+                ),
+                (
+                    "judge",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="esa_judgments",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="esa_judgments", to="annotation.study"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['study', 'judge', 'item', 'revision'],
+                "ordering": ["study", "judge", "item", "revision"],
             },
         ),
         migrations.CreateModel(
-            name='RankingItem',
+            name="RankingItem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('candidates', models.JSONField(help_text='Candidate ids in screen order (server-side only).')),
-                ('position', models.PositiveIntegerField(help_text="1-based place in the judge's order.")),
-                ('token', models.CharField(max_length=32, unique=True)),
-                ('is_control', models.BooleanField(default=False, help_text='A control candidate is among the k.')),
-                ('done_at', models.DateTimeField(blank=True, help_text='First submission.', null=True)),
-                ('assignment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='ranking_items', to='judging.assignment')),
-                ('original', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='annotation.original')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("candidates", models.JSONField(help_text="Candidate ids in screen order (server-side only).")),
+                ("position", models.PositiveIntegerField(help_text="1-based place in the judge's order.")),
+                ("token", models.CharField(max_length=32, unique=True)),
+                ("is_control", models.BooleanField(default=False, help_text="A control candidate is among the k.")),
+                ("done_at", models.DateTimeField(blank=True, help_text="First submission.", null=True)),
+                (
+                    "assignment",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="ranking_items",
+                        to="judging.assignment",
+                    ),
+                ),
+                (
+                    "original",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="annotation.original"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['assignment', 'position'],
+                "ordering": ["assignment", "position"],
             },
         ),
         migrations.CreateModel(
-            name='RankingJudgment',
+            name="RankingJudgment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('key', models.CharField(help_text='Client-generated idempotency key.', max_length=64)),
-                ('revision', models.PositiveIntegerField(default=1)),
-                ('is_latest', models.BooleanField(default=True)),
-                ('groups', models.JSONField(help_text='Candidate ids best first; a list of ids is a tie.')),
-                ('scores', models.JSONField(blank=True, default=dict, help_text='Candidate id (as text) → 0–100 score, when asked.')),
-                ('served_at', models.DateTimeField()),
-                ('submitted_at', models.DateTimeField()),
-                ('seconds', models.FloatField(blank=True, null=True)),
-                ('active_seconds', models.FloatField(blank=True, null=True)),
-                ('source', models.CharField(choices=[('page', "Judge's page"), ('api', 'API'), ('import', 'Imported')], default='api', max_length=8)),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judgments', to='judging.rankingitem')),
-                ('judge', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='ranking_judgments', to=settings.AUTH_USER_MODEL)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='ranking_judgments', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("key", models.CharField(help_text="Client-generated idempotency key.", max_length=64)),
+                ("revision", models.PositiveIntegerField(default=1)),
+                ("is_latest", models.BooleanField(default=True)),
+                ("groups", models.JSONField(help_text="Candidate ids best first; a list of ids is a tie.")),
+                (
+                    "scores",
+                    models.JSONField(
+                        blank=True, default=dict, help_text="Candidate id (as text) → 0–100 score, when asked."
+                    ),
+                ),
+                ("served_at", models.DateTimeField()),
+                ("submitted_at", models.DateTimeField()),
+                ("seconds", models.FloatField(blank=True, null=True)),
+                ("active_seconds", models.FloatField(blank=True, null=True)),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[("page", "Judge's page"), ("api", "API"), ("import", "Imported")],
+                        default="api",
+                        max_length=8,
+                    ),
+                ),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="judgments", to="judging.rankingitem"
+                    ),
+                ),
+                (
+                    "judge",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="ranking_judgments",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="ranking_judgments",
+                        to="annotation.study",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['study', 'judge', 'item', 'revision'],
+                "ordering": ["study", "judge", "item", "revision"],
             },
         ),
         migrations.AddConstraint(
-            model_name='esaitem',
-            constraint=models.UniqueConstraint(fields=('assignment', 'position'), name='judging_uniq_esa_item_position'),
+            model_name="esaitem",
+            constraint=models.UniqueConstraint(
+                fields=("assignment", "position"), name="judging_uniq_esa_item_position"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='esaitem',
-            constraint=models.UniqueConstraint(fields=('assignment', 'candidate'), name='judging_uniq_esa_item_candidate'),
+            model_name="esaitem",
+            constraint=models.UniqueConstraint(
+                fields=("assignment", "candidate"), name="judging_uniq_esa_item_candidate"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='esajudgment',
-            constraint=models.UniqueConstraint(fields=('judge', 'key'), name='judging_uniq_esa_judgment_key'),
+            model_name="esajudgment",
+            constraint=models.UniqueConstraint(fields=("judge", "key"), name="judging_uniq_esa_judgment_key"),
         ),
         migrations.AddConstraint(
-            model_name='esajudgment',
-            constraint=models.UniqueConstraint(fields=('item', 'revision'), name='judging_uniq_esa_judgment_revision'),
+            model_name="esajudgment",
+            constraint=models.UniqueConstraint(fields=("item", "revision"), name="judging_uniq_esa_judgment_revision"),
         ),
         migrations.AddConstraint(
-            model_name='esajudgment',
-            constraint=models.UniqueConstraint(condition=models.Q(('is_latest', True)), fields=('item',), name='judging_one_latest_esa_judgment'),
+            model_name="esajudgment",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("is_latest", True)), fields=("item",), name="judging_one_latest_esa_judgment"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='esajudgment',
-            constraint=models.CheckConstraint(condition=models.Q(('score__isnull', True), models.Q(('score__gte', 0), ('score__lte', 100)), _connector='OR'), name='judging_esa_score_range'),
+            model_name="esajudgment",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("score__isnull", True), models.Q(("score__gte", 0), ("score__lte", 100)), _connector="OR"
+                ),
+                name="judging_esa_score_range",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='rankingitem',
-            constraint=models.UniqueConstraint(fields=('assignment', 'position'), name='judging_uniq_rank_item_position'),
+            model_name="rankingitem",
+            constraint=models.UniqueConstraint(
+                fields=("assignment", "position"), name="judging_uniq_rank_item_position"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='rankingjudgment',
-            constraint=models.UniqueConstraint(fields=('judge', 'key'), name='judging_uniq_rank_judgment_key'),
+            model_name="rankingjudgment",
+            constraint=models.UniqueConstraint(fields=("judge", "key"), name="judging_uniq_rank_judgment_key"),
         ),
         migrations.AddConstraint(
-            model_name='rankingjudgment',
-            constraint=models.UniqueConstraint(fields=('item', 'revision'), name='judging_uniq_rank_judgment_revision'),
+            model_name="rankingjudgment",
+            constraint=models.UniqueConstraint(fields=("item", "revision"), name="judging_uniq_rank_judgment_revision"),
         ),
         migrations.AddConstraint(
-            model_name='rankingjudgment',
-            constraint=models.UniqueConstraint(condition=models.Q(('is_latest', True)), fields=('item',), name='judging_one_latest_rank_judgment'),
+            model_name="rankingjudgment",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("is_latest", True)), fields=("item",), name="judging_one_latest_rank_judgment"
+            ),
         ),
     ]

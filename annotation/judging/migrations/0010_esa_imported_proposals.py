@@ -5,30 +5,48 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0005_study_language'),
-        ('judging', '0009_esa_and_ranking_protocols'),
+        ("annotation", "0005_study_language"),
+        ("judging", "0009_esa_and_ranking_protocols"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='judgingdesign',
-            name='esa_prefill',
-            field=models.CharField(choices=[('none', 'No pre-filled spans'), ('aligner', "paraeval's word aligner: unaligned words as possible additions and omissions"), ('imported', 'An imported file of proposed spans (JSON Lines with character offsets)')], default='none', help_text='ESA: where the spans shown pre-filled before the judge starts come from.', max_length=16),
+            model_name="judgingdesign",
+            name="esa_prefill",
+            field=models.CharField(
+                choices=[
+                    ("none", "No pre-filled spans"),
+                    ("aligner", "paraeval's word aligner: unaligned words as possible additions and omissions"),
+                    ("imported", "An imported file of proposed spans (JSON Lines with character offsets)"),
+                ],
+                default="none",
+                help_text="ESA: where the spans shown pre-filled before the judge starts come from.",
+                max_length=16,
+            ),
         ),
         migrations.CreateModel(
-            name='EsaProposal',
+            name="EsaProposal",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('spans', models.JSONField(blank=True, default=list)),
-                ('candidate', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='annotation.candidate')),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='esa_proposals', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("spans", models.JSONField(blank=True, default=list)),
+                (
+                    "candidate",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="annotation.candidate"
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="esa_proposals", to="annotation.study"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['study', 'candidate'],
+                "ordering": ["study", "candidate"],
             },
         ),
     ]

@@ -43,12 +43,19 @@ NAVIGATION_KEYS: tuple[str, ...] = ("Enter", "?")
 def judge_progress(*, study: Study, item_model, judgment_model) -> dict[int, tuple[int, int, float]]:
     """:meth:`JudgingProtocol.progress_by_judge` for a protocol whose items and judgments are
     ``item_model`` and ``judgment_model`` rows (two grouped queries)."""
-    counts = {judge: (done, total) for judge, done, total in item_model.objects.filter(
-        assignment__study=study).values("assignment__judge_id").annotate(
-        done=Count("id", filter=Q(done_at__isnull=False)), total=Count("id")).values_list(
-        "assignment__judge_id", "done", "total")}
-    active = dict(judgment_model.objects.filter(study=study, is_latest=True).values("judge_id").annotate(
-        s=Sum("active_seconds")).values_list("judge_id", "s"))
+    counts = {
+        judge: (done, total)
+        for judge, done, total in item_model.objects.filter(assignment__study=study)
+        .values("assignment__judge_id")
+        .annotate(done=Count("id", filter=Q(done_at__isnull=False)), total=Count("id"))
+        .values_list("assignment__judge_id", "done", "total")
+    }
+    active = dict(
+        judgment_model.objects.filter(study=study, is_latest=True)
+        .values("judge_id")
+        .annotate(s=Sum("active_seconds"))
+        .values_list("judge_id", "s")
+    )
     return {judge: (done, total, float(active.get(judge) or 0.0)) for judge, (done, total) in counts.items()}
 
 
@@ -106,7 +113,11 @@ class JudgingProtocol:
     report_template: str = ""
     #: Report formats the report page links for this protocol's reports.
     report_formats: tuple[tuple[str, str], ...] = (
-        ("html", "Standalone HTML"), ("tex", "LaTeX tables"), ("json", "JSON"), ("zip", "ZIP of everything"))
+        ("html", "Standalone HTML"),
+        ("tex", "LaTeX tables"),
+        ("json", "JSON"),
+        ("zip", "ZIP of everything"),
+    )
     #: The live figures of the study dashboard, by dotted path ``f(study) -> dict``
     #: (:mod:`metrics.dashboard.services.figures`); empty: the dashboard says the
     #: protocol has none yet and points to the report.
@@ -131,8 +142,9 @@ class JudgingProtocol:
         """The assignment of a judge added after opening (the caller holds the design's lock)."""
         raise NotImplementedError
 
-    def assignment_for_participant(self, *, study: Study, design: JudgingDesign, judge: User,
-                                   n_items: int | None) -> Assignment:
+    def assignment_for_participant(
+        self, *, study: Study, design: JudgingDesign, judge: User, n_items: int | None
+    ) -> Assignment:
         """The assignment of a join-link participant: ``n_items`` items (None: all) from
         those with the fewest live judges (the caller holds the design's lock)."""
         raise NotImplementedError
@@ -220,8 +232,9 @@ class JudgingProtocol:
         """A training item as the judge's API gives it (texts and token only)."""
         raise NotImplementedError
 
-    def training_page_context(self, *, design: JudgingDesign, item, posted: dict, field_errors: dict,
-                              rtl: bool) -> dict | None:
+    def training_page_context(
+        self, *, design: JudgingDesign, item, posted: dict, field_errors: dict, rtl: bool
+    ) -> dict | None:
         """What :attr:`training_template` needs for ``item`` beyond the progress (None: the
         design's criteria with the shared scale inputs, as on the rating page)."""
         return None

@@ -24,16 +24,42 @@ def _export_rows(study: Study) -> Iterator[tuple]:
     """The latest judgments, by judge then item, read in chunks (for the tidy export);
     screened-out judges' judgments are kept apart (not exported)."""
     return (
-        Judgment.objects.filter(study=study, is_latest=True).exclude(item__assignment__screened_out_at__isnull=False)
+        Judgment.objects.filter(study=study, is_latest=True)
+        .exclude(item__assignment__screened_out_at__isnull=False)
         .order_by("judge__username", "item__candidate_id")
-        .values_list("judge__username", "item__candidate_id", "item__candidate__original__external_id",
-                     "item__candidate__system__name", "item__candidate__system__kind",
-                     "values", "seconds", "submitted_at", "revision", "active_seconds")
-        .iterator(chunk_size=EXPORT_CHUNK_SIZE))
+        .values_list(
+            "judge__username",
+            "item__candidate_id",
+            "item__candidate__original__external_id",
+            "item__candidate__system__name",
+            "item__candidate__system__kind",
+            "values",
+            "seconds",
+            "submitted_at",
+            "revision",
+            "active_seconds",
+        )
+        .iterator(chunk_size=EXPORT_CHUNK_SIZE)
+    )
 
 
-TIDY_EXPORT_COLUMNS = ("study", "judge", "item", "original_id", "system", "is_control", "control_kind", "criterion",
-                       "score", "seconds", "active_seconds", "submitted_at", "revision", "judge_excluded", "z")
+TIDY_EXPORT_COLUMNS = (
+    "study",
+    "judge",
+    "item",
+    "original_id",
+    "system",
+    "is_control",
+    "control_kind",
+    "criterion",
+    "score",
+    "seconds",
+    "active_seconds",
+    "submitted_at",
+    "revision",
+    "judge_excluded",
+    "z",
+)
 
 
 def judge_scales_streamed(*, study: Study) -> dict[tuple[str, str], JudgeScale]:
@@ -48,10 +74,12 @@ def judge_scales_streamed(*, study: Study) -> dict[tuple[str, str], JudgeScale]:
     if not zscored:
         return {}
     acc: dict[tuple[str, str], ScaleAccumulator] = {}
-    rows = (Judgment.objects.filter(study=study, is_latest=True)
-            .exclude(item__assignment__screened_out_at__isnull=False)
-            .values_list("judge__username", "item__candidate__system__kind", "values")
-            .iterator(chunk_size=EXPORT_CHUNK_SIZE))
+    rows = (
+        Judgment.objects.filter(study=study, is_latest=True)
+        .exclude(item__assignment__screened_out_at__isnull=False)
+        .values_list("judge__username", "item__candidate__system__kind", "values")
+        .iterator(chunk_size=EXPORT_CHUNK_SIZE)
+    )
     for judge, kind, values in rows:
         if kind in CONTROL_KIND_OF_SYSTEM_KIND:  # controls get a z but are not in its basis
             continue
@@ -85,15 +113,28 @@ def export_tidy_rows(*, study: Study) -> Iterator[list]:
     order = study_criteria_slugs(study=study)
     z_basis = judge_scales_streamed(study=study)
     yield list(TIDY_EXPORT_COLUMNS)
-    for (judge, cand, original, system, kind, values, seconds, submitted_at, rev, active) in _export_rows(study):
+    for judge, cand, original, system, kind, values, seconds, submitted_at, rev, active in _export_rows(study):
         control_kind = CONTROL_KIND_OF_SYSTEM_KIND.get(kind, "")
         for crit in order:
             if crit not in values:
                 continue
-            yield [study.name, judge, cand, original, system, str(bool(control_kind)).lower(), control_kind, crit,
-                   values[crit], "" if seconds is None else f"{seconds:.3f}",
-                   "" if active is None else f"{active:.3f}", _iso(submitted_at), rev, str(judge in excluded).lower(),
-                   _z_cell(z_basis.get((judge, crit)), values[crit])]
+            yield [
+                study.name,
+                judge,
+                cand,
+                original,
+                system,
+                str(bool(control_kind)).lower(),
+                control_kind,
+                crit,
+                values[crit],
+                "" if seconds is None else f"{seconds:.3f}",
+                "" if active is None else f"{active:.3f}",
+                _iso(submitted_at),
+                rev,
+                str(judge in excluded).lower(),
+                _z_cell(z_basis.get((judge, crit)), values[crit]),
+            ]
 
 
 def export_wide_rows(*, study: Study) -> Iterator[list]:
@@ -103,17 +144,41 @@ def export_wide_rows(*, study: Study) -> Iterator[list]:
     Streams: judgments are read in item order, in chunks, and each item's row is
     written once its judgments have been read."""
     latest = Judgment.objects.filter(study=study, is_latest=True).exclude(
-        item__assignment__screened_out_at__isnull=False)  # screened-out judges are kept apart
+        item__assignment__screened_out_at__isnull=False
+    )  # screened-out judges are kept apart
     judges = sorted(set(latest.values_list("judge__username", flat=True).distinct()))
     order = study_criteria_slugs(study=study)
-    yield ["study", "item", "original_id", "system", "is_control", "control_kind", "original", "candidate",
-           *[f"{j}:{c}" for j in judges for c in order]]
-    rows = (latest.order_by("item__candidate__original__position", "item__candidate__original__external_id",
-                            "item__candidate__system__name", "item__candidate_id", "judge__username")
-            .values_list("item__candidate_id", "judge__username", "values",
-                         "item__candidate__original__external_id", "item__candidate__system__name",
-                         "item__candidate__system__kind", "item__candidate__original__text", "item__candidate__text")
-            .iterator(chunk_size=EXPORT_CHUNK_SIZE))
+    yield [
+        "study",
+        "item",
+        "original_id",
+        "system",
+        "is_control",
+        "control_kind",
+        "original",
+        "candidate",
+        *[f"{j}:{c}" for j in judges for c in order],
+    ]
+    rows = (
+        latest.order_by(
+            "item__candidate__original__position",
+            "item__candidate__original__external_id",
+            "item__candidate__system__name",
+            "item__candidate_id",
+            "judge__username",
+        )
+        .values_list(
+            "item__candidate_id",
+            "judge__username",
+            "values",
+            "item__candidate__original__external_id",
+            "item__candidate__system__name",
+            "item__candidate__system__kind",
+            "item__candidate__original__text",
+            "item__candidate__text",
+        )
+        .iterator(chunk_size=EXPORT_CHUNK_SIZE)
+    )
     for cand, group in groupby(rows, key=lambda r: r[0]):
         scores: dict[str, dict] = {}
         for r in group:
@@ -124,5 +189,14 @@ def export_wide_rows(*, study: Study) -> Iterator[list]:
         for j in judges:
             values = scores.get(j, {})
             cells.extend(values.get(c, "") for c in order)
-        yield [study.name, cand, external_id, system, str(bool(control_kind)).lower(), control_kind,
-               original_text, candidate_text, *cells]
+        yield [
+            study.name,
+            cand,
+            external_id,
+            system,
+            str(bool(control_kind)).lower(),
+            control_kind,
+            original_text,
+            candidate_text,
+            *cells,
+        ]

@@ -15,19 +15,38 @@ from ..models import Judgment
 from .design import study_criteria_slugs
 from .exclusions import judges_excluded
 
-JUDGMENT_FRAME_COLUMNS = ("judge", "item", "original", "system", "is_control", "control_kind", "criterion", "score",
-                          "seconds", "submitted_at")
+JUDGMENT_FRAME_COLUMNS = (
+    "judge",
+    "item",
+    "original",
+    "system",
+    "is_control",
+    "control_kind",
+    "criterion",
+    "score",
+    "seconds",
+    "submitted_at",
+)
 
 
 def _frame_queryset(study: Study):
     """One row per latest judgment, in the frame's order (judge, candidate): username,
     candidate id, original's external id, system name and kind, the values map,
     seconds, submitted_at."""
-    return (Judgment.objects.filter(study=study, is_latest=True)
-            .order_by("judge__username", "item__candidate_id")
-            .values_list("judge__username", "item__candidate_id", "item__candidate__original__external_id",
-                         "item__candidate__system__name", "item__candidate__system__kind",
-                         "values", "seconds", "submitted_at"))
+    return (
+        Judgment.objects.filter(study=study, is_latest=True)
+        .order_by("judge__username", "item__candidate_id")
+        .values_list(
+            "judge__username",
+            "item__candidate_id",
+            "item__candidate__original__external_id",
+            "item__candidate__system__name",
+            "item__candidate__system__kind",
+            "values",
+            "seconds",
+            "submitted_at",
+        )
+    )
 
 
 #: Judgments read per database round trip by :func:`judgments_frame` (bounds its
@@ -87,8 +106,17 @@ def judgments_frame(*, study: Study, include_excluded_judges: bool = False) -> p
     # Per judgment: its codes, then how many criteria it has values for (a page or API
     # judgment has all of them; an imported one may lack some), so the per-judgment
     # columns are repeated by that count instead of a fixed four.
-    parts: dict[str, list] = {"judge": [], "cand": [], "original": [], "system": [], "crit": [], "score": [],
-                              "n": [], "seconds": [], "submitted_at": []}
+    parts: dict[str, list] = {
+        "judge": [],
+        "cand": [],
+        "original": [],
+        "system": [],
+        "crit": [],
+        "score": [],
+        "n": [],
+        "seconds": [],
+        "submitted_at": [],
+    }
     order = study_criteria_slugs(study=study)
     rank = {c: i for i, c in enumerate(order)}
     rows = iter(qs.iterator(chunk_size=FRAME_CHUNK_SIZE))
@@ -119,9 +147,19 @@ def judgments_frame(*, study: Study, include_excluded_judges: bool = False) -> p
         del cols
     if not parts["judge"] or not sum(len(c) for c in parts["crit"]):
         frame = pd.DataFrame.from_records([], columns=list(JUDGMENT_FRAME_COLUMNS))
-        return frame.astype({"judge": object, "item": object, "original": object, "system": object,
-                             "is_control": bool, "control_kind": object, "criterion": object, "score": "int64",
-                             "seconds": "float64"})
+        return frame.astype(
+            {
+                "judge": object,
+                "item": object,
+                "original": object,
+                "system": object,
+                "is_control": bool,
+                "control_kind": object,
+                "criterion": object,
+                "score": "int64",
+                "seconds": "float64",
+            }
+        )
     repeats = np.concatenate(parts.pop("n"))
 
     def per_row(name: str) -> np.ndarray:

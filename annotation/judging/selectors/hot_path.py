@@ -28,26 +28,34 @@ def _hot_sql(name: str) -> str:
     if not _HOT_SQL:
         from annotation.models import Candidate, StudyMembership
 
-        t = {"study": Study._meta.db_table, "member": StudyMembership._meta.db_table,
-             "assignment": Assignment._meta.db_table, "item": AssignmentItem._meta.db_table,
-             "design": JudgingDesign._meta.db_table, "candidate": Candidate._meta.db_table,
-             "original": Original._meta.db_table}
+        t = {
+            "study": Study._meta.db_table,
+            "member": StudyMembership._meta.db_table,
+            "assignment": Assignment._meta.db_table,
+            "item": AssignmentItem._meta.db_table,
+            "design": JudgingDesign._meta.db_table,
+            "candidate": Candidate._meta.db_table,
+            "original": Original._meta.db_table,
+        }
         _HOT_SQL["study"] = (
             "SELECT s.*, EXISTS(SELECT 1 FROM {member} a WHERE a.study_id = s.id AND a.user_id = %s AND a.role = %s)"
             " AS judge_also_annotates FROM {study} s WHERE s.id = %s AND EXISTS(SELECT 1 FROM {member} m"
-            " WHERE m.study_id = s.id AND m.user_id = %s AND m.role = %s)").format(**t)
+            " WHERE m.study_id = s.id AND m.user_id = %s AND m.role = %s)"
+        ).format(**t)
         # The assignment once it is the judge's: built late for them, or the design is frozen
         # (the rule of services.assignment_ensure_for_judge, which handles every other case).
         _HOT_SQL["assignment"] = (
             "SELECT a.* FROM {assignment} a WHERE a.study_id = %s AND a.judge_id = %s AND (a.joined_late OR"
-            " EXISTS(SELECT 1 FROM {design} g WHERE g.study_id = a.study_id AND g.opened_at IS NOT NULL))").format(**t)
+            " EXISTS(SELECT 1 FROM {design} g WHERE g.study_id = a.study_id AND g.opened_at IS NOT NULL))"
+        ).format(**t)
         _HOT_SQL["next"] = (
             "SELECT i.token, i.position, c.text, o.text, o.id, o.document, o.position,"
             " (SELECT COUNT(*) FROM {item} d WHERE d.assignment_id = i.assignment_id AND d.done_at IS NOT NULL),"
             " (SELECT p.token FROM {item} p WHERE p.assignment_id = i.assignment_id AND p.position = i.position - 1),"
             " EXISTS(SELECT 1 FROM {design} g WHERE g.study_id = %s AND g.show_context)"
             " FROM {item} i JOIN {candidate} c ON c.id = i.candidate_id JOIN {original} o ON o.id = c.original_id"
-            " WHERE i.assignment_id = %s AND i.done_at IS NULL ORDER BY i.position LIMIT 1").format(**t)
+            " WHERE i.assignment_id = %s AND i.done_at IS NULL ORDER BY i.position LIMIT 1"
+        ).format(**t)
         _HOT_SQL["done"] = "SELECT COUNT(*) FROM {item} WHERE assignment_id = %s AND done_at IS NOT NULL".format(**t)
     return _HOT_SQL[name]
 
@@ -56,7 +64,9 @@ def study_for_judge(*, study_id: int, judge: User) -> Study | None:
     """The study if ``judge`` is one of its judges, else None; one query. The study's
     ``judge_also_annotates`` says whether the account is also an annotator of it
     (:func:`annotation.selectors.user_role_conflict`: such an account is held out)."""
-    rows = list(Study.objects.raw(_hot_sql("study"), [judge.pk, Role.ANNOTATOR.value, study_id, judge.pk, Role.JUDGE.value]))
+    rows = list(
+        Study.objects.raw(_hot_sql("study"), [judge.pk, Role.ANNOTATOR.value, study_id, judge.pk, Role.JUDGE.value])
+    )
     if not rows:
         return None
     study = rows[0]
@@ -93,9 +103,25 @@ def item_next_for_judge_fast(*, assignment: Assignment) -> JudgeItem | None:
         return None
     token, position, paraphrase, original, original_id, document, original_position, done, previous, shown = row
     shown = bool(shown)
-    before, after = original_context(Original(pk=original_id, study_id=assignment.study_id, document=document,
-                                              position=original_position)) if shown else ((), ())
+    before, after = (
+        original_context(
+            Original(pk=original_id, study_id=assignment.study_id, document=document, position=original_position)
+        )
+        if shown
+        else ((), ())
+    )
     return JudgeItem(
-        token=token, position=position, total=assignment.n_items, done=done, original=original,
-        paraphrase=paraphrase, scores=None, revision=0, previous_token=previous if position > 1 else None,
-        serve_stamp=serve_stamp_make(token), context_shown=shown, context_before=before, context_after=after)
+        token=token,
+        position=position,
+        total=assignment.n_items,
+        done=done,
+        original=original,
+        paraphrase=paraphrase,
+        scores=None,
+        revision=0,
+        previous_token=previous if position > 1 else None,
+        serve_stamp=serve_stamp_make(token),
+        context_shown=shown,
+        context_before=before,
+        context_after=after,
+    )

@@ -22,8 +22,9 @@ from ..models import Assignment, AssignmentItem, AttentionCheck, ComparisonItem,
 from ..tokens import serve_stamp_make
 
 
-def place_among_checks(*, assignment: Assignment, position: int, done: int,
-                       check: AttentionCheck | None = None) -> tuple[int, int, int]:
+def place_among_checks(
+    *, assignment: Assignment, position: int, done: int, check: AttentionCheck | None = None
+) -> tuple[int, int, int]:
     """(position, total, done) as the judge is shown them where attention checks are drawn on
     the protocol's own page among the real items (side by side, ESA, ranking): the checks
     count as items. A check placed after k real items stands at k + 1 plus the checks before
@@ -93,10 +94,16 @@ def original_context(original: Original) -> tuple[tuple[str, ...], tuple[str, ..
     if not original.document:
         return (), ()
     same = Original.objects.filter(study_id=original.study_id, document=original.document)
-    before = list(same.filter(position__lt=original.position).order_by("-position")
-                  .values_list("text", flat=True)[:CONTEXT_SENTENCES])
-    after = list(same.filter(position__gt=original.position).order_by("position")
-                 .values_list("text", flat=True)[:CONTEXT_SENTENCES])
+    before = list(
+        same.filter(position__lt=original.position)
+        .order_by("-position")
+        .values_list("text", flat=True)[:CONTEXT_SENTENCES]
+    )
+    after = list(
+        same.filter(position__gt=original.position)
+        .order_by("position")
+        .values_list("text", flat=True)[:CONTEXT_SENTENCES]
+    )
     return tuple(reversed(before)), tuple(after)
 
 
@@ -110,7 +117,8 @@ def assignment_done_count(*, assignment: Assignment) -> int:
 
 def _items_with_texts():
     return AssignmentItem.objects.select_related("candidate__original").defer(
-        "candidate__created_at", "candidate__updated_at", "candidate__original__reference")
+        "candidate__created_at", "candidate__updated_at", "candidate__original__reference"
+    )
 
 
 def _judge_item(item: AssignmentItem, *, assignment: Assignment, done: int) -> JudgeItem:
@@ -118,17 +126,28 @@ def _judge_item(item: AssignmentItem, *, assignment: Assignment, done: int) -> J
     latest = Judgment.objects.filter(item=item, is_latest=True).first() if item.done_at is not None else None
     previous = None
     if item.position > 1:
-        previous = AssignmentItem.objects.filter(assignment=assignment, position=item.position - 1).values_list(
-            "token", flat=True).first()
+        previous = (
+            AssignmentItem.objects.filter(assignment=assignment, position=item.position - 1)
+            .values_list("token", flat=True)
+            .first()
+        )
     cand = item.candidate
     shown = bool(JudgingDesign.objects.filter(study_id=assignment.study_id, show_context=True).exists())
     before, after = original_context(cand.original) if shown else ((), ())
     return JudgeItem(
-        token=item.token, position=item.position, total=assignment.n_items, done=done,
-        original=cand.original.text, paraphrase=cand.text,
-        scores=latest.scores if latest else None, revision=latest.revision if latest else 0,
-        previous_token=previous, serve_stamp=serve_stamp_make(item.token),
-        context_shown=shown, context_before=before, context_after=after,
+        token=item.token,
+        position=item.position,
+        total=assignment.n_items,
+        done=done,
+        original=cand.original.text,
+        paraphrase=cand.text,
+        scores=latest.scores if latest else None,
+        revision=latest.revision if latest else 0,
+        previous_token=previous,
+        serve_stamp=serve_stamp_make(item.token),
+        context_shown=shown,
+        context_before=before,
+        context_after=after,
     )
 
 
@@ -145,9 +164,14 @@ def item_next_for_judge(*, assignment: Assignment) -> JudgeItem | None:
 
 
 def _own_item(*, study: Study, judge: User, token: str) -> tuple[AssignmentItem, Assignment]:
-    item = (_items_with_texts().select_related("assignment")
-            .filter(token=token, assignment__study=study, assignment__judge=judge).first()
-            if isinstance(token, str) else None)
+    item = (
+        _items_with_texts()
+        .select_related("assignment")
+        .filter(token=token, assignment__study=study, assignment__judge=judge)
+        .first()
+        if isinstance(token, str)
+        else None
+    )
     if item is None:
         raise ItemNotFound("There is no such item in your assignment for this study.")
     return item, item.assignment
@@ -182,18 +206,37 @@ def studies_for_judge(*, judge: User) -> list[dict]:
     """The judge's studies with their status and the judge's progress, open ones first."""
     studies = Study.objects.filter(memberships__user=judge, memberships__role=Role.JUDGE).distinct()
     assignments = {a.study_id: a for a in Assignment.objects.filter(judge=judge)}
-    done = dict(AssignmentItem.objects.filter(assignment__judge=judge, done_at__isnull=False)
-                .values("assignment__study_id").annotate(n=Count("id")).values_list("assignment__study_id", "n"))
+    done = dict(
+        AssignmentItem.objects.filter(assignment__judge=judge, done_at__isnull=False)
+        .values("assignment__study_id")
+        .annotate(n=Count("id"))
+        .values_list("assignment__study_id", "n")
+    )
     # Side-by-side studies count answered pairs instead (a study has one kind or the other).
-    done |= dict(ComparisonItem.objects.filter(assignment__judge=judge, done_at__isnull=False)
-                 .values("assignment__study_id").annotate(n=Count("id")).values_list("assignment__study_id", "n"))
+    done |= dict(
+        ComparisonItem.objects.filter(assignment__judge=judge, done_at__isnull=False)
+        .values("assignment__study_id")
+        .annotate(n=Count("id"))
+        .values_list("assignment__study_id", "n")
+    )
     # ESA studies count annotated ESA items.
-    done |= dict(EsaItem.objects.filter(assignment__judge=judge, done_at__isnull=False)
-                 .values("assignment__study_id").annotate(n=Count("id")).values_list("assignment__study_id", "n"))
+    done |= dict(
+        EsaItem.objects.filter(assignment__judge=judge, done_at__isnull=False)
+        .values("assignment__study_id")
+        .annotate(n=Count("id"))
+        .values_list("assignment__study_id", "n")
+    )
     rows: list[dict] = []
     for s in studies:
         a = assignments.get(s.pk)
-        rows.append({"study": s, "is_open": s.status == StudyStatus.OPEN, "assignment": a,
-                     "done": done.get(s.pk, 0), "total": a.n_items if a else 0})
+        rows.append(
+            {
+                "study": s,
+                "is_open": s.status == StudyStatus.OPEN,
+                "assignment": a,
+                "done": done.get(s.pk, 0),
+                "total": a.n_items if a else 0,
+            }
+        )
     rows.sort(key=lambda r: (not r["is_open"], r["study"].name))
     return rows

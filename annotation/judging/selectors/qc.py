@@ -33,8 +33,11 @@ def judgments_fingerprint(*, study: Study) -> str:
     """
     j = Judgment.objects.filter(study=study).aggregate(n=Count("id"), last=Max("id"))
     e = JudgeExclusion.objects.filter(study=study).aggregate(n=Count("id"), last=Max("id"))
-    parts = {"judgments": [j["n"], j["last"]], "exclusions": [e["n"], e["last"]],
-             "expected": study_control_expected(study=study)}
+    parts = {
+        "judgments": [j["n"], j["last"]],
+        "exclusions": [e["n"], e["last"]],
+        "expected": study_control_expected(study=study),
+    }
     c = ComparisonJudgment.objects.filter(study=study).aggregate(n=Count("id"), last=Max("id"))
     if c["n"]:  # only side-by-side studies: absolute studies keep their fingerprints
         parts["comparisons"] = [c["n"], c["last"]]
@@ -66,18 +69,39 @@ def judge_qc(*, study: Study) -> list[dict]:
     frame = judgments_frame(study=study, include_excluded_judges=True)
     results: dict[str, JudgeQC] = {}
     if len(frame):
-        results = {r.judge: r for r in _judge_qc(
-            frame, control_expected=study_control_expected(study=study), alpha=alpha, tests=study_qc_tests(study=study),
-            straightline_threshold=STRAIGHTLINE_THRESHOLD, min_scores_for_straightlining=STRAIGHTLINE_MIN_SCORES)}
+        results = {
+            r.judge: r
+            for r in _judge_qc(
+                frame,
+                control_expected=study_control_expected(study=study),
+                alpha=alpha,
+                tests=study_qc_tests(study=study),
+                straightline_threshold=STRAIGHTLINE_THRESHOLD,
+                min_scores_for_straightlining=STRAIGHTLINE_MIN_SCORES,
+            )
+        }
     zscored = scales.criteria_zscored(study_criteria(study=study))
     bases: dict[tuple[str, str], JudgeScale] = {}
     if zscored and len(frame):
-        bases = {(r.judge, r.criterion): JudgeScale(int(r.n), float(r.mu), float(r.sigma))
-                 for r in judge_scales(frame, criteria=zscored).itertuples()}
+        bases = {
+            (r.judge, r.criterion): JudgeScale(int(r.n), float(r.mu), float(r.sigma))
+            for r in judge_scales(frame, criteria=zscored).itertuples()
+        }
     excluded = judges_excluded(study=study)
-    screened = {u: (rule, reason) for u, rule, reason in Assignment.objects.filter(
-        study=study, screened_out_at__isnull=False).values_list(
-        "judge__username", "screened_out_rule", "screened_out_reason")}
+    screened = {
+        u: (rule, reason)
+        for u, rule, reason in Assignment.objects.filter(study=study, screened_out_at__isnull=False).values_list(
+            "judge__username", "screened_out_rule", "screened_out_reason"
+        )
+    }
     names = sorted(set(Assignment.objects.filter(study=study).values_list("judge__username", flat=True)) | set(results))
-    return [{"judge": n, "excluded": n in excluded, "qc": results.get(n), "screened_out": screened.get(n),
-             "z_basis": {c: bases.get((n, c)) for c in zscored}} for n in names]
+    return [
+        {
+            "judge": n,
+            "excluded": n in excluded,
+            "qc": results.get(n),
+            "screened_out": screened.get(n),
+            "z_basis": {c: bases.get((n, c)) for c in zscored},
+        }
+        for n in names
+    ]

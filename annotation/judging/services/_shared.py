@@ -29,8 +29,11 @@ ACTIVE_JOB_STATUSES = (JobStatus.QUEUED, JobStatus.RUNNING)
 
 
 def judge_users(study: Study) -> list[User]:
-    return list(User.objects.filter(study_memberships__study=study, study_memberships__role=Role.JUDGE)
-                .distinct().order_by("username"))
+    return list(
+        User.objects.filter(study_memberships__study=study, study_memberships__role=Role.JUDGE)
+        .distinct()
+        .order_by("username")
+    )
 
 
 def controls_create(*, study: Study, design: JudgingDesign) -> int:
@@ -49,15 +52,27 @@ def controls_create(*, study: Study, design: JudgingDesign) -> int:
     for kind, n in counts.items():
         for copy in range(1, n + 1):
             systems[(kind, copy)] = System(
-                study=study, name=control_system_name(kind, copy), kind=CONTROL_SYSTEM_KIND[kind],
-                description=f"Built by paraeval when judging opened (seeded {design.seed}).")
+                study=study,
+                name=control_system_name(kind, copy),
+                kind=CONTROL_SYSTEM_KIND[kind],
+                description=f"Built by paraeval when judging opened (seeded {design.seed}).",
+            )
     System.objects.bulk_create(systems.values())
-    system_ids = dict(System.objects.filter(study=study, name__startswith=CONTROL_SYSTEM_PREFIX).values_list("name", "id"))
+    system_ids = dict(
+        System.objects.filter(study=study, name__startswith=CONTROL_SYSTEM_PREFIX).values_list("name", "id")
+    )
     original_ids = dict(Original.objects.filter(study=study).values_list("external_id", "id"))
     Candidate.objects.bulk_create(
-        [Candidate(original_id=original_ids[c.original], system_id=system_ids[control_system_name(c.kind, c.copy)],
-                   text=c.text) for c in controls],
-        batch_size=BULK_BATCH)
+        [
+            Candidate(
+                original_id=original_ids[c.original],
+                system_id=system_ids[control_system_name(c.kind, c.copy)],
+                text=c.text,
+            )
+            for c in controls
+        ],
+        batch_size=BULK_BATCH,
+    )
     return len(controls)
 
 
@@ -83,7 +98,9 @@ def study_items(study: Study, *, candidate_ids=None) -> tuple[list[str], dict[st
 
 
 def assignment_write(*, study: Study, judge: User, seed: int, candidate_ids: list[int], late: bool) -> Assignment:
-    assignment = Assignment.objects.create(study=study, judge=judge, seed=seed, n_items=len(candidate_ids), joined_late=late)
+    assignment = Assignment.objects.create(
+        study=study, judge=judge, seed=seed, n_items=len(candidate_ids), joined_late=late
+    )
     _assignment_items_insert(assignment.pk, candidate_ids)
     return assignment
 
@@ -110,8 +127,10 @@ def _assignment_items_insert(assignment_id: int, candidate_ids: list[int]) -> No
     columns = ", ".join(qn(_db_column(AssignmentItem, f)) for f in fields)
     now = timezone.now()
     if connection.vendor == "postgresql":
-        with connection.cursor() as cursor, cursor.cursor.copy(
-                f"COPY {qn(meta.db_table)} ({columns}) FROM STDIN") as copy:
+        with (
+            connection.cursor() as cursor,
+            cursor.cursor.copy(f"COPY {qn(meta.db_table)} ({columns}) FROM STDIN") as copy,
+        ):
             for i, c in enumerate(candidate_ids, 1):
                 copy.write_row((now, now, assignment_id, c, i, item_token_new(), None))
         return
@@ -120,7 +139,7 @@ def _assignment_items_insert(assignment_id: int, candidate_ids: list[int]) -> No
     rows = [(stamp, stamp, assignment_id, c, i, item_token_new(), None) for i, c in enumerate(candidate_ids, 1)]
     with connection.cursor() as cursor:
         for start in range(0, len(rows), BULK_BATCH):
-            cursor.executemany(sql, rows[start:start + BULK_BATCH])
+            cursor.executemany(sql, rows[start : start + BULK_BATCH])
 
 
 def open_refusal(*, study: Study, design: JudgingDesign, n_judges: int) -> None:
@@ -131,15 +150,18 @@ def open_refusal(*, study: Study, design: JudgingDesign, n_judges: int) -> None:
         raise CannotOpen("This study is closed.")
     if not Original.objects.filter(study=study).exists():
         raise CannotOpen("The study has no originals yet; import its data first.")
-    if not Candidate.objects.filter(original__study=study, system__kind=SystemKind.IMPORTED).exists() \
-            and not any(design.control_counts.values()):
+    if not Candidate.objects.filter(original__study=study, system__kind=SystemKind.IMPORTED).exists() and not any(
+        design.control_counts.values()
+    ):
         raise CannotOpen("The study has no candidates to judge; import its data first.")
     k = judges_per_item(design)
     # No judges at all is allowed: a field study's judges all come later through join links,
     # and each newcomer is given the items with the fewest judges (assignment_build_for_participant).
     if k is not None and 0 < n_judges < k:
-        raise CannotOpen(f"Exactly {k} judges per item needs at least {k} judges; the study has {n_judges}. "
-                         "Add judges first, or choose the fully crossed mode.")
+        raise CannotOpen(
+            f"Exactly {k} judges per item needs at least {k} judges; the study has {n_judges}. "
+            "Add judges first, or choose the fully crossed mode."
+        )
 
 
 def judges_per_item(design: JudgingDesign) -> int | None:

@@ -28,8 +28,11 @@ def assignment_ensure_for_judge(*, study: Study, judge: User) -> Assignment | No
     if existing is not None:
         # While a background opening is writing assignments the design is not frozen yet:
         # a judge's list is not theirs until every list is written.
-        return existing if (existing.joined_late or JudgingDesign.objects.filter(
-            study=study, opened_at__isnull=False).exists()) else None
+        return (
+            existing
+            if (existing.joined_late or JudgingDesign.objects.filter(study=study, opened_at__isnull=False).exists())
+            else None
+        )
     if not StudyMembership.objects.filter(study=study, user=judge, role=Role.JUDGE).exists():
         return None
     with transaction.atomic():
@@ -58,10 +61,12 @@ def instructions_mark_seen(*, assignment: Assignment) -> None:
     if assignment.instructions_seen_at is None:
         assignment.instructions_seen_at = timezone.now()
         Assignment.objects.filter(pk=assignment.pk, instructions_seen_at__isnull=True).update(
-            instructions_seen_at=assignment.instructions_seen_at)
+            instructions_seen_at=assignment.instructions_seen_at
+        )
 
 
 # --- join-link participants (annotation.participation) ------------------------------------
+
 
 def assignment_build_for_participant(*, study: Study, judge: User, n_items: int | None) -> Assignment | None:
     """Build the assignment of a judge who just came through a join link; None if judging is not open.
@@ -81,7 +86,8 @@ def assignment_build_for_participant(*, study: Study, judge: User, n_items: int 
         if existing is not None:
             return existing
         return protocol_for_design(design).assignment_for_participant(
-            study=study, design=design, judge=judge, n_items=n_items)
+            study=study, design=design, judge=judge, n_items=n_items
+        )
 
 
 @transaction.atomic

@@ -19,9 +19,23 @@ from ._shared import open_job_active
 #: Design fields that may still change after judging has started: they only
 #: affect statistics, never what a judge sees or who sees what.
 EDITABLE_WHEN_FROZEN = frozenset({"expected_scores", "qc_alpha"})
-DESIGN_FIELDS = ("criteria", "judges_mode", "judges_per_item", "control_counts", "expected_scores", "seed", "qc_alpha",
-                 "show_context", "protocol", "comparison_per_criterion", "pairs_per_original", "esa_categories",
-                 "esa_prefill", "ranking_k", "ranking_scores")
+DESIGN_FIELDS = (
+    "criteria",
+    "judges_mode",
+    "judges_per_item",
+    "control_counts",
+    "expected_scores",
+    "seed",
+    "qc_alpha",
+    "show_context",
+    "protocol",
+    "comparison_per_criterion",
+    "pairs_per_original",
+    "esa_categories",
+    "esa_prefill",
+    "ranking_k",
+    "ranking_scores",
+)
 
 
 def design_get_or_create(*, study: Study) -> JudgingDesign:
@@ -44,15 +58,15 @@ def design_update(*, study: Study, changes: Mapping[str, object]) -> JudgingDesi
     design_get_or_create(study=study)
     design = JudgingDesign.objects.select_for_update().get(study=study)
     if not design.is_frozen and open_job_active(study) is not None:
-        raise DesignFrozen("Judging of this study is being opened in the background, so the design cannot "
-                           "change now.")
+        raise DesignFrozen("Judging of this study is being opened in the background, so the design cannot change now.")
     if design.is_frozen:
         blocked = sorted(f for f, v in changes.items() if f not in EDITABLE_WHEN_FROZEN and getattr(design, f) != v)
         if blocked:
             raise DesignFrozen(
                 "Judging has started, so the design is frozen: "
                 f"{', '.join(blocked)} can no longer change. Only the controls' expected scores and the "
-                "QC significance level can still be edited.")
+                "QC significance level can still be edited."
+            )
     changed = {f for f, v in changes.items() if hasattr(design, f) and v != getattr(design, f)}
     for field in ("criteria", "protocol"):
         if field in changed and Judgment.objects.filter(study=study).exists():

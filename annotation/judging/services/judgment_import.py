@@ -43,8 +43,9 @@ class JudgmentImportSummary:
     replaced: int = 0  # values that replaced an earlier latest value (mode "replace")
 
 
-def judgments_import_parsed(*, study: Study, parsed, mode: str = ImportMode.REFUSE,
-                            check_only: bool = False) -> JudgmentImportSummary | None:
+def judgments_import_parsed(
+    *, study: Study, parsed, mode: str = ImportMode.REFUSE, check_only: bool = False
+) -> JudgmentImportSummary | None:
     """Write parsed judgments (:func:`annotation.importing.parse_judgments_file`) into
     ``study``, all or nothing; :class:`~annotation.importing.StudyImportError` names
     every row that cannot be matched.
@@ -71,13 +72,21 @@ def judgments_import_parsed(*, study: Study, parsed, mode: str = ImportMode.REFU
     from annotation.importing.reading import ImportIssue, StudyImportError
 
     if mode not in ImportMode.values:
-        raise StudyImportError(parsed.filename, [ImportIssue(message=(
-            f"unknown import mode {mode!r}; choose one of {', '.join(ImportMode.values)}"))])
+        raise StudyImportError(
+            parsed.filename,
+            [ImportIssue(message=(f"unknown import mode {mode!r}; choose one of {', '.join(ImportMode.values)}"))],
+        )
 
     unit = protocol_for_design(design_get_or_create(study=study))  # the scales the file was parsed against
     if not unit.imports_judgments:
-        raise StudyImportError(parsed.filename, [ImportIssue(message=(
-            f"this study's protocol is {unit.name}; absolute judgments cannot be imported into it"))])
+        raise StudyImportError(
+            parsed.filename,
+            [
+                ImportIssue(
+                    message=(f"this study's protocol is {unit.name}; absolute judgments cannot be imported into it")
+                )
+            ],
+        )
     with transaction.atomic():
         Study.objects.select_for_update().filter(pk=study.pk).first()
         originals = dict(Original.objects.filter(study=study).values_list("external_id", "id"))
@@ -87,7 +96,8 @@ def judgments_import_parsed(*, study: Study, parsed, mode: str = ImportMode.REFU
         by_text: dict[tuple[int, str], list[int]] = {}
         cand_text: dict[int, str] = {}
         for cand_pk, cand_oid, sname, text in Candidate.objects.filter(original__study=study).values_list(
-                "id", "original_id", "system__name", "text"):
+            "id", "original_id", "system__name", "text"
+        ):
             by_system[(cand_oid, sname)] = cand_pk
             by_text.setdefault((cand_oid, text.strip()), []).append(cand_pk)
             cand_text[cand_pk] = text
@@ -100,8 +110,11 @@ def judgments_import_parsed(*, study: Study, parsed, mode: str = ImportMode.REFU
                 break
             oid = originals.get(row.original_id)
             if oid is None:
-                issues.append(ImportIssue(f"study '{study.name}' has no original '{row.original_id}'", line=row.line,
-                                          column="original_id"))
+                issues.append(
+                    ImportIssue(
+                        f"study '{study.name}' has no original '{row.original_id}'", line=row.line, column="original_id"
+                    )
+                )
                 continue
             keys: list = []
             if row.systems:
@@ -109,53 +122,86 @@ def judgments_import_parsed(*, study: Study, parsed, mode: str = ImportMode.REFU
                     pk = by_system.get((oid, name))
                     if pk is not None:
                         if row.candidate and cand_text[pk].strip() != row.candidate:
-                            issues.append(ImportIssue(
-                                f"system '{name}' has another candidate for original '{row.original_id}'",
-                                line=row.line, column="candidate"))
+                            issues.append(
+                                ImportIssue(
+                                    f"system '{name}' has another candidate for original '{row.original_id}'",
+                                    line=row.line,
+                                    column="candidate",
+                                )
+                            )
                         keys.append(pk)
                     elif name in system_kinds and system_kinds[name] != SystemKind.IMPORTED:
-                        issues.append(ImportIssue(f"system '{name}' is not an imported system", line=row.line,
-                                                  column="system"))
+                        issues.append(
+                            ImportIssue(f"system '{name}' is not an imported system", line=row.line, column="system")
+                        )
                     elif row.candidate:
                         known = new_cands.setdefault((oid, name), row.candidate)
                         if known != row.candidate:
-                            issues.append(ImportIssue(
-                                f"system '{name}' is given two different candidates for original '{row.original_id}'",
-                                line=row.line, column="candidate"))
+                            issues.append(
+                                ImportIssue(
+                                    f"system '{name}' is given two different candidates for original '{row.original_id}'",
+                                    line=row.line,
+                                    column="candidate",
+                                )
+                            )
                         if name not in systems and name not in new_systems:
                             new_systems.append(name)
                         keys.append(("new", oid, name))
                     else:
-                        issues.append(ImportIssue(
-                            f"original '{row.original_id}' has no candidate of system '{name}' (give the candidate "
-                            "text to add it)", line=row.line, column="systems" if len(row.systems) > 1 else "system"))
+                        issues.append(
+                            ImportIssue(
+                                f"original '{row.original_id}' has no candidate of system '{name}' (give the candidate "
+                                "text to add it)",
+                                line=row.line,
+                                column="systems" if len(row.systems) > 1 else "system",
+                            )
+                        )
             else:
                 keys = list(by_text.get((oid, row.candidate), []))
                 if not keys:
-                    issues.append(ImportIssue(
-                        f"original '{row.original_id}' has no candidate with this text (give a system to add it)",
-                        line=row.line, column="candidate"))
+                    issues.append(
+                        ImportIssue(
+                            f"original '{row.original_id}' has no candidate with this text (give a system to add it)",
+                            line=row.line,
+                            column="candidate",
+                        )
+                    )
             resolved.append((row, keys))
         if issues:
             raise StudyImportError(parsed.filename, issues)
         if check_only:  # every row matched: nothing to report, nothing written
             return None
 
-        System.objects.bulk_create([System(study=study, name=n, kind=SystemKind.IMPORTED,
-                                           description="Added by a judgments import.") for n in new_systems])
+        System.objects.bulk_create(
+            [
+                System(study=study, name=n, kind=SystemKind.IMPORTED, description="Added by a judgments import.")
+                for n in new_systems
+            ]
+        )
         systems = dict(System.objects.filter(study=study).values_list("name", "id"))
-        Candidate.objects.bulk_create([Candidate(original_id=oid, system_id=systems[name], text=text)
-                                       for (oid, name), text in new_cands.items()], batch_size=BULK_BATCH)
-        new_pk = {(oid, name): pk for pk, oid, name in Candidate.objects.filter(
-            original__study=study, system__name__in={n for _, n in new_cands}).values_list(
-            "id", "original_id", "system__name") if (oid, name) in new_cands}
+        Candidate.objects.bulk_create(
+            [Candidate(original_id=oid, system_id=systems[name], text=text) for (oid, name), text in new_cands.items()],
+            batch_size=BULK_BATCH,
+        )
+        new_pk = {
+            (oid, name): pk
+            for pk, oid, name in Candidate.objects.filter(
+                original__study=study, system__name__in={n for _, n in new_cands}
+            ).values_list("id", "original_id", "system__name")
+            if (oid, name) in new_cands
+        }
 
         # Judges: the study's own judges by username, else imported participants.
         names = list(dict.fromkeys(r.judge for r, _ in resolved))
-        members = {u.username: u for u in User.objects.filter(
-            username__in=names, study_memberships__study=study, study_memberships__role=Role.JUDGE)}
-        imported = {u.username: u for u in User.objects.filter(
-            username__in=[imported_judge_username(study, n) for n in names])}
+        members = {
+            u.username: u
+            for u in User.objects.filter(
+                username__in=names, study_memberships__study=study, study_memberships__role=Role.JUDGE
+            )
+        }
+        imported = {
+            u.username: u for u in User.objects.filter(username__in=[imported_judge_username(study, n) for n in names])
+        }
         created_judges = 0
         judges: dict[str, User] = {}
         for n in names:
@@ -187,9 +233,8 @@ def judgments_import_parsed(*, study: Study, parsed, mode: str = ImportMode.REFU
         # What the study already holds for these judges and candidates: the latest values.
         before: dict[tuple[int, int], dict] = {}
         for judge_pk, cand_pk, values in Judgment.objects.filter(
-                study=study, is_latest=True, judge__in=judges.values(),
-                item__candidate_id__in={c for _, c, _ in judgments}).values_list(
-                "judge_id", "item__candidate_id", "values"):
+            study=study, is_latest=True, judge__in=judges.values(), item__candidate_id__in={c for _, c, _ in judgments}
+        ).values_list("judge_id", "item__candidate_id", "values"):
             before[(judge_pk, cand_pk)] = dict(values)
         skipped = replaced = 0
         if before:
@@ -206,10 +251,14 @@ def judgments_import_parsed(*, study: Study, parsed, mode: str = ImportMode.REFU
                     elif mode == ImportMode.REPLACE:
                         replaced += 1
                     elif len(clashes) < 50:
-                        clashes.append(ImportIssue(
-                            f"judge '{name_of[user_pk]}' already has a {crit} value for this item "
-                            f"({old[crit]}); import with mode 'replace' to revise it or 'add' to skip it",
-                            line=j["lines"][crit], column="criterion"))
+                        clashes.append(
+                            ImportIssue(
+                                f"judge '{name_of[user_pk]}' already has a {crit} value for this item "
+                                f"({old[crit]}); import with mode 'replace' to revise it or 'add' to skip it",
+                                line=j["lines"][crit],
+                                column="criterion",
+                            )
+                        )
             if clashes:
                 raise StudyImportError(parsed.filename, clashes)
             judgments = [t for t in judgments if t[2]["values"]]
@@ -218,26 +267,31 @@ def judgments_import_parsed(*, study: Study, parsed, mode: str = ImportMode.REFU
         assignments = {a.judge_id: a for a in Assignment.objects.filter(study=study, judge__in=judges.values())}
         for user in judges.values():
             if user.pk not in assignments:
-                assignments[user.pk] = Assignment.objects.create(study=study, judge=user, seed=0, n_items=0,
-                                                                 instructions_seen_at=now)
-        items = {(i.assignment.judge_id, i.candidate_id): i for i in AssignmentItem.objects.filter(
-            assignment__in=assignments.values()).select_related("assignment")}
+                assignments[user.pk] = Assignment.objects.create(
+                    study=study, judge=user, seed=0, n_items=0, instructions_seen_at=now
+                )
+        items = {
+            (i.assignment.judge_id, i.candidate_id): i
+            for i in AssignmentItem.objects.filter(assignment__in=assignments.values()).select_related("assignment")
+        }
         new_items = []
         next_pos = {a.pk: a.n_items for a in assignments.values()}
         for user_pk, cand, _j in judgments:
             if (user_pk, cand) not in items:
                 a = assignments[user_pk]
                 next_pos[a.pk] += 1
-                item = AssignmentItem(assignment=a, candidate_id=cand, position=next_pos[a.pk],
-                                      token=item_token_new(), done_at=now)
+                item = AssignmentItem(
+                    assignment=a, candidate_id=cand, position=next_pos[a.pk], token=item_token_new(), done_at=now
+                )
                 items[(user_pk, cand)] = item
                 new_items.append(item)
         AssignmentItem.objects.bulk_create(new_items, batch_size=BULK_BATCH)
         for a in assignments.values():
             if next_pos[a.pk] != a.n_items:
                 Assignment.objects.filter(pk=a.pk).update(n_items=next_pos[a.pk], updated_at=now)
-        AssignmentItem.objects.filter(assignment__in=assignments.values(), done_at__isnull=True,
-                                      pk__in=[i.pk for i in items.values()]).update(done_at=now)
+        AssignmentItem.objects.filter(
+            assignment__in=assignments.values(), done_at__isnull=True, pk__in=[i.pk for i in items.values()]
+        ).update(done_at=now)
 
         # Only the items this file judges get a new latest revision; every other item of
         # these judges keeps its latest judgment untouched.
@@ -260,19 +314,39 @@ def judgments_import_parsed(*, study: Study, parsed, mode: str = ImportMode.REFU
             # held before this import; within one file each row is a whole judgment, as on
             # the judge's page (a worker's later row counts as it is, blanks included).
             values = {**carried.get(item.pk, {}), **j["values"]}
-            rows.append(Judgment(
-                study=study, item=item, judge_id=user_pk, key=f"import-{item_token_new()[:24]}", revision=rev,
-                is_latest=last_index[item.pk] == idx, served_at=now, submitted_at=now, seconds=j["seconds"],
-                source=JudgmentSource.IMPORT, values=values))
+            rows.append(
+                Judgment(
+                    study=study,
+                    item=item,
+                    judge_id=user_pk,
+                    key=f"import-{item_token_new()[:24]}",
+                    revision=rev,
+                    is_latest=last_index[item.pk] == idx,
+                    served_at=now,
+                    submitted_at=now,
+                    seconds=j["seconds"],
+                    source=JudgmentSource.IMPORT,
+                    values=values,
+                )
+            )
         Judgment.objects.bulk_create(rows, batch_size=BULK_BATCH)
         return JudgmentImportSummary(
-            rows=len(parsed.rows), judgments=len(rows), revisions=revisions, judges_created=created_judges,
-            judges=len(judges), candidates_created=len(new_cands), systems_created=len(new_systems), mode=mode,
-            skipped=skipped, replaced=replaced)
+            rows=len(parsed.rows),
+            judgments=len(rows),
+            revisions=revisions,
+            judges_created=created_judges,
+            judges=len(judges),
+            candidates_created=len(new_cands),
+            systems_created=len(new_systems),
+            mode=mode,
+            skipped=skipped,
+            replaced=replaced,
+        )
 
 
-def judgments_import_file(*, study: Study, data: bytes, filename: str, fmt: str | None = None,
-                          mode: str = ImportMode.REFUSE) -> JudgmentImportSummary:
+def judgments_import_file(
+    *, study: Study, data: bytes, filename: str, fmt: str | None = None, mode: str = ImportMode.REFUSE
+) -> JudgmentImportSummary:
     """Parse (against the study's design) and write a judgments file: the one path behind
     the command, the study page and the API. :class:`StudyImportError` on any problem."""
     from annotation.importing.judgments import parse_judgments_file
@@ -280,8 +354,9 @@ def judgments_import_file(*, study: Study, data: bytes, filename: str, fmt: str 
 
     design = design_get_or_create(study=study)
     try:
-        parsed = parse_judgments_file(data, filename=filename, criteria=design.criteria, fmt=fmt,
-                                      max_bytes=settings.PARAEVAL_IMPORT_MAX_BYTES)
+        parsed = parse_judgments_file(
+            data, filename=filename, criteria=design.criteria, fmt=fmt, max_bytes=settings.PARAEVAL_IMPORT_MAX_BYTES
+        )
     except StudyImportError as exc:
         # Every problem at once: the rows with wrong values are matched against the study too, so
         # unknown originals and systems are not left for a second round (issue 28).
@@ -292,7 +367,7 @@ def judgments_import_file(*, study: Study, data: bytes, filename: str, fmt: str 
         try:
             judgments_import_parsed(study=study, parsed=partial, check_only=True)
         except StudyImportError as matching:
-            exc.issues = sorted(exc.issues + matching.issues, key=lambda i: (i.line or 0))
+            exc.issues = sorted(exc.issues + matching.issues, key=lambda i: i.line or 0)
         raise StudyImportError(filename, exc.issues) from None
     summary = judgments_import_parsed(study=study, parsed=parsed, mode=mode)
     assert summary is not None

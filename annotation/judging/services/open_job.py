@@ -57,8 +57,9 @@ def open_background_threshold() -> int:
 def _open_size(*, study: Study, design: JudgingDesign, n_judges: int) -> int:
     """Assignment items that opening will write (what its time grows with)."""
     n_originals = Original.objects.filter(study=study).count()
-    n_items = (Candidate.objects.filter(original__study=study).count()
-               + n_originals * sum(int(v) for v in design.control_counts.values()))
+    n_items = Candidate.objects.filter(original__study=study).count() + n_originals * sum(
+        int(v) for v in design.control_counts.values()
+    )
     k = judges_per_item(design)
     return n_items * (min(k, n_judges) if k is not None else n_judges)
 
@@ -89,11 +90,20 @@ def study_judging_open_start(*, study: Study, user: User | None = None, backgrou
         if not background:
             summary = study_judging_open(study=study, user=user)
             return OpenJob.objects.create(
-                study=study, created_by=user, status=JobStatus.SUCCEEDED, phase="done", started_at=now,
-                finished_at=now, progress_done=summary.judges, progress_total=summary.judges,
-                controls_created=summary.controls_created, summary=asdict(summary))
-        job = OpenJob.objects.create(study=study, created_by=user, status=JobStatus.QUEUED,
-                                     phase="waiting for a worker", progress_total=n_judges)
+                study=study,
+                created_by=user,
+                status=JobStatus.SUCCEEDED,
+                phase="done",
+                started_at=now,
+                finished_at=now,
+                progress_done=summary.judges,
+                progress_total=summary.judges,
+                controls_created=summary.controls_created,
+                summary=asdict(summary),
+            )
+        job = OpenJob.objects.create(
+            study=study, created_by=user, status=JobStatus.QUEUED, phase="waiting for a worker", progress_total=n_judges
+        )
         from ..tasks import open_job_run_task
 
         transaction.on_commit(lambda: job_enqueue(open_job_run_task, job.pk))
@@ -144,12 +154,14 @@ def open_job_write(job: OpenJob, *, limit: int | None = None) -> int:
     design = JudgingDesign.objects.get(study=study)
     items, groups, pks = study_items(study)
     if _items_fingerprint(items) != job.items_fingerprint:
-        raise CannotOpen("The study's data changed while judging was being opened, so nothing was opened. "
-                         "Open it again.")
+        raise CannotOpen(
+            "The study's data changed while judging was being opened, so nothing was opened. Open it again."
+        )
     users = {u.username: u for u in User.objects.filter(username__in=job.judges)}
     if len(users) != len(job.judges):
-        raise CannotOpen("A judge's account was deleted while judging was being opened, so nothing was opened. "
-                         "Open it again.")
+        raise CannotOpen(
+            "A judge's account was deleted while judging was being opened, so nothing was opened. Open it again."
+        )
     have = set(Assignment.objects.filter(study=study).values_list("judge__username", flat=True))
     todo = [name for name in job.judges if name not in have]
     if not todo:
@@ -164,14 +176,19 @@ def open_job_write(job: OpenJob, *, limit: int | None = None) -> int:
             break
         with transaction.atomic():
             _job_locked(job.pk)  # serialises with a second run of the same job and with a failure
-            for name in todo[start:start + per_tx]:
+            for name in todo[start : start + per_tx]:
                 if limit is not None and written >= limit:
                     break
                 order = orders[name]
                 try:
                     with transaction.atomic():
-                        assignment_write(study=study, judge=users[name], seed=order.seed,
-                                          candidate_ids=[pks[i] for i in order.items], late=False)
+                        assignment_write(
+                            study=study,
+                            judge=users[name],
+                            seed=order.seed,
+                            candidate_ids=[pks[i] for i in order.items],
+                            late=False,
+                        )
                 except IntegrityError:  # another run of this job wrote it first
                     pass
                 else:
@@ -191,8 +208,12 @@ def _open_job_finish(job_id: int) -> OpenJob:
             raise CannotOpen("Some judges' assignments are missing; nothing was opened. Open it again.")
         n_written = sum(assignments.values_list("n_items", flat=True))
         mark_open(study=study, design=design, user=job.created_by)
-        summary = OpenSummary(controls_created=job.controls_created or 0, items=len(study_items(study)[0]),
-                              judges=len(job.judges), assignment_items=n_written)
+        summary = OpenSummary(
+            controls_created=job.controls_created or 0,
+            items=len(study_items(study)[0]),
+            judges=len(job.judges),
+            assignment_items=n_written,
+        )
         job.status, job.phase, job.summary = JobStatus.SUCCEEDED, "done", asdict(summary)
         job.progress_done = len(job.judges)
         job.finished_at = timezone.now()
@@ -236,8 +257,11 @@ def open_job_run(*, job_id: int) -> OpenJob:
         raise
     except Exception:
         logger.exception("opening judging failed (job %s)", job_id)
-        _open_job_fail(job_id, "Opening judging failed unexpectedly, so nothing was opened; the server log has "
-                               "the details. Try again, or tell the administrator if it keeps failing.")
+        _open_job_fail(
+            job_id,
+            "Opening judging failed unexpectedly, so nothing was opened; the server log has "
+            "the details. Try again, or tell the administrator if it keeps failing.",
+        )
     return OpenJob.objects.get(pk=job_id)
 
 

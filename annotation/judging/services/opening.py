@@ -93,8 +93,11 @@ def study_judging_reset(*, study: Study) -> None:
     design and the assignments are part of the record.
     """
     study = Study.objects.select_for_update().get(pk=study.pk)
-    if (Judgment.objects.filter(study=study).exists() or ComparisonJudgment.objects.filter(study=study).exists()
-            or EsaJudgment.objects.filter(study=study).exists()):
+    if (
+        Judgment.objects.filter(study=study).exists()
+        or ComparisonJudgment.objects.filter(study=study).exists()
+        or EsaJudgment.objects.filter(study=study).exists()
+    ):
         raise CannotOpen("Judges have already submitted judgments; the design can no longer be reset.")
     refuse_while_opening(study)
     opening_undo(study)

@@ -73,19 +73,24 @@ def scores_clean(*, criteria: list[dict], scores: Mapping[str, object]) -> dict[
             errors.setdefault(c["slug"], []).append(str(exc))
     if errors:
         raise JudgmentInvalid(
-            gettext("Rate every criterion on its scale — %(problems)s.") % {
-                "problems": "; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items())},
-            field_errors=errors)
+            gettext("Rate every criterion on its scale — %(problems)s.")
+            % {"problems": "; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items())},
+            field_errors=errors,
+        )
     return out
 
 
 def key_clean(key: object) -> str:
     """The idempotency key, checked: 8–64 ASCII letters, digits, '-' or '_' (:class:`JudgmentInvalid`)."""
-    if not isinstance(key, str) or not KEY_MIN_LENGTH <= len(key) <= KEY_MAX_LENGTH or not all(
-            ch.isascii() and (ch.isalnum() or ch in "-_") for ch in key):
+    if (
+        not isinstance(key, str)
+        or not KEY_MIN_LENGTH <= len(key) <= KEY_MAX_LENGTH
+        or not all(ch.isascii() and (ch.isalnum() or ch in "-_") for ch in key)
+    ):
         raise JudgmentInvalid(
             f"key must be {KEY_MIN_LENGTH}–{KEY_MAX_LENGTH} characters of letters, digits, '-' or '_'",
-            field_errors={"key": ["invalid idempotency key"]})
+            field_errors={"key": ["invalid idempotency key"]},
+        )
     return key
 
 
@@ -124,9 +129,18 @@ def judgment_submit(
     key = key_clean(key)
     clean = scores_clean(criteria=_design_criteria(study), scores=scores)
     return submission_store(
-        study=study, judge=judge, token=token, key=key, values=clean, serve_stamp=serve_stamp,
-        active_seconds=active_seconds_clean(active_seconds), source=source,
-        item_model=AssignmentItem, judgment_model=Judgment, after_stored=after_judgment)
+        study=study,
+        judge=judge,
+        token=token,
+        key=key,
+        values=clean,
+        serve_stamp=serve_stamp,
+        active_seconds=active_seconds_clean(active_seconds),
+        source=source,
+        item_model=AssignmentItem,
+        judgment_model=Judgment,
+        after_stored=after_judgment,
+    )
 
 
 def submission_store(
@@ -177,9 +191,15 @@ def submission_store(
     """
     as_fields = fields_of or (lambda v: {"values": dict(v)})
     with transaction.atomic():
-        item = (item_model.objects.select_for_update(of=("self",)).select_related("assignment")
-                .filter(token=token, assignment__study=study, assignment__judge=judge).order_by().first()
-                if isinstance(token, str) else None)
+        item = (
+            item_model.objects.select_for_update(of=("self",))
+            .select_related("assignment")
+            .filter(token=token, assignment__study=study, assignment__judge=judge)
+            .order_by()
+            .first()
+            if isinstance(token, str)
+            else None
+        )
         if item is None:
             raise ItemNotFound(gettext("There is no such item in your assignment for this study."))
         # One query for both: a judgment under this key (a retry) and the item's latest
@@ -187,28 +207,43 @@ def submission_store(
         found = list(judgment_model.objects.filter(Q(judge=judge, key=key) | Q(item=item, is_latest=True)).order_by())
         existing = next((j for j in found if j.judge_id == judge.pk and j.key == key), None)
         if existing is not None:
-            return _replay(existing, item=item, values=values, values_of=values_of)  # an acknowledged retry is answered as before
+            return _replay(
+                existing, item=item, values=values, values_of=values_of
+            )  # an acknowledged retry is answered as before
         if item.assignment.screened_out_at is not None:
             raise ScreenedOut(gettext("You were screened out of this study; thank you for your time."))
         if Study.objects.filter(pk=study.pk).values_list("status", flat=True).order_by().first() != StudyStatus.OPEN:
             raise StudyNotOpen(gettext("This study is not open for judging."))
         served_at = serve_stamp_read(serve_stamp, token) if isinstance(serve_stamp, str) else None
         if served_at is None:
-            raise JudgmentInvalid(gettext("The serve stamp is missing or does not belong to this item; reload the item."),
-                                  field_errors={"serve_stamp": ["missing or invalid"]})
+            raise JudgmentInvalid(
+                gettext("The serve stamp is missing or does not belong to this item; reload the item."),
+                field_errors={"serve_stamp": ["missing or invalid"]},
+            )
         now = timezone.now()
         latest = next((j for j in found if j.item_id == item.pk and j.is_latest), None)
         if latest is not None:
             judgment_model.objects.filter(pk=latest.pk).update(is_latest=False)
         judgment = judgment_model(
-            study=study, item=item, judge=judge, key=key, revision=(latest.revision + 1) if latest else 1,
-            is_latest=True, served_at=served_at, submitted_at=now,
-            seconds=max(0.0, (now - served_at).total_seconds()), active_seconds=active_seconds, source=source,
-            **as_fields(values))
+            study=study,
+            item=item,
+            judge=judge,
+            key=key,
+            revision=(latest.revision + 1) if latest else 1,
+            is_latest=True,
+            served_at=served_at,
+            submitted_at=now,
+            seconds=max(0.0, (now - served_at).total_seconds()),
+            active_seconds=active_seconds,
+            source=source,
+            **as_fields(values),
+        )
         # Field validation only: the uniqueness rules are enforced by the database
         # constraints, which (unlike a query first) hold under concurrency, and the three
         # foreign keys are rows we have just read.
-        judgment.full_clean(exclude=["study", "item", "judge", *checked_fields], validate_unique=False, validate_constraints=False)
+        judgment.full_clean(
+            exclude=["study", "item", "judge", *checked_fields], validate_unique=False, validate_constraints=False
+        )
         try:
             with transaction.atomic():
                 judgment.save(force_insert=True)
@@ -226,11 +261,13 @@ def submission_store(
     return SubmitResult(judgment=judgment, created=True, screened_out=screened_out)
 
 
-def _replay(existing, *, item, values: Mapping[str, object],
-            values_of: Callable[[Any], Mapping[str, object]] | None = None) -> SubmitResult:
+def _replay(
+    existing, *, item, values: Mapping[str, object], values_of: Callable[[Any], Mapping[str, object]] | None = None
+) -> SubmitResult:
     stored = values_of(existing) if values_of is not None else existing.values
     if existing.item_id != item.pk or stored != values:
-        raise KeyReused(gettext(
-            "This key was already used for a different submission; send a new key for a new judgment."))
+        raise KeyReused(
+            gettext("This key was already used for a different submission; send a new key for a new judgment.")
+        )
     existing.item = item  # the locked row, with its assignment loaded
     return SubmitResult(judgment=existing, created=False)

@@ -52,8 +52,11 @@ def judge_home(request):
             assignment_ensure_for_judge(study=row["study"], judge=request.user)
     if any(r["is_open"] and r["assignment"] is None for r in rows):
         rows = studies_for_judge(judge=request.user)
-    return render(request, "judging/home.html", {"rows": [
-        dict(r, done_text=thousands(r["done"]), total_text=thousands(r["total"])) for r in rows]})
+    return render(
+        request,
+        "judging/home.html",
+        {"rows": [dict(r, done_text=thousands(r["done"]), total_text=thousands(r["total"])) for r in rows]},
+    )
 
 
 def _render_item(request, study, item, *, error=None, field_errors=None, posted=None, status=200):
@@ -68,16 +71,21 @@ def _render_item(request, study, item, *, error=None, field_errors=None, posted=
                 value = None
         c["checked"] = value
         c["errors"] = (field_errors or {}).get(c["slug"], [])
-    return render(request, "judging/rate.html", {
-        "study": study,
-        "item": item,
-        "criteria": criteria,
-        "key": idempotency_key_new(),
-        "position_text": thousands(item.position),
-        "total_text": thousands(item.total),
-        "done_text": thousands(item.done),
-        "error": error,
-    }, status=status)
+    return render(
+        request,
+        "judging/rate.html",
+        {
+            "study": study,
+            "item": item,
+            "criteria": criteria,
+            "key": idempotency_key_new(),
+            "position_text": thousands(item.position),
+            "total_text": thousands(item.total),
+            "done_text": thousands(item.done),
+            "error": error,
+        },
+        status=status,
+    )
 
 
 @login_required
@@ -134,9 +142,15 @@ def submit(request, study_id: int):
     else:
         try:
             judgment_submit(
-                study=study, judge=request.user, token=form.cleaned_data["token"], key=form.cleaned_data["key"],
-                scores=form.scores(), serve_stamp=form.cleaned_data["serve"],
-                active_seconds=form.cleaned_data.get("active_seconds"), source=JudgmentSource.PAGE)
+                study=study,
+                judge=request.user,
+                token=form.cleaned_data["token"],
+                key=form.cleaned_data["key"],
+                scores=form.scores(),
+                serve_stamp=form.cleaned_data["serve"],
+                active_seconds=form.cleaned_data.get("active_seconds"),
+                source=JudgmentSource.PAGE,
+            )
         except ItemNotFound as exc:
             raise Http404(exc.message) from None
         except JudgingError as exc:
@@ -168,12 +182,20 @@ def instructions(request, study_id: int):
     unit = protocol_for_design(design)
     context = unit.instructions_context(design=design, rtl=get_language_bidi()) if design is not None else {}
     criteria = study_criteria_for_judge(study)
-    return render(request, unit.instructions_template, {
-        "study": study, "criteria": criteria, "first_visit": assignment.instructions_seen_at is None,
-        "total_text": thousands(assignment.n_items), "back_keys": unit.back_keys,
-        # The slider keys are explained only where the design has a slider.
-        "has_slider": any(c.get("type") == "slider" for c in criteria), **context,
-    })
+    return render(
+        request,
+        unit.instructions_template,
+        {
+            "study": study,
+            "criteria": criteria,
+            "first_visit": assignment.instructions_seen_at is None,
+            "total_text": thousands(assignment.n_items),
+            "back_keys": unit.back_keys,
+            # The slider keys are explained only where the design has a slider.
+            "has_slider": any(c.get("type") == "slider" for c in criteria),
+            **context,
+        },
+    )
 
 
 @login_required
@@ -192,6 +214,13 @@ def finished(request, study_id: int):
     if unit.judge_page != RATE_PAGE:
         return redirect(unit.judge_page, study_id=study.pk)  # that protocol's own end page
     last = item_previous_for_judge(study=study, judge=request.user)
-    return render(request, "judging/finished.html", {
-        "study": study, "total_text": thousands(assignment.n_items), "last": last,
-        "end": end_code_context(user=request.user, study=study)})
+    return render(
+        request,
+        "judging/finished.html",
+        {
+            "study": study,
+            "total_text": thousands(assignment.n_items),
+            "last": last,
+            "end": end_code_context(user=request.user, study=study),
+        },
+    )

@@ -48,12 +48,24 @@ def _z_basis_display(scale) -> dict:
 def _qc_display(row: dict, criteria: list[str], test_labels: dict[str, str]) -> dict:
     """Format one judge's QC result for the table (numbers as text, flags as a list)."""
     qc = row["qc"]
-    out = {"judge": row["judge"], "excluded": row["excluded"], "screened_out": row.get("screened_out"),
-           "z_basis": [_z_basis_display(s) for s in (row.get("z_basis") or {}).values()]}
+    out = {
+        "judge": row["judge"],
+        "excluded": row["excluded"],
+        "screened_out": row.get("screened_out"),
+        "z_basis": [_z_basis_display(s) for s in (row.get("z_basis") or {}).values()],
+    }
     if qc is None:
-        return out | {"verdict": "none", "flags": [], "n_items": 0, "n_controls": 0, "mad": ["—"] * len(criteria),
-                      "tests": [{"label": label, "passed": None, "p": "—"} for label in test_labels.values()],
-                      "median": "—", "straight": "—", "straight_flagged": False}
+        return out | {
+            "verdict": "none",
+            "flags": [],
+            "n_items": 0,
+            "n_controls": 0,
+            "mad": ["—"] * len(criteria),
+            "tests": [{"label": label, "passed": None, "p": "—"} for label in test_labels.values()],
+            "median": "—",
+            "straight": "—",
+            "straight_flagged": False,
+        }
     tested = any(t.passed is not None for t in qc.tests)
     top: tuple[Any, float] | None = max(qc.straightlining.items(), key=lambda kv: kv[1], default=None)
     return out | {
@@ -63,11 +75,18 @@ def _qc_display(row: dict, criteria: list[str], test_labels: dict[str, str]) -> 
         "n_items": qc.n_items,
         "n_controls": qc.n_controls,
         "mad": [f"{qc.control_mad[c]:.2f}" if c in qc.control_mad else "—" for c in criteria],
-        "tests": [{"label": test_labels.get(t.name, t.name), "passed": t.passed,
-                   "p": "—" if t.pvalue is None else f"{t.pvalue:.3g}"} for t in qc.tests],
+        "tests": [
+            {
+                "label": test_labels.get(t.name, t.name),
+                "passed": t.passed,
+                "p": "—" if t.pvalue is None else f"{t.pvalue:.3g}",
+            }
+            for t in qc.tests
+        ],
         "median": "—" if qc.median_seconds is None else f"{qc.median_seconds:.1f}",
         "straight": f"{top[1]:.0%} ({top[0]})" if top else "—",
-        "straight_flagged": top is not None and top[1] >= STRAIGHTLINE_THRESHOLD
+        "straight_flagged": top is not None
+        and top[1] >= STRAIGHTLINE_THRESHOLD
         and qc.n_items >= STRAIGHTLINE_MIN_SCORES,
     }
 
@@ -81,20 +100,32 @@ def qc(request, study):
     criteria = [c["slug"] for c in design_criteria]
     expected = study_control_expected(study=study)
     # The design's own control tests (per criterion and scale), headed by the criterion's name.
-    test_labels = {name: scales.qc_test_label(design_criteria, crit, kinds)
-                   for name, crit, kinds in study_qc_tests(study=study)}
+    test_labels = {
+        name: scales.qc_test_label(design_criteria, crit, kinds) for name, crit, kinds in study_qc_tests(study=study)
+    }
     # Criteria with no expected value for any control kind: their controls are judged
     # but cannot be checked (the QC page says so).
     unchecked = [c for c in criteria if not any(c in v for v in expected.values())]
     rows = [_qc_display(r, criteria, test_labels) for r in judge_qc(study=study)]
-    return render(request, "judging/qc.html", study_context(
-        study, rows=rows, alpha=design.qc_alpha if design else 0.05, criteria=criteria, unchecked=unchecked,
-        test_labels=list(test_labels.values()), criterion_names=[c["name"] for c in design_criteria],
-        untested=[c["name"] for c in design_criteria if scales.scale_unit(c["scale"]).qc_test is None],
-        zscored_names=[c["name"] for c in design_criteria if scales.scale_unit(c["scale"]).zscored],
-        history=judge_exclusion_history(study=study),
-        fingerprint=judgments_fingerprint(study=study),
-        comparison_qc=unit.qc_rows(study=study), qc_template=unit.qc_template))
+    return render(
+        request,
+        "judging/qc.html",
+        study_context(
+            study,
+            rows=rows,
+            alpha=design.qc_alpha if design else 0.05,
+            criteria=criteria,
+            unchecked=unchecked,
+            test_labels=list(test_labels.values()),
+            criterion_names=[c["name"] for c in design_criteria],
+            untested=[c["name"] for c in design_criteria if scales.scale_unit(c["scale"]).qc_test is None],
+            zscored_names=[c["name"] for c in design_criteria if scales.scale_unit(c["scale"]).zscored],
+            history=judge_exclusion_history(study=study),
+            fingerprint=judgments_fingerprint(study=study),
+            comparison_qc=unit.qc_rows(study=study),
+            qc_template=unit.qc_template,
+        ),
+    )
 
 
 @researcher_study_required
@@ -106,16 +137,26 @@ def exclusion(request, study, username: str):
         messages.error(request, "Choose to exclude or include the judge.")
         return redirect("judging:qc", study_id=study.pk)
     try:
-        row = judge_exclusion_set(study=study, judge=judge, excluded=form.cleaned_data["excluded"],
-                                           decided_by=request.user, reason=form.cleaned_data["reason"])
+        row = judge_exclusion_set(
+            study=study,
+            judge=judge,
+            excluded=form.cleaned_data["excluded"],
+            decided_by=request.user,
+            reason=form.cleaned_data["reason"],
+        )
     except JudgingError as exc:
         messages.error(request, exc.message)
     else:
         if row is None:
-            messages.info(request, f"{judge.username} was already {'excluded' if form.cleaned_data['excluded'] else 'included'}.")
+            messages.info(
+                request, f"{judge.username} was already {'excluded' if form.cleaned_data['excluded'] else 'included'}."
+            )
         else:
-            messages.success(request, f"{judge.username} is now {'excluded from' if row.excluded else 'included in'} "
-                                      "every statistic of this study.")
+            messages.success(
+                request,
+                f"{judge.username} is now {'excluded from' if row.excluded else 'included in'} "
+                "every statistic of this study.",
+            )
     return redirect(reverse("judging:qc", kwargs={"study_id": study.pk}))
 
 
@@ -147,7 +188,10 @@ def import_judgments(request, study):
     except StudyImportError as exc:
         messages.error(request, "Nothing was imported:\n" + exc.describe(limit=20))
         return redirect("judging:design", study_id=study.pk)
-    messages.success(request, f"Imported {s.judgments:,} judgments ({s.revisions:,} revisions) by {s.judges} judges "
-                              f"from {upload.name}; {s.judges_created} imported participants created; {s.replaced:,} values "
-                              f"replaced, {s.skipped:,} skipped as already there.")
+    messages.success(
+        request,
+        f"Imported {s.judgments:,} judgments ({s.revisions:,} revisions) by {s.judges} judges "
+        f"from {upload.name}; {s.judges_created} imported participants created; {s.replaced:,} values "
+        f"replaced, {s.skipped:,} skipped as already there.",
+    )
     return redirect("judging:design", study_id=study.pk)

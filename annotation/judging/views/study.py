@@ -46,7 +46,9 @@ def design(request, study):
             return redirect("judging:design", study_id=study.pk)
     n_originals = Original.objects.filter(study=study).count()
     n_candidates = Candidate.objects.filter(original__study=study).count()
-    n_judges = User.objects.filter(study_memberships__study=study, study_memberships__role=Role.JUDGE).distinct().count()
+    n_judges = (
+        User.objects.filter(study_memberships__study=study, study_memberships__role=Role.JUDGE).distinct().count()
+    )
     n_controls = 0 if design.is_frozen else n_originals * sum(int(v) for v in design.control_counts.values())
     open_job = OpenJob.objects.filter(study=study).first()  # the latest
     if open_job is not None and not open_job.is_finished:
@@ -57,15 +59,29 @@ def design(request, study):
         open_state = "succeeded"
     else:
         open_state = None
-    return render(request, "judging/design.html", study_context(
-        study, design=design, form=form, n_originals=n_originals, n_candidates=n_candidates, n_judges=n_judges,
-        n_items=n_candidates + n_controls, n_controls=n_controls,
-        has_judgments=study_has_judgments(study=study),
-        open_job=open_job, open_state=open_state,
-        open_summary=open_summary_text(open_job.summary) if open_job is not None and open_state == "succeeded" else "",
-        protocol=protocol_for_design(design), protocol_exports=protocol_for_design(design).exports,
-        **screening_views.screening_context(study),
-    ))
+    return render(
+        request,
+        "judging/design.html",
+        study_context(
+            study,
+            design=design,
+            form=form,
+            n_originals=n_originals,
+            n_candidates=n_candidates,
+            n_judges=n_judges,
+            n_items=n_candidates + n_controls,
+            n_controls=n_controls,
+            has_judgments=study_has_judgments(study=study),
+            open_job=open_job,
+            open_state=open_state,
+            open_summary=open_summary_text(open_job.summary)
+            if open_job is not None and open_state == "succeeded"
+            else "",
+            protocol=protocol_for_design(design),
+            protocol_exports=protocol_for_design(design).exports,
+            **screening_views.screening_context(study),
+        ),
+    )
 
 
 def _post_action(request, study, action, success: str, target: str = "judging:design"):
@@ -79,8 +95,10 @@ def _post_action(request, study, action, success: str, target: str = "judging:de
 
 
 def open_summary_text(summary: dict) -> str:
-    return (f"Judging is open: {summary['controls_created']:,} controls built, "
-            f"{summary['judges']} judge(s) assigned {summary['assignment_items']:,} items in all.")
+    return (
+        f"Judging is open: {summary['controls_created']:,} controls built, "
+        f"{summary['judges']} judge(s) assigned {summary['assignment_items']:,} items in all."
+    )
 
 
 @researcher_study_required
@@ -96,8 +114,11 @@ def open_study(request, study):
     if job.status == JobStatus.SUCCEEDED:
         messages.success(request, open_summary_text(job.summary))
         return redirect("judging:progress", study_id=study.pk)
-    messages.info(request, "Judging is being opened in the background. Judges can start once every judge's list "
-                           "is built; this page shows the progress.")
+    messages.info(
+        request,
+        "Judging is being opened in the background. Judges can start once every judge's list "
+        "is built; this page shows the progress.",
+    )
     return redirect("judging:design", study_id=study.pk)
 
 
@@ -111,36 +132,54 @@ def open_job_status(request, study, open_job_id: int):
 @researcher_study_required
 @require_POST
 def close_study(request, study):
-    return _post_action(request, study, lambda: study_judging_close(study=study),
-                        "Judging is closed; no more judgments are accepted.", "judging:progress")
+    return _post_action(
+        request,
+        study,
+        lambda: study_judging_close(study=study),
+        "Judging is closed; no more judgments are accepted.",
+        "judging:progress",
+    )
 
 
 @researcher_study_required
 @require_POST
 def reopen_study(request, study):
-    return _post_action(request, study, lambda: study_judging_reopen(study=study),
-                        "Judging is open again.", "judging:progress")
+    return _post_action(
+        request, study, lambda: study_judging_reopen(study=study), "Judging is open again.", "judging:progress"
+    )
 
 
 @researcher_study_required
 @require_POST
 def reset_study(request, study):
-    return _post_action(request, study, lambda: study_judging_reset(study=study),
-                        "Judging was reset: assignments and controls are deleted and the design can be edited again.")
+    return _post_action(
+        request,
+        study,
+        lambda: study_judging_reset(study=study),
+        "Judging was reset: assignments and controls are deleted and the design can be edited again.",
+    )
 
 
 @researcher_study_required
 @require_POST
 def assign_late(request, study):
-    return _post_action(request, study, lambda: assignments_ensure_all(study=study),
-                        "{result} new judge assignment(s) built.", "judging:progress")
+    return _post_action(
+        request,
+        study,
+        lambda: assignments_ensure_all(study=study),
+        "{result} new judge assignment(s) built.",
+        "judging:progress",
+    )
 
 
 @researcher_study_required
 @require_GET
 def progress(request, study):
-    return render(request, "judging/progress.html", study_context(
-        study, progress=study_progress(study=study), design=design_for_study(study=study)))
+    return render(
+        request,
+        "judging/progress.html",
+        study_context(study, progress=study_progress(study=study), design=design_for_study(study=study)),
+    )
 
 
 @researcher_study_required

@@ -9,8 +9,10 @@ from ._people import read_names, refuse, write_people
 
 
 class Command(BaseCommand):
-    help = ("Add judges or annotators to a study, all or none: existing accounts by username, or (--new) new accounts "
-            "from names or email addresses, each printed once with a generated password or (--link) a sign-in link.")
+    help = (
+        "Add judges or annotators to a study, all or none: existing accounts by username, or (--new) new accounts "
+        "from names or email addresses, each printed once with a generated password or (--link) a sign-in link."
+    )
 
     def create_parser(self, prog_name, subcommand, **kwargs):
         """Names may come before or after the options (`12 --role judge --new --link c@lab.org d@lab.org`):
@@ -25,12 +27,16 @@ class Command(BaseCommand):
         parser.add_argument("--role", required=True, choices=PARTICIPANT_ROLES)
         parser.add_argument("--file", help="read the names from this file, one per line ('-': standard input)")
         parser.add_argument("--new", action="store_true", help="make new accounts instead of adding existing ones")
-        parser.add_argument("--link", action="store_true", help="with --new: a sign-in link for each instead of a password")
+        parser.add_argument(
+            "--link", action="store_true", help="with --new: a sign-in link for each instead of a password"
+        )
         parser.add_argument("--base-url", help="where the site is reached (default: PARAEVAL_BASE_URL)")
 
     def handle(self, *args, **opts):
         ref = opts["study"]
-        study = Study.objects.filter(name=ref).first() or (Study.objects.filter(pk=int(ref)).first() if ref.isdigit() else None)
+        study = Study.objects.filter(name=ref).first() or (
+            Study.objects.filter(pk=int(ref)).first() if ref.isdigit() else None
+        )
         if study is None:
             raise CommandError(f"no study named '{ref}'")
         if opts["link"] and not opts["new"]:
@@ -40,8 +46,9 @@ class Command(BaseCommand):
             raise CommandError("give the names on the command line or with --file")
         try:
             if opts["new"]:
-                made = study_people_create(study=study, lines=lines, role=opts["role"],
-                                                    delivery="link" if opts["link"] else "password")
+                made = study_people_create(
+                    study=study, lines=lines, role=opts["role"], delivery="link" if opts["link"] else "password"
+                )
             else:
                 users = study_people_add_existing(study=study, usernames=lines, role=opts["role"])
         except PeopleError as exc:
@@ -49,5 +56,8 @@ class Command(BaseCommand):
         if opts["new"]:
             write_people(self.stdout, made, opts["base_url"])
         else:
-            self.stdout.write(self.style.SUCCESS(
-                f"{len(users)} {opts['role']}(s) added to '{study.name}': {', '.join(u.username for u in users)}"))
+            self.stdout.write(
+                self.style.SUCCESS(
+                    f"{len(users)} {opts['role']}(s) added to '{study.name}': {', '.join(u.username for u in users)}"
+                )
+            )

@@ -8,8 +8,10 @@ from ._people import refuse, write_people
 
 
 class Command(BaseCommand):
-    help = ("Make a researcher account (may create studies and add people to them) and print its generated password "
-            "or a single-use sign-in link, once. The way to make the first researcher of an installation.")
+    help = (
+        "Make a researcher account (may create studies and add people to them) and print its generated password "
+        "or a single-use sign-in link, once. The way to make the first researcher of an installation."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("name", help="username, or an email address (then also the username)")
@@ -18,8 +20,13 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         try:
-            made = study_people_create(study=None, lines=[(1, opts["name"])], role=None, researcher=True,
-                                                delivery="link" if opts["link"] else "password")
+            made = study_people_create(
+                study=None,
+                lines=[(1, opts["name"])],
+                role=None,
+                researcher=True,
+                delivery="link" if opts["link"] else "password",
+            )
         except PeopleError as exc:
             raise refuse(exc) from None
         write_people(self.stdout, made, opts["base_url"])

@@ -36,14 +36,22 @@ class Command(BaseCommand):
             study = study_create(name=opts["study"], owner=self._owner(opts["owner"]))
         try:
             job = study_import_file(
-                study=study, data=data, filename=path.name, fmt=opts["format"], replace=opts["replace"],
-                background=False)
+                study=study,
+                data=data,
+                filename=path.name,
+                fmt=opts["format"],
+                replace=opts["replace"],
+                background=False,
+            )
         except StudyImportError as exc:
             raise CommandError("import failed, nothing was written:\n" + exc.describe(limit=50)) from None
         s = job.summary
-        self.stdout.write(self.style.SUCCESS(
-            f"Imported {path.name} into '{study.name}' ({s['layout']} {s['format']}, {s['rows']} rows): "
-            f"{s['originals_added']} originals, {s['systems_added']} systems, {s['candidates_added']} candidates."))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Imported {path.name} into '{study.name}' ({s['layout']} {s['format']}, {s['rows']} rows): "
+                f"{s['originals_added']} originals, {s['systems_added']} systems, {s['candidates_added']} candidates."
+            )
+        )
 
     @staticmethod
     def _owner(username: str | None) -> User:
@@ -57,8 +65,9 @@ class Command(BaseCommand):
         if len(researchers) == 1:
             return researchers[0]
         if not researchers:
-            raise CommandError("--create needs an owner and there is no researcher account yet: "
-                               "make one with `manage.py create_researcher NAME`, or pass --owner USERNAME")
+            raise CommandError(
+                "--create needs an owner and there is no researcher account yet: "
+                "make one with `manage.py create_researcher NAME`, or pass --owner USERNAME"
+            )
         names = ", ".join(u.username for u in researchers[:5]) + (", ..." if len(researchers) > 5 else "")
-        raise CommandError(f"--create needs an owner: there are several researchers ({names}); "
-                           "pass --owner USERNAME")
+        raise CommandError(f"--create needs an owner: there are several researchers ({names}); pass --owner USERNAME")

@@ -27,8 +27,10 @@ FORMATS = {".txt": "txt", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl":
 def _format_of(path: Path, flag: str) -> str:
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
-        raise CommandError(f"{flag} {path}: cannot tell the format from '{path.suffix or '(no extension)'}'; "
-                           f"use one of {', '.join(sorted(FORMATS))}")
+        raise CommandError(
+            f"{flag} {path}: cannot tell the format from '{path.suffix or '(no extension)'}'; "
+            f"use one of {', '.join(sorted(FORMATS))}"
+        )
     return fmt
 
 
@@ -67,7 +69,9 @@ def read_rows(path: Path) -> tuple[str, list[str], list[dict[str, str]]]:
     reader.fieldnames = columns
     for row in reader:
         if None in row or any(v is None for v in row.values()):
-            raise CommandError(f"{path}, line {reader.line_num}: the row has a different number of fields than the header")
+            raise CommandError(
+                f"{path}, line {reader.line_num}: the row has a different number of fields than the header"
+            )
         rows.append(row)
     return fmt, columns, rows
 
@@ -146,6 +150,9 @@ class Command(BaseCommand):
             rows[i]["candidate"] = p.text
         write_rows(opts["output"], columns, rows)
         changed = sum(1 for p in out if p.changed)
-        self.stdout.write(self.style.SUCCESS(
-            f"Paraphrased {len(todo)} sentences with {opts['system']} ({changed} changed) into {opts['output']}."))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Paraphrased {len(todo)} sentences with {opts['system']} ({changed} changed) into {opts['output']}."
+            )
+        )
         self.stdout.write(f"signature: {paraphraser.signature()}")

@@ -11,6 +11,7 @@ from .text_formats import read_naacl, read_pharaoh, write_naacl, write_pharaoh
 
 # --------------------------------------------------------------------------- dispatch
 
+
 def loads(
     text: str,
     format: str,
@@ -68,6 +69,7 @@ def dumps(alignments: Iterable[Alignment], format: str) -> str:
 
 # --------------------------------------------------------------------------- groups
 
+
 def load_groups(path) -> list[dict]:
     """Read alignment groups (``fixtures/alignment/demo_groups.jsonl.gz``; schema there).
 
@@ -90,8 +92,12 @@ def load_groups(path) -> list[dict]:
                 key = g["key"]["tokens"]
                 for m in g["members"]:
                     m["alignments"] = {
-                        name: Alignment(tuple(key), tuple(m["tokens"]), frozenset(map(tuple, a.get("sure", []))),
-                                        frozenset(map(tuple, a.get("possible", []))))
+                        name: Alignment(
+                            tuple(key),
+                            tuple(m["tokens"]),
+                            frozenset(map(tuple, a.get("sure", []))),
+                            frozenset(map(tuple, a.get("possible", []))),
+                        )
                         for name, a in m["alignments"].items()
                     }
             except json.JSONDecodeError as exc:

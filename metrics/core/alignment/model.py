@@ -159,6 +159,7 @@ class Alignment:
 
 # --------------------------------------------------------------------------- helpers
 
+
 def numbered_lines(source: str | Iterable[str]) -> Iterator[tuple[int, str]]:
     """Yield (1-based line number, line without its end-of-line) from text or lines."""
     # "\n" only: JSON lines may hold U+2028/U+2029/U+0085 raw inside strings. A final
@@ -223,7 +224,9 @@ UINT_RE = re.compile(r"[0-9]+")
 # NAACL counts and indices: 1-based positive integers.
 def positive_int(text: str, what: str, line: int, column: int, *, allow_zero: bool = False) -> int:
     if not UINT_RE.fullmatch(text):
-        raise FormatError(f"{what} {text!r} is not a {'non-negative' if allow_zero else 'positive'} integer", line, column)
+        raise FormatError(
+            f"{what} {text!r} is not a {'non-negative' if allow_zero else 'positive'} integer", line, column
+        )
     value = int(text)
     if value == 0 and not allow_zero:
         raise FormatError(f"{what} must be 1 or more (NAACL numbering is 1-based)", line, column)

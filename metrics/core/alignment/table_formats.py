@@ -28,8 +28,8 @@ def read_json(source: str | Iterable[str], *, jsonl: bool | None = None) -> list
     is ``json``, otherwise it is read line by line. Errors name the line (and
     column for syntax errors) and the pair's 0-based index.
     """
-    text = source if isinstance(source, str) else "".join(
-        line if line.endswith("\n") else line + "\n" for line in source
+    text = (
+        source if isinstance(source, str) else "".join(line if line.endswith("\n") else line + "\n" for line in source)
     )
     if jsonl is None:
         try:
@@ -78,6 +78,7 @@ def write_jsonl(alignments: Iterable[Alignment]) -> str:
 
 # --------------------------------------------------------------------------- CSV
 
+
 def read_csv(
     source: str | Iterable[str],
     *,
@@ -86,8 +87,8 @@ def read_csv(
 ) -> list[Alignment]:
     """Read ``pair,i,j,kind`` rows (header required; 0-based; kind sure|possible)."""
     pair_tokens = pair_tokens_or_none(pairs)
-    text = source if isinstance(source, str) else "".join(
-        line if line.endswith("\n") else line + "\n" for line in source
+    text = (
+        source if isinstance(source, str) else "".join(line if line.endswith("\n") else line + "\n" for line in source)
     )
     reader = csv.reader(io.StringIO(text))
     found: dict[int, tuple[set, set]] = {}

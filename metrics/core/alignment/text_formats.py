@@ -84,9 +84,7 @@ def read_naacl(
         if not fields:
             continue
         if len(fields) not in (3, 4, 5):
-            raise FormatError(
-                f"expected 'sent i j [S|P] [confidence]', found {len(fields)} fields", n, fields[0][1]
-            )
+            raise FormatError(f"expected 'sent i j [S|P] [confidence]', found {len(fields)} fields", n, fields[0][1])
         sent = positive_int(fields[0][0], "sentence id", n, fields[0][1])
         i = positive_int(fields[1][0], "position_L1", n, fields[1][1], allow_zero=True)
         j = positive_int(fields[2][0], "position_L2", n, fields[2][1], allow_zero=True)

@@ -137,9 +137,7 @@ class ParaphraseTable:
 
     def to_tsv(self) -> str:
         """The text format read by :func:`read_paraphrase_table`."""
-        return "".join(
-            f"{p}\t{q}\n" if pr is None else f"{p}\t{q}\t{pr:.6g}\n" for p, q, pr in self.items()
-        )
+        return "".join(f"{p}\t{q}\n" if pr is None else f"{p}\t{q}\t{pr:.6g}\n" for p, q, pr in self.items())
 
 
 def read_paraphrase_table(source: str | Iterable[str]) -> ParaphraseTable:

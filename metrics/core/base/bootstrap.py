@@ -205,7 +205,9 @@ def pairwise_tests(
                 both = np.rint(both).astype(np.int64)
             sc = np.asarray(metric.scores_from_sums(both), dtype=np.float64).reshape(2, len(pairs), -1)
             diffs = np.abs(sc[0] - sc[1])
-            counts += (diffs > np.abs(scores[[j for _, j in pairs]] - scores[[i for i, _ in pairs]])[:, None]).sum(axis=1)
+            counts += (diffs > np.abs(scores[[j for _, j in pairs]] - scores[[i for i, _ in pairs]])[:, None]).sum(
+                axis=1
+            )
     pv = np.ones((n_sys, n_sys))
     for p, (i, j) in enumerate(pairs):
         pv[i, j] = pv[j, i] = (counts[p] + 1) / (m_total + 1)

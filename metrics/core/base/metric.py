@@ -100,9 +100,7 @@ class Metric(ABC):
                 self._resource_paths[name] = p
             else:
                 if not isinstance(getattr(value, "fingerprint", None), str):
-                    raise MetricError(
-                        f"resource {name!r} must be a path or an object with a string 'fingerprint'"
-                    )
+                    raise MetricError(f"resource {name!r} must be a path or an object with a string 'fingerprint'")
                 self._loaded[name] = value
         self._check_params()
 
@@ -195,9 +193,7 @@ class Metric(ABC):
         if self.needs_references:
             for i, r in enumerate(refs):
                 if r is None or not r.strip():
-                    raise MissingReference(
-                        f"metric {self.slug!r} needs a reference, but segment {i} has none"
-                    )
+                    raise MissingReference(f"metric {self.slug!r} needs a reference, but segment {i} has none")
         k = len(self.stat_names)
         if n == 0:
             return np.zeros((0, k))
@@ -207,9 +203,7 @@ class Metric(ABC):
         return stats
 
     @abstractmethod
-    def _segment_stats(
-        self, originals: list[str], candidates: list[str], references: list[str | None]
-    ) -> np.ndarray:
+    def _segment_stats(self, originals: list[str], candidates: list[str], references: list[str | None]) -> np.ndarray:
         """Compute the ``(n, k)`` statistics of validated input (n ≥ 1)."""
 
     @abstractmethod
@@ -303,9 +297,7 @@ class MeanMetric(Metric):
     stat_names: tuple[str, ...] = ("score", "count")
 
     @abstractmethod
-    def _sentence_values(
-        self, originals: list[str], candidates: list[str], references: list[str | None]
-    ) -> np.ndarray:
+    def _sentence_values(self, originals: list[str], candidates: list[str], references: list[str | None]) -> np.ndarray:
         """Sentence scores of validated input, shape ``(n,)``."""
 
     def _segment_stats(self, originals, candidates, references):

@@ -73,9 +73,7 @@ class Param:
         try:
             out = self._convert(value)
         except (TypeError, ValueError):
-            raise MetricError(
-                f"parameter {self.name!r} must be {self.type.__name__}, got {value!r}"
-            ) from None
+            raise MetricError(f"parameter {self.name!r} must be {self.type.__name__}, got {value!r}") from None
         if self.choices is not None and out not in self.choices:
             allowed = ", ".join(map(str, self.choices))
             raise MetricError(f"parameter {self.name!r} must be one of {allowed}; got {value!r}")

@@ -65,9 +65,7 @@ class SacreChoice:
         return drawn[:count]
 
 
-def iter_resample_indices(
-    n: int, n_resamples: int, *, seed: int | None = DEFAULT_SEED, max_cells: int = 4_000_000
-):
+def iter_resample_indices(n: int, n_resamples: int, *, seed: int | None = DEFAULT_SEED, max_cells: int = 4_000_000):
     """:func:`resample_indices` in row blocks of at most ``max_cells`` indices.
 
     The blocks stacked are exactly the full matrix (tested) — without holding
@@ -129,7 +127,9 @@ def resampled_sums(indices: np.ndarray, stats: np.ndarray, exact32: bool) -> np.
     """``W @ stats`` for the count matrix ``W`` of ``indices``, in float64 (exact as said)."""
     dtype = np.float32 if exact32 else np.float64
     with one_blas_thread():
-        return (counts_from_indices(indices, stats.shape[0], dtype) @ stats.astype(dtype, copy=False)).astype(np.float64)
+        return (counts_from_indices(indices, stats.shape[0], dtype) @ stats.astype(dtype, copy=False)).astype(
+            np.float64
+        )
 
 
 def resampled_sum_matrix(n: int, n_resamples: int, stats: np.ndarray, seed: int | None) -> np.ndarray:

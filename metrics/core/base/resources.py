@@ -70,7 +70,5 @@ def file_fingerprint(path: str | os.PathLike) -> str:
         st = p.stat()
         stamp: tuple = (st.st_size, st.st_mtime_ns)
     else:
-        stamp = tuple(
-            (str(q), q.stat().st_size, q.stat().st_mtime_ns) for q in sorted(p.rglob("*")) if q.is_file()
-        )
+        stamp = tuple((str(q), q.stat().st_size, q.stat().st_mtime_ns) for q in sorted(p.rglob("*")) if q.is_file())
     return _hash_path(str(p), stamp)

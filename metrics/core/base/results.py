@@ -83,6 +83,11 @@ class PairwiseResult:
         """The comparison of system ``j`` against baseline ``i`` as a :class:`PairedResult`."""
         a, b = self.statistics[i], self.statistics[j]
         return PairedResult(
-            statistic_a=a, statistic_b=b, delta=b - a, pvalue=self.pvalues[i][j],
-            n=self.n, n_resamples=self.n_resamples, seed=self.seed,
+            statistic_a=a,
+            statistic_b=b,
+            delta=b - a,
+            pvalue=self.pvalues[i][j],
+            n=self.n,
+            n_resamples=self.n_resamples,
+            seed=self.seed,
         )

@@ -117,10 +117,18 @@ class ChatEndpoint:
 
     def complete(self, model: str, messages: list[dict], decoding: Decoding) -> str:
         """The assistant's answer text to ``messages``."""
-        body = json.dumps({
-            "model": model, "messages": messages, "temperature": decoding.temperature, "top_p": decoding.top_p,
-            "seed": decoding.seed, "max_tokens": decoding.max_tokens, "n": 1, "stream": False,
-        }).encode("utf-8")
+        body = json.dumps(
+            {
+                "model": model,
+                "messages": messages,
+                "temperature": decoding.temperature,
+                "top_p": decoding.top_p,
+                "seed": decoding.seed,
+                "max_tokens": decoding.max_tokens,
+                "n": 1,
+                "stream": False,
+            }
+        ).encode("utf-8")
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
@@ -176,8 +184,12 @@ class LlamaCppModel:
     def complete(self, model: str, messages: list[dict], decoding: Decoding) -> str:
         with self._lock:
             out = self._llm.create_chat_completion(
-                messages=messages, temperature=decoding.temperature, top_p=decoding.top_p, top_k=1,
-                seed=decoding.seed, max_tokens=decoding.max_tokens,
+                messages=messages,
+                temperature=decoding.temperature,
+                top_p=decoding.top_p,
+                top_k=1,
+                seed=decoding.seed,
+                max_tokens=decoding.max_tokens,
             )
         return str(out["choices"][0]["message"]["content"] or "")
 
@@ -210,10 +222,13 @@ class TransformersModel:
         with self._lock, torch.no_grad():
             torch.manual_seed(decoding.seed)
             out = self._model.generate(
-                ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=decoding.max_tokens,
+                ids,
+                attention_mask=torch.ones_like(ids),
+                do_sample=False,
+                max_new_tokens=decoding.max_tokens,
                 pad_token_id=self._tokenizer.eos_token_id,
             )
-        return str(self._tokenizer.decode(out[0, ids.shape[1]:], skip_special_tokens=True))
+        return str(self._tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True))
 
 
 _loaded: dict[tuple, Any] = {}

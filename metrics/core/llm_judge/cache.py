@@ -57,7 +57,7 @@ class AnswerCache:
         with self._lock:
             db = self._db()
             for i in range(0, len(keys), 500):
-                part = keys[i: i + 500]
+                part = keys[i : i + 500]
                 marks = ",".join("?" * len(part))
                 out.update(db.execute(f"SELECT key, answer FROM answer WHERE key IN ({marks})", part).fetchall())
         return out

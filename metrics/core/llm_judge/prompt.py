@@ -56,7 +56,13 @@ Answer with $answer_format and nothing else.
 """
 
 PLACEHOLDERS = (
-    "instructions", "criterion_name", "criterion_help", "scale", "answer_format", "original", "candidate",
+    "instructions",
+    "criterion_name",
+    "criterion_help",
+    "scale",
+    "answer_format",
+    "original",
+    "candidate",
 )
 
 _PART = re.compile(r"^\[(system|user)\]\s*$", re.MULTILINE)
@@ -71,8 +77,10 @@ def _parts(template: str) -> list[tuple[str, str]]:
     heads = list(_PART.finditer(template))
     if not heads:
         return [("user", template.strip())]
-    return [(m.group(1), template[m.end(): heads[k + 1].start() if k + 1 < len(heads) else len(template)].strip())
-            for k, m in enumerate(heads)]
+    return [
+        (m.group(1), template[m.end() : heads[k + 1].start() if k + 1 < len(heads) else len(template)].strip())
+        for k, m in enumerate(heads)
+    ]
 
 
 def template_check(template: str) -> None:
@@ -90,8 +98,9 @@ def template_check(template: str) -> None:
                 names.add(name)
     unknown = names - set(PLACEHOLDERS)
     if unknown:
-        raise ValueError(f"unknown placeholder(s) in the template: {', '.join(sorted(unknown))}; "
-                         f"known: {', '.join(PLACEHOLDERS)}")
+        raise ValueError(
+            f"unknown placeholder(s) in the template: {', '.join(sorted(unknown))}; known: {', '.join(PLACEHOLDERS)}"
+        )
     missing = {"original", "candidate"} - names
     if missing:
         raise ValueError(f"the template must show the pair: add {', '.join('$' + n for n in sorted(missing))}")

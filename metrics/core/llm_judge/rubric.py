@@ -106,10 +106,14 @@ class Rubric:
 
     def to_json(self) -> str:
         return json.dumps(
-            {"instructions": self.instructions,
-             "criteria": [{"slug": c.slug, "name": c.name, "help": c.help, "scale": dict(c.scale)}
-                          for c in self.criteria]},
-            sort_keys=True, ensure_ascii=False,
+            {
+                "instructions": self.instructions,
+                "criteria": [
+                    {"slug": c.slug, "name": c.name, "help": c.help, "scale": dict(c.scale)} for c in self.criteria
+                ],
+            },
+            sort_keys=True,
+            ensure_ascii=False,
         )
 
     def fingerprint(self) -> str:
@@ -118,27 +122,53 @@ class Rubric:
 
 
 _PEM = (
-    ("adequacy", "Adequacy", "Does the paraphrase say what the original says? Judge the meaning only, not the style.",
-     ["None of the meaning", "Little of the meaning", "Much of the meaning", "Most of the meaning",
-      "All of the meaning"]),
-    ("fluency", "Fluency", "Is the paraphrase fluent, grammatical English, read on its own?",
-     ["Incomprehensible", "Broken", "Awkward but clear", "Good", "Flawless"]),
-    ("dissimilarity", "Lexical dissimilarity",
-     "How much has the wording changed from the original? Count changed words, not changed meaning.",
-     ["Same wording", "A word or two changed", "Some wording changed", "Much wording changed",
-      "Entirely new wording"]),
-    ("overall", "Overall",
-     "A good paraphrase keeps the meaning, is fluent, and words things as differently from the original as it "
-     "can. 5 is a perfect paraphrase, 1 an unacceptable one.",
-     ["Unacceptable", "Poor", "Fair", "Good", "Perfect"]),
+    (
+        "adequacy",
+        "Adequacy",
+        "Does the paraphrase say what the original says? Judge the meaning only, not the style.",
+        [
+            "None of the meaning",
+            "Little of the meaning",
+            "Much of the meaning",
+            "Most of the meaning",
+            "All of the meaning",
+        ],
+    ),
+    (
+        "fluency",
+        "Fluency",
+        "Is the paraphrase fluent, grammatical English, read on its own?",
+        ["Incomprehensible", "Broken", "Awkward but clear", "Good", "Flawless"],
+    ),
+    (
+        "dissimilarity",
+        "Lexical dissimilarity",
+        "How much has the wording changed from the original? Count changed words, not changed meaning.",
+        [
+            "Same wording",
+            "A word or two changed",
+            "Some wording changed",
+            "Much wording changed",
+            "Entirely new wording",
+        ],
+    ),
+    (
+        "overall",
+        "Overall",
+        "A good paraphrase keeps the meaning, is fluent, and words things as differently from the original as it "
+        "can. 5 is a perfect paraphrase, 1 an unacceptable one.",
+        ["Unacceptable", "Poor", "Fair", "Good", "Perfect"],
+    ),
 )
 
 #: PEM's four criteria on labelled 1–5 scales (Liu, Dahlmeier & Ng 2010, §5.1), worded
 #: as paraeval's default judging design words them for the human judges.
-PEM_RUBRIC = Rubric(tuple(
-    Criterion(slug, name, help_, {"type": "points", "min": 1, "max": 5, "labels": labels})
-    for slug, name, help_, labels in _PEM
-))
+PEM_RUBRIC = Rubric(
+    tuple(
+        Criterion(slug, name, help_, {"type": "points", "min": 1, "max": 5, "labels": labels})
+        for slug, name, help_, labels in _PEM
+    )
+)
 
 
 def rubric_from_json(text: str) -> Rubric:
@@ -163,8 +193,12 @@ def rubric_from_json(text: str) -> Rubric:
         scale = dict(c["scale"])
         kind = scale.get("type")
         if kind == "points":
-            ok = isinstance(scale.get("labels"), list) and isinstance(scale.get("min"), int) \
-                and isinstance(scale.get("max"), int) and len(scale["labels"]) == scale["max"] - scale["min"] + 1
+            ok = (
+                isinstance(scale.get("labels"), list)
+                and isinstance(scale.get("min"), int)
+                and isinstance(scale.get("max"), int)
+                and len(scale["labels"]) == scale["max"] - scale["min"] + 1
+            )
         elif kind == "categorical":
             ok = isinstance(scale.get("categories"), list) and len(scale["categories"]) >= 2
         elif kind == "slider":

@@ -98,14 +98,14 @@ class KneserNeyModel:
         """log10 p(word | context): the longest stored n-gram times the skipped contexts' γ."""
         self._prepare()
         ids = tuple(self.word_id(t) for t in context)
-        ids = ids[max(0, len(ids) - (self.order - 1)):] if self.order > 1 else ()
+        ids = ids[max(0, len(ids) - (self.order - 1)) :] if self.order > 1 else ()
         return self._logprob_ids(self.word_id(word), ids)
 
     def _logprob_ids(self, w: int, ctx: tuple[int, ...]) -> float:
         _, lookup = self._prepare()
         total_bow = 0.0
         for k in range(len(ctx), -1, -1):
-            h = ctx[len(ctx) - k:]
+            h = ctx[len(ctx) - k :]
             hit = lookup[k].get(h + (w,))
             if hit is not None:
                 return total_bow + hit[0]
@@ -120,7 +120,7 @@ class KneserNeyModel:
         ids = [0] + [self.word_id(t) for t in tokens] + [1]
         total = 0.0
         for i in range(1, len(ids)):
-            total += self._logprob_ids(ids[i], tuple(ids[max(0, i - self.order + 1):i]))
+            total += self._logprob_ids(ids[i], tuple(ids[max(0, i - self.order + 1) : i]))
         return total
 
     # -- ARPA ---------------------------------------------------------------

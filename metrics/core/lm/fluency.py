@@ -152,8 +152,9 @@ class LmFluency(Metric):
     description = "PEM fluency: log10 Pr(P) / length(P) under a 4-gram modified Kneser-Ney LM (KenLM)."
     version = "1"
     params = {
-        "order": Param("order", int, 4, "n-gram order when the model is built from training text",
-                       minimum=1, maximum=8),
+        "order": Param(
+            "order", int, 4, "n-gram order when the model is built from training text", minimum=1, maximum=8
+        ),
         "lowercase": Param("lowercase", bool, True, "lower-case tokens (must match the model's training text)"),
     }
     resources = {
@@ -172,7 +173,7 @@ class LmFluency(Metric):
         needs="candidate (P) and a language model (built in: a KenLM model of the Bible's English text)",
         reference="Liu, Dahlmeier & Ng 2010, PEM: A Paraphrase Evaluation Metric Exploiting Parallel Texts (EMNLP), §4.4",
         caveats="Rewards common wording in the model's domain: a fluent sentence about an unusual topic scores low. "
-                "Random text drawn from a unigram model scores lowest, as it should.",
+        "Random text drawn from a unigram model scores lowest, as it should.",
     )
 
     def _segment_stats(self, originals, candidates, references):

@@ -88,7 +88,9 @@ class ContextClassifier:
 
     @classmethod
     def from_json(cls, data: dict) -> ContextClassifier:
-        return cls(data["word"], dict(data["weights"]), float(data["bias"]), int(data["n_positive"]), int(data["n_negative"]))
+        return cls(
+            data["word"], dict(data["weights"]), float(data["bias"]), int(data["n_positive"]), int(data["n_negative"])
+        )
 
 
 class ClassifierBank:

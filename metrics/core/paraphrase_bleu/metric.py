@@ -42,35 +42,41 @@ class ParaphraseBleu(SacreMetric):
     )
     params = {
         "against": AGAINST,
-        "threshold": Param("threshold", float, 0.5, "accept a synonym when P(fits context) ≥ this",
-                           minimum=0.0, maximum=1.0),
+        "threshold": Param(
+            "threshold", float, 0.5, "accept a synonym when P(fits context) ≥ this", minimum=0.0, maximum=1.0
+        ),
         "min_count": Param("min_count", int, 10, "never substitute words in fewer corpus sentences", minimum=1),
-        "max_examples": Param("max_examples", int, 500, "positive (and as many negative) training sentences per word",
-                              minimum=2),
+        "max_examples": Param(
+            "max_examples", int, 500, "positive (and as many negative) training sentences per word", minimum=2
+        ),
         "seed": Param("seed", int, 0, "seed of the training-sentence sampling"),
         **BLEU_PARAMS,
     }
     resources = {
         "synonyms": ResourceSpec(
-            "synonyms", "WordNet synonym table (fixtures/build_wordnet_synonyms.py)", default=DEFAULT_TABLE,
+            "synonyms",
+            "WordNet synonym table (fixtures/build_wordnet_synonyms.py)",
+            default=DEFAULT_TABLE,
             loader=load_synonym_table,
         ),
         "corpus": ResourceSpec(
-            "corpus", "English training text for the context classifiers (TSV of build_bible_english.py or "
-            "one sentence a line)", default=DEFAULT_CORPUS, loader=_load_corpus_resource,
+            "corpus",
+            "English training text for the context classifiers (TSV of build_bible_english.py or one sentence a line)",
+            default=DEFAULT_CORPUS,
+            loader=_load_corpus_resource,
         ),
     }
     version = "1"
     card = MetricCard(
         measures="BLEU of the candidate against the original (or reference) after the latter is rewritten with "
-                 "WordNet synonyms taken from the candidate, where a per-word context classifier accepts them.",
+        "WordNet synonyms taken from the candidate, where a per-word context classifier accepts them.",
         direction="higher",
         range="0–100 (BLEU points)",
         needs="original (R) or reference, candidate (P); a WordNet synonym table and English training text (both built in)",
         reference="Kauchak & Barzilay 2006, Paraphrasing for Automatic Evaluation (HLT-NAACL)",
         caveats="Made for machine-translation evaluation: against the original it forgives synonym changes, so it "
-                "measures how much meaning-preserving rewording was done less than PINC does. The first run trains "
-                "the classifiers (cached afterwards).",
+        "measures how much meaning-preserving rewording was done less than PINC does. The first run trains "
+        "the classifiers (cached afterwards).",
     )
 
     def _check_params(self) -> None:

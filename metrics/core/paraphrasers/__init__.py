@@ -76,6 +76,6 @@ Layout
 ------
 One paraphraser a module: :mod:`.embedding` (``pg1``–``pg3``), :mod:`.wordnet`,
 :mod:`.wordnet_context`, :mod:`.apertium`; the base classes, results and the shared
-in-place rewriting are in :mod:`._base`, the slug registry in :mod:`.registry`.  
+in-place rewriting are in :mod:`._base`, the slug registry in :mod:`.registry`.
 Import each name from the module that defines it; this package holds no names of its own.
 """

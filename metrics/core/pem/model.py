@@ -252,8 +252,14 @@ class PemModel:
                 float(tp["statistic"]), None if pvalue is None else float(pvalue), int(tp["n"]), "pearson"
             )
         return cls(
-            svr=RbfSvr(mean=data["mean"], scale=data["scale"], support_vectors=sv, dual_coef=dual,
-                       intercept=intercept, gamma=gamma),
+            svr=RbfSvr(
+                mean=data["mean"],
+                scale=data["scale"],
+                support_vectors=sv,
+                dual_coef=dual,
+                intercept=intercept,
+                gamma=gamma,
+            ),
             best_params=dict(meta["best_params"]),
             cv_mse=float(meta["cv_mse"]),
             n_train=int(meta["n_train"]),
@@ -286,5 +292,7 @@ def _check_npy_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) -> 
         raise PemFileError(f"{name}: member {member} holds Python objects; a PEM model holds numbers only")
     declared = math.prod(shape) * dtype.itemsize
     if declared > min(info.file_size, PEM_MAX_BYTES):
-        raise PemFileError(f"{name}: member {member} claims a {'x'.join(map(str, shape))} array ({declared:,} bytes) "
-                           f"but holds {info.file_size:,} bytes; a PEM model may have {PEM_MAX_BYTES:,}")
+        raise PemFileError(
+            f"{name}: member {member} claims a {'x'.join(map(str, shape))} array ({declared:,} bytes) "
+            f"but holds {info.file_size:,} bytes; a PEM model may have {PEM_MAX_BYTES:,}"
+        )

@@ -176,7 +176,8 @@ def slot_extension(slot: Slot, max_n: int) -> tuple:
     if hit is None or hit[0] is not slot:
         if len(_SLOT_EXTENSIONS) > 100_000:
             _SLOT_EXTENSIONS.clear()
-        hit = _SLOT_EXTENSIONS[key] = (slot, tuple(
-            (words, p, tuple(words[:n] for n in range(1, min(len(words), max_n) + 1))) for words, p in slot
-        ))
+        hit = _SLOT_EXTENSIONS[key] = (
+            slot,
+            tuple((words, p, tuple(words[:n] for n in range(1, min(len(words), max_n) + 1))) for words, p in slot),
+        )
     return hit[1]

@@ -97,30 +97,49 @@ class BatchKernel:
             out[:, n] = code
         return out
 
-    def stats(self, originals: Sequence[str], candidates: Sequence[str], *, stem: bool,
-              ngram_threshold: float) -> np.ndarray:
+    def stats(
+        self, originals: Sequence[str], candidates: Sequence[str], *, stem: bool, ngram_threshold: float
+    ) -> np.ndarray:
         """Rows ``[Σ_g min(W_R, W_P), Σ W_P, Σ W_R]`` of the pairs (original R, candidate P)."""
         with self._lock:
-            rows = [self._bounded(originals[lo:lo + BLOCK_PAIRS], candidates[lo:lo + BLOCK_PAIRS], stem, ngram_threshold)
-                    for lo in range(0, len(originals), BLOCK_PAIRS)]
+            rows = [
+                self._bounded(
+                    originals[lo : lo + BLOCK_PAIRS], candidates[lo : lo + BLOCK_PAIRS], stem, ngram_threshold
+                )
+                for lo in range(0, len(originals), BLOCK_PAIRS)
+            ]
         return np.vstack(rows) if rows else np.zeros((0, 3))
 
-    def _bounded(self, originals: Sequence[str], candidates: Sequence[str], stem: bool,
-                 ngram_threshold: float) -> np.ndarray:
+    def _bounded(
+        self, originals: Sequence[str], candidates: Sequence[str], stem: bool, ngram_threshold: float
+    ) -> np.ndarray:
         try:
             return self._coded(originals, candidates, stem, ngram_threshold)
         except BlockTooLarge:
             if len(originals) == 1:
-                r, p = (pivot_bag(s, self.table, stem=stem, edge_threshold=self.edge_threshold,
-                                  ngram_threshold=ngram_threshold, max_n=self.max_n)
-                        for s in (originals[0], candidates[0]))
+                r, p = (
+                    pivot_bag(
+                        s,
+                        self.table,
+                        stem=stem,
+                        edge_threshold=self.edge_threshold,
+                        ngram_threshold=ngram_threshold,
+                        max_n=self.max_n,
+                    )
+                    for s in (originals[0], candidates[0])
+                )
                 return bag_overlap_stats(r, p)[None, :]
             h = len(originals) // 2
-            return np.vstack([self._bounded(originals[:h], candidates[:h], stem, ngram_threshold),
-                              self._bounded(originals[h:], candidates[h:], stem, ngram_threshold)])
+            return np.vstack(
+                [
+                    self._bounded(originals[:h], candidates[:h], stem, ngram_threshold),
+                    self._bounded(originals[h:], candidates[h:], stem, ngram_threshold),
+                ]
+            )
 
-    def _coded(self, originals: Sequence[str], candidates: Sequence[str], stem: bool,
-               ngram_threshold: float) -> np.ndarray:
+    def _coded(
+        self, originals: Sequence[str], candidates: Sequence[str], stem: bool, ngram_threshold: float
+    ) -> np.ndarray:
         try:
             return self._block(originals, candidates, stem, ngram_threshold)
         except VocabularyFull:
@@ -131,8 +150,9 @@ class BatchKernel:
                 self.usable = False  # one block's words alone overflow: do not try again
                 raise
 
-    def _block(self, originals: Sequence[str], candidates: Sequence[str], stem: bool,
-               ngram_threshold: float) -> np.ndarray:
+    def _block(
+        self, originals: Sequence[str], candidates: Sequence[str], stem: bool, ngram_threshold: float
+    ) -> np.ndarray:
         index: dict[str, int] = {}
         pair_r = np.array([index.setdefault(s, len(index)) for s in originals], dtype=np.int64)
         pair_p = np.array([index.setdefault(s, len(index)) for s in candidates], dtype=np.int64)

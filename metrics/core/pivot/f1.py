@@ -66,8 +66,10 @@ def pivot_f1(
     recall = Σ_g min(W_R(g), W_P(g)) / Σ_g W_R(g), F1 their harmonic mean, over
     the pivot n-gram bags of :func:`pivot_bag`. Symmetric in R and P.
     """
+
     def bag(sentence: str) -> dict[tuple[str, ...], float]:
-        return pivot_bag(sentence, table, stem=stem, edge_threshold=edge_threshold, ngram_threshold=ngram_threshold,
-                         max_n=max_n)
+        return pivot_bag(
+            sentence, table, stem=stem, edge_threshold=edge_threshold, ngram_threshold=ngram_threshold, max_n=max_n
+        )
 
     return f1_from_stats(bag_overlap_stats(bag(original), bag(paraphrase)))

@@ -30,19 +30,21 @@ class PivotF1(Metric):
     version = "1"
     card = MetricCard(
         measures="Whether the candidate keeps the original's meaning: F1 between the bags of pivot-language "
-                 "(Spanish) n-grams both sentences translate into through a phrase table.",
+        "(Spanish) n-grams both sentences translate into through a phrase table.",
         direction="higher",
         range="0–1",
         needs="original (R), candidate (P) and an English→pivot phrase table (built in: Bible English→Spanish)",
         reference="Liu, Dahlmeier & Ng 2010, PEM: A Paraphrase Evaluation Metric Exploiting Parallel Texts (EMNLP), §4.1–4.3",
         caveats="Only as broad as the phrase table: words it has never seen translate to themselves, so "
-                "out-of-domain text falls back to word overlap.",
+        "out-of-domain text falls back to word overlap.",
     )
     params = {
-        "edge_threshold": Param("edge_threshold", float, 0.1, "keep translations with Pr(f|e) above this",
-                                minimum=0.0, maximum=1.0),
-        "ngram_threshold": Param("ngram_threshold", float, 0.01, "keep pivot n-grams with weight above this",
-                                 minimum=0.0),
+        "edge_threshold": Param(
+            "edge_threshold", float, 0.1, "keep translations with Pr(f|e) above this", minimum=0.0, maximum=1.0
+        ),
+        "ngram_threshold": Param(
+            "ngram_threshold", float, 0.01, "keep pivot n-grams with weight above this", minimum=0.0
+        ),
         "max_n": Param("max_n", int, 4, "longest pivot n-gram", minimum=1, maximum=8),
         "stem": Param("stem", bool, True, "Porter-stem English (must match the phrase table)"),
     }
@@ -60,8 +62,12 @@ class PivotF1(Metric):
         if sentence not in cache:
             v = self.param_values
             cache[sentence] = pivot_bag(
-                sentence, table, stem=v["stem"], edge_threshold=v["edge_threshold"],
-                ngram_threshold=v["ngram_threshold"], max_n=v["max_n"],
+                sentence,
+                table,
+                stem=v["stem"],
+                edge_threshold=v["edge_threshold"],
+                ngram_threshold=v["ngram_threshold"],
+                max_n=v["max_n"],
             )
         return cache[sentence]
 

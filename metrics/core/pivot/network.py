@@ -139,7 +139,9 @@ def confusion_network(
     keeps its most probable one.
     """
     slot_of = slot_cache(table, edge_threshold)
-    return [slot_of(" ".join(tokens[start:end])) for start, end in segment(tokens, table, max_phrase_len=max_phrase_len)]
+    return [
+        slot_of(" ".join(tokens[start:end])) for start, end in segment(tokens, table, max_phrase_len=max_phrase_len)
+    ]
 
 
 #: Per phrase table (by identity) and edge threshold: English phrase → its slot.
@@ -232,7 +234,7 @@ def fill_slots(table: PhraseTable, edge_threshold: float, phrases: Sequence[str]
             if not n:
                 fallback(e)  # no translation passes the threshold: the most probable one
                 continue
-            pairs = sorted(zip(neg[at:at + n], pivot[at:at + n])) if n > 1 else [(neg[at], pivot[at])]
+            pairs = sorted(zip(neg[at : at + n], pivot[at : at + n])) if n > 1 else [(neg[at], pivot[at])]
             cache[e] = tuple((tuple(f.split(" ")), -q) for q, f in pairs)
             at += n
     return [cache[e] for e in phrases]

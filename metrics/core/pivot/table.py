@@ -72,7 +72,8 @@ def table_for_metric(table: PhraseTable, *, stem: bool) -> PhraseTable:
         raise ValueError(
             f"the phrase table's English side looks Porter-stemmed (stemming changes {changed:.0%} of its words; "
             "plain text: about 40%) but stem is false, so no lower-cased sentence would match it; use stem=true "
-            "or a table built with build_phrase_table --no-stem")
+            "or a table built with build_phrase_table --no-stem"
+        )
     if len(_PREPARED) >= 4:
         _PREPARED.clear()
     _PREPARED[key] = (table, out)

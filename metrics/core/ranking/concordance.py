@@ -57,8 +57,14 @@ class ConcordanceResult:
     originals: tuple[OriginalConcordance, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return jsonable({"mean_w": self.mean_w, "median_w": self.median_w, "n_originals": self.n_originals,
-                         "originals": [jsonable(o) for o in self.originals]})
+        return jsonable(
+            {
+                "mean_w": self.mean_w,
+                "median_w": self.median_w,
+                "n_originals": self.n_originals,
+                "originals": [jsonable(o) for o in self.originals],
+            }
+        )
 
 
 def kendalls_w(ranks) -> tuple[float, float, float]:

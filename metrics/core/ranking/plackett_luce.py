@@ -81,14 +81,23 @@ class PlackettLuceResult:
         """JSON-serialisable dict, one row per system under ``systems``."""
         rows = [
             {"system": s, "param": p, "probability": q, "low": lo, "high": hi, "p_next": pn, "cluster": c}
-            for s, p, q, lo, hi, pn, c in zip(self.systems, self.params, self.probabilities, self.low, self.high,
-                                               self.p_next, self.cluster)
+            for s, p, q, lo, hi, pn, c in zip(
+                self.systems, self.params, self.probabilities, self.low, self.high, self.p_next, self.cluster
+            )
         ]
-        return jsonable({
-            "systems": rows, "n_rankings": self.n_rankings, "n_originals": self.n_originals,
-            "n_tied_rankings": self.n_tied_rankings, "alpha": self.alpha, "n_boot": self.n_boot,
-            "confidence_level": self.confidence_level, "seed": self.seed, "ties": self.ties,
-        })
+        return jsonable(
+            {
+                "systems": rows,
+                "n_rankings": self.n_rankings,
+                "n_originals": self.n_originals,
+                "n_tied_rankings": self.n_tied_rankings,
+                "alpha": self.alpha,
+                "n_boot": self.n_boot,
+                "confidence_level": self.confidence_level,
+                "seed": self.seed,
+                "ties": self.ties,
+            }
+        )
 
 
 def top1_choices(groups: Sequence[Sequence[int]]) -> list[tuple[int, tuple[int, ...]]]:
@@ -109,7 +118,9 @@ def top1_choices(groups: Sequence[Sequence[int]]) -> list[tuple[int, tuple[int, 
     return out
 
 
-def _fit(n: int, rankings: list[tuple[tuple[int, ...], ...]], alpha: float, start: np.ndarray | None = None) -> np.ndarray:
+def _fit(
+    n: int, rankings: list[tuple[tuple[int, ...], ...]], alpha: float, start: np.ndarray | None = None
+) -> np.ndarray:
     """ML (``alpha=0``) or regularised estimate; ``start`` warm-starts I-LSR (same fixed point, fewer steps)."""
     import choix
 
@@ -164,10 +175,14 @@ def plackett_luce(
     tail = (1 - confidence_level) / 2 * 100
     if boots:
         arr = np.vstack(boots)
-        low = [float(np.nanpercentile(arr[:, j], tail)) if np.isfinite(arr[:, j]).any() else math.nan
-               for j in range(len(systems))]
-        high = [float(np.nanpercentile(arr[:, j], 100 - tail)) if np.isfinite(arr[:, j]).any() else math.nan
-                for j in range(len(systems))]
+        low = [
+            float(np.nanpercentile(arr[:, j], tail)) if np.isfinite(arr[:, j]).any() else math.nan
+            for j in range(len(systems))
+        ]
+        high = [
+            float(np.nanpercentile(arr[:, j], 100 - tail)) if np.isfinite(arr[:, j]).any() else math.nan
+            for j in range(len(systems))
+        ]
     else:
         low = high = [math.nan] * len(systems)
     theta = np.exp(params - params.max())

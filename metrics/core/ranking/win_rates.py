@@ -50,8 +50,18 @@ class PairRecord:
         return self.wins / decided if decided else float("nan")
 
     def to_dict(self) -> dict[str, Any]:
-        return jsonable({"a": self.a, "b": self.b, "wins": self.wins, "ties": self.ties, "losses": self.losses,
-                         "n": self.n, "win_rate": self.win_rate, "decisive_win_rate": self.decisive_win_rate})
+        return jsonable(
+            {
+                "a": self.a,
+                "b": self.b,
+                "wins": self.wins,
+                "ties": self.ties,
+                "losses": self.losses,
+                "n": self.n,
+                "win_rate": self.win_rate,
+                "decisive_win_rate": self.decisive_win_rate,
+            }
+        )
 
 
 @dataclass(frozen=True)
@@ -71,8 +81,17 @@ class SystemRecord:
         return (self.wins + self.ties / 2) / n if n else float("nan")
 
     def to_dict(self) -> dict[str, Any]:
-        return jsonable({"system": self.system, "wins": self.wins, "ties": self.ties, "losses": self.losses,
-                         "firsts": self.firsts, "n_rankings": self.n_rankings, "win_rate": self.win_rate})
+        return jsonable(
+            {
+                "system": self.system,
+                "wins": self.wins,
+                "ties": self.ties,
+                "losses": self.losses,
+                "firsts": self.firsts,
+                "n_rankings": self.n_rankings,
+                "win_rate": self.win_rate,
+            }
+        )
 
 
 def pairwise_records(rankings: Sequence[Ranking]) -> tuple[PairRecord, ...]:
@@ -82,7 +101,7 @@ def pairwise_records(rankings: Sequence[Ranking]) -> tuple[PairRecord, ...]:
         rank = midranks(r.groups)
         names = sorted(rank)
         for i, a in enumerate(names):
-            for b in names[i + 1:]:
+            for b in names[i + 1 :]:
                 c = counts.setdefault((a, b), [0, 0, 0])
                 c[0 if rank[a] < rank[b] else 1 if rank[a] == rank[b] else 2] += 1
     return tuple(PairRecord(a, b, *c) for (a, b), c in sorted(counts.items()))

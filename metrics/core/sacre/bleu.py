@@ -83,7 +83,7 @@ class BleuMetric(SacreMetric):
         needs="original (R) or reference, and candidate (P)",
         reference="Papineni et al. 2002, BLEU (ACL); computed by sacrebleu (Post 2018, WMT)",
         caveats="Against the original (the default) a high BLEU means little rewording: the identical control "
-                "scores 100. Choose “against reference” to measure closeness to a reference paraphrase.",
+        "scores 100. Choose “against reference” to measure closeness to a reference paraphrase.",
     )
     higher_is_better = True
 
@@ -94,5 +94,3 @@ class BleuMetric(SacreMetric):
 
     def signature_extra(self) -> dict[str, str]:
         return {"effective_order": "sentence", "sacrebleu": self._corpus.signature()}
-
-

@@ -47,8 +47,10 @@ def _make_fast_13a():
         import re
 
         literal = [
-            (re.compile(r"(?<=[^0-9])\."), " . "), (re.compile(r"(?<=[^0-9]),"), " , "),
-            (re.compile(r"\.(?=[^0-9])"), " . "), (re.compile(r",(?=[^0-9])"), " , "),
+            (re.compile(r"(?<=[^0-9])\."), " . "),
+            (re.compile(r"(?<=[^0-9]),"), " , "),
+            (re.compile(r"\.(?=[^0-9])"), " . "),
+            (re.compile(r",(?=[^0-9])"), " , "),
             (re.compile(r"(?<=[0-9])-"), " - "),
         ]
         adjacent = re.compile(r"[.,][.,]").search

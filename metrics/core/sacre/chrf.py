@@ -36,7 +36,7 @@ class ChrfMetric(SacreMetric):
     version = "1"
     card = MetricCard(
         measures="Character n-gram F-score (chrF; with word n-grams, chrF++) of the candidate against the original "
-                 "or a reference.",
+        "or a reference.",
         direction="higher",
         range="0–100",
         needs="original (R) or reference, and candidate (P)",
@@ -59,5 +59,3 @@ class ChrfMetric(SacreMetric):
         self._sentence = self._corpus
         orders = p["char_order"] + p["word_order"]
         self.stat_names = tuple(f"{k}_{i}" for i in range(1, orders + 1) for k in ("hyp", "ref", "match"))
-
-

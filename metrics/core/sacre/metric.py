@@ -25,9 +25,7 @@ AGAINST = Param(
 )
 
 
-def against_texts(
-    metric: Metric, originals: list[str], references: list[str | None], against: str
-) -> list[str]:
+def against_texts(metric: Metric, originals: list[str], references: list[str | None], against: str) -> list[str]:
     """The texts a candidate is compared with: the originals, or the references.
 
     Raises :class:`MissingReference` naming the first segment without one.

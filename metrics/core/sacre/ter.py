@@ -32,7 +32,7 @@ class TerMetric(SacreMetric):
     version = "1"
     card = MetricCard(
         measures="Translation edit rate: word edits (insertions, deletions, substitutions, shifts) needed to turn the "
-                 "candidate into the original or reference, per reference word.",
+        "candidate into the original or reference, per reference word.",
         direction="lower",
         range="0 upwards (can exceed 100 when the candidate is much longer)",
         needs="original (R) or reference, and candidate (P)",
@@ -54,5 +54,3 @@ class TerMetric(SacreMetric):
             )
         )
         self._sentence = self._corpus
-
-

@@ -129,11 +129,17 @@ class EmbedCosineMetric(SemanticMetric):
         "against": AGAINST,
         "device": _DEVICE,
         "batch_size": Param(
-            "batch_size", int, 0, "sentences per forward pass; 0: chosen for the device (32 on a CPU, 256 on a GPU)",
-            minimum=0, maximum=4096,
+            "batch_size",
+            int,
+            0,
+            "sentences per forward pass; 0: chosen for the device (32 on a CPU, 256 on a GPU)",
+            minimum=0,
+            maximum=4096,
         ),
         "precision": Param(
-            "precision", str, "fp32",
+            "precision",
+            str,
+            "fp32",
             "fp32, or bf16: the encoder's matrix products in bfloat16 (torch autocast), about 1.7x faster on CPUs "
             "with AVX-512 BF16 or AMX; cosines move by at most about 0.002 (ParaBank); embeddings are kept in fp32. "
             "Refused on CUDA, where it measured 4x slower than fp32",
@@ -211,8 +217,12 @@ _LAYERS = Param(
     maximum=48,
 )
 _BATCH = Param(
-    "batch_size", int, 0, "sentences per forward pass; 0: chosen for the device (64 on a CPU, 512 on a GPU)",
-    minimum=0, maximum=4096,
+    "batch_size",
+    int,
+    0,
+    "sentences per forward pass; 0: chosen for the device (64 on a CPU, 512 on a GPU)",
+    minimum=0,
+    maximum=4096,
 )
 
 
@@ -221,10 +231,14 @@ class BertScoreMetric(SemanticMetric):
     """Registered ``bertscore`` (see the module docstring)."""
 
     slug = "bertscore"
-    description = "BERTScore P/R/F1: greedy cosine matching of contextual token embeddings (all-MiniLM-L6-v2, bert-score)."
+    description = (
+        "BERTScore P/R/F1: greedy cosine matching of contextual token embeddings (all-MiniLM-L6-v2, bert-score)."
+    )
     params = {
         "against": AGAINST,
-        "output": Param("output", str, "f1", "which score: f1, precision or recall", choices=("f1", "precision", "recall")),
+        "output": Param(
+            "output", str, "f1", "which score: f1, precision or recall", choices=("f1", "precision", "recall")
+        ),
         "idf": Param("idf", bool, False, "weight tokens by idf over the batch's original/reference side"),
         "num_layers": _LAYERS,
         "device": _DEVICE,
@@ -258,9 +272,7 @@ class BertScoreMetric(SemanticMetric):
     def _segment_stats(self, originals, candidates, references):
         xs = against_texts(self, originals, references, self.param_values["against"])
         model, tokenizer = load_bert(self.resource_path("model"), self.param_values["num_layers"], self._device)
-        prf = bertscore_prf(
-            model, tokenizer, xs, candidates, idf=self.param_values["idf"], batch_size=self.batch_size
-        )
+        prf = bertscore_prf(model, tokenizer, xs, candidates, idf=self.param_values["idf"], batch_size=self.batch_size)
         chosen = prf[:, ("precision", "recall", "f1").index(self.param_values["output"])]
         return np.column_stack([chosen, np.ones(len(chosen)), prf])
 
@@ -275,15 +287,21 @@ class ParaScoreMetric(SemanticMetric):
     """Registered ``parascore`` (see the module docstring)."""
 
     slug = "parascore"
-    description = "ParaScore: max BERTScore-F1 to the original and the reference + ω·sectional edit diversity (Shen et al. 2022)."
+    description = (
+        "ParaScore: max BERTScore-F1 to the original and the reference + ω·sectional edit diversity (Shen et al. 2022)."
+    )
     params = {
         "reference_free": Param(
             "reference_free", bool, False, "ParaScore.Free: similarity to the original only (no reference column)"
         ),
         "omega": Param("omega", float, OMEGA, "ω, weight of the diversity term (paper/package: 0.05)", minimum=0.0),
         "gamma": Param(
-            "gamma", float, GAMMA, "γ, edit-distance threshold of the sectional function (paper/package: 0.35)",
-            minimum=1e-6, maximum=1.0,
+            "gamma",
+            float,
+            GAMMA,
+            "γ, edit-distance threshold of the sectional function (paper/package: 0.35)",
+            minimum=1e-6,
+            maximum=1.0,
         ),
         "num_layers": _LAYERS,
         "device": _DEVICE,

@@ -56,7 +56,7 @@ def char_labels(spans: Sequence[ErrorSpan], text: str, *, side: str) -> np.ndarr
         if s.missing:
             out[len(text)] = max(out[len(text)], level)
         else:
-            seg = out[s.start:min(s.end, len(text))]
+            seg = out[s.start : min(s.end, len(text))]
             np.maximum(seg, level, out=seg)
     return out
 
@@ -136,7 +136,13 @@ def span_agreement(
     p, r, f = _f1(ca, cb)
     _, _, wf = _f1(wa, wb)
     return SpanAgreement(
-        judge_a, judge_b, shared, p, r, f, wf,
+        judge_a,
+        judge_b,
+        shared,
+        p,
+        r,
+        f,
+        wf,
         _kappa((wa > 0).astype(int), (wb > 0).astype(int), [0, 1]),
         _kappa(wa, wb, [0, 1, 2]),
     )

@@ -71,19 +71,40 @@ def esa_frame(annotations: Sequence[EsaAnnotation], *, weights: Mapping[str, flo
     """
     rows = []
     for a in annotations:
-        rows.append({
-            "judge": a.judge, "item": a.item, "original": a.original, "system": a.system,
-            "is_control": a.is_control, "control_kind": a.control_kind,
-            "esa": float("nan") if a.score is None else float(a.score),
-            "mqm": mqm_score(a.spans, weights=weights),
-            "minor": a.count("minor"), "major": a.count("major"),
-            "candidate_spans": sum(1 for s in a.spans if s.side == "candidate" and not s.missing),
-            "original_spans": sum(1 for s in a.spans if s.side == "original"),
-            "missing_spans": sum(1 for s in a.spans if s.missing),
-            "seconds": float("nan") if a.seconds is None else float(a.seconds),
-        })
-    columns = ["judge", "item", "original", "system", "is_control", "control_kind", "esa", "mqm", "minor", "major",
-               "candidate_spans", "original_spans", "missing_spans", "seconds"]
+        rows.append(
+            {
+                "judge": a.judge,
+                "item": a.item,
+                "original": a.original,
+                "system": a.system,
+                "is_control": a.is_control,
+                "control_kind": a.control_kind,
+                "esa": float("nan") if a.score is None else float(a.score),
+                "mqm": mqm_score(a.spans, weights=weights),
+                "minor": a.count("minor"),
+                "major": a.count("major"),
+                "candidate_spans": sum(1 for s in a.spans if s.side == "candidate" and not s.missing),
+                "original_spans": sum(1 for s in a.spans if s.side == "original"),
+                "missing_spans": sum(1 for s in a.spans if s.missing),
+                "seconds": float("nan") if a.seconds is None else float(a.seconds),
+            }
+        )
+    columns = [
+        "judge",
+        "item",
+        "original",
+        "system",
+        "is_control",
+        "control_kind",
+        "esa",
+        "mqm",
+        "minor",
+        "major",
+        "candidate_spans",
+        "original_spans",
+        "missing_spans",
+        "seconds",
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -120,8 +141,9 @@ def errors_by_severity(annotations: Sequence[EsaAnnotation]) -> pd.DataFrame:
     table["minor_per_judgment"] = table["minor"] / table["n_judgments"]
     table["major_per_judgment"] = table["major"] / table["n_judgments"]
     table = table.reset_index().sort_values(["major_per_judgment", "system"], kind="stable")
-    return table.loc[:, ["system", "n_judgments", "minor", "major", "minor_per_judgment", "major_per_judgment",
-                         "omissions"]].reset_index(drop=True)
+    return table.loc[
+        :, ["system", "n_judgments", "minor", "major", "minor_per_judgment", "major_per_judgment", "omissions"]
+    ].reset_index(drop=True)
 
 
 @dataclass(frozen=True)
@@ -153,12 +175,21 @@ def esa_summary(annotations: Sequence[EsaAnnotation], *, weights: Mapping[str, f
         frame["esa_z"] = float("nan")
     genuine = frame.loc[~frame["is_control"]].reset_index()
     per_original = genuine.groupby(["system", "original"], sort=True).agg(
-        esa=("esa", "mean"), esa_z=("esa_z", "mean"), mqm=("mqm", "mean"), minor=("minor", "mean"),
-        major=("major", "mean"), n=("item", "size"),
+        esa=("esa", "mean"),
+        esa_z=("esa_z", "mean"),
+        mqm=("mqm", "mean"),
+        minor=("minor", "mean"),
+        major=("major", "mean"),
+        n=("item", "size"),
     )
     table = per_original.groupby(level="system").agg(
-        n_originals=("n", "size"), n_judgments=("n", "sum"), esa=("esa", "mean"), esa_z=("esa_z", "mean"),
-        mqm=("mqm", "mean"), minor_per_judgment=("minor", "mean"), major_per_judgment=("major", "mean"),
+        n_originals=("n", "size"),
+        n_judgments=("n", "sum"),
+        esa=("esa", "mean"),
+        esa_z=("esa_z", "mean"),
+        mqm=("mqm", "mean"),
+        minor_per_judgment=("minor", "mean"),
+        major_per_judgment=("major", "mean"),
     )
     table = table.reset_index().sort_values(["esa", "mqm"], ascending=False, kind="stable").reset_index(drop=True)
     return EsaSummary(w, table)
@@ -187,8 +218,15 @@ def esa_system_ranking(
         z = judge_zscores(esa_judgments(annotations, weights=weights), criteria=["esa"])
         frame = frame.merge(z[["judge", "item", "z"]].rename(columns={"z": "esa_z"}), on=["judge", "item"], how="left")
     genuine = frame.loc[~frame["is_control"] & frame[by].notna()]
-    return system_ranking(genuine, score_col=by, system_col="system", unit_col="original", n_boot=n_boot,
-                          significance_level=significance_level, seed=seed)
+    return system_ranking(
+        genuine,
+        score_col=by,
+        system_col="system",
+        unit_col="original",
+        n_boot=n_boot,
+        significance_level=significance_level,
+        seed=seed,
+    )
 
 
 @dataclass(frozen=True)
@@ -202,7 +240,9 @@ class ControlCheck:
     reason: str
 
 
-def control_checks(annotations: Sequence[EsaAnnotation], *, unrelated_max_score: float = 30.0) -> tuple[ControlCheck, ...]:
+def control_checks(
+    annotations: Sequence[EsaAnnotation], *, unrelated_max_score: float = 30.0
+) -> tuple[ControlCheck, ...]:
     """Check every control annotation (the module docstring).
 
     ``identical``: passes with no major span. ``random``/``unigram`` (an unrelated
@@ -220,8 +260,14 @@ def control_checks(annotations: Sequence[EsaAnnotation], *, unrelated_max_score:
         elif a.control_kind in UNRELATED_CONTROLS:
             low = a.score is not None and a.score <= unrelated_max_score
             ok = majors > 0 or low
-            reason = ("a major span" if majors else f"score {a.score:g} ≤ {unrelated_max_score:g}") if ok else (
-                "no major span and " + ("no score" if a.score is None else f"score {a.score:g} > {unrelated_max_score:g}"))
+            reason = (
+                ("a major span" if majors else f"score {a.score:g} ≤ {unrelated_max_score:g}")
+                if ok
+                else (
+                    "no major span and "
+                    + ("no score" if a.score is None else f"score {a.score:g} > {unrelated_max_score:g}")
+                )
+            )
         else:
             continue
         out.append(ControlCheck(a.judge, a.item, a.control_kind, ok, reason))

@@ -34,8 +34,12 @@ def span_object(span: ErrorSpan, text: str, *, style: str = "paraeval", offsets:
             raise ValueError("Appraise stores spans on the candidate only; this annotation has spans on the original")
         if span.missing:
             return {"start_i": "missing", "end_i": "missing", "severity": span.severity, "error_type": span.category}
-        return {"start_i": codepoint_to_utf16(text, span.start), "end_i": codepoint_to_utf16(text, span.end) - 1,
-                "severity": span.severity, "error_type": span.category}
+        return {
+            "start_i": codepoint_to_utf16(text, span.start),
+            "end_i": codepoint_to_utf16(text, span.end) - 1,
+            "severity": span.severity,
+            "error_type": span.category,
+        }
     if style != "paraeval":
         raise ValueError(f"style must be paraeval or appraise, not {style!r}")
     if span.missing:
@@ -53,7 +57,12 @@ def span_object(span: ErrorSpan, text: str, *, style: str = "paraeval", offsets:
 
 
 def annotation_line(
-    annotation: EsaAnnotation, original: str, candidate: str, *, style: str = "paraeval", offsets: str = "codepoint",
+    annotation: EsaAnnotation,
+    original: str,
+    candidate: str,
+    *,
+    style: str = "paraeval",
+    offsets: str = "codepoint",
     include_texts: bool = True,
 ) -> str:
     """The JSON line of one annotation (no newline); ``original``/``candidate`` are its texts.
@@ -66,8 +75,13 @@ def annotation_line(
     def spans(items: Sequence[ErrorSpan]) -> list[dict[str, Any]]:
         return [span_object(s, texts[s.side], style=style, offsets=offsets) for s in items]
 
-    line: dict[str, Any] = {"judge": annotation.judge, "original_id": annotation.original, "system": annotation.system,
-                            "score": annotation.score, "error_spans": spans(annotation.spans)}
+    line: dict[str, Any] = {
+        "judge": annotation.judge,
+        "original_id": annotation.original,
+        "system": annotation.system,
+        "score": annotation.score,
+        "error_spans": spans(annotation.spans),
+    }
     if annotation.proposed:
         line["proposed_spans"] = spans(annotation.proposed)
     if annotation.seconds is not None:

@@ -111,6 +111,8 @@ def span_problem(text: str, start: object, end: object) -> str | None:
     for name, at in (("start", start), ("end", end)):
         if at not in bounds:
             lo, hi = snap_to_graphemes(text, at, at)
-            return (f"{name} {at} splits the character {text[lo:hi]!r} (code points {lo}–{hi}); "
-                    "a span starts and ends between whole characters")
+            return (
+                f"{name} {at} splits the character {text[lo:hi]!r} (code points {lo}–{hi}); "
+                "a span starts and ends between whole characters"
+            )
     return None

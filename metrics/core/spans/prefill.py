@@ -92,15 +92,22 @@ def propose_spans(
     """
     ow, cw = word_offsets(original), word_offsets(candidate)
     alignment = align(
-        [original[s:e] for s, e in ow], [candidate[s:e] for s, e in cw], use_wordnet=use_wordnet, embeddings=embeddings,
+        [original[s:e] for s, e in ow],
+        [candidate[s:e] for s, e in cw],
+        use_wordnet=use_wordnet,
+        embeddings=embeddings,
     )
     links = alignment.sure | alignment.possible
     aligned_o = {i for i, _ in links}
     aligned_c = {j for _, j in links}
-    spans = [ErrorSpan("candidate", s, e, severity, "addition")
-             for s, e in _runs(candidate, cw, aligned_c, include_punctuation)]
-    spans += [ErrorSpan("original", s, e, severity, "omission")
-              for s, e in _runs(original, ow, aligned_o, include_punctuation)]
+    spans = [
+        ErrorSpan("candidate", s, e, severity, "addition")
+        for s, e in _runs(candidate, cw, aligned_c, include_punctuation)
+    ]
+    spans += [
+        ErrorSpan("original", s, e, severity, "omission")
+        for s, e in _runs(original, ow, aligned_o, include_punctuation)
+    ]
     return Proposal(tuple(spans), ow, cw, alignment)
 
 
@@ -149,10 +156,26 @@ class ProposalOutcomes:
         return (self.kept - self.added) / self.kept if self.kept else math.nan
 
     def to_dict(self) -> dict[str, Any]:
-        return jsonable({**{k: getattr(self, k) for k in (
-            "n_annotations", "proposed", "accepted", "severity_changed", "edited", "deleted", "added", "kept")},
-            "precision_strict": self.precision_strict, "precision_lenient": self.precision_lenient,
-            "recall": self.recall})
+        return jsonable(
+            {
+                **{
+                    k: getattr(self, k)
+                    for k in (
+                        "n_annotations",
+                        "proposed",
+                        "accepted",
+                        "severity_changed",
+                        "edited",
+                        "deleted",
+                        "added",
+                        "kept",
+                    )
+                },
+                "precision_strict": self.precision_strict,
+                "precision_lenient": self.precision_lenient,
+                "recall": self.recall,
+            }
+        )
 
 
 def proposal_outcomes(annotations: Sequence[EsaAnnotation]) -> ProposalOutcomes:
@@ -219,13 +242,25 @@ def prefill_timing(
     mean_wo = float(without.mean()) if without.size else math.nan
     low = high = math.nan
     if with_p.size >= 2 and without.size >= 2 and n_boot > 0:
-        res = sps.bootstrap((without, with_p), lambda x, y, axis=-1: x.mean(axis=axis) - y.mean(axis=axis),
-                            n_resamples=n_boot, confidence_level=confidence_level, method="percentile",
-                            rng=np.random.default_rng(seed), vectorized=True)
+        res = sps.bootstrap(
+            (without, with_p),
+            lambda x, y, axis=-1: x.mean(axis=axis) - y.mean(axis=axis),
+            n_resamples=n_boot,
+            confidence_level=confidence_level,
+            method="percentile",
+            rng=np.random.default_rng(seed),
+            vectorized=True,
+        )
         low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
     return PrefillTiming(
-        int(with_p.size), int(without.size), mean_w, mean_wo,
+        int(with_p.size),
+        int(without.size),
+        mean_w,
+        mean_wo,
         float(with_p.sum() / spans_with) if spans_with else math.nan,
         float(without.sum() / spans_without) if spans_without else math.nan,
-        mean_wo - mean_w, low, high, confidence_level,
+        mean_wo - mean_w,
+        low,
+        high,
+        confidence_level,
     )

@@ -111,8 +111,18 @@ def pair_win_rates(comparisons: Iterable[Comparison]) -> list[dict]:
     out = []
     for (a, b), (wa, t, wb) in sorted(counts.items()):
         n = wa + t + wb
-        out.append({"system_a": a, "system_b": b, "n": n, "wins_a": wa, "ties": t, "wins_b": wb,
-                    "score_a": (wa + t / 2) / n, "win_rate_a": wa / (wa + wb) if wa + wb else None})
+        out.append(
+            {
+                "system_a": a,
+                "system_b": b,
+                "n": n,
+                "wins_a": wa,
+                "ties": t,
+                "wins_b": wb,
+                "score_a": (wa + t / 2) / n,
+                "win_rate_a": wa / (wa + wb) if wa + wb else None,
+            }
+        )
     return out
 
 
@@ -132,8 +142,17 @@ def system_win_rates(comparisons: Iterable[Comparison]) -> list[dict]:
     rows = []
     for s, (w, t, lost) in counts.items():
         n = w + t + lost
-        rows.append({"system": s, "n": n, "wins": w, "ties": t, "losses": lost, "score": (w + t / 2) / n,
-                     "win_rate": w / (w + lost) if w + lost else None})
+        rows.append(
+            {
+                "system": s,
+                "n": n,
+                "wins": w,
+                "ties": t,
+                "losses": lost,
+                "score": (w + t / 2) / n,
+                "win_rate": w / (w + lost) if w + lost else None,
+            }
+        )
     return sorted(rows, key=lambda r: (-r["score"], r["system"]))
 
 
@@ -157,10 +176,15 @@ class BradleyTerryResult:
         return s / s.mean()
 
     def ranking(self) -> list[dict]:
-        rows = [{"system": s, "theta": t,
-                 "ci_low": self.ci_low[i] if self.ci_low else None,
-                 "ci_high": self.ci_high[i] if self.ci_high else None}
-                for i, (s, t) in enumerate(zip(self.systems, self.theta))]
+        rows = [
+            {
+                "system": s,
+                "theta": t,
+                "ci_low": self.ci_low[i] if self.ci_low else None,
+                "ci_high": self.ci_high[i] if self.ci_high else None,
+            }
+            for i, (s, t) in enumerate(zip(self.systems, self.theta))
+        ]
         rows.sort(key=lambda r: (-cast(float, r["theta"]), cast(str, r["system"])))
         for rank, r in enumerate(rows, 1):
             r["rank"] = rank
@@ -215,8 +239,16 @@ def bradley_terry(
         tail = (1 - confidence_level) / 2 * 100
         low = tuple(float(x) for x in np.percentile(draws, tail, axis=0))
         high = tuple(float(x) for x in np.percentile(draws, 100 - tail, axis=0))
-    return BradleyTerryResult(systems=systems, theta=tuple(float(x) for x in theta), ci_low=low, ci_high=high,
-                              n=len(outcomes), alpha=alpha, confidence_level=confidence_level, n_boot=n_boot)
+    return BradleyTerryResult(
+        systems=systems,
+        theta=tuple(float(x) for x in theta),
+        ci_low=low,
+        ci_high=high,
+        n=len(outcomes),
+        alpha=alpha,
+        confidence_level=confidence_level,
+        n_boot=n_boot,
+    )
 
 
 def comparison_agreement(comparisons: Iterable[Comparison]) -> dict:
@@ -242,8 +274,9 @@ def comparison_agreement(comparisons: Iterable[Comparison]) -> dict:
     values = set(data[~np.isnan(data)].tolist())
     alpha = None
     if len(values) > 1:
-        alpha = float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal",
-                                         value_domain=[0.0, 1.0, 2.0]))
+        alpha = float(
+            krippendorff.alpha(reliability_data=data, level_of_measurement="nominal", value_domain=[0.0, 1.0, 2.0])
+        )
     return {"alpha": alpha, "units": len(units), "judgments": n_judgments}
 
 
@@ -294,8 +327,13 @@ def comparison_summary(
     }
     if len({c.system_a for c in genuine} | {c.system_b for c in genuine}) >= 2:
         bt = bradley_terry(genuine, n_boot=n_boot, confidence_level=confidence_level, seed=seed)
-        out["bradley_terry"] = {"ranking": bt.ranking(), "alpha": bt.alpha, "n": bt.n, "n_boot": bt.n_boot,
-                                "confidence_level": bt.confidence_level}
+        out["bradley_terry"] = {
+            "ranking": bt.ranking(),
+            "alpha": bt.alpha,
+            "n": bt.n,
+            "n_boot": bt.n_boot,
+            "confidence_level": bt.confidence_level,
+        }
     return out
 
 
@@ -306,6 +344,15 @@ def system_pairs(systems: Iterable[str]) -> list[tuple[str, str]]:
 
 def comparisons_from_rows(rows: Iterable[Mapping]) -> list[Comparison]:
     """Build :class:`Comparison` values from mappings with the same keys (e.g. a CSV's rows)."""
-    return [Comparison(judge=str(r["judge"]), original=str(r["original"]), left=str(r["left"]),
-                       right=str(r["right"]), answer=str(r["answer"]), is_control=bool(r.get("is_control", False)),
-                       expected=r.get("expected") or None) for r in rows]
+    return [
+        Comparison(
+            judge=str(r["judge"]),
+            original=str(r["original"]),
+            left=str(r["left"]),
+            right=str(r["right"]),
+            answer=str(r["answer"]),
+            is_control=bool(r.get("is_control", False)),
+            expected=r.get("expected") or None,
+        )
+        for r in rows
+    ]

@@ -38,8 +38,13 @@ __all__ = [
 ]
 
 METHODS: tuple[str, ...] = ("pearson", "spearman", "kendall_b", "kendall_c", "accuracy")
-_ALIASES = {"kendall": "kendall_b", "tau_b": "kendall_b", "tau_c": "kendall_c", "acc_eq": "accuracy",
-            "acc_eq_tc": "accuracy_tc"}
+_ALIASES = {
+    "kendall": "kendall_b",
+    "tau_b": "kendall_b",
+    "tau_c": "kendall_c",
+    "acc_eq": "accuracy",
+    "acc_eq_tc": "accuracy_tc",
+}
 
 
 def _paired(x, y) -> tuple[np.ndarray, np.ndarray]:

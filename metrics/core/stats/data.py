@@ -101,9 +101,7 @@ def validate_judgments(judgments: pd.DataFrame, *, excluded_judges: Iterable[str
     dup = frame.duplicated(["judge", "item", "criterion"])
     if dup.any():
         row = frame.loc[dup].iloc[0]
-        raise ValueError(
-            f"judge {row['judge']!r} scored item {row['item']!r} on {row['criterion']!r} more than once"
-        )
+        raise ValueError(f"judge {row['judge']!r} scored item {row['item']!r} on {row['criterion']!r} more than once")
     frame = frame.reset_index(drop=True)
     frame.attrs[_VALIDATED] = len(frame)
     return frame
@@ -174,9 +172,7 @@ class RatingMatrix:
         return len(self.items)
 
 
-def rating_matrix(
-    judgments: pd.DataFrame, criterion: str, *, include_controls: bool = False
-) -> RatingMatrix:
+def rating_matrix(judgments: pd.DataFrame, criterion: str, *, include_controls: bool = False) -> RatingMatrix:
     """Pivot one criterion of a *validated* judgment frame to a judges × items matrix.
 
     Items and judges are sorted by id so that the same data always gives the same

@@ -94,10 +94,19 @@ def human_ceiling(
             continue
         others = (totals[idx] - values[j, idx]) / (counts[idx] - 1)
         judges.append((idx, values[j, idx], others))
-    out: dict[str, Any] = {"criterion": criterion, "method": "pearson", "level": "segment",
-                           "scheme": "leave one judge out", "min_shared": int(min_shared),
-                           "n_judges": len(judges), "n_items": int(values.shape[1]),
-                           "confidence_level": confidence_level, "human": None, "metrics": [], "note": None}
+    out: dict[str, Any] = {
+        "criterion": criterion,
+        "method": "pearson",
+        "level": "segment",
+        "scheme": "leave one judge out",
+        "min_shared": int(min_shared),
+        "n_judges": len(judges),
+        "n_items": int(values.shape[1]),
+        "confidence_level": confidence_level,
+        "human": None,
+        "metrics": [],
+        "note": None,
+    }
     if not judges:
         out["note"] = f"no judge shares {max(int(min_shared), 4)} or more rated items with other judges"
         return out
@@ -113,8 +122,11 @@ def human_ceiling(
         return cols / len(judges)
 
     point = agreement(np.ones((1, values.shape[1])))[0]
-    boots = np.vstack([agreement(w) for w in weight_chunks(values.shape[1], n_boot, seed)]) if n_boot > 0 \
+    boots = (
+        np.vstack([agreement(w) for w in weight_chunks(values.shape[1], n_boot, seed)])
+        if n_boot > 0
         else np.zeros((0, 1 + len(names)))
+    )
 
     def ci(col: np.ndarray) -> tuple[float | None, float | None]:
         return percentile_ci(col, confidence_level) if col.size else (None, None)
@@ -125,11 +137,18 @@ def human_ceiling(
         low, high = ci(boots[:, 1 + k])
         dlow, dhigh = ci(boots[:, 1 + k] - boots[:, 0])
         delta = point[1 + k] - point[0]
-        out["metrics"].append({
-            "metric": name, "statistic": _finite(point[1 + k]), "ci_low": low, "ci_high": high,
-            "delta": _finite(delta), "delta_ci_low": dlow, "delta_ci_high": dhigh,
-            "reaches": None if not math.isfinite(delta) else bool(delta >= 0 or (dhigh is not None and dhigh >= 0)),
-        })
+        out["metrics"].append(
+            {
+                "metric": name,
+                "statistic": _finite(point[1 + k]),
+                "ci_low": low,
+                "ci_high": high,
+                "delta": _finite(delta),
+                "delta_ci_low": dlow,
+                "delta_ci_high": dhigh,
+                "reaches": None if not math.isfinite(delta) else bool(delta >= 0 or (dhigh is not None and dhigh >= 0)),
+            }
+        )
     return out
 
 
@@ -159,15 +178,16 @@ def judge_pool_agreement(
     """
     level = ALPHA_LEVEL_BY_SCALE.get(scale_type or "", "interval")
     rm = rating_matrix(judgments, criterion, include_controls=False)
+
     def alpha(values: np.ndarray) -> dict[str, Any]:
-        return krippendorff_alpha(values, level=level, n_boot=n_boot, confidence_level=confidence_level,
-                                  seed=seed).to_dict()
+        return krippendorff_alpha(
+            values, level=level, n_boot=n_boot, confidence_level=confidence_level, seed=seed
+        ).to_dict()
 
     humans = alpha(rm.values)
     rows = []
     for name, scores in llm_judges.items():
         row = pd.Series(scores).reindex(list(rm.items)).to_numpy(dtype=float)
         pooled = np.vstack([rm.values, row[None, :]])
-        rows.append({"judge": str(name), "n_rated": int(np.isfinite(row).sum()),
-                     **alpha(pooled)})
+        rows.append({"judge": str(name), "n_rated": int(np.isfinite(row).sum()), **alpha(pooled)})
     return {"criterion": criterion, "level": level, "humans": humans, "with_llm": rows}

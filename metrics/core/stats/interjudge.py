@@ -107,8 +107,9 @@ def interjudge_summary(
     flags = []
     for p in pairs:
         if p.n_shared < min_shared:
-            flags.append({"summarised": False,
-                          "reason": f"{p.n_shared} shared items, fewer than min_shared = {min_shared}"})
+            flags.append(
+                {"summarised": False, "reason": f"{p.n_shared} shared items, fewer than min_shared = {min_shared}"}
+            )
         else:
             flags.append({"summarised": True, "reason": None})
     summary = {}

@@ -47,9 +47,12 @@ def _soft_accuracies(h: np.ndarray, m: np.ndarray, systems: np.ndarray, segments
         frame[k] = m[:, k]
     cells = frame.groupby(["system", "segment"], sort=True).mean()
     human = cells["human"].unstack("segment")
-    return [soft_pairwise_accuracy(human.to_numpy(dtype=float),
-                                   cells[k].unstack("segment").reindex_like(human).to_numpy(dtype=float)).statistic
-            for k in range(m.shape[1])]
+    return [
+        soft_pairwise_accuracy(
+            human.to_numpy(dtype=float), cells[k].unstack("segment").reindex_like(human).to_numpy(dtype=float)
+        ).statistic
+        for k in range(m.shape[1])
+    ]
 
 
 def metric_meta_evaluation(
@@ -109,16 +112,21 @@ def metric_meta_evaluation(
         if segments is not None:
             soft = _soft_accuracies(h, m, s, np.asarray(segments).ravel()[keep])
         hs = system_means(h, s)
-        m = np.column_stack([system_means(m[:, k], s).reindex(hs.index).to_numpy() for k in range(m.shape[1])]) \
-            if m.shape[1] else m.reshape(len(hs), 0)
+        m = (
+            np.column_stack([system_means(m[:, k], s).reindex(hs.index).to_numpy() for k in range(m.shape[1])])
+            if m.shape[1]
+            else m.reshape(len(hs), 0)
+        )
         h = hs.to_numpy(dtype=float)
     elif groups is not None:
         g = np.asarray(groups).ravel()[keep]
     n = int(h.size)
 
     stats = {
-        meth: [correlation(h, m[:, k], method=meth, groups=g if meth == "accuracy" else None).statistic
-               for k in range(len(names))]
+        meth: [
+            correlation(h, m[:, k], method=meth, groups=g if meth == "accuracy" else None).statistic
+            for k in range(len(names))
+        ]
         for meth in methods
     }
     r_h = [correlation(h, m[:, k], method="pearson").statistic for k in range(len(names))]
@@ -146,11 +154,18 @@ def metric_meta_evaluation(
                 row.update(delta_vs_baseline=r_h[k] - r_h[base], better_than_baseline=better, p_vs_baseline=p)
         rows.append(row)
 
-    pvalues = [[None if j <= i else _williams_p(r_h, r_mm, order[i], order[j], n) for j in range(len(order))]
-               for i in range(len(order))]
-    return jsonable({
-        "level": level, "n": n, "methods": list(methods) + (["soft_accuracy"] if soft is not None else []),
-        "baseline": baseline,
-        "accuracy_groups": "original" if g is not None else None,
-        "rows": rows, "matrix": {"metrics": [names[k] for k in order], "pvalues": pvalues},
-    })
+    pvalues = [
+        [None if j <= i else _williams_p(r_h, r_mm, order[i], order[j], n) for j in range(len(order))]
+        for i in range(len(order))
+    ]
+    return jsonable(
+        {
+            "level": level,
+            "n": n,
+            "methods": list(methods) + (["soft_accuracy"] if soft is not None else []),
+            "baseline": baseline,
+            "accuracy_groups": "original" if g is not None else None,
+            "rows": rows,
+            "matrix": {"metrics": [names[k] for k in order], "pvalues": pvalues},
+        }
+    )

@@ -88,8 +88,10 @@ def metric_human_correlations(
     """
     frame = validate_judgments(judgments, excluded_judges=excluded_judges)
     metrics_long = validate_metric_scores(metric_scores)
-    ref = reference if reference is not None else human_reference(
-        frame, control_expected=control_expected, normalize=normalize
+    ref = (
+        reference
+        if reference is not None
+        else human_reference(frame, control_expected=control_expected, normalize=normalize)
     )
     if criterion not in ref.columns:
         raise ValueError(f"no judgments on criterion {criterion!r}")
@@ -168,7 +170,11 @@ def metric_leaderboard(
             raise ValueError("system-level leaderboard needs systems")
         s = np.asarray(systems).ravel()[keep]
         hs = system_means(h, s)
-        m = np.column_stack([system_means(m[:, k], s).reindex(hs.index).to_numpy() for k in range(m.shape[1])]) if m.shape[1] else m
+        m = (
+            np.column_stack([system_means(m[:, k], s).reindex(hs.index).to_numpy() for k in range(m.shape[1])])
+            if m.shape[1]
+            else m
+        )
         h = hs.to_numpy()
     elif level != "segment":
         raise ValueError(f"level must be 'segment' or 'system', not {level!r}")
@@ -188,7 +194,13 @@ def metric_leaderboard(
                     p = None
         out.append(
             LeaderboardRow(
-                names[k], level, method, float(stats[k]), int(n), rank, p,
+                names[k],
+                level,
+                method,
+                float(stats[k]),
+                int(n),
+                rank,
+                p,
                 None if p is None else bool(p < significance_level),
             )
         )

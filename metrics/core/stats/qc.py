@@ -113,9 +113,7 @@ def judge_qc(
     share = (
         frame.groupby(["judge", "criterion", "score"]).size().groupby(level=["judge", "criterion"]).agg(["max", "sum"])
     )
-    top_value = (
-        frame.groupby(["judge", "criterion", "score"]).size().groupby(level=["judge", "criterion"]).idxmax()
-    )
+    top_value = frame.groupby(["judge", "criterion", "score"]).size().groupby(level=["judge", "criterion"]).idxmax()
     if "seconds" in frame.columns and frame["seconds"].notna().any():
         med_secs = frame.groupby(["judge", "item"])["seconds"].mean().groupby(level="judge").median()
     else:
@@ -148,7 +146,9 @@ def judge_qc(
             low = score_j[on_crit & ctrl_j & np.isin(kind_j, list(kinds))]
             genuine = score_j[on_crit & ~ctrl_j]
             if low.size == 0 or genuine.size == 0:
-                results.append(ControlTest(name, crit, tuple(kinds), None, None, int(low.size), int(genuine.size), None))
+                results.append(
+                    ControlTest(name, crit, tuple(kinds), None, None, int(low.size), int(genuine.size), None)
+                )
                 continue
             u1, p = mann_whitney_less(low, genuine)
             if not math.isfinite(p):

@@ -290,12 +290,23 @@ def _build_report(
         # any correlation).  Second column: PEM §5.2's convention, the controls at their
         # expected scores in the human reference, labelled as such.
         rows = metric_human_correlations(
-            frame, metrics_long, criterion=criterion, methods=TABLE3_METHODS,
-            include_controls_in_mean=False, accuracy_groups=accuracy_groups, reference=ref,
+            frame,
+            metrics_long,
+            criterion=criterion,
+            methods=TABLE3_METHODS,
+            include_controls_in_mean=False,
+            accuracy_groups=accuracy_groups,
+            reference=ref,
         )
         rows_controls = metric_human_correlations(
-            frame, metrics_long, criterion=criterion, methods=TABLE3_METHODS,
-            include_controls_in_mean=True, per_judge=False, accuracy_groups=accuracy_groups, reference=ref,
+            frame,
+            metrics_long,
+            criterion=criterion,
+            methods=TABLE3_METHODS,
+            include_controls_in_mean=True,
+            per_judge=False,
+            accuracy_groups=accuracy_groups,
+            reference=ref,
         )
         table3 = {
             "criterion": criterion,
@@ -306,13 +317,21 @@ def _build_report(
         }
         leaderboard = _leaderboards(metrics_long, ref, genuine_ref, criterion, significance_level)
         leaderboard_controls = _leaderboards(metrics_long, ref, ref, criterion, significance_level)
-        meta_evaluation = _meta_evaluation(metrics_long, ref, genuine_ref, criterion, significance_level,
-                                           baseline_metric, accuracy_groups)
+        meta_evaluation = _meta_evaluation(
+            metrics_long, ref, genuine_ref, criterion, significance_level, baseline_metric, accuracy_groups
+        )
         meta_evaluation["segment"]["human_ceiling"] = human_ceiling(
-            frame, aligned_metrics(metrics_long, ref).reindex(genuine_ref.index), criterion=criterion,
-            min_shared=min_shared, n_boot=boots, confidence_level=confidence_level, seed=seed)
-        meta_evaluation["llm_judge_pool"] = _llm_judge_pools(frame, metrics_long, metric_runs, crit_names, scales,
-                                                             boots, confidence_level, seed)
+            frame,
+            aligned_metrics(metrics_long, ref).reindex(genuine_ref.index),
+            criterion=criterion,
+            min_shared=min_shared,
+            n_boot=boots,
+            confidence_level=confidence_level,
+            seed=seed,
+        )
+        meta_evaluation["llm_judge_pool"] = _llm_judge_pools(
+            frame, metrics_long, metric_runs, crit_names, scales, boots, confidence_level, seed
+        )
 
     settings = {
         "criterion": criterion,
@@ -374,11 +393,13 @@ def _system_scores(frame: pd.DataFrame, criteria: Sequence[str]) -> dict[str, An
     for c in criteria:
         judges = sorted(frame.loc[frame["criterion"] == c, "judge"].unique().tolist())
         rows = table.loc[table["criterion"] == c].drop(columns="criterion")
-        blocks.append({
-            "criterion": c,
-            "undefined_judges": [j for j in judges if (j, c) not in defined],
-            "systems": rows.to_dict(orient="records"),
-        })
+        blocks.append(
+            {
+                "criterion": c,
+                "undefined_judges": [j for j in judges if (j, c) not in defined],
+                "systems": rows.to_dict(orient="records"),
+            }
+        )
     return {
         "formula": "z = (x − μ_j) / σ_j per judge j and criterion; μ_j, σ_j over j's genuine items",
         "ddof": 1,
@@ -406,7 +427,6 @@ def _leaderboards(metrics_long, ref, mean_ref, criterion, significance_level) ->
     }
 
 
-
 def _llm_judge_pools(frame, metrics_long, metric_runs, crit_names, scales, boots, confidence_level, seed):
     # LLM judges (runs that rated a criterion of the rubric) added to that criterion's
     # judge pool, one at a time, apart from the humans' own agreement.
@@ -416,9 +436,18 @@ def _llm_judge_pools(frame, metrics_long, metric_runs, crit_names, scales, boots
         if run.get("used") and crit in crit_names and name in set(metrics_long["metric"]):
             rows = metrics_long.loc[metrics_long["metric"] == name]
             by_criterion.setdefault(crit, {})[name] = rows.set_index("item")["score"]
-    return [judge_pool_agreement(frame, judges, criterion=c, scale_type=(scales or {}).get(c), n_boot=boots,
-                                 confidence_level=confidence_level, seed=seed)
-            for c, judges in by_criterion.items()]
+    return [
+        judge_pool_agreement(
+            frame,
+            judges,
+            criterion=c,
+            scale_type=(scales or {}).get(c),
+            n_boot=boots,
+            confidence_level=confidence_level,
+            seed=seed,
+        )
+        for c, judges in by_criterion.items()
+    ]
 
 
 def _meta_evaluation(metrics_long, ref, mean_ref, criterion, significance_level, baseline, accuracy_groups):
@@ -426,9 +455,13 @@ def _meta_evaluation(metrics_long, ref, mean_ref, criterion, significance_level,
     human = mean_ref[criterion].to_numpy(dtype=float)
     return {
         level: metric_meta_evaluation(
-            human, wide, level=level, systems=mean_ref["system"].to_numpy(),
+            human,
+            wide,
+            level=level,
+            systems=mean_ref["system"].to_numpy(),
             groups=mean_ref[accuracy_groups].to_numpy() if accuracy_groups and level == "segment" else None,
-            baseline=baseline, significance_level=significance_level,
+            baseline=baseline,
+            significance_level=significance_level,
             # Soft pairwise accuracy's permutation tests pair systems on the same originals.
             segments=mean_ref["original"].to_numpy() if level == "system" else None,
         )

@@ -45,7 +45,7 @@ def format_pvalue(p: float | None, *, decimals: int = 4) -> str:
         return "n/a"
     if p < P_FLOOR:
         return f"< {P_FLOOR:.0e}"
-    if p < 10 ** -decimals:
+    if p < 10**-decimals:
         return f"{p:.1e}"
     return f"{p:.{decimals}f}"
 
@@ -141,9 +141,7 @@ class CorrelationResult(_ToDict):
             return ConfidenceInterval(r, r, confidence_level, "fisher_z")
         zcrit = float(_sps.norm.ppf(0.5 + confidence_level / 2))
         z = math.atanh(r)
-        return ConfidenceInterval(
-            math.tanh(z - zcrit * se), math.tanh(z + zcrit * se), confidence_level, "fisher_z"
-        )
+        return ConfidenceInterval(math.tanh(z - zcrit * se), math.tanh(z + zcrit * se), confidence_level, "fisher_z")
 
 
 @dataclass(frozen=True)

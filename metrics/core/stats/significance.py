@@ -165,7 +165,10 @@ def permutation_test(
             delta = _row_pearson(href, sps.rankdata(pa, axis=1)) - _row_pearson(href, sps.rankdata(pb, axis=1))
         else:
             delta = np.array(
-                [correlation(h, pa[i], method=method).statistic - correlation(h, pb[i], method=method).statistic for i in range(m)]
+                [
+                    correlation(h, pa[i], method=method).statistic - correlation(h, pb[i], method=method).statistic
+                    for i in range(m)
+                ]
             )
         hits += int((np.abs(delta) >= abs(observed) - 1e-12).sum())
         done += m
@@ -242,7 +245,9 @@ def document_level_test(
         )
     if n_systems < 3:
         raise ValueError("a correlation over systems needs at least 3 systems")
-    doc_of = pd.Series(np.repeat(np.arange(n_docs), segments_per_document), index=order[: n_docs * segments_per_document])
+    doc_of = pd.Series(
+        np.repeat(np.arange(n_docs), segments_per_document), index=order[: n_docs * segments_per_document]
+    )
     sub = frame.loc[frame.index.get_level_values(segment_col).isin(doc_of.index)].copy()
     sub["document"] = doc_of.reindex(sub.index.get_level_values(segment_col)).to_numpy()
     doc_means = sub.groupby(["document", system_col])[[human, metric_a, metric_b]].mean()
@@ -258,8 +263,14 @@ def document_level_test(
         res = sps.ttest_rel(ca, cb)
         t, p = float(res.statistic), float(res.pvalue)
     return DocumentLevelResult(
-        t, p, int(n_docs), int(segments_per_document), float(np.nanmean(ca)), float(np.nanmean(cb)),
-        tuple(map(float, ca)), tuple(map(float, cb)),
+        t,
+        p,
+        int(n_docs),
+        int(segments_per_document),
+        float(np.nanmean(ca)),
+        float(np.nanmean(cb)),
+        tuple(map(float, ca)),
+        tuple(map(float, cb)),
     )
 
 
@@ -315,9 +326,14 @@ def system_ranking(
                 p_next = paired_bootstrap(x[both, j], x[both, nxt], n_boot=n_boot, seed=seed).pvalue
         out.append(
             SystemRank(
-                names[j], float(means[j]),
-                math.nan if low is None else low, math.nan if high is None else high,
-                int(present[:, j].sum()), pos + 1, cluster, p_next,
+                names[j],
+                float(means[j]),
+                math.nan if low is None else low,
+                math.nan if high is None else high,
+                int(present[:, j].sum()),
+                pos + 1,
+                cluster,
+                p_next,
             )
         )
         if p_next is not None and p_next < significance_level:
@@ -377,6 +393,12 @@ def metric_pairwise_tests(
         metric, [stats_by_system[s] for s in stats_by_system], test=test, n_resamples=n_resamples, seed=seed
     )
     return LeaderboardTests(
-        metric=metric.slug, systems=names, statistics=res.statistics, pvalues=res.pvalues,
-        test=res.test, n=res.n, n_resamples=res.n_resamples, seed=res.seed,
+        metric=metric.slug,
+        systems=names,
+        statistics=res.statistics,
+        pvalues=res.pvalues,
+        test=res.test,
+        n=res.n,
+        n_resamples=res.n_resamples,
+        seed=res.seed,
     )

@@ -129,7 +129,9 @@ def simulate_judgments(
                     expected[rows, c] = e
         has = ~np.isnan(expected)
         slip = rng.choice([-1.0, 1.0], size=expected.shape) * (rng.random(expected.shape) < control_slip)
-        exp_scores = np.clip(expected + slip, 1, 5) if discrete else expected + rng.normal(0, noise_sd / 3, expected.shape)
+        exp_scores = (
+            np.clip(expected + slip, 1, 5) if discrete else expected + rng.normal(0, noise_sd / 3, expected.shape)
+        )
         scores = np.where(has, exp_scores, scores)
 
     if n_random_clickers:
@@ -236,7 +238,9 @@ def plan_judges(
                 seed=seed + k,
             )
             values = frame.pivot(index="judge", columns="item", values="score").to_numpy(dtype=float)
-            res = krippendorff_alpha(values, level="interval", n_boot=n_boot, confidence_level=confidence_level, seed=seed)
+            res = krippendorff_alpha(
+                values, level="interval", n_boot=n_boot, confidence_level=confidence_level, seed=seed
+            )
             alpha = res.statistic
             width = None if res.ci_low is None or res.ci_high is None else res.ci_high - res.ci_low
         rows.append(JudgePlanRow(int(k), float(rel), float(half), alpha, width))

@@ -113,7 +113,9 @@ def soft_pairwise_accuracy(
     h = np.asarray(human, dtype=np.float64)
     m = np.asarray(metric, dtype=np.float64)
     if h.shape != m.shape or h.ndim != 2:
-        raise ValueError(f"human and metric must be (systems, segments) matrices of one shape, not {h.shape}, {m.shape}")
+        raise ValueError(
+            f"human and metric must be (systems, segments) matrices of one shape, not {h.shape}, {m.shape}"
+        )
     both = ~np.isnan(h) & ~np.isnan(m)
     # A segment no system has is dropped (mt-metrics-eval's filter_nones does the
     # same for a gold score missing for every system alike).

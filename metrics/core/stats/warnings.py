@@ -79,20 +79,30 @@ def report_warnings(
         counts = genuine.groupby("judge")["item"].nunique()
         for judge, n in sorted(counts.items()):
             if n < min_shared and judge not in excluded:
-                out.append(_w("judge_little_data",
-                              f"{judge} rated {n} genuine items (fewer than min_shared = {min_shared}): their "
-                              "pairs are listed but do not enter the inter-judge summary", str(judge)))
+                out.append(
+                    _w(
+                        "judge_little_data",
+                        f"{judge} rated {n} genuine items (fewer than min_shared = {min_shared}): their "
+                        "pairs are listed but do not enter the inter-judge summary",
+                        str(judge),
+                    )
+                )
     t1 = report.get("table1") or {}
     for p in t1.get("pairs") or []:
         if p.get("summarised") is False:
             a, b = p["judges"]
-            out.append(_w("pair_low_overlap", f"{a} and {b} share {p.get('n_shared')} items (fewer than "
-                          f"min_shared = {min_shared}): listed in Table 1, left out of its summary",
-                          f"{a} / {b}", severity="info"))
+            out.append(
+                _w(
+                    "pair_low_overlap",
+                    f"{a} and {b} share {p.get('n_shared')} items (fewer than "
+                    f"min_shared = {min_shared}): listed in Table 1, left out of its summary",
+                    f"{a} / {b}",
+                    severity="info",
+                )
+            )
     for level, summ in (t1.get("summary") or {}).items():
         if summ.get("statistic") is None and summ.get("note"):
-            out.append(_w("interjudge_not_summarised",
-                          f"no {level}-level inter-judge summary: {summ['note']}", None))
+            out.append(_w("interjudge_not_summarised", f"no {level}-level inter-judge summary: {summ['note']}", None))
 
     # Agreement coefficients.
     for crit, a in sorted((report.get("agreement") or {}).items()):
@@ -102,31 +112,63 @@ def report_warnings(
         any_icc = next(iter(icc.values()), None)
         if any_icc and any_icc.get("judges_left_out"):
             left = ", ".join(any_icc["judges_left_out"])
-            out.append(_w("icc_judges_left_out",
-                          f"{crit}: the ICCs use {any_icc['n_judges']} judges on the {any_icc['n_items']} items "
-                          f"they all rated (of {any_icc.get('n_items_total')}); left out: {left}", crit))
+            out.append(
+                _w(
+                    "icc_judges_left_out",
+                    f"{crit}: the ICCs use {any_icc['n_judges']} judges on the {any_icc['n_items']} items "
+                    f"they all rated (of {any_icc.get('n_items_total')}); left out: {left}",
+                    crit,
+                )
+            )
         negative = sorted(f for f, r in icc.items() if r.get("statistic") is not None and r["statistic"] < 0)
         if negative:
-            out.append(_w("icc_negative", f"{crit}: {', '.join(negative)} below 0 — the judges disagree more on "
-                          "an item than items differ; read as no reliability", crit))
-        wide = sorted(f for f, r in icc.items()
-                      if r.get("ci_low") is not None and r.get("ci_high") is not None and r["ci_high"] - r["ci_low"] > 1)
+            out.append(
+                _w(
+                    "icc_negative",
+                    f"{crit}: {', '.join(negative)} below 0 — the judges disagree more on "
+                    "an item than items differ; read as no reliability",
+                    crit,
+                )
+            )
+        wide = sorted(
+            f
+            for f, r in icc.items()
+            if r.get("ci_low") is not None and r.get("ci_high") is not None and r["ci_high"] - r["ci_low"] > 1
+        )
         if wide:
-            out.append(_w("wide_interval", f"{crit}: the intervals of {', '.join(wide)} are wider than 1 — too few "
-                          "items to say how reliable the judges are", crit))
+            out.append(
+                _w(
+                    "wide_interval",
+                    f"{crit}: the intervals of {', '.join(wide)} are wider than 1 — too few "
+                    "items to say how reliable the judges are",
+                    crit,
+                )
+            )
         alpha = (a.get("krippendorff_alpha") or {}).get("interval") or {}
         if alpha and alpha.get("statistic") is None:
-            out.append(_w("alpha_undefined", f"{crit}: interval α not defined — {alpha.get('note') or 'no data'}",
-                          crit))
+            out.append(
+                _w("alpha_undefined", f"{crit}: interval α not defined — {alpha.get('note') or 'no data'}", crit)
+            )
         elif alpha:
             n = alpha.get("n_items") or 0
             low, high = alpha.get("ci_low"), alpha.get("ci_high")
             if n < min_shared:
-                out.append(_w("few_items", f"{crit}: interval α = {_fmt(alpha.get('statistic'))} rests on {n} "
-                              f"items with two or more ratings (fewer than min_shared = {min_shared})", crit))
+                out.append(
+                    _w(
+                        "few_items",
+                        f"{crit}: interval α = {_fmt(alpha.get('statistic'))} rests on {n} "
+                        f"items with two or more ratings (fewer than min_shared = {min_shared})",
+                        crit,
+                    )
+                )
             if low is not None and high is not None and high - low > 1.0:
-                out.append(_w("wide_interval", f"{crit}: interval α's interval [{_fmt(low)}, {_fmt(high)}] is "
-                              "too wide to say anything", crit))
+                out.append(
+                    _w(
+                        "wide_interval",
+                        f"{crit}: interval α's interval [{_fmt(low)}, {_fmt(high)}] is too wide to say anything",
+                        crit,
+                    )
+                )
 
     # Criteria with no variance.
     if frame is not None and len(frame):
@@ -134,18 +176,35 @@ def report_warnings(
         for crit, scores in sorted(live.groupby("criterion")["score"]):
             if scores.nunique() <= 1:
                 value = scores.iloc[0] if len(scores) else None
-                out.append(_w("no_variance", f"{crit}: every genuine item got the same score ({value:g}); no "
-                              "correlation or agreement on it means anything", crit))
+                out.append(
+                    _w(
+                        "no_variance",
+                        f"{crit}: every genuine item got the same score ({value:g}); no "
+                        "correlation or agreement on it means anything",
+                        crit,
+                    )
+                )
 
     # Judges: excluded ones, and failures that still count.
     if excluded:
-        out.append(_w("excluded_judges", f"excluded from every table (still in judge QC): {', '.join(excluded)}",
-                      None, severity="info"))
+        out.append(
+            _w(
+                "excluded_judges",
+                f"excluded from every table (still in judge QC): {', '.join(excluded)}",
+                None,
+                severity="info",
+            )
+        )
     for q in report.get("judge_qc") or []:
         if q.get("passed") is False and not q.get("excluded"):
             flags = "; ".join(q.get("flags") or [])
-            out.append(_w("judge_qc_failed", f"{q['judge']} failed quality control but counts in every table: "
-                          f"{flags}", q["judge"]))
+            out.append(
+                _w(
+                    "judge_qc_failed",
+                    f"{q['judge']} failed quality control but counts in every table: {flags}",
+                    q["judge"],
+                )
+            )
 
     # Metric runs.
     genuine_items = (report.get("summary") or {}).get("n_genuine_items")
@@ -154,11 +213,19 @@ def report_warnings(
         if run.get("used") is False:
             out.append(_w("metric_run_unused", f"{name}: not used — {run.get('note') or 'no score'}", name))
         elif genuine_items and run.get("n_scores") is not None and run["n_scores"] < genuine_items:
-            out.append(_w("metric_run_partial", f"{name} scores {run['n_scores']} of the judged items "
-                          f"({genuine_items} genuine); its correlations use those only", name, severity="info"))
+            out.append(
+                _w(
+                    "metric_run_partial",
+                    f"{name} scores {run['n_scores']} of the judged items "
+                    f"({genuine_items} genuine); its correlations use those only",
+                    name,
+                    severity="info",
+                )
+            )
         if run.get("stale"):
-            out.append(_w("metric_run_stale", f"{name}: {run.get('stale_reason') or 'older than the data it scores'}",
-                          name))
+            out.append(
+                _w("metric_run_stale", f"{name}: {run.get('stale_reason') or 'older than the data it scores'}", name)
+            )
 
     # Control conventions.
     main = report.get("metric_leaderboard") or {}
@@ -168,10 +235,15 @@ def report_warnings(
         order_a = [r["metric"] for r in sorted(a_rows, key=lambda r: r["rank"])]
         order_b = [r["metric"] for r in sorted(b_rows, key=lambda r: r["rank"])]
         if order_a and order_b and order_a != order_b:
-            out.append(_w("control_convention_flip",
-                          f"{level} level: the metric ranking on genuine items ({' > '.join(order_a)}) differs from "
-                          f"the ranking with controls in the human reference, PEM §5.2 ({' > '.join(order_b)}); "
-                          "the headline is the former", level))
+            out.append(
+                _w(
+                    "control_convention_flip",
+                    f"{level} level: the metric ranking on genuine items ({' > '.join(order_a)}) differs from "
+                    f"the ranking with controls in the human reference, PEM §5.2 ({' > '.join(order_b)}); "
+                    "the headline is the former",
+                    level,
+                )
+            )
 
     out.extend(_meta_evaluation_warnings(report.get("metric_meta_evaluation") or {}, min_shared))
 
@@ -179,24 +251,41 @@ def report_warnings(
     return sorted(out, key=lambda w: order[w["severity"]])  # stable: keeps the order above within a severity
 
 
-
 def _meta_evaluation_warnings(meta: Mapping[str, Any], min_shared: int) -> list[dict[str, Any]]:
     """Thin-data findings of ``report["metric_meta_evaluation"]``."""
     out = []
     system = meta.get("system") or {}
     if system.get("rows") and (system.get("n") or 0) < MIN_SYSTEMS:
-        out.append(_w("meta_eval_few_systems", f"the system-level metric correlations rest on {system.get('n')} "
-                      f"systems (fewer than {MIN_SYSTEMS}): one system can swing them, and a Williams test on them "
-                      "has little power", "system"))
+        out.append(
+            _w(
+                "meta_eval_few_systems",
+                f"the system-level metric correlations rest on {system.get('n')} "
+                f"systems (fewer than {MIN_SYSTEMS}): one system can swing them, and a Williams test on them "
+                "has little power",
+                "system",
+            )
+        )
     segment = meta.get("segment") or {}
     if segment.get("rows") and (segment.get("n") or 0) < min_shared:
-        out.append(_w("meta_eval_few_items", f"the segment-level metric correlations rest on {segment.get('n')} "
-                      f"items (fewer than min_shared = {min_shared})", "segment"))
+        out.append(
+            _w(
+                "meta_eval_few_items",
+                f"the segment-level metric correlations rest on {segment.get('n')} "
+                f"items (fewer than min_shared = {min_shared})",
+                "segment",
+            )
+        )
     for level, block in (("segment", segment), ("system", system)):
         rows = block.get("rows") or []
         tied = [r["metric"] for r in rows if r.get("rank", 1) > 1 and r.get("significantly_worse") is False]
         if rows and tied:
-            out.append(_w("meta_eval_ties_with_best",
-                          f"{level} level: {', '.join(tied)} not significantly worse than {rows[0]['metric']} "
-                          "(Williams test): read their order as a tie", level, severity="info"))
+            out.append(
+                _w(
+                    "meta_eval_ties_with_best",
+                    f"{level} level: {', '.join(tied)} not significantly worse than {rows[0]['metric']} "
+                    "(Williams test): read their order as a tie",
+                    level,
+                    severity="info",
+                )
+            )
     return out

@@ -41,7 +41,13 @@ import pandas as pd
 from .data import validate_judgments
 
 __all__ = [
-    "MIN_GENUINE", "SIGMA_ZERO", "JudgeScale", "ScaleAccumulator", "judge_scales", "judge_zscores", "system_zscores",
+    "MIN_GENUINE",
+    "SIGMA_ZERO",
+    "JudgeScale",
+    "ScaleAccumulator",
+    "judge_scales",
+    "judge_zscores",
+    "system_zscores",
 ]
 
 #: A judge needs at least this many genuine scores on a criterion for a sample SD.
@@ -149,11 +155,15 @@ def system_zscores(judgments: pd.DataFrame, *, criteria: Iterable[str] | None = 
         raw=("score", "mean"), z=("z", "mean"), n=("score", "size"), n_z=("z", "count")
     )
     out = per_original.groupby(level=["criterion", "system"]).agg(
-        n_originals=("raw", "size"), n_judgments=("n", "sum"), n_z=("n_z", "sum"), raw=("raw", "mean"),
+        n_originals=("raw", "size"),
+        n_judgments=("n", "sum"),
+        n_z=("n_z", "sum"),
+        raw=("raw", "mean"),
         z=("z", "mean"),
     )
-    out = out.reset_index().sort_values(["criterion", "z", "raw"], ascending=[True, False, False], kind="stable",
-                                        na_position="last")
+    out = out.reset_index().sort_values(
+        ["criterion", "z", "raw"], ascending=[True, False, False], kind="stable", na_position="last"
+    )
     cols = ["system", "criterion", "n_originals", "n_judgments", "n_z", "raw", "z"]
     return out.loc[:, cols].reset_index(drop=True)
 

@@ -8,36 +8,57 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotation', '0005_study_language'),
+        ("annotation", "0005_study_language"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Dashboard',
+            name="Dashboard",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('item_rate', models.DecimalField(decimal_places=4, default=Decimal('0'), help_text='What one judged item costs (platform fee included, if you like).', max_digits=9, validators=[django.core.validators.MinValueValidator(Decimal('0'))])),
-                ('currency', models.CharField(default='GBP', max_length=8)),
-                ('snapshot', models.JSONField(blank=True, default=dict)),
-                ('snapshot_version', models.CharField(blank=True, max_length=64)),
-                ('snapshot_at', models.DateTimeField(blank=True, null=True)),
-                ('answers_version', models.CharField(blank=True, max_length=64)),
-                ('answers_at', models.DateTimeField(blank=True, null=True)),
-                ('compute_seconds', models.FloatField(blank=True, null=True)),
-                ('refresh_queued_at', models.DateTimeField(blank=True, null=True)),
-                ('viewed_at', models.DateTimeField(blank=True, help_text='Last time a researcher polled it.', null=True)),
-                ('plan', models.JSONField(blank=True, default=dict, help_text='The last planner answer (see docs/planning.md).')),
-                ('plan_at', models.DateTimeField(blank=True, null=True)),
-                ('study', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='dashboard', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "item_rate",
+                    models.DecimalField(
+                        decimal_places=4,
+                        default=Decimal("0"),
+                        help_text="What one judged item costs (platform fee included, if you like).",
+                        max_digits=9,
+                        validators=[django.core.validators.MinValueValidator(Decimal("0"))],
+                    ),
+                ),
+                ("currency", models.CharField(default="GBP", max_length=8)),
+                ("snapshot", models.JSONField(blank=True, default=dict)),
+                ("snapshot_version", models.CharField(blank=True, max_length=64)),
+                ("snapshot_at", models.DateTimeField(blank=True, null=True)),
+                ("answers_version", models.CharField(blank=True, max_length=64)),
+                ("answers_at", models.DateTimeField(blank=True, null=True)),
+                ("compute_seconds", models.FloatField(blank=True, null=True)),
+                ("refresh_queued_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "viewed_at",
+                    models.DateTimeField(blank=True, help_text="Last time a researcher polled it.", null=True),
+                ),
+                (
+                    "plan",
+                    models.JSONField(
+                        blank=True, default=dict, help_text="The last planner answer (see docs/planning.md)."
+                    ),
+                ),
+                ("plan_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "study",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="dashboard", to="annotation.study"
+                    ),
+                ),
             ],
             options={
-                'abstract': False,
+                "abstract": False,
             },
         ),
     ]

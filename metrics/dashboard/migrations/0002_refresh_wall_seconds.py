@@ -4,15 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('dashboard', '0001_initial'),
+        ("dashboard", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='dashboard',
-            name='refresh_wall_seconds',
-            field=models.FloatField(blank=True, help_text="Wall time of the last refresh (the worker's and the database's): the next one rests in proportion (PARAEVAL_DASHBOARD_DUTY).", null=True),
+            model_name="dashboard",
+            name="refresh_wall_seconds",
+            field=models.FloatField(
+                blank=True,
+                help_text="Wall time of the last refresh (the worker's and the database's): the next one rests in proportion (PARAEVAL_DASHBOARD_DUTY).",
+                null=True,
+            ),
         ),
     ]

@@ -36,32 +36,57 @@ def absolute_answers(study: Study) -> dict:
     criteria_used = [c for c in study_criteria(study=study) if c["slug"] in judged.criteria]
     try:
         result = build_report(
-            judged.frame, metric_inputs.scores or None, excluded_judges=judged.excluded,
-            control_expected=judged.control_expected, criterion=s["criterion"], criteria=judged.criteria,
-            normalize=s["normalize"], include_controls_in_mean=s["include_controls_in_mean"],
-            subset_min=subset_in_criteria_order(s["subset_min"], judged.criteria), n_boot=s["n_boot"],
-            confidence_level=s["confidence_level"], significance_level=s["significance_level"], seed=s["seed"],
-            qc_alpha=judged.qc_alpha, min_shared=s["min_shared"], metric_runs=metric_inputs.runs,
-            scale=shared_points_scale(criteria_used), scales={c["slug"]: c["scale"]["type"] for c in criteria_used})
+            judged.frame,
+            metric_inputs.scores or None,
+            excluded_judges=judged.excluded,
+            control_expected=judged.control_expected,
+            criterion=s["criterion"],
+            criteria=judged.criteria,
+            normalize=s["normalize"],
+            include_controls_in_mean=s["include_controls_in_mean"],
+            subset_min=subset_in_criteria_order(s["subset_min"], judged.criteria),
+            n_boot=s["n_boot"],
+            confidence_level=s["confidence_level"],
+            significance_level=s["significance_level"],
+            seed=s["seed"],
+            qc_alpha=judged.qc_alpha,
+            min_shared=s["min_shared"],
+            metric_runs=metric_inputs.runs,
+            scale=shared_points_scale(criteria_used),
+            scales={c["slug"]: c["scale"]["type"] for c in criteria_used},
+        )
     except ValueError as exc:  # e.g. every judge excluded: the report says the same
         return {"available": False, "reason": f"Not computable yet: {exc}."}
     agreement = []
     for criterion, a in result["agreement"].items():
         level = a.get("alpha_level") or "interval"
         alpha = (a.get("krippendorff_alpha") or {}).get(level) or {}
-        agreement.append({"criterion": criterion, "level": level, "alpha": alpha.get("statistic"),
-                          "ci_low": alpha.get("ci_low"), "ci_high": alpha.get("ci_high"),
-                          "n_items": a.get("n_items"), "n_judges": a.get("n_judges"), "note": alpha.get("note")})
+        agreement.append(
+            {
+                "criterion": criterion,
+                "level": level,
+                "alpha": alpha.get("statistic"),
+                "ci_low": alpha.get("ci_low"),
+                "ci_high": alpha.get("ci_high"),
+                "n_items": a.get("n_items"),
+                "n_judges": a.get("n_judges"),
+                "note": alpha.get("note"),
+            }
+        )
     leaderboard = result.get("metric_leaderboard") or {}
     return {
         "available": True,
         "fingerprint": judged.fingerprint,
-        "settings": {k: result["settings"][k] for k in ("criterion", "n_boot", "confidence_level",
-                                                       "significance_level", "seed")},
+        "settings": {
+            k: result["settings"][k] for k in ("criterion", "n_boot", "confidence_level", "significance_level", "seed")
+        },
         "agreement": agreement,
         "ranking": result["system_ranking"],
-        "metrics": {"segment": leaderboard.get("segment", []), "system": leaderboard.get("system", []),
-                    "runs": [r for r in metric_inputs.runs if r.get("used")]},
+        "metrics": {
+            "segment": leaderboard.get("segment", []),
+            "system": leaderboard.get("system", []),
+            "runs": [r for r in metric_inputs.runs if r.get("used")],
+        },
         "n_judgment_rows": int(result["summary"]["n_judgments"]),
     }
 
@@ -84,20 +109,42 @@ def comparison_answers(study: Study) -> dict:
     agreement = []
     for q in result["questions"]:
         a = result["comparison"][q["slug"]]["agreement"]
-        agreement.append({"criterion": q["name"], "level": "nominal", "alpha": a.get("alpha"), "ci_low": None,
-                          "ci_high": None, "n_items": a.get("units"), "n_judges": n_judges,
-                          "note": None if a.get("alpha") is not None else "too few pairs judged twice"})
+        agreement.append(
+            {
+                "criterion": q["name"],
+                "level": "nominal",
+                "alpha": a.get("alpha"),
+                "ci_low": None,
+                "ci_high": None,
+                "n_items": a.get("units"),
+                "n_judges": n_judges,
+                "note": None if a.get("alpha") is not None else "too few pairs judged twice",
+            }
+        )
     first = result["questions"][0]
     bt = result["comparison"][first["slug"]].get("bradley_terry")
-    systems = [{"rank": i + 1, "system": r["system"], "mean": r["theta"], "ci_low": r["ci_low"],
-                "ci_high": r["ci_high"], "cluster": None, "pvalue_vs_next": None}
-               for i, r in enumerate(bt["ranking"] if bt else [])]
+    systems = [
+        {
+            "rank": i + 1,
+            "system": r["system"],
+            "mean": r["theta"],
+            "ci_low": r["ci_low"],
+            "ci_high": r["ci_high"],
+            "cluster": None,
+            "pvalue_vs_next": None,
+        }
+        for i, r in enumerate(bt["ranking"] if bt else [])
+    ]
     return {
         "available": True,
         "fingerprint": judgments_fingerprint(study=study),
-        "settings": {"criterion": first["slug"], "n_boot": bt["n_boot"] if bt else int(settings["n_boot"] or DEFAULT_BT_BOOT),
-                     "confidence_level": result["settings"]["confidence_level"], "significance_level": None,
-                     "seed": result["settings"]["seed"]},
+        "settings": {
+            "criterion": first["slug"],
+            "n_boot": bt["n_boot"] if bt else int(settings["n_boot"] or DEFAULT_BT_BOOT),
+            "confidence_level": result["settings"]["confidence_level"],
+            "significance_level": None,
+            "seed": result["settings"]["seed"],
+        },
         "agreement": agreement,
         "ranking": {"measure": f"Bradley–Terry θ ({first['name']})", "systems": systems},
         "metrics": {"segment": [], "system": [], "runs": []},
@@ -119,18 +166,32 @@ def esa_answers(study: Study) -> dict:
     except ValueError as exc:
         reason = "No error span judgments yet." if "no ESA judgments" in str(exc) else f"Not computable yet: {exc}."
         return {"available": False, "reason": reason}
-    systems = [{"rank": r["rank"], "system": r["system"], "mean": r["mean"], "ci_low": r["ci_low"],
-                "ci_high": r["ci_high"], "cluster": r["cluster"], "pvalue_vs_next": r.get("pvalue_vs_next")}
-               for r in result["ranking"]]
+    systems = [
+        {
+            "rank": r["rank"],
+            "system": r["system"],
+            "mean": r["mean"],
+            "ci_low": r["ci_low"],
+            "ci_high": r["ci_high"],
+            "cluster": r["cluster"],
+            "pvalue_vs_next": r.get("pvalue_vs_next"),
+        }
+        for r in result["ranking"]
+    ]
     level = result["settings"]["confidence_level"]
     return {
         "available": True,
         "fingerprint": judgments_fingerprint(study=study),
-        "settings": {"criterion": "esa", "n_boot": result["settings"]["n_boot"], "confidence_level": level,
-                     "significance_level": round(1 - level, 10), "seed": result["settings"]["seed"]},
+        "settings": {
+            "criterion": "esa",
+            "n_boot": result["settings"]["n_boot"],
+            "confidence_level": level,
+            "significance_level": round(1 - level, 10),
+            "seed": result["settings"]["seed"],
+        },
         "agreement": [],
         "note": "Span agreement (character F1, word κ) is in the ESA report."
-                + (" Ranking: not enough data yet (two systems and two originals at least)." if not systems else ""),
+        + (" Ranking: not enough data yet (two systems and two originals at least)." if not systems else ""),
         "ranking": {"measure": "ESA score (0–100)", "systems": systems},
         "metrics": {"segment": [], "system": [], "runs": []},
         "n_judgment_rows": result["summary"]["n_judgments"] + result["summary"]["n_control_judgments"],
@@ -152,18 +213,40 @@ def ranking_answers(study: Study) -> dict:
         reason = "No rankings yet." if "no rankings" in str(exc) else f"Not computable yet: {exc}."
         return {"available": False, "reason": reason}
     conc = result["concordance"]
-    agreement = [{"criterion": "ranking", "level": "Kendall's W", "alpha": conc.get("mean_w"), "ci_low": None,
-                  "ci_high": None, "n_items": conc.get("n_originals"), "n_judges": result["summary"]["n_judges"],
-                  "note": None if conc.get("mean_w") is not None else "too few sets ranked twice"}]
-    systems = [{"rank": i + 1, "system": r["system"], "mean": r["strength"], "ci_low": r["ci_low"],
-                "ci_high": r["ci_high"], "cluster": r["cluster"], "pvalue_vs_next": r["p_next"]}
-               for i, r in enumerate(result["systems"])]
+    agreement = [
+        {
+            "criterion": "ranking",
+            "level": "Kendall's W",
+            "alpha": conc.get("mean_w"),
+            "ci_low": None,
+            "ci_high": None,
+            "n_items": conc.get("n_originals"),
+            "n_judges": result["summary"]["n_judges"],
+            "note": None if conc.get("mean_w") is not None else "too few sets ranked twice",
+        }
+    ]
+    systems = [
+        {
+            "rank": i + 1,
+            "system": r["system"],
+            "mean": r["strength"],
+            "ci_low": r["ci_low"],
+            "ci_high": r["ci_high"],
+            "cluster": r["cluster"],
+            "pvalue_vs_next": r["p_next"],
+        }
+        for i, r in enumerate(result["systems"])
+    ]
     return {
         "available": True,
         "fingerprint": judgments_fingerprint(study=study),
-        "settings": {"criterion": "ranking", "n_boot": result["settings"]["n_boot"] or DEFAULT_PL_BOOT,
-                     "confidence_level": result["settings"]["confidence_level"], "significance_level": 0.05,
-                     "seed": result["settings"]["seed"]},
+        "settings": {
+            "criterion": "ranking",
+            "n_boot": result["settings"]["n_boot"] or DEFAULT_PL_BOOT,
+            "confidence_level": result["settings"]["confidence_level"],
+            "significance_level": 0.05,
+            "seed": result["settings"]["seed"],
+        },
         "agreement": agreement,
         "ranking": {"measure": "Plackett–Luce log-strength β", "systems": systems},
         "metrics": {"segment": [], "system": [], "runs": []},

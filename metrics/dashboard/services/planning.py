@@ -37,14 +37,21 @@ def pilot_assumptions(*, study: Study) -> PlanAssumptions:
         raise ValidationError({"source": [f"The study has no usable pilot yet: {exc}."]}) from exc
 
 
-def stated_assumptions(*, study: Study | None, system_means: Mapping[str, float] | None, item_sd: float,
-                       judge_bias_sd: float, noise_sd: float) -> PlanAssumptions:
+def stated_assumptions(
+    *,
+    study: Study | None,
+    system_means: Mapping[str, float] | None,
+    item_sd: float,
+    judge_bias_sd: float,
+    noise_sd: float,
+) -> PlanAssumptions:
     """The researcher's assumptions; without system means, the study's genuine systems spread
     evenly over one point (a moderate difference) so that the plan still has something to rank."""
     means = dict(system_means or {})
     if not means and study is not None:
-        names = list(study.systems.exclude(kind__in=SystemKind.control_kinds()).order_by("name")
-                     .values_list("name", flat=True))
+        names = list(
+            study.systems.exclude(kind__in=SystemKind.control_kinds()).order_by("name").values_list("name", flat=True)
+        )
         if len(names) >= 2:
             means = {n: round(3.5 - i / (len(names) - 1), 3) for i, n in enumerate(names)}
     try:
@@ -59,9 +66,21 @@ def plan_params_clean(raw: Mapping[str, Any], *, study: Study | None = None) -> 
     out: dict[str, Any] = {}
     design = design_for_study(study=study) if study is not None else None
     n_orig_default = study.originals.count() if study is not None else 50
-    defaults = {"n_originals": n_orig_default or 50, "n_judges": 3, "judges_per_item": None, "n_simulations": 200,
-                "level": 0.05, "delta": 0.3, "power": 0.8, "seed": 0, "source": "pilot",
-                "item_sd": 0.7, "judge_bias_sd": 0.25, "noise_sd": 0.6, "system_means": None}
+    defaults = {
+        "n_originals": n_orig_default or 50,
+        "n_judges": 3,
+        "judges_per_item": None,
+        "n_simulations": 200,
+        "level": 0.05,
+        "delta": 0.3,
+        "power": 0.8,
+        "seed": 0,
+        "source": "pilot",
+        "item_sd": 0.7,
+        "judge_bias_sd": 0.25,
+        "noise_sd": 0.6,
+        "system_means": None,
+    }
     if design is not None and design.judges_mode == JudgesMode.K_PER_ITEM and design.judges_per_item:
         defaults["judges_per_item"] = design.judges_per_item  # fully crossed designs: every judge (None)
     for key, default in defaults.items():
@@ -112,11 +131,24 @@ def study_plan(*, study: Study | None, params: Mapping[str, Any]) -> dict:
     if p["source"] == "pilot" and study is not None:
         a = pilot_assumptions(study=study)
     else:
-        a = stated_assumptions(study=study, system_means=p["system_means"], item_sd=p["item_sd"],
-                               judge_bias_sd=p["judge_bias_sd"], noise_sd=p["noise_sd"])
-    result = plan_study(a, n_originals=p["n_originals"], n_judges=p["n_judges"], judges_per_item=p["judges_per_item"],
-                        level=p["level"], n_simulations=p["n_simulations"], delta=p["delta"], power=p["power"],
-                        seed=p["seed"])
+        a = stated_assumptions(
+            study=study,
+            system_means=p["system_means"],
+            item_sd=p["item_sd"],
+            judge_bias_sd=p["judge_bias_sd"],
+            noise_sd=p["noise_sd"],
+        )
+    result = plan_study(
+        a,
+        n_originals=p["n_originals"],
+        n_judges=p["n_judges"],
+        judges_per_item=p["judges_per_item"],
+        level=p["level"],
+        n_simulations=p["n_simulations"],
+        delta=p["delta"],
+        power=p["power"],
+        seed=p["seed"],
+    )
     return jsonable({**result.to_dict(), "params": p})
 
 
@@ -126,8 +158,9 @@ def study_plan_request(*, study: Study, raw: Mapping[str, Any]) -> Dashboard:
     if params["source"] == "pilot":
         pilot_assumptions(study=study)  # say now, not in the worker, that there is no pilot yet
     dashboard = dashboard_get_or_create(study=study)
-    Dashboard.objects.filter(pk=dashboard.pk).update(plan={"status": "computing", "params": params},
-                                                      plan_at=timezone.now(), updated_at=timezone.now())
+    Dashboard.objects.filter(pk=dashboard.pk).update(
+        plan={"status": "computing", "params": params}, plan_at=timezone.now(), updated_at=timezone.now()
+    )
     from ..tasks import study_plan_task
 
     transaction.on_commit(lambda: job_enqueue(study_plan_task, study.pk, params))

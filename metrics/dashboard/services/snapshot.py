@@ -95,8 +95,15 @@ def _answers_due(dashboard: Dashboard, version: str) -> bool:
 def dashboard_etag(*, dashboard: Dashboard, version: str) -> str:
     """The name of a poll's answer (an HTTP entity tag): it changes when the study's version,
     the snapshot, the settings or the plan change, and only then."""
-    parts = (version, dashboard.snapshot_version, dashboard.snapshot_at, dashboard.updated_at, dashboard.plan_at,
-             dashboard.item_rate, dashboard.currency)
+    parts = (
+        version,
+        dashboard.snapshot_version,
+        dashboard.snapshot_at,
+        dashboard.updated_at,
+        dashboard.plan_at,
+        dashboard.item_rate,
+        dashboard.currency,
+    )
     return '"' + hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:32] + '"'
 
 
@@ -109,7 +116,8 @@ def dashboard_poll(*, study: Study) -> tuple[Dashboard, str]:
     snapshot is younger than the refresh interval (the next poll after it queues one).
     """
     dashboard = Dashboard.objects.defer("snapshot", "plan").filter(study=study).first() or dashboard_get_or_create(
-        study=study)
+        study=study
+    )
     version = dashboard_version_cached(study=study)
     now = timezone.now()
     if dashboard.viewed_at is None or now - dashboard.viewed_at > timedelta(seconds=10):
@@ -148,15 +156,28 @@ def dashboard_refresh(*, study: Study, force_answers: bool = False) -> Dashboard
         fields.update(answers_version=version, answers_at=timezone.now())
     for _ in range(3):
         live = selectors.dashboard_live(study=study, rate=dashboard.item_rate, currency=dashboard.currency)
-        snapshot = _plain({**live, "answers": answers, "adaptive": adaptive_summary(study=study), "version": version,
-                           "computed_at": timezone.now(),
-                           "answers_at": fields.get("answers_at", dashboard.answers_at),
-                           "answers_current": fields.get("answers_version", dashboard.answers_version) == version})
-        written = Dashboard.objects.filter(pk=dashboard.pk, item_rate=dashboard.item_rate,
-                                           currency=dashboard.currency).update(
-            snapshot=snapshot, snapshot_version=version, snapshot_at=timezone.now(),
+        snapshot = _plain(
+            {
+                **live,
+                "answers": answers,
+                "adaptive": adaptive_summary(study=study),
+                "version": version,
+                "computed_at": timezone.now(),
+                "answers_at": fields.get("answers_at", dashboard.answers_at),
+                "answers_current": fields.get("answers_version", dashboard.answers_version) == version,
+            }
+        )
+        written = Dashboard.objects.filter(
+            pk=dashboard.pk, item_rate=dashboard.item_rate, currency=dashboard.currency
+        ).update(
+            snapshot=snapshot,
+            snapshot_version=version,
+            snapshot_at=timezone.now(),
             compute_seconds=round(time.process_time() - started, 3),
-            refresh_wall_seconds=round(time.monotonic() - wall_started, 3), updated_at=timezone.now(), **fields)
+            refresh_wall_seconds=round(time.monotonic() - wall_started, 3),
+            updated_at=timezone.now(),
+            **fields,
+        )
         if written:
             break
         dashboard.refresh_from_db()  # the rate or currency changed meanwhile: compute with the new ones

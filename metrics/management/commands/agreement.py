@@ -93,10 +93,15 @@ def numeric_column(frame: pd.DataFrame, column: str, path: str) -> np.ndarray:
 
 def _summary_lines(name: str, entry: dict, min_shared: int) -> list[str]:
     s = entry["pearson_summary"]
-    head = (f"{name}: Pearson r between judges, weighted summary ({s['weights']}, pairs sharing >= "
-            f"{min_shared} items): ")
-    lines = [head + (f"{_fmt(s['statistic'])} over {s['n_pairs']} of {s['n_pairs_listed']} pairs"
-                     if s["n_pairs"] else f"n/a ({s['note']})")]
+    head = f"{name}: Pearson r between judges, weighted summary ({s['weights']}, pairs sharing >= {min_shared} items): "
+    lines = [
+        head
+        + (
+            f"{_fmt(s['statistic'])} over {s['n_pairs']} of {s['n_pairs_listed']} pairs"
+            if s["n_pairs"]
+            else f"n/a ({s['note']})"
+        )
+    ]
     below = entry["pairs_below_min_shared"]
     if below:
         lines.append(f"  pairs below min_shared, listed and not summarised ({len(below)}):")
@@ -113,14 +118,23 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--input", required=True, help="CSV/TSV with columns judge,item,score[,criterion]")
-        parser.add_argument("--n-boot", type=int, default=0, help="bootstrap resamples for α's 95%% CI (default 0: none)")
+        parser.add_argument(
+            "--n-boot", type=int, default=0, help="bootstrap resamples for α's 95%% CI (default 0: none)"
+        )
         parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
-        parser.add_argument("--min-shared", type=int, default=30,
-                            help="items two judges must share for their pair to enter the weighted summary, and "
-                                 "every judge for an ICC (default 30, as the report)")
-        parser.add_argument("--scale", help="the rating scale, e.g. 1-5 (or 1,2,3,4,5): weighted κ weighs distances "
-                                            "on it, not on the values observed (default: the values observed)")
+        parser.add_argument(
+            "--min-shared",
+            type=int,
+            default=30,
+            help="items two judges must share for their pair to enter the weighted summary, and "
+            "every judge for an ICC (default 30, as the report)",
+        )
+        parser.add_argument(
+            "--scale",
+            help="the rating scale, e.g. 1-5 (or 1,2,3,4,5): weighted κ weighs distances "
+            "on it, not on the values observed (default: the values observed)",
+        )
 
     @staticmethod
     def _scale(text: str | None) -> list[float] | None:
@@ -152,7 +166,12 @@ class Command(BaseCommand):
         scores = numeric_column(frame, "score", path)
         criterion = frame["criterion"].astype(str) if "criterion" in frame.columns else DEFAULT_CRITERION
         tidy = pd.DataFrame(
-            {"judge": frame["judge"].astype(str), "item": frame["item"].astype(str), "criterion": criterion, "score": scores}
+            {
+                "judge": frame["judge"].astype(str),
+                "item": frame["item"].astype(str),
+                "criterion": criterion,
+                "score": scores,
+            }
         ).dropna(subset=["score"])
         dup = tidy.duplicated(["judge", "item", "criterion"])
         if dup.any():
@@ -164,24 +183,33 @@ class Command(BaseCommand):
             off = tidy.loc[~tidy["score"].isin(scale)]
             if len(off):
                 row = off.iloc[0]
-                raise CommandError(f"{path}: judge {row['judge']!r} gave item {row['item']!r} the score "
-                                   f"{row['score']:g}, which is not on --scale {opts['scale']}")
+                raise CommandError(
+                    f"{path}: judge {row['judge']!r} gave item {row['item']!r} the score "
+                    f"{row['score']:g}, which is not on --scale {opts['scale']}"
+                )
 
         out = {}
         blocks = {}
         for name, rows in tidy.groupby("criterion", sort=True):
             wide = rows.pivot(index="judge", columns="item", values="score").sort_index().sort_index(axis=1)
             matrix = RatingMatrix(wide.to_numpy(dtype=float), tuple(wide.index), tuple(wide.columns))
-            res = criterion_agreement(matrix, str(name), n_boot=opts["n_boot"], seed=opts["seed"],
-                                      min_shared=opts["min_shared"], scale=scale,
-                                      scale_type="points" if scale is not None else None)
+            res = criterion_agreement(
+                matrix,
+                str(name),
+                n_boot=opts["n_boot"],
+                seed=opts["seed"],
+                min_shared=opts["min_shared"],
+                scale=scale,
+                scale_type="points" if scale is not None else None,
+            )
             blocks[str(name)] = res.to_dict()
             # The report's Table 1 summary (one code path): Fisher-z mean weighted by n - 3 over the
             # pairs sharing >= min_shared items; the others are listed apart with the reason. A ratings
             # file has no systems: only the sentence (item) level is read.
             summary, flags = interjudge_summary(
                 [replace(p, results={"sentence": p.results, "system": p.results}) for p in res.pearson],
-                min_shared=opts["min_shared"])
+                min_shared=opts["min_shared"],
+            )
             pearson_summary = dict(summary["sentence"])
             entry = {
                 "n_items": res.n_items,
@@ -192,20 +220,29 @@ class Command(BaseCommand):
                 "icc": None if res.icc is None else {f: r.to_dict() for f, r in res.icc.items()},
                 "icc_reason": res.icc_reason,
                 "cohen_kappa": [
-                    {"judges": [p.judge_a, p.judge_b], "n": p.n_shared,
-                     **{w: r.statistic for w, r in p.results.items()}}
+                    {
+                        "judges": [p.judge_a, p.judge_b],
+                        "n": p.n_shared,
+                        **{w: r.statistic for w, r in p.results.items()},
+                    }
                     for p in res.cohen_kappa
                 ],
                 "scale": scale,
                 "pearson_summary": pearson_summary,
                 "pearson": [
-                    {"judges": [p.judge_a, p.judge_b], "n": p.n_shared,
-                     "statistic": p.results["pearson"].statistic, "pvalue": p.results["pearson"].pvalue, **flag}
+                    {
+                        "judges": [p.judge_a, p.judge_b],
+                        "n": p.n_shared,
+                        "statistic": p.results["pearson"].statistic,
+                        "pvalue": p.results["pearson"].pvalue,
+                        **flag,
+                    }
                     for p, flag in zip(res.pearson, flags)
                 ],
                 "pairs_below_min_shared": [
                     {"judges": [p.judge_a, p.judge_b], "n": p.n_shared, "reason": flag["reason"]}
-                    for p, flag in zip(res.pearson, flags) if not flag["summarised"]
+                    for p, flag in zip(res.pearson, flags)
+                    if not flag["summarised"]
                 ],
             }
             if opts["n_boot"]:
@@ -215,11 +252,13 @@ class Command(BaseCommand):
             out[str(name)] = jsonable(entry)
         # The report's agreement section, built by the same functions as the report's
         # page and exports (one code path): the same table, the same findings.
-        result = jsonable({
-            "summary": {"criteria": list(blocks)},
-            "settings": {"n_boot": opts["n_boot"], "confidence_level": 0.95, "min_shared": opts["min_shared"]},
-            "agreement": blocks,
-        })
+        result = jsonable(
+            {
+                "summary": {"criteria": list(blocks)},
+                "settings": {"n_boot": opts["n_boot"], "confidence_level": 0.95, "min_shared": opts["min_shared"]},
+                "agreement": blocks,
+            }
+        )
         found = report_warnings(result)
         for name in out:
             out[name]["warnings"] = [w for w in found if w["subject"] == name]

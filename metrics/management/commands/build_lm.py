@@ -57,4 +57,3 @@ class Command(BaseCommand):
         self.stdout.write(
             f"wrote {out} ({sizes}; vocabulary {len(model.vocab) - 1}{note}) in {time.perf_counter() - t0:.1f} s"
         )
-

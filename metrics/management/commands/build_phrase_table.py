@@ -62,8 +62,12 @@ class Command(BaseCommand):
         parser.add_argument("--corpus", help="TSV english<TAB>pivot, one sentence pair a line")
         parser.add_argument("--alignments", help="Pharaoh links (i-j / ipj), line for line with --corpus")
         parser.add_argument("--moses", help="convert this Moses phrase table instead of --corpus/--alignments")
-        parser.add_argument("--english-side", choices=["source", "target"], default="source",
-                            help="which side of the Moses table is English (default: source)")
+        parser.add_argument(
+            "--english-side",
+            choices=["source", "target"],
+            default="source",
+            help="which side of the Moses table is English (default: source)",
+        )
         parser.add_argument("--out", required=True, help="output table (.tsv, .tsv.gz or .tsv.xz)")
         parser.add_argument("--raw", action="store_true", help="corpus is plain text: tokenise it")
         parser.add_argument("--max-len-english", type=int, default=4)

@@ -88,7 +88,9 @@ class Command(BaseCommand):
         for m, levels in out["metrics"].items():
             for level, res in levels.items():
                 n = res["pearson"]["n"]
-                cells = "  ".join(f"{k} {_fmt(v['statistic'])} (p {format_pvalue(v['pvalue'])})" for k, v in res.items())
+                cells = "  ".join(
+                    f"{k} {_fmt(v['statistic'])} (p {format_pvalue(v['pvalue'])})" for k, v in res.items()
+                )
                 self.stdout.write(f"  {m:<20s} {level:<8s} n={n:<6d} {cells}")
         for w in out["williams"]:
             a, b = w["metrics"]

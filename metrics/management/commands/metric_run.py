@@ -18,14 +18,21 @@ from .simulate_judges import study_from_arg, validation_message
 
 
 class Command(BaseCommand):
-    help = ("Start a metric run over every candidate of a study (queued for the workers, or with --wait computed "
-            "here), or --list the study's runs with their labels.")
+    help = (
+        "Start a metric run over every candidate of a study (queued for the workers, or with --wait computed "
+        "here), or --list the study's runs with their labels."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("study", help="the study's name or id")
         parser.add_argument("--metric", help="the metric's slug (manage.py metrics lists them)")
-        parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                            help="a metric parameter, e.g. against=reference; repeat for several")
+        parser.add_argument(
+            "--param",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="a metric parameter, e.g. against=reference; repeat for several",
+        )
         parser.add_argument("--wait", action="store_true", help="compute the run in this command and print its score")
         parser.add_argument("--list", action="store_true", help="list the study's runs instead")
 
@@ -43,21 +50,26 @@ class Command(BaseCommand):
             params[key.strip()] = value
         against = params.pop("against", None)
         try:
-            run = metric_run_create(study=study, metric=opts["metric"], params=params, against=against,
-                                                    enqueue=not opts["wait"])
+            run = metric_run_create(
+                study=study, metric=opts["metric"], params=params, against=against, enqueue=not opts["wait"]
+            )
         except ValidationError as exc:
             raise CommandError(f"no run started: {validation_message(exc)}") from None
         if not opts["wait"]:
-            self.stdout.write(f"run #{run.pk} of {run.metric} on '{study.name}' is queued ({run.n} candidates); "
-                              "a worker (make run, make worker) computes it")
+            self.stdout.write(
+                f"run #{run.pk} of {run.metric} on '{study.name}' is queued ({run.n} candidates); "
+                "a worker (make run, make worker) computes it"
+            )
             return
         run = metric_run_execute(run_id=run.pk)
         if run.status != JobStatus.SUCCEEDED:
             raise CommandError(f"run #{run.pk} of {run.metric} {run.status}: {run.error}")
-        label = metric_run_labels(MetricRun.objects.filter(study=study, metric=run.metric,
-                                                           status=JobStatus.SUCCEEDED))[run.pk]
-        self.stdout.write(f"run #{run.pk} {label}: corpus {run.corpus_score:.4f} over {run.n} candidates\n"
-                          f"  {run.signature}")
+        label = metric_run_labels(MetricRun.objects.filter(study=study, metric=run.metric, status=JobStatus.SUCCEEDED))[
+            run.pk
+        ]
+        self.stdout.write(
+            f"run #{run.pk} {label}: corpus {run.corpus_score:.4f} over {run.n} candidates\n  {run.signature}"
+        )
 
     def _list(self, study) -> None:
         runs = list(MetricRun.objects.filter(study=study).order_by("metric", "pk"))

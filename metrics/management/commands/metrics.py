@@ -52,7 +52,9 @@ def _describe(cls) -> dict:
             }
             for p in cls.params.values()
         ],
-        "resources": [{"name": r.name, "help": r.help, "available": r.name not in missing} for r in cls.resources.values()],
+        "resources": [
+            {"name": r.name, "help": r.help, "available": r.name not in missing} for r in cls.resources.values()
+        ],
     }
 
 

@@ -53,20 +53,32 @@ class Command(BaseCommand):
     help = "Import ParaBank as a study, run every metric, PEM out of fold, and build the report's metric leaderboard."
 
     def add_arguments(self, parser):
-        parser.add_argument("directory", nargs="?", default=str(DEFAULT_DIR),
-                            help="directory holding ref.tsv and candidates.tsv.xz (default ../shared/data/parabank)")
+        parser.add_argument(
+            "directory",
+            nargs="?",
+            default=str(DEFAULT_DIR),
+            help="directory holding ref.tsv and candidates.tsv.xz (default ../shared/data/parabank)",
+        )
         parser.add_argument("--study", default="ParaBank evaluation", help="study name (reused when it exists)")
         parser.add_argument("--owner", help="owner username for a new study (default: the first superuser)")
-        parser.add_argument("--metric", action="append", dest="metrics", metavar="SLUG",
-                            help="run only these metrics (repeatable; default: every registered metric)")
+        parser.add_argument(
+            "--metric",
+            action="append",
+            dest="metrics",
+            metavar="SLUG",
+            help="run only these metrics (repeatable; default: every registered metric)",
+        )
         parser.add_argument("--no-pem", action="store_true", help="skip PEM out of fold")
         parser.add_argument("--folds", type=int, default=5, help="outer folds (groups of originals) for PEM")
         parser.add_argument("--fresh", action="store_true", help="run metrics again even if a finished run exists")
         parser.add_argument("--out", help="directory for the report's exports")
         parser.add_argument("--markdown", help="write the leaderboard tables to this Markdown file")
         parser.add_argument("--n-boot", type=int, default=None, help="bootstrap resamples of the report")
-        parser.add_argument("--no-report", action="store_true",
-                            help="only import and run metrics (e.g. two processes running different metrics)")
+        parser.add_argument(
+            "--no-report",
+            action="store_true",
+            help="only import and run metrics (e.g. two processes running different metrics)",
+        )
 
     def handle(self, *args, **opts):
         study = Study.objects.filter(name=opts["study"]).first()
@@ -150,8 +162,10 @@ class Command(BaseCommand):
             if run.status != JobStatus.SUCCEEDED:
                 skipped.append((slug, f"run #{run.pk} {run.status}: {run.error}"))
                 continue
-            self.stdout.write(f"  {slug}: {run.n:,} candidates in {time.perf_counter() - t:.1f} s wall, "
-                              f"{time.process_time() - c:.1f} CPU-s")
+            self.stdout.write(
+                f"  {slug}: {run.n:,} candidates in {time.perf_counter() - t:.1f} s wall, "
+                f"{time.process_time() - c:.1f} CPU-s"
+            )
         for slug, why in skipped:
             self.stdout.write(f"  {slug}: skipped — {why}")
         return skipped
@@ -159,12 +173,14 @@ class Command(BaseCommand):
     @staticmethod
     def _finished(study: Study, slug: str, metric) -> bool:
         params = {k: jsonable(v) for k, v in metric.param_values.items()}
-        return MetricRun.objects.filter(study=study, metric=slug, status=JobStatus.SUCCEEDED, params=params,
-                                        resources={}).exists()
+        return MetricRun.objects.filter(
+            study=study, metric=slug, status=JobStatus.SUCCEEDED, params=params, resources={}
+        ).exists()
 
     def _run_pem(self, study: Study, opts) -> str | None:
-        existing = MetricRun.objects.filter(study=study, metric="pem", status=JobStatus.SUCCEEDED,
-                                            signature__startswith="metric:pem-oof|")
+        existing = MetricRun.objects.filter(
+            study=study, metric="pem", status=JobStatus.SUCCEEDED, signature__startswith="metric:pem-oof|"
+        )
         if existing.exists() and not opts["fresh"]:
             self.stdout.write("  pem (out of fold): finished run exists (--fresh runs it again)")
             return None
@@ -174,6 +190,8 @@ class Command(BaseCommand):
         except ValidationError as exc:
             return validation_message(exc)
         existing.exclude(pk=run.pk).delete()  # one out-of-fold PEM on the board
-        self.stdout.write(f"  pem (out of fold, {opts['folds']} folds by original): {run.n:,} candidates in "
-                          f"{time.perf_counter() - t:.1f} s")
+        self.stdout.write(
+            f"  pem (out of fold, {opts['folds']} folds by original): {run.n:,} candidates in "
+            f"{time.perf_counter() - t:.1f} s"
+        )
         return None

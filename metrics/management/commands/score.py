@@ -37,7 +37,6 @@ FORMATS = {".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndj
 REQUIRED = ("original", "candidate")
 
 
-
 def file_format(path: str, override: str | None) -> str:
     """The format named by ``override`` or by the file's extension."""
     if override:

@@ -48,21 +48,30 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("study", help="the study's id or name")
         parser.add_argument("--judges", type=int, required=True, help="number of simulated judges")
-        parser.add_argument("--judges-per-item", type=int, default=None,
-                            help="each item rated by K of them (default: all)")
+        parser.add_argument(
+            "--judges-per-item", type=int, default=None, help="each item rated by K of them (default: all)"
+        )
         parser.add_argument("--random-clickers", type=int, default=0, help="the last M judges click at random")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--item-sd", type=float, default=0.7, help="sd of latent item quality (1–5 scale)")
         parser.add_argument("--judge-bias-sd", type=float, default=0.25, help="sd of a judge's leniency")
         parser.add_argument("--noise-sd", type=float, default=0.6, help="sd of a single rating's noise")
-        parser.add_argument("--control-slip", type=float, default=0.15,
-                            help="chance a careful judge scores a control one point off")
-        parser.add_argument("--target-reliability", type=float, default=0.8,
-                            help="reliability of the judges' mean to plan for (Spearman–Brown)")
+        parser.add_argument(
+            "--control-slip", type=float, default=0.15, help="chance a careful judge scores a control one point off"
+        )
+        parser.add_argument(
+            "--target-reliability",
+            type=float,
+            default=0.8,
+            help="reliability of the judges' mean to plan for (Spearman–Brown)",
+        )
         parser.add_argument("--plan-only", action="store_true", help="only print the plan; write nothing")
-        parser.add_argument("--profile", help="JSON file of latent per-system means: "
-                            '{"systems": {"<system>": {"adequacy": 4.2, "fluency": 4.5, ...}}} '
-                            "(e.g. fixtures/demo/simulation_profile.json); other systems get default profiles")
+        parser.add_argument(
+            "--profile",
+            help="JSON file of latent per-system means: "
+            '{"systems": {"<system>": {"adequacy": 4.2, "fluency": 4.5, ...}}} '
+            "(e.g. fixtures/demo/simulation_profile.json); other systems get default profiles",
+        )
 
     def handle(self, *args, **opts):
         study = study_from_arg(opts["study"])
@@ -79,17 +88,33 @@ class Command(BaseCommand):
         if not opts["plan_only"]:
             try:
                 summary = simulated_judges_fill(
-                    study=study, n_judges=opts["judges"], judges_per_item=opts["judges_per_item"],
-                    n_random_clickers=opts["random_clickers"], seed=opts["seed"], item_sd=opts["item_sd"],
-                    judge_bias_sd=opts["judge_bias_sd"], noise_sd=opts["noise_sd"],
-                    control_slip=opts["control_slip"], profiles=profiles)
+                    study=study,
+                    n_judges=opts["judges"],
+                    judges_per_item=opts["judges_per_item"],
+                    n_random_clickers=opts["random_clickers"],
+                    seed=opts["seed"],
+                    item_sd=opts["item_sd"],
+                    judge_bias_sd=opts["judge_bias_sd"],
+                    noise_sd=opts["noise_sd"],
+                    control_slip=opts["control_slip"],
+                    profiles=profiles,
+                )
             except ValidationError as exc:
                 raise CommandError(validation_message(exc)) from None
-            per_item = f"{summary.judges_per_item} judges per item" if summary.judges_per_item else "every judge rates every item"
+            per_item = (
+                f"{summary.judges_per_item} judges per item"
+                if summary.judges_per_item
+                else "every judge rates every item"
+            )
             self.stdout.write(
                 f"study '{study.name}': {summary.judgments_created} simulated judgments by {len(summary.judges)} "
                 f"judges ({summary.judges[0]} … {summary.judges[-1]}) over {summary.items} items, {per_item}"
-                + (f"; {summary.items_already_rated} items were already rated and kept" if summary.items_already_rated else ""))
+                + (
+                    f"; {summary.items_already_rated} items were already rated and kept"
+                    if summary.items_already_rated
+                    else ""
+                )
+            )
             if summary.random_clickers:
                 self.stdout.write(f"random clickers (judge QC should flag them): {', '.join(summary.random_clickers)}")
         self._plan(study, opts)
@@ -100,14 +125,18 @@ class Command(BaseCommand):
         counts = sorted({2, 3, 4, 5, 6, 8, 10, max(2, opts["judges_per_item"] or opts["judges"])})
         rows = plan_judges(n_items=max(n_items, 2), judge_counts=counts, n_boot=200, seed=opts["seed"], **variances)
         self.stdout.write("")
-        self.stdout.write(f"planning for {n_items} items (item sd {opts['item_sd']}, judge bias sd "
-                          f"{opts['judge_bias_sd']}, noise sd {opts['noise_sd']}):")
+        self.stdout.write(
+            f"planning for {n_items} items (item sd {opts['item_sd']}, judge bias sd "
+            f"{opts['judge_bias_sd']}, noise sd {opts['noise_sd']}):"
+        )
         self.stdout.write(f"{'judges':>7} {'reliability':>12} {'item mean ±':>12} {'alpha':>7} {'alpha CI width':>15}")
         for r in rows:
             alpha = "—" if r.alpha is None else f"{r.alpha:.3f}"
             width = "—" if r.alpha_ci_width is None else f"{r.alpha_ci_width:.3f}"
-            self.stdout.write(f"{r.n_judges:>7} {r.reliability_of_mean:>12.3f} {r.item_mean_ci_halfwidth:>12.2f} "
-                              f"{alpha:>7} {width:>15}")
+            self.stdout.write(
+                f"{r.n_judges:>7} {r.reliability_of_mean:>12.3f} {r.item_mean_ci_halfwidth:>12.2f} "
+                f"{alpha:>7} {width:>15}"
+            )
         k = judges_needed(opts["target_reliability"], **variances)
         self.stdout.write(f"judges needed for a reliability of {opts['target_reliability']:g}: {k}")
 

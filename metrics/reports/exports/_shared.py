@@ -18,8 +18,14 @@ def fisher_ci(d: Mapping | None, level: float) -> tuple[float | None, float | No
     """The correlation's Fisher-z interval (``CorrelationResult.confidence_interval``)."""
     if not d or d.get("statistic") is None:
         return None
-    res = CorrelationResult(statistic=d["statistic"], pvalue=d.get("pvalue"), n=int(d.get("n") or 0),
-                            method=d.get("method", "pearson"), ci_low=d.get("ci_low"), ci_high=d.get("ci_high"))
+    res = CorrelationResult(
+        statistic=d["statistic"],
+        pvalue=d.get("pvalue"),
+        n=int(d.get("n") or 0),
+        method=d.get("method", "pearson"),
+        ci_low=d.get("ci_low"),
+        ci_high=d.get("ci_high"),
+    )
     low, high = res.confidence_interval(level)
     return (None if math.isnan(low) else low, None if math.isnan(high) else high)
 

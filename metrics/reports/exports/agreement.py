@@ -17,8 +17,12 @@ def agreement_tables(result: Mapping[str, Any]) -> list[ReportTable]:
     return [_agreement(result, pct(level)), _agreement_pairs(result)]
 
 
-_ALPHA_LABEL = {"nominal": "Krippendorff α (nominal)", "ordinal": "Krippendorff α (ordinal)",
-                "interval": "Krippendorff α (interval)", "ratio": "Krippendorff α (ratio)"}
+_ALPHA_LABEL = {
+    "nominal": "Krippendorff α (nominal)",
+    "ordinal": "Krippendorff α (ordinal)",
+    "interval": "Krippendorff α (interval)",
+    "ratio": "Krippendorff α (ratio)",
+}
 
 
 def _in_order(mapping: Mapping | None, order: Sequence[str]) -> list[tuple[str, Any]]:
@@ -41,15 +45,31 @@ def _agreement(result, ci) -> ReportTable:
     rows = []
     for crit, a in _in_order(result.get("agreement"), _criteria(result)):
         for lvl, res in _in_order(a.get("krippendorff_alpha"), _ALPHA_LEVELS):
-            rows.append({"criterion": crit, "coefficient": _ALPHA_LABEL.get(lvl, f"Krippendorff α ({lvl})"),
-                         "statistic": res.get("statistic"), "ci": (res.get("ci_low"), res.get("ci_high")),
-                         "pvalue": None, "n_items": res.get("n_items"), "n_judges": res.get("n_judges"),
-                         "note": res.get("note") or ""})
+            rows.append(
+                {
+                    "criterion": crit,
+                    "coefficient": _ALPHA_LABEL.get(lvl, f"Krippendorff α ({lvl})"),
+                    "statistic": res.get("statistic"),
+                    "ci": (res.get("ci_low"), res.get("ci_high")),
+                    "pvalue": None,
+                    "n_items": res.get("n_items"),
+                    "n_judges": res.get("n_judges"),
+                    "note": res.get("note") or "",
+                }
+            )
         fk = a.get("fleiss_kappa")
         if fk:
-            rows.append({"criterion": crit, "coefficient": "Fleiss κ", "statistic": fk.get("statistic"),
-                         "ci": (fk.get("ci_low"), fk.get("ci_high")), "n_items": fk.get("n_items"),
-                         "n_judges": fk.get("n_judges"), "note": fk.get("note") or ""})
+            rows.append(
+                {
+                    "criterion": crit,
+                    "coefficient": "Fleiss κ",
+                    "statistic": fk.get("statistic"),
+                    "ci": (fk.get("ci_low"), fk.get("ci_high")),
+                    "n_items": fk.get("n_items"),
+                    "n_judges": fk.get("n_judges"),
+                    "note": fk.get("note") or "",
+                }
+            )
         else:
             rows.append({"criterion": crit, "coefficient": "Fleiss κ", "note": a.get("fleiss_kappa_reason") or ""})
         icc = a.get("icc")
@@ -61,24 +81,40 @@ def _agreement(result, ci) -> ReportTable:
                     note.append(f"complete-case: {res.get('n_items')} of {total} items")
                 if res.get("judges_left_out"):
                     note.append(f"without {', '.join(res['judges_left_out'])}")
-                rows.append({"criterion": crit, "coefficient": res.get("form"), "statistic": res.get("statistic"),
-                             "ci": (res.get("ci_low"), res.get("ci_high")), "pvalue": res.get("pvalue"),
-                             "n_items": res.get("n_items"), "n_judges": res.get("n_judges"),
-                             "note": "; ".join(n for n in note if n)})
+                rows.append(
+                    {
+                        "criterion": crit,
+                        "coefficient": res.get("form"),
+                        "statistic": res.get("statistic"),
+                        "ci": (res.get("ci_low"), res.get("ci_high")),
+                        "pvalue": res.get("pvalue"),
+                        "n_items": res.get("n_items"),
+                        "n_judges": res.get("n_judges"),
+                        "note": "; ".join(n for n in note if n),
+                    }
+                )
         else:
             rows.append({"criterion": crit, "coefficient": "ICC", "note": a.get("icc_reason") or ""})
     n_boot = (result.get("settings") or {}).get("n_boot")
     return ReportTable(
-        "agreement", "Agreement per criterion",
+        "agreement",
+        "Agreement per criterion",
         f"Inter-judge agreement on genuine items (controls excluded): Krippendorff's α at four levels of "
         f"measurement (missing ratings allowed), Fleiss' κ (complete designs), intraclass correlations (Shrout & "
         f"Fleiss; p from their F test; complete-case analysis, items rated by every judge). CI: {ci} percentile "
         f"bootstrap over items, {n_boot} resamples, for α and κ; F-based (McGraw & Wong 1996) for the ICCs.",
-        (Column("criterion", "Criterion", latex="Criterion"), Column("coefficient", "Coefficient", latex="Coefficient"),
-         Column("statistic", "Value", "r", latex="Value"), Column("ci", f"{ci} CI", "ci", latex="CI"),
-         Column("pvalue", "p", "p"), Column("n_items", "Items", "int", latex="Items"),
-         Column("n_judges", "Judges", "int", latex="Judges"), Column("note", "Note")),
-        rows)
+        (
+            Column("criterion", "Criterion", latex="Criterion"),
+            Column("coefficient", "Coefficient", latex="Coefficient"),
+            Column("statistic", "Value", "r", latex="Value"),
+            Column("ci", f"{ci} CI", "ci", latex="CI"),
+            Column("pvalue", "p", "p"),
+            Column("n_items", "Items", "int", latex="Items"),
+            Column("n_judges", "Judges", "int", latex="Judges"),
+            Column("note", "Note"),
+        ),
+        rows,
+    )
 
 
 def _agreement_pairs(result) -> ReportTable:
@@ -88,20 +124,37 @@ def _agreement_pairs(result) -> ReportTable:
         for k in a.get("cohen_kappa") or []:
             pair = tuple(k["judges"])
             pr = (pearson.get(pair) or {}).get("pearson") or {}
-            rows.append({"criterion": crit, "judge_a": pair[0], "judge_b": pair[1], "n_shared": k.get("n_shared"),
-                         "unweighted": stat(k.get("unweighted")), "linear": stat(k.get("linear")),
-                         "quadratic": stat(k.get("quadratic")), "pearson": pr.get("statistic"),
-                         "pearson_p": pr.get("pvalue")})
+            rows.append(
+                {
+                    "criterion": crit,
+                    "judge_a": pair[0],
+                    "judge_b": pair[1],
+                    "n_shared": k.get("n_shared"),
+                    "unweighted": stat(k.get("unweighted")),
+                    "linear": stat(k.get("linear")),
+                    "quadratic": stat(k.get("quadratic")),
+                    "pearson": pr.get("statistic"),
+                    "pearson_p": pr.get("pvalue"),
+                }
+            )
     return ReportTable(
-        "agreement_pairs", "Agreement per pair of judges",
+        "agreement_pairs",
+        "Agreement per pair of judges",
         "Cohen's κ (unweighted, linear and quadratic weights) and Pearson's r for every two judges on the genuine "
         "items both rated.",
-        (Column("criterion", "Criterion", latex="Criterion"), Column("judge_a", "Judge A", latex="Judge A"),
-         Column("judge_b", "Judge B", latex="Judge B"), Column("n_shared", "Shared items", "int", latex="$n$"),
-         Column("unweighted", "κ", "r", latex="$\\kappa$"), Column("linear", "κ linear", "r", latex="$\\kappa_{lin}$"),
-         Column("quadratic", "κ quadratic", "r", latex="$\\kappa_{quad}$"), Column("pearson", "r", "r", latex="$r$"),
-         Column("pearson_p", "p", "p")),
-        rows)
+        (
+            Column("criterion", "Criterion", latex="Criterion"),
+            Column("judge_a", "Judge A", latex="Judge A"),
+            Column("judge_b", "Judge B", latex="Judge B"),
+            Column("n_shared", "Shared items", "int", latex="$n$"),
+            Column("unweighted", "κ", "r", latex="$\\kappa$"),
+            Column("linear", "κ linear", "r", latex="$\\kappa_{lin}$"),
+            Column("quadratic", "κ quadratic", "r", latex="$\\kappa_{quad}$"),
+            Column("pearson", "r", "r", latex="$r$"),
+            Column("pearson_p", "p", "p"),
+        ),
+        rows,
+    )
 
 
 def judge_qc_table(result) -> ReportTable:
@@ -112,28 +165,45 @@ def judge_qc_table(result) -> ReportTable:
         mad = q.get("control_mad") or {}
         straight = q.get("straightlining") or {}
         failed = [t["name"] for t in q.get("tests") or [] if t.get("passed") is False]
-        row = {"judge": q["judge"], "excluded": q.get("excluded"), "passed": q.get("passed"),
-               "n_items": q.get("n_items"), "n_controls": q.get("n_controls"),
-               "median_seconds": q.get("median_seconds"),
-               "straightlining": max(straight.values()) if straight else None,
-               "tests_failed": ", ".join(failed), "flags": "; ".join(q.get("flags") or []),
-               "_class": "row-excluded" if q.get("excluded") else ("row-flagged" if not q.get("passed") else "")}
+        row = {
+            "judge": q["judge"],
+            "excluded": q.get("excluded"),
+            "passed": q.get("passed"),
+            "n_items": q.get("n_items"),
+            "n_controls": q.get("n_controls"),
+            "median_seconds": q.get("median_seconds"),
+            "straightlining": max(straight.values()) if straight else None,
+            "tests_failed": ", ".join(failed),
+            "flags": "; ".join(q.get("flags") or []),
+            "_class": "row-excluded" if q.get("excluded") else ("row-flagged" if not q.get("passed") else ""),
+        }
         for c in crits:
             row[f"mad_{c}"] = mad.get(c)
         rows.append(row)
     alpha = (result.get("settings") or {}).get("qc_alpha")
     columns = (
-        (Column("judge", "Judge", latex="Judge"), Column("excluded", "Excluded", "bool", latex="Excl."),
-         Column("passed", "Passed QC", "bool", latex="Passed"), Column("n_items", "Items", "int", latex="Items"),
-         Column("n_controls", "Controls", "int", latex="Controls"))
+        (
+            Column("judge", "Judge", latex="Judge"),
+            Column("excluded", "Excluded", "bool", latex="Excl."),
+            Column("passed", "Passed QC", "bool", latex="Passed"),
+            Column("n_items", "Items", "int", latex="Items"),
+            Column("n_controls", "Controls", "int", latex="Controls"),
+        )
         + tuple(Column(f"mad_{c}", f"MAD {c}", "num", latex=f"MAD {c[:4]}.") for c in crits)
-        + (Column("median_seconds", "Median seconds", "num", latex="Med.\\ s"),
-           Column("straightlining", "Max straight-lining", "num", latex="Straight."),
-           Column("tests_failed", "Failed control tests"), Column("flags", "Flags")))
+        + (
+            Column("median_seconds", "Median seconds", "num", latex="Med.\\ s"),
+            Column("straightlining", "Max straight-lining", "num", latex="Straight."),
+            Column("tests_failed", "Failed control tests"),
+            Column("flags", "Flags"),
+        )
+    )
     return ReportTable(
-        "judge_qc", "Judge quality control",
+        "judge_qc",
+        "Judge quality control",
         f"Per judge (excluded judges included, but left out of every other table): mean absolute deviation (MAD) "
         f"of control scores from their expected scores, one-sided Mann–Whitney tests that known-bad controls are "
         f"rated below genuine candidates (α = {alpha}), median seconds per item, and the largest share of one "
         f"value on a criterion (straight-lining).",
-        columns, rows)
+        columns,
+        rows,
+    )

@@ -36,11 +36,15 @@ def report_zip(report: Report) -> bytes:
     tables = report_tables(report.result or {})
     files += [(f"tables/{t.slug}.csv", table_csv(t).encode("utf-8")) for t in tables]
     files += [(f"plots/{p.slug}.svg", p.svg.encode("utf-8")) for p in plots]
-    readme = [f"paraeval report #{report.pk} of study \"{report.study.name}\"", "",
-              "report.json  every number, with the settings, judgments fingerprint, excluded judges,",
-              "             metric runs (with their signatures) and library versions",
-              "report.tex   the tables for LaTeX (\\usepackage{booktabs})",
-              "report.html  everything in one page, figures included (opens offline)", ""]
+    readme = [
+        f'paraeval report #{report.pk} of study "{report.study.name}"',
+        "",
+        "report.json  every number, with the settings, judgments fingerprint, excluded judges,",
+        "             metric runs (with their signatures) and library versions",
+        "report.tex   the tables for LaTeX (\\usepackage{booktabs})",
+        "report.html  everything in one page, figures included (opens offline)",
+        "",
+    ]
     readme += warning_lines(report.result or {}) + [""]
     readme += [f"tables/{t.slug}.csv  {t.title}" for t in tables]
     readme += [f"plots/{p.slug}.svg  {p.title}" for p in plots]

@@ -49,8 +49,10 @@ def report_json(report: Report, *, plots: Sequence[Mapping] | None = None, stale
             "stale": dict(stale) if stale is not None else None,
             "exported_at": timezone.now().isoformat(),
         },
-        "plots": [{"slug": p["slug"], "title": p["title"], "caption": p["caption"], "file": f"plots/{p['slug']}.svg"}
-                  for p in plots],
+        "plots": [
+            {"slug": p["slug"], "title": p["title"], "caption": p["caption"], "file": f"plots/{p['slug']}.svg"}
+            for p in plots
+        ],
         "result": report.result,
     }
 

@@ -16,12 +16,38 @@ from .model import Column, ReportTable
 from .tables import report_tables
 
 _LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-    "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
     "|": r"\textbar{}",
 }
-_LATEX_UNICODE = {"α": r"$\alpha$", "κ": r"$\kappa$", "ρ": r"$\rho$", "τ": r"$\tau$", "ε": r"$\varepsilon$", "σ": r"$\sigma$", "μ": r"$\mu$", "ω": r"$\omega$", "γ": r"$\gamma$", "—": "---", "–": "--",
-                  "≥": r"$\geq$", "≤": r"$\leq$", "±": r"$\pm$", "×": r"$\times$", "−": "$-$"}
+_LATEX_UNICODE = {
+    "α": r"$\alpha$",
+    "κ": r"$\kappa$",
+    "ρ": r"$\rho$",
+    "τ": r"$\tau$",
+    "ε": r"$\varepsilon$",
+    "σ": r"$\sigma$",
+    "μ": r"$\mu$",
+    "ω": r"$\omega$",
+    "γ": r"$\gamma$",
+    "—": "---",
+    "–": "--",
+    "≥": r"$\geq$",
+    "≤": r"$\leq$",
+    "±": r"$\pm$",
+    "×": r"$\times$",
+    "−": "$-$",
+}
 
 
 def warning_lines(result: Mapping[str, Any]) -> list[str]:
@@ -135,8 +161,10 @@ def report_latex(report: Report) -> str:
     tables = report_tables(report.result or {})
     # A comment line ends at a line break: keep the (researcher-typed) name on one line.
     name = " ".join(report.study.name.split())
-    head = (f"% paraeval report #{report.pk} of study \"{name}\", built "
-            f"{iso(report.finished_at)}.\n% Judgments fingerprint {report.fingerprint}; settings "
-            f"{json.dumps(report.settings, sort_keys=True)}.\n% Requires \\usepackage{{booktabs,tabularx,pdflscape}}.\n")
+    head = (
+        f'% paraeval report #{report.pk} of study "{name}", built '
+        f"{iso(report.finished_at)}.\n% Judgments fingerprint {report.fingerprint}; settings "
+        f"{json.dumps(report.settings, sort_keys=True)}.\n% Requires \\usepackage{{booktabs,tabularx,pdflscape}}.\n"
+    )
     head += "".join(f"% {line}\n" for line in warning_lines(report.result or {})) + "\n"
     return head + "\n".join(table_latex(t, label_prefix=f"paraeval-r{report.pk}") for t in tables)

@@ -65,8 +65,10 @@ class ReportTable:
         """Rows as ``{"cells": [{"text", "num"}], "class": str}`` for templates."""
         out = []
         for row in self.rows:
-            cells = [{"text": format_cell(row.get(c.key), c.kind), "num": c.kind not in ("text", "bool")}
-                     for c in self.columns]
+            cells = [
+                {"text": format_cell(row.get(c.key), c.kind), "num": c.kind not in ("text", "bool")}
+                for c in self.columns
+            ]
             out.append({"cells": cells, "class": row.get("_class", "")})
         return out
 

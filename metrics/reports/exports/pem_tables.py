@@ -12,45 +12,68 @@ def pem_table1(result, level, ci, target) -> ReportTable:
     rows = []
     for p in t1.get("pairs", []):
         sent, sys_ = p.get("sentence", {}), p.get("system", {})
-        rows.append({
-            "judge_a": p["judges"][0], "judge_b": p["judges"][1], "n_shared": p.get("n_shared"),
-            "sentence_pearson": stat(sent.get("pearson")), "sentence_pearson_p": stat(sent.get("pearson"), "pvalue"),
-            "sentence_pearson_ci": fisher_ci(sent.get("pearson"), level),
-            "sentence_spearman": stat(sent.get("spearman")), "sentence_kendall_b": stat(sent.get("kendall_b")),
-            "n_systems": stat(sys_.get("pearson"), "n"),
-            "system_pearson": stat(sys_.get("pearson")), "system_pearson_p": stat(sys_.get("pearson"), "pvalue"),
-            "system_spearman": stat(sys_.get("spearman")), "system_kendall_b": stat(sys_.get("kendall_b")),
-            "summarised": p.get("summarised", True),
-        })
+        rows.append(
+            {
+                "judge_a": p["judges"][0],
+                "judge_b": p["judges"][1],
+                "n_shared": p.get("n_shared"),
+                "sentence_pearson": stat(sent.get("pearson")),
+                "sentence_pearson_p": stat(sent.get("pearson"), "pvalue"),
+                "sentence_pearson_ci": fisher_ci(sent.get("pearson"), level),
+                "sentence_spearman": stat(sent.get("spearman")),
+                "sentence_kendall_b": stat(sent.get("kendall_b")),
+                "n_systems": stat(sys_.get("pearson"), "n"),
+                "system_pearson": stat(sys_.get("pearson")),
+                "system_pearson_p": stat(sys_.get("pearson"), "pvalue"),
+                "system_spearman": stat(sys_.get("spearman")),
+                "system_kendall_b": stat(sys_.get("kendall_b")),
+                "summarised": p.get("summarised", True),
+            }
+        )
     mean = t1.get("mean_pearson") or {}
     summ = t1.get("summary") or {}
     min_shared = t1.get("min_shared")
     if rows:
         used = (summ.get("sentence") or {}).get("n_pairs")
         label = "weighted summary" if used is None else f"weighted summary ({used} of {len(rows)} pairs)"
-        rows.append({"judge_a": label, "judge_b": "", "sentence_pearson": mean.get("sentence"),
-                     "system_pearson": mean.get("system"), "_class": "mean-row"})
-    rule = (f" The summary row is the Fisher-z mean weighted by n − 3 (n: shared items; systems at system level) "
-            f"over the pairs sharing at least {min_shared} items; the others are listed, not summarised."
-            if min_shared is not None else "")
+        rows.append(
+            {
+                "judge_a": label,
+                "judge_b": "",
+                "sentence_pearson": mean.get("sentence"),
+                "system_pearson": mean.get("system"),
+                "_class": "mean-row",
+            }
+        )
+    rule = (
+        f" The summary row is the Fisher-z mean weighted by n − 3 (n: shared items; systems at system level) "
+        f"over the pairs sharing at least {min_shared} items; the others are listed, not summarised."
+        if min_shared is not None
+        else ""
+    )
     return ReportTable(
-        "table1", "Table 1 — inter-judge correlation",
+        "table1",
+        "Table 1 — inter-judge correlation",
         f"Correlation between every two judges on {target}, controls excluded (PEM Table 1): sentence level over "
         f"the items both rated, system level over each judge's per-system means. CI: {ci} Fisher z.{rule}",
-        (Column("judge_a", "Judge A", latex="Judge A"), Column("judge_b", "Judge B", latex="Judge B"),
-         Column("n_shared", "Shared items", "int", latex="$n$"),
-         Column("summarised", "In summary", "bool", latex="Sum."),
-         Column("sentence_pearson", "Sentence r", "r", latex="$r$"),
-         Column("sentence_pearson_p", "p", "p"),
-         Column("sentence_pearson_ci", f"{ci} CI", "ci", latex="CI"),
-         Column("sentence_spearman", "Sentence ρ", "r", latex="$\\rho$"),
-         Column("sentence_kendall_b", "Sentence τb", "r", latex="$\\tau_b$"),
-         Column("n_systems", "Systems", "int"),
-         Column("system_pearson", "System r", "r", latex="sys.\\ $r$"),
-         Column("system_pearson_p", "System p", "p"),
-         Column("system_spearman", "System ρ", "r", latex="sys.\\ $\\rho$"),
-         Column("system_kendall_b", "System τb", "r", latex="sys.\\ $\\tau_b$")),
-        rows)
+        (
+            Column("judge_a", "Judge A", latex="Judge A"),
+            Column("judge_b", "Judge B", latex="Judge B"),
+            Column("n_shared", "Shared items", "int", latex="$n$"),
+            Column("summarised", "In summary", "bool", latex="Sum."),
+            Column("sentence_pearson", "Sentence r", "r", latex="$r$"),
+            Column("sentence_pearson_p", "p", "p"),
+            Column("sentence_pearson_ci", f"{ci} CI", "ci", latex="CI"),
+            Column("sentence_spearman", "Sentence ρ", "r", latex="$\\rho$"),
+            Column("sentence_kendall_b", "Sentence τb", "r", latex="$\\tau_b$"),
+            Column("n_systems", "Systems", "int"),
+            Column("system_pearson", "System r", "r", latex="sys.\\ $r$"),
+            Column("system_pearson_p", "System p", "p"),
+            Column("system_spearman", "System ρ", "r", latex="sys.\\ $\\rho$"),
+            Column("system_kendall_b", "System τb", "r", latex="sys.\\ $\\tau_b$"),
+        ),
+        rows,
+    )
 
 
 def pem_table2(result, level, ci, target) -> ReportTable:
@@ -58,32 +81,47 @@ def pem_table2(result, level, ci, target) -> ReportTable:
     rows = []
     for r in t2.get("rows", []):
         sent, sys_ = r.get("sentence", {}), r.get("system", {})
-        rows.append({
-            "criterion": r["criterion"], "subset": r.get("subset"), "n_items": r.get("n_items"),
-            "sentence_pearson": stat(sent.get("pearson")), "sentence_pearson_p": stat(sent.get("pearson"), "pvalue"),
-            "sentence_pearson_ci": fisher_ci(sent.get("pearson"), level),
-            "sentence_spearman": stat(sent.get("spearman")), "sentence_kendall_b": stat(sent.get("kendall_b")),
-            "n_systems": r.get("n_systems"),
-            "system_pearson": stat(sys_.get("pearson")), "system_pearson_p": stat(sys_.get("pearson"), "pvalue"),
-            "system_spearman": stat(sys_.get("spearman")), "system_kendall_b": stat(sys_.get("kendall_b")),
-        })
+        rows.append(
+            {
+                "criterion": r["criterion"],
+                "subset": r.get("subset"),
+                "n_items": r.get("n_items"),
+                "sentence_pearson": stat(sent.get("pearson")),
+                "sentence_pearson_p": stat(sent.get("pearson"), "pvalue"),
+                "sentence_pearson_ci": fisher_ci(sent.get("pearson"), level),
+                "sentence_spearman": stat(sent.get("spearman")),
+                "sentence_kendall_b": stat(sent.get("kendall_b")),
+                "n_systems": r.get("n_systems"),
+                "system_pearson": stat(sys_.get("pearson")),
+                "system_pearson_p": stat(sys_.get("pearson"), "pvalue"),
+                "system_spearman": stat(sys_.get("spearman")),
+                "system_kendall_b": stat(sys_.get("kendall_b")),
+            }
+        )
     controls = "included at their expected scores" if t2.get("include_controls") else "excluded"
     return ReportTable(
-        "table2", f"Table 2 — criteria vs {target}",
+        "table2",
+        f"Table 2 — criteria vs {target}",
         f"Each criterion's human reference (mean of the judges) against {target}'s, at sentence and system level, "
         f"on all items and on the subset where the mean scores reach the thresholds (PEM Table 2); controls "
         f"{controls}. CI: {ci} Fisher z.",
-        (Column("criterion", "Criterion", latex="Criterion"), Column("subset", "Items", latex="Items"),
-         Column("n_items", "n", "int", latex="$n$"),
-         Column("sentence_pearson", "Sentence r", "r", latex="$r$"), Column("sentence_pearson_p", "p", "p"),
-         Column("sentence_pearson_ci", f"{ci} CI", "ci", latex="CI"),
-         Column("sentence_spearman", "Sentence ρ", "r", latex="$\\rho$"),
-         Column("sentence_kendall_b", "Sentence τb", "r", latex="$\\tau_b$"),
-         Column("n_systems", "Systems", "int"),
-         Column("system_pearson", "System r", "r", latex="sys.\\ $r$"), Column("system_pearson_p", "System p", "p"),
-         Column("system_spearman", "System ρ", "r", latex="sys.\\ $\\rho$"),
-         Column("system_kendall_b", "System τb", "r", latex="sys.\\ $\\tau_b$")),
-        rows)
+        (
+            Column("criterion", "Criterion", latex="Criterion"),
+            Column("subset", "Items", latex="Items"),
+            Column("n_items", "n", "int", latex="$n$"),
+            Column("sentence_pearson", "Sentence r", "r", latex="$r$"),
+            Column("sentence_pearson_p", "p", "p"),
+            Column("sentence_pearson_ci", f"{ci} CI", "ci", latex="CI"),
+            Column("sentence_spearman", "Sentence ρ", "r", latex="$\\rho$"),
+            Column("sentence_kendall_b", "Sentence τb", "r", latex="$\\tau_b$"),
+            Column("n_systems", "Systems", "int"),
+            Column("system_pearson", "System r", "r", latex="sys.\\ $r$"),
+            Column("system_pearson_p", "System p", "p"),
+            Column("system_spearman", "System ρ", "r", latex="sys.\\ $\\rho$"),
+            Column("system_kendall_b", "System τb", "r", latex="sys.\\ $\\tau_b$"),
+        ),
+        rows,
+    )
 
 
 def pem_table3(result, level, ci, target) -> ReportTable:
@@ -92,32 +130,52 @@ def pem_table3(result, level, ci, target) -> ReportTable:
     with_controls = {(r["metric"], r["level"]): r for r in t3.get("rows_with_controls") or []}
     for r in t3.get("rows", []):
         alt = with_controls.get((r["metric"], r["level"])) if r["human"] == "mean" else None
-        rows.append({
-            "pearson_with_controls": stat((alt or {}).get("pearson")),
-            "metric": r["metric"], "human": r["human"], "level": r["level"], "n": r.get("n"),
-            "pearson": stat(r.get("pearson")), "pearson_p": stat(r.get("pearson"), "pvalue"),
-            "pearson_ci": fisher_ci(r.get("pearson"), level),
-            "spearman": stat(r.get("spearman")), "kendall_b": stat(r.get("kendall_b")),
-            "kendall_c": stat(r.get("kendall_c")), "accuracy": stat(r.get("accuracy")),
-            "accuracy_tc": stat(r.get("accuracy_tc")),
-            "_class": "" if r["human"] == "mean" else "per-judge",
-        })
+        rows.append(
+            {
+                "pearson_with_controls": stat((alt or {}).get("pearson")),
+                "metric": r["metric"],
+                "human": r["human"],
+                "level": r["level"],
+                "n": r.get("n"),
+                "pearson": stat(r.get("pearson")),
+                "pearson_p": stat(r.get("pearson"), "pvalue"),
+                "pearson_ci": fisher_ci(r.get("pearson"), level),
+                "spearman": stat(r.get("spearman")),
+                "kendall_b": stat(r.get("kendall_b")),
+                "kendall_c": stat(r.get("kendall_c")),
+                "accuracy": stat(r.get("accuracy")),
+                "accuracy_tc": stat(r.get("accuracy_tc")),
+                "_class": "" if r["human"] == "mean" else "per-judge",
+            }
+        )
     controls = "included at their expected scores" if t3.get("controls_in_mean") else "excluded"
-    second = (" Column “r +controls”: the same against the human reference with the controls at their expected "
-              "scores (PEM §5.2's convention), for comparison with the paper." if t3.get("rows_with_controls")
-              else "")
+    second = (
+        " Column “r +controls”: the same against the human reference with the controls at their expected "
+        "scores (PEM §5.2's convention), for comparison with the paper."
+        if t3.get("rows_with_controls")
+        else ""
+    )
     return ReportTable(
-        "table3", f"Table 3 — metrics vs human {target}",
+        "table3",
+        f"Table 3 — metrics vs human {target}",
         f"Each metric against the human reference (mean of the judges; controls {controls}) and against each "
         f"judge (controls excluded), at segment and system level (PEM Table 3). Accuracy: pairwise ranking "
         f"accuracy with ties, pairs within an original; tie-calibrated: the same after treating metric scores "
         f"closer than the best threshold ε as ties (Deutsch et al. 2023). CI: {ci} Fisher z.{second}",
-        (Column("metric", "Metric", latex="Metric"), Column("human", "Human", latex="Human"),
-         Column("level", "Level", latex="Level"), Column("n", "n", "int", latex="$n$"),
-         Column("pearson", "r", "r", latex="$r$"), Column("pearson_p", "p", "p"),
-         Column("pearson_ci", f"{ci} CI", "ci", latex="CI"),
-         Column("spearman", "ρ", "r", latex="$\\rho$"), Column("kendall_b", "τb", "r", latex="$\\tau_b$"),
-         Column("kendall_c", "τc", "r", latex="$\\tau_c$"), Column("accuracy", "Accuracy", "r", latex="Acc."),
-         Column("accuracy_tc", "Accuracy (tie-cal.)", "r", latex="Acc.$^*$"),
-         Column("pearson_with_controls", "r +controls", "r", latex="$r_{+c}$")),
-        rows)
+        (
+            Column("metric", "Metric", latex="Metric"),
+            Column("human", "Human", latex="Human"),
+            Column("level", "Level", latex="Level"),
+            Column("n", "n", "int", latex="$n$"),
+            Column("pearson", "r", "r", latex="$r$"),
+            Column("pearson_p", "p", "p"),
+            Column("pearson_ci", f"{ci} CI", "ci", latex="CI"),
+            Column("spearman", "ρ", "r", latex="$\\rho$"),
+            Column("kendall_b", "τb", "r", latex="$\\tau_b$"),
+            Column("kendall_c", "τc", "r", latex="$\\tau_c$"),
+            Column("accuracy", "Accuracy", "r", latex="Acc."),
+            Column("accuracy_tc", "Accuracy (tie-cal.)", "r", latex="Acc.$^*$"),
+            Column("pearson_with_controls", "r +controls", "r", latex="$r_{+c}$"),
+        ),
+        rows,
+    )

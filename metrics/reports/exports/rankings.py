@@ -19,31 +19,53 @@ def _undefined_note(block) -> str:
     if not names:
         return ""
     shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
-    return (f" z is undefined for {len(names)} judge{'s' if len(names) != 1 else ''} on {block['criterion']} "
-            f"({shown}: fewer than two genuine scores, or all equal); their scores count in the raw mean only.")
+    return (
+        f" z is undefined for {len(names)} judge{'s' if len(names) != 1 else ''} on {block['criterion']} "
+        f"({shown}: fewer than two genuine scores, or all equal); their scores count in the raw mean only."
+    )
 
 
 def ranking_table(result, ci, target) -> ReportTable:
     sr = result.get("system_ranking") or {}
     z = _z_block(result, target)
     z_of = {r.get("system"): r.get("z") for r in (z or {}).get("systems") or []}
-    rows = [{"rank": s.get("rank"), "system": s.get("system"), "mean": s.get("mean"),
-             "mean_z": z_of.get(s.get("system")),
-             "ci": (s.get("ci_low"), s.get("ci_high")), "n": s.get("n"), "cluster": s.get("cluster"),
-             "pvalue_vs_next": s.get("pvalue_vs_next")} for s in sr.get("systems", [])]
+    rows = [
+        {
+            "rank": s.get("rank"),
+            "system": s.get("system"),
+            "mean": s.get("mean"),
+            "mean_z": z_of.get(s.get("system")),
+            "ci": (s.get("ci_low"), s.get("ci_high")),
+            "n": s.get("n"),
+            "cluster": s.get("cluster"),
+            "pvalue_vs_next": s.get("pvalue_vs_next"),
+        }
+        for s in sr.get("systems", [])
+    ]
     alpha = (result.get("settings") or {}).get("significance_level")
     z_cols = (Column("mean_z", "Mean z", "num", latex="Mean $z$"),) if z is not None else ()
-    z_text = (" Mean z: the mean per-judge z-score (WMT's; see the system scores table)." + _undefined_note(z)
-              if z is not None else "")
+    z_text = (
+        " Mean z: the mean per-judge z-score (WMT's; see the system scores table)." + _undefined_note(z)
+        if z is not None
+        else ""
+    )
     return ReportTable(
-        "system_ranking", f"System ranking on {target}",
+        "system_ranking",
+        f"System ranking on {target}",
         f"Genuine systems by mean human {target} with {ci} bootstrap CIs over originals; p: paired bootstrap "
         f"against the next system; a new cluster starts where that difference is significant (α = {alpha}).{z_text}",
-        (Column("rank", "Rank", "int", latex="Rank"), Column("system", "System", latex="System"),
-         Column("mean", "Mean", "num", latex="Mean"), *z_cols, Column("ci", f"{ci} CI", "ci", latex="CI"),
-         Column("n", "Originals", "int", latex="$n$"), Column("cluster", "Cluster", "int", latex="Cluster"),
-         Column("pvalue_vs_next", "p vs next", "p", latex="$p$ vs next")),
-        rows)
+        (
+            Column("rank", "Rank", "int", latex="Rank"),
+            Column("system", "System", latex="System"),
+            Column("mean", "Mean", "num", latex="Mean"),
+            *z_cols,
+            Column("ci", f"{ci} CI", "ci", latex="CI"),
+            Column("n", "Originals", "int", latex="$n$"),
+            Column("cluster", "Cluster", "int", latex="Cluster"),
+            Column("pvalue_vs_next", "p vs next", "p", latex="$p$ vs next"),
+        ),
+        rows,
+    )
 
 
 def system_scores_table(result) -> ReportTable:
@@ -53,24 +75,41 @@ def system_scores_table(result) -> ReportTable:
     for block in scores.get("criteria") or []:
         n_undefined = len(block.get("undefined_judges") or [])
         for r in block.get("systems") or []:
-            rows.append({"criterion": block["criterion"], "system": r.get("system"), "raw": r.get("raw"),
-                         "z": r.get("z"), "n": r.get("n_originals"), "n_judgments": r.get("n_judgments"),
-                         "n_z": r.get("n_z"), "undefined": n_undefined,
-                         "z_note": "" if r.get("z") is not None else "undefined"})
+            rows.append(
+                {
+                    "criterion": block["criterion"],
+                    "system": r.get("system"),
+                    "raw": r.get("raw"),
+                    "z": r.get("z"),
+                    "n": r.get("n_originals"),
+                    "n_judgments": r.get("n_judgments"),
+                    "n_z": r.get("n_z"),
+                    "undefined": n_undefined,
+                    "z_note": "" if r.get("z") is not None else "undefined",
+                }
+            )
         notes.append(_undefined_note(block))
     return ReportTable(
-        "system_scores", "System scores on 0–100 criteria, raw and z",
+        "system_scores",
+        "System scores on 0–100 criteria, raw and z",
         "Per 0–100 criterion, genuine systems by mean per-judge z-score (WMT's direct assessment): each judge's "
         "score x becomes z = (x − μ) / σ, μ and σ the judge's mean and sample standard deviation (n − 1) over "
         "their genuine items on that criterion (controls left out); a system's raw and z scores are the mean "
         "over its originals of the mean over their judgments. Judgments: genuine judgments; with z: those whose "
         "judge has a defined z." + "".join(notes),
-        (Column("criterion", "Criterion", latex="Criterion"), Column("system", "System", latex="System"),
-         Column("raw", "Mean raw", "num", latex="Raw"), Column("z", "Mean z", "num", latex="$z$"),
-         Column("z_note", "", latex=""), Column("n", "Originals", "int", latex="$n$"),
-         Column("n_judgments", "Judgments", "int", latex="Judg."), Column("n_z", "With z", "int", latex="with $z$"),
-         Column("undefined", "Judges without z", "int", latex="no $z$")),
-        rows)
+        (
+            Column("criterion", "Criterion", latex="Criterion"),
+            Column("system", "System", latex="System"),
+            Column("raw", "Mean raw", "num", latex="Raw"),
+            Column("z", "Mean z", "num", latex="$z$"),
+            Column("z_note", "", latex=""),
+            Column("n", "Originals", "int", latex="$n$"),
+            Column("n_judgments", "Judgments", "int", latex="Judg."),
+            Column("n_z", "With z", "int", latex="with $z$"),
+            Column("undefined", "Judges without z", "int", latex="no $z$"),
+        ),
+        rows,
+    )
 
 
 def leaderboard_table(result) -> ReportTable:
@@ -90,25 +129,43 @@ def leaderboard_table(result) -> ReportTable:
                 verdict, cls = "not significantly worse than the best", "winner"
             else:
                 verdict, cls = "not tested", ""
-            rows.append({"level": level, "rank": r.get("rank"), "metric": r.get("metric"),
-                         "pearson": r.get("statistic"), "n": r.get("n"), "williams_pvalue": r.get("williams_pvalue"),
-                         "marker": "*" if r.get("significantly_worse") else "", "verdict": verdict, "_class": cls,
-                         "rank_with_controls": a.get("rank"), "pearson_with_controls": a.get("statistic")})
+            rows.append(
+                {
+                    "level": level,
+                    "rank": r.get("rank"),
+                    "metric": r.get("metric"),
+                    "pearson": r.get("statistic"),
+                    "n": r.get("n"),
+                    "williams_pvalue": r.get("williams_pvalue"),
+                    "marker": "*" if r.get("significantly_worse") else "",
+                    "verdict": verdict,
+                    "_class": cls,
+                    "rank_with_controls": a.get("rank"),
+                    "pearson_with_controls": a.get("statistic"),
+                }
+            )
     return ReportTable(
-        "metric_leaderboard", "Metric leaderboard",
+        "metric_leaderboard",
+        "Metric leaderboard",
         f"Every metric run by Pearson correlation with the human reference on genuine items (controls excluded), "
         f"per level; the last two columns rank the same metrics with the controls at their expected scores in the "
         f"reference (PEM §5.2's convention). Williams test (one-tailed) "
         f"that the best metric correlates better than this one; * marks p < {alpha}. Metrics not significantly "
         f"worse than the best form the winning group (bold in LaTeX).",
-        (Column("level", "Level", latex="Level"), Column("rank", "Rank", "int", latex="Rank"),
-         Column("metric", "Metric", latex="Metric"), Column("pearson", "r", "r", latex="$r$"),
-         Column("n", "n", "int", latex="$n$"), Column("williams_pvalue", "Williams p vs best", "p",
-                                                       latex="Williams $p$"),
-         Column("marker", "", latex=""), Column("verdict", "Verdict"),
-         Column("rank_with_controls", "Rank +controls", "int", latex="Rank$_{+c}$"),
-         Column("pearson_with_controls", "r +controls", "r", latex="$r_{+c}$")),
-        rows)
+        (
+            Column("level", "Level", latex="Level"),
+            Column("rank", "Rank", "int", latex="Rank"),
+            Column("metric", "Metric", latex="Metric"),
+            Column("pearson", "r", "r", latex="$r$"),
+            Column("n", "n", "int", latex="$n$"),
+            Column("williams_pvalue", "Williams p vs best", "p", latex="Williams $p$"),
+            Column("marker", "", latex=""),
+            Column("verdict", "Verdict"),
+            Column("rank_with_controls", "Rank +controls", "int", latex="Rank$_{+c}$"),
+            Column("pearson_with_controls", "r +controls", "r", latex="$r_{+c}$"),
+        ),
+        rows,
+    )
 
 
 def meta_evaluation_table(result) -> ReportTable:
@@ -120,23 +177,48 @@ def meta_evaluation_table(result) -> ReportTable:
     human = ceiling.get("human")
     if human:
         # The human ceiling first: one judge against the others' mean, the figure a metric is read against.
-        rows.append({"level": "segment", "rank": None, "metric": "human judges (ceiling)",
-                     "n": ceiling.get("n_items"), "as_judge": human.get("statistic"),
-                     "as_judge_ci": (human.get("ci_low"), human.get("ci_high"))})
+        rows.append(
+            {
+                "level": "segment",
+                "rank": None,
+                "metric": "human judges (ceiling)",
+                "n": ceiling.get("n_items"),
+                "as_judge": human.get("statistic"),
+                "as_judge_ci": (human.get("ci_low"), human.get("ci_high")),
+            }
+        )
     for level in ("segment", "system"):
         block = meta.get(level) or {}
         for r in block.get("rows") or []:
             j = as_judge.get(r.get("metric"), {}) if level == "segment" else {}
-            rows.append({"level": level, "rank": r.get("rank"), "metric": r.get("metric"), "n": block.get("n"),
-                         "pearson": r.get("pearson"), "spearman": r.get("spearman"), "kendall_b": r.get("kendall_b"),
-                         "accuracy": r.get("accuracy"), "soft_accuracy": r.get("soft_accuracy"),
-                         "as_judge": j.get("statistic"), "as_judge_ci": (j.get("ci_low"), j.get("ci_high")),
-                         "vs_ceiling": j.get("delta"), "reaches": j.get("reaches"),
-                         "p_vs_best": r.get("p_vs_best"), "p_vs_baseline": r.get("p_vs_baseline")})
-    vs = (f" p vs {base}: the Williams test between this metric and {base}, H1 that the better-correlated of "
-          "the two correlates better." if base else "")
+            rows.append(
+                {
+                    "level": level,
+                    "rank": r.get("rank"),
+                    "metric": r.get("metric"),
+                    "n": block.get("n"),
+                    "pearson": r.get("pearson"),
+                    "spearman": r.get("spearman"),
+                    "kendall_b": r.get("kendall_b"),
+                    "accuracy": r.get("accuracy"),
+                    "soft_accuracy": r.get("soft_accuracy"),
+                    "as_judge": j.get("statistic"),
+                    "as_judge_ci": (j.get("ci_low"), j.get("ci_high")),
+                    "vs_ceiling": j.get("delta"),
+                    "reaches": j.get("reaches"),
+                    "p_vs_best": r.get("p_vs_best"),
+                    "p_vs_baseline": r.get("p_vs_baseline"),
+                }
+            )
+    vs = (
+        f" p vs {base}: the Williams test between this metric and {base}, H1 that the better-correlated of "
+        "the two correlates better."
+        if base
+        else ""
+    )
     return ReportTable(
-        "metric_meta_evaluation", "Metric meta-evaluation",
+        "metric_meta_evaluation",
+        "Metric meta-evaluation",
         "Every metric run against the mean human score on genuine items, per level: Pearson r, Spearman ρ, "
         "Kendall τb and pairwise accuracy (ties count; within each original at segment level); at system level "
         "soft pairwise accuracy (Thompson et al. 2024: 1 − the mean gap between the permutation-test p-values of "
@@ -146,18 +228,25 @@ def meta_evaluation_table(result) -> ReportTable:
         "does (− ceiling: the difference; reaches: its bootstrap interval reaches 0). Williams test "
         f"(one-tailed, Pearson): p vs best, H1 that the best metric correlates better.{vs} The full matrix of "
         "Williams tests is in the JSON (metric_meta_evaluation.<level>.matrix).",
-        (Column("level", "Level", latex="Level"), Column("rank", "Rank", "int", latex="Rank"),
-         Column("metric", "Metric", latex="Metric"), Column("n", "n", "int", latex="$n$"),
-         Column("pearson", "r", "r", latex="$r$"), Column("spearman", "ρ", "r", latex="$\\rho$"),
-         Column("kendall_b", "τb", "r", latex="$\\tau_b$"), Column("accuracy", "Acc.", "r", latex="Acc."),
-         Column("soft_accuracy", "Soft acc.", "r", latex="SPA"),
-         Column("as_judge", "r as a judge", "r", latex="$r_{judge}$"),
-         Column("as_judge_ci", "CI", "ci", latex="CI"),
-         Column("vs_ceiling", "− ceiling", "r", latex="$\\Delta_{ceil}$"),
-         Column("reaches", "Reaches ceiling", "bool", latex=None),
-         Column("p_vs_best", "p vs best", "p", latex="$p_{best}$"),
-         Column("p_vs_baseline", f"p vs {base}" if base else "p vs baseline", "p", latex="$p_{base}$")),
-        rows)
+        (
+            Column("level", "Level", latex="Level"),
+            Column("rank", "Rank", "int", latex="Rank"),
+            Column("metric", "Metric", latex="Metric"),
+            Column("n", "n", "int", latex="$n$"),
+            Column("pearson", "r", "r", latex="$r$"),
+            Column("spearman", "ρ", "r", latex="$\\rho$"),
+            Column("kendall_b", "τb", "r", latex="$\\tau_b$"),
+            Column("accuracy", "Acc.", "r", latex="Acc."),
+            Column("soft_accuracy", "Soft acc.", "r", latex="SPA"),
+            Column("as_judge", "r as a judge", "r", latex="$r_{judge}$"),
+            Column("as_judge_ci", "CI", "ci", latex="CI"),
+            Column("vs_ceiling", "− ceiling", "r", latex="$\\Delta_{ceil}$"),
+            Column("reaches", "Reaches ceiling", "bool", latex=None),
+            Column("p_vs_best", "p vs best", "p", latex="$p_{best}$"),
+            Column("p_vs_baseline", f"p vs {base}" if base else "p vs baseline", "p", latex="$p_{base}$"),
+        ),
+        rows,
+    )
 
 
 def llm_judge_pool_table(result) -> ReportTable:
@@ -165,21 +254,43 @@ def llm_judge_pool_table(result) -> ReportTable:
     rows = []
     for pool in (result.get("metric_meta_evaluation") or {}).get("llm_judge_pool") or []:
         humans = pool.get("humans") or {}
-        rows.append({"criterion": pool.get("criterion"), "pool": "human judges", "level": pool.get("level"),
-                     "alpha": humans.get("statistic"), "ci": (humans.get("ci_low"), humans.get("ci_high")),
-                     "n_items": humans.get("n_items"), "n_judges": humans.get("n_judges")})
+        rows.append(
+            {
+                "criterion": pool.get("criterion"),
+                "pool": "human judges",
+                "level": pool.get("level"),
+                "alpha": humans.get("statistic"),
+                "ci": (humans.get("ci_low"), humans.get("ci_high")),
+                "n_items": humans.get("n_items"),
+                "n_judges": humans.get("n_judges"),
+            }
+        )
         for r in pool.get("with_llm") or []:
-            rows.append({"criterion": pool.get("criterion"), "pool": f"human judges + {r.get('judge')}",
-                         "level": pool.get("level"), "alpha": r.get("statistic"),
-                         "ci": (r.get("ci_low"), r.get("ci_high")), "n_items": r.get("n_items"),
-                         "n_judges": r.get("n_judges")})
+            rows.append(
+                {
+                    "criterion": pool.get("criterion"),
+                    "pool": f"human judges + {r.get('judge')}",
+                    "level": pool.get("level"),
+                    "alpha": r.get("statistic"),
+                    "ci": (r.get("ci_low"), r.get("ci_high")),
+                    "n_items": r.get("n_items"),
+                    "n_judges": r.get("n_judges"),
+                }
+            )
     return ReportTable(
-        "llm_judge_pool", "LLM judges in the judge pool",
+        "llm_judge_pool",
+        "LLM judges in the judge pool",
         "Krippendorff's α of the human judges alone (as in the agreement table), and apart, of the human judges "
         "with one LLM judge added as one more coder. The humans' own α never includes an LLM. An α that holds "
         "or rises with the LLM added says it rates like one more judge; one that drops says it does not.",
-        (Column("criterion", "Criterion", latex="Criterion"), Column("pool", "Judges", latex="Judges"),
-         Column("level", "Level", latex="Level"), Column("alpha", "α", "r", latex="$\\alpha$"),
-         Column("ci", "CI", "ci", latex="CI"), Column("n_items", "Items", "int", latex="Items"),
-         Column("n_judges", "Coders", "int", latex="Coders")),
-        rows)
+        (
+            Column("criterion", "Criterion", latex="Criterion"),
+            Column("pool", "Judges", latex="Judges"),
+            Column("level", "Level", latex="Level"),
+            Column("alpha", "α", "r", latex="$\\alpha$"),
+            Column("ci", "CI", "ci", latex="CI"),
+            Column("n_items", "Items", "int", latex="Items"),
+            Column("n_judges", "Coders", "int", latex="Coders"),
+        ),
+        rows,
+    )

@@ -24,13 +24,18 @@ def report_html(report: Report, *, plots: Sequence[ReportPlot] | None = None) ->
     if plots is None:
         plots = selectors.report_plots(report=report)
     result = report.result or {}
-    return render_to_string("reports/standalone.html", {
-        "report": report,
-        "study": report.study,
-        "result": result,
-        "summary": result.get("summary") or {},
-        "tables": report_tables(result),
-        "plots": [{"slug": p.slug, "title": p.title, "caption": p.caption, "src": svg_data_uri(p.svg)} for p in plots],
-        "settings_json": json.dumps(report.settings, indent=1, sort_keys=True),
-        "versions": (report.build_info or {}).get("versions") or result.get("versions") or {},
-    })
+    return render_to_string(
+        "reports/standalone.html",
+        {
+            "report": report,
+            "study": report.study,
+            "result": result,
+            "summary": result.get("summary") or {},
+            "tables": report_tables(result),
+            "plots": [
+                {"slug": p.slug, "title": p.title, "caption": p.caption, "src": svg_data_uri(p.svg)} for p in plots
+            ],
+            "settings_json": json.dumps(report.settings, indent=1, sort_keys=True),
+            "versions": (report.build_info or {}).get("versions") or result.get("versions") or {},
+        },
+    )

@@ -54,5 +54,16 @@ def table_by_slug(result: Mapping[str, Any], slug: str) -> ReportTable:
     raise KeyError(slug)
 
 
-TABLE_SLUGS = ("table1", "table2", "table3", "agreement", "agreement_pairs", "judge_qc", "system_ranking",
-               "system_scores", "metric_leaderboard", "metric_meta_evaluation", "llm_judge_pool")
+TABLE_SLUGS = (
+    "table1",
+    "table2",
+    "table3",
+    "agreement",
+    "agreement_pairs",
+    "judge_qc",
+    "system_ranking",
+    "system_scores",
+    "metric_leaderboard",
+    "metric_meta_evaluation",
+    "llm_judge_pool",
+)

@@ -6,65 +6,112 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotation', '0001_initial'),
+        ("annotation", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Report',
+            name="Report",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], default='queued', max_length=16)),
-                ('progress_done', models.PositiveIntegerField(default=0)),
-                ('progress_total', models.PositiveIntegerField(default=0)),
-                ('phase', models.CharField(blank=True, max_length=64)),
-                ('error', models.TextField(blank=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('settings', models.JSONField(blank=True, default=dict)),
-                ('result', models.JSONField(blank=True, null=True)),
-                ('fingerprint', models.CharField(blank=True, help_text='judgments_fingerprint of the data the report was built from.', max_length=64)),
-                ('excluded_judges', models.JSONField(blank=True, default=list, help_text='Judges left out of every table.')),
-                ('metric_runs', models.JSONField(blank=True, default=list, help_text='Metric runs considered, with signatures.')),
-                ('build_info', models.JSONField(blank=True, default=dict, help_text='Library versions and timings of the build.')),
-                ('compute_seconds', models.FloatField(default=0.0)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='reports', to='annotation.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("progress_done", models.PositiveIntegerField(default=0)),
+                ("progress_total", models.PositiveIntegerField(default=0)),
+                ("phase", models.CharField(blank=True, max_length=64)),
+                ("error", models.TextField(blank=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("settings", models.JSONField(blank=True, default=dict)),
+                ("result", models.JSONField(blank=True, null=True)),
+                (
+                    "fingerprint",
+                    models.CharField(
+                        blank=True,
+                        help_text="judgments_fingerprint of the data the report was built from.",
+                        max_length=64,
+                    ),
+                ),
+                (
+                    "excluded_judges",
+                    models.JSONField(blank=True, default=list, help_text="Judges left out of every table."),
+                ),
+                (
+                    "metric_runs",
+                    models.JSONField(blank=True, default=list, help_text="Metric runs considered, with signatures."),
+                ),
+                (
+                    "build_info",
+                    models.JSONField(blank=True, default=dict, help_text="Library versions and timings of the build."),
+                ),
+                ("compute_seconds", models.FloatField(default=0.0)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="reports", to="annotation.study"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='ReportPlot',
+            name="ReportPlot",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('slug', models.SlugField(max_length=100)),
-                ('title', models.CharField(max_length=200)),
-                ('caption', models.TextField(blank=True)),
-                ('position', models.PositiveIntegerField(default=0)),
-                ('svg', models.TextField()),
-                ('report', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='plots', to='reports.report')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("slug", models.SlugField(max_length=100)),
+                ("title", models.CharField(max_length=200)),
+                ("caption", models.TextField(blank=True)),
+                ("position", models.PositiveIntegerField(default=0)),
+                ("svg", models.TextField()),
+                (
+                    "report",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="plots", to="reports.report"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['report', 'position', 'slug'],
+                "ordering": ["report", "position", "slug"],
             },
         ),
         migrations.AddIndex(
-            model_name='report',
-            index=models.Index(fields=['study', 'status'], name='report_study_status'),
+            model_name="report",
+            index=models.Index(fields=["study", "status"], name="report_study_status"),
         ),
         migrations.AddConstraint(
-            model_name='reportplot',
-            constraint=models.UniqueConstraint(fields=('report', 'slug'), name='report_uniq_plot_slug'),
+            model_name="reportplot",
+            constraint=models.UniqueConstraint(fields=("report", "slug"), name="report_uniq_plot_slug"),
         ),
     ]

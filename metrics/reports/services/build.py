@@ -42,8 +42,9 @@ def shared_points_scale(criteria: list[dict]) -> range | None:
     """The values of the one labelled-point scale every criterion shares (PEM's 1–5),
     for weighted κ and the score-distribution axes; None when the criteria's scales
     differ or are not points (then the values observed are used)."""
-    spans = {(c["scale"].get("min"), c["scale"].get("max")) if c["scale"]["type"] == "points" else None
-             for c in criteria}
+    spans = {
+        (c["scale"].get("min"), c["scale"].get("max")) if c["scale"]["type"] == "points" else None for c in criteria
+    }
     if len(spans) != 1 or None in spans:
         return None
     span = spans.pop()
@@ -62,8 +63,9 @@ def _enqueue_build(report_id: int) -> None:
 
 
 @transaction.atomic
-def report_create(*, study: Study, created_by: User | None = None, settings: Mapping[str, Any] | None = None,
-                  enqueue: bool = True) -> Report:
+def report_create(
+    *, study: Study, created_by: User | None = None, settings: Mapping[str, Any] | None = None, enqueue: bool = True
+) -> Report:
     """Queue a report of ``study`` with ``settings`` (see :func:`report_settings_clean`).
 
     Refused (``ValidationError``) when the study has no judgments yet. A report with
@@ -73,8 +75,10 @@ def report_create(*, study: Study, created_by: User | None = None, settings: Map
     """
     clean = report_settings_clean(settings, criteria=study_criteria(study=study))
     if not selectors.study_has_judgments(study=study):
-        raise ValidationError("This study has no judgments yet: open judging and let the judges rate (or fill "
-                              "the study with simulated judges) before building a report.")
+        raise ValidationError(
+            "This study has no judgments yet: open judging and let the judges rate (or fill "
+            "the study with simulated judges) before building a report."
+        )
     for active in Report.objects.filter(study=study, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]):
         if active.settings == clean:
             return active
@@ -109,8 +113,7 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def subset_in_criteria_order(subset: Mapping[str, float] | None,
-                              criteria: Sequence[str]) -> dict[str, float] | None:
+def subset_in_criteria_order(subset: Mapping[str, float] | None, criteria: Sequence[str]) -> dict[str, float] | None:
     # PostgreSQL's jsonb does not keep key order; the subset's label ("adequacy>=4,fluency>=4")
     # follows the order given, so restore the criteria's own order.
     if not subset:
@@ -134,8 +137,15 @@ def report_build(*, report_id: int) -> Report:
         return report
     started = time.monotonic()
     cpu = time.process_time()
-    _update(report_id, status=JobStatus.RUNNING, started_at=timezone.now(), error="", progress_done=0,
-            progress_total=len(PHASES), phase=PHASES[0])
+    _update(
+        report_id,
+        status=JobStatus.RUNNING,
+        started_at=timezone.now(),
+        error="",
+        progress_done=0,
+        progress_total=len(PHASES),
+        phase=PHASES[0],
+    )
     s = {**DEFAULT_SETTINGS, **(report.settings or {})}
     unit = protocol_for_study(study=report.study)
     if unit.report_builder:  # a protocol with its own report (side by side: its own tables)
@@ -180,16 +190,25 @@ def report_build(*, report_id: int) -> Report:
         from ..plots import report_plots  # matplotlib: only where figures are drawn
 
         frame = judged.frame  # validated above
-        ref = human_reference(frame, control_expected=judged.control_expected, normalize=s["normalize"],
-                              excluded_judges=judged.excluded)
+        ref = human_reference(
+            frame, control_expected=judged.control_expected, normalize=s["normalize"], excluded_judges=judged.excluded
+        )
         wide = None
         if metric_inputs.scores:
             long = validate_metric_scores(metric_inputs.scores)
             wide = long.loc[long["item"].isin(ref.index)].pivot(index="item", columns="metric", values="score")
-        plots = report_plots(frame=frame, ref=ref, metric_wide=wide, result=result, excluded=judged.excluded,
-                             target=s["criterion"], include_controls=False,  # as Table 3's headline
-                             normalized=s["normalize"] == "z", seed=s["seed"],
-                             units=criteria_units(criteria_used))
+        plots = report_plots(
+            frame=frame,
+            ref=ref,
+            metric_wide=wide,
+            result=result,
+            excluded=judged.excluded,
+            target=s["criterion"],
+            include_controls=False,  # as Table 3's headline
+            normalized=s["normalize"] == "z",
+            seed=s["seed"],
+            units=criteria_units(criteria_used),
+        )
         _phase(report_id, 4)
     except (OperationalError, InterfaceError):
         raise
@@ -210,13 +229,25 @@ def report_build(*, report_id: int) -> Report:
         if locked.status == JobStatus.SUCCEEDED:
             return locked  # another delivery of the task finished first
         ReportPlot.objects.filter(report_id=report_id).delete()
-        ReportPlot.objects.bulk_create([
-            ReportPlot(report_id=report_id, slug=p.slug, title=p.title, caption=p.caption, position=i, svg=p.svg)
-            for i, p in enumerate(plots)])
-        _update(report_id, status=JobStatus.SUCCEEDED, phase="done", progress_done=len(PHASES), result=result,
-                fingerprint=judged.fingerprint, excluded_judges=judged.excluded, metric_runs=metric_inputs.runs,
-                build_info=build_info, compute_seconds=round(time.process_time() - cpu, 3),
-                finished_at=timezone.now())
+        ReportPlot.objects.bulk_create(
+            [
+                ReportPlot(report_id=report_id, slug=p.slug, title=p.title, caption=p.caption, position=i, svg=p.svg)
+                for i, p in enumerate(plots)
+            ]
+        )
+        _update(
+            report_id,
+            status=JobStatus.SUCCEEDED,
+            phase="done",
+            progress_done=len(PHASES),
+            result=result,
+            fingerprint=judged.fingerprint,
+            excluded_judges=judged.excluded,
+            metric_runs=metric_inputs.runs,
+            build_info=build_info,
+            compute_seconds=round(time.process_time() - cpu, 3),
+            finished_at=timezone.now(),
+        )
     return Report.objects.get(pk=report_id)
 
 
@@ -234,5 +265,7 @@ def reports_requeue_stale(*, stale_after=None, queued_after=None) -> int:
 
     from ..tasks import report_build_task
 
-    return sum(job_resend(report_build_task, report_id, stale_after=stale_after)
-               for report_id in jobs_to_resend(Report, stale_after=stale_after, queued_after=queued_after))
+    return sum(
+        job_resend(report_build_task, report_id, stale_after=stale_after)
+        for report_id in jobs_to_resend(Report, stale_after=stale_after, queued_after=queued_after)
+    )

@@ -39,8 +39,17 @@ def _as_bool(value: object, name: str, errors: dict) -> bool:
     return False
 
 
-def _as_number(value: object, name: str, errors: dict, *, low: float, high: float, integer: bool = False,
-               low_open: bool = False, high_open: bool = False):
+def _as_number(
+    value: object,
+    name: str,
+    errors: dict,
+    *,
+    low: float,
+    high: float,
+    integer: bool = False,
+    low_open: bool = False,
+    high_open: bool = False,
+):
     try:
         if isinstance(value, bool) or not isinstance(value, (str, bytes, SupportsFloat, SupportsIndex)):
             raise TypeError
@@ -50,8 +59,13 @@ def _as_number(value: object, name: str, errors: dict, *, low: float, high: floa
     except (TypeError, ValueError):
         errors.setdefault(name, []).append("must be a whole number" if integer else "must be a number")
         return None
-    if not math.isfinite(number) or number < low or number > high or (low_open and number == low) or (
-            high_open and number == high):
+    if (
+        not math.isfinite(number)
+        or number < low
+        or number > high
+        or (low_open and number == low)
+        or (high_open and number == high)
+    ):
         lo = "(" if low_open else "["
         hi = ")" if high_open else "]"
         errors.setdefault(name, []).append(f"must be in {lo}{low:g}, {high:g}{hi}")
@@ -132,20 +146,24 @@ def report_settings_clean(raw: Mapping[str, Any] | None, *, criteria: list[dict]
     out["include_controls_in_mean"] = _as_bool(s["include_controls_in_mean"], "include_controls_in_mean", errors)
     out["include_metrics"] = _as_bool(s["include_metrics"], "include_metrics", errors)
     out["confidence_level"] = _as_number(s["confidence_level"], "confidence_level", errors, low=0.5, high=0.999)
-    out["significance_level"] = _as_number(s["significance_level"], "significance_level", errors, low=0.0,
-                                           high=0.5, low_open=True)
+    out["significance_level"] = _as_number(
+        s["significance_level"], "significance_level", errors, low=0.0, high=0.5, low_open=True
+    )
     out["seed"] = _as_number(s["seed"], "seed", errors, low=0, high=2**32 - 1, integer=True)
     if s["n_boot"] in (None, ""):
         out["n_boot"] = None
     else:
         out["n_boot"] = _as_number(s["n_boot"], "n_boot", errors, low=N_BOOT_MIN, high=N_BOOT_MAX, integer=True)
-    out["min_shared"] = _as_number(s["min_shared"], "min_shared", errors, low=MIN_SHARED_MIN, high=MIN_SHARED_MAX,
-                                   integer=True)
+    out["min_shared"] = _as_number(
+        s["min_shared"], "min_shared", errors, low=MIN_SHARED_MIN, high=MIN_SHARED_MAX, integer=True
+    )
     subset = s["subset_min"]
     if subset in (None, "", {}):
         out["subset_min"] = None
     elif not isinstance(subset, Mapping):
-        errors.setdefault("subset_min", []).append(f"must map criteria to minimum mean scores, e.g. {{\"{slugs[0]}\": 4}}")
+        errors.setdefault("subset_min", []).append(
+            f'must map criteria to minimum mean scores, e.g. {{"{slugs[0]}": 4}}'
+        )
     else:
         clean = {}
         for crit, value in subset.items():
@@ -154,7 +172,8 @@ def report_settings_clean(raw: Mapping[str, Any] | None, *, criteria: list[dict]
                 continue
             if crit not in ordered:
                 errors.setdefault("subset_min", []).append(
-                    f"{crit!r} is categorical: named categories have no mean to set a minimum on")
+                    f"{crit!r} is categorical: named categories have no mean to set a minimum on"
+                )
                 continue
             if value in (None, ""):
                 continue

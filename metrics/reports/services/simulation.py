@@ -43,7 +43,9 @@ def _simulated_judge(index: int) -> User:
     return user
 
 
-def _latent_profiles(systems: list[str], given: dict[str, dict[str, float]] | None = None) -> dict[str, dict[str, float]]:
+def _latent_profiles(
+    systems: list[str], given: dict[str, dict[str, float]] | None = None
+) -> dict[str, dict[str, float]]:
     """Latent per-criterion means for the study's systems: those in ``given`` as given
     (missing criteria from the middle default profile), the others in name order from
     the simulator's four default profiles (two human-like, two machine-like, best
@@ -128,15 +130,21 @@ def simulated_judges_fill(
     if study.status != StudyStatus.OPEN or design is None or not design.is_frozen:
         states: dict[str, str] = {StudyStatus.DRAFT: "still a draft", StudyStatus.CLOSED: "closed"}
         state = states.get(study.status, study.status)
-        action = ("reopen it on its Judging progress page" if study.status == StudyStatus.CLOSED
-                  else "open judging on its Judging design page")
-        raise ValidationError(f"Study '{study.name}' is not open for judging (it is {state}); {action} first, "
-                              "then run the simulator.")
+        action = (
+            "reopen it on its Judging progress page"
+            if study.status == StudyStatus.CLOSED
+            else "open judging on its Judging design page"
+        )
+        raise ValidationError(
+            f"Study '{study.name}' is not open for judging (it is {state}); {action} first, then run the simulator."
+        )
     if [c["slug"] for c in design.criteria] != list(CRITERIA) or any(
-            c["scale"].get("type") != "points" or (c["scale"]["min"], c["scale"]["max"]) != (1, 5)
-            for c in design.criteria):
-        raise ValidationError("The simulator simulates PEM's four criteria on 1–5 points; this study's design "
-                              "has other criteria or scales.")
+        c["scale"].get("type") != "points" or (c["scale"]["min"], c["scale"]["max"]) != (1, 5) for c in design.criteria
+    ):
+        raise ValidationError(
+            "The simulator simulates PEM's four criteria on 1–5 points; this study's design "
+            "has other criteria or scales."
+        )
     rng = np.random.default_rng(seed)
 
     judges = [_simulated_judge(i + 1) for i in range(n_judges)]
@@ -144,16 +152,21 @@ def simulated_judges_fill(
         study_member_add(study=study, user=user, role=Role.JUDGE)
         if assignment_ensure_for_judge(study=study, judge=user) is None:
             raise ValidationError(f"no assignment could be built for {user.username}")
-    clickers = tuple(u.username for u in judges[n_judges - n_random_clickers:]) if n_random_clickers else ()
+    clickers = tuple(u.username for u in judges[n_judges - n_random_clickers :]) if n_random_clickers else ()
 
     # The study's items: originals (import order) × systems, controls by kind and copy.
-    originals = list(Original.objects.filter(study=study).order_by("position", "external_id")
-                     .values_list("external_id", flat=True))
-    cands = list(Candidate.objects.filter(original__study=study)
-                 .values_list("pk", "original__external_id", "system__name", "system__kind"))
+    originals = list(
+        Original.objects.filter(study=study).order_by("position", "external_id").values_list("external_id", flat=True)
+    )
+    cands = list(
+        Candidate.objects.filter(original__study=study).values_list(
+            "pk", "original__external_id", "system__name", "system__kind"
+        )
+    )
     genuine_systems = sorted({name for _, _, name, kind in cands if kind not in CONTROL_KIND_OF_SYSTEM_KIND})
-    control_kinds = sorted({CONTROL_KIND_OF_SYSTEM_KIND[kind] for *_, kind in cands
-                            if kind in CONTROL_KIND_OF_SYSTEM_KIND})
+    control_kinds = sorted(
+        {CONTROL_KIND_OF_SYSTEM_KIND[kind] for *_, kind in cands if kind in CONTROL_KIND_OF_SYSTEM_KIND}
+    )
     copies: dict[str, list[str]] = {}
     for _, _, name, kind in cands:
         if kind in CONTROL_KIND_OF_SYSTEM_KIND:
@@ -171,11 +184,20 @@ def simulated_judges_fill(
         sim = simulate_judgments(
             n_originals=max(1, len(originals)),
             systems=_latent_profiles(genuine_systems, profiles) if genuine_systems else {"_none": {}},
-            n_judges=n_judges, criteria=CRITERIA, controls=tuple(control_kinds), control_expected=expected,
-            item_sd=item_sd, judge_bias_sd=judge_bias_sd, noise_sd=noise_sd, n_random_clickers=n_random_clickers,
-            control_slip=control_slip, seed=seed + copy)
-        wide = sim.pivot_table(index=["judge", "original", "system"], columns="criterion", values="score",
-                               aggfunc="first").reset_index()
+            n_judges=n_judges,
+            criteria=CRITERIA,
+            controls=tuple(control_kinds),
+            control_expected=expected,
+            item_sd=item_sd,
+            judge_bias_sd=judge_bias_sd,
+            noise_sd=noise_sd,
+            n_random_clickers=n_random_clickers,
+            control_slip=control_slip,
+            seed=seed + copy,
+        )
+        wide = sim.pivot_table(
+            index=["judge", "original", "system"], columns="criterion", values="score", aggfunc="first"
+        ).reset_index()
         secs = sim.drop_duplicates(["judge", "item"]).set_index(["judge", "original", "system"])["seconds"]
         wide["seconds"] = secs.reindex(pd.MultiIndex.from_frame(wide[["judge", "original", "system"]])).to_numpy()
         for row in wide.itertuples(index=False):
@@ -197,8 +219,11 @@ def simulated_judges_fill(
     orig_index = {ext: i for i, ext in enumerate(originals)}
     cand_info = {pk: (orig_index.get(ext), system) for pk, ext, system, _ in cands}
     judge_index = {u.pk: i for i, u in enumerate(judges)}
-    items = list(AssignmentItem.objects.filter(assignment__study=study, assignment__judge__in=judges)
-                 .values_list("pk", "assignment__judge_id", "candidate_id", "token", "position", "done_at"))
+    items = list(
+        AssignmentItem.objects.filter(assignment__study=study, assignment__judge__in=judges).values_list(
+            "pk", "assignment__judge_id", "candidate_id", "token", "position", "done_at"
+        )
+    )
     already = sum(1 for *_, done in items if done is not None)
     by_candidate: dict[int, list[tuple]] = {}
     for row in items:
@@ -231,9 +256,19 @@ def simulated_judges_fill(
         for item_pk, token, values, seconds in timed:
             served = clock
             clock = clock + timedelta(seconds=seconds)
-            judgment = Judgment(study=study, item_id=item_pk, judge_id=judge_pk, key=f"sim-{token}", revision=1,
-                                is_latest=True, served_at=served, submitted_at=clock, seconds=seconds,
-                                source=JudgmentSource.API, values=dict(zip(CRITERIA, values)))
+            judgment = Judgment(
+                study=study,
+                item_id=item_pk,
+                judge_id=judge_pk,
+                key=f"sim-{token}",
+                revision=1,
+                is_latest=True,
+                served_at=served,
+                submitted_at=clock,
+                seconds=seconds,
+                source=JudgmentSource.API,
+                values=dict(zip(CRITERIA, values)),
+            )
             # Field checks (scores 1–5, key length) without one query per foreign key.
             judgment.full_clean(exclude=["study", "item", "judge"], validate_unique=False, validate_constraints=False)
             judgments.append(judgment)
@@ -246,10 +281,20 @@ def simulated_judges_fill(
     # Each rated item is done since its judgment's submission: one UPDATE with a
     # subquery, not one CASE branch per item (bulk_update takes seconds at 10,000 items).
     AssignmentItem.objects.filter(
-        assignment__study=study, assignment__judge__in=judges, done_at__isnull=True, judgments__is_latest=True,
-    ).update(done_at=Subquery(Judgment.objects.filter(item=OuterRef("pk"), is_latest=True)
-                              .values("submitted_at")[:1]), updated_at=now)
+        assignment__study=study,
+        assignment__judge__in=judges,
+        done_at__isnull=True,
+        judgments__is_latest=True,
+    ).update(
+        done_at=Subquery(Judgment.objects.filter(item=OuterRef("pk"), is_latest=True).values("submitted_at")[:1]),
+        updated_at=now,
+    )
     n_items = len({row[2] for row in items})
     return SimulationSummary(
-        judges=tuple(u.username for u in judges), random_clickers=clickers, judgments_created=created,
-        items_already_rated=already, items=n_items, judges_per_item=judges_per_item)
+        judges=tuple(u.username for u in judges),
+        random_clickers=clickers,
+        judgments_created=created,
+        items_already_rated=already,
+        items=n_items,
+        judges_per_item=judges_per_item,
+    )

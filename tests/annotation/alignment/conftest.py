@@ -38,11 +38,15 @@ def links(pair, sure=(), possible=()) -> Alignment:
 def system(study, pairs):
     """An imported system with sure and possible links on every pair."""
     p1, p2, p3 = pairs
-    return system_alignments_store(study=study, name="fast_align", alignments={
-        p1.pk: links(p1, sure={(0, 0), (2, 2), (5, 4)}, possible={(1, 1)}),
-        p2.pk: links(p2, sure={(0, 0), (1, 1), (4, 4), (5, 5)}, possible={(2, 2)}),
-        p3.pk: links(p3, sure={(0, 0), (1, 1)}, possible={(5, 2)}),
-    })
+    return system_alignments_store(
+        study=study,
+        name="fast_align",
+        alignments={
+            p1.pk: links(p1, sure={(0, 0), (2, 2), (5, 4)}, possible={(1, 1)}),
+            p2.pk: links(p2, sure={(0, 0), (1, 1), (4, 4), (5, 5)}, possible={(2, 2)}),
+            p3.pk: links(p3, sure={(0, 0), (1, 1)}, possible={(5, 2)}),
+        },
+    )
 
 
 @pytest.fixture

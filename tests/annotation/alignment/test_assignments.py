@@ -48,7 +48,11 @@ def test_a_new_prefill_system_reaches_only_untouched_assignments(study, pairs, a
     first.refresh_from_db()
     second.refresh_from_db()
     assert first.sure == [[3, 3]]
-    assert second.sure == [[0, 0], [1, 1], [4, 4], [5, 5]] and second.possible == [[2, 2]] and second.prefill_system == system
+    assert (
+        second.sure == [[0, 0], [1, 1], [4, 4], [5, 5]]
+        and second.possible == [[2, 2]]
+        and second.prefill_system == system
+    )
 
 
 def test_the_gold_combines_annotators_like_och_and_ney(study, pairs, annotator, second_annotator):

@@ -20,12 +20,16 @@ def mine(study, pairs, annotator, system):
 
 def _grid_data(client, assignment):
     html = client.get(reverse("alignment:grid", kwargs={"assignment_id": assignment.pk})).content.decode()
-    start = html.index('<script id="grid-data" type="application/json">') + len('<script id="grid-data" type="application/json">')
-    return json.loads(html[start:html.index("</script>", start)])
+    start = html.index('<script id="grid-data" type="application/json">') + len(
+        '<script id="grid-data" type="application/json">'
+    )
+    return json.loads(html[start : html.index("</script>", start)])
 
 
 def _put(api_client, a, **body):
-    return api_client.put(reverse("alignment-api:assignment_draft", kwargs={"assignment_id": a.pk}), body, format="json")
+    return api_client.put(
+        reverse("alignment-api:assignment_draft", kwargs={"assignment_id": a.pk}), body, format="json"
+    )
 
 
 def test_a_new_grid_starts_from_the_prefill_system(client, mine, annotator):
@@ -56,10 +60,13 @@ def test_a_stale_tab_cannot_overwrite_newer_work(api_client, mine, annotator):
     assert mine.sure == [[1, 1]]
 
 
-@pytest.mark.parametrize("body, message", [
-    ({"sure": [[0, 9]], "possible": []}, "outside the 7×7 grid"),
-    ({"sure": [[1, 1]], "possible": [[1, 1]]}, "both sure and possible"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ({"sure": [[0, 9]], "possible": []}, "outside the 7×7 grid"),
+        ({"sure": [[1, 1]], "possible": [[1, 1]]}, "both sure and possible"),
+    ],
+)
 def test_links_that_do_not_fit_are_refused(api_client, mine, annotator, body, message):
     api_client.force_authenticate(annotator)
     r = _put(api_client, mine, revision=0, active_seconds=0, **body)
@@ -84,14 +91,20 @@ def test_submitting_stores_the_links_and_the_timing_and_freezes_the_pair(client,
     client.force_login(annotator)
     _grid_data(client, mine)  # opening the page records the server time
     api_client.force_authenticate(annotator)
-    r = api_client.post(reverse("alignment-api:assignment_submit", kwargs={"assignment_id": mine.pk}),
-                        {"sure": [[0, 0], [5, 4]], "possible": [[2, 2]], "revision": 0, "active_seconds": 77}, format="json")
+    r = api_client.post(
+        reverse("alignment-api:assignment_submit", kwargs={"assignment_id": mine.pk}),
+        {"sure": [[0, 0], [5, 4]], "possible": [[2, 2]], "revision": 0, "active_seconds": 77},
+        format="json",
+    )
     assert r.status_code == 200
     nxt = AlignmentAssignment.objects.filter(annotator=annotator).order_by("pair__position")[1]
     assert r.json()["next_url"] == reverse("alignment:grid", kwargs={"assignment_id": nxt.pk})
     mine.refresh_from_db()
     assert (mine.status, mine.sure, mine.possible, mine.active_seconds) == ("submitted", [[0, 0], [5, 4]], [[2, 2]], 77)
-    assert mine.opened_at <= mine.submitted_at and mine.server_seconds == (mine.submitted_at - mine.opened_at).total_seconds()
+    assert (
+        mine.opened_at <= mine.submitted_at
+        and mine.server_seconds == (mine.submitted_at - mine.opened_at).total_seconds()
+    )
     assert _put(api_client, mine, sure=[], possible=[], revision=1, active_seconds=80).status_code == 409
     assert _grid_data(client, mine)["readonly"] is True
 
@@ -100,6 +113,9 @@ def test_the_last_submission_sends_the_annotator_back_to_the_task_list(api_clien
     assignments_create(study=study)
     api_client.force_authenticate(annotator)
     for a in AlignmentAssignment.objects.filter(annotator=annotator).order_by("pair__position"):
-        r = api_client.post(reverse("alignment-api:assignment_submit", kwargs={"assignment_id": a.pk}),
-                            {"sure": [], "possible": [], "revision": 0}, format="json")
+        r = api_client.post(
+            reverse("alignment-api:assignment_submit", kwargs={"assignment_id": a.pk}),
+            {"sure": [], "possible": [], "revision": 0},
+            format="json",
+        )
     assert r.json()["next_url"] == reverse("alignment:home")

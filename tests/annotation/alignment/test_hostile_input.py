@@ -13,8 +13,9 @@ HOSTILE_SOURCES = ["system:²", "annotator:²", "system:١", "annotator:٣", "sy
 
 
 @pytest.mark.parametrize("source", HOSTILE_SOURCES)
-def test_non_ascii_or_overlong_source_ids_are_refused_with_400_on_exports(client, api_client, researcher, study,
-                                                                        pairs, system, source):
+def test_non_ascii_or_overlong_source_ids_are_refused_with_400_on_exports(
+    client, api_client, researcher, study, pairs, system, source
+):
     client.force_login(researcher)
     r = client.get(reverse("alignment:export", kwargs={"study_id": study.pk}), {"source": source})
     assert r.status_code == 400 and "unknown source" in r.content.decode()
@@ -24,19 +25,25 @@ def test_non_ascii_or_overlong_source_ids_are_refused_with_400_on_exports(client
 
 
 @pytest.mark.parametrize("source", HOSTILE_SOURCES)
-def test_non_ascii_or_overlong_source_ids_fall_back_to_gold_on_the_pair_page(client, researcher, study, pairs,
-                                                                           system, source):
+def test_non_ascii_or_overlong_source_ids_fall_back_to_gold_on_the_pair_page(
+    client, researcher, study, pairs, system, source
+):
     client.force_login(researcher)
     r = client.get(reverse("alignment:pair", kwargs={"study_id": study.pk, "pair_id": pairs[0].pk}), {"source": source})
     assert r.status_code == 200
     assert r.context["source"] == "gold"
 
 
-@pytest.mark.parametrize("reader, text", [
-    ("read_naacl", "1 ² 1 S\n"), ("read_naacl", "١ 1 1 S\n"),
-    ("read_csv", "pair,i,j,kind\n²,0,0,sure\n"), ("read_csv", "pair,i,j,kind\n0,٣,0,sure\n"),
-    ("read_pharaoh", "0-0 ١-1\n"),
-])
+@pytest.mark.parametrize(
+    "reader, text",
+    [
+        ("read_naacl", "1 ² 1 S\n"),
+        ("read_naacl", "١ 1 1 S\n"),
+        ("read_csv", "pair,i,j,kind\n²,0,0,sure\n"),
+        ("read_csv", "pair,i,j,kind\n0,٣,0,sure\n"),
+        ("read_pharaoh", "0-0 ١-1\n"),
+    ],
+)
 def test_alignment_files_with_non_ascii_digits_name_the_bad_cell(reader, text):
     from metrics.core.alignment import table_formats, text_formats
     from metrics.core.alignment.model import FormatError
@@ -80,7 +87,8 @@ def test_a_million_link_draft_is_refused_fast_and_changes_nothing(api_client, mi
 
 @pytest.mark.parametrize("verb", ["put", "post"])
 def test_more_links_than_grid_cells_are_refused_before_the_coordinates_are_parsed(
-        api_client, mine, annotator, settings, monkeypatch, verb):
+    api_client, mine, annotator, settings, monkeypatch, verb
+):
     from annotation.alignment.apis import annotators as apis
 
     settings.PARAEVAL_JSON_MAX_BYTES = 64 * 1024 * 1024
@@ -88,8 +96,9 @@ def test_more_links_than_grid_cells_are_refused_before_the_coordinates_are_parse
     n1, n2 = len(mine.pair.tokens1), len(mine.pair.tokens2)
     parsed = []
     real = apis.AlignmentLinksInputSerializer.is_valid
-    monkeypatch.setattr(apis.AlignmentLinksInputSerializer, "is_valid",
-                        lambda self, **kw: parsed.append(1) or real(self, **kw))
+    monkeypatch.setattr(
+        apis.AlignmentLinksInputSerializer, "is_valid", lambda self, **kw: parsed.append(1) or real(self, **kw)
+    )
     # One link per cell, plus one: no valid alignment of this pair has that many.
     cells = [[i, j] for i in range(n1) for j in range(n2)]
     r = _send(api_client, mine, verb, {"sure": cells, "possible": [["x", "y"]], "revision": 0})

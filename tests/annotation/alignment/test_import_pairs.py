@@ -26,9 +26,11 @@ def test_a_group_line_becomes_one_pair_per_other_sentence_sharing_the_key(study)
 
 
 def test_csv_pairs_with_groups_and_default_ids(study):
-    data = (b"sentence1,sentence2,group_id\n"
-            b"\"God's love, and peace.\",Love of God and peace.,k\n"
-            b"\"God's love, and peace.\",The love of God; peace.,k\n")
+    data = (
+        b"sentence1,sentence2,group_id\n"
+        b'"God\'s love, and peace.",Love of God and peace.,k\n'
+        b'"God\'s love, and peace.",The love of God; peace.,k\n'
+    )
     pairs_import_file(study=study, data=data, filename="p.csv")
     pairs = list(AlignmentPair.objects.filter(study=study).order_by("position"))
     assert [p.external_id for p in pairs] == ["1", "2"]
@@ -37,8 +39,12 @@ def test_csv_pairs_with_groups_and_default_ids(study):
 
 
 def test_pretokenized_tsv_is_split_on_spaces_only(study):
-    pairs_import_file(study=study, data=b"pair_id\tsentence1\tsentence2\nx\tdo n't go\tstay-put !\n",
-                               filename="p.tsv", pretokenized=True)
+    pairs_import_file(
+        study=study,
+        data=b"pair_id\tsentence1\tsentence2\nx\tdo n't go\tstay-put !\n",
+        filename="p.tsv",
+        pretokenized=True,
+    )
     pair = AlignmentPair.objects.get(study=study)
     assert pair.tokens1 == ["do", "n't", "go"] and pair.tokens2 == ["stay-put", "!"]
 
@@ -50,11 +56,13 @@ def test_given_tokens_in_jsonl_are_kept(study):
 
 
 def test_every_problem_is_named_by_line_and_nothing_is_written(study):
-    data = (b"sentence1,sentence2,pair_id,group_id\n"
-            b"A cat.,A feline.,a,g\n"
-            b",Empty first.,b,\n"
-            b"Other key.,Something.,c,g\n"
-            b"A dog.,A hound.,a,\n")
+    data = (
+        b"sentence1,sentence2,pair_id,group_id\n"
+        b"A cat.,A feline.,a,g\n"
+        b",Empty first.,b,\n"
+        b"Other key.,Something.,c,g\n"
+        b"A dog.,A hound.,a,\n"
+    )
     with pytest.raises(StudyImportError) as err:
         pairs_import_file(study=study, data=data, filename="bad.csv")
     text = err.value.describe()
@@ -64,16 +72,27 @@ def test_every_problem_is_named_by_line_and_nothing_is_written(study):
     assert not AlignmentPair.objects.filter(study=study).exists()
 
 
-@pytest.mark.parametrize("data, filename, message", [
-    (b"sentence1,text\n", "x.csv", "line 1, column 'text': unknown column"),
-    (b"sentence1\n", "x.csv", "line 1, column 'sentence2': required column is missing"),
-    (b'{"group_id": "g", "key": "k", "others": []}\n', "x.jsonl", "line 1, column 'others': must be a non-empty list"),
-    (b'{"sentence1": "a", "sentence2": "b", "tokens1": ["a b"]}\n', "x.jsonl", "line 1, column 'tokens1': must be a list of non-empty tokens"),
-    (b'{"sentence1": "a"\n', "x.jsonl", "line 1: not valid JSON"),
-    (b"\xff\xfe", "x.csv", "not valid UTF-8"),
-    (b"sentence1,sentence2\n" + b"a,b\n" * 0, "x.csv", "no pairs in the file"),
-    (b"x", "x.docx", "cannot tell the format"),
-])
+@pytest.mark.parametrize(
+    "data, filename, message",
+    [
+        (b"sentence1,text\n", "x.csv", "line 1, column 'text': unknown column"),
+        (b"sentence1\n", "x.csv", "line 1, column 'sentence2': required column is missing"),
+        (
+            b'{"group_id": "g", "key": "k", "others": []}\n',
+            "x.jsonl",
+            "line 1, column 'others': must be a non-empty list",
+        ),
+        (
+            b'{"sentence1": "a", "sentence2": "b", "tokens1": ["a b"]}\n',
+            "x.jsonl",
+            "line 1, column 'tokens1': must be a list of non-empty tokens",
+        ),
+        (b'{"sentence1": "a"\n', "x.jsonl", "line 1: not valid JSON"),
+        (b"\xff\xfe", "x.csv", "not valid UTF-8"),
+        (b"sentence1,sentence2\n" + b"a,b\n" * 0, "x.csv", "no pairs in the file"),
+        (b"x", "x.docx", "cannot tell the format"),
+    ],
+)
 def test_bad_files_are_refused_with_where_and_why(study, data, filename, message):
     with pytest.raises(StudyImportError) as err:
         pairs_import_file(study=study, data=data, filename=filename)
@@ -101,8 +120,10 @@ def test_replace_is_refused_once_an_annotator_saved_work(study, pairs, annotator
 
 def test_the_researcher_page_shows_import_errors_with_line_numbers(client, researcher, study):
     client.force_login(researcher)
-    r = client.post(reverse("alignment:import_pairs", kwargs={"study_id": study.pk}),
-                    {"pairs-file": upload("bad.csv", "sentence1,sentence2\nfine,fine too\n,oops\n")})
+    r = client.post(
+        reverse("alignment:import_pairs", kwargs={"study_id": study.pk}),
+        {"pairs-file": upload("bad.csv", "sentence1,sentence2\nfine,fine too\n,oops\n")},
+    )
     assert r.status_code == 400
     html = r.content.decode()
     assert "Nothing was imported" in html and "bad.csv, line 3, column &#x27;sentence1&#x27;: is empty" in html
@@ -111,8 +132,11 @@ def test_the_researcher_page_shows_import_errors_with_line_numbers(client, resea
 
 def test_the_researcher_page_imports_and_counts(client, researcher, study):
     client.force_login(researcher)
-    r = client.post(reverse("alignment:import_pairs", kwargs={"study_id": study.pk}),
-                    {"pairs-file": upload("pairs.jsonl", PAIRS_JSONL)}, follow=True)
+    r = client.post(
+        reverse("alignment:import_pairs", kwargs={"study_id": study.pk}),
+        {"pairs-file": upload("pairs.jsonl", PAIRS_JSONL)},
+        follow=True,
+    )
     html = r.content.decode()
     assert 'data-count="pairs">3<' in html and 'data-count="groups">2<' in html
 

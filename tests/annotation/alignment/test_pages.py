@@ -45,12 +45,16 @@ def test_the_researcher_sees_pairs_and_a_read_only_grid_of_any_source(client, re
     assert "This source has no alignment of this pair." in html
 
 
-def test_a_queued_run_shows_progress_and_a_failed_run_its_error(client, researcher, study, pairs, annotator, monkeypatch):
+def test_a_queued_run_shows_progress_and_a_failed_run_its_error(
+    client, researcher, study, pairs, annotator, monkeypatch
+):
     assignments_create(study=study)
     a = AlignmentAssignment.objects.filter(annotator=annotator).first()
     assignment_submit(assignment=a, sure=[[0, 0]], possible=[], revision=0, active_seconds=1)
     monkeypatch.setattr(services.scoring, "TABLE_CHECK_IN_REQUEST_BYTES", 0)  # the module that reads it
-    run = scoring_run_create(study=study, user=researcher, kind="paraphrases", table_data=b"x\n", table_filename="t.tsv")
+    run = scoring_run_create(
+        study=study, user=researcher, kind="paraphrases", table_data=b"x\n", table_filename="t.tsv"
+    )
     client.force_login(researcher)
     url = reverse("alignment:run", kwargs={"study_id": study.pk, "run_id": run.pk})
     html = client.get(url).content.decode()
@@ -66,8 +70,10 @@ def test_a_queued_run_shows_progress_and_a_failed_run_its_error(client, research
 
 def test_settings_and_handing_out_from_the_page(client, researcher, study, pairs, annotator, system):
     client.force_login(researcher)
-    r = client.post(reverse("alignment:settings", kwargs={"study_id": study.pk}),
-                    {"config-annotators_per_pair": "1", "config-prefill_system": str(system.pk)})
+    r = client.post(
+        reverse("alignment:settings", kwargs={"study_id": study.pk}),
+        {"config-annotators_per_pair": "1", "config-prefill_system": str(system.pk)},
+    )
     assert r.status_code == 302
     client.post(reverse("alignment:assign", kwargs={"study_id": study.pk}))
     a = AlignmentAssignment.objects.filter(annotator=annotator).order_by("pair__position").first()

@@ -49,11 +49,15 @@ def _run(study, researcher, **kwargs):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_scoring_run_started_from_the_page_is_computed_by_a_real_worker(celery_worker, client, researcher, study, pairs, annotator, system):
+def test_a_scoring_run_started_from_the_page_is_computed_by_a_real_worker(
+    celery_worker, client, researcher, study, pairs, annotator, system
+):
     _submit_gold(study, annotator)
     client.force_login(researcher)
-    r = client.post(reverse("alignment:scoring", kwargs={"study_id": study.pk}),
-                    {"kind": "system", "sys-system": str(system.pk), "sys-max_len": "5"})
+    r = client.post(
+        reverse("alignment:scoring", kwargs={"study_id": study.pk}),
+        {"kind": "system", "sys-system": str(system.pk), "sys-max_len": "5"},
+    )
     assert r.status_code == 302
     run = ScoringRun.objects.get(study=study)
     assert r["Location"] == reverse("alignment:run", kwargs={"study_id": study.pk, "run_id": run.pk})
@@ -81,7 +85,9 @@ class TestSystemScores:
         link = link_scores([gold[k] for k in keys], [test[k] for k in keys])
         al = align_scores([gold[k] for k in keys], [test[k] for k in keys], max_len=4)
         s = run.results["summary"]
-        assert (s["link_precision"], s["link_recall"], s["link_f1"], s["aer"]) == pytest.approx((link.precision, link.recall, link.f1, link.aer))
+        assert (s["link_precision"], s["link_recall"], s["link_f1"], s["aer"]) == pytest.approx(
+            (link.precision, link.recall, link.f1, link.aer)
+        )
         assert (s["align_prec"], s["align_recall"]) == pytest.approx((al.align_prec, al.align_recall))
         assert s["n_pairs"] == 3 and run.signature == al.signature
 
@@ -110,13 +116,19 @@ class TestSystemScores:
 @pytest.mark.django_db
 class TestParaphraseScores:
     def test_lb_precision_and_rel_recall_equal_the_core_function_over_the_groups(self, study, researcher, pairs, gold):
-        run = _run(study, researcher, kind="paraphrases", table_data=TABLE.encode(), table_filename="t.tsv", min_prob=0.25)
+        run = _run(
+            study, researcher, kind="paraphrases", table_data=TABLE.encode(), table_filename="t.tsv", min_prob=0.25
+        )
         groups = [[gold[pairs[0].pk], gold[pairs[1].pk]], [gold[pairs[2].pk]]]
         expected = paraphrase_scores(groups, read_paraphrase_table(TABLE), min_prob=0.25)
         s = run.results["summary"]
         assert run.status == "succeeded"
         assert (s["n_posited"], s["n_correct"], s["n_reference"], s["n_groups"]) == (
-            expected.n_posited, expected.n_correct, expected.n_reference, 2)
+            expected.n_posited,
+            expected.n_correct,
+            expected.n_reference,
+            2,
+        )
         assert s["lb_precision"] == pytest.approx(expected.lb_precision)
         # 'beginning→dawn' (0.2) is filtered; 'beginning→start', 'was→existed' (a possible link)
         # and 'gave up the ghost→died' are in the gold, 'the word→the logos' is not.
@@ -126,9 +138,15 @@ class TestParaphraseScores:
 
     def test_a_bad_table_is_refused_with_its_line_before_anything_runs(self, client, researcher, study, gold):
         client.force_login(researcher)
-        r = client.post(reverse("alignment:scoring", kwargs={"study_id": study.pk}),
-                        {"kind": "paraphrases", "para-table": upload("t.tsv", "a\tb\t0.5\nc\td\t1.5\n"),
-                         "para-min_prob": "0", "para-max_len": "5"})
+        r = client.post(
+            reverse("alignment:scoring", kwargs={"study_id": study.pk}),
+            {
+                "kind": "paraphrases",
+                "para-table": upload("t.tsv", "a\tb\t0.5\nc\td\t1.5\n"),
+                "para-min_prob": "0",
+                "para-max_len": "5",
+            },
+        )
         assert r.status_code == 400
         assert "t.tsv, line 2, column &#x27;3&#x27;: probability &#x27;1.5&#x27; is not in [0, 1]" in r.content.decode()
         assert not ScoringRun.objects.exists()
@@ -143,10 +161,19 @@ class TestParaphraseScores:
 def test_agreement_kappa_equals_sklearn_over_every_grid_cell(study, researcher, pairs, annotator, second_annotator):
     alignment_config_update(study=study, annotators_per_pair=2)
     _submit_gold(study, annotator)
-    other = {0: ([[0, 0], [1, 1], [2, 2], [5, 4]], [[4, 3], [6, 6]]), 1: (GOLD[1][0][:5], [[6, 6]]), 2: ([[0, 0], [1, 1]], [[5, 2]])}
+    other = {
+        0: ([[0, 0], [1, 1], [2, 2], [5, 4]], [[4, 3], [6, 6]]),
+        1: (GOLD[1][0][:5], [[6, 6]]),
+        2: ([[0, 0], [1, 1]], [[5, 2]]),
+    }
     for a in AlignmentAssignment.objects.filter(annotator=second_annotator).order_by("pair__position"):
-        assignment_submit(assignment=a, sure=other[a.pair.position][0], possible=other[a.pair.position][1],
-                                   revision=0, active_seconds=5)
+        assignment_submit(
+            assignment=a,
+            sure=other[a.pair.position][0],
+            possible=other[a.pair.position][1],
+            revision=0,
+            active_seconds=5,
+        )
     run = _run(study, researcher, kind="agreement")
     labels_a, labels_b = [], []
     subs = selectors.submitted_alignments(study=study)
@@ -174,8 +201,9 @@ def test_agreement_needs_a_pair_aligned_twice(study, researcher, gold):
 @pytest.mark.django_db
 def test_csv_exports_neutralise_formulas_and_json_carries_everything(client, study, researcher, pairs, gold):
     p1 = pairs[0]
-    evil = system_alignments_store(study=study, name="=HYPERLINK(\"x\")", alignments={
-        p1.pk: selectors.gold_alignments(study=study)[p1.pk]})
+    evil = system_alignments_store(
+        study=study, name='=HYPERLINK("x")', alignments={p1.pk: selectors.gold_alignments(study=study)[p1.pk]}
+    )
     from annotation.alignment.models import AlignmentGroup
 
     AlignmentGroup.objects.filter(pk=p1.group_id).update(external_id="@SUM(A1)")
@@ -187,9 +215,13 @@ def test_csv_exports_neutralise_formulas_and_json_carries_everything(client, stu
     assert all(not cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)
     summary = list(csv.reader(io.StringIO(client.get(url).content.decode())))
     assert summary[0][0] == "link_precision" and float(summary[1][0]) == 1.0
-    doc = json.loads(client.get(reverse("alignment:run_export", kwargs={"study_id": study.pk, "run_id": run.pk, "fmt": "json"})).content)
+    doc = json.loads(
+        client.get(
+            reverse("alignment:run_export", kwargs={"study_id": study.pk, "run_id": run.pk, "fmt": "json"})
+        ).content
+    )
     assert doc["parameters"] == {"max_len": 5, "min_prob": 0.0, "use_possible": True}
-    assert doc["results"]["system"] == "=HYPERLINK(\"x\")" and doc["signature"] == run.signature
+    assert doc["results"]["system"] == '=HYPERLINK("x")' and doc["signature"] == run.signature
     assert client.get(url, {"table": "nope"}).status_code == 400
 
 
@@ -239,7 +271,8 @@ def test_the_aligner_will_not_overwrite_an_imported_system(study, researcher, sy
 def test_undefined_scores_are_stored_as_null_not_made_up(study, researcher, pairs, annotator):
     empty = {k: ([], []) for k in GOLD}
     _submit_gold(study, annotator, gold=empty)
-    nothing = system_alignments_store(study=study, name="silent", alignments={
-        p.pk: selectors.gold_alignments(study=study)[p.pk] for p in pairs})
+    nothing = system_alignments_store(
+        study=study, name="silent", alignments={p.pk: selectors.gold_alignments(study=study)[p.pk] for p in pairs}
+    )
     s = _run(study, researcher, kind="system", system=nothing).results["summary"]
     assert s["link_precision"] is None and s["align_prec"] is None and s["n_pairs"] == 3

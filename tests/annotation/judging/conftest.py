@@ -62,8 +62,13 @@ def api_next(client, study):
 
 
 def api_submit(client, study, item: dict, *, key=None, values=None, **extra):
-    body = {"item": item["token"], "key": key or new_key(), "scores": values or scores(),
-            "serve_stamp": item["serve_stamp"], **extra}
+    body = {
+        "item": item["token"],
+        "key": key or new_key(),
+        "scores": values or scores(),
+        "serve_stamp": item["serve_stamp"],
+        **extra,
+    }
     return client.post(f"/api/judging/studies/{study.pk}/judgments/", body, format="json")
 
 
@@ -75,8 +80,9 @@ def rate_all_via_service(study, judge, *, score_fn=None):
     n = 0
     while (item := item_next_for_judge(assignment=assignment)) is not None:
         values = score_fn(item) if score_fn else scores()
-        judgment_submit(study=study, judge=judge, token=item.token, key=new_key(), scores=values,
-                                 serve_stamp=item.serve_stamp)
+        judgment_submit(
+            study=study, judge=judge, token=item.token, key=new_key(), scores=values, serve_stamp=item.serve_stamp
+        )
         n += 1
     return n
 

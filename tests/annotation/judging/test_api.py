@@ -27,8 +27,21 @@ def test_judge_loop_next_submit_next(ann_api, opened_study):
     body = r.json()
     assert body["finished"] is False and body["done"] == 0 and body["total"] == 25
     item = body["item"]
-    assert set(item) == {"token", "position", "total", "done", "original", "paraphrase", "scores", "revision",
-                         "previous", "serve_stamp", "context_shown", "context_before", "context_after"}
+    assert set(item) == {
+        "token",
+        "position",
+        "total",
+        "done",
+        "original",
+        "paraphrase",
+        "scores",
+        "revision",
+        "previous",
+        "serve_stamp",
+        "context_shown",
+        "context_before",
+        "context_after",
+    }
     assert item["context_shown"] is False and item["context_before"] == item["context_after"] == []
     assert item["position"] == 1 and item["previous"] is None and item["scores"] is None
     r = api_submit(ann_api, opened_study, item, values=scores(4, 4, 2, 3), active_seconds=3.5)
@@ -49,13 +62,16 @@ def test_the_same_key_twice_gives_one_judgment_and_200(ann_api, opened_study):
     assert clash.status_code == 409 and "already used" in clash.json()["detail"]
 
 
-@pytest.mark.parametrize(("values", "field"), [
-    ({"adequacy": 3, "fluency": 3, "dissimilarity": 3}, "overall"),
-    ({"adequacy": 0, "fluency": 3, "dissimilarity": 3, "overall": 3}, "adequacy"),
-    ({"adequacy": 6, "fluency": 3, "dissimilarity": 3, "overall": 3}, "adequacy"),
-    ({"adequacy": "x", "fluency": 3, "dissimilarity": 3, "overall": 3}, "adequacy"),
-    ({"adequacy": 2.5, "fluency": 3, "dissimilarity": 3, "overall": 3}, "adequacy"),
-])
+@pytest.mark.parametrize(
+    ("values", "field"),
+    [
+        ({"adequacy": 3, "fluency": 3, "dissimilarity": 3}, "overall"),
+        ({"adequacy": 0, "fluency": 3, "dissimilarity": 3, "overall": 3}, "adequacy"),
+        ({"adequacy": 6, "fluency": 3, "dissimilarity": 3, "overall": 3}, "adequacy"),
+        ({"adequacy": "x", "fluency": 3, "dissimilarity": 3, "overall": 3}, "adequacy"),
+        ({"adequacy": 2.5, "fluency": 3, "dissimilarity": 3, "overall": 3}, "adequacy"),
+    ],
+)
 def test_invalid_scores_are_400_naming_the_criterion(ann_api, opened_study, values, field):
     item = api_next(ann_api, opened_study).json()["item"]
     r = api_submit(ann_api, opened_study, item, values=values)
@@ -103,6 +119,7 @@ def test_finished_and_closed(ann_api, opened_study, researcher, api_client):
 
 # --- researcher endpoints ----------------------------------------------------------------------
 
+
 @pytest.fixture
 def rita_api(api_client, researcher):
     return api_login(api_client, researcher)
@@ -113,8 +130,11 @@ def test_design_get_update_open_and_frozen(rita_api, study, add_judge):
     base = f"/api/judging/studies/{study.pk}/"
     d = rita_api.get(base + "design/").json()
     assert d["frozen"] is False and d["control_counts"] == {"identical": 1, "random": 1, "unigram": 1}
-    r = rita_api.patch(base + "design/update/", {"seed": 5, "control_counts": {"identical": 1, "random": 2, "unigram": 0}},
-                       format="json")
+    r = rita_api.patch(
+        base + "design/update/",
+        {"seed": 5, "control_counts": {"identical": 1, "random": 2, "unigram": 0}},
+        format="json",
+    )
     assert r.status_code == 200 and r.json()["seed"] == 5 and r.json()["control_counts"]["random"] == 2
     r = rita_api.patch(base + "design/update/", {"expected_scores": {"identical": {"adequacy": 7}}}, format="json")
     assert r.status_code == 400

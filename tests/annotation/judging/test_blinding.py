@@ -29,18 +29,35 @@ pytestmark = pytest.mark.django_db
 SYSTEM_NAMES = ["sys-alpha-secret", "sys-beta-secret"]
 EXTERNAL_IDS = [f"extid-{i:04d}" for i in range(6)]
 SENTENCES = [
-    "The quick brown fox jumps over the lazy dog.", "A journey of many miles begins with one step.",
-    "She sells sea shells by the sea shore.", "All that glitters is not gold.",
-    "Where there is a will there is a way.", "Actions speak louder than words.",
+    "The quick brown fox jumps over the lazy dog.",
+    "A journey of many miles begins with one step.",
+    "She sells sea shells by the sea shore.",
+    "All that glitters is not gold.",
+    "Where there is a will there is a way.",
+    "Actions speak louder than words.",
 ]
 #: A judge who is not careful gives these scores: never one of the expected tuples.
 RATING = {"adequacy": 4, "fluency": 2, "dissimilarity": 3, "overall": 4}
 STUDY_NAME = "Secret-study-name: alpha against beta"
-FORBIDDEN_WORDS = ["control", "identical", "random", "unigram", "expected", "system_", "kind", *SYSTEM_NAMES,
-                   *EXTERNAL_IDS, "secret-study-name"]
+FORBIDDEN_WORDS = [
+    "control",
+    "identical",
+    "random",
+    "unigram",
+    "expected",
+    "system_",
+    "kind",
+    *SYSTEM_NAMES,
+    *EXTERNAL_IDS,
+    "secret-study-name",
+]
 EXPECTED_PATTERNS = [
-    r"5\s*,\s*5\s*,\s*1\s*,\s*2", r"1\s*,\s*5\s*,\s*5\s*,\s*1", r"1\s*,\s*1\s*,\s*5\s*,\s*1",
-    r"A\s*5\s*F\s*5", r"A\s*1\s*F\s*[15]", r"D\s*[15]\s*O\s*[12]",
+    r"5\s*,\s*5\s*,\s*1\s*,\s*2",
+    r"1\s*,\s*5\s*,\s*5\s*,\s*1",
+    r"1\s*,\s*1\s*,\s*5\s*,\s*1",
+    r"A\s*5\s*F\s*5",
+    r"A\s*1\s*F\s*[15]",
+    r"D\s*[15]\s*O\s*[12]",
 ]
 
 
@@ -53,8 +70,12 @@ def secret_study(make_user):
     for i, (ext, text) in enumerate(zip(EXTERNAL_IDS, SENTENCES)):
         o = Original.objects.create(pk=824460001 + i, study=study, external_id=ext, text=text, position=i)
         for k, s in enumerate(systems):
-            Candidate.objects.create(pk=913370001 + 10 * i + k, original=o, system=s,
-                                     text=f"{text[:-1]} said in way number {'one' if k == 0 else 'two'}.")
+            Candidate.objects.create(
+                pk=913370001 + 10 * i + k,
+                original=o,
+                system=s,
+                text=f"{text[:-1]} said in way number {'one' if k == 0 else 'two'}.",
+            )
     # Explicit ids do not move PostgreSQL's sequences; without this the controls would
     # get small ids that cannot be told apart from ordinary numbers on a page.
     with connection.cursor() as cursor:
@@ -81,8 +102,9 @@ def scrub_random_values(blob: str, tokens: set[str]) -> str:
     for t in tokens:
         blob = blob.replace(t, "TOKEN")
     blob = re.sub(r"eyJ[A-Za-z0-9_\-]+:[A-Za-z0-9_\-:]+", "STAMP", blob)  # django.core.signing of JSON
-    blob = re.sub(r'(name="key" value="|csrfmiddlewaretoken" value="|csrftoken=|sessionid=)[A-Za-z0-9_\-]+',
-                  r"\1OPAQUE", blob)
+    blob = re.sub(
+        r'(name="key" value="|csrfmiddlewaretoken" value="|csrftoken=|sessionid=)[A-Za-z0-9_\-]+', r"\1OPAQUE", blob
+    )
     return re.sub(r'("key": ?")[A-Za-z0-9_\-]+', r"\1OPAQUE", blob)
 
 
@@ -133,8 +155,7 @@ def hidden(html: str, name: str) -> str:
     return re.search(rf'name="{name}" value="([^"]*)"', html).group(1)
 
 
-def tokens_answer_alike(*, rec: Recorder, api, client, judge, study, item_model, api_path: str,
-                        page_path: str) -> None:
+def tokens_answer_alike(*, rec: Recorder, api, client, judge, study, item_model, api_path: str, page_path: str) -> None:
     """Asked for again by its token (the revise page, the protocol's API), an attention check drawn
     among the real items answers as a real item does: 200 with the same fields. A 404 for a check
     alone would tell a judge which of the tokens they were given was a check. Every answer goes
@@ -142,8 +163,9 @@ def tokens_answer_alike(*, rec: Recorder, api, client, judge, study, item_model,
     from annotation.judging.models import AttentionCheck
 
     checks = list(AttentionCheck.objects.filter(assignment__judge=judge).values_list("token", flat=True))
-    reals = list(item_model.objects.filter(assignment__judge=judge).order_by("position").values_list(
-        "token", flat=True)[:4])
+    reals = list(
+        item_model.objects.filter(assignment__judge=judge).order_by("position").values_list("token", flat=True)[:4]
+    )
     assert checks and reals
     keys: dict[str, set] = {}
     for kind, token in [*(("check", t) for t in checks), *(("real", t) for t in reals)]:
@@ -180,8 +202,10 @@ def judge_session(study, judge) -> tuple[Recorder, list[str]]:
         page = rec.add("item page", page_response)
         item_pages.append(page)
         tokens.append(hidden(page, "token"))
-        response = client.post(f"/judge/studies/{study.pk}/submit/", {
-            "token": tokens[-1], "serve": hidden(page, "serve"), "key": hidden(page, "key"), **RATING})
+        response = client.post(
+            f"/judge/studies/{study.pk}/submit/",
+            {"token": tokens[-1], "serve": hidden(page, "serve"), "key": hidden(page, "key"), **RATING},
+        )
         rec.add("submit", response)
     rec.add("finished", client.get(f"/judge/studies/{study.pk}/done/"))
     for token in tokens[:3]:
@@ -190,11 +214,22 @@ def judge_session(study, judge) -> tuple[Recorder, list[str]]:
         rec.add("api previous", api.get(f"/api/judging/studies/{study.pk}/items/{token}/previous/"))
     rec.add("api last", api.get(f"/api/judging/studies/{study.pk}/items/last/"))
     item = api.get(f"/api/judging/studies/{study.pk}/items/{tokens[0]}/").json()
-    rec.add("api submit (revision)", api.post(f"/api/judging/studies/{study.pk}/judgments/", {
-        "item": item["token"], "key": "blind-revision-key", "scores": RATING, "serve_stamp": item["serve_stamp"]},
-        format="json"))
-    rec.add("api submit error", api.post(f"/api/judging/studies/{study.pk}/judgments/", {
-        "item": item["token"], "key": "blind-revision-key-2", "scores": {"adequacy": 9}, "serve_stamp": "x"}, format="json"))
+    rec.add(
+        "api submit (revision)",
+        api.post(
+            f"/api/judging/studies/{study.pk}/judgments/",
+            {"item": item["token"], "key": "blind-revision-key", "scores": RATING, "serve_stamp": item["serve_stamp"]},
+            format="json",
+        ),
+    )
+    rec.add(
+        "api submit error",
+        api.post(
+            f"/api/judging/studies/{study.pk}/judgments/",
+            {"item": item["token"], "key": "blind-revision-key-2", "scores": {"adequacy": 9}, "serve_stamp": "x"},
+            format="json",
+        ),
+    )
     rec.add("home after", client.get("/judge/"))
     return rec, item_pages
 
@@ -257,9 +292,11 @@ def test_error_messages_do_not_leak_either(secret_study, make_user):
     ann_item = item_next_for_judge(assignment=assignment_for_judge(study=study, judge=judge))
     api = APIClient()
     api.force_authenticate(User.objects.get(username="bob"))
-    r = api.post(f"/api/judging/studies/{study.pk}/judgments/", {
-        "item": ann_item.token, "key": "bob-tries-anns-item", "scores": RATING, "serve_stamp": ann_item.serve_stamp},
-        format="json")
+    r = api.post(
+        f"/api/judging/studies/{study.pk}/judgments/",
+        {"item": ann_item.token, "key": "bob-tries-anns-item", "scores": RATING, "serve_stamp": ann_item.serve_stamp},
+        format="json",
+    )
     assert r.status_code == 404
     body = r.content.decode().lower()
     assert not any(w in body for w in ("control", "sys-", "ann"))
@@ -283,8 +320,7 @@ def judge_annotating_elsewhere(secret_study, make_user):
     other = Study.objects.create(name=OTHER_STUDY_NAME, owner=study.owner)
     study_member_add(study=other, user=judge, role=Role.ANNOTATOR)
     rows = "".join(f"{pid},{SENTENCES[k]},{SENTENCES[k][:-1]} indeed.\n" for k, pid in enumerate(PAIR_IDS))
-    pairs_import_file(study=other, data=("pair_id,sentence1,sentence2\n" + rows).encode(),
-                                         filename="pairs.csv")
+    pairs_import_file(study=other, data=("pair_id,sentence1,sentence2\n" + rows).encode(), filename="pairs.csv")
     assignments_create(study=other, annotators=[judge])
     return study, other, judge
 
@@ -303,12 +339,30 @@ def annotator_session(annotator) -> Recorder:
     for a in annotator.alignment_assignments.order_by("pair__position"):
         rec.add("grid", client.get(f"/alignment/tasks/{a.pk}/"))
         rec.add("api detail", api.get(f"/api/alignment/assignments/{a.pk}/"))
-        rec.add("api draft error", api.put(f"/api/alignment/assignments/{a.pk}/draft/",
-                                           {"sure": [[0, 99]], "possible": [], "revision": 0}, format="json"))
-        rec.add("api draft", api.put(f"/api/alignment/assignments/{a.pk}/draft/",
-                                     {"sure": [[0, 0]], "possible": [], "revision": 0}, format="json"))
-        rec.add("api submit", api.post(f"/api/alignment/assignments/{a.pk}/submit/",
-                                       {"sure": [[0, 0]], "possible": [], "revision": 1}, format="json"))
+        rec.add(
+            "api draft error",
+            api.put(
+                f"/api/alignment/assignments/{a.pk}/draft/",
+                {"sure": [[0, 99]], "possible": [], "revision": 0},
+                format="json",
+            ),
+        )
+        rec.add(
+            "api draft",
+            api.put(
+                f"/api/alignment/assignments/{a.pk}/draft/",
+                {"sure": [[0, 0]], "possible": [], "revision": 0},
+                format="json",
+            ),
+        )
+        rec.add(
+            "api submit",
+            api.post(
+                f"/api/alignment/assignments/{a.pk}/submit/",
+                {"sure": [[0, 0]], "possible": [], "revision": 1},
+                format="json",
+            ),
+        )
         rec.add("grid after", client.get(f"/alignment/tasks/{a.pk}/"))
     rec.add("home after", client.get("/alignment/"))
     return rec

@@ -44,15 +44,17 @@ def secret_comparison(make_user):
     for i, (ext, text) in enumerate(zip(EXTERNAL_IDS, SENTENCES)):
         o = Original.objects.create(pk=824460001 + i, study=study, external_id=ext, text=text, position=i)
         for k, s in enumerate(systems):
-            Candidate.objects.create(pk=913370001 + 10 * i + k, original=o, system=s,
-                                     text=f"{text[:-1]} said in way number {k + 1}.")
+            Candidate.objects.create(
+                pk=913370001 + 10 * i + k, original=o, system=s, text=f"{text[:-1]} said in way number {k + 1}."
+            )
     with connection.cursor() as cursor:
         for sql in connection.ops.sequence_reset_sql(no_style(), [Candidate, Original, System]):
             cursor.execute(sql)
     judge = make_user("ann")
     study_member_add(study=study, user=judge, role=Role.JUDGE)
-    design_update(study=study, changes={"protocol": "comparison",
-                                                 "control_counts": {"identical": 1, "random": 1, "unigram": 0}})
+    design_update(
+        study=study, changes={"protocol": "comparison", "control_counts": {"identical": 1, "random": 1, "unigram": 0}}
+    )
     study_judging_open(study=study)
     return study, judge
 
@@ -74,20 +76,44 @@ def comparison_session(study, judge) -> tuple[Recorder, list[str]]:
             break
         pages.append(page)
         tokens.append(hidden(page, "token"))
-        rec.add("submit", client.post(f"/judge/studies/{study.pk}/compare/submit/", {
-            "token": tokens[-1], "serve": hidden(page, "serve"), "key": hidden(page, "key"),
-            "preference": answers[len(tokens) % 3]}))
+        rec.add(
+            "submit",
+            client.post(
+                f"/judge/studies/{study.pk}/compare/submit/",
+                {
+                    "token": tokens[-1],
+                    "serve": hidden(page, "serve"),
+                    "key": hidden(page, "key"),
+                    "preference": answers[len(tokens) % 3],
+                },
+            ),
+        )
     for token in tokens[:3]:
         rec.add("revise page", client.get(f"/judge/studies/{study.pk}/compare/{token}/"))
         pair = api.get(f"/api/judging/studies/{study.pk}/pairs/{token}/")
         rec.add("api pair", pair)
     pair = pair.json()
-    rec.add("api submit", api.post(f"/api/judging/studies/{study.pk}/comparisons/", {
-        "pair": pair["token"], "key": "blind-cmp-revision", "answers": {"preference": "B"},
-        "serve_stamp": pair["serve_stamp"]}, format="json"))
-    rec.add("api submit error", api.post(f"/api/judging/studies/{study.pk}/comparisons/", {
-        "pair": pair["token"], "key": "blind-cmp-error", "answers": {"preference": "C"}, "serve_stamp": "x"},
-        format="json"))
+    rec.add(
+        "api submit",
+        api.post(
+            f"/api/judging/studies/{study.pk}/comparisons/",
+            {
+                "pair": pair["token"],
+                "key": "blind-cmp-revision",
+                "answers": {"preference": "B"},
+                "serve_stamp": pair["serve_stamp"],
+            },
+            format="json",
+        ),
+    )
+    rec.add(
+        "api submit error",
+        api.post(
+            f"/api/judging/studies/{study.pk}/comparisons/",
+            {"pair": pair["token"], "key": "blind-cmp-error", "answers": {"preference": "C"}, "serve_stamp": "x"},
+            format="json",
+        ),
+    )
     rec.add("home after", client.get("/judge/"))
     return rec, pages
 
@@ -109,8 +135,6 @@ def test_nothing_a_comparison_judge_receives_names_a_system_a_control_or_an_id(s
     assert leaks == []
 
 
-
-
 def normalised(page: str) -> str:
     texts = re.findall(r'<p class="sentence-text"[^>]*>(.*?)</p>', page, re.S)
     assert len(texts) == 3  # the original, A and B
@@ -129,8 +153,11 @@ def test_a_pair_page_looks_the_same_for_controls_and_genuine_pairs(secret_compar
 
 def test_sides_and_order_follow_neither_names_nor_ids(secret_comparison):
     study, judge = secret_comparison
-    items = list(ComparisonItem.objects.filter(assignment__judge=judge).order_by("position")
-                 .values_list("left_id", "right_id", "left__system__name", "right__system__name", "token", "is_control"))
+    items = list(
+        ComparisonItem.objects.filter(assignment__judge=judge)
+        .order_by("position")
+        .values_list("left_id", "right_id", "left__system__name", "right__system__name", "token", "is_control")
+    )
     left_smaller_id = [lid < rid for lid, rid, *_ in items]
     assert 0.25 < sum(left_smaller_id) / len(items) < 0.75
     left_smaller_name = [ln < rn for _, _, ln, rn, *_ in items]

@@ -34,7 +34,7 @@ from tests.annotation.judging.test_blinding import (
 pytestmark = pytest.mark.django_db
 
 SYSTEMS = ["sys-alpha-secret", "sys-beta-secret", "sys-gamma-secret", "sys-delta-secret"]
-FORBIDDEN = [*FORBIDDEN_WORDS, *SYSTEMS, "is_control", "candidate_id", "candidates_ids", "system\"", "system'"]
+FORBIDDEN = [*FORBIDDEN_WORDS, *SYSTEMS, "is_control", "candidate_id", "candidates_ids", 'system"', "system'"]
 
 
 @pytest.fixture
@@ -45,15 +45,23 @@ def secret_ranking(make_user):
     for i, (ext, text) in enumerate(zip(EXTERNAL_IDS, SENTENCES)):
         o = Original.objects.create(pk=824460001 + i, study=study, external_id=ext, text=text, position=i)
         for k, s in enumerate(systems):
-            Candidate.objects.create(pk=913370001 + 10 * i + k, original=o, system=s,
-                                     text=f"{text[:-1]} said in way number {k + 1}.")
+            Candidate.objects.create(
+                pk=913370001 + 10 * i + k, original=o, system=s, text=f"{text[:-1]} said in way number {k + 1}."
+            )
     with connection.cursor() as cursor:
         for sql in connection.ops.sequence_reset_sql(no_style(), [Candidate, Original, System]):
             cursor.execute(sql)
     judge = make_user("ann")
     study_member_add(study=study, user=judge, role=Role.JUDGE)
-    design_update(study=study, changes={"protocol": "ranking", "ranking_k": 3, "ranking_scores": True,
-                                                 "control_counts": {"identical": 1, "random": 1, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={
+            "protocol": "ranking",
+            "ranking_k": 3,
+            "ranking_scores": True,
+            "control_counts": {"identical": 1, "random": 1, "unigram": 0},
+        },
+    )
     study_judging_open(study=study)
     return study, judge
 
@@ -78,21 +86,48 @@ def ranking_session(study, judge) -> tuple[Recorder, list[str]]:
         ranks = {f"rank_{p}": str(1 + (p + len(tokens)) % n) for p in range(1, n + 1)}
         scores = {f"score_{p}": str(10 * p) for p in range(1, n + 1)}
         if len(tokens) == 2:  # a refused submission is shown back to the judge
-            rec.add("refused submit", client.post(f"/judge/studies/{study.pk}/rank/submit/", {
-                "token": tokens[-1], "serve": hidden(page, "serve"), "key": hidden(page, "key"), **ranks}))
-        rec.add("submit", client.post(f"/judge/studies/{study.pk}/rank/submit/", {
-            "token": tokens[-1], "serve": hidden(page, "serve"), "key": hidden(page, "key"), **ranks, **scores}))
+            rec.add(
+                "refused submit",
+                client.post(
+                    f"/judge/studies/{study.pk}/rank/submit/",
+                    {"token": tokens[-1], "serve": hidden(page, "serve"), "key": hidden(page, "key"), **ranks},
+                ),
+            )
+        rec.add(
+            "submit",
+            client.post(
+                f"/judge/studies/{study.pk}/rank/submit/",
+                {"token": tokens[-1], "serve": hidden(page, "serve"), "key": hidden(page, "key"), **ranks, **scores},
+            ),
+        )
     for token in tokens[:3]:
         rec.add("revise page", client.get(f"/judge/studies/{study.pk}/rank/{token}/"))
         entry = api.get(f"/api/judging/studies/{study.pk}/rankings/{token}/")
         rec.add("api ranking", entry)
     entry = entry.json()
     k = len(entry["candidates"])
-    rec.add("api submit", api.post(f"/api/judging/studies/{study.pk}/rankings/", {
-        "ranking": entry["token"], "key": "blind-rank-revision", "order": [[1, 2], *range(3, k + 1)],
-        "scores": {str(p): 50 for p in range(1, k + 1)}, "serve_stamp": entry["serve_stamp"]}, format="json"))
-    rec.add("api submit error", api.post(f"/api/judging/studies/{study.pk}/rankings/", {
-        "ranking": entry["token"], "key": "blind-rank-error", "order": [1, 1], "serve_stamp": "x"}, format="json"))
+    rec.add(
+        "api submit",
+        api.post(
+            f"/api/judging/studies/{study.pk}/rankings/",
+            {
+                "ranking": entry["token"],
+                "key": "blind-rank-revision",
+                "order": [[1, 2], *range(3, k + 1)],
+                "scores": {str(p): 50 for p in range(1, k + 1)},
+                "serve_stamp": entry["serve_stamp"],
+            },
+            format="json",
+        ),
+    )
+    rec.add(
+        "api submit error",
+        api.post(
+            f"/api/judging/studies/{study.pk}/rankings/",
+            {"ranking": entry["token"], "key": "blind-rank-error", "order": [1, 1], "serve_stamp": "x"},
+            format="json",
+        ),
+    )
     rec.add("home after", client.get("/judge/"))
     return rec, pages
 
@@ -145,6 +180,7 @@ def test_the_screen_order_follows_neither_names_nor_ids(secret_ranking):
 
 # --- training sets and attention sets (issue 25) ---------------------------------------------------
 
+
 def test_ranking_training_and_attention_sets_leak_nothing_and_look_like_sets(secret_ranking):
     """A ranking judge's training pages, feedback, and the attention sets drawn among the real sets
     (page and API) name no system, control or id; an attention set's page is the same page as a
@@ -155,13 +191,28 @@ def test_ranking_training_and_attention_sets_leak_nothing_and_look_like_sets(sec
 
     study, judge = secret_ranking
     for i in (1, 2):
-        training.training_item_add(study=study, row={
-            "original": f"Training original {i}.", "p1": f"Training one {i}.", "p2": f"Training two {i}.",
-            "p3": f"Training three {i}.", "reference": "1 > 2 = 3", "explanation": "The meaning is all there."},
-            from_text=True)
-    screening.screening_settings_update(study=study, changes={
-        "training_required": 1, "training_retries": 0, "attention_count": 4, "attention_policy": "end",
-        "attention_max_failures": 2})
+        training.training_item_add(
+            study=study,
+            row={
+                "original": f"Training original {i}.",
+                "p1": f"Training one {i}.",
+                "p2": f"Training two {i}.",
+                "p3": f"Training three {i}.",
+                "reference": "1 > 2 = 3",
+                "explanation": "The meaning is all there.",
+            },
+            from_text=True,
+        )
+    screening.screening_settings_update(
+        study=study,
+        changes={
+            "training_required": 1,
+            "training_retries": 0,
+            "attention_count": 4,
+            "attention_policy": "end",
+            "attention_max_failures": 2,
+        },
+    )
     rec, client, api = Recorder(), Client(), APIClient()
     client.force_login(judge)
     api.force_authenticate(judge)
@@ -172,8 +223,13 @@ def test_ranking_training_and_attention_sets_leak_nothing_and_look_like_sets(sec
     rec.add("api sets before training", api.get(f"/api/judging/studies/{study.pk}/rankings/next/"))
     for ranks in (("1", "2", "3"), ("3", "2", "1")):  # one right, one wrong
         page = rec.add("training page", client.get(f"{base}/training/"))
-        rec.add("training answer", client.post(f"{base}/training/", {
-            "token": hidden(page, "token"), **{f"rank_{p}": r for p, r in enumerate(ranks, 1)}}))
+        rec.add(
+            "training answer",
+            client.post(
+                f"{base}/training/",
+                {"token": hidden(page, "token"), **{f"rank_{p}": r for p, r in enumerate(ranks, 1)}},
+            ),
+        )
         rec.add("feedback", client.get(f"{base}/training/feedback/"))
     set_pages, check_pages, api_sets, api_checks = [], [], [], []
     while True:
@@ -193,20 +249,40 @@ def test_ranking_training_and_attention_sets_leak_nothing_and_look_like_sets(sec
             ranks = {f"rank_{p}": str(r) for r, p in enumerate([copy, *rest, unrelated], 1)}
         else:
             ranks = {f"rank_{p}": str(p) for p in range(1, n + 1)}
-        rec.add("submit", client.post(f"{base}/rank/submit/", {
-            "token": token, "serve": hidden(page, "serve"), "key": hidden(page, "key"), **ranks,
-            **{f"score_{p}": "50" for p in range(1, n + 1)}}))
+        rec.add(
+            "submit",
+            client.post(
+                f"{base}/rank/submit/",
+                {
+                    "token": token,
+                    "serve": hidden(page, "serve"),
+                    "key": hidden(page, "key"),
+                    **ranks,
+                    **{f"score_{p}": "50" for p in range(1, n + 1)},
+                },
+            ),
+        )
     assert len(check_pages) == 4 and all(c.passed for c in AttentionCheck.objects.filter(assignment__judge=judge))
     # the same page as a real set's, but for its texts (the first set page has no way back)
     assert {normalised(p) for p in check_pages} == {normalised(p) for p in set_pages[1:]}
     assert {tuple(sorted(e)) for e in api_checks} == {tuple(sorted(e)) for e in api_sets}
-    tokens_answer_alike(rec=rec, api=api, client=client, judge=judge, study=study, item_model=RankingItem,
-                        api_path="rankings", page_path="rank")
+    tokens_answer_alike(
+        rec=rec,
+        api=api,
+        client=client,
+        judge=judge,
+        study=study,
+        item_model=RankingItem,
+        api_path="rankings",
+        page_path="rank",
+    )
 
     ids = forbidden_ids(study)
-    tokens = (set(RankingItem.objects.filter(assignment__study=study).values_list("token", flat=True))
-              | set(AttentionCheck.objects.filter(assignment__study=study).values_list("token", flat=True))
-              | set(study.training_items.values_list("token", flat=True)))
+    tokens = (
+        set(RankingItem.objects.filter(assignment__study=study).values_list("token", flat=True))
+        | set(AttentionCheck.objects.filter(assignment__study=study).values_list("token", flat=True))
+        | set(study.training_items.values_list("token", flat=True))
+    )
     leaks = []
     for where, blob in rec.blobs:
         blob = scrub_random_values(blob, tokens)

@@ -52,12 +52,26 @@ def test_training_attention_and_screened_out_pages_leak_nothing(secret_study):
 
     study, judge = secret_study
     for i in (1, 2):
-        training.training_item_add(study=study, row={
-            "original": f"Training original {i}.", "candidate": f"Training candidate {i}.", "adequacy": 5,
-            "fluency": 4, "explanation": "The meaning is all there."})
-    screening.screening_settings_update(study=study, changes={
-        "training_required": 2, "training_retries": 0, "attention_count": 4, "attention_policy": "end",
-        "attention_max_failures": 1})
+        training.training_item_add(
+            study=study,
+            row={
+                "original": f"Training original {i}.",
+                "candidate": f"Training candidate {i}.",
+                "adequacy": 5,
+                "fluency": 4,
+                "explanation": "The meaning is all there.",
+            },
+        )
+    screening.screening_settings_update(
+        study=study,
+        changes={
+            "training_required": 2,
+            "training_retries": 0,
+            "attention_count": 4,
+            "attention_policy": "end",
+            "attention_max_failures": 1,
+        },
+    )
     rec, client = Recorder(), Client()
     client.force_login(judge)
     api = APIClient()
@@ -69,8 +83,16 @@ def test_training_attention_and_screened_out_pages_leak_nothing(secret_study):
     rec.add("api next before training", api.get(f"/api/judging/studies/{study.pk}/items/next/"))
     for _ in range(2):
         page = rec.add("training page", client.get(f"{base}/training/"))
-        rec.add("training answer", client.post(f"{base}/training/", {"token": hidden(page, "token"), **{
-            k: str(v) for k, v in RATING.items()} | {"adequacy": "5", "fluency": "4"}}))
+        rec.add(
+            "training answer",
+            client.post(
+                f"{base}/training/",
+                {
+                    "token": hidden(page, "token"),
+                    **{k: str(v) for k, v in RATING.items()} | {"adequacy": "5", "fluency": "4"},
+                },
+            ),
+        )
         rec.add("feedback", client.get(f"{base}/training/feedback/"))
     assert assignment_for_judge(study=study, judge=judge).training_passed_at is not None
 
@@ -83,8 +105,13 @@ def test_training_attention_and_screened_out_pages_leak_nothing(secret_study):
             rec.add("api attention", api.get(f"/api/judging/studies/{study.pk}/attention/"))
             break
         page = rec.add("item page", r)
-        rec.add("submit", client.post(f"{base}/submit/", {
-            "token": hidden(page, "token"), "serve": hidden(page, "serve"), "key": hidden(page, "key"), **RATING}))
+        rec.add(
+            "submit",
+            client.post(
+                f"{base}/submit/",
+                {"token": hidden(page, "token"), "serve": hidden(page, "serve"), "key": hidden(page, "key"), **RATING},
+            ),
+        )
     assert "This page is an instruction" in check_pages[0]
     assert not any(s[:20] in check_pages[0] for s in SENTENCES)  # no item text on a check
     check = AttentionCheck.objects.filter(assignment__judge=judge, answered_at__isnull=True).first()
@@ -122,6 +149,7 @@ def test_attention_pages_look_the_same_whatever_comes_next(secret_study):
 
 # --- side by side (issue 24): training pairs, attention pairs among the real ones ------------------
 
+
 def test_side_by_side_training_and_attention_pairs_leak_nothing_and_look_like_pairs(secret_comparison):
     """A side-by-side judge's training pages, feedback, and the attention pairs drawn among the real
     pairs (page and API) name no system, control or id; an attention pair's page is the same page as
@@ -134,12 +162,26 @@ def test_side_by_side_training_and_attention_pairs_leak_nothing_and_look_like_pa
 
     study, judge = secret_comparison
     for i, ref in enumerate(("A", "B"), 1):
-        training.training_item_add(study=study, row={
-            "original": f"Training original {i}.", "a": f"Training A {i}.", "b": f"Training B {i}.",
-            "preference": ref, "explanation": "The meaning is all there."})
-    screening.screening_settings_update(study=study, changes={
-        "training_required": 2, "training_retries": 0, "attention_count": 4, "attention_policy": "end",
-        "attention_max_failures": 2})
+        training.training_item_add(
+            study=study,
+            row={
+                "original": f"Training original {i}.",
+                "a": f"Training A {i}.",
+                "b": f"Training B {i}.",
+                "preference": ref,
+                "explanation": "The meaning is all there.",
+            },
+        )
+    screening.screening_settings_update(
+        study=study,
+        changes={
+            "training_required": 2,
+            "training_retries": 0,
+            "attention_count": 4,
+            "attention_policy": "end",
+            "attention_max_failures": 2,
+        },
+    )
     rec, client, api = Recorder(), Client(), APIClient()
     client.force_login(judge)
     api.force_authenticate(judge)
@@ -150,7 +192,9 @@ def test_side_by_side_training_and_attention_pairs_leak_nothing_and_look_like_pa
     rec.add("api pairs before training", api.get(f"/api/judging/studies/{study.pk}/pairs/next/"))
     for ref in ("A", "B"):
         page = rec.add("training page", client.get(f"{base}/training/"))
-        rec.add("training answer", client.post(f"{base}/training/", {"token": hidden(page, "token"), "preference": ref}))
+        rec.add(
+            "training answer", client.post(f"{base}/training/", {"token": hidden(page, "token"), "preference": ref})
+        )
         rec.add("feedback", client.get(f"{base}/training/feedback/"))
     assert assignment_for_judge(study=study, judge=judge).training_passed_at is not None
 
@@ -167,20 +211,35 @@ def test_side_by_side_training_and_attention_pairs_leak_nothing_and_look_like_pa
         (check_pages if check else pair_pages).append(page)
         (api_checks if check else api_pairs).append(api_next.json()["pair"])
         answer = ("A" if check.expected == 0.0 else "B") if check else "tie"
-        rec.add("submit", client.post(f"{base}/compare/submit/", {
-            "token": token, "serve": hidden(page, "serve"), "key": hidden(page, "key"), "preference": answer}))
+        rec.add(
+            "submit",
+            client.post(
+                f"{base}/compare/submit/",
+                {"token": token, "serve": hidden(page, "serve"), "key": hidden(page, "key"), "preference": answer},
+            ),
+        )
     rec.add("attention page → compare", client.get(f"{base}/check/"))
     assert len(check_pages) == 4 and all(c.passed for c in AttentionCheck.objects.filter(assignment__judge=judge))
     # the same page as a real pair's, but for its texts (the first pair page has no way back)
     assert {normalised(p) for p in check_pages} == {normalised(p) for p in pair_pages[1:]}
     assert {tuple(sorted(p)) for p in api_checks} == {tuple(sorted(p)) for p in api_pairs}
-    tokens_answer_alike(rec=rec, api=api, client=client, judge=judge, study=study, item_model=ComparisonItem,
-                        api_path="pairs", page_path="compare")
+    tokens_answer_alike(
+        rec=rec,
+        api=api,
+        client=client,
+        judge=judge,
+        study=study,
+        item_model=ComparisonItem,
+        api_path="pairs",
+        page_path="compare",
+    )
 
     ids = forbidden_ids(study)
-    tokens = (set(ComparisonItem.objects.filter(assignment__study=study).values_list("token", flat=True))
-              | set(AttentionCheck.objects.filter(assignment__study=study).values_list("token", flat=True))
-              | set(study.training_items.values_list("token", flat=True)))
+    tokens = (
+        set(ComparisonItem.objects.filter(assignment__study=study).values_list("token", flat=True))
+        | set(AttentionCheck.objects.filter(assignment__study=study).values_list("token", flat=True))
+        | set(study.training_items.values_list("token", flat=True))
+    )
     leaks = []
     for where, blob in rec.blobs:
         blob = scrub_random_values(blob, tokens)

@@ -32,17 +32,21 @@ def cmp_study(researcher, add_judge):
     study = study_with_data(owner=researcher, n_originals=4, systems=SYSTEMS, name="Compare study")
     add_judge(study, "ann")
     add_judge(study, "bob")
-    design_update(study=study, changes={
-        "protocol": "comparison", "seed": 99, "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={"protocol": "comparison", "seed": 99, "control_counts": {"identical": 1, "random": 0, "unigram": 0}},
+    )
     study_judging_open(study=study)
     study.refresh_from_db()
     return study
 
 
 def _items(study, username):
-    return list(ComparisonItem.objects.filter(assignment__study=study, assignment__judge__username=username)
-                .select_related("left__system", "right__system", "left__original", "right__original")
-                .order_by("position"))
+    return list(
+        ComparisonItem.objects.filter(assignment__study=study, assignment__judge__username=username)
+        .select_related("left__system", "right__system", "left__original", "right__original")
+        .order_by("position")
+    )
 
 
 def test_opening_gives_every_judge_every_system_pair_and_one_control_pair_per_original(cmp_study):
@@ -73,13 +77,24 @@ def test_answers_are_stored_as_shown_and_map_to_the_system_on_the_left(cmp_study
     pair = comparison.pair_next_for_judge(assignment=assignment)
     item = ComparisonItem.objects.get(token=pair.token)
     assert (pair.a, pair.b) == (item.left.text, item.right.text)
-    judgment, created = comparison.comparison_submit(study=cmp_study, judge=ann, token=pair.token, key=new_key(),
-                                                     answers={"preference": "A"}, serve_stamp=pair.serve_stamp)
+    judgment, created = comparison.comparison_submit(
+        study=cmp_study,
+        judge=ann,
+        token=pair.token,
+        key=new_key(),
+        answers={"preference": "A"},
+        serve_stamp=pair.serve_stamp,
+    )
     assert created and judgment.values == {"preference": "A"}
     records = comparison.comparison_records(study=cmp_study)["preference"]
     assert [r.winner for r in records] == [item.left.system.name]
-    rows = list(csv.reader(io.StringIO("".join(
-        ",".join(map(str, r)) + "\n" for r in comparison.comparison_export_rows(study=cmp_study)))))
+    rows = list(
+        csv.reader(
+            io.StringIO(
+                "".join(",".join(map(str, r)) + "\n" for r in comparison.comparison_export_rows(study=cmp_study))
+            )
+        )
+    )
     header, row = rows[0], rows[1]
     assert row[header.index("left_system")] == item.left.system.name
     assert row[header.index("preferred_system")] == item.left.system.name
@@ -90,20 +105,50 @@ def test_a_wrong_answer_or_a_reused_key_is_refused(cmp_study, django_user_model)
     ann = django_user_model.objects.get(username="ann")
     pair = comparison.pair_next_for_judge(assignment=Assignment.objects.get(study=cmp_study, judge=ann))
     with pytest.raises(JudgmentInvalid):
-        comparison.comparison_submit(study=cmp_study, judge=ann, token=pair.token, key=new_key(),
-                                     answers={"preference": "C"}, serve_stamp=pair.serve_stamp)
+        comparison.comparison_submit(
+            study=cmp_study,
+            judge=ann,
+            token=pair.token,
+            key=new_key(),
+            answers={"preference": "C"},
+            serve_stamp=pair.serve_stamp,
+        )
     key = new_key()
-    comparison.comparison_submit(study=cmp_study, judge=ann, token=pair.token, key=key, answers={"preference": "tie"},
-                                 serve_stamp=pair.serve_stamp)
-    _, created = comparison.comparison_submit(study=cmp_study, judge=ann, token=pair.token, key=key,
-                                              answers={"preference": "tie"}, serve_stamp=pair.serve_stamp)
+    comparison.comparison_submit(
+        study=cmp_study,
+        judge=ann,
+        token=pair.token,
+        key=key,
+        answers={"preference": "tie"},
+        serve_stamp=pair.serve_stamp,
+    )
+    _, created = comparison.comparison_submit(
+        study=cmp_study,
+        judge=ann,
+        token=pair.token,
+        key=key,
+        answers={"preference": "tie"},
+        serve_stamp=pair.serve_stamp,
+    )
     assert created is False
     with pytest.raises(KeyReused):
-        comparison.comparison_submit(study=cmp_study, judge=ann, token=pair.token, key=key,
-                                     answers={"preference": "B"}, serve_stamp=pair.serve_stamp)
+        comparison.comparison_submit(
+            study=cmp_study,
+            judge=ann,
+            token=pair.token,
+            key=key,
+            answers={"preference": "B"},
+            serve_stamp=pair.serve_stamp,
+        )
     # a revision: a new key on the same pair
-    j, _ = comparison.comparison_submit(study=cmp_study, judge=ann, token=pair.token, key=new_key(),
-                                        answers={"preference": "B"}, serve_stamp=pair.serve_stamp)
+    j, _ = comparison.comparison_submit(
+        study=cmp_study,
+        judge=ann,
+        token=pair.token,
+        key=new_key(),
+        answers={"preference": "B"},
+        serve_stamp=pair.serve_stamp,
+    )
     assert j.revision == 2 and ComparisonJudgment.objects.filter(item__token=pair.token, is_latest=True).count() == 1
 
 
@@ -122,8 +167,10 @@ def test_the_judges_page_rates_a_pair_and_moves_on(cmp_study, django_user_model,
     key = html.split('name="key" value="')[1].split('"')[0]
     bad = client.post(f"/judge/studies/{cmp_study.pk}/compare/submit/", {"token": token, "serve": serve, "key": key})
     assert bad.status_code == 400
-    ok = client.post(f"/judge/studies/{cmp_study.pk}/compare/submit/",
-                     {"token": token, "serve": serve, "key": key, "preference": "B"})
+    ok = client.post(
+        f"/judge/studies/{cmp_study.pk}/compare/submit/",
+        {"token": token, "serve": serve, "key": key, "preference": "B"},
+    )
     assert ok.status_code == 302
     item = ComparisonItem.objects.get(token=token)
     assert item.judgments.get().values == {"preference": "B"} and item.done_at is not None
@@ -137,11 +184,15 @@ def test_the_api_serves_pairs_and_takes_answers(cmp_study, django_user_model):
     assert body["total"] == 16 and body["questions"][0]["slug"] == "preference"
     pair = body["pair"]
     assert set(pair) >= {"token", "original", "a", "b", "serve_stamp"}
-    r = api.post(f"/api/judging/studies/{cmp_study.pk}/comparisons/", {
-        "pair": pair["token"], "key": new_key(), "answers": {"preference": "A"}, "serve_stamp": pair["serve_stamp"]},
-        format="json")
+    r = api.post(
+        f"/api/judging/studies/{cmp_study.pk}/comparisons/",
+        {"pair": pair["token"], "key": new_key(), "answers": {"preference": "A"}, "serve_stamp": pair["serve_stamp"]},
+        format="json",
+    )
     assert r.status_code == 201 and r.json()["done"] == 1
-    assert api.get(f"/api/judging/studies/{cmp_study.pk}/pairs/{pair['token']}/").json()["answers"] == {"preference": "A"}
+    assert api.get(f"/api/judging/studies/{cmp_study.pk}/pairs/{pair['token']}/").json()["answers"] == {
+        "preference": "A"
+    }
 
 
 def test_a_late_judge_gets_every_pair_in_their_own_order(cmp_study, add_judge):
@@ -163,8 +214,14 @@ def test_only_researchers_export_the_comparisons(cmp_study, django_user_model, c
 def test_reset_is_refused_once_a_comparison_exists(cmp_study, django_user_model):
     ann = django_user_model.objects.get(username="ann")
     pair = comparison.pair_next_for_judge(assignment=Assignment.objects.get(study=cmp_study, judge=ann))
-    comparison.comparison_submit(study=cmp_study, judge=ann, token=pair.token, key=new_key(),
-                                 answers={"preference": "A"}, serve_stamp=pair.serve_stamp)
+    comparison.comparison_submit(
+        study=cmp_study,
+        judge=ann,
+        token=pair.token,
+        key=new_key(),
+        answers={"preference": "A"},
+        serve_stamp=pair.serve_stamp,
+    )
     with pytest.raises(CannotOpen):
         study_judging_reset(study=cmp_study)
 
@@ -180,9 +237,15 @@ def test_a_study_with_one_system_cannot_open_side_by_side(researcher, add_judge)
 def test_per_criterion_questions_and_pairs_per_original(researcher, add_judge):
     study = study_with_data(owner=researcher, n_originals=6, systems=("s1", "s2", "s3", "s4"))
     add_judge(study, "ann")
-    design_update(study=study, changes={"protocol": "comparison", "comparison_per_criterion": True,
-                                                 "pairs_per_original": 2,
-                                                 "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={
+            "protocol": "comparison",
+            "comparison_per_criterion": True,
+            "pairs_per_original": 2,
+            "control_counts": {"identical": 0, "random": 0, "unigram": 0},
+        },
+    )
     study_judging_open(study=study)
     items = _items(study, "ann")
     assert len(items) == 12
@@ -199,8 +262,14 @@ def test_the_qc_page_shows_each_judges_answers_on_control_pairs(cmp_study, djang
         item = ComparisonItem.objects.select_related("left__system").get(token=pair.token)
         # ann prefers the identical copy: the wrong answer on every control pair
         answer = ("A" if item.left.system.name.startswith("control:") else "B") if item.is_control else "tie"
-        comparison.comparison_submit(study=cmp_study, judge=ann, token=pair.token, key=new_key(),
-                                     answers={"preference": answer}, serve_stamp=pair.serve_stamp)
+        comparison.comparison_submit(
+            study=cmp_study,
+            judge=ann,
+            token=pair.token,
+            key=new_key(),
+            answers={"preference": answer},
+            serve_stamp=pair.serve_stamp,
+        )
     (row,) = comparison.comparison_qc(study=cmp_study)
     assert (row["judge"], row["n"], row["correct"], row["passes"]) == ("ann", 4, 0, False)
     client.force_login(researcher)
@@ -214,8 +283,14 @@ def test_progress_counts_answered_pairs(cmp_study, django_user_model):
 
     ann = django_user_model.objects.get(username="ann")
     pair = comparison.pair_next_for_judge(assignment=Assignment.objects.get(study=cmp_study, judge=ann))
-    comparison.comparison_submit(study=cmp_study, judge=ann, token=pair.token, key=new_key(),
-                                 answers={"preference": "A"}, serve_stamp=pair.serve_stamp)
+    comparison.comparison_submit(
+        study=cmp_study,
+        judge=ann,
+        token=pair.token,
+        key=new_key(),
+        answers={"preference": "A"},
+        serve_stamp=pair.serve_stamp,
+    )
     judges = {j["judge"]: j for j in study_progress(study=cmp_study)["judges"]}
     assert (judges["ann"]["done"], judges["ann"]["total"], judges["bob"]["done"]) == (1, 16, 0)
     home = {r["study"].pk: r for r in studies_for_judge(judge=ann)}

@@ -22,16 +22,26 @@ from tests.factories import study_with_data
 
 pytestmark = pytest.mark.django_db
 
-ITEMS = [{"original": f"Original {i}.", "a": f"Paraphrase A {i}.", "b": f"Paraphrase B {i}.",
-          "preference": ref, "explanation": f"Because {i}."} for i, ref in enumerate(["A", "tie", "B"], 1)]
+ITEMS = [
+    {
+        "original": f"Original {i}.",
+        "a": f"Paraphrase A {i}.",
+        "b": f"Paraphrase B {i}.",
+        "preference": ref,
+        "explanation": f"Because {i}.",
+    }
+    for i, ref in enumerate(["A", "tie", "B"], 1)
+]
 
 
 @pytest.fixture
 def cmp_study(researcher, add_judge):
     study = study_with_data(owner=researcher, n_originals=4, systems=("alpha", "beta", "gamma"), name="Cmp")
     add_judge(study, "ann")
-    design_update(study=study, changes={
-        "protocol": "comparison", "seed": 5, "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={"protocol": "comparison", "seed": 5, "control_counts": {"identical": 1, "random": 0, "unigram": 0}},
+    )
     study_judging_open(study=study)
     study.refresh_from_db()
     return study
@@ -63,14 +73,17 @@ def test_a_training_pair_stores_both_texts_and_the_reference_answers(trained):
 
 def test_a_training_pair_is_refused_with_errors_per_column(cmp_study):
     with pytest.raises(training.TrainingInvalid) as exc:
-        training.training_item_add(study=cmp_study, row={"original": "O.", "a": "", "b": "B.", "preference": "C",
-                                                         "adequacy": "A"})
+        training.training_item_add(
+            study=cmp_study, row={"original": "O.", "a": "", "b": "B.", "preference": "C", "adequacy": "A"}
+        )
     errors = exc.value.field_errors
     assert "a" in errors and errors["preference"] == ["the reference answer is A, tie or B"]
     assert "unknown column" in errors["adequacy"][0]
     with pytest.raises(training.TrainingInvalid, match="at least one question"):
         training.training_item_add(study=cmp_study, row={"original": "O.", "a": "A.", "b": "B."})
-    item = training.training_item_add(study=cmp_study, row={"original": "O.", "a": "A.", "b": "B.", "preference": " b "})
+    item = training.training_item_add(
+        study=cmp_study, row={"original": "O.", "a": "A.", "b": "B.", "preference": " b "}
+    )
     assert item.expected["answers"] == {"preference": "B"}
 
 
@@ -89,8 +102,9 @@ def test_training_pairs_are_imported_from_a_file_all_or_nothing(cmp_study):
 def test_per_criterion_designs_take_a_reference_per_criterion(researcher, add_judge):
     study = study_with_data(owner=researcher, n_originals=3, systems=("alpha", "beta"), name="Per criterion")
     design_update(study=study, changes={"protocol": "comparison", "comparison_per_criterion": True})
-    item = training.training_item_add(study=study, row={"original": "O.", "a": "A.", "b": "B.", "adequacy": "A",
-                                                        "fluency": "tie"})
+    item = training.training_item_add(
+        study=study, row={"original": "O.", "a": "A.", "b": "B.", "adequacy": "A", "fluency": "tie"}
+    )
     assert item.expected["answers"] == {"adequacy": "A", "fluency": "tie"}
 
 
@@ -99,8 +113,9 @@ def _answer_all(study, answers):
     state = None
     for ans in answers:
         state = training.training_state(assignment=a)
-        _, state = training.training_answer_submit(assignment=a, token=state.next_item.token,
-                                                   scores={"preference": ans})
+        _, state = training.training_answer_submit(
+            assignment=a, token=state.next_item.token, scores={"preference": ans}
+        )
         a.refresh_from_db()
     return state
 
@@ -154,10 +169,12 @@ def test_the_compare_page_sends_a_judge_to_training_first_and_keys_follow_the_sc
 
 # --- attention checks ---------------------------------------------------------------------------
 
+
 @pytest.fixture
 def checked(cmp_study):
-    screening.screening_settings_update(study=cmp_study, changes={
-        "attention_count": 3, "attention_policy": "end", "attention_max_failures": 2})
+    screening.screening_settings_update(
+        study=cmp_study, changes={"attention_count": 3, "attention_policy": "end", "attention_max_failures": 2}
+    )
     a = ann(cmp_study)
     screening.attention_plan(assignment=a, settings=screening.settings_for_study(study=cmp_study))
     return cmp_study
@@ -194,8 +211,10 @@ def _walk(study, answer_check):
         check = AttentionCheck.objects.filter(token=token).first()
         answer = answer_check(check) if check else "A"
         seen.append(("check" if check else "pair", token))
-        client.post(f"{base}/compare/submit/", {"token": token, "serve": hidden(page, "serve"),
-                                                "key": hidden(page, "key"), "preference": answer})
+        client.post(
+            f"{base}/compare/submit/",
+            {"token": token, "serve": hidden(page, "serve"), "key": hidden(page, "key"), "preference": answer},
+        )
 
 
 def test_attention_pairs_come_among_the_pairs_and_the_right_answer_passes(checked):
@@ -243,16 +262,30 @@ def test_the_pairs_api_serves_attention_pairs_like_pairs(checked):
     url = f"/api/judging/studies/{checked.pk}/pairs/next/"
     for _ in range(first.after_done):
         pair = api.get(url).json()["pair"]
-        r = api.post(f"/api/judging/studies/{checked.pk}/comparisons/", {
-            "pair": pair["token"], "key": f"key-{pair['token']}", "answers": {"preference": "A"},
-            "serve_stamp": pair["serve_stamp"]}, format="json")
+        r = api.post(
+            f"/api/judging/studies/{checked.pk}/comparisons/",
+            {
+                "pair": pair["token"],
+                "key": f"key-{pair['token']}",
+                "answers": {"preference": "A"},
+                "serve_stamp": pair["serve_stamp"],
+            },
+            format="json",
+        )
         assert r.status_code == 201
     body = api.get(url).json()
     assert body["pair"]["token"] == first.token and set(body["pair"]) == set(api.get(url).json()["pair"])
     right = "A" if first.expected == 0.0 else "B"
-    r = api.post(f"/api/judging/studies/{checked.pk}/comparisons/", {
-        "pair": first.token, "key": "key-check-1", "answers": {"preference": right},
-        "serve_stamp": body["pair"]["serve_stamp"]}, format="json")
+    r = api.post(
+        f"/api/judging/studies/{checked.pk}/comparisons/",
+        {
+            "pair": first.token,
+            "key": "key-check-1",
+            "answers": {"preference": right},
+            "serve_stamp": body["pair"]["serve_stamp"],
+        },
+        format="json",
+    )
     assert r.status_code == 201
     first.refresh_from_db()
     assert first.passed
@@ -274,12 +307,21 @@ def test_the_training_api_takes_and_serves_training_pairs(cmp_study, researcher)
     rita.force_authenticate(researcher)
     judge.force_authenticate(User.objects.get(username="ann"))
     url = f"/api/judging/studies/{cmp_study.pk}/"
-    r = rita.post(url + "training/items/", {"original": "O.", "a": "A text.", "b": "B text.",
-                                            "expected": {"preference": "A"}, "explanation": "Why."}, format="json")
+    r = rita.post(
+        url + "training/items/",
+        {"original": "O.", "a": "A text.", "b": "B text.", "expected": {"preference": "A"}, "explanation": "Why."},
+        format="json",
+    )
     assert r.status_code == 201, r.json()
-    assert r.json()["candidate"] == "A text." and r.json()["expected"] == {"b": "B text.", "answers": {"preference": "A"}}
-    r = rita.post(url + "training/items/", {"original": "O.", "a": "A.", "b": "B.", "expected": {"preference": "C"}},
-                  format="json")
+    assert r.json()["candidate"] == "A text." and r.json()["expected"] == {
+        "b": "B text.",
+        "answers": {"preference": "A"},
+    }
+    r = rita.post(
+        url + "training/items/",
+        {"original": "O.", "a": "A.", "b": "B.", "expected": {"preference": "C"}},
+        format="json",
+    )
     assert r.status_code == 400
     assert judge.get(url + "pairs/next/").status_code == 403  # the training first
     nxt = judge.get(url + "training/").json()["next"]

@@ -50,14 +50,19 @@ def plan_requests(study, judges):
         items = list(AssignmentItem.objects.filter(assignment=assignment).order_by("position")[:8])
         for n, item in enumerate(items):
             stamp = item_for_judge(study=study, judge=judge, token=item.token).serve_stamp
-            body = {"item": item.token, "serve_stamp": stamp,
-                    "scores": {"adequacy": 1 + n % 5, "fluency": 2, "dissimilarity": 3, "overall": 4}}
+            body = {
+                "item": item.token,
+                "serve_stamp": stamp,
+                "scores": {"adequacy": 1 + n % 5, "fluency": 2, "dissimilarity": 3, "overall": 4},
+            }
             key = f"{judge.username}-item{n}-key"
             requests.append((judge, dict(body, key=key)))
             if n in (0, 1):  # the same key again, from another thread
                 requests.append((judge, dict(body, key=key)))
             if n == 2:  # a second, different rating of the same item: a revision
-                requests.append((judge, dict(body, key=f"{judge.username}-item{n}-rev", scores=dict(body["scores"], overall=1))))
+                requests.append(
+                    (judge, dict(body, key=f"{judge.username}-item{n}-rev", scores=dict(body["scores"], overall=1)))
+                )
     return requests
 
 
@@ -104,8 +109,11 @@ def run_and_check(study, requests):
     assert len(acks) == len(requests)
 
     acknowledged_keys = {(judge, key) for judge, key, _, _ in acks}
-    stored = list(Judgment.objects.filter(study=study).values_list("judge__username", "key", "item__token", "revision",
-                                                                    "is_latest"))
+    stored = list(
+        Judgment.objects.filter(study=study).values_list(
+            "judge__username", "key", "item__token", "revision", "is_latest"
+        )
+    )
     # exactly one row per acknowledged key, and nothing else
     assert Counter((j, k) for j, k, _, _, _ in stored) == Counter(acknowledged_keys)
     # both answers to a duplicated key describe the same stored judgment; one of them is the replay

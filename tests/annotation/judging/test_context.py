@@ -19,8 +19,10 @@ def _open(study, add_judge, *, show: bool):
         o.position = i
         o.save()
     ann = add_judge(study, "ann")
-    design_update(study=study, changes={"show_context": show, "seed": 3,
-                                                 "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={"show_context": show, "seed": 3, "control_counts": {"identical": 0, "random": 0, "unigram": 0}},
+    )
     study_judging_open(study=study)
     return ann, assignment_for_judge(study=study, judge=ann)
 
@@ -42,7 +44,9 @@ def test_the_page_shows_context_collapsible_or_says_there_is_none(client, study,
     ann, assignment = _open(study, add_judge, show=True)
     client.force_login(ann)
     client.post(f"/judge/studies/{study.pk}/instructions/")
-    by_original = {i.candidate.original.external_id: i.token for i in assignment.items.select_related("candidate__original")}
+    by_original = {
+        i.candidate.original.external_id: i.token for i in assignment.items.select_related("candidate__original")
+    }
     page = client.get(f"/judge/studies/{study.pk}/items/{by_original['s1']}/").content.decode()
     assert '<section class="context"' in page and "<details open>" in page
     assert Original.objects.get(study=study, external_id="s0").text in page

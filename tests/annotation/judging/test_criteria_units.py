@@ -22,15 +22,29 @@ from .conftest import new_key
 
 pytestmark = pytest.mark.django_db
 
-MEANING = {"slug": "meaning", "name": "Meaning", "help": "Same meaning?",
-           "scale": {"type": "slider", "min": 0, "max": 100, "anchors": {"low": "None", "high": "All"}}}
-GRAMMAR = {"slug": "grammar", "name": "Grammar", "help": "",
-           "scale": {"type": "points", "min": 1, "max": 5, "labels": ["bad", "poor", "fair", "good", "perfect"]}}
-TOPIC = {"slug": "topic", "name": "Topic", "help": "",
-         "scale": {"type": "categorical", "categories": ["same", "different"]}}
-EXPECTED = {"identical": {"meaning": 100, "grammar": 5, "topic": 0},
-            "random": {"meaning": 5, "grammar": 5, "topic": 1},
-            "unigram": {"meaning": 0, "grammar": 1, "topic": 1}}
+MEANING = {
+    "slug": "meaning",
+    "name": "Meaning",
+    "help": "Same meaning?",
+    "scale": {"type": "slider", "min": 0, "max": 100, "anchors": {"low": "None", "high": "All"}},
+}
+GRAMMAR = {
+    "slug": "grammar",
+    "name": "Grammar",
+    "help": "",
+    "scale": {"type": "points", "min": 1, "max": 5, "labels": ["bad", "poor", "fair", "good", "perfect"]},
+}
+TOPIC = {
+    "slug": "topic",
+    "name": "Topic",
+    "help": "",
+    "scale": {"type": "categorical", "categories": ["same", "different"]},
+}
+EXPECTED = {
+    "identical": {"meaning": 100, "grammar": 5, "topic": 0},
+    "random": {"meaning": 5, "grammar": 5, "topic": 1},
+    "unigram": {"meaning": 0, "grammar": 1, "topic": 1},
+}
 
 
 def test_each_scale_says_how_to_plot_tolerate_and_test_its_values():
@@ -52,12 +66,18 @@ def test_each_scale_says_how_to_plot_tolerate_and_test_its_values():
 
 def test_control_tests_follow_each_criterion_scale_not_its_name():
     tests = scales.criteria_qc_tests([MEANING, GRAMMAR, TOPIC], EXPECTED)
-    assert tests == (("meaning_of_random_and_unigram", "meaning", ("random", "unigram")),
-                     ("grammar_of_unigram", "grammar", ("unigram",)))
+    assert tests == (
+        ("meaning_of_random_and_unigram", "meaning", ("random", "unigram")),
+        ("grammar_of_unigram", "grammar", ("unigram",)),
+    )
     # PEM's ready-made design keeps PEM's three tests (and gains overall's)
     pem = scales.criteria_qc_tests(default_criteria(), default_expected_scores())
-    assert [t[0] for t in pem] == ["adequacy_of_random_and_unigram", "fluency_of_unigram",
-                                   "dissimilarity_of_identical", "overall_of_random_and_unigram"]
+    assert [t[0] for t in pem] == [
+        "adequacy_of_random_and_unigram",
+        "fluency_of_unigram",
+        "dissimilarity_of_identical",
+        "overall_of_random_and_unigram",
+    ]
     assert scales.qc_test_label([MEANING], "meaning", ("random", "unigram")) == "Meaning: random & unigram controls"
 
 
@@ -65,8 +85,7 @@ def test_control_tests_follow_each_criterion_scale_not_its_name():
 def slider_study(study, add_judge):
     add_judge(study, "ann")
     add_judge(study, "bob")
-    design_update(study=study, changes={"criteria": [MEANING, GRAMMAR, TOPIC], "expected_scores": EXPECTED,
-                                                 "seed": 7})
+    design_update(study=study, changes={"criteria": [MEANING, GRAMMAR, TOPIC], "expected_scores": EXPECTED, "seed": 7})
     study_judging_open(study=study)
     study.refresh_from_db()
     return study
@@ -78,8 +97,14 @@ def _rate(study, username, score_fn):
     n = 0
     while (item := item_next_for_judge(assignment=assignment)) is not None:
         cand = AssignmentItem.objects.select_related("candidate__system").get(token=item.token).candidate
-        judgment_submit(study=study, judge=judge, token=item.token, key=new_key(), serve_stamp=item.serve_stamp,
-                                 scores=score_fn(cand.system.kind, n))
+        judgment_submit(
+            study=study,
+            judge=judge,
+            token=item.token,
+            key=new_key(),
+            serve_stamp=item.serve_stamp,
+            scores=score_fn(cand.system.kind, n),
+        )
         screening.qc_auto_check(assignment=assignment)  # what the worker runs after each submit
         assignment.refresh_from_db()
         if assignment.screened_out_at is not None:
@@ -90,8 +115,11 @@ def _rate(study, username, score_fn):
 
 def careful(kind: str, n: int) -> dict:
     bad = kind.startswith("control_") and kind != "control_identical"
-    return {"meaning": (3 + n % 4) if bad else 65 + (n * 7) % 30, "grammar": 1 if kind == "control_unigram" else 4,
-            "topic": 1 if bad else 0}
+    return {
+        "meaning": (3 + n % 4) if bad else 65 + (n * 7) % 30,
+        "grammar": 1 if kind == "control_unigram" else 4,
+        "topic": 1 if bad else 0,
+    }
 
 
 def careless(kind: str, n: int) -> dict:
@@ -112,8 +140,9 @@ def test_a_meaning_slider_with_expected_control_values_gets_a_mann_whitney_test(
 
 
 def test_automatic_screen_out_uses_the_slider_test(slider_study):
-    screening.screening_settings_update(study=slider_study, changes={
-        "qc_auto": True, "qc_auto_pvalue": 0.05, "qc_auto_min_controls": 8})
+    screening.screening_settings_update(
+        study=slider_study, changes={"qc_auto": True, "qc_auto_pvalue": 0.05, "qc_auto_min_controls": 8}
+    )
     _rate(slider_study, "bob", lambda kind, n: {**careless(kind, n), "grammar": careful(kind, n)["grammar"]})
     bob = assignment_for_judge(study=slider_study, judge=User.objects.get(username="bob"))
     assert bob.screened_out_rule == "qc" and "meaning of random/unigram controls" in bob.screened_out_reason
@@ -136,10 +165,12 @@ def test_training_tolerance_is_per_criterion_and_on_its_scale(slider_study):
     assert defaults == {"meaning": 10.0, "grammar": 1.0, "topic": 0.0}
     right = {"meaning": 78, "grammar": 3, "topic": 1}
     assert training.answer_correct(values=right, expected=exp, criteria=units, checked=[], tolerance=defaults)
-    assert not training.answer_correct(values={**right, "meaning": 81}, expected=exp, criteria=units, checked=[],
-                                       tolerance=defaults)
-    assert not training.answer_correct(values={**right, "topic": 0}, expected=exp, criteria=units, checked=[],
-                                       tolerance=defaults)
+    assert not training.answer_correct(
+        values={**right, "meaning": 81}, expected=exp, criteria=units, checked=[], tolerance=defaults
+    )
+    assert not training.answer_correct(
+        values={**right, "topic": 0}, expected=exp, criteria=units, checked=[], tolerance=defaults
+    )
     # the researcher sets ±5 on the slider: 78 is now wrong, the 1–5 scale keeps ±1
     s = screening.screening_settings_update(study=slider_study, changes={"training_tolerances": {"meaning": 5}})
     tol = scales.criteria_tolerances(units, s.training_tolerances, points=s.training_tolerance)
@@ -157,10 +188,22 @@ def test_the_design_page_offers_a_tolerance_per_ordered_criterion_in_its_units(s
     assert "Tolerance for Meaning (0–100)" in page and "empty: ±10." in page
     assert "Tolerance for Grammar (1–5)" in page and "empty: ±1 point." in page
     assert "Tolerance for Topic" not in page
-    r = client.post(f"/studies/{slider_study.pk}/judging/screening/", {
-        "training_criteria": "", "training_tolerance": "1", "training_required": "0", "training_retries": "1",
-        "attention_count": "0", "attention_policy": "warn", "attention_max_failures": "2", "qc_auto_pvalue": "0.01",
-        "qc_auto_min_controls": "10", "tolerance_meaning": "15", "tolerance_grammar": ""})
+    r = client.post(
+        f"/studies/{slider_study.pk}/judging/screening/",
+        {
+            "training_criteria": "",
+            "training_tolerance": "1",
+            "training_required": "0",
+            "training_retries": "1",
+            "attention_count": "0",
+            "attention_policy": "warn",
+            "attention_max_failures": "2",
+            "qc_auto_pvalue": "0.01",
+            "qc_auto_min_controls": "10",
+            "tolerance_meaning": "15",
+            "tolerance_grammar": "",
+        },
+    )
     assert r.status_code == 302
     assert screening.settings_for_study(study=slider_study).training_tolerances == {"meaning": 15.0}
 

@@ -22,8 +22,12 @@ JUDGES = {"judge1", "judge2", "judge3"}
 
 
 def _texts(study) -> dict[tuple[str, str], str]:
-    return {(ext, system): text for ext, system, text in Candidate.objects.filter(original__study=study)
-            .exclude(system__name__startswith="control:").values_list("original__external_id", "system__name", "text")}
+    return {
+        (ext, system): text
+        for ext, system, text in Candidate.objects.filter(original__study=study)
+        .exclude(system__name__startswith="control:")
+        .values_list("original__external_id", "system__name", "text")
+    }
 
 
 def test_load_demo_opens_an_esa_and_a_ranking_study_of_demo_verses_for_the_demo_judges(capsys):
@@ -37,8 +41,10 @@ def test_load_demo_opens_an_esa_and_a_ranking_study_of_demo_verses_for_the_demo_
     assert len(demo_verses(source=demo)) == 70  # the verses a small study may take (demo_verses' docstring)
     for study in (esa, ranking):
         assert study.status == "open" and study.owner.username == "researcher"
-        assert set(StudyMembership.objects.filter(study=study, role="judge").values_list("user__username", flat=True)) \
+        assert (
+            set(StudyMembership.objects.filter(study=study, role="judge").values_list("user__username", flat=True))
             == JUDGES
+        )
         assert Original.objects.filter(study=study).count() == 12
         texts = _texts(study)
         assert len(texts) == 12 * 4 and {s for _, s in texts} == set(DEMO_SYSTEMS)
@@ -48,7 +54,8 @@ def test_load_demo_opens_an_esa_and_a_ranking_study_of_demo_verses_for_the_demo_
             shown = [c.text for c in original.candidates.exclude(system__name__startswith="control:")]
             assert len({*shown, original.text}) == 5
     assert not set(Original.objects.filter(study=esa).values_list("external_id", flat=True)) & set(
-        Original.objects.filter(study=ranking).values_list("external_id", flat=True))
+        Original.objects.filter(study=ranking).values_list("external_id", flat=True)
+    )
 
     design = JudgingDesign.objects.get(study=esa)
     assert (design.protocol, design.esa_prefill) == ("esa", "aligner")
@@ -68,8 +75,9 @@ def test_load_demo_opens_an_esa_and_a_ranking_study_of_demo_verses_for_the_demo_
         genuine = sets.filter(is_control=False)
         assert genuine.count() == 12
         for s in genuine:
-            assert set(Candidate.objects.filter(pk__in=s.candidates).values_list("system__name", flat=True)) \
-                == set(DEMO_SYSTEMS)
+            assert set(Candidate.objects.filter(pk__in=s.candidates).values_list("system__name", flat=True)) == set(
+                DEMO_SYSTEMS
+            )
 
 
 def test_a_second_load_demo_adds_nothing_and_an_older_demo_gains_the_two_studies(monkeypatch, capsys):
@@ -84,8 +92,13 @@ def test_a_second_load_demo_adds_nothing_and_an_older_demo_gains_the_two_studies
     assert Study.objects.filter(name__in=(ESA_DEMO_NAME, RANKING_DEMO_NAME), status="open").count() == 2
 
     def counts():
-        return (Study.objects.count(), Candidate.objects.count(), EsaItem.objects.count(),
-                RankingItem.objects.count(), StudyMembership.objects.count())
+        return (
+            Study.objects.count(),
+            Candidate.objects.count(),
+            EsaItem.objects.count(),
+            RankingItem.objects.count(),
+            StudyMembership.objects.count(),
+        )
 
     before = counts()
     call_command("load_demo", "--quiet-credentials")
@@ -113,6 +126,7 @@ def test_the_protocol_demo_studies_are_blinded_as_the_demo_study_is(name):
     page = client.get(f"/judge/studies/{study.pk}/", follow=True)
     html = page.content.decode()
     assert page.status_code == 200 and 'name="token"' in html
-    words = re.compile("|".join(re.escape(w) for w in (*DEMO_SYSTEMS, "control", "identical", "random", "Demo:",
-                                                       "KJV", "WEB")), re.I)
+    words = re.compile(
+        "|".join(re.escape(w) for w in (*DEMO_SYSTEMS, "control", "identical", "random", "Demo:", "KJV", "WEB")), re.I
+    )
     assert words.findall(re.sub(r'name="(key|csrfmiddlewaretoken|serve)" value="[^"]*"', "", html)) == []

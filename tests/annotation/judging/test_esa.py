@@ -44,8 +44,11 @@ def esa_study(researcher, add_judge):
 
 
 def _items(study, username):
-    return list(EsaItem.objects.filter(assignment__study=study, assignment__judge__username=username)
-                .select_related("candidate__system", "candidate__original").order_by("position"))
+    return list(
+        EsaItem.objects.filter(assignment__study=study, assignment__judge__username=username)
+        .select_related("candidate__system", "candidate__original")
+        .order_by("position")
+    )
 
 
 def _judge(django_user_model, name):
@@ -80,7 +83,7 @@ def test_proposals_are_the_unaligned_words_of_the_alignment_they_came_from(esa_s
             assert s["severity"] == "minor"
             assert s["category"] == ("addition" if s["side"] == "candidate" else "omission")
             text = candidate if s["side"] == "candidate" else original
-            assert text[s["start"]:s["end"]].strip() == text[s["start"]:s["end"]]
+            assert text[s["start"] : s["end"]].strip() == text[s["start"] : s["end"]]
             covered[s["side"]].update(range(s["start"], s["end"]))
             seen += 1
         # every unaligned word (not punctuation) is inside a proposal, and no aligned word is
@@ -119,48 +122,72 @@ def test_a_submission_is_stored_idempotently_and_a_second_is_a_revision(esa_stud
     ann = _judge(django_user_model, "ann")
     entry = esa.esa_item_next_for_judge(assignment=Assignment.objects.get(study=esa_study, judge=ann))
     end = len(entry.candidate.split()[0])
-    spans = [{"side": "candidate", "start": 0, "end": end, "severity": "major", "category": "fluency"},
-             {"side": "candidate", "start": 0, "end": 0, "severity": "minor", "missing": True}]
+    spans = [
+        {"side": "candidate", "start": 0, "end": end, "severity": "major", "category": "fluency"},
+        {"side": "candidate", "start": 0, "end": 0, "severity": "minor", "missing": True},
+    ]
     key = new_key()
-    j1, created = esa.esa_submit(study=esa_study, judge=ann, token=entry.token, key=key, spans=spans, score=35,
-                                 serve_stamp=entry.serve_stamp)
+    j1, created = esa.esa_submit(
+        study=esa_study, judge=ann, token=entry.token, key=key, spans=spans, score=35, serve_stamp=entry.serve_stamp
+    )
     assert created and j1.score == 35 and j1.revision == 1 and len(j1.spans) == 2
-    j2, created = esa.esa_submit(study=esa_study, judge=ann, token=entry.token, key=key, spans=spans, score=35,
-                                 serve_stamp=entry.serve_stamp)
+    j2, created = esa.esa_submit(
+        study=esa_study, judge=ann, token=entry.token, key=key, spans=spans, score=35, serve_stamp=entry.serve_stamp
+    )
     assert not created and j2.pk == j1.pk
     with pytest.raises(KeyReused):
-        esa.esa_submit(study=esa_study, judge=ann, token=entry.token, key=key, spans=[], score=35,
-                       serve_stamp=entry.serve_stamp)
-    j3, created = esa.esa_submit(study=esa_study, judge=ann, token=entry.token, key=new_key(), spans=[], score=90,
-                                 serve_stamp=entry.serve_stamp)
+        esa.esa_submit(
+            study=esa_study, judge=ann, token=entry.token, key=key, spans=[], score=35, serve_stamp=entry.serve_stamp
+        )
+    j3, created = esa.esa_submit(
+        study=esa_study, judge=ann, token=entry.token, key=new_key(), spans=[], score=90, serve_stamp=entry.serve_stamp
+    )
     assert created and j3.revision == 2
-    assert list(EsaJudgment.objects.filter(item__token=entry.token, is_latest=True).values_list("score", flat=True)) == [90]
+    assert list(
+        EsaJudgment.objects.filter(item__token=entry.token, is_latest=True).values_list("score", flat=True)
+    ) == [90]
     again = esa.esa_item_for_judge(study=esa_study, judge=ann, token=entry.token)
     assert again.is_revision and again.score == 90 and again.spans == []
 
 
-@pytest.mark.parametrize(("spans", "score", "needle"), [
-    ([{"side": "candidate", "start": 0, "end": 999, "severity": "minor"}], 50, "not inside the text"),
-    ([{"side": "nowhere", "start": 0, "end": 1, "severity": "minor"}], 50, "side must be"),
-    ([{"side": "candidate", "start": 0, "end": 1, "severity": "fatal"}], 50, "severity must be"),
-    ([{"side": "candidate", "start": 0, "end": 1, "severity": "minor", "category": "nope"}], 50, "unknown category"),
-    ([{"side": "candidate", "start": 0, "end": 1, "severity": "minor"}] * 2, 50, "marked twice"),
-    ("not a list", 50, "spans must be a list"),
-    ([], None, "Set the score"),
-    ([], 101, "from 0 to 100"),
-    ([], "abc", "from 0 to 100"),
-])
+@pytest.mark.parametrize(
+    ("spans", "score", "needle"),
+    [
+        ([{"side": "candidate", "start": 0, "end": 999, "severity": "minor"}], 50, "not inside the text"),
+        ([{"side": "nowhere", "start": 0, "end": 1, "severity": "minor"}], 50, "side must be"),
+        ([{"side": "candidate", "start": 0, "end": 1, "severity": "fatal"}], 50, "severity must be"),
+        (
+            [{"side": "candidate", "start": 0, "end": 1, "severity": "minor", "category": "nope"}],
+            50,
+            "unknown category",
+        ),
+        ([{"side": "candidate", "start": 0, "end": 1, "severity": "minor"}] * 2, 50, "marked twice"),
+        ("not a list", 50, "spans must be a list"),
+        ([], None, "Set the score"),
+        ([], 101, "from 0 to 100"),
+        ([], "abc", "from 0 to 100"),
+    ],
+)
 def test_bad_spans_and_scores_are_refused_with_a_clear_message(esa_study, django_user_model, spans, score, needle):
     ann = _judge(django_user_model, "ann")
     entry = esa.esa_item_next_for_judge(assignment=Assignment.objects.get(study=esa_study, judge=ann))
     with pytest.raises(JudgmentInvalid) as err:
-        esa.esa_submit(study=esa_study, judge=ann, token=entry.token, key=new_key(), spans=spans, score=score,
-                       serve_stamp=entry.serve_stamp)
+        esa.esa_submit(
+            study=esa_study,
+            judge=ann,
+            token=entry.token,
+            key=new_key(),
+            spans=spans,
+            score=score,
+            serve_stamp=entry.serve_stamp,
+        )
     assert needle in err.value.message
     assert not EsaJudgment.objects.exists()
 
 
-@pytest.mark.parametrize("text", ["Cafe\u0301 au lait 😀 with 👩‍👩‍👧 family.", "هذا نصٌّ عربيٌّ قصير.", "naïve résumé 𝒳 done"])
+@pytest.mark.parametrize(
+    "text", ["Cafe\u0301 au lait 😀 with 👩‍👩‍👧 family.", "هذا نصٌّ عربيٌّ قصير.", "naïve résumé 𝒳 done"]
+)
 def test_unicode_spans_round_trip_and_a_split_character_is_refused(researcher, add_judge, django_user_model, text):
     study = study_with_data(owner=researcher, n_originals=1, systems=("alpha",), name="Unicode")
     cand = study.originals.first().candidates.first()
@@ -173,16 +200,23 @@ def test_unicode_spans_round_trip_and_a_split_character_is_refused(researcher, a
     words = word_offsets(text)
     (a, _), (_, b) = words[1], words[2]
     spans = [{"side": "candidate", "start": a, "end": b, "severity": "minor", "category": None}]
-    judgment, _ = esa.esa_submit(study=study, judge=ann, token=entry.token, key=new_key(), spans=spans, score=60,
-                                 serve_stamp=entry.serve_stamp)
+    judgment, _ = esa.esa_submit(
+        study=study, judge=ann, token=entry.token, key=new_key(), spans=spans, score=60, serve_stamp=entry.serve_stamp
+    )
     judgment.refresh_from_db()
-    assert text[judgment.spans[0]["start"]:judgment.spans[0]["end"]] == text[a:b]
+    assert text[judgment.spans[0]["start"] : judgment.spans[0]["end"]] == text[a:b]
     marks = [i for i, ch in enumerate(text) if ch in "\u0301\u064c\u0651" or ch == "\u200d"]
     if marks:  # a span ending just before a combining mark or inside an emoji sequence splits a character
         with pytest.raises(JudgmentInvalid, match="splits the character"):
-            esa.esa_submit(study=study, judge=ann, token=entry.token, key=new_key(),
-                           spans=[{"side": "candidate", "start": 0, "end": marks[0], "severity": "minor"}],
-                           score=60, serve_stamp=entry.serve_stamp)
+            esa.esa_submit(
+                study=study,
+                judge=ann,
+                token=entry.token,
+                key=new_key(),
+                spans=[{"side": "candidate", "start": 0, "end": marks[0], "severity": "minor"}],
+                score=60,
+                serve_stamp=entry.serve_stamp,
+            )
 
 
 def _annotate_all(study, judge, *, score=70, major_on_controls=False):
@@ -196,8 +230,15 @@ def _annotate_all(study, judge, *, score=70, major_on_controls=False):
             sc = 5 if not major_on_controls else 80
         if major_on_controls and "identical" in kind:
             spans = [{"side": "candidate", "start": 0, "end": len(entry.candidate.split()[0]), "severity": "major"}]
-        esa.esa_submit(study=study, judge=judge, token=entry.token, key=new_key(), spans=spans, score=sc,
-                       serve_stamp=entry.serve_stamp)
+        esa.esa_submit(
+            study=study,
+            judge=judge,
+            token=entry.token,
+            key=new_key(),
+            spans=spans,
+            score=sc,
+            serve_stamp=entry.serve_stamp,
+        )
 
 
 def test_qc_rows_check_the_controls_per_judge(esa_study, django_user_model):
@@ -214,15 +255,19 @@ def test_exports_hold_the_stored_spans(esa_study, django_user_model, client, res
     client.force_login(researcher)
     lines = b"".join(client.get(f"/studies/{esa_study.pk}/judging/export/esa-spans.jsonl").streaming_content)
     rows = [json.loads(x) for x in lines.decode().splitlines()]
-    stored = {(j.item.candidate.original.external_id, j.item.candidate.system.name): j
-              for j in EsaJudgment.objects.filter(study=esa_study).select_related("item__candidate__original",
-                                                                                  "item__candidate__system")}
+    stored = {
+        (j.item.candidate.original.external_id, j.item.candidate.system.name): j
+        for j in EsaJudgment.objects.filter(study=esa_study).select_related(
+            "item__candidate__original", "item__candidate__system"
+        )
+    }
     assert len(rows) == len(stored) == 12
     for r in rows:
         j = stored[(r["original_id"], r["system"])]
         assert r["score"] == j.score
         assert [(s["side"], s["start"], s["end"], s["severity"]) for s in r["error_spans"] if not s.get("missing")] == [
-            (s["side"], s["start"], s["end"], s["severity"]) for s in j.spans if not s["missing"]]
+            (s["side"], s["start"], s["end"], s["severity"]) for s in j.spans if not s["missing"]
+        ]
     csv_text = b"".join(client.get(f"/studies/{esa_study.pk}/judging/export/esa.csv").streaming_content).decode()
     assert csv_text.splitlines()[0].startswith("judge,position,original_id,system")
     assert len(csv_text.strip().splitlines()) == 13
@@ -231,6 +276,7 @@ def test_exports_hold_the_stored_spans(esa_study, django_user_model, client, res
 
 
 # --- the judge's page and API -----------------------------------------------------------
+
 
 def _start(client, study, user):
     client.force_login(user)
@@ -249,12 +295,21 @@ def test_the_page_submits_and_resumes(esa_study, django_user_model, client):
     page = client.get(f"/judge/studies/{esa_study.pk}/esa/").content.decode()
     assert 'id="esa-data"' in page and "esa.js" in page
     token = _hidden(page, "token")
-    bad = client.post(f"/judge/studies/{esa_study.pk}/esa/submit/", {
-        "token": token, "serve": _hidden(page, "serve"), "key": _hidden(page, "key"), "spans": "[]", "score": ""})
+    bad = client.post(
+        f"/judge/studies/{esa_study.pk}/esa/submit/",
+        {"token": token, "serve": _hidden(page, "serve"), "key": _hidden(page, "key"), "spans": "[]", "score": ""},
+    )
     assert bad.status_code == 400 and "Set the score" in bad.content.decode()
-    ok = client.post(f"/judge/studies/{esa_study.pk}/esa/submit/", {
-        "token": token, "serve": _hidden(page, "serve"), "key": new_key(), "score": "42",
-        "spans": json.dumps([{"side": "candidate", "start": 0, "end": 1, "severity": "minor"}])})
+    ok = client.post(
+        f"/judge/studies/{esa_study.pk}/esa/submit/",
+        {
+            "token": token,
+            "serve": _hidden(page, "serve"),
+            "key": new_key(),
+            "score": "42",
+            "spans": json.dumps([{"side": "candidate", "start": 0, "end": 1, "severity": "minor"}]),
+        },
+    )
     assert ok.status_code == 302
     assert EsaJudgment.objects.get(item__token=token).score == 42
     nxt = client.get(f"/judge/studies/{esa_study.pk}/esa/").content.decode()
@@ -281,14 +336,22 @@ def test_the_api_gives_the_next_item_and_takes_spans_idempotently(esa_study, dja
     assert not nxt["finished"] and nxt["total"] == 12 and "fluency" in nxt["categories"]
     item = nxt["item"]
     assert set(item) >= {"token", "original", "candidate", "spans", "score", "serve_stamp"}
-    body = {"item": item["token"], "key": "esa-api-key-1", "score": 55, "serve_stamp": item["serve_stamp"],
-            "spans": [{"side": "original", "start": 0, "end": len(item["original"].split()[0]), "severity": "major"}]}
+    body = {
+        "item": item["token"],
+        "key": "esa-api-key-1",
+        "score": 55,
+        "serve_stamp": item["serve_stamp"],
+        "spans": [{"side": "original", "start": 0, "end": len(item["original"].split()[0]), "severity": "major"}],
+    }
     r1 = api.post(f"/api/judging/studies/{esa_study.pk}/esa/judgments/", body, format="json")
     assert r1.status_code == 201 and r1.json()["revision"] == 1 and r1.json()["done"] == 1
     r2 = api.post(f"/api/judging/studies/{esa_study.pk}/esa/judgments/", body, format="json")
     assert r2.status_code == 200 and not r2.json()["created"]
-    bad = api.post(f"/api/judging/studies/{esa_study.pk}/esa/judgments/", body | {"key": "esa-api-key-2", "spans": [
-        {"side": "candidate", "start": 5, "end": 2, "severity": "minor"}]}, format="json")
+    bad = api.post(
+        f"/api/judging/studies/{esa_study.pk}/esa/judgments/",
+        body | {"key": "esa-api-key-2", "spans": [{"side": "candidate", "start": 5, "end": 2, "severity": "minor"}]},
+        format="json",
+    )
     assert bad.status_code == 400 and "span 1" in json.dumps(bad.json())
     detail = api.get(f"/api/judging/studies/{esa_study.pk}/esa/items/{item['token']}/").json()
     assert detail["score"] == 55 and detail["revision"] == 1
@@ -299,18 +362,32 @@ def test_the_api_gives_the_next_item_and_takes_spans_idempotently(esa_study, dja
 
 # --- importing span files -----------------------------------------------------------------
 
+
 def test_a_span_file_is_imported_all_or_nothing_with_lines_and_columns(esa_study, django_user_model):
     from annotation.importing.reading import StudyImportError
     from annotation.models import Candidate
 
-    cand = Candidate.objects.select_related("original").get(original__study=esa_study, original__external_id="s0",
-                                                            system__name="alpha")
-    good = {"judge": "ann", "original_id": "s0", "system": "alpha", "score": 61,
-            "error_spans": [{"side": "candidate", "start": 0, "end": len(cand.text.split()[0]), "severity": "major"},
-                            {"missing": True, "severity": "minor"}]}
+    cand = Candidate.objects.select_related("original").get(
+        original__study=esa_study, original__external_id="s0", system__name="alpha"
+    )
+    good = {
+        "judge": "ann",
+        "original_id": "s0",
+        "system": "alpha",
+        "score": 61,
+        "error_spans": [
+            {"side": "candidate", "start": 0, "end": len(cand.text.split()[0]), "severity": "major"},
+            {"missing": True, "severity": "minor"},
+        ],
+    }
     other = {"judge": "carol", "original_id": "s1", "system": "beta", "score": 20, "error_spans": []}
-    bad = {"judge": "ann", "original_id": "s1", "system": "alpha", "score": 61,
-           "error_spans": [{"side": "candidate", "start": 0, "end": 9999, "severity": "minor"}]}
+    bad = {
+        "judge": "ann",
+        "original_id": "s1",
+        "system": "alpha",
+        "score": 61,
+        "error_spans": [{"side": "candidate", "start": 0, "end": 9999, "severity": "minor"}],
+    }
     data = "\n".join(json.dumps(x) for x in (good, other, bad)).encode()
     with pytest.raises(StudyImportError) as err:
         esa.esa_judgments_import(study=esa_study, data=data, filename="spans.jsonl")
@@ -322,8 +399,12 @@ def test_a_span_file_is_imported_all_or_nothing_with_lines_and_columns(esa_study
     j = EsaJudgment.objects.get(judge__username="ann")
     assert j.source == "import" and j.score == 61 and j.item.candidate_id == cand.pk and j.item.done_at
     assert [(s["side"], s["start"], s["severity"], s["missing"]) for s in j.spans] == [
-        ("candidate", 0, "major", False), ("candidate", 0, "minor", True)]
-    again = esa.esa_judgments_import(study=esa_study, data=json.dumps(good | {"score": 30}).encode(), filename="b.jsonl")
+        ("candidate", 0, "major", False),
+        ("candidate", 0, "minor", True),
+    ]
+    again = esa.esa_judgments_import(
+        study=esa_study, data=json.dumps(good | {"score": 30}).encode(), filename="b.jsonl"
+    )
     assert again.revisions == 1
     assert EsaJudgment.objects.get(judge__username="ann", is_latest=True).score == 30
 
@@ -337,8 +418,9 @@ def test_the_import_command_refuses_a_study_of_another_protocol(study, tmp_path)
         call_command("import_esa_spans", str(path), "--study", study.name)
 
 
-def test_the_qc_page_shows_the_control_checks_and_the_design_page_the_exports(esa_study, django_user_model, client,
-                                                                              researcher):
+def test_the_qc_page_shows_the_control_checks_and_the_design_page_the_exports(
+    esa_study, django_user_model, client, researcher
+):
     _annotate_all(esa_study, _judge(django_user_model, "bob"), major_on_controls=True)
     client.force_login(researcher)
     html = client.get(f"/studies/{esa_study.pk}/judging/qc/").content.decode()
@@ -359,8 +441,9 @@ def test_a_judge_added_late_gets_every_item_with_its_proposals(esa_study, add_ju
 def test_reset_is_refused_once_an_esa_judgment_exists(esa_study, django_user_model):
     ann = _judge(django_user_model, "ann")
     entry = esa.esa_item_next_for_judge(assignment=Assignment.objects.get(study=esa_study, judge=ann))
-    esa.esa_submit(study=esa_study, judge=ann, token=entry.token, key=new_key(), spans=[], score=50,
-                   serve_stamp=entry.serve_stamp)
+    esa.esa_submit(
+        study=esa_study, judge=ann, token=entry.token, key=new_key(), spans=[], score=50, serve_stamp=entry.serve_stamp
+    )
     with pytest.raises(CannotOpen):
         study_judging_reset(study=esa_study)
     assert EsaJudgment.objects.count() == 1
@@ -370,8 +453,9 @@ def test_a_released_participant_gives_back_unannotated_items(esa_study, django_u
     ann = _judge(django_user_model, "ann")
     assignment = Assignment.objects.get(study=esa_study, judge=ann)
     entry = esa.esa_item_next_for_judge(assignment=assignment)
-    esa.esa_submit(study=esa_study, judge=ann, token=entry.token, key=new_key(), spans=[], score=50,
-                   serve_stamp=entry.serve_stamp)
+    esa.esa_submit(
+        study=esa_study, judge=ann, token=entry.token, key=new_key(), spans=[], score=50, serve_stamp=entry.serve_stamp
+    )
     assert ESA.assignment_release_unfinished(assignment=assignment) == 11
     assignment.refresh_from_db()
     assert assignment.n_items == 1 and ESA.items_remaining(assignment=assignment) == 0
@@ -383,7 +467,7 @@ def test_the_csv_export_neutralises_formulas(researcher, add_judge, django_user_
 
     study = study_with_data(owner=researcher, n_originals=1, systems=("alpha",), name="Formulas")
     cand = study.originals.first().candidates.first()
-    cand.text = "=HYPERLINK(\"x\") said plainly"
+    cand.text = '=HYPERLINK("x") said plainly'
     cand.save()
     add_judge(study, "ann")
     _open(study, control_counts={"identical": 0, "random": 0, "unigram": 0})

@@ -29,14 +29,18 @@ pytestmark = pytest.mark.django_db
 
 SYSTEMS = ("sys-secret-alpha", "sys-secret-beta")
 #: Candidate texts with combining marks, emoji (a ZWJ family) and Arabic with harakat.
-TEXTS = {("s0", SYSTEMS[0]): "Cafe\u0301 au lait 😀 with 👩\u200d👩\u200d👧 family.",
-         ("s0", SYSTEMS[1]): "هذا نصٌّ عربيٌّ قصير.",
-         ("s1", SYSTEMS[0]): "naïve résumé 𝒳 done",
-         ("s1", SYSTEMS[1]): "A plain candidate sentence."}
+TEXTS = {
+    ("s0", SYSTEMS[0]): "Cafe\u0301 au lait 😀 with 👩\u200d👩\u200d👧 family.",
+    ("s0", SYSTEMS[1]): "هذا نصٌّ عربيٌّ قصير.",
+    ("s1", SYSTEMS[0]): "naïve résumé 𝒳 done",
+    ("s1", SYSTEMS[1]): "A plain candidate sentence.",
+}
 #: What each proposal marks on the candidate: (original_id, system) → [(substring, severity, category)].
-MARKS = {("s0", SYSTEMS[0]): [("Cafe\u0301", "major", "fluency"), ("👩\u200d👩\u200d👧", "minor", None)],
-         ("s0", SYSTEMS[1]): [("نصٌّ", "minor", "meaning changed")],
-         ("s1", SYSTEMS[0]): [("𝒳", "minor", None)]}
+MARKS = {
+    ("s0", SYSTEMS[0]): [("Cafe\u0301", "major", "fluency"), ("👩\u200d👩\u200d👧", "minor", None)],
+    ("s0", SYSTEMS[1]): [("نصٌّ", "minor", "meaning changed")],
+    ("s1", SYSTEMS[0]): [("𝒳", "minor", None)],
+}
 
 
 def _span(text: str, sub: str, severity: str, category: str | None, *, utf16: bool = False) -> dict:
@@ -50,8 +54,7 @@ def _span(text: str, sub: str, severity: str, category: str | None, *, utf16: bo
 def _file(*, utf16: bool = False) -> bytes:
     lines = []
     for (o, s), marks in MARKS.items():
-        line = {"original_id": o, "system": s,
-                "error_spans": [_span(TEXTS[(o, s)], *m, utf16=utf16) for m in marks]}
+        line = {"original_id": o, "system": s, "error_spans": [_span(TEXTS[(o, s)], *m, utf16=utf16) for m in marks]}
         if utf16:
             line["offsets"] = "utf16"
         lines.append(json.dumps(line, ensure_ascii=False))
@@ -69,9 +72,15 @@ def study(researcher, add_judge):
             cand.save()
     add_judge(study, "ann")
     add_judge(study, "bob")
-    design_update(study=study, changes={
-        "protocol": "esa", "seed": 5, "esa_prefill": "imported",
-        "control_counts": {"identical": 0, "random": 1, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={
+            "protocol": "esa",
+            "seed": 5,
+            "esa_prefill": "imported",
+            "control_counts": {"identical": 0, "random": 1, "unigram": 0},
+        },
+    )
     return study
 
 
@@ -81,8 +90,11 @@ def _open(study):
 
 
 def _items(study, username):
-    return list(EsaItem.objects.filter(assignment__study=study, assignment__judge__username=username)
-                .select_related("candidate__system", "candidate__original").order_by("position"))
+    return list(
+        EsaItem.objects.filter(assignment__study=study, assignment__judge__username=username)
+        .select_related("candidate__system", "candidate__original")
+        .order_by("position")
+    )
 
 
 @pytest.mark.parametrize("utf16", [False, True])
@@ -96,26 +108,36 @@ def test_offsets_survive_the_round_trip_through_unicode(study, django_user_model
         for it in items:
             key = (it.candidate.original.external_id, it.candidate.system.name)
             if it.is_control:  # built at opening: the aligner's proposals, so it is not told apart
-                assert it.proposed == [esa.span_dict(s) for s in propose_spans(
-                    it.candidate.original.text, it.candidate.text).spans]
+                assert it.proposed == [
+                    esa.span_dict(s) for s in propose_spans(it.candidate.original.text, it.candidate.text).spans
+                ]
                 continue
             text = it.candidate.text
-            assert [(text[s["start"]:s["end"]], s["severity"], s["category"]) for s in it.proposed] == \
-                MARKS.get(key, [])
+            assert [(text[s["start"] : s["end"]], s["severity"], s["category"]) for s in it.proposed] == MARKS.get(
+                key, []
+            )
     # the judge keeps every proposal; the JSONL export gives the same substrings back
     ann = django_user_model.objects.get(username="ann")
     assignment = Assignment.objects.get(study=study, judge=ann)
     while (entry := esa.esa_item_next_for_judge(assignment=assignment)) is not None:
-        esa.esa_submit(study=study, judge=ann, token=entry.token, key=new_key(), spans=entry.spans, score=50,
-                       serve_stamp=entry.serve_stamp)
+        esa.esa_submit(
+            study=study,
+            judge=ann,
+            token=entry.token,
+            key=new_key(),
+            spans=entry.spans,
+            score=50,
+            serve_stamp=entry.serve_stamp,
+        )
     client.force_login(researcher)
     body = b"".join(client.get(f"/studies/{study.pk}/judging/export/esa-spans.jsonl").streaming_content).decode()
     rows = {(r["original_id"], r["system"]): r for r in map(json.loads, body.splitlines())}
     for key, marks in MARKS.items():
         text = TEXTS[key]
         for field in ("error_spans", "proposed_spans"):
-            assert [(text[s["start"]:s["end"]], s["severity"]) for s in rows[key][field]] == \
-                [(m[0], m[1]) for m in marks]
+            assert [(text[s["start"] : s["end"]], s["severity"]) for s in rows[key][field]] == [
+                (m[0], m[1]) for m in marks
+            ]
 
 
 def test_an_import_error_names_line_and_column_and_stores_nothing(study):
@@ -123,16 +145,28 @@ def test_an_import_error_names_line_and_column_and_stores_nothing(study):
     before = sorted(EsaProposal.objects.filter(study=study).values_list("candidate_id", "spans"))
     text = TEXTS[("s0", SYSTEMS[0])]
     mark = text.index("\u0301")
-    bad = "\n".join([
-        json.dumps({"original_id": "s1", "system": SYSTEMS[1], "error_spans": []}),
-        json.dumps({"original_id": "s0", "system": SYSTEMS[0],
-                    "error_spans": [{"side": "candidate", "start": 0, "end": mark, "severity": "minor"}]}),
-        json.dumps({"original_id": "s9", "system": SYSTEMS[0], "error_spans": []}),
-        json.dumps({"original_id": "s1", "system": SYSTEMS[0],
-                    "error_spans": [{"side": "candidate", "start": 0, "end": 2, "severity": "fatal"}]}),
-        '{"original_id": "s1", "system": ',
-        json.dumps({"original_id": "s1", "system": SYSTEMS[1], "error_spans": [], "colour": "red"}),
-    ]).encode()
+    bad = "\n".join(
+        [
+            json.dumps({"original_id": "s1", "system": SYSTEMS[1], "error_spans": []}),
+            json.dumps(
+                {
+                    "original_id": "s0",
+                    "system": SYSTEMS[0],
+                    "error_spans": [{"side": "candidate", "start": 0, "end": mark, "severity": "minor"}],
+                }
+            ),
+            json.dumps({"original_id": "s9", "system": SYSTEMS[0], "error_spans": []}),
+            json.dumps(
+                {
+                    "original_id": "s1",
+                    "system": SYSTEMS[0],
+                    "error_spans": [{"side": "candidate", "start": 0, "end": 2, "severity": "fatal"}],
+                }
+            ),
+            '{"original_id": "s1", "system": ',
+            json.dumps({"original_id": "s1", "system": SYSTEMS[1], "error_spans": [], "colour": "red"}),
+        ]
+    ).encode()
     with pytest.raises(StudyImportError) as exc:
         esa_proposals_import(study=study, data=bad, filename="bad.jsonl")
     where = [(i.line, i.column) for i in exc.value.issues]
@@ -193,11 +227,14 @@ def test_the_design_page_offers_the_upload(study, researcher, client):
     client.force_login(researcher)
     page = client.get(f"/studies/{study.pk}/judging/design/").content.decode()
     assert 'id="esa-proposals-file"' in page and "An imported file of proposed spans" in page
-    r = client.post(f"/studies/{study.pk}/judging/esa/proposals/",
-                    {"file": SimpleUploadedFile("p.jsonl", b'{"original_id": "s0", "system": "x", "error_spans": []}')})
+    r = client.post(
+        f"/studies/{study.pk}/judging/esa/proposals/",
+        {"file": SimpleUploadedFile("p.jsonl", b'{"original_id": "s0", "system": "x", "error_spans": []}')},
+    )
     assert r.status_code == 302 and not EsaProposal.objects.filter(study=study).exists()
-    r = client.post(f"/studies/{study.pk}/judging/esa/proposals/", {"file": SimpleUploadedFile("p.jsonl", _file())},
-                    follow=True)
+    r = client.post(
+        f"/studies/{study.pk}/judging/esa/proposals/", {"file": SimpleUploadedFile("p.jsonl", _file())}, follow=True
+    )
     assert "Imported 4 proposed spans for 3 candidates" in r.content.decode()
     assert EsaProposal.objects.filter(study=study).count() == 3
 
@@ -228,8 +265,15 @@ def test_proposals_appear_pre_filled_and_blinded_on_the_judges_page_and_api(stud
             assert data["candidate"] == item["candidate"] and data["spans"] == expected
             assert data["pending"] == bool(expected)
             seen += bool(expected)
-        esa.esa_submit(study=study, judge=ann, token=item["token"], key=new_key(), spans=item["spans"], score=60,
-                       serve_stamp=item["serve_stamp"])
+        esa.esa_submit(
+            study=study,
+            judge=ann,
+            token=item["token"],
+            key=new_key(),
+            spans=item["spans"],
+            score=60,
+            serve_stamp=item["serve_stamp"],
+        )
     assert seen == 3
 
 
@@ -242,8 +286,15 @@ def test_the_reports_proposal_precision_counts_the_imported_proposals(study, dja
         item = EsaItem.objects.get(token=entry.token)
         # keep the first proposal of each genuine item, drop the rest
         spans = [] if item.is_control else entry.spans[:1]
-        esa.esa_submit(study=study, judge=ann, token=entry.token, key=new_key(), spans=spans, score=60,
-                       serve_stamp=entry.serve_stamp)
+        esa.esa_submit(
+            study=study,
+            judge=ann,
+            token=entry.token,
+            key=new_key(),
+            spans=spans,
+            score=60,
+            serve_stamp=entry.serve_stamp,
+        )
     annotations, _ = esa.esa_annotations(study=study)
     genuine = [a for a in annotations if not a.is_control]
     outcomes = proposal_outcomes(genuine).to_dict()
@@ -269,12 +320,15 @@ def test_attention_items_of_an_imported_design_get_the_aligners_proposals_as_con
     ann = django_user_model.objects.get(username="ann")
     assignment = Assignment.objects.get(study=study, judge=ann)
     for kind, bound in (("copy", 50.0), ("unrelated", 25.0)):
-        check = AttentionCheck.objects.create(assignment=assignment, token=f"tok-{kind}", criterion=kind,
-                                              expected=bound, after_done=0)
+        check = AttentionCheck.objects.create(
+            assignment=assignment, token=f"tok-{kind}", criterion=kind, expected=bound, after_done=0
+        )
         original, candidate = esa_screening.attention_texts(check)
         entry = esa_screening.attention_item(check=check)
-        expected = [s | {"proposed": True} for s in esa.proposals_for(
-            design=study.judging_design, original=original.text, candidate=candidate)]
+        expected = [
+            s | {"proposed": True}
+            for s in esa.proposals_for(design=study.judging_design, original=original.text, candidate=candidate)
+        ]
         assert entry.spans == expected
         aligner = list(propose_spans(original.text, candidate).spans)
         assert len(entry.spans) == len(aligner)

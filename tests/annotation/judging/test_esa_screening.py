@@ -26,12 +26,27 @@ from tests.factories import study_with_data
 pytestmark = pytest.mark.django_db
 
 ITEMS = [
-    {"original": "The cat sat on the mat.", "candidate": "The cat sat on the mat.", "score_min": "70",
-     "major": "no", "explanation": "A copy keeps every meaning."},
-    {"original": "The dog barked at night.", "candidate": "Bananas are yellow.", "score_max": "20",
-     "major": "yes", "explanation": "Nothing of the meaning is kept."},
-    {"original": "She reads a book.", "candidate": "She reads a novel.", "score_min": "60", "score_max": "100",
-     "explanation": "Close enough."},
+    {
+        "original": "The cat sat on the mat.",
+        "candidate": "The cat sat on the mat.",
+        "score_min": "70",
+        "major": "no",
+        "explanation": "A copy keeps every meaning.",
+    },
+    {
+        "original": "The dog barked at night.",
+        "candidate": "Bananas are yellow.",
+        "score_max": "20",
+        "major": "yes",
+        "explanation": "Nothing of the meaning is kept.",
+    },
+    {
+        "original": "She reads a book.",
+        "candidate": "She reads a novel.",
+        "score_min": "60",
+        "score_max": "100",
+        "explanation": "Close enough.",
+    },
 ]
 MAJOR_ALL = [{"side": "candidate", "start": 0, "end": 7, "severity": "major"}]
 
@@ -40,8 +55,10 @@ MAJOR_ALL = [{"side": "candidate", "start": 0, "end": 7, "severity": "major"}]
 def esa_study(researcher, add_judge):
     study = study_with_data(owner=researcher, n_originals=4, systems=("alpha", "beta"), name="ESA screened")
     add_judge(study, "ann")
-    design_update(study=study, changes={
-        "protocol": "esa", "seed": 5, "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={"protocol": "esa", "seed": 5, "control_counts": {"identical": 1, "random": 0, "unigram": 0}},
+    )
     study_judging_open(study=study)
     study.refresh_from_db()
     return study
@@ -75,21 +92,27 @@ def test_the_unit_says_it_has_screening_on_its_own_page():
 
 def test_a_training_item_stores_the_score_range_and_the_major_span(trained):
     items = training.training_items(study=trained)
-    assert [i.expected for i in items] == [{"score": [70.0, 100], "major": False},
-                                           {"score": [0, 20.0], "major": True}, {"score": [60.0, 100.0]}]
+    assert [i.expected for i in items] == [
+        {"score": [70.0, 100], "major": False},
+        {"score": [0, 20.0], "major": True},
+        {"score": [60.0, 100.0]},
+    ]
     assert items[1].candidate == "Bananas are yellow."
 
 
 def test_a_training_item_is_refused_with_errors_per_column(esa_study):
     with pytest.raises(training.TrainingInvalid) as exc:
-        training.training_item_add(study=esa_study, row={"original": "O.", "candidate": "", "score_min": "120",
-                                                         "major": "perhaps", "fluency": "3"})
+        training.training_item_add(
+            study=esa_study,
+            row={"original": "O.", "candidate": "", "score_min": "120", "major": "perhaps", "fluency": "3"},
+        )
     errors = exc.value.field_errors
     assert "candidate" in errors and errors["score_min"] == ["a number from 0 to 100"]
     assert "yes or no" in errors["major"][0] and "unknown column" in errors["fluency"][0]
     with pytest.raises(training.TrainingInvalid, match="score_max must not be below"):
-        training.training_item_add(study=esa_study, row={"original": "O.", "candidate": "C.", "score_min": "80",
-                                                         "score_max": "20"})
+        training.training_item_add(
+            study=esa_study, row={"original": "O.", "candidate": "C.", "score_min": "80", "score_max": "20"}
+        )
     with pytest.raises(training.TrainingInvalid, match="give a score range"):
         training.training_item_add(study=esa_study, row={"original": "O.", "candidate": "C."})
     assert training.training_items(study=esa_study) == []
@@ -103,14 +126,17 @@ def test_training_items_are_imported_from_a_file_all_or_nothing(esa_study):
         training.training_items_import(study=esa_study, data=bad, filename="t.csv")
     assert "line 2" in exc.value.describe() and "score_min" in exc.value.describe()
     assert [i.expected for i in training.training_items(study=esa_study)] == [
-        {"score": [50.0, 80.0], "major": False}, {"major": True}]
+        {"score": [50.0, 80.0], "major": False},
+        {"major": True},
+    ]
 
 
 def _answer(study, spans, score):
     a = ann(study)
     state = training.training_state(assignment=a)
-    return training.training_answer_submit(assignment=a, token=state.next_item.token,
-                                           scores={"spans": spans, "score": score})
+    return training.training_answer_submit(
+        assignment=a, token=state.next_item.token, scores={"spans": spans, "score": score}
+    )
 
 
 def test_the_pass_rule_reads_the_score_range_and_the_major_span(trained):
@@ -146,13 +172,19 @@ def test_a_training_answer_is_checked_like_a_real_one(trained):
     a = ann(trained)
     token = training.training_state(assignment=a).next_item.token
     with pytest.raises(JudgmentInvalid):  # a span outside the candidate's text
-        training.training_answer_submit(assignment=a, token=token, scores={
-            "spans": [{"side": "candidate", "start": 0, "end": 500, "severity": "major"}], "score": 50})
+        training.training_answer_submit(
+            assignment=a,
+            token=token,
+            scores={"spans": [{"side": "candidate", "start": 0, "end": 500, "severity": "major"}], "score": 50},
+        )
     with pytest.raises(JudgmentInvalid):  # no score
         training.training_answer_submit(assignment=a, token=token, scores={"spans": []})
     with pytest.raises(JudgmentInvalid):  # a severity ESA does not have
-        training.training_answer_submit(assignment=a, token=token, scores={
-            "spans": [{"side": "candidate", "start": 0, "end": 3, "severity": "critical"}], "score": 50})
+        training.training_answer_submit(
+            assignment=a,
+            token=token,
+            scores={"spans": [{"side": "candidate", "start": 0, "end": 3, "severity": "critical"}], "score": 50},
+        )
     assert not TrainingAnswer.objects.exists()
 
 
@@ -172,11 +204,13 @@ def test_the_esa_page_sends_a_judge_to_training_first_and_the_form_answers_it(tr
     assert "The cat sat on the mat." in page and 'id="esa-data"' in page and 'id="esa-score"' in page
     r = client.post(f"{base}/training/", {"token": hidden(page, "token"), "spans": "[]", "score": ""})
     assert r.status_code == 400 and "Set the score" in r.content.decode()
-    r = client.post(f"{base}/training/", {"token": hidden(page, "token"), "spans": json.dumps(MAJOR_ALL), "score": "40"})
+    r = client.post(
+        f"{base}/training/", {"token": hidden(page, "token"), "spans": json.dumps(MAJOR_ALL), "score": "40"}
+    )
     assert r.status_code == 302 and r.url.endswith("/training/feedback/")
     feedback = client.get(r.url).content.decode()
     assert "Lower than ours" in feedback and "Not the same as ours" in feedback
-    assert "A copy keeps every meaning." in feedback and "<q dir=\"auto\">The cat</q>" in feedback
+    assert "A copy keeps every meaning." in feedback and '<q dir="auto">The cat</q>' in feedback
     assert "70" not in feedback.split('id="feedback-table"')[1].split("</table>")[0]
 
 
@@ -187,19 +221,33 @@ def test_the_training_api_takes_and_serves_esa_training_items(esa_study, researc
     rita.force_authenticate(researcher)
     judge.force_authenticate(User.objects.get(username="ann"))
     url = f"/api/judging/studies/{esa_study.pk}/"
-    r = rita.post(url + "training/items/", {"original": "O one.", "candidate": "C one.", "explanation": "Why.",
-                                            "expected": {"score_min": 60, "score_max": 90, "major": False}},
-                  format="json")
+    r = rita.post(
+        url + "training/items/",
+        {
+            "original": "O one.",
+            "candidate": "C one.",
+            "explanation": "Why.",
+            "expected": {"score_min": 60, "score_max": 90, "major": False},
+        },
+        format="json",
+    )
     assert r.status_code == 201, r.json()
     assert r.json()["expected"] == {"score": [60.0, 90.0], "major": False}
-    r = rita.post(url + "training/items/", {"original": "O.", "candidate": "C.", "expected": {"major": "maybe"}},
-                  format="json")
+    r = rita.post(
+        url + "training/items/", {"original": "O.", "candidate": "C.", "expected": {"major": "maybe"}}, format="json"
+    )
     assert r.status_code == 400
     assert judge.get(url + "esa/next/").status_code == 403  # the training first
     nxt = judge.get(url + "training/").json()["next"]
     assert nxt == {"token": nxt["token"], "original": "O one.", "candidate": "C one."}
-    r = judge.post(url + "training/answers/", {"item": nxt["token"], "scores": {
-        "spans": [{"side": "candidate", "start": 0, "end": 1, "severity": "major"}], "score": 95}}, format="json")
+    r = judge.post(
+        url + "training/answers/",
+        {
+            "item": nxt["token"],
+            "scores": {"spans": [{"side": "candidate", "start": 0, "end": 1, "severity": "major"}], "score": 95},
+        },
+        format="json",
+    )
     assert r.status_code == 201, r.json()
     body = r.json()
     assert body["correct"] is False and body["feedback"] == {"score": "too_high", "major": "disagree"}
@@ -217,10 +265,12 @@ def test_the_design_page_offers_esa_training_items_and_rules_without_tolerances(
 
 # --- attention checks ---------------------------------------------------------------------------
 
+
 @pytest.fixture
 def checked(esa_study):
-    screening.screening_settings_update(study=esa_study, changes={
-        "attention_count": 4, "attention_policy": "end", "attention_max_failures": 2})
+    screening.screening_settings_update(
+        study=esa_study, changes={"attention_count": 4, "attention_policy": "end", "attention_max_failures": 2}
+    )
     screening.attention_plan(assignment=ann(esa_study), settings=screening.settings_for_study(study=esa_study))
     return esa_study
 
@@ -247,8 +297,16 @@ def _walk(study, answer_check):
         check = AttentionCheck.objects.filter(token=token).first()
         spans, score = answer_check(check) if check else ("[]", "70")
         seen.append(("check" if check else "item", token))
-        r = client.post(f"{base}/esa/submit/", {"token": token, "serve": hidden(page, "serve"),
-                                                "key": hidden(page, "key"), "spans": spans, "score": score})
+        r = client.post(
+            f"{base}/esa/submit/",
+            {
+                "token": token,
+                "serve": hidden(page, "serve"),
+                "key": hidden(page, "key"),
+                "spans": spans,
+                "score": score,
+            },
+        )
         assert r.status_code == 302, r.content.decode()[:500]
 
 
@@ -304,8 +362,11 @@ def test_an_attention_answer_is_checked_like_a_real_one_and_stores_nothing_when_
     with pytest.raises(JudgmentInvalid):
         screening.attention_answer(assignment=a, token=check.token, value={"spans": []})
     with pytest.raises(JudgmentInvalid):
-        screening.attention_answer(assignment=a, token=check.token, value={
-            "spans": [{"side": "candidate", "start": 0, "end": 9999, "severity": "major"}], "score": 10})
+        screening.attention_answer(
+            assignment=a,
+            token=check.token,
+            value={"spans": [{"side": "candidate", "start": 0, "end": 9999, "severity": "major"}], "score": 10},
+        )
     with pytest.raises(JudgmentInvalid):  # a forged serve stamp, as on a real item
         esa_screening.attention_submit(check=check, key="key-12345678", spans=[], score=50, serve_stamp="forged")
     check.refresh_from_db()
@@ -322,8 +383,17 @@ def test_the_esa_api_serves_attention_items_like_items(checked):
     url = f"/api/judging/studies/{checked.pk}/esa/"
     for _ in range(first.after_done):
         item = api.get(url + "next/").json()["item"]
-        r = api.post(url + "judgments/", {"item": item["token"], "key": f"key-{item['token']}", "spans": [],
-                                          "score": 70, "serve_stamp": item["serve_stamp"]}, format="json")
+        r = api.post(
+            url + "judgments/",
+            {
+                "item": item["token"],
+                "key": f"key-{item['token']}",
+                "spans": [],
+                "score": 70,
+                "serve_stamp": item["serve_stamp"],
+            },
+            format="json",
+        )
         assert r.status_code == 201
     body = api.get(url + "next/").json()
     real = esa.esa_item_next_for_judge(assignment=a)
@@ -332,14 +402,44 @@ def test_the_esa_api_serves_attention_items_like_items(checked):
     n_checks = AttentionCheck.objects.filter(assignment=a).count()
     assert body["item"]["token"] == first.token and body["item"]["position"] == real.position - 1
     assert body["item"]["total"] == real.total == a.n_items + n_checks
-    assert set(body["item"]) == {"token", "position", "total", "done", "original", "candidate", "spans", "score",
-                                 "revision", "previous", "serve_stamp", "context_shown", "context_before",
-                                 "context_after"}
+    assert set(body["item"]) == {
+        "token",
+        "position",
+        "total",
+        "done",
+        "original",
+        "candidate",
+        "spans",
+        "score",
+        "revision",
+        "previous",
+        "serve_stamp",
+        "context_shown",
+        "context_before",
+        "context_after",
+    }
     spans, score = _right(first)
-    r = api.post(url + "judgments/", {"item": first.token, "key": "key-check-1", "spans": json.loads(spans),
-                                      "score": float(score), "serve_stamp": body["item"]["serve_stamp"]}, format="json")
-    assert r.status_code == 201 and set(r.json()) == {"item", "revision", "created", "spans", "score", "submitted_at",
-                                                      "done", "total"}
+    r = api.post(
+        url + "judgments/",
+        {
+            "item": first.token,
+            "key": "key-check-1",
+            "spans": json.loads(spans),
+            "score": float(score),
+            "serve_stamp": body["item"]["serve_stamp"],
+        },
+        format="json",
+    )
+    assert r.status_code == 201 and set(r.json()) == {
+        "item",
+        "revision",
+        "created",
+        "spans",
+        "score",
+        "submitted_at",
+        "done",
+        "total",
+    }
     first.refresh_from_db()
     assert first.passed
     assert api.get(url + "next/").json()["item"]["token"] != first.token
@@ -354,8 +454,9 @@ def test_the_qc_rows_show_each_judges_attention_checks(checked):
 def test_a_judge_with_attention_checks_and_no_control_has_a_qc_row(researcher, add_judge):
     study = study_with_data(owner=researcher, n_originals=3, systems=("alpha",), name="No controls")
     add_judge(study, "ann")
-    design_update(study=study, changes={
-        "protocol": "esa", "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
+    design_update(
+        study=study, changes={"protocol": "esa", "control_counts": {"identical": 0, "random": 0, "unigram": 0}}
+    )
     study_judging_open(study=study)
     screening.screening_settings_update(study=study, changes={"attention_count": 1})
     _walk(study, lambda c: ("[]", "40"))

@@ -75,11 +75,16 @@ def test_the_one_query_next_item_equals_the_selector_item_after_item(opened_stud
             fast = item_next_for_judge_fast(assignment=assignment)
         assert len(ctx.captured_queries) == 1
         assert _without_stamp(fast) == _without_stamp(slow)
-        assert assignment_done_count_fast(assignment=assignment) == assignment_done_count(
-            assignment=assignment) == n
+        assert assignment_done_count_fast(assignment=assignment) == assignment_done_count(assignment=assignment) == n
         # Rate every other item out of order (by token) to leave gaps behind the resume point.
-        judgment_submit(study=opened_study, judge=ann, token=fast.token, key=new_key(), scores=scores(),
-                                 serve_stamp=fast.serve_stamp)
+        judgment_submit(
+            study=opened_study,
+            judge=ann,
+            token=fast.token,
+            key=new_key(),
+            scores=scores(),
+            serve_stamp=fast.serve_stamp,
+        )
         n += 1
     assert item_next_for_judge_fast(assignment=assignment) is None
     assert assignment_done_count_fast(assignment=assignment) == assignment.n_items == n
@@ -90,8 +95,10 @@ def test_the_one_query_next_item_carries_the_same_context(study, add_judge):
         o.document, o.position = ("doc-a" if i < 4 else ""), i
         o.save()
     ann = add_judge(study, "ann")
-    design_update(study=study, changes={"show_context": True, "seed": 3,
-                                                 "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={"show_context": True, "seed": 3, "control_counts": {"identical": 0, "random": 0, "unigram": 0}},
+    )
     study_judging_open(study=study)
     assignment = assignment_for_judge(study=study, judge=ann)
     seen_context = False
@@ -99,8 +106,9 @@ def test_the_one_query_next_item_carries_the_same_context(study, add_judge):
         fast = item_next_for_judge_fast(assignment=assignment)
         assert fast.context_shown and _without_stamp(fast) == _without_stamp(slow)
         seen_context |= fast.has_context
-        judgment_submit(study=study, judge=ann, token=fast.token, key=new_key(), scores=scores(),
-                                 serve_stamp=fast.serve_stamp)
+        judgment_submit(
+            study=study, judge=ann, token=fast.token, key=new_key(), scores=scores(), serve_stamp=fast.serve_stamp
+        )
     assert seen_context
 
 
@@ -114,8 +122,7 @@ def test_the_one_query_study_and_assignment_follow_the_role_and_opening_rules(st
     assert assignment_ready_for_judge(study=study, judge=ann) is None
     assert assignment_ensure_for_judge(study=study, judge=ann) is None
     study_judging_open(study=study)
-    assert assignment_ready_for_judge(study=study, judge=ann) == assignment_for_judge(
-        study=study, judge=ann)
+    assert assignment_ready_for_judge(study=study, judge=ann) == assignment_for_judge(study=study, judge=ann)
     # A late judge: nothing until the service builds it, then the same row.
     late = add_judge(study, "lena")
     built = assignment_ensure_for_judge(study=study, judge=late)

@@ -33,10 +33,13 @@ def _import(study, text: str, name="j.tsv"):
 
 def test_a_long_file_imports_as_marked_judgments_of_imported_participants(study):
     _design(study)
-    s = _import(study, HEADER + "w1\ts0\thuman\t\tsimilarity\t80\t4.5\n"
-                              "w1\ts0\thuman\t\tgrammar\t2\t\n"
-                              "w2\ts0\thuman\t\tsimilarity\t70.5\t\n"
-                              "w2\ts1\tmachine\t\tgrammar\tMeaningful, ungrammatical\t\n")
+    s = _import(
+        study,
+        HEADER + "w1\ts0\thuman\t\tsimilarity\t80\t4.5\n"
+        "w1\ts0\thuman\t\tgrammar\t2\t\n"
+        "w2\ts0\thuman\t\tsimilarity\t70.5\t\n"
+        "w2\ts1\tmachine\t\tgrammar\tMeaningful, ungrammatical\t\n",
+    )
     assert (s.rows, s.judgments, s.judges, s.judges_created) == (4, 3, 2, 2)
     assert set(Judgment.objects.values_list("source", flat=True)) == {JudgmentSource.IMPORT}
     w1 = Judgment.objects.get(judge__username=imported_judge_username(study, "w1"))
@@ -50,33 +53,43 @@ def test_a_long_file_imports_as_marked_judgments_of_imported_participants(study)
 def test_a_candidate_listed_for_several_systems_is_judged_for_each_and_repeats_are_revisions(study):
     _design(study)
     text = "A shared paraphrase."
-    s = _import(study, "judge\toriginal_id\tsystems\tcandidate\tcriterion\tvalue\n"
-                       f"w1\ts2\tsysA sysB\t{text}\tsimilarity\t60\n"
-                       f"w1\ts2\tsysA sysB\t{text}\tsimilarity\t90\n")
+    s = _import(
+        study,
+        "judge\toriginal_id\tsystems\tcandidate\tcriterion\tvalue\n"
+        f"w1\ts2\tsysA sysB\t{text}\tsimilarity\t60\n"
+        f"w1\ts2\tsysA sysB\t{text}\tsimilarity\t90\n",
+    )
     assert (s.systems_created, s.candidates_created, s.judgments, s.revisions) == (2, 2, 4, 2)
     assert set(Candidate.objects.filter(text=text).values_list("system__name", flat=True)) == {"sysA", "sysB"}
     latest = Judgment.objects.filter(is_latest=True)
     assert sorted(j.values["similarity"] for j in latest) == [90, 90]
     # the text alone now finds both candidates
-    s = _import(study, "judge\toriginal_id\tcandidate\tcriterion\tvalue\n" f"w2\ts2\t{text}\tgrammar\t1\n")
+    s = _import(study, f"judge\toriginal_id\tcandidate\tcriterion\tvalue\nw2\ts2\t{text}\tgrammar\t1\n")
     assert s.judgments == 2
 
 
 def test_bad_rows_are_all_refused_with_file_line_and_column_and_nothing_is_written(study):
     _design(study)
     with pytest.raises(StudyImportError) as exc:
-        _import(study, HEADER + "w1\ts0\thuman\t\tsimilarity\t101\t\n"
-                                "w1\ts0\thuman\t\tbeauty\t3\t\n"
-                                "w 1\ts0\thuman\t\tgrammar\t1\t\n"
-                                "w1\ts0\thuman\t\tgrammar\t1\t-3\n", name="bad.tsv")
+        _import(
+            study,
+            HEADER + "w1\ts0\thuman\t\tsimilarity\t101\t\n"
+            "w1\ts0\thuman\t\tbeauty\t3\t\n"
+            "w 1\ts0\thuman\t\tgrammar\t1\t\n"
+            "w1\ts0\thuman\t\tgrammar\t1\t-3\n",
+            name="bad.tsv",
+        )
     text = exc.value.describe()
     assert "bad.tsv, line 2, column 'value': the value must be a number from 0 to 100" in text
     assert "bad.tsv, line 3, column 'criterion': unknown criterion 'beauty'" in text
     assert "line 4, column 'judge'" in text and "line 5, column 'seconds'" in text
     with pytest.raises(StudyImportError) as exc:
-        _import(study, HEADER + "w1\ts9\thuman\t\tsimilarity\t10\t\n"
-                                "w1\ts0\tnobody\t\tsimilarity\t10\t\n"
-                                "w1\ts0\thuman\t\tsimilarity\t10\t\n")
+        _import(
+            study,
+            HEADER + "w1\ts9\thuman\t\tsimilarity\t10\t\n"
+            "w1\ts0\tnobody\t\tsimilarity\t10\t\n"
+            "w1\ts0\thuman\t\tsimilarity\t10\t\n",
+        )
     text = exc.value.describe()
     assert "line 2, column 'original_id': study 'Fixture study' has no original 's9'" in text
     assert "line 3, column 'system': original 's0' has no candidate of system 'nobody'" in text
@@ -99,8 +112,7 @@ def test_imported_judgments_run_through_qc_exports_and_the_report(study):
     assert len(judge_qc(study=study)) == 3
     tidy = list(export_tidy_rows(study=study))
     assert len(tidy) == 1 + 3 * 10 * 2
-    report = report_create(study=study, settings={"n_boot": 50, "include_metrics": False},
-                                           enqueue=False)
+    report = report_create(study=study, settings={"n_boot": 50, "include_metrics": False}, enqueue=False)
     assert report.settings["criterion"] == "similarity" and report.settings["subset_min"] is None
     report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
@@ -122,8 +134,9 @@ def test_the_command_imports_and_reports_errors(study, tmp_path):
 
 
 def test_parsing_needs_no_database():
-    parsed = parse_judgments_file(b"judge,original_id,candidate,criterion,value\nw,o1,Hi there.,grammar,2\n",
-                                  filename="x.csv", criteria=[GRAM])
+    parsed = parse_judgments_file(
+        b"judge,original_id,candidate,criterion,value\nw,o1,Hi there.,grammar,2\n", filename="x.csv", criteria=[GRAM]
+    )
     assert parsed.rows[0].value == 2 and parsed.rows[0].systems == ()
 
 
@@ -138,13 +151,23 @@ def test_the_api_and_the_design_page_import_judgments(study, researcher, client)
     bad = SimpleUploadedFile("j.csv", b"judge,original_id,system,criterion,value\nw1,s0,human,grammar,5\n")
     r = api.post(url, {"file": bad}, format="multipart")
     assert r.status_code == 400 and r.json()["errors"][0] == {
-        "line": 2, "column": "value", "message": "the value must be a whole number from 0 to 2 (criterion grammar)"}
+        "line": 2,
+        "column": "value",
+        "message": "the value must be a whole number from 0 to 2 (criterion grammar)",
+    }
     good = SimpleUploadedFile("j.csv", b"judge,original_id,system,criterion,value\nw1,s0,human,grammar,2\n")
     r = api.post(url, {"file": good}, format="multipart")
     assert r.status_code == 201 and r.json()["judgments"] == 1
     client.force_login(researcher)
-    page = client.post(f"/studies/{study.pk}/judging/import/", {"file": SimpleUploadedFile(
-        "k.tsv", b"judge\toriginal_id\tsystem\tcriterion\tvalue\nw2\ts1\thuman\tsimilarity\t10\n")}, follow=True)
+    page = client.post(
+        f"/studies/{study.pk}/judging/import/",
+        {
+            "file": SimpleUploadedFile(
+                "k.tsv", b"judge\toriginal_id\tsystem\tcriterion\tvalue\nw2\ts1\thuman\tsimilarity\t10\n"
+            )
+        },
+        follow=True,
+    )
     assert "Imported 1 judgments" in page.content.decode()
     assert Judgment.objects.count() == 2
 
@@ -152,9 +175,12 @@ def test_the_api_and_the_design_page_import_judgments(study, researcher, client)
 def test_a_judgment_column_keeps_each_source_rows_values_together(study):
     _design(study)
     # the first judgment lacks a similarity value; the repeat has both: the repeat is the latest, whole
-    s = _import(study, "judge\toriginal_id\tsystem\tcriterion\tvalue\tjudgment\n"
-                       "w1\ts0\thuman\tgrammar\t0\t7\n"
-                       "w1\ts0\thuman\tsimilarity\t70\t9\n"
-                       "w1\ts0\thuman\tgrammar\t2\t9\n")
+    s = _import(
+        study,
+        "judge\toriginal_id\tsystem\tcriterion\tvalue\tjudgment\n"
+        "w1\ts0\thuman\tgrammar\t0\t7\n"
+        "w1\ts0\thuman\tsimilarity\t70\t9\n"
+        "w1\ts0\thuman\tgrammar\t2\t9\n",
+    )
     assert (s.judgments, s.revisions) == (2, 1)
     assert Judgment.objects.get(is_latest=True).values == {"similarity": 70, "grammar": 2}

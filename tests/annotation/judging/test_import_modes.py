@@ -74,8 +74,11 @@ def _tidy(study) -> list:
 def _api_import(study, researcher, text: str, **extra):
     api = APIClient()
     api.force_authenticate(user=researcher)
-    return api.post(f"/api/judging/studies/{study.pk}/judgments/import/",
-                    {"file": SimpleUploadedFile("revision.csv", text.encode()), **extra}, format="multipart")
+    return api.post(
+        f"/api/judging/studies/{study.pk}/judgments/import/",
+        {"file": SimpleUploadedFile("revision.csv", text.encode()), **extra},
+        format="multipart",
+    )
 
 
 def test_a_two_row_revision_through_the_api_keeps_every_other_judgment_of_that_judge(imported, researcher):
@@ -106,8 +109,7 @@ def test_a_two_row_revision_through_the_api_keeps_every_other_judgment_of_that_j
     got = {(r["judge"].split("@")[0], r["original_id"], r["system"], r["criterion"]): float(r["score"]) for r in rows}
     assert got == {k: float(v) for k, v in expected.items()}
 
-    report = report_create(study=study, settings={"n_boot": 50, "include_metrics": False},
-                                           enqueue=False)
+    report = report_create(study=study, settings={"n_boot": 50, "include_metrics": False}, enqueue=False)
     report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     assert report.result["summary"]["n_judgments"] == 60
@@ -132,32 +134,48 @@ def test_add_mode_keeps_the_values_there_and_adds_only_the_new_ones(imported):
     study = imported
     sim, gram = _value(1, 2, 0)
     s = judgments_import_file(
-        study=study, filename="more.csv", mode="add",
-        data=(HEADER + f"w02,s2,human,grammar,{(gram + 1) % 3}\nw04,s2,human,grammar,1\n").encode())
+        study=study,
+        filename="more.csv",
+        mode="add",
+        data=(HEADER + f"w02,s2,human,grammar,{(gram + 1) % 3}\nw04,s2,human,grammar,1\n").encode(),
+    )
     assert (s.skipped, s.judgments, s.judges_created) == (1, 1, 1)
-    w02 = Judgment.objects.get(judge__username=imported_judge_username(study, "w02"),
-                               item__candidate__original__external_id="s2", item__candidate__system__name="human")
+    w02 = Judgment.objects.get(
+        judge__username=imported_judge_username(study, "w02"),
+        item__candidate__original__external_id="s2",
+        item__candidate__system__name="human",
+    )
     assert w02.values == {"similarity": sim, "grammar": gram}
     assert len(_tidy(study)) == 1 + 61
 
 
 def test_a_partial_revision_carries_the_other_criteria_forward(imported):
     study = imported
-    judgments_import_file(study=study, filename="one.csv", mode="replace",
-                                   data=(HEADER + "w03,s3,machine,grammar,1\n").encode())
-    latest = Judgment.objects.get(is_latest=True, judge__username=imported_judge_username(study, "w03"),
-                                  item__candidate__original__external_id="s3",
-                                  item__candidate__system__name="machine")
+    judgments_import_file(
+        study=study, filename="one.csv", mode="replace", data=(HEADER + "w03,s3,machine,grammar,1\n").encode()
+    )
+    latest = Judgment.objects.get(
+        is_latest=True,
+        judge__username=imported_judge_username(study, "w03"),
+        item__candidate__original__external_id="s3",
+        item__candidate__system__name="machine",
+    )
     assert latest.values == {"similarity": _value(2, 3, 1)[0], "grammar": 1} and latest.revision == 2
 
 
 def test_every_item_with_judgments_has_exactly_one_latest_after_any_mix_of_imports(imported):
     study = imported
-    for mode, text in (("replace", "w01,s0,human,similarity,5\n"), ("add", "w01,s1,human,similarity,6\n"),
-                       ("replace", "w02,s0,human,grammar,1\nw02,s0,human,grammar,2\n")):
+    for mode, text in (
+        ("replace", "w01,s0,human,similarity,5\n"),
+        ("add", "w01,s1,human,similarity,6\n"),
+        ("replace", "w02,s0,human,grammar,1\nw02,s0,human,grammar,2\n"),
+    ):
         judgments_import_file(study=study, filename="x.csv", mode=mode, data=(HEADER + text).encode())
-    per_item = Judgment.objects.values("item").annotate(latest=Count("pk", filter=Judgment.objects.filter(
-        is_latest=True).query.where)).values_list("latest", flat=True)
+    per_item = (
+        Judgment.objects.values("item")
+        .annotate(latest=Count("pk", filter=Judgment.objects.filter(is_latest=True).query.where))
+        .values_list("latest", flat=True)
+    )
     assert set(per_item) == {1}
 
 
@@ -168,9 +186,15 @@ def test_the_command_takes_a_mode_and_refuses_an_unknown_one(imported, tmp_path)
     with pytest.raises(CommandError, match="already has a similarity value"):
         call_command("import_judgments", str(path), "--study", study.name)
     call_command("import_judgments", str(path), "--study", study.name, "--mode", "replace")
-    assert Judgment.objects.get(is_latest=True, judge__username__startswith="w01@",
-                                item__candidate__original__external_id="s0",
-                                item__candidate__system__name="human").values["similarity"] == 40
+    assert (
+        Judgment.objects.get(
+            is_latest=True,
+            judge__username__startswith="w01@",
+            item__candidate__original__external_id="s0",
+            item__candidate__system__name="human",
+        ).values["similarity"]
+        == 40
+    )
     with pytest.raises(CommandError):
         call_command("import_judgments", str(path), "--study", study.name, "--mode", "merge")
     with pytest.raises(StudyImportError, match="unknown import mode"):
@@ -194,10 +218,16 @@ def test_the_repair_migration_marks_the_highest_revision_of_orphaned_items_lates
     study = imported
     # the state the old import left: an item whose judgments are all unmarked
     item = Judgment.objects.filter(study=study).first().item
-    judgments_import_file(study=study, filename="r.csv", mode="replace",
-                                   data=(HEADER + f"{item.assignment.judge.username.split('@')[0]},"
-                                         f"{item.candidate.original.external_id},{item.candidate.system.name},"
-                                         "grammar,2\n").encode())
+    judgments_import_file(
+        study=study,
+        filename="r.csv",
+        mode="replace",
+        data=(
+            HEADER + f"{item.assignment.judge.username.split('@')[0]},"
+            f"{item.candidate.original.external_id},{item.candidate.system.name},"
+            "grammar,2\n"
+        ).encode(),
+    )
     Judgment.objects.filter(item=item).update(is_latest=False)
     migration = importlib.import_module("annotation.judging.migrations.0007_repair_latest_judgments")
     from django.apps import apps

@@ -33,22 +33,45 @@ def reference_frame(study, *, include_excluded_judges=False) -> pd.DataFrame:
     built column-wise."""
     excluded = set() if include_excluded_judges else judges_excluded(study=study)
     records = []
-    judgments = (Judgment.objects.filter(study=study, is_latest=True)
-                 .select_related("judge", "item__candidate__original", "item__candidate__system")
-                 .order_by("judge__username", "item__candidate_id"))
+    judgments = (
+        Judgment.objects.filter(study=study, is_latest=True)
+        .select_related("judge", "item__candidate__original", "item__candidate__system")
+        .order_by("judge__username", "item__candidate_id")
+    )
     for j in judgments:
         if j.judge.username in excluded:
             continue
         cand = j.item.candidate
         control_kind = CONTROL_KIND_OF_SYSTEM_KIND.get(cand.system.kind)
         for crit in CRITERIA:
-            records.append((j.judge.username, str(cand.pk), cand.original.external_id, cand.system.name,
-                            control_kind is not None, control_kind, crit, int(j.values[crit]), float(j.seconds),
-                            j.submitted_at))
+            records.append(
+                (
+                    j.judge.username,
+                    str(cand.pk),
+                    cand.original.external_id,
+                    cand.system.name,
+                    control_kind is not None,
+                    control_kind,
+                    crit,
+                    int(j.values[crit]),
+                    float(j.seconds),
+                    j.submitted_at,
+                )
+            )
     frame = pd.DataFrame.from_records(records, columns=list(JUDGMENT_FRAME_COLUMNS))
-    return frame.astype({"judge": object, "item": object, "original": object, "system": object,
-                         "is_control": bool, "control_kind": object, "criterion": object, "score": "int64",
-                         "seconds": "float64"})
+    return frame.astype(
+        {
+            "judge": object,
+            "item": object,
+            "original": object,
+            "system": object,
+            "is_control": bool,
+            "control_kind": object,
+            "criterion": object,
+            "score": "int64",
+            "seconds": "float64",
+        }
+    )
 
 
 def assert_same_frame(new: pd.DataFrame, ref: pd.DataFrame) -> None:
@@ -75,14 +98,20 @@ def _score_fn(seed):
 def _revise(study, judge, n, *, seed):
     """Rate ``judge``'s first ``n`` items again (twice for every third one)."""
     rng = random.Random(seed)
-    tokens = list(assignment_for_judge(study=study, judge=judge).items.order_by("position")
-                  .values_list("token", flat=True)[:n])
+    tokens = list(
+        assignment_for_judge(study=study, judge=judge).items.order_by("position").values_list("token", flat=True)[:n]
+    )
     for i, token in enumerate(tokens):
         for _ in range(2 if i % 3 == 0 else 1):
             item = item_for_judge(study=study, judge=judge, token=token)
-            judgment_submit(study=study, judge=judge, token=token, key=new_key(),
-                                     scores=scores(*(rng.randint(1, 5) for _ in CRITERIA)),
-                                     serve_stamp=item.serve_stamp)
+            judgment_submit(
+                study=study,
+                judge=judge,
+                token=token,
+                key=new_key(),
+                scores=scores(*(rng.randint(1, 5) for _ in CRITERIA)),
+                serve_stamp=item.serve_stamp,
+            )
 
 
 def _rate_some(study, judge, *, only=None, limit=None, seed=0):
@@ -93,8 +122,9 @@ def _rate_some(study, judge, *, only=None, limit=None, seed=0):
         item = item_for_judge(study=study, judge=judge, token=token)
         if only is not None and not only(item):
             continue
-        judgment_submit(study=study, judge=judge, token=token, key=new_key(), scores=fn(item),
-                                 serve_stamp=item.serve_stamp)
+        judgment_submit(
+            study=study, judge=judge, token=token, key=new_key(), scores=fn(item), serve_stamp=item.serve_stamp
+        )
         n += 1
         if limit is not None and n >= limit:
             break
@@ -157,13 +187,15 @@ def test_frame_equals_the_reference_on_a_varied_study(varied_study, researcher, 
 
 def test_frame_without_control_rows_equals_the_reference(varied_study, researcher):
     study = varied_study
-    control_ids = set(Candidate.objects.filter(original__study=study, system__kind__startswith="control")
-                      .values_list("pk", flat=True))
+    control_ids = set(
+        Candidate.objects.filter(original__study=study, system__kind__startswith="control").values_list("pk", flat=True)
+    )
     assert control_ids
 
     def not_a_control(item):
-        return not Candidate.objects.filter(pk__in=control_ids, text=item.paraphrase,
-                                            original__text=item.original).exists()
+        return not Candidate.objects.filter(
+            pk__in=control_ids, text=item.paraphrase, original__text=item.original
+        ).exists()
 
     _rate_some(study, _judge("ann"), only=not_a_control, seed=3)
     _rate_some(study, _judge("Bob"), only=not_a_control, limit=4, seed=4)
@@ -181,8 +213,9 @@ def test_every_judge_excluded_or_no_judgments_gives_the_reference_empty_frame(va
     frame = judgments_frame(study=study)
     assert frame.empty
     assert_same_frame(frame, reference_frame(study))
-    assert_same_frame(judgments_frame(study=study, include_excluded_judges=True),
-                      reference_frame(study, include_excluded_judges=True))
+    assert_same_frame(
+        judgments_frame(study=study, include_excluded_judges=True), reference_frame(study, include_excluded_judges=True)
+    )
 
 
 def test_string_columns_share_one_object_per_distinct_value(varied_study):

@@ -27,24 +27,43 @@ def _migrate(targets):
 def test_existing_designs_and_judgments_survive_the_migration():
     old = _migrate(BEFORE)
     User = old.get_model("auth", "User")
-    Study, Original, System, Candidate = (old.get_model("annotation", m)
-                                          for m in ("Study", "Original", "System", "Candidate"))
-    Design, Assignment, Item, Judgment = (old.get_model("judging", m)
-                                          for m in ("JudgingDesign", "Assignment", "AssignmentItem", "Judgment"))
+    Study, Original, System, Candidate = (
+        old.get_model("annotation", m) for m in ("Study", "Original", "System", "Candidate")
+    )
+    Design, Assignment, Item, Judgment = (
+        old.get_model("judging", m) for m in ("JudgingDesign", "Assignment", "AssignmentItem", "Judgment")
+    )
     owner = User.objects.create(username="owner")
     study = Study.objects.create(name="Old study", owner=owner)
     labels = ["one", "two", "three", "four", "five"]
-    Design.objects.create(study=study, criteria=[
-        {"slug": c, "name": c.title(), "help": "", "labels": labels}
-        for c in ("adequacy", "fluency", "dissimilarity", "overall")],
-        control_counts={}, expected_scores={}, seed=1)
+    Design.objects.create(
+        study=study,
+        criteria=[
+            {"slug": c, "name": c.title(), "help": "", "labels": labels}
+            for c in ("adequacy", "fluency", "dissimilarity", "overall")
+        ],
+        control_counts={},
+        expected_scores={},
+        seed=1,
+    )
     o = Original.objects.create(study=study, external_id="s0", text="An original.")
     cand = Candidate.objects.create(original=o, system=System.objects.create(study=study, name="h"), text="A copy.")
     a = Assignment.objects.create(study=study, judge=owner, seed=1, n_items=1)
     item = Item.objects.create(assignment=a, candidate=cand, position=1, token="t" * 20)
     now = timezone.now()
-    Judgment.objects.create(study=study, item=item, judge=owner, key="k" * 10, served_at=now, submitted_at=now,
-                            seconds=3.0, adequacy=5, fluency=4, dissimilarity=2, overall=3)
+    Judgment.objects.create(
+        study=study,
+        item=item,
+        judge=owner,
+        key="k" * 10,
+        served_at=now,
+        submitted_at=now,
+        seconds=3.0,
+        adequacy=5,
+        fluency=4,
+        dissimilarity=2,
+        overall=3,
+    )
     try:
         new = _migrate(AFTER)
         j = new.get_model("judging", "Judgment").objects.get()

@@ -30,6 +30,7 @@ from .open_job_helpers import counts, reference, snapshot
 
 # --- the rule: small at once, large in a worker ---------------------------------------------------
 
+
 @pytest.mark.django_db
 def test_a_small_study_opens_in_the_request_with_a_finished_job(three_judges, researcher):
     study = three_judges
@@ -62,6 +63,7 @@ def test_k_mode_size_counts_k_judges_per_item(study, add_judge, settings):
 
 # --- up-front refusals stay in the request --------------------------------------------------------
 
+
 @pytest.mark.django_db
 def test_refusals_are_raised_before_any_job_exists(study, add_judge, researcher):
     from tests.factories import StudyFactory
@@ -76,6 +78,7 @@ def test_refusals_are_raised_before_any_job_exists(study, add_judge, researcher)
 
 
 # --- while the job is queued or running -----------------------------------------------------------
+
 
 @pytest.mark.django_db
 def test_while_opening_nothing_else_can_open_reset_or_change_the_design(three_judges):
@@ -124,10 +127,13 @@ def test_the_rating_page_says_not_open_while_opening(three_judges, client):
     client.force_login(User.objects.get(username="ann"))
     page = client.get(f"/judge/studies/{study.pk}/")
     assert page.status_code == 200 and "Rating in this study has not started yet" in page.content.decode()
-    assert not Assignment.objects.filter(study=study, judge__username="ann", instructions_seen_at__isnull=False).exists()
+    assert not Assignment.objects.filter(
+        study=study, judge__username="ann", instructions_seen_at__isnull=False
+    ).exists()
 
 
 # --- the job: same result, idempotent, resumable --------------------------------------------------
+
 
 @pytest.mark.django_db
 def test_the_job_builds_what_opening_in_one_transaction_builds(three_judges, researcher):
@@ -136,8 +142,12 @@ def test_the_job_builds_what_opening_in_one_transaction_builds(three_judges, res
     job = study_judging_open_start(study=study, user=researcher, background=True)
     job = open_job_run(job_id=job.pk)
     assert job.status == "succeeded", job.error
-    assert job.summary == {"controls_created": summary.controls_created, "items": summary.items,
-                           "judges": summary.judges, "assignment_items": summary.assignment_items}
+    assert job.summary == {
+        "controls_created": summary.controls_created,
+        "items": summary.items,
+        "judges": summary.judges,
+        "assignment_items": summary.assignment_items,
+    }
     assert job.progress_done == job.progress_total == 3 and job.percent == 100 and job.finished_at
     assert snapshot(study) == expected
     study.refresh_from_db()
@@ -226,6 +236,7 @@ def test_queued_jobs_are_resent_and_finished_ones_are_not(three_judges):
 
 # --- failures in the job ----------------------------------------------------------------------------
 
+
 @pytest.mark.django_db
 def test_controls_that_cannot_be_built_fail_the_job_and_leave_a_draft(researcher, add_judge):
     from tests.factories import study_with_data
@@ -256,7 +267,6 @@ def test_data_changed_while_opening_fails_the_job_and_undoes_its_writes(three_ju
     assert counts(study) == (0, 0, 0, 0)
     study.refresh_from_db()
     assert study.status == StudyStatus.DRAFT
-
 
 
 @pytest.mark.django_db

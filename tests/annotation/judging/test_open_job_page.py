@@ -15,6 +15,7 @@ from .conftest import api_login
 
 # --- the researcher's page ------------------------------------------------------------------------
 
+
 @pytest.fixture
 def rita_client(client, researcher):
     client.force_login(researcher)
@@ -34,8 +35,16 @@ def test_the_page_shows_the_queued_job_its_progress_and_then_the_outcome(rita_cl
     assert "0 of 3</span> judges" in page and "waiting for a worker" in page
     assert 'id="open-button"' not in page and "Save design</button>" in page and " disabled>Save design" in page
     status = rita_client.get(f"/studies/{study.pk}/judging/open/{job.pk}/").json()
-    assert status == {"id": job.pk, "status": "queued", "phase": "waiting for a worker", "percent": 0, "done": 0,
-                      "total": 3, "error": "", "summary": None}
+    assert status == {
+        "id": job.pk,
+        "status": "queued",
+        "phase": "waiting for a worker",
+        "percent": 0,
+        "done": 0,
+        "total": 3,
+        "error": "",
+        "summary": None,
+    }
     open_job_run(job_id=job.pk)
     status = rita_client.get(f"/studies/{study.pk}/judging/open/{job.pk}/").json()
     assert status["status"] == "succeeded" and status["percent"] == 100 and status["done"] == 3
@@ -47,7 +56,9 @@ def test_the_page_shows_the_queued_job_its_progress_and_then_the_outcome(rita_cl
 
 
 @pytest.mark.django_db
-def test_a_failed_job_is_shown_on_the_page_and_the_study_can_be_opened_again(rita_client, researcher, add_judge, settings):
+def test_a_failed_job_is_shown_on_the_page_and_the_study_can_be_opened_again(
+    rita_client, researcher, add_judge, settings
+):
     from tests.factories import study_with_data
 
     lonely = study_with_data(n_originals=1, owner=researcher, name="Lonely page")
@@ -86,11 +97,11 @@ def test_only_the_studys_researchers_see_its_open_jobs(client, three_judges, mak
     client.force_login(User.objects.get(username="ann"))
     assert client.get(f"/studies/{three_judges.pk}/judging/open/{job.pk}/").status_code in (403, 404)
     other = make_user("otto", researcher=True)
-    assert api_login(api_client, other).get(
-        f"/api/judging/studies/{three_judges.pk}/open/{job.pk}/").status_code == 403
+    assert api_login(api_client, other).get(f"/api/judging/studies/{three_judges.pk}/open/{job.pk}/").status_code == 403
 
 
 # --- the API -----------------------------------------------------------------------------------------
+
 
 @pytest.mark.django_db
 def test_api_open_answers_202_with_a_job_to_poll(api_client, researcher, three_judges, settings):

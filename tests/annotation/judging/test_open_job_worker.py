@@ -17,6 +17,7 @@ from .open_job_helpers import counts
 
 # --- a real worker ------------------------------------------------------------------------------------
 
+
 def _wait(job_id: int, timeout: float = 90) -> OpenJob:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -65,10 +66,10 @@ def test_a_real_worker_resumes_a_requeued_job_and_reports_failures(celery_worker
     assert job.status == "failed" and "controls cannot be built" in job.error
 
 
-
 @pytest.mark.django_db(transaction=True)
 def test_with_the_broker_down_the_request_answers_and_requeue_runs_the_job_later(
-        api_client, researcher, three_judges, settings):
+    api_client, researcher, three_judges, settings
+):
     from django.core.management import call_command
 
     from config.celery import app

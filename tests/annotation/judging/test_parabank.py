@@ -38,8 +38,9 @@ def _independent() -> dict:
     for name, values, level in (("similarity", sim, "interval"), ("grammaticality", gm, "ordinal")):
         frame = last.assign(v=values).dropna(subset=["v"])
         matrix = frame.pivot(index="worker_id_anon", columns="item", values="v")
-        out[f"alpha_{name}"] = krippendorff.alpha(reliability_data=matrix.to_numpy(dtype=float),
-                                                  level_of_measurement=level)
+        out[f"alpha_{name}"] = krippendorff.alpha(
+            reliability_data=matrix.to_numpy(dtype=float), level_of_measurement=level
+        )
     per_item = last.assign(v=sim).dropna(subset=["v"]).groupby(["item", "ref_id", "system"])["v"].mean()
     per_system = per_item.groupby(level=["ref_id", "system"]).mean().groupby(level="system").mean()
     out["ranking"] = per_system.sort_values(ascending=False, kind="stable")
@@ -52,7 +53,9 @@ def test_parabank_imports_and_its_report_matches_an_independent_computation(make
     study = Study.objects.get(name="ParaBank evaluation")
     assert study.originals.count() == 400
     assert {c["slug"]: c["scale"]["type"] for c in study.judging_design.criteria} == {
-        "similarity": "slider", "grammaticality": "points"}
+        "similarity": "slider",
+        "grammaticality": "points",
+    }
     assert Judgment.objects.filter(study=study).values("judge").distinct().count() == 44
 
     call_command("report", str(study.pk), "--out", str(tmp_path), "--no-metrics", "--n-boot", "50")
@@ -65,9 +68,11 @@ def test_parabank_imports_and_its_report_matches_an_independent_computation(make
     assert agreement["similarity"]["fleiss_kappa"] is None  # no κ on a slider
     assert agreement["grammaticality"]["alpha_level"] == "ordinal"
     assert agreement["similarity"]["krippendorff_alpha"]["interval"]["statistic"] == pytest.approx(
-        ref["alpha_similarity"], abs=1e-9)
+        ref["alpha_similarity"], abs=1e-9
+    )
     assert agreement["grammaticality"]["krippendorff_alpha"]["ordinal"]["statistic"] == pytest.approx(
-        ref["alpha_grammaticality"], abs=1e-9)
+        ref["alpha_grammaticality"], abs=1e-9
+    )
     ranking = result["system_ranking"]["systems"]
     assert result["system_ranking"]["criterion"] == "similarity"
     assert [r["system"] for r in ranking] == list(ref["ranking"].index)

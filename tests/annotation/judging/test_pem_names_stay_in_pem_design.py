@@ -35,8 +35,11 @@ def _is_docstring(node: ast.AST, parents: dict) -> bool:
     if not isinstance(parent, ast.Expr):
         return False
     holder = parents.get(parent)
-    return isinstance(holder, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
-        holder.body and holder.body[0] is parent
+    return (
+        isinstance(holder, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        and holder.body
+        and holder.body[0] is parent
+    )
 
 
 def _literal_names(path: Path) -> list[tuple[int, str]]:

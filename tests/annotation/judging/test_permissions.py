@@ -14,14 +14,30 @@ from .conftest import api_login, api_next, api_submit, new_key, scores
 pytestmark = pytest.mark.django_db
 
 RESEARCHER_PAGES = [
-    ("get", "judging/design/"), ("post", "judging/design/"), ("post", "judging/open/"), ("post", "judging/close/"),
-    ("post", "judging/reopen/"), ("post", "judging/reset/"), ("post", "judging/assign/"),
-    ("get", "judging/progress/"), ("get", "judging/progress.json"), ("get", "judging/qc/"),
-    ("post", "judging/judges/ann/exclusion/"), ("get", "judging/export/tidy.csv"), ("get", "judging/export/wide.csv"),
+    ("get", "judging/design/"),
+    ("post", "judging/design/"),
+    ("post", "judging/open/"),
+    ("post", "judging/close/"),
+    ("post", "judging/reopen/"),
+    ("post", "judging/reset/"),
+    ("post", "judging/assign/"),
+    ("get", "judging/progress/"),
+    ("get", "judging/progress.json"),
+    ("get", "judging/qc/"),
+    ("post", "judging/judges/ann/exclusion/"),
+    ("get", "judging/export/tidy.csv"),
+    ("get", "judging/export/wide.csv"),
 ]
 RESEARCHER_API = [
-    ("get", "design/"), ("patch", "design/update/"), ("post", "open/"), ("post", "close/"), ("get", "progress/"),
-    ("get", "qc/"), ("post", "judges/ann/exclude/"), ("post", "judges/ann/include/"), ("get", "export/tidy/"),
+    ("get", "design/"),
+    ("patch", "design/update/"),
+    ("post", "open/"),
+    ("post", "close/"),
+    ("get", "progress/"),
+    ("get", "qc/"),
+    ("post", "judges/ann/exclude/"),
+    ("post", "judges/ann/include/"),
+    ("get", "export/tidy/"),
     ("get", "export/wide/"),
 ]
 
@@ -53,8 +69,10 @@ def test_a_judge_cannot_open_another_judges_item_page_or_post_to_it(client, open
     ann, bob, a, b = ann_and_bob_items(opened_study)
     client.force_login(bob)
     assert client.get(f"/judge/studies/{opened_study.pk}/items/{a.token}/").status_code == 404
-    r = client.post(f"/judge/studies/{opened_study.pk}/submit/",
-                    {"token": a.token, "serve": a.serve_stamp, "key": new_key(), **scores()})
+    r = client.post(
+        f"/judge/studies/{opened_study.pk}/submit/",
+        {"token": a.token, "serve": a.serve_stamp, "key": new_key(), **scores()},
+    )
     assert r.status_code == 404
     assert not Judgment.objects.exists()
 
@@ -103,6 +121,8 @@ def test_the_page_form_needs_a_csrf_token(opened_study):
     csrf_client = Client(enforce_csrf_checks=True)
     ann, bob, a, b = ann_and_bob_items(opened_study)
     csrf_client.force_login(ann)
-    r = csrf_client.post(f"/judge/studies/{opened_study.pk}/submit/",
-                         {"token": a.token, "serve": a.serve_stamp, "key": new_key(), **scores()})
+    r = csrf_client.post(
+        f"/judge/studies/{opened_study.pk}/submit/",
+        {"token": a.token, "serve": a.serve_stamp, "key": new_key(), **scores()},
+    )
     assert r.status_code == 403 and not Judgment.objects.exists()

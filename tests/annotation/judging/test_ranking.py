@@ -48,8 +48,9 @@ def rank_study(researcher, add_judge):
 
 
 def _items(study, username):
-    return list(RankingItem.objects.filter(assignment__study=study, assignment__judge__username=username)
-                .order_by("position"))
+    return list(
+        RankingItem.objects.filter(assignment__study=study, assignment__judge__username=username).order_by("position")
+    )
 
 
 def _names(item):
@@ -99,14 +100,16 @@ def test_an_order_of_places_is_stored_as_candidate_ids_with_ties_and_revisions(r
     ann = Assignment.objects.get(study=rank_study, judge__username="ann").judge
     entry = _entry(rank_study, ann)
     item = RankingItem.objects.get(token=entry.token)
-    j, created = ranking.ranking_submit(study=rank_study, judge=ann, token=entry.token, key=new_key(),
-                                        order=[3, [1, 2]], serve_stamp=entry.serve_stamp)
+    j, created = ranking.ranking_submit(
+        study=rank_study, judge=ann, token=entry.token, key=new_key(), order=[3, [1, 2]], serve_stamp=entry.serve_stamp
+    )
     assert created and j.groups == [item.candidates[2], [item.candidates[0], item.candidates[1]]]
     assert j.revision == 1 and j.is_latest
     again = ranking.ranking_for_judge(study=rank_study, judge=ann, token=entry.token)
     assert again.order == [3, [1, 2]] and again.ranks == {3: 1, 1: 2, 2: 2} and again.is_revision
-    j2, _ = ranking.ranking_submit(study=rank_study, judge=ann, token=entry.token, key=new_key(), order=[1, 2, 3],
-                                   serve_stamp=again.serve_stamp)
+    j2, _ = ranking.ranking_submit(
+        study=rank_study, judge=ann, token=entry.token, key=new_key(), order=[1, 2, 3], serve_stamp=again.serve_stamp
+    )
     assert j2.revision == 2 and j2.groups == item.candidates
     assert RankingJudgment.objects.filter(item=item, is_latest=True).get().pk == j2.pk
     assert _entry(rank_study, ann).token != entry.token  # the resume point moved on
@@ -116,25 +119,31 @@ def test_submission_is_idempotent_on_its_key(rank_study):
     ann = Assignment.objects.get(study=rank_study, judge__username="ann").judge
     entry = _entry(rank_study, ann)
     key = new_key()
-    first, created = ranking.ranking_submit(study=rank_study, judge=ann, token=entry.token, key=key,
-                                            order=[2, 1, 3], serve_stamp=entry.serve_stamp)
-    second, created2 = ranking.ranking_submit(study=rank_study, judge=ann, token=entry.token, key=key,
-                                              order=[2, 1, 3], serve_stamp=entry.serve_stamp)
+    first, created = ranking.ranking_submit(
+        study=rank_study, judge=ann, token=entry.token, key=key, order=[2, 1, 3], serve_stamp=entry.serve_stamp
+    )
+    second, created2 = ranking.ranking_submit(
+        study=rank_study, judge=ann, token=entry.token, key=key, order=[2, 1, 3], serve_stamp=entry.serve_stamp
+    )
     assert created and not created2 and first.pk == second.pk
     with pytest.raises(KeyReused):
-        ranking.ranking_submit(study=rank_study, judge=ann, token=entry.token, key=key, order=[1, 2, 3],
-                               serve_stamp=entry.serve_stamp)
+        ranking.ranking_submit(
+            study=rank_study, judge=ann, token=entry.token, key=key, order=[1, 2, 3], serve_stamp=entry.serve_stamp
+        )
     assert RankingJudgment.objects.count() == 1
 
 
-@pytest.mark.parametrize("order", [[1, 2], [1, 2, 2], [1, [2, 3], 3], [0, 1, 2], [1, 2, 4], [], "1,2,3",
-                                   [1, [], 2, 3], [1, 2, "x"], [True, 2, 3]])
+@pytest.mark.parametrize(
+    "order",
+    [[1, 2], [1, 2, 2], [1, [2, 3], 3], [0, 1, 2], [1, 2, 4], [], "1,2,3", [1, [], 2, 3], [1, 2, "x"], [True, 2, 3]],
+)
 def test_a_bad_order_is_refused_with_what_is_wrong(rank_study, order):
     ann = Assignment.objects.get(study=rank_study, judge__username="ann").judge
     entry = _entry(rank_study, ann)
     with pytest.raises(JudgmentInvalid) as exc:
-        ranking.ranking_submit(study=rank_study, judge=ann, token=entry.token, key=new_key(), order=order,
-                               serve_stamp=entry.serve_stamp)
+        ranking.ranking_submit(
+            study=rank_study, judge=ann, token=entry.token, key=new_key(), order=order, serve_stamp=entry.serve_stamp
+        )
     assert exc.value.field_errors
     assert not RankingJudgment.objects.exists()
 
@@ -144,13 +153,33 @@ def test_scores_are_required_on_0_to_100_when_the_design_asks_for_them(researche
     judge = add_judge(study, "ann")
     _open(study, ranking_k=3, ranking_scores=True)
     entry = _entry(study, judge)
-    for scores in (None, {"1": 50, "2": 50}, {"1": 50, "2": 50, "3": 101}, {"1": 50, "2": "", "3": 4},
-                   {"1": 1, "2": 2, "3": 3, "4": 4}, {"1": float("nan"), "2": 1, "3": 1}):
+    for scores in (
+        None,
+        {"1": 50, "2": 50},
+        {"1": 50, "2": 50, "3": 101},
+        {"1": 50, "2": "", "3": 4},
+        {"1": 1, "2": 2, "3": 3, "4": 4},
+        {"1": float("nan"), "2": 1, "3": 1},
+    ):
         with pytest.raises(JudgmentInvalid):
-            ranking.ranking_submit(study=study, judge=judge, token=entry.token, key=new_key(), order=[1, 2, 3],
-                                   scores=scores, serve_stamp=entry.serve_stamp)
-    j, _ = ranking.ranking_submit(study=study, judge=judge, token=entry.token, key=new_key(), order=[1, 2, 3],
-                                  scores={"1": 90, "2": 55.5, "3": 0}, serve_stamp=entry.serve_stamp)
+            ranking.ranking_submit(
+                study=study,
+                judge=judge,
+                token=entry.token,
+                key=new_key(),
+                order=[1, 2, 3],
+                scores=scores,
+                serve_stamp=entry.serve_stamp,
+            )
+    j, _ = ranking.ranking_submit(
+        study=study,
+        judge=judge,
+        token=entry.token,
+        key=new_key(),
+        order=[1, 2, 3],
+        scores={"1": 90, "2": 55.5, "3": 0},
+        serve_stamp=entry.serve_stamp,
+    )
     item = RankingItem.objects.get(token=entry.token)
     assert j.scores == {str(item.candidates[0]): 90, str(item.candidates[1]): 55.5, str(item.candidates[2]): 0}
     assert ranking.ranking_for_judge(study=study, judge=judge, token=entry.token).scores == {1: 90, 2: 55.5, 3: 0}
@@ -160,8 +189,15 @@ def test_scores_are_refused_when_the_design_asks_none(rank_study):
     ann = Assignment.objects.get(study=rank_study, judge__username="ann").judge
     entry = _entry(rank_study, ann)
     with pytest.raises(JudgmentInvalid):
-        ranking.ranking_submit(study=rank_study, judge=ann, token=entry.token, key=new_key(), order=[1, 2, 3],
-                               scores={"1": 1, "2": 2, "3": 3}, serve_stamp=entry.serve_stamp)
+        ranking.ranking_submit(
+            study=rank_study,
+            judge=ann,
+            token=entry.token,
+            key=new_key(),
+            order=[1, 2, 3],
+            scores={"1": 1, "2": 2, "3": 3},
+            serve_stamp=entry.serve_stamp,
+        )
 
 
 def test_ranks_from_the_form_become_an_order_with_ties():
@@ -177,8 +213,14 @@ def _rank_all(study, judge, choose):
     assignment = Assignment.objects.get(study=study, judge=judge)
     while (entry := ranking.ranking_next_for_judge(assignment=assignment)) is not None:
         item = RankingItem.objects.get(token=entry.token)
-        ranking.ranking_submit(study=study, judge=judge, token=entry.token, key=new_key(),
-                               order=choose(_names(item)), serve_stamp=entry.serve_stamp)
+        ranking.ranking_submit(
+            study=study,
+            judge=judge,
+            token=entry.token,
+            key=new_key(),
+            order=choose(_names(item)),
+            serve_stamp=entry.serve_stamp,
+        )
 
 
 def _by_name(names):
@@ -204,10 +246,13 @@ def test_records_exports_and_qc_name_the_systems_the_judges_ranked(rank_study):
     # one line per judgment: each line is a ranking file of its own (a judge ranks an original
     # several times here: more systems than k, and control sets, which the format leaves out)
     parsed = [row for line in lines for row in parse_rankings_file(line.encode(), filename="x.jsonl").rows]
-    genuine = [(r.judge, r.original, tuple(tuple(s for s in g if not s.startswith("control:")) for g in r.groups))
-               for r in records]
+    genuine = [
+        (r.judge, r.original, tuple(tuple(s for s in g if not s.startswith("control:")) for g in r.groups))
+        for r in records
+    ]
     assert sorted((r.judge, r.original_id, r.groups) for r in parsed) == sorted(
-        (j, o, tuple(g for g in groups if g)) for j, o, groups in genuine)
+        (j, o, tuple(g for g in groups if g)) for j, o, groups in genuine
+    )
     rows = list(ranking.ranking_export_rows(study=rank_study))
     assert rows[0] == ranking.EXPORT_HEADER and len(rows) == 1 + 2 * 12 * 3
 
@@ -228,14 +273,21 @@ def test_page_and_api_walk(rank_study):
     serve = re.search(r'name="serve" value="([^"]+)"', page).group(1)
     key = re.search(r'name="key" value="([^"]+)"', page).group(1)
     assert page.count('class="rank-card') == 3
-    bad = client.post(f"/judge/studies/{sid}/rank/submit/", {"token": token, "serve": serve, "key": key,
-                                                             "rank_1": "1", "rank_2": "", "rank_3": "2"})
+    bad = client.post(
+        f"/judge/studies/{sid}/rank/submit/",
+        {"token": token, "serve": serve, "key": key, "rank_1": "1", "rank_2": "", "rank_3": "2"},
+    )
     assert bad.status_code == 400 and "rate-error" in bad.content.decode()
-    ok = client.post(f"/judge/studies/{sid}/rank/submit/", {"token": token, "serve": serve, "key": key,
-                                                            "rank_1": "2", "rank_2": "1", "rank_3": "2"})
+    ok = client.post(
+        f"/judge/studies/{sid}/rank/submit/",
+        {"token": token, "serve": serve, "key": key, "rank_1": "2", "rank_2": "1", "rank_3": "2"},
+    )
     assert ok.status_code == 302
     item = RankingItem.objects.get(token=token)
-    assert RankingJudgment.objects.get(item=item).groups == [item.candidates[1], [item.candidates[0], item.candidates[2]]]
+    assert RankingJudgment.objects.get(item=item).groups == [
+        item.candidates[1],
+        [item.candidates[0], item.candidates[2]],
+    ]
     revise = client.get(f"/judge/studies/{sid}/rank/{token}/").content.decode()
     assert 'id="rank_2" value="1"' in revise
     nxt = api.get(f"/api/judging/studies/{sid}/rankings/next/").json()
@@ -245,8 +297,9 @@ def test_page_and_api_walk(rank_study):
     assert api.post(f"/api/judging/studies/{sid}/rankings/", body, format="json").status_code == 201
     again = api.post(f"/api/judging/studies/{sid}/rankings/", body, format="json")
     assert again.status_code == 200 and again.json()["order"] == [1, [2, 3]] and not again.json()["created"]
-    wrong = api.post(f"/api/judging/studies/{sid}/rankings/", {**body, "key": new_key(), "order": [1, 1, 2]},
-                     format="json")
+    wrong = api.post(
+        f"/api/judging/studies/{sid}/rankings/", {**body, "key": new_key(), "order": [1, 1, 2]}, format="json"
+    )
     assert wrong.status_code == 400 and "twice" in json.dumps(wrong.json())
     detail = api.get(f"/api/judging/studies/{sid}/rankings/{r['token']}/").json()
     assert detail["order"] == [1, [2, 3]] and detail["revision"] == 1
@@ -279,14 +332,23 @@ def test_the_jsonl_export_imports_into_another_ranking_study_and_bad_lines_are_n
     _open(source, ranking_k=3, ranking_scores=True, control_counts={"identical": 0, "random": 0, "unigram": 0})
     assignment = Assignment.objects.get(study=source, judge=judge)
     while (entry := ranking.ranking_next_for_judge(assignment=assignment)) is not None:
-        ranking.ranking_submit(study=source, judge=judge, token=entry.token, key=new_key(), order=[[2, 3], 1],
-                               scores={"1": 10, "2": 70, "3": 70}, serve_stamp=entry.serve_stamp)
+        ranking.ranking_submit(
+            study=source,
+            judge=judge,
+            token=entry.token,
+            key=new_key(),
+            order=[[2, 3], 1],
+            scores={"1": 10, "2": 70, "3": 70},
+            serve_stamp=entry.serve_stamp,
+        )
     lines = "\n".join(json.dumps(x) for x in ranking.ranking_export_lines(study=source)).encode()
 
     target = study_with_data(owner=researcher, n_originals=3, systems=SYSTEMS[:3], name="Target")
     design_update(study=target, changes={"protocol": "ranking", "ranking_k": 3})
-    bad = lines + b'\n{"judge": "x", "original_id": "nope", "ranking": ["alpha", "beta"]}' \
-                  b'\n{"judge": "x", "original_id": "s0", "ranking": ["alpha", "zeta"]}'
+    bad = (
+        lines + b'\n{"judge": "x", "original_id": "nope", "ranking": ["alpha", "beta"]}'
+        b'\n{"judge": "x", "original_id": "s0", "ranking": ["alpha", "zeta"]}'
+    )
     with pytest.raises(StudyImportError) as exc:
         rankings_import_file(study=target, data=bad, filename="r.jsonl")
     where = [(i.line, i.column) for i in exc.value.issues]
@@ -313,34 +375,46 @@ def test_late_judges_and_join_link_participants_get_sets_with_their_own_screen_o
     ann_sets = sorted(sorted(it.candidates) for it in _items(rank_study, "ann"))
     assert sorted(sorted(it.candidates) for it in _items(rank_study, "cy")) == ann_sets
     assert late.n_items == len(ann_sets)
-    participant = RANKING.assignment_for_participant(study=rank_study, design=design, judge=make_user("p1"),
-                                                     n_items=3)
+    participant = RANKING.assignment_for_participant(study=rank_study, design=design, judge=make_user("p1"), n_items=3)
     items = _items(rank_study, "p1")
     assert participant.n_items == len(items) == 3
     assert all(sorted(it.candidates) in ann_sets for it in items)
     entry = ranking.ranking_next_for_judge(assignment=participant)
-    ranking.ranking_submit(study=rank_study, judge=participant.judge, token=entry.token, key=new_key(),
-                           order=[1, 2, 3], serve_stamp=entry.serve_stamp)
+    ranking.ranking_submit(
+        study=rank_study,
+        judge=participant.judge,
+        token=entry.token,
+        key=new_key(),
+        order=[1, 2, 3],
+        serve_stamp=entry.serve_stamp,
+    )
     assert RANKING.assignment_release_unfinished(assignment=participant) == 2
     assert RANKING.items_done(assignment=participant) == 1 and RANKING.items_remaining(assignment=participant) == 0
     progress = RANKING.progress_by_judge(study=rank_study)
     assert progress[participant.judge_id][:2] == (1, 1)
 
 
-
 JSONISH = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(min_value=-10**30, max_value=10**30),
-              st.floats(allow_nan=True, allow_infinity=True), st.integers(min_value=0, max_value=4),
-              st.text(max_size=8)),
-    lambda inner: st.one_of(st.lists(inner, max_size=5), st.dictionaries(st.text("123abc", max_size=3), inner,
-                                                                          max_size=4)),
-    max_leaves=12)
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(min_value=-(10**30), max_value=10**30),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.integers(min_value=0, max_value=4),
+        st.text(max_size=8),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=5), st.dictionaries(st.text("123abc", max_size=3), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(order=JSONISH, scores=JSONISH)
 def test_any_json_order_or_scores_is_answered_without_a_server_error_and_a_refusal_stores_nothing(
-        rank_study, order, scores):
+    rank_study, order, scores
+):
     ann = Assignment.objects.get(study=rank_study, judge__username="ann").judge
     entry = _entry(rank_study, ann)
     if entry is None:
@@ -348,8 +422,10 @@ def test_any_json_order_or_scores_is_answered_without_a_server_error_and_a_refus
     api = APIClient()
     api.force_authenticate(ann)
     n = RankingJudgment.objects.count()
-    body = json.dumps({"ranking": entry.token, "key": new_key(), "order": order, "scores": scores,
-                       "serve_stamp": entry.serve_stamp}, allow_nan=True)
+    body = json.dumps(
+        {"ranking": entry.token, "key": new_key(), "order": order, "scores": scores, "serve_stamp": entry.serve_stamp},
+        allow_nan=True,
+    )
     response = api.post(f"/api/judging/studies/{rank_study.pk}/rankings/", body, content_type="application/json")
     assert response.status_code < 500
     if response.status_code >= 400:

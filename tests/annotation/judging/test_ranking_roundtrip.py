@@ -39,16 +39,30 @@ def exported(researcher, add_judge):
     with the identical-copy control), every set ranked by ann and bob."""
     source = study_with_data(owner=researcher, n_originals=3, systems=SYSTEMS, name="Source")
     judges = [add_judge(source, "ann"), add_judge(source, "bob")]
-    design_update(study=source, changes={"protocol": "ranking", "seed": 3, "ranking_k": 3,
-                                                  "ranking_scores": True,
-                                                  "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
+    design_update(
+        study=source,
+        changes={
+            "protocol": "ranking",
+            "seed": 3,
+            "ranking_k": 3,
+            "ranking_scores": True,
+            "control_counts": {"identical": 1, "random": 0, "unigram": 0},
+        },
+    )
     study_judging_open(study=source)
     for n, judge in enumerate(judges):
         assignment = Assignment.objects.get(study=source, judge=judge)
         while (entry := ranking.ranking_next_for_judge(assignment=assignment)) is not None:
             order = [[2, 3], 1] if n else [3, 1, 2]
-            ranking.ranking_submit(study=source, judge=judge, token=entry.token, key=new_key(), order=order,
-                                   scores={"1": 10 + n, "2": 55, "3": 80}, serve_stamp=entry.serve_stamp)
+            ranking.ranking_submit(
+                study=source,
+                judge=judge,
+                token=entry.token,
+                key=new_key(),
+                order=order,
+                scores={"1": 10 + n, "2": 55, "3": 80},
+                serve_stamp=entry.serve_stamp,
+            )
     return _lines(source)
 
 

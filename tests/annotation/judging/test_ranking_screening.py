@@ -26,10 +26,22 @@ from tests.factories import study_with_data
 pytestmark = pytest.mark.django_db
 
 ITEMS = [
-    {"original": "The cat sat on the mat.", "p1": "A cat was sitting on the mat.", "p2": "The dog barked.",
-     "p3": "On the mat sat the cat.", "reference": "1 = 3 > 2", "explanation": "2 changes the meaning."},
-    {"original": "It rained all day.", "p1": "Rain fell.", "p2": "It rained the whole day.",
-     "p3": "The sun shone.", "reference": "2 > 1 > 3", "explanation": "3 says the opposite."},
+    {
+        "original": "The cat sat on the mat.",
+        "p1": "A cat was sitting on the mat.",
+        "p2": "The dog barked.",
+        "p3": "On the mat sat the cat.",
+        "reference": "1 = 3 > 2",
+        "explanation": "2 changes the meaning.",
+    },
+    {
+        "original": "It rained all day.",
+        "p1": "Rain fell.",
+        "p2": "It rained the whole day.",
+        "p3": "The sun shone.",
+        "reference": "2 > 1 > 3",
+        "explanation": "3 says the opposite.",
+    },
 ]
 
 
@@ -37,9 +49,15 @@ ITEMS = [
 def rank_study(researcher, add_judge):
     study = study_with_data(owner=researcher, n_originals=4, systems=("alpha", "beta", "gamma", "delta"), name="Rk")
     add_judge(study, "ann")
-    design_update(study=study, changes={
-        "protocol": "ranking", "seed": 5, "ranking_k": 3,
-        "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={
+            "protocol": "ranking",
+            "seed": 5,
+            "ranking_k": 3,
+            "control_counts": {"identical": 1, "random": 0, "unigram": 0},
+        },
+    )
     study_judging_open(study=study)
     study.refresh_from_db()
     return study
@@ -71,18 +89,21 @@ def test_a_training_set_stores_its_texts_and_the_reference_order(trained):
     assert rank_screening.reference_text(items[0].expected) == "1 = 3 > 2"
 
 
-@pytest.mark.parametrize(("change", "column"), [
-    ({"p3": ""}, "p1"),  # k = 3: three candidates needed
-    ({"p4": "One too many."}, "p1"),
-    ({"reference": "1 > 2"}, "reference"),  # 3 missing
-    ({"reference": "1 > 1 > 2 = 3"}, "reference"),  # twice
-    ({"reference": "1 > 4 > 2 = 3"}, "reference"),  # no such candidate
-    ({"reference": "1 = 2 = 3"}, "reference"),  # checks nothing
-    ({"reference": "first"}, "reference"),
-    ({"reference": ""}, "reference"),
-    ({"original": ""}, "original"),
-    ({"colour": "red"}, "colour"),
-])
+@pytest.mark.parametrize(
+    ("change", "column"),
+    [
+        ({"p3": ""}, "p1"),  # k = 3: three candidates needed
+        ({"p4": "One too many."}, "p1"),
+        ({"reference": "1 > 2"}, "reference"),  # 3 missing
+        ({"reference": "1 > 1 > 2 = 3"}, "reference"),  # twice
+        ({"reference": "1 > 4 > 2 = 3"}, "reference"),  # no such candidate
+        ({"reference": "1 = 2 = 3"}, "reference"),  # checks nothing
+        ({"reference": "first"}, "reference"),
+        ({"reference": ""}, "reference"),
+        ({"original": ""}, "original"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
 def test_a_bad_training_set_is_refused_with_the_column_named_and_nothing_stored(rank_study, change, column):
     with pytest.raises(TrainingInvalid) as exc:
         training.training_item_add(study=rank_study, row={**ITEMS[0], **change}, from_text=True)
@@ -91,9 +112,11 @@ def test_a_bad_training_set_is_refused_with_the_column_named_and_nothing_stored(
 
 
 def test_training_sets_are_imported_from_a_file_all_or_nothing(rank_study):
-    good = ("original,p1,p2,p3,reference,explanation\n"
-            "O one.,P one.,P two.,P three.,2 > 1 = 3,Why.\n"
-            "O two.,Q one.,Q two.,Q three.,3 > 2 > 1,\n")
+    good = (
+        "original,p1,p2,p3,reference,explanation\n"
+        "O one.,P one.,P two.,P three.,2 > 1 = 3,Why.\n"
+        "O two.,Q one.,Q two.,Q three.,3 > 2 > 1,\n"
+    )
     assert training.training_items_import(study=rank_study, data=good.encode(), filename="t.csv") == 2
     bad = good + "O three.,R one.,R two.,R three.,1 > 2,\n"
     with pytest.raises((TrainingInvalid, TabularError)):
@@ -104,14 +127,17 @@ def test_training_sets_are_imported_from_a_file_all_or_nothing(rank_study):
     assert training.training_items(study=rank_study)[0].expected["reference"] == [3, [1, 2]]
 
 
-@pytest.mark.parametrize(("order", "right"), [
-    ([[1, 3], 2], True),
-    ([1, 3, 2], True),  # the reference ties 1 and 3: either order
-    ([3, 1, 2], True),
-    ([1, 2, 3], False),  # 2 above 3
-    ([[1, 2, 3]], False),  # a tie where the reference orders
-    ([2, [1, 3]], False),
-])
+@pytest.mark.parametrize(
+    ("order", "right"),
+    [
+        ([[1, 3], 2], True),
+        ([1, 3, 2], True),  # the reference ties 1 and 3: either order
+        ([3, 1, 2], True),
+        ([1, 2, 3], False),  # 2 above 3
+        ([[1, 2, 3]], False),  # a tie where the reference orders
+        ([2, [1, 3]], False),
+    ],
+)
 def test_an_answer_is_right_when_it_keeps_every_strict_preference_of_the_reference(order, right):
     expected = {"others": ["b", "c"], "reference": [[1, 3], 2]}
     assert rank_screening.training_correct(values={"order": order}, expected=expected) is right
@@ -151,19 +177,31 @@ def test_the_training_api_takes_and_serves_training_sets(rank_study, researcher)
     rita.force_authenticate(researcher)
     judge.force_authenticate(User.objects.get(username="ann"))
     url = f"/api/judging/studies/{rank_study.pk}/"
-    r = rita.post(url + "training/items/", {"original": "O.", "candidate": "One.", "explanation": "Why.",
-                                            "expected": {"candidates": ["Two.", "Three."], "reference": [2, [1, 3]]}},
-                  format="json")
+    r = rita.post(
+        url + "training/items/",
+        {
+            "original": "O.",
+            "candidate": "One.",
+            "explanation": "Why.",
+            "expected": {"candidates": ["Two.", "Three."], "reference": [2, [1, 3]]},
+        },
+        format="json",
+    )
     assert r.status_code == 201, r.json()
     assert r.json()["expected"] == {"others": ["Two.", "Three."], "reference": [2, [1, 3]]}
-    r = rita.post(url + "training/items/", {"original": "O.", "candidate": "One.",
-                                            "expected": {"candidates": ["Two."], "reference": [2, 1]}}, format="json")
+    r = rita.post(
+        url + "training/items/",
+        {"original": "O.", "candidate": "One.", "expected": {"candidates": ["Two."], "reference": [2, 1]}},
+        format="json",
+    )
     assert r.status_code == 400
     assert judge.get(url + "rankings/next/").status_code == 403  # the training first
     nxt = judge.get(url + "training/").json()["next"]
-    assert nxt == {"token": nxt["token"], "original": "O.",
-                   "candidates": [{"place": 1, "text": "One."}, {"place": 2, "text": "Two."},
-                                  {"place": 3, "text": "Three."}]}
+    assert nxt == {
+        "token": nxt["token"],
+        "original": "O.",
+        "candidates": [{"place": 1, "text": "One."}, {"place": 2, "text": "Two."}, {"place": 3, "text": "Three."}],
+    }
     r = judge.post(url + "training/answers/", {"item": nxt["token"], "scores": {"order": [1, 2]}}, format="json")
     assert r.status_code == 400
     r = judge.post(url + "training/answers/", {"item": nxt["token"], "scores": {"order": [1, 2, 3]}}, format="json")
@@ -181,10 +219,19 @@ def test_the_rules_form_offers_no_tolerances(rank_study, researcher):
     assert 'name="p4"' not in page and "Tolerance for" not in page
     assert "training-k-mismatch" not in page
     assert 'name="training_tolerance"' not in page and 'name="training_criteria"' not in page  # one question
-    r = client.post(f"/studies/{rank_study.pk}/judging/screening/", {
-        "training_required": "1", "training_retries": "0", "training_items_per_attempt": "",
-        "attention_count": "2", "attention_policy": "warn", "attention_max_failures": "2",
-        "qc_auto_pvalue": "0.05", "qc_auto_min_controls": "10"})
+    r = client.post(
+        f"/studies/{rank_study.pk}/judging/screening/",
+        {
+            "training_required": "1",
+            "training_retries": "0",
+            "training_items_per_attempt": "",
+            "attention_count": "2",
+            "attention_policy": "warn",
+            "attention_max_failures": "2",
+            "qc_auto_pvalue": "0.05",
+            "qc_auto_min_controls": "10",
+        },
+    )
     assert r.status_code == 302
     saved = screening.settings_for_study(study=rank_study)
     assert (saved.attention_count, saved.training_required, saved.training_criteria) == (2, 1, [])
@@ -192,10 +239,12 @@ def test_the_rules_form_offers_no_tolerances(rank_study, researcher):
 
 # --- attention checks ---------------------------------------------------------------------------
 
+
 @pytest.fixture
 def checked(rank_study):
-    screening.screening_settings_update(study=rank_study, changes={
-        "attention_count": 3, "attention_policy": "end", "attention_max_failures": 2})
+    screening.screening_settings_update(
+        study=rank_study, changes={"attention_count": 3, "attention_policy": "end", "attention_max_failures": 2}
+    )
     screening.attention_plan(assignment=ann(rank_study), settings=screening.settings_for_study(study=rank_study))
     return rank_study
 
@@ -242,8 +291,10 @@ def _walk(study, answer_check):
         k = len(re.findall(r'name="rank_\d"', page))
         ranks = answer_check(check) if check else {f"rank_{p}": str(p) for p in range(1, k + 1)}
         seen.append(("check" if check else "set", token))
-        client.post(f"{base}/rank/submit/", {"token": token, "serve": hidden(page, "serve"),
-                                             "key": hidden(page, "key"), **ranks})
+        client.post(
+            f"{base}/rank/submit/",
+            {"token": token, "serve": hidden(page, "serve"), "key": hidden(page, "key"), **ranks},
+        )
 
 
 def test_attention_sets_come_among_the_sets_and_the_right_order_passes(checked):
@@ -291,20 +342,34 @@ def test_the_rankings_api_serves_attention_sets_like_sets(checked):
     url = f"/api/judging/studies/{checked.pk}/rankings/"
     for _ in range(first.after_done):
         entry = api.get(url + "next/").json()["ranking"]
-        r = api.post(url, {"ranking": entry["token"], "key": f"key-{entry['token']}", "order": [1, 2, 3],
-                           "serve_stamp": entry["serve_stamp"]}, format="json")
+        r = api.post(
+            url,
+            {
+                "ranking": entry["token"],
+                "key": f"key-{entry['token']}",
+                "order": [1, 2, 3],
+                "serve_stamp": entry["serve_stamp"],
+            },
+            format="json",
+        )
         assert r.status_code == 201
     body = api.get(url + "next/").json()
     real = api.get(url + f"{body['ranking']['previous']}/").json()
     assert body["ranking"]["token"] == first.token and set(body["ranking"]) == set(real)
     assert len(body["ranking"]["token"]) == len(real["token"])
-    r = api.post(url, {"ranking": first.token, "key": "key-check-1", "order": [1, 2],
-                       "serve_stamp": body["ranking"]["serve_stamp"]}, format="json")
+    r = api.post(
+        url,
+        {"ranking": first.token, "key": "key-check-1", "order": [1, 2], "serve_stamp": body["ranking"]["serve_stamp"]},
+        format="json",
+    )
     assert r.status_code == 400
     ranks = _right(first)
     order = [p for p, _ in sorted(((int(k[5:]), int(v)) for k, v in ranks.items()), key=lambda x: x[1])]
-    r = api.post(url, {"ranking": first.token, "key": "key-check-2", "order": order,
-                       "serve_stamp": body["ranking"]["serve_stamp"]}, format="json")
+    r = api.post(
+        url,
+        {"ranking": first.token, "key": "key-check-2", "order": order, "serve_stamp": body["ranking"]["serve_stamp"]},
+        format="json",
+    )
     assert r.status_code == 201
     first.refresh_from_db()
     assert first.passed
@@ -335,21 +400,50 @@ def test_an_attention_set_refuses_what_a_real_set_refuses_and_nothing_more(check
     first = AttentionCheck.objects.filter(assignment=ann(checked)).order_by("after_done").first()
     for _ in range(first.after_done):
         entry = api.get(url + "next/").json()["ranking"]
-        bare = api.post(url, {"ranking": entry["token"], "key": f"k0-{entry['token']}", "order": [1, 2, 3],
-                              "serve_stamp": entry["serve_stamp"]}, format="json")
+        bare = api.post(
+            url,
+            {
+                "ranking": entry["token"],
+                "key": f"k0-{entry['token']}",
+                "order": [1, 2, 3],
+                "serve_stamp": entry["serve_stamp"],
+            },
+            format="json",
+        )
         assert bare.status_code == 400
-        r = api.post(url, {"ranking": entry["token"], "key": f"k1-{entry['token']}", "order": [1, 2, 3],
-                           "scores": {"1": 9, "2": 8, "3": 7}, "serve_stamp": entry["serve_stamp"]}, format="json")
+        r = api.post(
+            url,
+            {
+                "ranking": entry["token"],
+                "key": f"k1-{entry['token']}",
+                "order": [1, 2, 3],
+                "scores": {"1": 9, "2": 8, "3": 7},
+                "serve_stamp": entry["serve_stamp"],
+            },
+            format="json",
+        )
         assert r.status_code == 201
     entry = api.get(url + "next/").json()["ranking"]
     assert entry["token"] == first.token and entry["asks_scores"] is True
-    r = api.post(url, {"ranking": first.token, "key": "k0-check", "order": [1, 2, 3],
-                       "serve_stamp": entry["serve_stamp"]}, format="json")
+    r = api.post(
+        url,
+        {"ranking": first.token, "key": "k0-check", "order": [1, 2, 3], "serve_stamp": entry["serve_stamp"]},
+        format="json",
+    )
     assert r.status_code == 400 and r.json()["detail"] == bare.json()["detail"]
     first.refresh_from_db()
     assert first.answered_at is None
-    r = api.post(url, {"ranking": first.token, "key": "k1-check", "order": [1, 2, 3],
-                       "scores": {"1": 9, "2": 8, "3": 7}, "serve_stamp": entry["serve_stamp"]}, format="json")
+    r = api.post(
+        url,
+        {
+            "ranking": first.token,
+            "key": "k1-check",
+            "order": [1, 2, 3],
+            "scores": {"1": 9, "2": 8, "3": 7},
+            "serve_stamp": entry["serve_stamp"],
+        },
+        format="json",
+    )
     assert r.status_code == 201
     first.refresh_from_db()
     assert first.answered_at is not None

@@ -18,14 +18,34 @@ from .conftest import new_key
 
 pytestmark = pytest.mark.django_db
 
-SIM = {"slug": "similarity", "name": "Similarity", "help": "How close in meaning?",
-       "scale": {"type": "slider", "min": 0, "max": 100,
-                 "anchors": {"low": "Nothing in common", "mid": "Half the meaning", "high": "Same meaning"}}}
-GRAM = {"slug": "grammar", "name": "Grammaticality", "help": "",
-        "scale": {"type": "points", "min": 0, "max": 2,
-                  "labels": ["Nonsense", "Meaningful, ungrammatical", "Meaningful and grammatical"]}}
-TOPIC = {"slug": "topic", "name": "Same topic?", "help": "",
-         "scale": {"type": "categorical", "categories": ["yes", "no", "unsure"]}}
+SIM = {
+    "slug": "similarity",
+    "name": "Similarity",
+    "help": "How close in meaning?",
+    "scale": {
+        "type": "slider",
+        "min": 0,
+        "max": 100,
+        "anchors": {"low": "Nothing in common", "mid": "Half the meaning", "high": "Same meaning"},
+    },
+}
+GRAM = {
+    "slug": "grammar",
+    "name": "Grammaticality",
+    "help": "",
+    "scale": {
+        "type": "points",
+        "min": 0,
+        "max": 2,
+        "labels": ["Nonsense", "Meaningful, ungrammatical", "Meaningful and grammatical"],
+    },
+}
+TOPIC = {
+    "slug": "topic",
+    "name": "Same topic?",
+    "help": "",
+    "scale": {"type": "categorical", "categories": ["yes", "no", "unsure"]},
+}
 
 
 def test_every_scale_type_validates_and_bad_ones_are_named():
@@ -39,17 +59,32 @@ def test_every_scale_type_validates_and_bad_ones_are_named():
     assert "appears twice" in " ".join(scales.criteria_errors([SIM, SIM]))
 
 
-@pytest.mark.parametrize("scale,given,stored", [
-    (SIM["scale"], 37, 37), (SIM["scale"], 37.5, 37.5), (GRAM["scale"], 0, 0), (TOPIC["scale"], 2, 2),
-])
+@pytest.mark.parametrize(
+    "scale,given,stored",
+    [
+        (SIM["scale"], 37, 37),
+        (SIM["scale"], 37.5, 37.5),
+        (GRAM["scale"], 0, 0),
+        (TOPIC["scale"], 2, 2),
+    ],
+)
 def test_values_on_their_scale_are_kept(scale, given, stored):
     assert scales.value_clean(scale, given) == stored
 
 
-@pytest.mark.parametrize("scale,given", [
-    (SIM["scale"], 100.5), (SIM["scale"], -1), (SIM["scale"], float("nan")), (GRAM["scale"], 3),
-    (GRAM["scale"], 1.5), (TOPIC["scale"], 3), (TOPIC["scale"], "maybe"), (GRAM["scale"], True),
-])
+@pytest.mark.parametrize(
+    "scale,given",
+    [
+        (SIM["scale"], 100.5),
+        (SIM["scale"], -1),
+        (SIM["scale"], float("nan")),
+        (GRAM["scale"], 3),
+        (GRAM["scale"], 1.5),
+        (TOPIC["scale"], 3),
+        (TOPIC["scale"], "maybe"),
+        (GRAM["scale"], True),
+    ],
+)
 def test_values_off_the_scale_are_refused(scale, given):
     with pytest.raises(ValueError):
         scales.value_clean(scale, given, from_text=True)
@@ -72,19 +107,30 @@ def test_a_design_with_a_slider_points_and_categories_keeps_fitting_expected_val
     design = design_update(study=study, changes={"criteria": [SIM, GRAM, TOPIC]})
     # PEM's expected scores name criteria the design no longer has: they are dropped (unknown).
     assert design.expected_scores == {"identical": {}, "random": {}, "unigram": {}}
-    design = design_update(study=study, changes={"expected_scores": {
-        "identical": {"similarity": 100, "grammar": 2}, "random": {"similarity": 0}, "unigram": {"grammar": 0}}})
+    design = design_update(
+        study=study,
+        changes={
+            "expected_scores": {
+                "identical": {"similarity": 100, "grammar": 2},
+                "random": {"similarity": 0},
+                "unigram": {"grammar": 0},
+            }
+        },
+    )
     assert study_control_expected(study=study)["identical"] == {"similarity": 100, "grammar": 2}
     with pytest.raises(DesignInvalid, match="design is not valid") as exc:
-        design_update(study=study, changes={"expected_scores": {
-            "identical": {"grammar": 5}, "random": {}, "unigram": {}}})
+        design_update(
+            study=study, changes={"expected_scores": {"identical": {"grammar": 5}, "random": {}, "unigram": {}}}
+        )
     assert "grammar" in str(exc.value.field_errors)
 
 
 def _open_with(study, add_judge, criteria):
     add_judge(study, "ann")
-    design_update(study=study, changes={"criteria": criteria, "seed": 7,
-                                                 "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={"criteria": criteria, "seed": 7, "control_counts": {"identical": 1, "random": 0, "unigram": 0}},
+    )
     study_judging_open(study=study)
     assignment = assignment_for_judge(study=study, judge=study.memberships.get(role="judge").user)
     return assignment.judge, item_next_for_judge(assignment=assignment)
@@ -92,16 +138,27 @@ def _open_with(study, add_judge, criteria):
 
 def test_judgments_store_values_on_each_criterions_scale(study, add_judge):
     ann, item = _open_with(study, add_judge, [SIM, GRAM, TOPIC])
-    j = judgment_submit(study=study, judge=ann, token=item.token, key=new_key(),
-                                 scores={"similarity": 62.5, "grammar": 2, "topic": "no"},
-                                 serve_stamp=item.serve_stamp).judgment
+    j = judgment_submit(
+        study=study,
+        judge=ann,
+        token=item.token,
+        key=new_key(),
+        scores={"similarity": 62.5, "grammar": 2, "topic": "no"},
+        serve_stamp=item.serve_stamp,
+    ).judgment
     assert Judgment.objects.get(pk=j.pk).values == {"similarity": 62.5, "grammar": 2, "topic": 1}
     frame = judgments_frame(study=study)
     assert list(frame["criterion"]) == ["similarity", "grammar", "topic"]
     assert list(frame["score"]) == [62.5, 2.0, 1.0]
     with pytest.raises(JudgmentInvalid) as exc:
-        judgment_submit(study=study, judge=ann, token=item.token, key=new_key(),
-                                 scores={"similarity": 101, "grammar": 3}, serve_stamp=item.serve_stamp)
+        judgment_submit(
+            study=study,
+            judge=ann,
+            token=item.token,
+            key=new_key(),
+            scores={"similarity": 101, "grammar": 3},
+            serve_stamp=item.serve_stamp,
+        )
     assert set(exc.value.field_errors) == {"similarity", "grammar", "topic"}
     with pytest.raises(DesignFrozen):
         design_update(study=study, changes={"criteria": [SIM]})
@@ -118,12 +175,16 @@ def test_the_judge_page_renders_a_slider_with_anchors_and_number_keys_for_points
     assert 'id="topic-2" value="2" data-key="3"' in page  # the third category is key 3
     token = item.token
     serve = __import__("re").search(r'name="serve" value="([^"]+)"', page).group(1)
-    r = client.post(f"/judge/studies/{study.pk}/submit/", {
-        "token": token, "serve": serve, "key": new_key(), "similarity": "73", "grammar": "1", "topic": "0"})
+    r = client.post(
+        f"/judge/studies/{study.pk}/submit/",
+        {"token": token, "serve": serve, "key": new_key(), "similarity": "73", "grammar": "1", "topic": "0"},
+    )
     assert r.status_code == 302
     assert Judgment.objects.get().values == {"similarity": 73, "grammar": 1, "topic": 0}
-    r = client.post(f"/judge/studies/{study.pk}/submit/", {
-        "token": token, "serve": serve, "key": new_key(), "similarity": "173", "grammar": "1", "topic": "0"})
+    r = client.post(
+        f"/judge/studies/{study.pk}/submit/",
+        {"token": token, "serve": serve, "key": new_key(), "similarity": "173", "grammar": "1", "topic": "0"},
+    )
     assert r.status_code == 400 and "from 0 to 100" in r.content.decode()
 
 
@@ -133,12 +194,19 @@ def test_the_api_takes_values_on_the_scales(study, add_judge):
     ann, item = _open_with(study, add_judge, [SIM, GRAM])
     api = APIClient()
     api.force_authenticate(user=ann)
-    body = {"item": item.token, "key": new_key(), "scores": {"similarity": 12.5, "grammar": 0},
-            "serve_stamp": item.serve_stamp}
+    body = {
+        "item": item.token,
+        "key": new_key(),
+        "scores": {"similarity": 12.5, "grammar": 0},
+        "serve_stamp": item.serve_stamp,
+    }
     r = api.post(f"/api/judging/studies/{study.pk}/judgments/", body, format="json")
     assert r.status_code == 201 and r.json()["scores"] == {"similarity": 12.5, "grammar": 0}
-    r = api.post(f"/api/judging/studies/{study.pk}/judgments/",
-                 body | {"key": new_key(), "scores": {"similarity": 12.5, "grammar": 7}}, format="json")
+    r = api.post(
+        f"/api/judging/studies/{study.pk}/judgments/",
+        body | {"key": new_key(), "scores": {"similarity": 12.5, "grammar": 7}},
+        format="json",
+    )
     assert r.status_code == 400 and "grammar" in r.json()["scores"]
     design = api.get(f"/api/judging/studies/{study.pk}/design/")
     assert design.status_code in (403, 404)  # a judge does not see the design
@@ -161,8 +229,10 @@ def test_the_design_page_changes_criteria_through_its_json_and_words_through_fie
     page = rita_client.get(f"/studies/{study.pk}/judging/design/").content.decode()
     assert 'name="similarity_anchor_low"' in page and 'name="grammar_label_2"' in page
     assert re.search(r'name="expected_identical_grammar"', page)
-    data = design_post_data(page) | {"similarity_anchor_high": "Exactly the same meaning",
-                                     "expected_identical_grammar": "2"}
+    data = design_post_data(page) | {
+        "similarity_anchor_high": "Exactly the same meaning",
+        "expected_identical_grammar": "2",
+    }
     assert rita_client.post(f"/studies/{study.pk}/judging/design/", data).status_code == 302
     design.refresh_from_db()
     assert design.criteria[0]["scale"]["anchors"]["high"] == "Exactly the same meaning"

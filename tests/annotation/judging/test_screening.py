@@ -71,6 +71,7 @@ def straight(token):
 
 # --- attention checks -------------------------------------------------------------------
 
+
 def test_attention_checks_are_planned_once_at_seeded_positions(opened_study):
     screening.screening_settings_update(study=opened_study, changes={"attention_count": 3})
     a = assignment_for_judge(study=opened_study, judge=user("ann"))
@@ -101,8 +102,9 @@ def test_warn_policy_counts_failures_but_lets_the_judge_go_on(opened_study):
 
 
 def test_end_policy_screens_out_after_k_failures_and_a_right_answer_passes(opened_study):
-    screening.screening_settings_update(study=opened_study, changes={
-        "attention_count": 3, "attention_policy": "end", "attention_max_failures": 2})
+    screening.screening_settings_update(
+        study=opened_study, changes={"attention_count": 3, "attention_policy": "end", "attention_max_failures": 2}
+    )
     a = assignment_for_judge(study=opened_study, judge=user("ann"))
     results = []
     for right in (True, False, False):
@@ -136,6 +138,7 @@ def test_the_rating_page_shows_a_check_as_an_instruction_then_continues(opened_s
 
 # --- automatic QC -------------------------------------------------------------------------
 
+
 @pytest.fixture
 def worker_runs_tasks_at_once(monkeypatch):
     """The QC check is a Celery task: here it runs as soon as it is sent, as an idle worker would."""
@@ -145,17 +148,20 @@ def worker_runs_tasks_at_once(monkeypatch):
 
 
 def test_auto_qc_screens_out_a_straight_liner_after_n_controls_and_keeps_a_careful_judge(
-        opened_study, worker_runs_tasks_at_once):
-    screening.screening_settings_update(study=opened_study, changes={
-        "qc_auto": True, "qc_auto_pvalue": 0.01, "qc_auto_min_controls": 8})
+    opened_study, worker_runs_tasks_at_once
+):
+    screening.screening_settings_update(
+        study=opened_study, changes={"qc_auto": True, "qc_auto_pvalue": 0.01, "qc_auto_min_controls": 8}
+    )
     rate_via_api(opened_study, "bob", careful)
     rated = rate_via_api(opened_study, "ann", straight)
     ann = assignment_for_judge(study=opened_study, judge=user("ann"))
     bob = assignment_for_judge(study=opened_study, judge=user("bob"))
     assert bob.screened_out_at is None
     assert ann.screened_out_rule == "qc" and "p < 0.01" in ann.screened_out_reason
-    n_controls = Judgment.objects.filter(judge=ann.judge).exclude(
-        item__candidate__system__kind=SystemKind.IMPORTED).count()
+    n_controls = (
+        Judgment.objects.filter(judge=ann.judge).exclude(item__candidate__system__kind=SystemKind.IMPORTED).count()
+    )
     assert n_controls == 8  # stopped at the threshold: the rule ran as judgments arrived
     assert rated < ann.n_items
     r = api_next(api_as("ann"), opened_study)
@@ -163,8 +169,9 @@ def test_auto_qc_screens_out_a_straight_liner_after_n_controls_and_keeps_a_caref
     # the same rule computed offline by the QC library gives the same verdict
     from metrics.core.stats.qc import judge_qc
 
-    (qc,) = judge_qc(screening.judge_frame(ann), control_expected=study_control_expected(
-        study=opened_study), alpha=0.01)
+    (qc,) = judge_qc(
+        screening.judge_frame(ann), control_expected=study_control_expected(study=opened_study), alpha=0.01
+    )
     assert any(t.passed is False for t in qc.tests)
 
 
@@ -175,8 +182,9 @@ def test_the_submit_that_reaches_min_controls_does_the_same_work_as_every_other(
     worker runs afterwards."""
     from annotation.judging.tasks import qc_auto_check_task
 
-    screening.screening_settings_update(study=opened_study, changes={
-        "qc_auto": True, "qc_auto_pvalue": 0.01, "qc_auto_min_controls": 8})
+    screening.screening_settings_update(
+        study=opened_study, changes={"qc_auto": True, "qc_auto_pvalue": 0.01, "qc_auto_min_controls": 8}
+    )
     sent, stats_in_request = [], []
     real_apply = qc_auto_check_task.apply
 
@@ -221,6 +229,7 @@ def test_auto_qc_off_screens_nobody(opened_study):
 
 # --- never counted ---------------------------------------------------------------------------
 
+
 @pytest.fixture
 def one_screened_out(opened_study):
     from .conftest import rate_all_via_service
@@ -241,8 +250,7 @@ def test_screened_out_judgments_are_never_counted(one_screened_out):
 
     inputs = report_judgment_inputs(study=study)
     assert inputs.excluded == ["ann"]
-    tidy = list(csv.reader(io.StringIO("\n".join(",".join(map(str, r)) for r in export_tidy_rows(
-        study=study)))))
+    tidy = list(csv.reader(io.StringIO("\n".join(",".join(map(str, r)) for r in export_tidy_rows(study=study)))))
     assert {row[1] for row in tidy[1:]} == {"bob"}
     header = next(export_wide_rows(study=study))
     assert not any(h.startswith("ann:") for h in header)
@@ -277,9 +285,12 @@ def test_a_screened_out_judge_cannot_submit_and_sees_the_screened_out_page(opene
 
 # --- pages, API, permissions -------------------------------------------------------------------
 
+
 def test_training_comes_before_items_on_the_page_and_the_api(opened_study):
-    training.training_item_add(study=opened_study, row={"original": "O", "candidate": "C", "adequacy": 5,
-                                                        "explanation": "The meaning is kept."})
+    training.training_item_add(
+        study=opened_study,
+        row={"original": "O", "candidate": "C", "adequacy": 5, "explanation": "The meaning is kept."},
+    )
     client = page_as("ann")
     client.post(f"/judge/studies/{opened_study.pk}/instructions/")
     r = client.get(f"/judge/studies/{opened_study.pk}/")
@@ -288,27 +299,34 @@ def test_training_comes_before_items_on_the_page_and_the_api(opened_study):
     assert api_next(api, opened_study).status_code == 403
     state = api.get(f"/api/judging/studies/{opened_study.pk}/training/").json()
     assert state["next"]["original"] == "O" and "reference" not in str(state)  # no answer before answering
-    r = api.post(f"/api/judging/studies/{opened_study.pk}/training/answers/",
-                 {"item": state["next"]["token"], "scores": scores(a=4)}, format="json")
+    r = api.post(
+        f"/api/judging/studies/{opened_study.pk}/training/answers/",
+        {"item": state["next"]["token"], "scores": scores(a=4)},
+        format="json",
+    )
     assert r.status_code == 201
     body = r.json()
-    assert body["correct"] and body["feedback"] == {"adequacy": "within"} and body["explanation"] == "The meaning is kept."
+    assert (
+        body["correct"] and body["feedback"] == {"adequacy": "within"} and body["explanation"] == "The meaning is kept."
+    )
     assert "reference" not in body and "5" not in str(body["feedback"])  # a direction, never the reference value
     assert body["state"]["passed"]
     assert api_next(api, opened_study).status_code == 200
 
 
 def test_training_page_form_round_trip(opened_study):
-    training.training_item_add(study=opened_study, row={"original": "O", "candidate": "C", "adequacy": 1,
-                                                        "explanation": "Nothing is kept."})
+    training.training_item_add(
+        study=opened_study, row={"original": "O", "candidate": "C", "adequacy": 1, "explanation": "Nothing is kept."}
+    )
     screening.screening_settings_update(study=opened_study, changes={"training_retries": 0})
     client = page_as("ann")
     page = client.get(f"/judge/studies/{opened_study.pk}/training/").content.decode()
     token = page.split('name="token" value="')[1].split('"')[0]
     bad = client.post(f"/judge/studies/{opened_study.pk}/training/", {"token": token, "adequacy": "9"})
     assert bad.status_code == 400
-    r = client.post(f"/judge/studies/{opened_study.pk}/training/", {"token": token, **{
-        k: str(v) for k, v in scores(a=5).items()}})
+    r = client.post(
+        f"/judge/studies/{opened_study.pk}/training/", {"token": token, **{k: str(v) for k, v in scores(a=5).items()}}
+    )
     assert r.url.endswith("/training/feedback/")
     feedback = client.get(r.url).content.decode()
     assert "Nothing is kept." in feedback and "screened-out" in feedback
@@ -318,23 +336,34 @@ def test_researcher_api_sets_rules_adds_items_and_reports_file_errors(opened_stu
     api = APIClient()
     api.force_authenticate(researcher)
     base = f"/api/judging/studies/{opened_study.pk}"
-    r = api.patch(f"{base}/screening/update/", {"training_required": 4, "training_criteria": ["adequacy"],
-                                                "qc_auto": True}, format="json")
+    r = api.patch(
+        f"{base}/screening/update/",
+        {"training_required": 4, "training_criteria": ["adequacy"], "qc_auto": True},
+        format="json",
+    )
     assert r.status_code == 200 and r.json()["training_required"] == 4
-    assert api.patch(f"{base}/screening/update/", {"training_criteria": ["colour"]},
-                     format="json").status_code == 400
-    r = api.post(f"{base}/training/items/", {"original": "O", "candidate": "C", "expected": {"adequacy": 4}},
-                 format="json")
+    assert api.patch(f"{base}/screening/update/", {"training_criteria": ["colour"]}, format="json").status_code == 400
+    r = api.post(
+        f"{base}/training/items/", {"original": "O", "candidate": "C", "expected": {"adequacy": 4}}, format="json"
+    )
     assert r.status_code == 201
     token = r.json()["token"]
-    assert api.post(f"{base}/training/items/", {"original": "O", "candidate": "C", "expected": {"adequacy": 6}},
-                    format="json").status_code == 400
+    assert (
+        api.post(
+            f"{base}/training/items/", {"original": "O", "candidate": "C", "expected": {"adequacy": 6}}, format="json"
+        ).status_code
+        == 400
+    )
     upload = io.BytesIO(b"original,candidate,adequacy\nA,B,3\nC,D,x\n")
     upload.name = "items.csv"
     r = api.post(f"{base}/training/items/import/", {"file": upload}, format="multipart")
     assert r.status_code == 400
-    assert r.json()["errors"][0] | {"message": ""} == {"file": "items.csv", "line": 3, "column": "adequacy",
-                                                       "message": ""}
+    assert r.json()["errors"][0] | {"message": ""} == {
+        "file": "items.csv",
+        "line": 3,
+        "column": "adequacy",
+        "message": "",
+    }
     assert [i["token"] for i in api.get(f"{base}/screening/").json()["training_items"]] == [token]
     assert api.delete(f"{base}/training/items/{token}/").status_code == 204
 
@@ -346,8 +375,14 @@ def test_judges_and_strangers_cannot_touch_the_rules(opened_study, make_user):
         api = APIClient()
         api.force_authenticate(who)
         assert api.get(f"{base}/screening/").status_code == 403
-        assert api.post(f"{base}/training/items/", {"original": "O", "candidate": "C", "expected": {"adequacy": 4}},
-                        format="json").status_code == 403
+        assert (
+            api.post(
+                f"{base}/training/items/",
+                {"original": "O", "candidate": "C", "expected": {"adequacy": 4}},
+                format="json",
+            ).status_code
+            == 403
+        )
         client = Client()
         client.force_login(who)
         assert client.post(f"/studies/{opened_study.pk}/judging/training/", {"original": "O"}).status_code == 403
@@ -361,17 +396,30 @@ def test_design_page_section_adds_and_imports_items(opened_study, researcher):
     client.force_login(researcher)
     page = client.get(f"/studies/{opened_study.pk}/judging/design/").content.decode()
     assert 'id="training"' in page and "Import training items" in page
-    client.post(f"/studies/{opened_study.pk}/judging/training/", {"original": "O", "candidate": "C",
-                                                                   "adequacy": "most of the meaning", "explanation": "E"})
+    client.post(
+        f"/studies/{opened_study.pk}/judging/training/",
+        {"original": "O", "candidate": "C", "adequacy": "most of the meaning", "explanation": "E"},
+    )
     assert training.training_items(study=opened_study)[0].expected == {"adequacy": 4}  # a label, read as text
     upload = io.BytesIO(b"original,candidate,fluency\nA,B,9\n")
     upload.name = "t.csv"
     r = client.post(f"/studies/{opened_study.pk}/judging/training/import/", {"file": upload}, follow=True)
     assert "t.csv, line 2, column &#x27;fluency&#x27;" in r.content.decode()
-    client.post(f"/studies/{opened_study.pk}/judging/screening/", {
-        "training_criteria": "adequacy, fluency", "training_tolerance": "0", "training_required": "1",
-        "training_retries": "2", "attention_count": "2", "attention_policy": "end", "attention_max_failures": "1",
-        "qc_auto": "on", "qc_auto_pvalue": "0.01", "qc_auto_min_controls": "5"})
+    client.post(
+        f"/studies/{opened_study.pk}/judging/screening/",
+        {
+            "training_criteria": "adequacy, fluency",
+            "training_tolerance": "0",
+            "training_required": "1",
+            "training_retries": "2",
+            "attention_count": "2",
+            "attention_policy": "end",
+            "attention_max_failures": "1",
+            "qc_auto": "on",
+            "qc_auto_pvalue": "0.01",
+            "qc_auto_min_controls": "5",
+        },
+    )
     s = screening.settings_for_study(study=opened_study)
     assert (s.training_criteria, s.attention_policy, s.qc_auto) == (["adequacy", "fluency"], "end", True)
 

@@ -30,16 +30,29 @@ pytestmark = pytest.mark.django_db
 def by_kind(item):
     """Scores a careful judge gives: the controls' expected scores, 4/4/3/4 for the rest."""
     cand = Candidate.objects.select_related("system").get(text=item.paraphrase, original__text=item.original)
-    return {"control_identical": scores(5, 5, 1, 2), "control_random": scores(1, 5, 5, 1),
-            "control_unigram": scores(1, 1, 5, 1)}.get(cand.system.kind, scores(4, 4, 3, 4))
+    return {
+        "control_identical": scores(5, 5, 1, 2),
+        "control_random": scores(1, 5, 5, 1),
+        "control_unigram": scores(1, 1, 5, 1),
+    }.get(cand.system.kind, scores(4, 4, 3, 4))
 
 
 def test_judgments_frame_has_the_canonical_columns_and_types(opened_study):
     ann = User.objects.get(username="ann")
     rate_all_via_service(opened_study, ann)
     frame = judgments_frame(study=opened_study)
-    assert list(frame.columns) == ["judge", "item", "original", "system", "is_control", "control_kind", "criterion",
-                                   "score", "seconds", "submitted_at"]
+    assert list(frame.columns) == [
+        "judge",
+        "item",
+        "original",
+        "system",
+        "is_control",
+        "control_kind",
+        "criterion",
+        "score",
+        "seconds",
+        "submitted_at",
+    ]
     assert len(frame) == 25 * 4
     assert set(frame["criterion"]) == {"adequacy", "fluency", "dissimilarity", "overall"}
     assert frame["is_control"].dtype == bool and frame["score"].dtype == "int64" and frame["seconds"].dtype == "float64"
@@ -58,11 +71,23 @@ def test_the_frame_uses_latest_revisions_and_drops_excluded_judges(opened_study,
     ann, bob = User.objects.get(username="ann"), User.objects.get(username="bob")
     item = item_next_for_judge(assignment=assignment_for_judge(study=opened_study, judge=ann))
     for v in (1, 2, 5):
-        judgment_submit(study=opened_study, judge=ann, token=item.token, key=new_key(),
-                                 scores=scores(v, v, v, v), serve_stamp=item.serve_stamp)
+        judgment_submit(
+            study=opened_study,
+            judge=ann,
+            token=item.token,
+            key=new_key(),
+            scores=scores(v, v, v, v),
+            serve_stamp=item.serve_stamp,
+        )
     bob_item = item_next_for_judge(assignment=assignment_for_judge(study=opened_study, judge=bob))
-    judgment_submit(study=opened_study, judge=bob, token=bob_item.token, key=new_key(), scores=scores(),
-                             serve_stamp=bob_item.serve_stamp)
+    judgment_submit(
+        study=opened_study,
+        judge=bob,
+        token=bob_item.token,
+        key=new_key(),
+        scores=scores(),
+        serve_stamp=bob_item.serve_stamp,
+    )
     frame = judgments_frame(study=opened_study)
     assert list(frame.loc[frame["judge"] == "ann", "score"]) == [5, 5, 5, 5]
     assert set(frame["judge"]) == {"ann", "bob"}
@@ -89,14 +114,32 @@ def test_fingerprint_changes_on_judgments_revisions_exclusions_and_expected_scor
     fp = [judgments_fingerprint(study=opened_study)]
     assert fp[0] == judgments_fingerprint(study=opened_study)  # stable when nothing changes
     item = item_next_for_judge(assignment=assignment_for_judge(study=opened_study, judge=ann))
-    judgment_submit(study=opened_study, judge=ann, token=item.token, key="fp-key-0001", scores=scores(),
-                             serve_stamp=item.serve_stamp)
+    judgment_submit(
+        study=opened_study,
+        judge=ann,
+        token=item.token,
+        key="fp-key-0001",
+        scores=scores(),
+        serve_stamp=item.serve_stamp,
+    )
     fp.append(judgments_fingerprint(study=opened_study))
-    judgment_submit(study=opened_study, judge=ann, token=item.token, key="fp-key-0001", scores=scores(),
-                             serve_stamp=item.serve_stamp)  # a replay changes nothing
+    judgment_submit(
+        study=opened_study,
+        judge=ann,
+        token=item.token,
+        key="fp-key-0001",
+        scores=scores(),
+        serve_stamp=item.serve_stamp,
+    )  # a replay changes nothing
     assert judgments_fingerprint(study=opened_study) == fp[-1]
-    judgment_submit(study=opened_study, judge=ann, token=item.token, key=new_key(), scores=scores(1, 1, 1, 1),
-                             serve_stamp=item.serve_stamp)
+    judgment_submit(
+        study=opened_study,
+        judge=ann,
+        token=item.token,
+        key=new_key(),
+        scores=scores(1, 1, 1, 1),
+        serve_stamp=item.serve_stamp,
+    )
     fp.append(judgments_fingerprint(study=opened_study))
     judge_exclusion_set(study=opened_study, judge=ann, excluded=True, decided_by=researcher)
     fp.append(judgments_fingerprint(study=opened_study))
@@ -127,11 +170,27 @@ def test_tidy_export_has_one_row_per_judge_item_criterion(opened_study, research
     text = "".join(csv_lines(export_tidy_rows(study=opened_study)))
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == 100
-    assert list(rows[0]) == ["study", "judge", "item", "original_id", "system", "is_control", "control_kind", "criterion",
-                             "score", "seconds", "active_seconds", "submitted_at", "revision", "judge_excluded", "z"]
+    assert list(rows[0]) == [
+        "study",
+        "judge",
+        "item",
+        "original_id",
+        "system",
+        "is_control",
+        "control_kind",
+        "criterion",
+        "score",
+        "seconds",
+        "active_seconds",
+        "submitted_at",
+        "revision",
+        "judge_excluded",
+        "z",
+    ]
     frame = judgments_frame(study=opened_study, include_excluded_judges=True)
     assert sorted((r["item"], r["criterion"], int(r["score"])) for r in rows) == sorted(
-        zip(frame["item"], frame["criterion"], frame["score"]))
+        zip(frame["item"], frame["criterion"], frame["score"])
+    )
     assert {r["control_kind"] for r in rows if r["is_control"] == "true"} == {"identical", "random", "unigram"}
     assert all(r["judge_excluded"] == "true" and r["study"] == opened_study.name for r in rows)
 
@@ -141,8 +200,19 @@ def test_wide_export_has_a_row_per_item_and_a_column_per_judge_and_criterion(ope
     rate_all_via_service(opened_study, User.objects.get(username="bob"), score_fn=lambda item: scores(1, 2, 3, 4))
     rows = list(csv.reader(io.StringIO("".join(csv_lines(export_wide_rows(study=opened_study))))))
     header, body = rows[0], rows[1:]
-    assert header[:8] == ["study", "item", "original_id", "system", "is_control", "control_kind", "original", "candidate"]
-    assert header[8:] == [f"{j}:{c}" for j in ("ann", "bob") for c in ("adequacy", "fluency", "dissimilarity", "overall")]
+    assert header[:8] == [
+        "study",
+        "item",
+        "original_id",
+        "system",
+        "is_control",
+        "control_kind",
+        "original",
+        "candidate",
+    ]
+    assert header[8:] == [
+        f"{j}:{c}" for j in ("ann", "bob") for c in ("adequacy", "fluency", "dissimilarity", "overall")
+    ]
     assert len(body) == 25
     assert all(r[8:] == ["3", "4", "2", "3", "1", "2", "3", "4"] for r in body)
 
@@ -158,38 +228,63 @@ def test_the_streamed_exports_equal_a_reference_built_from_the_models(opened_stu
     bob_list = assignment_for_judge(study=opened_study, judge=bob)
     for k in range(9):  # bob stops part-way, and revises one
         item = item_next_for_judge(assignment=bob_list)
-        judgment_submit(study=opened_study, judge=bob, token=item.token, key=new_key(),
-                                 scores=scores(k % 5 + 1, 2, 3, 4), serve_stamp=item.serve_stamp)
-    judgment_submit(study=opened_study, judge=bob, token=item.token, key=new_key(), scores=scores(5, 5, 5, 5),
-                             serve_stamp=item.serve_stamp)
+        judgment_submit(
+            study=opened_study,
+            judge=bob,
+            token=item.token,
+            key=new_key(),
+            scores=scores(k % 5 + 1, 2, 3, 4),
+            serve_stamp=item.serve_stamp,
+        )
+    judgment_submit(
+        study=opened_study,
+        judge=bob,
+        token=item.token,
+        key=new_key(),
+        scores=scores(5, 5, 5, 5),
+        serve_stamp=item.serve_stamp,
+    )
     judge_exclusion_set(study=opened_study, judge=bob, excluded=True, decided_by=researcher)
 
-    latest = list(Judgment.objects.filter(study=opened_study, is_latest=True)
-                  .select_related("judge", "item__candidate__original", "item__candidate__system"))
+    latest = list(
+        Judgment.objects.filter(study=opened_study, is_latest=True).select_related(
+            "judge", "item__candidate__original", "item__candidate__system"
+        )
+    )
     crits = ("adequacy", "fluency", "dissimilarity", "overall")
     # tidy: one row per judgment × criterion, by judge then item
     tidy = list(csv.DictReader(io.StringIO("".join(csv_lines(export_tidy_rows(study=opened_study))))))
-    expected = sorted(((j.judge.username, j.item.candidate_id, c, j.values[c]) for j in latest for c in crits),
-                      key=lambda t: (t[0], t[1]))
+    expected = sorted(
+        ((j.judge.username, j.item.candidate_id, c, j.values[c]) for j in latest for c in crits),
+        key=lambda t: (t[0], t[1]),
+    )
     assert [(r["judge"], int(r["item"]), r["criterion"], int(r["score"])) for r in tidy] == expected
     assert {r["judge_excluded"] for r in tidy if r["judge"] == "bob"} == {"true"}
     # wide: one row per judged item in study order, each judge's scores or blanks
     wide = list(csv.reader(io.StringIO("".join(csv_lines(export_wide_rows(study=opened_study))))))
-    cands = sorted({j.item.candidate for j in latest},
-                   key=lambda c: (c.original.position, c.original.external_id, c.system.name, c.pk))
+    cands = sorted(
+        {j.item.candidate for j in latest},
+        key=lambda c: (c.original.position, c.original.external_id, c.system.name, c.pk),
+    )
     by = {(j.item.candidate_id, j.judge.username): [str(j.values[c]) for c in crits] for j in latest}
     assert wide[0][8:] == [f"{u}:{c}" for u in ("ann", "bob") for c in crits]
     assert [r[:2] for r in wide[1:]] == [[opened_study.name, str(c.pk)] for c in cands]
     for row, cand in zip(wide[1:], cands):
         control = cand.system.kind.startswith("control_")
-        assert row[2:8] == [cand.original.external_id, cand.system.name, str(control).lower(),
-                            cand.system.kind.removeprefix("control_") if control else "", cand.original.text, cand.text]
+        assert row[2:8] == [
+            cand.original.external_id,
+            cand.system.name,
+            str(control).lower(),
+            cand.system.kind.removeprefix("control_") if control else "",
+            cand.original.text,
+            cand.text,
+        ]
         assert row[8:] == by.get((cand.pk, "ann"), [""] * 4) + by.get((cand.pk, "bob"), [""] * 4)
     assert sum(1 for r in wide[1:] if r[12] != "") == 9  # bob's nine items, the revised one at its latest scores
     assert ["5", "5", "5", "5"] in [r[12:] for r in wide[1:]]
 
 
-@pytest.mark.parametrize("value", ["=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)", "\tx", "\rx"])
+@pytest.mark.parametrize("value", ['=HYPERLINK("http://x")', "+1+1", "-2+3", "@SUM(A1)", "\tx", "\rx"])
 def test_csv_cells_that_spreadsheets_would_run_are_neutralised(value):
     assert csv_safe(value) == "'" + value
     assert csv_safe("plain") == "plain" and csv_safe(3) == 3

@@ -44,11 +44,15 @@ pytestmark = pytest.mark.django_db
 
 # --- design -----------------------------------------------------------------------------
 
+
 def test_a_new_design_has_pems_defaults(study):
     design = design_get_or_create(study=study)
     assert [c["slug"] for c in design.criteria] == ["adequacy", "fluency", "dissimilarity", "overall"]
-    assert all(c["scale"] == {"type": "points", "min": 1, "max": 5, "labels": c["scale"]["labels"]}
-               and len(c["scale"]["labels"]) == 5 for c in design.criteria)
+    assert all(
+        c["scale"] == {"type": "points", "min": 1, "max": 5, "labels": c["scale"]["labels"]}
+        and len(c["scale"]["labels"]) == 5
+        for c in design.criteria
+    )
     assert design.judges_mode == JudgesMode.FULLY_CROSSED
     assert design.control_counts == {"identical": 1, "random": 1, "unigram": 1}
     assert design.expected_scores["identical"] == {"adequacy": 5, "fluency": 5, "dissimilarity": 1, "overall": 2}
@@ -79,16 +83,23 @@ def test_design_is_frozen_once_opened_except_expected_scores_and_alpha(opened_st
     assert design.qc_alpha == 0.01
     exp = design.expected_scores
     exp["identical"]["overall"] = 3
-    assert design_update(study=opened_study, changes={"expected_scores": exp}).expected_scores["identical"]["overall"] == 3
+    assert (
+        design_update(study=opened_study, changes={"expected_scores": exp}).expected_scores["identical"]["overall"] == 3
+    )
 
 
 # --- opening --------------------------------------------------------------------------------
 
+
 def test_opening_builds_one_control_of_each_kind_per_original(opened_study):
     systems = dict(System.objects.filter(study=opened_study).values_list("name", "kind"))
-    assert systems == {"human": SystemKind.IMPORTED, "machine": SystemKind.IMPORTED,
-                       "control:identical": SystemKind.CONTROL_IDENTICAL, "control:random": SystemKind.CONTROL_RANDOM,
-                       "control:unigram": SystemKind.CONTROL_UNIGRAM}
+    assert systems == {
+        "human": SystemKind.IMPORTED,
+        "machine": SystemKind.IMPORTED,
+        "control:identical": SystemKind.CONTROL_IDENTICAL,
+        "control:random": SystemKind.CONTROL_RANDOM,
+        "control:unigram": SystemKind.CONTROL_UNIGRAM,
+    }
     per_system = Counter(Candidate.objects.filter(original__study=opened_study).values_list("system__name", flat=True))
     assert set(per_system.values()) == {5}
     for c in Candidate.objects.filter(system__name="control:identical").select_related("original"):
@@ -121,10 +132,16 @@ def test_the_same_seed_rebuilds_the_same_controls_and_orders(study, add_judge):
     study_judging_open(study=study)
 
     def snapshot():
-        controls = sorted(Candidate.objects.filter(original__study=study, system__name__startswith="control:")
-                          .values_list("original__external_id", "system__name", "text"))
-        order = list(AssignmentItem.objects.filter(assignment__study=study).order_by("position")
-                     .values_list("candidate__original__external_id", "candidate__system__name"))
+        controls = sorted(
+            Candidate.objects.filter(original__study=study, system__name__startswith="control:").values_list(
+                "original__external_id", "system__name", "text"
+            )
+        )
+        order = list(
+            AssignmentItem.objects.filter(assignment__study=study)
+            .order_by("position")
+            .values_list("candidate__original__external_id", "candidate__system__name")
+        )
         return controls, order
 
     first = snapshot()
@@ -193,8 +210,9 @@ def test_non_judges_and_unopened_studies_get_no_assignment(study, researcher, ad
 def test_reset_is_refused_once_someone_judged(opened_study):
     ann = User.objects.get(username="ann")
     item = item_next_for_judge(assignment=assignment_for_judge(study=opened_study, judge=ann))
-    judgment_submit(study=opened_study, judge=ann, token=item.token, key=new_key(), scores=scores(),
-                             serve_stamp=item.serve_stamp)
+    judgment_submit(
+        study=opened_study, judge=ann, token=item.token, key=new_key(), scores=scores(), serve_stamp=item.serve_stamp
+    )
     with pytest.raises(CannotOpen, match="already submitted"):
         study_judging_reset(study=opened_study)
 
@@ -214,6 +232,7 @@ def test_ten_judges_by_two_thousand_items_open_with_bulk_writes(researcher, add_
 
 # --- submitting ----------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def ann_item(opened_study):
     ann = User.objects.get(username="ann")
@@ -222,8 +241,14 @@ def ann_item(opened_study):
 
 
 def submit(study, judge, item, **kw):
-    args = {"study": study, "judge": judge, "token": item.token, "key": new_key(), "scores": scores(),
-            "serve_stamp": item.serve_stamp} | kw
+    args = {
+        "study": study,
+        "judge": judge,
+        "token": item.token,
+        "key": new_key(),
+        "scores": scores(),
+        "serve_stamp": item.serve_stamp,
+    } | kw
     return judgment_submit(**args)
 
 
@@ -244,15 +269,18 @@ def test_server_time_is_measured_from_serving(opened_study, ann_item):
     assert 42 <= j.seconds < 60
 
 
-@pytest.mark.parametrize(("values", "message"), [
-    ({"adequacy": 3, "fluency": 3, "dissimilarity": 3}, "overall"),
-    ({"adequacy": 0, "fluency": 3, "dissimilarity": 3, "overall": 3}, "adequacy"),
-    ({"adequacy": 6, "fluency": 3, "dissimilarity": 3, "overall": 3}, "adequacy"),
-    ({"adequacy": "3", "fluency": 3, "dissimilarity": 3, "overall": 3}, "adequacy"),
-    ({"adequacy": 3.5, "fluency": 3, "dissimilarity": 3, "overall": 3}, "adequacy"),
-    ({"adequacy": True, "fluency": 3, "dissimilarity": 3, "overall": 3}, "adequacy"),
-    ({"adequacy": 3, "fluency": 3, "dissimilarity": 3, "overall": 3, "beauty": 5}, "beauty"),
-])
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"adequacy": 3, "fluency": 3, "dissimilarity": 3}, "overall"),
+        ({"adequacy": 0, "fluency": 3, "dissimilarity": 3, "overall": 3}, "adequacy"),
+        ({"adequacy": 6, "fluency": 3, "dissimilarity": 3, "overall": 3}, "adequacy"),
+        ({"adequacy": "3", "fluency": 3, "dissimilarity": 3, "overall": 3}, "adequacy"),
+        ({"adequacy": 3.5, "fluency": 3, "dissimilarity": 3, "overall": 3}, "adequacy"),
+        ({"adequacy": True, "fluency": 3, "dissimilarity": 3, "overall": 3}, "adequacy"),
+        ({"adequacy": 3, "fluency": 3, "dissimilarity": 3, "overall": 3, "beauty": 5}, "beauty"),
+    ],
+)
 def test_submit_rejects_bad_scores_with_a_clear_message(opened_study, ann_item, values, message):
     ann, item = ann_item
     with pytest.raises(JudgmentInvalid) as exc:
@@ -310,7 +338,11 @@ def test_revisions_keep_history_and_the_latest_counts(opened_study, ann_item):
     submit(opened_study, ann, item, scores=scores(1, 1, 1, 1))
     submit(opened_study, ann, item, scores=scores(2, 2, 2, 2))
     third = submit(opened_study, ann, item, scores=scores(3, 3, 3, 3)).judgment
-    history = list(Judgment.objects.filter(item__token=item.token).order_by("revision").values_list("revision", "is_latest", "values__overall"))
+    history = list(
+        Judgment.objects.filter(item__token=item.token)
+        .order_by("revision")
+        .values_list("revision", "is_latest", "values__overall")
+    )
     assert history == [(1, False, 1), (2, False, 2), (3, True, 3)]
     frame = judgments_frame(study=opened_study)
     assert list(frame.loc[frame["judge"] == "ann", "score"]) == [3, 3, 3, 3]
@@ -354,7 +386,9 @@ def test_resume_point_moves_through_the_order(opened_study):
 
 def test_exclusions_are_recorded_and_reversible(opened_study, researcher):
     ann = User.objects.get(username="ann")
-    assert judge_exclusion_set(study=opened_study, judge=ann, excluded=True, decided_by=researcher, reason="clicks at random")
+    assert judge_exclusion_set(
+        study=opened_study, judge=ann, excluded=True, decided_by=researcher, reason="clicks at random"
+    )
     assert judge_exclusion_set(study=opened_study, judge=ann, excluded=True, decided_by=researcher) is None
     assert judges_excluded(study=opened_study) == {"ann"}
     judge_exclusion_set(study=opened_study, judge=ann, excluded=False, decided_by=researcher)
@@ -373,4 +407,7 @@ def test_demo_hook_opens_the_study_for_its_judges(study, add_judge, researcher):
     study.refresh_from_db()
     assert study.status == StudyStatus.OPEN
     assert sorted(Assignment.objects.filter(study=study).values_list("judge__username", "n_items")) == [
-        ("judge1", 25), ("judge2", 25), ("judge3", 25)]
+        ("judge1", 25),
+        ("judge2", 25),
+        ("judge3", 25),
+    ]

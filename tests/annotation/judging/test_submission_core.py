@@ -31,8 +31,16 @@ def _straight_line(study, judge):
     results = []
     while (item := item_next_for_judge(assignment=assignment)) is not None:
         try:
-            results.append(judgment_submit(study=study, judge=judge, token=item.token, key=new_key(),
-                                                    scores=scores(3, 3, 3, 3), serve_stamp=item.serve_stamp))
+            results.append(
+                judgment_submit(
+                    study=study,
+                    judge=judge,
+                    token=item.token,
+                    key=new_key(),
+                    scores=scores(3, 3, 3, 3),
+                    serve_stamp=item.serve_stamp,
+                )
+            )
         except ScreenedOut:
             break
     return results
@@ -55,39 +63,47 @@ def worker_runs_qc(monkeypatch):
 
 
 def test_the_submission_service_itself_queues_the_qc_check_that_screens_out(opened_study, worker_runs_qc):
-    screening.screening_settings_update(study=opened_study, changes={
-        "qc_auto": True, "qc_auto_pvalue": 0.01, "qc_auto_min_controls": 8})
+    screening.screening_settings_update(
+        study=opened_study, changes={"qc_auto": True, "qc_auto_pvalue": 0.01, "qc_auto_min_controls": 8}
+    )
     ann = User.objects.get(username="ann")
     results = _straight_line(opened_study, ann)
     assignment = Assignment.objects.get(study=opened_study, judge=ann)
     assert assignment.screened_out_rule == "qc"
     # the service (no door) queued one check per stored judgment, every submit alike
     assert worker_runs_qc == [assignment.pk] * len(results)
-    controls = sum(AssignmentItem.objects.get(pk=r.judgment.item_id).candidate.system.kind != SystemKind.IMPORTED
-                   for r in results)
+    controls = sum(
+        AssignmentItem.objects.get(pk=r.judgment.item_id).candidate.system.kind != SystemKind.IMPORTED for r in results
+    )
     assert controls == 8  # screened out by the check that ran after the 8th control
     assert len(results) < assignment.n_items
 
 
 def test_a_replayed_key_does_not_queue_the_check_again(opened_study, worker_runs_qc):
-    screening.screening_settings_update(study=opened_study, changes={
-        "qc_auto": True, "qc_auto_pvalue": 0.01, "qc_auto_min_controls": 1})
+    screening.screening_settings_update(
+        study=opened_study, changes={"qc_auto": True, "qc_auto_pvalue": 0.01, "qc_auto_min_controls": 1}
+    )
     ann = User.objects.get(username="ann")
     item = item_next_for_judge(assignment=assignment_for_judge(study=opened_study, judge=ann))
     key = new_key()
-    first = judgment_submit(study=opened_study, judge=ann, token=item.token, key=key,
-                                     scores=scores(), serve_stamp=item.serve_stamp)
-    again = judgment_submit(study=opened_study, judge=ann, token=item.token, key=key,
-                                     scores=scores(), serve_stamp=item.serve_stamp)
+    first = judgment_submit(
+        study=opened_study, judge=ann, token=item.token, key=key, scores=scores(), serve_stamp=item.serve_stamp
+    )
+    again = judgment_submit(
+        study=opened_study, judge=ann, token=item.token, key=key, scores=scores(), serve_stamp=item.serve_stamp
+    )
     assert (first.created, again.created) == (True, False)
     assert len(worker_runs_qc) == 1
     assert again.judgment.pk == first.judgment.pk
 
 
 def test_the_doors_leave_the_screen_out_to_the_service():
-    for door in ("annotation/judging/views/judge.py", "annotation/judging/apis/judge.py",
-                 "annotation/judging/protocols/side_by_side/views.py",
-                 "annotation/judging/protocols/side_by_side/apis.py"):
+    for door in (
+        "annotation/judging/views/judge.py",
+        "annotation/judging/apis/judge.py",
+        "annotation/judging/protocols/side_by_side/views.py",
+        "annotation/judging/protocols/side_by_side/apis.py",
+    ):
         text = (ROOT / door).read_text(encoding="utf-8")
         assert "after_judgment" not in text and "qc_auto_check" not in text, door
 
@@ -113,14 +129,22 @@ def test_a_screened_out_judge_cannot_answer_a_pair_and_a_retry_is_replayed(cmp_s
     assignment = Assignment.objects.get(study=cmp_study, judge=ann)
     pair = comparison.pair_next_for_judge(assignment=assignment)
     key = new_key()
-    j1, created = comparison.comparison_submit(study=cmp_study, judge=ann, token=pair.token, key=key,
-                                               answers={"preference": "A"}, serve_stamp=pair.serve_stamp)
+    j1, created = comparison.comparison_submit(
+        study=cmp_study, judge=ann, token=pair.token, key=key, answers={"preference": "A"}, serve_stamp=pair.serve_stamp
+    )
     assert created and j1.revision == 1
     screening.screen_out(assignment=assignment, rule="attention", reason="test")
-    j2, created = comparison.comparison_submit(study=cmp_study, judge=ann, token=pair.token, key=key,
-                                               answers={"preference": "A"}, serve_stamp=pair.serve_stamp)
+    j2, created = comparison.comparison_submit(
+        study=cmp_study, judge=ann, token=pair.token, key=key, answers={"preference": "A"}, serve_stamp=pair.serve_stamp
+    )
     assert (j2.pk, created) == (j1.pk, False)  # an acknowledged retry is answered as before
     with pytest.raises(ScreenedOut):
-        comparison.comparison_submit(study=cmp_study, judge=ann, token=pair.token, key=new_key(),
-                                     answers={"preference": "B"}, serve_stamp=pair.serve_stamp)
+        comparison.comparison_submit(
+            study=cmp_study,
+            judge=ann,
+            token=pair.token,
+            key=new_key(),
+            answers={"preference": "B"},
+            serve_stamp=pair.serve_stamp,
+        )
     assert ComparisonJudgment.objects.filter(judge=ann).count() == 1

@@ -15,8 +15,10 @@ from metrics.core.tabular import TabularError
 pytestmark = pytest.mark.django_db
 
 #: Five training items: reference adequacy 5, 4, 3, 2, 1 (and fluency 5 on the first).
-ITEMS = [{"original": f"Original {i}.", "candidate": f"Candidate {i}.", "adequacy": 6 - i,
-          "explanation": f"Because {i}."} for i in range(1, 6)]
+ITEMS = [
+    {"original": f"Original {i}.", "candidate": f"Candidate {i}.", "adequacy": 6 - i, "explanation": f"Because {i}."}
+    for i in range(1, 6)
+]
 ITEMS[0]["fluency"] = 5
 
 
@@ -29,8 +31,15 @@ def trained_study(opened_study):
     for row in ITEMS:
         training.training_item_add(study=opened_study, row=row)
     # within ±1 on adequacy for 4 of 5 items, one retry
-    screening.screening_settings_update(study=opened_study, changes={
-        "training_criteria": ["adequacy"], "training_tolerance": 1, "training_required": 4, "training_retries": 1})
+    screening.screening_settings_update(
+        study=opened_study,
+        changes={
+            "training_criteria": ["adequacy"],
+            "training_tolerance": 1,
+            "training_required": 4,
+            "training_retries": 1,
+        },
+    )
     return opened_study
 
 
@@ -44,26 +53,32 @@ def do_attempt(study, assignment, adequacies):
     state = None
     for a in adequacies:
         state = training.training_state(assignment=assignment)
-        _, state = training.training_answer_submit(assignment=assignment, token=state.next_item.token,
-                                                   scores=answer(a))
+        _, state = training.training_answer_submit(assignment=assignment, token=state.next_item.token, scores=answer(a))
         assignment.refresh_from_db()
     return state
 
 
 def test_answer_correct_applies_the_tolerance_to_the_checked_criteria_only():
     five = {"type": "points", "min": 1, "max": 5, "labels": list("abcde")}
-    crit = [{"slug": "adequacy", "scale": five}, {"slug": "fluency", "scale": five},
-            {"slug": "c", "scale": {"type": "categorical", "categories": ["x", "y"]}}]
+    crit = [
+        {"slug": "adequacy", "scale": five},
+        {"slug": "fluency", "scale": five},
+        {"slug": "c", "scale": {"type": "categorical", "categories": ["x", "y"]}},
+    ]
     exp = {"adequacy": 4, "fluency": 5, "c": 1}
-    assert training.answer_correct(values={"adequacy": 3, "fluency": 1, "c": 0}, expected=exp, criteria=crit,
-                                   checked=["adequacy"], tolerance=1)
-    assert not training.answer_correct(values={"adequacy": 2, "fluency": 5, "c": 1}, expected=exp, criteria=crit,
-                                       checked=["adequacy"], tolerance=1)
+    assert training.answer_correct(
+        values={"adequacy": 3, "fluency": 1, "c": 0}, expected=exp, criteria=crit, checked=["adequacy"], tolerance=1
+    )
+    assert not training.answer_correct(
+        values={"adequacy": 2, "fluency": 5, "c": 1}, expected=exp, criteria=crit, checked=["adequacy"], tolerance=1
+    )
     # no checked criteria: every criterion with a reference; categories must be equal
-    assert not training.answer_correct(values={"adequacy": 4, "fluency": 5, "c": 0}, expected=exp, criteria=crit,
-                                       checked=[], tolerance=1)
-    assert training.answer_correct(values={"adequacy": 4, "fluency": 4, "c": 1}, expected=exp, criteria=crit,
-                                   checked=[], tolerance=1)
+    assert not training.answer_correct(
+        values={"adequacy": 4, "fluency": 5, "c": 0}, expected=exp, criteria=crit, checked=[], tolerance=1
+    )
+    assert training.answer_correct(
+        values={"adequacy": 4, "fluency": 4, "c": 1}, expected=exp, criteria=crit, checked=[], tolerance=1
+    )
 
 
 def test_four_of_five_within_one_passes(trained_study):
@@ -89,8 +104,9 @@ def test_failing_every_attempt_screens_out_and_leaves_no_judgment(trained_study)
     assert not Judgment.objects.filter(judge=a.judge).exists()
     assert screening.judge_gate(assignment=a, done=0) == ("screened_out", None)
     with pytest.raises(training.TrainingFinished):
-        training.training_answer_submit(assignment=a, token=training.training_items(study=trained_study)[0].token,
-                                        scores=answer(5))
+        training.training_answer_submit(
+            assignment=a, token=training.training_items(study=trained_study)[0].token, scores=answer(5)
+        )
 
 
 def test_a_retry_that_passes_lets_the_judge_rate(trained_study):
@@ -125,27 +141,30 @@ def test_training_items_are_locked_once_a_judge_has_answered(trained_study):
 
 def test_item_validation_names_each_field(opened_study):
     with pytest.raises(training.TrainingInvalid) as exc:
-        training.training_item_add(study=opened_study, row={"original": "", "candidate": "x", "adequacy": 7,
-                                                            "colour": 1})
+        training.training_item_add(
+            study=opened_study, row={"original": "", "candidate": "x", "adequacy": 7, "colour": 1}
+        )
     assert set(exc.value.field_errors) == {"original", "adequacy", "colour"}
 
 
 def test_import_csv_replaces_items_and_reads_labels_as_the_scale_does(opened_study):
     training.training_item_add(study=opened_study, row=ITEMS[0])
-    data = (b"original,candidate,adequacy,fluency,explanation\n"
-            b"\"A, quoted\",B,4,,Close enough.\n"
-            b"C,D,2,5,\n")
+    data = b'original,candidate,adequacy,fluency,explanation\n"A, quoted",B,4,,Close enough.\nC,D,2,5,\n'
     assert training.training_items_import(study=opened_study, data=data, filename="t.csv") == 2
     items = training.training_items(study=opened_study)
-    assert [(i.original, i.expected) for i in items] == [("A, quoted", {"adequacy": 4}),
-                                                        ("C", {"adequacy": 2, "fluency": 5})]
+    assert [(i.original, i.expected) for i in items] == [
+        ("A, quoted", {"adequacy": 4}),
+        ("C", {"adequacy": 2, "fluency": 5}),
+    ]
 
 
 def test_import_jsonl_is_all_or_nothing_with_line_and_column(opened_study):
     training.training_item_add(study=opened_study, row=ITEMS[0])
-    lines = [json.dumps({"original": "A", "candidate": "B", "adequacy": 3}),
-             json.dumps({"original": "A", "candidate": "B", "adequacy": "3"}),  # text in JSON: a mistake
-             json.dumps({"original": "A", "candidate": "", "fluency": 9})]
+    lines = [
+        json.dumps({"original": "A", "candidate": "B", "adequacy": 3}),
+        json.dumps({"original": "A", "candidate": "B", "adequacy": "3"}),  # text in JSON: a mistake
+        json.dumps({"original": "A", "candidate": "", "fluency": 9}),
+    ]
     with pytest.raises(TabularError) as exc:
         training.training_items_import(study=opened_study, data="\n".join(lines).encode(), filename="t.jsonl")
     where = {(i.line, i.column) for i in exc.value.issues}
@@ -163,17 +182,31 @@ def test_import_refuses_a_file_without_the_required_columns(opened_study):
 # --- training that teaches without leaking a key (issue 23 #6) ------------------------------
 
 #: A pool of twelve items, references at both ends of the adequacy scale.
-POOL = [{"original": f"Pool original {i}.", "candidate": f"Pool candidate {i}.", "adequacy": 5 if i % 2 else 1,
-         "explanation": f"Reason {i}: {'same meaning' if i % 2 else 'another event'}."} for i in range(1, 13)]
+POOL = [
+    {
+        "original": f"Pool original {i}.",
+        "candidate": f"Pool candidate {i}.",
+        "adequacy": 5 if i % 2 else 1,
+        "explanation": f"Reason {i}: {'same meaning' if i % 2 else 'another event'}.",
+    }
+    for i in range(1, 13)
+]
 
 
 @pytest.fixture
 def pool_study(opened_study):
     for row in POOL:
         training.training_item_add(study=opened_study, row=row)
-    screening.screening_settings_update(study=opened_study, changes={
-        "training_criteria": ["adequacy"], "training_tolerance": 1, "training_required": 0, "training_retries": 1,
-        "training_items_per_attempt": 4})
+    screening.screening_settings_update(
+        study=opened_study,
+        changes={
+            "training_criteria": ["adequacy"],
+            "training_tolerance": 1,
+            "training_required": 0,
+            "training_retries": 1,
+            "training_items_per_attempt": 4,
+        },
+    )
     return opened_study
 
 
@@ -247,9 +280,11 @@ def test_feedback_says_within_higher_or_lower_with_the_reason_never_the_referenc
 
 
 def test_answer_feedback_gives_directions_within_the_tolerance():
-    crit = [{"slug": "a", "scale": {"type": "points", "min": 1, "max": 5, "labels": ["1", "2", "3", "4", "5"]}},
-            {"slug": "c", "scale": {"type": "categorical", "categories": ["x", "y"]}},
-            {"slug": "s", "scale": {"type": "slider", "min": 0, "max": 100}}]
+    crit = [
+        {"slug": "a", "scale": {"type": "points", "min": 1, "max": 5, "labels": ["1", "2", "3", "4", "5"]}},
+        {"slug": "c", "scale": {"type": "categorical", "categories": ["x", "y"]}},
+        {"slug": "s", "scale": {"type": "slider", "min": 0, "max": 100}},
+    ]
     exp = {"a": 3, "c": 0, "s": 50}
     got = training.answer_feedback(values={"a": 5, "c": 1, "s": 50}, expected=exp, criteria=crit, tolerance=1)
     assert got == {"a": "too_high", "c": "different", "s": "within"}
@@ -274,7 +309,9 @@ def test_each_attempt_is_a_stable_random_draw_and_only_its_items_are_accepted(po
     with pytest.raises(DesignInvalid) as exc:  # the draws of attempts under way must not change
         screening.screening_settings_update(study=pool_study, changes={"training_items_per_attempt": 6})
     assert "training_items_per_attempt" in exc.value.field_errors
-    screening.screening_settings_update(study=pool_study, changes={"training_items_per_attempt": 4, "training_retries": 2})
+    screening.screening_settings_update(
+        study=pool_study, changes={"training_items_per_attempt": 4, "training_retries": 2}
+    )
 
 
 def test_the_researcher_is_told_when_the_pool_is_too_small(opened_study, researcher):
@@ -291,4 +328,6 @@ def test_the_researcher_is_told_when_the_pool_is_too_small(opened_study, researc
     assert "Give at least 6 items" in r.json()["training_pool_warning"]
     screening.screening_settings_update(study=opened_study, changes={"training_items_per_attempt": 2})
     assert client.get(f"/api/judging/studies/{opened_study.pk}/screening/").json()["training_pool_warning"] is None
-    assert 'id="training-pool-warning"' not in client.get(f"/studies/{opened_study.pk}/judging/design/").content.decode()
+    assert (
+        'id="training-pool-warning"' not in client.get(f"/studies/{opened_study.pk}/judging/design/").content.decode()
+    )

@@ -27,8 +27,13 @@ def hidden(html: str, name: str) -> str:
 
 
 def post_rating(client, study, html, values=None, key=None):
-    data = {"token": hidden(html, "token"), "serve": hidden(html, "serve"), "key": key or hidden(html, "key"),
-            "active_seconds": "4.25", **(values or scores())}
+    data = {
+        "token": hidden(html, "token"),
+        "serve": hidden(html, "serve"),
+        "key": key or hidden(html, "key"),
+        "active_seconds": "4.25",
+        **(values or scores()),
+    }
     return client.post(f"/judge/studies/{study.pk}/submit/", data)
 
 
@@ -96,7 +101,9 @@ def test_revising_the_previous_item_through_the_page(ann_client, opened_study):
     assert "Changing item 1 of 25" in revise and re.search(r'value="1" checked', revise)
     post_rating(ann_client, opened_study, revise, scores(2, 2, 2, 2))
     assert list(Judgment.objects.order_by("revision").values_list("revision", "values__overall", "is_latest")) == [
-        (1, 1, False), (2, 2, True)]
+        (1, 1, False),
+        (2, 2, True),
+    ]
 
 
 def test_finishing_shows_the_finished_page(ann_client, opened_study):
@@ -116,6 +123,7 @@ def test_a_closed_study_tells_the_judge(ann_client, opened_study):
 
 
 # --- researcher pages ----------------------------------------------------------------------
+
 
 @pytest.fixture
 def rita_client(client, researcher):
@@ -163,8 +171,9 @@ def test_researcher_edits_the_design_and_opens_the_study(rita_client, study, add
 def test_progress_page_and_json(rita_client, opened_study):
     ann = User.objects.get(username="ann")
     item = item_next_for_judge(assignment=assignment_for_judge(study=opened_study, judge=ann))
-    judgment_submit(study=opened_study, judge=ann, token=item.token, key=new_key(), scores=scores(),
-                             serve_stamp=item.serve_stamp)
+    judgment_submit(
+        study=opened_study, judge=ann, token=item.token, key=new_key(), scores=scores(), serve_stamp=item.serve_stamp
+    )
     page = rita_client.get(f"/studies/{opened_study.pk}/judging/progress/").content.decode()
     assert "Progress per judge" in page and "control:unigram" in page
     data = rita_client.get(f"/studies/{opened_study.pk}/judging/progress.json").json()
@@ -177,7 +186,9 @@ def test_qc_page_shows_flags_and_excludes_and_includes(rita_client, opened_study
     rate_all_via_service(opened_study, ann)  # the same scores for everything: straight-lining, tests fail
     page = rita_client.get(f"/studies/{opened_study.pk}/judging/qc/").content.decode()
     assert "Quality control per judge" in page and "fail" in page and "straight-lining" in page
-    r = rita_client.post(f"/studies/{opened_study.pk}/judging/judges/ann/exclusion/", {"excluded": "1", "reason": "flat"})
+    r = rita_client.post(
+        f"/studies/{opened_study.pk}/judging/judges/ann/exclusion/", {"excluded": "1", "reason": "flat"}
+    )
     assert r.status_code == 302
     assert judges_excluded(study=opened_study) == {"ann"}
     page = rita_client.get(f"/studies/{opened_study.pk}/judging/qc/").content.decode()

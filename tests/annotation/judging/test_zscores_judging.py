@@ -29,10 +29,12 @@ pytestmark = pytest.mark.django_db
 def _sim(judge: str):
     """A judge's own use of the slider: ann lenient and narrow, bob harsh and wide, cy
     always 50 (σ = 0: z undefined)."""
+
     def score(item):
         k = len(item.paraphrase) + 3 * len(item.original)
         sim = {"ann": 70 + k % 20, "bob": (k * 7) % 101, "cy": 50}[judge]
         return {"similarity": sim, "grammar": k % 3, "topic": k % 3}
+
     return score
 
 
@@ -47,8 +49,14 @@ def slider_study(study, add_judge):
         rate_all_via_service(study, User.objects.get(username=name), score_fn=_sim(name))
     dee = User.objects.get(username="dee")  # one judgment only: n < 2, z undefined
     item = item_next_for_judge(assignment=assignment_for_judge(study=study, judge=dee))
-    judgment_submit(study=study, judge=dee, token=item.token, key=new_key(), serve_stamp=item.serve_stamp,
-                             scores={"similarity": 40, "grammar": 1, "topic": 0})
+    judgment_submit(
+        study=study,
+        judge=dee,
+        token=item.token,
+        key=new_key(),
+        serve_stamp=item.serve_stamp,
+        scores={"similarity": 40, "grammar": 1, "topic": 0},
+    )
     return study
 
 
@@ -89,7 +97,8 @@ def test_controls_are_left_out_of_the_z_basis(slider_study):
     everything = frame[frame["criterion"] == "similarity"].groupby("judge")["score"]
     basis = judge_scales_streamed(study=slider_study)
     assert set(basis) == {("ann", "similarity"), ("bob", "similarity"), ("cy", "similarity")} | (
-        {("dee", "similarity")} if "dee" in n.index else set())
+        {("dee", "similarity")} if "dee" in n.index else set()
+    )
     for judge in ("ann", "bob"):
         assert basis[(judge, "similarity")].n == n[judge] < everything.size()[judge]
         assert basis[(judge, "similarity")].mu == pytest.approx(mu[judge])
@@ -116,7 +125,7 @@ def test_qc_shows_each_judges_z_basis_and_says_when_z_is_undefined(slider_study,
     assert f"μ {mu['ann']:.1f}" in page and f"σ {sd['bob']:.1f}" in page
     assert ">no z</abbr>" in page and "σ = 0" in page and "n = 1" in page and "z undefined" in page
     assert "nan" not in page.lower().replace("nance", "")
-    assert "μ, σ</abbr> <span class=\"qc-criterion\">Similarity" in page
+    assert 'μ, σ</abbr> <span class="qc-criterion">Similarity' in page
     assert "Grammaticality</span></th>" in page  # MAD column; no μ, σ column for it
     assert page.count("μ, σ</abbr>") == 1
 

@@ -12,12 +12,20 @@ _n = itertools.count(1)
 
 
 def prolific_params() -> dict:
-    return {"PROLIFIC_PID": secrets.token_hex(12), "STUDY_ID": secrets.token_hex(12), "SESSION_ID": secrets.token_hex(12)}
+    return {
+        "PROLIFIC_PID": secrets.token_hex(12),
+        "STUDY_ID": secrets.token_hex(12),
+        "SESSION_ID": secrets.token_hex(12),
+    }
 
 
 def mturk_params(worker: str | None = None) -> dict:
-    return {"workerId": worker or f"A{secrets.token_hex(6).upper()}", "assignmentId": secrets.token_hex(15).upper(),
-            "hitId": secrets.token_hex(15).upper(), "turkSubmitTo": "https://workersandbox.mturk.com"}
+    return {
+        "workerId": worker or f"A{secrets.token_hex(6).upper()}",
+        "assignmentId": secrets.token_hex(15).upper(),
+        "hitId": secrets.token_hex(15).upper(),
+        "turkSubmitTo": "https://workersandbox.mturk.com",
+    }
 
 
 def join(link, params: dict | None = None, client: Client | None = None) -> tuple[Client, object]:
@@ -52,9 +60,15 @@ def rate(study, user, n: int | None = None, active: float = 5.0) -> int:
         item = item_next_for_judge(assignment=assignment)
         if item is None:
             break
-        judgment_submit(study=study, judge=user, token=item.token, key=f"k-{next(_n):08d}",
-                                 scores={"adequacy": 4, "fluency": 4, "dissimilarity": 3, "overall": 4},
-                                 serve_stamp=serve_stamp_make(item.token), active_seconds=active)
+        judgment_submit(
+            study=study,
+            judge=user,
+            token=item.token,
+            key=f"k-{next(_n):08d}",
+            scores={"adequacy": 4, "fluency": 4, "dissimilarity": 3, "overall": 4},
+            serve_stamp=serve_stamp_make(item.token),
+            active_seconds=active,
+        )
         done += 1
     return done
 
@@ -65,8 +79,7 @@ def open_study(study):
     from annotation.judging.services.design import design_update
     from annotation.judging.services.opening import study_judging_open
 
-    design_update(study=study, changes={"control_counts": {"identical": 0, "random": 0, "unigram": 0},
-                                                 "seed": 11})
+    design_update(study=study, changes={"control_counts": {"identical": 0, "random": 0, "unigram": 0}, "seed": 11})
     study_judging_open(study=study)
     study.refresh_from_db()
     return study
@@ -83,5 +96,11 @@ def judge_link(open_study, researcher):
 def prolific_link(open_study, researcher):
     from annotation.participation import services
 
-    return services.join_link_create(study=open_study, role="judge", platform="prolific", created_by=researcher,
-                                     completion_code="C1A2B3C4", screen_out_code="SCREEN01")
+    return services.join_link_create(
+        study=open_study,
+        role="judge",
+        platform="prolific",
+        created_by=researcher,
+        completion_code="C1A2B3C4",
+        screen_out_code="SCREEN01",
+    )

@@ -29,8 +29,15 @@ def _live_counts(study) -> list[int]:
 
 @pytest.fixture
 def k_study(study):
-    design_update(study=study, changes={"judges_mode": "k", "judges_per_item": 2, "seed": 5,
-                                                "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={
+            "judges_mode": "k",
+            "judges_per_item": 2,
+            "seed": 5,
+            "control_counts": {"identical": 0, "random": 0, "unigram": 0},
+        },
+    )
     study_judging_open(study=study)  # no judges yet: all of them come through the link
     study.refresh_from_db()
     return study
@@ -85,15 +92,21 @@ def test_a_participant_who_rated_everything_is_not_timed_out(judge_link, open_st
 
 QUESTIONS_BEFORE = [
     {"name": "native_language", "type": "language", "label": "Your native language", "required": True},
-    {"name": "english", "type": "scale", "label": "Your English", "required": True,
-     "choices": ["1", "2", "3", "4", "5"]},
+    {
+        "name": "english",
+        "type": "scale",
+        "label": "Your English",
+        "required": True,
+        "choices": ["1", "2", "3", "4", "5"],
+    },
 ]
 QUESTIONS_AFTER = [{"name": "comments", "type": "text", "label": "Anything to tell us?"}]
 
 
 def test_questions_before_and_after_are_required_stored_and_exported(prolific_link, open_study, researcher):
-    services.participation_settings_update(study=open_study, consent_text="Consent.", questions_before=QUESTIONS_BEFORE,
-                                           questions_after=QUESTIONS_AFTER)
+    services.participation_settings_update(
+        study=open_study, consent_text="Consent.", questions_before=QUESTIONS_BEFORE, questions_after=QUESTIONS_AFTER
+    )
     params = prolific_params()
     client, r = join(prolific_link, params)
     # Before anything else: the questions.
@@ -103,8 +116,9 @@ def test_questions_before_and_after_are_required_stored_and_exported(prolific_li
     assert r.status_code == 200 and "This question needs an answer." in r.content.decode()
     assert "Choose one of the answers given." in r.content.decode()
     assert Participant.objects.get().answers == {}
-    r = client.post(f"/participate/studies/{open_study.pk}/questions/before/",
-                    {"native_language": "Deutsch", "english": "4"})
+    r = client.post(
+        f"/participate/studies/{open_study.pk}/questions/before/", {"native_language": "Deutsch", "english": "4"}
+    )
     assert r.status_code == 302
     assert client.get(r["Location"])["Location"] == f"/judge/studies/{open_study.pk}/"
     p = Participant.objects.get()
@@ -142,9 +156,15 @@ def test_question_schema_is_checked(open_study):
     from django.core.exceptions import ValidationError
 
     with pytest.raises(ValidationError) as err:
-        services.participation_settings_update(study=open_study, consent_text="", questions_after=[],
-                                               questions_before=[{"name": "Bad Name", "type": "essay", "label": ""},
-                                                                 {"name": "x", "type": "choice", "label": "X"}])
+        services.participation_settings_update(
+            study=open_study,
+            consent_text="",
+            questions_after=[],
+            questions_before=[
+                {"name": "Bad Name", "type": "essay", "label": ""},
+                {"name": "x", "type": "choice", "label": "X"},
+            ],
+        )
     text = " ".join(err.value.message_dict["questions_before"])
     assert "name must be lower-case" in text and "type must be one of" in text and "2–20 different choices" in text
 
@@ -152,8 +172,12 @@ def test_question_schema_is_checked(open_study):
 def test_end_context_for_each_platform_and_outcome(open_study):
     from annotation.participation.services import platform_ids_parse
 
-    prolific = services.join_link_create(study=open_study, role="judge", platform="prolific", completion_code="DONE1234")
-    p, _ = services.participant_join(link=prolific, ids=platform_ids_parse(platform="prolific", params=prolific_params()))
+    prolific = services.join_link_create(
+        study=open_study, role="judge", platform="prolific", completion_code="DONE1234"
+    )
+    p, _ = services.participant_join(
+        link=prolific, ids=platform_ids_parse(platform="prolific", params=prolific_params())
+    )
     end = selectors.end_context(participant=p, outcome="completed")
     assert end["code"] == "DONE1234" and end["redirect_url"].endswith("?cc=DONE1234") and end["mturk"] is None
     out = selectors.end_context(participant=p, outcome="screened_out")
@@ -165,12 +189,18 @@ def test_end_context_for_each_platform_and_outcome(open_study):
     params = mturk_params()
     m, _ = services.participant_join(link=mturk, ids=platform_ids_parse(platform="mturk", params=params))
     end = selectors.end_context(participant=m, outcome="completed")
-    assert end["mturk"] == {"action": "https://workersandbox.mturk.com/mturk/externalSubmit",
-                            "assignment_id": params["assignmentId"]}
-    plain = services.join_link_create(study=open_study, role="judge", completion_url="https://lab.example/thanks?c={code}")
+    assert end["mturk"] == {
+        "action": "https://workersandbox.mturk.com/mturk/externalSubmit",
+        "assignment_id": params["assignmentId"],
+    }
+    plain = services.join_link_create(
+        study=open_study, role="judge", completion_url="https://lab.example/thanks?c={code}"
+    )
     q, _ = services.participant_join(link=plain, ids=services.PlatformIds())
-    assert selectors.end_context(participant=q, outcome="completed")["redirect_url"] == \
-        f"https://lab.example/thanks?c={plain.completion_code}"
+    assert (
+        selectors.end_context(participant=q, outcome="completed")["redirect_url"]
+        == f"https://lab.example/thanks?c={plain.completion_code}"
+    )
     with pytest.raises(ValueError):
         selectors.end_context(participant=q, outcome="timed_out")
 

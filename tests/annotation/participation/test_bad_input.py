@@ -43,6 +43,7 @@ def _one_of_each(study=None):
 
 # --- resume links ---------------------------------------------------------------------------
 
+
 def _resume_path(welcome) -> str:
     return welcome.context["resume_url"].replace("http://testserver", "")
 
@@ -88,9 +89,11 @@ def test_a_resume_link_of_a_deactivated_participant_is_refused(judge_link):
 
 # --- links that have ended or are full ------------------------------------------------------
 
+
 def test_an_ended_or_full_link_refuses_accepting_too_but_lets_its_participants_back(open_study):
-    ended = services.join_link_create(study=open_study, role="judge", platform="prolific",
-                                      ends_at=timezone.now() + timedelta(hours=1))
+    ended = services.join_link_create(
+        study=open_study, role="judge", platform="prolific", ends_at=timezone.now() + timedelta(hours=1)
+    )
     mine = prolific_params()
     join(ended, mine)
     JoinLink.objects.filter(pk=ended.pk).update(ends_at=timezone.now() - timedelta(minutes=1))
@@ -109,25 +112,33 @@ def test_an_ended_or_full_link_refuses_accepting_too_but_lets_its_participants_b
 
 # --- forged platform ids --------------------------------------------------------------------
 
-@pytest.mark.parametrize("bad", [
-    {"workerId": "A1<script>"},
-    {"workerId": ""},
-    {"assignmentId": "x" * 300},
-    {"hitId": "../../etc"},
-    {"turkSubmitTo": "javascript:alert(1)"},
-])
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"workerId": "A1<script>"},
+        {"workerId": ""},
+        {"assignmentId": "x" * 300},
+        {"hitId": "../../etc"},
+        {"turkSubmitTo": "javascript:alert(1)"},
+    ],
+)
 def test_forged_mturk_ids_get_a_clear_400_and_store_nothing(open_study, bad):
     link = services.join_link_create(study=open_study, role="judge", platform="mturk")
     params = {**mturk_params(), **bad}
-    for r in (Client().get(f"/join/{link.token}/", params),
-              Client().post(f"/join/{link.token}/", {**params, "action": "accept"})):
+    for r in (
+        Client().get(f"/join/{link.token}/", params),
+        Client().post(f"/join/{link.token}/", {**params, "action": "accept"}),
+    ):
         assert r.status_code == 400 and "incomplete or was changed" in r.content.decode()
     assert not Participant.objects.exists() and not Assignment.objects.exists()
 
 
 def test_a_prolific_link_opened_without_its_ids_gets_a_clear_400(prolific_link):
-    for r in (Client().get(f"/join/{prolific_link.token}/"),
-              Client().post(f"/join/{prolific_link.token}/", {"action": "accept"})):
+    for r in (
+        Client().get(f"/join/{prolific_link.token}/"),
+        Client().post(f"/join/{prolific_link.token}/", {"action": "accept"}),
+    ):
         assert r.status_code == 400 and "incomplete or was changed" in r.content.decode()
     assert not Participant.objects.exists()
 
@@ -143,6 +154,7 @@ def test_the_same_prolific_id_in_other_letter_case_is_the_same_participant(proli
 
 
 # --- a second tab ---------------------------------------------------------------------------
+
 
 def test_two_tabs_with_the_same_prolific_id_get_one_participant_and_one_assignment(prolific_link, open_study):
     params = prolific_params()
@@ -188,8 +200,10 @@ def test_two_tabs_accepting_at_the_same_moment_resume_the_one_that_won(prolific_
 
 # --- a platform id already used in another study ---------------------------------------------
 
-def test_a_platform_id_from_another_study_is_a_separate_participant_and_nothing_is_mixed(prolific_link, open_study,
-                                                                                         researcher):
+
+def test_a_platform_id_from_another_study_is_a_separate_participant_and_nothing_is_mixed(
+    prolific_link, open_study, researcher
+):
     from annotation.judging.services.opening import study_judging_open
     from tests.factories import study_with_data
 
@@ -222,5 +236,6 @@ def test_a_platform_id_from_another_study_is_a_separate_participant_and_nothing_
         text = b"".join(client.get(f"/studies/{study.pk}/participants.csv").streaming_content).decode()
         rows = list(csv.DictReader(io.StringIO(text)))
         assert [(row["pseudonym"], row["platform_id"]) for row in rows] == [
-            (participant.user.username, params["PROLIFIC_PID"])]
+            (participant.user.username, params["PROLIFIC_PID"])
+        ]
     assert Participant.objects.count() == 2 and Assignment.objects.count() == 2

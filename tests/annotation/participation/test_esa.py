@@ -26,8 +26,15 @@ CODE = "E5A6B7C8"
 @pytest.fixture
 def esa_field_study(study):
     """The fixture study (5 originals × 2 systems) judged with ESA, opened with no judges."""
-    design_update(study=study, changes={"protocol": "esa", "seed": 11, "esa_prefill": "aligner",
-                                                "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={
+            "protocol": "esa",
+            "seed": 11,
+            "esa_prefill": "aligner",
+            "control_counts": {"identical": 0, "random": 0, "unigram": 0},
+        },
+    )
     study_judging_open(study=study)
     study.refresh_from_db()
     return study
@@ -41,16 +48,26 @@ def _annotate_on_the_page(client, study) -> int:
         if token is None:
             return n
         form = {k: re.search(rf'name="{k}" value="([^"]*)"', html).group(1) for k in ("serve", "key")}
-        data = json.loads(re.search(r'<script id="esa-data" type="application/json">(.*?)</script>', html, re.S).group(1))
-        r = client.post(f"/judge/studies/{study.pk}/esa/submit/", {
-            "token": token.group(1), "spans": json.dumps(data["spans"]), "score": "55", **form})
+        data = json.loads(
+            re.search(r'<script id="esa-data" type="application/json">(.*?)</script>', html, re.S).group(1)
+        )
+        r = client.post(
+            f"/judge/studies/{study.pk}/esa/submit/",
+            {"token": token.group(1), "spans": json.dumps(data["spans"]), "score": "55", **form},
+        )
         assert r.status_code == 302, r.content
         n += 1
 
 
 def test_an_esa_participant_annotates_every_item_and_then_gets_the_code(esa_field_study, researcher):
-    link = services.join_link_create(study=esa_field_study, role="judge", platform="prolific", created_by=researcher,
-                                     completion_code=CODE, screen_out_code="SCREEN01")
+    link = services.join_link_create(
+        study=esa_field_study,
+        role="judge",
+        platform="prolific",
+        created_by=researcher,
+        completion_code=CODE,
+        screen_out_code="SCREEN01",
+    )
     client, welcome = join(link, prolific_params())
     assert welcome.status_code == 200
     user = Participant.objects.get().user
@@ -71,8 +88,9 @@ def test_an_esa_participant_annotates_every_item_and_then_gets_the_code(esa_fiel
 
 
 def test_a_working_participant_is_not_timed_out_and_an_idle_ones_items_are_released(esa_field_study, researcher):
-    link = services.join_link_create(study=esa_field_study, role="judge", created_by=researcher,
-                                     items_per_participant=2, timeout_minutes=30)
+    link = services.join_link_create(
+        study=esa_field_study, role="judge", created_by=researcher, items_per_participant=2, timeout_minutes=30
+    )
     busy, _ = join(link)
     join(link)
     busy_user = Participant.objects.order_by("pk").first().user
@@ -80,8 +98,12 @@ def test_a_working_participant_is_not_timed_out_and_an_idle_ones_items_are_relea
     busy.post(f"/judge/studies/{esa_field_study.pk}/instructions/")
     html = busy.get(f"/judge/studies/{esa_field_study.pk}/esa/").content.decode()
     form = {k: re.search(rf'name="{k}" value="([^"]*)"', html).group(1) for k in ("token", "serve", "key")}
-    assert busy.post(f"/judge/studies/{esa_field_study.pk}/esa/submit/",
-                     {**form, "spans": "[]", "score": "60"}).status_code == 302
+    assert (
+        busy.post(
+            f"/judge/studies/{esa_field_study.pk}/esa/submit/", {**form, "spans": "[]", "score": "60"}
+        ).status_code
+        == 302
+    )
     assert services.participants_release_timed_out(now=timezone.now() + timedelta(minutes=5)) == 1
     assert Participant.objects.get(user=busy_user).timed_out_at is None
     assert EsaItem.objects.filter(assignment__study=esa_field_study).count() == 2

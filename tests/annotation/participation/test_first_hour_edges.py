@@ -14,8 +14,9 @@ from .conftest import join
 def test_the_researcher_previews_a_join_link_without_joining(client, researcher, judge_link, open_study):
     from annotation.participation import services
 
-    services.participation_settings_update(study=open_study, consent_text="We record your ratings only.",
-                                 questions_before=[], questions_after=[])
+    services.participation_settings_update(
+        study=open_study, consent_text="We record your ratings only.", questions_before=[], questions_after=[]
+    )
     client.force_login(researcher)
     page = client.get(f"/studies/{open_study.pk}/field/").content.decode()
     preview_url = f"/studies/{open_study.pk}/field/links/{judge_link.pk}/preview/"
@@ -37,8 +38,9 @@ def test_a_judge_cannot_open_the_preview(client, judge, judge_link, open_study):
 def test_the_participants_csv_says_which_rule_screened_someone_out_and_why(client, researcher, judge_link, open_study):
     join(judge_link)
     p = Participant.objects.get()
-    screen_out(assignment=Assignment.objects.get(judge=p.user), rule="training",
-               reason="2 of 5 training items right; 4 needed")
+    screen_out(
+        assignment=Assignment.objects.get(judge=p.user), rule="training", reason="2 of 5 training items right; 4 needed"
+    )
     client.force_login(researcher)
     response = client.get(f"/studies/{open_study.pk}/participants.csv")
     body = b"".join(response.streaming_content if response.streaming else [response.content]).decode()
@@ -84,7 +86,19 @@ def test_the_instructions_mention_sliders_only_when_the_design_has_one(judge_lin
     client, _ = join(judge_link)
     assert "On a slider" not in _instructions(client, open_study)  # PEM's four 1-5 criteria: no slider
     design = JudgingDesign.objects.get(study=open_study)
-    design.criteria = [*design.criteria, {"slug": "similarity", "name": "Similarity", "help": "", "scale": {
-        "type": "slider", "min": 0, "max": 100, "anchors": {"low": "Different", "mid": "Half", "high": "Same"}}}]
+    design.criteria = [
+        *design.criteria,
+        {
+            "slug": "similarity",
+            "name": "Similarity",
+            "help": "",
+            "scale": {
+                "type": "slider",
+                "min": 0,
+                "max": 100,
+                "anchors": {"low": "Different", "mid": "Half", "high": "Same"},
+            },
+        },
+    ]
     design.save(update_fields=["criteria"])  # as a slider design would be: the page reads the design
     assert "On a slider" in _instructions(client, open_study)

@@ -20,13 +20,19 @@ pytestmark = pytest.mark.django_db
 
 
 def _counts():
-    return (User.objects.count(), Participant.objects.count(), StudyMembership.objects.count(),
-            Assignment.objects.count(), AssignmentItem.objects.count())
+    return (
+        User.objects.count(),
+        Participant.objects.count(),
+        StudyMembership.objects.count(),
+        Assignment.objects.count(),
+        AssignmentItem.objects.count(),
+    )
 
 
 def test_opening_a_link_shows_consent_and_stores_nothing(judge_link, open_study):
-    services.participation_settings_update(study=open_study, consent_text="We store your ratings for research.",
-                                           questions_before=[], questions_after=[])
+    services.participation_settings_update(
+        study=open_study, consent_text="We store your ratings for research.", questions_before=[], questions_after=[]
+    )
     before = _counts()
     r = Client().get(f"/join/{judge_link.token}/")
     assert r.status_code == 200
@@ -91,7 +97,11 @@ def test_prolific_ids_are_captured_and_a_returning_id_resumes(prolific_link, ope
     _, r = join(prolific_link, params)
     p = Participant.objects.get()
     assert (p.platform, p.platform_id, p.platform_study_id, p.platform_session_id) == (
-        "prolific", params["PROLIFIC_PID"], params["STUDY_ID"], params["SESSION_ID"])
+        "prolific",
+        params["PROLIFIC_PID"],
+        params["STUDY_ID"],
+        params["SESSION_ID"],
+    )
     # The same Prolific submission (PID, STUDY_ID and SESSION_ID) in a fresh browser resumes the same participant
     # after pressing Continue: no second account or assignment.
     other, r = come_back(prolific_link, params)
@@ -103,16 +113,21 @@ def test_one_participant_per_platform_id_per_study(prolific_link, open_study, re
     params = prolific_params()
     join(prolific_link, params)
     with pytest.raises(services.JoinRefused, match="already taken part"):
-        services.participant_join(link=prolific_link, ids=services.platform_ids_parse(platform="prolific", params=params))
+        services.participant_join(
+            link=prolific_link, ids=services.platform_ids_parse(platform="prolific", params=params)
+        )
     assert Participant.objects.count() == 1
 
 
-@pytest.mark.parametrize("bad", [
-    {"PROLIFIC_PID": "not-an-id"},
-    {"PROLIFIC_PID": "'; drop table x; --"},
-    {"STUDY_ID": ""},
-    {"SESSION_ID": "g" * 24},
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"PROLIFIC_PID": "not-an-id"},
+        {"PROLIFIC_PID": "'; drop table x; --"},
+        {"STUDY_ID": ""},
+        {"SESSION_ID": "g" * 24},
+    ],
+)
 def test_malformed_prolific_ids_get_a_clear_400_and_store_nothing(prolific_link, bad):
     before = _counts()
     params = {**prolific_params(), **bad}
@@ -126,7 +141,9 @@ def test_malformed_prolific_ids_get_a_clear_400_and_store_nothing(prolific_link,
 def test_mturk_preview_shows_a_preview_and_creates_nothing(open_study, researcher):
     link = services.join_link_create(study=open_study, role="judge", platform="mturk")
     before = _counts()
-    r = Client().get(f"/join/{link.token}/", {"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "hitId": "3ABCDEFGHIJKLMNOPQRST"})
+    r = Client().get(
+        f"/join/{link.token}/", {"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "hitId": "3ABCDEFGHIJKLMNOPQRST"}
+    )
     assert r.status_code == 200 and "This is a preview" in r.content.decode()
     assert b"consent-form" not in r.content
     assert _counts() == before
@@ -138,7 +155,11 @@ def test_mturk_ids_are_captured_and_the_submit_host_is_checked(open_study):
     join(link, params)
     p = Participant.objects.get()
     assert (p.platform_id, p.platform_session_id, p.platform_study_id, p.mturk_submit_to) == (
-        params["workerId"], params["assignmentId"], params["hitId"], "https://workersandbox.mturk.com")
+        params["workerId"],
+        params["assignmentId"],
+        params["hitId"],
+        "https://workersandbox.mturk.com",
+    )
     evil = {**mturk_params(), "turkSubmitTo": "https://evil.example.com"}
     assert Client().get(f"/join/{link.token}/", evil).status_code == 400
 
@@ -205,8 +226,11 @@ def test_annotator_link_makes_an_annotator_with_pairs(study, researcher):
     from annotation.alignment.models import AlignmentAssignment
     from annotation.alignment.services.pairs import pairs_import_file
 
-    pairs_import_file(study=study, data=b"pair_id\tsentence1\tsentence2\np1\tThe cat sat .\tA cat was sitting .\n",
-                      filename="pairs.tsv")
+    pairs_import_file(
+        study=study,
+        data=b"pair_id\tsentence1\tsentence2\np1\tThe cat sat .\tA cat was sitting .\n",
+        filename="pairs.tsv",
+    )
     link = services.join_link_create(study=study, role="annotator")
     client, r = join(link)
     user = Participant.objects.get().user
@@ -215,13 +239,16 @@ def test_annotator_link_makes_an_annotator_with_pairs(study, researcher):
     assert client.get(f"/participate/studies/{study.pk}/")["Location"] == "/alignment/"
 
 
-@pytest.mark.parametrize("bad, field", [
-    ({"ends_at": timezone.now() - timedelta(hours=1)}, "ends_at"),
-    ({"completion_url": "javascript:alert(1)"}, "completion_url"),
-    ({"timeout_minutes": 0}, "timeout_minutes"),
-    ({"role": "researcher"}, "role"),
-    ({"screen_out_code": "a b"}, "screen_out_code"),
-])
+@pytest.mark.parametrize(
+    "bad, field",
+    [
+        ({"ends_at": timezone.now() - timedelta(hours=1)}, "ends_at"),
+        ({"completion_url": "javascript:alert(1)"}, "completion_url"),
+        ({"timeout_minutes": 0}, "timeout_minutes"),
+        ({"role": "researcher"}, "role"),
+        ({"screen_out_code": "a b"}, "screen_out_code"),
+    ],
+)
 def test_link_creation_refuses_bad_settings(open_study, bad, field):
     from django.core.exceptions import ValidationError
 
@@ -235,15 +262,31 @@ def test_researcher_makes_and_closes_a_link_on_the_field_study_page(open_study, 
 
     web = Client()
     web.force_login(researcher)
-    r = web.post(f"/studies/{open_study.pk}/field/links/", {"role": "judge", "platform": "prolific", "timeout_minutes": 45,
-                                                            "max_participants": 30, "items_per_participant": 4},
-                 follow=True)
+    r = web.post(
+        f"/studies/{open_study.pk}/field/links/",
+        {
+            "role": "judge",
+            "platform": "prolific",
+            "timeout_minutes": 45,
+            "max_participants": 30,
+            "items_per_participant": 4,
+        },
+        follow=True,
+    )
     link = JoinLink.objects.get()
-    assert (link.platform, link.timeout_minutes, link.max_participants, link.items_per_participant) == ("prolific", 45, 30, 4)
+    assert (link.platform, link.timeout_minutes, link.max_participants, link.items_per_participant) == (
+        "prolific",
+        45,
+        30,
+        4,
+    )
     assert f"/join/{link.token}/" in r.content.decode()
     web.post(f"/studies/{open_study.pk}/field/links/{link.pk}/close/")
     link.refresh_from_db()
     assert link.closed_at is not None
-    r = web.post(f"/studies/{open_study.pk}/field/settings/", {"consent_text": "Agree?", "questions_before": "[oops"},
-                 follow=True)
+    r = web.post(
+        f"/studies/{open_study.pk}/field/settings/",
+        {"consent_text": "Agree?", "questions_before": "[oops"},
+        follow=True,
+    )
     assert "not valid JSON (line 1, column 2)" in r.content.decode()

@@ -43,10 +43,12 @@ def _signed_in(client) -> int | None:
 def _age(participants, minutes: int) -> None:
     """Move the joins of ``participants`` ``minutes`` into the past (as if that much time had gone by)."""
     Participant.objects.filter(pk__in=[p.pk for p in participants]).update(
-        consented_at=timezone.now() - timedelta(minutes=minutes))
+        consented_at=timezone.now() - timedelta(minutes=minutes)
+    )
 
 
 # --- 1. takeover by a platform id -------------------------------------------------------------
+
 
 def test_a_prolific_id_alone_never_signs_anyone_in_to_a_participant_with_answers(prolific_link, open_study):
     victim = prolific_params()
@@ -99,6 +101,7 @@ def test_a_forged_resume_cookie_is_ignored(judge_link, open_study):
 
 # --- 7. login CSRF and the second tab ---------------------------------------------------------
 
+
 def test_a_cross_site_get_to_a_join_link_never_signs_a_signed_in_researcher_out(prolific_link, researcher):
     params = prolific_params()
     join(prolific_link, params)
@@ -133,8 +136,12 @@ def test_a_second_tab_of_the_same_browser_with_a_stale_token_continues_instead_o
     for _tab in range(2):
         page = browser.get(f"/join/{prolific_link.token}/", params, follow=True)
         tokens.append(re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.content.decode()).group(1))
-    assert browser.post(f"/join/{prolific_link.token}/", {"action": "accept",
-                                                         "csrfmiddlewaretoken": tokens[0]}).status_code == 200
+    assert (
+        browser.post(
+            f"/join/{prolific_link.token}/", {"action": "accept", "csrfmiddlewaretoken": tokens[0]}
+        ).status_code
+        == 200
+    )
     r = browser.post(f"/join/{prolific_link.token}/", {"action": "accept", "csrfmiddlewaretoken": tokens[1]})
     assert r.status_code == 303 and r["Location"] == f"/join/{prolific_link.token}/"
     r = browser.get(r["Location"])
@@ -142,8 +149,9 @@ def test_a_second_tab_of_the_same_browser_with_a_stale_token_continues_instead_o
     assert _signed_in(browser) == Participant.objects.get().user_id
 
 
-def test_a_second_tab_accepting_while_the_first_one_joins_resumes_instead_of_409(prolific_link, open_study,
-                                                                                    monkeypatch):
+def test_a_second_tab_accepting_while_the_first_one_joins_resumes_instead_of_409(
+    prolific_link, open_study, monkeypatch
+):
     params = prolific_params()
     tab1, tab2 = Client(), Client()
     for tab in (tab1, tab2):
@@ -165,6 +173,7 @@ def test_a_second_tab_accepting_while_the_first_one_joins_resumes_instead_of_409
 
 # --- 2. seats strangers cannot hoard ------------------------------------------------------------
 
+
 def _hoard(link, n: int) -> list[Participant]:
     for i in range(n):
         join(link, prolific_params(), client=Client(REMOTE_ADDR=f"198.51.100.{i + 1}"))
@@ -172,8 +181,9 @@ def _hoard(link, n: int) -> list[Participant]:
 
 
 def test_a_link_filled_by_strangers_who_never_answer_opens_again_after_its_timeout(open_study):
-    link = services.join_link_create(study=open_study, role="judge", platform="prolific", max_participants=2,
-                                     timeout_minutes=1)
+    link = services.join_link_create(
+        study=open_study, role="judge", platform="prolific", max_participants=2, timeout_minutes=1
+    )
     hoarders = _hoard(link, 2)
     r = Client().get(f"/join/{link.token}/", prolific_params(), follow=True)
     assert r.status_code == 410
@@ -222,16 +232,21 @@ def test_joins_through_one_link_are_limited_per_minute_from_all_addresses(judge_
 
 # --- 5. the client's address -----------------------------------------------------------------------
 
+
 def test_a_rotating_x_forwarded_for_sent_straight_to_gunicorn_does_not_pass_the_address_limit(judge_link, settings):
     settings.PARAEVAL_NUM_PROXIES = 1
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
     settings.PARAEVAL_JOIN_PER_ADDRESS_PER_HOUR = 2
-    statuses = [join(judge_link, client=Client(REMOTE_ADDR="203.0.113.5", HTTP_X_FORWARDED_FOR=f"192.0.2.{i}"))[1]
-                .status_code for i in range(4)]
+    statuses = [
+        join(judge_link, client=Client(REMOTE_ADDR="203.0.113.5", HTTP_X_FORWARDED_FOR=f"192.0.2.{i}"))[1].status_code
+        for i in range(4)
+    ]
     assert statuses == [200, 200, 429, 429]
     # Through the declared proxy (a trusted address), the header does name each client.
-    via_proxy = [join(judge_link, client=Client(REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR=f"192.0.2.{i}"))[1]
-                 .status_code for i in range(10, 13)]
+    via_proxy = [
+        join(judge_link, client=Client(REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR=f"192.0.2.{i}"))[1].status_code
+        for i in range(10, 13)
+    ]
     assert via_proxy == [200, 200, 200]
 
 
@@ -272,10 +287,14 @@ def test_check_deploy_in_production_mode_warns_behind_a_proxy_with_none_declared
 
 # --- 7. a chunked body, and platform ids in logs ----------------------------------------------
 
+
 def _settings_api(open_study, researcher):
-    services.participation_settings_update(study=open_study, consent_text="We keep your ratings.",
-                                           questions_before=[{"name": "a", "type": "text", "label": "A"}],
-                                           questions_after=[])
+    services.participation_settings_update(
+        study=open_study,
+        consent_text="We keep your ratings.",
+        questions_before=[{"name": "a", "type": "text", "label": "A"}],
+        questions_after=[],
+    )
     api = APIClient()
     api.force_authenticate(user=researcher)
     return api
@@ -283,8 +302,13 @@ def _settings_api(open_study, researcher):
 
 def test_a_chunked_body_to_the_settings_api_is_refused_and_wipes_nothing(open_study, researcher):
     api = _settings_api(open_study, researcher)
-    r = api.put(f"/api/studies/{open_study.pk}/participation/", {"consent_text": "new"}, format="json",
-                CONTENT_LENGTH="", HTTP_TRANSFER_ENCODING="chunked")
+    r = api.put(
+        f"/api/studies/{open_study.pk}/participation/",
+        {"consent_text": "new"},
+        format="json",
+        CONTENT_LENGTH="",
+        HTTP_TRANSFER_ENCODING="chunked",
+    )
     assert r.status_code == 411
     row = ParticipationSettings.objects.get(study=open_study)
     assert row.consent_text == "We keep your ratings." and row.questions_before[0]["name"] == "a"
@@ -324,11 +348,22 @@ def test_gunicorn_access_log_lines_never_hold_platform_ids():
     assert conf["logger_class"] == "config.access_log.RedactingLogger"
     params = prolific_params()
     query = "&".join(f"{k}={v}" for k, v in params.items())
-    environ = {"REQUEST_METHOD": "GET", "RAW_URI": f"/join/abc/?{query}", "SERVER_PROTOCOL": "HTTP/1.1",
-               "PATH_INFO": "/join/abc/", "QUERY_STRING": query, "REMOTE_ADDR": "192.0.2.1",
-               "HTTP_REFERER": f"https://example.org/join/abc/?{query}", "HTTP_USER_AGENT": "test"}
-    atoms = RedactingLogger(Config()).atoms(SimpleNamespace(status="302 Found", sent=0, headers=[]),
-                                            [("REFERER", environ["HTTP_REFERER"])], environ, timedelta(seconds=0.01))
+    environ = {
+        "REQUEST_METHOD": "GET",
+        "RAW_URI": f"/join/abc/?{query}",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "PATH_INFO": "/join/abc/",
+        "QUERY_STRING": query,
+        "REMOTE_ADDR": "192.0.2.1",
+        "HTTP_REFERER": f"https://example.org/join/abc/?{query}",
+        "HTTP_USER_AGENT": "test",
+    }
+    atoms = RedactingLogger(Config()).atoms(
+        SimpleNamespace(status="302 Found", sent=0, headers=[]),
+        [("REFERER", environ["HTTP_REFERER"])],
+        environ,
+        timedelta(seconds=0.01),
+    )
     line = Config().access_log_format % atoms
     assert "/join/abc/?PROLIFIC_PID=REDACTED" in line
     for value in params.values():
@@ -339,7 +374,14 @@ def test_the_development_server_log_never_holds_platform_ids(caplog):
     from config.logging_filters import RedactPlatformIds
 
     pid = prolific_params()["PROLIFIC_PID"]
-    record = logging.LogRecord("django.server", logging.INFO, __file__, 1, '"%s" %s %s',
-                               (f"GET /join/abc/?PROLIFIC_PID={pid}&x=1 HTTP/1.1", "302", "0"), None)
+    record = logging.LogRecord(
+        "django.server",
+        logging.INFO,
+        __file__,
+        1,
+        '"%s" %s %s',
+        (f"GET /join/abc/?PROLIFIC_PID={pid}&x=1 HTTP/1.1", "302", "0"),
+        None,
+    )
     assert RedactPlatformIds().filter(record)
     assert pid not in record.getMessage() and "x=1" in record.getMessage()

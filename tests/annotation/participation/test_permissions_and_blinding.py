@@ -23,9 +23,11 @@ def _api(user) -> APIClient:
 
 def test_researcher_makes_lists_and_closes_links_through_the_api(open_study, researcher):
     api = _api(researcher)
-    r = api.post(f"/api/studies/{open_study.pk}/join-links/",
-                 {"role": "judge", "platform": "prolific", "max_participants": 50, "completion_code": "ABCD1234"},
-                 format="json")
+    r = api.post(
+        f"/api/studies/{open_study.pk}/join-links/",
+        {"role": "judge", "platform": "prolific", "max_participants": 50, "completion_code": "ABCD1234"},
+        format="json",
+    )
     assert r.status_code == 201, r.content
     body = r.json()
     link = JoinLink.objects.get()
@@ -34,11 +36,15 @@ def test_researcher_makes_lists_and_closes_links_through_the_api(open_study, res
     assert [x["id"] for x in api.get(f"/api/studies/{open_study.pk}/join-links/").json()] == [link.pk]
     r = api.post(f"/api/studies/{open_study.pk}/join-links/{link.pk}/close/")
     assert r.status_code == 200 and r.json()["closed_at"]
-    bad = api.post(f"/api/studies/{open_study.pk}/join-links/", {"role": "judge", "completion_code": "no spaces"},
-                   format="json")
+    bad = api.post(
+        f"/api/studies/{open_study.pk}/join-links/", {"role": "judge", "completion_code": "no spaces"}, format="json"
+    )
     assert bad.status_code == 400 and "completion_code" in bad.json()
-    r = api.put(f"/api/studies/{open_study.pk}/participation/",
-                {"consent_text": "OK?", "questions_before": [{"name": "a", "type": "text", "label": "A"}]}, format="json")
+    r = api.put(
+        f"/api/studies/{open_study.pk}/participation/",
+        {"consent_text": "OK?", "questions_before": [{"name": "a", "type": "text", "label": "A"}]},
+        format="json",
+    )
     assert r.status_code == 200 and r.json()["questions_before"][0]["name"] == "a"
     r = api.put(f"/api/studies/{open_study.pk}/participation/", {"questions_before": [{"name": "a"}]}, format="json")
     assert r.status_code == 400 and "questions_before" in r.json()
@@ -51,11 +57,16 @@ def test_strangers_and_participants_cannot_list_participants_or_make_links(judge
     for user in (stranger, participant):
         api = _api(user)
         assert api.get(f"/api/studies/{open_study.pk}/participants/").status_code == 403
-        assert api.post(f"/api/studies/{open_study.pk}/join-links/", {"role": "judge"}, format="json").status_code == 403
+        assert (
+            api.post(f"/api/studies/{open_study.pk}/join-links/", {"role": "judge"}, format="json").status_code == 403
+        )
         web = Client()
         web.force_login(user)
-        for url in (f"/studies/{open_study.pk}/participants/", f"/studies/{open_study.pk}/participants.csv",
-                    f"/studies/{open_study.pk}/field/"):
+        for url in (
+            f"/studies/{open_study.pk}/participants/",
+            f"/studies/{open_study.pk}/participants.csv",
+            f"/studies/{open_study.pk}/field/",
+        ):
             assert web.get(url).status_code == 403
     assert APIClient().get(f"/api/studies/{open_study.pk}/participants/").status_code in (401, 403)
     assert client.get(f"/studies/{open_study.pk}/participants/").status_code == 403
@@ -81,8 +92,12 @@ def test_researcher_sees_participants_page_csv_and_api(judge_link, open_study, r
 
 
 def test_a_participant_never_reaches_another_participants_pages(judge_link, open_study):
-    services.participation_settings_update(study=open_study, consent_text="", questions_after=[],
-                                           questions_before=[{"name": "lang", "type": "language", "label": "L"}])
+    services.participation_settings_update(
+        study=open_study,
+        consent_text="",
+        questions_after=[],
+        questions_before=[{"name": "lang", "type": "language", "label": "L"}],
+    )
     a, _ = join(judge_link)
     b, _ = join(judge_link)
     pa, pb = Participant.objects.order_by("pk")
@@ -106,8 +121,9 @@ def _forbidden_words(study) -> list[str]:
 
 
 def test_join_consent_welcome_and_end_pages_reveal_no_system_control_or_other_participant(prolific_link, open_study):
-    services.participation_settings_update(study=open_study, consent_text="Please agree.", questions_before=[],
-                                           questions_after=[])
+    services.participation_settings_update(
+        study=open_study, consent_text="Please agree.", questions_before=[], questions_after=[]
+    )
     join(prolific_link, prolific_params())  # someone else, earlier
     other = Participant.objects.get()
     params = prolific_params()

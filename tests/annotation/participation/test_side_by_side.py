@@ -24,8 +24,10 @@ CODE = "C1A2B3C4"
 @pytest.fixture
 def cmp_field_study(study):
     """The fixture study (5 originals × 2 systems) judged side by side, opened with no judges."""
-    design_update(study=study, changes={"protocol": "comparison", "seed": 11,
-                                                "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={"protocol": "comparison", "seed": 11, "control_counts": {"identical": 0, "random": 0, "unigram": 0}},
+    )
     study_judging_open(study=study)
     study.refresh_from_db()
     return study
@@ -33,8 +35,14 @@ def cmp_field_study(study):
 
 @pytest.fixture
 def cmp_link(cmp_field_study, researcher):
-    return services.join_link_create(study=cmp_field_study, role="judge", platform="prolific", created_by=researcher,
-                                     completion_code=CODE, screen_out_code="SCREEN01")
+    return services.join_link_create(
+        study=cmp_field_study,
+        role="judge",
+        platform="prolific",
+        created_by=researcher,
+        completion_code=CODE,
+        screen_out_code="SCREEN01",
+    )
 
 
 def _answer_on_the_page(client, study, answer="A") -> int:
@@ -48,8 +56,9 @@ def _answer_on_the_page(client, study, answer="A") -> int:
         if token is None:
             return n
         form = {k: re.search(rf'name="{k}" value="([^"]*)"', html).group(1) for k in ("serve", "key")}
-        r = client.post(f"/judge/studies/{study.pk}/compare/submit/",
-                        {"token": token.group(1), "preference": answer, **form})
+        r = client.post(
+            f"/judge/studies/{study.pk}/compare/submit/", {"token": token.group(1), "preference": answer, **form}
+        )
         assert r.status_code == 302, r.content
         n += 1
 
@@ -94,13 +103,15 @@ def test_the_completion_code_comes_only_once_every_pair_is_answered(cmp_link, cm
 
 
 def test_pairs_per_participant_are_balanced_and_a_timed_out_participants_pairs_released(cmp_field_study, researcher):
-    link = services.join_link_create(study=cmp_field_study, role="judge", created_by=researcher,
-                                     items_per_participant=2, timeout_minutes=30)
+    link = services.join_link_create(
+        study=cmp_field_study, role="judge", created_by=researcher, items_per_participant=2, timeout_minutes=30
+    )
     join(link)
     join(link)
     join(link)
-    held = list(ComparisonItem.objects.filter(assignment__study=cmp_field_study).values_list("left__original_id",
-                                                                                            flat=True))
+    held = list(
+        ComparisonItem.objects.filter(assignment__study=cmp_field_study).values_list("left__original_id", flat=True)
+    )
     assert len(held) == 6 and max(held.count(o) for o in set(held)) == 2 and len(set(held)) == 5
     assert services.participants_release_timed_out(now=timezone.now() + timedelta(hours=1)) == 3
     assert not ComparisonItem.objects.filter(assignment__study=cmp_field_study).exists()
@@ -123,16 +134,28 @@ def test_the_design_page_sets_up_side_by_side_training_and_attention_checks(cmp_
     assert 'name="a"' in html and 'name="b"' in html and '<select name="preference"' in html
     assert 'name="tolerance_' not in html and 'name="training_tolerance"' not in html
     assert "Training: questions checked" in html
-    client.post(f"/studies/{cmp_field_study.pk}/judging/training/", {
-        "original": "O.", "a": "A text.", "b": "B text.", "preference": "B", "explanation": "Why."})
+    client.post(
+        f"/studies/{cmp_field_study.pk}/judging/training/",
+        {"original": "O.", "a": "A text.", "b": "B text.", "preference": "B", "explanation": "Why."},
+    )
     (item,) = training.training_items(study=cmp_field_study)
     assert item.expected == {"b": "B text.", "answers": {"preference": "B"}}
     html = client.get(url).content.decode()
     assert "A text." in html and "B text." in html and "preference B" in html
-    r = client.post(f"/studies/{cmp_field_study.pk}/judging/screening/", {
-        "training_criteria": "preference", "training_required": "0", "training_retries": "1",
-        "training_items_per_attempt": "", "attention_count": "2", "attention_policy": "end",
-        "attention_max_failures": "1", "qc_auto_pvalue": "0.01", "qc_auto_min_controls": "10"})
+    r = client.post(
+        f"/studies/{cmp_field_study.pk}/judging/screening/",
+        {
+            "training_criteria": "preference",
+            "training_required": "0",
+            "training_retries": "1",
+            "training_items_per_attempt": "",
+            "attention_count": "2",
+            "attention_policy": "end",
+            "attention_max_failures": "1",
+            "qc_auto_pvalue": "0.01",
+            "qc_auto_min_controls": "10",
+        },
+    )
     assert r.status_code == 302
     saved = ScreeningSettings.objects.get(study=cmp_field_study)
     assert saved.attention_count == 2 and saved.training_criteria == ["preference"]

@@ -51,6 +51,7 @@ def test_shape_without_tokens_is_the_smallest_grid_holding_the_links():
 
 # ---------------------------------------------------------------- Pharaoh
 
+
 def test_pharaoh_reads_sure_and_possible_links_one_pair_per_line():
     out = read_pharaoh("0-0 1p2\n\n3-1\n")
     assert len(out) == 3
@@ -88,6 +89,7 @@ def test_pharaoh_reading_is_all_or_nothing():
 
 # ---------------------------------------------------------------- NAACL
 
+
 def test_naacl_is_one_based_with_optional_kind_and_confidence():
     text = "1 1 1\n1 2 3 P\n2 4 2 S 0.75\n3 1 1 0.5\n"
     out = read_naacl(text)
@@ -117,6 +119,7 @@ def test_naacl_errors_name_line_and_column():
 
 
 # ---------------------------------------------------------------- JSON / CSV
+
 
 def test_json_accepts_a_list_a_single_object_or_jsonl():
     obj = {"tokens1": ["a", "b"], "tokens2": ["c"], "sure": [[0, 0]], "possible": [[1, 0]]}

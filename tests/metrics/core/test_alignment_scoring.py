@@ -51,7 +51,9 @@ def _random_alignment(rng, n1, n2, p_sure=0.2, p_poss=0.15):
                 sure.add((i, j))
             elif r < p_sure + p_poss:
                 poss.add((i, j))
-    return Alignment(tuple(f"w{i}" for i in range(n1)), tuple(f"v{j}" for j in range(n2)), frozenset(sure), frozenset(poss))
+    return Alignment(
+        tuple(f"w{i}" for i in range(n1)), tuple(f"v{j}" for j in range(n2)), frozenset(sure), frozenset(poss)
+    )
 
 
 def test_aer_equals_nltk_on_random_pairs():
@@ -116,13 +118,21 @@ def test_unaligned_words_at_the_edges_multiply_system_phrase_pairs():
     manual = al("he left quickly", "he went away fast", sure={(0, 0), (1, 1), (1, 2), (2, 3)})
     system = al("he left quickly", "he went away fast", sure={(0, 0), (1, 1), (2, 3)})
     assert phrase_pairs(manual) == {
-        PhrasePair(0, 2, 0, 3), PhrasePair(0, 3, 0, 4), PhrasePair(1, 2, 1, 3),
-        PhrasePair(1, 3, 1, 4), PhrasePair(2, 3, 3, 4),
+        PhrasePair(0, 2, 0, 3),
+        PhrasePair(0, 3, 0, 4),
+        PhrasePair(1, 2, 1, 3),
+        PhrasePair(1, 3, 1, 4),
+        PhrasePair(2, 3, 3, 4),
     }  # ("he", "he") is dropped as identical
     assert phrase_pairs(system) == {
-        PhrasePair(0, 2, 0, 2), PhrasePair(0, 2, 0, 3), PhrasePair(0, 3, 0, 4),
-        PhrasePair(1, 2, 1, 2), PhrasePair(1, 2, 1, 3), PhrasePair(1, 3, 1, 4),
-        PhrasePair(2, 3, 3, 4), PhrasePair(2, 3, 2, 4),
+        PhrasePair(0, 2, 0, 2),
+        PhrasePair(0, 2, 0, 3),
+        PhrasePair(0, 3, 0, 4),
+        PhrasePair(1, 2, 1, 2),
+        PhrasePair(1, 2, 1, 3),
+        PhrasePair(1, 3, 1, 4),
+        PhrasePair(2, 3, 3, 4),
+        PhrasePair(2, 3, 2, 4),
     }
     s = align_scores(manual, system)
     assert (s.counts.n_system, s.counts.n_manual, s.counts.n_common) == (8, 5, 5)
@@ -182,8 +192,11 @@ def group_of_paper_example():
     """The key sentence of ParaMetric's Figure 1 against two other translations."""
     return [
         al(KEY, "some propose to impeach him", sure={(i, i) for i in range(5)}),
-        al(KEY, "some are proposing an indictment against him",
-           sure={(0, 0), (1, 1), (1, 2), (2, 3), (3, 3), (3, 4), (3, 5), (2, 4), (2, 5), (4, 6)}),
+        al(
+            KEY,
+            "some are proposing an indictment against him",
+            sure={(0, 0), (1, 1), (1, 2), (2, 3), (3, 3), (3, 4), (3, 5), (2, 4), (2, 5), (4, 6)},
+        ),
     ]
 
 
@@ -209,17 +222,17 @@ def test_reference_group_members_must_share_the_key_sentence():
 def test_lb_precision_is_correct_over_posited_unique_pairs():
     group = group_of_paper_example()
     table = read_paraphrase_table(
-        "want\tpropose\t0.5\n"          # correct
-        "Want\tpropose\t0.4\n"          # same pair again: counted once
-        "want\twish\t0.3\n"             # posited, not in the reference
-        "want\tdesire\t0.001\n"         # below min_prob
-        "him\this\t0.2\n"               # posited, wrong
+        "want\tpropose\t0.5\n"  # correct
+        "Want\tpropose\t0.4\n"  # same pair again: counted once
+        "want\twish\t0.3\n"  # posited, not in the reference
+        "want\tdesire\t0.001\n"  # below min_prob
+        "him\this\t0.2\n"  # posited, wrong
         "impeach him\tan indictment against him\t0.1\n"  # "impeach" ~ "an indictment against" in
         # pair 2 only together with "to", so this is not a reference pair: wrong
         "to impeach him\tan indictment against him\t0.1\n"  # correct
-        "some\tsome\t0.9\n"             # identical: never posited
-        "want\ta b c d e f\t0.2\n"      # longer than max_len: not posited
-        "elephant\tpachyderm\t0.9\n"    # not a phrase of the key sentence
+        "some\tsome\t0.9\n"  # identical: never posited
+        "want\ta b c d e f\t0.2\n"  # longer than max_len: not posited
+        "elephant\tpachyderm\t0.9\n"  # not a phrase of the key sentence
     )
     s = paraphrase_scores([group], table, min_prob=0.01)
     assert (s.n_posited, s.n_correct) == (5, 2)

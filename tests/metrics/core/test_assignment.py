@@ -99,7 +99,9 @@ def test_order_rejects_duplicates_and_items_without_a_group():
         order_items(["a", "b"], {"a": "x"}, seed=1)
 
 
-@pytest.mark.parametrize(("n_items", "n_judges", "k"), [(2100, 3, 3), (2100, 5, 2), (1000, 7, 3), (10, 4, 1), (7, 3, 2)])
+@pytest.mark.parametrize(
+    ("n_items", "n_judges", "k"), [(2100, 3, 3), (2100, 5, 2), (1000, 7, 3), (10, 4, 1), (7, 3, 2)]
+)
 def test_each_item_gets_exactly_k_distinct_judges_and_loads_differ_by_at_most_one(n_items, n_judges, k):
     items = [f"i{n}" for n in range(n_items)]
     judges = [f"j{n}" for n in range(n_judges)]
@@ -115,8 +117,12 @@ def test_each_item_gets_exactly_k_distinct_judges_and_loads_differ_by_at_most_on
 def test_distribution_is_reproducible_from_the_seed():
     items = [f"i{n}" for n in range(200)]
     judges = ["ann", "bob", "cy", "dee"]
-    assert distribute_items(items, judges, judges_per_item=2, seed=4) == distribute_items(items, judges, judges_per_item=2, seed=4)
-    assert distribute_items(items, judges, judges_per_item=2, seed=4) != distribute_items(items, judges, judges_per_item=2, seed=5)
+    assert distribute_items(items, judges, judges_per_item=2, seed=4) == distribute_items(
+        items, judges, judges_per_item=2, seed=4
+    )
+    assert distribute_items(items, judges, judges_per_item=2, seed=4) != distribute_items(
+        items, judges, judges_per_item=2, seed=5
+    )
 
 
 def test_distribution_refuses_k_larger_than_the_number_of_judges():

@@ -44,8 +44,13 @@ def test_pem_is_prepared_with_the_train_pem_form_not_an_internal_function():
 
 def test_card_rows_keep_the_label_order_and_spell_out_the_direction():
     card = MetricCard(measures="m", direction="lower", range="0–1", needs="n", reference="r")
-    assert card_rows(card) == [("Measures", "m"), ("Direction", "lower is better"), ("Range", "0–1"),
-                               ("Needs", "n"), ("Reference", "r")]
+    assert card_rows(card) == [
+        ("Measures", "m"),
+        ("Direction", "lower is better"),
+        ("Range", "0–1"),
+        ("Needs", "n"),
+        ("Reference", "r"),
+    ]
 
 
 def test_the_cards_page_has_a_section_per_metric_with_every_field():

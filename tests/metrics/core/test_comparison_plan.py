@@ -14,8 +14,12 @@ from metrics.core.comparison_plan import (
 
 def test_every_pair_of_distinct_systems_by_default():
     keys = plan_pairs({"o1": ["a", "b", "c"], "o2": ["a", "b"]}, seed=1)
-    assert sorted(pair_key_split(k) for k in keys) == [("o1", "a", "b"), ("o1", "a", "c"), ("o1", "b", "c"),
-                                                       ("o2", "a", "b")]
+    assert sorted(pair_key_split(k) for k in keys) == [
+        ("o1", "a", "b"),
+        ("o1", "a", "c"),
+        ("o1", "b", "c"),
+        ("o2", "a", "b"),
+    ]
 
 
 def test_a_limit_per_original_keeps_system_pairs_balanced():
@@ -29,8 +33,9 @@ def test_a_limit_per_original_keeps_system_pairs_balanced():
 
 
 def test_control_pairs_set_each_control_against_a_genuine_system_of_the_same_original():
-    keys = plan_control_pairs({"o1": ["control:identical"], "o2": ["control:identical"]},
-                              {"o1": ["a", "b"], "o2": []}, seed=3)
+    keys = plan_control_pairs(
+        {"o1": ["control:identical"], "o2": ["control:identical"]}, {"o1": ["a", "b"], "o2": []}, seed=3
+    )
     assert len(keys) == 1
     original, a, b = pair_key_split(keys[0])
     assert original == "o1" and "control:identical" in (a, b) and ({a, b} - {"control:identical"}) <= {"a", "b"}

@@ -95,6 +95,9 @@ def test_a_phrase_table_bomb_is_refused(tmp_path, monkeypatch):
     from metrics.core.phrase_table import PhraseTable
 
     monkeypatch.setattr(compressed, "DECOMPRESSED_MAX_BYTES", 1 * MB)
-    bomb = _write(tmp_path / "table.tsv.gz", b"english\tpivot\tcount\n" + b"".join(b"w%d\tp%d\t3\n" % (i, i) for i in range(300_000)))
+    bomb = _write(
+        tmp_path / "table.tsv.gz",
+        b"english\tpivot\tcount\n" + b"".join(b"w%d\tp%d\t3\n" % (i, i) for i in range(300_000)),
+    )
     with pytest.raises(DecompressedTooLarge):
         PhraseTable.load(bomb)

@@ -126,7 +126,9 @@ def test_controls_are_reproducible_from_the_seed_and_stable_under_additions():
     # the old originals are unchanged, and the new one gets its own.
     more = dict(ORIGINALS, **{"John 1:6": "There was a man sent from God, whose name was John."})
     b = build_controls(more, counts=counts, seed=42)
-    assert [c for c in a if c.kind == "identical"] == [c for c in b if c.kind == "identical" and c.original != "John 1:6"]
+    assert [c for c in a if c.kind == "identical"] == [
+        c for c in b if c.kind == "identical" and c.original != "John 1:6"
+    ]
 
 
 def test_unknown_kind_or_negative_count_is_refused():
@@ -137,11 +139,17 @@ def test_unknown_kind_or_negative_count_is_refused():
 
 
 def test_detokenize_attaches_punctuation():
-    assert detokenize(["In", "him", "was", "life", ";", "and", "(", "light", ")", "."]) == "In him was life; and (light)."
+    assert (
+        detokenize(["In", "him", "was", "life", ";", "and", "(", "light", ")", "."]) == "In him was life; and (light)."
+    )
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.text(alphabet="abcXYZ’'-.,;()3 ", min_size=1, max_size=40), min_size=1, max_size=5), st.integers(1, 30), st.integers(0, 2**31))
+@given(
+    st.lists(st.text(alphabet="abcXYZ’'-.,;()3 ", min_size=1, max_size=40), min_size=1, max_size=5),
+    st.integers(1, 30),
+    st.integers(0, 2**31),
+)
 def test_detokenized_unigram_sentence_tokenizes_back_to_its_length(texts, length, seed):
     try:
         model = unigram_model(texts)

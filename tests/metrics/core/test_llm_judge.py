@@ -108,30 +108,74 @@ def test_the_default_rubric_is_pems_four_criteria_on_labelled_one_to_five_scales
 
 
 def test_the_prompt_shows_the_studys_criterion_its_scale_labels_and_the_pair():
-    rubric = rubric_from_json(json.dumps({"instructions": "Rate like a careful editor.", "criteria": [
-        {"slug": "meaning", "name": "Meaning", "help": "Is the meaning kept?",
-         "scale": {"type": "points", "min": 0, "max": 2, "labels": ["no", "partly", "yes"]}}]}))
+    rubric = rubric_from_json(
+        json.dumps(
+            {
+                "instructions": "Rate like a careful editor.",
+                "criteria": [
+                    {
+                        "slug": "meaning",
+                        "name": "Meaning",
+                        "help": "Is the meaning kept?",
+                        "scale": {"type": "points", "min": 0, "max": 2, "labels": ["no", "partly", "yes"]},
+                    }
+                ],
+            }
+        )
+    )
     messages = render_messages(DEFAULT_TEMPLATE, rubric, rubric.criterion("meaning"), "R text", "P text")
     assert [m["role"] for m in messages] == ["system", "user"]
     user = messages[1]["content"]
-    for part in ("Rate like a careful editor.", "Meaning. Is the meaning kept?", "0 = no\n1 = partly\n2 = yes",
-                 "Original: R text", "Paraphrase: P text", "a whole number from 0 to 2"):
+    for part in (
+        "Rate like a careful editor.",
+        "Meaning. Is the meaning kept?",
+        "0 = no\n1 = partly\n2 = yes",
+        "Original: R text",
+        "Paraphrase: P text",
+        "a whole number from 0 to 2",
+    ):
         assert part in user
 
 
 def test_a_slider_criterion_is_shown_with_its_anchors_and_accepts_numbers_from_0_to_100():
-    rubric = rubric_from_json(json.dumps([{"slug": "sim", "name": "Similarity", "help": "",
-                                           "scale": {"type": "slider", "min": 0, "max": 100,
-                                                     "anchors": {"low": "unrelated", "high": "identical"}}}]))
+    rubric = rubric_from_json(
+        json.dumps(
+            [
+                {
+                    "slug": "sim",
+                    "name": "Similarity",
+                    "help": "",
+                    "scale": {
+                        "type": "slider",
+                        "min": 0,
+                        "max": 100,
+                        "anchors": {"low": "unrelated", "high": "identical"},
+                    },
+                }
+            ]
+        )
+    )
     c = rubric.criterion("sim")
     assert c.scale_text() == "A number from 0 to 100: 0 = unrelated; 100 = identical"
     assert parse_answer("72.5", c) == 72.5 and parse_answer("120", c) is None
 
 
-@pytest.mark.parametrize("answer, expected", [
-    ("4", 4.0), ("Rating: 4", 4.0), (" 5.", 5.0), ("3 - Fair", 3.0), ("Good", 4.0), ("**Perfect**", 5.0),
-    ("7", None), ("4.5", None), ("", None), ("I think it is quite good.", None), ("-1", None),
-])
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        ("4", 4.0),
+        ("Rating: 4", 4.0),
+        (" 5.", 5.0),
+        ("3 - Fair", 3.0),
+        ("Good", 4.0),
+        ("**Perfect**", 5.0),
+        ("7", None),
+        ("4.5", None),
+        ("", None),
+        ("I think it is quite good.", None),
+        ("-1", None),
+    ],
+)
 def test_answers_are_read_on_the_criterions_scale_or_not_at_all(answer, expected):
     assert parse_answer(answer, PEM_RUBRIC.criterion("overall")) == expected
 
@@ -171,8 +215,9 @@ def test_the_signature_records_model_template_hash_rubric_hash_and_decoding_but_
     assert fields["rubric"] == PEM_RUBRIC.fingerprint()
     assert fields["decoding"] == "greedy(t=0.0,top_p=1.0,seed=3,max_tokens=6)"
     assert SECRET not in sig and "127.0.0.1" not in sig
-    custom = create_metric("llm-judge", {"model": "copy-detector",
-                                         "template": "[user]\nR: $original\nP: $candidate\nScore 1-5."})
+    custom = create_metric(
+        "llm-judge", {"model": "copy-detector", "template": "[user]\nR: $original\nP: $candidate\nScore 1-5."}
+    )
     assert parse_signature(custom.signature())["template"].startswith("custom:")
     assert SECRET not in repr(metric._endpoint)
 

@@ -68,9 +68,26 @@ def llama_server(tmp_path_factory):
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
     log_file = open(log, "w")  # noqa: SIM115 - closed in finally, after the server
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(GGUF), "--model_alias", "smollm2",
-         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "2"],
-        stdout=log_file, stderr=subprocess.STDOUT, text=True,
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(GGUF),
+            "--model_alias",
+            "smollm2",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "2048",
+            "--n_threads",
+            "2",
+        ],
+        stdout=log_file,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     url = f"http://127.0.0.1:{port}/v1"
     try:
@@ -107,7 +124,8 @@ def _check_stats(stats: np.ndarray, n: int) -> None:
 
 @needs_server
 def test_smollm2_served_by_llama_cpp_judges_through_the_endpoint_and_the_cache_answers_the_second_time(
-        llama_server, monkeypatch, tmp_path):
+    llama_server, monkeypatch, tmp_path
+):
     monkeypatch.setenv(ENV_BASE_URL, llama_server)
     monkeypatch.setenv(ENV_API_KEY, "")
     monkeypatch.setenv(ENV_MODEL, "smollm2")

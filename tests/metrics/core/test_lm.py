@@ -75,7 +75,7 @@ class ReferenceMKN:
         return 0.0 if c == 0 else self.disc[n - 1][min(c, 3) - 1]
 
     def p(self, w, h=()):
-        h = tuple(h)[-(self.order - 1):] if self.order > 1 else ()
+        h = tuple(h)[-(self.order - 1) :] if self.order > 1 else ()
         n = len(h) + 1
         ext = self.ext[n - 1].get(h)
         if not ext:
@@ -124,7 +124,9 @@ def test_probabilities_equal_a_literal_reference_implementation(corpus, model):
     vocab = sorted(ref.vocab) + ["never-seen"]
     for ctx in contexts:
         for w in vocab:
-            expected = math.log10(ref.p("<unk>" if w == "never-seen" else w, ["<unk>" if c == "zz" else c for c in ctx]))
+            expected = math.log10(
+                ref.p("<unk>" if w == "never-seen" else w, ["<unk>" if c == "zz" else c for c in ctx])
+            )
             assert model.logprob(w, ctx) == pytest.approx(expected, abs=1e-9), (ctx, w)
 
 

@@ -33,8 +33,13 @@ def test_counts_equal_counter_arithmetic(hyps, refs, max_n):
     ov = ngram_overlap(hyps, refs, max_n=max_n)
     for s, (h, r) in enumerate(zip(hyps, refs)):
         for n in range(1, max_n + 1):
-            got = (ov.clipped[s, n - 1], ov.hyp_total[s, n - 1], ov.ref_total[s, n - 1],
-                   ov.hyp_distinct[s, n - 1], ov.common_distinct[s, n - 1])
+            got = (
+                ov.clipped[s, n - 1],
+                ov.hyp_total[s, n - 1],
+                ov.ref_total[s, n - 1],
+                ov.hyp_distinct[s, n - 1],
+                ov.common_distinct[s, n - 1],
+            )
             assert got == reference_counts(h, r, n)
         assert (ov.hyp_len[s], ov.ref_len[s]) == (len(h), len(r))
 

@@ -81,7 +81,9 @@ def test_approximate_randomization_p_values_equal_sacrebleus_paired_ar(slug, see
     kjv, web = _verses(100 if slug == "ter" else 250, start=400)
     weak = _variant(web, kjv, 25, 12)
     m = create_metric(slug)
-    ours = paired_approximate_randomization(m, m.segment_stats(kjv, web), m.segment_stats(kjv, weak), n_trials=1000, seed=seed)
+    ours = paired_approximate_randomization(
+        m, m.segment_stats(kjv, web), m.segment_stats(kjv, weak), n_trials=1000, seed=seed
+    )
     (p,), _ = _sacre_p(slug, [("a", web), ("b", weak)], kjv, "ar", 1000, seed, monkeypatch)
     assert ours.pvalue == p
     assert 0.01 < p < 1.0
@@ -98,8 +100,12 @@ def test_ar_masks_drawn_in_blocks_are_sacrebleus_single_draw():
 
 def test_every_pair_of_a_leaderboard_gets_the_p_value_of_its_own_paired_test(monkeypatch):
     kjv, web = _verses(120, start=1000)
-    systems = [("s0", web), ("s1", _variant(web, kjv, 20, 10)), ("s2", _variant(web, kjv, 9, 4)),
-               ("s3", _variant(web, kjv, 50, 0))]
+    systems = [
+        ("s0", web),
+        ("s1", _variant(web, kjv, 20, 10)),
+        ("s2", _variant(web, kjv, 9, 4)),
+        ("s3", _variant(web, kjv, 50, 0)),
+    ]
     for slug, test, n in (("bleu", "bs", 300), ("bleu", "ar", 500), ("chrf", "ar", 300)):
         m = create_metric(slug)
         stats = {name: m.segment_stats(kjv, hyps) for name, hyps in systems}
@@ -114,10 +120,16 @@ def test_every_pair_of_a_leaderboard_gets_the_p_value_of_its_own_paired_test(mon
 
 def test_vectorised_scores_equal_sacrebleus_scalar_code_for_every_dtype_and_option():
     rng = np.random.default_rng(0)
-    backends = [
-        SacreBackend(BLEU(smooth_method=s, effective_order=e, max_ngram_order=o))
-        for s in ("exp", "floor", "add-k", "none") for e in (False, True) for o in (2, 4)
-    ] + [SacreBackend(CHRF(char_order=c, word_order=w)) for c, w in ((6, 0), (6, 2), (3, 1))] + [SacreBackend(TER())]
+    backends = (
+        [
+            SacreBackend(BLEU(smooth_method=s, effective_order=e, max_ngram_order=o))
+            for s in ("exp", "floor", "add-k", "none")
+            for e in (False, True)
+            for o in (2, 4)
+        ]
+        + [SacreBackend(CHRF(char_order=c, word_order=w)) for c, w in ((6, 0), (6, 2), (3, 1))]
+        + [SacreBackend(TER())]
+    )
     for backend in backends:
         obj = backend.obj
         if isinstance(obj, BLEU):

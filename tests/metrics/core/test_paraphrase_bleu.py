@@ -18,7 +18,7 @@ FILLER = "river mountain bread water stone light city king garden field road fri
 
 
 def synthetic_corpus() -> TrainingCorpus:
-    """"hard" lives in "it is hard to ..." contexts, "place" in "took place" ones;
+    """ "hard" lives in "it is hard to ..." contexts, "place" in "took place" ones;
     fillers often say "far from home" (a context "place" never appears in)."""
     rng = random.Random(0)
     lines = []
@@ -39,8 +39,9 @@ def bank():
 
 
 def test_a_synonym_from_the_output_replaces_the_reference_word_in_a_fitting_context(bank):
-    syn = synthetic_reference("It is difficult to believe the story.", "it is hard to believe this story",
-                              synonyms=default_table(), bank=bank)
+    syn = synthetic_reference(
+        "It is difficult to believe the story.", "it is hard to believe this story", synonyms=default_table(), bank=bank
+    )
     assert syn.text == "It is hard to believe the story."
     (sub,) = syn.substitutions
     assert (sub.position, sub.old, sub.new) == (2, "difficult", "hard")
@@ -49,8 +50,9 @@ def test_a_synonym_from_the_output_replaces_the_reference_word_in_a_fitting_cont
 
 def test_synonyms_are_only_taken_from_the_output(bank):
     # "hard" is a WordNet synonym of "difficult", but the output does not contain it.
-    syn = synthetic_reference("It is difficult to believe the story.", "it is tough to credit this story",
-                              synonyms=default_table(), bank=bank)
+    syn = synthetic_reference(
+        "It is difficult to believe the story.", "it is tough to credit this story", synonyms=default_table(), bank=bank
+    )
     assert syn.substitutions == ()
     assert syn.text == "It is difficult to believe the story."
 
@@ -62,8 +64,12 @@ def test_the_classifier_rejects_a_synonym_in_an_implausible_context(bank):
     clf = bank.classifier("place")
     ref = tokenize("we walked far from home with the king", lowercase=True)
     assert clf.probability(context_features(ref, ref.index("home"))) < 0.5
-    syn = synthetic_reference("We walked far from home with the king.", "we walked far from the place with a king",
-                              synonyms=default_table(), bank=bank)
+    syn = synthetic_reference(
+        "We walked far from home with the king.",
+        "we walked far from the place with a king",
+        synonyms=default_table(),
+        bank=bank,
+    )
     assert syn.substitutions == ()
     # ... while "took _ in" is where "place" belongs.
     fit = tokenize("the song festival took place in the city", lowercase=True)
@@ -73,8 +79,9 @@ def test_the_classifier_rejects_a_synonym_in_an_implausible_context(bank):
 def test_words_rarer_than_min_count_are_never_substituted():
     bank = ClassifierBank(synthetic_corpus(), min_count=10_000)
     assert bank.classifier("hard") is None
-    syn = synthetic_reference("It is difficult to believe.", "it is hard to believe",
-                              synonyms=default_table(), bank=bank)
+    syn = synthetic_reference(
+        "It is difficult to believe.", "it is hard to believe", synonyms=default_table(), bank=bank
+    )
     assert syn.substitutions == ()
 
 
@@ -145,7 +152,10 @@ def test_shipped_bible_corpus_turns_oxen_into_cattle():
     syn = synthetic_reference(
         "And Abraham took sheep and oxen, and gave them unto Abimelech; and both of them made a covenant.",
         "Abraham took sheep and cattle, and gave them to Abimelech. Those two made a covenant.",
-        synonyms=default_table(), bank=bank,
+        synonyms=default_table(),
+        bank=bank,
     )
     assert [(s.old, s.new) for s in syn.substitutions] == [("oxen", "cattle")]
-    assert syn.text == "And Abraham took sheep and cattle, and gave them unto Abimelech; and both of them made a covenant."
+    assert (
+        syn.text == "And Abraham took sheep and cattle, and gave them unto Abimelech; and both of them made a covenant."
+    )

@@ -46,13 +46,24 @@ def tiny_vectors() -> Embeddings:
     'river' sits on another axis with stream (10°), brook (25°) and creek (40°);
     'the' points away from everything.
     """
+
     def river(deg: float) -> list[float]:
         r = np.deg2rad(deg)
         return [0.0, float(np.sin(r)), float(np.cos(r))]
 
     words = ["king", "x-ray", "queen", "prince", "duke", "river", "stream", "brook", "creek", "the"]
-    rows = [_unit(0), _unit(5), _unit(10), _unit(20), _unit(30),
-            river(0), river(10), river(25), river(40), [-1.0, -1.0, -1.0]]
+    rows = [
+        _unit(0),
+        _unit(5),
+        _unit(10),
+        _unit(20),
+        _unit(30),
+        river(0),
+        river(10),
+        river(25),
+        river(40),
+        [-1.0, -1.0, -1.0],
+    ]
     return Embeddings(words, np.array(rows, dtype=np.float32), fingerprint="tiny")
 
 
@@ -60,10 +71,20 @@ def tiny_vectors() -> Embeddings:
 def tiny_table() -> SynonymTable:
     """A hand-made WordNet: walk ~ stroll (verb), do ~ act (verb, 'do' irregular), light ~ lamp (noun)."""
     lemmas = {
-        "n": {"light": frozenset({"lamp", "illumination"}), "lamp": frozenset({"light"}),
-              "illumination": frozenset({"light"}), "box": frozenset({"case"}), "case": frozenset({"box"})},
-        "v": {"walk": frozenset({"stroll", "amble"}), "stroll": frozenset({"walk"}), "amble": frozenset({"walk"}),
-              "act": frozenset({"do"}), "do": frozenset({"act"})},
+        "n": {
+            "light": frozenset({"lamp", "illumination"}),
+            "lamp": frozenset({"light"}),
+            "illumination": frozenset({"light"}),
+            "box": frozenset({"case"}),
+            "case": frozenset({"box"}),
+        },
+        "v": {
+            "walk": frozenset({"stroll", "amble"}),
+            "stroll": frozenset({"walk"}),
+            "amble": frozenset({"walk"}),
+            "act": frozenset({"do"}),
+            "do": frozenset({"act"}),
+        },
         "a": {},
         "r": {},
     }
@@ -135,8 +156,9 @@ def test_pg_content_only_false_replaces_stop_words_too(tiny_vectors):
 
 
 def test_pg_skip_same_stem_skips_inflections(tiny_vectors):
-    vectors = Embeddings(["answered", "answering", "replied"],
-                         np.array([_unit(0), _unit(3), _unit(9)], dtype=np.float32))
+    vectors = Embeddings(
+        ["answered", "answering", "replied"], np.array([_unit(0), _unit(3), _unit(9)], dtype=np.float32)
+    )
     assert _pg(1, vectors).paraphrase("he answered").text == "he answering"
     assert _pg(1, vectors, skip_same_stem="true").paraphrase("he answered").text == "he replied"
 
@@ -194,8 +216,12 @@ def test_wordnet_replaces_words_with_synonyms_in_the_same_inflection(tiny_table)
     assert p.synonym_candidates("walking") == ("ambling", "strolling")
     assert p.synonym_candidates("lights") == ("illuminations", "lamps")
     out = p.paraphrase("He walked to the light.")
-    assert out.text in {"He strolled to the lamp.", "He strolled to the illumination.",
-                        "He ambled to the lamp.", "He ambled to the illumination."}
+    assert out.text in {
+        "He strolled to the lamp.",
+        "He strolled to the illumination.",
+        "He ambled to the lamp.",
+        "He ambled to the illumination.",
+    }
     assert [s.index for s in out.substitutions] == [1, 4]
 
 
@@ -238,7 +264,8 @@ def test_wordnet_only_ever_substitutes_wordnet_synonyms():
 
 def test_wordnet_choice_is_deterministic_given_the_seed_and_independent_of_the_batch():
     verses = ["The light shineth in darkness and the world knew him not."] * 1 + [
-        "Many other signs truly did Jesus in the presence of his disciples, which are not written in this book."]
+        "Many other signs truly did Jesus in the presence of his disciples, which are not written in this book."
+    ]
     a = create_paraphraser("wordnet", NO_LEXICON, seed=5).paraphrase_batch(verses)
     b = create_paraphraser("wordnet", NO_LEXICON, seed=5).paraphrase_batch(verses[::-1])[::-1]
     c = [create_paraphraser("wordnet", NO_LEXICON, seed=s).paraphrase(verses[1]).text for s in range(6)]
@@ -258,14 +285,23 @@ def test_wordnet_context_keeps_only_accepted_synonyms_and_takes_the_most_probabl
 
 
 def test_wordnet_context_threshold_zero_accepts_every_known_synonym(tiny_table):
-    p = create_paraphraser("wordnet-context", {**NO_LEXICON, "threshold": "0"}, seed=0, table=tiny_table,
-                           context_model=FakeContext())
+    p = create_paraphraser(
+        "wordnet-context", {**NO_LEXICON, "threshold": "0"}, seed=0, table=tiny_table, context_model=FakeContext()
+    )
     assert p.paraphrase("a light").text == "a lamp"
 
 
 def test_classifier_context_model_is_paraphrase_bleus_classifier_on_the_lower_cased_context():
-    corpus_text = ["it is hard to believe", "it was hard to see", "this is hard to do", "a hard stone fell",
-                   "the sea was calm", "he sat by the sea", "they went home", "she ran to town"]
+    corpus_text = [
+        "it is hard to believe",
+        "it was hard to see",
+        "this is hard to do",
+        "a hard stone fell",
+        "the sea was calm",
+        "he sat by the sea",
+        "they went home",
+        "she ran to town",
+    ]
     corpus = TrainingCorpus([tokenize(s, lowercase=True) for s in corpus_text], fingerprint="tinycorpus")
     bank = ClassifierBank(corpus, min_count=2, max_examples=10)
     model = ClassifierContextModel(bank)
@@ -292,9 +328,11 @@ HAS_PAIR = APERTIUM is not None and not ApertiumRoundTripParaphraser().unavailab
 
 def _fake_apertium(tmp_path: Path, body: str) -> str:
     script = tmp_path / "apertium"
-    script.write_text("#!/bin/sh\n"
-                      'if [ "$1" = "-l" ]; then printf "eng-spa\\nspa-eng\\n"; exit 0; fi\n'
-                      'if [ "$1" = "-V" ]; then echo "fake 1.0"; exit 0; fi\n' + body)
+    script.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = "-l" ]; then printf "eng-spa\\nspa-eng\\n"; exit 0; fi\n'
+        'if [ "$1" = "-V" ]; then echo "fake 1.0"; exit 0; fi\n' + body
+    )
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
     return str(script)
 
@@ -340,15 +378,21 @@ def test_roundtrip_failure_is_reported_with_apertiums_message(tmp_path):
 
 
 def test_clean_apertium_output_drops_marks_and_stray_spaces():
-    assert clean_apertium_output("In the beginning was the Word , and  #dijo *unto  @him .") == \
-        "In the beginning was the Word, and dijo unto him."
+    assert (
+        clean_apertium_output("In the beginning was the Word , and  #dijo *unto  @him .")
+        == "In the beginning was the Word, and dijo unto him."
+    )
     assert clean_apertium_output("( which is ) #1 ") == "(which is) 1"
 
 
-@pytest.mark.skipif(not HAS_PAIR, reason="Apertium with apertium-eng-spa is not installed (apt-get install -y apertium-eng-spa)")
+@pytest.mark.skipif(
+    not HAS_PAIR, reason="Apertium with apertium-eng-spa is not installed (apt-get install -y apertium-eng-spa)"
+)
 def test_roundtrip_through_real_apertium_gives_changed_english():
-    verses = ["All things were made by him; and without him was not any thing made that was made.",
-              "And the light shineth in darkness; and the darkness comprehended it not."]
+    verses = [
+        "All things were made by him; and without him was not any thing made that was made.",
+        "And the light shineth in darkness; and the darkness comprehended it not.",
+    ]
     batch = create_paraphraser("roundtrip-apertium").paraphrase_batch(verses)
     alone = create_paraphraser("roundtrip-apertium", {"isolate": "true"}).paraphrase_batch(verses)
     for out in batch + alone:

@@ -98,8 +98,11 @@ def test_save_and_load_round_trip_and_refuse_foreign_files(tmp_path):
         assert PemModel.load(fh).signature == model.signature
 
     other = tmp_path / "other.npz"
-    np.savez(other, meta=np.frombuffer(b'{"kind": "paraeval-pem", "format": 99}', dtype=np.uint8),
-             **{k: np.zeros(3) for k in ("mean", "scale", "support_vectors", "dual_coef")})
+    np.savez(
+        other,
+        meta=np.frombuffer(b'{"kind": "paraeval-pem", "format": 99}', dtype=np.uint8),
+        **{k: np.zeros(3) for k in ("mean", "scale", "support_vectors", "dual_coef")},
+    )
     with pytest.raises(PemFileError, match="format 99"):
         PemModel.load(other)
     junk = tmp_path / "junk.npz"
@@ -146,8 +149,12 @@ def test_a_model_file_that_unpacks_beyond_the_cap_or_holds_objects_is_refused(tm
     marker = tmp_path / "pwned"
     sneaky = tmp_path / "sneaky.npz"
     arrays = {k: np.zeros(3) for k in ("mean", "scale", "support_vectors")}
-    np.savez(sneaky, meta=np.frombuffer(b'{"kind": "paraeval-pem", "format": 2}', dtype=np.uint8),
-             dual_coef=np.array([_Exploit(str(marker))], dtype=object), **arrays)
+    np.savez(
+        sneaky,
+        meta=np.frombuffer(b'{"kind": "paraeval-pem", "format": 2}', dtype=np.uint8),
+        dual_coef=np.array([_Exploit(str(marker))], dtype=object),
+        **arrays,
+    )
     with pytest.raises(PemFileError):
         PemModel.load(sneaky)
     assert not marker.exists()
@@ -175,8 +182,15 @@ def test_bad_inputs_are_refused():
 
 @pytest.fixture
 def resources(tmp_path):
-    table = {("hello ,", "bonjour ,"): 9, ("hello ,", "salut ,"): 1, (".", "."): 50, (",", ","): 50,
-             ("sir", "monsieur"): 5, ("morn", "bonjour"): 4, ("good", "bon"): 3}
+    table = {
+        ("hello ,", "bonjour ,"): 9,
+        ("hello ,", "salut ,"): 1,
+        (".", "."): 50,
+        (",", ","): 50,
+        ("sir", "monsieur"): 5,
+        ("morn", "bonjour"): 4,
+        ("good", "bon"): 3,
+    }
     pt = write_phrase_table(table, tmp_path / "phrase_table_toy.tsv.gz")
     corpus = [lm_tokens(s) for s in ["Hello , sir .", "Good morning , sir .", "Hello , Querrien .", "Good day ."] * 5]
     arpa = estimate_kneser_ney(corpus, order=3).write_arpa(tmp_path / "lm_toy.arpa")
@@ -185,8 +199,9 @@ def resources(tmp_path):
 
 def test_features_are_the_three_registered_metrics(resources):
     pt, arpa = resources
-    feats, sigs = pem_features(["Morning , sir .", "Hello , sir ."], ["Hello , Querrien .", "Hello , sir ."],
-                               phrase_table=pt, lm=arpa)
+    feats, sigs = pem_features(
+        ["Morning , sir .", "Hello , sir ."], ["Hello , Querrien .", "Hello , sir ."], phrase_table=pt, lm=arpa
+    )
     assert feats.shape == (2, len(FEATURES))
     assert feats[0, 0] == pytest.approx(pivot_f1("Morning , sir .", "Hello , Querrien .", PhraseTable.load(pt)).f1)
     assert feats[0, 2] == pytest.approx(target_f1("Morning , sir .", "Hello , Querrien ."))
@@ -201,8 +216,7 @@ def test_pem_metric_scores_with_a_saved_model_and_checks_its_resources(resources
     candidates = ["Hello , Querrien .", "Hello , sir .", "Good morning , sir .", "Good day ."] * 3
     feats, sigs = pem_features(originals, candidates, phrase_table=pt, lm=arpa)
     y = 1 + 3 * feats[:, 0]
-    model = pem_train(feats, y, np.arange(len(y)) % 6, test_fraction=0, param_grid=SMALL_GRID,
-                      feature_signatures=sigs)
+    model = pem_train(feats, y, np.arange(len(y)) % 6, test_fraction=0, param_grid=SMALL_GRID, feature_signatures=sigs)
     path = model.save(tmp_path / "pem.npz")
     m = create_metric("pem", {}, {"model": path, "phrase_table": pt, "lm": arpa})
     assert isinstance(m, Pem)

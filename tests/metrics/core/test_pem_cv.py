@@ -37,8 +37,14 @@ def test_unjudged_candidates_are_predicted_but_never_trained_on(data):
     x, y, g = data
     y = y.copy()
     y[::4] = np.nan
-    out = pem_out_of_fold(x, y, g, folds=3, param_grid={"svr__C": (1.0,), "svr__gamma": ("scale",),
-                                                        "svr__epsilon": (0.1,)}, target_range=(0, 100))
+    out = pem_out_of_fold(
+        x,
+        y,
+        g,
+        folds=3,
+        param_grid={"svr__C": (1.0,), "svr__gamma": ("scale",), "svr__epsilon": (0.1,)},
+        target_range=(0, 100),
+    )
     assert np.isfinite(out.scores).all()
 
 

@@ -29,8 +29,12 @@ def brute_force(links, len1, len2, max_len, max_len2=None):
 def test_one_to_one_diagonal_gives_all_contiguous_sub_blocks():
     pairs = extract_phrase_pairs([(0, 0), (1, 1), (2, 2)], 3, 3)
     assert pairs == [
-        PhrasePair(0, 1, 0, 1), PhrasePair(0, 2, 0, 2), PhrasePair(0, 3, 0, 3),
-        PhrasePair(1, 2, 1, 2), PhrasePair(1, 3, 1, 3), PhrasePair(2, 3, 2, 3),
+        PhrasePair(0, 1, 0, 1),
+        PhrasePair(0, 2, 0, 2),
+        PhrasePair(0, 3, 0, 3),
+        PhrasePair(1, 2, 1, 2),
+        PhrasePair(1, 3, 1, 3),
+        PhrasePair(2, 3, 2, 3),
     ]
 
 

@@ -81,19 +81,35 @@ def test_bag_of_pivot_ngrams_is_the_papers_list(table):
     q = stem("Querrien")
     bag = pivot_bag(P, table, **OFF)
     expected = {
-        ("bonjour",): 0.9, ("salut",): 0.1, (",",): 1.0, (q,): 1.0, (".",): 1.0,
-        ("bonjour", ","): 0.9, ("salut", ","): 0.1, (",", q): 1.0, (q, "."): 1.0,
-        ("bonjour", ",", q): 0.9, ("salut", ",", q): 0.1, (",", q, "."): 1.0,
-        ("bonjour", ",", q, "."): 0.9, ("salut", ",", q, "."): 0.1,
+        ("bonjour",): 0.9,
+        ("salut",): 0.1,
+        (",",): 1.0,
+        (q,): 1.0,
+        (".",): 1.0,
+        ("bonjour", ","): 0.9,
+        ("salut", ","): 0.1,
+        (",", q): 1.0,
+        (q, "."): 1.0,
+        ("bonjour", ",", q): 0.9,
+        ("salut", ",", q): 0.1,
+        (",", q, "."): 1.0,
+        ("bonjour", ",", q, "."): 0.9,
+        ("salut", ",", q, "."): 0.1,
     }
     assert bag.keys() == expected.keys()
     assert all(bag[g] == pytest.approx(w) for g, w in expected.items())
     assert sum(bag.values()) == pytest.approx(10.0)
     morning = pivot_bag(R, table, **OFF)
     assert morning == {
-        ("bonjour",): 1.0, (",",): 1.0, ("monsieur",): 1.0, (".",): 1.0,
-        ("bonjour", ","): 1.0, (",", "monsieur"): 1.0, ("monsieur", "."): 1.0,
-        ("bonjour", ",", "monsieur"): 1.0, (",", "monsieur", "."): 1.0,
+        ("bonjour",): 1.0,
+        (",",): 1.0,
+        ("monsieur",): 1.0,
+        (".",): 1.0,
+        ("bonjour", ","): 1.0,
+        (",", "monsieur"): 1.0,
+        ("monsieur", "."): 1.0,
+        ("bonjour", ",", "monsieur"): 1.0,
+        (",", "monsieur", "."): 1.0,
         ("bonjour", ",", "monsieur", "."): 1.0,
     }
 
@@ -218,8 +234,15 @@ def test_a_phrase_table_typed_as_in_the_paper_gives_its_0_38_through_the_metric(
     """Issue 12: keys typed as text ("Hello ,", "Morning , sir .") matched nothing once
     sentences were stemmed and lower-cased, and F1 came out 0.2. The loader now keys
     them the way pivot-f1 normalises sentences."""
-    raw = {("Morning , sir .", "bonjour , monsieur ."): 10, ("Hello ,", "bonjour ,"): 9, ("Hello ,", "salut ,"): 1,
-           (".", "."): 100, (",", ","): 100, ("Hello", "bonjour"): 3, ("sir", "monsieur"): 5}
+    raw = {
+        ("Morning , sir .", "bonjour , monsieur ."): 10,
+        ("Hello ,", "bonjour ,"): 9,
+        ("Hello ,", "salut ,"): 1,
+        (".", "."): 100,
+        (",", ","): 100,
+        ("Hello", "bonjour"): 3,
+        ("sir", "monsieur"): 5,
+    }
     path = write_phrase_table(raw, tmp_path / "paper.tsv")
     m = create_metric("pivot-f1", params=OFF, resources={"phrase_table": str(path)})
     assert round(m.score([R], [P]).corpus, 2) == 0.38

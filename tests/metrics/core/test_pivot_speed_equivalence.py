@@ -128,11 +128,14 @@ def test_fast_pivot_f1_statistics_equal_the_plain_implementation_on_bible_pairs(
     kjv, web = _pairs(2500)
     table = metric.resource("phrase_table")
     fast = metric.segment_stats(kjv, web)
-    plain = np.vstack([
-        bag_overlap_stats(plain_bag(plain_network(prepare_tokens(r), table)),
-                          plain_bag(plain_network(prepare_tokens(p), table)))
-        for r, p in zip(kjv, web)
-    ])
+    plain = np.vstack(
+        [
+            bag_overlap_stats(
+                plain_bag(plain_network(prepare_tokens(r), table)), plain_bag(plain_network(prepare_tokens(p), table))
+            )
+            for r, p in zip(kjv, web)
+        ]
+    )
     assert np.array_equal(fast, plain)
     # Twice more, now from warm caches: still the same floats.
     assert np.array_equal(metric.segment_stats(kjv[:300], web[:300]), plain[:300])
@@ -165,15 +168,18 @@ def _mixed_batch():
     return originals, candidates
 
 
-@pytest.mark.parametrize("params", [
-    {},
-    {"ngram_threshold": 0.0},
-    {"edge_threshold": 0.05},
-    {"edge_threshold": 0.5},
-    {"max_n": 1},
-    {"max_n": 2},
-    {"max_n": 5},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"ngram_threshold": 0.0},
+        {"edge_threshold": 0.05},
+        {"edge_threshold": 0.5},
+        {"max_n": 1},
+        {"max_n": 2},
+        {"max_n": 5},
+    ],
+)
 def test_batch_statistics_equal_the_plain_implementation_for_each_parameter(metric, params, monkeypatch):
     table = table_for_metric(metric.resource("phrase_table"), stem=True)
     originals, candidates = _mixed_batch()
@@ -222,8 +228,11 @@ def test_slots_filled_together_equal_the_slots_one_by_one(metric):
     kjv, web = _pairs(300)
     table = metric.resource("phrase_table")
     for thr in (0.1, 0.0, 0.5, 0.9):  # 0.9: many phrases keep only their most probable translation
-        phrases = list(dict.fromkeys(
-            " ".join(prepare_tokens(s)[a:b]) for s in kjv + web for a, b in segment(prepare_tokens(s), table)))
+        phrases = list(
+            dict.fromkeys(
+                " ".join(prepare_tokens(s)[a:b]) for s in kjv + web for a, b in segment(prepare_tokens(s), table)
+            )
+        )
         pivot.network.SLOT_CACHES.clear()
         together = fill_slots(table, thr, phrases)
         pivot.network.SLOT_CACHES.clear()

@@ -71,9 +71,7 @@ def test_sentence_and_corpus_bleu_equal_sacrebleu_to_the_last_digit():
 def test_bleu_params_are_passed_to_sacrebleu(params, kwargs):
     kjv, web = bible(40)
     res = create_metric("bleu", params).score(kjv, web)
-    assert list(res.scores) == [
-        sacrebleu.sentence_bleu(c, [o], **kwargs).score for o, c in zip(kjv, web)
-    ]
+    assert list(res.scores) == [sacrebleu.sentence_bleu(c, [o], **kwargs).score for o, c in zip(kjv, web)]
     assert res.corpus == sacrebleu.corpus_bleu(web, [kjv], **kwargs).score
 
 
@@ -94,7 +92,11 @@ def test_against_reference_without_one_names_the_row():
 def test_chrf_and_chrfpp_equal_sacrebleu():
     kjv, web = bible(60)
     o, c = kjv + ORIGINALS, web + CANDIDATES
-    for params, kw in (({}, {}), ({"word_order": "2"}, {"word_order": 2}), ({"beta": "3", "lowercase": "yes"}, {"beta": 3})):
+    for params, kw in (
+        ({}, {}),
+        ({"word_order": "2"}, {"word_order": 2}),
+        ({"beta": "3", "lowercase": "yes"}, {"beta": 3}),
+    ):
         res = create_metric("chrf", params).score(o, c)
         if "lowercase" in params:
             assert res.corpus == sacrebleu.metrics.CHRF(lowercase=True, **kw).corpus_score(c, [o]).score
@@ -224,8 +226,9 @@ def test_fast_13a_tokenizer_equals_sacrebleus_on_random_punctuation_and_digits()
         assert FAST_13A(line) == tok(line), repr(line)
 
 
-@pytest.mark.parametrize("opts", [{}, {"lowercase": True}, {"max_ngram_order": 6}, {"tokenize": "char"},
-                                  {"tokenize": "intl"}])
+@pytest.mark.parametrize(
+    "opts", [{}, {"lowercase": True}, {"max_ngram_order": 6}, {"tokenize": "char"}, {"tokenize": "intl"}]
+)
 def test_vectorised_bleu_statistics_equal_sacrebleus(opts):
     from metrics.core.sacre.bleu_stats import bleu_ngram_stats
 

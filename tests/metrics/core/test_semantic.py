@@ -166,8 +166,9 @@ def test_embed_cosine_in_bf16_stays_within_0_005_of_fp32_and_ranks_alike(model_d
     originals = ORIGINALS * 4
     candidates = [c if i % 2 else c.lower() for i, c in enumerate(CANDIDATES * 4)]
     fp32 = np.asarray(create_metric("embed-cosine", {"device": "cpu"}).score(originals, candidates).scores)
-    bf16 = np.asarray(create_metric("embed-cosine", {"device": "cpu", "precision": "bf16"}).score(
-        originals, candidates).scores)
+    bf16 = np.asarray(
+        create_metric("embed-cosine", {"device": "cpu", "precision": "bf16"}).score(originals, candidates).scores
+    )
     assert not np.array_equal(fp32, bf16)  # it did run in bfloat16
     assert np.abs(fp32 - bf16).max() < 0.005
     assert sps.spearmanr(fp32, bf16)[0] > 0.95
@@ -203,7 +204,9 @@ def test_bertscore_equals_the_bert_score_package_on_the_same_model_and_layer(mod
     scorer = BERTScorer(model_type=model_dir, num_layers=6, idf=idf, idf_sents=ORIGINALS if idf else None)
     p, r, f = (t.numpy() for t in scorer.score(CANDIDATES, ORIGINALS))
     for output, expected in (("precision", p), ("recall", r), ("f1", f)):
-        result = create_metric("bertscore", {"idf": idf, "output": output, "device": "cpu"}).score(ORIGINALS, CANDIDATES)
+        result = create_metric("bertscore", {"idf": idf, "output": output, "device": "cpu"}).score(
+            ORIGINALS, CANDIDATES
+        )
         np.testing.assert_allclose(result.scores, expected, atol=1e-5)
     assert f[3] == pytest.approx(1.0, abs=1e-5)
 

@@ -8,16 +8,42 @@ from metrics.core.text import tokenize
 
 # Genesis 1:1 exactly as in the bible corpus (verses.jsonl.xz).
 KJV = "In the beginning God created the heaven and the earth."
-KJV_TAGGED = [["In the ", []], ["beginning", ["H7225"]], ["God", ["H0430"]], ["created", ["H1254"]],
-              [" the ", []], ["heaven", ["H8064"]], ["and", ["H0853"]], [" the ", []], ["earth", ["H0776"]],
-              [".", []]]
+KJV_TAGGED = [
+    ["In the ", []],
+    ["beginning", ["H7225"]],
+    ["God", ["H0430"]],
+    ["created", ["H1254"]],
+    [" the ", []],
+    ["heaven", ["H8064"]],
+    ["and", ["H0853"]],
+    [" the ", []],
+    ["earth", ["H0776"]],
+    [".", []],
+]
 WEB = "In the beginning, God created the heavens and the earth."
-WEB_TAGGED = [["In", ["H0430"]], ["the", ["H0853"]], ["beginning", ["H7225"]], [", ", []], ["God", ["H0430"]],
-              ["created", ["H1254"]], ["the", ["H0853"]], ["heavens", ["H8064"]], ["and", ["H0430"]],
-              ["the", ["H0853"]], ["earth", ["H0776"]], [".", []]]
+WEB_TAGGED = [
+    ["In", ["H0430"]],
+    ["the", ["H0853"]],
+    ["beginning", ["H7225"]],
+    [", ", []],
+    ["God", ["H0430"]],
+    ["created", ["H1254"]],
+    ["the", ["H0853"]],
+    ["heavens", ["H8064"]],
+    ["and", ["H0430"]],
+    ["the", ["H0853"]],
+    ["earth", ["H0776"]],
+    [".", []],
+]
 RV = "EN el principio crió Dios los cielos y la tierra."
-RV_TAGGED = [["EN el principio", ["H7225"]], ["crió", ["H1254"]], ["Dios", ["H0430"]],
-             ["los cielos", ["H8064"]], ["y la tierra", ["H0776"]], [".", []]]
+RV_TAGGED = [
+    ["EN el principio", ["H7225"]],
+    ["crió", ["H1254"]],
+    ["Dios", ["H0430"]],
+    ["los cielos", ["H8064"]],
+    ["y la tierra", ["H0776"]],
+    [".", []],
+]
 
 
 def test_tag_tokens_gives_each_token_its_spans_ids():

@@ -50,9 +50,9 @@ def test_errors_name_file_line_and_column():
 def test_the_study_importer_reads_tsv_through_the_same_reader():
     """Before, the study importer read TSV with CSV quoting: a candidate starting with a
     quote swallowed the following rows into one field."""
-    text = ('original_id\toriginal\tsystem\tcandidate\n'
-            's1\tHe said no.\th\t"No," he said.\n'
-            's2\tIt rains.\th\tRain falls.\n')
+    text = (
+        'original_id\toriginal\tsystem\tcandidate\ns1\tHe said no.\th\t"No," he said.\ns2\tIt rains.\th\tRain falls.\n'
+    )
     parsed = parse_study_file(text.encode(), filename="study.tsv")
     assert [c.text for c in parsed.candidates] == ['"No," he said.', "Rain falls."]
     with pytest.raises(StudyImportError, match=r"study\.csv, line 2: malformed CSV"):

@@ -6,7 +6,7 @@ def test_tokenizer_keeps_internal_apostrophes_hyphens_and_decimals():
 
 
 def test_tokenizer_splits_every_punctuation_mark():
-    assert tokenize("Yes, (he) said: \"go!\"") == ["Yes", ",", "(", "he", ")", "said", ":", '"', "go", "!", '"']
+    assert tokenize('Yes, (he) said: "go!"') == ["Yes", ",", "(", "he", ")", "said", ":", '"', "go", "!", '"']
 
 
 def test_tokenizer_normalises_unicode_and_whitespace():

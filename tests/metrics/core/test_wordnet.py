@@ -77,10 +77,5 @@ def test_table_agrees_with_nltk_over_wordnet(tmp_path):
     words = rng.sample(lemmas, 300) + ["walked", "geese", "running", "better", "churches", "wolves", "was"]
     for w in words:
         for pos in ("n", "v", "a", "r", None):
-            expected = {
-                name.lower()
-                for s in wn.synsets(w, pos)
-                for name in s.lemma_names()
-                if "_" not in name
-            } - {w}
+            expected = {name.lower() for s in wn.synsets(w, pos) for name in s.lemma_names() if "_" not in name} - {w}
             assert synonyms(w, pos=pos) == expected, (w, pos)

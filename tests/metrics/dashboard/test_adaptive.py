@@ -48,9 +48,14 @@ def _rate(study, username, value_of, n):
             return
         row = AssignmentItem.objects.select_related("candidate__system").get(token=item.token)
         v = value_of(row.candidate.system.name)
-        judgment_submit(study=study, judge=user, token=item.token, key=f"k-{item.token}",
-                                         scores={"adequacy": v, "fluency": v, "dissimilarity": 3, "overall": v},
-                                         serve_stamp=item.serve_stamp)
+        judgment_submit(
+            study=study,
+            judge=user,
+            token=item.token,
+            key=f"k-{item.token}",
+            scores={"adequacy": v, "fluency": v, "dissimilarity": 3, "overall": v},
+            serve_stamp=item.serve_stamp,
+        )
 
 
 def test_a_study_without_the_option_pays_no_query_for_it(researcher, make_user):
@@ -66,13 +71,15 @@ def test_the_hook_serves_the_most_informative_item_among_the_judges_next_ones(re
     adaptive.adaptive_settings_update(study=study, changes={"enabled": True, "window": 20})
     adaptive.adaptive_publish()
     # Priorities as the worker would leave them: "mt" needs judgments most.
-    AdaptiveAllocation.objects.filter(study=study).update(priorities={"human": 0.1, "machine": 0.2, "mt": 9.0},
-                                                          refreshed_at="2999-01-01T00:00:00Z")
+    AdaptiveAllocation.objects.filter(study=study).update(
+        priorities={"human": 0.1, "machine": 0.2, "mt": 9.0}, refreshed_at="2999-01-01T00:00:00Z"
+    )
     adaptive.adaptive_publish()
     a = Assignment.objects.get(study=study, judge__username="ann")
     before = set(AssignmentItem.objects.filter(assignment=a).values_list("candidate_id", flat=True))
-    window = list(AssignmentItem.objects.filter(assignment=a).select_related("candidate__system")
-                  .order_by("position")[:20])
+    window = list(
+        AssignmentItem.objects.filter(assignment=a).select_related("candidate__system").order_by("position")[:20]
+    )
     item = item_next_for_judge_fast(assignment=a)
     served = AssignmentItem.objects.select_related("candidate__system").get(token=item.token)
     head = window[0].candidate.system.kind
@@ -83,14 +90,16 @@ def test_the_hook_serves_the_most_informative_item_among_the_judges_next_ones(re
     # The judge's set of items is unchanged (k per item and balance hold), positions stay 1..n.
     assert set(AssignmentItem.objects.filter(assignment=a).values_list("candidate_id", flat=True)) == before
     assert sorted(AssignmentItem.objects.filter(assignment=a).values_list("position", flat=True)) == list(
-        range(1, a.n_items + 1))
+        range(1, a.n_items + 1)
+    )
     assert "mt" not in item.original + item.paraphrase and not hasattr(item, "system")  # blinding
 
 
 def test_refresh_ranks_priorities_and_the_study_stops_by_itself_when_stable(researcher, make_user):
     study = _study(researcher, make_user)
-    adaptive.adaptive_settings_update(study=study, changes={"enabled": True, "stop_when_stable": True,
-                                                            "level": 0.05, "min_judgments": 5})
+    adaptive.adaptive_settings_update(
+        study=study, changes={"enabled": True, "stop_when_stable": True, "level": 0.05, "min_judgments": 5}
+    )
     means = {"human": 5, "machine": 3, "mt": 1}  # far apart: stable quickly
     _rate(study, "ann", lambda s: means.get(s, 3), 20)
     out = adaptive.adaptive_refresh(study=study)
@@ -106,8 +115,9 @@ def test_refresh_ranks_priorities_and_the_study_stops_by_itself_when_stable(rese
 
 def test_a_close_race_does_not_stop_and_points_at_the_unseparated_pair(researcher, make_user):
     study = _study(researcher, make_user)
-    adaptive.adaptive_settings_update(study=study, changes={"enabled": True, "stop_when_stable": True,
-                                                            "min_judgments": 5})
+    adaptive.adaptive_settings_update(
+        study=study, changes={"enabled": True, "stop_when_stable": True, "min_judgments": 5}
+    )
     simulated_judges_fill(study=study, n_judges=2, seed=4, item_sd=1.2)
     out = adaptive.adaptive_refresh(study=study)
     assert not out["stopped"] or out["wrong_bound"] <= 0.05
@@ -124,8 +134,11 @@ def test_k_per_item_and_balance_hold_after_a_whole_adaptive_study(researcher, ma
     for name in ("ann", "bob", "cat"):
         adaptive.adaptive_refresh(study=study)
         _rate(study, name, lambda s: 4 if s == "human" else 2, 100)
-    per_item = Counter(AssignmentItem.objects.filter(assignment__study=study, done_at__isnull=False)
-                       .values_list("candidate_id", flat=True))
+    per_item = Counter(
+        AssignmentItem.objects.filter(assignment__study=study, done_at__isnull=False).values_list(
+            "candidate_id", flat=True
+        )
+    )
     assert set(per_item.values()) == {2}
     loads = [a.n_items for a in Assignment.objects.filter(study=study)]
     assert max(loads) - min(loads) <= 1
@@ -153,8 +166,10 @@ def test_the_adaptive_api_turns_it_on_for_researchers_only(researcher, make_user
     assert client.patch(f"/api/dashboard/studies/{study.pk}/adaptive/", {"level": 3}, format="json").status_code == 400
     judge = APIClient()
     judge.force_authenticate(Assignment.objects.filter(study=study).first().judge)
-    assert judge.patch(f"/api/dashboard/studies/{study.pk}/adaptive/", {"enabled": False},
-                       format="json").status_code == 403
+    assert (
+        judge.patch(f"/api/dashboard/studies/{study.pk}/adaptive/", {"enabled": False}, format="json").status_code
+        == 403
+    )
 
 
 def test_a_side_by_side_study_cannot_turn_it_on(researcher, make_user):

@@ -18,7 +18,11 @@ def test_a_pair_far_apart_is_almost_surely_in_the_right_order_and_a_close_pair_i
 
 
 def test_systems_in_an_unseparated_pair_get_priority_over_a_separated_one():
-    tallies = {"top": tally([5, 5, 4, 5, 5, 4] * 4), "mid_a": tally([3, 3, 4, 2, 3, 3]), "mid_b": tally([3, 2, 3, 4, 3, 3])}
+    tallies = {
+        "top": tally([5, 5, 4, 5, 5, 4] * 4),
+        "mid_a": tally([3, 3, 4, 2, 3, 3]),
+        "mid_b": tally([3, 2, 3, 4, 3, 3]),
+    }
     p = system_priorities(tallies)
     assert p["mid_a"] > p["top"] and p["mid_b"] > p["top"]
 

@@ -19,17 +19,32 @@ PID_A, PID_B = "5f1e2d3c4b5a69788796a5b4", "60aa11bb22cc33dd44ee55ff"
 
 
 def _row(**kw):
-    base = {"platform": "prolific", "platform_id": PID_A, "platform_session_id": "s1", "status": "completed",
-            "items_done": 10, "qc_verdict": "pass"}
+    base = {
+        "platform": "prolific",
+        "platform_id": PID_A,
+        "platform_session_id": "s1",
+        "status": "completed",
+        "items_done": 10,
+        "qc_verdict": "pass",
+    }
     return {**base, **kw}
 
 
 def test_the_rule_pays_per_item_and_per_accepted_completion_only():
     rule = BonusRule(per_item=Decimal("0.05"), per_completion=Decimal("1.00"))
-    lines = bonus_lines([_row(), _row(platform_id=PID_B, status="timed out", items_done=4),
-                         _row(platform_id="X", qc_verdict="excluded", items_done=0),
-                         _row(platform="link", platform_id="")], rule)
-    assert [(line.participant_id, line.amount) for line in lines] == [(PID_A, Decimal("1.50")), (PID_B, Decimal("0.20"))]
+    lines = bonus_lines(
+        [
+            _row(),
+            _row(platform_id=PID_B, status="timed out", items_done=4),
+            _row(platform_id="X", qc_verdict="excluded", items_done=0),
+            _row(platform="link", platform_id=""),
+        ],
+        rule,
+    )
+    assert [(line.participant_id, line.amount) for line in lines] == [
+        (PID_A, Decimal("1.50")),
+        (PID_B, Decimal("0.20")),
+    ]
     assert bonus_sums(lines)["prolific"] == {"people": 2, "total": Decimal("1.70")}
 
 
@@ -39,11 +54,15 @@ def test_prolific_bulk_bonus_is_id_comma_amount_per_line_without_header():
 
 
 def test_mturk_bonus_csv_has_worker_assignment_amount_and_reason():
-    lines = bonus_lines([_row(platform="mturk", platform_id="A1B2C3D4E5F6", platform_session_id="3XYZASSIGN00")],
-                        BonusRule(per_completion=Decimal("2"), reason="Thanks, careful work"))
+    lines = bonus_lines(
+        [_row(platform="mturk", platform_id="A1B2C3D4E5F6", platform_session_id="3XYZASSIGN00")],
+        BonusRule(per_completion=Decimal("2"), reason="Thanks, careful work"),
+    )
     rows = list(csv.reader(io.StringIO(mturk_bonus_csv(lines, reason="Thanks, careful work"))))
-    assert rows == [["WorkerId", "AssignmentId", "BonusAmount", "Reason"],
-                    ["A1B2C3D4E5F6", "3XYZASSIGN00", "2.00", "Thanks, careful work"]]
+    assert rows == [
+        ["WorkerId", "AssignmentId", "BonusAmount", "Reason"],
+        ["A1B2C3D4E5F6", "3XYZASSIGN00", "2.00", "Thanks, careful work"],
+    ]
 
 
 def test_a_bad_rule_is_refused():
@@ -57,26 +76,41 @@ def test_a_bad_rule_is_refused():
 def test_the_bonus_page_shows_the_sums_before_the_download(researcher, client):
     study = open_judging(make_study_data(researcher, name="Paid study", n_originals=3))
     link = participation.join_link_create(study=study, role="judge", platform="prolific", items_per_participant=4)
-    p, _ = participation.participant_join(link=link, ids=participation.PlatformIds(
-        platform_id=PID_A, study_id="a" * 24, session_id="b" * 24))
+    p, _ = participation.participant_join(
+        link=link, ids=participation.PlatformIds(platform_id=PID_A, study_id="a" * 24, session_id="b" * 24)
+    )
     a = assignment_for_judge(study=study, judge=p.user)
     for _ in range(2):
         item = item_next_for_judge_fast(assignment=a)
-        judgment_submit(study=study, judge=p.user, token=item.token, key=f"key-{item.token}",
-                                         scores={"adequacy": 3, "fluency": 3, "dissimilarity": 3, "overall": 3},
-                                         serve_stamp=item.serve_stamp)
+        judgment_submit(
+            study=study,
+            judge=p.user,
+            token=item.token,
+            key=f"key-{item.token}",
+            scores={"adequacy": 3, "fluency": 3, "dissimilarity": 3, "overall": 3},
+            serve_stamp=item.serve_stamp,
+        )
     client.force_login(researcher)
-    assert f"/studies/{study.pk}/participants/bonus/" in client.get(f"/studies/{study.pk}/participants/").content.decode()
-    page = client.get(f"/studies/{study.pk}/participants/bonus/",
-                      {"per_item": "0.25", "per_completion": "1", "reason": "Thanks"}).content.decode()
+    assert (
+        f"/studies/{study.pk}/participants/bonus/" in client.get(f"/studies/{study.pk}/participants/").content.decode()
+    )
+    page = client.get(
+        f"/studies/{study.pk}/participants/bonus/", {"per_item": "0.25", "per_completion": "1", "reason": "Thanks"}
+    ).content.decode()
     assert 'data-platform="prolific"><td>Prolific' in page and ">0.50<" in page  # 2 items, not completed
-    r = client.get(f"/studies/{study.pk}/participants/bonus/",
-                   {"per_item": "0.25", "per_completion": "1", "reason": "Thanks", "download": "prolific"})
+    r = client.get(
+        f"/studies/{study.pk}/participants/bonus/",
+        {"per_item": "0.25", "per_completion": "1", "reason": "Thanks", "download": "prolific"},
+    )
     assert r.status_code == 200 and r.content.decode() == f"{PID_A},0.50\n"
     assert "attachment" in r["Content-Disposition"]
-    bad = client.get(f"/studies/{study.pk}/participants/bonus/", {"per_item": "-2", "per_completion": "1",
-                                                                  "reason": "x", "download": "mturk"})
+    bad = client.get(
+        f"/studies/{study.pk}/participants/bonus/",
+        {"per_item": "-2", "per_completion": "1", "reason": "x", "download": "mturk"},
+    )
     assert bad.status_code == 400
-    odd = client.get(f"/studies/{study.pk}/participants/bonus/", {"per_item": "1", "per_completion": "1",
-                                                                  "reason": "x", "download": "paypal"})
+    odd = client.get(
+        f"/studies/{study.pk}/participants/bonus/",
+        {"per_item": "1", "per_completion": "1", "reason": "x", "download": "paypal"},
+    )
     assert odd.status_code == 400

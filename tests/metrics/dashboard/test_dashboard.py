@@ -59,8 +59,11 @@ def test_live_figures_count_progress_coverage_and_qc_per_judge(judged):
     assert live["coverage"]["items_complete"] == live["coverage"]["items"] == n_items // 3
     assert {q["judge"] for q in live["qc"]} == {"sim-judge-01", "sim-judge-02", "sim-judge-03"}
     assert all(q["verdict"] in {"pass", "flagged"} and q["tests"] for q in live["qc"])
-    assert live["projection"]["cost_spent"] == live["projection"]["cost_projected"] == str(
-        (Decimal("0.10") * n_items).quantize(Decimal("0.01")))
+    assert (
+        live["projection"]["cost_spent"]
+        == live["projection"]["cost_projected"]
+        == str((Decimal("0.10") * n_items).quantize(Decimal("0.01")))
+    )
     assert live["projection"]["items_left"] == 0 and live["projection"]["currency"] == "USD"
 
 
@@ -75,7 +78,9 @@ def test_a_screened_out_judge_shows_the_rule_that_fired(judged):
     assert row["screened_out"] == {"rule": "attention", "reason": "Failed 2 attention checks."}
 
 
-def test_the_version_moves_with_a_new_judgment_and_the_poll_queues_one_refresh(researcher, django_capture_on_commit_callbacks):
+def test_the_version_moves_with_a_new_judgment_and_the_poll_queues_one_refresh(
+    researcher, django_capture_on_commit_callbacks
+):
     from metrics.reports.services.simulation import simulated_judges_fill
     from tests.metrics.reports.conftest import make_study_data
 
@@ -99,7 +104,8 @@ def test_the_version_moves_with_a_new_judgment_and_the_poll_queues_one_refresh(r
 
 @override_settings(PARAEVAL_DASHBOARD_REFRESH_SECONDS=60)
 def test_a_fresh_snapshot_rests_for_the_refresh_interval_before_a_poll_queues_another(
-        researcher, django_capture_on_commit_callbacks):
+    researcher, django_capture_on_commit_callbacks
+):
     from metrics.reports.services.simulation import simulated_judges_fill
     from tests.metrics.reports.conftest import make_study_data
 
@@ -207,8 +213,9 @@ def test_an_unchanged_answer_is_a_304_without_a_body_and_any_change_gives_a_new_
 
 def test_the_rate_is_set_through_the_api_and_a_bad_one_is_a_400(judged, researcher):
     client = _api(researcher)
-    assert client.patch(f"/api/dashboard/studies/{judged.pk}/settings/", {"item_rate": "0.25", "currency": "usd"},
-                        format="json").json() == {"item_rate": "0.2500", "currency": "USD"}
+    assert client.patch(
+        f"/api/dashboard/studies/{judged.pk}/settings/", {"item_rate": "0.25", "currency": "usd"}, format="json"
+    ).json() == {"item_rate": "0.2500", "currency": "USD"}
     for bad in ({"item_rate": "-1"}, {"item_rate": "lots"}, {"currency": "US$"}):
         r = client.patch(f"/api/dashboard/studies/{judged.pk}/settings/", bad, format="json")
         assert r.status_code == 400, bad
@@ -217,8 +224,12 @@ def test_the_rate_is_set_through_the_api_and_a_bad_one_is_a_400(judged, research
 
 def test_the_dashboard_is_in_the_openapi_schema(researcher):
     schema = _api(researcher).get("/api/schema/?format=json").json()
-    for path in ("/api/dashboard/studies/{study_id}/", "/api/dashboard/studies/{study_id}/plan/",
-                 "/api/dashboard/studies/{study_id}/settings/", "/api/dashboard/studies/{study_id}/adaptive/"):
+    for path in (
+        "/api/dashboard/studies/{study_id}/",
+        "/api/dashboard/studies/{study_id}/plan/",
+        "/api/dashboard/studies/{study_id}/settings/",
+        "/api/dashboard/studies/{study_id}/adaptive/",
+    ):
         assert path in schema["paths"], path
     assert "DashboardSnapshot" in schema["components"]["schemas"]
 
@@ -260,7 +271,8 @@ def test_a_side_by_side_study_shows_its_bradley_terry_ranking_equal_to_its_repor
     assert answers["available"] and answers["fingerprint"] == report.fingerprint
     summary = report.result["comparison"]["preference"]
     assert [(r["system"], r["mean"], r["ci_low"], r["ci_high"]) for r in answers["ranking"]["systems"]] == [
-        (r["system"], r["theta"], r["ci_low"], r["ci_high"]) for r in summary["bradley_terry"]["ranking"]]
+        (r["system"], r["theta"], r["ci_low"], r["ci_high"]) for r in summary["bradley_terry"]["ranking"]
+    ]
     assert [r["system"] for r in answers["ranking"]["systems"]] == ["a", "b", "c"]
     assert answers["ranking"]["measure"].startswith("Bradley–Terry θ")
     assert all(r["cluster"] is None and r["pvalue_vs_next"] is None for r in answers["ranking"]["systems"])

@@ -51,9 +51,12 @@ def test_the_api_queues_a_plan_and_the_worker_stores_it_from_the_pilot(piloted, 
 
 def test_bad_plan_requests_are_400_with_the_field_named(piloted, researcher):
     client = _api(researcher)
-    for bad, field in (({"n_originals": 1}, "n_originals"), ({"level": 2}, "level"),
-                       ({"judges_per_item": 5, "n_judges": 2}, "judges_per_item"),
-                       ({"n_originals": 20000, "n_simulations": 2000, "n_judges": 100}, "n_simulations")):
+    for bad, field in (
+        ({"n_originals": 1}, "n_originals"),
+        ({"level": 2}, "level"),
+        ({"judges_per_item": 5, "n_judges": 2}, "judges_per_item"),
+        ({"n_originals": 20000, "n_simulations": 2000, "n_judges": 100}, "n_simulations"),
+    ):
         r = client.post(f"/api/dashboard/studies/{piloted.pk}/plan/", bad, format="json")
         assert r.status_code == 400 and field in r.json(), (bad, r.json())
 
@@ -74,8 +77,10 @@ def test_the_plan_page_shows_the_answer_and_the_form_queues_one(piloted, researc
     page = client.get(f"/studies/{piloted.pk}/plan/").content.decode()
     assert "P(the final ranking is right)" in page and 'id="plan-separation"' in page
     with mock.patch("metrics.dashboard.services.planning.job_enqueue"):
-        r = client.post(f"/studies/{piloted.pk}/plan/", {**FAST, "source": "pilot", "level": 0.05, "item_sd": 0.7,
-                                                          "judge_bias_sd": 0.25, "noise_sd": 0.6})
+        r = client.post(
+            f"/studies/{piloted.pk}/plan/",
+            {**FAST, "source": "pilot", "level": 0.05, "item_sd": 0.7, "judge_bias_sd": 0.25, "noise_sd": 0.6},
+        )
     assert r.status_code == 302 and Dashboard.objects.get(study=piloted).plan["status"] == "computing"
 
 
@@ -84,8 +89,9 @@ def test_the_cli_plans_from_a_study_from_stated_assumptions_and_says_what_is_wro
     call_command("plan_study", "--study", str(piloted.pk), "--originals", "10", "--simulations", "20", stdout=out)
     assert "P(ranking right)" in out.getvalue() and "Assumptions (pilot)" in out.getvalue()
     out = StringIO()
-    call_command("plan_study", "--systems", "x=3.5,y=3.0", "--originals", "10", "--simulations", "20", "--json",
-                 stdout=out)
+    call_command(
+        "plan_study", "--systems", "x=3.5,y=3.0", "--originals", "10", "--simulations", "20", "--json", stdout=out
+    )
     plan = json.loads(out.getvalue())
     assert plan["assumptions"]["system_means"] == {"x": 3.5, "y": 3.0}
     with pytest.raises(CommandError, match="give --study"):

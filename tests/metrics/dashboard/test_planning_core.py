@@ -24,7 +24,9 @@ from metrics.core.stats.simulate import simulate_judgments
 SMALL = PlanAssumptions({"a": 3.3, "b": 3.1, "c": 2.8}, item_sd=0.6, judge_bias_sd=0.2, noise_sd=0.7)
 
 
-def _fresh_rate(a: PlanAssumptions, *, n: int, seed: int, n_originals: int, n_judges: int, k: int | None, check) -> float:
+def _fresh_rate(
+    a: PlanAssumptions, *, n: int, seed: int, n_originals: int, n_judges: int, k: int | None, check
+) -> float:
     hits = 0
     for i in range(n):
         frame = simulate(a, n_originals=n_originals, n_judges=n_judges, judges_per_item=k, seed=seed + i)
@@ -42,10 +44,24 @@ def _within(promised, fresh: float, n_fresh: int) -> bool:
 def test_the_promised_ranking_probability_is_met_on_200_fresh_simulated_studies():
     plan = plan_study(SMALL, n_originals=15, n_judges=3, n_simulations=200, n_agreement=0, seed=1)
     assert 0.2 < plan.ranking_right.estimate < 0.98  # a study where the answer is genuinely uncertain
-    fresh_right = _fresh_rate(SMALL, n=200, seed=100_000, n_originals=15, n_judges=3, k=None,
-                              check=lambda t: ranking_is_right(t, SMALL.system_means))
-    fresh_sep = _fresh_rate(SMALL, n=200, seed=100_000, n_originals=15, n_judges=3, k=None,
-                            check=lambda t: neighbours_separated(t, SMALL.system_means, 0.05))
+    fresh_right = _fresh_rate(
+        SMALL,
+        n=200,
+        seed=100_000,
+        n_originals=15,
+        n_judges=3,
+        k=None,
+        check=lambda t: ranking_is_right(t, SMALL.system_means),
+    )
+    fresh_sep = _fresh_rate(
+        SMALL,
+        n=200,
+        seed=100_000,
+        n_originals=15,
+        n_judges=3,
+        k=None,
+        check=lambda t: neighbours_separated(t, SMALL.system_means, 0.05),
+    )
     assert _within(plan.ranking_right, fresh_right, 200), (plan.ranking_right, fresh_right)
     assert _within(plan.pairs_separated, fresh_sep, 200), (plan.pairs_separated, fresh_sep)
 
@@ -72,8 +88,17 @@ def test_the_separation_table_reaches_about_its_power_and_needs_fewer_originals_
 
 
 def test_pilot_estimates_recover_the_simulators_parameters():
-    frame = simulate_judgments(n_originals=150, n_judges=4, controls=(), discrete=False, seconds=False, seed=9,
-                               item_sd=0.7, judge_bias_sd=0.3, noise_sd=0.5)
+    frame = simulate_judgments(
+        n_originals=150,
+        n_judges=4,
+        controls=(),
+        discrete=False,
+        seconds=False,
+        seed=9,
+        item_sd=0.7,
+        judge_bias_sd=0.3,
+        noise_sd=0.5,
+    )
     a = assumptions_from_pilot(frame)
     assert a.source == "pilot" and set(a.system_means) == {"human1", "human2", "machine1", "machine2"}
     assert a.item_sd == pytest.approx(0.7, abs=0.1)

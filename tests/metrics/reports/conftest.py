@@ -9,14 +9,16 @@ import pytest
 
 from annotation.enums import Role
 
-WORDS = ("the old man walked slowly along the quiet river bank at dawn while birds sang in tall green trees "
-         "near a small stone house where children played with a red ball and their dog barked loudly").split()
+WORDS = (
+    "the old man walked slowly along the quiet river bank at dawn while birds sang in tall green trees "
+    "near a small stone house where children played with a red ball and their dog barked loudly"
+).split()
 SWAPS = "a big little bright dark happy sad fast cold warm young river road hill field city".split()
 
 
 def _sentence(rng: random.Random) -> list[str]:
     start = rng.randrange(len(WORDS) - 14)
-    return WORDS[start:start + rng.randint(8, 14)]
+    return WORDS[start : start + rng.randint(8, 14)]
 
 
 def _paraphrase(words: list[str], rng: random.Random, changes: int) -> str:
@@ -35,9 +37,12 @@ def make_study_data(owner, *, name="Report study", n_originals=12, systems=("hum
     rng = random.Random(seed)
     study = study_create(name=name, owner=owner)
     sys_rows = System.objects.bulk_create([System(study=study, name=s) for s in systems])
-    originals = Original.objects.bulk_create([
-        Original(study=study, external_id=f"s{i:04d}", text=" ".join(_sentence(rng)).capitalize() + ".", position=i)
-        for i in range(n_originals)])
+    originals = Original.objects.bulk_create(
+        [
+            Original(study=study, external_id=f"s{i:04d}", text=" ".join(_sentence(rng)).capitalize() + ".", position=i)
+            for i in range(n_originals)
+        ]
+    )
     cands = []
     for o in originals:
         words = o.text.rstrip(".").lower().split()
@@ -57,16 +62,30 @@ def open_judging(study):
     return study
 
 
-def make_judged_study(owner, *, name="Report study", n_originals=12, systems=("human", "machine"), n_judges=3,
-                      random_clickers=0, judges_per_item=None, seed=3):
+def make_judged_study(
+    owner,
+    *,
+    name="Report study",
+    n_originals=12,
+    systems=("human", "machine"),
+    n_judges=3,
+    random_clickers=0,
+    judges_per_item=None,
+    seed=3,
+):
     """A study of ``n_originals`` × ``systems`` (+ one control of each kind per original),
     opened for judging and rated by ``n_judges`` simulated judges."""
     from metrics.reports.services.simulation import simulated_judges_fill
 
     study = open_judging(make_study_data(owner, name=name, n_originals=n_originals, systems=systems))
     if n_judges:
-        simulated_judges_fill(study=study, n_judges=n_judges, n_random_clickers=random_clickers,
-                                       judges_per_item=judges_per_item, seed=seed)
+        simulated_judges_fill(
+            study=study,
+            n_judges=n_judges,
+            n_random_clickers=random_clickers,
+            judges_per_item=judges_per_item,
+            seed=seed,
+        )
     return study
 
 
@@ -101,8 +120,13 @@ def submit_as_real_judge(study, user, *, overall=3):
     assignment = assignment_ensure_for_judge(study=study, judge=user)
     item = item_next_for_judge(assignment=assignment)
     return judgment_submit(
-        study=study, judge=user, token=item.token, key=f"real-{user.username}-0001",
-        scores={"adequacy": 4, "fluency": 4, "dissimilarity": 2, "overall": overall}, serve_stamp=item.serve_stamp)
+        study=study,
+        judge=user,
+        token=item.token,
+        key=f"real-{user.username}-0001",
+        scores={"adequacy": 4, "fluency": 4, "dissimilarity": 2, "overall": overall},
+        serve_stamp=item.serve_stamp,
+    )
 
 
 @pytest.fixture(scope="module")

@@ -25,9 +25,17 @@ def test_creating_a_report_through_the_api_queues_it_with_defaults_filled_in(api
     assert r.status_code == 201, r.content
     body = r.json()
     assert body["status"] == "queued" and body["steps_total"] == 5 and body["exports"] is None
-    assert body["settings"] == {"criterion": "overall", "normalize": "z", "include_controls_in_mean": True,
-                                "include_metrics": True, "confidence_level": 0.95, "significance_level": 0.05,
-                                "seed": 0, "n_boot": 100, "subset_min": {"adequacy": 4.0, "fluency": 4.0}}
+    assert body["settings"] == {
+        "criterion": "overall",
+        "normalize": "z",
+        "include_controls_in_mean": True,
+        "include_metrics": True,
+        "confidence_level": 0.95,
+        "significance_level": 0.05,
+        "seed": 0,
+        "n_boot": 100,
+        "subset_min": {"adequacy": 4.0, "fluency": 4.0},
+    }
     assert Report.objects.get(pk=body["id"]).created_by == owner
     again = api_client.post(_api(judged_study, "create/"), {"normalize": "z", "n_boot": 100}, format="json")
     assert again.json()["id"] == body["id"]  # the same settings while queued: the same report
@@ -38,15 +46,17 @@ def test_bad_settings_and_a_study_without_judgments_get_400_with_the_reason(api_
     api_client.force_authenticate(researcher)
     r = api_client.post(_api(study, "create/"), {}, format="json")
     assert r.status_code == 400 and "no judgments yet" in r.json()["detail"][0]
-    r = api_client.post(_api(study, "create/"), {"n_boot": 10, "confidence_level": 1.5, "criterion": "x"},
-                        format="json")
+    r = api_client.post(
+        _api(study, "create/"), {"n_boot": 10, "confidence_level": 1.5, "criterion": "x"}, format="json"
+    )
     assert r.status_code == 400 and {"criterion"} <= set(r.json())
     r = api_client.post(_api(study, "create/"), {"n_boot": 10, "confidence_level": 1.5}, format="json")
     assert r.status_code == 400 and {"n_boot", "confidence_level"} <= set(r.json())
 
 
-def test_list_and_detail_say_whether_a_report_is_stale_and_link_every_export(api_client, owner, built_report,
-                                                                            make_user):
+def test_list_and_detail_say_whether_a_report_is_stale_and_link_every_export(
+    api_client, owner, built_report, make_user
+):
     api_client.force_authenticate(owner)
     listed = api_client.get(_api(built_report.study)).json()
     assert [r["id"] for r in listed] == [built_report.pk]
@@ -56,9 +66,17 @@ def test_list_and_detail_say_whether_a_report_is_stale_and_link_every_export(api
     assert [m["name"] for m in body["metric_runs"]] == ["bleu", "ter (negated)"]
     assert all(m["signature"] for m in body["metric_runs"])
     assert [p["slug"] for p in body["plots"]][:3] == ["criterion-vs-overall", "system-ranking", "judge-distributions"]
-    assert set(body["exports"]["tables"]) == {"table1", "table2", "table3", "agreement", "agreement_pairs",
-                                              "judge_qc", "system_ranking", "metric_leaderboard",
-                                              "metric_meta_evaluation"}
+    assert set(body["exports"]["tables"]) == {
+        "table1",
+        "table2",
+        "table3",
+        "agreement",
+        "agreement_pairs",
+        "judge_qc",
+        "system_ranking",
+        "metric_leaderboard",
+        "metric_meta_evaluation",
+    }
     submit_as_real_judge(built_report.study, make_user("latecomer"))
     body = api_client.get(_api(built_report.study, f"{built_report.pk}/")).json()
     assert body["stale"] is True and body["stale_reasons"]
@@ -69,7 +87,10 @@ def test_every_export_endpoint_returns_its_format(api_client, owner, built_repor
     links = api_client.get(_api(built_report.study, f"{built_report.pk}/")).json()["exports"]
     data = api_client.get(links["json"]).json()
     assert data["result"] == built_report.result and data["report"]["stale"] == {
-        "stale": False, "judgments_changed": False, "metrics_changed": False}
+        "stale": False,
+        "judgments_changed": False,
+        "metrics_changed": False,
+    }
     tex = api_client.get(links["latex"])
     assert tex["Content-Type"].startswith("application/x-tex") and b"\\toprule" in tex.content
     html = api_client.get(links["html"])
@@ -80,7 +101,9 @@ def test_every_export_endpoint_returns_its_format(api_client, owner, built_repor
         r = api_client.get(url)
         assert r.status_code == 200 and r["Content-Type"].startswith("text/csv"), slug
         assert len(list(csv.reader(io.StringIO(r.content.decode())))) > 1
-    plot = api_client.get(f"/api/studies/{built_report.study_id}/reports/{built_report.pk}/plots/judge-distributions.svg")
+    plot = api_client.get(
+        f"/api/studies/{built_report.study_id}/reports/{built_report.pk}/plots/judge-distributions.svg"
+    )
     assert plot.status_code == 200 and plot["Content-Type"].startswith("image/svg+xml")
     assert api_client.get(links["tables"]["table1"].replace("table1", "table9")).status_code == 404
 
@@ -88,8 +111,14 @@ def test_every_export_endpoint_returns_its_format(api_client, owner, built_repor
 def test_exports_of_an_unfinished_report_answer_409(api_client, owner, judged_study):
     api_client.force_authenticate(owner)
     queued = Report.objects.create(study=judged_study, settings={})
-    for suffix in ("export/json/", "export/latex/", "export/html/", "export/zip/", "export/tables/table1.csv",
-                   "plots/system-ranking.svg"):
+    for suffix in (
+        "export/json/",
+        "export/latex/",
+        "export/html/",
+        "export/zip/",
+        "export/tables/table1.csv",
+        "plots/system-ranking.svg",
+    ):
         r = api_client.get(_api(judged_study, f"{queued.pk}/{suffix}"))
         assert r.status_code == 409, suffix
 
@@ -105,8 +134,16 @@ def test_refresh_through_the_api_builds_with_the_same_settings(api_client, owner
 def test_the_api_refuses_everyone_but_the_studys_researchers(api_client, who, outsiders, built_report):
     api_client.force_authenticate(outsiders[who])
     rid = built_report.pk
-    for suffix in ("", f"{rid}/", f"{rid}/export/json/", f"{rid}/export/latex/", f"{rid}/export/html/",
-                   f"{rid}/export/zip/", f"{rid}/export/tables/table1.csv", f"{rid}/plots/system-ranking.svg"):
+    for suffix in (
+        "",
+        f"{rid}/",
+        f"{rid}/export/json/",
+        f"{rid}/export/latex/",
+        f"{rid}/export/html/",
+        f"{rid}/export/zip/",
+        f"{rid}/export/tables/table1.csv",
+        f"{rid}/plots/system-ranking.svg",
+    ):
         assert api_client.get(_api(built_report.study, suffix)).status_code == 403, suffix
     assert api_client.post(_api(built_report.study, "create/"), {}, format="json").status_code == 403
     assert api_client.post(_api(built_report.study, f"{rid}/refresh/")).status_code == 403

@@ -28,8 +28,9 @@ pytestmark = pytest.mark.django_db
 def test_report_with_an_excluded_judge_equals_the_separately_validated_path(researcher):
     from django.contrib.auth.models import User
 
-    study = make_judged_study(researcher, n_originals=10, systems=("human", "machine", "mt"), n_judges=4,
-                              random_clickers=1)
+    study = make_judged_study(
+        researcher, n_originals=10, systems=("human", "machine", "mt"), n_judges=4, random_clickers=1
+    )
     run_metric(study, "bleu")
     run_metric(study, "ter")
     clicker = User.objects.filter(username__startswith=SIM_JUDGE_PREFIX).order_by("username").last()
@@ -46,27 +47,58 @@ def test_report_with_an_excluded_judge_equals_the_separately_validated_path(rese
     assert judged.excluded == [clicker.username]
     metric_inputs = selectors.report_metric_inputs(study=study, judged_items=set(judged.frame["item"]))
     direct = build_report(
-        judged.frame, metric_inputs.scores or None, excluded_judges=judged.excluded,
-        control_expected=judged.control_expected, criterion=s["criterion"], criteria=judged.criteria,
-        normalize=s["normalize"], include_controls_in_mean=s["include_controls_in_mean"],
-        subset_min=subset_in_criteria_order(s["subset_min"], judged.criteria), n_boot=s["n_boot"],
-        confidence_level=s["confidence_level"], significance_level=s["significance_level"], seed=s["seed"],
-        qc_alpha=judged.qc_alpha, qc_tests=judged.qc_tests, min_shared=s["min_shared"], metric_runs=metric_inputs.runs, scale=range(1, 6),
-        scales=dict.fromkeys(judged.criteria, "points"))  # PEM's four 1–5 scales
-    for key in ("summary", "table1", "table2", "table3", "agreement", "judge_qc", "system_ranking",
-                "metric_leaderboard", "settings"):
+        judged.frame,
+        metric_inputs.scores or None,
+        excluded_judges=judged.excluded,
+        control_expected=judged.control_expected,
+        criterion=s["criterion"],
+        criteria=judged.criteria,
+        normalize=s["normalize"],
+        include_controls_in_mean=s["include_controls_in_mean"],
+        subset_min=subset_in_criteria_order(s["subset_min"], judged.criteria),
+        n_boot=s["n_boot"],
+        confidence_level=s["confidence_level"],
+        significance_level=s["significance_level"],
+        seed=s["seed"],
+        qc_alpha=judged.qc_alpha,
+        qc_tests=judged.qc_tests,
+        min_shared=s["min_shared"],
+        metric_runs=metric_inputs.runs,
+        scale=range(1, 6),
+        scales=dict.fromkeys(judged.criteria, "points"),
+    )  # PEM's four 1–5 scales
+    for key in (
+        "summary",
+        "table1",
+        "table2",
+        "table3",
+        "agreement",
+        "judge_qc",
+        "system_ranking",
+        "metric_leaderboard",
+        "settings",
+    ):
         assert report.result[key] == direct[key], key
     assert report.build_info["n_judgment_rows"] == len(judged.frame)
 
     frame = validate_judgments(judged.frame)
-    ref = human_reference(frame, control_expected=judged.control_expected, normalize=s["normalize"],
-                                   excluded_judges=judged.excluded)
+    ref = human_reference(
+        frame, control_expected=judged.control_expected, normalize=s["normalize"], excluded_judges=judged.excluded
+    )
     long = validate_metric_scores(metric_inputs.scores)
     wide = long.loc[long["item"].isin(ref.index)].pivot(index="item", columns="metric", values="score")
-    plots = report_plots(frame=frame, ref=ref, metric_wide=wide, result=direct, excluded=judged.excluded,
-                         target=s["criterion"], include_controls=False,  # Table 3's headline: genuine items
-                         normalized=s["normalize"] == "z", seed=s["seed"],
-                         units=criteria_units(study_criteria(study=study)))
+    plots = report_plots(
+        frame=frame,
+        ref=ref,
+        metric_wide=wide,
+        result=direct,
+        excluded=judged.excluded,
+        target=s["criterion"],
+        include_controls=False,  # Table 3's headline: genuine items
+        normalized=s["normalize"] == "z",
+        seed=s["seed"],
+        units=criteria_units(study_criteria(study=study)),
+    )
     stored = list(ReportPlot.objects.filter(report=report).order_by("position"))
     assert [p.slug for p in stored] == [p.slug for p in plots]
     for got, want in zip(stored, plots):

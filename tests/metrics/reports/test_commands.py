@@ -32,12 +32,38 @@ def test_the_report_command_builds_synchronously_and_writes_every_export(tmp_pat
     assert "metrics correlated: bleu, ter (negated)" in out
     files = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
     stem = f"report-study-report{report.pk}"
-    assert files == sorted([
-        "report.json", "report.tex", "report.html", f"{stem}.zip",
-        *[f"tables/{t}.csv" for t in ("table1", "table2", "table3", "agreement", "agreement_pairs", "judge_qc",
-                                      "system_ranking", "metric_leaderboard", "metric_meta_evaluation")],
-        *[f"plots/{s}.svg" for s in ("criterion-vs-overall", "system-ranking", "judge-distributions",
-                                     "metric-bleu", "metric-ter-negated")]])
+    assert files == sorted(
+        [
+            "report.json",
+            "report.tex",
+            "report.html",
+            f"{stem}.zip",
+            *[
+                f"tables/{t}.csv"
+                for t in (
+                    "table1",
+                    "table2",
+                    "table3",
+                    "agreement",
+                    "agreement_pairs",
+                    "judge_qc",
+                    "system_ranking",
+                    "metric_leaderboard",
+                    "metric_meta_evaluation",
+                )
+            ],
+            *[
+                f"plots/{s}.svg"
+                for s in (
+                    "criterion-vs-overall",
+                    "system-ranking",
+                    "judge-distributions",
+                    "metric-bleu",
+                    "metric-ter-negated",
+                )
+            ],
+        ]
+    )
     data = json.loads((tmp_path / "report.json").read_text())
     assert data["result"] == report.result and data["report"]["settings"]["seed"] == 3
     assert "\\toprule" in (tmp_path / "report.tex").read_text()
@@ -47,8 +73,17 @@ def test_the_report_command_builds_synchronously_and_writes_every_export(tmp_pat
 
 
 def test_the_report_command_takes_the_subset_and_metric_options(tmp_path, judged_study):
-    _report(judged_study.pk, "--out", tmp_path, "--no-metrics", "--subset", "adequacy=3.5", "--n-boot", 50,
-            "--no-controls-in-mean")
+    _report(
+        judged_study.pk,
+        "--out",
+        tmp_path,
+        "--no-metrics",
+        "--subset",
+        "adequacy=3.5",
+        "--n-boot",
+        50,
+        "--no-controls-in-mean",
+    )
     report = Report.objects.filter(study=judged_study).order_by("-pk").first()
     assert report.settings["subset_min"] == {"adequacy": 3.5} and report.settings["include_metrics"] is False
     assert report.result["table3"] is None and report.result["table2"]["include_controls"] is False

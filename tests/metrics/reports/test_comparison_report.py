@@ -31,8 +31,10 @@ def judged_comparison(researcher, make_user):
     study = study_with_data(owner=researcher, n_originals=5, systems=("a", "b", "c"), name="Cmp report")
     for name in ("ann", "bob", "cy"):
         study_member_add(study=study, user=make_user(name), role=Role.JUDGE)
-    design_update(study=study, changes={
-        "protocol": "comparison", "seed": 5, "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={"protocol": "comparison", "seed": 5, "control_counts": {"identical": 1, "random": 0, "unigram": 0}},
+    )
     study_judging_open(study=study)
     for k, assignment in enumerate(Assignment.objects.filter(study=study).select_related("judge")):
         n = 0
@@ -51,8 +53,14 @@ def judged_comparison(researcher, make_user):
                 answer = "B" if RANK[ls] < RANK[rs] else "A"
             else:
                 answer = "A" if RANK[ls] < RANK[rs] else "B"
-            comparison.comparison_submit(study=study, judge=assignment.judge, token=pair.token, key=new_key(),
-                                         answers={"preference": answer}, serve_stamp=pair.serve_stamp)
+            comparison.comparison_submit(
+                study=study,
+                judge=assignment.judge,
+                token=pair.token,
+                key=new_key(),
+                answers={"preference": answer},
+                serve_stamp=pair.serve_stamp,
+            )
             n += 1
     return study
 
@@ -92,8 +100,13 @@ def test_the_report_page_shows_the_comparison_sections(judged_comparison, resear
     report_build(report_id=report.pk)
     client.force_login(researcher)
     html = client.get(f"/studies/{judged_comparison.pk}/report/").content.decode()
-    for title in ("System ranking (Bradley–Terry)", "Win rates per system pair", "Agreement on pairs",
-                  "Judges on control pairs", "Every comparison (CSV)"):
+    for title in (
+        "System ranking (Bradley–Terry)",
+        "Win rates per system pair",
+        "Agreement on pairs",
+        "Judges on control pairs",
+        "Every comparison (CSV)",
+    ):
         assert title in html
     assert "Table 1" not in html
     csv = client.get(f"/studies/{judged_comparison.pk}/reports/{report.pk}/tables/preference_pair_wins.csv")

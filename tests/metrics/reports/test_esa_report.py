@@ -34,8 +34,15 @@ def _annotate(study, judge, *, own_span=True):
             first = entry.candidate.split()[0]
             if not any(s["side"] == "candidate" and s["start"] == 0 for s in spans):
                 spans.append({"side": "candidate", "start": 0, "end": len(first), "severity": "major"})
-        esa.esa_submit(study=study, judge=judge, token=entry.token, key=new_key(), spans=spans, score=score,
-                       serve_stamp=entry.serve_stamp)
+        esa.esa_submit(
+            study=study,
+            judge=judge,
+            token=entry.token,
+            key=new_key(),
+            spans=spans,
+            score=score,
+            serve_stamp=entry.serve_stamp,
+        )
 
 
 @pytest.fixture
@@ -47,9 +54,15 @@ def judged_esa(researcher, make_user):
     judges = [make_user(n) for n in ("ann", "bob")]
     for u in judges:
         study_member_add(study=study, user=u, role=Role.JUDGE)
-    design_update(study=study, changes={
-        "protocol": "esa", "seed": 3, "esa_prefill": "aligner",
-        "control_counts": {"identical": 1, "random": 1, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={
+            "protocol": "esa",
+            "seed": 3,
+            "esa_prefill": "aligner",
+            "control_counts": {"identical": 1, "random": 1, "unigram": 0},
+        },
+    )
     study_judging_open(study=study)
     for u in judges:
         _annotate(study, u)
@@ -85,8 +98,9 @@ def test_thin_data_say_not_enough_data_and_never_nan(researcher, make_user, clie
     study = study_with_data(owner=researcher, n_originals=1, systems=("a",), name="Thin ESA")
     ann = make_user("ann")
     study_member_add(study=study, user=ann, role=Role.JUDGE)
-    design_update(study=study, changes={
-        "protocol": "esa", "control_counts": {"identical": 0, "random": 0, "unigram": 0}})
+    design_update(
+        study=study, changes={"protocol": "esa", "control_counts": {"identical": 0, "random": 0, "unigram": 0}}
+    )
     study_judging_open(study=study)
     _annotate(study, ann)
     report = report_create(study=study, created_by=researcher, enqueue=False)
@@ -104,9 +118,16 @@ def test_the_report_page_shows_the_esa_sections_and_its_exports(judged_esa, rese
     report_build(report_id=report.pk)
     client.force_login(researcher)
     html = client.get(f"/studies/{judged_esa.pk}/report/").content.decode()
-    for title in ("ESA and MQM-weighted scores per system", "Errors per system by severity", "System ranking by ESA",
-                  "Span agreement between judges", "Control checks", "Pre-filled spans", "minor = 1",
-                  "Every span (JSON Lines)"):
+    for title in (
+        "ESA and MQM-weighted scores per system",
+        "Errors per system by severity",
+        "System ranking by ESA",
+        "Span agreement between judges",
+        "Control checks",
+        "Pre-filled spans",
+        "minor = 1",
+        "Every span (JSON Lines)",
+    ):
         assert title in html, title
     for fmt in ("json", "tex", "html", "zip"):
         assert client.get(f"/studies/{judged_esa.pk}/reports/{report.pk}/export.{fmt}").status_code == 200, fmt
@@ -120,8 +141,9 @@ def test_the_dashboard_ranks_by_esa_score_as_the_report_does(judged_esa, researc
     report = report_build(report_id=report.pk)
     answers = dash.snapshot["answers"]
     assert answers["available"] and answers["fingerprint"] == report.fingerprint
-    assert [(r["system"], r["mean"], r["ci_low"], r["ci_high"], r["cluster"]) for r in answers["ranking"]["systems"]] == [
-        (r["system"], r["mean"], r["ci_low"], r["ci_high"], r["cluster"]) for r in report.result["ranking"]]
+    assert [
+        (r["system"], r["mean"], r["ci_low"], r["ci_high"], r["cluster"]) for r in answers["ranking"]["systems"]
+    ] == [(r["system"], r["mean"], r["ci_low"], r["ci_high"], r["cluster"]) for r in report.result["ranking"]]
     assert answers["ranking"]["measure"] == "ESA score (0–100)" and answers["agreement"] == []
 
 

@@ -22,14 +22,31 @@ from metrics.reports.models import Report, ReportPlot
 
 pytestmark = pytest.mark.django_db
 
-ALL_TABLES = ["table1", "table2", "table3", "metric_leaderboard", "metric_meta_evaluation", "agreement",
-              "agreement_pairs", "judge_qc", "system_ranking"]
+ALL_TABLES = [
+    "table1",
+    "table2",
+    "table3",
+    "metric_leaderboard",
+    "metric_meta_evaluation",
+    "agreement",
+    "agreement_pairs",
+    "judge_qc",
+    "system_ranking",
+]
 
 
 def test_the_report_has_every_table_in_page_order(built_report):
     assert [t.slug for t in report_tables(built_report.result)] == [
-        "table1", "table2", "table3", "agreement", "agreement_pairs", "judge_qc", "system_ranking",
-        "metric_leaderboard", "metric_meta_evaluation"]
+        "table1",
+        "table2",
+        "table3",
+        "agreement",
+        "agreement_pairs",
+        "judge_qc",
+        "system_ranking",
+        "metric_leaderboard",
+        "metric_meta_evaluation",
+    ]
 
 
 def test_every_table_is_valid_csv_with_the_columns_it_announces(built_report):
@@ -54,7 +71,9 @@ def test_table1_csv_holds_the_full_precision_numbers_of_the_report(built_report)
         low, high = float(row["sentence_pearson_ci_low"]), float(row["sentence_pearson_ci_high"])
         assert low < float(row["sentence_pearson"]) < high
     assert rows[-1]["judge_a"] == "weighted summary (3 of 3 pairs)"
-    assert float(rows[-1]["sentence_pearson"]) == pytest.approx(built_report.result["table1"]["mean_pearson"]["sentence"])
+    assert float(rows[-1]["sentence_pearson"]) == pytest.approx(
+        built_report.result["table1"]["mean_pearson"]["sentence"]
+    )
 
 
 def _renamed(result, name):
@@ -64,7 +83,7 @@ def _renamed(result, name):
 
 
 def test_csv_cells_that_look_like_formulas_are_neutralised_and_numbers_stay_numbers(built_report):
-    for evil in ("=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)"):
+    for evil in ('=HYPERLINK("http://x")', "+1+1", "-2+3", "@SUM(A1)"):
         table = table_by_slug(_renamed(built_report.result, evil), "system_ranking")
         rows = list(csv.DictReader(io.StringIO(table_csv(table))))
         assert rows[0]["system"] == "'" + evil
@@ -83,12 +102,14 @@ def test_the_json_export_holds_signatures_versions_settings_and_every_number(bui
     assert meta["settings"] == built_report.settings and meta["judgments_fingerprint"] == built_report.fingerprint
     assert meta["excluded_judges"] == []
     assert [r["signature"] for r in meta["metric_runs"]] and all(
-        r["signature"].startswith(f"metric:{r['metric']}|") for r in meta["metric_runs"])
+        r["signature"].startswith(f"metric:{r['metric']}|") for r in meta["metric_runs"]
+    )
     assert {"numpy", "scipy", "krippendorff", "matplotlib", "django"} <= set(meta["build"]["versions"])
     assert data["result"] == built_report.result
     assert data["result"]["schema"] == "paraeval.stats.report/1"
     assert [p["file"] for p in data["plots"]] == [
-        f"plots/{slug}.svg" for slug in ReportPlot.objects.filter(report=built_report).values_list("slug", flat=True)]
+        f"plots/{slug}.svg" for slug in ReportPlot.objects.filter(report=built_report).values_list("slug", flat=True)
+    ]
 
 
 _UNESCAPED_AMP = re.compile(r"(?<!\\)&")
@@ -121,8 +142,10 @@ def test_latex_escapes_every_special_character_of_the_data(built_report):
     table = table_by_slug(_renamed(built_report.result, name), "system_ranking")
     tex = table_latex(table)
     escaped = latex_escape(name)
-    assert escaped == ("a\\_b \\& c\\% \\$x\\$ \\#1 \\{y\\} \\textasciitilde{}z\\textasciicircum{} "
-                       "\\textbackslash{}w \\textless{}v\\textgreater{}")
+    assert escaped == (
+        "a\\_b \\& c\\% \\$x\\$ \\#1 \\{y\\} \\textasciitilde{}z\\textasciicircum{} "
+        "\\textbackslash{}w \\textless{}v\\textgreater{}"
+    )
     assert escaped in tex and name not in tex
     assert latex_escape("Krippendorff's α ≥ 0.8") == "Krippendorff's $\\alpha$ $\\geq$ 0.8"
 
@@ -152,8 +175,15 @@ def test_the_html_file_is_self_contained_with_its_figures_inline(built_report):
         for attr in ("src", "href", "action", "srcset"):
             value = a.get(attr)
             assert value is None or value.startswith(("data:", "#")), (attr, value)
-    for title in ("Table 1", "Table 2", "Table 3", "Agreement per criterion", "Judge quality control",
-                  "System ranking", "Metric leaderboard"):
+    for title in (
+        "Table 1",
+        "Table 2",
+        "Table 3",
+        "Agreement per criterion",
+        "Judge quality control",
+        "System ranking",
+        "Metric leaderboard",
+    ):
         assert title in html
     assert built_report.fingerprint in html
 
@@ -167,8 +197,16 @@ def test_the_zip_bundles_every_export(built_report):
         assert all(n.startswith(stem + "/") for n in names)
         short = sorted(n.split("/", 1)[1] for n in names)
         slugs = ReportPlot.objects.filter(report=built_report).values_list("slug", flat=True)
-        assert short == sorted(["README.txt", "report.json", "report.tex", "report.html",
-                                *[f"tables/{t}.csv" for t in ALL_TABLES], *[f"plots/{s}.svg" for s in slugs]])
+        assert short == sorted(
+            [
+                "README.txt",
+                "report.json",
+                "report.tex",
+                "report.html",
+                *[f"tables/{t}.csv" for t in ALL_TABLES],
+                *[f"plots/{s}.svg" for s in slugs],
+            ]
+        )
         assert json.loads(zf.read(f"{stem}/report.json"))["result"] == built_report.result
         assert "tables/judge_qc.csv" in zf.read(f"{stem}/README.txt").decode()
 
@@ -187,8 +225,12 @@ def test_a_report_without_metric_runs_has_no_table3_anywhere(judged_study, owner
 def test_page_exports_download_with_names_and_refuse_an_unfinished_report(client, owner, built_report):
     client.force_login(owner)
     base = f"/studies/{built_report.study_id}/reports/{built_report.pk}"
-    for fmt, ctype in (("json", "application/json"), ("tex", "application/x-tex"), ("html", "text/html"),
-                       ("zip", "application/zip")):
+    for fmt, ctype in (
+        ("json", "application/json"),
+        ("tex", "application/x-tex"),
+        ("html", "text/html"),
+        ("zip", "application/zip"),
+    ):
         r = client.get(f"{base}/export.{fmt}")
         assert r.status_code == 200 and r["Content-Type"].startswith(ctype), fmt
         assert r["Content-Disposition"] == f'attachment; filename="{export_stem(built_report)}.{fmt}"'
@@ -211,9 +253,18 @@ def test_tables_read_the_same_whatever_order_the_database_kept_the_keys_in(built
     rows = table_by_slug(result, "agreement").rows
     assert [r["criterion"] for r in rows][::11] == ["adequacy", "fluency", "dissimilarity", "overall"]
     assert [r["coefficient"] for r in rows[:11]] == [
-        "Krippendorff α (nominal)", "Krippendorff α (ordinal)", "Krippendorff α (interval)",
-        "Krippendorff α (ratio)", "Fleiss κ",
-        "ICC(1,1)", "ICC(2,1)", "ICC(3,1)", "ICC(1,3)", "ICC(2,3)", "ICC(3,3)"]
+        "Krippendorff α (nominal)",
+        "Krippendorff α (ordinal)",
+        "Krippendorff α (interval)",
+        "Krippendorff α (ratio)",
+        "Fleiss κ",
+        "ICC(1,1)",
+        "ICC(2,1)",
+        "ICC(3,1)",
+        "ICC(1,3)",
+        "ICC(2,3)",
+        "ICC(3,3)",
+    ]
     assert rows == table_by_slug(built_report.result, "agreement").rows
 
 
@@ -222,8 +273,17 @@ def test_an_underflowed_p_value_is_written_as_below_the_floor_never_as_zero():
     ``<0.001``, and an ordinary p-value stays a plain number."""
     from metrics.reports.exports.model import Column, ReportTable, format_cell
 
-    table = ReportTable("t", "T", "", (Column("metric", "Metric"), Column("p", "p", "p")),
-                        rows=[{"metric": "a", "p": 0.0}, {"metric": "b", "p": 5e-320}, {"metric": "c", "p": 0.0123},
-                              {"metric": "d", "p": None}])
+    table = ReportTable(
+        "t",
+        "T",
+        "",
+        (Column("metric", "Metric"), Column("p", "p", "p")),
+        rows=[
+            {"metric": "a", "p": 0.0},
+            {"metric": "b", "p": 5e-320},
+            {"metric": "c", "p": 0.0123},
+            {"metric": "d", "p": None},
+        ],
+    )
     assert list(table.csv_rows()) == [["a", "<1e-300"], ["b", "<1e-300"], ["c", "0.0123"], ["d", ""]]
     assert format_cell(0.0, "p") == "<0.001"

@@ -19,8 +19,9 @@ from metrics.reports.exports.tables import report_tables, table_by_slug
 pytestmark = pytest.mark.django_db
 
 PDFLATEX = shutil.which("pdflatex")
-needs_pdflatex = pytest.mark.skipif(PDFLATEX is None, reason="pdflatex is not installed (apt-get install "
-                                                             "texlive-latex-recommended)")
+needs_pdflatex = pytest.mark.skipif(
+    PDFLATEX is None, reason="pdflatex is not installed (apt-get install texlive-latex-recommended)"
+)
 
 PREAMBLE = "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n\\usepackage{booktabs,tabularx,pdflscape}\n"
 
@@ -28,12 +29,21 @@ PREAMBLE = "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[ut
 def compile_tex(tmp_path: Path, body: str) -> tuple[int, str, Path]:
     """Write report.tex, \\input it from a minimal paper, run pdflatex; (exit code, log, pdf)."""
     (tmp_path / "report.tex").write_text(body, encoding="utf-8")
-    (tmp_path / "paper.tex").write_text(PREAMBLE + "\\begin{document}\n\\input{report}\n\\end{document}\n",
-                                        encoding="utf-8")
-    proc = subprocess.run([PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
-    log = (tmp_path / "paper.log").read_text(encoding="utf-8", errors="replace") if (tmp_path / "paper.log").exists() \
+    (tmp_path / "paper.tex").write_text(
+        PREAMBLE + "\\begin{document}\n\\input{report}\n\\end{document}\n", encoding="utf-8"
+    )
+    proc = subprocess.run(
+        [PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", "paper.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    log = (
+        (tmp_path / "paper.log").read_text(encoding="utf-8", errors="replace")
+        if (tmp_path / "paper.log").exists()
         else proc.stdout
+    )
     return proc.returncode, log, tmp_path / "paper.pdf"
 
 
@@ -58,12 +68,15 @@ def test_the_whole_report_compiles_with_pdflatex_and_booktabs(built_report, tmp_
 
 
 @needs_pdflatex
-@pytest.mark.parametrize("name", [
-    "a_b & c% $x$ #1 {y} ~z^ \\w <v> |bar|",      # every character LaTeX treats specially
-    "\\end{tabular}\\input{/etc/passwd}",          # markup must stay text, never run
-    "naïve système — Krippendorff's α ≥ 0.8 – ±1 × 2",  # accented Latin and mapped symbols
-    "100% of\tjudges\u00a0agree",                 # tab and no-break space
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "a_b & c% $x$ #1 {y} ~z^ \\w <v> |bar|",  # every character LaTeX treats specially
+        "\\end{tabular}\\input{/etc/passwd}",  # markup must stay text, never run
+        "naïve système — Krippendorff's α ≥ 0.8 – ±1 × 2",  # accented Latin and mapped symbols
+        "100% of\tjudges\u00a0agree",  # tab and no-break space
+    ],
+)
 def test_hostile_and_unicode_system_names_compile_and_print_as_text(built_report, tmp_path, name):
     table = table_by_slug(_all_names(built_report.result, name), "system_ranking")
     code, log, pdf = compile_tex(tmp_path, table_latex(table))

@@ -24,8 +24,9 @@ from metrics.reports.exports.tables import report_tables
 from ..core.stats.test_robust_summaries import load_fixture
 
 PDFLATEX = shutil.which("pdflatex")
-pytestmark = pytest.mark.skipif(PDFLATEX is None, reason="pdflatex is not installed (apt-get install "
-                                                         "texlive-latex-recommended)")
+pytestmark = pytest.mark.skipif(
+    PDFLATEX is None, reason="pdflatex is not installed (apt-get install texlive-latex-recommended)"
+)
 
 OVERFULL = re.compile(r"^Overfull \\[hv]box \(([\d.]+)pt too (wide|high)\)", re.M)
 
@@ -33,17 +34,35 @@ OVERFULL = re.compile(r"^Overfull \\[hv]box \(([\d.]+)pt too (wide|high)\)", re.
 @lru_cache(maxsize=1)
 def demo_result() -> dict:
     frame = load_fixture("demo_judge1_sim3.csv.gz")
-    items = frame.loc[frame["criterion"] == "overall"].groupby("item").agg(
-        system=("system", "first"), score=("score", "mean"))
+    items = (
+        frame.loc[frame["criterion"] == "overall"]
+        .groupby("item")
+        .agg(system=("system", "first"), score=("score", "mean"))
+    )
     rng = np.random.default_rng(1)
     import pandas as pd
 
-    names = ["bleu", "chrf", "ter (negated)", "lm-fluency", "pivot-f1 #12 (stemmed, Bible en-es table)",
-             "sentence-embedding-cosine (all-MiniLM-L6-v2)"]
-    metrics = pd.concat([
-        pd.DataFrame({"item": items.index, "system": items["system"], "metric": name,
-                      "score": items["score"] + rng.normal(0, 0.5 + k, len(items))})
-        for k, name in enumerate(names)])
+    names = [
+        "bleu",
+        "chrf",
+        "ter (negated)",
+        "lm-fluency",
+        "pivot-f1 #12 (stemmed, Bible en-es table)",
+        "sentence-embedding-cosine (all-MiniLM-L6-v2)",
+    ]
+    metrics = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "item": items.index,
+                    "system": items["system"],
+                    "metric": name,
+                    "score": items["score"] + rng.normal(0, 0.5 + k, len(items)),
+                }
+            )
+            for k, name in enumerate(names)
+        ]
+    )
     return build_report(frame, metrics, n_boot=50)
 
 
@@ -54,9 +73,15 @@ def compile_tables(tmp_path: Path, paper: str) -> str:
     (tmp_path / "paper.tex").write_text(
         f"\\documentclass[{paper}]{{article}}\n\\usepackage[T1]{{fontenc}}\n\\usepackage[utf8]{{inputenc}}\n"
         "\\usepackage{booktabs,tabularx,pdflscape}\n\\begin{document}\n\\input{report}\n\\end{document}\n",
-        encoding="utf-8")
-    proc = subprocess.run([PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+        encoding="utf-8",
+    )
+    proc = subprocess.run(
+        [PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", "paper.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     log = (tmp_path / "paper.log").read_text(encoding="utf-8", errors="replace")
     assert proc.returncode == 0, log[-3000:]
     return log

@@ -37,14 +37,21 @@ def test_without_judgments_the_page_explains_the_judging_design_and_the_simulato
     assert not Report.objects.filter(study=study).exists()
 
 
-def test_the_report_page_shows_tables_1_to_3_agreement_qc_ranking_leaderboard_and_figures(client, owner,
-                                                                                        built_report):
+def test_the_report_page_shows_tables_1_to_3_agreement_qc_ranking_leaderboard_and_figures(client, owner, built_report):
     client.force_login(owner)
     r = client.get(_url(built_report.study))
     page = r.content.decode()
     assert r.status_code == 200
-    for table in ("table1", "table2", "table3", "metric_leaderboard", "agreement", "agreement_pairs", "judge_qc",
-                  "system_ranking"):
+    for table in (
+        "table1",
+        "table2",
+        "table3",
+        "metric_leaderboard",
+        "agreement",
+        "agreement_pairs",
+        "judge_qc",
+        "system_ranking",
+    ):
         assert f'id="table-{table}"' in page, table
     assert "Table 1 — inter-judge correlation" in page and "Table 3 — metrics vs human overall" in page
     assert "up to date" in page and 'id="report-stale"' not in page
@@ -64,7 +71,10 @@ def test_a_figure_is_served_as_svg_with_its_own_narrow_policy(client, owner, bui
     client.force_login(owner)
     r = client.get(f"/studies/{built_report.study_id}/reports/{built_report.pk}/plots/system-ranking.svg")
     assert r.status_code == 200 and r["Content-Type"].startswith("image/svg+xml")
-    assert r["Content-Security-Policy"].startswith("default-src 'none'") and "script-src" not in r["Content-Security-Policy"]
+    assert (
+        r["Content-Security-Policy"].startswith("default-src 'none'")
+        and "script-src" not in r["Content-Security-Policy"]
+    )
     assert b"<svg" in r.content
     assert client.get(f"/studies/{built_report.study_id}/reports/{built_report.pk}/plots/nope.svg").status_code == 404
     page = client.get(_url(built_report.study))
@@ -73,29 +83,59 @@ def test_a_figure_is_served_as_svg_with_its_own_narrow_policy(client, owner, bui
 
 def test_building_from_the_form_queues_a_report_with_those_settings(client, owner, judged_study):
     client.force_login(owner)
-    r = client.post(_url(judged_study, "reports/create/"), {
-        "criterion": "overall", "normalize": "z", "include_controls_in_mean": "on", "confidence_level": "0.9",
-        "significance_level": "0.01", "seed": "4", "n_boot": "200", "subset_adequacy": "3", "subset_fluency": ""})
+    r = client.post(
+        _url(judged_study, "reports/create/"),
+        {
+            "criterion": "overall",
+            "normalize": "z",
+            "include_controls_in_mean": "on",
+            "confidence_level": "0.9",
+            "significance_level": "0.01",
+            "seed": "4",
+            "n_boot": "200",
+            "subset_adequacy": "3",
+            "subset_fluency": "",
+        },
+    )
     report = Report.objects.filter(study=judged_study).order_by("-pk").first()
     assert r.status_code == 302 and r["Location"] == f"/studies/{judged_study.pk}/reports/{report.pk}/"
     assert report.status == "queued" and report.created_by == owner
-    assert report.settings == {"criterion": "overall", "normalize": "z", "include_controls_in_mean": True,
-                               "include_metrics": False, "confidence_level": 0.9, "significance_level": 0.01,
-                               "seed": 4, "n_boot": 200, "subset_min": {"adequacy": 3}, "min_shared": 30}
+    assert report.settings == {
+        "criterion": "overall",
+        "normalize": "z",
+        "include_controls_in_mean": True,
+        "include_metrics": False,
+        "confidence_level": 0.9,
+        "significance_level": 0.01,
+        "seed": 4,
+        "n_boot": 200,
+        "subset_min": {"adequacy": 3},
+        "min_shared": 30,
+    }
     page = client.get(r["Location"]).content.decode()
     assert "is being built" in page and "<progress" in page
     poll = json.loads(re.search(r'<script id="report-poll" type="application/json">(.*?)</script>', page).group(1))
     assert poll == [{"id": report.pk, "url": f"/studies/{judged_study.pk}/reports/{report.pk}/status/"}]
     status = client.get(poll[0]["url"]).json()
-    assert status == {"id": report.pk, "status": "queued", "phase": "", "percent": 0, "done": 0, "total": 5,
-                      "unit": "steps", "error": ""}
+    assert status == {
+        "id": report.pk,
+        "status": "queued",
+        "phase": "",
+        "percent": 0,
+        "done": 0,
+        "total": 5,
+        "unit": "steps",
+        "error": "",
+    }
 
 
 def test_bad_settings_are_shown_on_the_form_and_nothing_is_queued(client, owner, judged_study):
     client.force_login(owner)
     before = Report.objects.count()
-    r = client.post(_url(judged_study, "reports/create/"), {"criterion": "overall", "confidence_level": "2",
-                                                            "significance_level": "0.05", "seed": "0", "n_boot": "5"})
+    r = client.post(
+        _url(judged_study, "reports/create/"),
+        {"criterion": "overall", "confidence_level": "2", "significance_level": "0.05", "seed": "0", "n_boot": "5"},
+    )
     page = r.content.decode()
     assert r.status_code == 200 and Report.objects.count() == before
     assert "Ensure this value is less than or equal to 0.999" in page
@@ -118,8 +158,9 @@ def test_an_excluded_judge_is_named_and_struck_through(client, owner, judged_stu
 
     from .conftest import build_now
 
-    judge_exclusion_set(study=judged_study, judge=User.objects.get(username="sim-judge-03"),
-                                         excluded=True, decided_by=owner)
+    judge_exclusion_set(
+        study=judged_study, judge=User.objects.get(username="sim-judge-03"), excluded=True, decided_by=owner
+    )
     report = build_now(judged_study, owner, include_metrics=False)
     client.force_login(owner)
     page = client.get(f"/studies/{judged_study.pk}/reports/{report.pk}/").content.decode()
@@ -129,8 +170,12 @@ def test_an_excluded_judge_is_named_and_struck_through(client, owner, judged_stu
 
 
 def test_a_failed_report_shows_why(client, owner, judged_study):
-    report = Report.objects.create(study=judged_study, settings={}, status="failed",
-                                   error="The report could not be built: no judgments left after excluding judges.")
+    report = Report.objects.create(
+        study=judged_study,
+        settings={},
+        status="failed",
+        error="The report could not be built: no judgments left after excluding judges.",
+    )
     client.force_login(owner)
     page = client.get(f"/studies/{judged_study.pk}/reports/{report.pk}/").content.decode()
     assert f"Report #{report.pk} failed" in page and "no judgments left after excluding judges" in page
@@ -141,9 +186,14 @@ def test_only_the_studys_researchers_see_its_report(client, who, outsiders, buil
     client.force_login(outsiders[who])
     base = f"/studies/{built_report.study_id}"
     rid = built_report.pk
-    for url in (f"{base}/report/", f"{base}/reports/{rid}/", f"{base}/reports/{rid}/status/",
-                f"{base}/reports/{rid}/plots/system-ranking.svg", f"{base}/reports/{rid}/export.zip",
-                f"{base}/reports/{rid}/tables/table1.csv"):
+    for url in (
+        f"{base}/report/",
+        f"{base}/reports/{rid}/",
+        f"{base}/reports/{rid}/status/",
+        f"{base}/reports/{rid}/plots/system-ranking.svg",
+        f"{base}/reports/{rid}/export.zip",
+        f"{base}/reports/{rid}/tables/table1.csv",
+    ):
         assert client.get(url).status_code == 403, url
     for url in (f"{base}/reports/create/", f"{base}/reports/{rid}/refresh/"):
         assert client.post(url, {"criterion": "overall"}).status_code == 403, url

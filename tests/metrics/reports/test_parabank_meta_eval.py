@@ -35,8 +35,11 @@ pytestmark = [
 def _williams_p(r12: float, r13: float, r23: float, n: int) -> float:
     """One-tailed p of Williams' t (Graham & Baldwin 2014, eq. 1)."""
     k = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
-    t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / math.sqrt(
-        2 * k * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3)
+    t = (
+        (r12 - r13)
+        * math.sqrt((n - 1) * (1 + r23))
+        / math.sqrt(2 * k * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3)
+    )
     return float(sps.t.sf(t, n - 3))
 
 
@@ -92,8 +95,25 @@ def test_parabank_study_leaderboard_matches_an_independent_computation(make_user
     monkeypatch.setattr(semantic_metrics, "missing_requirements", lambda: ["torch"])
     owner = make_user("rita", researcher=True)
     md = tmp_path / "leaderboard.md"
-    call_command("parabank_study", str(PARABANK), "--owner", owner.username, "--metric", "bleu", "--metric", "chrf",
-                 "--metric", "ibleu", "--metric", "embed-cosine", "--no-pem", "--n-boot", "50", "--markdown", str(md))
+    call_command(
+        "parabank_study",
+        str(PARABANK),
+        "--owner",
+        owner.username,
+        "--metric",
+        "bleu",
+        "--metric",
+        "chrf",
+        "--metric",
+        "ibleu",
+        "--metric",
+        "embed-cosine",
+        "--no-pem",
+        "--n-boot",
+        "50",
+        "--markdown",
+        str(md),
+    )
     study = Study.objects.get(name="ParaBank evaluation")
     assert set(MetricRun.objects.filter(study=study).values_list("metric", flat=True)) == {"bleu", "chrf"}
     report = study.reports.order_by("-pk").first()

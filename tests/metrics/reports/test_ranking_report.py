@@ -31,24 +31,37 @@ def _judged(researcher, make_user, *, judges=("ann", "bob", "cy"), n_originals=5
     study = study_with_data(owner=researcher, n_originals=n_originals, systems=systems, name="Rank report")
     for name in judges:
         study_member_add(study=study, user=make_user(name), role=Role.JUDGE)
-    design_update(study=study, changes={
-        "protocol": "ranking", "seed": 5, "ranking_k": 3,
-        "control_counts": {"identical": 1, "random": 0, "unigram": 0}})
+    design_update(
+        study=study,
+        changes={
+            "protocol": "ranking",
+            "seed": 5,
+            "ranking_k": 3,
+            "control_counts": {"identical": 1, "random": 0, "unigram": 0},
+        },
+    )
     study_judging_open(study=study)
     names = dict(Candidate.objects.filter(original__study=study).values_list("id", "system__name"))
     for k, assignment in enumerate(Assignment.objects.filter(study=study).select_related("judge")):
         n = 0
         while (entry := ranking.ranking_next_for_judge(assignment=assignment)) is not None:
             shown = [names[c] for c in RankingItem.objects.get(token=entry.token).candidates]
-            best = sorted(range(len(shown)), key=lambda i: (not shown[i].startswith("control:"),
-                                                             TASTE.get(shown[i], 9)))
+            best = sorted(
+                range(len(shown)), key=lambda i: (not shown[i].startswith("control:"), TASTE.get(shown[i], 9))
+            )
             order: list = [i + 1 for i in best]
             if (n + k) % 4 == 0:
                 order = [[order[0], order[1]], *order[2:]]  # some ties
             elif (n + k) % 5 == 0:
                 order = [order[1], order[0], *order[2:]]  # some upsets
-            ranking.ranking_submit(study=study, judge=assignment.judge, token=entry.token, key=new_key(),
-                                   order=order, serve_stamp=entry.serve_stamp)
+            ranking.ranking_submit(
+                study=study,
+                judge=assignment.judge,
+                token=entry.token,
+                key=new_key(),
+                order=order,
+                serve_stamp=entry.serve_stamp,
+            )
             n += 1
     return study
 
@@ -105,9 +118,11 @@ def test_the_dashboard_answers_equal_the_report_with_default_settings(researcher
     study = _judged(researcher, make_user, judges=("ann", "bob"), n_originals=3)
     answers = study_answers(study)
     assert answers["available"] and answers["n_judgment_rows"] > 0
-    result = ranking_result(study=study, settings={k: DEFAULT_SETTINGS.get(k) for k in ("confidence_level", "seed",
-                                                                                          "n_boot")})
+    result = ranking_result(
+        study=study, settings={k: DEFAULT_SETTINGS.get(k) for k in ("confidence_level", "seed", "n_boot")}
+    )
     assert [(r["system"], r["mean"], r["ci_low"]) for r in answers["ranking"]["systems"]] == [
-        (r["system"], r["strength"], r["ci_low"]) for r in result["systems"]]
+        (r["system"], r["strength"], r["ci_low"]) for r in result["systems"]
+    ]
     assert answers["agreement"][0]["alpha"] == result["concordance"]["mean_w"]
     json.dumps(answers, allow_nan=False)

@@ -18,12 +18,24 @@ from .test_comparison_report import judged_comparison  # noqa: F401  (a fixture)
 
 pytestmark = pytest.mark.django_db
 
-MEANING = {"slug": "meaning", "name": "Meaning", "help": "",
-           "scale": {"type": "slider", "min": 0, "max": 100, "anchors": {"low": "None", "high": "All"}}}
-GRAMMAR = {"slug": "grammar", "name": "Grammar", "help": "",
-           "scale": {"type": "points", "min": 0, "max": 2, "labels": ["bad", "ok", "good"]}}
-TOPIC = {"slug": "topic", "name": "Topic", "help": "",
-         "scale": {"type": "categorical", "categories": ["same", "shifted", "other"]}}
+MEANING = {
+    "slug": "meaning",
+    "name": "Meaning",
+    "help": "",
+    "scale": {"type": "slider", "min": 0, "max": 100, "anchors": {"low": "None", "high": "All"}},
+}
+GRAMMAR = {
+    "slug": "grammar",
+    "name": "Grammar",
+    "help": "",
+    "scale": {"type": "points", "min": 0, "max": 2, "labels": ["bad", "ok", "good"]},
+}
+TOPIC = {
+    "slug": "topic",
+    "name": "Topic",
+    "help": "",
+    "scale": {"type": "categorical", "categories": ["same", "shifted", "other"]},
+}
 HEADER = "judge,original_id,system,criterion,value\n"
 
 
@@ -39,8 +51,10 @@ def custom_study(study):
         for i in range(5):
             for k, system in enumerate(("human", "machine")):
                 m, g, t = _values(j, i, k)
-                rows.append(f"{name},s{i},{system},meaning,{m}\n{name},s{i},{system},grammar,{g}\n"
-                            f"{name},s{i},{system},topic,{t}\n")
+                rows.append(
+                    f"{name},s{i},{system},meaning,{m}\n{name},s{i},{system},grammar,{g}\n"
+                    f"{name},s{i},{system},topic,{t}\n"
+                )
     judgments_import_file(study=study, data="".join(rows).encode(), filename="j.csv")
     return study
 
@@ -48,7 +62,7 @@ def custom_study(study):
 def test_the_settings_form_offers_the_studys_own_criteria_and_builds(custom_study, researcher, client):
     client.force_login(researcher)
     page = client.get(f"/studies/{custom_study.pk}/report/").content.decode()
-    form = page[page.index('class="settings-form"'):]
+    form = page[page.index('class="settings-form"') :]
     assert "adequacy" not in form.lower() and "1–5" not in form and "PEM)" not in form
     assert '<option value="meaning" selected>Meaning</option>' in form
     assert "Table 2 subset: mean Meaning ≥" in form and "Table 2 subset: mean Grammar ≥" in form
@@ -56,10 +70,21 @@ def test_the_settings_form_offers_the_studys_own_criteria_and_builds(custom_stud
     assert "Raw: Meaning 0–100, Grammar 0–2, Topic categories." in form
     fields = dict(re.findall(r'name="([a-z_]+)" value="([^"]*)"', form))
     fields = {k: v for k, v in fields.items() if k != "csrfmiddlewaretoken"}
-    r = client.post(f"/studies/{custom_study.pk}/reports/create/", {
-        "criterion": "meaning", "normalize": "", "include_controls_in_mean": "on", "confidence_level": "0.95",
-        "significance_level": "0.05", "seed": "0", "n_boot": "50", "min_shared": "4", "subset_meaning": "50",
-        **{k: v for k, v in fields.items() if k.startswith("subset_") and k != "subset_meaning"}})
+    r = client.post(
+        f"/studies/{custom_study.pk}/reports/create/",
+        {
+            "criterion": "meaning",
+            "normalize": "",
+            "include_controls_in_mean": "on",
+            "confidence_level": "0.95",
+            "significance_level": "0.05",
+            "seed": "0",
+            "n_boot": "50",
+            "min_shared": "4",
+            "subset_meaning": "50",
+            **{k: v for k, v in fields.items() if k.startswith("subset_") and k != "subset_meaning"},
+        },
+    )
     assert r.status_code == 302, r.content.decode()[:2000]
     report = Report.objects.get(study=custom_study)
     assert report.settings["subset_min"] == {"meaning": 50} and report.settings["criterion"] == "meaning"
@@ -74,8 +99,9 @@ def test_a_subset_on_a_categorical_criterion_is_refused_with_the_reason(custom_s
 
 
 def test_figures_label_and_bound_each_criterion_on_its_own_scale(custom_study):
-    report = report_create(study=custom_study, settings={"n_boot": 50, "criterion": "meaning",
-                                                                  "include_metrics": False}, enqueue=False)
+    report = report_create(
+        study=custom_study, settings={"n_boot": 50, "criterion": "meaning", "include_metrics": False}, enqueue=False
+    )
     report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     svgs = {p.slug: p.svg for p in ReportPlot.objects.filter(report=report)}
@@ -93,7 +119,7 @@ def test_the_comparison_report_offers_its_own_settings_and_every_export(judged_c
     study = judged_comparison
     client.force_login(researcher)
     page = client.get(f"/studies/{study.pk}/report/").content.decode()
-    form = page[page.index('class="settings-form"'):]
+    form = page[page.index('class="settings-form"') :]
     assert "Table 2 subset" not in form and "Target criterion" not in form and "Controls in the human" not in form
     assert 'name="confidence_level"' in form and 'name="seed"' in form
     r = client.post(f"/studies/{study.pk}/reports/create/", {"confidence_level": "0.9", "seed": "3", "n_boot": "50"})

@@ -26,13 +26,27 @@ pytestmark = pytest.mark.django_db
 
 def test_settings_get_defaults_and_bad_values_are_named():
     assert report_settings_clean(None) == DEFAULT_SETTINGS
-    clean = report_settings_clean({"normalize": "z", "n_boot": "200", "include_metrics": "false",
-                                            "subset_min": {"adequacy": "3.5", "fluency": ""}})
+    clean = report_settings_clean(
+        {
+            "normalize": "z",
+            "n_boot": "200",
+            "include_metrics": "false",
+            "subset_min": {"adequacy": "3.5", "fluency": ""},
+        }
+    )
     assert clean["normalize"] == "z" and clean["n_boot"] == 200 and clean["include_metrics"] is False
     assert clean["subset_min"] == {"adequacy": 3.5}
     with pytest.raises(ValidationError) as err:
-        report_settings_clean({"criterion": "beauty", "confidence_level": 1.0, "n_boot": 3, "seed": -1,
-                                        "normalize": "minmax", "colour": "red"})
+        report_settings_clean(
+            {
+                "criterion": "beauty",
+                "confidence_level": 1.0,
+                "n_boot": 3,
+                "seed": -1,
+                "normalize": "minmax",
+                "colour": "red",
+            }
+        )
     fields = err.value.message_dict
     assert {"criterion", "confidence_level", "n_boot", "seed", "normalize", "__all__"} <= set(fields)
     assert "colour" in fields["__all__"][0]
@@ -54,7 +68,8 @@ def test_a_report_records_what_it_was_built_from(built_report, judged_study):
     runs = {r.metric: r for r in metric_selectors.study_metric_runs(study=judged_study)}
     assert [(r["id"], r["metric"], r["name"], r["signature"], r["used"]) for r in report.metric_runs] == [
         (runs["bleu"].pk, "bleu", "bleu", runs["bleu"].signature, True),
-        (runs["ter"].pk, "ter", "ter (negated)", runs["ter"].signature, True)]
+        (runs["ter"].pk, "ter", "ter (negated)", runs["ter"].signature, True),
+    ]
     assert report.build_info["versions"]["matplotlib"] and report.build_info["versions"]["scipy"]
     summary = report.result["summary"]
     assert summary["n_judges"] == 3 and summary["n_originals"] == 12
@@ -62,8 +77,13 @@ def test_a_report_records_what_it_was_built_from(built_report, judged_study):
     assert summary["control_kinds"] == ["identical", "random", "unigram"]
     assert summary["n_items"] == 12 * 6 and summary["n_judgments"] == 12 * 6 * 3 * 4
     slugs = list(ReportPlot.objects.filter(report=report).values_list("slug", flat=True))
-    assert slugs == ["criterion-vs-overall", "system-ranking", "judge-distributions", "metric-bleu",
-                     "metric-ter-negated"]
+    assert slugs == [
+        "criterion-vs-overall",
+        "system-ranking",
+        "judge-distributions",
+        "metric-bleu",
+        "metric-ter-negated",
+    ]
     for plot in ReportPlot.objects.filter(report=report):
         assert plot.svg.lstrip().startswith("<?xml") and "<svg" in plot.svg
 
@@ -76,15 +96,30 @@ def test_the_stored_numbers_are_build_report_on_the_studys_judgments(built_repor
         f = metric_selectors.metric_scores_frame(run=run)
         f = f.loc[np.isfinite(f["score"])]
         metrics[run.metric if run.higher_is_better else f"{run.metric} (negated)"] = f.assign(
-            score=f["score"] * (1 if run.higher_is_better else -1))[["item", "system", "score"]]
+            score=f["score"] * (1 if run.higher_is_better else -1)
+        )[["item", "system", "score"]]
     crits = ["adequacy", "fluency", "dissimilarity", "overall"]
-    direct = build_report(frame, metrics, n_boot=50, criteria=crits,
-                          control_expected=study_control_expected(study=judged_study),
-                          scale=range(1, 6), scales=dict.fromkeys(crits, "points"),  # the study's 1–5 point scales
-                          qc_tests=study_qc_tests(study=judged_study))  # the design's control tests
+    direct = build_report(
+        frame,
+        metrics,
+        n_boot=50,
+        criteria=crits,
+        control_expected=study_control_expected(study=judged_study),
+        scale=range(1, 6),
+        scales=dict.fromkeys(crits, "points"),  # the study's 1–5 point scales
+        qc_tests=study_qc_tests(study=judged_study),
+    )  # the design's control tests
     stored = built_report.result
-    for key in ("summary", "table1", "table2", "table3", "agreement", "judge_qc", "system_ranking",
-                "metric_leaderboard"):
+    for key in (
+        "summary",
+        "table1",
+        "table2",
+        "table3",
+        "agreement",
+        "judge_qc",
+        "system_ranking",
+        "metric_leaderboard",
+    ):
         assert stored[key] == direct[key], key
 
 
@@ -93,22 +128,30 @@ def test_table3_segment_pearson_equals_scipy_on_the_judges_mean(built_report, ju
     overall = frame.loc[frame["criterion"] == "overall"]
     human = overall.groupby("item").agg(score=("score", "mean"), kind=("control_kind", "first"))
     expected = study_control_expected(study=judged_study)
-    human["score"] = [expected[k]["overall"] if isinstance(k, str) else s for s, k in zip(human["score"], human["kind"])]
+    human["score"] = [
+        expected[k]["overall"] if isinstance(k, str) else s for s, k in zip(human["score"], human["kind"])
+    ]
     run = next(r for r in metric_selectors.study_metric_runs(study=judged_study) if r.metric == "bleu")
     bleu = metric_selectors.metric_scores_frame(run=run).set_index("item")["score"]
     joined = pd.concat([human["score"], bleu.rename("bleu"), human["kind"]], axis=1, join="inner")
     joined = joined.dropna(subset=["score", "bleu"])
     # The second column: controls at their expected scores in the reference (PEM §5.2).
-    row = next(r for r in built_report.result["table3"]["rows_with_controls"]
-               if r["metric"] == "bleu" and r["human"] == "mean" and r["level"] == "segment")
+    row = next(
+        r
+        for r in built_report.result["table3"]["rows_with_controls"]
+        if r["metric"] == "bleu" and r["human"] == "mean" and r["level"] == "segment"
+    )
     r, p = stats.pearsonr(joined["bleu"], joined["score"])
     assert row["n"] == len(joined) == 72
     assert row["pearson"]["statistic"] == pytest.approx(r, abs=1e-12)
     assert row["pearson"]["pvalue"] == pytest.approx(p, rel=1e-9)
     # The headline: genuine items only.
     genuine = joined.loc[joined["kind"].isna()]
-    row = next(r for r in built_report.result["table3"]["rows"]
-               if r["metric"] == "bleu" and r["human"] == "mean" and r["level"] == "segment")
+    row = next(
+        r
+        for r in built_report.result["table3"]["rows"]
+        if r["metric"] == "bleu" and r["human"] == "mean" and r["level"] == "segment"
+    )
     r, p = stats.pearsonr(genuine["bleu"], genuine["score"])
     assert row["n"] == len(genuine) == 36
     assert row["pearson"]["statistic"] == pytest.approx(r, abs=1e-12)
@@ -132,8 +175,13 @@ def test_a_lower_is_better_metric_enters_negated_so_all_correlations_point_one_w
 def test_excluded_judges_are_left_out_of_every_table_but_kept_in_judge_qc(judged_study, researcher):
     from django.contrib.auth.models import User
 
-    judge_exclusion_set(study=judged_study, judge=User.objects.get(username="sim-judge-02"),
-                                         excluded=True, decided_by=researcher, reason="test")
+    judge_exclusion_set(
+        study=judged_study,
+        judge=User.objects.get(username="sim-judge-02"),
+        excluded=True,
+        decided_by=researcher,
+        reason="test",
+    )
     report = build_now(judged_study, researcher)
     assert report.excluded_judges == ["sim-judge-02"]
     result = report.result
@@ -146,8 +194,9 @@ def test_excluded_judges_are_left_out_of_every_table_but_kept_in_judge_qc(judged
     assert result["summary"]["n_judgments"] == 12 * 6 * 2 * 4
 
 
-def test_a_report_goes_stale_when_a_judgment_arrives_and_a_refresh_is_fresh(built_report, judged_study, make_user,
-                                                                            researcher):
+def test_a_report_goes_stale_when_a_judgment_arrives_and_a_refresh_is_fresh(
+    built_report, judged_study, make_user, researcher
+):
     assert not selectors.report_staleness(report=built_report).stale
     submit_as_real_judge(judged_study, make_user("late"))
     staleness = selectors.report_staleness(report=built_report)
@@ -162,8 +211,9 @@ def test_a_report_goes_stale_when_a_judgment_arrives_and_a_refresh_is_fresh(buil
 def test_a_report_goes_stale_on_an_exclusion_and_on_a_new_metric_run(built_report, judged_study, researcher):
     from django.contrib.auth.models import User
 
-    judge_exclusion_set(study=judged_study, judge=User.objects.get(username="sim-judge-01"),
-                                         excluded=True, decided_by=researcher)
+    judge_exclusion_set(
+        study=judged_study, judge=User.objects.get(username="sim-judge-01"), excluded=True, decided_by=researcher
+    )
     staleness = selectors.report_staleness(report=built_report)
     assert staleness.judgments_changed and not staleness.metrics_changed
     run_metric(judged_study, "pinc")
@@ -187,8 +237,9 @@ def test_a_report_with_every_judge_excluded_fails_with_the_reason(judged_study, 
     from django.contrib.auth.models import User
 
     for name in ("sim-judge-01", "sim-judge-02", "sim-judge-03"):
-        judge_exclusion_set(study=judged_study, judge=User.objects.get(username=name),
-                                             excluded=True, decided_by=researcher)
+        judge_exclusion_set(
+            study=judged_study, judge=User.objects.get(username=name), excluded=True, decided_by=researcher
+        )
     report = build_now(judged_study, researcher)
     assert report.status == "failed" and report.finished_at is not None
     assert "no judgments left after excluding judges" in report.error
@@ -207,11 +258,21 @@ def test_building_a_report_twice_leaves_the_same_rows(built_report):
 
 
 def test_z_scores_and_settings_reach_the_statistics(judged_study, researcher):
-    report = build_now(judged_study, researcher, normalize="z", include_controls_in_mean=False,
-                       subset_min={"adequacy": 3}, confidence_level=0.9)
+    report = build_now(
+        judged_study,
+        researcher,
+        normalize="z",
+        include_controls_in_mean=False,
+        subset_min={"adequacy": 3},
+        confidence_level=0.9,
+    )
     st = report.result["settings"]
     assert (st["normalize"], st["include_controls_in_mean"], st["subset_min"], st["confidence_level"]) == (
-        "z", False, {"adequacy": 3}, 0.9)
+        "z",
+        False,
+        {"adequacy": 3},
+        0.9,
+    )
     assert report.result["agreement"]["overall"]["krippendorff_alpha"]["interval"]["confidence_level"] == 0.9
     subsets = {r["subset"] for r in report.result["table2"]["rows"]}
     assert subsets == {"all", "adequacy>=3"}

@@ -30,8 +30,11 @@ def _simulate(*args) -> str:
 
 def test_the_simulator_refuses_a_study_that_is_not_open(researcher):
     study = make_study_data(researcher, name="Draft study", n_originals=3)
-    with pytest.raises(CommandError, match=r"Study 'Draft study' is not open for judging \(it is still a draft\); "
-                                           r"open judging on its Judging design page first"):
+    with pytest.raises(
+        CommandError,
+        match=r"Study 'Draft study' is not open for judging \(it is still a draft\); "
+        r"open judging on its Judging design page first",
+    ):
         _simulate(study.pk, "--judges", 2)
     open_judging(study)
     study_judging_close(study=study)

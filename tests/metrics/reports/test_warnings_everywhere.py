@@ -38,9 +38,14 @@ def test_warnings_follow_the_contract(built_report):
 
 
 def test_every_export_and_the_page_carry_the_findings(client, owner, built_report):
-    rebuilt = report_build(report_id=report_create(
-        study=built_report.study, created_by=owner, settings={**built_report.settings, "min_shared": 100},
-        enqueue=False).pk)
+    rebuilt = report_build(
+        report_id=report_create(
+            study=built_report.study,
+            created_by=owner,
+            settings={**built_report.settings, "min_shared": 100},
+            enqueue=False,
+        ).pk
+    )
     found = _findings(rebuilt)
     codes = {w["code"] for w in found}
     assert {"judge_little_data", "icc_refused"} <= codes
@@ -65,8 +70,9 @@ def test_every_export_and_the_page_carry_the_findings(client, owner, built_repor
 
 def test_the_report_command_prints_the_findings(tmp_path, judged_study):
     out = StringIO()
-    call_command("report", judged_study.name, "--out", str(tmp_path), "--n-boot", "50", "--min-shared", "100",
-                 stdout=out)
+    call_command(
+        "report", judged_study.name, "--out", str(tmp_path), "--n-boot", "50", "--min-shared", "100", stdout=out
+    )
     text = out.getvalue()
     assert "Findings (" in text and "WARNING [icc_refused]" in text
     assert "Fisher-z mean weighted by n-3" in text

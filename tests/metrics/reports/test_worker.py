@@ -48,8 +48,7 @@ def test_a_report_is_built_by_a_worker_and_a_second_delivery_changes_nothing(cel
     assert list(ReportPlot.objects.filter(report=report).values_list("pk", "slug")) == plots
 
 
-def test_a_report_asked_for_through_the_api_is_built_by_the_worker_and_exported(celery_worker, researcher,
-                                                                                api_client):
+def test_a_report_asked_for_through_the_api_is_built_by_the_worker_and_exported(celery_worker, researcher, api_client):
     study = make_judged_study(researcher, name="API and worker", n_originals=8, systems=("a", "b", "c"))
     api_client.force_authenticate(researcher)
     created = api_client.post(f"/api/studies/{study.pk}/reports/create/", {"n_boot": 50}, format="json")

@@ -40,8 +40,10 @@ def zstudy(study):
     for j, name in enumerate(("w1", "w2", "w3")):
         for i in range(5):
             for k, system in enumerate(("human", "machine")):
-                rows.append(f"{name},s{i},{system},meaning,{_meaning(j, i, k)}\n"
-                            f"{name},s{i},{system},grammar,{(i + k) % 3}\n{name},s{i},{system},topic,{k}\n")
+                rows.append(
+                    f"{name},s{i},{system},meaning,{_meaning(j, i, k)}\n"
+                    f"{name},s{i},{system},grammar,{(i + k) % 3}\n{name},s{i},{system},topic,{k}\n"
+                )
     for i in range(5):  # "flat" gives everything 50 (σ = 0); "once" judged one candidate (n = 1)
         for system in ("human", "machine"):
             rows.append(f"flat,s{i},{system},meaning,50\nflat,s{i},{system},grammar,1\n")
@@ -51,8 +53,9 @@ def zstudy(study):
 
 
 def _build(study, criterion="meaning"):
-    report = report_create(study=study, settings={"n_boot": 50, "criterion": criterion,
-                                                           "include_metrics": False}, enqueue=False)
+    report = report_create(
+        study=study, settings={"n_boot": 50, "criterion": criterion, "include_metrics": False}, enqueue=False
+    )
     report = report_build(report_id=report.pk)
     assert report.status == "succeeded", report.error
     return report
@@ -149,15 +152,20 @@ def test_the_z_tables_fit_an_a4_page_in_latex(zstudy, tmp_path):
     if PDFLATEX is None:
         pytest.skip("pdflatex is not installed")
     result = _build(zstudy).result
-    body = "\n".join(table_latex(table_by_slug(result, slug))
-                     for slug in ("system_ranking", "system_scores"))
+    body = "\n".join(table_latex(table_by_slug(result, slug)) for slug in ("system_ranking", "system_scores"))
     (tmp_path / "report.tex").write_text(body, encoding="utf-8")
     (tmp_path / "paper.tex").write_text(
         "\\documentclass[a4paper]{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n"
         "\\usepackage{booktabs,tabularx,pdflscape}\n\\begin{document}\n\\input{report}\n\\end{document}\n",
-        encoding="utf-8")
-    proc = subprocess.run([PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+        encoding="utf-8",
+    )
+    proc = subprocess.run(
+        [PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", "paper.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     log = (tmp_path / "paper.log").read_text(encoding="utf-8", errors="replace")
     assert proc.returncode == 0, log[-3000:]
     assert not OVERFULL.findall(log)

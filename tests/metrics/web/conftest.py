@@ -18,7 +18,11 @@ def make_study(owner, *, with_references=True, with_control=True, missing_refere
     study_member_add(study=study, user=owner, role="researcher")
     human = SystemFactory(study=study, name="human")
     machine = SystemFactory(study=study, name="machine")
-    control = SystemFactory(study=study, name="control:identical", kind=SystemKind.CONTROL_IDENTICAL) if with_control else None
+    control = (
+        SystemFactory(study=study, name="control:identical", kind=SystemKind.CONTROL_IDENTICAL)
+        if with_control
+        else None
+    )
     for i, text in enumerate(ORIGINALS):
         ref = REFERENCES[i] if with_references and i != missing_reference_at else ""
         o = OriginalFactory(study=study, external_id=f"v{i}", text=text, reference=ref, position=i)

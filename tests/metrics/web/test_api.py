@@ -38,9 +38,11 @@ def test_the_catalog_lists_registered_metrics_with_parameters_and_defaults(api_c
 
 def test_creating_a_run_returns_it_queued_with_its_chunks(api_client, researcher, metric_study):
     api_client.force_authenticate(researcher)
-    r = api_client.post(_base(metric_study) + "create/",
-                        {"metric": "chrf", "params": {"beta": 3}, "against": "reference", "chunk_size": 8},
-                        format="json")
+    r = api_client.post(
+        _base(metric_study) + "create/",
+        {"metric": "chrf", "params": {"beta": 3}, "against": "reference", "chunk_size": 8},
+        format="json",
+    )
     assert r.status_code == 201, r.content
     body = r.json()
     assert body["status"] == "queued" and body["chunks_total"] == 3 and body["chunk_size"] == 8
@@ -111,13 +113,17 @@ def test_export_gives_csv_or_json(api_client, researcher, metric_study):
 def test_a_resource_uploaded_through_the_api_can_be_used_by_a_run(api_client, researcher, metric_study):
     api_client.force_authenticate(researcher)
     upload = SimpleUploadedFile("table.tsv", b"english\tpivot\tcount\nthe\tel\t3\ncat\tgato\t2\n")
-    r = api_client.post(f"/api/studies/{metric_study.pk}/metric-resources/upload/",
-                        {"file": upload, "kind": "phrase_table", "name": "toy"}, format="multipart")
+    r = api_client.post(
+        f"/api/studies/{metric_study.pk}/metric-resources/upload/",
+        {"file": upload, "kind": "phrase_table", "name": "toy"},
+        format="multipart",
+    )
     assert r.status_code == 201, r.content
     res_id = r.json()["id"]
     assert [x["id"] for x in api_client.get("/api/metric-resources/").json()] == [res_id]
-    r = api_client.post(_base(metric_study) + "create/",
-                        {"metric": "pivot-f1", "resources": {"phrase_table": res_id}}, format="json")
+    r = api_client.post(
+        _base(metric_study) + "create/", {"metric": "pivot-f1", "resources": {"phrase_table": res_id}}, format="json"
+    )
     assert r.status_code == 201, r.content
     run = metric_run_execute(run_id=r.json()["id"])
     assert run.status == "succeeded", run.error
@@ -128,12 +134,14 @@ def test_another_researchers_resource_cannot_be_used(api_client, researcher, mak
     from django.core.files.base import ContentFile
 
     stranger = make_user("stranger", researcher=True)
-    theirs = metric_resource_create(name="private", kind="other", owner=stranger,
-                                             file=ContentFile(b"x\n", name="x.txt"))
+    theirs = metric_resource_create(
+        name="private", kind="other", owner=stranger, file=ContentFile(b"x\n", name="x.txt")
+    )
     api_client.force_authenticate(researcher)
     assert api_client.get("/api/metric-resources/").json() == []
-    r = api_client.post(_base(metric_study) + "create/",
-                        {"metric": "pivot-f1", "resources": {"phrase_table": theirs.pk}}, format="json")
+    r = api_client.post(
+        _base(metric_study) + "create/", {"metric": "pivot-f1", "resources": {"phrase_table": theirs.pk}}, format="json"
+    )
     assert r.status_code == 400
 
 
@@ -144,13 +152,19 @@ def test_judges_annotators_and_other_researchers_get_403(api_client, make_user, 
     if role:
         study_member_add(study=metric_study, user=other, role=role)
     api_client.force_authenticate(other)
-    for url in (_base(metric_study), f"{_base(metric_study)}{run.pk}/", f"{_base(metric_study)}{run.pk}/scores/",
-                f"{_base(metric_study)}{run.pk}/export/"):
+    for url in (
+        _base(metric_study),
+        f"{_base(metric_study)}{run.pk}/",
+        f"{_base(metric_study)}{run.pk}/scores/",
+        f"{_base(metric_study)}{run.pk}/export/",
+    ):
         assert api_client.get(url).status_code == 403, url
     assert api_client.post(_base(metric_study) + "create/", {"metric": "bleu"}, format="json").status_code == 403
     assert api_client.post(f"{_base(metric_study)}{run.pk}/cancel/").status_code == 403
-    assert api_client.post(f"/api/studies/{metric_study.pk}/pem-models/train/", {"name": "x"},
-                           format="json").status_code == 403
+    assert (
+        api_client.post(f"/api/studies/{metric_study.pk}/pem-models/train/", {"name": "x"}, format="json").status_code
+        == 403
+    )
     assert MetricRun.objects.count() == 1
 
 

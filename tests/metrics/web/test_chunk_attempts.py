@@ -25,7 +25,8 @@ def _deliver(run, chunk):
 
 
 def test_a_chunk_that_kills_its_worker_is_tried_max_attempts_times_then_the_run_fails(
-        metric_study, monkeypatch, settings):
+    metric_study, monkeypatch, settings
+):
     settings.PARAEVAL_CHUNK_MAX_ATTEMPTS = 3
     metric_cache.clear()
     run = metric_run_create(study=metric_study, metric="pinc", chunk_size=7, enqueue=False)

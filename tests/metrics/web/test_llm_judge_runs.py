@@ -22,8 +22,14 @@ from tests.metrics.core.test_llm_judge import SECRET, _Server
 
 pytestmark = pytest.mark.django_db
 
-CRITERIA = [{"slug": "meaning", "name": "Meaning kept", "help": "Does the paraphrase keep the meaning?",
-             "scale": {"type": "points", "min": 0, "max": 3, "labels": ["none", "some", "most", "all"]}}]
+CRITERIA = [
+    {
+        "slug": "meaning",
+        "name": "Meaning kept",
+        "help": "Does the paraphrase keep the meaning?",
+        "scale": {"type": "points", "min": 0, "max": 3, "labels": ["none", "some", "most", "all"]},
+    }
+]
 
 
 @pytest.fixture
@@ -87,8 +93,19 @@ def test_the_template_command_prints_the_default_and_renders_an_item(tmp_path):
     rubric = tmp_path / "rubric.json"
     rubric.write_text(json.dumps(CRITERIA))
     out = StringIO()
-    call_command("llm_judge_template", "--render", "--rubric", str(rubric), "--criterion", "meaning",
-                 "--original", "A.", "--candidate", "B.", stdout=out)
+    call_command(
+        "llm_judge_template",
+        "--render",
+        "--rubric",
+        str(rubric),
+        "--criterion",
+        "meaning",
+        "--original",
+        "A.",
+        "--candidate",
+        "B.",
+        stdout=out,
+    )
     assert "--- user" in out.getvalue() and "Original: A.\nParaphrase: B." in out.getvalue()
     bad = tmp_path / "t.txt"
     bad.write_text("[user]\n$original only")

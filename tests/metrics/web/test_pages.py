@@ -50,10 +50,17 @@ def test_the_start_form_shows_every_metric_with_its_parameter_defaults(client, r
 
 def test_posting_the_start_form_queues_a_run_with_those_parameters(client, researcher, metric_study):
     client.force_login(researcher)
-    r = client.post(_url(metric_study), {
-        "metric": "bleu", "against": "reference", "p__bleu__lowercase": "true", "p__bleu__tokenize": "13a",
-        "p__bleu__smooth_value": "", "p__pinc__max_n": "9",
-    })
+    r = client.post(
+        _url(metric_study),
+        {
+            "metric": "bleu",
+            "against": "reference",
+            "p__bleu__lowercase": "true",
+            "p__bleu__tokenize": "13a",
+            "p__bleu__smooth_value": "",
+            "p__pinc__max_n": "9",
+        },
+    )
     assert r.status_code == 302
     run = MetricRun.objects.get()
     assert run.status == "queued" and run.created_by == researcher
@@ -113,7 +120,7 @@ def test_csv_export_neutralises_formula_cells(client, researcher, metric_study):
     from annotation.models import Candidate
 
     cand = Candidate.objects.filter(original__study=metric_study, system__name="human").first()
-    cand.text = "=HYPERLINK(\"http://evil\")"
+    cand.text = '=HYPERLINK("http://evil")'
     cand.save()
     run = _finished_run(metric_study)
     client.force_login(researcher)
@@ -122,7 +129,7 @@ def test_csv_export_neutralises_formula_cells(client, researcher, metric_study):
     rows = list(csv.DictReader(io.StringIO(r.content.decode())))
     assert len(rows) == 21
     evil = next(row for row in rows if row["item"] == str(cand.pk))
-    assert evil["candidate"] == "'=HYPERLINK(\"http://evil\")"
+    assert evil["candidate"] == '\'=HYPERLINK("http://evil")'
     assert float(evil["score"]) == pytest.approx(MetricScore.objects.get(run=run, candidate=cand).score)
     assert all(not row[k].startswith(("=", "+", "-", "@")) for row in rows for k in ("original", "candidate", "system"))
 

@@ -26,21 +26,21 @@ def test_stored_statistics_come_back_aligned_by_original_without_controls(metric
     for system, rows in stats.items():
         cands = (
             Candidate.objects.filter(original__study=metric_study, system__name=system)
-            .select_related("original").order_by("original__position")
+            .select_related("original")
+            .order_by("original__position")
         )
         direct = metric.segment_stats([c.original.text for c in cands], [c.text for c in cands])
         assert np.array_equal(rows, direct)
     board = metric_pairwise_tests(metric, stats, n_resamples=200)
-    assert board.pvalue("human", "machine") == paired_bootstrap(
-        metric, stats["human"], stats["machine"], n_resamples=200
-    ).pvalue
+    assert (
+        board.pvalue("human", "machine")
+        == paired_bootstrap(metric, stats["human"], stats["machine"], n_resamples=200).pvalue
+    )
     assert board.statistics == (metric.aggregate(stats["human"]), metric.aggregate(stats["machine"]))
 
 
 def test_an_original_missing_for_one_system_is_left_out_of_the_pairing(metric_study):
-    run = metric_run_execute(
-        run_id=metric_run_create(study=metric_study, metric="pinc", enqueue=False).pk
-    )
+    run = metric_run_execute(run_id=metric_run_create(study=metric_study, metric="pinc", enqueue=False).pk)
     run.scores.filter(candidate__original__external_id="v3", candidate__system__name="machine").delete()
     originals, stats = selectors.metric_run_paired_stats(run=run)
     assert "v3" not in originals and len(originals) == 6

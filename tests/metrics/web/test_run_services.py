@@ -77,9 +77,11 @@ def test_per_system_scores_are_means_and_corpus_scores_of_each_system(metric_stu
     machine = [c for c in _candidates(metric_study) if c.system.name == "machine"]
     assert by_name["machine"]["n"] == 7
     assert by_name["machine"]["mean"] == pytest.approx(
-        np.mean([sacrebleu.sentence_bleu(c.text, [c.original.text]).score for c in machine]))
+        np.mean([sacrebleu.sentence_bleu(c.text, [c.original.text]).score for c in machine])
+    )
     assert by_name["machine"]["corpus"] == pytest.approx(
-        sacrebleu.corpus_bleu([c.text for c in machine], [[c.original.text for c in machine]]).score)
+        sacrebleu.corpus_bleu([c.text for c in machine], [[c.original.text for c in machine]]).score
+    )
 
 
 def test_the_signature_names_the_metric_and_its_parameters(metric_study):
@@ -178,7 +180,8 @@ def test_scoring_against_the_reference_column_uses_it(researcher):
     assert run.status == "succeeded" and run.params["against"] == "reference" and run.against == "reference"
     cands = _candidates(study)
     assert run.corpus_score == pytest.approx(
-        sacrebleu.corpus_bleu([c.text for c in cands], [[c.original.reference for c in cands]]).score)
+        sacrebleu.corpus_bleu([c.text for c in cands], [[c.original.reference for c in cands]]).score
+    )
 
 
 def test_a_bug_inside_a_metric_fails_the_run_with_the_exception(metric_study, monkeypatch):
@@ -261,8 +264,9 @@ def test_an_uploaded_resource_is_stored_with_its_sha256(metric_study, researcher
     import hashlib
 
     data = b"english\tpivot\tcount\nthe\tel\t3\n"
-    res = metric_resource_create(name="tiny", kind="phrase_table", file=ContentFile(data, name="pt.tsv"),
-                                          owner=researcher, study=metric_study)
+    res = metric_resource_create(
+        name="tiny", kind="phrase_table", file=ContentFile(data, name="pt.tsv"), owner=researcher, study=metric_study
+    )
     assert res.sha256 == hashlib.sha256(data).hexdigest() and res.size == len(data)
     with res.file.open("rb") as fh:
         assert fh.read() == data

@@ -33,7 +33,9 @@ needs_semantic = pytest.mark.skipif(
 @pytest.fixture
 def without_torch(monkeypatch):
     # Patched where the metrics look it up (the package only re-exports it).
-    monkeypatch.setattr(semantic_metrics, "missing_requirements", lambda: ["torch", "sentence_transformers", "bert_score"])
+    monkeypatch.setattr(
+        semantic_metrics, "missing_requirements", lambda: ["torch", "sentence_transformers", "bert_score"]
+    )
 
 
 def _cli(*args) -> str:
@@ -60,7 +62,9 @@ def test_the_catalog_api_says_which_metrics_are_unavailable_and_why(api_client, 
     assert [p["name"] for p in data["parascore"]["params"]][:3] == ["reference_free", "omega", "gamma"]
 
 
-def test_the_metrics_tab_shows_unavailable_metrics_with_the_install_command(client, researcher, metric_study, without_torch):
+def test_the_metrics_tab_shows_unavailable_metrics_with_the_install_command(
+    client, researcher, metric_study, without_torch
+):
     client.force_login(researcher)
     html = client.get(f"/studies/{metric_study.pk}/metrics/").content.decode()
     assert "<strong>bertscore</strong> — needs torch" in html
@@ -85,9 +89,13 @@ def test_the_metrics_tab_never_preselects_an_unavailable_metric(client, research
     assert "bertscore (unavailable)" in select
 
 
-def test_starting_an_unavailable_metric_is_a_400_naming_the_install_command(api_client, researcher, metric_study, without_torch):
+def test_starting_an_unavailable_metric_is_a_400_naming_the_install_command(
+    api_client, researcher, metric_study, without_torch
+):
     api_client.force_authenticate(researcher)
-    r = api_client.post(f"/api/studies/{metric_study.pk}/metric-runs/create/", {"metric": "embed-cosine"}, format="json")
+    r = api_client.post(
+        f"/api/studies/{metric_study.pk}/metric-runs/create/", {"metric": "embed-cosine"}, format="json"
+    )
     assert r.status_code == 400 and "make install-semantic" in r.content.decode()
 
 
@@ -105,15 +113,16 @@ def test_a_semantic_run_scores_every_candidate_in_one_large_chunk_like_the_metri
     assert run.status == "succeeded", run.error
     cands = list(Candidate.objects.filter(original__study=metric_study).select_related("original").order_by("pk"))
     stored = dict(MetricScore.objects.filter(run=run).values_list("candidate_id", "score"))
-    expected = create_metric("embed-cosine", {"device": "cpu"}).score([c.original.text for c in cands], [c.text for c in cands])
+    expected = create_metric("embed-cosine", {"device": "cpu"}).score(
+        [c.original.text for c in cands], [c.text for c in cands]
+    )
     np.testing.assert_allclose([stored[c.pk] for c in cands], expected.scores, atol=1e-6)
     assert "model:sentence-transformers/all-MiniLM-L6-v2" in run.signature
 
 
 @needs_semantic
 def test_bertscore_with_idf_is_never_split_into_chunks(metric_study):
-    run = metric_run_create(study=metric_study, metric="bertscore", params={"idf": "true"}, chunk_size=4,
-                                     enqueue=False)
+    run = metric_run_create(study=metric_study, metric="bertscore", params={"idf": "true"}, chunk_size=4, enqueue=False)
     assert run.progress_total == 1 == MetricRunChunk.objects.filter(run=run).count()
     assert run.chunk_size == run.n == 21
 
@@ -121,8 +130,11 @@ def test_bertscore_with_idf_is_never_split_into_chunks(metric_study):
 @needs_semantic
 def test_parascore_against_references_runs_through_the_api(api_client, researcher, metric_study):
     api_client.force_authenticate(researcher)
-    r = api_client.post(f"/api/studies/{metric_study.pk}/metric-runs/create/",
-                        {"metric": "parascore", "params": {"device": "cpu"}}, format="json")
+    r = api_client.post(
+        f"/api/studies/{metric_study.pk}/metric-runs/create/",
+        {"metric": "parascore", "params": {"device": "cpu"}},
+        format="json",
+    )
     assert r.status_code == 201, r.content
     run = metric_run_execute(run_id=r.json()["id"])
     assert run.status == "succeeded", run.error
@@ -131,8 +143,11 @@ def test_parascore_against_references_runs_through_the_api(api_client, researche
 
 def _pairs(tmp_path):
     path = tmp_path / "pairs.tsv"
-    path.write_text("original\tcandidate\nThe cat sat on the mat.\tA cat was sitting on the mat.\n"
-                    "He went home early.\tHe left for home early.\n", encoding="utf-8")
+    path.write_text(
+        "original\tcandidate\nThe cat sat on the mat.\tA cat was sitting on the mat.\n"
+        "He went home early.\tHe left for home early.\n",
+        encoding="utf-8",
+    )
     return str(path)
 
 
@@ -145,8 +160,11 @@ def test_scoring_with_an_unavailable_metric_is_a_one_line_error_naming_the_insta
 
 @needs_semantic
 def test_the_score_command_runs_each_semantic_metric(tmp_path):
-    for slug, extra in (("embed-cosine", []), ("bertscore", ["--param", "idf=true"]),
-                        ("parascore", ["--param", "reference_free=true"])):
+    for slug, extra in (
+        ("embed-cosine", []),
+        ("bertscore", ["--param", "idf=true"]),
+        ("parascore", ["--param", "reference_free=true"]),
+    ):
         out = StringIO()
         call_command("score", "--metric", slug, *extra, "--input", _pairs(tmp_path), "--json", stdout=out)
         body = json.loads(out.getvalue())

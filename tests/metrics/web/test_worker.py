@@ -24,7 +24,9 @@ def _wait(run_id: int, timeout: float = 60) -> MetricRun:
             return run
         time.sleep(0.1)
     run = MetricRun.objects.get(pk=run_id)
-    raise AssertionError(f"run {run_id} did not finish: {run.status} {run.phase} {run.progress_done}/{run.progress_total}")
+    raise AssertionError(
+        f"run {run_id} did not finish: {run.status} {run.phase} {run.progress_done}/{run.progress_total}"
+    )
 
 
 def _wait_chunks_attempted(run_id: int, n: int, timeout: float = 60) -> None:
@@ -61,7 +63,11 @@ def test_a_run_through_a_real_worker_executed_twice_leaves_one_score_per_candida
     assert MetricScore.objects.filter(run=run).count() == 21
     again = MetricRun.objects.get(pk=run.pk)
     assert (again.status, again.progress_done, again.corpus_score, again.finished_at) == (
-        "succeeded", 6, run.corpus_score, run.finished_at)
+        "succeeded",
+        6,
+        run.corpus_score,
+        run.finished_at,
+    )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -95,4 +101,3 @@ def test_a_failure_in_a_worker_is_recorded_with_its_cause(celery_worker, researc
     assert run.status == "failed"
     bad = Candidate.objects.get(original__study=study, original__external_id="v5", system__name="human")
     assert f"candidate {bad.pk} (original 'v5', system 'human')" in run.error
-

@@ -65,20 +65,47 @@ print(run.status, MetricScore.objects.filter(run=run).count(), run.n,
 
 
 @pytest.mark.slow
-@pytest.mark.skipif("DATABASE_URL" in os.environ,
-                    reason="always runs on the embedded default; the PostgreSQL pass of CI would repeat it unchanged")
+@pytest.mark.skipif(
+    "DATABASE_URL" in os.environ,
+    reason="always runs on the embedded default; the PostgreSQL pass of CI would repeat it unchanged",
+)
 def test_a_chunk_whose_worker_process_is_killed_is_redelivered_and_the_run_completes(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"}}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    }
     env.update(DJANGO_SETTINGS_MODULE="config.settings", PARAEVAL_VAR_DIR=str(tmp_path), LOG_LEVEL="WARNING")
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     celery = Path(sys.executable).parent / "celery"
     worker = subprocess.Popen(
-        [str(celery), "-A", "config", "worker", "--pool=prefork", "--concurrency=1", "--loglevel=WARNING",
-         "--without-heartbeat", "--without-gossip", "--without-mingle"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        [
+            str(celery),
+            "-A",
+            "config",
+            "worker",
+            "--pool=prefork",
+            "--concurrency=1",
+            "--loglevel=WARNING",
+            "--without-heartbeat",
+            "--without-gossip",
+            "--without-mingle",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
-        proc = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, env=env | {"WORKER_PID": str(worker.pid)},
-                              capture_output=True, text=True, timeout=180)
+        proc = subprocess.run(
+            [sys.executable, "-c", SCRIPT],
+            cwd=ROOT,
+            env=env | {"WORKER_PID": str(worker.pid)},
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
     finally:
         os.killpg(worker.pid, signal.SIGTERM)
         try:

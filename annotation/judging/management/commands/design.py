@@ -34,13 +34,20 @@ def _value(text: str) -> object:
 
 
 class Command(BaseCommand):
-    help = ("Print a study's judging design as JSON, or change it (--set FIELD=JSON, --file design.json) as the "
-            f"Design page does. Fields: {', '.join(DESIGN_FIELDS)}.")
+    help = (
+        "Print a study's judging design as JSON, or change it (--set FIELD=JSON, --file design.json) as the "
+        f"Design page does. Fields: {', '.join(DESIGN_FIELDS)}."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("study", help="the study's name or id")
-        parser.add_argument("--set", action="append", default=[], metavar="FIELD=JSON",
-                            help="a field and its new value as JSON (a bare word is a string); repeat for several")
+        parser.add_argument(
+            "--set",
+            action="append",
+            default=[],
+            metavar="FIELD=JSON",
+            help="a field and its new value as JSON (a bare word is a string); repeat for several",
+        )
         parser.add_argument("--file", help="a JSON object of fields and values ('-': standard input)")
 
     def handle(self, *args, **opts):
@@ -71,5 +78,10 @@ class Command(BaseCommand):
                 raise CommandError(f"the design of '{study.name}' was not changed: {exc.message}{details}") from None
         else:
             design = design_get_or_create(study=study)
-        self.stdout.write(json.dumps({f: getattr(design, f) for f in DESIGN_FIELDS} | {"frozen": design.is_frozen},
-                                     indent=2, ensure_ascii=False))
+        self.stdout.write(
+            json.dumps(
+                {f: getattr(design, f) for f in DESIGN_FIELDS} | {"frozen": design.is_frozen},
+                indent=2,
+                ensure_ascii=False,
+            )
+        )

@@ -17,7 +17,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         ref = opts["study"]
-        study = Study.objects.filter(name=ref).first() or (Study.objects.filter(pk=int(ref)).first() if ref.isdigit() else None)
+        study = Study.objects.filter(name=ref).first() or (
+            Study.objects.filter(pk=int(ref)).first() if ref.isdigit() else None
+        )
         if study is None:
             raise CommandError(f"no study named or numbered {ref!r}")
         rows = export_tidy_rows(study=study) if opts["format"] == "tidy" else export_wide_rows(study=study)

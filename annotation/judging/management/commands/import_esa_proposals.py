@@ -34,6 +34,10 @@ class Command(BaseCommand):
             s = esa_proposals_import(study=study, data=data, filename=path.name)
         except StudyImportError as exc:
             raise CommandError("import failed, nothing was written:\n" + exc.describe(limit=50)) from None
-        self.stdout.write(self.style.SUCCESS(
-            f"Imported {path.name} into '{study.name}': {s.spans:,} proposed spans for {s.candidates:,} candidates"
-            + (f" (replacing the proposals of {s.replaced:,})" if s.replaced else "") + "."))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Imported {path.name} into '{study.name}': {s.spans:,} proposed spans for {s.candidates:,} candidates"
+                + (f" (replacing the proposals of {s.replaced:,})" if s.replaced else "")
+                + "."
+            )
+        )

@@ -33,6 +33,9 @@ class Command(BaseCommand):
             s = esa_judgments_import(study=study, data=data, filename=path.name)
         except StudyImportError as exc:
             raise CommandError("import failed, nothing was written:\n" + exc.describe(limit=50)) from None
-        self.stdout.write(self.style.SUCCESS(
-            f"Imported {path.name} into '{study.name}': {s.rows:,} annotations ({s.revisions:,} revisions) by "
-            f"{s.judges} judges ({s.judges_created} new imported participants)."))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Imported {path.name} into '{study.name}': {s.rows:,} annotations ({s.revisions:,} revisions) by "
+                f"{s.judges} judges ({s.judges_created} new imported participants)."
+            )
+        )

@@ -30,8 +30,11 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         if Study.objects.filter(name=opts["study"]).exists():
             raise CommandError(f"a study named '{opts['study']}' exists already; choose another --study")
-        owner = (User.objects.filter(username=opts["owner"]).first() if opts["owner"]
-                 else User.objects.filter(is_superuser=True).order_by("pk").first())
+        owner = (
+            User.objects.filter(username=opts["owner"]).first()
+            if opts["owner"]
+            else User.objects.filter(is_superuser=True).order_by("pk").first()
+        )
         if owner is None:
             raise CommandError("the study needs an owner: pass --owner USERNAME or create a superuser")
         try:
@@ -41,18 +44,27 @@ class Command(BaseCommand):
         try:
             with transaction.atomic():
                 study = study_create(
-                    name=opts["study"], owner=owner,
-                    description="ParaBank's crowd evaluation (Hu, Rudinger, Post & Van Durme, AAAI 2019).")
-                design_update(study=study, changes={
-                    "criteria": PARABANK_CRITERIA, "control_counts": {"identical": 0, "random": 0, "unigram": 0},
-                    "expected_scores": {"identical": {}, "random": {}, "unigram": {}}})
+                    name=opts["study"],
+                    owner=owner,
+                    description="ParaBank's crowd evaluation (Hu, Rudinger, Post & Van Durme, AAAI 2019).",
+                )
+                design_update(
+                    study=study,
+                    changes={
+                        "criteria": PARABANK_CRITERIA,
+                        "control_counts": {"identical": 0, "random": 0, "unigram": 0},
+                        "expected_scores": {"identical": {}, "random": {}, "unigram": {}},
+                    },
+                )
                 parsed = parse_study_file(study_file, filename="parabank-study.tsv")
                 data = study_import_parsed(study=study, parsed=parsed)
-                summary = judgments_import_file(study=study, data=judgments_file,
-                                                         filename="parabank-judgments.tsv")
+                summary = judgments_import_file(study=study, data=judgments_file, filename="parabank-judgments.tsv")
         except StudyImportError as exc:
             raise CommandError("import failed, nothing was written:\n" + exc.describe(limit=50)) from None
-        self.stdout.write(self.style.SUCCESS(
-            f"Study '{study.name}' (id {study.pk}): {data['originals_added']} originals, {data['systems_added']} "
-            f"systems, {data['candidates_added']:,} candidates; {summary.judgments:,} judgments "
-            f"({summary.revisions:,} revisions) by {summary.judges} judges."))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Study '{study.name}' (id {study.pk}): {data['originals_added']} originals, {data['systems_added']} "
+                f"systems, {data['candidates_added']:,} candidates; {summary.judgments:,} judgments "
+                f"({summary.revisions:,} revisions) by {summary.judges} judges."
+            )
+        )

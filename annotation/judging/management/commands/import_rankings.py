@@ -13,8 +13,10 @@ from annotation.models import Study
 
 
 class Command(BaseCommand):
-    help = ("Import rankings collected elsewhere into a ranking study (JSON Lines: judge, original_id, ranking, "
-            "optional scores and seconds). All or nothing.")
+    help = (
+        "Import rankings collected elsewhere into a ranking study (JSON Lines: judge, original_id, ranking, "
+        "optional scores and seconds). All or nothing."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("file", help="the rankings file (.jsonl)")
@@ -33,6 +35,9 @@ class Command(BaseCommand):
             s = rankings_import_file(study=study, data=data, filename=path.name)
         except StudyImportError as exc:
             raise CommandError("import failed, nothing was written:\n" + exc.describe(limit=50)) from None
-        self.stdout.write(self.style.SUCCESS(
-            f"Imported {path.name} into '{study.name}': {s.rows:,} lines, {s.rankings:,} rankings "
-            f"({s.revisions:,} revisions) by {s.judges} judges ({s.judges_created} new imported participants)."))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Imported {path.name} into '{study.name}': {s.rows:,} lines, {s.rankings:,} rankings "
+                f"({s.revisions:,} revisions) by {s.judges} judges ({s.judges_created} new imported participants)."
+            )
+        )

@@ -30,16 +30,26 @@ def absolute_assignments_write(*, study: Study, design: JudgingDesign, judges: l
         by_name = {u.username: u for u in judges}
         plan = plan_assignments(items, groups, list(by_name), seed=design.seed, judges_per_item=judges_per_item(design))
         for order in plan.orders:
-            assignment_write(study=study, judge=by_name[order.judge], seed=order.seed,
-                             candidate_ids=[pks[i] for i in order.items], late=False)
+            assignment_write(
+                study=study,
+                judge=by_name[order.judge],
+                seed=order.seed,
+                candidate_ids=[pks[i] for i in order.items],
+                late=False,
+            )
             n_written += len(order.items)
     return len(items), n_written
 
 
 def _live_counts(study: Study) -> Counter:
-    return Counter(dict(
-        AssignmentItem.objects.filter(assignment__study=study).values("candidate_id")
-        .annotate(n=Count("id")).values_list("candidate_id", "n")))
+    return Counter(
+        dict(
+            AssignmentItem.objects.filter(assignment__study=study)
+            .values("candidate_id")
+            .annotate(n=Count("id"))
+            .values_list("candidate_id", "n")
+        )
+    )
 
 
 def absolute_assignment_late(*, study: Study, design: JudgingDesign, judge: User) -> Assignment:
@@ -57,14 +67,16 @@ def absolute_assignment_late(*, study: Study, design: JudgingDesign, judge: User
     order = order_items(items, groups, seed=seed)
     try:
         with transaction.atomic():
-            return assignment_write(study=study, judge=judge, seed=seed, candidate_ids=[pks[i] for i in order],
-                                    late=True)
+            return assignment_write(
+                study=study, judge=judge, seed=seed, candidate_ids=[pks[i] for i in order], late=True
+            )
     except IntegrityError:
         return Assignment.objects.get(study=study, judge=judge)
 
 
-def absolute_assignment_for_participant(*, study: Study, design: JudgingDesign, judge: User,
-                                        n_items: int | None) -> Assignment:
+def absolute_assignment_for_participant(
+    *, study: Study, design: JudgingDesign, judge: User, n_items: int | None
+) -> Assignment:
     """Fully crossed (or ``n_items`` empty): every item, in the judge's own order. Exactly k
     per item: ``n_items`` items from those with the fewest *live* judges (done or still
     held; released items count as free again)."""
@@ -73,8 +85,9 @@ def absolute_assignment_for_participant(*, study: Study, design: JudgingDesign, 
     seed = derive_seed(design.seed, "order", judge.username)
     if n_items is not None and (design.judges_mode == JudgesMode.K_PER_ITEM or n_items < len(items)):
         counts = {key: live.get(pks[key], 0) for key in items}
-        items = late_judge_items(counts, n_items=min(n_items, len(items)),
-                                 seed=derive_seed(design.seed, "late", judge.username))
+        items = late_judge_items(
+            counts, n_items=min(n_items, len(items)), seed=derive_seed(design.seed, "late", judge.username)
+        )
     order = order_items(items, groups, seed=seed)
     return assignment_write(study=study, judge=judge, seed=seed, candidate_ids=[pks[i] for i in order], late=True)
 

@@ -51,8 +51,9 @@ class AbsoluteProtocol(JudgingProtocol):
     def assignment_late(self, *, study: Study, design: JudgingDesign, judge: User) -> Assignment:
         return absolute_assignment_late(study=study, design=design, judge=judge)
 
-    def assignment_for_participant(self, *, study: Study, design: JudgingDesign, judge: User,
-                                   n_items: int | None) -> Assignment:
+    def assignment_for_participant(
+        self, *, study: Study, design: JudgingDesign, judge: User, n_items: int | None
+    ) -> Assignment:
         return absolute_assignment_for_participant(study=study, design=design, judge=judge, n_items=n_items)
 
     def assignment_release_unfinished(self, *, assignment: Assignment) -> int:
@@ -88,13 +89,19 @@ class AbsoluteProtocol(JudgingProtocol):
 
     def training_verdicts(self, *, design: JudgingDesign | None, settings, values, expected) -> dict[str, str]:
         criteria = _criteria(design)
-        return training.answer_feedback(values=values, expected=expected, criteria=criteria,
-                                        tolerance=_tolerance(criteria, settings))
+        return training.answer_feedback(
+            values=values, expected=expected, criteria=criteria, tolerance=_tolerance(criteria, settings)
+        )
 
     def training_correct(self, *, design: JudgingDesign | None, settings, values, expected) -> bool:
         criteria = _criteria(design)
-        return training.answer_correct(values=values, expected=expected, criteria=criteria,
-                                       checked=list(settings.training_criteria), tolerance=_tolerance(criteria, settings))
+        return training.answer_correct(
+            values=values,
+            expected=expected,
+            criteria=criteria,
+            checked=list(settings.training_criteria),
+            tolerance=_tolerance(criteria, settings),
+        )
 
     def training_item_for_judge(self, *, item) -> dict:
         return {"token": item.token, "original": item.original, "paraphrase": item.candidate}

@@ -96,9 +96,15 @@ def _esa_study(request, study_id: int):
 
 
 class EsaNextItemApi(APIView):
-    @extend_schema(tags=TAG_JUDGE, responses={200: EsaNextSerializer, 404: OpenApiResponse(description="not your study"),
-                                              409: OpenApiResponse(description="study not open or not ESA")},
-                   summary="Your next item to annotate with error spans (the resume point)")
+    @extend_schema(
+        tags=TAG_JUDGE,
+        responses={
+            200: EsaNextSerializer,
+            404: OpenApiResponse(description="not your study"),
+            409: OpenApiResponse(description="study not open or not ESA"),
+        },
+        summary="Your next item to annotate with error spans (the resume point)",
+    )
     def get(self, request, study_id: int):
         try:
             study = _esa_study(request, study_id)
@@ -117,14 +123,25 @@ class EsaNextItemApi(APIView):
                 return judging_error(exc)
             entry = esa.esa_item_next_for_judge(assignment=assignment)
         done = entry.done if entry else esa.items_done(assignment=assignment)
-        return Response(EsaNextSerializer({
-            "finished": entry is None, "done": done, "total": assignment.n_items,
-            "categories": esa.categories_allowed(JudgingDesign.objects.get(study=study)), "item": entry}).data)
+        return Response(
+            EsaNextSerializer(
+                {
+                    "finished": entry is None,
+                    "done": done,
+                    "total": assignment.n_items,
+                    "categories": esa.categories_allowed(JudgingDesign.objects.get(study=study)),
+                    "item": entry,
+                }
+            ).data
+        )
 
 
 class EsaItemDetailApi(APIView):
-    @extend_schema(tags=TAG_JUDGE, responses={200: EsaItemSerializer, 404: OpenApiResponse(description="not yours")},
-                   summary="One item of your assignment (to revise your spans or score)")
+    @extend_schema(
+        tags=TAG_JUDGE,
+        responses={200: EsaItemSerializer, 404: OpenApiResponse(description="not yours")},
+        summary="One item of your assignment (to revise your spans or score)",
+    )
     def get(self, request, study_id: int, token: str):
         try:
             study = _esa_study(request, study_id)
@@ -136,14 +153,19 @@ class EsaItemDetailApi(APIView):
 
 class EsaSubmitApi(APIView):
     @extend_schema(
-        tags=TAG_JUDGE, request=EsaSubmitInputSerializer,
-        responses={201: EsaSubmitOutputSerializer, 200: EsaSubmitOutputSerializer,
-                   400: OpenApiResponse(description="invalid spans, score or stamp"),
-                   404: OpenApiResponse(description="not your item"),
-                   409: OpenApiResponse(description="study not open, or key reused")},
+        tags=TAG_JUDGE,
+        request=EsaSubmitInputSerializer,
+        responses={
+            201: EsaSubmitOutputSerializer,
+            200: EsaSubmitOutputSerializer,
+            400: OpenApiResponse(description="invalid spans, score or stamp"),
+            404: OpenApiResponse(description="not your item"),
+            409: OpenApiResponse(description="study not open, or key reused"),
+        },
         summary="Submit (or revise) your error spans and 0–100 score for an item",
         description="Idempotent on `key`. Offsets are code points, end exclusive; a span must start and end "
-                    "between whole characters (grapheme clusters).")
+        "between whole characters (grapheme clusters).",
+    )
     def post(self, request, study_id: int):
         try:
             study = _esa_study(request, study_id)
@@ -156,33 +178,68 @@ class EsaSubmitApi(APIView):
         if check is not None:  # an attention item: answered like an item, counted as a check
             try:
                 check, _failures, _ended = esa_screening.attention_submit(
-                    check=check, key=v["key"], spans=v["spans"], score=v["score"], serve_stamp=v["serve_stamp"])
+                    check=check, key=v["key"], spans=v["spans"], score=v["score"], serve_stamp=v["serve_stamp"]
+                )
                 original, candidate = esa_screening.attention_texts(check)
-                clean = esa_screening.answer_clean(design=JudgingDesign.objects.get(study=study),
-                                                   answers={"spans": v["spans"], "score": v["score"]},
-                                                   from_text=False, original=original.text, candidate=candidate)
+                clean = esa_screening.answer_clean(
+                    design=JudgingDesign.objects.get(study=study),
+                    answers={"spans": v["spans"], "score": v["score"]},
+                    from_text=False,
+                    original=original.text,
+                    candidate=candidate,
+                )
             except JudgingError as exc:
                 return judging_error(exc)
             assignment = check.assignment
-            return Response(EsaSubmitOutputSerializer({
-                "item": v["item"], "revision": 1, "created": True, "spans": clean["spans"], "score": clean["score"],
-                "submitted_at": check.answered_at, "done": esa.items_done(assignment=assignment),
-                "total": assignment.n_items}).data, status=status.HTTP_201_CREATED)
+            return Response(
+                EsaSubmitOutputSerializer(
+                    {
+                        "item": v["item"],
+                        "revision": 1,
+                        "created": True,
+                        "spans": clean["spans"],
+                        "score": clean["score"],
+                        "submitted_at": check.answered_at,
+                        "done": esa.items_done(assignment=assignment),
+                        "total": assignment.n_items,
+                    }
+                ).data,
+                status=status.HTTP_201_CREATED,
+            )
         try:
             judgment, created = esa.esa_submit(
-                study=study, judge=request.user, token=v["item"], key=v["key"], spans=v["spans"], score=v["score"],
-                serve_stamp=v["serve_stamp"], active_seconds=v.get("active_seconds"), source=JudgmentSource.API)
+                study=study,
+                judge=request.user,
+                token=v["item"],
+                key=v["key"],
+                spans=v["spans"],
+                score=v["score"],
+                serve_stamp=v["serve_stamp"],
+                active_seconds=v.get("active_seconds"),
+                source=JudgmentSource.API,
+            )
         except JudgingError as exc:
             return judging_error(exc)
         assignment = judgment.item.assignment
-        return Response(EsaSubmitOutputSerializer({
-            "item": v["item"], "revision": judgment.revision, "created": created, "spans": judgment.spans,
-            "score": judgment.score, "submitted_at": judgment.submitted_at,
-            "done": esa.items_done(assignment=assignment), "total": assignment.n_items}).data,
-            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        return Response(
+            EsaSubmitOutputSerializer(
+                {
+                    "item": v["item"],
+                    "revision": judgment.revision,
+                    "created": created,
+                    "spans": judgment.spans,
+                    "score": judgment.score,
+                    "submitted_at": judgment.submitted_at,
+                    "done": esa.items_done(assignment=assignment),
+                    "total": assignment.n_items,
+                }
+            ).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
 
 
 # --- the researcher's side --------------------------------------------------------------
+
 
 class EsaProposalSummarySerializer(serializers.Serializer):
     candidates = serializers.IntegerField(help_text="Candidates with proposals in the file.")
@@ -197,13 +254,15 @@ class EsaProposalsImportApi(APIView):
         file = serializers.FileField()
 
     @extend_schema(
-        tags=TAG_RESEARCHER, request={"multipart/form-data": EsaProposalsInputSerializer},
+        tags=TAG_RESEARCHER,
+        request={"multipart/form-data": EsaProposalsInputSerializer},
         responses={201: EsaProposalSummarySerializer, 400: ImportErrorSerializer},
         summary="Import the proposed (pre-filled) spans of an ESA study (all or nothing)",
         description="JSON Lines, one candidate per line keyed by original_id and system as the ESA export keys "
-                    "it, its proposals in error_spans (code-point offsets, end exclusive). Only for a design that "
-                    "pre-fills from an imported file, before opening; a new file replaces the earlier one. Errors "
-                    "name the file, line and column, and nothing is written.")
+        "it, its proposals in error_spans (code-point offsets, end exclusive). Only for a design that "
+        "pre-fills from an imported file, before opening; a new file replaces the earlier one. Errors "
+        "name the file, line and column, and nothing is written.",
+    )
     def post(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         data = self.EsaProposalsInputSerializer(data=request.data)
@@ -211,12 +270,21 @@ class EsaProposalsImportApi(APIView):
         upload = data.validated_data["file"]
         try:
             if upload.size > settings.PARAEVAL_IMPORT_MAX_BYTES:  # before reading it
-                raise StudyImportError(upload.name, [ImportIssue(
-                    f"the file is {upload.size:,} bytes; the limit is {settings.PARAEVAL_IMPORT_MAX_BYTES:,}")])
+                raise StudyImportError(
+                    upload.name,
+                    [
+                        ImportIssue(
+                            f"the file is {upload.size:,} bytes; the limit is {settings.PARAEVAL_IMPORT_MAX_BYTES:,}"
+                        )
+                    ],
+                )
             summary = esa_proposals_import(study=study, data=upload.read(), filename=upload.name)
         except StudyImportError as exc:
-            return Response({
-                "detail": exc.describe(),
-                "errors": [{"line": i.line, "column": i.column, "message": i.message} for i in exc.issues],
-            }, status=status.HTTP_400_BAD_REQUEST)
+            return Response(
+                {
+                    "detail": exc.describe(),
+                    "errors": [{"line": i.line, "column": i.column, "message": i.message} for i in exc.issues],
+                },
+                status=status.HTTP_400_BAD_REQUEST,
+            )
         return Response(EsaProposalSummarySerializer(asdict(summary)).data, status=status.HTTP_201_CREATED)

@@ -45,30 +45,56 @@ def esa_proposals_import(*, study: Study, data: bytes, filename: str) -> EsaProp
 
     design = JudgingDesign.objects.filter(study=study).first()
     if design is None or not ESA.is_protocol_of(study):
-        raise StudyImportError(filename, [ImportIssue(
-            "this study is not judged with error span annotation; set its protocol to ESA first")])
+        raise StudyImportError(
+            filename,
+            [ImportIssue("this study is not judged with error span annotation; set its protocol to ESA first")],
+        )
     if design.esa_prefill != EsaPrefill.IMPORTED:
-        raise StudyImportError(filename, [ImportIssue(
-            "this study's design does not pre-fill from an imported file; set its pre-fill to 'imported' first")])
+        raise StudyImportError(
+            filename,
+            [
+                ImportIssue(
+                    "this study's design does not pre-fill from an imported file; set its pre-fill to 'imported' first"
+                )
+            ],
+        )
     if design.is_frozen:
-        raise StudyImportError(filename, [ImportIssue(
-            "judging is open: the proposals were copied to the judges' items at opening and cannot change now")])
+        raise StudyImportError(
+            filename,
+            [
+                ImportIssue(
+                    "judging is open: the proposals were copied to the judges' items at opening and cannot change now"
+                )
+            ],
+        )
     rows = Candidate.objects.filter(original__study=study).values_list(
-        "id", "original__external_id", "system__name", "original__text", "text")
+        "id", "original__external_id", "system__name", "original__text", "text"
+    )
     pks = {(o, s): pk for pk, o, s, _, _ in rows}
     texts = {(o, s): (ot, ct) for _, o, s, ot, ct in rows}
-    parsed = parse_esa_proposals_file(data, filename=filename, texts=texts, categories=categories_allowed(design),
-                                      max_bytes=settings.PARAEVAL_IMPORT_MAX_BYTES)
+    parsed = parse_esa_proposals_file(
+        data,
+        filename=filename,
+        texts=texts,
+        categories=categories_allowed(design),
+        max_bytes=settings.PARAEVAL_IMPORT_MAX_BYTES,
+    )
     with transaction.atomic():
         JudgingDesign.objects.select_for_update().filter(pk=design.pk).first()
         if JudgingDesign.objects.filter(pk=design.pk, opened_at__isnull=False).exists():
             raise StudyImportError(filename, [ImportIssue("judging was opened meanwhile; nothing was stored")])
         replaced, _ = EsaProposal.objects.filter(study=study).delete()
-        EsaProposal.objects.bulk_create([
-            EsaProposal(study=study, candidate_id=pks[(r.original_id, r.system)], spans=[span_dict(s) for s in r.spans])
-            for r in parsed.rows])
-    return EsaProposalSummary(candidates=len(parsed.rows), spans=sum(len(r.spans) for r in parsed.rows),
-                              replaced=replaced)
+        EsaProposal.objects.bulk_create(
+            [
+                EsaProposal(
+                    study=study, candidate_id=pks[(r.original_id, r.system)], spans=[span_dict(s) for s in r.spans]
+                )
+                for r in parsed.rows
+            ]
+        )
+    return EsaProposalSummary(
+        candidates=len(parsed.rows), spans=sum(len(r.spans) for r in parsed.rows), replaced=replaced
+    )
 
 
 def imported_proposals(*, candidate_ids: Iterable[int]) -> dict[int, list[dict]]:

@@ -149,13 +149,23 @@ def training_item_clean(*, row: Mapping[str, object]) -> tuple[dict, dict]:
         errors.setdefault(col, []).append(f"unknown column; the references are {', '.join(REFERENCE_COLUMNS)}")
     if not expected and not set(REFERENCE_COLUMNS) & set(errors):
         errors.setdefault("score_min", []).append("give a score range (score_min, score_max) or major (yes/no)")
-    clean = {"original": texts.get("original", ""), "candidate": texts.get("candidate", ""),
-             "explanation": texts.get("explanation", ""), "expected": expected}
+    clean = {
+        "original": texts.get("original", ""),
+        "candidate": texts.get("candidate", ""),
+        "explanation": texts.get("explanation", ""),
+        "expected": expected,
+    }
     return clean, errors
 
 
-def answer_clean(*, design: JudgingDesign | None, answers: Mapping[str, object], from_text: bool,
-                 original: str | None = None, candidate: str | None = None) -> dict:
+def answer_clean(
+    *,
+    design: JudgingDesign | None,
+    answers: Mapping[str, object],
+    from_text: bool,
+    original: str | None = None,
+    candidate: str | None = None,
+) -> dict:
     """An ESA answer ``{"spans": [...], "score": n}`` checked as a real one
     (:class:`JudgmentInvalid`): a form sends the spans as JSON text. Without the texts the
     spans' offsets are checked later (:func:`training_answer_check`)."""
@@ -172,7 +182,9 @@ def answer_clean(*, design: JudgingDesign | None, answers: Mapping[str, object],
         clean = spans_clean(spans=spans, original=original, candidate=candidate, categories=categories)
     else:  # the shape now; the offsets against the item's texts in training_answer_check
         if not isinstance(spans, list):
-            raise JudgmentInvalid(gettext("spans must be a list of span objects"), field_errors={"spans": ["not a list"]})
+            raise JudgmentInvalid(
+                gettext("spans must be a list of span objects"), field_errors={"spans": ["not a list"]}
+            )
         clean = [dict(s) for s in spans if isinstance(s, Mapping)]
         if len(clean) != len(spans):
             spans_clean(spans=spans, original="", candidate="", categories=categories)  # names the bad one
@@ -182,8 +194,12 @@ def answer_clean(*, design: JudgingDesign | None, answers: Mapping[str, object],
 def training_answer_check(*, design: JudgingDesign | None, item: TrainingItem, values: dict) -> dict:
     """The answer's spans checked against the training item's texts, as on a real item."""
     categories = categories_allowed(design) if design is not None else []
-    return {"spans": spans_clean(spans=values.get("spans"), original=item.original, candidate=item.candidate,
-                                 categories=categories), "score": values["score"]}
+    return {
+        "spans": spans_clean(
+            spans=values.get("spans"), original=item.original, candidate=item.candidate, categories=categories
+        ),
+        "score": values["score"],
+    }
 
 
 def _has_major(values: Mapping) -> bool:
@@ -219,11 +235,18 @@ def training_feedback_rows(*, values: Mapping, verdicts: Mapping) -> list[dict]:
     majors = sum(1 for s in spans if s.get("severity") == "major")
     minors = len(spans) - majors
     return [
-        {"name": gettext("Score (0–100)"), "yours": f"{float(values.get('score', 0)):g}",
-         "verdict": verdicts.get("score", "")},
-        {"name": gettext("A major error marked"),
-         "yours": (gettext("Yes") if majors else gettext("No")) + " " + gettext("(%(major)d major, %(minor)d minor)") % {
-             "major": majors, "minor": minors}, "verdict": verdicts.get("major", "")},
+        {
+            "name": gettext("Score (0–100)"),
+            "yours": f"{float(values.get('score', 0)):g}",
+            "verdict": verdicts.get("score", ""),
+        },
+        {
+            "name": gettext("A major error marked"),
+            "yours": (gettext("Yes") if majors else gettext("No"))
+            + " "
+            + gettext("(%(major)d major, %(minor)d minor)") % {"major": majors, "minor": minors},
+            "verdict": verdicts.get("major", ""),
+        },
     ]
 
 
@@ -232,12 +255,19 @@ def training_feedback_spans(*, item: TrainingItem, values: Mapping) -> list[dict
     out = []
     for s in values.get("spans") or []:
         text = item.original if s.get("side") == "original" else item.candidate
-        out.append({"text": gettext("[missing]") if s.get("missing") else text[s["start"]:s["end"]],
-                    "side": s.get("side"), "severity": s.get("severity"), "category": s.get("category") or ""})
+        out.append(
+            {
+                "text": gettext("[missing]") if s.get("missing") else text[s["start"] : s["end"]],
+                "side": s.get("side"),
+                "severity": s.get("severity"),
+                "category": s.get("category") or "",
+            }
+        )
     return out
 
 
 # --- attention checks -----------------------------------------------------------------------
+
 
 def attention_draw(*, rng: random.Random) -> tuple[str, float]:
     """A new check: its kind and its score bound (the module docstring)."""
@@ -276,8 +306,9 @@ def attention_score(*, design: JudgingDesign | None, check: AttentionCheck, valu
         raise JudgmentInvalid(gettext("Set the score (0–100) before submitting."), field_errors={"score": ["required"]})
     original, candidate = attention_texts(check)
     clean = answer_clean(design=design, answers=value, from_text=False, original=original.text, candidate=candidate)
-    return clean["score"], attention_passed(kind=check.criterion, bound=check.expected, spans=clean["spans"],
-                                            score=clean["score"])
+    return clean["score"], attention_passed(
+        kind=check.criterion, bound=check.expected, spans=clean["spans"], score=clean["score"]
+    )
 
 
 def attention_item(*, check: AttentionCheck) -> JudgeEsaItem:
@@ -286,21 +317,35 @@ def attention_item(*, check: AttentionCheck) -> JudgeEsaItem:
     assignment = check.assignment
     original, candidate = attention_texts(check)
     done = items_done(assignment=assignment)
-    previous = EsaItem.objects.filter(assignment=assignment, position=done).values_list(
-        "token", flat=True).first() if done else None
+    previous = (
+        EsaItem.objects.filter(assignment=assignment, position=done).values_list("token", flat=True).first()
+        if done
+        else None
+    )
     design = JudgingDesign.objects.get(study_id=assignment.study_id)
     shown = bool(design.show_context)
     before, after = original_context(original) if shown else ((), ())
     proposed = proposals_for(design=design, original=original.text, candidate=candidate)
     return JudgeEsaItem(
-        token=check.token, **_place(check, done), original=original.text,
-        candidate=candidate, spans=[dict(s, proposed=True) for s in proposed], score=None,
-        proposals_pending=bool(proposed), revision=0, previous_token=previous, serve_stamp=serve_stamp_make(check.token),
-        context_shown=shown, context_before=before, context_after=after)
+        token=check.token,
+        **_place(check, done),
+        original=original.text,
+        candidate=candidate,
+        spans=[dict(s, proposed=True) for s in proposed],
+        score=None,
+        proposals_pending=bool(proposed),
+        revision=0,
+        previous_token=previous,
+        serve_stamp=serve_stamp_make(check.token),
+        context_shown=shown,
+        context_before=before,
+        context_after=after,
+    )
 
 
-def attention_submit(*, check: AttentionCheck, key: object, spans: object, score: object,
-                     serve_stamp: object) -> tuple[AttentionCheck, int, bool]:
+def attention_submit(
+    *, check: AttentionCheck, key: object, spans: object, score: object, serve_stamp: object
+) -> tuple[AttentionCheck, int, bool]:
     """Answer an attention item as a real item is submitted (page and ESA API): the same key
     and serve-stamp checks (:class:`JudgmentInvalid`), then
     :func:`~annotation.judging.screening.attention_answer` with the study's policy:
@@ -313,8 +358,10 @@ def attention_submit(*, check: AttentionCheck, key: object, spans: object, score
     if check.answered_at is not None:
         return check, 0, False
     if not isinstance(serve_stamp, str) or serve_stamp_read(serve_stamp, check.token) is None:
-        raise JudgmentInvalid(gettext("The serve stamp is missing or does not belong to this item; reload the item."),
-                              field_errors={"serve_stamp": ["missing or invalid"]})
+        raise JudgmentInvalid(
+            gettext("The serve stamp is missing or does not belong to this item; reload the item."),
+            field_errors={"serve_stamp": ["missing or invalid"]},
+        )
     return attention_answer(assignment=check.assignment, token=check.token, value={"spans": spans, "score": score})
 
 
@@ -322,8 +369,11 @@ def attention_check_of_judge(*, study_id: int, judge_id: int, token: object) -> 
     """The judge's attention check with ``token`` (answered or not), or None: an item's token."""
     if not isinstance(token, str):
         return None
-    return AttentionCheck.objects.select_related("assignment").filter(
-        token=token, assignment__study_id=study_id, assignment__judge_id=judge_id).first()
+    return (
+        AttentionCheck.objects.select_related("assignment")
+        .filter(token=token, assignment__study_id=study_id, assignment__judge_id=judge_id)
+        .first()
+    )
 
 
 def qc_rows_with_attention(*, study, rows: list[dict]) -> list[dict]:
@@ -338,8 +388,18 @@ def qc_rows_with_attention(*, study, rows: list[dict]) -> list[dict]:
     seen = {r["judge"] for r in rows}
     excluded = judges_excluded(study=study)
     for judge in sorted(set(attention) - seen):
-        out.append({"judge": judge, "n": 0, "passed": 0, "rate": None, "passes": None, "failures": [],
-                    "excluded": judge in excluded, "attention": attention[judge]})
+        out.append(
+            {
+                "judge": judge,
+                "n": 0,
+                "passed": 0,
+                "rate": None,
+                "passes": None,
+                "failures": [],
+                "excluded": judge in excluded,
+                "attention": attention[judge],
+            }
+        )
     return sorted(out, key=lambda r: r["judge"])
 
 
@@ -365,13 +425,19 @@ def item_for_judge(*, study: Study, judge, token: str) -> JudgeEsaItem:
         return esa_item_for_judge(study=study, judge=judge, token=token)
     entry = attention_item(check=check)
     if check.answered_at is not None:
-        entry = dataclasses.replace(entry, score=check.answer, revision=1, proposals_pending=False,
-                                    spans=[dict(s, proposed=False) for s in entry.spans])
+        entry = dataclasses.replace(
+            entry,
+            score=check.answer,
+            revision=1,
+            proposals_pending=False,
+            spans=[dict(s, proposed=False) for s in entry.spans],
+        )
     return entry
 
 
 def _place(check: AttentionCheck, done: int) -> dict[str, int]:
     """The check's position, total and done count as the judge is shown them (checks count as items)."""
-    position, total, shown_done = place_among_checks(assignment=check.assignment, position=done + 1, done=done,
-                                                     check=check)
+    position, total, shown_done = place_among_checks(
+        assignment=check.assignment, position=done + 1, done=done, check=check
+    )
     return {"position": position, "total": total, "done": shown_done}

@@ -61,6 +61,7 @@ SCORE_MIN, SCORE_MAX = 0, 100
 
 # --- opening ---------------------------------------------------------------------------
 
+
 def proposals_for(*, design: JudgingDesign, original: str, candidate: str) -> list[dict]:
     """The spans shown pre-filled on an item built from texts alone (a control, an attention
     item), as stored span dicts: the aligner's whenever the design pre-fills at all. With
@@ -71,8 +72,13 @@ def proposals_for(*, design: JudgingDesign, original: str, candidate: str) -> li
     return [span_dict(s) for s in propose_spans(original, candidate).spans]
 
 
-def _items_insert(*, assignment: Assignment, design: JudgingDesign, candidate_ids: Sequence[int],
-                  cache: dict[int, tuple[list[dict], bool]] | None = None) -> int:
+def _items_insert(
+    *,
+    assignment: Assignment,
+    design: JudgingDesign,
+    candidate_ids: Sequence[int],
+    cache: dict[int, tuple[list[dict], bool]] | None = None,
+) -> int:
     """Write the assignment's items in order, each with its proposals (``cache`` keeps the
     proposals of a candidate already computed for another judge)."""
     cache = {} if cache is None else cache
@@ -83,20 +89,32 @@ def _items_insert(*, assignment: Assignment, design: JudgingDesign, candidate_id
 
         imported = imported_proposals(candidate_ids=todo)
     for pk, original, text, system in Candidate.objects.filter(pk__in=todo).values_list(
-            "id", "original__text", "text", "system__name"):
+        "id", "original__text", "text", "system__name"
+    ):
         is_control = system.startswith(CONTROL_SYSTEM_PREFIX)
         if design.esa_prefill == EsaPrefill.IMPORTED:
             # A control is built at opening, so no file can propose spans for it: it gets the
             # aligner's, lest an item without proposals give a control away to the judge.
-            proposed = (proposals_for(design=design, original=original, candidate=text) if is_control
-                        else imported.get(pk, []))
+            proposed = (
+                proposals_for(design=design, original=original, candidate=text) if is_control else imported.get(pk, [])
+            )
         else:
             proposed = proposals_for(design=design, original=original, candidate=text)
         cache[pk] = (proposed, is_control)
     now = timezone.now()
-    rows = [EsaItem(assignment=assignment, candidate_id=pk, position=position, token=item_token_new(),
-                    is_control=cache[pk][1], proposed=cache[pk][0], created_at=now, updated_at=now)
-            for position, pk in enumerate(candidate_ids, 1)]
+    rows = [
+        EsaItem(
+            assignment=assignment,
+            candidate_id=pk,
+            position=position,
+            token=item_token_new(),
+            is_control=cache[pk][1],
+            proposed=cache[pk][0],
+            created_at=now,
+            updated_at=now,
+        )
+        for position, pk in enumerate(candidate_ids, 1)
+    ]
     EsaItem.objects.bulk_create(rows, batch_size=BULK_BATCH)
     return len(rows)
 
@@ -117,16 +135,24 @@ def esa_assignments_write(*, study: Study, design: JudgingDesign, judges: list[U
         by_name = {u.username: u for u in judges}
         plan = plan_assignments(items, groups, list(by_name), seed=design.seed, judges_per_item=judges_per_item(design))
         for order in plan.orders:
-            assignment = Assignment.objects.create(study=study, judge=by_name[order.judge], seed=order.seed,
-                                                   n_items=len(order.items), joined_late=False)
-            written += _items_insert(assignment=assignment, design=design,
-                                     candidate_ids=[pks[i] for i in order.items], cache=cache)
+            assignment = Assignment.objects.create(
+                study=study, judge=by_name[order.judge], seed=order.seed, n_items=len(order.items), joined_late=False
+            )
+            written += _items_insert(
+                assignment=assignment, design=design, candidate_ids=[pks[i] for i in order.items], cache=cache
+            )
     return len(items), written
 
 
 def _live_counts(study: Study) -> Counter:
-    return Counter(dict(EsaItem.objects.filter(assignment__study=study).values("candidate_id")
-                        .annotate(n=Count("id")).values_list("candidate_id", "n")))
+    return Counter(
+        dict(
+            EsaItem.objects.filter(assignment__study=study)
+            .values("candidate_id")
+            .annotate(n=Count("id"))
+            .values_list("candidate_id", "n")
+        )
+    )
 
 
 def esa_assignment_late(*, study: Study, design: JudgingDesign, judge: User) -> Assignment:
@@ -143,16 +169,18 @@ def esa_assignment_late(*, study: Study, design: JudgingDesign, judge: User) -> 
     order = order_items(items, groups, seed=seed)
     try:
         with transaction.atomic():
-            assignment = Assignment.objects.create(study=study, judge=judge, seed=seed, n_items=len(order),
-                                                   joined_late=True)
+            assignment = Assignment.objects.create(
+                study=study, judge=judge, seed=seed, n_items=len(order), joined_late=True
+            )
             _items_insert(assignment=assignment, design=design, candidate_ids=[pks[i] for i in order])
             return assignment
     except IntegrityError:
         return Assignment.objects.get(study=study, judge=judge)
 
 
-def esa_assignment_for_participant(*, study: Study, design: JudgingDesign, judge: User,
-                                   n_items: int | None) -> Assignment:
+def esa_assignment_for_participant(
+    *, study: Study, design: JudgingDesign, judge: User, n_items: int | None
+) -> Assignment:
     """A join-link participant's items: all (``n_items`` empty) or ``n_items`` from those with
     the fewest *live* judges (released items count as free again). The caller holds the lock."""
     live = _live_counts(study)
@@ -160,8 +188,9 @@ def esa_assignment_for_participant(*, study: Study, design: JudgingDesign, judge
     seed = derive_seed(design.seed, "order", judge.username)
     if n_items is not None and (design.judges_mode == JudgesMode.K_PER_ITEM or n_items < len(items)):
         counts = {key: live.get(pks[key], 0) for key in items}
-        items = late_judge_items(counts, n_items=min(n_items, len(items)),
-                                 seed=derive_seed(design.seed, "late", judge.username))
+        items = late_judge_items(
+            counts, n_items=min(n_items, len(items)), seed=derive_seed(design.seed, "late", judge.username)
+        )
     order = order_items(items, groups, seed=seed)
     assignment = Assignment.objects.create(study=study, judge=judge, seed=seed, n_items=len(order), joined_late=True)
     _items_insert(assignment=assignment, design=design, candidate_ids=[pks[i] for i in order])
@@ -187,16 +216,25 @@ def items_remaining(*, assignment: Assignment) -> int:
 
 # --- spans -----------------------------------------------------------------------------
 
+
 def span_dict(span: ErrorSpan, *, proposed: bool = False) -> dict[str, Any]:
     """A span as stored and sent: side, start, end, severity, category, missing, proposed."""
-    return {"side": span.side, "start": span.start, "end": span.end, "severity": span.severity,
-            "category": span.category, "missing": span.missing, "proposed": proposed}
+    return {
+        "side": span.side,
+        "start": span.start,
+        "end": span.end,
+        "severity": span.severity,
+        "category": span.category,
+        "missing": span.missing,
+        "proposed": proposed,
+    }
 
 
 def span_of(d: Mapping[str, Any]) -> ErrorSpan:
     """The :class:`ErrorSpan` of a stored span dict."""
-    return ErrorSpan(d["side"], d["start"], d["end"], d["severity"], d.get("category") or None,
-                     missing=bool(d.get("missing")))
+    return ErrorSpan(
+        d["side"], d["start"], d["end"], d["severity"], d.get("category") or None, missing=bool(d.get("missing"))
+    )
 
 
 def categories_allowed(design: JudgingDesign) -> list[str]:
@@ -213,8 +251,9 @@ def spans_clean(*, spans: object, original: str, candidate: str, categories: Seq
     if not isinstance(spans, list):
         raise JudgmentInvalid(gettext("spans must be a list of span objects"), field_errors={"spans": ["not a list"]})
     if len(spans) > MAX_SPANS:
-        raise JudgmentInvalid(gettext("Too many spans (at most %(n)d).") % {"n": MAX_SPANS},
-                              field_errors={"spans": ["too many"]})
+        raise JudgmentInvalid(
+            gettext("Too many spans (at most %(n)d).") % {"n": MAX_SPANS}, field_errors={"spans": ["too many"]}
+        )
     texts = {"original": original, "candidate": candidate}
     errors: list[str] = []
     out: list[dict] = []
@@ -241,8 +280,11 @@ def spans_clean(*, spans: object, original: str, candidate: str, categories: Seq
             errors.append(gettext("span %(n)d: %(problem)s") % {"n": n, "problem": problem})
             continue
         assert isinstance(side, str) and isinstance(severity, str)  # no problem: one of SIDES and SEVERITIES
-        span = (ErrorSpan.missing_marker(severity, category) if missing
-                else ErrorSpan(side, raw["start"], raw["end"], severity, category))
+        span = (
+            ErrorSpan.missing_marker(severity, category)
+            if missing
+            else ErrorSpan(side, raw["start"], raw["end"], severity, category)
+        )
         place = (span.side, span.start, span.end, span.missing)
         if place in seen:
             errors.append(gettext("span %(n)d: the same span is marked twice") % {"n": n})
@@ -250,27 +292,30 @@ def spans_clean(*, spans: object, original: str, candidate: str, categories: Seq
         seen.add(place)
         out.append(span_dict(span, proposed=bool(raw.get("proposed", False))))
     if errors:
-        raise JudgmentInvalid(gettext("Some spans are not valid: %(problems)s.") % {"problems": "; ".join(errors)},
-                              field_errors={"spans": errors})
+        raise JudgmentInvalid(
+            gettext("Some spans are not valid: %(problems)s.") % {"problems": "; ".join(errors)},
+            field_errors={"spans": errors},
+        )
     return out
 
 
 def score_clean(score: object) -> float:
     """The 0–100 score, required (:class:`JudgmentInvalid` when absent or out of range)."""
     if score is None or score == "" or isinstance(score, bool):
-        raise JudgmentInvalid(gettext("Set the score (0–100) before submitting."),
-                              field_errors={"score": ["required"]})
+        raise JudgmentInvalid(gettext("Set the score (0–100) before submitting."), field_errors={"score": ["required"]})
     try:
         value = float(score) if isinstance(score, (int, float, str)) else float("nan")
     except ValueError:
         value = float("nan")
     if not SCORE_MIN <= value <= SCORE_MAX:  # NaN fails too
-        raise JudgmentInvalid(gettext("The score must be a number from 0 to 100."),
-                              field_errors={"score": ["out of range"]})
+        raise JudgmentInvalid(
+            gettext("The score must be a number from 0 to 100."), field_errors={"score": ["out of range"]}
+        )
     return value
 
 
 # --- the judge's side ------------------------------------------------------------------
+
 
 @dataclass(frozen=True, kw_only=True)
 class JudgeEsaItem(JudgeEntry):
@@ -292,8 +337,11 @@ def _judge_item(item: EsaItem, *, assignment: Assignment) -> JudgeEsaItem:
     latest = EsaJudgment.objects.filter(item=item, is_latest=True).first() if item.done_at else None
     previous = None
     if item.position > 1:
-        previous = EsaItem.objects.filter(assignment=assignment, position=item.position - 1).values_list(
-            "token", flat=True).first()
+        previous = (
+            EsaItem.objects.filter(assignment=assignment, position=item.position - 1)
+            .values_list("token", flat=True)
+            .first()
+        )
     shown = JudgingDesign.objects.filter(study_id=assignment.study_id, show_context=True).exists()
     original = item.candidate.original
     before, after = original_context(original) if shown else ((), ())
@@ -301,14 +349,26 @@ def _judge_item(item: EsaItem, *, assignment: Assignment) -> JudgeEsaItem:
         spans = [dict(s) for s in latest.spans]
     else:
         spans = [dict(s, proposed=True) for s in item.proposed]
-    position, total, done = place_among_checks(assignment=assignment, position=item.position,
-                                               done=items_done(assignment=assignment))
+    position, total, done = place_among_checks(
+        assignment=assignment, position=item.position, done=items_done(assignment=assignment)
+    )
     return JudgeEsaItem(
-        token=item.token, position=position, total=total, done=done,
-        original=original.text, candidate=item.candidate.text, spans=spans,
-        score=latest.score if latest else None, proposals_pending=latest is None and bool(item.proposed),
-        revision=latest.revision if latest else 0, previous_token=previous,
-        serve_stamp=serve_stamp_make(item.token), context_shown=shown, context_before=before, context_after=after)
+        token=item.token,
+        position=position,
+        total=total,
+        done=done,
+        original=original.text,
+        candidate=item.candidate.text,
+        spans=spans,
+        score=latest.score if latest else None,
+        proposals_pending=latest is None and bool(item.proposed),
+        revision=latest.revision if latest else 0,
+        previous_token=previous,
+        serve_stamp=serve_stamp_make(item.token),
+        context_shown=shown,
+        context_before=before,
+        context_after=after,
+    )
 
 
 def esa_item_next_for_judge(*, assignment: Assignment) -> JudgeEsaItem | None:
@@ -318,9 +378,14 @@ def esa_item_next_for_judge(*, assignment: Assignment) -> JudgeEsaItem | None:
 
 
 def _own_item(*, study: Study, judge: User, token: object) -> EsaItem:
-    item = (_items_with_texts().select_related("assignment")
-            .filter(token=token, assignment__study=study, assignment__judge=judge).first()
-            if isinstance(token, str) else None)
+    item = (
+        _items_with_texts()
+        .select_related("assignment")
+        .filter(token=token, assignment__study=study, assignment__judge=judge)
+        .first()
+        if isinstance(token, str)
+        else None
+    )
     if item is None:
         raise ItemNotFound(gettext("There is no such item in your assignment for this study."))
     return item
@@ -351,9 +416,18 @@ def _values_of(judgment: EsaJudgment) -> dict[str, Any]:
     return {"spans": judgment.spans, "score": judgment.score}
 
 
-def esa_submit(*, study: Study, judge: User, token: str, key: str, spans: object, score: object,
-               serve_stamp: str, active_seconds: float | None = None,
-               source: str = JudgmentSource.API) -> tuple[EsaJudgment, bool]:
+def esa_submit(
+    *,
+    study: Study,
+    judge: User,
+    token: str,
+    key: str,
+    spans: object,
+    score: object,
+    serve_stamp: str,
+    active_seconds: float | None = None,
+    source: str = JudgmentSource.API,
+) -> tuple[EsaJudgment, bool]:
     """Store one judge's spans and score for one item of their assignment. Returns (judgment, created).
 
     The spans are checked against the item's texts and the design's categories
@@ -365,31 +439,49 @@ def esa_submit(*, study: Study, judge: User, token: str, key: str, spans: object
     key = key_clean(key)
     design = JudgingDesign.objects.get(study=study)
     item = _own_item(study=study, judge=judge, token=token)
-    clean = spans_clean(spans=spans, original=item.candidate.original.text, candidate=item.candidate.text,
-                        categories=categories_allowed(design))
+    clean = spans_clean(
+        spans=spans,
+        original=item.candidate.original.text,
+        candidate=item.candidate.text,
+        categories=categories_allowed(design),
+    )
     values = {"spans": clean, "score": score_clean(score)}
     result = submission_store(
-        study=study, judge=judge, token=token, key=key, values=values, serve_stamp=serve_stamp,
-        active_seconds=active_seconds_clean(active_seconds), source=source,
-        item_model=EsaItem, judgment_model=EsaJudgment, fields_of=_fields_of, values_of=_values_of,
-        checked_fields=("spans",))
+        study=study,
+        judge=judge,
+        token=token,
+        key=key,
+        values=values,
+        serve_stamp=serve_stamp,
+        active_seconds=active_seconds_clean(active_seconds),
+        source=source,
+        item_model=EsaItem,
+        judgment_model=EsaJudgment,
+        fields_of=_fields_of,
+        values_of=_values_of,
+        checked_fields=("spans",),
+    )
     return cast(EsaJudgment, result.judgment), result.created
 
 
 # --- the researcher's side --------------------------------------------------------------
 
+
 def _latest(study: Study):
-    return (EsaJudgment.objects.filter(study=study, is_latest=True)
-            .select_related("judge", "item__candidate__system", "item__candidate__original")
-            .order_by("judge__username", "item__assignment_id", "item__position"))
+    return (
+        EsaJudgment.objects.filter(study=study, is_latest=True)
+        .select_related("judge", "item__candidate__system", "item__candidate__original")
+        .order_by("judge__username", "item__assignment_id", "item__position")
+    )
 
 
 def _control_kind(system) -> str | None:
     return CONTROL_KIND_OF_SYSTEM_KIND.get(system.kind) if system.name.startswith(CONTROL_SYSTEM_PREFIX) else None
 
 
-def esa_annotations(*, study: Study, include_excluded: bool = False) -> tuple[list[EsaAnnotation],
-                                                                             dict[str, tuple[str, str]]]:
+def esa_annotations(
+    *, study: Study, include_excluded: bool = False
+) -> tuple[list[EsaAnnotation], dict[str, tuple[str, str]]]:
     """Latest judgments as :class:`~metrics.core.spans.model.EsaAnnotation` values and the
     texts of each item (item → (original, candidate)); judges excluded on the QC page are
     left out unless ``include_excluded``. The item of an annotation is its candidate (so
@@ -403,23 +495,51 @@ def esa_annotations(*, study: Study, include_excluded: bool = False) -> tuple[li
         item = f"c{cand.pk}"
         texts[item] = (cand.original.text, cand.text)
         kind = _control_kind(cand.system)
-        out.append(EsaAnnotation(
-            judge=j.judge.username, item=item, original=cand.original.external_id, system=cand.system.name,
-            spans=tuple(span_of(s) for s in j.spans), score=j.score, is_control=j.item.is_control,
-            control_kind=kind, seconds=j.active_seconds if j.active_seconds is not None else j.seconds,
-            proposed=tuple(span_of(s) for s in j.item.proposed)))
+        out.append(
+            EsaAnnotation(
+                judge=j.judge.username,
+                item=item,
+                original=cand.original.external_id,
+                system=cand.system.name,
+                spans=tuple(span_of(s) for s in j.spans),
+                score=j.score,
+                is_control=j.item.is_control,
+                control_kind=kind,
+                seconds=j.active_seconds if j.active_seconds is not None else j.seconds,
+                proposed=tuple(span_of(s) for s in j.item.proposed),
+            )
+        )
     return out, texts
 
 
 def esa_progress(*, study: Study) -> dict[str, int]:
     agg = EsaItem.objects.filter(assignment__study=study).aggregate(
-        total=Count("id"), done=Count("id", filter=Q(done_at__isnull=False)))
+        total=Count("id"), done=Count("id", filter=Q(done_at__isnull=False))
+    )
     return {"done": agg["done"], "total": agg["total"]}
 
 
-EXPORT_HEADER = ["judge", "position", "original_id", "system", "is_control", "control_kind", "original", "candidate",
-                 "score", "n_minor", "n_major", "spans", "proposed", "revision", "source", "served_at",
-                 "submitted_at", "seconds", "active_seconds"]
+EXPORT_HEADER = [
+    "judge",
+    "position",
+    "original_id",
+    "system",
+    "is_control",
+    "control_kind",
+    "original",
+    "candidate",
+    "score",
+    "n_minor",
+    "n_major",
+    "spans",
+    "proposed",
+    "revision",
+    "source",
+    "served_at",
+    "submitted_at",
+    "seconds",
+    "active_seconds",
+]
 
 
 def esa_export_rows(*, study: Study) -> Iterator[list]:
@@ -430,13 +550,27 @@ def esa_export_rows(*, study: Study) -> Iterator[list]:
     for j in _latest(study):
         cand = j.item.candidate
         severities = Counter(s["severity"] for s in j.spans)
-        yield [j.judge.username, j.item.position, cand.original.external_id, cand.system.name, j.item.is_control,
-               _control_kind(cand.system) or "", cand.original.text, cand.text,
-               "" if j.score is None else j.score, severities["minor"], severities["major"],
-               json.dumps(j.spans, ensure_ascii=False), json.dumps(j.item.proposed, ensure_ascii=False),
-               j.revision, j.source, j.served_at.isoformat(), j.submitted_at.isoformat(),
-               "" if j.seconds is None else round(j.seconds, 3),
-               "" if j.active_seconds is None else round(j.active_seconds, 3)]
+        yield [
+            j.judge.username,
+            j.item.position,
+            cand.original.external_id,
+            cand.system.name,
+            j.item.is_control,
+            _control_kind(cand.system) or "",
+            cand.original.text,
+            cand.text,
+            "" if j.score is None else j.score,
+            severities["minor"],
+            severities["major"],
+            json.dumps(j.spans, ensure_ascii=False),
+            json.dumps(j.item.proposed, ensure_ascii=False),
+            j.revision,
+            j.source,
+            j.served_at.isoformat(),
+            j.submitted_at.isoformat(),
+            "" if j.seconds is None else round(j.seconds, 3),
+            "" if j.active_seconds is None else round(j.active_seconds, 3),
+        ]
 
 
 def esa_jsonl_lines(*, study: Study, offsets: str = "codepoint") -> Iterator[str]:
@@ -463,11 +597,14 @@ def esa_qc(*, study: Study) -> list[dict]:
         r["passed"] += int(c.passed)
         if not c.passed:
             r["failures"].append(f"{c.control_kind}: {c.reason}")
-    return [r | {"rate": r["passed"] / r["n"], "passes": r["passed"] == r["n"], "excluded": r["judge"] in excluded}
-            for _, r in sorted(rows.items())]
+    return [
+        r | {"rate": r["passed"] / r["n"], "passes": r["passed"] == r["n"], "excluded": r["judge"] in excluded}
+        for _, r in sorted(rows.items())
+    ]
 
 
 # --- importing span files -----------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class EsaImportSummary:
@@ -500,19 +637,25 @@ def esa_judgments_import(*, study: Study, data: bytes, filename: str) -> EsaImpo
 
     design = JudgingDesign.objects.filter(study=study).first()
     if design is None or not ESA.is_protocol_of(study):
-        raise StudyImportError(filename, [ImportIssue("this study is not judged with error span annotation; "
-                                                      "set its protocol to ESA first")])
+        raise StudyImportError(
+            filename,
+            [ImportIssue("this study is not judged with error span annotation; set its protocol to ESA first")],
+        )
     rows = Candidate.objects.filter(original__study=study).values_list(
-        "id", "original__external_id", "system__name", "original__text", "text")
+        "id", "original__external_id", "system__name", "original__text", "text"
+    )
     pks = {(o, s): pk for pk, o, s, _, _ in rows}
     texts = {(o, s): (ot, ct) for _, o, s, ot, ct in rows}
-    parsed = parse_esa_spans_file(data, filename=filename, texts=texts,
-                                  categories=categories_allowed(design) or None)
+    parsed = parse_esa_spans_file(data, filename=filename, texts=texts, categories=categories_allowed(design) or None)
     now = timezone.now()
     with transaction.atomic():
         names = list(dict.fromkeys(r.judge for r in parsed.rows))
-        members = {u.username: u for u in User.objects.filter(
-            username__in=names, study_memberships__study=study, study_memberships__role=Role.JUDGE)}
+        members = {
+            u.username: u
+            for u in User.objects.filter(
+                username__in=names, study_memberships__study=study, study_memberships__role=Role.JUDGE
+            )
+        }
         created = 0
         judges: dict[str, User] = {}
         for n in names:
@@ -530,16 +673,22 @@ def esa_judgments_import(*, study: Study, data: bytes, filename: str) -> EsaImpo
             assignment = assignments.get(user.pk)
             if assignment is None:
                 assignment = assignments[user.pk] = Assignment.objects.create(
-                    study=study, judge=user, seed=0, n_items=0, instructions_seen_at=now)
+                    study=study, judge=user, seed=0, n_items=0, instructions_seen_at=now
+                )
             cand = pks[(row.original_id, row.system)]
             item = EsaItem.objects.filter(assignment=assignment, candidate_id=cand).first()
             if item is None:
                 assignment.n_items += 1
                 Assignment.objects.filter(pk=assignment.pk).update(n_items=assignment.n_items, updated_at=now)
                 item = EsaItem.objects.create(
-                    assignment=assignment, candidate_id=cand, position=assignment.n_items, token=item_token_new(),
+                    assignment=assignment,
+                    candidate_id=cand,
+                    position=assignment.n_items,
+                    token=item_token_new(),
                     is_control=row.system.startswith(CONTROL_SYSTEM_PREFIX),
-                    proposed=[span_dict(s) for s in row.proposed], done_at=now)
+                    proposed=[span_dict(s) for s in row.proposed],
+                    done_at=now,
+                )
             elif item.done_at is None:
                 EsaItem.objects.filter(pk=item.pk).update(done_at=now, updated_at=now)
             latest = EsaJudgment.objects.filter(item=item, is_latest=True).first()
@@ -547,10 +696,24 @@ def esa_judgments_import(*, study: Study, data: bytes, filename: str) -> EsaImpo
                 EsaJudgment.objects.filter(pk=latest.pk).update(is_latest=False)
                 revisions += 1
             EsaJudgment.objects.create(
-                study=study, item=item, judge=user, key=f"import-{item_token_new()}"[:64],
-                revision=(latest.revision + 1) if latest else 1, is_latest=True,
-                spans=[span_dict(s, proposed=s in row.proposed) for s in row.spans], score=row.score,
-                served_at=now, submitted_at=now, seconds=row.seconds, active_seconds=row.seconds,
-                source=JudgmentSource.IMPORT)
-    return EsaImportSummary(rows=len(parsed.rows), judgments=len(parsed.rows), revisions=revisions,
-                            judges=len(judges), judges_created=created)
+                study=study,
+                item=item,
+                judge=user,
+                key=f"import-{item_token_new()}"[:64],
+                revision=(latest.revision + 1) if latest else 1,
+                is_latest=True,
+                spans=[span_dict(s, proposed=s in row.proposed) for s in row.spans],
+                score=row.score,
+                served_at=now,
+                submitted_at=now,
+                seconds=row.seconds,
+                active_seconds=row.seconds,
+                source=JudgmentSource.IMPORT,
+            )
+    return EsaImportSummary(
+        rows=len(parsed.rows),
+        judgments=len(parsed.rows),
+        revisions=revisions,
+        judges=len(judges),
+        judges_created=created,
+    )

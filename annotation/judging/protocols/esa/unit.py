@@ -33,8 +33,10 @@ class EsaProtocol(JudgingProtocol):
     judge_page = "judging:esa"
     instructions_template = "judging/esa_instructions.html"
     back_keys = ("Backspace",)
-    exports = (("Export the error spans (JSON Lines)", "judging:export_esa_jsonl"),
-               ("Export the ESA judgments (CSV)", "judging:export_esa_csv"))
+    exports = (
+        ("Export the error spans (JSON Lines)", "judging:export_esa_jsonl"),
+        ("Export the ESA judgments (CSV)", "judging:export_esa_csv"),
+    )
     report_builder = "metrics.reports.esa.esa_report_build"
     report_tables = "metrics.reports.esa.esa_tables"
     report_template = "reports/_esa.html"
@@ -56,8 +58,9 @@ class EsaProtocol(JudgingProtocol):
     def assignment_late(self, *, study: Study, design: JudgingDesign, judge: User) -> Assignment:
         return esa_assignment_late(study=study, design=design, judge=judge)
 
-    def assignment_for_participant(self, *, study: Study, design: JudgingDesign, judge: User,
-                                   n_items: int | None) -> Assignment:
+    def assignment_for_participant(
+        self, *, study: Study, design: JudgingDesign, judge: User, n_items: int | None
+    ) -> Assignment:
         return esa_assignment_for_participant(study=study, design=design, judge=judge, n_items=n_items)
 
     def assignment_release_unfinished(self, *, assignment: Assignment) -> int:
@@ -106,24 +109,37 @@ class EsaProtocol(JudgingProtocol):
         return esa_screening.training_verdicts(values=values, expected=expected)
 
     def training_correct(self, *, design: JudgingDesign | None, settings, values, expected) -> bool:
-        return esa_screening.training_correct(checked=list(settings.training_criteria), values=values,
-                                              expected=expected)
+        return esa_screening.training_correct(
+            checked=list(settings.training_criteria), values=values, expected=expected
+        )
 
     def training_item_for_judge(self, *, item) -> dict:
         return esa_screening.training_item_for_judge(item)
 
-    def training_page_context(self, *, design: JudgingDesign, item, posted: dict, field_errors: dict,
-                              rtl: bool) -> dict:
+    def training_page_context(
+        self, *, design: JudgingDesign, item, posted: dict, field_errors: dict, rtl: bool
+    ) -> dict:
         from .services import categories_allowed
         from .words import page_words
 
         spans = esa_screening.posted_spans(posted)
         score = esa_screening.posted_score(posted)
-        data = {"original": item.original, "candidate": item.candidate, "spans": spans, "score": score,
-                "categories": categories_allowed(design), "pending": False, "words": page_words()}
-        return {"esa_data": data, "text_dir": "rtl" if get_language_bidi() else "ltr",
-                "score_value": "" if score is None else f"{score:g}", "back_keys": self.back_keys,
-                "training_item": esa_screening.training_item_for_judge(item)}
+        data = {
+            "original": item.original,
+            "candidate": item.candidate,
+            "spans": spans,
+            "score": score,
+            "categories": categories_allowed(design),
+            "pending": False,
+            "words": page_words(),
+        }
+        return {
+            "esa_data": data,
+            "text_dir": "rtl" if get_language_bidi() else "ltr",
+            "score_value": "" if score is None else f"{score:g}",
+            "back_keys": self.back_keys,
+            "training_item": esa_screening.training_item_for_judge(item),
+        }
 
     def training_feedback_rows(self, *, design: JudgingDesign, values: dict, verdicts: dict) -> list[dict]:
         return esa_screening.training_feedback_rows(values=values, verdicts=verdicts)

@@ -40,15 +40,33 @@ def _render_item(request, study, entry, *, error=None, posted=None, status=200):
     spans, score = entry.spans, entry.score
     if posted is not None:  # the judge's own submission, sent back with the error
         spans, score = posted
-    data = {"original": entry.original, "candidate": entry.candidate, "spans": spans, "score": score,
-            "categories": esa.categories_allowed(design), "pending": entry.proposals_pending and posted is None,
-            "words": page_words()}
-    return render(request, "judging/esa.html", {
-        "study": study, "item": entry, "esa_data": data, "key": idempotency_key_new(),
-        "position_text": thousands(entry.position), "total_text": thousands(entry.total), "done_text": thousands(entry.done),
-        "error": error, "back_keys": ESA.back_keys, "text_dir": "rtl" if get_language_bidi() else "ltr",
-        "score_value": "" if score is None else f"{score:g}",
-    }, status=status)
+    data = {
+        "original": entry.original,
+        "candidate": entry.candidate,
+        "spans": spans,
+        "score": score,
+        "categories": esa.categories_allowed(design),
+        "pending": entry.proposals_pending and posted is None,
+        "words": page_words(),
+    }
+    return render(
+        request,
+        "judging/esa.html",
+        {
+            "study": study,
+            "item": entry,
+            "esa_data": data,
+            "key": idempotency_key_new(),
+            "position_text": thousands(entry.position),
+            "total_text": thousands(entry.total),
+            "done_text": thousands(entry.done),
+            "error": error,
+            "back_keys": ESA.back_keys,
+            "text_dir": "rtl" if get_language_bidi() else "ltr",
+            "score_value": "" if score is None else f"{score:g}",
+        },
+        status=status,
+    )
 
 
 def _esa_study(request, study_id: int):
@@ -82,9 +100,16 @@ def esa_page(request, study_id: int):
     entry = esa.esa_item_next_for_judge(assignment=assignment)
     if entry is None:
         last = esa.esa_item_previous_for_judge(study=study, judge=request.user)
-        return render(request, "judging/esa_done.html", {
-            "study": study, "total_text": thousands(assignment.n_items), "last": last,
-            "end": end_code_context(user=request.user, study=study)})
+        return render(
+            request,
+            "judging/esa_done.html",
+            {
+                "study": study,
+                "total_text": thousands(assignment.n_items),
+                "last": last,
+                "end": end_code_context(user=request.user, study=study),
+            },
+        )
     return _render_item(request, study, entry)
 
 
@@ -124,9 +149,17 @@ def esa_submit_view(request, study_id: int):
     if check is not None:
         return _attention_submit(request, study, check, spans, score)
     try:
-        esa.esa_submit(study=study, judge=request.user, token=token, key=request.POST.get("key", ""), spans=spans,
-                       score=score, serve_stamp=request.POST.get("serve", ""),
-                       active_seconds=request.POST.get("active_seconds") or None, source=JudgmentSource.PAGE)
+        esa.esa_submit(
+            study=study,
+            judge=request.user,
+            token=token,
+            key=request.POST.get("key", ""),
+            spans=spans,
+            score=score,
+            serve_stamp=request.POST.get("serve", ""),
+            active_seconds=request.POST.get("active_seconds") or None,
+            source=JudgmentSource.PAGE,
+        )
     except ItemNotFound as exc:
         raise Http404(exc.message) from None
     except JudgingError as exc:
@@ -136,8 +169,7 @@ def esa_submit_view(request, study_id: int):
             entry = esa.esa_item_for_judge(study=study, judge=request.user, token=token)
         except ItemNotFound as missing:
             raise Http404(missing.message) from None
-        posted = (spans if isinstance(spans, list) else entry.spans,
-                  None if score is None else _float_or_none(score))
+        posted = (spans if isinstance(spans, list) else entry.spans, None if score is None else _float_or_none(score))
         return _render_item(request, study, entry, error=exc.message, posted=posted, status=400)
     return redirect("judging:esa", study_id=study.pk)
 
@@ -148,8 +180,12 @@ def _attention_submit(request, study, check, spans, score):
         return redirect("judging:esa", study_id=study.pk)
     try:
         check, _failures, ended = esa_screening.attention_submit(
-            check=check, key=request.POST.get("key", ""), spans=spans, score=score,
-            serve_stamp=request.POST.get("serve", ""))
+            check=check,
+            key=request.POST.get("key", ""),
+            spans=spans,
+            score=score,
+            serve_stamp=request.POST.get("serve", ""),
+        )
     except JudgingError as exc:
         if study.status != StudyStatus.OPEN:
             return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
@@ -161,8 +197,13 @@ def _attention_submit(request, study, check, spans, score):
     if ended:
         return redirect("judging:screened_out", study_id=study.pk)
     if not check.passed:
-        messages.warning(request, _("That answer was not the one an attentive reader gives: that item was a check, "
-                                    "a copy of the original or an unrelated sentence. Please read each item carefully."))
+        messages.warning(
+            request,
+            _(
+                "That answer was not the one an attentive reader gives: that item was a check, "
+                "a copy of the original or an unrelated sentence. Please read each item carefully."
+            ),
+        )
     return redirect("judging:esa", study_id=study.pk)
 
 
@@ -184,7 +225,9 @@ def export_esa_csv(request, study):
 @require_GET
 def export_esa_jsonl(request, study):
     """Every latest ESA judgment as a JSON line (code-point offsets, end exclusive; researchers only)."""
-    response = StreamingHttpResponse(esa.esa_jsonl_lines(study=study), content_type="application/x-ndjson; charset=utf-8")
+    response = StreamingHttpResponse(
+        esa.esa_jsonl_lines(study=study), content_type="application/x-ndjson; charset=utf-8"
+    )
     response["Content-Disposition"] = f'attachment; filename="{slugify(study.name) or "study"}-esa-spans.jsonl"'
     return response
 
@@ -199,13 +242,21 @@ def esa_proposals_upload(request, study):
         return redirect("judging:design", study_id=study.pk)
     try:
         if upload.size > settings.PARAEVAL_IMPORT_MAX_BYTES:
-            raise StudyImportError(upload.name, [ImportIssue(
-                f"the file is {upload.size:,} bytes; the limit is {settings.PARAEVAL_IMPORT_MAX_BYTES:,}")])
+            raise StudyImportError(
+                upload.name,
+                [
+                    ImportIssue(
+                        f"the file is {upload.size:,} bytes; the limit is {settings.PARAEVAL_IMPORT_MAX_BYTES:,}"
+                    )
+                ],
+            )
         s = esa_proposals_import(study=study, data=upload.read(), filename=upload.name)
     except StudyImportError as exc:
         messages.error(request, "Nothing was imported:\n" + exc.describe(limit=20))
         return redirect("judging:design", study_id=study.pk)
-    messages.success(request, f"Imported {s.spans:,} proposed spans for {s.candidates:,} candidates from "
-                              f"{upload.name}" + (f", replacing the proposals of {s.replaced:,}" if s.replaced else "")
-                     + ".")
+    messages.success(
+        request,
+        f"Imported {s.spans:,} proposed spans for {s.candidates:,} candidates from "
+        f"{upload.name}" + (f", replacing the proposals of {s.replaced:,}" if s.replaced else "") + ".",
+    )
     return redirect("judging:design", study_id=study.pk)

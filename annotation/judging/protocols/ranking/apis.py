@@ -89,9 +89,15 @@ def _ranking_study(request, study_id: int):
 
 
 class RankingNextApi(APIView):
-    @extend_schema(tags=TAG_JUDGE, responses={200: RankingNextSerializer, 404: OpenApiResponse(description="not your study"),
-                                              409: OpenApiResponse(description="study not open or not a ranking study")},
-                   summary="Your next set to rank (the resume point)")
+    @extend_schema(
+        tags=TAG_JUDGE,
+        responses={
+            200: RankingNextSerializer,
+            404: OpenApiResponse(description="not your study"),
+            409: OpenApiResponse(description="study not open or not a ranking study"),
+        },
+        summary="Your next set to rank (the resume point)",
+    )
     def get(self, request, study_id: int):
         try:
             study = _ranking_study(request, study_id)
@@ -110,13 +116,19 @@ class RankingNextApi(APIView):
                 return judging_error(exc)
             entry = ranking.ranking_next_for_judge(assignment=assignment)
         done = entry.done if entry else ranking.rankings_done(assignment=assignment)
-        return Response(RankingNextSerializer({
-            "finished": entry is None, "done": done, "total": assignment.n_items, "ranking": entry}).data)
+        return Response(
+            RankingNextSerializer(
+                {"finished": entry is None, "done": done, "total": assignment.n_items, "ranking": entry}
+            ).data
+        )
 
 
 class RankingDetailApi(APIView):
-    @extend_schema(tags=TAG_JUDGE, responses={200: RankingEntrySerializer, 404: OpenApiResponse(description="not yours")},
-                   summary="One set of your assignment (to revise your order)")
+    @extend_schema(
+        tags=TAG_JUDGE,
+        responses={200: RankingEntrySerializer, 404: OpenApiResponse(description="not yours")},
+        summary="One set of your assignment (to revise your order)",
+    )
     def get(self, request, study_id: int, token: str):
         try:
             study = _ranking_study(request, study_id)
@@ -128,13 +140,18 @@ class RankingDetailApi(APIView):
 
 class RankingSubmitApi(APIView):
     @extend_schema(
-        tags=TAG_JUDGE, request=RankingSubmitInputSerializer,
-        responses={201: RankingSubmitOutputSerializer, 200: RankingSubmitOutputSerializer,
-                   400: OpenApiResponse(description="a bad order (a place missing, twice or unknown), bad scores or stamp"),
-                   404: OpenApiResponse(description="not your set"),
-                   409: OpenApiResponse(description="study not open, or key reused")},
+        tags=TAG_JUDGE,
+        request=RankingSubmitInputSerializer,
+        responses={
+            201: RankingSubmitOutputSerializer,
+            200: RankingSubmitOutputSerializer,
+            400: OpenApiResponse(description="a bad order (a place missing, twice or unknown), bad scores or stamp"),
+            404: OpenApiResponse(description="not your set"),
+            409: OpenApiResponse(description="study not open, or key reused"),
+        },
         summary="Submit (or revise) your order of a set: screen places best first, ties as lists",
-        description="Idempotent on `key`, like the other protocols' judgments.")
+        description="Idempotent on `key`, like the other protocols' judgments.",
+    )
     def post(self, request, study_id: int):
         try:
             study = _ranking_study(request, study_id)
@@ -148,25 +165,55 @@ class RankingSubmitApi(APIView):
             try:
                 if check.answered_at is None:
                     check, _failures, _ended = screening.attention_answer(
-                        assignment=check.assignment, token=check.token,
-                        value={"order": v["order"], "scores": v.get("scores")})
+                        assignment=check.assignment,
+                        token=check.token,
+                        value={"order": v["order"], "scores": v.get("scores")},
+                    )
             except JudgingError as exc:
                 return judging_error(exc)
             done = ranking.rankings_done(assignment=check.assignment)
-            return Response(RankingSubmitOutputSerializer({
-                "ranking": v["ranking"], "revision": 1, "created": True, "order": v["order"],
-                "scores": v.get("scores") or {}, "submitted_at": check.answered_at or timezone.now(),
-                "done": done, "total": check.assignment.n_items}).data, status=status.HTTP_201_CREATED)
+            return Response(
+                RankingSubmitOutputSerializer(
+                    {
+                        "ranking": v["ranking"],
+                        "revision": 1,
+                        "created": True,
+                        "order": v["order"],
+                        "scores": v.get("scores") or {},
+                        "submitted_at": check.answered_at or timezone.now(),
+                        "done": done,
+                        "total": check.assignment.n_items,
+                    }
+                ).data,
+                status=status.HTTP_201_CREATED,
+            )
         try:
             judgment, created = ranking.ranking_submit(
-                study=study, judge=request.user, token=v["ranking"], key=v["key"], order=v["order"],
-                scores=v.get("scores"), serve_stamp=v["serve_stamp"], active_seconds=v.get("active_seconds"),
-                source=JudgmentSource.API)
+                study=study,
+                judge=request.user,
+                token=v["ranking"],
+                key=v["key"],
+                order=v["order"],
+                scores=v.get("scores"),
+                serve_stamp=v["serve_stamp"],
+                active_seconds=v.get("active_seconds"),
+                source=JudgmentSource.API,
+            )
             entry = ranking.ranking_for_judge(study=study, judge=request.user, token=v["ranking"])
         except JudgingError as exc:
             return judging_error(exc)
-        return Response(RankingSubmitOutputSerializer({
-            "ranking": v["ranking"], "revision": judgment.revision, "created": created, "order": entry.order,
-            "scores": {str(p): s for p, s in sorted(entry.scores.items())}, "submitted_at": judgment.submitted_at,
-            "done": entry.done, "total": entry.total}).data,
-            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        return Response(
+            RankingSubmitOutputSerializer(
+                {
+                    "ranking": v["ranking"],
+                    "revision": judgment.revision,
+                    "created": created,
+                    "order": entry.order,
+                    "scores": {str(p): s for p, s in sorted(entry.scores.items())},
+                    "submitted_at": judgment.submitted_at,
+                    "done": entry.done,
+                    "total": entry.total,
+                }
+            ).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )

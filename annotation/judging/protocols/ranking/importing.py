@@ -50,41 +50,66 @@ def rankings_import_file(*, study: Study, data: bytes, filename: str) -> Ranking
     from annotation.importing.reading import ImportIssue, StudyImportError
 
     if not RANKING.is_protocol_of(study):
-        raise StudyImportError(filename, [ImportIssue(message=(
-            "this study is not a ranking study; rankings can only be imported into one"))])
+        raise StudyImportError(
+            filename,
+            [ImportIssue(message=("this study is not a ranking study; rankings can only be imported into one"))],
+        )
     design = JudgingDesign.objects.get(study=study)
     parsed = parse_rankings_file(data, filename=filename, max_bytes=settings.PARAEVAL_IMPORT_MAX_BYTES)
     with transaction.atomic():
         Study.objects.select_for_update().filter(pk=study.pk).first()
         originals = dict(Original.objects.filter(study=study).values_list("external_id", "id"))
-        pks = {(o, s): pk for pk, o, s in Candidate.objects.filter(original__study=study).values_list(
-            "id", "original__external_id", "system__name")}
+        pks = {
+            (o, s): pk
+            for pk, o, s in Candidate.objects.filter(original__study=study).values_list(
+                "id", "original__external_id", "system__name"
+            )
+        }
         issues: list[ImportIssue] = []
         resolved = []
         for row in parsed.rows:
             if row.original_id not in originals:
-                issues.append(ImportIssue(f"study '{study.name}' has no original '{row.original_id}'", line=row.line,
-                                          column="original_id"))
+                issues.append(
+                    ImportIssue(
+                        f"study '{study.name}' has no original '{row.original_id}'", line=row.line, column="original_id"
+                    )
+                )
                 continue
             names = [s for g in row.groups for s in g]
             unknown = [s for s in names if (row.original_id, s) not in pks or s.startswith(CONTROL_SYSTEM_PREFIX)]
             if unknown:
-                issues.append(ImportIssue(f"original '{row.original_id}' has no candidate of system "
-                                          f"{', '.join(repr(s) for s in unknown)}", line=row.line, column="ranking"))
+                issues.append(
+                    ImportIssue(
+                        f"original '{row.original_id}' has no candidate of system "
+                        f"{', '.join(repr(s) for s in unknown)}",
+                        line=row.line,
+                        column="ranking",
+                    )
+                )
                 continue
             if len(names) > design.ranking_k:
-                issues.append(ImportIssue(f"ranks {len(names)} systems; this study ranks at most k = "
-                                          f"{design.ranking_k}", line=row.line, column="ranking"))
+                issues.append(
+                    ImportIssue(
+                        f"ranks {len(names)} systems; this study ranks at most k = {design.ranking_k}",
+                        line=row.line,
+                        column="ranking",
+                    )
+                )
                 continue
             resolved.append(row)
         if issues:
             raise StudyImportError(filename, issues)
 
         names = sorted({r.judge for r in resolved})
-        members = {u.username: u for u in User.objects.filter(
-            username__in=names, study_memberships__study=study, study_memberships__role=Role.JUDGE)}
-        imported = {u.username: u for u in User.objects.filter(
-            username__in=[imported_judge_username(study, n) for n in names])}
+        members = {
+            u.username: u
+            for u in User.objects.filter(
+                username__in=names, study_memberships__study=study, study_memberships__role=Role.JUDGE
+            )
+        }
+        imported = {
+            u.username: u for u in User.objects.filter(username__in=[imported_judge_username(study, n) for n in names])
+        }
         judges: dict[str, User] = {}
         created = 0
         for n in names:
@@ -106,14 +131,29 @@ def rankings_import_file(*, study: Study, data: bytes, filename: str) -> Ranking
             if assignment is None:
                 assignment = Assignment.objects.create(study=study, judge=user, seed=0, n_items=0, joined_late=True)
             ids = [pks[(row.original_id, s)] for g in row.groups for s in g]
-            item = next((it for it in RankingItem.objects.filter(
-                assignment=assignment, original_id=originals[row.original_id]).order_by("position")
-                if it.pk not in claimed and sorted(it.candidates) == sorted(ids)), None)
+            item = next(
+                (
+                    it
+                    for it in RankingItem.objects.filter(
+                        assignment=assignment, original_id=originals[row.original_id]
+                    ).order_by("position")
+                    if it.pk not in claimed and sorted(it.candidates) == sorted(ids)
+                ),
+                None,
+            )
             if item is None:
-                position = (RankingItem.objects.filter(assignment=assignment).aggregate(m=Max("position"))["m"] or 0) + 1
+                position = (
+                    RankingItem.objects.filter(assignment=assignment).aggregate(m=Max("position"))["m"] or 0
+                ) + 1
                 item = RankingItem.objects.create(
-                    assignment=assignment, original_id=originals[row.original_id], candidates=ids, position=position,
-                    token=item_token_new(), is_control=False, done_at=now)
+                    assignment=assignment,
+                    original_id=originals[row.original_id],
+                    candidates=ids,
+                    position=position,
+                    token=item_token_new(),
+                    is_control=False,
+                    done_at=now,
+                )
                 assignment.n_items = RankingItem.objects.filter(assignment=assignment).count()
                 assignment.save(update_fields=["n_items", "updated_at"])
             elif item.done_at is None:
@@ -123,14 +163,28 @@ def rankings_import_file(*, study: Study, data: bytes, filename: str) -> Ranking
             if latest is not None:
                 RankingJudgment.objects.filter(pk=latest.pk).update(is_latest=False)
                 revisions += 1
-            groups = [[pks[(row.original_id, s)] for s in g] if len(g) > 1 else pks[(row.original_id, g[0])]
-                      for g in row.groups]
-            scores = {str(pks[(row.original_id, s)]): (int(v) if float(v).is_integer() else v)
-                      for s, v in row.scores.items()}
+            groups = [
+                [pks[(row.original_id, s)] for s in g] if len(g) > 1 else pks[(row.original_id, g[0])]
+                for g in row.groups
+            ]
+            scores = {
+                str(pks[(row.original_id, s)]): (int(v) if float(v).is_integer() else v) for s, v in row.scores.items()
+            }
             RankingJudgment.objects.create(
-                study=study, item=item, judge=user, key=f"import-{item_token_new()[:24]}",
-                revision=(latest.revision + 1) if latest else 1, is_latest=True, groups=groups, scores=scores,
-                served_at=now, submitted_at=now, seconds=row.seconds, source=JudgmentSource.IMPORT)
+                study=study,
+                item=item,
+                judge=user,
+                key=f"import-{item_token_new()[:24]}",
+                revision=(latest.revision + 1) if latest else 1,
+                is_latest=True,
+                groups=groups,
+                scores=scores,
+                served_at=now,
+                submitted_at=now,
+                seconds=row.seconds,
+                source=JudgmentSource.IMPORT,
+            )
             rankings += 1
-    return RankingImportSummary(rows=len(parsed.rows), rankings=rankings, revisions=revisions, judges=len(judges),
-                                judges_created=created)
+    return RankingImportSummary(
+        rows=len(parsed.rows), rankings=rankings, revisions=revisions, judges=len(judges), judges_created=created
+    )

@@ -66,6 +66,7 @@ def _k_of(design: JudgingDesign | None) -> int | None:
 
 # --- orders ----------------------------------------------------------------------------------
 
+
 def order_read(value: object, *, k: int) -> list[int | list[int]]:
     """An order of places 1..k, best first with ties as lists, from a list (``[2, [1, 3], 4]``)
     or a text (``2 > 1 = 3 > 4``). ValueError naming the problem; every place exactly once."""
@@ -115,6 +116,7 @@ def _strict_pairs(reference: list) -> list[tuple[int, int]]:
 
 
 # --- training items --------------------------------------------------------------------------
+
 
 def training_item_clean(*, design: JudgingDesign | None, row: Mapping[str, object]) -> tuple[dict, dict]:
     """(clean :class:`TrainingItem` fields, errors by column) for one item as a flat mapping:
@@ -174,9 +176,12 @@ def training_item_clean(*, design: JudgingDesign | None, row: Mapping[str, objec
     for col in sorted(set(row) - known):
         errors.setdefault(col, []).append("unknown column; the columns are original, p1…p6, reference, explanation")
     explanation = row.get("explanation")
-    clean = {"original": (original or "").strip(), "candidate": texts[0] if texts else "",
-             "explanation": explanation.strip() if isinstance(explanation, str) else "",
-             "expected": {"others": texts[1:], "reference": reference}}
+    clean = {
+        "original": (original or "").strip(),
+        "candidate": texts[0] if texts else "",
+        "explanation": explanation.strip() if isinstance(explanation, str) else "",
+        "expected": {"others": texts[1:], "reference": reference},
+    }
     return clean, errors
 
 
@@ -186,8 +191,9 @@ def training_texts(item: TrainingItem) -> list[str]:
 
 def reference_text(expected: Mapping) -> str:
     """The reference as the design page writes it: ``2 > 1 = 3``."""
-    return " > ".join(" = ".join(map(str, e)) if isinstance(e, list) else str(e)
-                      for e in (expected or {}).get("reference") or [])
+    return " > ".join(
+        " = ".join(map(str, e)) if isinstance(e, list) else str(e) for e in (expected or {}).get("reference") or []
+    )
 
 
 def answer_clean(*, k: int, answers: Mapping[str, object], from_text: bool) -> dict:
@@ -198,8 +204,10 @@ def answer_clean(*, k: int, answers: Mapping[str, object], from_text: bool) -> d
     try:
         return {"order": order_read(answers["order"], k=k)}
     except ValueError as exc:
-        raise JudgmentInvalid(gettext("order must list the places 1 to %(k)d, best first (ties as lists).") % {"k": k},
-                              field_errors={"order": [str(exc)]}) from None
+        raise JudgmentInvalid(
+            gettext("order must list the places 1 to %(k)d, best first (ties as lists).") % {"k": k},
+            field_errors={"order": [str(exc)]},
+        ) from None
 
 
 def training_answer_clean(*, design: JudgingDesign | None, answers: Mapping[str, object], from_text: bool) -> dict:
@@ -224,11 +232,15 @@ def training_correct(*, values: Mapping, expected: Mapping) -> bool:
 
 def training_item_for_judge(item: TrainingItem) -> dict:
     """The item as the judge receives it: its token, the original and the candidates by place."""
-    return {"token": item.token, "original": item.original,
-            "candidates": [{"place": p, "text": t} for p, t in enumerate(training_texts(item), 1)]}
+    return {
+        "token": item.token,
+        "original": item.original,
+        "candidates": [{"place": p, "text": t} for p, t in enumerate(training_texts(item), 1)],
+    }
 
 
 # --- attention checks ----------------------------------------------------------------------
+
 
 def attention_draw(*, rng: random.Random) -> tuple[str, float]:
     """A new check: the question and the group the copy of the original is expected in (the first)."""
@@ -263,15 +275,29 @@ def attention_entry(*, check: AttentionCheck) -> JudgeRanking:
     assignment = check.assignment
     item, texts, _copy, _unrelated = attention_layout(check=check)
     done = rankings_done(assignment=assignment)
-    previous = RankingItem.objects.filter(assignment=assignment, position=done).values_list(
-        "token", flat=True).first() if done else None
+    previous = (
+        RankingItem.objects.filter(assignment=assignment, position=done).values_list("token", flat=True).first()
+        if done
+        else None
+    )
     design = JudgingDesign.objects.get(study_id=assignment.study_id)
     before, after = original_context(item.original) if design.show_context else ((), ())
     return JudgeRanking(
-        token=check.token, **_place(check, done), original=item.original.text,
-        candidates=tuple(texts), order=None, ranks={}, scores={}, asks_scores=design.ranking_scores, revision=0,
-        previous_token=previous, serve_stamp=serve_stamp_make(check.token), context_shown=design.show_context,
-        context_before=before, context_after=after)
+        token=check.token,
+        **_place(check, done),
+        original=item.original.text,
+        candidates=tuple(texts),
+        order=None,
+        ranks={},
+        scores={},
+        asks_scores=design.ranking_scores,
+        revision=0,
+        previous_token=previous,
+        serve_stamp=serve_stamp_make(check.token),
+        context_shown=design.show_context,
+        context_before=before,
+        context_after=after,
+    )
 
 
 def attention_score(*, check: AttentionCheck, value: object) -> tuple[float, bool]:
@@ -289,8 +315,9 @@ def attention_score(*, check: AttentionCheck, value: object) -> tuple[float, boo
         order = order_from_ranks({str(p): given.get(f"rank_{p}") for p in range(1, k + 1)}, k=k)
         scores = {str(p): given.get(f"score_{p}") for p in range(1, k + 1)} if design.ranking_scores else None
     # The places stand in for candidate ids: the groups come back as places.
-    groups, _scores = order_clean(item=RankingItem(candidates=list(range(1, k + 1))), design=design, order=order,
-                                  scores=scores)
+    groups, _scores = order_clean(
+        item=RankingItem(candidates=list(range(1, k + 1))), design=design, order=order, scores=scores
+    )
     group = group_of(groups)
     passed = group[copy_place] == 1 and group[unrelated_place] == len(groups) and len(groups) > 1
     return float(group[copy_place]), passed
@@ -300,8 +327,11 @@ def attention_check_of_judge(*, study_id: int, judge_id: int, token: object) -> 
     """The judge's attention check with ``token`` (answered or not), or None: a set's token."""
     if not isinstance(token, str):
         return None
-    return AttentionCheck.objects.select_related("assignment").filter(
-        token=token, assignment__study_id=study_id, assignment__judge_id=judge_id).first()
+    return (
+        AttentionCheck.objects.select_related("assignment")
+        .filter(token=token, assignment__study_id=study_id, assignment__judge_id=judge_id)
+        .first()
+    )
 
 
 def qc_rows_with_attention(*, rows: list[dict], study: Study) -> list[dict]:
@@ -315,9 +345,20 @@ def qc_rows_with_attention(*, rows: list[dict], study: Study) -> list[dict]:
     excluded = judges_excluded(study=study)
     out = [r | {"attention": attention.get(r["judge"])} for r in rows]
     seen = {r["judge"] for r in rows}
-    out += [{"judge": j, "n": 0, "correct": 0, "accuracy": None, "pvalue": None, "passes": None,
-             "excluded": j in excluded,
-             "attention": a} for j, a in sorted(attention.items()) if j not in seen]
+    out += [
+        {
+            "judge": j,
+            "n": 0,
+            "correct": 0,
+            "accuracy": None,
+            "pvalue": None,
+            "passes": None,
+            "excluded": j in excluded,
+            "attention": a,
+        }
+        for j, a in sorted(attention.items())
+        if j not in seen
+    ]
     return out
 
 
@@ -334,6 +375,7 @@ def entry_for_judge(*, study: Study, judge, token: str) -> JudgeRanking:
 
 def _place(check: AttentionCheck, done: int) -> dict[str, int]:
     """The check's position, total and done count as the judge is shown them (checks count as items)."""
-    position, total, shown_done = place_among_checks(assignment=check.assignment, position=done + 1, done=done,
-                                                     check=check)
+    position, total, shown_done = place_among_checks(
+        assignment=check.assignment, position=done + 1, done=done, check=check
+    )
     return {"position": position, "total": total, "done": shown_done}

@@ -50,12 +50,15 @@ SCORE_MIN, SCORE_MAX = 0, 100
 
 # --- opening ---------------------------------------------------------------------------
 
-def _candidates(study: Study) -> tuple[dict[str, list[str]], dict[str, list[str]], dict[tuple[str, str], int],
-                                       dict[str, int]]:
+
+def _candidates(
+    study: Study,
+) -> tuple[dict[str, list[str]], dict[str, list[str]], dict[tuple[str, str], int], dict[str, int]]:
     """(genuine systems per original, control systems per original, (original, system) →
     candidate pk, original external id → original pk)."""
     rows = Candidate.objects.filter(original__study=study).values_list(
-        "id", "original_id", "original__external_id", "system__name")
+        "id", "original_id", "original__external_id", "system__name"
+    )
     pks: dict[tuple[str, str], int] = {}
     originals: dict[str, int] = {}
     genuine: dict[str, list[str]] = defaultdict(list)
@@ -73,17 +76,26 @@ def _set_plan(study: Study, design: JudgingDesign):
     return keys, pks, originals
 
 
-def _items_insert(*, assignment: Assignment, order: list[str], pks: Mapping[tuple[str, str], int],
-                  originals: Mapping[str, int]) -> int:
+def _items_insert(
+    *, assignment: Assignment, order: list[str], pks: Mapping[tuple[str, str], int], originals: Mapping[str, int]
+) -> int:
     now = timezone.now()
     rows = []
     for position, key in enumerate(order, 1):
         original, systems = set_key_split(key)
         shown = screen_order(systems, seed=assignment.seed, key=key)
-        rows.append(RankingItem(
-            assignment=assignment, original_id=originals[original], candidates=[pks[(original, s)] for s in shown],
-            position=position, token=item_token_new(), created_at=now, updated_at=now,
-            is_control=any(s.startswith(CONTROL_SYSTEM_PREFIX) for s in systems)))
+        rows.append(
+            RankingItem(
+                assignment=assignment,
+                original_id=originals[original],
+                candidates=[pks[(original, s)] for s in shown],
+                position=position,
+                token=item_token_new(),
+                created_at=now,
+                updated_at=now,
+                is_control=any(s.startswith(CONTROL_SYSTEM_PREFIX) for s in systems),
+            )
+        )
     RankingItem.objects.bulk_create(rows, batch_size=BULK_BATCH)
     return len(rows)
 
@@ -94,8 +106,9 @@ def ranking_assignments_write(*, study: Study, design: JudgingDesign, judges: li
     of two systems. Runs inside the caller's transaction."""
     keys, pks, originals = _set_plan(study, design)
     if not any(not any(s.startswith(CONTROL_SYSTEM_PREFIX) for s in set_key_split(k)[1]) for k in keys):
-        raise CannotOpen(gettext("Ranking needs at least one original with candidates of two different systems; "
-                                 "import them first."))
+        raise CannotOpen(
+            gettext("Ranking needs at least one original with candidates of two different systems; import them first.")
+        )
     groups = {k: set_key_split(k)[0] for k in keys}
     written = 0
     if judges:
@@ -103,8 +116,9 @@ def ranking_assignments_write(*, study: Study, design: JudgingDesign, judges: li
         by_name = {u.username: u for u in judges}
         plan = plan_assignments(keys, groups, list(by_name), seed=design.seed, judges_per_item=k_per)
         for order in plan.orders:
-            assignment = Assignment.objects.create(study=study, judge=by_name[order.judge], seed=order.seed,
-                                                   n_items=len(order.items), joined_late=False)
+            assignment = Assignment.objects.create(
+                study=study, judge=by_name[order.judge], seed=order.seed, n_items=len(order.items), joined_late=False
+            )
             written += _items_insert(assignment=assignment, order=list(order.items), pks=pks, originals=originals)
     return len(keys), written
 
@@ -114,7 +128,8 @@ def _live_keys(study: Study) -> Counter[str]:
     names = dict(Candidate.objects.filter(original__study=study).values_list("id", "system__name"))
     live: Counter[str] = Counter()
     for original, cands in RankingItem.objects.filter(assignment__study=study).values_list(
-            "original__external_id", "candidates"):
+        "original__external_id", "candidates"
+    ):
         live[set_key(original, [names[c] for c in cands])] += 1
     return live
 
@@ -133,16 +148,18 @@ def ranking_assignment_late(*, study: Study, design: JudgingDesign, judge: User)
     order = list(order_items(keys, {k: set_key_split(k)[0] for k in keys}, seed=seed))
     try:
         with transaction.atomic():
-            assignment = Assignment.objects.create(study=study, judge=judge, seed=seed, n_items=len(order),
-                                                   joined_late=True)
+            assignment = Assignment.objects.create(
+                study=study, judge=judge, seed=seed, n_items=len(order), joined_late=True
+            )
             _items_insert(assignment=assignment, order=order, pks=pks, originals=originals)
             return assignment
     except IntegrityError:
         return Assignment.objects.get(study=study, judge=judge)
 
 
-def ranking_assignment_for_participant(*, study: Study, design: JudgingDesign, judge: User,
-                                       n_items: int | None) -> Assignment:
+def ranking_assignment_for_participant(
+    *, study: Study, design: JudgingDesign, judge: User, n_items: int | None
+) -> Assignment:
     """A join-link participant's sets: every planned set (``n_items`` empty) or ``n_items`` sets
     from those with the fewest live judges, in the judge's own seeded order and screen
     orders. The caller holds the design's lock."""
@@ -151,8 +168,9 @@ def ranking_assignment_for_participant(*, study: Study, design: JudgingDesign, j
     seed = derive_seed(design.seed, "order", judge.username)
     if n_items is not None and (design.judges_mode == JudgesMode.K_PER_ITEM or n_items < len(keys)):
         counts = {k: live.get(k, 0) for k in keys}
-        keys = late_judge_items(counts, n_items=min(n_items, len(keys)),
-                                seed=derive_seed(design.seed, "late", judge.username))
+        keys = late_judge_items(
+            counts, n_items=min(n_items, len(keys)), seed=derive_seed(design.seed, "late", judge.username)
+        )
     order = list(order_items(keys, {k: set_key_split(k)[0] for k in keys}, seed=seed))
     assignment = Assignment.objects.create(study=study, judge=judge, seed=seed, n_items=len(order), joined_late=True)
     _items_insert(assignment=assignment, order=order, pks=pks, originals=originals)
@@ -178,6 +196,7 @@ def rankings_remaining(*, assignment: Assignment) -> int:
 
 # --- the judge's side ------------------------------------------------------------------
 
+
 @dataclass(frozen=True, kw_only=True)
 class JudgeRanking(JudgeEntry):
     """One set as a judge sees it (the shared :class:`JudgeEntry`, the k texts in screen
@@ -198,8 +217,9 @@ def _rank_items():
     return RankingItem.objects.select_related("original")
 
 
-def _places_of(item: RankingItem, judgment: RankingJudgment) -> tuple[list[int | list[int]], dict[int, int],
-                                                                       dict[int, float]]:
+def _places_of(
+    item: RankingItem, judgment: RankingJudgment
+) -> tuple[list[int | list[int]], dict[int, int], dict[int, float]]:
     """The stored answer in the judge's screen places: order, place → rank, place → score."""
     place = {cid: i for i, cid in enumerate(item.candidates, 1)}
     order: list[int | list[int]] = []
@@ -220,19 +240,35 @@ def _judge_ranking(item: RankingItem, *, assignment: Assignment, design: Judging
     latest = RankingJudgment.objects.filter(item=item, is_latest=True).first() if item.done_at else None
     previous = None
     if item.position > 1:
-        previous = RankingItem.objects.filter(assignment=assignment, position=item.position - 1).values_list(
-            "token", flat=True).first()
+        previous = (
+            RankingItem.objects.filter(assignment=assignment, position=item.position - 1)
+            .values_list("token", flat=True)
+            .first()
+        )
     texts = dict(Candidate.objects.filter(pk__in=item.candidates).values_list("id", "text"))
     before, after = original_context(item.original) if design.show_context else ((), ())
     order, ranks, scores = _places_of(item, latest) if latest else (None, {}, {})
-    position, total, done = place_among_checks(assignment=assignment, position=item.position,
-                                               done=rankings_done(assignment=assignment))
+    position, total, done = place_among_checks(
+        assignment=assignment, position=item.position, done=rankings_done(assignment=assignment)
+    )
     return JudgeRanking(
-        token=item.token, position=position, total=total, done=done,
-        original=item.original.text, candidates=tuple(texts[c] for c in item.candidates), order=order, ranks=ranks,
-        scores=scores, asks_scores=design.ranking_scores, revision=latest.revision if latest else 0,
-        previous_token=previous, serve_stamp=serve_stamp_make(item.token),
-        context_shown=design.show_context, context_before=before, context_after=after)
+        token=item.token,
+        position=position,
+        total=total,
+        done=done,
+        original=item.original.text,
+        candidates=tuple(texts[c] for c in item.candidates),
+        order=order,
+        ranks=ranks,
+        scores=scores,
+        asks_scores=design.ranking_scores,
+        revision=latest.revision if latest else 0,
+        previous_token=previous,
+        serve_stamp=serve_stamp_make(item.token),
+        context_shown=design.show_context,
+        context_before=before,
+        context_after=after,
+    )
 
 
 def ranking_next_for_judge(*, assignment: Assignment) -> JudgeRanking | None:
@@ -244,9 +280,14 @@ def ranking_next_for_judge(*, assignment: Assignment) -> JudgeRanking | None:
 
 
 def _own_item(*, study: Study, judge: User, token: object) -> RankingItem:
-    item = (_rank_items().select_related("assignment")
-            .filter(token=token, assignment__study=study, assignment__judge=judge).first()
-            if isinstance(token, str) else None)
+    item = (
+        _rank_items()
+        .select_related("assignment")
+        .filter(token=token, assignment__study=study, assignment__judge=judge)
+        .first()
+        if isinstance(token, str)
+        else None
+    )
     if item is None:
         raise ItemNotFound(gettext("There is no such item in your assignment for this study."))
     return item
@@ -271,8 +312,11 @@ def ranking_previous_for_judge(*, study: Study, judge: User, token: str | None =
         position = (nxt.position if nxt else assignment.n_items + 1) - 1
     if position < 1:
         return None
-    return _judge_ranking(_rank_items().get(assignment=assignment, position=position), assignment=assignment,
-                          design=JudgingDesign.objects.get(study=study))
+    return _judge_ranking(
+        _rank_items().get(assignment=assignment, position=position),
+        assignment=assignment,
+        design=JudgingDesign.objects.get(study=study),
+    )
 
 
 def _place(value: object, k: int) -> int:
@@ -299,21 +343,26 @@ def order_from_ranks(ranks: Mapping[str, object], *, k: int) -> list[int | list[
             continue
         by_rank[rank].append(place)
     if errors:
-        raise JudgmentInvalid(gettext("Give every paraphrase a rank from 1 (best) to %(k)d; equal ranks are ties.")
-                              % {"k": k}, field_errors=errors)
+        raise JudgmentInvalid(
+            gettext("Give every paraphrase a rank from 1 (best) to %(k)d; equal ranks are ties.") % {"k": k},
+            field_errors=errors,
+        )
     return [g[0] if len(g) == 1 else g for _, g in sorted(by_rank.items())]
 
 
-def order_clean(*, item: RankingItem, design: JudgingDesign, order: object,
-                scores: object) -> tuple[list[int | list[int]], dict[str, int | float]]:
+def order_clean(
+    *, item: RankingItem, design: JudgingDesign, order: object, scores: object
+) -> tuple[list[int | list[int]], dict[str, int | float]]:
     """The judge's order of screen places (best first, ties as lists of places) and scores
     (place → 0–100), checked and turned into candidate ids: (groups, scores by candidate id
     as text). Every place 1..k exactly once; scores for every place when the design asks
     for them, none otherwise. :class:`JudgmentInvalid` naming the problem."""
     k = len(item.candidates)
     if not isinstance(order, list) or not order:
-        raise JudgmentInvalid(gettext("order must list the places 1 to %(k)d, best first (ties as lists).") % {"k": k},
-                              field_errors={"order": ["not a list of places"]})
+        raise JudgmentInvalid(
+            gettext("order must list the places 1 to %(k)d, best first (ties as lists).") % {"k": k},
+            field_errors={"order": ["not a list of places"]},
+        )
     groups: list[int | list[int]] = []
     seen: list[int] = []
     for element in order:
@@ -325,23 +374,30 @@ def order_clean(*, item: RankingItem, design: JudgingDesign, order: object,
             try:
                 place = _place(p, k)
             except (TypeError, ValueError):
-                raise JudgmentInvalid(gettext("Places are whole numbers from 1 to %(k)d.") % {"k": k},
-                                      field_errors={"order": [f"not a place: {str(p)[:20]}"]}) from None
+                raise JudgmentInvalid(
+                    gettext("Places are whole numbers from 1 to %(k)d.") % {"k": k},
+                    field_errors={"order": [f"not a place: {str(p)[:20]}"]},
+                ) from None
             if place in seen:
-                raise JudgmentInvalid(gettext("Place %(place)d is in the order twice.") % {"place": place},
-                                      field_errors={"order": [f"place {place} twice"]})
+                raise JudgmentInvalid(
+                    gettext("Place %(place)d is in the order twice.") % {"place": place},
+                    field_errors={"order": [f"place {place} twice"]},
+                )
             seen.append(place)
             ids.append(item.candidates[place - 1])
         groups.append(ids if len(ids) > 1 else ids[0])
     missing = sorted(set(range(1, k + 1)) - set(seen))
     if missing:
-        raise JudgmentInvalid(gettext("Rank every paraphrase: %(places)s missing.") % {
-            "places": ", ".join(map(str, missing))}, field_errors={"order": [f"missing places {missing}"]})
+        raise JudgmentInvalid(
+            gettext("Rank every paraphrase: %(places)s missing.") % {"places": ", ".join(map(str, missing))},
+            field_errors={"order": [f"missing places {missing}"]},
+        )
     clean_scores: dict[str, int | float] = {}
     given = scores if scores is not None else {}
     if not isinstance(given, Mapping):
-        raise JudgmentInvalid(gettext("scores must map each place to a score from 0 to 100."),
-                              field_errors={"scores": ["not a mapping"]})
+        raise JudgmentInvalid(
+            gettext("scores must map each place to a score from 0 to 100."), field_errors={"scores": ["not a mapping"]}
+        )
     if given and not design.ranking_scores:
         raise JudgmentInvalid(gettext("This study asks for no scores."), field_errors={"scores": ["not asked"]})
     if design.ranking_scores:
@@ -368,9 +424,18 @@ def order_clean(*, item: RankingItem, design: JudgingDesign, order: object,
     return groups, clean_scores
 
 
-def ranking_submit(*, study: Study, judge: User, token: str, key: str, order: object, scores: object = None,
-                   serve_stamp: str, active_seconds: float | None = None,
-                   source: str = JudgmentSource.API) -> tuple[RankingJudgment, bool]:
+def ranking_submit(
+    *,
+    study: Study,
+    judge: User,
+    token: str,
+    key: str,
+    order: object,
+    scores: object = None,
+    serve_stamp: str,
+    active_seconds: float | None = None,
+    source: str = JudgmentSource.API,
+) -> tuple[RankingJudgment, bool]:
     """Store one judge's order (screen places, best first, ties as lists) and scores of one
     set of their assignment, as candidate ids. Returns (judgment, created).
 
@@ -384,25 +449,41 @@ def ranking_submit(*, study: Study, judge: User, token: str, key: str, order: ob
     item = _own_item(study=study, judge=judge, token=token)
     groups, clean = order_clean(item=item, design=design, order=order, scores=scores)
     result = submission_store(
-        study=study, judge=judge, token=token, key=key, values={"groups": groups, "scores": clean},
-        serve_stamp=serve_stamp, active_seconds=active_seconds_clean(active_seconds), source=source,
-        item_model=RankingItem, judgment_model=RankingJudgment, fields_of=dict,
-        values_of=lambda j: {"groups": j.groups, "scores": j.scores})
+        study=study,
+        judge=judge,
+        token=token,
+        key=key,
+        values={"groups": groups, "scores": clean},
+        serve_stamp=serve_stamp,
+        active_seconds=active_seconds_clean(active_seconds),
+        source=source,
+        item_model=RankingItem,
+        judgment_model=RankingJudgment,
+        fields_of=dict,
+        values_of=lambda j: {"groups": j.groups, "scores": j.scores},
+    )
     return cast(RankingJudgment, result.judgment), result.created
 
 
 # --- the researcher's side --------------------------------------------------------------
 
+
 def _latest(study: Study):
-    return (RankingJudgment.objects.filter(study=study, is_latest=True)
-            .select_related("judge", "item__original", "item__assignment")
-            .order_by("judge__username", "item__assignment_id", "item__position"))
+    return (
+        RankingJudgment.objects.filter(study=study, is_latest=True)
+        .select_related("judge", "item__original", "item__assignment")
+        .order_by("judge__username", "item__assignment_id", "item__position")
+    )
 
 
 def _candidate_rows(study: Study) -> dict[int, tuple[str, str, str]]:
     """Candidate pk → (system name, system kind, text)."""
-    return {pk: (name, kind, text) for pk, name, kind, text in Candidate.objects.filter(
-        original__study=study).values_list("id", "system__name", "system__kind", "text")}
+    return {
+        pk: (name, kind, text)
+        for pk, name, kind, text in Candidate.objects.filter(original__study=study).values_list(
+            "id", "system__name", "system__kind", "text"
+        )
+    }
 
 
 def _named(groups: list, names: Mapping[int, str]) -> tuple[tuple[str, ...], ...]:
@@ -414,21 +495,28 @@ def ranking_records(*, study: Study) -> list[Ranking]:
     (controls included, under their ``control:`` names)."""
     cands = _candidate_rows(study)
     names = {pk: row[0] for pk, row in cands.items()}
-    return [Ranking(judge=j.judge.username, original=j.item.original.external_id, groups=_named(j.groups, names))
-            for j in _latest(study)]
+    return [
+        Ranking(judge=j.judge.username, original=j.item.original.external_id, groups=_named(j.groups, names))
+        for j in _latest(study)
+    ]
 
 
 def control_kinds(*, study: Study) -> dict[str, str]:
     """Control system name → control kind (``identical``, ``random``, ``unigram``)."""
     from annotation.models import System
 
-    return {name: CONTROL_KIND_OF_SYSTEM_KIND[kind] for name, kind in System.objects.filter(
-        study=study, kind__in=list(CONTROL_KIND_OF_SYSTEM_KIND)).values_list("name", "kind")}
+    return {
+        name: CONTROL_KIND_OF_SYSTEM_KIND[kind]
+        for name, kind in System.objects.filter(study=study, kind__in=list(CONTROL_KIND_OF_SYSTEM_KIND)).values_list(
+            "name", "kind"
+        )
+    }
 
 
 def ranking_progress(*, study: Study) -> dict[str, int]:
     agg = RankingItem.objects.filter(assignment__study=study).aggregate(
-        total=Count("id"), done=Count("id", filter=Q(done_at__isnull=False)))
+        total=Count("id"), done=Count("id", filter=Q(done_at__isnull=False))
+    )
     return {"done": agg["done"], "total": agg["total"]}
 
 
@@ -449,11 +537,15 @@ def ranking_export_lines(*, study: Study) -> Iterator[dict]:
         if sum(len(g) for g in groups) < 2:
             continue
         sets[(j.judge_id, j.item.original_id)] += 1
-        line: dict = {"judge": j.judge.username, "original_id": j.item.original.external_id,
-                      "set": sets[(j.judge_id, j.item.original_id)],
-                      "ranking": [g if len(g) > 1 else g[0] for g in groups]}
-        scores = {names[int(c)]: v for c, v in (j.scores or {}).items()
-                  if not names[int(c)].startswith(CONTROL_SYSTEM_PREFIX)}
+        line: dict = {
+            "judge": j.judge.username,
+            "original_id": j.item.original.external_id,
+            "set": sets[(j.judge_id, j.item.original_id)],
+            "ranking": [g if len(g) > 1 else g[0] for g in groups],
+        }
+        scores = {
+            names[int(c)]: v for c, v in (j.scores or {}).items() if not names[int(c)].startswith(CONTROL_SYSTEM_PREFIX)
+        }
         if scores:
             line["scores"] = scores
         if j.seconds is not None:
@@ -461,8 +553,24 @@ def ranking_export_lines(*, study: Study) -> Iterator[dict]:
         yield line
 
 
-EXPORT_HEADER = ["judge", "position", "original_id", "system", "screen_place", "group", "rank", "score", "text",
-                 "is_control", "revision", "source", "served_at", "submitted_at", "seconds", "active_seconds"]
+EXPORT_HEADER = [
+    "judge",
+    "position",
+    "original_id",
+    "system",
+    "screen_place",
+    "group",
+    "rank",
+    "score",
+    "text",
+    "is_control",
+    "revision",
+    "source",
+    "served_at",
+    "submitted_at",
+    "seconds",
+    "active_seconds",
+]
 
 
 def ranking_export_rows(*, study: Study) -> Iterator[list]:
@@ -478,11 +586,24 @@ def ranking_export_rows(*, study: Study) -> Iterator[list]:
         for number, group in enumerate(groups, 1):
             for c in group:
                 name, kind, text = cands[c]
-                yield [j.judge.username, j.item.position, j.item.original.external_id, name,
-                       j.item.candidates.index(c) + 1, number, mid[str(c)], (j.scores or {}).get(str(c), ""), text,
-                       j.item.is_control, j.revision, j.source, j.served_at.isoformat(), j.submitted_at.isoformat(),
-                       "" if j.seconds is None else round(j.seconds, 3),
-                       "" if j.active_seconds is None else round(j.active_seconds, 3)]
+                yield [
+                    j.judge.username,
+                    j.item.position,
+                    j.item.original.external_id,
+                    name,
+                    j.item.candidates.index(c) + 1,
+                    number,
+                    mid[str(c)],
+                    (j.scores or {}).get(str(c), ""),
+                    text,
+                    j.item.is_control,
+                    j.revision,
+                    j.source,
+                    j.served_at.isoformat(),
+                    j.submitted_at.isoformat(),
+                    "" if j.seconds is None else round(j.seconds, 3),
+                    "" if j.active_seconds is None else round(j.active_seconds, 3),
+                ]
 
 
 def ranking_qc(*, study: Study) -> list[dict]:
@@ -504,6 +625,15 @@ def ranking_qc(*, study: Study) -> list[dict]:
     rows = []
     for judge, v in sorted(per.items()):
         p = float(binomtest(sum(v), len(v), 1 / design.ranking_k, alternative="greater").pvalue)
-        rows.append({"judge": judge, "n": len(v), "correct": sum(v), "accuracy": sum(v) / len(v), "pvalue": p,
-                     "passes": p < design.qc_alpha, "excluded": judge in excluded})
+        rows.append(
+            {
+                "judge": judge,
+                "n": len(v),
+                "correct": sum(v),
+                "accuracy": sum(v) / len(v),
+                "pvalue": p,
+                "passes": p < design.qc_alpha,
+                "excluded": judge in excluded,
+            }
+        )
     return rows

@@ -29,8 +29,10 @@ class RankingProtocol(JudgingProtocol):
     judge_page = "judging:rank"
     instructions_template = "judging/rank_instructions.html"
     back_keys = ("Backspace",)
-    exports = (("Export the rankings (JSONL)", "judging:export_rankings_jsonl"),
-               ("Export the rankings (CSV)", "judging:export_rankings"))
+    exports = (
+        ("Export the rankings (JSONL)", "judging:export_rankings_jsonl"),
+        ("Export the rankings (CSV)", "judging:export_rankings"),
+    )
     dashboard_answers = "metrics.dashboard.services.figures.ranking_answers"
     report_builder = "metrics.reports.ranking.ranking_report_build"
     report_settings = ("confidence_level", "seed", "n_boot")
@@ -51,8 +53,9 @@ class RankingProtocol(JudgingProtocol):
     def assignment_late(self, *, study: Study, design: JudgingDesign, judge: User) -> Assignment:
         return ranking_assignment_late(study=study, design=design, judge=judge)
 
-    def assignment_for_participant(self, *, study: Study, design: JudgingDesign, judge: User,
-                                   n_items: int | None) -> Assignment:
+    def assignment_for_participant(
+        self, *, study: Study, design: JudgingDesign, judge: User, n_items: int | None
+    ) -> Assignment:
         return ranking_assignment_for_participant(study=study, design=design, judge=judge, n_items=n_items)
 
     def assignment_release_unfinished(self, *, assignment: Assignment) -> int:
@@ -72,9 +75,12 @@ class RankingProtocol(JudgingProtocol):
         the same on a mirrored page), the arrows move it along the list (which runs top to
         bottom whatever the direction), = ties or unties it."""
         k = design.ranking_k if design is not None else 6
-        return [AnswerKey(value="select", keys=tuple(str(p) for p in range(1, k + 1))),
-                AnswerKey(value="better", keys=("ArrowUp",)), AnswerKey(value="worse", keys=("ArrowDown",)),
-                AnswerKey(value="tie", keys=("=",))]
+        return [
+            AnswerKey(value="select", keys=tuple(str(p) for p in range(1, k + 1))),
+            AnswerKey(value="better", keys=("ArrowUp",)),
+            AnswerKey(value="worse", keys=("ArrowDown",)),
+            AnswerKey(value="tie", keys=("=",)),
+        ]
 
     def instructions_context(self, *, design: JudgingDesign, rtl: bool) -> dict:
         return {"k": design.ranking_k, "asks_scores": design.ranking_scores}
@@ -108,20 +114,38 @@ class RankingProtocol(JudgingProtocol):
     def training_item_for_judge(self, *, item) -> dict:
         return rank_screening.training_item_for_judge(item)
 
-    def training_page_context(self, *, design: JudgingDesign, item, posted: dict, field_errors: dict,
-                              rtl: bool) -> dict:
+    def training_page_context(
+        self, *, design: JudgingDesign, item, posted: dict, field_errors: dict, rtl: bool
+    ) -> dict:
         shown = rank_screening.training_item_for_judge(item)
-        candidates = [{"place": c["place"], "text": c["text"], "rank": posted.get(f"rank_{c['place']}", ""),
-                       "rank_errors": field_errors.get(f"rank_{c['place']}", []), "score": "", "score_errors": []}
-                      for c in shown["candidates"]]
-        return {"training": shown, "candidates": candidates, "k": len(candidates),
-                "order_errors": field_errors.get("order", [])}
+        candidates = [
+            {
+                "place": c["place"],
+                "text": c["text"],
+                "rank": posted.get(f"rank_{c['place']}", ""),
+                "rank_errors": field_errors.get(f"rank_{c['place']}", []),
+                "score": "",
+                "score_errors": [],
+            }
+            for c in shown["candidates"]
+        ]
+        return {
+            "training": shown,
+            "candidates": candidates,
+            "k": len(candidates),
+            "order_errors": field_errors.get("order", []),
+        }
 
     def training_feedback_rows(self, *, design: JudgingDesign, values: dict, verdicts: dict) -> list[dict]:
         ranks = rank_screening.ranks_of(values.get("order") or [])
-        return [{"name": gettext("Paraphrase %(place)s") % {"place": place},
-                 "yours": gettext("rank %(rank)s") % {"rank": ranks.get(int(place), "—")}, "verdict": verdict}
-                for place, verdict in sorted(verdicts.items(), key=lambda kv: int(kv[0]))]
+        return [
+            {
+                "name": gettext("Paraphrase %(place)s") % {"place": place},
+                "yours": gettext("rank %(rank)s") % {"rank": ranks.get(int(place), "—")},
+                "verdict": verdict,
+            }
+            for place, verdict in sorted(verdicts.items(), key=lambda kv: int(kv[0]))
+        ]
 
     def attention_draw(self, *, design: JudgingDesign | None, rng) -> tuple[str, float]:
         return rank_screening.attention_draw(rng=rng)

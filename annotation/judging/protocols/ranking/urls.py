@@ -13,8 +13,11 @@ page_urls = [
     path("judge/studies/<int:study_id>/rank/submit/", views.rank_submit, name="rank_submit"),
     path("judge/studies/<int:study_id>/rank/<str:token>/", views.rank_revise, name="rank_revise"),
     path("studies/<int:study_id>/judging/export/rankings.csv", views.export_rankings, name="export_rankings"),
-    path("studies/<int:study_id>/judging/export/rankings.jsonl", views.export_rankings_jsonl,
-         name="export_rankings_jsonl"),
+    path(
+        "studies/<int:study_id>/judging/export/rankings.jsonl",
+        views.export_rankings_jsonl,
+        name="export_rankings_jsonl",
+    ),
 ]
 
 api_urls = [

@@ -38,16 +38,36 @@ def _render_ranking(request, study, entry, *, error=None, field_errors=None, pos
         ranks = {p: posted.get(f"rank_{p}", "") for p in entry.places}
         scores = {p: posted.get(f"score_{p}", "") for p in entry.places}
     errors = field_errors or {}
-    candidates = [{"place": p, "text": text, "rank": ranks.get(p, ""), "score": scores.get(p, ""),
-                   "rank_errors": errors.get(f"rank_{p}", []), "score_errors": errors.get(f"score_{p}", [])}
-                  for p, text in zip(entry.places, entry.candidates)]
+    candidates = [
+        {
+            "place": p,
+            "text": text,
+            "rank": ranks.get(p, ""),
+            "score": scores.get(p, ""),
+            "rank_errors": errors.get(f"rank_{p}", []),
+            "score_errors": errors.get(f"score_{p}", []),
+        }
+        for p, text in zip(entry.places, entry.candidates)
+    ]
     # The list starts in the judge's last order when revising, else in the screen order.
     candidates.sort(key=lambda c: (c["rank"] if isinstance(c["rank"], int) else len(candidates) + 1, c["place"]))
-    return render(request, "judging/rank.html", {
-        "study": study, "entry": entry, "candidates": candidates, "key": idempotency_key_new(),
-        "position_text": thousands(entry.position), "total_text": thousands(entry.total), "done_text": thousands(entry.done),
-        "k": len(entry.candidates), "error": error, "back_keys": RANKING.back_keys,
-    }, status=status)
+    return render(
+        request,
+        "judging/rank.html",
+        {
+            "study": study,
+            "entry": entry,
+            "candidates": candidates,
+            "key": idempotency_key_new(),
+            "position_text": thousands(entry.position),
+            "total_text": thousands(entry.total),
+            "done_text": thousands(entry.done),
+            "k": len(entry.candidates),
+            "error": error,
+            "back_keys": RANKING.back_keys,
+        },
+        status=status,
+    )
 
 
 def _ranking_study(request, study_id: int):
@@ -81,9 +101,16 @@ def rank(request, study_id: int):
     entry = ranking.ranking_next_for_judge(assignment=assignment)
     if entry is None:
         last = ranking.ranking_previous_for_judge(study=study, judge=request.user)
-        return render(request, "judging/rank_done.html", {
-            "study": study, "total_text": thousands(assignment.n_items), "last": last,
-            "end": end_code_context(user=request.user, study=study)})
+        return render(
+            request,
+            "judging/rank_done.html",
+            {
+                "study": study,
+                "total_text": thousands(assignment.n_items),
+                "last": last,
+                "end": end_code_context(user=request.user, study=study),
+            },
+        )
     return _render_ranking(request, study, entry)
 
 
@@ -129,16 +156,24 @@ def rank_submit(request, study_id: int):
         order = ranking.order_from_ranks({str(p): posted.get(f"rank_{p}") for p in entry.places}, k=k)
         scores = {str(p): posted.get(f"score_{p}") for p in entry.places} if design.ranking_scores else None
         ranking.ranking_submit(
-            study=study, judge=request.user, token=token, key=request.POST.get("key", ""), order=order, scores=scores,
-            serve_stamp=request.POST.get("serve", ""), active_seconds=request.POST.get("active_seconds") or None,
-            source=JudgmentSource.PAGE)
+            study=study,
+            judge=request.user,
+            token=token,
+            key=request.POST.get("key", ""),
+            order=order,
+            scores=scores,
+            serve_stamp=request.POST.get("serve", ""),
+            active_seconds=request.POST.get("active_seconds") or None,
+            source=JudgmentSource.PAGE,
+        )
     except ItemNotFound as exc:
         raise Http404(exc.message) from None
     except JudgingError as exc:
         if study.status != StudyStatus.OPEN:
             return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
-        return _render_ranking(request, study, entry, error=exc.message, field_errors=exc.field_errors,
-                               posted=posted, status=400)
+        return _render_ranking(
+            request, study, entry, error=exc.message, field_errors=exc.field_errors, posted=posted, status=400
+        )
     return redirect("judging:rank", study_id=study.pk)
 
 
@@ -147,21 +182,34 @@ def _attention_submit(request, study, check, posted):
     if check.answered_at is not None:  # a second submit of the same page: already counted
         return redirect("judging:rank", study_id=study.pk)
     try:
-        check, _failures, ended = screening.attention_answer(assignment=check.assignment, token=check.token,
-                                                             value=posted)
+        check, _failures, ended = screening.attention_answer(
+            assignment=check.assignment, token=check.token, value=posted
+        )
     except JudgingError as exc:
         if study.status != StudyStatus.OPEN:
             return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
         if check.assignment.screened_out_at is not None:
             return redirect("judging:screened_out", study_id=study.pk)
-        return _render_ranking(request, study, rank_screening.attention_entry(check=check), error=exc.message,
-                               field_errors=exc.field_errors, posted=posted, status=400)
+        return _render_ranking(
+            request,
+            study,
+            rank_screening.attention_entry(check=check),
+            error=exc.message,
+            field_errors=exc.field_errors,
+            posted=posted,
+            status=400,
+        )
     if ended:
         return redirect("judging:screened_out", study_id=study.pk)
     if not check.passed:
-        messages.warning(request, _("That order was not the one an attentive reader gives: that set was a check, "
-                                    "one paraphrase a copy of the original and one an unrelated sentence. "
-                                    "Please read each set carefully."))
+        messages.warning(
+            request,
+            _(
+                "That order was not the one an attentive reader gives: that set was a check, "
+                "one paraphrase a copy of the original and one an unrelated sentence. "
+                "Please read each set carefully."
+            ),
+        )
     return redirect("judging:rank", study_id=study.pk)
 
 

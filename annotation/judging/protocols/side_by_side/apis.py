@@ -33,8 +33,11 @@ class ComparisonPairSerializer(serializers.Serializer):
     original = serializers.CharField()
     a = serializers.CharField(help_text="Paraphrase A (shown on the left).")
     b = serializers.CharField(help_text="Paraphrase B (shown on the right).")
-    answers = serializers.DictField(child=serializers.ChoiceField(choices=COMPARISON_ANSWERS), allow_null=True,
-                                    help_text="Your latest answers, if you answered it before.")
+    answers = serializers.DictField(
+        child=serializers.ChoiceField(choices=COMPARISON_ANSWERS),
+        allow_null=True,
+        help_text="Your latest answers, if you answered it before.",
+    )
     revision = serializers.IntegerField()
     previous = serializers.CharField(allow_null=True, source="previous_token")
     serve_stamp = serializers.CharField()
@@ -83,9 +86,15 @@ def _comparison_study(request, study_id: int):
 
 
 class ComparisonNextPairApi(APIView):
-    @extend_schema(tags=TAG_JUDGE, responses={200: ComparisonNextSerializer, 404: OpenApiResponse(description="not your study"),
-                                              409: OpenApiResponse(description="study not open or not a comparison")},
-                   summary="Your next pair to compare (the resume point)")
+    @extend_schema(
+        tags=TAG_JUDGE,
+        responses={
+            200: ComparisonNextSerializer,
+            404: OpenApiResponse(description="not your study"),
+            409: OpenApiResponse(description="study not open or not a comparison"),
+        },
+        summary="Your next pair to compare (the resume point)",
+    )
     def get(self, request, study_id: int):
         try:
             study = _comparison_study(request, study_id)
@@ -104,15 +113,28 @@ class ComparisonNextPairApi(APIView):
             except JudgingError as exc:
                 return judging_error(exc)
             pair = comparison.pair_next_for_judge(assignment=assignment)
-        done = pair.done if pair else ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
-        return Response(ComparisonNextSerializer({
-            "finished": pair is None, "done": done, "total": assignment.n_items,
-            "questions": comparison.questions(assignment.study.judging_design), "pair": pair}).data)
+        done = (
+            pair.done if pair else ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
+        )
+        return Response(
+            ComparisonNextSerializer(
+                {
+                    "finished": pair is None,
+                    "done": done,
+                    "total": assignment.n_items,
+                    "questions": comparison.questions(assignment.study.judging_design),
+                    "pair": pair,
+                }
+            ).data
+        )
 
 
 class ComparisonPairDetailApi(APIView):
-    @extend_schema(tags=TAG_JUDGE, responses={200: ComparisonPairSerializer, 404: OpenApiResponse(description="not yours")},
-                   summary="One pair of your assignment (to revise your answer)")
+    @extend_schema(
+        tags=TAG_JUDGE,
+        responses={200: ComparisonPairSerializer, 404: OpenApiResponse(description="not yours")},
+        summary="One pair of your assignment (to revise your answer)",
+    )
     def get(self, request, study_id: int, token: str):
         try:
             study = _comparison_study(request, study_id)
@@ -124,13 +146,18 @@ class ComparisonPairDetailApi(APIView):
 
 class ComparisonSubmitApi(APIView):
     @extend_schema(
-        tags=TAG_JUDGE, request=ComparisonSubmitInputSerializer,
-        responses={201: ComparisonSubmitOutputSerializer, 200: ComparisonSubmitOutputSerializer,
-                   400: OpenApiResponse(description="invalid answers or stamp"),
-                   404: OpenApiResponse(description="not your pair"),
-                   409: OpenApiResponse(description="study not open, or key reused")},
+        tags=TAG_JUDGE,
+        request=ComparisonSubmitInputSerializer,
+        responses={
+            201: ComparisonSubmitOutputSerializer,
+            200: ComparisonSubmitOutputSerializer,
+            400: OpenApiResponse(description="invalid answers or stamp"),
+            404: OpenApiResponse(description="not your pair"),
+            409: OpenApiResponse(description="study not open, or key reused"),
+        },
         summary="Submit (or revise) your answers for a pair: A (left) better, tie, or B (right) better",
-        description="Idempotent on `key`, like the absolute protocol's judgments.")
+        description="Idempotent on `key`, like the absolute protocol's judgments.",
+    )
     def post(self, request, study_id: int):
         try:  # who may answer first (404), then what they sent (400)
             study = _comparison_study(request, study_id)
@@ -144,24 +171,52 @@ class ComparisonSubmitApi(APIView):
             try:
                 if check.answered_at is None:
                     check, _failures, _ended = screening.attention_answer(
-                        assignment=check.assignment, token=check.token, value=dict(v["answers"]))
+                        assignment=check.assignment, token=check.token, value=dict(v["answers"])
+                    )
             except JudgingError as exc:
                 return judging_error(exc)
             assignment = check.assignment
             done = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
-            return Response(ComparisonSubmitOutputSerializer({
-                "pair": v["pair"], "revision": 1, "created": True, "answers": dict(v["answers"]),
-                "submitted_at": check.answered_at or timezone.now(), "done": done,
-                "total": assignment.n_items}).data, status=status.HTTP_201_CREATED)
+            return Response(
+                ComparisonSubmitOutputSerializer(
+                    {
+                        "pair": v["pair"],
+                        "revision": 1,
+                        "created": True,
+                        "answers": dict(v["answers"]),
+                        "submitted_at": check.answered_at or timezone.now(),
+                        "done": done,
+                        "total": assignment.n_items,
+                    }
+                ).data,
+                status=status.HTTP_201_CREATED,
+            )
         try:
             judgment, created = comparison.comparison_submit(
-                study=study, judge=request.user, token=v["pair"], key=v["key"], answers=dict(v["answers"]),
-                serve_stamp=v["serve_stamp"], active_seconds=v.get("active_seconds"), source=JudgmentSource.API)
+                study=study,
+                judge=request.user,
+                token=v["pair"],
+                key=v["key"],
+                answers=dict(v["answers"]),
+                serve_stamp=v["serve_stamp"],
+                active_seconds=v.get("active_seconds"),
+                source=JudgmentSource.API,
+            )
         except JudgingError as exc:
             return judging_error(exc)
         assignment = judgment.item.assignment
         done = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
-        return Response(ComparisonSubmitOutputSerializer({
-            "pair": v["pair"], "revision": judgment.revision, "created": created, "answers": judgment.values,
-            "submitted_at": judgment.submitted_at, "done": done, "total": assignment.n_items}).data,
-            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        return Response(
+            ComparisonSubmitOutputSerializer(
+                {
+                    "pair": v["pair"],
+                    "revision": judgment.revision,
+                    "created": created,
+                    "answers": judgment.values,
+                    "submitted_at": judgment.submitted_at,
+                    "done": done,
+                    "total": assignment.n_items,
+                }
+            ).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )

@@ -46,7 +46,7 @@ SAME, DIFFERENT = "agree", "disagree"
 
 
 def _answer_read(value: object) -> str | None:
-    """"A", "tie" or "B" from a cell ("a", "Tie", " b "); None when it is none of them."""
+    """ "A", "tie" or "B" from a cell ("a", "Tie", " b "); None when it is none of them."""
     if not isinstance(value, str):
         return None
     v = value.strip()
@@ -88,8 +88,12 @@ def training_item_clean(*, design: JudgingDesign | None, row: Mapping[str, objec
         errors.setdefault(col, []).append(f"unknown column; the questions are {', '.join(slugs)}")
     if slugs and not answers and not any(s in errors for s in slugs):
         errors.setdefault(slugs[0], []).append("give the reference answer (A, tie or B) of at least one question")
-    clean = {"original": texts.get("original", ""), "candidate": texts.get("a", ""),
-             "explanation": texts.get("explanation", ""), "expected": {"b": texts.get("b", ""), "answers": answers}}
+    clean = {
+        "original": texts.get("original", ""),
+        "candidate": texts.get("a", ""),
+        "explanation": texts.get("explanation", ""),
+        "expected": {"b": texts.get("b", ""), "answers": answers},
+    }
     return clean, errors
 
 
@@ -109,8 +113,11 @@ def training_answer_clean(*, design: JudgingDesign | None, answers: Mapping[str,
 
 
 def training_verdicts(*, values: Mapping, expected: Mapping) -> dict[str, str]:
-    return {slug: SAME if values.get(slug) == ref else DIFFERENT
-            for slug, ref in training_references(expected).items() if slug in values}
+    return {
+        slug: SAME if values.get(slug) == ref else DIFFERENT
+        for slug, ref in training_references(expected).items()
+        if slug in values
+    }
 
 
 def training_correct(*, checked: list[str], values: Mapping, expected: Mapping) -> bool:
@@ -119,10 +126,16 @@ def training_correct(*, checked: list[str], values: Mapping, expected: Mapping) 
 
 
 def training_item_for_judge(item: TrainingItem) -> dict:
-    return {"token": item.token, "original": item.original, "a": item.candidate, "b": (item.expected or {}).get("b", "")}
+    return {
+        "token": item.token,
+        "original": item.original,
+        "a": item.candidate,
+        "b": (item.expected or {}).get("b", ""),
+    }
 
 
 # --- attention checks -----------------------------------------------------------------------
+
 
 def attention_question(design: JudgingDesign | None) -> str:
     """The question an attention pair is checked on: the overall one (see module doc)."""
@@ -147,8 +160,10 @@ def attention_score(*, design: JudgingDesign | None, check: AttentionCheck, valu
     else:
         answer = _answer_read(value)
     if answer is None:
-        raise JudgmentInvalid(gettext("Answer every question with A, tie or B."),
-                              field_errors={check.criterion: [gettext("answer A, tie or B")]})
+        raise JudgmentInvalid(
+            gettext("Answer every question with A, tie or B."),
+            field_errors={check.criterion: [gettext("answer A, tie or B")]},
+        )
     return ANSWER_CODES[answer], ANSWER_CODES[answer] == check.expected
 
 
@@ -168,22 +183,38 @@ def attention_pair(*, check: AttentionCheck) -> JudgePair:
     unrelated = Original.objects.get(pk=rng.choice(others)).text if others else _unrelated_fallback()
     a, b = (original.text, unrelated) if check.expected == ANSWER_CODES["A"] else (unrelated, original.text)
     done = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
-    previous = ComparisonItem.objects.filter(assignment=assignment, position=done).values_list(
-        "token", flat=True).first() if done else None
+    previous = (
+        ComparisonItem.objects.filter(assignment=assignment, position=done).values_list("token", flat=True).first()
+        if done
+        else None
+    )
     shown = JudgingDesign.objects.filter(study_id=assignment.study_id, show_context=True).exists()
     before, after = original_context(original) if shown else ((), ())
     return JudgePair(
-        token=check.token, **_place(check, done), original=original.text, a=a, b=b,
-        answers=None, revision=0, previous_token=previous, serve_stamp=serve_stamp_make(check.token),
-        context_shown=shown, context_before=before, context_after=after)
+        token=check.token,
+        **_place(check, done),
+        original=original.text,
+        a=a,
+        b=b,
+        answers=None,
+        revision=0,
+        previous_token=previous,
+        serve_stamp=serve_stamp_make(check.token),
+        context_shown=shown,
+        context_before=before,
+        context_after=after,
+    )
 
 
 def attention_check_of_judge(*, study_id: int, judge_id: int, token: object) -> AttentionCheck | None:
     """The judge's attention check with ``token`` (answered or not), or None: a pair's token."""
     if not isinstance(token, str):
         return None
-    return AttentionCheck.objects.select_related("assignment").filter(
-        token=token, assignment__study_id=study_id, assignment__judge_id=judge_id).first()
+    return (
+        AttentionCheck.objects.select_related("assignment")
+        .filter(token=token, assignment__study_id=study_id, assignment__judge_id=judge_id)
+        .first()
+    )
 
 
 def pair_or_attention_for_judge(*, study, judge, token: str) -> JudgePair:
@@ -202,6 +233,7 @@ def pair_or_attention_for_judge(*, study, judge, token: str) -> JudgePair:
 
 def _place(check: AttentionCheck, done: int) -> dict[str, int]:
     """The check's position, total and done count as the judge is shown them (checks count as items)."""
-    position, total, shown_done = place_among_checks(assignment=check.assignment, position=done + 1, done=done,
-                                                     check=check)
+    position, total, shown_done = place_among_checks(
+        assignment=check.assignment, position=done + 1, done=done, check=check
+    )
     return {"position": position, "total": total, "done": shown_done}

@@ -50,8 +50,13 @@ def questions(design: JudgingDesign) -> list[dict]:
     """The questions a comparison judge answers: one overall, or one per criterion of the design."""
     if design.comparison_per_criterion:
         return [{"slug": c["slug"], "name": c["name"], "help": c.get("help", "")} for c in design.criteria]
-    return [{"slug": COMPARISON_PREFERENCE, "name": gettext("Which paraphrase is better?"),
-             "help": gettext("A good paraphrase keeps the meaning, is fluent, and differs from the original.")}]
+    return [
+        {
+            "slug": COMPARISON_PREFERENCE,
+            "name": gettext("Which paraphrase is better?"),
+            "help": gettext("A good paraphrase keeps the meaning, is fluent, and differs from the original."),
+        }
+    ]
 
 
 def expected_question(design: JudgingDesign) -> str | None:
@@ -63,6 +68,7 @@ def expected_question(design: JudgingDesign) -> str | None:
 
 
 # --- opening ---------------------------------------------------------------------------
+
 
 def _pair_plan(study: Study, design: JudgingDesign) -> tuple[list[str], dict[tuple[str, str], int]]:
     """Every pair key to judge (genuine and control pairs) and (original, system) → candidate pk."""
@@ -85,10 +91,18 @@ def _items_insert(*, assignment: Assignment, order: list[str], pks: Mapping[tupl
     for position, (key, swap) in enumerate(zip(order, sides), 1):
         original, a, b = pair_key_split(key)
         left, right = (b, a) if swap else (a, b)
-        rows.append(ComparisonItem(
-            assignment=assignment, left_id=pks[(original, left)], right_id=pks[(original, right)], position=position,
-            token=item_token_new(), created_at=now, updated_at=now,
-            is_control=a.startswith(CONTROL_SYSTEM_PREFIX) or b.startswith(CONTROL_SYSTEM_PREFIX)))
+        rows.append(
+            ComparisonItem(
+                assignment=assignment,
+                left_id=pks[(original, left)],
+                right_id=pks[(original, right)],
+                position=position,
+                token=item_token_new(),
+                created_at=now,
+                updated_at=now,
+                is_control=a.startswith(CONTROL_SYSTEM_PREFIX) or b.startswith(CONTROL_SYSTEM_PREFIX),
+            )
+        )
     ComparisonItem.objects.bulk_create(rows, batch_size=BULK_BATCH)
     return len(rows)
 
@@ -99,8 +113,12 @@ def comparison_assignments_write(*, study: Study, design: JudgingDesign, judges:
     candidates of two different systems. Runs inside the caller's transaction."""
     keys, pks = _pair_plan(study, design)
     if not any(not pair_key_split(k)[1].startswith(CONTROL_SYSTEM_PREFIX) for k in keys):
-        raise CannotOpen(gettext("Side-by-side comparison needs at least one original with candidates of two "
-                                 "different systems; import them first."))
+        raise CannotOpen(
+            gettext(
+                "Side-by-side comparison needs at least one original with candidates of two "
+                "different systems; import them first."
+            )
+        )
     groups = {k: pair_key_split(k)[0] for k in keys}
     written = 0
     if judges:
@@ -108,8 +126,9 @@ def comparison_assignments_write(*, study: Study, design: JudgingDesign, judges:
         by_name = {u.username: u for u in judges}
         plan = plan_assignments(keys, groups, list(by_name), seed=design.seed, judges_per_item=k_per)
         for order in plan.orders:
-            assignment = Assignment.objects.create(study=study, judge=by_name[order.judge], seed=order.seed,
-                                                   n_items=len(order.items), joined_late=False)
+            assignment = Assignment.objects.create(
+                study=study, judge=by_name[order.judge], seed=order.seed, n_items=len(order.items), joined_late=False
+            )
             written += _items_insert(assignment=assignment, order=list(order.items), pks=pks)
     return len(keys), written
 
@@ -119,7 +138,8 @@ def comparison_assignment_late(*, study: Study, design: JudgingDesign, judge: Us
     k per item, as many as the lightest load from the least-judged pairs. The caller
     holds the design's row lock."""
     items = ComparisonItem.objects.filter(assignment__study=study).values_list(
-        "left__original__external_id", "left__system__name", "right__system__name", "left_id", "right_id")
+        "left__original__external_id", "left__system__name", "right__system__name", "left_id", "right_id"
+    )
     pks: dict[tuple[str, str], int] = {}
     counts: Counter[str] = Counter()
     for original, ls, rs, lpk, rpk in items:
@@ -133,30 +153,36 @@ def comparison_assignment_late(*, study: Study, design: JudgingDesign, judge: Us
     order = list(order_items(keys, {k: pair_key_split(k)[0] for k in keys}, seed=seed))
     try:
         with transaction.atomic():
-            assignment = Assignment.objects.create(study=study, judge=judge, seed=seed, n_items=len(order),
-                                                   joined_late=True)
+            assignment = Assignment.objects.create(
+                study=study, judge=judge, seed=seed, n_items=len(order), joined_late=True
+            )
             _items_insert(assignment=assignment, order=order, pks=pks)
             return assignment
     except IntegrityError:
         return Assignment.objects.get(study=study, judge=judge)
 
 
-def comparison_assignment_for_participant(*, study: Study, design: JudgingDesign, judge: User,
-                                          n_items: int | None) -> Assignment:
+def comparison_assignment_for_participant(
+    *, study: Study, design: JudgingDesign, judge: User, n_items: int | None
+) -> Assignment:
     """A join-link participant's pairs: every planned pair (``n_items`` empty) or ``n_items``
     pairs from those with the fewest *live* judges (answered or still held; a timed-out
     participant's released pairs count as free again), in the judge's own seeded order
     and sides. Unlike a late judge, the plan is the study's, not the other judges' pairs:
     a field study often opens with no judge at all. The caller holds the design's lock."""
     keys, pks = _pair_plan(study, design)
-    live: Counter[str] = Counter(pair_key(o, ls, rs) for o, ls, rs in ComparisonItem.objects.filter(
-        assignment__study=study).values_list("left__original__external_id", "left__system__name",
-                                             "right__system__name"))
+    live: Counter[str] = Counter(
+        pair_key(o, ls, rs)
+        for o, ls, rs in ComparisonItem.objects.filter(assignment__study=study).values_list(
+            "left__original__external_id", "left__system__name", "right__system__name"
+        )
+    )
     seed = derive_seed(design.seed, "order", judge.username)
     if n_items is not None and (design.judges_mode == JudgesMode.K_PER_ITEM or n_items < len(keys)):
         counts = {k: live.get(k, 0) for k in keys}
-        keys = late_judge_items(counts, n_items=min(n_items, len(keys)),
-                                seed=derive_seed(design.seed, "late", judge.username))
+        keys = late_judge_items(
+            counts, n_items=min(n_items, len(keys)), seed=derive_seed(design.seed, "late", judge.username)
+        )
     order = list(order_items(keys, {k: pair_key_split(k)[0] for k in keys}, seed=seed))
     assignment = Assignment.objects.create(study=study, judge=judge, seed=seed, n_items=len(order), joined_late=True)
     _items_insert(assignment=assignment, order=order, pks=pks)
@@ -182,6 +208,7 @@ def pairs_remaining(*, assignment: Assignment) -> int:
 
 # --- the judge's side ------------------------------------------------------------------
 
+
 @dataclass(frozen=True, kw_only=True)
 class JudgePair(JudgeEntry):
     """One pair as a judge sees it (the shared :class:`JudgeEntry` and the two texts)."""
@@ -203,17 +230,30 @@ def _judge_pair(item: ComparisonItem, *, assignment: Assignment) -> JudgePair:
     latest = ComparisonJudgment.objects.filter(item=item, is_latest=True).first() if item.done_at else None
     previous = None
     if item.position > 1:
-        previous = ComparisonItem.objects.filter(assignment=assignment, position=item.position - 1).values_list(
-            "token", flat=True).first()
+        previous = (
+            ComparisonItem.objects.filter(assignment=assignment, position=item.position - 1)
+            .values_list("token", flat=True)
+            .first()
+        )
     shown = JudgingDesign.objects.filter(study_id=assignment.study_id, show_context=True).exists()
     before, after = original_context(item.left.original) if shown else ((), ())
     position, total, done = place_among_checks(assignment=assignment, position=item.position, done=_done(assignment))
     return JudgePair(
-        token=item.token, position=position, total=total, done=done,
-        original=item.left.original.text, a=item.left.text, b=item.right.text,
-        answers=dict(latest.values) if latest else None, revision=latest.revision if latest else 0,
-        previous_token=previous, serve_stamp=serve_stamp_make(item.token),
-        context_shown=shown, context_before=before, context_after=after)
+        token=item.token,
+        position=position,
+        total=total,
+        done=done,
+        original=item.left.original.text,
+        a=item.left.text,
+        b=item.right.text,
+        answers=dict(latest.values) if latest else None,
+        revision=latest.revision if latest else 0,
+        previous_token=previous,
+        serve_stamp=serve_stamp_make(item.token),
+        context_shown=shown,
+        context_before=before,
+        context_after=after,
+    )
 
 
 def pair_next_for_judge(*, assignment: Assignment) -> JudgePair | None:
@@ -223,9 +263,14 @@ def pair_next_for_judge(*, assignment: Assignment) -> JudgePair | None:
 
 
 def _own_pair(*, study: Study, judge: User, token: object) -> ComparisonItem:
-    item = (_pairs_with_texts().select_related("assignment")
-            .filter(token=token, assignment__study=study, assignment__judge=judge).first()
-            if isinstance(token, str) else None)
+    item = (
+        _pairs_with_texts()
+        .select_related("assignment")
+        .filter(token=token, assignment__study=study, assignment__judge=judge)
+        .first()
+        if isinstance(token, str)
+        else None
+    )
     if item is None:
         raise ItemNotFound(gettext("There is no such item in your assignment for this study."))
     return item
@@ -274,9 +319,17 @@ def answers_clean(*, design: JudgingDesign, answers: object) -> dict[str, str]:
     return out
 
 
-def comparison_submit(*, study: Study, judge: User, token: str, key: str, answers: Mapping[str, object],
-                      serve_stamp: str, active_seconds: float | None = None,
-                      source: str = JudgmentSource.API) -> tuple[ComparisonJudgment, bool]:
+def comparison_submit(
+    *,
+    study: Study,
+    judge: User,
+    token: str,
+    key: str,
+    answers: Mapping[str, object],
+    serve_stamp: str,
+    active_seconds: float | None = None,
+    source: str = JudgmentSource.API,
+) -> tuple[ComparisonJudgment, bool]:
     """Store one judge's answers for one pair of their assignment. Returns (judgment, created).
 
     The answers are checked against the design's questions (:func:`answers_clean`), then
@@ -291,23 +344,35 @@ def comparison_submit(*, study: Study, judge: User, token: str, key: str, answer
     design = JudgingDesign.objects.get(study=study)
     clean = answers_clean(design=design, answers=answers)
     result = submission_store(
-        study=study, judge=judge, token=token, key=key, values=clean, serve_stamp=serve_stamp,
-        active_seconds=active_seconds_clean(active_seconds), source=source,
-        item_model=ComparisonItem, judgment_model=ComparisonJudgment)
+        study=study,
+        judge=judge,
+        token=token,
+        key=key,
+        values=clean,
+        serve_stamp=serve_stamp,
+        active_seconds=active_seconds_clean(active_seconds),
+        source=source,
+        item_model=ComparisonItem,
+        judgment_model=ComparisonJudgment,
+    )
     return cast(ComparisonJudgment, result.judgment), result.created
 
 
 # --- the researcher's side --------------------------------------------------------------
+
 
 def study_has_comparisons(*, study: Study) -> bool:
     return ComparisonJudgment.objects.filter(study=study).exists()
 
 
 def _latest(study: Study):
-    return (ComparisonJudgment.objects.filter(study=study, is_latest=True)
-            .select_related("judge", "item__assignment", "item__left__system", "item__right__system",
-                            "item__left__original")
-            .order_by("judge__username", "item__assignment_id", "item__position"))
+    return (
+        ComparisonJudgment.objects.filter(study=study, is_latest=True)
+        .select_related(
+            "judge", "item__assignment", "item__left__system", "item__right__system", "item__left__original"
+        )
+        .order_by("judge__username", "item__assignment_id", "item__position")
+    )
 
 
 def comparison_records(*, study: Study) -> dict[str, list[Comparison]]:
@@ -322,23 +387,47 @@ def comparison_records(*, study: Study) -> dict[str, list[Comparison]]:
         left, right = j.item.left.system.name, j.item.right.system.name
         genuine = right if left.startswith(CONTROL_SYSTEM_PREFIX) else left
         for slug, answer in j.values.items():
-            out.setdefault(slug, []).append(Comparison(
-                judge=j.judge.username, original=j.item.left.original.external_id, left=left, right=right,
-                answer={"A": "left", "tie": "tie", "B": "right"}[answer], is_control=j.item.is_control,
-                expected=genuine if j.item.is_control and slug == expect_on else None))
+            out.setdefault(slug, []).append(
+                Comparison(
+                    judge=j.judge.username,
+                    original=j.item.left.original.external_id,
+                    left=left,
+                    right=right,
+                    answer={"A": "left", "tie": "tie", "B": "right"}[answer],
+                    is_control=j.item.is_control,
+                    expected=genuine if j.item.is_control and slug == expect_on else None,
+                )
+            )
     return out
 
 
 def comparison_progress(*, study: Study) -> dict[str, int]:
     """Pairs answered and assigned over every judge."""
     agg = ComparisonItem.objects.filter(assignment__study=study).aggregate(
-        total=Count("id"), done=Count("id", filter=Q(done_at__isnull=False)))
+        total=Count("id"), done=Count("id", filter=Q(done_at__isnull=False))
+    )
     return {"done": agg["done"], "total": agg["total"]}
 
 
-EXPORT_HEADER = ["judge", "position", "original_id", "left_system", "right_system", "left_text", "right_text",
-                 "question", "answer", "preferred_system", "is_control", "revision", "source", "served_at",
-                 "submitted_at", "seconds", "active_seconds"]
+EXPORT_HEADER = [
+    "judge",
+    "position",
+    "original_id",
+    "left_system",
+    "right_system",
+    "left_text",
+    "right_text",
+    "question",
+    "answer",
+    "preferred_system",
+    "is_control",
+    "revision",
+    "source",
+    "served_at",
+    "submitted_at",
+    "seconds",
+    "active_seconds",
+]
 
 
 def comparison_export_rows(*, study: Study) -> Iterator[list]:
@@ -348,12 +437,25 @@ def comparison_export_rows(*, study: Study) -> Iterator[list]:
         left, right = j.item.left, j.item.right
         for slug, answer in j.values.items():
             preferred = {"A": left.system.name, "B": right.system.name}.get(answer, "")
-            yield [j.judge.username, j.item.position, left.original.external_id, left.system.name,
-                   right.system.name, left.text, right.text, slug, answer, preferred, j.item.is_control,
-                   j.revision, j.source, j.served_at.isoformat(), j.submitted_at.isoformat(),
-                   "" if j.seconds is None else round(j.seconds, 3),
-                   "" if j.active_seconds is None else round(j.active_seconds, 3)]
-
+            yield [
+                j.judge.username,
+                j.item.position,
+                left.original.external_id,
+                left.system.name,
+                right.system.name,
+                left.text,
+                right.text,
+                slug,
+                answer,
+                preferred,
+                j.item.is_control,
+                j.revision,
+                j.source,
+                j.served_at.isoformat(),
+                j.submitted_at.isoformat(),
+                "" if j.seconds is None else round(j.seconds, 3),
+                "" if j.active_seconds is None else round(j.active_seconds, 3),
+            ]
 
 
 def comparison_qc(*, study: Study) -> list[dict]:

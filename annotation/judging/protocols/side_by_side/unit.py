@@ -54,8 +54,9 @@ class SideBySideProtocol(JudgingProtocol):
     def assignment_late(self, *, study: Study, design: JudgingDesign, judge: User) -> Assignment:
         return comparison_assignment_late(study=study, design=design, judge=judge)
 
-    def assignment_for_participant(self, *, study: Study, design: JudgingDesign, judge: User,
-                                   n_items: int | None) -> Assignment:
+    def assignment_for_participant(
+        self, *, study: Study, design: JudgingDesign, judge: User, n_items: int | None
+    ) -> Assignment:
         return comparison_assignment_for_participant(study=study, design=design, judge=judge, n_items=n_items)
 
     def assignment_release_unfinished(self, *, assignment: Assignment) -> int:
@@ -79,8 +80,10 @@ class SideBySideProtocol(JudgingProtocol):
         """Each answer as the page draws it: value, translated label, its keys (space
         separated, for the script), the key printed under it and its digit."""
         labels = {"A": gettext("A is better"), "tie": gettext("About the same"), "B": gettext("B is better")}
-        return [{"value": k.value, "label": labels[k.value], "keys": " ".join(k.keys), "shown": k.shown,
-                 "digit": k.keys[1]} for k in self.answer_keys(design=design, rtl=rtl)]
+        return [
+            {"value": k.value, "label": labels[k.value], "keys": " ".join(k.keys), "shown": k.shown, "digit": k.keys[1]}
+            for k in self.answer_keys(design=design, rtl=rtl)
+        ]
 
     def instructions_context(self, *, design: JudgingDesign, rtl: bool) -> dict:
         return {"questions": questions(design), "answers": self.answers_for_page(design=design, rtl=rtl)}
@@ -106,25 +109,32 @@ class SideBySideProtocol(JudgingProtocol):
         return sbs_screening.training_verdicts(values=values, expected=expected)
 
     def training_correct(self, *, design: JudgingDesign | None, settings, values, expected) -> bool:
-        return sbs_screening.training_correct(checked=list(settings.training_criteria), values=values,
-                                              expected=expected)
+        return sbs_screening.training_correct(
+            checked=list(settings.training_criteria), values=values, expected=expected
+        )
 
     def training_item_for_judge(self, *, item) -> dict:
         return sbs_screening.training_item_for_judge(item)
 
-    def training_page_context(self, *, design: JudgingDesign, item, posted: dict, field_errors: dict,
-                              rtl: bool) -> dict:
+    def training_page_context(
+        self, *, design: JudgingDesign, item, posted: dict, field_errors: dict, rtl: bool
+    ) -> dict:
         qs = questions(design)
         for q in qs:
             q["checked"] = posted.get(q["slug"])
             q["errors"] = field_errors.get(q["slug"], [])
-        return {"questions": qs, "answers": self.answers_for_page(design=design, rtl=rtl),
-                "pair": sbs_screening.training_item_for_judge(item)}
+        return {
+            "questions": qs,
+            "answers": self.answers_for_page(design=design, rtl=rtl),
+            "pair": sbs_screening.training_item_for_judge(item),
+        }
 
     def training_feedback_rows(self, *, design: JudgingDesign, values: dict, verdicts: dict) -> list[dict]:
         labels = {a["value"]: a["label"] for a in self.answers_for_page(design=design, rtl=False)}
-        return [{"name": q["name"], "yours": labels.get(values.get(q["slug"]), "—"),
-                 "verdict": verdicts.get(q["slug"], "")} for q in questions(design)]
+        return [
+            {"name": q["name"], "yours": labels.get(values.get(q["slug"]), "—"), "verdict": verdicts.get(q["slug"], "")}
+            for q in questions(design)
+        ]
 
     def attention_draw(self, *, design: JudgingDesign | None, rng) -> tuple[str, float]:
         return sbs_screening.attention_draw(design=design, rng=rng)

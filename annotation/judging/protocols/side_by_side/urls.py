@@ -13,8 +13,7 @@ page_urls = [
     path("judge/studies/<int:study_id>/compare/", views.compare, name="compare"),
     path("judge/studies/<int:study_id>/compare/submit/", views.compare_submit, name="compare_submit"),
     path("judge/studies/<int:study_id>/compare/<str:token>/", views.compare_revise, name="compare_revise"),
-    path("studies/<int:study_id>/judging/export/comparisons.csv", views.export_comparisons,
-         name="export_comparisons"),
+    path("studies/<int:study_id>/judging/export/comparisons.csv", views.export_comparisons, name="export_comparisons"),
 ]
 
 api_urls = [

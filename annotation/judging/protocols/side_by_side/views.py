@@ -40,13 +40,24 @@ def _render_pair(request, study, pair, *, error=None, field_errors=None, posted=
     for q in questions:
         q["checked"] = answers.get(q["slug"])
         q["errors"] = (field_errors or {}).get(q["slug"], [])
-    return render(request, "judging/compare.html", {
-        "study": study, "pair": pair, "questions": questions, "key": idempotency_key_new(),
-        "position_text": thousands(pair.position), "total_text": thousands(pair.total), "done_text": thousands(pair.done),
-        "error": error, "back_keys": SIDE_BY_SIDE.back_keys,
-        # keys follow the screen: on a mirrored (right-to-left) page A is drawn on the right
-        "answers": SIDE_BY_SIDE.answers_for_page(design=design, rtl=get_language_bidi()),
-    }, status=status)
+    return render(
+        request,
+        "judging/compare.html",
+        {
+            "study": study,
+            "pair": pair,
+            "questions": questions,
+            "key": idempotency_key_new(),
+            "position_text": thousands(pair.position),
+            "total_text": thousands(pair.total),
+            "done_text": thousands(pair.done),
+            "error": error,
+            "back_keys": SIDE_BY_SIDE.back_keys,
+            # keys follow the screen: on a mirrored (right-to-left) page A is drawn on the right
+            "answers": SIDE_BY_SIDE.answers_for_page(design=design, rtl=get_language_bidi()),
+        },
+        status=status,
+    )
 
 
 def _comparison_study(request, study_id: int):
@@ -78,9 +89,16 @@ def compare(request, study_id: int):
     pair = comparison.pair_next_for_judge(assignment=assignment)
     if pair is None:
         last = comparison.pair_previous_for_judge(study=study, judge=request.user)
-        return render(request, "judging/compare_done.html", {
-            "study": study, "total_text": thousands(assignment.n_items), "last": last,
-            "end": end_code_context(user=request.user, study=study)})
+        return render(
+            request,
+            "judging/compare_done.html",
+            {
+                "study": study,
+                "total_text": thousands(assignment.n_items),
+                "last": last,
+                "end": end_code_context(user=request.user, study=study),
+            },
+        )
     return _render_pair(request, study, pair)
 
 
@@ -118,8 +136,15 @@ def compare_submit(request, study_id: int):
     try:
         active = request.POST.get("active_seconds") or None
         comparison.comparison_submit(
-            study=study, judge=request.user, token=token, key=request.POST.get("key", ""), answers=answers,
-            serve_stamp=request.POST.get("serve", ""), active_seconds=active, source=JudgmentSource.PAGE)
+            study=study,
+            judge=request.user,
+            token=token,
+            key=request.POST.get("key", ""),
+            answers=answers,
+            serve_stamp=request.POST.get("serve", ""),
+            active_seconds=active,
+            source=JudgmentSource.PAGE,
+        )
     except ItemNotFound as exc:
         raise Http404(exc.message) from None
     except JudgingError as exc:
@@ -129,8 +154,9 @@ def compare_submit(request, study_id: int):
             pair = comparison.pair_for_judge(study=study, judge=request.user, token=token)
         except ItemNotFound as missing:
             raise Http404(missing.message) from None
-        return _render_pair(request, study, pair, error=exc.message, field_errors=exc.field_errors, posted=answers,
-                            status=400)
+        return _render_pair(
+            request, study, pair, error=exc.message, field_errors=exc.field_errors, posted=answers, status=400
+        )
     return redirect("judging:compare", study_id=study.pk)
 
 
@@ -139,21 +165,34 @@ def _attention_submit(request, study, check, answers):
     if check.answered_at is not None:  # a second submit of the same page: already counted
         return redirect("judging:compare", study_id=study.pk)
     try:
-        check, _failures, ended = screening.attention_answer(assignment=check.assignment, token=check.token,
-                                                             value=answers)
+        check, _failures, ended = screening.attention_answer(
+            assignment=check.assignment, token=check.token, value=answers
+        )
     except JudgingError as exc:
         if study.status != StudyStatus.OPEN:
             return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
         if check.assignment.screened_out_at is not None:
             return redirect("judging:screened_out", study_id=study.pk)
-        return _render_pair(request, study, sbs_screening.attention_pair(check=check), error=exc.message,
-                            field_errors=exc.field_errors, posted=answers, status=400)
+        return _render_pair(
+            request,
+            study,
+            sbs_screening.attention_pair(check=check),
+            error=exc.message,
+            field_errors=exc.field_errors,
+            posted=answers,
+            status=400,
+        )
     if ended:
         return redirect("judging:screened_out", study_id=study.pk)
     if not check.passed:
-        messages.warning(request, _("That answer was not the one an attentive reader gives: that pair was a check, "
-                                    "one side a copy of the original and the other an unrelated sentence. "
-                                    "Please read each pair carefully."))
+        messages.warning(
+            request,
+            _(
+                "That answer was not the one an attentive reader gives: that pair was a check, "
+                "one side a copy of the original and the other an unrelated sentence. "
+                "Please read each pair carefully."
+            ),
+        )
     return redirect("judging:compare", study_id=study.pk)
 
 

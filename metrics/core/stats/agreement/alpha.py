@@ -134,8 +134,16 @@ def krippendorff_alphas(
 
     def result(level, stat, low=None, high=None, note=None):
         return AgreementResult(
-            stat, n_items, n_judges, "krippendorff_alpha", level, low, high,
-            n_boot if low is not None else 0, confidence_level, note,
+            stat,
+            n_items,
+            n_judges,
+            "krippendorff_alpha",
+            level,
+            low,
+            high,
+            n_boot if low is not None else 0,
+            confidence_level,
+            note,
         )
 
     if domain.size < 2 or n_items == 0:
@@ -157,7 +165,8 @@ def krippendorff_alphas(
         else:
             points[level] = float(
                 krippendorff.alpha(
-                    reliability_data=values, value_domain=domain,
+                    reliability_data=values,
+                    value_domain=domain,
                     level_of_measurement=cast(AlphaLevel, level),  # checked against ALPHA_LEVELS above
                 )
             )

@@ -145,8 +145,10 @@ def icc(
             note = "not defined: every item got the same score from every judge (no variance)"
             stat = math.nan
         elif stat < 0:
-            note = ("below 0: judges differ more on the same item than items differ from each other "
-                    "(no reliable variance between items)")
+            note = (
+                "below 0: judges differ more on the same item than items differ from each other "
+                "(no reliable variance between items)"
+            )
         ci_low: float | None
         ci_high: float | None
         if not (math.isfinite(low) and math.isfinite(high)) or low > high:

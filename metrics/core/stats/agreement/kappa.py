@@ -19,9 +19,7 @@ from ._shared import KAPPA_WEIGHTS, MAX_CATEGORIES, IncompleteDesignError, as_ra
 # Fleiss' kappa
 
 
-def fleiss_kappa(
-    ratings, *, n_boot: int = 0, confidence_level: float = 0.95, seed: int = 0
-) -> AgreementResult:
+def fleiss_kappa(ratings, *, n_boot: int = 0, confidence_level: float = 0.95, seed: int = 0) -> AgreementResult:
     """Fleiss' (1971) κ = (P̄ − P̄_e) / (1 − P̄_e) for nominal categories.
 
     P_i = (Σ_j n_ij² − n) / (n(n − 1)) is the agreement on item i among its n ratings,
@@ -188,13 +186,12 @@ def cohen_kappa(
             low, high, method = max(-1.0, point - z * se), min(1.0, point + z * se), "asymptotic"
     if n_boot > 0:
         method = "bootstrap"
-        onehot = sparse.csr_matrix(
-            (np.ones(cell.size), (np.arange(cell.size), cell)), shape=(cell.size, lab.size**2)
-        )
+        onehot = sparse.csr_matrix((np.ones(cell.size), (np.arange(cell.size), cell)), shape=(cell.size, lab.size**2))
         boots = []
         for w in weight_chunks(x.size, n_boot, seed):
             confs = np.asarray((onehot.T @ w.T).T).reshape(-1, lab.size, lab.size)
             boots.append(_kappa_from_confusion(confs, wmat))
         low, high = percentile_ci(np.concatenate(boots), confidence_level)
-    return AgreementResult(point, int(x.size), 2, "cohen_kappa", level, low, high, max(n_boot, 0), confidence_level,
-                           None, se, method)
+    return AgreementResult(
+        point, int(x.size), 2, "cohen_kappa", level, low, high, max(n_boot, 0), confidence_level, None, se, method
+    )

@@ -56,9 +56,24 @@ class Command(BaseCommand):
             study = Study.objects.filter(pk=o["study"]).first()
             if study is None:
                 raise CommandError(f"no study with id {o['study']}")
-        raw = {k: o[k] for k in ("n_originals", "n_judges", "judges_per_item", "system_means", "item_sd",
-                                 "judge_bias_sd", "noise_sd", "delta", "level", "power", "n_simulations", "seed")
-               if o[k] is not None}
+        raw = {
+            k: o[k]
+            for k in (
+                "n_originals",
+                "n_judges",
+                "judges_per_item",
+                "system_means",
+                "item_sd",
+                "judge_bias_sd",
+                "noise_sd",
+                "delta",
+                "level",
+                "power",
+                "n_simulations",
+                "seed",
+            )
+            if o[k] is not None
+        }
         raw["source"] = "pilot" if study is not None and not o["stated"] and not o["system_means"] else "stated"
         try:
             params = plan_params_clean(raw, study=study)
@@ -89,27 +104,42 @@ class Command(BaseCommand):
             a = assumptions_from_pilot(frame)
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
-        result = plan_study(a, n_originals=params["n_originals"], n_judges=params["n_judges"],
-                            judges_per_item=params["judges_per_item"], level=params["level"],
-                            n_simulations=params["n_simulations"], delta=params["delta"], power=params["power"],
-                            seed=params["seed"])
+        result = plan_study(
+            a,
+            n_originals=params["n_originals"],
+            n_judges=params["n_judges"],
+            judges_per_item=params["judges_per_item"],
+            level=params["level"],
+            n_simulations=params["n_simulations"],
+            delta=params["delta"],
+            power=params["power"],
+            seed=params["seed"],
+        )
         return jsonable({**result.to_dict(), "params": params})
 
     def _print(self, plan: dict) -> None:
         a = plan["assumptions"]
         w = self.stdout.write
-        w(f"Assumptions ({a['source']}): item sd {a['item_sd']}, judge bias sd {a['judge_bias_sd']}, "
-          f"noise sd {a['noise_sd']}")
+        w(
+            f"Assumptions ({a['source']}): item sd {a['item_sd']}, judge bias sd {a['judge_bias_sd']}, "
+            f"noise sd {a['noise_sd']}"
+        )
         w("  system means: " + ", ".join(f"{k}={v}" for k, v in a["system_means"].items()))
         k = plan["judges_per_item"] or plan["n_judges"]
-        w(f"Plan: {plan['n_originals']} originals × {len(a['system_means'])} systems × {k} judges per item "
-          f"= {plan['judgments']} judgments; {plan['n_simulations']} simulations")
-        for label, key in (("P(ranking right)", "ranking_right"),
-                           (f"P(neighbours separated at {plan['level']})", "pairs_separated")):
+        w(
+            f"Plan: {plan['n_originals']} originals × {len(a['system_means'])} systems × {k} judges per item "
+            f"= {plan['judgments']} judgments; {plan['n_simulations']} simulations"
+        )
+        for label, key in (
+            ("P(ranking right)", "ranking_right"),
+            (f"P(neighbours separated at {plan['level']})", "pairs_separated"),
+        ):
             p = plan[key]
             w(f"  {label}: {p['estimate']:.3f} [{p['low']:.3f}, {p['high']:.3f}]")
         if plan["agreement_width"] is not None:
-            w(f"  expected width of alpha's interval: {plan['agreement_width']:.3f} (alpha about {plan['agreement_alpha']:.3f})")
+            w(
+                f"  expected width of alpha's interval: {plan['agreement_width']:.3f} (alpha about {plan['agreement_alpha']:.3f})"
+            )
         if plan["separation"]:
             w(f"To separate two systems {plan['delta']} apart (power {plan['power']}):")
             for r in plan["separation"]:

@@ -33,9 +33,12 @@ def test_more_candidates_than_k_give_sets_of_k_covering_every_system_balanced_ov
 
 
 def test_each_control_gets_a_set_with_k_minus_one_genuine_candidates():
-    keys = plan_sets({"o1": SYSTEMS[:5], "o2": ["a"], "o3": []}, {"o1": ["control:identical", "control:random"],
-                                                                   "o2": ["control:identical"],
-                                                                   "o3": ["control:identical"]}, k=3, seed=1)
+    keys = plan_sets(
+        {"o1": SYSTEMS[:5], "o2": ["a"], "o3": []},
+        {"o1": ["control:identical", "control:random"], "o2": ["control:identical"], "o3": ["control:identical"]},
+        k=3,
+        seed=1,
+    )
     control_sets = [set_key_split(k) for k in keys if "control:" in k]
     assert len(control_sets) == 3  # o3 has no genuine candidate to rank the control against
     for original, systems in control_sets:

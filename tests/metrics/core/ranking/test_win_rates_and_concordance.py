@@ -19,10 +19,18 @@ def test_nested_lists_are_ties_and_round_trip():
     assert midranks(groups) == {"human1": 1, "machine1": 2.5, "machine2": 2.5, "machine3": 4}
 
 
-@pytest.mark.parametrize("bad, words", [
-    ("a b", "is a list"), (["a", "a"], "twice"), (["a", []], "empty"), (["a", [["b"]]], "one level"),
-    (["a", 3], "non-empty string"), (["a"], "at least two"), (["a", ""], "non-empty string"),
-])
+@pytest.mark.parametrize(
+    "bad, words",
+    [
+        ("a b", "is a list"),
+        (["a", "a"], "twice"),
+        (["a", []], "empty"),
+        (["a", [["b"]]], "one level"),
+        (["a", 3], "non-empty string"),
+        (["a"], "at least two"),
+        (["a", ""], "non-empty string"),
+    ],
+)
 def test_malformed_rankings_say_what_is_wrong(bad, words):
     with pytest.raises(ValueError, match=words):
         groups_from_json(bad)

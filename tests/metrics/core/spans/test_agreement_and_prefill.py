@@ -35,8 +35,13 @@ def test_character_f1_counts_overlapping_characters():
 
 def test_kappa_over_words_equals_scikit_learn():
     a = EsaAnnotation("a", "i1", "o1", "s", (_span(CANDIDATE, "bright light"), _span(ORIGINAL, "And", side="original")))
-    b = EsaAnnotation("b", "i1", "o1", "s", (_span(CANDIDATE, "bright", "major"), _span(CANDIDATE, "Then"),
-                                              ErrorSpan.missing_marker("minor")))
+    b = EsaAnnotation(
+        "b",
+        "i1",
+        "o1",
+        "s",
+        (_span(CANDIDATE, "bright", "major"), _span(CANDIDATE, "Then"), ErrorSpan.missing_marker("minor")),
+    )
     result = span_agreement([a], [b], TEXTS)
     la = [*word_labels(a.spans, CANDIDATE, side="candidate"), *word_labels(a.spans, ORIGINAL, side="original")]
     lb = [*word_labels(b.spans, CANDIDATE, side="candidate"), *word_labels(b.spans, ORIGINAL, side="original")]
@@ -66,17 +71,24 @@ def test_pairwise_agreement_pairs_judges_on_shared_items_without_controls():
 
 
 def test_char_labels_take_the_most_severe_span():
-    labels = char_labels([ErrorSpan("candidate", 0, 4, "minor"), ErrorSpan("candidate", 2, 6, "major")], "abcdefgh",
-                         side="candidate")
+    labels = char_labels(
+        [ErrorSpan("candidate", 0, 4, "minor"), ErrorSpan("candidate", 2, 6, "major")], "abcdefgh", side="candidate"
+    )
     assert labels.tolist() == [1, 1, 2, 2, 2, 2, 0, 0, 0]  # the last position is the [missing] marker
 
 
-@pytest.mark.parametrize("original, candidate", [
-    (ORIGINAL, CANDIDATE),
-    ("In the beginning God created the heaven and the earth.", "In the beginning, God created the heavens and the earth."),
-    ("كَتَبَ الولدُ الدرسَ في المدرسة.", "كَتَبَ الولدُ الدرسَ بسرعة."),
-    ("Café 😀 is open today.", "The café 😀 is open."),
-])
+@pytest.mark.parametrize(
+    "original, candidate",
+    [
+        (ORIGINAL, CANDIDATE),
+        (
+            "In the beginning God created the heaven and the earth.",
+            "In the beginning, God created the heavens and the earth.",
+        ),
+        ("كَتَبَ الولدُ الدرسَ في المدرسة.", "كَتَبَ الولدُ الدرسَ بسرعة."),
+        ("Café 😀 is open today.", "The café 😀 is open."),
+    ],
+)
 def test_prefilled_spans_match_the_alignment_they_came_from(original, candidate):
     proposal = propose_spans(original, candidate)
     links = proposal.alignment.sure | proposal.alignment.possible
@@ -85,7 +97,8 @@ def test_prefilled_spans_match_the_alignment_they_came_from(original, candidate)
         ("original", original, proposal.original_words, {i for i, _ in links}),
     ):
         assert list(proposal.alignment.tokens1 if side == "original" else proposal.alignment.tokens2) == [
-            text[s:e] for s, e in words]
+            text[s:e] for s, e in words
+        ]
         spans = [s for s in proposal.spans if s.side == side]
         covered = {k for k, (s, e) in enumerate(words) for sp in spans if sp.start <= s and e <= sp.end}
         content = {k for k, (s, e) in enumerate(words) if any(ch.isalnum() for ch in text[s:e])}
@@ -101,21 +114,28 @@ def test_prefilled_spans_match_the_alignment_they_came_from(original, candidate)
 
 def test_the_proposals_for_a_real_pair_are_the_words_the_candidate_adds_and_drops():
     proposal = propose_spans(ORIGINAL, CANDIDATE)
-    cand = {CANDIDATE[s.start:s.end] for s in proposal.spans if s.side == "candidate"}
+    cand = {CANDIDATE[s.start : s.end] for s in proposal.spans if s.side == "candidate"}
     assert {"bright", "at once"} <= cand
     assert all(s.severity == "minor" for s in proposal.spans)
 
 
 def test_proposal_precision_counts_accepted_edited_deleted_and_added():
-    p1, p2, p3 = (ErrorSpan("candidate", 0, 4, "minor"), ErrorSpan("candidate", 10, 16, "minor"),
-                  ErrorSpan("original", 0, 3, "minor"))
-    kept = (ErrorSpan("candidate", 0, 4, "major"),  # p1 accepted, severity raised
-            ErrorSpan("candidate", 10, 13, "minor"),  # p2 edited (shortened)
-            ErrorSpan("candidate", 30, 35, "minor"))  # the judge's own; p3 deleted
-    outcome = proposal_outcomes([
-        EsaAnnotation("j", "i1", "o1", "s", kept, 60, proposed=(p1, p2, p3), seconds=20),
-        EsaAnnotation("j", "i2", "o2", "s", (ErrorSpan("candidate", 0, 2, "minor"),), 80, seconds=50),
-    ])
+    p1, p2, p3 = (
+        ErrorSpan("candidate", 0, 4, "minor"),
+        ErrorSpan("candidate", 10, 16, "minor"),
+        ErrorSpan("original", 0, 3, "minor"),
+    )
+    kept = (
+        ErrorSpan("candidate", 0, 4, "major"),  # p1 accepted, severity raised
+        ErrorSpan("candidate", 10, 13, "minor"),  # p2 edited (shortened)
+        ErrorSpan("candidate", 30, 35, "minor"),
+    )  # the judge's own; p3 deleted
+    outcome = proposal_outcomes(
+        [
+            EsaAnnotation("j", "i1", "o1", "s", kept, 60, proposed=(p1, p2, p3), seconds=20),
+            EsaAnnotation("j", "i2", "o2", "s", (ErrorSpan("candidate", 0, 2, "minor"),), 80, seconds=50),
+        ]
+    )
     assert (outcome.n_annotations, outcome.proposed, outcome.accepted, outcome.severity_changed) == (1, 3, 1, 1)
     assert (outcome.edited, outcome.deleted, outcome.added, outcome.kept) == (1, 1, 1, 3)
     assert outcome.precision_strict == pytest.approx(1 / 3)

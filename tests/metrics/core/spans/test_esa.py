@@ -53,7 +53,9 @@ def study():
         for o in range(30):
             for system, (minor_rate, major_rate, mean) in quality.items():
                 spans = [ErrorSpan("candidate", k * 10, k * 10 + 4, "minor") for k in range(rng.poisson(minor_rate))]
-                spans += [ErrorSpan("candidate", 100 + k * 10, 104 + k * 10, "major") for k in range(rng.poisson(major_rate))]
+                spans += [
+                    ErrorSpan("candidate", 100 + k * 10, 104 + k * 10, "major") for k in range(rng.poisson(major_rate))
+                ]
                 score = float(np.clip(mean + bias + rng.normal(0, 8), 0, 100))
                 out.append(EsaAnnotation(judge, f"{o}-{system}", str(o), system, tuple(spans), score))
             out.append(EsaAnnotation(judge, f"{o}-copy", str(o), "control:identical", (), 100.0, True, "identical"))
@@ -76,8 +78,18 @@ def test_summary_shows_weights_raw_esa_z_scores_and_mqm(study):
     assert summary.to_dict()["weights"] == {"minor": 1.0, "major": 10.0}
     table = summary.table.set_index("system")
     assert list(table.index) == ["good", "fair", "poor"]
-    frame = pd.DataFrame([{"system": a.system, "original": a.original, "esa": a.score,
-                           "mqm": -(a.count("minor") + 10 * a.count("major"))} for a in study if not a.is_control])
+    frame = pd.DataFrame(
+        [
+            {
+                "system": a.system,
+                "original": a.original,
+                "esa": a.score,
+                "mqm": -(a.count("minor") + 10 * a.count("major")),
+            }
+            for a in study
+            if not a.is_control
+        ]
+    )
     expected = frame.groupby(["system", "original"]).mean().groupby("system").mean()
     for system in table.index:
         assert table.loc[system, "esa"] == pytest.approx(expected.loc[system, "esa"])
@@ -124,10 +136,21 @@ def test_metric_human_correlations_run_on_span_based_scores(study):
     for item in items:
         mine = [a for a in study if a.item == item]
         mqm_mean[item] = np.mean([mqm_score(a.spans) for a in mine])
-    metric = pd.DataFrame({"item": items, "system": [i.split("-")[1] for i in items],
-                           "score": [mqm_mean[i] + rng.normal(0, 1) for i in items]})
-    results = metric_human_correlations(esa_judgments(study), {"m": metric}, criterion="mqm",
-                                        include_controls_in_mean=False, per_judge=False, methods=("pearson",))
+    metric = pd.DataFrame(
+        {
+            "item": items,
+            "system": [i.split("-")[1] for i in items],
+            "score": [mqm_mean[i] + rng.normal(0, 1) for i in items],
+        }
+    )
+    results = metric_human_correlations(
+        esa_judgments(study),
+        {"m": metric},
+        criterion="mqm",
+        include_controls_in_mean=False,
+        per_judge=False,
+        methods=("pearson",),
+    )
     segment = next(r for r in results if r.level == "segment" and r.human == "mean")
     expected = sps.pearsonr(metric["score"], [mqm_mean[i] for i in items]).statistic
     assert segment.n == len(items)

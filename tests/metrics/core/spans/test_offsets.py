@@ -47,9 +47,16 @@ def test_an_offset_inside_a_surrogate_pair_is_rejected_not_rounded():
         utf16_to_codepoint(text, utf16_length(text) + 1)
 
 
-@pytest.mark.parametrize("text, word", [
-    (COMBINING, "Cafe\u0301"), (EMOJI, "👩‍👩‍👧"), (EMOJI, "🇫🇷"), (ARABIC, "الولدُ"), (ARABIC, "كَتَبَ"),
-])
+@pytest.mark.parametrize(
+    "text, word",
+    [
+        (COMBINING, "Cafe\u0301"),
+        (EMOJI, "👩‍👩‍👧"),
+        (EMOJI, "🇫🇷"),
+        (ARABIC, "الولدُ"),
+        (ARABIC, "كَتَبَ"),
+    ],
+)
 def test_a_span_round_trips_through_json_and_the_browser_unchanged(text, word):
     start = text.index(word)
     end = start + len(word)
@@ -57,7 +64,7 @@ def test_a_span_round_trips_through_json_and_the_browser_unchanged(text, word):
     # stored as code points, sent to the page in UTF-16, read back, through JSON both ways
     sent = json.loads(json.dumps({"start": codepoint_to_utf16(text, start), "end": codepoint_to_utf16(text, end)}))
     back = (utf16_to_codepoint(text, sent["start"]), utf16_to_codepoint(text, sent["end"]))
-    assert text[back[0]:back[1]] == word
+    assert text[back[0] : back[1]] == word
     # and the same characters through UTF-8 (a JSONL export) and back
     assert json.loads(json.dumps(text, ensure_ascii=False).encode("utf-8").decode("utf-8"))[start:end] == word
 
@@ -79,7 +86,7 @@ def test_spans_are_in_logical_order_in_right_to_left_text():
     # the first code point of an Arabic sentence is its first (rightmost) letter on screen;
     # offsets follow reading order, whatever the bidirectional display does
     start = MIXED.index("Guinness")
-    assert MIXED[start:start + 8] == "Guinness"
+    assert MIXED[start : start + 8] == "Guinness"
     assert unicodedata.bidirectional(MIXED[0]) == "AL" and MIXED[:3] == "قال"
     words = [MIXED[s:e] for s, e in word_offsets(MIXED)]
     assert words == ["قال", "Guinness", "إن", "السنة", "2025", "جيدة"]

@@ -89,9 +89,17 @@ def test_alpha_recovers_the_simulated_reliability():
     # Additive model: α ≈ σ²_item / (σ²_item + σ²_bias + σ²_noise) for continuous scores.
     item_sd, bias_sd, noise_sd = 1.0, 0.3, 0.6
     frame = simulate_judgments(
-        n_originals=1500, systems={"s": {"overall": 3.0}}, n_judges=4, criteria=("overall",),
-        controls=(), item_sd=item_sd, judge_bias_sd=bias_sd, noise_sd=noise_sd,
-        discrete=False, seconds=False, seed=2,
+        n_originals=1500,
+        systems={"s": {"overall": 3.0}},
+        n_judges=4,
+        criteria=("overall",),
+        controls=(),
+        item_sd=item_sd,
+        judge_bias_sd=bias_sd,
+        noise_sd=noise_sd,
+        discrete=False,
+        seconds=False,
+        seed=2,
     )
     values = frame.pivot(index="judge", columns="item", values="score").to_numpy()
     expected = item_sd**2 / (item_sd**2 + bias_sd**2 + noise_sd**2)
@@ -135,7 +143,12 @@ def test_pairwise_cohen_kappa_covers_every_pair_and_weighting():
     values = _ratings(1, judges=4, missing=0.1)
     pairs = pairwise_cohen_kappa(values, judges=["a", "b", "c", "d"])
     assert [(p.judge_a, p.judge_b) for p in pairs] == [
-        ("a", "b"), ("a", "c"), ("a", "d"), ("b", "c"), ("b", "d"), ("c", "d")
+        ("a", "b"),
+        ("a", "c"),
+        ("a", "d"),
+        ("b", "c"),
+        ("b", "d"),
+        ("c", "d"),
     ]
     d = pairs[0].to_dict()
     assert d["judges"] == ["a", "b"] and set(d) >= {"unweighted", "linear", "quadratic"}
@@ -145,7 +158,14 @@ def test_icc_reproduces_shrout_and_fleiss_1979_table():
     # Shrout & Fleiss (1979), Table 2: 6 targets rated by 4 judges, and their Table 4.
     table = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]], float)
     res = icc(table.T)
-    published = {"ICC(1,1)": 0.17, "ICC(2,1)": 0.29, "ICC(3,1)": 0.71, "ICC(1,k)": 0.44, "ICC(2,k)": 0.62, "ICC(3,k)": 0.91}
+    published = {
+        "ICC(1,1)": 0.17,
+        "ICC(2,1)": 0.29,
+        "ICC(3,1)": 0.71,
+        "ICC(1,k)": 0.44,
+        "ICC(2,k)": 0.62,
+        "ICC(3,k)": 0.91,
+    }
     for form, value in published.items():
         assert round(res[form].statistic, 2) == value
     assert res["ICC(2,k)"].form == "ICC(2,4)"

@@ -12,8 +12,9 @@ RNG = np.random.default_rng(4)
 
 def _matrix(values) -> RatingMatrix:
     values = np.asarray(values, dtype=float)
-    return RatingMatrix(values, tuple(f"j{i}" for i in range(values.shape[0])),
-                        tuple(f"i{k}" for k in range(values.shape[1])))
+    return RatingMatrix(
+        values, tuple(f"j{i}" for i in range(values.shape[0])), tuple(f"i{k}" for k in range(values.shape[1]))
+    )
 
 
 def test_a_slider_gets_interval_alpha_icc_and_pearson_but_no_kappa():
@@ -23,7 +24,8 @@ def test_a_slider_gets_interval_alpha_icc_and_pearson_but_no_kappa():
     a = criterion_agreement(_matrix(values), "similarity", n_boot=0, scale_type="slider")
     assert a.alpha_level == "interval" and set(a.krippendorff_alpha) == {"interval"}
     assert a.krippendorff_alpha["interval"].statistic == pytest.approx(
-        krippendorff.alpha(reliability_data=values, level_of_measurement="interval"), abs=1e-9)
+        krippendorff.alpha(reliability_data=values, level_of_measurement="interval"), abs=1e-9
+    )
     assert a.fleiss_kappa is None and "slider" in a.fleiss_kappa_reason and a.cohen_kappa == ()
     assert a.pearson and a.to_dict()["scale"] == "slider"
 

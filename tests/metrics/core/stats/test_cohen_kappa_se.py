@@ -28,8 +28,10 @@ def test_kappa_standard_error_and_interval_equal_statsmodels(weights, wt):
     assert ours.statistic == pytest.approx(ref.kappa, abs=1e-12)
     assert ours.std_error == pytest.approx(ref.std_kappa, abs=1e-12)
     # statsmodels' default interval is 95 %: kappa ± 1.96 SE
-    assert (ours.ci_low, ours.ci_high) == (pytest.approx(ref.kappa_low, abs=1e-12),
-                                           pytest.approx(ref.kappa_upp, abs=1e-12))
+    assert (ours.ci_low, ours.ci_high) == (
+        pytest.approx(ref.kappa_low, abs=1e-12),
+        pytest.approx(ref.kappa_upp, abs=1e-12),
+    )
     assert ours.confidence_interval().method == "asymptotic"
 
 

@@ -51,12 +51,17 @@ def test_bradley_terry_equals_choix_on_its_own_test_cases(case):
 
 def test_a_tie_is_half_a_win_each_way():
     # x beats y once, and they tie twice: x has 2 "wins" of 4 halves vs y's 1 (weights 1 + 0.5 + 0.5).
-    cs = [Comparison("j1", "o1", "x", "y", "left"), Comparison("j1", "o2", "y", "x", "tie"),
-          Comparison("j2", "o1", "x", "y", "tie"), Comparison("j2", "o3", "x", "z", "left"),
-          Comparison("j2", "o4", "z", "y", "left")]
+    cs = [
+        Comparison("j1", "o1", "x", "y", "left"),
+        Comparison("j1", "o2", "y", "x", "tie"),
+        Comparison("j2", "o1", "x", "y", "tie"),
+        Comparison("j2", "o3", "x", "z", "left"),
+        Comparison("j2", "o4", "z", "y", "left"),
+    ]
     got = bradley_terry(cs, alpha=0.0, n_boot=0)
     # Independent fit: maximise the weighted BT log-likelihood with scipy.
     from scipy.optimize import minimize
+
     idx = {"x": 0, "y": 1, "z": 2}
     wins = [(0, 1, 1.0), (0, 1, 0.5), (1, 0, 0.5), (0, 1, 0.5), (1, 0, 0.5), (0, 2, 1.0), (2, 1, 1.0)]
 
@@ -85,13 +90,22 @@ def test_bootstrap_interval_contains_the_estimate_and_is_reproducible():
 
 
 def test_win_rates_count_ties_and_ignore_sides_and_controls():
-    cs = [Comparison("j1", "o1", "b", "a", "left"),   # b wins
-          Comparison("j2", "o1", "a", "b", "right"),  # b wins
-          Comparison("j1", "o2", "a", "b", "tie"),
-          Comparison("j1", "o3", "a", "b", "left"),   # a wins
-          Comparison("j1", "o3", "control:identical", "a", "right", is_control=True, expected="a")]
+    cs = [
+        Comparison("j1", "o1", "b", "a", "left"),  # b wins
+        Comparison("j2", "o1", "a", "b", "right"),  # b wins
+        Comparison("j1", "o2", "a", "b", "tie"),
+        Comparison("j1", "o3", "a", "b", "left"),  # a wins
+        Comparison("j1", "o3", "control:identical", "a", "right", is_control=True, expected="a"),
+    ]
     (row,) = pair_win_rates(cs)
-    assert (row["system_a"], row["system_b"], row["n"], row["wins_a"], row["ties"], row["wins_b"]) == ("a", "b", 4, 1, 1, 2)
+    assert (row["system_a"], row["system_b"], row["n"], row["wins_a"], row["ties"], row["wins_b"]) == (
+        "a",
+        "b",
+        4,
+        1,
+        1,
+        2,
+    )
     assert row["score_a"] == pytest.approx(1.5 / 4)
     assert row["win_rate_a"] == pytest.approx(1 / 3)
     systems = {r["system"]: r for r in system_win_rates(cs)}
@@ -115,8 +129,10 @@ def test_agreement_is_krippendorff_nominal_on_canonical_outcomes():
 
 
 def test_control_accuracy_uses_the_expected_winner_and_a_binomial_test():
-    cs = [Comparison("j1", f"o{k}", "control:identical", "g", "right" if k < 5 else "left", is_control=True,
-                     expected="g") for k in range(6)]
+    cs = [
+        Comparison("j1", f"o{k}", "control:identical", "g", "right" if k < 5 else "left", is_control=True, expected="g")
+        for k in range(6)
+    ]
     (row,) = control_accuracy(cs, qc_alpha=0.05)
     assert (row["n"], row["correct"]) == (6, 5)
     assert row["pvalue"] == pytest.approx(binomtest(5, 6, 1 / 3, alternative="greater").pvalue)
@@ -124,8 +140,11 @@ def test_control_accuracy_uses_the_expected_winner_and_a_binomial_test():
 
 
 def test_summary_leaves_excluded_judges_out_of_the_tables():
-    cs = [Comparison(j, f"o{k}", a, b, "left") for j in ("j1", "j2") for k, (a, b) in
-          enumerate(itertools.permutations("pqr", 2))]
+    cs = [
+        Comparison(j, f"o{k}", a, b, "left")
+        for j in ("j1", "j2")
+        for k, (a, b) in enumerate(itertools.permutations("pqr", 2))
+    ]
     s = comparison_summary(cs, excluded_judges=["j2"], n_boot=20)
     assert s["n_comparisons"] == 6 and s["n_judges"] == 1
     assert {r["system"] for r in s["bradley_terry"]["ranking"]} == {"p", "q", "r"}

@@ -18,8 +18,11 @@ def _metrics(frame: pd.DataFrame) -> pd.DataFrame:
     (their expected overall scores) and is noise on genuine items — the TER-like case
     of the issue, best only when the controls count."""
     rng = np.random.default_rng(0)
-    items = frame.loc[frame["criterion"] == "overall"].groupby("item").agg(
-        system=("system", "first"), kind=("control_kind", "first"), score=("score", "mean"))
+    items = (
+        frame.loc[frame["criterion"] == "overall"]
+        .groupby("item")
+        .agg(system=("system", "first"), kind=("control_kind", "first"), score=("score", "mean"))
+    )
     is_control = items["kind"].notna()
     expected = items["kind"].map(lambda k: DEFAULT_CONTROL_EXPECTED[k]["overall"] if isinstance(k, str) else np.nan)
     genuine_fit = np.where(is_control, 3.0, items["score"] + rng.normal(0, 0.5, len(items)))

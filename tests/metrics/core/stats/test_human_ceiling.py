@@ -39,8 +39,9 @@ def test_the_ceiling_is_the_mean_over_judges_of_each_judges_r_with_the_others_me
 def test_a_metric_is_scored_against_the_same_others_as_each_judge(study):
     rm, _ = _genuine_overall(study)
     metric = pd.DataFrame({"m": np.arange(rm.n_items, dtype=float) % 7}, index=list(rm.items))
-    expected = np.mean([sps.pearsonr(metric["m"], np.delete(rm.values, j, axis=0).mean(axis=0))[0]
-                        for j in range(rm.n_judges)])
+    expected = np.mean(
+        [sps.pearsonr(metric["m"], np.delete(rm.values, j, axis=0).mean(axis=0))[0] for j in range(rm.n_judges)]
+    )
     out = human_ceiling(study, metric, criterion="overall", min_shared=10, n_boot=0)
     assert out["metrics"][0]["statistic"] == pytest.approx(expected, abs=1e-12)
 
@@ -85,8 +86,7 @@ def test_the_llm_judge_pool_reports_the_humans_alpha_untouched_and_each_llm_apar
 
 def test_the_report_carries_the_ceiling_and_the_llm_judge_pool(study):
     metrics = simulate_metric_scores(study, seed=3)
-    runs = [{"name": "metric_good", "used": True, "judge_criterion": "overall"},
-            {"name": "metric_poor", "used": True}]
+    runs = [{"name": "metric_good", "used": True, "judge_criterion": "overall"}, {"name": "metric_poor", "used": True}]
     report = build_report(study, metrics, n_boot=50, seed=1, min_shared=10, metric_runs=runs)
     meta = report["metric_meta_evaluation"]
     ceiling = meta["segment"]["human_ceiling"]

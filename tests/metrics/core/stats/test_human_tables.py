@@ -73,7 +73,9 @@ def test_criterion_correlations_at_both_levels_and_on_the_good_subset(study):
     rows = criterion_correlations(ref, methods=("pearson",))
     by = {(r.criterion, r.subset): r for r in rows}
     adequacy = by[("adequacy", "all")]
-    assert adequacy.sentence["pearson"].statistic == pytest.approx(sps.pearsonr(ref["adequacy"], ref["overall"]).statistic)
+    assert adequacy.sentence["pearson"].statistic == pytest.approx(
+        sps.pearsonr(ref["adequacy"], ref["overall"]).statistic
+    )
     sys_means = ref.groupby("system")[["adequacy", "overall"]].mean()
     assert adequacy.system["pearson"].statistic == pytest.approx(
         sps.pearsonr(sys_means["adequacy"], sys_means["overall"]).statistic
@@ -118,8 +120,11 @@ def test_leaderboard_ranks_by_pearson_and_williams_tests_against_the_best():
     rng = np.random.default_rng(0)
     human = rng.normal(size=300)
     metrics = pd.DataFrame(
-        {"poor": human + rng.normal(0, 2, 300), "good": human + rng.normal(0, 0.4, 300),
-         "near": human + rng.normal(0, 0.42, 300)}
+        {
+            "poor": human + rng.normal(0, 2, 300),
+            "good": human + rng.normal(0, 0.4, 300),
+            "near": human + rng.normal(0, 0.42, 300),
+        }
     )
     board = metric_leaderboard(human, metrics)
     assert [r.metric for r in board][0] == "good" and board[-1].metric == "poor"

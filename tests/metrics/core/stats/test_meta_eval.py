@@ -17,8 +17,11 @@ from metrics.core.stats.warnings import report_warnings
 
 def _williams_p(r12, r13, r23, n):
     k = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
-    t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / math.sqrt(
-        2 * k * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3)
+    t = (
+        (r12 - r13)
+        * math.sqrt((n - 1) * (1 + r23))
+        / math.sqrt(2 * k * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3)
+    )
     return sps.t.sf(t, n - 3)
 
 
@@ -27,11 +30,13 @@ def data():
     rng = np.random.default_rng(7)
     n = 240
     human = rng.normal(size=n)
-    frame = pd.DataFrame({
-        "good": human + rng.normal(scale=0.6, size=n),
-        "chrf": human + rng.normal(scale=1.0, size=n),
-        "noise": rng.normal(size=n),
-    })
+    frame = pd.DataFrame(
+        {
+            "good": human + rng.normal(scale=0.6, size=n),
+            "chrf": human + rng.normal(scale=1.0, size=n),
+            "noise": rng.normal(size=n),
+        }
+    )
     frame.iloc[3, 1] = np.nan  # a missing score drops the row for every metric
     systems = np.repeat([f"s{i}" for i in range(12)], n // 12)
     groups = np.tile(np.repeat([f"o{i}" for i in range(20)], 1), n // 20)
@@ -65,7 +70,8 @@ def test_segment_level_equals_scipy_and_the_williams_formula(data):
     assert rows["good"]["p_vs_baseline"] == pytest.approx(rows["chrf"]["p_vs_best"])
     assert rows["noise"]["better_than_baseline"] is False
     assert rows["noise"]["p_vs_baseline"] == pytest.approx(
-        _williams_p(r["chrf"], r["noise"], rr.loc["chrf", "noise"], 239))
+        _williams_p(r["chrf"], r["noise"], rr.loc["chrf", "noise"], 239)
+    )
     assert rows["chrf"]["p_vs_baseline"] is None
     matrix = meta["matrix"]
     assert matrix["metrics"] == ["good", "chrf", "noise"]
@@ -89,8 +95,9 @@ def test_thin_data_is_flagged():
     human = rng.normal(size=12)
     frame = pd.DataFrame({"a": human + rng.normal(size=12), "b": human + rng.normal(size=12)})
     systems = np.repeat(["x", "y", "z", "w"], 3)
-    meta = {level: metric_meta_evaluation(human, frame, level=level, systems=systems)
-            for level in ("segment", "system")}
+    meta = {
+        level: metric_meta_evaluation(human, frame, level=level, systems=systems) for level in ("segment", "system")
+    }
     codes = {w["code"] for w in report_warnings({"metric_meta_evaluation": meta, "settings": {"min_shared": 30}})}
     assert {"meta_eval_few_systems", "meta_eval_few_items"} <= codes
 

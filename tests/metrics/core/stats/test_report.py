@@ -24,9 +24,21 @@ def test_report_is_json_and_has_every_section(report):
     assert json.loads(text) == report
     assert report["schema"] == REPORT_SCHEMA
     assert set(report) == {
-        "schema", "summary", "table1", "table2", "table3", "agreement", "judge_qc",
-        "system_ranking", "metric_leaderboard", "metric_leaderboard_with_controls", "metric_meta_evaluation",
-        "system_scores", "settings", "versions", "warnings",
+        "schema",
+        "summary",
+        "table1",
+        "table2",
+        "table3",
+        "agreement",
+        "judge_qc",
+        "system_ranking",
+        "metric_leaderboard",
+        "metric_leaderboard_with_controls",
+        "metric_meta_evaluation",
+        "system_scores",
+        "settings",
+        "versions",
+        "warnings",
     }
     assert report["system_scores"] is None  # no 0–100 criterion named in zscore_criteria
     summary = report["summary"]
@@ -59,7 +71,9 @@ def test_table3_has_every_metric_against_mean_and_each_judge(report):
     keys = {(r["metric"], r["human"], r["level"]) for r in rows}
     assert len(keys) == 3 * 4 * 2
     assert all({"pearson", "spearman", "kendall_b", "kendall_c", "accuracy"} <= set(r) for r in rows)
-    mean_seg = {r["metric"]: r["pearson"]["statistic"] for r in rows if r["human"] == "mean" and r["level"] == "segment"}
+    mean_seg = {
+        r["metric"]: r["pearson"]["statistic"] for r in rows if r["human"] == "mean" and r["level"] == "segment"
+    }
     assert mean_seg["metric_good"] > mean_seg["metric_fair"] > mean_seg["metric_poor"]
     assert not any(r["human"] == "j04" for r in rows)
 

@@ -41,8 +41,14 @@ def test_icc_and_its_f_based_intervals_equal_pingouin(seed):
     ours = icc(x)
     long = pd.DataFrame({"item": np.tile(np.arange(n), k), "judge": np.repeat(np.arange(k), n), "score": x.ravel()})
     theirs = pingouin.intraclass_corr(long, targets="item", raters="judge", ratings="score").set_index("Type")
-    names = {"ICC(1,1)": "ICC(1,1)", "ICC(2,1)": "ICC(A,1)", "ICC(3,1)": "ICC(C,1)",
-             "ICC(1,k)": "ICC(1,k)", "ICC(2,k)": "ICC(A,k)", "ICC(3,k)": "ICC(C,k)"}
+    names = {
+        "ICC(1,1)": "ICC(1,1)",
+        "ICC(2,1)": "ICC(A,1)",
+        "ICC(3,1)": "ICC(C,1)",
+        "ICC(1,k)": "ICC(1,k)",
+        "ICC(2,k)": "ICC(A,k)",
+        "ICC(3,k)": "ICC(C,k)",
+    }
     for form, label in names.items():
         row = theirs.loc[label]
         assert ours[form].statistic == pytest.approx(row["ICC"], abs=1e-9)

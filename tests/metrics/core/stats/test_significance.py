@@ -105,8 +105,11 @@ def _document_frame(seed=0, systems=6, segments=200):
             human = quality[s] + rng.normal(0, 1)
             rows.append(
                 {
-                    "system": f"s{s}", "original": f"o{g}", "human": human,
-                    "good": human + rng.normal(0, 0.5), "poor": human + rng.normal(0, 3),
+                    "system": f"s{s}",
+                    "original": f"o{g}",
+                    "human": human,
+                    "good": human + rng.normal(0, 0.5),
+                    "poor": human + rng.normal(0, 3),
                 }
             )
     return pd.DataFrame(rows)
@@ -126,8 +129,9 @@ def test_document_level_protocol_correlates_per_document_and_t_tests():
 
 def test_document_level_protocol_needs_two_documents():
     with pytest.raises(ValueError, match="at least 2 documents"):
-        document_level_test(_document_frame(segments=30), human="human", metric_a="good", metric_b="poor",
-                            segments_per_document=20)
+        document_level_test(
+            _document_frame(segments=30), human="human", metric_a="good", metric_b="poor", segments_per_document=20
+        )
 
 
 def test_system_ranking_clusters_systems_that_are_not_significantly_different():

@@ -11,12 +11,14 @@ NAN = np.nan
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", the 4 observers ×
 # 12 units example with missing values; published: nominal .743, ordinal .815,
 # interval .849, ratio .797.
-KRIPPENDORFF_2011 = np.array([
-    [1, 2, 3, 3, 2, 1, 4, 1, 2, NAN, NAN, NAN],
-    [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, NAN, 3],
-    [NAN, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, NAN],
-    [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, NAN],
-])
+KRIPPENDORFF_2011 = np.array(
+    [
+        [1, 2, 3, 3, 2, 1, 4, 1, 2, NAN, NAN, NAN],
+        [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, NAN, 3],
+        [NAN, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, NAN],
+        [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, NAN],
+    ]
+)
 
 
 def test_alpha_at_every_level_reproduces_krippendorffs_published_example():
@@ -25,7 +27,8 @@ def test_alpha_at_every_level_reproduces_krippendorffs_published_example():
     for level, value in published.items():
         assert round(res[level].statistic, 3) == value
         assert res[level].statistic == pytest.approx(
-            krippendorff.alpha(reliability_data=KRIPPENDORFF_2011, level_of_measurement=level), abs=1e-12)
+            krippendorff.alpha(reliability_data=KRIPPENDORFF_2011, level_of_measurement=level), abs=1e-12
+        )
     assert res["ratio"].ci_low <= res["ratio"].statistic <= res["ratio"].ci_high <= 1
 
 

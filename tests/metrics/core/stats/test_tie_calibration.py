@@ -17,7 +17,7 @@ def oracle(h, m, groups=None):
     g = np.zeros(len(h), int) if groups is None else np.asarray(groups)
     rows = [np.flatnonzero(g == k) for k in np.unique(g)]
     rows = [r for r in rows if len(r) >= 2]
-    pairs = [[(i, j) for a, i in enumerate(r) for j in r[a + 1:]] for r in rows]
+    pairs = [[(i, j) for a, i in enumerate(r) for j in r[a + 1 :]] for r in rows]
     cands = sorted({0.0} | {abs(m[i] - m[j]) for ps in pairs for i, j in ps})
     best = (-1.0, None)
     for eps in cands:

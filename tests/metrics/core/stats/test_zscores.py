@@ -27,7 +27,9 @@ def study():
                 base = {"sysA": 10, "sysB": 0, "sysC": -10}[system]
                 score = float(np.clip(round(offset + base + rng.normal(0, spread)), 0, 100))
                 rows.append((judge, f"{o}-{system}", str(o), system, False, None, "quality", score))
-                rows.append((judge, f"{o}-{system}", str(o), system, False, None, "fluency", float(rng.integers(0, 101))))
+                rows.append(
+                    (judge, f"{o}-{system}", str(o), system, False, None, "fluency", float(rng.integers(0, 101)))
+                )
             rows.append((judge, f"{o}-copy", str(o), "control:identical", True, "identical", "quality", 100.0))
     return _frame(rows)
 
@@ -56,17 +58,19 @@ def test_controls_are_left_out_of_the_judges_mean_and_sd(study):
 
 
 def test_one_item_or_zero_spread_leaves_z_undefined_for_every_item_of_that_judge():
-    frame = _frame([
-        ("single", "i1", "o1", "A", False, None, "quality", 70.0),
-        ("single", "c1", "o1", "control:random", True, "random", "quality", 5.0),
-        ("flat", "i1", "o1", "A", False, None, "quality", 60.0),
-        ("flat", "i2", "o2", "B", False, None, "quality", 60.0),
-        ("flat", "c2", "o2", "control:random", True, "random", "quality", 0.0),
-        ("tenths", "i1", "o1", "A", False, None, "quality", 0.1),
-        ("tenths", "i2", "o2", "B", False, None, "quality", 0.1),
-        ("tenths", "i3", "o3", "B", False, None, "quality", 0.1),
-        ("onlycontrols", "c1", "o1", "control:random", True, "random", "quality", 10.0),
-    ])
+    frame = _frame(
+        [
+            ("single", "i1", "o1", "A", False, None, "quality", 70.0),
+            ("single", "c1", "o1", "control:random", True, "random", "quality", 5.0),
+            ("flat", "i1", "o1", "A", False, None, "quality", 60.0),
+            ("flat", "i2", "o2", "B", False, None, "quality", 60.0),
+            ("flat", "c2", "o2", "control:random", True, "random", "quality", 0.0),
+            ("tenths", "i1", "o1", "A", False, None, "quality", 0.1),
+            ("tenths", "i2", "o2", "B", False, None, "quality", 0.1),
+            ("tenths", "i3", "o3", "B", False, None, "quality", 0.1),
+            ("onlycontrols", "c1", "o1", "control:random", True, "random", "quality", 10.0),
+        ]
+    )
     z = judge_zscores(frame)
     # never 0 by convention (Appraise's division by 1), never ±inf: undefined is NaN
     assert z["z"].isna().all()
@@ -96,11 +100,16 @@ def test_the_streaming_accumulator_gives_the_same_scale_and_rule(study):
 
 
 def test_system_z_means_skip_undefined_judges_and_count_them():
-    frame = _frame([
-        ("a", "1A", "1", "A", False, None, "q", 80.0), ("a", "1B", "1", "B", False, None, "q", 40.0),
-        ("a", "2A", "2", "A", False, None, "q", 70.0), ("a", "2B", "2", "B", False, None, "q", 30.0),
-        ("flat", "1A", "1", "A", False, None, "q", 50.0), ("flat", "1B", "1", "B", False, None, "q", 50.0),
-    ])
+    frame = _frame(
+        [
+            ("a", "1A", "1", "A", False, None, "q", 80.0),
+            ("a", "1B", "1", "B", False, None, "q", 40.0),
+            ("a", "2A", "2", "A", False, None, "q", 70.0),
+            ("a", "2B", "2", "B", False, None, "q", 30.0),
+            ("flat", "1A", "1", "A", False, None, "q", 50.0),
+            ("flat", "1B", "1", "B", False, None, "q", 50.0),
+        ]
+    )
     table = system_zscores(frame).set_index("system")
     assert table.loc["A", "n_judgments"] == 3 and table.loc["A", "n_z"] == 2
     assert table.loc["A", "raw"] == pytest.approx(((80 + 50) / 2 + 70) / 2)
