@@ -2,22 +2,22 @@
 
 Views, APIs, Celery tasks, the demo and management commands call these. The
 numbers come from ``metrics.core`` (the registry's metrics and
-:func:`metrics.core.base.bootstrap_ci`); this module only moves data between
+:func:`metrics.core.base.bootstrap.bootstrap_ci`); this package only moves data between
 the database and the metric engine and keeps each run's state.
 
 Life of a run (the tasks in ``metrics/tasks.py`` call the three worker steps):
 
-1. :func:`metric_run_create` (web): validates the slug, parameters and
+1. :func:`~.runs.metric_run_create` (web): validates the slug, parameters and
    resources by building the metric, snapshots the study's candidate ids into
    :class:`~metrics.models.MetricRunChunk` rows of ``chunk_size`` and queues the
    start task on commit.
-2. :func:`metric_run_start` (worker): marks the run running, records its
+2. :func:`~.worker.metric_run_start` (worker): marks the run running, records its
    signature and returns the chunks still to do; the task fans them out.
-3. :func:`metric_run_chunk_execute` (worker, many in parallel): scores one
+3. :func:`~.worker.metric_run_chunk_execute` (worker, many in parallel): scores one
    chunk, upserts its :class:`~metrics.models.MetricScore` rows and flips the
    chunk's ``done`` flag and the run's chunk counter in ONE transaction, so a
    chunk executed twice writes the same rows and counts once.
-4. :func:`metric_run_finalize` (worker, by whichever chunk completed the run):
+4. :func:`~.worker.metric_run_finalize` (worker, by whichever chunk completed the run):
    corpus score, bootstrap CI and per-system scores from ALL stored statistics.
 
 Layout

@@ -3,12 +3,11 @@
 Views, APIs, the demo, management commands and the Celery task call these. They are
 not the only writers of judging rows: screening and training
 (:mod:`annotation.judging.screening`, :mod:`annotation.judging.training`), each
-protocol's services (``annotation.judging.protocols.<protocol>.services``), participation
-(:mod:`annotation.participation.services`) and the adaptive allocator
-(:mod:`annotation.adaptive.services`) write some too. Every function is keyword-only and
-runs inside ``transaction.atomic``, except the background opening
-(:func:`~.open_job.open_job_run`), which commits step by step so its progress shows and a
-requeued run can resume.
+protocol's services (``annotation.judging.protocols.<protocol>.services``) and the
+adaptive allocator (:mod:`annotation.adaptive.services`, the order of a judge's items)
+write some too. Every function here is keyword-only and runs inside ``transaction.atomic``,
+except the background opening (:func:`~.open_job.open_job_run`), which commits step by
+step so its progress shows and a requeued run can resume.
 
 This package itself exports nothing: import each name from the module that defines it,
 e.g. ``from annotation.judging.services.submission import judgment_submit``. Its modules:

@@ -25,7 +25,7 @@ study can hold paraphrases of visibly different quality:
       probability that an eligible word is replaced, drawn from a seeded RNG.
     * *vectors* — GloVe 6B 50-d (400,000 lower-case words) instead of the paper's
       word2vec; ranks are cosine ranks over the whole vocabulary, exactly
-      :meth:`Embeddings.most_similar`, counting only alphabetic neighbours
+      :meth:`metrics.core.embeddings.Embeddings.most_similar`, counting only alphabetic neighbours
       (GloVe's vocabulary also holds punctuation, numbers and URLs, which would
       change the token count of the sentence). The rank-th such neighbour
       replaces the word; a word without that many neighbours is kept.

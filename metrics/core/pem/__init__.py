@@ -22,7 +22,7 @@ Layout
 and its data-only file format; :mod:`.training` splits by original and trains
 (:func:`pem_train`); :mod:`.metric` computes the three features
 (:func:`pem_features`) and registers ``pem``; :mod:`._shared` holds the feature
-columns and their check. Import each name from the module that defines it; this package holds no names of its own. A test that lowers
-:data:`PEM_MAX_BYTES` patches it where the reader looks it up,
+columns and their check. Import each name from the module that defines it; this package holds no names of its own.
+A test that lowers :data:`PEM_MAX_BYTES` patches it where the reader looks it up,
 ``metrics.core.pem.model``.
 """

@@ -29,5 +29,6 @@ even when not stemmed; an empty bag gives P = R = F1 = 0.
 Modules: ``network`` (tokens, segmentation, slots), ``bag`` (the bag of one sentence),
 ``batch`` (the statistics of a batch, vectorised with NumPy, the same floats), ``f1``
 (statistics and :func:`pivot_f1`), ``table`` (loading and re-keying phrase tables),
-``metric`` (the registered :class:`PivotF1`). Import each name from the module that defines it; this package holds no names of its own.
+``metric`` (the registered :class:`PivotF1`); ``_shared`` (array plumbing they share).
+Import each name from the module that defines it; this package holds no names of its own.
 """

@@ -25,5 +25,6 @@ sacrebleu metric object (:class:`SacreBackend`) and scores many rows of summed
 statistics at once, bit for bit; :mod:`.metric` holds :class:`SacreMetric` and the
 shared ``against`` option; one module a metric, as in sacrebleu: :mod:`.bleu` (the
 registered ``bleu``, and :data:`BLEU_PARAMS` that ``ibleu`` and ``paraphrase-bleu``
-share), :mod:`.chrf` and :mod:`.ter`. Import each name from the module that defines it; this package holds no names of its own.
+share), :mod:`.chrf` and :mod:`.ter`.
+Import each name from the module that defines it; this package holds no names of its own.
 """

@@ -42,7 +42,7 @@ All three are optional: they need ``torch``, ``transformers``,
 (``make install-semantic``). This module imports none of them at import time, so
 the metrics stay registered and are listed as *unavailable* with the install
 command when they are missing (:func:`missing_requirements`); creating one then
-raises :class:`~metrics.core.base.MetricError`.
+raises :class:`~metrics.core.base.params.MetricError`.
 
 Speed: models are loaded once per process (:func:`load_sentence_transformer`,
 :func:`load_bert`), so every chunk of a metric run that a worker process picks up
@@ -55,7 +55,7 @@ Layout
 :mod:`.models` finds the optional packages and the shipped model and loads the
 encoders once per process; :mod:`.scores` holds the BERTScore and ParaScore
 pieces (idf, P/R/F1, edit diversity); :mod:`.metrics` holds the three
-registered metrics. Import each name from the module that defines it; this package holds no names of its own. A test that replaces
-:func:`missing_requirements` patches it where the metrics look it up,
-``metrics.core.semantic.metrics``.
+registered metrics. Import each name from the module that defines it; this package holds no names of its own.
+A test that replaces :func:`~.models.missing_requirements` patches it where the metrics
+look it up, ``metrics.core.semantic.metrics``.
 """

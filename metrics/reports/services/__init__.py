@@ -2,7 +2,7 @@
 simulated judges.
 
 Views, APIs, the task and the management commands call these. Statistics come from
-``metrics.core.stats.build_report``; this package only gathers the study's data, calls
+``metrics.core.stats.report.build_report``; this package only gathers the study's data, calls
 it, draws the figures and stores the result.
 
 Layout
