@@ -39,6 +39,15 @@ class AnswerKey:
 #: and its answer keys, none of which may be one of these (a key means one thing).
 NAVIGATION_KEYS: tuple[str, ...] = ("Enter", "?")
 
+#: The protocol of a study without a design, and of reports stored without a protocol.
+DEFAULT_PROTOCOL = "absolute"
+
+
+def study_protocol_slug(study: Study) -> str:
+    """The slug of the protocol ``study`` is judged with (one small query; the default without a design)."""
+    slug = JudgingDesign.objects.filter(study_id=study.pk).values_list("protocol", flat=True).order_by().first()
+    return slug or DEFAULT_PROTOCOL
+
 
 def judge_progress(*, study: Study, item_model, judgment_model) -> dict[int, tuple[int, int, float]]:
     """:meth:`JudgingProtocol.progress_by_judge` for a protocol whose items and judgments are
@@ -260,9 +269,7 @@ class JudgingProtocol:
 
     def is_protocol_of(self, study: Study) -> bool:
         """Whether ``study`` is judged with this protocol (doors of this package check it)."""
-        from .registry import protocol_for_study
-
-        return protocol_for_study(study=study) is self
+        return study_protocol_slug(study) == self.slug
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.slug}>"

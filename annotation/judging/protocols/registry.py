@@ -17,7 +17,7 @@ from typing import Any
 from annotation.models import Study
 
 from ..models import JudgingDesign
-from .base import JudgingProtocol
+from .base import DEFAULT_PROTOCOL, JudgingProtocol, study_protocol_slug
 
 #: The units' modules, in the order the design page offers them.
 BUILTIN_MODULES = (
@@ -26,8 +26,6 @@ BUILTIN_MODULES = (
     "annotation.judging.protocols.esa.unit",
     "annotation.judging.protocols.ranking.unit",
 )
-#: The protocol of a study without a design, and of reports stored without a protocol.
-DEFAULT_PROTOCOL = "absolute"
 
 _REGISTRY: dict[str, JudgingProtocol] = {}
 
@@ -69,8 +67,7 @@ def protocol_for_design(design: JudgingDesign | None) -> JudgingProtocol:
 
 def protocol_for_study(*, study: Study) -> JudgingProtocol:
     """The unit of ``study``'s design (one small query)."""
-    slug = JudgingDesign.objects.filter(study_id=study.pk).values_list("protocol", flat=True).order_by().first()
-    return protocol_get(slug or DEFAULT_PROTOCOL)
+    return protocol_get(study_protocol_slug(study))
 
 
 def protocol_for_result(result: Mapping[str, Any] | None) -> JudgingProtocol:

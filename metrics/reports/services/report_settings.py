@@ -9,7 +9,8 @@ from typing import Any, SupportsFloat, SupportsIndex
 from django.core.exceptions import ValidationError
 
 from annotation.judging.defaults import PEM_REPORT_TARGET, PEM_TABLE2_SUBSET, default_criteria
-from annotation.judging.protocols.registry import DEFAULT_PROTOCOL, protocol_get
+from annotation.judging.protocols.base import DEFAULT_PROTOCOL
+from annotation.judging.protocols.registry import protocol_get
 from annotation.judging.scales import scale_unit
 
 #: The settings of PEM's design; :func:`report_settings_defaults` adapts the target and

@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from annotation.judging.errors import CannotOpen, JudgmentInvalid, KeyReused
 from annotation.judging.models import Assignment, EsaItem, EsaJudgment
 from annotation.judging.protocols.esa import services as esa
+from annotation.judging.protocols.esa.imports import esa_judgments_import
 from annotation.judging.protocols.esa.unit import ESA
 from annotation.judging.protocols.registry import protocol_get
 from annotation.judging.services.assignments import assignment_ensure_for_judge
@@ -390,11 +391,11 @@ def test_a_span_file_is_imported_all_or_nothing_with_lines_and_columns(esa_study
     }
     data = "\n".join(json.dumps(x) for x in (good, other, bad)).encode()
     with pytest.raises(StudyImportError) as err:
-        esa.esa_judgments_import(study=esa_study, data=data, filename="spans.jsonl")
+        esa_judgments_import(study=esa_study, data=data, filename="spans.jsonl")
     assert err.value.issues[0].line == 3 and "error_spans[0]" in (err.value.issues[0].column or "")
     assert not EsaJudgment.objects.exists()
     data = "\n".join(json.dumps(x) for x in (good, other)).encode()
-    summary = esa.esa_judgments_import(study=esa_study, data=data, filename="spans.jsonl")
+    summary = esa_judgments_import(study=esa_study, data=data, filename="spans.jsonl")
     assert (summary.rows, summary.revisions, summary.judges_created) == (2, 0, 1)
     j = EsaJudgment.objects.get(judge__username="ann")
     assert j.source == "import" and j.score == 61 and j.item.candidate_id == cand.pk and j.item.done_at
@@ -402,9 +403,7 @@ def test_a_span_file_is_imported_all_or_nothing_with_lines_and_columns(esa_study
         ("candidate", 0, "major", False),
         ("candidate", 0, "minor", True),
     ]
-    again = esa.esa_judgments_import(
-        study=esa_study, data=json.dumps(good | {"score": 30}).encode(), filename="b.jsonl"
-    )
+    again = esa_judgments_import(study=esa_study, data=json.dumps(good | {"score": 30}).encode(), filename="b.jsonl")
     assert again.revisions == 1
     assert EsaJudgment.objects.get(judge__username="ann", is_latest=True).score == 30
 

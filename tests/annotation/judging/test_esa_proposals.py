@@ -16,7 +16,7 @@ from annotation.importing.reading import StudyImportError
 from annotation.judging.errors import CannotOpen
 from annotation.judging.models import Assignment, EsaItem, EsaProposal
 from annotation.judging.protocols.esa import services as esa
-from annotation.judging.protocols.esa.proposals import esa_proposals_import
+from annotation.judging.protocols.esa.imports import esa_proposals_import
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
 from metrics.core.spans.offsets import utf16_length

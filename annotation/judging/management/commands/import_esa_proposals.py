@@ -10,7 +10,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.importing.reading import StudyImportError
-from annotation.judging.protocols.esa.proposals import esa_proposals_import
+from annotation.judging.protocols.esa.imports import esa_proposals_import
 from annotation.models import Study
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.importing.reading import StudyImportError
-from annotation.judging.protocols.esa.services import esa_judgments_import
+from annotation.judging.protocols.esa.imports import esa_judgments_import
 from annotation.models import Study
 
 

@@ -29,7 +29,7 @@ from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
 from ...web import TAG_JUDGE, TAG_RESEARCHER, judging_error
 from . import screening as esa_screening
 from . import services as esa
-from .proposals import esa_proposals_import
+from .imports import esa_proposals_import
 from .unit import ESA
 
 

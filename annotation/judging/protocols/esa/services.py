@@ -8,7 +8,7 @@ WMT 2024). Items are the study's candidates, controls included, planned and orde
 the absolute protocol's (:func:`metrics.core.assignment.plan_assignments`). With
 ``esa_prefill == "aligner"`` each item is written with the spans proposed by paraeval's
 word aligner (:func:`metrics.core.spans.prefill.propose_spans`), with ``"imported"`` with
-those of an imported proposal file (:mod:`.proposals`), copied onto the
+those of an imported proposal file (:mod:`.imports`), copied onto the
 :class:`~annotation.judging.models.EsaItem` so that what was proposed stays known.
 
 What a judge receives is built only by :func:`esa_item_next_for_judge`,
@@ -23,7 +23,7 @@ before sending, and :func:`spans_clean` checks every span with
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -72,6 +72,11 @@ def proposals_for(*, design: JudgingDesign, original: str, candidate: str) -> li
     return [span_dict(s) for s in propose_spans(original, candidate).spans]
 
 
+def imported_proposals(*, candidate_ids: Iterable[int]) -> dict[int, list[dict]]:
+    """Candidate pk → its imported proposals (span dicts), for the candidates that have some."""
+    return dict(EsaProposal.objects.filter(candidate_id__in=list(candidate_ids)).values_list("candidate_id", "spans"))
+
+
 def _items_insert(
     *,
     assignment: Assignment,
@@ -85,8 +90,6 @@ def _items_insert(
     todo = [pk for pk in candidate_ids if pk not in cache]
     imported: dict[int, list[dict]] = {}
     if design.esa_prefill == EsaPrefill.IMPORTED:
-        from .proposals import imported_proposals  # here: that module imports this one
-
         imported = imported_proposals(candidate_ids=todo)
     for pk, original, text, system in Candidate.objects.filter(pk__in=todo).values_list(
         "id", "original__text", "text", "system__name"
@@ -601,119 +604,3 @@ def esa_qc(*, study: Study) -> list[dict]:
         r | {"rate": r["passed"] / r["n"], "passes": r["passed"] == r["n"], "excluded": r["judge"] in excluded}
         for _, r in sorted(rows.items())
     ]
-
-
-# --- importing span files -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class EsaImportSummary:
-    rows: int
-    judgments: int
-    revisions: int  # judgments that revise an earlier one of the same judge and candidate
-    judges: int
-    judges_created: int
-
-
-def esa_judgments_import(*, study: Study, data: bytes, filename: str) -> EsaImportSummary:
-    """Import an ESA span file (:func:`annotation.importing.esa_spans.parse_esa_spans_file`:
-    paraeval's JSON Lines, Appraise's or Pearmut's spans) into an ESA study, all or nothing.
-
-    Every line must name a candidate of the study (original id and system); its offsets are
-    checked against the study's texts and its categories against the design's. Judges: a
-    judge of the study with that username, else an imported participant
-    (:func:`annotation.judging.services.judgment_import.imported_judge_username`). Each row
-    becomes a judgment (source ``import``) on the judge's ESA item of that candidate, added
-    (done) to an assignment of the judge if need be; a judge's second row for a candidate,
-    or a row for an item the judge had already annotated, is a new revision. Raises
-    :class:`~annotation.importing.reading.StudyImportError` with every problem's line and column.
-    """
-    from annotation.enums import Role
-    from annotation.importing.esa_spans import parse_esa_spans_file
-    from annotation.importing.reading import ImportIssue, StudyImportError
-
-    from ...services.judgment_import import imported_judge_username
-    from .unit import ESA  # here: the unit module imports this one
-
-    design = JudgingDesign.objects.filter(study=study).first()
-    if design is None or not ESA.is_protocol_of(study):
-        raise StudyImportError(
-            filename,
-            [ImportIssue("this study is not judged with error span annotation; set its protocol to ESA first")],
-        )
-    rows = Candidate.objects.filter(original__study=study).values_list(
-        "id", "original__external_id", "system__name", "original__text", "text"
-    )
-    pks = {(o, s): pk for pk, o, s, _, _ in rows}
-    texts = {(o, s): (ot, ct) for _, o, s, ot, ct in rows}
-    parsed = parse_esa_spans_file(data, filename=filename, texts=texts, categories=categories_allowed(design) or None)
-    now = timezone.now()
-    with transaction.atomic():
-        names = list(dict.fromkeys(r.judge for r in parsed.rows))
-        members = {
-            u.username: u
-            for u in User.objects.filter(
-                username__in=names, study_memberships__study=study, study_memberships__role=Role.JUDGE
-            )
-        }
-        created = 0
-        judges: dict[str, User] = {}
-        for n in names:
-            user = members.get(n) or User.objects.filter(username=imported_judge_username(study, n)).first()
-            if user is None:
-                user = User(username=imported_judge_username(study, n))
-                user.set_unusable_password()
-                user.save()
-                created += 1
-            judges[n] = user
-        assignments = {a.judge_id: a for a in Assignment.objects.filter(study=study, judge__in=judges.values())}
-        revisions = 0
-        for row in parsed.rows:
-            user = judges[row.judge]
-            assignment = assignments.get(user.pk)
-            if assignment is None:
-                assignment = assignments[user.pk] = Assignment.objects.create(
-                    study=study, judge=user, seed=0, n_items=0, instructions_seen_at=now
-                )
-            cand = pks[(row.original_id, row.system)]
-            item = EsaItem.objects.filter(assignment=assignment, candidate_id=cand).first()
-            if item is None:
-                assignment.n_items += 1
-                Assignment.objects.filter(pk=assignment.pk).update(n_items=assignment.n_items, updated_at=now)
-                item = EsaItem.objects.create(
-                    assignment=assignment,
-                    candidate_id=cand,
-                    position=assignment.n_items,
-                    token=item_token_new(),
-                    is_control=row.system.startswith(CONTROL_SYSTEM_PREFIX),
-                    proposed=[span_dict(s) for s in row.proposed],
-                    done_at=now,
-                )
-            elif item.done_at is None:
-                EsaItem.objects.filter(pk=item.pk).update(done_at=now, updated_at=now)
-            latest = EsaJudgment.objects.filter(item=item, is_latest=True).first()
-            if latest is not None:
-                EsaJudgment.objects.filter(pk=latest.pk).update(is_latest=False)
-                revisions += 1
-            EsaJudgment.objects.create(
-                study=study,
-                item=item,
-                judge=user,
-                key=f"import-{item_token_new()}"[:64],
-                revision=(latest.revision + 1) if latest else 1,
-                is_latest=True,
-                spans=[span_dict(s, proposed=s in row.proposed) for s in row.spans],
-                score=row.score,
-                served_at=now,
-                submitted_at=now,
-                seconds=row.seconds,
-                active_seconds=row.seconds,
-                source=JudgmentSource.IMPORT,
-            )
-    return EsaImportSummary(
-        rows=len(parsed.rows),
-        judgments=len(parsed.rows),
-        revisions=revisions,
-        judges=len(judges),
-        judges_created=created,
-    )

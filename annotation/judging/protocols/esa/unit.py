@@ -13,6 +13,7 @@ from ..base import AnswerKey, JudgingProtocol, judge_progress
 from ..registry import register
 from . import screening as esa_screening
 from .services import (
+    categories_allowed,
     esa_assignment_for_participant,
     esa_assignment_late,
     esa_assignments_write,
@@ -21,6 +22,7 @@ from .services import (
     items_done,
     items_remaining,
 )
+from .words import page_words
 
 #: The keys that give a selected span its severity (the page's answers).
 SEVERITY_KEYS = (("minor", ("1",)), ("major", ("2",)))
@@ -119,9 +121,6 @@ class EsaProtocol(JudgingProtocol):
     def training_page_context(
         self, *, design: JudgingDesign, item, posted: dict, field_errors: dict, rtl: bool
     ) -> dict:
-        from .services import categories_allowed
-        from .words import page_words
-
         spans = esa_screening.posted_spans(posted)
         score = esa_screening.posted_score(posted)
         data = {

@@ -30,7 +30,7 @@ from ...tokens import idempotency_key_new
 from ...web import assignment_or_page, export_filename, gate_page, judged_study_or_404, thousands
 from . import screening as esa_screening
 from . import services as esa
-from .proposals import esa_proposals_import
+from .imports import esa_proposals_import
 from .unit import ESA
 from .words import page_words
 
