@@ -120,8 +120,7 @@ test: install-dev
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 # Lint: ruff's small rule set (ruff.toml), the layers (.importlinter; docs/architecture.md)
-# and the types (mypy.ini: the app code but migrations and, for now, annotation's web layer;
-# with django-stubs).
+# and the types (mypy.ini: all app code but migrations, with django-stubs).
 .PHONY: lint
 lint: install-dev
 	$(VENV)/bin/ruff check .

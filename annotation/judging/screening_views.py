@@ -70,12 +70,14 @@ def training_page(request, study_id: int):
         else:
             return redirect("judging:training_feedback", study_id=study.pk)
     item = state.next_item
-    shown = unit.training_page_context(
-        design=JudgingDesign.objects.filter(study=study).first(),
-        item=item,
-        posted=posted,
-        field_errors=field_errors,
-        rtl=get_language_bidi(),
+    # Every protocol but the absolute one has a design; without one the page rates on the criteria.
+    design = JudgingDesign.objects.filter(study=study).first()
+    shown = (
+        None
+        if design is None
+        else unit.training_page_context(
+            design=design, item=item, posted=posted, field_errors=field_errors, rtl=get_language_bidi()
+        )
     )
     if shown is None:  # the design's criteria, with the rating page's scale inputs
         criteria = study_criteria_for_judge(study)
@@ -120,7 +122,9 @@ def training_feedback(request, study_id: int):
     verdicts = training.training_answer_feedback(answer=answer)
     unit = protocol_for_study(study=study)
     design = JudgingDesign.objects.filter(study=study).first()
-    rows = unit.training_feedback_rows(design=design, values=answer.values, verdicts=verdicts) or []
+    rows = (
+        None if design is None else unit.training_feedback_rows(design=design, values=answer.values, verdicts=verdicts)
+    ) or []
     for c in [] if rows else study_criteria_for_judge(study):
         labels = {p["value"]: p["label"] for p in c["points"]}
 
@@ -351,7 +355,9 @@ def screening_settings(request, study):
     )
     if not form.is_valid():
         messages.error(
-            request, "Screening settings not saved: " + "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items())
+            request,
+            "Screening settings not saved: "
+            + "; ".join(f"{k}: {' '.join(str(e) for e in v)}" for k, v in form.errors.items()),
         )
         return _back(study)
     try:

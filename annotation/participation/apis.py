@@ -19,7 +19,9 @@ from . import selectors, services
 class JoinLinkInputSerializer(serializers.Serializer):
     role = serializers.ChoiceField(choices=[Role.JUDGE, Role.ANNOTATOR])
     platform = serializers.ChoiceField(choices=Platform.values, default=Platform.LINK)
-    label = serializers.CharField(required=False, allow_blank=True, default="", max_length=120)
+    # A field named like Field.label: DRF's metaclass takes it out of the class attributes;
+    # the stubs see an attribute of the serializer itself.
+    label = serializers.CharField(required=False, allow_blank=True, default="", max_length=120)  # type: ignore[assignment]
     max_participants = serializers.IntegerField(required=False, allow_null=True, min_value=1, default=None)
     ends_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
     timeout_minutes = serializers.IntegerField(required=False, min_value=1, default=60)
@@ -33,7 +35,7 @@ class JoinLinkOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     role = serializers.CharField()
     platform = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a field named like Field.label, as above
     url = serializers.SerializerMethodField()
     max_participants = serializers.IntegerField(allow_null=True)
     ends_at = serializers.DateTimeField(allow_null=True)
@@ -91,8 +93,9 @@ class JoinLinkCloseApi(APIView):
 
 class ParticipationSettingsSerializer(serializers.Serializer):
     consent_text = serializers.CharField(allow_blank=True, default="")
-    questions_before = serializers.JSONField(default=list)
-    questions_after = serializers.JSONField(default=list)
+    # The stubs type a JSONField's default as a mapping; a JSON array is as valid.
+    questions_before = serializers.JSONField(default=list)  # type: ignore[arg-type]
+    questions_after = serializers.JSONField(default=list)  # type: ignore[arg-type]
 
 
 class ParticipationSettingsApi(APIView):

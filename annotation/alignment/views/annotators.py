@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import wraps
 
 from django.contrib import messages
@@ -42,6 +43,14 @@ def annotator_assignment_required(view):
     return wrapper
 
 
+@dataclass(frozen=True)
+class PairRow:
+    """One of an annotator's assignments with its pair's number in the study, as the task list shows it."""
+
+    assignment: AlignmentAssignment
+    number: int | None
+
+
 @login_required
 @participant_page
 def home(request):
@@ -51,16 +60,14 @@ def home(request):
     numbers = selectors.pair_numbers_for_annotator(user=request.user)
     studies: dict[int, dict] = {}
     for a in assignments:
-        a.number = numbers.get(a.pk)
         entry = studies.setdefault(a.pair.study_id, {"study": a.pair.study, "assignments": [], "done": 0})
-        entry["assignments"].append(a)
+        entry["assignments"].append(PairRow(assignment=a, number=numbers.get(a.pk)))
         entry["done"] += a.is_submitted
     for entry in studies.values():
         if entry["done"] == len(entry["assignments"]):
             entry["end"] = end_code_context(user=request.user, study=entry["study"])
-    nxt = selectors.assignment_next_for_annotator(user=request.user)
-    if nxt is not None:
-        nxt.number = numbers.get(nxt.pk)
+    following = selectors.assignment_next_for_annotator(user=request.user)
+    nxt = None if following is None else PairRow(assignment=following, number=numbers.get(following.pk))
     return render(
         request, "alignment/home.html", {"studies": list(studies.values()), "next": nxt, "total": len(assignments)}
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from importlib import import_module
-from typing import Any
+from typing import Any, TypeVar
 
 from annotation.models import Study
 
@@ -30,7 +30,10 @@ BUILTIN_MODULES = (
 _REGISTRY: dict[str, JudgingProtocol] = {}
 
 
-def register(unit: JudgingProtocol) -> JudgingProtocol:
+UnitT = TypeVar("UnitT", bound=JudgingProtocol)
+
+
+def register(unit: UnitT) -> UnitT:
     """Add ``unit`` under its slug (a second unit with the same slug is refused)."""
     if not unit.slug:
         raise ValueError(f"{unit!r} has no slug")

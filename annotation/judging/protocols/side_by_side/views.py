@@ -82,7 +82,7 @@ def compare(request, study_id: int):
     if assignment.instructions_seen_at is None:
         return redirect("judging:instructions", study_id=study.pk)
     gate = screening.judge_gate(assignment=assignment, done=comparison.pairs_done(assignment=assignment))
-    if gate is not None and gate[0] == "attention":  # drawn like any pair (blinded among them)
+    if gate is not None and gate[1] is not None:  # an attention check (the one gate with a check): drawn like any pair
         return _render_pair(request, study, sbs_screening.attention_pair(check=gate[1]))
     if gate is not None:  # screened out, or the training first
         return gate_page(request, study, assignment, done=comparison.pairs_done(assignment=assignment))
