@@ -275,3 +275,46 @@ def test_ruff_finds_nothing_with_the_agreed_rules():
         [command, "format", "--check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def house_census():
+    """scripts/house_census.py, the counter of issue 29, loaded as a module."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "house_census.py"
+    spec = importlib.util.spec_from_file_location("house_census", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_module_imports_a_private_name_of_another():
+    """A name another module uses is public: no ``from x import _y`` or ``x._y`` across the
+    modules of the apps, from the apps or from the tests (tests patch public names)."""
+    census = house_census()
+    files = census.app_files()
+    known = {census.module_name(p) for p in files}
+    tests = sorted((census.ROOT / "tests").rglob("*.py"))
+    assert len(files) > 300 and len(tests) > 100
+    assert census.private_imports(files, known) == []
+    assert census.private_imports(tests, known) == []
+
+
+def test_a_private_import_across_modules_is_found(tmp_path):
+    """The check above is not vacuous: both spellings of a private import are reported."""
+    census = house_census()
+    known = {census.module_name(p) for p in census.app_files()}
+    stray = census.ROOT / "tests" / f"_stray_private_import_{tmp_path.name}.py"
+    stray.write_text(
+        "from annotation.judging.protocols import registry\n"
+        "from annotation.judging.protocols.registry import _loaded\n"
+        "registry._REGISTRY.clear()\n"
+    )
+    try:
+        found = census.private_imports([stray], known)
+    finally:
+        stray.unlink()
+    assert [f.split(": ", 1)[1] for f in found] == [
+        "from annotation.judging.protocols.registry import _loaded",
+        "annotation.judging.protocols.registry._REGISTRY",
+    ]
