@@ -44,7 +44,7 @@ def pem_out_of_fold_run_create(
     from annotation.enums import SystemKind
     from annotation.judging.selectors.design import study_criteria
     from annotation.judging.selectors.frame import judgments_frame
-    from metrics.core.pem._shared import FEATURES
+    from metrics.core.pem.model import FEATURES
     from metrics.core.pem_cv import META_EVAL_GRID, pem_out_of_fold
 
     from ..selectors import metric_scores_frame, study_metric_runs

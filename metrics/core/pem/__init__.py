@@ -19,10 +19,9 @@ correlation is reported. SVM-light's own defaults are not reproduced.
 Layout
 ------
 :mod:`.model` holds the trained regressor (:class:`RbfSvr`, :class:`PemModel`)
-and its data-only file format; :mod:`.training` splits by original and trains
-(:func:`pem_train`); :mod:`.metric` computes the three features
-(:func:`pem_features`) and registers ``pem``; :mod:`._shared` holds the feature
-columns and their check. Import each name from the module that defines it; this package holds no names of its own.
+with the feature columns (:data:`FEATURES`) and their check, and its data-only file
+format; :mod:`.training` splits by original and trains (:func:`pem_train`);
+:mod:`.metric` computes the three features (:func:`pem_features`) and registers ``pem``. Import each name from the module that defines it; this package holds no names of its own.
 A test that lowers :data:`PEM_MAX_BYTES` patches it where the reader looks it up,
 ``metrics.core.pem.model``.
 """

@@ -1,4 +1,4 @@
-"""A trained PEM regressor as plain arrays, and its data-only ``.npz`` file format.
+"""A trained PEM regressor as plain arrays, its three feature columns, and its data-only ``.npz`` file format.
 
 :class:`RbfSvr` predicts with a fitted scaler + RBF SVR without scikit-learn;
 :class:`PemModel` adds how the model was made and tested, and saves and loads it
@@ -21,9 +21,20 @@ from numpy.lib import format as npy_format
 
 from metrics.core.stats.results import CorrelationResult
 
-from ._shared import FEATURES, check_features
+#: Feature columns, in order.
+FEATURES = ("pivot-f1", "lm-fluency", "target-f1")
 
-__all__ = ["PEM_FORMAT", "PEM_MAX_BYTES", "PemFileError", "RbfSvr", "PemModel"]
+
+def check_features(features) -> np.ndarray:
+    x = np.asarray(features, dtype=np.float64)
+    if x.ndim != 2 or x.shape[1] != len(FEATURES):
+        raise ValueError(f"features must have shape (n, {len(FEATURES)}), got {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("features must be finite")
+    return x
+
+
+__all__ = ["FEATURES", "PEM_FORMAT", "PEM_MAX_BYTES", "PemFileError", "RbfSvr", "PemModel", "check_features"]
 
 
 #: Version of the saved-model layout; :meth:`PemModel.load` refuses other versions.

@@ -10,8 +10,7 @@ import numpy as np
 
 from metrics.core.stats.correlation import pearson
 
-from ._shared import check_features
-from .model import PemModel, RbfSvr
+from .model import PemModel, RbfSvr, check_features
 
 __all__ = ["DEFAULT_PARAM_GRID", "split_by_group", "pem_train"]
 

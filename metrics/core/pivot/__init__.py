@@ -26,9 +26,10 @@ version: when the table knows a phrase but none of its translations passes
 slot is empty and the network stays connected); English tokens are lower-cased
 even when not stemmed; an empty bag gives P = R = F1 = 0.
 
-Modules: ``network`` (tokens, segmentation, slots), ``bag`` (the bag of one sentence),
+Modules: ``network`` (tokens, segmentation, slots, and the ragged-array indexing the
+batch shares), ``bag`` (the bag of one sentence),
 ``batch`` (the statistics of a batch, vectorised with NumPy, the same floats), ``f1``
 (statistics and :func:`pivot_f1`), ``table`` (loading and re-keying phrase tables),
-``metric`` (the registered :class:`PivotF1`); ``_shared`` (array plumbing they share).
+``metric`` (the registered :class:`PivotF1`).
 Import each name from the module that defines it; this package holds no names of its own.
 """

@@ -29,10 +29,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from metrics.core.phrase_table import PhraseTable
-from metrics.core.pivot._shared import ragged
 from metrics.core.pivot.bag import pivot_bag
 from metrics.core.pivot.f1 import bag_overlap_stats
-from metrics.core.pivot.network import fill_slots, prepare_tokens, segment
+from metrics.core.pivot.network import fill_slots, prepare_tokens, ragged, segment
 
 #: Pairs per block, and the most (prefix, alternative) pairs and additions one block may hold:
 #: a block is ≈ 350 additions a sentence (1.4 M for 2,048 Bible pairs); a block over the

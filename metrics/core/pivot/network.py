@@ -1,8 +1,9 @@
 """Segmentation and confusion network of PEM's pivot F1 (§4.2–4.3): English tokens → phrases → slots.
 
 Holds the tokenisation the phrase table is keyed by, the most probable segmentation
-(with its per-table caches of log counts and phrase prefixes), and the slots of
-pivot alternatives per phrase (cached per table and edge threshold).
+(with its per-table caches of log counts and phrase prefixes), the slots of
+pivot alternatives per phrase (cached per table and edge threshold), and :func:`ragged`, the
+indexing of ragged arrays that the batch (:mod:`.batch`) shares.
 """
 
 from __future__ import annotations
@@ -13,8 +14,18 @@ from collections.abc import Sequence
 import numpy as np
 
 from metrics.core.phrase_table import PhraseTable
-from metrics.core.pivot._shared import ragged
 from metrics.core.target_f1 import english_tokens
+
+
+def ragged(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Indices ``starts[i] … starts[i] + counts[i] − 1`` for every i, in order, and the i of each."""
+    total = int(counts.sum())
+    owner = np.repeat(np.arange(counts.size), counts)
+    if not total:
+        return owner, owner
+    ends = np.cumsum(counts)
+    return np.arange(total) + np.repeat(starts - ends + counts, counts), owner
+
 
 #: N(w) of an unseen single word (PEM §4.2).
 UNSEEN_COUNT = 0.5

@@ -10,9 +10,8 @@ import pytest
 from metrics.core.base.params import MetricError
 from metrics.core.lm.estimate import estimate_kneser_ney, lm_tokens
 from metrics.core.pem import model as pem_model_module
-from metrics.core.pem._shared import FEATURES
 from metrics.core.pem.metric import Pem, pem_features
-from metrics.core.pem.model import PEM_FORMAT, PemFileError, PemModel, RbfSvr
+from metrics.core.pem.model import FEATURES, PEM_FORMAT, PemFileError, PemModel, RbfSvr
 from metrics.core.pem.training import pem_train, split_by_group
 from metrics.core.phrase_table import PhraseTable, write_phrase_table
 from metrics.core.pivot.f1 import pivot_f1
