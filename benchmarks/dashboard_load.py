@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/dashboard_load.py [--judges 500] [--dashboards 20] [--seconds 120]
         [--ramp 60] [--rounds 2] [--think-median 10] [--originals 50] [--workers 2] [--threads 4]
         [--pg postgres://postgres@127.0.0.1:5432] [--database paraeval_dash]
-        [--broker redis://127.0.0.1:6379/7] [--json out.json]
+        [--broker redis://127.0.0.1:6379/7] [--dashboard-pool yielding|shared] [--dashboard-nice 10]
+        [--json out.json]
 
 The set-up of ``benchmarks/judging_pace.py`` (PostgreSQL, Redis, gunicorn, Locust judges with a
 log-normal think time), plus one Celery worker that computes the dashboards' snapshots, and
@@ -14,6 +15,11 @@ shows in both. Printed per run: ``items/next`` and ``submit`` p50/p95/p99 (Locus
 dashboards' own p95, failures, the load average; then the ratio of the judges' p95 with / without
 (the issue's bar: within 1.10). Measure on an idle machine: the load average is printed so that a
 busy one is seen.
+
+``--dashboard-pool`` says where the dashboards are served from: ``shared``, the judges' gunicorn;
+``yielding`` (the default, as docs/deployment.md advises), a second gunicorn of one process that
+serves only the dashboard API, and the Celery worker that computes the snapshots, both at
+``nice -n --dashboard-nice`` so that the judges' requests take the CPU first when cores are short.
 """
 
 from __future__ import annotations
@@ -57,12 +63,16 @@ def parse_args(argv=None):
         help="CACHE_URL, as a deployment sets it (docs/deployment.md): one cache for every process",
     )
     p.add_argument("--gunicorn-args", default="--preload --keep-alive 5")
+    p.add_argument("--dashboard-pool", choices=("yielding", "shared"), default="yielding")
+    p.add_argument("--dashboard-nice", type=int, default=10, help="the yielding pool's nice value (1..19)")
     p.add_argument("--json", type=Path, default=None)
     args = p.parse_args(argv)
     if not 1 <= args.judges <= judging_pace.MAX_JUDGES or not 1 <= args.seconds <= judging_pace.MAX_SECONDS:
         p.error("judges 1..2000 and seconds 1..600")
     if not 0 <= args.dashboards <= 200 or not 1 <= args.rounds <= 5:
         p.error("dashboards 0..200 and rounds 1..5")
+    if not 1 <= args.dashboard_nice <= 19:
+        p.error("dashboard-nice 1..19")
     harness.require_loopback(args.pg)
     harness.require_loopback(args.broker)
     args.counts = [args.judges]
@@ -82,7 +92,9 @@ def reset_study(study_id: int) -> None:
     )
 
 
-def run(args, port, study_id, tokens, work: Path, *, dashboards: int, researcher_token: str, tag: str) -> dict:
+def run(
+    args, port, study_id, tokens, work: Path, *, dashboards: int, researcher_token: str, tag: str, dashboard_base: str
+) -> dict:
     tok_file = work / f"tokens_{tag}.json"
     tok_file.write_text(json.dumps(tokens[: args.judges]))
     prefix = work / f"locust_{tag}"
@@ -93,6 +105,7 @@ def run(args, port, study_id, tokens, work: Path, *, dashboards: int, researcher
         "PARAEVAL_THINK_MEDIAN": str(args.think_median),
         "PARAEVAL_DASHBOARDS": str(dashboards),
         "PARAEVAL_DASHBOARD_TOKEN": researcher_token,
+        "PARAEVAL_DASHBOARD_BASE": dashboard_base,
         "PYTHONPATH": str(HERE),
     }
     users = args.judges + dashboards
@@ -152,7 +165,7 @@ def run(args, port, study_id, tokens, work: Path, *, dashboards: int, researcher
 def main(argv=None) -> int:
     args = parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="paraeval-dash-"))
-    gunicorn = worker = None
+    gunicorn = worker = pool = None
     try:
         env = judging_pace.setup(args, work / "var")
         study_id, tokens, opened = judging_pace.build_study(args)
@@ -169,26 +182,42 @@ def main(argv=None) -> int:
             timeout=180,
             extra_args=tuple(args.gunicorn_args.split()),
         )
-        worker = harness.start_celery_worker(env, name="dashboards", log_path=work / "worker.log")
+        yielding = args.dashboard_pool == "yielding"
+        nice = args.dashboard_nice if yielding else 0
+        dashboard_base = ""
+        if yielding:
+            pool_port = harness.free_port()
+            pool = harness.start_gunicorn(
+                env, port=pool_port, workers=1, threads=4, timeout=180, extra_args=("--preload",), nice=nice
+            )
+            dashboard_base = f"http://127.0.0.1:{pool_port}"
+        worker = harness.start_celery_worker(env, name="dashboards", log_path=work / "worker.log", nice=nice)
         print(
             f"{os.cpu_count()} cores; {args.judges} judges (think median {args.think_median} s), "
             f"{args.dashboards} dashboards polling every 3 s; {args.seconds:.0f} s per run; "
-            f"gunicorn {args.workers}×{args.threads}; PostgreSQL, Redis, one Celery worker",
+            f"gunicorn {args.workers}×{args.threads}; PostgreSQL, Redis, one Celery worker; dashboards served "
+            + (f"by their own gunicorn 1×4 at nice {nice} (worker too)" if yielding else "by the judges' gunicorn"),
             flush=True,
         )
         rows = []
         for r in range(args.rounds):
             for d in (0, args.dashboards):
                 reset_study(study_id)
-                cpu_before = {
-                    n: harness.process_tree_cpu(pr.pid) for n, pr in (("gunicorn", gunicorn), ("worker", worker))
-                }
+                servers = [("gunicorn", gunicorn), ("worker", worker)] + ([("pool", pool)] if pool else [])
+                cpu_before = {n: harness.process_tree_cpu(pr.pid) for n, pr in servers}
                 row = run(
-                    args, port, study_id, tokens, work, dashboards=d, researcher_token=researcher_token, tag=f"{r}_{d}"
+                    args,
+                    port,
+                    study_id,
+                    tokens,
+                    work,
+                    dashboards=d,
+                    researcher_token=researcher_token,
+                    tag=f"{r}_{d}",
+                    dashboard_base=dashboard_base,
                 )
                 row["server_cpu_s"] = {
-                    n: round(harness.process_tree_cpu(pr.pid) - cpu_before[n], 1)
-                    for n, pr in (("gunicorn", gunicorn), ("worker", worker))
+                    n: round(harness.process_tree_cpu(pr.pid) - cpu_before[n], 1) for n, pr in servers
                 }
                 rows.append(row)
                 print(
@@ -198,7 +227,8 @@ def main(argv=None) -> int:
                     f"dashboard p95 {row['dashboard']['95%']:.0f} ms ({row['dashboard']['count']} polls); "
                     f"{row['failures']} failures; load {row['load_before']} → {row['load_after']}; CPU s: "
                     f"Locust {row['locust_cpu_s']}, gunicorn {row['server_cpu_s']['gunicorn']}, "
-                    f"Celery worker {row['server_cpu_s']['worker']}",
+                    f"Celery worker {row['server_cpu_s']['worker']}"
+                    + (f", dashboards' pool {row['server_cpu_s']['pool']}" if pool else ""),
                     flush=True,
                 )
         summary = {}
@@ -225,6 +255,7 @@ def main(argv=None) -> int:
         return 0
     finally:
         harness.stop_process(worker)
+        harness.stop_process(pool)
         harness.stop_process(gunicorn)
         try:
             from django.db import connections

@@ -60,9 +60,11 @@ def start_gunicorn(
     timeout: float = 30,
     log_level: str = "warning",
     extra_args: tuple[str, ...] = (),
+    nice: int = 0,
 ) -> subprocess.Popen:
     """gunicorn serving ``config.wsgi`` on 127.0.0.1:``port`` (gthread), in its own
-    process group (``extra_args``: more gunicorn options, e.g. ``("--preload",)``); returns once ``/accounts/login/`` answers 200. Raises
+    process group (``extra_args``: more gunicorn options, e.g. ``("--preload",)``; ``nice``: a lower
+    CPU priority, as ``nice -n``); returns once ``/accounts/login/`` answers 200. Raises
     ``RuntimeError`` if it exits (e.g. the port was taken: never measure someone
     else's server) or does not come up within ``timeout`` seconds."""
     cmd = [
@@ -84,7 +86,9 @@ def start_gunicorn(
         "60",
         *extra_args,
     ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **env}, start_new_session=True)
+    proc = subprocess.Popen(
+        ["nice", "-n", str(nice), *cmd] if nice else cmd, cwd=ROOT, env={**os.environ, **env}, start_new_session=True
+    )
     deadline = time.time() + timeout
     while time.time() < deadline:
         if proc.poll() is not None:
@@ -179,12 +183,16 @@ def drop_database(pg: str, name: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def start_celery_worker(env: dict, *, name: str, log_path: Path, concurrency: int = 1) -> subprocess.Popen:
-    """A real ``celery worker`` (prefork) in its own process group, logging to ``log_path``."""
+def start_celery_worker(
+    env: dict, *, name: str, log_path: Path, concurrency: int = 1, nice: int = 0
+) -> subprocess.Popen:
+    """A real ``celery worker`` (prefork) in its own process group, logging to ``log_path``
+    (``nice``: a lower CPU priority, as ``nice -n``)."""
     celery = ROOT / ".venv" / "bin" / "celery"
     log = open(log_path, "a")
     proc = subprocess.Popen(
         [
+            *(["nice", "-n", str(nice)] if nice else []),
             str(celery),
             "-A",
             "config",

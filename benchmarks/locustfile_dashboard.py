@@ -7,7 +7,9 @@ researcher's token (``PARAEVAL_DASHBOARD_TOKEN``), sending back the ETag of its 
 as the page does (an unchanged answer is a 304 without a body); there are exactly
 ``PARAEVAL_DASHBOARDS`` of them (Locust's ``fixed_count``), the other users are judges.
 Requests are named ``dashboard`` so that the judges' ``items/next`` and ``submit``
-percentiles stay their own.
+percentiles stay their own. ``PARAEVAL_DASHBOARD_BASE`` (e.g. ``http://127.0.0.1:8001``) sends
+the polls to another server than the judges' (Locust's ``--host`` is the judges'), as a
+deployment that serves dashboards from their own, lower-priority pool does.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from locustfile_judging import STUDY, FastJudge  # noqa: F401  (Locust picks use
 
 EVERY = float(os.environ.get("PARAEVAL_DASHBOARD_EVERY", "3"))
 TOKEN = os.environ.get("PARAEVAL_DASHBOARD_TOKEN", "")
+BASE = os.environ.get("PARAEVAL_DASHBOARD_BASE", "").rstrip("/")
 
 
 class DashboardWatcher(FastHttpUser):
@@ -32,7 +35,7 @@ class DashboardWatcher(FastHttpUser):
     def poll(self) -> None:
         headers = {**self.headers, "If-None-Match": self.etag} if self.etag else self.headers
         with self.client.get(
-            f"/api/dashboard/studies/{STUDY}/", headers=headers, name="dashboard", catch_response=True
+            f"{BASE}/api/dashboard/studies/{STUDY}/", headers=headers, name="dashboard", catch_response=True
         ) as r:
             if r.status_code == 200:
                 self.etag = r.headers.get("ETag", "")

@@ -189,6 +189,16 @@ if PARAEVAL_REQUEUE_STALE_SECONDS < 3 * PARAEVAL_JOB_HEARTBEAT_SECONDS:
 PARAEVAL_SEAT_RELEASE_INTERVAL_SECONDS = env.float("PARAEVAL_SEAT_RELEASE_INTERVAL_SECONDS", default=60)
 if PARAEVAL_SEAT_RELEASE_INTERVAL_SECONDS <= 0:
     raise ImproperlyConfigured("PARAEVAL_SEAT_RELEASE_INTERVAL_SECONDS must be positive")
+#: Dashboards (docs/deployment.md, "A pool for dashboards"): a lab that serves the dashboard API
+#: from its own lower-priority gunicorn may give the dashboards' background work (the snapshot
+#: refreshes and the planner) a queue of its own, for a worker started with `nice` and `-Q` that
+#: name. Empty (the default): the default queue, which every worker consumes.
+PARAEVAL_DASHBOARD_QUEUE = env.str("PARAEVAL_DASHBOARD_QUEUE", default="")
+CELERY_TASK_ROUTES = (
+    {name: {"queue": PARAEVAL_DASHBOARD_QUEUE} for name in ("dashboard.refresh", "dashboard.plan")}
+    if PARAEVAL_DASHBOARD_QUEUE
+    else {}
+)
 CELERY_BEAT_SCHEDULE = {
     "paraeval-requeue-stale-jobs": {
         "task": "paraeval.requeue_stale_jobs",

@@ -127,3 +127,14 @@ def test_a_redis_cache_gives_up_within_a_second_when_redis_is_unreachable(tmp_pa
 def test_x_forwarded_for_is_ignored_unless_proxies_are_declared(tmp_path):
     assert _settings_value(tmp_path, "s.REST_FRAMEWORK['NUM_PROXIES']") == "0"
     assert _settings_value(tmp_path, "s.REST_FRAMEWORK['NUM_PROXIES']", PARAEVAL_NUM_PROXIES="1") == "1"
+
+
+def test_the_dashboards_background_work_takes_its_own_queue_only_when_one_is_named(tmp_path):
+    """docs/deployment.md's pool for dashboards: a worker started with -Q that queue at a lower priority."""
+    route = "__import__('config.celery').celery.app.amqp.router.route({}, '%s').get('queue').name"
+    assert _settings_value(tmp_path, route % "dashboard.refresh") == "celery"
+    for task in ("dashboard.refresh", "dashboard.plan"):
+        assert _settings_value(tmp_path, route % task, PARAEVAL_DASHBOARD_QUEUE="dashboards") == "dashboards"
+    assert (
+        _settings_value(tmp_path, route % "metrics.metric_run_start", PARAEVAL_DASHBOARD_QUEUE="dashboards") == "celery"
+    )
