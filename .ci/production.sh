@@ -6,21 +6,24 @@
 # .ci/attack_walk.py attacks the field-study join flow (each attack must be refused).
 # Two more short-lived gunicorns on the same database serve the attacks that need other
 # settings: one with a small login failure limit and a 6 s lockout (PROD_PORT+1), one
-# whose cache is a dead Redis port (PROD_PORT+2); each has its own access log.
+# whose cache is a dead Redis port (PROD_PORT+2); each has its own access log. The dashboards
+# are served as docs/deployment.md advises for large studies: their own gunicorn under nice
+# (PROD_PORT+3) and a worker under nice for PARAEVAL_DASHBOARD_QUEUE, checked by
+# .ci/dashboard_pool_walk.py.
 # Every server is stopped on exit, whatever happens; every step is bounded in time.
 #
 # Called by .ci/run after the PostgreSQL + Redis pass; by hand: `make production-check`.
 # Scratch names (the database is DROPPED and recreated):
 #   PROD_DB_NAME   (default paraeval_production) on postgres://postgres@127.0.0.1:5432
 #   PROD_REDIS_URL (default redis://127.0.0.1:6379/14)
-#   PROD_PORT      (default 9120, loopback only; PROD_PORT+1 and PROD_PORT+2 are used too)
+#   PROD_PORT      (default 9120, loopback only; PROD_PORT+1 to PROD_PORT+3 are used too)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 DB_NAME=${PROD_DB_NAME:-paraeval_production}
 PORT=${PROD_PORT:-9120}
 REDIS_URL=${PROD_REDIS_URL:-redis://127.0.0.1:6379/14}
-LOCKOUT_PORT=$((PORT + 1)) CACHE_DOWN_PORT=$((PORT + 2))
+LOCKOUT_PORT=$((PORT + 1)) CACHE_DOWN_PORT=$((PORT + 2)) DASHBOARD_PORT=$((PORT + 3))
 # The lockout server's numbers (the attack walk reads them too): small, so the check takes seconds.
 LOCKOUT_ENV=(LOGIN_FAILURE_LIMIT=3 LOGIN_LOCKOUT_SECONDS=6)
 start=$(date +%s)
@@ -71,6 +74,8 @@ export ALLOWED_HOSTS="127.0.0.1,localhost"
 # client's address to X-Forwarded-For (the walker sends both, as such a proxy would).
 export BEHIND_PROXY=on PARAEVAL_NUM_PROXIES=1
 export LOGIN_FAILURE_LIMIT=${LOGIN_FAILURE_LIMIT:-5}
+# The dashboards' background work on a queue of its own (docs/deployment.md, "A pool for dashboards").
+export PARAEVAL_DASHBOARD_QUEUE=dashboards
 unset DJANGO_SETTINGS_MODULE DJANGO_ALLOW_ASYNC_UNSAFE
 
 step "database $DB_NAME (recreated), Redis $REDIS_URL, gunicorn on 127.0.0.1:$PORT"
@@ -88,6 +93,14 @@ timeout 900 .venv/bin/gunicorn -c config/gunicorn.py config.wsgi --workers 2 --t
   --access-logfile "$LOG_DIR/gunicorn-access.log" --error-logfile "$LOG_DIR/gunicorn.log" &
 pids+=($!)
 timeout 900 .venv/bin/celery -A config worker --concurrency=1 --loglevel=WARNING >"$LOG_DIR/worker.log" 2>&1 &
+pids+=($!)
+step "the dashboards' pool: gunicorn on :$DASHBOARD_PORT and a worker for the '$PARAEVAL_DASHBOARD_QUEUE' queue, both under nice"
+timeout 900 nice -n 10 .venv/bin/gunicorn -c config/gunicorn.py config.wsgi --workers 1 --threads 2 \
+  --bind "127.0.0.1:$DASHBOARD_PORT" --timeout 120 --graceful-timeout 5 \
+  --access-logfile "$LOG_DIR/dashboard-access.log" --error-logfile "$LOG_DIR/dashboard.log" &
+pids+=($!)
+timeout 900 nice -n 10 .venv/bin/celery -A config worker -Q "$PARAEVAL_DASHBOARD_QUEUE" -n dashboards@%h \
+  --concurrency=1 --loglevel=INFO >"$LOG_DIR/dashboard-worker.log" 2>&1 &
 pids+=($!)
 wait_up "$PORT"
 
@@ -114,6 +127,13 @@ pids+=($cache_down_pid)
 step "every page as anonymous, judge, annotator, researcher"
 timeout 600 $PY .ci/production_walk.py --base-url "http://127.0.0.1:$PORT"
 
+step "the dashboard API on its own pool, its snapshot computed by the dashboards' worker"
+wait_up "$DASHBOARD_PORT"
+timeout 300 $PY .ci/dashboard_pool_walk.py --pool-url "http://127.0.0.1:$DASHBOARD_PORT"
+if ! grep -q "dashboard.refresh" "$LOG_DIR/dashboard-worker.log"; then
+  step "the dashboards' worker ran no dashboard.refresh"; exit 1
+fi
+
 wait_up "$LOCKOUT_PORT"
 wait_up "$CACHE_DOWN_PORT"
 
@@ -124,7 +144,8 @@ stop "$lockout_pid"
 stop "$cache_down_pid"
 
 step "access logs: no platform ids, no 5xx but the cache-down server's 503s"
-ACCESS_LOGS=("$LOG_DIR/gunicorn-access.log" "$LOG_DIR/lockout-access.log" "$LOG_DIR/cache-down-access.log")
+ACCESS_LOGS=("$LOG_DIR/gunicorn-access.log" "$LOG_DIR/lockout-access.log" "$LOG_DIR/cache-down-access.log"
+  "$LOG_DIR/dashboard-access.log")
 # The attack walk opened join links with Prolific ids in the address: none may be in an access log.
 if grep -Eiq '(PROLIFIC_PID|STUDY_ID|SESSION_ID)=[0-9a-f]{8}' "${ACCESS_LOGS[@]}"; then
   step "platform ids in an access log:"; grep -Ei '(PROLIFIC_PID|STUDY_ID|SESSION_ID)=[0-9a-f]{8}' "${ACCESS_LOGS[@]}" | head -5
@@ -135,7 +156,8 @@ grep -q 'PROLIFIC_PID=REDACTED' "$LOG_DIR/gunicorn-access.log" || { step "no joi
 # The status follows the quoted request line ("GET /x HTTP/1.1" 500 ...); the size after it
 # may itself be 500-509 bytes, which is no error. The cache-down server answers join accept
 # with a deliberate 503 (the check asked for it); any other 5xx there is an error too.
-server_errors=$( { grep -HE '" 50[0-9] ' "$LOG_DIR/gunicorn-access.log" "$LOG_DIR/lockout-access.log";
+server_errors=$( { grep -HE '" 50[0-9] ' "$LOG_DIR/gunicorn-access.log" "$LOG_DIR/lockout-access.log" \
+                     "$LOG_DIR/dashboard-access.log";
                    grep -HE '" 50[0-9] ' "$LOG_DIR/cache-down-access.log" | grep -vE '" 503 '; } || true)
 if [ -n "$server_errors" ]; then
   step "5xx in the access logs:"; echo "$server_errors" | head -20
