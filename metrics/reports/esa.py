@@ -26,7 +26,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.enums import JobStatus
-from annotation.judging.protocols.esa import services as judging_esa
+from annotation.judging.protocols.esa import selectors as judging_esa
 from annotation.judging.protocols.esa.unit import ESA
 from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.judging.selectors.qc import judgments_fingerprint

@@ -1,6 +1,6 @@
 """The report of a k-way ranking study: its build (worker side) and its tables.
 
-Built from the latest rankings (:func:`annotation.judging.protocols.ranking.services.ranking_records`),
+Built from the latest rankings (:func:`annotation.judging.protocols.ranking.selectors.ranking_records`),
 judges excluded on the QC page left out: Plackett–Luce strengths with bootstrap intervals
 and significance clusters (:func:`metrics.core.ranking.plackett_luce.plackett_luce`), win
 rates per system and per pair (:mod:`metrics.core.ranking.win_rates`), the mean rank of
@@ -26,7 +26,7 @@ from django.utils import timezone
 from annotation.enums import JobStatus
 from annotation.judging.enums import CONTROL_SYSTEM_PREFIX
 from annotation.judging.models import JudgingDesign
-from annotation.judging.protocols.ranking import services as judging_ranking
+from annotation.judging.protocols.ranking import selectors as judging_ranking
 from annotation.judging.protocols.ranking.unit import RANKING
 from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.judging.selectors.qc import judgments_fingerprint

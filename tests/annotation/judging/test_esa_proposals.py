@@ -15,6 +15,7 @@ from annotation.importing.esa_proposals import parse_esa_proposals_file
 from annotation.importing.reading import StudyImportError
 from annotation.judging.errors import CannotOpen
 from annotation.judging.models import Assignment, EsaItem, EsaProposal
+from annotation.judging.protocols.esa import selectors as esa_reads
 from annotation.judging.protocols.esa import services as esa
 from annotation.judging.protocols.esa.imports import esa_proposals_import
 from annotation.judging.services.design import design_update
@@ -295,7 +296,7 @@ def test_the_reports_proposal_precision_counts_the_imported_proposals(study, dja
             score=60,
             serve_stamp=entry.serve_stamp,
         )
-    annotations, _ = esa.esa_annotations(study=study)
+    annotations, _ = esa_reads.esa_annotations(study=study)
     genuine = [a for a in annotations if not a.is_control]
     outcomes = proposal_outcomes(genuine).to_dict()
     assert outcomes["proposed"] == 4 and outcomes["accepted"] == 3 and outcomes["deleted"] == 1

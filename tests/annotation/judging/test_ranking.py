@@ -18,6 +18,7 @@ from rest_framework.test import APIClient
 from annotation.importing.rankings import parse_rankings_file
 from annotation.judging.errors import JudgmentInvalid, KeyReused
 from annotation.judging.models import Assignment, RankingItem, RankingJudgment
+from annotation.judging.protocols.ranking import selectors as ranking_reads
 from annotation.judging.protocols.ranking import services as ranking
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
@@ -233,16 +234,16 @@ def test_records_exports_and_qc_name_the_systems_the_judges_ranked(rank_study):
     users = {a.judge.username: a.judge for a in Assignment.objects.filter(study=rank_study).select_related("judge")}
     _rank_all(rank_study, users["ann"], _by_name)
     _rank_all(rank_study, users["bob"], lambda names: list(reversed(_by_name(names))))
-    records = ranking.ranking_records(study=rank_study)
+    records = ranking_reads.ranking_records(study=rank_study)
     assert len(records) == 2 * 12
     ann = [r for r in records if r.judge == "ann"]
     assert all(len(g) == 1 for r in ann for g in r.groups)
     assert all(r.groups[0][0] == "control:identical" for r in ann if any("control" in s for s in r.systems))
-    qc = {r["judge"]: r for r in ranking.ranking_qc(study=rank_study)}
+    qc = {r["judge"]: r for r in ranking_reads.ranking_qc(study=rank_study)}
     assert (qc["ann"]["n"], qc["ann"]["correct"]) == (4, 4) and qc["ann"]["passes"]
     assert (qc["bob"]["n"], qc["bob"]["correct"]) == (4, 0) and not qc["bob"]["passes"]
     # the JSONL export reads back with the importer's parser, ranking for ranking
-    lines = [json.dumps(line) for line in ranking.ranking_export_lines(study=rank_study)]
+    lines = [json.dumps(line) for line in ranking_reads.ranking_export_lines(study=rank_study)]
     # one line per judgment: each line is a ranking file of its own (a judge ranks an original
     # several times here: more systems than k, and control sets, which the format leaves out)
     parsed = [row for line in lines for row in parse_rankings_file(line.encode(), filename="x.jsonl").rows]
@@ -253,8 +254,8 @@ def test_records_exports_and_qc_name_the_systems_the_judges_ranked(rank_study):
     assert sorted((r.judge, r.original_id, r.groups) for r in parsed) == sorted(
         (j, o, tuple(g for g in groups if g)) for j, o, groups in genuine
     )
-    rows = list(ranking.ranking_export_rows(study=rank_study))
-    assert rows[0] == ranking.EXPORT_HEADER and len(rows) == 1 + 2 * 12 * 3
+    rows = list(ranking_reads.ranking_export_rows(study=rank_study))
+    assert rows[0] == ranking_reads.EXPORT_HEADER and len(rows) == 1 + 2 * 12 * 3
 
 
 def test_page_and_api_walk(rank_study):
@@ -341,7 +342,7 @@ def test_the_jsonl_export_imports_into_another_ranking_study_and_bad_lines_are_n
             scores={"1": 10, "2": 70, "3": 70},
             serve_stamp=entry.serve_stamp,
         )
-    lines = "\n".join(json.dumps(x) for x in ranking.ranking_export_lines(study=source)).encode()
+    lines = "\n".join(json.dumps(x) for x in ranking_reads.ranking_export_lines(study=source)).encode()
 
     target = study_with_data(owner=researcher, n_originals=3, systems=SYSTEMS[:3], name="Target")
     design_update(study=target, changes={"protocol": "ranking", "ranking_k": 3})
@@ -358,8 +359,10 @@ def test_the_jsonl_export_imports_into_another_ranking_study_and_bad_lines_are_n
     path = tmp_path / "r.jsonl"
     path.write_bytes(lines)
     call_command("import_rankings", str(path), "--study", "Target")
-    imported = {(r.judge, r.original, r.groups) for r in ranking.ranking_records(study=target)}
-    exported = {(f"ann@s{target.pk}.imported", r.original, r.groups) for r in ranking.ranking_records(study=source)}
+    imported = {(r.judge, r.original, r.groups) for r in ranking_reads.ranking_records(study=target)}
+    exported = {
+        (f"ann@s{target.pk}.imported", r.original, r.groups) for r in ranking_reads.ranking_records(study=source)
+    }
     assert imported == exported
     assert {j.source for j in RankingJudgment.objects.filter(study=target)} == {"import"}
     with pytest.raises(CommandError):

@@ -9,6 +9,7 @@ import pytest
 
 from annotation.importing.reading import StudyImportError
 from annotation.judging.models import Assignment, RankingItem, RankingJudgment
+from annotation.judging.protocols.ranking import selectors as ranking_reads
 from annotation.judging.protocols.ranking import services as ranking
 from annotation.judging.protocols.ranking.importing import rankings_import_file
 from annotation.judging.services.design import design_update
@@ -22,7 +23,7 @@ SYSTEMS = ("alpha", "beta", "gamma", "delta", "eps")
 
 
 def _lines(study) -> list[dict]:
-    return list(ranking.ranking_export_lines(study=study))
+    return list(ranking_reads.ranking_export_lines(study=study))
 
 
 def _file(lines: list[dict]) -> bytes:

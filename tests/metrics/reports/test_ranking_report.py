@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from annotation.judging.models import Assignment, RankingItem
+from annotation.judging.protocols.ranking import selectors as ranking_reads
 from annotation.judging.protocols.ranking import services as ranking
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
@@ -77,7 +78,7 @@ def test_the_report_counts_what_the_export_says_and_ranks_by_the_judges_taste(re
     assert [r["system"] for r in result["systems"]][:1] == ["a"]
     assert all(r["ci_low"] <= r["strength"] <= r["ci_high"] for r in result["systems"])
     # independent count from the CSV: wins of each system over each other system in the same ranking
-    rows = list(ranking.ranking_export_rows(study=study))
+    rows = list(ranking_reads.ranking_export_rows(study=study))
     df = pd.read_csv(io.StringIO("\n".join(",".join(f'"{c}"' for c in map(str, r)) for r in rows)))
     df = df[~df["system"].str.startswith("control:")]
     wins = dict.fromkeys(TASTE, 0)

@@ -1,4 +1,4 @@
-"""Error Span Annotation (ESA): the third judging protocol (writes and reads).
+"""Error Span Annotation (ESA): the third judging protocol (writes, and what a judge is served).
 
 An ESA study shows each judge one original and one candidate at a time; the judge marks
 the spans that are wrong (on the candidate: changed, added or not fluent; on the
@@ -11,7 +11,8 @@ word aligner (:func:`metrics.core.spans.prefill.propose_spans`), with ``"importe
 those of an imported proposal file (:mod:`.imports`), copied onto the
 :class:`~annotation.judging.models.EsaItem` so that what was proposed stays known.
 
-What a judge receives is built only by :func:`esa_item_next_for_judge`,
+What the researcher reads (records, exports, QC) is in :mod:`.selectors`. What a judge
+receives is built only by :func:`esa_item_next_for_judge`,
 :func:`esa_item_for_judge` and :func:`esa_item_previous_for_judge` as :class:`JudgeEsaItem`
 values: texts, spans, positions and opaque tokens — never a system, a control flag or a
 database id. Offsets are code points of the stored texts, end exclusive
@@ -23,26 +24,24 @@ before sending, and :func:`spans_clean` checks every span with
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.judging.selectors.judge import original_context
 from annotation.models import Candidate, Study
 from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
-from metrics.core.spans.jsonl import annotation_line
-from metrics.core.spans.model import SEVERITIES, SIDES, ErrorSpan, EsaAnnotation
+from metrics.core.spans.model import SEVERITIES, SIDES, ErrorSpan
 from metrics.core.spans.offsets import span_problem
 from metrics.core.spans.prefill import propose_spans
 
-from ...enums import CONTROL_KIND_OF_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX, EsaPrefill, JudgesMode, JudgmentSource
+from ...enums import CONTROL_SYSTEM_PREFIX, EsaPrefill, JudgesMode, JudgmentSource
 from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
 from ...models import Assignment, EsaItem, EsaJudgment, EsaProposal, JudgingDesign
 from ...selectors.judge import JudgeEntry, place_among_checks
@@ -465,142 +464,3 @@ def esa_submit(
         checked_fields=("spans",),
     )
     return cast(EsaJudgment, result.judgment), result.created
-
-
-# --- the researcher's side --------------------------------------------------------------
-
-
-def _latest(study: Study):
-    return (
-        EsaJudgment.objects.filter(study=study, is_latest=True)
-        .select_related("judge", "item__candidate__system", "item__candidate__original")
-        .order_by("judge__username", "item__assignment_id", "item__position")
-    )
-
-
-def _control_kind(system) -> str | None:
-    return CONTROL_KIND_OF_SYSTEM_KIND.get(system.kind) if system.name.startswith(CONTROL_SYSTEM_PREFIX) else None
-
-
-def esa_annotations(
-    *, study: Study, include_excluded: bool = False
-) -> tuple[list[EsaAnnotation], dict[str, tuple[str, str]]]:
-    """Latest judgments as :class:`~metrics.core.spans.model.EsaAnnotation` values and the
-    texts of each item (item → (original, candidate)); judges excluded on the QC page are
-    left out unless ``include_excluded``. The item of an annotation is its candidate (so
-    two judges of one candidate share it: span agreement pairs them)."""
-    excluded = set() if include_excluded else judges_excluded(study=study)
-    out, texts = [], {}
-    for j in _latest(study):
-        if j.judge.username in excluded:
-            continue
-        cand = j.item.candidate
-        item = f"c{cand.pk}"
-        texts[item] = (cand.original.text, cand.text)
-        kind = _control_kind(cand.system)
-        out.append(
-            EsaAnnotation(
-                judge=j.judge.username,
-                item=item,
-                original=cand.original.external_id,
-                system=cand.system.name,
-                spans=tuple(span_of(s) for s in j.spans),
-                score=j.score,
-                is_control=j.item.is_control,
-                control_kind=kind,
-                seconds=j.active_seconds if j.active_seconds is not None else j.seconds,
-                proposed=tuple(span_of(s) for s in j.item.proposed),
-            )
-        )
-    return out, texts
-
-
-def esa_progress(*, study: Study) -> dict[str, int]:
-    agg = EsaItem.objects.filter(assignment__study=study).aggregate(
-        total=Count("id"), done=Count("id", filter=Q(done_at__isnull=False))
-    )
-    return {"done": agg["done"], "total": agg["total"]}
-
-
-EXPORT_HEADER = [
-    "judge",
-    "position",
-    "original_id",
-    "system",
-    "is_control",
-    "control_kind",
-    "original",
-    "candidate",
-    "score",
-    "n_minor",
-    "n_major",
-    "spans",
-    "proposed",
-    "revision",
-    "source",
-    "served_at",
-    "submitted_at",
-    "seconds",
-    "active_seconds",
-]
-
-
-def esa_export_rows(*, study: Study) -> Iterator[list]:
-    """The researcher's CSV: one row per latest judgment, spans as JSON (code points, end exclusive)."""
-    import json
-
-    yield EXPORT_HEADER
-    for j in _latest(study):
-        cand = j.item.candidate
-        severities = Counter(s["severity"] for s in j.spans)
-        yield [
-            j.judge.username,
-            j.item.position,
-            cand.original.external_id,
-            cand.system.name,
-            j.item.is_control,
-            _control_kind(cand.system) or "",
-            cand.original.text,
-            cand.text,
-            "" if j.score is None else j.score,
-            severities["minor"],
-            severities["major"],
-            json.dumps(j.spans, ensure_ascii=False),
-            json.dumps(j.item.proposed, ensure_ascii=False),
-            j.revision,
-            j.source,
-            j.served_at.isoformat(),
-            j.submitted_at.isoformat(),
-            "" if j.seconds is None else round(j.seconds, 3),
-            "" if j.active_seconds is None else round(j.active_seconds, 3),
-        ]
-
-
-def esa_jsonl_lines(*, study: Study, offsets: str = "codepoint") -> Iterator[str]:
-    """Every latest judgment as one JSON line (:func:`metrics.core.spans.jsonl.annotation_line`),
-    excluded judges included (an export is the raw data)."""
-    annotations, texts = esa_annotations(study=study, include_excluded=True)
-    for a in annotations:
-        original, candidate = texts[a.item]
-        yield annotation_line(a, original, candidate, offsets=offsets) + "\n"
-
-
-def esa_qc(*, study: Study) -> list[dict]:
-    """Per judge with annotated controls (:func:`metrics.core.spans.esa.control_checks`): an
-    identical copy should get no major span; an unrelated sentence a major span or a low
-    score. Rows: judge, n, passed, rate, passes (every check passed), failures (reasons), excluded."""
-    from metrics.core.spans.esa import control_checks
-
-    annotations, _ = esa_annotations(study=study, include_excluded=True)
-    excluded = judges_excluded(study=study)
-    rows: dict[str, dict] = {}
-    for c in control_checks(annotations):
-        r = rows.setdefault(c.judge, {"judge": c.judge, "n": 0, "passed": 0, "failures": []})
-        r["n"] += 1
-        r["passed"] += int(c.passed)
-        if not c.passed:
-            r["failures"].append(f"{c.control_kind}: {c.reason}")
-    return [
-        r | {"rate": r["passed"] / r["n"], "passes": r["passed"] == r["n"], "excluded": r["judge"] in excluded}
-        for _, r in sorted(rows.items())
-    ]

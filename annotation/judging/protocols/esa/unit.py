@@ -12,12 +12,12 @@ from ...models import Assignment, EsaItem, EsaJudgment, JudgingDesign
 from ..base import AnswerKey, JudgingProtocol, judge_progress
 from ..registry import register
 from . import screening as esa_screening
+from .selectors import esa_qc
 from .services import (
     categories_allowed,
     esa_assignment_for_participant,
     esa_assignment_late,
     esa_assignments_write,
-    esa_qc,
     esa_release_unfinished,
     items_done,
     items_remaining,

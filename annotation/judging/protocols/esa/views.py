@@ -29,6 +29,7 @@ from ...models import JudgingDesign
 from ...tokens import idempotency_key_new
 from ...web import assignment_or_page, export_filename, gate_page, judged_study_or_404, thousands
 from . import screening as esa_screening
+from . import selectors as esa_reads
 from . import services as esa
 from .imports import esa_proposals_import
 from .unit import ESA
@@ -218,7 +219,7 @@ def _float_or_none(value: str) -> float | None:
 @require_GET
 def export_esa_csv(request, study):
     """Every latest ESA judgment with its system, spans and score (researchers only)."""
-    return csv_response(esa.esa_export_rows(study=study), export_filename(study, "esa"))
+    return csv_response(esa_reads.esa_export_rows(study=study), export_filename(study, "esa"))
 
 
 @researcher_study_required
@@ -226,7 +227,7 @@ def export_esa_csv(request, study):
 def export_esa_jsonl(request, study):
     """Every latest ESA judgment as a JSON line (code-point offsets, end exclusive; researchers only)."""
     response = StreamingHttpResponse(
-        esa.esa_jsonl_lines(study=study), content_type="application/x-ndjson; charset=utf-8"
+        esa_reads.esa_jsonl_lines(study=study), content_type="application/x-ndjson; charset=utf-8"
     )
     response["Content-Disposition"] = f'attachment; filename="{slugify(study.name) or "study"}-esa-spans.jsonl"'
     return response

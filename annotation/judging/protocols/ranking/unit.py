@@ -11,11 +11,11 @@ from ...models import Assignment, JudgingDesign, RankingItem, RankingJudgment
 from ..base import AnswerKey, JudgingProtocol, judge_progress
 from ..registry import register
 from . import screening as rank_screening
+from .selectors import ranking_qc
 from .services import (
     ranking_assignment_for_participant,
     ranking_assignment_late,
     ranking_assignments_write,
-    ranking_qc,
     ranking_release_unfinished,
     rankings_done,
     rankings_remaining,

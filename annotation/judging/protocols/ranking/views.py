@@ -27,6 +27,7 @@ from ...models import JudgingDesign
 from ...tokens import idempotency_key_new
 from ...web import assignment_or_page, export_filename, gate_page, judged_study_or_404, thousands
 from . import screening as rank_screening
+from . import selectors as ranking_reads
 from . import services as ranking
 from .unit import RANKING
 
@@ -217,14 +218,14 @@ def _attention_submit(request, study, check, posted):
 @require_GET
 def export_rankings(request, study):
     """One row per ranked candidate of every latest ranking, with its system (researchers only)."""
-    return csv_response(ranking.ranking_export_rows(study=study), export_filename(study, "rankings"))
+    return csv_response(ranking_reads.ranking_export_rows(study=study), export_filename(study, "rankings"))
 
 
 @researcher_study_required
 @require_GET
 def export_rankings_jsonl(request, study):
     """Every latest ranking in the ranking file format (``manage.py import_rankings`` reads it back)."""
-    lines = (json.dumps(line, ensure_ascii=False) + "\n" for line in ranking.ranking_export_lines(study=study))
+    lines = (json.dumps(line, ensure_ascii=False) + "\n" for line in ranking_reads.ranking_export_lines(study=study))
     response = StreamingHttpResponse(lines, content_type="application/x-ndjson; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{slugify(study.name) or "study"}-rankings.jsonl"'
     return response

@@ -1,0 +1,186 @@
+"""k-way ranking, read for the researcher: the latest rankings as records of system names (for the
+report and the imports' round trip), progress, the exports (the rankings file format and CSV) and the
+QC table. The writes and what a judge is served are in :mod:`.services`."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Mapping
+
+from django.db.models import Count, Q
+
+from annotation.judging.selectors.exclusions import judges_excluded
+from annotation.models import Candidate, Study, System
+from metrics.core.ranking.orders import Ranking
+
+from ...enums import CONTROL_KIND_OF_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX
+from ...models import JudgingDesign, RankingItem, RankingJudgment
+
+
+def _latest(study: Study):
+    return (
+        RankingJudgment.objects.filter(study=study, is_latest=True)
+        .select_related("judge", "item__original", "item__assignment")
+        .order_by("judge__username", "item__assignment_id", "item__position")
+    )
+
+
+def _candidate_rows(study: Study) -> dict[int, tuple[str, str, str]]:
+    """Candidate pk → (system name, system kind, text)."""
+    return {
+        pk: (name, kind, text)
+        for pk, name, kind, text in Candidate.objects.filter(original__study=study).values_list(
+            "id", "system__name", "system__kind", "text"
+        )
+    }
+
+
+def _named(groups: list, names: Mapping[int, str]) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(names[c] for c in (g if isinstance(g, list) else [g])) for g in groups)
+
+
+def ranking_records(*, study: Study) -> list[Ranking]:
+    """Every latest ranking as a :class:`~metrics.core.ranking.orders.Ranking` of system names
+    (controls included, under their ``control:`` names)."""
+    cands = _candidate_rows(study)
+    names = {pk: row[0] for pk, row in cands.items()}
+    return [
+        Ranking(judge=j.judge.username, original=j.item.original.external_id, groups=_named(j.groups, names))
+        for j in _latest(study)
+    ]
+
+
+def control_kinds(*, study: Study) -> dict[str, str]:
+    """Control system name → control kind (``identical``, ``random``, ``unigram``)."""
+    return {
+        name: CONTROL_KIND_OF_SYSTEM_KIND[kind]
+        for name, kind in System.objects.filter(study=study, kind__in=list(CONTROL_KIND_OF_SYSTEM_KIND)).values_list(
+            "name", "kind"
+        )
+    }
+
+
+def ranking_progress(*, study: Study) -> dict[str, int]:
+    agg = RankingItem.objects.filter(assignment__study=study).aggregate(
+        total=Count("id"), done=Count("id", filter=Q(done_at__isnull=False))
+    )
+    return {"done": agg["done"], "total": agg["total"]}
+
+
+def ranking_export_lines(*, study: Study) -> Iterator[dict]:
+    """The rankings as the file format :func:`annotation.importing.rankings.parse_rankings_file`
+    reads: one dict per latest ranking (judge, original_id, ranking of system names best first
+    with ties nested, scores by system name when asked, seconds). Controls are left out (the
+    format reserves their names; their places are in the CSV and on the QC page), and so is a
+    ranking left with fewer than two systems without them. ``set`` numbers the lines of one
+    judge and original from 1 in the order of the judge's assignment, so that several sets of
+    one original (more than k candidates) come back apart when the file is imported."""
+    cands = _candidate_rows(study)
+    names = {pk: row[0] for pk, row in cands.items()}
+    sets: Counter[tuple[int, int]] = Counter()
+    for j in _latest(study):
+        groups = [[s for s in g if not s.startswith(CONTROL_SYSTEM_PREFIX)] for g in _named(j.groups, names)]
+        groups = [g for g in groups if g]
+        if sum(len(g) for g in groups) < 2:
+            continue
+        sets[(j.judge_id, j.item.original_id)] += 1
+        line: dict = {
+            "judge": j.judge.username,
+            "original_id": j.item.original.external_id,
+            "set": sets[(j.judge_id, j.item.original_id)],
+            "ranking": [g if len(g) > 1 else g[0] for g in groups],
+        }
+        scores = {
+            names[int(c)]: v for c, v in (j.scores or {}).items() if not names[int(c)].startswith(CONTROL_SYSTEM_PREFIX)
+        }
+        if scores:
+            line["scores"] = scores
+        if j.seconds is not None:
+            line["seconds"] = round(j.seconds, 3)
+        yield line
+
+
+EXPORT_HEADER = [
+    "judge",
+    "position",
+    "original_id",
+    "system",
+    "screen_place",
+    "group",
+    "rank",
+    "score",
+    "text",
+    "is_control",
+    "revision",
+    "source",
+    "served_at",
+    "submitted_at",
+    "seconds",
+    "active_seconds",
+]
+
+
+def ranking_export_rows(*, study: Study) -> Iterator[list]:
+    """The researcher's CSV: one row per ranked candidate of each latest ranking: its system, the
+    place it was shown at, its group (1 = best), its mid-rank and score."""
+    from metrics.core.ranking.orders import midranks
+
+    yield EXPORT_HEADER
+    cands = _candidate_rows(study)
+    for j in _latest(study):
+        groups = [g if isinstance(g, list) else [g] for g in j.groups]
+        mid = midranks([[str(c) for c in g] for g in groups])
+        for number, group in enumerate(groups, 1):
+            for c in group:
+                name, kind, text = cands[c]
+                yield [
+                    j.judge.username,
+                    j.item.position,
+                    j.item.original.external_id,
+                    name,
+                    j.item.candidates.index(c) + 1,
+                    number,
+                    mid[str(c)],
+                    (j.scores or {}).get(str(c), ""),
+                    text,
+                    j.item.is_control,
+                    j.revision,
+                    j.source,
+                    j.served_at.isoformat(),
+                    j.submitted_at.isoformat(),
+                    "" if j.seconds is None else round(j.seconds, 3),
+                    "" if j.active_seconds is None else round(j.active_seconds, 3),
+                ]
+
+
+def ranking_qc(*, study: Study) -> list[dict]:
+    """Per judge with ranked controls: the controls checked, how many where they belong (a copy
+    of the original in the first group, an unrelated sentence in the last:
+    :func:`metrics.core.ranking.controls.ranking_control_checks`), the share, the one-sided
+    binomial p-value against chance (1/k: a candidate put first, or last, at random), ``passes``
+    when p < the design's QC level, and ``excluded``."""
+    from scipy.stats import binomtest
+
+    from metrics.core.ranking.controls import ranking_control_checks
+
+    design = JudgingDesign.objects.get(study=study)
+    checks = ranking_control_checks(ranking_records(study=study), control_kinds(study=study))
+    excluded = judges_excluded(study=study)
+    per: dict[str, list[bool]] = defaultdict(list)
+    for c in checks:
+        per[c.judge].append(c.passed)
+    rows = []
+    for judge, v in sorted(per.items()):
+        p = float(binomtest(sum(v), len(v), 1 / design.ranking_k, alternative="greater").pvalue)
+        rows.append(
+            {
+                "judge": judge,
+                "n": len(v),
+                "correct": sum(v),
+                "accuracy": sum(v) / len(v),
+                "pvalue": p,
+                "passes": p < design.qc_alpha,
+                "excluded": judge in excluded,
+            }
+        )
+    return rows
