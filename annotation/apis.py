@@ -15,9 +15,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.importing.reading import FORMATS, StudyImportError
-from annotation.services.imports import study_import_file
 from annotation.services.membership import study_member_add, study_member_remove
 from annotation.services.people import PARTICIPANT_ROLES, PeopleError, study_people_add_existing, study_people_create
+from annotation.services.queueing import study_import_file
 from annotation.services.studies import study_create, study_update
 from config.parsers import read_upload
 

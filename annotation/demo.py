@@ -24,8 +24,8 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from annotation.services.imports import study_import_file
 from annotation.services.membership import study_member_add
+from annotation.services.queueing import study_import_file
 from annotation.services.studies import researcher_grant, study_create
 
 from .enums import Role

@@ -2,6 +2,7 @@
 
 from celery import shared_task
 
+from annotation.generation import system_generate_run
 from annotation.services.imports import import_job_run
 
 
@@ -18,6 +19,6 @@ def participants_release_timed_out_task() -> int:
     return participants_release_timed_out()
 
 
-# Generation of paraeval-made systems lives in its own module; importing its task
-# here registers it with every worker (autodiscovery reads <app>.tasks only).
-from .generation import system_generate_run_task  # noqa: E402,F401
+@shared_task(name="annotation.system_generate_run", acks_late=True, max_retries=3, default_retry_delay=5)
+def system_generate_run_task(job_id: int) -> None:
+    system_generate_run(job_id=job_id)

@@ -17,9 +17,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation.importing.reading import StudyImportError
 from annotation.services import membership, studies
-from annotation.services.imports import study_import_file
 from annotation.services.membership import RoleConflict
 from annotation.services.people import PeopleError, people_lines, study_people_add_existing, study_people_create
+from annotation.services.queueing import study_import_file, study_system_generate
 from annotation.services.signin import SignInLinkInvalid, signin_link_redeem
 from annotation.services.studies import study_update
 from metrics.core.paraphrasers.registry import available_paraphrasers
@@ -35,7 +35,7 @@ from .forms import (
     StudySettingsForm,
     SystemGenerateForm,
 )
-from .generation import SystemGenerateError, study_system_generate
+from .generation import SystemGenerateError
 from .models import Candidate, ImportJob, Study, System
 from .web import researcher_study_required, study_context
 

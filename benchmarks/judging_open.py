@@ -24,8 +24,9 @@ call_command("migrate", verbosity=0)
 from django.contrib.auth.models import User  # noqa: E402
 
 from annotation.enums import Role  # noqa: E402
-from annotation.judging.services.open_job import open_job_run, study_judging_open_start
+from annotation.judging.services.open_job import open_job_run
 from annotation.judging.services.opening import study_judging_open, study_judging_reset  # noqa: E402
+from annotation.judging.services.queueing import study_judging_open_start
 from annotation.models import Candidate, Original, Study, StudyMembership, System  # noqa: E402
 
 n_judges = int(sys.argv[1]) if len(sys.argv) > 1 else 200

@@ -100,7 +100,8 @@ def child(step: str, study_id: int, n_boot: int | None) -> None:
     from annotation.judging.models import Judgment
     from annotation.models import Study
     from metrics.reports import selectors
-    from metrics.reports.services.build import report_build, report_create
+    from metrics.reports.services.build import report_build
+    from metrics.reports.services.queueing import report_create
     from metrics.reports.services.simulation import simulated_judges_fill  # noqa: F401  (imports before measuring)
 
     study = Study.objects.get(pk=study_id)
@@ -155,7 +156,8 @@ def main() -> None:
     from annotation.services.studies import study_create
     from metrics.reports import selectors
     from metrics.reports.exports.bundle import report_zip
-    from metrics.reports.services.build import report_build, report_create
+    from metrics.reports.services.build import report_build
+    from metrics.reports.services.queueing import report_create
     from metrics.reports.services.simulation import simulated_judges_fill
     from metrics.services.runs import metric_run_create
     from metrics.services.worker import metric_run_execute

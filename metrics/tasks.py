@@ -35,9 +35,8 @@ from __future__ import annotations
 from celery import group, shared_task
 from django.db import InterfaceError, OperationalError
 
-from metrics.services.pem_models import pem_model_fail, pem_model_train
-from metrics.services.runs import metric_run_fail
-from metrics.services.worker import metric_run_chunk_execute, metric_run_start
+from metrics.services.pem_training import pem_model_fail, pem_model_train
+from metrics.services.worker import metric_run_chunk_execute, metric_run_fail, metric_run_start
 
 # Transient database trouble (SQLite busy beyond its timeout, a dropped
 # PostgreSQL connection) is worth a retry; everything else is recorded on the run.

@@ -122,7 +122,6 @@ def circles() -> list[list[str]]:
     on_stack: set[str] = set()
     components: list[list[str]] = []
     counter = [0]
-    sys.setrecursionlimit(10_000)
 
     def connect(v: str) -> None:
         index[v] = low[v] = counter[0]
@@ -146,9 +145,14 @@ def circles() -> list[list[str]]:
             if len(component) > 1:
                 components.append(sorted(component))
 
-    for module in modules:
-        if module not in index:
-            connect(module)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(10_000)
+    try:  # the limit is put back: a test process shares it (JSON readers rely on it)
+        for module in modules:
+            if module not in index:
+                connect(module)
+    finally:
+        sys.setrecursionlimit(limit)
     return components
 
 

@@ -233,11 +233,11 @@ def test_import_contracts_catch_a_service_that_imports_a_view(tmp_path):
 def test_every_kind_of_job_registers_its_requeuer_and_recovery_loads_no_app_code():
     """Each app's ``ready`` registers the service that resends its jobs (config.recovery.requeuer_register):
     the requeue pass finds them all without naming a module by a dotted string or importing app code."""
-    from annotation.alignment.services.requeue import jobs_requeue_stale as alignment_requeue
-    from annotation.judging.services.open_job import jobs_requeue_stale as opening_requeue
-    from annotation.services.jobs import jobs_requeue_stale as import_requeue
+    from annotation.alignment.services.queueing import jobs_requeue_stale as alignment_requeue
+    from annotation.judging.services.queueing import jobs_requeue_stale as opening_requeue
+    from annotation.services.queueing import jobs_requeue_stale as import_requeue
     from config.recovery import requeuers
-    from metrics.reports.services.build import reports_requeue_stale
+    from metrics.reports.services.queueing import reports_requeue_stale
     from metrics.services.runs import metric_runs_requeue_stale
 
     registered = dict(requeuers())
@@ -318,3 +318,10 @@ def test_a_private_import_across_modules_is_found(tmp_path):
         "from annotation.judging.protocols.registry import _loaded",
         "annotation.judging.protocols.registry._REGISTRY",
     ]
+
+
+def test_the_import_graph_of_the_apps_has_no_circles():
+    """No two modules of the apps import each other, directly or round a circle (a module-level
+    or late import alike: grimp sees both). A service that asks for background work imports the
+    tasks from its ``queueing`` module; the tasks import only the modules that do the work."""
+    assert house_census().circles() == []

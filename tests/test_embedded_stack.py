@@ -15,7 +15,7 @@ SCRIPT = """
 import time, django
 django.setup()
 from django.contrib.auth.models import User
-from annotation.services.imports import study_import_file
+from annotation.services.queueing import study_import_file
 from annotation.services.studies import study_create
 owner = User.objects.create_user("stack-owner")
 study = study_create(name="Stack", owner=owner)

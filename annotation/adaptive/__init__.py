@@ -4,4 +4,8 @@ judgment most reduces the uncertainty of the system ranking (the math:
 
 One hook in the judge's hot path (:func:`annotation.judging.selectors.hot_path.item_next_for_judge_fast`)
 calls :func:`annotation.adaptive.services.adaptive_item_promote`; nothing else of judging changes.
+
+Modules: ``services`` (the settings, the item swap on the hot path, asking for a refresh),
+``publication`` (which studies are adaptive, published to every process through the cache),
+``refresh`` (the worker's side: tallies, priorities, the stop), ``tasks``, ``selectors``, ``models``.
 """

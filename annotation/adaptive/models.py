@@ -13,7 +13,7 @@ class AdaptiveAllocation(TimeStampedModel):
 
     ``priorities`` (system name → priority) and ``wrong_bound`` (an upper bound on the
     chance that the ranking is wrong) are refreshed from the judgments at most every
-    few seconds (:func:`annotation.adaptive.services.adaptive_refresh`).
+    few seconds (:func:`annotation.adaptive.refresh.adaptive_refresh`).
     """
 
     study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="adaptive_allocation")

@@ -7,7 +7,7 @@ from django.db import InterfaceError, OperationalError
 
 from annotation.models import Study
 
-from . import services
+from .refresh import adaptive_refresh
 
 
 @shared_task(name="adaptive.refresh", bind=True, acks_late=True, max_retries=3)
@@ -16,6 +16,6 @@ def adaptive_refresh_task(self, study_id: int) -> None:
     if study is None:
         return
     try:
-        services.adaptive_refresh(study=study)
+        adaptive_refresh(study=study)
     except (OperationalError, InterfaceError) as exc:
         raise self.retry(exc=exc, countdown=2**self.request.retries) from exc

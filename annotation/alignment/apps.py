@@ -6,7 +6,7 @@ class AlignmentConfig(AppConfig):
     label = "alignment"
 
     def ready(self) -> None:
-        from annotation.alignment.services.requeue import jobs_requeue_stale
+        from annotation.alignment.services.queueing import jobs_requeue_stale
         from config.recovery import requeuer_register
 
         requeuer_register(jobs_requeue_stale, "alignment scoring/aligner run(s)")

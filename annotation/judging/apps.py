@@ -6,7 +6,7 @@ class JudgingConfig(AppConfig):
     label = "judging"
 
     def ready(self) -> None:
-        from annotation.judging.services.open_job import jobs_requeue_stale
+        from annotation.judging.services.queueing import jobs_requeue_stale
         from config.recovery import requeuer_register
 
         requeuer_register(jobs_requeue_stale, "judging opening(s)")

@@ -1,5 +1,6 @@
 """Screening judges out: the settings, the screen-out itself, live attention checks and
-the automatic QC check as judgments arrive.
+the automatic QC check as judgments arrive (queued after each judgment by
+:func:`annotation.judging.services.queueing.after_judgment`, run here by the worker).
 
 A screened-out judge's assignment carries ``screened_out_at``, the rule
 (:class:`~annotation.judging.enums.ScreenOutRule`) and a reason. From then on the
@@ -16,7 +17,6 @@ and nothing on them refers to the study's candidates, systems or controls.
 
 from __future__ import annotations
 
-import logging
 import random
 from collections.abc import Mapping
 
@@ -35,8 +35,6 @@ from .enums import CONTROL_KIND_OF_SYSTEM_KIND, AttentionPolicy, ScreenOutRule
 from .errors import DesignInvalid, JudgingError
 from .models import Assignment, AttentionCheck, JudgingDesign, Judgment, ScreeningSettings, TrainingAnswer, TrainingItem
 from .tokens import item_token_new
-
-logger = logging.getLogger(__name__)
 
 SETTINGS_FIELDS = (
     "training_criteria",
@@ -366,36 +364,6 @@ def qc_auto_check(*, assignment: Assignment, settings: ScreeningSettings | None 
             f"p < {settings.qc_auto_pvalue:g} ({detail})."
         ),
     )
-
-
-def after_judgment(*, assignment: Assignment) -> bool:
-    """Called after a judgment is stored (page and API): queue the automatic QC check.
-
-    The check (:func:`qc_auto_check`, ~100 ms of statistics once the judge has rated
-    ``qc_auto_min_controls`` controls) runs in a Celery worker, never in the request:
-    run in the request it made exactly the submits that complete a control count
-    slower, and a judge timing their submits could tell which items were controls
-    (issue 23). Every submit of a study with automatic QC on queues the same task, so
-    the answer to a submit no longer depends on what the item was. The screen-out
-    takes effect on the judge's next page or API call after the worker ran it; a
-    message lost while the broker is down is made up by the next submit's (the check
-    reads all of the judge's judgments), so the message is sent once, without the
-    publish retries of other jobs (a submit then waits about 0.5 s instead of 1.5 s
-    for a broker that is down). True when the task was sent.
-    """
-    from .tasks import qc_auto_check_task
-
-    if assignment.screened_out_at is not None:
-        return False
-    settings = ScreeningSettings.objects.filter(study_id=assignment.study_id).first()
-    if settings is None or not settings.qc_auto:
-        return False
-    try:
-        qc_auto_check_task.apply_async(args=(assignment.pk,), retry=False)
-    except Exception:  # kombu raises many kinds of connection errors
-        logger.warning("broker unavailable; the QC check of assignment %s waits for the next submit", assignment.pk)
-        return False
-    return True
 
 
 def qc_auto_check_run(*, assignment_id: int) -> bool:

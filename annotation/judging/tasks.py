@@ -8,6 +8,7 @@ A finished job is left alone, so a redelivered message changes nothing.
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
+from annotation.judging.screening import qc_auto_check_run
 from annotation.judging.services.open_job import open_job_run
 
 RETRY = {"autoretry_for": (OperationalError, InterfaceError), "retry_backoff": 2, "max_retries": 3}
@@ -20,7 +21,5 @@ def open_job_run_task(job_id: int) -> None:
 
 @shared_task(name="judging.qc_auto_check", acks_late=True, **RETRY)
 def qc_auto_check_task(assignment_id: int) -> None:
-    """The automatic QC check after a judgment, off the request path (screening.after_judgment)."""
-    from .screening import qc_auto_check_run
-
+    """The automatic QC check after a judgment, off the request path (services.queueing.after_judgment)."""
     qc_auto_check_run(assignment_id=assignment_id)

@@ -1,7 +1,9 @@
-"""Writes: importing a study file (originals, systems, candidates), all or nothing, now or by a worker.
+"""Writes: importing a study file (originals, systems, candidates), all or nothing.
 
 Parsing and its line-and-column errors are :mod:`annotation.importing`'s; this
-module writes a parsed file in one transaction, serialized per study.
+module writes a parsed file in one transaction, serialized per study, and runs an import
+job on the worker (:func:`import_job_run`). Asking for an import (now, or as a job for a
+large file) is :func:`annotation.services.queueing.study_import_file`.
 """
 
 from __future__ import annotations
@@ -9,8 +11,6 @@ from __future__ import annotations
 import logging
 
 from django.conf import settings
-from django.contrib.auth.models import User
-from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 from django.utils import timezone
@@ -20,7 +20,6 @@ from annotation.importing.studies import ParsedStudyData, parse_study_file
 
 from ..enums import JobStatus, SystemKind
 from ..models import Candidate, ImportJob, Original, Study, System
-from .jobs import job_enqueue
 
 # The logger's name from before the split into modules, so that log filters keep matching.
 logger = logging.getLogger("annotation.services")
@@ -156,72 +155,6 @@ def _study_import_parsed(*, study: Study, parsed: ParsedStudyData, replace: bool
             "candidates_added": len(parsed.candidates),
             "replaced": replace,
         }
-
-
-def study_import_file(
-    *,
-    study: Study,
-    data: bytes,
-    filename: str,
-    fmt: str | None = None,
-    replace: bool = False,
-    user: User | None = None,
-    background: bool | None = None,
-) -> ImportJob:
-    """Import a study file through the one path shared by CLI, form and API.
-
-    Small files are parsed and written now; a :class:`StudyImportError` propagates
-    and nothing is written. Files with more rows than
-    ``PARAEVAL_IMPORT_BACKGROUND_ROWS`` (or ``background=True``) are stored and a
-    Celery worker imports them; the returned job reports progress and errors.
-    The size limit is checked before anything else.
-    """
-    max_bytes = settings.PARAEVAL_IMPORT_MAX_BYTES
-    if len(data) > max_bytes:
-        raise StudyImportError(
-            filename,
-            [ImportIssue(f"the file is {len(data):,} bytes; the limit is {max_bytes:,} (PARAEVAL_IMPORT_MAX_BYTES)")],
-        )
-    from annotation.importing.reading import detect_format
-
-    fmt = detect_format(filename, fmt)
-    if background is None:
-        background = data.count(b"\n") > settings.PARAEVAL_IMPORT_BACKGROUND_ROWS
-    if not background:
-        parsed = parse_study_file(data, filename=filename, fmt=fmt, max_bytes=max_bytes)
-        with transaction.atomic():
-            summary = study_import_parsed(study=study, parsed=parsed, replace=replace)
-            now = timezone.now()
-            return ImportJob.objects.create(
-                study=study,
-                created_by=user,
-                filename=filename,
-                format=fmt,
-                replace=replace,
-                row_count=parsed.row_count,
-                summary=summary,
-                status=JobStatus.SUCCEEDED,
-                progress_done=parsed.row_count,
-                progress_total=parsed.row_count,
-                started_at=now,
-                finished_at=now,
-            )
-    with transaction.atomic():
-        job = ImportJob(
-            study=study,
-            created_by=user,
-            filename=filename,
-            format=fmt,
-            replace=replace,
-            progress_total=max(1, data.count(b"\n")),
-            phase="queued",
-        )
-        job.file.save(filename, ContentFile(data), save=False)
-        job.save()
-        from ..tasks import import_job_run_task
-
-        transaction.on_commit(lambda: job_enqueue(import_job_run_task, job.pk))
-    return job
 
 
 def _job_update(job_id: int, **fields) -> None:

@@ -1,12 +1,10 @@
-"""Background jobs of the study app: sending a task to the broker, and the requeue pass of import and
-generation jobs."""
+"""Background jobs of the study app: sending a task to the broker, and which stranded jobs to send again
+(the requeue pass of import and generation jobs is :func:`annotation.services.queueing.jobs_requeue_stale`)."""
 
 from __future__ import annotations
 
 import logging
 from datetime import timedelta
-
-from ..models import ImportJob
 
 # The logger's name from before the split into modules, so that log filters keep matching.
 logger = logging.getLogger("annotation.services")
@@ -33,21 +31,3 @@ def jobs_to_resend(model, *, stale_after: timedelta | None = None, queued_after:
     from config.recovery import jobs_to_resend
 
     return jobs_to_resend(model, stale_after=stale_after, queued_after=queued_after)
-
-
-def jobs_requeue_stale(*, stale_after: timedelta | None = None, queued_after: timedelta | None = None) -> int:
-    """Send queued (and, with ``stale_after``, stalled running) import and generation jobs again.
-
-    Each is a resent message: it runs only if it can claim its job (``config.recovery``).
-    """
-    from config.recovery import job_resend
-
-    from ..tasks import import_job_run_task, system_generate_run_task
-
-    n = 0
-    for pk in jobs_to_resend(ImportJob, stale_after=stale_after, queued_after=queued_after):
-        job = ImportJob.objects.get(pk=pk)
-        # Generation jobs reuse ImportJob for their progress; they carry their request in summary.
-        task = system_generate_run_task if "request" in (job.summary or {}) else import_job_run_task
-        n += job_resend(task, pk, stale_after=stale_after)
-    return n

@@ -222,7 +222,7 @@ def scenario_report(inst: Installation, study, owner) -> tuple[bool, str]:
     from annotation.judging.services.design import design_update
     from annotation.judging.services.opening import study_judging_open
     from metrics.reports.models import Report, ReportPlot
-    from metrics.reports.services.build import report_create
+    from metrics.reports.services.queueing import report_create
     from metrics.reports.services.simulation import simulated_judges_fill
 
     design_update(study=study, changes={"seed": 1})
@@ -262,7 +262,7 @@ def scenario_report(inst: Installation, study, owner) -> tuple[bool, str]:
 
 def scenario_report_worker(inst: Installation, study, owner) -> tuple[bool, str]:
     from metrics.reports.models import Report
-    from metrics.reports.services.build import report_create
+    from metrics.reports.services.queueing import report_create
 
     if not Report.objects.filter(study=study, status="succeeded").exists():
         return False, "run the 'report' scenario first (it opens judging and fills the study)"

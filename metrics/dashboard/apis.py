@@ -18,7 +18,7 @@ from annotation.adaptive import services as adaptive_services
 from annotation.adaptive.selectors import adaptive_summary
 from annotation.web import get_managed_study
 
-from .services import planning, snapshot
+from .services import queueing, snapshot
 
 TAGS = ["dashboard"]
 
@@ -102,7 +102,7 @@ class DashboardApi(APIView):
     )
     def get(self, request, study_id: int):
         study = get_managed_study(request, study_id)
-        dashboard, version = snapshot.dashboard_poll(study=study)
+        dashboard, version = queueing.dashboard_poll(study=study)
         etag = snapshot.dashboard_etag(dashboard=dashboard, version=version)
         headers = {"ETag": etag, "Cache-Control": "private, no-cache"}
         if etag in parse_etags(request.headers.get("If-None-Match", "")):
@@ -235,7 +235,7 @@ class DashboardPlanApi(APIView):
         data = DashboardPlanInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            dashboard = planning.study_plan_request(study=study, raw=data.validated_data)
+            dashboard = queueing.study_plan_request(study=study, raw=data.validated_data)
         except DjangoValidationError as exc:
             raise _drf_error(exc) from exc
         return Response(dashboard.plan, status=status.HTTP_202_ACCEPTED)

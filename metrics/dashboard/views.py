@@ -17,7 +17,7 @@ from annotation.web import researcher_study_required, study_context
 
 from .bonus import BonusRule, bonus_lines, bonus_sums, mturk_bonus_csv, prolific_bulk_bonus
 from .forms import AdaptiveForm, BonusForm, PlanForm, RateForm
-from .services import planning, snapshot
+from .services import queueing, snapshot
 
 
 def _errors(exc: ValidationError) -> str:
@@ -85,7 +85,7 @@ def plan(request, study):
         form = PlanForm(request.POST)
         if form.is_valid():
             try:
-                planning.study_plan_request(study=study, raw=form.cleaned_data)
+                queueing.study_plan_request(study=study, raw=form.cleaned_data)
                 messages.success(request, "Planning: the simulations run in the background.")
                 return redirect("dashboard:plan", study_id=study.pk)
             except ValidationError as exc:

@@ -20,7 +20,7 @@ from annotation.enums import JobStatus
 from annotation.web import get_managed_study
 from metrics.reports.exports.csv_json import report_json
 from metrics.reports.exports.tables import TABLE_SLUGS, report_tables, table_by_slug
-from metrics.reports.services.build import report_create, report_rebuild
+from metrics.reports.services.queueing import report_create, report_rebuild
 from metrics.reports.services.report_settings import DEFAULT_SETTINGS
 
 from . import selectors

@@ -23,7 +23,7 @@ from metrics.reports.exports.csv_json import report_json_text
 from metrics.reports.exports.latex import report_latex
 from metrics.reports.exports.standalone_html import report_html
 from metrics.reports.exports.tables import report_tables, table_by_slug
-from metrics.reports.services.build import report_create, report_rebuild
+from metrics.reports.services.queueing import report_create, report_rebuild
 
 from . import selectors
 from .forms import ReportSettingsForm

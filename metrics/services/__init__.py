@@ -23,9 +23,10 @@ Life of a run (the tasks in ``metrics/tasks.py`` call the three worker steps):
 Layout
 ------
 One module a concern: :mod:`.resources` (uploaded resource files), :mod:`.runs` (create,
-fail, cancel, retry, requeue: the web side), :mod:`.worker` (start, chunk, finalize: the
-worker side), :mod:`.instances` (the per-process cache of metric objects),
-:mod:`.pem_models` (training PEM models and running them) and :mod:`.pem_out_of_fold`
+cancel, retry, requeue: what people ask for; it queues the tasks), :mod:`.worker` (start,
+chunk, finalize, fail: the worker side), :mod:`.instances` (the per-process cache of metric
+objects), :mod:`.pem_models` (queueing the training of PEM models and running them),
+:mod:`.pem_training` (the training, on the worker) and :mod:`.pem_out_of_fold`
 (PEM's out-of-fold meta-evaluation run), over :mod:`._shared` (helpers they share).
 Import each name from the module that defines it; this package holds no names of its own. The Celery tasks
 are in ``metrics/tasks.py`` (their names are their dotted paths).

@@ -1,4 +1,4 @@
-"""A metric run's life on the web side: create it, fail, cancel or retry it, requeue it.
+"""A metric run as people ask for it: create it, cancel or retry it, and requeue the stranded.
 
 :func:`metric_run_create` validates the metric, snapshots the study's candidates into
 chunks and queues the start task on commit; the worker's steps are in :mod:`.worker`.
@@ -19,12 +19,14 @@ from django.utils import timezone
 from annotation.enums import JobStatus
 from annotation.models import Candidate, Study
 from annotation.services.jobs import job_enqueue
+from config.recovery import job_resend, jobs_to_resend
 from metrics.core.base.metric import Metric
 from metrics.core.base.params import MetricError
 from metrics.core.registry import UnknownMetric, create_metric, get_metric
 
 from ..enums import Against
 from ..models import MetricRun, MetricRunChunk
+from ..tasks import metric_run_start_task
 from ._shared import jsonable, resource_paths
 
 #: Candidates per chunk task when the caller gives no ``chunk_size``.
@@ -161,23 +163,10 @@ def metric_run_create(
 
 
 def _enqueue_start(run_id: int) -> None:
-    from ..tasks import metric_run_start_task
-
     transaction.on_commit(lambda: job_enqueue(metric_run_start_task, run_id))
 
 
 # --------------------------------------------------------------------------- state changes
-
-
-def metric_run_fail(*, run_id: int, error: str) -> None:
-    """Record ``error`` and end the run as failed (a finished run is left alone)."""
-    MetricRun.objects.filter(pk=run_id, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).update(
-        status=JobStatus.FAILED,
-        phase="failed",
-        error=error[:10_000],
-        finished_at=timezone.now(),
-        updated_at=timezone.now(),
-    )
 
 
 @transaction.atomic
@@ -231,10 +220,6 @@ def metric_runs_requeue_stale(*, stale_after=None, queued_after=None) -> int:
     worker died holding a chunk; chunk tasks keep the run's heartbeat). The start task
     re-sends only the chunks not done yet, and a chunk counts once however often it runs.
     Each start is a resent message: it runs only if it can claim the run (``config.recovery``)."""
-    from config.recovery import job_resend, jobs_to_resend
-
-    from ..tasks import metric_run_start_task
-
     n = 0
     for pk in jobs_to_resend(MetricRun, stale_after=stale_after, queued_after=queued_after):
         n += job_resend(metric_run_start_task, pk, stale_after=stale_after)

@@ -1,4 +1,4 @@
-"""The worker's steps of a metric run: start, score a chunk, finalize (and all three in one process).
+"""The worker's steps of a metric run: start, score a chunk, finalize (and all three in one process), fail.
 
 The tasks in ``metrics/tasks.py`` call these. A chunk is idempotent: its scores are
 upserted and its ``done`` flag and the run's counter change in one transaction.
@@ -28,7 +28,6 @@ from metrics.core.registry import UnknownMetric
 from ..models import MetricRun, MetricRunChunk, MetricScore
 from ._shared import FINISHED, finite_or_none, run_update
 from .instances import metric_for_run
-from .runs import metric_run_fail
 
 logger = logging.getLogger(__name__)
 
@@ -300,3 +299,14 @@ def metric_run_execute(*, run_id: int) -> MetricRun:
         metric_run_chunk_execute(run_id=run_id, chunk_id=chunk_id)
     _finalize_if_complete(run_id)
     return MetricRun.objects.get(pk=run_id)
+
+
+def metric_run_fail(*, run_id: int, error: str) -> None:
+    """Record ``error`` and end the run as failed (a finished run is left alone)."""
+    MetricRun.objects.filter(pk=run_id, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).update(
+        status=JobStatus.FAILED,
+        phase="failed",
+        error=error[:10_000],
+        finished_at=timezone.now(),
+        updated_at=timezone.now(),
+    )

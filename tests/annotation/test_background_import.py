@@ -5,7 +5,8 @@ import time
 import pytest
 
 from annotation.models import Candidate, ImportJob
-from annotation.services.imports import import_job_run, study_import_file
+from annotation.services.imports import import_job_run
+from annotation.services.queueing import study_import_file
 from annotation.services.studies import study_create
 
 

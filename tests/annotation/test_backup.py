@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 
 from annotation.backup import collect
 from annotation.models import Study
-from annotation.services.imports import study_import_file
+from annotation.services.queueing import study_import_file
 
 
 def snapshot(study):

@@ -68,7 +68,7 @@ def test_load_demo_creates_accounts_and_the_300_verse_study_once(db, capsys):
 
 
 def test_requeue_jobs_resends_every_kind_of_queued_work(researcher, capsys):
-    from annotation.services.imports import study_import_file
+    from annotation.services.queueing import study_import_file
     from annotation.services.studies import study_create
 
     study = study_create(name="Requeue", owner=researcher)
@@ -88,7 +88,8 @@ def test_requeue_jobs_resends_work_stuck_running_after_its_worker_died(researche
     from django.utils import timezone
 
     from annotation.models import ImportJob
-    from annotation.services.imports import import_job_run, study_import_file
+    from annotation.services.imports import import_job_run
+    from annotation.services.queueing import study_import_file
     from annotation.services.studies import study_create
 
     study = study_create(name="Stuck", owner=researcher)

@@ -12,12 +12,13 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from annotation import generation
 from annotation.enums import JobStatus, Role, SystemKind
-from annotation.generation import SystemGenerateError, study_system_generate, system_generate_run
+from annotation.generation import SystemGenerateError, system_generate_run
 from annotation.importing.studies import parse_study_file
 from annotation.models import Candidate, ImportJob, System
+from annotation.services import queueing
 from annotation.services.membership import study_member_add
+from annotation.services.queueing import study_system_generate
 
 # The WordNet paraphraser without its GloVe lexicon: fast, and needs nothing but the shipped table.
 WN = {"lexicon_size": "none"}
@@ -222,7 +223,7 @@ def test_running_a_generation_job_twice_writes_each_candidate_once(study):
 def test_an_unreachable_broker_fails_the_job_instead_of_leaving_it_waiting(
     study, monkeypatch, django_capture_on_commit_callbacks
 ):
-    monkeypatch.setattr(generation, "job_enqueue", lambda task, *args: False)
+    monkeypatch.setattr(queueing, "job_enqueue", lambda task, *args: False)
     with django_capture_on_commit_callbacks(execute=True):
         system = study_system_generate(study=study, paraphraser="wordnet", params=WN, background=True)
     job = ImportJob.objects.get(study=study)

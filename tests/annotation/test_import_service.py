@@ -4,7 +4,7 @@ import pytest
 
 from annotation.importing.reading import StudyImportError
 from annotation.models import Candidate, ImportJob, Original, System
-from annotation.services.imports import study_import_file
+from annotation.services.queueing import study_import_file
 from annotation.services.studies import study_create
 
 GOOD = b"original_id,original,system,candidate\n1,The cat sat.,human,A cat was sitting.\n1,The cat sat.,mt,The cat sits.\n2,Go home.,human,Return home.\n"

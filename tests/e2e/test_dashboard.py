@@ -15,7 +15,8 @@ from annotation.judging.services.assignments import assignment_ensure_for_judge
 from annotation.judging.services.submission import judgment_submit
 from annotation.models import Candidate
 from annotation.services.membership import study_member_add
-from metrics.reports.services.build import report_build, report_create
+from metrics.reports.services.build import report_build
+from metrics.reports.services.queueing import report_create
 from metrics.reports.services.simulation import simulated_judges_fill
 from tests.conftest import browser_login, screenshot
 from tests.metrics.reports.conftest import make_study_data, open_judging

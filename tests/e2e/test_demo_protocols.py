@@ -39,7 +39,8 @@ def _start(page, study) -> None:
 
 
 def _report(page, study) -> None:
-    from metrics.reports.services.build import report_build, report_create
+    from metrics.reports.services.build import report_build
+    from metrics.reports.services.queueing import report_create
 
     report = report_create(study=study, created_by=study.owner, enqueue=False)
     report = report_build(report_id=report.pk)

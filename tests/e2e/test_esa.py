@@ -74,7 +74,8 @@ def test_a_judge_marks_scores_and_submits_every_item_and_the_researcher_gets_rep
     from annotation.judging.models import EsaItem, EsaJudgment
     from annotation.judging.services.design import design_update
     from annotation.models import Candidate
-    from metrics.reports.services.build import report_build, report_create
+    from metrics.reports.services.build import report_build
+    from metrics.reports.services.queueing import report_create
 
     study = study_with_data(owner=researcher, n_originals=2, systems=("alpha", "beta"), name="ESA walk")
     for cand, text in zip(

@@ -74,17 +74,18 @@ def build_world() -> SimpleNamespace:
     from annotation.alignment.services.assignments import alignment_config_update, assignments_create
     from annotation.alignment.services.drafts import assignment_draft_save, assignment_submit
     from annotation.alignment.services.pairs import pairs_import_file
-    from annotation.alignment.services.scoring import scoring_run_create, scoring_run_execute
+    from annotation.alignment.services.queueing import scoring_run_create
+    from annotation.alignment.services.scoring import scoring_run_execute
     from annotation.alignment.services.systems import system_alignments_import
     from annotation.enums import JobStatus, Role
     from annotation.judging.defaults import default_criteria
     from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
     from annotation.judging.services.assignments import instructions_mark_seen
     from annotation.judging.services.design import design_update
-    from annotation.judging.services.open_job import study_judging_open_start
+    from annotation.judging.services.queueing import study_judging_open_start
     from annotation.judging.services.submission import judgment_submit
-    from annotation.services.imports import study_import_file
     from annotation.services.membership import study_member_add
+    from annotation.services.queueing import study_import_file
     from annotation.services.studies import researcher_grant, study_create
     from metrics.models import PemModel
     from metrics.services.resources import metric_resource_create
@@ -103,11 +104,10 @@ def build_world() -> SimpleNamespace:
     # Usernames may start with '@', '+' or '-': a spreadsheet would run this one.
     judge3 = user("@SUM-1+1")
 
-    # Patched where each service looks it up (the services packages re-export it for callers only).
+    # Patched where each service looks it up: the queueing modules that ask for background work.
     with (
-        mock.patch("annotation.services.imports.job_enqueue"),
-        mock.patch("annotation.alignment.services.scoring.job_enqueue"),
-        mock.patch("annotation.alignment.services.systems.job_enqueue"),
+        mock.patch("annotation.services.queueing.job_enqueue"),
+        mock.patch("annotation.alignment.services.queueing.job_enqueue"),
         mock.patch("metrics.services.runs.job_enqueue"),
         mock.patch("metrics.services.pem_models.job_enqueue"),
     ):
@@ -255,7 +255,8 @@ def _add_report(world: SimpleNamespace, study, owner) -> None:
     """A built report (simulated judges fill the study first, as the demo does)."""
     from metrics.reports.exports.tables import report_tables
     from metrics.reports.models import ReportPlot
-    from metrics.reports.services.build import report_build, report_create
+    from metrics.reports.services.build import report_build
+    from metrics.reports.services.queueing import report_create
     from metrics.reports.services.simulation import simulated_judges_fill
 
     study.refresh_from_db()
@@ -345,7 +346,7 @@ __all__ = [
 def empty_study(db):
     from django.contrib.auth.models import User
 
-    from annotation.services.imports import study_import_file
+    from annotation.services.queueing import study_import_file
     from annotation.services.studies import researcher_grant, study_create
 
     owner = User.objects.create_user("fuzz-owner", password="pw")

@@ -44,7 +44,7 @@ def test_the_periodic_task_finishes_work_a_dead_worker_left_running_exactly_once
     """In-process worker on the configured broker. What a worker that died mid-run leaves
     behind: the job 'running', no heartbeat since, no message anywhere."""
     from annotation.models import Candidate, ImportJob
-    from annotation.services.imports import study_import_file
+    from annotation.services.queueing import study_import_file
     from config.recovery import requeue_stale_jobs_task
     from metrics.models import MetricRun, MetricRunChunk
     from metrics.services.runs import metric_run_create
@@ -172,7 +172,7 @@ def test_a_live_job_slower_than_the_stale_period_is_neither_resent_nor_run_twice
 @pytest.mark.slow
 def test_a_starting_worker_sends_the_jobs_queued_while_the_broker_was_down(workers, researcher):
     from annotation.models import Candidate, ImportJob
-    from annotation.services.imports import study_import_file
+    from annotation.services.queueing import study_import_file
     from metrics.models import MetricRun, MetricRunChunk
     from metrics.services.runs import metric_run_create
     from metrics.tasks import metric_run_start_task

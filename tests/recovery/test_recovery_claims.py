@@ -22,7 +22,7 @@ from tests.recovery.recovery_helpers import ROOT, backdate, make_study
 @pytest.mark.django_db
 def test_a_resent_message_claims_its_job_only_when_no_live_worker_holds_it(researcher, settings):
     from annotation.models import ImportJob
-    from annotation.services.imports import study_import_file
+    from annotation.services.queueing import study_import_file
     from config.recovery import job_claim, jobs_to_resend
 
     settings.PARAEVAL_JOB_HEARTBEAT_SECONDS = 1
@@ -55,7 +55,7 @@ def test_a_resent_message_claims_its_job_only_when_no_live_worker_holds_it(resea
 @pytest.mark.django_db
 def test_the_periodic_pass_resends_a_job_that_waits_its_turn_once_per_stale_period(researcher):
     from annotation.models import ImportJob
-    from annotation.services.imports import study_import_file
+    from annotation.services.queueing import study_import_file
     from config.recovery import jobs_to_resend
 
     study = make_study(researcher, "Waiting", n=1)

@@ -10,7 +10,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.alignment.services.scoring import scoring_run_create
+from annotation.alignment.services.queueing import scoring_run_create
 from annotation.importing.reading import StudyImportError
 from annotation.web import get_managed_study
 from config.parsers import SafeJSONParser

@@ -8,10 +8,10 @@ assignments_create`` (this package itself exports nothing):
 - ``assignments``: the study's settings (k, pre-fill system), handing pairs out;
 - ``drafts``: an annotator's opening, autosaves and submission of one pair;
 - ``pairs``: importing pairs and groups;
-- ``systems``: system alignments and paraeval's aligner runs;
-- ``scoring``: scoring runs, queued and computed;
-- ``requeue``: the requeue pass of both kinds of run;
+- ``systems``: system alignments and paraeval's aligner runs (the worker's side);
+- ``scoring``: scoring runs, computed (the worker's side);
+- ``queueing``: asking for both kinds of run (checked, stored, queued) and their requeue pass;
 
 A test that changes a module-level setting patches the module that reads it
-(``annotation.alignment.services.scoring.TABLE_CHECK_IN_REQUEST_BYTES``).
+(``annotation.alignment.services.queueing.TABLE_CHECK_IN_REQUEST_BYTES``).
 """

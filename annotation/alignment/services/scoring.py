@@ -1,6 +1,6 @@
 """Writes: scoring runs (a system against the gold, a paraphrase table, annotator agreement).
 
-The request queues a run (:func:`scoring_run_create`); the worker computes and
+The request queues a run (:func:`~.queueing.scoring_run_create`); the worker computes and
 stores its results (:func:`scoring_run_execute`) with ``metrics.core.alignment_scoring``.
 """
 
@@ -9,17 +9,13 @@ from __future__ import annotations
 import logging
 import math
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
-from django.core.files.base import ContentFile
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError
 from django.utils import timezone
 
 from annotation.enums import JobStatus
 from annotation.importing.reading import ImportIssue, StudyImportError, decode_utf8
-from annotation.models import Study
-from annotation.services.jobs import job_enqueue
 from metrics.core.alignment.model import Alignment, FormatError
 from metrics.core.alignment_scoring._shared import SCORING_VERSION
 from metrics.core.alignment_scoring.agreement import annotator_agreement
@@ -30,92 +26,13 @@ from metrics.core.text import TOKENIZER_VERSION
 
 from .. import selectors
 from ..enums import ScoringKind
-from ..models import AlignmentSystem, ScoringRun
+from ..models import ScoringRun
 
 # The logger's name from before the split into modules, so that log filters keep matching.
 logger = logging.getLogger("annotation.alignment.services")
 
 
-#: Paraphrase tables up to this size are checked in the request (errors shown at once);
-#: larger ones are read by the worker, whose run then reports the errors.
-TABLE_CHECK_IN_REQUEST_BYTES = 2 * 1024 * 1024
-
-
-def _check_scoring_params(max_len, min_prob) -> None:
-    if not isinstance(max_len, int) or not 1 <= max_len <= 10:
-        raise ValidationError("the maximum phrase length must be between 1 and 10 words")
-    if not (isinstance(min_prob, (int, float)) and 0.0 <= min_prob <= 1.0):
-        raise ValidationError("the minimum probability must be between 0 and 1")
-
-
-def scoring_run_create(
-    *,
-    study: Study,
-    user: User | None,
-    kind: str,
-    system: AlignmentSystem | None = None,
-    table_data: bytes | None = None,
-    table_filename: str = "",
-    max_len: int = 5,
-    min_prob: float = 0.0,
-    use_possible: bool = True,
-) -> ScoringRun:
-    """Queue a scoring run for a Celery worker (sent after the transaction commits).
-
-    ``kind`` system needs ``system`` (scored against the gold: the annotators'
-    submitted alignments); paraphrases needs ``table_data`` (``phrase<TAB>paraphrase
-    [<TAB>probability]``); agreement needs pairs with two or more submitted
-    alignments. Raises ``ValidationError`` when the run cannot work, and
-    :class:`StudyImportError` for a paraphrase table with bad lines.
-    """
-    _check_scoring_params(max_len, min_prob)
-    gold_pairs = selectors.submitted_alignments(study=study)
-    if kind in (ScoringKind.SYSTEM, ScoringKind.PARAPHRASES) and not gold_pairs:
-        raise ValidationError("no pair has a submitted alignment yet: the gold is empty")
-    label = ""
-    if kind == ScoringKind.SYSTEM:
-        if system is None or system.study_id != study.pk:
-            raise ValidationError("choose a system of this study")
-        label = system.name
-    elif kind == ScoringKind.PARAPHRASES:
-        if not table_data:
-            raise ValidationError("upload a paraphrase table")
-        table_filename = table_filename or "paraphrases.tsv"
-        if len(table_data) > settings.PARAEVAL_IMPORT_MAX_BYTES:
-            raise ValidationError(
-                f"the table is {len(table_data):,} bytes; the limit is {settings.PARAEVAL_IMPORT_MAX_BYTES:,}"
-            )
-        if len(table_data) <= TABLE_CHECK_IN_REQUEST_BYTES:
-            _read_table(table_data, table_filename)
-        label = table_filename
-    elif kind == ScoringKind.AGREEMENT:
-        if not any(len(by) >= 2 for by in gold_pairs.values()):
-            raise ValidationError("no pair has been submitted by two annotators yet")
-        label = "annotators"
-    else:
-        raise ValidationError(f"unknown scoring kind '{kind}'")
-    params = {"max_len": max_len, "min_prob": float(min_prob), "use_possible": bool(use_possible)}
-    with transaction.atomic():
-        run = ScoringRun(
-            study=study,
-            created_by=user,
-            kind=kind,
-            system=system if kind == ScoringKind.SYSTEM else None,
-            label=label[:255],
-            parameters=params,
-            phase="queued",
-        )
-        if kind == ScoringKind.PARAPHRASES:
-            run.table_file.save(table_filename, ContentFile(table_data), save=False)
-        run.full_clean(exclude=["table_file"])
-        run.save()
-        from ..tasks import scoring_run_task
-
-        transaction.on_commit(lambda: job_enqueue(scoring_run_task, run.pk))
-    return run
-
-
-def _read_table(data: bytes, filename: str):
+def read_phrase_table(data: bytes, filename: str):
     text = decode_utf8(data, filename)
     try:
         return read_paraphrase_table(text)
@@ -292,7 +209,7 @@ def _score_paraphrases(run: ScoringRun) -> tuple[dict, str]:
     with run.table_file.open("rb") as fh:
         data = fh.read()
     _progress(run, 0, 1, "reading the table")
-    table = _read_table(data, run.label)
+    table = read_phrase_table(data, run.label)
     gold = selectors.gold_alignments(study=run.study)
     groups, pair_count = [], 0
     current: list[Alignment] = []

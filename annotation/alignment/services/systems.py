@@ -6,7 +6,6 @@ import logging
 from collections.abc import Mapping
 
 from django.conf import settings
-from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, transaction
 from django.utils import timezone
@@ -16,7 +15,6 @@ from annotation.enums import JobStatus
 from annotation.importing.reading import ImportIssue, StudyImportError, decode_utf8
 from annotation.models import Study
 from annotation.services.imports import study_import_lock
-from annotation.services.jobs import job_enqueue
 from metrics.core.alignment.io import loads
 from metrics.core.alignment.model import FORMATS as ALIGNMENT_FORMATS
 from metrics.core.alignment.model import Alignment, FormatError
@@ -150,40 +148,6 @@ def system_alignments_import(
 def system_delete(*, system: AlignmentSystem) -> None:
     AlignmentConfig.objects.filter(prefill_system=system).update(prefill_system=None)
     system.delete()
-
-
-def aligner_run_create(
-    *, study: Study, user: User | None, system_name: str = "paraeval-aligner", use_wordnet: bool = True
-) -> AlignerRun:
-    """Queue paraeval's aligner (``metrics.core.aligner.align``) over every pair of the study.
-
-    The worker writes (or rewrites) the aligner system ``system_name``; a system
-    of that name that is not an aligner system is refused (``ValidationError``).
-    """
-    system_name = system_name.strip()
-    if not AlignmentPair.objects.filter(study=study).exists():
-        raise ValidationError("the study has no alignment pairs yet")
-    other = (
-        AlignmentSystem.objects.filter(study=study, name=system_name).exclude(kind=AlignmentSystemKind.ALIGNER).first()
-    )
-    if other is not None:
-        raise ValidationError(
-            f"system '{system_name}' is an {other.get_kind_display().lower()} system; choose another name"
-        )
-    with transaction.atomic():
-        run = AlignerRun(
-            study=study,
-            created_by=user,
-            system_name=system_name,
-            parameters={"use_wordnet": bool(use_wordnet)},
-            phase="queued",
-        )
-        run.full_clean()
-        run.save()
-        from ..tasks import aligner_run_task
-
-        transaction.on_commit(lambda: job_enqueue(aligner_run_task, run.pk))
-    return run
 
 
 def aligner_run_execute(*, run_id: int) -> AlignerRun:

@@ -7,7 +7,7 @@ from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 
-from annotation.alignment.services.scoring import scoring_run_create
+from annotation.alignment.services.queueing import scoring_run_create
 from annotation.importing.reading import StudyImportError
 from annotation.web import researcher_study_required, study_context
 

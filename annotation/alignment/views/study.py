@@ -11,7 +11,8 @@ from django.views.decorators.http import require_GET, require_POST
 from annotation.alignment.services import systems as systems_module
 from annotation.alignment.services.assignments import alignment_config_update, assignments_create
 from annotation.alignment.services.pairs import pairs_import_file
-from annotation.alignment.services.systems import aligner_run_create, system_alignments_import
+from annotation.alignment.services.queueing import aligner_run_create
+from annotation.alignment.services.systems import system_alignments_import
 from annotation.importing.reading import StudyImportError
 from annotation.web import researcher_study_required, study_context
 

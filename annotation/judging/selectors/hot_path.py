@@ -13,7 +13,8 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db import connection
 
-from annotation.adaptive.services import adaptive_item_promote, adaptive_study
+from annotation.adaptive.publication import adaptive_study
+from annotation.adaptive.services import adaptive_item_promote
 from annotation.enums import Role
 from annotation.models import Original, Study
 

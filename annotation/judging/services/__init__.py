@@ -14,7 +14,9 @@ e.g. ``from annotation.judging.services.submission import judgment_submit``. Its
 
 * :mod:`.design` — the judging design (frozen once judging opens);
 * :mod:`.opening` — opening in one transaction, closing, reopening, resetting;
-* :mod:`.open_job` — the shared opening entry and the worker's resumable run;
+* :mod:`.open_job` — the worker's resumable run of a background opening;
+* :mod:`.queueing` — asking for background work: the shared opening entry (at once or as an
+  open job), the automatic QC check after each judgment, the requeue of stalled open jobs;
 * :mod:`.assignments` — late judges, join-link participants, instructions seen;
 * :mod:`.submission` — submitting a judgment (the judge's hot path);
 * :mod:`.exclusions` — excluding and re-including judges;

@@ -1,6 +1,7 @@
-"""Opening in the background: the shared entry of the researcher's page and the API
-(:func:`study_judging_open_start`), the worker's resumable run (:func:`open_job_run`)
-and the requeue of stalled runs.
+"""Opening in the background, the worker's side: the resumable run of an open job
+(:func:`open_job_run`). Asking for it (the shared entry of the researcher's page and the API,
+:func:`~.queueing.study_judging_open_start`) and the requeue of stalled runs are in
+:mod:`.queueing`.
 
 The worker commits step by step, so its progress shows and a requeued run can resume.
 """
@@ -10,21 +11,16 @@ from __future__ import annotations
 import hashlib
 import logging
 from dataclasses import asdict
-from datetime import timedelta
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from annotation.enums import JobStatus
-from annotation.models import Candidate, Original, Study
-from annotation.services.jobs import job_enqueue
 from metrics.core.assignment import plan_assignments
 
 from ..errors import CannotOpen
 from ..models import Assignment, JudgingDesign, OpenJob
-from ..protocols.registry import protocol_for_design
 from ._shared import (
     assignment_write,
     controls_create,
@@ -34,80 +30,16 @@ from ._shared import (
     mark_open,
     open_refusal,
     opening_undo,
-    refuse_while_opening,
     study_items,
 )
-from .opening import OpenSummary, study_judging_open
+from .opening import OpenSummary
 
 # The name the log had before the services became a package (alerts may filter on it).
 logger = logging.getLogger("annotation.judging.services")
 
 
-#: Studies whose opening writes more assignment items (judges × items, or k × items)
-#: than this are opened by a Celery worker; settings may override.
-DEFAULT_OPEN_BACKGROUND_ITEMS = 10_000
 #: The background opening commits (and reports progress) after about this many assignment items.
 OPEN_JOB_ITEMS_PER_TRANSACTION = 20_000
-
-
-def open_background_threshold() -> int:
-    return int(getattr(settings, "PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS", DEFAULT_OPEN_BACKGROUND_ITEMS))
-
-
-def _open_size(*, study: Study, design: JudgingDesign, n_judges: int) -> int:
-    """Assignment items that opening will write (what its time grows with)."""
-    n_originals = Original.objects.filter(study=study).count()
-    n_items = Candidate.objects.filter(original__study=study).count() + n_originals * sum(
-        int(v) for v in design.control_counts.values()
-    )
-    k = judges_per_item(design)
-    return n_items * (min(k, n_judges) if k is not None else n_judges)
-
-
-def study_judging_open_start(*, study: Study, user: User | None = None, background: bool | None = None) -> OpenJob:
-    """Open ``study`` for judging through the path shared by the researcher's page and the API.
-
-    The checks that need no writing (already open, closed, no data, too few judges
-    for k per item, an opening already under way) run here and raise
-    :class:`CannotOpen`. Then a study whose opening writes at most
-    ``PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS`` assignment items (default 10,000;
-    about half a second) is opened now by :func:`study_judging_open` and the
-    returned job has already succeeded; larger ones (or ``background=True``) get a
-    queued :class:`OpenJob` that a worker runs (:func:`open_job_run`). Its progress
-    counts judges whose assignments are written; its ``summary`` or ``error`` says
-    how it ended.
-    """
-    with transaction.atomic():
-        design, study = lock_design_and_study(study)
-        refuse_while_opening(study)
-        n_judges = len(judge_users(study))
-        open_refusal(study=study, design=design, n_judges=n_judges)
-        if not protocol_for_design(design).opens_in_background:
-            background = False  # this protocol opens in the request (no background path for it)
-        if background is None:
-            background = _open_size(study=study, design=design, n_judges=n_judges) > open_background_threshold()
-        now = timezone.now()
-        if not background:
-            summary = study_judging_open(study=study, user=user)
-            return OpenJob.objects.create(
-                study=study,
-                created_by=user,
-                status=JobStatus.SUCCEEDED,
-                phase="done",
-                started_at=now,
-                finished_at=now,
-                progress_done=summary.judges,
-                progress_total=summary.judges,
-                controls_created=summary.controls_created,
-                summary=asdict(summary),
-            )
-        job = OpenJob.objects.create(
-            study=study, created_by=user, status=JobStatus.QUEUED, phase="waiting for a worker", progress_total=n_judges
-        )
-        from ..tasks import open_job_run_task
-
-        transaction.on_commit(lambda: job_enqueue(open_job_run_task, job.pk))
-    return job
 
 
 def _items_fingerprint(items: list[str]) -> str:
@@ -263,21 +195,3 @@ def open_job_run(*, job_id: int) -> OpenJob:
             "the details. Try again, or tell the administrator if it keeps failing.",
         )
     return OpenJob.objects.get(pk=job_id)
-
-
-def jobs_requeue_stale(*, stale_after: timedelta | None = None, queued_after: timedelta | None = None) -> int:
-    """Send queued (and, with ``stale_after``, stalled running) openings to the broker again.
-
-    ``queued_after`` (only those queued that long ago) is passed on to
-    ``annotation.services.jobs_to_resend`` when given. Each is a resent message: it
-    runs only if it can claim its job (``config.recovery``), so a live opening is
-    never run twice at once; and :func:`open_job_run` leaves a finished job alone
-    and resumes a stalled one.
-    """
-    from annotation.services.jobs import jobs_to_resend
-    from config.recovery import job_resend
-
-    from ..tasks import open_job_run_task
-
-    kwargs = {"stale_after": stale_after} | ({"queued_after": queued_after} if queued_after is not None else {})
-    return sum(job_resend(open_job_run_task, pk, stale_after=stale_after) for pk in jobs_to_resend(OpenJob, **kwargs))

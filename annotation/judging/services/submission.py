@@ -23,6 +23,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation.enums import StudyStatus
+from annotation.judging.services.queueing import after_judgment
 from annotation.models import Study
 
 from .. import scales
@@ -30,7 +31,7 @@ from ..defaults import default_criteria
 from ..enums import JudgmentSource
 from ..errors import ItemNotFound, JudgmentInvalid, KeyReused, StudyNotOpen
 from ..models import AssignmentItem, JudgingDesign, Judgment
-from ..screening import ScreenedOut, after_judgment
+from ..screening import ScreenedOut
 from ..tokens import serve_stamp_read
 
 KEY_MIN_LENGTH, KEY_MAX_LENGTH = 8, 64
@@ -124,7 +125,7 @@ def judgment_submit(
     Checks, in order: the key's form, the scores (every criterion of the design, each on
     its own scale: :func:`scores_clean`), the active time, then what the shared core
     checks. A new judgment runs the automatic QC screen-out
-    (:func:`annotation.judging.screening.after_judgment`) once it is stored.
+    (:func:`annotation.judging.services.queueing.after_judgment`) once it is stored.
     """
     key = key_clean(key)
     clean = scores_clean(criteria=_design_criteria(study), scores=scores)

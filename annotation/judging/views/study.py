@@ -15,8 +15,8 @@ from annotation.judging.selectors.design import design_for_study
 from annotation.judging.selectors.progress import study_has_judgments, study_progress
 from annotation.judging.services.assignments import assignments_ensure_all
 from annotation.judging.services.design import design_get_or_create, design_update
-from annotation.judging.services.open_job import study_judging_open_start
 from annotation.judging.services.opening import study_judging_close, study_judging_reopen, study_judging_reset
+from annotation.judging.services.queueing import study_judging_open_start
 from annotation.models import Candidate, Original
 from annotation.web import researcher_study_required, study_context
 

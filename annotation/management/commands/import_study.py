@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.importing.reading import FORMATS, StudyImportError
 from annotation.models import Study
 from annotation.selectors import researcher_accounts
-from annotation.services.imports import study_import_file
+from annotation.services.queueing import study_import_file
 from annotation.services.studies import study_create
 
 

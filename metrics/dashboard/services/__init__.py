@@ -1,2 +1,3 @@
 """Services of the dashboard: the snapshot (:mod:`.snapshot`), the answers per protocol
-(:mod:`.figures`) and the planner (:mod:`.planning`)."""
+(:mod:`.figures`), the planner (:mod:`.planning`), and the polls and plan requests that
+queue the worker's part of them (:mod:`.queueing`)."""

@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.utils import timezone
 
 from annotation.enums import SystemKind
@@ -16,7 +15,6 @@ from annotation.judging.enums import JudgesMode
 from annotation.judging.selectors.design import design_for_study
 from annotation.judging.selectors.frame import judgments_frame
 from annotation.models import Study
-from annotation.services.jobs import job_enqueue
 from metrics.core.planning import PlanAssumptions, assumptions_from_pilot, plan_study
 from metrics.core.stats.results import jsonable
 
@@ -152,24 +150,8 @@ def study_plan(*, study: Study | None, params: Mapping[str, Any]) -> dict:
     return jsonable({**result.to_dict(), "params": p})
 
 
-def study_plan_request(*, study: Study, raw: Mapping[str, Any]) -> Dashboard:
-    """Check the request, mark the plan as computing and queue it (the worker saves the answer)."""
-    params = plan_params_clean(raw, study=study)
-    if params["source"] == "pilot":
-        pilot_assumptions(study=study)  # say now, not in the worker, that there is no pilot yet
-    dashboard = dashboard_get_or_create(study=study)
-    Dashboard.objects.filter(pk=dashboard.pk).update(
-        plan={"status": "computing", "params": params}, plan_at=timezone.now(), updated_at=timezone.now()
-    )
-    from ..tasks import study_plan_task
-
-    transaction.on_commit(lambda: job_enqueue(study_plan_task, study.pk, params))
-    dashboard.refresh_from_db()
-    return dashboard
-
-
 def study_plan_run(*, study: Study, params: Mapping[str, Any]) -> Dashboard:
-    """Compute the plan and store it on the dashboard (the worker's side of :func:`study_plan_request`)."""
+    """Compute the plan and store it on the dashboard (the worker's side of :func:`~.queueing.study_plan_request`)."""
     try:
         plan = {"status": "done", **study_plan(study=study, params=params)}
     except ValidationError as exc:

@@ -1,6 +1,6 @@
 """The cached snapshot of a dashboard: computed by the worker, served as it is.
 
-A poll (:func:`dashboard_poll`) only compares the study's version stamp with the
+A poll (:func:`~.queueing.dashboard_poll`) only compares the study's version stamp with the
 snapshot's and, when they differ, queues one refresh (:func:`dashboard_refresh`, in the
 worker). The heavy answers are recomputed at most every
 ``PARAEVAL_DASHBOARD_ANSWERS_SECONDS`` (30 s by default); the counts at every refresh, and
@@ -31,13 +31,10 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from annotation.adaptive.selectors import adaptive_summary
-from annotation.adaptive.services import adaptive_publish
 from annotation.models import Study
-from annotation.services.jobs import job_enqueue
 from metrics.core.stats.results import jsonable
 
 from .. import selectors
@@ -46,8 +43,6 @@ from .figures import study_answers
 
 #: Polls of one study share its version stamp for this long (20 open dashboards: one stamp).
 VERSION_TTL_SECONDS = 2.0
-#: A refresh queued this long ago without a result is queued again (a lost message).
-REQUEUE_AFTER = timedelta(seconds=60)
 
 
 def _answers_every() -> float:
@@ -86,7 +81,7 @@ def refresh_rest(*, dashboard: Dashboard) -> timedelta:
     return timedelta(seconds=max(_refresh_every(), wall * (1.0 / duty - 1.0)))
 
 
-def _answers_due(dashboard: Dashboard, version: str) -> bool:
+def answers_due(dashboard: Dashboard, version: str) -> bool:
     if dashboard.answers_version == version:
         return False
     return dashboard.answers_at is None or timezone.now() - dashboard.answers_at >= timedelta(seconds=_answers_every())
@@ -107,35 +102,6 @@ def dashboard_etag(*, dashboard: Dashboard, version: str) -> str:
     return '"' + hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:32] + '"'
 
 
-def dashboard_poll(*, study: Study) -> tuple[Dashboard, str]:
-    """The dashboard (its snapshot and plan deferred: read them only to send them) and the
-    study's version now; queues a refresh when they differ.
-
-    One refresh at a time per study: the queue mark is claimed by a conditional update,
-    so twenty dashboards open on one study queue one refresh, not twenty; and none while the
-    snapshot is younger than the refresh interval (the next poll after it queues one).
-    """
-    dashboard = Dashboard.objects.defer("snapshot", "plan").filter(study=study).first() or dashboard_get_or_create(
-        study=study
-    )
-    version = dashboard_version_cached(study=study)
-    now = timezone.now()
-    if dashboard.viewed_at is None or now - dashboard.viewed_at > timedelta(seconds=10):
-        Dashboard.objects.filter(pk=dashboard.pk).update(viewed_at=now)
-        adaptive_publish()  # a researcher's process keeps the judges' list of adaptive studies fresh
-    stale = dashboard.snapshot_version != version or _answers_due(dashboard, version)
-    resting = dashboard.snapshot_at is not None and now - dashboard.snapshot_at < refresh_rest(dashboard=dashboard)
-    if stale and not resting:
-        idle = Q(refresh_queued_at__isnull=True) | Q(refresh_queued_at__lt=now - REQUEUE_AFTER)
-        if dashboard.snapshot_at is not None:
-            idle |= Q(refresh_queued_at__lt=dashboard.snapshot_at)
-        if Dashboard.objects.filter(idle, pk=dashboard.pk).update(refresh_queued_at=now):
-            from ..tasks import dashboard_refresh_task
-
-            transaction.on_commit(lambda: job_enqueue(dashboard_refresh_task, study.pk))
-    return dashboard, version
-
-
 def dashboard_refresh(*, study: Study, force_answers: bool = False) -> Dashboard:
     """Recompute the snapshot (the worker's side): the live figures always, the answers when
     the version moved and the last ones are older than the interval (or ``force_answers``).
@@ -151,7 +117,7 @@ def dashboard_refresh(*, study: Study, force_answers: bool = False) -> Dashboard
     version = selectors.dashboard_version(study=study)
     fields: dict[str, object] = {}
     answers = (dashboard.snapshot or {}).get("answers")
-    if force_answers or answers is None or _answers_due(dashboard, version):
+    if force_answers or answers is None or answers_due(dashboard, version):
         answers = study_answers(study)
         fields.update(answers_version=version, answers_at=timezone.now())
     for _ in range(3):

@@ -19,7 +19,8 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.enums import JobStatus
 from metrics.reports.exports.bundle import report_write_all
 from metrics.reports.exports.latex import warning_lines
-from metrics.reports.services.build import report_build, report_create
+from metrics.reports.services.build import report_build
+from metrics.reports.services.queueing import report_create
 
 from .simulate_judges import study_from_arg, validation_message
 

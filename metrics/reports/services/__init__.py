@@ -7,8 +7,9 @@ it, draws the figures and stores the result.
 
 Layout
 ------
-:mod:`.report_settings` (defaults, bounds, :func:`report_settings_clean`), :mod:`.build`
-(create, build, fail, rebuild, requeue) and :mod:`.simulation` (the judge simulator).
+:mod:`.report_settings` (defaults, bounds, :func:`report_settings_clean`), :mod:`.queueing`
+(create a report and queue its build, rebuild, requeue the stranded), :mod:`.build` (the
+build the worker runs, fail) and :mod:`.simulation` (the judge simulator).
 Import each name from the module that defines it; this package holds no names of its own. The Celery task is in
 ``metrics/reports/tasks.py``.
 """

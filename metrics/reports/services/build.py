@@ -1,4 +1,4 @@
-"""Create a report, build it (the worker's side), fail, rebuild or requeue it.
+"""Build a report (the worker's side) or mark it failed; asking for one is :mod:`.queueing`.
 
 Statistics come from ``metrics.core.stats.build_report``; this module gathers the
 study's data, calls it, draws the figures and stores the result.
@@ -11,10 +11,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from importlib import metadata
-from typing import Any
 
-from django.contrib.auth.models import User
-from django.core.exceptions import ValidationError
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
@@ -23,15 +20,13 @@ from annotation.enums import JobStatus
 from annotation.judging.protocols.registry import protocol_for_study
 from annotation.judging.scales import criteria_units, criteria_zscored
 from annotation.judging.selectors.design import study_criteria
-from annotation.models import Study
-from annotation.services.jobs import job_enqueue
 from metrics.core.stats.data import validate_judgments, validate_metric_scores
 from metrics.core.stats.reference import human_reference
 from metrics.core.stats.report import build_report
 
 from .. import selectors
 from ..models import Report, ReportPlot
-from .report_settings import DEFAULT_SETTINGS, report_settings_clean
+from .report_settings import DEFAULT_SETTINGS
 
 logger = logging.getLogger(__name__)
 
@@ -54,40 +49,6 @@ def shared_points_scale(criteria: list[dict]) -> range | None:
     if lo is None or hi is None:
         return None
     return range(int(lo), int(hi) + 1)
-
-
-def _enqueue_build(report_id: int) -> None:
-    from ..tasks import report_build_task
-
-    job_enqueue(report_build_task, report_id)
-
-
-@transaction.atomic
-def report_create(
-    *, study: Study, created_by: User | None = None, settings: Mapping[str, Any] | None = None, enqueue: bool = True
-) -> Report:
-    """Queue a report of ``study`` with ``settings`` (see :func:`report_settings_clean`).
-
-    Refused (``ValidationError``) when the study has no judgments yet. A report with
-    the same settings still queued or running is returned instead of a second one.
-    With ``enqueue`` the build task is sent after the transaction commits; without
-    it the caller runs :func:`report_build` (the ``report`` command does).
-    """
-    clean = report_settings_clean(settings, criteria=study_criteria(study=study))
-    if not selectors.study_has_judgments(study=study):
-        raise ValidationError(
-            "This study has no judgments yet: open judging and let the judges rate (or fill "
-            "the study with simulated judges) before building a report."
-        )
-    for active in Report.objects.filter(study=study, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]):
-        if active.settings == clean:
-            return active
-    report = Report(study=study, created_by=created_by, settings=clean, progress_total=len(PHASES))
-    report.full_clean()
-    report.save()
-    if enqueue:
-        transaction.on_commit(lambda: _enqueue_build(report.pk))
-    return report
 
 
 def _update(report_id: int, **fields) -> int:
@@ -249,23 +210,3 @@ def report_build(*, report_id: int) -> Report:
             finished_at=timezone.now(),
         )
     return Report.objects.get(pk=report_id)
-
-
-def report_rebuild(*, report: Report, created_by: User | None = None, enqueue: bool = True) -> Report:
-    """A new report of the same study with the same settings (the "refresh" of a stale one)."""
-    return report_create(study=report.study, created_by=created_by, settings=report.settings, enqueue=enqueue)
-
-
-def reports_requeue_stale(*, stale_after=None, queued_after=None) -> int:
-    """Send the build task again for every queued report (after a broker outage) and, with
-    ``stale_after``, for every running one whose heartbeat stopped that long ago (its
-    worker died). Each is a resent message: it runs only if it can claim the report
-    (``config.recovery``). Returns how many were sent."""
-    from config.recovery import job_resend, jobs_to_resend
-
-    from ..tasks import report_build_task
-
-    return sum(
-        job_resend(report_build_task, report_id, stale_after=stale_after)
-        for report_id in jobs_to_resend(Report, stale_after=stale_after, queued_after=queued_after)
-    )

@@ -3,11 +3,12 @@
 import pytest
 from django.urls import reverse
 
-from annotation.alignment import services
 from annotation.alignment.models import AlignmentAssignment
+from annotation.alignment.services import queueing
 from annotation.alignment.services.assignments import assignments_create
 from annotation.alignment.services.drafts import assignment_submit
-from annotation.alignment.services.scoring import scoring_run_create, scoring_run_execute
+from annotation.alignment.services.queueing import scoring_run_create
+from annotation.alignment.services.scoring import scoring_run_execute
 
 pytestmark = pytest.mark.django_db
 
@@ -51,7 +52,7 @@ def test_a_queued_run_shows_progress_and_a_failed_run_its_error(
     assignments_create(study=study)
     a = AlignmentAssignment.objects.filter(annotator=annotator).first()
     assignment_submit(assignment=a, sure=[[0, 0]], possible=[], revision=0, active_seconds=1)
-    monkeypatch.setattr(services.scoring, "TABLE_CHECK_IN_REQUEST_BYTES", 0)  # the module that reads it
+    monkeypatch.setattr(queueing, "TABLE_CHECK_IN_REQUEST_BYTES", 0)  # the module that reads it
     run = scoring_run_create(
         study=study, user=researcher, kind="paraphrases", table_data=b"x\n", table_filename="t.tsv"
     )

@@ -9,12 +9,14 @@ import pytest
 from django.urls import reverse
 from sklearn.metrics import cohen_kappa_score
 
-from annotation.alignment import selectors, services
+from annotation.alignment import selectors
 from annotation.alignment.models import AlignmentAssignment, AlignmentSystem, ScoringRun
+from annotation.alignment.services import queueing
 from annotation.alignment.services.assignments import alignment_config_update, assignments_create
 from annotation.alignment.services.drafts import assignment_submit
-from annotation.alignment.services.scoring import scoring_run_create, scoring_run_execute
-from annotation.alignment.services.systems import aligner_run_create, aligner_run_execute, system_alignments_store
+from annotation.alignment.services.queueing import aligner_run_create, scoring_run_create
+from annotation.alignment.services.scoring import scoring_run_execute
+from annotation.alignment.services.systems import aligner_run_execute, system_alignments_store
 from metrics.core.aligner import align
 from metrics.core.alignment_scoring.links import link_scores
 from metrics.core.alignment_scoring.paraphrases import paraphrase_scores, read_paraphrase_table
@@ -152,7 +154,7 @@ class TestParaphraseScores:
         assert not ScoringRun.objects.exists()
 
     def test_a_large_bad_table_fails_its_run_with_the_line(self, study, researcher, gold, monkeypatch):
-        monkeypatch.setattr(services.scoring, "TABLE_CHECK_IN_REQUEST_BYTES", 0)  # the module that reads it
+        monkeypatch.setattr(queueing, "TABLE_CHECK_IN_REQUEST_BYTES", 0)  # the module that reads it
         run = _run(study, researcher, kind="paraphrases", table_data=b"a\tb\nlonely\n", table_filename="big.tsv")
         assert run.status == "failed" and "big.tsv, line 2" in run.error
 

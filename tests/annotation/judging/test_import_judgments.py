@@ -99,7 +99,8 @@ def test_bad_rows_are_all_refused_with_file_line_and_column_and_nothing_is_writt
 
 
 def test_imported_judgments_run_through_qc_exports_and_the_report(study):
-    from metrics.reports.services.build import report_build, report_create
+    from metrics.reports.services.build import report_build
+    from metrics.reports.services.queueing import report_create
 
     _design(study)
     rows = [HEADER]

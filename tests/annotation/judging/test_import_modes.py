@@ -19,7 +19,8 @@ from annotation.judging.models import Judgment
 from annotation.judging.selectors.export_rows import export_tidy_rows
 from annotation.judging.services.design import design_update
 from annotation.judging.services.judgment_import import imported_judge_username, judgments_import_file
-from metrics.reports.services.build import report_build, report_create
+from metrics.reports.services.build import report_build
+from metrics.reports.services.queueing import report_create
 
 from .test_scales import GRAM, SIM
 

@@ -15,14 +15,9 @@ from annotation.judging.errors import CannotOpen, DesignFrozen
 from annotation.judging.models import Assignment, JudgingDesign, OpenJob
 from annotation.judging.services.assignments import assignment_ensure_for_judge
 from annotation.judging.services.design import design_update
-from annotation.judging.services.open_job import (
-    jobs_requeue_stale,
-    open_job_begin,
-    open_job_run,
-    open_job_write,
-    study_judging_open_start,
-)
+from annotation.judging.services.open_job import open_job_begin, open_job_run, open_job_write
 from annotation.judging.services.opening import study_judging_open, study_judging_reset
+from annotation.judging.services.queueing import jobs_requeue_stale, study_judging_open_start
 from annotation.models import Candidate, Original, System
 
 from .conftest import api_login

@@ -9,7 +9,8 @@ from django.contrib.auth.models import User
 from annotation.judging.enums import JudgesMode
 from annotation.judging.models import OpenJob
 from annotation.judging.services.design import design_update
-from annotation.judging.services.open_job import open_job_run, study_judging_open_start
+from annotation.judging.services.open_job import open_job_run
+from annotation.judging.services.queueing import study_judging_open_start
 
 from .conftest import api_login
 

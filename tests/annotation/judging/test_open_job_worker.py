@@ -10,7 +10,8 @@ import pytest
 
 from annotation.enums import StudyStatus
 from annotation.judging.models import AssignmentItem, OpenJob
-from annotation.judging.services.open_job import open_job_begin, open_job_write, study_judging_open_start
+from annotation.judging.services.open_job import open_job_begin, open_job_write
+from annotation.judging.services.queueing import study_judging_open_start
 
 from .conftest import api_login
 from .open_job_helpers import counts

@@ -9,6 +9,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from annotation.adaptive import publication, refresh
 from annotation.adaptive import services as adaptive
 from annotation.adaptive.models import AdaptiveAllocation
 from annotation.judging.models import Assignment, AssignmentItem
@@ -26,9 +27,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    adaptive.adaptive_cache_clear()
+    publication.adaptive_cache_clear()
     yield
-    adaptive.adaptive_cache_clear()
+    publication.adaptive_cache_clear()
 
 
 def _study(researcher, make_user, *, judges=("ann", "bob")):
@@ -69,12 +70,12 @@ def test_a_study_without_the_option_pays_no_query_for_it(researcher, make_user):
 def test_the_hook_serves_the_most_informative_item_among_the_judges_next_ones(researcher, make_user, settings):
     study = _study(researcher, make_user)
     adaptive.adaptive_settings_update(study=study, changes={"enabled": True, "window": 20})
-    adaptive.adaptive_publish()
+    publication.adaptive_publish()
     # Priorities as the worker would leave them: "mt" needs judgments most.
     AdaptiveAllocation.objects.filter(study=study).update(
         priorities={"human": 0.1, "machine": 0.2, "mt": 9.0}, refreshed_at="2999-01-01T00:00:00Z"
     )
-    adaptive.adaptive_publish()
+    publication.adaptive_publish()
     a = Assignment.objects.get(study=study, judge__username="ann")
     before = set(AssignmentItem.objects.filter(assignment=a).values_list("candidate_id", flat=True))
     window = list(
@@ -102,7 +103,7 @@ def test_refresh_ranks_priorities_and_the_study_stops_by_itself_when_stable(rese
     )
     means = {"human": 5, "machine": 3, "mt": 1}  # far apart: stable quickly
     _rate(study, "ann", lambda s: means.get(s, 3), 20)
-    out = adaptive.adaptive_refresh(study=study)
+    out = refresh.adaptive_refresh(study=study)
     allocation = AdaptiveAllocation.objects.get(study=study)
     assert out["stopped"] and allocation.stopped_at is not None and "stable" in allocation.stop_reason
     assert out["wrong_bound"] <= 0.05
@@ -110,7 +111,7 @@ def test_refresh_ranks_priorities_and_the_study_stops_by_itself_when_stable(rese
     for a in Assignment.objects.filter(study=study):
         assert not AssignmentItem.objects.filter(assignment=a, done_at__isnull=True).exists()
         assert item_next_for_judge_fast(assignment=a) is None
-    assert not adaptive.adaptive_study(study.pk)
+    assert not publication.adaptive_study(study.pk)
 
 
 def test_a_close_race_does_not_stop_and_points_at_the_unseparated_pair(researcher, make_user):
@@ -119,7 +120,7 @@ def test_a_close_race_does_not_stop_and_points_at_the_unseparated_pair(researche
         study=study, changes={"enabled": True, "stop_when_stable": True, "min_judgments": 5}
     )
     simulated_judges_fill(study=study, n_judges=2, seed=4, item_sd=1.2)
-    out = adaptive.adaptive_refresh(study=study)
+    out = refresh.adaptive_refresh(study=study)
     assert not out["stopped"] or out["wrong_bound"] <= 0.05
     assert set(out["priorities"]) == {"human", "machine", "mt"}
 
@@ -132,7 +133,7 @@ def test_k_per_item_and_balance_hold_after_a_whole_adaptive_study(researcher, ma
     study_judging_open(study=study)
     adaptive.adaptive_settings_update(study=study, changes={"enabled": True})
     for name in ("ann", "bob", "cat"):
-        adaptive.adaptive_refresh(study=study)
+        refresh.adaptive_refresh(study=study)
         _rate(study, name, lambda s: 4 if s == "human" else 2, 100)
     per_item = Counter(
         AssignmentItem.objects.filter(assignment__study=study, done_at__isnull=False).values_list(

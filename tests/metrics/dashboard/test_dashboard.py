@@ -17,8 +17,9 @@ from annotation.judging.services.assignments import assignment_release_unfinishe
 from annotation.judging.services.design import design_update
 from metrics.dashboard import selectors
 from metrics.dashboard.models import Dashboard
-from metrics.dashboard.services import snapshot
-from metrics.reports.services.build import report_build, report_create
+from metrics.dashboard.services import queueing, snapshot
+from metrics.reports.services.build import report_build
+from metrics.reports.services.queueing import report_create
 from tests.metrics.reports.conftest import make_judged_study, open_judging, run_metric
 from tests.metrics.reports.test_comparison_report import judged_comparison  # noqa: F401 (a fixture)
 
@@ -89,15 +90,15 @@ def test_the_version_moves_with_a_new_judgment_and_the_poll_queues_one_refresh(
     snapshot.dashboard_refresh(study=study)
     before = selectors.dashboard_version(study=study)
     with django_capture_on_commit_callbacks() as queued:
-        dash, version = snapshot.dashboard_poll(study=study)
+        dash, version = queueing.dashboard_poll(study=study)
     assert version == before == dash.snapshot_version and not [c for c in queued if "refresh" in repr(c)]
     simulated_judges_fill(study=study, n_judges=3, seed=2)  # a third judge rates: new judgments
     cache.delete(f"paraeval:dashboard-version:{study.pk}")  # past the stamp's 2 s shared by polls
-    with mock.patch("metrics.dashboard.services.snapshot.job_enqueue") as enqueue:
+    with mock.patch("metrics.dashboard.services.queueing.job_enqueue") as enqueue:
         with django_capture_on_commit_callbacks(execute=True):
-            dash, version = snapshot.dashboard_poll(study=study)
+            dash, version = queueing.dashboard_poll(study=study)
         with django_capture_on_commit_callbacks(execute=True):
-            snapshot.dashboard_poll(study=study)  # a second dashboard on the same study
+            queueing.dashboard_poll(study=study)  # a second dashboard on the same study
     assert version != before and enqueue.call_count == 1
     assert enqueue.call_args.args[1] == study.pk
 
@@ -114,13 +115,13 @@ def test_a_fresh_snapshot_rests_for_the_refresh_interval_before_a_poll_queues_an
     refreshed = snapshot.dashboard_refresh(study=study)
     simulated_judges_fill(study=study, n_judges=3, seed=2)  # the version moves
     cache.delete(f"paraeval:dashboard-version:{study.pk}")
-    with mock.patch("metrics.dashboard.services.snapshot.job_enqueue") as enqueue:
+    with mock.patch("metrics.dashboard.services.queueing.job_enqueue") as enqueue:
         with django_capture_on_commit_callbacks(execute=True):
-            dash, version = snapshot.dashboard_poll(study=study)
+            dash, version = queueing.dashboard_poll(study=study)
         assert version != dash.snapshot_version and enqueue.call_count == 0  # stale, but resting
         Dashboard.objects.filter(pk=refreshed.pk).update(snapshot_at=refreshed.snapshot_at - timedelta(seconds=61))
         with django_capture_on_commit_callbacks(execute=True):
-            snapshot.dashboard_poll(study=study)
+            queueing.dashboard_poll(study=study)
     assert enqueue.call_count == 1  # past the interval: one refresh
 
 
@@ -144,9 +145,9 @@ def test_after_a_long_refresh_the_snapshot_rests_in_proportion_to_it(researcher,
     for ago, queued in ((10, 0), (19, 1)):
         Dashboard.objects.filter(pk=refreshed.pk).update(snapshot_at=refreshed.snapshot_at - timedelta(seconds=ago))
         cache.delete(f"paraeval:dashboard-version:{study.pk}")
-        with mock.patch("metrics.dashboard.services.snapshot.job_enqueue") as enqueue:
+        with mock.patch("metrics.dashboard.services.queueing.job_enqueue") as enqueue:
             with django_capture_on_commit_callbacks(execute=True):
-                snapshot.dashboard_poll(study=study)
+                queueing.dashboard_poll(study=study)
         assert enqueue.call_count == queued, ago
 
 

@@ -34,7 +34,7 @@ def _api(user):
 
 
 def test_the_api_queues_a_plan_and_the_worker_stores_it_from_the_pilot(piloted, researcher):
-    with mock.patch("metrics.dashboard.services.planning.job_enqueue") as enqueue:
+    with mock.patch("metrics.dashboard.services.queueing.job_enqueue") as enqueue:
         from django.test import TestCase
 
         with TestCase.captureOnCommitCallbacks(execute=True):
@@ -76,7 +76,7 @@ def test_the_plan_page_shows_the_answer_and_the_form_queues_one(piloted, researc
     client.force_login(researcher)
     page = client.get(f"/studies/{piloted.pk}/plan/").content.decode()
     assert "P(the final ranking is right)" in page and 'id="plan-separation"' in page
-    with mock.patch("metrics.dashboard.services.planning.job_enqueue"):
+    with mock.patch("metrics.dashboard.services.queueing.job_enqueue"):
         r = client.post(
             f"/studies/{piloted.pk}/plan/",
             {**FAST, "source": "pilot", "level": 0.05, "item_sd": 0.7, "judge_bias_sd": 0.25, "noise_sd": 0.6},

@@ -102,7 +102,8 @@ def run_metric(study, slug: str, **kwargs):
 
 def build_now(study, user=None, **settings):
     """Create and build a report synchronously (what a worker does), with a small bootstrap."""
-    from metrics.reports.services.build import report_build, report_create
+    from metrics.reports.services.build import report_build
+    from metrics.reports.services.queueing import report_create
 
     settings.setdefault("n_boot", 50)
     report = report_create(study=study, created_by=user, settings=settings, enqueue=False)

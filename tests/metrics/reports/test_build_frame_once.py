@@ -16,7 +16,8 @@ from metrics.core.stats.report import build_report
 from metrics.reports import selectors
 from metrics.reports.models import ReportPlot
 from metrics.reports.plots import report_plots
-from metrics.reports.services.build import report_build, report_create, subset_in_criteria_order
+from metrics.reports.services.build import report_build, subset_in_criteria_order
+from metrics.reports.services.queueing import report_create
 from metrics.reports.services.report_settings import DEFAULT_SETTINGS
 from metrics.reports.services.simulation import SIM_JUDGE_PREFIX
 

@@ -13,7 +13,8 @@ from annotation.judging.protocols.side_by_side import services as comparison
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
 from metrics.reports.exports.tables import report_tables
-from metrics.reports.services.build import report_build, report_create
+from metrics.reports.services.build import report_build
+from metrics.reports.services.queueing import report_create
 from tests.annotation.judging.conftest import new_key
 from tests.factories import study_with_data
 

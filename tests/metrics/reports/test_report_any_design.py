@@ -11,7 +11,8 @@ import pytest
 from annotation.judging.services.design import design_update
 from annotation.judging.services.judgment_import import judgments_import_file
 from metrics.reports.models import Report, ReportPlot
-from metrics.reports.services.build import report_build, report_create
+from metrics.reports.services.build import report_build
+from metrics.reports.services.queueing import report_create
 from metrics.reports.services.report_settings import DEFAULT_SETTINGS
 
 from .test_comparison_report import judged_comparison  # noqa: F401  (a fixture)

@@ -16,7 +16,8 @@ from metrics.reports.exports.bundle import report_zip
 from metrics.reports.exports.csv_json import report_json_text
 from metrics.reports.exports.latex import report_latex
 from metrics.reports.exports.standalone_html import report_html
-from metrics.reports.services.build import report_build, report_create
+from metrics.reports.services.build import report_build
+from metrics.reports.services.queueing import report_create
 from metrics.reports.services.report_settings import report_settings_clean
 
 pytestmark = pytest.mark.django_db

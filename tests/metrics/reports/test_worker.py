@@ -9,7 +9,7 @@ import zipfile
 import pytest
 
 from metrics.reports.models import Report, ReportPlot
-from metrics.reports.services.build import report_create
+from metrics.reports.services.queueing import report_create
 from metrics.reports.tasks import report_build_task
 
 from .conftest import make_judged_study

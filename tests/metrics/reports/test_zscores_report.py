@@ -20,7 +20,8 @@ from metrics.reports.exports.csv_json import report_json_text, table_csv
 from metrics.reports.exports.latex import table_latex
 from metrics.reports.exports.tables import report_tables, table_by_slug
 from metrics.reports.leaderboard_md import system_scores_markdown
-from metrics.reports.services.build import report_build, report_create
+from metrics.reports.services.build import report_build
+from metrics.reports.services.queueing import report_create
 
 from .test_report_any_design import GRAMMAR, HEADER, MEANING, TOPIC
 

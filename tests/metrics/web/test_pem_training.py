@@ -14,7 +14,8 @@ from metrics.core.pem.metric import pem_features
 from metrics.core.pem.model import PemModel as CorePemModel
 from metrics.models import MetricScore, PemModel
 from metrics.services.instances import metric_cache
-from metrics.services.pem_models import pem_model_create, pem_model_run_create, pem_model_train
+from metrics.services.pem_models import pem_model_create, pem_model_run_create
+from metrics.services.pem_training import pem_model_train
 from metrics.services.resources import metric_resource_create
 from metrics.services.runs import metric_run_create
 from metrics.services.worker import metric_run_execute

@@ -18,8 +18,8 @@ from metrics.core.registry import create_metric
 from metrics.models import MetricRun, MetricRunChunk, MetricScore
 from metrics.services.instances import metric_cache
 from metrics.services.resources import metric_resource_create
-from metrics.services.runs import metric_run_cancel, metric_run_create, metric_run_fail, metric_run_retry
-from metrics.services.worker import metric_run_chunk_execute, metric_run_execute, metric_run_start
+from metrics.services.runs import metric_run_cancel, metric_run_create, metric_run_retry
+from metrics.services.worker import metric_run_chunk_execute, metric_run_execute, metric_run_fail, metric_run_start
 
 from .conftest import make_study
 

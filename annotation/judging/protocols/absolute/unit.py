@@ -6,9 +6,10 @@ from django.contrib.auth.models import User
 
 from annotation.models import Study
 
-from ... import scales, screening, training
+from ... import scales, training
 from ...errors import JudgingError
 from ...models import Assignment, AssignmentItem, JudgingDesign, Judgment
+from ...services.queueing import after_judgment
 from ..base import JudgingProtocol, judge_progress
 from ..registry import register
 from .services import (
@@ -120,7 +121,7 @@ class AbsoluteProtocol(JudgingProtocol):
         return answer, answer is not None and abs(float(answer) - check.expected) <= tolerance
 
     def qc_auto_check(self, *, assignment: Assignment) -> bool:
-        return screening.after_judgment(assignment=assignment)
+        return after_judgment(assignment=assignment)
 
 
 ABSOLUTE = register(AbsoluteProtocol())
