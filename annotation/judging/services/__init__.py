@@ -13,13 +13,13 @@ This package itself exports nothing: import each name from the module that defin
 e.g. ``from annotation.judging.services.submission import judgment_submit``. Its modules:
 
 * :mod:`.design` — the judging design (frozen once judging opens);
-* :mod:`.opening` — opening in one transaction, closing, reopening, resetting;
+* :mod:`.opening` — opening in one transaction and the plumbing every opening shares
+  (items, assignment items, controls, the refusals, locks and undo), closing, reopening, resetting;
 * :mod:`.open_job` — the worker's resumable run of a background opening;
 * :mod:`.queueing` — asking for background work: the shared opening entry (at once or as an
   open job), the automatic QC check after each judgment, the requeue of stalled open jobs;
 * :mod:`.assignments` — late judges, join-link participants, instructions seen;
 * :mod:`.submission` — submitting a judgment (the judge's hot path);
 * :mod:`.exclusions` — excluding and re-including judges;
-* :mod:`.judgment_import` — importing judgments collected elsewhere;
-* :mod:`._shared` — the opening plumbing the others share.
+* :mod:`.judgment_import` — importing judgments collected elsewhere.
 """

@@ -8,11 +8,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.enums import Role
+from annotation.judging.services.opening import judge_users
 from annotation.models import Study, StudyMembership
 
 from ..models import Assignment, JudgingDesign
 from ..protocols.registry import protocol_for_design, protocol_for_study
-from ._shared import judge_users
 
 
 def assignment_ensure_for_judge(*, study: Study, judge: User) -> Assignment | None:

@@ -8,13 +8,13 @@ from collections.abc import Mapping
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from annotation.judging.services.opening import open_job_active
 from annotation.models import Study
 from metrics.core.controls import CONTROL_KINDS
 
 from .. import scales
 from ..errors import DesignFrozen, DesignInvalid
 from ..models import JudgingDesign, Judgment
-from ._shared import open_job_active
 
 #: Design fields that may still change after judging has started: they only
 #: affect statistics, never what a judge sees or who sees what.

@@ -11,13 +11,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.enums import Role, SystemKind
+from annotation.judging.services.opening import BULK_BATCH
 from annotation.models import Candidate, Original, Study, System
 
 from ..enums import ImportMode, JudgmentSource
 from ..models import Assignment, AssignmentItem, Judgment
 from ..protocols.registry import protocol_for_design
 from ..tokens import item_token_new
-from ._shared import BULK_BATCH
 from .design import design_get_or_create
 
 #: Imported participants' usernames: ``<name>@s<study id>.imported`` (never a login:

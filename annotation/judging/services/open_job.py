@@ -17,11 +17,7 @@ from django.db import IntegrityError, InterfaceError, OperationalError, transact
 from django.utils import timezone
 
 from annotation.enums import JobStatus
-from metrics.core.assignment import plan_assignments
-
-from ..errors import CannotOpen
-from ..models import Assignment, JudgingDesign, OpenJob
-from ._shared import (
+from annotation.judging.services.opening import (
     assignment_write,
     controls_create,
     judge_users,
@@ -32,6 +28,10 @@ from ._shared import (
     opening_undo,
     study_items,
 )
+from metrics.core.assignment import plan_assignments
+
+from ..errors import CannotOpen
+from ..models import Assignment, JudgingDesign, OpenJob
 from .opening import OpenSummary
 
 # The name the log had before the services became a package (alerts may filter on it).

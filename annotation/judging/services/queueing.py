@@ -23,14 +23,14 @@ from annotation.judging.models import (
     ScreeningSettings,
 )
 from annotation.judging.protocols.registry import protocol_for_design
-from annotation.judging.services._shared import (
+from annotation.judging.services.opening import (
     judge_users,
     judges_per_item,
     lock_design_and_study,
     open_refusal,
     refuse_while_opening,
+    study_judging_open,
 )
-from annotation.judging.services.opening import study_judging_open
 from annotation.judging.tasks import open_job_run_task, qc_auto_check_task
 from annotation.models import Candidate, Original, Study
 from annotation.services.jobs import job_enqueue, jobs_to_resend

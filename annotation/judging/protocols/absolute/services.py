@@ -14,12 +14,12 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Count
 
+from annotation.judging.services.opening import assignment_write, judges_per_item, study_items
 from annotation.models import Study
 from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
 
 from ...enums import JudgesMode
 from ...models import Assignment, AssignmentItem, JudgingDesign
-from ...services._shared import assignment_write, judges_per_item, study_items
 
 
 def absolute_assignments_write(*, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:

@@ -35,6 +35,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation.judging.selectors.judge import original_context
+from annotation.judging.services.opening import judges_per_item, study_items
 from annotation.models import Candidate, Study
 from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
 from metrics.core.spans.model import SEVERITIES, SIDES, ErrorSpan
@@ -45,7 +46,6 @@ from ...enums import CONTROL_SYSTEM_PREFIX, EsaPrefill, JudgesMode, JudgmentSour
 from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
 from ...models import Assignment, EsaItem, EsaJudgment, EsaProposal, JudgingDesign
 from ...selectors.judge import JudgeEntry, place_among_checks
-from ...services._shared import judges_per_item, study_items
 from ...services.submission import active_seconds_clean, key_clean, submission_store
 from ...tokens import item_token_new, serve_stamp_make
 
