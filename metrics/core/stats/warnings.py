@@ -40,6 +40,7 @@ WARNING_CODES: dict[str, str] = {
     "meta_eval_few_systems": "the system-level metric meta-evaluation rests on fewer than 10 systems",
     "meta_eval_few_items": "the segment-level metric meta-evaluation rests on fewer than min_shared items",
     "meta_eval_ties_with_best": "metrics not significantly worse than the best: the ranking among them is not settled",
+    "meta_eval_undefined": "a metric has no correlation with the human scores: its scores are constant on the items",
 }
 
 #: Below this many systems a system-level correlation (and its Williams test, with
@@ -275,6 +276,19 @@ def _meta_evaluation_warnings(meta: Mapping[str, Any], min_shared: int) -> list[
                 "segment",
             )
         )
+    for level, block in (("segment", segment), ("system", system)):
+        flat = [r["metric"] for r in block.get("rows") or [] if r.get("pearson") is None]
+        if flat:
+            out.append(
+                _w(
+                    "meta_eval_undefined",
+                    f"{level} level: {', '.join(flat)} has no correlation with the human scores: its scores (or the "
+                    f"human means) do not vary over the {block.get('n')} {'items' if level == 'segment' else 'systems'}, "
+                    "so r, ρ and τ are undefined and it "
+                    "is ranked last",
+                    level,
+                )
+            )
     for level, block in (("segment", segment), ("system", system)):
         rows = block.get("rows") or []
         tied = [r["metric"] for r in rows if r.get("rank", 1) > 1 and r.get("significantly_worse") is False]

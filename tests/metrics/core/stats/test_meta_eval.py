@@ -102,6 +102,30 @@ def test_thin_data_is_flagged():
     assert {"meta_eval_few_systems", "meta_eval_few_items"} <= codes
 
 
+def test_a_metric_with_constant_scores_has_no_correlation_and_the_report_says_why():
+    """A judge-like metric that answers one value (a 135M LLM rating every pair 1) gets no r, ρ or τ, and a
+    finding names it, rather than a blank cell."""
+    rng = np.random.default_rng(2)
+    human = rng.normal(size=40)
+    frame = pd.DataFrame({"chrf": human + rng.normal(size=40), "llm-judge": np.ones(40)})
+    systems = np.repeat(["x", "y", "z", "w"], 10)
+    meta = {
+        level: metric_meta_evaluation(human, frame, level=level, systems=systems) for level in ("segment", "system")
+    }
+    for level in ("segment", "system"):
+        row = {r["metric"]: r for r in meta[level]["rows"]}["llm-judge"]
+        assert row["pearson"] is None and row["spearman"] is None and row["kendall_b"] is None
+        assert meta[level]["rows"][-1]["metric"] == "llm-judge"
+    found = [
+        w
+        for w in report_warnings({"metric_meta_evaluation": meta, "settings": {"min_shared": 30}})
+        if w["code"] == "meta_eval_undefined"
+    ]
+    assert [w["subject"] for w in found] == ["segment", "system"]
+    assert all("llm-judge" in w["message"] and "chrf" not in w["message"] for w in found)
+    assert "40 items" in found[0]["message"] and "4 systems" in found[1]["message"]
+
+
 def test_unknown_level_and_missing_systems_are_refused(data):
     human, frame, _, _ = data
     with pytest.raises(ValueError, match="level"):
