@@ -9,9 +9,9 @@
 The set-up of ``benchmarks/judging_pace.py`` (PostgreSQL, Redis, gunicorn, Locust judges with a
 log-normal think time), plus one Celery worker that computes the dashboards' snapshots, and
 ``--dashboards`` researchers polling the dashboard API every 3 s
-(``benchmarks/locustfile_dashboard.py``). Runs alternate — without dashboards, with, without,
-with … (``--rounds`` pairs) — against the same server and study, so that drift of the machine
-shows in both. Printed per run: ``items/next`` and ``submit`` p50/p95/p99 (Locust), the
+(``benchmarks/locustfile_dashboard.py``). Runs alternate in ABBA order — without dashboards,
+with; with, without; … (``--rounds`` pairs) — against the same server and study, so that drift
+of the machine weighs on both sides alike. Printed per run: ``items/next`` and ``submit`` p50/p95/p99 (Locust), the
 dashboards' own p95, failures, the load average; then the ratio of the judges' p95 with / without
 (the issue's bar: within 1.10). Measure on an idle machine: the load average is printed so that a
 busy one is seen.
@@ -88,7 +88,7 @@ def reset_study(study_id: int) -> None:
     Judgment.objects.filter(study_id=study_id).delete()
     AssignmentItem.objects.filter(assignment__study_id=study_id).update(done_at=None)
     Dashboard.objects.filter(study_id=study_id).update(
-        snapshot={}, snapshot_version="", answers_version="", refresh_queued_at=None, answers_at=None
+        snapshot={}, snapshot_text="", snapshot_version="", answers_version="", refresh_queued_at=None, answers_at=None
     )
 
 
@@ -201,7 +201,9 @@ def main(argv=None) -> int:
         )
         rows = []
         for r in range(args.rounds):
-            for d in (0, args.dashboards):
+            # ABBA: without, with; with, without; ... so that a machine drifting during the
+            # invocation weighs on both sides alike.
+            for d in (0, args.dashboards) if r % 2 == 0 else (args.dashboards, 0):
                 reset_study(study_id)
                 servers = [("gunicorn", gunicorn), ("worker", worker)] + ([("pool", pool)] if pool else [])
                 cpu_before = {n: harness.process_tree_cpu(pr.pid) for n, pr in servers}

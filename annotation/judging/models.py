@@ -217,6 +217,11 @@ class AssignmentItem(TimeStampedModel):
             models.Index(
                 fields=["assignment", "position"], condition=Q(done_at__isnull=True), name="judging_item_todo"
             ),
+            # Progress counts only rated rows (a few thousand of a study's 175,000 at 500 judges):
+            # per judge and per item, read from this small index instead of every assigned row.
+            models.Index(
+                fields=["assignment", "candidate"], condition=Q(done_at__isnull=False), name="judging_item_done"
+            ),
         ]
 
     def __str__(self) -> str:

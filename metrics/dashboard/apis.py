@@ -7,10 +7,12 @@ Serializer names start with ``Dashboard`` so that they stay unique in the OpenAP
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import HttpResponse
 from django.utils.http import parse_etags
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -107,17 +109,12 @@ class DashboardApi(APIView):
         headers = {"ETag": etag, "Cache-Control": "private, no-cache"}
         if etag in parse_etags(request.headers.get("If-None-Match", "")):
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers=headers)
-        # The snapshot is plain JSON already (the worker wrote it so): it is sent as stored,
-        # not walked value by value through the serializer, which documents its shape.
-        data = {
-            "version": version,
-            "current": dashboard.snapshot_version == version,
-            "snapshot": dashboard.snapshot or None,
-            "plan": dashboard.plan or {},
-            "item_rate": str(dashboard.item_rate),
-            "currency": dashboard.currency,
-        }
-        return Response(data, headers=headers)
+        if isinstance(request.accepted_renderer, JSONRenderer):
+            # The snapshot is sent as the JSON text the worker stored, not decoded and walked
+            # through the serializer (which documents its shape) and encoded again.
+            body = snapshot.dashboard_answer_bytes(dashboard=dashboard, version=version)
+            return HttpResponse(body, content_type="application/json", headers=headers)
+        return Response(snapshot.dashboard_answer(dashboard=dashboard, version=version), headers=headers)
 
 
 class DashboardSettingsInputSerializer(serializers.Serializer):

@@ -14,7 +14,7 @@ class Dashboard(TimeStampedModel):
     """A study's dashboard: the per-item rate for the projected cost, the cached snapshot
     of every figure (with the version stamp of the data it was computed from) and the last plan.
 
-    ``snapshot`` is what the page and the API serve; the worker rewrites it when the
+    ``snapshot`` is what the page and the API serve (``snapshot_text`` is the same, encoded); the worker rewrites it when the
     study's version stamp moves (:func:`metrics.dashboard.selectors.dashboard_version`).
     The heavy answers (agreement, ranking, correlations) keep their own stamp, so that
     they can be recomputed less often than the counts.
@@ -30,6 +30,12 @@ class Dashboard(TimeStampedModel):
     )
     currency = models.CharField(max_length=8, default="GBP")
     snapshot = models.JSONField(default=dict, blank=True)
+    snapshot_text = models.TextField(
+        blank=True,
+        default="",
+        help_text="The snapshot as the API sends it (JSON text, written with it): a poll sends these "
+        "bytes instead of decoding and encoding hundreds of KiB each time.",
+    )
     snapshot_version = models.CharField(max_length=64, blank=True)
     snapshot_at = models.DateTimeField(null=True, blank=True)
     answers_version = models.CharField(max_length=64, blank=True)

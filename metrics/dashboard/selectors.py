@@ -22,9 +22,9 @@ from django.utils import timezone
 
 from annotation.enums import SystemKind
 from annotation.judging.enums import JudgesMode
-from annotation.judging.models import Assignment, AssignmentItem, AttentionCheck, Judgment
+from annotation.judging.models import Assignment, AttentionCheck, Judgment
 from annotation.judging.selectors.design import design_for_study
-from annotation.judging.selectors.progress import study_progress
+from annotation.judging.selectors.progress import assigned_per_candidate, done_per_candidate, study_progress
 from annotation.judging.selectors.qc import judge_qc, judgments_fingerprint
 from annotation.models import JoinLink, Participant, Study
 from metrics.reports.selectors import current_metric_run_ids
@@ -66,22 +66,8 @@ def dashboard_version(*, study: Study) -> str:
 
 def _coverage(study: Study, k: int | None) -> dict:
     """Per item: how many judges have rated it, against k (fully crossed: every judge)."""
-    done = Counter(
-        dict(
-            AssignmentItem.objects.filter(assignment__study=study, done_at__isnull=False)
-            .values("candidate_id")
-            .annotate(n=Count("id"))
-            .values_list("candidate_id", "n")
-        )
-    )
-    assigned = Counter(
-        dict(
-            AssignmentItem.objects.filter(assignment__study=study)
-            .values("candidate_id")
-            .annotate(n=Count("id"))
-            .values_list("candidate_id", "n")
-        )
-    )
+    done = done_per_candidate(study=study)
+    assigned = assigned_per_candidate(study=study)
     n_items = len(assigned)
     target = k or (Assignment.objects.filter(study=study).count() or 1)
     histogram = Counter(min(done.get(c, 0), target) for c in assigned)

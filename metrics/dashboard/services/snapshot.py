@@ -49,8 +49,10 @@ def _answers_every() -> float:
     return float(settings.PARAEVAL_DASHBOARD_ANSWERS_SECONDS)
 
 
-def _plain(value) -> object:
-    return json.loads(json.dumps(jsonable(value), cls=DjangoJSONEncoder))
+def _encoded(value) -> tuple[object, str]:
+    """``value`` as plain JSON values and as the JSON text the API sends."""
+    text = json.dumps(jsonable(value), cls=DjangoJSONEncoder, separators=(",", ":"), ensure_ascii=False)
+    return json.loads(text), text
 
 
 def dashboard_get_or_create(*, study: Study) -> Dashboard:
@@ -88,10 +90,16 @@ def answers_due(dashboard: Dashboard, version: str) -> bool:
 
 
 def dashboard_etag(*, dashboard: Dashboard, version: str) -> str:
-    """The name of a poll's answer (an HTTP entity tag): it changes when the study's version,
-    the snapshot, the settings or the plan change, and only then."""
+    """The name of a poll's answer (an HTTP entity tag): it changes when the snapshot, its
+    being current, the settings or the plan change, and only then.
+
+    The study's version itself is not part of it: with hundreds of judges it moves several
+    times a second, and every poll would carry the whole snapshot again although nothing it
+    shows has changed until the next refresh. Whether the snapshot is current is (the page
+    says "refreshing: new data").
+    """
     parts = (
-        version,
+        dashboard.snapshot_version == version,
         dashboard.snapshot_version,
         dashboard.snapshot_at,
         dashboard.updated_at,
@@ -100,6 +108,37 @@ def dashboard_etag(*, dashboard: Dashboard, version: str) -> str:
         dashboard.currency,
     )
     return '"' + hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:32] + '"'
+
+
+def dashboard_answer(*, dashboard: Dashboard, version: str) -> dict[str, object]:
+    """A poll's answer as values (the browsable API's; the JSON one is :func:`dashboard_answer_bytes`)."""
+    return {
+        "version": version,
+        "current": dashboard.snapshot_version == version,
+        "snapshot": dashboard.snapshot or None,
+        "plan": dashboard.plan or {},
+        "item_rate": str(dashboard.item_rate),
+        "currency": dashboard.currency,
+    }
+
+
+def dashboard_answer_bytes(*, dashboard: Dashboard, version: str) -> bytes:
+    """A poll's answer as JSON bytes, equal to :func:`dashboard_answer` encoded: the snapshot
+    goes in as the text the worker stored, so that a poll decodes and encodes only the small
+    fields around it. Reads ``snapshot_text`` (and falls back on ``snapshot`` for a row
+    written before it existed)."""
+    dashboard.refresh_from_db(fields=["snapshot_text", "plan"])  # one read of what a poll deferred
+    text = dashboard.snapshot_text or (
+        json.dumps(dashboard.snapshot, separators=(",", ":"), ensure_ascii=False) if dashboard.snapshot else "null"
+    )
+    head = json.dumps({"version": version, "current": dashboard.snapshot_version == version}, separators=(",", ":"))
+    tail = json.dumps(
+        {"plan": dashboard.plan or {}, "item_rate": str(dashboard.item_rate), "currency": dashboard.currency},
+        cls=DjangoJSONEncoder,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return (head[:-1] + ',"snapshot":' + text + "," + tail[1:]).encode()
 
 
 def dashboard_refresh(*, study: Study, force_answers: bool = False) -> Dashboard:
@@ -122,7 +161,7 @@ def dashboard_refresh(*, study: Study, force_answers: bool = False) -> Dashboard
         fields.update(answers_version=version, answers_at=timezone.now())
     for _ in range(3):
         live = selectors.dashboard_live(study=study, rate=dashboard.item_rate, currency=dashboard.currency)
-        snapshot = _plain(
+        snapshot, snapshot_text = _encoded(
             {
                 **live,
                 "answers": answers,
@@ -137,6 +176,7 @@ def dashboard_refresh(*, study: Study, force_answers: bool = False) -> Dashboard
             pk=dashboard.pk, item_rate=dashboard.item_rate, currency=dashboard.currency
         ).update(
             snapshot=snapshot,
+            snapshot_text=snapshot_text,
             snapshot_version=version,
             snapshot_at=timezone.now(),
             compute_seconds=round(time.process_time() - started, 3),

@@ -212,6 +212,46 @@ def test_an_unchanged_answer_is_a_304_without_a_body_and_any_change_gives_a_new_
     assert rated.status_code == 200 and rated.json()["item_rate"] == "0.3000"
 
 
+def test_the_json_answer_sends_the_stored_text_and_equals_the_serialized_one(judged, researcher):
+    """The JSON poll sends the snapshot as the text the worker stored (no decoding per poll); its
+    answer equals the values the browsable API renders, non-ASCII text included."""
+    import json
+
+    from rest_framework.renderers import JSONRenderer
+
+    snapshot.dashboard_refresh(study=judged)
+    Dashboard.objects.filter(study=judged).update(currency="SAR", plan={"status": "done", "note": "خطة"})
+    client, url = _api(researcher), f"/api/dashboard/studies/{judged.pk}/"
+    r = client.get(url, HTTP_ACCEPT="application/json")
+    assert r.status_code == 200 and r["Content-Type"] == "application/json"
+    d = Dashboard.objects.get(study=judged)
+    version = r.json()["version"]
+    values = snapshot.dashboard_answer(dashboard=d, version=version)
+    assert r.json() == json.loads(JSONRenderer().render(values))
+    assert r.json()["plan"]["note"] == "خطة" and r.json()["snapshot"] == d.snapshot
+    assert json.loads(d.snapshot_text) == d.snapshot
+    assert "خطة".encode() in r.content  # UTF-8, as DRF's renderer writes it, not \\u escapes
+    browsable = client.get(url, HTTP_ACCEPT="text/html")
+    assert browsable.status_code == 200 and b"totals" in browsable.content
+
+
+def test_the_etag_does_not_move_with_every_judgment_between_two_refreshes(judged, researcher):
+    """With hundreds of judges the study's version moves several times a second: once the snapshot
+    is behind, further judgments leave the poll's answer (and its ETag) alone until the next refresh."""
+    from metrics.reports.services.simulation import simulated_judges_fill
+
+    client, url = _api(researcher), f"/api/dashboard/studies/{judged.pk}/"
+    snapshot.dashboard_refresh(study=judged)
+    simulated_judges_fill(study=judged, n_judges=4, seed=9)
+    cache.delete(f"paraeval:dashboard-version:{judged.pk}")
+    behind = client.get(url)
+    assert behind.status_code == 200 and behind.json()["current"] is False
+    simulated_judges_fill(study=judged, n_judges=5, seed=10)  # the version moves again
+    cache.delete(f"paraeval:dashboard-version:{judged.pk}")
+    again = client.get(url, HTTP_IF_NONE_MATCH=behind.headers["ETag"])
+    assert again.status_code == 304 and again.headers["ETag"] == behind.headers["ETag"]
+
+
 def test_the_rate_is_set_through_the_api_and_a_bad_one_is_a_400(judged, researcher):
     client = _api(researcher)
     assert client.patch(
