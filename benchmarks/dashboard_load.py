@@ -81,15 +81,22 @@ def parse_args(argv=None):
 
 
 def reset_study(study_id: int) -> None:
-    """Back to an unjudged study between runs (each run starts from the same state)."""
+    """Back to an unjudged study between runs (each run starts from the same state): the
+    judgments deleted, the rated items unrated, then ``VACUUM ANALYZE``, so that no run
+    inherits the previous one's dead rows or stale planner statistics, nor meets an
+    autovacuum of them halfway."""
+    from django.db import connection
+
     from annotation.judging.models import AssignmentItem, Judgment
     from metrics.dashboard.models import Dashboard
 
     Judgment.objects.filter(study_id=study_id).delete()
-    AssignmentItem.objects.filter(assignment__study_id=study_id).update(done_at=None)
+    AssignmentItem.objects.filter(assignment__study_id=study_id, done_at__isnull=False).update(done_at=None)
     Dashboard.objects.filter(study_id=study_id).update(
         snapshot={}, snapshot_text="", snapshot_version="", answers_version="", refresh_queued_at=None, answers_at=None
     )
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
 
 
 def run(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import platform
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from importlib import metadata
 from typing import Any
 
@@ -76,6 +76,8 @@ def build_report(
     scales: Mapping[str, str] | None = None,
     baseline_metric: str | None = "chrf",
     zscore_criteria: Sequence[str] = (),
+    sections: Collection[str] | None = None,
+    agreement_detail: bool = True,
 ) -> dict[str, Any]:
     """Compute the study report (PEM Tables 1–3, agreement, QC, rankings) as a dict.
 
@@ -123,6 +125,12 @@ def build_report(
     ``categorical``) so that agreement follows the scale
     (:func:`~metrics.core.stats.agreement.criterion_agreement`); without it every
     coefficient is computed, as before.
+
+    ``sections`` (the keys above) computes only those, each exactly as in a full report, and
+    leaves the others null, without ``warnings`` (which read every section): the live
+    dashboard asks for its three (agreement, ranking, leaderboard) instead of paying for
+    per-pair tables it does not show. ``agreement_detail=False`` leaves out the pairwise
+    figures and the ICC of ``agreement`` (α and Fleiss' κ stay, equal to a full report's).
     """
     # One BLAS thread: the report makes thousands of small matrix products, for which
     # thread start-up and contention with other worker processes cost more than they
@@ -154,7 +162,27 @@ def build_report(
             scales=scales,
             baseline_metric=baseline_metric,
             zscore_criteria=zscore_criteria,
+            sections=sections,
+            agreement_detail=agreement_detail,
         )
+
+
+#: The sections of a report that :func:`build_report` can compute alone (``summary``,
+#: ``settings`` and ``versions`` always come).
+REPORT_SECTIONS = frozenset(
+    {
+        "table1",
+        "table2",
+        "table3",
+        "agreement",
+        "judge_qc",
+        "system_ranking",
+        "metric_leaderboard",
+        "metric_leaderboard_with_controls",
+        "metric_meta_evaluation",
+        "system_scores",
+    }
+)
 
 
 def _build_report(
@@ -184,7 +212,16 @@ def _build_report(
     scales=None,
     baseline_metric=None,
     zscore_criteria=(),
+    sections=None,
+    agreement_detail=True,
 ) -> dict[str, Any]:
+    unknown_sections = set(sections or ()) - REPORT_SECTIONS
+    if unknown_sections:
+        raise ValueError(f"unknown report section(s): {', '.join(sorted(unknown_sections))}")
+
+    def want(section: str) -> bool:
+        return sections is None or section in sections
+
     if int(min_shared) < 4:
         raise ValueError("min_shared must be at least 4 (a correlation on 3 items has no Fisher-z weight)")
     min_shared = int(min_shared)
@@ -218,70 +255,82 @@ def _build_report(
         "excluded_judges": excluded,
     }
 
-    pairs = interjudge_correlations(frame, criterion=criterion, methods=HUMAN_METHODS)
-    pair_summary, pair_flags = interjudge_summary(pairs, min_shared=min_shared)
-    table1 = {
-        "criterion": criterion,
-        "controls": "excluded",
-        "min_shared": min_shared,
-        "pairs": [{**p.to_dict(), **flag} for p, flag in zip(pairs, pair_flags)],
-        # The headline: Fisher-z mean weighted by n - 3 over pairs sharing >= min_shared
-        # items (see interjudge_summary); no longer the plain mean of every pair.
-        "mean_pearson": {level: pair_summary[level]["statistic"] for level in ("sentence", "system")},
-        "summary": pair_summary,
-    }
+    table1 = None
+    if want("table1"):
+        pairs = interjudge_correlations(frame, criterion=criterion, methods=HUMAN_METHODS)
+        pair_summary, pair_flags = interjudge_summary(pairs, min_shared=min_shared)
+        table1 = {
+            "criterion": criterion,
+            "controls": "excluded",
+            "min_shared": min_shared,
+            "pairs": [{**p.to_dict(), **flag} for p, flag in zip(pairs, pair_flags)],
+            # The headline: Fisher-z mean weighted by n - 3 over pairs sharing >= min_shared
+            # items (see interjudge_summary); no longer the plain mean of every pair.
+            "mean_pearson": {level: pair_summary[level]["statistic"] for level in ("sentence", "system")},
+            "summary": pair_summary,
+        }
 
     ref = human_reference(frame, control_expected=control_expected, normalize=normalize)
-    table2 = {
-        "target": criterion,
-        "include_controls": include_controls_in_mean,
-        "rows": [
-            r.to_dict()
-            for r in criterion_correlations(
-                ref,
-                target=criterion,
-                criteria=[c for c in crit_names if c != criterion],
-                methods=HUMAN_METHODS,
-                include_controls=include_controls_in_mean,
-                subset_min=subset_min,
-            )
-        ],
-    }
+    table2 = None
+    if want("table2"):
+        table2 = {
+            "target": criterion,
+            "include_controls": include_controls_in_mean,
+            "rows": [
+                r.to_dict()
+                for r in criterion_correlations(
+                    ref,
+                    target=criterion,
+                    criteria=[c for c in crit_names if c != criterion],
+                    methods=HUMAN_METHODS,
+                    include_controls=include_controls_in_mean,
+                    subset_min=subset_min,
+                )
+            ],
+        }
 
-    agreement = {
-        c: criterion_agreement(
-            rating_matrix(frame, c, include_controls=False),
-            c,
-            n_boot=boots,
-            confidence_level=confidence_level,
-            seed=seed,
-            min_shared=min_shared,
-            scale=scale,
-            scale_type=(scales or {}).get(c),
-        ).to_dict()
-        for c in crit_names
-    }
+    agreement = None
+    if want("agreement"):
+        agreement = {
+            c: criterion_agreement(
+                rating_matrix(frame, c, include_controls=False),
+                c,
+                n_boot=boots,
+                confidence_level=confidence_level,
+                seed=seed,
+                pairwise=agreement_detail,
+                with_icc=agreement_detail,
+                min_shared=min_shared,
+                scale=scale,
+                scale_type=(scales or {}).get(c),
+            ).to_dict()
+            for c in crit_names
+        }
 
-    qc = judge_qc(
-        full,
-        control_expected=control_expected,
-        alpha=qc_alpha,
-        tests=DEFAULT_QC_TESTS if qc_tests is None else qc_tests,
-        straightline_threshold=straightline_threshold,
-        min_median_seconds=min_median_seconds,
-        max_control_mad=max_control_mad,
-    )
-    judge_qc_rows = [{**q.to_dict(), "excluded": q.judge in excluded} for q in qc]
+    judge_qc_rows = None
+    if want("judge_qc"):
+        qc = judge_qc(
+            full,
+            control_expected=control_expected,
+            alpha=qc_alpha,
+            tests=DEFAULT_QC_TESTS if qc_tests is None else qc_tests,
+            straightline_threshold=straightline_threshold,
+            min_median_seconds=min_median_seconds,
+            max_control_mad=max_control_mad,
+        )
+        judge_qc_rows = [{**q.to_dict(), "excluded": q.judge in excluded} for q in qc]
 
     genuine_ref = ref.loc[~ref["is_control"].astype(bool)]
-    ranking = system_ranking(
-        genuine_ref.reset_index(),
-        score_col=criterion,
-        n_boot=boots,
-        significance_level=significance_level,
-        confidence_level=confidence_level,
-        seed=seed,
-    )
+    ranking = None
+    if want("system_ranking"):
+        ranking = system_ranking(
+            genuine_ref.reset_index(),
+            score_col=criterion,
+            n_boot=boots,
+            significance_level=significance_level,
+            confidence_level=confidence_level,
+            seed=seed,
+        )
 
     table3 = leaderboard = leaderboard_controls = meta_evaluation = None
     if metric_scores is not None:
@@ -289,49 +338,53 @@ def _build_report(
         # Headline: genuine items only (controls are easy and extreme and would inflate
         # any correlation).  Second column: PEM §5.2's convention, the controls at their
         # expected scores in the human reference, labelled as such.
-        rows = metric_human_correlations(
-            frame,
-            metrics_long,
-            criterion=criterion,
-            methods=TABLE3_METHODS,
-            include_controls_in_mean=False,
-            accuracy_groups=accuracy_groups,
-            reference=ref,
-        )
-        rows_controls = metric_human_correlations(
-            frame,
-            metrics_long,
-            criterion=criterion,
-            methods=TABLE3_METHODS,
-            include_controls_in_mean=True,
-            per_judge=False,
-            accuracy_groups=accuracy_groups,
-            reference=ref,
-        )
-        table3 = {
-            "criterion": criterion,
-            "controls_in_mean": False,
-            "accuracy_groups": accuracy_groups,
-            "rows": [r.to_dict() for r in rows],
-            "rows_with_controls": [r.to_dict() for r in rows_controls],
-        }
-        leaderboard = _leaderboards(metrics_long, ref, genuine_ref, criterion, significance_level)
-        leaderboard_controls = _leaderboards(metrics_long, ref, ref, criterion, significance_level)
-        meta_evaluation = _meta_evaluation(
-            metrics_long, ref, genuine_ref, criterion, significance_level, baseline_metric, accuracy_groups
-        )
-        meta_evaluation["segment"]["human_ceiling"] = human_ceiling(
-            frame,
-            aligned_metrics(metrics_long, ref).reindex(genuine_ref.index),
-            criterion=criterion,
-            min_shared=min_shared,
-            n_boot=boots,
-            confidence_level=confidence_level,
-            seed=seed,
-        )
-        meta_evaluation["llm_judge_pool"] = _llm_judge_pools(
-            frame, metrics_long, metric_runs, crit_names, scales, boots, confidence_level, seed
-        )
+        if want("table3"):
+            rows = metric_human_correlations(
+                frame,
+                metrics_long,
+                criterion=criterion,
+                methods=TABLE3_METHODS,
+                include_controls_in_mean=False,
+                accuracy_groups=accuracy_groups,
+                reference=ref,
+            )
+            rows_controls = metric_human_correlations(
+                frame,
+                metrics_long,
+                criterion=criterion,
+                methods=TABLE3_METHODS,
+                include_controls_in_mean=True,
+                per_judge=False,
+                accuracy_groups=accuracy_groups,
+                reference=ref,
+            )
+            table3 = {
+                "criterion": criterion,
+                "controls_in_mean": False,
+                "accuracy_groups": accuracy_groups,
+                "rows": [r.to_dict() for r in rows],
+                "rows_with_controls": [r.to_dict() for r in rows_controls],
+            }
+        if want("metric_leaderboard"):
+            leaderboard = _leaderboards(metrics_long, ref, genuine_ref, criterion, significance_level)
+        if want("metric_leaderboard_with_controls"):
+            leaderboard_controls = _leaderboards(metrics_long, ref, ref, criterion, significance_level)
+        if want("metric_meta_evaluation"):
+            meta_evaluation = _meta_evaluation(
+                metrics_long, ref, genuine_ref, criterion, significance_level, baseline_metric, accuracy_groups
+            )
+            meta_evaluation["segment"]["human_ceiling"] = human_ceiling(
+                frame,
+                aligned_metrics(metrics_long, ref).reindex(genuine_ref.index),
+                criterion=criterion,
+                min_shared=min_shared,
+                n_boot=boots,
+                confidence_level=confidence_level,
+                seed=seed,
+            )
+            meta_evaluation["llm_judge_pool"] = _llm_judge_pools(
+                frame, metrics_long, metric_runs, crit_names, scales, boots, confidence_level, seed
+            )
 
     settings = {
         "criterion": criterion,
@@ -368,16 +421,23 @@ def _build_report(
             "table3": table3,
             "agreement": agreement,
             "judge_qc": judge_qc_rows,
-            "system_ranking": {"criterion": criterion, "systems": [r.to_dict() for r in ranking]},
+            "system_ranking": None
+            if ranking is None
+            else {"criterion": criterion, "systems": [r.to_dict() for r in ranking]},
             "metric_leaderboard": leaderboard,
             "metric_leaderboard_with_controls": leaderboard_controls,
             "metric_meta_evaluation": meta_evaluation,
-            "system_scores": _system_scores(frame, [c for c in zscore_criteria if c in crit_names]),
+            "system_scores": _system_scores(frame, [c for c in zscore_criteria if c in crit_names])
+            if want("system_scores")
+            else None,
             "settings": settings,
             "versions": _versions(),
         }
     )
-    report["warnings"] = report_warnings(report, frame=full, metric_runs=metric_runs)
+    if sections is None:
+        report["warnings"] = report_warnings(report, frame=full, metric_runs=metric_runs)
+    else:
+        report["sections"] = sorted(sections)
     return report
 
 

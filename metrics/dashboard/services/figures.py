@@ -22,6 +22,10 @@ from metrics.reports import selectors as report_selectors
 from metrics.reports.services.build import shared_points_scale, subset_in_criteria_order
 from metrics.reports.services.report_settings import DEFAULT_SETTINGS
 
+#: What the dashboard shows of a report: computed alone, each exactly as in the full report
+#: (the pairwise tables, QC and meta-evaluation would be 80 % of a refresh at 500 judges).
+DASHBOARD_SECTIONS = frozenset({"agreement", "system_ranking", "metric_leaderboard"})
+
 
 def absolute_answers(study: Study) -> dict:
     """Agreement with its interval per criterion, the ranking with significance clusters and
@@ -54,6 +58,8 @@ def absolute_answers(study: Study) -> dict:
             metric_runs=metric_inputs.runs,
             scale=shared_points_scale(criteria_used),
             scales={c["slug"]: c["scale"]["type"] for c in criteria_used},
+            sections=DASHBOARD_SECTIONS,
+            agreement_detail=False,
         )
     except ValueError as exc:  # e.g. every judge excluded: the report says the same
         return {"available": False, "reason": f"Not computable yet: {exc}."}

@@ -76,6 +76,7 @@ def criterion_agreement(
     confidence_level: float = 0.95,
     seed: int = 0,
     pairwise: bool = True,
+    with_icc: bool = True,
     min_shared: int = 30,
     scale: Sequence[float] | None = None,
     scale_type: str | None = None,
@@ -93,7 +94,10 @@ def criterion_agreement(
     all) makes the statistics follow the scale: a slider gets α at the interval level,
     ICC and Pearson, no κ (κ counts exact matches of categories, which 0–100 values
     seldom are); categories get nominal α and κ, no ICC or Pearson (their codes have
-    no distances); points (ordinal) get every coefficient, with ordinal α first."""
+    no distances); points (ordinal) get every coefficient, with ordinal α first.
+
+    ``pairwise=False`` leaves out the pairwise figures and ``with_icc=False`` the ICC (its
+    reason then says so); α and Fleiss' κ do not depend on them."""
     values = matrix.values
     if scale_type is not None and scale_type not in SCALE_ALPHA_LEVEL:
         raise ValueError(f"unknown scale type {scale_type!r}; choose from {', '.join(SCALE_ALPHA_LEVEL)}")
@@ -106,7 +110,9 @@ def criterion_agreement(
             fk, fk_reason = fleiss_kappa(values, n_boot=n_boot, confidence_level=confidence_level, seed=seed), None
         except ValueError as exc:  # IncompleteDesignError, or scores that are not categorical
             fk, fk_reason = None, str(exc)
-    if scale_type == "categorical":
+    if not with_icc:
+        ic, ic_reason = None, "not computed here (the full report has it)"
+    elif scale_type == "categorical":
         ic, ic_reason = None, "the ICC needs distances between values; this criterion's values are named categories"
     else:
         kept, left_out = icc_judges_for_complete_items(values, judges=matrix.judges, min_items=min_shared)

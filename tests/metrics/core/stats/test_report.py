@@ -119,3 +119,26 @@ def test_report_settings_make_it_reproducible(pem_study):
 def test_report_refuses_unknown_excluded_judges(pem_study):
     with pytest.raises(ValueError, match="not in the judgments"):
         build_report(pem_study, excluded_judges=["nobody"], n_boot=0)
+
+
+def test_sections_alone_equal_the_full_reports_and_the_rest_stay_null(pem_study, report):
+    """A report asked for some sections (the live dashboard's) computes each exactly as the full
+    report does, α and Fleiss' κ included when the pairwise figures and the ICC are left out."""
+    metrics = simulate_metric_scores(pem_study[pem_study["judge"] != "j04"], seed=3)
+    sections = {"agreement", "system_ranking", "metric_leaderboard"}
+    part = build_report(
+        pem_study, metrics, excluded_judges=["j04"], n_boot=200, seed=1, sections=sections, agreement_detail=False
+    )
+    assert part["system_ranking"] == report["system_ranking"]
+    assert part["metric_leaderboard"] == report["metric_leaderboard"]
+    assert part["summary"] == report["summary"] and part["sections"] == sorted(sections)
+    for c, full in report["agreement"].items():
+        a = part["agreement"][c]
+        assert a["krippendorff_alpha"] == full["krippendorff_alpha"] and a["fleiss_kappa"] == full["fleiss_kappa"]
+        assert full["cohen_kappa"] and full["pearson"] and a["cohen_kappa"] == a["pearson"] == []
+        assert full["icc"] and a["icc"] is None and "not computed" in a["icc_reason"]
+    for left_out in ("table1", "table2", "table3", "judge_qc", "metric_meta_evaluation"):
+        assert report[left_out] is not None and part[left_out] is None
+    assert "warnings" not in part
+    with pytest.raises(ValueError, match="unknown report section"):
+        build_report(pem_study, sections={"tabel1"})
