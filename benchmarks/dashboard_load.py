@@ -140,6 +140,7 @@ def run(
         "WARNING",
     ]
     load_before = harness.load_average()
+    machine_before = harness.machine_cpu()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(
         cmd,
@@ -154,6 +155,7 @@ def run(
     finally:
         harness.stop_process(proc)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    machine_after = harness.machine_cpu()
     stats = judging_pace.read_stats(prefix)
     row = {
         "dashboards": dashboards,
@@ -161,6 +163,7 @@ def run(
         "load_after": harness.load_average(),
         "locust_cpu_s": round((after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime), 1),
         "failures": int(stats.get("Aggregated", {}).get("Failure Count", 0) or 0),
+        "machine_cpu_s": {k: round(machine_after[k] - machine_before[k], 1) for k in machine_before},
     }
     for name in ("items/next", "submit", "dashboard"):
         s = stats.get(name, {})
@@ -237,7 +240,8 @@ def main(argv=None) -> int:
                     f"{row['failures']} failures; load {row['load_before']} → {row['load_after']}; CPU s: "
                     f"Locust {row['locust_cpu_s']}, gunicorn {row['server_cpu_s']['gunicorn']}, "
                     f"Celery worker {row['server_cpu_s']['worker']}"
-                    + (f", dashboards' pool {row['server_cpu_s']['pool']}" if pool else ""),
+                    + (f", dashboards' pool {row['server_cpu_s']['pool']}" if pool else "")
+                    + f"; machine {row['machine_cpu_s']['busy']} (niced {row['machine_cpu_s']['nice']})",
                     flush=True,
                 )
         summary = {}

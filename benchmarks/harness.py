@@ -155,6 +155,19 @@ def process_tree_pss_mib(root_pid: int) -> float:
     return total_kib / 1024
 
 
+def machine_cpu() -> dict[str, float]:
+    """CPU seconds the whole machine has spent since boot (Linux /proc/stat): ``busy`` (user,
+    nice, system, irq, softirq, steal) and ``nice`` (user time of processes under nice > 0).
+    Differences over a run count every process, PostgreSQL's and Redis's included."""
+    tick = os.sysconf("SC_CLK_TCK")
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    except (OSError, ValueError, IndexError):
+        return {"busy": float("nan"), "nice": float("nan")}
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (fields + [0] * 8)[:8]
+    return {"busy": (user + nice + system + irq + softirq + steal) / tick, "nice": nice / tick}
+
+
 def load_average() -> str:
     """The 1/5/15-minute load averages, as text."""
     try:

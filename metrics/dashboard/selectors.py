@@ -163,6 +163,11 @@ def _projection(*, done: int, total: int, pace: dict, rate: Decimal, currency: s
     }
 
 
+def dashboard_qc(*, study: Study) -> list[dict]:
+    """Each judge's QC row (see :func:`_qc_rows`): the worker computes them with the answers."""
+    return _qc_rows(study)
+
+
 def _qc_rows(study: Study) -> list[dict]:
     """Each judge's QC verdict, control tests (p-values), attention checks and screen-out rule."""
     attention: dict[str, dict] = {}
@@ -215,8 +220,13 @@ def _qc_rows(study: Study) -> list[dict]:
     return rows
 
 
-def dashboard_live(*, study: Study, rate: Decimal = Decimal("0"), currency: str = "GBP") -> dict:
-    """Everything but the heavy answers (see the module docstring). JSON-able after ``jsonable``."""
+def dashboard_live(
+    *, study: Study, rate: Decimal = Decimal("0"), currency: str = "GBP", qc: list[dict] | None = None
+) -> dict:
+    """Everything but the heavy answers (see the module docstring). JSON-able after ``jsonable``.
+
+    ``qc``: the judges' QC rows to show, computed with the answers (the worker passes the last
+    ones between two computations of the answers); None computes them now."""
     now = timezone.now()
     progress = study_progress(study=study)
     design = design_for_study(study=study)
@@ -257,6 +267,6 @@ def dashboard_live(*, study: Study, rate: Decimal = Decimal("0"), currency: str 
         "projection": _projection(
             done=progress["done"], total=progress["total"], pace=pace, rate=rate, currency=currency, now=now
         ),
-        "qc": _qc_rows(study),
+        "qc": _qc_rows(study) if qc is None else qc,
         "controls_systems": [s["system"] for s in progress["systems"] if s["kind"] in SystemKind.control_kinds()],
     }

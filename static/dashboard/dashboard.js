@@ -71,6 +71,9 @@ function drawProgress(s) {
 }
 
 function drawQc(s) {
+  // The QC rows are computed with the answers (at most every 30 s by default), not at every refresh.
+  document.getElementById("dash-qc-note").textContent = s.answers_at
+    ? `Verdicts computed ${when(s.answers_at)}, with the answers.` : "";
   rows("dash-qc", s.qc, (tr, q) => {
     tr.dataset.judge = q.judge;
     const tests = q.tests.map((t) => `${t.name}: ${t.pvalue === null ? "–" : fmt(t.pvalue, 3)}`).join("; ");

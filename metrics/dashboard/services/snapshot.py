@@ -2,8 +2,9 @@
 
 A poll (:func:`~.queueing.dashboard_poll`) only compares the study's version stamp with the
 snapshot's and, when they differ, queues one refresh (:func:`dashboard_refresh`, in the
-worker). The heavy answers are recomputed at most every
-``PARAEVAL_DASHBOARD_ANSWERS_SECONDS`` (30 s by default); the counts at every refresh, and
+worker). The heavy answers, and the judges' QC
+rows with them, are recomputed at most every ``PARAEVAL_DASHBOARD_ANSWERS_SECONDS`` (30 s by
+default); the counts at every refresh, and
 a refresh starts at most every ``PARAEVAL_DASHBOARD_REFRESH_SECONDS`` (5 s by default), and
 after a long refresh only once the study's refreshes have used no more than
 ``PARAEVAL_DASHBOARD_DUTY`` of the time (:func:`refresh_rest`): with hundreds of judges the
@@ -156,11 +157,13 @@ def dashboard_refresh(*, study: Study, force_answers: bool = False) -> Dashboard
     version = selectors.dashboard_version(study=study)
     fields: dict[str, object] = {}
     answers = (dashboard.snapshot or {}).get("answers")
-    if force_answers or answers is None or answers_due(dashboard, version):
+    qc = (dashboard.snapshot or {}).get("qc")
+    if force_answers or answers is None or qc is None or answers_due(dashboard, version):
         answers = study_answers(study)
+        qc = selectors.dashboard_qc(study=study)
         fields.update(answers_version=version, answers_at=timezone.now())
     for _ in range(3):
-        live = selectors.dashboard_live(study=study, rate=dashboard.item_rate, currency=dashboard.currency)
+        live = selectors.dashboard_live(study=study, rate=dashboard.item_rate, currency=dashboard.currency, qc=qc)
         snapshot, snapshot_text = _encoded(
             {
                 **live,

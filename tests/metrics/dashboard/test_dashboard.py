@@ -331,6 +331,22 @@ def test_a_side_by_side_study_without_comparisons_says_so(researcher):
     assert dash.snapshot["answers"] == {"available": False, "reason": "No comparisons yet."}
 
 
+@override_settings(PARAEVAL_DASHBOARD_ANSWERS_SECONDS=3600)
+def test_the_qc_rows_come_with_the_answers_not_at_every_refresh(judged):
+    """The judges' QC rows (a control test per judge and criterion: most of a refresh's CPU at 500
+    judges) are computed with the answers; a refresh between two keeps the last ones."""
+    from metrics.reports.services.simulation import simulated_judges_fill
+
+    first = snapshot.dashboard_refresh(study=judged)
+    simulated_judges_fill(study=judged, n_judges=4, seed=9)
+    with mock.patch.object(selectors, "dashboard_qc", wraps=selectors.dashboard_qc) as qc:
+        second = snapshot.dashboard_refresh(study=judged)
+        assert qc.call_count == 0 and second.snapshot["qc"] == first.snapshot["qc"]
+        assert second.snapshot["totals"]["judgments"] > first.snapshot["totals"]["judgments"]
+        third = snapshot.dashboard_refresh(study=judged, force_answers=True)
+        assert qc.call_count == 1 and len(third.snapshot["qc"]) == len(first.snapshot["qc"]) + 1
+
+
 def test_a_rate_saved_while_a_refresh_runs_is_not_overwritten_by_that_refresh(judged):
     """The race CI met on PostgreSQL: a refresh read the old rate, the researcher saved a new one,
     and the refresh then wrote its old projection with the current version, so no poll refreshed
@@ -339,11 +355,11 @@ def test_a_rate_saved_while_a_refresh_runs_is_not_overwritten_by_that_refresh(ju
     real = selectors.dashboard_live
     rates = []
 
-    def live(*, study, rate, currency):
+    def live(*, study, rate, currency, qc):
         rates.append(rate)
         if len(rates) == 1:  # the researcher saves a rate while this refresh runs
             snapshot.dashboard_settings_update(study=study, item_rate="0.12", currency="EUR")
-        return real(study=study, rate=rate, currency=currency)
+        return real(study=study, rate=rate, currency=currency, qc=qc)
 
     with mock.patch.object(selectors, "dashboard_live", side_effect=live):
         dash = snapshot.dashboard_refresh(study=judged)
