@@ -1,8 +1,9 @@
 """Locust users for ``benchmarks/dashboard_load.py``: the judges of ``locustfile_judging.py`` and
 researchers who keep a study's dashboard open.
 
-A ``DashboardWatcher`` polls ``GET /api/dashboard/studies/<id>/`` every
-``PARAEVAL_DASHBOARD_EVERY`` seconds (default 3, as the page's dashboard.js does) with the
+A ``DashboardWatcher`` polls ``GET /api/dashboard/studies/<id>/`` as the page's dashboard.js
+does: every ``PARAEVAL_DASHBOARD_EVERY`` seconds (default 3) or later when the answer's
+``Paraeval-Poll-After`` says it cannot change sooner, with the
 researcher's token (``PARAEVAL_DASHBOARD_TOKEN``), sending back the ETag of its last answer
 as the page does (an unchanged answer is a 304 without a body); there are exactly
 ``PARAEVAL_DASHBOARDS`` of them (Locust's ``fixed_count``), the other users are judges.
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import os
 
-from locust import FastHttpUser, constant
+from locust import FastHttpUser
 from locustfile_judging import STUDY, FastJudge  # noqa: F401  (Locust picks user classes by name)
 
 EVERY = float(os.environ.get("PARAEVAL_DASHBOARD_EVERY", "3"))
@@ -26,17 +27,22 @@ BASE = os.environ.get("PARAEVAL_DASHBOARD_BASE", "").rstrip("/")
 
 class DashboardWatcher(FastHttpUser):
     fixed_count = int(os.environ.get("PARAEVAL_DASHBOARDS", "0"))
-    wait_time = constant(EVERY)
+
+    def wait_time(self) -> float:
+        return self.wait
 
     def on_start(self) -> None:
         self.headers = {"Authorization": f"Token {TOKEN}", "Accept": "application/json"}
         self.etag = ""
+        self.wait = EVERY
 
     def poll(self) -> None:
         headers = {**self.headers, "If-None-Match": self.etag} if self.etag else self.headers
         with self.client.get(
             f"{BASE}/api/dashboard/studies/{STUDY}/", headers=headers, name="dashboard", catch_response=True
         ) as r:
+            after = float(r.headers.get("Paraeval-Poll-After") or 0)
+            self.wait = max(EVERY, after)  # as the page: no sooner than the answer may change
             if r.status_code == 200:
                 self.etag = r.headers.get("ETag", "")
             elif r.status_code != 304:

@@ -155,12 +155,16 @@ function apply(data) {
 // comes as a 304 without a body (the snapshot is hundreds of KiB at 500 judges). The browser
 // does not do this by itself: a signed-in person's answers are never stored (no-store).
 let lastEtag = null;
+// The server says when the answer may next change (Paraeval-Poll-After, seconds): no sooner.
+let waitMs = EVERY_MS;
 
 function poll() {
   const headers = { Accept: "application/json" };
   if (lastEtag) headers["If-None-Match"] = lastEtag;
   fetch(root.dataset.url, { credentials: "same-origin", cache: "no-store", headers })
     .then((r) => {
+      const after = Number(r.headers.get("Paraeval-Poll-After"));
+      waitMs = after > 0 ? Math.max(EVERY_MS, after * 1000) : EVERY_MS;
       if (r.status === 304) return null;
       if (!r.ok) return Promise.reject(r.status);
       return r.json().then((data) => {
@@ -174,8 +178,9 @@ function poll() {
     })
     .catch(() => {
       note.textContent = "Could not refresh; retrying.";
+      waitMs = EVERY_MS;
     })
-    .finally(() => window.setTimeout(poll, EVERY_MS));
+    .finally(() => window.setTimeout(poll, waitMs));
 }
 
 if (root && root.dataset.url) poll();

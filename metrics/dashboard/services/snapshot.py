@@ -84,6 +84,25 @@ def refresh_rest(*, dashboard: Dashboard) -> timedelta:
     return timedelta(seconds=max(_refresh_every(), wall * (1.0 / duty - 1.0)))
 
 
+#: The page's shortest and longest wait between two polls (seconds).
+POLL_MIN_SECONDS, POLL_MAX_SECONDS = 3, 30
+
+
+def poll_after_seconds(*, dashboard: Dashboard, current: bool) -> int:
+    """When a poll's answer may next change, in whole seconds: the snapshot's rest when it is
+    resting or current (no refresh can land before), else about one refresh's wall time.
+
+    Sent with every poll (``Paraeval-Poll-After``), so that the page and scripts wait as long as
+    nothing can change instead of polling every 3 s: at 500 judges a snapshot rests 5–10 s.
+    """
+    wall = max(float(dashboard.refresh_wall_seconds or 0.0), 1.0)
+    wait = wall
+    if dashboard.snapshot_at is not None:
+        until = (dashboard.snapshot_at + refresh_rest(dashboard=dashboard) - timezone.now()).total_seconds()
+        wait = max(until + wall, wall) if current else max(until, wall)
+    return int(min(max(round(wait), POLL_MIN_SECONDS), POLL_MAX_SECONDS))
+
+
 def answers_due(dashboard: Dashboard, version: str) -> bool:
     if dashboard.answers_version == version:
         return False

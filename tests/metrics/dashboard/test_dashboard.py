@@ -10,6 +10,7 @@ from unittest import mock
 import pytest
 from django.core.cache import cache
 from django.test import override_settings
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotation.judging.models import Assignment, AssignmentItem
@@ -250,6 +251,21 @@ def test_the_etag_does_not_move_with_every_judgment_between_two_refreshes(judged
     cache.delete(f"paraeval:dashboard-version:{judged.pk}")
     again = client.get(url, HTTP_IF_NONE_MATCH=behind.headers["ETag"])
     assert again.status_code == 304 and again.headers["ETag"] == behind.headers["ETag"]
+
+
+@override_settings(PARAEVAL_DASHBOARD_REFRESH_SECONDS=20)
+def test_every_poll_says_when_its_answer_may_next_change(judged, researcher):
+    """``Paraeval-Poll-After``: a fresh snapshot rests (here 20 s), so nothing can change before its
+    rest is over and the page waits that long instead of polling every 3 s; 3 s at least."""
+    client, url = _api(researcher), f"/api/dashboard/studies/{judged.pk}/"
+    snapshot.dashboard_refresh(study=judged)
+    first = client.get(url)
+    assert first.json()["current"] and 18 <= int(first.headers["Paraeval-Poll-After"]) <= 21
+    again = client.get(url, HTTP_IF_NONE_MATCH=first.headers["ETag"])
+    assert again.status_code == 304 and 18 <= int(again.headers["Paraeval-Poll-After"]) <= 21
+    Dashboard.objects.filter(study=judged).update(snapshot_at=timezone.now() - timedelta(minutes=5))
+    late = client.get(url)
+    assert int(late.headers["Paraeval-Poll-After"]) == snapshot.POLL_MIN_SECONDS
 
 
 def test_the_rate_is_set_through_the_api_and_a_bad_one_is_a_400(judged, researcher):
