@@ -95,11 +95,11 @@ pids+=($!)
 timeout 900 .venv/bin/celery -A config worker --concurrency=1 --loglevel=WARNING >"$LOG_DIR/worker.log" 2>&1 &
 pids+=($!)
 step "the dashboards' pool: gunicorn on :$DASHBOARD_PORT and a worker for the '$PARAEVAL_DASHBOARD_QUEUE' queue, both under nice"
-timeout 900 nice -n 10 .venv/bin/gunicorn -c config/gunicorn.py config.wsgi --workers 1 --threads 2 \
+timeout 900 nice -n 19 .venv/bin/gunicorn -c config/gunicorn.py config.wsgi --workers 1 --threads 2 \
   --bind "127.0.0.1:$DASHBOARD_PORT" --timeout 120 --graceful-timeout 5 \
   --access-logfile "$LOG_DIR/dashboard-access.log" --error-logfile "$LOG_DIR/dashboard.log" &
 pids+=($!)
-timeout 900 nice -n 10 .venv/bin/celery -A config worker -Q "$PARAEVAL_DASHBOARD_QUEUE" -n dashboards@%h \
+timeout 900 nice -n 19 .venv/bin/celery -A config worker -Q "$PARAEVAL_DASHBOARD_QUEUE" -n dashboards@%h \
   --concurrency=1 --loglevel=INFO >"$LOG_DIR/dashboard-worker.log" 2>&1 &
 pids+=($!)
 wait_up "$PORT"

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/dashboard_load.py [--judges 500] [--dashboards 20] [--seconds 120]
         [--ramp 60] [--rounds 2] [--think-median 10] [--originals 50] [--workers 2] [--threads 4]
         [--pg postgres://postgres@127.0.0.1:5432] [--database paraeval_dash]
-        [--broker redis://127.0.0.1:6379/7] [--dashboard-pool yielding|shared] [--dashboard-nice 10]
+        [--broker redis://127.0.0.1:6379/7] [--dashboard-pool yielding|shared] [--dashboard-nice 19]
         [--json out.json]
 
 The set-up of ``benchmarks/judging_pace.py`` (PostgreSQL, Redis, gunicorn, Locust judges with a
@@ -64,7 +64,7 @@ def parse_args(argv=None):
     )
     p.add_argument("--gunicorn-args", default="--preload --keep-alive 5")
     p.add_argument("--dashboard-pool", choices=("yielding", "shared"), default="yielding")
-    p.add_argument("--dashboard-nice", type=int, default=10, help="the yielding pool's nice value (1..19)")
+    p.add_argument("--dashboard-nice", type=int, default=19, help="the yielding pool's nice value (1..19)")
     p.add_argument("--json", type=Path, default=None)
     args = p.parse_args(argv)
     if not 1 <= args.judges <= judging_pace.MAX_JUDGES or not 1 <= args.seconds <= judging_pace.MAX_SECONDS:
