@@ -11,7 +11,8 @@ log-normal think time), plus one Celery worker that computes the dashboards' sna
 ``--dashboards`` researchers polling the dashboard API every 3 s
 (``benchmarks/locustfile_dashboard.py``). Runs alternate in ABBA order — without dashboards,
 with; with, without; … (``--rounds`` pairs) — against the same server and study, so that drift
-of the machine weighs on both sides alike. Printed per run: ``items/next`` and ``submit`` p50/p95/p99 (Locust), the
+of the machine weighs on both sides alike. ``--dashboards 0`` runs the same arms with no
+dashboard in either: an A/A comparison, whose ratio is the noise floor of the measurement. Printed per run: ``items/next`` and ``submit`` p50/p95/p99 (Locust), the
 dashboards' own p95, failures, the load average; then the ratio of the judges' p95 with / without
 (the issue's bar: within 1.10). Measure on an idle machine: the load average is printed so that a
 busy one is seen.
@@ -213,7 +214,8 @@ def main(argv=None) -> int:
         for r in range(args.rounds):
             # ABBA: without, with; with, without; ... so that a machine drifting during the
             # invocation weighs on both sides alike.
-            for d in (0, args.dashboards) if r % 2 == 0 else (args.dashboards, 0):
+            for arm in ("without", "with") if r % 2 == 0 else ("with", "without"):
+                d = args.dashboards if arm == "with" else 0
                 reset_study(study_id)
                 servers = [("gunicorn", gunicorn), ("worker", worker)] + ([("pool", pool)] if pool else [])
                 cpu_before = {n: harness.process_tree_cpu(pr.pid) for n, pr in servers}
@@ -231,9 +233,10 @@ def main(argv=None) -> int:
                 row["server_cpu_s"] = {
                     n: round(harness.process_tree_cpu(pr.pid) - cpu_before[n], 1) for n, pr in servers
                 }
+                row["arm"] = arm
                 rows.append(row)
                 print(
-                    f"round {r + 1}, {d:>3} dashboards: items/next p50/p95/p99 "
+                    f"round {r + 1}, {arm:>7}, {d:>3} dashboards: items/next p50/p95/p99 "
                     f"{row['items/next']['50%']:.0f}/{row['items/next']['95%']:.0f}/{row['items/next']['99%']:.0f} ms; "
                     f"submit {row['submit']['50%']:.0f}/{row['submit']['95%']:.0f}/{row['submit']['99%']:.0f} ms; "
                     f"dashboard p95 {row['dashboard']['95%']:.0f} ms ({row['dashboard']['count']} polls); "
@@ -246,8 +249,8 @@ def main(argv=None) -> int:
                 )
         summary = {}
         for name in ("items/next", "submit"):
-            without = [x[name]["95%"] for x in rows if x["dashboards"] == 0]
-            with_ = [x[name]["95%"] for x in rows if x["dashboards"] == args.dashboards]
+            without = [x[name]["95%"] for x in rows if x["arm"] == "without"]
+            with_ = [x[name]["95%"] for x in rows if x["arm"] == "with"]
             summary[name] = {
                 "p95_without": without,
                 "p95_with": with_,
