@@ -82,21 +82,21 @@ class Finger:
         self._send("touchEnd", [])
 
 
-SETTLED = """() => new Promise(done => {
-    // Resolves once the grid and the window have not scrolled for 10 frames (a fling has ended).
+SETTLED = """() => {
+    // True once the grid and the window have not scrolled for 10 polls in a row (a fling has ended).
     const s = document.getElementById('grid-scroll');
-    let last = '', still = 0;
-    (function frame() {
-        const now = [s.scrollTop, s.scrollLeft, window.scrollX, window.scrollY].join();
-        still = now === last ? still + 1 : 0;
-        last = now;
-        if (still >= 10) done(true); else requestAnimationFrame(frame);
-    })();
-})"""
+    const now = [s.scrollTop, s.scrollLeft, window.scrollX, window.scrollY].join();
+    window.__settleStill = now === window.__settleLast ? (window.__settleStill || 0) + 1 : 0;
+    window.__settleLast = now;
+    return window.__settleStill >= 10;
+}"""
 
 
 def settle(page):
-    page.evaluate(SETTLED)
+    # Polled by Playwright, with a timeout: a promise awaited by page.evaluate has none, so a
+    # requestAnimationFrame loop that stops (a throttled headless page) would hang the run for good.
+    page.evaluate("() => { window.__settleStill = 0; window.__settleLast = null; }")
+    page.wait_for_function(SETTLED, polling=20, timeout=30_000)
 
 
 def grid_scroll(page) -> tuple[int, int]:
