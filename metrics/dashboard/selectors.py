@@ -164,12 +164,8 @@ def _projection(*, done: int, total: int, pace: dict, rate: Decimal, currency: s
 
 
 def dashboard_qc(*, study: Study) -> list[dict]:
-    """Each judge's QC row (see :func:`_qc_rows`): the worker computes them with the answers."""
-    return _qc_rows(study)
-
-
-def _qc_rows(study: Study) -> list[dict]:
-    """Each judge's QC verdict, control tests (p-values), attention checks and screen-out rule."""
+    """Each judge's QC verdict, control tests (p-values), attention checks and screen-out rule
+    (the worker computes them with the answers)."""
     attention: dict[str, dict] = {}
     for name, passed in AttentionCheck.objects.filter(assignment__study=study, answered_at__isnull=False).values_list(
         "assignment__judge__username", "passed"
@@ -267,6 +263,6 @@ def dashboard_live(
         "projection": _projection(
             done=progress["done"], total=progress["total"], pace=pace, rate=rate, currency=currency, now=now
         ),
-        "qc": _qc_rows(study) if qc is None else qc,
+        "qc": dashboard_qc(study=study) if qc is None else qc,
         "controls_systems": [s["system"] for s in progress["systems"] if s["kind"] in SystemKind.control_kinds()],
     }
