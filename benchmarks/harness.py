@@ -61,10 +61,11 @@ def start_gunicorn(
     log_level: str = "warning",
     extra_args: tuple[str, ...] = (),
     nice: int = 0,
+    idle: bool = False,
 ) -> subprocess.Popen:
     """gunicorn serving ``config.wsgi`` on 127.0.0.1:``port`` (gthread), in its own
     process group (``extra_args``: more gunicorn options, e.g. ``("--preload",)``; ``nice``: a lower
-    CPU priority, as ``nice -n``); returns once ``/accounts/login/`` answers 200. Raises
+    CPU priority, as ``nice -n``; ``idle``: Linux's ``SCHED_IDLE`` policy, :func:`lowest_priority`); returns once ``/accounts/login/`` answers 200. Raises
     ``RuntimeError`` if it exits (e.g. the port was taken: never measure someone
     else's server) or does not come up within ``timeout`` seconds."""
     cmd = [
@@ -87,7 +88,7 @@ def start_gunicorn(
         *extra_args,
     ]
     proc = subprocess.Popen(
-        ["nice", "-n", str(nice), *cmd] if nice else cmd, cwd=ROOT, env={**os.environ, **env}, start_new_session=True
+        [*lowest_priority(nice=nice, idle=idle), *cmd], cwd=ROOT, env={**os.environ, **env}, start_new_session=True
     )
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -196,16 +197,23 @@ def drop_database(pg: str, name: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def lowest_priority(*, nice: int = 0, idle: bool = False) -> list[str]:
+    """The command prefix that starts a process at a lower CPU priority: ``nice -n`` and, with
+    ``idle``, ``chrt --idle 0`` (Linux's ``SCHED_IDLE``: a waking process of the normal policy
+    preempts it at once, where one under nice 19 may first wait out its time slice)."""
+    return [*(["chrt", "--idle", "0"] if idle else []), *(["nice", "-n", str(nice)] if nice else [])]
+
+
 def start_celery_worker(
-    env: dict, *, name: str, log_path: Path, concurrency: int = 1, nice: int = 0
+    env: dict, *, name: str, log_path: Path, concurrency: int = 1, nice: int = 0, idle: bool = False
 ) -> subprocess.Popen:
     """A real ``celery worker`` (prefork) in its own process group, logging to ``log_path``
-    (``nice``: a lower CPU priority, as ``nice -n``)."""
+    (``nice``, ``idle``: a lower CPU priority, :func:`lowest_priority`)."""
     celery = ROOT / ".venv" / "bin" / "celery"
     log = open(log_path, "a")
     proc = subprocess.Popen(
         [
-            *(["nice", "-n", str(nice)] if nice else []),
+            *lowest_priority(nice=nice, idle=idle),
             str(celery),
             "-A",
             "config",
