@@ -38,9 +38,9 @@ def dashboard_poll(*, study: Study) -> tuple[Dashboard, str]:
     so twenty dashboards open on one study queue one refresh, not twenty; and none while the
     snapshot is younger than the refresh interval (the next poll after it queues one).
     """
-    dashboard = Dashboard.objects.defer("snapshot", "snapshot_text", "plan").filter(
+    dashboard = Dashboard.objects.defer("snapshot_text", "plan").filter(study=study).first() or dashboard_get_or_create(
         study=study
-    ).first() or dashboard_get_or_create(study=study)
+    )
     version = dashboard_version_cached(study=study)
     now = timezone.now()
     if dashboard.viewed_at is None or now - dashboard.viewed_at > timedelta(seconds=10):

@@ -50,10 +50,9 @@ def _answers_every() -> float:
     return float(settings.PARAEVAL_DASHBOARD_ANSWERS_SECONDS)
 
 
-def _encoded(value) -> tuple[object, str]:
-    """``value`` as plain JSON values and as the JSON text the API sends."""
-    text = json.dumps(jsonable(value), cls=DjangoJSONEncoder, separators=(",", ":"), ensure_ascii=False)
-    return json.loads(text), text
+def _encoded(value) -> str:
+    """``value`` as the JSON text the API sends."""
+    return json.dumps(jsonable(value), cls=DjangoJSONEncoder, separators=(",", ":"), ensure_ascii=False)
 
 
 def dashboard_get_or_create(*, study: Study) -> Dashboard:
@@ -145,12 +144,9 @@ def dashboard_answer(*, dashboard: Dashboard, version: str) -> dict[str, object]
 def dashboard_answer_bytes(*, dashboard: Dashboard, version: str) -> bytes:
     """A poll's answer as JSON bytes, equal to :func:`dashboard_answer` encoded: the snapshot
     goes in as the text the worker stored, so that a poll decodes and encodes only the small
-    fields around it. Reads ``snapshot_text`` (and falls back on ``snapshot`` for a row
-    written before it existed)."""
+    fields around it."""
     dashboard.refresh_from_db(fields=["snapshot_text", "plan"])  # one read of what a poll deferred
-    text = dashboard.snapshot_text or (
-        json.dumps(dashboard.snapshot, separators=(",", ":"), ensure_ascii=False) if dashboard.snapshot else "null"
-    )
+    text = dashboard.snapshot_text or "null"
     head = json.dumps({"version": version, "current": dashboard.snapshot_version == version}, separators=(",", ":"))
     tail = json.dumps(
         {"plan": dashboard.plan or {}, "item_rate": str(dashboard.item_rate), "currency": dashboard.currency},
@@ -175,15 +171,16 @@ def dashboard_refresh(*, study: Study, force_answers: bool = False) -> Dashboard
     dashboard = dashboard_get_or_create(study=study)
     version = selectors.dashboard_version(study=study)
     fields: dict[str, object] = {}
-    answers = (dashboard.snapshot or {}).get("answers")
-    qc = (dashboard.snapshot or {}).get("qc")
+    previous = dashboard.snapshot  # decoded once
+    answers = previous.get("answers")
+    qc = previous.get("qc")
     if force_answers or answers is None or qc is None or answers_due(dashboard, version):
         answers = study_answers(study)
         qc = selectors.dashboard_qc(study=study)
         fields.update(answers_version=version, answers_at=timezone.now())
     for _ in range(3):
         live = selectors.dashboard_live(study=study, rate=dashboard.item_rate, currency=dashboard.currency, qc=qc)
-        snapshot, snapshot_text = _encoded(
+        snapshot_text = _encoded(
             {
                 **live,
                 "answers": answers,
@@ -197,7 +194,6 @@ def dashboard_refresh(*, study: Study, force_answers: bool = False) -> Dashboard
         written = Dashboard.objects.filter(
             pk=dashboard.pk, item_rate=dashboard.item_rate, currency=dashboard.currency
         ).update(
-            snapshot=snapshot,
             snapshot_text=snapshot_text,
             snapshot_version=version,
             snapshot_at=timezone.now(),
