@@ -1,7 +1,7 @@
 """The dashboards' own pool, as docs/deployment.md ("A pool for dashboards") sets it up, checked live.
 
-Run by ``.ci/production.sh`` against a second gunicorn (under ``nice``) that serves the dashboard
-API, with ``PARAEVAL_DASHBOARD_QUEUE`` set for every process and a worker (under ``nice``) that
+Run by ``.ci/production.sh`` against a second gunicorn (``SCHED_IDLE`` and ``nice 19``) that serves the dashboard
+API, with ``PARAEVAL_DASHBOARD_QUEUE`` set for every process and a worker (likewise) that
 consumes only that queue; the main worker consumes only the default queue:
 
     .venv/bin/python .ci/dashboard_pool_walk.py --pool-url http://127.0.0.1:9123

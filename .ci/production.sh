@@ -7,8 +7,8 @@
 # Two more short-lived gunicorns on the same database serve the attacks that need other
 # settings: one with a small login failure limit and a 6 s lockout (PROD_PORT+1), one
 # whose cache is a dead Redis port (PROD_PORT+2); each has its own access log. The dashboards
-# are served as docs/deployment.md advises for large studies: their own gunicorn under nice
-# (PROD_PORT+3) and a worker under nice for PARAEVAL_DASHBOARD_QUEUE, checked by
+# are served as docs/deployment.md advises for large studies: their own gunicorn at the lowest priority
+# (PROD_PORT+3) and a worker likewise for PARAEVAL_DASHBOARD_QUEUE, checked by
 # .ci/dashboard_pool_walk.py.
 # Every server is stopped on exit, whatever happens; every step is bounded in time.
 #
@@ -94,12 +94,13 @@ timeout 900 .venv/bin/gunicorn -c config/gunicorn.py config.wsgi --workers 2 --t
 pids+=($!)
 timeout 900 .venv/bin/celery -A config worker --concurrency=1 --loglevel=WARNING >"$LOG_DIR/worker.log" 2>&1 &
 pids+=($!)
-step "the dashboards' pool: gunicorn on :$DASHBOARD_PORT and a worker for the '$PARAEVAL_DASHBOARD_QUEUE' queue, both under nice"
-timeout 900 nice -n 19 .venv/bin/gunicorn -c config/gunicorn.py config.wsgi --workers 1 --threads 2 \
+step "the dashboards' pool: gunicorn on :$DASHBOARD_PORT and a worker for the '$PARAEVAL_DASHBOARD_QUEUE' queue, both at the lowest priority"
+# as docs/deployment.md advises: Linux's SCHED_IDLE (chrt, util-linux) and nice 19
+timeout 900 chrt --idle 0 nice -n 19 .venv/bin/gunicorn -c config/gunicorn.py config.wsgi --workers 1 --threads 2 \
   --bind "127.0.0.1:$DASHBOARD_PORT" --timeout 120 --graceful-timeout 5 \
   --access-logfile "$LOG_DIR/dashboard-access.log" --error-logfile "$LOG_DIR/dashboard.log" &
 pids+=($!)
-timeout 900 nice -n 19 .venv/bin/celery -A config worker -Q "$PARAEVAL_DASHBOARD_QUEUE" -n dashboards@%h \
+timeout 900 chrt --idle 0 nice -n 19 .venv/bin/celery -A config worker -Q "$PARAEVAL_DASHBOARD_QUEUE" -n dashboards@%h \
   --concurrency=1 --loglevel=INFO >"$LOG_DIR/dashboard-worker.log" 2>&1 &
 pids+=($!)
 wait_up "$PORT"
