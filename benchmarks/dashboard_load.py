@@ -136,56 +136,6 @@ ACCESS_FORMAT = "%(m)s %(U)s %(s)s %(D)s"
 ENDPOINTS = {("GET", "/items/next/"): "items/next", ("POST", "/judgments/"): "submit"}
 
 
-def server_times(log: Path, start: int) -> tuple[dict, int]:
-    """Quantiles of the server's own time per request (gunicorn's ``%(D)s``: from reading the
-    request to the last byte written) for the judges' two requests, from byte ``start`` of the
-    access log on; returns them and the log's new end. Beside Locust's figures, which include
-    the time a request waits in Locust's own process (one core's worth of Python for 500
-    users), these are the server's alone."""
-    import numpy as np
-
-    with open(log, "rb") as f:
-        f.seek(start)
-        text = f.read()
-    times: dict[str, list[float]] = {name: [] for name in ENDPOINTS.values()}
-    for line in text.decode("utf-8", "replace").splitlines():
-        parts = line.split()
-        if len(parts) != 4:
-            continue
-        method, path, _status, micros = parts
-        for (m, suffix), name in ENDPOINTS.items():
-            if method == m and path.endswith(suffix):
-                times[name].append(int(micros) / 1000)
-    out = {}
-    for name, values in times.items():
-        arr = np.asarray(values)
-        out[name] = {
-            q: (float(np.percentile(arr, float(q[:-1]))) if arr.size else float("nan")) for q in ("50%", "95%", "99%")
-        }
-        out[name]["count"] = int(arr.size)
-    return out, start + len(text)
-
-
-def ratio_interval(
-    without: list[float], with_: list[float], *, seed: int = 12345, n: int = 10_000
-) -> tuple[float, float, float]:
-    """Ratio of mean p95 with / without, and a 95 % percentile bootstrap interval over the
-    rounds (a round is one run of each arm, resampled as a pair, so that drift between rounds
-    stays paired)."""
-    import numpy as np
-
-    a = np.asarray(without, dtype=float)
-    b = np.asarray(with_, dtype=float)
-    point = float(b.mean() / a.mean())
-    if len(a) < 2:
-        return point, float("nan"), float("nan")
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(a), size=(n, len(a)))
-    ratios = b[idx].mean(axis=1) / a[idx].mean(axis=1)
-    lo, hi = np.percentile(ratios, [2.5, 97.5])
-    return point, float(lo), float(hi)
-
-
 def run(
     args,
     port,
@@ -265,7 +215,7 @@ def run(
         "machine_cpu_s": {k: round(machine_after[k] - machine_before[k], 1) for k in machine_before},
         "checkpoints": checkpoints() - checkpoints_before,
     }
-    row["server"], _ = server_times(access_log, log_start)
+    row["server"], _ = harness.server_times(access_log, log_start, ENDPOINTS)
     for name in ("items/next", "submit", "dashboard"):
         s = stats.get(name, {})
         row[name] = {q: float(s.get(q, "nan") or "nan") for q in ("50%", "95%", "99%")}
@@ -329,23 +279,27 @@ def main(argv=None) -> int:
             ),
             flush=True,
         )
-        for w in range(args.warmup):
-            # The first run of an invocation meets cold caches (Python's imports in each gunicorn
-            # worker, PostgreSQL's buffers, the assigned counts): its p95 was several times the
-            # later ones', and it fell in the "without" arm. It is run and dropped.
-            reset_study(study_id)
-            row = run(
+
+        def measure(dashboards: int, tag: str) -> dict:
+            return run(
                 args,
                 port,
                 study_id,
                 tokens,
                 work,
-                dashboards=args.dashboards,
+                dashboards=dashboards,
                 researcher_token=researcher_token,
-                tag=f"warmup{w}",
+                tag=tag,
                 dashboard_base=dashboard_base,
                 access_log=access_log,
             )
+
+        for w in range(args.warmup):
+            # The first run of an invocation meets cold caches (Python's imports in each gunicorn
+            # worker, PostgreSQL's buffers, the assigned counts): its p95 was several times the
+            # later ones', and it fell in the "without" arm. It is run and dropped.
+            reset_study(study_id)
+            row = measure(args.dashboards, f"warmup{w}")
             print(
                 f"warm-up run {w + 1} (not counted): items/next p95 {row['items/next']['95%']:.0f} ms, "
                 f"submit p95 {row['submit']['95%']:.0f} ms",
@@ -360,18 +314,7 @@ def main(argv=None) -> int:
                 reset_study(study_id)
                 servers = [("gunicorn", gunicorn), ("worker", worker)] + ([("pool", pool)] if pool else [])
                 cpu_before = {n: harness.process_tree_cpu(pr.pid) for n, pr in servers}
-                row = run(
-                    args,
-                    port,
-                    study_id,
-                    tokens,
-                    work,
-                    dashboards=d,
-                    researcher_token=researcher_token,
-                    tag=f"{r}_{d}",
-                    dashboard_base=dashboard_base,
-                    access_log=access_log,
-                )
+                row = measure(d, f"{r}_{d}")
                 row["server_cpu_s"] = {
                     n: round(harness.process_tree_cpu(pr.pid) - cpu_before[n], 1) for n, pr in servers
                 }
@@ -397,7 +340,7 @@ def main(argv=None) -> int:
                 # rows alternate ABBA: the k-th "without" and the k-th "with" are round k's pair
                 without = [pick(x, name)["95%"] for x in rows if x["arm"] == "without"]
                 with_ = [pick(x, name)["95%"] for x in rows if x["arm"] == "with"]
-                point, lo, hi = ratio_interval(without, with_)
+                point, lo, hi = harness.ratio_interval(without, with_)
                 summary[f"{source} {name}"] = {
                     "p95_without": without,
                     "p95_with": with_,

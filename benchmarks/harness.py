@@ -235,3 +235,53 @@ def start_celery_worker(
     )
     proc.name = name
     return proc
+
+
+def server_times(log: Path, start: int, endpoints: dict[tuple[str, str], str]) -> tuple[dict, int]:
+    """Quantiles of the server's own time per request, from byte ``start`` of a gunicorn access
+    log written with ``--access-logformat "%(m)s %(U)s %(s)s %(D)s"`` (``%(D)s``: from reading the
+    request to the last byte written), for the requests named by ``endpoints`` ((method, path
+    suffix) → name); returns them and the log's new end. Beside Locust's figures, which include
+    the time a request waits in Locust's own process, these are the server's alone."""
+    import numpy as np
+
+    with open(log, "rb") as f:
+        f.seek(start)
+        text = f.read()
+    times: dict[str, list[float]] = {name: [] for name in endpoints.values()}
+    for line in text.decode("utf-8", "replace").splitlines():
+        parts = line.split()
+        if len(parts) != 4:
+            continue
+        method, path, _status, micros = parts
+        for (m, suffix), name in endpoints.items():
+            if method == m and path.endswith(suffix):
+                times[name].append(int(micros) / 1000)
+    out = {}
+    for name, values in times.items():
+        arr = np.asarray(values)
+        out[name] = {
+            q: (float(np.percentile(arr, float(q[:-1]))) if arr.size else float("nan")) for q in ("50%", "95%", "99%")
+        }
+        out[name]["count"] = int(arr.size)
+    return out, start + len(text)
+
+
+def ratio_interval(
+    without: list[float], with_: list[float], *, seed: int = 12345, n: int = 10_000
+) -> tuple[float, float, float]:
+    """Ratio of mean p95 with / without, and a 95 % percentile bootstrap interval over the
+    rounds (a round is one run of each arm, resampled as a pair, so that drift between rounds
+    stays paired)."""
+    import numpy as np
+
+    a = np.asarray(without, dtype=float)
+    b = np.asarray(with_, dtype=float)
+    point = float(b.mean() / a.mean())
+    if len(a) < 2:
+        return point, float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(a), size=(n, len(a)))
+    ratios = b[idx].mean(axis=1) / a[idx].mean(axis=1)
+    lo, hi = np.percentile(ratios, [2.5, 97.5])
+    return point, float(lo), float(hi)

@@ -4,9 +4,9 @@ explicit 1–5 point scales and every judgment's four scores move into its value
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
+
+from tests.migrations import migrate_to, migrate_to_latest
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -17,15 +17,8 @@ BEFORE = [("judging", "0002_open_job"), *_OTHERS]
 AFTER = [("judging", "0003_criteria_and_scales_as_data"), *_OTHERS]
 
 
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
 def test_existing_designs_and_judgments_survive_the_migration():
-    old = _migrate(BEFORE)
+    old = migrate_to(BEFORE)
     User = old.get_model("auth", "User")
     Study, Original, System, Candidate = (
         old.get_model("annotation", m) for m in ("Study", "Original", "System", "Candidate")
@@ -65,15 +58,15 @@ def test_existing_designs_and_judgments_survive_the_migration():
         overall=3,
     )
     try:
-        new = _migrate(AFTER)
+        new = migrate_to(AFTER)
         j = new.get_model("judging", "Judgment").objects.get()
         assert j.values == {"adequacy": 5, "fluency": 4, "dissimilarity": 2, "overall": 3}
         d = new.get_model("judging", "JudgingDesign").objects.get()
         assert [c["scale"] for c in d.criteria] == [{"type": "points", "min": 1, "max": 5, "labels": labels}] * 4
         assert all("labels" not in c for c in d.criteria)
         # and back again, while the design is still PEM's
-        back = _migrate(BEFORE)
+        back = migrate_to(BEFORE)
         j = back.get_model("judging", "Judgment").objects.get()
         assert (j.adequacy, j.fluency, j.dissimilarity, j.overall) == (5, 4, 2, 3)
     finally:
-        _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+        migrate_to_latest()

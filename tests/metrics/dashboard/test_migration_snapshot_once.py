@@ -8,10 +8,10 @@ import json
 
 import pytest
 from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from metrics.dashboard.models import Dashboard
 from tests.factories import StudyFactory
+from tests.migrations import migrate_to, migrate_to_latest
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -19,22 +19,15 @@ BEFORE = [("dashboard", "0003_snapshot_text")]
 AFTER = [("dashboard", "0004_snapshot_once")]
 
 
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
 def test_old_snapshots_become_text_and_newer_texts_are_kept():
     old_only, both = StudyFactory(), StudyFactory()
     snapshot = {"totals": {"done": 3}, "judges": [{"judge": "قاضٍ", "n": 3}], "rate": "0.1200"}
     try:
-        old = _migrate(BEFORE)
+        old = migrate_to(BEFORE)
         Old = old.get_model("dashboard", "Dashboard")
         Old.objects.create(study_id=old_only.pk, snapshot=snapshot)
         Old.objects.create(study_id=both.pk, snapshot={"stale": True}, snapshot_text='{"kept":true}')
-        _migrate(AFTER)
+        migrate_to(AFTER)
         first = Dashboard.objects.get(study=old_only)
         assert json.loads(first.snapshot_text) == snapshot and first.snapshot == snapshot
         assert "قاضٍ" in first.snapshot_text  # stored as UTF-8 text, as the API sends it
@@ -44,4 +37,4 @@ def test_old_snapshots_become_text_and_newer_texts_are_kept():
         }
         assert "snapshot" not in columns and "snapshot_text" in columns
     finally:
-        _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+        migrate_to_latest()
