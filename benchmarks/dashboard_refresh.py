@@ -4,6 +4,7 @@ poll of the dashboard API costs the web server, with the size of what it serves.
 
     .venv/bin/python benchmarks/dashboard_refresh.py [--judges 500] [--per-item 15]
         [--originals 50] [--repeat 3] [--root /tmp/before] [--profile live|answers]
+        [--pg postgres://postgres@127.0.0.1:5432] [--sql]
 
 Builds, in a fresh SQLite file under a temporary var/, a study of ORIGINALS × 4 systems
 (+ controls) opened fully crossed for JUDGES simulated judges, each item rated by PER-ITEM of
@@ -11,7 +12,11 @@ them (500 × 15: 5,250 judgments of 175,000 assigned items, what a 2-minute burs
 leaves), then times each part ``--repeat`` times and prints the median CPU (process) seconds,
 which holds on a busy machine where wall time does not. ``--root`` runs the same against
 another checkout (e.g. ``git archive <commit> | tar -x -C /tmp/before``) for a before/after.
-``--profile`` prints cProfile's top 25 of that part.
+``--profile`` prints cProfile's top 25 of that part. ``--pg`` builds the study in a fresh
+PostgreSQL database (``paraeval_dash_refresh``) instead; ``--sql`` also prints, per part, the
+queries it runs and their wall time in the database (the time a refresh holds a database core at
+normal priority, whatever the worker's own priority), the slowest five, and on PostgreSQL the
+bytes of write-ahead log one whole refresh writes (which judges' commits wait behind).
 """
 
 from __future__ import annotations
@@ -36,13 +41,20 @@ def main(argv=None) -> int:
     p.add_argument("--originals", type=int, default=50)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure (default: this one)")
-    p.add_argument("--profile", choices=["version", "poll", "live", "answers"])
+    p.add_argument("--profile", choices=["version", "poll", "live", "answers", "refresh"])
+    p.add_argument("--pg", default=None, help="a loopback PostgreSQL server to build the study in")
+    p.add_argument("--sql", action="store_true", help="print each part's queries and database time")
     args = p.parse_args(argv)
     root = args.root.resolve()
     sys.path.insert(0, str(root))
     os.chdir(root)
     os.environ["PARAEVAL_VAR_DIR"] = tempfile.mkdtemp(prefix="paraeval-bench-dashboard-")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    if args.pg:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        import harness
+
+        os.environ["DATABASE_URL"] = harness.fresh_database(args.pg, "paraeval_dash_refresh")
     import django
 
     django.setup()
@@ -104,6 +116,7 @@ def main(argv=None) -> int:
         "poll": lambda: client.get(f"/api/dashboard/studies/{study.pk}/"),
         "live": lambda: selectors.dashboard_live(study=study),
         "answers": lambda: study_answers(study),
+        "refresh": lambda: snapshot.dashboard_refresh(study=study, force_answers=True),
     }
     for name, fn in parts.items():
         times = []
@@ -116,11 +129,50 @@ def main(argv=None) -> int:
             f"(min {min(times):.2f}, max {max(times):.2f})",
             flush=True,
         )
+    if args.sql:
+        for name, fn in parts.items():
+            sql_report(name, fn)
+        wal_report(lambda: snapshot.dashboard_refresh(study=study, force_answers=True))
     if args.profile:
         prof = cProfile.Profile()
         prof.runcall(parts[args.profile])
         pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
     return 0
+
+
+def sql_report(name: str, fn) -> None:
+    """The queries ``fn`` runs: how many, their wall time in the database, the slowest five."""
+    from django.db import connection
+
+    timed: list[tuple[float, str]] = []
+
+    def wrapper(execute, sql, params, many, context):
+        t0 = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            timed.append((time.perf_counter() - t0, sql))
+
+    with connection.execute_wrapper(wrapper):
+        fn()
+    total = sum(t for t, _ in timed)
+    print(f"{name:8s} {len(timed)} queries, {total * 1000:.1f} ms in the database", flush=True)
+    for t, sql in sorted(timed, reverse=True)[:5]:
+        print(f"    {t * 1000:7.1f} ms  {' '.join(sql.split())[:150]}", flush=True)
+
+
+def wal_report(fn) -> None:
+    """Bytes of write-ahead log ``fn`` writes (PostgreSQL only)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_current_wal_insert_lsn()")
+        before = cursor.fetchone()[0]
+        fn()
+        cursor.execute("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), %s)", [before])
+        print(f"write-ahead log of one refresh: {int(cursor.fetchone()[0]) / 1024:,.0f} KiB", flush=True)
 
 
 if __name__ == "__main__":

@@ -77,6 +77,7 @@ def study_alignment_summary(*, study: Study) -> dict:
         AlignmentAssignment.objects.filter(pair__study=study)
         .values_list("status")
         .annotate(n=Count("id"))
+        .order_by()
         .values_list("status", "n")
     )
     return {

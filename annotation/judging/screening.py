@@ -156,6 +156,7 @@ def attention_results(*, study: Study) -> dict[str, tuple[int, int]]:
         AttentionCheck.objects.filter(assignment__study=study, answered_at__isnull=False)
         .values("assignment__judge__username")
         .annotate(n=Count("id"), ok=Count("id", filter=Q(passed=True)))
+        .order_by()
     )
     return {r["assignment__judge__username"]: (r["n"], r["ok"]) for r in rows}
 

@@ -116,6 +116,7 @@ def join_link_seat_frees_at(*, link: JoinLink) -> datetime | None:
             model.objects.filter(study_id=link.study_id, judge_id__in=users)
             .values("judge_id")
             .annotate(m=Max("submitted_at"))
+            .order_by()
             .values_list("judge_id", "m")
         ):
             last_judgment[judge_id] = max(at, last_judgment.get(judge_id, at))

@@ -123,7 +123,8 @@ def _time_and_pace(study: Study) -> dict:
     latest = Judgment.objects.filter(study=study, is_latest=True)
     # No None (excluded in the query), which django-stubs cannot tell from the nullable field.
     active = cast(
-        list[float], list(latest.exclude(active_seconds__isnull=True).values_list("active_seconds", flat=True))
+        list[float],
+        list(latest.exclude(active_seconds__isnull=True).order_by().values_list("active_seconds", flat=True)),
     )
     span = latest.aggregate(first=Min("submitted_at"), last=Max("submitted_at"))
     since = timezone.now() - PACE_WINDOW
@@ -232,6 +233,7 @@ def dashboard_live(
         for name, n, secs in Judgment.objects.filter(study=study, is_latest=True)
         .values("judge__username")
         .annotate(n=Count("id"), s=Sum("active_seconds"))
+        .order_by()
         .values_list("judge__username", "n", "s")
     }
     judges = [

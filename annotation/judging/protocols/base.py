@@ -57,12 +57,14 @@ def judge_progress(*, study: Study, item_model, judgment_model) -> dict[int, tup
         for judge, done, total in item_model.objects.filter(assignment__study=study)
         .values("assignment__judge_id")
         .annotate(done=Count("id", filter=Q(done_at__isnull=False)), total=Count("id"))
+        .order_by()
         .values_list("assignment__judge_id", "done", "total")
     }
     active = dict(
         judgment_model.objects.filter(study=study, is_latest=True)
         .values("judge_id")
         .annotate(s=Sum("active_seconds"))
+        .order_by()
         .values_list("judge_id", "s")
     )
     return {judge: (done, total, float(active.get(judge) or 0.0)) for judge, (done, total) in counts.items()}

@@ -3,6 +3,9 @@ column-wise for large studies; what QC, reports and metric correlations read."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from itertools import islice
 
 import numpy as np
@@ -80,6 +83,27 @@ def _object_series(values: np.ndarray) -> pd.Series:
     return pd.Series(values, dtype=object, copy=False)
 
 
+#: The frames read inside :func:`judgments_frames_shared` (None outside it).
+_SHARED: ContextVar[dict[tuple[int, bool], pd.DataFrame] | None] = ContextVar("judgments_frames_shared", default=None)
+
+
+@contextmanager
+def judgments_frames_shared() -> Iterator[None]:
+    """Inside the block, :func:`judgments_frame` reads each study's judgments from the
+    database once; later calls get a copy of that frame (pandas copies on write, so a caller
+    that changes its copy changes nothing for the others).
+
+    For work that reads the same frame in several places and wants them to agree: a
+    dashboard refresh computes the judges' QC and the answers from one read, where the two
+    read the same rows apart (the longest query of a refresh, twice).
+    """
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
 def judgments_frame(*, study: Study, include_excluded_judges: bool = False) -> pd.DataFrame:
     """The study's judgments in the canonical tidy shape (``metrics.core.stats.data``).
 
@@ -96,8 +120,18 @@ def judgments_frame(*, study: Study, include_excluded_judges: bool = False) -> p
     Built column-wise: the rows are read in chunks of :data:`FRAME_CHUNK_SIZE` from one
     query into typed arrays (strings as codes into their distinct values), then spread
     over the criteria; string columns hold references to one Python string per
-    distinct value, not one per row.
+    distinct value, not one per row. Inside :func:`judgments_frames_shared`, read once.
     """
+    shared = _SHARED.get()
+    if shared is None:
+        return _frame_read(study=study, include_excluded_judges=include_excluded_judges)
+    key = (study.pk, include_excluded_judges)
+    if key not in shared:
+        shared[key] = _frame_read(study=study, include_excluded_judges=include_excluded_judges)
+    return shared[key].copy(deep=False)
+
+
+def _frame_read(*, study: Study, include_excluded_judges: bool) -> pd.DataFrame:
     excluded = set() if include_excluded_judges else judges_excluded(study=study)
     qs = _frame_queryset(study)
     if excluded:

@@ -210,6 +210,7 @@ def studies_for_judge(*, judge: User) -> list[dict]:
         AssignmentItem.objects.filter(assignment__judge=judge, done_at__isnull=False)
         .values("assignment__study_id")
         .annotate(n=Count("id"))
+        .order_by()
         .values_list("assignment__study_id", "n")
     )
     # Side-by-side studies count answered pairs instead (a study has one kind or the other).
@@ -217,6 +218,7 @@ def studies_for_judge(*, judge: User) -> list[dict]:
         ComparisonItem.objects.filter(assignment__judge=judge, done_at__isnull=False)
         .values("assignment__study_id")
         .annotate(n=Count("id"))
+        .order_by()
         .values_list("assignment__study_id", "n")
     )
     # ESA studies count annotated ESA items.
@@ -224,6 +226,7 @@ def studies_for_judge(*, judge: User) -> list[dict]:
         EsaItem.objects.filter(assignment__judge=judge, done_at__isnull=False)
         .values("assignment__study_id")
         .annotate(n=Count("id"))
+        .order_by()
         .values_list("assignment__study_id", "n")
     )
     rows: list[dict] = []

@@ -61,6 +61,7 @@ def assigned_per_candidate(*, study: Study) -> dict[int, int]:
             AssignmentItem.objects.filter(assignment__study=study)
             .values("candidate_id")
             .annotate(n=Count("id"))
+            .order_by()
             .values_list("candidate_id", "n")
         )
         cache.set(key, found, timeout=ASSIGNED_TTL_SECONDS)
@@ -73,6 +74,7 @@ def done_per_assignment(*, study: Study) -> dict[int, int]:
         AssignmentItem.objects.filter(assignment__study=study, done_at__isnull=False)
         .values("assignment_id")
         .annotate(n=Count("id"))
+        .order_by()
         .values_list("assignment_id", "n")
     )
 
@@ -83,6 +85,7 @@ def done_per_candidate(*, study: Study) -> dict[int, int]:
         AssignmentItem.objects.filter(assignment__study=study, done_at__isnull=False)
         .values("candidate_id")
         .annotate(n=Count("id"))
+        .order_by()
         .values_list("candidate_id", "n")
     )
 
@@ -101,6 +104,7 @@ def study_progress(*, study: Study) -> dict:
         Judgment.objects.filter(study=study)
         .values("judge_id")
         .annotate(t=Max("submitted_at"))
+        .order_by()
         .values_list("judge_id", "t")
     )
     # Side-by-side studies count answered pairs (their assignments hold pairs, not items).
@@ -108,6 +112,7 @@ def study_progress(*, study: Study) -> dict:
         ComparisonItem.objects.filter(assignment__study=study, done_at__isnull=False)
         .values("assignment_id")
         .annotate(n=Count("id"))
+        .order_by()
         .values_list("assignment_id", "n")
     )
     # ESA and ranking studies likewise count annotated ESA items and ranked sets.
@@ -115,12 +120,14 @@ def study_progress(*, study: Study) -> dict:
         EsaItem.objects.filter(assignment__study=study, done_at__isnull=False)
         .values("assignment_id")
         .annotate(n=Count("id"))
+        .order_by()
         .values_list("assignment_id", "n")
     )
     rank_done = dict(
         RankingItem.objects.filter(assignment__study=study, done_at__isnull=False)
         .values("assignment_id")
         .annotate(n=Count("id"))
+        .order_by()
         .values_list("assignment_id", "n")
     )
     for model in (EsaJudgment, RankingJudgment):
@@ -128,6 +135,7 @@ def study_progress(*, study: Study) -> dict:
             model.objects.filter(study=study)
             .values("judge_id")
             .annotate(t=Max("submitted_at"))
+            .order_by()
             .values_list("judge_id", "t")
         )
     for a in per_assignment:
@@ -160,6 +168,7 @@ def study_progress(*, study: Study) -> dict:
         Judgment.objects.filter(study=study, is_latest=True)
         .values("item__candidate__system__name")
         .annotate(n=Count("id"))
+        .order_by()
         .values_list("item__candidate__system__name", "n")
     )
     systems = []

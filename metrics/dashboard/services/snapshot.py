@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
+from collections import OrderedDict
 from datetime import timedelta
 from decimal import Decimal, InvalidOperation
 
@@ -35,6 +37,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.adaptive.selectors import adaptive_summary
+from annotation.judging.selectors.frame import judgments_frames_shared
 from annotation.models import Study
 from metrics.core.stats.results import jsonable
 
@@ -141,15 +144,53 @@ def dashboard_answer(*, dashboard: Dashboard, version: str) -> dict[str, object]
     }
 
 
+#: Snapshots this web process read last (a few studies' worth): see :func:`_stored_snapshot`.
+_READ: OrderedDict[tuple, tuple[str, dict]] = OrderedDict()
+_READ_LOCK = threading.Lock()
+_READ_STUDIES = 8
+
+
+def _stored_snapshot(dashboard: Dashboard) -> tuple[str, dict]:
+    """The snapshot text and plan that a poll deferred, read once per web process for each
+    version of them.
+
+    Twenty dashboards open on one study ask for the same snapshot after each refresh (and
+    again when the study moves on and it is no longer current): PostgreSQL read and
+    decompressed the same hundreds of KiB twenty times or more, at the judges' priority.
+    Every write of the text or the plan also moves ``updated_at`` (the refresh, the settings,
+    the planner), so the key below names one version of them.
+    """
+    key = (
+        dashboard.pk,
+        dashboard.study_id,
+        dashboard.updated_at,
+        dashboard.snapshot_at,
+        dashboard.snapshot_version,
+        dashboard.plan_at,
+    )
+    with _READ_LOCK:
+        found = _READ.get(key)
+        if found is not None:
+            _READ.move_to_end(key)
+            return found
+    dashboard.refresh_from_db(fields=["snapshot_text", "plan"])
+    found = (dashboard.snapshot_text, dashboard.plan or {})
+    with _READ_LOCK:
+        _READ[key] = found
+        while len(_READ) > _READ_STUDIES:
+            _READ.popitem(last=False)
+    return found
+
+
 def dashboard_answer_bytes(*, dashboard: Dashboard, version: str) -> bytes:
     """A poll's answer as JSON bytes, equal to :func:`dashboard_answer` encoded: the snapshot
     goes in as the text the worker stored, so that a poll decodes and encodes only the small
     fields around it."""
-    dashboard.refresh_from_db(fields=["snapshot_text", "plan"])  # one read of what a poll deferred
-    text = dashboard.snapshot_text or "null"
+    snapshot_text, plan = _stored_snapshot(dashboard)
+    text = snapshot_text or "null"
     head = json.dumps({"version": version, "current": dashboard.snapshot_version == version}, separators=(",", ":"))
     tail = json.dumps(
-        {"plan": dashboard.plan or {}, "item_rate": str(dashboard.item_rate), "currency": dashboard.currency},
+        {"plan": plan, "item_rate": str(dashboard.item_rate), "currency": dashboard.currency},
         cls=DjangoJSONEncoder,
         separators=(",", ":"),
         ensure_ascii=False,
@@ -175,8 +216,9 @@ def dashboard_refresh(*, study: Study, force_answers: bool = False) -> Dashboard
     answers = previous.get("answers")
     qc = previous.get("qc")
     if force_answers or answers is None or qc is None or answers_due(dashboard, version):
-        answers = study_answers(study)
-        qc = selectors.dashboard_qc(study=study)
+        with judgments_frames_shared():  # the QC and the answers from one read of the judgments
+            answers = study_answers(study)
+            qc = selectors.dashboard_qc(study=study)
         fields.update(answers_version=version, answers_at=timezone.now())
     for _ in range(3):
         live = selectors.dashboard_live(study=study, rate=dashboard.item_rate, currency=dashboard.currency, qc=qc)

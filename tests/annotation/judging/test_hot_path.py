@@ -26,6 +26,7 @@ from annotation.judging.services.submission import judgment_submit
 from annotation.models import Original, StudyMembership
 from annotation.selectors import user_role_conflict
 from annotation.services.membership import study_member_add
+from tests.queries import queries_with_unused_joins
 
 from .conftest import api_next, api_submit, new_key, scores
 
@@ -59,11 +60,13 @@ def test_items_next_and_submit_make_a_fixed_number_of_queries(api_client, opened
             r = api_next(client, opened_study)
         assert r.status_code == 200
         assert len(ctx.captured_queries) == NEXT_QUERIES, [q["sql"] for q in ctx.captured_queries]
+        assert queries_with_unused_joins(ctx.captured_queries) == []
         item = r.json()["item"]
         with CaptureQueriesContext(connection) as ctx:
             r = api_submit(client, opened_study, item)
         assert r.status_code == 201, r.json()
         assert len(ctx.captured_queries) == SUBMIT_QUERIES, [q["sql"] for q in ctx.captured_queries]
+        assert queries_with_unused_joins(ctx.captured_queries) == []
 
 
 def test_the_one_query_next_item_equals_the_selector_item_after_item(opened_study):

@@ -383,3 +383,58 @@ def test_a_rate_saved_while_a_refresh_runs_is_not_overwritten_by_that_refresh(ju
     projection = next(v for v in dash.snapshot.values() if isinstance(v, dict) and "cost_projected" in v)
     assert (projection["rate"], projection["currency"]) == ("0.1200", "EUR")
     assert dash.snapshot_version == selectors.dashboard_version(study=judged)
+
+
+def test_polls_read_the_stored_snapshot_once_per_refresh_and_then_the_new_one(judged, researcher):
+    """Twenty dashboards open on one study ask for the same snapshot after a refresh: the web
+    process reads its text from the database once, and the next refresh's text once more."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from metrics.reports.services.simulation import simulated_judges_fill
+
+    client, url = _api(researcher), f"/api/dashboard/studies/{judged.pk}/"
+    snapshot.dashboard_refresh(study=judged)
+
+    def reads_of_the_text(polls):
+        with CaptureQueriesContext(connection) as ctx:
+            bodies = [client.get(url, HTTP_ACCEPT="application/json") for _ in range(polls)]
+        assert all(b.status_code == 200 for b in bodies)
+        return sum('"snapshot_text"' in q["sql"] for q in ctx.captured_queries), bodies
+
+    reads, bodies = reads_of_the_text(5)
+    assert reads == 1 and len({b.content for b in bodies}) == 1
+    simulated_judges_fill(study=judged, n_judges=4, seed=9)
+    snapshot.dashboard_refresh(study=judged)
+    reads, bodies = reads_of_the_text(3)
+    assert reads == 1
+    assert bodies[0].json()["snapshot"] == Dashboard.objects.get(study=judged).snapshot
+    assert bodies[0].json()["snapshot"]["totals"]["judges"] == 4
+    client.patch(f"{url}settings/", {"item_rate": "0.25"}, format="json")  # the settings: read again
+    reads, bodies = reads_of_the_text(2)
+    assert reads == 1 and bodies[0].json()["item_rate"] == "0.2500"
+
+
+def test_a_refresh_reads_the_judgments_once_for_the_qc_and_the_answers(judged):
+    from annotation.judging.selectors import frame
+
+    with mock.patch.object(frame, "_frame_read", wraps=frame._frame_read) as read:
+        dash = snapshot.dashboard_refresh(study=judged, force_answers=True)
+    assert read.call_count == 1
+    assert dash.snapshot["answers"]["available"] and len(dash.snapshot["qc"]) == 3
+    alone = selectors.dashboard_qc(study=judged)  # outside a refresh: its own read, the same rows
+    assert alone == dash.snapshot["qc"]
+
+
+def test_a_refresh_and_a_poll_join_no_table_they_do_not_use(judged, researcher):
+    """Meta.ordering's joins stay in Django's GROUP BY queries unless ``.order_by()`` clears
+    them: at 500 judges each one joined every assigned item (tests/queries.py)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.queries import queries_with_unused_joins
+
+    with CaptureQueriesContext(connection) as ctx:
+        snapshot.dashboard_refresh(study=judged, force_answers=True)
+        _api(researcher).get(f"/api/dashboard/studies/{judged.pk}/")
+    assert queries_with_unused_joins(ctx.captured_queries) == []

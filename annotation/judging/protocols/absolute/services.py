@@ -47,6 +47,7 @@ def _live_counts(study: Study) -> Counter:
             AssignmentItem.objects.filter(assignment__study=study)
             .values("candidate_id")
             .annotate(n=Count("id"))
+            .order_by()
             .values_list("candidate_id", "n")
         )
     )
