@@ -40,7 +40,12 @@ class ParaevalConfig(AppConfig):
     verbose_name = "paraeval configuration"
 
     def ready(self):
-        from . import checks  # noqa: F401 - registers the checks
+        from . import celery, checks  # noqa: F401 - the Celery app (below); registers the checks
+
+        # The Celery app exists in every process Django starts, so that each ``@shared_task``
+        # binds to it. Without it a web process's tasks fell to Celery's default app, which
+        # publishes to amqp://localhost whatever CELERY_BROKER_URL says: the job stayed queued
+        # until the worker's beat sent it again (or went to an unrelated RabbitMQ on the host).
 
         # (Django sends post_migrate only for apps with models, which this one has not.)
         post_migrate.connect(declare_embedded_broker_queue, dispatch_uid="paraeval-declare-embedded-broker-queue")

@@ -416,11 +416,14 @@ def test_polls_read_the_stored_snapshot_once_per_refresh_and_then_the_new_one(ju
 
 
 def test_a_refresh_reads_the_judgments_once_for_the_qc_and_the_answers(judged):
-    from annotation.judging.selectors import frame
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
 
-    with mock.patch.object(frame, "_frame_read", wraps=frame._frame_read) as read:
+    with CaptureQueriesContext(connection) as ctx:
         dash = snapshot.dashboard_refresh(study=judged, force_answers=True)
-    assert read.call_count == 1
+    # The frame's query: the judgments' values with their candidates' system kinds.
+    frames = [q for q in ctx.captured_queries if '"judging_judgment"."values"' in q["sql"] and "kind" in q["sql"]]
+    assert len(frames) == 1, [q["sql"][:200] for q in frames]
     assert dash.snapshot["answers"]["available"] and len(dash.snapshot["qc"]) == 3
     alone = selectors.dashboard_qc(study=judged)  # outside a refresh: its own read, the same rows
     assert alone == dash.snapshot["qc"]
