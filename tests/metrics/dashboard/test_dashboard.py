@@ -9,7 +9,9 @@ from unittest import mock
 
 import pytest
 from django.core.cache import cache
+from django.db import connection
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -388,9 +390,6 @@ def test_a_rate_saved_while_a_refresh_runs_is_not_overwritten_by_that_refresh(ju
 def test_polls_read_the_stored_snapshot_once_per_refresh_and_then_the_new_one(judged, researcher):
     """Twenty dashboards open on one study ask for the same snapshot after a refresh: the web
     process reads its text from the database once, and the next refresh's text once more."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
     from metrics.reports.services.simulation import simulated_judges_fill
 
     client, url = _api(researcher), f"/api/dashboard/studies/{judged.pk}/"
@@ -416,9 +415,6 @@ def test_polls_read_the_stored_snapshot_once_per_refresh_and_then_the_new_one(ju
 
 
 def test_a_refresh_reads_the_judgments_once_for_the_qc_and_the_answers(judged):
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
     with CaptureQueriesContext(connection) as ctx:
         dash = snapshot.dashboard_refresh(study=judged, force_answers=True)
     # The frame's query: the judgments' values with their candidates' system kinds.
@@ -432,9 +428,6 @@ def test_a_refresh_reads_the_judgments_once_for_the_qc_and_the_answers(judged):
 def test_a_refresh_and_a_poll_join_no_table_they_do_not_use(judged, researcher):
     """Meta.ordering's joins stay in Django's GROUP BY queries unless ``.order_by()`` clears
     them: at 500 judges each one joined every assigned item (tests/queries.py)."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
     from tests.queries import queries_with_unused_joins
 
     with CaptureQueriesContext(connection) as ctx:
