@@ -4,7 +4,7 @@
         [--ramp 60] [--rounds 2] [--think-median 10] [--originals 50] [--workers 2] [--threads 4]
         [--pg postgres://postgres@127.0.0.1:5432] [--database paraeval_dash]
         [--broker redis://127.0.0.1:6379/7] [--dashboard-pool yielding|shared] [--dashboard-nice 19]
-        [--dashboard-sched idle|normal]
+        [--dashboard-sched idle|normal] [--watchers idle|own|shared]
         [--warmup 1] [--json out.json]
 
 The set-up of ``benchmarks/judging_pace.py`` (PostgreSQL, Redis, gunicorn, Locust judges with a
@@ -27,6 +27,15 @@ busy one is seen.
 serves only the dashboard API, and the Celery worker that computes the snapshots, both at
 ``nice -n --dashboard-nice`` and (``--dashboard-sched idle``, the default) under Linux's
 ``SCHED_IDLE`` policy, so that the judges' requests take the CPU first when cores are short.
+
+``--watchers`` says where the researchers' browsers are simulated. Real ones are on other
+machines; here they share the box. ``idle`` (the default) runs them in a Locust process of their
+own under ``SCHED_IDLE`` and nice 19, the nearest a single box comes to browsers that cost the
+server's cores nothing (the number of polls per run is printed, to show they kept their pace);
+``own`` at normal priority; ``shared`` in the judges' own Locust process, as every invocation
+before 2026-11-29 afternoon did: one gevent loop then times the judges' requests while it also
+reads twenty dashboards' answers (475 KiB each at 500 judges), so part of what it measured was
+the client's own delay.
 """
 
 from __future__ import annotations
@@ -77,6 +86,16 @@ def parse_args(argv=None):
         choices=("idle", "normal"),
         default="idle",
         help="the yielding pool's scheduling policy: idle is Linux's SCHED_IDLE (chrt --idle 0), besides the nice value",
+    )
+    p.add_argument(
+        "--watchers",
+        choices=("idle", "own", "shared"),
+        default="idle",
+        help="where the simulated researchers' browsers run: idle, a Locust process of their own under "
+        "SCHED_IDLE and nice 19 (real browsers are on other machines: on one box this is the nearest to "
+        "costing the server's cores nothing); own, the same at normal priority; shared, in the judges' "
+        "Locust process (the invocations before 2026-11-29 afternoon), whose event loop then also reads "
+        "every dashboard's answers while it times the judges' requests",
     )
     p.add_argument(
         "--warmup",
@@ -136,6 +155,38 @@ ACCESS_FORMAT = "%(m)s %(U)s %(s)s %(D)s"
 ENDPOINTS = {("GET", "/items/next/"): "items/next", ("POST", "/judgments/"): "submit"}
 
 
+WATCHERS = {
+    "idle": "their own Locust process, under SCHED_IDLE and nice 19",
+    "own": "their own Locust process",
+    "shared": "in the judges' Locust process",
+}
+
+
+def _locust_cmd(args, port: int, prefix: Path, *, users: int, classes: list[str]) -> list[str]:
+    return [
+        str(ROOT / ".venv" / "bin" / "locust"),
+        "-f",
+        str(HERE / "locustfile_dashboard.py"),
+        *classes,
+        "--headless",
+        "-u",
+        str(users),
+        "-r",
+        f"{users / args.ramp:.3f}",
+        "--run-time",
+        f"{int(args.seconds)}s",
+        "--host",
+        f"http://127.0.0.1:{port}",
+        "--csv",
+        str(prefix),
+        "--only-summary",
+        "--stop-timeout",
+        "15",
+        "--loglevel",
+        "WARNING",
+    ]
+
+
 def run(
     args,
     port,
@@ -162,47 +213,43 @@ def run(
         "PARAEVAL_DASHBOARD_BASE": dashboard_base,
         "PYTHONPATH": str(HERE),
     }
-    users = args.judges + dashboards
-    classes = ["FastJudge"] + (["DashboardWatcher"] if dashboards else [])
-    cmd = [
-        str(ROOT / ".venv" / "bin" / "locust"),
-        "-f",
-        str(HERE / "locustfile_dashboard.py"),
-        *classes,
-        "--headless",
-        "-u",
-        str(users),
-        "-r",
-        f"{users / args.ramp:.3f}",
-        "--run-time",
-        f"{int(args.seconds)}s",
-        "--host",
-        f"http://127.0.0.1:{port}",
-        "--csv",
-        str(prefix),
-        "--only-summary",
-        "--stop-timeout",
-        "15",
-        "--loglevel",
-        "WARNING",
-    ]
+    shared = args.watchers == "shared"
+    judges_cmd = _locust_cmd(
+        args,
+        port,
+        prefix,
+        users=args.judges + (dashboards if shared else 0),
+        classes=["FastJudge"] + (["DashboardWatcher"] if dashboards and shared else []),
+    )
+    watchers_cmd = None
+    if dashboards and not shared:
+        watchers_cmd = [
+            *(harness.lowest_priority(nice=19, idle=True) if args.watchers == "idle" else []),
+            *_locust_cmd(args, port, work / f"watchers_{tag}", users=dashboards, classes=["DashboardWatcher"]),
+        ]
     load_before = harness.load_average()
     machine_before = harness.machine_cpu()
     checkpoints_before = checkpoints()
     log_start = access_log.stat().st_size if access_log.exists() else 0
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.Popen(
-        cmd,
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=open(work / f"locust_{tag}.log", "w"),
-        start_new_session=True,
-    )
+    procs = [
+        subprocess.Popen(
+            cmd,
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=open(work / f"{name}_{tag}.log", "w"),
+            start_new_session=True,
+        )
+        for name, cmd in (("locust", judges_cmd), ("watchers", watchers_cmd))
+        if cmd
+    ]
     try:
-        proc.wait(timeout=args.seconds + 120)
+        for proc in procs:
+            proc.wait(timeout=args.seconds + 120)
     finally:
-        harness.stop_process(proc)
+        for proc in procs:
+            harness.stop_process(proc)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     machine_after = harness.machine_cpu()
     stats = judging_pace.read_stats(prefix)
@@ -216,6 +263,10 @@ def run(
         "checkpoints": checkpoints() - checkpoints_before,
     }
     row["server"], _ = harness.server_times(access_log, log_start, ENDPOINTS)
+    if watchers_cmd:
+        watched = judging_pace.read_stats(work / f"watchers_{tag}")
+        stats = {**stats, "dashboard": watched.get("dashboard", {})}
+        row["failures"] += int(watched.get("Aggregated", {}).get("Failure Count", 0) or 0)
     for name in ("items/next", "submit", "dashboard"):
         s = stats.get(name, {})
         row[name] = {q: float(s.get(q, "nan") or "nan") for q in ("50%", "95%", "99%")}
@@ -270,7 +321,7 @@ def main(argv=None) -> int:
         worker = harness.start_celery_worker(env, name="dashboards", log_path=work / "worker.log", nice=nice, idle=idle)
         print(
             f"{os.cpu_count()} cores; {args.judges} judges (think median {args.think_median} s), "
-            f"{args.dashboards} dashboards polling every 3 s; {args.seconds:.0f} s per run; "
+            f"{args.dashboards} dashboards polling every 3 s ({WATCHERS[args.watchers]}); {args.seconds:.0f} s per run; "
             f"gunicorn {args.workers}×{args.threads}; PostgreSQL, Redis, one Celery worker; dashboards served "
             + (
                 f"by their own gunicorn 1×4 at nice {nice}{' under SCHED_IDLE' if idle else ''} (worker too)"

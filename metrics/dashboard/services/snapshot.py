@@ -26,6 +26,8 @@ import json
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from datetime import timedelta
 from decimal import Decimal, InvalidOperation
 
@@ -33,7 +35,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from annotation.adaptive.selectors import adaptive_summary
@@ -198,7 +200,46 @@ def dashboard_answer_bytes(*, dashboard: Dashboard, version: str) -> bytes:
     return (head[:-1] + ',"snapshot":' + text + "," + tail[1:]).encode()
 
 
+@contextmanager
+def serial_queries() -> Iterator[None]:
+    """PostgreSQL runs the queries inside without parallel workers, then as before.
+
+    A parallel plan (``Gather``) starts more PostgreSQL processes for the length of a query, at
+    the normal CPU priority whatever the worker's own: a refresh that runs in a low-priority
+    worker would take that many more of the judges' cores. One process per refresh is the
+    ceiling the dashboards' pool promises (docs/deployment.md). Session-level ``SET`` (not a
+    transaction's ``SET LOCAL``), so that a refresh holds no transaction open for its length;
+    ``RESET`` afterwards gives the worker's connection back its configured value.
+    """
+    if connection.vendor != "postgresql":
+        yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SET max_parallel_workers_per_gather = 0")
+    try:
+        yield
+    except BaseException:
+        # The refresh failed: its error is the one to raise. A connection it broke (or a
+        # transaction it aborted) cannot take the RESET, and is closed or rolled back with
+        # its settings; on a healthy one the RESET is still worth trying.
+        with suppress(DatabaseError):
+            _parallel_reset()
+        raise
+    _parallel_reset()
+
+
+def _parallel_reset() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("RESET max_parallel_workers_per_gather")
+
+
 def dashboard_refresh(*, study: Study, force_answers: bool = False) -> Dashboard:
+    """Recompute the snapshot (the worker's side), its queries run serially (:func:`serial_queries`)."""
+    with serial_queries():
+        return _refresh(study=study, force_answers=force_answers)
+
+
+def _refresh(*, study: Study, force_answers: bool) -> Dashboard:
     """Recompute the snapshot (the worker's side): the live figures always, the answers when
     the version moved and the last ones are older than the interval (or ``force_answers``).
 

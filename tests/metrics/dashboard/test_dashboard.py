@@ -434,3 +434,41 @@ def test_a_refresh_and_a_poll_join_no_table_they_do_not_use(judged, researcher):
         snapshot.dashboard_refresh(study=judged, force_answers=True)
         _api(researcher).get(f"/api/dashboard/studies/{judged.pk}/")
     assert queries_with_unused_joins(ctx.captured_queries) == []
+
+
+def _parallel_workers() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW max_parallel_workers_per_gather")
+        return cursor.fetchone()[0]
+
+
+def test_serial_queries_turns_parallel_plans_off_inside_and_back_on_after_even_on_error():
+    if connection.vendor != "postgresql":
+        with CaptureQueriesContext(connection) as queries, snapshot.serial_queries():
+            pass
+        assert len(queries) == 0  # nothing to set on SQLite
+        return
+    before = _parallel_workers()
+    assert before != "0"  # PostgreSQL's default (2), or the server's own setting
+    with snapshot.serial_queries():
+        assert _parallel_workers() == "0"
+    assert _parallel_workers() == before
+    with pytest.raises(RuntimeError, match="the refresh failed"), snapshot.serial_queries():
+        raise RuntimeError("the refresh failed")
+    assert _parallel_workers() == before
+
+
+def test_a_refresh_runs_its_queries_without_parallel_workers(judged):
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL's setting: the PostgreSQL pass runs this")
+    seen = []
+    live = selectors.dashboard_live
+
+    def spy(**kwargs):
+        seen.append(_parallel_workers())
+        return live(**kwargs)
+
+    with mock.patch.object(selectors, "dashboard_live", spy):
+        snapshot.dashboard_refresh(study=judged)
+    assert seen == ["0"]
+    assert _parallel_workers() != "0"
