@@ -162,7 +162,8 @@ WATCHERS = {
 }
 
 
-def _locust_cmd(args, port: int, prefix: Path, *, users: int, classes: list[str]) -> list[str]:
+def _locust_cmd(args, port: int, prefix: Path, *, users: int, classes: list[str], rate: float = 0) -> list[str]:
+    """Locust's command line; ``rate`` users started a second (default: all of them over ``--ramp``)."""
     return [
         str(ROOT / ".venv" / "bin" / "locust"),
         "-f",
@@ -172,7 +173,7 @@ def _locust_cmd(args, port: int, prefix: Path, *, users: int, classes: list[str]
         "-u",
         str(users),
         "-r",
-        f"{users / args.ramp:.3f}",
+        f"{rate or users / args.ramp:.3f}",
         "--run-time",
         f"{int(args.seconds)}s",
         "--host",
@@ -225,7 +226,11 @@ def run(
     if dashboards and not shared:
         watchers_cmd = [
             *(harness.lowest_priority(nice=19, idle=True) if args.watchers == "idle" else []),
-            *_locust_cmd(args, port, work / f"watchers_{tag}", users=dashboards, classes=["DashboardWatcher"]),
+            # all open from the start, as in the judges' process, where Locust starts fixed_count
+            # users first: the researchers are watching before the judges arrive
+            *_locust_cmd(
+                args, port, work / f"watchers_{tag}", users=dashboards, classes=["DashboardWatcher"], rate=dashboards
+            ),
         ]
     load_before = harness.load_average()
     machine_before = harness.machine_cpu()
