@@ -11,6 +11,8 @@ Requests are named ``dashboard`` so that the judges' ``items/next`` and ``submit
 percentiles stay their own. ``PARAEVAL_DASHBOARD_BASE`` (e.g. ``http://127.0.0.1:8001``) sends
 the polls to another server than the judges' (Locust's ``--host`` is the judges'), as a
 deployment that serves dashboards from their own, lower-priority pool does.
+``PARAEVAL_DASHBOARD_HINT=ignore`` polls every ``PARAEVAL_DASHBOARD_EVERY`` seconds whatever the
+answer's hint says (a diagnostic: the polls' own cost at a fixed pace, e.g. with refreshes off).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from locustfile_judging import STUDY, FastJudge  # noqa: F401  (Locust picks use
 EVERY = float(os.environ.get("PARAEVAL_DASHBOARD_EVERY", "3"))
 TOKEN = os.environ.get("PARAEVAL_DASHBOARD_TOKEN", "")
 BASE = os.environ.get("PARAEVAL_DASHBOARD_BASE", "").rstrip("/")
+OBEY_HINT = os.environ.get("PARAEVAL_DASHBOARD_HINT", "obey") != "ignore"
 
 
 class DashboardWatcher(FastHttpUser):
@@ -42,7 +45,7 @@ class DashboardWatcher(FastHttpUser):
             f"{BASE}/api/dashboard/studies/{STUDY}/", headers=headers, name="dashboard", catch_response=True
         ) as r:
             after = float(r.headers.get("Paraeval-Poll-After") or 0)
-            self.wait = max(EVERY, after)  # as the page: no sooner than the answer may change
+            self.wait = max(EVERY, after) if OBEY_HINT else EVERY  # as the page: no sooner than it may change
             if r.status_code == 200:
                 self.etag = r.headers.get("ETag", "")
             elif r.status_code != 304:

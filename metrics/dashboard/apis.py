@@ -102,20 +102,14 @@ class DashboardApi(APIView):
         description="Serves the snapshot the worker computed last. When the study's data moved since, "
         "`current` is false and one refresh is queued; poll again. The `Paraeval-Poll-After` header says "
         "in how many seconds the answer may next change (3 to 30); send the `ETag` back in `If-None-Match` "
-        "to get `304` while it has not.",
+        "to get `304` while it has not. The `Paraeval-Current` header (`true`/`false`) says what `current` "
+        "says, on a `304` too: the study moving past the snapshot does not change the answer's `ETag`.",
     )
     def get(self, request, study_id: int):
         study = get_managed_study(request, study_id)
         dashboard, version = queueing.dashboard_poll(study=study)
-        etag = snapshot.dashboard_etag(dashboard=dashboard, version=version)
-        current = dashboard.snapshot_version == version
-        headers = {
-            "ETag": etag,
-            "Cache-Control": "private, no-cache",
-            # When the answer may next change: poll again no sooner (the page does).
-            "Paraeval-Poll-After": str(snapshot.poll_after_seconds(dashboard=dashboard, current=current)),
-        }
-        if etag in parse_etags(request.headers.get("If-None-Match", "")):
+        headers = snapshot.dashboard_poll_headers(dashboard=dashboard, version=version)
+        if headers["ETag"] in parse_etags(request.headers.get("If-None-Match", "")):
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers=headers)
         if isinstance(request.accepted_renderer, JSONRenderer):
             # The snapshot is sent as the JSON text the worker stored, not decoded and walked

@@ -145,10 +145,18 @@ function apply(data) {
     drawPlan(data.plan, s.adaptive);
   }
   root.dataset.version = s ? s.version : "";
-  root.dataset.current = String(data.current);
-  note.textContent = s
-    ? `Updated ${new Date().toLocaleTimeString()}${data.current ? "" : " (refreshing: new data)"}; refreshes every few seconds.`
-    : "The first figures are being computed…";
+  if (s) showChecked(data.current);
+  else {
+    root.dataset.current = String(data.current);
+    note.textContent = "The first figures are being computed…";
+  }
+}
+
+// The note under the figures: when they were last checked and whether new data are waiting for
+// the next refresh (an unchanged answer, a 304, says only this).
+function showChecked(current) {
+  root.dataset.current = String(current);
+  note.textContent = `Updated ${new Date().toLocaleTimeString()}${current ? "" : " (refreshing: new data)"}; refreshes every few seconds.`;
 }
 
 // The ETag of the last answer drawn: sent back with each poll, so that an unchanged answer
@@ -165,7 +173,9 @@ function poll() {
     .then((r) => {
       const after = Number(r.headers.get("Paraeval-Poll-After"));
       waitMs = after > 0 ? Math.max(EVERY_MS, after * 1000) : EVERY_MS;
-      if (r.status === 304) return null;
+      // A 304 says whether the snapshot drawn is still current in a header (it has no body):
+      // the study moving past it does not change its ETag, so it is not sent again for that.
+      if (r.status === 304) return { unchanged: true, current: r.headers.get("Paraeval-Current") === "true" };
       if (!r.ok) return Promise.reject(r.status);
       return r.json().then((data) => {
         lastEtag = r.headers.get("ETag");
@@ -173,8 +183,8 @@ function poll() {
       });
     })
     .then((data) => {
-      if (data) apply(data);
-      else note.textContent = note.textContent.replace(/^Updated [^;(]*/, `Updated ${new Date().toLocaleTimeString()}`);
+      if (!data.unchanged) apply(data);
+      else if (root.dataset.version) showChecked(data.current);
     })
     .catch(() => {
       note.textContent = "Could not refresh; retrying.";

@@ -143,3 +143,35 @@ def test_the_planner_page_answers_with_its_interval(page, celery_worker, researc
     expect(page.locator("#plan-ranking")).to_be_visible(timeout=90_000)
     expect(page.locator("#plan-separation tbody tr")).to_have_count(4)
     screenshot(page, "planning")
+
+
+def test_a_304_tells_the_page_that_new_judgments_wait_for_the_next_refresh(page, researcher, make_user):
+    """The study moving past the snapshot does not send the snapshot again: the page's next poll is
+    a 304 whose ``Paraeval-Current`` header makes its note say that new data are coming (no worker
+    runs here, so the refresh the poll queues never lands)."""
+    from metrics.dashboard.services.snapshot import dashboard_refresh
+
+    study = make_study_data(researcher, name="Behind", n_originals=6, systems=("human", "mt"))
+    sam = make_user("sam")
+    study_member_add(study=study, user=sam, role="judge")
+    study = open_judging(study)
+    dashboard_refresh(study=study)
+    answers = []
+    page.on(
+        "response",
+        lambda r: (
+            answers.append((r.status, r.headers.get("paraeval-current")))
+            if "/api/dashboard/studies/" in r.url
+            else None
+        ),
+    )
+    browser_login(page, "rita")
+    page.goto(f"/studies/{study.pk}/dashboard/")
+    note = page.locator("#dash-note")
+    expect(note).to_contain_text("Updated", timeout=30_000)
+    expect(note).not_to_contain_text("refreshing")
+    _judge_rates(study, sam, 2, lambda s: 4)
+    expect(note).to_contain_text("(refreshing: new data)", timeout=60_000)
+    assert answers[0] == (200, "true")
+    assert (304, "false") in answers and all(status == 304 for status, _ in answers[1:])
+    expect(page.locator("#dash-totals [data-field='judgments']")).to_have_text("0")  # the figures stay

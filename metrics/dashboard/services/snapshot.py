@@ -113,17 +113,17 @@ def answers_due(dashboard: Dashboard, version: str) -> bool:
     return dashboard.answers_at is None or timezone.now() - dashboard.answers_at >= timedelta(seconds=_answers_every())
 
 
-def dashboard_etag(*, dashboard: Dashboard, version: str) -> str:
-    """The name of a poll's answer (an HTTP entity tag): it changes when the snapshot, its
-    being current, the settings or the plan change, and only then.
+def dashboard_etag(*, dashboard: Dashboard) -> str:
+    """The name of a poll's answer (an HTTP entity tag): it changes when the snapshot, the
+    settings or the plan change, and only then.
 
-    The study's version itself is not part of it: with hundreds of judges it moves several
-    times a second, and every poll would carry the whole snapshot again although nothing it
-    shows has changed until the next refresh. Whether the snapshot is current is (the page
-    says "refreshing: new data").
+    Neither the study's version nor whether the snapshot is current is part of it: with hundreds
+    of judges the version moves several times a second, and each refresh would be sent twice,
+    once when the study moved past it (only ``current`` differs) and once refreshed, although
+    nothing the page draws changed in between. Whether the answer is current travels in a
+    header of every answer, ``304`` included (:func:`dashboard_poll_headers`).
     """
     parts = (
-        dashboard.snapshot_version == version,
         dashboard.snapshot_version,
         dashboard.snapshot_at,
         dashboard.updated_at,
@@ -132,6 +132,20 @@ def dashboard_etag(*, dashboard: Dashboard, version: str) -> str:
         dashboard.currency,
     )
     return '"' + hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:32] + '"'
+
+
+def dashboard_poll_headers(*, dashboard: Dashboard, version: str) -> dict[str, str]:
+    """The headers of every poll's answer, ``304`` included: its ``ETag``; ``Paraeval-Current``,
+    whether the snapshot was computed at the study's version now (``true``/``false``, as the
+    body's ``current``; a ``304`` has no body to say it); ``Paraeval-Poll-After``, when the
+    answer may next change (poll again no sooner); never stored, always revalidated."""
+    current = dashboard.snapshot_version == version
+    return {
+        "ETag": dashboard_etag(dashboard=dashboard),
+        "Cache-Control": "private, no-cache",
+        "Paraeval-Current": "true" if current else "false",
+        "Paraeval-Poll-After": str(poll_after_seconds(dashboard=dashboard, current=current)),
+    }
 
 
 def dashboard_answer(*, dashboard: Dashboard, version: str) -> dict[str, object]:

@@ -186,8 +186,9 @@ def test_api_serves_the_snapshot_to_the_studys_researchers_only(judged, research
 
 
 def test_an_unchanged_answer_is_a_304_without_a_body_and_any_change_gives_a_new_one(judged, researcher):
-    """A poll that sends back the ETag of its last answer gets 304 (no snapshot) until the study's
-    version, the snapshot, the rate or the plan change; the 200 it gets then equals a fresh poll's."""
+    """A poll that sends back the ETag of its last answer gets 304 (no snapshot) until the
+    snapshot, the rate or the plan change; the 200 it gets then equals a fresh poll's. The study
+    moving past the snapshot is said in a header of the 304, not by sending the snapshot again."""
     from metrics.reports.services.simulation import simulated_judges_fill
 
     client, url = _api(researcher), f"/api/dashboard/studies/{judged.pk}/"
@@ -196,17 +197,24 @@ def test_an_unchanged_answer_is_a_304_without_a_body_and_any_change_gives_a_new_
     etag = first.headers["ETag"]
     assert first.status_code == 200 and "private" in first.headers["Cache-Control"]
     assert "no-store" in first.headers["Cache-Control"]  # a signed-in person's answers are never stored
+    assert first.json()["current"] is True and first.headers["Paraeval-Current"] == "true"
     unchanged = client.get(url, HTTP_IF_NONE_MATCH=etag)
     assert unchanged.status_code == 304 and unchanged.content == b"" and unchanged.headers["ETag"] == etag
+    assert unchanged.headers["Paraeval-Current"] == "true"
     assert client.get(url, HTTP_IF_NONE_MATCH='"another"').status_code == 200
 
     simulated_judges_fill(study=judged, n_judges=4, seed=9)  # a fourth judge: the study's version moves
     cache.delete(f"paraeval:dashboard-version:{judged.pk}")
     moved = client.get(url, HTTP_IF_NONE_MATCH=etag)
-    assert moved.status_code == 200 and moved.headers["ETag"] != etag and moved.json()["current"] is False
+    assert moved.status_code == 304 and moved.headers["ETag"] == etag and moved.content == b""
+    assert moved.headers["Paraeval-Current"] == "false"  # the snapshot is behind; a refresh is queued
+    fresh = client.get(url)  # a poll without the ETag gets the same snapshot, saying so in its body
+    assert fresh.json()["current"] is False and fresh.json()["snapshot"] == first.json()["snapshot"]
+    assert fresh.headers["Paraeval-Current"] == "false" and fresh.headers["ETag"] == etag
     snapshot.dashboard_refresh(study=judged)
-    refreshed = client.get(url, HTTP_IF_NONE_MATCH=moved.headers["ETag"])
+    refreshed = client.get(url, HTTP_IF_NONE_MATCH=etag)
     assert refreshed.status_code == 200 and refreshed.json()["current"] is True
+    assert refreshed.headers["Paraeval-Current"] == "true" and refreshed.headers["ETag"] != etag
     assert refreshed.json()["snapshot"]["totals"]["judgments"] > first.json()["snapshot"]["totals"]["judgments"]
 
     etag = refreshed.headers["ETag"]
@@ -253,6 +261,7 @@ def test_the_etag_does_not_move_with_every_judgment_between_two_refreshes(judged
     cache.delete(f"paraeval:dashboard-version:{judged.pk}")
     again = client.get(url, HTTP_IF_NONE_MATCH=behind.headers["ETag"])
     assert again.status_code == 304 and again.headers["ETag"] == behind.headers["ETag"]
+    assert again.headers["Paraeval-Current"] == "false"
 
 
 @override_settings(PARAEVAL_DASHBOARD_REFRESH_SECONDS=20)
