@@ -162,6 +162,21 @@ WATCHERS = {
 }
 
 
+def poll_statuses(log: Path, start: int) -> dict[str, int]:
+    """The dashboard polls' answers by status (``200``: the snapshot sent, ``304``: unchanged),
+    from byte ``start`` of a gunicorn access log in ``ACCESS_FORMAT``."""
+    counts: dict[str, int] = {}
+    if not log.exists():
+        return counts
+    with open(log, "rb") as f:
+        f.seek(start)
+        for line in f.read().decode("utf-8", "replace").splitlines():
+            parts = line.split()
+            if len(parts) == 4 and "/api/dashboard/studies/" in parts[1]:
+                counts[parts[2]] = counts.get(parts[2], 0) + 1
+    return counts
+
+
 def _locust_cmd(args, port: int, prefix: Path, *, users: int, classes: list[str], rate: float = 0) -> list[str]:
     """Locust's command line; ``rate`` users started a second (default: all of them over ``--ramp``)."""
     return [
@@ -236,6 +251,8 @@ def run(
     machine_before = harness.machine_cpu()
     checkpoints_before = checkpoints()
     log_start = access_log.stat().st_size if access_log.exists() else 0
+    pool_log = work / "pool_access.log"
+    pool_start = pool_log.stat().st_size if pool_log.exists() else 0
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     procs = [
         subprocess.Popen(
@@ -268,6 +285,9 @@ def run(
         "checkpoints": checkpoints() - checkpoints_before,
     }
     row["server"], _ = harness.server_times(access_log, log_start, ENDPOINTS)
+    row["poll_statuses"] = poll_statuses(
+        pool_log if dashboard_base else access_log, pool_start if dashboard_base else log_start
+    )
     if watchers_cmd:
         watched = judging_pace.read_stats(work / f"watchers_{tag}")
         stats = {**stats, "dashboard": watched.get("dashboard", {})}
@@ -318,7 +338,13 @@ def main(argv=None) -> int:
                 workers=1,
                 threads=4,
                 timeout=180,
-                extra_args=("--preload",),
+                extra_args=(
+                    "--preload",
+                    "--access-logfile",
+                    str(work / "pool_access.log"),
+                    "--access-logformat",
+                    ACCESS_FORMAT,
+                ),
                 nice=nice,
                 idle=idle,
             )
@@ -380,7 +406,9 @@ def main(argv=None) -> int:
                     f"round {r + 1}, {arm:>7}, {d:>3} dashboards: items/next p50/p95/p99 "
                     f"{row['items/next']['50%']:.0f}/{row['items/next']['95%']:.0f}/{row['items/next']['99%']:.0f} ms; "
                     f"submit {row['submit']['50%']:.0f}/{row['submit']['95%']:.0f}/{row['submit']['99%']:.0f} ms; "
-                    f"dashboard p95 {row['dashboard']['95%']:.0f} ms ({row['dashboard']['count']} polls); "
+                    f"dashboard p95 {row['dashboard']['95%']:.0f} ms ({row['dashboard']['count']} polls: "
+                    + ", ".join(f"{n} × {code}" for code, n in sorted(row["poll_statuses"].items()))
+                    + "); "
                     f"{row['failures']} failures; load {row['load_before']} → {row['load_after']}; CPU s: "
                     f"Locust {row['locust_cpu_s']}, gunicorn {row['server_cpu_s']['gunicorn']}, "
                     f"Celery worker {row['server_cpu_s']['worker']}"

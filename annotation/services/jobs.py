@@ -4,20 +4,21 @@
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 # The logger's name from before the split into modules, so that log filters keep matching.
 logger = logging.getLogger("annotation.services")
 
 
-def job_enqueue(task, *args) -> bool:
-    """Send a task to the broker; if the broker is away, log and leave the job queued.
+def job_enqueue(task, *args, eta: datetime | None = None) -> bool:
+    """Send a task to the broker (``eta``: to run no sooner than then); if the broker is
+    away, log and leave the job queued.
 
     A web request must never fail because the broker is down: the job row already
     exists, and ``manage.py requeue_jobs`` (or the next worker start) sends it again.
     """
     try:
-        task.apply_async(args=args)
+        task.apply_async(args=args, eta=eta)
         return True
     except Exception:  # kombu raises many kinds of connection errors
         logger.warning("broker unavailable; %s%r stays queued", task.name, args, exc_info=True)

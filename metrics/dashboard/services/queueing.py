@@ -36,7 +36,9 @@ def dashboard_poll(*, study: Study) -> tuple[Dashboard, str]:
 
     One refresh at a time per study: the queue mark is claimed by a conditional update,
     so twenty dashboards open on one study queue one refresh, not twenty; and none while the
-    snapshot is younger than the refresh interval (the next poll after it queues one).
+    snapshot is younger than the refresh interval, nor while the worker has the next round
+    scheduled (its mark is later than the snapshot): while a page polls, the worker's rounds
+    follow each other by themselves (:func:`~.snapshot.dashboard_refresh_round`).
     """
     dashboard = Dashboard.objects.defer("snapshot_text", "plan").filter(study=study).first() or dashboard_get_or_create(
         study=study
@@ -53,7 +55,8 @@ def dashboard_poll(*, study: Study) -> tuple[Dashboard, str]:
         if dashboard.snapshot_at is not None:
             idle |= Q(refresh_queued_at__lt=dashboard.snapshot_at)
         if Dashboard.objects.filter(idle, pk=dashboard.pk).update(refresh_queued_at=now):
-            transaction.on_commit(lambda: job_enqueue(dashboard_refresh_task, study.pk))
+            dashboard.refresh_queued_at = now  # the answer's Paraeval-Poll-After counts from it
+            transaction.on_commit(lambda: job_enqueue(dashboard_refresh_task, study.pk, now.isoformat()))
     return dashboard, version
 
 

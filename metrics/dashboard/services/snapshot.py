@@ -28,7 +28,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 
 from django.conf import settings
@@ -93,16 +93,23 @@ POLL_MIN_SECONDS, POLL_MAX_SECONDS = 3, 30
 
 
 def poll_after_seconds(*, dashboard: Dashboard, current: bool) -> int:
-    """When a poll's answer may next change, in whole seconds: the snapshot's rest when it is
-    resting or current (no refresh can land before), else about one refresh's wall time.
+    """When a poll's answer may next change, in whole seconds: when a refresh is queued or
+    scheduled (:func:`dashboard_refresh_round`), its start plus one refresh's wall time; else
+    the snapshot's rest when it is resting or current (no refresh can land before), else about
+    one refresh's wall time.
 
     Sent with every poll (``Paraeval-Poll-After``), so that the page and scripts wait as long as
-    nothing can change instead of polling every 3 s: at 500 judges a snapshot rests 5–10 s.
+    nothing can change instead of polling every 3 s: at 500 judges a snapshot rests 5–10 s, and
+    a page that is watched is asked back once per refresh, when its result is there.
     """
     wall = max(float(dashboard.refresh_wall_seconds or 0.0), 1.0)
+    now = timezone.now()
+    queued, taken = dashboard.refresh_queued_at, dashboard.snapshot_at
     wait = wall
-    if dashboard.snapshot_at is not None:
-        until = (dashboard.snapshot_at + refresh_rest(dashboard=dashboard) - timezone.now()).total_seconds()
+    if queued is not None and (taken is None or queued > taken):
+        wait = (queued - now).total_seconds() + wall
+    elif taken is not None:
+        until = (taken + refresh_rest(dashboard=dashboard) - now).total_seconds()
         wait = max(until + wall, wall) if current else max(until, wall)
     return int(min(max(round(wait), POLL_MIN_SECONDS), POLL_MAX_SECONDS))
 
@@ -212,6 +219,42 @@ def dashboard_answer_bytes(*, dashboard: Dashboard, version: str) -> bytes:
         ensure_ascii=False,
     )
     return (head[:-1] + ',"snapshot":' + text + "," + tail[1:]).encode()
+
+
+#: A dashboard is watched while a poll came this recently (a page polls at least every 30 s).
+WATCHED_FOR = timedelta(seconds=POLL_MAX_SECONDS + 5)
+
+
+def dashboard_refresh_round(*, study: Study, mark: datetime | None) -> datetime | None:
+    """One round of a watched study's refreshes (the worker's side): refresh if the study moved
+    (or the answers are due), then, while a page polls, schedule the next round at the end of
+    the snapshot's rest. Returns when the next round is to start (None: no next round).
+
+    A poll queues a refresh only when none is queued or scheduled, and a watched study's
+    rounds follow each other on the worker's own clock; so the pages need not poll to start
+    one (at 500 judges, two polls in three did only that) and are asked back once per round,
+    when its result is there (:func:`poll_after_seconds`). Nobody watching, the rounds stop
+    and the next poll queues one again.
+
+    ``mark`` is the ``refresh_queued_at`` the round was queued under: a round whose mark is no
+    longer the dashboard's was superseded and does nothing, and the next mark is claimed by a
+    conditional update, so that a study has one line of rounds however they were queued.
+    ``mark=None`` refreshes once, outside any line (a message queued before rounds existed).
+    """
+    dashboard = dashboard_get_or_create(study=study)
+    if mark is not None and dashboard.refresh_queued_at != mark:
+        return None
+    version = selectors.dashboard_version(study=study)
+    if not dashboard.snapshot_text or dashboard.snapshot_version != version or answers_due(dashboard, version):
+        dashboard = dashboard_refresh(study=study)
+    if mark is None:
+        return None
+    now = timezone.now()
+    watched = dashboard.viewed_at is not None and now - dashboard.viewed_at <= WATCHED_FOR
+    following = now + refresh_rest(dashboard=dashboard) if watched else None
+    if not Dashboard.objects.filter(pk=dashboard.pk, refresh_queued_at=mark).update(refresh_queued_at=following):
+        return None  # a poll's refresh took over meanwhile
+    return following
 
 
 @contextmanager

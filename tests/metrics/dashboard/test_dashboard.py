@@ -481,3 +481,84 @@ def test_a_refresh_runs_its_queries_without_parallel_workers(judged):
         snapshot.dashboard_refresh(study=judged)
     assert seen == ["0"]
     assert _parallel_workers() != "0"
+
+
+def _study_moves(study, n_judges: int, seed: int) -> None:
+    from metrics.reports.services.simulation import simulated_judges_fill
+
+    simulated_judges_fill(study=study, n_judges=n_judges, seed=seed)
+    cache.delete(f"paraeval:dashboard-version:{study.pk}")  # past the stamp's 2 s shared by polls
+
+
+def test_a_watched_study_is_refreshed_in_rounds_on_the_workers_clock(researcher, django_capture_on_commit_callbacks):
+    """While a page polls, each round schedules the next at the end of the snapshot's rest, the
+    polls queue none of their own and are asked back when the round's result is there; a round
+    queued under an older mark does nothing; nobody watching, the rounds stop and a poll starts
+    them again."""
+    from metrics.dashboard import tasks
+    from tests.metrics.reports.conftest import make_study_data
+
+    study = open_judging(make_study_data(researcher, name="Rounds", n_originals=4))
+    _study_moves(study, 2, 1)
+    with mock.patch.object(queueing, "job_enqueue") as enqueue:
+        with django_capture_on_commit_callbacks(execute=True):
+            queueing.dashboard_poll(study=study)  # no snapshot yet: the poll queues the first round
+    mark = Dashboard.objects.get(study=study).refresh_queued_at
+    assert enqueue.call_args.args == (tasks.dashboard_refresh_task, study.pk, mark.isoformat())
+
+    with mock.patch.object(tasks, "job_enqueue") as scheduled:
+        tasks.dashboard_refresh_task(study.pk, mark.isoformat())  # the worker runs it
+    dash = Dashboard.objects.get(study=study)
+    following = dash.refresh_queued_at
+    assert dash.snapshot_version == selectors.dashboard_version(study=study)  # refreshed
+    rest = snapshot.refresh_rest(dashboard=dash).total_seconds()
+    assert following > dash.snapshot_at and rest - 2 <= (following - timezone.now()).total_seconds() <= rest
+    assert scheduled.call_args.args == (tasks.dashboard_refresh_task, study.pk, following.isoformat())
+    assert scheduled.call_args.kwargs == {"eta": following}
+
+    _study_moves(study, 3, 2)
+    Dashboard.objects.filter(study=study).update(snapshot_at=timezone.now() - timedelta(minutes=1))  # rest over
+    with mock.patch.object(queueing, "job_enqueue") as enqueue:
+        with django_capture_on_commit_callbacks(execute=True):
+            dash, version = queueing.dashboard_poll(study=study)
+    assert enqueue.call_count == 0  # the next round is scheduled: the poll queues nothing
+    headers = snapshot.dashboard_poll_headers(dashboard=dash, version=version)
+    assert headers["Paraeval-Current"] == "false"
+    wall = max(dash.refresh_wall_seconds, 1.0)
+    wait = (following - timezone.now()).total_seconds() + wall
+    assert abs(int(headers["Paraeval-Poll-After"]) - min(max(round(wait), 3), 30)) <= 1  # the round's result
+
+    taken = dash.snapshot_at
+    assert snapshot.dashboard_refresh_round(study=study, mark=mark) is None  # superseded: nothing done
+    assert Dashboard.objects.get(study=study).snapshot_at == taken
+    nxt = snapshot.dashboard_refresh_round(study=study, mark=following)
+    dash = Dashboard.objects.get(study=study)
+    assert dash.snapshot_version == selectors.dashboard_version(study=study) and nxt == dash.refresh_queued_at
+
+    unchanged = dash.snapshot_at  # nothing moved: a round only schedules the next
+    nxt = snapshot.dashboard_refresh_round(study=study, mark=nxt)
+    assert nxt is not None and Dashboard.objects.get(study=study).snapshot_at == unchanged
+
+    Dashboard.objects.filter(study=study).update(viewed_at=timezone.now() - timedelta(minutes=2))
+    assert snapshot.dashboard_refresh_round(study=study, mark=nxt) is None  # nobody watches: the rounds stop
+    assert Dashboard.objects.get(study=study).refresh_queued_at is None
+    _study_moves(study, 4, 3)
+    Dashboard.objects.filter(study=study).update(snapshot_at=timezone.now() - timedelta(minutes=1))
+    with mock.patch.object(queueing, "job_enqueue") as enqueue:
+        with django_capture_on_commit_callbacks(execute=True):
+            queueing.dashboard_poll(study=study)
+    assert enqueue.call_count == 1  # a page again: its poll starts the rounds
+
+
+def test_a_round_run_in_the_caller_schedules_no_next_one(judged):
+    """Eager tasks (tests, docs runs) run in the caller: a round that scheduled its successor
+    there would run it at once, and again, for as long as the page was watched."""
+    from metrics.dashboard import tasks
+
+    Dashboard.objects.update_or_create(study=judged, defaults={"viewed_at": timezone.now()})
+    mark = timezone.now()
+    Dashboard.objects.filter(study=judged).update(refresh_queued_at=mark)
+    with mock.patch.object(tasks, "job_enqueue") as scheduled:
+        tasks.dashboard_refresh_task.apply(args=(judged.pk, mark.isoformat()))
+    assert scheduled.call_count == 0
+    assert Dashboard.objects.get(study=judged).snapshot_text  # the round itself ran
