@@ -228,7 +228,7 @@ def start_celery_worker(
             "--without-heartbeat",
         ],
         cwd=ROOT,
-        env=env,
+        env={**os.environ, **env},  # as gunicorn's: the caller's settings (PARAEVAL_*) reach the worker too
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
