@@ -4,6 +4,7 @@ and real Chromium driven by Playwright."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -224,6 +225,16 @@ def watch_console(page) -> list[str]:
 
     page.on("console", on_console)
     return found
+
+
+#: "nan" as a word of its own: not inside "nanosecond", "finance" or a random token (a page's
+#: CSRF token, 64 letters and digits, held "nan" now and then and failed checks by substring).
+NAN_WORD = re.compile(r"(?<![A-Za-z0-9_])nan(?![A-Za-z0-9_])", re.IGNORECASE)
+
+
+def shows_nan(text: str) -> bool:
+    """Whether ``text`` (a page, a JSON answer, a CSV) shows a NaN where a value should be."""
+    return NAN_WORD.search(text) is not None
 
 
 def browser_login(page, username: str, password: str = "pw") -> None:
