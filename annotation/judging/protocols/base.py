@@ -142,6 +142,36 @@ class JudgingProtocol:
     #: Template of the protocol's own QC table on the QC page (the rows of :meth:`qc_rows`).
     qc_template: str = "judging/_compare_qc.html"
 
+    #: The protocol's tables: a row per item of an assignment (``assignment``, ``token``,
+    #: ``position``, ``done_at``) and a row per submission (``study``, ``item``, ``judge``,
+    #: ``is_latest``, ``submitted_at``, ``active_seconds``). Shared code asks these (and the
+    #: methods below built on them) instead of naming a protocol's table.
+    item_model: type | None = None
+    judgment_model: type | None = None
+
+    # --- the protocol's tables, as shared code asks them -----------------------------------
+
+    def judgments_of_study(self, *, study: Study):
+        """Every judgment row of ``study`` in this protocol's table (revisions included)."""
+        return self.judgment_model.objects.filter(study=study)
+
+    def judgments_exist(self, *, study: Study) -> bool:
+        """Whether ``study`` holds any judgment of this protocol (reset and deletion guards)."""
+        return self.judgments_of_study(study=study).exists()
+
+    def items_of_study(self, *, study: Study):
+        """Every item row of ``study``'s assignments in this protocol's table."""
+        return self.item_model.objects.filter(assignment__study=study)
+
+    def last_judgment_at(self, *, assignment: Assignment):
+        """When the judge of ``assignment`` last submitted a judgment of this protocol (None: never)."""
+        return (
+            self.judgment_model.objects.filter(item__assignment=assignment)
+            .order_by("-submitted_at")
+            .values_list("submitted_at", flat=True)
+            .first()
+        )
+
     # --- items and assignment -----------------------------------------------------------
 
     def assignments_write(self, *, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
@@ -175,7 +205,7 @@ class JudgingProtocol:
     def progress_by_judge(self, *, study: Study) -> dict[int, tuple[int, int, float]]:
         """Judge id → (items answered, items assigned, active seconds of the latest answers),
         in a few queries for the whole study (the researcher's participants table)."""
-        raise NotImplementedError
+        return judge_progress(study=study, item_model=self.item_model, judgment_model=self.judgment_model)
 
     # --- the judge's page ---------------------------------------------------------------
 

@@ -82,3 +82,9 @@ def protocol_for_result(result: Mapping[str, Any] | None) -> JudgingProtocol:
 def protocol_choices() -> list[tuple[str, str]]:
     """(slug, label) of every protocol, for the design form and API."""
     return [(u.slug, u.label) for u in protocols_all()]
+
+
+def study_judgments_exist(*, study: Study) -> bool:
+    """Whether ``study`` holds a judgment in any protocol's table (a guard must not trust the
+    design's protocol alone: imported or earlier judgments may sit in another table)."""
+    return any(unit.judgments_exist(study=study) for unit in protocols_all())

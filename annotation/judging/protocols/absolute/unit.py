@@ -10,7 +10,7 @@ from ... import scales, training
 from ...errors import JudgingError
 from ...models import Assignment, AssignmentItem, JudgingDesign, Judgment
 from ...services.queueing import after_judgment
-from ..base import JudgingProtocol, judge_progress
+from ..base import JudgingProtocol
 from ..registry import register
 from .services import (
     absolute_assignment_for_participant,
@@ -36,6 +36,8 @@ class AbsoluteProtocol(JudgingProtocol):
     slug = "absolute"
     name = "absolute rating"
     label = "Absolute: each pair rated on the design's criteria and scales"
+    item_model = AssignmentItem
+    judgment_model = Judgment
     judge_page = "judging:rate"
     instructions_template = "judging/instructions.html"
     # The rating page's answers are digits (the scale's points), so B may go back.
@@ -62,9 +64,6 @@ class AbsoluteProtocol(JudgingProtocol):
 
     def items_done(self, *, assignment: Assignment) -> int:
         return AssignmentItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
-
-    def progress_by_judge(self, *, study: Study) -> dict[int, tuple[int, int, float]]:
-        return judge_progress(study=study, item_model=AssignmentItem, judgment_model=Judgment)
 
     def items_remaining(self, *, assignment: Assignment) -> int:
         return AssignmentItem.objects.filter(assignment=assignment, done_at__isnull=True).count()

@@ -9,7 +9,7 @@ from annotation.models import Study
 
 from ...enums import EsaPrefill
 from ...models import Assignment, EsaItem, EsaJudgment, JudgingDesign
-from ..base import AnswerKey, JudgingProtocol, judge_progress
+from ..base import AnswerKey, JudgingProtocol
 from ..registry import register
 from . import screening as esa_screening
 from .selectors import esa_qc
@@ -32,6 +32,8 @@ class EsaProtocol(JudgingProtocol):
     slug = "esa"
     name = "error span annotation"
     label = "Error span annotation (ESA): mark the wrong spans, minor or major, then score 0–100"
+    item_model = EsaItem
+    judgment_model = EsaJudgment
     judge_page = "judging:esa"
     instructions_template = "judging/esa_instructions.html"
     back_keys = ("Backspace",)
@@ -73,9 +75,6 @@ class EsaProtocol(JudgingProtocol):
 
     def items_remaining(self, *, assignment: Assignment) -> int:
         return items_remaining(assignment=assignment)
-
-    def progress_by_judge(self, *, study: Study) -> dict[int, tuple[int, int, float]]:
-        return judge_progress(study=study, item_model=EsaItem, judgment_model=EsaJudgment)
 
     def answer_keys(self, *, design: JudgingDesign, rtl: bool) -> list[AnswerKey]:
         # Severities are typed by digit, whichever way the page runs.

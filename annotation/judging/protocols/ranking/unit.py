@@ -8,7 +8,7 @@ from django.utils.translation import gettext
 from annotation.models import Study
 
 from ...models import Assignment, JudgingDesign, RankingItem, RankingJudgment
-from ..base import AnswerKey, JudgingProtocol, judge_progress
+from ..base import AnswerKey, JudgingProtocol
 from ..registry import register
 from . import screening as rank_screening
 from .selectors import ranking_qc
@@ -26,6 +26,8 @@ class RankingProtocol(JudgingProtocol):
     slug = "ranking"
     name = "ranking"
     label = "Ranking: order k candidates of one original at once"
+    item_model = RankingItem
+    judgment_model = RankingJudgment
     judge_page = "judging:rank"
     instructions_template = "judging/rank_instructions.html"
     back_keys = ("Backspace",)
@@ -66,9 +68,6 @@ class RankingProtocol(JudgingProtocol):
 
     def items_remaining(self, *, assignment: Assignment) -> int:
         return rankings_remaining(assignment=assignment)
-
-    def progress_by_judge(self, *, study: Study) -> dict[int, tuple[int, int, float]]:
-        return judge_progress(study=study, item_model=RankingItem, judgment_model=RankingJudgment)
 
     def answer_keys(self, *, design: JudgingDesign | None, rtl: bool) -> list[AnswerKey]:
         """The page's keys: a digit selects the paraphrase that shows it (places on the screen,

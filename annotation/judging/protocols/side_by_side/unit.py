@@ -8,7 +8,7 @@ from django.utils.translation import gettext
 from annotation.models import Study
 
 from ...models import Assignment, ComparisonItem, ComparisonJudgment, JudgingDesign
-from ..base import AnswerKey, JudgingProtocol, judge_progress
+from ..base import AnswerKey, JudgingProtocol
 from ..registry import register
 from . import screening as sbs_screening
 from .services import (
@@ -31,6 +31,8 @@ class SideBySideProtocol(JudgingProtocol):
     slug = "comparison"
     name = "side-by-side comparison"
     label = "Side-by-side comparison: which of two candidates is better"
+    item_model = ComparisonItem
+    judgment_model = ComparisonJudgment
     judge_page = "judging:compare"
     instructions_template = "judging/compare_instructions.html"
     # "B" is an answer here ("B is better"), so it never means "go back".
@@ -64,9 +66,6 @@ class SideBySideProtocol(JudgingProtocol):
 
     def items_done(self, *, assignment: Assignment) -> int:
         return pairs_done(assignment=assignment)
-
-    def progress_by_judge(self, *, study: Study) -> dict[int, tuple[int, int, float]]:
-        return judge_progress(study=study, item_model=ComparisonItem, judgment_model=ComparisonJudgment)
 
     def items_remaining(self, *, assignment: Assignment) -> int:
         return pairs_remaining(assignment=assignment)
