@@ -9,6 +9,7 @@ importing a view (the import contracts of ``.importlinter`` hold).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db.models import Count, Q, Sum
@@ -146,8 +147,8 @@ class JudgingProtocol:
     #: ``position``, ``done_at``) and a row per submission (``study``, ``item``, ``judge``,
     #: ``is_latest``, ``submitted_at``, ``active_seconds``). Shared code asks these (and the
     #: methods below built on them) instead of naming a protocol's table.
-    item_model: type | None = None
-    judgment_model: type | None = None
+    item_model: Any = None
+    judgment_model: Any = None
 
     # --- the protocol's tables, as shared code asks them -----------------------------------
 
