@@ -6,7 +6,8 @@ paraeval's proposals come from its own monolingual word aligner
 (:func:`metrics.core.aligner.align`), so they need no model and no network:
 
 * the original and the candidate are split into word units (:mod:`metrics.core.spans.words`:
-  paraeval's tokens, combining marks kept in their word) and aligned;
+  paraeval's tokens, grapheme clusters kept whole: combining marks in their word, a ZWJ
+  emoji sequence, a flag, a skin tone one unit) and aligned;
 * a candidate word that no link touches (sure or possible) is a **possible addition**: a
   span on the candidate side, category ``addition``;
 * an original word that no link touches is a **possible omission**: a span on the original
@@ -36,7 +37,7 @@ from metrics.core.alignment.model import Alignment
 from metrics.core.stats.results import jsonable
 
 from .model import ErrorSpan, EsaAnnotation
-from .words import word_offsets
+from .words import word_offsets, word_texts
 
 __all__ = [
     "PrefillTiming",
@@ -92,8 +93,8 @@ def propose_spans(
     """
     ow, cw = word_offsets(original), word_offsets(candidate)
     alignment = align(
-        [original[s:e] for s, e in ow],
-        [candidate[s:e] for s, e in cw],
+        word_texts(original),  # a unit's text without the space a cluster may begin with
+        word_texts(candidate),
         use_wordnet=use_wordnet,
         embeddings=embeddings,
     )

@@ -9,6 +9,17 @@ joined to the token it touches on the left, and a word token that touches such a
 token continues it, so ``كَتَبَ`` is one word unit; every unit then starts and ends on a
 grapheme-cluster boundary (:func:`metrics.core.spans.offsets.snap_to_graphemes`).
 Texts without combining marks get exactly the tokenizer's tokens.
+
+A grapheme cluster may begin with a space: a zero-width joiner or a mark written after a
+space (``"👩 \u200d👧"``) joins the space by UAX #29, so its unit starts with that space
+(its offsets stay on cluster boundaries, as a span's must). :func:`word_texts` gives each
+unit's text without whitespace, which is what the aligner and the unigram controls read as
+a token (an :class:`~metrics.core.alignment.model.Alignment` token has no space).
+
+Why not :func:`metrics.core.text.tokenize` itself: it is part of the data format (alignment
+links refer to its token indices; ``TOKENIZER_VERSION`` is in every metric signature), so
+metric values and stored alignments keep its rules; only span work, the aligner's proposals
+and the unigram controls (:mod:`metrics.core.controls`) use these whole-cluster units.
 """
 
 from __future__ import annotations
@@ -20,7 +31,7 @@ from metrics.core.text import token_offsets
 
 from .offsets import snap_to_graphemes
 
-__all__ = ["word_offsets"]
+__all__ = ["word_offsets", "word_texts"]
 
 
 def _marks_only(s: str) -> bool:
@@ -52,3 +63,13 @@ def word_offsets(text: str) -> tuple[tuple[int, int], ...]:
         else:
             out.append((lo, hi))
     return tuple(out)
+
+
+def word_texts(text: str) -> list[str]:
+    """The text of each word unit of ``text`` (:func:`word_offsets`), whitespace removed.
+
+    A ZWJ sequence (👩‍👩‍👧), a flag (🇪🇸), an emoji with a skin tone or a variation
+    selector, a letter with combining marks (``e`` + U+0301, Arabic with harakat) is one
+    word, never split; no word is empty or holds a space.
+    """
+    return ["".join(text[s:e].split()) for s, e in word_offsets(text)]

@@ -18,6 +18,7 @@ from annotation.judging.protocols.registry import protocol_get
 from annotation.judging.services.assignments import assignment_ensure_for_judge
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open, study_judging_reset
+from metrics.core.spans.offsets import span_problem
 from metrics.core.spans.prefill import propose_spans
 from metrics.core.spans.words import word_offsets
 from tests.annotation.judging.conftest import new_key
@@ -475,3 +476,49 @@ def test_the_csv_export_neutralises_formulas(researcher, add_judge, django_user_
     text = b"".join(client.get(f"/studies/{study.pk}/judging/export/esa.csv").streaming_content).decode()
     rows = list(csv.DictReader(io.StringIO(text)))
     assert rows[0]["candidate"].startswith("'=")
+
+
+CLUSTER_ORIGINALS = (
+    "My family 👩\u200d👩\u200d👧 went home to 🇪🇸 happily.",
+    "We drank a cafe\u0301 in the old town 👍🏽.",
+    "كَتَبَ الوَلَدُ الدَّرسَ فِي المَدرَسَةِ.",
+    "The ❤️ of the city beats at night 🇪🇸.",
+)
+
+
+@pytest.fixture
+def cluster_study(researcher, add_judge):
+    """Originals and candidates with a ZWJ family, a flag, e + U+0301, a skin tone, Arabic
+    with harakat; unigram controls built from them."""
+    from tests.factories import CandidateFactory, OriginalFactory, SystemFactory
+
+    study = study_with_data(owner=researcher, n_originals=0, systems=(), name="Clusters")
+    system = SystemFactory(study=study, name="alpha")
+    for n, text in enumerate(CLUSTER_ORIGINALS):
+        original = OriginalFactory(study=study, external_id=f"c{n}", text=text)
+        CandidateFactory(original=original, system=system, text=" ".join(reversed(text.split())))
+    add_judge(study, "ann")
+    return study
+
+
+def test_an_aligner_prefilled_study_with_emoji_flags_and_combining_marks_opens(cluster_study):
+    _open(cluster_study, control_counts={"identical": 1, "random": 1, "unigram": 2}, esa_prefill="aligner")
+    items = _items(cluster_study, "ann")
+    assert len(items) == 4 + 4 * 4
+    unigrams = [it.candidate.text for it in items if it.candidate.system.name == "control:unigram"]
+    assert unigrams and not any(" \u200d" in t or "🇪 🇸" in t or " \u064e" in t for t in unigrams)
+    for it in items:
+        texts = {"candidate": it.candidate.text, "original": it.candidate.original.text}
+        for s in it.proposed:
+            assert span_problem(texts[s["side"]], s["start"], s["end"]) is None
+    assert any(it.proposed for it in items)
+
+
+def test_an_aligner_refusal_opens_the_item_without_suggestions_not_a_500(cluster_study, monkeypatch):
+    def refuse(original, candidate, **kwargs):
+        raise ValueError("tokens2 holds ' \\u200d', which is not a non-empty token without spaces")
+
+    monkeypatch.setattr(esa, "propose_spans", refuse)
+    _open(cluster_study, control_counts={"identical": 1, "random": 0, "unigram": 1}, esa_prefill="aligner")
+    items = _items(cluster_study, "ann")
+    assert len(items) == 4 * 3 and all(it.proposed == [] for it in items)

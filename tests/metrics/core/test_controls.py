@@ -164,3 +164,33 @@ def test_sampling_uses_a_platform_stable_generator():
     words = [model.vocabulary[i] for i in expected_idx]
     text = unigram_sentence(model, 5, seed=99)
     assert text.lower() == detokenize(words).lower()
+
+
+CLUSTER_TEXTS = [
+    "My 👩\u200d👩\u200d👧 went to 🇪🇸 for a cafe\u0301 👍🏽.",
+    "كَتَبَ الوَلَدُ الدَّرسَ ❤️",
+]
+
+
+def test_unigram_words_keep_grapheme_clusters_whole():
+    model = unigram_model(CLUSTER_TEXTS)
+    for word in ("👩\u200d👩\u200d👧", "🇪🇸", "café", "👍🏽", "كَتَبَ", "الوَلَدُ", "❤️"):
+        assert word in model.vocabulary
+    assert not {"\u200d", "🇪", "\u064e", "\ufe0f", "🏽"} & set(model.vocabulary)
+
+
+def test_a_unigram_control_never_puts_a_space_inside_a_character():
+    from metrics.core.spans.offsets import grapheme_boundaries
+
+    model = unigram_model(CLUSTER_TEXTS)
+    for seed in range(200):
+        sentence = unigram_sentence(model, 12, seed=seed)
+        clusters = [sentence[a:b] for a, b in zip(grapheme_boundaries(sentence), grapheme_boundaries(sentence)[1:])]
+        assert all(c == " " or not any(ch.isspace() for ch in c) for c in clusters), sentence
+
+
+def test_controls_of_text_without_clusters_are_unchanged_by_whole_cluster_words():
+    corpus = list(ORIGINALS.values())
+    model = unigram_model(corpus)
+    counts = Counter(tok for text in corpus for tok in tokenize(text))
+    assert model.vocabulary == tuple(sorted(counts)) and model.counts == tuple(counts[w] for w in model.vocabulary)

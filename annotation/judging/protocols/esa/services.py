@@ -23,6 +23,7 @@ before sending, and :func:`spans_clean` checks every span with
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -49,6 +50,8 @@ from ...selectors.judge import JudgeEntry, place_among_checks
 from ...services.submission import active_seconds_clean, key_clean, submission_store
 from ...tokens import item_token_new, serve_stamp_make
 
+logger = logging.getLogger(__name__)
+
 BULK_BATCH = 5000
 #: The categories the aligner's proposals carry (:mod:`metrics.core.spans.prefill`): a
 #: judge may keep them whatever the design's own categories are.
@@ -61,6 +64,18 @@ SCORE_MIN, SCORE_MAX = 0, 100
 # --- opening ---------------------------------------------------------------------------
 
 
+def aligner_proposals(*, original: str, candidate: str, label: str) -> list[dict]:
+    """The aligner's proposals (:func:`~metrics.core.spans.prefill.propose_spans`) as stored
+    span dicts, or none when the tokenizer or the aligner refuses the texts (``ValueError``):
+    one odd text must not fail the opening (a 500) or a late judge's first page, so that item
+    opens without suggestions and the log names it (``label``)."""
+    try:
+        return [span_dict(s) for s in propose_spans(original, candidate).spans]
+    except ValueError as exc:
+        logger.warning("ESA pre-fill: no suggestions for %s, the aligner refused its texts: %s", label, exc)
+        return []
+
+
 def proposals_for(*, design: JudgingDesign, original: str, candidate: str) -> list[dict]:
     """The spans shown pre-filled on an item built from texts alone (a control, an attention
     item), as stored span dicts: the aligner's whenever the design pre-fills at all. With
@@ -68,7 +83,7 @@ def proposals_for(*, design: JudgingDesign, original: str, candidate: str) -> li
     items with them would give it away. Deterministic: the same texts give the same proposals."""
     if design.esa_prefill == EsaPrefill.NONE:
         return []
-    return [span_dict(s) for s in propose_spans(original, candidate).spans]
+    return aligner_proposals(original=original, candidate=candidate, label="an item built from texts")
 
 
 def imported_proposals(*, candidate_ids: Iterable[int]) -> dict[int, list[dict]]:
@@ -100,8 +115,10 @@ def _items_insert(
             proposed = (
                 proposals_for(design=design, original=original, candidate=text) if is_control else imported.get(pk, [])
             )
+        elif design.esa_prefill == EsaPrefill.ALIGNER:
+            proposed = aligner_proposals(original=original, candidate=text, label=f"candidate {pk} ({system})")
         else:
-            proposed = proposals_for(design=design, original=original, candidate=text)
+            proposed = []
         cache[pk] = (proposed, is_control)
     now = timezone.now()
     rows = [

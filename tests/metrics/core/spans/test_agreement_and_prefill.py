@@ -154,3 +154,19 @@ def test_prefill_timing_compares_seconds_with_and_without_proposals():
     assert timing.seconds_per_span_with == pytest.approx(32.0)
     assert timing.seconds_per_span_without == pytest.approx(36.0)
     assert timing.saved_low <= 40.0 <= timing.saved_high
+
+
+@pytest.mark.parametrize(
+    "original, candidate",
+    [
+        ("My 👩\u200d👩\u200d👧 went home.", "My 👩 \u200d 👩 \u200d 👧 went home."),  # an old unigram control
+        ("We flew to 🇪🇸 today.", "We flew to 🇪 🇸 today."),
+        ("A cafe\u0301 here.", "A café here \u0301 now."),
+        ("كَتَبَ الوَلَدُ الدَّرسَ", "الوَلَدُ كَتَبَ َ الدَّرسَ"),
+    ],
+)
+def test_proposals_never_refuse_a_cluster_after_a_space_and_stay_on_whole_characters(original, candidate):
+    proposal = propose_spans(original, candidate)
+    for span in proposal.spans:
+        text = candidate if span.side == "candidate" else original
+        assert span_problem(text, span.start, span.end) is None

@@ -15,7 +15,7 @@ from metrics.core.spans.offsets import (
     utf16_length,
     utf16_to_codepoint,
 )
-from metrics.core.spans.words import word_offsets
+from metrics.core.spans.words import word_offsets, word_texts
 from metrics.core.text import token_offsets, tokenize
 
 COMBINING = "Cafe\u0301 in Ha\u0300 No\u0323\u0302i"  # decomposed accents (NFD), as some keyboards send
@@ -112,3 +112,31 @@ def test_conversion_round_trips_on_any_text(text):
         assert utf16_to_codepoint(text, codepoint_to_utf16(text, cp)) == cp
     bounds = grapheme_boundaries(text)
     assert bounds[0] == 0 and bounds[-1] == len(text)
+
+
+CLUSTERS = "Mi 👩\u200d👩\u200d👧 fue a 🇪🇸 con cafe\u0301 👍🏽 ❤️ كَتَبَ الوَلَدُ."
+
+
+def test_word_units_keep_every_grapheme_cluster_whole():
+    assert word_texts(CLUSTERS) == [
+        "Mi",
+        "👩\u200d👩\u200d👧",
+        "fue",
+        "a",
+        "🇪🇸",
+        "con",
+        "cafe\u0301",
+        "👍🏽",
+        "❤️",
+        "كَتَبَ",
+        "الوَلَدُ",
+        ".",
+    ]
+
+
+def test_a_joiner_after_a_space_is_a_word_without_the_space_on_cluster_boundaries():
+    text = "👩 \u200d 👩 \u0301x"
+    bounds = set(grapheme_boundaries(text))
+    assert all(s in bounds and e in bounds for s, e in word_offsets(text))
+    assert word_texts(text) == ["👩", "\u200d", "👩", "\u0301", "x"]
+    assert all(w and not any(ch.isspace() for ch in w) for w in word_texts(text))
