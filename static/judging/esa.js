@@ -178,9 +178,10 @@ function addSpan(severity) {
     const [start, end] = spanFromUtf16(texts[selection.side], selection.start, selection.end);
     span = { side: selection.side, start, end, severity, category, missing: false, proposed: false, pending: false };
   }
-  const same = spans.findIndex((s) => s.side === span.side && s.start === span.start && s.end === span.end
-    && Boolean(s.missing) === span.missing);
-  if (same >= 0) spans.splice(same, 1); // marking the same words again replaces the mark
+  // Marking words again replaces every mark of that text they share a character with (a
+  // suggestion too): the server refuses overlapping spans of one side (docs/protocol-esa.md).
+  spans = spans.filter((s) => s.side !== span.side || Boolean(s.missing) !== span.missing
+    || (!span.missing && (s.end <= span.start || span.end <= s.start)));
   spans.push(span);
   selection = null;
   cursor = null;

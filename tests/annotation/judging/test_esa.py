@@ -522,3 +522,36 @@ def test_an_aligner_refusal_opens_the_item_without_suggestions_not_a_500(cluster
     _open(cluster_study, control_counts={"identical": 1, "random": 0, "unigram": 1}, esa_prefill="aligner")
     items = _items(cluster_study, "ann")
     assert len(items) == 4 * 3 and all(it.proposed == [] for it in items)
+
+
+def test_overlapping_spans_of_one_side_are_refused_naming_both(esa_study, django_user_model):
+    api = APIClient()
+    api.force_authenticate(_judge(django_user_model, "ann"))
+    item = api.get(f"/api/judging/studies/{esa_study.pk}/esa/next/").json()["item"]
+    body = {"item": item["token"], "key": "esa-overlap-1", "score": 40, "serve_stamp": item["serve_stamp"]}
+    spans = [
+        {"side": "candidate", "start": 0, "end": 8, "severity": "minor"},
+        {"side": "original", "start": 0, "end": 8, "severity": "minor"},
+        {"side": "candidate", "start": 5, "end": 12, "severity": "major"},
+    ]
+    bad = api.post(f"/api/judging/studies/{esa_study.pk}/esa/judgments/", body | {"spans": spans}, format="json")
+    assert bad.status_code == 400
+    message = json.dumps(bad.json())
+    assert "spans 1 [0, 8) and 3 [5, 12) of the candidate overlap" in message
+    assert not EsaJudgment.objects.exists()
+
+
+def test_spans_that_touch_or_lie_on_different_sides_are_not_an_overlap():
+    text = "one two three"
+    clean = esa.spans_clean(
+        spans=[
+            {"side": "candidate", "start": 4, "end": 7, "severity": "major"},
+            {"side": "candidate", "start": 0, "end": 4, "severity": "minor"},
+            {"side": "original", "start": 2, "end": 9, "severity": "minor"},
+            {"missing": True, "severity": "minor"},
+        ],
+        original=text,
+        candidate=text,
+        categories=[],
+    )
+    assert len(clean) == 4

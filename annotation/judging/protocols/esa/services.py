@@ -266,8 +266,12 @@ def categories_allowed(design: JudgingDesign) -> list[str]:
 def spans_clean(*, spans: object, original: str, candidate: str, categories: Sequence[str]) -> list[dict]:
     """Check the judge's spans: a list of span objects, each on a side of the item, inside
     its text on whole characters (:func:`~metrics.core.spans.offsets.span_problem`), with a
-    severity (minor, major) and a category of the design or none. Duplicates are refused.
-    Raises :class:`JudgmentInvalid` naming each bad span by its place in the list."""
+    severity (minor, major) and a category of the design or none. Duplicates are refused, and
+    so are two spans of one side that overlap (share a character): an error is counted once,
+    with one severity, and a span file refuses overlaps too
+    (:func:`annotation.importing.esa_spans.spans_read`), so what a judge stored always
+    exports and imports again. Raises :class:`JudgmentInvalid` naming each bad span by its
+    place in the list (both places for an overlap)."""
     if not isinstance(spans, list):
         raise JudgmentInvalid(gettext("spans must be a list of span objects"), field_errors={"spans": ["not a list"]})
     if len(spans) > MAX_SPANS:
@@ -277,6 +281,7 @@ def spans_clean(*, spans: object, original: str, candidate: str, categories: Seq
     texts = {"original": original, "candidate": candidate}
     errors: list[str] = []
     out: list[dict] = []
+    places: list[int] = []  # each kept span's place in the judge's list (from 1)
     seen = set()
     for n, raw in enumerate(spans, 1):
         if not isinstance(raw, Mapping):
@@ -311,12 +316,44 @@ def spans_clean(*, spans: object, original: str, candidate: str, categories: Seq
             continue
         seen.add(place)
         out.append(span_dict(span, proposed=bool(raw.get("proposed", False))))
+        places.append(n)
+    errors += _overlaps(out, places)
     if errors:
         raise JudgmentInvalid(
             gettext("Some spans are not valid: %(problems)s.") % {"problems": "; ".join(errors)},
             field_errors={"spans": errors},
         )
     return out
+
+
+def _overlaps(spans: Sequence[Mapping[str, Any]], places: Sequence[int]) -> list[str]:
+    """One message per pair of spans of one side that share a character (the ``[missing]``
+    marker has no characters), naming both by their place in the judge's list."""
+    errors = []
+    placed = sorted(
+        ((s["side"], s["start"], s["end"], n) for s, n in zip(spans, places) if not s["missing"]),
+    )
+    for k, (side, start, end, n) in enumerate(placed):
+        for other_side, other_start, other_end, m in placed[k + 1 :]:
+            if other_side != side or other_start >= end:
+                break
+            first, second = sorted(((n, start, end), (m, other_start, other_end)))
+            errors.append(
+                gettext(
+                    "spans %(a)d [%(a_start)d, %(a_end)d) and %(b)d [%(b_start)d, %(b_end)d) of the %(side)s overlap; "
+                    "mark one span, or two that do not overlap"
+                )
+                % {
+                    "a": first[0],
+                    "a_start": first[1],
+                    "a_end": first[2],
+                    "b": second[0],
+                    "b_start": second[1],
+                    "b_end": second[2],
+                    "side": side,
+                }
+            )
+    return errors
 
 
 def score_clean(score: object) -> float:
