@@ -17,23 +17,19 @@ from ..models import (
     Assignment,
     AssignmentItem,
     ComparisonItem,
-    ComparisonJudgment,
     EsaItem,
     EsaJudgment,
     Judgment,
     RankingItem,
     RankingJudgment,
 )
+from ..protocols.registry import study_judgments_exist
 from .exclusions import judges_excluded
 
 
 def study_has_judgments(*, study: Study) -> bool:
-    return (
-        Judgment.objects.filter(study=study).exists()
-        or ComparisonJudgment.objects.filter(study=study).exists()
-        or EsaJudgment.objects.filter(study=study).exists()
-        or RankingJudgment.objects.filter(study=study).exists()
-    )
+    """Whether any protocol's table holds a judgment of ``study`` (the registry asks every unit)."""
+    return study_judgments_exist(study=study)
 
 
 #: How long the assigned counts stay cached under one assignment stamp (they are read again

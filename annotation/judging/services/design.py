@@ -14,7 +14,8 @@ from metrics.core.controls import CONTROL_KINDS
 
 from .. import scales
 from ..errors import DesignFrozen, DesignInvalid
-from ..models import JudgingDesign, Judgment
+from ..models import JudgingDesign
+from ..protocols.registry import study_judgments_exist
 
 #: Design fields that may still change after judging has started: they only
 #: affect statistics, never what a judge sees or who sees what.
@@ -68,8 +69,10 @@ def design_update(*, study: Study, changes: Mapping[str, object]) -> JudgingDesi
                 "QC significance level can still be edited."
             )
     changed = {f for f, v in changes.items() if hasattr(design, f) and v != getattr(design, f)}
+    # Any protocol's judgments, imported ones included: a draft may hold imported rankings or
+    # spans, which a change of protocol would strand in a table the study no longer reads.
     for field in ("criteria", "protocol"):
-        if field in changed and Judgment.objects.filter(study=study).exists():
+        if field in changed and study_judgments_exist(study=study):
             raise DesignFrozen(f"This study has judgments (imported ones count), so its {field} can no longer change.")
     changes = dict(changes)
     if "criteria" in changes:

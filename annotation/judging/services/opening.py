@@ -24,8 +24,8 @@ from metrics.core.controls import CONTROL_KINDS, build_controls
 
 from ..enums import CONTROL_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX, JudgesMode, control_system_name
 from ..errors import CannotOpen
-from ..models import Assignment, AssignmentItem, ComparisonJudgment, EsaJudgment, JudgingDesign, Judgment, OpenJob
-from ..protocols.registry import protocol_for_design
+from ..models import Assignment, AssignmentItem, JudgingDesign, OpenJob
+from ..protocols.registry import protocol_for_design, study_judgments_exist
 from ..tokens import item_token_new
 
 
@@ -92,11 +92,9 @@ def study_judging_reset(*, study: Study) -> None:
     design and the assignments are part of the record.
     """
     study = Study.objects.select_for_update().get(pk=study.pk)
-    if (
-        Judgment.objects.filter(study=study).exists()
-        or ComparisonJudgment.objects.filter(study=study).exists()
-        or EsaJudgment.objects.filter(study=study).exists()
-    ):
+    # Every protocol's table, not the design's alone: the undo below deletes the assignments,
+    # and with them (cascade) whatever judgments any protocol hangs on their items.
+    if study_judgments_exist(study=study):
         raise CannotOpen("Judges have already submitted judgments; the design can no longer be reset.")
     refuse_while_opening(study)
     opening_undo(study)

@@ -217,6 +217,43 @@ def test_reset_is_refused_once_someone_judged(opened_study):
         study_judging_reset(study=opened_study)
 
 
+def test_reset_refuses_a_ranking_study_with_rankings(study, add_judge):
+    """The guard asks every protocol's table: reset deletes the assignments, and a ranking
+    hangs on its item (cascade), so one stored ranking must refuse it (issue 38 item 1)."""
+    from annotation.judging.models import RankingJudgment
+    from annotation.judging.protocols.ranking import services as ranking
+
+    ann = add_judge(study, "ann")
+    design_update(
+        study=study,
+        changes={"protocol": "ranking", "ranking_k": 2, "control_counts": {"identical": 0, "random": 0, "unigram": 0}},
+    )
+    study_judging_open(study=study)
+    entry = ranking.ranking_next_for_judge(assignment=Assignment.objects.get(study=study, judge=ann))
+    ranking.ranking_submit(
+        study=study, judge=ann, token=entry.token, key=new_key(), order=[1, 2], serve_stamp=entry.serve_stamp
+    )
+    with pytest.raises(CannotOpen, match="already submitted"):
+        study_judging_reset(study=study)
+    assert RankingJudgment.objects.filter(study=study).count() == 1
+    study.refresh_from_db()
+    assert study.status == StudyStatus.OPEN
+
+
+def test_the_protocol_cannot_change_under_imported_rankings(researcher):
+    """A draft holding imported rankings keeps its protocol: switching would strand them."""
+    from annotation.judging.protocols.ranking.importing import rankings_import_file
+    from tests.factories import study_with_data
+
+    draft = study_with_data(owner=researcher, n_originals=2, systems=("alpha", "beta"), name="Imported rankings")
+    design_update(study=draft, changes={"protocol": "ranking", "ranking_k": 2})
+    rankings_import_file(
+        study=draft, data=b'{"judge": "x", "original_id": "s0", "ranking": ["alpha", "beta"]}', filename="r.jsonl"
+    )
+    with pytest.raises(DesignFrozen, match="protocol"):
+        design_update(study=draft, changes={"protocol": "absolute"})
+
+
 def test_ten_judges_by_two_thousand_items_open_with_bulk_writes(researcher, add_judge, django_assert_max_num_queries):
     from tests.factories import study_with_data
 
