@@ -6,11 +6,11 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta
 from urllib.parse import quote
 
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Q
 
 from annotation.enums import ParticipantStatus, Platform, Role
-from annotation.judging.models import Assignment, ComparisonJudgment, EsaJudgment, Judgment
-from annotation.judging.protocols.registry import protocol_for_study
+from annotation.judging.models import Assignment
+from annotation.judging.protocols.registry import protocol_for_study, protocols_all
 from annotation.judging.selectors.qc import judge_qc
 from annotation.models import JoinLink, Participant, ParticipationSettings, Study
 
@@ -109,16 +109,10 @@ def join_link_seat_frees_at(*, link: JoinLink) -> datetime | None:
     if not live:
         return None
     users = [u for u, _role, _at in live]
-    # (Whatever the study's protocol: its judgments are rows of one of the three tables.)
+    # Whatever the study's protocol: every unit's latest submission (one grouped query each).
     last_judgment: dict[int, datetime] = {}
-    for model in (Judgment, ComparisonJudgment, EsaJudgment):
-        for judge_id, at in (
-            model.objects.filter(study_id=link.study_id, judge_id__in=users)
-            .values("judge_id")
-            .annotate(m=Max("submitted_at"))
-            .order_by()
-            .values_list("judge_id", "m")
-        ):
+    for unit in protocols_all():
+        for judge_id, at in unit.last_judgment_by_judge(study_id=link.study_id, judge_ids=users).items():
             last_judgment[judge_id] = max(at, last_judgment.get(judge_id, at))
     screened = set(
         Assignment.objects.filter(

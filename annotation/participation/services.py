@@ -20,8 +20,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.enums import Platform, Role, StudyStatus
-from annotation.judging.models import Assignment, ComparisonJudgment, EsaJudgment, Judgment
-from annotation.judging.protocols.registry import protocol_for_study
+from annotation.judging.models import Assignment
+from annotation.judging.protocols.registry import protocol_for_study, protocols_all
 from annotation.judging.services.assignments import assignment_build_for_participant, assignment_release_unfinished
 from annotation.models import JoinLink, Participant, ParticipationSettings, Study
 from annotation.services.membership import study_member_add
@@ -389,23 +389,22 @@ def participants_release_timed_out(*, study: Study | None = None, now: datetime 
     shortest = qs.aggregate(m=Min("link__timeout_minutes"))["m"]
     if shortest is None:
         return 0
-    # (Whatever the study's protocol: its judgments are rows of one of the three tables.)
-    last, last_pair, last_esa = (
-        model.objects.filter(study_id=OuterRef("study_id"), judge_id=OuterRef("user_id"))
-        .order_by("-submitted_at")
-        .values("submitted_at")[:1]
-        for model in (Judgment, ComparisonJudgment, EsaJudgment)
-    )
+    # Whatever the study's protocol, and imported judgments of another one too: every unit's
+    # latest submission, one subquery each (a participant judging anything is not idle).
+    lasts = {
+        f"last_{i}": Subquery(unit.last_judgment_query(study_id=OuterRef("study_id"), judge_id=OuterRef("user_id")))
+        for i, unit in enumerate(protocols_all())
+    }
     idle = (
         qs.filter(consented_at__lte=now - timedelta(minutes=shortest))
-        .annotate(last=Subquery(last), last_pair=Subquery(last_pair), last_esa=Subquery(last_esa))
-        .values_list(
-            "pk", "consented_at", "last", "last_pair", "last_esa", "link__timeout_minutes", "study_id", "user_id"
-        )
+        .annotate(**lasts)
+        .values("pk", "consented_at", "link__timeout_minutes", "study_id", "user_id", *lasts)
     )
     n = 0
-    for pk, consented_at, last_at, last_pair_at, last_esa_at, timeout, study_id, user_id in idle:
-        if max(filter(None, (consented_at, last_at, last_pair_at, last_esa_at))) > now - timedelta(minutes=timeout):
+    for row in idle:
+        pk, study_id, user_id, timeout = row["pk"], row["study_id"], row["user_id"], row["link__timeout_minutes"]
+        active_at = max(filter(None, (row["consented_at"], *(row[name] for name in lasts))))
+        if active_at > now - timedelta(minutes=timeout):
             continue
         p = Participant(pk=pk, study_id=study_id, user_id=user_id)
         if getattr(Assignment.objects.filter(study_id=p.study_id, judge_id=p.user_id).first(), "screened_out_at", None):

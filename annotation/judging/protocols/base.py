@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Max, Q, Sum
 
 from annotation.models import Study
 
@@ -171,6 +171,27 @@ class JudgingProtocol:
             .order_by("-submitted_at")
             .values_list("submitted_at", flat=True)
             .first()
+        )
+
+    def last_judgment_query(self, *, study_id, judge_id):
+        """The ``submitted_at`` of the judge's latest judgment of this protocol in the study, as a
+        queryset of at most one row; the arguments may be ``OuterRef`` expressions, so a
+        ``Subquery`` per unit reads it for a whole table of judges in one query (the seat release)."""
+        return (
+            self.judgment_model.objects.filter(study_id=study_id, judge_id=judge_id)
+            .order_by("-submitted_at")
+            .values("submitted_at")[:1]
+        )
+
+    def last_judgment_by_judge(self, *, study_id: int, judge_ids) -> dict[int, Any]:
+        """Judge id → when they last submitted a judgment of this protocol in the study (judges
+        without one are absent), in one grouped query."""
+        return dict(
+            self.judgment_model.objects.filter(study_id=study_id, judge_id__in=judge_ids)
+            .values("judge_id")
+            .annotate(m=Max("submitted_at"))
+            .order_by()
+            .values_list("judge_id", "m")
         )
 
     # --- items and assignment -----------------------------------------------------------
