@@ -22,6 +22,12 @@ Spans may also be written as Appraise and Pearmut write them: ``start_i``/``end_
 ``split("")``), ``"missing"`` (Appraise) or the index just past the text (Pearmut) for the
 ``[missing]`` marker, and ``error_type`` for the category.
 
+**Control lines are skipped.** A line (or a Pearmut model) whose system starts with
+``control:`` is one of paraeval's control candidates, as paraeval's own export writes them:
+paraeval builds a study's controls itself (at opening, from its seed), so such a line is
+recognised, counted in :attr:`ParsedEsaSpans.controls_skipped` and not read further, so that
+an export imports again as it is.
+
 All or nothing: every problem is listed with its line and a column that names the field
 (``error_spans[2].end``); the size is checked before anything is decoded. UTF-16 offsets
 are converted to code points with the texts (from the line or from ``texts``, which the
@@ -44,6 +50,7 @@ from .reading import (
     MAX_FIELD_CHARS,
     MAX_ISSUES,
     MAX_NAME_CHARS,
+    RESERVED_SYSTEM_PREFIX,
     ImportIssue,
     StudyImportError,
     decode_utf8,
@@ -91,6 +98,12 @@ class EsaSpanRow:
 class ParsedEsaSpans:
     filename: str
     rows: list[EsaSpanRow] = field(default_factory=list)
+    controls_skipped: int = 0  # annotations of paraeval's control candidates (the module docstring)
+
+
+def is_control_system(name: object) -> bool:
+    """Whether a line's system names one of paraeval's control candidates (``control:…``)."""
+    return isinstance(name, str) and name.strip().lower().startswith(RESERVED_SYSTEM_PREFIX)
 
 
 class Line:
@@ -297,7 +310,7 @@ def _row(
     return EsaSpanRow(ln.line, judge, original_id, system, score, spans, proposed, secs, original, candidate)
 
 
-def _pearmut_rows(obj: dict, ln: Line, texts, categories, unit: str) -> list[EsaSpanRow]:
+def _pearmut_rows(obj: dict, ln: Line, texts, categories, unit: str, parsed: ParsedEsaSpans) -> list[EsaSpanRow]:
     items, annotations = obj.get("item"), obj.get("annotation")
     if not isinstance(items, list) or not isinstance(annotations, list) or len(items) != len(annotations):
         ln.bad("a Pearmut line has item and annotation lists of the same length", "annotation")
@@ -310,6 +323,9 @@ def _pearmut_rows(obj: dict, ln: Line, texts, categories, unit: str) -> list[Esa
         raw_prefilled = item.get("error_spans")
         prefilled: dict = raw_prefilled if isinstance(raw_prefilled, dict) else {}
         for model, response in ann.items():
+            if is_control_system(model):
+                parsed.controls_skipped += 1
+                continue
             if not isinstance(response, dict):
                 ln.bad(
                     "an annotation of a model is an object with score and error_spans", f"annotation[{k}].{model[:40]}"
@@ -366,7 +382,10 @@ def parse_esa_spans_file(
             ln.bad(f"offsets is {' or '.join(OFFSET_UNITS)}, not {short_repr(unit)}", "offsets")
             continue
         if {"user_id", "item", "annotation"} <= obj.keys():
-            rows = _pearmut_rows(obj, ln, texts, categories, unit)
+            rows = _pearmut_rows(obj, ln, texts, categories, unit, parsed)
+        elif is_control_system(obj.get("system")):
+            parsed.controls_skipped += 1
+            continue
         else:
             unknown = sorted(set(obj) - ROW_KEYS)
             if unknown:
@@ -407,5 +426,6 @@ def parse_esa_spans_file(
     if issues:
         raise StudyImportError(filename, issues)
     if not parsed.rows:
-        raise StudyImportError(filename, [ImportIssue("holds no annotations")])
+        only = " (only annotations of paraeval's controls, which are skipped)" if parsed.controls_skipped else ""
+        raise StudyImportError(filename, [ImportIssue(f"holds no annotations{only}")])
     return parsed

@@ -147,13 +147,12 @@ def test_every_problem_is_listed_at_once_with_line_and_column():
     )
     found = issues_of(parse_esa_spans_file, data, texts=TEXTS)
     lines = [line for line, _, _ in found]
-    assert lines == [2, 3, 4, 5, 6, 7, 8, 9, 10]
+    assert lines == [2, 3, 4, 5, 7, 8, 9, 10]  # line 6, a control's annotation, is skipped
     by_line = {line: (col, msg) for line, col, msg in found}
     assert "not valid JSON" in by_line[2][1]
     assert by_line[3][0] == "score"
     assert by_line[4][0] == "error_spans[0]" and "not inside the text" in by_line[4][1]
     assert by_line[5][0] == "error_spans[0].severity"
-    assert "reserved" in by_line[6][1]
     assert "line 1" in by_line[7][1]  # the duplicate names the first line
     assert "overlap" in by_line[8][1]
     assert "colour" in by_line[9][1]
@@ -408,3 +407,13 @@ def test_a_ranking_written_with_groups_to_json_reads_back():
     groups = (("human1",), ("mt", "para"), ("lm",))
     line = jsonl({"judge": "j1", "original_id": "o1", "ranking": groups_to_json(groups)})
     assert parse_rankings_file(line, filename="r.jsonl").rows[0].groups == groups
+
+
+def test_annotations_of_paraevals_controls_are_skipped_and_counted_not_refused():
+    good = {"judge": "j1", "original_id": "o1", "system": "human1", "score": 50, "error_spans": []}
+    control = {**good, "system": "control:unigram", "candidate": "not the study's text", "score": 7}
+    parsed = parse_esa_spans_file(jsonl(good, control, {**control, "system": "Control:identical"}), filename="f.jsonl")
+    assert [r.system for r in parsed.rows] == ["human1"] and parsed.controls_skipped == 2
+    with pytest.raises(StudyImportError) as exc:
+        parse_esa_spans_file(jsonl(control), filename="f.jsonl", texts=TEXTS)
+    assert "only annotations of paraeval's controls" in exc.value.issues[0].message

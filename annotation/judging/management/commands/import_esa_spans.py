@@ -36,6 +36,11 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(
                 f"Imported {path.name} into '{study.name}': {s.rows:,} annotations ({s.revisions:,} revisions) by "
-                f"{s.judges} judges ({s.judges_created} new imported participants)."
+                f"{s.judges} judges ({s.judges_created} new imported participants)"
+                + (
+                    f"; {s.controls_skipped:,} annotations of paraeval's controls skipped."
+                    if s.controls_skipped
+                    else "."
+                )
             )
         )

@@ -26,7 +26,7 @@ from ...enums import CONTROL_SYSTEM_PREFIX, EsaPrefill, JudgmentSource
 from ...models import Assignment, EsaItem, EsaJudgment, EsaProposal, JudgingDesign
 from ...services.judgment_import import imported_judge_username
 from ...tokens import item_token_new
-from .services import categories_allowed, span_dict
+from .services import PROPOSAL_CATEGORIES, categories_allowed, span_dict
 from .unit import ESA
 
 
@@ -37,6 +37,18 @@ class EsaImportSummary:
     revisions: int  # judgments that revise an earlier one of the same judge and candidate
     judges: int
     judges_created: int
+    controls_skipped: int = 0  # lines of paraeval's control candidates, which a study builds itself
+
+
+def judgment_categories(design: JudgingDesign) -> list[str] | None:
+    """The categories a span file's spans may carry: what a judge of the study may give
+    (:func:`~.services.categories_allowed`) and the aligner's ``addition``/``omission``
+    whatever the study's pre-fill, since an export of a study that pre-filled from the aligner
+    carries them; any category (None) when the study has no list (severity only)."""
+    allowed = categories_allowed(design)
+    if not allowed:
+        return None
+    return [*allowed, *(c for c in PROPOSAL_CATEGORIES if c not in allowed)]
 
 
 def esa_judgments_import(*, study: Study, data: bytes, filename: str) -> EsaImportSummary:
@@ -44,7 +56,10 @@ def esa_judgments_import(*, study: Study, data: bytes, filename: str) -> EsaImpo
     paraeval's JSON Lines, Appraise's or Pearmut's spans) into an ESA study, all or nothing.
 
     Every line must name a candidate of the study (original id and system); its offsets are
-    checked against the study's texts and its categories against the design's. Judges: a
+    checked against the study's texts and its categories against the design's and the
+    aligner's (:func:`judgment_categories`). Lines of paraeval's control candidates
+    (``control:…``, as the export writes them) are skipped and counted: a study builds its
+    own controls, so an export imports again as it is, into a fresh study or the same one. Judges: a
     judge of the study with that username, else an imported participant
     (:func:`annotation.judging.services.judgment_import.imported_judge_username`). Each row
     becomes a judgment (source ``import``) on the judge's ESA item of that candidate, added
@@ -63,7 +78,7 @@ def esa_judgments_import(*, study: Study, data: bytes, filename: str) -> EsaImpo
     )
     pks = {(o, s): pk for pk, o, s, _, _ in rows}
     texts = {(o, s): (ot, ct) for _, o, s, ot, ct in rows}
-    parsed = parse_esa_spans_file(data, filename=filename, texts=texts, categories=categories_allowed(design) or None)
+    parsed = parse_esa_spans_file(data, filename=filename, texts=texts, categories=judgment_categories(design))
     now = timezone.now()
     with transaction.atomic():
         names = list(dict.fromkeys(r.judge for r in parsed.rows))
@@ -133,6 +148,7 @@ def esa_judgments_import(*, study: Study, data: bytes, filename: str) -> EsaImpo
         revisions=revisions,
         judges=len(judges),
         judges_created=created,
+        controls_skipped=parsed.controls_skipped,
     )
 
 
