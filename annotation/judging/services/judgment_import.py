@@ -289,13 +289,11 @@ def judgments_import_parsed(
         for a in assignments.values():
             if next_pos[a.pk] != a.n_items:
                 Assignment.objects.filter(pk=a.pk).update(n_items=next_pos[a.pk], updated_at=now)
-        AssignmentItem.objects.filter(
-            assignment__in=assignments.values(), done_at__isnull=True, pk__in=[i.pk for i in items.values()]
-        ).update(done_at=now)
-
-        # Only the items this file judges get a new latest revision; every other item of
-        # these judges keeps its latest judgment untouched.
+        # Only the items this file judges are done now and get a new latest revision; every
+        # other item of these judges (in an open study, the rest of their assignment, controls
+        # included) keeps its state and its latest judgment.
         touched = {items[(user_pk, cand)].pk for user_pk, cand, _j in judgments}
+        AssignmentItem.objects.filter(pk__in=touched, done_at__isnull=True).update(done_at=now, updated_at=now)
         latest_rev = dict(Judgment.objects.filter(item__in=touched, is_latest=True).values_list("item_id", "revision"))
         Judgment.objects.filter(item_id__in=latest_rev, is_latest=True).update(is_latest=False)
         last_index: dict[int, int] = {}

@@ -185,3 +185,24 @@ def test_a_judgment_column_keeps_each_source_rows_values_together(study):
     )
     assert (s.judgments, s.revisions) == (2, 1)
     assert Judgment.objects.get(is_latest=True).values == {"similarity": 70, "grammar": 2}
+
+
+PEM_HEADER = "judge,original_id,system,criterion,value\n"
+
+
+def test_importing_into_an_open_study_marks_only_the_judged_items_done(opened_study):
+    """ann has 25 items (controls included); two imported judgments make two of them done, not all
+    25 (issue 38 item 5: every item of the judge was marked done and the judge "finished")."""
+    from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+
+    ann = Assignment.objects.get(study=opened_study, judge__username="ann")
+    assert ann.n_items == 25
+    _import(
+        opened_study,
+        PEM_HEADER + "ann,s0,human,overall,4\nann,s0,human,adequacy,5\nann,s1,machine,overall,2\n",
+        name="j.csv",
+    )
+    assert ann.items.filter(done_at__isnull=False).count() == 2
+    assert ann.items.filter(done_at__isnull=True).count() == 23
+    assert ann.items.filter(done_at__isnull=True, candidate__system__name__startswith="control:").count() == 15
+    assert item_next_for_judge(assignment=assignment_for_judge(study=opened_study, judge=ann.judge)) is not None
