@@ -157,7 +157,12 @@ class ImportJob(BackgroundJob):
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="import_jobs")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    #: Only jobs queued before the upload travelled in ``upload``; new jobs leave it empty.
     file = models.FileField(upload_to="imports/%Y/%m/", blank=True)
+    #: The uploaded file itself while the job waits for a worker: in the database, so that a worker on
+    #: any machine reads it (a file under MEDIA_ROOT exists only where the web request ran). Emptied
+    #: when the job ends; at most PARAEVAL_IMPORT_MAX_BYTES.
+    upload = models.BinaryField(blank=True, default=b"", editable=False)
     filename = models.CharField(max_length=255)
     format = models.CharField(max_length=8, choices=ImportFormat.choices)
     replace = models.BooleanField(default=False)

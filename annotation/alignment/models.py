@@ -216,7 +216,11 @@ class ScoringRun(BackgroundJob):
         AlignmentSystem, on_delete=models.SET_NULL, null=True, blank=True, related_name="scoring_runs"
     )
     label = models.CharField(max_length=255, help_text="What was scored: the system name or the table's file name.")
+    #: Only runs queued before the table travelled in ``table_data``; new runs leave it empty.
     table_file = models.FileField(upload_to="alignment/tables/%Y/%m/", blank=True)
+    #: The uploaded paraphrase table while the run waits for a worker: in the database, so that a worker
+    #: on any machine reads it. Emptied when the run ends; at most PARAEVAL_IMPORT_MAX_BYTES.
+    table_data = models.BinaryField(blank=True, default=b"", editable=False)
     parameters = models.JSONField(default=dict, blank=True)
     results = models.JSONField(default=dict, blank=True)
     signature = models.CharField(max_length=255, blank=True)

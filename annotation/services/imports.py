@@ -168,8 +168,7 @@ def import_job_run(*, job_id: int, progress_every: int = 1000) -> ImportJob:
         return job
     _job_update(job.pk, status=JobStatus.RUNNING, phase="reading", started_at=timezone.now(), error="")
     try:
-        with job.file.open("rb") as fh:
-            data = fh.read()
+        data = import_job_upload(job=job)
 
         def progress(n: int) -> None:
             _job_update(job.pk, progress_done=n)
@@ -186,12 +185,50 @@ def import_job_run(*, job_id: int, progress_every: int = 1000) -> ImportJob:
             ImportJob.objects.filter(pk=job.pk).update(
                 status=JobStatus.SUCCEEDED,
                 phase="done",
+                upload=b"",
                 summary=summary,
                 row_count=parsed.row_count,
                 finished_at=timezone.now(),
                 updated_at=timezone.now(),
             )
     except StudyImportError as exc:
-        _job_update(job.pk, status=JobStatus.FAILED, phase="failed", error=exc.describe(), finished_at=timezone.now())
+        _job_update(
+            job.pk,
+            status=JobStatus.FAILED,
+            phase="failed",
+            error=exc.describe(),
+            upload=b"",
+            finished_at=timezone.now(),
+        )
     job.refresh_from_db()
     return job
+
+
+def import_job_upload(*, job: ImportJob) -> bytes:
+    """The bytes of ``job``'s upload, as the worker reads them.
+
+    New jobs carry them in their row (``upload``). A job queued before that has a file under
+    MEDIA_ROOT, which exists only on machines that share the web machine's storage: on any other
+    worker it cannot be read, and that ends the job with the reason (a
+    :class:`StudyImportError`) instead of an ``OSError`` that left it "running" and resent forever.
+    """
+    if job.upload:
+        return bytes(job.upload)  # PostgreSQL hands a memoryview
+    if not job.file:
+        raise StudyImportError(job.filename, [ImportIssue("the upload is missing; upload the file again")])
+    try:
+        with job.file.open("rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        logger.warning("import job %s: upload %s not readable on this worker: %s", job.pk, job.file.name, exc)
+        raise StudyImportError(
+            job.filename,
+            [
+                ImportIssue(
+                    f"the upload is not readable on this worker ({exc.strerror or type(exc).__name__}): "
+                    "this job keeps its file under MEDIA_ROOT of the machine that took it, and such uploads "
+                    "must be on storage every worker shares (MEDIA_ROOT); upload the file again (a new "
+                    "upload travels with its job in the database)"
+                )
+            ],
+        ) from None

@@ -13,7 +13,6 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import timezone
 
@@ -206,7 +205,9 @@ def study_import_file(
                 finished_at=now,
             )
     with transaction.atomic():
-        job = ImportJob(
+        # The upload goes in the job's row, not under MEDIA_ROOT: a worker on another machine reads the
+        # database, not this machine's disk (within PARAEVAL_IMPORT_MAX_BYTES, checked above).
+        job = ImportJob.objects.create(
             study=study,
             created_by=user,
             filename=filename,
@@ -214,9 +215,8 @@ def study_import_file(
             replace=replace,
             progress_total=max(1, data.count(b"\n")),
             phase="queued",
+            upload=data,
         )
-        job.file.save(filename, ContentFile(data), save=False)
-        job.save()
         transaction.on_commit(lambda: job_enqueue(import_job_run_task, job.pk))
     return job
 

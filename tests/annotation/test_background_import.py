@@ -1,12 +1,15 @@
 """Large imports run in a real Celery worker and report progress in our own table."""
 
 import time
+from datetime import timedelta
 
 import pytest
+from django.core.files.base import ContentFile
+from django.utils import timezone
 
 from annotation.models import Candidate, ImportJob
 from annotation.services.imports import import_job_run
-from annotation.services.queueing import study_import_file
+from annotation.services.queueing import jobs_requeue_stale, study_import_file
 from annotation.services.studies import study_create
 
 
@@ -64,3 +67,39 @@ def test_progress_page_endpoint_reports_percent(client, researcher, study):
     client.force_login(researcher)
     r = client.get(f"/studies/{study.pk}/imports/{job.pk}/").json()
     assert r["status"] == "succeeded" and r["percent"] == 100
+
+
+@pytest.mark.django_db
+def test_a_queued_import_carries_its_upload_so_a_worker_without_the_web_machines_storage_runs_it(
+    researcher, settings, tmp_path
+):
+    settings.PARAEVAL_IMPORT_BACKGROUND_ROWS = 10
+    settings.MEDIA_ROOT = tmp_path / "web-machine"
+    study = study_create(name="Two machines", owner=researcher)
+    job = study_import_file(study=study, data=_big_file(30), filename="t.csv")
+    assert not job.file and bytes(ImportJob.objects.get(pk=job.pk).upload) == _big_file(30)
+    settings.MEDIA_ROOT = tmp_path / "worker-machine"  # the worker shares the database, not the disk
+    job = import_job_run(job_id=job.pk)
+    assert job.status == "succeeded", job.error
+    assert Candidate.objects.filter(original__study=study).count() == 30
+    assert bytes(job.upload) == b""  # the bytes are not kept once the rows are written
+
+
+@pytest.mark.django_db
+def test_a_job_whose_file_is_missing_on_the_worker_ends_failed_with_the_reason_and_is_not_resent(
+    researcher, settings, tmp_path
+):
+    settings.MEDIA_ROOT = tmp_path / "web-machine"
+    study = study_create(name="Old job", owner=researcher)
+    # A job queued before uploads travelled in the database: its file is on the web machine only.
+    job = ImportJob(study=study, filename="old.csv", format="csv", phase="queued")
+    job.file.save("old.csv", ContentFile(_big_file(5)), save=False)
+    job.save()
+    settings.MEDIA_ROOT = tmp_path / "worker-machine"
+    job = import_job_run(job_id=job.pk)
+    assert job.status == "failed" and job.finished_at is not None
+    assert "the upload is not readable on this worker" in job.error
+    assert "storage every worker shares (MEDIA_ROOT)" in job.error
+    assert str(tmp_path) not in job.error  # no server path shown to the researcher
+    ImportJob.objects.filter(pk=job.pk).update(updated_at=timezone.now() - timedelta(hours=1))
+    assert jobs_requeue_stale(stale_after=timedelta(seconds=1), queued_after=timedelta(seconds=1)) == 0

@@ -8,7 +8,6 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
-from django.core.files.base import ContentFile
 from django.db import transaction
 
 from annotation.alignment import selectors
@@ -93,10 +92,10 @@ def scoring_run_create(
             label=label[:255],
             parameters=params,
             phase="queued",
+            # In the run's row, not under MEDIA_ROOT: a worker on another machine reads the database.
+            table_data=table_data if kind == ScoringKind.PARAPHRASES else b"",
         )
-        if kind == ScoringKind.PARAPHRASES:
-            run.table_file.save(table_filename, ContentFile(table_data), save=False)
-        run.full_clean(exclude=["table_file"])
+        run.full_clean(exclude=["table_file", "table_data"])
         run.save()
         transaction.on_commit(lambda: job_enqueue(scoring_run_task, run.pk))
     return run

@@ -76,7 +76,9 @@ def scoring_run_execute(*, run_id: int) -> ScoringRun:
         message = (
             exc.describe() if isinstance(exc, StudyImportError) else "; ".join(getattr(exc, "messages", [str(exc)]))
         )
-        _update(run.pk, status=JobStatus.FAILED, phase="failed", error=message, finished_at=timezone.now())
+        _update(
+            run.pk, status=JobStatus.FAILED, phase="failed", error=message, table_data=b"", finished_at=timezone.now()
+        )
     except DatabaseError:
         raise  # the database went away: the task retries (see tasks.py), the run stays unfinished
     except Exception as exc:  # keep the page honest about crashes, then let Celery log them
@@ -86,6 +88,7 @@ def scoring_run_execute(*, run_id: int) -> ScoringRun:
             status=JobStatus.FAILED,
             phase="failed",
             error=f"internal error: {exc!r}",
+            table_data=b"",
             finished_at=timezone.now(),
         )
         raise
@@ -94,6 +97,7 @@ def scoring_run_execute(*, run_id: int) -> ScoringRun:
             run.pk,
             status=JobStatus.SUCCEEDED,
             phase="done",
+            table_data=b"",
             results=results,
             signature=signature[:255],
             finished_at=timezone.now(),
@@ -206,8 +210,7 @@ def _score_system(run: ScoringRun) -> tuple[dict, str]:
 def _score_paraphrases(run: ScoringRun) -> tuple[dict, str]:
     """LB-Precision and Rel-Recall of the uploaded table against the groups' gold."""
     p = run.parameters
-    with run.table_file.open("rb") as fh:
-        data = fh.read()
+    data = _table_bytes(run)
     _progress(run, 0, 1, "reading the table")
     table = read_phrase_table(data, run.label)
     gold = selectors.gold_alignments(study=run.study)
@@ -243,6 +246,26 @@ def _score_paraphrases(run: ScoringRun) -> tuple[dict, str]:
         "signatures": {"paraphrases": scores.signature},
     }
     return results, scores.signature
+
+
+def _table_bytes(run: ScoringRun) -> bytes:
+    """The uploaded table: from the run's row, or (a run queued before tables travelled in the database)
+    from MEDIA_ROOT, which a worker on another machine may not have: then the run fails saying so."""
+    if run.table_data:
+        return bytes(run.table_data)  # PostgreSQL hands a memoryview
+    if not run.table_file:
+        raise ValueError("the paraphrase table is missing; upload it again")
+    try:
+        with run.table_file.open("rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        logger.warning("scoring run %s: table %s not readable on this worker: %s", run.pk, run.table_file.name, exc)
+        raise ValueError(
+            f"the uploaded table is not readable on this worker ({exc.strerror or type(exc).__name__}): this run "
+            "keeps its file under MEDIA_ROOT of the machine that took it, and such uploads must be on storage "
+            "every worker shares (MEDIA_ROOT); upload the table again (a new upload travels with its run in the "
+            "database)"
+        ) from None
 
 
 def _score_agreement(run: ScoringRun) -> tuple[dict, str]:

@@ -6,6 +6,7 @@ import json
 import time
 
 import pytest
+from django.core.files.base import ContentFile
 from django.urls import reverse
 from sklearn.metrics import cohen_kappa_score
 
@@ -157,6 +158,33 @@ class TestParaphraseScores:
         monkeypatch.setattr(queueing, "TABLE_CHECK_IN_REQUEST_BYTES", 0)  # the module that reads it
         run = _run(study, researcher, kind="paraphrases", table_data=b"a\tb\nlonely\n", table_filename="big.tsv")
         assert run.status == "failed" and "big.tsv, line 2" in run.error
+
+    def test_the_table_travels_with_its_run_so_a_worker_without_the_web_machines_storage_scores_it(
+        self, study, researcher, gold, settings, tmp_path
+    ):
+        settings.MEDIA_ROOT = tmp_path / "web-machine"
+        run = scoring_run_create(
+            study=study, user=researcher, kind="paraphrases", table_data=TABLE.encode(), table_filename="t.tsv"
+        )
+        assert not run.table_file
+        settings.MEDIA_ROOT = tmp_path / "worker-machine"  # the worker shares the database, not the disk
+        run = scoring_run_execute(run_id=run.pk)
+        assert run.status == "succeeded", run.error
+        assert bytes(run.table_data) == b""  # not kept once scored
+
+    def test_a_run_whose_table_file_is_missing_on_the_worker_fails_with_the_reason(
+        self, study, researcher, gold, settings, tmp_path
+    ):
+        settings.MEDIA_ROOT = tmp_path / "web-machine"
+        # A run queued before tables travelled in the database: its file is on the web machine only.
+        run = ScoringRun(study=study, created_by=researcher, kind="paraphrases", label="t.tsv", phase="queued")
+        run.table_file.save("t.tsv", ContentFile(TABLE.encode()), save=False)
+        run.save()
+        settings.MEDIA_ROOT = tmp_path / "worker-machine"
+        run = scoring_run_execute(run_id=run.pk)
+        assert run.status == "failed"
+        assert "not readable on this worker" in run.error and "internal error" not in run.error
+        assert "storage every worker shares (MEDIA_ROOT)" in run.error and str(tmp_path) not in run.error
 
 
 @pytest.mark.django_db
