@@ -18,6 +18,15 @@ paraeval's proposals come from its own monolingual word aligner
   meaning) unless ``include_punctuation``;
 * every proposal gets the severity ``severity`` (minor by default: the judge decides).
 
+**Proposals of a given shape** (:func:`spans_like`). When a study's proposals come from a
+file (another tool's), an item the file cannot name (a control or an attention item, built
+by paraeval at opening) must get proposals that look like the file's, or the vocabulary of
+what is proposed tells it apart. :func:`span_shapes` reduces one item's proposals to their
+*shapes* (side, severity, category, the ``[missing]`` marker, how many words); such an item
+gets the shapes of one item of the file drawn at random (with its none as often as the file
+has none), placed on its own texts: each shape on as many words, unaligned words first (the
+aligner's runs, as a tool flags words that differ), then any others, never two on one word.
+
 What was proposed and what the judge kept are both stored (:class:`~.model.EsaAnnotation`'s
 ``proposed`` and ``spans``), so that :func:`proposal_outcomes` can report the proposals'
 precision and :func:`prefill_timing` the time per item with and without proposals.
@@ -26,6 +35,7 @@ precision and :func:`prefill_timing` the time per item with and without proposal
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -43,9 +53,13 @@ __all__ = [
     "PrefillTiming",
     "Proposal",
     "ProposalOutcomes",
+    "SpanShape",
     "prefill_timing",
+    "proposal_order",
     "proposal_outcomes",
     "propose_spans",
+    "span_shapes",
+    "spans_like",
 ]
 
 
@@ -110,6 +124,80 @@ def propose_spans(
         for s, e in _runs(original, ow, aligned_o, include_punctuation)
     ]
     return Proposal(tuple(spans), ow, cw, alignment)
+
+
+def proposal_order(span: ErrorSpan) -> tuple[bool, bool, int, int]:
+    """The order proposals are stored and served in: candidate spans by start, then the
+    original's, the ``[missing]`` marker last; whatever their source, so that the order of a
+    list tells nothing of where it came from."""
+    return span.missing, span.side != "candidate", span.start, span.end
+
+
+@dataclass(frozen=True)
+class SpanShape:
+    """A proposal without its place: what :func:`spans_like` reproduces on other texts."""
+
+    side: str
+    severity: str
+    category: str | None
+    missing: bool
+    words: int  # word units the span covers (at least 1; 0 for the [missing] marker)
+
+
+def span_shapes(spans: Sequence[ErrorSpan], original: str, candidate: str) -> tuple[SpanShape, ...]:
+    """The shape of each of one item's proposals (``original``/``candidate``: its texts)."""
+    texts = {"original": original, "candidate": candidate}
+    out = []
+    for span in spans:
+        if span.missing:
+            out.append(SpanShape(span.side, span.severity, span.category, True, 0))
+            continue
+        words = sum(1 for s, e in word_offsets(texts[span.side]) if s < span.end and span.start < e)
+        out.append(SpanShape(span.side, span.severity, span.category, False, max(1, words)))
+    return tuple(out)
+
+
+def spans_like(shapes: Sequence[SpanShape], original: str, candidate: str, *, seed: int) -> tuple[ErrorSpan, ...]:
+    """Spans of ``shapes`` placed on ``original``/``candidate`` (the module docstring), in
+    :func:`proposal_order`.
+
+    Each shape of a side takes ``words`` consecutive word units of that side (punctuation
+    skipped), starting preferably at an unaligned word of :func:`propose_spans`'s alignment,
+    else at any word, in an order drawn with ``seed``; words already taken are not taken
+    again, and a shape that no longer fits takes one word, or is left out when every word is
+    taken. A ``[missing]`` shape is the marker (once). Deterministic for a seed.
+    """
+    rng = random.Random(seed)
+    proposal = propose_spans(original, candidate)
+    links = proposal.alignment.sure | proposal.alignment.possible
+    sides = {
+        "candidate": (candidate, proposal.candidate_words, {j for _, j in links}),
+        "original": (original, proposal.original_words, {i for i, _ in links}),
+    }
+    out: list[ErrorSpan] = []
+    for side, (text, units, aligned) in sides.items():
+        words = [k for k, (s, e) in enumerate(units) if not _is_punct(text[s:e])]
+        loose = [n for n, k in enumerate(words) if k not in aligned]
+        set_loose = set(loose)
+        rest = [n for n in range(len(words)) if n not in set_loose]
+        rng.shuffle(loose)
+        rng.shuffle(rest)
+        starts = loose + rest
+        taken: set[int] = set()
+        for shape in shapes:
+            if shape.side != side or shape.missing:
+                continue
+            for width in dict.fromkeys((shape.words, 1)):
+                at = next((n for n in starts if n + width <= len(words) and not taken & set(range(n, n + width))), None)
+                if at is not None:
+                    taken |= set(range(at, at + width))
+                    first, last = units[words[at]], units[words[at + width - 1]]
+                    out.append(ErrorSpan(side, first[0], last[1], shape.severity, shape.category))
+                    break
+    marker = next((s for s in shapes if s.missing), None)
+    if marker is not None:
+        out.append(ErrorSpan.missing_marker(marker.severity, marker.category))
+    return tuple(sorted(out, key=proposal_order))
 
 
 def _overlap(a: ErrorSpan, b: ErrorSpan) -> bool:

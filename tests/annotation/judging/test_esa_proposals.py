@@ -20,8 +20,8 @@ from annotation.judging.protocols.esa import services as esa
 from annotation.judging.protocols.esa.imports import esa_proposals_import
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
-from metrics.core.spans.offsets import utf16_length
-from metrics.core.spans.prefill import proposal_outcomes, propose_spans
+from metrics.core.spans.offsets import span_problem, utf16_length
+from metrics.core.spans.prefill import proposal_outcomes
 from metrics.reports.esa import esa_result
 from tests.annotation.judging.conftest import new_key
 from tests.factories import study_with_data
@@ -108,10 +108,11 @@ def test_offsets_survive_the_round_trip_through_unicode(study, django_user_model
         assert len(items) == 4 + 2
         for it in items:
             key = (it.candidate.original.external_id, it.candidate.system.name)
-            if it.is_control:  # built at opening: the aligner's proposals, so it is not told apart
-                assert it.proposed == [
-                    esa.span_dict(s) for s in propose_spans(it.candidate.original.text, it.candidate.text).spans
-                ]
+            if it.is_control:  # built at opening: proposals shaped like the file's, so it is not told apart
+                for s in it.proposed:
+                    assert (s["severity"], s["category"]) in {(m[1], m[2]) for marks in MARKS.values() for m in marks}
+                    text = it.candidate.text if s["side"] == "candidate" else it.candidate.original.text
+                    assert span_problem(text, s["start"], s["end"]) is None
                 continue
             text = it.candidate.text
             assert [(text[s["start"] : s["end"]], s["severity"], s["category"]) for s in it.proposed] == MARKS.get(
@@ -308,9 +309,12 @@ def test_the_reports_proposal_precision_counts_the_imported_proposals(study, dja
     assert report["precision_strict"] == pytest.approx(3 / (4 + on_controls))
 
 
-def test_attention_items_of_an_imported_design_get_the_aligners_proposals_as_controls_do(study, django_user_model):
+def test_attention_items_of_an_imported_design_get_proposals_shaped_like_the_files_as_controls_do(
+    study, django_user_model
+):
     """No file can name an attention item (its texts are drawn for the judge): like a control it
-    gets the aligner's proposals, lest the one item without proposals give itself away."""
+    gets proposals shaped like a genuine item's imported ones (never the aligner's addition or
+    omission), lest its proposals give it away."""
     from annotation.judging import screening
     from annotation.judging.models import AttentionCheck
     from annotation.judging.protocols.esa import screening as esa_screening
@@ -320,6 +324,7 @@ def test_attention_items_of_an_imported_design_get_the_aligners_proposals_as_con
     screening.screening_settings_update(study=study, changes={"attention_count": 2, "attention_policy": "warn"})
     ann = django_user_model.objects.get(username="ann")
     assignment = Assignment.objects.get(study=study, judge=ann)
+    file_forms = {(m[1], m[2]) for marks in MARKS.values() for m in marks}
     for kind, bound in (("copy", 50.0), ("unrelated", 25.0)):
         check = AttentionCheck.objects.create(
             assignment=assignment, token=f"tok-{kind}", criterion=kind, expected=bound, after_done=0
@@ -331,7 +336,75 @@ def test_attention_items_of_an_imported_design_get_the_aligners_proposals_as_con
             for s in esa.proposals_for(design=study.judging_design, original=original.text, candidate=candidate)
         ]
         assert entry.spans == expected
-        aligner = list(propose_spans(original.text, candidate).spans)
-        assert len(entry.spans) == len(aligner)
-    # an unrelated sentence leaves words of both sides unaligned: the aligner proposes something
-    assert esa_screening.attention_item(check=AttentionCheck.objects.get(token="tok-unrelated")).spans
+        assert {(s["severity"], s["category"]) for s in entry.spans} <= file_forms
+        for s in entry.spans:
+            assert span_problem(candidate if s["side"] == "candidate" else original.text, s["start"], s["end"]) is None
+
+
+CATEGORIES = ("meaning changed", "meaning added", "meaning omitted", "fluency")
+
+
+def test_imported_proposals_on_controls_cannot_be_told_from_a_genuine_items(researcher, add_judge):
+    """Over many items, what is proposed (categories, severities, sides, how many spans, none
+    or some) separates no control from a genuine item: controls get the shapes of genuine items'
+    imported proposals, never the aligner's addition/omission."""
+    study = study_with_data(owner=researcher, n_originals=24, systems=SYSTEMS, name="Many")
+    add_judge(study, "ann")
+    design_update(
+        study=study,
+        changes={
+            "protocol": "esa",
+            "seed": 11,
+            "esa_prefill": "imported",
+            "control_counts": {"identical": 1, "random": 1, "unigram": 1},
+        },
+    )
+    lines = []
+    for n, (original, system, text) in enumerate(
+        study.originals.values_list("external_id", "candidates__system__name", "candidates__text").order_by("pk")
+    ):
+        words = [(w, text.index(w)) for w in text.split()[:3]]
+        spans = [
+            {
+                "side": "candidate",
+                "start": at,
+                "end": at + len(w),
+                "severity": ("minor", "major")[(n + k) % 2],
+                "category": CATEGORIES[(n + k) % 4],
+            }
+            for k, (w, at) in enumerate(words[: n % 3])  # 0, 1 or 2 spans
+        ]
+        if n % 5 == 4:
+            spans.append({"side": "original", "start": 0, "end": 8, "severity": "major", "category": "meaning omitted"})
+        lines.append({"original_id": original, "system": system, "error_spans": spans})
+    esa_proposals_import(study=study, data="\n".join(map(json.dumps, lines)).encode(), filename="p.jsonl")
+    _open(study)
+    items = _items(study, "ann")
+    controls, genuine = [it for it in items if it.is_control], [it for it in items if not it.is_control]
+    assert len(controls) == 72 and len(genuine) == 48
+
+    def categories(group):
+        return {s["category"] for it in group for s in it.proposed}
+
+    def forms(group):
+        return {(s["side"], s["severity"], s["category"], s["missing"]) for it in group for s in it.proposed}
+
+    assert categories(controls) == categories(genuine) == set(CATEGORIES)
+    assert forms(controls) <= forms(genuine)
+    assert {len(it.proposed) for it in controls} <= {len(it.proposed) for it in genuine}
+    share = {name: sum(bool(it.proposed) for it in g) / len(g) for name, g in (("c", controls), ("g", genuine))}
+    assert 0 < share["c"] < 1 and 0 < share["g"] < 1  # neither group is the only one with (or without) spans
+    assert abs(share["c"] - share["g"]) < 0.25
+    for it in controls:
+        for s in it.proposed:
+            text = it.candidate.text if s["side"] == "candidate" else it.candidate.original.text
+            assert span_problem(text, s["start"], s["end"]) is None
+    # the same texts get the same proposals (the identical control of an original is one candidate)
+    assert (
+        esa.proposals_for(
+            design=study.judging_design,
+            original=controls[0].candidate.original.text,
+            candidate=controls[0].candidate.text,
+        )
+        == controls[0].proposed
+    )

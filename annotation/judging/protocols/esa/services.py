@@ -24,6 +24,7 @@ before sending, and :func:`spans_clean` checks every span with
 from __future__ import annotations
 
 import logging
+import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -41,7 +42,7 @@ from annotation.models import Candidate, Study
 from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
 from metrics.core.spans.model import SEVERITIES, SIDES, ErrorSpan
 from metrics.core.spans.offsets import span_problem
-from metrics.core.spans.prefill import propose_spans
+from metrics.core.spans.prefill import SpanShape, proposal_order, propose_spans, span_shapes, spans_like
 
 from ...enums import CONTROL_SYSTEM_PREFIX, EsaPrefill, JudgesMode, JudgmentSource
 from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
@@ -76,19 +77,70 @@ def aligner_proposals(*, original: str, candidate: str, label: str) -> list[dict
         return []
 
 
-def proposals_for(*, design: JudgingDesign, original: str, candidate: str) -> list[dict]:
+def proposals_for(
+    *,
+    design: JudgingDesign,
+    original: str,
+    candidate: str,
+    shapes: Sequence[tuple[SpanShape, ...]] | None = None,
+) -> list[dict]:
     """The spans shown pre-filled on an item built from texts alone (a control, an attention
-    item), as stored span dicts: the aligner's whenever the design pre-fills at all. With
-    imported proposals no file can name such an item, and an item without proposals among
-    items with them would give it away. Deterministic: the same texts give the same proposals."""
-    if design.esa_prefill == EsaPrefill.NONE:
-        return []
-    return aligner_proposals(original=original, candidate=candidate, label="an item built from texts")
+    item), as stored span dicts. With the aligner: the aligner's, as every item gets. With
+    imported proposals no file can name such an item, and proposals unlike the file's (the
+    aligner's ``addition``/``omission``, or none among items that have some) would give it
+    away: it gets the shapes of one genuine item's imported proposals drawn at random, placed
+    on its own texts (:func:`imported_like`). ``shapes`` may pass :func:`imported_shapes`
+    computed once for many items. Deterministic: the same texts give the same proposals."""
+    if design.esa_prefill == EsaPrefill.ALIGNER:
+        return aligner_proposals(original=original, candidate=candidate, label="an item built from texts")
+    if design.esa_prefill == EsaPrefill.IMPORTED:
+        pool = imported_shapes(study=design.study) if shapes is None else shapes
+        return imported_like(design=design, original=original, candidate=candidate, shapes=pool)
+    return []
 
 
 def imported_proposals(*, candidate_ids: Iterable[int]) -> dict[int, list[dict]]:
-    """Candidate pk → its imported proposals (span dicts), for the candidates that have some."""
-    return dict(EsaProposal.objects.filter(candidate_id__in=list(candidate_ids)).values_list("candidate_id", "spans"))
+    """Candidate pk → its imported proposals (span dicts, in
+    :func:`~metrics.core.spans.prefill.proposal_order`), for the candidates that have some."""
+    rows = EsaProposal.objects.filter(candidate_id__in=list(candidate_ids)).values_list("candidate_id", "spans")
+    return {pk: sorted(spans, key=lambda d: proposal_order(span_of(d))) for pk, spans in rows}
+
+
+def imported_shapes(*, study: Study) -> list[tuple[SpanShape, ...]]:
+    """The shapes (:func:`~metrics.core.spans.prefill.span_shapes`) of the imported proposals
+    of every genuine candidate of ``study``, an empty one for a candidate the file left
+    without proposals, in a fixed order: what an item the file cannot name draws from, so
+    that its proposals have the file's categories, severities, sides, counts and lengths, and
+    none as often as a genuine item has none."""
+    spans = dict(EsaProposal.objects.filter(study=study).values_list("candidate_id", "spans"))
+    rows = (
+        Candidate.objects.filter(original__study=study)
+        .exclude(system__name__startswith=CONTROL_SYSTEM_PREFIX)
+        .order_by("original__external_id", "system__name")
+        .values_list("id", "original__text", "text")
+    )
+    return [span_shapes([span_of(d) for d in spans.get(pk, [])], original, text) for pk, original, text in rows]
+
+
+def imported_like(
+    *, design: JudgingDesign, original: str, candidate: str, shapes: Sequence[tuple[SpanShape, ...]]
+) -> list[dict]:
+    """Proposals for an item no imported file names: the shapes of one genuine item, drawn
+    with a seed of the design's seed and the texts, placed on the item's texts
+    (:func:`~metrics.core.spans.prefill.spans_like`); none when the aligner refuses the texts."""
+    if not shapes:
+        return []
+    template = shapes[
+        random.Random(derive_seed(design.seed, "esa-imported-shape", original, candidate)).randrange(len(shapes))
+    ]
+    try:
+        spans = spans_like(
+            template, original, candidate, seed=derive_seed(design.seed, "esa-imported-place", original, candidate)
+        )
+    except ValueError as exc:
+        logger.warning("ESA pre-fill: no suggestions for an item built from texts, the aligner refused them: %s", exc)
+        return []
+    return [span_dict(s) for s in spans]
 
 
 def _items_insert(
@@ -103,18 +155,21 @@ def _items_insert(
     cache = {} if cache is None else cache
     todo = [pk for pk in candidate_ids if pk not in cache]
     imported: dict[int, list[dict]] = {}
+    shapes: list[tuple[SpanShape, ...]] | None = None
     if design.esa_prefill == EsaPrefill.IMPORTED:
         imported = imported_proposals(candidate_ids=todo)
     for pk, original, text, system in Candidate.objects.filter(pk__in=todo).values_list(
         "id", "original__text", "text", "system__name"
     ):
         is_control = system.startswith(CONTROL_SYSTEM_PREFIX)
-        if design.esa_prefill == EsaPrefill.IMPORTED:
-            # A control is built at opening, so no file can propose spans for it: it gets the
-            # aligner's, lest an item without proposals give a control away to the judge.
-            proposed = (
-                proposals_for(design=design, original=original, candidate=text) if is_control else imported.get(pk, [])
-            )
+        if design.esa_prefill == EsaPrefill.IMPORTED and is_control:
+            # A control is built at opening, so no file can propose spans for it: it gets
+            # proposals shaped like a genuine item's, lest their form give it away.
+            if shapes is None:
+                shapes = imported_shapes(study=assignment.study)
+            proposed = proposals_for(design=design, original=original, candidate=text, shapes=shapes)
+        elif design.esa_prefill == EsaPrefill.IMPORTED:
+            proposed = imported.get(pk, [])
         elif design.esa_prefill == EsaPrefill.ALIGNER:
             proposed = aligner_proposals(original=original, candidate=text, label=f"candidate {pk} ({system})")
         else:

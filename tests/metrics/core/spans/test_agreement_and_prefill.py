@@ -170,3 +170,31 @@ def test_proposals_never_refuse_a_cluster_after_a_space_and_stay_on_whole_charac
     for span in proposal.spans:
         text = candidate if span.side == "candidate" else original
         assert span_problem(text, span.start, span.end) is None
+
+
+def test_spans_like_places_the_shapes_of_one_items_proposals_on_other_texts():
+    from metrics.core.spans.prefill import span_shapes, spans_like
+
+    source_o, source_c = "The quick brown fox jumps over the lazy dog.", "A fast brown fox leaps over a sleepy dog!"
+    proposals = [
+        ErrorSpan("candidate", 2, 6, "major", "fluency"),
+        ErrorSpan("original", 4, 15, "minor", "meaning changed"),
+        ErrorSpan.missing_marker("minor", "meaning omitted"),
+    ]
+    shapes = span_shapes(proposals, source_o, source_c)
+    assert [(s.side, s.words) for s in shapes] == [("candidate", 1), ("original", 2), ("candidate", 0)]
+    original, candidate = "In the beginning was the Word.", "At first there was the Word, said he."
+    for seed in range(20):
+        spans = spans_like(shapes, original, candidate, seed=seed)
+        assert spans == spans_like(shapes, original, candidate, seed=seed)
+        assert sorted((s.side, s.severity, s.category, s.missing) for s in spans) == sorted(
+            (s.side, s.severity, s.category, s.missing) for s in proposals
+        )
+        for s in spans:
+            if not s.missing:
+                text = candidate if s.side == "candidate" else original
+                assert span_problem(text, s.start, s.end) is None
+                assert len(text[s.start : s.end].split()) == (1 if s.side == "candidate" else 2)
+    # more shapes than words: each word is taken once, the rest left out; never an overlap
+    many = span_shapes([ErrorSpan("candidate", 0, 1, "minor", "fluency")] * 5, "x", "a")
+    assert [(s.start, s.end) for s in spans_like(many, "One two", "Yes no", seed=1)] == [(0, 3), (4, 6)]
