@@ -3,8 +3,11 @@
 import logging
 
 from django.conf import settings
+from django.db import InterfaceError as DatabaseInterfaceError
+from django.db import OperationalError as DatabaseOperationalError
 from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.utils.cache import add_never_cache_headers
 from kombu.exceptions import OperationalError as BrokerUnreachable
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -92,6 +95,9 @@ SERVICE_UNAVAILABLE_MESSAGE = (
 
 #: Errors that mean "the cache (Redis) or the broker cannot be reached", not a bug.
 OUTAGE_ERRORS: tuple[type[BaseException], ...] = (RedisConnectionError, RedisTimeout, BrokerUnreachable)
+#: Errors that mean "the database cannot be reached" (a restart, a failover, a full connection slot
+#: list, SQLite's lock timeout): the request may simply be sent again in a moment.
+DATABASE_OUTAGE_ERRORS: tuple[type[BaseException], ...] = (DatabaseOperationalError, DatabaseInterfaceError)
 
 
 class ServiceUnavailableMiddleware:
@@ -102,9 +108,12 @@ class ServiceUnavailableMiddleware:
     ``annotation.services.jobs``). A door that cannot do without one of them — today
     the join-rate limit of the join links, which counts in the cache — fails closed:
     rather than a 500 traceback, or letting joins through uncounted, the visitor is
-    told the site is briefly unavailable and when to come back. Every other error
-    still reaches Django's 500 handling. Each outage answer is logged as an error naming
-    the exception, so that the operator learns which service is down.
+    told the site is briefly unavailable and when to come back. The database going away
+    (a PostgreSQL restart: ``OperationalError``/``InterfaceError`` from a view) is answered
+    the same way, so that a client knows to send the same request again rather than
+    taking a 500 for a bug. Every other error still reaches Django's 500 handling. Each
+    outage answer is logged as an error naming the exception, so that the operator learns
+    which service is down.
     """
 
     def __init__(self, get_response):
@@ -114,20 +123,27 @@ class ServiceUnavailableMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request, exception):
-        if not isinstance(exception, OUTAGE_ERRORS):
+        database = isinstance(exception, DATABASE_OUTAGE_ERRORS)
+        if not database and not isinstance(exception, OUTAGE_ERRORS):
             return None
         outage_log.error(
-            "503 on %s %s: cache or broker unreachable (%s: %s)",
+            "503 on %s %s: %s unreachable (%s: %s)",
             request.method,
             request.path,
+            "database" if database else "cache or broker",
             type(exception).__name__,
-            exception,
+            " ".join(str(exception).split())[:300],
         )
         response: HttpResponse
         if wants_json(request):
             response = JsonResponse(
                 {"detail": SERVICE_UNAVAILABLE_MESSAGE, "retry_after_seconds": SERVICE_UNAVAILABLE_RETRY_SECONDS},
                 status=503,
+            )
+        elif database:
+            # Without the request: its context processors read the user and the session, from the database.
+            response = HttpResponse(
+                render_to_string("503.html", {"retry_seconds": SERVICE_UNAVAILABLE_RETRY_SECONDS}), status=503
             )
         else:
             response = render(request, "503.html", {"retry_seconds": SERVICE_UNAVAILABLE_RETRY_SECONDS}, status=503)

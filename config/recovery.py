@@ -200,8 +200,15 @@ def job_resend(task, pk: int, *, stale_after: timedelta | None, **options) -> bo
     try:
         task.apply_async(args=(pk,), headers={REQUEUE_HEADER: seconds}, **options)
         return True
-    except Exception:  # kombu raises many kinds of connection errors
-        logger.warning("broker unavailable; %s(%r) not resent", task.name, pk, exc_info=True)
+    except Exception as exc:  # kombu raises many kinds of connection errors
+        # One line per job, no traceback (the same connection error, once for every stranded job).
+        logger.warning(
+            "broker unavailable; %s(%r) not resent (%s: %s)",
+            task.name,
+            pk,
+            type(exc).__name__,
+            " ".join(str(exc).split())[:300],
+        )
         return False
 
 

@@ -20,9 +20,18 @@ def job_enqueue(task, *args, eta: datetime | None = None) -> bool:
     try:
         task.apply_async(args=args, eta=eta)
         return True
-    except Exception:  # kombu raises many kinds of connection errors
-        logger.warning("broker unavailable; %s%r stays queued", task.name, args, exc_info=True)
+    except Exception as exc:  # kombu raises many kinds of connection errors
+        # One line per job, no traceback: during an outage every queued job lands here, and the
+        # same connection error's traceback repeated hides what the operator needs (which service).
+        logger.warning(
+            "broker unavailable; %s%r stays queued (%s: %s)", task.name, args, type(exc).__name__, _one_line(exc)
+        )
         return False
+
+
+def _one_line(exc: BaseException) -> str:
+    """``exc``'s message on one line, at most 300 characters (for a log line that stands for a traceback)."""
+    return " ".join(str(exc).split())[:300]
 
 
 def jobs_to_resend(model, *, stale_after: timedelta | None = None, queued_after: timedelta | None = None) -> list[int]:

@@ -88,3 +88,31 @@ def test_settings_refuse_a_stale_period_shorter_than_three_heartbeats(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "'task': 'paraeval.requeue_stale_jobs', 'schedule': 45.0" in proc.stdout
+
+
+# --------------------------------------------------------------------------- the broker is down
+
+
+class _DeadBrokerTask:
+    name = "annotation.import_job_run"
+
+    def apply_async(self, *args, **kwargs):
+        from kombu.exceptions import OperationalError
+
+        raise OperationalError("[Errno 111] Connection refused\n(while connecting to redis://queue:6379/0)")
+
+
+def test_a_job_queued_or_resent_while_the_broker_is_down_logs_one_line_not_a_traceback(caplog):
+    from annotation.services.jobs import job_enqueue
+    from config.recovery import job_resend
+
+    with caplog.at_level("WARNING"):
+        assert job_enqueue(_DeadBrokerTask(), 7) is False
+        assert job_resend(_DeadBrokerTask(), 8, stale_after=timedelta(minutes=5)) is False
+    assert len(caplog.records) == 2
+    for record in caplog.records:
+        assert record.exc_info is None and record.exc_text is None
+        message = record.getMessage()
+        assert "\n" not in message and "OperationalError: [Errno 111] Connection refused" in message
+    assert "annotation.import_job_run(7,) stays queued" in caplog.records[0].getMessage()
+    assert "annotation.import_job_run(8) not resent" in caplog.records[1].getMessage()
