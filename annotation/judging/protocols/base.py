@@ -94,6 +94,10 @@ class JudgingProtocol:
     opens_in_background: bool = False
     #: Whether judgments collected elsewhere can be imported (``manage.py import_judgments``).
     imports_judgments: bool = False
+    #: Whether opening builds on the assignment a judgments import gave a judge of the draft
+    #: (:func:`~annotation.judging.services.opening.assignment_write_opening`); where not,
+    #: opening refuses such a draft with a message instead of failing.
+    opens_onto_imported_judgments: bool = False
     #: Whether training items and attention checks come before (and among) the judge's
     #: items; a unit that says so answers the "training and attention checks" methods.
     has_screening: bool = False

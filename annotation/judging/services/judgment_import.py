@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.enums import Role, SystemKind
-from annotation.judging.services.opening import BULK_BATCH
+from annotation.judging.services.opening import BULK_BATCH, IMPORTED_ASSIGNMENT_SEED
 from annotation.models import Candidate, Original, Study, System
 
 from ..enums import ImportMode, JudgmentSource
@@ -267,8 +267,9 @@ def judgments_import_parsed(
         assignments = {a.judge_id: a for a in Assignment.objects.filter(study=study, judge__in=judges.values())}
         for user in judges.values():
             if user.pk not in assignments:
+                # In a draft, opening adds the judge's planned items to this assignment (its seed says so).
                 assignments[user.pk] = Assignment.objects.create(
-                    study=study, judge=user, seed=0, n_items=0, instructions_seen_at=now
+                    study=study, judge=user, seed=IMPORTED_ASSIGNMENT_SEED, n_items=0, instructions_seen_at=now
                 )
         items = {
             (i.assignment.judge_id, i.candidate_id): i

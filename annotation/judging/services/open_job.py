@@ -18,7 +18,8 @@ from django.utils import timezone
 
 from annotation.enums import JobStatus
 from annotation.judging.services.opening import (
-    assignment_write,
+    IMPORTED_ASSIGNMENT_SEED,
+    assignment_write_opening,
     controls_create,
     judge_users,
     judges_per_item,
@@ -71,7 +72,11 @@ def open_job_begin(job_id: int) -> OpenJob:
             job.started_at = timezone.now()
         job.status, job.phase, job.error = JobStatus.RUNNING, "writing assignments", ""
         job.progress_total = len(job.judges)
-        job.progress_done = Assignment.objects.filter(study=study, judge__username__in=job.judges).count()
+        job.progress_done = (
+            Assignment.objects.filter(study=study, judge__username__in=job.judges)
+            .exclude(seed=IMPORTED_ASSIGNMENT_SEED)
+            .count()
+        )
         job.save()
     return job
 
@@ -94,12 +99,14 @@ def open_job_write(job: OpenJob, *, limit: int | None = None) -> int:
         raise CannotOpen(
             "A judge's account was deleted while judging was being opened, so nothing was opened. Open it again."
         )
-    have = set(Assignment.objects.filter(study=study).values_list("judge__username", flat=True))
-    todo = [name for name in job.judges if name not in have]
-    if not todo:
+    # A judge's assignment is written once it holds the plan's seed; one a judgments import
+    # wrote into the draft (another seed) still gets the planned items added.
+    have = dict(Assignment.objects.filter(study=study).values_list("judge__username", "seed"))
+    if not any(name not in have or have[name] == IMPORTED_ASSIGNMENT_SEED for name in job.judges):
         return 0
     plan = plan_assignments(items, groups, list(job.judges), seed=design.seed, judges_per_item=judges_per_item(design))
     orders = {o.judge: o for o in plan.orders}
+    todo = [name for name in job.judges if have.get(name) != orders[name].seed]
     # A few judges per transaction: one commit per judge would cost more than their rows on SQLite.
     per_tx = max(1, OPEN_JOB_ITEMS_PER_TRANSACTION // max(1, max((len(o.items) for o in plan.orders), default=1)))
     written, done = 0, len(job.judges) - len(todo)
@@ -114,12 +121,8 @@ def open_job_write(job: OpenJob, *, limit: int | None = None) -> int:
                 order = orders[name]
                 try:
                     with transaction.atomic():
-                        assignment_write(
-                            study=study,
-                            judge=users[name],
-                            seed=order.seed,
-                            candidate_ids=[pks[i] for i in order.items],
-                            late=False,
+                        assignment_write_opening(
+                            study=study, judge=users[name], seed=order.seed, candidate_ids=[pks[i] for i in order.items]
                         )
                 except IntegrityError:  # another run of this job wrote it first
                     pass

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 from django.db import connection, transaction
-from django.db.models import Field, Model
+from django.db.models import Field, Max, Model
 from django.utils import timezone
 
 from annotation.enums import JobStatus, Role, StudyStatus, SystemKind
@@ -25,7 +25,7 @@ from metrics.core.controls import CONTROL_KINDS, build_controls
 from ..enums import CONTROL_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX, JudgesMode, control_system_name
 from ..errors import CannotOpen
 from ..models import Assignment, AssignmentItem, JudgingDesign, OpenJob
-from ..protocols.registry import protocol_for_design, study_judgments_exist
+from ..protocols.registry import protocol_for_design, protocols_all, study_judgments_exist
 from ..tokens import item_token_new
 
 
@@ -187,6 +187,40 @@ def assignment_write(*, study: Study, judge: User, seed: int, candidate_ids: lis
     return assignment
 
 
+#: The seed of an assignment a judgments import wrote into a draft (it holds the imported
+#: items, done): opening builds the judge's planned items onto it (:func:`assignment_write_opening`).
+IMPORTED_ASSIGNMENT_SEED = 0
+
+
+def assignment_write_opening(*, study: Study, judge: User, seed: int, candidate_ids: list[int]) -> int:
+    """Write ``judge``'s planned items at opening; returns how many rows were written.
+
+    A judge whose judgments were imported into the draft already has an assignment (seed
+    :data:`IMPORTED_ASSIGNMENT_SEED`) holding the imported items, done: the planned items it
+    lacks are added after them and the assignment takes the plan's seed, so the judge rates
+    the rest of their plan and the imported judgments stay theirs. An assignment with the
+    plan's seed was written by this opening already (a resumed background run): nothing is
+    written.
+    """
+    existing = Assignment.objects.select_for_update().filter(study=study, judge=judge).first()
+    if existing is None:
+        assignment_write(study=study, judge=judge, seed=seed, candidate_ids=candidate_ids, late=False)
+        return len(candidate_ids)
+    if existing.seed == seed:
+        return 0
+    held = AssignmentItem.objects.filter(assignment=existing)
+    have = set(held.values_list("candidate_id", flat=True))
+    start = held.aggregate(m=Max("position"))["m"] or 0
+    new = [c for c in candidate_ids if c not in have]
+    _assignment_items_insert(existing.pk, new, start=start)
+    existing.seed = seed
+    existing.n_items = held.count()
+    existing.joined_late = False
+    existing.instructions_seen_at = None  # the import's mark: the judge has not read this study's instructions
+    existing.save(update_fields=["seed", "n_items", "joined_late", "instructions_seen_at", "updated_at"])
+    return len(new)
+
+
 def _db_column(model: type[Model], name: str) -> str:
     """The database column of ``model``'s concrete field ``name``."""
     field = model._meta.get_field(name)
@@ -195,13 +229,13 @@ def _db_column(model: type[Model], name: str) -> str:
     return field.column
 
 
-def _assignment_items_insert(assignment_id: int, candidate_ids: list[int]) -> None:
+def _assignment_items_insert(assignment_id: int, candidate_ids: list[int], *, start: int = 0) -> None:
     """Insert a judge's items as plain tuples: ``COPY`` on PostgreSQL, ``executemany`` elsewhere.
 
     An assignment of 10,000 items would spend most of its time building model
     instances in ``bulk_create`` (and psycopg's executemany sends one statement per
     row); these rows need no Python-side logic, so they go to the database directly
-    (same columns, same constraints).
+    (same columns, same constraints). Positions follow ``start`` (the last one already held).
     """
     meta = AssignmentItem._meta
     qn = connection.ops.quote_name
@@ -213,12 +247,12 @@ def _assignment_items_insert(assignment_id: int, candidate_ids: list[int]) -> No
             connection.cursor() as cursor,
             cursor.cursor.copy(f"COPY {qn(meta.db_table)} ({columns}) FROM STDIN") as copy,
         ):
-            for i, c in enumerate(candidate_ids, 1):
+            for i, c in enumerate(candidate_ids, start + 1):
                 copy.write_row((now, now, assignment_id, c, i, item_token_new(), None))
         return
     stamp = connection.ops.adapt_datetimefield_value(now)
     sql = f"INSERT INTO {qn(meta.db_table)} ({columns}) VALUES ({', '.join(['%s'] * len(fields))})"
-    rows = [(stamp, stamp, assignment_id, c, i, item_token_new(), None) for i, c in enumerate(candidate_ids, 1)]
+    rows = [(stamp, stamp, assignment_id, c, i, item_token_new(), None) for i, c in enumerate(candidate_ids, start + 1)]
     with connection.cursor() as cursor:
         for start in range(0, len(rows), BULK_BATCH):
             cursor.executemany(sql, rows[start : start + BULK_BATCH])
@@ -236,6 +270,25 @@ def open_refusal(*, study: Study, design: JudgingDesign, n_judges: int) -> None:
         design.control_counts.values()
     ):
         raise CannotOpen("The study has no candidates to judge; import its data first.")
+    unit = protocol_for_design(design)
+    if not unit.opens_onto_imported_judgments:
+        # Judgments imported into the draft gave these judges an assignment already, and this
+        # protocol's opening cannot build on one yet: refuse clearly rather than fail on the
+        # one-assignment-per-judge constraint.
+        held = sorted(
+            Assignment.objects.filter(
+                study=study, judge__study_memberships__study=study, judge__study_memberships__role=Role.JUDGE
+            )
+            .values_list("judge__username", flat=True)
+            .distinct()
+        )
+        if held:
+            raise CannotOpen(
+                f"Judgments were imported for judges of this study ({', '.join(held[:5])}"
+                f"{' …' if len(held) > 5 else ''}), and {unit.name} cannot open onto imported work yet. "
+                "Remove those judges from the study before opening (their imported judgments stay), "
+                "or import their judgments after opening."
+            )
     k = judges_per_item(design)
     # No judges at all is allowed: a field study's judges all come later through join links,
     # and each newcomer is given the items with the fewest judges (assignment_build_for_participant).
@@ -274,6 +327,21 @@ def lock_design_and_study(study: Study) -> tuple[JudgingDesign, Study]:
 
 
 def opening_undo(study: Study) -> None:
-    AssignmentItem.objects.filter(assignment__study=study).delete()
-    Assignment.objects.filter(study=study).delete()
+    """Delete what opening wrote: controls, assignments and their items.
+
+    Judgments imported into the draft stay, with their items and assignments, which go back
+    to what the import left (seed :data:`IMPORTED_ASSIGNMENT_SEED`, so the next opening builds
+    on them again): a failed background opening must not take imported work with it. Reset
+    never gets here while a judgment exists, so there everything goes.
+    """
+    judged = set()
+    for unit in protocols_all():
+        judged |= set(unit.judgments_of_study(study=study).values_list("judge_id", flat=True).distinct())
+    AssignmentItem.objects.filter(assignment__study=study, judgments__isnull=True).delete()
+    Assignment.objects.filter(study=study).exclude(judge_id__in=judged).delete()
+    for assignment in Assignment.objects.filter(study=study):
+        n = sum(unit.items_of_study(study=study).filter(assignment=assignment).count() for unit in protocols_all())
+        Assignment.objects.filter(pk=assignment.pk).update(
+            seed=IMPORTED_ASSIGNMENT_SEED, n_items=n, updated_at=timezone.now()
+        )
     System.objects.filter(study=study, name__startswith=CONTROL_SYSTEM_PREFIX).delete()

@@ -275,3 +275,72 @@ def test_a_resumed_job_in_k_mode_builds_the_same_balanced_plan(study, add_judge)
     job = open_job_run(job_id=job.pk)
     assert job.status == "succeeded" and job.summary["assignment_items"] == 50
     assert snapshot(study) == expected
+
+
+# --- judgments imported into the draft (issue 38 item 4) ------------------------------------------
+
+
+def _import_for_ann(study):
+    from annotation.judging.services.judgment_import import judgments_import_file
+
+    judgments_import_file(
+        study=study,
+        data=b"judge,original_id,system,criterion,value\nann,s0,human,overall,4\nann,s1,machine,overall,2\n",
+        filename="j.csv",
+    )
+
+
+def _ann_after_opening(study):
+    from annotation.judging.models import AssignmentItem, Judgment
+
+    ann = Assignment.objects.get(study=study, judge__username="ann")
+    items = AssignmentItem.objects.filter(assignment=ann)
+    return ann, items.count(), items.filter(done_at__isnull=False).count(), Judgment.objects.filter(item__in=items)
+
+
+@pytest.mark.django_db
+def test_a_draft_with_imported_judgments_opens_onto_the_imported_judges_assignment(three_judges):
+    study = three_judges
+    _import_for_ann(study)
+    summary = study_judging_open(study=study)
+    study.refresh_from_db()
+    assert study.status == StudyStatus.OPEN and summary.judges == 3
+    ann, n_items, n_done, judgments = _ann_after_opening(study)
+    assert n_items == ann.n_items == 25 and n_done == 2  # the plan; the imported two are in it, done
+    assert judgments.count() == 2 and {j.values["overall"] for j in judgments} == {4, 2}
+    assert ann.seed != 0 and ann.instructions_seen_at is None  # the plan's seed; instructions still to read
+    order = snapshot(study)[1]["ann"][2]
+    assert len(set(order)) == 25 and order[:2] == [("s0", "human"), ("s1", "machine")]  # imported first
+
+
+@pytest.mark.django_db
+def test_a_draft_with_imported_judgments_opens_in_the_background_and_a_failure_keeps_them(three_judges, settings):
+    study = three_judges
+    _import_for_ann(study)
+    settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 1
+    job = study_judging_open_start(study=study)
+    assert job.status == "queued"
+    open_job_write(open_job_begin(job.pk))
+    from annotation.judging.services.open_job import _open_job_fail
+
+    _open_job_fail(job.pk, "boom")  # undo what the job wrote: the imported work stays
+    ann, n_items, n_done, judgments = _ann_after_opening(study)
+    assert (n_items, n_done, judgments.count(), ann.n_items) == (2, 2, 2, 2)
+    assert Assignment.objects.filter(study=study).count() == 1
+
+    job = study_judging_open_start(study=study)
+    assert open_job_run(job_id=job.pk).status == "succeeded"
+    ann, n_items, n_done, judgments = _ann_after_opening(study)
+    assert (n_items, n_done, judgments.count()) == (25, 2, 2)
+    assert Assignment.objects.filter(study=study).count() == 3
+
+
+@pytest.mark.django_db
+def test_the_api_opens_a_draft_with_imported_judgments(three_judges, researcher, api_client):
+    study = three_judges
+    _import_for_ann(study)
+    r = api_login(api_client, researcher).post(f"/api/judging/studies/{study.pk}/open/")
+    assert r.status_code in (200, 201, 202), r.content
+    study.refresh_from_db()
+    assert study.status == StudyStatus.OPEN
+    assert _ann_after_opening(study)[1:3] == (25, 2)

@@ -254,6 +254,24 @@ def test_the_protocol_cannot_change_under_imported_rankings(researcher):
         design_update(study=draft, changes={"protocol": "absolute"})
 
 
+def test_a_ranking_draft_with_a_judges_imported_rankings_is_refused_with_a_message(researcher, add_judge):
+    """Ranking's opening cannot build on an imported assignment yet: a clear refusal, not the
+    500 of the one-assignment-per-judge constraint (issue 38 item 4)."""
+    from annotation.judging.protocols.ranking.importing import rankings_import_file
+    from tests.factories import study_with_data
+
+    draft = study_with_data(owner=researcher, n_originals=2, systems=("alpha", "beta"), name="Ranked draft")
+    add_judge(draft, "ann")
+    design_update(study=draft, changes={"protocol": "ranking", "ranking_k": 2})
+    rankings_import_file(
+        study=draft, data=b'{"judge": "ann", "original_id": "s0", "ranking": ["alpha", "beta"]}', filename="r.jsonl"
+    )
+    with pytest.raises(CannotOpen, match="imported for judges of this study \\(ann\\)"):
+        study_judging_open(study=draft)
+    draft.refresh_from_db()
+    assert draft.status == StudyStatus.DRAFT
+
+
 def test_ten_judges_by_two_thousand_items_open_with_bulk_writes(researcher, add_judge, django_assert_max_num_queries):
     from tests.factories import study_with_data
 

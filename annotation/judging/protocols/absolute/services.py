@@ -14,7 +14,12 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Count
 
-from annotation.judging.services.opening import assignment_write, judges_per_item, study_items
+from annotation.judging.services.opening import (
+    assignment_write,
+    assignment_write_opening,
+    judges_per_item,
+    study_items,
+)
 from annotation.models import Study
 from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
 
@@ -30,14 +35,10 @@ def absolute_assignments_write(*, study: Study, design: JudgingDesign, judges: l
         by_name = {u.username: u for u in judges}
         plan = plan_assignments(items, groups, list(by_name), seed=design.seed, judges_per_item=judges_per_item(design))
         for order in plan.orders:
-            assignment_write(
-                study=study,
-                judge=by_name[order.judge],
-                seed=order.seed,
-                candidate_ids=[pks[i] for i in order.items],
-                late=False,
+            # A judge whose judgments were imported into the draft keeps them: the plan is added.
+            n_written += assignment_write_opening(
+                study=study, judge=by_name[order.judge], seed=order.seed, candidate_ids=[pks[i] for i in order.items]
             )
-            n_written += len(order.items)
     return len(items), n_written
 
 

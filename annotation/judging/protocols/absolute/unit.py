@@ -44,6 +44,7 @@ class AbsoluteProtocol(JudgingProtocol):
     back_keys = ("b", "B", "Backspace")
     opens_in_background = True
     imports_judgments = True
+    opens_onto_imported_judgments = True
     dashboard_answers = "metrics.dashboard.services.figures.absolute_answers"
     adaptive_allocation = True
     has_screening = True
