@@ -269,3 +269,45 @@ def test_the_pages_offset_functions_agree_with_the_servers(page, live_server, te
     assert len(got["toCp"]) == units + 1
     assert got["snapped"] and all(span_problem(text, a, b) is None for a, b in got["snapped"])
     assert all(span_problem(text, a, b) is None for a, b in got["words"])
+
+
+def test_marking_words_that_overlap_a_mark_replaces_it(page, live_server, researcher, make_user):
+    """The server refuses overlapping spans of one text (docs/protocol-esa.md), so the page never
+    sends them: a new mark replaces every mark of that text it shares a character with."""
+    from annotation.judging.models import EsaJudgment
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
+    from annotation.models import Candidate
+
+    study = study_with_data(owner=researcher, n_originals=1, systems=("alpha",), name="ESA overlap")
+    cand = Candidate.objects.get(original__study=study)
+    cand.text = "Alpha beta gamma delta."
+    cand.save()
+    study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
+    design_update(
+        study=study, changes={"protocol": "esa", "control_counts": {"identical": 0, "random": 0, "unigram": 0}}
+    )
+    study_judging_open(study=study)
+    browser_login(page, "ann")
+    page.goto(f"/judge/studies/{study.pk}/esa/")
+    page.locator('form[action$="/instructions/"] button[type="submit"]').click()
+    expect(page.locator("#rating-form[data-ready]")).to_be_attached(timeout=LOAD)
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Shift+ArrowRight")
+    page.keyboard.press("2")  # "Alpha beta", major
+    expect(page.locator("#esa-span-list q")).to_have_text(["Alpha beta"])
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("1")  # "gamma" only touches nothing: a second mark
+    expect(page.locator("#esa-span-list q")).to_have_count(2)
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Shift+ArrowRight")
+    page.keyboard.press("1")  # "beta gamma" overlaps both: it replaces them
+    expect(page.locator("#esa-span-list q")).to_have_text(["beta gamma"])
+    page.locator("#esa-score").fill("40")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    (span,) = EsaJudgment.objects.get(study=study).spans
+    assert cand.text[span["start"] : span["end"]] == "beta gamma" and span["severity"] == "minor"
