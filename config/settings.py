@@ -10,6 +10,7 @@ every variable.
 import os
 import time
 from datetime import timedelta
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import environ
@@ -378,6 +379,15 @@ PARAEVAL_JOIN_PER_ADDRESS_PER_HOUR = env.int("PARAEVAL_JOIN_PER_ADDRESS_PER_HOUR
 #: ... and at most this many through one link per minute, from all addresses together (0 turns it off).
 #: The default is above what one server can admit (docs/field-studies.md, "Load"); lower it for a small link.
 PARAEVAL_JOIN_PER_LINK_PER_MINUTE = env.int("PARAEVAL_JOIN_PER_LINK_PER_MINUTE", default=600)
+#: The most one participant may be paid through a bonus export (docs/dashboard.md), in the platform's
+#: currency: a rule that would pay anyone more is refused (400), so a slip (600000 typed for 0.60) never
+#: reaches a payment file. Raise it for a study that really pays more.
+try:
+    PARAEVAL_BONUS_MAX_PER_PERSON = Decimal(env.str("PARAEVAL_BONUS_MAX_PER_PERSON", default="100.00"))
+except InvalidOperation:
+    raise ImproperlyConfigured("PARAEVAL_BONUS_MAX_PER_PERSON must be an amount such as 100.00") from None
+if not PARAEVAL_BONUS_MAX_PER_PERSON.is_finite() or PARAEVAL_BONUS_MAX_PER_PERSON <= 0:
+    raise ImproperlyConfigured("PARAEVAL_BONUS_MAX_PER_PERSON must be an amount above 0, such as 100.00")
 #: Where this site is reached from outside: sign-in links printed by manage.py commands start with it.
 #: Unset, it is the address the last `make run` on this var/ serves (var/server-url, written by
 #: config/run.py with its HOST and PORT), else http://127.0.0.1:8000, `make run`'s default.

@@ -12,18 +12,12 @@ import io
 import json
 from typing import Any
 
+from metrics.core.spreadsheet import formula_safe
+
 from .models import MetricRun
 from .selectors import metric_export_rows
 
 CSV_COLUMNS = ["item", "original_id", "system", "is_control", "original", "candidate", "score", "stats"]
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def neutralise_cell(value: Any) -> Any:
-    """Prefix a text cell that starts like a formula with ``'``; leave other values alone."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
-    return value
 
 
 def run_export_csv(*, run: MetricRun) -> str:
@@ -42,7 +36,7 @@ def run_export_csv(*, run: MetricRun) -> str:
             "" if row["score"] is None else repr(float(row["score"])),
             json.dumps(row["stats"]),
         ]
-        writer.writerow([neutralise_cell(c) if i in (1, 2, 4, 5) else c for i, c in enumerate(cells)])
+        writer.writerow([formula_safe(c) if i in (1, 2, 4, 5) else c for i, c in enumerate(cells)])
     return out.getvalue()
 
 

@@ -2,8 +2,9 @@
 
 Reads only. Alignment files come from ``metrics.core.alignment.dumps`` so that an
 export read back by ``system_alignments_import`` gives the same links. CSV meant
-for spreadsheets has every cell that starts with ``=``, ``+``, ``-`` or ``@``
-prefixed with ``'`` so that no spreadsheet runs it as a formula.
+for spreadsheets has every cell that starts like a formula (``=``, ``+``, ``-``, ``@``,
+a tab or a carriage return) prefixed with ``'`` so that no spreadsheet runs it
+(:func:`metrics.core.spreadsheet.formula_safe`).
 """
 
 from __future__ import annotations
@@ -18,13 +19,12 @@ from django.contrib.auth.models import User
 from annotation.models import Study
 from metrics.core.alignment.io import dumps
 from metrics.core.alignment.model import Alignment
+from metrics.core.spreadsheet import formula_safe
 from metrics.core.text import TOKENIZER_VERSION
 
 from . import selectors
 from .enums import ALIGNMENT_FORMATS, ScoringKind
 from .models import AlignmentSystem, ScoringRun
-
-FORMULA_PREFIXES = ("=", "+", "-", "@")
 
 
 class ExportError(ValueError):
@@ -32,11 +32,10 @@ class ExportError(ValueError):
 
 
 def neutralise_cell(value) -> str:
-    """A spreadsheet-safe cell: text starting with = + - @ gets a leading apostrophe."""
+    """A spreadsheet-safe text cell (every value as text, None as empty): see :func:`formula_safe`."""
     if value is None:
         return ""
-    text = str(value)
-    return "'" + text if text.startswith(FORMULA_PREFIXES) else text
+    return str(formula_safe(str(value)))
 
 
 def safe_csv(header: list[str], rows: list[list]) -> str:

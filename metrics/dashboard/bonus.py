@@ -11,6 +11,11 @@ Formats (checked against the platforms' documentation):
 * **MTurk** — a bonus needs the worker, the assignment it is paid for, the amount in US dollars
   as a plain number and a reason the worker reads (``SendBonus``: ``WorkerId``,
   ``AssignmentId``, ``BonusAmount``, ``Reason``); the CSV has those four columns.
+
+Every cell a person can influence (the reason, the platform's ids) goes through
+:func:`metrics.core.spreadsheet.formula_safe`, so a reason typed as ``=cmd|…`` reaches the file as
+text, not as a formula a spreadsheet runs. No line may pay more than
+``PARAEVAL_BONUS_MAX_PER_PERSON`` (:func:`bonus_max_per_person`): a rule that would is refused.
 """
 
 from __future__ import annotations
@@ -21,7 +26,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
+from django.conf import settings
+
+from metrics.core.spreadsheet import formula_safe
+
 CENT = Decimal("0.01")
+
+
+def bonus_max_per_person() -> Decimal:
+    """The most one participant may be paid (``PARAEVAL_BONUS_MAX_PER_PERSON``, default 100.00)."""
+    return Decimal(str(settings.PARAEVAL_BONUS_MAX_PER_PERSON)).quantize(CENT, rounding=ROUND_HALF_UP)
 
 
 @dataclass(frozen=True)
@@ -53,8 +67,13 @@ def _accepted(row: Mapping) -> bool:
     return row["status"] == "completed" and row.get("qc_verdict") != "excluded"
 
 
-def bonus_lines(rows: Iterable[Mapping], rule: BonusRule) -> list[BonusLine]:
-    """One line per participant with a platform id and a positive amount, in the rows' order."""
+def bonus_lines(rows: Iterable[Mapping], rule: BonusRule, *, max_amount: Decimal | None = None) -> list[BonusLine]:
+    """One line per participant with a platform id and a positive amount, in the rows' order.
+
+    Raises ``ValueError`` (naming how many and the largest) when the rule would pay anyone more
+    than ``max_amount`` (default :func:`bonus_max_per_person`): nothing is listed or downloaded.
+    """
+    cap = bonus_max_per_person() if max_amount is None else max_amount
     out = []
     for r in rows:
         if not r.get("platform_id") or r.get("platform") not in ("prolific", "mturk"):
@@ -74,6 +93,14 @@ def bonus_lines(rows: Iterable[Mapping], rule: BonusRule) -> list[BonusLine]:
                     amount,
                 )
             )
+    over = [line for line in out if line.amount > cap]
+    if over:
+        top = max(over, key=lambda line: line.amount)
+        raise ValueError(
+            f"this rule would pay {len(over)} participant(s) more than the maximum of {cap} per person "
+            f"(the most: {top.amount} to {top.participant_id}); check the amounts, or raise "
+            "PARAEVAL_BONUS_MAX_PER_PERSON if a bonus this large is meant"
+        )
     return out
 
 
@@ -88,7 +115,9 @@ def bonus_sums(lines: Iterable[BonusLine]) -> dict[str, dict]:
 
 def prolific_bulk_bonus(lines: Iterable[BonusLine]) -> str:
     """Prolific's bulk bonus text: ``participant_id,amount`` per line, no header."""
-    return "".join(f"{line.participant_id},{line.amount}\n" for line in lines if line.platform == "prolific")
+    return "".join(
+        f"{formula_safe(line.participant_id)},{line.amount}\n" for line in lines if line.platform == "prolific"
+    )
 
 
 def mturk_bonus_csv(lines: Iterable[BonusLine], *, reason: str) -> str:
@@ -98,5 +127,7 @@ def mturk_bonus_csv(lines: Iterable[BonusLine], *, reason: str) -> str:
     writer.writerow(["WorkerId", "AssignmentId", "BonusAmount", "Reason"])
     for line in lines:
         if line.platform == "mturk":
-            writer.writerow([line.participant_id, line.session_id, str(line.amount), reason])
+            writer.writerow(
+                [formula_safe(cell) for cell in (line.participant_id, line.session_id, str(line.amount), reason)]
+            )
     return buffer.getvalue()

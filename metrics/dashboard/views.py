@@ -113,10 +113,10 @@ def bonus(request, study):
     if form.is_bound and form.is_valid():
         try:
             rule = BonusRule(**form.cleaned_data)
-        except ValueError as exc:
+            lines = bonus_lines(participants_rows(study=study), rule)
+        except ValueError as exc:  # a bad rule, or one that pays someone more than the maximum
             form.add_error(None, str(exc))
         else:
-            lines = bonus_lines(participants_rows(study=study), rule)
             sums = bonus_sums(lines)
             fmt = request.GET.get("download")
             if fmt in ("prolific", "mturk"):
@@ -131,9 +131,12 @@ def bonus(request, study):
                 return response
             if fmt:
                 return HttpResponse("download must be prolific or mturk", status=400, content_type="text/plain")
-    elif form.is_bound and request.GET.get("download"):
+    if form.is_bound and form.errors and request.GET.get("download"):
         return HttpResponse(
-            "; ".join(f"{k}: {' '.join(str(e) for e in v)}" for k, v in form.errors.items()),
+            "; ".join(
+                " ".join(str(e) for e in v) if k == "__all__" else f"{k}: {' '.join(str(e) for e in v)}"
+                for k, v in form.errors.items()
+            ),
             status=400,
             content_type="text/plain",
         )
@@ -141,4 +144,5 @@ def bonus(request, study):
         request,
         "dashboard/bonus.html",
         study_context(study, form=form, lines=lines, sums=sums, query=request.GET.urlencode()),
+        status=400 if form.is_bound and form.errors else 200,
     )

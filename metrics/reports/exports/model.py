@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from metrics.core.spreadsheet import formula_safe
 from metrics.core.stats.results import P_FLOOR
-from metrics.exports import neutralise_cell
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class ReportTable:
                 elif c.kind == "bool":
                     cells.append("" if value is None else ("true" if value else "false"))
                 else:
-                    cells.append(neutralise_cell("" if value is None else str(value)))
+                    cells.append(formula_safe("" if value is None else str(value)))
             yield cells
 
     # page and HTML ----------------------------------------------------------------
