@@ -2,7 +2,8 @@
 
 The judge's hot path reads only this (:func:`adaptive_study`, at most one cache lookup a second per
 process); every change of a setting, every refresh of the priorities and every poll of a dashboard
-publishes the list again (:func:`adaptive_publish`)."""
+publishes the list again (:func:`adaptive_publish`). The database is what the list is made of: when
+the cache has lost it, the next read rebuilds it from there (:func:`adaptive_studies`)."""
 
 from __future__ import annotations
 
@@ -22,23 +23,27 @@ MEMO_SECONDS = 1.0
 _MEMO: dict[str, object] = {"at": -math.inf, "studies": {}}
 
 
-def adaptive_publish() -> dict[int, dict]:
-    """Write the list of adaptive studies (and their priorities) to Django's cache; return it.
-
-    The judge's hot path reads only this cache entry, never the database, so a study
-    without the option pays one cache lookup. Every change of a setting, every refresh of
-    the priorities and every poll of a dashboard publishes it again; with a cache per
-    process (the default, ``CACHE_URL`` unset) the processes that did so know the list,
-    so a site with several web processes sets ``CACHE_URL`` (see docs/dashboard.md).
-    """
+def _adaptive_from_database() -> dict[int, dict]:
     from .models import AdaptiveAllocation
 
-    studies = {
+    return {
         sid: {"priorities": p or {}, "window": w, "refreshed_at": r}
         for sid, p, w, r in AdaptiveAllocation.objects.filter(enabled=True, stopped_at__isnull=True).values_list(
             "study_id", "priorities", "window", "refreshed_at"
         )
     }
+
+
+def adaptive_publish() -> dict[int, dict]:
+    """Write the list of adaptive studies (and their priorities) to Django's cache; return it.
+
+    The judge's hot path reads only this cache entry (the database only when the entry is
+    missing), so a study without the option pays one cache lookup. Every change of a setting, every refresh of
+    the priorities and every poll of a dashboard publishes it again; with a cache per
+    process (the default, ``CACHE_URL`` unset) the processes that did so know the list,
+    so a site with several web processes sets ``CACHE_URL`` (see docs/dashboard.md).
+    """
+    studies = _adaptive_from_database()
     cache.set(CACHE_KEY, studies, timeout=None)
     _MEMO.update(at=time.monotonic(), studies=studies)
     return studies
@@ -51,10 +56,22 @@ def adaptive_cache_clear() -> None:
 
 
 def adaptive_studies() -> dict[int, dict]:
-    """The published adaptive studies (study id → priorities, window, last refresh), cached per process."""
+    """The published adaptive studies (study id → priorities, window, last refresh), cached per process.
+
+    A cache without the entry (a cache server restarted empty, an entry evicted, a fresh
+    per-process cache) is not "no adaptive studies": the list is read from the database and
+    published again (``add``, so that a publication made meanwhile is not overwritten with an
+    older list). Published, even an empty list is an entry, so a site without adaptive studies
+    reads the database at most once per cache loss.
+    """
     now = time.monotonic()
     if now - float(_MEMO["at"]) > MEMO_SECONDS:  # type: ignore[arg-type]
-        _MEMO.update(at=now, studies=cache.get(CACHE_KEY) or {})
+        studies = cache.get(CACHE_KEY)
+        if studies is None:
+            studies = _adaptive_from_database()
+            if not cache.add(CACHE_KEY, studies, timeout=None):
+                studies = cache.get(CACHE_KEY, studies)
+        _MEMO.update(at=now, studies=studies)
     return _MEMO["studies"]  # type: ignore[return-value]
 
 

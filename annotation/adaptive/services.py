@@ -37,7 +37,16 @@ from .tasks import adaptive_refresh_task
 REFRESH_SECONDS = 5.0
 
 
-SETTINGS_FIELDS = ("enabled", "level", "stop_when_stable", "min_judgments", "window", "criterion")
+SETTINGS_FIELDS = (
+    "enabled",
+    "level",
+    "stop_when_stable",
+    "min_judgments",
+    "min_judges",
+    "max_judge_share",
+    "window",
+    "criterion",
+)
 
 
 @transaction.atomic

@@ -205,12 +205,20 @@ class DashboardAdaptiveOutputSerializer(serializers.Serializer):
     level = serializers.FloatField(required=False)
     stop_when_stable = serializers.BooleanField(required=False)
     min_judgments = serializers.IntegerField(required=False)
+    min_judges = serializers.IntegerField(required=False)
+    max_judge_share = serializers.FloatField(required=False)
     window = serializers.IntegerField(required=False)
     criterion = serializers.CharField(required=False)
     wrong_bound = serializers.FloatField(
         required=False, allow_null=True, help_text="Upper bound on P(the ranking is wrong), last refresh."
     )
     judgments_seen = serializers.IntegerField(required=False)
+    judges_seen = serializers.IntegerField(
+        required=False, help_text="Judges counted (not excluded, not screened out), last refresh."
+    )
+    largest_judge_share = serializers.FloatField(
+        required=False, allow_null=True, help_text="The largest share of the counted judgments one judge gave."
+    )
     refreshed_at = serializers.DateTimeField(required=False, allow_null=True)
     stopped_at = serializers.DateTimeField(required=False, allow_null=True)
     stop_reason = serializers.CharField(required=False, allow_blank=True)
@@ -245,6 +253,8 @@ class DashboardAdaptiveInputSerializer(serializers.Serializer):
     level = serializers.FloatField(required=False, min_value=0.001, max_value=0.5)
     stop_when_stable = serializers.BooleanField(required=False)
     min_judgments = serializers.IntegerField(required=False, min_value=0)
+    min_judges = serializers.IntegerField(required=False, min_value=2, max_value=1000)
+    max_judge_share = serializers.FloatField(required=False, min_value=0.05, max_value=0.9)
     window = serializers.IntegerField(required=False, min_value=1, max_value=100)
 
 

@@ -22,6 +22,18 @@ class AdaptiveForm(forms.Form):
     stop_when_stable = forms.BooleanField(label="Stop by itself when the ranking is stable", required=False)
     level = forms.FloatField(label="Level: P(ranking wrong) at most", min_value=0.001, max_value=0.5, initial=0.05)
     min_judgments = forms.IntegerField(label="Never stop before this many judgments", min_value=0, initial=30)
+    min_judges = forms.IntegerField(
+        label="… nor before this many judges (excluded and screened-out judges never count)",
+        min_value=2,
+        max_value=1000,
+        initial=3,
+    )
+    max_judge_share = forms.FloatField(
+        label="… nor while one judge gave more than this share of the judgments",
+        min_value=0.05,
+        max_value=0.9,
+        initial=0.5,
+    )
     window = forms.IntegerField(label="Choose among the judge's next … items", min_value=1, max_value=100, initial=2)
 
 

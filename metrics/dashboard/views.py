@@ -42,6 +42,8 @@ def dashboard(request, study):
                     "stop_when_stable": a.stop_when_stable,
                     "level": a.level,
                     "min_judgments": a.min_judgments,
+                    "min_judges": a.min_judges,
+                    "max_judge_share": a.max_judge_share,
                     "window": a.window,
                 }
                 if a

@@ -130,7 +130,7 @@ function drawPlan(plan, adaptive) {
   const el = document.getElementById("dash-adaptive");
   if (adaptive && adaptive.enabled) {
     el.textContent = `Adaptive allocation on: P(ranking wrong) ≤ ${fmt(adaptive.wrong_bound, 3)} after ` +
-      `${adaptive.judgments_seen} judgments` + (adaptive.stopped_at ? `; stopped ${when(adaptive.stopped_at)}: ${adaptive.stop_reason}` : ".");
+      `${adaptive.judgments_seen} judgments by ${adaptive.judges_seen || 0} judges` + (adaptive.stopped_at ? `; stopped ${when(adaptive.stopped_at)}: ${adaptive.stop_reason}` : ".");
   } else {
     el.textContent = adaptive && adaptive.stopped_at ? `Stopped ${when(adaptive.stopped_at)}: ${adaptive.stop_reason}` : "Adaptive allocation off: judges rate their items in their seeded order.";
   }

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.db import transaction
 from django.db.models import Count, Max, Q, Sum
+from django.utils import timezone
 
 from annotation.models import Study
 
@@ -219,6 +221,36 @@ class JudgingProtocol:
     def assignment_release_unfinished(self, *, assignment: Assignment) -> int:
         """Give back the items a timed-out participant has not done; return how many."""
         raise NotImplementedError
+
+    def items_release_unrated(self, *, assignment: Assignment, keep_next: bool = False) -> tuple[int, int]:
+        """Give back the assignment's unrated items while its judge may be submitting (the
+        adaptive stop); returns (released, left unrated). Runs in its own transaction.
+
+        It never waits on an item, so it cannot deadlock with a submission: the lock order
+        is the assignment row, then its items (as every other release); items another
+        transaction holds (a submission in flight, the adaptive swap) are skipped
+        (``SKIP LOCKED``; on SQLite the write lock serialises the two instead), and the
+        delete re-checks ``done_at`` on rows this transaction holds, so an item judged
+        meanwhile keeps its judgment (a delete by id alone broke the judgment's foreign
+        key). ``keep_next`` keeps the judge's next unrated item, the one on their screen,
+        so that the judgment they are giving is stored.
+        """
+        model = self.item_model
+        with transaction.atomic():
+            if not Assignment.objects.select_for_update().filter(pk=assignment.pk).exists():
+                return 0, 0
+            unrated = model.objects.filter(assignment_id=assignment.pk, done_at__isnull=True)
+            kept = unrated.order_by("position").values_list("pk", flat=True).first() if keep_next else None
+            free = list(
+                unrated.select_for_update(skip_locked=True).exclude(pk=kept).order_by("pk").values_list("pk", flat=True)
+            )
+            _, per_model = model.objects.filter(pk__in=free, done_at__isnull=True).delete()
+            released = per_model.get(model._meta.label, 0)
+            if released:
+                Assignment.objects.filter(pk=assignment.pk).update(
+                    n_items=model.objects.filter(assignment_id=assignment.pk).count(), updated_at=timezone.now()
+                )
+            return released, unrated.count()
 
     def items_done(self, *, assignment: Assignment) -> int:
         """How many of the assignment's items the judge has answered."""

@@ -12,7 +12,8 @@ from django.test.utils import CaptureQueriesContext
 from annotation.adaptive import publication, refresh
 from annotation.adaptive import services as adaptive
 from annotation.adaptive.models import AdaptiveAllocation
-from annotation.judging.models import Assignment, AssignmentItem
+from annotation.enums import SystemKind
+from annotation.judging.models import Assignment, AssignmentItem, Judgment
 from annotation.judging.selectors.hot_path import item_next_for_judge_fast
 from annotation.judging.selectors.judge import assignment_for_judge
 from annotation.judging.services.design import design_update
@@ -62,6 +63,7 @@ def _rate(study, username, value_of, n):
 def test_a_study_without_the_option_pays_no_query_for_it(researcher, make_user):
     study = _study(researcher, make_user)
     a = Assignment.objects.filter(study=study).first()
+    publication.adaptive_publish()  # as every process finds it once anything published the list
     with CaptureQueriesContext(connection) as ctx:
         item_next_for_judge_fast(assignment=a)
     assert len(ctx.captured_queries) == 1
@@ -97,21 +99,126 @@ def test_the_hook_serves_the_most_informative_item_among_the_judges_next_ones(re
 
 
 def test_refresh_ranks_priorities_and_the_study_stops_by_itself_when_stable(researcher, make_user):
-    study = _study(researcher, make_user)
+    study = _study(researcher, make_user, judges=("ann", "bob", "cat", "dan"))
     adaptive.adaptive_settings_update(
         study=study, changes={"enabled": True, "stop_when_stable": True, "level": 0.05, "min_judgments": 5}
     )
     means = {"human": 5, "machine": 3, "mt": 1}  # far apart: stable quickly
-    _rate(study, "ann", lambda s: means.get(s, 3), 20)
+    for name in ("ann", "bob", "cat"):
+        _rate(study, name, lambda s: means.get(s, 3), 10)
     out = refresh.adaptive_refresh(study=study)
     allocation = AdaptiveAllocation.objects.get(study=study)
     assert out["stopped"] and allocation.stopped_at is not None and "stable" in allocation.stop_reason
-    assert out["wrong_bound"] <= 0.05
-    # Every judge's unrated items were released: judges (and participants) have finished.
-    for a in Assignment.objects.filter(study=study):
-        assert not AssignmentItem.objects.filter(assignment=a, done_at__isnull=True).exists()
-        assert item_next_for_judge_fast(assignment=a) is None
+    assert out["wrong_bound"] <= 0.05 and out["judges"] == 3 and "3 judges" in allocation.stop_reason
     assert not publication.adaptive_study(study.pk)
+    # Dan never started: every item of his was released, he has finished.
+    dan = Assignment.objects.get(study=study, judge__username="dan")
+    assert not AssignmentItem.objects.filter(assignment=dan, done_at__isnull=True).exists()
+    dan.refresh_from_db()
+    assert item_next_for_judge_fast(assignment=dan) is None and dan.n_items == 0
+    # The three who were judging keep only the item on their screen; rating it is stored, then they have finished.
+    for name in ("ann", "bob", "cat"):
+        a = Assignment.objects.get(study=study, judge__username=name)
+        assert AssignmentItem.objects.filter(assignment=a, done_at__isnull=True).count() == 1
+        _rate(study, name, lambda s: means.get(s, 3), 1)
+        assert AssignmentItem.objects.filter(assignment=a, done_at__isnull=False).count() == 11
+        assert item_next_for_judge_fast(assignment=a) is None
+
+
+def test_one_judge_alone_can_never_stop_the_study(researcher, make_user):
+    """Issue 38: one judge scoring by text similarity (never seeing a system) drove P(wrong) to
+    0.026 and stopped the study for everyone."""
+    study = _study(researcher, make_user, judges=("ann", "bob", "cat"))
+    adaptive.adaptive_settings_update(
+        study=study, changes={"enabled": True, "stop_when_stable": True, "level": 0.05, "min_judgments": 5}
+    )
+    means = {"human": 5, "machine": 3, "mt": 1}
+    _rate(study, "ann", lambda s: means.get(s, 3), 100)  # all of her items, perfectly consistent
+    out = refresh.adaptive_refresh(study=study)
+    assert out["wrong_bound"] <= 0.05  # the evidence looks conclusive ...
+    assert not out["stopped"] and "1 of the 3 judges" in out["held"]  # ... but it is one judge's
+    allocation = AdaptiveAllocation.objects.get(study=study)
+    assert allocation.stopped_at is None and allocation.judges_seen == 1 and allocation.largest_judge_share == 1.0
+    bob = Assignment.objects.get(study=study, judge__username="bob")
+    assert AssignmentItem.objects.filter(assignment=bob, done_at__isnull=True).count() == bob.n_items > 0
+    # Nor can a setting make one judge enough.
+    from django.core.exceptions import ValidationError
+
+    with pytest.raises(ValidationError) as exc:
+        adaptive.adaptive_settings_update(study=study, changes={"min_judges": 1})
+    assert "min_judges" in exc.value.message_dict
+
+
+def test_one_judge_with_most_of_the_judgments_holds_the_stop(researcher, make_user):
+    study = _study(researcher, make_user, judges=("ann", "bob", "cat"))
+    adaptive.adaptive_settings_update(
+        study=study, changes={"enabled": True, "stop_when_stable": True, "level": 0.05, "min_judgments": 5}
+    )
+    means = {"human": 5, "machine": 3, "mt": 1}
+    _rate(study, "ann", lambda s: means.get(s, 3), 20)
+    _rate(study, "bob", lambda s: means.get(s, 3), 5)
+    _rate(study, "cat", lambda s: means.get(s, 3), 5)
+    out = refresh.adaptive_refresh(study=study)
+    assert out["judges"] == 3 and out["wrong_bound"] <= 0.05
+    assert not out["stopped"] and "one judge gave" in out["held"] and "at most 50%" in out["held"]
+    adaptive.adaptive_settings_update(study=study, changes={"max_judge_share": 0.9})
+    assert refresh.adaptive_refresh(study=study)["stopped"]
+
+
+def test_excluded_and_screened_out_judges_do_not_count(researcher, make_user):
+    from django.utils import timezone
+
+    from annotation.judging.services.exclusions import judge_exclusion_set
+
+    study = _study(researcher, make_user, judges=("ann", "bob", "cat", "dan"))
+    adaptive.adaptive_settings_update(
+        study=study, changes={"enabled": True, "stop_when_stable": True, "level": 0.05, "min_judgments": 5}
+    )
+    means = {"human": 5, "machine": 3, "mt": 1}
+    for name in ("ann", "bob", "cat", "dan"):
+        _rate(study, name, lambda s: means.get(s, 3), 6)
+    cat = Assignment.objects.get(study=study, judge__username="cat").judge
+    judge_exclusion_set(study=study, judge=cat, excluded=True, decided_by=researcher, reason="copies")
+    Assignment.objects.filter(study=study, judge__username="dan").update(
+        screened_out_at=timezone.now(), screened_out_rule="qc"
+    )
+    out = refresh.adaptive_refresh(study=study)
+    assert out["judges"] == 2 and not out["stopped"] and "2 of the 3 judges" in out["held"]
+    counted = (
+        Judgment.objects.filter(study=study, is_latest=True, judge__username__in=("ann", "bob"))
+        .exclude(item__candidate__system__kind__in=SystemKind.control_kinds())
+        .count()
+    )
+    assert out["judgments"] == counted == AdaptiveAllocation.objects.get(study=study).judgments_seen
+    # A wildly different excluded judge moves neither the tallies nor the priorities.
+    before = out["priorities"]
+    _rate(study, "cat", lambda s: 6 - means.get(s, 3), 10)
+    after = refresh.adaptive_refresh(study=study)
+    assert after["judgments"] == counted and after["priorities"] == before
+
+
+def test_the_stop_keeps_the_item_a_judge_is_rating_and_stores_its_judgment(researcher, make_user):
+    """A judge who has an item on screen when the study stops gets that judgment stored (the
+    stop released it before, and the submission found no item)."""
+    study = _study(researcher, make_user, judges=("ann", "bob", "cat"))
+    adaptive.adaptive_settings_update(study=study, changes={"enabled": True, "stop_when_stable": True})
+    _rate(study, "ann", lambda s: 3, 2)
+    ann = Assignment.objects.get(study=study, judge__username="ann")
+    shown = item_next_for_judge_fast(assignment=ann)
+    result = refresh.adaptive_stop(study=study, reason="test")
+    assert result.stopped and result.released > 0 and result.left == 1
+    stored = judgment_submit(
+        study=study,
+        judge=ann.judge,
+        token=shown.token,
+        key="on-screen-at-the-stop",
+        scores={"adequacy": 3, "fluency": 3, "dissimilarity": 3, "overall": 3},
+        serve_stamp=shown.serve_stamp,
+    )
+    assert stored.created and Judgment.objects.filter(key="on-screen-at-the-stop", item__token=shown.token).exists()
+    assert item_next_for_judge_fast(assignment=ann) is None
+    # A second stop (two refreshes at once) stops nothing twice.
+    assert not refresh.adaptive_stop(study=study, reason="again").stopped
 
 
 def test_a_close_race_does_not_stop_and_points_at_the_unseparated_pair(researcher, make_user):
@@ -181,3 +288,33 @@ def test_a_side_by_side_study_cannot_turn_it_on(researcher, make_user):
     with pytest.raises(ValidationError) as exc:
         adaptive.adaptive_settings_update(study=study, changes={"enabled": True})
     assert "absolute ratings" in str(exc.value)
+
+
+def test_an_emptied_cache_is_rebuilt_from_the_database_not_read_as_no_adaptive_studies(researcher, make_user):
+    """Issue 38: which studies are adaptive lived only in the cache, so after Redis restarted
+    empty every process treated them as ordinary until something published the list again."""
+    from django.core.cache import cache
+
+    study = _study(researcher, make_user)
+    adaptive.adaptive_settings_update(study=study, changes={"enabled": True})
+    publication.adaptive_publish()
+    assert publication.adaptive_study(study.pk)
+    cache.clear()  # the cache server restarted empty
+    publication._MEMO.update(at=float("-inf"), studies={})  # another process, or a second later
+    assert publication.adaptive_study(study.pk)
+    assert study.pk in cache.get(publication.CACHE_KEY)  # published again for the other processes
+    # The hook works again at once: the judge's next item is chosen adaptively.
+    AdaptiveAllocation.objects.filter(study=study).update(refreshed_at="2999-01-01T00:00:00Z")
+    publication.adaptive_publish()
+    cache.clear()
+    publication._MEMO.update(at=float("-inf"), studies={})
+    a = Assignment.objects.get(study=study, judge__username="ann")
+    with CaptureQueriesContext(connection) as ctx:
+        item_next_for_judge_fast(assignment=a)
+    assert any("adaptive_adaptiveallocation" in q["sql"] for q in ctx.captured_queries)
+    # A study that is not adaptive stays ordinary after a cache loss, and the empty list is kept.
+    adaptive.adaptive_settings_update(study=study, changes={"enabled": False})
+    publication.adaptive_publish()
+    cache.clear()
+    publication._MEMO.update(at=float("-inf"), studies={})
+    assert not publication.adaptive_study(study.pk) and cache.get(publication.CACHE_KEY) == {}
