@@ -41,6 +41,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from annotation.judging.enums import MAX_ITEM_SECONDS
 from metrics.core.spans.model import SEVERITIES, ErrorSpan
 from metrics.core.spans.offsets import span_problem, utf16_length, utf16_to_codepoint
 
@@ -295,9 +296,9 @@ def _row(
             )
     secs = None
     if seconds is not None:
-        secs = finite_number(seconds, 0, None)
+        secs = finite_number(seconds, 0, MAX_ITEM_SECONDS)
         if secs is None:
-            ln.bad("must be a non-negative number of seconds", "seconds")
+            ln.bad(f"must be a number of seconds from 0 to {MAX_ITEM_SECONDS} (one day)", "seconds")
     if len(ln.issues) > start_issues:
         return None
     side_texts = {"original": original, "candidate": candidate}

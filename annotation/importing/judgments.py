@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from annotation.judging.enums import MAX_ITEM_SECONDS
+
 from ._shared import check_system_name, iter_rows
 from .reading import MAX_FIELD_CHARS, MAX_ISSUES, ImportIssue, StudyImportError, decode_utf8, detect_format
 
@@ -157,8 +159,14 @@ def parse_judgments_file(
                 seconds = float(cells["seconds"])
             except ValueError:
                 seconds = -1.0
-            if not (seconds >= 0 and seconds < float("inf")):
-                issues.append(ImportIssue("must be a non-negative number of seconds", line=line, column="seconds"))
+            if not 0 <= seconds <= MAX_ITEM_SECONDS:  # NaN and infinities fail too
+                issues.append(
+                    ImportIssue(
+                        f"must be a number of seconds from 0 to {MAX_ITEM_SECONDS} (one day)",
+                        line=line,
+                        column="seconds",
+                    )
+                )
                 ok = False
         if ok:
             parsed.rows.append(

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from annotation.judging.enums import MAX_ITEM_SECONDS
 from metrics.core.ranking.orders import groups_from_json
 
 from ._shared import check_system_name, finite_number, short_repr, valid_judge_name
@@ -141,9 +142,9 @@ def parse_rankings_file(
                         scores[name] = number
         seconds = obj.get("seconds")
         if seconds is not None:
-            seconds = finite_number(seconds, 0, None)
+            seconds = finite_number(seconds, 0, MAX_ITEM_SECONDS)
             if seconds is None:
-                bad("must be a non-negative number of seconds", "seconds")
+                bad(f"must be a number of seconds from 0 to {MAX_ITEM_SECONDS} (one day)", "seconds")
         set_number = obj.get("set", 1)
         if isinstance(set_number, bool) or not isinstance(set_number, int) or not 1 <= set_number <= MAX_SETS:
             bad(f"a set is a whole number from 1 to {MAX_SETS}, not {short_repr(set_number)}", "set")

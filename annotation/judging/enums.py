@@ -9,6 +9,12 @@ from annotation.enums import SystemKind
 CRITERIA: tuple[str, ...] = ("adequacy", "fluency", "dissimilarity", "overall")
 SCORE_MIN, SCORE_MAX = 1, 5
 
+#: The most seconds a judgment's timing may say a person spent on one item (a day): the
+#: bound of a submission's ``active_seconds`` and of an imported file's ``seconds``. Far
+#: beyond any real judge; small enough that a study's sums stay ordinary numbers (a
+#: client's 1.7e308 once overflowed PostgreSQL's sum and broke every page that adds times).
+MAX_ITEM_SECONDS = 24 * 60 * 60
+
 #: Control kind (as in judgments frames and metrics.core.controls) ↔ system kind and name.
 CONTROL_SYSTEM_KIND = {
     "identical": SystemKind.CONTROL_IDENTICAL,

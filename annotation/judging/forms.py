@@ -10,7 +10,7 @@ from annotation.judging.services.design import EDITABLE_WHEN_FROZEN, expected_ke
 from metrics.core.controls import CONTROL_KINDS
 
 from . import scales
-from .enums import EsaPrefill, JudgesMode
+from .enums import MAX_ITEM_SECONDS, EsaPrefill, JudgesMode
 from .models import MAX_CONTROLS_PER_KIND, JudgingDesign
 from .protocols.registry import protocol_choices
 
@@ -281,7 +281,7 @@ class JudgmentForm(forms.Form):
     token = forms.CharField(max_length=64)
     serve = forms.CharField(max_length=400)
     key = forms.CharField(max_length=64)
-    active_seconds = forms.FloatField(required=False, min_value=0)
+    active_seconds = forms.FloatField(required=False, min_value=0, max_value=MAX_ITEM_SECONDS)
 
     def __init__(self, *args, criteria: list[dict], **kwargs):
         super().__init__(*args, **kwargs)

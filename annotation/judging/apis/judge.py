@@ -30,7 +30,7 @@ from annotation.models import Study
 from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE
 
 from .. import screening
-from ..enums import JudgmentSource
+from ..enums import MAX_ITEM_SECONDS, JudgmentSource
 from ..errors import JudgingError, JudgmentInvalid, OtherProtocol, StudyNotOpen
 from ..protocols.absolute.unit import ABSOLUTE
 from ..protocols.registry import protocol_for_study
@@ -95,7 +95,7 @@ class JudgingSubmitInputSerializer(serializers.Serializer):
     )
     scores = JudgingScoresSerializer()
     serve_stamp = serializers.CharField(max_length=400)
-    active_seconds = serializers.FloatField(required=False, allow_null=True, min_value=0)
+    active_seconds = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=MAX_ITEM_SECONDS)
 
 
 class JudgingSubmitOutputSerializer(serializers.Serializer):
@@ -246,7 +246,7 @@ class JudgingSubmitApi(APIView):
             # Problems with values are reported under "scores", per criterion, as a
             # serializer would; problems with the key or the stamp under their own names.
             body: dict[str, Any] = {"detail": exc.message}
-            per_field = {k: v for k, v in exc.field_errors.items() if k in ("key", "serve_stamp")}
+            per_field = {k: v for k, v in exc.field_errors.items() if k in ("key", "serve_stamp", "active_seconds")}
             per_criterion = {k: v for k, v in exc.field_errors.items() if k not in per_field}
             if per_criterion:
                 body["scores"] = per_criterion

@@ -28,7 +28,7 @@ from annotation.models import Study
 
 from .. import scales
 from ..defaults import default_criteria
-from ..enums import JudgmentSource
+from ..enums import MAX_ITEM_SECONDS, JudgmentSource
 from ..errors import ItemNotFound, JudgmentInvalid, KeyReused, StudyNotOpen
 from ..models import AssignmentItem, JudgingDesign, Judgment
 from ..screening import ScreenedOut
@@ -96,15 +96,18 @@ def key_clean(key: object) -> str:
 
 
 def active_seconds_clean(active_seconds: object) -> float | None:
-    """The page's active time in seconds (None: not measured); :class:`JudgmentInvalid` otherwise."""
+    """The page's active time in seconds (None: not measured), from 0 to
+    :data:`~annotation.judging.enums.MAX_ITEM_SECONDS`; :class:`JudgmentInvalid` otherwise
+    (every protocol's submission passes its client's value through here)."""
     if active_seconds is None:
         return None
+    message = f"active_seconds must be a number of seconds from 0 to {MAX_ITEM_SECONDS} (one day)"
     try:
         value = float(active_seconds if isinstance(active_seconds, (int, float, str)) else "nan")
-    except ValueError:
-        raise JudgmentInvalid("active_seconds must be a number of seconds") from None
-    if not math.isfinite(value) or value < 0:
-        raise JudgmentInvalid("active_seconds must be a non-negative number of seconds")
+    except (ValueError, OverflowError):
+        raise JudgmentInvalid(message, field_errors={"active_seconds": [message]}) from None
+    if not (math.isfinite(value) and 0 <= value <= MAX_ITEM_SECONDS):
+        raise JudgmentInvalid(message, field_errors={"active_seconds": [message]})
     return value
 
 
@@ -234,7 +237,10 @@ def submission_store(
             is_latest=True,
             served_at=served_at,
             submitted_at=now,
-            seconds=max(0.0, (now - served_at).total_seconds()),
+            # Wall time since serving, at most a day (a page left open for days is not days of
+            # work): every timing paraeval stores stays within MAX_ITEM_SECONDS, so a study's
+            # sums stay ordinary numbers and its exports import again.
+            seconds=min(float(MAX_ITEM_SECONDS), max(0.0, (now - served_at).total_seconds())),
             active_seconds=active_seconds,
             source=source,
             **as_fields(values),

@@ -206,3 +206,23 @@ def test_importing_into_an_open_study_marks_only_the_judged_items_done(opened_st
     assert ann.items.filter(done_at__isnull=True).count() == 23
     assert ann.items.filter(done_at__isnull=True, candidate__system__name__startswith="control:").count() == 15
     assert item_next_for_judge(assignment=assignment_for_judge(study=opened_study, judge=ann.judge)) is not None
+
+
+@pytest.mark.parametrize("seconds", ("1.7e308", "1e309", "inf", "nan", "-1", "86401"))
+def test_an_imported_time_no_person_spends_is_refused_with_its_line(study, seconds):
+    """A file's ``seconds`` keeps the submissions' bound (a day per item): 1.7e308 stored twice
+    overflowed PostgreSQL's sum of a study's times (issue 38 item 15)."""
+    with pytest.raises(StudyImportError) as exc:
+        _import(study, PEM_HEADER.replace("\n", ",seconds\n") + f"w1,s0,human,overall,4,{seconds}\n", name="j.csv")
+    (issue,) = exc.value.issues
+    assert (issue.line, issue.column) == (2, "seconds") and "from 0 to 86400" in issue.message
+    assert not Judgment.objects.exists()
+
+
+def test_the_rankings_file_keeps_the_same_bound_on_seconds():
+    from annotation.importing.rankings import parse_rankings_file
+
+    line = b'{"judge": "x", "original_id": "s0", "ranking": ["a", "b"], "seconds": 1e300}'
+    with pytest.raises(StudyImportError) as exc:
+        parse_rankings_file(line, filename="r.jsonl")
+    assert [(i.line, i.column) for i in exc.value.issues] == [(1, "seconds")]

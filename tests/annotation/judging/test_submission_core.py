@@ -4,6 +4,7 @@ protocol stores its answers through the same core (keys, replays, revisions, scr
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -148,3 +149,130 @@ def test_a_screened_out_judge_cannot_answer_a_pair_and_a_retry_is_replayed(cmp_s
             serve_stamp=pair.serve_stamp,
         )
     assert ComparisonJudgment.objects.filter(judge=ann).count() == 1
+
+
+# --- timing bounds (issue 38 item 15) --------------------------------------------------------------
+
+#: What no person spends on an item: 1.7e308 (two of them overflowed PostgreSQL's sum), an
+#: infinity, NaN, a negative time, and a second past the bound of a day.
+OUT_OF_RANGE_SECONDS = (1.7e308, "1.7e308", float("inf"), "inf", float("nan"), "nan", -1.0, 86_401)
+
+
+@pytest.mark.parametrize("active", OUT_OF_RANGE_SECONDS)
+def test_the_submission_core_refuses_an_active_time_no_person_spends(opened_study, active):
+    from annotation.judging.errors import JudgmentInvalid
+    from annotation.judging.models import Judgment
+
+    ann = User.objects.get(username="ann")
+    item = item_next_for_judge(assignment=assignment_for_judge(study=opened_study, judge=ann))
+    with pytest.raises(JudgmentInvalid, match="from 0 to 86400") as exc:
+        judgment_submit(
+            study=opened_study,
+            judge=ann,
+            token=item.token,
+            key=new_key(),
+            scores=scores(),
+            serve_stamp=item.serve_stamp,
+            active_seconds=active,
+        )
+    assert "active_seconds" in exc.value.field_errors
+    assert not Judgment.objects.exists()
+
+
+def test_a_day_of_active_time_is_still_accepted(opened_study):
+    ann = User.objects.get(username="ann")
+    item = item_next_for_judge(assignment=assignment_for_judge(study=opened_study, judge=ann))
+    result = judgment_submit(
+        study=opened_study,
+        judge=ann,
+        token=item.token,
+        key=new_key(),
+        scores=scores(),
+        serve_stamp=item.serve_stamp,
+        active_seconds=86_400,
+    )
+    assert result.judgment.active_seconds == 86_400
+
+
+@pytest.mark.parametrize("active", (1.7e308, -1.0, "nan"))
+def test_every_protocols_submission_refuses_an_out_of_range_active_time(cmp_study, active):
+    from annotation.judging.errors import JudgmentInvalid
+
+    ann = User.objects.get(username="ann")
+    pair = comparison.pair_next_for_judge(assignment=Assignment.objects.get(study=cmp_study, judge=ann))
+    with pytest.raises(JudgmentInvalid, match="active_seconds"):
+        comparison.comparison_submit(
+            study=cmp_study,
+            judge=ann,
+            token=pair.token,
+            key=new_key(),
+            answers={"preference": "A"},
+            serve_stamp=pair.serve_stamp,
+            active_seconds=active,
+        )
+    assert not ComparisonJudgment.objects.exists()
+
+
+def test_the_api_answers_400_for_an_out_of_range_active_time(opened_study, api_client):
+    from .conftest import api_login, api_next, api_submit
+
+    client = api_login(api_client, User.objects.get(username="ann"))
+    item = api_next(client, opened_study).json()["item"]
+    r = api_submit(client, opened_study, item, active_seconds=1.7e308)
+    assert r.status_code == 400 and "active_seconds" in r.json()
+    r = client.post(
+        f"/api/judging/studies/{opened_study.pk}/judgments/",
+        json.dumps({"item": item["token"], "key": new_key(), "scores": scores(), "serve_stamp": item["serve_stamp"]})[
+            :-1
+        ]
+        + ', "active_seconds": Infinity}',
+        content_type="application/json",
+    )
+    assert r.status_code == 400
+    assert api_submit(client, opened_study, item, active_seconds=12.5).status_code == 201
+
+
+def test_stored_timings_out_of_range_become_unknown_and_the_rest_stay(opened_study):
+    import importlib
+
+    from django.apps import apps
+
+    from annotation.judging.models import Judgment
+
+    ann = User.objects.get(username="ann")
+    assignment = assignment_for_judge(study=opened_study, judge=ann)
+    for _ in range(3):
+        item = item_next_for_judge(assignment=assignment)
+        judgment_submit(
+            study=opened_study,
+            judge=ann,
+            token=item.token,
+            key=new_key(),
+            scores=scores(),
+            serve_stamp=item.serve_stamp,
+        )
+    first, second, third = Judgment.objects.order_by("pk")
+    # As a client could store them before the bound (the model's field takes any float).
+    Judgment.objects.filter(pk=first.pk).update(active_seconds=1.7e308, seconds=1.7e308)
+    Judgment.objects.filter(pk=second.pk).update(active_seconds=-5.0)
+    Judgment.objects.filter(pk=third.pk).update(active_seconds=42.0)
+    migration = importlib.import_module("annotation.judging.migrations.0012_timing_out_of_range_unknown")
+    migration.timings_out_of_range_unknown(apps, None)
+    stored = dict(Judgment.objects.values_list("pk", "active_seconds"))
+    assert stored == {first.pk: None, second.pk: None, third.pk: 42.0}
+    assert Judgment.objects.get(pk=first.pk).seconds is None
+    assert Judgment.objects.get(pk=third.pk).seconds is not None
+
+
+def test_the_servers_own_time_counts_a_page_left_open_for_days_as_a_day(opened_study):
+    import time
+
+    from annotation.judging.tokens import serve_stamp_make
+
+    ann = User.objects.get(username="ann")
+    item = item_next_for_judge(assignment=assignment_for_judge(study=opened_study, judge=ann))
+    three_days_ago = serve_stamp_make(item.token, now=time.time() - 3 * 86_400)
+    result = judgment_submit(
+        study=opened_study, judge=ann, token=item.token, key=new_key(), scores=scores(), serve_stamp=three_days_ago
+    )
+    assert result.judgment.seconds == 86_400

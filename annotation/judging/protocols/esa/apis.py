@@ -22,7 +22,7 @@ from annotation.web import get_managed_study
 
 from ... import screening
 from ...apis.judge import get_judged_study, open_assignment_for_judge
-from ...enums import JudgmentSource
+from ...enums import MAX_ITEM_SECONDS, JudgmentSource
 from ...errors import JudgingError, OtherProtocol
 from ...models import JudgingDesign
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
@@ -74,7 +74,7 @@ class EsaSubmitInputSerializer(serializers.Serializer):
     spans = serializers.JSONField(help_text="A list of spans (side, start, end, severity, category, missing).")
     score = serializers.JSONField(help_text="0–100.")
     serve_stamp = serializers.CharField(max_length=400)
-    active_seconds = serializers.FloatField(required=False, allow_null=True, min_value=0)
+    active_seconds = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=MAX_ITEM_SECONDS)
 
 
 class EsaSubmitOutputSerializer(serializers.Serializer):

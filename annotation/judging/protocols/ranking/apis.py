@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from ... import screening
 from ...apis.judge import get_judged_study, open_assignment_for_judge
-from ...enums import JudgmentSource
+from ...enums import MAX_ITEM_SECONDS, JudgmentSource
 from ...errors import JudgingError, OtherProtocol
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
 from ...web import TAG_JUDGE, judging_error
@@ -67,7 +67,7 @@ class RankingSubmitInputSerializer(serializers.Serializer):
     order = serializers.JSONField(help_text="Screen places best first, ties as lists: [2, [1, 3], 4].")
     scores = serializers.JSONField(required=False, allow_null=True, help_text="Place → 0–100, when asked.")
     serve_stamp = serializers.CharField(max_length=400)
-    active_seconds = serializers.FloatField(required=False, allow_null=True, min_value=0)
+    active_seconds = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=MAX_ITEM_SECONDS)
 
 
 class RankingSubmitOutputSerializer(serializers.Serializer):

@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from ... import screening
 from ...apis.judge import get_judged_study, open_assignment_for_judge
-from ...enums import COMPARISON_ANSWERS, JudgmentSource
+from ...enums import COMPARISON_ANSWERS, MAX_ITEM_SECONDS, JudgmentSource
 from ...errors import JudgingError, OtherProtocol
 from ...models import ComparisonItem
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
@@ -65,7 +65,7 @@ class ComparisonSubmitInputSerializer(serializers.Serializer):
     key = serializers.CharField(min_length=KEY_MIN_LENGTH, max_length=KEY_MAX_LENGTH)
     answers = serializers.DictField(child=serializers.CharField(), help_text="Question slug → A, tie or B.")
     serve_stamp = serializers.CharField(max_length=400)
-    active_seconds = serializers.FloatField(required=False, allow_null=True, min_value=0)
+    active_seconds = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=MAX_ITEM_SECONDS)
 
 
 class ComparisonSubmitOutputSerializer(serializers.Serializer):
