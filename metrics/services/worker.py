@@ -7,6 +7,7 @@ upserted and its ``done`` flag and the run's counter change in one transaction.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -23,6 +24,8 @@ from annotation.models import Candidate
 from metrics.core.base.bootstrap import bootstrap_ci
 from metrics.core.base.metric import Metric
 from metrics.core.base.params import MetricError
+from metrics.core.llm_judge.backends import redact_secrets
+from metrics.core.llm_judge.metric import ENV_API_KEY
 from metrics.core.registry import UnknownMetric
 
 from ..models import MetricRun, MetricRunChunk, MetricScore
@@ -302,7 +305,13 @@ def metric_run_execute(*, run_id: int) -> MetricRun:
 
 
 def metric_run_fail(*, run_id: int, error: str) -> None:
-    """Record ``error`` and end the run as failed (a finished run is left alone)."""
+    """Record ``error`` and end the run as failed (a finished run is left alone).
+
+    The error is shown on the run page and in the runs list, so it is stored without the LLM
+    endpoint's key or anything that looks like a credential (:func:`redact_secrets`): whatever a
+    metric or a library put in its message, a researcher never sees the worker's key.
+    """
+    error = redact_secrets(error, [os.environ.get(ENV_API_KEY, "")])
     MetricRun.objects.filter(pk=run_id, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).update(
         status=JobStatus.FAILED,
         phase="failed",

