@@ -19,6 +19,9 @@ from .studies import researcher_grant
 #: Roles a researcher gives through the "add people" form, API and command.
 PARTICIPANT_ROLES = (Role.JUDGE, Role.ANNOTATOR)
 #: Generated passwords: 4 groups of 5 from an alphabet without look-alikes (≈ 100 bits).
+#: The ending of imported judges' usernames (``annotation.judging.services.judgment_import``),
+#: which no one may take for a new account.
+IMPORTED_ACCOUNT_SUFFIX = ".imported"
 _PASSWORD_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 
 
@@ -166,6 +169,11 @@ def study_people_create(
         username = email or text
         if len(username) > 150:
             issues.append(f"{_line_label(n, text)}: longer than 150 characters")
+            continue
+        if username.lower().endswith(IMPORTED_ACCOUNT_SUFFIX):
+            # Imported judges' accounts (``w1@s5.imported``) are made by judgment imports only:
+            # an account made first under such a name must not collect a study's imported work.
+            issues.append(f"{_line_label(n, text)}: names ending in '{IMPORTED_ACCOUNT_SUFFIX}' are reserved")
             continue
         try:
             validator(username)

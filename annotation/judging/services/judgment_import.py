@@ -13,6 +13,7 @@ from django.utils import timezone
 from annotation.enums import Role, SystemKind
 from annotation.judging.services.opening import BULK_BATCH, IMPORTED_ASSIGNMENT_SEED
 from annotation.models import Candidate, Original, Study, System
+from annotation.services.people import IMPORTED_ACCOUNT_SUFFIX
 
 from ..enums import ImportMode, JudgmentSource
 from ..models import Assignment, AssignmentItem, Judgment
@@ -21,12 +22,81 @@ from ..tokens import item_token_new
 from .design import design_get_or_create
 
 #: Imported participants' usernames: ``<name>@s<study id>.imported`` (never a login:
-#: their password is unusable), so two studies' "worker 7" stay two people.
-IMPORTED_JUDGE_SUFFIX = ".imported"
+#: their password is unusable), so two studies' "worker 7" stay two people. No one may
+#: create an account with this ending (:data:`~annotation.services.people.IMPORTED_ACCOUNT_SUFFIX`).
 
 
 def imported_judge_username(study: Study, name: str) -> str:
-    return f"{name}@s{study.pk}{IMPORTED_JUDGE_SUFFIX}"
+    return f"{name}@s{study.pk}{IMPORTED_ACCOUNT_SUFFIX}"
+
+
+def _is_imported_judge_of(user: User, study: Study) -> bool:
+    """Whether ``user`` is the account an import into ``study`` created (and nothing else).
+
+    Anyone who may create accounts could have made one under an imported judge's name first
+    (``w1@s5.imported``), with a sign-in link or a password, to have a study's imported
+    judgments attached to an account they can use. An import's own account never signs in,
+    has no password, belongs to no study, and holds an assignment in this study (written in
+    the transaction that created it, never deleted while it has judgments).
+    """
+    return (
+        not user.has_usable_password()
+        and user.last_login is None
+        and not user.is_staff
+        and not user.is_superuser
+        and not user.study_memberships.exists()
+        and Assignment.objects.filter(study=study, judge=user).exists()
+    )
+
+
+def judges_for_import(*, study: Study, names: list[str]) -> tuple[dict[str, User], int, list[str]]:
+    """The accounts of a file's judges: (account by name, accounts created, names refused).
+
+    A name that is the username of a judge of the study is that judge; any other name is an
+    imported participant (:func:`imported_judge_username`, no password), created on the first
+    import and found again by later ones. An existing account under that name that an import
+    into this study did not create (:func:`_is_imported_judge_of`) is never used: its name is
+    returned as refused, and the caller refuses the file (nothing is attached to it). The
+    caller holds the study's lock and writes each new account's assignment in its transaction.
+    """
+    members = {
+        u.username: u
+        for u in User.objects.filter(
+            username__in=names, study_memberships__study=study, study_memberships__role=Role.JUDGE
+        )
+    }
+    existing = {
+        u.username: u for u in User.objects.filter(username__in=[imported_judge_username(study, n) for n in names])
+    }
+    judges: dict[str, User] = {}
+    refused: list[str] = []
+    created = 0
+    for n in names:
+        user = members.get(n) or existing.get(imported_judge_username(study, n))
+        if user is None:
+            user = User(username=imported_judge_username(study, n))
+            user.set_unusable_password()
+            user.save()
+            created += 1
+        elif n not in members and not _is_imported_judge_of(user, study):
+            refused.append(n)
+            continue
+        judges[n] = user
+    return judges, created, refused
+
+
+def judges_refused_issues(study: Study, refused: list[str]) -> list:
+    """The import issues that name each refused judge (:func:`judges_for_import`)."""
+    from annotation.importing.reading import ImportIssue
+
+    return [
+        ImportIssue(
+            f"judge '{n}': an account named '{imported_judge_username(study, n)}' exists that no import into "
+            "this study created, so nothing is attached to it; give this judge another name in the file",
+            column="judge",
+        )
+        for n in refused
+    ]
 
 
 @dataclass(frozen=True)
@@ -193,25 +263,9 @@ def judgments_import_parsed(
 
         # Judges: the study's own judges by username, else imported participants.
         names = list(dict.fromkeys(r.judge for r, _ in resolved))
-        members = {
-            u.username: u
-            for u in User.objects.filter(
-                username__in=names, study_memberships__study=study, study_memberships__role=Role.JUDGE
-            )
-        }
-        imported = {
-            u.username: u for u in User.objects.filter(username__in=[imported_judge_username(study, n) for n in names])
-        }
-        created_judges = 0
-        judges: dict[str, User] = {}
-        for n in names:
-            user = members.get(n) or imported.get(imported_judge_username(study, n))
-            if user is None:
-                user = User(username=imported_judge_username(study, n))
-                user.set_unusable_password()
-                user.save()
-                created_judges += 1
-            judges[n] = user
+        judges, created_judges, refused = judges_for_import(study=study, names=names)
+        if refused:
+            raise StudyImportError(parsed.filename, judges_refused_issues(study, refused))
 
         # Group rows into judgments per (judge, candidate): a repeated criterion starts a revision.
         current: dict[tuple[int, int], dict] = {}

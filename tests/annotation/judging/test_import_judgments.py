@@ -226,3 +226,49 @@ def test_the_rankings_file_keeps_the_same_bound_on_seconds():
     with pytest.raises(StudyImportError) as exc:
         parse_rankings_file(line, filename="r.jsonl")
     assert [(i.line, i.column) for i in exc.value.issues] == [(1, "seconds")]
+
+
+def test_an_import_never_attaches_judgments_to_an_account_someone_made_under_the_imported_name(study, make_user):
+    """Someone who made ``w1@s<id>.imported`` first (a password, or a sign-in link) does not get
+    the study's imported judgments: the file is refused naming the judge (issue 38 item 18)."""
+    squatter = make_user(imported_judge_username(study, "w1"))  # a usable password: a real login
+    with pytest.raises(StudyImportError) as exc:
+        _import(study, PEM_HEADER + "w1,s0,human,overall,4\n", name="j.csv")
+    (issue,) = exc.value.issues
+    assert issue.column == "judge" and "exists that no import into this study created" in issue.message
+    assert not Judgment.objects.exists() and not Assignment.objects.filter(judge=squatter).exists()
+
+    squatter.set_unusable_password()  # as a sign-in-link account is
+    squatter.save()
+    with pytest.raises(StudyImportError):
+        _import(study, PEM_HEADER + "w1,s0,human,overall,4\n", name="j.csv")
+    assert not Judgment.objects.exists()
+
+
+def test_a_second_import_finds_the_imported_judge_the_first_one_created(study):
+    _import(study, PEM_HEADER + "w1,s0,human,overall,4\n", name="j.csv")
+    s = _import(study, PEM_HEADER + "w1,s1,human,overall,2\n", name="k.csv")
+    assert (s.judges, s.judges_created) == (1, 0)
+    assert set(Judgment.objects.values_list("judge__username", flat=True)) == {imported_judge_username(study, "w1")}
+
+
+def test_no_one_may_create_an_account_under_an_imported_judges_name(study):
+    from annotation.services.people import PeopleError, study_people_create
+
+    with pytest.raises(PeopleError, match="reserved"):
+        study_people_create(study=study, lines=[f"w1@s{study.pk}.imported"], role="judge")
+
+
+def test_the_rankings_import_refuses_an_account_made_under_the_imported_name_too(researcher, make_user):
+    from annotation.judging.models import RankingJudgment
+    from annotation.judging.protocols.ranking.importing import rankings_import_file
+    from tests.factories import study_with_data
+
+    target = study_with_data(owner=researcher, n_originals=2, systems=("alpha", "beta"), name="Ranked")
+    design_update(study=target, changes={"protocol": "ranking", "ranking_k": 2})
+    make_user(imported_judge_username(target, "x"))
+    with pytest.raises(StudyImportError, match="judge"):
+        rankings_import_file(
+            study=target, data=b'{"judge": "x", "original_id": "s0", "ranking": ["alpha", "beta"]}', filename="r.jsonl"
+        )
+    assert not RankingJudgment.objects.exists()

@@ -12,11 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.enums import Role
 from annotation.importing.esa_proposals import parse_esa_proposals_file
 from annotation.importing.esa_spans import parse_esa_spans_file
 from annotation.importing.reading import ImportIssue, StudyImportError
@@ -24,7 +22,7 @@ from annotation.models import Candidate, Study
 
 from ...enums import CONTROL_SYSTEM_PREFIX, EsaPrefill, JudgmentSource
 from ...models import Assignment, EsaItem, EsaJudgment, EsaProposal, JudgingDesign
-from ...services.judgment_import import imported_judge_username
+from ...services.judgment_import import judges_for_import, judges_refused_issues
 from ...tokens import item_token_new
 from .services import PROPOSAL_CATEGORIES, categories_allowed, span_dict
 from .unit import ESA
@@ -82,22 +80,9 @@ def esa_judgments_import(*, study: Study, data: bytes, filename: str) -> EsaImpo
     now = timezone.now()
     with transaction.atomic():
         names = list(dict.fromkeys(r.judge for r in parsed.rows))
-        members = {
-            u.username: u
-            for u in User.objects.filter(
-                username__in=names, study_memberships__study=study, study_memberships__role=Role.JUDGE
-            )
-        }
-        created = 0
-        judges: dict[str, User] = {}
-        for n in names:
-            user = members.get(n) or User.objects.filter(username=imported_judge_username(study, n)).first()
-            if user is None:
-                user = User(username=imported_judge_username(study, n))
-                user.set_unusable_password()
-                user.save()
-                created += 1
-            judges[n] = user
+        judges, created, refused = judges_for_import(study=study, names=names)
+        if refused:
+            raise StudyImportError(filename, judges_refused_issues(study, refused))
         assignments = {a.judge_id: a for a in Assignment.objects.filter(study=study, judge__in=judges.values())}
         revisions = 0
         for row in parsed.rows:

@@ -7,17 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from annotation.enums import Role
 from annotation.models import Candidate, Original, Study
 
 from ...enums import CONTROL_SYSTEM_PREFIX, JudgmentSource
 from ...models import Assignment, JudgingDesign, RankingItem, RankingJudgment
-from ...services.judgment_import import imported_judge_username
+from ...services.judgment_import import judges_for_import, judges_refused_issues
 from ...tokens import item_token_new
 from .unit import RANKING
 
@@ -101,25 +99,9 @@ def rankings_import_file(*, study: Study, data: bytes, filename: str) -> Ranking
             raise StudyImportError(filename, issues)
 
         names = sorted({r.judge for r in resolved})
-        members = {
-            u.username: u
-            for u in User.objects.filter(
-                username__in=names, study_memberships__study=study, study_memberships__role=Role.JUDGE
-            )
-        }
-        imported = {
-            u.username: u for u in User.objects.filter(username__in=[imported_judge_username(study, n) for n in names])
-        }
-        judges: dict[str, User] = {}
-        created = 0
-        for n in names:
-            user = members.get(n) or imported.get(imported_judge_username(study, n))
-            if user is None:
-                user = User(username=imported_judge_username(study, n))
-                user.set_unusable_password()
-                user.save()
-                created += 1
-            judges[n] = user
+        judges, created, refused = judges_for_import(study=study, names=names)
+        if refused:
+            raise StudyImportError(filename, judges_refused_issues(study, refused))
         now = timezone.now()
         rankings = revisions = 0
         claimed: set[int] = set()  # items a line of this file ranked: another set never lands on them
