@@ -314,16 +314,23 @@ def test_a_draft_with_imported_judgments_opens_onto_the_imported_judges_assignme
 
 
 @pytest.mark.django_db
-def test_a_draft_with_imported_judgments_opens_in_the_background_and_a_failure_keeps_them(three_judges, settings):
+def test_a_draft_with_imported_judgments_opens_in_the_background_and_a_failure_keeps_them(
+    three_judges, settings, monkeypatch
+):
+    import annotation.judging.services.open_job as open_job_module
+
     study = three_judges
     _import_for_ann(study)
     settings.PARAEVAL_JUDGING_OPEN_BACKGROUND_ITEMS = 1
     job = study_judging_open_start(study=study)
     assert job.status == "queued"
-    open_job_write(open_job_begin(job.pk))
-    from annotation.judging.services.open_job import _open_job_fail
 
-    _open_job_fail(job.pk, "boom")  # undo what the job wrote: the imported work stays
+    def finish_fails(job_id):  # every assignment written, then the run fails: its undo runs
+        raise RuntimeError("the worker's last step failed")
+
+    monkeypatch.setattr(open_job_module, "_open_job_finish", finish_fails)
+    assert open_job_run(job_id=job.pk).status == "failed"
+    monkeypatch.undo()
     ann, n_items, n_done, judgments = _ann_after_opening(study)
     assert (n_items, n_done, judgments.count(), ann.n_items) == (2, 2, 2, 2)
     assert Assignment.objects.filter(study=study).count() == 1
