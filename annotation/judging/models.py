@@ -492,6 +492,13 @@ class AttentionCheck(TimeStampedModel):
     answer = models.FloatField(null=True, blank=True)
     answered_at = models.DateTimeField(null=True, blank=True)
     passed = models.BooleanField(null=True)
+    # Drawn among the items (side by side, ESA, ranking), a check is answered, revised,
+    # replayed and read back as an item is (issue 38 items 11-14): the latest answer as the
+    # judge sent it (cleaned as an item's), its idempotency key and its revision. The verdict
+    # above is the first answer's: revising a check does not undo a failure.
+    key = models.CharField(max_length=64, blank=True, default="")
+    values = models.JSONField(null=True, blank=True)
+    revision = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["assignment", "after_done", "id"]

@@ -273,6 +273,13 @@ def attention_answer(*, assignment: Assignment, token: str, value: object) -> tu
     check.answer, check.passed = unit.attention_score(design=design, check=check, value=value)
     check.answered_at = timezone.now()
     check.save(update_fields=["answer", "passed", "answered_at", "updated_at"])
+    failures, ended = attention_record(assignment=assignment)
+    return check, failures, ended
+
+
+def attention_record(*, assignment: Assignment) -> tuple[int, bool]:
+    """After a check's first answer is saved: (failures so far, screened out now) under the
+    study's policy. The caller holds the assignment's row lock."""
     failures = AttentionCheck.objects.filter(assignment=assignment, passed=False).count()
     settings = ScreeningSettings.objects.filter(study_id=assignment.study_id).first() or ScreeningSettings()
     ended = False
@@ -282,7 +289,7 @@ def attention_answer(*, assignment: Assignment, token: str, value: object) -> tu
             rule=ScreenOutRule.ATTENTION,
             reason=(f"Failed {failures} attention check(s) (the limit is {settings.attention_max_failures})."),
         )
-    return check, failures, ended
+    return failures, ended
 
 
 # --- automatic QC -----------------------------------------------------------------------------

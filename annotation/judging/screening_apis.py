@@ -3,6 +3,7 @@ training round and attention checks (the same services as the pages)."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -307,6 +308,13 @@ class JudgeAttentionApi(APIView):
         data.is_valid(raise_exception=True)
         try:
             assignment = open_assignment_for_judge(request, study)
+            if protocol_for_study(study=study).attention_page != "judging:attention":
+                # Drawn among the items: answered only as an item is (the protocol's submit,
+                # with its key and serve stamp), or this door would tell a check's token from
+                # an item's and take an answer with neither (issue 38 item 12).
+                raise JudgingError(
+                    gettext("There is no such attention check waiting."), field_errors={"token": ["unknown"]}
+                )
             check, failures, ended = screening.attention_answer(
                 assignment=assignment, token=data.validated_data["token"], value=data.validated_data["value"]
             )

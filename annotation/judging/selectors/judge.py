@@ -44,6 +44,36 @@ def place_among_checks(
     return position + before, assignment.n_items + len(checks), done + answered
 
 
+def progress_among_checks(*, assignment: Assignment, done: int) -> tuple[int, int]:
+    """(done, total) of the judge's whole order, attention checks drawn among the items
+    included, as every item shows them (:func:`place_among_checks`): a next-item or submit
+    answer whose counts left the checks out would differ from its item's by their number."""
+    _position, total, shown_done = place_among_checks(assignment=assignment, position=1, done=done)
+    return shown_done, total
+
+
+def previous_among_checks(
+    *, assignment: Assignment, item_model, position: int = 0, check: AttentionCheck | None = None
+) -> str | None:
+    """The token of what the judge was shown just before the item at ``position`` (or before
+    ``check``) where attention checks are drawn among the items: a check placed after k items
+    stands between items k and k + 1, so it is the way back from item k + 1 (the last of
+    several there) and item k is the way back from it. Skipping the check would tell the
+    judge which one it was. ``item_model`` is the protocol's item table."""
+    if check is not None:
+        after = check.after_done
+        there = AttentionCheck.objects.filter(assignment=assignment, after_done=after, pk__lt=check.pk)
+    else:
+        after = position - 1
+        there = AttentionCheck.objects.filter(assignment=assignment, after_done=after)
+    if after < 1:
+        return None
+    token = there.order_by("-pk").values_list("token", flat=True).first()
+    if token is not None:
+        return token
+    return item_model.objects.filter(assignment=assignment, position=after).values_list("token", flat=True).first()
+
+
 @dataclass(frozen=True, kw_only=True)
 class JudgeEntry:
     """What every protocol's item shows a judge, whatever it asks: its place in the judge's

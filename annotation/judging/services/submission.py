@@ -30,8 +30,8 @@ from .. import scales
 from ..defaults import default_criteria
 from ..enums import MAX_ITEM_SECONDS, JudgmentSource
 from ..errors import ItemNotFound, JudgmentInvalid, KeyReused, StudyNotOpen
-from ..models import AssignmentItem, JudgingDesign, Judgment
-from ..screening import ScreenedOut
+from ..models import Assignment, AssignmentItem, AttentionCheck, JudgingDesign, Judgment
+from ..screening import ScreenedOut, attention_record
 from ..tokens import serve_stamp_read
 
 KEY_MIN_LENGTH, KEY_MAX_LENGTH = 8, 64
@@ -42,6 +42,9 @@ class SubmitResult:
     judgment: Any  # the protocol's judgment row (Judgment, ComparisonJudgment, EsaJudgment, …)
     created: bool  # False: the key was seen before and this is the stored judgment
     screened_out: bool = False  # the automatic QC screened the judge out after this judgment
+    # An attention check answered through :func:`attention_store`: whether its (first) answer
+    # failed. The page may say so (the "warn" policy); nothing else reads it.
+    check_failed: bool = False
 
 
 def _design_criteria(study: Study) -> list[dict]:
@@ -214,16 +217,9 @@ def submission_store(
             return _replay(
                 existing, item=item, values=values, values_of=values_of
             )  # an acknowledged retry is answered as before
-        if item.assignment.screened_out_at is not None:
-            raise ScreenedOut(gettext("You were screened out of this study; thank you for your time."))
-        if Study.objects.filter(pk=study.pk).values_list("status", flat=True).order_by().first() != StudyStatus.OPEN:
-            raise StudyNotOpen(gettext("This study is not open for judging."))
-        served_at = serve_stamp_read(serve_stamp, token) if isinstance(serve_stamp, str) else None
-        if served_at is None:
-            raise JudgmentInvalid(
-                gettext("The serve stamp is missing or does not belong to this item; reload the item."),
-                field_errors={"serve_stamp": ["missing or invalid"]},
-            )
+        if AttentionCheck.objects.filter(assignment__judge_id=judge.pk, key=key).exists():
+            raise KeyReused(_KEY_REUSED)  # the key of the judge's attention check: another item
+        served_at = _submission_allowed(assignment=item.assignment, study=study, token=token, serve_stamp=serve_stamp)
         now = timezone.now()
         latest = next((j for j in found if j.item_id == item.pk and j.is_latest), None)
         if latest is not None:
@@ -268,13 +264,101 @@ def submission_store(
     return SubmitResult(judgment=judgment, created=True, screened_out=screened_out)
 
 
+_KEY_REUSED = "This key was already used for a different submission; send a new key for a new judgment."
+
+
+def _submission_allowed(*, assignment, study: Study, token: str, serve_stamp: object):
+    """The refusals after the key, in this order, for an item and an attention check alike
+    (one function, so that the order and the texts cannot drift apart and tell a check from
+    an item): screened out, study not open, a serve stamp that is not this token's. Returns
+    when the item was served."""
+    if assignment.screened_out_at is not None:
+        raise ScreenedOut(gettext("You were screened out of this study; thank you for your time."))
+    if Study.objects.filter(pk=study.pk).values_list("status", flat=True).order_by().first() != StudyStatus.OPEN:
+        raise StudyNotOpen(gettext("This study is not open for judging."))
+    served_at = serve_stamp_read(serve_stamp, token) if isinstance(serve_stamp, str) else None
+    if served_at is None:
+        raise JudgmentInvalid(
+            gettext("The serve stamp is missing or does not belong to this item; reload the item."),
+            field_errors={"serve_stamp": ["missing or invalid"]},
+        )
+    return served_at
+
+
+def attention_store(
+    *,
+    study: Study,
+    judge: User,
+    check: AttentionCheck,
+    key: str,
+    values: Mapping[str, object],
+    serve_stamp: object,
+    item_model: Any,
+    judgment_model: Any,
+    score: Callable[[Mapping[str, object]], tuple[float | None, bool]],
+    fields_of: Callable[[Mapping[str, object]], dict[str, Any]] | None = None,
+) -> SubmitResult:
+    """:func:`submission_store` for an attention check drawn among the items (side by side,
+    ESA, ranking): the protocol has checked the key and ``values`` exactly as for an item,
+    and this checks the rest in the same order with the same texts (the same key again is
+    answered as before, the same key with other values or another item's key is
+    :class:`KeyReused`, then :func:`_submission_allowed`), so that no answer tells a check
+    from an item. Only what is stored differs: the check keeps the latest values, key and
+    revision, and its verdict (``score(values)`` → the answer as stored, passed) is the
+    first answer's, counted under the study's policy
+    (:func:`annotation.judging.screening.attention_record`).
+
+    The judgment in the result is a stand-in, never saved: the protocol's judgment row with
+    the check's revision, values and time, on a stand-in item of the check's assignment and
+    token, so that a door answers it as it answers an item.
+    """
+    as_fields = fields_of or (lambda v: {"values": dict(v)})
+    failed = ended = False
+    with transaction.atomic():
+        # The lock order of attention_answer and the releases: the assignment, then the check.
+        assignment = Assignment.objects.select_for_update().get(pk=check.assignment_id)
+        check = AttentionCheck.objects.select_for_update().get(pk=check.pk)
+        check.assignment = assignment
+        created = True
+        if check.key == key:
+            if check.values != dict(values):
+                raise KeyReused(gettext(_KEY_REUSED))
+            created = False  # an acknowledged retry is answered as before
+        else:
+            if (
+                judgment_model.objects.filter(judge=judge, key=key).exists()
+                or AttentionCheck.objects.filter(assignment__judge=judge, key=key).exists()
+            ):
+                raise KeyReused(gettext(_KEY_REUSED))
+            _submission_allowed(assignment=assignment, study=study, token=check.token, serve_stamp=serve_stamp)
+            check.key, check.values, check.revision = key, dict(values), check.revision + 1
+            fields = ["key", "values", "revision", "updated_at"]
+            if check.answered_at is None:
+                check.answer, check.passed = score(values)
+                check.answered_at = timezone.now()
+                fields += ["answer", "passed", "answered_at"]
+            check.save(update_fields=fields)
+            if "answered_at" in fields:
+                failed = not check.passed
+                _failures, ended = attention_record(assignment=assignment)
+    stand_in = judgment_model(
+        study=study,
+        item=item_model(assignment=assignment, token=check.token),
+        judge=judge,
+        key=key,
+        revision=check.revision,
+        is_latest=True,
+        submitted_at=check.updated_at,
+        **as_fields(check.values or {}),
+    )
+    return SubmitResult(judgment=stand_in, created=created, screened_out=ended, check_failed=failed)
+
+
 def _replay(
     existing, *, item, values: Mapping[str, object], values_of: Callable[[Any], Mapping[str, object]] | None = None
 ) -> SubmitResult:
     stored = values_of(existing) if values_of is not None else existing.values
     if existing.item_id != item.pk or stored != values:
-        raise KeyReused(
-            gettext("This key was already used for a different submission; send a new key for a new judgment.")
-        )
+        raise KeyReused(gettext(_KEY_REUSED))
     existing.item = item  # the locked row, with its assignment loaded
     return SubmitResult(judgment=existing, created=False)

@@ -368,7 +368,15 @@ def test_an_attention_answer_is_checked_like_a_real_one_and_stores_nothing_when_
             value={"spans": [{"side": "candidate", "start": 0, "end": 9999, "severity": "major"}], "score": 10},
         )
     with pytest.raises(JudgmentInvalid):  # a forged serve stamp, as on a real item
-        esa_screening.attention_submit(check=check, key="key-12345678", spans=[], score=50, serve_stamp="forged")
+        esa_screening.answer_submit(
+            study=checked,
+            judge=a.judge,
+            token=check.token,
+            key="key-12345678",
+            spans=[],
+            score=50,
+            serve_stamp="forged",
+        )
     check.refresh_from_db()
     assert check.answered_at is None
 

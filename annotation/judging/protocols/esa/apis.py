@@ -25,6 +25,7 @@ from ...apis.judge import get_judged_study, open_assignment_for_judge
 from ...enums import MAX_ITEM_SECONDS, JudgmentSource
 from ...errors import JudgingError, OtherProtocol
 from ...models import JudgingDesign
+from ...selectors.judge import progress_among_checks
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
 from ...web import TAG_JUDGE, TAG_RESEARCHER, judging_error
 from . import screening as esa_screening
@@ -122,13 +123,14 @@ class EsaNextItemApi(APIView):
             except JudgingError as exc:
                 return judging_error(exc)
             entry = esa.esa_item_next_for_judge(assignment=assignment)
-        done = entry.done if entry else esa.items_done(assignment=assignment)
+        # The item's own counts, the checks among the items included (as on the item).
+        done, total = progress_among_checks(assignment=assignment, done=esa.items_done(assignment=assignment))
         return Response(
             EsaNextSerializer(
                 {
                     "finished": entry is None,
                     "done": done,
-                    "total": assignment.n_items,
+                    "total": total,
                     "categories": esa.categories_allowed(JudgingDesign.objects.get(study=study)),
                     "item": entry,
                 }
@@ -174,40 +176,8 @@ class EsaSubmitApi(APIView):
         data = EsaSubmitInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        check = esa_screening.attention_check_of_judge(study_id=study.pk, judge_id=request.user.pk, token=v["item"])
-        if check is not None:  # an attention item: answered like an item, counted as a check
-            try:
-                check, _failures, _ended = esa_screening.attention_submit(
-                    check=check, key=v["key"], spans=v["spans"], score=v["score"], serve_stamp=v["serve_stamp"]
-                )
-                original, candidate = esa_screening.attention_texts(check)
-                clean = esa_screening.answer_clean(
-                    design=JudgingDesign.objects.get(study=study),
-                    answers={"spans": v["spans"], "score": v["score"]},
-                    from_text=False,
-                    original=original.text,
-                    candidate=candidate,
-                )
-            except JudgingError as exc:
-                return judging_error(exc)
-            assignment = check.assignment
-            return Response(
-                EsaSubmitOutputSerializer(
-                    {
-                        "item": v["item"],
-                        "revision": 1,
-                        "created": True,
-                        "spans": clean["spans"],
-                        "score": clean["score"],
-                        "submitted_at": check.answered_at,
-                        "done": esa.items_done(assignment=assignment),
-                        "total": assignment.n_items,
-                    }
-                ).data,
-                status=status.HTTP_201_CREATED,
-            )
-        try:
-            judgment, created = esa.esa_submit(
+        try:  # an item or an attention check: one path, one answer (esa_screening.answer_submit)
+            result = esa_screening.answer_submit(
                 study=study,
                 judge=request.user,
                 token=v["item"],
@@ -220,7 +190,9 @@ class EsaSubmitApi(APIView):
             )
         except JudgingError as exc:
             return judging_error(exc)
+        judgment, created = result.judgment, result.created
         assignment = judgment.item.assignment
+        done, total = progress_among_checks(assignment=assignment, done=esa.items_done(assignment=assignment))
         return Response(
             EsaSubmitOutputSerializer(
                 {
@@ -230,8 +202,8 @@ class EsaSubmitApi(APIView):
                     "spans": judgment.spans,
                     "score": judgment.score,
                     "submitted_at": judgment.submitted_at,
-                    "done": esa.items_done(assignment=assignment),
-                    "total": assignment.n_items,
+                    "done": done,
+                    "total": total,
                 }
             ).data,
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,

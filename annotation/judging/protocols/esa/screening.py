@@ -44,24 +44,26 @@ import json
 import random
 from collections.abc import Mapping
 
+from django.contrib.auth.models import User
 from django.utils.translation import gettext
 
-from annotation.enums import StudyStatus
 from annotation.judging.selectors.judge import original_context
 from annotation.models import Original, Study
 from metrics.core.assignment import derive_seed
 
-from ...errors import JudgmentInvalid, StudyNotOpen
-from ...models import AttentionCheck, EsaItem, JudgingDesign, TrainingItem
-from ...selectors.judge import place_among_checks
-from ...services.submission import key_clean
-from ...tokens import serve_stamp_make, serve_stamp_read
+from ...enums import JudgmentSource
+from ...errors import JudgmentInvalid
+from ...models import AttentionCheck, EsaItem, EsaJudgment, JudgingDesign, TrainingItem
+from ...selectors.judge import place_among_checks, previous_among_checks
+from ...services.submission import SubmitResult, active_seconds_clean, attention_store, key_clean
+from ...tokens import serve_stamp_make
 from .services import (
     SCORE_MAX,
     SCORE_MIN,
     JudgeEsaItem,
     categories_allowed,
     esa_item_for_judge,
+    esa_submit,
     items_done,
     proposals_for,
     score_clean,
@@ -317,11 +319,7 @@ def attention_item(*, check: AttentionCheck) -> JudgeEsaItem:
     assignment = check.assignment
     original, candidate = attention_texts(check)
     done = items_done(assignment=assignment)
-    previous = (
-        EsaItem.objects.filter(assignment=assignment, position=done).values_list("token", flat=True).first()
-        if done
-        else None
-    )
+    previous = previous_among_checks(assignment=assignment, item_model=EsaItem, check=check)
     design = JudgingDesign.objects.get(study_id=assignment.study_id)
     shown = bool(design.show_context)
     before, after = original_context(original) if shown else ((), ())
@@ -343,26 +341,65 @@ def attention_item(*, check: AttentionCheck) -> JudgeEsaItem:
     )
 
 
-def attention_submit(
-    *, check: AttentionCheck, key: object, spans: object, score: object, serve_stamp: object
-) -> tuple[AttentionCheck, int, bool]:
-    """Answer an attention item as a real item is submitted (page and ESA API): the same key
-    and serve-stamp checks (:class:`JudgmentInvalid`), then
-    :func:`~annotation.judging.screening.attention_answer` with the study's policy:
-    (check, failures so far, screened out now). An answered check is returned as it is."""
-    from ...screening import attention_answer
-
-    key_clean(key)
-    if Study.objects.filter(pk=check.assignment.study_id).values_list("status", flat=True).first() != StudyStatus.OPEN:
-        raise StudyNotOpen(gettext("This study is not open for judging."))
-    if check.answered_at is not None:
-        return check, 0, False
-    if not isinstance(serve_stamp, str) or serve_stamp_read(serve_stamp, check.token) is None:
-        raise JudgmentInvalid(
-            gettext("The serve stamp is missing or does not belong to this item; reload the item."),
-            field_errors={"serve_stamp": ["missing or invalid"]},
+def answer_submit(
+    *,
+    study: Study,
+    judge: User,
+    token: object,
+    key: object,
+    spans: object,
+    score: object,
+    serve_stamp: object,
+    active_seconds: object = None,
+    source: str = JudgmentSource.API,
+) -> SubmitResult:
+    """Answer an item of the judge's page, a real one or an attention check (page and ESA
+    API): one path for both, so that the refusals, their order and texts, the replays and
+    the revisions cannot tell them apart (issue 38 item 11). The checks run in
+    :func:`~.services.esa_submit`'s order (the key's form, the item, the spans against the
+    shown texts, the score, the active time), then the shared core: the item's
+    (:func:`~annotation.judging.services.submission.submission_store`) or the check's
+    (:func:`~annotation.judging.services.submission.attention_store`, which also scores it
+    with the study's policy)."""
+    check = attention_check_of_judge(study_id=study.pk, judge_id=judge.pk, token=token)
+    if check is None:
+        judgment, created = esa_submit(
+            study=study,
+            judge=judge,
+            token=token,  # type: ignore[arg-type]  # a non-text token is no item: ItemNotFound
+            key=key,  # type: ignore[arg-type]  # key_clean refuses what is not a key
+            spans=spans,
+            score=score,
+            serve_stamp=serve_stamp,  # type: ignore[arg-type]  # the core refuses a non-text stamp
+            active_seconds=active_seconds,  # type: ignore[arg-type]  # active_seconds_clean reads it
+            source=source,
         )
-    return attention_answer(assignment=check.assignment, token=check.token, value={"spans": spans, "score": score})
+        return SubmitResult(judgment=judgment, created=created)
+    clean_key = key_clean(key)
+    design = JudgingDesign.objects.get(study=study)
+    original, candidate = attention_texts(check)
+    values = {
+        "spans": spans_clean(
+            spans=spans, original=original.text, candidate=candidate, categories=categories_allowed(design)
+        ),
+        "score": score_clean(score),
+    }
+    active_seconds_clean(active_seconds)  # refused as for an item; a check keeps no timing
+    return attention_store(
+        study=study,
+        judge=judge,
+        check=check,
+        key=clean_key,
+        values=values,
+        serve_stamp=serve_stamp,
+        item_model=EsaItem,
+        judgment_model=EsaJudgment,
+        score=lambda v: (
+            float(v["score"]),  # type: ignore[arg-type]  # score_clean gave a number
+            attention_passed(kind=check.criterion, bound=check.expected, spans=v["spans"], score=v["score"]),  # type: ignore[arg-type]
+        ),
+        fields_of=lambda v: {"spans": v["spans"], "score": v["score"]},
+    )
 
 
 def attention_check_of_judge(*, study_id: int, judge_id: int, token: object) -> AttentionCheck | None:
@@ -424,13 +461,14 @@ def item_for_judge(*, study: Study, judge, token: str) -> JudgeEsaItem:
     if check is None:
         return esa_item_for_judge(study=study, judge=judge, token=token)
     entry = attention_item(check=check)
-    if check.answered_at is not None:
+    if check.revision:  # what the judge sent last, as an item's latest judgment is read back
+        values = check.values or {}
         entry = dataclasses.replace(
             entry,
-            score=check.answer,
-            revision=1,
+            score=values.get("score"),
+            revision=check.revision,
             proposals_pending=False,
-            spans=[dict(s, proposed=False) for s in entry.spans],
+            spans=[dict(s) for s in values.get("spans") or []],
         )
     return entry
 

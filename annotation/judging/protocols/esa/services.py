@@ -47,7 +47,7 @@ from metrics.core.spans.prefill import SpanShape, proposal_order, propose_spans,
 from ...enums import CONTROL_SYSTEM_PREFIX, EsaPrefill, JudgesMode, JudgmentSource
 from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
 from ...models import Assignment, EsaItem, EsaJudgment, EsaProposal, JudgingDesign
-from ...selectors.judge import JudgeEntry, place_among_checks
+from ...selectors.judge import JudgeEntry, place_among_checks, previous_among_checks
 from ...services.submission import active_seconds_clean, key_clean, submission_store
 from ...tokens import item_token_new, serve_stamp_make
 
@@ -447,13 +447,7 @@ def _items_with_texts():
 
 def _judge_item(item: EsaItem, *, assignment: Assignment) -> JudgeEsaItem:
     latest = EsaJudgment.objects.filter(item=item, is_latest=True).first() if item.done_at else None
-    previous = None
-    if item.position > 1:
-        previous = (
-            EsaItem.objects.filter(assignment=assignment, position=item.position - 1)
-            .values_list("token", flat=True)
-            .first()
-        )
+    previous = previous_among_checks(assignment=assignment, item_model=EsaItem, position=item.position)
     shown = JudgingDesign.objects.filter(study_id=assignment.study_id, show_context=True).exists()
     original = item.candidate.original
     before, after = original_context(original) if shown else ((), ())

@@ -146,11 +146,8 @@ def esa_submit_view(request, study_id: int):
     except ValueError:
         spans = None
     score = request.POST.get("score") or None
-    check = esa_screening.attention_check_of_judge(study_id=study.pk, judge_id=request.user.pk, token=token)
-    if check is not None:
-        return _attention_submit(request, study, check, spans, score)
-    try:
-        esa.esa_submit(
+    try:  # an item or an attention check: one path, one answer (esa_screening.answer_submit)
+        result = esa_screening.answer_submit(
             study=study,
             judge=request.user,
             token=token,
@@ -167,37 +164,14 @@ def esa_submit_view(request, study_id: int):
         if study.status != StudyStatus.OPEN:
             return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
         try:
-            entry = esa.esa_item_for_judge(study=study, judge=request.user, token=token)
+            entry = esa_screening.item_for_judge(study=study, judge=request.user, token=token)
         except ItemNotFound as missing:
             raise Http404(missing.message) from None
         posted = (spans if isinstance(spans, list) else entry.spans, None if score is None else _float_or_none(score))
         return _render_item(request, study, entry, error=exc.message, posted=posted, status=400)
-    return redirect("judging:esa", study_id=study.pk)
-
-
-def _attention_submit(request, study, check, spans, score):
-    """An attention item's answer: counted with the study's attention policy, then the next item."""
-    if check.answered_at is not None:  # a second submit of the same page: already counted
-        return redirect("judging:esa", study_id=study.pk)
-    try:
-        check, _failures, ended = esa_screening.attention_submit(
-            check=check,
-            key=request.POST.get("key", ""),
-            spans=spans,
-            score=score,
-            serve_stamp=request.POST.get("serve", ""),
-        )
-    except JudgingError as exc:
-        if study.status != StudyStatus.OPEN:
-            return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
-        if check.assignment.screened_out_at is not None:
-            return redirect("judging:screened_out", study_id=study.pk)
-        entry = esa_screening.attention_item(check=check)
-        posted = (spans if isinstance(spans, list) else entry.spans, None if score is None else _float_or_none(score))
-        return _render_item(request, study, entry, error=exc.message, posted=posted, status=400)
-    if ended:
-        return redirect("judging:screened_out", study_id=study.pk)
-    if not check.passed:
+    if result.check_failed and not result.screened_out:
+        # The "warn" policy tells the judge, once, after the fact (issue 25); with "end" the
+        # screened-out page says it.
         messages.warning(
             request,
             _(

@@ -8,7 +8,6 @@ first, ties as lists (``[2, [1, 3], 4]``); scores as place → 0–100.
 
 from __future__ import annotations
 
-from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -18,6 +17,7 @@ from ... import screening
 from ...apis.judge import get_judged_study, open_assignment_for_judge
 from ...enums import MAX_ITEM_SECONDS, JudgmentSource
 from ...errors import JudgingError, OtherProtocol
+from ...selectors.judge import progress_among_checks
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
 from ...web import TAG_JUDGE, judging_error
 from . import screening as rank_screening
@@ -115,11 +115,10 @@ class RankingNextApi(APIView):
             except JudgingError as exc:
                 return judging_error(exc)
             entry = ranking.ranking_next_for_judge(assignment=assignment)
-        done = entry.done if entry else ranking.rankings_done(assignment=assignment)
+        # The set's own counts, the checks among the sets included (as on the set).
+        done, total = progress_among_checks(assignment=assignment, done=ranking.rankings_done(assignment=assignment))
         return Response(
-            RankingNextSerializer(
-                {"finished": entry is None, "done": done, "total": assignment.n_items, "ranking": entry}
-            ).data
+            RankingNextSerializer({"finished": entry is None, "done": done, "total": total, "ranking": entry}).data
         )
 
 
@@ -160,35 +159,8 @@ class RankingSubmitApi(APIView):
         data = RankingSubmitInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        check = rank_screening.attention_check_of_judge(study_id=study.pk, judge_id=request.user.pk, token=v["ranking"])
-        if check is not None:  # an attention set: answered like a set, counted as a check
-            try:
-                if check.answered_at is None:
-                    check, _failures, _ended = screening.attention_answer(
-                        assignment=check.assignment,
-                        token=check.token,
-                        value={"order": v["order"], "scores": v.get("scores")},
-                    )
-            except JudgingError as exc:
-                return judging_error(exc)
-            done = ranking.rankings_done(assignment=check.assignment)
-            return Response(
-                RankingSubmitOutputSerializer(
-                    {
-                        "ranking": v["ranking"],
-                        "revision": 1,
-                        "created": True,
-                        "order": v["order"],
-                        "scores": v.get("scores") or {},
-                        "submitted_at": check.answered_at or timezone.now(),
-                        "done": done,
-                        "total": check.assignment.n_items,
-                    }
-                ).data,
-                status=status.HTTP_201_CREATED,
-            )
-        try:
-            judgment, created = ranking.ranking_submit(
+        try:  # a set or an attention set: one path, one answer (rank_screening.answer_submit)
+            result = rank_screening.answer_submit(
                 study=study,
                 judge=request.user,
                 token=v["ranking"],
@@ -199,9 +171,10 @@ class RankingSubmitApi(APIView):
                 active_seconds=v.get("active_seconds"),
                 source=JudgmentSource.API,
             )
-            entry = ranking.ranking_for_judge(study=study, judge=request.user, token=v["ranking"])
+            entry = rank_screening.entry_for_judge(study=study, judge=request.user, token=v["ranking"])
         except JudgingError as exc:
             return judging_error(exc)
+        judgment, created = result.judgment, result.created
         return Response(
             RankingSubmitOutputSerializer(
                 {

@@ -39,17 +39,28 @@ import random
 import re
 from collections.abc import Mapping
 
+from django.contrib.auth.models import User
 from django.utils.translation import gettext
 
 from annotation.judging.selectors.judge import original_context
 from annotation.models import Candidate, Original, Study
 from metrics.core.assignment import derive_seed
 
+from ...enums import JudgmentSource
 from ...errors import JudgmentInvalid
-from ...models import AttentionCheck, JudgingDesign, RankingItem, TrainingItem
-from ...selectors.judge import place_among_checks
+from ...models import AttentionCheck, JudgingDesign, RankingItem, RankingJudgment, TrainingItem
+from ...selectors.judge import place_among_checks, previous_among_checks
+from ...services.submission import SubmitResult, active_seconds_clean, attention_store, key_clean
 from ...tokens import serve_stamp_make
-from .services import JudgeRanking, order_clean, order_from_ranks, ranking_for_judge, rankings_done
+from .services import (
+    JudgeRanking,
+    order_clean,
+    order_from_ranks,
+    places_of,
+    ranking_for_judge,
+    ranking_submit,
+    rankings_done,
+)
 
 #: The one "question" of a ranking: the order (the pass rule's ``training_criteria`` may name it).
 QUESTION = "ranking"
@@ -275,11 +286,7 @@ def attention_entry(*, check: AttentionCheck) -> JudgeRanking:
     assignment = check.assignment
     item, texts, _copy, _unrelated = attention_layout(check=check)
     done = rankings_done(assignment=assignment)
-    previous = (
-        RankingItem.objects.filter(assignment=assignment, position=done).values_list("token", flat=True).first()
-        if done
-        else None
-    )
+    previous = previous_among_checks(assignment=assignment, item_model=RankingItem, check=check)
     design = JudgingDesign.objects.get(study_id=assignment.study_id)
     before, after = original_context(item.original) if design.show_context else ((), ())
     return JudgeRanking(
@@ -318,9 +325,72 @@ def attention_score(*, check: AttentionCheck, value: object) -> tuple[float, boo
     groups, _scores = order_clean(
         item=RankingItem(candidates=list(range(1, k + 1))), design=design, order=order, scores=scores
     )
+    return _check_passed(check, copy_place=copy_place, unrelated_place=unrelated_place, groups=groups)
+
+
+def _check_passed(check: AttentionCheck, *, copy_place: int, unrelated_place: int, groups: list) -> tuple[float, bool]:
+    """(the copy's group, passed): the copy in the first group, the unrelated sentence in the
+    last, not together (the module doc)."""
     group = group_of(groups)
-    passed = group[copy_place] == 1 and group[unrelated_place] == len(groups) and len(groups) > 1
-    return float(group[copy_place]), passed
+    return float(group[copy_place]), group[copy_place] == 1 and group[unrelated_place] == len(groups) and len(
+        groups
+    ) > 1
+
+
+def answer_submit(
+    *,
+    study: Study,
+    judge: User,
+    token: object,
+    key: object,
+    order: object,
+    scores: object = None,
+    serve_stamp: object,
+    active_seconds: object = None,
+    source: str = JudgmentSource.API,
+) -> SubmitResult:
+    """Answer a set of the judge's page, a real one or an attention set (page and ranking
+    API): one path for both, so that the refusals, their order and texts, the replays and the
+    revisions cannot tell them apart (issue 38 item 12). The checks run in
+    :func:`~.services.ranking_submit`'s order (the key's form, the set, the order and scores,
+    the active time), then the shared core: the set's
+    (:func:`~annotation.judging.services.submission.submission_store`) or the check's
+    (:func:`~annotation.judging.services.submission.attention_store`: the same key, screened
+    out, study open and serve stamp checks, and the check scored with the study's policy)."""
+    check = attention_check_of_judge(study_id=study.pk, judge_id=judge.pk, token=token)
+    if check is None:
+        judgment, created = ranking_submit(
+            study=study,
+            judge=judge,
+            token=token,  # type: ignore[arg-type]  # a non-text token is no set: ItemNotFound
+            key=key,  # type: ignore[arg-type]  # key_clean refuses what is not a key
+            order=order,
+            scores=scores,
+            serve_stamp=serve_stamp,  # type: ignore[arg-type]  # the core refuses a non-text stamp
+            active_seconds=active_seconds,  # type: ignore[arg-type]  # active_seconds_clean reads it
+            source=source,
+        )
+        return SubmitResult(judgment=judgment, created=created)
+    clean_key = key_clean(key)
+    design = JudgingDesign.objects.get(study=study)
+    _item, texts, copy_place, unrelated_place = attention_layout(check=check)
+    # The places stand in for candidate ids: the groups and scores come back by place.
+    groups, clean = order_clean(
+        item=RankingItem(candidates=list(range(1, len(texts) + 1))), design=design, order=order, scores=scores
+    )
+    active_seconds_clean(active_seconds)  # refused as for a set; a check keeps no timing
+    return attention_store(
+        study=study,
+        judge=judge,
+        check=check,
+        key=clean_key,
+        values={"groups": groups, "scores": clean},
+        serve_stamp=serve_stamp,
+        item_model=RankingItem,
+        judgment_model=RankingJudgment,
+        score=lambda v: _check_passed(check, copy_place=copy_place, unrelated_place=unrelated_place, groups=groups),
+        fields_of=dict,
+    )
 
 
 def attention_check_of_judge(*, study_id: int, judge_id: int, token: object) -> AttentionCheck | None:
@@ -370,7 +440,15 @@ def entry_for_judge(*, study: Study, judge, token: str) -> JudgeRanking:
     if check is None:
         return ranking_for_judge(study=study, judge=judge, token=token)
     entry = attention_entry(check=check)
-    return dataclasses.replace(entry, revision=1) if check.answered_at is not None else entry
+    if not check.revision:
+        return entry
+    # What the judge sent last, read back as a set's latest ranking (places stand for ids).
+    values = check.values or {}
+    order, ranks, scores = places_of(
+        RankingItem(candidates=list(range(1, len(entry.candidates) + 1))),
+        RankingJudgment(groups=values.get("groups") or [], scores=values.get("scores") or {}),
+    )
+    return dataclasses.replace(entry, order=order, ranks=ranks, scores=scores, revision=check.revision)
 
 
 def _place(check: AttentionCheck, done: int) -> dict[str, int]:

@@ -38,7 +38,7 @@ from metrics.core.ranking.sets import plan_sets, screen_order, set_key, set_key_
 from ...enums import CONTROL_SYSTEM_PREFIX, JudgesMode, JudgmentSource
 from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
 from ...models import Assignment, JudgingDesign, RankingItem, RankingJudgment
-from ...selectors.judge import JudgeEntry, place_among_checks
+from ...selectors.judge import JudgeEntry, place_among_checks, previous_among_checks
 from ...services.submission import active_seconds_clean, key_clean, submission_store
 from ...tokens import item_token_new, serve_stamp_make
 
@@ -215,7 +215,7 @@ def _rank_items():
     return RankingItem.objects.select_related("original")
 
 
-def _places_of(
+def places_of(
     item: RankingItem, judgment: RankingJudgment
 ) -> tuple[list[int | list[int]], dict[int, int], dict[int, float]]:
     """The stored answer in the judge's screen places: order, place → rank, place → score."""
@@ -236,16 +236,10 @@ def _places_of(
 
 def _judge_ranking(item: RankingItem, *, assignment: Assignment, design: JudgingDesign) -> JudgeRanking:
     latest = RankingJudgment.objects.filter(item=item, is_latest=True).first() if item.done_at else None
-    previous = None
-    if item.position > 1:
-        previous = (
-            RankingItem.objects.filter(assignment=assignment, position=item.position - 1)
-            .values_list("token", flat=True)
-            .first()
-        )
+    previous = previous_among_checks(assignment=assignment, item_model=RankingItem, position=item.position)
     texts = dict(Candidate.objects.filter(pk__in=item.candidates).values_list("id", "text"))
     before, after = original_context(item.original) if design.show_context else ((), ())
-    order, ranks, scores = _places_of(item, latest) if latest else (None, {}, {})
+    order, ranks, scores = places_of(item, latest) if latest else (None, {}, {})
     position, total, done = place_among_checks(
         assignment=assignment, position=item.position, done=rankings_done(assignment=assignment)
     )

@@ -144,19 +144,16 @@ def rank_submit(request, study_id: int):
         return redirect("judging:rate", study_id=study_id)
     token = request.POST.get("token", "")
     posted = {name: request.POST.get(name, "") for name in request.POST if name.startswith(("rank_", "score_"))}
-    check = rank_screening.attention_check_of_judge(study_id=study.pk, judge_id=request.user.pk, token=token)
-    if check is not None:
-        return _attention_submit(request, study, check, posted)
-    try:
-        entry = ranking.ranking_for_judge(study=study, judge=request.user, token=token)
+    try:  # a set or an attention set alike (rank_screening.entry_for_judge)
+        entry = rank_screening.entry_for_judge(study=study, judge=request.user, token=token)
     except ItemNotFound as exc:
         raise Http404(exc.message) from None
     k = len(entry.candidates)
     design = JudgingDesign.objects.get(study=study)
-    try:
+    try:  # one path, one answer (rank_screening.answer_submit)
         order = ranking.order_from_ranks({str(p): posted.get(f"rank_{p}") for p in entry.places}, k=k)
         scores = {str(p): posted.get(f"score_{p}") for p in entry.places} if design.ranking_scores else None
-        ranking.ranking_submit(
+        result = rank_screening.answer_submit(
             study=study,
             judge=request.user,
             token=token,
@@ -175,34 +172,8 @@ def rank_submit(request, study_id: int):
         return _render_ranking(
             request, study, entry, error=exc.message, field_errors=exc.field_errors, posted=posted, status=400
         )
-    return redirect("judging:rank", study_id=study.pk)
-
-
-def _attention_submit(request, study, check, posted):
-    """An attention set's order: counted with the study's attention policy, then the next set."""
-    if check.answered_at is not None:  # a second submit of the same page: already counted
-        return redirect("judging:rank", study_id=study.pk)
-    try:
-        check, _failures, ended = screening.attention_answer(
-            assignment=check.assignment, token=check.token, value=posted
-        )
-    except JudgingError as exc:
-        if study.status != StudyStatus.OPEN:
-            return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
-        if check.assignment.screened_out_at is not None:
-            return redirect("judging:screened_out", study_id=study.pk)
-        return _render_ranking(
-            request,
-            study,
-            rank_screening.attention_entry(check=check),
-            error=exc.message,
-            field_errors=exc.field_errors,
-            posted=posted,
-            status=400,
-        )
-    if ended:
-        return redirect("judging:screened_out", study_id=study.pk)
-    if not check.passed:
+    if result.check_failed and not result.screened_out:
+        # The "warn" policy tells the judge, once, after the fact (issue 25).
         messages.warning(
             request,
             _(

@@ -7,7 +7,6 @@ the right), positions and tokens — never a system, a control flag or a databas
 
 from __future__ import annotations
 
-from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -18,6 +17,7 @@ from ...apis.judge import get_judged_study, open_assignment_for_judge
 from ...enums import COMPARISON_ANSWERS, MAX_ITEM_SECONDS, JudgmentSource
 from ...errors import JudgingError, OtherProtocol
 from ...models import ComparisonItem
+from ...selectors.judge import progress_among_checks
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
 from ...web import TAG_JUDGE, judging_error
 from . import screening as sbs_screening
@@ -113,15 +113,17 @@ class ComparisonNextPairApi(APIView):
             except JudgingError as exc:
                 return judging_error(exc)
             pair = comparison.pair_next_for_judge(assignment=assignment)
-        done = (
-            pair.done if pair else ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
+        # The pair's own counts, the checks among the pairs included (as on the pair).
+        done, total = progress_among_checks(
+            assignment=assignment,
+            done=ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count(),
         )
         return Response(
             ComparisonNextSerializer(
                 {
                     "finished": pair is None,
                     "done": done,
-                    "total": assignment.n_items,
+                    "total": total,
                     "questions": comparison.questions(assignment.study.judging_design),
                     "pair": pair,
                 }
@@ -166,33 +168,8 @@ class ComparisonSubmitApi(APIView):
         data = ComparisonSubmitInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        check = sbs_screening.attention_check_of_judge(study_id=study.pk, judge_id=request.user.pk, token=v["pair"])
-        if check is not None:  # an attention pair: answered like a pair, counted as a check
-            try:
-                if check.answered_at is None:
-                    check, _failures, _ended = screening.attention_answer(
-                        assignment=check.assignment, token=check.token, value=dict(v["answers"])
-                    )
-            except JudgingError as exc:
-                return judging_error(exc)
-            assignment = check.assignment
-            done = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
-            return Response(
-                ComparisonSubmitOutputSerializer(
-                    {
-                        "pair": v["pair"],
-                        "revision": 1,
-                        "created": True,
-                        "answers": dict(v["answers"]),
-                        "submitted_at": check.answered_at or timezone.now(),
-                        "done": done,
-                        "total": assignment.n_items,
-                    }
-                ).data,
-                status=status.HTTP_201_CREATED,
-            )
-        try:
-            judgment, created = comparison.comparison_submit(
+        try:  # a pair or an attention pair: one path, one answer (sbs_screening.answer_submit)
+            result = sbs_screening.answer_submit(
                 study=study,
                 judge=request.user,
                 token=v["pair"],
@@ -204,8 +181,12 @@ class ComparisonSubmitApi(APIView):
             )
         except JudgingError as exc:
             return judging_error(exc)
+        judgment, created = result.judgment, result.created
         assignment = judgment.item.assignment
-        done = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
+        done, total = progress_among_checks(
+            assignment=assignment,
+            done=ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count(),
+        )
         return Response(
             ComparisonSubmitOutputSerializer(
                 {
@@ -215,7 +196,7 @@ class ComparisonSubmitApi(APIView):
                     "answers": judgment.values,
                     "submitted_at": judgment.submitted_at,
                     "done": done,
-                    "total": assignment.n_items,
+                    "total": total,
                 }
             ).data,
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,

@@ -24,18 +24,20 @@ import dataclasses
 import random
 from collections.abc import Mapping
 
+from django.contrib.auth.models import User
 from django.utils.translation import gettext
 
 from annotation.judging.selectors.judge import original_context
-from annotation.models import Original
+from annotation.models import Original, Study
 from metrics.core.assignment import derive_seed
 
-from ...enums import COMPARISON_ANSWERS
+from ...enums import COMPARISON_ANSWERS, JudgmentSource
 from ...errors import JudgmentInvalid
-from ...models import AttentionCheck, ComparisonItem, JudgingDesign, TrainingItem
-from ...selectors.judge import place_among_checks
+from ...models import AttentionCheck, ComparisonItem, ComparisonJudgment, JudgingDesign, TrainingItem
+from ...selectors.judge import place_among_checks, previous_among_checks
+from ...services.submission import SubmitResult, active_seconds_clean, attention_store, key_clean
 from ...tokens import serve_stamp_make
-from .services import JudgePair, answers_clean, expected_question, pair_for_judge, questions
+from .services import JudgePair, answers_clean, comparison_submit, expected_question, pair_for_judge, questions
 
 #: An answer as an attention check stores it (its ``expected`` and ``answer`` are numbers).
 ANSWER_CODES = {"A": 0.0, "tie": 1.0, "B": 2.0}
@@ -183,11 +185,7 @@ def attention_pair(*, check: AttentionCheck) -> JudgePair:
     unrelated = Original.objects.get(pk=rng.choice(others)).text if others else _unrelated_fallback()
     a, b = (original.text, unrelated) if check.expected == ANSWER_CODES["A"] else (unrelated, original.text)
     done = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
-    previous = (
-        ComparisonItem.objects.filter(assignment=assignment, position=done).values_list("token", flat=True).first()
-        if done
-        else None
-    )
+    previous = previous_among_checks(assignment=assignment, item_model=ComparisonItem, check=check)
     shown = JudgingDesign.objects.filter(study_id=assignment.study_id, show_context=True).exists()
     before, after = original_context(original) if shown else ((), ())
     return JudgePair(
@@ -203,6 +201,57 @@ def attention_pair(*, check: AttentionCheck) -> JudgePair:
         context_shown=shown,
         context_before=before,
         context_after=after,
+    )
+
+
+def answer_submit(
+    *,
+    study: Study,
+    judge: User,
+    token: object,
+    key: object,
+    answers: Mapping[str, object],
+    serve_stamp: object,
+    active_seconds: object = None,
+    source: str = JudgmentSource.API,
+) -> SubmitResult:
+    """Answer a pair of the judge's page, a real one or an attention pair (page and pairs
+    API): one path for both, so that the refusals, their order and texts, the replays and the
+    revisions cannot tell them apart (issue 38 items 11-14). The checks run in
+    :func:`~.services.comparison_submit`'s order (the key's form, the answers, the active
+    time), then the shared core: the pair's
+    (:func:`~annotation.judging.services.submission.submission_store`) or the check's
+    (:func:`~annotation.judging.services.submission.attention_store`, which also scores it
+    with the study's policy)."""
+    check = attention_check_of_judge(study_id=study.pk, judge_id=judge.pk, token=token)
+    if check is None:
+        judgment, created = comparison_submit(
+            study=study,
+            judge=judge,
+            token=token,  # type: ignore[arg-type]  # a non-text token is no pair: ItemNotFound
+            key=key,  # type: ignore[arg-type]  # key_clean refuses what is not a key
+            answers=answers,
+            serve_stamp=serve_stamp,  # type: ignore[arg-type]  # the core refuses a non-text stamp
+            active_seconds=active_seconds,  # type: ignore[arg-type]  # active_seconds_clean reads it
+            source=source,
+        )
+        return SubmitResult(judgment=judgment, created=created)
+    clean_key = key_clean(key)
+    clean = answers_clean(design=JudgingDesign.objects.get(study=study), answers=answers)
+    active_seconds_clean(active_seconds)  # refused as for a pair; a check keeps no timing
+    return attention_store(
+        study=study,
+        judge=judge,
+        check=check,
+        key=clean_key,
+        values=clean,
+        serve_stamp=serve_stamp,
+        item_model=ComparisonItem,
+        judgment_model=ComparisonJudgment,
+        score=lambda v: (
+            ANSWER_CODES[str(v[check.criterion])],
+            ANSWER_CODES[str(v[check.criterion])] == check.expected,
+        ),
     )
 
 
@@ -225,10 +274,10 @@ def pair_or_attention_for_judge(*, study, judge, token: str) -> JudgePair:
     if check is None:
         return pair_for_judge(study=study, judge=judge, token=token)
     pair = attention_pair(check=check)
-    if check.answered_at is None:
+    if not check.revision:
         return pair
-    answer = next((a for a, code in ANSWER_CODES.items() if code == check.answer), None)
-    return dataclasses.replace(pair, revision=1, answers={check.criterion: answer} if answer else None)
+    # What the judge sent last, as a pair's latest judgment is read back.
+    return dataclasses.replace(pair, revision=check.revision, answers=dict(check.values or {}))
 
 
 def _place(check: AttentionCheck, done: int) -> dict[str, int]:

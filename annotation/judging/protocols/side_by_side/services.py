@@ -39,7 +39,7 @@ from ...defaults import PEM_REPORT_TARGET
 from ...enums import COMPARISON_ANSWERS, COMPARISON_PREFERENCE, CONTROL_SYSTEM_PREFIX, JudgesMode, JudgmentSource
 from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
 from ...models import Assignment, ComparisonItem, ComparisonJudgment, JudgingDesign
-from ...selectors.judge import JudgeEntry, place_among_checks
+from ...selectors.judge import JudgeEntry, place_among_checks, previous_among_checks
 from ...services.submission import active_seconds_clean, key_clean, submission_store
 from ...tokens import item_token_new, serve_stamp_make
 
@@ -228,13 +228,7 @@ def _done(assignment: Assignment) -> int:
 
 def _judge_pair(item: ComparisonItem, *, assignment: Assignment) -> JudgePair:
     latest = ComparisonJudgment.objects.filter(item=item, is_latest=True).first() if item.done_at else None
-    previous = None
-    if item.position > 1:
-        previous = (
-            ComparisonItem.objects.filter(assignment=assignment, position=item.position - 1)
-            .values_list("token", flat=True)
-            .first()
-        )
+    previous = previous_among_checks(assignment=assignment, item_model=ComparisonItem, position=item.position)
     shown = JudgingDesign.objects.filter(study_id=assignment.study_id, show_context=True).exists()
     before, after = original_context(item.left.original) if shown else ((), ())
     position, total, done = place_among_checks(assignment=assignment, position=item.position, done=_done(assignment))

@@ -130,19 +130,15 @@ def compare_submit(request, study_id: int):
         return redirect("judging:rate", study_id=study_id)
     token = request.POST.get("token", "")
     answers = {q["slug"]: request.POST.get(q["slug"]) for q in _questions(study) if request.POST.get(q["slug"])}
-    check = sbs_screening.attention_check_of_judge(study_id=study.pk, judge_id=request.user.pk, token=token)
-    if check is not None:
-        return _attention_submit(request, study, check, answers)
-    try:
-        active = request.POST.get("active_seconds") or None
-        comparison.comparison_submit(
+    try:  # a pair or an attention pair: one path, one answer (sbs_screening.answer_submit)
+        result = sbs_screening.answer_submit(
             study=study,
             judge=request.user,
             token=token,
             key=request.POST.get("key", ""),
             answers=answers,
             serve_stamp=request.POST.get("serve", ""),
-            active_seconds=active,
+            active_seconds=request.POST.get("active_seconds") or None,
             source=JudgmentSource.PAGE,
         )
     except ItemNotFound as exc:
@@ -151,40 +147,14 @@ def compare_submit(request, study_id: int):
         if study.status != StudyStatus.OPEN:
             return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
         try:
-            pair = comparison.pair_for_judge(study=study, judge=request.user, token=token)
+            pair = sbs_screening.pair_or_attention_for_judge(study=study, judge=request.user, token=token)
         except ItemNotFound as missing:
             raise Http404(missing.message) from None
         return _render_pair(
             request, study, pair, error=exc.message, field_errors=exc.field_errors, posted=answers, status=400
         )
-    return redirect("judging:compare", study_id=study.pk)
-
-
-def _attention_submit(request, study, check, answers):
-    """An attention pair's answer: counted with the study's attention policy, then the next pair."""
-    if check.answered_at is not None:  # a second submit of the same page: already counted
-        return redirect("judging:compare", study_id=study.pk)
-    try:
-        check, _failures, ended = screening.attention_answer(
-            assignment=check.assignment, token=check.token, value=answers
-        )
-    except JudgingError as exc:
-        if study.status != StudyStatus.OPEN:
-            return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
-        if check.assignment.screened_out_at is not None:
-            return redirect("judging:screened_out", study_id=study.pk)
-        return _render_pair(
-            request,
-            study,
-            sbs_screening.attention_pair(check=check),
-            error=exc.message,
-            field_errors=exc.field_errors,
-            posted=answers,
-            status=400,
-        )
-    if ended:
-        return redirect("judging:screened_out", study_id=study.pk)
-    if not check.passed:
+    if result.check_failed and not result.screened_out:
+        # The "warn" policy tells the judge, once, after the fact (issue 25).
         messages.warning(
             request,
             _(
