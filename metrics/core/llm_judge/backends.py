@@ -76,12 +76,13 @@ def redact_url(url: str) -> str:
 
 REDACTED = "[redacted]"
 #: What a credential looks like in an error text, whoever wrote it: an Authorization header's value,
-#: a bearer or basic token, a ``key=``/``token=`` parameter, an OpenAI-style ``sk-…`` key.
+#: a bearer or basic token, an ``api_key=``/``access_token=``/``password=`` parameter, an OpenAI-style
+#: ``sk-…`` key. Not a bare ``key:``: "unknown key: 'x'" is an ordinary error.
 _CREDENTIAL_PATTERNS = (
     re.compile(r"(?i)(authorization[\"']?\s*[:=]\s*[\"']?)(?:(?:bearer|basic|token)\s+)?[^\s\"',;}]+"),
     re.compile(r"(?i)\b(bearer\s+|basic\s+)[A-Za-z0-9._~+/=-]{12,}"),
     re.compile(
-        r"(?i)\b((?:api[_-]?key|access[_-]?token|token|key|secret|password)[\"']?\s*[:=]\s*[\"']?)[^\s&\"',;}]+"
+        r"(?i)\b((?:api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|secret|password)[\"']?\s*[:=]\s*[\"']?)[^\s&\"',;}]+"
     ),
     re.compile(r"\b()sk-[A-Za-z0-9_*.-]{6,}"),
 )

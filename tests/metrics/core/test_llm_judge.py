@@ -263,7 +263,7 @@ def test_an_endpoint_that_echoes_the_key_in_its_error_does_not_show_it(server):
         "request headers: {'Authorization': 'Bearer abcdefghijklmnopqrstuvwxyz0123'}",
         "Authorization: Basic YWxpY2U6aHVudGVyMg==",
         "GET /v1/models?api_key=abcd1234efgh&x=1 failed",
-        "invalid token: eyJhbGciOiJIUzI1NiJ9.payload.sig",
+        "refused access_token=eyJhbGciOiJIUzI1NiJ9.payload.sig",
         "key sk-proj-AbCdEf0123456789 is not valid",
     ],
 )
@@ -287,6 +287,8 @@ def test_ordinary_error_texts_are_left_alone():
         "max_tokens: 512 is too large",
         "this model needs basic auth",
         "monkey=1",
+        "unknown key: 'foo'",
+        "KeyError: 'x'",
     ):
         assert redact_secrets(text, ["x"]) == text
 
