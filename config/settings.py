@@ -15,6 +15,7 @@ from pathlib import Path
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(environ.Env().str("PARAEVAL_VAR_DIR", default=str(BASE_DIR / "var")))
@@ -192,14 +193,27 @@ if PARAEVAL_SEAT_RELEASE_INTERVAL_SECONDS <= 0:
     raise ImproperlyConfigured("PARAEVAL_SEAT_RELEASE_INTERVAL_SECONDS must be positive")
 #: Dashboards (docs/deployment.md, "A pool for dashboards"): a lab that serves the dashboard API
 #: from its own lower-priority gunicorn may give the dashboards' background work (the snapshot
-#: refreshes and the planner) a queue of its own, for a worker started with `nice` and `-Q` that
-#: name. Empty (the default): the default queue, which every worker consumes.
+#: refreshes) a queue of its own, for a worker started with `nice` and `-Q` that name. Empty (the
+#: default): the default queue, which every worker consumes.
 PARAEVAL_DASHBOARD_QUEUE = env.str("PARAEVAL_DASHBOARD_QUEUE", default="")
-CELERY_TASK_ROUTES = (
-    {name: {"queue": PARAEVAL_DASHBOARD_QUEUE} for name in ("dashboard.refresh", "dashboard.plan")}
-    if PARAEVAL_DASHBOARD_QUEUE
-    else {}
+#: The planner's simulations (docs/planning.md, "Where plans run"): a queue of their own, never the
+#: dashboards' refreshes' (a plan runs up to tens of seconds; a refresh must not wait behind it).
+#: Declared below, so a worker started without -Q (make run, make worker) consumes it as well as
+#: the default queue; a lab may give it a worker of its own (-Q plans) and start the others with
+#: -Q celery. Empty: plans share the default queue.
+PARAEVAL_PLAN_QUEUE = env.str("PARAEVAL_PLAN_QUEUE", default="plans")
+if PARAEVAL_PLAN_QUEUE and PARAEVAL_PLAN_QUEUE == PARAEVAL_DASHBOARD_QUEUE:
+    raise ImproperlyConfigured(
+        "PARAEVAL_PLAN_QUEUE must differ from PARAEVAL_DASHBOARD_QUEUE (a plan blocks refreshes)"
+    )
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_QUEUES = [Queue(CELERY_TASK_DEFAULT_QUEUE)] + (
+    [Queue(PARAEVAL_PLAN_QUEUE)] if PARAEVAL_PLAN_QUEUE and PARAEVAL_PLAN_QUEUE != CELERY_TASK_DEFAULT_QUEUE else []
 )
+CELERY_TASK_ROUTES = {
+    **({"dashboard.refresh": {"queue": PARAEVAL_DASHBOARD_QUEUE}} if PARAEVAL_DASHBOARD_QUEUE else {}),
+    **({"dashboard.plan": {"queue": PARAEVAL_PLAN_QUEUE}} if PARAEVAL_PLAN_QUEUE else {}),
+}
 CELERY_BEAT_SCHEDULE = {
     "paraeval-requeue-stale-jobs": {
         "task": "paraeval.requeue_stale_jobs",

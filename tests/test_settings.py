@@ -133,8 +133,20 @@ def test_the_dashboards_background_work_takes_its_own_queue_only_when_one_is_nam
     """docs/deployment.md's pool for dashboards: a worker started with -Q that queue at a lower priority."""
     route = "__import__('config.celery').celery.app.amqp.router.route({}, '%s').get('queue').name"
     assert _settings_value(tmp_path, route % "dashboard.refresh") == "celery"
-    for task in ("dashboard.refresh", "dashboard.plan"):
-        assert _settings_value(tmp_path, route % task, PARAEVAL_DASHBOARD_QUEUE="dashboards") == "dashboards"
+    assert _settings_value(tmp_path, route % "dashboard.refresh", PARAEVAL_DASHBOARD_QUEUE="dashboards") == "dashboards"
     assert (
         _settings_value(tmp_path, route % "metrics.metric_run_start", PARAEVAL_DASHBOARD_QUEUE="dashboards") == "celery"
     )
+
+
+def test_plans_take_a_queue_of_their_own_that_a_worker_without_q_consumes_too(tmp_path):
+    """Issue 38: plans shared the dashboards' queue, so one researcher's plan held every study's
+    refreshes. A plan goes to the plans queue whatever the dashboards' is; a worker started without
+    -Q (make run, make worker) consumes it and the default queue, so the demo still plans."""
+    route = "__import__('config.celery').celery.app.amqp.router.route({}, '%s').get('queue').name"
+    for env in ({}, {"PARAEVAL_DASHBOARD_QUEUE": "dashboards"}):
+        assert _settings_value(tmp_path, route % "dashboard.plan", **env) == "plans"
+    consumed = "sorted(__import__('config.celery').celery.app.amqp.queues)"
+    assert _settings_value(tmp_path, consumed) == "['celery', 'plans']"
+    assert _settings_value(tmp_path, consumed, PARAEVAL_DASHBOARD_QUEUE="dashboards") == "['celery', 'plans']"
+    assert _settings_value(tmp_path, route % "dashboard.plan", PARAEVAL_PLAN_QUEUE="") == "celery"

@@ -43,9 +43,12 @@ __all__ = [
     "PlanResult",
     "Proportion",
     "SeparationRow",
+    "PlanCost",
     "assumptions_from_pilot",
+    "plan_cost",
     "plan_study",
     "ranking_is_right",
+    "separation_sizes",
     "separation_table",
     "wilson_interval",
 ]
@@ -238,30 +241,52 @@ class PlanResult:
         return out
 
 
+#: The judges per item the separation table has a row for.
+SEPARATION_JUDGE_COUNTS = (1, 2, 3, 5)
+
+#: The separation table simulates each row at most this many times (whatever the plan's own count).
+SEPARATION_MAX_SIMULATIONS = 100
+
+
+def separation_sizes(
+    a: PlanAssumptions,
+    *,
+    delta: float,
+    level: float = 0.05,
+    power: float = 0.8,
+    judge_counts: Sequence[int] = SEPARATION_JUDGE_COUNTS,
+) -> list[tuple[int, int]]:
+    """(k, originals needed to separate two systems ``delta`` apart with k judges per item), by
+    the normal approximation of the module's docstring: what :func:`separation_table` simulates."""
+    if not delta > 0:
+        raise ValueError("delta must be positive")
+    if not 0 < power < 1:
+        raise ValueError("power must be strictly between 0 and 1")
+    z = float(sps.norm.ppf(1 - level / 2) + sps.norm.ppf(power))
+    out = []
+    for k in judge_counts:
+        var = 2 * (a.item_sd**2 + (a.judge_bias_sd**2 + a.noise_sd**2) / k)
+        out.append((int(k), max(3, math.ceil(z * z * var / delta**2))))
+    return out
+
+
 def separation_table(
     a: PlanAssumptions,
     *,
     delta: float,
     level: float = 0.05,
     power: float = 0.8,
-    judge_counts: Sequence[int] = (1, 2, 3, 5),
+    judge_counts: Sequence[int] = SEPARATION_JUDGE_COUNTS,
     n_judges: int | None = None,
-    n_simulations: int = 100,
+    n_simulations: int = SEPARATION_MAX_SIMULATIONS,
     seed: int = 0,
     n_systems: int | None = None,
 ) -> tuple[SeparationRow, ...]:
     """For each k: originals needed to separate two systems ``delta`` apart (normal approximation,
     see the module's docstring), and, with ``n_simulations``, the power simulated at that size."""
-    if not delta > 0:
-        raise ValueError("delta must be positive")
-    if not 0 < power < 1:
-        raise ValueError("power must be strictly between 0 and 1")
-    z = float(sps.norm.ppf(1 - level / 2) + sps.norm.ppf(power))
     n_sys = n_systems or len(a.system_means)
     rows = []
-    for k in judge_counts:
-        var = 2 * (a.item_sd**2 + (a.judge_bias_sd**2 + a.noise_sd**2) / k)
-        n = max(3, math.ceil(z * z * var / delta**2))
+    for k, n in separation_sizes(a, delta=delta, level=level, power=power, judge_counts=judge_counts):
         achieved = None
         if n_simulations:
             pair = {"a": 3.0 + delta / 2, "b": 3.0 - delta / 2}
@@ -279,6 +304,51 @@ def separation_table(
             achieved = wilson_interval(hits, n_simulations)
         rows.append(SeparationRow(int(k), int(n), int(n * n_sys * k), achieved))
     return tuple(rows)
+
+
+@dataclass(frozen=True)
+class PlanCost:
+    """What a plan will compute, counted before any of it runs (the service refuses a plan
+    over its limits): simulated judgments of each table, and the largest simulated study."""
+
+    ranking: int  # judgments simulated for the ranking's n_simulations studies
+    separation: int  # judgments simulated for the separation table's power (0 without delta)
+    largest_study: int  # items × judges drawn over, of the largest simulated study (its memory)
+
+    @property
+    def total(self) -> int:
+        return self.ranking + self.separation
+
+
+def plan_cost(
+    a: PlanAssumptions,
+    *,
+    n_originals: int,
+    n_judges: int,
+    judges_per_item: int | None,
+    n_simulations: int,
+    delta: float | None,
+    level: float = 0.05,
+    power: float = 0.8,
+) -> PlanCost:
+    """Count what :func:`plan_study` with these arguments computes, without computing it.
+
+    A simulated study of i items draws each item's k judges among all J (an i × J draw, and
+    the agreement's judge × item matrix), then simulates i × k judgments. The separation table
+    simulates, per row, min(n_simulations, :data:`SEPARATION_MAX_SIMULATIONS`) studies of two
+    systems with the row's originals, which grow as 1/δ²: a small ``delta`` is what makes it large.
+    """
+    n_items = n_originals * len(a.system_means)
+    k = judges_per_item or n_judges
+    ranking = n_simulations * n_items * k
+    largest = n_items * n_judges
+    separation = 0
+    if delta:
+        sims = min(n_simulations, SEPARATION_MAX_SIMULATIONS)
+        for k_row, n in separation_sizes(a, delta=delta, level=level, power=power):
+            separation += sims * n * 2 * k_row
+            largest = max(largest, n * 2 * max(k_row, n_judges))
+    return PlanCost(ranking=ranking, separation=separation, largest_study=largest)
 
 
 def plan_study(
@@ -328,7 +398,7 @@ def plan_study(
             level=level,
             power=power,
             n_judges=n_judges,
-            n_simulations=min(n_simulations, 100),
+            n_simulations=min(n_simulations, SEPARATION_MAX_SIMULATIONS),
             seed=seed,
         )
         if delta

@@ -5,12 +5,15 @@ from __future__ import annotations
 from datetime import datetime
 
 from celery import shared_task
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from annotation.models import Study
 from annotation.services.jobs import job_enqueue
+from config.recovery import JobHeartbeat
 
-from .services.planning import study_plan_run
+from .models import Dashboard
+from .services.planning import study_plan_claim, study_plan_run
 from .services.snapshot import dashboard_refresh_round
 
 
@@ -29,12 +32,40 @@ def dashboard_refresh_task(self, study_id: int, mark: str | None = None) -> None
         job_enqueue(dashboard_refresh_task, study_id, following.isoformat(), eta=following)
 
 
+class _PlanHeartbeat(JobHeartbeat):
+    """Touches the plan's ``plan_at`` while its worker computes it: a computing plan untouched for
+    the stale period lost its worker (:func:`~.services.queueing.plans_requeue_stale` fails it)."""
+
+    def __init__(self, dashboard_pk: int, request: str, every: float):
+        super().__init__(Dashboard, dashboard_pk, every)
+        self.request = request
+
+    def beat(self) -> None:
+        from django.utils import timezone
+
+        Dashboard.objects.filter(pk=self.pk, plan__request=self.request, plan__status="computing").update(
+            plan_at=timezone.now()
+        )
+
+
 @shared_task(name="dashboard.plan", bind=True, acks_late=True, max_retries=2)
-def study_plan_task(self, study_id: int, params: dict) -> None:
+def study_plan_task(self, study_id: int, params: dict, request: str | None = None) -> None:
+    """Compute one plan (``request``: its id, from :func:`~.services.queueing.study_plan_request`;
+    absent in messages queued before plans had one)."""
     study = Study.objects.filter(pk=study_id).first()
     if study is None:
         return
     try:
-        study_plan_run(study=study, params=params)
+        if request is None:
+            study_plan_run(study=study, params=params)
+            return
+        if not study_plan_claim(study=study, request=request):
+            return  # superseded by a newer request, done, or computed by another delivery
+        if self.request.is_eager:  # run in the caller (tests): nothing to keep alive
+            study_plan_run(study=study, params=params, request=request)
+            return
+        dashboard_pk = Dashboard.objects.values_list("pk", flat=True).get(study=study)  # the claim found it
+        with _PlanHeartbeat(dashboard_pk, request, settings.PARAEVAL_JOB_HEARTBEAT_SECONDS):
+            study_plan_run(study=study, params=params, request=request)
     except (OperationalError, InterfaceError) as exc:
         raise self.retry(exc=exc, countdown=2**self.request.retries)

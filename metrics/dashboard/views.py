@@ -83,8 +83,10 @@ def adaptive_save(request, study):
 @researcher_study_required
 def plan(request, study):
     d = snapshot.dashboard_get_or_create(study=study)
+    status = 200
     if request.method == "POST":
         form = PlanForm(request.POST)
+        status = 400  # unless queued: the form again, each refused value named at its field
         if form.is_valid():
             try:
                 queueing.study_plan_request(study=study, raw=form.cleaned_data)
@@ -92,6 +94,8 @@ def plan(request, study):
                 return redirect("dashboard:plan", study_id=study.pk)
             except ValidationError as exc:
                 messages.error(request, _errors(exc))
+                for field, problems in (exc.message_dict if hasattr(exc, "error_dict") else {}).items():
+                    form.add_error(field if field in form.fields else None, problems)
     else:
         params = (d.plan or {}).get("params") or {}
         form = PlanForm(
@@ -104,7 +108,9 @@ def plan(request, study):
                 },
             }
         )
-    return render(request, "dashboard/plan.html", study_context(study, dashboard=d, plan=d.plan or {}, form=form))
+    return render(
+        request, "dashboard/plan.html", study_context(study, dashboard=d, plan=d.plan or {}, form=form), status=status
+    )
 
 
 @researcher_study_required

@@ -125,7 +125,9 @@ function drawPlan(plan, adaptive) {
       `P(ranking right) ${fmt(r.estimate, 2)} [${fmt(r.low, 2)}, ${fmt(r.high, 2)}] over ${r.n} simulations; ` +
       `α interval width ${fmt(plan.agreement_width, 2)}.`;
   } else if (plan && plan.status === "computing") {
-    p.textContent = "Planning: the simulations are running.";
+    p.textContent = plan.started ? "Planning: the simulations are running." : "Planning: the plan waits for a worker.";
+  } else if (plan && plan.status === "failed") {
+    p.textContent = `The last plan failed: ${plan.error || "no reason given"}`;
   }
   const el = document.getElementById("dash-adaptive");
   if (adaptive && adaptive.enabled) {

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.utils import timezone
 
 from annotation.enums import SystemKind
@@ -15,7 +16,7 @@ from annotation.judging.enums import JudgesMode
 from annotation.judging.selectors.design import design_for_study
 from annotation.judging.selectors.frame import judgments_frame
 from annotation.models import Study
-from metrics.core.planning import PlanAssumptions, assumptions_from_pilot, plan_study
+from metrics.core.planning import PlanAssumptions, assumptions_from_pilot, plan_cost, plan_study
 from metrics.core.stats.results import jsonable
 
 from ..models import Dashboard
@@ -23,7 +24,12 @@ from .snapshot import dashboard_get_or_create
 
 #: The planner's inputs and their bounds (what the form, the API and the CLI accept).
 LIMITS = {"n_originals": (2, 20_000), "n_judges": (1, 500), "judges_per_item": (1, 500), "n_simulations": (10, 2_000)}
-MAX_CELLS = 5_000_000  # originals × systems × judges × simulations: what one plan may cost the worker
+#: Simulated judgments one plan may compute, every table counted (the ranking's simulations and
+#: the separation table's): about 15 s of a worker. Counted before any work (:func:`plan_cost_check`).
+MAX_CELLS = 5_000_000
+#: Items × judges of the largest simulated study of a plan (its draw and its judge × item matrix:
+#: 8 bytes each, a few copies): what one plan may hold in the worker's memory at once.
+MAX_STUDY_CELLS = 5_000_000
 
 
 def pilot_assumptions(*, study: Study) -> PlanAssumptions:
@@ -113,14 +119,63 @@ def plan_params_clean(raw: Mapping[str, Any], *, study: Study | None = None) -> 
         out[key] = value
     if not errors and out["judges_per_item"] is not None and out["judges_per_item"] > out["n_judges"]:
         errors["judges_per_item"] = ["at most the number of judges"]
-    if not errors:
-        n_sys = max(2, len(out["system_means"] or {}) or (study.systems.count() if study is not None else 2))
-        cells = out["n_originals"] * n_sys * (out["judges_per_item"] or out["n_judges"]) * out["n_simulations"]
-        if cells > MAX_CELLS:
-            errors["n_simulations"] = [f"too large a plan ({cells:,} simulated judgments; at most {MAX_CELLS:,})"]
     if errors:
         raise ValidationError(errors)
+    if out["source"] == "stated":  # the assumptions are known now (a pilot's: by plan_cost_check's caller)
+        try:
+            stated = _stated(study=study, params=out)
+        except ValidationError:
+            stated = None  # too few systems: said where the plan is computed (the CLI asks for them first)
+        if stated is not None:
+            plan_cost_check(params=out, assumptions=stated)
     return out
+
+
+def _stated(*, study: Study | None, params: Mapping[str, Any]) -> PlanAssumptions:
+    return stated_assumptions(
+        study=study,
+        system_means=params["system_means"],
+        item_sd=params["item_sd"],
+        judge_bias_sd=params["judge_bias_sd"],
+        noise_sd=params["noise_sd"],
+    )
+
+
+def plan_cost_check(*, params: Mapping[str, Any], assumptions: PlanAssumptions) -> None:
+    """Refuse a plan whose tables would cost more than :data:`MAX_CELLS` simulated judgments, or
+    hold a simulated study larger than :data:`MAX_STUDY_CELLS`: ``ValidationError`` on the field
+    to change, saying by how much. Every table is counted (:func:`metrics.core.planning.plan_cost`):
+    the separation table grows as 1/δ² and the assumed spreads², so a small ``delta`` costs most."""
+    cost = plan_cost(
+        assumptions,
+        n_originals=params["n_originals"],
+        n_judges=params["n_judges"],
+        judges_per_item=params["judges_per_item"],
+        n_simulations=params["n_simulations"],
+        delta=params["delta"],
+        level=params["level"],
+        power=params["power"],
+    )
+    errors: dict[str, list[str]] = {}
+    if cost.largest_study > MAX_STUDY_CELLS:
+        errors["n_judges"] = [
+            f"too large a plan: one simulated study would draw {cost.largest_study:,} item × judge cells "
+            f"(at most {MAX_STUDY_CELLS:,}); lower n_judges or n_originals"
+            + (", or raise delta" if cost.separation else "")
+        ]
+    elif cost.total > MAX_CELLS and cost.separation > cost.ranking:
+        errors["delta"] = [
+            f"too large a plan: separating two systems {params['delta']:g} points apart needs "
+            f"{cost.separation:,} simulated judgments (the whole plan {cost.total:,}; at most {MAX_CELLS:,}); "
+            "raise delta (the originals needed grow as 1/delta²), or lower n_simulations"
+        ]
+    elif cost.total > MAX_CELLS:
+        errors["n_simulations"] = [
+            f"too large a plan: {cost.total:,} simulated judgments (at most {MAX_CELLS:,}); "
+            "lower n_simulations, n_originals or n_judges"
+        ]
+    if errors:
+        raise ValidationError(errors)
 
 
 def study_plan(*, study: Study | None, params: Mapping[str, Any]) -> dict:
@@ -129,13 +184,8 @@ def study_plan(*, study: Study | None, params: Mapping[str, Any]) -> dict:
     if p["source"] == "pilot" and study is not None:
         a = pilot_assumptions(study=study)
     else:
-        a = stated_assumptions(
-            study=study,
-            system_means=p["system_means"],
-            item_sd=p["item_sd"],
-            judge_bias_sd=p["judge_bias_sd"],
-            noise_sd=p["noise_sd"],
-        )
+        a = _stated(study=study, params=p)
+    plan_cost_check(params=p, assumptions=a)  # the pilot may have grown since the request
     result = plan_study(
         a,
         n_originals=p["n_originals"],
@@ -150,13 +200,40 @@ def study_plan(*, study: Study | None, params: Mapping[str, Any]) -> dict:
     return jsonable({**result.to_dict(), "params": p})
 
 
-def study_plan_run(*, study: Study, params: Mapping[str, Any]) -> Dashboard:
-    """Compute the plan and store it on the dashboard (the worker's side of :func:`~.queueing.study_plan_request`)."""
+def study_plan_claim(*, study: Study, request: str) -> bool:
+    """Take the plan ``request`` for the message about to compute it; True if it may.
+
+    Only while that request is still the study's plan, computing and not started: a request
+    superseded by another (or finished) is left alone, and of two messages of one request (a
+    resent one, a second delivery) only the first computes. Marks it ``started``, which the
+    requeue pass reads (:func:`~.queueing.plans_requeue_stale`).
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        row = Dashboard.objects.select_for_update().filter(study=study).values_list("pk", "plan").first()
+        if row is None:
+            return False
+        pk, plan = row
+        plan = plan or {}
+        if plan.get("request") != request or plan.get("status") != "computing" or plan.get("started"):
+            return False
+        Dashboard.objects.filter(pk=pk).update(plan={**plan, "started": now.isoformat()}, plan_at=now, updated_at=now)
+    return True
+
+
+def study_plan_run(*, study: Study, params: Mapping[str, Any], request: str | None = None) -> Dashboard:
+    """Compute the plan and store it on the dashboard (the worker's side of
+    :func:`~.queueing.study_plan_request`); with ``request``, only while it is still the study's plan
+    (a newer request replaced it: its answer is not overwritten with an older one)."""
     try:
         plan = {"status": "done", **study_plan(study=study, params=params)}
     except ValidationError as exc:
         plan = {"status": "failed", "error": "; ".join(exc.messages), "params": dict(params)}
     dashboard = dashboard_get_or_create(study=study)
-    Dashboard.objects.filter(pk=dashboard.pk).update(plan=plan, plan_at=timezone.now(), updated_at=timezone.now())
+    rows = Dashboard.objects.filter(pk=dashboard.pk)
+    if request is not None:
+        plan["request"] = request
+        rows = rows.filter(plan__request=request)
+    rows.update(plan=plan, plan_at=timezone.now(), updated_at=timezone.now())
     dashboard.refresh_from_db()
     return dashboard

@@ -1,10 +1,13 @@
 """Asking the worker for dashboard work: a poll that queues one refresh when the study moved
-(:func:`dashboard_poll`), and a plan request (:func:`study_plan_request`). What the worker
+(:func:`dashboard_poll`), a plan request (:func:`study_plan_request`) and the requeue pass of plans
+(:func:`plans_requeue_stale`). What the worker
 runs is :mod:`.snapshot` (the refresh) and :mod:`.planning` (the plan); the tasks between
 them are :mod:`metrics.dashboard.tasks`."""
 
 from __future__ import annotations
 
+import json
+import uuid
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
@@ -17,7 +20,7 @@ from annotation.adaptive.publication import adaptive_publish
 from annotation.models import Study
 from annotation.services.jobs import job_enqueue
 from metrics.dashboard.models import Dashboard
-from metrics.dashboard.services.planning import pilot_assumptions, plan_params_clean
+from metrics.dashboard.services.planning import pilot_assumptions, plan_cost_check, plan_params_clean
 from metrics.dashboard.services.snapshot import (
     answers_due,
     dashboard_get_or_create,
@@ -61,14 +64,67 @@ def dashboard_poll(*, study: Study) -> tuple[Dashboard, str]:
 
 
 def study_plan_request(*, study: Study, raw: Mapping[str, Any]) -> Dashboard:
-    """Check the request, mark the plan as computing and queue it (the worker saves the answer)."""
+    """Check the request, mark the plan as computing and queue it (the worker saves the answer).
+
+    Its cost is counted before any work (:func:`~.planning.plan_cost_check`: a ``ValidationError``
+    naming the value to change). The same inputs again while that plan is computing are the same
+    request: nothing more is queued. Other inputs replace it: the plan computing is superseded (its
+    worker writes nothing) and the new one is queued under its own ``request`` id.
+    """
     params = plan_params_clean(raw, study=study)
-    if params["source"] == "pilot":
-        pilot_assumptions(study=study)  # say now, not in the worker, that there is no pilot yet
+    if params["source"] == "pilot":  # say now, not in the worker, that there is no pilot yet
+        plan_cost_check(params=params, assumptions=pilot_assumptions(study=study))
     dashboard = dashboard_get_or_create(study=study)
-    Dashboard.objects.filter(pk=dashboard.pk).update(
-        plan={"status": "computing", "params": params}, plan_at=timezone.now(), updated_at=timezone.now()
-    )
-    transaction.on_commit(lambda: job_enqueue(study_plan_task, study.pk, params))
+    now = timezone.now()
+    with transaction.atomic():
+        current = Dashboard.objects.select_for_update().values_list("plan", flat=True).get(pk=dashboard.pk) or {}
+        if current.get("status") == "computing" and _same_params(current.get("params"), params):
+            dashboard.refresh_from_db()
+            return dashboard
+        request = uuid.uuid4().hex
+        Dashboard.objects.filter(pk=dashboard.pk).update(
+            plan={"status": "computing", "params": params, "request": request}, plan_at=now, updated_at=now
+        )
+        transaction.on_commit(lambda: job_enqueue(study_plan_task, study.pk, params, request))
     dashboard.refresh_from_db()
     return dashboard
+
+
+def _same_params(a: object, b: Mapping[str, Any]) -> bool:
+    # As stored (JSON) and as cleaned: compared as JSON, so 0.3 and 0.3, 5 and 5 agree.
+    return json.dumps(a, sort_keys=True, default=str) == json.dumps(dict(b), sort_keys=True, default=str)
+
+
+def plans_requeue_stale(*, stale_after: timedelta | None = None, queued_after: timedelta | None = None) -> int:
+    """The requeue pass of plans (``config.recovery``): a plan whose worker died is failed, one
+    whose message was lost is sent again; returns how many plans it changed.
+
+    A plan's worker marks it ``started`` and touches ``plan_at`` every heartbeat while it computes
+    (:mod:`metrics.dashboard.tasks`). With ``stale_after``, a started plan untouched that long lost
+    its worker (killed, out of memory, restarted): it is failed, and the page says so, rather than
+    resent — a plan that killed its worker would kill the next. A plan not started yet is sent again
+    (all of them, or with ``queued_after`` those queued that long ago); the worker's claim runs it once.
+    """
+    now = timezone.now()
+    changed = 0
+    computing = Dashboard.objects.filter(plan__status="computing").values_list("pk", "study_id", "plan", "plan_at")
+    for pk, study_id, plan, plan_at in computing:
+        request = plan.get("request")
+        if plan.get("started"):
+            if stale_after is None or plan_at is None or plan_at >= now - stale_after:
+                continue
+            failed = {
+                "status": "failed",
+                "params": plan.get("params") or {},
+                "request": request,
+                "error": "The worker computing this plan stopped before it finished (it was restarted, or ran "
+                "out of memory). Plan again; if it happens again, plan with fewer simulations or originals.",
+            }
+            changed += Dashboard.objects.filter(pk=pk, plan__request=request, plan__status="computing").update(
+                plan=failed, plan_at=now, updated_at=now
+            )
+        elif request and (queued_after is None or plan_at is None or plan_at < now - queued_after):
+            if Dashboard.objects.filter(pk=pk, plan__request=request, plan__status="computing").update(plan_at=now):
+                job_enqueue(study_plan_task, study_id, plan.get("params") or {}, request)
+                changed += 1
+    return changed

@@ -40,8 +40,9 @@ def test_the_api_queues_a_plan_and_the_worker_stores_it_from_the_pilot(piloted, 
         with TestCase.captureOnCommitCallbacks(execute=True):
             r = _api(researcher).post(f"/api/dashboard/studies/{piloted.pk}/plan/", FAST, format="json")
     assert r.status_code == 202 and r.json()["status"] == "computing"
-    study_id, params = enqueue.call_args.args[1:]
-    planning.study_plan_run(study=piloted, params=params)  # what the task does
+    study_id, params, request = enqueue.call_args.args[1:]
+    assert planning.study_plan_claim(study=piloted, request=request)  # what the task does
+    planning.study_plan_run(study=piloted, params=params, request=request)
     plan = _api(researcher).get(f"/api/dashboard/studies/{piloted.pk}/plan/").json()
     assert plan["status"] == "done" and plan["assumptions"]["source"] == "pilot"
     assert set(plan["assumptions"]["system_means"]) == {"human", "machine"}
@@ -131,3 +132,91 @@ def test_a_fully_crossed_design_plans_every_judge_per_item_and_a_k_design_its_k(
 
     design_update(study=study, changes={"judges_mode": "k", "judges_per_item": 2})
     assert planning.plan_params_clean({"n_judges": 4}, study=study)["judges_per_item"] == 2
+
+
+# --- issue 38: a plan's cost, its queue, identical requests, a dead worker ------------------------------
+
+SMALL_DELTA = {"n_originals": 10, "n_judges": 3, "n_simulations": 200, "delta": 0.02}
+
+
+def test_a_form_legal_plan_whose_separation_table_is_too_large_is_refused_before_any_work(piloted, researcher, client):
+    """The separation table was not counted: a form-legal small delta ran minutes and hundreds of MB."""
+    from metrics.dashboard.services.planning import MAX_CELLS
+
+    with mock.patch("metrics.dashboard.services.queueing.job_enqueue") as enqueue:
+        r = _api(researcher).post(f"/api/dashboard/studies/{piloted.pk}/plan/", SMALL_DELTA, format="json")
+        assert r.status_code == 400 and set(r.json()) == {"delta"}
+        assert "raise delta" in r.json()["delta"][0] and f"{MAX_CELLS:,}" in r.json()["delta"][0]
+        stated = {**SMALL_DELTA, "source": "stated", "system_means": {"a": 3.4, "b": 3.1}}
+        r = _api(researcher).post(f"/api/dashboard/studies/{piloted.pk}/plan/", stated, format="json")
+        assert r.status_code == 400 and "raise delta" in r.json()["delta"][0]
+        # The page's form says it too, at the field, with a 400.
+        client.force_login(researcher)
+        form = {**SMALL_DELTA, "source": "pilot", "level": 0.05, "item_sd": 0.7, "judge_bias_sd": 0.25, "noise_sd": 0.6}
+        page = client.post(f"/studies/{piloted.pk}/plan/", form)
+        assert page.status_code == 400 and "raise delta" in page.content.decode()
+    enqueue.assert_not_called()
+    assert (Dashboard.objects.filter(study=piloted).first() is None) or not Dashboard.objects.get(study=piloted).plan
+
+
+def test_a_plan_drawing_a_huge_simulated_study_is_refused_naming_the_judges(piloted, researcher):
+    """Form-legal values could need tens of GB: 20,000 originals × 500 judges drawn per simulated study."""
+    r = _api(researcher).post(
+        f"/api/dashboard/studies/{piloted.pk}/plan/",
+        {"n_originals": 20000, "n_judges": 500, "judges_per_item": 1, "n_simulations": 10},
+        format="json",
+    )
+    assert r.status_code == 400 and "lower n_judges or n_originals" in r.json()["n_judges"][0]
+
+
+def test_identical_plan_requests_while_one_computes_are_one_request(piloted, researcher):
+    from django.test import TestCase
+
+    url = f"/api/dashboard/studies/{piloted.pk}/plan/"
+    with mock.patch("metrics.dashboard.services.queueing.job_enqueue") as enqueue:
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            first = _api(researcher).post(url, FAST, format="json").json()
+            again = _api(researcher).post(url, FAST, format="json").json()
+        assert enqueue.call_count == 1 and first["request"] == again["request"]
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            other = _api(researcher).post(url, {**FAST, "n_simulations": 30}, format="json").json()
+        assert enqueue.call_count == 2 and other["request"] != first["request"]
+    # The superseded request's worker computes nothing and cannot overwrite the newer plan.
+    assert not planning.study_plan_claim(study=piloted, request=first["request"])
+    assert planning.study_plan_claim(study=piloted, request=other["request"])
+    assert not planning.study_plan_claim(study=piloted, request=other["request"])  # a second delivery
+    planning.study_plan_run(study=piloted, params=first["params"], request=first["request"])
+    assert Dashboard.objects.get(study=piloted).plan["request"] == other["request"]
+
+
+def test_a_plan_whose_worker_died_is_failed_by_the_requeue_pass_and_the_page_says_so(piloted, researcher, client):
+    from datetime import timedelta
+
+    from django.test import TestCase
+    from django.utils import timezone
+
+    from config.recovery import requeue_jobs
+    from metrics.dashboard.services.queueing import plans_requeue_stale
+
+    url = f"/api/dashboard/studies/{piloted.pk}/plan/"
+    with mock.patch("metrics.dashboard.services.queueing.job_enqueue") as enqueue:
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            request = _api(researcher).post(url, FAST, format="json").json()["request"]
+        # Its message was lost (the broker was away): not started, so the pass sends it again.
+        Dashboard.objects.filter(study=piloted).update(plan_at=timezone.now() - timedelta(minutes=10))
+        assert plans_requeue_stale(stale_after=timedelta(minutes=5), queued_after=timedelta(minutes=5)) == 1
+        assert enqueue.call_count == 2 and enqueue.call_args.args[1] == piloted.pk
+        assert enqueue.call_args.args[3] == request
+    assert Dashboard.objects.get(study=piloted).plan["status"] == "computing"
+    # A worker took it, then died: no heartbeat touches it any more.
+    assert planning.study_plan_claim(study=piloted, request=request)
+    assert plans_requeue_stale(stale_after=timedelta(minutes=5)) == 0  # alive as far as anyone knows
+    Dashboard.objects.filter(study=piloted).update(plan_at=timezone.now() - timedelta(minutes=10))
+    counts = {what: n for n, what in requeue_jobs(stale_after=timedelta(minutes=5))}
+    assert counts["plan(s)"] == 1
+    plan = Dashboard.objects.get(study=piloted).plan
+    assert plan["status"] == "failed" and "worker computing this plan stopped" in plan["error"]
+    client.force_login(researcher)
+    page = client.get(f"/studies/{piloted.pk}/plan/").content.decode()
+    assert "worker computing this plan stopped" in page
+    assert _api(researcher).get(url).json()["status"] == "failed"

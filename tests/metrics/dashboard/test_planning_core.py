@@ -129,3 +129,34 @@ def test_plans_are_deterministic_for_a_seed():
     two = plan_study(SMALL, n_originals=6, n_judges=2, n_simulations=20, n_agreement=2, n_boot=50, seed=4)
     assert one.to_dict() == two.to_dict()
     assert np.isfinite(one.agreement_width)
+
+
+def test_plan_cost_counts_every_simulated_judgment_of_both_tables_before_computing_them(monkeypatch):
+    """Issue 38: the separation table was not counted against the plan's limit."""
+    from metrics.core import planning
+
+    a = planning.PlanAssumptions(system_means={"a": 3.6, "b": 3.2, "c": 3.0})
+    drawn = {"judgments": 0, "largest": 0}
+    real = planning.simulate
+
+    def counting(assumptions, *, n_originals, n_judges, judges_per_item, systems=None, seed):
+        frame = real(
+            assumptions,
+            n_originals=n_originals,
+            n_judges=n_judges,
+            judges_per_item=judges_per_item,
+            systems=systems,
+            seed=seed,
+        )
+        n_items = n_originals * len(systems or assumptions.system_means)
+        drawn["judgments"] += len(frame)
+        drawn["largest"] = max(drawn["largest"], n_items * n_judges)
+        return frame
+
+    monkeypatch.setattr(planning, "simulate", counting)
+    kwargs: dict = {"n_originals": 6, "n_judges": 4, "judges_per_item": 2, "n_simulations": 12, "delta": 0.9}
+    cost = planning.plan_cost(a, **kwargs)
+    planning.plan_study(a, n_agreement=0, **kwargs)
+    assert cost.separation > 0 and cost.total == drawn["judgments"] and cost.largest_study == drawn["largest"]
+    # The separation table grows as 1/δ²: a small δ is what made form-legal plans run for minutes.
+    assert planning.plan_cost(a, **{**kwargs, "delta": 0.02}).separation > 1000 * cost.separation

@@ -26,7 +26,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.models import Study
 from metrics.core.planning import assumptions_from_pilot, plan_study
 from metrics.core.stats.results import jsonable
-from metrics.dashboard.services.planning import plan_params_clean, study_plan
+from metrics.dashboard.services.planning import plan_cost_check, plan_params_clean, study_plan
 
 
 class Command(BaseCommand):
@@ -104,6 +104,7 @@ class Command(BaseCommand):
             a = assumptions_from_pilot(frame)
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
+        plan_cost_check(params=params, assumptions=a)
         result = plan_study(
             a,
             n_originals=params["n_originals"],
