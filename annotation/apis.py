@@ -262,10 +262,11 @@ class StudyImportApi(APIView):
                 status=status.HTTP_400_BAD_REQUEST,
             )
         code = status.HTTP_201_CREATED if job.is_finished else status.HTTP_202_ACCEPTED
-        return Response(_job_payload(job), status=code)
+        return Response(import_job_payload(job), status=code)
 
 
-def _job_payload(job: ImportJob) -> dict:
+def import_job_payload(job: ImportJob) -> dict:
+    """An import job as the API answers it (a study file's, a generated system's or a judgments file's)."""
     return ImportJobOutputSerializer(
         {
             "id": job.pk,
@@ -288,7 +289,7 @@ class ImportJobDetailApi(APIView):
     def get(self, request, study_id: int, job_id: int):
         study = get_managed_study(request, study_id)
         job = get_object_or_404(ImportJob, pk=job_id, study=study)
-        return Response(_job_payload(job))
+        return Response(import_job_payload(job))
 
 
 class PeopleErrorSerializer(serializers.Serializer):

@@ -15,6 +15,11 @@ SCORE_MIN, SCORE_MAX = 1, 5
 #: client's 1.7e308 once overflowed PostgreSQL's sum and broke every page that adds times).
 MAX_ITEM_SECONDS = 24 * 60 * 60
 
+#: The key of an :class:`~annotation.models.ImportJob`'s ``summary`` that makes it a judgments
+#: import run by a worker (a study's import jobs also carry study files and generated systems);
+#: it holds the import's request (its mode).
+JUDGMENTS_JOB_KEY = "judgments_import"
+
 #: Control kind (as in judgments frames and metrics.core.controls) ↔ system kind and name.
 CONTROL_SYSTEM_KIND = {
     "identical": SystemKind.CONTROL_IDENTICAL,

@@ -28,6 +28,8 @@ from annotation.generation import (
 )
 from annotation.importing.reading import MAX_NAME_CHARS, RESERVED_SYSTEM_PREFIX, ImportIssue, StudyImportError
 from annotation.importing.studies import parse_study_file
+from annotation.judging.enums import JUDGMENTS_JOB_KEY
+from annotation.judging.tasks import judgments_import_run_task
 from annotation.models import ImportJob, Original, Study, System
 from annotation.services.imports import study_import_parsed
 from annotation.services.jobs import job_enqueue, jobs_to_resend
@@ -229,7 +231,14 @@ def jobs_requeue_stale(*, stale_after: timedelta | None = None, queued_after: ti
     n = 0
     for pk in jobs_to_resend(ImportJob, stale_after=stale_after, queued_after=queued_after):
         job = ImportJob.objects.get(pk=pk)
-        # Generation jobs reuse ImportJob for their progress; they carry their request in summary.
-        task = system_generate_run_task if "request" in (job.summary or {}) else import_job_run_task
+        # Generation jobs and judgments imports reuse ImportJob for their progress; each carries
+        # its request in summary, under its own key.
+        summary = job.summary or {}
+        if JUDGMENTS_JOB_KEY in summary:
+            task = judgments_import_run_task
+        elif "request" in summary:
+            task = system_generate_run_task
+        else:
+            task = import_job_run_task
         n += job_resend(task, pk, stale_after=stale_after)
     return n

@@ -16,13 +16,14 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import ImportErrorSerializer
+from annotation.apis import ImportErrorSerializer, ImportJobOutputSerializer, import_job_payload
 from annotation.importing.reading import FORMATS, StudyImportError
 from annotation.judging.selectors.design import design_for_study
 from annotation.judging.selectors.export_rows import export_tidy_rows, export_wide_rows
 from annotation.judging.selectors.qc import judge_qc, judgments_fingerprint
 from annotation.judging.services.exclusions import judge_exclusion_set
-from annotation.judging.services.judgment_import import judgments_import_file
+from annotation.judging.services.queueing import judgments_import_start
+from annotation.models import ImportJob
 from annotation.web import csv_response, get_managed_study
 
 from ..enums import ImportMode
@@ -286,11 +287,13 @@ class JudgingImportApi(APIView):
     @extend_schema(
         tags=TAG_RESEARCHER,
         request={"multipart/form-data": InputSerializer},
-        responses={201: JudgingImportSummarySerializer, 400: ImportErrorSerializer},
+        responses={201: JudgingImportSummarySerializer, 202: ImportJobOutputSerializer, 400: ImportErrorSerializer},
         summary="Import judgments collected elsewhere (all or nothing)",
         description="Long format: judge, original_id, system (or systems, space-separated, or candidate text), "
         "criterion, value, optional seconds; values on the scales of the study's design. Errors name "
-        "the file, line and column, and nothing is written.",
+        "the file, line and column, and nothing is written. A small file is imported at once (201, the "
+        "summary); a file of more lines than PARAEVAL_IMPORT_BACKGROUND_ROWS is imported by a worker (202, "
+        "the job: poll /api/studies/<id>/imports/<job id>/ for its status, summary or errors).",
     )
     def post(self, request, study_id: int):
         study = get_managed_study(request, study_id)
@@ -298,12 +301,13 @@ class JudgingImportApi(APIView):
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
         try:
-            summary = judgments_import_file(
+            summary = judgments_import_start(
                 study=study,
                 data=upload.read(),
                 filename=upload.name,
                 fmt=data.validated_data.get("format"),
                 mode=data.validated_data["mode"],
+                user=request.user,
             )
         except StudyImportError as exc:
             return Response(
@@ -313,4 +317,6 @@ class JudgingImportApi(APIView):
                 },
                 status=status.HTTP_400_BAD_REQUEST,
             )
+        if isinstance(summary, ImportJob):
+            return Response(import_job_payload(summary), status=status.HTTP_202_ACCEPTED)
         return Response(JudgingImportSummarySerializer(asdict(summary)).data, status=status.HTTP_201_CREATED)

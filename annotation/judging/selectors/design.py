@@ -4,9 +4,10 @@ protocol is asked of its unit (:mod:`annotation.judging.protocols.registry`)."""
 
 from __future__ import annotations
 
-from annotation.models import Study
+from annotation.models import ImportJob, Study
 
 from .. import scales
+from ..enums import JUDGMENTS_JOB_KEY
 from ..models import JudgingDesign
 
 
@@ -46,3 +47,11 @@ def study_qc_tests(*, study: Study) -> tuple[tuple[str, str, tuple[str, ...]], .
     """The judge control tests the study's design supports, per criterion and scale
     (:func:`annotation.judging.scales.criteria_qc_tests`)."""
     return scales.criteria_qc_tests(study_criteria(study=study), study_control_expected(study=study))
+
+
+def judgments_import_jobs(*, study: Study, limit: int = 5) -> list[ImportJob]:
+    """The study's latest judgments imports that ran (or run) in a worker, newest first (the
+    design page shows their progress, result or errors)."""
+    return list(
+        ImportJob.objects.filter(study=study, summary__has_key=JUDGMENTS_JOB_KEY).order_by("-created_at")[:limit]
+    )

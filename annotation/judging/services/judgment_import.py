@@ -3,19 +3,19 @@ the command, the study page and the API."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.enums import Role, SystemKind
+from annotation.enums import JobStatus, Role, SystemKind
 from annotation.judging.services.opening import BULK_BATCH, IMPORTED_ASSIGNMENT_SEED
-from annotation.models import Candidate, Original, Study, System
+from annotation.models import Candidate, ImportJob, Original, Study, System
 from annotation.services.people import IMPORTED_ACCOUNT_SUFFIX
 
-from ..enums import ImportMode, JudgmentSource
+from ..enums import JUDGMENTS_JOB_KEY, ImportMode, JudgmentSource
 from ..models import Assignment, AssignmentItem, Judgment
 from ..protocols.registry import protocol_for_design
 from ..tokens import item_token_new
@@ -113,6 +113,28 @@ class JudgmentImportSummary:
     replaced: int = 0  # values that replaced an earlier latest value (mode "replace")
 
 
+def judgments_import_refusal(*, study: Study, filename: str, mode: str) -> None:
+    """Raise :class:`~annotation.importing.reading.StudyImportError` if no judgments file can be
+    imported into ``study`` with ``mode`` (checks that read no file: also before a job is queued)."""
+    from annotation.importing.reading import ImportIssue, StudyImportError
+
+    if mode not in ImportMode.values:
+        raise StudyImportError(
+            filename,
+            [ImportIssue(message=(f"unknown import mode {mode!r}; choose one of {', '.join(ImportMode.values)}"))],
+        )
+    unit = protocol_for_design(design_get_or_create(study=study))  # the scales the file is parsed against
+    if not unit.imports_judgments:
+        raise StudyImportError(
+            filename,
+            [
+                ImportIssue(
+                    message=(f"this study's protocol is {unit.name}; absolute judgments cannot be imported into it")
+                )
+            ],
+        )
+
+
 def judgments_import_parsed(
     *, study: Study, parsed, mode: str = ImportMode.REFUSE, check_only: bool = False
 ) -> JudgmentImportSummary | None:
@@ -141,22 +163,7 @@ def judgments_import_parsed(
     """
     from annotation.importing.reading import ImportIssue, StudyImportError
 
-    if mode not in ImportMode.values:
-        raise StudyImportError(
-            parsed.filename,
-            [ImportIssue(message=(f"unknown import mode {mode!r}; choose one of {', '.join(ImportMode.values)}"))],
-        )
-
-    unit = protocol_for_design(design_get_or_create(study=study))  # the scales the file was parsed against
-    if not unit.imports_judgments:
-        raise StudyImportError(
-            parsed.filename,
-            [
-                ImportIssue(
-                    message=(f"this study's protocol is {unit.name}; absolute judgments cannot be imported into it")
-                )
-            ],
-        )
+    judgments_import_refusal(study=study, filename=parsed.filename, mode=mode)
     with transaction.atomic():
         Study.objects.select_for_update().filter(pk=study.pk).first()
         originals = dict(Original.objects.filter(study=study).values_list("external_id", "id"))
@@ -425,3 +432,63 @@ def judgments_import_file(
     summary = judgments_import_parsed(study=study, parsed=parsed, mode=mode)
     assert summary is not None
     return summary
+
+
+def judgments_import_job_run(*, job_id: int) -> ImportJob:
+    """Run a queued judgments import (the worker's side of
+    :func:`~annotation.judging.services.queueing.judgments_import_start`): parse and write the
+    job's upload, all or nothing, as :func:`judgments_import_file` does in a request.
+
+    Safe to run twice: a finished job is left alone, and the rows are written in the
+    transaction that marks the job succeeded, under the job's row lock, so a second run that
+    got past the first check finds the job finished and writes nothing. A refused file fails
+    the job with every problem (line and column); nothing is written then.
+    """
+    from annotation.importing.reading import StudyImportError
+    from annotation.services.imports import import_job_upload
+
+    job = ImportJob.objects.select_related("study").get(pk=job_id)
+    if job.is_finished:
+        return job
+    request = dict((job.summary or {}).get(JUDGMENTS_JOB_KEY) or {})
+    now = timezone.now()
+    ImportJob.objects.filter(pk=job.pk).update(
+        status=JobStatus.RUNNING, phase="reading and writing", started_at=now, error="", updated_at=now
+    )
+    try:
+        data = import_job_upload(job=job)
+        with transaction.atomic():
+            locked = ImportJob.objects.select_for_update().get(pk=job.pk)
+            if locked.is_finished:
+                return locked  # another run finished it meanwhile
+            summary = judgments_import_file(
+                study=job.study,
+                data=data,
+                filename=job.filename,
+                fmt=job.format or None,
+                mode=request.get("mode") or ImportMode.REFUSE,
+            )
+            now = timezone.now()
+            ImportJob.objects.filter(pk=job.pk).update(
+                status=JobStatus.SUCCEEDED,
+                phase="done",
+                upload=b"",
+                summary={JUDGMENTS_JOB_KEY: request, **asdict(summary)},
+                row_count=summary.rows,
+                progress_done=summary.rows,
+                progress_total=summary.rows,
+                finished_at=now,
+                updated_at=now,
+            )
+    except StudyImportError as exc:
+        now = timezone.now()
+        ImportJob.objects.filter(pk=job.pk).update(
+            status=JobStatus.FAILED,
+            phase="failed",
+            error=exc.describe(),
+            upload=b"",
+            finished_at=now,
+            updated_at=now,
+        )
+    job.refresh_from_db()
+    return job

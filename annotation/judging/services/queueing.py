@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.enums import JobStatus
+from annotation.judging.enums import JUDGMENTS_JOB_KEY, ImportMode
 from annotation.judging.models import (
     Assignment,
     JudgingDesign,
@@ -23,6 +24,11 @@ from annotation.judging.models import (
     ScreeningSettings,
 )
 from annotation.judging.protocols.registry import protocol_for_design
+from annotation.judging.services.judgment_import import (
+    JudgmentImportSummary,
+    judgments_import_file,
+    judgments_import_refusal,
+)
 from annotation.judging.services.opening import (
     judge_users,
     judges_per_item,
@@ -31,8 +37,8 @@ from annotation.judging.services.opening import (
     refuse_while_opening,
     study_judging_open,
 )
-from annotation.judging.tasks import open_job_run_task, qc_auto_check_task
-from annotation.models import Candidate, Original, Study
+from annotation.judging.tasks import judgments_import_run_task, open_job_run_task, qc_auto_check_task
+from annotation.models import Candidate, ImportJob, Original, Study
 from annotation.services.jobs import job_enqueue, jobs_to_resend
 from config.recovery import job_resend
 
@@ -141,3 +147,57 @@ def after_judgment(*, assignment: Assignment) -> bool:
 #: Studies whose opening writes more assignment items (judges × items, or k × items)
 #: than this are opened by a Celery worker; settings may override.
 DEFAULT_OPEN_BACKGROUND_ITEMS = 10_000
+
+
+def judgments_import_start(
+    *,
+    study: Study,
+    data: bytes,
+    filename: str,
+    fmt: str | None = None,
+    mode: str = ImportMode.REFUSE,
+    user: User | None = None,
+    background: bool | None = None,
+) -> JudgmentImportSummary | ImportJob:
+    """Import a judgments file through the path shared by the study's design page and the API.
+
+    A file of at most ``PARAEVAL_IMPORT_BACKGROUND_ROWS`` lines (as a study file) is imported
+    now and its summary returned (:func:`judgments_import_file`; a
+    :class:`~annotation.importing.reading.StudyImportError` names every problem). A larger one
+    (or ``background=True``) would hold the request for half a minute (30,000 rows: 24–29 s), so
+    it is stored with an :class:`~annotation.models.ImportJob` queued on commit and imported by a
+    worker (:func:`~annotation.judging.services.judgment_import.judgments_import_job_run`); the
+    job is returned, and its status, progress and summary or errors are those of any import
+    job. The size limit, the mode and the study's protocol are checked here first.
+    """
+    from annotation.importing.reading import ImportIssue, StudyImportError, detect_format
+
+    max_bytes = settings.PARAEVAL_IMPORT_MAX_BYTES
+    if len(data) > max_bytes:
+        raise StudyImportError(
+            filename,
+            [ImportIssue(f"the file is {len(data):,} bytes; the limit is {max_bytes:,} (PARAEVAL_IMPORT_MAX_BYTES)")],
+        )
+    judgments_import_refusal(study=study, filename=filename, mode=mode)
+    lines = data.count(b"\n")
+    if background is None:
+        background = lines > settings.PARAEVAL_IMPORT_BACKGROUND_ROWS
+    if not background:
+        return judgments_import_file(study=study, data=data, filename=filename, fmt=fmt, mode=mode)
+    fmt = detect_format(filename, fmt)
+    with transaction.atomic():
+        # The upload travels in the job's row, as a study file's does: a worker on another
+        # machine reads the database, not this machine's disk.
+        job = ImportJob.objects.create(
+            study=study,
+            created_by=user,
+            filename=filename,
+            format=fmt,
+            progress_total=max(1, lines),
+            phase="queued",
+            upload=data,
+            summary={JUDGMENTS_JOB_KEY: {"mode": mode}},
+        )
+        # A broker that is away leaves the job queued for the requeue pass, as a study file's.
+        transaction.on_commit(lambda: job_enqueue(judgments_import_run_task, job.pk))
+    return job

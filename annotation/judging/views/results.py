@@ -23,7 +23,8 @@ from annotation.judging.selectors.qc import (
     judgments_fingerprint,
 )
 from annotation.judging.services.exclusions import judge_exclusion_set
-from annotation.judging.services.judgment_import import judgments_import_file
+from annotation.judging.services.queueing import judgments_import_start
+from annotation.models import ImportJob
 from annotation.web import csv_response, researcher_study_required, study_context
 
 from .. import scales
@@ -184,10 +185,17 @@ def import_judgments(request, study):
         mode = request.POST.get("mode") or ImportMode.REFUSE
         if mode not in ImportMode.values:
             return HttpResponseBadRequest(f"unknown import mode; choose one of {', '.join(ImportMode.values)}")
-        s = judgments_import_file(study=study, data=upload.read(), filename=upload.name, mode=mode)
+        s = judgments_import_start(study=study, data=upload.read(), filename=upload.name, mode=mode, user=request.user)
     except StudyImportError as exc:
         messages.error(request, "Nothing was imported:\n" + exc.describe(limit=20))
         return redirect("judging:design", study_id=study.pk)
+    if isinstance(s, ImportJob):
+        messages.info(
+            request,
+            f"{upload.name} is large, so a worker imports it: its progress is shown under Import judgments, "
+            "and nothing is written unless the whole file is valid.",
+        )
+        return redirect(reverse("judging:design", kwargs={"study_id": study.pk}) + "#import-judgments")
     messages.success(
         request,
         f"Imported {s.judgments:,} judgments ({s.revisions:,} revisions) by {s.judges} judges "

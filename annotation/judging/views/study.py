@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.enums import JobStatus, Role
-from annotation.judging.selectors.design import design_for_study
+from annotation.judging.selectors.design import design_for_study, judgments_import_jobs
 from annotation.judging.selectors.progress import study_has_judgments, study_progress
 from annotation.judging.services.assignments import assignments_ensure_all
 from annotation.judging.services.design import design_get_or_create, design_update
@@ -59,6 +59,7 @@ def design(request, study):
         open_state = "succeeded"
     else:
         open_state = None
+    judgments_jobs = judgments_import_jobs(study=study)  # large judgments files, imported by a worker
     return render(
         request,
         "judging/design.html",
@@ -72,6 +73,8 @@ def design(request, study):
             n_items=n_candidates + n_controls,
             n_controls=n_controls,
             has_judgments=study_has_judgments(study=study),
+            judgments_jobs=judgments_jobs,
+            judgments_jobs_running=any(not j.is_finished for j in judgments_jobs),
             open_job=open_job,
             open_state=open_state,
             open_summary=open_summary_text(open_job.summary)

@@ -272,3 +272,113 @@ def test_the_rankings_import_refuses_an_account_made_under_the_imported_name_too
             study=target, data=b'{"judge": "x", "original_id": "s0", "ranking": ["alpha", "beta"]}', filename="r.jsonl"
         )
     assert not RankingJudgment.objects.exists()
+
+
+# --- large files: imported by a worker (issue 38 item 18) ------------------------------------------
+
+
+def _rows(n: int) -> bytes:
+    """``n`` judgments of judges w0…, on the fixture study's 5 originals × human."""
+    return (PEM_HEADER + "".join(f"w{i // 5},s{i % 5},human,overall,{1 + i % 5}\n" for i in range(n))).encode()
+
+
+def test_a_large_file_through_the_api_is_a_202_job_that_a_worker_imports_once(study, researcher, settings):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from rest_framework.test import APIClient
+
+    from annotation.judging.services.judgment_import import judgments_import_job_run
+
+    settings.PARAEVAL_IMPORT_BACKGROUND_ROWS = 5
+    api = APIClient()
+    api.force_authenticate(user=researcher)
+    r = api.post(
+        f"/api/judging/studies/{study.pk}/judgments/import/",
+        {"file": SimpleUploadedFile("big.csv", _rows(20)), "mode": "add"},
+        format="multipart",
+    )
+    assert r.status_code == 202, r.content
+    job = r.json()
+    assert job["status"] == "queued" and job["filename"] == "big.csv"
+    assert not Judgment.objects.exists()  # nothing in the request
+
+    done = judgments_import_job_run(job_id=job["id"])
+    assert done.status == "succeeded", done.error
+    assert Judgment.objects.count() == 20 and done.summary["judgments"] == 20
+    assert done.summary["judgments_import"] == {"mode": "add"} and bytes(done.upload) == b""
+    polled = api.get(f"/api/studies/{study.pk}/imports/{job['id']}/").json()
+    assert polled["status"] == "succeeded" and polled["percent"] == 100 and polled["summary"]["judges"] == 4
+    judgments_import_job_run(job_id=job["id"])  # a redelivered message
+    assert Judgment.objects.count() == 20
+
+
+def test_a_large_file_with_a_bad_row_fails_its_job_naming_the_row_and_writes_nothing(study, settings):
+    from annotation.judging.services.judgment_import import judgments_import_job_run
+    from annotation.judging.services.queueing import judgments_import_start
+
+    settings.PARAEVAL_IMPORT_BACKGROUND_ROWS = 5
+    job = judgments_import_start(study=study, data=_rows(10) + b"w9,nope,human,overall,3\n", filename="bad.csv")
+    job = judgments_import_job_run(job_id=job.pk)
+    assert job.status == "failed" and "bad.csv, line 12, column 'original_id'" in job.error
+    assert not Judgment.objects.exists()
+
+
+def test_a_small_file_is_still_imported_in_the_request(study, settings):
+    from annotation.judging.services.queueing import judgments_import_start
+
+    settings.PARAEVAL_IMPORT_BACKGROUND_ROWS = 5
+    summary = judgments_import_start(study=study, data=_rows(4), filename="small.csv")
+    assert summary.judgments == 4 and Judgment.objects.count() == 4
+
+
+def test_the_design_page_queues_a_large_file_and_shows_its_progress_then_its_result(
+    study, researcher, client, settings
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from annotation.judging.services.judgment_import import judgments_import_job_run
+    from annotation.models import ImportJob
+
+    settings.PARAEVAL_IMPORT_BACKGROUND_ROWS = 5
+    client.force_login(researcher)
+    page = client.post(
+        f"/studies/{study.pk}/judging/import/", {"file": SimpleUploadedFile("big.csv", _rows(20))}, follow=True
+    )
+    html = page.content.decode()
+    job = ImportJob.objects.get()
+    assert "a worker imports it" in html and 'id="judgments-jobs"' in html
+    assert f'data-job-url="/studies/{study.pk}/imports/{job.pk}/"' in html and "job_progress.js" in html
+    assert not Judgment.objects.exists()
+    judgments_import_job_run(job_id=job.pk)
+    html = client.get(f"/studies/{study.pk}/judging/design/").content.decode()
+    assert "20 judgments (0 revisions) by 4 judges" in html and "job_progress.js" not in html
+
+
+def test_the_requeue_pass_sends_a_stranded_judgments_import_to_its_own_task(study, settings, monkeypatch):
+    from annotation.judging.services.queueing import judgments_import_start
+    from annotation.judging.tasks import judgments_import_run_task
+    from annotation.services import queueing as study_queueing
+
+    settings.PARAEVAL_IMPORT_BACKGROUND_ROWS = 5
+    job = judgments_import_start(study=study, data=_rows(10), filename="big.csv")
+    sent = []
+    monkeypatch.setattr(study_queueing, "job_resend", lambda task, pk, **kw: sent.append((task, pk)) or True)
+    assert study_queueing.jobs_requeue_stale() == 1
+    assert sent == [(judgments_import_run_task, job.pk)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_large_judgments_file_is_imported_by_a_real_worker(celery_worker, researcher, settings):
+    import time
+
+    from annotation.judging.services.queueing import judgments_import_start
+    from annotation.models import ImportJob
+    from tests.factories import study_with_data
+
+    settings.PARAEVAL_IMPORT_BACKGROUND_ROWS = 5
+    study = study_with_data(owner=researcher, name="Worker import")
+    job = judgments_import_start(study=study, data=_rows(25), filename="big.csv", user=researcher)
+    deadline = time.monotonic() + 60
+    while not (job := ImportJob.objects.get(pk=job.pk)).is_finished and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert job.status == "succeeded", job.error
+    assert Judgment.objects.filter(study=study).count() == 25
