@@ -411,6 +411,259 @@ def cache_down(f: Field) -> list[str]:
     return []
 
 
+# --- attention checks drawn among the items (issue 38 items 11-14) ---------------------------------
+#
+# For every protocol whose checks are drawn among the judge's items (side by side, ESA, ranking;
+# the drivers of tests/annotation/judging/test_blinding_oracle.py say how each one's API is
+# spoken), a judge of a study of the walker's own sends the same submissions to a waiting check,
+# an unanswered control and an unanswered genuine item over HTTP: every difference in what comes
+# back tells a check apart, and is a finding.
+
+
+@dataclass
+class Blind:
+    """One protocol's study with checks among the items, its judge's API session and the three targets."""
+
+    slug: str
+    driver: object
+    study: object
+    browser: Browser
+    auth: dict
+    base: str
+    first: dict
+    targets: dict
+
+    def call(self, method: str, path: str, body: dict | None = None):
+        r = self.browser.request(
+            method, self.base + path, body=json.dumps(body).encode() if body is not None else None, headers=self.auth
+        )
+        try:
+            data = json.loads(r.body) if r.body else None
+        except ValueError:
+            data = None
+        return r.status, data, r.body
+
+    def entry(self, token: str) -> dict:
+        status, data, raw = self.call("GET", self.driver.detail_path.format(token=token))
+        if status != 200:
+            raise RuntimeError(f"{self.slug}: GET of an item of the judge's: {status} {raw[:200]!r}")
+        return data
+
+    def submit(self, token: str, answer: dict, *, key: str, stamp: str | None = None):
+        stamp = self.entry(token)["serve_stamp"] if stamp is None else stamp
+        return self.call(
+            "POST",
+            self.driver.submit_path,
+            {self.driver.token_field: token, "key": key, "serve_stamp": stamp, **answer},
+        )
+
+    def set_status(self, status: str) -> None:
+        from annotation.models import Study
+
+        Study.objects.filter(pk=self.study.pk).update(status=status)
+
+
+def _blind_studies(f: Field, *, name: str = "shared") -> list[Blind]:
+    """A study per protocol with checks among the items (made once per ``name``, shared by the
+    checks that use that name; the walk through a whole order needs studies nobody answered)."""
+    made = f.__dict__.setdefault("_blind", {})
+    if name in made:
+        return made[name]
+    from django.contrib.auth.models import User
+
+    from annotation.enums import Role
+    from annotation.judging import screening
+    from annotation.judging.models import Assignment, AttentionCheck
+    from annotation.judging.protocols.registry import protocol_get
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
+    from annotation.services.membership import study_member_add
+    from tests.annotation.judging.test_blinding_oracle import DRIVERS
+    from tests.factories import study_with_data
+
+    owner = User.objects.get(username="researcher")
+    out = []
+    for slug, driver in sorted(DRIVERS.items()):
+        study = study_with_data(
+            owner=owner, n_originals=4, systems=driver.systems, name=f"attack walk {slug} {secrets.token_hex(4)}"
+        )
+        username, password = f"blind-{secrets.token_hex(4)}", secrets.token_urlsafe(16)
+        judge = User.objects.create_user(username=username, password=password)
+        study_member_add(study=study, user=judge, role=Role.JUDGE)
+        design_update(
+            study=study,
+            changes={**driver.design, "seed": 5, "control_counts": {"identical": 1, "random": 1, "unigram": 0}},
+        )
+        study_judging_open(study=study)
+        screening.screening_settings_update(
+            study=study, changes={"attention_count": 2, "attention_policy": "warn", "attention_max_failures": 9}
+        )
+        b = f.browser()
+        r = b.request(
+            "POST",
+            "/api/auth/token/",
+            headers={"Content-Type": "application/json"},
+            body=json.dumps({"username": username, "password": password}).encode(),
+        )
+        if r.status != 200:
+            raise RuntimeError(f"{slug}: the judge's token: {r.status}")
+        auth = {
+            "Authorization": f"Token {json.loads(r.body)['token']}",
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+        }
+        blind = Blind(slug, driver, study, b, auth, f"/api/judging/studies/{study.pk}/", {}, {})
+        status, blind.first, raw = blind.call("GET", driver.next_path)  # plans the judge's checks
+        if status != 200:
+            raise RuntimeError(f"{slug}: the judge's next item: {status} {raw[:200]!r}")
+        assignment = Assignment.objects.get(study=study, judge=judge)
+        items = protocol_get(slug).item_model.objects.filter(assignment=assignment, done_at__isnull=True)
+        blind.targets = {
+            "check": AttentionCheck.objects.filter(assignment=assignment).order_by("after_done", "id").first().token,
+            "control": items.filter(is_control=True).order_by("position").first().token,
+            "genuine": items.filter(is_control=False).order_by("position").first().token,
+        }
+        out.append(blind)
+    made[name] = out
+    return out
+
+
+def _differs(slug: str, what: str, answers: dict) -> list[str]:
+    """A finding when the check's answer is not the control's and the genuine item's."""
+    if answers["check"] == answers["control"] == answers["genuine"]:
+        return []
+    return [f"{slug}, {what}: check {answers['check']!r}, control {answers['control']!r}, item {answers['genuine']!r}"]
+
+
+def _kind(answer) -> tuple:
+    """Status, body keys, per-field error keys and detail with numbers blanked (offsets name text lengths)."""
+    status, data, _raw = answer
+    data = data if isinstance(data, dict) else {}
+    return status, sorted(data), sorted(data.get("errors") or {}), re.sub(r"\d+", "N", str(data.get("detail", "")))
+
+
+@attack("check refusal order")
+def check_refusal_order(f: Field) -> list[str]:
+    """Item 11: a malformed answer with a forged serve stamp is refused for the same reason on a check."""
+    problems = []
+    for blind in _blind_studies(f):
+        d = blind.driver
+        answers = {
+            n: _kind(blind.submit(t, d.malformed, key=f"order-{n}-{secrets.token_hex(4)}", stamp="forged"))
+            for n, t in blind.targets.items()
+        }
+        problems += _differs(blind.slug, "malformed answer, forged stamp", answers)
+    return problems
+
+
+@attack("check forged stamp, key, close")
+def check_forgeries(f: Field) -> list[str]:
+    """Item 12: a forged or foreign serve stamp, a malformed key, a closed study and the attention
+    side door are refused on a check byte for byte as on an item; nothing is stored on the check."""
+    problems = []
+    for blind in _blind_studies(f):
+        problems += _forgeries_of(blind)
+    return problems
+
+
+def _forgeries_of(blind: Blind) -> list[str]:
+    from annotation.enums import StudyStatus
+    from annotation.judging.models import AttentionCheck
+
+    d, problems = blind.driver, []
+    valid = {n: d.valid(blind.entry(t), blind.first) for n, t in blind.targets.items()}
+
+    def other_stamp(n: str) -> str:
+        return blind.entry(blind.targets["control" if n == "genuine" else "genuine"])["serve_stamp"]
+
+    cases = {
+        "forged stamp": lambda n, t: blind.submit(t, valid[n], key=f"forge-{n}-{secrets.token_hex(4)}", stamp="x"),
+        "another item's stamp": lambda n, t: blind.submit(
+            t, valid[n], key=f"other-{n}-{secrets.token_hex(4)}", stamp=other_stamp(n)
+        ),
+        "malformed key": lambda n, t: blind.submit(t, valid[n], key="bad key!!"),
+        "attention side door": lambda n, t: blind.call("POST", "attention/", {"token": t, "value": 1}),
+    }
+    for case, send in cases.items():
+        problems += _differs(blind.slug, case, {n: send(n, t)[::2] for n, t in blind.targets.items()})
+    blind.set_status(StudyStatus.CLOSED)
+    try:
+        closed = {
+            n: blind.submit(t, valid[n], key=f"closed-{n}-{secrets.token_hex(4)}") for n, t in blind.targets.items()
+        }
+    finally:
+        blind.set_status(StudyStatus.OPEN)
+    problems += _differs(blind.slug, "closed study", {n: a[::2] for n, a in closed.items()})
+    if AttentionCheck.objects.filter(token=blind.targets["check"], answered_at__isnull=False).exists():
+        problems.append(f"{blind.slug}: a refused submission answered the check")
+    return problems
+
+
+@attack("check revisions and readback")
+def check_revisions(f: Field) -> list[str]:
+    """Item 14: a check's answers go to revisions 1 and 2, a replay is a 200 and a reused key a
+    409 as on an item, and a readback returns what was sent (kept ESA proposals stay proposed)."""
+    problems = []
+    for blind in _blind_studies(f):
+        d = blind.driver
+        entries = {n: blind.entry(t) for n, t in blind.targets.items()}
+        first = {n: d.valid(entries[n], blind.first) for n in entries}
+        second = {n: d.other(entries[n], blind.first) for n in entries}
+        keys = {n: (f"rev1-{n}-{secrets.token_hex(4)}", f"rev2-{n}-{secrets.token_hex(4)}") for n in entries}
+
+        def shape(answer):
+            status, data, _raw = answer
+            data = data if isinstance(data, dict) else {}
+            return status, sorted(data), data.get("revision"), data.get("created")
+
+        for label, answers in (
+            ("first answer", {n: blind.submit(t, first[n], key=keys[n][0]) for n, t in blind.targets.items()}),
+            ("resubmission", {n: blind.submit(t, second[n], key=keys[n][1]) for n, t in blind.targets.items()}),
+            ("replay", {n: blind.submit(t, second[n], key=keys[n][1]) for n, t in blind.targets.items()}),
+        ):
+            problems += _differs(blind.slug, label, {n: shape(a) for n, a in answers.items()})
+        reused = {n: blind.submit(t, first[n], key=keys[n][1]) for n, t in blind.targets.items()}
+        problems += _differs(blind.slug, "key reused", {n: a[::2] for n, a in reused.items()})
+        for n, t in blind.targets.items():
+            back = blind.entry(t)
+            if d.sent_back(back) != d.sent_back({**back, **second[n]}) or back.get("revision") != 2:
+                problems.append(f"{blind.slug}: the {n}'s readback is not what was sent last: {d.sent_back(back)!r}")
+    return problems
+
+
+@attack("check previous and totals")
+def check_previous_and_totals(f: Field) -> list[str]:
+    """Item 14: walking the whole order, each item's Previous link is what was served just before
+    (a check is not skipped) and the next answer's done/total are the item's own."""
+    from annotation.judging.models import AttentionCheck
+
+    problems = []
+    for blind in _blind_studies(f, name="walk"):
+        d, served = blind.driver, []
+        for _ in range(200):
+            status, nxt, raw = blind.call("GET", d.next_path)
+            if status != 200:
+                problems.append(f"{blind.slug}: next item: {status} {raw[:200]!r}")
+                break
+            entry = nxt[d.entry_key]
+            if entry is None:
+                break
+            was_check = AttentionCheck.objects.filter(token=entry["token"]).exists()
+            what = f"{blind.slug}, {'a check' if was_check else 'an item'} at {entry['position']}"
+            if (nxt["done"], nxt["total"]) != (entry["done"], entry["total"]):
+                problems.append(
+                    f"{what}: next answer {nxt['done']}/{nxt['total']}, item {entry['done']}/{entry['total']}"
+                )
+            if served and entry["previous"] != served[-1]:
+                problems.append(f"{what}: Previous is not what was served before it")
+            status, _data, raw = blind.submit(entry["token"], d.valid(entry, nxt), key=f"walk-{secrets.token_hex(6)}")
+            if status not in (200, 201):
+                problems.append(f"{what}: a valid answer: {status} {raw[:200]!r}")
+                break
+            served.append(entry["token"])
+    return problems
+
+
 # --- running them ---------------------------------------------------------------------------------
 
 
