@@ -237,6 +237,7 @@ def test_every_kind_of_job_registers_its_requeuer_and_recovery_loads_no_app_code
     from annotation.judging.services.queueing import jobs_requeue_stale as opening_requeue
     from annotation.services.queueing import jobs_requeue_stale as import_requeue
     from config.recovery import requeuers
+    from metrics.dashboard.services.queueing import plans_requeue_stale
     from metrics.reports.services.queueing import reports_requeue_stale
     from metrics.services.runs import metric_runs_requeue_stale
 
@@ -247,6 +248,7 @@ def test_every_kind_of_job_registers_its_requeuer_and_recovery_loads_no_app_code
         alignment_requeue: "alignment scoring/aligner run(s)",
         metric_runs_requeue_stale: "metric run(s)",
         reports_requeue_stale: "report(s)",
+        plans_requeue_stale: "plan(s)",
     }
     recovery_imports = set(imported_modules(ROOT / "config" / "recovery.py"))
     # of the apps, only their definitions (JobStatus): no service, task or model module

@@ -55,6 +55,12 @@ def adaptive_cache_clear() -> None:
     _MEMO.update(at=-math.inf, studies={})
 
 
+def adaptive_memo_forget() -> None:
+    """Forget what this process last read from the cache, as it does by itself after
+    :data:`MEMO_SECONDS` (tests: the next read goes to the cache)."""
+    _MEMO.update(at=-math.inf, studies={})
+
+
 def adaptive_studies() -> dict[int, dict]:
     """The published adaptive studies (study id → priorities, window, last refresh), cached per process.
 

@@ -300,14 +300,14 @@ def test_an_emptied_cache_is_rebuilt_from_the_database_not_read_as_no_adaptive_s
     publication.adaptive_publish()
     assert publication.adaptive_study(study.pk)
     cache.clear()  # the cache server restarted empty
-    publication._MEMO.update(at=float("-inf"), studies={})  # another process, or a second later
+    publication.adaptive_memo_forget()  # another process, or a second later
     assert publication.adaptive_study(study.pk)
     assert study.pk in cache.get(publication.CACHE_KEY)  # published again for the other processes
     # The hook works again at once: the judge's next item is chosen adaptively.
     AdaptiveAllocation.objects.filter(study=study).update(refreshed_at="2999-01-01T00:00:00Z")
     publication.adaptive_publish()
     cache.clear()
-    publication._MEMO.update(at=float("-inf"), studies={})
+    publication.adaptive_memo_forget()
     a = Assignment.objects.get(study=study, judge__username="ann")
     with CaptureQueriesContext(connection) as ctx:
         item_next_for_judge_fast(assignment=a)
@@ -316,5 +316,5 @@ def test_an_emptied_cache_is_rebuilt_from_the_database_not_read_as_no_adaptive_s
     adaptive.adaptive_settings_update(study=study, changes={"enabled": False})
     publication.adaptive_publish()
     cache.clear()
-    publication._MEMO.update(at=float("-inf"), studies={})
+    publication.adaptive_memo_forget()
     assert not publication.adaptive_study(study.pk) and cache.get(publication.CACHE_KEY) == {}
