@@ -321,3 +321,22 @@ def test_absolute_judgments_cannot_be_imported_into_a_comparison_study(study):
         judgments_import_file(study=study, data=text.encode(), filename="j.tsv")
     assert "side-by-side comparison" in err.value.describe() and "j.tsv" in err.value.describe()
     assert not Judgment.objects.exists()
+
+
+@pytest.mark.parametrize("mode", [{}, {"judges_mode": "k", "judges_per_item": 1}])
+def test_a_judge_added_to_a_comparison_study_opened_with_no_judges_gets_every_planned_pair(researcher, add_judge, mode):
+    study = study_with_data(owner=researcher, n_originals=4, systems=SYSTEMS, name="Field comparison")
+    design_update(
+        study=study,
+        changes={
+            "protocol": "comparison",
+            "seed": 99,
+            "control_counts": {"identical": 1, "random": 0, "unigram": 0},
+            **mode,
+        },
+    )
+    study_judging_open(study=study)
+    assert not ComparisonItem.objects.filter(assignment__study=study).exists()
+    late = assignment_ensure_for_judge(study=study, judge=add_judge(study, "cy"))
+    # As opening plans them: 3 system pairs and one control pair per original.
+    assert late.joined_late and late.n_items == len(_items(study, "cy")) == 16

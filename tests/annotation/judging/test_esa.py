@@ -555,3 +555,15 @@ def test_spans_that_touch_or_lie_on_different_sides_are_not_an_overlap():
         categories=[],
     )
     assert len(clean) == 4
+
+
+@pytest.mark.parametrize("mode", [{}, {"judges_mode": "k", "judges_per_item": 1}])
+def test_a_judge_added_to_an_esa_study_opened_with_no_judges_gets_every_item_as_a_sole_judge_would(
+    researcher, add_judge, mode
+):
+    """The design's share of a sole judge is every item (fully crossed, or k per item with
+    nobody else to share them): the absolute protocol's late judge gets the same."""
+    study = study_with_data(owner=researcher, n_originals=3, systems=SYSTEMS, name="Field ESA")
+    _open(study, control_counts={"identical": 1, "random": 1, "unigram": 0}, **mode)
+    late = assignment_ensure_for_judge(study=study, judge=add_judge(study, "cy"))
+    assert late.joined_late and late.n_items == len(_items(study, "cy")) == 12

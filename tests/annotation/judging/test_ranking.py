@@ -435,3 +435,28 @@ def test_any_json_order_or_scores_is_answered_without_a_server_error_and_a_refus
         assert RankingJudgment.objects.count() == n
     else:
         assert RankingJudgment.objects.count() == n + 1
+
+
+@pytest.mark.parametrize("mode", [{}, {"judges_mode": "k", "judges_per_item": 1}])
+def test_a_judge_added_to_a_ranking_study_opened_with_no_judges_gets_every_planned_set(researcher, add_judge, mode):
+    from annotation.judging.services.assignments import assignment_ensure_for_judge
+
+    study = study_with_data(owner=researcher, n_originals=4, systems=SYSTEMS, name="Field ranking")
+    _open(study, ranking_k=3, control_counts={"identical": 1, "random": 0, "unigram": 0}, **mode)
+    assert not RankingItem.objects.filter(assignment__study=study).exists()
+    late = assignment_ensure_for_judge(study=study, judge=add_judge(study, "cy"))
+    # 4 originals: two genuine sets of ⌈5 / 3⌉ each and one control set, as opening plans them.
+    assert late.joined_late and late.n_items == len(_items(study, "cy")) == 4 * 2 + 4
+    second = assignment_ensure_for_judge(study=study, judge=add_judge(study, "dee"))
+    assert second.n_items == 12
+
+
+def test_a_join_link_participant_of_a_ranking_study_nobody_holds_gets_their_share(researcher, make_user):
+    from annotation.judging.models import JudgingDesign
+    from annotation.judging.protocols.ranking.unit import RANKING
+
+    study = study_with_data(owner=researcher, n_originals=4, systems=SYSTEMS, name="Field ranking link")
+    _open(study, ranking_k=3, judges_mode="k", judges_per_item=1)
+    design = JudgingDesign.objects.get(study=study)
+    participant = RANKING.assignment_for_participant(study=study, design=design, judge=make_user("p1"), n_items=5)
+    assert participant.n_items == len(_items(study, "p1")) == 5

@@ -134,13 +134,18 @@ def _live_keys(study: Study) -> Counter[str]:
 
 def ranking_assignment_late(*, study: Study, design: JudgingDesign, judge: User) -> Assignment:
     """A judge added after opening: every set the others have (fully crossed) or, with k per
-    item, as many as the lightest load from the least-judged sets. The caller holds the
-    design's row lock."""
-    _, _, pks, originals = _candidates(study)
+    item, as many as the lightest load from the least-judged sets. When nobody holds a set
+    yet (a field study opened with no judge), the sets come from the study's own plan, all
+    of them, as the absolute protocol's late judge gets every item: building only from the
+    others' sets gave such a judge none, for good. The caller holds the design's row lock."""
     counts = _live_keys(study)
-    keys = sorted(counts)
+    if counts:
+        _, _, pks, originals = _candidates(study)
+        keys = sorted(counts)
+    else:
+        keys, pks, originals = _set_plan(study, design)
     seed = derive_seed(design.seed, "order", judge.username)
-    if design.judges_mode == JudgesMode.K_PER_ITEM and keys:
+    if design.judges_mode == JudgesMode.K_PER_ITEM and counts:
         loads = Assignment.objects.filter(study=study).values_list("n_items", flat=True)
         keys = late_judge_items(counts, n_items=min(loads), seed=derive_seed(design.seed, "late", judge.username))
     order = list(order_items(keys, {k: set_key_split(k)[0] for k in keys}, seed=seed))

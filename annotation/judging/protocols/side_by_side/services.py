@@ -135,8 +135,10 @@ def comparison_assignments_write(*, study: Study, design: JudgingDesign, judges:
 
 def comparison_assignment_late(*, study: Study, design: JudgingDesign, judge: User) -> Assignment:
     """A judge added after opening: every pair the others have (fully crossed) or, with
-    k per item, as many as the lightest load from the least-judged pairs. The caller
-    holds the design's row lock."""
+    k per item, as many as the lightest load from the least-judged pairs. When nobody
+    holds a pair yet (a field study opened with no judge), the pairs come from the study's
+    own plan, all of them, as the absolute protocol's late judge gets every item. The
+    caller holds the design's row lock."""
     items = ComparisonItem.objects.filter(assignment__study=study).values_list(
         "left__original__external_id", "left__system__name", "right__system__name", "left_id", "right_id"
     )
@@ -146,8 +148,10 @@ def comparison_assignment_late(*, study: Study, design: JudgingDesign, judge: Us
         pks[(original, ls)], pks[(original, rs)] = lpk, rpk
         counts[pair_key(original, ls, rs)] += 1
     keys = sorted(counts)
+    if not counts:
+        keys, pks = _pair_plan(study, design)
     seed = derive_seed(design.seed, "order", judge.username)
-    if design.judges_mode == JudgesMode.K_PER_ITEM and keys:
+    if design.judges_mode == JudgesMode.K_PER_ITEM and counts:
         loads = Assignment.objects.filter(study=study).values_list("n_items", flat=True)
         keys = late_judge_items(counts, n_items=min(loads), seed=derive_seed(design.seed, "late", judge.username))
     order = list(order_items(keys, {k: pair_key_split(k)[0] for k in keys}, seed=seed))
