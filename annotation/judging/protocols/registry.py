@@ -43,6 +43,14 @@ def register(unit: UnitT) -> UnitT:
     return unit
 
 
+def unregister(unit: JudgingProtocol) -> None:
+    """Remove ``unit`` (registered by :func:`register`); for tests that register a unit of
+    their own (the conformance suite's probe), so that it does not outlive them. A unit not
+    registered, or another unit under the same slug, is left alone."""
+    if _REGISTRY.get(unit.slug) is unit:
+        del _REGISTRY[unit.slug]
+
+
 def _loaded() -> dict[str, JudgingProtocol]:
     if len(_REGISTRY) < len(BUILTIN_MODULES):
         for name in BUILTIN_MODULES:
