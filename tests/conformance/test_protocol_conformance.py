@@ -466,6 +466,8 @@ def test_export_then_import_gives_the_same_judgments(protocol, researcher):
         return Counter(_latest(protocol, study).values_list("judge__username", flat=True))
 
     assert per_judge(target) == per_judge(source) and sum(per_judge(source).values()) > 0
+    # and the study exports them again as as many records (a line each, or each criterion's line)
+    assert len(export_bytes(protocol, researcher, target).splitlines()) == len(data.splitlines())
 
 
 @pytest.mark.django_db(transaction=True)
