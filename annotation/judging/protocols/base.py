@@ -237,7 +237,7 @@ class JudgingProtocol:
         """
         model = self.item_model
         with transaction.atomic():
-            if not Assignment.objects.select_for_update().filter(pk=assignment.pk).exists():
+            if not list(Assignment.objects.select_for_update().filter(pk=assignment.pk).values_list("pk", flat=True)):
                 return 0, 0
             unrated = model.objects.filter(assignment_id=assignment.pk, done_at__isnull=True)
             kept = unrated.order_by("position").values_list("pk", flat=True).first() if keep_next else None
