@@ -19,6 +19,7 @@ from django.utils import timezone
 from annotation.adaptive.publication import adaptive_publish
 from annotation.models import Study
 from annotation.services.jobs import job_enqueue
+from config.recovery import stale_after_default
 from metrics.dashboard.models import Dashboard
 from metrics.dashboard.services.planning import pilot_assumptions, plan_cost_check, plan_params_clean
 from metrics.dashboard.services.snapshot import (
@@ -77,8 +78,10 @@ def study_plan_request(*, study: Study, raw: Mapping[str, Any]) -> Dashboard:
     dashboard = dashboard_get_or_create(study=study)
     now = timezone.now()
     with transaction.atomic():
-        current = Dashboard.objects.select_for_update().values_list("plan", flat=True).get(pk=dashboard.pk) or {}
-        if current.get("status") == "computing" and _same_params(current.get("params"), params):
+        current, touched = Dashboard.objects.select_for_update().values_list("plan", "plan_at").get(pk=dashboard.pk)
+        current = current or {}
+        alive = touched is not None and now - touched < stale_after_default()  # else its worker may be gone
+        if current.get("status") == "computing" and alive and _same_params(current.get("params"), params):
             dashboard.refresh_from_db()
             return dashboard
         request = uuid.uuid4().hex
@@ -93,6 +96,12 @@ def study_plan_request(*, study: Study, raw: Mapping[str, Any]) -> Dashboard:
 def _same_params(a: object, b: Mapping[str, Any]) -> bool:
     # As stored (JSON) and as cleaned: compared as JSON, so 0.3 and 0.3, 5 and 5 agree.
     return json.dumps(a, sort_keys=True, default=str) == json.dumps(dict(b), sort_keys=True, default=str)
+
+
+_DIED = (
+    "The worker computing this plan stopped before it finished (it was restarted, or ran out of memory). "
+    "Plan again; if it happens again, plan with fewer simulations or originals."
+)
 
 
 def plans_requeue_stale(*, stale_after: timedelta | None = None, queued_after: timedelta | None = None) -> int:
@@ -110,6 +119,12 @@ def plans_requeue_stale(*, stale_after: timedelta | None = None, queued_after: t
     computing = Dashboard.objects.filter(plan__status="computing").values_list("pk", "study_id", "plan", "plan_at")
     for pk, study_id, plan, plan_at in computing:
         request = plan.get("request")
+        if request is None:  # queued before plans had an id: nothing can claim it; fail it once stale
+            if stale_after is not None and plan_at is not None and plan_at < now - stale_after:
+                changed += Dashboard.objects.filter(
+                    pk=pk, plan__status="computing", plan__request__isnull=True, plan_at=plan_at
+                ).update(plan={**plan, "status": "failed", "error": _DIED}, plan_at=now, updated_at=now)
+            continue
         if plan.get("started"):
             if stale_after is None or plan_at is None or plan_at >= now - stale_after:
                 continue
@@ -117,8 +132,7 @@ def plans_requeue_stale(*, stale_after: timedelta | None = None, queued_after: t
                 "status": "failed",
                 "params": plan.get("params") or {},
                 "request": request,
-                "error": "The worker computing this plan stopped before it finished (it was restarted, or ran "
-                "out of memory). Plan again; if it happens again, plan with fewer simulations or originals.",
+                "error": _DIED,
             }
             changed += Dashboard.objects.filter(pk=pk, plan__request=request, plan__status="computing").update(
                 plan=failed, plan_at=now, updated_at=now

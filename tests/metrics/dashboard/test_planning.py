@@ -220,3 +220,26 @@ def test_a_plan_whose_worker_died_is_failed_by_the_requeue_pass_and_the_page_say
     page = client.get(f"/studies/{piloted.pk}/plan/").content.decode()
     assert "worker computing this plan stopped" in page
     assert _api(researcher).get(url).json()["status"] == "failed"
+
+
+def test_a_plan_stuck_computing_is_not_a_request_to_join_and_an_old_one_without_an_id_is_failed(piloted, researcher):
+    from datetime import timedelta
+
+    from django.test import TestCase
+    from django.utils import timezone
+
+    from metrics.dashboard.services.queueing import plans_requeue_stale
+
+    url = f"/api/dashboard/studies/{piloted.pk}/plan/"
+    with mock.patch("metrics.dashboard.services.queueing.job_enqueue") as enqueue:
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            first = _api(researcher).post(url, FAST, format="json").json()
+        Dashboard.objects.filter(study=piloted).update(plan_at=timezone.now() - timedelta(hours=1))
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            again = _api(researcher).post(url, FAST, format="json").json()
+    assert enqueue.call_count == 2 and again["request"] != first["request"]  # a silent hour: asked anew
+    # A plan queued before plans had an id, computing for an hour: failed by the pass.
+    legacy = {"status": "computing", "params": first["params"]}
+    Dashboard.objects.filter(study=piloted).update(plan=legacy, plan_at=timezone.now() - timedelta(hours=1))
+    assert plans_requeue_stale(stale_after=timedelta(minutes=5)) == 1
+    assert Dashboard.objects.get(study=piloted).plan["status"] == "failed"
