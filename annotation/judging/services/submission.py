@@ -18,7 +18,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Exists, Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -202,6 +202,9 @@ def submission_store(
             item_model.objects.select_for_update(of=("self",))
             .select_related("assignment")
             .filter(token=token, assignment__study=study, assignment__judge=judge)
+            # Whether the key is one of the judge's attention checks' (a check drawn among
+            # the items answers with keys too), in the same query: the hot path's count holds.
+            .annotate(key_of_check=Exists(AttentionCheck.objects.filter(assignment__judge_id=judge.pk, key=key)))
             .order_by()
             .first()
             if isinstance(token, str)
@@ -217,8 +220,8 @@ def submission_store(
             return _replay(
                 existing, item=item, values=values, values_of=values_of
             )  # an acknowledged retry is answered as before
-        if AttentionCheck.objects.filter(assignment__judge_id=judge.pk, key=key).exists():
-            raise KeyReused(_KEY_REUSED)  # the key of the judge's attention check: another item
+        if item.key_of_check:
+            raise KeyReused(gettext(_KEY_REUSED))  # the key of one of the judge's checks: another item
         served_at = _submission_allowed(assignment=item.assignment, study=study, token=token, serve_stamp=serve_stamp)
         now = timezone.now()
         latest = next((j for j in found if j.item_id == item.pk and j.is_latest), None)

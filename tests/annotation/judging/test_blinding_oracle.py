@@ -338,6 +338,8 @@ def test_previous_links_and_totals_do_not_skip_or_leave_out_a_check(oracle):
         served.append(entry["token"])
         assert oracle.entry(entry["token"])["previous"] == (served[-2] if len(served) > 1 else None)
     assert checks_seen == 2 and nxt["done"] == nxt["total"] == len(served)
+    done_page = oracle.client.get(f"/judge/studies/{oracle.study.pk}/{d.page}/").content.decode()
+    assert f"{len(served)} / {len(served)}" in done_page  # the end page counts what every item counted
 
 
 def test_the_absolute_check_page_is_refused_after_close_like_an_item(researcher, add_judge):

@@ -26,6 +26,7 @@ from ... import screening
 from ...enums import JudgmentSource
 from ...errors import ItemNotFound, JudgingError
 from ...models import JudgingDesign
+from ...selectors.judge import progress_among_checks
 from ...tokens import idempotency_key_new
 from ...web import assignment_or_page, export_filename, gate_page, judged_study_or_404, thousands
 from . import screening as esa_screening
@@ -106,7 +107,8 @@ def esa_page(request, study_id: int):
             "judging/esa_done.html",
             {
                 "study": study,
-                "total_text": thousands(assignment.n_items),
+                # The checks among the items count, as every item's "n of N" did.
+                "total_text": thousands(progress_among_checks(assignment=assignment, done=0)[1]),
                 "last": last,
                 "end": end_code_context(user=request.user, study=study),
             },

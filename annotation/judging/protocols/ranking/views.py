@@ -24,6 +24,7 @@ from ... import screening
 from ...enums import JudgmentSource
 from ...errors import ItemNotFound, JudgingError
 from ...models import JudgingDesign
+from ...selectors.judge import progress_among_checks
 from ...tokens import idempotency_key_new
 from ...web import assignment_or_page, export_filename, gate_page, judged_study_or_404, thousands
 from . import screening as rank_screening
@@ -107,7 +108,8 @@ def rank(request, study_id: int):
             "judging/rank_done.html",
             {
                 "study": study,
-                "total_text": thousands(assignment.n_items),
+                # The checks among the items count, as every item's "n of N" did.
+                "total_text": thousands(progress_among_checks(assignment=assignment, done=0)[1]),
                 "last": last,
                 "end": end_code_context(user=request.user, study=study),
             },
