@@ -209,7 +209,11 @@ def test_the_dashboard_counts_one_judgment_and_draws_its_figures(protocol, resea
     assert {j["judge"]: j["judgments"] for j in live["judges"]} == {"ann": 1, "bob": 0}
     dash = snapshot.dashboard_refresh(study=study, force_answers=True)
     assert dash.snapshot["totals"]["judgments"] == 1
-    assert dash.snapshot["answers"] is not None
+    answers = dash.snapshot["answers"]
+    if protocol.dashboard_answers:  # the protocol's live figures, drawn from that judgment
+        assert answers["available"] is True and answers["n_judgment_rows"] >= 1, answers
+    else:  # none: the dashboard says so, naming the protocol
+        assert answers["available"] is False and protocol.name in answers["reason"]
     r = _researcher_api(researcher).get(f"/api/dashboard/studies/{study.pk}/")
     assert r.status_code == 200 and r.json()["snapshot"]["totals"]["judgments"] == 1
 
