@@ -620,6 +620,10 @@ def check_revisions(f: Field) -> list[str]:
             ("first answer", {n: blind.submit(t, first[n], key=keys[n][0]) for n, t in blind.targets.items()}),
             ("resubmission", {n: blind.submit(t, second[n], key=keys[n][1]) for n, t in blind.targets.items()}),
             ("replay", {n: blind.submit(t, second[n], key=keys[n][1]) for n, t in blind.targets.items()}),
+            (
+                "replay of the older key",
+                {n: blind.submit(t, first[n], key=keys[n][0]) for n, t in blind.targets.items()},
+            ),
         ):
             problems += _differs(blind.slug, label, {n: shape(a) for n, a in answers.items()})
         reused = {n: blind.submit(t, first[n], key=keys[n][1]) for n, t in blind.targets.items()}

@@ -492,16 +492,31 @@ class AttentionCheck(TimeStampedModel):
     answer = models.FloatField(null=True, blank=True)
     answered_at = models.DateTimeField(null=True, blank=True)
     passed = models.BooleanField(null=True)
-    # Drawn among the items (side by side, ESA, ranking), a check is answered, revised,
-    # replayed and read back as an item is (issue 38 items 11-14): the latest answer as the
-    # judge sent it (cleaned as an item's), its idempotency key and its revision. The verdict
-    # above is the first answer's: revising a check does not undo a failure.
-    key = models.CharField(max_length=64, blank=True, default="")
-    values = models.JSONField(null=True, blank=True)
-    revision = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["assignment", "after_done", "id"]
+
+
+class AttentionAnswer(TimeStampedModel):
+    """One answer to an attention check drawn among the items (side by side, ESA, ranking),
+    kept as a judgment's revision is, so that a check is answered, revised, replayed and read
+    back as an item is (issue 38 items 11-14): the values as the judge sent them (cleaned as
+    an item's), the idempotency key (one per judge, as for judgments) and the revision. Never a
+    :class:`Judgment`: the check's verdict stays on :class:`AttentionCheck`, the first answer's."""
+
+    attention = models.ForeignKey(AttentionCheck, on_delete=models.CASCADE, related_name="answers")
+    judge = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=64)
+    revision = models.PositiveIntegerField()
+    values = models.JSONField()
+    submitted_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["attention", "revision"]
+        constraints = [
+            models.UniqueConstraint(fields=["judge", "key"], name="judging_uniq_attention_answer_key"),
+            models.UniqueConstraint(fields=["attention", "revision"], name="judging_uniq_attention_answer_revision"),
+        ]
 
 
 class EsaItem(TimeStampedModel):

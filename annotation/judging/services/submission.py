@@ -18,7 +18,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, Q
+from django.db.models import Exists, Max, Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -30,7 +30,7 @@ from .. import scales
 from ..defaults import default_criteria
 from ..enums import MAX_ITEM_SECONDS, JudgmentSource
 from ..errors import ItemNotFound, JudgmentInvalid, KeyReused, StudyNotOpen
-from ..models import Assignment, AssignmentItem, AttentionCheck, JudgingDesign, Judgment
+from ..models import Assignment, AssignmentItem, AttentionAnswer, AttentionCheck, JudgingDesign, Judgment
 from ..screening import ScreenedOut, attention_record
 from ..tokens import serve_stamp_read
 
@@ -204,7 +204,7 @@ def submission_store(
             .filter(token=token, assignment__study=study, assignment__judge=judge)
             # Whether the key is one of the judge's attention checks' (a check drawn among
             # the items answers with keys too), in the same query: the hot path's count holds.
-            .annotate(key_of_check=Exists(AttentionCheck.objects.filter(assignment__judge_id=judge.pk, key=key)))
+            .annotate(key_of_check=Exists(AttentionAnswer.objects.filter(judge_id=judge.pk, key=key)))
             .order_by()
             .first()
             if isinstance(token, str)
@@ -306,8 +306,9 @@ def attention_store(
     and this checks the rest in the same order with the same texts (the same key again is
     answered as before, the same key with other values or another item's key is
     :class:`KeyReused`, then :func:`_submission_allowed`), so that no answer tells a check
-    from an item. Only what is stored differs: the check keeps the latest values, key and
-    revision, and its verdict (``score(values)`` → the answer as stored, passed) is the
+    from an item. Only what is stored differs: the check keeps every answer: its values, key and
+    revision (an :class:`~annotation.judging.models.AttentionAnswer` per answer, as a judgment
+    per revision), and its verdict (``score(values)`` → the answer as stored, passed) is the
     first answer's, counted under the study's policy
     (:func:`annotation.judging.screening.attention_record`).
 
@@ -322,26 +323,25 @@ def attention_store(
         assignment = Assignment.objects.select_for_update().get(pk=check.assignment_id)
         check = AttentionCheck.objects.select_for_update().get(pk=check.pk)
         check.assignment = assignment
-        created = True
-        if check.key == key:
-            if check.values != dict(values):
+        answer = AttentionAnswer.objects.filter(judge=judge, key=key).first()
+        if answer is not None:  # an acknowledged retry is answered as before (or KeyReused)
+            if answer.attention_id != check.pk or answer.values != dict(values):
                 raise KeyReused(gettext(_KEY_REUSED))
-            created = False  # an acknowledged retry is answered as before
+            created = False
         else:
-            if (
-                judgment_model.objects.filter(judge=judge, key=key).exists()
-                or AttentionCheck.objects.filter(assignment__judge=judge, key=key).exists()
-            ):
-                raise KeyReused(gettext(_KEY_REUSED))
+            if judgment_model.objects.filter(judge=judge, key=key).exists():
+                raise KeyReused(gettext(_KEY_REUSED))  # the key of one of the judge's items
             _submission_allowed(assignment=assignment, study=study, token=check.token, serve_stamp=serve_stamp)
-            check.key, check.values, check.revision = key, dict(values), check.revision + 1
-            fields = ["key", "values", "revision", "updated_at"]
+            now = timezone.now()
+            latest = AttentionAnswer.objects.filter(attention=check).aggregate(n=Max("revision"))["n"] or 0
+            answer = AttentionAnswer.objects.create(
+                attention=check, judge=judge, key=key, revision=latest + 1, values=dict(values), submitted_at=now
+            )
+            created = True
             if check.answered_at is None:
                 check.answer, check.passed = score(values)
-                check.answered_at = timezone.now()
-                fields += ["answer", "passed", "answered_at"]
-            check.save(update_fields=fields)
-            if "answered_at" in fields:
+                check.answered_at = now
+                check.save(update_fields=["answer", "passed", "answered_at", "updated_at"])
                 failed = not check.passed
                 _failures, ended = attention_record(assignment=assignment)
     stand_in = judgment_model(
@@ -349,10 +349,10 @@ def attention_store(
         item=item_model(assignment=assignment, token=check.token),
         judge=judge,
         key=key,
-        revision=check.revision,
+        revision=answer.revision,
         is_latest=True,
-        submitted_at=check.updated_at,
-        **as_fields(check.values or {}),
+        submitted_at=answer.submitted_at,
+        **as_fields(answer.values),
     )
     return SubmitResult(judgment=stand_in, created=created, screened_out=ended, check_failed=failed)
 

@@ -270,6 +270,9 @@ def test_a_valid_submission_its_revisions_replays_and_readback_are_the_same_for_
     reused = {n: oracle.submit(t, first[n], key=f"two-{n}-key") for n, t in oracle.targets.items()}
     _alike({n: (r.status_code, r.content) for n, r in reused.items()}, "key reused")
     assert reused["check"].status_code == 409
+    older = {n: oracle.submit(t, first[n], key=f"one-{n}-key") for n, t in oracle.targets.items()}
+    _alike({n: (r.status_code, r.json()["revision"], r.json()["created"]) for n, r in older.items()}, "older key")
+    assert (older["check"].status_code, older["check"].json()["revision"]) == (200, 1)
     across = oracle.submit(oracle.targets["genuine"], second["genuine"], key="two-check-key")  # the check's key
     assert across.status_code == 409
     for n, t in oracle.targets.items():

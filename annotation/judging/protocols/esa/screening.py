@@ -53,7 +53,7 @@ from metrics.core.assignment import derive_seed
 
 from ...enums import JudgmentSource
 from ...errors import JudgmentInvalid
-from ...models import AttentionCheck, EsaItem, EsaJudgment, JudgingDesign, TrainingItem
+from ...models import AttentionAnswer, AttentionCheck, EsaItem, EsaJudgment, JudgingDesign, TrainingItem
 from ...selectors.judge import place_among_checks, previous_among_checks
 from ...services.submission import SubmitResult, active_seconds_clean, attention_store, key_clean
 from ...tokens import serve_stamp_make
@@ -461,12 +461,13 @@ def item_for_judge(*, study: Study, judge, token: str) -> JudgeEsaItem:
     if check is None:
         return esa_item_for_judge(study=study, judge=judge, token=token)
     entry = attention_item(check=check)
-    if check.revision:  # what the judge sent last, as an item's latest judgment is read back
-        values = check.values or {}
+    latest = AttentionAnswer.objects.filter(attention=check).order_by("-revision").first()
+    if latest is not None:  # what the judge sent last, as an item's latest judgment is read back
+        values = latest.values
         entry = dataclasses.replace(
             entry,
             score=values.get("score"),
-            revision=check.revision,
+            revision=latest.revision,
             proposals_pending=False,
             spans=[dict(s) for s in values.get("spans") or []],
         )

@@ -48,7 +48,7 @@ from metrics.core.assignment import derive_seed
 
 from ...enums import JudgmentSource
 from ...errors import JudgmentInvalid
-from ...models import AttentionCheck, JudgingDesign, RankingItem, RankingJudgment, TrainingItem
+from ...models import AttentionAnswer, AttentionCheck, JudgingDesign, RankingItem, RankingJudgment, TrainingItem
 from ...selectors.judge import place_among_checks, previous_among_checks
 from ...services.submission import SubmitResult, active_seconds_clean, attention_store, key_clean
 from ...tokens import serve_stamp_make
@@ -440,15 +440,16 @@ def entry_for_judge(*, study: Study, judge, token: str) -> JudgeRanking:
     if check is None:
         return ranking_for_judge(study=study, judge=judge, token=token)
     entry = attention_entry(check=check)
-    if not check.revision:
+    latest = AttentionAnswer.objects.filter(attention=check).order_by("-revision").first()
+    if latest is None:
         return entry
     # What the judge sent last, read back as a set's latest ranking (places stand for ids).
-    values = check.values or {}
+    values = latest.values
     order, ranks, scores = places_of(
         RankingItem(candidates=list(range(1, len(entry.candidates) + 1))),
         RankingJudgment(groups=values.get("groups") or [], scores=values.get("scores") or {}),
     )
-    return dataclasses.replace(entry, order=order, ranks=ranks, scores=scores, revision=check.revision)
+    return dataclasses.replace(entry, order=order, ranks=ranks, scores=scores, revision=latest.revision)
 
 
 def _place(check: AttentionCheck, done: int) -> dict[str, int]:

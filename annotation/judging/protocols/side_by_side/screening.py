@@ -33,7 +33,7 @@ from metrics.core.assignment import derive_seed
 
 from ...enums import COMPARISON_ANSWERS, JudgmentSource
 from ...errors import JudgmentInvalid
-from ...models import AttentionCheck, ComparisonItem, ComparisonJudgment, JudgingDesign, TrainingItem
+from ...models import AttentionAnswer, AttentionCheck, ComparisonItem, ComparisonJudgment, JudgingDesign, TrainingItem
 from ...selectors.judge import place_among_checks, previous_among_checks
 from ...services.submission import SubmitResult, active_seconds_clean, attention_store, key_clean
 from ...tokens import serve_stamp_make
@@ -274,10 +274,11 @@ def pair_or_attention_for_judge(*, study, judge, token: str) -> JudgePair:
     if check is None:
         return pair_for_judge(study=study, judge=judge, token=token)
     pair = attention_pair(check=check)
-    if not check.revision:
+    latest = AttentionAnswer.objects.filter(attention=check).order_by("-revision").first()
+    if latest is None:
         return pair
     # What the judge sent last, as a pair's latest judgment is read back.
-    return dataclasses.replace(pair, revision=check.revision, answers=dict(check.values or {}))
+    return dataclasses.replace(pair, revision=latest.revision, answers=dict(latest.values))
 
 
 def _place(check: AttentionCheck, done: int) -> dict[str, int]:
