@@ -26,6 +26,7 @@ from django.utils import timezone
 from annotation.judging import screening
 from annotation.judging.errors import CannotOpen
 from annotation.judging.models import Assignment, AttentionCheck
+from annotation.judging.protocols.base import JudgingProtocol
 from annotation.judging.protocols.registry import protocols_all
 from annotation.judging.selectors.judge import studies_for_judge
 from annotation.judging.selectors.progress import study_progress
@@ -132,6 +133,14 @@ def test_a_protocol_the_suite_does_not_know_fails_with_a_clear_message():
 
     with pytest.raises(pytest.fail.Exception, match="add the protocol's design to the conformance suite"):
         suite.design_of(Unknown())
+
+
+def test_a_protocol_the_suite_cannot_answer_fails_with_a_clear_message():
+    class Unanswerable(JudgingProtocol):
+        slug = "no-adapter"
+
+    with pytest.raises(pytest.fail.Exception, match="add the protocol's adapter to the conformance suite"):
+        adapter_of(Unanswerable())
 
 
 # --- opening and late judges -------------------------------------------------------------------
