@@ -167,18 +167,14 @@ PARTICIPANT_SORTS = ("joined_at", "pseudonym", "status", "items_done", "active_s
 
 def _qc_verdicts(study: Study) -> dict[str, str]:
     out = {}
+    # judge_qc gives every protocol's verdict (its criteria QC or its own control checks).
     for row in judge_qc(study=study):
-        qc = row["qc"]
         if row["excluded"]:
             verdict = "excluded"
-        elif qc is None:
-            verdict = "no data"
-        elif qc.flags:
-            verdict = "flagged: " + ", ".join(qc.flags)
-        elif any(t.passed is not None for t in qc.tests):
-            verdict = "pass"
+        elif row["flags"]:
+            verdict = f"{row['verdict']}: " + ", ".join(row["flags"])
         else:
-            verdict = "not enough data"
+            verdict = row["verdict"]
         out[row["judge"]] = verdict
     return out
 

@@ -150,6 +150,14 @@ class DashboardPlanInputSerializer(serializers.Serializer):
         default="pilot",
         help_text="pilot: estimate noise and system means from the study's judgments.",
     )
+    criterion = serializers.CharField(
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        max_length=64,
+        help_text="The criterion a pilot is read on (empty: the protocol's primary score: overall, else "
+        "the design's first criterion; ESA and ranking: the 0–100 score).",
+    )
     n_originals = serializers.IntegerField(required=False, help_text="Originals in the planned study.")
     n_judges = serializers.IntegerField(required=False)
     judges_per_item = serializers.IntegerField(required=False, allow_null=True)

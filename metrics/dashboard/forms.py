@@ -41,6 +41,9 @@ class PlanForm(forms.Form):
     source = forms.ChoiceField(
         label="Assumptions", choices=[("pilot", "the study's judgments"), ("stated", "stated below")], initial="pilot"
     )
+    criterion = forms.CharField(
+        label="Pilot's criterion (empty: overall, else the first; ESA: the score)", max_length=64, required=False
+    )
     n_originals = forms.IntegerField(label="Originals", min_value=2, max_value=20_000)
     n_judges = forms.IntegerField(label="Judges", min_value=1, max_value=500, initial=3)
     judges_per_item = forms.IntegerField(

@@ -22,9 +22,10 @@ from django.utils import timezone
 
 from annotation.enums import SystemKind
 from annotation.judging.enums import JudgesMode
-from annotation.judging.models import Assignment, AttentionCheck, Judgment
+from annotation.judging.models import Assignment, AttentionCheck
+from annotation.judging.protocols.registry import protocol_for_study
 from annotation.judging.selectors.design import design_for_study
-from annotation.judging.selectors.progress import assigned_per_candidate, done_per_candidate, study_progress
+from annotation.judging.selectors.progress import assigned_per_item, done_per_item, study_progress
 from annotation.judging.selectors.qc import judge_qc, judgments_fingerprint
 from annotation.models import JoinLink, Participant, Study
 from metrics.reports.selectors import current_metric_run_ids
@@ -65,9 +66,10 @@ def dashboard_version(*, study: Study) -> str:
 
 
 def _coverage(study: Study, k: int | None) -> dict:
-    """Per item: how many judges have rated it, against k (fully crossed: every judge)."""
-    done = done_per_candidate(study=study)
-    assigned = assigned_per_candidate(study=study)
+    """Per item (a candidate, a ranked set, a pair: as the study's protocol names them): how
+    many judges have answered it, against k (fully crossed: every judge)."""
+    done = done_per_item(study=study)
+    assigned = assigned_per_item(study=study)
     n_items = len(assigned)
     target = k or (Assignment.objects.filter(study=study).count() or 1)
     histogram = Counter(min(done.get(c, 0), target) for c in assigned)
@@ -120,7 +122,7 @@ def _links(study: Study) -> list[dict]:
 
 
 def _time_and_pace(study: Study) -> dict:
-    latest = Judgment.objects.filter(study=study, is_latest=True)
+    latest = protocol_for_study(study=study).latest_judgments(study=study)
     # No None (excluded in the query), which django-stubs cannot tell from the nullable field.
     active = cast(
         list[float],
@@ -177,25 +179,15 @@ def dashboard_qc(*, study: Study) -> list[dict]:
     rows = []
     for r in judge_qc(study=study):
         qc = r["qc"]
-        if r["screened_out"]:
-            verdict = "screened out"
-        elif r["excluded"]:
-            verdict = "excluded"
-        elif qc is None:
-            verdict = "no data"
-        elif qc.flags:
-            verdict = "flagged"
-        elif any(t.passed is not None for t in qc.tests):
-            verdict = "pass"
-        else:
-            verdict = "not enough data"
+        # The verdict of the judge's judgments, whatever the protocol (judge_qc asks it).
+        verdict = "screened out" if r["screened_out"] else "excluded" if r["excluded"] else r["verdict"]
         rows.append(
             {
                 "judge": r["judge"],
                 "verdict": verdict,
                 "excluded": r["excluded"],
-                "flags": list(qc.flags) if qc else [],
-                "controls": qc.n_controls if qc else 0,
+                "flags": r["flags"],
+                "controls": qc.n_controls if qc else r["own_controls"],
                 "tests": [
                     {
                         "name": t.name,
@@ -228,14 +220,7 @@ def dashboard_live(
     progress = study_progress(study=study)
     design = design_for_study(study=study)
     k = design.judges_per_item if design and design.judges_mode == JudgesMode.K_PER_ITEM else None
-    per_judge = {
-        name: (n, secs)
-        for name, n, secs in Judgment.objects.filter(study=study, is_latest=True)
-        .values("judge__username")
-        .annotate(n=Count("id"), s=Sum("active_seconds"))
-        .order_by()
-        .values_list("judge__username", "n", "s")
-    }
+    per_judge = protocol_for_study(study=study).latest_by_judge(study=study)
     judges = [
         {
             **j,

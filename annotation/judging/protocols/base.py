@@ -73,6 +73,47 @@ def judge_progress(*, study: Study, item_model, judgment_model) -> dict[int, tup
     return {judge: (done, total, float(active.get(judge) or 0.0)) for judge, (done, total) in counts.items()}
 
 
+@dataclass(frozen=True)
+class ExportAnswer:
+    """One latest judgment as the progress page's tidy and wide CSVs write it, for a protocol
+    whose answers are not the design's criteria (:meth:`JudgingProtocol.export_answers`).
+
+    ``item`` names what was judged the same way for every judge (a candidate, a ranked
+    candidate within its set, a pair); ``values`` maps each of the protocol's
+    :meth:`~JudgingProtocol.export_questions` the judgment answered to its value."""
+
+    judge: str
+    item: str
+    original_id: str
+    system: str
+    control_kind: str  # "" for a genuine item
+    original: str
+    candidate: str
+    values: dict[str, Any]
+    seconds: float | None
+    active_seconds: float | None
+    submitted_at: Any
+    revision: int
+
+
+@dataclass(frozen=True)
+class PlannerPilot:
+    """What the planner estimates its assumptions from (:meth:`JudgingProtocol.planner_pilot`):
+    the pilot's scores as the tidy judgments frame (``judge``, ``item``, ``original``,
+    ``system``, ``is_control``, ``criterion``, ``score``), the criterion it reads, and whether
+    the scores are on a 1–5 point scale (the simulator rounds and clips to it; else it keeps
+    them continuous)."""
+
+    frame: Any
+    criterion: str
+    discrete: bool
+
+
+class PilotUnsupported(ValueError):
+    """The protocol's judgments are not scores the planner can estimate from (the message says
+    what it supports instead)."""
+
+
 class JudgingProtocol:
     """One judging protocol. Subclasses set the attributes and implement the methods.
 
@@ -155,6 +196,10 @@ class JudgingProtocol:
     #: methods below built on them) instead of naming a protocol's table.
     item_model: Any = None
     judgment_model: Any = None
+    #: The key of this protocol's judgments in a study's fingerprint (empty: the slug), and
+    #: whether it is there even with none (so that fingerprints stored earlier stay valid).
+    fingerprint_key: str = ""
+    fingerprint_always: bool = False
 
     # --- the protocol's tables, as shared code asks them -----------------------------------
 
@@ -199,6 +244,104 @@ class JudgingProtocol:
             .order_by()
             .values_list("judge_id", "m")
         )
+
+    def latest_judgments(self, *, study: Study):
+        """The latest revision of every judgment of ``study`` in this protocol's table."""
+        return self.judgments_of_study(study=study).filter(is_latest=True)
+
+    def latest_by_judge(self, *, study: Study) -> dict[str, tuple[int, float | None]]:
+        """Judge username → (latest judgments, their active seconds summed: None where unknown),
+        in one grouped query (the dashboard's judges table)."""
+        return {
+            name: (n, secs)
+            for name, n, secs in self.latest_judgments(study=study)
+            .values("judge__username")
+            .annotate(n=Count("id"), s=Sum("active_seconds"))
+            .order_by()
+            .values_list("judge__username", "n", "s")
+        }
+
+    def done_per_assignment(self, *, study: Study) -> dict[int, int]:
+        """Assignment id → its answered items (the progress page's judges)."""
+        return dict(
+            self.items_of_study(study=study)
+            .filter(done_at__isnull=False)
+            .values("assignment_id")
+            .annotate(n=Count("id"))
+            .order_by()
+            .values_list("assignment_id", "n")
+        )
+
+    def done_per_study(self, *, judge: User) -> dict[int, int]:
+        """Study id → how many items of this protocol ``judge`` has answered there (the judge's home)."""
+        return dict(
+            self.item_model.objects.filter(assignment__judge=judge, done_at__isnull=False)
+            .values("assignment__study_id")
+            .annotate(n=Count("id"))
+            .order_by()
+            .values_list("assignment__study_id", "n")
+        )
+
+    def _per_item(self, *, study: Study, done: bool) -> dict[Any, int]:
+        items = self.items_of_study(study=study)
+        if done:
+            items = items.filter(done_at__isnull=False)
+        return dict(items.values("candidate_id").annotate(n=Count("id")).order_by().values_list("candidate_id", "n"))
+
+    def assigned_per_item(self, *, study: Study) -> dict[Any, int]:
+        """Item → how many assignments hold it. An item is what every judge of it shares (the
+        default: a candidate; a protocol whose items are not one candidate overrides this,
+        :meth:`done_per_item` and :meth:`item_candidates` together)."""
+        return self._per_item(study=study, done=False)
+
+    def done_per_item(self, *, study: Study) -> dict[Any, int]:
+        """Item (as :meth:`assigned_per_item` names it) → how many judges have answered it."""
+        return self._per_item(study=study, done=True)
+
+    def item_candidates(self, item: Any) -> tuple[int, ...]:
+        """The candidate ids an item (as :meth:`assigned_per_item` names it) shows a judge."""
+        return (item,)
+
+    def rated_per_system(self, *, study: Study) -> dict[str, int]:
+        """System name → latest judgments of its candidates (the progress page's systems)."""
+        return dict(
+            self.latest_judgments(study=study)
+            .values("item__candidate__system__name")
+            .annotate(n=Count("id"))
+            .order_by()
+            .values_list("item__candidate__system__name", "n")
+        )
+
+    def export_questions(self, *, study: Study) -> list[str] | None:
+        """The columns of the tidy and wide CSVs' answers (the tidy ``criterion``), in order;
+        None: the design's criteria, with the absolute rows (z-scores included)."""
+        return None
+
+    def export_answers(self, *, study: Study):
+        """The latest judgments as :class:`ExportAnswer` values, by judge then item, screened-out
+        judges left out; only asked where :meth:`export_questions` is not None."""
+        raise NotImplementedError
+
+    # --- the planner ------------------------------------------------------------------------
+
+    def planner_pilot(self, *, study: Study, criterion: str | None = None) -> PlannerPilot:
+        """The study's judgments as the planner's pilot, on ``criterion`` (None: the protocol's
+        primary score). The default reads the design's criteria (absolute ratings): ``overall``
+        when the design has it, else its first criterion. ``ValueError`` for a criterion the
+        design does not have; :class:`PilotUnsupported` where the judgments are not scores."""
+        from ..selectors.design import study_criteria
+        from ..selectors.frame import judgments_frame
+
+        criteria = study_criteria(study=study)
+        slugs = [c["slug"] for c in criteria]
+        if criterion is None:
+            criterion = "overall" if "overall" in slugs or not slugs else slugs[0]
+        elif criterion not in slugs:
+            raise ValueError(f"the design has no criterion {criterion!r} (it has {', '.join(slugs)})")
+        scale: dict = next((c["scale"] for c in criteria if c["slug"] == criterion), {})
+        # The simulator draws 1–5 points when discrete: only such a scale is simulated as one.
+        discrete = not scale or (scale.get("type") == "points" and scale.get("min") == 1 and scale.get("max") == 5)
+        return PlannerPilot(frame=judgments_frame(study=study), criterion=criterion, discrete=discrete)
 
     # --- items and assignment -----------------------------------------------------------
 

@@ -12,6 +12,7 @@ from metrics.core.stats.zscores import JudgeScale, ScaleAccumulator
 from .. import scales
 from ..enums import CONTROL_KIND_OF_SYSTEM_KIND
 from ..models import Judgment
+from ..protocols.registry import protocol_for_study
 from .design import study_criteria, study_criteria_slugs
 from .exclusions import judges_excluded
 
@@ -102,6 +103,83 @@ def _iso(dt: datetime | None) -> str:
 
 
 def export_tidy_rows(*, study: Study) -> Iterator[list]:
+    """The tidy CSV of ``study``, as its protocol gives its answers: the design's criteria
+    (:func:`criteria_tidy_rows`), or the protocol's own answers
+    (:meth:`~annotation.judging.protocols.base.JudgingProtocol.export_answers`: an ESA score
+    and its spans, a ranked candidate's rank, a pair's answer per question) in the same
+    columns, ``criterion`` naming the answer and ``z`` empty."""
+    unit = protocol_for_study(study=study)
+    questions = unit.export_questions(study=study)
+    if questions is None:
+        yield from criteria_tidy_rows(study=study)
+        return
+    excluded = judges_excluded(study=study)
+    yield list(TIDY_EXPORT_COLUMNS)
+    for a in unit.export_answers(study=study):
+        for q in questions:
+            if q not in a.values:
+                continue
+            yield [
+                study.name,
+                a.judge,
+                a.item,
+                a.original_id,
+                a.system,
+                str(bool(a.control_kind)).lower(),
+                a.control_kind,
+                q,
+                a.values[q],
+                "" if a.seconds is None else f"{a.seconds:.3f}",
+                "" if a.active_seconds is None else f"{a.active_seconds:.3f}",
+                _iso(a.submitted_at),
+                a.revision,
+                str(a.judge in excluded).lower(),
+                "",
+            ]
+
+
+def export_wide_rows(*, study: Study) -> Iterator[list]:
+    """The wide CSV of ``study``: a row per item and a column ``judge:answer`` per judge ×
+    criterion of the design (:func:`criteria_wide_rows`) or × answer of the study's protocol
+    (see :func:`export_tidy_rows`), items in their original's order."""
+    unit = protocol_for_study(study=study)
+    questions = unit.export_questions(study=study)
+    if questions is None:
+        yield from criteria_wide_rows(study=study)
+        return
+    answers = list(unit.export_answers(study=study))
+    judges = sorted({a.judge for a in answers})
+    yield [
+        "study",
+        "item",
+        "original_id",
+        "system",
+        "is_control",
+        "control_kind",
+        "original",
+        "candidate",
+        *[f"{j}:{q}" for j in judges for q in questions],
+    ]
+    by_item: dict[str, list] = {}
+    for a in answers:
+        by_item.setdefault(a.item, []).append(a)
+    for item, group in sorted(by_item.items(), key=lambda kv: (kv[1][0].original_id, kv[1][0].system, kv[0])):
+        first = group[0]
+        values = {a.judge: a.values for a in group}
+        yield [
+            study.name,
+            item,
+            first.original_id,
+            first.system,
+            str(bool(first.control_kind)).lower(),
+            first.control_kind,
+            first.original,
+            first.candidate,
+            *[values.get(j, {}).get(q, "") for j in judges for q in questions],
+        ]
+
+
+def criteria_tidy_rows(*, study: Study) -> Iterator[list]:
     """Header, then one row per judge × item × criterion the judgment has a value for
     (latest revisions, every judge), criteria in the design's order. The last column,
     ``z``, is the judge's WMT z-score on 0–100 criteria (:func:`judge_scales_streamed`),
@@ -137,7 +215,7 @@ def export_tidy_rows(*, study: Study) -> Iterator[list]:
             ]
 
 
-def export_wide_rows(*, study: Study) -> Iterator[list]:
+def criteria_wide_rows(*, study: Study) -> Iterator[list]:
     """Header, then one row per item: its texts and a column ``judge:criterion`` per
     judge × criterion of the design (empty where that judge gave the item no value).
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
-from django.db.models import Count
 
 from annotation.enums import Role, StudyStatus
 from annotation.models import Original, Study
 
 from ..errors import ItemNotFound
-from ..models import Assignment, AssignmentItem, AttentionCheck, ComparisonItem, EsaItem, JudgingDesign, Judgment
+from ..models import Assignment, AssignmentItem, AttentionCheck, JudgingDesign, Judgment
+from ..protocols.registry import protocols_all
 from ..tokens import serve_stamp_make
 
 
@@ -236,29 +236,16 @@ def studies_for_judge(*, judge: User) -> list[dict]:
     """The judge's studies with their status and the judge's progress, open ones first."""
     studies = Study.objects.filter(memberships__user=judge, memberships__role=Role.JUDGE).distinct()
     assignments = {a.study_id: a for a in Assignment.objects.filter(judge=judge)}
-    done = dict(
-        AssignmentItem.objects.filter(assignment__judge=judge, done_at__isnull=False)
-        .values("assignment__study_id")
-        .annotate(n=Count("id"))
-        .order_by()
-        .values_list("assignment__study_id", "n")
-    )
-    # Side-by-side studies count answered pairs instead (a study has one kind or the other).
-    done |= dict(
-        ComparisonItem.objects.filter(assignment__judge=judge, done_at__isnull=False)
-        .values("assignment__study_id")
-        .annotate(n=Count("id"))
-        .order_by()
-        .values_list("assignment__study_id", "n")
-    )
-    # ESA studies count annotated ESA items.
-    done |= dict(
-        EsaItem.objects.filter(assignment__judge=judge, done_at__isnull=False)
-        .values("assignment__study_id")
-        .annotate(n=Count("id"))
-        .order_by()
-        .values_list("assignment__study_id", "n")
-    )
+    # Each protocol counts its own answered items (items, pairs, ESA items, ranked sets); a
+    # study's assignment holds one protocol's items, so the counts do not overlap.
+    done: dict[int, int] = {}
+    tables = set()
+    for unit in protocols_all():
+        if unit.item_model in tables:  # a unit that shares another's table is counted once
+            continue
+        tables.add(unit.item_model)
+        for study_id, n in unit.done_per_study(judge=judge).items():
+            done[study_id] = done.get(study_id, 0) + n
     rows: list[dict] = []
     for s in studies:
         a = assignments.get(s.pk)

@@ -13,17 +13,8 @@ from django.db.models import Count, Max, Q, Sum
 from annotation.enums import Role, SystemKind
 from annotation.models import Candidate, Study
 
-from ..models import (
-    Assignment,
-    AssignmentItem,
-    ComparisonItem,
-    EsaItem,
-    EsaJudgment,
-    Judgment,
-    RankingItem,
-    RankingJudgment,
-)
-from ..protocols.registry import study_judgments_exist
+from ..models import Assignment
+from ..protocols.registry import protocol_for_study, study_judgments_exist
 from .exclusions import judges_excluded
 
 
@@ -37,8 +28,10 @@ def study_has_judgments(*, study: Study) -> bool:
 ASSIGNED_TTL_SECONDS = 3600
 
 
-def assigned_per_candidate(*, study: Study) -> dict[int, int]:
-    """Candidate id → how many assignments hold it (absolute ratings' assignment items).
+def assigned_per_item(*, study: Study) -> dict:
+    """Item → how many assignments hold it, as the study's protocol names its items
+    (:meth:`~annotation.judging.protocols.base.JudgingProtocol.assigned_per_item`: a
+    candidate, a ranked set, a pair).
 
     Counting them reads every assigned row of the study (175,000 at 500 judges: about 150 ms
     of PostgreSQL). They change only with the assignments, whose stamp (how many, their last
@@ -46,44 +39,22 @@ def assigned_per_candidate(*, study: Study) -> dict[int, int]:
     so the counts are cached under that stamp and read once per change, not once per refresh
     of a dashboard or a progress page.
     """
+    unit = protocol_for_study(study=study)
     stamp = Assignment.objects.filter(study=study).aggregate(
         n=Count("id"), last=Max("updated_at"), items=Sum("n_items")
     )
     digest = hashlib.sha256(json.dumps(stamp, sort_keys=True, default=str).encode()).hexdigest()[:24]
-    key = f"paraeval:assigned-per-candidate:{study.pk}:{digest}"
+    key = f"paraeval:assigned-per-item:{unit.slug}:{study.pk}:{digest}"
     found = cache.get(key)
     if found is None:
-        found = dict(
-            AssignmentItem.objects.filter(assignment__study=study)
-            .values("candidate_id")
-            .annotate(n=Count("id"))
-            .order_by()
-            .values_list("candidate_id", "n")
-        )
+        found = unit.assigned_per_item(study=study)
         cache.set(key, found, timeout=ASSIGNED_TTL_SECONDS)
     return found
 
 
-def done_per_assignment(*, study: Study) -> dict[int, int]:
-    """Assignment id → its rated items (absolute ratings), from the index of rated rows."""
-    return dict(
-        AssignmentItem.objects.filter(assignment__study=study, done_at__isnull=False)
-        .values("assignment_id")
-        .annotate(n=Count("id"))
-        .order_by()
-        .values_list("assignment_id", "n")
-    )
-
-
-def done_per_candidate(*, study: Study) -> dict[int, int]:
-    """Candidate id → how many judges have rated it (first submissions), from the same index."""
-    return dict(
-        AssignmentItem.objects.filter(assignment__study=study, done_at__isnull=False)
-        .values("candidate_id")
-        .annotate(n=Count("id"))
-        .order_by()
-        .values_list("candidate_id", "n")
-    )
+def done_per_item(*, study: Study) -> dict:
+    """Item (as :func:`assigned_per_item` names it) → how many judges have answered it."""
+    return protocol_for_study(study=study).done_per_item(study=study)
 
 
 def study_progress(*, study: Study) -> dict:
@@ -92,50 +63,15 @@ def study_progress(*, study: Study) -> dict:
     Returns ``{"judges": [...], "systems": [...], "done": n, "total": n, "judgments": n,
     "revisions": n, "status": str}``.
     """
+    unit = protocol_for_study(study=study)
     judges = []
     excluded = judges_excluded(study=study)
     per_assignment = list(Assignment.objects.filter(study=study).select_related("judge").order_by("judge__username"))
-    item_done = done_per_assignment(study=study)
-    last = dict(
-        Judgment.objects.filter(study=study)
-        .values("judge_id")
-        .annotate(t=Max("submitted_at"))
-        .order_by()
-        .values_list("judge_id", "t")
-    )
-    # Side-by-side studies count answered pairs (their assignments hold pairs, not items).
-    cmp_done = dict(
-        ComparisonItem.objects.filter(assignment__study=study, done_at__isnull=False)
-        .values("assignment_id")
-        .annotate(n=Count("id"))
-        .order_by()
-        .values_list("assignment_id", "n")
-    )
-    # ESA and ranking studies likewise count annotated ESA items and ranked sets.
-    esa_done = dict(
-        EsaItem.objects.filter(assignment__study=study, done_at__isnull=False)
-        .values("assignment_id")
-        .annotate(n=Count("id"))
-        .order_by()
-        .values_list("assignment_id", "n")
-    )
-    rank_done = dict(
-        RankingItem.objects.filter(assignment__study=study, done_at__isnull=False)
-        .values("assignment_id")
-        .annotate(n=Count("id"))
-        .order_by()
-        .values_list("assignment_id", "n")
-    )
-    for model in (EsaJudgment, RankingJudgment):
-        last.update(
-            model.objects.filter(study=study)
-            .values("judge_id")
-            .annotate(t=Max("submitted_at"))
-            .order_by()
-            .values_list("judge_id", "t")
-        )
+    # The study's protocol answers for its own items and judgments (answered items, sets or pairs).
+    item_done = unit.done_per_assignment(study=study)
+    last = unit.last_judgment_by_judge(study_id=study.pk, judge_ids=[a.judge_id for a in per_assignment])
     for a in per_assignment:
-        done = item_done.get(a.pk, 0) + cmp_done.get(a.pk, 0) + esa_done.get(a.pk, 0) + rank_done.get(a.pk, 0)
+        done = item_done.get(a.pk, 0)
         judges.append(
             {
                 "judge": a.judge.username,
@@ -155,18 +91,13 @@ def study_progress(*, study: Study) -> dict:
         .order_by("username")
         .values_list("username", flat=True)
     )
-    per_candidate = assigned_per_candidate(study=study)
+    per_item = assigned_per_item(study=study)
     system_of = dict(Candidate.objects.filter(system__study=study).values_list("id", "system__name"))
     assigned: Counter[str] = Counter()
-    for candidate_id, n in per_candidate.items():
-        assigned[system_of[candidate_id]] += n
-    rated = dict(
-        Judgment.objects.filter(study=study, is_latest=True)
-        .values("item__candidate__system__name")
-        .annotate(n=Count("id"))
-        .order_by()
-        .values_list("item__candidate__system__name", "n")
-    )
+    for item, n in per_item.items():
+        for candidate_id in unit.item_candidates(item):
+            assigned[system_of[candidate_id]] += n
+    rated = unit.rated_per_system(study=study)
     systems = []
     for name, kind in study.systems.order_by("kind", "name").values_list("name", "kind"):
         systems.append(
@@ -178,7 +109,7 @@ def study_progress(*, study: Study) -> dict:
                 "rated": rated.get(name, 0),
             }
         )
-    totals = Judgment.objects.filter(study=study).aggregate(n=Count("id"), latest=Count("id", filter=Q(is_latest=True)))
+    totals = unit.judgments_of_study(study=study).aggregate(n=Count("id"), latest=Count("id", filter=Q(is_latest=True)))
     return {
         "status": study.status,
         "judges": judges,

@@ -14,7 +14,8 @@ from metrics.core.stats.results import JudgeQC
 from metrics.core.stats.zscores import JudgeScale, judge_scales
 
 from .. import scales
-from ..models import Assignment, ComparisonJudgment, EsaJudgment, JudgeExclusion, Judgment, RankingJudgment
+from ..models import Assignment, JudgeExclusion
+from ..protocols.registry import protocol_for_study, protocols_all
 from .design import design_for_study, study_control_expected, study_criteria, study_qc_tests
 from .exclusions import judges_excluded, judges_screened_out_names
 from .frame import judgments_frame
@@ -31,22 +32,21 @@ def judgments_fingerprint(*, study: Study) -> str:
 
     Reports built from :func:`judgments_frame` store it and compare to know they are stale.
     """
-    j = Judgment.objects.filter(study=study).aggregate(n=Count("id"), last=Max("id"))
     e = JudgeExclusion.objects.filter(study=study).aggregate(n=Count("id"), last=Max("id"))
-    parts = {
-        "judgments": [j["n"], j["last"]],
+    parts: dict = {
         "exclusions": [e["n"], e["last"]],
         "expected": study_control_expected(study=study),
     }
-    c = ComparisonJudgment.objects.filter(study=study).aggregate(n=Count("id"), last=Max("id"))
-    if c["n"]:  # only side-by-side studies: absolute studies keep their fingerprints
-        parts["comparisons"] = [c["n"], c["last"]]
-    es = EsaJudgment.objects.filter(study=study).aggregate(n=Count("id"), last=Max("id"))
-    if es["n"]:  # only ESA studies, likewise
-        parts["esa"] = [es["n"], es["last"]]
-    r = RankingJudgment.objects.filter(study=study).aggregate(n=Count("id"), last=Max("id"))
-    if r["n"]:  # only ranking studies, likewise
-        parts["rankings"] = [r["n"], r["last"]]
+    tables = set()
+    for unit in protocols_all():
+        if unit.judgment_model in tables:  # a unit that shares another's table adds nothing
+            continue
+        tables.add(unit.judgment_model)
+        j = unit.judgments_of_study(study=study).aggregate(n=Count("id"), last=Max("id"))
+        # Only a table that holds some, except the one that always counts (fingerprints stored
+        # before a protocol existed stay valid).
+        if j["n"] or unit.fingerprint_always:
+            parts[unit.fingerprint_key or unit.slug] = [j["n"], j["last"]]
     screened = sorted(judges_screened_out_names(study=study))
     if screened:  # only when there are some, so earlier fingerprints stay valid
         parts["screened_out"] = screened
@@ -58,7 +58,9 @@ def judge_qc(*, study: Study) -> list[dict]:
 
     Every judge with an assignment appears, including excluded ones (so the
     researcher can re-include them). Returns dicts ``{"judge", "excluded", "qc",
-    "screened_out", "z_basis"}`` where ``qc`` is a :class:`JudgeQC` or None for a judge
+    "screened_out", "z_basis", "own_controls", "verdict", "flags"}`` (``verdict`` and
+    ``flags``: see :func:`_verdict`, for every protocol; ``own_controls``: the controls the
+    protocol's own QC table checked) where ``qc`` is a :class:`JudgeQC` or None for a judge
     who has rated nothing, and ``z_basis`` maps each z-scored criterion (the 0–100
     sliders, :func:`annotation.judging.scales.criteria_zscored`) to the judge's
     :class:`JudgeScale` there — mean and sample SD of their genuine items, the basis of
@@ -95,6 +97,9 @@ def judge_qc(*, study: Study) -> list[dict]:
         )
     }
     names = sorted(set(Assignment.objects.filter(study=study).values_list("judge__username", flat=True)) | set(results))
+    unit = protocol_for_study(study=study)
+    own = {r["judge"]: r for r in unit.qc_rows(study=study) or []}
+    judged = set(unit.latest_by_judge(study=study))
     return [
         {
             "judge": n,
@@ -102,6 +107,28 @@ def judge_qc(*, study: Study) -> list[dict]:
             "qc": results.get(n),
             "screened_out": screened.get(n),
             "z_basis": {c: bases.get((n, c)) for c in zscored},
+            "own_controls": (own.get(n) or {}).get("n", 0),
+            **dict(zip(("verdict", "flags"), _verdict(results.get(n), own.get(n), n in judged), strict=True)),
         }
         for n in names
     ]
+
+
+#: The flag of a judge who failed the control checks of their protocol's own QC table.
+CONTROLS_FLAG = "control checks"
+
+
+def _verdict(qc: JudgeQC | None, own: dict | None, judged: bool) -> tuple[str, list[str]]:
+    """A judge's QC verdict from what their judgments show (exclusions and screen-outs are the
+    caller's): the criteria QC of the judgments frame (absolute ratings), else the protocol's
+    own QC row (its controls: ``passes``), else "not enough data" for a judge who has judged
+    and "no data" for one who has not."""
+    if qc is not None:
+        if qc.flags:
+            return "flagged", list(qc.flags)
+        if any(t.passed is not None for t in qc.tests):
+            return "pass", []
+        return "not enough data", []
+    if own is not None and own.get("n"):
+        return ("pass", []) if own.get("passes") else ("flagged", [CONTROLS_FLAG])
+    return ("not enough data" if judged else "no data"), []

@@ -13,8 +13,9 @@ from django.utils import timezone
 
 from annotation.enums import SystemKind
 from annotation.judging.enums import JudgesMode
+from annotation.judging.protocols.base import PilotUnsupported
+from annotation.judging.protocols.registry import protocol_for_study
 from annotation.judging.selectors.design import design_for_study
-from annotation.judging.selectors.frame import judgments_frame
 from annotation.models import Study
 from metrics.core.planning import PlanAssumptions, assumptions_from_pilot, plan_cost, plan_study
 from metrics.core.stats.results import jsonable
@@ -32,11 +33,23 @@ MAX_CELLS = 5_000_000
 MAX_STUDY_CELLS = 5_000_000
 
 
-def pilot_assumptions(*, study: Study) -> PlanAssumptions:
-    """Assumptions estimated from the study's judgments; ``ValidationError`` when there are too few."""
-    frame = judgments_frame(study=study)
+def pilot_assumptions(*, study: Study, criterion: str | None = None) -> PlanAssumptions:
+    """Assumptions estimated from the study's judgments on the protocol's primary score (absolute:
+    ``overall``, else the design's first criterion; ESA: the 0–100 score; ranking: its 0–100
+    scores when the design asks for them) or on ``criterion``. ``ValidationError``: on
+    ``criterion`` for one the study does not have, on ``source`` when the protocol's judgments
+    are not scores (it says what to do instead) or when there are too few."""
+    unit = protocol_for_study(study=study)
     try:
-        return assumptions_from_pilot(frame)
+        pilot = unit.planner_pilot(study=study, criterion=criterion)
+    except PilotUnsupported as exc:
+        raise ValidationError(
+            {"source": [f"The planner cannot use this study's judgments as a pilot: {exc}."]}
+        ) from exc
+    except ValueError as exc:
+        raise ValidationError({"criterion": [str(exc)]}) from exc
+    try:
+        return assumptions_from_pilot(pilot.frame, criterion=pilot.criterion, discrete=pilot.discrete)
     except (ValueError, KeyError) as exc:
         raise ValidationError({"source": [f"The study has no usable pilot yet: {exc}."]}) from exc
 
@@ -84,6 +97,7 @@ def plan_params_clean(raw: Mapping[str, Any], *, study: Study | None = None) -> 
         "judge_bias_sd": 0.25,
         "noise_sd": 0.6,
         "system_means": None,
+        "criterion": None,
     }
     if design is not None and design.judges_mode == JudgesMode.K_PER_ITEM and design.judges_per_item:
         defaults["judges_per_item"] = design.judges_per_item  # fully crossed designs: every judge (None)
@@ -107,6 +121,8 @@ def plan_params_clean(raw: Mapping[str, Any], *, study: Study | None = None) -> 
                     errors[key] = ["a number between 0 and 100" + (" (not 0)" if key == "delta" else "")]
             elif key == "seed":
                 value = int(value)
+            elif key == "criterion" and value is not None:
+                value = str(value).strip() or None
             elif key == "source" and value not in ("pilot", "stated"):
                 errors[key] = ["pilot or stated"]
             elif key == "system_means" and value is not None:
@@ -182,7 +198,7 @@ def study_plan(*, study: Study | None, params: Mapping[str, Any]) -> dict:
     """Compute one plan (pure computing, the worker's or the CLI's side); returns it as JSON."""
     p = dict(params)
     if p["source"] == "pilot" and study is not None:
-        a = pilot_assumptions(study=study)
+        a = pilot_assumptions(study=study, criterion=p.get("criterion"))
     else:
         a = _stated(study=study, params=p)
     plan_cost_check(params=p, assumptions=a)  # the pilot may have grown since the request

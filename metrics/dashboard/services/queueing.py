@@ -74,7 +74,7 @@ def study_plan_request(*, study: Study, raw: Mapping[str, Any]) -> Dashboard:
     """
     params = plan_params_clean(raw, study=study)
     if params["source"] == "pilot":  # say now, not in the worker, that there is no pilot yet
-        plan_cost_check(params=params, assumptions=pilot_assumptions(study=study))
+        plan_cost_check(params=params, assumptions=pilot_assumptions(study=study, criterion=params["criterion"]))
     dashboard = dashboard_get_or_create(study=study)
     now = timezone.now()
     with transaction.atomic():

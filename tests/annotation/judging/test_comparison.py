@@ -340,3 +340,30 @@ def test_a_judge_added_to_a_comparison_study_opened_with_no_judges_gets_every_pl
     late = assignment_ensure_for_judge(study=study, judge=add_judge(study, "cy"))
     # As opening plans them: 3 system pairs and one control pair per original.
     assert late.joined_late and late.n_items == len(_items(study, "cy")) == 16
+
+
+def test_the_dashboard_and_csvs_count_answered_pairs_with_the_system_preferred(cmp_study, django_user_model):
+    from annotation.judging.selectors.export_rows import export_tidy_rows, export_wide_rows
+    from metrics.dashboard.selectors import dashboard_live
+
+    ann = django_user_model.objects.get(username="ann")
+    pair = comparison.pair_next_for_judge(assignment=Assignment.objects.get(study=cmp_study, judge=ann))
+    item = ComparisonItem.objects.select_related("left__system", "right__system").get(token=pair.token)
+    comparison.comparison_submit(
+        study=cmp_study,
+        judge=ann,
+        token=pair.token,
+        key=new_key(),
+        answers={"preference": "A"},
+        serve_stamp=pair.serve_stamp,
+    )
+    live = dashboard_live(study=cmp_study)
+    assert live["totals"]["judgments"] == 1 and {j["judge"]: j["judgments"] for j in live["judges"]}["ann"] == 1
+    assert live["coverage"]["items"] == 16 and live["coverage"]["histogram"][1]["items"] == 1
+    header, *rows = list(export_tidy_rows(study=cmp_study))
+    assert len(rows) == 1
+    row = dict(zip(header, rows[0], strict=True))
+    assert row["criterion"] == "preference" and row["score"] == item.left.system.name
+    assert set(row["system"].split(" vs ")) == {item.left.system.name, item.right.system.name}
+    wide = list(export_wide_rows(study=cmp_study))
+    assert wide[0][-1] == "ann:preference" and wide[1][-1] == item.left.system.name

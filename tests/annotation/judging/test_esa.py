@@ -567,3 +567,38 @@ def test_a_judge_added_to_an_esa_study_opened_with_no_judges_gets_every_item_as_
     _open(study, control_counts={"identical": 1, "random": 1, "unigram": 0}, **mode)
     late = assignment_ensure_for_judge(study=study, judge=add_judge(study, "cy"))
     assert late.joined_late and late.n_items == len(_items(study, "cy")) == 12
+
+
+def _csv(rows):
+    return [[str(c) for c in r] for r in rows]
+
+
+def test_progress_dashboard_and_csvs_count_esa_judgments(esa_study, django_user_model):
+    from annotation.judging.selectors.export_rows import export_tidy_rows, export_wide_rows
+    from annotation.judging.selectors.judge import studies_for_judge
+    from annotation.judging.selectors.progress import study_progress
+    from metrics.dashboard.selectors import dashboard_live
+
+    ann = django_user_model.objects.get(username="ann")
+    _annotate_all(esa_study, ann, score=70)
+    progress = study_progress(study=esa_study)
+    judges = {j["judge"]: j for j in progress["judges"]}
+    assert (judges["ann"]["done"], judges["bob"]["done"]) == (12, 0)
+    assert judges["ann"]["last_submitted_at"] is not None
+    assert progress["judgments"] == 12 and progress["done"] == 12
+    assert sum(s["rated"] for s in progress["systems"]) == 12
+    assert {r["study"].pk: r["done"] for r in studies_for_judge(judge=ann)}[esa_study.pk] == 12
+    live = dashboard_live(study=esa_study)
+    assert live["totals"]["judgments"] == 12
+    assert {j["judge"]: j["judgments"] for j in live["judges"]} == {"ann": 12, "bob": 0}
+    assert live["coverage"]["items"] == 12 and live["coverage"]["coverage"] == 0.5  # one of two judges
+    assert live["time"]["last_judgment_at"] is not None
+    assert {r["judge"]: r["verdict"] for r in live["qc"]}["ann"] != "no data"
+    tidy = _csv(export_tidy_rows(study=esa_study))
+    assert len(tidy) == 1 + 12 * 2  # a score and a spans count per judgment
+    header = tidy[0]
+    scores = [r for r in tidy[1:] if r[header.index("criterion")] == "score"]
+    assert {r[header.index("score")] for r in scores} <= {"70", "5", "70.0", "5.0"}
+    assert {r[header.index("criterion")] for r in tidy[1:]} == {"score", "spans"}
+    wide = _csv(export_wide_rows(study=esa_study))
+    assert wide[0][-2:] == ["ann:score", "ann:spans"] and len(wide) == 1 + 12

@@ -460,3 +460,42 @@ def test_a_join_link_participant_of_a_ranking_study_nobody_holds_gets_their_shar
     design = JudgingDesign.objects.get(study=study)
     participant = RANKING.assignment_for_participant(study=study, design=design, judge=make_user("p1"), n_items=5)
     assert participant.n_items == len(_items(study, "p1")) == 5
+
+
+def test_progress_home_dashboard_and_csvs_count_rankings(researcher, add_judge):
+    from annotation.judging.selectors.export_rows import export_tidy_rows, export_wide_rows
+    from annotation.judging.selectors.judge import studies_for_judge
+    from annotation.judging.selectors.progress import study_progress
+    from metrics.dashboard.selectors import dashboard_live
+
+    study = study_with_data(owner=researcher, n_originals=4, systems=SYSTEMS, name="Rank scores")
+    ann, _ = add_judge(study, "ann"), add_judge(study, "bob")
+    _open(study, ranking_k=3, ranking_scores=True, control_counts={"identical": 0, "random": 0, "unigram": 0})
+    entry = _entry(study, ann)
+    item = RankingItem.objects.get(token=entry.token)
+    ranking.ranking_submit(
+        study=study,
+        judge=ann,
+        token=entry.token,
+        key=new_key(),
+        order=[3, [1, 2]],
+        scores={"1": 40, "2": 40, "3": 90},
+        serve_stamp=entry.serve_stamp,
+    )
+    progress = study_progress(study=study)
+    assert {j["judge"]: j["done"] for j in progress["judges"]} == {"ann": 1, "bob": 0}
+    assert progress["judgments"] == 1 and sum(s["rated"] for s in progress["systems"]) == 3
+    assert {r["study"].pk: r["done"] for r in studies_for_judge(judge=ann)}[study.pk] == 1
+    live = dashboard_live(study=study)
+    assert live["totals"]["judgments"] == 1 and {j["judge"]: j["judgments"] for j in live["judges"]}["ann"] == 1
+    assert live["coverage"]["items"] == 8 and live["coverage"]["histogram"][1]["items"] == 1
+    tidy = list(export_tidy_rows(study=study))
+    header, rows = tidy[0], tidy[1:]
+    got = {
+        (r[header.index("item")].split("@")[0], r[header.index("criterion")]): r[header.index("score")] for r in rows
+    }
+    best, tied = item.candidates[2], item.candidates[:2]
+    assert got[(str(best), "rank")] == 1 and got[(str(best), "score")] == 90
+    assert all(got[(str(c), "rank")] == 2.5 and got[(str(c), "score")] == 40 for c in tied)
+    wide = list(export_wide_rows(study=study))
+    assert wide[0][-2:] == ["ann:rank", "ann:score"] and len(wide) == 1 + 3

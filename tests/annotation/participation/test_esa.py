@@ -107,3 +107,37 @@ def test_a_working_participant_is_not_timed_out_and_an_idle_ones_items_are_relea
     assert services.participants_release_timed_out(now=timezone.now() + timedelta(minutes=5)) == 1
     assert Participant.objects.get(user=busy_user).timed_out_at is None
     assert EsaItem.objects.filter(assignment__study=esa_field_study).count() == 2
+
+
+def test_an_esa_participants_qc_verdict_comes_from_their_annotations(study, researcher):
+    """The participants table's QC column reads the ESA judgments (it said "no data" for every
+    ESA participant): a participant who marks a major error on every identical copy fails the
+    protocol's control checks; before any annotation there is no data."""
+    from annotation.judging.protocols.esa import services as esa
+    from annotation.participation.selectors import participants_rows
+
+    design_update(
+        study=study,
+        changes={"protocol": "esa", "seed": 11, "control_counts": {"identical": 1, "random": 0, "unigram": 0}},
+    )
+    study_judging_open(study=study)
+    link = services.join_link_create(study=study, role="judge", created_by=researcher)
+    join(link)
+    user = Participant.objects.get().user
+    (row,) = participants_rows(study=study)
+    assert row["qc_verdict"] == "no data"
+    assignment = Assignment.objects.get(study=study, judge=user)
+    while (entry := esa.esa_item_next_for_judge(assignment=assignment)) is not None:
+        major = [{"side": "candidate", "start": 0, "end": len(entry.candidate.split()[0]), "severity": "major"}]
+        esa.esa_submit(
+            study=study,
+            judge=user,
+            token=entry.token,
+            key=f"k-{entry.token}",
+            spans=major,
+            score=90,
+            serve_stamp=entry.serve_stamp,
+        )
+    (row,) = participants_rows(study=study)
+    assert row["items_done"] == assignment.n_items
+    assert row["qc_verdict"] == "flagged: control checks"

@@ -243,3 +243,94 @@ def test_a_plan_stuck_computing_is_not_a_request_to_join_and_an_old_one_without_
     Dashboard.objects.filter(study=piloted).update(plan=legacy, plan_at=timezone.now() - timedelta(hours=1))
     assert plans_requeue_stale(stale_after=timedelta(minutes=5)) == 1
     assert Dashboard.objects.get(study=piloted).plan["status"] == "failed"
+
+
+def _without_overall(study):
+    """The piloted study as if its design had no ``overall`` criterion (the simulator only fills
+    PEM's four, so the design and the judgments are trimmed afterwards)."""
+    from annotation.judging.models import JudgingDesign, Judgment
+
+    design = JudgingDesign.objects.get(study=study)
+    JudgingDesign.objects.filter(pk=design.pk).update(criteria=[c for c in design.criteria if c["slug"] != "overall"])
+    for j in Judgment.objects.filter(study=study):
+        j.values.pop("overall", None)
+        j.save(update_fields=["values"])
+    return [c["slug"] for c in design.criteria if c["slug"] != "overall"]
+
+
+def test_a_design_without_overall_plans_from_its_first_criterion_or_the_one_named(piloted, researcher):
+    first, second = _without_overall(piloted)[:2]
+    a = planning.pilot_assumptions(study=piloted)
+    assert a.source == "pilot" and set(a.system_means) == {"human", "machine"} and a.discrete
+    named = planning.pilot_assumptions(study=piloted, criterion=second)
+    assert named.system_means != a.system_means or named.noise_sd != a.noise_sd
+    params = planning.plan_params_clean({**FAST, "criterion": second}, study=piloted)
+    assert params["criterion"] == second
+    assert planning.study_plan(study=piloted, params=params)["assumptions"]["source"] == "pilot"
+    r = _api(researcher).post(
+        f"/api/dashboard/studies/{piloted.pk}/plan/", {**FAST, "criterion": "nope"}, format="json"
+    )
+    assert r.status_code == 400 and "criterion" in r.json() and first in json.dumps(r.json())
+
+
+def _protocol_study(researcher, protocol, **design):
+    from django.contrib.auth.models import User
+
+    from annotation.enums import Role
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
+    from annotation.services.membership import study_member_add
+    from tests.factories import study_with_data
+
+    study = study_with_data(owner=researcher, n_originals=4, systems=("alpha", "beta", "gamma"), name=protocol)
+    for name in ("ann", "bob"):
+        user = User.objects.filter(username=name).first() or User.objects.create_user(username=name, password="pw")
+        study_member_add(study=study, user=user, role=Role.JUDGE)
+    design_update(study=study, changes={"protocol": protocol, "seed": 5, **design})
+    study_judging_open(study=study)
+    study.refresh_from_db()
+    return study
+
+
+def test_an_esa_pilot_plans_from_its_0_to_100_scores(researcher):
+    from annotation.judging.models import Assignment
+    from annotation.judging.protocols.esa import services as esa
+
+    study = _protocol_study(researcher, "esa", control_counts={"identical": 0, "random": 0, "unigram": 0})
+    for a in Assignment.objects.filter(study=study).select_related("judge"):
+        while (entry := esa.esa_item_next_for_judge(assignment=a)) is not None:
+            score = {"alpha": 80, "beta": 60, "gamma": 40}[esa_system(entry.token)]
+            esa.esa_submit(
+                study=study,
+                judge=a.judge,
+                token=entry.token,
+                key=f"k-{entry.token}",
+                spans=[],
+                score=score + (5 if a.judge.username == "ann" else 0),
+                serve_stamp=entry.serve_stamp,
+            )
+    a = planning.pilot_assumptions(study=study)
+    assert not a.discrete and a.system_means == {"alpha": 82.5, "beta": 62.5, "gamma": 42.5}
+    plan = planning.study_plan(study=study, params=planning.plan_params_clean({**FAST, "delta": 5}, study=study))
+    assert plan["assumptions"]["source"] == "pilot"
+
+
+def esa_system(token):
+    from annotation.judging.models import EsaItem
+
+    return EsaItem.objects.select_related("candidate__system").get(token=token).candidate.system.name
+
+
+@pytest.mark.parametrize(
+    ("protocol", "design", "says"),
+    [("ranking", {"ranking_k": 3}, "orders only"), ("comparison", {}, "preferences")],
+)
+def test_a_pilot_of_orders_or_preferences_is_refused_saying_what_the_planner_supports(
+    researcher, protocol, design, says
+):
+    study = _protocol_study(researcher, protocol, **design)
+    r = _api(researcher).post(f"/api/dashboard/studies/{study.pk}/plan/", FAST, format="json")
+    body = json.dumps(r.json())
+    assert r.status_code == 400 and says in body and "stated" in body and "overall" not in body
+    params = planning.plan_params_clean({**FAST, "source": "stated"}, study=study)
+    assert planning.study_plan(study=study, params=params)["assumptions"]["source"] == "stated"

@@ -38,6 +38,8 @@ class AbsoluteProtocol(JudgingProtocol):
     label = "Absolute: each pair rated on the design's criteria and scales"
     item_model = AssignmentItem
     judgment_model = Judgment
+    fingerprint_key = "judgments"
+    fingerprint_always = True
     judge_page = "judging:rate"
     instructions_template = "judging/instructions.html"
     # The rating page's answers are digits (the scale's points), so B may go back.

@@ -17,6 +17,7 @@ from metrics.core.spans.model import EsaAnnotation
 
 from ...enums import CONTROL_KIND_OF_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX
 from ...models import EsaItem, EsaJudgment
+from ..base import ExportAnswer
 from .services import span_of
 
 
@@ -152,3 +153,44 @@ def esa_qc(*, study: Study) -> list[dict]:
         r | {"rate": r["passed"] / r["n"], "passes": r["passed"] == r["n"], "excluded": r["judge"] in excluded}
         for _, r in sorted(rows.items())
     ]
+
+
+#: The answers of an ESA judgment in the progress page's tidy and wide CSVs.
+EXPORT_QUESTIONS = ["score", "spans"]
+
+
+def esa_export_answers(*, study: Study) -> Iterator[ExportAnswer]:
+    """Every latest judgment (screened-out judges left out) as the tidy and wide CSVs write it:
+    the candidate, its 0–100 score and how many error spans the judge marked."""
+    for j in _latest(study).exclude(item__assignment__screened_out_at__isnull=False):
+        cand = j.item.candidate
+        yield ExportAnswer(
+            judge=j.judge.username,
+            item=str(cand.pk),
+            original_id=cand.original.external_id,
+            system=cand.system.name,
+            control_kind=_control_kind(cand.system) or "",
+            original=cand.original.text,
+            candidate=cand.text,
+            values={"score": "" if j.score is None else j.score, "spans": len(j.spans)},
+            seconds=j.seconds,
+            active_seconds=j.active_seconds,
+            submitted_at=j.submitted_at,
+            revision=j.revision,
+        )
+
+
+def esa_pilot_frame(*, study: Study):
+    """The latest ESA scores (judges excluded on the QC page left out) as the planner's pilot:
+    the tidy judgments frame with the criterion ``score`` (0–100), one row per scored item."""
+    import pandas as pd
+
+    annotations, _ = esa_annotations(study=study)
+    rows = [
+        (a.judge, a.item, a.original, a.system, a.is_control, "score", float(a.score))
+        for a in annotations
+        if a.score is not None
+    ]
+    return pd.DataFrame.from_records(
+        rows, columns=["judge", "item", "original", "system", "is_control", "criterion", "score"]
+    )

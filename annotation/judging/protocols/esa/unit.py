@@ -9,10 +9,10 @@ from annotation.models import Study
 
 from ...enums import EsaPrefill
 from ...models import Assignment, EsaItem, EsaJudgment, JudgingDesign
-from ..base import AnswerKey, JudgingProtocol
+from ..base import AnswerKey, JudgingProtocol, PlannerPilot
 from ..registry import register
 from . import screening as esa_screening
-from .selectors import esa_qc
+from .selectors import EXPORT_QUESTIONS, esa_export_answers, esa_pilot_frame, esa_qc
 from .services import (
     categories_allowed,
     esa_assignment_for_participant,
@@ -34,6 +34,7 @@ class EsaProtocol(JudgingProtocol):
     label = "Error span annotation (ESA): mark the wrong spans, minor or major, then score 0–100"
     item_model = EsaItem
     judgment_model = EsaJudgment
+    fingerprint_key = "esa"
     judge_page = "judging:esa"
     instructions_template = "judging/esa_instructions.html"
     back_keys = ("Backspace",)
@@ -55,6 +56,18 @@ class EsaProtocol(JudgingProtocol):
     training_feedback_template = "judging/_esa_training_feedback.html"
     attention_page = "judging:esa"
     training_tolerances = False
+
+    def export_questions(self, *, study: Study) -> list[str] | None:
+        return list(EXPORT_QUESTIONS)
+
+    def export_answers(self, *, study: Study):
+        return esa_export_answers(study=study)
+
+    def planner_pilot(self, *, study: Study, criterion: str | None = None) -> PlannerPilot:
+        # One score per item, 0–100: the planner's criterion is that score.
+        if criterion not in (None, "score"):
+            raise ValueError(f"an ESA study has one score per item ('score', 0–100), not {criterion!r}")
+        return PlannerPilot(frame=esa_pilot_frame(study=study), criterion="score", discrete=False)
 
     def assignments_write(self, *, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
         return esa_assignments_write(study=study, design=design, judges=judges)

@@ -15,6 +15,7 @@ from metrics.core.ranking.orders import Ranking
 
 from ...enums import CONTROL_KIND_OF_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX
 from ...models import JudgingDesign, RankingItem, RankingJudgment
+from ..base import ExportAnswer
 
 
 def _latest(study: Study):
@@ -184,3 +185,105 @@ def ranking_qc(*, study: Study) -> list[dict]:
             }
         )
     return rows
+
+
+def ranking_item_key(original_id: int, candidates) -> tuple[int, tuple[int, ...]]:
+    """A set as every judge of it shares it: its original and its candidates in id order (each
+    judge sees them in their own screen order)."""
+    return (original_id, tuple(sorted(candidates)))
+
+
+def ranking_per_set(*, study: Study, done: bool) -> dict[tuple[int, tuple[int, ...]], int]:
+    """Set (:func:`ranking_item_key`) → how many judges hold it (``done``: have ranked it)."""
+    items = RankingItem.objects.filter(assignment__study=study)
+    if done:
+        items = items.filter(done_at__isnull=False)
+    out: Counter[tuple[int, tuple[int, ...]]] = Counter()
+    for original_id, candidates in items.values_list("original_id", "candidates").iterator(chunk_size=5000):
+        out[ranking_item_key(original_id, candidates)] += 1
+    return dict(out)
+
+
+def ranking_rated_per_system(*, study: Study) -> dict[str, int]:
+    """System name → latest rankings its candidates were ranked in."""
+    names = {pk: row[0] for pk, row in _candidate_rows(study).items()}
+    out: Counter[str] = Counter()
+    for candidates in RankingItem.objects.filter(assignment__study=study, done_at__isnull=False).values_list(
+        "candidates", flat=True
+    ):
+        out.update(names[c] for c in candidates)
+    return dict(out)
+
+
+def ranking_export_questions(*, study: Study) -> list[str]:
+    """The answers of a ranked candidate in the tidy and wide CSVs: its rank, and its score when asked."""
+    return ["rank", "score"] if JudgingDesign.objects.get(study=study).ranking_scores else ["rank"]
+
+
+def ranking_export_answers(*, study: Study) -> Iterator[ExportAnswer]:
+    """Every ranked candidate of every latest ranking (screened-out judges left out) as the tidy
+    and wide CSVs write it: its rank in the set (1 = best; tied candidates share their mid-rank)
+    and its score when the design asks for scores. The item is the candidate within its set
+    (``<candidate id>@<the set's candidate ids>``): one candidate may be ranked in two sets of
+    its original, and every judge of a set shares the name."""
+    from metrics.core.ranking.orders import midranks
+
+    cands = _candidate_rows(study)
+    asks_scores = JudgingDesign.objects.get(study=study).ranking_scores
+    for j in _latest(study).exclude(item__assignment__screened_out_at__isnull=False):
+        groups = [g if isinstance(g, list) else [g] for g in j.groups]
+        mid = midranks([[str(c) for c in g] for g in groups])
+        members = "+".join(str(c) for c in sorted(j.item.candidates))
+        for c in sorted(j.item.candidates):
+            name, kind, text = cands[c]
+            rank = mid[str(c)]
+            values: dict = {"rank": int(rank) if float(rank).is_integer() else rank}
+            if asks_scores:
+                values["score"] = (j.scores or {}).get(str(c), "")
+            yield ExportAnswer(
+                judge=j.judge.username,
+                item=f"{c}@{members}",
+                original_id=j.item.original.external_id,
+                system=name,
+                control_kind=(CONTROL_KIND_OF_SYSTEM_KIND.get(kind) or "")
+                if name.startswith(CONTROL_SYSTEM_PREFIX)
+                else "",
+                original=j.item.original.text,
+                candidate=text,
+                values=values,
+                seconds=j.seconds,
+                active_seconds=j.active_seconds,
+                submitted_at=j.submitted_at,
+                revision=j.revision,
+            )
+
+
+def ranking_pilot_frame(*, study: Study):
+    """The latest rankings' 0–100 scores (judges excluded on the QC page left out) as the
+    planner's pilot: the tidy judgments frame with the criterion ``score``, one row per scored
+    candidate of a set (the item: the candidate within its set)."""
+    import pandas as pd
+
+    cands = _candidate_rows(study)
+    excluded = judges_excluded(study=study)
+    rows = []
+    for j in _latest(study):
+        if j.judge.username in excluded:
+            continue
+        members = "+".join(str(c) for c in sorted(j.item.candidates))
+        for c, value in (j.scores or {}).items():
+            name = cands[int(c)][0]
+            rows.append(
+                (
+                    j.judge.username,
+                    f"{c}@{members}",
+                    j.item.original.external_id,
+                    name,
+                    name.startswith(CONTROL_SYSTEM_PREFIX),
+                    "score",
+                    float(value),
+                )
+            )
+    return pd.DataFrame.from_records(
+        rows, columns=["judge", "item", "original", "system", "is_control", "criterion", "score"]
+    )

@@ -8,10 +8,17 @@ from django.utils.translation import gettext
 from annotation.models import Study
 
 from ...models import Assignment, JudgingDesign, RankingItem, RankingJudgment
-from ..base import AnswerKey, JudgingProtocol
+from ..base import AnswerKey, JudgingProtocol, PilotUnsupported, PlannerPilot
 from ..registry import register
 from . import screening as rank_screening
-from .selectors import ranking_qc
+from .selectors import (
+    ranking_export_answers,
+    ranking_export_questions,
+    ranking_per_set,
+    ranking_pilot_frame,
+    ranking_qc,
+    ranking_rated_per_system,
+)
 from .services import (
     ranking_assignment_for_participant,
     ranking_assignment_late,
@@ -28,6 +35,7 @@ class RankingProtocol(JudgingProtocol):
     label = "Ranking: order k candidates of one original at once"
     item_model = RankingItem
     judgment_model = RankingJudgment
+    fingerprint_key = "rankings"
     judge_page = "judging:rank"
     instructions_template = "judging/rank_instructions.html"
     back_keys = ("Backspace",)
@@ -48,6 +56,37 @@ class RankingProtocol(JudgingProtocol):
     attention_page = "judging:rank"
     training_tolerances = False
     training_questions_checked = False
+
+    # Its items are sets: (original, candidate ids), shared by every judge of the set.
+    def assigned_per_item(self, *, study: Study) -> dict:
+        return ranking_per_set(study=study, done=False)
+
+    def done_per_item(self, *, study: Study) -> dict:
+        return ranking_per_set(study=study, done=True)
+
+    def item_candidates(self, item) -> tuple[int, ...]:
+        return tuple(item[1])
+
+    def rated_per_system(self, *, study: Study) -> dict[str, int]:
+        return ranking_rated_per_system(study=study)
+
+    def export_questions(self, *, study: Study) -> list[str] | None:
+        return ranking_export_questions(study=study)
+
+    def export_answers(self, *, study: Study):
+        return ranking_export_answers(study=study)
+
+    def planner_pilot(self, *, study: Study, criterion: str | None = None) -> PlannerPilot:
+        # The planner simulates scores: a ranking's 0–100 scores are some, its orders are not.
+        if not JudgingDesign.objects.get(study=study).ranking_scores:
+            raise PilotUnsupported(
+                "the planner estimates from scores, and this ranking study asks for orders only; "
+                "plan it from stated assumptions (source 'stated': system means and spreads), "
+                "or ask judges for 0–100 scores in the design"
+            )
+        if criterion not in (None, "score"):
+            raise ValueError(f"a ranking study's pilot is its 0–100 scores ('score'), not {criterion!r}")
+        return PlannerPilot(frame=ranking_pilot_frame(study=study), criterion="score", discrete=False)
 
     def assignments_write(self, *, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
         return ranking_assignments_write(study=study, design=design, judges=judges)

@@ -36,12 +36,20 @@ from metrics.core.comparison_plan import pair_key, pair_key_split, plan_control_
 from metrics.core.stats.comparison import Comparison
 
 from ...defaults import PEM_REPORT_TARGET
-from ...enums import COMPARISON_ANSWERS, COMPARISON_PREFERENCE, CONTROL_SYSTEM_PREFIX, JudgesMode, JudgmentSource
+from ...enums import (
+    COMPARISON_ANSWERS,
+    COMPARISON_PREFERENCE,
+    CONTROL_KIND_OF_SYSTEM_KIND,
+    CONTROL_SYSTEM_PREFIX,
+    JudgesMode,
+    JudgmentSource,
+)
 from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
 from ...models import Assignment, ComparisonItem, ComparisonJudgment, JudgingDesign
 from ...selectors.judge import JudgeEntry, place_among_checks, previous_among_checks
 from ...services.submission import active_seconds_clean, key_clean, submission_store
 from ...tokens import item_token_new, serve_stamp_make
+from ..base import ExportAnswer
 
 BULK_BATCH = 5000
 
@@ -473,3 +481,73 @@ def comparison_qc(*, study: Study) -> list[dict]:
     attention = attention_results(study=study)
     rows = control_accuracy(comparison_records(study=study).get(slug, []), qc_alpha=design.qc_alpha)
     return [r | {"excluded": r["judge"] in excluded, "attention": attention.get(r["judge"])} for r in rows]
+
+
+def comparison_pair_of(left_id: int, right_id: int) -> tuple[int, int]:
+    """A pair as every judge of it shares it: its two candidate ids in order (each judge sees
+    them on their own sides)."""
+    return (left_id, right_id) if left_id < right_id else (right_id, left_id)
+
+
+def comparison_per_pair(*, study: Study, done: bool) -> dict[tuple[int, int], int]:
+    """Pair (:func:`comparison_pair_of`) → how many judges hold it (``done``: have answered it)."""
+    items = ComparisonItem.objects.filter(assignment__study=study)
+    if done:
+        items = items.filter(done_at__isnull=False)
+    out: Counter[tuple[int, int]] = Counter()
+    for left, right, n in (
+        items.values("left_id", "right_id").annotate(n=Count("id")).order_by().values_list("left_id", "right_id", "n")
+    ):
+        out[comparison_pair_of(left, right)] += n
+    return dict(out)
+
+
+def comparison_rated_per_system(*, study: Study) -> dict[str, int]:
+    """System name → latest answers of pairs its candidates were in."""
+    out: Counter[str] = Counter()
+    for left, right, n in (
+        _latest_rows(study)
+        .values("item__left__system__name", "item__right__system__name")
+        .annotate(n=Count("id"))
+        .order_by()
+        .values_list("item__left__system__name", "item__right__system__name", "n")
+    ):
+        out[left] += n
+        out[right] += n
+    return dict(out)
+
+
+def _latest_rows(study: Study):
+    return ComparisonJudgment.objects.filter(study=study, is_latest=True)
+
+
+def comparison_export_questions(*, study: Study) -> list[str]:
+    """The answers of a pair in the tidy and wide CSVs: one per question the design asks."""
+    return [q["slug"] for q in questions(JudgingDesign.objects.get(study=study))]
+
+
+def comparison_export_answers(*, study: Study) -> Iterator[ExportAnswer]:
+    """Every latest answer (screened-out judges left out) as the tidy and wide CSVs write it: the
+    pair (``<candidate id>|<candidate id>``, lower id first, whatever the judge's sides), its two
+    systems (``first vs second``) and, per question, the system preferred or ``tie``."""
+    for j in _latest(study).exclude(item__assignment__screened_out_at__isnull=False):
+        left, right = j.item.left, j.item.right
+        first, second = (left, right) if left.pk < right.pk else (right, left)
+        control = next((c for c in (first, second) if c.system.name.startswith(CONTROL_SYSTEM_PREFIX)), None)
+        yield ExportAnswer(
+            judge=j.judge.username,
+            item=f"{first.pk}|{second.pk}",
+            original_id=left.original.external_id,
+            system=f"{first.system.name} vs {second.system.name}",
+            control_kind=(CONTROL_KIND_OF_SYSTEM_KIND.get(control.system.kind) or "") if control else "",
+            original=left.original.text,
+            candidate=f"{first.text} | {second.text}",
+            values={
+                slug: {"A": left.system.name, "B": right.system.name}.get(answer, answer)
+                for slug, answer in j.values.items()
+            },
+            seconds=j.seconds,
+            active_seconds=j.active_seconds,
+            submitted_at=j.submitted_at,
+            revision=j.revision,
+        )

@@ -8,14 +8,18 @@ from django.utils.translation import gettext
 from annotation.models import Study
 
 from ...models import Assignment, ComparisonItem, ComparisonJudgment, JudgingDesign
-from ..base import AnswerKey, JudgingProtocol
+from ..base import AnswerKey, JudgingProtocol, PilotUnsupported, PlannerPilot
 from ..registry import register
 from . import screening as sbs_screening
 from .services import (
     comparison_assignment_for_participant,
     comparison_assignment_late,
     comparison_assignments_write,
+    comparison_export_answers,
+    comparison_export_questions,
+    comparison_per_pair,
     comparison_qc,
+    comparison_rated_per_system,
     comparison_release_unfinished,
     pairs_done,
     pairs_remaining,
@@ -33,6 +37,7 @@ class SideBySideProtocol(JudgingProtocol):
     label = "Side-by-side comparison: which of two candidates is better"
     item_model = ComparisonItem
     judgment_model = ComparisonJudgment
+    fingerprint_key = "comparisons"
     judge_page = "judging:compare"
     instructions_template = "judging/compare_instructions.html"
     # "B" is an answer here ("B is better"), so it never means "go back".
@@ -49,6 +54,31 @@ class SideBySideProtocol(JudgingProtocol):
     training_template = "judging/compare_training.html"
     attention_page = "judging:compare"
     training_tolerances = False
+
+    # Its items are pairs: the two candidate ids in order, shared by every judge of the pair.
+    def assigned_per_item(self, *, study: Study) -> dict:
+        return comparison_per_pair(study=study, done=False)
+
+    def done_per_item(self, *, study: Study) -> dict:
+        return comparison_per_pair(study=study, done=True)
+
+    def item_candidates(self, item) -> tuple[int, ...]:
+        return tuple(item)
+
+    def rated_per_system(self, *, study: Study) -> dict[str, int]:
+        return comparison_rated_per_system(study=study)
+
+    def export_questions(self, *, study: Study) -> list[str] | None:
+        return comparison_export_questions(study=study)
+
+    def export_answers(self, *, study: Study):
+        return comparison_export_answers(study=study)
+
+    def planner_pilot(self, *, study: Study, criterion: str | None = None) -> PlannerPilot:
+        raise PilotUnsupported(
+            "the planner estimates from scores, and a side-by-side study gives preferences between "
+            "two paraphrases; plan it from stated assumptions (source 'stated': system means and spreads)"
+        )
 
     def assignments_write(self, *, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
         return comparison_assignments_write(study=study, design=design, judges=judges)

@@ -36,6 +36,9 @@ class Command(BaseCommand):
         parser.add_argument("--study", type=int, help="the study's id (its judgments are the pilot)")
         parser.add_argument("--stated", action="store_true", help="use the stated assumptions, not the study's pilot")
         parser.add_argument("--pilot", type=Path, help="a tidy judgments CSV to estimate the assumptions from")
+        parser.add_argument(
+            "--criterion", help="the pilot's criterion (default: overall, else the design's first; ESA: the score)"
+        )
         parser.add_argument("--originals", type=int, dest="n_originals")
         parser.add_argument("--judges", type=int, dest="n_judges")
         parser.add_argument("--per-item", type=int, dest="judges_per_item")
@@ -71,6 +74,7 @@ class Command(BaseCommand):
                 "power",
                 "n_simulations",
                 "seed",
+                "criterion",
             )
             if o[k] is not None
         }
@@ -101,7 +105,11 @@ class Command(BaseCommand):
         if "is_control" not in frame.columns:
             frame["is_control"] = False
         try:
-            a = assumptions_from_pilot(frame)
+            a = (
+                assumptions_from_pilot(frame, criterion=params["criterion"])
+                if params["criterion"]
+                else assumptions_from_pilot(frame)
+            )
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         plan_cost_check(params=params, assumptions=a)
