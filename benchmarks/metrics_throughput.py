@@ -25,6 +25,15 @@ bootstrap (``--resamples`` resamples) against sacrebleu's ``paired_bs``
 (``PairedTest(test_type="bs")``) on ``--bootstrap-n`` segments, end to end from
 text, checking that both give the same p-value for sacrebleu's default seed.
 Figures go to benchmarks/RESULTS.md by hand ("Metrics throughput (issue 5)").
+
+``--peers`` (what ``make benchmarks`` runs): sentence bleu, chrf and ter through
+paraeval's engine (a fresh metric each run: ``segment_stats`` + ``sentence_scores``)
+beside a plain loop over sacrebleu's ``sentence_bleu`` / ``sentence_chrf`` /
+``sentence_ter`` on the same ``--n`` pairs, in one process, interleaved
+(paraeval, sacrebleu, paraeval, … for ``--rounds`` rounds, the order flipped every
+other round); every run's scores are checked ``==`` sacrebleu's (the script fails
+otherwise). Printed per metric: median CPU seconds of each side and the ratio
+sacrebleu / paraeval, median with min–max over the rounds.
 """
 
 from __future__ import annotations
@@ -98,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--skip-metrics", action="store_true", help="only the two sacrebleu comparisons")
     ap.add_argument("--skip-sacrebleu", action="store_true", help="only the metric table")
+    ap.add_argument("--peers", action="store_true", help="only bleu/chrf/ter beside sacrebleu's sentence loops")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds of --peers (default 3)")
     args = ap.parse_args(argv)
     os.environ.setdefault("PARAEVAL_CACHE_DIR", str(REPO / "var" / "cache"))
 
@@ -118,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         f"sacrebleu {sacrebleu.__version__}"
     )
     per_metric = {k: int(v) for k, v in (x.split("=", 1) for x in args.n_for)}
+    if args.peers:
+        return peers(take(kjv, args.n), take(web, args.n), args.rounds)
 
     if not args.skip_metrics:
         print("\n## Metric throughput (defaults; segment_stats + sentence_scores + aggregate)")
@@ -217,6 +230,54 @@ def main(argv: list[str] | None = None) -> int:
         f"same: {r4.pvalue == s4['BLEU'][1].p_value}"
     )
     return 0
+
+
+def peers(originals: list[str], candidates: list[str], rounds: int) -> int:
+    """bleu, chrf and ter beside sacrebleu's sentence loops, interleaved (module docstring)."""
+    import statistics
+
+    import numpy as np
+    import sacrebleu
+
+    from metrics.core.registry import create_metric
+
+    peer_fns = {"bleu": sacrebleu.sentence_bleu, "chrf": sacrebleu.sentence_chrf, "ter": sacrebleu.sentence_ter}
+    n = len(originals)
+    print(f"\n## Sentence scores beside sacrebleu {sacrebleu.__version__}, {n} pairs, {rounds} interleaved rounds")
+    print(f"load average {open('/proc/loadavg').read().split()[:3]}; CPU (process) seconds, medians; wall beside")
+    print(
+        f"{'metric':<8}{'paraeval s':>12}{'sacrebleu s':>13}{'ratio':>8}  {'min–max':<12}{'wall ratio':>11}  identical"
+    )
+    failed = 0
+    for slug, fn in peer_fns.items():
+
+        def ours() -> list[float]:
+            m = create_metric(slug)  # fresh: no cache from an earlier round
+            return list(m.sentence_scores(m.segment_stats(originals, candidates)))
+
+        def theirs() -> list[float]:
+            return [fn(c, [o]).score for o, c in zip(originals, candidates)]
+
+        cpu: dict[str, list[float]] = {"ours": [], "theirs": []}
+        wall: dict[str, list[float]] = {"ours": [], "theirs": []}
+        same = True
+        for k in range(rounds):
+            results = {}
+            for side in ("ours", "theirs") if k % 2 == 0 else ("theirs", "ours"):
+                c0, w0 = time.process_time(), time.perf_counter()
+                results[side] = (ours if side == "ours" else theirs)()
+                cpu[side].append(time.process_time() - c0)
+                wall[side].append(time.perf_counter() - w0)
+            same = same and bool(np.array_equal(np.array(results["ours"]), np.array(results["theirs"])))
+        ratios = [t / o for t, o in zip(cpu["theirs"], cpu["ours"])]
+        wall_ratio = statistics.median(t / o for t, o in zip(wall["theirs"], wall["ours"]))
+        print(
+            f"{slug:<8}{statistics.median(cpu['ours']):>12.2f}{statistics.median(cpu['theirs']):>13.2f}"
+            f"{statistics.median(ratios):>7.2f}x  {min(ratios):.2f}–{max(ratios):.2f}x{wall_ratio:>10.2f}x  {same}",
+            flush=True,
+        )
+        failed += not same
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

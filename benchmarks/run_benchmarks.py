@@ -7,7 +7,9 @@ Runs, one after the other, each in its own process (so one's caches and memory
 do not touch the next):
 
 1. ``metrics_throughput.py`` — pairs/s of bleu, chrf, ter, pinc, target-f1,
-   pivot-f1 and paraphrase-bleu (CPU time and wall time);
+   pivot-f1 and paraphrase-bleu (CPU time and wall time); then, with ``--peers``,
+   sentence bleu, chrf and ter beside sacrebleu's own sentence loops on the same
+   pairs, interleaved rounds, identical scores checked (ratio with its spread);
 2. ``significance.py`` — paired bootstrap and approximate randomization against
    sacrebleu's ``paired_bs`` / ``paired_ar``, end to end from text and
    resampling alone, same p-values checked, and the 10-system leaderboard from
@@ -45,8 +47,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 
 SIZES = {
-    "small": {"pairs": 2000, "segments": 2000, "repeat": 1, "trials": 10_000, "board": None},
-    "full": {"pairs": 20_000, "segments": 10_000, "repeat": 3, "trials": 10_000, "board": 1000},
+    "small": {"pairs": 2000, "segments": 2000, "repeat": 1, "trials": 10_000, "board": None, "rounds": 3},
+    "full": {"pairs": 20_000, "segments": 10_000, "repeat": 3, "trials": 10_000, "board": 1000, "rounds": 3},
 }
 METRICS = ("bleu", "chrf", "ter", "pinc", "target-f1", "pivot-f1", "paraphrase-bleu")
 
@@ -82,7 +84,12 @@ def commands(size: str, root: Path | None) -> list[tuple[str, list[str]]]:
     significance += ["--skip-board"] if s["board"] is None else ["--board-segments", str(s["board"])]
     if root is not None:
         significance += ["--root", str(root)]
-    out = [("Metric throughput", throughput), ("Paired significance tests", significance)]
+    peers = [py, str(HERE / "metrics_throughput.py"), "--peers", "--n", str(s["pairs"]), "--rounds", str(s["rounds"])]
+    out = [
+        ("Metric throughput", throughput),
+        ("Sentence bleu, chrf and ter beside sacrebleu", peers),
+        ("Paired significance tests", significance),
+    ]
     if importlib.util.find_spec("torch") and importlib.util.find_spec("bert_score"):
         # bertscore and parascore (reference-free) side by side on the same pairs and
         # batch size: parascore's bar is >= 0.7x bertscore's pairs/s (issue 27).

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["NgramOverlap", "ngram_overlap"]
+__all__ = ["NgramOverlap", "ngram_overlap", "ngram_overlap_ids"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,24 @@ def ngram_overlap(
         raise ValueError(f"{n_seg} hypotheses but {len(ref_tokens)} references")
     hyp_len = np.fromiter((len(t) for t in hyp_tokens), dtype=np.int64, count=n_seg)
     ref_len = np.fromiter((len(t) for t in ref_tokens), dtype=np.int64, count=n_seg)
+    flat = [t for ts in hyp_tokens for t in ts] + [t for ts in ref_tokens for t in ts]
+    ids = pd.factorize(pd.Series(flat, dtype=object), sort=False)[0].astype(np.int64) if flat else np.zeros(0, np.int64)
+    return ngram_overlap_ids(ids, hyp_len, ref_len, max_n=max_n)
+
+
+def ngram_overlap_ids(ids: np.ndarray, hyp_len: np.ndarray, ref_len: np.ndarray, *, max_n: int = 4) -> NgramOverlap:
+    """:func:`ngram_overlap` of token ids: ``ids`` holds every hypothesis's tokens, then every reference's.
+
+    Equal ids ⇔ equal tokens; ids are non-negative integers (any range: they are
+    densified first). ``hyp_len``/``ref_len`` give each segment's token counts, so
+    ``len(ids) == hyp_len.sum() + ref_len.sum()``. chrF passes Unicode code points
+    (characters as tokens) without building a Python string per character.
+    """
+    import pandas as pd
+
+    n_seg = len(hyp_len)
+    hyp_len = np.asarray(hyp_len, dtype=np.int64)
+    ref_len = np.asarray(ref_len, dtype=np.int64)
     orders = np.arange(1, max_n + 1)
     hyp_total = np.maximum(hyp_len[:, None] - orders[None, :] + 1, 0)
     ref_total = np.maximum(ref_len[:, None] - orders[None, :] + 1, 0)
@@ -70,10 +88,11 @@ def ngram_overlap(
     common = np.zeros((n_seg, max_n), dtype=np.int64)
     result = NgramOverlap(clipped, hyp_total, ref_total, hyp_distinct, common, hyp_len, ref_len)
 
-    flat = [t for ts in hyp_tokens for t in ts] + [t for ts in ref_tokens for t in ts]
-    if not flat:
+    if len(ids) == 0:
         return result
-    ids = pd.factorize(pd.Series(flat, dtype=object), sort=False)[0].astype(np.int64)
+    ids = np.asarray(ids, dtype=np.int64)
+    if int(ids.max()) >= len(ids):  # sparse ids (code points): dense keeps gram · vocab small
+        ids = _dense_ids(ids)
     n_h = int(hyp_len.sum())
     lens = np.concatenate([hyp_len, ref_len])
     seg = np.repeat(np.concatenate([np.arange(n_seg), np.arange(n_seg)]), lens)

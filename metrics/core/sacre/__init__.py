@@ -20,7 +20,10 @@ p-value bit for bit for the same seed.
 Layout
 ------
 :mod:`.bleu_stats` holds sacrebleu's ``13a`` tokenizer done fast and BLEU's
-per-segment statistics (:func:`bleu_ngram_stats`); :mod:`.backend` wraps a
+per-segment statistics (:func:`bleu_ngram_stats`); :mod:`.chrf_stats` chrF's
+(character and word n-grams counted in bulk), :mod:`.ter_stats` TER's (sacrebleu's
+shift search with rapidfuzz's edit distance where it provably equals the beam's);
+:mod:`.backend` wraps a
 sacrebleu metric object (:class:`SacreBackend`) and scores many rows of summed
 statistics at once, bit for bit; :mod:`.metric` holds :class:`SacreMetric` and the
 shared ``against`` option; one module a metric, as in sacrebleu: :mod:`.bleu` (the

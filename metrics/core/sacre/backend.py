@@ -1,7 +1,10 @@
 """A sacrebleu metric object behind the two calls paraeval needs, and its vectorised scores.
 
 :class:`SacreBackend` extracts per-segment statistics (BLEU through
-:func:`~metrics.core.sacre.bleu_stats.bleu_ngram_stats`) and scores many rows of
+:func:`~metrics.core.sacre.bleu_stats.bleu_ngram_stats`, chrF through
+:func:`~metrics.core.sacre.chrf_stats.chrf_ngram_stats`, TER through
+:func:`~metrics.core.sacre.ter_stats.ter_stats`; each equal to sacrebleu's own
+``_extract_corpus_statistics``) and scores many rows of
 summed statistics at once with the functions below, which repeat sacrebleu's
 scalar formulas in its own precision, so every score equals sacrebleu's.
 """
@@ -16,6 +19,8 @@ from sacrebleu.metrics.chrf import CHRF as _SacreCHRF
 from sacrebleu.metrics.ter import TER as _SacreTER
 
 from .bleu_stats import bleu_ngram_stats
+from .chrf_stats import chrf_ngram_stats
+from .ter_stats import ter_stats
 
 __all__ = ["SacreBackend"]
 
@@ -36,11 +41,15 @@ class SacreBackend:
         self._ref_tokens: dict[str, list[str]] = {}
 
     def extract_corpus_statistics(self, hyps: list[str], refs: list[str]) -> np.ndarray:
-        """Per-segment statistics, one reference per segment (BLEU: vectorised, identical)."""
+        """Per-segment statistics, one reference per segment (sacrebleu's, computed faster; identical)."""
         if isinstance(self.obj, _SacreBLEU):
             if len(self._ref_tokens) > self.REF_CACHE_TEXTS:
                 self._ref_tokens.clear()
             return bleu_ngram_stats(self.obj, hyps, refs, ref_cache=self._ref_tokens)
+        if isinstance(self.obj, _SacreCHRF):
+            return chrf_ngram_stats(self.obj, hyps, refs)
+        if isinstance(self.obj, _SacreTER):
+            return ter_stats(self.obj, hyps, refs)
         return np.asarray(self.obj._extract_corpus_statistics(hyps, [refs]), dtype=np.float64)
 
     def score_of(self, row: Any) -> float:
