@@ -35,7 +35,6 @@ _EXACT_BOUND = 2 * lib_ter._BEAM_WIDTH - 2
 _MAX_SHIFT_SIZE = lib_ter._MAX_SHIFT_SIZE
 _MAX_SHIFT_DIST = lib_ter._MAX_SHIFT_DIST
 _MAX_SHIFT_CANDIDATES = lib_ter._MAX_SHIFT_CANDIDATES
-_INF = lib_ter._INT_INFINITY
 
 
 def _as_chars(words_h: list[str], words_r: list[str]) -> tuple[str, str] | None:
@@ -157,6 +156,8 @@ def translation_edit_rate(words_hyp: list[str], words_ref: list[str]) -> tuple[i
     h, r = chars
     delta_len = abs(n_r - n_h)  # shifts keep the hypothesis length
     beam: lib_ter.BeamEditDistance | None = None
+    # Distances of the shifted hypotheses tried: several (start, target) pairs of
+    # one round give the same words, and sacrebleu's trie cache saves only prefixes.
     memo: dict[str, int] = {}
 
     def distance(words: str) -> int:
