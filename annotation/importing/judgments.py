@@ -20,6 +20,21 @@ JUDGMENT_REQUIRED = ("judge", "original_id", "criterion", "value")
 JUDGMENT_WHICH = ("system", "systems", "candidate")  # at least one
 JUDGMENT_OPTIONAL = ("seconds", "judgment")
 JUDGMENT_KNOWN = JUDGMENT_REQUIRED + JUDGMENT_WHICH + JUDGMENT_OPTIONAL
+#: The columns of paraeval's own tidy export (annotation.judging.selectors.export_rows) that the
+#: import reads beside the long format's, so that an export imports again as it is: ``score``
+#: is the value, ``is_control`` rows are skipped and counted (each study builds its own
+#: controls), and the rest describe the judgment the import writes anew.
+TIDY_EXPORT_READ = ("score", "is_control")
+TIDY_EXPORT_IGNORED = (
+    "study",
+    "item",
+    "control_kind",
+    "active_seconds",
+    "submitted_at",
+    "revision",
+    "judge_excluded",
+    "z",
+)
 MAX_JUDGE_CHARS = 100
 
 
@@ -44,6 +59,8 @@ class ParsedJudgments:
     #: Rows whose judgment is wrong (criterion, value, seconds) but whose candidate is named well:
     #: the import still matches them against the study, so every problem is listed at once.
     rows_to_match: list[JudgmentRow] = field(default_factory=list)
+    #: Control rows of a tidy export, skipped (their candidates are the exporting study's own).
+    controls_skipped: int = 0
 
 
 def parse_judgments_file(
@@ -76,7 +93,10 @@ def parse_judgments_file(
     scale_of = {c["slug"]: c["scale"] for c in criteria}
     rows_iter = iter_rows(text, fmt, filename, issues)
     columns = next(rows_iter)
-    missing = [c for c in JUDGMENT_REQUIRED if c not in columns]
+    # paraeval's tidy export: its score is the value; its own columns are known
+    tidy = "value" not in columns and "score" in columns
+    known = JUDGMENT_KNOWN + (TIDY_EXPORT_READ + TIDY_EXPORT_IGNORED if tidy else ())
+    missing = [c for c in JUDGMENT_REQUIRED if c not in columns and not (tidy and c == "value")]
     if missing:
         issues.append(
             ImportIssue(
@@ -89,7 +109,7 @@ def parse_judgments_file(
         issues.append(
             ImportIssue(f"a judgments file needs a column naming the candidate: {', '.join(JUDGMENT_WHICH)}", line=1)
         )
-    unknown = [c for c in columns if c and c not in JUDGMENT_KNOWN]
+    unknown = [c for c in columns if c and c not in known]
     if unknown:
         issues.append(
             ImportIssue(f"unknown column(s): {', '.join(unknown)}; the columns are {', '.join(JUDGMENT_KNOWN)}", line=1)
@@ -101,11 +121,16 @@ def parse_judgments_file(
         if len(issues) >= MAX_ISSUES:
             break
         cells = {k: (v or "").strip() for k, v in row.items()}
+        if tidy:
+            if cells.get("is_control", "").lower() in ("true", "1", "yes"):
+                parsed.controls_skipped += 1
+                continue
+            cells["value"] = cells.get("score", "")
         ok = True
         n_before = len(issues)
         for col in JUDGMENT_REQUIRED:
             if not cells.get(col):
-                issues.append(ImportIssue("is empty", line=line, column=col))
+                issues.append(ImportIssue("is empty", line=line, column="score" if tidy and col == "value" else col))
                 ok = False
         judge = cells.get("judge", "")
         if judge and (len(judge) > MAX_JUDGE_CHARS or not all(ch.isalnum() or ch in "@.+-_" for ch in judge)):
@@ -151,7 +176,7 @@ def parse_judgments_file(
             try:
                 value = scales.value_clean(scale_of[crit], cells["value"], from_text=True)
             except ValueError as exc:
-                issues.append(ImportIssue(f"{exc} (criterion {crit})", line=line, column="value"))
+                issues.append(ImportIssue(f"{exc} (criterion {crit})", line=line, column="score" if tidy else "value"))
                 ok = False
         seconds = None
         if cells.get("seconds"):
@@ -193,5 +218,14 @@ def parse_judgments_file(
         error.parsed = parsed  # type: ignore[attr-defined]  # for judgments_import_file's matching pass
         raise error
     if not parsed.rows:
+        if parsed.controls_skipped:
+            raise StudyImportError(
+                filename,
+                [
+                    ImportIssue(
+                        f"holds only control rows ({parsed.controls_skipped}); each study builds its own controls"
+                    )
+                ],
+            )
         raise StudyImportError(filename, [ImportIssue("holds no judgments")])
     return parsed

@@ -111,6 +111,7 @@ class JudgmentImportSummary:
     mode: str = ImportMode.REFUSE
     skipped: int = 0  # values left out because (judge, item, criterion) already had one (mode "add")
     replaced: int = 0  # values that replaced an earlier latest value (mode "replace")
+    controls_skipped: int = 0  # control rows of a tidy export (each study builds its own controls)
 
 
 def judgments_import_refusal(*, study: Study, filename: str, mode: str) -> None:
@@ -401,6 +402,7 @@ def judgments_import_parsed(
             mode=mode,
             skipped=skipped,
             replaced=replaced,
+            controls_skipped=parsed.controls_skipped,
         )
 
 

@@ -382,3 +382,50 @@ def test_a_large_judgments_file_is_imported_by_a_real_worker(celery_worker, rese
         time.sleep(0.2)
     assert job.status == "succeeded", job.error
     assert Judgment.objects.filter(study=study).count() == 25
+
+
+def test_the_tidy_export_imports_again_as_it_is_with_its_control_rows_skipped(opened_study, researcher):
+    """issue 38 (conformance): the absolute protocol's export was refused by its own import
+    ("missing column(s): value", "unknown column(s): study, item, …"). Now its ``score`` is the
+    value, its other columns are known, and control rows are skipped and counted."""
+    import csv
+    import io
+
+    from tests.factories import study_with_data
+
+    from .conftest import rate_all_via_service
+
+    ann = Assignment.objects.get(study=opened_study, judge__username="ann").judge
+    assert rate_all_via_service(opened_study, ann) == 25
+    exported = [[str(c) for c in row] for row in export_tidy_rows(study=opened_study)]
+    out = io.StringIO()
+    csv.writer(out).writerows(exported)
+    header, rows = exported[0], exported[1:]
+    controls = sum(r[header.index("is_control")] == "true" for r in rows)
+    assert controls == 15 * 4 and len(rows) == 25 * 4  # PEM's four criteria; 15 control items
+
+    target = study_with_data(owner=researcher, name="Re-imported")
+    s = judgments_import_file(study=target, data=out.getvalue().encode(), filename="tidy.csv")
+    assert (s.judgments, s.controls_skipped) == (10, controls)
+    again = list(export_tidy_rows(study=target))
+    keep = ("judge", "original_id", "system", "criterion", "score")
+
+    def cells(table):
+        head = table[0]
+        return sorted(
+            tuple(str(r[head.index(c)]) for c in keep) for r in table[1:] if str(r[head.index("is_control")]) != "true"
+        )
+
+    judge_name = imported_judge_username(target, "ann")
+    assert [c[1:] for c in cells(again)] == [c[1:] for c in cells(exported)]
+    assert {c[0] for c in cells(again)} == {judge_name}
+
+
+def test_a_tidy_export_of_controls_only_is_refused_saying_so(study):
+    _design(study)
+    text = (
+        "study,judge,item,original_id,system,is_control,control_kind,criterion,score\n"
+        "S,ann,1,s0,control:identical,true,identical,similarity,90\n"
+    )
+    with pytest.raises(StudyImportError, match="only control rows"):
+        _import(study, text, name="tidy.csv")

@@ -52,6 +52,7 @@ class Command(BaseCommand):
                 f"Imported {path.name} into '{study.name}': {s.rows:,} rows, {s.judgments:,} judgments "
                 f"({s.revisions:,} revisions) by {s.judges} judges ({s.judges_created} new imported participants); "
                 f"{s.candidates_created:,} candidates and {s.systems_created} systems added; "
-                f"{s.replaced:,} values replaced, {s.skipped:,} skipped as already there (mode {s.mode})."
+                f"{s.replaced:,} values replaced, {s.skipped:,} skipped as already there (mode {s.mode})"
+                + (f"; {s.controls_skipped:,} control rows skipped." if s.controls_skipped else ".")
             )
         )
