@@ -199,9 +199,10 @@ class AssignmentItem(TimeStampedModel):
     """One candidate in one judge's order, addressed by an opaque random token."""
 
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="items")
-    # PROTECT: a candidate someone is assigned to rate cannot silently disappear
-    # (the study import's "replace" reports this as work that depends on the data).
-    candidate = models.ForeignKey(Candidate, on_delete=models.PROTECT, related_name="judging_items")
+    # RESTRICT: a candidate someone is assigned to rate cannot silently disappear (the
+    # study import's "replace" reports this as work that depends on the data), but it goes
+    # with its study when the study itself is deleted (PROTECT blocked that for good).
+    candidate = models.ForeignKey(Candidate, on_delete=models.RESTRICT, related_name="judging_items")
     position = models.PositiveIntegerField(help_text="1-based place in the judge's order.")
     token = models.CharField(max_length=32, unique=True)
     done_at = models.DateTimeField(null=True, blank=True, help_text="First submission.")
@@ -338,8 +339,8 @@ class ComparisonItem(TimeStampedModel):
     """
 
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="comparison_items")
-    left = models.ForeignKey(Candidate, on_delete=models.PROTECT, related_name="+")
-    right = models.ForeignKey(Candidate, on_delete=models.PROTECT, related_name="+")
+    left = models.ForeignKey(Candidate, on_delete=models.RESTRICT, related_name="+")
+    right = models.ForeignKey(Candidate, on_delete=models.RESTRICT, related_name="+")
     position = models.PositiveIntegerField(help_text="1-based place in the judge's order.")
     token = models.CharField(max_length=32, unique=True)
     is_control = models.BooleanField(default=False, help_text="A control candidate against a genuine one.")
@@ -530,7 +531,7 @@ class EsaItem(TimeStampedModel):
     """
 
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="esa_items")
-    candidate = models.ForeignKey(Candidate, on_delete=models.PROTECT, related_name="+")
+    candidate = models.ForeignKey(Candidate, on_delete=models.RESTRICT, related_name="+")
     position = models.PositiveIntegerField(help_text="1-based place in the judge's order.")
     token = models.CharField(max_length=32, unique=True)
     is_control = models.BooleanField(default=False)
@@ -611,7 +612,7 @@ class RankingItem(TimeStampedModel):
     """
 
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="ranking_items")
-    original = models.ForeignKey(Original, on_delete=models.PROTECT, related_name="+")
+    original = models.ForeignKey(Original, on_delete=models.RESTRICT, related_name="+")
     candidates = models.JSONField(help_text="Candidate ids in screen order (server-side only).")
     position = models.PositiveIntegerField(help_text="1-based place in the judge's order.")
     token = models.CharField(max_length=32, unique=True)

@@ -12,7 +12,7 @@ import logging
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import ProtectedError
+from django.db.models import ProtectedError, RestrictedError
 from django.utils import timezone
 
 from annotation.importing.reading import ImportIssue, StudyImportError
@@ -74,7 +74,7 @@ def _study_import_parsed(*, study: Study, parsed: ParsedStudyData, replace: bool
             try:
                 Original.objects.filter(study=study).delete()
                 System.objects.filter(study=study).delete()
-            except ProtectedError:
+            except (ProtectedError, RestrictedError):
                 raise StudyImportError(
                     parsed.filename,
                     [

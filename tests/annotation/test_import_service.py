@@ -74,3 +74,22 @@ def test_size_limit_is_configurable(empty_study, settings):
     with pytest.raises(StudyImportError, match="the limit is 20"):
         study_import_file(study=empty_study, data=GOOD, filename="d.csv")
     assert counts(empty_study) == (0, 0, 0)
+
+
+@pytest.mark.parametrize("protocol", ["absolute", "ranking"])
+def test_replace_is_refused_once_judging_is_open_and_deletes_nothing(empty_study, make_user, protocol):
+    """The judging items hold their candidates and originals with RESTRICT (issue 38: PROTECT
+    also blocked deleting the study itself): a replace still meets them and is refused whole."""
+    from annotation.enums import Role
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
+    from annotation.services.membership import study_member_add
+
+    study_import_file(study=empty_study, data=GOOD, filename="d.csv")
+    study_member_add(study=empty_study, user=make_user("ann"), role=Role.JUDGE)
+    changes = {"protocol": protocol} | ({"ranking_k": 2} if protocol == "ranking" else {})
+    design_update(study=empty_study, changes=changes)
+    study_judging_open(study=empty_study)
+    with pytest.raises(StudyImportError, match="cannot be replaced"):
+        study_import_file(study=empty_study, data=GOOD, filename="d.csv", replace=True)
+    assert counts(empty_study)[0] == 2
