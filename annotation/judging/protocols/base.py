@@ -329,13 +329,14 @@ class JudgingProtocol:
         primary score). The default reads the design's criteria (absolute ratings): ``overall``
         when the design has it, else its first criterion. ``ValueError`` for a criterion the
         design does not have; :class:`PilotUnsupported` where the judgments are not scores."""
+        from ..defaults import PEM_REPORT_TARGET
         from ..selectors.design import study_criteria
         from ..selectors.frame import judgments_frame
 
         criteria = study_criteria(study=study)
         slugs = [c["slug"] for c in criteria]
         if criterion is None:
-            criterion = "overall" if "overall" in slugs or not slugs else slugs[0]
+            criterion = PEM_REPORT_TARGET if PEM_REPORT_TARGET in slugs or not slugs else slugs[0]
         elif criterion not in slugs:
             raise ValueError(f"the design has no criterion {criterion!r} (it has {', '.join(slugs)})")
         scale: dict = next((c["scale"] for c in criteria if c["slug"] == criterion), {})
