@@ -15,7 +15,7 @@ from pathlib import Path
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
-from kombu import Queue
+from kombu import Exchange, Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(environ.Env().str("PARAEVAL_VAR_DIR", default=str(BASE_DIR / "var")))
@@ -207,9 +207,20 @@ if PARAEVAL_PLAN_QUEUE and PARAEVAL_PLAN_QUEUE == PARAEVAL_DASHBOARD_QUEUE:
         "PARAEVAL_PLAN_QUEUE must differ from PARAEVAL_DASHBOARD_QUEUE (a plan blocks refreshes)"
     )
 CELERY_TASK_DEFAULT_QUEUE = "celery"
-CELERY_TASK_QUEUES = [Queue(CELERY_TASK_DEFAULT_QUEUE)] + (
-    [Queue(PARAEVAL_PLAN_QUEUE)] if PARAEVAL_PLAN_QUEUE and PARAEVAL_PLAN_QUEUE != CELERY_TASK_DEFAULT_QUEUE else []
-)
+
+
+def task_queues(default: str, plans: str) -> list[Queue]:
+    """The queues a worker started without -Q consumes: the default one and the plans'.
+
+    Each is bound to an exchange and routing key of its own name, as Celery binds a queue
+    it creates by itself: a ``Queue(name)`` without them is bound to the default exchange
+    and key, so two of them would each receive every task (every job run twice).
+    """
+    names = [default] + ([plans] if plans and plans != default else [])
+    return [Queue(name, Exchange(name, type="direct"), routing_key=name) for name in names]
+
+
+CELERY_TASK_QUEUES = task_queues(CELERY_TASK_DEFAULT_QUEUE, PARAEVAL_PLAN_QUEUE)
 CELERY_TASK_ROUTES = {
     **({"dashboard.refresh": {"queue": PARAEVAL_DASHBOARD_QUEUE}} if PARAEVAL_DASHBOARD_QUEUE else {}),
     **({"dashboard.plan": {"queue": PARAEVAL_PLAN_QUEUE}} if PARAEVAL_PLAN_QUEUE else {}),

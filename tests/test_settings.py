@@ -150,3 +150,6 @@ def test_plans_take_a_queue_of_their_own_that_a_worker_without_q_consumes_too(tm
     assert _settings_value(tmp_path, consumed) == "['celery', 'plans']"
     assert _settings_value(tmp_path, consumed, PARAEVAL_DASHBOARD_QUEUE="dashboards") == "['celery', 'plans']"
     assert _settings_value(tmp_path, route % "dashboard.plan", PARAEVAL_PLAN_QUEUE="") == "celery"
+    # each queue has a routing key of its own: bound to the same key, both would take every task
+    keys = "sorted((q.name, q.exchange.name, q.routing_key) for q in __import__('config.celery').celery.app.amqp.queues.values())"
+    assert _settings_value(tmp_path, keys) == "[('celery', 'celery', 'celery'), ('plans', 'plans', 'plans')]"

@@ -18,9 +18,13 @@
 import os
 
 from config.settings import *  # noqa: F401,F403
-from config.settings import CELERY_BROKER_TRANSPORT_OPTIONS, CELERY_BROKER_URL
+from config.settings import CELERY_BROKER_TRANSPORT_OPTIONS, CELERY_BROKER_URL, CELERY_TASK_ROUTES, task_queues
 
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("PARAEVAL_FAULTS_QUEUE", "celery")
+# The plans' queue too is the script's own (the declared queues replace Celery's default one).
+PARAEVAL_PLAN_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-plans"
+CELERY_TASK_QUEUES = task_queues(CELERY_TASK_DEFAULT_QUEUE, PARAEVAL_PLAN_QUEUE)
+CELERY_TASK_ROUTES = {**CELERY_TASK_ROUTES, "dashboard.plan": {"queue": PARAEVAL_PLAN_QUEUE}}
 # How long a worker waits for a result from a pool process that died before it
 # calls the job lost and hands its message back (Celery's default: 10 s).
 CELERY_WORKER_LOST_WAIT = float(os.environ.get("PARAEVAL_FAULTS_WORKER_LOST_WAIT", "2"))
