@@ -13,14 +13,6 @@ class StudyStatus(models.TextChoices):
     CLOSED = "closed", "Closed"
 
 
-class JobStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    SUCCEEDED = "succeeded", "Succeeded"
-    FAILED = "failed", "Failed"
-    CANCELLED = "cancelled", "Cancelled"
-
-
 class SystemKind(models.TextChoices):
     """Where a system's candidates come from. Control kinds are paraeval's own."""
 

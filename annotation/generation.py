@@ -25,10 +25,11 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from config.jobs.enums import JobStatus
 from metrics.core.paraphrasers._base import ParaphraserError
 from metrics.core.paraphrasers.registry import create_paraphraser
 
-from .enums import JobStatus, SystemKind
+from .enums import SystemKind
 from .models import Candidate, ImportJob, Original, System
 
 logger = logging.getLogger(__name__)

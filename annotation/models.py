@@ -6,7 +6,9 @@ Judging lives in ``annotation.judging``, word alignment in ``annotation.alignmen
 from django.conf import settings
 from django.db import models
 
-from .enums import ImportFormat, JobStatus, Platform, Role, StudyStatus, SystemKind
+from config.jobs.models import BackgroundJob
+
+from .enums import ImportFormat, Platform, Role, StudyStatus, SystemKind
 
 
 class TimeStampedModel(models.Model):
@@ -15,37 +17,6 @@ class TimeStampedModel(models.Model):
 
     class Meta:
         abstract = True
-
-
-class BackgroundJob(TimeStampedModel):
-    """State of work done by a Celery worker, kept in our own tables.
-
-    A worker updates ``progress_done``/``progress_total`` as it goes; pages poll it.
-    No Celery result backend is involved, so a lab can use any broker.
-    """
-
-    status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED)
-    progress_done = models.PositiveIntegerField(default=0)
-    progress_total = models.PositiveIntegerField(default=0)
-    phase = models.CharField(max_length=64, blank=True)
-    error = models.TextField(blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        abstract = True
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in {JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED}
-
-    @property
-    def percent(self) -> int:
-        if self.status == JobStatus.SUCCEEDED:
-            return 100
-        if not self.progress_total:
-            return 0
-        return min(100, int(100 * self.progress_done / self.progress_total))
 
 
 #: What judges and annotators see instead of a study's name until the researcher sets a title.

@@ -105,7 +105,7 @@ class ServiceUnavailableMiddleware:
 
     Signing in does not need the cache (axes counts failures in the database) and
     queuing a job does not need the broker (jobs wait in paraeval's own tables, see
-    ``annotation.services.jobs``). A door that cannot do without one of them — today
+    ``config.jobs``). A door that cannot do without one of them — today
     the join-rate limit of the join links, which counts in the cache — fails closed:
     rather than a 500 traceback, or letting joins through uncounted, the visitor is
     told the site is briefly unavailable and when to come back. The database going away

@@ -97,7 +97,7 @@ def job_claim(model, pk: int, *, stale_after: timedelta | None) -> bool:
     from django.db.models import Q
     from django.utils import timezone
 
-    from annotation.enums import JobStatus
+    from config.jobs.enums import JobStatus
 
     now = timezone.now()
     rows = model.objects.filter(pk=pk)
@@ -135,7 +135,7 @@ class JobHeartbeat:
     def beat(self) -> None:
         from django.utils import timezone
 
-        from annotation.enums import JobStatus
+        from config.jobs.enums import JobStatus
 
         self.model.objects.filter(pk=self.pk, status=JobStatus.RUNNING).update(updated_at=timezone.now())
 
@@ -223,7 +223,7 @@ def jobs_to_resend(model, *, stale_after: timedelta | None = None, queued_after:
     """
     from django.utils import timezone
 
-    from annotation.enums import JobStatus
+    from config.jobs.enums import JobStatus
 
     now = timezone.now()
     queued = model.objects.filter(status=JobStatus.QUEUED)

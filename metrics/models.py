@@ -15,8 +15,9 @@ import math
 from django.conf import settings
 from django.db import models
 
-from annotation.enums import JobStatus
-from annotation.models import BackgroundJob, Candidate, Study, TimeStampedModel
+from annotation.models import Candidate, Study, TimeStampedModel
+from config.jobs.enums import JobStatus
+from config.jobs.models import BackgroundJob
 
 from .enums import Against, ResourceKind
 

@@ -15,8 +15,9 @@ import pandas as pd
 from django.contrib.auth.models import User
 from django.db.models import Q, QuerySet
 
-from annotation.enums import JobStatus, Role, SystemKind
+from annotation.enums import Role, SystemKind
 from annotation.models import Study
+from config.jobs.enums import JobStatus
 from metrics.core.base.metric import Metric
 from metrics.core.base.resources import ResourceSpec
 from metrics.core.cards import card_rows

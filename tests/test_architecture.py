@@ -166,7 +166,7 @@ def layers_contracts_places() -> tuple[set[str], set[str]]:
 
 def modules_in_no_layer(modules: list[str]) -> list[str]:
     """The modules that no layers contract places: neither a container nor in a layer (a
-    layer spans its package: ``annotation.services.jobs`` is in ``annotation.services``)."""
+    layer spans its package: ``annotation.services.queueing`` is in ``annotation.services``)."""
     containers, layers = layers_contracts_places()
 
     def placed(module: str) -> bool:

@@ -27,7 +27,7 @@ from annotation.enums import SystemKind
 from annotation.judging.models import Assignment, AssignmentItem
 from annotation.judging.protocols.registry import protocol_for_study
 from annotation.models import Candidate, Study, System
-from annotation.services.jobs import job_enqueue
+from config.jobs.services import job_enqueue
 from metrics.core.adaptive import pick_item
 
 from .publication import adaptive_publish, adaptive_refresh_mark, adaptive_studies

@@ -14,7 +14,8 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from annotation.models import BackgroundJob, Study, TimeStampedModel
+from annotation.models import Study, TimeStampedModel
+from config.jobs.models import BackgroundJob
 
 from .enums import AlignmentSystemKind, AssignmentStatus, ScoringKind
 

@@ -14,7 +14,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-from annotation.models import BackgroundJob, Candidate, Original, Study, TimeStampedModel
+from annotation.models import Candidate, Original, Study, TimeStampedModel
+from config.jobs.models import BackgroundJob
 from metrics.core.controls import CONTROL_KINDS
 
 from . import defaults, scales

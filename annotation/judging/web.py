@@ -24,12 +24,13 @@ from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from rest_framework.response import Response
 
-from annotation.enums import JobStatus, Role, StudyStatus
+from annotation.enums import Role, StudyStatus
 from annotation.judging.selectors.design import study_criteria
 from annotation.judging.services.assignments import assignment_ensure_for_judge
 from annotation.models import Study
 from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
 from annotation.web import AuthenticatedHttpRequest, study_language_activate
+from config.jobs.enums import JobStatus
 
 from . import scales, screening
 from .errors import JudgingError

@@ -8,10 +8,9 @@ its module, e.g. ``from annotation.services.studies import study_create``:
 - ``imports``: writing a parsed study file, all or nothing (and the worker's import job);
 - ``queueing``: asking for background work: a study file imported now or as a job, a
   generated system added now or as a job, the requeue pass of both kinds of job;
-- ``jobs``: sending a task to the broker, and which stranded jobs to send again;
 - ``signin``: single-use sign-in links;
 - ``people``: accounts made or added from a pasted list, all or none.
 
 A test that replaces a name patches the module that looks it up (e.g.
-``annotation.services.queueing.job_enqueue``, not ``annotation.services.jobs.job_enqueue``).
+``annotation.services.queueing.job_enqueue``, not ``config.jobs.services.job_enqueue``).
 """

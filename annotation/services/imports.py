@@ -17,8 +17,9 @@ from django.utils import timezone
 
 from annotation.importing.reading import ImportIssue, StudyImportError
 from annotation.importing.studies import ParsedStudyData, parse_study_file
+from config.jobs.enums import JobStatus
 
-from ..enums import JobStatus, SystemKind
+from ..enums import SystemKind
 from ..models import Candidate, ImportJob, Original, Study, System
 
 # The logger's name from before the split into modules, so that log filters keep matching.

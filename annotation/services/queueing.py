@@ -16,7 +16,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.enums import JobStatus, SystemKind
+from annotation.enums import SystemKind
 from annotation.generation import (
     DEFAULT_BACKGROUND_ORIGINALS,
     SystemGenerateError,
@@ -32,9 +32,10 @@ from annotation.judging.enums import JUDGMENTS_JOB_KEY
 from annotation.judging.tasks import judgments_import_run_task
 from annotation.models import ImportJob, Original, Study, System
 from annotation.services.imports import study_import_parsed
-from annotation.services.jobs import job_enqueue, jobs_to_resend
 from annotation.tasks import import_job_run_task, system_generate_run_task
-from config.recovery import job_resend
+from config.jobs.enums import JobStatus
+from config.jobs.services import job_enqueue
+from config.recovery import job_resend, jobs_to_resend
 from metrics.core.paraphrasers._base import ParaphraserError
 from metrics.core.paraphrasers.registry import create_paraphraser
 

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from annotation.models import Study
-from annotation.services.jobs import job_enqueue
+from config.jobs.services import job_enqueue
 from config.recovery import JobHeartbeat
 
 from .models import Dashboard

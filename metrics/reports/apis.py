@@ -16,8 +16,8 @@ from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.enums import JobStatus
 from annotation.web import get_managed_study
+from config.jobs.enums import JobStatus
 from metrics.reports.exports.csv_json import report_json
 from metrics.reports.exports.tables import TABLE_SLUGS, report_tables, table_by_slug
 from metrics.reports.services.queueing import report_create, report_rebuild

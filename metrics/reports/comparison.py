@@ -19,12 +19,12 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.enums import JobStatus
 from annotation.judging.models import JudgingDesign
 from annotation.judging.protocols.side_by_side import services as judging_comparison
 from annotation.judging.protocols.side_by_side.unit import SIDE_BY_SIDE
 from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.judging.selectors.qc import judgments_fingerprint
+from config.jobs.enums import JobStatus
 from metrics.core.stats.comparison import comparison_summary
 from metrics.reports.exports.model import Column, ReportTable
 

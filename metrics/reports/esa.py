@@ -25,11 +25,11 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.enums import JobStatus
 from annotation.judging.protocols.esa import selectors as judging_esa
 from annotation.judging.protocols.esa.unit import ESA
 from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.judging.selectors.qc import judgments_fingerprint
+from config.jobs.enums import JobStatus
 from metrics.core.spans.agreement import pairwise_span_agreement
 from metrics.core.spans.esa import MQM_WEIGHTS, control_checks, errors_by_severity, esa_summary, esa_system_ranking
 from metrics.core.spans.prefill import prefill_timing, proposal_outcomes

@@ -13,8 +13,9 @@ from __future__ import annotations
 from django.conf import settings as django_settings
 from django.db import models
 
-from annotation.enums import JobStatus
-from annotation.models import BackgroundJob, Study, TimeStampedModel
+from annotation.models import Study, TimeStampedModel
+from config.jobs.enums import JobStatus
+from config.jobs.models import BackgroundJob
 
 
 class Report(BackgroundJob):

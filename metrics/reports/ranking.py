@@ -23,13 +23,13 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.enums import JobStatus
 from annotation.judging.enums import CONTROL_SYSTEM_PREFIX
 from annotation.judging.models import JudgingDesign
 from annotation.judging.protocols.ranking import selectors as judging_ranking
 from annotation.judging.protocols.ranking.unit import RANKING
 from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.judging.selectors.qc import judgments_fingerprint
+from config.jobs.enums import JobStatus
 from metrics.core.ranking.concordance import ranking_concordance
 from metrics.core.ranking.controls import ranking_control_checks
 from metrics.core.ranking.orders import Ranking, midranks

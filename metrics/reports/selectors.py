@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 from django.db.models import QuerySet
 
-from annotation.enums import JobStatus
 from annotation.judging.selectors import progress
 from annotation.judging.selectors.design import (
     design_for_study,
@@ -21,6 +20,7 @@ from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.judging.selectors.frame import judgments_frame
 from annotation.judging.selectors.qc import judgments_fingerprint
 from annotation.models import Study
+from config.jobs.enums import JobStatus
 from metrics import selectors as metric_selectors
 from metrics.core.registry import UnknownMetric, get_metric
 

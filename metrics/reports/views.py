@@ -11,11 +11,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation.enums import JobStatus
 from annotation.judging.protocols.registry import protocol_for_result
 from annotation.judging.selectors.design import design_for_study, study_criteria
 from annotation.models import Candidate
 from annotation.web import researcher_study_required, study_context
+from config.jobs.enums import JobStatus
 from metrics.core.stats.simulate import judges_needed, plan_judges
 from metrics.reports.exports import csv_json
 from metrics.reports.exports.bundle import export_stem, report_zip

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from django.utils import timezone
 
-from annotation.enums import JobStatus
+from config.jobs.enums import JobStatus
 from metrics.core.base.params import MetricError
 
 from ..models import MetricResource, MetricRun

@@ -13,9 +13,9 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from annotation.enums import JobStatus
 from annotation.models import Study
-from annotation.services.jobs import job_enqueue
+from config.jobs.enums import JobStatus
+from config.jobs.services import job_enqueue
 
 from ..models import MetricResource, MetricRun, PemModel
 from ..tasks import pem_model_train_task

@@ -13,8 +13,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.enums import JobStatus
 from annotation.models import Candidate, Study
+from config.jobs.enums import JobStatus
 
 from ..models import MetricRun, MetricScore
 from ._shared import finite_or_none, run_update

@@ -10,8 +10,8 @@ from django.core.files import File
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.enums import JobStatus
 from annotation.models import Candidate
+from config.jobs.enums import JobStatus
 from metrics.core.base.params import MetricError
 from metrics.enums import ResourceKind
 from metrics.models import PemModel

@@ -16,9 +16,9 @@ from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.enums import JobStatus
 from annotation.models import Candidate, Study
-from annotation.services.jobs import job_enqueue
+from config.jobs.enums import JobStatus
+from config.jobs.services import job_enqueue
 from config.recovery import job_resend, jobs_to_resend
 from metrics.core.base.metric import Metric
 from metrics.core.base.params import MetricError

@@ -19,8 +19,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.enums import JobStatus
 from annotation.models import Candidate
+from config.jobs.enums import JobStatus
 from metrics.core.base.bootstrap import bootstrap_ci
 from metrics.core.base.metric import Metric
 from metrics.core.base.params import MetricError

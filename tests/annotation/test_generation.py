@@ -12,13 +12,14 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from annotation.enums import JobStatus, Role, SystemKind
+from annotation.enums import Role, SystemKind
 from annotation.generation import SystemGenerateError, system_generate_run
 from annotation.importing.studies import parse_study_file
 from annotation.models import Candidate, ImportJob, System
 from annotation.services import queueing
 from annotation.services.membership import study_member_add
 from annotation.services.queueing import study_system_generate
+from config.jobs.enums import JobStatus
 
 # The WordNet paraphraser without its GloVe lexicon: fast, and needs nothing but the shipped table.
 WN = {"lexicon_size": "none"}

@@ -77,7 +77,7 @@ def build_world() -> SimpleNamespace:
     from annotation.alignment.services.queueing import scoring_run_create
     from annotation.alignment.services.scoring import scoring_run_execute
     from annotation.alignment.services.systems import system_alignments_import
-    from annotation.enums import JobStatus, Role
+    from annotation.enums import Role
     from annotation.judging.defaults import default_criteria
     from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
     from annotation.judging.services.assignments import instructions_mark_seen
@@ -87,6 +87,7 @@ def build_world() -> SimpleNamespace:
     from annotation.services.membership import study_member_add
     from annotation.services.queueing import study_import_file
     from annotation.services.studies import researcher_grant, study_create
+    from config.jobs.enums import JobStatus
     from metrics.models import PemModel
     from metrics.services.resources import metric_resource_create
     from metrics.services.runs import metric_run_create

@@ -18,7 +18,7 @@ import time
 import pytest
 from django.core.management import call_command
 
-from annotation.enums import JobStatus
+from config.jobs.enums import JobStatus
 from tests.brokers import assert_broker_unreachable, broker_at, dead_broker_url
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]

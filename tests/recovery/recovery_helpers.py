@@ -17,7 +17,7 @@ from pathlib import Path
 
 from django.utils import timezone
 
-from annotation.enums import JobStatus
+from config.jobs.enums import JobStatus
 from tests.brokers import broker_at
 
 ROOT = Path(__file__).resolve().parents[2]

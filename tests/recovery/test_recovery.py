@@ -25,7 +25,7 @@ from datetime import timedelta
 
 import pytest
 
-from annotation.enums import JobStatus
+from config.jobs.enums import JobStatus
 from tests.brokers import broker_at, dead_broker_url
 from tests.recovery.recovery_helpers import (
     assert_scored_once_and_right,

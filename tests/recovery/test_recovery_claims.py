@@ -13,7 +13,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotation.enums import JobStatus
+from config.jobs.enums import JobStatus
 from tests.recovery.recovery_helpers import ROOT, backdate, make_study
 
 # --------------------------------------------------------------------------- claims (no broker)
@@ -103,7 +103,7 @@ class _DeadBrokerTask:
 
 
 def test_a_job_queued_or_resent_while_the_broker_is_down_logs_one_line_not_a_traceback(caplog):
-    from annotation.services.jobs import job_enqueue
+    from config.jobs.services import job_enqueue
     from config.recovery import job_resend
 
     with caplog.at_level("WARNING"):

@@ -21,7 +21,7 @@ from annotation.alignment.models import (
 from annotation.alignment.services.scoring import read_phrase_table
 from annotation.alignment.tasks import aligner_run_task, scoring_run_task
 from annotation.models import Study
-from annotation.services.jobs import job_enqueue
+from config.jobs.services import job_enqueue
 from config.recovery import job_resend, jobs_to_resend
 
 #: Paraphrase tables up to this size are checked in the request (errors shown at once);

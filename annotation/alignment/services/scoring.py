@@ -14,8 +14,8 @@ from django.core.exceptions import ValidationError
 from django.db import DatabaseError
 from django.utils import timezone
 
-from annotation.enums import JobStatus
 from annotation.importing.reading import ImportIssue, StudyImportError, decode_utf8
+from config.jobs.enums import JobStatus
 from metrics.core.alignment.model import Alignment, FormatError
 from metrics.core.alignment_scoring._shared import SCORING_VERSION
 from metrics.core.alignment_scoring.agreement import annotator_agreement

@@ -11,10 +11,10 @@ from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from annotation.alignment.models import links_json
-from annotation.enums import JobStatus
 from annotation.importing.reading import ImportIssue, StudyImportError, decode_utf8
 from annotation.models import Study
 from annotation.services.imports import study_import_lock
+from config.jobs.enums import JobStatus
 from metrics.core.alignment.io import loads
 from metrics.core.alignment.model import FORMATS as ALIGNMENT_FORMATS
 from metrics.core.alignment.model import Alignment, FormatError

@@ -10,12 +10,12 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.enums import JobStatus
 from annotation.judging.selectors.progress import study_progress
 from annotation.judging.services.design import design_get_or_create, design_update
 from annotation.judging.services.opening import study_judging_close
 from annotation.judging.services.queueing import study_judging_open_start
 from annotation.web import get_managed_study
+from config.jobs.enums import JobStatus
 from metrics.core.controls import CONTROL_KINDS
 
 from ..enums import EsaPrefill, JudgesMode

@@ -10,10 +10,11 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.enums import JobStatus, Role, SystemKind
+from annotation.enums import Role, SystemKind
 from annotation.judging.services.opening import BULK_BATCH, IMPORTED_ASSIGNMENT_SEED
 from annotation.models import Candidate, ImportJob, Original, Study, System
 from annotation.services.people import IMPORTED_ACCOUNT_SUFFIX
+from config.jobs.enums import JobStatus
 
 from ..enums import JUDGMENTS_JOB_KEY, ImportMode, JudgmentSource
 from ..models import Assignment, AssignmentItem, Judgment

@@ -16,7 +16,6 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from annotation.enums import JobStatus
 from annotation.judging.services.opening import (
     IMPORTED_ASSIGNMENT_SEED,
     assignment_write_opening,
@@ -29,6 +28,7 @@ from annotation.judging.services.opening import (
     opening_undo,
     study_items,
 )
+from config.jobs.enums import JobStatus
 from metrics.core.assignment import plan_assignments
 
 from ..errors import CannotOpen

@@ -17,8 +17,9 @@ from django.db import connection, transaction
 from django.db.models import Field, Max, Model
 from django.utils import timezone
 
-from annotation.enums import JobStatus, Role, StudyStatus, SystemKind
+from annotation.enums import Role, StudyStatus, SystemKind
 from annotation.models import Candidate, Original, Study, System
+from config.jobs.enums import JobStatus
 from metrics.core.assignment import derive_seed
 from metrics.core.controls import CONTROL_KINDS, build_controls
 

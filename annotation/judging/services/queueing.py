@@ -15,7 +15,6 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.enums import JobStatus
 from annotation.judging.enums import JUDGMENTS_JOB_KEY, ImportMode
 from annotation.judging.models import (
     Assignment,
@@ -39,8 +38,9 @@ from annotation.judging.services.opening import (
 )
 from annotation.judging.tasks import judgments_import_run_task, open_job_run_task, qc_auto_check_task
 from annotation.models import Candidate, ImportJob, Original, Study
-from annotation.services.jobs import job_enqueue, jobs_to_resend
-from config.recovery import job_resend
+from config.jobs.enums import JobStatus
+from config.jobs.services import job_enqueue
+from config.recovery import job_resend, jobs_to_resend
 
 logger = logging.getLogger(__name__)
 
@@ -107,7 +107,7 @@ def jobs_requeue_stale(*, stale_after: timedelta | None = None, queued_after: ti
     """Send queued (and, with ``stale_after``, stalled running) openings to the broker again.
 
     ``queued_after`` (only those queued that long ago) is passed on to
-    ``annotation.services.jobs_to_resend`` when given. Each is a resent message: it
+    ``config.recovery.jobs_to_resend`` when given. Each is a resent message: it
     runs only if it can claim its job (``config.recovery``), so a live opening is
     never run twice at once; and :func:`~.open_job.open_job_run` leaves a finished job alone
     and resumes a stalled one.

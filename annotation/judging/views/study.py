@@ -10,7 +10,7 @@ from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation.enums import JobStatus, Role
+from annotation.enums import Role
 from annotation.judging.selectors.design import design_for_study, judgments_import_jobs
 from annotation.judging.selectors.progress import study_has_judgments, study_progress
 from annotation.judging.services.assignments import assignments_ensure_all
@@ -19,6 +19,7 @@ from annotation.judging.services.opening import study_judging_close, study_judgi
 from annotation.judging.services.queueing import study_judging_open_start
 from annotation.models import Candidate, Original
 from annotation.web import researcher_study_required, study_context
+from config.jobs.enums import JobStatus
 
 from .. import screening_views
 from ..errors import JudgingError

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from annotation.adaptive.publication import adaptive_publish
 from annotation.models import Study
-from annotation.services.jobs import job_enqueue
+from config.jobs.services import job_enqueue
 from config.recovery import stale_after_default
 from metrics.dashboard.models import Dashboard
 from metrics.dashboard.services.planning import pilot_assumptions, plan_cost_check, plan_params_clean

@@ -8,7 +8,7 @@ report's meta-evaluation uses (``bertscore (vs reference)``)."""
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.enums import JobStatus
+from config.jobs.enums import JobStatus
 from metrics.models import MetricRun
 from metrics.reports.selectors import metric_run_labels
 from metrics.services.runs import metric_run_create

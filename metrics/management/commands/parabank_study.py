@@ -29,8 +29,8 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.enums import JobStatus
 from annotation.models import Study
+from config.jobs.enums import JobStatus
 from metrics import selectors as metric_selectors
 from metrics.core.registry import available_metrics, create_metric
 from metrics.models import MetricRun

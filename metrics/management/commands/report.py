@@ -16,7 +16,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.enums import JobStatus
+from config.jobs.enums import JobStatus
 from metrics.reports.exports.bundle import report_write_all
 from metrics.reports.exports.latex import warning_lines
 from metrics.reports.services.build import report_build

@@ -16,10 +16,10 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from annotation.enums import JobStatus
 from annotation.judging.protocols.registry import protocol_for_study
 from annotation.judging.scales import criteria_units, criteria_zscored
 from annotation.judging.selectors.design import study_criteria
+from config.jobs.enums import JobStatus
 from metrics.core.stats.data import validate_judgments, validate_metric_scores
 from metrics.core.stats.reference import human_reference
 from metrics.core.stats.report import build_report

@@ -12,10 +12,10 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from annotation.enums import JobStatus
 from annotation.judging.selectors.design import study_criteria
 from annotation.models import Study
-from annotation.services.jobs import job_enqueue
+from config.jobs.enums import JobStatus
+from config.jobs.services import job_enqueue
 from config.recovery import job_resend, jobs_to_resend
 
 from .. import selectors

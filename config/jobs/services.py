@@ -1,12 +1,13 @@
-"""Background jobs of the study app: sending a task to the broker, and which stranded jobs to send again
-(the requeue pass of import and generation jobs is :func:`annotation.services.queueing.jobs_requeue_stale`)."""
+"""Sending a background job's task to the broker. Which stranded jobs to send again, and
+sending them, is the requeue pass's (:mod:`config.recovery`)."""
 
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import datetime
 
-# The logger's name from before the split into modules, so that log filters keep matching.
+# The logger's name from before the job plumbing moved below the apps, so that operators'
+# log filters keep matching the broker-unavailable warning.
 logger = logging.getLogger("annotation.services")
 
 
@@ -32,12 +33,3 @@ def job_enqueue(task, *args, eta: datetime | None = None) -> bool:
 def _one_line(exc: BaseException) -> str:
     """``exc``'s message on one line, at most 300 characters (for a log line that stands for a traceback)."""
     return " ".join(str(exc).split())[:300]
-
-
-def jobs_to_resend(model, *, stale_after: timedelta | None = None, queued_after: timedelta | None = None) -> list[int]:
-    """Ids of ``model`` jobs to send to the broker again: queued ones, and with
-    ``stale_after`` running ones whose worker stopped its heartbeat that long ago.
-    See :func:`config.recovery.jobs_to_resend`."""
-    from config.recovery import jobs_to_resend
-
-    return jobs_to_resend(model, stale_after=stale_after, queued_after=queued_after)
