@@ -1,5 +1,9 @@
 """Parse import files (study files, judgments, ParaBank's evaluation) without touching the DB.
 
+The readers every parser shares are here too; a judging protocol's own files (ESA spans and
+proposals, rankings) are parsed in its package (``annotation/judging/protocols/<name>/parsers.py``),
+over these readers.
+
 Parsing is separate from writing so that the same checks run behind all three
 doors (CLI, upload form, API) and so that nothing is written unless the whole
 file is valid. Every problem is reported with the file name, the line (1-based,
@@ -16,11 +20,6 @@ nothing, so import each name from its module, e.g.
 - ``studies``: study files, long or wide layout (:func:`~.studies.parse_study_file`);
 - ``judgments``: judgments collected elsewhere (:func:`~.judgments.parse_judgments_file`);
 - ``parabank``: ParaBank's crowd evaluation as a design and two files;
-- ``esa_spans``: error-span (ESA) annotations in JSON Lines, paraeval's, Appraise's and
-  Pearmut's span shapes (:func:`~.esa_spans.parse_esa_spans_file`);
-- ``esa_proposals``: proposed ESA spans that an ESA study shows pre-filled
-  (:func:`~.esa_proposals.parse_esa_proposals_file`);
-- ``rankings``: k-way rankings with ties as nested lists (:func:`~.rankings.parse_rankings_file`);
-- ``_shared``: rows of any format as dicts and the system-name check, shared by
-  ``studies`` and ``judgments``.
+- ``fields``: rows of any format as dicts, and the checks of a system name, a judge name and
+  a number, shared by every parser (the protocols' too).
 """

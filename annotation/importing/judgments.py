@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from annotation.judging.enums import MAX_ITEM_SECONDS
 
-from ._shared import check_system_name, iter_rows
+from .fields import check_system_name, iter_rows
 from .reading import MAX_FIELD_CHARS, MAX_ISSUES, ImportIssue, StudyImportError, decode_utf8, detect_format
 
 JUDGMENT_REQUIRED = ("judge", "original_id", "criterion", "value")

@@ -17,6 +17,9 @@ RESERVED_SYSTEM_PREFIX = "control:"
 MAX_ISSUES = 50
 MAX_FIELD_CHARS = 100_000
 MAX_NAME_CHARS = 200
+#: The size limit of a JSON Lines file (spans, proposals, rankings) when the caller names none;
+#: the importing services pass ``settings.PARAEVAL_IMPORT_MAX_BYTES``.
+MAX_FILE_BYTES = 20_000_000
 FORMATS = ("csv", "tsv", "jsonl")
 
 

@@ -15,7 +15,7 @@ import csv
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ._shared import check_system_name, iter_rows
+from .fields import check_system_name, iter_rows
 from .reading import (
     MAX_FIELD_CHARS,
     MAX_ISSUES,

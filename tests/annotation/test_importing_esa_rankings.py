@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annotation.importing.esa_spans import MAX_SPANS, parse_esa_spans_file
-from annotation.importing.rankings import parse_rankings_file
 from annotation.importing.reading import StudyImportError
+from annotation.judging.protocols.esa.parsers import MAX_SPANS, parse_esa_spans_file
+from annotation.judging.protocols.ranking.parsers import parse_rankings_file
 from metrics.core.ranking.orders import groups_to_json
 from metrics.core.spans.jsonl import annotation_line
 from metrics.core.spans.model import ErrorSpan, EsaAnnotation

@@ -31,7 +31,7 @@ from annotation.judging.protocols.absolute.unit import AbsoluteProtocol
 from annotation.judging.protocols.base import JudgingProtocol
 from annotation.judging.protocols.esa.imports import esa_judgments_import
 from annotation.judging.protocols.esa.unit import EsaProtocol
-from annotation.judging.protocols.ranking.importing import rankings_import_file
+from annotation.judging.protocols.ranking.imports import rankings_import_file
 from annotation.judging.protocols.ranking.unit import RankingProtocol
 from annotation.judging.protocols.registry import protocol_get, protocols_all, register, unregister
 from annotation.judging.protocols.side_by_side.unit import SideBySideProtocol

@@ -16,6 +16,7 @@ from django.db import transaction
 from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 
+from annotation.importing.reading import ImportIssue, StudyImportError
 from annotation.models import Study
 
 from ..models import Assignment, JudgingDesign
@@ -135,7 +136,9 @@ class JudgingProtocol:
     back_keys: tuple[str, ...] = ("Backspace",)
     #: Whether a large opening may run in a worker (:mod:`annotation.judging.services.open_job`).
     opens_in_background: bool = False
-    #: Whether judgments collected elsewhere can be imported (``manage.py import_judgments``).
+    #: Whether judgments in the long format (criterion values, :mod:`annotation.importing.judgments`)
+    #: can be imported: the judgments upload and its job. Any protocol's own file is imported by
+    #: :meth:`judgments_import` (``manage.py import_judgments``).
     imports_judgments: bool = False
     #: Whether opening builds on the assignment a judgments import gave a judge of the draft
     #: (:func:`~annotation.judging.services.opening.assignment_write_opening`); where not,
@@ -499,6 +502,23 @@ class JudgingProtocol:
         :class:`~annotation.judging.errors.JudgingError` when the answer is not valid."""
         raise NotImplementedError
 
+    # --- importing judgments collected elsewhere -----------------------------------------
+
+    def judgments_import(
+        self, *, study: Study, data: bytes, filename: str, fmt: str | None = None, mode: str | None = None
+    ):
+        """Write ``data``, a file of this protocol's judgments collected elsewhere, into ``study``,
+        all or nothing, and return a summary whose ``describe()`` says in one sentence what was
+        written. ``manage.py import_judgments`` asks the study's unit. ``fmt`` and ``mode`` are
+        the long format's options (:mod:`annotation.importing.judgments`); a protocol whose file
+        is JSON Lines refuses them (:func:`long_format_options_refuse`). Raises
+        :class:`~annotation.importing.reading.StudyImportError` naming every problem; here, for a
+        protocol with no import format, at once."""
+        raise StudyImportError(
+            filename,
+            [ImportIssue(f"this study's protocol is {self.name}; no file of its judgments can be imported")],
+        )
+
     # --- the registry's question --------------------------------------------------------
 
     def is_protocol_of(self, study: Study) -> bool:
@@ -507,3 +527,19 @@ class JudgingProtocol:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.slug}>"
+
+
+def long_format_options_refuse(*, unit: JudgingProtocol, filename: str, fmt: str | None, mode: str | None) -> None:
+    """Raise :class:`~annotation.importing.reading.StudyImportError` if ``fmt`` or ``mode`` is given
+    for ``unit``'s judgments file, which is JSON Lines and where a judge's later line revises the
+    earlier one: ``--format`` and ``--mode`` are the long format's."""
+    if fmt not in (None, "jsonl") or mode is not None:
+        raise StudyImportError(
+            filename,
+            [
+                ImportIssue(
+                    f"a {unit.name} file is JSON Lines, and a later line of a judge revises the earlier one; "
+                    "--format and --mode are for the long format of criterion values"
+                )
+            ],
+        )

@@ -114,6 +114,16 @@ class JudgmentImportSummary:
     replaced: int = 0  # values that replaced an earlier latest value (mode "replace")
     controls_skipped: int = 0  # control rows of a tidy export (each study builds its own controls)
 
+    def describe(self) -> str:
+        """What was written, in one sentence (the import command prints it)."""
+        return (
+            f"{self.rows:,} rows, {self.judgments:,} judgments ({self.revisions:,} revisions) by {self.judges} judges "
+            f"({self.judges_created} new imported participants); {self.candidates_created:,} candidates and "
+            f"{self.systems_created} systems added; {self.replaced:,} values replaced, {self.skipped:,} skipped "
+            f"as already there (mode {self.mode})"
+            + (f"; {self.controls_skipped:,} control rows skipped." if self.controls_skipped else ".")
+        )
+
 
 def judgments_import_refusal(*, study: Study, filename: str, mode: str) -> None:
     """Raise :class:`~annotation.importing.reading.StudyImportError` if no judgments file can be

@@ -10,5 +10,5 @@ One module per idea; import a name from the module that defines it:
 - :mod:`.agreement`: agreement on spans between judges (character/token F1, token κ);
 - :mod:`.prefill`: spans proposed from paraeval's word aligner, and the proposals' precision;
 - :mod:`.jsonl`: an annotation as a JSON line (paraeval's or Appraise's span shape), the
-  export side of ``annotation.importing.esa_spans``.
+  export side of ``annotation.judging.protocols.esa.parsers``.
 """

@@ -1,4 +1,4 @@
-"""ESA annotations as JSON Lines: the export side of the format that ``annotation.importing.esa_spans`` reads.
+"""ESA annotations as JSON Lines: the export side of the format that ``annotation.judging.protocols.esa.parsers`` reads.
 
 One line per annotation (docs/protocols-esa-ranking.md)::
 

@@ -11,13 +11,13 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from rest_framework.test import APIClient
 
-from annotation.importing.esa_proposals import parse_esa_proposals_file
 from annotation.importing.reading import StudyImportError
 from annotation.judging.errors import CannotOpen
 from annotation.judging.models import Assignment, EsaItem, EsaProposal
 from annotation.judging.protocols.esa import selectors as esa_reads
 from annotation.judging.protocols.esa import services as esa
 from annotation.judging.protocols.esa.imports import esa_proposals_import
+from annotation.judging.protocols.esa.parsers import parse_esa_proposals_file
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
 from metrics.core.spans.offsets import span_problem, utf16_length

@@ -220,7 +220,7 @@ def test_an_imported_time_no_person_spends_is_refused_with_its_line(study, secon
 
 
 def test_the_rankings_file_keeps_the_same_bound_on_seconds():
-    from annotation.importing.rankings import parse_rankings_file
+    from annotation.judging.protocols.ranking.parsers import parse_rankings_file
 
     line = b'{"judge": "x", "original_id": "s0", "ranking": ["a", "b"], "seconds": 1e300}'
     with pytest.raises(StudyImportError) as exc:
@@ -261,7 +261,7 @@ def test_no_one_may_create_an_account_under_an_imported_judges_name(study):
 
 def test_the_rankings_import_refuses_an_account_made_under_the_imported_name_too(researcher, make_user):
     from annotation.judging.models import RankingJudgment
-    from annotation.judging.protocols.ranking.importing import rankings_import_file
+    from annotation.judging.protocols.ranking.imports import rankings_import_file
     from tests.factories import study_with_data
 
     target = study_with_data(owner=researcher, n_originals=2, systems=("alpha", "beta"), name="Ranked")

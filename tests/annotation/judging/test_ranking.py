@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
-from annotation.importing.rankings import parse_rankings_file
 from annotation.judging.errors import JudgmentInvalid, KeyReused
 from annotation.judging.models import Assignment, RankingItem, RankingJudgment
 from annotation.judging.protocols.ranking import selectors as ranking_reads
 from annotation.judging.protocols.ranking import services as ranking
+from annotation.judging.protocols.ranking.parsers import parse_rankings_file
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
 from annotation.models import Candidate
@@ -326,7 +326,7 @@ def test_the_jsonl_export_imports_into_another_ranking_study_and_bad_lines_are_n
     from django.core.management.base import CommandError
 
     from annotation.importing.reading import StudyImportError
-    from annotation.judging.protocols.ranking.importing import rankings_import_file
+    from annotation.judging.protocols.ranking.imports import rankings_import_file
 
     source = study_with_data(owner=researcher, n_originals=3, systems=SYSTEMS[:3], name="Source")
     judge = add_judge(source, "ann")

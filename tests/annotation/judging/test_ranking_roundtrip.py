@@ -11,7 +11,7 @@ from annotation.importing.reading import StudyImportError
 from annotation.judging.models import Assignment, RankingItem, RankingJudgment
 from annotation.judging.protocols.ranking import selectors as ranking_reads
 from annotation.judging.protocols.ranking import services as ranking
-from annotation.judging.protocols.ranking.importing import rankings_import_file
+from annotation.judging.protocols.ranking.imports import rankings_import_file
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
 from tests.annotation.judging.conftest import new_key

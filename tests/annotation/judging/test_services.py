@@ -242,7 +242,7 @@ def test_reset_refuses_a_ranking_study_with_rankings(study, add_judge):
 
 def test_the_protocol_cannot_change_under_imported_rankings(researcher):
     """A draft holding imported rankings keeps its protocol: switching would strand them."""
-    from annotation.judging.protocols.ranking.importing import rankings_import_file
+    from annotation.judging.protocols.ranking.imports import rankings_import_file
     from tests.factories import study_with_data
 
     draft = study_with_data(owner=researcher, n_originals=2, systems=("alpha", "beta"), name="Imported rankings")
@@ -257,7 +257,7 @@ def test_the_protocol_cannot_change_under_imported_rankings(researcher):
 def test_a_ranking_draft_with_a_judges_imported_rankings_is_refused_with_a_message(researcher, add_judge):
     """Ranking's opening cannot build on an imported assignment yet: a clear refusal, not the
     500 of the one-assignment-per-judge constraint (issue 38 item 4)."""
-    from annotation.judging.protocols.ranking.importing import rankings_import_file
+    from annotation.judging.protocols.ranking.imports import rankings_import_file
     from tests.factories import study_with_data
 
     draft = study_with_data(owner=researcher, n_originals=2, systems=("alpha", "beta"), name="Ranked draft")

@@ -7,8 +7,10 @@ from django.contrib.auth.models import User
 from annotation.models import Study
 
 from ... import scales, training
+from ...enums import ImportMode
 from ...errors import JudgingError
 from ...models import Assignment, AssignmentItem, JudgingDesign, Judgment
+from ...services.judgment_import import JudgmentImportSummary, judgments_import_file
 from ...services.queueing import after_judgment
 from ..base import JudgingProtocol
 from ..registry import register
@@ -53,6 +55,12 @@ class AbsoluteProtocol(JudgingProtocol):
 
     def assignments_write(self, *, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
         return absolute_assignments_write(study=study, design=design, judges=judges)
+
+    def judgments_import(
+        self, *, study: Study, data: bytes, filename: str, fmt: str | None = None, mode: str | None = None
+    ) -> JudgmentImportSummary:
+        # The long format of criterion values (annotation.importing.judgments), with its modes.
+        return judgments_import_file(study=study, data=data, filename=filename, fmt=fmt, mode=mode or ImportMode.REFUSE)
 
     def assignment_late(self, *, study: Study, design: JudgingDesign, judge: User) -> Assignment:
         return absolute_assignment_late(study=study, design=design, judge=judge)

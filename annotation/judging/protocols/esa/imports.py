@@ -1,6 +1,7 @@
 """Importing into an ESA study, all or nothing: span files of judgments made elsewhere
 (:func:`esa_judgments_import`: paraeval's JSON Lines, Appraise's or Pearmut's spans, behind
-``manage.py import_esa_spans``) and proposed spans for a design that pre-fills from a file
+the unit's :meth:`~.unit.EsaProtocol.judgments_import`, which ``manage.py import_judgments``
+and ``import_esa_spans`` ask) and proposed spans for a design that pre-fills from a file
 (:func:`esa_proposals_import`, behind ``manage.py import_esa_proposals``, the design page's
 upload and the API). Opening copies imported proposals onto each judge's
 :class:`~annotation.judging.models.EsaItem` exactly as the aligner's proposals
@@ -15,8 +16,6 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.importing.esa_proposals import parse_esa_proposals_file
-from annotation.importing.esa_spans import parse_esa_spans_file
 from annotation.importing.reading import ImportIssue, StudyImportError
 from annotation.models import Candidate, Study
 
@@ -24,8 +23,9 @@ from ...enums import CONTROL_SYSTEM_PREFIX, EsaPrefill, JudgmentSource
 from ...models import Assignment, EsaItem, EsaJudgment, EsaProposal, JudgingDesign
 from ...services.judgment_import import judges_for_import, judges_refused_issues
 from ...tokens import item_token_new
+from ..registry import protocol_for_study
+from .parsers import parse_esa_proposals_file, parse_esa_spans_file
 from .services import PROPOSAL_CATEGORIES, categories_allowed, span_dict
-from .unit import ESA
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,24 @@ class EsaImportSummary:
     judges: int
     judges_created: int
     controls_skipped: int = 0  # lines of paraeval's control candidates, which a study builds itself
+
+    def describe(self) -> str:
+        """What was written, in one sentence (the import command prints it)."""
+        return (
+            f"{self.rows:,} annotations ({self.revisions:,} revisions) by {self.judges} judges "
+            f"({self.judges_created} new imported participants)"
+            + (
+                f"; {self.controls_skipped:,} annotations of paraeval's controls skipped."
+                if self.controls_skipped
+                else "."
+            )
+        )
+
+
+def is_esa_study(study: Study) -> bool:
+    """Whether ``study``'s items are ESA items: asked of the study's unit (the registry), not of
+    :data:`~.unit.ESA`, which imports this module for its :meth:`~.unit.EsaProtocol.judgments_import`."""
+    return protocol_for_study(study=study).item_model is EsaItem
 
 
 def judgment_categories(design: JudgingDesign) -> list[str] | None:
@@ -50,7 +68,7 @@ def judgment_categories(design: JudgingDesign) -> list[str] | None:
 
 
 def esa_judgments_import(*, study: Study, data: bytes, filename: str) -> EsaImportSummary:
-    """Import an ESA span file (:func:`annotation.importing.esa_spans.parse_esa_spans_file`:
+    """Import an ESA span file (:func:`annotation.judging.protocols.esa.parsers.parse_esa_spans_file`:
     paraeval's JSON Lines, Appraise's or Pearmut's spans) into an ESA study, all or nothing.
 
     Every line must name a candidate of the study (original id and system); its offsets are
@@ -66,7 +84,7 @@ def esa_judgments_import(*, study: Study, data: bytes, filename: str) -> EsaImpo
     :class:`~annotation.importing.reading.StudyImportError` with every problem's line and column.
     """
     design = JudgingDesign.objects.filter(study=study).first()
-    if design is None or not ESA.is_protocol_of(study):
+    if design is None or not is_esa_study(study):
         raise StudyImportError(
             filename,
             [ImportIssue("this study is not judged with error span annotation; set its protocol to ESA first")],
@@ -145,7 +163,7 @@ class EsaProposalSummary:
 
 
 def esa_proposals_import(*, study: Study, data: bytes, filename: str) -> EsaProposalSummary:
-    """Store the proposals of ``data`` (:func:`annotation.importing.esa_proposals.parse_esa_proposals_file`)
+    """Store the proposals of ``data`` (:func:`annotation.judging.protocols.esa.parsers.parse_esa_proposals_file`)
     for ``study``, replacing any imported before; all or nothing.
 
     Preconditions, each refused as a :class:`~annotation.importing.reading.StudyImportError`
@@ -156,7 +174,7 @@ def esa_proposals_import(*, study: Study, data: bytes, filename: str) -> EsaProp
     (:func:`~.services.categories_allowed`).
     """
     design = JudgingDesign.objects.filter(study=study).first()
-    if design is None or not ESA.is_protocol_of(study):
+    if design is None or not is_esa_study(study):
         raise StudyImportError(
             filename,
             [ImportIssue("this study is not judged with error span annotation; set its protocol to ESA first")],

@@ -324,7 +324,7 @@ def spans_clean(*, spans: object, original: str, candidate: str, categories: Seq
     severity (minor, major) and a category of the design or none. Duplicates are refused, and
     so are two spans of one side that overlap (share a character): an error is counted once,
     with one severity, and a span file refuses overlaps too
-    (:func:`annotation.importing.esa_spans.spans_read`), so what a judge stored always
+    (:func:`annotation.judging.protocols.esa.parsers.spans_read`), so what a judge stored always
     exports and imports again. Raises :class:`JudgmentInvalid` naming each bad span by its
     place in the list (both places for an overlap)."""
     if not isinstance(spans, list):

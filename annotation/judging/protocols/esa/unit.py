@@ -9,9 +9,10 @@ from annotation.models import Study
 
 from ...enums import EsaPrefill
 from ...models import Assignment, EsaItem, EsaJudgment, JudgingDesign
-from ..base import AnswerKey, JudgingProtocol, PlannerPilot
+from ..base import AnswerKey, JudgingProtocol, PlannerPilot, long_format_options_refuse
 from ..registry import register
 from . import screening as esa_screening
+from .imports import EsaImportSummary, esa_judgments_import
 from .selectors import EXPORT_QUESTIONS, esa_export_answers, esa_pilot_frame, esa_qc
 from .services import (
     categories_allowed,
@@ -59,6 +60,13 @@ class EsaProtocol(JudgingProtocol):
 
     def export_questions(self, *, study: Study) -> list[str] | None:
         return list(EXPORT_QUESTIONS)
+
+    def judgments_import(
+        self, *, study: Study, data: bytes, filename: str, fmt: str | None = None, mode: str | None = None
+    ) -> EsaImportSummary:
+        # A span file: paraeval's JSON Lines, Appraise's or Pearmut's spans (.parsers).
+        long_format_options_refuse(unit=self, filename=filename, fmt=fmt, mode=mode)
+        return esa_judgments_import(study=study, data=data, filename=filename)
 
     def export_answers(self, *, study: Study):
         return esa_export_answers(study=study)

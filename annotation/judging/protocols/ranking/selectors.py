@@ -69,7 +69,7 @@ def ranking_progress(*, study: Study) -> dict[str, int]:
 
 
 def ranking_export_lines(*, study: Study) -> Iterator[dict]:
-    """The rankings as the file format :func:`annotation.importing.rankings.parse_rankings_file`
+    """The rankings as the file format :func:`annotation.judging.protocols.ranking.parsers.parse_rankings_file`
     reads: one dict per latest ranking (judge, original_id, ranking of system names best first
     with ties nested, scores by system name when asked, seconds). Controls are left out (the
     format reserves their names; their places are in the CSV and on the QC page), and so is a

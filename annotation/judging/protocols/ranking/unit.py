@@ -8,9 +8,10 @@ from django.utils.translation import gettext
 from annotation.models import Study
 
 from ...models import Assignment, JudgingDesign, RankingItem, RankingJudgment
-from ..base import AnswerKey, JudgingProtocol, PilotUnsupported, PlannerPilot
+from ..base import AnswerKey, JudgingProtocol, PilotUnsupported, PlannerPilot, long_format_options_refuse
 from ..registry import register
 from . import screening as rank_screening
+from .imports import RankingImportSummary, rankings_import_file
 from .selectors import (
     ranking_export_answers,
     ranking_export_questions,
@@ -75,6 +76,13 @@ class RankingProtocol(JudgingProtocol):
 
     def export_answers(self, *, study: Study):
         return ranking_export_answers(study=study)
+
+    def judgments_import(
+        self, *, study: Study, data: bytes, filename: str, fmt: str | None = None, mode: str | None = None
+    ) -> RankingImportSummary:
+        # A ranking file: JSON Lines, best first, ties as nested lists (.parsers).
+        long_format_options_refuse(unit=self, filename=filename, fmt=fmt, mode=mode)
+        return rankings_import_file(study=study, data=data, filename=filename)
 
     def planner_pilot(self, *, study: Study, criterion: str | None = None) -> PlannerPilot:
         # The planner simulates scores: a ranking's 0–100 scores are some, its orders are not.

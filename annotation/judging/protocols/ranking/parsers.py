@@ -20,13 +20,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotation.judging.enums import MAX_ITEM_SECONDS
+from annotation.importing.fields import check_system_name, finite_number, short_repr, valid_judge_name
+from annotation.importing.judgments import MAX_JUDGE_CHARS
+from annotation.importing.reading import (
+    MAX_FILE_BYTES,
+    MAX_ISSUES,
+    MAX_NAME_CHARS,
+    ImportIssue,
+    StudyImportError,
+    decode_utf8,
+    jsonl_objects,
+)
 from metrics.core.ranking.orders import groups_from_json
 
-from ._shared import check_system_name, finite_number, short_repr, valid_judge_name
-from .esa_spans import MAX_FILE_BYTES
-from .judgments import MAX_JUDGE_CHARS
-from .reading import MAX_ISSUES, MAX_NAME_CHARS, ImportIssue, StudyImportError, decode_utf8, jsonl_objects
+from ...enums import MAX_ITEM_SECONDS
 
 __all__ = ["MAX_K", "ParsedRankings", "RankingRow", "parse_rankings_file"]
 

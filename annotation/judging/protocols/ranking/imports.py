@@ -1,6 +1,8 @@
 """Importing rankings collected elsewhere into a ranking study: a ranking file (JSON Lines,
-:func:`annotation.importing.rankings.parse_rankings_file`), all or nothing, every problem
-named with its line and column. The one path behind ``manage.py import_rankings``."""
+:func:`annotation.judging.protocols.ranking.parsers.parse_rankings_file`), all or nothing, every problem
+named with its line and column. The one path behind the unit's
+:meth:`~.unit.RankingProtocol.judgments_import`, which ``manage.py import_judgments`` and
+``import_rankings`` ask."""
 
 from __future__ import annotations
 
@@ -11,13 +13,15 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from annotation.importing.reading import ImportIssue, StudyImportError
 from annotation.models import Candidate, Original, Study
 
 from ...enums import CONTROL_SYSTEM_PREFIX, JudgmentSource
 from ...models import Assignment, JudgingDesign, RankingItem, RankingJudgment
 from ...services.judgment_import import judges_for_import, judges_refused_issues
 from ...tokens import item_token_new
-from .unit import RANKING
+from ..registry import protocol_for_study
+from .parsers import parse_rankings_file
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,13 @@ class RankingImportSummary:
     revisions: int  # rankings of a set the judge had ranked before (the file's becomes the latest)
     judges: int
     judges_created: int
+
+    def describe(self) -> str:
+        """What was written, in one sentence (the import command prints it)."""
+        return (
+            f"{self.rows:,} lines, {self.rankings:,} rankings ({self.revisions:,} revisions) by {self.judges} "
+            f"judges ({self.judges_created} new imported participants)."
+        )
 
 
 def rankings_import_file(*, study: Study, data: bytes, filename: str) -> RankingImportSummary:
@@ -44,10 +55,9 @@ def rankings_import_file(*, study: Study, data: bytes, filename: str) -> Ranking
     the order of the file (the screen order of an import is not known), stored with
     ``source=import``.
     """
-    from annotation.importing.rankings import parse_rankings_file
-    from annotation.importing.reading import ImportIssue, StudyImportError
-
-    if not RANKING.is_protocol_of(study):
+    # The study's unit is asked what its items are, not imported: the ranking unit imports this
+    # module for its judgments_import.
+    if protocol_for_study(study=study).item_model is not RankingItem:
         raise StudyImportError(
             filename,
             [ImportIssue(message=("this study is not a ranking study; rankings can only be imported into one"))],

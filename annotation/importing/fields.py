@@ -1,4 +1,6 @@
-"""Helpers the study and judgment parsers share: rows of any format as dicts, and the check of a system name."""
+"""Reading the fields of a row, for every parser (study files, judgments, and the protocols' own
+files: ESA spans and proposals, rankings): rows of any format as dicts, and the checks of a
+system name, a judge name and a number."""
 
 from __future__ import annotations
 
