@@ -117,7 +117,8 @@ def demo_world():
     """Real objects of the demo study for every URL parameter the routes take."""
     from annotation.alignment.models import AlignerRun, AlignmentAssignment, AlignmentPair, AlignmentSystem, ScoringRun
     from annotation.demo import DEMO_STUDY_NAME
-    from annotation.judging.models import AssignmentItem, OpenJob
+    from annotation.judging.models import OpenJob
+    from annotation.judging.protocols.absolute.models import AssignmentItem
     from annotation.models import ImportJob, JoinLink, Study
     from metrics.models import MetricRun, PemModel
     from metrics.reports.models import Report, ReportPlot

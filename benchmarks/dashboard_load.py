@@ -125,7 +125,7 @@ def reset_study(study_id: int) -> None:
     autovacuum of them halfway."""
     from django.db import connection
 
-    from annotation.judging.models import AssignmentItem, Judgment
+    from annotation.judging.protocols.absolute.models import AssignmentItem, Judgment
     from metrics.dashboard.models import Dashboard
 
     Judgment.objects.filter(study_id=study_id).delete()

@@ -61,7 +61,7 @@ def main(argv=None) -> int:
     from django.contrib.auth.models import User
     from django.core.management import call_command
 
-    from annotation.judging.models import Judgment
+    from annotation.judging.protocols.absolute.models import Judgment
     from annotation.judging.services.design import design_update
     from annotation.judging.services.opening import study_judging_open
     from annotation.models import Candidate, Original, System

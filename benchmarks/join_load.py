@@ -241,7 +241,7 @@ def check(study_id: int, results: list[dict], n_items: int) -> list[str]:
 
     from django.db import connection
 
-    from annotation.judging.models import AssignmentItem, Judgment
+    from annotation.judging.protocols.absolute.models import AssignmentItem, Judgment
     from annotation.models import Candidate, Participant
 
     connection.close()

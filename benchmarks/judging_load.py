@@ -273,7 +273,7 @@ def pct(values: list[float], q: float) -> float:
 def check_database(study_id: int, results: list[dict]) -> tuple[bool, str]:
     from django.db import connection
 
-    from annotation.judging.models import Judgment
+    from annotation.judging.protocols.absolute.models import Judgment
 
     connection.close()  # gunicorn wrote meanwhile: read fresh
     acked = {key: (token, scores) for r in results for key, token, scores in r["acked"]}

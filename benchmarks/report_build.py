@@ -97,7 +97,7 @@ def child(step: str, study_id: int, n_boot: int | None) -> None:
     import django
 
     django.setup()
-    from annotation.judging.models import Judgment
+    from annotation.judging.protocols.absolute.models import Judgment
     from annotation.models import Study
     from metrics.reports import selectors
     from metrics.reports.services.build import report_build

@@ -113,3 +113,24 @@ def test_every_unit_with_screening_answers_the_training_and_attention_questions(
         slug, expected = unit.attention_draw(design=None, rng=random.Random(1))
         assert isinstance(slug, str) and isinstance(expected, (int, float))  # AttentionCheck.expected is a number
         assert unit.training_columns(design=None)[0] == "original"
+
+
+def test_every_unit_declares_its_own_tables_on_the_shared_bases():
+    """Issue 39: a protocol's item and judgment tables live in its own package, on the
+    judging app's abstract bases, and are the judging app's tables (loaded at start-up,
+    today's table names: no data moves)."""
+    from django.apps import apps
+
+    from annotation.judging.models import JudgingItemBase, JudgmentBase
+    from annotation.judging.protocols.registry import protocols_all
+
+    for unit in protocols_all():
+        package = type(unit).__module__.rpartition(".")[0]
+        for model, base in ((unit.item_model, JudgingItemBase), (unit.judgment_model, JudgmentBase)):
+            assert issubclass(model, base), (unit.slug, model)
+            assert not model._meta.abstract, (unit.slug, model)
+            assert model.__module__ == f"{package}.models", (unit.slug, model)
+            assert apps.get_model("judging", model.__name__) is model
+            assert model._meta.db_table == f"judging_{model.__name__.lower()}"
+        # The judgment table's item is the unit's item table.
+        assert unit.judgment_model._meta.get_field("item").related_model is unit.item_model, unit.slug

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Count
 
-from annotation.judging.models import AssignmentItem, Judgment
+from annotation.judging.protocols.absolute.models import AssignmentItem, Judgment
 from tests.queries import unused_joins
 
 

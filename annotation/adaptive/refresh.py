@@ -13,7 +13,8 @@ from datetime import timedelta
 from django.utils import timezone
 
 from annotation.enums import SystemKind
-from annotation.judging.models import Assignment, Judgment
+from annotation.judging.models import Assignment
+from annotation.judging.protocols.absolute.models import Judgment
 from annotation.judging.protocols.registry import protocol_for_study
 from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.models import Study, System

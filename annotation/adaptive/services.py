@@ -24,7 +24,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from annotation.enums import SystemKind
-from annotation.judging.models import Assignment, AssignmentItem
+from annotation.judging.models import Assignment
+from annotation.judging.protocols.absolute.models import AssignmentItem
 from annotation.judging.protocols.registry import protocol_for_study
 from annotation.models import Candidate, Study, System
 from config.jobs.services import job_enqueue

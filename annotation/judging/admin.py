@@ -2,7 +2,8 @@
 
 from django.contrib import admin
 
-from .models import Assignment, JudgeExclusion, JudgingDesign, Judgment
+from .models import Assignment, JudgeExclusion, JudgingDesign
+from .protocols.absolute.models import Judgment
 
 
 @admin.register(JudgingDesign)

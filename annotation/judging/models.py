@@ -1,9 +1,16 @@
-"""Judging: a study's design, judges' assignments, their judgments, and exclusions.
+"""Judging's shared tables: a study's design, judges' assignments, exclusions, opening
+jobs, training, screening and attention checks, and the abstract bases of every
+protocol's item and judgment tables.
 
-An *item* is one candidate as presented to one judge: an ``AssignmentItem`` row,
-addressed in URLs and JSON only by its random ``token`` (never by a database id),
-so nothing a judge's browser receives identifies the candidate, its system or
-whether it is a control.
+An *item* is what one judge is shown at one place of their order (one candidate, a pair,
+k candidates: the protocol says); a *judgment* is one submission for an item. Each
+protocol defines its two tables in its own package (``protocols/<name>/models.py``, on
+:class:`JudgingItemBase` and :class:`JudgmentBase`) and its unit declares them
+(``item_model``, ``judgment_model``); the judging app's config imports those modules at
+start-up (:meth:`annotation.judging.apps.JudgingConfig.import_models`). An item is
+addressed in URLs and JSON only by its random ``token`` (never by a database id), so
+nothing a judge's browser receives identifies the candidate, its system or whether it is
+a control.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-from annotation.models import Candidate, Original, Study, TimeStampedModel
+from annotation.models import Study, TimeStampedModel
 from config.jobs.models import BackgroundJob
 from metrics.core.controls import CONTROL_KINDS
 
@@ -196,81 +203,79 @@ class Assignment(TimeStampedModel):
         return f"{self.judge} in {self.study}"
 
 
-class AssignmentItem(TimeStampedModel):
-    """One candidate in one judge's order, addressed by an opaque random token."""
+def _tagged(tag: str) -> str:
+    return f"{tag}_" if tag else ""
 
-    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="items")
-    # RESTRICT: a candidate someone is assigned to rate cannot silently disappear (the
-    # study import's "replace" reports this as work that depends on the data), but it goes
-    # with its study when the study itself is deleted (PROTECT blocked that for good).
-    candidate = models.ForeignKey(Candidate, on_delete=models.RESTRICT, related_name="judging_items")
+
+class JudgingItemBase(TimeStampedModel):
+    """What every protocol's item table shares: one place in one judge's order.
+
+    ``position`` is 1-based in the judge's order; ``token`` is the item's only address
+    in URLs and JSON (random, unique); ``done_at`` is set by the first submission (later
+    ones are revisions). A concrete table declares its ``assignment`` foreign key (each
+    table has its own related name: ``items``, ``comparison_items``, …), what it shows
+    (a candidate, a pair, k candidates) and its ``Meta``, subclassing ``JudgingItemBase.Meta``
+    (the order) and naming its constraints with :func:`item_constraints`.
+    """
+
     position = models.PositiveIntegerField(help_text="1-based place in the judge's order.")
     token = models.CharField(max_length=32, unique=True)
     done_at = models.DateTimeField(null=True, blank=True, help_text="First submission.")
 
     class Meta:
+        abstract = True
         ordering = ["assignment", "position"]
-        constraints = [
-            models.UniqueConstraint(fields=["assignment", "position"], name="judging_uniq_item_position"),
-            models.UniqueConstraint(fields=["assignment", "candidate"], name="judging_uniq_item_candidate"),
-        ]
-        indexes = [
-            # "The judge's next item" reads only unrated rows, in order.
-            models.Index(
-                fields=["assignment", "position"], condition=Q(done_at__isnull=True), name="judging_item_todo"
-            ),
-            # Progress counts only rated rows (a few thousand of a study's 175,000 at 500 judges):
-            # per judge and per item, read from this small index instead of every assigned row.
-            models.Index(
-                fields=["assignment", "candidate"], condition=Q(done_at__isnull=False), name="judging_item_done"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"#{self.position} of {self.assignment}"
 
 
-class Judgment(TimeStampedModel):
-    """One submission of a value per criterion for one item. Revisions add rows; the latest counts.
+def item_constraints(tag: str = "") -> list[models.BaseConstraint]:
+    """The constraint every item table has: one item per place in an assignment, named
+    ``judging_uniq_<tag>_item_position`` (``judging_uniq_item_position`` with no tag: the
+    names the tables were created with, so that no migration renames them)."""
+    return [
+        models.UniqueConstraint(fields=["assignment", "position"], name=f"judging_uniq_{_tagged(tag)}item_position"),
+    ]
 
-    ``values`` maps criterion slug → value on that criterion's scale (int for points and
-    categories, int or float for a slider). A judgment from the judge's page or the API
-    has every criterion of the design; an imported one may lack some (a missing cell in
-    the imported file).
+
+class JudgmentBase(TimeStampedModel):
+    """What every protocol's judgment table shares: one submission for one item, by one judge.
+
+    Revisions add rows: ``revision`` counts from 1 per item and only the row with
+    ``is_latest`` counts. ``key`` is the client's idempotency key (unique per judge), so
+    a submission sent twice is stored once. ``served_at`` is when the server sent the
+    item, ``seconds`` the server's time from serving to submitting, ``active_seconds`` the
+    time the page was visible and focused (the client's count); ``source`` says whether
+    it came from the judge's page or API or from an imported file. A concrete table
+    declares its ``study``, ``item`` and ``judge`` foreign keys (with today's related
+    names: ``judgments``, ``esa_judgments``, …), its answer fields and its ``Meta``,
+    subclassing ``JudgmentBase.Meta`` (the order) and naming its constraints with
+    :func:`judgment_constraints`.
     """
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="judgments")
-    item = models.ForeignKey(AssignmentItem, on_delete=models.CASCADE, related_name="judgments")
-    judge = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="judgments")
     key = models.CharField(max_length=64, help_text="Client-generated idempotency key.")
     revision = models.PositiveIntegerField(default=1)
     is_latest = models.BooleanField(default=True)
-    values = models.JSONField(default=dict, help_text="Criterion slug → value on that criterion's scale.")
-    served_at = models.DateTimeField(help_text="When the server sent the item to the judge.")
+    served_at = models.DateTimeField()
     submitted_at = models.DateTimeField()
-    seconds = models.FloatField(
-        null=True, blank=True, help_text="Server time from serving to submitting (imported: the file's time, if any)."
-    )
-    active_seconds = models.FloatField(
-        null=True, blank=True, help_text="Time the page was visible and focused (client)."
-    )
+    seconds = models.FloatField(null=True, blank=True)
+    active_seconds = models.FloatField(null=True, blank=True)
     source = models.CharField(max_length=8, choices=JudgmentSource.choices, default=JudgmentSource.API)
 
     class Meta:
+        abstract = True
         ordering = ["study", "judge", "item", "revision"]
-        constraints = [
-            models.UniqueConstraint(fields=["judge", "key"], name="judging_uniq_judgment_key"),
-            models.UniqueConstraint(fields=["item", "revision"], name="judging_uniq_judgment_revision"),
-            models.UniqueConstraint(fields=["item"], condition=Q(is_latest=True), name="judging_one_latest_judgment"),
-        ]
-        indexes = [models.Index(fields=["study", "is_latest"], name="judging_judgment_latest")]
 
-    def __str__(self) -> str:
-        return f"{self.judge} on {self.item_id} (rev. {self.revision})"
 
-    @property
-    def scores(self) -> dict[str, int | float]:
-        return dict(self.values)
+def judgment_constraints(tag: str = "") -> list[models.BaseConstraint]:
+    """The constraints every judgment table has: a key once per judge, a revision once per
+    item, and one latest row per item, named ``judging_uniq_<tag>_judgment_key``,
+    ``judging_uniq_<tag>_judgment_revision`` and ``judging_one_latest_<tag>_judgment``
+    (no tag: ``judging_uniq_judgment_key``, …; the names the tables were created with)."""
+    t = _tagged(tag)
+    return [
+        models.UniqueConstraint(fields=["judge", "key"], name=f"judging_uniq_{t}judgment_key"),
+        models.UniqueConstraint(fields=["item", "revision"], name=f"judging_uniq_{t}judgment_revision"),
+        models.UniqueConstraint(fields=["item"], condition=Q(is_latest=True), name=f"judging_one_latest_{t}judgment"),
+    ]
 
 
 class JudgeExclusion(TimeStampedModel):
@@ -329,63 +334,6 @@ class OpenJob(BackgroundJob):
 
     def __str__(self) -> str:
         return f"Opening judging of {self.study} ({self.status})"
-
-
-class ComparisonItem(TimeStampedModel):
-    """One pair of candidates in one judge's order (comparison protocol), as shown.
-
-    ``left`` is the candidate shown on the left ("A"), ``right`` the one on the right
-    ("B"): the side was drawn per judge and item and is recorded here, server-side
-    only. Addressed by an opaque random token like :class:`AssignmentItem`.
-    """
-
-    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="comparison_items")
-    left = models.ForeignKey(Candidate, on_delete=models.RESTRICT, related_name="+")
-    right = models.ForeignKey(Candidate, on_delete=models.RESTRICT, related_name="+")
-    position = models.PositiveIntegerField(help_text="1-based place in the judge's order.")
-    token = models.CharField(max_length=32, unique=True)
-    is_control = models.BooleanField(default=False, help_text="A control candidate against a genuine one.")
-    done_at = models.DateTimeField(null=True, blank=True, help_text="First submission.")
-
-    class Meta:
-        ordering = ["assignment", "position"]
-        constraints = [
-            models.UniqueConstraint(fields=["assignment", "position"], name="judging_uniq_cmp_item_position"),
-            models.CheckConstraint(condition=~Q(left=models.F("right")), name="judging_cmp_item_two_candidates"),
-        ]
-
-    def __str__(self) -> str:
-        return f"pair #{self.position} of {self.assignment}"
-
-
-class ComparisonJudgment(TimeStampedModel):
-    """One submission of answers ("A", "tie" or "B" per question) for one pair. Revisions add rows."""
-
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="comparison_judgments")
-    item = models.ForeignKey(ComparisonItem, on_delete=models.CASCADE, related_name="judgments")
-    judge = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="comparison_judgments")
-    key = models.CharField(max_length=64, help_text="Client-generated idempotency key.")
-    revision = models.PositiveIntegerField(default=1)
-    is_latest = models.BooleanField(default=True)
-    values = models.JSONField(default=dict, help_text="Question slug → 'A' (left better), 'tie' or 'B' (right better).")
-    served_at = models.DateTimeField()
-    submitted_at = models.DateTimeField()
-    seconds = models.FloatField(null=True, blank=True)
-    active_seconds = models.FloatField(null=True, blank=True)
-    source = models.CharField(max_length=8, choices=JudgmentSource.choices, default=JudgmentSource.API)
-
-    class Meta:
-        ordering = ["study", "judge", "item", "revision"]
-        constraints = [
-            models.UniqueConstraint(fields=["judge", "key"], name="judging_uniq_cmp_judgment_key"),
-            models.UniqueConstraint(fields=["item", "revision"], name="judging_uniq_cmp_judgment_revision"),
-            models.UniqueConstraint(
-                fields=["item"], condition=Q(is_latest=True), name="judging_one_latest_cmp_judgment"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.judge} on pair {self.item_id} (rev. {self.revision})"
 
 
 class ScreeningSettings(TimeStampedModel):
@@ -468,7 +416,7 @@ class TrainingItem(TimeStampedModel):
 
 
 class TrainingAnswer(TimeStampedModel):
-    """A judge's answer to a training item in one attempt. Never a :class:`Judgment`."""
+    """A judge's answer to a training item in one attempt. Never a judgment."""
 
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="training_answers")
     item = models.ForeignKey(TrainingItem, on_delete=models.CASCADE, related_name="answers")
@@ -484,7 +432,7 @@ class TrainingAnswer(TimeStampedModel):
 
 
 class AttentionCheck(TimeStampedModel):
-    """An instruction ("select 2 for fluency") shown after ``after_done`` real items. Never a :class:`Judgment`."""
+    """An instruction ("select 2 for fluency") shown after ``after_done`` real items. Never a judgment."""
 
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="attention_checks")
     token = models.CharField(max_length=32, unique=True)
@@ -504,7 +452,7 @@ class AttentionAnswer(TimeStampedModel):
     kept as a judgment's revision is, so that a check is answered, revised, replayed and read
     back as an item is (issue 38 items 11-14): the values as the judge sent them (cleaned as
     an item's), the idempotency key (one per judge, as for judgments) and the revision. Never a
-    :class:`Judgment`: the check's verdict stays on :class:`AttentionCheck`, the first answer's."""
+    judgment: the check's verdict stays on :class:`AttentionCheck`, the first answer's."""
 
     attention = models.ForeignKey(AttentionCheck, on_delete=models.CASCADE, related_name="answers")
     judge = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
@@ -519,144 +467,3 @@ class AttentionAnswer(TimeStampedModel):
             models.UniqueConstraint(fields=["judge", "key"], name="judging_uniq_attention_answer_key"),
             models.UniqueConstraint(fields=["attention", "revision"], name="judging_uniq_attention_answer_revision"),
         ]
-
-
-class EsaItem(TimeStampedModel):
-    """One candidate in one ESA judge's order (error-span protocol), as shown.
-
-    ``proposed`` holds the spans shown pre-filled to this judge (span dicts as
-    :mod:`metrics.core.spans.model` defines them: side, start, end, severity, category,
-    missing; code-point offsets, end exclusive), copied when the item was written so that
-    what was proposed is known whatever happens to its source later. Addressed by an
-    opaque random token like :class:`AssignmentItem`.
-    """
-
-    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="esa_items")
-    candidate = models.ForeignKey(Candidate, on_delete=models.RESTRICT, related_name="+")
-    position = models.PositiveIntegerField(help_text="1-based place in the judge's order.")
-    token = models.CharField(max_length=32, unique=True)
-    is_control = models.BooleanField(default=False)
-    proposed = models.JSONField(default=list, blank=True, help_text="Spans shown pre-filled (server-side).")
-    done_at = models.DateTimeField(null=True, blank=True, help_text="First submission.")
-
-    class Meta:
-        ordering = ["assignment", "position"]
-        constraints = [
-            models.UniqueConstraint(fields=["assignment", "position"], name="judging_uniq_esa_item_position"),
-            models.UniqueConstraint(fields=["assignment", "candidate"], name="judging_uniq_esa_item_candidate"),
-        ]
-
-    def __str__(self) -> str:
-        return f"ESA item #{self.position} of {self.assignment}"
-
-
-class EsaProposal(TimeStampedModel):
-    """The spans an imported proposal file proposes for one candidate of an ESA study (design
-    ``esa_prefill == "imported"``), span dicts as :attr:`EsaItem.proposed`; opening copies
-    them onto each judge's item. A new file replaces the study's proposals as a whole."""
-
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="esa_proposals")
-    candidate = models.OneToOneField(Candidate, on_delete=models.CASCADE, related_name="+")
-    spans = models.JSONField(default=list, blank=True)
-
-    class Meta:
-        ordering = ["study", "candidate"]
-
-    def __str__(self) -> str:
-        return f"ESA proposal for candidate {self.candidate_id}"
-
-
-class EsaJudgment(TimeStampedModel):
-    """One submission of an ESA item: the spans kept, edited or added, and the 0–100 score.
-
-    Revisions add rows; the latest counts (as :class:`Judgment`).
-    """
-
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="esa_judgments")
-    item = models.ForeignKey(EsaItem, on_delete=models.CASCADE, related_name="judgments")
-    judge = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="esa_judgments")
-    key = models.CharField(max_length=64, help_text="Client-generated idempotency key.")
-    revision = models.PositiveIntegerField(default=1)
-    is_latest = models.BooleanField(default=True)
-    spans = models.JSONField(
-        default=list, help_text="Span dicts (side, start, end, severity, category, missing, proposed)."
-    )
-    score = models.FloatField(null=True, blank=True, validators=[MinValueValidator(0), MaxValueValidator(100)])
-    served_at = models.DateTimeField()
-    submitted_at = models.DateTimeField()
-    seconds = models.FloatField(null=True, blank=True)
-    active_seconds = models.FloatField(null=True, blank=True)
-    source = models.CharField(max_length=8, choices=JudgmentSource.choices, default=JudgmentSource.API)
-
-    class Meta:
-        ordering = ["study", "judge", "item", "revision"]
-        constraints = [
-            models.UniqueConstraint(fields=["judge", "key"], name="judging_uniq_esa_judgment_key"),
-            models.UniqueConstraint(fields=["item", "revision"], name="judging_uniq_esa_judgment_revision"),
-            models.UniqueConstraint(
-                fields=["item"], condition=Q(is_latest=True), name="judging_one_latest_esa_judgment"
-            ),
-            models.CheckConstraint(
-                condition=Q(score__isnull=True) | (Q(score__gte=0) & Q(score__lte=100)), name="judging_esa_score_range"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.judge} on ESA item {self.item_id} (rev. {self.revision})"
-
-
-class RankingItem(TimeStampedModel):
-    """k candidates of one original in one judge's order (ranking protocol), as shown.
-
-    ``candidates`` lists the candidates' ids in the order drawn on the judge's screen (a
-    seeded shuffle per judge and item), server-side only: the page names them 1..k.
-    """
-
-    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="ranking_items")
-    original = models.ForeignKey(Original, on_delete=models.RESTRICT, related_name="+")
-    candidates = models.JSONField(help_text="Candidate ids in screen order (server-side only).")
-    position = models.PositiveIntegerField(help_text="1-based place in the judge's order.")
-    token = models.CharField(max_length=32, unique=True)
-    is_control = models.BooleanField(default=False, help_text="A control candidate is among the k.")
-    done_at = models.DateTimeField(null=True, blank=True, help_text="First submission.")
-
-    class Meta:
-        ordering = ["assignment", "position"]
-        constraints = [
-            models.UniqueConstraint(fields=["assignment", "position"], name="judging_uniq_rank_item_position"),
-        ]
-
-    def __str__(self) -> str:
-        return f"ranking #{self.position} of {self.assignment}"
-
-
-class RankingJudgment(TimeStampedModel):
-    """One submission of a ranking: the candidates' ids best first, ties as groups, and
-    optionally a 0–100 score each. Revisions add rows; the latest counts."""
-
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="ranking_judgments")
-    item = models.ForeignKey(RankingItem, on_delete=models.CASCADE, related_name="judgments")
-    judge = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="ranking_judgments")
-    key = models.CharField(max_length=64, help_text="Client-generated idempotency key.")
-    revision = models.PositiveIntegerField(default=1)
-    is_latest = models.BooleanField(default=True)
-    groups = models.JSONField(help_text="Candidate ids best first; a list of ids is a tie.")
-    scores = models.JSONField(default=dict, blank=True, help_text="Candidate id (as text) → 0–100 score, when asked.")
-    served_at = models.DateTimeField()
-    submitted_at = models.DateTimeField()
-    seconds = models.FloatField(null=True, blank=True)
-    active_seconds = models.FloatField(null=True, blank=True)
-    source = models.CharField(max_length=8, choices=JudgmentSource.choices, default=JudgmentSource.API)
-
-    class Meta:
-        ordering = ["study", "judge", "item", "revision"]
-        constraints = [
-            models.UniqueConstraint(fields=["judge", "key"], name="judging_uniq_rank_judgment_key"),
-            models.UniqueConstraint(fields=["item", "revision"], name="judging_uniq_rank_judgment_revision"),
-            models.UniqueConstraint(
-                fields=["item"], condition=Q(is_latest=True), name="judging_one_latest_rank_judgment"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.judge} on ranking {self.item_id} (rev. {self.revision})"

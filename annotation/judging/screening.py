@@ -33,7 +33,8 @@ from metrics.core.stats.qc import judge_qc
 from . import scales
 from .enums import CONTROL_KIND_OF_SYSTEM_KIND, AttentionPolicy, ScreenOutRule
 from .errors import DesignInvalid, JudgingError
-from .models import Assignment, AttentionCheck, JudgingDesign, Judgment, ScreeningSettings, TrainingAnswer, TrainingItem
+from .models import Assignment, AttentionCheck, JudgingDesign, ScreeningSettings, TrainingAnswer, TrainingItem
+from .protocols.absolute.models import Judgment
 from .tokens import item_token_new
 
 SETTINGS_FIELDS = (

@@ -4,7 +4,7 @@
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.judging.models import Judgment
+from annotation.judging.protocols.absolute.models import Judgment
 
 
 @pytest.mark.django_db

@@ -150,7 +150,8 @@ def _submit(page) -> None:
 
 def _judge(page, study, criteria, design: str, j: int, username_of, sent: dict) -> str:
     """Rate every item (and the attention check) in the browser; returns the judge's username."""
-    from annotation.judging.models import AssignmentItem, AttentionCheck
+    from annotation.judging.models import AttentionCheck
+    from annotation.judging.protocols.absolute.models import AssignmentItem
 
     n = 0
     while True:
@@ -209,7 +210,8 @@ def _alpha(sent: dict, judges: list[str], crit: str, level: str, genuine: set) -
 @pytest.mark.parametrize("design", ["pem", "custom"])
 def test_absolute_protocol_combination(browser, live_server, celery_worker, researcher, design, entry, lang):
     from annotation.judging.defaults import default_criteria
-    from annotation.judging.models import AttentionCheck, Judgment
+    from annotation.judging.models import AttentionCheck
+    from annotation.judging.protocols.absolute.models import Judgment
     from annotation.models import Participant
     from metrics.reports.models import Report
 

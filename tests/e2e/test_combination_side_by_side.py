@@ -87,7 +87,8 @@ def _train(pg, judge_no: int, rtl: bool) -> int:
 def _answer_every_pair(pg, study, judge_no: int, rtl: bool, checks: list[str] | None = None) -> dict[str, str]:
     """Answer the judge's pairs on the compare page by the keys of the screen; token → answer.
     An attention pair is answered with its copy's side, its token added to ``checks``."""
-    from annotation.judging.models import AttentionCheck, ComparisonItem
+    from annotation.judging.models import AttentionCheck
+    from annotation.judging.protocols.side_by_side.models import ComparisonItem
 
     given: dict[str, str] = {}
     controls = 0
@@ -147,7 +148,8 @@ TRAINING = [
 @pytest.mark.parametrize("judges", ["researcher", "prolific"])
 def test_side_by_side_row_of_the_matrix(page, live_server, celery_worker, researcher, make_user, judges, lang):
     from annotation.judging import screening, training
-    from annotation.judging.models import AttentionCheck, ComparisonItem, ComparisonJudgment, TrainingAnswer
+    from annotation.judging.models import AttentionCheck, TrainingAnswer
+    from annotation.judging.protocols.side_by_side.models import ComparisonItem, ComparisonJudgment
     from annotation.judging.services.design import design_update
     from annotation.judging.services.opening import study_judging_open
     from annotation.models import Participant

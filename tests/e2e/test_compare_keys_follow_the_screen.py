@@ -27,7 +27,7 @@ def _x(page, selector: str) -> float:
 
 @pytest.mark.parametrize("lang", ["en", "es", "ar"])
 def test_compare_keys_choose_what_is_drawn_where_the_key_points(page, live_server, researcher, make_user, lang):
-    from annotation.judging.models import ComparisonItem, ComparisonJudgment
+    from annotation.judging.protocols.side_by_side.models import ComparisonItem, ComparisonJudgment
     from annotation.judging.services.design import design_update
     from annotation.judging.services.opening import study_judging_open
 

@@ -8,7 +8,8 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.judging import screening
-from annotation.judging.models import Assignment, Judgment
+from annotation.judging.models import Assignment
+from annotation.judging.protocols.absolute.models import Judgment
 from annotation.judging.selectors.hot_path import item_next_for_judge_fast
 from annotation.judging.selectors.judge import assignment_for_judge
 from annotation.judging.services.assignments import assignment_ensure_for_judge

@@ -50,7 +50,8 @@ def _report(page, study) -> None:
 
 
 def test_judge1_marks_spans_and_ranks_in_the_demo_and_the_researcher_sees_both_reports(page):
-    from annotation.judging.models import EsaItem, EsaJudgment, RankingItem, RankingJudgment
+    from annotation.judging.protocols.esa.models import EsaItem, EsaJudgment
+    from annotation.judging.protocols.ranking.models import RankingItem, RankingJudgment
 
     call_command("load_demo", "--quiet-credentials")
     esa, ranking = Study.objects.get(name=ESA_DEMO_NAME), Study.objects.get(name=RANKING_DEMO_NAME)

@@ -71,7 +71,7 @@ def _annotate_item(pg, n: int) -> None:
 def test_a_judge_marks_scores_and_submits_every_item_and_the_researcher_gets_report_and_exports(
     page, live_server, researcher, make_user
 ):
-    from annotation.judging.models import EsaItem, EsaJudgment
+    from annotation.judging.protocols.esa.models import EsaItem, EsaJudgment
     from annotation.judging.services.design import design_update
     from annotation.models import Candidate
     from metrics.reports.services.build import report_build
@@ -211,7 +211,7 @@ def test_the_arabic_page_runs_right_to_left_and_its_arrows_follow_the_screen(pag
     page.locator("#esa-score").fill("40")
     with page.expect_navigation():
         page.keyboard.press("Enter")
-    from annotation.judging.models import EsaJudgment
+    from annotation.judging.protocols.esa.models import EsaJudgment
 
     j = EsaJudgment.objects.get(study=study)
     s = j.spans[0]
@@ -274,7 +274,7 @@ def test_the_pages_offset_functions_agree_with_the_servers(page, live_server, te
 def test_marking_words_that_overlap_a_mark_replaces_it(page, live_server, researcher, make_user):
     """The server refuses overlapping spans of one text (docs/protocol-esa.md), so the page never
     sends them: a new mark replaces every mark of that text it shares a character with."""
-    from annotation.judging.models import EsaJudgment
+    from annotation.judging.protocols.esa.models import EsaJudgment
     from annotation.judging.services.design import design_update
     from annotation.judging.services.opening import study_judging_open
     from annotation.models import Candidate

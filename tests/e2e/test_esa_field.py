@@ -51,7 +51,8 @@ def _submit(pg, score: int) -> None:
 
 def test_a_prolific_participant_trains_meets_an_attention_item_and_gets_the_code(page, live_server, researcher):
     from annotation.judging import screening, training
-    from annotation.judging.models import AttentionCheck, EsaItem, EsaJudgment, TrainingAnswer
+    from annotation.judging.models import AttentionCheck, TrainingAnswer
+    from annotation.judging.protocols.esa.models import EsaItem, EsaJudgment
     from annotation.judging.services.design import design_update
     from annotation.judging.services.opening import study_judging_open
     from annotation.models import Participant

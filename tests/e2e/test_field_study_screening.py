@@ -97,7 +97,8 @@ def join_and_start_training(page, link, ids: dict, *, shots: bool = False) -> No
 def test_two_prolific_participants_one_screened_out_one_completed_and_exported(
     new_page, live_server, screening_study, researcher
 ):
-    from annotation.judging.models import AttentionCheck, Judgment
+    from annotation.judging.models import AttentionCheck
+    from annotation.judging.protocols.absolute.models import Judgment
     from annotation.models import Participant
     from annotation.participation import services
 

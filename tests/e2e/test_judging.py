@@ -73,7 +73,7 @@ def rate_rest_on_the_server(study, judge, *, leave: int):
 
 
 def test_judge_rates_by_keyboard_resumes_revises_and_finishes(page, browser, live_server, judged_study):
-    from annotation.judging.models import Judgment
+    from annotation.judging.protocols.absolute.models import Judgment
 
     study, ann = judged_study
     errors = console_errors(page)
@@ -247,7 +247,7 @@ def test_a_pem_sized_study_end_to_end(page, researcher, make_user):
     from django.db.models import F
     from django.utils import timezone
 
-    from annotation.judging.models import AssignmentItem, Judgment
+    from annotation.judging.protocols.absolute.models import AssignmentItem, Judgment
     from annotation.judging.selectors.judge import assignment_for_judge
     from annotation.judging.services.assignments import instructions_mark_seen
     from annotation.judging.services.opening import study_judging_open

@@ -18,7 +18,7 @@ KEYS = [("ArrowLeft", "A"), ("ArrowDown", "tie"), ("ArrowRight", "B"), ("1", "A"
 
 
 def test_judge_compares_pairs_by_keyboard_and_answers_map_to_the_shown_sides(page, live_server, researcher, make_user):
-    from annotation.judging.models import ComparisonItem, ComparisonJudgment
+    from annotation.judging.protocols.side_by_side.models import ComparisonItem, ComparisonJudgment
     from annotation.judging.services.design import design_update
     from annotation.judging.services.opening import study_judging_open
 

@@ -36,7 +36,7 @@ GRAM = {
 
 
 def test_judge_rates_with_a_slider_and_points_by_keyboard(page, live_server, study, make_user):
-    from annotation.judging.models import Judgment
+    from annotation.judging.protocols.absolute.models import Judgment
     from annotation.judging.services.design import design_update
     from annotation.judging.services.opening import study_judging_open
 

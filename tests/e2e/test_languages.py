@@ -54,7 +54,7 @@ def arabic_study(study, make_user):
 
 
 def test_a_judge_rates_arabic_pairs_on_spanish_pages_by_keyboard(page, arabic_study):
-    from annotation.judging.models import Judgment
+    from annotation.judging.protocols.absolute.models import Judgment
 
     study, ann = arabic_study
     browser_login(page, "ann")
@@ -96,7 +96,7 @@ def test_a_judge_rates_arabic_pairs_on_spanish_pages_by_keyboard(page, arabic_st
 
 
 def test_a_judge_rates_on_arabic_pages_that_read_right_to_left(page, arabic_study):
-    from annotation.judging.models import Judgment
+    from annotation.judging.protocols.absolute.models import Judgment
 
     study, ann = arabic_study
     study_update(study=study, changes={"language": "ar"})

@@ -66,7 +66,7 @@ def _by_drag(pg, target: list[int]) -> None:
 def test_a_judge_ranks_every_set_by_drag_and_keys_and_the_researcher_gets_the_report(
     page, live_server, celery_worker, researcher, make_user, lang
 ):
-    from annotation.judging.models import RankingItem, RankingJudgment
+    from annotation.judging.protocols.ranking.models import RankingItem, RankingJudgment
     from annotation.judging.services.design import design_get_or_create
     from metrics.reports.models import Report
 
@@ -193,7 +193,7 @@ def test_a_judge_ranks_every_set_by_drag_and_keys_and_the_researcher_gets_the_re
 
 
 def test_a_finger_drags_a_paraphrase_by_its_handle_on_a_touch_screen(page, live_server, researcher, make_user):
-    from annotation.judging.models import RankingItem, RankingJudgment
+    from annotation.judging.protocols.ranking.models import RankingItem, RankingJudgment
     from annotation.judging.services.design import design_update
     from annotation.judging.services.opening import study_judging_open
 

@@ -55,7 +55,8 @@ def _by_keys(pg, target: list[int]) -> None:
 
 def test_a_prolific_participant_trains_meets_an_attention_set_and_gets_the_code(page, live_server, researcher):
     from annotation.judging import screening, training
-    from annotation.judging.models import AttentionCheck, RankingItem, RankingJudgment, TrainingAnswer
+    from annotation.judging.models import AttentionCheck, TrainingAnswer
+    from annotation.judging.protocols.ranking.models import RankingItem, RankingJudgment
     from annotation.judging.protocols.ranking.screening import attention_layout
     from annotation.judging.services.design import design_update
     from annotation.judging.services.opening import study_judging_open

@@ -72,7 +72,8 @@ def answer_pair(page, n: int, keys: str, *, right: bool):
 
 
 def test_a_judge_who_fails_the_training_is_screened_out(page, training_study):
-    from annotation.judging.models import Assignment, Judgment, TrainingAnswer
+    from annotation.judging.models import Assignment, TrainingAnswer
+    from annotation.judging.protocols.absolute.models import Judgment
 
     start(page, training_study, "bob")
     answer_pair(page, 1, "1333", right=False)  # reference 5
@@ -94,7 +95,8 @@ def test_a_judge_who_fails_the_training_is_screened_out(page, training_study):
 
 
 def test_a_judge_who_passes_goes_on_to_real_items_by_keyboard(page, training_study):
-    from annotation.judging.models import Assignment, Judgment, TrainingAnswer
+    from annotation.judging.models import Assignment, TrainingAnswer
+    from annotation.judging.protocols.absolute.models import Judgment
 
     start(page, training_study, "ann")
     answer_pair(page, 1, "4333", right=True)

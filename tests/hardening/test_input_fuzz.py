@@ -120,7 +120,7 @@ def _current_item(world, username="w-judge"):
 @FUZZ
 @given(data=st.data())
 def test_judgment_submissions_never_fail_and_invalid_ones_store_nothing(data, world, db):
-    from annotation.judging.models import Judgment
+    from annotation.judging.protocols.absolute.models import Judgment
 
     item = _current_item(world)
     client = login_client("w-judge")

@@ -329,23 +329,10 @@ class JudgingProtocol:
 
     def planner_pilot(self, *, study: Study, criterion: str | None = None) -> PlannerPilot:
         """The study's judgments as the planner's pilot, on ``criterion`` (None: the protocol's
-        primary score). The default reads the design's criteria (absolute ratings): ``overall``
-        when the design has it, else its first criterion. ``ValueError`` for a criterion the
-        design does not have; :class:`PilotUnsupported` where the judgments are not scores."""
-        from ..defaults import PEM_REPORT_TARGET
-        from ..selectors.design import study_criteria
-        from ..selectors.frame import judgments_frame
-
-        criteria = study_criteria(study=study)
-        slugs = [c["slug"] for c in criteria]
-        if criterion is None:
-            criterion = PEM_REPORT_TARGET if PEM_REPORT_TARGET in slugs or not slugs else slugs[0]
-        elif criterion not in slugs:
-            raise ValueError(f"the design has no criterion {criterion!r} (it has {', '.join(slugs)})")
-        scale: dict = next((c["scale"] for c in criteria if c["slug"] == criterion), {})
-        # The simulator draws 1–5 points when discrete: only such a scale is simulated as one.
-        discrete = not scale or (scale.get("type") == "points" and scale.get("min") == 1 and scale.get("max") == 5)
-        return PlannerPilot(frame=judgments_frame(study=study), criterion=criterion, discrete=discrete)
+        primary score). ``ValueError`` for a criterion the design does not have;
+        :class:`PilotUnsupported` where the judgments are not scores (the default: a unit
+        whose judgments are scores says how to read them, as absolute rating does)."""
+        raise PilotUnsupported(f"the planner cannot estimate from {self.name} judgments")
 
     # --- items and assignment -----------------------------------------------------------
 

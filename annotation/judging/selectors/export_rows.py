@@ -11,7 +11,7 @@ from metrics.core.stats.zscores import JudgeScale, ScaleAccumulator
 
 from .. import scales
 from ..enums import CONTROL_KIND_OF_SYSTEM_KIND
-from ..models import Judgment
+from ..protocols.absolute.models import Judgment
 from ..protocols.registry import protocol_for_study
 from .design import study_criteria, study_criteria_slugs
 from .exclusions import judges_excluded

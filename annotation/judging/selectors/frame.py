@@ -14,7 +14,7 @@ import pandas as pd
 from annotation.models import Study
 
 from ..enums import CONTROL_KIND_OF_SYSTEM_KIND
-from ..models import Judgment
+from ..protocols.absolute.models import Judgment
 from .design import study_criteria_slugs
 from .exclusions import judges_excluded
 

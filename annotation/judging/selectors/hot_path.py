@@ -18,7 +18,8 @@ from annotation.adaptive.services import adaptive_item_promote
 from annotation.enums import Role
 from annotation.models import Original, Study
 
-from ..models import Assignment, AssignmentItem, JudgingDesign
+from ..models import Assignment, JudgingDesign
+from ..protocols.absolute.models import AssignmentItem
 from ..tokens import serve_stamp_make
 from .judge import JudgeItem, original_context
 

@@ -17,7 +17,8 @@ from annotation.enums import Role, StudyStatus
 from annotation.models import Original, Study
 
 from ..errors import ItemNotFound
-from ..models import Assignment, AssignmentItem, AttentionCheck, JudgingDesign, Judgment
+from ..models import Assignment, AttentionCheck, JudgingDesign
+from ..protocols.absolute.models import AssignmentItem, Judgment
 from ..protocols.registry import protocols_all
 from ..tokens import serve_stamp_make
 

@@ -17,7 +17,8 @@ from annotation.services.people import IMPORTED_ACCOUNT_SUFFIX
 from config.jobs.enums import JobStatus
 
 from ..enums import JUDGMENTS_JOB_KEY, ImportMode, JudgmentSource
-from ..models import Assignment, AssignmentItem, Judgment
+from ..models import Assignment
+from ..protocols.absolute.models import AssignmentItem, Judgment
 from ..protocols.registry import protocol_for_design
 from ..tokens import item_token_new
 from .design import design_get_or_create

@@ -25,7 +25,8 @@ from metrics.core.controls import CONTROL_KINDS, build_controls
 
 from ..enums import CONTROL_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX, JudgesMode, control_system_name
 from ..errors import CannotOpen
-from ..models import Assignment, AssignmentItem, JudgingDesign, OpenJob
+from ..models import Assignment, JudgingDesign, OpenJob
+from ..protocols.absolute.models import AssignmentItem
 from ..protocols.registry import protocol_for_design, protocols_all, study_judgments_exist
 from ..tokens import item_token_new
 

@@ -30,7 +30,8 @@ from .. import scales
 from ..defaults import default_criteria
 from ..enums import MAX_ITEM_SECONDS, JudgmentSource
 from ..errors import ItemNotFound, JudgmentInvalid, KeyReused, StudyNotOpen
-from ..models import Assignment, AssignmentItem, AttentionAnswer, AttentionCheck, JudgingDesign, Judgment
+from ..models import Assignment, AttentionAnswer, AttentionCheck, JudgingDesign
+from ..protocols.absolute.models import AssignmentItem, Judgment
 from ..screening import ScreenedOut, attention_record
 from ..tokens import serve_stamp_read
 

@@ -4,7 +4,8 @@ The three_judges fixture is in conftest.py."""
 
 from __future__ import annotations
 
-from annotation.judging.models import Assignment, AssignmentItem
+from annotation.judging.models import Assignment
+from annotation.judging.protocols.absolute.models import AssignmentItem
 from annotation.judging.services.opening import study_judging_open, study_judging_reset
 from annotation.models import Candidate, System
 

@@ -8,7 +8,7 @@ import io
 import pytest
 from django.contrib.auth.models import User
 
-from annotation.judging.models import Judgment
+from annotation.judging.protocols.absolute.models import Judgment
 from annotation.judging.selectors.exclusions import judges_excluded
 
 from .conftest import api_login, api_next, api_submit, rate_all_via_service, scores

@@ -110,7 +110,9 @@ def scrub_random_values(blob: str, tokens: set[str]) -> str:
 
 def study_tokens(study) -> set[str]:
     """Every opaque token of the study's items, pairs, training items and attention checks."""
-    from annotation.judging.models import AssignmentItem, AttentionCheck, ComparisonItem, TrainingItem
+    from annotation.judging.models import AttentionCheck, TrainingItem
+    from annotation.judging.protocols.absolute.models import AssignmentItem
+    from annotation.judging.protocols.side_by_side.models import ComparisonItem
 
     tokens = set(AssignmentItem.objects.filter(assignment__study=study).values_list("token", flat=True))
     tokens |= set(ComparisonItem.objects.filter(assignment__study=study).values_list("token", flat=True))

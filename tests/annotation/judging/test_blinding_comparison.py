@@ -14,7 +14,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from annotation.enums import Role
-from annotation.judging.models import ComparisonItem
+from annotation.judging.protocols.side_by_side.models import ComparisonItem
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
 from annotation.models import Candidate, Original, Study, System

@@ -14,7 +14,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from annotation.enums import Role
-from annotation.judging.models import RankingItem
+from annotation.judging.protocols.ranking.models import RankingItem
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
 from annotation.models import Candidate, Original, Study, System

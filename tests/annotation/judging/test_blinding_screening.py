@@ -156,7 +156,7 @@ def test_side_by_side_training_and_attention_pairs_leak_nothing_and_look_like_pa
     a real pair's but for its texts, and its API object has the same fields."""
     from django.test import Client
 
-    from annotation.judging.models import ComparisonItem
+    from annotation.judging.protocols.side_by_side.models import ComparisonItem
 
     from .test_blinding_comparison import FORBIDDEN, normalised
 

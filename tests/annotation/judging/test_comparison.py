@@ -11,8 +11,9 @@ import pytest
 from rest_framework.test import APIClient
 
 from annotation.judging.errors import CannotOpen, JudgmentInvalid, KeyReused
-from annotation.judging.models import Assignment, ComparisonItem, ComparisonJudgment, JudgingDesign
+from annotation.judging.models import Assignment, JudgingDesign
 from annotation.judging.protocols.side_by_side import services as comparison
+from annotation.judging.protocols.side_by_side.models import ComparisonItem, ComparisonJudgment
 from annotation.judging.services.assignments import assignment_ensure_for_judge
 from annotation.judging.services.design import design_update
 from annotation.judging.services.judgment_import import judgments_import_file
@@ -313,7 +314,7 @@ def test_the_design_api_and_page_choose_the_protocol(study, researcher, client):
 
 def test_absolute_judgments_cannot_be_imported_into_a_comparison_study(study):
     from annotation.importing.reading import StudyImportError
-    from annotation.judging.models import Judgment
+    from annotation.judging.protocols.absolute.models import Judgment
 
     design_update(study=study, changes={"protocol": "comparison"})
     text = "judge\toriginal_id\tsystem\tcriterion\tvalue\nw1\ts0\thuman\toverall\t4\n"

@@ -10,10 +10,11 @@ from rest_framework.test import APIClient
 
 from annotation.judging import screening, training
 from annotation.judging.errors import JudgmentInvalid
-from annotation.judging.models import Assignment, AttentionCheck, ComparisonJudgment, TrainingAnswer
+from annotation.judging.models import Assignment, AttentionCheck, TrainingAnswer
 from annotation.judging.protocols.registry import protocol_get
 from annotation.judging.protocols.side_by_side import screening as sbs_screening
 from annotation.judging.protocols.side_by_side import services as comparison
+from annotation.judging.protocols.side_by_side.models import ComparisonJudgment
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
 from metrics.core.tabular import TabularError

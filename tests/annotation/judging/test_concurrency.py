@@ -16,7 +16,7 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from annotation.enums import Role
-from annotation.judging.models import AssignmentItem, Judgment
+from annotation.judging.protocols.absolute.models import AssignmentItem, Judgment
 from annotation.judging.selectors.frame import judgments_frame
 from annotation.judging.selectors.judge import assignment_for_judge, item_for_judge
 from annotation.judging.services.assignments import assignment_ensure_for_judge

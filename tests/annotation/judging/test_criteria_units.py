@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from annotation.judging import scales, screening, training
 from annotation.judging.defaults import default_criteria, default_expected_scores
 from annotation.judging.errors import DesignInvalid
-from annotation.judging.models import AssignmentItem
+from annotation.judging.protocols.absolute.models import AssignmentItem
 from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
 from annotation.judging.selectors.qc import judge_qc
 from annotation.judging.services.design import design_update

@@ -11,9 +11,11 @@ from django.core.management import call_command
 from django.test import Client
 
 from annotation.demo import DEMO_STUDY_NAME, DEMO_SYSTEMS, demo_verses
-from annotation.judging.models import EsaItem, JudgingDesign, RankingItem
+from annotation.judging.models import JudgingDesign
 from annotation.judging.protocols.esa.demo import ESA_DEMO_NAME
+from annotation.judging.protocols.esa.models import EsaItem
 from annotation.judging.protocols.ranking.demo import RANKING_DEMO_NAME
+from annotation.judging.protocols.ranking.models import RankingItem
 from annotation.models import Candidate, Original, Study, StudyMembership
 from tests.test_demo_study import _character_classes
 

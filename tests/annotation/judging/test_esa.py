@@ -10,9 +10,10 @@ import pytest
 from rest_framework.test import APIClient
 
 from annotation.judging.errors import CannotOpen, JudgmentInvalid, KeyReused
-from annotation.judging.models import Assignment, EsaItem, EsaJudgment
+from annotation.judging.models import Assignment
 from annotation.judging.protocols.esa import services as esa
 from annotation.judging.protocols.esa.imports import esa_judgments_import
+from annotation.judging.protocols.esa.models import EsaItem, EsaJudgment
 from annotation.judging.protocols.esa.unit import ESA
 from annotation.judging.protocols.registry import protocol_get
 from annotation.judging.services.assignments import assignment_ensure_for_judge

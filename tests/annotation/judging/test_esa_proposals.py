@@ -13,10 +13,11 @@ from rest_framework.test import APIClient
 
 from annotation.importing.reading import StudyImportError
 from annotation.judging.errors import CannotOpen
-from annotation.judging.models import Assignment, EsaItem, EsaProposal
+from annotation.judging.models import Assignment
 from annotation.judging.protocols.esa import selectors as esa_reads
 from annotation.judging.protocols.esa import services as esa
 from annotation.judging.protocols.esa.imports import esa_proposals_import
+from annotation.judging.protocols.esa.models import EsaItem, EsaProposal
 from annotation.judging.protocols.esa.parsers import parse_esa_proposals_file
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open

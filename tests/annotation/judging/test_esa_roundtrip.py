@@ -9,10 +9,11 @@ import json
 
 import pytest
 
-from annotation.judging.models import Assignment, EsaItem, EsaJudgment
+from annotation.judging.models import Assignment
 from annotation.judging.protocols.esa import selectors as esa_reads
 from annotation.judging.protocols.esa import services as esa
 from annotation.judging.protocols.esa.imports import esa_judgments_import
+from annotation.judging.protocols.esa.models import EsaItem, EsaJudgment
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
 from tests.annotation.judging.conftest import new_key

@@ -13,9 +13,10 @@ from rest_framework.test import APIClient
 
 from annotation.judging import screening, training
 from annotation.judging.errors import DesignInvalid, JudgmentInvalid
-from annotation.judging.models import Assignment, AttentionCheck, EsaJudgment, TrainingAnswer
+from annotation.judging.models import Assignment, AttentionCheck, TrainingAnswer
 from annotation.judging.protocols.esa import screening as esa_screening
 from annotation.judging.protocols.esa import services as esa
+from annotation.judging.protocols.esa.models import EsaJudgment
 from annotation.judging.protocols.registry import protocol_get
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open

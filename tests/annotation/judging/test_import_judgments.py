@@ -8,7 +8,8 @@ from django.core.management import CommandError, call_command
 from annotation.importing.judgments import parse_judgments_file
 from annotation.importing.reading import StudyImportError
 from annotation.judging.enums import JudgmentSource
-from annotation.judging.models import Assignment, Judgment
+from annotation.judging.models import Assignment
+from annotation.judging.protocols.absolute.models import Judgment
 from annotation.judging.selectors.export_rows import export_tidy_rows
 from annotation.judging.selectors.frame import judgments_frame
 from annotation.judging.selectors.qc import judge_qc
@@ -260,8 +261,8 @@ def test_no_one_may_create_an_account_under_an_imported_judges_name(study):
 
 
 def test_the_rankings_import_refuses_an_account_made_under_the_imported_name_too(researcher, make_user):
-    from annotation.judging.models import RankingJudgment
     from annotation.judging.protocols.ranking.imports import rankings_import_file
+    from annotation.judging.protocols.ranking.models import RankingJudgment
     from tests.factories import study_with_data
 
     target = study_with_data(owner=researcher, n_originals=2, systems=("alpha", "beta"), name="Ranked")

@@ -15,7 +15,7 @@ from django.db.models import Count
 from rest_framework.test import APIClient
 
 from annotation.importing.reading import StudyImportError
-from annotation.judging.models import Judgment
+from annotation.judging.protocols.absolute.models import Judgment
 from annotation.judging.selectors.export_rows import export_tidy_rows
 from annotation.judging.services.design import design_update
 from annotation.judging.services.judgment_import import imported_judge_username, judgments_import_file

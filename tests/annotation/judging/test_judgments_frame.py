@@ -10,7 +10,7 @@ import pytest
 
 from annotation.judging import selectors
 from annotation.judging.enums import CONTROL_KIND_OF_SYSTEM_KIND, CRITERIA
-from annotation.judging.models import Judgment
+from annotation.judging.protocols.absolute.models import Judgment
 from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.judging.selectors.frame import JUDGMENT_FRAME_COLUMNS, judgments_frame
 from annotation.judging.selectors.judge import assignment_for_judge, item_for_judge

@@ -291,7 +291,7 @@ def _import_for_ann(study):
 
 
 def _ann_after_opening(study):
-    from annotation.judging.models import AssignmentItem, Judgment
+    from annotation.judging.protocols.absolute.models import AssignmentItem, Judgment
 
     ann = Assignment.objects.get(study=study, judge__username="ann")
     items = AssignmentItem.objects.filter(assignment=ann)

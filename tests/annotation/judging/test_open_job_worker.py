@@ -9,7 +9,8 @@ from datetime import timedelta
 import pytest
 
 from annotation.enums import StudyStatus
-from annotation.judging.models import AssignmentItem, OpenJob
+from annotation.judging.models import OpenJob
+from annotation.judging.protocols.absolute.models import AssignmentItem
 from annotation.judging.services.open_job import open_job_begin, open_job_write
 from annotation.judging.services.queueing import study_judging_open_start
 

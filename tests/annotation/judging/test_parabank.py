@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from django.core.management import call_command
 
-from annotation.judging.models import Judgment
+from annotation.judging.protocols.absolute.models import Judgment
 from annotation.models import Study
 
 PARABANK = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "parabank"

@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from annotation.judging.errors import JudgmentInvalid, KeyReused
-from annotation.judging.models import Assignment, RankingItem, RankingJudgment
+from annotation.judging.models import Assignment
 from annotation.judging.protocols.ranking import selectors as ranking_reads
 from annotation.judging.protocols.ranking import services as ranking
+from annotation.judging.protocols.ranking.models import RankingItem, RankingJudgment
 from annotation.judging.protocols.ranking.parsers import parse_rankings_file
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open

@@ -8,10 +8,11 @@ import json
 import pytest
 
 from annotation.importing.reading import StudyImportError
-from annotation.judging.models import Assignment, RankingItem, RankingJudgment
+from annotation.judging.models import Assignment
 from annotation.judging.protocols.ranking import selectors as ranking_reads
 from annotation.judging.protocols.ranking import services as ranking
 from annotation.judging.protocols.ranking.imports import rankings_import_file
+from annotation.judging.protocols.ranking.models import RankingItem, RankingJudgment
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
 from tests.annotation.judging.conftest import new_key

@@ -13,8 +13,9 @@ from rest_framework.test import APIClient
 
 from annotation.judging import screening, training
 from annotation.judging.errors import JudgmentInvalid
-from annotation.judging.models import Assignment, AttentionCheck, JudgingDesign, RankingJudgment
+from annotation.judging.models import Assignment, AttentionCheck, JudgingDesign
 from annotation.judging.protocols.ranking import screening as rank_screening
+from annotation.judging.protocols.ranking.models import RankingJudgment
 from annotation.judging.protocols.registry import protocol_get
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open

@@ -6,7 +6,7 @@ import pytest
 
 from annotation.judging import scales
 from annotation.judging.errors import DesignFrozen, DesignInvalid, JudgmentInvalid
-from annotation.judging.models import Judgment
+from annotation.judging.protocols.absolute.models import Judgment
 from annotation.judging.selectors.design import study_control_expected
 from annotation.judging.selectors.frame import judgments_frame
 from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge

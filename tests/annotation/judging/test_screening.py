@@ -14,7 +14,8 @@ from rest_framework.test import APIClient
 from annotation.enums import SystemKind
 from annotation.judging import screening, training
 from annotation.judging.errors import CannotOpen
-from annotation.judging.models import AssignmentItem, AttentionCheck, Judgment
+from annotation.judging.models import AttentionCheck
+from annotation.judging.protocols.absolute.models import AssignmentItem, Judgment
 from annotation.judging.selectors import qc as qc_module
 from annotation.judging.selectors.design import study_control_expected
 from annotation.judging.selectors.exclusions import judges_excluded

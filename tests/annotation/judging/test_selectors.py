@@ -220,7 +220,7 @@ def test_wide_export_has_a_row_per_item_and_a_column_per_judge_and_criterion(ope
 def test_the_streamed_exports_equal_a_reference_built_from_the_models(opened_study, researcher, monkeypatch):
     """Judges who rated different items, with revisions and an excluded judge; tiny read
     chunks, so the streaming crosses chunk boundaries inside an item and a judge."""
-    from annotation.judging.models import Judgment
+    from annotation.judging.protocols.absolute.models import Judgment
 
     monkeypatch.setattr(selectors.export_rows, "EXPORT_CHUNK_SIZE", 3)  # where the exports read it
     ann, bob = User.objects.get(username="ann"), User.objects.get(username="bob")

@@ -19,7 +19,8 @@ from annotation.judging.errors import (
     KeyReused,
     StudyNotOpen,
 )
-from annotation.judging.models import Assignment, AssignmentItem, Judgment
+from annotation.judging.models import Assignment
+from annotation.judging.protocols.absolute.models import AssignmentItem, Judgment
 from annotation.judging.selectors.exclusions import judge_exclusion_history, judges_excluded
 from annotation.judging.selectors.frame import judgments_frame
 from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge, item_previous_for_judge
@@ -220,8 +221,8 @@ def test_reset_is_refused_once_someone_judged(opened_study):
 def test_reset_refuses_a_ranking_study_with_rankings(study, add_judge):
     """The guard asks every protocol's table: reset deletes the assignments, and a ranking
     hangs on its item (cascade), so one stored ranking must refuse it (issue 38 item 1)."""
-    from annotation.judging.models import RankingJudgment
     from annotation.judging.protocols.ranking import services as ranking
+    from annotation.judging.protocols.ranking.models import RankingJudgment
 
     ann = add_judge(study, "ann")
     design_update(

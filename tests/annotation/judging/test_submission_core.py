@@ -12,8 +12,10 @@ from django.contrib.auth.models import User
 
 from annotation.enums import SystemKind
 from annotation.judging import screening
-from annotation.judging.models import Assignment, AssignmentItem, ComparisonJudgment
+from annotation.judging.models import Assignment
+from annotation.judging.protocols.absolute.models import AssignmentItem
 from annotation.judging.protocols.side_by_side import services as comparison
+from annotation.judging.protocols.side_by_side.models import ComparisonJudgment
 from annotation.judging.screening import ScreenedOut
 from annotation.judging.selectors.judge import JudgeEntry, JudgeItem, assignment_for_judge, item_next_for_judge
 from annotation.judging.services.design import design_update
@@ -161,7 +163,7 @@ OUT_OF_RANGE_SECONDS = (1.7e308, "1.7e308", float("inf"), "inf", float("nan"), "
 @pytest.mark.parametrize("active", OUT_OF_RANGE_SECONDS)
 def test_the_submission_core_refuses_an_active_time_no_person_spends(opened_study, active):
     from annotation.judging.errors import JudgmentInvalid
-    from annotation.judging.models import Judgment
+    from annotation.judging.protocols.absolute.models import Judgment
 
     ann = User.objects.get(username="ann")
     item = item_next_for_judge(assignment=assignment_for_judge(study=opened_study, judge=ann))
@@ -237,7 +239,7 @@ def test_stored_timings_out_of_range_become_unknown_and_the_rest_stay(opened_stu
 
     from django.apps import apps
 
-    from annotation.judging.models import Judgment
+    from annotation.judging.protocols.absolute.models import Judgment
 
     ann = User.objects.get(username="ann")
     assignment = assignment_for_judge(study=opened_study, judge=ann)

@@ -8,7 +8,8 @@ import pytest
 
 from annotation.judging import screening, training
 from annotation.judging.errors import DesignInvalid, JudgmentInvalid
-from annotation.judging.models import Judgment, TrainingAnswer
+from annotation.judging.models import TrainingAnswer
+from annotation.judging.protocols.absolute.models import Judgment
 from annotation.judging.selectors.judge import assignment_for_judge
 from metrics.core.tabular import TabularError
 

@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from annotation.enums import StudyStatus
-from annotation.judging.models import Judgment
+from annotation.judging.protocols.absolute.models import Judgment
 from annotation.judging.selectors.design import design_for_study
 from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge

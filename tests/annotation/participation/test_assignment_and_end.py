@@ -11,7 +11,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from annotation.judging.models import Assignment, AssignmentItem
+from annotation.judging.models import Assignment
+from annotation.judging.protocols.absolute.models import AssignmentItem
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
 from annotation.models import Candidate, Participant

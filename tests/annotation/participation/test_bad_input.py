@@ -16,7 +16,8 @@ from django.db import IntegrityError
 from django.test import Client
 from django.utils import timezone
 
-from annotation.judging.models import Assignment, AssignmentItem
+from annotation.judging.models import Assignment
+from annotation.judging.protocols.absolute.models import AssignmentItem
 from annotation.models import JoinLink, Participant
 from annotation.participation import services
 

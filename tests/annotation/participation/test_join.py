@@ -9,7 +9,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
-from annotation.judging.models import Assignment, AssignmentItem
+from annotation.judging.models import Assignment
+from annotation.judging.protocols.absolute.models import AssignmentItem
 from annotation.models import Participant, StudyMembership
 from annotation.participation import services
 from annotation.participation.services import token_hash

@@ -19,7 +19,7 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from annotation.judging.models import Judgment
+from annotation.judging.protocols.absolute.models import Judgment
 from annotation.models import Participant, ParticipationSettings
 from annotation.participation import services
 

@@ -102,7 +102,7 @@ def test_a_participant_never_reaches_another_participants_pages(judge_link, open
     b, _ = join(judge_link)
     pa, pb = Participant.objects.order_by("pk")
     # Each one's item tokens are theirs: another participant's token is a 404.
-    from annotation.judging.models import AssignmentItem
+    from annotation.judging.protocols.absolute.models import AssignmentItem
 
     token_of_a = AssignmentItem.objects.filter(assignment__judge=pa.user).first().token
     assert b.get(f"/judge/studies/{open_study.pk}/items/{token_of_a}/").status_code == 404

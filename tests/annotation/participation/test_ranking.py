@@ -8,8 +8,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotation.judging.models import Assignment, RankingItem
+from annotation.judging.models import Assignment
 from annotation.judging.protocols.ranking import services as ranking
+from annotation.judging.protocols.ranking.models import RankingItem
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
 from annotation.models import Participant

@@ -9,7 +9,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotation.judging.models import Assignment, AssignmentItem, ComparisonItem, ComparisonJudgment
+from annotation.judging.models import Assignment
+from annotation.judging.protocols.absolute.models import AssignmentItem
+from annotation.judging.protocols.side_by_side.models import ComparisonItem, ComparisonJudgment
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
 from annotation.models import Participant

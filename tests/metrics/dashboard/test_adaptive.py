@@ -13,7 +13,8 @@ from annotation.adaptive import publication, refresh
 from annotation.adaptive import services as adaptive
 from annotation.adaptive.models import AdaptiveAllocation
 from annotation.enums import SystemKind
-from annotation.judging.models import Assignment, AssignmentItem, Judgment
+from annotation.judging.models import Assignment
+from annotation.judging.protocols.absolute.models import AssignmentItem, Judgment
 from annotation.judging.selectors.hot_path import item_next_for_judge_fast
 from annotation.judging.selectors.judge import assignment_for_judge
 from annotation.judging.services.design import design_update

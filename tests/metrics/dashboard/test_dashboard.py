@@ -15,7 +15,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from annotation.judging.models import Assignment, AssignmentItem
+from annotation.judging.models import Assignment
+from annotation.judging.protocols.absolute.models import AssignmentItem
 from annotation.judging.services.assignments import assignment_release_unfinished
 from annotation.judging.services.design import design_update
 from metrics.dashboard import selectors

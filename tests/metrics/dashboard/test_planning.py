@@ -248,7 +248,8 @@ def test_a_plan_stuck_computing_is_not_a_request_to_join_and_an_old_one_without_
 def _without_overall(study):
     """The piloted study as if its design had no ``overall`` criterion (the simulator only fills
     PEM's four, so the design and the judgments are trimmed afterwards)."""
-    from annotation.judging.models import JudgingDesign, Judgment
+    from annotation.judging.models import JudgingDesign
+    from annotation.judging.protocols.absolute.models import Judgment
 
     design = JudgingDesign.objects.get(study=study)
     JudgingDesign.objects.filter(pk=design.pk).update(criteria=[c for c in design.criteria if c["slug"] != "overall"])
@@ -316,7 +317,7 @@ def test_an_esa_pilot_plans_from_its_0_to_100_scores(researcher):
 
 
 def esa_system(token):
-    from annotation.judging.models import EsaItem
+    from annotation.judging.protocols.esa.models import EsaItem
 
     return EsaItem.objects.select_related("candidate__system").get(token=token).candidate.system.name
 

@@ -40,7 +40,7 @@ def judged_comparison(researcher, make_user):
     for k, assignment in enumerate(Assignment.objects.filter(study=study).select_related("judge")):
         n = 0
         while (pair := comparison.pair_next_for_judge(assignment=assignment)) is not None:
-            from annotation.judging.models import ComparisonItem
+            from annotation.judging.protocols.side_by_side.models import ComparisonItem
 
             item = ComparisonItem.objects.select_related("left__system", "right__system").get(token=pair.token)
             ls, rs = item.left.system.name, item.right.system.name

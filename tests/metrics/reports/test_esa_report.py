@@ -8,8 +8,9 @@ import json
 
 import pytest
 
-from annotation.judging.models import Assignment, EsaItem
+from annotation.judging.models import Assignment
 from annotation.judging.protocols.esa import services as esa
+from annotation.judging.protocols.esa.models import EsaItem
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
 from metrics.reports.exports.tables import report_tables

@@ -9,9 +9,10 @@ import json
 import pandas as pd
 import pytest
 
-from annotation.judging.models import Assignment, RankingItem
+from annotation.judging.models import Assignment
 from annotation.judging.protocols.ranking import selectors as ranking_reads
 from annotation.judging.protocols.ranking import services as ranking
+from annotation.judging.protocols.ranking.models import RankingItem
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
 from annotation.models import Candidate

@@ -196,7 +196,7 @@ def test_training_with_too_few_originals_fails_with_the_reason(monkeypatch, rese
 
 def test_pem_trains_on_judgments_submitted_through_the_judging_app(researcher, make_user, feature_resources):
     """Real judgments: the study is opened (controls and assignments built), two judges rate every item."""
-    from annotation.judging.models import AssignmentItem
+    from annotation.judging.protocols.absolute.models import AssignmentItem
     from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
     from annotation.judging.services.design import design_update
     from annotation.judging.services.opening import study_judging_open

@@ -24,7 +24,8 @@ from annotation.models import Study
 from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
 
 from ...enums import JudgesMode
-from ...models import Assignment, AssignmentItem, JudgingDesign
+from ...models import Assignment, JudgingDesign
+from .models import AssignmentItem
 
 
 def absolute_assignments_write(*, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:

@@ -7,13 +7,17 @@ from django.contrib.auth.models import User
 from annotation.models import Study
 
 from ... import scales, training
+from ...defaults import PEM_REPORT_TARGET
 from ...enums import ImportMode
 from ...errors import JudgingError
-from ...models import Assignment, AssignmentItem, JudgingDesign, Judgment
+from ...models import Assignment, JudgingDesign
+from ...selectors.design import study_criteria
+from ...selectors.frame import judgments_frame
 from ...services.judgment_import import JudgmentImportSummary, judgments_import_file
 from ...services.queueing import after_judgment
-from ..base import JudgingProtocol
+from ..base import JudgingProtocol, PlannerPilot
 from ..registry import register
+from .models import AssignmentItem, Judgment
 from .services import (
     absolute_assignment_for_participant,
     absolute_assignment_late,
@@ -78,6 +82,21 @@ class AbsoluteProtocol(JudgingProtocol):
 
     def items_remaining(self, *, assignment: Assignment) -> int:
         return AssignmentItem.objects.filter(assignment=assignment, done_at__isnull=True).count()
+
+    def planner_pilot(self, *, study: Study, criterion: str | None = None) -> PlannerPilot:
+        """The study's ratings as the planner's pilot: on ``criterion``, or ``overall`` when
+        the design has it, else its first criterion. ``ValueError`` for a criterion the
+        design does not have."""
+        criteria = study_criteria(study=study)
+        slugs = [c["slug"] for c in criteria]
+        if criterion is None:
+            criterion = PEM_REPORT_TARGET if PEM_REPORT_TARGET in slugs or not slugs else slugs[0]
+        elif criterion not in slugs:
+            raise ValueError(f"the design has no criterion {criterion!r} (it has {', '.join(slugs)})")
+        scale: dict = next((c["scale"] for c in criteria if c["slug"] == criterion), {})
+        # The simulator draws 1–5 points when discrete: only such a scale is simulated as one.
+        discrete = not scale or (scale.get("type") == "points" and scale.get("min") == 1 and scale.get("max") == 5)
+        return PlannerPilot(frame=judgments_frame(study=study), criterion=criterion, discrete=discrete)
 
     # --- training and attention checks: reference values on each criterion's scale -------
 

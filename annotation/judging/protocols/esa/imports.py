@@ -4,7 +4,7 @@ the unit's :meth:`~.unit.EsaProtocol.judgments_import`, which ``manage.py import
 and ``import_esa_spans`` ask) and proposed spans for a design that pre-fills from a file
 (:func:`esa_proposals_import`, behind ``manage.py import_esa_proposals``, the design page's
 upload and the API). Opening copies imported proposals onto each judge's
-:class:`~annotation.judging.models.EsaItem` exactly as the aligner's proposals
+:class:`~annotation.judging.protocols.esa.models.EsaItem` exactly as the aligner's proposals
 (:func:`~.services.imported_proposals`), so what was proposed and what was kept are both
 stored and the report's proposal precision counts them."""
 
@@ -20,10 +20,11 @@ from annotation.importing.reading import ImportIssue, StudyImportError
 from annotation.models import Candidate, Study
 
 from ...enums import CONTROL_SYSTEM_PREFIX, EsaPrefill, JudgmentSource
-from ...models import Assignment, EsaItem, EsaJudgment, EsaProposal, JudgingDesign
+from ...models import Assignment, JudgingDesign
 from ...services.judgment_import import judges_for_import, judges_refused_issues
 from ...tokens import item_token_new
 from ..registry import protocol_for_study
+from .models import EsaItem, EsaJudgment, EsaProposal
 from .parsers import parse_esa_proposals_file, parse_esa_spans_file
 from .services import PROPOSAL_CATEGORIES, categories_allowed, span_dict
 

@@ -53,10 +53,11 @@ from metrics.core.assignment import derive_seed
 
 from ...enums import JudgmentSource
 from ...errors import JudgmentInvalid
-from ...models import AttentionAnswer, AttentionCheck, EsaItem, EsaJudgment, JudgingDesign, TrainingItem
+from ...models import AttentionAnswer, AttentionCheck, JudgingDesign, TrainingItem
 from ...selectors.judge import place_among_checks, previous_among_checks
 from ...services.submission import SubmitResult, active_seconds_clean, attention_store, key_clean
 from ...tokens import serve_stamp_make
+from .models import EsaItem, EsaJudgment
 from .services import (
     SCORE_MAX,
     SCORE_MIN,

@@ -16,8 +16,8 @@ from metrics.core.spans.jsonl import annotation_line
 from metrics.core.spans.model import EsaAnnotation
 
 from ...enums import CONTROL_KIND_OF_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX
-from ...models import EsaItem, EsaJudgment
 from ..base import ExportAnswer
+from .models import EsaItem, EsaJudgment
 from .services import span_of
 
 

@@ -9,7 +9,7 @@ the absolute protocol's (:func:`metrics.core.assignment.plan_assignments`). With
 ``esa_prefill == "aligner"`` each item is written with the spans proposed by paraeval's
 word aligner (:func:`metrics.core.spans.prefill.propose_spans`), with ``"imported"`` with
 those of an imported proposal file (:mod:`.imports`), copied onto the
-:class:`~annotation.judging.models.EsaItem` so that what was proposed stays known.
+:class:`~annotation.judging.protocols.esa.models.EsaItem` so that what was proposed stays known.
 
 What the researcher reads (records, exports, QC) is in :mod:`.selectors`. What a judge
 receives is built only by :func:`esa_item_next_for_judge`,
@@ -46,10 +46,11 @@ from metrics.core.spans.prefill import SpanShape, proposal_order, propose_spans,
 
 from ...enums import CONTROL_SYSTEM_PREFIX, EsaPrefill, JudgesMode, JudgmentSource
 from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
-from ...models import Assignment, EsaItem, EsaJudgment, EsaProposal, JudgingDesign
+from ...models import Assignment, JudgingDesign
 from ...selectors.judge import JudgeEntry, place_among_checks, previous_among_checks
 from ...services.submission import active_seconds_clean, key_clean, submission_store
 from ...tokens import item_token_new, serve_stamp_make
+from .models import EsaItem, EsaJudgment, EsaProposal
 
 logger = logging.getLogger(__name__)
 

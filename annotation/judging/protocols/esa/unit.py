@@ -8,11 +8,12 @@ from django.utils.translation import get_language_bidi
 from annotation.models import Study
 
 from ...enums import EsaPrefill
-from ...models import Assignment, EsaItem, EsaJudgment, JudgingDesign
+from ...models import Assignment, JudgingDesign
 from ..base import AnswerKey, JudgingProtocol, PlannerPilot, long_format_options_refuse
 from ..registry import register
 from . import screening as esa_screening
 from .imports import EsaImportSummary, esa_judgments_import
+from .models import EsaItem, EsaJudgment
 from .selectors import EXPORT_QUESTIONS, esa_export_answers, esa_pilot_frame, esa_qc
 from .services import (
     categories_allowed,

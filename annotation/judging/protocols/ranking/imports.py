@@ -17,10 +17,11 @@ from annotation.importing.reading import ImportIssue, StudyImportError
 from annotation.models import Candidate, Original, Study
 
 from ...enums import CONTROL_SYSTEM_PREFIX, JudgmentSource
-from ...models import Assignment, JudgingDesign, RankingItem, RankingJudgment
+from ...models import Assignment, JudgingDesign
 from ...services.judgment_import import judges_for_import, judges_refused_issues
 from ...tokens import item_token_new
 from ..registry import protocol_for_study
+from .models import RankingItem, RankingJudgment
 from .parsers import parse_rankings_file
 
 

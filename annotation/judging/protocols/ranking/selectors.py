@@ -14,8 +14,9 @@ from annotation.models import Candidate, Study, System
 from metrics.core.ranking.orders import Ranking
 
 from ...enums import CONTROL_KIND_OF_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX
-from ...models import JudgingDesign, RankingItem, RankingJudgment
+from ...models import JudgingDesign
 from ..base import ExportAnswer
+from .models import RankingItem, RankingJudgment
 
 
 def _latest(study: Study):

@@ -37,10 +37,11 @@ from metrics.core.ranking.sets import plan_sets, screen_order, set_key, set_key_
 
 from ...enums import CONTROL_SYSTEM_PREFIX, JudgesMode, JudgmentSource
 from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
-from ...models import Assignment, JudgingDesign, RankingItem, RankingJudgment
+from ...models import Assignment, JudgingDesign
 from ...selectors.judge import JudgeEntry, place_among_checks, previous_among_checks
 from ...services.submission import active_seconds_clean, key_clean, submission_store
 from ...tokens import item_token_new, serve_stamp_make
+from .models import RankingItem, RankingJudgment
 
 BULK_BATCH = 5000
 SCORE_MIN, SCORE_MAX = 0, 100

@@ -7,11 +7,12 @@ from django.utils.translation import gettext
 
 from annotation.models import Study
 
-from ...models import Assignment, JudgingDesign, RankingItem, RankingJudgment
+from ...models import Assignment, JudgingDesign
 from ..base import AnswerKey, JudgingProtocol, PilotUnsupported, PlannerPilot, long_format_options_refuse
 from ..registry import register
 from . import screening as rank_screening
 from .imports import RankingImportSummary, rankings_import_file
+from .models import RankingItem, RankingJudgment
 from .selectors import (
     ranking_export_answers,
     ranking_export_questions,

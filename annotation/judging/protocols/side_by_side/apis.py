@@ -16,12 +16,12 @@ from ... import screening
 from ...apis.judge import get_judged_study, open_assignment_for_judge
 from ...enums import COMPARISON_ANSWERS, MAX_ITEM_SECONDS, JudgmentSource
 from ...errors import JudgingError, OtherProtocol
-from ...models import ComparisonItem
 from ...selectors.judge import progress_among_checks
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
 from ...web import TAG_JUDGE, judging_error
 from . import screening as sbs_screening
 from . import services as comparison
+from .models import ComparisonItem
 from .unit import SIDE_BY_SIDE
 
 

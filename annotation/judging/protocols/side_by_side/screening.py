@@ -33,10 +33,11 @@ from metrics.core.assignment import derive_seed
 
 from ...enums import COMPARISON_ANSWERS, JudgmentSource
 from ...errors import JudgmentInvalid
-from ...models import AttentionAnswer, AttentionCheck, ComparisonItem, ComparisonJudgment, JudgingDesign, TrainingItem
+from ...models import AttentionAnswer, AttentionCheck, JudgingDesign, TrainingItem
 from ...selectors.judge import place_among_checks, previous_among_checks
 from ...services.submission import SubmitResult, active_seconds_clean, attention_store, key_clean
 from ...tokens import serve_stamp_make
+from .models import ComparisonItem, ComparisonJudgment
 from .services import JudgePair, answers_clean, comparison_submit, expected_question, pair_for_judge, questions
 
 #: An answer as an attention check stores it (its ``expected`` and ``answer`` are numbers).

@@ -45,11 +45,12 @@ from ...enums import (
     JudgmentSource,
 )
 from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
-from ...models import Assignment, ComparisonItem, ComparisonJudgment, JudgingDesign
+from ...models import Assignment, JudgingDesign
 from ...selectors.judge import JudgeEntry, place_among_checks, previous_among_checks
 from ...services.submission import active_seconds_clean, key_clean, submission_store
 from ...tokens import item_token_new, serve_stamp_make
 from ..base import ExportAnswer
+from .models import ComparisonItem, ComparisonJudgment
 
 BULK_BATCH = 5000
 

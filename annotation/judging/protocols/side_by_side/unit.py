@@ -7,10 +7,11 @@ from django.utils.translation import gettext
 
 from annotation.models import Study
 
-from ...models import Assignment, ComparisonItem, ComparisonJudgment, JudgingDesign
+from ...models import Assignment, JudgingDesign
 from ..base import AnswerKey, JudgingProtocol, PilotUnsupported, PlannerPilot
 from ..registry import register
 from . import screening as sbs_screening
+from .models import ComparisonItem, ComparisonJudgment
 from .services import (
     comparison_assignment_for_participant,
     comparison_assignment_late,

@@ -8,7 +8,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.judging.models import EsaJudgment
+from annotation.judging.protocols.esa.models import EsaJudgment
 from annotation.judging.services.design import design_update
 from tests.factories import study_with_data
 

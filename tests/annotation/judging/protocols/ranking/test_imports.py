@@ -8,7 +8,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.judging.models import RankingJudgment
+from annotation.judging.protocols.ranking.models import RankingJudgment
 from annotation.judging.services.design import design_update
 from tests.factories import study_with_data
 
