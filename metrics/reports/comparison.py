@@ -12,21 +12,17 @@ studies' reports are untouched.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from typing import Any
-
-from django.db import transaction
-from django.utils import timezone
 
 from annotation.judging.models import JudgingDesign
 from annotation.judging.protocols.side_by_side import services as judging_comparison
 from annotation.judging.protocols.side_by_side.unit import SIDE_BY_SIDE
 from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.judging.selectors.qc import judgments_fingerprint
-from config.jobs.enums import JobStatus
 from metrics.core.stats.comparison import comparison_summary
 from metrics.reports.exports.model import Column, ReportTable
+from metrics.reports.services.build import ReportComputed
 
 from .models import Report
 
@@ -77,38 +73,17 @@ def comparison_result(*, study, settings: Mapping[str, Any]) -> dict:
     }
 
 
-def comparison_report_build(*, report_id: int, settings: Mapping[str, Any]) -> Report:
-    """Finish building report ``report_id`` (already marked running) of a comparison study."""
-    started, cpu = time.monotonic(), time.process_time()
-    report = Report.objects.select_related("study").get(pk=report_id)
-    fingerprint = judgments_fingerprint(study=report.study)
-    try:
-        result = comparison_result(study=report.study, settings=settings)
-    except ValueError as exc:
-        Report.objects.filter(pk=report_id).update(
-            status=JobStatus.FAILED, error=f"The report could not be built: {exc}.", finished_at=timezone.now()
-        )
-        return Report.objects.get(pk=report_id)
-    with transaction.atomic():
-        locked = Report.objects.select_for_update().get(pk=report_id)
-        if locked.status == JobStatus.SUCCEEDED:
-            return locked
-        Report.objects.filter(pk=report_id).update(
-            status=JobStatus.SUCCEEDED,
-            phase="done",
-            progress_done=locked.progress_total,
-            result=result,
-            fingerprint=fingerprint,
-            excluded_judges=result["excluded_judges"],
-            metric_runs=[],
-            build_info={
-                "wall_seconds": round(time.monotonic() - started, 3),
-                "n_judgment_rows": result["summary"]["n_comparisons"],
-            },
-            compute_seconds=round(time.process_time() - cpu, 3),
-            finished_at=timezone.now(),
-        )
-    return Report.objects.get(pk=report_id)
+def comparison_report_compute(*, report: Report, settings: Mapping[str, Any]) -> ReportComputed:
+    """The report of a comparison study (the unit's ``report_compute``, which
+    :func:`metrics.reports.services.build.report_build` runs)."""
+    fingerprint = judgments_fingerprint(study=report.study)  # read before the judgments, so late ones show as stale
+    result = comparison_result(study=report.study, settings=settings)
+    return ReportComputed(
+        result=result,
+        fingerprint=fingerprint,
+        excluded_judges=result["excluded_judges"],
+        n_judgment_rows=result["summary"]["n_comparisons"],
+    )
 
 
 def _pct(level: float) -> str:

@@ -15,13 +15,9 @@ left out of everything but their checks. Whatever is too thin to compute is said
 from __future__ import annotations
 
 import math
-import time
 from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
-
-from django.db import transaction
-from django.utils import timezone
 
 from annotation.judging.enums import CONTROL_SYSTEM_PREFIX
 from annotation.judging.models import JudgingDesign
@@ -29,7 +25,6 @@ from annotation.judging.protocols.ranking import selectors as judging_ranking
 from annotation.judging.protocols.ranking.unit import RANKING
 from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.judging.selectors.qc import judgments_fingerprint
-from config.jobs.enums import JobStatus
 from metrics.core.ranking.concordance import ranking_concordance
 from metrics.core.ranking.controls import ranking_control_checks
 from metrics.core.ranking.orders import Ranking, midranks
@@ -38,6 +33,7 @@ from metrics.core.ranking.sets import set_key, set_key_split
 from metrics.core.ranking.win_rates import pairwise_records, system_win_rates
 from metrics.core.stats.results import jsonable
 from metrics.reports.exports.model import Column, ReportTable
+from metrics.reports.services.build import ReportComputed
 
 from .models import Report
 
@@ -172,38 +168,17 @@ def ranking_result(*, study, settings: Mapping[str, Any]) -> dict:
     )
 
 
-def ranking_report_build(*, report_id: int, settings: Mapping[str, Any]) -> Report:
-    """Finish building report ``report_id`` (already marked running) of a ranking study."""
-    started, cpu = time.monotonic(), time.process_time()
-    report = Report.objects.select_related("study").get(pk=report_id)
-    fingerprint = judgments_fingerprint(study=report.study)
-    try:
-        result = ranking_result(study=report.study, settings=settings)
-    except ValueError as exc:
-        Report.objects.filter(pk=report_id).update(
-            status=JobStatus.FAILED, error=f"The report could not be built: {exc}.", finished_at=timezone.now()
-        )
-        return Report.objects.get(pk=report_id)
-    with transaction.atomic():
-        locked = Report.objects.select_for_update().get(pk=report_id)
-        if locked.status == JobStatus.SUCCEEDED:
-            return locked
-        Report.objects.filter(pk=report_id).update(
-            status=JobStatus.SUCCEEDED,
-            phase="done",
-            progress_done=locked.progress_total,
-            result=result,
-            fingerprint=fingerprint,
-            excluded_judges=result["excluded_judges"],
-            metric_runs=[],
-            build_info={
-                "wall_seconds": round(time.monotonic() - started, 3),
-                "n_judgment_rows": result["summary"]["n_rankings"],
-            },
-            compute_seconds=round(time.process_time() - cpu, 3),
-            finished_at=timezone.now(),
-        )
-    return Report.objects.get(pk=report_id)
+def ranking_report_compute(*, report: Report, settings: Mapping[str, Any]) -> ReportComputed:
+    """The report of a ranking study (the unit's ``report_compute``, which
+    :func:`metrics.reports.services.build.report_build` runs)."""
+    fingerprint = judgments_fingerprint(study=report.study)  # read before the judgments, so late ones show as stale
+    result = ranking_result(study=report.study, settings=settings)
+    return ReportComputed(
+        result=result,
+        fingerprint=fingerprint,
+        excluded_judges=result["excluded_judges"],
+        n_judgment_rows=result["summary"]["n_rankings"],
+    )
 
 
 def _pct(level: float) -> str:

@@ -166,11 +166,12 @@ class JudgingProtocol:
     #: The protocol's own CSV exports on the design page: (label, URL name) pairs.
     exports: tuple[tuple[str, str], ...] = ()
     #: This protocol's report, by dotted path (so the unit imports no report code):
-    #: the builder ``f(*, report_id, settings) -> Report`` the report worker calls, the
-    #: tables ``f(result) -> list[ReportTable]`` every export format reads, and the
-    #: template of its part of the report page. Empty: the absolute report of
-    #: :mod:`metrics.reports` (PEM's tables, agreement, judge QC, rankings).
-    report_builder: str = ""
+    #: the computation ``f(*, report, settings) -> ReportComputed`` that the one report
+    #: job (``metrics.reports.services.build.report_build``) runs, the tables
+    #: ``f(result) -> list[ReportTable]`` every export format reads, and the template of
+    #: its part of the report page. Empty: the absolute report of :mod:`metrics.reports`
+    #: (PEM's tables, agreement, judge QC, rankings).
+    report_compute: str = ""
     report_tables: str = ""
     report_template: str = ""
     #: Report formats the report page links for this protocol's reports.

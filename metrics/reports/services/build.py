@@ -1,16 +1,20 @@
 """Build a report (the worker's side) or mark it failed; asking for one is :mod:`.queueing`.
 
-Statistics come from ``metrics.core.stats.build_report``; this module gathers the
-study's data, calls it, draws the figures and stores the result.
+The report job's life (load, mark running, compute, fail or succeed under a row lock)
+is :func:`report_build`, once for every protocol; what differs is the computation, a
+function ``f(*, report, settings) -> ReportComputed``: the absolute report's is
+:func:`absolute_report_compute` (statistics from ``metrics.core.stats.build_report``,
+then the figures); another protocol's is named by its unit (``report_compute``).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from importlib import metadata
+from typing import Any
 
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
@@ -82,16 +86,39 @@ def subset_in_criteria_order(subset: Mapping[str, float] | None, criteria: Seque
     return {c: subset[c] for c in criteria if c in subset}
 
 
+@dataclass(frozen=True)
+class ReportComputed:
+    """What a report computation hands back for :func:`report_build` to store.
+
+    ``fingerprint`` must be read *before* the judgments the result was computed from,
+    so that a judgment arriving meanwhile makes the report stale rather than silently
+    included; ``versions`` (None: not recorded) goes into ``build_info`` with the
+    packages' versions; ``plots`` are the figures (``slug``, ``title``, ``caption``,
+    ``svg``) in page order.
+    """
+
+    result: dict[str, Any]
+    fingerprint: str
+    excluded_judges: list[str]
+    n_judgment_rows: int
+    metric_runs: list[Any] = field(default_factory=list)
+    plots: Sequence[Any] = ()
+    versions: Mapping[str, str] | None = None
+
+
+ReportCompute = Callable[..., ReportComputed]
+
+
 def report_build(*, report_id: int) -> Report:
     """Build a queued report (the worker's side; the ``report`` command calls it directly).
 
-    Reads the judgments (every judge; the excluded ones are left out of the tables
-    but kept in judge QC) and the metric runs, calls ``build_report`` with the
-    report's settings and the design's expected control scores and QC level, draws
-    the figures and stores everything at once. A finished report is left alone, so
-    a task delivered twice leaves the same rows. Data problems (e.g. every judge
-    excluded) fail the report with their message; transient database errors
-    propagate so the task can retry.
+    Marks the report running, runs the computation of the study's protocol (the unit's
+    ``report_compute``, else :func:`absolute_report_compute`) with the report's
+    settings over the defaults, and stores the result, figures and fingerprint at
+    once. A finished report is left alone, and a report another delivery finished
+    meanwhile is kept, so a task delivered twice leaves the same rows. Data problems
+    (``ValueError``, e.g. every judge excluded) fail the report with their message;
+    transient database errors propagate so the task can retry.
     """
     report = Report.objects.select_related("study").get(pk=report_id)
     if report.is_finished:
@@ -109,68 +136,9 @@ def report_build(*, report_id: int) -> Report:
     )
     s = {**DEFAULT_SETTINGS, **(report.settings or {})}
     unit = protocol_for_study(study=report.study)
-    if unit.report_builder:  # a protocol with its own report (side by side: its own tables)
-        return import_string(unit.report_builder)(report_id=report_id, settings=s)
+    compute: ReportCompute = import_string(unit.report_compute) if unit.report_compute else absolute_report_compute
     try:
-        judged = selectors.report_judgment_inputs(study=report.study)
-        if judged.frame.empty:
-            raise ValueError("the study has no judgments")
-        # Validate once: build_report and the figures take the validated copy as it is
-        # (it carries validate_judgments' marker), and the database frame is let go
-        # instead of living on beside one validated copy per consumer.
-        judged = replace(judged, frame=validate_judgments(judged.frame))
-        _phase(report_id, 1)
-        metric_inputs = selectors.MetricInputs()
-        if s.get("include_metrics", True):
-            metric_inputs = selectors.report_metric_inputs(study=report.study, judged_items=set(judged.frame["item"]))
-        _phase(report_id, 2)
-        criteria_used = [c for c in study_criteria(study=report.study) if c["slug"] in judged.criteria]
-        result = build_report(
-            judged.frame,
-            metric_inputs.scores or None,
-            excluded_judges=judged.excluded,
-            control_expected=judged.control_expected,
-            criterion=s["criterion"],
-            criteria=judged.criteria,
-            normalize=s["normalize"],
-            include_controls_in_mean=s["include_controls_in_mean"],
-            subset_min=subset_in_criteria_order(s["subset_min"], judged.criteria),
-            n_boot=s["n_boot"],
-            confidence_level=s["confidence_level"],
-            significance_level=s["significance_level"],
-            seed=s["seed"],
-            qc_alpha=judged.qc_alpha,
-            qc_tests=judged.qc_tests,
-            min_shared=s.get("min_shared") or DEFAULT_SETTINGS["min_shared"],
-            metric_runs=metric_inputs.runs,
-            scale=shared_points_scale(criteria_used),
-            scales={c["slug"]: c["scale"]["type"] for c in criteria_used},
-            zscore_criteria=criteria_zscored(criteria_used),
-        )
-        _phase(report_id, 3)
-        from ..plots import report_plots  # matplotlib: only where figures are drawn
-
-        frame = judged.frame  # validated above
-        ref = human_reference(
-            frame, control_expected=judged.control_expected, normalize=s["normalize"], excluded_judges=judged.excluded
-        )
-        wide = None
-        if metric_inputs.scores:
-            long = validate_metric_scores(metric_inputs.scores)
-            wide = long.loc[long["item"].isin(ref.index)].pivot(index="item", columns="metric", values="score")
-        plots = report_plots(
-            frame=frame,
-            ref=ref,
-            metric_wide=wide,
-            result=result,
-            excluded=judged.excluded,
-            target=s["criterion"],
-            include_controls=False,  # as Table 3's headline
-            normalized=s["normalize"] == "z",
-            seed=s["seed"],
-            units=criteria_units(criteria_used),
-        )
-        _phase(report_id, 4)
+        computed = compute(report=report, settings=s)
     except (OperationalError, InterfaceError):
         raise
     except ValueError as exc:
@@ -180,11 +148,11 @@ def report_build(*, report_id: int) -> Report:
         logger.exception("report %s failed", report_id)
         report_fail(report_id=report_id, error=f"Unexpected error while building the report: {exc!r}")
         return Report.objects.get(pk=report_id)
-    build_info = {
-        "versions": {**result.get("versions", {}), **_versions()},
-        "wall_seconds": round(time.monotonic() - started, 3),
-        "n_judgment_rows": int(len(judged.frame)),
-    }
+    build_info: dict[str, Any] = {}
+    if computed.versions is not None:
+        build_info["versions"] = {**computed.versions, **_versions()}
+    build_info["wall_seconds"] = round(time.monotonic() - started, 3)
+    build_info["n_judgment_rows"] = computed.n_judgment_rows
     with transaction.atomic():
         locked = Report.objects.select_for_update().get(pk=report_id)
         if locked.status == JobStatus.SUCCEEDED:
@@ -193,7 +161,7 @@ def report_build(*, report_id: int) -> Report:
         ReportPlot.objects.bulk_create(
             [
                 ReportPlot(report_id=report_id, slug=p.slug, title=p.title, caption=p.caption, position=i, svg=p.svg)
-                for i, p in enumerate(plots)
+                for i, p in enumerate(computed.plots)
             ]
         )
         _update(
@@ -201,12 +169,92 @@ def report_build(*, report_id: int) -> Report:
             status=JobStatus.SUCCEEDED,
             phase="done",
             progress_done=len(PHASES),
-            result=result,
-            fingerprint=judged.fingerprint,
-            excluded_judges=judged.excluded,
-            metric_runs=metric_inputs.runs,
+            result=computed.result,
+            fingerprint=computed.fingerprint,
+            excluded_judges=computed.excluded_judges,
+            metric_runs=computed.metric_runs,
             build_info=build_info,
             compute_seconds=round(time.process_time() - cpu, 3),
             finished_at=timezone.now(),
         )
     return Report.objects.get(pk=report_id)
+
+
+def absolute_report_compute(*, report: Report, settings: Mapping[str, Any]) -> ReportComputed:
+    """The absolute report: PEM's tables, agreement, judge QC, rankings and figures.
+
+    Reads the judgments (every judge; the excluded ones are left out of the tables but
+    kept in judge QC) and the metric runs, calls ``build_report`` with the settings and
+    the design's expected control scores and QC level, and draws the figures; records
+    each phase on the report as it goes.
+    """
+    s = settings
+    report_id = report.pk
+    judged = selectors.report_judgment_inputs(study=report.study)
+    if judged.frame.empty:
+        raise ValueError("the study has no judgments")
+    # Validate once: build_report and the figures take the validated copy as it is
+    # (it carries validate_judgments' marker), and the database frame is let go
+    # instead of living on beside one validated copy per consumer.
+    judged = replace(judged, frame=validate_judgments(judged.frame))
+    _phase(report_id, 1)
+    metric_inputs = selectors.MetricInputs()
+    if s.get("include_metrics", True):
+        metric_inputs = selectors.report_metric_inputs(study=report.study, judged_items=set(judged.frame["item"]))
+    _phase(report_id, 2)
+    criteria_used = [c for c in study_criteria(study=report.study) if c["slug"] in judged.criteria]
+    result = build_report(
+        judged.frame,
+        metric_inputs.scores or None,
+        excluded_judges=judged.excluded,
+        control_expected=judged.control_expected,
+        criterion=s["criterion"],
+        criteria=judged.criteria,
+        normalize=s["normalize"],
+        include_controls_in_mean=s["include_controls_in_mean"],
+        subset_min=subset_in_criteria_order(s["subset_min"], judged.criteria),
+        n_boot=s["n_boot"],
+        confidence_level=s["confidence_level"],
+        significance_level=s["significance_level"],
+        seed=s["seed"],
+        qc_alpha=judged.qc_alpha,
+        qc_tests=judged.qc_tests,
+        min_shared=s.get("min_shared") or DEFAULT_SETTINGS["min_shared"],
+        metric_runs=metric_inputs.runs,
+        scale=shared_points_scale(criteria_used),
+        scales={c["slug"]: c["scale"]["type"] for c in criteria_used},
+        zscore_criteria=criteria_zscored(criteria_used),
+    )
+    _phase(report_id, 3)
+    from ..plots import report_plots  # matplotlib: only where figures are drawn
+
+    frame = judged.frame  # validated above
+    ref = human_reference(
+        frame, control_expected=judged.control_expected, normalize=s["normalize"], excluded_judges=judged.excluded
+    )
+    wide = None
+    if metric_inputs.scores:
+        long = validate_metric_scores(metric_inputs.scores)
+        wide = long.loc[long["item"].isin(ref.index)].pivot(index="item", columns="metric", values="score")
+    plots = report_plots(
+        frame=frame,
+        ref=ref,
+        metric_wide=wide,
+        result=result,
+        excluded=judged.excluded,
+        target=s["criterion"],
+        include_controls=False,  # as Table 3's headline
+        normalized=s["normalize"] == "z",
+        seed=s["seed"],
+        units=criteria_units(criteria_used),
+    )
+    _phase(report_id, 4)
+    return ReportComputed(
+        result=result,
+        fingerprint=judged.fingerprint,
+        excluded_judges=judged.excluded,
+        n_judgment_rows=int(len(judged.frame)),
+        metric_runs=metric_inputs.runs,
+        plots=plots,
+        versions=result.get("versions", {}),
+    )

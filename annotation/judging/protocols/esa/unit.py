@@ -44,7 +44,7 @@ class EsaProtocol(JudgingProtocol):
         ("Export the error spans (JSON Lines)", "judging:export_esa_jsonl"),
         ("Export the ESA judgments (CSV)", "judging:export_esa_csv"),
     )
-    report_builder = "metrics.reports.esa.esa_report_build"
+    report_compute = "metrics.reports.esa.esa_report_compute"
     report_tables = "metrics.reports.esa.esa_tables"
     report_template = "reports/_esa.html"
     report_settings = ("confidence_level", "seed", "n_boot")

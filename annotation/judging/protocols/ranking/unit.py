@@ -46,7 +46,7 @@ class RankingProtocol(JudgingProtocol):
         ("Export the rankings (CSV)", "judging:export_rankings"),
     )
     dashboard_answers = "metrics.dashboard.services.figures.ranking_answers"
-    report_builder = "metrics.reports.ranking.ranking_report_build"
+    report_compute = "metrics.reports.ranking.ranking_report_compute"
     report_settings = ("confidence_level", "seed", "n_boot")
     report_tables = "metrics.reports.ranking.ranking_tables"
     report_template = "reports/_ranking.html"

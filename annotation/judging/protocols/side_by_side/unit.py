@@ -45,7 +45,7 @@ class SideBySideProtocol(JudgingProtocol):
     back_keys = ("Backspace",)
     exports = (("Export the comparisons (CSV)", "judging:export_comparisons"),)
     dashboard_answers = "metrics.dashboard.services.figures.comparison_answers"
-    report_builder = "metrics.reports.comparison.comparison_report_build"
+    report_compute = "metrics.reports.comparison.comparison_report_compute"
     report_settings = ("confidence_level", "seed", "n_boot")
     report_tables = "metrics.reports.comparison.comparison_tables"
     report_template = "reports/_comparison.html"
