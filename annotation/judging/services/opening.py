@@ -339,7 +339,8 @@ def opening_undo(study: Study) -> None:
     judged = set()
     for unit in protocols_all():
         judged |= set(unit.judgments_of_study(study=study).values_list("judge_id", flat=True).distinct())
-    AssignmentItem.objects.filter(assignment__study=study, judgments__isnull=True).delete()
+    for unit in protocols_all():  # every item table's judgments are its items' "judgments"
+        unit.items_of_study(study=study).filter(judgments__isnull=True).delete()
     Assignment.objects.filter(study=study).exclude(judge_id__in=judged).delete()
     for assignment in Assignment.objects.filter(study=study):
         n = sum(unit.items_of_study(study=study).filter(assignment=assignment).count() for unit in protocols_all())

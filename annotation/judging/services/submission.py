@@ -40,7 +40,7 @@ KEY_MIN_LENGTH, KEY_MAX_LENGTH = 8, 64
 
 @dataclass(frozen=True)
 class SubmitResult:
-    judgment: Any  # the protocol's judgment row (Judgment, ComparisonJudgment, EsaJudgment, …)
+    judgment: Any  # a row of the protocol's judgment table (its unit's judgment_model)
     created: bool  # False: the key was seen before and this is the stored judgment
     screened_out: bool = False  # the automatic QC screened the judge out after this judgment
     # An attention check answered through :func:`attention_store`: whether its (first) answer
@@ -161,9 +161,9 @@ def submission_store(
     serve_stamp: str,
     active_seconds: float | None,
     source: str,
-    # The protocol's two tables (AssignmentItem and Judgment, ComparisonItem and
-    # ComparisonJudgment, ...): they share the fields used here but no base model, so
-    # they are typed by what the docstring says they hold.
+    # The protocol's two tables (its unit's item_model and judgment_model): the fields used
+    # here are those of their abstract bases (JudgingItemBase, JudgmentBase), which have no
+    # manager to type ``.objects`` with, so they are typed by what the docstring says.
     item_model: Any,
     judgment_model: Any,
     after_stored: Callable[..., object] | None = None,
