@@ -194,8 +194,10 @@ class JudgingProtocol:
     #: Template of the protocol's own QC table on the QC page (the rows of :meth:`qc_rows`).
     qc_template: str = "judging/_compare_qc.html"
 
-    #: The protocol's tables: a row per item of an assignment (``assignment``, ``token``,
-    #: ``position``, ``done_at``) and a row per submission (``study``, ``item``, ``judge``,
+    #: The protocol's tables, defined in its package's ``models.py``: a row per item of an
+    #: assignment (on :class:`~annotation.judging.models.JudgingItemBase`: ``assignment``,
+    #: ``token``, ``position``, ``done_at``) and a row per submission (on
+    #: :class:`~annotation.judging.models.JudgmentBase`: ``study``, ``item``, ``judge``,
     #: ``is_latest``, ``submitted_at``, ``active_seconds``). Shared code asks these (and the
     #: methods below built on them) instead of naming a protocol's table.
     item_model: Any = None
