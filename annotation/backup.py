@@ -14,6 +14,7 @@ Restoring keeps primary keys, so it needs an installation without those rows
 
 from __future__ import annotations
 
+import datetime
 import io
 import json
 import zipfile
@@ -26,6 +27,7 @@ from django.core import serializers
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.management.color import no_style
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DEFAULT_DB_ALIAS, connection, models, transaction
 
 from .models import Study
@@ -35,6 +37,24 @@ FORMAT_VERSION = 1
 
 class BackupError(Exception):
     pass
+
+
+class _FullPrecisionEncoder(DjangoJSONEncoder):
+    """Django's encoder, but times keep their microseconds.
+
+    ``DjangoJSONEncoder`` cuts a datetime to milliseconds, so a restored row's
+    timestamp could differ from the backed-up one (and two judgments within the same
+    millisecond could swap order). A backup keeps the value exactly; the loader
+    (``DateTimeField.to_python``) reads the full ISO form.
+    """
+
+    def default(self, o):
+        if isinstance(o, datetime.datetime):
+            text = o.isoformat()
+            return text[:-6] + "Z" if text.endswith("+00:00") else text
+        if isinstance(o, datetime.time):
+            return o.isoformat()
+        return super().default(o)
 
 
 def collect(study: Study) -> list[models.Model]:
@@ -81,7 +101,7 @@ def study_backup(*, study: Study) -> bytes:
     rows = collect(study)
     order = _model_order()
     rows.sort(key=lambda o: (order.get(o._meta.label, 10_000), str(o.pk)))
-    data = serializers.serialize("json", rows, indent=1)
+    data = serializers.serialize("json", rows, indent=1, cls=_FullPrecisionEncoder)
     files = set()
     for obj in rows:
         for field in obj._meta.concrete_fields:

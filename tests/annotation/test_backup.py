@@ -61,3 +61,20 @@ def test_restore_refuses_a_file_that_is_not_a_backup(db, tmp_path):
     bad.write_bytes(b"hello")
     with pytest.raises(CommandError, match="not a paraeval study backup"):
         call_command("restore_study", str(bad))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_restored_times_keep_their_microseconds(researcher, study, tmp_path):
+    """Django's JSON encoder cuts times to milliseconds: a row stamped 412 µs past a second came back
+    as a different time (and failed the round trip above now and then). A backup keeps every digit."""
+    import datetime
+
+    stamp = datetime.datetime(2026, 3, 1, 9, 30, 5, 412, tzinfo=datetime.UTC)
+    later = datetime.datetime(2026, 3, 1, 9, 30, 5, 999_001, tzinfo=datetime.UTC)
+    Study.objects.filter(pk=study.pk).update(created_at=stamp, updated_at=later)
+    archive = tmp_path / "study.zip"
+    call_command("backup_study", study.name, "--out", str(archive))
+    wipe_everything()
+    call_command("restore_study", str(archive))
+    restored = Study.objects.get(name=study.name)
+    assert (restored.created_at, restored.updated_at) == (stamp, later)
