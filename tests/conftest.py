@@ -81,6 +81,23 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_terminal_summary(terminalreporter):
+    reports = [r for key in ("", "passed", "failed", "error") for r in terminalreporter.stats.get(key, [])]
+    restarts = sorted(
+        {f"{r.nodeid}: {v}" for r in reports for k, v in getattr(r, "user_properties", ()) if k == RESTART}
+    )
+    if restarts:
+        terminalreporter.section("Chromium restarted (it stopped answering; the step was tried again)")
+        for line in restarts:
+            terminalreporter.write_line(line)
+    # A hung test's stack is long and printed far above; CI shows the end of the log, so the
+    # frames where each timeout struck are repeated here, last.
+    for r in reports:
+        text = getattr(r, "longreprtext", "") or ""
+        if r.failed and "Timeout (>" in text:
+            terminalreporter.section(f"timed out in {r.when}: {r.nodeid}")
+            frames = [line for line in text.splitlines() if re.match(r"\S+\.py:\d+: |>\s", line)]
+            for line in frames[-30:]:
+                terminalreporter.write_line(line[:200])
     if not chromium_available():
         terminalreporter.write_line(
             f"!!! Browser tests were SKIPPED: no Chromium at {CHROMIUM}. Install Debian's chromium to run them. !!!",
@@ -182,30 +199,152 @@ def celery_worker(transactional_db):
 # --- real Chromium ---------------------------------------------------------------
 
 
+#: user_properties key under which a test records that Chromium was restarted for it.
+RESTART = "chromium_restarted"
+#: How long creating or closing a context or page may take before Chromium counts as stalled
+#: (a second or two normally, on a loaded machine too).
+STALL_SECONDS = 60
+
+
+class Chromium:
+    """The session's Chromium, started again when it stops answering.
+
+    Now and then a long-lived Chromium never answers the creation of a context or page
+    (microsoft/playwright-python#2987, open; microsoft/playwright#3939 and #4761): the test
+    then stalled until pytest-timeout (600 s) and failed in setup, once in each of two CI
+    runs. :meth:`guarded` runs such a step under a watchdog: when Chromium has not answered
+    in ``STALL_SECONDS``, the watchdog kills this process's Chromium, so that the pending
+    call fails at once, and :meth:`restart` starts a new one. Only steps that hold no test
+    state are retried (a fresh test's context and page); every restart is recorded on the
+    test and listed at the end of the run, so a browser that degrades is seen, not hidden.
+    """
+
+    def __init__(self, playwright):
+        self._playwright = playwright
+        self._pids: set[int] = set()
+        self.browser = self._launch()
+
+    @staticmethod
+    def _chromium_pids() -> set[int]:
+        import psutil
+
+        found = set()
+        for proc in psutil.Process().children(recursive=True):
+            try:
+                if "chrom" in proc.name():
+                    found.add(proc.pid)
+            except psutil.NoSuchProcess:
+                pass
+        return found
+
+    def _launch(self):
+        before = self._chromium_pids()
+        browser = self._playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        self._pids = self._chromium_pids() - before  # this browser's processes, not another Chromium's
+        return browser
+
+    def _kill(self) -> None:
+        """Kill this browser's processes and everything they started."""
+        import psutil
+
+        for pid in self._pids:
+            try:
+                main = psutil.Process(pid)
+                for proc in [*main.children(recursive=True), main]:
+                    proc.kill()
+            except psutil.NoSuchProcess:
+                pass
+
+    def guarded(self, step):
+        """``step()``, or :class:`ChromiumStalled` when Chromium does not answer in time."""
+        import threading
+
+        fired = threading.Event()
+
+        def stall():
+            fired.set()
+            self._kill()
+
+        timer = threading.Timer(STALL_SECONDS, stall)
+        timer.start()
+        try:
+            return step()
+        except Exception as exc:
+            if fired.is_set():
+                raise ChromiumStalled(f"no answer from Chromium in {STALL_SECONDS} s") from exc
+            raise
+        finally:
+            timer.cancel()
+
+    def restart(self) -> None:
+        self._kill()
+        try:
+            self.browser.close()
+        except Exception:  # noqa: BLE001 - it is already gone; only the new one matters
+            pass
+        self.browser = self._launch()
+
+    def close(self) -> None:
+        self.browser.close()
+
+
+class ChromiumStalled(Exception):
+    pass
+
+
 @pytest.fixture(scope="session")
-def browser():
+def chromium():
     if not chromium_available():
         pytest.skip(f"no Chromium at {CHROMIUM}")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+        session = Chromium(p)
+        yield session
+        session.close()
 
 
 @pytest.fixture
-def page(browser, live_server):
-    """A fresh browser context (no cookies) whose relative URLs go to the live server."""
+def browser(chromium):
+    """The session's Chromium (the one running now: see :class:`Chromium`)."""
+    return chromium.browser
+
+
+def _fresh_page(browser, live_server):
     context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
     context.set_default_timeout(15_000)
-    pg = context.new_page()
+    return context.new_page()
+
+
+def started_page(chromium: Chromium, make, note):
+    """``make(browser)``, under the watchdog; once more in a new Chromium if it stalled (``note(why)`` is told)."""
+    try:
+        return chromium.guarded(lambda: make(chromium.browser))
+    except ChromiumStalled as exc:
+        note(f"new context and page: {exc}")
+        chromium.restart()
+        return chromium.guarded(lambda: make(chromium.browser))
+
+
+@pytest.fixture
+def page(chromium, live_server, request):
+    """A fresh browser context (no cookies) whose relative URLs go to the live server."""
+    pg = started_page(
+        chromium,
+        lambda browser: _fresh_page(browser, live_server),
+        lambda why: request.node.user_properties.append((RESTART, why)),
+    )
+    context = pg.context
     errors: list[str] = []
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
     pg.js_errors = errors
     csp = watch_console(pg)
     yield pg
-    context.close()
+    try:
+        chromium.guarded(context.close)
+    except ChromiumStalled as exc:
+        request.node.user_properties.append((RESTART, f"closing the context: {exc}"))
+        chromium.restart()
     assert not errors, f"JavaScript errors on the page: {errors}"
     assert not csp, f"Content-Security-Policy errors in the console: {csp}"
 

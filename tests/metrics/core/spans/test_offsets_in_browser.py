@@ -16,8 +16,8 @@ TEXTS = [
 
 
 @pytest.fixture(scope="module")
-def js(browser):
-    page = browser.new_page()
+def js(chromium):
+    page = chromium.browser.new_page()
     yield page
     page.close()
 
