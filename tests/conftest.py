@@ -43,10 +43,13 @@ def pytest_addoption(parser):
     parser.addoption(
         "--backend-pass",
         action="store_true",
-        help="a second pass on other backends (PostgreSQL, Redis, RabbitMQ): leave out the tests of "
-        "metrics/core that touch no database. metrics.core is pure Python by an import contract "
-        "(.importlinter), so their outcome cannot depend on DATABASE_URL or CELERY_BROKER_URL and the "
-        "first pass ran them; those marked `extras` (they need an optional extra that the first pass "
+        help="a second pass on other backends (PostgreSQL, Redis, RabbitMQ): leave out (1) the tests of "
+        "metrics/core that touch no database (metrics.core is pure Python by an import contract, "
+        ".importlinter, so their outcome cannot depend on DATABASE_URL or CELERY_BROKER_URL), and (2) "
+        "the browser tests but those of BROWSER_ON_EVERY_BACKEND (what Chromium does with a page does "
+        "not depend on the database; the server side of every page and API is tested on this backend by "
+        "the tests that remain, and .ci/production.sh opens every page as every role on PostgreSQL). The "
+        "first pass ran them all; those marked `extras` (they need an optional extra that the first pass "
         "lacked) still run.",
     )
 
@@ -67,11 +70,30 @@ def _pure_core_test(item) -> bool:
     )
 
 
+#: The browser tests that the backend pass keeps: a judge's whole flow and a field study through
+#: the join link on the live server (absolute), and every other protocol's (ESA, ranking, side by
+#: side) with screening, so the pages' writes reach the other database through a real browser too.
+BROWSER_ON_EVERY_BACKEND = (
+    "tests/e2e/test_judging.py",
+    "tests/e2e/test_field_study.py",
+    "tests/e2e/test_combination_esa_ranking.py",
+)
+
+
+def _first_pass_only(item) -> bool:
+    """Whether ``--backend-pass`` leaves ``item`` out (see the option's help)."""
+    if item.get_closest_marker("extras") is not None:
+        return False
+    if "browser" in item.keywords:
+        return not item.nodeid.startswith(BROWSER_ON_EVERY_BACKEND)
+    return _pure_core_test(item)
+
+
 def pytest_collection_modifyitems(config, items):
     if config.getoption("--backend-pass"):
-        kept = [item for item in items if not _pure_core_test(item)]
-        config.hook.pytest_deselected(items=[item for item in items if _pure_core_test(item)])
-        items[:] = kept
+        left_out = [item for item in items if _first_pass_only(item)]
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = [item for item in items if not _first_pass_only(item)]
     if chromium_available():
         return
     skip = pytest.mark.skip(reason=f"no Chromium at {CHROMIUM}")
