@@ -421,10 +421,6 @@ class JudgingProtocol:
         """The protocol's own QC table on the QC page (None: only the shared judge QC)."""
         return None
 
-    def qc_auto_check(self, *, assignment: Assignment) -> bool:
-        """The automatic QC screen-out after a stored judgment; True if it screened the judge out."""
-        return False
-
     # --- training and attention checks (only asked when ``has_screening``) -------------------
 
     def training_columns(self, *, design: JudgingDesign | None) -> tuple[str, ...]:

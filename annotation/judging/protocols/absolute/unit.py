@@ -14,7 +14,6 @@ from ...models import Assignment, JudgingDesign
 from ...selectors.design import study_criteria
 from ...selectors.frame import judgments_frame
 from ...services.judgment_import import JudgmentImportSummary, judgments_import_file
-from ...services.queueing import after_judgment
 from ..base import JudgingProtocol, PlannerPilot
 from ..registry import register
 from .models import AssignmentItem, Judgment
@@ -148,9 +147,6 @@ class AbsoluteProtocol(JudgingProtocol):
             raise JudgingError(str(exc), field_errors={"value": [str(exc)]}) from None
         tolerance = scales.scale_unit(c["scale"]).attention_tolerance if c else 0
         return answer, answer is not None and abs(float(answer) - check.expected) <= tolerance
-
-    def qc_auto_check(self, *, assignment: Assignment) -> bool:
-        return after_judgment(assignment=assignment)
 
 
 ABSOLUTE = register(AbsoluteProtocol())
