@@ -149,7 +149,7 @@ class DesignForm(forms.Form):
             )
             for c in self.criteria:
                 label = f"Expected {c['slug']} of {kind} controls"
-                if c["scale"]["type"] == "slider":
+                if scales.scale_unit(c["scale"]).continuous:
                     self.fields[f"expected_{kind}_{c['slug']}"] = forms.FloatField(
                         required=False, min_value=scales.SLIDER_MIN, max_value=scales.SLIDER_MAX, label=label
                     )
@@ -169,14 +169,7 @@ class DesignForm(forms.Form):
     @staticmethod
     def _wording(scale: dict) -> list[tuple[str, str]]:
         """(field suffix, current text) of a scale's judge-facing words."""
-        if scale["type"] == "points":
-            values = scales.scale_values(scale)
-            assert values is not None  # a point scale
-            return [(f"label_{v}", lbl) for v, lbl in zip(values, scale["labels"])]
-        if scale["type"] == "slider":
-            anchors = scale.get("anchors", {})
-            return [(f"anchor_{a}", anchors.get(a, "")) for a in ("low", "mid", "high")]
-        return [(f"category_{i}", name) for i, name in enumerate(scale["categories"])]
+        return scales.scale_wording(scale)
 
     # Grouped access for the template.
     def criterion_rows(self):
@@ -223,13 +216,7 @@ class DesignForm(forms.Form):
         for c in self.criteria:
             slug, scale = c["slug"], dict(c["scale"])
             words = [d.get(f"{slug}_{key}", text) for key, text in self._wording(scale)]
-            words = [(w or "").strip() for w in words]
-            if scale["type"] == "points":
-                scale["labels"] = words
-            elif scale["type"] == "slider":
-                scale["anchors"] = {a: w for a, w in zip(("low", "mid", "high"), words) if w or a != "mid"}
-            else:
-                scale["categories"] = words
+            scale = scales.scale_reworded(scale, [(w or "").strip() for w in words])
             out.append(
                 {"slug": slug, "name": d[f"{slug}_name"].strip(), "help": d[f"{slug}_help"].strip(), "scale": scale}
             )
@@ -247,9 +234,7 @@ class DesignForm(forms.Form):
             for c in self.criteria:
                 v = d.get(f"expected_{k}_{c['slug']}")
                 if v not in (None, ""):
-                    expected[k][c["slug"]] = (
-                        int(v) if c["scale"]["type"] != "slider" else (int(v) if float(v).is_integer() else float(v))
-                    )
+                    expected[k][c["slug"]] = scales.scale_unit(c["scale"]).value_stored(float(v))
         out = {
             "criteria": criteria,
             "judges_mode": d["judges_mode"],

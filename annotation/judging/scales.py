@@ -263,6 +263,20 @@ class ScaleUnit:
         return self.values is not None
 
     @property
+    def continuous(self) -> bool:
+        """Whether a value may fall between whole numbers (the slider); else it is one of ``values``."""
+        return not self.discrete
+
+    def value_from_text(self, text: str) -> int | float:
+        """A value as a form posts it, in the type this scale stores (ValueError when it is no number).
+        Only the type: :func:`value_clean` says whether it is allowed."""
+        return float(text) if self.continuous else int(text)
+
+    def value_stored(self, value: float) -> int | float:
+        """A number in the type this scale stores: whole numbers as int, a slider's fraction as float."""
+        return int(value) if self.discrete or float(value).is_integer() else float(value)
+
+    @property
     def zscored(self) -> bool:
         """Whether per-judge z-scores (WMT's, :mod:`metrics.core.stats.zscores`) are shown
         for this scale: the 0–100 slider only, an interval scale each judge uses with their
@@ -353,6 +367,36 @@ def scale_unit(scale: Mapping) -> ScaleUnit:
         qc_test="mann-whitney" if ordered else None,
         default_tolerance=DEFAULT_TOLERANCE[kind],
     )
+
+
+#: A slider's judge-facing words, in the order the design page shows them (only ``mid`` may be empty).
+SLIDER_ANCHORS = ("low", "mid", "high")
+
+
+def scale_wording(scale: Mapping) -> list[tuple[str, str]]:
+    """(field suffix, current text) of a scale's judge-facing words: a point scale's labels,
+    a slider's anchors, the categories' names."""
+    if scale["type"] == "points":
+        values = scale_values(scale)
+        assert values is not None  # a point scale
+        return [(f"label_{v}", lbl) for v, lbl in zip(values, scale["labels"])]
+    if scale["type"] == "slider":
+        anchors = scale.get("anchors", {})
+        return [(f"anchor_{a}", anchors.get(a, "")) for a in SLIDER_ANCHORS]
+    return [(f"category_{i}", name) for i, name in enumerate(scale["categories"])]
+
+
+def scale_reworded(scale: Mapping, words: Sequence[str]) -> dict:
+    """``scale`` with new judge-facing words, in :func:`scale_wording`'s order (an empty
+    slider ``mid`` anchor is left out)."""
+    out = dict(scale)
+    if scale["type"] == "points":
+        out["labels"] = list(words)
+    elif scale["type"] == "slider":
+        out["anchors"] = {a: w for a, w in zip(SLIDER_ANCHORS, words) if w or a != "mid"}
+    else:
+        out["categories"] = list(words)
+    return out
 
 
 def criteria_units(criteria: Sequence[Mapping]) -> dict[str, ScaleUnit]:

@@ -84,7 +84,7 @@ def training_page(request, study_id: int):
         for c in criteria:
             value = posted.get(c["slug"])
             try:
-                c["checked"] = None if value in (None, "") else (float(value) if c["type"] == "slider" else int(value))
+                c["checked"] = None if value in (None, "") else (float(value) if c["continuous"] else int(value))
             except ValueError:
                 c["checked"] = None
             c["errors"] = field_errors.get(c["slug"], [])

@@ -127,8 +127,15 @@ def criteria_for_judge(criteria: list[dict]) -> list[dict[str, Any]]:
     out = []
     for c in criteria:
         scale = c["scale"]
-        row = {"slug": c["slug"], "name": c["name"], "help": c.get("help", ""), "type": scale["type"]}
-        if scale["type"] == "slider":
+        unit = scales.scale_unit(scale)
+        row = {
+            "slug": c["slug"],
+            "name": c["name"],
+            "help": c.get("help", ""),
+            "type": scale["type"],
+            "continuous": unit.continuous,
+        }
+        if unit.continuous:
             anchors = scale.get("anchors", {})
             row |= {
                 "min": scales.SLIDER_MIN,

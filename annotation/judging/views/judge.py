@@ -66,7 +66,7 @@ def _render_item(request, study, item, *, error=None, field_errors=None, posted=
         value = scores.get(c["slug"])
         if isinstance(value, str):  # posted back after an error: compare as the stored type
             try:
-                value = float(value) if c["type"] == "slider" else int(value)
+                value = float(value) if c["continuous"] else int(value)
             except ValueError:
                 value = None
         c["checked"] = value
@@ -192,7 +192,7 @@ def instructions(request, study_id: int):
             "total_text": thousands(assignment.n_items),
             "back_keys": unit.back_keys,
             # The slider keys are explained only where the design has a slider.
-            "has_slider": any(c.get("type") == "slider" for c in criteria),
+            "has_slider": any(c["continuous"] for c in criteria),
             **context,
         },
     )

@@ -240,3 +240,39 @@ def test_the_design_page_changes_criteria_through_its_json_and_words_through_fie
     bad = design_post_data(page) | {"criteria_json": '[{"slug": "x", "name": "X", "scale": {"type": "stars"}}]'}
     r = rita_client.post(f"/studies/{study.pk}/judging/design/", bad)
     assert r.status_code == 200 and "the scale needs a type" in r.content.decode()
+
+
+def test_the_unit_reads_a_posted_value_in_the_type_its_scale_stores():
+    points = scales.scale_unit({"type": "points", "min": 1, "max": 5, "labels": ["a", "b", "c", "d", "e"]})
+    slider = scales.scale_unit({"type": "slider", "min": 0, "max": 100, "anchors": {"low": "no", "high": "yes"}})
+    assert (points.continuous, slider.continuous) == (False, True)
+    assert points.value_from_text("4") == 4 and isinstance(points.value_from_text("4"), int)
+    assert slider.value_from_text("37.5") == 37.5
+    with pytest.raises(ValueError):
+        points.value_from_text("4.5")  # a point scale has no halves
+    assert [type(v) for v in (points.value_stored(3.0), slider.value_stored(40.0), slider.value_stored(40.5))] == [
+        int,
+        int,
+        float,
+    ]
+
+
+@pytest.mark.parametrize(
+    "scale",
+    [
+        {"type": "points", "min": 1, "max": 3, "labels": ["bad", "fair", "good"]},
+        {"type": "slider", "min": 0, "max": 100, "anchors": {"low": "none", "mid": "half", "high": "all"}},
+        {"type": "categorical", "categories": ["yes", "no", "unsure"]},
+    ],
+)
+def test_a_scale_reworded_with_its_own_words_is_the_same_scale(scale):
+    words = [text for _, text in scales.scale_wording(scale)]
+    assert scales.scale_reworded(scale, words) == scale
+    renamed = scales.scale_reworded(scale, [w.upper() for w in words])
+    assert [t for _, t in scales.scale_wording(renamed)] == [w.upper() for w in words]
+    assert scales.scale_errors(renamed) == []
+
+
+def test_an_empty_slider_mid_anchor_is_left_out():
+    scale = {"type": "slider", "min": 0, "max": 100, "anchors": {"low": "none", "high": "all"}}
+    assert scales.scale_reworded(scale, ["none", "", "all"])["anchors"] == {"low": "none", "high": "all"}
