@@ -39,6 +39,13 @@ from datetime import timedelta
 
 from celery import Task, shared_task
 from celery.signals import worker_ready
+from django.apps import apps
+from django.conf import settings
+from django.db import connections
+from django.db.models import Q
+from django.utils import timezone
+
+from config.jobs.enums import JobStatus
 
 logger = logging.getLogger(__name__)
 
@@ -68,14 +75,10 @@ JOB_TASKS: dict[str, JobTaskSpec] = {
 
 
 def _model(label: str):
-    from django.apps import apps
-
     return apps.get_model(label)
 
 
 def stale_after_default() -> timedelta:
-    from django.conf import settings
-
     return timedelta(seconds=settings.PARAEVAL_REQUEUE_STALE_SECONDS)
 
 
@@ -93,12 +96,6 @@ def job_claim(model, pk: int, *, stale_after: timedelta | None) -> bool:
     (at least three heartbeats); the same UPDATE marks it running now, so of
     several resent copies exactly one wins.
     """
-    from django.conf import settings
-    from django.db.models import Q
-    from django.utils import timezone
-
-    from config.jobs.enums import JobStatus
-
     now = timezone.now()
     rows = model.objects.filter(pk=pk)
     if stale_after is None:
@@ -133,15 +130,9 @@ class JobHeartbeat:
         self._thread.join(timeout=10)
 
     def beat(self) -> None:
-        from django.utils import timezone
-
-        from config.jobs.enums import JobStatus
-
         self.model.objects.filter(pk=self.pk, status=JobStatus.RUNNING).update(updated_at=timezone.now())
 
     def _run(self) -> None:
-        from django.db import connections
-
         try:
             while not self._stop.wait(self.every):
                 try:
@@ -166,8 +157,6 @@ class JobTask(Task):
         req = self.request
         if spec is None or req.called_directly or not args:
             return super().__call__(*args, **kwargs)
-        from django.conf import settings
-
         model, pk = _model(spec.model), args[0]
         marker = getattr(req, REQUEUE_HEADER, None)
         if marker is None:
@@ -221,10 +210,6 @@ def jobs_to_resend(model, *, stale_after: timedelta | None = None, queued_after:
     another ``queued_after`` and two passes at once do not both pick it. Running jobs
     (only with ``stale_after``): those whose row no heartbeat touched for that long.
     """
-    from django.utils import timezone
-
-    from config.jobs.enums import JobStatus
-
     now = timezone.now()
     queued = model.objects.filter(status=JobStatus.QUEUED)
     if queued_after is not None:
@@ -298,9 +283,6 @@ def requeue_queued_on_worker_start(sender=None, **kwargs) -> None:
     Each one is a resent message, so a job whose first message is still waiting in
     the broker runs once: whichever message comes first claims it.
     """
-    from django.conf import settings
-    from django.db import connections
-
     if not settings.PARAEVAL_REQUEUE_ON_WORKER_START:
         return
     try:
