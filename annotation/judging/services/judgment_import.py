@@ -11,8 +11,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.enums import Role, SystemKind
+from annotation.importing.judgments import parse_judgments_file
+from annotation.importing.reading import ImportIssue, StudyImportError
 from annotation.judging.services.opening import BULK_BATCH, IMPORTED_ASSIGNMENT_SEED
 from annotation.models import Candidate, ImportJob, Original, Study, System
+from annotation.services.imports import import_job_upload
 from annotation.services.people import IMPORTED_ACCOUNT_SUFFIX
 from config.jobs.enums import JobStatus
 
@@ -89,8 +92,6 @@ def judges_for_import(*, study: Study, names: list[str]) -> tuple[dict[str, User
 
 def judges_refused_issues(study: Study, refused: list[str]) -> list:
     """The import issues that name each refused judge (:func:`judges_for_import`)."""
-    from annotation.importing.reading import ImportIssue
-
     return [
         ImportIssue(
             f"judge '{n}': an account named '{imported_judge_username(study, n)}' exists that no import into "
@@ -129,8 +130,6 @@ class JudgmentImportSummary:
 def judgments_import_refusal(*, study: Study, filename: str, mode: str) -> None:
     """Raise :class:`~annotation.importing.reading.StudyImportError` if no judgments file can be
     imported into ``study`` with ``mode`` (checks that read no file: also before a job is queued)."""
-    from annotation.importing.reading import ImportIssue, StudyImportError
-
     if mode not in ImportMode.values:
         raise StudyImportError(
             filename,
@@ -174,8 +173,6 @@ def judgments_import_parsed(
     ``refuse`` (the default) refuses the file naming each such row, ``add`` skips those
     values and adds the rest, ``replace`` makes the file's value the latest.
     """
-    from annotation.importing.reading import ImportIssue, StudyImportError
-
     judgments_import_refusal(study=study, filename=parsed.filename, mode=mode)
     with transaction.atomic():
         Study.objects.select_for_update().filter(pk=study.pk).first()
@@ -423,9 +420,6 @@ def judgments_import_file(
 ) -> JudgmentImportSummary:
     """Parse (against the study's design) and write a judgments file: the one path behind
     the command, the study page and the API. :class:`StudyImportError` on any problem."""
-    from annotation.importing.judgments import parse_judgments_file
-    from annotation.importing.reading import StudyImportError
-
     design = design_get_or_create(study=study)
     try:
         parsed = parse_judgments_file(
@@ -458,9 +452,6 @@ def judgments_import_job_run(*, job_id: int) -> ImportJob:
     got past the first check finds the job finished and writes nothing. A refused file fails
     the job with every problem (line and column); nothing is written then.
     """
-    from annotation.importing.reading import StudyImportError
-    from annotation.services.imports import import_job_upload
-
     job = ImportJob.objects.select_related("study").get(pk=job_id)
     if job.is_finished:
         return job
