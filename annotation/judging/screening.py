@@ -23,6 +23,7 @@ from collections.abc import Mapping
 import pandas as pd
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -31,10 +32,12 @@ from metrics.core.assignment import derive_seed
 from metrics.core.stats.qc import judge_qc
 
 from . import scales
+from .defaults import default_criteria
 from .enums import CONTROL_KIND_OF_SYSTEM_KIND, AttentionPolicy, ScreenOutRule
 from .errors import DesignInvalid, JudgingError
 from .models import Assignment, AttentionCheck, JudgingDesign, ScreeningSettings, TrainingAnswer, TrainingItem
 from .protocols.absolute.models import Judgment
+from .selectors.design import study_control_expected, study_qc_tests
 from .tokens import item_token_new
 
 SETTINGS_FIELDS = (
@@ -122,8 +125,6 @@ def screening_settings_update(*, study: Study, changes: Mapping[str, object]) ->
 
 
 def _default_criteria() -> list[dict]:
-    from .defaults import default_criteria
-
     return default_criteria()
 
 
@@ -151,8 +152,6 @@ def judges_screened_out(*, study: Study) -> dict[str, Assignment]:
 
 def attention_results(*, study: Study) -> dict[str, tuple[int, int]]:
     """Username → (attention checks answered, passed) for every judge of ``study`` who answered one."""
-    from django.db.models import Count, Q
-
     rows = (
         AttentionCheck.objects.filter(assignment__study=study, answered_at__isnull=False)
         .values("assignment__judge__username")
@@ -203,6 +202,7 @@ def judge_gate_raise(*, assignment: Assignment, done: int) -> None:
 
 
 def _unit_and_design(study_id: int):
+    # Imported here: the registry loads every unit, and the units import this module.
     from .protocols.registry import protocol_for_design
 
     design = JudgingDesign.objects.filter(study_id=study_id).first()
@@ -350,8 +350,6 @@ def qc_auto_check(*, assignment: Assignment, settings: ScreeningSettings | None 
     ).count()
     if n_controls < settings.qc_auto_min_controls:
         return False
-    from annotation.judging.selectors.design import study_control_expected, study_qc_tests
-
     frame = judge_frame(assignment)
     study = Study(pk=assignment.study_id)
     (result,) = judge_qc(
