@@ -134,3 +134,22 @@ def test_every_unit_declares_its_own_tables_on_the_shared_bases():
             assert model._meta.db_table == f"judging_{model.__name__.lower()}"
         # The judgment table's item is the unit's item table.
         assert unit.judgment_model._meta.get_field("item").related_model is unit.item_model, unit.slug
+
+
+def test_every_protocol_package_has_its_tests_in_the_mirrored_folder():
+    """Issue 39: a protocol's tests mirror its package, annotation/judging/protocols/<name>/ ->
+    tests/annotation/judging/protocols/<name>/, so a protocol's tests are found in one place (the
+    conformance suite, tests/conformance/, is the contract over all of them)."""
+    from annotation.judging.protocols.registry import protocols_all
+
+    root = Path(__file__).resolve().parent / "annotation" / "judging" / "protocols"
+    packages = {
+        type(unit).__module__.split(".")[3]
+        for unit in protocols_all()
+        if type(unit).__module__.startswith("annotation.judging.protocols.")
+    }
+    assert packages >= {"absolute", "esa", "ranking", "side_by_side"}
+    for name in sorted(packages):
+        folder = root / name
+        assert (folder / "__init__.py").exists(), f"no test package {folder}"
+        assert list(folder.glob("test_*.py")), f"no test module in {folder}"

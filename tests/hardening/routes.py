@@ -130,12 +130,12 @@ STUDY_JUDGE = {
 JUDGE_ITEM = {"judging:revise", "judging-api:item_detail", "judging-api:item_previous"}
 #: The side-by-side protocol's API: on this world's absolute study every judge of it gets 409
 #: ("not a side-by-side comparison", the same for any token), everyone else is refused.
-#: Whose pair is whose in a comparison study: tests/annotation/judging/test_comparison.py.
+#: Whose pair is whose in a comparison study: tests/annotation/judging/protocols/side_by_side/test_judging.py.
 OTHER_PROTOCOL_API = {
     "judging-api:pair_next",
     "judging-api:pair_detail",
     "judging-api:comparison_submit",
-    # the ESA protocol's API, likewise (tests/annotation/judging/test_esa.py)
+    # the ESA protocol's API, likewise (tests/annotation/judging/protocols/esa/test_judging.py)
     "judging-api:esa_next",
     "judging-api:esa_item_detail",
     "judging-api:esa_submit",

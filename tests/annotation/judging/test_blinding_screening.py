@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 from annotation.judging import screening, training
 from annotation.judging.models import AttentionCheck
 from annotation.judging.selectors.judge import assignment_for_judge
+from tests.annotation.judging.protocols.side_by_side.test_blinding import secret_comparison
 
 from .test_blinding import (
     EXPECTED_PATTERNS,
@@ -28,7 +29,6 @@ from .test_blinding import (
     study_tokens,
     tokens_answer_alike,
 )
-from .test_blinding_comparison import secret_comparison
 
 pytestmark = pytest.mark.django_db
 __all__ = ["secret_comparison", "secret_study"]
@@ -157,8 +157,7 @@ def test_side_by_side_training_and_attention_pairs_leak_nothing_and_look_like_pa
     from django.test import Client
 
     from annotation.judging.protocols.side_by_side.models import ComparisonItem
-
-    from .test_blinding_comparison import FORBIDDEN, normalised
+    from tests.annotation.judging.protocols.side_by_side.test_blinding import FORBIDDEN, normalised
 
     study, judge = secret_comparison
     for i, ref in enumerate(("A", "B"), 1):
