@@ -238,7 +238,7 @@ def test_every_module_of_the_apps_is_in_a_layer():
     assert {
         "annotation.participation.services",
         "annotation.judging.screening_apis",
-        "metrics.reports.comparison",
+        "annotation.judging.protocols.side_by_side.report",
         "metrics.core.sacre.bleu_stats",
         "config.settings",
     } <= set(modules)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
@@ -153,3 +154,24 @@ def test_every_protocol_package_has_its_tests_in_the_mirrored_folder():
         folder = root / name
         assert (folder / "__init__.py").exists(), f"no test package {folder}"
         assert list(folder.glob("test_*.py")), f"no test module in {folder}"
+
+
+def test_a_protocol_with_a_report_page_of_its_own_computes_it_in_its_package():
+    """Issue 39: a protocol's report is methods of its unit (no dotted paths), whose code is its
+    package's report.py; the base answers None, which is the absolute report of metrics.reports."""
+    from annotation.judging.protocols.base import JudgingProtocol
+    from annotation.judging.protocols.registry import protocols_all
+
+    own = [u for u in protocols_all() if u.report_template]
+    assert {u.slug for u in own} >= {"esa", "ranking", "comparison"}
+    for unit in own:
+        package = type(unit).__module__.rpartition(".")[0]
+        for name in ("report_compute", "report_tables"):
+            method = getattr(type(unit), name)
+            assert callable(method) and method is not getattr(JudgingProtocol, name), (unit.slug, name)
+        report = importlib.import_module(f"{package}.report")
+        assert report.__file__ and Path(report.__file__).name == "report.py"
+    for unit in protocols_all():
+        if not unit.report_template:  # the absolute report: the job's default
+            assert unit.report_compute(report=None, settings={}) is None
+            assert unit.report_tables({}) is None

@@ -8,8 +8,9 @@ importing a view (the import contracts of ``.importlinter`` hold).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -20,6 +21,11 @@ from annotation.importing.reading import ImportIssue, StudyImportError
 from annotation.models import Study
 
 from ..models import Assignment, JudgingDesign
+
+if TYPE_CHECKING:  # for the report methods' types only: the units import no report code
+    from metrics.reports.computed import ReportComputed
+    from metrics.reports.exports.model import ReportTable
+    from metrics.reports.models import Report
 
 
 @dataclass(frozen=True)
@@ -165,14 +171,8 @@ class JudgingProtocol:
     training_feedback_template: str = ""
     #: The protocol's own CSV exports on the design page: (label, URL name) pairs.
     exports: tuple[tuple[str, str], ...] = ()
-    #: This protocol's report, by dotted path (so the unit imports no report code):
-    #: the computation ``f(*, report, settings) -> ReportComputed`` that the one report
-    #: job (``metrics.reports.services.build.report_build``) runs, the tables
-    #: ``f(result) -> list[ReportTable]`` every export format reads, and the template of
-    #: its part of the report page. Empty: the absolute report of :mod:`metrics.reports`
-    #: (PEM's tables, agreement, judge QC, rankings).
-    report_compute: str = ""
-    report_tables: str = ""
+    #: The template of this protocol's part of the report page (its report: :meth:`report_compute`,
+    #: :meth:`report_tables`). Empty: the absolute report's page.
     report_template: str = ""
     #: Report formats the report page links for this protocol's reports.
     report_formats: tuple[tuple[str, str], ...] = (
@@ -416,6 +416,21 @@ class JudgingProtocol:
         return {}
 
     # --- quality control ----------------------------------------------------------------
+
+    # --- the report -----------------------------------------------------------------------
+
+    def report_compute(self, *, report: Report, settings: Mapping[str, Any]) -> ReportComputed | None:
+        """This protocol's report, computed for the one report job
+        (:func:`metrics.reports.services.build.report_build`, which stores it, fails it or
+        keeps a finished one); its own code lives in the package's ``report.py``. None: the
+        protocol has no report of its own and the job builds the absolute report of
+        :mod:`metrics.reports` (PEM's tables, agreement, judge QC, rankings)."""
+        return None
+
+    def report_tables(self, result: Mapping[str, Any]) -> list[ReportTable] | None:
+        """The tables of a finished report of this protocol in page order (every export format
+        reads them); None: the absolute report's tables (:mod:`metrics.reports.exports.tables`)."""
+        return None
 
     def qc_rows(self, *, study: Study) -> list[dict] | None:
         """The protocol's own QC table on the QC page (None: only the shared judge QC)."""

@@ -100,10 +100,10 @@ def absolute_answers(study: Study) -> dict:
 def comparison_answers(study: Study) -> dict:
     """Side by side: per question, Krippendorff's α (nominal) on the pairs, and the Bradley–Terry
     ranking of the first question with its bootstrap intervals, from the comparison report's own
-    :func:`~metrics.reports.comparison.comparison_result` with the report's default settings (so
+    :func:`~annotation.judging.protocols.side_by_side.report.comparison_result` with the report's default settings (so
     the numbers equal a comparison report built at the same moment). α on pairs has no bootstrap
     interval and Bradley–Terry no significance clusters: those cells stay empty, never guessed."""
-    from metrics.reports.comparison import DEFAULT_BT_BOOT, comparison_result
+    from annotation.judging.protocols.side_by_side.report import DEFAULT_BT_BOOT, comparison_result
 
     settings = {k: DEFAULT_SETTINGS.get(k) for k in ("confidence_level", "seed", "n_boot")}
     try:
@@ -160,11 +160,11 @@ def comparison_answers(study: Study) -> dict:
 
 def esa_answers(study: Study) -> dict:
     """Error span annotation: the ranking by ESA score with its bootstrap intervals and
-    significance clusters, from the ESA report's own :func:`~metrics.reports.esa.esa_result`
+    significance clusters, from the ESA report's own :func:`~annotation.judging.protocols.esa.report.esa_result`
     with the report's default settings (equal to an ESA report built at the same moment). Span
     agreement is an F1 and a κ, not Krippendorff's α: the agreement table stays empty and the
     note points to the report."""
-    from metrics.reports.esa import esa_result
+    from annotation.judging.protocols.esa.report import esa_result
 
     settings = {k: DEFAULT_SETTINGS.get(k) for k in ("confidence_level", "seed", "n_boot")}
     try:
@@ -207,10 +207,10 @@ def esa_answers(study: Study) -> dict:
 def ranking_answers(study: Study) -> dict:
     """Ranking: Kendall's W between judges (mean over the sets ranked by two judges or more) and
     the Plackett–Luce ranking with its bootstrap intervals and clusters, from the ranking report's
-    own :func:`~metrics.reports.ranking.ranking_result` with the report's default settings (so the
+    own :func:`~annotation.judging.protocols.ranking.report.ranking_result` with the report's default settings (so the
     numbers equal a ranking report built at the same moment). W has no interval: those cells stay
     empty, never guessed."""
-    from metrics.reports.ranking import DEFAULT_PL_BOOT, ranking_result
+    from annotation.judging.protocols.ranking.report import DEFAULT_PL_BOOT, ranking_result
 
     settings = {k: DEFAULT_SETTINGS.get(k) for k in ("confidence_level", "seed", "n_boot")}
     try:

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.utils.module_loading import import_string
-
 from annotation.judging.defaults import PEM_REPORT_TARGET
 from annotation.judging.protocols.registry import protocol_for_result
 
@@ -25,9 +23,9 @@ from .rankings import (
 
 def report_tables(result: Mapping[str, Any]) -> list[ReportTable]:
     """The report's tables in page order (Table 3 and the leaderboard only with metrics)."""
-    unit = protocol_for_result(result)
-    if unit.report_tables:  # a protocol with its own report (side by side: its own tables)
-        return import_string(unit.report_tables)(result)
+    own = protocol_for_result(result).report_tables(result)
+    if own is not None:  # a protocol with its own report (ESA, ranking, side by side)
+        return own
     st = result.get("settings", {})
     level = float(st.get("confidence_level", 0.95))
     target = st.get("criterion") or PEM_REPORT_TARGET  # reports from before settings named their target

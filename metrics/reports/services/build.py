@@ -4,21 +4,20 @@ The report job's life (load, mark running, compute, fail or succeed under a row 
 is :func:`report_build`, once for every protocol; what differs is the computation, a
 function ``f(*, report, settings) -> ReportComputed``: the absolute report's is
 :func:`absolute_report_compute` (statistics from ``metrics.core.stats.build_report``,
-then the figures); another protocol's is named by its unit (``report_compute``).
+then the figures); another protocol's is its unit's method ``report_compute``.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from importlib import metadata
 from typing import Any
 
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
-from django.utils.module_loading import import_string
 
 from annotation.judging.protocols.registry import protocol_for_study
 from annotation.judging.scales import criteria_units, criteria_zscored
@@ -29,6 +28,7 @@ from metrics.core.stats.reference import human_reference
 from metrics.core.stats.report import build_report
 
 from .. import selectors
+from ..computed import ReportComputed
 from ..models import Report, ReportPlot
 from .report_settings import DEFAULT_SETTINGS
 
@@ -86,34 +86,11 @@ def subset_in_criteria_order(subset: Mapping[str, float] | None, criteria: Seque
     return {c: subset[c] for c in criteria if c in subset}
 
 
-@dataclass(frozen=True)
-class ReportComputed:
-    """What a report computation hands back for :func:`report_build` to store.
-
-    ``fingerprint`` must be read *before* the judgments the result was computed from,
-    so that a judgment arriving meanwhile makes the report stale rather than silently
-    included; ``versions`` (None: not recorded) goes into ``build_info`` with the
-    packages' versions; ``plots`` are the figures (``slug``, ``title``, ``caption``,
-    ``svg``) in page order.
-    """
-
-    result: dict[str, Any]
-    fingerprint: str
-    excluded_judges: list[str]
-    n_judgment_rows: int
-    metric_runs: list[Any] = field(default_factory=list)
-    plots: Sequence[Any] = ()
-    versions: Mapping[str, str] | None = None
-
-
-ReportCompute = Callable[..., ReportComputed]
-
-
 def report_build(*, report_id: int) -> Report:
     """Build a queued report (the worker's side; the ``report`` command calls it directly).
 
     Marks the report running, runs the computation of the study's protocol (the unit's
-    ``report_compute``, else :func:`absolute_report_compute`) with the report's
+    :meth:`report_compute`, else :func:`absolute_report_compute`) with the report's
     settings over the defaults, and stores the result, figures and fingerprint at
     once. A finished report is left alone, and a report another delivery finished
     meanwhile is kept, so a task delivered twice leaves the same rows. Data problems
@@ -136,9 +113,9 @@ def report_build(*, report_id: int) -> Report:
     )
     s = {**DEFAULT_SETTINGS, **(report.settings or {})}
     unit = protocol_for_study(study=report.study)
-    compute: ReportCompute = import_string(unit.report_compute) if unit.report_compute else absolute_report_compute
     try:
-        computed = compute(report=report, settings=s)
+        # The protocol's own report, else (None) the absolute report of metrics.reports.
+        computed = unit.report_compute(report=report, settings=s) or absolute_report_compute(report=report, settings=s)
     except (OperationalError, InterfaceError):
         raise
     except ValueError as exc:

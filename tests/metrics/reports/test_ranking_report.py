@@ -115,8 +115,8 @@ def test_thin_data_says_not_enough_data_instead_of_nan(researcher, make_user, cl
 
 
 def test_the_dashboard_answers_equal_the_report_with_default_settings(researcher, make_user):
+    from annotation.judging.protocols.ranking.report import ranking_result
     from metrics.dashboard.services.figures import study_answers
-    from metrics.reports.ranking import ranking_result
     from metrics.reports.services.report_settings import DEFAULT_SETTINGS
 
     study = _judged(researcher, make_user, judges=("ann", "bob"), n_originals=3)

@@ -14,6 +14,7 @@ from ..registry import register
 from . import screening as esa_screening
 from .imports import EsaImportSummary, esa_judgments_import
 from .models import EsaItem, EsaJudgment
+from .report import esa_report_compute, esa_tables
 from .selectors import EXPORT_QUESTIONS, esa_export_answers, esa_pilot_frame, esa_qc
 from .services import (
     categories_allowed,
@@ -44,8 +45,6 @@ class EsaProtocol(JudgingProtocol):
         ("Export the error spans (JSON Lines)", "judging:export_esa_jsonl"),
         ("Export the ESA judgments (CSV)", "judging:export_esa_csv"),
     )
-    report_compute = "metrics.reports.esa.esa_report_compute"
-    report_tables = "metrics.reports.esa.esa_tables"
     report_template = "reports/_esa.html"
     report_settings = ("confidence_level", "seed", "n_boot")
     dashboard_answers = "metrics.dashboard.services.figures.esa_answers"
@@ -58,6 +57,12 @@ class EsaProtocol(JudgingProtocol):
     training_feedback_template = "judging/_esa_training_feedback.html"
     attention_page = "judging:esa"
     training_tolerances = False
+
+    def report_compute(self, *, report, settings):
+        return esa_report_compute(report=report, settings=settings)
+
+    def report_tables(self, result):
+        return esa_tables(result)
 
     def export_questions(self, *, study: Study) -> list[str] | None:
         return list(EXPORT_QUESTIONS)

@@ -13,6 +13,7 @@ from ..registry import register
 from . import screening as rank_screening
 from .imports import RankingImportSummary, rankings_import_file
 from .models import RankingItem, RankingJudgment
+from .report import ranking_report_compute, ranking_tables
 from .selectors import (
     ranking_export_answers,
     ranking_export_questions,
@@ -46,9 +47,7 @@ class RankingProtocol(JudgingProtocol):
         ("Export the rankings (CSV)", "judging:export_rankings"),
     )
     dashboard_answers = "metrics.dashboard.services.figures.ranking_answers"
-    report_compute = "metrics.reports.ranking.ranking_report_compute"
     report_settings = ("confidence_level", "seed", "n_boot")
-    report_tables = "metrics.reports.ranking.ranking_tables"
     report_template = "reports/_ranking.html"
     qc_template = "judging/_rank_qc.html"
     # Training sets with a reference order, attention sets drawn among the real ones (:mod:`.screening`).
@@ -60,6 +59,13 @@ class RankingProtocol(JudgingProtocol):
     training_questions_checked = False
 
     # Its items are sets: (original, candidate ids), shared by every judge of the set.
+
+    def report_compute(self, *, report, settings):
+        return ranking_report_compute(report=report, settings=settings)
+
+    def report_tables(self, result):
+        return ranking_tables(result)
+
     def assigned_per_item(self, *, study: Study) -> dict:
         return ranking_per_set(study=study, done=False)
 

@@ -12,6 +12,7 @@ from ..base import AnswerKey, JudgingProtocol, PilotUnsupported, PlannerPilot
 from ..registry import register
 from . import screening as sbs_screening
 from .models import ComparisonItem, ComparisonJudgment
+from .report import comparison_report_compute, comparison_tables
 from .services import (
     comparison_assignment_for_participant,
     comparison_assignment_late,
@@ -45,9 +46,7 @@ class SideBySideProtocol(JudgingProtocol):
     back_keys = ("Backspace",)
     exports = (("Export the comparisons (CSV)", "judging:export_comparisons"),)
     dashboard_answers = "metrics.dashboard.services.figures.comparison_answers"
-    report_compute = "metrics.reports.comparison.comparison_report_compute"
     report_settings = ("confidence_level", "seed", "n_boot")
-    report_tables = "metrics.reports.comparison.comparison_tables"
     report_template = "reports/_comparison.html"
     # Training pairs with reference answers, attention pairs drawn among the real ones (issue 24).
     has_screening = True
@@ -57,6 +56,13 @@ class SideBySideProtocol(JudgingProtocol):
     training_tolerances = False
 
     # Its items are pairs: the two candidate ids in order, shared by every judge of the pair.
+
+    def report_compute(self, *, report, settings):
+        return comparison_report_compute(report=report, settings=settings)
+
+    def report_tables(self, result):
+        return comparison_tables(result)
+
     def assigned_per_item(self, *, study: Study) -> dict:
         return comparison_per_pair(study=study, done=False)
 

@@ -19,11 +19,11 @@ from annotation.judging.protocols.esa import services as esa
 from annotation.judging.protocols.esa.imports import esa_proposals_import
 from annotation.judging.protocols.esa.models import EsaItem, EsaProposal
 from annotation.judging.protocols.esa.parsers import parse_esa_proposals_file
+from annotation.judging.protocols.esa.report import esa_result
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
 from metrics.core.spans.offsets import span_problem, utf16_length
 from metrics.core.spans.prefill import proposal_outcomes
-from metrics.reports.esa import esa_result
 from tests.annotation.judging.conftest import new_key
 from tests.factories import study_with_data
 

@@ -16,18 +16,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from annotation.judging.models import JudgingDesign
-from annotation.judging.protocols.side_by_side import services as judging_comparison
-from annotation.judging.protocols.side_by_side.unit import SIDE_BY_SIDE
 from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.judging.selectors.qc import judgments_fingerprint
 from metrics.core.stats.comparison import comparison_summary
+from metrics.reports.computed import ReportComputed
 from metrics.reports.exports.model import Column, ReportTable
-from metrics.reports.services.build import ReportComputed
+from metrics.reports.models import Report
 
-from .models import Report
+from . import services as judging_comparison
 
-#: The protocol whose report this is (stored in the result, so the report pages find its tables).
-PROTOCOL = SIDE_BY_SIDE.slug
 #: Bootstrap resamples of the Bradley–Terry intervals when the settings leave n_boot empty.
 DEFAULT_BT_BOOT = 500
 
@@ -59,7 +56,7 @@ def comparison_result(*, study, settings: Mapping[str, Any]) -> dict:
     ]
     first = per_question[questions[0]["slug"]]
     return {
-        "protocol": PROTOCOL,
+        "protocol": design.protocol,  # the study's stored protocol: this one
         "questions": questions,
         "comparison": per_question,
         "summary": {

@@ -21,8 +21,6 @@ from typing import Any
 
 from annotation.judging.enums import CONTROL_SYSTEM_PREFIX
 from annotation.judging.models import JudgingDesign
-from annotation.judging.protocols.ranking import selectors as judging_ranking
-from annotation.judging.protocols.ranking.unit import RANKING
 from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.judging.selectors.qc import judgments_fingerprint
 from metrics.core.ranking.concordance import ranking_concordance
@@ -32,13 +30,12 @@ from metrics.core.ranking.plackett_luce import plackett_luce
 from metrics.core.ranking.sets import set_key, set_key_split
 from metrics.core.ranking.win_rates import pairwise_records, system_win_rates
 from metrics.core.stats.results import jsonable
+from metrics.reports.computed import ReportComputed
 from metrics.reports.exports.model import Column, ReportTable
-from metrics.reports.services.build import ReportComputed
+from metrics.reports.models import Report
 
-from .models import Report
+from . import selectors as judging_ranking
 
-#: The protocol whose report this is (stored in the result, so the report pages find its tables).
-PROTOCOL = RANKING.slug
 #: Bootstrap resamples of the Plackett–Luce intervals when the settings leave n_boot empty.
 DEFAULT_PL_BOOT = 500
 NOT_ENOUGH = "not enough data"
@@ -135,7 +132,7 @@ def ranking_result(*, study, settings: Mapping[str, Any]) -> dict:
         notes["controls"] = f"{NOT_ENOUGH}: no control was ranked"
     return jsonable(
         {
-            "protocol": PROTOCOL,
+            "protocol": design.protocol,  # the study's stored protocol: this one
             "plackett_luce": pl,
             "systems": system_rows,
             "pairs": pairs,

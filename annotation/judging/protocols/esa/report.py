@@ -21,21 +21,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from annotation.judging.protocols.esa import selectors as judging_esa
-from annotation.judging.protocols.esa.unit import ESA
 from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.judging.selectors.qc import judgments_fingerprint
 from metrics.core.spans.agreement import pairwise_span_agreement
 from metrics.core.spans.esa import MQM_WEIGHTS, control_checks, errors_by_severity, esa_summary, esa_system_ranking
 from metrics.core.spans.prefill import prefill_timing, proposal_outcomes
 from metrics.core.stats.results import jsonable
+from metrics.reports.computed import ReportComputed
 from metrics.reports.exports.model import Column, ReportTable
-from metrics.reports.services.build import ReportComputed
+from metrics.reports.models import Report
 
-from .models import Report
+from ..base import study_protocol_slug
+from . import selectors as judging_esa
 
-#: The protocol whose report this is (stored in the result, so the report pages find its tables).
-PROTOCOL = ESA.slug
 DEFAULT_BOOT = 1000
 THIN = "not enough data"
 #: The least genuine originals a ranking needs before it is worth bootstrapping.
@@ -83,7 +81,7 @@ def esa_result(*, study, settings: Mapping[str, Any]) -> dict:
         )
     judges = {a.judge for a in annotations}
     return {
-        "protocol": PROTOCOL,
+        "protocol": study_protocol_slug(study),  # the study's stored protocol: this one
         "weights": weights,
         "systems": [_note(r, ("esa", "esa_z", "mqm")) for r in systems],
         "errors": errors,
