@@ -157,8 +157,9 @@ def test_every_protocol_package_has_its_tests_in_the_mirrored_folder():
 
 
 def test_a_protocol_with_a_report_page_of_its_own_computes_it_in_its_package():
-    """Issue 39: a protocol's report is methods of its unit (no dotted paths), whose code is its
-    package's report.py; the base answers None, which is the absolute report of metrics.reports."""
+    """Issue 39: a protocol's report and its dashboard figures are methods of its unit (no dotted
+    paths), whose code is its package's report.py; for the report the base answers None, which is the
+    absolute report of metrics.reports."""
     from annotation.judging.protocols.base import JudgingProtocol
     from annotation.judging.protocols.registry import protocols_all
 
@@ -166,7 +167,7 @@ def test_a_protocol_with_a_report_page_of_its_own_computes_it_in_its_package():
     assert {u.slug for u in own} >= {"esa", "ranking", "comparison"}
     for unit in own:
         package = type(unit).__module__.rpartition(".")[0]
-        for name in ("report_compute", "report_tables"):
+        for name in ("report_compute", "report_tables", "dashboard_answers"):
             method = getattr(type(unit), name)
             assert callable(method) and method is not getattr(JudgingProtocol, name), (unit.slug, name)
         report = importlib.import_module(f"{package}.report")

@@ -219,7 +219,7 @@ def test_the_dashboard_counts_one_judgment_and_draws_its_figures(protocol, resea
     dash = snapshot.dashboard_refresh(study=study, force_answers=True)
     assert dash.snapshot["totals"]["judgments"] == 1
     answers = dash.snapshot["answers"]
-    if protocol.dashboard_answers:  # the protocol's live figures, drawn from that judgment
+    if protocol.dashboard_answers(study=study) is not None:  # the protocol's live figures, drawn from that judgment
         assert answers["available"] is True and answers["n_judgment_rows"] >= 1, answers
     else:  # none: the dashboard says so, naming the protocol
         assert answers["available"] is False and protocol.name in answers["reason"]

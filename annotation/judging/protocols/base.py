@@ -181,10 +181,6 @@ class JudgingProtocol:
         ("json", "JSON"),
         ("zip", "ZIP of everything"),
     )
-    #: The live figures of the study dashboard, by dotted path ``f(study) -> dict``
-    #: (:mod:`metrics.dashboard.services.figures`); empty: the dashboard says the
-    #: protocol has none yet and points to the report.
-    dashboard_answers: str = ""
     #: Whether adaptive allocation (:mod:`annotation.adaptive`) may reorder this
     #: protocol's items (it reasons about absolute scores of systems).
     adaptive_allocation: bool = False
@@ -425,6 +421,13 @@ class JudgingProtocol:
         keeps a finished one); its own code lives in the package's ``report.py``. None: the
         protocol has no report of its own and the job builds the absolute report of
         :mod:`metrics.reports` (PEM's tables, agreement, judge QC, rankings)."""
+        return None
+
+    def dashboard_answers(self, *, study: Study) -> dict | None:
+        """The live figures of the study dashboard as plain JSON (agreement, the systems' ranking,
+        ``available`` and a ``reason`` when not computable yet), which the dashboard's worker
+        computes (:func:`metrics.dashboard.services.figures.study_answers`). None: the protocol
+        has none yet, and the dashboard says so and points to the report."""
         return None
 
     def report_tables(self, result: Mapping[str, Any]) -> list[ReportTable] | None:

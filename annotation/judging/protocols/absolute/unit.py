@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 
 from annotation.models import Study
+from metrics.dashboard.services.figures import absolute_answers
 
 from ... import scales, training
 from ...defaults import PEM_REPORT_TARGET
@@ -52,9 +53,11 @@ class AbsoluteProtocol(JudgingProtocol):
     opens_in_background = True
     imports_judgments = True
     opens_onto_imported_judgments = True
-    dashboard_answers = "metrics.dashboard.services.figures.absolute_answers"
     adaptive_allocation = True
     has_screening = True
+
+    def dashboard_answers(self, *, study: Study) -> dict:
+        return absolute_answers(study)
 
     def assignments_write(self, *, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
         return absolute_assignments_write(study=study, design=design, judges=judges)

@@ -30,6 +30,7 @@ from metrics.core.stats.results import jsonable
 from metrics.reports.computed import ReportComputed
 from metrics.reports.exports.model import Column, ReportTable
 from metrics.reports.models import Report
+from metrics.reports.services.report_settings import DEFAULT_SETTINGS
 
 from ..base import study_protocol_slug
 from . import selectors as judging_esa
@@ -272,3 +273,50 @@ def esa_tables(result: Mapping[str, Any]) -> list[ReportTable]:
             )
         )
     return tables
+
+
+# --- the dashboard's live figures ------------------------------------------------------
+
+
+def esa_answers(study) -> dict:
+    """Error span annotation: the ranking by ESA score with its bootstrap intervals and
+    significance clusters, from the ESA report's own :func:`esa_result`
+    with the report's default settings (equal to an ESA report built at the same moment). Span
+    agreement is an F1 and a κ, not Krippendorff's α: the agreement table stays empty and the
+    note points to the report."""
+    settings = {k: DEFAULT_SETTINGS.get(k) for k in ("confidence_level", "seed", "n_boot")}
+    try:
+        result = esa_result(study=study, settings=settings)
+    except ValueError as exc:
+        reason = "No error span judgments yet." if "no ESA judgments" in str(exc) else f"Not computable yet: {exc}."
+        return {"available": False, "reason": reason}
+    systems = [
+        {
+            "rank": r["rank"],
+            "system": r["system"],
+            "mean": r["mean"],
+            "ci_low": r["ci_low"],
+            "ci_high": r["ci_high"],
+            "cluster": r["cluster"],
+            "pvalue_vs_next": r.get("pvalue_vs_next"),
+        }
+        for r in result["ranking"]
+    ]
+    level = result["settings"]["confidence_level"]
+    return {
+        "available": True,
+        "fingerprint": judgments_fingerprint(study=study),
+        "settings": {
+            "criterion": "esa",
+            "n_boot": result["settings"]["n_boot"],
+            "confidence_level": level,
+            "significance_level": round(1 - level, 10),
+            "seed": result["settings"]["seed"],
+        },
+        "agreement": [],
+        "note": "Span agreement (character F1, word κ) is in the ESA report."
+        + (" Ranking: not enough data yet (two systems and two originals at least)." if not systems else ""),
+        "ranking": {"measure": "ESA score (0–100)", "systems": systems},
+        "metrics": {"segment": [], "system": [], "runs": []},
+        "n_judgment_rows": result["summary"]["n_judgments"] + result["summary"]["n_control_judgments"],
+    }

@@ -14,7 +14,7 @@ from ..registry import register
 from . import screening as esa_screening
 from .imports import EsaImportSummary, esa_judgments_import
 from .models import EsaItem, EsaJudgment
-from .report import esa_report_compute, esa_tables
+from .report import esa_answers, esa_report_compute, esa_tables
 from .selectors import EXPORT_QUESTIONS, esa_export_answers, esa_pilot_frame, esa_qc
 from .services import (
     categories_allowed,
@@ -47,7 +47,6 @@ class EsaProtocol(JudgingProtocol):
     )
     report_template = "reports/_esa.html"
     report_settings = ("confidence_level", "seed", "n_boot")
-    dashboard_answers = "metrics.dashboard.services.figures.esa_answers"
     qc_template = "judging/_esa_qc.html"
     # Training items with a reference score range and major span, attention items drawn
     # among the real ones (:mod:`.screening`).
@@ -57,6 +56,9 @@ class EsaProtocol(JudgingProtocol):
     training_feedback_template = "judging/_esa_training_feedback.html"
     attention_page = "judging:esa"
     training_tolerances = False
+
+    def dashboard_answers(self, *, study):
+        return esa_answers(study)
 
     def report_compute(self, *, report, settings):
         return esa_report_compute(report=report, settings=settings)

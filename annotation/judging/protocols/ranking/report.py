@@ -33,6 +33,7 @@ from metrics.core.stats.results import jsonable
 from metrics.reports.computed import ReportComputed
 from metrics.reports.exports.model import Column, ReportTable
 from metrics.reports.models import Report
+from metrics.reports.services.report_settings import DEFAULT_SETTINGS
 
 from . import selectors as judging_ranking
 
@@ -298,3 +299,60 @@ def ranking_tables(result: Mapping[str, Any]) -> list[ReportTable]:
             list(result.get("controls", [])),
         ),
     ]
+
+
+# --- the dashboard's live figures ------------------------------------------------------
+
+
+def ranking_answers(study) -> dict:
+    """Ranking: Kendall's W between judges (mean over the sets ranked by two judges or more) and
+    the Plackett–Luce ranking with its bootstrap intervals and clusters, from the ranking report's
+    own :func:`ranking_result` with the report's default settings (so the
+    numbers equal a ranking report built at the same moment). W has no interval: those cells stay
+    empty, never guessed."""
+    settings = {k: DEFAULT_SETTINGS.get(k) for k in ("confidence_level", "seed", "n_boot")}
+    try:
+        result = ranking_result(study=study, settings=settings)
+    except ValueError as exc:
+        reason = "No rankings yet." if "no rankings" in str(exc) else f"Not computable yet: {exc}."
+        return {"available": False, "reason": reason}
+    conc = result["concordance"]
+    agreement = [
+        {
+            "criterion": "ranking",
+            "level": "Kendall's W",
+            "alpha": conc.get("mean_w"),
+            "ci_low": None,
+            "ci_high": None,
+            "n_items": conc.get("n_originals"),
+            "n_judges": result["summary"]["n_judges"],
+            "note": None if conc.get("mean_w") is not None else "too few sets ranked twice",
+        }
+    ]
+    systems = [
+        {
+            "rank": i + 1,
+            "system": r["system"],
+            "mean": r["strength"],
+            "ci_low": r["ci_low"],
+            "ci_high": r["ci_high"],
+            "cluster": r["cluster"],
+            "pvalue_vs_next": r["p_next"],
+        }
+        for i, r in enumerate(result["systems"])
+    ]
+    return {
+        "available": True,
+        "fingerprint": judgments_fingerprint(study=study),
+        "settings": {
+            "criterion": "ranking",
+            "n_boot": result["settings"]["n_boot"] or DEFAULT_PL_BOOT,
+            "confidence_level": result["settings"]["confidence_level"],
+            "significance_level": 0.05,
+            "seed": result["settings"]["seed"],
+        },
+        "agreement": agreement,
+        "ranking": {"measure": "Plackett–Luce log-strength β", "systems": systems},
+        "metrics": {"segment": [], "system": [], "runs": []},
+        "n_judgment_rows": result["summary"]["n_rankings"],
+    }

@@ -13,7 +13,7 @@ from ..registry import register
 from . import screening as rank_screening
 from .imports import RankingImportSummary, rankings_import_file
 from .models import RankingItem, RankingJudgment
-from .report import ranking_report_compute, ranking_tables
+from .report import ranking_answers, ranking_report_compute, ranking_tables
 from .selectors import (
     ranking_export_answers,
     ranking_export_questions,
@@ -46,7 +46,6 @@ class RankingProtocol(JudgingProtocol):
         ("Export the rankings (JSONL)", "judging:export_rankings_jsonl"),
         ("Export the rankings (CSV)", "judging:export_rankings"),
     )
-    dashboard_answers = "metrics.dashboard.services.figures.ranking_answers"
     report_settings = ("confidence_level", "seed", "n_boot")
     report_template = "reports/_ranking.html"
     qc_template = "judging/_rank_qc.html"
@@ -59,6 +58,9 @@ class RankingProtocol(JudgingProtocol):
     training_questions_checked = False
 
     # Its items are sets: (original, candidate ids), shared by every judge of the set.
+
+    def dashboard_answers(self, *, study):
+        return ranking_answers(study)
 
     def report_compute(self, *, report, settings):
         return ranking_report_compute(report=report, settings=settings)

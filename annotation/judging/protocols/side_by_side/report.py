@@ -22,6 +22,7 @@ from metrics.core.stats.comparison import comparison_summary
 from metrics.reports.computed import ReportComputed
 from metrics.reports.exports.model import Column, ReportTable
 from metrics.reports.models import Report
+from metrics.reports.services.report_settings import DEFAULT_SETTINGS
 
 from . import services as judging_comparison
 
@@ -184,3 +185,65 @@ def comparison_tables(result: Mapping[str, Any]) -> list[ReportTable]:
             )
         )
     return tables
+
+
+# --- the dashboard's live figures ------------------------------------------------------
+
+
+def comparison_answers(study) -> dict:
+    """Side by side: per question, Krippendorff's α (nominal) on the pairs, and the Bradley–Terry
+    ranking of the first question with its bootstrap intervals, from the comparison report's own
+    :func:`comparison_result` with the report's default settings (so
+    the numbers equal a comparison report built at the same moment). α on pairs has no bootstrap
+    interval and Bradley–Terry no significance clusters: those cells stay empty, never guessed."""
+    settings = {k: DEFAULT_SETTINGS.get(k) for k in ("confidence_level", "seed", "n_boot")}
+    try:
+        result = comparison_result(study=study, settings=settings)
+    except ValueError as exc:  # no answers yet, or not computable: say which, as the report would
+        reason = "No comparisons yet." if "no comparison judgments" in str(exc) else f"Not computable yet: {exc}."
+        return {"available": False, "reason": reason}
+    n_judges = result["summary"]["n_judges"]
+    agreement = []
+    for q in result["questions"]:
+        a = result["comparison"][q["slug"]]["agreement"]
+        agreement.append(
+            {
+                "criterion": q["name"],
+                "level": "nominal",
+                "alpha": a.get("alpha"),
+                "ci_low": None,
+                "ci_high": None,
+                "n_items": a.get("units"),
+                "n_judges": n_judges,
+                "note": None if a.get("alpha") is not None else "too few pairs judged twice",
+            }
+        )
+    first = result["questions"][0]
+    bt = result["comparison"][first["slug"]].get("bradley_terry")
+    systems = [
+        {
+            "rank": i + 1,
+            "system": r["system"],
+            "mean": r["theta"],
+            "ci_low": r["ci_low"],
+            "ci_high": r["ci_high"],
+            "cluster": None,
+            "pvalue_vs_next": None,
+        }
+        for i, r in enumerate(bt["ranking"] if bt else [])
+    ]
+    return {
+        "available": True,
+        "fingerprint": judgments_fingerprint(study=study),
+        "settings": {
+            "criterion": first["slug"],
+            "n_boot": bt["n_boot"] if bt else int(settings["n_boot"] or DEFAULT_BT_BOOT),
+            "confidence_level": result["settings"]["confidence_level"],
+            "significance_level": None,
+            "seed": result["settings"]["seed"],
+        },
+        "agreement": agreement,
+        "ranking": {"measure": f"Bradley–Terry θ ({first['name']})", "systems": systems},
+        "metrics": {"segment": [], "system": [], "runs": []},
+        "n_judgment_rows": result["summary"]["n_comparisons"],
+    }

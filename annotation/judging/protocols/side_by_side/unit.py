@@ -12,7 +12,7 @@ from ..base import AnswerKey, JudgingProtocol, PilotUnsupported, PlannerPilot
 from ..registry import register
 from . import screening as sbs_screening
 from .models import ComparisonItem, ComparisonJudgment
-from .report import comparison_report_compute, comparison_tables
+from .report import comparison_answers, comparison_report_compute, comparison_tables
 from .services import (
     comparison_assignment_for_participant,
     comparison_assignment_late,
@@ -45,7 +45,6 @@ class SideBySideProtocol(JudgingProtocol):
     # "B" is an answer here ("B is better"), so it never means "go back".
     back_keys = ("Backspace",)
     exports = (("Export the comparisons (CSV)", "judging:export_comparisons"),)
-    dashboard_answers = "metrics.dashboard.services.figures.comparison_answers"
     report_settings = ("confidence_level", "seed", "n_boot")
     report_template = "reports/_comparison.html"
     # Training pairs with reference answers, attention pairs drawn among the real ones (issue 24).
@@ -56,6 +55,9 @@ class SideBySideProtocol(JudgingProtocol):
     training_tolerances = False
 
     # Its items are pairs: the two candidate ids in order, shared by every judge of the pair.
+
+    def dashboard_answers(self, *, study):
+        return comparison_answers(study)
 
     def report_compute(self, *, report, settings):
         return comparison_report_compute(report=report, settings=settings)
