@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
 
-import numpy as np
 from django.utils import timezone
 
 from config.jobs.enums import JobStatus
@@ -32,14 +30,6 @@ def resource_paths(resource_ids: Mapping[str, int]) -> dict[str, str]:
             raise MetricError(f"resource {name!r}: uploaded resource #{pk} no longer exists")
         paths[name] = res.file.path
     return paths
-
-
-def jsonable(value: Any) -> Any:
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (np.floating,)):
-        return float(value)
-    return value
 
 
 def run_update(run_id: int, **fields) -> int:

@@ -13,9 +13,10 @@ from django.utils import timezone
 from annotation.models import Candidate
 from config.jobs.enums import JobStatus
 from metrics.core.base.params import MetricError
+from metrics.core.stats.results import jsonable
 from metrics.enums import ResourceKind
 from metrics.models import PemModel
-from metrics.services._shared import finite_or_none, jsonable, resource_paths
+from metrics.services._shared import finite_or_none, resource_paths
 from metrics.services.resources import metric_resource_create
 
 logger = logging.getLogger(__name__)

@@ -23,11 +23,12 @@ from config.recovery import job_resend, jobs_to_resend
 from metrics.core.base.metric import Metric
 from metrics.core.base.params import MetricError
 from metrics.core.registry import UnknownMetric, create_metric, get_metric
+from metrics.core.stats.results import jsonable
 
 from ..enums import Against
 from ..models import MetricRun, MetricRunChunk
 from ..tasks import metric_run_start_task
-from ._shared import jsonable, resource_paths
+from ._shared import resource_paths
 
 #: Candidates per chunk task when the caller gives no ``chunk_size``.
 DEFAULT_CHUNK_SIZE = 500

@@ -33,12 +33,12 @@ from annotation.models import Study
 from config.jobs.enums import JobStatus
 from metrics import selectors as metric_selectors
 from metrics.core.registry import available_metrics, create_metric
+from metrics.core.stats.results import jsonable
 from metrics.models import MetricRun
 from metrics.reports.exports.bundle import report_write_all
 from metrics.reports.leaderboard_md import meta_evaluation_markdown, system_scores_markdown
 from metrics.reports.services.build import report_build
 from metrics.reports.services.queueing import report_create
-from metrics.services._shared import jsonable
 from metrics.services.pem_out_of_fold import pem_out_of_fold_run_create
 from metrics.services.runs import metric_run_create
 from metrics.services.worker import metric_run_execute
