@@ -16,6 +16,7 @@ import argparse
 import sys
 import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 
 
@@ -38,10 +39,11 @@ def totals(xml_path: Path) -> tuple[dict[str, float], Counter[str], float]:
     return dict(seconds), count, sum(seconds.values())
 
 
-def folders(seconds: dict[str, float], depth: int = 2) -> dict[str, float]:
+def folders(per_module: Mapping[str, float], depth: int = 2) -> dict[str, float]:
+    """Module figures (seconds or test counts) summed by their first ``depth`` path parts."""
     out: dict[str, float] = defaultdict(float)
-    for module, s in seconds.items():
-        out["/".join(module.split("/")[:depth])] += s
+    for module, value in per_module.items():
+        out["/".join(module.split("/")[:depth])] += value
     return dict(out)
 
 
@@ -49,11 +51,11 @@ def slowest(seconds: dict[str, float]) -> list[tuple[str, float]]:
     return sorted(seconds.items(), key=lambda kv: -kv[1])
 
 
-def table(rows: list[tuple[str, float, int | None]], total: float) -> str:
+def table(rows: list[tuple[str, float, float]], total: float) -> str:
     lines = ["| where | seconds | share | tests |", "|---|---:|---:|---:|"]
     for name, s, n in rows:
         share = f"{100 * s / total:.1f} %" if total else "n/a"
-        lines.append(f"| {name} | {s:,.1f} | {share} | {'' if n is None else n} |")
+        lines.append(f"| {name} | {s:,.1f} | {share} | {n:.0f} |")
     return "\n".join(lines)
 
 
@@ -65,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     seconds, count, total = totals(args.junitxml)
     n = sum(count.values())
     print(f"{n} tests, {total:,.1f} test-seconds\n")
-    print(table([(f, s, None) for f, s in slowest(folders(seconds))], total))
+    tests_in = folders(count)
+    print(table([(f, s, tests_in[f]) for f, s in slowest(folders(seconds))], total))
     print()
     print(table([(m, s, count[m]) for m, s in slowest(seconds)[: args.top]], total))
     return 0

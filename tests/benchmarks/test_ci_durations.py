@@ -26,8 +26,10 @@ def test_times_add_up_by_module_class_and_folder(tmp_path, capsys):
     assert seconds == {"tests/e2e/test_a": 12.0, "tests/metrics/core/test_b": 3.0, "tests/test_c": 0.0}
     assert count["tests/e2e/test_a"] == 2 and total == 15.0
     assert ci_durations.folders(seconds) == {"tests/e2e": 12.0, "tests/metrics": 3.0, "tests/test_c": 0.0}
+    assert ci_durations.folders(count) == {"tests/e2e": 2, "tests/metrics": 1, "tests/test_c": 1}
     assert ci_durations.main([str(path), "--top", "1"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("4 tests, 15.0 test-seconds")
+    assert "| tests/e2e | 12.0 | 80.0 % | 2 |" in out
     assert "| tests/e2e/test_a | 12.0 | 80.0 % | 2 |" in out
     assert "tests/metrics/core/test_b | 3.0 | 20.0 % | 1" not in out  # --top 1 lists one module
