@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import platform
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from importlib import metadata
 from typing import Any
 
@@ -24,7 +25,7 @@ from .significance import system_ranking
 from .warnings import report_warnings
 from .zscores import MIN_GENUINE, judge_scales, system_zscores
 
-__all__ = ["REPORT_SCHEMA", "auto_n_boot", "build_report"]
+__all__ = ["REPORT_SCHEMA", "ReportOptions", "auto_n_boot", "build_report"]
 
 REPORT_SCHEMA = "paraeval.stats.report/1"
 
@@ -49,35 +50,55 @@ def _versions() -> dict[str, str]:
     return out
 
 
+@dataclass(frozen=True)
+class ReportOptions:
+    """What :func:`build_report` computes and how, besides the data: every field has the
+    default a study's report starts from. A study's settings become these in one place
+    (``metrics.reports.services.build.absolute_report_options``), for the report and the
+    live dashboard alike."""
+
+    #: Judges left out of every table (still in ``judge_qc``, marked excluded).
+    excluded_judges: Sequence[str] = ()
+    #: Expected score of each control kind per criterion.
+    control_expected: Mapping[str, Mapping[str, float]] = field(default_factory=lambda: DEFAULT_CONTROL_EXPECTED)
+    #: The target criterion, and the criteria in order (None: every criterion judged, sorted).
+    criterion: str = "overall"
+    criteria: Sequence[str] | None = None
+    normalize: str | None = None
+    include_controls_in_mean: bool = True
+    subset_min: Mapping[str, float] | None = field(default_factory=lambda: DEFAULT_SUBSET_MIN)
+    accuracy_groups: str | None = "original"
+    #: Bootstrap resamples (None: :func:`auto_n_boot`), interval and test levels, and the seed.
+    n_boot: int | None = None
+    confidence_level: float = 0.95
+    significance_level: float = 0.05
+    seed: int = 0
+    #: Judge QC: its level, its tests, and the optional flags' thresholds.
+    qc_alpha: float = 0.05
+    qc_tests: Sequence[tuple[str, str, Sequence[str]]] | None = None
+    straightline_threshold: float = 0.9
+    min_median_seconds: float | None = None
+    max_control_mad: float | None = None
+    #: Fewest shared items for a pairwise correlation (at least 4).
+    min_shared: int = 30
+    #: The metric runs' records (LLM judges' pools are read from them).
+    metric_runs: Sequence[Mapping[str, Any]] = ()
+    #: The shared points scale, and each criterion's scale type (agreement follows it).
+    scale: Sequence[float] | None = None
+    scales: Mapping[str, str] | None = None
+    baseline_metric: str | None = "chrf"
+    zscore_criteria: Sequence[str] = ()
+    #: Only these sections (None: all), and whether agreement has its pairwise detail and ICC.
+    sections: Collection[str] | None = None
+    agreement_detail: bool = True
+
+
 def build_report(
     judgments: pd.DataFrame,
     metric_scores: pd.DataFrame | Mapping[str, pd.DataFrame] | None = None,
     *,
-    excluded_judges: Sequence[str] = (),
-    control_expected: Mapping[str, Mapping[str, float]] = DEFAULT_CONTROL_EXPECTED,
-    criterion: str = "overall",
-    criteria: Sequence[str] | None = None,
-    normalize: str | None = None,
-    include_controls_in_mean: bool = True,
-    subset_min: Mapping[str, float] | None = DEFAULT_SUBSET_MIN,
-    accuracy_groups: str | None = "original",
-    n_boot: int | None = None,
-    confidence_level: float = 0.95,
-    significance_level: float = 0.05,
-    seed: int = 0,
-    qc_alpha: float = 0.05,
-    qc_tests: Sequence[tuple[str, str, Sequence[str]]] | None = None,
-    straightline_threshold: float = 0.9,
-    min_median_seconds: float | None = None,
-    max_control_mad: float | None = None,
-    min_shared: int = 30,
-    metric_runs: Sequence[Mapping[str, Any]] = (),
-    scale: Sequence[float] | None = None,
-    scales: Mapping[str, str] | None = None,
-    baseline_metric: str | None = "chrf",
-    zscore_criteria: Sequence[str] = (),
-    sections: Collection[str] | None = None,
-    agreement_detail: bool = True,
+    options: ReportOptions | None = None,
+    **changes: Any,
 ) -> dict[str, Any]:
     """Compute the study report (PEM Tables 1–3, agreement, QC, rankings) as a dict.
 
@@ -87,7 +108,9 @@ def build_report(
     ``excluded_judges`` are left out of every table but still appear in ``judge_qc``
     (with ``"excluded": true``).  ``criterion`` is the target ("overall") criterion.
     Pure: no I/O, deterministic for a given ``seed``; the result is JSON-serialisable
-    (NaN → null).  Keys:
+    (NaN → null).  How it is computed is ``options`` (:class:`ReportOptions`), with any of
+    its fields changed by name (``build_report(frame, criterion="meaning")``; an unknown
+    name is a ``TypeError``).  Keys:
 
     * ``summary`` — counts, judges, systems, criteria.
     * ``table1`` — inter-judge correlation on ``criterion``, controls excluded, per
@@ -132,38 +155,13 @@ def build_report(
     per-pair tables it does not show. ``agreement_detail=False`` leaves out the pairwise
     figures and the ICC of ``agreement`` (α and Fleiss' κ stay, equal to a full report's).
     """
+    chosen = replace(options or ReportOptions(), **changes)
     # One BLAS thread: the report makes thousands of small matrix products, for which
     # thread start-up and contention with other worker processes cost more than they
     # save (measured: 25x slower dot products on a loaded 2-core machine).
     with threadpool_limits(limits=1, user_api="blas"):
         return _build_report(
-            judgments,
-            metric_scores,
-            excluded_judges=excluded_judges,
-            control_expected=control_expected,
-            criterion=criterion,
-            criteria=criteria,
-            normalize=normalize,
-            include_controls_in_mean=include_controls_in_mean,
-            subset_min=subset_min,
-            accuracy_groups=accuracy_groups,
-            n_boot=n_boot,
-            confidence_level=confidence_level,
-            significance_level=significance_level,
-            seed=seed,
-            qc_alpha=qc_alpha,
-            qc_tests=qc_tests,
-            straightline_threshold=straightline_threshold,
-            min_median_seconds=min_median_seconds,
-            max_control_mad=max_control_mad,
-            min_shared=min_shared,
-            metric_runs=metric_runs,
-            scale=scale,
-            scales=scales,
-            baseline_metric=baseline_metric,
-            zscore_criteria=zscore_criteria,
-            sections=sections,
-            agreement_detail=agreement_detail,
+            judgments, metric_scores, **{f.name: getattr(chosen, f.name) for f in fields(ReportOptions)}
         )
 
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from annotation.judging.protocols.registry import protocol_for_design
-from annotation.judging.selectors.design import design_for_study, study_criteria
+from annotation.judging.selectors.design import design_for_study
 from annotation.models import Study
 from metrics.core.stats.data import validate_judgments
 from metrics.core.stats.report import build_report
 from metrics.reports import selectors as report_selectors
-from metrics.reports.services.build import shared_points_scale, subset_in_criteria_order
+from metrics.reports.services.build import absolute_report_options
 from metrics.reports.services.report_settings import DEFAULT_SETTINGS
 
 #: What the dashboard shows of a report: computed alone, each exactly as in the full report
@@ -35,29 +35,12 @@ def absolute_answers(study: Study) -> dict:
     judged = replace(judged, frame=validate_judgments(judged.frame))
     s = dict(DEFAULT_SETTINGS)
     metric_inputs = report_selectors.report_metric_inputs(study=study, judged_items=set(judged.frame["item"]))
-    criteria_used = [c for c in study_criteria(study=study) if c["slug"] in judged.criteria]
+    options = absolute_report_options(study=study, judged=judged, settings=s, metric_runs=metric_inputs.runs)
     try:
         result = build_report(
             judged.frame,
             metric_inputs.scores or None,
-            excluded_judges=judged.excluded,
-            control_expected=judged.control_expected,
-            criterion=s["criterion"],
-            criteria=judged.criteria,
-            normalize=s["normalize"],
-            include_controls_in_mean=s["include_controls_in_mean"],
-            subset_min=subset_in_criteria_order(s["subset_min"], judged.criteria),
-            n_boot=s["n_boot"],
-            confidence_level=s["confidence_level"],
-            significance_level=s["significance_level"],
-            seed=s["seed"],
-            qc_alpha=judged.qc_alpha,
-            min_shared=s["min_shared"],
-            metric_runs=metric_inputs.runs,
-            scale=shared_points_scale(criteria_used),
-            scales={c["slug"]: c["scale"]["type"] for c in criteria_used},
-            sections=DASHBOARD_SECTIONS,
-            agreement_detail=False,
+            options=replace(options, sections=DASHBOARD_SECTIONS, agreement_detail=False),
         )
     except ValueError as exc:  # e.g. every judge excluded: the report says the same
         return {"available": False, "reason": f"Not computable yet: {exc}."}

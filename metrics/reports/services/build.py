@@ -22,10 +22,11 @@ from django.utils import timezone
 from annotation.judging.protocols.registry import protocol_for_study
 from annotation.judging.scales import criteria_units, criteria_zscored
 from annotation.judging.selectors.design import study_criteria
+from annotation.models import Study
 from config.jobs.enums import JobStatus
 from metrics.core.stats.data import validate_judgments, validate_metric_scores
 from metrics.core.stats.reference import human_reference
-from metrics.core.stats.report import build_report
+from metrics.core.stats.report import ReportOptions, build_report
 
 from .. import selectors
 from ..computed import ReportComputed
@@ -157,6 +158,40 @@ def report_build(*, report_id: int) -> Report:
     return Report.objects.get(pk=report_id)
 
 
+def absolute_report_options(
+    *,
+    study: Study,
+    judged: selectors.JudgmentInputs,
+    settings: Mapping[str, Any],
+    metric_runs: Sequence[Mapping[str, Any]],
+) -> ReportOptions:
+    """How a study's report settings and its design become ``build_report``'s options: the
+    one place that decides it, for the report and the live dashboard (which then asks for its
+    sections only), so that both compute the same numbers."""
+    s = settings
+    criteria_used = [c for c in study_criteria(study=study) if c["slug"] in judged.criteria]
+    return ReportOptions(
+        excluded_judges=judged.excluded,
+        control_expected=judged.control_expected,
+        criterion=s["criterion"],
+        criteria=judged.criteria,
+        normalize=s["normalize"],
+        include_controls_in_mean=s["include_controls_in_mean"],
+        subset_min=subset_in_criteria_order(s["subset_min"], judged.criteria),
+        n_boot=s["n_boot"],
+        confidence_level=s["confidence_level"],
+        significance_level=s["significance_level"],
+        seed=s["seed"],
+        qc_alpha=judged.qc_alpha,
+        qc_tests=judged.qc_tests,
+        min_shared=s.get("min_shared") or DEFAULT_SETTINGS["min_shared"],
+        metric_runs=metric_runs,
+        scale=shared_points_scale(criteria_used),
+        scales={c["slug"]: c["scale"]["type"] for c in criteria_used},
+        zscore_criteria=criteria_zscored(criteria_used),
+    )
+
+
 def absolute_report_compute(*, report: Report, settings: Mapping[str, Any]) -> ReportComputed:
     """The absolute report: PEM's tables, agreement, judge QC, rankings and figures.
 
@@ -183,24 +218,7 @@ def absolute_report_compute(*, report: Report, settings: Mapping[str, Any]) -> R
     result = build_report(
         judged.frame,
         metric_inputs.scores or None,
-        excluded_judges=judged.excluded,
-        control_expected=judged.control_expected,
-        criterion=s["criterion"],
-        criteria=judged.criteria,
-        normalize=s["normalize"],
-        include_controls_in_mean=s["include_controls_in_mean"],
-        subset_min=subset_in_criteria_order(s["subset_min"], judged.criteria),
-        n_boot=s["n_boot"],
-        confidence_level=s["confidence_level"],
-        significance_level=s["significance_level"],
-        seed=s["seed"],
-        qc_alpha=judged.qc_alpha,
-        qc_tests=judged.qc_tests,
-        min_shared=s.get("min_shared") or DEFAULT_SETTINGS["min_shared"],
-        metric_runs=metric_inputs.runs,
-        scale=shared_points_scale(criteria_used),
-        scales={c["slug"]: c["scale"]["type"] for c in criteria_used},
-        zscore_criteria=criteria_zscored(criteria_used),
+        options=absolute_report_options(study=report.study, judged=judged, settings=s, metric_runs=metric_inputs.runs),
     )
     _phase(report_id, 3)
     from ..plots import report_plots  # matplotlib: only where figures are drawn

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from metrics.core.stats.report import REPORT_SCHEMA, build_report
+from metrics.core.stats.report import REPORT_SCHEMA, ReportOptions, build_report
 from metrics.core.stats.simulate import simulate_judgments, simulate_metric_scores
 
 
@@ -114,6 +114,21 @@ def test_report_settings_make_it_reproducible(pem_study):
     assert a["table3"] is None and a["metric_leaderboard"] is None and a["metric_leaderboard_with_controls"] is None
     assert a["settings"]["n_boot"] == 50 and a["settings"]["seed"] == 3
     assert {"numpy", "scipy", "krippendorff", "statsmodels"} <= set(a["versions"])
+
+
+def test_options_and_changes_by_name_are_one_way_of_saying_it_and_an_unknown_name_is_refused(pem_study):
+    """Issue 39: build_report takes its data and one ReportOptions (25 fields with the defaults
+    a study's report starts from), each field also changeable by name."""
+    small = pem_study[pem_study["original"] < "o00030"]
+    by_name = build_report(small, criterion="overall", n_boot=40, seed=5, min_shared=10)
+    by_options = build_report(small, options=ReportOptions(n_boot=40, seed=5, min_shared=10))
+    mixed = build_report(small, options=ReportOptions(n_boot=40, seed=99), seed=5, min_shared=10)
+    assert by_name == by_options == mixed
+    assert by_options["settings"]["seed"] == 5 and by_options["settings"]["n_boot"] == 40
+    with pytest.raises(TypeError, match="n_bootstrap"):
+        build_report(small, n_bootstrap=40)
+    with pytest.raises(AttributeError):  # frozen: a shared default is never changed in place
+        ReportOptions().seed = 1  # type: ignore[misc]
 
 
 def test_report_refuses_unknown_excluded_judges(pem_study):
