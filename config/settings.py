@@ -117,10 +117,17 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "config.urls"
+#: Each judging protocol's package holds its own ``templates/`` and ``static/`` (its pages, their
+#: scripts and styles, its part of the report and of the QC page: docs/protocols.md). Found by
+#: folder, since settings load before the protocol registry can be asked; a test checks that
+#: every registered unit's templates and static files are found here and only in its package.
+PROTOCOL_PACKAGES = sorted(
+    p for p in (BASE_DIR / "annotation" / "judging" / "protocols").iterdir() if (p / "__init__.py").is_file()
+)
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [BASE_DIR / "templates", *(p / "templates" for p in PROTOCOL_PACKAGES if (p / "templates").is_dir())],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -349,7 +356,7 @@ TIME_ZONE = env.str("TIME_ZONE", default="UTC")
 USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [BASE_DIR / "static", *(p / "static" for p in PROTOCOL_PACKAGES if (p / "static").is_dir())]
 STATIC_ROOT = VAR_DIR / "staticfiles"
 STATIC_ROOT.mkdir(exist_ok=True)
 MEDIA_ROOT = VAR_DIR / "media"

@@ -176,3 +176,88 @@ def test_a_protocol_with_a_report_page_of_its_own_computes_it_in_its_package():
         if not unit.report_template:  # the absolute report: the job's default
             assert unit.report_compute(report=None, settings={}) is None
             assert unit.report_tables({}) is None
+
+
+#: The template names a unit declares for the shared pages to include.
+TEMPLATE_ATTRIBUTES = (
+    "instructions_template",
+    "report_template",
+    "qc_template",
+    "training_template",
+    "training_items_template",
+    "training_feedback_template",
+)
+#: Protocols whose pages are still the judging app's own (issue 39, item 2: the absolute
+#: protocol's rating page, instructions and training are templates/judging/*.html).
+PAGES_IN_THE_JUDGING_APP = {"absolute"}
+
+
+def test_every_units_templates_and_static_files_live_in_its_package():
+    """Issue 39, item 5: a protocol's templates are its package's ``templates/judging/<name>/``
+    and its scripts and styles its ``static/judging/<name>/``; settings find both folders for
+    every protocol package, and the project's shared folders hold nothing of it."""
+    from django.conf import settings
+    from django.template.loader import get_template
+
+    from annotation.judging.protocols.base import JudgingProtocol
+    from annotation.judging.protocols.registry import protocols_all
+
+    checked = set()
+    for unit in protocols_all():
+        module = type(unit).__module__
+        if not module.startswith("annotation.judging.protocols."):
+            continue  # a test's probe unit
+        name = module.split(".")[3]
+        if name in PAGES_IN_THE_JUDGING_APP:
+            continue
+        folder = ROOT / "annotation" / "judging" / "protocols" / name
+        own = [
+            getattr(unit, a)
+            for a in TEMPLATE_ATTRIBUTES
+            if getattr(unit, a) and getattr(unit, a) != getattr(JudgingProtocol, a)
+        ]
+        assert own, name
+        for template in own:
+            assert template.startswith(f"judging/{name}/"), (name, template)
+            origin = Path(get_template(template).origin.name)
+            assert origin.is_relative_to(folder / "templates"), (name, template, origin)
+        pages = sorted((folder / "templates").rglob("*.html"))
+        assets = sorted(p for p in (folder / "static").rglob("*") if p.is_file())
+        assert pages and assets, name
+        for path in pages:
+            assert path.relative_to(folder / "templates").parts[:2] == ("judging", name), path
+        for path in assets:
+            assert path.relative_to(folder / "static").parts[:2] == ("judging", name), path
+        assert folder / "templates" in settings.TEMPLATES[0]["DIRS"], name
+        assert folder / "static" in settings.STATICFILES_DIRS, name
+        assert not (ROOT / "templates" / "judging" / name).exists(), name
+        assert not (ROOT / "static" / "judging" / name).exists(), name
+        checked.add(name)
+    assert checked >= {"esa", "ranking", "side_by_side"}
+
+
+def test_every_unit_with_a_page_of_its_own_finds_its_items_for_the_shared_flow():
+    """Issue 39, item 3: the judge-page flow (annotation.judging.web.JudgePages) and the next-item
+    API (annotation.judging.apis.judge.next_entry_for_api) are written once; a protocol with a
+    judge page of its own answers how its items are found (next, previous, by token, a check
+    drawn among them) and its views call the flow instead of writing it again."""
+    import inspect
+
+    from annotation.judging.protocols.base import JudgingProtocol
+    from annotation.judging.protocols.registry import protocols_all
+
+    own = [u for u in protocols_all() if u.judge_page != "judging:rate"]
+    assert {u.slug for u in own} >= {"comparison", "esa", "ranking"}
+    for unit in own:
+        for name in ("entry_next", "entry_previous", "entry_for_token", "entry_attention", "items_done"):
+            assert getattr(type(unit), name) is not getattr(JudgingProtocol, name), (unit.slug, name)
+        assert unit.attention_page == unit.judge_page, unit.slug  # its checks are drawn among its items
+        package = type(unit).__module__.rpartition(".")[0]
+        views = importlib.import_module(f"{package}.views")
+        assert views.PAGES.unit is unit, unit.slug
+        source = inspect.getsource(views)
+        # the flow's steps are the shared ones, not this module's
+        for step in ("judge_gate(", "assignment_or_page(", "progress_among_checks(", "end_code_context("):
+            assert step not in source, (unit.slug, step)
+        apis = inspect.getsource(importlib.import_module(f"{package}.apis"))
+        assert "next_entry_for_api(" in apis and "judge_gate(" not in apis, unit.slug

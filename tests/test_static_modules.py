@@ -1,5 +1,5 @@
 """ES modules survive collectstatic: in production every relative import of the grid's
-entry module, and of the judge's pages' modules (judging/rate.js and judging/compare.js
+entry module, and of the judge's pages' modules (judging/rate.js and judging/side_by_side/side_by_side.js
 import judging/judge_form.js), points at a hashed file that collectstatic wrote
 (config/storage.py).
 
@@ -10,6 +10,7 @@ cache lifetime, or a 404 where only hashed files are kept.
 """
 
 import json
+import posixpath
 import re
 import shutil
 from pathlib import Path
@@ -18,11 +19,16 @@ from django.core.management import call_command
 from django.test import override_settings
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = [
-    "alignment/grid.js",
-    *sorted(f"alignment/grid/{p.name}" for p in (ROOT / "static/alignment/grid").glob("*.js")),
-    *sorted(f"judging/{p.name}" for p in (ROOT / "static/judging").glob("*.js")),
-]
+#: Each judging protocol's scripts are its package's static/judging/<name>/ (issue 39).
+PROTOCOL_STATIC = sorted(ROOT.glob("annotation/judging/protocols/*/static"))
+#: Static name -> source file, for the grid's modules and every judge page's module.
+SOURCES = {
+    f"{top.name}/{p.relative_to(top).as_posix()}": p
+    for root in (ROOT / "static", *PROTOCOL_STATIC)
+    for top in (root / "alignment", root / "judging")
+    for p in sorted(top.rglob("*.js"))
+}
+MODULES = sorted(SOURCES)
 IMPORT = re.compile(r"""^\s*(?:import|export)\b[^'"]*?\bfrom\s*["']([^"']+)["']""", re.MULTILINE)
 
 
@@ -43,10 +49,19 @@ def test_the_grid_is_an_es_module_with_relative_imports():
 
 
 def test_the_judge_pages_share_their_form_module_by_relative_import():
-    for page, template in (("rate.js", "rate.html"), ("compare.js", "compare.html")):
-        assert _imports((ROOT / "static/judging" / page).read_text()) == ["./judge_form.js"]
-        html = (ROOT / "templates/judging" / template).read_text()
-        assert f'<script type="module" src="{{% static \'judging/{page}\' %}}"></script>' in html
+    side_by_side = ROOT / "annotation/judging/protocols/side_by_side"
+    for page, template, form in (
+        ("judging/rate.js", ROOT / "templates/judging/rate.html", "./judge_form.js"),
+        (
+            "judging/side_by_side/side_by_side.js",
+            side_by_side / "templates/judging/side_by_side/page.html",
+            "../judge_form.js",
+        ),
+    ):
+        assert _imports(SOURCES[page].read_text()) == [form]
+        assert posixpath.normpath(posixpath.join(posixpath.dirname(page), form)) == "judging/judge_form.js"
+        html = template.read_text()
+        assert f'<script type="module" src="{{% static \'{page}\' %}}"></script>' in html
 
 
 def test_collectstatic_rewrites_module_imports_to_hashed_names(tmp_path):
@@ -55,6 +70,8 @@ def test_collectstatic_rewrites_module_imports_to_hashed_names(tmp_path):
     source = tmp_path / "source"
     shutil.copytree(ROOT / "static/alignment", source / "alignment")
     shutil.copytree(ROOT / "static/judging", source / "judging")
+    for folder in PROTOCOL_STATIC:
+        shutil.copytree(folder / "judging", source / "judging", dirs_exist_ok=True)
     root = tmp_path / "root"
     storages = {
         "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -73,11 +90,11 @@ def test_collectstatic_rewrites_module_imports_to_hashed_names(tmp_path):
         hashed = manifest[name]
         assert hashed != name and re.search(r"\.[0-9a-f]{12}\.js$", hashed), hashed
         text = (tmp_path / hashed).read_text()
-        source = _imports((ROOT / "static" / name).read_text())
+        source = _imports(SOURCES[name].read_text())
         rewritten = _imports(text)
         assert len(rewritten) == len(source)
         for before, after in zip(source, rewritten, strict=True):
-            target = (Path(name).parent / before).as_posix().replace("/./", "/")
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(name), before))
             # The import now names the hashed file of the same module, which exists.
-            assert (Path(hashed).parent / after).as_posix().replace("/./", "/") == manifest[target]
+            assert posixpath.normpath(posixpath.join(posixpath.dirname(hashed), after)) == manifest[target]
             assert (tmp_path / manifest[target]).is_file()

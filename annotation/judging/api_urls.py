@@ -4,9 +4,7 @@ from django.urls import path
 
 from . import screening_apis
 from .apis import judge, results, study
-from .protocols.esa import urls as esa_urls
-from .protocols.ranking import urls as ranking_urls
-from .protocols.side_by_side import urls as side_by_side_urls
+from .urls import protocol_routes
 
 app_name = "judging-api"
 S = "judging/studies/<int:study_id>/"
@@ -17,9 +15,7 @@ urlpatterns = [
     path(S + "items/<str:token>/", judge.JudgingItemDetailApi.as_view(), name="item_detail"),
     path(S + "items/<str:token>/previous/", judge.JudgingItemPreviousApi.as_view(), name="item_previous"),
     path(S + "judgments/", judge.JudgingSubmitApi.as_view(), name="judgment_submit"),
-    *side_by_side_urls.api_urls,  # the side-by-side protocol's pairs
-    *esa_urls.api_urls,  # the error span annotation protocol's items
-    *ranking_urls.api_urls,  # the ranking protocol's sets
+    *protocol_routes("api_urls"),  # each protocol's own endpoints (pairs, ESA items, ranking sets)
     path(S + "training/", screening_apis.JudgeTrainingApi.as_view(), name="training"),
     path(S + "training/answers/", screening_apis.JudgeTrainingAnswerApi.as_view(), name="training_answer"),
     path(S + "attention/", screening_apis.JudgeAttentionApi.as_view(), name="attention"),

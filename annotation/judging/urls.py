@@ -1,12 +1,30 @@
 """Judging pages (mounted at the site root; full paths here)."""
 
-from django.urls import path
+from importlib import import_module
+
+from django.urls import URLPattern, path
 
 from . import screening_views
-from .protocols.esa import urls as esa_urls
-from .protocols.ranking import urls as ranking_urls
-from .protocols.side_by_side import urls as side_by_side_urls
+from .protocols.registry import protocols_all
 from .views import judge, results, study
+
+
+def protocol_routes(kind: str) -> list[URLPattern]:
+    """Every registered protocol's routes of one kind (``page_urls``, mounted here, or ``api_urls``,
+    mounted by ``api_urls.py``), read from its package's ``urls.py`` in the registry's order: a
+    new protocol's pages are mounted by its line in the registry, under the judging app's names."""
+    routes: list[URLPattern] = []
+    for unit in protocols_all():
+        package = type(unit).__module__.rpartition(".")[0]
+        try:
+            module = import_module(f"{package}.urls")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{package}.urls":
+                raise
+            continue  # a protocol with no routes of its own (the absolute protocol's are below)
+        routes.extend(getattr(module, kind, []))
+    return routes
+
 
 app_name = "judging"
 urlpatterns = [
@@ -17,9 +35,7 @@ urlpatterns = [
     path("judge/studies/<int:study_id>/items/<str:token>/", judge.revise, name="revise"),
     path("judge/studies/<int:study_id>/submit/", judge.submit, name="submit"),
     path("judge/studies/<int:study_id>/done/", judge.finished, name="finished"),
-    *side_by_side_urls.page_urls,  # the side-by-side protocol's pages and export
-    *esa_urls.page_urls,  # the error span annotation protocol's pages and exports
-    *ranking_urls.page_urls,  # the ranking protocol's pages and exports
+    *protocol_routes("page_urls"),  # each protocol's own pages and exports (side by side, ESA, ranking)
     path("judge/studies/<int:study_id>/training/", screening_views.training_page, name="training"),
     path(
         "judge/studies/<int:study_id>/training/feedback/", screening_views.training_feedback, name="training_feedback"

@@ -4,6 +4,9 @@ and ``protocols.*.apis``) share, below all of them.
 
 * :func:`judged_study_or_404`, :func:`assignment_or_page`, :func:`gate_page`: the
   judge's study, their assignment, and what must come before their next item;
+* :class:`JudgePages`: the one judge-page flow (the resume point, an earlier item, the
+  form's POST) of every protocol with a page of its own; the protocol's views supply how an
+  item is found, drawn and submitted;
 * :func:`criteria_for_judge`, :func:`study_criteria_for_judge`: the design's criteria as
   the judge's page renders them;
 * :func:`thousands`, :func:`export_filename`: numbers and file names shown;
@@ -16,8 +19,10 @@ Views and APIs import these from here, never from one another.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -29,12 +34,13 @@ from annotation.judging.selectors.design import study_criteria
 from annotation.judging.services.assignments import assignment_ensure_for_judge
 from annotation.models import Study
 from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
-from annotation.web import AuthenticatedHttpRequest, study_language_activate
+from annotation.web import AuthenticatedHttpRequest, end_code_context, study_language_activate
 from config.jobs.enums import JobStatus
 
 from . import scales, screening
-from .errors import JudgingError
+from .errors import ItemNotFound, JudgingError
 from .models import Assignment, OpenJob
+from .selectors.judge import progress_among_checks
 
 #: The API schema's tags of the judge's and the researcher's endpoints.
 TAG_JUDGE = ["judging (judge)"]
@@ -102,10 +108,138 @@ def gate_page(request: HttpRequest, study: Study, assignment: Assignment, *, don
     gate = screening.judge_gate(assignment=assignment, done=done)
     if gate is None:
         return None
+    return gate_redirect(study, gate[0])
+
+
+def gate_redirect(study: Study, kind: str) -> HttpResponse:
+    """The page of a gate (``judge_gate``'s kind: screened out, training, attention check)."""
     target = {"screened_out": "judging:screened_out", "training": "judging:training", "attention": "judging:attention"}[
-        gate[0]
+        kind
     ]
     return redirect(target, study_id=study.pk)
+
+
+# --- the judge's page of a protocol -------------------------------------------------------------
+
+
+class JudgePages:
+    """The judge-page flow every protocol with a page of its own shares (issue 39, item 3).
+
+    The resume point (:meth:`current`): the study's page or the rating door's, the
+    not-open page, screened out, the instructions, the gate (training first, or an attention
+    check drawn on this page like any item, blinded among them), the next item, and the
+    done page with the completion code. An earlier item (:meth:`revise`). The form's POST
+    (:meth:`submit`): the protocol's one submission path (items and checks alike), a refusal
+    drawn again with what the judge sent, the "warn" policy's note after a failed check, and
+    back to the resume point. What differs is the protocol's: its unit finds the items
+    (``entry_next``, ``entry_previous``, ``entry_for_token``, ``entry_attention``, as the
+    next-item API does) and answers ``is_protocol_of``, ``items_done`` and ``judge_page``; its
+    views pass how an item is drawn (``render_entry``) and how the form is submitted
+    (``submit_post``, which answers the submission's result and raises
+    :class:`~annotation.judging.errors.JudgingError` on a refusal, and ``posted``, what the
+    judge sent, drawn again with the refusal).
+    """
+
+    def __init__(
+        self,
+        *,
+        unit: Any,
+        done_template: str,
+        check_warning: Callable[[], str],
+        render_entry: Callable[..., HttpResponse],
+        submit_post: Callable[[HttpRequest, Study, str], Any],
+        posted: Callable[[HttpRequest, Study, Any], Any],
+    ) -> None:
+        self.unit = unit
+        self.done_template = done_template
+        self.check_warning = check_warning
+        self.render_entry = render_entry
+        self.submit_post = submit_post
+        self.posted = posted
+
+    def _study(self, request: AuthenticatedHttpRequest, study_id: int) -> Study | None:
+        """The judge's study, or None when another protocol's (the rating door sends it on)."""
+        study = judged_study_or_404(request, study_id)
+        return study if self.unit.is_protocol_of(study) else None
+
+    def _entry(self, study: Study, judge: Any, token: str) -> Any:
+        try:
+            return self.unit.entry_for_token(study=study, judge=judge, token=token)
+        except ItemNotFound as exc:
+            raise Http404(exc.message) from None
+
+    def current(self, request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
+        """The judge's current item: the first one not yet answered (the resume point)."""
+        study = self._study(request, study_id)
+        if study is None:  # another protocol: the rating door sends the judge to its page
+            return redirect("judging:rate", study_id=study_id)
+        assignment = assignment_or_page(request, study)
+        if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+            return assignment
+        if assignment.screened_out_at is not None:
+            return redirect("judging:screened_out", study_id=study.pk)
+        if assignment.instructions_seen_at is None:
+            return redirect("judging:instructions", study_id=study.pk)
+        done = self.unit.items_done(assignment=assignment)
+        gate = screening.judge_gate(assignment=assignment, done=done)
+        if gate is not None and gate[0] == "attention":  # drawn like any item (blinded among them)
+            assert gate[1] is not None  # judge_gate pairs "attention" with its check
+            return self.render_entry(request, study, self.unit.entry_attention(check=gate[1]))
+        if gate is not None:  # screened out, or the training first
+            return gate_redirect(study, gate[0])
+        entry = self.unit.entry_next(assignment=assignment)
+        if entry is None:
+            return render(
+                request,
+                self.done_template,
+                {
+                    "study": study,
+                    # The checks among the items count, as every item's "n of N" did.
+                    "total_text": thousands(progress_among_checks(assignment=assignment, done=0)[1]),
+                    "last": self.unit.entry_previous(study=study, judge=request.user),
+                    "end": end_code_context(user=request.user, study=study),
+                },
+            )
+        return self.render_entry(request, study, entry)
+
+    def revise(self, request: AuthenticatedHttpRequest, study_id: int, token: str) -> HttpResponse:
+        """One earlier item of the judge's own assignment (or check), to change the answer."""
+        study = self._study(request, study_id)
+        if study is None:
+            return redirect("judging:rate", study_id=study_id)
+        assignment = assignment_or_page(request, study)
+        if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+            return assignment
+        return self.render_entry(request, study, self._entry(study, request.user, token))
+
+    def submit(self, request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
+        """The form's POST: the same service as the API, then back to the resume point."""
+        study = self._study(request, study_id)
+        if study is None:
+            return redirect("judging:rate", study_id=study_id)
+        token = request.POST.get("token", "")
+        try:  # an item or an attention check: one path, one answer (the protocol's answer_submit)
+            result = self.submit_post(request, study, token)
+        except ItemNotFound as exc:
+            raise Http404(exc.message) from None
+        except JudgingError as exc:
+            if study.status != StudyStatus.OPEN:
+                return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
+            entry = self._entry(study, request.user, token)
+            return self.render_entry(
+                request,
+                study,
+                entry,
+                error=exc.message,
+                field_errors=exc.field_errors,
+                posted=self.posted(request, study, entry),
+                status=400,
+            )
+        if result.check_failed and not result.screened_out:
+            # The "warn" policy tells the judge, once, after the fact (issue 25); with "end" the
+            # screened-out page says it.
+            messages.warning(request, self.check_warning())
+        return redirect(self.unit.judge_page, study_id=study.pk)
 
 
 # --- the design's criteria on the judge's page -------------------------------------------------

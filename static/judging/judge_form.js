@@ -1,4 +1,4 @@
-// What the rating page (rate.js) and the comparison page (compare.js) share: the judge's
+// What the rating page (rate.js) and the side-by-side page (judging/side_by_side/side_by_side.js) share: the judge's
 // answer form (#rating-form) driven by the keyboard, active-time measurement and
 // double-submit protection. Each page stays usable without its script (plain form).
 //

@@ -240,14 +240,14 @@ def test_the_arabic_page_runs_right_to_left_and_its_arrows_follow_the_screen(pag
     ],
 )
 def test_the_pages_offset_functions_agree_with_the_servers(page, live_server, text):
-    """esa_offsets.js converts UTF-16 ↔ code points as metrics/core/spans/offsets.py does, and a
+    """The ESA page's offsets.js converts UTF-16 ↔ code points as metrics/core/spans/offsets.py does, and a
     snapped selection never splits a character (span_problem accepts it)."""
     from metrics.core.spans.offsets import codepoint_to_utf16, span_problem, utf16_length, utf16_to_codepoint
 
     page.goto("/accounts/login/")
     got = page.evaluate(
         """async (text) => {
-        const m = await import('/static/judging/esa_offsets.js');
+        const m = await import('/static/judging/esa/offsets.js');
         const out = {toCp: [], snapped: []};
         for (let u = 0; u <= text.length; u += 1) out.toCp.push(m.utf16ToCodePoint(text, u));
         out.toU = [...Array([...text].length + 1).keys()].map((cp) => m.codePointToUtf16(text, cp));

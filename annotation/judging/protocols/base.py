@@ -187,8 +187,9 @@ class JudgingProtocol:
     #: The report settings that mean something for this protocol's reports (the form and
     #: the API offer only these); None: every setting of the absolute report.
     report_settings: tuple[str, ...] | None = None
-    #: Template of the protocol's own QC table on the QC page (the rows of :meth:`qc_rows`).
-    qc_template: str = "judging/_compare_qc.html"
+    #: Template of the protocol's own QC table on the QC page (the rows of :meth:`qc_rows`); empty
+    #: where the protocol has none (the absolute QC table is the page itself).
+    qc_template: str = ""
 
     #: The protocol's tables, defined in its package's ``models.py``: a row per item of an
     #: assignment (on :class:`~annotation.judging.models.JudgingItemBase`: ``assignment``,
@@ -391,6 +392,29 @@ class JudgingProtocol:
 
     def items_remaining(self, *, assignment: Assignment) -> int:
         """How many of the assignment's items are still unanswered (0: the judge is done)."""
+        raise NotImplementedError
+
+    # --- the judge's items as the judge's page and API show them -------------------------------
+    # The shared judge-page flow (annotation.judging.web.JudgePages) and the next-item API
+    # (annotation.judging.apis.judge.next_entry_for_api) ask these; an "entry" is the protocol's
+    # blinded value for the judge (texts, its token, position, done and total), never a row.
+
+    def entry_next(self, *, assignment: Assignment) -> Any | None:
+        """The judge's next unanswered item (None: every item is answered)."""
+        raise NotImplementedError
+
+    def entry_previous(self, *, study: Study, judge: User) -> Any | None:
+        """The item the judge answered last (None: none yet): the done page's way back."""
+        raise NotImplementedError
+
+    def entry_for_token(self, *, study: Study, judge: User, token: str) -> Any:
+        """One item of the judge's own assignment, or an attention check served to them, by its
+        token (``ItemNotFound`` for any other token)."""
+        raise NotImplementedError
+
+    def entry_attention(self, *, check: Any) -> Any:
+        """A waiting attention check drawn like an item (for a unit whose ``attention_page`` is
+        its own judge page)."""
         raise NotImplementedError
 
     def progress_by_judge(self, *, study: Study) -> dict[int, tuple[int, int, float]]:

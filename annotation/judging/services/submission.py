@@ -2,7 +2,7 @@
 the item lock, idempotency keys and replays, revisions, the serve stamp and active time,
 the screened-out and open checks, the automatic QC screen-out after a new judgment) and
 the absolute protocol's :func:`judgment_submit` on it (values checked against the
-design's scales). The side-by-side protocol's ``comparison_submit``
+design's scales). The side-by-side protocol's ``side_by_side_submit``
 (:mod:`annotation.judging.protocols.side_by_side.services`) uses the same core.
 
 :func:`judgment_submit` is on the judge's hot path (every judge, every few seconds),

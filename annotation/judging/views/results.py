@@ -123,7 +123,7 @@ def qc(request, study):
             zscored_names=[c["name"] for c in design_criteria if scales.scale_unit(c["scale"]).zscored],
             history=judge_exclusion_history(study=study),
             fingerprint=judgments_fingerprint(study=study),
-            comparison_qc=unit.qc_rows(study=study),
+            protocol_qc_rows=unit.qc_rows(study=study),
             qc_template=unit.qc_template,
         ),
     )

@@ -132,17 +132,17 @@ def test_a_screened_out_judge_cannot_answer_a_pair_and_a_retry_is_replayed(cmp_s
     assignment = Assignment.objects.get(study=cmp_study, judge=ann)
     pair = comparison.pair_next_for_judge(assignment=assignment)
     key = new_key()
-    j1, created = comparison.comparison_submit(
+    j1, created = comparison.side_by_side_submit(
         study=cmp_study, judge=ann, token=pair.token, key=key, answers={"preference": "A"}, serve_stamp=pair.serve_stamp
     )
     assert created and j1.revision == 1
     screening.screen_out(assignment=assignment, rule="attention", reason="test")
-    j2, created = comparison.comparison_submit(
+    j2, created = comparison.side_by_side_submit(
         study=cmp_study, judge=ann, token=pair.token, key=key, answers={"preference": "A"}, serve_stamp=pair.serve_stamp
     )
     assert (j2.pk, created) == (j1.pk, False)  # an acknowledged retry is answered as before
     with pytest.raises(ScreenedOut):
-        comparison.comparison_submit(
+        comparison.side_by_side_submit(
             study=cmp_study,
             judge=ann,
             token=pair.token,
@@ -203,7 +203,7 @@ def test_every_protocols_submission_refuses_an_out_of_range_active_time(cmp_stud
     ann = User.objects.get(username="ann")
     pair = comparison.pair_next_for_judge(assignment=Assignment.objects.get(study=cmp_study, judge=ann))
     with pytest.raises(JudgmentInvalid, match="active_seconds"):
-        comparison.comparison_submit(
+        comparison.side_by_side_submit(
             study=cmp_study,
             judge=ann,
             token=pair.token,

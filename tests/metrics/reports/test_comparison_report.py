@@ -54,7 +54,7 @@ def judged_comparison(researcher, make_user):
                 answer = "B" if RANK[ls] < RANK[rs] else "A"
             else:
                 answer = "A" if RANK[ls] < RANK[rs] else "B"
-            comparison.comparison_submit(
+            comparison.side_by_side_submit(
                 study=study,
                 judge=assignment.judge,
                 token=pair.token,
@@ -67,7 +67,7 @@ def judged_comparison(researcher, make_user):
 
 
 def _csv(study) -> pd.DataFrame:
-    rows = list(comparison.comparison_export_rows(study=study))
+    rows = list(comparison.side_by_side_export_rows(study=study))
     return pd.DataFrame(rows[1:], columns=rows[0])
 
 

@@ -14,6 +14,7 @@ from ...errors import JudgingError
 from ...models import Assignment, JudgingDesign
 from ...selectors.design import study_criteria
 from ...selectors.frame import judgments_frame
+from ...selectors.judge import JudgeItem, item_for_judge, item_next_for_judge, item_previous_for_judge
 from ...services.judgment_import import JudgmentImportSummary, judgments_import_file
 from ..base import JudgingProtocol, PlannerPilot
 from ..registry import register
@@ -84,6 +85,18 @@ class AbsoluteProtocol(JudgingProtocol):
 
     def items_remaining(self, *, assignment: Assignment) -> int:
         return AssignmentItem.objects.filter(assignment=assignment, done_at__isnull=True).count()
+
+    # Its items are rated on the rating page (annotation/judging/views/judge.py); its attention
+    # checks have a page of their own (``attention_page``), so it answers no entry_attention.
+
+    def entry_next(self, *, assignment: Assignment) -> JudgeItem | None:
+        return item_next_for_judge(assignment=assignment)
+
+    def entry_previous(self, *, study: Study, judge: User) -> JudgeItem | None:
+        return item_previous_for_judge(study=study, judge=judge)
+
+    def entry_for_token(self, *, study: Study, judge: User, token: str) -> JudgeItem:
+        return item_for_judge(study=study, judge=judge, token=token)
 
     def planner_pilot(self, *, study: Study, criterion: str | None = None) -> PlannerPilot:
         """The study's ratings as the planner's pilot: on ``criterion``, or ``overall`` when

@@ -7,6 +7,6 @@ as :class:`~.services.JudgeEsaItem` values, span checks and submission on the sh
 annotations for the report, QC and the exports), :mod:`.views` (the judge's page, its
 submit, the exports), :mod:`.apis` (the judge's ESA API), :mod:`.urls` (their routes,
 mounted by ``annotation/judging/urls.py`` and ``api_urls.py``), and the report in
-:mod:`.report`. Templates: ``templates/judging/esa*.html``; script:
-``static/judging/esa.js``.
+:mod:`.report`. Templates (``templates/judging/esa/``) and script
+(``static/judging/esa/``) are in this package, as for every protocol.
 """

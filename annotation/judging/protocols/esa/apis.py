@@ -20,8 +20,7 @@ from annotation.apis import ImportErrorSerializer
 from annotation.importing.reading import ImportIssue, StudyImportError
 from annotation.web import get_managed_study
 
-from ... import screening
-from ...apis.judge import get_judged_study, open_assignment_for_judge
+from ...apis.judge import get_judged_study, next_entry_for_api
 from ...enums import MAX_ITEM_SECONDS, JudgmentSource
 from ...errors import JudgingError, OtherProtocol
 from ...models import JudgingDesign
@@ -109,22 +108,9 @@ class EsaNextItemApi(APIView):
     def get(self, request, study_id: int):
         try:
             study = _esa_study(request, study_id)
-            assignment = open_assignment_for_judge(request, study)
+            entry, done, total = next_entry_for_api(request, study)
         except JudgingError as exc:
             return judging_error(exc)
-        gate = screening.judge_gate(assignment=assignment, done=esa.items_done(assignment=assignment))
-        entry: esa.JudgeEsaItem | None
-        if gate is not None and gate[0] == "attention":  # an attention item, served like any item
-            assert gate[1] is not None  # judge_gate pairs "attention" with its check
-            entry = esa_screening.attention_item(check=gate[1])
-        else:
-            try:  # screened out, or the training first
-                screening.judge_gate_raise(assignment=assignment, done=esa.items_done(assignment=assignment))
-            except JudgingError as exc:
-                return judging_error(exc)
-            entry = esa.esa_item_next_for_judge(assignment=assignment)
-        # The item's own counts, the checks among the items included (as on the item).
-        done, total = progress_among_checks(assignment=assignment, done=esa.items_done(assignment=assignment))
         return Response(
             EsaNextSerializer(
                 {

@@ -17,10 +17,13 @@ from .models import EsaItem, EsaJudgment
 from .report import esa_answers, esa_report_compute, esa_tables
 from .selectors import EXPORT_QUESTIONS, esa_export_answers, esa_pilot_frame, esa_qc
 from .services import (
+    JudgeEsaItem,
     categories_allowed,
     esa_assignment_for_participant,
     esa_assignment_late,
     esa_assignments_write,
+    esa_item_next_for_judge,
+    esa_item_previous_for_judge,
     esa_release_unfinished,
     items_done,
     items_remaining,
@@ -39,21 +42,21 @@ class EsaProtocol(JudgingProtocol):
     judgment_model = EsaJudgment
     fingerprint_key = "esa"
     judge_page = "judging:esa"
-    instructions_template = "judging/esa_instructions.html"
+    instructions_template = "judging/esa/instructions.html"
     back_keys = ("Backspace",)
     exports = (
         ("Export the error spans (JSON Lines)", "judging:export_esa_jsonl"),
         ("Export the ESA judgments (CSV)", "judging:export_esa_csv"),
     )
-    report_template = "reports/_esa.html"
+    report_template = "judging/esa/_report.html"
     report_settings = ("confidence_level", "seed", "n_boot")
-    qc_template = "judging/_esa_qc.html"
+    qc_template = "judging/esa/_qc.html"
     # Training items with a reference score range and major span, attention items drawn
     # among the real ones (:mod:`.screening`).
     has_screening = True
-    training_items_template = "judging/_esa_training_items.html"
-    training_template = "judging/esa_training.html"
-    training_feedback_template = "judging/_esa_training_feedback.html"
+    training_items_template = "judging/esa/_training_items.html"
+    training_template = "judging/esa/training.html"
+    training_feedback_template = "judging/esa/_training_feedback.html"
     attention_page = "judging:esa"
     training_tolerances = False
 
@@ -104,6 +107,18 @@ class EsaProtocol(JudgingProtocol):
 
     def items_remaining(self, *, assignment: Assignment) -> int:
         return items_remaining(assignment=assignment)
+
+    def entry_next(self, *, assignment: Assignment) -> JudgeEsaItem | None:
+        return esa_item_next_for_judge(assignment=assignment)
+
+    def entry_previous(self, *, study: Study, judge: User) -> JudgeEsaItem | None:
+        return esa_item_previous_for_judge(study=study, judge=judge)
+
+    def entry_for_token(self, *, study: Study, judge: User, token: str) -> JudgeEsaItem:
+        return esa_screening.item_for_judge(study=study, judge=judge, token=token)
+
+    def entry_attention(self, *, check) -> JudgeEsaItem:
+        return esa_screening.attention_item(check=check)
 
     def answer_keys(self, *, design: JudgingDesign, rtl: bool) -> list[AnswerKey]:
         # Severities are typed by digit, whichever way the page runs.

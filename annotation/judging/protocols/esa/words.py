@@ -1,4 +1,4 @@
-"""The ESA page's words for its script (esa.js), shared by the item page and the training page."""
+"""The ESA page's words for its script (static/judging/esa/esa.js), shared by the item page and the training page."""
 
 from __future__ import annotations
 

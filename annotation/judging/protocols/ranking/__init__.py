@@ -7,6 +7,6 @@ sets as :class:`~.services.JudgeRanking` values, submission on the shared core, 
 QC and exports), :mod:`.importing` (ranking files into a study), :mod:`.views` (the
 ranking page, its submit, the exports), :mod:`.apis` (the judge's rankings API),
 :mod:`.urls` (their routes, mounted by ``annotation/judging/urls.py`` and ``api_urls.py``),
-and the report in :mod:`.report`. Templates: ``templates/judging/rank*.html``;
-script: ``static/judging/rank.js``.
+and the report in :mod:`.report`. Templates (``templates/judging/ranking/``)
+and script (``static/judging/ranking/``) are in this package, as for every protocol.
 """

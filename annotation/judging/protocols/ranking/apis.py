@@ -13,15 +13,12 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ... import screening
-from ...apis.judge import get_judged_study, open_assignment_for_judge
+from ...apis.judge import get_judged_study, next_entry_for_api
 from ...enums import MAX_ITEM_SECONDS, JudgmentSource
 from ...errors import JudgingError, OtherProtocol
-from ...selectors.judge import progress_among_checks
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
 from ...web import TAG_JUDGE, judging_error
 from . import screening as rank_screening
-from . import services as ranking
 from .unit import RANKING
 
 
@@ -101,22 +98,9 @@ class RankingNextApi(APIView):
     def get(self, request, study_id: int):
         try:
             study = _ranking_study(request, study_id)
-            assignment = open_assignment_for_judge(request, study)
+            entry, done, total = next_entry_for_api(request, study)
         except JudgingError as exc:
             return judging_error(exc)
-        gate = screening.judge_gate(assignment=assignment, done=ranking.rankings_done(assignment=assignment))
-        entry: ranking.JudgeRanking | None
-        if gate is not None and gate[0] == "attention":  # an attention set, served like any set
-            assert gate[1] is not None  # judge_gate pairs "attention" with its check
-            entry = rank_screening.attention_entry(check=gate[1])
-        else:
-            try:  # screened out, or the training first
-                screening.judge_gate_raise(assignment=assignment, done=ranking.rankings_done(assignment=assignment))
-            except JudgingError as exc:
-                return judging_error(exc)
-            entry = ranking.ranking_next_for_judge(assignment=assignment)
-        # The set's own counts, the checks among the sets included (as on the set).
-        done, total = progress_among_checks(assignment=assignment, done=ranking.rankings_done(assignment=assignment))
         return Response(
             RankingNextSerializer({"finished": entry is None, "done": done, "total": total, "ranking": entry}).data
         )

@@ -23,9 +23,12 @@ from .selectors import (
     ranking_rated_per_system,
 )
 from .services import (
+    JudgeRanking,
     ranking_assignment_for_participant,
     ranking_assignment_late,
     ranking_assignments_write,
+    ranking_next_for_judge,
+    ranking_previous_for_judge,
     ranking_release_unfinished,
     rankings_done,
     rankings_remaining,
@@ -40,19 +43,19 @@ class RankingProtocol(JudgingProtocol):
     judgment_model = RankingJudgment
     fingerprint_key = "rankings"
     judge_page = "judging:rank"
-    instructions_template = "judging/rank_instructions.html"
+    instructions_template = "judging/ranking/instructions.html"
     back_keys = ("Backspace",)
     exports = (
         ("Export the rankings (JSONL)", "judging:export_rankings_jsonl"),
         ("Export the rankings (CSV)", "judging:export_rankings"),
     )
     report_settings = ("confidence_level", "seed", "n_boot")
-    report_template = "reports/_ranking.html"
-    qc_template = "judging/_rank_qc.html"
+    report_template = "judging/ranking/_report.html"
+    qc_template = "judging/ranking/_qc.html"
     # Training sets with a reference order, attention sets drawn among the real ones (:mod:`.screening`).
     has_screening = True
-    training_items_template = "judging/_rank_training_items.html"
-    training_template = "judging/rank_training.html"
+    training_items_template = "judging/ranking/_training_items.html"
+    training_template = "judging/ranking/training.html"
     attention_page = "judging:rank"
     training_tolerances = False
     training_questions_checked = False
@@ -124,6 +127,18 @@ class RankingProtocol(JudgingProtocol):
 
     def items_remaining(self, *, assignment: Assignment) -> int:
         return rankings_remaining(assignment=assignment)
+
+    def entry_next(self, *, assignment: Assignment) -> JudgeRanking | None:
+        return ranking_next_for_judge(assignment=assignment)
+
+    def entry_previous(self, *, study: Study, judge: User) -> JudgeRanking | None:
+        return ranking_previous_for_judge(study=study, judge=judge)
+
+    def entry_for_token(self, *, study: Study, judge: User, token: str) -> JudgeRanking:
+        return rank_screening.entry_for_judge(study=study, judge=judge, token=token)
+
+    def entry_attention(self, *, check) -> JudgeRanking:
+        return rank_screening.attention_entry(check=check)
 
     def answer_keys(self, *, design: JudgingDesign | None, rtl: bool) -> list[AnswerKey]:
         """The page's keys: a digit selects the paraphrase that shows it (places on the screen,

@@ -8,6 +8,6 @@ as :class:`~annotation.judging.selectors.judge.JudgeEntry` values, submission on
 shared core, records, QC and the CSV export), :mod:`.views` (the pair page, its submit,
 the export), :mod:`.apis` (the judge's pairs API), :mod:`.urls` (their routes, mounted
 by ``annotation/judging/urls.py`` and ``api_urls.py`` under stable names), and the report
-in :mod:`.report`. Templates: ``templates/judging/compare*.html``;
-script: ``static/judging/compare.js``.
+in :mod:`.report`. Templates (``templates/judging/side_by_side/``) and script
+(``static/judging/side_by_side/``) are in this package, as for every protocol.
 """

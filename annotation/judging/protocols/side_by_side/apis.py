@@ -12,8 +12,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ... import screening
-from ...apis.judge import get_judged_study, open_assignment_for_judge
+from ...apis.judge import get_judged_study, next_entry_for_api
 from ...enums import COMPARISON_ANSWERS, MAX_ITEM_SECONDS, JudgmentSource
 from ...errors import JudgingError, OtherProtocol
 from ...selectors.judge import progress_among_checks
@@ -78,7 +77,7 @@ class ComparisonSubmitOutputSerializer(serializers.Serializer):
     total = serializers.IntegerField()
 
 
-def _comparison_study(request, study_id: int):
+def _side_by_side_study(request, study_id: int):
     study = get_judged_study(request, study_id)
     if not SIDE_BY_SIDE.is_protocol_of(study):
         raise OtherProtocol("This study is not a side-by-side comparison.")
@@ -97,34 +96,17 @@ class ComparisonNextPairApi(APIView):
     )
     def get(self, request, study_id: int):
         try:
-            study = _comparison_study(request, study_id)
-            assignment = open_assignment_for_judge(request, study)
+            study = _side_by_side_study(request, study_id)
+            pair, done, total = next_entry_for_api(request, study)
         except JudgingError as exc:
             return judging_error(exc)
-        done = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
-        gate = screening.judge_gate(assignment=assignment, done=done)
-        pair: comparison.JudgePair | None
-        if gate is not None and gate[0] == "attention":  # an attention pair, served like any pair
-            assert gate[1] is not None  # judge_gate pairs "attention" with its check
-            pair = sbs_screening.attention_pair(check=gate[1])
-        else:
-            try:  # screened out, or the training first
-                screening.judge_gate_raise(assignment=assignment, done=done)
-            except JudgingError as exc:
-                return judging_error(exc)
-            pair = comparison.pair_next_for_judge(assignment=assignment)
-        # The pair's own counts, the checks among the pairs included (as on the pair).
-        done, total = progress_among_checks(
-            assignment=assignment,
-            done=ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count(),
-        )
         return Response(
             ComparisonNextSerializer(
                 {
                     "finished": pair is None,
                     "done": done,
                     "total": total,
-                    "questions": comparison.questions(assignment.study.judging_design),
+                    "questions": comparison.questions(study.judging_design),
                     "pair": pair,
                 }
             ).data
@@ -139,8 +121,8 @@ class ComparisonPairDetailApi(APIView):
     )
     def get(self, request, study_id: int, token: str):
         try:
-            study = _comparison_study(request, study_id)
-            pair = sbs_screening.pair_or_attention_for_judge(study=study, judge=request.user, token=token)
+            study = _side_by_side_study(request, study_id)
+            pair = SIDE_BY_SIDE.entry_for_token(study=study, judge=request.user, token=token)
         except JudgingError as exc:
             return judging_error(exc)
         return Response(ComparisonPairSerializer(pair).data)
@@ -162,7 +144,7 @@ class ComparisonSubmitApi(APIView):
     )
     def post(self, request, study_id: int):
         try:  # who may answer first (404), then what they sent (400)
-            study = _comparison_study(request, study_id)
+            study = _side_by_side_study(request, study_id)
         except JudgingError as exc:
             return judging_error(exc)
         data = ComparisonSubmitInputSerializer(data=request.data)

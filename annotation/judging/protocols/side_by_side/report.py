@@ -30,10 +30,10 @@ from . import services as judging_comparison
 DEFAULT_BT_BOOT = 500
 
 
-def comparison_result(*, study, settings: Mapping[str, Any]) -> dict:
+def side_by_side_result(*, study, settings: Mapping[str, Any]) -> dict:
     """Everything the report shows for a comparison study (JSON-able). ValueError without answers."""
     design = JudgingDesign.objects.get(study=study)
-    records = judging_comparison.comparison_records(study=study)
+    records = judging_comparison.side_by_side_records(study=study)
     if not any(records.values()):
         raise ValueError("the study has no comparison judgments")
     excluded = sorted(judges_excluded(study=study))
@@ -71,11 +71,11 @@ def comparison_result(*, study, settings: Mapping[str, Any]) -> dict:
     }
 
 
-def comparison_report_compute(*, report: Report, settings: Mapping[str, Any]) -> ReportComputed:
+def side_by_side_report_compute(*, report: Report, settings: Mapping[str, Any]) -> ReportComputed:
     """The report of a comparison study (the unit's ``report_compute``, which
     :func:`metrics.reports.services.build.report_build` runs)."""
     fingerprint = judgments_fingerprint(study=report.study)  # read before the judgments, so late ones show as stale
-    result = comparison_result(study=report.study, settings=settings)
+    result = side_by_side_result(study=report.study, settings=settings)
     return ReportComputed(
         result=result,
         fingerprint=fingerprint,
@@ -88,7 +88,7 @@ def _pct(level: float) -> str:
     return f"{round(level * 100)}%"
 
 
-def comparison_tables(result: Mapping[str, Any]) -> list[ReportTable]:
+def side_by_side_tables(result: Mapping[str, Any]) -> list[ReportTable]:
     """The comparison report's tables, per question, in page order."""
     ci = _pct(float((result.get("settings") or {}).get("confidence_level", 0.95)))
     tables = []
@@ -190,15 +190,15 @@ def comparison_tables(result: Mapping[str, Any]) -> list[ReportTable]:
 # --- the dashboard's live figures ------------------------------------------------------
 
 
-def comparison_answers(study) -> dict:
+def side_by_side_answers(study) -> dict:
     """Side by side: per question, Krippendorff's α (nominal) on the pairs, and the Bradley–Terry
     ranking of the first question with its bootstrap intervals, from the comparison report's own
-    :func:`comparison_result` with the report's default settings (so
+    :func:`side_by_side_result` with the report's default settings (so
     the numbers equal a comparison report built at the same moment). α on pairs has no bootstrap
     interval and Bradley–Terry no significance clusters: those cells stay empty, never guessed."""
     settings = {k: DEFAULT_SETTINGS.get(k) for k in ("confidence_level", "seed", "n_boot")}
     try:
-        result = comparison_result(study=study, settings=settings)
+        result = side_by_side_result(study=study, settings=settings)
     except ValueError as exc:  # no answers yet, or not computable: say which, as the report would
         reason = "No comparisons yet." if "no comparison judgments" in str(exc) else f"Not computable yet: {exc}."
         return {"available": False, "reason": reason}

@@ -38,7 +38,7 @@ from ...selectors.judge import place_among_checks, previous_among_checks
 from ...services.submission import SubmitResult, active_seconds_clean, attention_store, key_clean
 from ...tokens import serve_stamp_make
 from .models import ComparisonItem, ComparisonJudgment
-from .services import JudgePair, answers_clean, comparison_submit, expected_question, pair_for_judge, questions
+from .services import JudgePair, answers_clean, expected_question, pair_for_judge, questions, side_by_side_submit
 
 #: An answer as an attention check stores it (its ``expected`` and ``answer`` are numbers).
 ANSWER_CODES = {"A": 0.0, "tie": 1.0, "B": 2.0}
@@ -219,14 +219,14 @@ def answer_submit(
     """Answer a pair of the judge's page, a real one or an attention pair (page and pairs
     API): one path for both, so that the refusals, their order and texts, the replays and the
     revisions cannot tell them apart (issue 38 items 11-14). The checks run in
-    :func:`~.services.comparison_submit`'s order (the key's form, the answers, the active
+    :func:`~.services.side_by_side_submit`'s order (the key's form, the answers, the active
     time), then the shared core: the pair's
     (:func:`~annotation.judging.services.submission.submission_store`) or the check's
     (:func:`~annotation.judging.services.submission.attention_store`, which also scores it
     with the study's policy)."""
     check = attention_check_of_judge(study_id=study.pk, judge_id=judge.pk, token=token)
     if check is None:
-        judgment, created = comparison_submit(
+        judgment, created = side_by_side_submit(
             study=study,
             judge=judge,
             token=token,  # type: ignore[arg-type]  # a non-text token is no pair: ItemNotFound

@@ -11,7 +11,7 @@ recorded on the :class:`~.models.ComparisonItem` (``left``/``right``).
 What a judge receives is built only by :func:`pair_next_for_judge`,
 :func:`pair_for_judge` and :func:`pair_previous_for_judge` as :class:`JudgePair`
 values: texts, positions and opaque tokens, never a system, a control flag or a
-database id. Opening (:func:`comparison_assignments_write`) is called by
+database id. Opening (:func:`side_by_side_assignments_write`) is called by
 :func:`.services.study_judging_open`, which holds the transaction and the locks.
 """
 
@@ -116,7 +116,7 @@ def _items_insert(*, assignment: Assignment, order: list[str], pks: Mapping[tupl
     return len(rows)
 
 
-def comparison_assignments_write(*, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
+def side_by_side_assignments_write(*, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
     """Write every judge's comparison assignment (controls must exist already). Returns
     (pairs planned, assignment items written). :class:`CannotOpen` when no original has
     candidates of two different systems. Runs inside the caller's transaction."""
@@ -142,7 +142,7 @@ def comparison_assignments_write(*, study: Study, design: JudgingDesign, judges:
     return len(keys), written
 
 
-def comparison_assignment_late(*, study: Study, design: JudgingDesign, judge: User) -> Assignment:
+def side_by_side_assignment_late(*, study: Study, design: JudgingDesign, judge: User) -> Assignment:
     """A judge added after opening: every pair the others have (fully crossed) or, with
     k per item, as many as the lightest load from the least-judged pairs. When nobody
     holds a pair yet (a field study opened with no judge), the pairs come from the study's
@@ -175,7 +175,7 @@ def comparison_assignment_late(*, study: Study, design: JudgingDesign, judge: Us
         return Assignment.objects.get(study=study, judge=judge)
 
 
-def comparison_assignment_for_participant(
+def side_by_side_assignment_for_participant(
     *, study: Study, design: JudgingDesign, judge: User, n_items: int | None
 ) -> Assignment:
     """A join-link participant's pairs: every planned pair (``n_items`` empty) or ``n_items``
@@ -202,7 +202,7 @@ def comparison_assignment_for_participant(
     return assignment
 
 
-def comparison_release_unfinished(*, assignment: Assignment) -> int:
+def side_by_side_release_unfinished(*, assignment: Assignment) -> int:
     """Delete the pairs not answered yet (answered ones and their judgments stay); return how many."""
     deleted, _ = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=True).delete()
     if deleted:
@@ -326,7 +326,7 @@ def answers_clean(*, design: JudgingDesign, answers: object) -> dict[str, str]:
     return out
 
 
-def comparison_submit(
+def side_by_side_submit(
     *,
     study: Study,
     judge: User,
@@ -345,7 +345,7 @@ def comparison_submit(
     ``(judge, key)`` (:class:`KeyReused` for the same key with another submission), the
     study must be open, the serve stamp must be this pair's, a second submission is a
     new revision. No automatic QC screen-out runs after it: that rule tests absolute
-    scores of controls; a comparison study's QC is its control-pair accuracy (:func:`comparison_qc`).
+    scores of controls; a comparison study's QC is its control-pair accuracy (:func:`side_by_side_qc`).
     """
     key = key_clean(key)
     design = JudgingDesign.objects.get(study=study)
@@ -368,7 +368,7 @@ def comparison_submit(
 # --- the researcher's side --------------------------------------------------------------
 
 
-def study_has_comparisons(*, study: Study) -> bool:
+def study_has_side_by_side_judgments(*, study: Study) -> bool:
     return ComparisonJudgment.objects.filter(study=study).exists()
 
 
@@ -382,7 +382,7 @@ def _latest(study: Study):
     )
 
 
-def comparison_records(*, study: Study) -> dict[str, list[Comparison]]:
+def side_by_side_records(*, study: Study) -> dict[str, list[Comparison]]:
     """Latest answers as :class:`~metrics.core.stats.comparison.Comparison` values, per question.
 
     A control pair's expected winner (on :func:`expected_question`) is its genuine system.
@@ -408,7 +408,7 @@ def comparison_records(*, study: Study) -> dict[str, list[Comparison]]:
     return out
 
 
-def comparison_progress(*, study: Study) -> dict[str, int]:
+def side_by_side_progress(*, study: Study) -> dict[str, int]:
     """Pairs answered and assigned over every judge."""
     agg = ComparisonItem.objects.filter(assignment__study=study).aggregate(
         total=Count("id"), done=Count("id", filter=Q(done_at__isnull=False))
@@ -437,7 +437,7 @@ EXPORT_HEADER = [
 ]
 
 
-def comparison_export_rows(*, study: Study) -> Iterator[list]:
+def side_by_side_export_rows(*, study: Study) -> Iterator[list]:
     """The researcher's CSV: one row per latest answer, with the systems on each side."""
     yield EXPORT_HEADER
     for j in _latest(study):
@@ -465,7 +465,7 @@ def comparison_export_rows(*, study: Study) -> Iterator[list]:
             ]
 
 
-def comparison_qc(*, study: Study) -> list[dict]:
+def side_by_side_qc(*, study: Study) -> list[dict]:
     """Per judge with answered control pairs: n, answered as expected, accuracy, the binomial
     p-value against chance and ``passes`` at the design's QC level, ``excluded``
     (:func:`metrics.core.stats.comparison.control_accuracy`), and ``attention``: (attention
@@ -480,18 +480,18 @@ def comparison_qc(*, study: Study) -> list[dict]:
 
     excluded = judges_excluded(study=study)
     attention = attention_results(study=study)
-    rows = control_accuracy(comparison_records(study=study).get(slug, []), qc_alpha=design.qc_alpha)
+    rows = control_accuracy(side_by_side_records(study=study).get(slug, []), qc_alpha=design.qc_alpha)
     return [r | {"excluded": r["judge"] in excluded, "attention": attention.get(r["judge"])} for r in rows]
 
 
-def comparison_pair_of(left_id: int, right_id: int) -> tuple[int, int]:
+def side_by_side_pair_of(left_id: int, right_id: int) -> tuple[int, int]:
     """A pair as every judge of it shares it: its two candidate ids in order (each judge sees
     them on their own sides)."""
     return (left_id, right_id) if left_id < right_id else (right_id, left_id)
 
 
-def comparison_per_pair(*, study: Study, done: bool) -> dict[tuple[int, int], int]:
-    """Pair (:func:`comparison_pair_of`) → how many judges hold it (``done``: have answered it)."""
+def side_by_side_per_pair(*, study: Study, done: bool) -> dict[tuple[int, int], int]:
+    """Pair (:func:`side_by_side_pair_of`) → how many judges hold it (``done``: have answered it)."""
     items = ComparisonItem.objects.filter(assignment__study=study)
     if done:
         items = items.filter(done_at__isnull=False)
@@ -499,11 +499,11 @@ def comparison_per_pair(*, study: Study, done: bool) -> dict[tuple[int, int], in
     for left, right, n in (
         items.values("left_id", "right_id").annotate(n=Count("id")).order_by().values_list("left_id", "right_id", "n")
     ):
-        out[comparison_pair_of(left, right)] += n
+        out[side_by_side_pair_of(left, right)] += n
     return dict(out)
 
 
-def comparison_rated_per_system(*, study: Study) -> dict[str, int]:
+def side_by_side_rated_per_system(*, study: Study) -> dict[str, int]:
     """System name → latest answers of pairs its candidates were in."""
     out: Counter[str] = Counter()
     for left, right, n in (
@@ -522,12 +522,12 @@ def _latest_rows(study: Study):
     return ComparisonJudgment.objects.filter(study=study, is_latest=True)
 
 
-def comparison_export_questions(*, study: Study) -> list[str]:
+def side_by_side_export_questions(*, study: Study) -> list[str]:
     """The answers of a pair in the tidy and wide CSVs: one per question the design asks."""
     return [q["slug"] for q in questions(JudgingDesign.objects.get(study=study))]
 
 
-def comparison_export_answers(*, study: Study) -> Iterator[ExportAnswer]:
+def side_by_side_export_answers(*, study: Study) -> Iterator[ExportAnswer]:
     """Every latest answer (screened-out judges left out) as the tidy and wide CSVs write it: the
     pair (``<candidate id>|<candidate id>``, lower id first, whatever the judge's sides), its two
     systems (``first vs second``) and, per question, the system preferred or ``tie``."""

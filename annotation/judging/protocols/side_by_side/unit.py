@@ -12,20 +12,23 @@ from ..base import AnswerKey, JudgingProtocol, PilotUnsupported, PlannerPilot
 from ..registry import register
 from . import screening as sbs_screening
 from .models import ComparisonItem, ComparisonJudgment
-from .report import comparison_answers, comparison_report_compute, comparison_tables
+from .report import side_by_side_answers, side_by_side_report_compute, side_by_side_tables
 from .services import (
-    comparison_assignment_for_participant,
-    comparison_assignment_late,
-    comparison_assignments_write,
-    comparison_export_answers,
-    comparison_export_questions,
-    comparison_per_pair,
-    comparison_qc,
-    comparison_rated_per_system,
-    comparison_release_unfinished,
+    JudgePair,
+    pair_next_for_judge,
+    pair_previous_for_judge,
     pairs_done,
     pairs_remaining,
     questions,
+    side_by_side_assignment_for_participant,
+    side_by_side_assignment_late,
+    side_by_side_assignments_write,
+    side_by_side_export_answers,
+    side_by_side_export_questions,
+    side_by_side_per_pair,
+    side_by_side_qc,
+    side_by_side_rated_per_system,
+    side_by_side_release_unfinished,
 )
 
 #: The keys of the three places on the screen, left to right: the key under an answer
@@ -41,47 +44,48 @@ class SideBySideProtocol(JudgingProtocol):
     judgment_model = ComparisonJudgment
     fingerprint_key = "comparisons"
     judge_page = "judging:compare"
-    instructions_template = "judging/compare_instructions.html"
+    instructions_template = "judging/side_by_side/instructions.html"
     # "B" is an answer here ("B is better"), so it never means "go back".
     back_keys = ("Backspace",)
     exports = (("Export the comparisons (CSV)", "judging:export_comparisons"),)
     report_settings = ("confidence_level", "seed", "n_boot")
-    report_template = "reports/_comparison.html"
+    report_template = "judging/side_by_side/_report.html"
+    qc_template = "judging/side_by_side/_qc.html"
     # Training pairs with reference answers, attention pairs drawn among the real ones (issue 24).
     has_screening = True
-    training_items_template = "judging/_compare_training_items.html"
-    training_template = "judging/compare_training.html"
+    training_items_template = "judging/side_by_side/_training_items.html"
+    training_template = "judging/side_by_side/training.html"
     attention_page = "judging:compare"
     training_tolerances = False
 
     # Its items are pairs: the two candidate ids in order, shared by every judge of the pair.
 
     def dashboard_answers(self, *, study):
-        return comparison_answers(study)
+        return side_by_side_answers(study)
 
     def report_compute(self, *, report, settings):
-        return comparison_report_compute(report=report, settings=settings)
+        return side_by_side_report_compute(report=report, settings=settings)
 
     def report_tables(self, result):
-        return comparison_tables(result)
+        return side_by_side_tables(result)
 
     def assigned_per_item(self, *, study: Study) -> dict:
-        return comparison_per_pair(study=study, done=False)
+        return side_by_side_per_pair(study=study, done=False)
 
     def done_per_item(self, *, study: Study) -> dict:
-        return comparison_per_pair(study=study, done=True)
+        return side_by_side_per_pair(study=study, done=True)
 
     def item_candidates(self, item) -> tuple[int, ...]:
         return tuple(item)
 
     def rated_per_system(self, *, study: Study) -> dict[str, int]:
-        return comparison_rated_per_system(study=study)
+        return side_by_side_rated_per_system(study=study)
 
     def export_questions(self, *, study: Study) -> list[str] | None:
-        return comparison_export_questions(study=study)
+        return side_by_side_export_questions(study=study)
 
     def export_answers(self, *, study: Study):
-        return comparison_export_answers(study=study)
+        return side_by_side_export_answers(study=study)
 
     def planner_pilot(self, *, study: Study, criterion: str | None = None) -> PlannerPilot:
         raise PilotUnsupported(
@@ -90,24 +94,36 @@ class SideBySideProtocol(JudgingProtocol):
         )
 
     def assignments_write(self, *, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
-        return comparison_assignments_write(study=study, design=design, judges=judges)
+        return side_by_side_assignments_write(study=study, design=design, judges=judges)
 
     def assignment_late(self, *, study: Study, design: JudgingDesign, judge: User) -> Assignment:
-        return comparison_assignment_late(study=study, design=design, judge=judge)
+        return side_by_side_assignment_late(study=study, design=design, judge=judge)
 
     def assignment_for_participant(
         self, *, study: Study, design: JudgingDesign, judge: User, n_items: int | None
     ) -> Assignment:
-        return comparison_assignment_for_participant(study=study, design=design, judge=judge, n_items=n_items)
+        return side_by_side_assignment_for_participant(study=study, design=design, judge=judge, n_items=n_items)
 
     def assignment_release_unfinished(self, *, assignment: Assignment) -> int:
-        return comparison_release_unfinished(assignment=assignment)
+        return side_by_side_release_unfinished(assignment=assignment)
 
     def items_done(self, *, assignment: Assignment) -> int:
         return pairs_done(assignment=assignment)
 
     def items_remaining(self, *, assignment: Assignment) -> int:
         return pairs_remaining(assignment=assignment)
+
+    def entry_next(self, *, assignment: Assignment) -> JudgePair | None:
+        return pair_next_for_judge(assignment=assignment)
+
+    def entry_previous(self, *, study: Study, judge: User) -> JudgePair | None:
+        return pair_previous_for_judge(study=study, judge=judge)
+
+    def entry_for_token(self, *, study: Study, judge: User, token: str) -> JudgePair:
+        return sbs_screening.pair_or_attention_for_judge(study=study, judge=judge, token=token)
+
+    def entry_attention(self, *, check) -> JudgePair:
+        return sbs_screening.attention_pair(check=check)
 
     def answer_keys(self, *, design: JudgingDesign, rtl: bool) -> list[AnswerKey]:
         # Source order A, tie, B; drawn left to right, or right to left on a mirrored page.
@@ -181,7 +197,7 @@ class SideBySideProtocol(JudgingProtocol):
         return sbs_screening.attention_score(design=design, check=check, value=value)
 
     def qc_rows(self, *, study: Study) -> list[dict]:
-        return comparison_qc(study=study)
+        return side_by_side_qc(study=study)
 
 
 SIDE_BY_SIDE = register(SideBySideProtocol())

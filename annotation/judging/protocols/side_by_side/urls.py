@@ -10,10 +10,14 @@ from . import apis, views
 S = "judging/studies/<int:study_id>/"
 
 page_urls = [
-    path("judge/studies/<int:study_id>/compare/", views.compare, name="compare"),
-    path("judge/studies/<int:study_id>/compare/submit/", views.compare_submit, name="compare_submit"),
-    path("judge/studies/<int:study_id>/compare/<str:token>/", views.compare_revise, name="compare_revise"),
-    path("studies/<int:study_id>/judging/export/comparisons.csv", views.export_comparisons, name="export_comparisons"),
+    path("judge/studies/<int:study_id>/compare/", views.side_by_side_page, name="compare"),
+    path("judge/studies/<int:study_id>/compare/submit/", views.side_by_side_submit_view, name="compare_submit"),
+    path("judge/studies/<int:study_id>/compare/<str:token>/", views.side_by_side_revise, name="compare_revise"),
+    path(
+        "studies/<int:study_id>/judging/export/comparisons.csv",
+        views.export_side_by_side_csv,
+        name="export_comparisons",
+    ),
 ]
 
 api_urls = [

@@ -139,9 +139,9 @@ def test_nothing_an_esa_judge_receives_names_a_system_a_control_or_an_id(secret_
     study, judge = secret_esa
     rec, pages = esa_session(study, judge)
     assert len(pages) == 6 * 2 + 6 * 2  # two systems and two controls per original
-    assert any(ref.endswith("esa.js") for ref, _ in rec.blobs)
-    assert any(ref.endswith("esa_offsets.js") for ref, _ in rec.blobs)
-    assert any(ref.endswith("esa.css") for ref, _ in rec.blobs)
+    assert any(ref.endswith("judging/esa/esa.js") for ref, _ in rec.blobs)
+    assert any(ref.endswith("judging/esa/offsets.js") for ref, _ in rec.blobs)
+    assert any(ref.endswith("judging/esa/esa.css") for ref, _ in rec.blobs)
     ids = forbidden_ids(study)
     tokens = set(EsaItem.objects.filter(assignment__study=study).values_list("token", flat=True))
     leaks = []

@@ -296,7 +296,7 @@ def test_the_page_submits_and_resumes(esa_study, django_user_model, client):
     ann = _judge(django_user_model, "ann")
     _start(client, esa_study, ann)
     page = client.get(f"/judge/studies/{esa_study.pk}/esa/").content.decode()
-    assert 'id="esa-data"' in page and "esa.js" in page
+    assert 'id="esa-data"' in page and "judging/esa/esa.js" in page
     token = _hidden(page, "token")
     bad = client.post(
         f"/judge/studies/{esa_study.pk}/esa/submit/",

@@ -136,8 +136,8 @@ def test_nothing_a_ranking_judge_receives_names_a_system_a_control_or_an_id(secr
     study, judge = secret_ranking
     rec, pages = ranking_session(study, judge)
     assert len(pages) == 6 * 2 + 6 * 2  # two sets of 3 of 4 systems and two control sets per original
-    assert any(ref.endswith("rank.js") for ref, _ in rec.blobs)
-    assert any(ref.endswith("rank.css") for ref, _ in rec.blobs)
+    assert any(ref.endswith("judging/ranking/ranking.js") for ref, _ in rec.blobs)
+    assert any(ref.endswith("judging/ranking/ranking.css") for ref, _ in rec.blobs)
     ids = forbidden_ids(study)
     tokens = set(RankingItem.objects.filter(assignment__study=study).values_list("token", flat=True))
     leaks = []
@@ -290,4 +290,4 @@ def test_ranking_training_and_attention_sets_leak_nothing_and_look_like_sets(sec
         leaks += [f"{where}: {w!r}" for w in FORBIDDEN if w.lower() in low]
         leaks += [f"{where}: id {i}" for i in ids if i in blob]
     assert leaks == []
-    assert any("rank.js" in ref for ref, _ in rec.blobs)
+    assert any("judging/ranking/ranking.js" in ref for ref, _ in rec.blobs)

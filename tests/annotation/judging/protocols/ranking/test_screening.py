@@ -79,7 +79,7 @@ def ann(study):
 def test_the_unit_says_it_has_screening_on_its_own_page():
     unit = protocol_get("ranking")
     assert unit.has_screening and unit.attention_page == "judging:rank" and not unit.training_tolerances
-    assert unit.training_template == "judging/rank_training.html"
+    assert unit.training_template == "judging/ranking/training.html"
 
 
 def test_a_training_set_stores_its_texts_and_the_reference_order(trained):

@@ -122,8 +122,8 @@ def test_nothing_a_comparison_judge_receives_names_a_system_a_control_or_an_id(s
     study, judge = secret_comparison
     rec, pages = comparison_session(study, judge)
     assert len(pages) == 6 * 3 + 6 * 2  # three system pairs and two control pairs per original
-    assert any(ref.endswith("compare.js") for ref, _ in rec.blobs)
-    assert any(ref.endswith("compare.css") for ref, _ in rec.blobs)
+    assert any(ref.endswith("judging/side_by_side/side_by_side.js") for ref, _ in rec.blobs)
+    assert any(ref.endswith("judging/side_by_side/side_by_side.css") for ref, _ in rec.blobs)
     ids = forbidden_ids(study)
     tokens = set(ComparisonItem.objects.filter(assignment__study=study).values_list("token", flat=True))
     leaks = []

@@ -78,7 +78,7 @@ def test_answers_are_stored_as_shown_and_map_to_the_system_on_the_left(cmp_study
     pair = comparison.pair_next_for_judge(assignment=assignment)
     item = ComparisonItem.objects.get(token=pair.token)
     assert (pair.a, pair.b) == (item.left.text, item.right.text)
-    judgment, created = comparison.comparison_submit(
+    judgment, created = comparison.side_by_side_submit(
         study=cmp_study,
         judge=ann,
         token=pair.token,
@@ -87,12 +87,12 @@ def test_answers_are_stored_as_shown_and_map_to_the_system_on_the_left(cmp_study
         serve_stamp=pair.serve_stamp,
     )
     assert created and judgment.values == {"preference": "A"}
-    records = comparison.comparison_records(study=cmp_study)["preference"]
+    records = comparison.side_by_side_records(study=cmp_study)["preference"]
     assert [r.winner for r in records] == [item.left.system.name]
     rows = list(
         csv.reader(
             io.StringIO(
-                "".join(",".join(map(str, r)) + "\n" for r in comparison.comparison_export_rows(study=cmp_study))
+                "".join(",".join(map(str, r)) + "\n" for r in comparison.side_by_side_export_rows(study=cmp_study))
             )
         )
     )
@@ -106,7 +106,7 @@ def test_a_wrong_answer_or_a_reused_key_is_refused(cmp_study, django_user_model)
     ann = django_user_model.objects.get(username="ann")
     pair = comparison.pair_next_for_judge(assignment=Assignment.objects.get(study=cmp_study, judge=ann))
     with pytest.raises(JudgmentInvalid):
-        comparison.comparison_submit(
+        comparison.side_by_side_submit(
             study=cmp_study,
             judge=ann,
             token=pair.token,
@@ -115,7 +115,7 @@ def test_a_wrong_answer_or_a_reused_key_is_refused(cmp_study, django_user_model)
             serve_stamp=pair.serve_stamp,
         )
     key = new_key()
-    comparison.comparison_submit(
+    comparison.side_by_side_submit(
         study=cmp_study,
         judge=ann,
         token=pair.token,
@@ -123,7 +123,7 @@ def test_a_wrong_answer_or_a_reused_key_is_refused(cmp_study, django_user_model)
         answers={"preference": "tie"},
         serve_stamp=pair.serve_stamp,
     )
-    _, created = comparison.comparison_submit(
+    _, created = comparison.side_by_side_submit(
         study=cmp_study,
         judge=ann,
         token=pair.token,
@@ -133,7 +133,7 @@ def test_a_wrong_answer_or_a_reused_key_is_refused(cmp_study, django_user_model)
     )
     assert created is False
     with pytest.raises(KeyReused):
-        comparison.comparison_submit(
+        comparison.side_by_side_submit(
             study=cmp_study,
             judge=ann,
             token=pair.token,
@@ -142,7 +142,7 @@ def test_a_wrong_answer_or_a_reused_key_is_refused(cmp_study, django_user_model)
             serve_stamp=pair.serve_stamp,
         )
     # a revision: a new key on the same pair
-    j, _ = comparison.comparison_submit(
+    j, _ = comparison.side_by_side_submit(
         study=cmp_study,
         judge=ann,
         token=pair.token,
@@ -215,7 +215,7 @@ def test_only_researchers_export_the_comparisons(cmp_study, django_user_model, c
 def test_reset_is_refused_once_a_comparison_exists(cmp_study, django_user_model):
     ann = django_user_model.objects.get(username="ann")
     pair = comparison.pair_next_for_judge(assignment=Assignment.objects.get(study=cmp_study, judge=ann))
-    comparison.comparison_submit(
+    comparison.side_by_side_submit(
         study=cmp_study,
         judge=ann,
         token=pair.token,
@@ -263,7 +263,7 @@ def test_the_qc_page_shows_each_judges_answers_on_control_pairs(cmp_study, djang
         item = ComparisonItem.objects.select_related("left__system").get(token=pair.token)
         # ann prefers the identical copy: the wrong answer on every control pair
         answer = ("A" if item.left.system.name.startswith("control:") else "B") if item.is_control else "tie"
-        comparison.comparison_submit(
+        comparison.side_by_side_submit(
             study=cmp_study,
             judge=ann,
             token=pair.token,
@@ -271,7 +271,7 @@ def test_the_qc_page_shows_each_judges_answers_on_control_pairs(cmp_study, djang
             answers={"preference": answer},
             serve_stamp=pair.serve_stamp,
         )
-    (row,) = comparison.comparison_qc(study=cmp_study)
+    (row,) = comparison.side_by_side_qc(study=cmp_study)
     assert (row["judge"], row["n"], row["correct"], row["passes"]) == ("ann", 4, 0, False)
     client.force_login(researcher)
     html = client.get(f"/studies/{cmp_study.pk}/judging/qc/").content.decode()
@@ -284,7 +284,7 @@ def test_progress_counts_answered_pairs(cmp_study, django_user_model):
 
     ann = django_user_model.objects.get(username="ann")
     pair = comparison.pair_next_for_judge(assignment=Assignment.objects.get(study=cmp_study, judge=ann))
-    comparison.comparison_submit(
+    comparison.side_by_side_submit(
         study=cmp_study,
         judge=ann,
         token=pair.token,
@@ -350,7 +350,7 @@ def test_the_dashboard_and_csvs_count_answered_pairs_with_the_system_preferred(c
     ann = django_user_model.objects.get(username="ann")
     pair = comparison.pair_next_for_judge(assignment=Assignment.objects.get(study=cmp_study, judge=ann))
     item = ComparisonItem.objects.select_related("left__system", "right__system").get(token=pair.token)
-    comparison.comparison_submit(
+    comparison.side_by_side_submit(
         study=cmp_study,
         judge=ann,
         token=pair.token,

@@ -295,7 +295,7 @@ def test_the_pairs_api_serves_attention_pairs_like_pairs(checked):
 
 def test_the_qc_rows_show_each_judges_attention_checks(checked):
     _walk(checked, lambda c: "A")  # right where the copy is A
-    rows = comparison.comparison_qc(study=checked)
+    rows = comparison.side_by_side_qc(study=checked)
     (row,) = [r for r in rows if r["judge"] == "ann"]
     checks = AttentionCheck.objects.filter(assignment=ann(checked))
     assert row["attention"] == (3, sum(c.expected == 0.0 for c in checks))

@@ -11,9 +11,9 @@
 // other judge pages, also measures active time and stops a double submit).
 //
 // Offsets: the page works in UTF-16 units (what the DOM counts) and sends code points,
-// end exclusive, on whole characters (esa_offsets.js); the server checks them again.
-import { judgeForm } from "./judge_form.js";
-import { snapSelection, spanFromUtf16, spanToUtf16, wordOffsets } from "./esa_offsets.js";
+// end exclusive, on whole characters (offsets.js); the server checks them again.
+import { judgeForm } from "../judge_form.js";
+import { snapSelection, spanFromUtf16, spanToUtf16, wordOffsets } from "./offsets.js";
 
 const data = JSON.parse(document.getElementById("esa-data").textContent);
 const W = data.words;

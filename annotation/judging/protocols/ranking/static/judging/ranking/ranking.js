@@ -8,7 +8,7 @@
 // too); ↑ and ↓ move the selected paraphrase up (better) or down (worse) past the next
 // group; = ties it with the paraphrase above it, or unties it. Enter submits (once every
 // score is given, when scores are asked); Backspace goes back; ? opens the instructions.
-import { judgeForm } from "./judge_form.js";
+import { judgeForm } from "../judge_form.js";
 
 const form = document.getElementById("rating-form");
 const list = document.getElementById("rank-list");

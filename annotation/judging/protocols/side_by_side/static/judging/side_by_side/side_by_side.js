@@ -10,7 +10,7 @@
 // pair (never B: "B is better" is an answer here); ? opens the instructions. Arrow keys
 // never move between radio buttons here (the browser's own behaviour would pick a
 // neighbouring answer instead of the one the arrow points at).
-import { judgeForm, radiosOf } from "./judge_form.js";
+import { judgeForm, radiosOf } from "../judge_form.js";
 
 const ARROWS = ["ArrowLeft", "ArrowRight", "ArrowDown", "ArrowUp"];
 const keysOf = (radio) => (radio.dataset.keys || "").split(" ");
