@@ -16,7 +16,7 @@ from metrics.core.stats.report import build_report
 from metrics.reports import selectors
 from metrics.reports.models import ReportPlot
 from metrics.reports.plots import report_plots
-from metrics.reports.services.build import report_build, subset_in_criteria_order
+from metrics.reports.services.build import absolute_report_options, report_build
 from metrics.reports.services.queueing import report_create
 from metrics.reports.services.report_settings import DEFAULT_SETTINGS
 from metrics.reports.services.simulation import SIM_JUDGE_PREFIX
@@ -47,27 +47,9 @@ def test_report_with_an_excluded_judge_equals_the_separately_validated_path(rese
     judged = selectors.report_judgment_inputs(study=study)
     assert judged.excluded == [clicker.username]
     metric_inputs = selectors.report_metric_inputs(study=study, judged_items=set(judged.frame["item"]))
-    direct = build_report(
-        judged.frame,
-        metric_inputs.scores or None,
-        excluded_judges=judged.excluded,
-        control_expected=judged.control_expected,
-        criterion=s["criterion"],
-        criteria=judged.criteria,
-        normalize=s["normalize"],
-        include_controls_in_mean=s["include_controls_in_mean"],
-        subset_min=subset_in_criteria_order(s["subset_min"], judged.criteria),
-        n_boot=s["n_boot"],
-        confidence_level=s["confidence_level"],
-        significance_level=s["significance_level"],
-        seed=s["seed"],
-        qc_alpha=judged.qc_alpha,
-        qc_tests=judged.qc_tests,
-        min_shared=s["min_shared"],
-        metric_runs=metric_inputs.runs,
-        scale=range(1, 6),
-        scales=dict.fromkeys(judged.criteria, "points"),
-    )  # PEM's four 1–5 scales
+    # The same options as the job (one place decides them), on the database frame as it is.
+    options = absolute_report_options(study=study, judged=judged, settings=s, metric_runs=metric_inputs.runs)
+    direct = build_report(judged.frame, metric_inputs.scores or None, options=options)
     for key in (
         "summary",
         "table1",
