@@ -238,7 +238,7 @@ def test_every_units_templates_and_static_files_live_in_its_package():
 
 def test_every_unit_with_a_page_of_its_own_finds_its_items_for_the_shared_flow():
     """Issue 39, item 3: the judge-page flow (annotation.judging.web.JudgePages) and the next-item
-    API (annotation.judging.apis.judge.next_entry_for_api) are written once; a protocol with a
+    API (annotation.judging.apis.protocol.judge_api_views) are written once; a protocol with a
     judge page of its own answers how its items are found (next, previous, by token, a check
     drawn among them) and its views call the flow instead of writing it again."""
     import inspect
@@ -259,5 +259,12 @@ def test_every_unit_with_a_page_of_its_own_finds_its_items_for_the_shared_flow()
         # the flow's steps are the shared ones, not this module's
         for step in ("judge_gate(", "assignment_or_page(", "progress_among_checks(", "end_code_context("):
             assert step not in source, (unit.slug, step)
+        # its judge endpoints (next, one entry, submit) are the shared ones, declared for this unit
+        served = [
+            p.callback.view_class.judge_api
+            for p in importlib.import_module(f"{package}.urls").api_urls
+            if hasattr(getattr(p.callback, "view_class", None), "judge_api")
+        ]
+        assert len(served) == 3 and all(spec.unit is unit for spec in served), unit.slug
         apis = inspect.getsource(importlib.import_module(f"{package}.apis"))
-        assert "next_entry_for_api(" in apis and "judge_gate(" not in apis, unit.slug
+        assert "judge_gate(" not in apis and "APIView):" not in apis.split("# --- the researcher")[0], unit.slug

@@ -23,7 +23,7 @@ from annotation.judging.selectors.hot_path import (
     item_next_for_judge_fast,
     study_for_judge,
 )
-from annotation.judging.selectors.judge import JudgeItem, item_for_judge, item_previous_for_judge, progress_among_checks
+from annotation.judging.selectors.judge import JudgeItem, item_for_judge, item_previous_for_judge
 from annotation.judging.services.assignments import assignment_ensure_for_judge
 from annotation.judging.services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH, judgment_submit
 from annotation.models import Study
@@ -124,25 +124,6 @@ def open_assignment_for_judge(request, study: Study):
     if assignment is None:
         raise StudyNotOpen("This study is not open for judging yet.")
     return assignment
-
-
-def next_entry_for_api(request, study: Study) -> tuple[Any, int, int]:
-    """The next-item endpoint of a protocol with a page of its own, as its page's resume point
-    (:class:`annotation.judging.web.JudgePages`): a waiting attention check drawn like any item,
-    the gate (screened out, training first) refused as ``JudgingError``, else the next item
-    (None: finished); with the counts the item shows, the checks among the items included."""
-    unit = protocol_for_study(study=study)
-    assignment = open_assignment_for_judge(request, study)
-    done = unit.items_done(assignment=assignment)
-    gate = screening.judge_gate(assignment=assignment, done=done)
-    if gate is not None and gate[0] == "attention":  # a check, served like any item
-        assert gate[1] is not None  # judge_gate pairs "attention" with its check
-        entry = unit.entry_attention(check=gate[1])
-    else:
-        screening.judge_gate_raise(assignment=assignment, done=done)  # screened out, or the training first
-        entry = unit.entry_next(assignment=assignment)
-    shown_done, total = progress_among_checks(assignment=assignment, done=done)
-    return entry, shown_done, total
 
 
 # --- judge endpoints ------------------------------------------------------------------------

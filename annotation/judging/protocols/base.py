@@ -396,7 +396,7 @@ class JudgingProtocol:
 
     # --- the judge's items as the judge's page and API show them -------------------------------
     # The shared judge-page flow (annotation.judging.web.JudgePages) and the next-item API
-    # (annotation.judging.apis.judge.next_entry_for_api) ask these; an "entry" is the protocol's
+    # (annotation.judging.apis.protocol.next_entry_for_api) ask these; an "entry" is the protocol's
     # blinded value for the judge (texts, its token, position, done and total), never a row.
 
     def entry_next(self, *, assignment: Assignment) -> Any | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from django.conf import settings
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
@@ -20,13 +20,11 @@ from annotation.apis import ImportErrorSerializer
 from annotation.importing.reading import ImportIssue, StudyImportError
 from annotation.web import get_managed_study
 
-from ...apis.judge import get_judged_study, next_entry_for_api
+from ...apis.protocol import JudgeApiSpec, judge_api_views
 from ...enums import MAX_ITEM_SECONDS, JudgmentSource
-from ...errors import JudgingError, OtherProtocol
 from ...models import JudgingDesign
-from ...selectors.judge import progress_among_checks
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
-from ...web import TAG_JUDGE, TAG_RESEARCHER, judging_error
+from ...web import TAG_RESEARCHER
 from . import screening as esa_screening
 from . import services as esa
 from .imports import esa_proposals_import
@@ -88,112 +86,45 @@ class EsaSubmitOutputSerializer(serializers.Serializer):
     total = serializers.IntegerField()
 
 
-def _esa_study(request, study_id: int):
-    study = get_judged_study(request, study_id)
-    if not ESA.is_protocol_of(study):
-        raise OtherProtocol("This study is not an error span annotation study.")
-    return study
+def _submit(study, judge, v: dict):
+    return esa_screening.answer_submit(
+        study=study,
+        judge=judge,
+        token=v["item"],
+        key=v["key"],
+        spans=v["spans"],
+        score=v["score"],
+        serve_stamp=v["serve_stamp"],
+        active_seconds=v.get("active_seconds"),
+        source=JudgmentSource.API,
+    )
 
 
-class EsaNextItemApi(APIView):
-    @extend_schema(
-        tags=TAG_JUDGE,
-        responses={
-            200: EsaNextSerializer,
-            404: OpenApiResponse(description="not your study"),
-            409: OpenApiResponse(description="study not open or not ESA"),
+EsaNextItemApi, EsaItemDetailApi, EsaSubmitApi = judge_api_views(
+    JudgeApiSpec(
+        unit=ESA,
+        not_protocol="This study is not an error span annotation study.",
+        token_field="item",
+        entry_field="item",
+        entry_serializer=EsaItemSerializer,
+        next_serializer=EsaNextSerializer,
+        submit_input=EsaSubmitInputSerializer,
+        submit_output=EsaSubmitOutputSerializer,
+        submit=_submit,
+        answer=lambda study, judge, token, result: {"spans": result.judgment.spans, "score": result.judgment.score},
+        next_extra=lambda study: {"categories": esa.categories_allowed(JudgingDesign.objects.get(study=study))},
+        words={
+            "wrong_study": "study not open or not ESA",
+            "next": "Your next item to annotate with error spans (the resume point)",
+            "detail": "One item of your assignment (to revise your spans or score)",
+            "submit": "Submit (or revise) your error spans and 0–100 score for an item",
+            "submit_description": "Idempotent on `key`. Offsets are code points, end exclusive; a span must "
+            "start and end between whole characters (grapheme clusters).",
+            "bad_request": "invalid spans, score or stamp",
+            "not_yours": "not your item",
         },
-        summary="Your next item to annotate with error spans (the resume point)",
     )
-    def get(self, request, study_id: int):
-        try:
-            study = _esa_study(request, study_id)
-            entry, done, total = next_entry_for_api(request, study)
-        except JudgingError as exc:
-            return judging_error(exc)
-        return Response(
-            EsaNextSerializer(
-                {
-                    "finished": entry is None,
-                    "done": done,
-                    "total": total,
-                    "categories": esa.categories_allowed(JudgingDesign.objects.get(study=study)),
-                    "item": entry,
-                }
-            ).data
-        )
-
-
-class EsaItemDetailApi(APIView):
-    @extend_schema(
-        tags=TAG_JUDGE,
-        responses={200: EsaItemSerializer, 404: OpenApiResponse(description="not yours")},
-        summary="One item of your assignment (to revise your spans or score)",
-    )
-    def get(self, request, study_id: int, token: str):
-        try:
-            study = _esa_study(request, study_id)
-            entry = esa_screening.item_for_judge(study=study, judge=request.user, token=token)
-        except JudgingError as exc:
-            return judging_error(exc)
-        return Response(EsaItemSerializer(entry).data)
-
-
-class EsaSubmitApi(APIView):
-    @extend_schema(
-        tags=TAG_JUDGE,
-        request=EsaSubmitInputSerializer,
-        responses={
-            201: EsaSubmitOutputSerializer,
-            200: EsaSubmitOutputSerializer,
-            400: OpenApiResponse(description="invalid spans, score or stamp"),
-            404: OpenApiResponse(description="not your item"),
-            409: OpenApiResponse(description="study not open, or key reused"),
-        },
-        summary="Submit (or revise) your error spans and 0–100 score for an item",
-        description="Idempotent on `key`. Offsets are code points, end exclusive; a span must start and end "
-        "between whole characters (grapheme clusters).",
-    )
-    def post(self, request, study_id: int):
-        try:
-            study = _esa_study(request, study_id)
-        except JudgingError as exc:
-            return judging_error(exc)
-        data = EsaSubmitInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        v = data.validated_data
-        try:  # an item or an attention check: one path, one answer (esa_screening.answer_submit)
-            result = esa_screening.answer_submit(
-                study=study,
-                judge=request.user,
-                token=v["item"],
-                key=v["key"],
-                spans=v["spans"],
-                score=v["score"],
-                serve_stamp=v["serve_stamp"],
-                active_seconds=v.get("active_seconds"),
-                source=JudgmentSource.API,
-            )
-        except JudgingError as exc:
-            return judging_error(exc)
-        judgment, created = result.judgment, result.created
-        assignment = judgment.item.assignment
-        done, total = progress_among_checks(assignment=assignment, done=esa.items_done(assignment=assignment))
-        return Response(
-            EsaSubmitOutputSerializer(
-                {
-                    "item": v["item"],
-                    "revision": judgment.revision,
-                    "created": created,
-                    "spans": judgment.spans,
-                    "score": judgment.score,
-                    "submitted_at": judgment.submitted_at,
-                    "done": done,
-                    "total": total,
-                }
-            ).data,
-            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
-        )
+)
 
 
 # --- the researcher's side --------------------------------------------------------------

@@ -8,16 +8,11 @@ first, ties as lists (``[2, [1, 3], 4]``); scores as place → 0–100.
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers, status
-from rest_framework.response import Response
-from rest_framework.views import APIView
+from rest_framework import serializers
 
-from ...apis.judge import get_judged_study, next_entry_for_api
+from ...apis.protocol import JudgeApiSpec, judge_api_views
 from ...enums import MAX_ITEM_SECONDS, JudgmentSource
-from ...errors import JudgingError, OtherProtocol
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
-from ...web import TAG_JUDGE, judging_error
 from . import screening as rank_screening
 from .unit import RANKING
 
@@ -78,99 +73,46 @@ class RankingSubmitOutputSerializer(serializers.Serializer):
     total = serializers.IntegerField()
 
 
-def _ranking_study(request, study_id: int):
-    study = get_judged_study(request, study_id)
-    if not RANKING.is_protocol_of(study):
-        raise OtherProtocol("This study is not a ranking study.")
-    return study
+def _submit(study, judge, v: dict):
+    return rank_screening.answer_submit(
+        study=study,
+        judge=judge,
+        token=v["ranking"],
+        key=v["key"],
+        order=v["order"],
+        scores=v.get("scores"),
+        serve_stamp=v["serve_stamp"],
+        active_seconds=v.get("active_seconds"),
+        source=JudgmentSource.API,
+    )
 
 
-class RankingNextApi(APIView):
-    @extend_schema(
-        tags=TAG_JUDGE,
-        responses={
-            200: RankingNextSerializer,
-            404: OpenApiResponse(description="not your study"),
-            409: OpenApiResponse(description="study not open or not a ranking study"),
+def _answer(study, judge, token: str, result) -> dict:
+    """The stored order and scores by screen place (the set read back as the judge sees it)."""
+    entry = rank_screening.entry_for_judge(study=study, judge=judge, token=token)
+    return {"order": entry.order, "scores": {str(p): s for p, s in sorted(entry.scores.items())}}
+
+
+RankingNextApi, RankingDetailApi, RankingSubmitApi = judge_api_views(
+    JudgeApiSpec(
+        unit=RANKING,
+        not_protocol="This study is not a ranking study.",
+        token_field="ranking",
+        entry_field="ranking",
+        entry_serializer=RankingEntrySerializer,
+        next_serializer=RankingNextSerializer,
+        submit_input=RankingSubmitInputSerializer,
+        submit_output=RankingSubmitOutputSerializer,
+        submit=_submit,
+        answer=_answer,
+        words={
+            "wrong_study": "study not open or not a ranking study",
+            "next": "Your next set to rank (the resume point)",
+            "detail": "One set of your assignment (to revise your order)",
+            "submit": "Submit (or revise) your order of a set: screen places best first, ties as lists",
+            "submit_description": "Idempotent on `key`, like the other protocols' judgments.",
+            "bad_request": "a bad order (a place missing, twice or unknown), bad scores or stamp",
+            "not_yours": "not your set",
         },
-        summary="Your next set to rank (the resume point)",
     )
-    def get(self, request, study_id: int):
-        try:
-            study = _ranking_study(request, study_id)
-            entry, done, total = next_entry_for_api(request, study)
-        except JudgingError as exc:
-            return judging_error(exc)
-        return Response(
-            RankingNextSerializer({"finished": entry is None, "done": done, "total": total, "ranking": entry}).data
-        )
-
-
-class RankingDetailApi(APIView):
-    @extend_schema(
-        tags=TAG_JUDGE,
-        responses={200: RankingEntrySerializer, 404: OpenApiResponse(description="not yours")},
-        summary="One set of your assignment (to revise your order)",
-    )
-    def get(self, request, study_id: int, token: str):
-        try:
-            study = _ranking_study(request, study_id)
-            entry = rank_screening.entry_for_judge(study=study, judge=request.user, token=token)
-        except JudgingError as exc:
-            return judging_error(exc)
-        return Response(RankingEntrySerializer(entry).data)
-
-
-class RankingSubmitApi(APIView):
-    @extend_schema(
-        tags=TAG_JUDGE,
-        request=RankingSubmitInputSerializer,
-        responses={
-            201: RankingSubmitOutputSerializer,
-            200: RankingSubmitOutputSerializer,
-            400: OpenApiResponse(description="a bad order (a place missing, twice or unknown), bad scores or stamp"),
-            404: OpenApiResponse(description="not your set"),
-            409: OpenApiResponse(description="study not open, or key reused"),
-        },
-        summary="Submit (or revise) your order of a set: screen places best first, ties as lists",
-        description="Idempotent on `key`, like the other protocols' judgments.",
-    )
-    def post(self, request, study_id: int):
-        try:
-            study = _ranking_study(request, study_id)
-        except JudgingError as exc:
-            return judging_error(exc)
-        data = RankingSubmitInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        v = data.validated_data
-        try:  # a set or an attention set: one path, one answer (rank_screening.answer_submit)
-            result = rank_screening.answer_submit(
-                study=study,
-                judge=request.user,
-                token=v["ranking"],
-                key=v["key"],
-                order=v["order"],
-                scores=v.get("scores"),
-                serve_stamp=v["serve_stamp"],
-                active_seconds=v.get("active_seconds"),
-                source=JudgmentSource.API,
-            )
-            entry = rank_screening.entry_for_judge(study=study, judge=request.user, token=v["ranking"])
-        except JudgingError as exc:
-            return judging_error(exc)
-        judgment, created = result.judgment, result.created
-        return Response(
-            RankingSubmitOutputSerializer(
-                {
-                    "ranking": v["ranking"],
-                    "revision": judgment.revision,
-                    "created": created,
-                    "order": entry.order,
-                    "scores": {str(p): s for p, s in sorted(entry.scores.items())},
-                    "submitted_at": judgment.submitted_at,
-                    "done": entry.done,
-                    "total": entry.total,
-                }
-            ).data,
-            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
-        )
+)
