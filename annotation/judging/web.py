@@ -23,10 +23,12 @@ from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
+from django.views.decorators.http import require_GET, require_POST
 from rest_framework.response import Response
 
 from annotation.enums import Role, StudyStatus
@@ -34,13 +36,15 @@ from annotation.judging.selectors.design import study_criteria
 from annotation.judging.services.assignments import assignment_ensure_for_judge
 from annotation.models import Study
 from annotation.selectors import ROLE_CONFLICT_HOLD_MESSAGE, user_role_conflict
-from annotation.web import AuthenticatedHttpRequest, end_code_context, study_language_activate
+from annotation.web import AuthenticatedHttpRequest, end_code_context, participant_page, study_language_activate
 from config.jobs.enums import JobStatus
 
 from . import scales, screening
+from .enums import JudgmentSource
 from .errors import ItemNotFound, JudgingError
 from .models import Assignment, OpenJob
 from .selectors.judge import progress_among_checks
+from .tokens import idempotency_key_new
 
 #: The API schema's tags of the judge's and the researcher's endpoints.
 TAG_JUDGE = ["judging (judge)"]
@@ -129,32 +133,38 @@ class JudgePages:
     not-open page, screened out, the instructions, the gate (training first, or an attention
     check drawn on this page like any item, blinded among them), the next item, and the
     done page with the completion code. An earlier item (:meth:`revise`). The form's POST
-    (:meth:`submit`): the protocol's one submission path (items and checks alike), a refusal
-    drawn again with what the judge sent, the "warn" policy's note after a failed check, and
-    back to the resume point. What differs is the protocol's: its unit finds the items
-    (``entry_next``, ``entry_previous``, ``entry_for_token``, ``entry_attention``, as the
-    next-item API does) and answers ``is_protocol_of``, ``items_done`` and ``judge_page``; its
-    views pass how an item is drawn (``render_entry``) and how the form is submitted
-    (``submit_post``, which answers the submission's result and raises
-    :class:`~annotation.judging.errors.JudgingError` on a refusal, and ``posted``, what the
-    judge sent, drawn again with the refusal).
+    (:meth:`submit`): the protocol's one submission path (its unit's ``answer_submit``, items
+    and checks alike), a refusal drawn again with what the judge sent, the "warn" policy's
+    note after a failed check, and back to the resume point. :meth:`views` gives the three
+    views a protocol's ``urls.py`` mounts.
+
+    What differs is the protocol's: its unit finds the items (``entry_next``,
+    ``entry_previous``, ``entry_for_token``, ``entry_attention``, as the next-item API does),
+    answers ``is_protocol_of``, ``items_done`` and ``judge_page``, and takes an answer
+    (``answer_submit``). Its views module declares the page's template and what it shows of an
+    entry beyond the shared counts, key and error (``entry_context(study, entry,
+    field_errors=, posted=)``), its answer as the form sent it (``answer_posted(request,
+    study, token)``: the keyword arguments of ``answer_submit``), and what the judge sent,
+    drawn again with a refusal (``posted(request, study, entry)``).
     """
 
     def __init__(
         self,
         *,
         unit: Any,
+        page_template: str,
         done_template: str,
         check_warning: Callable[[], str],
-        render_entry: Callable[..., HttpResponse],
-        submit_post: Callable[[HttpRequest, Study, str], Any],
+        entry_context: Callable[..., dict[str, Any]],
+        answer_posted: Callable[[HttpRequest, Study, str], dict[str, Any]],
         posted: Callable[[HttpRequest, Study, Any], Any],
     ) -> None:
         self.unit = unit
+        self.page_template = page_template
         self.done_template = done_template
         self.check_warning = check_warning
-        self.render_entry = render_entry
-        self.submit_post = submit_post
+        self.entry_context = entry_context
+        self.answer_posted = answer_posted
         self.posted = posted
 
     def _study(self, request: AuthenticatedHttpRequest, study_id: int) -> Study | None:
@@ -167,6 +177,22 @@ class JudgePages:
             return self.unit.entry_for_token(study=study, judge=judge, token=token)
         except ItemNotFound as exc:
             raise Http404(exc.message) from None
+
+    def render_entry(
+        self, request: HttpRequest, study: Study, entry: Any, *, error=None, field_errors=None, posted=None, status=200
+    ) -> HttpResponse:
+        """One entry on the protocol's page: the shared counts, key and error, and its own context."""
+        context = {
+            "study": study,
+            "key": idempotency_key_new(),
+            "position_text": thousands(entry.position),
+            "total_text": thousands(entry.total),
+            "done_text": thousands(entry.done),
+            "error": error,
+            "back_keys": self.unit.back_keys,
+            **self.entry_context(study, entry, field_errors=field_errors or {}, posted=posted),
+        }
+        return render(request, self.page_template, context, status=status)
 
     def current(self, request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
         """The judge's current item: the first one not yet answered (the resume point)."""
@@ -218,8 +244,17 @@ class JudgePages:
         if study is None:
             return redirect("judging:rate", study_id=study_id)
         token = request.POST.get("token", "")
-        try:  # an item or an attention check: one path, one answer (the protocol's answer_submit)
-            result = self.submit_post(request, study, token)
+        try:  # an item or an attention check: one path, one answer (the unit's answer_submit)
+            result = self.unit.answer_submit(
+                study=study,
+                judge=request.user,
+                token=token,
+                key=request.POST.get("key", ""),
+                serve_stamp=request.POST.get("serve", ""),
+                active_seconds=request.POST.get("active_seconds") or None,
+                source=JudgmentSource.PAGE,
+                **self.answer_posted(request, study, token),
+            )
         except ItemNotFound as exc:
             raise Http404(exc.message) from None
         except JudgingError as exc:
@@ -240,6 +275,37 @@ class JudgePages:
             # screened-out page says it.
             messages.warning(request, self.check_warning())
         return redirect(self.unit.judge_page, study_id=study.pk)
+
+    def views(
+        self, *names: str
+    ) -> tuple[Callable[..., HttpResponse], Callable[..., HttpResponse], Callable[..., HttpResponse]]:
+        """The three views of the protocol's page (the resume point, an earlier item, the POST),
+        named ``names`` (as they show in tracebacks and in Django's resolver)."""
+
+        @participant_page
+        @login_required
+        @require_GET
+        def page(request, study_id: int):
+            """The judge's current item: the first one not yet answered (the resume point)."""
+            return self.current(request, study_id)
+
+        @participant_page
+        @login_required
+        @require_GET
+        def revise(request, study_id: int, token: str):
+            """One earlier item of the judge's own assignment, to change the answer."""
+            return self.revise(request, study_id, token)
+
+        @participant_page
+        @login_required
+        @require_POST
+        def submit(request, study_id: int):
+            """The item form's POST: the same service as the API, then back to the resume point."""
+            return self.submit(request, study_id)
+
+        for view, name in zip((page, revise, submit), names, strict=True):
+            view.__name__ = view.__qualname__ = name
+        return page, revise, submit
 
 
 # --- the design's criteria on the judge's page -------------------------------------------------

@@ -3,11 +3,12 @@
 Every such protocol (ESA, ranking, side by side, and the next one) answers the same three
 requests the same way: the next entry (the resume point, as its page's, through
 :func:`next_entry_for_api`), one entry of the judge's own assignment by its token (to revise
-it), and a submission (an item or an attention check: one path, one answer). A study the user
+it), and a submission (an item or an attention check: one path, one answer, the unit's
+``answer_submit``). A study the user
 does not judge is a 404, another protocol's a 409; the schema names each protocol's own
 serializers. What differs is the protocol's and is declared in a :class:`JudgeApiSpec`: its
 serializers, the name of the token field, what the next answer adds (ESA's categories, side by
-side's questions), how a submission reaches the protocol's ``answer_submit``, and the answer
+side's questions), its own part of a submission, and the answer
 fields a stored judgment sends back. :func:`judge_api_views` builds the three views from it.
 """
 
@@ -25,6 +26,7 @@ from rest_framework.views import APIView
 from annotation.models import Study
 
 from .. import screening
+from ..enums import JudgmentSource
 from ..errors import JudgingError, OtherProtocol
 from ..protocols.registry import protocol_for_study
 from ..selectors.judge import progress_among_checks
@@ -56,9 +58,10 @@ class JudgeApiSpec:
     """What a protocol's three judge endpoints declare (the rest is :func:`judge_api_views`'s).
 
     ``token_field`` names the entry's token in the submission and its answer (``"item"``,
-    ``"ranking"``, ``"pair"``) and ``entry_field`` the entry in the next answer. ``submit``
-    sends validated data to the protocol's ``answer_submit`` (the API's source) and answers
-    its result; ``answer`` gives the protocol's own fields of the stored answer (the spans and
+    ``"ranking"``, ``"pair"``) and ``entry_field`` the entry in the next answer. ``answer_sent``
+    reads the protocol's own part of a submission from the validated data (the keyword
+    arguments of the unit's ``answer_submit``: spans and score, order and scores, answers);
+    ``answer`` gives the protocol's own fields of the stored answer (the spans and
     score, the order, the answers) from the study, the judge, the token and that result.
     ``not_protocol`` is the 409's message for another protocol's study; ``words`` are the
     schema's summaries and descriptions: ``next``, ``detail``, ``submit`` and
@@ -74,7 +77,7 @@ class JudgeApiSpec:
     next_serializer: type[serializers.Serializer]
     submit_input: type[serializers.Serializer]
     submit_output: type[serializers.Serializer]
-    submit: Callable[[Study, Any, dict], Any]
+    answer_sent: Callable[[dict], dict[str, Any]]
     answer: Callable[[Study, Any, str, Any], dict[str, Any]]
     words: dict[str, str]
     next_extra: Callable[[Study], dict[str, Any]] = field(default=lambda study: {})
@@ -153,15 +156,22 @@ def judge_api_views(spec: JudgeApiSpec) -> tuple[type[APIView], type[APIView], t
             v = data.validated_data
             token = v[spec.token_field]
             try:  # an item or an attention check: one path, one answer (the protocol's answer_submit)
-                result = spec.submit(study, request.user, v)
+                result = spec.unit.answer_submit(
+                    study=study,
+                    judge=request.user,
+                    token=token,
+                    key=v["key"],
+                    serve_stamp=v["serve_stamp"],
+                    active_seconds=v.get("active_seconds"),
+                    source=JudgmentSource.API,
+                    **spec.answer_sent(v),
+                )
                 answer = spec.answer(study, request.user, token, result)
             except JudgingError as exc:
                 return judging_error(exc)
             judgment, created = result.judgment, result.created
             assignment = judgment.item.assignment
-            done, total = progress_among_checks(
-                assignment=assignment, done=spec.unit.items_done(assignment=assignment)
-            )
+            done, total = progress_among_checks(assignment=assignment, done=spec.unit.items_done(assignment=assignment))
             payload = {
                 spec.token_field: token,
                 "revision": judgment.revision,

@@ -417,6 +417,24 @@ class JudgingProtocol:
         its own judge page)."""
         raise NotImplementedError
 
+    def answer_submit(
+        self,
+        *,
+        study: Study,
+        judge: User,
+        token: object,
+        key: object,
+        serve_stamp: object,
+        active_seconds: object,
+        source: str,
+        **answer: object,
+    ) -> Any:
+        """Take the judge's answer to an entry, an item or an attention check alike (one path,
+        so that refusals, replays and revisions cannot tell them apart), from the page's form or
+        the API: ``answer`` is the protocol's own part (spans and score, an order, answers).
+        Answers the ``SubmitResult``; refusals raise ``JudgingError``."""
+        raise NotImplementedError
+
     def progress_by_judge(self, *, study: Study) -> dict[int, tuple[int, int, float]]:
         """Judge id → (items answered, items assigned, active seconds of the latest answers),
         in a few queries for the whole study (the researcher's participants table)."""

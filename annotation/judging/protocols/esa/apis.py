@@ -21,11 +21,10 @@ from annotation.importing.reading import ImportIssue, StudyImportError
 from annotation.web import get_managed_study
 
 from ...apis.protocol import JudgeApiSpec, judge_api_views
-from ...enums import MAX_ITEM_SECONDS, JudgmentSource
+from ...enums import MAX_ITEM_SECONDS
 from ...models import JudgingDesign
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
 from ...web import TAG_RESEARCHER
-from . import screening as esa_screening
 from . import services as esa
 from .imports import esa_proposals_import
 from .unit import ESA
@@ -86,20 +85,6 @@ class EsaSubmitOutputSerializer(serializers.Serializer):
     total = serializers.IntegerField()
 
 
-def _submit(study, judge, v: dict):
-    return esa_screening.answer_submit(
-        study=study,
-        judge=judge,
-        token=v["item"],
-        key=v["key"],
-        spans=v["spans"],
-        score=v["score"],
-        serve_stamp=v["serve_stamp"],
-        active_seconds=v.get("active_seconds"),
-        source=JudgmentSource.API,
-    )
-
-
 EsaNextItemApi, EsaItemDetailApi, EsaSubmitApi = judge_api_views(
     JudgeApiSpec(
         unit=ESA,
@@ -110,7 +95,7 @@ EsaNextItemApi, EsaItemDetailApi, EsaSubmitApi = judge_api_views(
         next_serializer=EsaNextSerializer,
         submit_input=EsaSubmitInputSerializer,
         submit_output=EsaSubmitOutputSerializer,
-        submit=_submit,
+        answer_sent=lambda v: {"spans": v["spans"], "score": v["score"]},
         answer=lambda study, judge, token, result: {"spans": result.judgment.spans, "score": result.judgment.score},
         next_extra=lambda study: {"categories": esa.categories_allowed(JudgingDesign.objects.get(study=study))},
         words={

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.models import User
 from django.utils.translation import get_language_bidi
 
@@ -119,6 +121,9 @@ class EsaProtocol(JudgingProtocol):
 
     def entry_attention(self, *, check) -> JudgeEsaItem:
         return esa_screening.attention_item(check=check)
+
+    def answer_submit(self, **submission: Any) -> Any:
+        return esa_screening.answer_submit(**submission)
 
     def answer_keys(self, *, design: JudgingDesign, rtl: bool) -> list[AnswerKey]:
         # Severities are typed by digit, whichever way the page runs.

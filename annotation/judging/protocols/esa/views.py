@@ -10,22 +10,18 @@ import json
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import StreamingHttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.utils.text import slugify
 from django.utils.translation import get_language_bidi
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.importing.reading import ImportIssue, StudyImportError
-from annotation.web import csv_response, participant_page, researcher_study_required
+from annotation.web import csv_response, researcher_study_required
 
-from ...enums import JudgmentSource
 from ...models import JudgingDesign
-from ...tokens import idempotency_key_new
-from ...web import JudgePages, export_filename, thousands
-from . import screening as esa_screening
+from ...web import JudgePages, export_filename
 from . import selectors as esa_reads
 from . import services as esa
 from .imports import esa_proposals_import
@@ -33,7 +29,7 @@ from .unit import ESA
 from .words import page_words
 
 
-def _render_item(request, study, entry, *, error=None, field_errors=None, posted=None, status=200):
+def _entry_context(study, entry, *, field_errors, posted) -> dict:
     design = JudgingDesign.objects.get(study=study)
     spans, score = entry.spans, entry.score
     if posted is not None:  # the judge's own submission, sent back with the error
@@ -47,24 +43,12 @@ def _render_item(request, study, entry, *, error=None, field_errors=None, posted
         "pending": entry.proposals_pending and posted is None,
         "words": page_words(),
     }
-    return render(
-        request,
-        "judging/esa/page.html",
-        {
-            "study": study,
-            "item": entry,
-            "esa_data": data,
-            "key": idempotency_key_new(),
-            "position_text": thousands(entry.position),
-            "total_text": thousands(entry.total),
-            "done_text": thousands(entry.done),
-            "error": error,
-            "back_keys": ESA.back_keys,
-            "text_dir": "rtl" if get_language_bidi() else "ltr",
-            "score_value": "" if score is None else f"{score:g}",
-        },
-        status=status,
-    )
+    return {
+        "item": entry,
+        "esa_data": data,
+        "text_dir": "rtl" if get_language_bidi() else "ltr",
+        "score_value": "" if score is None else f"{score:g}",
+    }
 
 
 def _spans_posted(request):
@@ -74,18 +58,11 @@ def _spans_posted(request):
         return None
 
 
-def _submit_post(request, study, token: str):
-    return esa_screening.answer_submit(
-        study=study,
-        judge=request.user,
-        token=token,
-        key=request.POST.get("key", ""),
-        spans=_spans_posted(request),
-        score=request.POST.get("score") or None,
-        serve_stamp=request.POST.get("serve", ""),
-        active_seconds=request.POST.get("active_seconds") or None,
-        source=JudgmentSource.PAGE,
-    )
+def _float_or_none(value: str) -> float | None:
+    try:
+        return float(value)
+    except ValueError:
+        return None
 
 
 def _posted(request, study, entry):
@@ -98,46 +75,20 @@ def _posted(request, study, entry):
 #: The judge-page flow (annotation.judging.web.JudgePages) on ESA items.
 PAGES = JudgePages(
     unit=ESA,
+    page_template="judging/esa/page.html",
     done_template="judging/esa/done.html",
     check_warning=lambda: _(
         "That answer was not the one an attentive reader gives: that item was a check, "
         "a copy of the original or an unrelated sentence. Please read each item carefully."
     ),
-    render_entry=_render_item,
-    submit_post=_submit_post,
+    entry_context=_entry_context,
+    answer_posted=lambda request, study, token: {
+        "spans": _spans_posted(request),
+        "score": request.POST.get("score") or None,
+    },
     posted=_posted,
 )
-
-
-@participant_page
-@login_required
-@require_GET
-def esa_page(request, study_id: int):
-    """The judge's current item: the first one not yet annotated (the resume point)."""
-    return PAGES.current(request, study_id)
-
-
-@participant_page
-@login_required
-@require_GET
-def esa_revise(request, study_id: int, token: str):
-    """One earlier item of the judge's own assignment, to change the spans or the score."""
-    return PAGES.revise(request, study_id, token)
-
-
-@participant_page
-@login_required
-@require_POST
-def esa_submit_view(request, study_id: int):
-    """The item form's POST: the same service as the API, then back to the resume point."""
-    return PAGES.submit(request, study_id)
-
-
-def _float_or_none(value: str) -> float | None:
-    try:
-        return float(value)
-    except ValueError:
-        return None
+esa_page, esa_revise, esa_submit_view = PAGES.views("esa_page", "esa_revise", "esa_submit_view")
 
 
 @researcher_study_required

@@ -11,7 +11,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from ...apis.protocol import JudgeApiSpec, judge_api_views
-from ...enums import MAX_ITEM_SECONDS, JudgmentSource
+from ...enums import MAX_ITEM_SECONDS
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
 from . import screening as rank_screening
 from .unit import RANKING
@@ -73,20 +73,6 @@ class RankingSubmitOutputSerializer(serializers.Serializer):
     total = serializers.IntegerField()
 
 
-def _submit(study, judge, v: dict):
-    return rank_screening.answer_submit(
-        study=study,
-        judge=judge,
-        token=v["ranking"],
-        key=v["key"],
-        order=v["order"],
-        scores=v.get("scores"),
-        serve_stamp=v["serve_stamp"],
-        active_seconds=v.get("active_seconds"),
-        source=JudgmentSource.API,
-    )
-
-
 def _answer(study, judge, token: str, result) -> dict:
     """The stored order and scores by screen place (the set read back as the judge sees it)."""
     entry = rank_screening.entry_for_judge(study=study, judge=judge, token=token)
@@ -103,7 +89,7 @@ RankingNextApi, RankingDetailApi, RankingSubmitApi = judge_api_views(
         next_serializer=RankingNextSerializer,
         submit_input=RankingSubmitInputSerializer,
         submit_output=RankingSubmitOutputSerializer,
-        submit=_submit,
+        answer_sent=lambda v: {"order": v["order"], "scores": v.get("scores")},
         answer=_answer,
         words={
             "wrong_study": "study not open or not a ranking study",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.models import User
 from django.utils.translation import gettext
 
@@ -139,6 +141,9 @@ class RankingProtocol(JudgingProtocol):
 
     def entry_attention(self, *, check) -> JudgeRanking:
         return rank_screening.attention_entry(check=check)
+
+    def answer_submit(self, **submission: Any) -> Any:
+        return rank_screening.answer_submit(**submission)
 
     def answer_keys(self, *, design: JudgingDesign | None, rtl: bool) -> list[AnswerKey]:
         """The page's keys: a digit selects the paraphrase that shows it (places on the screen,

@@ -10,9 +10,8 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from ...apis.protocol import JudgeApiSpec, judge_api_views
-from ...enums import COMPARISON_ANSWERS, MAX_ITEM_SECONDS, JudgmentSource
+from ...enums import COMPARISON_ANSWERS, MAX_ITEM_SECONDS
 from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
-from . import screening as sbs_screening
 from . import services as side_by_side
 from .unit import SIDE_BY_SIDE
 
@@ -70,19 +69,6 @@ class ComparisonSubmitOutputSerializer(serializers.Serializer):
     total = serializers.IntegerField()
 
 
-def _submit(study, judge, v: dict):
-    return sbs_screening.answer_submit(
-        study=study,
-        judge=judge,
-        token=v["pair"],
-        key=v["key"],
-        answers=dict(v["answers"]),
-        serve_stamp=v["serve_stamp"],
-        active_seconds=v.get("active_seconds"),
-        source=JudgmentSource.API,
-    )
-
-
 ComparisonNextPairApi, ComparisonPairDetailApi, ComparisonSubmitApi = judge_api_views(
     JudgeApiSpec(
         unit=SIDE_BY_SIDE,
@@ -93,7 +79,7 @@ ComparisonNextPairApi, ComparisonPairDetailApi, ComparisonSubmitApi = judge_api_
         next_serializer=ComparisonNextSerializer,
         submit_input=ComparisonSubmitInputSerializer,
         submit_output=ComparisonSubmitOutputSerializer,
-        submit=_submit,
+        answer_sent=lambda v: {"answers": dict(v["answers"])},
         answer=lambda study, judge, token, result: {"answers": result.judgment.values},
         next_extra=lambda study: {"questions": side_by_side.questions(study.judging_design)},
         words={

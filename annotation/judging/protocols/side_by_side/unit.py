@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.models import User
 from django.utils.translation import gettext
 
@@ -124,6 +126,9 @@ class SideBySideProtocol(JudgingProtocol):
 
     def entry_attention(self, *, check) -> JudgePair:
         return sbs_screening.attention_pair(check=check)
+
+    def answer_submit(self, **submission: Any) -> Any:
+        return sbs_screening.answer_submit(**submission)
 
     def answer_keys(self, *, design: JudgingDesign, rtl: bool) -> list[AnswerKey]:
         # Source order A, tie, B; drawn left to right, or right to left on a mirrored page.
