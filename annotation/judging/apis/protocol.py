@@ -26,10 +26,11 @@ from rest_framework.views import APIView
 from annotation.models import Study
 
 from .. import screening
-from ..enums import JudgmentSource
+from ..enums import MAX_ITEM_SECONDS, JudgmentSource
 from ..errors import JudgingError, OtherProtocol
 from ..protocols.registry import protocol_for_study
 from ..selectors.judge import progress_among_checks
+from ..services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
 from ..web import TAG_JUDGE, judging_error
 from .judge import get_judged_study, open_assignment_for_judge
 
@@ -51,6 +52,48 @@ def next_entry_for_api(request, study: Study) -> tuple[Any, int, int]:
         entry = unit.entry_next(assignment=assignment)
     shown_done, total = progress_among_checks(assignment=assignment, done=done)
     return entry, shown_done, total
+
+
+# --- what every protocol's entry, next answer and submission carry --------------------------
+# A protocol's serializers extend these with its texts and its answer (the schema lists these
+# fields first).
+
+
+class EntrySerializer(serializers.Serializer):
+    token = serializers.CharField(help_text="Opaque id of this entry in your assignment.")
+    position = serializers.IntegerField(help_text="1-based place in your order.")
+    total = serializers.IntegerField()
+    done = serializers.IntegerField(help_text="Entries you have answered so far.")
+    revision = serializers.IntegerField(help_text="How many times you answered it (0: not yet).")
+    previous = serializers.CharField(allow_null=True, source="previous_token", help_text="The entry before it.")
+    serve_stamp = serializers.CharField(help_text="Send it back with your answer: the server times you with it.")
+    context_shown = serializers.BooleanField(help_text="Whether this study shows document context.")
+    context_before = serializers.ListField(child=serializers.CharField())
+    context_after = serializers.ListField(child=serializers.CharField())
+
+
+class NextSerializer(serializers.Serializer):
+    finished = serializers.BooleanField()
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class SubmitInputSerializer(serializers.Serializer):
+    key = serializers.CharField(
+        min_length=KEY_MIN_LENGTH,
+        max_length=KEY_MAX_LENGTH,
+        help_text="Your idempotency key: a new random string per answer, the same on a retry.",
+    )
+    serve_stamp = serializers.CharField(max_length=400)
+    active_seconds = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=MAX_ITEM_SECONDS)
+
+
+class SubmitOutputSerializer(serializers.Serializer):
+    revision = serializers.IntegerField()
+    created = serializers.BooleanField(help_text="False when this key was already stored (a retry).")
+    submitted_at = serializers.DateTimeField()
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
 
 
 @dataclass(frozen=True)

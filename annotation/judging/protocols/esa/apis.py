@@ -20,10 +20,15 @@ from annotation.apis import ImportErrorSerializer
 from annotation.importing.reading import ImportIssue, StudyImportError
 from annotation.web import get_managed_study
 
-from ...apis.protocol import JudgeApiSpec, judge_api_views
-from ...enums import MAX_ITEM_SECONDS
+from ...apis.protocol import (
+    EntrySerializer,
+    JudgeApiSpec,
+    NextSerializer,
+    SubmitInputSerializer,
+    SubmitOutputSerializer,
+    judge_api_views,
+)
 from ...models import JudgingDesign
-from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
 from ...web import TAG_RESEARCHER
 from . import services as esa
 from .imports import esa_proposals_import
@@ -40,49 +45,28 @@ class EsaSpanSerializer(serializers.Serializer):
     proposed = serializers.BooleanField(required=False, help_text="A suggested span the judge kept.")
 
 
-class EsaItemSerializer(serializers.Serializer):
-    token = serializers.CharField(help_text="Opaque id of this item in your assignment.")
-    position = serializers.IntegerField()
-    total = serializers.IntegerField()
-    done = serializers.IntegerField(help_text="Items you have annotated so far.")
+class EsaItemSerializer(EntrySerializer):
     original = serializers.CharField()
     candidate = serializers.CharField()
     spans = EsaSpanSerializer(many=True, help_text="Your latest spans, else the suggested ones (proposed: true).")
     score = serializers.FloatField(allow_null=True, help_text="Your latest score, if you annotated it before.")
-    revision = serializers.IntegerField()
-    previous = serializers.CharField(allow_null=True, source="previous_token")
-    serve_stamp = serializers.CharField()
-    context_shown = serializers.BooleanField()
-    context_before = serializers.ListField(child=serializers.CharField())
-    context_after = serializers.ListField(child=serializers.CharField())
 
 
-class EsaNextSerializer(serializers.Serializer):
-    finished = serializers.BooleanField()
-    done = serializers.IntegerField()
-    total = serializers.IntegerField()
+class EsaNextSerializer(NextSerializer):
     categories = serializers.ListField(child=serializers.CharField())
     item = EsaItemSerializer(allow_null=True)
 
 
-class EsaSubmitInputSerializer(serializers.Serializer):
+class EsaSubmitInputSerializer(SubmitInputSerializer):
     item = serializers.CharField(max_length=64, help_text="The item's token.")
-    key = serializers.CharField(min_length=KEY_MIN_LENGTH, max_length=KEY_MAX_LENGTH)
     spans = serializers.JSONField(help_text="A list of spans (side, start, end, severity, category, missing).")
     score = serializers.JSONField(help_text="0–100.")
-    serve_stamp = serializers.CharField(max_length=400)
-    active_seconds = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=MAX_ITEM_SECONDS)
 
 
-class EsaSubmitOutputSerializer(serializers.Serializer):
+class EsaSubmitOutputSerializer(SubmitOutputSerializer):
     item = serializers.CharField()
-    revision = serializers.IntegerField()
-    created = serializers.BooleanField()
     spans = EsaSpanSerializer(many=True)
     score = serializers.FloatField()
-    submitted_at = serializers.DateTimeField()
-    done = serializers.IntegerField()
-    total = serializers.IntegerField()
 
 
 EsaNextItemApi, EsaItemDetailApi, EsaSubmitApi = judge_api_views(

@@ -10,9 +10,14 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from ...apis.protocol import JudgeApiSpec, judge_api_views
-from ...enums import MAX_ITEM_SECONDS
-from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
+from ...apis.protocol import (
+    EntrySerializer,
+    JudgeApiSpec,
+    NextSerializer,
+    SubmitInputSerializer,
+    SubmitOutputSerializer,
+    judge_api_views,
+)
 from . import screening as rank_screening
 from .unit import RANKING
 
@@ -22,22 +27,12 @@ class RankingCandidateSerializer(serializers.Serializer):
     text = serializers.CharField()
 
 
-class RankingEntrySerializer(serializers.Serializer):
-    token = serializers.CharField(help_text="Opaque id of this set in your assignment.")
-    position = serializers.IntegerField()
-    total = serializers.IntegerField()
-    done = serializers.IntegerField(help_text="Sets you have ranked so far.")
+class RankingEntrySerializer(EntrySerializer):
     original = serializers.CharField()
     candidates = serializers.SerializerMethodField()
     order = serializers.JSONField(allow_null=True, help_text="Your latest order (places best first, ties as lists).")
     scores = serializers.SerializerMethodField()
     asks_scores = serializers.BooleanField(help_text="Whether a 0–100 score is asked for each candidate.")
-    revision = serializers.IntegerField()
-    previous = serializers.CharField(allow_null=True, source="previous_token")
-    serve_stamp = serializers.CharField()
-    context_shown = serializers.BooleanField()
-    context_before = serializers.ListField(child=serializers.CharField())
-    context_after = serializers.ListField(child=serializers.CharField())
 
     def get_candidates(self, entry) -> list[dict]:
         return [{"place": p, "text": t} for p, t in zip(entry.places, entry.candidates)]
@@ -46,31 +41,20 @@ class RankingEntrySerializer(serializers.Serializer):
         return {str(p): v for p, v in sorted(entry.scores.items())}
 
 
-class RankingNextSerializer(serializers.Serializer):
-    finished = serializers.BooleanField()
-    done = serializers.IntegerField()
-    total = serializers.IntegerField()
+class RankingNextSerializer(NextSerializer):
     ranking = RankingEntrySerializer(allow_null=True)
 
 
-class RankingSubmitInputSerializer(serializers.Serializer):
+class RankingSubmitInputSerializer(SubmitInputSerializer):
     ranking = serializers.CharField(max_length=64, help_text="The set's token.")
-    key = serializers.CharField(min_length=KEY_MIN_LENGTH, max_length=KEY_MAX_LENGTH)
     order = serializers.JSONField(help_text="Screen places best first, ties as lists: [2, [1, 3], 4].")
     scores = serializers.JSONField(required=False, allow_null=True, help_text="Place → 0–100, when asked.")
-    serve_stamp = serializers.CharField(max_length=400)
-    active_seconds = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=MAX_ITEM_SECONDS)
 
 
-class RankingSubmitOutputSerializer(serializers.Serializer):
+class RankingSubmitOutputSerializer(SubmitOutputSerializer):
     ranking = serializers.CharField()
-    revision = serializers.IntegerField()
-    created = serializers.BooleanField()
     order = serializers.JSONField()
     scores = serializers.JSONField()
-    submitted_at = serializers.DateTimeField()
-    done = serializers.IntegerField()
-    total = serializers.IntegerField()
 
 
 def _answer(study, judge, token: str, result) -> dict:

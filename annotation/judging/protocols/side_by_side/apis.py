@@ -9,18 +9,20 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from ...apis.protocol import JudgeApiSpec, judge_api_views
-from ...enums import COMPARISON_ANSWERS, MAX_ITEM_SECONDS
-from ...services.submission import KEY_MAX_LENGTH, KEY_MIN_LENGTH
+from ...apis.protocol import (
+    EntrySerializer,
+    JudgeApiSpec,
+    NextSerializer,
+    SubmitInputSerializer,
+    SubmitOutputSerializer,
+    judge_api_views,
+)
+from ...enums import COMPARISON_ANSWERS
 from . import services as side_by_side
 from .unit import SIDE_BY_SIDE
 
 
-class ComparisonPairSerializer(serializers.Serializer):
-    token = serializers.CharField(help_text="Opaque id of this pair in your assignment.")
-    position = serializers.IntegerField()
-    total = serializers.IntegerField()
-    done = serializers.IntegerField(help_text="Pairs you have answered so far.")
+class ComparisonPairSerializer(EntrySerializer):
     original = serializers.CharField()
     a = serializers.CharField(help_text="Paraphrase A (shown on the left).")
     b = serializers.CharField(help_text="Paraphrase B (shown on the right).")
@@ -29,12 +31,6 @@ class ComparisonPairSerializer(serializers.Serializer):
         allow_null=True,
         help_text="Your latest answers, if you answered it before.",
     )
-    revision = serializers.IntegerField()
-    previous = serializers.CharField(allow_null=True, source="previous_token")
-    serve_stamp = serializers.CharField()
-    context_shown = serializers.BooleanField()
-    context_before = serializers.ListField(child=serializers.CharField())
-    context_after = serializers.ListField(child=serializers.CharField())
 
 
 class ComparisonQuestionSerializer(serializers.Serializer):
@@ -43,30 +39,19 @@ class ComparisonQuestionSerializer(serializers.Serializer):
     help = serializers.CharField(allow_blank=True)
 
 
-class ComparisonNextSerializer(serializers.Serializer):
-    finished = serializers.BooleanField()
-    done = serializers.IntegerField()
-    total = serializers.IntegerField()
+class ComparisonNextSerializer(NextSerializer):
     questions = ComparisonQuestionSerializer(many=True)
     pair = ComparisonPairSerializer(allow_null=True)
 
 
-class ComparisonSubmitInputSerializer(serializers.Serializer):
+class ComparisonSubmitInputSerializer(SubmitInputSerializer):
     pair = serializers.CharField(max_length=64, help_text="The pair's token.")
-    key = serializers.CharField(min_length=KEY_MIN_LENGTH, max_length=KEY_MAX_LENGTH)
     answers = serializers.DictField(child=serializers.CharField(), help_text="Question slug → A, tie or B.")
-    serve_stamp = serializers.CharField(max_length=400)
-    active_seconds = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=MAX_ITEM_SECONDS)
 
 
-class ComparisonSubmitOutputSerializer(serializers.Serializer):
+class ComparisonSubmitOutputSerializer(SubmitOutputSerializer):
     pair = serializers.CharField()
-    revision = serializers.IntegerField()
-    created = serializers.BooleanField()
     answers = serializers.DictField(child=serializers.CharField())
-    submitted_at = serializers.DateTimeField()
-    done = serializers.IntegerField()
-    total = serializers.IntegerField()
 
 
 ComparisonNextPairApi, ComparisonPairDetailApi, ComparisonSubmitApi = judge_api_views(
