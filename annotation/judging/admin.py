@@ -1,9 +1,9 @@
-"""Admin for judging: designs, assignments and the judgment record (read-only)."""
+"""Admin for judging: designs, assignments, exclusions and every protocol's judgment record (read-only)."""
 
 from django.contrib import admin
 
 from .models import Assignment, JudgeExclusion, JudgingDesign
-from .protocols.absolute.models import Judgment
+from .protocols.registry import protocols_all
 
 
 @admin.register(JudgingDesign)
@@ -35,11 +35,19 @@ class AssignmentAdmin(admin.ModelAdmin):
     readonly_fields = ["study", "judge", "seed", "n_items", "joined_late", "instructions_seen_at"]
 
 
-@admin.register(Judgment)
-class JudgmentAdmin(admin.ModelAdmin):
-    """The record of what judges said: viewable, never edited here (use revisions)."""
+@admin.register(JudgeExclusion)
+class JudgeExclusionAdmin(admin.ModelAdmin):
+    list_display = ["study", "judge", "excluded", "decided_by", "created_at", "reason"]
+    list_filter = ["study", "excluded"]
 
-    list_display = ["study", "judge", "item", "revision", "is_latest", "values", "seconds", "submitted_at"]
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class JudgmentRecordAdmin(admin.ModelAdmin):
+    """The record of what judges said, in a protocol's judgment table: viewable, never edited
+    here (a judge revises by submitting again)."""
+
     list_filter = ["study", "is_latest", "source"]
     search_fields = ["judge__username"]
     list_select_related = ["study", "judge", "item"]
@@ -51,10 +59,30 @@ class JudgmentAdmin(admin.ModelAdmin):
         return False
 
 
-@admin.register(JudgeExclusion)
-class JudgeExclusionAdmin(admin.ModelAdmin):
-    list_display = ["study", "judge", "excluded", "decided_by", "created_at", "reason"]
-    list_filter = ["study", "excluded"]
+#: The columns of a judgment record's list, those a protocol's table has (its answer fields differ).
+RECORD_COLUMNS = (
+    "study",
+    "judge",
+    "item",
+    "revision",
+    "is_latest",
+    "values",
+    "spans",
+    "score",
+    "groups",
+    "seconds",
+    "submitted_at",
+)
 
-    def has_change_permission(self, request, obj=None):
-        return False
+for _unit in protocols_all():  # every registered protocol's table, each once
+    _model = _unit.judgment_model
+    if not admin.site.is_registered(_model):
+        _fields = {f.name for f in _model._meta.fields}
+        admin.site.register(
+            _model,
+            type(
+                f"{_model.__name__}Admin",
+                (JudgmentRecordAdmin,),
+                {"list_display": [c for c in RECORD_COLUMNS if c in _fields]},
+            ),
+        )
