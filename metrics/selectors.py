@@ -214,8 +214,8 @@ def pem_training_targets(*, study: Study) -> pd.DataFrame:
     mean plus the controls' fixed scores). ``original`` is the original's
     external id, the group that train and test are split by.
     """
+    from annotation.judging.protocols.absolute.frame import judgments_frame
     from annotation.judging.selectors.design import study_control_expected
-    from annotation.judging.selectors.frame import judgments_frame
 
     frame = judgments_frame(study=study, include_excluded_judges=False)
     if frame is None or frame.empty:

@@ -187,9 +187,6 @@ TEMPLATE_ATTRIBUTES = (
     "training_items_template",
     "training_feedback_template",
 )
-#: Protocols whose pages are still the judging app's own (issue 39, item 2: the absolute
-#: protocol's rating page, instructions and training are templates/judging/*.html).
-PAGES_IN_THE_JUDGING_APP = {"absolute"}
 
 
 def test_every_units_templates_and_static_files_live_in_its_package():
@@ -208,8 +205,6 @@ def test_every_units_templates_and_static_files_live_in_its_package():
         if not module.startswith("annotation.judging.protocols."):
             continue  # a test's probe unit
         name = module.split(".")[3]
-        if name in PAGES_IN_THE_JUDGING_APP:
-            continue
         folder = ROOT / "annotation" / "judging" / "protocols" / name
         own = [
             getattr(unit, a)
@@ -233,7 +228,7 @@ def test_every_units_templates_and_static_files_live_in_its_package():
         assert not (ROOT / "templates" / "judging" / name).exists(), name
         assert not (ROOT / "static" / "judging" / name).exists(), name
         checked.add(name)
-    assert checked >= {"esa", "ranking", "side_by_side"}
+    assert checked >= {"absolute", "esa", "ranking", "side_by_side"}
 
 
 def test_every_unit_with_a_page_of_its_own_finds_its_items_for_the_shared_flow():
@@ -249,7 +244,7 @@ def test_every_unit_with_a_page_of_its_own_finds_its_items_for_the_shared_flow()
     own = [u for u in protocols_all() if u.judge_page != "judging:rate"]
     assert {u.slug for u in own} >= {"comparison", "esa", "ranking"}
     for unit in own:
-        for name in ("entry_next", "entry_previous", "entry_for_token", "entry_attention", "items_done"):
+        for name in ("entry_next", "entry_previous", "entry_for_token", "entry_attention", "answer_submit"):
             assert getattr(type(unit), name) is not getattr(JudgingProtocol, name), (unit.slug, name)
         assert unit.attention_page == unit.judge_page, unit.slug  # its checks are drawn among its items
         package = type(unit).__module__.rpartition(".")[0]

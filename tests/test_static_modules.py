@@ -1,5 +1,5 @@
 """ES modules survive collectstatic: in production every relative import of the grid's
-entry module, and of the judge's pages' modules (judging/rate.js and judging/side_by_side/side_by_side.js
+entry module, and of the judge's pages' modules (judging/absolute/rate.js and judging/side_by_side/side_by_side.js
 import judging/judge_form.js), points at a hashed file that collectstatic wrote
 (config/storage.py).
 
@@ -51,7 +51,11 @@ def test_the_grid_is_an_es_module_with_relative_imports():
 def test_the_judge_pages_share_their_form_module_by_relative_import():
     side_by_side = ROOT / "annotation/judging/protocols/side_by_side"
     for page, template, form in (
-        ("judging/rate.js", ROOT / "templates/judging/rate.html", "./judge_form.js"),
+        (
+            "judging/absolute/rate.js",
+            ROOT / "annotation/judging/protocols/absolute/templates/judging/absolute/rate.html",
+            "../judge_form.js",
+        ),
         (
             "judging/side_by_side/side_by_side.js",
             side_by_side / "templates/judging/side_by_side/page.html",

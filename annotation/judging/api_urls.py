@@ -3,19 +3,14 @@
 from django.urls import path
 
 from . import screening_apis
-from .apis import judge, results, study
+from .apis import results, study
 from .urls import protocol_routes
 
 app_name = "judging-api"
 S = "judging/studies/<int:study_id>/"
 urlpatterns = [
     # the judge's own assignment
-    path(S + "items/next/", judge.JudgingNextItemApi.as_view(), name="item_next"),
-    path(S + "items/last/", judge.JudgingLastItemApi.as_view(), name="item_last"),
-    path(S + "items/<str:token>/", judge.JudgingItemDetailApi.as_view(), name="item_detail"),
-    path(S + "items/<str:token>/previous/", judge.JudgingItemPreviousApi.as_view(), name="item_previous"),
-    path(S + "judgments/", judge.JudgingSubmitApi.as_view(), name="judgment_submit"),
-    *protocol_routes("api_urls"),  # each protocol's own endpoints (pairs, ESA items, ranking sets)
+    *protocol_routes("api_urls"),  # each protocol's own endpoints (items, pairs, ESA items, ranking sets)
     path(S + "training/", screening_apis.JudgeTrainingApi.as_view(), name="training"),
     path(S + "training/answers/", screening_apis.JudgeTrainingAnswerApi.as_view(), name="training_answer"),
     path(S + "attention/", screening_apis.JudgeAttentionApi.as_view(), name="attention"),

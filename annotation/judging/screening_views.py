@@ -16,7 +16,6 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import get_language_bidi
-from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.judging.selectors.design import study_criteria
@@ -27,9 +26,9 @@ from metrics.core.tabular import TabularError
 from . import scales, screening, training
 from .enums import AttentionPolicy
 from .errors import JudgingError
-from .models import Assignment, AttentionCheck, JudgingDesign, ScreeningSettings
+from .models import Assignment, JudgingDesign, ScreeningSettings
 from .protocols.registry import protocol_for_study
-from .web import assignment_or_page, criteria_for_judge, judged_study_or_404, study_criteria_for_judge
+from .web import assignment_or_page, judged_study_or_404, study_criteria_for_judge
 
 
 def _judge_assignment(request: AuthenticatedHttpRequest, study_id: int) -> tuple[Study, Assignment | HttpResponse]:
@@ -148,54 +147,6 @@ def training_feedback(request, study_id: int):
             **unit.training_feedback_context(design=design, item=answer.item, values=answer.values),
             "screened_out": assignment.screened_out_at is not None,
         },
-    )
-
-
-@participant_page
-@login_required
-@require_http_methods(["GET", "POST"])
-def attention(request, study_id: int):
-    """A waiting attention check (GET) or its answer (POST, then back to the items)."""
-    study, assignment = _judge_assignment(request, study_id)
-    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
-        return assignment
-    if assignment.screened_out_at is not None:
-        return redirect("judging:screened_out", study_id=study.pk)
-    unit = protocol_for_study(study=study)
-    if unit.attention_page != "judging:attention":  # its checks are drawn on its own judge page
-        return redirect(unit.attention_page, study_id=study.pk)
-    check = (
-        AttentionCheck.objects.filter(assignment=assignment, answered_at__isnull=True)
-        .select_related("assignment")
-        .order_by("after_done", "id")
-        .first()
-    )
-    error = None
-    if request.method == "POST" and check is not None:
-        try:
-            check, failures, ended = screening.attention_answer(
-                assignment=assignment, token=request.POST.get("token", ""), value=request.POST.get("value", "")
-            )
-        except JudgingError as exc:
-            error = exc.message
-        else:
-            if ended:
-                return redirect("judging:screened_out", study_id=study.pk)
-            if not check.passed:
-                messages.warning(
-                    request,
-                    _("That answer did not follow the attention check's instruction. Please read each page carefully."),
-                )
-            return redirect("judging:rate", study_id=study.pk)
-    if check is None:
-        return redirect("judging:rate", study_id=study.pk)
-    shown = screening.attention_for_judge(check)
-    criterion = criteria_for_judge([shown["criterion"]])[0]
-    return render(
-        request,
-        "judging/attention.html",
-        {"study": study, "check": shown, "criterion": criterion, "error": error},
-        status=400 if error else 200,
     )
 
 

@@ -8,8 +8,8 @@ A finished job is left alone, so a redelivered message changes nothing.
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from annotation.judging.screening import qc_auto_check_run
-from annotation.judging.services.judgment_import import judgments_import_job_run
+from annotation.judging.protocols.absolute.imports import judgments_import_job_run
+from annotation.judging.protocols.absolute.screening import qc_auto_check_run
 from annotation.judging.services.open_job import open_job_run
 
 RETRY = {"autoretry_for": (OperationalError, InterfaceError), "retry_backoff": 2, "max_retries": 3}

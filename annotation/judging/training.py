@@ -83,13 +83,15 @@ def _unit_and_design(study_id: int):
 # --- the researcher's items ------------------------------------------------------------
 
 
-def training_item_errors(*, criteria: list[dict], row: Mapping[str, object], from_text: bool) -> tuple[dict, dict]:
-    """(clean item fields, errors by column) for one training item given as a flat mapping:
-    ``original``, ``candidate``, ``explanation`` and one column per criterion slug (the
-    reference value; empty: none). At least one reference value is needed."""
+def training_texts_clean(
+    *, row: Mapping[str, object], columns: tuple[str, ...]
+) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """(the texts, stripped, errors by column) of a training item's text ``columns`` in a flat
+    row: each must be text of at most :data:`MAX_TEXT_CHARS` characters (the explanation
+    :data:`MAX_EXPLANATION_CHARS`), and every one but the explanation is needed."""
     errors: dict[str, list[str]] = {}
-    clean: dict = {"expected": {}}
-    for col in TEXT_COLUMNS:
+    texts: dict[str, str] = {}
+    for col in columns:
         v = row.get(col, "")
         v = "" if v is None else v
         limit = MAX_EXPLANATION_CHARS if col == "explanation" else MAX_TEXT_CHARS
@@ -100,7 +102,16 @@ def training_item_errors(*, criteria: list[dict], row: Mapping[str, object], fro
         elif len(v) > limit:
             errors.setdefault(col, []).append(f"at most {limit} characters")
         else:
-            clean[col] = v.strip()
+            texts[col] = v.strip()
+    return texts, errors
+
+
+def training_item_errors(*, criteria: list[dict], row: Mapping[str, object], from_text: bool) -> tuple[dict, dict]:
+    """(clean item fields, errors by column) for one training item given as a flat mapping:
+    ``original``, ``candidate``, ``explanation`` and one column per criterion slug (the
+    reference value; empty: none). At least one reference value is needed."""
+    texts, errors = training_texts_clean(row=row, columns=TEXT_COLUMNS)
+    clean: dict = {"expected": {}, **texts}
     slugs = [c["slug"] for c in criteria]
     for c in criteria:
         v = row.get(c["slug"])

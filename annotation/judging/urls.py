@@ -21,7 +21,7 @@ def protocol_routes(kind: str) -> list[URLPattern]:
         except ModuleNotFoundError as exc:
             if exc.name != f"{package}.urls":
                 raise
-            continue  # a protocol with no routes of its own (the absolute protocol's are below)
+            continue  # a protocol with no routes of its own
         routes.extend(getattr(module, kind, []))
     return routes
 
@@ -30,17 +30,12 @@ app_name = "judging"
 urlpatterns = [
     # the judge's pages
     path("judge/", judge.judge_home, name="home"),
-    path("judge/studies/<int:study_id>/", judge.rate, name="rate"),
     path("judge/studies/<int:study_id>/instructions/", judge.instructions, name="instructions"),
-    path("judge/studies/<int:study_id>/items/<str:token>/", judge.revise, name="revise"),
-    path("judge/studies/<int:study_id>/submit/", judge.submit, name="submit"),
-    path("judge/studies/<int:study_id>/done/", judge.finished, name="finished"),
-    *protocol_routes("page_urls"),  # each protocol's own pages and exports (side by side, ESA, ranking)
+    *protocol_routes("page_urls"),  # each protocol's own pages and exports (absolute, side by side, ESA, ranking)
     path("judge/studies/<int:study_id>/training/", screening_views.training_page, name="training"),
     path(
         "judge/studies/<int:study_id>/training/feedback/", screening_views.training_feedback, name="training_feedback"
     ),
-    path("judge/studies/<int:study_id>/check/", screening_views.attention, name="attention"),
     path("judge/studies/<int:study_id>/screened-out/", screening_views.screened_out, name="screened_out"),
     # the researcher's pages
     path("studies/<int:study_id>/judging/screening/", screening_views.screening_settings, name="screening_settings"),

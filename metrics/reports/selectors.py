@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from django.db.models import QuerySet
 
+from annotation.judging.protocols.absolute.frame import judgments_frame
 from annotation.judging.selectors import progress
 from annotation.judging.selectors.design import (
     design_for_study,
@@ -17,7 +18,6 @@ from annotation.judging.selectors.design import (
     study_qc_tests,
 )
 from annotation.judging.selectors.exclusions import judges_excluded
-from annotation.judging.selectors.frame import judgments_frame
 from annotation.judging.selectors.qc import judgments_fingerprint
 from annotation.models import Study
 from config.jobs.enums import JobStatus

@@ -42,8 +42,8 @@ def pem_out_of_fold_run_create(
     judgments are missing.
     """
     from annotation.enums import SystemKind
+    from annotation.judging.protocols.absolute.frame import judgments_frame
     from annotation.judging.selectors.design import study_criteria
-    from annotation.judging.selectors.frame import judgments_frame
     from metrics.core.pem.model import FEATURES
     from metrics.core.pem_cv import META_EVAL_GRID, pem_out_of_fold
 

@@ -16,9 +16,10 @@ from annotation.alignment.services.assignments import assignments_create
 from annotation.alignment.services.drafts import assignment_submit
 from annotation.alignment.services.pairs import pairs_import_file
 from annotation.enums import Role
-from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge, item_previous_for_judge
+from annotation.judging.protocols.absolute.selectors import item_next_for_judge, item_previous_for_judge
+from annotation.judging.protocols.absolute.services import judgment_submit
+from annotation.judging.selectors.judge import assignment_for_judge
 from annotation.judging.services.opening import study_judging_close
-from annotation.judging.services.submission import judgment_submit
 from annotation.services.membership import study_member_add
 from annotation.services.studies import study_update
 from tests.annotation.i18n_helpers import SHIPPED, english_left, study_data

@@ -213,7 +213,7 @@ def _tidy_as_long(data: bytes) -> bytes:
 
 
 def _shared_import(*, study: Study, data: bytes, filename: str):
-    from annotation.judging.services.judgment_import import judgments_import_file
+    from annotation.judging.protocols.absolute.imports import judgments_import_file
 
     return judgments_import_file(study=study, data=data, filename=filename)
 

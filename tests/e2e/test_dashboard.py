@@ -9,11 +9,11 @@ from playwright.sync_api import expect
 
 from annotation.judging import screening
 from annotation.judging.models import Assignment
+from annotation.judging.protocols.absolute.hot_path import item_next_for_judge_fast
 from annotation.judging.protocols.absolute.models import Judgment
-from annotation.judging.selectors.hot_path import item_next_for_judge_fast
+from annotation.judging.protocols.absolute.services import judgment_submit
 from annotation.judging.selectors.judge import assignment_for_judge
 from annotation.judging.services.assignments import assignment_ensure_for_judge
-from annotation.judging.services.submission import judgment_submit
 from annotation.models import Candidate
 from annotation.services.membership import study_member_add
 from metrics.reports.services.build import report_build

@@ -57,8 +57,9 @@ def rate_by_keys(page, keys: str, expect_next: str):
 
 
 def rate_rest_on_the_server(study, judge, *, leave: int):
-    from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
-    from annotation.judging.services.submission import judgment_submit
+    from annotation.judging.protocols.absolute.selectors import item_next_for_judge
+    from annotation.judging.protocols.absolute.services import judgment_submit
+    from annotation.judging.selectors.judge import assignment_for_judge
 
     assignment = assignment_for_judge(study=study, judge=judge)
     while (item := item_next_for_judge(assignment=assignment)) and item.total - item.done > leave:
@@ -185,8 +186,9 @@ def careful(item):
 
 
 def rate_everything(study, judge, score_fn):
-    from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
-    from annotation.judging.services.submission import judgment_submit
+    from annotation.judging.protocols.absolute.selectors import item_next_for_judge
+    from annotation.judging.protocols.absolute.services import judgment_submit
+    from annotation.judging.selectors.judge import assignment_for_judge
 
     assignment = assignment_for_judge(study=study, judge=judge)
     while (item := item_next_for_judge(assignment=assignment)) is not None:
@@ -202,8 +204,8 @@ def rate_everything(study, judge, score_fn):
 
 
 def test_researcher_opens_the_study_and_watches_progress_and_qc(page, study, make_user):
+    from annotation.judging.protocols.absolute.frame import judgments_frame
     from annotation.judging.selectors.exclusions import judges_excluded
-    from annotation.judging.selectors.frame import judgments_frame
 
     ann, bob = make_user("ann"), make_user("bob")
     for judge in (ann, bob):

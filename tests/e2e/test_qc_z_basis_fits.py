@@ -13,10 +13,11 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
-from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+from annotation.judging.protocols.absolute.selectors import item_next_for_judge
+from annotation.judging.protocols.absolute.services import judgment_submit
+from annotation.judging.selectors.judge import assignment_for_judge
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
-from annotation.judging.services.submission import judgment_submit
 from tests.annotation.judging.conftest import new_key
 from tests.annotation.judging.test_scales import GRAM, SIM
 from tests.conftest import browser_login

@@ -124,8 +124,9 @@ def test_a_judge_who_passes_goes_on_to_real_items_by_keyboard(page, training_stu
 def test_an_attention_check_is_answered_by_keyboard_between_real_items(page, training_study):
     from annotation.judging import screening
     from annotation.judging.models import AttentionCheck, TrainingItem
-    from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
-    from annotation.judging.services.submission import judgment_submit
+    from annotation.judging.protocols.absolute.selectors import item_next_for_judge
+    from annotation.judging.protocols.absolute.services import judgment_submit
+    from annotation.judging.selectors.judge import assignment_for_judge
 
     TrainingItem.objects.filter(study=training_study).delete()  # no training here: straight to the items
     screening.screening_settings_update(

@@ -79,11 +79,12 @@ def build_world() -> SimpleNamespace:
     from annotation.alignment.services.systems import system_alignments_import
     from annotation.enums import Role
     from annotation.judging.defaults import default_criteria
-    from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+    from annotation.judging.protocols.absolute.selectors import item_next_for_judge
+    from annotation.judging.protocols.absolute.services import judgment_submit
+    from annotation.judging.selectors.judge import assignment_for_judge
     from annotation.judging.services.assignments import instructions_mark_seen
     from annotation.judging.services.design import design_update
     from annotation.judging.services.queueing import study_judging_open_start
-    from annotation.judging.services.submission import judgment_submit
     from annotation.services.membership import study_member_add
     from annotation.services.queueing import study_import_file
     from annotation.services.studies import researcher_grant, study_create

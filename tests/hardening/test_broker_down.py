@@ -43,7 +43,8 @@ def test_judging_goes_on_while_the_broker_is_down_and_queued_work_runs_when_it_i
     from annotation.alignment.models import AlignerRun
     from annotation.alignment.services.pairs import pairs_import_file
     from annotation.judging.protocols.absolute.models import Judgment
-    from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+    from annotation.judging.protocols.absolute.selectors import item_next_for_judge
+    from annotation.judging.selectors.judge import assignment_for_judge
     from annotation.judging.services.design import design_update
     from annotation.judging.services.opening import study_judging_open
     from annotation.models import Candidate, ImportJob

@@ -109,7 +109,8 @@ SCORES = shaped(dict.fromkeys(("adequacy", "fluency", "dissimilarity", "overall"
 def _current_item(world, username="w-judge"):
     from django.contrib.auth.models import User
 
-    from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+    from annotation.judging.protocols.absolute.selectors import item_next_for_judge
+    from annotation.judging.selectors.judge import assignment_for_judge
     from annotation.models import Study
 
     study = Study.objects.get(pk=world.study)

@@ -100,8 +100,8 @@ class SubmitOutputSerializer(serializers.Serializer):
 class JudgeApiSpec:
     """What a protocol's three judge endpoints declare (the rest is :func:`judge_api_views`'s).
 
-    ``token_field`` names the entry's token in the submission and its answer (``"item"``,
-    ``"ranking"``, ``"pair"``) and ``entry_field`` the entry in the next answer. ``answer_sent``
+    ``token_field`` names the entry in the next answer and its token in the submission and
+    its answer (``"item"``, ``"ranking"``, ``"pair"``). ``answer_sent``
     reads the protocol's own part of a submission from the validated data (the keyword
     arguments of the unit's ``answer_submit``: spans and score, order and scores, answers);
     ``answer`` gives the protocol's own fields of the stored answer (the spans and
@@ -115,7 +115,6 @@ class JudgeApiSpec:
     unit: Any
     not_protocol: str
     token_field: str
-    entry_field: str
     entry_serializer: type[serializers.Serializer]
     next_serializer: type[serializers.Serializer]
     submit_input: type[serializers.Serializer]
@@ -154,7 +153,7 @@ def judge_api_views(spec: JudgeApiSpec) -> tuple[type[APIView], type[APIView], t
                 entry, done, total = next_entry_for_api(request, study)
             except JudgingError as exc:
                 return judging_error(exc)
-            answer = {"finished": entry is None, "done": done, "total": total, spec.entry_field: entry}
+            answer = {"finished": entry is None, "done": done, "total": total, spec.token_field: entry}
             return Response(spec.next_serializer({**answer, **spec.next_extra(study)}).data)
 
     class DetailApi(APIView):

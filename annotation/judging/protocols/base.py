@@ -121,6 +121,11 @@ class PilotUnsupported(ValueError):
     what it supports instead)."""
 
 
+def items_answered(*, item_model: Any, assignment: Assignment) -> int:
+    """How many of ``assignment``'s items (rows of a protocol's ``item_model``) are answered."""
+    return item_model.objects.filter(assignment=assignment, done_at__isnull=False).count()
+
+
 class JudgingProtocol:
     """One judging protocol. Subclasses set the attributes and implement the methods.
 
@@ -154,10 +159,10 @@ class JudgingProtocol:
     #: items; a unit that says so answers the "training and attention checks" methods.
     has_screening: bool = False
     #: The design page's training items (table, add form, file columns) for this protocol.
-    training_items_template: str = "judging/_training_items.html"
+    training_items_template: str = ""
     #: The judge's training page, filled by :meth:`training_page_context` (or, where that
     #: returns None, by the design's criteria and their scale inputs).
-    training_template: str = "judging/training.html"
+    training_template: str = ""
     #: Where a waiting attention check is answered: its own page (an instruction), or the
     #: protocol's judge page, where it is drawn like any item (blinded among them).
     attention_page: str = "judging:attention"
@@ -353,8 +358,13 @@ class JudgingProtocol:
         raise NotImplementedError
 
     def assignment_release_unfinished(self, *, assignment: Assignment) -> int:
-        """Give back the items a timed-out participant has not done; return how many."""
-        raise NotImplementedError
+        """Give back the items a timed-out participant has not done (answered ones and their
+        judgments stay); return how many."""
+        deleted, _ = self.item_model.objects.filter(assignment=assignment, done_at__isnull=True).delete()
+        if deleted:
+            assignment.n_items = self.item_model.objects.filter(assignment=assignment).count()
+            assignment.save(update_fields=["n_items", "updated_at"])
+        return deleted
 
     def items_release_unrated(self, *, assignment: Assignment, keep_next: bool = False) -> tuple[int, int]:
         """Give back the assignment's unrated items while its judge may be submitting (the
@@ -388,11 +398,11 @@ class JudgingProtocol:
 
     def items_done(self, *, assignment: Assignment) -> int:
         """How many of the assignment's items the judge has answered."""
-        raise NotImplementedError
+        return items_answered(item_model=self.item_model, assignment=assignment)
 
     def items_remaining(self, *, assignment: Assignment) -> int:
         """How many of the assignment's items are still unanswered (0: the judge is done)."""
-        raise NotImplementedError
+        return self.item_model.objects.filter(assignment=assignment, done_at__isnull=True).count()
 
     # --- the judge's items as the judge's page and API show them -------------------------------
     # The shared judge-page flow (annotation.judging.web.JudgePages) and the next-item API

@@ -1,24 +1,29 @@
-"""The judge's side, read through the ORM: their items (blinded), the one before, their
-studies and progress.
+"""The judge's side every protocol shares, read through the ORM: what an entry shows beside its
+texts (:class:`JudgeEntry`), places and progress among the attention checks drawn with the
+items, an attention check drawn like an item, the document context, and the judge's studies.
 
-What a judge receives is built only here (:func:`item_next_for_judge`,
-:func:`item_for_judge`, :func:`item_previous_for_judge`) and in :mod:`.hot_path` as
-:class:`JudgeItem` values, which hold texts, positions and opaque tokens — never a
-system, a control kind, an expected score or a database id.
+Each protocol builds its own entries (the absolute protocol's ``JudgeItem`` in
+:mod:`annotation.judging.protocols.absolute.selectors`, ESA's, ranking's and side by side's in
+their packages): texts, positions and opaque tokens — never a system, a control kind, an
+expected score or a database id.
 """
 
 from __future__ import annotations
 
+import random
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import User
+from django.db.models import QuerySet
+from django.utils.translation import gettext
 
 from annotation.enums import Role, StudyStatus
 from annotation.models import Original, Study
 
 from ..errors import ItemNotFound
-from ..models import Assignment, AttentionCheck, JudgingDesign
-from ..protocols.absolute.models import AssignmentItem, Judgment
+from ..models import Assignment, AttentionCheck
 from ..protocols.registry import protocols_all
 from ..tokens import serve_stamp_make
 
@@ -75,6 +80,101 @@ def previous_among_checks(
     return item_model.objects.filter(assignment=assignment, position=after).values_list("token", flat=True).first()
 
 
+def attention_unrelated_text(rng: random.Random, others: Sequence[int]) -> str:
+    """The unrelated sentence of an attention check: the text of an original drawn from
+    ``others`` (ids of the judge's other originals), or, where the judge's items have a single
+    original, a fixed sentence in the page's language."""
+    if others:
+        return Original.objects.get(pk=rng.choice(others)).text
+    return gettext("The train to the coast leaves from platform four at seven in the morning.")
+
+
+def attention_entry_fields(
+    *, check: AttentionCheck, done: int, item_model: Any, original: Original, shown: bool
+) -> dict[str, Any]:
+    """The :class:`JudgeEntry` fields of an attention check drawn like an item (its place and
+    progress among the items, the way back, no revision yet, its serve stamp and the context of
+    ``original`` where the design shows context, ``shown``), its token the check's: a protocol
+    adds the texts and the empty answer. ``done`` counts the real items answered."""
+    assignment = check.assignment
+    position, total, shown_done = place_among_checks(assignment=assignment, position=done + 1, done=done, check=check)
+    before, after = original_context(original) if shown else ((), ())
+    return {
+        "token": check.token,
+        "position": position,
+        "total": total,
+        "done": shown_done,
+        "revision": 0,
+        "previous_token": previous_among_checks(assignment=assignment, item_model=item_model, check=check),
+        "serve_stamp": serve_stamp_make(check.token),
+        "context_shown": shown,
+        "context_before": before,
+        "context_after": after,
+    }
+
+
+def item_entry_fields(
+    *, item: Any, assignment: Assignment, latest: Any, original: Original, shown: bool
+) -> dict[str, Any]:
+    """The :class:`JudgeEntry` fields of one of a protocol's items (a row of its ``item_model``
+    whose attention checks are drawn among its items): its place and progress counting the
+    checks, the way back (a check where one stands before it), the revision of ``latest`` (the
+    judge's latest judgment of it; None: not answered), its serve stamp and the context of
+    ``original`` where the design shows context (``shown``)."""
+    model = type(item)
+    position, total, done = place_among_checks(
+        assignment=assignment,
+        position=item.position,
+        done=model.objects.filter(assignment=assignment, done_at__isnull=False).count(),
+    )
+    before, after = original_context(original) if shown else ((), ())
+    return {
+        "token": item.token,
+        "position": position,
+        "total": total,
+        "done": done,
+        "revision": latest.revision if latest else 0,
+        "previous_token": previous_among_checks(assignment=assignment, item_model=model, position=item.position),
+        "serve_stamp": serve_stamp_make(item.token),
+        "context_shown": shown,
+        "context_before": before,
+        "context_after": after,
+    }
+
+
+def item_of_judge(items: QuerySet, *, study: Study, judge: User, token: object) -> Any:
+    """The item with ``token`` among ``items`` (a protocol's items, its texts selected) in the
+    judge's own assignment of ``study``, its assignment loaded; :class:`ItemNotFound` otherwise
+    (another judge's token, a token of another study, a token that is no text)."""
+    item = (
+        items.select_related("assignment").filter(token=token, assignment__study=study, assignment__judge=judge).first()
+        if isinstance(token, str)
+        else None
+    )
+    if item is None:
+        raise ItemNotFound(gettext("There is no such item in your assignment for this study."))
+    return item
+
+
+def item_before(items: QuerySet, *, study: Study, judge: User, token: str | None = None) -> tuple[Any, Assignment]:
+    """(the item before ``token``'s among ``items`` — or, without a token, before the resume
+    point, the last one when all are answered — and the judge's assignment). The item is None at
+    the start of the order; :class:`ItemNotFound` where the judge has no assignment."""
+    if token is not None:
+        item = item_of_judge(items, study=study, judge=judge, token=token)
+        assignment, position = item.assignment, item.position - 1
+    else:
+        found = Assignment.objects.filter(study=study, judge=judge).first()
+        if found is None:
+            raise ItemNotFound(gettext("You have no assignment in this study."))
+        assignment = found
+        nxt = items.model.objects.filter(assignment=assignment, done_at__isnull=True).order_by("position").first()
+        position = (nxt.position if nxt else assignment.n_items + 1) - 1
+    if position < 1:
+        return None, assignment
+    return items.get(assignment=assignment, position=position), assignment
+
+
 @dataclass(frozen=True, kw_only=True)
 class JudgeEntry:
     """What every protocol's item shows a judge, whatever it asks: its place in the judge's
@@ -107,14 +207,6 @@ class JudgeEntry:
         return bool(self.context_before or self.context_after)
 
 
-@dataclass(frozen=True, kw_only=True)
-class JudgeItem(JudgeEntry):
-    """One item of the absolute protocol as a judge sees it."""
-
-    paraphrase: str
-    scores: dict[str, int | float] | None  # the latest values when the item was rated before
-
-
 #: Sentences of context on each side of an item's original.
 CONTEXT_SENTENCES = 2
 
@@ -140,97 +232,6 @@ def original_context(original: Original) -> tuple[tuple[str, ...], tuple[str, ..
 
 def assignment_for_judge(*, study: Study, judge: User) -> Assignment | None:
     return Assignment.objects.filter(study=study, judge=judge).first()
-
-
-def assignment_done_count(*, assignment: Assignment) -> int:
-    return AssignmentItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
-
-
-def _items_with_texts():
-    return AssignmentItem.objects.select_related("candidate__original").defer(
-        "candidate__created_at", "candidate__updated_at", "candidate__original__reference"
-    )
-
-
-def _judge_item(item: AssignmentItem, *, assignment: Assignment, done: int) -> JudgeItem:
-    """``item`` must come from :func:`_items_with_texts` (its texts are loaded with it)."""
-    latest = Judgment.objects.filter(item=item, is_latest=True).first() if item.done_at is not None else None
-    previous = None
-    if item.position > 1:
-        previous = (
-            AssignmentItem.objects.filter(assignment=assignment, position=item.position - 1)
-            .values_list("token", flat=True)
-            .first()
-        )
-    cand = item.candidate
-    shown = bool(JudgingDesign.objects.filter(study_id=assignment.study_id, show_context=True).exists())
-    before, after = original_context(cand.original) if shown else ((), ())
-    return JudgeItem(
-        token=item.token,
-        position=item.position,
-        total=assignment.n_items,
-        done=done,
-        original=cand.original.text,
-        paraphrase=cand.text,
-        scores=latest.scores if latest else None,
-        revision=latest.revision if latest else 0,
-        previous_token=previous,
-        serve_stamp=serve_stamp_make(item.token),
-        context_shown=shown,
-        context_before=before,
-        context_after=after,
-    )
-
-
-def item_next_for_judge(*, assignment: Assignment) -> JudgeItem | None:
-    """The first item in the judge's order not yet rated (None when all are rated).
-
-    This is the resume point: it lives in the database, so a reload or another
-    device continues exactly here.
-    """
-    item = _items_with_texts().filter(assignment=assignment, done_at__isnull=True).order_by("position").first()
-    if item is None:
-        return None
-    return _judge_item(item, assignment=assignment, done=assignment_done_count(assignment=assignment))
-
-
-def _own_item(*, study: Study, judge: User, token: str) -> tuple[AssignmentItem, Assignment]:
-    item = (
-        _items_with_texts()
-        .select_related("assignment")
-        .filter(token=token, assignment__study=study, assignment__judge=judge)
-        .first()
-        if isinstance(token, str)
-        else None
-    )
-    if item is None:
-        raise ItemNotFound("There is no such item in your assignment for this study.")
-    return item, item.assignment
-
-
-def item_for_judge(*, study: Study, judge: User, token: str) -> JudgeItem:
-    """One item of this judge's assignment (to revise it). :class:`ItemNotFound` otherwise."""
-    item, assignment = _own_item(study=study, judge=judge, token=token)
-    return _judge_item(item, assignment=assignment, done=assignment_done_count(assignment=assignment))
-
-
-def item_previous_for_judge(*, study: Study, judge: User, token: str | None = None) -> JudgeItem | None:
-    """The item before ``token`` — or, without a token, before the resume point (the
-    last item when all are rated). None at the start of the order."""
-    assignment: Assignment | None
-    if token is not None:
-        item, assignment = _own_item(study=study, judge=judge, token=token)
-        position = item.position - 1
-    else:
-        assignment = assignment_for_judge(study=study, judge=judge)
-        if assignment is None:
-            raise ItemNotFound("You have no assignment in this study.")
-        nxt = AssignmentItem.objects.filter(assignment=assignment, done_at__isnull=True).order_by("position").first()
-        position = (nxt.position if nxt else assignment.n_items + 1) - 1
-    if position < 1:
-        return None
-    prev = _items_with_texts().get(assignment=assignment, position=position)
-    return _judge_item(prev, assignment=assignment, done=assignment_done_count(assignment=assignment))
 
 
 def studies_for_judge(*, judge: User) -> list[dict]:

@@ -15,10 +15,10 @@ from metrics.core.stats.zscores import JudgeScale, judge_scales
 
 from .. import scales
 from ..models import Assignment, JudgeExclusion
+from ..protocols.absolute.frame import judgments_frame
 from ..protocols.registry import protocol_for_study, protocols_all
 from .design import design_for_study, study_control_expected, study_criteria, study_qc_tests
 from .exclusions import judges_excluded, judges_screened_out_names
-from .frame import judgments_frame
 
 #: Straight-lining: one value for at least this share of a criterion's scores, among
 #: judges with at least this many scores (the QC page and :func:`judge_qc` agree).

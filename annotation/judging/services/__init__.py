@@ -10,7 +10,7 @@ except the background opening (:func:`~.open_job.open_job_run`), which commits s
 step so its progress shows and a requeued run can resume.
 
 This package itself exports nothing: import each name from the module that defines it,
-e.g. ``from annotation.judging.services.submission import judgment_submit``. Its modules:
+e.g. ``from annotation.judging.services.submission import submission_store``. Its modules:
 
 * :mod:`.design` — the judging design (frozen once judging opens);
 * :mod:`.opening` — opening in one transaction and the plumbing every opening shares
@@ -21,5 +21,6 @@ e.g. ``from annotation.judging.services.submission import judgment_submit``. Its
 * :mod:`.assignments` — late judges, join-link participants, instructions seen;
 * :mod:`.submission` — submitting a judgment (the judge's hot path);
 * :mod:`.exclusions` — excluding and re-including judges;
-* :mod:`.judgment_import` — importing judgments collected elsewhere.
+* :mod:`.judgment_import` — the judges of judgments collected elsewhere (each protocol's
+  import is in its package).
 """

@@ -1,7 +1,7 @@
 """Asking for judging's background work: opening a study (:func:`study_judging_open_start`: at once for a
 small study, else as an open job queued on commit), the automatic QC check after each judgment
 (:func:`after_judgment`), and the requeue pass of stranded open jobs (:func:`jobs_requeue_stale`). What
-the worker runs is :mod:`.open_job` and :func:`annotation.judging.screening.qc_auto_check_run`; the tasks
+the worker runs is :mod:`.open_job` and :func:`annotation.judging.protocols.absolute.screening.qc_auto_check_run`; the tasks
 between them are :mod:`annotation.judging.tasks`."""
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from annotation.judging.models import (
     OpenJob,
     ScreeningSettings,
 )
-from annotation.judging.protocols.registry import protocol_for_design
-from annotation.judging.services.judgment_import import (
+from annotation.judging.protocols.absolute.imports import (
     JudgmentImportSummary,
     judgments_import_file,
     judgments_import_refusal,
 )
+from annotation.judging.protocols.registry import protocol_for_design
 from annotation.judging.services.opening import (
     judge_users,
     judges_per_item,
@@ -119,7 +119,7 @@ def jobs_requeue_stale(*, stale_after: timedelta | None = None, queued_after: ti
 def after_judgment(*, assignment: Assignment) -> bool:
     """Called after a judgment is stored (page and API): queue the automatic QC check.
 
-    The check (:func:`~annotation.judging.screening.qc_auto_check`, ~100 ms of statistics once the judge has rated
+    The check (:func:`~annotation.judging.protocols.absolute.screening.qc_auto_check`, ~100 ms of statistics once the judge has rated
     ``qc_auto_min_controls`` controls) runs in a Celery worker, never in the request:
     run in the request it made exactly the submits that complete a control count
     slower, and a judge timing their submits could tell which items were controls

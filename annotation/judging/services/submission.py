@@ -23,15 +23,11 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation.enums import StudyStatus
-from annotation.judging.services.queueing import after_judgment
 from annotation.models import Study
 
-from .. import scales
-from ..defaults import default_criteria
-from ..enums import MAX_ITEM_SECONDS, JudgmentSource
+from ..enums import MAX_ITEM_SECONDS
 from ..errors import ItemNotFound, JudgmentInvalid, KeyReused, StudyNotOpen
-from ..models import Assignment, AttentionAnswer, AttentionCheck, JudgingDesign
-from ..protocols.absolute.models import AssignmentItem, Judgment
+from ..models import Assignment, AttentionAnswer, AttentionCheck
 from ..screening import ScreenedOut, attention_record
 from ..tokens import serve_stamp_read
 
@@ -46,43 +42,6 @@ class SubmitResult:
     # An attention check answered through :func:`attention_store`: whether its (first) answer
     # failed. The page may say so (the "warn" policy); nothing else reads it.
     check_failed: bool = False
-
-
-def _design_criteria(study: Study) -> list[dict]:
-    design = JudgingDesign.objects.filter(study=study).only("criteria").order_by().first()
-    return design.criteria if design is not None else default_criteria()
-
-
-def scores_clean(*, criteria: list[dict], scores: Mapping[str, object]) -> dict[str, int | float]:
-    """Check one judgment's values against the design's criteria and scales.
-
-    Every criterion needs a value on its own scale (:func:`annotation.judging.scales.value_clean`);
-    unknown criteria are refused. Raises :class:`JudgmentInvalid` naming each problem.
-    """
-    slugs = [c["slug"] for c in criteria]
-    if not isinstance(scores, Mapping):
-        raise JudgmentInvalid(f"scores must map each criterion ({', '.join(slugs)}) to a value on its scale")
-    errors: dict[str, list[str]] = {}
-    for name in scores:
-        if name not in slugs:
-            errors.setdefault(str(name), []).append(f"unknown criterion; the criteria are {', '.join(slugs)}")
-    out: dict[str, int | float] = {}
-    for c in criteria:
-        v = scores.get(c["slug"])
-        if v is None or v == "":
-            errors.setdefault(c["slug"], []).append(gettext("this criterion needs a value"))
-            continue
-        try:
-            out[c["slug"]] = scales.value_clean(c["scale"], v)
-        except ValueError as exc:
-            errors.setdefault(c["slug"], []).append(str(exc))
-    if errors:
-        raise JudgmentInvalid(
-            gettext("Rate every criterion on its scale — %(problems)s.")
-            % {"problems": "; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items())},
-            field_errors=errors,
-        )
-    return out
 
 
 def key_clean(key: object) -> str:
@@ -113,42 +72,6 @@ def active_seconds_clean(active_seconds: object) -> float | None:
     if not (math.isfinite(value) and 0 <= value <= MAX_ITEM_SECONDS):
         raise JudgmentInvalid(message, field_errors={"active_seconds": [message]})
     return value
-
-
-def judgment_submit(
-    *,
-    study: Study,
-    judge: User,
-    token: str,
-    key: str,
-    scores: Mapping[str, object],
-    serve_stamp: str,
-    active_seconds: float | None = None,
-    source: str = JudgmentSource.API,
-) -> SubmitResult:
-    """Store one judge's values (one per criterion of the design) for one item of their
-    assignment: the absolute protocol's submission, on :func:`submission_store`.
-
-    Checks, in order: the key's form, the scores (every criterion of the design, each on
-    its own scale: :func:`scores_clean`), the active time, then what the shared core
-    checks. A new judgment runs the automatic QC screen-out
-    (:func:`annotation.judging.services.queueing.after_judgment`) once it is stored.
-    """
-    key = key_clean(key)
-    clean = scores_clean(criteria=_design_criteria(study), scores=scores)
-    return submission_store(
-        study=study,
-        judge=judge,
-        token=token,
-        key=key,
-        values=clean,
-        serve_stamp=serve_stamp,
-        active_seconds=active_seconds_clean(active_seconds),
-        source=source,
-        item_model=AssignmentItem,
-        judgment_model=Judgment,
-        after_stored=after_judgment,
-    )
 
 
 def submission_store(
@@ -287,6 +210,72 @@ def _submission_allowed(*, assignment, study: Study, token: str, serve_stamp: ob
             field_errors={"serve_stamp": ["missing or invalid"]},
         )
     return served_at
+
+
+def entry_answer_submit(
+    *,
+    study: Study,
+    judge: User,
+    token: object,
+    key: object,
+    serve_stamp: object,
+    active_seconds: object,
+    source: str,
+    item_submit: Callable[..., tuple[Any, bool]],
+    check_values: Callable[[AttentionCheck], Mapping[str, object]],
+    check_score: Callable[[AttentionCheck, Mapping[str, object]], tuple[float | None, bool]],
+    item_model: Any,
+    judgment_model: Any,
+    fields_of: Callable[[Mapping[str, object]], dict[str, Any]] | None = None,
+) -> SubmitResult:
+    """The one submission path of a protocol whose attention checks are drawn among its items
+    (side by side, ESA, ranking; its unit's ``answer_submit``): an item or a check, so that the
+    refusals, their order and texts, the replays and the revisions cannot tell them apart.
+
+    An item's token goes to ``item_submit`` (the protocol's own submit, called with the study,
+    the judge, the token, the key, the stamp, the active time and the source; it answers the
+    judgment and whether it was new). A check's token runs the same checks in the same order: the
+    key's form, the protocol's answer as for an item (``check_values(check)``: the values to
+    keep, or a refusal), the active time; then :func:`attention_store`, which scores the answer
+    with ``check_score(check, values)`` and keeps it as ``fields_of(values)``."""
+    check = attention_check_of_judge(study_id=study.pk, judge_id=judge.pk, token=token)
+    if check is None:
+        judgment, created = item_submit(
+            study=study,
+            judge=judge,
+            token=token,  # a non-text token is no item: ItemNotFound
+            key=key,  # key_clean refuses what is not a key
+            serve_stamp=serve_stamp,  # the core refuses a non-text stamp
+            active_seconds=active_seconds,  # active_seconds_clean reads it
+            source=source,
+        )
+        return SubmitResult(judgment=judgment, created=created)
+    clean_key = key_clean(key)
+    values = check_values(check)
+    active_seconds_clean(active_seconds)  # refused as for an item; a check keeps no timing
+    return attention_store(
+        study=study,
+        judge=judge,
+        check=check,
+        key=clean_key,
+        values=values,
+        serve_stamp=serve_stamp,
+        item_model=item_model,
+        judgment_model=judgment_model,
+        score=lambda v: check_score(check, v),
+        fields_of=fields_of,
+    )
+
+
+def attention_check_of_judge(*, study_id: int, judge_id: int, token: object) -> AttentionCheck | None:
+    """The judge's attention check with ``token`` (answered or not), or None: an item's token."""
+    if not isinstance(token, str):
+        return None
+    return (
+        AttentionCheck.objects.select_related("assignment")
+        .filter(token=token, assignment__study_id=study_id, assignment__judge_id=judge_id)
+        .first()
+    )
 
 
 def attention_store(

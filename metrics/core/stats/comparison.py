@@ -280,6 +280,10 @@ def comparison_agreement(comparisons: Iterable[Comparison]) -> dict:
     return {"alpha": alpha, "units": len(units), "judgments": n_judgments}
 
 
+#: The values of a :func:`control_accuracy` row for a judge who answered no control yet.
+CONTROL_ACCURACY_BLANK = {"n": 0, "correct": 0, "accuracy": None, "pvalue": None, "passes": None}
+
+
 def control_accuracy(comparisons: Iterable[Comparison], *, qc_alpha: float = 0.05) -> list[dict]:
     """Per judge with control pairs: n, answered as expected, accuracy, the one-sided binomial
     p-value against chance (1/3) and ``passes`` (p < ``qc_alpha``)."""

@@ -39,7 +39,7 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from annotation.adaptive.selectors import adaptive_summary
-from annotation.judging.selectors.frame import judgments_frames_shared
+from annotation.judging.protocols.absolute.frame import judgments_frames_shared
 from annotation.models import Study
 from metrics.core.stats.results import jsonable
 

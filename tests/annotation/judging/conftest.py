@@ -9,9 +9,9 @@ import sqlite3
 import pytest
 
 from annotation.enums import Role
+from annotation.judging.protocols.absolute.services import judgment_submit
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
-from annotation.judging.services.submission import judgment_submit
 
 _keys = itertools.count(1)
 
@@ -74,7 +74,8 @@ def api_submit(client, study, item: dict, *, key=None, values=None, **extra):
 
 def rate_all_via_service(study, judge, *, score_fn=None):
     """Rate every item of ``judge``'s assignment through the service; returns the count."""
-    from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+    from annotation.judging.protocols.absolute.selectors import item_next_for_judge
+    from annotation.judging.selectors.judge import assignment_for_judge
 
     assignment = assignment_for_judge(study=study, judge=judge)
     n = 0

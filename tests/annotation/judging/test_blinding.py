@@ -19,7 +19,8 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from annotation.enums import Role
-from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+from annotation.judging.protocols.absolute.selectors import item_next_for_judge
+from annotation.judging.selectors.judge import assignment_for_judge
 from annotation.judging.services.opening import study_judging_open
 from annotation.models import Candidate, Original, Study, System
 from annotation.services.membership import study_member_add

@@ -16,9 +16,10 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from annotation.enums import Role
+from annotation.judging.protocols.absolute.frame import judgments_frame
 from annotation.judging.protocols.absolute.models import AssignmentItem, Judgment
-from annotation.judging.selectors.frame import judgments_frame
-from annotation.judging.selectors.judge import assignment_for_judge, item_for_judge
+from annotation.judging.protocols.absolute.selectors import item_for_judge
+from annotation.judging.selectors.judge import assignment_for_judge
 from annotation.judging.services.assignments import assignment_ensure_for_judge
 from annotation.judging.services.opening import study_judging_open
 from annotation.services.membership import study_member_add

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.judging.selectors.judge import assignment_for_judge, item_for_judge, item_next_for_judge
+from annotation.judging.protocols.absolute.selectors import item_for_judge, item_next_for_judge
+from annotation.judging.selectors.judge import assignment_for_judge
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
 from annotation.models import Original

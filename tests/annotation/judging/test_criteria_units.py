@@ -10,12 +10,14 @@ from django.contrib.auth.models import User
 from annotation.judging import scales, screening, training
 from annotation.judging.defaults import default_criteria, default_expected_scores
 from annotation.judging.errors import DesignInvalid
+from annotation.judging.protocols.absolute import screening as absolute_screening
 from annotation.judging.protocols.absolute.models import AssignmentItem
-from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+from annotation.judging.protocols.absolute.selectors import item_next_for_judge
+from annotation.judging.protocols.absolute.services import judgment_submit
+from annotation.judging.selectors.judge import assignment_for_judge
 from annotation.judging.selectors.qc import judge_qc
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
-from annotation.judging.services.submission import judgment_submit
 from metrics.core.controls import CONTROL_KINDS
 
 from .conftest import new_key
@@ -105,7 +107,7 @@ def _rate(study, username, score_fn):
             serve_stamp=item.serve_stamp,
             scores=score_fn(cand.system.kind, n),
         )
-        screening.qc_auto_check(assignment=assignment)  # what the worker runs after each submit
+        absolute_screening.qc_auto_check(assignment=assignment)  # what the worker runs after each submit
         assignment.refresh_from_db()
         if assignment.screened_out_at is not None:
             break

@@ -9,12 +9,13 @@ from annotation.importing.judgments import parse_judgments_file
 from annotation.importing.reading import StudyImportError
 from annotation.judging.enums import JudgmentSource
 from annotation.judging.models import Assignment
+from annotation.judging.protocols.absolute.frame import judgments_frame
+from annotation.judging.protocols.absolute.imports import judgments_import_file
 from annotation.judging.protocols.absolute.models import Judgment
 from annotation.judging.selectors.export_rows import export_tidy_rows
-from annotation.judging.selectors.frame import judgments_frame
 from annotation.judging.selectors.qc import judge_qc
 from annotation.judging.services.design import design_update
-from annotation.judging.services.judgment_import import imported_judge_username, judgments_import_file
+from annotation.judging.services.judgment_import import imported_judge_username
 from annotation.models import Candidate
 
 from .test_scales import GRAM, SIM
@@ -194,7 +195,8 @@ PEM_HEADER = "judge,original_id,system,criterion,value\n"
 def test_importing_into_an_open_study_marks_only_the_judged_items_done(opened_study):
     """ann has 25 items (controls included); two imported judgments make two of them done, not all
     25 (issue 38 item 5: every item of the judge was marked done and the judge "finished")."""
-    from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+    from annotation.judging.protocols.absolute.selectors import item_next_for_judge
+    from annotation.judging.selectors.judge import assignment_for_judge
 
     ann = Assignment.objects.get(study=opened_study, judge__username="ann")
     assert ann.n_items == 25
@@ -287,7 +289,7 @@ def test_a_large_file_through_the_api_is_a_202_job_that_a_worker_imports_once(st
     from django.core.files.uploadedfile import SimpleUploadedFile
     from rest_framework.test import APIClient
 
-    from annotation.judging.services.judgment_import import judgments_import_job_run
+    from annotation.judging.protocols.absolute.imports import judgments_import_job_run
 
     settings.PARAEVAL_IMPORT_BACKGROUND_ROWS = 5
     api = APIClient()
@@ -313,7 +315,7 @@ def test_a_large_file_through_the_api_is_a_202_job_that_a_worker_imports_once(st
 
 
 def test_a_large_file_with_a_bad_row_fails_its_job_naming_the_row_and_writes_nothing(study, settings):
-    from annotation.judging.services.judgment_import import judgments_import_job_run
+    from annotation.judging.protocols.absolute.imports import judgments_import_job_run
     from annotation.judging.services.queueing import judgments_import_start
 
     settings.PARAEVAL_IMPORT_BACKGROUND_ROWS = 5
@@ -336,7 +338,7 @@ def test_the_design_page_queues_a_large_file_and_shows_its_progress_then_its_res
 ):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    from annotation.judging.services.judgment_import import judgments_import_job_run
+    from annotation.judging.protocols.absolute.imports import judgments_import_job_run
     from annotation.models import ImportJob
 
     settings.PARAEVAL_IMPORT_BACKGROUND_ROWS = 5

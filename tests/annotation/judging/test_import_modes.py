@@ -15,10 +15,11 @@ from django.db.models import Count
 from rest_framework.test import APIClient
 
 from annotation.importing.reading import StudyImportError
+from annotation.judging.protocols.absolute.imports import judgments_import_file
 from annotation.judging.protocols.absolute.models import Judgment
 from annotation.judging.selectors.export_rows import export_tidy_rows
 from annotation.judging.services.design import design_update
-from annotation.judging.services.judgment_import import imported_judge_username, judgments_import_file
+from annotation.judging.services.judgment_import import imported_judge_username
 from metrics.reports.services.build import report_build
 from metrics.reports.services.queueing import report_create
 

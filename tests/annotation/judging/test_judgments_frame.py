@@ -8,16 +8,17 @@ import random
 import pandas as pd
 import pytest
 
-from annotation.judging import selectors
 from annotation.judging.enums import CONTROL_KIND_OF_SYSTEM_KIND, CRITERIA
+from annotation.judging.protocols.absolute import frame as absolute_frame
+from annotation.judging.protocols.absolute.frame import JUDGMENT_FRAME_COLUMNS, judgments_frame
 from annotation.judging.protocols.absolute.models import Judgment
+from annotation.judging.protocols.absolute.selectors import item_for_judge
+from annotation.judging.protocols.absolute.services import judgment_submit
 from annotation.judging.selectors.exclusions import judges_excluded
-from annotation.judging.selectors.frame import JUDGMENT_FRAME_COLUMNS, judgments_frame
-from annotation.judging.selectors.judge import assignment_for_judge, item_for_judge
+from annotation.judging.selectors.judge import assignment_for_judge
 from annotation.judging.services.design import design_update
 from annotation.judging.services.exclusions import judge_exclusion_set
 from annotation.judging.services.opening import study_judging_open
-from annotation.judging.services.submission import judgment_submit
 from annotation.models import Candidate
 
 from .conftest import new_key, rate_all_via_service, scores
@@ -152,7 +153,7 @@ def _judge(name):
 @pytest.mark.parametrize("chunk_size", [None, 7])
 def test_frame_equals_the_reference_on_a_varied_study(varied_study, researcher, monkeypatch, chunk_size):
     if chunk_size is not None:  # chunk boundaries in the middle of judges
-        monkeypatch.setattr(selectors.frame, "FRAME_CHUNK_SIZE", chunk_size)  # where judgments_frame reads it
+        monkeypatch.setattr(absolute_frame, "FRAME_CHUNK_SIZE", chunk_size)  # where judgments_frame reads it
     study = varied_study
     ann, bob, cyd, dan, eve = (_judge(n) for n in JUDGES)
     for i, judge in enumerate((ann, bob, cyd, dan)):

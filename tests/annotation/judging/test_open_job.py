@@ -281,7 +281,7 @@ def test_a_resumed_job_in_k_mode_builds_the_same_balanced_plan(study, add_judge)
 
 
 def _import_for_ann(study):
-    from annotation.judging.services.judgment_import import judgments_import_file
+    from annotation.judging.protocols.absolute.imports import judgments_import_file
 
     judgments_import_file(
         study=study,

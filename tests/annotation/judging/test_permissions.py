@@ -7,7 +7,8 @@ import pytest
 from django.contrib.auth.models import User
 
 from annotation.judging.protocols.absolute.models import Judgment
-from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+from annotation.judging.protocols.absolute.selectors import item_next_for_judge
+from annotation.judging.selectors.judge import assignment_for_judge
 
 from .conftest import api_login, api_next, api_submit, new_key, scores
 

@@ -6,13 +6,14 @@ import pytest
 
 from annotation.judging import scales
 from annotation.judging.errors import DesignFrozen, DesignInvalid, JudgmentInvalid
+from annotation.judging.protocols.absolute.frame import judgments_frame
 from annotation.judging.protocols.absolute.models import Judgment
+from annotation.judging.protocols.absolute.selectors import item_next_for_judge
+from annotation.judging.protocols.absolute.services import judgment_submit
 from annotation.judging.selectors.design import study_control_expected
-from annotation.judging.selectors.frame import judgments_frame
-from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+from annotation.judging.selectors.judge import assignment_for_judge
 from annotation.judging.services.design import design_get_or_create, design_update
 from annotation.judging.services.opening import study_judging_open
-from annotation.judging.services.submission import judgment_submit
 
 from .conftest import new_key
 

@@ -15,12 +15,13 @@ from annotation.enums import SystemKind
 from annotation.judging import screening, training
 from annotation.judging.errors import CannotOpen
 from annotation.judging.models import AttentionCheck
+from annotation.judging.protocols.absolute import screening as absolute_screening
+from annotation.judging.protocols.absolute.frame import judgments_frame
 from annotation.judging.protocols.absolute.models import AssignmentItem, Judgment
 from annotation.judging.selectors import qc as qc_module
 from annotation.judging.selectors.design import study_control_expected
 from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.judging.selectors.export_rows import export_tidy_rows, export_wide_rows
-from annotation.judging.selectors.frame import judgments_frame
 from annotation.judging.selectors.judge import assignment_for_judge
 from annotation.judging.selectors.qc import judgments_fingerprint
 from annotation.judging.services.exclusions import judge_exclusion_set
@@ -171,7 +172,7 @@ def test_auto_qc_screens_out_a_straight_liner_after_n_controls_and_keeps_a_caref
     from metrics.core.stats.qc import judge_qc
 
     (qc,) = judge_qc(
-        screening.judge_frame(ann), control_expected=study_control_expected(study=opened_study), alpha=0.01
+        absolute_screening.judge_frame(ann), control_expected=study_control_expected(study=opened_study), alpha=0.01
     )
     assert any(t.passed is False for t in qc.tests)
 

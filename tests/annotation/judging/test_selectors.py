@@ -11,14 +11,15 @@ from django.contrib.auth.models import User
 
 from annotation.judging import selectors
 from annotation.judging.exports import csv_lines
+from annotation.judging.protocols.absolute.frame import judgments_frame
+from annotation.judging.protocols.absolute.selectors import item_next_for_judge
+from annotation.judging.protocols.absolute.services import judgment_submit
 from annotation.judging.selectors.design import study_control_expected
 from annotation.judging.selectors.export_rows import export_tidy_rows, export_wide_rows
-from annotation.judging.selectors.frame import judgments_frame
-from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+from annotation.judging.selectors.judge import assignment_for_judge
 from annotation.judging.selectors.qc import judge_qc, judgments_fingerprint
 from annotation.judging.services.design import design_update
 from annotation.judging.services.exclusions import judge_exclusion_set
-from annotation.judging.services.submission import judgment_submit
 from annotation.models import Candidate
 from metrics.core.stats.data import validate_judgments
 

@@ -20,10 +20,12 @@ from annotation.judging.errors import (
     StudyNotOpen,
 )
 from annotation.judging.models import Assignment
+from annotation.judging.protocols.absolute.frame import judgments_frame
 from annotation.judging.protocols.absolute.models import AssignmentItem, Judgment
+from annotation.judging.protocols.absolute.selectors import item_next_for_judge, item_previous_for_judge
+from annotation.judging.protocols.absolute.services import judgment_submit
 from annotation.judging.selectors.exclusions import judge_exclusion_history, judges_excluded
-from annotation.judging.selectors.frame import judgments_frame
-from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge, item_previous_for_judge
+from annotation.judging.selectors.judge import assignment_for_judge
 from annotation.judging.services.assignments import assignment_ensure_for_judge
 from annotation.judging.services.design import design_get_or_create, design_update
 from annotation.judging.services.exclusions import judge_exclusion_set
@@ -33,7 +35,6 @@ from annotation.judging.services.opening import (
     study_judging_reopen,
     study_judging_reset,
 )
-from annotation.judging.services.submission import judgment_submit
 from annotation.judging.tokens import serve_stamp_make
 from annotation.models import Candidate, System
 from metrics.core.assignment import adjacent_same_group, derive_seed

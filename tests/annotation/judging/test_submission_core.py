@@ -14,13 +14,14 @@ from annotation.enums import SystemKind
 from annotation.judging import screening
 from annotation.judging.models import Assignment
 from annotation.judging.protocols.absolute.models import AssignmentItem
+from annotation.judging.protocols.absolute.selectors import JudgeItem, item_next_for_judge
+from annotation.judging.protocols.absolute.services import judgment_submit
 from annotation.judging.protocols.side_by_side import services as comparison
 from annotation.judging.protocols.side_by_side.models import ComparisonJudgment
 from annotation.judging.screening import ScreenedOut
-from annotation.judging.selectors.judge import JudgeEntry, JudgeItem, assignment_for_judge, item_next_for_judge
+from annotation.judging.selectors.judge import JudgeEntry, assignment_for_judge
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
-from annotation.judging.services.submission import judgment_submit
 
 from .conftest import new_key, scores
 
@@ -101,13 +102,15 @@ def test_a_replayed_key_does_not_queue_the_check_again(opened_study, worker_runs
 
 
 def test_the_doors_leave_the_screen_out_to_the_service():
-    for door in (
-        "annotation/judging/views/judge.py",
-        "annotation/judging/apis/judge.py",
-        "annotation/judging/protocols/side_by_side/views.py",
-        "annotation/judging/protocols/side_by_side/apis.py",
-    ):
-        text = (ROOT / door).read_text(encoding="utf-8")
+    doors = [
+        ROOT / "annotation/judging/web.py",
+        ROOT / "annotation/judging/apis/protocol.py",
+        *(ROOT / "annotation/judging/protocols").glob("*/views.py"),
+        *(ROOT / "annotation/judging/protocols").glob("*/apis.py"),
+    ]
+    assert len(doors) >= 2 + 2 * 4
+    for door in doors:
+        text = door.read_text(encoding="utf-8")
         assert "after_judgment" not in text and "qc_auto_check" not in text, door
 
 

@@ -10,12 +10,13 @@ from django.contrib.auth.models import User
 
 from annotation.enums import StudyStatus
 from annotation.judging.protocols.absolute.models import Judgment
+from annotation.judging.protocols.absolute.selectors import item_next_for_judge
+from annotation.judging.protocols.absolute.services import judgment_submit
 from annotation.judging.selectors.design import design_for_study
 from annotation.judging.selectors.exclusions import judges_excluded
-from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+from annotation.judging.selectors.judge import assignment_for_judge
 from annotation.judging.services.assignments import instructions_mark_seen
 from annotation.judging.services.opening import study_judging_close
-from annotation.judging.services.submission import judgment_submit
 
 from .conftest import new_key, rate_all_via_service, scores
 

@@ -12,13 +12,14 @@ import pytest
 from django.contrib.auth.models import User
 
 from annotation.judging.exports import csv_lines
+from annotation.judging.protocols.absolute.frame import judgments_frame
+from annotation.judging.protocols.absolute.selectors import item_next_for_judge
+from annotation.judging.protocols.absolute.services import judgment_submit
 from annotation.judging.selectors.export_rows import TIDY_EXPORT_COLUMNS, export_tidy_rows
-from annotation.judging.selectors.frame import judgments_frame
-from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+from annotation.judging.selectors.judge import assignment_for_judge
 from annotation.judging.selectors.qc import judge_qc
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
-from annotation.judging.services.submission import judgment_submit
 from tests.conftest import shows_nan
 
 from .conftest import new_key, rate_all_via_service

@@ -50,8 +50,8 @@ def come_back(link, params: dict | None = None, client: Client | None = None):
 def rate(study, user, n: int | None = None, active: float = 5.0) -> int:
     """Rate the next ``n`` items (all when None) of ``user`` through the judging service. Returns how many."""
     from annotation.judging.models import Assignment
-    from annotation.judging.selectors.judge import item_next_for_judge
-    from annotation.judging.services.submission import judgment_submit
+    from annotation.judging.protocols.absolute.selectors import item_next_for_judge
+    from annotation.judging.protocols.absolute.services import judgment_submit
     from annotation.judging.tokens import serve_stamp_make
 
     assignment = Assignment.objects.get(study=study, judge=user)

@@ -17,9 +17,9 @@ from rest_framework.test import APIClient
 from annotation.adaptive import publication, refresh
 from annotation.adaptive import services as adaptive
 from annotation.judging.models import Assignment
+from annotation.judging.protocols.absolute.hot_path import item_next_for_judge_fast
 from annotation.judging.protocols.absolute.models import AssignmentItem, Judgment
-from annotation.judging.selectors.hot_path import item_next_for_judge_fast
-from annotation.judging.services.submission import judgment_submit
+from annotation.judging.protocols.absolute.services import judgment_submit
 from annotation.judging.tokens import serve_stamp_make
 from annotation.models import Study
 from tests.annotation.judging.conftest import real_database_file

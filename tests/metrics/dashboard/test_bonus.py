@@ -8,9 +8,9 @@ from decimal import Decimal
 
 import pytest
 
-from annotation.judging.selectors.hot_path import item_next_for_judge_fast
+from annotation.judging.protocols.absolute.hot_path import item_next_for_judge_fast
+from annotation.judging.protocols.absolute.services import judgment_submit
 from annotation.judging.selectors.judge import assignment_for_judge
-from annotation.judging.services.submission import judgment_submit
 from annotation.participation import services as participation
 from metrics.dashboard.bonus import BonusRule, bonus_lines, bonus_sums, mturk_bonus_csv, prolific_bulk_bonus
 from tests.metrics.reports.conftest import make_study_data, open_judging

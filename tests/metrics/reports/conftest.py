@@ -112,9 +112,9 @@ def build_now(study, user=None, **settings):
 
 def submit_as_real_judge(study, user, *, overall=3):
     """One judgment submitted by a real (late-joining) judge through the judging service."""
-    from annotation.judging.selectors.judge import item_next_for_judge
+    from annotation.judging.protocols.absolute.selectors import item_next_for_judge
+    from annotation.judging.protocols.absolute.services import judgment_submit
     from annotation.judging.services.assignments import assignment_ensure_for_judge
-    from annotation.judging.services.submission import judgment_submit
     from annotation.services.membership import study_member_add
 
     study_member_add(study=study, user=user, role=Role.JUDGE)

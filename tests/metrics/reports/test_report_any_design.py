@@ -8,8 +8,8 @@ import re
 
 import pytest
 
+from annotation.judging.protocols.absolute.imports import judgments_import_file
 from annotation.judging.services.design import design_update
-from annotation.judging.services.judgment_import import judgments_import_file
 from metrics.reports.models import Report, ReportPlot
 from metrics.reports.services.build import report_build
 from metrics.reports.services.queueing import report_create

@@ -8,8 +8,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from scipy import stats
 
+from annotation.judging.protocols.absolute.frame import judgments_frame
 from annotation.judging.selectors.design import study_control_expected, study_qc_tests
-from annotation.judging.selectors.frame import judgments_frame
 from annotation.judging.selectors.qc import judgments_fingerprint
 from annotation.judging.services.exclusions import judge_exclusion_set
 from metrics import selectors as metric_selectors

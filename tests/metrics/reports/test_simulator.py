@@ -10,8 +10,8 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
 from annotation.enums import Role
+from annotation.judging.protocols.absolute.frame import judgments_frame
 from annotation.judging.protocols.absolute.models import AssignmentItem, Judgment
-from annotation.judging.selectors.frame import judgments_frame
 from annotation.judging.selectors.progress import study_progress
 from annotation.judging.selectors.qc import judge_qc
 from annotation.judging.services.opening import study_judging_close

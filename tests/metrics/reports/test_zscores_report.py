@@ -13,9 +13,9 @@ import re
 import pandas as pd
 import pytest
 
-from annotation.judging.selectors.frame import judgments_frame
+from annotation.judging.protocols.absolute.frame import judgments_frame
+from annotation.judging.protocols.absolute.imports import judgments_import_file
 from annotation.judging.services.design import design_update
-from annotation.judging.services.judgment_import import judgments_import_file
 from metrics.reports.exports.csv_json import report_json_text, table_csv
 from metrics.reports.exports.latex import table_latex
 from metrics.reports.exports.tables import report_tables, table_by_slug

@@ -80,7 +80,7 @@ def _synthetic_frame(study) -> pd.DataFrame:
 @pytest.fixture
 def judged(monkeypatch, metric_study):
     """The judging app's frame, synthesised: two judges rate every candidate."""
-    import annotation.judging.selectors.frame as judging  # where pem_out_of_fold looks the frame up
+    import annotation.judging.protocols.absolute.frame as judging  # where pem_out_of_fold looks the frame up
 
     frames = {metric_study.pk: _synthetic_frame(metric_study)}
     monkeypatch.setattr(
@@ -166,7 +166,7 @@ def test_a_pem_model_appears_on_the_metrics_page_with_its_test_correlation(
 
 
 def test_training_is_refused_before_any_overall_judgment_exists(monkeypatch, metric_study, researcher):
-    import annotation.judging.selectors.frame as judging  # where pem_out_of_fold looks the frame up
+    import annotation.judging.protocols.absolute.frame as judging  # where pem_out_of_fold looks the frame up
 
     monkeypatch.setattr(judging, "judgments_frame", lambda *, study, include_excluded_judges=False: pd.DataFrame())
     with pytest.raises(ValidationError, match="no overall judgments"):
@@ -175,7 +175,7 @@ def test_training_is_refused_before_any_overall_judgment_exists(monkeypatch, met
 
 
 def test_training_with_too_few_originals_fails_with_the_reason(monkeypatch, researcher, feature_resources):
-    import annotation.judging.selectors.frame as judging  # where pem_out_of_fold looks the frame up
+    import annotation.judging.protocols.absolute.frame as judging  # where pem_out_of_fold looks the frame up
 
     tiny = make_study(researcher, name="Two originals", with_control=False)
     Candidate.objects.filter(original__study=tiny).exclude(original__external_id__in=["v0", "v1"]).delete()
@@ -197,10 +197,11 @@ def test_training_with_too_few_originals_fails_with_the_reason(monkeypatch, rese
 def test_pem_trains_on_judgments_submitted_through_the_judging_app(researcher, make_user, feature_resources):
     """Real judgments: the study is opened (controls and assignments built), two judges rate every item."""
     from annotation.judging.protocols.absolute.models import AssignmentItem
-    from annotation.judging.selectors.judge import assignment_for_judge, item_next_for_judge
+    from annotation.judging.protocols.absolute.selectors import item_next_for_judge
+    from annotation.judging.protocols.absolute.services import judgment_submit
+    from annotation.judging.selectors.judge import assignment_for_judge
     from annotation.judging.services.design import design_update
     from annotation.judging.services.opening import study_judging_open
-    from annotation.judging.services.submission import judgment_submit
     from annotation.services.membership import study_member_add
 
     study = make_study(researcher, name="Judged study", with_control=False)

@@ -12,8 +12,8 @@ from django.db import transaction
 from annotation.importing.parabank import PARABANK_CRITERIA, parabank_files
 from annotation.importing.reading import StudyImportError
 from annotation.importing.studies import parse_study_file
+from annotation.judging.protocols.absolute.imports import judgments_import_file
 from annotation.judging.services.design import design_update
-from annotation.judging.services.judgment_import import judgments_import_file
 from annotation.models import Study
 from annotation.services.imports import study_import_parsed
 from annotation.services.studies import study_create

@@ -13,10 +13,10 @@ import pandas as pd
 
 from annotation.models import Study
 
-from ..enums import CONTROL_KIND_OF_SYSTEM_KIND
-from ..protocols.absolute.models import Judgment
-from .design import study_criteria_slugs
-from .exclusions import judges_excluded
+from ...enums import CONTROL_KIND_OF_SYSTEM_KIND
+from ...selectors.design import study_criteria_slugs
+from ...selectors.exclusions import judges_excluded
+from .models import Judgment
 
 JUDGMENT_FRAME_COLUMNS = (
     "judge",

@@ -9,10 +9,12 @@ same seed reproduces the same orders after a reset. Called through the protocol 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Count
+from django.utils.translation import gettext
 
 from annotation.judging.services.opening import (
     assignment_write,
@@ -20,12 +22,17 @@ from annotation.judging.services.opening import (
     judges_per_item,
     study_items,
 )
+from annotation.judging.services.queueing import after_judgment
 from annotation.models import Study
 from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
 
-from ...enums import JudgesMode
+from ... import scales
+from ...defaults import default_criteria
+from ...enums import JudgesMode, JudgmentSource
+from ...errors import JudgmentInvalid
 from ...models import Assignment, JudgingDesign
-from .models import AssignmentItem
+from ...services.submission import SubmitResult, active_seconds_clean, key_clean, submission_store
+from .models import AssignmentItem, Judgment
 
 
 def absolute_assignments_write(*, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
@@ -95,10 +102,74 @@ def absolute_assignment_for_participant(
     return assignment_write(study=study, judge=judge, seed=seed, candidate_ids=[pks[i] for i in order], late=True)
 
 
-def absolute_release_unfinished(*, assignment: Assignment) -> int:
-    """Delete the items not rated yet (rated ones and their judgments stay); return how many."""
-    deleted, _ = AssignmentItem.objects.filter(assignment=assignment, done_at__isnull=True).delete()
-    if deleted:
-        assignment.n_items = AssignmentItem.objects.filter(assignment=assignment).count()
-        assignment.save(update_fields=["n_items", "updated_at"])
-    return deleted
+def _design_criteria(study: Study) -> list[dict]:
+    design = JudgingDesign.objects.filter(study=study).only("criteria").order_by().first()
+    return design.criteria if design is not None else default_criteria()
+
+
+def scores_clean(*, criteria: list[dict], scores: Mapping[str, object]) -> dict[str, int | float]:
+    """Check one judgment's values against the design's criteria and scales.
+
+    Every criterion needs a value on its own scale (:func:`annotation.judging.scales.value_clean`);
+    unknown criteria are refused. Raises :class:`JudgmentInvalid` naming each problem.
+    """
+    slugs = [c["slug"] for c in criteria]
+    if not isinstance(scores, Mapping):
+        raise JudgmentInvalid(f"scores must map each criterion ({', '.join(slugs)}) to a value on its scale")
+    errors: dict[str, list[str]] = {}
+    for name in scores:
+        if name not in slugs:
+            errors.setdefault(str(name), []).append(f"unknown criterion; the criteria are {', '.join(slugs)}")
+    out: dict[str, int | float] = {}
+    for c in criteria:
+        v = scores.get(c["slug"])
+        if v is None or v == "":
+            errors.setdefault(c["slug"], []).append(gettext("this criterion needs a value"))
+            continue
+        try:
+            out[c["slug"]] = scales.value_clean(c["scale"], v)
+        except ValueError as exc:
+            errors.setdefault(c["slug"], []).append(str(exc))
+    if errors:
+        raise JudgmentInvalid(
+            gettext("Rate every criterion on its scale — %(problems)s.")
+            % {"problems": "; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items())},
+            field_errors=errors,
+        )
+    return out
+
+
+def judgment_submit(
+    *,
+    study: Study,
+    judge: User,
+    token: str,
+    key: str,
+    scores: Mapping[str, object],
+    serve_stamp: str,
+    active_seconds: float | None = None,
+    source: str = JudgmentSource.API,
+) -> SubmitResult:
+    """Store one judge's values (one per criterion of the design) for one item of their
+    assignment: the absolute protocol's submission, on :func:`submission_store`.
+
+    Checks, in order: the key's form, the scores (every criterion of the design, each on
+    its own scale: :func:`scores_clean`), the active time, then what the shared core
+    checks. A new judgment runs the automatic QC screen-out
+    (:func:`annotation.judging.services.queueing.after_judgment`) once it is stored.
+    """
+    key = key_clean(key)
+    clean = scores_clean(criteria=_design_criteria(study), scores=scores)
+    return submission_store(
+        study=study,
+        judge=judge,
+        token=token,
+        key=key,
+        values=clean,
+        serve_stamp=serve_stamp,
+        active_seconds=active_seconds_clean(active_seconds),
+        source=source,
+        item_model=AssignmentItem,
+        judgment_model=Judgment,
+        after_stored=after_judgment,
+    )

@@ -8,29 +8,27 @@ from annotation.models import Study
 from metrics.dashboard.services.figures import absolute_answers
 
 from ... import scales, training
-from ...defaults import PEM_REPORT_TARGET
+from ...defaults import PEM_REPORT_TARGET, default_criteria
 from ...enums import ImportMode
 from ...errors import JudgingError
 from ...models import Assignment, JudgingDesign
 from ...selectors.design import study_criteria
-from ...selectors.frame import judgments_frame
-from ...selectors.judge import JudgeItem, item_for_judge, item_next_for_judge, item_previous_for_judge
-from ...services.judgment_import import JudgmentImportSummary, judgments_import_file
 from ..base import JudgingProtocol, PlannerPilot
 from ..registry import register
+from .frame import judgments_frame
+from .imports import JudgmentImportSummary, judgments_import_file
 from .models import AssignmentItem, Judgment
+from .selectors import JudgeItem, item_for_judge, item_next_for_judge, item_previous_for_judge
 from .services import (
     absolute_assignment_for_participant,
     absolute_assignment_late,
     absolute_assignments_write,
-    absolute_release_unfinished,
+    scores_clean,
 )
 
 
 def _criteria(design: JudgingDesign | None) -> list[dict]:
     if design is None:
-        from ...defaults import default_criteria
-
         return default_criteria()
     return design.criteria
 
@@ -48,7 +46,9 @@ class AbsoluteProtocol(JudgingProtocol):
     fingerprint_key = "judgments"
     fingerprint_always = True
     judge_page = "judging:rate"
-    instructions_template = "judging/instructions.html"
+    instructions_template = "judging/absolute/instructions.html"
+    training_items_template = "judging/absolute/_training_items.html"
+    training_template = "judging/absolute/training.html"
     # The rating page's answers are digits (the scale's points), so B may go back.
     back_keys = ("b", "B", "Backspace")
     opens_in_background = True
@@ -77,16 +77,7 @@ class AbsoluteProtocol(JudgingProtocol):
     ) -> Assignment:
         return absolute_assignment_for_participant(study=study, design=design, judge=judge, n_items=n_items)
 
-    def assignment_release_unfinished(self, *, assignment: Assignment) -> int:
-        return absolute_release_unfinished(assignment=assignment)
-
-    def items_done(self, *, assignment: Assignment) -> int:
-        return AssignmentItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
-
-    def items_remaining(self, *, assignment: Assignment) -> int:
-        return AssignmentItem.objects.filter(assignment=assignment, done_at__isnull=True).count()
-
-    # Its items are rated on the rating page (annotation/judging/views/judge.py); its attention
+    # Its items are rated on the rating page (its views.py); its attention
     # checks have a page of their own (``attention_page``), so it answers no entry_attention.
 
     def entry_next(self, *, assignment: Assignment) -> JudgeItem | None:
@@ -125,8 +116,6 @@ class AbsoluteProtocol(JudgingProtocol):
         return training.training_item_errors(criteria=_criteria(design), row=row, from_text=from_text)
 
     def training_answer_clean(self, *, design: JudgingDesign | None, answers, from_text: bool) -> dict:
-        from annotation.judging.services.submission import scores_clean
-
         criteria = _criteria(design)
         if from_text:  # a form posts text: read each value as its scale reads text
             answers = {c["slug"]: training.value_from_text(c, answers.get(c["slug"])) for c in criteria}

@@ -74,7 +74,6 @@ EsaNextItemApi, EsaItemDetailApi, EsaSubmitApi = judge_api_views(
         unit=ESA,
         not_protocol="This study is not an error span annotation study.",
         token_field="item",
-        entry_field="item",
         entry_serializer=EsaItemSerializer,
         next_serializer=EsaNextSerializer,
         submit_input=EsaSubmitInputSerializer,

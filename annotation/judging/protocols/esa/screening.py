@@ -40,6 +40,7 @@ would pre-fill for its texts (:func:`~.services.proposals_for`), as a real item 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import random
 from collections.abc import Mapping
@@ -47,16 +48,16 @@ from collections.abc import Mapping
 from django.contrib.auth.models import User
 from django.utils.translation import gettext
 
-from annotation.judging.selectors.judge import original_context
 from annotation.models import Original, Study
 from metrics.core.assignment import derive_seed
 
 from ...enums import JudgmentSource
 from ...errors import JudgmentInvalid
 from ...models import AttentionAnswer, AttentionCheck, JudgingDesign, TrainingItem
-from ...selectors.judge import place_among_checks, previous_among_checks
-from ...services.submission import SubmitResult, active_seconds_clean, attention_store, key_clean
-from ...tokens import serve_stamp_make
+from ...selectors.judge import attention_entry_fields, attention_unrelated_text
+from ...services.submission import SubmitResult, attention_check_of_judge, entry_answer_submit
+from ...training import training_texts_clean
+from ..base import items_answered
 from .models import EsaItem, EsaJudgment
 from .services import (
     SCORE_MAX,
@@ -65,13 +66,11 @@ from .services import (
     categories_allowed,
     esa_item_for_judge,
     esa_submit,
-    items_done,
     proposals_for,
     score_clean,
     spans_clean,
 )
 
-MAX_TEXT_CHARS, MAX_EXPLANATION_CHARS = 2000, 2000
 TEXT_COLUMNS = ("original", "candidate", "explanation")
 REFERENCE_COLUMNS = ("score_min", "score_max", "major")
 #: What a training reference may be given for (the pass rule's "questions checked").
@@ -113,20 +112,7 @@ def _major_read(v: object) -> bool | None:
 def training_item_clean(*, row: Mapping[str, object]) -> tuple[dict, dict]:
     """(clean :class:`TrainingItem` fields, errors by column) for one item given as a flat
     mapping: ``original``, ``candidate``, ``explanation``, ``score_min``, ``score_max``, ``major``."""
-    errors: dict[str, list[str]] = {}
-    texts: dict[str, str] = {}
-    for col in TEXT_COLUMNS:
-        v = row.get(col, "")
-        v = "" if v is None else v
-        limit = MAX_EXPLANATION_CHARS if col == "explanation" else MAX_TEXT_CHARS
-        if not isinstance(v, str):
-            errors.setdefault(col, []).append("must be text")
-        elif col != "explanation" and not v.strip():
-            errors.setdefault(col, []).append("this column needs a text")
-        elif len(v) > limit:
-            errors.setdefault(col, []).append(f"at most {limit} characters")
-        else:
-            texts[col] = v.strip()
+    texts, errors = training_texts_clean(row=row, columns=TEXT_COLUMNS)
     expected: dict = {}
     bounds: dict[str, float | None] = {}
     for col in ("score_min", "score_max"):
@@ -285,11 +271,6 @@ def attention_passed(*, kind: str, bound: float, spans: list, score: float) -> b
     return major or score <= bound + 1e-9
 
 
-#: When the judge's items have a single original: the unrelated sentence (in the page's language).
-def _unrelated_fallback() -> str:
-    return gettext("The train to the coast leaves from platform four at seven in the morning.")
-
-
 def attention_texts(check: AttentionCheck) -> tuple[Original, str]:
     """(the original shown, the candidate shown): drawn again from the judge's seed and the token."""
     assignment = check.assignment
@@ -299,7 +280,7 @@ def attention_texts(check: AttentionCheck) -> tuple[Original, str]:
     if check.criterion == COPY:
         return original, original.text
     others = [i for i in ids if i != original.pk]
-    return original, (Original.objects.get(pk=rng.choice(others)).text if others else _unrelated_fallback())
+    return original, attention_unrelated_text(rng, others)
 
 
 def attention_score(*, design: JudgingDesign | None, check: AttentionCheck, value: object) -> tuple[float, bool]:
@@ -319,26 +300,21 @@ def attention_item(*, check: AttentionCheck) -> JudgeEsaItem:
     place, progress, way back, proposals, serve stamp and context), its token the check's."""
     assignment = check.assignment
     original, candidate = attention_texts(check)
-    done = items_done(assignment=assignment)
-    previous = previous_among_checks(assignment=assignment, item_model=EsaItem, check=check)
     design = JudgingDesign.objects.get(study_id=assignment.study_id)
-    shown = bool(design.show_context)
-    before, after = original_context(original) if shown else ((), ())
     proposed = proposals_for(design=design, original=original.text, candidate=candidate)
     return JudgeEsaItem(
-        token=check.token,
-        **_place(check, done),
+        **attention_entry_fields(
+            check=check,
+            done=items_answered(item_model=EsaItem, assignment=assignment),
+            item_model=EsaItem,
+            original=original,
+            shown=bool(design.show_context),
+        ),
         original=original.text,
         candidate=candidate,
         spans=[dict(s, proposed=True) for s in proposed],
         score=None,
         proposals_pending=bool(proposed),
-        revision=0,
-        previous_token=previous,
-        serve_stamp=serve_stamp_make(check.token),
-        context_shown=shown,
-        context_before=before,
-        context_after=after,
     )
 
 
@@ -362,83 +338,35 @@ def answer_submit(
     (:func:`~annotation.judging.services.submission.submission_store`) or the check's
     (:func:`~annotation.judging.services.submission.attention_store`, which also scores it
     with the study's policy)."""
-    check = attention_check_of_judge(study_id=study.pk, judge_id=judge.pk, token=token)
-    if check is None:
-        judgment, created = esa_submit(
-            study=study,
-            judge=judge,
-            token=token,  # type: ignore[arg-type]  # a non-text token is no item: ItemNotFound
-            key=key,  # type: ignore[arg-type]  # key_clean refuses what is not a key
-            spans=spans,
-            score=score,
-            serve_stamp=serve_stamp,  # type: ignore[arg-type]  # the core refuses a non-text stamp
-            active_seconds=active_seconds,  # type: ignore[arg-type]  # active_seconds_clean reads it
-            source=source,
-        )
-        return SubmitResult(judgment=judgment, created=created)
-    clean_key = key_clean(key)
-    design = JudgingDesign.objects.get(study=study)
-    original, candidate = attention_texts(check)
-    values = {
-        "spans": spans_clean(
-            spans=spans, original=original.text, candidate=candidate, categories=categories_allowed(design)
-        ),
-        "score": score_clean(score),
-    }
-    active_seconds_clean(active_seconds)  # refused as for an item; a check keeps no timing
-    return attention_store(
+
+    def check_values(check: AttentionCheck) -> dict:
+        design = JudgingDesign.objects.get(study=study)
+        original, candidate = attention_texts(check)
+        return {
+            "spans": spans_clean(
+                spans=spans, original=original.text, candidate=candidate, categories=categories_allowed(design)
+            ),
+            "score": score_clean(score),
+        }
+
+    return entry_answer_submit(
         study=study,
         judge=judge,
-        check=check,
-        key=clean_key,
-        values=values,
+        token=token,
+        key=key,
         serve_stamp=serve_stamp,
-        item_model=EsaItem,
-        judgment_model=EsaJudgment,
-        score=lambda v: (
+        active_seconds=active_seconds,
+        source=source,
+        item_submit=functools.partial(esa_submit, spans=spans, score=score),
+        check_values=check_values,
+        check_score=lambda check, v: (
             float(v["score"]),  # type: ignore[arg-type]  # score_clean gave a number
             attention_passed(kind=check.criterion, bound=check.expected, spans=v["spans"], score=v["score"]),  # type: ignore[arg-type]
         ),
+        item_model=EsaItem,
+        judgment_model=EsaJudgment,
         fields_of=lambda v: {"spans": v["spans"], "score": v["score"]},
     )
-
-
-def attention_check_of_judge(*, study_id: int, judge_id: int, token: object) -> AttentionCheck | None:
-    """The judge's attention check with ``token`` (answered or not), or None: an item's token."""
-    if not isinstance(token, str):
-        return None
-    return (
-        AttentionCheck.objects.select_related("assignment")
-        .filter(token=token, assignment__study_id=study_id, assignment__judge_id=judge_id)
-        .first()
-    )
-
-
-def qc_rows_with_attention(*, study, rows: list[dict]) -> list[dict]:
-    """The QC rows with ``attention`` (answered, passed) per judge; a judge with attention
-    checks but no annotated control gets a row of their own."""
-    from annotation.judging.selectors.exclusions import judges_excluded
-
-    from ...screening import attention_results
-
-    attention = attention_results(study=study)
-    out = [r | {"attention": attention.get(r["judge"])} for r in rows]
-    seen = {r["judge"] for r in rows}
-    excluded = judges_excluded(study=study)
-    for judge in sorted(set(attention) - seen):
-        out.append(
-            {
-                "judge": judge,
-                "n": 0,
-                "passed": 0,
-                "rate": None,
-                "passes": None,
-                "failures": [],
-                "excluded": judge in excluded,
-                "attention": attention[judge],
-            }
-        )
-    return sorted(out, key=lambda r: r["judge"])
 
 
 def posted_spans(posted: Mapping[str, object]) -> list[dict]:
@@ -473,11 +401,3 @@ def item_for_judge(*, study: Study, judge, token: str) -> JudgeEsaItem:
             spans=[dict(s) for s in values.get("spans") or []],
         )
     return entry
-
-
-def _place(check: AttentionCheck, done: int) -> dict[str, int]:
-    """The check's position, total and done count as the judge is shown them (checks count as items)."""
-    position, total, shown_done = place_among_checks(
-        assignment=check.assignment, position=done + 1, done=done, check=check
-    )
-    return {"position": position, "total": total, "done": shown_done}

@@ -36,7 +36,6 @@ from django.db.models import Count
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from annotation.judging.selectors.judge import original_context
 from annotation.judging.services.opening import judges_per_item, study_items
 from annotation.models import Candidate, Study
 from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
@@ -45,11 +44,11 @@ from metrics.core.spans.offsets import span_problem
 from metrics.core.spans.prefill import SpanShape, proposal_order, propose_spans, span_shapes, spans_like
 
 from ...enums import CONTROL_SYSTEM_PREFIX, EsaPrefill, JudgesMode, JudgmentSource
-from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
+from ...errors import CannotOpen, JudgmentInvalid
 from ...models import Assignment, JudgingDesign
-from ...selectors.judge import JudgeEntry, place_among_checks, previous_among_checks
+from ...selectors.judge import JudgeEntry, item_before, item_entry_fields, item_of_judge
 from ...services.submission import active_seconds_clean, key_clean, submission_store
-from ...tokens import item_token_new, serve_stamp_make
+from ...tokens import item_token_new
 from .models import EsaItem, EsaJudgment, EsaProposal
 
 logger = logging.getLogger(__name__)
@@ -273,23 +272,6 @@ def esa_assignment_for_participant(
     return assignment
 
 
-def esa_release_unfinished(*, assignment: Assignment) -> int:
-    """Delete the items not annotated yet (done ones and their judgments stay); return how many."""
-    deleted, _ = EsaItem.objects.filter(assignment=assignment, done_at__isnull=True).delete()
-    if deleted:
-        assignment.n_items = EsaItem.objects.filter(assignment=assignment).count()
-        assignment.save(update_fields=["n_items", "updated_at"])
-    return deleted
-
-
-def items_done(*, assignment: Assignment) -> int:
-    return EsaItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
-
-
-def items_remaining(*, assignment: Assignment) -> int:
-    return EsaItem.objects.filter(assignment=assignment, done_at__isnull=True).count()
-
-
 # --- spans -----------------------------------------------------------------------------
 
 
@@ -448,33 +430,19 @@ def _items_with_texts():
 
 def _judge_item(item: EsaItem, *, assignment: Assignment) -> JudgeEsaItem:
     latest = EsaJudgment.objects.filter(item=item, is_latest=True).first() if item.done_at else None
-    previous = previous_among_checks(assignment=assignment, item_model=EsaItem, position=item.position)
     shown = JudgingDesign.objects.filter(study_id=assignment.study_id, show_context=True).exists()
     original = item.candidate.original
-    before, after = original_context(original) if shown else ((), ())
     if latest is not None:
         spans = [dict(s) for s in latest.spans]
     else:
         spans = [dict(s, proposed=True) for s in item.proposed]
-    position, total, done = place_among_checks(
-        assignment=assignment, position=item.position, done=items_done(assignment=assignment)
-    )
     return JudgeEsaItem(
-        token=item.token,
-        position=position,
-        total=total,
-        done=done,
+        **item_entry_fields(item=item, assignment=assignment, latest=latest, original=original, shown=shown),
         original=original.text,
         candidate=item.candidate.text,
         spans=spans,
         score=latest.score if latest else None,
         proposals_pending=latest is None and bool(item.proposed),
-        revision=latest.revision if latest else 0,
-        previous_token=previous,
-        serve_stamp=serve_stamp_make(item.token),
-        context_shown=shown,
-        context_before=before,
-        context_after=after,
     )
 
 
@@ -484,35 +452,15 @@ def esa_item_next_for_judge(*, assignment: Assignment) -> JudgeEsaItem | None:
     return None if item is None else _judge_item(item, assignment=assignment)
 
 
-def _own_item(*, study: Study, judge: User, token: object) -> EsaItem:
-    item = (
-        _items_with_texts()
-        .select_related("assignment")
-        .filter(token=token, assignment__study=study, assignment__judge=judge)
-        .first()
-        if isinstance(token, str)
-        else None
-    )
-    if item is None:
-        raise ItemNotFound(gettext("There is no such item in your assignment for this study."))
-    return item
-
-
 def esa_item_for_judge(*, study: Study, judge: User, token: str) -> JudgeEsaItem:
-    item = _own_item(study=study, judge=judge, token=token)
+    item = item_of_judge(_items_with_texts(), study=study, judge=judge, token=token)
     return _judge_item(item, assignment=item.assignment)
 
 
 def esa_item_previous_for_judge(*, study: Study, judge: User) -> JudgeEsaItem | None:
     """The item before the resume point (the last one when all are done); None at the start."""
-    assignment = Assignment.objects.filter(study=study, judge=judge).first()
-    if assignment is None:
-        raise ItemNotFound(gettext("You have no assignment in this study."))
-    nxt = EsaItem.objects.filter(assignment=assignment, done_at__isnull=True).order_by("position").first()
-    position = (nxt.position if nxt else assignment.n_items + 1) - 1
-    if position < 1:
-        return None
-    return _judge_item(_items_with_texts().get(assignment=assignment, position=position), assignment=assignment)
+    item, assignment = item_before(_items_with_texts(), study=study, judge=judge)
+    return None if item is None else _judge_item(item, assignment=assignment)
 
 
 def _fields_of(values: Mapping[str, object]) -> dict[str, Any]:
@@ -545,7 +493,7 @@ def esa_submit(
     """
     key = key_clean(key)
     design = JudgingDesign.objects.get(study=study)
-    item = _own_item(study=study, judge=judge, token=token)
+    item = item_of_judge(_items_with_texts(), study=study, judge=judge, token=token)
     clean = spans_clean(
         spans=spans,
         original=item.candidate.original.text,

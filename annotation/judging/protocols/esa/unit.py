@@ -11,6 +11,7 @@ from annotation.models import Study
 
 from ...enums import EsaPrefill
 from ...models import Assignment, JudgingDesign
+from ...screening import qc_rows_with_attention
 from ..base import AnswerKey, JudgingProtocol, PlannerPilot, long_format_options_refuse
 from ..registry import register
 from . import screening as esa_screening
@@ -26,9 +27,6 @@ from .services import (
     esa_assignments_write,
     esa_item_next_for_judge,
     esa_item_previous_for_judge,
-    esa_release_unfinished,
-    items_done,
-    items_remaining,
 )
 from .words import page_words
 
@@ -101,15 +99,6 @@ class EsaProtocol(JudgingProtocol):
     ) -> Assignment:
         return esa_assignment_for_participant(study=study, design=design, judge=judge, n_items=n_items)
 
-    def assignment_release_unfinished(self, *, assignment: Assignment) -> int:
-        return esa_release_unfinished(assignment=assignment)
-
-    def items_done(self, *, assignment: Assignment) -> int:
-        return items_done(assignment=assignment)
-
-    def items_remaining(self, *, assignment: Assignment) -> int:
-        return items_remaining(assignment=assignment)
-
     def entry_next(self, *, assignment: Assignment) -> JudgeEsaItem | None:
         return esa_item_next_for_judge(assignment=assignment)
 
@@ -133,7 +122,11 @@ class EsaProtocol(JudgingProtocol):
         return {"categories": list(design.esa_categories), "prefilled": design.esa_prefill != EsaPrefill.NONE}
 
     def qc_rows(self, *, study: Study) -> list[dict]:
-        return esa_screening.qc_rows_with_attention(study=study, rows=esa_qc(study=study))
+        return qc_rows_with_attention(
+            study=study,
+            rows=esa_qc(study=study),
+            blank={"n": 0, "passed": 0, "rate": None, "passes": None, "failures": []},
+        )
 
     # --- training and attention checks (:mod:`.screening`) -----------------------------------
 

@@ -68,7 +68,6 @@ RankingNextApi, RankingDetailApi, RankingSubmitApi = judge_api_views(
         unit=RANKING,
         not_protocol="This study is not a ranking study.",
         token_field="ranking",
-        entry_field="ranking",
         entry_serializer=RankingEntrySerializer,
         next_serializer=RankingNextSerializer,
         submit_input=RankingSubmitInputSerializer,

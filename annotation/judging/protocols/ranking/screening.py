@@ -35,6 +35,7 @@ copy), and the two are not in the same group. It is an
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
 import re
 from collections.abc import Mapping
@@ -42,16 +43,16 @@ from collections.abc import Mapping
 from django.contrib.auth.models import User
 from django.utils.translation import gettext
 
-from annotation.judging.selectors.judge import original_context
-from annotation.models import Candidate, Original, Study
+from annotation.models import Candidate, Study
 from metrics.core.assignment import derive_seed
 
 from ...enums import JudgmentSource
 from ...errors import JudgmentInvalid
 from ...models import AttentionAnswer, AttentionCheck, JudgingDesign, TrainingItem
-from ...selectors.judge import place_among_checks, previous_among_checks
-from ...services.submission import SubmitResult, active_seconds_clean, attention_store, key_clean
-from ...tokens import serve_stamp_make
+from ...selectors.judge import attention_entry_fields, attention_unrelated_text
+from ...services.submission import SubmitResult, attention_check_of_judge, entry_answer_submit
+from ...training import MAX_EXPLANATION_CHARS, MAX_TEXT_CHARS
+from ..base import items_answered
 from .models import RankingItem, RankingJudgment
 from .services import (
     JudgeRanking,
@@ -60,13 +61,12 @@ from .services import (
     places_of,
     ranking_for_judge,
     ranking_submit,
-    rankings_done,
 )
 
 #: The one "question" of a ranking: the order (the pass rule's ``training_criteria`` may name it).
 QUESTION = "ranking"
 K_MIN, K_MAX = 2, 6
-MAX_TEXT_CHARS, MAX_EXPLANATION_CHARS = 2000, 2000
+
 CANDIDATE_COLUMNS = tuple(f"p{i}" for i in range(1, K_MAX + 1))
 #: The feedback's verdict per candidate: its place agrees with the reference's preferences or not.
 SAME, DIFFERENT = "agree", "disagree"
@@ -259,10 +259,6 @@ def attention_draw(*, rng: random.Random) -> tuple[str, float]:
     return QUESTION, 1.0
 
 
-def _unrelated_fallback() -> str:
-    return gettext("The train to the coast leaves from platform four at seven in the morning.")
-
-
 def attention_layout(*, check: AttentionCheck) -> tuple[RankingItem, list[str], int, int]:
     """(the set it is built on, the k texts in screen order, the copy's place, the unrelated
     sentence's place), drawn again the same each time from the judge's seed and the token."""
@@ -275,7 +271,7 @@ def attention_layout(*, check: AttentionCheck) -> tuple[RankingItem, list[str], 
     texts = [texts_by_id[c] for c in item.candidates]
     copy_place, unrelated_place = rng.sample(range(1, len(texts) + 1), 2)
     others = sorted({i.original_id for i in items} - {item.original_id})
-    unrelated = Original.objects.get(pk=rng.choice(others)).text if others else _unrelated_fallback()
+    unrelated = attention_unrelated_text(rng, others)
     texts[copy_place - 1] = item.original.text
     texts[unrelated_place - 1] = unrelated
     return item, texts, copy_place, unrelated_place
@@ -286,25 +282,21 @@ def attention_entry(*, check: AttentionCheck) -> JudgeRanking:
     position, progress, way back, serve stamp and context), its token the check's."""
     assignment = check.assignment
     item, texts, _copy, _unrelated = attention_layout(check=check)
-    done = rankings_done(assignment=assignment)
-    previous = previous_among_checks(assignment=assignment, item_model=RankingItem, check=check)
     design = JudgingDesign.objects.get(study_id=assignment.study_id)
-    before, after = original_context(item.original) if design.show_context else ((), ())
     return JudgeRanking(
-        token=check.token,
-        **_place(check, done),
+        **attention_entry_fields(
+            check=check,
+            done=items_answered(item_model=RankingItem, assignment=assignment),
+            item_model=RankingItem,
+            original=item.original,
+            shown=design.show_context,
+        ),
         original=item.original.text,
         candidates=tuple(texts),
         order=None,
         ranks={},
         scores={},
         asks_scores=design.ranking_scores,
-        revision=0,
-        previous_token=previous,
-        serve_stamp=serve_stamp_make(check.token),
-        context_shown=design.show_context,
-        context_before=before,
-        context_after=after,
     )
 
 
@@ -358,79 +350,34 @@ def answer_submit(
     (:func:`~annotation.judging.services.submission.submission_store`) or the check's
     (:func:`~annotation.judging.services.submission.attention_store`: the same key, screened
     out, study open and serve stamp checks, and the check scored with the study's policy)."""
-    check = attention_check_of_judge(study_id=study.pk, judge_id=judge.pk, token=token)
-    if check is None:
-        judgment, created = ranking_submit(
-            study=study,
-            judge=judge,
-            token=token,  # type: ignore[arg-type]  # a non-text token is no set: ItemNotFound
-            key=key,  # type: ignore[arg-type]  # key_clean refuses what is not a key
-            order=order,
-            scores=scores,
-            serve_stamp=serve_stamp,  # type: ignore[arg-type]  # the core refuses a non-text stamp
-            active_seconds=active_seconds,  # type: ignore[arg-type]  # active_seconds_clean reads it
-            source=source,
+    layout: dict[str, int] = {}
+
+    def check_values(check: AttentionCheck) -> dict:
+        design = JudgingDesign.objects.get(study=study)
+        _item, texts, layout["copy"], layout["unrelated"] = attention_layout(check=check)
+        # The places stand in for candidate ids: the groups and scores come back by place.
+        groups, clean = order_clean(
+            item=RankingItem(candidates=list(range(1, len(texts) + 1))), design=design, order=order, scores=scores
         )
-        return SubmitResult(judgment=judgment, created=created)
-    clean_key = key_clean(key)
-    design = JudgingDesign.objects.get(study=study)
-    _item, texts, copy_place, unrelated_place = attention_layout(check=check)
-    # The places stand in for candidate ids: the groups and scores come back by place.
-    groups, clean = order_clean(
-        item=RankingItem(candidates=list(range(1, len(texts) + 1))), design=design, order=order, scores=scores
-    )
-    active_seconds_clean(active_seconds)  # refused as for a set; a check keeps no timing
-    return attention_store(
+        return {"groups": groups, "scores": clean}
+
+    return entry_answer_submit(
         study=study,
         judge=judge,
-        check=check,
-        key=clean_key,
-        values={"groups": groups, "scores": clean},
+        token=token,
+        key=key,
         serve_stamp=serve_stamp,
+        active_seconds=active_seconds,
+        source=source,
+        item_submit=functools.partial(ranking_submit, order=order, scores=scores),
+        check_values=check_values,
+        check_score=lambda check, v: _check_passed(
+            check, copy_place=layout["copy"], unrelated_place=layout["unrelated"], groups=v["groups"]
+        ),
         item_model=RankingItem,
         judgment_model=RankingJudgment,
-        score=lambda v: _check_passed(check, copy_place=copy_place, unrelated_place=unrelated_place, groups=groups),
         fields_of=dict,
     )
-
-
-def attention_check_of_judge(*, study_id: int, judge_id: int, token: object) -> AttentionCheck | None:
-    """The judge's attention check with ``token`` (answered or not), or None: a set's token."""
-    if not isinstance(token, str):
-        return None
-    return (
-        AttentionCheck.objects.select_related("assignment")
-        .filter(token=token, assignment__study_id=study_id, assignment__judge_id=judge_id)
-        .first()
-    )
-
-
-def qc_rows_with_attention(*, rows: list[dict], study: Study) -> list[dict]:
-    """The ranking QC rows with ``attention`` (checks answered, passed; None: none answered), and a
-    row for a judge who answered checks but has ranked no control yet."""
-    from annotation.judging.selectors.exclusions import judges_excluded
-
-    from ...screening import attention_results
-
-    attention = attention_results(study=study)
-    excluded = judges_excluded(study=study)
-    out = [r | {"attention": attention.get(r["judge"])} for r in rows]
-    seen = {r["judge"] for r in rows}
-    out += [
-        {
-            "judge": j,
-            "n": 0,
-            "correct": 0,
-            "accuracy": None,
-            "pvalue": None,
-            "passes": None,
-            "excluded": j in excluded,
-            "attention": a,
-        }
-        for j, a in sorted(attention.items())
-        if j not in seen
-    ]
-    return out
 
 
 def entry_for_judge(*, study: Study, judge, token: str) -> JudgeRanking:
@@ -451,11 +398,3 @@ def entry_for_judge(*, study: Study, judge, token: str) -> JudgeRanking:
         RankingJudgment(groups=values.get("groups") or [], scores=values.get("scores") or {}),
     )
     return dataclasses.replace(entry, order=order, ranks=ranks, scores=scores, revision=latest.revision)
-
-
-def _place(check: AttentionCheck, done: int) -> dict[str, int]:
-    """The check's position, total and done count as the judge is shown them (checks count as items)."""
-    position, total, shown_done = place_among_checks(
-        assignment=check.assignment, position=done + 1, done=done, check=check
-    )
-    return {"position": position, "total": total, "done": shown_done}

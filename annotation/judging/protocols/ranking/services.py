@@ -30,17 +30,16 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from annotation.judging.selectors.judge import original_context
 from annotation.models import Candidate, Study
 from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
 from metrics.core.ranking.sets import plan_sets, screen_order, set_key, set_key_split
 
 from ...enums import CONTROL_SYSTEM_PREFIX, JudgesMode, JudgmentSource
-from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
+from ...errors import CannotOpen, JudgmentInvalid
 from ...models import Assignment, JudgingDesign
-from ...selectors.judge import JudgeEntry, place_among_checks, previous_among_checks
+from ...selectors.judge import JudgeEntry, item_before, item_entry_fields, item_of_judge
 from ...services.submission import active_seconds_clean, key_clean, submission_store
-from ...tokens import item_token_new, serve_stamp_make
+from ...tokens import item_token_new
 from .models import RankingItem, RankingJudgment
 
 BULK_BATCH = 5000
@@ -181,23 +180,6 @@ def ranking_assignment_for_participant(
     return assignment
 
 
-def ranking_release_unfinished(*, assignment: Assignment) -> int:
-    """Delete the sets not answered yet (answered ones and their judgments stay); return how many."""
-    deleted, _ = RankingItem.objects.filter(assignment=assignment, done_at__isnull=True).delete()
-    if deleted:
-        assignment.n_items = RankingItem.objects.filter(assignment=assignment).count()
-        assignment.save(update_fields=["n_items", "updated_at"])
-    return deleted
-
-
-def rankings_done(*, assignment: Assignment) -> int:
-    return RankingItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
-
-
-def rankings_remaining(*, assignment: Assignment) -> int:
-    return RankingItem.objects.filter(assignment=assignment, done_at__isnull=True).count()
-
-
 # --- the judge's side ------------------------------------------------------------------
 
 
@@ -242,30 +224,18 @@ def places_of(
 
 def _judge_ranking(item: RankingItem, *, assignment: Assignment, design: JudgingDesign) -> JudgeRanking:
     latest = RankingJudgment.objects.filter(item=item, is_latest=True).first() if item.done_at else None
-    previous = previous_among_checks(assignment=assignment, item_model=RankingItem, position=item.position)
     texts = dict(Candidate.objects.filter(pk__in=item.candidates).values_list("id", "text"))
-    before, after = original_context(item.original) if design.show_context else ((), ())
     order, ranks, scores = places_of(item, latest) if latest else (None, {}, {})
-    position, total, done = place_among_checks(
-        assignment=assignment, position=item.position, done=rankings_done(assignment=assignment)
-    )
     return JudgeRanking(
-        token=item.token,
-        position=position,
-        total=total,
-        done=done,
+        **item_entry_fields(
+            item=item, assignment=assignment, latest=latest, original=item.original, shown=design.show_context
+        ),
         original=item.original.text,
         candidates=tuple(texts[c] for c in item.candidates),
         order=order,
         ranks=ranks,
         scores=scores,
         asks_scores=design.ranking_scores,
-        revision=latest.revision if latest else 0,
-        previous_token=previous,
-        serve_stamp=serve_stamp_make(item.token),
-        context_shown=design.show_context,
-        context_before=before,
-        context_after=after,
     )
 
 
@@ -277,44 +247,17 @@ def ranking_next_for_judge(*, assignment: Assignment) -> JudgeRanking | None:
     return _judge_ranking(item, assignment=assignment, design=JudgingDesign.objects.get(study_id=assignment.study_id))
 
 
-def _own_item(*, study: Study, judge: User, token: object) -> RankingItem:
-    item = (
-        _rank_items()
-        .select_related("assignment")
-        .filter(token=token, assignment__study=study, assignment__judge=judge)
-        .first()
-        if isinstance(token, str)
-        else None
-    )
-    if item is None:
-        raise ItemNotFound(gettext("There is no such item in your assignment for this study."))
-    return item
-
-
 def ranking_for_judge(*, study: Study, judge: User, token: str) -> JudgeRanking:
-    item = _own_item(study=study, judge=judge, token=token)
+    item = item_of_judge(_rank_items(), study=study, judge=judge, token=token)
     return _judge_ranking(item, assignment=item.assignment, design=JudgingDesign.objects.get(study=study))
 
 
 def ranking_previous_for_judge(*, study: Study, judge: User, token: str | None = None) -> JudgeRanking | None:
     """The set before ``token`` (or before the resume point); None at the start."""
-    if token is not None:
-        item = _own_item(study=study, judge=judge, token=token)
-        assignment, position = item.assignment, item.position - 1
-    else:
-        found = Assignment.objects.filter(study=study, judge=judge).first()
-        if found is None:
-            raise ItemNotFound(gettext("You have no assignment in this study."))
-        assignment = found
-        nxt = RankingItem.objects.filter(assignment=assignment, done_at__isnull=True).order_by("position").first()
-        position = (nxt.position if nxt else assignment.n_items + 1) - 1
-    if position < 1:
+    item, assignment = item_before(_rank_items(), study=study, judge=judge, token=token)
+    if item is None:
         return None
-    return _judge_ranking(
-        _rank_items().get(assignment=assignment, position=position),
-        assignment=assignment,
-        design=JudgingDesign.objects.get(study=study),
-    )
+    return _judge_ranking(item, assignment=assignment, design=JudgingDesign.objects.get(study=study))
 
 
 def _place(value: object, k: int) -> int:
@@ -444,7 +387,7 @@ def ranking_submit(
     """
     key = key_clean(key)
     design = JudgingDesign.objects.get(study=study)
-    item = _own_item(study=study, judge=judge, token=token)
+    item = item_of_judge(_rank_items(), study=study, judge=judge, token=token)
     groups, clean = order_clean(item=item, design=design, order=order, scores=scores)
     result = submission_store(
         study=study,

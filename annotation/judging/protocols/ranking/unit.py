@@ -8,8 +8,10 @@ from django.contrib.auth.models import User
 from django.utils.translation import gettext
 
 from annotation.models import Study
+from metrics.core.stats.comparison import CONTROL_ACCURACY_BLANK
 
 from ...models import Assignment, JudgingDesign
+from ...screening import qc_rows_with_attention
 from ..base import AnswerKey, JudgingProtocol, PilotUnsupported, PlannerPilot, long_format_options_refuse
 from ..registry import register
 from . import screening as rank_screening
@@ -31,9 +33,6 @@ from .services import (
     ranking_assignments_write,
     ranking_next_for_judge,
     ranking_previous_for_judge,
-    ranking_release_unfinished,
-    rankings_done,
-    rankings_remaining,
 )
 
 
@@ -121,15 +120,6 @@ class RankingProtocol(JudgingProtocol):
     ) -> Assignment:
         return ranking_assignment_for_participant(study=study, design=design, judge=judge, n_items=n_items)
 
-    def assignment_release_unfinished(self, *, assignment: Assignment) -> int:
-        return ranking_release_unfinished(assignment=assignment)
-
-    def items_done(self, *, assignment: Assignment) -> int:
-        return rankings_done(assignment=assignment)
-
-    def items_remaining(self, *, assignment: Assignment) -> int:
-        return rankings_remaining(assignment=assignment)
-
     def entry_next(self, *, assignment: Assignment) -> JudgeRanking | None:
         return ranking_next_for_judge(assignment=assignment)
 
@@ -161,7 +151,7 @@ class RankingProtocol(JudgingProtocol):
         return {"k": design.ranking_k, "asks_scores": design.ranking_scores}
 
     def qc_rows(self, *, study: Study) -> list[dict]:
-        return rank_screening.qc_rows_with_attention(rows=ranking_qc(study=study), study=study)
+        return qc_rows_with_attention(study=study, rows=ranking_qc(study=study), blank=CONTROL_ACCURACY_BLANK)
 
     # --- training and attention checks (:mod:`.screening`) -----------------------------------
 

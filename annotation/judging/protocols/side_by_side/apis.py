@@ -59,7 +59,6 @@ ComparisonNextPairApi, ComparisonPairDetailApi, ComparisonSubmitApi = judge_api_
         unit=SIDE_BY_SIDE,
         not_protocol="This study is not a side-by-side comparison.",
         token_field="pair",
-        entry_field="pair",
         entry_serializer=ComparisonPairSerializer,
         next_serializer=ComparisonNextSerializer,
         submit_input=ComparisonSubmitInputSerializer,

@@ -21,28 +21,27 @@ judge's seed and the check's token, so nothing more is stored.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
 from collections.abc import Mapping
 
 from django.contrib.auth.models import User
 from django.utils.translation import gettext
 
-from annotation.judging.selectors.judge import original_context
 from annotation.models import Original, Study
 from metrics.core.assignment import derive_seed
 
 from ...enums import COMPARISON_ANSWERS, JudgmentSource
 from ...errors import JudgmentInvalid
 from ...models import AttentionAnswer, AttentionCheck, JudgingDesign, TrainingItem
-from ...selectors.judge import place_among_checks, previous_among_checks
-from ...services.submission import SubmitResult, active_seconds_clean, attention_store, key_clean
-from ...tokens import serve_stamp_make
+from ...selectors.judge import attention_entry_fields, attention_unrelated_text
+from ...services.submission import SubmitResult, attention_check_of_judge, entry_answer_submit
+from ...training import training_texts_clean
 from .models import ComparisonItem, ComparisonJudgment
 from .services import JudgePair, answers_clean, expected_question, pair_for_judge, questions, side_by_side_submit
 
 #: An answer as an attention check stores it (its ``expected`` and ``answer`` are numbers).
 ANSWER_CODES = {"A": 0.0, "tie": 1.0, "B": 2.0}
-MAX_TEXT_CHARS, MAX_EXPLANATION_CHARS = 2000, 2000
 TEXT_COLUMNS = ("original", "a", "b", "explanation")
 #: The feedback's verdict per question: the judge's answer is the reference's or not (never which one it is).
 SAME, DIFFERENT = "agree", "disagree"
@@ -63,20 +62,7 @@ def training_item_clean(*, design: JudgingDesign | None, row: Mapping[str, objec
     slugs = [q["slug"] for q in questions(design)] if design is not None else []
     if "a" not in row and "candidate" in row:  # the API's field for the (first) paraphrase
         row = {("a" if k == "candidate" else k): v for k, v in row.items()}
-    errors: dict[str, list[str]] = {}
-    texts: dict[str, str] = {}
-    for col in TEXT_COLUMNS:
-        v = row.get(col, "")
-        v = "" if v is None else v
-        limit = MAX_EXPLANATION_CHARS if col == "explanation" else MAX_TEXT_CHARS
-        if not isinstance(v, str):
-            errors.setdefault(col, []).append("must be text")
-        elif col != "explanation" and not v.strip():
-            errors.setdefault(col, []).append("this column needs a text")
-        elif len(v) > limit:
-            errors.setdefault(col, []).append(f"at most {limit} characters")
-        else:
-            texts[col] = v.strip()
+    texts, errors = training_texts_clean(row=row, columns=TEXT_COLUMNS)
     answers: dict[str, str] = {}
     for slug in slugs:
         v = row.get(slug)
@@ -170,11 +156,6 @@ def attention_score(*, design: JudgingDesign | None, check: AttentionCheck, valu
     return ANSWER_CODES[answer], ANSWER_CODES[answer] == check.expected
 
 
-#: When the judge's pairs have a single original: the unrelated side (in the page's language).
-def _unrelated_fallback() -> str:
-    return gettext("The train to the coast leaves from platform four at seven in the morning.")
-
-
 def attention_pair(*, check: AttentionCheck) -> JudgePair:
     """The check as the judge receives it: a :class:`JudgePair` like the next real pair (its
     place, progress, way back, serve stamp and context), its token the check's."""
@@ -182,26 +163,20 @@ def attention_pair(*, check: AttentionCheck) -> JudgePair:
     rng = random.Random(derive_seed(assignment.seed, "attention-pair", check.token))
     ids = sorted(set(ComparisonItem.objects.filter(assignment=assignment).values_list("left__original_id", flat=True)))
     original = Original.objects.get(pk=rng.choice(ids))
-    others = [i for i in ids if i != original.pk]
-    unrelated = Original.objects.get(pk=rng.choice(others)).text if others else _unrelated_fallback()
+    unrelated = attention_unrelated_text(rng, [i for i in ids if i != original.pk])
     a, b = (original.text, unrelated) if check.expected == ANSWER_CODES["A"] else (unrelated, original.text)
-    done = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
-    previous = previous_among_checks(assignment=assignment, item_model=ComparisonItem, check=check)
-    shown = JudgingDesign.objects.filter(study_id=assignment.study_id, show_context=True).exists()
-    before, after = original_context(original) if shown else ((), ())
     return JudgePair(
-        token=check.token,
-        **_place(check, done),
+        **attention_entry_fields(
+            check=check,
+            done=ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count(),
+            item_model=ComparisonItem,
+            original=original,
+            shown=JudgingDesign.objects.filter(study_id=assignment.study_id, show_context=True).exists(),
+        ),
         original=original.text,
         a=a,
         b=b,
         answers=None,
-        revision=0,
-        previous_token=previous,
-        serve_stamp=serve_stamp_make(check.token),
-        context_shown=shown,
-        context_before=before,
-        context_after=after,
     )
 
 
@@ -224,46 +199,22 @@ def answer_submit(
     (:func:`~annotation.judging.services.submission.submission_store`) or the check's
     (:func:`~annotation.judging.services.submission.attention_store`, which also scores it
     with the study's policy)."""
-    check = attention_check_of_judge(study_id=study.pk, judge_id=judge.pk, token=token)
-    if check is None:
-        judgment, created = side_by_side_submit(
-            study=study,
-            judge=judge,
-            token=token,  # type: ignore[arg-type]  # a non-text token is no pair: ItemNotFound
-            key=key,  # type: ignore[arg-type]  # key_clean refuses what is not a key
-            answers=answers,
-            serve_stamp=serve_stamp,  # type: ignore[arg-type]  # the core refuses a non-text stamp
-            active_seconds=active_seconds,  # type: ignore[arg-type]  # active_seconds_clean reads it
-            source=source,
-        )
-        return SubmitResult(judgment=judgment, created=created)
-    clean_key = key_clean(key)
-    clean = answers_clean(design=JudgingDesign.objects.get(study=study), answers=answers)
-    active_seconds_clean(active_seconds)  # refused as for a pair; a check keeps no timing
-    return attention_store(
+    return entry_answer_submit(
         study=study,
         judge=judge,
-        check=check,
-        key=clean_key,
-        values=clean,
+        token=token,
+        key=key,
         serve_stamp=serve_stamp,
-        item_model=ComparisonItem,
-        judgment_model=ComparisonJudgment,
-        score=lambda v: (
+        active_seconds=active_seconds,
+        source=source,
+        item_submit=functools.partial(side_by_side_submit, answers=answers),
+        check_values=lambda check: answers_clean(design=JudgingDesign.objects.get(study=study), answers=answers),
+        check_score=lambda check, v: (
             ANSWER_CODES[str(v[check.criterion])],
             ANSWER_CODES[str(v[check.criterion])] == check.expected,
         ),
-    )
-
-
-def attention_check_of_judge(*, study_id: int, judge_id: int, token: object) -> AttentionCheck | None:
-    """The judge's attention check with ``token`` (answered or not), or None: a pair's token."""
-    if not isinstance(token, str):
-        return None
-    return (
-        AttentionCheck.objects.select_related("assignment")
-        .filter(token=token, assignment__study_id=study_id, assignment__judge_id=judge_id)
-        .first()
+        item_model=ComparisonItem,
+        judgment_model=ComparisonJudgment,
     )
 
 
@@ -280,11 +231,3 @@ def pair_or_attention_for_judge(*, study, judge, token: str) -> JudgePair:
         return pair
     # What the judge sent last, as a pair's latest judgment is read back.
     return dataclasses.replace(pair, revision=latest.revision, answers=dict(latest.values))
-
-
-def _place(check: AttentionCheck, done: int) -> dict[str, int]:
-    """The check's position, total and done count as the judge is shown them (checks count as items)."""
-    position, total, shown_done = place_among_checks(
-        assignment=check.assignment, position=done + 1, done=done, check=check
-    )
-    return {"position": position, "total": total, "done": shown_done}

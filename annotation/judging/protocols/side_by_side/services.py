@@ -29,11 +29,10 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation.judging.selectors.exclusions import judges_excluded
-from annotation.judging.selectors.judge import original_context
 from annotation.models import Candidate, Study
 from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
 from metrics.core.comparison_plan import pair_key, pair_key_split, plan_control_pairs, plan_pairs, sides_for_judge
-from metrics.core.stats.comparison import Comparison
+from metrics.core.stats.comparison import CONTROL_ACCURACY_BLANK, Comparison, control_accuracy
 
 from ...defaults import PEM_REPORT_TARGET
 from ...enums import (
@@ -44,11 +43,12 @@ from ...enums import (
     JudgesMode,
     JudgmentSource,
 )
-from ...errors import CannotOpen, ItemNotFound, JudgmentInvalid
+from ...errors import CannotOpen, JudgmentInvalid
 from ...models import Assignment, JudgingDesign
-from ...selectors.judge import JudgeEntry, place_among_checks, previous_among_checks
+from ...screening import qc_rows_with_attention
+from ...selectors.judge import JudgeEntry, item_before, item_entry_fields, item_of_judge
 from ...services.submission import active_seconds_clean, key_clean, submission_store
-from ...tokens import item_token_new, serve_stamp_make
+from ...tokens import item_token_new
 from ..base import ExportAnswer
 from .models import ComparisonItem, ComparisonJudgment
 
@@ -202,23 +202,6 @@ def side_by_side_assignment_for_participant(
     return assignment
 
 
-def side_by_side_release_unfinished(*, assignment: Assignment) -> int:
-    """Delete the pairs not answered yet (answered ones and their judgments stay); return how many."""
-    deleted, _ = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=True).delete()
-    if deleted:
-        assignment.n_items = ComparisonItem.objects.filter(assignment=assignment).count()
-        assignment.save(update_fields=["n_items", "updated_at"])
-    return deleted
-
-
-def pairs_done(*, assignment: Assignment) -> int:
-    return ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=False).count()
-
-
-def pairs_remaining(*, assignment: Assignment) -> int:
-    return ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=True).count()
-
-
 # --- the judge's side ------------------------------------------------------------------
 
 
@@ -241,25 +224,13 @@ def _done(assignment: Assignment) -> int:
 
 def _judge_pair(item: ComparisonItem, *, assignment: Assignment) -> JudgePair:
     latest = ComparisonJudgment.objects.filter(item=item, is_latest=True).first() if item.done_at else None
-    previous = previous_among_checks(assignment=assignment, item_model=ComparisonItem, position=item.position)
     shown = JudgingDesign.objects.filter(study_id=assignment.study_id, show_context=True).exists()
-    before, after = original_context(item.left.original) if shown else ((), ())
-    position, total, done = place_among_checks(assignment=assignment, position=item.position, done=_done(assignment))
     return JudgePair(
-        token=item.token,
-        position=position,
-        total=total,
-        done=done,
+        **item_entry_fields(item=item, assignment=assignment, latest=latest, original=item.left.original, shown=shown),
         original=item.left.original.text,
         a=item.left.text,
         b=item.right.text,
         answers=dict(latest.values) if latest else None,
-        revision=latest.revision if latest else 0,
-        previous_token=previous,
-        serve_stamp=serve_stamp_make(item.token),
-        context_shown=shown,
-        context_before=before,
-        context_after=after,
     )
 
 
@@ -269,40 +240,15 @@ def pair_next_for_judge(*, assignment: Assignment) -> JudgePair | None:
     return None if item is None else _judge_pair(item, assignment=assignment)
 
 
-def _own_pair(*, study: Study, judge: User, token: object) -> ComparisonItem:
-    item = (
-        _pairs_with_texts()
-        .select_related("assignment")
-        .filter(token=token, assignment__study=study, assignment__judge=judge)
-        .first()
-        if isinstance(token, str)
-        else None
-    )
-    if item is None:
-        raise ItemNotFound(gettext("There is no such item in your assignment for this study."))
-    return item
-
-
 def pair_for_judge(*, study: Study, judge: User, token: str) -> JudgePair:
-    item = _own_pair(study=study, judge=judge, token=token)
+    item = item_of_judge(_pairs_with_texts(), study=study, judge=judge, token=token)
     return _judge_pair(item, assignment=item.assignment)
 
 
 def pair_previous_for_judge(*, study: Study, judge: User, token: str | None = None) -> JudgePair | None:
     """The pair before ``token`` (or before the resume point); None at the start."""
-    if token is not None:
-        item = _own_pair(study=study, judge=judge, token=token)
-        assignment, position = item.assignment, item.position - 1
-    else:
-        found = Assignment.objects.filter(study=study, judge=judge).first()
-        if found is None:
-            raise ItemNotFound(gettext("You have no assignment in this study."))
-        assignment = found
-        nxt = ComparisonItem.objects.filter(assignment=assignment, done_at__isnull=True).order_by("position").first()
-        position = (nxt.position if nxt else assignment.n_items + 1) - 1
-    if position < 1:
-        return None
-    return _judge_pair(_pairs_with_texts().get(assignment=assignment, position=position), assignment=assignment)
+    item, assignment = item_before(_pairs_with_texts(), study=study, judge=judge, token=token)
+    return None if item is None else _judge_pair(item, assignment=assignment)
 
 
 def answers_clean(*, design: JudgingDesign, answers: object) -> dict[str, str]:
@@ -470,18 +416,15 @@ def side_by_side_qc(*, study: Study) -> list[dict]:
     p-value against chance and ``passes`` at the design's QC level, ``excluded``
     (:func:`metrics.core.stats.comparison.control_accuracy`), and ``attention``: (attention
     pairs answered, passed), None when the judge answered none."""
-    from metrics.core.stats.comparison import control_accuracy
-
     design = JudgingDesign.objects.get(study=study)
     slug = expected_question(design)
     if slug is None:
         return []
-    from ...screening import attention_results
-
     excluded = judges_excluded(study=study)
-    attention = attention_results(study=study)
     rows = control_accuracy(side_by_side_records(study=study).get(slug, []), qc_alpha=design.qc_alpha)
-    return [r | {"excluded": r["judge"] in excluded, "attention": attention.get(r["judge"])} for r in rows]
+    return qc_rows_with_attention(
+        study=study, rows=[r | {"excluded": r["judge"] in excluded} for r in rows], blank=CONTROL_ACCURACY_BLANK
+    )
 
 
 def side_by_side_pair_of(left_id: int, right_id: int) -> tuple[int, int]:

@@ -19,8 +19,6 @@ from .services import (
     JudgePair,
     pair_next_for_judge,
     pair_previous_for_judge,
-    pairs_done,
-    pairs_remaining,
     questions,
     side_by_side_assignment_for_participant,
     side_by_side_assignment_late,
@@ -30,7 +28,6 @@ from .services import (
     side_by_side_per_pair,
     side_by_side_qc,
     side_by_side_rated_per_system,
-    side_by_side_release_unfinished,
 )
 
 #: The keys of the three places on the screen, left to right: the key under an answer
@@ -105,15 +102,6 @@ class SideBySideProtocol(JudgingProtocol):
         self, *, study: Study, design: JudgingDesign, judge: User, n_items: int | None
     ) -> Assignment:
         return side_by_side_assignment_for_participant(study=study, design=design, judge=judge, n_items=n_items)
-
-    def assignment_release_unfinished(self, *, assignment: Assignment) -> int:
-        return side_by_side_release_unfinished(assignment=assignment)
-
-    def items_done(self, *, assignment: Assignment) -> int:
-        return pairs_done(assignment=assignment)
-
-    def items_remaining(self, *, assignment: Assignment) -> int:
-        return pairs_remaining(assignment=assignment)
 
     def entry_next(self, *, assignment: Assignment) -> JudgePair | None:
         return pair_next_for_judge(assignment=assignment)

@@ -12,11 +12,11 @@ from rest_framework.test import APIClient
 
 from annotation.judging.errors import CannotOpen, JudgmentInvalid, KeyReused
 from annotation.judging.models import Assignment, JudgingDesign
+from annotation.judging.protocols.absolute.imports import judgments_import_file
 from annotation.judging.protocols.side_by_side import services as comparison
 from annotation.judging.protocols.side_by_side.models import ComparisonItem, ComparisonJudgment
 from annotation.judging.services.assignments import assignment_ensure_for_judge
 from annotation.judging.services.design import design_update
-from annotation.judging.services.judgment_import import judgments_import_file
 from annotation.judging.services.opening import study_judging_open, study_judging_reset
 from metrics.core.comparison_plan import sides_for_judge
 from tests.annotation.judging.conftest import new_key

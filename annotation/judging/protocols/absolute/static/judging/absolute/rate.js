@@ -10,7 +10,7 @@
 // A slider that was never touched has no value: its name is taken away until the
 // judge moves it, so an untouched slider is never sent as its midpoint. (Without
 // this script the slider's position is sent as shown.)
-import { judgeForm, radiosOf } from "./judge_form.js";
+import { judgeForm, radiosOf } from "../judge_form.js";
 
 const form = document.getElementById("rating-form");
 const groups = form ? Array.from(form.querySelectorAll("[data-criterion]")) : [];
