@@ -372,7 +372,10 @@ def answer_submit(
         item_submit=functools.partial(ranking_submit, order=order, scores=scores),
         check_values=check_values,
         check_score=lambda check, v: _check_passed(
-            check, copy_place=layout["copy"], unrelated_place=layout["unrelated"], groups=v["groups"]
+            check,
+            copy_place=layout["copy"],
+            unrelated_place=layout["unrelated"],
+            groups=v["groups"],  # type: ignore[arg-type]  # order_clean gave the groups as a list
         ),
         item_model=RankingItem,
         judgment_model=RankingJudgment,
