@@ -287,9 +287,9 @@ class Walk:
         pages, figures and exports are then among the walked routes.
         """
         from annotation.demo import DEMO_STUDY_NAME
+        from annotation.judging.protocols.absolute.simulation import simulated_judges_fill
         from annotation.models import Study
         from metrics.reports.models import Report
-        from metrics.reports.services.simulation import simulated_judges_fill
 
         study = Study.objects.get(name=DEMO_STUDY_NAME)
         simulated_judges_fill(study=study, n_judges=3, seed=1)

@@ -62,13 +62,13 @@ def main(argv=None) -> int:
     from django.core.management import call_command
 
     from annotation.judging.protocols.absolute.models import Judgment
+    from annotation.judging.protocols.absolute.simulation import simulated_judges_fill
     from annotation.judging.services.design import design_update
     from annotation.judging.services.opening import study_judging_open
     from annotation.models import Candidate, Original, System
     from annotation.services.studies import study_create
     from metrics.dashboard import selectors
     from metrics.dashboard.services.figures import study_answers
-    from metrics.reports.services.simulation import simulated_judges_fill
 
     call_command("migrate", verbosity=0)
     started = time.time()

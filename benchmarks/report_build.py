@@ -98,11 +98,11 @@ def child(step: str, study_id: int, n_boot: int | None) -> None:
 
     django.setup()
     from annotation.judging.protocols.absolute.models import Judgment
+    from annotation.judging.protocols.absolute.simulation import simulated_judges_fill  # noqa: F401  (imports before measuring)
     from annotation.models import Study
     from metrics.reports import selectors
     from metrics.reports.services.build import report_build
     from metrics.reports.services.queueing import report_create
-    from metrics.reports.services.simulation import simulated_judges_fill  # noqa: F401  (imports before measuring)
 
     study = Study.objects.get(pk=study_id)
     Judgment.objects.filter(study=study).exists()  # the connection is open before measuring
@@ -150,6 +150,7 @@ def main() -> None:
     from django.contrib.auth.models import User
     from django.core.management import call_command
 
+    from annotation.judging.protocols.absolute.simulation import simulated_judges_fill
     from annotation.judging.selectors.qc import judgments_fingerprint
     from annotation.judging.services.opening import study_judging_open
     from annotation.models import Candidate, Original, System
@@ -158,7 +159,6 @@ def main() -> None:
     from metrics.reports.exports.bundle import report_zip
     from metrics.reports.services.build import report_build
     from metrics.reports.services.queueing import report_create
-    from metrics.reports.services.simulation import simulated_judges_fill
     from metrics.services.runs import metric_run_create
     from metrics.services.worker import metric_run_execute
 

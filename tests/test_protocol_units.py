@@ -263,3 +263,33 @@ def test_every_unit_with_a_page_of_its_own_finds_its_items_for_the_shared_flow()
         assert len(served) == 3 and all(spec.unit is unit for spec in served), unit.slug
         apis = inspect.getsource(importlib.import_module(f"{package}.apis"))
         assert "judge_gate(" not in apis and "APIView):" not in apis.split("# --- the researcher")[0], unit.slug
+
+
+def test_no_module_outside_a_protocols_package_names_its_tables():
+    """Issue 39: shared code asks the registry (``item_model``, ``judgment_model``,
+    ``items_of_study``, ``judgments_of_study``) and never names a protocol's table; only the
+    protocol's own package (and the migrations, which record history) may."""
+    from annotation.judging.protocols.registry import protocols_all
+
+    names: dict[str, str] = {}
+    for unit in protocols_all():
+        module = type(unit).__module__
+        if not module.startswith("annotation.judging.protocols."):
+            continue  # a test's probe unit
+        package = module.split(".")[3]
+        for model in (unit.item_model, unit.judgment_model):
+            names[model.__name__] = package
+    assert {"AssignmentItem", "Judgment", "EsaItem", "RankingJudgment", "ComparisonItem"} <= set(names)
+    found = []
+    for top in SCANNED:
+        for path in sorted((ROOT / top).rglob("*")):
+            if path.suffix not in (".py", ".html") or not path.is_file() or "migrations" in path.parts:
+                continue
+            rel = path.relative_to(ROOT).as_posix()
+            text = path.read_text(encoding="utf-8")
+            for name, package in names.items():
+                if rel.startswith(f"annotation/judging/protocols/{package}/"):
+                    continue
+                if re.search(rf"\b{name}\b", text):
+                    found.append(f"{rel}: {name}")
+    assert found == []

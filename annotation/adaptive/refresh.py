@@ -14,7 +14,6 @@ from django.utils import timezone
 
 from annotation.enums import SystemKind
 from annotation.judging.models import Assignment
-from annotation.judging.protocols.absolute.models import Judgment
 from annotation.judging.protocols.registry import protocol_for_study
 from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.models import Study, System
@@ -58,9 +57,8 @@ def _tallies(study: Study, criterion: str) -> Tallies:
     acc = {s: [0, 0.0, 0.0] for s in systems}
     n_all = 0
     per_judge: Counter = Counter()
-    rows = Judgment.objects.filter(study=study, is_latest=True).exclude(
-        item__candidate__system__kind__in=SystemKind.control_kinds()
-    )
+    judgments = protocol_for_study(study=study).judgments_of_study(study=study)  # a unit with adaptive_allocation
+    rows = judgments.filter(is_latest=True).exclude(item__candidate__system__kind__in=SystemKind.control_kinds())
     excluded = judges_excluded(study=study)
     if excluded:
         rows = rows.exclude(judge__username__in=excluded)

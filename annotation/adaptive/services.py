@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import timedelta
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
@@ -25,7 +26,6 @@ from django.utils import timezone
 
 from annotation.enums import SystemKind
 from annotation.judging.models import Assignment
-from annotation.judging.protocols.absolute.models import AssignmentItem
 from annotation.judging.protocols.registry import protocol_for_study
 from annotation.models import Candidate, Study, System
 from config.jobs.services import job_enqueue
@@ -98,32 +98,33 @@ def _refresh_request(study_id: int, state: dict) -> None:
 _NEXT_SQL: dict[str, str] = {}
 
 
-def _next_sql() -> str:
-    if not _NEXT_SQL:
-        t = {
-            "item": AssignmentItem._meta.db_table,
-            "candidate": Candidate._meta.db_table,
-            "system": System._meta.db_table,
-        }
-        _NEXT_SQL["next"] = (
+def _next_sql(item_model: Any) -> str:
+    """The judge's next ``window`` unrated items with their systems, in ``item_model``'s table
+    (one candidate per item), written once per process and table."""
+    table = item_model._meta.db_table
+    if table not in _NEXT_SQL:
+        t = {"item": table, "candidate": Candidate._meta.db_table, "system": System._meta.db_table}
+        _NEXT_SQL[table] = (
             "SELECT i.id, i.position, s.name, s.kind FROM {item} i JOIN {candidate} c ON c.id = i.candidate_id"
             " JOIN {system} s ON s.id = c.system_id WHERE i.assignment_id = %s AND i.done_at IS NULL"
             " ORDER BY i.position LIMIT %s"
         ).format(**t)
-    return _NEXT_SQL["next"]
+    return _NEXT_SQL[table]
 
 
-def adaptive_item_promote(*, assignment: Assignment) -> bool:
+def adaptive_item_promote(*, assignment: Assignment, item_model: Any) -> bool:
     """Move the most informative of the judge's next ``window`` unrated items to the front of
-    their unrated items (a swap of two positions of the judge's own rows). Returns whether the
-    order changed. Queues a refresh of the priorities when they are older than :data:`REFRESH_SECONDS`."""
+    their unrated items (a swap of two positions of the judge's own rows of ``item_model``, the
+    table of a protocol whose unit allows adaptive allocation, one candidate per item). Returns
+    whether the order changed. Queues a refresh of the priorities when they are older than
+    :data:`REFRESH_SECONDS`."""
     state = adaptive_studies().get(assignment.study_id)
     if state is None:
         return False
     if _refresh_due(state):
         _refresh_request(assignment.study_id, state)
     with connection.cursor() as cursor:
-        cursor.execute(_next_sql(), [assignment.pk, int(state["window"])])
+        cursor.execute(_next_sql(item_model), [assignment.pk, int(state["window"])])
         rows = cursor.fetchall()
     if len(rows) < 2:
         return False
@@ -134,9 +135,9 @@ def adaptive_item_promote(*, assignment: Assignment) -> bool:
     (head_id, head_pos, _, _), (pick_id, pick_pos, _, _) = rows[0], rows[chosen]
     with transaction.atomic():
         # Positions are unique per assignment and 1-based: 0 is free as the swap's parking place.
-        moved = AssignmentItem.objects.filter(pk=pick_id, done_at__isnull=True, position=pick_pos).update(position=0)
+        moved = item_model.objects.filter(pk=pick_id, done_at__isnull=True, position=pick_pos).update(position=0)
         if not moved:
             return False
-        AssignmentItem.objects.filter(pk=head_id).update(position=pick_pos)
-        AssignmentItem.objects.filter(pk=pick_id).update(position=head_pos)
+        item_model.objects.filter(pk=head_id).update(position=pick_pos)
+        item_model.objects.filter(pk=pick_id).update(position=head_pos)
     return True

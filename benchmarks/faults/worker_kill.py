@@ -219,11 +219,11 @@ def scenario_worker(inst: Installation, study, owner) -> tuple[bool, str]:
 
 
 def scenario_report(inst: Installation, study, owner) -> tuple[bool, str]:
+    from annotation.judging.protocols.absolute.simulation import simulated_judges_fill
     from annotation.judging.services.design import design_update
     from annotation.judging.services.opening import study_judging_open
     from metrics.reports.models import Report, ReportPlot
     from metrics.reports.services.queueing import report_create
-    from metrics.reports.services.simulation import simulated_judges_fill
 
     design_update(study=study, changes={"seed": 1})
     study_judging_open(study=study)

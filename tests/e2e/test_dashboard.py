@@ -12,13 +12,13 @@ from annotation.judging.models import Assignment
 from annotation.judging.protocols.absolute.hot_path import item_next_for_judge_fast
 from annotation.judging.protocols.absolute.models import Judgment
 from annotation.judging.protocols.absolute.services import judgment_submit
+from annotation.judging.protocols.absolute.simulation import simulated_judges_fill
 from annotation.judging.selectors.judge import assignment_for_judge
 from annotation.judging.services.assignments import assignment_ensure_for_judge
 from annotation.models import Candidate
 from annotation.services.membership import study_member_add
 from metrics.reports.services.build import report_build
 from metrics.reports.services.queueing import report_create
-from metrics.reports.services.simulation import simulated_judges_fill
 from tests.conftest import browser_login, screenshot
 from tests.metrics.reports.conftest import make_study_data, open_judging
 from tests.metrics.reports.test_comparison_report import judged_comparison  # noqa: F401 (a fixture)

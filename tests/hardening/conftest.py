@@ -255,11 +255,11 @@ def build_world() -> SimpleNamespace:
 
 def _add_report(world: SimpleNamespace, study, owner) -> None:
     """A built report (simulated judges fill the study first, as the demo does)."""
+    from annotation.judging.protocols.absolute.simulation import simulated_judges_fill
     from metrics.reports.exports.tables import report_tables
     from metrics.reports.models import ReportPlot
     from metrics.reports.services.build import report_build
     from metrics.reports.services.queueing import report_create
-    from metrics.reports.services.simulation import simulated_judges_fill
 
     study.refresh_from_db()
     simulated_judges_fill(study=study, n_judges=3, seed=1)

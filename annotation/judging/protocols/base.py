@@ -8,7 +8,7 @@ importing a view (the import contracts of ``.importlinter`` hold).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -152,7 +152,7 @@ class JudgingProtocol:
     #: :meth:`judgments_import` (``manage.py import_judgments``).
     imports_judgments: bool = False
     #: Whether opening builds on the assignment a judgments import gave a judge of the draft
-    #: (:func:`~annotation.judging.services.opening.assignment_write_opening`); where not,
+    #: (:func:`~annotation.judging.protocols.absolute.assignments.assignment_write_opening`); where not,
     #: opening refuses such a draft with a message instead of failing.
     opens_onto_imported_judgments: bool = False
     #: Whether training items and attention checks come before (and among) the judge's
@@ -320,14 +320,20 @@ class JudgingProtocol:
             .values_list("item__candidate__system__name", "n")
         )
 
+    def export_rows(self, *, study: Study, wide: bool) -> Iterator[list] | None:
+        """The tidy (``wide``: wide) CSV of ``study``, header first, where the protocol writes
+        its own (the absolute protocol: a row per criterion with z-scores, streamed); None: the
+        shared rows of :meth:`export_answers` (:mod:`annotation.judging.selectors.export_rows`)."""
+        return None
+
     def export_questions(self, *, study: Study) -> list[str] | None:
         """The columns of the tidy and wide CSVs' answers (the tidy ``criterion``), in order;
-        None: the design's criteria, with the absolute rows (z-scores included)."""
+        asked where :meth:`export_rows` is None."""
         return None
 
     def export_answers(self, *, study: Study):
         """The latest judgments as :class:`ExportAnswer` values, by judge then item, screened-out
-        judges left out; only asked where :meth:`export_questions` is not None."""
+        judges left out; asked where :meth:`export_rows` is None."""
         raise NotImplementedError
 
     # --- the planner ------------------------------------------------------------------------

@@ -18,9 +18,11 @@ e.g. ``from annotation.judging.selectors.exclusions import judges_excluded``. It
 * :mod:`.exclusions` — excluded and screened-out judges;
 * :mod:`.progress` — progress per judge and per system;
 * :mod:`.qc` — quality control per judge and the judgments' fingerprint;
-* :mod:`.export_rows` — the rows of the tidy and wide CSV exports.
+* :mod:`.export_rows` — the tidy and wide CSV exports (the protocol's own rows, or the
+  shared rows of its answers).
 
 A test or benchmark that changes a module constant (``FRAME_CHUNK_SIZE``,
 ``EXPORT_CHUNK_SIZE``) sets it on the module that reads it
-(:mod:`annotation.judging.protocols.absolute.frame`, :mod:`.export_rows`).
+(:mod:`annotation.judging.protocols.absolute.frame`,
+:mod:`annotation.judging.protocols.absolute.exports`).
 """

@@ -16,9 +16,9 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
+from annotation.judging.protocols.absolute.assignments import assignment_write_opening
 from annotation.judging.services.opening import (
     IMPORTED_ASSIGNMENT_SEED,
-    assignment_write_opening,
     controls_create,
     judge_users,
     judges_per_item,

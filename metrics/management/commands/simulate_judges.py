@@ -12,7 +12,7 @@ ones, so the study's progress, judge QC and reports show them. Scores follow
 the last M judges click at random). Then prints how reliable the mean of k judges is
 and how wide Krippendorff's α's interval is for a study of this size
 (``plan_judges``), and how many judges the target reliability needs
-(``judges_needed``). Thin wrapper over ``metrics.reports.services.simulated_judges_fill``.
+(``judges_needed``). Thin wrapper over ``annotation.judging.protocols.absolute.simulation.simulated_judges_fill``.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.judging.protocols.absolute.simulation import simulated_judges_fill
 from annotation.models import Candidate, Study
 from metrics.core.stats.simulate import judges_needed, plan_judges
-from metrics.reports.services.simulation import simulated_judges_fill
 
 
 def validation_message(exc: ValidationError) -> str:

@@ -21,7 +21,7 @@ ALLOWED = {
     "annotation/judging/defaults.py",
     "annotation/judging/enums.py",
     "metrics/reports/exports/pem_tables.py",
-    "metrics/reports/services/simulation.py",
+    "annotation/judging/protocols/absolute/simulation.py",
 }
 #: The side-by-side protocol's modules belong to the protocol package (issue 24's other half).
 PROTOCOL_SIDE = re.compile(r"(^|/)(comparison|compare_[a-z_]+)\.py$")

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from django.contrib.auth.models import User
 
-from annotation.judging import selectors
 from annotation.judging.exports import csv_lines
+from annotation.judging.protocols.absolute import exports as absolute_exports
 from annotation.judging.protocols.absolute.frame import judgments_frame
 from annotation.judging.protocols.absolute.selectors import item_next_for_judge
 from annotation.judging.protocols.absolute.services import judgment_submit
@@ -223,7 +223,7 @@ def test_the_streamed_exports_equal_a_reference_built_from_the_models(opened_stu
     chunks, so the streaming crosses chunk boundaries inside an item and a judge."""
     from annotation.judging.protocols.absolute.models import Judgment
 
-    monkeypatch.setattr(selectors.export_rows, "EXPORT_CHUNK_SIZE", 3)  # where the exports read it
+    monkeypatch.setattr(absolute_exports, "EXPORT_CHUNK_SIZE", 3)  # where the exports read it
     ann, bob = User.objects.get(username="ann"), User.objects.get(username="bob")
     rate_all_via_service(opened_study, ann, score_fn=lambda item: scores(*(1 + len(item.paraphrase) % 5,) * 4))
     bob_list = assignment_for_judge(study=opened_study, judge=bob)

@@ -93,7 +93,7 @@ def test_the_tidy_export_ends_with_z_equal_to_a_pandas_hand_computation(slider_s
 
 
 def test_controls_are_left_out_of_the_z_basis(slider_study):
-    from annotation.judging.selectors.export_rows import judge_scales_streamed
+    from annotation.judging.protocols.absolute.exports import judge_scales_streamed
 
     frame, mu, sd, n = _hand_basis(slider_study)
     everything = frame[frame["criterion"] == "similarity"].groupby("judge")["score"]

@@ -17,11 +17,11 @@ from annotation.judging.models import Assignment
 from annotation.judging.protocols.absolute.hot_path import item_next_for_judge_fast
 from annotation.judging.protocols.absolute.models import AssignmentItem, Judgment
 from annotation.judging.protocols.absolute.services import judgment_submit
+from annotation.judging.protocols.absolute.simulation import simulated_judges_fill
 from annotation.judging.selectors.judge import assignment_for_judge
 from annotation.judging.services.design import design_update
 from annotation.judging.services.opening import study_judging_open
 from annotation.services.membership import study_member_add
-from metrics.reports.services.simulation import simulated_judges_fill
 from tests.metrics.reports.conftest import make_study_data, open_judging
 
 pytestmark = pytest.mark.django_db

@@ -86,7 +86,7 @@ def test_a_screened_out_judge_shows_the_rule_that_fired(judged):
 def test_the_version_moves_with_a_new_judgment_and_the_poll_queues_one_refresh(
     researcher, django_capture_on_commit_callbacks
 ):
-    from metrics.reports.services.simulation import simulated_judges_fill
+    from annotation.judging.protocols.absolute.simulation import simulated_judges_fill
     from tests.metrics.reports.conftest import make_study_data
 
     study = open_judging(make_study_data(researcher, name="Moving", n_originals=4))
@@ -111,7 +111,7 @@ def test_the_version_moves_with_a_new_judgment_and_the_poll_queues_one_refresh(
 def test_a_fresh_snapshot_rests_for_the_refresh_interval_before_a_poll_queues_another(
     researcher, django_capture_on_commit_callbacks
 ):
-    from metrics.reports.services.simulation import simulated_judges_fill
+    from annotation.judging.protocols.absolute.simulation import simulated_judges_fill
     from tests.metrics.reports.conftest import make_study_data
 
     study = open_judging(make_study_data(researcher, name="Resting", n_originals=4))
@@ -133,7 +133,7 @@ def test_a_fresh_snapshot_rests_for_the_refresh_interval_before_a_poll_queues_an
 def test_after_a_long_refresh_the_snapshot_rests_in_proportion_to_it(researcher, django_capture_on_commit_callbacks):
     """A refresh that took 2 s (worker and database) is followed by 18 s of rest at a 10 % duty:
     a poll 10 s later serves the snapshot and queues nothing; one 19 s later queues a refresh."""
-    from metrics.reports.services.simulation import simulated_judges_fill
+    from annotation.judging.protocols.absolute.simulation import simulated_judges_fill
     from tests.metrics.reports.conftest import make_study_data
 
     study = open_judging(make_study_data(researcher, name="Duty", n_originals=4))
@@ -157,7 +157,7 @@ def test_after_a_long_refresh_the_snapshot_rests_in_proportion_to_it(researcher,
 
 @override_settings(PARAEVAL_DASHBOARD_ANSWERS_SECONDS=3600)
 def test_heavy_answers_wait_for_their_interval_while_the_counts_follow(researcher):
-    from metrics.reports.services.simulation import simulated_judges_fill
+    from annotation.judging.protocols.absolute.simulation import simulated_judges_fill
     from tests.metrics.reports.conftest import make_study_data
 
     study = open_judging(make_study_data(researcher, name="Interval", n_originals=4))
@@ -190,7 +190,7 @@ def test_an_unchanged_answer_is_a_304_without_a_body_and_any_change_gives_a_new_
     """A poll that sends back the ETag of its last answer gets 304 (no snapshot) until the
     snapshot, the rate or the plan change; the 200 it gets then equals a fresh poll's. The study
     moving past the snapshot is said in a header of the 304, not by sending the snapshot again."""
-    from metrics.reports.services.simulation import simulated_judges_fill
+    from annotation.judging.protocols.absolute.simulation import simulated_judges_fill
 
     client, url = _api(researcher), f"/api/dashboard/studies/{judged.pk}/"
     snapshot.dashboard_refresh(study=judged)
@@ -250,7 +250,7 @@ def test_the_json_answer_sends_the_stored_text_and_equals_the_serialized_one(jud
 def test_the_etag_does_not_move_with_every_judgment_between_two_refreshes(judged, researcher):
     """With hundreds of judges the study's version moves several times a second: once the snapshot
     is behind, further judgments leave the poll's answer (and its ETag) alone until the next refresh."""
-    from metrics.reports.services.simulation import simulated_judges_fill
+    from annotation.judging.protocols.absolute.simulation import simulated_judges_fill
 
     client, url = _api(researcher), f"/api/dashboard/studies/{judged.pk}/"
     snapshot.dashboard_refresh(study=judged)
@@ -363,7 +363,7 @@ def test_a_side_by_side_study_without_comparisons_says_so(researcher):
 def test_the_qc_rows_come_with_the_answers_not_at_every_refresh(judged):
     """The judges' QC rows (a control test per judge and criterion: most of a refresh's CPU at 500
     judges) are computed with the answers; a refresh between two keeps the last ones."""
-    from metrics.reports.services.simulation import simulated_judges_fill
+    from annotation.judging.protocols.absolute.simulation import simulated_judges_fill
 
     first = snapshot.dashboard_refresh(study=judged)
     simulated_judges_fill(study=judged, n_judges=4, seed=9)
@@ -400,7 +400,7 @@ def test_a_rate_saved_while_a_refresh_runs_is_not_overwritten_by_that_refresh(ju
 def test_polls_read_the_stored_snapshot_once_per_refresh_and_then_the_new_one(judged, researcher):
     """Twenty dashboards open on one study ask for the same snapshot after a refresh: the web
     process reads its text from the database once, and the next refresh's text once more."""
-    from metrics.reports.services.simulation import simulated_judges_fill
+    from annotation.judging.protocols.absolute.simulation import simulated_judges_fill
 
     client, url = _api(researcher), f"/api/dashboard/studies/{judged.pk}/"
     snapshot.dashboard_refresh(study=judged)
@@ -485,7 +485,7 @@ def test_a_refresh_runs_its_queries_without_parallel_workers(judged):
 
 
 def _study_moves(study, n_judges: int, seed: int) -> None:
-    from metrics.reports.services.simulation import simulated_judges_fill
+    from annotation.judging.protocols.absolute.simulation import simulated_judges_fill
 
     simulated_judges_fill(study=study, n_judges=n_judges, seed=seed)
     cache.delete(f"paraeval:dashboard-version:{study.pk}")  # past the stamp's 2 s shared by polls

@@ -10,9 +10,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
+from annotation.judging.protocols.absolute.simulation import simulated_judges_fill
 from metrics.dashboard.models import Dashboard
 from metrics.dashboard.services import planning
-from metrics.reports.services.simulation import simulated_judges_fill
 from tests.metrics.reports.conftest import make_study_data, open_judging
 
 pytestmark = pytest.mark.django_db

@@ -75,7 +75,7 @@ def make_judged_study(
 ):
     """A study of ``n_originals`` × ``systems`` (+ one control of each kind per original),
     opened for judging and rated by ``n_judges`` simulated judges."""
-    from metrics.reports.services.simulation import simulated_judges_fill
+    from annotation.judging.protocols.absolute.simulation import simulated_judges_fill
 
     study = open_judging(make_study_data(owner, name=name, n_originals=n_originals, systems=systems))
     if n_judges:

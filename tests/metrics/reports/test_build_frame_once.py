@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from annotation.judging.protocols.absolute.simulation import SIM_JUDGE_PREFIX
 from annotation.judging.scales import criteria_units
 from annotation.judging.selectors.design import study_criteria
 from annotation.judging.selectors.qc import judgments_fingerprint
@@ -19,7 +20,6 @@ from metrics.reports.plots import report_plots
 from metrics.reports.services.build import absolute_report_options, report_build
 from metrics.reports.services.queueing import report_create
 from metrics.reports.services.report_settings import DEFAULT_SETTINGS
-from metrics.reports.services.simulation import SIM_JUDGE_PREFIX
 
 from .conftest import make_judged_study, run_metric
 

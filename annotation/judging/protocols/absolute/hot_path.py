@@ -58,7 +58,7 @@ def item_next_for_judge_fast(*, assignment: Assignment) -> JudgeItem | None:
     count, the token before it and whether the design shows context (the context
     itself, when shown, is read as :func:`original_context` does)."""
     if adaptive_study(assignment.study_id):  # adaptive allocation: the most informative item first
-        adaptive_item_promote(assignment=assignment)
+        adaptive_item_promote(assignment=assignment, item_model=AssignmentItem)
     with connection.cursor() as cursor:
         cursor.execute(_hot_sql("next"), [assignment.study_id, assignment.pk])
         row = cursor.fetchone()

@@ -16,12 +16,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils.translation import gettext
 
-from annotation.judging.services.opening import (
-    assignment_write,
-    assignment_write_opening,
-    judges_per_item,
-    study_items,
-)
+from annotation.judging.services.opening import judges_per_item, study_items
 from annotation.judging.services.queueing import after_judgment
 from annotation.models import Study
 from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
@@ -32,6 +27,7 @@ from ...enums import JudgesMode, JudgmentSource
 from ...errors import JudgmentInvalid
 from ...models import Assignment, JudgingDesign
 from ...services.submission import SubmitResult, active_seconds_clean, key_clean, submission_store
+from .assignments import assignment_write, assignment_write_opening
 from .models import AssignmentItem, Judgment
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from django.contrib.auth.models import User
 
 from annotation.models import Study
@@ -15,6 +17,7 @@ from ...models import Assignment, JudgingDesign
 from ...selectors.design import study_criteria
 from ..base import JudgingProtocol, PlannerPilot
 from ..registry import register
+from .exports import criteria_tidy_rows, criteria_wide_rows
 from .frame import judgments_frame
 from .imports import JudgmentImportSummary, judgments_import_file
 from .models import AssignmentItem, Judgment
@@ -79,6 +82,9 @@ class AbsoluteProtocol(JudgingProtocol):
 
     # Its items are rated on the rating page (its views.py); its attention
     # checks have a page of their own (``attention_page``), so it answers no entry_attention.
+
+    def export_rows(self, *, study: Study, wide: bool) -> Iterator[list]:
+        return criteria_wide_rows(study=study) if wide else criteria_tidy_rows(study=study)
 
     def entry_next(self, *, assignment: Assignment) -> JudgeItem | None:
         return item_next_for_judge(assignment=assignment)

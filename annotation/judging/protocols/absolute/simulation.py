@@ -16,11 +16,12 @@ from django.utils import timezone
 from annotation.enums import Role, StudyStatus
 from annotation.judging.enums import CONTROL_KIND_OF_SYSTEM_KIND, CRITERIA, JudgmentSource
 from annotation.judging.models import JudgingDesign
-from annotation.judging.protocols.absolute.models import AssignmentItem, Judgment
 from annotation.judging.services.assignments import assignment_ensure_for_judge
 from annotation.models import Candidate, Original, Study
 from annotation.services.membership import study_member_add
 from metrics.core.stats.simulate import DEFAULT_SYSTEMS, simulate_judgments
+
+from .models import AssignmentItem, Judgment
 
 SIM_JUDGE_PREFIX = "sim-judge-"
 
