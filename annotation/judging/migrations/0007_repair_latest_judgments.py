@@ -5,7 +5,7 @@ latest judgment of *every* item of that judge, and marked latest only the items 
 new file judged: the others dropped out of every export and report. This marks the
 highest revision of each such item latest again. The partial unique constraint
 ``judging_one_latest_judgment`` (at most one latest per item) was already in place;
-the import now keeps "exactly one" (tests/annotation/judging/test_import_modes.py).
+the import now keeps "exactly one" (tests/annotation/judging/protocols/absolute/test_import_modes.py).
 """
 
 from django.db import migrations

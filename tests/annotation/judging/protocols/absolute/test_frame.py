@@ -20,8 +20,7 @@ from annotation.judging.services.design import design_update
 from annotation.judging.services.exclusions import judge_exclusion_set
 from annotation.judging.services.opening import study_judging_open
 from annotation.models import Candidate
-
-from .conftest import new_key, rate_all_via_service, scores
+from tests.annotation.judging.conftest import new_key, rate_all_via_service, scores
 
 pytestmark = pytest.mark.django_db
 

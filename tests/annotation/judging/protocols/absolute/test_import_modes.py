@@ -22,8 +22,7 @@ from annotation.judging.services.design import design_update
 from annotation.judging.services.judgment_import import imported_judge_username
 from metrics.reports.services.build import report_build
 from metrics.reports.services.queueing import report_create
-
-from .test_scales import GRAM, SIM
+from tests.annotation.judging.test_scales import GRAM, SIM
 
 pytestmark = pytest.mark.django_db
 

@@ -17,8 +17,7 @@ from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.judging.selectors.judge import assignment_for_judge
 from annotation.judging.services.assignments import instructions_mark_seen
 from annotation.judging.services.opening import study_judging_close
-
-from .conftest import new_key, rate_all_via_service, scores
+from tests.annotation.judging.conftest import new_key, rate_all_via_service, scores
 
 pytestmark = pytest.mark.django_db
 

@@ -17,8 +17,7 @@ from annotation.judging.selectors.qc import judge_qc
 from annotation.judging.services.design import design_update
 from annotation.judging.services.judgment_import import imported_judge_username
 from annotation.models import Candidate
-
-from .test_scales import GRAM, SIM
+from tests.annotation.judging.test_scales import GRAM, SIM
 
 pytestmark = pytest.mark.django_db
 
@@ -394,9 +393,8 @@ def test_the_tidy_export_imports_again_as_it_is_with_its_control_rows_skipped(op
     import csv
     import io
 
+    from tests.annotation.judging.conftest import rate_all_via_service
     from tests.factories import study_with_data
-
-    from .conftest import rate_all_via_service
 
     ann = Assignment.objects.get(study=opened_study, judge__username="ann").judge
     assert rate_all_via_service(opened_study, ann) == 25
