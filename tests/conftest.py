@@ -48,7 +48,9 @@ def pytest_addoption(parser):
         ".importlinter, so their outcome cannot depend on DATABASE_URL or CELERY_BROKER_URL), and (2) "
         "the browser tests but those of BROWSER_ON_EVERY_BACKEND (what Chromium does with a page does "
         "not depend on the database; the server side of every page and API is tested on this backend by "
-        "the tests that remain, and .ci/production.sh opens every page as every role on PostgreSQL). The "
+        "the tests that remain, and .ci/production.sh opens every page as every role on PostgreSQL), and (3) "
+        "the tests marked `embedded_default`, whose processes run with DATABASE_URL and CELERY_BROKER_URL "
+        "removed: the same test on every backend. The "
         "first pass ran them all; those marked `extras` (they need an optional extra that the first pass "
         "lacked) still run.",
     )
@@ -86,6 +88,8 @@ def _first_pass_only(item) -> bool:
         return False
     if "browser" in item.keywords:
         return not item.nodeid.startswith(BROWSER_ON_EVERY_BACKEND)
+    if item.get_closest_marker("embedded_default") is not None:  # the same test whatever the backend
+        return True
     return _pure_core_test(item)
 
 

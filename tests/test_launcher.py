@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+#: Run with DATABASE_URL and CELERY_BROKER_URL removed: the same test on every backend.
+pytestmark = pytest.mark.embedded_default
+
 ROOT = Path(__file__).resolve().parent.parent
 NOISE = ("Traceback", "Segmentation fault", "ForkPoolWorker", "SIGTERM", "ERROR", "CRITICAL")
 

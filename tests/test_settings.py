@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -14,11 +16,13 @@ def run_check(tmp_path, **env_overrides):
     return subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True)
 
 
+@pytest.mark.embedded_default
 def test_production_refuses_to_start_without_secret_key(tmp_path):
     proc = run_check(tmp_path, PARAEVAL_ENV="production", ALLOWED_HOSTS="example.org")
     assert proc.returncode != 0 and "needs SECRET_KEY" in proc.stderr
 
 
+@pytest.mark.embedded_default
 def test_production_refuses_debug(tmp_path):
     proc = run_check(tmp_path, PARAEVAL_ENV="production", SECRET_KEY="x" * 60, DEBUG="on", ALLOWED_HOSTS="example.org")
     assert proc.returncode != 0 and "refuses DEBUG" in proc.stderr
@@ -67,6 +71,7 @@ def test_production_deploy_check_is_clean_after_collectstatic_and_pages_render(t
     assert out.stdout.split() == ["200", "True"], out.stderr[-2000:]
 
 
+@pytest.mark.embedded_default
 def test_embedded_default_uses_sqlite_wal_and_a_serverless_broker(tmp_path):
     code = (
         "from django.conf import settings as s; import django; django.setup();"
@@ -94,6 +99,7 @@ def _settings_value(tmp_path, expr: str, **env_overrides) -> str:
     ).stdout.strip()
 
 
+@pytest.mark.embedded_default
 def test_development_makes_its_own_random_secret_key_under_var_readable_only_by_its_owner(tmp_path):
     first = _settings_value(tmp_path / "a", "s.SECRET_KEY")
     assert first == _settings_value(tmp_path / "a", "s.SECRET_KEY")  # kept: sessions survive a restart
@@ -104,6 +110,7 @@ def test_development_makes_its_own_random_secret_key_under_var_readable_only_by_
     assert key_file.stat().st_mode & 0o777 == 0o600
 
 
+@pytest.mark.embedded_default
 def test_a_secret_key_from_the_environment_wins_and_writes_no_file(tmp_path):
     assert _settings_value(tmp_path, "s.SECRET_KEY", SECRET_KEY="from-the-environment-" + "x" * 40).startswith(
         "from-the-env"
@@ -111,6 +118,7 @@ def test_a_secret_key_from_the_environment_wins_and_writes_no_file(tmp_path):
     assert not (tmp_path / "secret_key").exists()
 
 
+@pytest.mark.embedded_default
 def test_login_failures_are_counted_in_the_database_even_when_a_shared_cache_is_configured(tmp_path):
     """Issue 23 #4: with the counters in Redis, a Redis outage took every sign-in door down."""
     for env in ({}, {"CACHE_URL": "redis://127.0.0.1:6379/2"}, {"CACHE_URL": "locmemcache://x"}):
@@ -119,16 +127,19 @@ def test_login_failures_are_counted_in_the_database_even_when_a_shared_cache_is_
     assert _settings_value(tmp_path, "s.AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT") == "False"
 
 
+@pytest.mark.embedded_default
 def test_a_redis_cache_gives_up_within_a_second_when_redis_is_unreachable(tmp_path):
     options = _settings_value(tmp_path, "s.CACHES['default'].get('OPTIONS')", CACHE_URL="redis://127.0.0.1:6379/2")
     assert "'socket_connect_timeout': 1.0" in options and "'socket_timeout': 1.0" in options
 
 
+@pytest.mark.embedded_default
 def test_x_forwarded_for_is_ignored_unless_proxies_are_declared(tmp_path):
     assert _settings_value(tmp_path, "s.REST_FRAMEWORK['NUM_PROXIES']") == "0"
     assert _settings_value(tmp_path, "s.REST_FRAMEWORK['NUM_PROXIES']", PARAEVAL_NUM_PROXIES="1") == "1"
 
 
+@pytest.mark.embedded_default
 def test_the_dashboards_background_work_takes_its_own_queue_only_when_one_is_named(tmp_path):
     """docs/deployment.md's pool for dashboards: a worker started with -Q that queue at a lower priority."""
     route = "__import__('config.celery').celery.app.amqp.router.route({}, '%s').get('queue').name"
@@ -139,6 +150,7 @@ def test_the_dashboards_background_work_takes_its_own_queue_only_when_one_is_nam
     )
 
 
+@pytest.mark.embedded_default
 def test_plans_take_a_queue_of_their_own_that_a_worker_without_q_consumes_too(tmp_path):
     """Issue 38: plans shared the dashboards' queue, so one researcher's plan held every study's
     refreshes. A plan goes to the plans queue whatever the dashboards' is; a worker started without
