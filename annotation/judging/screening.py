@@ -34,6 +34,7 @@ from .defaults import default_criteria
 from .enums import AttentionPolicy, ScreenOutRule
 from .errors import DesignInvalid, JudgingError
 from .models import Assignment, AttentionCheck, JudgingDesign, ScreeningSettings, TrainingAnswer, TrainingItem
+from .protocols.registry import protocol_and_design
 from .selectors.exclusions import judges_excluded
 from .tokens import item_token_new
 
@@ -94,7 +95,7 @@ def screening_settings_update(*, study: Study, changes: Mapping[str, object]) ->
         ]
     for f, v in changes.items():
         setattr(settings, f, v)
-    unit, design = _unit_and_design(study.pk)
+    unit, design = protocol_and_design(study_id=study.pk)
     # Tolerances are on criteria's scales; a protocol whose answers are not (A, tie, B) has none.
     criteria = (design.criteria if design else _default_criteria()) if unit.training_tolerances else []
     slugs = unit.training_slugs(design=design)
@@ -215,14 +216,6 @@ def judge_gate_raise(*, assignment: Assignment, done: int) -> None:
 # --- attention checks ----------------------------------------------------------------------
 
 
-def _unit_and_design(study_id: int):
-    # Imported here: the registry loads every unit, and the units import this module.
-    from .protocols.registry import protocol_for_design
-
-    design = JudgingDesign.objects.filter(study_id=study_id).first()
-    return protocol_for_design(design), design
-
-
 def _attention_criteria(assignment: Assignment) -> list[dict]:
     design = JudgingDesign.objects.filter(study_id=assignment.study_id).first()
     return design.criteria if design else _default_criteria()
@@ -236,7 +229,7 @@ def attention_plan(*, assignment: Assignment, settings: ScreeningSettings) -> in
     rng = random.Random(derive_seed(assignment.seed, "attention"))
     n = min(settings.attention_count, assignment.n_items - 1)
     positions = sorted(rng.sample(range(1, assignment.n_items), n))
-    unit, design = _unit_and_design(assignment.study_id)
+    unit, design = protocol_and_design(study_id=assignment.study_id)
     rows = []
     for after in positions:
         criterion, expected = unit.attention_draw(design=design, rng=rng)
@@ -284,7 +277,7 @@ def attention_answer(*, assignment: Assignment, token: str, value: object) -> tu
     )
     if check is None:
         raise JudgingError(gettext("There is no such attention check waiting."), field_errors={"token": ["unknown"]})
-    unit, design = _unit_and_design(assignment.study_id)
+    unit, design = protocol_and_design(study_id=assignment.study_id)
     check.answer, check.passed = unit.attention_score(design=design, check=check, value=value)
     check.answered_at = timezone.now()
     check.save(update_fields=["answer", "passed", "answered_at", "updated_at"])

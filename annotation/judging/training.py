@@ -48,7 +48,9 @@ from metrics.core.assignment import derive_seed
 from . import scales
 from .enums import ScreenOutRule
 from .errors import JudgingError
-from .models import Assignment, JudgingDesign, ScreeningSettings, TrainingAnswer, TrainingItem
+from .models import Assignment, ScreeningSettings, TrainingAnswer, TrainingItem
+from .protocols.registry import protocol_and_design
+from .screening import screen_out
 from .tokens import item_token_new
 
 MAX_TRAINING_ITEMS = 50
@@ -70,14 +72,6 @@ class TrainingFinished(JudgingError):
     """The judge has no training left to answer (409)."""
 
     status_code = 409
-
-
-def _unit_and_design(study_id: int):
-    """The study's protocol unit and design (None before a design is saved)."""
-    from .protocols.registry import protocol_for_design
-
-    design = JudgingDesign.objects.filter(study_id=study_id).first()
-    return protocol_for_design(design), design
 
 
 # --- the researcher's items ------------------------------------------------------------
@@ -144,7 +138,7 @@ def training_item_add(*, study: Study, row: Mapping[str, object], from_text: boo
     """Add one training item at the end (:class:`TrainingInvalid` with errors per field)."""
     Study.objects.select_for_update().filter(pk=study.pk).first()
     _refuse_if_started(study)
-    unit, design = _unit_and_design(study.pk)
+    unit, design = protocol_and_design(study_id=study.pk)
     clean, errors = unit.training_item_clean(design=design, row=row, from_text=from_text)
     if errors:
         raise TrainingInvalid(
@@ -179,7 +173,7 @@ def training_items_import(*, study: Study, data: bytes, filename: str, fmt: str 
     _refuse_if_started(study)
     fmt = tabular.format_from_name(filename, fmt)
     text = tabular.decode_text(data, filename)
-    unit, design = _unit_and_design(study.pk)
+    unit, design = protocol_and_design(study_id=study.pk)
     table = tabular.read_table(text, fmt, filename, required=unit.training_columns(design=design))
     issues: list[tabular.TabularIssue] = []
     items = []
@@ -265,7 +259,7 @@ def training_answer_feedback(*, answer: TrainingAnswer) -> dict[str, str]:
     """:func:`answer_feedback` of a stored answer, with its study's criteria and tolerance."""
     study_id = answer.item.study_id
     settings = ScreeningSettings.objects.filter(study_id=study_id).first() or ScreeningSettings()
-    unit, design = _unit_and_design(study_id)
+    unit, design = protocol_and_design(study_id=study_id)
     return unit.training_verdicts(design=design, settings=settings, values=answer.values, expected=answer.item.expected)
 
 
@@ -389,8 +383,6 @@ def training_answer_submit(
     attempt starts with the first answer after a failed one. :class:`TrainingFinished`
     when the judge passed, was screened out, or answers an item twice in one attempt.
     """
-    from .screening import screen_out
-
     assignment = Assignment.objects.select_for_update().select_related("study").get(pk=assignment.pk)
     if assignment.screened_out_at is not None or assignment.training_passed_at is not None:
         raise TrainingFinished(gettext("Your training is finished."))
@@ -406,7 +398,7 @@ def training_answer_submit(
     item = next((i for i in drawn if i.token == token), None) if isinstance(token, str) else None
     if item is None:  # not a training item, or not one of this attempt's
         raise TrainingInvalid(gettext("There is no such training item."))
-    unit, design = _unit_and_design(assignment.study_id)
+    unit, design = protocol_and_design(study_id=assignment.study_id)
     clean = unit.training_answer_clean(design=design, answers=scores, from_text=from_text)
     clean = unit.training_answer_check(design=design, item=item, values=clean)
     if TrainingAnswer.objects.filter(assignment=assignment, item=item, attempt=attempt).exists():

@@ -3,6 +3,7 @@ judges, the CSV exports and importing judgments collected elsewhere."""
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import asdict
 
@@ -226,8 +227,6 @@ class CSVRenderer(BaseRenderer):
     def render(self, data, accepted_media_type=None, renderer_context=None):
         if isinstance(data, (bytes, str)):
             return data
-        import json
-
         return json.dumps(data)
 
 

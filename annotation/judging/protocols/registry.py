@@ -81,6 +81,13 @@ def protocol_for_study(*, study: Study) -> JudgingProtocol:
     return protocol_get(study_protocol_slug(study))
 
 
+def protocol_and_design(*, study_id: int) -> tuple[JudgingProtocol, JudgingDesign | None]:
+    """The unit of study ``study_id`` and its design (None before a design is saved: the
+    default protocol's unit), in one query."""
+    design = JudgingDesign.objects.filter(study_id=study_id).first()
+    return protocol_for_design(design), design
+
+
 def protocol_for_result(result: Mapping[str, Any] | None) -> JudgingProtocol:
     """The unit whose report produced ``result`` (a report's stored JSON, which names it)."""
     slug = (result or {}).get("protocol") or DEFAULT_PROTOCOL

@@ -7,6 +7,7 @@ from __future__ import annotations
 from annotation.models import ImportJob, Study
 
 from .. import scales
+from ..defaults import default_criteria, default_expected_scores
 from ..enums import JUDGMENTS_JOB_KEY
 from ..models import JudgingDesign
 
@@ -19,8 +20,6 @@ def study_criteria(*, study: Study) -> list[dict]:
     """The study's criteria with their scales (PEM's four on 1–5 when it has no design)."""
     design = design_for_study(study=study)
     if design is None:
-        from ..defaults import default_criteria
-
         return default_criteria()
     return design.criteria
 
@@ -37,8 +36,6 @@ def study_control_expected(*, study: Study) -> dict[str, dict[str, int | float]]
     value for them there."""
     design = design_for_study(study=study)
     if design is None:
-        from ..defaults import default_expected_scores
-
         return default_expected_scores()
     return {k: {c: v for c, v in scores.items() if v is not None} for k, scores in design.expected_scores.items()}
 

@@ -15,6 +15,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.importing.reading import ImportIssue, StudyImportError, detect_format
 from annotation.judging.enums import JUDGMENTS_JOB_KEY, ImportMode
 from annotation.judging.models import (
     Assignment,
@@ -170,8 +171,6 @@ def judgments_import_start(
     job is returned, and its status, progress and summary or errors are those of any import
     job. The size limit, the mode and the study's protocol are checked here first.
     """
-    from annotation.importing.reading import ImportIssue, StudyImportError, detect_format
-
     max_bytes = settings.PARAEVAL_IMPORT_MAX_BYTES
     if len(data) > max_bytes:
         raise StudyImportError(

@@ -194,8 +194,10 @@ def test_the_submit_that_reaches_min_controls_does_the_same_work_as_every_other(
         sent.append((qc_auto_check_task.name, tuple(args)))
 
     monkeypatch.setattr(qc_auto_check_task, "apply_async", publish)
-    real_judge_qc = screening.judge_qc
-    monkeypatch.setattr(screening, "judge_qc", lambda *a, **kw: stats_in_request.append(1) or real_judge_qc(*a, **kw))
+    real_judge_qc = absolute_screening.judge_qc
+    monkeypatch.setattr(
+        absolute_screening, "judge_qc", lambda *a, **kw: stats_in_request.append(1) or real_judge_qc(*a, **kw)
+    )
     api, per_submit = api_as("ann"), []
     while True:
         body = api_next(api, opened_study).json()

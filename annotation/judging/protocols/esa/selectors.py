@@ -4,9 +4,11 @@ are in :mod:`.services`."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterator
 
+import pandas as pd
 from django.db.models import Count, Q
 
 from annotation.judging.selectors.exclusions import judges_excluded
@@ -98,8 +100,6 @@ EXPORT_HEADER = [
 
 def esa_export_rows(*, study: Study) -> Iterator[list]:
     """The researcher's CSV: one row per latest judgment, spans as JSON (code points, end exclusive)."""
-    import json
-
     yield EXPORT_HEADER
     for j in _latest(study):
         cand = j.item.candidate
@@ -183,8 +183,6 @@ def esa_export_answers(*, study: Study) -> Iterator[ExportAnswer]:
 def esa_pilot_frame(*, study: Study):
     """The latest ESA scores (judges excluded on the QC page left out) as the planner's pilot:
     the tidy judgments frame with the criterion ``score`` (0–100), one row per scored item."""
-    import pandas as pd
-
     annotations, _ = esa_annotations(study=study)
     rows = [
         (a.judge, a.item, a.original, a.system, a.is_control, "score", float(a.score))

@@ -7,11 +7,14 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 
+import pandas as pd
 from django.db.models import Count, Q
+from scipy.stats import binomtest
 
 from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.models import Candidate, Study, System
-from metrics.core.ranking.orders import Ranking
+from metrics.core.ranking.controls import ranking_control_checks
+from metrics.core.ranking.orders import Ranking, midranks
 
 from ...enums import CONTROL_KIND_OF_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX
 from ...models import JudgingDesign
@@ -125,8 +128,6 @@ EXPORT_HEADER = [
 def ranking_export_rows(*, study: Study) -> Iterator[list]:
     """The researcher's CSV: one row per ranked candidate of each latest ranking: its system, the
     place it was shown at, its group (1 = best), its mid-rank and score."""
-    from metrics.core.ranking.orders import midranks
-
     yield EXPORT_HEADER
     cands = _candidate_rows(study)
     for j in _latest(study):
@@ -161,10 +162,6 @@ def ranking_qc(*, study: Study) -> list[dict]:
     :func:`metrics.core.ranking.controls.ranking_control_checks`), the share, the one-sided
     binomial p-value against chance (1/k: a candidate put first, or last, at random), ``passes``
     when p < the design's QC level, and ``excluded``."""
-    from scipy.stats import binomtest
-
-    from metrics.core.ranking.controls import ranking_control_checks
-
     design = JudgingDesign.objects.get(study=study)
     checks = ranking_control_checks(ranking_records(study=study), control_kinds(study=study))
     excluded = judges_excluded(study=study)
@@ -227,8 +224,6 @@ def ranking_export_answers(*, study: Study) -> Iterator[ExportAnswer]:
     and its score when the design asks for scores. The item is the candidate within its set
     (``<candidate id>@<the set's candidate ids>``): one candidate may be ranked in two sets of
     its original, and every judge of a set shares the name."""
-    from metrics.core.ranking.orders import midranks
-
     cands = _candidate_rows(study)
     asks_scores = JudgingDesign.objects.get(study=study).ranking_scores
     for j in _latest(study).exclude(item__assignment__screened_out_at__isnull=False):
@@ -263,8 +258,6 @@ def ranking_pilot_frame(*, study: Study):
     """The latest rankings' 0–100 scores (judges excluded on the QC page left out) as the
     planner's pilot: the tidy judgments frame with the criterion ``score``, one row per scored
     candidate of a set (the item: the candidate within its set)."""
-    import pandas as pd
-
     cands = _candidate_rows(study)
     excluded = judges_excluded(study=study)
     rows = []

@@ -31,7 +31,7 @@ from django.utils.translation import gettext
 from annotation.models import Original, Study
 from metrics.core.assignment import derive_seed
 
-from ...enums import COMPARISON_ANSWERS, JudgmentSource
+from ...enums import COMPARISON_ANSWERS, COMPARISON_PREFERENCE, JudgmentSource
 from ...errors import JudgmentInvalid
 from ...models import AttentionAnswer, AttentionCheck, JudgingDesign, TrainingItem
 from ...selectors.judge import attention_entry_fields, attention_unrelated_text
@@ -129,8 +129,6 @@ def training_item_for_judge(item: TrainingItem) -> dict:
 def attention_question(design: JudgingDesign | None) -> str:
     """The question an attention pair is checked on: the overall one (see module doc)."""
     if design is None:
-        from ...enums import COMPARISON_PREFERENCE
-
         return COMPARISON_PREFERENCE
     return expected_question(design) or questions(design)[0]["slug"]
 
