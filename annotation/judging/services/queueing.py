@@ -167,7 +167,7 @@ def judgments_import_start(
     :class:`~annotation.importing.reading.StudyImportError` names every problem). A larger one
     (or ``background=True``) would hold the request for half a minute (30,000 rows: 24–29 s), so
     it is stored with an :class:`~annotation.models.ImportJob` queued on commit and imported by a
-    worker (:func:`~annotation.judging.services.judgment_import.judgments_import_job_run`); the
+    worker (:func:`~annotation.judging.protocols.absolute.imports.judgments_import_job_run`); the
     job is returned, and its status, progress and summary or errors are those of any import
     job. The size limit, the mode and the study's protocol are checked here first.
     """

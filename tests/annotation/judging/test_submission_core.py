@@ -13,6 +13,7 @@ from django.contrib.auth.models import User
 from annotation.enums import SystemKind
 from annotation.judging import screening
 from annotation.judging.models import Assignment
+from annotation.judging.protocols.absolute import screening as absolute_screening
 from annotation.judging.protocols.absolute.models import AssignmentItem
 from annotation.judging.protocols.absolute.selectors import JudgeItem, item_next_for_judge
 from annotation.judging.protocols.absolute.services import judgment_submit
@@ -60,7 +61,7 @@ def worker_runs_qc(monkeypatch):
 
     def run(args, **kwargs):
         sent.append(args[0])
-        screening.qc_auto_check_run(assignment_id=args[0])
+        absolute_screening.qc_auto_check_run(assignment_id=args[0])
 
     monkeypatch.setattr(qc_auto_check_task, "apply_async", run)
     return sent
