@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+#: Run with DATABASE_URL and CELERY_BROKER_URL removed: the same test on every backend.
+pytestmark = pytest.mark.embedded_default
+
 ROOT = Path(__file__).resolve().parent.parent
 
 SCRIPT = """
@@ -17,9 +20,6 @@ django.setup()
 from django.contrib.auth.models import User
 from annotation.services.queueing import study_import_file
 from annotation.services.studies import study_create
-
-#: Run with DATABASE_URL and CELERY_BROKER_URL removed: the same test on every backend.
-pytestmark = pytest.mark.embedded_default
 owner = User.objects.create_user("stack-owner")
 study = study_create(name="Stack", owner=owner)
 rows = ["original_id,original,system,candidate"] + [f"{i},Sentence {i}.,human,Phrase {i}." for i in range(300)]

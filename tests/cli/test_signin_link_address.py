@@ -10,7 +10,7 @@ import pytest
 
 from config.run import record_url
 
-#: Run with DATABASE_URL and CELERY_BROKER_URL removed: the same test on every backend.
+#: Runs with DATABASE_URL removed and sends no work to a broker: the same test on every backend.
 pytestmark = pytest.mark.embedded_default
 
 ROOT = Path(__file__).resolve().parent.parent.parent

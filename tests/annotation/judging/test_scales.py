@@ -217,7 +217,7 @@ def test_the_design_page_changes_criteria_through_its_json_and_words_through_fie
     import json
     import re
 
-    from .test_views import design_post_data
+    from tests.annotation.judging.protocols.absolute.test_views import design_post_data
 
     client.force_login(researcher)
     rita_client = client
