@@ -423,6 +423,15 @@ def enter_on_autofocus(page) -> None:
     page.keyboard.press("Enter")
 
 
+def judge_keys_ready(page) -> None:
+    """Wait until the judge page's keys work (judge_form.js has put its listener in place and
+    marked ``<html data-keys-ready>``): a module script runs a moment after the page is shown,
+    so a key pressed as soon as a heading is visible may go unheard."""
+    from playwright.sync_api import expect
+
+    expect(page.locator("html[data-keys-ready]")).to_be_attached()
+
+
 def screenshot(page, name: str, *, full_page: bool = True) -> Path:
     """Save a screenshot for the README tour (var/screenshots/NAME.png)."""
     SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from annotation.enums import Role
 from annotation.services.membership import study_member_add
 from annotation.services.studies import study_update
-from tests.conftest import browser_login
+from tests.conftest import browser_login, judge_keys_ready
 from tests.factories import study_with_data
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -86,6 +86,7 @@ def test_compare_keys_choose_what_is_drawn_where_the_key_points(page, live_serve
     assert stored == answered
 
     # "b" is not "go back" on this page; Backspace is
+    judge_keys_ready(page)
     page.keyboard.press("b")
     expect(page.locator("#done-h")).to_be_visible()
     page.keyboard.press("Backspace")

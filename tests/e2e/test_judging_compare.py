@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 from annotation.enums import Role
 from annotation.services.membership import study_member_add
-from tests.conftest import browser_login, enter_on_autofocus
+from tests.conftest import browser_login, enter_on_autofocus, judge_keys_ready
 from tests.factories import study_with_data
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -69,6 +69,7 @@ def test_judge_compares_pairs_by_keyboard_and_answers_map_to_the_shown_sides(pag
         assert it.judgments.get(is_latest=True).values == {"preference": answer}
 
     # Backspace goes back to the last pair (B is an answer's name here, not "back"); a change there is a revision
+    judge_keys_ready(page)
     page.keyboard.press("Backspace")
     expect(page.locator("#item-h")).to_have_text(f"Changing pair {total} of {total}", timeout=LOAD)
     last_token = page.locator('#rating-form input[name="token"]').input_value()

@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 from annotation.enums import Role
 from annotation.services.membership import study_member_add
 from annotation.services.studies import study_update
-from tests.conftest import browser_login
+from tests.conftest import browser_login, judge_keys_ready
 from tests.factories import study_with_data
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -130,7 +130,7 @@ def test_a_judge_ranks_every_set_by_drag_and_keys_and_the_researcher_gets_the_re
 
     # Backspace: back to the last set, change it by keys (the last two swapped), Enter.
     expect(pg.locator("#previous-link")).to_be_visible()
-    pg.wait_for_load_state("networkidle")
+    judge_keys_ready(pg)
     pg.keyboard.press("Backspace")
     expect(pg.locator("#rank-list[data-ready]")).to_have_count(1, timeout=LOAD)
     token = pg.locator('#rating-form input[name="token"]').input_value()

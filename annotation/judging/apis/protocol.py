@@ -228,4 +228,8 @@ def judge_api_views(spec: JudgeApiSpec) -> tuple[type[APIView], type[APIView], t
                 status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
             )
 
+    # Named after the protocol, as they show in tracebacks, logs and the browsable API.
+    prefix = type(spec.unit).__name__.removesuffix("Protocol")
+    for view in (NextApi, DetailApi, SubmitApi):
+        view.__name__ = view.__qualname__ = f"{prefix}{view.__name__}"
     return NextApi, DetailApi, SubmitApi
