@@ -98,9 +98,9 @@ def child(step: str, study_id: int, n_boot: int | None) -> None:
 
     django.setup()
     from annotation.judging.protocols.absolute.models import Judgment
+    from annotation.judging.protocols.absolute.report import report_judgment_inputs
     from annotation.judging.protocols.absolute.simulation import simulated_judges_fill  # noqa: F401  (imports before measuring)
     from annotation.models import Study
-    from metrics.reports import selectors
     from metrics.reports.services.build import report_build
     from metrics.reports.services.queueing import report_create
 
@@ -109,7 +109,7 @@ def child(step: str, study_id: int, n_boot: int | None) -> None:
     timer = Timer()
     if step == "frame":
         with timer("fresh process: read the judgments frame"):
-            selectors.report_judgment_inputs(study=study)
+            report_judgment_inputs(study=study)
     elif step in ("export-tidy", "export-wide"):
         from annotation.judging.exports import csv_lines
         from annotation.judging.selectors.export_rows import export_tidy_rows, export_wide_rows
@@ -150,12 +150,12 @@ def main() -> None:
     from django.contrib.auth.models import User
     from django.core.management import call_command
 
+    from annotation.judging.protocols.absolute.report import report_judgment_inputs
     from annotation.judging.protocols.absolute.simulation import simulated_judges_fill
     from annotation.judging.selectors.qc import judgments_fingerprint
     from annotation.judging.services.opening import study_judging_open
     from annotation.models import Candidate, Original, System
     from annotation.services.studies import study_create
-    from metrics.reports import selectors
     from metrics.reports.exports.bundle import report_zip
     from metrics.reports.services.build import report_build
     from metrics.reports.services.queueing import report_create
@@ -204,7 +204,7 @@ def main() -> None:
         run = metric_run_create(study=study, metric="bleu", enqueue=False)
         metric_run_execute(run_id=run.pk)
     with timer("read the judgments frame (alone)"):
-        selectors.report_judgment_inputs(study=study)
+        report_judgment_inputs(study=study)
     report = report_create(study=study, settings={"n_boot": args.n_boot}, enqueue=False)
     with timer("report_build (read, statistics, figures, save)"):
         report = report_build(report_id=report.pk)

@@ -156,26 +156,28 @@ def test_every_protocol_package_has_its_tests_in_the_mirrored_folder():
         assert list(folder.glob("test_*.py")), f"no test module in {folder}"
 
 
-def test_a_protocol_with_a_report_page_of_its_own_computes_it_in_its_package():
-    """Issue 39: a protocol's report and its dashboard figures are methods of its unit (no dotted
-    paths), whose code is its package's report.py; for the report the base answers None, which is the
-    absolute report of metrics.reports."""
+def test_every_protocol_computes_its_report_and_figures_in_its_package():
+    """Issue 39: a protocol's report, its tables and its dashboard figures are methods of its unit
+    (no dotted paths, no default standing for one protocol's report), whose code is its package's
+    report.py; the report job (metrics.reports.services.build) only runs them."""
     from annotation.judging.protocols.base import JudgingProtocol
     from annotation.judging.protocols.registry import protocols_all
 
-    own = [u for u in protocols_all() if u.report_template]
-    assert {u.slug for u in own} >= {"esa", "ranking", "comparison"}
-    for unit in own:
+    units = protocols_all()
+    assert {u.slug for u in units} >= {"absolute", "esa", "ranking", "comparison"}
+    for unit in units:
         package = type(unit).__module__.rpartition(".")[0]
+        report = importlib.import_module(f"{package}.report")
+        assert report.__file__ and Path(report.__file__).name == "report.py"
         for name in ("report_compute", "report_tables", "dashboard_answers"):
             method = getattr(type(unit), name)
             assert callable(method) and method is not getattr(JudgingProtocol, name), (unit.slug, name)
-        report = importlib.import_module(f"{package}.report")
-        assert report.__file__ and Path(report.__file__).name == "report.py"
-    for unit in protocols_all():
-        if not unit.report_template:  # the absolute report: the job's default
-            assert unit.report_compute(report=None, settings={}) is None
-            assert unit.report_tables({}) is None
+            # the method is written in the unit and hands over to its package's report module
+            assert name in vars(type(unit)), (unit.slug, name)
+    with pytest.raises(NotImplementedError):
+        JudgingProtocol.report_compute(units[0], report=None, settings={})
+    with pytest.raises(NotImplementedError):
+        JudgingProtocol.report_tables(units[0], {})
 
 
 #: The template names a unit declares for the shared pages to include.

@@ -9,15 +9,7 @@ import numpy as np
 import pandas as pd
 from django.db.models import QuerySet
 
-from annotation.judging.protocols.absolute.frame import judgments_frame
 from annotation.judging.selectors import progress
-from annotation.judging.selectors.design import (
-    design_for_study,
-    study_control_expected,
-    study_criteria_slugs,
-    study_qc_tests,
-)
-from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.judging.selectors.qc import judgments_fingerprint
 from annotation.models import Study
 from config.jobs.enums import JobStatus
@@ -73,41 +65,6 @@ def report_plot_get(*, report: Report, slug: str) -> ReportPlot:
 
 
 # --- what a build reads ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class JudgmentInputs:
-    """The judgments side of a report, read in one go.
-
-    ``fingerprint`` is read *before* the frame, so a judgment arriving meanwhile
-    makes the report stale rather than silently included or missed.
-    """
-
-    frame: pd.DataFrame  # every judge, excluded ones included (QC lists them)
-    excluded: list[str]  # excluded judges who have judgments
-    fingerprint: str
-    control_expected: dict[str, dict[str, int | float]]
-    qc_alpha: float
-    criteria: list[str]
-    qc_tests: tuple = ()  # the design's judge control tests (annotation.judging.scales.criteria_qc_tests)
-
-
-def report_judgment_inputs(*, study: Study) -> JudgmentInputs:
-    fingerprint = judgments_fingerprint(study=study)
-    frame = judgments_frame(study=study, include_excluded_judges=True)
-    present = set(frame["judge"]) if len(frame) else set()
-    excluded = sorted(judges_excluded(study=study) & present)
-    design = design_for_study(study=study)
-    crits = set(frame["criterion"]) if len(frame) else set()
-    return JudgmentInputs(
-        frame=frame,
-        excluded=excluded,
-        fingerprint=fingerprint,
-        control_expected=study_control_expected(study=study),
-        qc_alpha=float(design.qc_alpha) if design else 0.05,
-        criteria=[c for c in study_criteria_slugs(study=study) if c in crits],
-        qc_tests=study_qc_tests(study=study),
-    )
 
 
 @dataclass(frozen=True)

@@ -473,13 +473,12 @@ class JudgingProtocol:
 
     # --- the report -----------------------------------------------------------------------
 
-    def report_compute(self, *, report: Report, settings: Mapping[str, Any]) -> ReportComputed | None:
+    def report_compute(self, *, report: Report, settings: Mapping[str, Any]) -> ReportComputed:
         """This protocol's report, computed for the one report job
         (:func:`metrics.reports.services.build.report_build`, which stores it, fails it or
-        keeps a finished one); its own code lives in the package's ``report.py``. None: the
-        protocol has no report of its own and the job builds the absolute report of
-        :mod:`metrics.reports` (PEM's tables, agreement, judge QC, rankings)."""
-        return None
+        keeps a finished one; a ``ValueError`` fails it with its message); its own code lives
+        in the package's ``report.py``."""
+        raise NotImplementedError
 
     def dashboard_answers(self, *, study: Study) -> dict | None:
         """The live figures of the study dashboard as plain JSON (agreement, the systems' ranking,
@@ -488,10 +487,10 @@ class JudgingProtocol:
         has none yet, and the dashboard says so and points to the report."""
         return None
 
-    def report_tables(self, result: Mapping[str, Any]) -> list[ReportTable] | None:
-        """The tables of a finished report of this protocol in page order (every export format
-        reads them); None: the absolute report's tables (:mod:`metrics.reports.exports.tables`)."""
-        return None
+    def report_tables(self, result: Mapping[str, Any]) -> list[ReportTable]:
+        """The tables of a finished report of this protocol in page order (the report page, every
+        export format and the API read them: :func:`metrics.reports.exports.tables.report_tables`)."""
+        raise NotImplementedError
 
     def qc_rows(self, *, study: Study) -> list[dict] | None:
         """The protocol's own QC table on the QC page (None: only the shared judge QC)."""

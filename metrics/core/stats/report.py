@@ -54,7 +54,7 @@ def _versions() -> dict[str, str]:
 class ReportOptions:
     """What :func:`build_report` computes and how, besides the data: every field has the
     default a study's report starts from. A study's settings become these in one place
-    (``metrics.reports.services.build.absolute_report_options``), for the report and the
+    (``annotation.judging.protocols.absolute.report.absolute_report_options``), for the report and the
     live dashboard alike."""
 
     #: Judges left out of every table (still in ``judge_qc``, marked excluded).

@@ -11,10 +11,11 @@ character of the data. The HTML file embeds its styles and its figures (as
 Layout
 ------
 The tables: :mod:`.model` (:class:`Column`, :class:`ReportTable`, cell formatting, plain
-text), one module a family of tables (:mod:`.pem_tables`: PEM Tables 1–3;
-:mod:`.agreement`: agreement and judge QC; :mod:`.rankings`: systems, metric leaderboard
-and meta-evaluation) and :mod:`.tables` (all of them in page order, by slug). The
+text), what cells are made of (:mod:`.cells`), the agreement and judge-QC tables of
+numeric judgments (:mod:`.agreement`, which the ``agreement`` command prints too) and
+:mod:`.tables` (a report's tables in page order, as the protocol that built it draws them:
+each protocol's ``report.py`` has its own; the absolute protocol's PEM Tables 1–3 and ranking
+tables are ``annotation.judging.protocols.absolute.pem_tables`` and ``.ranking_tables``). The
 formats: :mod:`.csv_json`, :mod:`.latex`, :mod:`.standalone_html`, and :mod:`.bundle`
-(the ZIP and the ``report`` command's directory). Helpers they share are in
-:mod:`._shared`. Import each name from the module that defines it; this package holds no names of its own.
+(the ZIP and the ``report`` command's directory). Import each name from the module that defines it; this package holds no names of its own.
 """

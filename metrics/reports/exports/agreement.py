@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._shared import pct, stat
+from .cells import pct, stat
 from .model import Column, ReportTable
 
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from django.utils import timezone
 
 from ..models import Report
-from ._shared import iso
+from .cells import iso
 from .model import ReportTable
 
 EXPORT_SCHEMA = "paraeval.report/1"

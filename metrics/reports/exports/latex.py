@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..models import Report
-from ._shared import iso
+from .cells import iso
 from .model import Column, ReportTable
 from .tables import report_tables
 

@@ -5,44 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from annotation.judging.defaults import PEM_REPORT_TARGET
 from annotation.judging.protocols.registry import protocol_for_result
 
-from ._shared import pct
-from .agreement import agreement_tables, judge_qc_table
 from .model import ReportTable
-from .pem_tables import pem_table1, pem_table2, pem_table3
-from .rankings import (
-    leaderboard_table,
-    llm_judge_pool_table,
-    meta_evaluation_table,
-    ranking_table,
-    system_scores_table,
-)
 
 
 def report_tables(result: Mapping[str, Any]) -> list[ReportTable]:
-    """The report's tables in page order (Table 3 and the leaderboard only with metrics)."""
-    own = protocol_for_result(result).report_tables(result)
-    if own is not None:  # a protocol with its own report (ESA, ranking, side by side)
-        return own
-    st = result.get("settings", {})
-    level = float(st.get("confidence_level", 0.95))
-    target = st.get("criterion") or PEM_REPORT_TARGET  # reports from before settings named their target
-    ci = pct(level)
-    tables = [pem_table1(result, level, ci, target), pem_table2(result, level, ci, target)]
-    if result.get("table3"):
-        tables.append(pem_table3(result, level, ci, target))
-    tables += [*agreement_tables(result), judge_qc_table(result), ranking_table(result, ci, target)]
-    if result.get("system_scores"):  # only with a 0–100 criterion: its raw and z-scores
-        tables.append(system_scores_table(result))
-    if result.get("metric_leaderboard"):
-        tables.append(leaderboard_table(result))
-    if result.get("metric_meta_evaluation"):
-        tables.append(meta_evaluation_table(result))
-        if result["metric_meta_evaluation"].get("llm_judge_pool"):
-            tables.append(llm_judge_pool_table(result))
-    return tables
+    """The report's tables in page order, as the protocol that built it draws them (its
+    unit's :meth:`report_tables`): the page, every export format and the API read these."""
+    return protocol_for_result(result).report_tables(result)
 
 
 def table_by_slug(result: Mapping[str, Any], slug: str) -> ReportTable:
@@ -52,6 +23,7 @@ def table_by_slug(result: Mapping[str, Any], slug: str) -> ReportTable:
     raise KeyError(slug)
 
 
+#: The absolute report's table slugs (the OpenAPI schema's examples of ``{table}``).
 TABLE_SLUGS = (
     "table1",
     "table2",

@@ -9,7 +9,7 @@ Layout
 ------
 :mod:`.report_settings` (defaults, bounds, :func:`report_settings_clean`), :mod:`.queueing`
 (create a report and queue its build, rebuild, requeue the stranded), :mod:`.build` (the
-build the worker runs, fail). The judge simulator, which writes absolute judgments, is
+build the worker runs, fail), :mod:`.progress` (a running report's phases). The judge simulator, which writes absolute judgments, is
 :mod:`annotation.judging.protocols.absolute.simulation`.
 Import each name from the module that defines it; this package holds no names of its own. The Celery task is in
 ``metrics/reports/tasks.py``.

@@ -21,7 +21,7 @@ from config.recovery import job_resend, jobs_to_resend
 from .. import selectors
 from ..models import Report
 from ..tasks import report_build_task
-from .build import PHASES
+from .progress import PHASES
 from .report_settings import report_settings_clean
 
 

@@ -20,7 +20,7 @@ PEM_NAMES = ("adequacy", "fluency", "dissimilarity", "overall")
 ALLOWED = {
     "annotation/judging/defaults.py",
     "annotation/judging/enums.py",
-    "metrics/reports/exports/pem_tables.py",
+    "annotation/judging/protocols/absolute/pem_tables.py",
     "annotation/judging/protocols/absolute/simulation.py",
 }
 #: The side-by-side protocol's modules belong to the protocol package (issue 24's other half).

@@ -250,7 +250,7 @@ def test_screened_out_judgments_are_never_counted(one_screened_out):
     frame = judgments_frame(study=study)
     assert set(frame["judge"]) == {"bob"}
     assert judges_excluded(study=study) == {"ann"}
-    from metrics.reports.selectors import report_judgment_inputs
+    from annotation.judging.protocols.absolute.report import report_judgment_inputs
 
     inputs = report_judgment_inputs(study=study)
     assert inputs.excluded == ["ann"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from annotation.judging.protocols.absolute.report import absolute_report_options, report_judgment_inputs
 from annotation.judging.protocols.absolute.simulation import SIM_JUDGE_PREFIX
 from annotation.judging.scales import criteria_units
 from annotation.judging.selectors.design import study_criteria
@@ -17,7 +18,7 @@ from metrics.core.stats.report import build_report
 from metrics.reports import selectors
 from metrics.reports.models import ReportPlot
 from metrics.reports.plots import report_plots
-from metrics.reports.services.build import absolute_report_options, report_build
+from metrics.reports.services.build import report_build
 from metrics.reports.services.queueing import report_create
 from metrics.reports.services.report_settings import DEFAULT_SETTINGS
 
@@ -44,7 +45,7 @@ def test_report_with_an_excluded_judge_equals_the_separately_validated_path(rese
 
     # The former path: build_report on the database frame, then validate it again for the figures.
     s = {**DEFAULT_SETTINGS, **report.settings}
-    judged = selectors.report_judgment_inputs(study=study)
+    judged = report_judgment_inputs(study=study)
     assert judged.excluded == [clicker.username]
     metric_inputs = selectors.report_metric_inputs(study=study, judged_items=set(judged.frame["item"]))
     # The same options as the job (one place decides them), on the database frame as it is.

@@ -16,7 +16,8 @@ from metrics import selectors as metric_selectors
 from metrics.core.stats.report import build_report
 from metrics.reports import selectors
 from metrics.reports.models import Report, ReportPlot
-from metrics.reports.services.build import PHASES, report_build
+from metrics.reports.services.build import report_build
+from metrics.reports.services.progress import PHASES
 from metrics.reports.services.queueing import report_create, report_rebuild
 from metrics.reports.services.report_settings import DEFAULT_SETTINGS, report_settings_clean
 

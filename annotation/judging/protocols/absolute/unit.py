@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from django.contrib.auth.models import User
 
 from annotation.models import Study
-from metrics.dashboard.services.figures import absolute_answers
 
 from ... import scales, training
 from ...defaults import PEM_REPORT_TARGET, default_criteria
@@ -21,6 +20,7 @@ from .exports import criteria_tidy_rows, criteria_wide_rows
 from .frame import judgments_frame
 from .imports import JudgmentImportSummary, judgments_import_file
 from .models import AssignmentItem, Judgment
+from .report import absolute_answers, absolute_report_compute, absolute_tables
 from .selectors import JudgeItem, item_for_judge, item_next_for_judge, item_previous_for_judge
 from .services import (
     absolute_assignment_for_participant,
@@ -61,7 +61,13 @@ class AbsoluteProtocol(JudgingProtocol):
     has_screening = True
 
     def dashboard_answers(self, *, study: Study) -> dict:
-        return absolute_answers(study)
+        return absolute_answers(study=study)
+
+    def report_compute(self, *, report, settings):
+        return absolute_report_compute(report=report, settings=settings)
+
+    def report_tables(self, result):
+        return absolute_tables(result)
 
     def assignments_write(self, *, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
         return absolute_assignments_write(study=study, design=design, judges=judges)

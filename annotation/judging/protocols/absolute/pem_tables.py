@@ -3,8 +3,8 @@ criterion, metrics against the human reference."""
 
 from __future__ import annotations
 
-from ._shared import fisher_ci, stat
-from .model import Column, ReportTable
+from metrics.reports.exports.cells import fisher_ci, stat
+from metrics.reports.exports.model import Column, ReportTable
 
 
 def pem_table1(result, level, ci, target) -> ReportTable:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .model import Column, ReportTable
+from metrics.reports.exports.model import Column, ReportTable
 
 
 def _z_block(result, criterion) -> dict | None:

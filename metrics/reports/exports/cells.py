@@ -1,4 +1,4 @@
-"""Helpers shared by the export modules (private to the package): statistics read out
+"""What table cells are made of, for every report's tables: statistics read out
 of a result dict, Fisher-z intervals, percent labels and ISO timestamps."""
 
 from __future__ import annotations
