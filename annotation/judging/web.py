@@ -184,6 +184,7 @@ class JudgePages:
         """One entry on the protocol's page: the shared counts, key and error, and its own context."""
         context = {
             "study": study,
+            "entry": entry,  # the shared page's name (judging/_entry_page.html)
             "key": idempotency_key_new(),
             "position_text": thousands(entry.position),
             "total_text": thousands(entry.total),

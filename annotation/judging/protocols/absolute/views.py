@@ -62,6 +62,7 @@ def _render_item(request, study, item, *, error=None, field_errors=None, posted=
         "judging/absolute/rate.html",
         {
             "study": study,
+            "entry": item,  # the shared page's name (judging/_entry_page.html)
             "item": item,
             "criteria": criteria,
             "key": idempotency_key_new(),
