@@ -27,6 +27,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import URLPattern, path
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 from rest_framework.response import Response
@@ -307,6 +308,24 @@ class JudgePages:
         for view, name in zip((page, revise, submit), names, strict=True):
             view.__name__ = view.__qualname__ = name
         return page, revise, submit
+
+
+def judge_page_paths(
+    segment: str,
+    name: str,
+    views: tuple[Callable[..., HttpResponse], Callable[..., HttpResponse], Callable[..., HttpResponse]],
+) -> list[URLPattern]:
+    """The routes of a protocol's judge page, for the three views of :meth:`JudgePages.views`
+    (the resume point, an earlier item, the POST): ``judge/studies/<id>/<segment>/`` named
+    ``name``, its ``submit/`` named ``<name>_submit`` (before the token, which it would match)
+    and ``<token>/`` named ``<name>_revise``."""
+    page, revise, submit = views
+    root = f"judge/studies/<int:study_id>/{segment}/"
+    return [
+        path(root, page, name=name),
+        path(root + "submit/", submit, name=f"{name}_submit"),
+        path(root + "<str:token>/", revise, name=f"{name}_revise"),
+    ]
 
 
 # --- the design's criteria on the judge's page -------------------------------------------------

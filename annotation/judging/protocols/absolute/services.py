@@ -8,22 +8,23 @@ same seed reproduces the same orders after a reset. Called through the protocol 
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Count
 from django.utils.translation import gettext
 
-from annotation.judging.services.opening import judges_per_item, study_items
+from annotation.judging.services.item_orders import (
+    candidate_order_late,
+    candidate_order_participant,
+    candidate_orders_opening,
+)
 from annotation.judging.services.queueing import after_judgment
 from annotation.models import Study
-from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
 
 from ... import scales
 from ...defaults import default_criteria
-from ...enums import JudgesMode, JudgmentSource
+from ...enums import JudgmentSource
 from ...errors import JudgmentInvalid
 from ...models import Assignment, JudgingDesign
 from ...services.submission import SubmitResult, active_seconds_clean, key_clean, submission_store
@@ -32,50 +33,22 @@ from .models import AssignmentItem, Judgment
 
 
 def absolute_assignments_write(*, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
-    """Every judge's items (:func:`metrics.core.assignment.plan_assignments`). Returns (items, items written)."""
-    items, groups, pks = study_items(study)
-    n_written = 0
-    if judges:
-        by_name = {u.username: u for u in judges}
-        plan = plan_assignments(items, groups, list(by_name), seed=design.seed, judges_per_item=judges_per_item(design))
-        for order in plan.orders:
-            # A judge whose judgments were imported into the draft keeps them: the plan is added.
-            n_written += assignment_write_opening(
-                study=study, judge=by_name[order.judge], seed=order.seed, candidate_ids=[pks[i] for i in order.items]
-            )
-    return len(items), n_written
-
-
-def _live_counts(study: Study) -> Counter:
-    return Counter(
-        dict(
-            AssignmentItem.objects.filter(assignment__study=study)
-            .values("candidate_id")
-            .annotate(n=Count("id"))
-            .order_by()
-            .values_list("candidate_id", "n")
-        )
+    """Every judge's items (:func:`candidate_orders_opening`). Returns (items, items written)."""
+    n_items, orders = candidate_orders_opening(study=study, design=design, judges=judges)
+    # A judge whose judgments were imported into the draft keeps them: the plan is added.
+    n_written = sum(
+        assignment_write_opening(study=study, judge=o.judge, seed=o.seed, candidate_ids=o.candidate_ids) for o in orders
     )
+    return n_items, n_written
 
 
 def absolute_assignment_late(*, study: Study, design: JudgingDesign, judge: User) -> Assignment:
-    """Fully crossed: every item the others have, in the judge's own seeded order. Exactly k
-    per item: as many items as the lightest-loaded judge, from the items with the fewest
-    judges. The caller holds the design's row lock."""
-    assigned = _live_counts(study)
-    # A late judge rates the items the others have (not data imported since).
-    items, groups, pks = study_items(study, candidate_ids=list(assigned) if assigned else None)
-    seed = derive_seed(design.seed, "order", judge.username)
-    if design.judges_mode == JudgesMode.K_PER_ITEM and assigned:
-        loads = Assignment.objects.filter(study=study).values_list("n_items", flat=True)
-        counts = {key: assigned.get(pks[key], 0) for key in items}
-        items = late_judge_items(counts, n_items=min(loads), seed=derive_seed(design.seed, "late", judge.username))
-    order = order_items(items, groups, seed=seed)
+    """A judge added after opening (:func:`candidate_order_late`). The caller holds the
+    design's row lock."""
+    o = candidate_order_late(study=study, design=design, judge=judge, item_model=AssignmentItem)
     try:
         with transaction.atomic():
-            return assignment_write(
-                study=study, judge=judge, seed=seed, candidate_ids=[pks[i] for i in order], late=True
-            )
+            return assignment_write(study=study, judge=judge, seed=o.seed, candidate_ids=o.candidate_ids, late=True)
     except IntegrityError:
         return Assignment.objects.get(study=study, judge=judge)
 
@@ -83,19 +56,9 @@ def absolute_assignment_late(*, study: Study, design: JudgingDesign, judge: User
 def absolute_assignment_for_participant(
     *, study: Study, design: JudgingDesign, judge: User, n_items: int | None
 ) -> Assignment:
-    """Fully crossed (or ``n_items`` empty): every item, in the judge's own order. Exactly k
-    per item: ``n_items`` items from those with the fewest *live* judges (done or still
-    held; released items count as free again)."""
-    live = _live_counts(study)
-    items, groups, pks = study_items(study)
-    seed = derive_seed(design.seed, "order", judge.username)
-    if n_items is not None and (design.judges_mode == JudgesMode.K_PER_ITEM or n_items < len(items)):
-        counts = {key: live.get(pks[key], 0) for key in items}
-        items = late_judge_items(
-            counts, n_items=min(n_items, len(items)), seed=derive_seed(design.seed, "late", judge.username)
-        )
-    order = order_items(items, groups, seed=seed)
-    return assignment_write(study=study, judge=judge, seed=seed, candidate_ids=[pks[i] for i in order], late=True)
+    """A join-link participant's items (:func:`candidate_order_participant`)."""
+    o = candidate_order_participant(study=study, design=design, judge=judge, n_items=n_items, item_model=AssignmentItem)
+    return assignment_write(study=study, judge=judge, seed=o.seed, candidate_ids=o.candidate_ids, late=True)
 
 
 def _design_criteria(study: Study) -> list[dict]:

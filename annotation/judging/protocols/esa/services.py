@@ -25,25 +25,29 @@ from __future__ import annotations
 
 import logging
 import random
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Count
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from annotation.judging.services.opening import judges_per_item, study_items
+from annotation.judging.services.item_orders import (
+    CandidateOrder,
+    candidate_order_late,
+    candidate_order_participant,
+    candidate_orders_opening,
+)
+from annotation.judging.services.opening import study_items
 from annotation.models import Candidate, Study
-from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
+from metrics.core.assignment import derive_seed
 from metrics.core.spans.model import SEVERITIES, SIDES, ErrorSpan
 from metrics.core.spans.offsets import span_problem
 from metrics.core.spans.prefill import SpanShape, proposal_order, propose_spans, span_shapes, spans_like
 
-from ...enums import CONTROL_SYSTEM_PREFIX, EsaPrefill, JudgesMode, JudgmentSource
+from ...enums import CONTROL_SYSTEM_PREFIX, EsaPrefill, JudgmentSource
 from ...errors import CannotOpen, JudgmentInvalid
 from ...models import Assignment, JudgingDesign
 from ...selectors.judge import JudgeEntry, item_before, item_entry_fields, item_of_judge
@@ -197,58 +201,38 @@ def esa_assignments_write(*, study: Study, design: JudgingDesign, judges: list[U
     """Every judge's ESA items: the study's candidates, control candidates included (they
     exist already as ``control:`` systems), planned and ordered with the design's seed.
     Returns (items planned, items written); :class:`CannotOpen` without a genuine candidate."""
-    items, groups, pks = study_items(study)
+    pks = study_items(study)[2]
     names = dict(Candidate.objects.filter(original__study=study).values_list("id", "system__name"))
     if not any(not names[pk].startswith(CONTROL_SYSTEM_PREFIX) for pk in pks.values()):
         raise CannotOpen(gettext("Error span annotation needs candidates to annotate; import them first."))
     if design.esa_prefill == EsaPrefill.IMPORTED and not EsaProposal.objects.filter(study=study).exists():
         raise CannotOpen(gettext("The design pre-fills spans from an imported file; import the proposed spans first."))
+    n_items, orders = candidate_orders_opening(study=study, design=design, judges=judges)
     written = 0
     cache: dict[int, tuple[list[dict], bool]] = {}
-    if judges:
-        by_name = {u.username: u for u in judges}
-        plan = plan_assignments(items, groups, list(by_name), seed=design.seed, judges_per_item=judges_per_item(design))
-        for order in plan.orders:
-            assignment = Assignment.objects.create(
-                study=study, judge=by_name[order.judge], seed=order.seed, n_items=len(order.items), joined_late=False
-            )
-            written += _items_insert(
-                assignment=assignment, design=design, candidate_ids=[pks[i] for i in order.items], cache=cache
-            )
-    return len(items), written
-
-
-def _live_counts(study: Study) -> Counter:
-    return Counter(
-        dict(
-            EsaItem.objects.filter(assignment__study=study)
-            .values("candidate_id")
-            .annotate(n=Count("id"))
-            .order_by()
-            .values_list("candidate_id", "n")
+    for o in orders:
+        assignment = Assignment.objects.create(
+            study=study, judge=o.judge, seed=o.seed, n_items=len(o.candidate_ids), joined_late=False
         )
+        written += _items_insert(assignment=assignment, design=design, candidate_ids=o.candidate_ids, cache=cache)
+    return n_items, written
+
+
+def _assignment_late_write(*, study: Study, design: JudgingDesign, order: CandidateOrder) -> Assignment:
+    assignment = Assignment.objects.create(
+        study=study, judge=order.judge, seed=order.seed, n_items=len(order.candidate_ids), joined_late=True
     )
+    _items_insert(assignment=assignment, design=design, candidate_ids=order.candidate_ids)
+    return assignment
 
 
 def esa_assignment_late(*, study: Study, design: JudgingDesign, judge: User) -> Assignment:
-    """A judge added after opening: every item the others have (fully crossed) or, with k
-    per item, as many as the lightest load from the least-judged items. The caller holds
-    the design's row lock."""
-    assigned = _live_counts(study)
-    items, groups, pks = study_items(study, candidate_ids=list(assigned) if assigned else None)
-    seed = derive_seed(design.seed, "order", judge.username)
-    if design.judges_mode == JudgesMode.K_PER_ITEM and assigned:
-        loads = Assignment.objects.filter(study=study).values_list("n_items", flat=True)
-        counts = {key: assigned.get(pks[key], 0) for key in items}
-        items = late_judge_items(counts, n_items=min(loads), seed=derive_seed(design.seed, "late", judge.username))
-    order = order_items(items, groups, seed=seed)
+    """A judge added after opening (:func:`candidate_order_late`). The caller holds the
+    design's row lock."""
+    order = candidate_order_late(study=study, design=design, judge=judge, item_model=EsaItem)
     try:
         with transaction.atomic():
-            assignment = Assignment.objects.create(
-                study=study, judge=judge, seed=seed, n_items=len(order), joined_late=True
-            )
-            _items_insert(assignment=assignment, design=design, candidate_ids=[pks[i] for i in order])
-            return assignment
+            return _assignment_late_write(study=study, design=design, order=order)
     except IntegrityError:
         return Assignment.objects.get(study=study, judge=judge)
 
@@ -256,20 +240,9 @@ def esa_assignment_late(*, study: Study, design: JudgingDesign, judge: User) -> 
 def esa_assignment_for_participant(
     *, study: Study, design: JudgingDesign, judge: User, n_items: int | None
 ) -> Assignment:
-    """A join-link participant's items: all (``n_items`` empty) or ``n_items`` from those with
-    the fewest *live* judges (released items count as free again). The caller holds the lock."""
-    live = _live_counts(study)
-    items, groups, pks = study_items(study)
-    seed = derive_seed(design.seed, "order", judge.username)
-    if n_items is not None and (design.judges_mode == JudgesMode.K_PER_ITEM or n_items < len(items)):
-        counts = {key: live.get(pks[key], 0) for key in items}
-        items = late_judge_items(
-            counts, n_items=min(n_items, len(items)), seed=derive_seed(design.seed, "late", judge.username)
-        )
-    order = order_items(items, groups, seed=seed)
-    assignment = Assignment.objects.create(study=study, judge=judge, seed=seed, n_items=len(order), joined_late=True)
-    _items_insert(assignment=assignment, design=design, candidate_ids=[pks[i] for i in order])
-    return assignment
+    """A join-link participant's items (:func:`candidate_order_participant`). The caller holds the lock."""
+    order = candidate_order_participant(study=study, design=design, judge=judge, n_items=n_items, item_model=EsaItem)
+    return _assignment_late_write(study=study, design=design, order=order)
 
 
 # --- spans -----------------------------------------------------------------------------

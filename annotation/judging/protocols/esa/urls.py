@@ -4,14 +4,13 @@ mounted by ``annotation/judging/urls.py``) and the judge's ESA API (``api_urls``
 
 from django.urls import path
 
+from ...web import judge_page_paths
 from . import apis, views
 
 S = "judging/studies/<int:study_id>/"
 
 page_urls = [
-    path("judge/studies/<int:study_id>/esa/", views.esa_page, name="esa"),
-    path("judge/studies/<int:study_id>/esa/submit/", views.esa_submit_view, name="esa_submit"),
-    path("judge/studies/<int:study_id>/esa/<str:token>/", views.esa_revise, name="esa_revise"),
+    *judge_page_paths("esa", "esa", (views.esa_page, views.esa_revise, views.esa_submit_view)),
     path("studies/<int:study_id>/judging/export/esa-spans.jsonl", views.export_esa_jsonl, name="export_esa_jsonl"),
     path("studies/<int:study_id>/judging/export/esa.csv", views.export_esa_csv, name="export_esa_csv"),
     path("studies/<int:study_id>/judging/esa/proposals/", views.esa_proposals_upload, name="esa_proposals_upload"),

@@ -30,11 +30,17 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from annotation.judging.services.item_orders import (
+    ItemOrder,
+    item_keys_late,
+    item_keys_participant,
+    item_order,
+    item_orders_opening,
+)
 from annotation.models import Candidate, Study
-from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
 from metrics.core.ranking.sets import plan_sets, screen_order, set_key, set_key_split
 
-from ...enums import CONTROL_SYSTEM_PREFIX, JudgesMode, JudgmentSource
+from ...enums import CONTROL_SYSTEM_PREFIX, JudgmentSource
 from ...errors import CannotOpen, JudgmentInvalid
 from ...models import Assignment, JudgingDesign
 from ...selectors.judge import JudgeEntry, item_before, item_entry_fields, item_of_judge
@@ -107,18 +113,26 @@ def ranking_assignments_write(*, study: Study, design: JudgingDesign, judges: li
         raise CannotOpen(
             gettext("Ranking needs at least one original with candidates of two different systems; import them first.")
         )
-    groups = {k: set_key_split(k)[0] for k in keys}
     written = 0
-    if judges:
-        k_per = design.judges_per_item if design.judges_mode == JudgesMode.K_PER_ITEM else None
-        by_name = {u.username: u for u in judges}
-        plan = plan_assignments(keys, groups, list(by_name), seed=design.seed, judges_per_item=k_per)
-        for order in plan.orders:
-            assignment = Assignment.objects.create(
-                study=study, judge=by_name[order.judge], seed=order.seed, n_items=len(order.items), joined_late=False
-            )
-            written += _items_insert(assignment=assignment, order=list(order.items), pks=pks, originals=originals)
+    for order in item_orders_opening(design=design, judges=judges, keys=keys, groups=_groups(keys)):
+        assignment = Assignment.objects.create(
+            study=study, judge=order.judge, seed=order.seed, n_items=len(order.keys), joined_late=False
+        )
+        written += _items_insert(assignment=assignment, order=order.keys, pks=pks, originals=originals)
     return len(keys), written
+
+
+def _groups(keys) -> dict[str, str]:
+    """Each set's original (its group: sets of one original are kept apart)."""
+    return {k: set_key_split(k)[0] for k in keys}
+
+
+def _assignment_late_write(*, study: Study, order: ItemOrder, pks, originals) -> Assignment:
+    assignment = Assignment.objects.create(
+        study=study, judge=order.judge, seed=order.seed, n_items=len(order.keys), joined_late=True
+    )
+    _items_insert(assignment=assignment, order=order.keys, pks=pks, originals=originals)
+    return assignment
 
 
 def _live_keys(study: Study) -> Counter[str]:
@@ -144,18 +158,11 @@ def ranking_assignment_late(*, study: Study, design: JudgingDesign, judge: User)
         keys = sorted(counts)
     else:
         keys, pks, originals = _set_plan(study, design)
-    seed = derive_seed(design.seed, "order", judge.username)
-    if design.judges_mode == JudgesMode.K_PER_ITEM and counts:
-        loads = Assignment.objects.filter(study=study).values_list("n_items", flat=True)
-        keys = late_judge_items(counts, n_items=min(loads), seed=derive_seed(design.seed, "late", judge.username))
-    order = list(order_items(keys, {k: set_key_split(k)[0] for k in keys}, seed=seed))
+    keys = item_keys_late(study=study, design=design, judge=judge, keys=keys, live=counts)
+    order = item_order(design=design, judge=judge, keys=keys, groups=_groups(keys))
     try:
         with transaction.atomic():
-            assignment = Assignment.objects.create(
-                study=study, judge=judge, seed=seed, n_items=len(order), joined_late=True
-            )
-            _items_insert(assignment=assignment, order=order, pks=pks, originals=originals)
-            return assignment
+            return _assignment_late_write(study=study, order=order, pks=pks, originals=originals)
     except IntegrityError:
         return Assignment.objects.get(study=study, judge=judge)
 
@@ -167,17 +174,9 @@ def ranking_assignment_for_participant(
     from those with the fewest live judges, in the judge's own seeded order and screen
     orders. The caller holds the design's lock."""
     keys, pks, originals = _set_plan(study, design)
-    live = _live_keys(study)
-    seed = derive_seed(design.seed, "order", judge.username)
-    if n_items is not None and (design.judges_mode == JudgesMode.K_PER_ITEM or n_items < len(keys)):
-        counts = {k: live.get(k, 0) for k in keys}
-        keys = late_judge_items(
-            counts, n_items=min(n_items, len(keys)), seed=derive_seed(design.seed, "late", judge.username)
-        )
-    order = list(order_items(keys, {k: set_key_split(k)[0] for k in keys}, seed=seed))
-    assignment = Assignment.objects.create(study=study, judge=judge, seed=seed, n_items=len(order), joined_late=True)
-    _items_insert(assignment=assignment, order=order, pks=pks, originals=originals)
-    return assignment
+    keys = item_keys_participant(design=design, judge=judge, keys=keys, live=_live_keys(study), n_items=n_items)
+    order = item_order(design=design, judge=judge, keys=keys, groups=_groups(keys))
+    return _assignment_late_write(study=study, order=order, pks=pks, originals=originals)
 
 
 # --- the judge's side ------------------------------------------------------------------

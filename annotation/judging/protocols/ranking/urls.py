@@ -4,14 +4,13 @@
 
 from django.urls import path
 
+from ...web import judge_page_paths
 from . import apis, views
 
 S = "judging/studies/<int:study_id>/"
 
 page_urls = [
-    path("judge/studies/<int:study_id>/rank/", views.rank, name="rank"),
-    path("judge/studies/<int:study_id>/rank/submit/", views.rank_submit, name="rank_submit"),
-    path("judge/studies/<int:study_id>/rank/<str:token>/", views.rank_revise, name="rank_revise"),
+    *judge_page_paths("rank", "rank", (views.rank, views.rank_revise, views.rank_submit)),
     path("studies/<int:study_id>/judging/export/rankings.csv", views.export_rankings, name="export_rankings"),
     path(
         "studies/<int:study_id>/judging/export/rankings.jsonl",

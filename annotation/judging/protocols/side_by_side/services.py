@@ -29,8 +29,14 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from annotation.judging.selectors.exclusions import judges_excluded
+from annotation.judging.services.item_orders import (
+    ItemOrder,
+    item_keys_late,
+    item_keys_participant,
+    item_order,
+    item_orders_opening,
+)
 from annotation.models import Candidate, Study
-from metrics.core.assignment import derive_seed, late_judge_items, order_items, plan_assignments
 from metrics.core.comparison_plan import pair_key, pair_key_split, plan_control_pairs, plan_pairs, sides_for_judge
 from metrics.core.stats.comparison import CONTROL_ACCURACY_BLANK, Comparison, control_accuracy
 
@@ -40,7 +46,6 @@ from ...enums import (
     COMPARISON_PREFERENCE,
     CONTROL_KIND_OF_SYSTEM_KIND,
     CONTROL_SYSTEM_PREFIX,
-    JudgesMode,
     JudgmentSource,
 )
 from ...errors import CannotOpen, JudgmentInvalid
@@ -128,18 +133,26 @@ def side_by_side_assignments_write(*, study: Study, design: JudgingDesign, judge
                 "different systems; import them first."
             )
         )
-    groups = {k: pair_key_split(k)[0] for k in keys}
     written = 0
-    if judges:
-        k_per = design.judges_per_item if design.judges_mode == JudgesMode.K_PER_ITEM else None
-        by_name = {u.username: u for u in judges}
-        plan = plan_assignments(keys, groups, list(by_name), seed=design.seed, judges_per_item=k_per)
-        for order in plan.orders:
-            assignment = Assignment.objects.create(
-                study=study, judge=by_name[order.judge], seed=order.seed, n_items=len(order.items), joined_late=False
-            )
-            written += _items_insert(assignment=assignment, order=list(order.items), pks=pks)
+    for order in item_orders_opening(design=design, judges=judges, keys=keys, groups=_groups(keys)):
+        assignment = Assignment.objects.create(
+            study=study, judge=order.judge, seed=order.seed, n_items=len(order.keys), joined_late=False
+        )
+        written += _items_insert(assignment=assignment, order=order.keys, pks=pks)
     return len(keys), written
+
+
+def _groups(keys) -> dict[str, str]:
+    """Each pair's original (its group: pairs of one original are kept apart)."""
+    return {k: pair_key_split(k)[0] for k in keys}
+
+
+def _assignment_late_write(*, study: Study, order: ItemOrder, pks) -> Assignment:
+    assignment = Assignment.objects.create(
+        study=study, judge=order.judge, seed=order.seed, n_items=len(order.keys), joined_late=True
+    )
+    _items_insert(assignment=assignment, order=order.keys, pks=pks)
+    return assignment
 
 
 def side_by_side_assignment_late(*, study: Study, design: JudgingDesign, judge: User) -> Assignment:
@@ -159,18 +172,11 @@ def side_by_side_assignment_late(*, study: Study, design: JudgingDesign, judge: 
     keys = sorted(counts)
     if not counts:
         keys, pks = _pair_plan(study, design)
-    seed = derive_seed(design.seed, "order", judge.username)
-    if design.judges_mode == JudgesMode.K_PER_ITEM and counts:
-        loads = Assignment.objects.filter(study=study).values_list("n_items", flat=True)
-        keys = late_judge_items(counts, n_items=min(loads), seed=derive_seed(design.seed, "late", judge.username))
-    order = list(order_items(keys, {k: pair_key_split(k)[0] for k in keys}, seed=seed))
+    keys = item_keys_late(study=study, design=design, judge=judge, keys=keys, live=counts)
+    order = item_order(design=design, judge=judge, keys=keys, groups=_groups(keys))
     try:
         with transaction.atomic():
-            assignment = Assignment.objects.create(
-                study=study, judge=judge, seed=seed, n_items=len(order), joined_late=True
-            )
-            _items_insert(assignment=assignment, order=order, pks=pks)
-            return assignment
+            return _assignment_late_write(study=study, order=order, pks=pks)
     except IntegrityError:
         return Assignment.objects.get(study=study, judge=judge)
 
@@ -190,16 +196,9 @@ def side_by_side_assignment_for_participant(
             "left__original__external_id", "left__system__name", "right__system__name"
         )
     )
-    seed = derive_seed(design.seed, "order", judge.username)
-    if n_items is not None and (design.judges_mode == JudgesMode.K_PER_ITEM or n_items < len(keys)):
-        counts = {k: live.get(k, 0) for k in keys}
-        keys = late_judge_items(
-            counts, n_items=min(n_items, len(keys)), seed=derive_seed(design.seed, "late", judge.username)
-        )
-    order = list(order_items(keys, {k: pair_key_split(k)[0] for k in keys}, seed=seed))
-    assignment = Assignment.objects.create(study=study, judge=judge, seed=seed, n_items=len(order), joined_late=True)
-    _items_insert(assignment=assignment, order=order, pks=pks)
-    return assignment
+    keys = item_keys_participant(design=design, judge=judge, keys=keys, live=live, n_items=n_items)
+    order = item_order(design=design, judge=judge, keys=keys, groups=_groups(keys))
+    return _assignment_late_write(study=study, order=order, pks=pks)
 
 
 # --- the judge's side ------------------------------------------------------------------

@@ -5,14 +5,15 @@ judging app's (``judging:compare``, ``judging-api:pair_next``) and stay as they 
 
 from django.urls import path
 
+from ...web import judge_page_paths
 from . import apis, views
 
 S = "judging/studies/<int:study_id>/"
 
 page_urls = [
-    path("judge/studies/<int:study_id>/compare/", views.side_by_side_page, name="compare"),
-    path("judge/studies/<int:study_id>/compare/submit/", views.side_by_side_submit_view, name="compare_submit"),
-    path("judge/studies/<int:study_id>/compare/<str:token>/", views.side_by_side_revise, name="compare_revise"),
+    *judge_page_paths(
+        "compare", "compare", (views.side_by_side_page, views.side_by_side_revise, views.side_by_side_submit_view)
+    ),
     path(
         "studies/<int:study_id>/judging/export/comparisons.csv",
         views.export_side_by_side_csv,
