@@ -158,12 +158,13 @@ class Workers:
         self.procs.append(proc)
         return proc
 
-    def kill(self, proc: subprocess.Popen, sig=signal.SIGTERM) -> None:
+    def kill(self, proc: subprocess.Popen, sig=signal.SIGTERM, *, grace: float = 30) -> None:
+        """Send ``sig`` to the worker's process group, and SIGKILL after ``grace`` seconds."""
         if proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, sig)
             try:
-                proc.wait(timeout=30)
+                proc.wait(timeout=grace)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(timeout=10)
@@ -171,8 +172,10 @@ class Workers:
             os.killpg(proc.pid, signal.SIGKILL)  # beat's process, if it outlived its worker
 
     def stop_all(self) -> None:
+        """The end of a test: every worker stopped (what a warm shutdown would finish is not
+        looked at any more: a worker still running a task is killed after 3 s, not 30)."""
         for proc in self.procs:
-            self.kill(proc)
+            self.kill(proc, grace=3)
         if self.broker.startswith(("amqp", "pyamqp")):
             from kombu import Connection
 
