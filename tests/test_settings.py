@@ -89,7 +89,10 @@ def test_embedded_default_uses_sqlite_wal_and_a_serverless_broker(tmp_path):
 
 
 def _settings_value(tmp_path, expr: str, **env_overrides) -> str:
-    code = f"import django; django.setup(); from django.conf import settings as s; print({expr})"
+    """``expr`` evaluated in a new process with these settings (``s``). The settings module and
+    what reads it (the Celery app's routes and queues) need no app loading: without
+    ``django.setup()`` a process takes 0.4 s, not 3 s."""
+    code = f"from django.conf import settings as s; print({expr})"
     env = {
         k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL"}
     }
