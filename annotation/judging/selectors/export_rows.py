@@ -34,6 +34,24 @@ def export_iso(dt: datetime | None) -> str:
     return dt.isoformat() if dt else ""
 
 
+#: The last columns of a protocol's own CSV (ESA, ranking, side by side): how and when the
+#: judgment was made (:func:`judgment_record_cells`).
+RECORD_COLUMNS = ("revision", "source", "served_at", "submitted_at", "seconds", "active_seconds")
+
+
+def judgment_record_cells(judgment) -> list:
+    """A judgment's :data:`RECORD_COLUMNS` cells (times in ISO 8601, seconds to the millisecond,
+    empty where unknown), for any protocol's judgment table (they share ``JudgmentBase``)."""
+    return [
+        judgment.revision,
+        judgment.source,
+        export_iso(judgment.served_at),
+        export_iso(judgment.submitted_at),
+        "" if judgment.seconds is None else round(judgment.seconds, 3),
+        "" if judgment.active_seconds is None else round(judgment.active_seconds, 3),
+    ]
+
+
 def export_tidy_rows(*, study: Study) -> Iterator[list]:
     """The tidy CSV of ``study``, as its protocol gives its answers: its own rows (the
     unit's ``export_rows``: the absolute protocol's criteria), or the protocol's answers

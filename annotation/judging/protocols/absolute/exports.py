@@ -23,6 +23,19 @@ from .models import Judgment
 EXPORT_CHUNK_SIZE = 2_000
 
 
+#: What the judgments frame (:mod:`.frame`) and the tidy export read of each latest judgment.
+JUDGMENT_COLUMNS = (
+    "judge__username",
+    "item__candidate_id",
+    "item__candidate__original__external_id",
+    "item__candidate__system__name",
+    "item__candidate__system__kind",
+    "values",
+    "seconds",
+    "submitted_at",
+)
+
+
 def _export_rows(study: Study) -> Iterator[tuple]:
     """The latest judgments, by judge then item, read in chunks (for the tidy export);
     screened-out judges' judgments are kept apart (not exported)."""
@@ -30,18 +43,7 @@ def _export_rows(study: Study) -> Iterator[tuple]:
         Judgment.objects.filter(study=study, is_latest=True)
         .exclude(item__assignment__screened_out_at__isnull=False)
         .order_by("judge__username", "item__candidate_id")
-        .values_list(
-            "judge__username",
-            "item__candidate_id",
-            "item__candidate__original__external_id",
-            "item__candidate__system__name",
-            "item__candidate__system__kind",
-            "values",
-            "seconds",
-            "submitted_at",
-            "revision",
-            "active_seconds",
-        )
+        .values_list(*JUDGMENT_COLUMNS, "revision", "active_seconds")
         .iterator(chunk_size=EXPORT_CHUNK_SIZE)
     )
 

@@ -16,6 +16,7 @@ from annotation.models import Study
 from ...enums import CONTROL_KIND_OF_SYSTEM_KIND
 from ...selectors.design import study_criteria_slugs
 from ...selectors.exclusions import judges_excluded
+from .exports import JUDGMENT_COLUMNS
 from .models import Judgment
 
 JUDGMENT_FRAME_COLUMNS = (
@@ -39,16 +40,7 @@ def _frame_queryset(study: Study):
     return (
         Judgment.objects.filter(study=study, is_latest=True)
         .order_by("judge__username", "item__candidate_id")
-        .values_list(
-            "judge__username",
-            "item__candidate_id",
-            "item__candidate__original__external_id",
-            "item__candidate__system__name",
-            "item__candidate__system__kind",
-            "values",
-            "seconds",
-            "submitted_at",
-        )
+        .values_list(*JUDGMENT_COLUMNS)
     )
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -17,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.apis import ImportErrorSerializer
-from annotation.importing.reading import ImportIssue, StudyImportError
+from annotation.importing.reading import StudyImportError
 from annotation.web import get_managed_study
 
 from ...apis.protocol import (
@@ -31,7 +30,7 @@ from ...apis.protocol import (
 from ...models import JudgingDesign
 from ...web import TAG_RESEARCHER
 from . import services as esa
-from .imports import esa_proposals_import
+from .imports import esa_proposals_import_upload
 from .unit import ESA
 
 
@@ -126,16 +125,7 @@ class EsaProposalsImportApi(APIView):
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
         try:
-            if upload.size > settings.PARAEVAL_IMPORT_MAX_BYTES:  # before reading it
-                raise StudyImportError(
-                    upload.name,
-                    [
-                        ImportIssue(
-                            f"the file is {upload.size:,} bytes; the limit is {settings.PARAEVAL_IMPORT_MAX_BYTES:,}"
-                        )
-                    ],
-                )
-            summary = esa_proposals_import(study=study, data=upload.read(), filename=upload.name)
+            summary = esa_proposals_import_upload(study=study, upload=upload)
         except StudyImportError as exc:
             return Response(
                 {

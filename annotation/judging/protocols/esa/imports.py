@@ -163,6 +163,16 @@ class EsaProposalSummary:
     replaced: int  # candidates whose earlier proposals the file replaced (a new file replaces them all)
 
 
+def esa_proposals_import_upload(*, study: Study, upload) -> EsaProposalSummary:
+    """:func:`esa_proposals_import` of an uploaded file (the design page's and the API's), its
+    declared size checked against ``PARAEVAL_IMPORT_MAX_BYTES`` before a byte is read: too large
+    is refused as a :class:`~annotation.importing.reading.StudyImportError`, like a bad file."""
+    limit = settings.PARAEVAL_IMPORT_MAX_BYTES
+    if upload.size > limit:
+        raise StudyImportError(upload.name, [ImportIssue(f"the file is {upload.size:,} bytes; the limit is {limit:,}")])
+    return esa_proposals_import(study=study, data=upload.read(), filename=upload.name)
+
+
 def esa_proposals_import(*, study: Study, data: bytes, filename: str) -> EsaProposalSummary:
     """Store the proposals of ``data`` (:func:`annotation.judging.protocols.esa.parsers.parse_esa_proposals_file`)
     for ``study``, replacing any imported before; all or nothing.

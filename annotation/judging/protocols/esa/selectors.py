@@ -9,7 +9,6 @@ from collections import Counter
 from collections.abc import Iterator
 
 import pandas as pd
-from django.db.models import Count, Q
 
 from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.models import Study
@@ -18,8 +17,9 @@ from metrics.core.spans.jsonl import annotation_line
 from metrics.core.spans.model import EsaAnnotation
 
 from ...enums import CONTROL_KIND_OF_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX
+from ...selectors.export_rows import RECORD_COLUMNS, judgment_record_cells
 from ..base import ExportAnswer
-from .models import EsaItem, EsaJudgment
+from .models import EsaJudgment
 from .services import span_of
 
 
@@ -68,13 +68,6 @@ def esa_annotations(
     return out, texts
 
 
-def esa_progress(*, study: Study) -> dict[str, int]:
-    agg = EsaItem.objects.filter(assignment__study=study).aggregate(
-        total=Count("id"), done=Count("id", filter=Q(done_at__isnull=False))
-    )
-    return {"done": agg["done"], "total": agg["total"]}
-
-
 EXPORT_HEADER = [
     "judge",
     "position",
@@ -89,12 +82,7 @@ EXPORT_HEADER = [
     "n_major",
     "spans",
     "proposed",
-    "revision",
-    "source",
-    "served_at",
-    "submitted_at",
-    "seconds",
-    "active_seconds",
+    *RECORD_COLUMNS,
 ]
 
 
@@ -118,12 +106,7 @@ def esa_export_rows(*, study: Study) -> Iterator[list]:
             severities["major"],
             json.dumps(j.spans, ensure_ascii=False),
             json.dumps(j.item.proposed, ensure_ascii=False),
-            j.revision,
-            j.source,
-            j.served_at.isoformat(),
-            j.submitted_at.isoformat(),
-            "" if j.seconds is None else round(j.seconds, 3),
-            "" if j.active_seconds is None else round(j.active_seconds, 3),
+            *judgment_record_cells(j),
         ]
 
 

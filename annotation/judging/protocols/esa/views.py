@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 
-from django.conf import settings
 from django.contrib import messages
 from django.http import StreamingHttpResponse
 from django.shortcuts import redirect
@@ -17,14 +16,14 @@ from django.utils.translation import get_language_bidi
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation.importing.reading import ImportIssue, StudyImportError
+from annotation.importing.reading import StudyImportError
 from annotation.web import csv_response, researcher_study_required
 
 from ...models import JudgingDesign
 from ...web import JudgePages, export_filename
 from . import selectors as esa_reads
 from . import services as esa
-from .imports import esa_proposals_import
+from .imports import esa_proposals_import_upload
 from .unit import ESA
 from .words import page_words
 
@@ -118,16 +117,7 @@ def esa_proposals_upload(request, study):
         messages.error(request, "Choose a file of proposed spans to import.")
         return redirect("judging:design", study_id=study.pk)
     try:
-        if upload.size > settings.PARAEVAL_IMPORT_MAX_BYTES:
-            raise StudyImportError(
-                upload.name,
-                [
-                    ImportIssue(
-                        f"the file is {upload.size:,} bytes; the limit is {settings.PARAEVAL_IMPORT_MAX_BYTES:,}"
-                    )
-                ],
-            )
-        s = esa_proposals_import(study=study, data=upload.read(), filename=upload.name)
+        s = esa_proposals_import_upload(study=study, upload=upload)
     except StudyImportError as exc:
         messages.error(request, "Nothing was imported:\n" + exc.describe(limit=20))
         return redirect("judging:design", study_id=study.pk)

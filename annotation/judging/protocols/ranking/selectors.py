@@ -8,7 +8,6 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 
 import pandas as pd
-from django.db.models import Count, Q
 from scipy.stats import binomtest
 
 from annotation.judging.selectors.exclusions import judges_excluded
@@ -18,6 +17,7 @@ from metrics.core.ranking.orders import Ranking, midranks
 
 from ...enums import CONTROL_KIND_OF_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX
 from ...models import JudgingDesign
+from ...selectors.export_rows import RECORD_COLUMNS, judgment_record_cells
 from ..base import ExportAnswer
 from .models import RankingItem, RankingJudgment
 
@@ -65,13 +65,6 @@ def control_kinds(*, study: Study) -> dict[str, str]:
     }
 
 
-def ranking_progress(*, study: Study) -> dict[str, int]:
-    agg = RankingItem.objects.filter(assignment__study=study).aggregate(
-        total=Count("id"), done=Count("id", filter=Q(done_at__isnull=False))
-    )
-    return {"done": agg["done"], "total": agg["total"]}
-
-
 def ranking_export_lines(*, study: Study) -> Iterator[dict]:
     """The rankings as the file format :func:`annotation.judging.protocols.ranking.parsers.parse_rankings_file`
     reads: one dict per latest ranking (judge, original_id, ranking of system names best first
@@ -116,12 +109,7 @@ EXPORT_HEADER = [
     "score",
     "text",
     "is_control",
-    "revision",
-    "source",
-    "served_at",
-    "submitted_at",
-    "seconds",
-    "active_seconds",
+    *RECORD_COLUMNS,
 ]
 
 
@@ -147,12 +135,7 @@ def ranking_export_rows(*, study: Study) -> Iterator[list]:
                     (j.scores or {}).get(str(c), ""),
                     text,
                     j.item.is_control,
-                    j.revision,
-                    j.source,
-                    j.served_at.isoformat(),
-                    j.submitted_at.isoformat(),
-                    "" if j.seconds is None else round(j.seconds, 3),
-                    "" if j.active_seconds is None else round(j.active_seconds, 3),
+                    *judgment_record_cells(j),
                 ]
 
 

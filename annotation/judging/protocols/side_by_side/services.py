@@ -24,7 +24,7 @@ from typing import cast
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -51,6 +51,7 @@ from ...enums import (
 from ...errors import CannotOpen, JudgmentInvalid
 from ...models import Assignment, JudgingDesign
 from ...screening import qc_rows_with_attention
+from ...selectors.export_rows import RECORD_COLUMNS, judgment_record_cells
 from ...selectors.judge import JudgeEntry, item_before, item_entry_fields, item_of_judge
 from ...services.submission import active_seconds_clean, key_clean, submission_store
 from ...tokens import item_token_new
@@ -353,14 +354,6 @@ def side_by_side_records(*, study: Study) -> dict[str, list[Comparison]]:
     return out
 
 
-def side_by_side_progress(*, study: Study) -> dict[str, int]:
-    """Pairs answered and assigned over every judge."""
-    agg = ComparisonItem.objects.filter(assignment__study=study).aggregate(
-        total=Count("id"), done=Count("id", filter=Q(done_at__isnull=False))
-    )
-    return {"done": agg["done"], "total": agg["total"]}
-
-
 EXPORT_HEADER = [
     "judge",
     "position",
@@ -373,12 +366,7 @@ EXPORT_HEADER = [
     "answer",
     "preferred_system",
     "is_control",
-    "revision",
-    "source",
-    "served_at",
-    "submitted_at",
-    "seconds",
-    "active_seconds",
+    *RECORD_COLUMNS,
 ]
 
 
@@ -401,12 +389,7 @@ def side_by_side_export_rows(*, study: Study) -> Iterator[list]:
                 answer,
                 preferred,
                 j.item.is_control,
-                j.revision,
-                j.source,
-                j.served_at.isoformat(),
-                j.submitted_at.isoformat(),
-                "" if j.seconds is None else round(j.seconds, 3),
-                "" if j.active_seconds is None else round(j.active_seconds, 3),
+                *judgment_record_cells(j),
             ]
 
 
