@@ -3,7 +3,7 @@
 kombu's SQLAlchemy transport inserts a queue's row on first use and guards that
 only between threads: a worker and another process starting together on a new
 SQLite broker file both inserted it, and one failed (``UNIQUE constraint failed:
-kombu_queue.name``), which lost a CI run of test_worker_killed.py.
+kombu_queue.name``), which lost a CI run of a worker-kill test.
 """
 
 import os

@@ -69,14 +69,26 @@ def _env(var_dir: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def demo_template(tmp_path_factory) -> Path:
-    """One migrated demo (`manage.py migrate` + `load_demo`); each Markdown file gets a copy."""
-    var = tmp_path_factory.mktemp("docs-demo-template")
-    env = _env(var)
-    for args in (["migrate", "--noinput", "-v0"], ["load_demo"]):
-        proc = subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=600)
-        assert proc.returncode == 0, proc.stderr[-3000:]
+def demo_template(tmp_path_factory, worker_id) -> Path:
+    """One migrated demo (`manage.py migrate` + `load_demo`); each Markdown file gets a copy.
+
+    Made once for the whole run: under pytest-xdist every test process would make its own (22 s
+    each), so the first one makes it in the run's shared temporary folder, under a file lock,
+    and the others wait for it and copy it."""
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+    var, done = shared / "docs-demo-template", shared / "docs-demo-template.done"
+    with FileLock(str(shared / "docs-demo-template.lock")):
+        if not done.exists():
+            shutil.rmtree(var, ignore_errors=True)
+            var.mkdir()
+            env = _env(var)
+            for args in (["migrate", "--noinput", "-v0"], ["load_demo"]):
+                proc = subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], cwd=ROOT, env=env,
+                                      capture_output=True, text=True, timeout=600)
+                assert proc.returncode == 0, proc.stderr[-3000:]
+            done.touch()
     return var
 
 
