@@ -29,6 +29,17 @@ class ReportComputed:
     plots: Sequence[Any] = ()
     versions: Mapping[str, str] | None = None
 
+    @classmethod
+    def of_result(cls, result: dict[str, Any], *, fingerprint: str, n_judgment_rows: int) -> ReportComputed:
+        """A report that is one result dict naming its ``excluded_judges`` (side by side, ESA,
+        ranking: no figures, no metric runs)."""
+        return cls(
+            result=result,
+            fingerprint=fingerprint,
+            excluded_judges=result["excluded_judges"],
+            n_judgment_rows=n_judgment_rows,
+        )
+
 
 #: A protocol's report computation: ``f(*, report, settings) -> ReportComputed``.
 ReportCompute = Callable[..., ReportComputed]

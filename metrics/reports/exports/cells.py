@@ -34,5 +34,11 @@ def pct(level: float) -> str:
     return f"{level * 100:g} %"
 
 
+def pct_whole(level: float) -> str:
+    """A confidence level as a whole percent with no space ("95%"), as the protocols' own
+    report tables label their intervals."""
+    return f"{round(level * 100)}%"
+
+
 def iso(dt) -> str | None:
     return dt.isoformat() if dt else None

@@ -28,6 +28,7 @@ from metrics.core.spans.esa import MQM_WEIGHTS, control_checks, errors_by_severi
 from metrics.core.spans.prefill import prefill_timing, proposal_outcomes
 from metrics.core.stats.results import jsonable
 from metrics.reports.computed import ReportComputed
+from metrics.reports.exports.cells import pct_whole
 from metrics.reports.exports.model import Column, ReportTable
 from metrics.reports.models import Report
 from metrics.reports.services.report_settings import DEFAULT_SETTINGS
@@ -110,16 +111,11 @@ def esa_report_compute(*, report: Report, settings: Mapping[str, Any]) -> Report
     :func:`metrics.reports.services.build.report_build` runs)."""
     fingerprint = judgments_fingerprint(study=report.study)  # read before the judgments, so late ones show as stale
     result = esa_result(study=report.study, settings=settings)
-    return ReportComputed(
-        result=result,
+    return ReportComputed.of_result(
+        result,
         fingerprint=fingerprint,
-        excluded_judges=result["excluded_judges"],
         n_judgment_rows=result["summary"]["n_judgments"] + result["summary"]["n_control_judgments"],
     )
-
-
-def _pct(level: float) -> str:
-    return f"{round(level * 100)}%"
 
 
 NOTE = Column("note", "Note", latex=None)
@@ -128,7 +124,7 @@ NOTE = Column("note", "Note", latex=None)
 def esa_tables(result: Mapping[str, Any]) -> list[ReportTable]:
     """The ESA report's tables, in page order."""
     settings = result.get("settings") or {}
-    ci = _pct(float(settings.get("confidence_level", 0.95)))
+    ci = pct_whole(float(settings.get("confidence_level", 0.95)))
     w = result.get("weights") or MQM_WEIGHTS
     tables = [
         ReportTable(

@@ -31,6 +31,7 @@ from metrics.core.ranking.sets import set_key, set_key_split
 from metrics.core.ranking.win_rates import pairwise_records, system_win_rates
 from metrics.core.stats.results import jsonable
 from metrics.reports.computed import ReportComputed
+from metrics.reports.exports.cells import pct_whole
 from metrics.reports.exports.model import Column, ReportTable
 from metrics.reports.models import Report
 from metrics.reports.services.report_settings import DEFAULT_SETTINGS
@@ -171,22 +172,13 @@ def ranking_report_compute(*, report: Report, settings: Mapping[str, Any]) -> Re
     :func:`metrics.reports.services.build.report_build` runs)."""
     fingerprint = judgments_fingerprint(study=report.study)  # read before the judgments, so late ones show as stale
     result = ranking_result(study=report.study, settings=settings)
-    return ReportComputed(
-        result=result,
-        fingerprint=fingerprint,
-        excluded_judges=result["excluded_judges"],
-        n_judgment_rows=result["summary"]["n_rankings"],
-    )
-
-
-def _pct(level: float) -> str:
-    return f"{round(level * 100)}%"
+    return ReportComputed.of_result(result, fingerprint=fingerprint, n_judgment_rows=result["summary"]["n_rankings"])
 
 
 def ranking_tables(result: Mapping[str, Any]) -> list[ReportTable]:
     """The ranking report's tables, in page order."""
     settings = result.get("settings") or {}
-    ci = _pct(float(settings.get("confidence_level", 0.95)))
+    ci = pct_whole(float(settings.get("confidence_level", 0.95)))
     notes = result.get("notes") or {}
     pl = result.get("plackett_luce") or {}
 

@@ -20,6 +20,7 @@ from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.judging.selectors.qc import judgments_fingerprint
 from metrics.core.stats.comparison import comparison_summary
 from metrics.reports.computed import ReportComputed
+from metrics.reports.exports.cells import pct_whole
 from metrics.reports.exports.model import Column, ReportTable
 from metrics.reports.models import Report
 from metrics.reports.services.report_settings import DEFAULT_SETTINGS
@@ -76,21 +77,12 @@ def side_by_side_report_compute(*, report: Report, settings: Mapping[str, Any]) 
     :func:`metrics.reports.services.build.report_build` runs)."""
     fingerprint = judgments_fingerprint(study=report.study)  # read before the judgments, so late ones show as stale
     result = side_by_side_result(study=report.study, settings=settings)
-    return ReportComputed(
-        result=result,
-        fingerprint=fingerprint,
-        excluded_judges=result["excluded_judges"],
-        n_judgment_rows=result["summary"]["n_comparisons"],
-    )
-
-
-def _pct(level: float) -> str:
-    return f"{round(level * 100)}%"
+    return ReportComputed.of_result(result, fingerprint=fingerprint, n_judgment_rows=result["summary"]["n_comparisons"])
 
 
 def side_by_side_tables(result: Mapping[str, Any]) -> list[ReportTable]:
     """The comparison report's tables, per question, in page order."""
-    ci = _pct(float((result.get("settings") or {}).get("confidence_level", 0.95)))
+    ci = pct_whole(float((result.get("settings") or {}).get("confidence_level", 0.95)))
     tables = []
     for q in result.get("questions", []):
         slug, name = q["slug"], q["name"]
