@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 from annotation.web import get_managed_study
 from config.jobs.enums import JobStatus
 from metrics.reports.exports.csv_json import report_json
-from metrics.reports.exports.tables import TABLE_SLUGS, report_tables, table_by_slug
+from metrics.reports.exports.tables import report_tables, table_by_slug
 from metrics.reports.services.queueing import report_create, report_rebuild
 from metrics.reports.services.report_settings import DEFAULT_SETTINGS
 
@@ -289,12 +289,21 @@ class ReportJsonExportApi(APIView):
 
 class ReportTableCsvExportApi(APIView):
     @extend_schema(
-        parameters=[OpenApiParameter("table", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(TABLE_SLUGS))],
+        parameters=[
+            OpenApiParameter(
+                "table",
+                OpenApiTypes.STR,
+                OpenApiParameter.PATH,
+                description="The slug of one of the report's tables: each protocol's report has its own "
+                "(the report's detail lists them under `exports.tables`).",
+            )
+        ],
         responses={(200, "text/csv"): OpenApiTypes.STR, **_CONFLICT},
         summary="One table of the report as CSV",
         description="Numbers at full precision; text cells starting with =, +, -, @ (or a tab or carriage return) "
         "get a leading ' so that spreadsheets do not run them as formulas. Interval columns come as `<name>_low`, "
-        "`<name>_high`. table3, metric_leaderboard and metric_meta_evaluation exist only when metric runs were correlated.",
+        "`<name>_high`. In an absolute report, table3, metric_leaderboard and metric_meta_evaluation exist only when "
+        "metric runs were correlated.",
     )
     def get(self, request, study_id: int, report_id: int, table: str):
         report = _get_finished(request, study_id, report_id)

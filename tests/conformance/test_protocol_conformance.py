@@ -227,6 +227,36 @@ def test_the_dashboard_counts_one_judgment_and_draws_its_figures(protocol, resea
     assert r.status_code == 200 and r.json()["snapshot"]["totals"]["judgments"] == 1
 
 
+def test_the_report_job_builds_the_protocols_report_and_every_export_holds_its_tables(protocol, researcher):
+    """The report is the unit's (issue 39, item 4): the one report job runs its ``report_compute``,
+    and the page's tables, each table's CSV, the JSON and the ZIP come from its ``report_tables``,
+    with no NaN anywhere."""
+    from metrics.reports.exports.tables import report_tables
+    from metrics.reports.services.build import report_build
+    from metrics.reports.services.queueing import report_create
+    from tests.conftest import shows_nan
+
+    study = study_build(protocol, researcher)
+    for name in ("ann", "bob"):
+        answer_all(protocol, User.objects.get(username=name), study)
+    report = report_build(report_id=report_create(study=study, settings={"n_boot": 50}, enqueue=False).pk)
+    assert report.status == "succeeded", report.error
+    assert report.fingerprint and report.result
+    tables = report_tables(report.result)
+    assert tables, f"{protocol.slug}: the report has no table"
+    api = _researcher_api(researcher)
+    base = f"/api/studies/{study.pk}/reports/{report.pk}"
+    for table in tables:
+        r = api.get(f"{base}/export/tables/{table.slug}.csv")
+        assert r.status_code == 200, (table.slug, r.status_code)
+        text = b"".join(r.streaming_content).decode() if r.streaming else r.content.decode()
+        assert not shows_nan(text), (table.slug, text[:500])
+    for fmt in ("json", "zip"):
+        r = api.get(f"{base}/export/{fmt}/")
+        assert r.status_code == 200, (fmt, r.status_code)
+    assert not shows_nan(json.dumps(report.result))
+
+
 def test_qc_lists_the_judge_who_judged(protocol, researcher, client):
     study = study_build(protocol, researcher, control_counts={"identical": 1, "random": 0, "unigram": 0})
     n = answer_all(protocol, _user("ann"), study)

@@ -21,19 +21,3 @@ def table_by_slug(result: Mapping[str, Any], slug: str) -> ReportTable:
         if t.slug == slug:
             return t
     raise KeyError(slug)
-
-
-#: The absolute report's table slugs (the OpenAPI schema's examples of ``{table}``).
-TABLE_SLUGS = (
-    "table1",
-    "table2",
-    "table3",
-    "agreement",
-    "agreement_pairs",
-    "judge_qc",
-    "system_ranking",
-    "system_scores",
-    "metric_leaderboard",
-    "metric_meta_evaluation",
-    "llm_judge_pool",
-)
