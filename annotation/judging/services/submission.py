@@ -1,12 +1,13 @@
 """Submitting a judgment, for every protocol: the shared core (:func:`submission_store`:
 the item lock, idempotency keys and replays, revisions, the serve stamp and active time,
-the screened-out and open checks, the automatic QC screen-out after a new judgment) and
-the absolute protocol's :func:`judgment_submit` on it (values checked against the
-design's scales). The side-by-side protocol's ``side_by_side_submit``
-(:mod:`annotation.judging.protocols.side_by_side.services`) uses the same core.
+the screened-out and open checks, the automatic QC screen-out after a new judgment), the
+one path of an item or an attention check drawn among the items (:func:`entry_answer_submit`,
+:func:`attention_store`), and the :class:`Envelope` every submission carries through them.
 
-:func:`judgment_submit` is on the judge's hot path (every judge, every few seconds),
-with the fast selectors of :mod:`annotation.judging.selectors.hot_path`.
+A protocol's own submit (``judgment_submit``, ``esa_submit``, ``side_by_side_submit``,
+``ranking_submit`` in its package's ``services``) checks its answer and hands it here; the
+absolute one is on the judge's hot path (every judge, every few seconds), with the fast
+selectors of :mod:`annotation.judging.selectors.hot_path`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, TypedDict, Unpack
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
@@ -25,13 +26,31 @@ from django.utils.translation import gettext
 from annotation.enums import StudyStatus
 from annotation.models import Study
 
-from ..enums import MAX_ITEM_SECONDS
+from ..enums import MAX_ITEM_SECONDS, JudgmentSource
 from ..errors import ItemNotFound, JudgmentInvalid, KeyReused, StudyNotOpen
 from ..models import Assignment, AttentionAnswer, AttentionCheck
 from ..screening import ScreenedOut, attention_record
 from ..tokens import serve_stamp_read
 
 KEY_MIN_LENGTH, KEY_MAX_LENGTH = 8, 64
+
+
+class Envelope(TypedDict):
+    """What every submission carries besides its answer, from the door (page or API) through
+    the protocol's submit to the core, whatever the protocol: who answers (``judge``) which
+    item or attention check (``token``) of which study, under which idempotency ``key``, the
+    ``serve_stamp`` the item was served with, the judge's ``active_seconds`` as the client
+    measured them (checked by :func:`active_seconds_clean`; absent: not measured) and the door
+    it came through (``source``, a :class:`~annotation.judging.enums.JudgmentSource`; absent:
+    the API). The doors pass what they were sent: the core checks each field."""
+
+    study: Study
+    judge: User
+    token: str
+    key: str
+    serve_stamp: str
+    active_seconds: NotRequired[object]
+    source: NotRequired[str]
 
 
 @dataclass(frozen=True)
@@ -76,14 +95,7 @@ def active_seconds_clean(active_seconds: object) -> float | None:
 
 def submission_store(
     *,
-    study: Study,
-    judge: User,
-    token: str,
-    key: str,
     values: Mapping[str, object],
-    serve_stamp: str,
-    active_seconds: float | None,
-    source: str,
     # The protocol's two tables (its unit's item_model and judgment_model): the fields used
     # here are those of their abstract bases (JudgingItemBase, JudgmentBase), which have no
     # manager to type ``.objects`` with, so they are typed by what the docstring says.
@@ -93,9 +105,13 @@ def submission_store(
     fields_of: Callable[[Mapping[str, object]], dict[str, Any]] | None = None,
     values_of: Callable[[Any], Mapping[str, object]] | None = None,
     checked_fields: tuple[str, ...] = (),
+    **envelope: Unpack[Envelope],
 ) -> SubmitResult:
     """The submission core every protocol shares: store ``values`` (already checked against
     the protocol's questions) for the judge's item ``token`` as a new revision.
+
+    The :class:`Envelope`'s key and active time are checked here (the key's form again: the
+    protocol checks it first, before its answer; then the active time), after the answer.
 
     ``item_model`` is the protocol's item table (a row per item of an assignment, with
     ``token``, ``assignment`` and ``done_at``), ``judgment_model`` its judgment table (``item``,
@@ -120,6 +136,10 @@ def submission_store(
     from, to compare a replayed key's submission), and names in ``checked_fields`` the
     fields it has checked itself (field validation would refuse an empty list of spans).
     """
+    study, judge, token, serve_stamp = envelope["study"], envelope["judge"], envelope["token"], envelope["serve_stamp"]
+    key = key_clean(envelope["key"])
+    active_seconds = active_seconds_clean(envelope.get("active_seconds"))
+    source = envelope.get("source", JudgmentSource.API)
     as_fields = fields_of or (lambda v: {"values": dict(v)})
     with transaction.atomic():
         item = (
@@ -214,52 +234,39 @@ def _submission_allowed(*, assignment, study: Study, token: str, serve_stamp: ob
 
 def entry_answer_submit(
     *,
-    study: Study,
-    judge: User,
-    token: object,
-    key: object,
-    serve_stamp: object,
-    active_seconds: object,
-    source: str,
     item_submit: Callable[..., tuple[Any, bool]],
     check_values: Callable[[AttentionCheck], Mapping[str, object]],
     check_score: Callable[[AttentionCheck, Mapping[str, object]], tuple[float | None, bool]],
     item_model: Any,
     judgment_model: Any,
     fields_of: Callable[[Mapping[str, object]], dict[str, Any]] | None = None,
+    **envelope: Unpack[Envelope],
 ) -> SubmitResult:
     """The one submission path of a protocol whose attention checks are drawn among its items
     (side by side, ESA, ranking; its unit's ``answer_submit``): an item or a check, so that the
     refusals, their order and texts, the replays and the revisions cannot tell them apart.
 
-    An item's token goes to ``item_submit`` (the protocol's own submit, called with the study,
-    the judge, the token, the key, the stamp, the active time and the source; it answers the
-    judgment and whether it was new). A check's token runs the same checks in the same order: the
+    An item's token goes to ``item_submit`` (the protocol's own submit, called with the
+    :class:`Envelope`; it answers the judgment and whether it was new). A check's token runs the same checks in the same order: the
     key's form, the protocol's answer as for an item (``check_values(check)``: the values to
     keep, or a refusal), the active time; then :func:`attention_store`, which scores the answer
     with ``check_score(check, values)`` and keeps it as ``fields_of(values)``."""
-    check = attention_check_of_judge(study_id=study.pk, judge_id=judge.pk, token=token)
+    study, judge = envelope["study"], envelope["judge"]
+    check = attention_check_of_judge(study_id=study.pk, judge_id=judge.pk, token=envelope["token"])
     if check is None:
-        judgment, created = item_submit(
-            study=study,
-            judge=judge,
-            token=token,  # a non-text token is no item: ItemNotFound
-            key=key,  # key_clean refuses what is not a key
-            serve_stamp=serve_stamp,  # the core refuses a non-text stamp
-            active_seconds=active_seconds,  # active_seconds_clean reads it
-            source=source,
-        )
+        # The core refuses what is not an item (a non-text token), a key, a stamp or an active time.
+        judgment, created = item_submit(**envelope)
         return SubmitResult(judgment=judgment, created=created)
-    clean_key = key_clean(key)
+    clean_key = key_clean(envelope["key"])
     values = check_values(check)
-    active_seconds_clean(active_seconds)  # refused as for an item; a check keeps no timing
+    active_seconds_clean(envelope.get("active_seconds"))  # refused as for an item; a check keeps no timing
     return attention_store(
         study=study,
         judge=judge,
         check=check,
         key=clean_key,
         values=values,
-        serve_stamp=serve_stamp,
+        serve_stamp=envelope["serve_stamp"],
         item_model=item_model,
         judgment_model=judgment_model,
         score=lambda v: check_score(check, v),

@@ -9,6 +9,7 @@ same seed reproduces the same orders after a reset. Called through the protocol 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Unpack
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
@@ -24,10 +25,9 @@ from annotation.models import Study
 
 from ... import scales
 from ...defaults import default_criteria
-from ...enums import JudgmentSource
 from ...errors import JudgmentInvalid
 from ...models import Assignment, JudgingDesign
-from ...services.submission import SubmitResult, active_seconds_clean, key_clean, submission_store
+from ...services.submission import Envelope, SubmitResult, key_clean, submission_store
 from .assignments import assignment_write, assignment_write_opening
 from .models import AssignmentItem, Judgment
 
@@ -98,17 +98,7 @@ def scores_clean(*, criteria: list[dict], scores: Mapping[str, object]) -> dict[
     return out
 
 
-def judgment_submit(
-    *,
-    study: Study,
-    judge: User,
-    token: str,
-    key: str,
-    scores: Mapping[str, object],
-    serve_stamp: str,
-    active_seconds: float | None = None,
-    source: str = JudgmentSource.API,
-) -> SubmitResult:
+def judgment_submit(*, scores: Mapping[str, object], **envelope: Unpack[Envelope]) -> SubmitResult:
     """Store one judge's values (one per criterion of the design) for one item of their
     assignment: the absolute protocol's submission, on :func:`submission_store`.
 
@@ -117,18 +107,8 @@ def judgment_submit(
     checks. A new judgment runs the automatic QC screen-out
     (:func:`annotation.judging.services.queueing.after_judgment`) once it is stored.
     """
-    key = key_clean(key)
-    clean = scores_clean(criteria=_design_criteria(study), scores=scores)
+    key_clean(envelope["key"])
+    clean = scores_clean(criteria=_design_criteria(envelope["study"]), scores=scores)
     return submission_store(
-        study=study,
-        judge=judge,
-        token=token,
-        key=key,
-        values=clean,
-        serve_stamp=serve_stamp,
-        active_seconds=active_seconds_clean(active_seconds),
-        source=source,
-        item_model=AssignmentItem,
-        judgment_model=Judgment,
-        after_stored=after_judgment,
+        values=clean, item_model=AssignmentItem, judgment_model=Judgment, after_stored=after_judgment, **envelope
     )

@@ -44,18 +44,17 @@ import functools
 import json
 import random
 from collections.abc import Mapping
+from typing import Unpack
 
-from django.contrib.auth.models import User
 from django.utils.translation import gettext
 
 from annotation.models import Original, Study
 from metrics.core.assignment import derive_seed
 
-from ...enums import JudgmentSource
 from ...errors import JudgmentInvalid
 from ...models import AttentionAnswer, AttentionCheck, JudgingDesign, TrainingItem
 from ...selectors.judge import attention_entry_fields, attention_unrelated_text
-from ...services.submission import SubmitResult, attention_check_of_judge, entry_answer_submit
+from ...services.submission import Envelope, SubmitResult, attention_check_of_judge, entry_answer_submit
 from ...training import training_texts_clean
 from ..base import items_answered
 from .models import EsaItem, EsaJudgment
@@ -318,18 +317,7 @@ def attention_item(*, check: AttentionCheck) -> JudgeEsaItem:
     )
 
 
-def answer_submit(
-    *,
-    study: Study,
-    judge: User,
-    token: object,
-    key: object,
-    spans: object,
-    score: object,
-    serve_stamp: object,
-    active_seconds: object = None,
-    source: str = JudgmentSource.API,
-) -> SubmitResult:
+def answer_submit(*, spans: object, score: object, **envelope: Unpack[Envelope]) -> SubmitResult:
     """Answer an item of the judge's page, a real one or an attention check (page and ESA
     API): one path for both, so that the refusals, their order and texts, the replays and
     the revisions cannot tell them apart (issue 38 item 11). The checks run in
@@ -340,7 +328,7 @@ def answer_submit(
     with the study's policy)."""
 
     def check_values(check: AttentionCheck) -> dict:
-        design = JudgingDesign.objects.get(study=study)
+        design = JudgingDesign.objects.get(study=envelope["study"])
         original, candidate = attention_texts(check)
         return {
             "spans": spans_clean(
@@ -350,13 +338,6 @@ def answer_submit(
         }
 
     return entry_answer_submit(
-        study=study,
-        judge=judge,
-        token=token,
-        key=key,
-        serve_stamp=serve_stamp,
-        active_seconds=active_seconds,
-        source=source,
         item_submit=functools.partial(esa_submit, spans=spans, score=score),
         check_values=check_values,
         check_score=lambda check, v: (
@@ -366,6 +347,7 @@ def answer_submit(
         item_model=EsaItem,
         judgment_model=EsaJudgment,
         fields_of=lambda v: {"spans": v["spans"], "score": v["score"]},
+        **envelope,
     )
 
 

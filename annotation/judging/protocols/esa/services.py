@@ -27,7 +27,7 @@ import logging
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Unpack, cast
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
@@ -47,11 +47,11 @@ from metrics.core.spans.model import SEVERITIES, SIDES, ErrorSpan
 from metrics.core.spans.offsets import span_problem
 from metrics.core.spans.prefill import SpanShape, proposal_order, propose_spans, span_shapes, spans_like
 
-from ...enums import CONTROL_SYSTEM_PREFIX, EsaPrefill, JudgmentSource
+from ...enums import CONTROL_SYSTEM_PREFIX, EsaPrefill
 from ...errors import CannotOpen, JudgmentInvalid
 from ...models import Assignment, JudgingDesign
 from ...selectors.judge import JudgeEntry, item_before, item_entry_fields, item_of_judge
-from ...services.submission import active_seconds_clean, key_clean, submission_store
+from ...services.submission import Envelope, key_clean, submission_store
 from ...tokens import item_token_new
 from .models import EsaItem, EsaJudgment, EsaProposal
 
@@ -444,18 +444,7 @@ def _values_of(judgment: EsaJudgment) -> dict[str, Any]:
     return {"spans": judgment.spans, "score": judgment.score}
 
 
-def esa_submit(
-    *,
-    study: Study,
-    judge: User,
-    token: str,
-    key: str,
-    spans: object,
-    score: object,
-    serve_stamp: str,
-    active_seconds: float | None = None,
-    source: str = JudgmentSource.API,
-) -> tuple[EsaJudgment, bool]:
+def esa_submit(*, spans: object, score: object, **envelope: Unpack[Envelope]) -> tuple[EsaJudgment, bool]:
     """Store one judge's spans and score for one item of their assignment. Returns (judgment, created).
 
     The spans are checked against the item's texts and the design's categories
@@ -464,9 +453,9 @@ def esa_submit(
     idempotent on ``(judge, key)``, the study must be open, the serve stamp must be this
     item's, a second submission is a new revision.
     """
-    key = key_clean(key)
-    design = JudgingDesign.objects.get(study=study)
-    item = item_of_judge(_items_with_texts(), study=study, judge=judge, token=token)
+    key_clean(envelope["key"])
+    design = JudgingDesign.objects.get(study=envelope["study"])
+    item = item_of_judge(_items_with_texts(), study=envelope["study"], judge=envelope["judge"], token=envelope["token"])
     clean = spans_clean(
         spans=spans,
         original=item.candidate.original.text,
@@ -475,18 +464,12 @@ def esa_submit(
     )
     values = {"spans": clean, "score": score_clean(score)}
     result = submission_store(
-        study=study,
-        judge=judge,
-        token=token,
-        key=key,
         values=values,
-        serve_stamp=serve_stamp,
-        active_seconds=active_seconds_clean(active_seconds),
-        source=source,
         item_model=EsaItem,
         judgment_model=EsaJudgment,
         fields_of=_fields_of,
         values_of=_values_of,
         checked_fields=("spans",),
+        **envelope,
     )
     return cast(EsaJudgment, result.judgment), result.created

@@ -39,18 +39,17 @@ import functools
 import random
 import re
 from collections.abc import Mapping
+from typing import Unpack
 
-from django.contrib.auth.models import User
 from django.utils.translation import gettext
 
 from annotation.models import Candidate, Study
 from metrics.core.assignment import derive_seed
 
-from ...enums import JudgmentSource
 from ...errors import JudgmentInvalid
 from ...models import AttentionAnswer, AttentionCheck, JudgingDesign, TrainingItem
 from ...selectors.judge import attention_entry_fields, attention_unrelated_text
-from ...services.submission import SubmitResult, attention_check_of_judge, entry_answer_submit
+from ...services.submission import Envelope, SubmitResult, attention_check_of_judge, entry_answer_submit
 from ...training import MAX_EXPLANATION_CHARS, MAX_TEXT_CHARS
 from ..base import items_answered
 from .models import RankingItem, RankingJudgment
@@ -330,18 +329,7 @@ def _check_passed(check: AttentionCheck, *, copy_place: int, unrelated_place: in
     ) > 1
 
 
-def answer_submit(
-    *,
-    study: Study,
-    judge: User,
-    token: object,
-    key: object,
-    order: object,
-    scores: object = None,
-    serve_stamp: object,
-    active_seconds: object = None,
-    source: str = JudgmentSource.API,
-) -> SubmitResult:
+def answer_submit(*, order: object, scores: object = None, **envelope: Unpack[Envelope]) -> SubmitResult:
     """Answer a set of the judge's page, a real one or an attention set (page and ranking
     API): one path for both, so that the refusals, their order and texts, the replays and the
     revisions cannot tell them apart (issue 38 item 12). The checks run in
@@ -353,7 +341,7 @@ def answer_submit(
     layout: dict[str, int] = {}
 
     def check_values(check: AttentionCheck) -> dict:
-        design = JudgingDesign.objects.get(study=study)
+        design = JudgingDesign.objects.get(study=envelope["study"])
         _item, texts, layout["copy"], layout["unrelated"] = attention_layout(check=check)
         # The places stand in for candidate ids: the groups and scores come back by place.
         groups, clean = order_clean(
@@ -362,13 +350,6 @@ def answer_submit(
         return {"groups": groups, "scores": clean}
 
     return entry_answer_submit(
-        study=study,
-        judge=judge,
-        token=token,
-        key=key,
-        serve_stamp=serve_stamp,
-        active_seconds=active_seconds,
-        source=source,
         item_submit=functools.partial(ranking_submit, order=order, scores=scores),
         check_values=check_values,
         check_score=lambda check, v: _check_passed(
@@ -380,6 +361,7 @@ def answer_submit(
         item_model=RankingItem,
         judgment_model=RankingJudgment,
         fields_of=dict,
+        **envelope,
     )
 
 

@@ -23,7 +23,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import cast
+from typing import Unpack, cast
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
@@ -40,11 +40,11 @@ from annotation.judging.services.item_orders import (
 from annotation.models import Candidate, Study
 from metrics.core.ranking.sets import plan_sets, screen_order, set_key, set_key_split
 
-from ...enums import CONTROL_SYSTEM_PREFIX, JudgmentSource
+from ...enums import CONTROL_SYSTEM_PREFIX
 from ...errors import CannotOpen, JudgmentInvalid
 from ...models import Assignment, JudgingDesign
 from ...selectors.judge import JudgeEntry, item_before, item_entry_fields, item_of_judge
-from ...services.submission import active_seconds_clean, key_clean, submission_store
+from ...services.submission import Envelope, key_clean, submission_store
 from ...tokens import item_token_new
 from .models import RankingItem, RankingJudgment
 
@@ -365,16 +365,7 @@ def order_clean(
 
 
 def ranking_submit(
-    *,
-    study: Study,
-    judge: User,
-    token: str,
-    key: str,
-    order: object,
-    scores: object = None,
-    serve_stamp: str,
-    active_seconds: float | None = None,
-    source: str = JudgmentSource.API,
+    *, order: object, scores: object = None, **envelope: Unpack[Envelope]
 ) -> tuple[RankingJudgment, bool]:
     """Store one judge's order (screen places, best first, ties as lists) and scores of one
     set of their assignment, as candidate ids. Returns (judgment, created).
@@ -384,22 +375,16 @@ def ranking_submit(
     idempotent on ``(judge, key)``, the study must be open, the serve stamp must be this
     set's, a second submission is a new revision.
     """
-    key = key_clean(key)
-    design = JudgingDesign.objects.get(study=study)
-    item = item_of_judge(_rank_items(), study=study, judge=judge, token=token)
+    key_clean(envelope["key"])
+    design = JudgingDesign.objects.get(study=envelope["study"])
+    item = item_of_judge(_rank_items(), study=envelope["study"], judge=envelope["judge"], token=envelope["token"])
     groups, clean = order_clean(item=item, design=design, order=order, scores=scores)
     result = submission_store(
-        study=study,
-        judge=judge,
-        token=token,
-        key=key,
         values={"groups": groups, "scores": clean},
-        serve_stamp=serve_stamp,
-        active_seconds=active_seconds_clean(active_seconds),
-        source=source,
         item_model=RankingItem,
         judgment_model=RankingJudgment,
         fields_of=dict,
         values_of=lambda j: {"groups": j.groups, "scores": j.scores},
+        **envelope,
     )
     return cast(RankingJudgment, result.judgment), result.created

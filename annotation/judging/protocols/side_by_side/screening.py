@@ -24,18 +24,18 @@ import dataclasses
 import functools
 import random
 from collections.abc import Mapping
+from typing import Unpack
 
-from django.contrib.auth.models import User
 from django.utils.translation import gettext
 
-from annotation.models import Original, Study
+from annotation.models import Original
 from metrics.core.assignment import derive_seed
 
-from ...enums import COMPARISON_ANSWERS, COMPARISON_PREFERENCE, JudgmentSource
+from ...enums import COMPARISON_ANSWERS, COMPARISON_PREFERENCE
 from ...errors import JudgmentInvalid
 from ...models import AttentionAnswer, AttentionCheck, JudgingDesign, TrainingItem
 from ...selectors.judge import attention_entry_fields, attention_unrelated_text
-from ...services.submission import SubmitResult, attention_check_of_judge, entry_answer_submit
+from ...services.submission import Envelope, SubmitResult, attention_check_of_judge, entry_answer_submit
 from ...training import training_texts_clean
 from .models import ComparisonItem, ComparisonJudgment
 from .services import JudgePair, answers_clean, expected_question, pair_for_judge, questions, side_by_side_submit
@@ -178,17 +178,7 @@ def attention_pair(*, check: AttentionCheck) -> JudgePair:
     )
 
 
-def answer_submit(
-    *,
-    study: Study,
-    judge: User,
-    token: object,
-    key: object,
-    answers: Mapping[str, object],
-    serve_stamp: object,
-    active_seconds: object = None,
-    source: str = JudgmentSource.API,
-) -> SubmitResult:
+def answer_submit(*, answers: Mapping[str, object], **envelope: Unpack[Envelope]) -> SubmitResult:
     """Answer a pair of the judge's page, a real one or an attention pair (page and pairs
     API): one path for both, so that the refusals, their order and texts, the replays and the
     revisions cannot tell them apart (issue 38 items 11-14). The checks run in
@@ -198,21 +188,17 @@ def answer_submit(
     (:func:`~annotation.judging.services.submission.attention_store`, which also scores it
     with the study's policy)."""
     return entry_answer_submit(
-        study=study,
-        judge=judge,
-        token=token,
-        key=key,
-        serve_stamp=serve_stamp,
-        active_seconds=active_seconds,
-        source=source,
         item_submit=functools.partial(side_by_side_submit, answers=answers),
-        check_values=lambda check: answers_clean(design=JudgingDesign.objects.get(study=study), answers=answers),
+        check_values=lambda check: answers_clean(
+            design=JudgingDesign.objects.get(study=envelope["study"]), answers=answers
+        ),
         check_score=lambda check, v: (
             ANSWER_CODES[str(v[check.criterion])],
             ANSWER_CODES[str(v[check.criterion])] == check.expected,
         ),
         item_model=ComparisonItem,
         judgment_model=ComparisonJudgment,
+        **envelope,
     )
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import cast
+from typing import Unpack, cast
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
@@ -46,14 +46,13 @@ from ...enums import (
     COMPARISON_PREFERENCE,
     CONTROL_KIND_OF_SYSTEM_KIND,
     CONTROL_SYSTEM_PREFIX,
-    JudgmentSource,
 )
 from ...errors import CannotOpen, JudgmentInvalid
 from ...models import Assignment, JudgingDesign
 from ...screening import qc_rows_with_attention
 from ...selectors.export_rows import RECORD_COLUMNS, judgment_record_cells
 from ...selectors.judge import JudgeEntry, item_before, item_entry_fields, item_of_judge
-from ...services.submission import active_seconds_clean, key_clean, submission_store
+from ...services.submission import Envelope, key_clean, submission_store
 from ...tokens import item_token_new
 from ..base import ExportAnswer
 from .models import ComparisonItem, ComparisonJudgment
@@ -273,15 +272,7 @@ def answers_clean(*, design: JudgingDesign, answers: object) -> dict[str, str]:
 
 
 def side_by_side_submit(
-    *,
-    study: Study,
-    judge: User,
-    token: str,
-    key: str,
-    answers: Mapping[str, object],
-    serve_stamp: str,
-    active_seconds: float | None = None,
-    source: str = JudgmentSource.API,
+    *, answers: Mapping[str, object], **envelope: Unpack[Envelope]
 ) -> tuple[ComparisonJudgment, bool]:
     """Store one judge's answers for one pair of their assignment. Returns (judgment, created).
 
@@ -293,21 +284,9 @@ def side_by_side_submit(
     new revision. No automatic QC screen-out runs after it: that rule tests absolute
     scores of controls; a comparison study's QC is its control-pair accuracy (:func:`side_by_side_qc`).
     """
-    key = key_clean(key)
-    design = JudgingDesign.objects.get(study=study)
-    clean = answers_clean(design=design, answers=answers)
-    result = submission_store(
-        study=study,
-        judge=judge,
-        token=token,
-        key=key,
-        values=clean,
-        serve_stamp=serve_stamp,
-        active_seconds=active_seconds_clean(active_seconds),
-        source=source,
-        item_model=ComparisonItem,
-        judgment_model=ComparisonJudgment,
-    )
+    key_clean(envelope["key"])
+    clean = answers_clean(design=JudgingDesign.objects.get(study=envelope["study"]), answers=answers)
+    result = submission_store(values=clean, item_model=ComparisonItem, judgment_model=ComparisonJudgment, **envelope)
     return cast(ComparisonJudgment, result.judgment), result.created
 
 
