@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from django.db.models import Count, Max
 
@@ -12,6 +14,7 @@ from annotation.models import Study
 from metrics.core.stats.qc import judge_qc as _judge_qc
 from metrics.core.stats.results import JudgeQC
 from metrics.core.stats.zscores import JudgeScale, judge_scales
+from metrics.reports.computed import ReportComputed
 
 from .. import scales
 from ..models import Assignment, JudgeExclusion
@@ -24,6 +27,21 @@ from .exclusions import judges_excluded, judges_screened_out_names
 #: judges with at least this many scores (the QC page and :func:`judge_qc` agree).
 STRAIGHTLINE_THRESHOLD = 0.9
 STRAIGHTLINE_MIN_SCORES = 10
+
+
+def report_of_result(
+    result_of: Callable[..., dict[str, Any]],
+    *,
+    study: Study,
+    settings: Mapping[str, Any],
+    rows: Callable[[Mapping], int],
+) -> ReportComputed:
+    """A report that is one result dict (side by side, ESA, ranking: no figures, no metric
+    runs): the judgments' fingerprint, read *before* ``result_of(study=, settings=)`` reads the
+    judgments so that late ones show as stale, and ``rows(result["summary"])`` judgment rows."""
+    fingerprint = judgments_fingerprint(study=study)
+    result = result_of(study=study, settings=settings)
+    return ReportComputed.of_result(result, fingerprint=fingerprint, n_judgment_rows=rows(result["summary"]))
 
 
 def judgments_fingerprint(*, study: Study) -> str:

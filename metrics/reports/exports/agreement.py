@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from metrics.reports.exports.columns import CRITERION, PEARSON, PVALUE, ci_column
+
 from .cells import pct, stat
 from .model import Column, ReportTable
 
@@ -104,11 +106,11 @@ def _agreement(result, ci) -> ReportTable:
         f"Fleiss; p from their F test; complete-case analysis, items rated by every judge). CI: {ci} percentile "
         f"bootstrap over items, {n_boot} resamples, for α and κ; F-based (McGraw & Wong 1996) for the ICCs.",
         (
-            Column("criterion", "Criterion", latex="Criterion"),
+            CRITERION,
             Column("coefficient", "Coefficient", latex="Coefficient"),
             Column("statistic", "Value", "r", latex="Value"),
-            Column("ci", f"{ci} CI", "ci", latex="CI"),
-            Column("pvalue", "p", "p"),
+            ci_column(ci),
+            PVALUE,
             Column("n_items", "Items", "int", latex="Items"),
             Column("n_judges", "Judges", "int", latex="Judges"),
             Column("note", "Note"),
@@ -143,14 +145,14 @@ def _agreement_pairs(result) -> ReportTable:
         "Cohen's κ (unweighted, linear and quadratic weights) and Pearson's r for every two judges on the genuine "
         "items both rated.",
         (
-            Column("criterion", "Criterion", latex="Criterion"),
+            CRITERION,
             Column("judge_a", "Judge A", latex="Judge A"),
             Column("judge_b", "Judge B", latex="Judge B"),
             Column("n_shared", "Shared items", "int", latex="$n$"),
             Column("unweighted", "κ", "r", latex="$\\kappa$"),
             Column("linear", "κ linear", "r", latex="$\\kappa_{lin}$"),
             Column("quadratic", "κ quadratic", "r", latex="$\\kappa_{quad}$"),
-            Column("pearson", "r", "r", latex="$r$"),
+            PEARSON,
             Column("pearson_p", "p", "p"),
         ),
         rows,

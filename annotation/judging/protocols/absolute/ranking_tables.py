@@ -2,6 +2,19 @@
 
 from __future__ import annotations
 
+from metrics.reports.exports.columns import (
+    CRITERION,
+    KENDALL_B,
+    LEVEL,
+    METRIC,
+    PEARSON,
+    PEARSON_WITH_CONTROLS,
+    RANK,
+    SPEARMAN,
+    SYSTEM,
+    N,
+    ci_column,
+)
 from metrics.reports.exports.model import Column, ReportTable
 
 
@@ -55,11 +68,11 @@ def ranking_table(result, ci, target) -> ReportTable:
         f"Genuine systems by mean human {target} with {ci} bootstrap CIs over originals; p: paired bootstrap "
         f"against the next system; a new cluster starts where that difference is significant (α = {alpha}).{z_text}",
         (
-            Column("rank", "Rank", "int", latex="Rank"),
-            Column("system", "System", latex="System"),
+            RANK,
+            SYSTEM,
             Column("mean", "Mean", "num", latex="Mean"),
             *z_cols,
-            Column("ci", f"{ci} CI", "ci", latex="CI"),
+            ci_column(ci),
             Column("n", "Originals", "int", latex="$n$"),
             Column("cluster", "Cluster", "int", latex="Cluster"),
             Column("pvalue_vs_next", "p vs next", "p", latex="$p$ vs next"),
@@ -98,8 +111,8 @@ def system_scores_table(result) -> ReportTable:
         "over its originals of the mean over their judgments. Judgments: genuine judgments; with z: those whose "
         "judge has a defined z." + "".join(notes),
         (
-            Column("criterion", "Criterion", latex="Criterion"),
-            Column("system", "System", latex="System"),
+            CRITERION,
+            SYSTEM,
             Column("raw", "Mean raw", "num", latex="Raw"),
             Column("z", "Mean z", "num", latex="$z$"),
             Column("z_note", "", latex=""),
@@ -153,16 +166,16 @@ def leaderboard_table(result) -> ReportTable:
         f"that the best metric correlates better than this one; * marks p < {alpha}. Metrics not significantly "
         f"worse than the best form the winning group (bold in LaTeX).",
         (
-            Column("level", "Level", latex="Level"),
-            Column("rank", "Rank", "int", latex="Rank"),
-            Column("metric", "Metric", latex="Metric"),
-            Column("pearson", "r", "r", latex="$r$"),
-            Column("n", "n", "int", latex="$n$"),
+            LEVEL,
+            RANK,
+            METRIC,
+            PEARSON,
+            N,
             Column("williams_pvalue", "Williams p vs best", "p", latex="Williams $p$"),
             Column("marker", "", latex=""),
             Column("verdict", "Verdict"),
             Column("rank_with_controls", "Rank +controls", "int", latex="Rank$_{+c}$"),
-            Column("pearson_with_controls", "r +controls", "r", latex="$r_{+c}$"),
+            PEARSON_WITH_CONTROLS,
         ),
         rows,
     )
@@ -229,13 +242,13 @@ def meta_evaluation_table(result) -> ReportTable:
         f"(one-tailed, Pearson): p vs best, H1 that the best metric correlates better.{vs} The full matrix of "
         "Williams tests is in the JSON (metric_meta_evaluation.<level>.matrix).",
         (
-            Column("level", "Level", latex="Level"),
-            Column("rank", "Rank", "int", latex="Rank"),
-            Column("metric", "Metric", latex="Metric"),
-            Column("n", "n", "int", latex="$n$"),
-            Column("pearson", "r", "r", latex="$r$"),
-            Column("spearman", "ρ", "r", latex="$\\rho$"),
-            Column("kendall_b", "τb", "r", latex="$\\tau_b$"),
+            LEVEL,
+            RANK,
+            METRIC,
+            N,
+            PEARSON,
+            SPEARMAN,
+            KENDALL_B,
             Column("accuracy", "Acc.", "r", latex="Acc."),
             Column("soft_accuracy", "Soft acc.", "r", latex="SPA"),
             Column("as_judge", "r as a judge", "r", latex="$r_{judge}$"),
@@ -284,9 +297,9 @@ def llm_judge_pool_table(result) -> ReportTable:
         "with one LLM judge added as one more coder. The humans' own α never includes an LLM. An α that holds "
         "or rises with the LLM added says it rates like one more judge; one that drops says it does not.",
         (
-            Column("criterion", "Criterion", latex="Criterion"),
+            CRITERION,
             Column("pool", "Judges", latex="Judges"),
-            Column("level", "Level", latex="Level"),
+            LEVEL,
             Column("alpha", "α", "r", latex="$\\alpha$"),
             Column("ci", "CI", "ci", latex="CI"),
             Column("n_items", "Items", "int", latex="Items"),

@@ -22,13 +22,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from annotation.judging.selectors.exclusions import judges_excluded
-from annotation.judging.selectors.qc import judgments_fingerprint
+from annotation.judging.selectors.qc import judgments_fingerprint, report_of_result
 from metrics.core.spans.agreement import pairwise_span_agreement
 from metrics.core.spans.esa import MQM_WEIGHTS, control_checks, errors_by_severity, esa_summary, esa_system_ranking
 from metrics.core.spans.prefill import prefill_timing, proposal_outcomes
 from metrics.core.stats.results import jsonable
 from metrics.reports.computed import ReportComputed
 from metrics.reports.exports.cells import pct_whole
+from metrics.reports.exports.columns import CLUSTER, JUDGE, N_JUDGMENTS, RANK, SYSTEM, ci_column
 from metrics.reports.exports.model import Column, ReportTable
 from metrics.reports.models import Report
 from metrics.reports.services.report_settings import DEFAULT_SETTINGS
@@ -109,12 +110,8 @@ def esa_result(*, study, settings: Mapping[str, Any]) -> dict:
 def esa_report_compute(*, report: Report, settings: Mapping[str, Any]) -> ReportComputed:
     """The report of an ESA study (the unit's ``report_compute``, which
     :func:`metrics.reports.services.build.report_build` runs)."""
-    fingerprint = judgments_fingerprint(study=report.study)  # read before the judgments, so late ones show as stale
-    result = esa_result(study=report.study, settings=settings)
-    return ReportComputed.of_result(
-        result,
-        fingerprint=fingerprint,
-        n_judgment_rows=result["summary"]["n_judgments"] + result["summary"]["n_control_judgments"],
+    return report_of_result(
+        esa_result, study=report.study, settings=settings, rows=lambda s: s["n_judgments"] + s["n_control_judgments"]
     )
 
 
@@ -134,9 +131,9 @@ def esa_tables(result: Mapping[str, Any]) -> list[ReportTable]:
             f"spans, minor = {w['minor']:g}, major = {w['major']:g} (0 = no error). Each a mean over originals of the "
             "mean over that original's judges; genuine candidates only (controls left out).",
             (
-                Column("system", "System", latex="System"),
+                SYSTEM,
                 Column("n_originals", "Originals", "int", latex="Orig."),
-                Column("n_judgments", "Judgments", "int", latex="$n$"),
+                N_JUDGMENTS,
                 Column("esa", "ESA (0–100)", "num", latex="ESA"),
                 Column("esa_z", "ESA z", "num", latex="ESA $z$"),
                 Column("mqm", "MQM-weighted", "num", latex="MQM"),
@@ -152,8 +149,8 @@ def esa_tables(result: Mapping[str, Any]) -> list[ReportTable]:
             "Spans marked on genuine candidates: minor and major in all and per judgment; omissions = spans on the "
             "original plus [missing] markers. Fewest major errors per judgment first.",
             (
-                Column("system", "System", latex="System"),
-                Column("n_judgments", "Judgments", "int", latex="$n$"),
+                SYSTEM,
+                N_JUDGMENTS,
                 Column("minor", "Minor", "int", latex="Minor"),
                 Column("major", "Major", "int", latex="Major"),
                 Column("minor_per_judgment", "Minor / judgment", "num"),
@@ -174,11 +171,11 @@ def esa_tables(result: Mapping[str, Any]) -> list[ReportTable]:
                 else ""
             ),
             (
-                Column("rank", "Rank", "int", latex="Rank"),
-                Column("cluster", "Cluster", "int", latex="Cl."),
-                Column("system", "System", latex="System"),
+                RANK,
+                CLUSTER,
+                SYSTEM,
                 Column("mean", "ESA", "num", latex="ESA"),
-                Column("ci", f"{ci} CI", "ci", latex="CI"),
+                ci_column(ci),
                 Column("n", "Originals", "int"),
                 Column("pvalue_vs_next", "p vs next", "p"),
             ),
@@ -214,12 +211,7 @@ def esa_tables(result: Mapping[str, Any]) -> list[ReportTable]:
             "Control checks",
             "Each annotated control: an identical copy passes with no major span; an unrelated sentence with a "
             "major span or a score of at most 30.",
-            (
-                Column("judge", "Judge"),
-                Column("control_kind", "Control"),
-                Column("passed", "Passed", "bool"),
-                Column("reason", "Why"),
-            ),
+            (JUDGE, Column("control_kind", "Control"), Column("passed", "Passed", "bool"), Column("reason", "Why")),
             list(result.get("controls") or []),
         ),
     ]

@@ -22,7 +22,7 @@ from typing import Any
 from annotation.judging.enums import CONTROL_SYSTEM_PREFIX
 from annotation.judging.models import JudgingDesign
 from annotation.judging.selectors.exclusions import judges_excluded
-from annotation.judging.selectors.qc import judgments_fingerprint
+from annotation.judging.selectors.qc import judgments_fingerprint, report_of_result
 from metrics.core.ranking.concordance import ranking_concordance
 from metrics.core.ranking.controls import ranking_control_checks
 from metrics.core.ranking.orders import Ranking, midranks
@@ -32,6 +32,7 @@ from metrics.core.ranking.win_rates import pairwise_records, system_win_rates
 from metrics.core.stats.results import jsonable
 from metrics.reports.computed import ReportComputed
 from metrics.reports.exports.cells import pct_whole
+from metrics.reports.exports.columns import CLUSTER, JUDGE, LOSSES, PASSES, PVALUE, SYSTEM, TIES, WINS, ci_column
 from metrics.reports.exports.model import Column, ReportTable
 from metrics.reports.models import Report
 from metrics.reports.services.report_settings import DEFAULT_SETTINGS
@@ -170,9 +171,7 @@ def ranking_result(*, study, settings: Mapping[str, Any]) -> dict:
 def ranking_report_compute(*, report: Report, settings: Mapping[str, Any]) -> ReportComputed:
     """The report of a ranking study (the unit's ``report_compute``, which
     :func:`metrics.reports.services.build.report_build` runs)."""
-    fingerprint = judgments_fingerprint(study=report.study)  # read before the judgments, so late ones show as stale
-    result = ranking_result(study=report.study, settings=settings)
-    return ReportComputed.of_result(result, fingerprint=fingerprint, n_judgment_rows=result["summary"]["n_rankings"])
+    return report_of_result(ranking_result, study=report.study, settings=settings, rows=lambda s: s["n_rankings"])
 
 
 def ranking_tables(result: Mapping[str, Any]) -> list[ReportTable]:
@@ -198,10 +197,10 @@ def ranking_tables(result: Mapping[str, Any]) -> list[ReportTable]:
                 "plackett_luce",
             ),
             (
-                Column("cluster", "Cluster", "int", latex="Cl."),
-                Column("system", "System", latex="System"),
+                CLUSTER,
+                SYSTEM,
                 Column("strength", "β", "num", latex=r"$\beta$"),
-                Column("ci", f"{ci} CI", "ci", latex="CI"),
+                ci_column(ci),
                 Column("probability", "P(best)", "num", latex="P(best)"),
                 Column("p_next", "p vs next", "p"),
                 Column("mean_rank", "Mean rank", "num", latex="Mean rank"),
@@ -216,10 +215,10 @@ def ranking_tables(result: Mapping[str, Any]) -> list[ReportTable]:
             "every opponent; win rate = (wins + ties/2) / meetings; firsts = rankings where the system is in the "
             "first group; mean rank = the mean of its mid-ranks (1 = best; depends on k).",
             (
-                Column("system", "System", latex="System"),
-                Column("wins", "Wins", "int", latex="Wins"),
-                Column("ties", "Ties", "int", latex="Ties"),
-                Column("losses", "Losses", "int", latex="Losses"),
+                SYSTEM,
+                WINS,
+                TIES,
+                LOSSES,
                 Column("win_rate", "Win rate", "num", latex="Win rate"),
                 Column("firsts", "Firsts", "int"),
                 Column("mean_rank", "Mean rank", "num"),
@@ -257,7 +256,7 @@ def ranking_tables(result: Mapping[str, Any]) -> list[ReportTable]:
                 Column("n_judges", "Judges", "int"),
                 Column("w", "W", "r"),
                 Column("chi2", "χ²", "num"),
-                Column("pvalue", "p", "p"),
+                PVALUE,
             ),
             list((result.get("concordance") or {}).get("originals", [])),
         ),
@@ -281,12 +280,12 @@ def ranking_tables(result: Mapping[str, Any]) -> list[ReportTable]:
                 "controls",
             ),
             (
-                Column("judge", "Judge"),
+                JUDGE,
                 Column("n", "Controls", "int"),
                 Column("correct", "Where expected", "int"),
                 Column("accuracy", "Share", "num"),
-                Column("pvalue", "p", "p"),
-                Column("passes", "Passes", "bool"),
+                PVALUE,
+                PASSES,
             ),
             list(result.get("controls", [])),
         ),

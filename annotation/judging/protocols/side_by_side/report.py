@@ -17,10 +17,11 @@ from typing import Any
 
 from annotation.judging.models import JudgingDesign
 from annotation.judging.selectors.exclusions import judges_excluded
-from annotation.judging.selectors.qc import judgments_fingerprint
+from annotation.judging.selectors.qc import judgments_fingerprint, report_of_result
 from metrics.core.stats.comparison import comparison_summary
 from metrics.reports.computed import ReportComputed
 from metrics.reports.exports.cells import pct_whole
+from metrics.reports.exports.columns import JUDGE, LOSSES, PASSES, PVALUE, RANK, SYSTEM, TIES, WINS, N, ci_column
 from metrics.reports.exports.model import Column, ReportTable
 from metrics.reports.models import Report
 from metrics.reports.services.report_settings import DEFAULT_SETTINGS
@@ -75,9 +76,9 @@ def side_by_side_result(*, study, settings: Mapping[str, Any]) -> dict:
 def side_by_side_report_compute(*, report: Report, settings: Mapping[str, Any]) -> ReportComputed:
     """The report of a comparison study (the unit's ``report_compute``, which
     :func:`metrics.reports.services.build.report_build` runs)."""
-    fingerprint = judgments_fingerprint(study=report.study)  # read before the judgments, so late ones show as stale
-    result = side_by_side_result(study=report.study, settings=settings)
-    return ReportComputed.of_result(result, fingerprint=fingerprint, n_judgment_rows=result["summary"]["n_comparisons"])
+    return report_of_result(
+        side_by_side_result, study=report.study, settings=settings, rows=lambda s: s["n_comparisons"]
+    )
 
 
 def side_by_side_tables(result: Mapping[str, Any]) -> list[ReportTable]:
@@ -95,12 +96,7 @@ def side_by_side_tables(result: Mapping[str, Any]) -> list[ReportTable]:
                 f"θ per system (log-strength, centred on 0; higher is better) fitted with choix's I-LSR "
                 f"(regularisation α = {bt.get('alpha')}); a tie counts as half a win each; {ci} percentile bootstrap "
                 f"intervals over {bt.get('n_boot')} resamples of the {bt.get('n')} comparisons. Controls left out.",
-                (
-                    Column("rank", "Rank", "int", latex="Rank"),
-                    Column("system", "System", latex="System"),
-                    Column("theta", "θ", "num", latex=r"$\theta$"),
-                    Column("ci", f"{ci} CI", "ci", latex="CI"),
-                ),
+                (RANK, SYSTEM, Column("theta", "θ", "num", latex=r"$\theta$"), ci_column(ci)),
                 [
                     {"rank": r["rank"], "system": r["system"], "theta": r["theta"], "ci": (r["ci_low"], r["ci_high"])}
                     for r in bt.get("ranking") or []
@@ -114,11 +110,11 @@ def side_by_side_tables(result: Mapping[str, Any]) -> list[ReportTable]:
                 "Every genuine comparison of each system: wins, ties and losses; score = (wins + ties/2) / n; "
                 "win rate without ties = wins / (wins + losses).",
                 (
-                    Column("system", "System", latex="System"),
-                    Column("n", "n", "int", latex="$n$"),
-                    Column("wins", "Wins", "int", latex="Wins"),
-                    Column("ties", "Ties", "int", latex="Ties"),
-                    Column("losses", "Losses", "int", latex="Losses"),
+                    SYSTEM,
+                    N,
+                    WINS,
+                    TIES,
+                    LOSSES,
                     Column("score", "Score", "num", latex="Score"),
                     Column("win_rate", "Win rate (no ties)", "num", latex="Win rate"),
                 ),
@@ -166,12 +162,12 @@ def side_by_side_tables(result: Mapping[str, Any]) -> list[ReportTable]:
                 "A control candidate against a genuine paraphrase of the same original; the genuine one is expected "
                 "to win. p: one-sided binomial test against chance (1/3); a judge passes when p < the design's QC level.",
                 (
-                    Column("judge", "Judge"),
+                    JUDGE,
                     Column("n", "Control pairs", "int"),
                     Column("correct", "As expected", "int"),
                     Column("accuracy", "Accuracy", "num"),
-                    Column("pvalue", "p", "p"),
-                    Column("passes", "Passes", "bool"),
+                    PVALUE,
+                    PASSES,
                 ),
                 list(s["controls"]),
             )
