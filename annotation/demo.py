@@ -4,10 +4,10 @@ Other apps add to the demo through a module ``<app>.demo`` with a function
 ``setup(*, study, accounts, stdout)``; it is called after the study is imported,
 once, in the order of ``DEMO_HOOKS``.
 
-Protocols that need a study of their own (error spans, ranking) add a small one through a
-module in ``DEMO_STUDY_HOOKS`` with the same ``setup``: it builds its study from the demo
-study's texts (:func:`demo_study_derive`) once, by name, and is called on every load, so a
-demo loaded before such a hook existed gains its study too.
+Protocols that need a study of their own (error spans, ranking) declare a small one on their
+unit (``demo``); the hook in ``DEMO_STUDY_HOOKS`` (``module:function``, called like ``setup``)
+builds each from the demo study's texts (:func:`demo_study_derive`) once, by name, and is
+called on every load, so a demo loaded before a protocol existed gains its study too.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ DEMO_ACCOUNTS = {
     "annotator": ("annotator-demo", Role.ANNOTATOR),
 }
 DEMO_HOOKS = ("annotation.judging.demo", "annotation.alignment.demo", "metrics.demo", "metrics.reports.demo")
-DEMO_STUDY_HOOKS = ("annotation.judging.protocols.esa.demo", "annotation.judging.protocols.ranking.demo")
+DEMO_STUDY_HOOKS = ("annotation.judging.demo:protocol_studies_setup",)
 #: The systems of the demo study (``human`` is the WEB), in the order the derived studies list them.
 DEMO_SYSTEMS = ("human", "synonyms", "pivot-mt", "embed-nn")
 #: The marks every text of a derived study's verse uses, no more, no fewer: in 12 verses a
@@ -196,14 +196,15 @@ def demo_study_derive(
 
 
 def _hooks_run(hooks: tuple[str, ...], *, study: Study, accounts: dict[str, User], stdout) -> None:
-    for hook in hooks:
+    for hook in hooks:  # "module" (its setup) or "module:function"
+        name, _, function = hook.partition(":")
         try:
-            module = importlib.import_module(hook)
+            module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name == hook:
+            if exc.name == name:
                 continue
             raise
-        module.setup(study=study, accounts=accounts, stdout=stdout)
+        getattr(module, function or "setup")(study=study, accounts=accounts, stdout=stdout)
 
 
 def demo_load(*, stdout=None) -> tuple[Study, bool]:

@@ -16,14 +16,16 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from annotation.judging.protocols.esa.demo import ESA_DEMO_NAME
-from annotation.judging.protocols.ranking.demo import RANKING_DEMO_NAME
+from annotation.judging.protocols.esa.unit import ESA
+from annotation.judging.protocols.ranking.unit import RANKING
 from annotation.models import Study
 from tests.conftest import browser_login, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 LOAD = 30_000
 VIEWPORT = {"width": 1280, "height": 800}
+
+ESA_DEMO_NAME, RANKING_DEMO_NAME = ESA.demo.name, RANKING.demo.name
 
 
 def shot(page, name: str) -> None:

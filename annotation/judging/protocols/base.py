@@ -29,6 +29,22 @@ if TYPE_CHECKING:  # for the report methods' types only: the units import no rep
 
 
 @dataclass(frozen=True)
+class DemoStudy:
+    """A protocol's demo study: ``verses`` (a slice of :func:`annotation.demo.demo_verses`) of
+    the demo study, every system's candidate of each, the demo judges, saved with ``design``
+    and opened; made once, by ``name``, on every ``load_demo`` (so a demo loaded before the
+    protocol existed gains it). ``said`` is what ``load_demo`` prints once it is open
+    (``str.format`` with ``name``, ``judges``, ``items`` and ``controls``)."""
+
+    name: str
+    participant_title: str
+    description: str
+    verses: slice
+    design: Mapping[str, object]
+    said: str
+
+
+@dataclass(frozen=True)
 class AnswerKey:
     """One answer of a judge's page and the keys that choose it, as the page lays it out.
 
@@ -208,6 +224,9 @@ class JudgingProtocol:
     #: whether it is there even with none (so that fingerprints stored earlier stay valid).
     fingerprint_key: str = ""
     fingerprint_always: bool = False
+    #: The protocol's small demo study, made from the demo study's texts by ``load_demo``
+    #: (:func:`annotation.judging.demo.protocol_studies_setup`); None: the protocol has none.
+    demo: DemoStudy | None = None
 
     # --- the protocol's tables, as shared code asks them -----------------------------------
 

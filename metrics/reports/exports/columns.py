@@ -22,19 +22,11 @@ WINS = Column("wins", "Wins", "int", latex="Wins")
 TIES = Column("ties", "Ties", "int", latex="Ties")
 LOSSES = Column("losses", "Losses", "int", latex="Losses")
 
-# Correlations of a metric with the judges, per sentence and per system.
+# Correlations of a metric with the judges.
 PEARSON = Column("pearson", "r", "r", latex="$r$")
 SPEARMAN = Column("spearman", "ρ", "r", latex="$\\rho$")
 KENDALL_B = Column("kendall_b", "τb", "r", latex="$\\tau_b$")
 PEARSON_WITH_CONTROLS = Column("pearson_with_controls", "r +controls", "r", latex="$r_{+c}$")
-SENTENCE_PEARSON = Column("sentence_pearson", "Sentence r", "r", latex="$r$")
-SENTENCE_PEARSON_P = Column("sentence_pearson_p", "p", "p")
-SENTENCE_SPEARMAN = Column("sentence_spearman", "Sentence ρ", "r", latex="$\\rho$")
-SENTENCE_KENDALL_B = Column("sentence_kendall_b", "Sentence τb", "r", latex="$\\tau_b$")
-SYSTEM_PEARSON = Column("system_pearson", "System r", "r", latex="sys.\\ $r$")
-SYSTEM_PEARSON_P = Column("system_pearson_p", "System p", "p")
-SYSTEM_SPEARMAN = Column("system_spearman", "System ρ", "r", latex="sys.\\ $\\rho$")
-SYSTEM_KENDALL_B = Column("system_kendall_b", "System τb", "r", latex="sys.\\ $\\tau_b$")
 
 
 def ci_column(ci: str, key: str = "ci") -> Column:

@@ -12,15 +12,16 @@ from django.test import Client
 
 from annotation.demo import DEMO_STUDY_NAME, DEMO_SYSTEMS, demo_verses
 from annotation.judging.models import JudgingDesign
-from annotation.judging.protocols.esa.demo import ESA_DEMO_NAME
 from annotation.judging.protocols.esa.models import EsaItem
-from annotation.judging.protocols.ranking.demo import RANKING_DEMO_NAME
+from annotation.judging.protocols.esa.unit import ESA
 from annotation.judging.protocols.ranking.models import RankingItem
+from annotation.judging.protocols.ranking.unit import RANKING
 from annotation.models import Candidate, Original, Study, StudyMembership
 from tests.test_demo_study import _character_classes
 
 pytestmark = pytest.mark.django_db
 JUDGES = {"judge1", "judge2", "judge3"}
+ESA_DEMO_NAME, RANKING_DEMO_NAME = ESA.demo.name, RANKING.demo.name
 
 
 def _texts(study) -> dict[tuple[str, str], str]:

@@ -12,19 +12,43 @@ from metrics.reports.exports.columns import (
     N_SYSTEMS,
     PEARSON,
     PEARSON_WITH_CONTROLS,
-    SENTENCE_KENDALL_B,
-    SENTENCE_PEARSON,
-    SENTENCE_PEARSON_P,
-    SENTENCE_SPEARMAN,
     SPEARMAN,
-    SYSTEM_KENDALL_B,
-    SYSTEM_PEARSON,
-    SYSTEM_PEARSON_P,
-    SYSTEM_SPEARMAN,
     N,
     ci_column,
 )
 from metrics.reports.exports.model import Column, ReportTable
+
+
+def _both_levels(sentence: dict, system: dict, level: float) -> dict:
+    """The correlations of Tables 1 and 2 at sentence level (r with its p and Fisher-z interval,
+    ρ, τb) and at system level (r with its p, ρ, τb), as cells."""
+    return {
+        "sentence_pearson": stat(sentence.get("pearson")),
+        "sentence_pearson_p": stat(sentence.get("pearson"), "pvalue"),
+        "sentence_pearson_ci": fisher_ci(sentence.get("pearson"), level),
+        "sentence_spearman": stat(sentence.get("spearman")),
+        "sentence_kendall_b": stat(sentence.get("kendall_b")),
+        "system_pearson": stat(system.get("pearson")),
+        "system_pearson_p": stat(system.get("pearson"), "pvalue"),
+        "system_spearman": stat(system.get("spearman")),
+        "system_kendall_b": stat(system.get("kendall_b")),
+    }
+
+
+def _both_levels_columns(ci: str) -> tuple[Column, ...]:
+    """:func:`_both_levels`' columns, the systems counted before the system level's."""
+    return (
+        Column("sentence_pearson", "Sentence r", "r", latex="$r$"),
+        Column("sentence_pearson_p", "p", "p"),
+        ci_column(ci, "sentence_pearson_ci"),
+        Column("sentence_spearman", "Sentence ρ", "r", latex="$\\rho$"),
+        Column("sentence_kendall_b", "Sentence τb", "r", latex="$\\tau_b$"),
+        N_SYSTEMS,
+        Column("system_pearson", "System r", "r", latex="sys.\\ $r$"),
+        Column("system_pearson_p", "System p", "p"),
+        Column("system_spearman", "System ρ", "r", latex="sys.\\ $\\rho$"),
+        Column("system_kendall_b", "System τb", "r", latex="sys.\\ $\\tau_b$"),
+    )
 
 
 def pem_table1(result, level, ci, target) -> ReportTable:
@@ -37,16 +61,8 @@ def pem_table1(result, level, ci, target) -> ReportTable:
                 "judge_a": p["judges"][0],
                 "judge_b": p["judges"][1],
                 "n_shared": p.get("n_shared"),
-                "sentence_pearson": stat(sent.get("pearson")),
-                "sentence_pearson_p": stat(sent.get("pearson"), "pvalue"),
-                "sentence_pearson_ci": fisher_ci(sent.get("pearson"), level),
-                "sentence_spearman": stat(sent.get("spearman")),
-                "sentence_kendall_b": stat(sent.get("kendall_b")),
+                **_both_levels(sent, sys_, level),
                 "n_systems": stat(sys_.get("pearson"), "n"),
-                "system_pearson": stat(sys_.get("pearson")),
-                "system_pearson_p": stat(sys_.get("pearson"), "pvalue"),
-                "system_spearman": stat(sys_.get("spearman")),
-                "system_kendall_b": stat(sys_.get("kendall_b")),
                 "summarised": p.get("summarised", True),
             }
         )
@@ -81,16 +97,7 @@ def pem_table1(result, level, ci, target) -> ReportTable:
             Column("judge_b", "Judge B", latex="Judge B"),
             Column("n_shared", "Shared items", "int", latex="$n$"),
             Column("summarised", "In summary", "bool", latex="Sum."),
-            SENTENCE_PEARSON,
-            SENTENCE_PEARSON_P,
-            ci_column(ci, "sentence_pearson_ci"),
-            SENTENCE_SPEARMAN,
-            SENTENCE_KENDALL_B,
-            N_SYSTEMS,
-            SYSTEM_PEARSON,
-            SYSTEM_PEARSON_P,
-            SYSTEM_SPEARMAN,
-            SYSTEM_KENDALL_B,
+            *_both_levels_columns(ci),
         ),
         rows,
     )
@@ -106,16 +113,8 @@ def pem_table2(result, level, ci, target) -> ReportTable:
                 "criterion": r["criterion"],
                 "subset": r.get("subset"),
                 "n_items": r.get("n_items"),
-                "sentence_pearson": stat(sent.get("pearson")),
-                "sentence_pearson_p": stat(sent.get("pearson"), "pvalue"),
-                "sentence_pearson_ci": fisher_ci(sent.get("pearson"), level),
-                "sentence_spearman": stat(sent.get("spearman")),
-                "sentence_kendall_b": stat(sent.get("kendall_b")),
+                **_both_levels(sent, sys_, level),
                 "n_systems": r.get("n_systems"),
-                "system_pearson": stat(sys_.get("pearson")),
-                "system_pearson_p": stat(sys_.get("pearson"), "pvalue"),
-                "system_spearman": stat(sys_.get("spearman")),
-                "system_kendall_b": stat(sys_.get("kendall_b")),
             }
         )
     controls = "included at their expected scores" if t2.get("include_controls") else "excluded"
@@ -129,16 +128,7 @@ def pem_table2(result, level, ci, target) -> ReportTable:
             CRITERION,
             Column("subset", "Items", latex="Items"),
             Column("n_items", "n", "int", latex="$n$"),
-            SENTENCE_PEARSON,
-            SENTENCE_PEARSON_P,
-            ci_column(ci, "sentence_pearson_ci"),
-            SENTENCE_SPEARMAN,
-            SENTENCE_KENDALL_B,
-            N_SYSTEMS,
-            SYSTEM_PEARSON,
-            SYSTEM_PEARSON_P,
-            SYSTEM_SPEARMAN,
-            SYSTEM_KENDALL_B,
+            *_both_levels_columns(ci),
         ),
         rows,
     )

@@ -9,10 +9,10 @@ from django.utils.translation import get_language_bidi
 
 from annotation.models import Study
 
-from ...enums import EsaPrefill
+from ...enums import EsaPrefill, Protocol
 from ...models import Assignment, JudgingDesign
 from ...screening import qc_rows_with_attention
-from ..base import AnswerKey, JudgingProtocol, PlannerPilot, long_format_options_refuse
+from ..base import AnswerKey, DemoStudy, JudgingProtocol, PlannerPilot, long_format_options_refuse
 from ..registry import register
 from . import screening as esa_screening
 from .imports import EsaImportSummary, esa_judgments_import
@@ -40,6 +40,24 @@ class EsaProtocol(JudgingProtocol):
     label = "Error span annotation (ESA): mark the wrong spans, minor or major, then score 0–100"
     item_model = EsaItem
     judgment_model = EsaJudgment
+    # Twelve verses of John (the first that demo_verses lets through), all four versions of
+    # each, one identical copy and one unrelated verse per original as controls.
+    demo = DemoStudy(
+        name="Demo: error spans (ESA), Gospel of John",
+        participant_title="Mark the errors: Gospel of John",
+        description="Error span annotation on 12 verses of John from the demo study: the King James Version as "
+        "originals, the World English Bible and the three machine systems as candidates, spans pre-filled by "
+        "paraeval's word aligner (unaligned words as possible additions and omissions).",
+        verses=slice(0, 12),
+        design={
+            "protocol": Protocol.ESA,
+            "esa_prefill": EsaPrefill.ALIGNER,
+            "seed": 2024,
+            "control_counts": {"identical": 1, "random": 1, "unigram": 0},
+        },
+        said="error spans (ESA): '{name}' opened, spans pre-filled by the aligner; "
+        "{judges} judges × {items} items (with {controls} controls)",
+    )
     fingerprint_key = "esa"
     judge_page = "judging:esa"
     instructions_template = "judging/esa/instructions.html"

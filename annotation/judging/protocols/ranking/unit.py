@@ -10,9 +10,10 @@ from django.utils.translation import gettext
 from annotation.models import Study
 from metrics.core.stats.comparison import CONTROL_ACCURACY_BLANK
 
+from ...enums import Protocol
 from ...models import Assignment, JudgingDesign
 from ...screening import qc_rows_with_attention
-from ..base import AnswerKey, JudgingProtocol, PilotUnsupported, PlannerPilot, long_format_options_refuse
+from ..base import AnswerKey, DemoStudy, JudgingProtocol, PilotUnsupported, PlannerPilot, long_format_options_refuse
 from ..registry import register
 from . import screening as rank_screening
 from .imports import RankingImportSummary, rankings_import_file
@@ -42,6 +43,23 @@ class RankingProtocol(JudgingProtocol):
     label = "Ranking: order k candidates of one original at once"
     item_model = RankingItem
     judgment_model = RankingJudgment
+    # Twelve verses of John after those of the ESA demo, all four versions of each ranked
+    # together, one identical copy and one unrelated verse per original as controls (each in
+    # a set with three versions).
+    demo = DemoStudy(
+        name="Demo: ranking 4 versions (Gospel of John)",
+        participant_title="Rank the versions: Gospel of John",
+        description="Ranking on 12 verses of John from the demo study: the King James Version as originals, the "
+        "World English Bible and the three machine systems ranked together, four at once.",
+        verses=slice(12, 24),
+        design={
+            "protocol": Protocol.RANKING,
+            "ranking_k": 4,
+            "seed": 2025,
+            "control_counts": {"identical": 1, "random": 1, "unigram": 0},
+        },
+        said="ranking: '{name}' opened with k = 4; {judges} judges × {items} sets of 4 (with {controls} controls)",
+    )
     fingerprint_key = "rankings"
     judge_page = "judging:rank"
     instructions_template = "judging/ranking/instructions.html"
