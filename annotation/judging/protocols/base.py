@@ -28,6 +28,12 @@ if TYPE_CHECKING:  # for the report methods' types only: the units import no rep
     from metrics.reports.models import Report
 
 
+def grouped(rows, key: str, value: Any = None) -> dict[Any, Any]:
+    """``key`` → ``value`` (an aggregate; default: how many rows) over the ``rows`` of a queryset
+    that have that key, in one grouped query."""
+    return dict(rows.values(key).annotate(n=value or Count("id")).order_by().values_list(key, "n"))
+
+
 @dataclass(frozen=True)
 class DemoStudy:
     """A protocol's demo study: ``verses`` (a slice of :func:`annotation.demo.demo_verses`) of
@@ -264,12 +270,10 @@ class JudgingProtocol:
     def last_judgment_by_judge(self, *, study_id: int, judge_ids) -> dict[int, Any]:
         """Judge id → when they last submitted a judgment of this protocol in the study (judges
         without one are absent), in one grouped query."""
-        return dict(
-            self.judgment_model.objects.filter(study_id=study_id, judge_id__in=judge_ids)
-            .values("judge_id")
-            .annotate(m=Max("submitted_at"))
-            .order_by()
-            .values_list("judge_id", "m")
+        return grouped(
+            self.judgment_model.objects.filter(study_id=study_id, judge_id__in=judge_ids),
+            "judge_id",
+            Max("submitted_at"),
         )
 
     def latest_judgments(self, *, study: Study):
@@ -290,30 +294,19 @@ class JudgingProtocol:
 
     def done_per_assignment(self, *, study: Study) -> dict[int, int]:
         """Assignment id → its answered items (the progress page's judges)."""
-        return dict(
-            self.items_of_study(study=study)
-            .filter(done_at__isnull=False)
-            .values("assignment_id")
-            .annotate(n=Count("id"))
-            .order_by()
-            .values_list("assignment_id", "n")
-        )
+        return grouped(self.items_of_study(study=study).filter(done_at__isnull=False), "assignment_id")
 
     def done_per_study(self, *, judge: User) -> dict[int, int]:
         """Study id → how many items of this protocol ``judge`` has answered there (the judge's home)."""
-        return dict(
-            self.item_model.objects.filter(assignment__judge=judge, done_at__isnull=False)
-            .values("assignment__study_id")
-            .annotate(n=Count("id"))
-            .order_by()
-            .values_list("assignment__study_id", "n")
+        return grouped(
+            self.item_model.objects.filter(assignment__judge=judge, done_at__isnull=False), "assignment__study_id"
         )
 
     def _per_item(self, *, study: Study, done: bool) -> dict[Any, int]:
         items = self.items_of_study(study=study)
         if done:
             items = items.filter(done_at__isnull=False)
-        return dict(items.values("candidate_id").annotate(n=Count("id")).order_by().values_list("candidate_id", "n"))
+        return grouped(items, "candidate_id")
 
     def assigned_per_item(self, *, study: Study) -> dict[Any, int]:
         """Item → how many assignments hold it. An item is what every judge of it shares (the

@@ -10,6 +10,11 @@ from annotation.models import Study
 from ..protocols.registry import protocol_for_study
 from .exclusions import judges_excluded
 
+#: The columns that say which candidate of which original a row is about, in every protocol's
+#: CSV that has them: the original's id in the study's file, its system (blinding ends at the
+#: researcher), whether it is a control and of which kind, and the two texts.
+CANDIDATE_COLUMNS = ("original_id", "system", "is_control", "control_kind", "original", "candidate")
+
 TIDY_EXPORT_COLUMNS = (
     "study",
     "judge",
@@ -104,12 +109,7 @@ def export_wide_rows(*, study: Study) -> Iterator[list]:
     yield [
         "study",
         "item",
-        "original_id",
-        "system",
-        "is_control",
-        "control_kind",
-        "original",
-        "candidate",
+        *CANDIDATE_COLUMNS,
         *[f"{j}:{q}" for j in judges for q in questions],
     ]
     by_item: dict[str, list] = {}

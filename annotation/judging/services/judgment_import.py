@@ -7,6 +7,8 @@ Each protocol's import is in its package (the absolute protocol's long format of
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.contrib.auth.models import User
 
 from annotation.enums import Role
@@ -15,6 +17,19 @@ from annotation.models import Study
 from annotation.services.people import IMPORTED_ACCOUNT_SUFFIX
 
 from ..models import Assignment
+
+
+@dataclass(frozen=True)
+class JudgmentsImported:
+    """What a protocol's import of judgments wrote, as every protocol counts it (a protocol's
+    summary adds its own counts and its ``describe``)."""
+
+    rows: int
+    judgments: int
+    revisions: int  # judgments that revise an earlier one of the same judge and item
+    judges: int
+    judges_created: int  # new imported participants
+
 
 #: Imported participants' usernames: ``<name>@s<study id>.imported`` (never a login:
 #: their password is unusable), so two studies' "worker 7" stay two people. No one may

@@ -15,7 +15,7 @@ from ... import scales
 from ...enums import CONTROL_KIND_OF_SYSTEM_KIND
 from ...selectors.design import study_criteria, study_criteria_slugs
 from ...selectors.exclusions import judges_excluded
-from ...selectors.export_rows import TIDY_EXPORT_COLUMNS, export_iso
+from ...selectors.export_rows import CANDIDATE_COLUMNS, TIDY_EXPORT_COLUMNS, export_iso
 from .models import Judgment
 
 #: Rows fetched per database round trip by the CSV exports, which stream: their memory
@@ -133,12 +133,7 @@ def criteria_wide_rows(*, study: Study) -> Iterator[list]:
     yield [
         "study",
         "item",
-        "original_id",
-        "system",
-        "is_control",
-        "control_kind",
-        "original",
-        "candidate",
+        *CANDIDATE_COLUMNS,
         *[f"{j}:{c}" for j in judges for c in order],
     ]
     rows = (

@@ -21,19 +21,14 @@ from config.jobs.enums import JobStatus
 from ...enums import JUDGMENTS_JOB_KEY, ImportMode, JudgmentSource
 from ...models import Assignment
 from ...services.design import design_get_or_create
-from ...services.judgment_import import judges_for_import, judges_refused_issues
+from ...services.judgment_import import JudgmentsImported, judges_for_import, judges_refused_issues
 from ...tokens import item_token_new
 from ..registry import protocol_for_design
 from .models import AssignmentItem, Judgment
 
 
 @dataclass(frozen=True)
-class JudgmentImportSummary:
-    rows: int
-    judgments: int
-    revisions: int  # judgments that revise an earlier one of the same judge and candidate
-    judges_created: int
-    judges: int
+class JudgmentImportSummary(JudgmentsImported):
     candidates_created: int
     systems_created: int
     mode: str = ImportMode.REFUSE

@@ -21,7 +21,7 @@ from annotation.models import Candidate, Study
 
 from ...enums import CONTROL_SYSTEM_PREFIX, EsaPrefill, JudgmentSource
 from ...models import Assignment, JudgingDesign
-from ...services.judgment_import import judges_for_import, judges_refused_issues
+from ...services.judgment_import import JudgmentsImported, judges_for_import, judges_refused_issues
 from ...tokens import item_token_new
 from ..registry import protocol_for_study
 from .models import EsaItem, EsaJudgment, EsaProposal
@@ -30,12 +30,7 @@ from .services import PROPOSAL_CATEGORIES, categories_allowed, span_dict
 
 
 @dataclass(frozen=True)
-class EsaImportSummary:
-    rows: int
-    judgments: int
-    revisions: int  # judgments that revise an earlier one of the same judge and candidate
-    judges: int
-    judges_created: int
+class EsaImportSummary(JudgmentsImported):
     controls_skipped: int = 0  # lines of paraeval's control candidates, which a study builds itself
 
     def describe(self) -> str:

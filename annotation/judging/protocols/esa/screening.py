@@ -52,9 +52,14 @@ from annotation.models import Original, Study
 from metrics.core.assignment import derive_seed
 
 from ...errors import JudgmentInvalid
-from ...models import AttentionAnswer, AttentionCheck, JudgingDesign, TrainingItem
+from ...models import AttentionCheck, JudgingDesign, TrainingItem
 from ...selectors.judge import attention_entry_fields, attention_unrelated_text
-from ...services.submission import Envelope, SubmitResult, attention_check_of_judge, entry_answer_submit
+from ...services.submission import (
+    Envelope,
+    SubmitResult,
+    entry_answer_submit,
+    entry_or_check_for_judge,
+)
 from ...training import training_texts_clean
 from ..base import items_answered
 from .models import EsaItem, EsaJudgment
@@ -368,18 +373,17 @@ def item_for_judge(*, study: Study, judge, token: str) -> JudgeEsaItem:
     """An item of the judge's own assignment by its token (revise page, item API), attention
     items included: a token the judge was given is answered the same way whatever it stands
     for (a 404 for a check alone would tell it apart). An answered check shows its score."""
-    check = attention_check_of_judge(study_id=study.pk, judge_id=judge.pk, token=token)
-    if check is None:
-        return esa_item_for_judge(study=study, judge=judge, token=token)
-    entry = attention_item(check=check)
-    latest = AttentionAnswer.objects.filter(attention=check).order_by("-revision").first()
-    if latest is not None:  # what the judge sent last, as an item's latest judgment is read back
-        values = latest.values
-        entry = dataclasses.replace(
+    return entry_or_check_for_judge(
+        study=study,
+        judge=judge,
+        token=token,
+        entry_for_judge=esa_item_for_judge,
+        check_entry=lambda check: attention_item(check=check),
+        check_answered=lambda entry, latest: dataclasses.replace(
             entry,
-            score=values.get("score"),
+            score=latest.values.get("score"),
             revision=latest.revision,
             proposals_pending=False,
-            spans=[dict(s) for s in values.get("spans") or []],
-        )
-    return entry
+            spans=[dict(s) for s in latest.values.get("spans") or []],
+        ),
+    )

@@ -17,7 +17,7 @@ from metrics.core.spans.jsonl import annotation_line
 from metrics.core.spans.model import EsaAnnotation
 
 from ...enums import CONTROL_KIND_OF_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX
-from ...selectors.export_rows import RECORD_COLUMNS, judgment_record_cells
+from ...selectors.export_rows import CANDIDATE_COLUMNS, RECORD_COLUMNS, judgment_record_cells
 from ..base import ExportAnswer
 from .models import EsaJudgment
 from .services import span_of
@@ -71,12 +71,7 @@ def esa_annotations(
 EXPORT_HEADER = [
     "judge",
     "position",
-    "original_id",
-    "system",
-    "is_control",
-    "control_kind",
-    "original",
-    "candidate",
+    *CANDIDATE_COLUMNS,
     "score",
     "n_minor",
     "n_major",

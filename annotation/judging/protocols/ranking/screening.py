@@ -49,7 +49,12 @@ from metrics.core.assignment import derive_seed
 from ...errors import JudgmentInvalid
 from ...models import AttentionAnswer, AttentionCheck, JudgingDesign, TrainingItem
 from ...selectors.judge import attention_entry_fields, attention_unrelated_text
-from ...services.submission import Envelope, SubmitResult, attention_check_of_judge, entry_answer_submit
+from ...services.submission import (
+    Envelope,
+    SubmitResult,
+    entry_answer_submit,
+    entry_or_check_for_judge,
+)
 from ...training import MAX_EXPLANATION_CHARS, MAX_TEXT_CHARS
 from ..base import items_answered
 from .models import RankingItem, RankingJudgment
@@ -369,14 +374,19 @@ def entry_for_judge(*, study: Study, judge, token: str) -> JudgeRanking:
     """A set of the judge's own assignment by its token (revise page, set API), attention sets
     included: a token the judge was given is answered the same way whatever it stands for (a
     404 for a check alone would tell it apart)."""
-    check = attention_check_of_judge(study_id=study.pk, judge_id=judge.pk, token=token)
-    if check is None:
-        return ranking_for_judge(study=study, judge=judge, token=token)
-    entry = attention_entry(check=check)
-    latest = AttentionAnswer.objects.filter(attention=check).order_by("-revision").first()
-    if latest is None:
-        return entry
-    # What the judge sent last, read back as a set's latest ranking (places stand for ids).
+    return entry_or_check_for_judge(
+        study=study,
+        judge=judge,
+        token=token,
+        entry_for_judge=ranking_for_judge,
+        check_entry=lambda check: attention_entry(check=check),
+        check_answered=_check_answered,
+    )
+
+
+def _check_answered(entry: JudgeRanking, latest: AttentionAnswer) -> JudgeRanking:
+    """An answered attention set as the judge sent it last, read back as a set's latest ranking
+    (places stand for candidate ids)."""
     values = latest.values
     order, ranks, scores = places_of(
         RankingItem(candidates=list(range(1, len(entry.candidates) + 1))),

@@ -33,9 +33,14 @@ from metrics.core.assignment import derive_seed
 
 from ...enums import COMPARISON_ANSWERS, COMPARISON_PREFERENCE
 from ...errors import JudgmentInvalid
-from ...models import AttentionAnswer, AttentionCheck, JudgingDesign, TrainingItem
+from ...models import AttentionCheck, JudgingDesign, TrainingItem
 from ...selectors.judge import attention_entry_fields, attention_unrelated_text
-from ...services.submission import Envelope, SubmitResult, attention_check_of_judge, entry_answer_submit
+from ...services.submission import (
+    Envelope,
+    SubmitResult,
+    entry_answer_submit,
+    entry_or_check_for_judge,
+)
 from ...training import training_texts_clean
 from .models import ComparisonItem, ComparisonJudgment
 from .services import JudgePair, answers_clean, expected_question, pair_for_judge, questions, side_by_side_submit
@@ -206,12 +211,13 @@ def pair_or_attention_for_judge(*, study, judge, token: str) -> JudgePair:
     """A pair of the judge's own assignment by its token (revise page, pair API), attention
     pairs included: a token the judge was given is answered the same way whatever it stands
     for (a 404 for a check alone would tell it apart). An answered check shows its answer."""
-    check = attention_check_of_judge(study_id=study.pk, judge_id=judge.pk, token=token)
-    if check is None:
-        return pair_for_judge(study=study, judge=judge, token=token)
-    pair = attention_pair(check=check)
-    latest = AttentionAnswer.objects.filter(attention=check).order_by("-revision").first()
-    if latest is None:
-        return pair
-    # What the judge sent last, as a pair's latest judgment is read back.
-    return dataclasses.replace(pair, revision=latest.revision, answers=dict(latest.values))
+    return entry_or_check_for_judge(
+        study=study,
+        judge=judge,
+        token=token,
+        entry_for_judge=pair_for_judge,
+        check_entry=lambda check: attention_pair(check=check),
+        check_answered=lambda pair, latest: dataclasses.replace(
+            pair, revision=latest.revision, answers=dict(latest.values)
+        ),
+    )
