@@ -324,13 +324,7 @@ class JudgingProtocol:
 
     def rated_per_system(self, *, study: Study) -> dict[str, int]:
         """System name → latest judgments of its candidates (the progress page's systems)."""
-        return dict(
-            self.latest_judgments(study=study)
-            .values("item__candidate__system__name")
-            .annotate(n=Count("id"))
-            .order_by()
-            .values_list("item__candidate__system__name", "n")
-        )
+        return grouped(self.latest_judgments(study=study), "item__candidate__system__name")
 
     def export_rows(self, *, study: Study, wide: bool) -> Iterator[list] | None:
         """The tidy (``wide``: wide) CSV of ``study``, header first, where the protocol writes

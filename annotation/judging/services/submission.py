@@ -275,24 +275,24 @@ def entry_answer_submit(
 
 
 def entry_or_check_for_judge(
-    *,
     study: Study,
     judge: User,
     token: str,
+    *,
     entry_for_judge: Callable[..., Any],
-    check_entry: Callable[[AttentionCheck], Any],
+    check_entry: Callable[..., Any],
     check_answered: Callable[[Any, AttentionAnswer], Any],
 ) -> Any:
     """An entry of the judge's own assignment by its token (revise page, the item API), attention
     checks drawn among the items included: a token the judge was given is answered the same way
     whatever it stands for (a 404 for a check alone would tell it apart). An item's entry is the
-    protocol's ``entry_for_judge(study=, judge=, token=)``; a check's is ``check_entry(check)``,
+    protocol's ``entry_for_judge(study=, judge=, token=)``; a check's is ``check_entry(check=)``,
     then, once answered, ``check_answered(entry, latest answer)``: what the judge sent last, read
     back as an item's latest judgment is."""
     check = attention_check_of_judge(study_id=study.pk, judge_id=judge.pk, token=token)
     if check is None:
         return entry_for_judge(study=study, judge=judge, token=token)
-    entry = check_entry(check)
+    entry = check_entry(check=check)
     latest = AttentionAnswer.objects.filter(attention=check).order_by("-revision").first()
     return entry if latest is None else check_answered(entry, latest)
 

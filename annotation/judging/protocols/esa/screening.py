@@ -52,7 +52,7 @@ from annotation.models import Original, Study
 from metrics.core.assignment import derive_seed
 
 from ...errors import JudgmentInvalid
-from ...models import AttentionCheck, JudgingDesign, TrainingItem
+from ...models import AttentionAnswer, AttentionCheck, JudgingDesign, TrainingItem
 from ...selectors.judge import attention_entry_fields, attention_unrelated_text
 from ...services.submission import (
     Envelope,
@@ -374,16 +374,13 @@ def item_for_judge(*, study: Study, judge, token: str) -> JudgeEsaItem:
     items included: a token the judge was given is answered the same way whatever it stands
     for (a 404 for a check alone would tell it apart). An answered check shows its score."""
     return entry_or_check_for_judge(
-        study=study,
-        judge=judge,
-        token=token,
-        entry_for_judge=esa_item_for_judge,
-        check_entry=lambda check: attention_item(check=check),
-        check_answered=lambda entry, latest: dataclasses.replace(
-            entry,
-            score=latest.values.get("score"),
-            revision=latest.revision,
-            proposals_pending=False,
-            spans=[dict(s) for s in latest.values.get("spans") or []],
-        ),
+        study, judge, token, entry_for_judge=esa_item_for_judge, check_entry=attention_item, check_answered=_answered
+    )
+
+
+def _answered(entry: JudgeEsaItem, latest: AttentionAnswer) -> JudgeEsaItem:
+    """An answered attention check as the judge sent it last, read back as an item's latest judgment."""
+    spans = [dict(s) for s in latest.values.get("spans") or []]
+    return dataclasses.replace(
+        entry, score=latest.values.get("score"), revision=latest.revision, proposals_pending=False, spans=spans
     )

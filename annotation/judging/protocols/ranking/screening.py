@@ -375,16 +375,11 @@ def entry_for_judge(*, study: Study, judge, token: str) -> JudgeRanking:
     included: a token the judge was given is answered the same way whatever it stands for (a
     404 for a check alone would tell it apart)."""
     return entry_or_check_for_judge(
-        study=study,
-        judge=judge,
-        token=token,
-        entry_for_judge=ranking_for_judge,
-        check_entry=lambda check: attention_entry(check=check),
-        check_answered=_check_answered,
+        study, judge, token, entry_for_judge=ranking_for_judge, check_entry=attention_entry, check_answered=_answered
     )
 
 
-def _check_answered(entry: JudgeRanking, latest: AttentionAnswer) -> JudgeRanking:
+def _answered(entry: JudgeRanking, latest: AttentionAnswer) -> JudgeRanking:
     """An answered attention set as the judge sent it last, read back as a set's latest ranking
     (places stand for candidate ids)."""
     values = latest.values

@@ -33,7 +33,7 @@ from metrics.core.assignment import derive_seed
 
 from ...enums import COMPARISON_ANSWERS, COMPARISON_PREFERENCE
 from ...errors import JudgmentInvalid
-from ...models import AttentionCheck, JudgingDesign, TrainingItem
+from ...models import AttentionAnswer, AttentionCheck, JudgingDesign, TrainingItem
 from ...selectors.judge import attention_entry_fields, attention_unrelated_text
 from ...services.submission import (
     Envelope,
@@ -212,12 +212,10 @@ def pair_or_attention_for_judge(*, study, judge, token: str) -> JudgePair:
     pairs included: a token the judge was given is answered the same way whatever it stands
     for (a 404 for a check alone would tell it apart). An answered check shows its answer."""
     return entry_or_check_for_judge(
-        study=study,
-        judge=judge,
-        token=token,
-        entry_for_judge=pair_for_judge,
-        check_entry=lambda check: attention_pair(check=check),
-        check_answered=lambda pair, latest: dataclasses.replace(
-            pair, revision=latest.revision, answers=dict(latest.values)
-        ),
+        study, judge, token, entry_for_judge=pair_for_judge, check_entry=attention_pair, check_answered=_answered
     )
+
+
+def _answered(pair: JudgePair, latest: AttentionAnswer) -> JudgePair:
+    """An answered attention pair as the judge sent it last, read back as a pair's latest judgment."""
+    return dataclasses.replace(pair, revision=latest.revision, answers=dict(latest.values))
