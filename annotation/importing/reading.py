@@ -68,6 +68,14 @@ def detect_format(filename: str, explicit: str | None = None) -> str:
     return mapping[suffix]
 
 
+def upload_text(data: bytes, filename: str, max_bytes: int) -> str:
+    """An uploaded file's text: refused whole before any work when it is over ``max_bytes``,
+    then decoded by :func:`decode_utf8`."""
+    if len(data) > max_bytes:
+        raise StudyImportError(filename, [ImportIssue(f"the file is {len(data):,} bytes; the limit is {max_bytes:,}")])
+    return decode_utf8(data, filename)
+
+
 def decode_utf8(data: bytes, filename: str) -> str:
     """Decode strictly as UTF-8 (a BOM is allowed), naming the line of the first bad byte."""
     try:

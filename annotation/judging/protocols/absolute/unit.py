@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from django.contrib.auth.models import User
-
 from annotation.models import Study
 
 from ... import scales, training
 from ...defaults import PEM_REPORT_TARGET, default_criteria
 from ...enums import ImportMode
 from ...errors import JudgingError
-from ...models import Assignment, JudgingDesign
+from ...models import JudgingDesign
 from ...selectors.design import study_criteria
 from ..base import JudgingProtocol, PlannerPilot
 from ..registry import register
@@ -21,7 +19,7 @@ from .frame import judgments_frame
 from .imports import JudgmentImportSummary, judgments_import_file
 from .models import AssignmentItem, Judgment
 from .report import absolute_answers, absolute_report_compute, absolute_tables
-from .selectors import JudgeItem, item_for_judge, item_next_for_judge, item_previous_for_judge
+from .selectors import item_for_judge, item_next_for_judge, item_previous_for_judge
 from .services import (
     absolute_assignment_for_participant,
     absolute_assignment_late,
@@ -60,17 +58,13 @@ class AbsoluteProtocol(JudgingProtocol):
     adaptive_allocation = True
     has_screening = True
 
-    def dashboard_answers(self, *, study: Study) -> dict:
-        return absolute_answers(study=study)
-
-    def report_compute(self, *, report, settings):
-        return absolute_report_compute(report=report, settings=settings)
+    dashboard_answers = staticmethod(absolute_answers)
+    report_compute = staticmethod(absolute_report_compute)
 
     def report_tables(self, result):
         return absolute_tables(result)
 
-    def assignments_write(self, *, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
-        return absolute_assignments_write(study=study, design=design, judges=judges)
+    assignments_write = staticmethod(absolute_assignments_write)
 
     def judgments_import(
         self, *, study: Study, data: bytes, filename: str, fmt: str | None = None, mode: str | None = None
@@ -78,13 +72,8 @@ class AbsoluteProtocol(JudgingProtocol):
         # The long format of criterion values (annotation.importing.judgments), with its modes.
         return judgments_import_file(study=study, data=data, filename=filename, fmt=fmt, mode=mode or ImportMode.REFUSE)
 
-    def assignment_late(self, *, study: Study, design: JudgingDesign, judge: User) -> Assignment:
-        return absolute_assignment_late(study=study, design=design, judge=judge)
-
-    def assignment_for_participant(
-        self, *, study: Study, design: JudgingDesign, judge: User, n_items: int | None
-    ) -> Assignment:
-        return absolute_assignment_for_participant(study=study, design=design, judge=judge, n_items=n_items)
+    assignment_late = staticmethod(absolute_assignment_late)
+    assignment_for_participant = staticmethod(absolute_assignment_for_participant)
 
     # Its items are rated on the rating page (its views.py); its attention
     # checks have a page of their own (``attention_page``), so it answers no entry_attention.
@@ -92,14 +81,9 @@ class AbsoluteProtocol(JudgingProtocol):
     def export_rows(self, *, study: Study, wide: bool) -> Iterator[list]:
         return criteria_wide_rows(study=study) if wide else criteria_tidy_rows(study=study)
 
-    def entry_next(self, *, assignment: Assignment) -> JudgeItem | None:
-        return item_next_for_judge(assignment=assignment)
-
-    def entry_previous(self, *, study: Study, judge: User) -> JudgeItem | None:
-        return item_previous_for_judge(study=study, judge=judge)
-
-    def entry_for_token(self, *, study: Study, judge: User, token: str) -> JudgeItem:
-        return item_for_judge(study=study, judge=judge, token=token)
+    entry_next = staticmethod(item_next_for_judge)
+    entry_previous = staticmethod(item_previous_for_judge)
+    entry_for_token = staticmethod(item_for_judge)
 
     def planner_pilot(self, *, study: Study, criterion: str | None = None) -> PlannerPilot:
         """The study's ratings as the planner's pilot: on ``criterion``, or ``overall`` when

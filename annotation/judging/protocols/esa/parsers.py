@@ -68,8 +68,8 @@ from annotation.importing.reading import (
     RESERVED_SYSTEM_PREFIX,
     ImportIssue,
     StudyImportError,
-    decode_utf8,
     jsonl_objects,
+    upload_text,
 )
 from metrics.core.spans.model import SEVERITIES, ErrorSpan
 from metrics.core.spans.offsets import span_problem, utf16_length, utf16_to_codepoint
@@ -393,9 +393,7 @@ def parse_esa_spans_file(
     :class:`StudyImportError` listing every problem (at most ``MAX_ISSUES``) with its line
     and column. Nothing here touches the database.
     """
-    if len(data) > max_bytes:
-        raise StudyImportError(filename, [ImportIssue(f"the file is {len(data):,} bytes; the limit is {max_bytes:,}")])
-    text = decode_utf8(data, filename)
+    text = upload_text(data, filename, max_bytes)
     issues: list[ImportIssue] = []
     parsed = ParsedEsaSpans(filename)
     seen: dict[tuple[str, str, str], int] = {}
@@ -503,9 +501,7 @@ def parse_esa_proposals_file(
     of them; ``categories`` the categories a span may carry (any when None). Raises
     :class:`StudyImportError` listing every problem with its line and column.
     """
-    if len(data) > max_bytes:
-        raise StudyImportError(filename, [ImportIssue(f"the file is {len(data):,} bytes; the limit is {max_bytes:,}")])
-    text = decode_utf8(data, filename)
+    text = upload_text(data, filename, max_bytes)
     issues: list[ImportIssue] = []
     parsed = ParsedEsaProposals(filename)
     seen: dict[tuple[str, str], int] = {}

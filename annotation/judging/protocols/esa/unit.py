@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import User
 from django.utils.translation import get_language_bidi
 
 from annotation.models import Study
 
 from ...enums import EsaPrefill, Protocol
-from ...models import Assignment, JudgingDesign
+from ...models import JudgingDesign
 from ...screening import qc_rows_with_attention
 from ..base import AnswerKey, DemoStudy, JudgingProtocol, PlannerPilot, long_format_options_refuse
 from ..registry import register
@@ -20,7 +19,6 @@ from .models import EsaItem, EsaJudgment
 from .report import esa_answers, esa_report_compute, esa_tables
 from .selectors import EXPORT_QUESTIONS, esa_export_answers, esa_pilot_frame, esa_qc
 from .services import (
-    JudgeEsaItem,
     categories_allowed,
     esa_assignment_for_participant,
     esa_assignment_late,
@@ -81,8 +79,7 @@ class EsaProtocol(JudgingProtocol):
     def dashboard_answers(self, *, study):
         return esa_answers(study)
 
-    def report_compute(self, *, report, settings):
-        return esa_report_compute(report=report, settings=settings)
+    report_compute = staticmethod(esa_report_compute)
 
     def report_tables(self, result):
         return esa_tables(result)
@@ -97,8 +94,7 @@ class EsaProtocol(JudgingProtocol):
         long_format_options_refuse(unit=self, filename=filename, fmt=fmt, mode=mode)
         return esa_judgments_import(study=study, data=data, filename=filename)
 
-    def export_answers(self, *, study: Study):
-        return esa_export_answers(study=study)
+    export_answers = staticmethod(esa_export_answers)
 
     def planner_pilot(self, *, study: Study, criterion: str | None = None) -> PlannerPilot:
         # One score per item, 0–100: the planner's criterion is that score.
@@ -106,28 +102,13 @@ class EsaProtocol(JudgingProtocol):
             raise ValueError(f"an ESA study has one score per item ('score', 0–100), not {criterion!r}")
         return PlannerPilot(frame=esa_pilot_frame(study=study), criterion="score", discrete=False)
 
-    def assignments_write(self, *, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
-        return esa_assignments_write(study=study, design=design, judges=judges)
-
-    def assignment_late(self, *, study: Study, design: JudgingDesign, judge: User) -> Assignment:
-        return esa_assignment_late(study=study, design=design, judge=judge)
-
-    def assignment_for_participant(
-        self, *, study: Study, design: JudgingDesign, judge: User, n_items: int | None
-    ) -> Assignment:
-        return esa_assignment_for_participant(study=study, design=design, judge=judge, n_items=n_items)
-
-    def entry_next(self, *, assignment: Assignment) -> JudgeEsaItem | None:
-        return esa_item_next_for_judge(assignment=assignment)
-
-    def entry_previous(self, *, study: Study, judge: User) -> JudgeEsaItem | None:
-        return esa_item_previous_for_judge(study=study, judge=judge)
-
-    def entry_for_token(self, *, study: Study, judge: User, token: str) -> JudgeEsaItem:
-        return esa_screening.item_for_judge(study=study, judge=judge, token=token)
-
-    def entry_attention(self, *, check) -> JudgeEsaItem:
-        return esa_screening.attention_item(check=check)
+    assignments_write = staticmethod(esa_assignments_write)
+    assignment_late = staticmethod(esa_assignment_late)
+    assignment_for_participant = staticmethod(esa_assignment_for_participant)
+    entry_next = staticmethod(esa_item_next_for_judge)
+    entry_previous = staticmethod(esa_item_previous_for_judge)
+    entry_for_token = staticmethod(esa_screening.item_for_judge)
+    entry_attention = staticmethod(esa_screening.attention_item)
 
     def answer_submit(self, **submission: Any) -> Any:
         return esa_screening.answer_submit(**submission)
@@ -160,11 +141,8 @@ class EsaProtocol(JudgingProtocol):
     def training_item_clean(self, *, design: JudgingDesign | None, row, from_text: bool) -> tuple[dict, dict]:
         return esa_screening.training_item_clean(row=row)
 
-    def training_answer_clean(self, *, design: JudgingDesign | None, answers, from_text: bool) -> dict:
-        return esa_screening.answer_clean(design=design, answers=answers, from_text=from_text)
-
-    def training_answer_check(self, *, design: JudgingDesign | None, item, values: dict) -> dict:
-        return esa_screening.training_answer_check(design=design, item=item, values=values)
+    training_answer_clean = staticmethod(esa_screening.answer_clean)
+    training_answer_check = staticmethod(esa_screening.training_answer_check)
 
     def training_verdicts(self, *, design: JudgingDesign | None, settings, values, expected) -> dict[str, str]:
         return esa_screening.training_verdicts(values=values, expected=expected)
@@ -208,8 +186,7 @@ class EsaProtocol(JudgingProtocol):
     def attention_draw(self, *, design: JudgingDesign | None, rng) -> tuple[str, float]:
         return esa_screening.attention_draw(rng=rng)
 
-    def attention_score(self, *, design: JudgingDesign | None, check, value) -> tuple[float | None, bool]:
-        return esa_screening.attention_score(design=design, check=check, value=value)
+    attention_score = staticmethod(esa_screening.attention_score)
 
 
 ESA = register(EsaProtocol())

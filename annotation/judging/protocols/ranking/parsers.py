@@ -28,8 +28,8 @@ from annotation.importing.reading import (
     MAX_NAME_CHARS,
     ImportIssue,
     StudyImportError,
-    decode_utf8,
     jsonl_objects,
+    upload_text,
 )
 from metrics.core.ranking.orders import groups_from_json
 
@@ -74,9 +74,7 @@ def parse_rankings_file(
     ranking must then rank exactly the candidates of a known original. Raises
     :class:`StudyImportError` listing every problem with its line and column.
     """
-    if len(data) > max_bytes:
-        raise StudyImportError(filename, [ImportIssue(f"the file is {len(data):,} bytes; the limit is {max_bytes:,}")])
-    text = decode_utf8(data, filename)
+    text = upload_text(data, filename, max_bytes)
     issues: list[ImportIssue] = []
     parsed = ParsedRankings(filename)
     seen: dict[tuple[str, str, int], int] = {}  # (judge, original id, set) -> line

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import User
 from django.utils.translation import gettext
 
 from annotation.models import Study
 from metrics.core.stats.comparison import CONTROL_ACCURACY_BLANK
 
 from ...enums import Protocol
-from ...models import Assignment, JudgingDesign
+from ...models import JudgingDesign
 from ...screening import qc_rows_with_attention
 from ..base import AnswerKey, DemoStudy, JudgingProtocol, PilotUnsupported, PlannerPilot, long_format_options_refuse
 from ..registry import register
@@ -28,7 +27,6 @@ from .selectors import (
     ranking_rated_per_system,
 )
 from .services import (
-    JudgeRanking,
     ranking_assignment_for_participant,
     ranking_assignment_late,
     ranking_assignments_write,
@@ -84,8 +82,7 @@ class RankingProtocol(JudgingProtocol):
     def dashboard_answers(self, *, study):
         return ranking_answers(study)
 
-    def report_compute(self, *, report, settings):
-        return ranking_report_compute(report=report, settings=settings)
+    report_compute = staticmethod(ranking_report_compute)
 
     def report_tables(self, result):
         return ranking_tables(result)
@@ -99,14 +96,9 @@ class RankingProtocol(JudgingProtocol):
     def item_candidates(self, item) -> tuple[int, ...]:
         return tuple(item[1])
 
-    def rated_per_system(self, *, study: Study) -> dict[str, int]:
-        return ranking_rated_per_system(study=study)
-
-    def export_questions(self, *, study: Study) -> list[str] | None:
-        return ranking_export_questions(study=study)
-
-    def export_answers(self, *, study: Study):
-        return ranking_export_answers(study=study)
+    rated_per_system = staticmethod(ranking_rated_per_system)
+    export_questions = staticmethod(ranking_export_questions)
+    export_answers = staticmethod(ranking_export_answers)
 
     def judgments_import(
         self, *, study: Study, data: bytes, filename: str, fmt: str | None = None, mode: str | None = None
@@ -127,28 +119,13 @@ class RankingProtocol(JudgingProtocol):
             raise ValueError(f"a ranking study's pilot is its 0–100 scores ('score'), not {criterion!r}")
         return PlannerPilot(frame=ranking_pilot_frame(study=study), criterion="score", discrete=False)
 
-    def assignments_write(self, *, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
-        return ranking_assignments_write(study=study, design=design, judges=judges)
-
-    def assignment_late(self, *, study: Study, design: JudgingDesign, judge: User) -> Assignment:
-        return ranking_assignment_late(study=study, design=design, judge=judge)
-
-    def assignment_for_participant(
-        self, *, study: Study, design: JudgingDesign, judge: User, n_items: int | None
-    ) -> Assignment:
-        return ranking_assignment_for_participant(study=study, design=design, judge=judge, n_items=n_items)
-
-    def entry_next(self, *, assignment: Assignment) -> JudgeRanking | None:
-        return ranking_next_for_judge(assignment=assignment)
-
-    def entry_previous(self, *, study: Study, judge: User) -> JudgeRanking | None:
-        return ranking_previous_for_judge(study=study, judge=judge)
-
-    def entry_for_token(self, *, study: Study, judge: User, token: str) -> JudgeRanking:
-        return rank_screening.entry_for_judge(study=study, judge=judge, token=token)
-
-    def entry_attention(self, *, check) -> JudgeRanking:
-        return rank_screening.attention_entry(check=check)
+    assignments_write = staticmethod(ranking_assignments_write)
+    assignment_late = staticmethod(ranking_assignment_late)
+    assignment_for_participant = staticmethod(ranking_assignment_for_participant)
+    entry_next = staticmethod(ranking_next_for_judge)
+    entry_previous = staticmethod(ranking_previous_for_judge)
+    entry_for_token = staticmethod(rank_screening.entry_for_judge)
+    entry_attention = staticmethod(rank_screening.attention_entry)
 
     def answer_submit(self, **submission: Any) -> Any:
         return rank_screening.answer_submit(**submission)
@@ -185,8 +162,7 @@ class RankingProtocol(JudgingProtocol):
     def training_item_clean(self, *, design: JudgingDesign | None, row, from_text: bool) -> tuple[dict, dict]:
         return rank_screening.training_item_clean(design=design, row=row)
 
-    def training_answer_clean(self, *, design: JudgingDesign | None, answers, from_text: bool) -> dict:
-        return rank_screening.training_answer_clean(design=design, answers=answers, from_text=from_text)
+    training_answer_clean = staticmethod(rank_screening.training_answer_clean)
 
     def training_verdicts(self, *, design: JudgingDesign | None, settings, values, expected) -> dict[str, str]:
         return rank_screening.training_verdicts(values=values, expected=expected)

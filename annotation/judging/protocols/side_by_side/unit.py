@@ -4,19 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import User
 from django.utils.translation import gettext
 
 from annotation.models import Study
 
-from ...models import Assignment, JudgingDesign
+from ...models import JudgingDesign
 from ..base import AnswerKey, JudgingProtocol, PilotUnsupported, PlannerPilot
 from ..registry import register
 from . import screening as sbs_screening
 from .models import ComparisonItem, ComparisonJudgment
 from .report import side_by_side_answers, side_by_side_report_compute, side_by_side_tables
 from .services import (
-    JudgePair,
     pair_next_for_judge,
     pair_previous_for_judge,
     questions,
@@ -62,8 +60,7 @@ class SideBySideProtocol(JudgingProtocol):
     def dashboard_answers(self, *, study):
         return side_by_side_answers(study)
 
-    def report_compute(self, *, report, settings):
-        return side_by_side_report_compute(report=report, settings=settings)
+    report_compute = staticmethod(side_by_side_report_compute)
 
     def report_tables(self, result):
         return side_by_side_tables(result)
@@ -77,14 +74,9 @@ class SideBySideProtocol(JudgingProtocol):
     def item_candidates(self, item) -> tuple[int, ...]:
         return tuple(item)
 
-    def rated_per_system(self, *, study: Study) -> dict[str, int]:
-        return side_by_side_rated_per_system(study=study)
-
-    def export_questions(self, *, study: Study) -> list[str] | None:
-        return side_by_side_export_questions(study=study)
-
-    def export_answers(self, *, study: Study):
-        return side_by_side_export_answers(study=study)
+    rated_per_system = staticmethod(side_by_side_rated_per_system)
+    export_questions = staticmethod(side_by_side_export_questions)
+    export_answers = staticmethod(side_by_side_export_answers)
 
     def planner_pilot(self, *, study: Study, criterion: str | None = None) -> PlannerPilot:
         raise PilotUnsupported(
@@ -92,28 +84,13 @@ class SideBySideProtocol(JudgingProtocol):
             "two paraphrases; plan it from stated assumptions (source 'stated': system means and spreads)"
         )
 
-    def assignments_write(self, *, study: Study, design: JudgingDesign, judges: list[User]) -> tuple[int, int]:
-        return side_by_side_assignments_write(study=study, design=design, judges=judges)
-
-    def assignment_late(self, *, study: Study, design: JudgingDesign, judge: User) -> Assignment:
-        return side_by_side_assignment_late(study=study, design=design, judge=judge)
-
-    def assignment_for_participant(
-        self, *, study: Study, design: JudgingDesign, judge: User, n_items: int | None
-    ) -> Assignment:
-        return side_by_side_assignment_for_participant(study=study, design=design, judge=judge, n_items=n_items)
-
-    def entry_next(self, *, assignment: Assignment) -> JudgePair | None:
-        return pair_next_for_judge(assignment=assignment)
-
-    def entry_previous(self, *, study: Study, judge: User) -> JudgePair | None:
-        return pair_previous_for_judge(study=study, judge=judge)
-
-    def entry_for_token(self, *, study: Study, judge: User, token: str) -> JudgePair:
-        return sbs_screening.pair_or_attention_for_judge(study=study, judge=judge, token=token)
-
-    def entry_attention(self, *, check) -> JudgePair:
-        return sbs_screening.attention_pair(check=check)
+    assignments_write = staticmethod(side_by_side_assignments_write)
+    assignment_late = staticmethod(side_by_side_assignment_late)
+    assignment_for_participant = staticmethod(side_by_side_assignment_for_participant)
+    entry_next = staticmethod(pair_next_for_judge)
+    entry_previous = staticmethod(pair_previous_for_judge)
+    entry_for_token = staticmethod(sbs_screening.pair_or_attention_for_judge)
+    entry_attention = staticmethod(sbs_screening.attention_pair)
 
     def answer_submit(self, **submission: Any) -> Any:
         return sbs_screening.answer_submit(**submission)
@@ -149,8 +126,7 @@ class SideBySideProtocol(JudgingProtocol):
     def training_item_clean(self, *, design: JudgingDesign | None, row, from_text: bool) -> tuple[dict, dict]:
         return sbs_screening.training_item_clean(design=design, row=row)
 
-    def training_answer_clean(self, *, design: JudgingDesign | None, answers, from_text: bool) -> dict:
-        return sbs_screening.training_answer_clean(design=design, answers=answers, from_text=from_text)
+    training_answer_clean = staticmethod(sbs_screening.training_answer_clean)
 
     def training_verdicts(self, *, design: JudgingDesign | None, settings, values, expected) -> dict[str, str]:
         return sbs_screening.training_verdicts(values=values, expected=expected)
@@ -183,14 +159,9 @@ class SideBySideProtocol(JudgingProtocol):
             for q in questions(design)
         ]
 
-    def attention_draw(self, *, design: JudgingDesign | None, rng) -> tuple[str, float]:
-        return sbs_screening.attention_draw(design=design, rng=rng)
-
-    def attention_score(self, *, design: JudgingDesign | None, check, value) -> tuple[float | None, bool]:
-        return sbs_screening.attention_score(design=design, check=check, value=value)
-
-    def qc_rows(self, *, study: Study) -> list[dict]:
-        return side_by_side_qc(study=study)
+    attention_draw = staticmethod(sbs_screening.attention_draw)
+    attention_score = staticmethod(sbs_screening.attention_score)
+    qc_rows = staticmethod(side_by_side_qc)
 
 
 SIDE_BY_SIDE = register(SideBySideProtocol())
