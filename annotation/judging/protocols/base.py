@@ -359,7 +359,10 @@ class JudgingProtocol:
         raise NotImplementedError
 
     def assignment_late(self, *, study: Study, design: JudgingDesign, judge: User) -> Assignment:
-        """The assignment of a judge added after opening (the caller holds the design's lock)."""
+        """The assignment of a judge added after opening. The caller
+        (:func:`~annotation.judging.services.assignments.assignment_ensure_for_judge`) holds the
+        design's lock and a savepoint, and answers a concurrent write of the same judge's
+        assignment (the unique ``(study, judge)``) with the one written first."""
         raise NotImplementedError
 
     def assignment_for_participant(

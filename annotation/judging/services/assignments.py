@@ -4,7 +4,7 @@ on arrival, released when they time out), and the instructions' "seen" mark."""
 from __future__ import annotations
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.enums import Role
@@ -43,7 +43,11 @@ def assignment_ensure_for_judge(*, study: Study, judge: User) -> Assignment | No
         existing = Assignment.objects.filter(study=study, judge=judge).first()
         if existing is not None:
             return existing
-        return protocol_for_design(design).assignment_late(study=study, design=design, judge=judge)
+        try:
+            with transaction.atomic():  # a savepoint: the protocol's rows, all or none
+                return protocol_for_design(design).assignment_late(study=study, design=design, judge=judge)
+        except IntegrityError:  # a concurrent request wrote this judge's assignment first
+            return Assignment.objects.get(study=study, judge=judge)
 
 
 def assignments_ensure_all(*, study: Study) -> int:

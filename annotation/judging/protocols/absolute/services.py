@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from typing import Unpack
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
 from django.utils.translation import gettext
 
 from annotation.judging.services.item_orders import (
@@ -46,11 +45,7 @@ def absolute_assignment_late(*, study: Study, design: JudgingDesign, judge: User
     """A judge added after opening (:func:`candidate_order_late`). The caller holds the
     design's row lock."""
     o = candidate_order_late(study=study, design=design, judge=judge, item_model=AssignmentItem)
-    try:
-        with transaction.atomic():
-            return assignment_write(study=study, judge=judge, seed=o.seed, candidate_ids=o.candidate_ids, late=True)
-    except IntegrityError:
-        return Assignment.objects.get(study=study, judge=judge)
+    return assignment_write(study=study, judge=judge, seed=o.seed, candidate_ids=o.candidate_ids, late=True)
 
 
 def absolute_assignment_for_participant(

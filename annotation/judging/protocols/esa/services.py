@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from typing import Any, Unpack, cast
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -230,11 +229,7 @@ def esa_assignment_late(*, study: Study, design: JudgingDesign, judge: User) -> 
     """A judge added after opening (:func:`candidate_order_late`). The caller holds the
     design's row lock."""
     order = candidate_order_late(study=study, design=design, judge=judge, item_model=EsaItem)
-    try:
-        with transaction.atomic():
-            return _assignment_late_write(study=study, design=design, order=order)
-    except IntegrityError:
-        return Assignment.objects.get(study=study, judge=judge)
+    return _assignment_late_write(study=study, design=design, order=order)
 
 
 def esa_assignment_for_participant(

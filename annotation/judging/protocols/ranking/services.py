@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Unpack, cast
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -160,11 +159,7 @@ def ranking_assignment_late(*, study: Study, design: JudgingDesign, judge: User)
         keys, pks, originals = _set_plan(study, design)
     keys = item_keys_late(study=study, design=design, judge=judge, keys=keys, live=counts)
     order = item_order(design=design, judge=judge, keys=keys, groups=_groups(keys))
-    try:
-        with transaction.atomic():
-            return _assignment_late_write(study=study, order=order, pks=pks, originals=originals)
-    except IntegrityError:
-        return Assignment.objects.get(study=study, judge=judge)
+    return _assignment_late_write(study=study, order=order, pks=pks, originals=originals)
 
 
 def ranking_assignment_for_participant(

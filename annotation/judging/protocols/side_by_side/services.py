@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Unpack, cast
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils import timezone
 from django.utils.translation import gettext
@@ -174,11 +173,7 @@ def side_by_side_assignment_late(*, study: Study, design: JudgingDesign, judge: 
         keys, pks = _pair_plan(study, design)
     keys = item_keys_late(study=study, design=design, judge=judge, keys=keys, live=counts)
     order = item_order(design=design, judge=judge, keys=keys, groups=_groups(keys))
-    try:
-        with transaction.atomic():
-            return _assignment_late_write(study=study, order=order, pks=pks)
-    except IntegrityError:
-        return Assignment.objects.get(study=study, judge=judge)
+    return _assignment_late_write(study=study, order=order, pks=pks)
 
 
 def side_by_side_assignment_for_participant(
