@@ -44,6 +44,7 @@ from . import scales, screening
 from .enums import JudgmentSource
 from .errors import ItemNotFound, JudgingError
 from .models import Assignment, OpenJob
+from .protocols.registry import protocol_for_study
 from .selectors.judge import progress_among_checks
 from .tokens import idempotency_key_new
 
@@ -130,10 +131,12 @@ def gate_redirect(study: Study, kind: str) -> HttpResponse:
 class JudgePages:
     """The judge-page flow every protocol with a page of its own shares (issue 39, item 3).
 
-    The resume point (:meth:`current`): the study's page or the rating door's, the
-    not-open page, screened out, the instructions, the gate (training first, or an attention
-    check drawn on this page like any item, blinded among them), the next item, and the
-    done page with the completion code. An earlier item (:meth:`revise`). The form's POST
+    The resume point (:meth:`current`): the not-open page, the study's own protocol's page
+    when it is another's (the rating door sends every judge on), screened out, the
+    instructions, the gate (training first, or an attention check: drawn on this page like
+    any item, blinded among them, where the protocol's ``attention_page`` is its judge page;
+    else that page), the next item, and the done page with the completion code (rendered
+    there, or ``done_page``, where the protocol has an end page of its own). An earlier item (:meth:`revise`). The form's POST
     (:meth:`submit`): the protocol's one submission path (its unit's ``answer_submit``, items
     and checks alike), a refusal drawn again with what the judge sent, the "warn" policy's
     note after a failed check, and back to the resume point. :meth:`views` gives the three
@@ -154,24 +157,30 @@ class JudgePages:
         *,
         unit: Any,
         page_template: str,
-        done_template: str,
-        check_warning: Callable[[], str],
         entry_context: Callable[..., dict[str, Any]],
         answer_posted: Callable[[HttpRequest, Study, str], dict[str, Any]],
         posted: Callable[[HttpRequest, Study, Any], Any],
+        done_template: str = "",
+        done_page: str = "",
+        check_warning: Callable[[], str] | None = None,
     ) -> None:
         self.unit = unit
         self.page_template = page_template
         self.done_template = done_template
+        self.done_page = done_page
         self.check_warning = check_warning
         self.entry_context = entry_context
         self.answer_posted = answer_posted
         self.posted = posted
 
-    def _study(self, request: AuthenticatedHttpRequest, study_id: int) -> Study | None:
-        """The judge's study, or None when another protocol's (the rating door sends it on)."""
+    def _study(self, request: AuthenticatedHttpRequest, study_id: int) -> Study | HttpResponse:
+        """The judge's study, or the way to its own protocol's page when it is another's."""
         study = judged_study_or_404(request, study_id)
-        return study if self.unit.is_protocol_of(study) else None
+        return study if self.unit.is_protocol_of(study) else self._elsewhere(study)
+
+    @staticmethod
+    def _elsewhere(study: Study) -> HttpResponse:
+        return redirect(protocol_for_study(study=study).judge_page, study_id=study.pk)
 
     def _entry(self, study: Study, judge: Any, token: str) -> Any:
         try:
@@ -198,24 +207,27 @@ class JudgePages:
 
     def current(self, request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
         """The judge's current item: the first one not yet answered (the resume point)."""
-        study = self._study(request, study_id)
-        if study is None:  # another protocol: the rating door sends the judge to its page
-            return redirect("judging:rate", study_id=study_id)
+        study = judged_study_or_404(request, study_id)
         assignment = assignment_or_page(request, study)
         if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
             return assignment
+        if not self.unit.is_protocol_of(study):  # another protocol's study: its own page
+            return self._elsewhere(study)
         if assignment.screened_out_at is not None:
             return redirect("judging:screened_out", study_id=study.pk)
         if assignment.instructions_seen_at is None:
             return redirect("judging:instructions", study_id=study.pk)
         done = self.unit.items_done(assignment=assignment)
         gate = screening.judge_gate(assignment=assignment, done=done)
-        if gate is not None and gate[0] == "attention":  # drawn like any item (blinded among them)
+        if gate is not None and gate[0] == "attention" and self.unit.attention_page == self.unit.judge_page:
             assert gate[1] is not None  # judge_gate pairs "attention" with its check
+            # Drawn like any item, blinded among them.
             return self.render_entry(request, study, self.unit.entry_attention(check=gate[1]))
-        if gate is not None:  # screened out, or the training first
+        if gate is not None:  # screened out, the training first, or a check on its own page
             return gate_redirect(study, gate[0])
         entry = self.unit.entry_next(assignment=assignment)
+        if entry is None and self.done_page:
+            return redirect(self.done_page, study_id=study.pk)
         if entry is None:
             return render(
                 request,
@@ -233,8 +245,8 @@ class JudgePages:
     def revise(self, request: AuthenticatedHttpRequest, study_id: int, token: str) -> HttpResponse:
         """One earlier item of the judge's own assignment (or check), to change the answer."""
         study = self._study(request, study_id)
-        if study is None:
-            return redirect("judging:rate", study_id=study_id)
+        if isinstance(study, HttpResponse):
+            return study
         assignment = assignment_or_page(request, study)
         if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
             return assignment
@@ -243,8 +255,8 @@ class JudgePages:
     def submit(self, request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
         """The form's POST: the same service as the API, then back to the resume point."""
         study = self._study(request, study_id)
-        if study is None:
-            return redirect("judging:rate", study_id=study_id)
+        if isinstance(study, HttpResponse):
+            return study
         token = request.POST.get("token", "")
         try:  # an item or an attention check: one path, one answer (the unit's answer_submit)
             result = self.unit.answer_submit(
@@ -272,7 +284,7 @@ class JudgePages:
                 posted=self.posted(request, study, entry),
                 status=400,
             )
-        if result.check_failed and not result.screened_out:
+        if result.check_failed and not result.screened_out and self.check_warning is not None:
             # The "warn" policy tells the judge, once, after the fact (issue 25); with "end" the
             # screened-out page says it.
             messages.warning(request, self.check_warning())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from annotation.models import Study
 
@@ -24,6 +25,7 @@ from .services import (
     absolute_assignment_for_participant,
     absolute_assignment_late,
     absolute_assignments_write,
+    judgment_submit,
     scores_clean,
 )
 
@@ -51,7 +53,7 @@ class AbsoluteProtocol(JudgingProtocol):
     training_items_template = "judging/absolute/_training_items.html"
     training_template = "judging/absolute/training.html"
     # The rating page's answers are digits (the scale's points), so B may go back.
-    back_keys = ("b", "B", "Backspace")
+    back_keys = ("B", "b", "Backspace")
     opens_in_background = True
     imports_judgments = True
     opens_onto_imported_judgments = True
@@ -84,6 +86,9 @@ class AbsoluteProtocol(JudgingProtocol):
     entry_next = staticmethod(item_next_for_judge)
     entry_previous = staticmethod(item_previous_for_judge)
     entry_for_token = staticmethod(item_for_judge)
+
+    def answer_submit(self, **submission: Any) -> Any:
+        return judgment_submit(**submission)
 
     def planner_pilot(self, *, study: Study, criterion: str | None = None) -> PlannerPilot:
         """The study's ratings as the planner's pilot: on ``criterion``, or ``overall`` when

@@ -9,43 +9,36 @@ reaches the judge's browser.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
-from annotation.enums import StudyStatus
 from annotation.web import end_code_context, participant_page
 
 from ... import screening
-from ...enums import JudgmentSource
-from ...errors import ItemNotFound, JudgingError
+from ...errors import JudgingError, JudgmentInvalid
 from ...forms import JudgmentForm
 from ...models import AttentionCheck
 from ...selectors.design import study_criteria
-from ...tokens import idempotency_key_new
 from ...web import (
+    JudgePages,
     assignment_or_page,
     criteria_for_judge,
-    gate_page,
     judged_study_or_404,
     study_criteria_for_judge,
     thousands,
 )
 from ..registry import protocol_for_study
-from .selectors import item_for_judge, item_next_for_judge, item_previous_for_judge
-from .services import judgment_submit
-
-#: This module's judge page, the one protocols whose ``judge_page`` it is are judged on.
-RATE_PAGE = "judging:rate"
+from .selectors import item_previous_for_judge
+from .unit import ABSOLUTE
 
 
-def _render_item(request, study, item, *, error=None, field_errors=None, posted=None, status=200):
+def _entry_context(study, item, *, field_errors, posted) -> dict:
+    """The item's criteria on their scales, each with its value (the stored one, or what the
+    judge sent back with a refusal) and its errors."""
     scores = posted if posted is not None else (item.scores or {})
     criteria = study_criteria_for_judge(study)
     for c in criteria:
@@ -56,101 +49,44 @@ def _render_item(request, study, item, *, error=None, field_errors=None, posted=
             except ValueError:
                 value = None
         c["checked"] = value
-        c["errors"] = (field_errors or {}).get(c["slug"], [])
-    return render(
-        request,
-        "judging/absolute/rate.html",
-        {
-            "study": study,
-            "entry": item,  # the shared page's name (judging/_entry_page.html)
-            "item": item,
-            "criteria": criteria,
-            "key": idempotency_key_new(),
-            "position_text": thousands(item.position),
-            "total_text": thousands(item.total),
-            "done_text": thousands(item.done),
-            "error": error,
-        },
-        status=status,
-    )
+        c["errors"] = field_errors.get(c["slug"], [])
+    return {"item": item, "criteria": criteria}
 
 
-@login_required
-@require_GET
-@participant_page
-def rate(request, study_id: int):
-    """The judge's current item: the first one not yet rated (the resume point)."""
-    study = judged_study_or_404(request, study_id)
-    assignment = assignment_or_page(request, study)
-    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
-        return assignment
-    unit = protocol_for_study(study=study)
-    if unit.judge_page != RATE_PAGE:
-        return redirect(unit.judge_page, study_id=study.pk)  # another protocol's own page
-    if assignment.instructions_seen_at is None:
-        return redirect("judging:instructions", study_id=study.pk)
-    item = item_next_for_judge(assignment=assignment)
-    gate = gate_page(request, study, assignment, done=item.done if item else assignment.n_items)
-    if gate is not None:  # screened out, training first, or an attention check
-        return gate
-    if item is None:
-        return redirect("judging:finished", study_id=study.pk)
-    return _render_item(request, study, item)
+def _form(request, study) -> JudgmentForm:
+    return JudgmentForm(request.POST, criteria=study_criteria(study=study))
 
 
-@login_required
-@require_GET
-@participant_page
-def revise(request, study_id: int, token: str):
-    """One earlier item of the judge's own assignment, to change its scores."""
-    study = judged_study_or_404(request, study_id)
-    assignment = assignment_or_page(request, study)
-    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
-        return assignment
-    try:
-        item = item_for_judge(study=study, judge=request.user, token=token)
-    except ItemNotFound as exc:
-        raise Http404(exc.message) from None
-    return _render_item(request, study, item)
-
-
-@login_required
-@require_POST
-@participant_page
-def submit(request, study_id: int):
-    """The rating form's POST: the same service as the API, then back to the resume point."""
-    study = judged_study_or_404(request, study_id)
-    form = JudgmentForm(request.POST, criteria=study_criteria(study=study))
-    token = request.POST.get("token", "")
-    field_errors: Mapping[str, Any]  # the form's ErrorDict, or the service's per-criterion messages
+def _answer_posted(request, study, token: str) -> dict:
+    """The scores the form sent, read on their scales; a form that cannot be read (no token,
+    key or stamp, an active time out of range) is refused before the service is asked."""
+    form = _form(request, study)
     if not form.is_valid():
-        error = _("Give every criterion a value on its scale.")
-        field_errors, posted = form.errors, {}
-    else:
-        try:
-            judgment_submit(
-                study=study,
-                judge=request.user,
-                token=form.cleaned_data["token"],
-                key=form.cleaned_data["key"],
-                scores=form.scores(),
-                serve_stamp=form.cleaned_data["serve"],
-                active_seconds=form.cleaned_data.get("active_seconds"),
-                source=JudgmentSource.PAGE,
-            )
-        except ItemNotFound as exc:
-            raise Http404(exc.message) from None
-        except JudgingError as exc:
-            if study.status != StudyStatus.OPEN:
-                return render(request, "judging/not_open.html", {"study": study}, status=exc.status_code)
-            error, field_errors, posted = exc.message, exc.field_errors, form.scores()
-        else:  # the service ran the automatic QC screen-out; the rate page shows its outcome
-            return redirect("judging:rate", study_id=study.pk)
-    try:
-        item = item_for_judge(study=study, judge=request.user, token=token)
-    except ItemNotFound as exc:
-        raise Http404(exc.message) from None
-    return _render_item(request, study, item, error=error, field_errors=field_errors, posted=posted, status=400)
+        raise JudgmentInvalid(
+            _("Give every criterion a value on its scale."),
+            field_errors={k: [str(e) for e in v] for k, v in form.errors.items()},
+        )
+    return {"scores": form.scores()}
+
+
+def _posted(request, study, item) -> dict:
+    """What the judge sent, drawn again with a refusal (nothing when the form could not be read)."""
+    form = _form(request, study)
+    return form.scores() if form.is_valid() else {}
+
+
+#: The judge-page flow (annotation.judging.web.JudgePages) on the rating page, the door every
+#: judge of every protocol comes in by; its attention checks have their own page and its end
+#: page its own URL.
+PAGES = JudgePages(
+    unit=ABSOLUTE,
+    page_template="judging/absolute/rate.html",
+    done_page="judging:finished",
+    entry_context=_entry_context,
+    answer_posted=_answer_posted,
+    posted=_posted,
+)
+rate, revise, submit = PAGES.views("rate", "revise", "submit")
 
 
 @login_required
@@ -166,7 +102,7 @@ def finished(request, study_id: int):
     unit = protocol_for_study(study=study)
     if unit.items_remaining(assignment=assignment):  # the completion code only once every item is done
         return redirect(unit.judge_page, study_id=study.pk)
-    if unit.judge_page != RATE_PAGE:
+    if unit is not ABSOLUTE:
         return redirect(unit.judge_page, study_id=study.pk)  # that protocol's own end page
     last = item_previous_for_judge(study=study, judge=request.user)
     return render(
