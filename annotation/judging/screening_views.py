@@ -19,22 +19,15 @@ from django.utils.translation import get_language_bidi
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.judging.selectors.design import study_criteria
-from annotation.models import Study
-from annotation.web import AuthenticatedHttpRequest, end_code_context, participant_page, researcher_study_required
+from annotation.web import end_code_context, participant_page, researcher_study_required
 from metrics.core.tabular import TabularError
 
 from . import scales, screening, training
 from .enums import AttentionPolicy
 from .errors import JudgingError
-from .models import Assignment, JudgingDesign, ScreeningSettings
+from .models import JudgingDesign, ScreeningSettings
 from .protocols.registry import protocol_for_study
-from .web import assignment_or_page, judged_study_or_404, study_criteria_for_judge
-
-
-def _judge_assignment(request: AuthenticatedHttpRequest, study_id: int) -> tuple[Study, Assignment | HttpResponse]:
-    study = judged_study_or_404(request, study_id)
-    return study, assignment_or_page(request, study)
-
+from .web import judge_assignment, judged_study_or_404, study_criteria_for_judge
 
 # --- the judge's pages ------------------------------------------------------------------
 
@@ -44,11 +37,9 @@ def _judge_assignment(request: AuthenticatedHttpRequest, study_id: int) -> tuple
 @require_http_methods(["GET", "POST"])
 def training_page(request, study_id: int):
     """The next training item (GET) or an answer to it (POST, then the feedback page)."""
-    study, assignment = _judge_assignment(request, study_id)
+    study, assignment = judge_assignment(request, study_id)
     if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
         return assignment
-    if assignment.screened_out_at is not None:
-        return redirect("judging:screened_out", study_id=study.pk)
     unit = protocol_for_study(study=study)
     state = training.training_state(assignment=assignment)
     if state.passed or state.next_item is None:
@@ -111,7 +102,7 @@ def training_page(request, study_id: int):
 @require_GET
 def training_feedback(request, study_id: int):
     """After each training answer: the judge's values, how each compares with the reference, the explanation."""
-    study, assignment = _judge_assignment(request, study_id)
+    study, assignment = judge_assignment(request, study_id, screened_out_page=False)
     if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
         return assignment
     state = training.training_state(assignment=assignment)

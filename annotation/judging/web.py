@@ -109,6 +109,19 @@ def assignment_or_page(request: AuthenticatedHttpRequest, study: Study) -> Assig
     return assignment
 
 
+def judge_assignment(
+    request: AuthenticatedHttpRequest, study_id: int, *, screened_out_page: bool = True
+) -> tuple[Study, Assignment | HttpResponse]:
+    """The judge's study (404 for anyone else) and their assignment when they may judge now;
+    else the page to show instead: the not-open page, or (``screened_out_page``) the way to the
+    screened-out page."""
+    study = judged_study_or_404(request, study_id)
+    assignment = assignment_or_page(request, study)
+    if screened_out_page and isinstance(assignment, Assignment) and assignment.screened_out_at is not None:
+        return study, redirect("judging:screened_out", study_id=study.pk)
+    return study, assignment
+
+
 def gate_page(request: HttpRequest, study: Study, assignment: Assignment, *, done: int) -> HttpResponse | None:
     """A redirect to what must come before the next real item (None: nothing)."""
     gate = screening.judge_gate(assignment=assignment, done=done)
@@ -207,14 +220,11 @@ class JudgePages:
 
     def current(self, request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
         """The judge's current item: the first one not yet answered (the resume point)."""
-        study = judged_study_or_404(request, study_id)
-        assignment = assignment_or_page(request, study)
-        if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+        study, assignment = judge_assignment(request, study_id)
+        if isinstance(assignment, HttpResponse):  # not open, or screened out: that page
             return assignment
         if not self.unit.is_protocol_of(study):  # another protocol's study: its own page
             return self._elsewhere(study)
-        if assignment.screened_out_at is not None:
-            return redirect("judging:screened_out", study_id=study.pk)
         if assignment.instructions_seen_at is None:
             return redirect("judging:instructions", study_id=study.pk)
         done = self.unit.items_done(assignment=assignment)

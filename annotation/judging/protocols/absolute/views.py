@@ -25,9 +25,8 @@ from ...models import AttentionCheck
 from ...selectors.design import study_criteria
 from ...web import (
     JudgePages,
-    assignment_or_page,
     criteria_for_judge,
-    judged_study_or_404,
+    judge_assignment,
     study_criteria_for_judge,
     thousands,
 )
@@ -93,12 +92,9 @@ rate, revise, submit = PAGES.views("rate", "revise", "submit")
 @require_GET
 @participant_page
 def finished(request, study_id: int):
-    study = judged_study_or_404(request, study_id)
-    assignment = assignment_or_page(request, study)
-    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+    study, assignment = judge_assignment(request, study_id)
+    if isinstance(assignment, HttpResponse):  # not open, or screened out: that page
         return assignment
-    if assignment.screened_out_at is not None:
-        return redirect("judging:screened_out", study_id=study.pk)
     unit = protocol_for_study(study=study)
     if unit.items_remaining(assignment=assignment):  # the completion code only once every item is done
         return redirect(unit.judge_page, study_id=study.pk)
@@ -122,12 +118,9 @@ def finished(request, study_id: int):
 @require_http_methods(["GET", "POST"])
 def attention(request, study_id: int):
     """A waiting attention check (GET) or its answer (POST, then back to the items)."""
-    study = judged_study_or_404(request, study_id)
-    assignment = assignment_or_page(request, study)
-    if isinstance(assignment, HttpResponse):  # not open to this judge now: that page
+    study, assignment = judge_assignment(request, study_id)
+    if isinstance(assignment, HttpResponse):  # not open, or screened out: that page
         return assignment
-    if assignment.screened_out_at is not None:
-        return redirect("judging:screened_out", study_id=study.pk)
     unit = protocol_for_study(study=study)
     if unit.attention_page != "judging:attention":  # its checks are drawn on its own judge page
         return redirect(unit.attention_page, study_id=study.pk)
