@@ -6,7 +6,6 @@ class AnnotationConfig(AppConfig):
     verbose_name = "Studies and annotation"
 
     def ready(self) -> None:
-        from annotation.services.queueing import jobs_requeue_stale
         from config.recovery import requeuer_register
 
-        requeuer_register(jobs_requeue_stale, "import/generation job(s)")
+        requeuer_register("annotation.services.queueing.jobs_requeue_stale", "import/generation job(s)")

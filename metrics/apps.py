@@ -12,7 +12,6 @@ class MetricsConfig(AppConfig):
 
         from config.recovery import requeuer_register
         from metrics.core import compressed
-        from metrics.services.runs import metric_runs_requeue_stale
 
         compressed.DECOMPRESSED_MAX_BYTES = int(settings.PARAEVAL_DECOMPRESSED_MAX_BYTES)
-        requeuer_register(metric_runs_requeue_stale, "metric run(s)")
+        requeuer_register("metrics.services.runs.metric_runs_requeue_stale", "metric run(s)")

@@ -6,7 +6,8 @@ class AlignmentConfig(AppConfig):
     label = "alignment"
 
     def ready(self) -> None:
-        from annotation.alignment.services.queueing import jobs_requeue_stale
         from config.recovery import requeuer_register
 
-        requeuer_register(jobs_requeue_stale, "alignment scoring/aligner run(s)")
+        requeuer_register(
+            "annotation.alignment.services.queueing.jobs_requeue_stale", "alignment scoring/aligner run(s)"
+        )

@@ -25,7 +25,6 @@ class JudgingConfig(AppConfig):
             import_module(f"{unit_module.rpartition('.')[0]}.models")
 
     def ready(self) -> None:
-        from annotation.judging.services.queueing import jobs_requeue_stale
         from config.recovery import requeuer_register
 
-        requeuer_register(jobs_requeue_stale, "judging opening(s)")
+        requeuer_register("annotation.judging.services.queueing.jobs_requeue_stale", "judging opening(s)")

@@ -8,6 +8,5 @@ class DashboardConfig(AppConfig):
 
     def ready(self) -> None:
         from config.recovery import requeuer_register
-        from metrics.dashboard.services.queueing import plans_requeue_stale
 
-        requeuer_register(plans_requeue_stale, "plan(s)")
+        requeuer_register("metrics.dashboard.services.queueing.plans_requeue_stale", "plan(s)")

@@ -7,6 +7,5 @@ class ReportsConfig(AppConfig):
 
     def ready(self) -> None:
         from config.recovery import requeuer_register
-        from metrics.reports.services.queueing import reports_requeue_stale
 
-        requeuer_register(reports_requeue_stale, "report(s)")
+        requeuer_register("metrics.reports.services.queueing.reports_requeue_stale", "report(s)")
