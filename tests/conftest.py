@@ -3,6 +3,7 @@ and real Chromium driven by Playwright."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -60,25 +61,40 @@ def pytest_addoption(parser):
 DB_FIXTURES = frozenset({"db", "transactional_db", "live_server", "client", "admin_client", "django_user_model"})
 
 
-def _pure_core_test(item) -> bool:
-    """A test of metrics/core that reaches no database and needs no optional extra."""
-    path = Path(str(item.fspath)).resolve()
-    core = Path(__file__).resolve().parent / "metrics" / "core"
+#: What in a test module's source says it may start a process or reach a broker, which its
+#: fixtures do not show: such a test may depend on DATABASE_URL or CELERY_BROKER_URL.
+PROCESS_WORDS = ("subprocess", "Popen", "multiprocessing", "celery", "kombu", "CELERY_BROKER_URL", "DATABASE_URL")
+
+
+@functools.cache
+def _module_may_start_processes(path: str) -> bool:
+    source = Path(path).read_text(encoding="utf-8")
+    return any(word in source for word in PROCESS_WORDS)
+
+
+def _reaches_no_backend(item) -> bool:
+    """A test that cannot reach a database (pytest-django refuses a connection to a test without
+    the ``django_db`` mark or a database fixture, and this one has neither), reaches no broker and
+    starts no process (its module names none of :data:`PROCESS_WORDS`), and needs no optional extra:
+    its outcome cannot depend on DATABASE_URL or CELERY_BROKER_URL (metrics.core's tests, pure
+    Python by an import contract, are most of them; the parsers, the import contracts, the docs'
+    page checks and the plots are the rest)."""
     return (
-        core in path.parents
-        and item.get_closest_marker("django_db") is None
+        item.get_closest_marker("django_db") is None
         and item.get_closest_marker("extras") is None
         and not DB_FIXTURES & set(item.fixturenames)
+        and not _module_may_start_processes(str(item.fspath))
     )
 
 
 #: The browser tests that the backend pass keeps: a judge's whole flow and a field study through
-#: the join link on the live server (absolute), and every other protocol's (ESA, ranking, side by
-#: side) with screening, so the pages' writes reach the other database through a real browser too.
+#: the join link on the live server, so the pages' writes reach the other database through a real
+#: browser too. The other protocols' pages write through the same services, which the tests that
+#: remain run on this backend (their pages' POSTs and APIs included), and .ci/production.sh opens
+#: every page of every protocol as every role on PostgreSQL.
 BROWSER_ON_EVERY_BACKEND = (
     "tests/e2e/test_judging.py",
     "tests/e2e/test_field_study.py",
-    "tests/e2e/test_combination_esa_ranking.py",
 )
 
 
@@ -90,7 +106,7 @@ def _first_pass_only(item) -> bool:
         return not item.nodeid.startswith(BROWSER_ON_EVERY_BACKEND)
     if item.get_closest_marker("embedded_default") is not None:  # the same test whatever the backend
         return True
-    return _pure_core_test(item)
+    return _reaches_no_backend(item)
 
 
 def pytest_collection_modifyitems(config, items):
