@@ -44,6 +44,77 @@ def report_of_result(
     return ReportComputed.of_result(result, fingerprint=fingerprint, n_judgment_rows=rows(result["summary"]))
 
 
+def answers_of_result(
+    result_of: Callable[..., dict[str, Any]], *, study: Study, settings: Mapping[str, Any], none_yet: tuple[str, str]
+) -> dict[str, Any]:
+    """A one-result report's result for the dashboard's answers (``result_of(study=, settings=)``
+    with the report's defaults), or the answer that it is not available: ``none_yet`` is (what
+    the report's error says when there is nothing yet, what the dashboard says then); any other
+    refusal is "not computable yet" with the report's reason."""
+    try:
+        return result_of(study=study, settings=settings)
+    except ValueError as exc:
+        empty, said = none_yet
+        return {"available": False, "reason": said if empty in str(exc) else f"Not computable yet: {exc}."}
+
+
+def answers_available(
+    *,
+    study: Study,
+    settings: dict[str, Any],
+    agreement: list[dict[str, Any]],
+    measure: str,
+    systems: list[dict[str, Any]],
+    n_judgment_rows: int,
+    note: str | None = None,
+) -> dict[str, Any]:
+    """The dashboard's answers of a protocol whose report runs no metric (side by side, ESA,
+    ranking): its agreement rows (:func:`agreement_row`), its ranking by ``measure`` (rows of
+    :func:`ranked_system`), and the fingerprint of the judgments they come from."""
+    answers: dict[str, Any] = {
+        "available": True,
+        "fingerprint": judgments_fingerprint(study=study),
+        "settings": settings,
+        "agreement": agreement,
+    }
+    if note is not None:
+        answers["note"] = note
+    return answers | {
+        "ranking": {"measure": measure, "systems": systems},
+        "metrics": {"segment": [], "system": [], "runs": []},
+        "n_judgment_rows": n_judgment_rows,
+    }
+
+
+def agreement_row(*, criterion: str, level: str, alpha, n_items, n_judges: int, note: str) -> dict[str, Any]:
+    """One agreement row of the dashboard, without an interval (the statistic has none here),
+    and ``note`` where the statistic is undefined."""
+    return {
+        "criterion": criterion,
+        "level": level,
+        "alpha": alpha,
+        "ci_low": None,
+        "ci_high": None,
+        "n_items": n_items,
+        "n_judges": n_judges,
+        "note": None if alpha is not None else note,
+    }
+
+
+def ranked_system(rank: int, r: Mapping[str, Any], *, mean: str, cluster=None, pvalue_vs_next=None) -> dict[str, Any]:
+    """One system of the dashboard's ranking from a report's row ``r`` (its ``system``, interval,
+    and the statistic named ``mean``); no cluster or p-value where the report has none."""
+    return {
+        "rank": rank,
+        "system": r["system"],
+        "mean": r[mean],
+        "ci_low": r["ci_low"],
+        "ci_high": r["ci_high"],
+        "cluster": cluster,
+        "pvalue_vs_next": pvalue_vs_next,
+    }
+
+
 def judgments_fingerprint(*, study: Study) -> str:
     """A short hash that changes whenever a judgment is added or revised, a judge is
     excluded or re-included, or the controls' expected scores change.

@@ -22,7 +22,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from annotation.judging.selectors.exclusions import judges_excluded
-from annotation.judging.selectors.qc import judgments_fingerprint, report_of_result
+from annotation.judging.selectors.qc import (
+    answers_available,
+    answers_of_result,
+    ranked_system,
+    report_of_result,
+)
 from metrics.core.spans.agreement import pairwise_span_agreement
 from metrics.core.spans.esa import MQM_WEIGHTS, control_checks, errors_by_severity, esa_summary, esa_system_ranking
 from metrics.core.spans.prefill import prefill_timing, proposal_outcomes
@@ -273,38 +278,29 @@ def esa_answers(study) -> dict:
     agreement is an F1 and a κ, not Krippendorff's α: the agreement table stays empty and the
     note points to the report."""
     settings = {k: DEFAULT_SETTINGS.get(k) for k in ("confidence_level", "seed", "n_boot")}
-    try:
-        result = esa_result(study=study, settings=settings)
-    except ValueError as exc:
-        reason = "No error span judgments yet." if "no ESA judgments" in str(exc) else f"Not computable yet: {exc}."
-        return {"available": False, "reason": reason}
+    result = answers_of_result(
+        esa_result, study=study, settings=settings, none_yet=("no ESA judgments", "No error span judgments yet.")
+    )
+    if result.get("available") is False:
+        return result
     systems = [
-        {
-            "rank": r["rank"],
-            "system": r["system"],
-            "mean": r["mean"],
-            "ci_low": r["ci_low"],
-            "ci_high": r["ci_high"],
-            "cluster": r["cluster"],
-            "pvalue_vs_next": r.get("pvalue_vs_next"),
-        }
+        ranked_system(r["rank"], r, mean="mean", cluster=r["cluster"], pvalue_vs_next=r.get("pvalue_vs_next"))
         for r in result["ranking"]
     ]
     level = result["settings"]["confidence_level"]
-    return {
-        "available": True,
-        "fingerprint": judgments_fingerprint(study=study),
-        "settings": {
+    return answers_available(
+        study=study,
+        settings={
             "criterion": "esa",
             "n_boot": result["settings"]["n_boot"],
             "confidence_level": level,
             "significance_level": round(1 - level, 10),
             "seed": result["settings"]["seed"],
         },
-        "agreement": [],
-        "note": "Span agreement (character F1, word κ) is in the ESA report."
+        agreement=[],
+        note="Span agreement (character F1, word κ) is in the ESA report."
         + (" Ranking: not enough data yet (two systems and two originals at least)." if not systems else ""),
-        "ranking": {"measure": "ESA score (0–100)", "systems": systems},
-        "metrics": {"segment": [], "system": [], "runs": []},
-        "n_judgment_rows": result["summary"]["n_judgments"] + result["summary"]["n_control_judgments"],
-    }
+        measure="ESA score (0–100)",
+        systems=systems,
+        n_judgment_rows=result["summary"]["n_judgments"] + result["summary"]["n_control_judgments"],
+    )

@@ -22,7 +22,13 @@ from typing import Any
 from annotation.judging.enums import CONTROL_SYSTEM_PREFIX
 from annotation.judging.models import JudgingDesign
 from annotation.judging.selectors.exclusions import judges_excluded
-from annotation.judging.selectors.qc import judgments_fingerprint, report_of_result
+from annotation.judging.selectors.qc import (
+    agreement_row,
+    answers_available,
+    answers_of_result,
+    ranked_system,
+    report_of_result,
+)
 from metrics.core.ranking.concordance import ranking_concordance
 from metrics.core.ranking.controls import ranking_control_checks
 from metrics.core.ranking.orders import Ranking, midranks
@@ -302,48 +308,35 @@ def ranking_answers(study) -> dict:
     numbers equal a ranking report built at the same moment). W has no interval: those cells stay
     empty, never guessed."""
     settings = {k: DEFAULT_SETTINGS.get(k) for k in ("confidence_level", "seed", "n_boot")}
-    try:
-        result = ranking_result(study=study, settings=settings)
-    except ValueError as exc:
-        reason = "No rankings yet." if "no rankings" in str(exc) else f"Not computable yet: {exc}."
-        return {"available": False, "reason": reason}
+    result = answers_of_result(
+        ranking_result, study=study, settings=settings, none_yet=("no rankings", "No rankings yet.")
+    )
+    if result.get("available") is False:
+        return result
     conc = result["concordance"]
-    agreement = [
-        {
-            "criterion": "ranking",
-            "level": "Kendall's W",
-            "alpha": conc.get("mean_w"),
-            "ci_low": None,
-            "ci_high": None,
-            "n_items": conc.get("n_originals"),
-            "n_judges": result["summary"]["n_judges"],
-            "note": None if conc.get("mean_w") is not None else "too few sets ranked twice",
-        }
-    ]
-    systems = [
-        {
-            "rank": i + 1,
-            "system": r["system"],
-            "mean": r["strength"],
-            "ci_low": r["ci_low"],
-            "ci_high": r["ci_high"],
-            "cluster": r["cluster"],
-            "pvalue_vs_next": r["p_next"],
-        }
-        for i, r in enumerate(result["systems"])
-    ]
-    return {
-        "available": True,
-        "fingerprint": judgments_fingerprint(study=study),
-        "settings": {
+    return answers_available(
+        study=study,
+        settings={
             "criterion": "ranking",
             "n_boot": result["settings"]["n_boot"] or DEFAULT_PL_BOOT,
             "confidence_level": result["settings"]["confidence_level"],
             "significance_level": 0.05,
             "seed": result["settings"]["seed"],
         },
-        "agreement": agreement,
-        "ranking": {"measure": "Plackett–Luce log-strength β", "systems": systems},
-        "metrics": {"segment": [], "system": [], "runs": []},
-        "n_judgment_rows": result["summary"]["n_rankings"],
-    }
+        agreement=[
+            agreement_row(
+                criterion="ranking",
+                level="Kendall's W",
+                alpha=conc.get("mean_w"),
+                n_items=conc.get("n_originals"),
+                n_judges=result["summary"]["n_judges"],
+                note="too few sets ranked twice",
+            )
+        ],
+        measure="Plackett–Luce log-strength β",
+        systems=[
+            ranked_system(i + 1, r, mean="strength", cluster=r["cluster"], pvalue_vs_next=r["p_next"])
+            for i, r in enumerate(result["systems"])
+        ],
+        n_judgment_rows=result["summary"]["n_rankings"],
+    )

@@ -17,7 +17,13 @@ from typing import Any
 
 from annotation.judging.models import JudgingDesign
 from annotation.judging.selectors.exclusions import judges_excluded
-from annotation.judging.selectors.qc import judgments_fingerprint, report_of_result
+from annotation.judging.selectors.qc import (
+    agreement_row,
+    answers_available,
+    answers_of_result,
+    ranked_system,
+    report_of_result,
+)
 from metrics.core.stats.comparison import comparison_summary
 from metrics.reports.computed import ReportComputed
 from metrics.reports.exports.cells import pct_whole
@@ -185,53 +191,38 @@ def side_by_side_answers(study) -> dict:
     the numbers equal a comparison report built at the same moment). α on pairs has no bootstrap
     interval and Bradley–Terry no significance clusters: those cells stay empty, never guessed."""
     settings = {k: DEFAULT_SETTINGS.get(k) for k in ("confidence_level", "seed", "n_boot")}
-    try:
-        result = side_by_side_result(study=study, settings=settings)
-    except ValueError as exc:  # no answers yet, or not computable: say which, as the report would
-        reason = "No comparisons yet." if "no comparison judgments" in str(exc) else f"Not computable yet: {exc}."
-        return {"available": False, "reason": reason}
-    n_judges = result["summary"]["n_judges"]
-    agreement = []
-    for q in result["questions"]:
-        a = result["comparison"][q["slug"]]["agreement"]
-        agreement.append(
-            {
-                "criterion": q["name"],
-                "level": "nominal",
-                "alpha": a.get("alpha"),
-                "ci_low": None,
-                "ci_high": None,
-                "n_items": a.get("units"),
-                "n_judges": n_judges,
-                "note": None if a.get("alpha") is not None else "too few pairs judged twice",
-            }
+    result = answers_of_result(
+        side_by_side_result,
+        study=study,
+        settings=settings,
+        none_yet=("no comparison judgments", "No comparisons yet."),
+    )
+    if result.get("available") is False:
+        return result
+    agreement = [
+        agreement_row(
+            criterion=q["name"],
+            level="nominal",
+            alpha=(a := result["comparison"][q["slug"]]["agreement"]).get("alpha"),
+            n_items=a.get("units"),
+            n_judges=result["summary"]["n_judges"],
+            note="too few pairs judged twice",
         )
+        for q in result["questions"]
+    ]
     first = result["questions"][0]
     bt = result["comparison"][first["slug"]].get("bradley_terry")
-    systems = [
-        {
-            "rank": i + 1,
-            "system": r["system"],
-            "mean": r["theta"],
-            "ci_low": r["ci_low"],
-            "ci_high": r["ci_high"],
-            "cluster": None,
-            "pvalue_vs_next": None,
-        }
-        for i, r in enumerate(bt["ranking"] if bt else [])
-    ]
-    return {
-        "available": True,
-        "fingerprint": judgments_fingerprint(study=study),
-        "settings": {
+    return answers_available(
+        study=study,
+        settings={
             "criterion": first["slug"],
             "n_boot": bt["n_boot"] if bt else int(settings["n_boot"] or DEFAULT_BT_BOOT),
             "confidence_level": result["settings"]["confidence_level"],
             "significance_level": None,
             "seed": result["settings"]["seed"],
         },
-        "agreement": agreement,
-        "ranking": {"measure": f"Bradley–Terry θ ({first['name']})", "systems": systems},
-        "metrics": {"segment": [], "system": [], "runs": []},
-        "n_judgment_rows": result["summary"]["n_comparisons"],
-    }
+        agreement=agreement,
+        measure=f"Bradley–Terry θ ({first['name']})",
+        systems=[ranked_system(i + 1, r, mean="theta") for i, r in enumerate(bt["ranking"] if bt else [])],
+        n_judgment_rows=result["summary"]["n_comparisons"],
+    )
