@@ -154,7 +154,7 @@ def test_import_contracts_cover_the_layers_the_design_names():
         "logic-below-web",
         "human-side-not-metrics-web",
         "app-layers",
-        "protocol-layers",
+        "protocol-units",
         "config-layers",
         "core-acyclic",
         "jobs-below-the-apps",
@@ -196,12 +196,19 @@ def _contracts():
 def layers_contracts_places() -> tuple[set[str], set[str]]:
     """(containers, layer modules) of every layers contract in .importlinter: a layer of a
     contract with containers is each container plus the layer's name (``annotation`` +
-    ``services``), optional or not."""
+    ``services``), optional or not; a container may be a wildcard (``annotation.judging.protocols.*``:
+    every protocol package). The units of the independence contracts whose modules are a
+    wildcard (``protocol-units``: every package and module directly under
+    ``annotation.judging.protocols``) count as containers: each is a unit of its own, which
+    app-layers orders inside."""
     import re
 
     containers: set[str] = set()
     layers: set[str] = set()
     for contract in _contracts().values():
+        if contract.get("type") == "independence":  # the units and the package that holds them
+            wildcards = [m for m in contract["modules"].split() if m.endswith(".*")]
+            containers.update(wildcards + [m.removesuffix(".*") for m in wildcards])
         if contract.get("type") != "layers":
             continue
         own = contract.get("containers", "").split()
@@ -219,13 +226,24 @@ def layers_contracts_places() -> tuple[set[str], set[str]]:
     return containers, layers
 
 
+def _pattern(name: str, *, descendants: bool):
+    """``name`` as a regular expression: ``*`` is one part of a dotted name; with
+    ``descendants``, the modules below it match too."""
+    import re
+
+    regex = r"[^.]+".join(re.escape(part) for part in name.split("*"))
+    return re.compile(regex + (r"(\..+)?" if descendants else ""))
+
+
 def modules_in_no_layer(modules: list[str]) -> list[str]:
     """The modules that no layers contract places: neither a container nor in a layer (a
     layer spans its package: ``annotation.services.queueing`` is in ``annotation.services``)."""
     containers, layers = layers_contracts_places()
+    container_patterns = [_pattern(c, descendants=False) for c in containers]
+    layer_patterns = [_pattern(layer, descendants=True) for layer in layers]
 
     def placed(module: str) -> bool:
-        return module in containers or any(module == layer or module.startswith(layer + ".") for layer in layers)
+        return any(p.fullmatch(module) for p in container_patterns) or any(p.fullmatch(module) for p in layer_patterns)
 
     return [module for module in modules if not placed(module)]
 
@@ -252,7 +270,7 @@ def test_a_module_in_no_layer_is_named():
         "annotation.participation.newthing",
         "metrics.newthing.part",
         "config.newthing",
-        "annotation.judging.protocols.newthing",
+        "annotation.judging.protocols.esa.newthing",
     ]
     assert modules_in_no_layer([*app_modules(), *strays]) == strays
 

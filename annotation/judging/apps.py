@@ -16,7 +16,7 @@ class JudgingConfig(AppConfig):
         ``ready``), so that relations to them resolve as for any other table. The modules
         are the registry's: a new protocol's tables load with its registry line.
         ``models.py`` does not import them itself: each protocol's models import the
-        shared bases, and the protocols may not import each other (protocol-layers).
+        shared bases, and the protocols may not import each other (protocol-units).
         """
         super().import_models()
         from annotation.judging.protocols.registry import BUILTIN_MODULES
