@@ -19,20 +19,23 @@ from metrics.reports.exports.columns import (
 from metrics.reports.exports.model import Column, ReportTable
 
 
-def _both_levels(sentence: dict, system: dict, level: float) -> dict:
-    """The correlations of Tables 1 and 2 at sentence level (r with its p and Fisher-z interval,
-    ρ, τb) and at system level (r with its p, ρ, τb), as cells."""
+def _correlations(d: dict, level: float, prefix: str = "") -> dict:
+    """One level's correlations as cells: Pearson's r with its p and Fisher-z interval at
+    ``level``, Spearman's ρ and Kendall's τb, named ``<prefix>pearson`` and so on."""
+    r = d.get("pearson")
     return {
-        "sentence_pearson": stat(sentence.get("pearson")),
-        "sentence_pearson_p": stat(sentence.get("pearson"), "pvalue"),
-        "sentence_pearson_ci": fisher_ci(sentence.get("pearson"), level),
-        "sentence_spearman": stat(sentence.get("spearman")),
-        "sentence_kendall_b": stat(sentence.get("kendall_b")),
-        "system_pearson": stat(system.get("pearson")),
-        "system_pearson_p": stat(system.get("pearson"), "pvalue"),
-        "system_spearman": stat(system.get("spearman")),
-        "system_kendall_b": stat(system.get("kendall_b")),
+        f"{prefix}pearson": stat(r),
+        f"{prefix}pearson_p": stat(r, "pvalue"),
+        f"{prefix}pearson_ci": fisher_ci(r, level),
+        f"{prefix}spearman": stat(d.get("spearman")),
+        f"{prefix}kendall_b": stat(d.get("kendall_b")),
     }
+
+
+def _both_levels(sentence: dict, system: dict, level: float) -> dict:
+    """The correlations of Tables 1 and 2 at sentence and at system level, as cells (the system
+    level's interval is not shown: :func:`_both_levels_columns`)."""
+    return _correlations(sentence, level, "sentence_") | _correlations(system, level, "system_")
 
 
 def _both_levels_columns(ci: str) -> tuple[Column, ...]:
@@ -147,11 +150,7 @@ def pem_table3(result, level, ci, target) -> ReportTable:
                 "human": r["human"],
                 "level": r["level"],
                 "n": r.get("n"),
-                "pearson": stat(r.get("pearson")),
-                "pearson_p": stat(r.get("pearson"), "pvalue"),
-                "pearson_ci": fisher_ci(r.get("pearson"), level),
-                "spearman": stat(r.get("spearman")),
-                "kendall_b": stat(r.get("kendall_b")),
+                **_correlations(r, level),
                 "kendall_c": stat(r.get("kendall_c")),
                 "accuracy": stat(r.get("accuracy")),
                 "accuracy_tc": stat(r.get("accuracy_tc")),
