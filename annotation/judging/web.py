@@ -150,10 +150,10 @@ class JudgePages:
     any item, blinded among them, where the protocol's ``attention_page`` is its judge page;
     else that page), the next item, and the done page with the completion code (rendered
     there, or ``done_page``, where the protocol has an end page of its own). An earlier item
-    (:meth:`revise`). The form's POST (:meth:`submit`): the protocol's one submission path (its unit's ``answer_submit``, items
-    and checks alike), a refusal drawn again with what the judge sent, the "warn" policy's
-    note after a failed check, and back to the resume point. :meth:`views` gives the three
-    views a protocol's ``urls.py`` mounts.
+    (:meth:`revise`). The form's POST (:meth:`submit`): the protocol's one submission path
+    (its unit's ``answer_submit``, items and checks alike), a refusal drawn again with what the
+    judge sent, the "warn" policy's note after a failed check, and back to the resume point.
+    :meth:`views` gives the three views a protocol's ``urls.py`` mounts.
 
     What differs is the protocol's: its unit finds the items (``entry_next``,
     ``entry_previous``, ``entry_for_token``, ``entry_attention``, as the next-item API does),
