@@ -311,3 +311,30 @@ def test_marking_words_that_overlap_a_mark_replaces_it(page, live_server, resear
         page.keyboard.press("Enter")
     (span,) = EsaJudgment.objects.get(study=study).spans
     assert cand.text[span["start"] : span["end"]] == "beta gamma" and span["severity"] == "minor"
+
+
+def test_a_click_on_the_resting_thumb_gives_a_score_of_50(page, live_server, researcher, make_user):
+    """The score slider rests at 50 while unset; a click or tap on the thumb there changes no value,
+    yet it is the judge's answer: 50, as any other value (issue 42: it stayed unset)."""
+    from annotation.judging.protocols.esa.models import EsaJudgment
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
+
+    study = study_with_data(owner=researcher, n_originals=1, systems=("alpha",), name="ESA fifty")
+    study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
+    design_update(
+        study=study, changes={"protocol": "esa", "control_counts": {"identical": 0, "random": 0, "unigram": 0}}
+    )
+    study_judging_open(study=study)
+    browser_login(page, "ann")
+    page.goto(f"/judge/studies/{study.pk}/esa/")
+    page.locator('form[action$="/instructions/"] button[type="submit"]').click()
+    expect(page.locator("#rating-form[data-ready]")).to_be_attached(timeout=LOAD)
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("1")  # one minor mark, so that the score is all that is missing
+    expect(page.locator("#esa-score-out")).to_have_text("—")
+    page.locator("#esa-score").click()  # the middle of the slider: the thumb where it rests
+    expect(page.locator("#esa-score-out")).to_have_text("50")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert EsaJudgment.objects.get(study=study).score == 50

@@ -86,4 +86,15 @@ def test_judge_rates_with_a_slider_and_points_by_keyboard(page, live_server, stu
     page.keyboard.press("Enter")
     expect(page.locator("#item-h")).to_have_text("3 of 10")
     assert sorted(j.values["similarity"] for j in Judgment.objects.all()) == [49, 63]
+
+    # a click on the thumb where it rests (the middle: 50) changes no value, yet gives 50, a value
+    # like any other (issue 42: it used to stay "not set")
+    expect(page.locator("#similarity-value")).to_have_text("not set")
+    slider.click()
+    expect(page.locator("#similarity-value")).to_have_text("50")
+    page.keyboard.press("Tab")
+    page.keyboard.press("1")
+    page.keyboard.press("Enter")
+    expect(page.locator("#item-h")).to_have_text("4 of 10")
+    assert sorted(j.values["similarity"] for j in Judgment.objects.all()) == [49, 50, 63]
     assert not errors, errors

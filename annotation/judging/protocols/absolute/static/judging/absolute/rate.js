@@ -43,6 +43,9 @@ groups.forEach((g) => {
   if (slider.dataset.unset) slider.removeAttribute("name");
   slider.addEventListener("input", () => sliderTouched(slider));
   slider.addEventListener("change", () => sliderTouched(slider));
+  // A click or a tap on the thumb where it rests (50, unset) changes no value, so neither event
+  // above comes: the press itself sets it, so that 50 can be given like any other value.
+  slider.addEventListener("pointerup", () => sliderTouched(slider));
   // Arrow keys on an untouched slider: the first press counts as setting it.
   slider.addEventListener("keydown", (e) => {
     if (["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "PageUp", "PageDown", "Home", "End"].includes(e.key)) {

@@ -241,6 +241,9 @@ function setScore() {
 }
 slider.addEventListener("input", setScore);
 slider.addEventListener("change", setScore);
+// A click or a tap on the thumb where it rests (50, unset) changes no value, so neither event
+// above comes: the press itself sets the score, so that 50 can be given like any other value.
+slider.addEventListener("pointerup", setScore);
 
 // --- the keyboard: a word cursor ---------------------------------------------------------
 function moveCursor(step, extend, side) {
