@@ -78,7 +78,7 @@ def test_a_judge_who_fails_the_training_is_screened_out(page, training_study):
     start(page, training_study, "bob")
     answer_pair(page, 1, "1333", right=False)  # reference 5
     expect(page.locator("#feedback-table")).to_contain_text("Compared with ours")
-    enter_on_autofocus(page)  # "Next training pair" has the focus
+    enter_on_autofocus(page)  # "Next training item" has the focus
     answer_pair(page, 2, "1333", right=True)
     enter_on_autofocus(page)
     answer_pair(page, 3, "5333", right=False)  # reference 3
