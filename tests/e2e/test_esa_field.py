@@ -111,7 +111,7 @@ def test_a_prolific_participant_trains_meets_an_attention_item_and_gets_the_code
     _mark_major(pg)
     _submit(pg, 10)
     expect(pg.locator("#feedback-table")).to_contain_text("Within range")
-    expect(pg.locator("#training-result")).to_be_visible()
+    expect(pg.locator("#training-result")).to_contain_text("The real items come next")  # not "pairs" (issue 42)
     with pg.expect_navigation():
         pg.locator("#continue-button").click()
 
