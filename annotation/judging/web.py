@@ -229,7 +229,7 @@ class JudgePages:
             return redirect("judging:instructions", study_id=study.pk)
         done = self.unit.items_done(assignment=assignment)
         gate = screening.judge_gate(assignment=assignment, done=done)
-        if gate is not None and gate[0] == "attention" and self.unit.attention_page == self.unit.judge_page:
+        if gate is not None and gate[0] == "attention" and self.unit.checks_among_items:
             assert gate[1] is not None  # judge_gate pairs "attention" with its check
             # Drawn like any item, blinded among them.
             return self.render_entry(request, study, self.unit.entry_attention(check=gate[1]))

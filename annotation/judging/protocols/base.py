@@ -591,6 +591,12 @@ class JudgingProtocol:
 
     # --- the registry's question --------------------------------------------------------
 
+    @property
+    def checks_among_items(self) -> bool:
+        """Whether its attention checks are drawn on its judge page among the items (blinded like
+        them, and counted in the judge's "n of N"), rather than on a page of their own."""
+        return self.attention_page == self.judge_page
+
     def is_protocol_of(self, study: Study) -> bool:
         """Whether ``study`` is judged with this protocol (doors of this package check it)."""
         return study_protocol_slug(study) == self.slug

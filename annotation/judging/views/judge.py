@@ -16,6 +16,7 @@ from django.views.decorators.http import require_http_methods
 from annotation.enums import Role
 from annotation.judging.selectors.design import design_for_study
 from annotation.judging.selectors.judge import (
+    progress_among_checks,
     studies_for_judge,
 )
 from annotation.judging.services.assignments import assignment_ensure_for_judge, instructions_mark_seen
@@ -66,7 +67,12 @@ def instructions(request, study_id: int):
             "study": study,
             "criteria": criteria,
             "first_visit": assignment.instructions_seen_at is None,
-            "total_text": thousands(assignment.n_items),
+            # As many as every item's "n of N" counts: checks drawn among the items included.
+            "total_text": thousands(
+                progress_among_checks(assignment=assignment, done=0)[1]
+                if unit.checks_among_items
+                else assignment.n_items
+            ),
             "back_keys": unit.back_keys,
             # The slider keys are explained only where the design has a slider.
             "has_slider": any(c["continuous"] for c in criteria),

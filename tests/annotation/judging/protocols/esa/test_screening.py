@@ -475,3 +475,15 @@ def test_a_judge_with_attention_checks_and_no_control_has_a_qc_row(researcher, a
     client.force_login(researcher)
     page = client.get(f"/studies/{study.pk}/judging/qc/").content.decode()
     assert 'data-field="attention">0 of 1<' in page
+
+
+def test_the_instructions_count_the_items_as_every_item_page_does(checked):
+    """Attention checks drawn among the items are counted in every item's "n of N": the
+    instructions say the same N (issue 42: 82 there against 84 on the items)."""
+    a = ann(checked)
+    client = _client(checked)
+    instructions = client.get(f"/judge/studies/{checked.pk}/instructions/").content.decode()
+    item = client.get(f"/judge/studies/{checked.pk}/esa/").content.decode()
+    total = a.n_items + 4  # the four checks among the items
+    assert f"You will see {total} items" in instructions
+    assert f'max="{total}"' in item  # the item's progress bar: done of the same total
