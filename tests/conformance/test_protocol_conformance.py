@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections import Counter
 from datetime import timedelta
 from decimal import Decimal
@@ -20,6 +21,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -321,6 +323,23 @@ def test_attention_checks_come_among_the_items_and_are_answered(protocol, resear
     assert check.answered_at is not None
     item, r = answer_next(protocol, ann, study)  # back to the items
     assert item is not None and r.status_code == 201
+
+
+def test_the_instructions_count_the_items_as_the_judges_next_item_does(protocol, researcher):
+    """The total the instructions give is the one every item's "n of N" gives: attention checks
+    drawn among the items count in both (issue 42: ESA said 82 there and 84 on its items)."""
+    study = study_build(protocol, researcher)
+    if protocol.has_screening:
+        screening.screening_settings_update(study=study, changes={"attention_count": 1})
+        screening.attention_plan(
+            assignment=_assignment(study, "ann"), settings=screening.settings_for_study(study=study)
+        )
+    total = next_served(protocol, api_for(_user("ann")), study).json()["total"]
+    client = Client()
+    client.force_login(_user("ann"))
+    page = client.get(f"/judge/studies/{study.pk}/instructions/").content.decode()
+    said = re.search(r"You will see ([\d,]+)", page)
+    assert said is not None and int(said.group(1).replace(",", "")) == total, (protocol.slug, total)
 
 
 # --- join links: timeouts, seats, bonuses -------------------------------------------------------

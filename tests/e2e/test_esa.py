@@ -271,18 +271,18 @@ def test_the_pages_offset_functions_agree_with_the_servers(page, live_server, te
     assert all(span_problem(text, a, b) is None for a, b in got["words"])
 
 
-def test_marking_words_that_overlap_a_mark_replaces_it(page, live_server, researcher, make_user):
-    """The server refuses overlapping spans of one text (docs/protocol-esa.md), so the page never
-    sends them: a new mark replaces every mark of that text it shares a character with."""
-    from annotation.judging.protocols.esa.models import EsaJudgment
+def _one_item_open(page, researcher, make_user, name: str, *, text: str | None = None):
+    """An ESA study of one item (its candidate's text ``text`` when given) with ann as its judge,
+    open, and ann on the item past the instructions. Returns (the study, the candidate)."""
     from annotation.judging.services.design import design_update
     from annotation.judging.services.opening import study_judging_open
     from annotation.models import Candidate
 
-    study = study_with_data(owner=researcher, n_originals=1, systems=("alpha",), name="ESA overlap")
+    study = study_with_data(owner=researcher, n_originals=1, systems=("alpha",), name=name)
     cand = Candidate.objects.get(original__study=study)
-    cand.text = "Alpha beta gamma delta."
-    cand.save()
+    if text is not None:
+        cand.text = text
+        cand.save()
     study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
     design_update(
         study=study, changes={"protocol": "esa", "control_counts": {"identical": 0, "random": 0, "unigram": 0}}
@@ -292,6 +292,15 @@ def test_marking_words_that_overlap_a_mark_replaces_it(page, live_server, resear
     page.goto(f"/judge/studies/{study.pk}/esa/")
     page.locator('form[action$="/instructions/"] button[type="submit"]').click()
     expect(page.locator("#rating-form[data-ready]")).to_be_attached(timeout=LOAD)
+    return study, cand
+
+
+def test_marking_words_that_overlap_a_mark_replaces_it(page, live_server, researcher, make_user):
+    """The server refuses overlapping spans of one text (docs/protocol-esa.md), so the page never
+    sends them: a new mark replaces every mark of that text it shares a character with."""
+    from annotation.judging.protocols.esa.models import EsaJudgment
+
+    study, cand = _one_item_open(page, researcher, make_user, "ESA overlap", text="Alpha beta gamma delta.")
     page.keyboard.press("ArrowDown")
     page.keyboard.press("Shift+ArrowRight")
     page.keyboard.press("2")  # "Alpha beta", major
@@ -317,19 +326,8 @@ def test_a_click_on_the_resting_thumb_gives_a_score_of_50(page, live_server, res
     """The score slider rests at 50 while unset; a click or tap on the thumb there changes no value,
     yet it is the judge's answer: 50, as any other value (issue 42: it stayed unset)."""
     from annotation.judging.protocols.esa.models import EsaJudgment
-    from annotation.judging.services.design import design_update
-    from annotation.judging.services.opening import study_judging_open
 
-    study = study_with_data(owner=researcher, n_originals=1, systems=("alpha",), name="ESA fifty")
-    study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
-    design_update(
-        study=study, changes={"protocol": "esa", "control_counts": {"identical": 0, "random": 0, "unigram": 0}}
-    )
-    study_judging_open(study=study)
-    browser_login(page, "ann")
-    page.goto(f"/judge/studies/{study.pk}/esa/")
-    page.locator('form[action$="/instructions/"] button[type="submit"]').click()
-    expect(page.locator("#rating-form[data-ready]")).to_be_attached(timeout=LOAD)
+    study, _cand = _one_item_open(page, researcher, make_user, "ESA fifty")
     page.keyboard.press("ArrowDown")
     page.keyboard.press("1")  # one minor mark, so that the score is all that is missing
     expect(page.locator("#esa-score-out")).to_have_text("—")
