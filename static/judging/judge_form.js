@@ -175,6 +175,7 @@ export function judgeForm({ doneText, missingText, isSet = checkedRadioSet, focu
     if (onKey && onKey(event, key, page)) return;
     if (form && key === "Enter") {
       if (tag === "A") return; // follow links normally
+      if (tag === "BUTTON" && event.target.type === "button") return; // press the focused button (a card's "Move up")
       event.preventDefault();
       submitIfComplete();
     } else if (backKeys.includes(key)) {

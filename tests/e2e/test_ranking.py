@@ -218,6 +218,7 @@ def test_a_finger_drags_a_paraphrase_by_its_handle_on_a_touch_screen(page, live_
     pg.locator('form[action$="/instructions/"] button[type="submit"]').click()
     expect(pg.locator("#rank-list[data-ready]")).to_have_count(1, timeout=LOAD)
     before = _screen(pg)
+    pg.locator("#rank-list").evaluate("el => el.scrollIntoView({block: 'start'})")  # all three cards on screen
     handle = pg.locator(f'.rank-card[data-place="{before[2]}"] .rank-handle').bounding_box()
     top = pg.locator(f'.rank-card[data-place="{before[0]}"]').bounding_box()
     cdp = ctx.new_cdp_session(pg)
@@ -241,6 +242,87 @@ def test_a_finger_drags_a_paraphrase_by_its_handle_on_a_touch_screen(page, live_
     cands = RankingItem.objects.get(token=token).candidates
     assert RankingJudgment.objects.get(item__token=token).groups == [cands[p - 1] for p in after]
     ctx.close()
+
+
+def _touch_study(researcher, make_user, name: str):
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
+
+    study = study_with_data(owner=researcher, n_originals=1, systems=tuple(TASTE), name=name)
+    study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
+    design_update(
+        study=study,
+        changes={
+            "protocol": "ranking",
+            "seed": 3,
+            "ranking_k": 3,
+            "control_counts": {"identical": 0, "random": 0, "unigram": 0},
+        },
+    )
+    study_judging_open(study=study)
+    return study
+
+
+def test_a_phone_user_moves_and_ties_paraphrases_by_tapping_their_buttons(page, live_server, researcher, make_user):
+    """Issue 42: ties needed the = key, which a phone has not. Each card's buttons move it and tie
+    it with the one above (a toggle that says whether it is pressed); what is stored is the screen."""
+    from annotation.judging.protocols.ranking.models import RankingItem, RankingJudgment
+
+    study = _touch_study(researcher, make_user, "Ranking taps")
+    ctx = page.context.browser.new_context(
+        base_url=live_server.url, viewport={"width": 375, "height": 800}, has_touch=True, is_mobile=True
+    )
+    pg = ctx.new_page()
+    browser_login(pg, "ann")
+    pg.goto(f"/judge/studies/{study.pk}/rank/")
+    pg.locator('form[action$="/instructions/"] button[type="submit"]').click()
+    expect(pg.locator("#rank-list[data-ready]")).to_have_count(1, timeout=LOAD)
+    first, second, third = _screen(pg)
+    card = lambda place: pg.locator(f'.rank-card[data-place="{place}"]')  # noqa: E731
+    expect(card(first).locator(".rank-up")).to_be_disabled()  # nowhere further up
+    expect(card(first).locator(".rank-tie")).to_be_disabled()  # nothing above to tie with
+    expect(card(third).locator(".rank-down")).to_be_disabled()
+    card(third).locator(".rank-up").tap()
+    assert _screen(pg) == [first, third, second]
+    expect(pg.locator("#rate-status")).to_contain_text(f"{third}")
+    card(second).locator(".rank-tie").tap()  # the last one ties with the one above it
+    expect(card(second).locator(".rank-tie")).to_have_attribute("aria-pressed", "true")
+    expect(card(second)).to_have_class(re.compile(r"\bis-tied\b"))
+    expect(pg.locator(f"#rank_{second}")).to_have_value("2")
+    expect(pg.locator(f"#rank_{third}")).to_have_value("2")
+    card(second).locator(".rank-tie").tap()  # pressed again: untied
+    expect(card(second).locator(".rank-tie")).to_have_attribute("aria-pressed", "false")
+    expect(pg.locator(f"#rank_{second}")).to_have_value("3")
+    card(second).locator(".rank-tie").tap()
+    token = pg.locator('#rating-form input[name="token"]').input_value()
+    pg.locator("#submit-button").tap()
+    expect(pg.locator("#done-h")).to_be_visible(timeout=LOAD)
+    cands = RankingItem.objects.get(token=token).candidates
+    groups = RankingJudgment.objects.get(item__token=token).groups
+    assert groups[0] == cands[first - 1] and sorted(groups[1]) == sorted([cands[third - 1], cands[second - 1]])
+    ctx.close()
+
+
+def test_the_buttons_work_by_keyboard_alone_and_keep_the_focus(page, live_server, researcher, make_user):
+    """Tab reaches a card's buttons, Enter and Space press them, and the focus stays on the
+    button that was pressed while its card moves (moving a node would otherwise drop it)."""
+    study = _touch_study(researcher, make_user, "Ranking tabs")
+    browser_login(page, "ann")
+    page.goto(f"/judge/studies/{study.pk}/rank/")
+    page.locator('form[action$="/instructions/"] button[type="submit"]').click()
+    expect(page.locator("#rank-list[data-ready]")).to_have_count(1, timeout=LOAD)
+    first, second, third = _screen(page)
+    up = page.locator(f'.rank-card[data-place="{third}"] .rank-up')
+    up.focus()
+    page.keyboard.press("Enter")
+    assert _screen(page) == [first, third, second]
+    expect(up).to_be_focused()
+    page.keyboard.press(" ")
+    assert _screen(page) == [third, first, second]
+    expect(up).to_be_disabled()  # at the top: the focus falls back on its card, never on the page
+    assert page.evaluate("document.activeElement.closest('.rank-card')?.dataset.place") == str(third)
+    page.keyboard.press("Tab")  # from the card to its next button
+    assert page.evaluate("document.activeElement.classList.contains('rank-down')")
 
 
 @pytest.mark.parametrize("lang", ["en", "ar"])

@@ -8,6 +8,8 @@
 // too); ↑ and ↓ move the selected paraphrase up (better) or down (worse) past the next
 // group; = ties it with the paraphrase above it, or unties it. Enter submits (once every
 // score is given, when scores are asked); Backspace goes back; ? opens the instructions.
+// Each paraphrase also has three buttons (move up, move down, tie with the one above: a
+// toggle), so that a finger, a switch or a screen reader can do all the keys do (issue 42).
 import { judgeForm } from "../judge_form.js";
 
 const form = document.getElementById("rating-form");
@@ -39,6 +41,7 @@ if (form && list) {
   }
 
   function render() {
+    const focused = document.activeElement; // moving a card blurs what it holds: focus it again
     let before = 0;
     for (const g of groups) {
       g.forEach((p, i) => {
@@ -50,7 +53,51 @@ if (form && list) {
       });
       before += g.length;
     }
+    buttonsUpdate();
+    if (focused && focused !== document.activeElement && list.contains(focused)) {
+      (focused.disabled ? focused.closest(".rank-card") : focused).focus({ preventScroll: true });
+    }
     form.dispatchEvent(new Event("change"));
+  }
+
+  // The buttons of each card: up and down are off where the card cannot go further; the tie
+  // button is pressed while the card is tied with the one above, off on the first card.
+  function buttonsUpdate() {
+    cards().forEach((c, i) => {
+      const [gi, g] = locate(placeOf(c));
+      const tied = g.indexOf(placeOf(c)) > 0;
+      const moves = c.querySelector(".rank-moves");
+      if (!moves) return;
+      // a tied card can always move: out of its tie, above or below the rest of it
+      moves.querySelector(".rank-up").disabled = gi === 0 && g.length === 1;
+      moves.querySelector(".rank-down").disabled = gi === groups.length - 1 && g.length === 1;
+      const tie = moves.querySelector(".rank-tie");
+      tie.disabled = i === 0;
+      tie.setAttribute("aria-pressed", tied ? "true" : "false");
+    });
+  }
+
+  function buttonsAdd() {
+    for (const c of cards()) {
+      const place = placeOf(c);
+      const moves = document.createElement("div");
+      moves.className = "rank-moves";
+      moves.setAttribute("role", "group");
+      moves.setAttribute("aria-labelledby", `cand-${place}-label`);
+      for (const [cls, label, act] of [
+        ["rank-up", form.dataset.labelUp, () => move(place, false)],
+        ["rank-down", form.dataset.labelDown, () => move(place, true)],
+        ["rank-tie", form.dataset.labelTie, () => toggleTie(place)],
+      ]) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = cls;
+        b.textContent = label || cls;
+        b.addEventListener("click", () => { selected = place; act(); });
+        moves.appendChild(b);
+      }
+      c.querySelector(".rank-body").appendChild(moves);
+    }
   }
 
   function locate(place) {
@@ -92,7 +139,7 @@ if (form && list) {
     if (!c) return;
     selected = place;
     cards().forEach((x) => x.classList.toggle("is-selected", x === c));
-    cards().forEach((x) => x.setAttribute("aria-selected", x === c ? "true" : "false"));
+    cards().forEach((x) => x.setAttribute("aria-current", x === c ? "true" : "false"));
     c.focus({ preventScroll: false });
     say(text("msgSelected", { place }));
   }
@@ -101,9 +148,8 @@ if (form && list) {
   for (const c of cards()) {
     rankInput(c).readOnly = true;
     rankInput(c).tabIndex = -1;
-    c.setAttribute("role", "option");
   }
-  list.setAttribute("role", "listbox");
+  buttonsAdd();
   render();
 
   function scoresMissing() {
@@ -157,7 +203,7 @@ if (form && list) {
   let before = "";
   list.addEventListener("pointerdown", (event) => {
     const c = event.target.closest(".rank-card");
-    if (!c || event.target.closest("input, a, button")) return;
+    if (!c || event.target.closest("input, a, button")) return; // the card's fields and buttons work as such
     if (event.pointerType !== "mouse" && !event.target.closest(".rank-handle")) return; // a finger scrolls elsewhere
     dragging = c;
     before = cards().map(placeOf).join(" ");
