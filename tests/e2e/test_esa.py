@@ -181,6 +181,56 @@ def test_a_judge_marks_scores_and_submits_every_item_and_the_researcher_gets_rep
     assert bad == []
 
 
+def test_english_texts_on_an_arabic_page_keep_their_own_direction(page, live_server, researcher, make_user):
+    """Issue 42: the study's own text is isolated from the page's direction. On a right-to-left
+    page, an English sentence runs left to right (its full stop on the right) and → moves to the
+    next word, as on an English page; the span's offsets are the same as on one."""
+    from annotation.judging.protocols.esa.models import EsaJudgment
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
+    from annotation.models import Candidate
+
+    study = study_with_data(owner=researcher, n_originals=1, systems=("alpha",), name="ESA en on ar")
+    study_update(study=study, changes={"language": "ar"})
+    cand = Candidate.objects.get(original__study=study)
+    cand.text = "The man said something else."
+    cand.save()
+    study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
+    design_update(
+        study=study, changes={"protocol": "esa", "control_counts": {"identical": 0, "random": 0, "unigram": 0}}
+    )
+    study_judging_open(study=study)
+    browser_login(page, "ann")
+    page.goto(f"/judge/studies/{study.pk}/esa/")
+    page.locator('form[action$="/instructions/"] button[type="submit"]').click()
+    expect(page.locator("#rating-form[data-ready]")).to_be_attached(timeout=LOAD)
+    assert page.evaluate("document.documentElement.dir") == "rtl"
+    for side in ("esa-original", "esa-candidate"):
+        assert page.evaluate(f"getComputedStyle(document.getElementById('{side}')).direction") == "ltr"
+    first, stop = page.evaluate(
+        """() => { const el = document.getElementById('esa-candidate'); const text = el.textContent;
+        const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT); const nodes = []; let n;
+        while ((n = walker.nextNode())) nodes.push(n);
+        const at = (node, i) => { const r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + 1);
+          return r.getBoundingClientRect().x; };
+        const withStop = nodes.filter((x) => x.textContent.includes('.')).pop();
+        const withFirst = nodes.find((x) => x.textContent.trim() !== '');
+        return [at(withFirst, withFirst.textContent.search(/\\S/)), at(withStop, withStop.textContent.lastIndexOf('.'))]; }"""
+    )
+    assert stop > first  # the sentence runs left to right: its full stop on the right of its first letter
+    page.keyboard.press("ArrowDown")  # the first word, on the left
+    page.keyboard.press("ArrowRight")  # rightwards on screen: the next word in reading order
+    expect(page.locator("#esa-new-text")).to_have_text("man")
+    page.keyboard.press("Shift+ArrowRight")
+    expect(page.locator("#esa-new-text")).to_have_text("man said")
+    page.keyboard.press("2")
+    page.locator("#esa-score").fill("40")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    spans = EsaJudgment.objects.get(judge__username="ann").spans
+    assert [(s["start"], s["end"]) for s in spans if not s.get("missing")] == [(4, 12)]  # "man said"
+
+
 def test_the_arabic_page_runs_right_to_left_and_its_arrows_follow_the_screen(page, live_server, researcher, make_user):
     from annotation.judging.services.design import design_update
     from annotation.judging.services.opening import study_judging_open

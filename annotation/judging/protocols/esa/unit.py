@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.utils.translation import get_language_bidi
-
 from annotation.models import Study
 
 from ...enums import EsaPrefill, Protocol
@@ -171,7 +169,6 @@ class EsaProtocol(JudgingProtocol):
         }
         return {
             "esa_data": data,
-            "text_dir": "rtl" if get_language_bidi() else "ltr",
             "score_value": "" if score is None else f"{score:g}",
             "back_keys": self.back_keys,
             "training_item": esa_screening.training_item_for_judge(item),

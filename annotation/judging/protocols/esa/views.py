@@ -12,7 +12,6 @@ from django.contrib import messages
 from django.http import StreamingHttpResponse
 from django.shortcuts import redirect
 from django.utils.text import slugify
-from django.utils.translation import get_language_bidi
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -45,7 +44,6 @@ def _entry_context(study, entry, *, field_errors, posted) -> dict:
     return {
         "item": entry,
         "esa_data": data,
-        "text_dir": "rtl" if get_language_bidi() else "ltr",
         "score_value": "" if score is None else f"{score:g}",
     }
 
