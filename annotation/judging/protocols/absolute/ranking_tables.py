@@ -172,7 +172,7 @@ def leaderboard_table(result) -> ReportTable:
             PEARSON,
             N,
             Column("williams_pvalue", "Williams p vs best", "p", latex="Williams $p$"),
-            Column("marker", "", latex=""),
+            Column("marker", "Worse (*)", latex=""),
             Column("verdict", "Verdict"),
             Column("rank_with_controls", "Rank +controls", "int", latex="Rank$_{+c}$"),
             PEARSON_WITH_CONTROLS,
