@@ -182,6 +182,8 @@ class Adapter:
     reimport: Callable[..., object] | None
     #: A valid training item as the researcher's API takes it.
     training_item: Callable[[Study], dict]
+    #: A valid answer to a served training item: the ``scores`` of the judge's training answer.
+    training_answer: Callable[[Study, dict], dict]
     #: The export turned into what the import reads, where the two differ (the import tests
     #: start from a file the import takes; the round-trip test sends the export as it is).
     as_import: Callable[[bytes], bytes] = lambda data: data
@@ -229,6 +231,7 @@ ADAPTERS: dict[type, Adapter] = {
         export_filename="tidy.csv",
         reimport=_shared_import,
         training_item=_absolute_training,
+        training_answer=lambda study, shown: _absolute_answer(study, shown, shown)["scores"],
         as_import=_tidy_as_long,
     ),
     SideBySideProtocol: Adapter(
@@ -246,6 +249,7 @@ ADAPTERS: dict[type, Adapter] = {
             "b": "Training B.",
             "expected": {"preference": "A"},
         },
+        training_answer=lambda study, shown: {"preference": "A"},
     ),
     EsaProtocol: Adapter(
         next_path="esa/next/",
@@ -261,6 +265,7 @@ ADAPTERS: dict[type, Adapter] = {
             "candidate": "Training paraphrase.",
             "expected": {"score_min": 60, "score_max": 90, "major": False},
         },
+        training_answer=lambda study, shown: {"spans": [], "score": 70},
     ),
     RankingProtocol: Adapter(
         next_path="rankings/next/",
@@ -279,6 +284,7 @@ ADAPTERS: dict[type, Adapter] = {
             "candidate": "One.",
             "expected": {"candidates": ["Two."], "reference": [2, 1]},
         },
+        training_answer=lambda study, shown: {"order": [c["place"] for c in shown["candidates"]]},
     ),
 }
 
