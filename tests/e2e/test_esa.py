@@ -386,3 +386,33 @@ def test_a_click_on_the_resting_thumb_gives_a_score_of_50(page, live_server, res
     with page.expect_navigation():
         page.keyboard.press("Enter")
     assert EsaJudgment.objects.get(study=study).score == 50
+
+
+def test_missing_starts_with_no_category_and_in_the_pages_own_font(page, live_server, researcher, make_user):
+    """Issue 42: [missing] took the previous mark's category without a word, and was set in a
+    monospace font that breaks Arabic letters apart. Each new mark now starts with no category."""
+    from annotation.judging.protocols.esa.models import EsaJudgment
+    from annotation.services.studies import study_update
+
+    study, cand = _one_item_open(page, researcher, make_user, "ESA missing", text="Alpha beta gamma.")
+    page.keyboard.press("ArrowDown")  # "Alpha"
+    category = page.locator("#esa-new-category")
+    chosen = category.locator("option").nth(1).get_attribute("value")
+    category.select_option(chosen)
+    page.locator("#esa-add-minor").click()
+    expect(page.locator("#esa-span-list q")).to_have_text(["Alpha"])
+    page.locator("#esa-missing").click()
+    expect(category).to_have_value("")  # not the last mark's category
+    page.locator("#esa-add-major").click()
+    page.locator("#esa-score").fill("30")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    spans = EsaJudgment.objects.get(study=study).spans
+    assert {(bool(s["missing"]), s["category"]) for s in spans} == {(False, chosen), (True, None)}
+
+    study_update(study=study, changes={"language": "ar"})
+    page.goto(f"/judge/studies/{study.pk}/esa/{EsaJudgment.objects.get(study=study).item.token}/")
+    expect(page.locator("#esa-missing")).to_be_visible()
+    font = page.evaluate("getComputedStyle(document.getElementById('esa-missing')).fontFamily")
+    body = page.evaluate("getComputedStyle(document.body).fontFamily")
+    assert "monospace" not in font and font == body

@@ -185,6 +185,7 @@ function addSpan(severity) {
   spans.push(span);
   selection = null;
   cursor = null;
+  categorySelect.value = ""; // the next mark starts with no category, never silently the last one's (issue 42)
   window.getSelection().removeAllRanges();
   // Enter on a focused button would press it again: after a mark, Enter submits
   const active = document.activeElement;
