@@ -416,3 +416,49 @@ def test_missing_starts_with_no_category_and_in_the_pages_own_font(page, live_se
     font = page.evaluate("getComputedStyle(document.getElementById('esa-missing')).fontFamily")
     body = page.evaluate("getComputedStyle(document.body).fontFamily")
     assert "monospace" not in font and font == body
+
+
+def test_every_suggestion_is_accepted_or_deleted_at_once(page, live_server, researcher, make_user):
+    """Issue 42: a long sentence brought 40 suggested spans and 40 clicks. "Accept every
+    suggestion" keeps them all as the judge's marks, "Delete every suggestion" drops them all;
+    the buttons show only while a suggestion waits, and what was done is announced."""
+    from annotation.judging.protocols.esa.models import EsaJudgment
+    from annotation.judging.services.design import design_update
+    from annotation.judging.services.opening import study_judging_open
+
+    study = study_with_data(owner=researcher, n_originals=2, systems=("alpha",), name="ESA all")
+    study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
+    design_update(
+        study=study,
+        changes={
+            "protocol": "esa",
+            "seed": 5,
+            "esa_prefill": "aligner",
+            "control_counts": {"identical": 0, "random": 0, "unigram": 0},
+        },
+    )
+    study_judging_open(study=study)
+    browser_login(page, "ann")
+    page.goto(f"/judge/studies/{study.pk}/esa/")
+    page.locator('form[action$="/instructions/"] button[type="submit"]').click()
+    for action in ("accept", "delete"):
+        expect(page.locator("#rating-form[data-ready]")).to_be_attached(timeout=LOAD)
+        suggested = page.locator("#esa-span-list .is-suggested")
+        expect(page.locator("#esa-all")).to_be_visible()
+        n = suggested.count()
+        assert n > 0
+        page.locator(f"#esa-{action}-all").click()
+        expect(suggested).to_have_count(0)
+        expect(page.locator("#esa-all")).to_be_hidden()
+        expect(page.locator("#rate-status")).to_have_text(
+            "Every suggestion accepted." if action == "accept" else "Every suggestion deleted."
+        )
+        token = page.locator('#rating-form input[name="token"]').input_value()
+        page.locator("#esa-score").fill("70")
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+        spans = EsaJudgment.objects.get(item__token=token).spans
+        if action == "accept":
+            assert len(spans) == n and all(s["proposed"] for s in spans)
+        else:
+            assert spans == []

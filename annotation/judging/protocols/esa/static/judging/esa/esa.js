@@ -149,10 +149,29 @@ function missingMessage() {
   return "";
 }
 
+// Every suggestion at once (a long sentence can bring dozens: issue 42), announced in the
+// page's status line; shown only while a suggestion waits.
+const allBox = document.getElementById("esa-all");
+function allDone(button, change) {
+  change();
+  refresh();
+  const status = document.getElementById("rate-status");
+  if (status) status.textContent = button.dataset.done;
+  const after = document.getElementById("esa-score");
+  if (after) after.focus(); // the buttons are gone: the focus moves on to what is left to do
+}
+if (allBox) {
+  const accept = document.getElementById("esa-accept-all");
+  const drop = document.getElementById("esa-delete-all");
+  accept.addEventListener("click", () => allDone(accept, () => spans.forEach((s) => { s.pending = false; })));
+  drop.addEventListener("click", () => allDone(drop, () => { spans = spans.filter((s) => !s.pending); }));
+}
+
 function refresh() {
   render("original");
   render("candidate");
   renderList();
+  if (allBox) allBox.hidden = !spans.some((s) => s.pending);
   showPanel();
   spansInput.value = JSON.stringify(spansForServer());
   form.dataset.msgMissing = missingMessage() || W.ready;
