@@ -434,8 +434,10 @@ PARAEVAL_BASE_URL = (
     or (_SERVER_URL_FILE.read_text(encoding="utf-8").strip() if _SERVER_URL_FILE.is_file() else "")
     or "http://127.0.0.1:8000"
 )
-#: Where the documentation site is read; the pages link to it (`make docs` serves it at this default).
-PARAEVAL_DOCS_URL = env.str("PARAEVAL_DOCS_URL", default="http://127.0.0.1:8001/").rstrip("/") + "/"
+#: Where the documentation is read; the pages link to it. Default: this app's own /docs/ (config/docs.py).
+PARAEVAL_DOCS_URL = env.str("PARAEVAL_DOCS_URL", default="/docs/").rstrip("/") + "/"
+#: The built documentation site the app serves at /docs/ (config/docs.py; `make docs-build`).
+PARAEVAL_DOCS_SITE = env.str("PARAEVAL_DOCS_SITE", default=str(BASE_DIR / "site"))
 #: Uploads above this size are refused before parsing (bytes).
 PARAEVAL_IMPORT_MAX_BYTES = env.int("PARAEVAL_IMPORT_MAX_BYTES", default=50 * 1024 * 1024)
 #: Imports with more rows than this run in a Celery worker with a progress bar.

@@ -13,7 +13,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from annotation import views as annotation_views
 
-from . import auth
+from . import auth, docs
 
 APPS = [
     "annotation",
@@ -45,4 +45,6 @@ urlpatterns = [
     path("accounts/token/revoke/", auth.account_token_revoke, name="account_token_revoke"),
     path("admin/", admin.site.urls),
     path("api/", include(api_patterns)),
+    path("docs/", docs.docs_page, name="docs"),
+    path("docs/<path:path>", docs.docs_page, name="docs_page"),
 ] + [path("", include(f"{app}.urls")) for app in APPS]

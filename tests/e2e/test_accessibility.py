@@ -461,7 +461,9 @@ def screening_plan(assignment) -> None:
 
 
 @pytest.mark.parametrize("slug", [u.slug for u in _units()])
-def test_every_researcher_page_of_every_protocol_has_no_serious_axe_violation(page, researcher, slug):
+def test_every_researcher_page_of_every_protocol_has_no_serious_axe_violation(
+    page, researcher, slug, settings, tmp_path
+):
     from annotation.judging.protocols.registry import protocol_get
     from tests.e2e.test_every_page_fits import researcher_pages
 
@@ -470,6 +472,12 @@ def test_every_researcher_page_of_every_protocol_has_no_serious_axe_violation(pa
     browser_login(page, researcher.username)
     for url in ["/", *researcher_pages(study, run, link), f"/studies/{study.pk}/reports/{report.pk}/"]:
         audit.check(url)
+    settings.PARAEVAL_DOCS_SITE = str(tmp_path / "no-site")  # the pages' sources (a built site is the theme's)
+    page.goto(f"/studies/{study.pk}/field/")
+    with page.expect_navigation():
+        page.locator("#field-docs").click()  # the documentation the page links to
+    audit.check()
+    audit.check("/docs/")
     audit.finish()
 
 
