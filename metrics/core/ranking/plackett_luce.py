@@ -151,13 +151,17 @@ def plackett_luce(
         raise ValueError("no rankings to fit")
     systems = sorted({s for r in rankings for s in r.systems})
     index = {s: i for i, s in enumerate(systems)}
-    coded = [tuple(tuple(index[s] for s in g) for g in r.groups) for r in rankings]
+    # One order whatever the order of the input (a file re-imported, rows read back in another
+    # order, the members of a tie listed otherwise): the fit, the resampled originals and so
+    # the intervals are a function of the rankings and the seed only (issue 42).
+    rankings = sorted(rankings, key=lambda r: (r.original, r.judge, tuple(tuple(sorted(g)) for g in r.groups)))
+    coded = [tuple(tuple(sorted(index[s] for s in g)) for g in r.groups) for r in rankings]
     params = _fit(len(systems), coded, alpha)
 
     by_original: dict[str, list[int]] = {}
     for pos, r in enumerate(rankings):
         by_original.setdefault(r.original, []).append(pos)
-    originals = list(by_original)
+    originals = sorted(by_original)
     boots = []
     if n_boot > 0:
         rng = np.random.default_rng(seed)

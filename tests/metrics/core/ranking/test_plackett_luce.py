@@ -106,6 +106,28 @@ def test_bootstrap_over_originals_is_seeded_and_brackets_the_estimate():
     assert first.to_dict()["systems"][0]["system"] == first.systems[0]
 
 
+def test_the_intervals_depend_on_the_rankings_and_the_seed_only_not_their_order():
+    """Issue 42: identical rankings re-imported (read back in another order, ties listed another
+    way) gave other bootstrap intervals with the same seed."""
+    import random
+
+    truth = {"a": 1.0, "b": 0.3, "c": -0.2, "d": -1.1}
+    names = list(truth)
+    sampled = _sample(list(truth.values()), 40, seed=3)
+    rankings = []
+    for n, r in enumerate(sampled):
+        order = [names[i] for i in r]
+        groups = (tuple(order[:2]),) + tuple((s,) for s in order[2:]) if n % 4 == 0 else tuple((s,) for s in order)
+        rankings.append(Ranking(f"j{n % 3}", f"o{n // 2:02d}", groups))
+    first = plackett_luce(rankings, n_boot=60, seed=11)
+    for shuffle_seed in range(3):
+        again = list(rankings)
+        random.Random(shuffle_seed).shuffle(again)
+        again = [Ranking(r.judge, r.original, tuple(tuple(reversed(g)) for g in r.groups)) for r in again]
+        assert plackett_luce(again, n_boot=60, seed=11) == first
+    assert plackett_luce(rankings, n_boot=60, seed=12) != first  # the seed still matters
+
+
 def test_an_unbeaten_system_needs_the_prior_and_gets_a_finite_strength():
     rankings = [Ranking("j", f"o{k}", (("a",), ("b",), ("c",))) for k in range(3)]
     with pytest.raises(ValueError):
