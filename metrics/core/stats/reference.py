@@ -27,17 +27,21 @@ DEFAULT_SUBSET_MIN: Mapping[str, float] = {"adequacy": 4, "fluency": 4}
 def zscore_judgments(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per-judge, per-criterion z-scores of a *validated* judgment frame.
 
-    z = (score − μ_jc) / σ_jc with μ, σ (population sd) over judge j's scores on
-    criterion c for genuine (non-control) items, so that lenient and harsh judges
-    become comparable (Graham et al. 2013 standardise per judge the same way).  A
-    judge with σ = 0 on a criterion gets z = 0 there.  Returns the frame with
-    ``score`` replaced and the (judge, criterion) table of ``mu``/``sigma``.
+    z = (score − μ_jc) / σ_jc with μ and σ the mean and *sample* standard deviation
+    (divisor n − 1) of judge j's scores on criterion c for genuine (non-control) items, so
+    that lenient and harsh judges become comparable: WMT's definition
+    (:mod:`metrics.core.stats.zscores`, Graham et al. 2013), so that a report shows one z
+    (issue 42: the population σ here gave 0.7929 beside WMT's 0.7843 for one system). A judge
+    whose z is undefined there (fewer than two genuine scores, or σ = 0) gets z = 0, the
+    judges' centre, so that every item keeps a reference; the system scores table leaves such
+    a judge out and names them. Returns the frame with ``score`` replaced and the (judge,
+    criterion) table of ``mu``/``sigma``.
     """
     genuine = frame.loc[~frame["is_control"]]
     if genuine.empty:
         genuine = frame
     grouped = genuine.groupby(["judge", "criterion"], sort=False)["score"]
-    params = pd.DataFrame({"mu": grouped.mean(), "sigma": grouped.std(ddof=0)})
+    params = pd.DataFrame({"mu": grouped.mean(), "sigma": grouped.std(ddof=1)})
     keys = pd.MultiIndex.from_arrays([frame["judge"], frame["criterion"]])
     mu = params["mu"].reindex(keys).to_numpy()
     sigma = params["sigma"].reindex(keys).to_numpy()

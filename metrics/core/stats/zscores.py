@@ -24,9 +24,9 @@ another scale) as if it were a z; a judge without any genuine item gets NaN as w
 :func:`judge_zscores` and :class:`ScaleAccumulator` (the streaming form, for exports
 that read judgments in chunks) all follow it.
 
-This differs on purpose from :func:`metrics.core.stats.reference.zscore_judgments`
-(population σ, divisor n), which the human reference of PEM-style reports uses; the
-function here is the one to quote as "WMT z-scores".
+:func:`metrics.core.stats.reference.zscore_judgments`, the human reference of a report
+normalised to z, uses the same μ and σ; it differs only for a judge whose z is undefined,
+who counts there as 0 (every item keeps a reference) and is left out here.
 """
 
 from __future__ import annotations

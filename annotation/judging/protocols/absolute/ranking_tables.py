@@ -56,12 +56,23 @@ def ranking_table(result, ci, target) -> ReportTable:
         for s in sr.get("systems", [])
     ]
     alpha = (result.get("settings") or {}).get("significance_level")
-    z_cols = (Column("mean_z", "Mean z", "num", latex="Mean $z$"),) if z is not None else ()
-    z_text = (
-        " Mean z: the mean per-judge z-score (WMT's; see the system scores table)." + _undefined_note(z)
-        if z is not None
-        else ""
+    # Human scores normalised to z: the mean already is WMT's z (one definition in the report,
+    # issue 42), so no second column of it; raw scores: WMT's z beside them.
+    normalized = (result.get("settings") or {}).get("normalize") == "z"
+    mean_col = (
+        Column("mean", "Mean z", "num", latex="Mean $z$") if normalized else Column("mean", "Mean", "num", latex="Mean")
     )
+    z_cols = (Column("mean_z", "Mean z", "num", latex="Mean $z$"),) if z is not None and not normalized else ()
+    if normalized:
+        z_text = (
+            " Mean z: the mean per-judge z-score (sample σ, WMT's definition, as in the system scores table; "
+            "a judge whose z is undefined counts as 0 here and is left out there)."
+            + (_undefined_note(z) if z is not None else "")
+        )
+    elif z is not None:
+        z_text = " Mean z: the mean per-judge z-score (WMT's; see the system scores table)." + _undefined_note(z)
+    else:
+        z_text = ""
     return ReportTable(
         "system_ranking",
         f"System ranking on {target}",
@@ -70,7 +81,7 @@ def ranking_table(result, ci, target) -> ReportTable:
         (
             RANK,
             SYSTEM,
-            Column("mean", "Mean", "num", latex="Mean"),
+            mean_col,
             *z_cols,
             ci_column(ci),
             Column("n", "Originals", "int", latex="$n$"),

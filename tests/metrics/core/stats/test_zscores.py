@@ -133,3 +133,36 @@ def test_system_z_scores_average_judges_per_original_then_originals(study):
         assert table.loc[system, "raw"] == pytest.approx(by_system.loc[system, "score"])
     # the simulated order (sysA > sysB > sysC) comes out, and controls are not systems here
     assert list(table.index) == ["sysA", "sysB", "sysC"]
+
+
+def test_the_human_reference_normalised_to_z_uses_the_same_z_as_wmts(study):
+    """Issue 42: a report showed two z-scores of one system side by side (the reference's with
+    the population σ, 0.7929; WMT's with the sample σ, 0.7843). Both now use WMT's definition:
+    every z the reference averages is the one judge_zscores gives, and a genuine item's
+    reference is the mean of its judges' WMT z."""
+    from metrics.core.stats.reference import human_reference, zscore_judgments
+
+    normalised, _params = zscore_judgments(study)
+    wmt = judge_zscores(study)
+    keys = ["judge", "item", "criterion"]
+    both = normalised.merge(wmt, on=keys, suffixes=("_ref", "_wmt"))
+    assert len(both) == len(study)
+    np.testing.assert_allclose(both["score_ref"], both["z"], rtol=0, atol=1e-12)
+
+    ref = human_reference(study, normalize="z", control_expected={})
+    genuine = wmt[~wmt["is_control"]].groupby(["item", "criterion"])["z"].mean().unstack("criterion")
+    np.testing.assert_allclose(ref.loc[genuine.index, "quality"], genuine["quality"], rtol=0, atol=1e-12)
+
+
+def test_a_judge_without_a_defined_z_counts_as_the_centre_in_the_reference():
+    rows = [
+        ("solo", "1-a", "1", "a", False, None, "quality", 70.0),  # one genuine score: no σ
+        ("pair", "1-a", "1", "a", False, None, "quality", 40.0),
+        ("pair", "2-a", "2", "a", False, None, "quality", 60.0),
+    ]
+    from metrics.core.stats.reference import zscore_judgments
+
+    z, params = zscore_judgments(_frame(rows))
+    assert z.loc[z["judge"] == "solo", "score"].tolist() == [0.0]
+    assert z.loc[z["judge"] == "pair", "score"].tolist() == pytest.approx([-1 / math.sqrt(2), 1 / math.sqrt(2)])
+    assert judge_zscores(_frame(rows)).loc[lambda f: f["judge"] == "solo", "z"].isna().all()
