@@ -6,11 +6,13 @@
 // landmark of the section's name). Loaded on every page (templates/base.html).
 const SELECTOR = "table.data, pre, .table-scroll";
 
+let names = 0;
+
 function named(el) {
   if (el.tagName === "TABLE" || el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby")) return;
   const name = el.querySelector("caption") || el.closest("section, .card")?.querySelector("h1, h2, h3, h4");
   if (name) {
-    if (!name.id) name.id = `scroll-name-${Math.random().toString(36).slice(2, 10)}`;
+    if (!name.id) name.id = `scroll-name-${++names}`;
     el.setAttribute("aria-labelledby", name.id);
   }
   el.setAttribute("role", "group");
