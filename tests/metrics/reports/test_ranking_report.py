@@ -28,7 +28,9 @@ pytestmark = pytest.mark.django_db
 TASTE = {"a": 0, "b": 1, "c": 2, "d": 3}  # a best
 
 
-def _judged(researcher, make_user, *, judges=("ann", "bob", "cy"), n_originals=5, systems=("a", "b", "c", "d")):
+def _judged(
+    researcher, make_user, *, judges=("ann", "bob", "cy"), n_originals=5, systems=("a", "b", "c", "d"), scores=False
+):
     from annotation.enums import Role
     from annotation.services.membership import study_member_add
 
@@ -42,6 +44,7 @@ def _judged(researcher, make_user, *, judges=("ann", "bob", "cy"), n_originals=5
             "seed": 5,
             "ranking_k": 3,
             "control_counts": {"identical": 1, "random": 0, "unigram": 0},
+            "ranking_scores": scores,
         },
     )
     study_judging_open(study=study)
@@ -58,12 +61,23 @@ def _judged(researcher, make_user, *, judges=("ann", "bob", "cy"), n_originals=5
                 order = [[order[0], order[1]], *order[2:]]  # some ties
             elif (n + k) % 5 == 0:
                 order = [order[1], order[0], *order[2:]]  # some upsets
+            given = None
+            if scores:  # by taste; bob scores upside down, against his own order
+                given = {
+                    str(i + 1): (
+                        10 + 20 * TASTE.get(shown[i], 4)
+                        if assignment.judge.username == "bob"
+                        else 90 - 20 * TASTE.get(shown[i], -0.5) - n % 3
+                    )
+                    for i in range(len(shown))
+                }
             ranking.ranking_submit(
                 study=study,
                 judge=assignment.judge,
                 token=entry.token,
                 key=new_key(),
                 order=order,
+                scores=given,
                 serve_stamp=entry.serve_stamp,
             )
             n += 1
@@ -130,3 +144,43 @@ def test_the_dashboard_answers_equal_the_report_with_default_settings(researcher
     ]
     assert answers["agreement"][0]["alpha"] == result["concordance"]["mean_w"]
     json.dumps(answers, allow_nan=False)
+
+
+def test_the_scores_a_ranking_study_collects_are_reported_per_system_and_against_each_order(researcher, make_user):
+    """Issue 42: the report never used the 0–100 scores a ranking study asks for. It gives each
+    system's mean raw score and WMT z, and each judge's scores against their own order: bob, who
+    scores upside down, contradicts his order; ann and cy agree with theirs."""
+    from annotation.judging.protocols.ranking.report import ranking_tables
+
+    study = _judged(researcher, make_user, scores=True)
+    report = report_build(
+        report_id=report_create(study=study, created_by=researcher, settings={"n_boot": 50}, enqueue=False).pk
+    )
+    assert report.status == "succeeded", report.error
+    result = report.result
+    json.dumps(result, allow_nan=False)
+    systems = [r["system"] for r in result["scores"]["systems"]]
+    assert systems[0] == "a" and set(systems) == {"a", "b", "c", "d"}  # no control among them
+    judges = {j["judge"]: j for j in result["scores"]["judges"]}
+    assert judges["bob"]["share_contradicting"] > 0.5 and judges["bob"]["mean_tau"] < 0
+    for name in ("ann", "cy"):
+        assert judges[name]["contradict"] < judges[name]["agree"] and judges[name]["mean_tau"] > 0
+    # The raw means equal a count of the stored scores by hand (mean over originals of the mean over judges).
+    rows = [c for c in ranking_reads.ranking_scores(study=study) if not c.is_control]
+    frame = pd.DataFrame([c.__dict__ for c in rows])
+    by_hand = frame.groupby(["system", "original"])["score"].mean().groupby("system").mean()
+    assert {r["system"]: r["raw"] for r in result["scores"]["systems"]} == pytest.approx(by_hand.to_dict())
+    slugs = [t.slug for t in ranking_tables(result)]
+    assert {"score_systems", "score_order"} <= set(slugs)
+    assert "scores" not in result["notes"]
+
+
+def test_a_ranking_study_without_scores_has_no_score_tables(researcher, make_user):
+    from annotation.judging.protocols.ranking.report import ranking_tables
+
+    study = _judged(researcher, make_user, judges=("ann", "bob"), n_originals=3)
+    report = report_build(
+        report_id=report_create(study=study, created_by=researcher, settings={"n_boot": 50}, enqueue=False).pk
+    )
+    assert report.result["scores"] is None and report.result["summary"]["asks_scores"] is False
+    assert not {"score_systems", "score_order"} & {t.slug for t in ranking_tables(report.result)}

@@ -33,6 +33,7 @@ from metrics.core.ranking.concordance import ranking_concordance
 from metrics.core.ranking.controls import ranking_control_checks
 from metrics.core.ranking.orders import Ranking, midranks
 from metrics.core.ranking.plackett_luce import plackett_luce
+from metrics.core.ranking.scores import score_order_agreement, system_scores
 from metrics.core.ranking.sets import set_key, set_key_split
 from metrics.core.ranking.win_rates import pairwise_records, system_win_rates
 from metrics.core.stats.results import jsonable
@@ -114,6 +115,19 @@ def ranking_result(*, study, settings: Mapping[str, Any]) -> dict:
         )
     pairs = [p.to_dict() for p in pairwise_records(genuine)]
 
+    # The 0–100 scores, where the design asked for them: per system (raw and WMT z) and per
+    # judge against their own order (issue 42: the report never used them).
+    scores = None
+    scored = [c for c in judging_ranking.ranking_scores(study=study) if c.judge not in excluded]
+    if scored:
+        table = system_scores(scored).to_dict("records")  # best z first
+        scores = {
+            "systems": [{**r, "raw": _finite(r["raw"]), "z": _finite(r["z"])} for r in table],
+            "judges": [j.to_dict() for j in score_order_agreement(scored)],
+        }
+    elif design.ranking_scores:
+        notes["scores"] = f"{NOT_ENOUGH}: no ranking carries scores"
+
     # Agreement: the unit is one set (an original and the systems shown together), ranked by
     # at least two judges; a judge's set is named by its original and its systems.
     by_set = [Ranking(r.judge, set_key(r.original, r.systems), r.groups) for r in genuine]
@@ -145,6 +159,7 @@ def ranking_result(*, study, settings: Mapping[str, Any]) -> dict:
             "plackett_luce": pl,
             "systems": system_rows,
             "pairs": pairs,
+            "scores": scores,
             "concordance": concordance,
             "controls": controls,
             "control_checks": [
@@ -166,6 +181,7 @@ def ranking_result(*, study, settings: Mapping[str, Any]) -> dict:
                 "systems": systems,
                 "k": design.ranking_k,
                 "n_tied_rankings": sum(r.has_ties for r in genuine),
+                "asks_scores": bool(design.ranking_scores),
             },
             "settings": {"confidence_level": level, "seed": seed, "n_boot": n_boot},
             "notes": notes,
@@ -248,6 +264,7 @@ def ranking_tables(result: Mapping[str, Any]) -> list[ReportTable]:
             ),
             list(result.get("pairs", [])),
         ),
+        *_score_tables(result),
         ReportTable(
             "agreement",
             "Agreement between judges (Kendall's W)",
@@ -340,3 +357,50 @@ def ranking_answers(study) -> dict:
         ],
         n_judgment_rows=result["summary"]["n_rankings"],
     )
+
+
+def _score_tables(result: Mapping[str, Any]) -> list[ReportTable]:
+    """The tables of the 0–100 scores, where the study collected them (none otherwise)."""
+    scores = result.get("scores")
+    if not scores:
+        return []
+    return [
+        ReportTable(
+            "score_systems",
+            "Scores per system (0–100)",
+            "The scores judges gave beside their order: per genuine system, the mean over its originals of the "
+            "mean over their judgments, raw and as WMT's per-judge z-score (each judge's scores standardised by "
+            "their mean and sample standard deviation over their genuine candidates; undefined for a judge with "
+            "fewer than two scores, or all equal). Controls left out.",
+            (
+                SYSTEM,
+                Column("raw", "Mean score", "num", latex="Mean"),
+                Column("z", "Mean z", "num", latex="Mean $z$"),
+                Column("n_originals", "Originals", "int", latex="$n$"),
+                Column("n_judgments", "Judgments", "int"),
+                Column("n_z", "With z", "int"),
+            ),
+            list(scores.get("systems") or []),
+        ),
+        ReportTable(
+            "score_order",
+            "Scores against each judge's own order",
+            "Every pair of candidates a judge put in different groups of one ranking: agree when the better-ranked "
+            "one got the higher score, contradict when it got the lower one; equal scores are counted apart. "
+            "Mean τ-b: Kendall's τ-b of the scores against the order, averaged over the judge's rankings whose "
+            "scores are not all equal (1: the scores follow the order). A high share contradicting points at a "
+            "judge not reading, or reading the scale upside down.",
+            (
+                JUDGE,
+                Column("n_rankings", "Rankings", "int"),
+                Column("pairs", "Pairs", "int"),
+                Column("agree", "Agree", "int"),
+                Column("score_ties", "Equal scores", "int"),
+                Column("contradict", "Contradict", "int"),
+                Column("share_contradicting", "Share contradicting", "num"),
+                Column("mean_tau", "Mean τ-b", "r", latex=r"Mean $\tau_b$"),
+                Column("n_tau", "Rankings with τ", "int"),
+            ),
+            list(scores.get("judges") or []),
+        ),
+    ]

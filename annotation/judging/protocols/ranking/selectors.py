@@ -14,6 +14,7 @@ from annotation.judging.selectors.exclusions import judges_excluded
 from annotation.models import Candidate, Study, System
 from metrics.core.ranking.controls import ranking_control_checks
 from metrics.core.ranking.orders import Ranking, midranks
+from metrics.core.ranking.scores import ScoredCandidate
 
 from ...enums import CONTROL_KIND_OF_SYSTEM_KIND, CONTROL_SYSTEM_PREFIX
 from ...models import JudgingDesign
@@ -53,6 +54,32 @@ def ranking_records(*, study: Study) -> list[Ranking]:
         Ranking(judge=j.judge.username, original=j.item.original.external_id, groups=_named(j.groups, names))
         for j in _latest(study)
     ]
+
+
+def ranking_scores(*, study: Study) -> list[ScoredCandidate]:
+    """The 0–100 scores of the latest rankings that carry them (a design with ``ranking_scores``):
+    one per judge and candidate, with its system's name, its original and its mid-rank in the
+    judge's order (1 = best); controls marked."""
+    cands = _candidate_rows(study)
+    out = []
+    for j in _latest(study):
+        if not j.scores:
+            continue
+        ranks = midranks([g if isinstance(g, list) else [g] for g in j.groups])
+        for cid, score in sorted(j.scores.items()):
+            name, kind, _text = cands[int(cid)]
+            out.append(
+                ScoredCandidate(
+                    judge=j.judge.username,
+                    ranking=str(j.pk),
+                    original=j.item.original.external_id,
+                    system=name,
+                    score=float(score),
+                    rank=float(ranks[int(cid)]),
+                    is_control=kind in CONTROL_KIND_OF_SYSTEM_KIND,
+                )
+            )
+    return out
 
 
 def control_kinds(*, study: Study) -> dict[str, str]:
