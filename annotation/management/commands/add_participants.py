@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Study
+from annotation.management.studies import study_from_ref
 from annotation.services.people import PARTICIPANT_ROLES, PeopleError, study_people_add_existing, study_people_create
 
 from ._people import read_names, refuse, write_people
@@ -33,12 +33,7 @@ class Command(BaseCommand):
         parser.add_argument("--base-url", help="where the site is reached (default: PARAEVAL_BASE_URL)")
 
     def handle(self, *args, **opts):
-        ref = opts["study"]
-        study = Study.objects.filter(name=ref).first() or (
-            Study.objects.filter(pk=int(ref)).first() if ref.isdigit() else None
-        )
-        if study is None:
-            raise CommandError(f"no study named '{ref}'")
+        study = study_from_ref(opts["study"])
         if opts["link"] and not opts["new"]:
             raise CommandError("--link makes new accounts: pass --new too")
         lines = read_names(opts["names"], opts["file"])

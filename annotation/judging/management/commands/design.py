@@ -11,16 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.judging.errors import JudgingError
 from annotation.judging.services.design import DESIGN_FIELDS, design_get_or_create, design_update
-from annotation.models import Study
-
-
-def _study(ref: str) -> Study:
-    study = Study.objects.filter(name=ref).first()
-    if study is None and ref.isdigit():
-        study = Study.objects.filter(pk=int(ref)).first()
-    if study is None:
-        raise CommandError(f"no study named '{ref}'")
-    return study
+from annotation.management.studies import study_from_ref
 
 
 def _value(text: str) -> object:
@@ -51,7 +42,7 @@ class Command(BaseCommand):
         parser.add_argument("--file", help="a JSON object of fields and values ('-': standard input)")
 
     def handle(self, *args, **opts):
-        study = _study(opts["study"])
+        study = study_from_ref(opts["study"])
         changes: dict[str, object] = {}
         if opts["file"]:
             try:

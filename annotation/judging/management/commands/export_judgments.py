@@ -1,10 +1,10 @@
 """Write a study's judgments as tidy or wide CSV (the same files as the progress page's buttons)."""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from annotation.judging.exports import csv_lines
 from annotation.judging.selectors.export_rows import export_tidy_rows, export_wide_rows
-from annotation.models import Study
+from annotation.management.studies import study_from_ref
 
 
 class Command(BaseCommand):
@@ -16,12 +16,7 @@ class Command(BaseCommand):
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
 
     def handle(self, *args, **opts):
-        ref = opts["study"]
-        study = Study.objects.filter(name=ref).first() or (
-            Study.objects.filter(pk=int(ref)).first() if ref.isdigit() else None
-        )
-        if study is None:
-            raise CommandError(f"no study named or numbered {ref!r}")
+        study = study_from_ref(opts["study"])
         rows = export_tidy_rows(study=study) if opts["format"] == "tidy" else export_wide_rows(study=study)
         if opts["output"]:
             with open(opts["output"], "w", encoding="utf-8", newline="") as fh:

@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.importing.reading import StudyImportError
 from annotation.judging.protocols.esa.imports import esa_proposals_import
-from annotation.models import Study
+from annotation.management.studies import study_from_ref
 
 
 class Command(BaseCommand):
@@ -27,9 +27,7 @@ class Command(BaseCommand):
             data = path.read_bytes()
         except OSError as exc:
             raise CommandError(f"{path}: cannot read: {exc.strerror}") from None
-        study = Study.objects.filter(name=opts["study"]).first()
-        if study is None:
-            raise CommandError(f"no study named '{opts['study']}'")
+        study = study_from_ref(opts["study"])
         try:
             s = esa_proposals_import(study=study, data=data, filename=path.name)
         except StudyImportError as exc:

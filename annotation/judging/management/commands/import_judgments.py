@@ -18,7 +18,7 @@ from annotation.importing.reading import FORMATS, StudyImportError
 from annotation.judging.enums import ImportMode
 from annotation.judging.protocols.base import JudgingProtocol
 from annotation.judging.protocols.registry import protocol_for_study
-from annotation.models import Study
+from annotation.management.studies import study_from_ref
 
 
 class Command(BaseCommand):
@@ -49,9 +49,7 @@ class Command(BaseCommand):
             data = path.read_bytes()
         except OSError as exc:
             raise CommandError(f"{path}: cannot read: {exc.strerror}") from None
-        study = Study.objects.filter(name=opts["study"]).first()
-        if study is None:
-            raise CommandError(f"no study named '{opts['study']}'")
+        study = study_from_ref(opts["study"])
         unit = self.unit or protocol_for_study(study=study)
         try:
             summary = unit.judgments_import(
