@@ -462,3 +462,78 @@ def test_every_suggestion_is_accepted_or_deleted_at_once(page, live_server, rese
             assert len(spans) == n and all(s["proposed"] for s in spans)
         else:
             assert spans == []
+
+
+def _focused(page) -> str:
+    """What has the focus: its id, else its class, else its tag (never the body: focus lost)."""
+    return page.evaluate(
+        "() => { const a = document.activeElement; return a === document.body ? 'BODY' : (a.id || a.className || a.tagName); }"
+    )
+
+
+def test_a_judge_marks_edits_and_deletes_spans_by_keyboard_alone_and_hears_each_change(
+    page, live_server, researcher, make_user
+):
+    """Issue 42: keyboard only (no mouse event at all): a span marked by the word cursor, its
+    severity changed in the list, [missing] and its severity from the Tab order, a span deleted
+    with Enter on its Delete button; each change said in the live status line, the focus never
+    on the page's body, and the score set with the arrow keys."""
+    from annotation.judging.protocols.esa.models import EsaJudgment
+
+    study, cand = _one_item_open(page, researcher, make_user, "ESA keys", text="Alpha beta gamma delta.")
+    status = page.locator("#rate-status")
+    expect(status).to_have_attribute("aria-live", "polite")
+    page.keyboard.press("ArrowDown")  # "Alpha"
+    page.keyboard.press("1")
+    expect(status).to_have_text("Marked as Minor: Alpha")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")  # "gamma"
+    page.keyboard.press("2")
+    expect(status).to_have_text("Marked as Major: gamma")
+    expect(page.locator("#esa-span-list q")).to_have_text(["Alpha", "gamma"])
+    # Tab into the list: the first span's severity, changed with the arrow keys
+    severity = page.locator("#esa-span-list .esa-severity").first
+    for _ in range(30):
+        page.keyboard.press("Tab")
+        if severity.evaluate("el => el === document.activeElement"):
+            break
+    assert severity.evaluate("el => el === document.activeElement")
+    assert page.evaluate("document.activeElement.matches(':focus-visible')")
+    page.keyboard.press("ArrowDown")  # minor -> major
+    expect(severity).to_have_value("major")
+    # on to its Delete button, pressed with Enter: the focus moves to the next span's Delete
+    delete = page.locator("#esa-span-list li").first.locator(".esa-delete")
+    for _ in range(5):
+        page.keyboard.press("Tab")
+        if delete.evaluate("el => el === document.activeElement"):
+            break
+    page.keyboard.press("Enter")
+    expect(status).to_have_text("Deleted: Alpha")
+    expect(page.locator("#esa-span-list q")).to_have_text(["gamma"])
+    assert _focused(page) == "esa-delete"
+    # [missing] from the Tab order, marked with its key
+    missing = page.locator("#esa-missing")
+    for _ in range(40):
+        page.keyboard.press("Shift+Tab")
+        if missing.evaluate("el => el === document.activeElement"):
+            break
+    page.keyboard.press("Enter")
+    page.keyboard.press("1")
+    expect(status).to_have_text("Marked as Minor: [missing]")
+    assert _focused(page) != "BODY"
+    # the score: the slider reached by Tab, moved by the arrow keys (no mouse)
+    slider = page.locator("#esa-score")
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if slider.evaluate("el => el === document.activeElement"):
+            break
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#esa-score-out")).not_to_have_text("—")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    spans = EsaJudgment.objects.get(study=study).spans
+    assert sorted((s["missing"], s["severity"], cand.text[s["start"] : s["end"]]) for s in spans) == [
+        (False, "major", "gamma"),
+        (True, "minor", ""),
+    ]

@@ -24,4 +24,8 @@ def page_words() -> dict[str, str]:
         "saving": _("Saving…"),
         "selected": _("Selected:"),
         "choose": _("Press 1 (minor) or 2 (major), or click a button, to mark it."),
+        # announced in the page's live status line: %(text)s is the span's words
+        "marked": _("Marked as %(severity)s: %(text)s"),
+        "accepted": _("Accepted: %(text)s"),
+        "deleted": _("Deleted: %(text)s"),
     }

@@ -17,6 +17,12 @@ import { snapSelection, spanFromUtf16, spanToUtf16, wordOffsets } from "./offset
 
 const data = JSON.parse(document.getElementById("esa-data").textContent);
 const W = data.words;
+const spansHeading = document.getElementById("esa-spans-h");
+// What changed, read out by a screen reader: the page's live status line (issue 42).
+function say(template, values) {
+  const status = document.getElementById("rate-status");
+  if (status) status.textContent = template.replace(/%\((\w+)\)s/g, (_, k) => values[k]);
+}
 const form = document.getElementById("rating-form");
 const boxes = { original: document.getElementById("esa-original"), candidate: document.getElementById("esa-candidate") };
 const texts = { original: data.original, candidate: data.candidate };
@@ -87,7 +93,7 @@ function renderList() {
     li.textContent = W.no_spans;
     list.append(li);
   }
-  for (const { s, i } of sorted) {
+  for (const [pos, { s, i }] of sorted.entries()) {
     const li = document.createElement("li");
     li.className = `esa-span severity-${s.severity}${s.pending ? " is-suggested" : ""}`;
     li.dataset.side = s.side;
@@ -116,14 +122,26 @@ function renderList() {
       ok.type = "button";
       ok.className = "esa-accept";
       ok.textContent = W.accept;
-      ok.addEventListener("click", () => { s.pending = false; refresh(); });
+      ok.addEventListener("click", () => {
+        s.pending = false;
+        refresh();
+        say(W.accepted, { text: spanText(s) });
+        // the focus moves on to the next suggestion, else to this span's Delete, never to the page
+        (list.querySelector(".esa-accept") || list.querySelectorAll(".esa-delete")[pos] || spansHeading).focus();
+      });
       li.append(" ", ok);
     }
     const del = document.createElement("button");
     del.type = "button";
     del.className = "esa-delete";
     del.textContent = W.delete;
-    del.addEventListener("click", () => { spans.splice(i, 1); refresh(); });
+    del.addEventListener("click", () => {
+      spans.splice(i, 1);
+      refresh();
+      say(W.deleted, { text: spanText(s) });
+      const left = list.querySelectorAll(".esa-delete"); // the next span's Delete, else the list's heading
+      (left[pos] || left[pos - 1] || spansHeading).focus();
+    });
     li.append(" ", del);
     list.append(li);
   }
@@ -202,13 +220,15 @@ function addSpan(severity) {
   spans = spans.filter((s) => s.side !== span.side || Boolean(s.missing) !== span.missing
     || (!span.missing && (s.end <= span.start || span.end <= s.start)));
   spans.push(span);
+  say(W.marked, { severity: W[severity], text: spanText(span) });
   selection = null;
   cursor = null;
   categorySelect.value = ""; // the next mark starts with no category, never silently the last one's (issue 42)
   window.getSelection().removeAllRanges();
-  // Enter on a focused button would press it again: after a mark, Enter submits
+  // Enter on a focused button would press it again: after a mark the focus goes to the list of
+  // marks (where the new one is announced), from where Enter submits and the keys go on marking
   const active = document.activeElement;
-  if (active && active.tagName === "BUTTON" && active.type === "button") active.blur();
+  if (active && active.tagName === "BUTTON" && active.type === "button") spansHeading.focus({ preventScroll: true });
   refresh();
   return true;
 }
