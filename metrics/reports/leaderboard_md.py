@@ -152,7 +152,8 @@ def _ceiling_lines(ceiling: Mapping[str, Any]) -> list[str]:
         f"judges, {ceiling['n_items']} items): one judge's Pearson r with the mean of the others, averaged over "
         f"judges, is **{_f(human['statistic'])}** {_ci(human.get('ci_low'), human.get('ci_high'))} ({level}% "
         "bootstrap over items). Each metric as one more judge: its r with the same others' means; it reaches "
-        "the ceiling when the difference's interval reaches 0.",
+        f"the ceiling when the lower end of the difference's interval is at least −{ceiling.get('margin', 0.05)} "
+        "(non-inferiority: at most that far below a typical judge; no: not shown).",
         "",
         f"| metric | r as a judge | {level}% CI | − ceiling | {level}% CI | reaches the ceiling |",
         "|---|---:|---:|---:|---:|---|",

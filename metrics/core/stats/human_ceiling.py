@@ -17,8 +17,14 @@ with r Pearson's correlation over j's items and J the judges counted. Both use t
 same references on the same items, so agree(M) ≥ ceiling means the metric agrees
 with the judges at least as well as a typical judge does. Intervals: percentile
 bootstrap over items (one set of resamples shared by the ceiling and every metric,
-so the difference agree(M) − ceiling has its own paired interval); a metric
-*reaches* the ceiling when that difference's interval reaches 0.
+so the difference agree(M) − ceiling has its own paired interval).
+
+**Reaches the ceiling** is a non-inferiority statement with a stated margin δ (Pearson r
+units, :data:`CEILING_MARGIN` = 0.05 unless the caller gives another): the lower end of the
+difference's interval is at least −δ, so that with the interval's confidence the metric is
+at most δ below a typical judge. Before issue 41 it meant "the interval reaches 0", which
+a wide interval always does: a pure-noise metric "reached" the ceiling in 13 of 20 small
+studies. Too few items for a tight interval now read as *not shown*, never as reached.
 
 :func:`judge_pool_agreement` answers the other question, whether an LLM judge could
 join the panel: Krippendorff's α of the human judges alone and, apart, of the
@@ -39,7 +45,10 @@ from metrics.core.stats.agreement.alpha import krippendorff_alpha
 from ._shared import percentile_ci, weight_chunks
 from .data import rating_matrix
 
-__all__ = ["human_ceiling", "judge_pool_agreement", "ALPHA_LEVEL_BY_SCALE"]
+__all__ = ["CEILING_MARGIN", "human_ceiling", "judge_pool_agreement", "ALPHA_LEVEL_BY_SCALE"]
+
+#: The non-inferiority margin of "reaches the ceiling" (Pearson r units): see the module docstring.
+CEILING_MARGIN = 0.05
 
 #: Krippendorff's level of measurement per scale type (as the study's agreement table uses).
 ALPHA_LEVEL_BY_SCALE = {"points": "ordinal", "slider": "interval", "categorical": "nominal"}
@@ -66,6 +75,7 @@ def human_ceiling(
     n_boot: int = 1000,
     confidence_level: float = 0.95,
     seed: int = 0,
+    margin: float = CEILING_MARGIN,
 ) -> dict[str, Any]:
     """The human ceiling and each metric's agreement with the judges (see the module docstring).
 
@@ -74,7 +84,8 @@ def human_ceiling(
     are left out for all, so that every figure stands on the same items. Returns a
     JSON-able dict: ``criterion``, ``n_judges``, ``n_items``, ``human`` (statistic,
     ci_low, ci_high), ``metrics`` (one row each: metric, statistic, ci_low, ci_high,
-    delta, delta_ci_low, delta_ci_high, reaches), ``note`` (why it is empty, if so).
+    delta, delta_ci_low, delta_ci_high, reaches: whether delta_ci_low ≥ −``margin``, None
+    without a bootstrap), ``margin``, ``note`` (why it is empty, if so).
     """
     rm = rating_matrix(judgments, criterion, include_controls=False)
     values = rm.values
@@ -103,6 +114,7 @@ def human_ceiling(
         "n_judges": len(judges),
         "n_items": int(values.shape[1]),
         "confidence_level": confidence_level,
+        "margin": float(margin),
         "human": None,
         "metrics": [],
         "note": None,
@@ -146,7 +158,7 @@ def human_ceiling(
                 "delta": _finite(delta),
                 "delta_ci_low": dlow,
                 "delta_ci_high": dhigh,
-                "reaches": None if not math.isfinite(delta) else bool(delta >= 0 or (dhigh is not None and dhigh >= 0)),
+                "reaches": None if dlow is None or not math.isfinite(delta) else bool(dlow >= -margin),
             }
         )
     return out

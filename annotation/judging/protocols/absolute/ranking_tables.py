@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from metrics.core.stats.human_ceiling import CEILING_MARGIN
 from metrics.reports.exports.columns import (
     CRITERION,
     KENDALL_B,
@@ -197,6 +198,7 @@ def meta_evaluation_table(result) -> ReportTable:
     base = (meta.get("segment") or {}).get("baseline")
     ceiling = (meta.get("segment") or {}).get("human_ceiling") or {}
     as_judge = {r["metric"]: r for r in ceiling.get("metrics") or []}
+    margin = ceiling.get("margin", CEILING_MARGIN)  # reports built before the margin: its value now
     rows = []
     human = ceiling.get("human")
     if human:
@@ -248,8 +250,9 @@ def meta_evaluation_table(result) -> ReportTable:
         "soft pairwise accuracy (Thompson et al. 2024: 1 − the mean gap between the permutation-test p-values of "
         "humans and metric over system pairs). Human ceiling (segment level, first row): each judge's Pearson r "
         "with the mean of the other judges, averaged over judges; r as a judge: the metric's r with the same "
-        "others' means, so a metric whose value reaches the ceiling agrees with the judges as well as a judge "
-        "does (− ceiling: the difference; reaches: its bootstrap interval reaches 0). Williams test "
+        "others' means (− ceiling: the difference). Reaches ceiling: the lower end of the difference's "
+        f"bootstrap interval is at least −{margin} (non-inferiority: with that confidence the metric is at most "
+        f"{margin} below a typical judge); no means not shown, too few items included. Williams test "
         f"(one-tailed, Pearson): p vs best, H1 that the best metric correlates better.{vs} The full matrix of "
         "Williams tests is in the JSON (metric_meta_evaluation.<level>.matrix).",
         (

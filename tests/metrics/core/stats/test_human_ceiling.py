@@ -46,6 +46,25 @@ def test_a_metric_is_scored_against_the_same_others_as_each_judge(study):
     assert out["metrics"][0]["statistic"] == pytest.approx(expected, abs=1e-12)
 
 
+def test_a_pure_noise_metric_never_reaches_the_ceiling_in_small_studies():
+    """Issue 41: "reaches" meant "the difference's interval reaches 0", which a wide interval
+    always does: a pure-noise metric "reached" the ceiling in 13 of 20 small studies. It is now
+    a non-inferiority statement with a margin (the lower end at least −0.05): noise never
+    reaches it, a too-small study says "not shown", and the margin is in the result."""
+    reached, shown = 0, 0
+    for seed in range(20):
+        small = validate_judgments(simulate_judgments(n_originals=3, n_judges=3, seed=100 + seed))  # 12 items
+        rm, mean = _genuine_overall(small)
+        noise = pd.DataFrame({"noise": np.random.default_rng(seed).standard_normal(len(mean))}, index=mean.index)
+        out = human_ceiling(small, noise, criterion="overall", min_shared=4, n_boot=200, seed=seed)
+        assert out["margin"] == 0.05
+        (row,) = out["metrics"]
+        shown += row["delta_ci_high"] is not None and row["delta_ci_high"] >= 0  # what the old rule called reached
+        reached += bool(row["reaches"])
+    assert reached == 0
+    assert shown >= 5  # the old rule's false claims: the test fails on it
+
+
 def test_a_metric_closer_to_the_judges_reaches_the_ceiling_and_noise_does_not(study):
     _, mean = _genuine_overall(study)
     rng = np.random.default_rng(0)
