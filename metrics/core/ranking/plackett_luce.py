@@ -24,8 +24,12 @@ group G of tied candidates, with R the candidates not yet placed (G included), a
 i.e. each tied candidate is "chosen" from the whole remaining set, and tied candidates are
 not ordered among themselves. Without ties this is exactly the Plackett–Luce factor, so a
 ranking without ties is unchanged; with ties the data go to ``choix.ilsr_top1`` as one
-top-1 choice per tied candidate. A final group (nothing left below it) adds nothing, as
-the last place of an untied ranking adds nothing.
+top-1 choice per tied candidate. A final group of tied candidates is no exception: each
+is chosen from the group itself, so a tie at the bottom is evidence of equality as one in
+the middle is (until issue 41 a final group added nothing, which is not Breslow's rule);
+only a last single candidate adds nothing (its factor is 1). Breslow's rule is known to
+pull tied strengths together when ties are many (Efron's correction is the usual
+alternative); the report says how many rankings have ties.
 
 Bootstrap intervals resample **originals** with replacement (all rankings of a drawn
 original come along, as many times as it is drawn), refit, and take the percentile
@@ -103,14 +107,14 @@ class PlackettLuceResult:
 def top1_choices(groups: Sequence[Sequence[int]]) -> list[tuple[int, tuple[int, ...]]]:
     """A ranking with ties as top-1 choices (winner, the others of its choice set), Breslow's way.
 
-    Each member a of a group chosen from the remaining set R becomes ``(a, R \\ {a})``;
-    a last group adds nothing. Without ties this is the usual decomposition of a ranking
-    into successive choices.
+    Each member a of a group chosen from the remaining set R becomes ``(a, R \\ {a})``, a
+    final tied group too; only a last single candidate adds nothing. Without ties this is
+    the usual decomposition of a ranking into successive choices.
     """
     remaining = [i for g in groups for i in g]
     out: list[tuple[int, tuple[int, ...]]] = []
     for group in groups:
-        if len(remaining) == len(group):
+        if len(remaining) == 1:
             break
         for a in group:
             out.append((a, tuple(b for b in remaining if b != a)))

@@ -45,7 +45,9 @@ def test_without_ties_the_top1_route_is_the_ranking_likelihood():
 def test_a_tie_is_a_choice_from_the_whole_remaining_set():
     assert top1_choices([(0,), (1, 2), (3,)]) == [(0, (1, 2, 3)), (1, (2, 3)), (2, (1, 3))]
     assert top1_choices([(0, 1), (2,)]) == [(0, (1, 2)), (1, (0, 2))]
-    assert top1_choices([(0,), (1, 2)]) == [(0, (1, 2))]  # a last group adds nothing
+    # a tie at the bottom is a choice from the group itself (Breslow); a last single place adds nothing
+    assert top1_choices([(0,), (1, 2)]) == [(0, (1, 2)), (1, (2,)), (2, (1,))]
+    assert top1_choices([(0,), (1,)]) == [(0, (1,))]
 
 
 def _breslow_loglik(beta, rankings, index):
@@ -53,8 +55,6 @@ def _breslow_loglik(beta, rankings, index):
     for r in rankings:
         remaining = list(r.systems)
         for group in r.groups:
-            if len(group) == len(remaining):
-                break
             denom = math.log(sum(math.exp(beta[index[s]]) for s in remaining))
             total += sum(beta[index[a]] - denom for a in group)
             remaining = [s for s in remaining if s not in group]
@@ -80,6 +80,23 @@ def test_with_ties_the_fit_maximises_the_breslow_likelihood():
             moved = beta.copy()
             moved[j] += step
             assert _breslow_loglik(moved, rankings, index) <= best + 1e-9
+
+
+def test_a_tie_at_the_bottom_is_evidence_of_equality_as_in_the_middle():
+    """Issue 41: a tie in the middle pulled two systems together, the same tie at the bottom
+    counted for nothing (called Breslow's rule, which it was not there)."""
+
+    def gap(n_ties: int, where: str) -> float:
+        beaten = [Ranking("j0", f"x{k}", (("x",), ("y",), ("z",))) for k in range(3)]
+        tie = (("top",), ("x", "y")) if where == "bottom" else (("top",), ("x", "y"), ("low",))
+        ties = [Ranking("j1", f"t{k}", tie) for k in range(n_ties)]
+        fit = plackett_luce(beaten + ties, n_boot=0)
+        beta = dict(zip(fit.systems, fit.params))
+        return beta["x"] - beta["y"]
+
+    for where in ("middle", "bottom"):
+        assert gap(12, where) < 0.5 * gap(0, where), where  # many ties pull x and y together
+    assert gap(12, "bottom") == pytest.approx(gap(12, "middle"), rel=0.25)
 
 
 def test_systems_always_tied_get_the_same_strength():
