@@ -7,7 +7,7 @@ from rest_framework import status
 from rest_framework.exceptions import APIException, ParseError
 from rest_framework.parsers import JSONParser
 
-from metrics.core.text import has_nul
+from metrics.core.text import has_lone_surrogate, has_nul
 
 
 class RequestTooLarge(APIException):
@@ -48,6 +48,11 @@ class SafeJSONParser(JSONParser):
             raise ParseError("JSON parse error - nested too deeply") from None
         if has_nul(data):
             raise ParseError("JSON parse error - strings may not contain NUL characters")
+        if has_lone_surrogate(data):
+            raise ParseError(
+                "JSON parse error - a \\u escape of half a surrogate pair is no character: "
+                "send the character itself, or both halves of its pair"
+            )
         return data
 
 

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 
 @pytest.fixture
@@ -39,6 +40,34 @@ def test_jsonl_study_import_refuses_nul_and_deep_nesting_with_line_numbers(study
     deep = '{"original_id": "1", "original": "a", "system": "s", "candidate": "c"}\n' + "[" * 5000 + "]" * 5000 + "\n"
     with pytest.raises(StudyImportError, match="line 2: JSON nested too deeply"):
         parse_study_file(deep.encode(), filename="d.jsonl")
+
+
+def test_a_lone_surrogate_escape_is_a_400_in_a_body_and_a_named_line_in_an_import(logged_in, study):
+    """Found by the import fuzz test: JSON's \\ud800 escape without its other half decodes to
+    a lone surrogate, which no database or UTF-8 can hold: the import crashed (500) on the
+    insert, and its error answer crashed on rendering. Both are now refused, the import with
+    line and column; a complete pair (an emoji) is a character like any other."""
+    from annotation.importing.reading import StudyImportError
+    from annotation.importing.studies import parse_study_file
+
+    r = logged_in.post("/api/studies/create/", '{"name": "a\\ud800b"}', content_type="application/json")
+    assert r.status_code == 400 and "surrogate" in r.json()["detail"]
+    good = '{"original_id": "1", "original": "ok", "system": "s", "candidate": "c"}\n'
+    lone = '{"original_id": "2", "original": "x\\udf1f", "system": "s", "candidate": "c"}\n'
+    with pytest.raises(StudyImportError, match=r"line 2: a \\u escape of half a surrogate pair at character 36"):
+        parse_study_file((good + lone).encode(), filename="d.jsonl")
+    pair = '{"original_id": "1", "original": "smile \\ud83d\\ude00", "system": "s", "candidate": "c"}\n'
+    assert parse_study_file(pair.encode(), filename="d.jsonl").originals["1"].text == "smile \U0001f600"
+    escaped = (
+        '{"original_id": "1", "original": "a \\\\ud800 b", "system": "s", "candidate": "c"}\n'  # a backslash, then text
+    )
+    assert parse_study_file(escaped.encode(), filename="d.jsonl").originals["1"].text == "a \\ud800 b"
+    r = logged_in.post(
+        f"/api/studies/{study.pk}/import/",
+        {"file": SimpleUploadedFile("d.jsonl", lone.encode()), "replace": "false"},
+        format="multipart",
+    )
+    assert r.status_code == 400 and "surrogate" in r.content.decode()
 
 
 def test_jsonl_lines_may_hold_unicode_line_separators_inside_strings():

@@ -25,11 +25,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
+
+from .text import has_lone_surrogate
 
 __all__ = [
     "FORMATS",
@@ -203,6 +206,13 @@ def csv_records(text: str, fmt: str, filename: str) -> Iterator[tuple[int, list[
         yield start, row
 
 
+#: A \\u escape of a high surrogate not followed by a low one, or a low one not after a high one.
+_LONE_SURROGATE = re.compile(
+    r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
+
+
 def jsonl_objects(text: str, issues: list[TabularIssue]) -> Iterator[tuple[int, dict]]:
     """Yield ``(line, object)`` for each non-blank line holding a JSON object; every
     other line becomes an issue naming it (bad JSON, too deep, not an object)."""
@@ -224,6 +234,17 @@ def jsonl_objects(text: str, issues: list[TabularIssue]) -> Iterator[tuple[int, 
             continue
         if not isinstance(obj, dict):
             issues.append(TabularIssue("each line must be a JSON object", line=lineno))
+            continue
+        if "\\u" in raw and has_lone_surrogate(obj):
+            at = _LONE_SURROGATE.search(raw)
+            where = f" at character {at.start() + 1}" if at else ""
+            issues.append(
+                TabularIssue(
+                    f"a \\u escape of half a surrogate pair{where}, which is no character: write the character "
+                    "itself, or both halves of its pair",
+                    line=lineno,
+                )
+            )
             continue
         yield lineno, obj
 

@@ -20,7 +20,16 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["TOKENIZER_VERSION", "tokenize", "token_offsets", "stem", "stem_tokens", "normalize", "has_nul"]
+__all__ = [
+    "TOKENIZER_VERSION",
+    "tokenize",
+    "token_offsets",
+    "stem",
+    "stem_tokens",
+    "normalize",
+    "has_nul",
+    "has_lone_surrogate",
+]
 
 #: Recorded in metric signatures and alignment exports; bump when the rules change.
 TOKENIZER_VERSION = "paraeval-tok-1"
@@ -96,4 +105,20 @@ def has_nul(value) -> bool:
         return any(has_nul(k) or has_nul(v) for k, v in value.items())
     if isinstance(value, list):
         return any(has_nul(v) for v in value)
+    return False
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_lone_surrogate(value) -> bool:
+    """Whether any string in ``value`` (a str, or parsed JSON) holds a lone surrogate: JSON's
+    ``\\ud800`` escape without its other half decodes to one, which is no character and which
+    neither UTF-8 nor a database can store (a strict UTF-8 decoding never yields one)."""
+    if isinstance(value, str):
+        return _SURROGATE.search(value) is not None
+    if isinstance(value, dict):
+        return any(has_lone_surrogate(k) or has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(has_lone_surrogate(v) for v in value)
     return False
