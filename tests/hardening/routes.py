@@ -77,6 +77,9 @@ PUBLIC = {
     # a join link (shared with everyone invited) and a participant's personal resume link (its secret)
     "participation:join",
     "participation:resume",
+    # this documentation (config/docs.py): the project's own pages, no one's data
+    "docs",
+    "docs_page",
 }
 #: Any signed-in person; these pages and lists show only that person's own things.
 AUTHENTICATED = {
@@ -239,6 +242,7 @@ def url_for(route: Route, world: SimpleNamespace) -> str | None:
             "fmt": fmt,
             "link_id": world.join_link,
             "phase": "before",
+            "path": "field-studies/",
         }
         if route.name == "participation:join":
             values["token"] = world.join_token

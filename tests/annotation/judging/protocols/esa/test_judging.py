@@ -321,7 +321,9 @@ def test_the_page_submits_and_resumes(esa_study, django_user_model, client):
     assert 'value="42"' in revise
 
 
-def test_the_arabic_page_runs_right_to_left(researcher, add_judge, django_user_model, client):
+def test_the_arabic_page_runs_right_to_left_and_the_texts_take_their_own_direction(
+    researcher, add_judge, django_user_model, client
+):
     study = study_with_data(owner=researcher, n_originals=2, systems=SYSTEMS, name="Arabic")
     study.language = "ar"
     study.save()
@@ -329,7 +331,9 @@ def test_the_arabic_page_runs_right_to_left(researcher, add_judge, django_user_m
     _open(study, control_counts={"identical": 0, "random": 0, "unigram": 0})
     _start(client, study, _judge(django_user_model, "ann"))
     page = client.get(f"/judge/studies/{study.pk}/esa/").content.decode()
-    assert 'id="esa-candidate" data-side="candidate" dir="rtl"' in page
+    assert '<html lang="ar" dir="rtl">' in page
+    # the study's own sentences are isolated: an English one on this page still runs left to right (issue 42)
+    assert 'id="esa-candidate" data-side="candidate" dir="auto"' in page
 
 
 def test_the_api_gives_the_next_item_and_takes_spans_idempotently(esa_study, django_user_model):
