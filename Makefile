@@ -162,8 +162,8 @@ production-check: install-dev
 # Walk the README tour and the demo's ESA and ranking studies in Chromium and refresh
 # their screenshots in docs/tour/ (tour-*.png: README; protocol-*.png: docs/protocols.md).
 tour: install-dev
-	$(PY) -m pytest -q tests/e2e/test_tour.py tests/e2e/test_demo_protocols.py
-	mkdir -p docs/tour && cp var/screenshots/tour-*.png var/screenshots/protocol-*.png docs/tour/
+	$(PY) -m pytest -q tests/e2e/test_tour.py tests/e2e/test_demo_protocols.py "tests/e2e/test_accessibility.py::test_every_judge_page_of_every_protocol_has_no_serious_axe_violation[en]"
+	mkdir -p docs/tour && cp var/screenshots/tour-*.png var/screenshots/protocol-*.png var/screenshots/phone-*.png docs/tour/
 	PARAEVAL_TOUR=1 $(PY) -m pytest -q tests/e2e/test_field_study_screening.py
 
 # The documentation site (MkDocs Material, mkdocs.yml). docs-build is what CI runs.

@@ -34,7 +34,7 @@ from annotation.judging.protocols.registry import protocols_all
 from annotation.services.membership import study_member_add
 from annotation.services.studies import study_update
 from tests.conformance.conftest import adapter_of, answer_next, api_for, design_of, study_url
-from tests.conftest import browser_login
+from tests.conftest import browser_login, screenshot
 from tests.factories import study_with_data
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -204,6 +204,35 @@ def _units():
     return list(protocols_all())
 
 
+#: Three verses of John (KJV) and two paraphrases of each, for real-looking pages and screenshots.
+VERSES = [
+    (
+        "In the beginning was the Word, and the Word was with God.",
+        "At the start there was the Word, and the Word was with God.",
+        "The Word existed at first and was with God.",
+    ),
+    (
+        "And the light shineth in darkness; and the darkness comprehended it not.",
+        "The light shines in the dark, and the dark has not understood it.",
+        "Light glows in darkness, which never grasped it.",
+    ),
+    (
+        "He came unto his own, and his own received him not.",
+        "He came to his own people, and they did not accept him.",
+        "His own people did not welcome him when he came.",
+    ),
+]
+
+
+def _texts_real(study) -> None:
+    from annotation.models import Candidate, Original
+
+    for original, (text, *paraphrases) in zip(Original.objects.filter(study=study).order_by("external_id"), VERSES):
+        Original.objects.filter(pk=original.pk).update(text=text)
+        for cand, paraphrase in zip(Candidate.objects.filter(original=original).order_by("system__name"), paraphrases):
+            Candidate.objects.filter(pk=cand.pk).update(text=paraphrase)
+
+
 def walks() -> list[str]:
     """The names of the walks the tests below make (their ``Audit`` names)."""
     return [f"judge-{language}" for language in LANGUAGES] + [f"researcher-{u.slug}" for u in _units()]
@@ -220,6 +249,7 @@ def _study(unit, owner, language: str, judge: str):
     from annotation.judging.services.opening import study_judging_open
 
     study = study_with_data(owner=owner, n_originals=3, systems=("alpha", "beta"), name=f"Study {unit.slug}")
+    _texts_real(study)
     study_update(study=study, changes={"language": language})
     user = study.owner.__class__.objects.create_user(username=judge, password="pw")
     study_member_add(study=study, user=user, role=Role.JUDGE)
@@ -272,6 +302,10 @@ def _judge_walk(audit: Audit, unit, study, user) -> None:
     audit.check(f"{base}/")  # the check: in place among the items, or the protocol's own page
     _checks_answered(assignment)
     audit.check(f"{base}/")  # an item
+    if study.language == "en":  # docs/judges.md shows each protocol's item page on a phone (`make tour`)
+        audit.page.set_viewport_size({"width": 375, "height": 812})
+        screenshot(audit.page, f"phone-{unit.slug}", full_page=False)
+        audit.page.set_viewport_size({"width": WIDTHS[0], "height": 900})
     while answer_next(unit, client, study)[0] is not None:
         pass
     audit.check(f"{base}/")  # the end
