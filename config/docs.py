@@ -14,7 +14,8 @@ import re
 from pathlib import Path
 
 from django.conf import settings
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 from django.views.static import serve
 
@@ -27,7 +28,7 @@ INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)(?![^>]*application/json)[^>]
 PAGE = re.compile(r"^(?:(?P<name>[a-z0-9][a-z0-9-]*)/?)?$")
 
 
-def docs_page(request: HttpRequest, path: str = "") -> HttpResponse:
+def docs_page(request: HttpRequest, path: str = "") -> HttpResponseBase:
     site = Path(settings.PARAEVAL_DOCS_SITE)
     if (site / "index.html").is_file():
         target = path if path and not path.endswith("/") else f"{path}index.html"

@@ -65,7 +65,7 @@ def ranking_scores(*, study: Study) -> list[ScoredCandidate]:
     for j in _latest(study):
         if not j.scores:
             continue
-        ranks = midranks([g if isinstance(g, list) else [g] for g in j.groups])
+        ranks = midranks([[str(c) for c in (g if isinstance(g, list) else [g])] for g in j.groups])
         for cid, score in sorted(j.scores.items()):
             name, kind, _text = cands[int(cid)]
             out.append(
@@ -75,7 +75,7 @@ def ranking_scores(*, study: Study) -> list[ScoredCandidate]:
                     original=j.item.original.external_id,
                     system=name,
                     score=float(score),
-                    rank=float(ranks[int(cid)]),
+                    rank=float(ranks[str(int(cid))]),
                     is_control=kind in CONTROL_KIND_OF_SYSTEM_KIND,
                 )
             )
