@@ -12,6 +12,21 @@
 // Messages are in the page's language: the template puts each one, translated, in a
 // data-msg-* attribute of the form (msgDone, msgMissing, msgSaving).
 
+// How the focus got where it is: by a pointer (a click or a tap, and whatever the page focused
+// after it) or by the keyboard (Tab). A key press cannot tell: it makes the focused element
+// :focus-visible before any handler runs.
+let pointerLast = false;
+document.addEventListener("pointerdown", () => { pointerLast = true; }, true);
+document.addEventListener("keydown", (event) => { if (event.key === "Tab") pointerLast = false; }, true);
+
+// Whether Enter on ``target`` should press it: a plain button the judge reached by keyboard
+// (a card's "Move up", a span's "Delete"). One that a click or tap left focused does not take
+// Enter, which still submits, as the page says (a click on "Accept" then Enter must not delete
+// the next span).
+export function keyboardButton(target) {
+  return Boolean(target) && target.tagName === "BUTTON" && target.type === "button" && !pointerLast;
+}
+
 export function radiosOf(group) {
   return Array.from(group.querySelectorAll('input[type="radio"]'));
 }
@@ -175,7 +190,7 @@ export function judgeForm({ doneText, missingText, isSet = checkedRadioSet, focu
     if (onKey && onKey(event, key, page)) return;
     if (form && key === "Enter") {
       if (tag === "A") return; // follow links normally
-      if (tag === "BUTTON" && event.target.type === "button") return; // press the focused button (a card's "Move up")
+      if (keyboardButton(event.target)) return; // the button takes it: see keyboardButton
       event.preventDefault();
       submitIfComplete();
     } else if (backKeys.includes(key)) {

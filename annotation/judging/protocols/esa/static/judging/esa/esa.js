@@ -12,7 +12,7 @@
 //
 // Offsets: the page works in UTF-16 units (what the DOM counts) and sends code points,
 // end exclusive, on whole characters (offsets.js); the server checks them again.
-import { judgeForm } from "../judge_form.js";
+import { judgeForm, keyboardButton } from "../judge_form.js";
 import { snapSelection, spanFromUtf16, spanToUtf16, wordOffsets } from "./offsets.js";
 
 const data = JSON.parse(document.getElementById("esa-data").textContent);
@@ -311,7 +311,8 @@ judgeForm({
   onKey: (event, key) => {
     const tag = event.target && event.target.tagName;
     const onSlider = tag === "INPUT" && event.target.type === "range";
-    if (key === "Enter" && (tag === "SELECT" || (tag === "BUTTON" && event.target.type === "button"))) return true;
+    // Enter presses a button reached by keyboard; after a click or tap it submits (judge_form.js)
+    if (key === "Enter" && (tag === "SELECT" || keyboardButton(event.target))) return true;
     if ((key === "1" || key === "2") && selection) { // also from the panel's category list
       event.preventDefault();
       addSpan(key === "1" ? "minor" : "major");
