@@ -150,7 +150,7 @@ def test_the_scores_a_ranking_study_collects_are_reported_per_system_and_against
     """Issue 42: the report never used the 0–100 scores a ranking study asks for. It gives each
     system's mean raw score and WMT z, and each judge's scores against their own order: bob, who
     scores upside down, contradicts his order; ann and cy agree with theirs."""
-    from annotation.judging.protocols.ranking.report import ranking_tables
+    from annotation.judging.protocols.ranking.tables import ranking_tables
 
     study = _judged(researcher, make_user, scores=True)
     report = report_build(
@@ -176,7 +176,7 @@ def test_the_scores_a_ranking_study_collects_are_reported_per_system_and_against
 
 
 def test_a_ranking_study_without_scores_has_no_score_tables(researcher, make_user):
-    from annotation.judging.protocols.ranking.report import ranking_tables
+    from annotation.judging.protocols.ranking.tables import ranking_tables
 
     study = _judged(researcher, make_user, judges=("ann", "bob"), n_originals=3)
     report = report_build(

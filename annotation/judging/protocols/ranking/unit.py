@@ -17,7 +17,7 @@ from ..registry import register
 from . import screening as rank_screening
 from .imports import RankingImportSummary, rankings_import_file
 from .models import RankingItem, RankingJudgment
-from .report import ranking_answers, ranking_report_compute, ranking_tables
+from .report import ranking_answers, ranking_report_compute
 from .selectors import (
     ranking_export_answers,
     ranking_export_questions,
@@ -33,6 +33,7 @@ from .services import (
     ranking_next_for_judge,
     ranking_previous_for_judge,
 )
+from .tables import ranking_tables
 
 
 class RankingProtocol(JudgingProtocol):
