@@ -186,24 +186,8 @@ def test_english_texts_on_an_arabic_page_keep_their_own_direction(page, live_ser
     page, an English sentence runs left to right (its full stop on the right) and → moves to the
     next word, as on an English page; the span's offsets are the same as on one."""
     from annotation.judging.protocols.esa.models import EsaJudgment
-    from annotation.judging.services.design import design_update
-    from annotation.judging.services.opening import study_judging_open
-    from annotation.models import Candidate
 
-    study = study_with_data(owner=researcher, n_originals=1, systems=("alpha",), name="ESA en on ar")
-    study_update(study=study, changes={"language": "ar"})
-    cand = Candidate.objects.get(original__study=study)
-    cand.text = "The man said something else."
-    cand.save()
-    study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
-    design_update(
-        study=study, changes={"protocol": "esa", "control_counts": {"identical": 0, "random": 0, "unigram": 0}}
-    )
-    study_judging_open(study=study)
-    browser_login(page, "ann")
-    page.goto(f"/judge/studies/{study.pk}/esa/")
-    page.locator('form[action$="/instructions/"] button[type="submit"]').click()
-    expect(page.locator("#rating-form[data-ready]")).to_be_attached(timeout=LOAD)
+    _one_item_open(page, researcher, make_user, "ESA en on ar", text="The man said something else.", language="ar")
     assert page.evaluate("document.documentElement.dir") == "rtl"
     for side in ("esa-original", "esa-candidate"):
         assert page.evaluate(f"getComputedStyle(document.getElementById('{side}')).direction") == "ltr"
@@ -232,24 +216,9 @@ def test_english_texts_on_an_arabic_page_keep_their_own_direction(page, live_ser
 
 
 def test_the_arabic_page_runs_right_to_left_and_its_arrows_follow_the_screen(page, live_server, researcher, make_user):
-    from annotation.judging.services.design import design_update
-    from annotation.judging.services.opening import study_judging_open
-    from annotation.models import Candidate
-
-    study = study_with_data(owner=researcher, n_originals=1, systems=("alpha",), name="ESA ar")
-    study_update(study=study, changes={"language": "ar"})
-    cand = Candidate.objects.get(original__study=study)
-    cand.text = "قال الرجلُ كلاماً مختلفاً تماماً."
-    cand.save()
-    study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
-    design_update(
-        study=study, changes={"protocol": "esa", "control_counts": {"identical": 0, "random": 0, "unigram": 0}}
+    study, cand = _one_item_open(
+        page, researcher, make_user, "ESA ar", text="قال الرجلُ كلاماً مختلفاً تماماً.", language="ar"
     )
-    study_judging_open(study=study)
-    browser_login(page, "ann")
-    page.goto(f"/judge/studies/{study.pk}/esa/")
-    page.locator('form[action$="/instructions/"] button[type="submit"]').click()
-    expect(page.locator("#rating-form[data-ready]")).to_be_attached(timeout=LOAD)
     assert page.evaluate("getComputedStyle(document.getElementById('esa-candidate')).direction") == "rtl"
     page.keyboard.press("ArrowDown")  # the first word, on the right
     page.keyboard.press("ArrowLeft")  # leftwards on screen: the next word in reading order
@@ -321,14 +290,16 @@ def test_the_pages_offset_functions_agree_with_the_servers(page, live_server, te
     assert all(span_problem(text, a, b) is None for a, b in got["words"])
 
 
-def _one_item_open(page, researcher, make_user, name: str, *, text: str | None = None):
-    """An ESA study of one item (its candidate's text ``text`` when given) with ann as its judge,
-    open, and ann on the item past the instructions. Returns (the study, the candidate)."""
+def _one_item_open(page, researcher, make_user, name: str, *, text: str | None = None, language: str = "en"):
+    """An ESA study of one item (its candidate's text ``text`` when given; its pages in
+    ``language``) with ann as its judge, open, and ann on the item past the instructions.
+    Returns (the study, the candidate)."""
     from annotation.judging.services.design import design_update
     from annotation.judging.services.opening import study_judging_open
     from annotation.models import Candidate
 
     study = study_with_data(owner=researcher, n_originals=1, systems=("alpha",), name=name)
+    study_update(study=study, changes={"language": language})
     cand = Candidate.objects.get(original__study=study)
     if text is not None:
         cand.text = text

@@ -194,21 +194,8 @@ def test_a_judge_ranks_every_set_by_drag_and_keys_and_the_researcher_gets_the_re
 
 def test_a_finger_drags_a_paraphrase_by_its_handle_on_a_touch_screen(page, live_server, researcher, make_user):
     from annotation.judging.protocols.ranking.models import RankingItem, RankingJudgment
-    from annotation.judging.services.design import design_update
-    from annotation.judging.services.opening import study_judging_open
 
-    study = study_with_data(owner=researcher, n_originals=1, systems=tuple(TASTE), name="Ranking touch")
-    study_member_add(study=study, user=make_user("ann"), role=Role.JUDGE)
-    design_update(
-        study=study,
-        changes={
-            "protocol": "ranking",
-            "seed": 3,
-            "ranking_k": 3,
-            "control_counts": {"identical": 0, "random": 0, "unigram": 0},
-        },
-    )
-    study_judging_open(study=study)
+    study = _touch_study(researcher, make_user, "Ranking touch")
     ctx = page.context.browser.new_context(
         base_url=live_server.url, viewport={"width": 400, "height": 800}, has_touch=True, is_mobile=True
     )
